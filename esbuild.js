@@ -1,0 +1,58 @@
+// Two bundles: the extension host (node, cjs, `vscode` external) and the sidebar webview (browser).
+// The sql.js wasm is copied next to the extension bundle and loaded at run time, off activation.
+const esbuild = require('esbuild');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** @type {import('esbuild').BuildOptions} */
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: !production,
+  sourcesContent: false,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+const extension = {
+  ...common,
+  entryPoints: ['src/extension.ts'],
+  outfile: 'dist/extension.js',
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external: ['vscode'],
+};
+
+const webview = {
+  ...common,
+  entryPoints: ['src/webview/main.ts'],
+  outfile: 'dist/webview.js',
+  format: 'iife',
+  platform: 'browser',
+  target: 'es2022',
+};
+
+function copyAssets() {
+  fs.mkdirSync('dist', { recursive: true });
+  fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join('dist', 'sql-wasm.wasm'));
+  const codicons = path.dirname(require.resolve('@vscode/codicons/dist/codicon.css'));
+  for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(codicons, f), path.join('dist', f));
+}
+
+async function main() {
+  copyAssets();
+  if (watch) {
+    for (const options of [extension, webview]) await (await esbuild.context(options)).watch();
+    return;
+  }
+  await Promise.all([esbuild.build(extension), esbuild.build(webview)]);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exit(1);
+});

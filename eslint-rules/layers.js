@@ -1,0 +1,60 @@
+// Enforces the folder = layer rule of DESIGN.md §1:
+//   src/core/**    may not import 'vscode', src/host/** or src/webview/**
+//   src/webview/** may import only src/shared/** (and the web component library it renders with)
+// Resolution is by path, so `../host/x`, `../../src/host/x` and `vscode` are all caught.
+'use strict';
+const path = require('node:path');
+
+const WEBVIEW_PACKAGES = ['@vscode-elements/elements'];
+
+function layerOf(file) {
+  const normalized = file.split(path.sep).join('/');
+  const match = /(?:^|\/)src\/(core|host|webview|shared)\//.exec(normalized);
+  return match ? match[1] : undefined;
+}
+
+function check(context, node, source) {
+  if (typeof source !== 'string') return;
+  const file = context.filename ?? context.getFilename();
+  const from = layerOf(file);
+  if (from !== 'core' && from !== 'webview') return;
+  const relative = source.startsWith('.');
+  const target = relative ? layerOf(path.resolve(path.dirname(file), source) + '/') : undefined;
+  if (from === 'core') {
+    if (source === 'vscode' || source.startsWith('vscode/')) {
+      context.report({ node, message: "src/core must not import 'vscode'; declare a port in src/core/ports.ts and implement it in src/host." });
+    } else if (target === 'host' || target === 'webview') {
+      context.report({ node, message: `src/core must not import src/${target}; the core depends only on its own ports.` });
+    }
+    return;
+  }
+  // webview
+  if (relative) {
+    if (target !== 'webview' && target !== 'shared') {
+      context.report({ node, message: `src/webview may import only src/shared (and itself), not ${source}.` });
+    }
+  } else if (!WEBVIEW_PACKAGES.some((p) => source === p || source.startsWith(`${p}/`))) {
+    context.report({ node, message: `src/webview may import only src/shared; '${source}' is not allowed in the webview bundle.` });
+  }
+}
+
+module.exports = {
+  rules: {
+    layers: {
+      meta: { type: 'problem', schema: [] },
+      create(context) {
+        return {
+          ImportDeclaration: (node) => check(context, node, node.source.value),
+          ExportNamedDeclaration: (node) => node.source && check(context, node, node.source.value),
+          ExportAllDeclaration: (node) => check(context, node, node.source.value),
+          ImportExpression: (node) => node.source.type === 'Literal' && check(context, node, node.source.value),
+          CallExpression: (node) => {
+            if (node.callee.type === 'Identifier' && node.callee.name === 'require' && node.arguments[0]?.type === 'Literal') {
+              check(context, node, node.arguments[0].value);
+            }
+          },
+        };
+      },
+    },
+  },
+};

@@ -1,0 +1,91 @@
+/**
+ * Contracts of the durable store (DESIGN.md §2, §5). Implemented in this folder on sql.js with a
+ * journal of mutations; used by the engine, approvals, the ledger and chores.
+ */
+
+export type SqlValue = string | number | null | Uint8Array;
+export type Row = Record<string, SqlValue>;
+
+/**
+ * The hot database. Every mutation goes through `mutate` (or `transaction`) so it can be journaled
+ * and replayed: statements must be deterministic (pass times and ids as parameters; never
+ * `datetime('now')` or `random()` inside SQL).
+ */
+export interface DurableDb {
+  /** Read rows. */
+  query(sql: string, params?: SqlValue[]): Row[];
+  /** Apply one mutation now and queue it for the next group commit. */
+  mutate(sql: string, params?: SqlValue[]): { changes: number };
+  /** Apply several mutations atomically (one journal record). */
+  transaction<T>(fn: (tx: { mutate: DurableDb['mutate']; query: DurableDb['query'] }) => T): T;
+  /** Resolves when everything mutated so far is fsync'd (mutations of one tick share one fsync). Rejects if the commit failed. */
+  commit(): Promise<void>;
+  /** False after a failed commit until a later commit succeeds: irreversible actions must refuse to run. */
+  readonly durable: boolean;
+  close(): Promise<void>;
+}
+
+export type TriggerSource =
+  | 'user_message'
+  | 'task_continuation'
+  | 'scheduled'
+  | 'scheduled_once'
+  | 'scheduled_immediate'
+  | 'file_event'
+  | 'task_event'
+  | 'approval'
+  | 'memory'
+  | 'proactive'
+  | 'restart_notice'
+  | 'resume';
+
+export interface TriggerSpec {
+  source: TriggerSource;
+  sessionId: string;
+  payload?: unknown;
+  /** Epoch ms; default now. */
+  fireAt?: number;
+  /** Lower runs first; default 100. User messages use 10. */
+  priority?: number;
+  dedupKey?: string;
+}
+
+export type TriggerStatus = 'pending' | 'claimed' | 'done' | 'dead' | 'cancelled';
+
+export interface Trigger {
+  id: string;
+  source: TriggerSource;
+  sessionId: string;
+  payload: unknown;
+  fireAt: number;
+  priority: number;
+  dedupKey: string | null;
+  attempts: number;
+  status: TriggerStatus;
+  createdAt: number;
+  lastError: string | null;
+}
+
+export interface Lease {
+  token: string;
+  trigger: Trigger;
+}
+
+export interface TriggerStore {
+  /** Durable before it resolves. A dedup key already pending/claimed/done-within-retention returns the existing trigger. */
+  emit(spec: TriggerSpec): Promise<Trigger>;
+  /** Waits (timer for the earliest fire_at, woken by emit) and claims the next due trigger. */
+  next(signal?: AbortSignal): Promise<Lease>;
+  /** Only the matching token takes effect; returns false for a stale token. */
+  ack(token: string): Promise<boolean>;
+  nack(token: string, error: string): Promise<boolean>;
+  rearm(triggerId: string, fireAt: number): Promise<void>;
+  /** Make the session's pending triggers due now (a reply wakes a waiting task). */
+  pullForward(sessionId: string): Promise<void>;
+  cancel(sessionId: string): Promise<number>;
+  pending(sessionId?: string): Trigger[];
+  deadLetters(): Trigger[];
+  /** Moves a dead letter back to pending with its attempts reset. */
+  retryDead(triggerId: string): Promise<Trigger>;
+  close(): Promise<void>;
+}
