@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { startModelServer } from '../../fixtures/modelServer';
+import type { ModelServer } from '../../fixtures/modelServer';
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+describe('scripted model server', () => {
+  let server: ModelServer;
+  before(async () => {
+    server = await startModelServer();
+  });
+  afterEach(() => server.reset());
+  after(() => server.close());
+
+  it('answers with a deterministic echo when the script is empty', async () => {
+    const res = await post(`${server.openaiBaseUrl}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'x' }, { role: 'user', content: 'ping' }] }, { authorization: 'Bearer k' });
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { choices: Array<{ message: { content: string } }> };
+    assert.equal(body.choices[0]!.message.content, 'echo: ping');
+  });
+
+  it('answers 401 in the provider format when no key is sent', async () => {
+    const openai = await post(`${server.openaiBaseUrl}/chat/completions`, { model: 'm', messages: [] });
+    assert.equal(openai.status, 401);
+    assert.ok(((await openai.json()) as { error: { message: string } }).error.message.includes('API key'));
+    const anthropic = await post(`${server.anthropicBaseUrl}/v1/messages`, { model: 'm', messages: [] });
+    assert.equal(anthropic.status, 401);
+    assert.deepEqual(((await anthropic.json()) as { type: string; error: { type: string } }).error.type, 'authentication_error');
+  });
+
+  it('takes steps over POST /__script, records requests for GET /__requests and clears on POST /__reset', async () => {
+    const scripted = await post(`${server.url}/__script`, [{ text: 'from control' }, { error: { status: 429, retryAfterSeconds: 7 } }]);
+    assert.deepEqual(await scripted.json(), { pending: 2 });
+    assert.equal(server.pending, 2);
+
+    const first = await post(`${server.anthropicBaseUrl}/v1/messages`, { model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': 'k' });
+    const message = (await first.json()) as { content: Array<{ type: string; text: string }>; model: string };
+    assert.deepEqual(message.content, [{ type: 'text', text: 'from control' }]);
+    assert.equal(message.model, 'claude-x');
+
+    const second = await post(`${server.anthropicBaseUrl}/v1/messages`, { model: 'claude-x', messages: [] }, { 'x-api-key': 'k' });
+    assert.equal(second.status, 429);
+    assert.equal(second.headers.get('retry-after'), '7');
+
+    const recorded = (await (await fetch(`${server.url}/__requests`)).json()) as Array<{ format: string; status: number; body: { model: string } }>;
+    assert.deepEqual(recorded.map((r) => [r.format, r.status, r.body.model]), [['anthropic', 200, 'claude-x'], ['anthropic', 429, 'claude-x']]);
+
+    await post(`${server.url}/__reset`, {});
+    assert.equal(server.requests.length, 0);
+    assert.equal(server.pending, 0);
+  });
+
+  it('answers 400 with the reason when a step match fails', async () => {
+    server.script([{ match: { contains: 'needle' }, text: 'never' }]);
+    const res = await post(`${server.openaiBaseUrl}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'hay' }] }, { authorization: 'Bearer k' });
+    assert.equal(res.status, 400);
+    assert.match(server.requests[0]!.matchFailure ?? '', /needle/);
+  });
+
+  it('enforces requireKey when configured', async () => {
+    const strict = await startModelServer({ requireKey: 'secret' });
+    try {
+      const wrong = await post(`${strict.openaiBaseUrl}/chat/completions`, { model: 'm', messages: [] }, { authorization: 'Bearer nope' });
+      assert.equal(wrong.status, 401);
+      const right = await post(`${strict.openaiBaseUrl}/chat/completions`, { model: 'm', messages: [] }, { authorization: 'Bearer secret' });
+      assert.equal(right.status, 200);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('modelServerMain (standalone process)', () => {
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    child?.kill('SIGTERM');
+  });
+
+  it('prints its url as one JSON line and serves the control API', async () => {
+    const main = path.join(__dirname, '../../fixtures/modelServerMain.ts');
+    child = spawn(process.execPath, ['--import', 'tsx', main, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      let err = '';
+      child!.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) resolve(out.split('\n')[0]!);
+      });
+      child!.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+      child!.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    const info = JSON.parse(line) as { url: string; openaiBaseUrl: string };
+    assert.match(info.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(info.openaiBaseUrl, `${info.url}/v1`);
+    await post(`${info.url}/__script`, [{ text: 'scripted from outside' }]);
+    const res = await post(`${info.openaiBaseUrl}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'q' }] }, { authorization: 'Bearer k' });
+    assert.equal(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content, 'scripted from outside');
+  });
+});
