@@ -39,8 +39,6 @@ const webview = {
 function copyAssets() {
   fs.mkdirSync('dist', { recursive: true });
   fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join('dist', 'sql-wasm.wasm'));
-  const codicons = path.dirname(require.resolve('@vscode/codicons/dist/codicon.css'));
-  for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(codicons, f), path.join('dist', f));
 }
 
 async function main() {

@@ -1,0 +1,121 @@
+/**
+ * The sidebar protocol: the only thing the extension host and the webview share.
+ *
+ * Host → webview messages are trusted (we build them). Webview → host messages are validated
+ * with zod at the host, because the webview is a browser context that renders model output and
+ * workspace text. The host sends the whole view state once (`init`, on load or reload) and then
+ * only incremental patches: one message appended, one session or task patched, one trace event.
+ */
+import { z } from 'zod';
+
+/** One line of a session transcript. */
+export interface MessageView {
+  role: 'user' | 'assistant' | 'error' | 'event';
+  text: string;
+  /** Epoch ms. */
+  at: number;
+}
+
+/** A session in the list, without its transcript. */
+export interface SessionSummary {
+  id: string;
+  name: string;
+  status: string;
+  lastActivity: number;
+  waitingForUser: boolean;
+  pendingApprovals: number;
+}
+
+export interface SessionView extends SessionSummary {
+  /** The tail of the transcript (older lines are not sent). */
+  messages: MessageView[];
+}
+
+export interface TodoView {
+  text: string;
+  status: 'pending' | 'in_progress' | 'done';
+}
+
+export interface TaskView {
+  id: string;
+  sessionId: string;
+  name: string;
+  mode: 'simple' | 'complex';
+  status: string;
+  todos: TodoView[];
+  counters: { actions: number; tokens: number; cost: number };
+  budget: { actions: number; tokens: number; cost?: number };
+  waitingForUser: boolean;
+  paused: boolean;
+  pauseReason?: string;
+}
+
+/** One entry of a task's action trace. */
+export interface TraceEventView {
+  seq: number;
+  type: string;
+  at: number;
+  summary: string;
+  /** Inputs/outputs as pretty JSON text; shown on expand, never as HTML. */
+  detail?: string;
+  durationMs?: number;
+}
+
+export interface DeadLetterView {
+  id: string;
+  sessionId: string;
+  source: string;
+  attempts: number;
+  error: string;
+}
+
+export interface ModelStatusView {
+  provider: string;
+  model: string;
+  /** Set when the model cannot be used yet, with what to do about it. */
+  problem?: string;
+}
+
+export interface ViewState {
+  sessions: SessionView[];
+  tasks: TaskView[];
+  deadLetters: DeadLetterView[];
+  model: ModelStatusView;
+  /** Restricted Mode: chat only. */
+  restricted: boolean;
+  /** Set while the store is opening or if it could not be opened. */
+  storeProblem?: string;
+}
+
+export type HostMessage =
+  | { type: 'init'; state: ViewState }
+  | { type: 'sessionPatch'; session: SessionSummary }
+  | { type: 'messageAppended'; sessionId: string; message: MessageView }
+  | { type: 'taskPatch'; task: TaskView }
+  | { type: 'traceAppended'; taskId: string; event: TraceEventView }
+  | { type: 'tracePage'; taskId: string; events: TraceEventView[]; hasMore: boolean }
+  | { type: 'deadLetters'; deadLetters: DeadLetterView[] }
+  | { type: 'model'; model: ModelStatusView }
+  | { type: 'sendResult'; requestId: string; ok: boolean; sessionId?: string; error?: string };
+
+const id = z.string().min(1).max(200);
+
+/** Every message the webview may send, validated at the host. */
+export const webviewMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({
+    type: z.literal('send'),
+    requestId: id,
+    text: z.string().min(1).max(100_000),
+    sessionId: id.optional(),
+    replyToTaskId: id.optional(),
+  }),
+  z.object({ type: z.literal('continueTask'), taskId: id }),
+  z.object({ type: z.literal('abortTask'), taskId: id }),
+  z.object({ type: z.literal('cancelTask'), taskId: id }),
+  z.object({ type: z.literal('loadTrace'), taskId: id, beforeSeq: z.number().int().nonnegative().optional() }),
+  z.object({ type: z.literal('retryDeadLetter'), triggerId: id }),
+  z.object({ type: z.literal('command'), command: z.enum(['setApiKey', 'selectModel', 'showLog', 'manageTrust']) }),
+]);
+
+export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

@@ -1,0 +1,36 @@
+/**
+ * A tiny element builder. Text is always set with textContent, never parsed as HTML: the sidebar
+ * shows model output and workspace text, which must not be able to inject markup or scripts.
+ */
+type Child = Node | string | null | undefined | false;
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | boolean | number | undefined> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K];
+export function h(tag: string, attrs?: Record<string, string | boolean | number | undefined>, ...children: Child[]): HTMLElement;
+export function h(tag: string, attrs: Record<string, string | boolean | number | undefined> = {}, ...children: Child[]): HTMLElement {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === false) continue;
+    element.setAttribute(name, value === true ? '' : String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+export function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
+  }
+}
+
+export function clear(element: Element): void {
+  while (element.firstChild) element.removeChild(element.firstChild);
+}
+
+export function formatTime(at: number): string {
+  return new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}

@@ -1,0 +1,272 @@
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-textarea/index.js';
+import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import type { HostMessage, MessageView, SessionSummary, TaskView, ViewState, WebviewMessage } from '../shared/protocol';
+import { clear, formatTime, h } from './dom';
+import { renderTaskCard } from './taskCard';
+import { TraceList } from './traceList';
+
+interface VsCodeApi {
+  postMessage(message: WebviewMessage): void;
+  getState(): Persisted | undefined;
+  setState(state: Persisted): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+/** What survives the view being hidden or reloaded (the rest comes back with `init`). */
+interface Persisted {
+  selectedSessionId?: string;
+  draft?: string;
+  replyToTaskId?: string;
+  traceTaskId?: string;
+}
+
+const vscode = acquireVsCodeApi();
+const persisted: Persisted = vscode.getState() ?? {};
+const save = () => vscode.setState(persisted);
+const post = (message: WebviewMessage) => vscode.postMessage(message);
+
+const sessions = new Map<string, SessionSummary>();
+const transcripts = new Map<string, MessageView[]>();
+const tasks = new Map<string, TaskView>();
+let pendingSend: { requestId: string; text: string } | undefined;
+let bannerState: Pick<ViewState, 'model' | 'restricted' | 'storeProblem'> = { model: { provider: '', model: '' }, restricted: false };
+
+const $ = <T extends HTMLElement>(selector: string) => document.querySelector(selector) as T;
+const banner = $('#banner');
+const sessionList = $('#sessions');
+const taskArea = $('#tasks');
+const transcript = $('#transcript');
+const traceArea = $('#trace-area');
+const input = $<HTMLElement & { value: string }>('#chat-input');
+const sendButton = $('#send');
+const replyTarget = $('#reply-target');
+const deadArea = $('#dead-letters');
+
+const trace = new TraceList((beforeSeq) => {
+  if (persisted.traceTaskId) post({ type: 'loadTrace', taskId: persisted.traceTaskId, beforeSeq });
+});
+traceArea.appendChild(trace.element);
+
+const taskActions = {
+  continueTask: (taskId: string) => post({ type: 'continueTask', taskId }),
+  abortTask: (taskId: string) => post({ type: 'abortTask', taskId }),
+  cancelTask: (taskId: string) => post({ type: 'cancelTask', taskId }),
+  replyTo: (taskId: string) => {
+    persisted.replyToTaskId = taskId;
+    save();
+    renderReplyTarget();
+    input.focus();
+  },
+  openTrace: (taskId: string) => openTrace(taskId),
+};
+
+function selectSession(sessionId: string | undefined): void {
+  persisted.selectedSessionId = sessionId;
+  save();
+  renderSessions();
+  renderTranscript();
+  renderTasks();
+}
+
+function renderBanner(state: Pick<ViewState, 'model' | 'restricted' | 'storeProblem'>): void {
+  bannerState = state;
+  clear(banner);
+  if (state.restricted) {
+    const trust = h('a', { href: '#', class: 'trust-link' }, 'Manage Workspace Trust');
+    trust.addEventListener('click', (e) => {
+      e.preventDefault();
+      post({ type: 'command', command: 'manageTrust' });
+    });
+    banner.appendChild(h('div', { class: 'notice restricted' }, 'Restricted Mode: Tasklane can chat but cannot edit files, run commands or run chores until you trust this folder. ', trust));
+  }
+  if (state.storeProblem) banner.appendChild(h('div', { class: 'notice error' }, state.storeProblem));
+  const model = h('div', { class: 'model-line' }, `Model: ${state.model.provider}${state.model.model ? ` · ${state.model.model}` : ''}`);
+  if (state.model.problem) {
+    const fix = h('a', { href: '#', class: 'model-fix' }, 'Choose model…');
+    fix.addEventListener('click', (e) => {
+      e.preventDefault();
+      post({ type: 'command', command: 'selectModel' });
+    });
+    banner.appendChild(h('div', { class: 'notice warn' }, state.model.problem, ' ', fix));
+  }
+  banner.appendChild(model);
+}
+
+function renderSessions(): void {
+  clear(sessionList);
+  const newChat = h('vscode-button', { id: 'new-chat', secondary: true }, 'New chat');
+  newChat.addEventListener('click', () => selectSession(undefined));
+  sessionList.appendChild(newChat);
+  const ordered = [...sessions.values()].sort((a, b) => b.lastActivity - a.lastActivity);
+  for (const session of ordered) {
+    const item = h(
+      'button',
+      { class: `session${session.id === persisted.selectedSessionId ? ' selected' : ''}`, 'data-session-id': session.id, title: session.name },
+      h('span', { class: 'session-name' }, session.name),
+      h('span', { class: 'session-meta' }, `${session.status} · ${formatTime(session.lastActivity)}`),
+      session.waitingForUser ? h('vscode-badge', { class: 'badge-waiting' }, 'waiting') : null,
+      session.pendingApprovals > 0 ? h('vscode-badge', { class: 'badge-approval' }, `${session.pendingApprovals} to review`) : null,
+    );
+    item.addEventListener('click', () => selectSession(session.id));
+    sessionList.appendChild(item);
+  }
+}
+
+function messageElement(message: MessageView): HTMLElement {
+  return h('div', { class: `msg msg-${message.role}`, 'data-role': message.role }, h('div', { class: 'msg-text' }, message.text));
+}
+
+function renderTranscript(): void {
+  clear(transcript);
+  const id = persisted.selectedSessionId;
+  const messages = id ? transcripts.get(id) ?? [] : [];
+  if (!id) transcript.appendChild(h('div', { class: 'empty' }, 'Ask Tasklane to do something in this workspace.'));
+  for (const message of messages) transcript.appendChild(messageElement(message));
+  transcript.scrollTop = transcript.scrollHeight;
+}
+
+function renderTasks(): void {
+  clear(taskArea);
+  for (const task of tasks.values()) {
+    if (task.sessionId === persisted.selectedSessionId) taskArea.appendChild(renderTaskCard(task, taskActions));
+  }
+}
+
+function patchTask(task: TaskView): void {
+  tasks.set(task.id, task);
+  if (task.sessionId !== persisted.selectedSessionId) return;
+  const existing = taskArea.querySelector(`[data-task-id="${CSS.escape(task.id)}"]`);
+  const card = renderTaskCard(task, taskActions);
+  if (existing) existing.replaceWith(card);
+  else taskArea.appendChild(card);
+}
+
+function renderReplyTarget(): void {
+  clear(replyTarget);
+  const task = persisted.replyToTaskId ? tasks.get(persisted.replyToTaskId) : undefined;
+  if (!task) return;
+  const cancel = h('a', { href: '#' }, 'cancel');
+  cancel.addEventListener('click', (e) => {
+    e.preventDefault();
+    persisted.replyToTaskId = undefined;
+    save();
+    renderReplyTarget();
+  });
+  replyTarget.appendChild(h('span', {}, `Replying to task “${task.name}” · `, cancel));
+}
+
+function openTrace(taskId: string): void {
+  persisted.traceTaskId = taskId;
+  save();
+  traceArea.hidden = false;
+  trace.reset([], false);
+  post({ type: 'loadTrace', taskId });
+}
+
+function send(): void {
+  const text = input.value.trim();
+  if (!text || pendingSend) return;
+  const requestId = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  pendingSend = { requestId, text };
+  sendButton.setAttribute('disabled', '');
+  post({ type: 'send', requestId, text, sessionId: persisted.selectedSessionId, replyToTaskId: persisted.replyToTaskId });
+}
+
+function onMessage(message: HostMessage): void {
+  switch (message.type) {
+    case 'init': {
+      sessions.clear();
+      transcripts.clear();
+      tasks.clear();
+      for (const s of message.state.sessions) {
+        const { messages, ...summary } = s;
+        sessions.set(s.id, summary);
+        transcripts.set(s.id, messages);
+      }
+      for (const t of message.state.tasks) tasks.set(t.id, t);
+      if (persisted.selectedSessionId && !sessions.has(persisted.selectedSessionId)) persisted.selectedSessionId = undefined;
+      renderBanner(message.state);
+      renderSessions();
+      renderTranscript();
+      renderTasks();
+      renderReplyTarget();
+      renderDeadLetters(message.state.deadLetters);
+      if (persisted.traceTaskId && tasks.has(persisted.traceTaskId)) openTrace(persisted.traceTaskId);
+      break;
+    }
+    case 'sessionPatch':
+      sessions.set(message.session.id, message.session);
+      renderSessions();
+      break;
+    case 'messageAppended': {
+      const list = transcripts.get(message.sessionId) ?? [];
+      list.push(message.message);
+      transcripts.set(message.sessionId, list);
+      if (message.sessionId === persisted.selectedSessionId) {
+        transcript.querySelector('.empty')?.remove();
+        transcript.appendChild(messageElement(message.message));
+        transcript.scrollTop = transcript.scrollHeight;
+      }
+      break;
+    }
+    case 'taskPatch':
+      patchTask(message.task);
+      break;
+    case 'traceAppended':
+      if (message.taskId === persisted.traceTaskId) trace.append(message.event);
+      break;
+    case 'tracePage':
+      if (message.taskId !== persisted.traceTaskId) break;
+      if (trace.size === 0) trace.reset(message.events, message.hasMore);
+      else trace.prepend(message.events, message.hasMore);
+      break;
+    case 'deadLetters':
+      renderDeadLetters(message.deadLetters);
+      break;
+    case 'model':
+      renderBanner({ ...bannerState, model: message.model });
+      break;
+    case 'sendResult':
+      if (message.requestId !== pendingSend?.requestId) break;
+      pendingSend = undefined;
+      sendButton.removeAttribute('disabled');
+      banner.querySelectorAll('.send-error').forEach((e) => e.remove());
+      if (message.ok) {
+        // Only now is the text durable in a trigger: clear the box.
+        input.value = '';
+        persisted.draft = '';
+        persisted.replyToTaskId = undefined;
+        renderReplyTarget();
+        if (message.sessionId) selectSession(message.sessionId);
+      } else {
+        banner.appendChild(h('div', { class: 'notice error send-error' }, message.error ?? 'The message could not be sent; it is still in the box.'));
+      }
+      save();
+      break;
+  }
+}
+
+function renderDeadLetters(deadLetters: ViewState['deadLetters']): void {
+  clear(deadArea);
+  for (const dead of deadLetters) {
+    const retry = h('vscode-button', { secondary: true, class: 'retry-dead' }, 'Retry');
+    retry.addEventListener('click', () => post({ type: 'retryDeadLetter', triggerId: dead.id }));
+    deadArea.appendChild(h('div', { class: 'dead-letter notice error' }, `A ${dead.source} trigger failed ${dead.attempts} times: ${dead.error} `, retry));
+  }
+}
+
+input.value = persisted.draft ?? '';
+input.addEventListener('input', () => {
+  persisted.draft = input.value;
+  save();
+});
+input.addEventListener('keydown', (event: KeyboardEvent) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    send();
+  }
+});
+sendButton.addEventListener('click', send);
+window.addEventListener('message', (event: MessageEvent<HostMessage>) => onMessage(event.data));
+post({ type: 'ready' });

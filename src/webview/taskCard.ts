@@ -1,0 +1,64 @@
+import type { TaskView } from '../shared/protocol';
+import { h } from './dom';
+
+export interface TaskCardActions {
+  continueTask(taskId: string): void;
+  abortTask(taskId: string): void;
+  cancelTask(taskId: string): void;
+  replyTo(taskId: string): void;
+  openTrace(taskId: string): void;
+}
+
+const TODO_MARK: Record<string, string> = { pending: '○', in_progress: '◐', done: '●' };
+
+function meter(label: string, used: number, limit: number | undefined, format: (n: number) => string): HTMLElement {
+  const over = limit !== undefined && limit > 0 && used >= limit * 0.8;
+  return h('span', { class: `counter${over ? ' warn' : ''}` }, `${label} ${format(used)}${limit ? ` / ${format(limit)}` : ''}`);
+}
+
+/** One task card: status, todos, counters against budget, and the buttons its state allows. */
+export function renderTaskCard(task: TaskView, actions: TaskCardActions): HTMLElement {
+  const done = task.todos.filter((t) => t.status === 'done').length;
+  const running = task.status === 'running';
+  const card = h(
+    'div',
+    { class: `task-card status-${task.status}`, 'data-task-id': task.id },
+    h(
+      'div',
+      { class: 'task-head' },
+      h('span', { class: 'task-name' }, task.name),
+      h('vscode-badge', { class: 'task-status' }, task.paused ? 'paused' : task.waitingForUser ? 'waiting for you' : task.status),
+    ),
+    task.todos.length > 0
+      ? h(
+          'ul',
+          { class: 'todos', 'aria-label': `Todos ${done} of ${task.todos.length} done` },
+          ...task.todos.map((todo) => h('li', { class: `todo todo-${todo.status}` }, `${TODO_MARK[todo.status] ?? '○'} ${todo.text}`)),
+        )
+      : null,
+    h(
+      'div',
+      { class: 'counters' },
+      meter('actions', task.counters.actions, task.budget.actions, String),
+      meter('tokens', task.counters.tokens, task.budget.tokens, (n) => (n >= 1000 ? `${Math.round(n / 100) / 10}k` : String(n))),
+      meter('cost', task.counters.cost, task.budget.cost, (n) => `$${n.toFixed(3)}`),
+    ),
+    task.paused && task.pauseReason ? h('div', { class: 'pause-reason' }, task.pauseReason) : null,
+  );
+  const buttons = h('div', { class: 'task-buttons' });
+  const button = (label: string, cls: string, onClick: () => void, secondary = false) => {
+    const b = h('vscode-button', { class: cls, secondary }, label);
+    b.addEventListener('click', onClick);
+    buttons.appendChild(b);
+  };
+  if (task.paused) {
+    button('Continue', 'continue-task', () => actions.continueTask(task.id));
+    button('Abort', 'abort-task', () => actions.abortTask(task.id), true);
+  } else if (running) {
+    button('Reply', 'reply-task', () => actions.replyTo(task.id), true);
+    button('Cancel', 'cancel-task', () => actions.cancelTask(task.id), true);
+  }
+  button('Trace', 'open-trace', () => actions.openTrace(task.id), true);
+  card.appendChild(buttons);
+  return card;
+}
