@@ -1,0 +1,236 @@
+import { Cron } from 'croner';
+import jsonata from 'jsonata';
+import { z } from 'zod';
+import type { ChoreBudget, ChoreDefinition, EscalationChannels } from './types';
+
+/**
+ * The YAML shape of one chore (DESIGN.md §7), validated with zod. Objects are strict so a typo in a
+ * key (`maxIteration`) is an error on that key rather than a silently ignored setting.
+ */
+
+/** Defaults and hard caps of the loop policy; values above a cap are clamped with a warning. */
+export const budgetLimits: Record<keyof ChoreBudget, { default: number; cap: number; integer: boolean }> = {
+  maxIterations: { default: 10, cap: 100, integer: true },
+  maxSeconds: { default: 600, cap: 3600, integer: true },
+  maxInputTokens: { default: 1_000_000, cap: 5_000_000, integer: true },
+  maxCostUsd: { default: 1, cap: 50, integer: false },
+};
+
+export const retryLimits = { maxRetriesDefault: 2, maxRetriesCap: 5, retryDelaySecondsDefault: 60 };
+export const queueLimits = { maxWaitSecondsDefault: 600, maxWaitSecondsCap: 3600 };
+export const defaultDebounceMs = 1500;
+
+const idPattern = /^[a-z0-9][a-z0-9-]*$/;
+
+const nonEmpty = (what: string) => z.string({ error: `${what} must be a string` }).refine((s) => s.trim().length > 0, { error: `${what} must not be empty` });
+const positive = (what: string) => z.number({ error: `${what} must be a number` }).positive({ error: `${what} must be greater than 0` });
+
+/** One string or a list of them, as people write globs and addresses by hand. */
+const oneOrMany = (what: string) => z.union([nonEmpty(what), z.array(nonEmpty(what)).min(1, { error: `${what} needs at least one entry` })]);
+
+const triggerSchema = z
+  .strictObject({
+    cron: nonEmpty('trigger.cron').optional(),
+    timezone: nonEmpty('trigger.timezone').optional(),
+    files: oneOrMany('trigger.files').optional(),
+    debounceMs: z.number().int().min(100, { error: 'trigger.debounceMs must be at least 100' }).max(60_000, { error: 'trigger.debounceMs must be at most 60000' }).optional(),
+    task: z
+      .strictObject({
+        name: nonEmpty('trigger.task.name'),
+        when: nonEmpty('trigger.task.when').optional(),
+      })
+      .optional(),
+  })
+  .superRefine((t, ctx) => {
+    const kinds = (['cron', 'files', 'task'] as const).filter((k) => t[k] !== undefined);
+    if (kinds.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: kinds.length === 0
+          ? 'trigger needs exactly one of cron, files or task, e.g. cron: "0 2 * * *"'
+          : `trigger has ${kinds.join(' and ')}; keep exactly one (make a second chore for the other)`,
+      });
+      return;
+    }
+    if (t.timezone !== undefined && t.cron === undefined) ctx.addIssue({ code: 'custom', path: ['timezone'], message: 'timezone only applies to a cron trigger; remove it' });
+    if (t.debounceMs !== undefined && t.files === undefined) ctx.addIssue({ code: 'custom', path: ['debounceMs'], message: 'debounceMs only applies to a files trigger; remove it' });
+    if (t.cron !== undefined) {
+      const problem = cronProblem(t.cron);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['cron'], message: problem });
+    }
+    if (t.timezone !== undefined && !isTimezone(t.timezone)) {
+      ctx.addIssue({ code: 'custom', path: ['timezone'], message: `unknown timezone "${t.timezone}"; use an IANA name such as Europe/Paris or UTC` });
+    }
+    if (t.task?.when !== undefined) {
+      const problem = jsonataProblem(t.task.when);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['task', 'when'], message: `trigger.task.when is not a valid expression over { name, exitCode }: ${problem}` });
+    }
+  });
+
+const budgetSchema = z.strictObject({
+  maxIterations: positive('budget.maxIterations').int({ error: 'budget.maxIterations must be a whole number' }).optional(),
+  maxSeconds: positive('budget.maxSeconds').optional(),
+  maxInputTokens: positive('budget.maxInputTokens').int({ error: 'budget.maxInputTokens must be a whole number' }).optional(),
+  maxCostUsd: positive('budget.maxCostUsd').optional(),
+});
+
+const escalateSchema = z
+  .strictObject({
+    slack: z.strictObject({ urlSecret: nonEmpty('escalate.slack.urlSecret').optional(), url: z.string().optional() }).optional(),
+    webhook: z.strictObject({ url: nonEmpty('escalate.webhook.url').optional(), urlSecret: nonEmpty('escalate.webhook.urlSecret').optional() }).optional(),
+    email: z.strictObject({ to: oneOrMany('escalate.email.to'), smtpSecret: nonEmpty('escalate.email.smtpSecret'), from: nonEmpty('escalate.email.from').optional() }).optional(),
+  })
+  .superRefine((e, ctx) => {
+    if (!e.slack && !e.webhook && !e.email) ctx.addIssue({ code: 'custom', message: 'escalate needs at least one channel: slack, webhook or email' });
+    if (e.slack) {
+      if (e.slack.url !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['slack', 'url'], message: 'a Slack webhook URL carries a token: store it as a secret and write urlSecret: <secret name> instead of url' });
+      } else if (e.slack.urlSecret === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['slack'], message: 'escalate.slack needs urlSecret: <name of the secret holding the webhook URL>' });
+      }
+    }
+    if (e.webhook) {
+      if ((e.webhook.url === undefined) === (e.webhook.urlSecret === undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['webhook'], message: 'escalate.webhook needs exactly one of url (no credentials in it) or urlSecret (a secret holding the URL)' });
+      } else if (e.webhook.url !== undefined && !/^https?:\/\//i.test(e.webhook.url)) {
+        ctx.addIssue({ code: 'custom', path: ['webhook', 'url'], message: 'escalate.webhook.url must start with http:// or https://' });
+      }
+    }
+    if (e.email) {
+      const to = Array.isArray(e.email.to) ? e.email.to : [e.email.to];
+      to.forEach((address, i) => {
+        if (!/^[^\s@]+@[^\s@]+$/.test(address)) {
+          ctx.addIssue({ code: 'custom', path: Array.isArray(e.email?.to) ? ['email', 'to', i] : ['email', 'to'], message: `"${address}" is not an email address` });
+        }
+      });
+    }
+  });
+
+/** One entry of `chores:` as users write it. */
+export const choreSpecSchema = z
+  .strictObject({
+    id: z.string({ error: 'id must be a string' }).regex(idPattern, { error: 'id must use only a-z, 0-9 and -, and start with a letter or digit' }),
+    name: nonEmpty('name'),
+    trigger: triggerSchema,
+    prompt: nonEmpty('prompt'),
+    actionSets: z.array(nonEmpty('actionSets entry')).optional(),
+    skills: z.array(nonEmpty('skills entry')).optional(),
+    budget: budgetSchema.optional(),
+    successWhen: nonEmpty('successWhen').optional(),
+    onFailure: z.enum(['retry', 'escalate', 'silent'], { error: 'onFailure must be retry, escalate or silent' }).optional(),
+    maxRetries: z.number().int({ error: 'maxRetries must be a whole number' }).min(0, { error: 'maxRetries must be 0 or more' }).optional(),
+    retryDelaySeconds: z.number().min(0, { error: 'retryDelaySeconds must be 0 or more' }).optional(),
+    concurrency: z.enum(['skip', 'queue', 'replace'], { error: 'concurrency must be skip, queue or replace' }).optional(),
+    queueMaxWaitSeconds: positive('queueMaxWaitSeconds').optional(),
+    drift: z.enum(['latest', 'catchup', 'skip'], { error: 'drift must be latest, catchup or skip' }).optional(),
+    escalate: escalateSchema.optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.successWhen !== undefined) {
+      const problem = jsonataProblem(c.successWhen);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['successWhen'], message: `successWhen is not valid JSONata: ${problem}` });
+    }
+    if (c.onFailure === 'escalate' && !c.escalate) {
+      ctx.addIssue({ code: 'custom', path: ['onFailure'], message: 'onFailure: escalate needs an escalate: block (slack, webhook or email), or use retry or silent' });
+    }
+    if (c.drift !== undefined && c.trigger.cron === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['drift'], message: 'drift only applies to a cron trigger; remove it' });
+    }
+  });
+
+/** The YAML shape of one chore, as the guided "new chore" flow and the templates build it. */
+export type ChoreSpec = z.input<typeof choreSpecSchema>;
+
+/** A value that was over its cap, for a warning diagnostic at `path` (relative to the chore). */
+export interface ClampNotice {
+  path: (string | number)[];
+  message: string;
+}
+
+/** Fills defaults and clamps the loop policy at its caps. `spec` must have passed {@link choreSpecSchema}. */
+export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { definition: ChoreDefinition; clamped: ClampNotice[] } {
+  const clamped: ClampNotice[] = [];
+  const clamp = (path: (string | number)[], value: number | undefined, fallback: number, cap: number, unit: string): number => {
+    if (value === undefined) return fallback;
+    if (value > cap) {
+      clamped.push({ path, message: `${path.join('.')} ${value} is above the cap of ${cap} ${unit}; using ${cap}` });
+      return cap;
+    }
+    return value;
+  };
+  const budget = {} as ChoreBudget;
+  for (const key of Object.keys(budgetLimits) as (keyof ChoreBudget)[]) {
+    const limit = budgetLimits[key];
+    budget[key] = clamp(['budget', key], spec.budget?.[key], limit.default, limit.cap, budgetUnit[key]);
+  }
+  const t = spec.trigger;
+  const trigger: ChoreDefinition['trigger'] = t.cron !== undefined
+    ? { kind: 'cron', cron: t.cron, ...(t.timezone !== undefined ? { timezone: t.timezone } : {}) }
+    : t.files !== undefined
+      ? { kind: 'files', globs: Array.isArray(t.files) ? t.files : [t.files], debounceMs: t.debounceMs ?? defaultDebounceMs }
+      : { kind: 'task', name: t.task!.name, ...(t.task!.when !== undefined ? { when: t.task!.when } : {}) };
+  const escalate = spec.escalate ? normalizeEscalation(spec.escalate) : undefined;
+  const definition: ChoreDefinition = {
+    id: spec.id,
+    name: spec.name,
+    trigger,
+    prompt: spec.prompt,
+    actionSets: spec.actionSets ?? [],
+    skills: spec.skills ?? [],
+    budget,
+    ...(spec.successWhen !== undefined ? { successWhen: spec.successWhen } : {}),
+    // With nowhere to escalate to, a failure can only be recorded.
+    onFailure: spec.onFailure ?? (escalate ? 'escalate' : 'silent'),
+    maxRetries: clamp(['maxRetries'], spec.maxRetries, retryLimits.maxRetriesDefault, retryLimits.maxRetriesCap, 'retries'),
+    retryDelaySeconds: spec.retryDelaySeconds ?? retryLimits.retryDelaySecondsDefault,
+    concurrency: spec.concurrency ?? 'skip',
+    queueMaxWaitSeconds: clamp(['queueMaxWaitSeconds'], spec.queueMaxWaitSeconds, queueLimits.maxWaitSecondsDefault, queueLimits.maxWaitSecondsCap, 'seconds'),
+    drift: spec.drift ?? 'latest',
+    ...(escalate ? { escalate } : {}),
+  };
+  return { definition, clamped };
+}
+
+const budgetUnit: Record<keyof ChoreBudget, string> = { maxIterations: 'iterations', maxSeconds: 'seconds', maxInputTokens: 'tokens', maxCostUsd: 'USD' };
+
+function normalizeEscalation(e: NonNullable<z.output<typeof choreSpecSchema>['escalate']>): EscalationChannels {
+  const out: EscalationChannels = {};
+  if (e.slack?.urlSecret) out.slack = { urlSecret: e.slack.urlSecret };
+  if (e.webhook) out.webhook = e.webhook.url !== undefined ? { url: e.webhook.url } : { urlSecret: e.webhook.urlSecret! };
+  if (e.email) out.email = { to: Array.isArray(e.email.to) ? e.email.to : [e.email.to], smtpSecret: e.email.smtpSecret, ...(e.email.from ? { from: e.email.from } : {}) };
+  return out;
+}
+
+/** Why a cron pattern is unusable, or undefined when croner accepts it. */
+export function cronProblem(pattern: string): string | undefined {
+  try {
+    new Cron(pattern, { paused: true });
+    return undefined;
+  } catch (error) {
+    return `trigger.cron "${pattern}" is not a valid cron pattern (${errorText(error)}); e.g. "0 2 * * *" is every day at 02:00`;
+  }
+}
+
+export function isTimezone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why a JSONata expression does not compile, or undefined when it does. */
+export function jsonataProblem(expression: string): string | undefined {
+  try {
+    jsonata(expression);
+    return undefined;
+  } catch (error) {
+    const e = error as { message?: string; position?: number };
+    return `${e.message ?? String(error)}${typeof e.position === 'number' ? ` (at character ${e.position})` : ''}`;
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

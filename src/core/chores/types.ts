@@ -1,0 +1,101 @@
+/**
+ * The chore model (DESIGN.md §7): what a loaded, validated chore looks like to the scheduler, the
+ * run policy and the escalation channels. The YAML shape users write is in choreSchema.ts; this is
+ * the normalised form, with every default filled in and every limit clamped.
+ */
+
+/** When a chore fires. Exactly one kind per chore. */
+export type ChoreTrigger =
+  | {
+      kind: 'cron';
+      /** A croner pattern (5 or 6 fields). */
+      cron: string;
+      /** IANA zone; undefined means the machine's zone. */
+      timezone?: string;
+    }
+  | {
+      kind: 'files';
+      /** Workspace-relative globs the host watches. */
+      globs: string[];
+      /** Quiet time after the last event before the chore fires; a save storm is one run. */
+      debounceMs: number;
+    }
+  | {
+      kind: 'task';
+      /** VS Code task name, compared exactly. */
+      name: string;
+      /** JSONata condition over `{ name, exitCode }`; undefined fires on every end of the task. */
+      when?: string;
+    };
+
+/** The loop policy: every run stops the moment one of these trips (status `budget_exhausted`). */
+export interface ChoreBudget {
+  /** Model calls per run. Default 10, cap 100. */
+  maxIterations: number;
+  /** Wall-clock seconds per run. Default 600, cap 3600. */
+  maxSeconds: number;
+  /** Input tokens per run, cache reads and writes included. Default 1,000,000, cap 5,000,000. */
+  maxInputTokens: number;
+  /** Model cost per run in USD. Default 1, cap 50. */
+  maxCostUsd: number;
+}
+
+export type FailurePolicy = 'retry' | 'escalate' | 'silent';
+export type ConcurrencyPolicy = 'skip' | 'queue' | 'replace';
+export type DriftPolicy = 'latest' | 'catchup' | 'skip';
+
+/**
+ * Where an escalation goes. Credentials are never in the YAML: they are names of secrets the host
+ * keeps in SecretStorage, resolved at send time through a {@link SecretPort}.
+ */
+export interface EscalationChannels {
+  /** Slack incoming webhook; its URL carries a token, so only `urlSecret` is accepted. */
+  slack?: { urlSecret: string };
+  /** Generic JSON webhook: `url` for one that carries no credentials, else `urlSecret`. */
+  webhook?: { url?: string; urlSecret?: string };
+  /** Email over SMTP; the secret holds an SMTP URL such as `smtps://user:pass@smtp.example.com:465`. */
+  email?: { to: string[]; smtpSecret: string; from?: string };
+}
+
+/** A chore as the rest of the extension sees it once `.tasklane/chores.yaml` has been validated. */
+export interface ChoreDefinition {
+  /** Unique, `[a-z0-9-]`; also the stem of every fire's dedup key. */
+  id: string;
+  name: string;
+  trigger: ChoreTrigger;
+  /** The instruction the chore's task starts with. */
+  prompt: string;
+  actionSets: string[];
+  skills: string[];
+  budget: ChoreBudget;
+  /** JSONata over the run's final JSON output; undefined means "ended without error" is success. */
+  successWhen?: string;
+  onFailure: FailurePolicy;
+  /** Retries after a failed run when `onFailure` is `retry` (default 2, cap 5). */
+  maxRetries: number;
+  /** Delay before a retry (default 60 s). */
+  retryDelaySeconds: number;
+  concurrency: ConcurrencyPolicy;
+  /** How long a queued fire may wait for the active run to end before it is dropped (default 600 s, cap 3600). */
+  queueMaxWaitSeconds: number;
+  /** Only meaningful for cron chores. */
+  drift: DriftPolicy;
+  escalate?: EscalationChannels;
+}
+
+/**
+ * A problem in chores.yaml, positioned for a VS Code diagnostic. Lines and columns are 1-based, as
+ * people read them and as the `yaml` package reports them; the host subtracts 1 for a vscode.Range.
+ */
+export interface ChoreDiagnostic {
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  /** Says what is wrong and what to write instead. */
+  message: string;
+  /** An error disables the chore it belongs to; a warning (a clamped limit) does not. */
+  severity: 'error' | 'warning';
+  /** The chore the problem belongs to, when it belongs to one that has an id. */
+  choreId?: string;
+}
