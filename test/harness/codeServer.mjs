@@ -48,12 +48,15 @@ export function installUnpackedExtension(sourceDir, extensionsDir, parts) {
   return { id, dir: target, manifest };
 }
 
-/** Installs the built Tasklane extension (needs `npm run build` first). */
-export function installTasklane(extensionsDir) {
-  if (!fs.existsSync(path.join(repoRoot, 'dist/extension.js'))) {
-    throw new Error('dist/extension.js is missing: run `npm run build` first');
+/**
+ * Installs the built Tasklane extension (needs `npm run build` first). `sourceDir` defaults to the
+ * repository; another folder with the same layout (an unpacked .vsix) works too.
+ */
+export function installTasklane(extensionsDir, sourceDir = repoRoot) {
+  if (!fs.existsSync(path.join(sourceDir, 'dist/extension.js'))) {
+    throw new Error(`${path.join(sourceDir, 'dist/extension.js')} is missing: run \`npm run build\` first`);
   }
-  return installUnpackedExtension(repoRoot, extensionsDir, EXTENSION_PARTS);
+  return installUnpackedExtension(sourceDir, extensionsDir, EXTENSION_PARTS);
 }
 
 function copyWorkspace(source, target, gitInit) {
@@ -131,6 +134,7 @@ process.once('exit', () => {
  * @param {Record<string, string | undefined>} [options.env] extra environment (inherited by the extension host)
  * @param {string[]} [options.extraExtensions] more unpacked extension folders to install
  * @param {boolean} [options.installTasklane] install the built extension (default true)
+ * @param {string} [options.tasklaneDir] where the built extension is (default: env TASKLANE_EXTENSION_DIR, else the repository)
  * @param {string} [options.workspace] folder copied as the workspace (default sample-workspace)
  * @param {boolean} [options.gitInit] make the workspace copy a git repository (default true)
  * @param {boolean} [options.workspaceTrust] keep Workspace Trust on (to test Restricted Mode on purpose)
@@ -165,7 +169,7 @@ export async function startCodeServer(options) {
   fs.writeFileSync(path.join(userDataDir, 'User/settings.json'), JSON.stringify(settings, null, 2));
 
   const extensions = [];
-  if (options.installTasklane !== false) extensions.push(installTasklane(extensionsDir));
+  if (options.installTasklane !== false) extensions.push(installTasklane(extensionsDir, options.tasklaneDir ?? process.env.TASKLANE_EXTENSION_DIR));
   for (const dir of options.extraExtensions ?? []) extensions.push(installUnpackedExtension(dir, extensionsDir));
 
   copyWorkspace(options.workspace ?? path.join(repoRoot, 'sample-workspace'), workspaceDir, options.gitInit !== false);

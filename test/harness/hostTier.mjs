@@ -1,0 +1,129 @@
+// Host tier: mocha suites (test/host/*.test.ts) running INSIDE a real VS Code extension host.
+// Bundles the suites with esbuild (`vscode` external), starts code-server with Tasklane, the host
+// runner and the LM provider fixture, opens the workbench (that starts the extension host), then
+// waits for the runner's JSON results.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { build } from 'esbuild';
+import { cacheDir, repoRoot, startCodeServer } from './codeServer.mjs';
+import { openWorkbench } from './browser.mjs';
+import { modelServerAvailable, startModelServer } from './modelServer.mjs';
+
+export const hostSuiteDir = path.join(repoRoot, 'test/host');
+export const hostRunnerDir = path.join(repoRoot, 'test/fixtures/hostRunnerExtension');
+export const lmProviderDir = path.join(repoRoot, 'test/fixtures/lmProviderExtension');
+
+/** Bundles every test/host/*.test.ts (or the given files) into one CommonJS file. */
+export async function bundleHostSuites(outfile, files) {
+  const specs = files ?? fs.readdirSync(hostSuiteDir).filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join(hostSuiteDir, f));
+  if (specs.length === 0) throw new Error(`no host suites in ${hostSuiteDir} (expected *.test.ts)`);
+  await build({
+    stdin: { contents: specs.map((f) => `require(${JSON.stringify(f)});`).join('\n'), resolveDir: hostSuiteDir, sourcefile: 'hostSuites.js', loader: 'js' },
+    bundle: true,
+    outfile,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+    sourcemap: 'inline',
+    logLevel: 'warning',
+  });
+  return specs;
+}
+
+function log(message) {
+  process.stderr.write(`[host] ${message}\n`);
+}
+
+/**
+ * Runs the host tier once. Resolves with counts and per-test results; a tier that could not run
+ * (no build, no code-server, runner never reported) resolves with `error` set and failed >= 1.
+ * @param {{ files?: string[], timeoutMs?: number, settings?: Record<string, unknown> }} [options]
+ */
+export async function runHostTier(options = {}) {
+  const timeoutMs = options.timeoutMs ?? Number(process.env.TASKLANE_HOST_TIMEOUT_MS ?? 300_000);
+  const runName = 'host';
+  const runDir = path.join(cacheDir, 'runs', runName);
+  const runner = JSON.parse(fs.readFileSync(path.join(hostRunnerDir, 'package.json'), 'utf8'));
+  // startCodeServer wipes and fills runDir; these paths are where it will put things.
+  const runnerInstallDir = path.join(runDir, 'extensions', `${runner.publisher}.${runner.name}-${runner.version}`);
+  const suiteBundle = path.join(runnerInstallDir, 'suite', 'hostSuites.js');
+  const resultsFile = path.join(runDir, 'results.json');
+
+  let model;
+  let server;
+  let workbench;
+  const started = Date.now();
+  try {
+    if (modelServerAvailable()) {
+      model = await startModelServer();
+      log(`scripted model server at ${model.url}`);
+    } else {
+      log('test/fixtures/modelServerMain.ts is not there yet: host suites run without a scripted model');
+    }
+    const userDataDir = path.join(runDir, 'user-data');
+    server = await startCodeServer({
+      name: runName,
+      extraExtensions: [hostRunnerDir, lmProviderDir].filter((dir) => fs.existsSync(path.join(dir, 'package.json'))),
+      settings: options.settings ?? {},
+      env: {
+        TASKLANE_HOST_SUITE: suiteBundle,
+        TASKLANE_HOST_RESULTS: resultsFile,
+        TASKLANE_MOCHA_PATH: path.join(repoRoot, 'node_modules/mocha/lib/mocha.cjs'),
+        TASKLANE_HOST_TIMEOUT_MS: String(Math.max(10_000, timeoutMs - 30_000)),
+        TASKLANE_USER_DATA_DIR: userDataDir,
+        TASKLANE_TEST_MODEL_URL: model?.url,
+      },
+    });
+    const specs = await bundleHostSuites(suiteBundle, options.files);
+    log(`${specs.length} suite file(s) bundled; code-server at ${server.url}`);
+    // The extension host starts only when a browser opens the workbench.
+    workbench = await openWorkbench(server);
+    const deadline = started + timeoutMs;
+    while (!fs.existsSync(resultsFile)) {
+      if (Date.now() > deadline) {
+        throw new Error(`no host results after ${timeoutMs} ms: did the runner extension activate? see ${server.logFile} and the exthost log under ${path.join(userDataDir, 'logs')}`);
+      }
+      await delay(250);
+    }
+    const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
+    return { tier: 'host', ...results, wallMs: Date.now() - started };
+  } catch (error) {
+    return {
+      tier: 'host',
+      passed: 0,
+      failed: 1,
+      tests: [],
+      failures: [{ title: 'host tier', fullTitle: 'host tier could not run', message: error.message, stack: error.stack ?? '' }],
+      error: error.message,
+      wallMs: Date.now() - started,
+    };
+  } finally {
+    await workbench?.close();
+    await server?.stop();
+    await model?.stop();
+  }
+}
+
+/** Prints results like mocha's spec reporter, compactly. */
+export function printHostResults(results, out = process.stdout) {
+  for (const test of results.tests ?? []) {
+    const mark = test.state === 'passed' ? '✔' : test.state === 'pending' ? '-' : '✘';
+    out.write(`  ${mark} ${test.fullTitle}${test.durationMs ? ` (${test.durationMs} ms)` : ''}\n`);
+  }
+  for (const [i, failure] of (results.failures ?? []).entries()) {
+    out.write(`\n  ${i + 1}) ${failure.fullTitle}\n     ${failure.message}\n`);
+    const frames = (failure.stack ?? '').split('\n').slice(1, 6).join('\n');
+    if (frames) out.write(`${frames}\n`);
+  }
+  out.write(`\n  host: ${results.passed} passed, ${results.failed} failed (${Math.round((results.wallMs ?? 0) / 1000)} s)\n`);
+}
+
+// `node test/harness/hostTier.mjs [files...]` runs the host tier alone.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const files = process.argv.slice(2).map((f) => path.resolve(f));
+  const results = await runHostTier(files.length ? { files } : {});
+  printHostResults(results);
+  process.exitCode = results.failed > 0 || results.error ? 1 : 0;
+}
