@@ -1,0 +1,90 @@
+import { Cron } from 'croner';
+import type { DriftPolicy } from './types';
+
+/** A cron trigger as the schedule functions need it. */
+export interface CronSpec {
+  cron: string;
+  /** IANA zone; undefined means the machine's zone. */
+  timezone?: string;
+}
+
+/** Most missed fires `catchup` replays (DESIGN.md §7). */
+export const maxCatchupFires = 10;
+
+/**
+ * A fire later than this after its time counts as on time, not missed: a timer that wakes a few
+ * seconds late must not turn `drift: skip` into "never runs".
+ */
+export const defaultMissedGraceMs = 60_000;
+
+/** The dedup key of one fire, `chore:<id>:<fireTimeIso>`: a crash retry never makes a second run. */
+export function fireKey(choreId: string, fireAtMs: number): string {
+  return `chore:${choreId}:${new Date(fireAtMs).toISOString()}`;
+}
+
+/** The `cron|timezone` a schedule was computed for, so an edited pattern restarts its schedule. */
+export function cronKey(spec: CronSpec): string {
+  return `${spec.cron}|${spec.timezone ?? ''}`;
+}
+
+function cronOf(spec: CronSpec): Cron {
+  return new Cron(spec.cron, { paused: true, ...(spec.timezone ? { timezone: spec.timezone } : {}) });
+}
+
+/** The first fire strictly after `afterMs`, or undefined when the pattern never fires again. */
+export function nextFireAfter(spec: CronSpec, afterMs: number): number | undefined {
+  return cronOf(spec).nextRun(new Date(afterMs))?.getTime();
+}
+
+/** The next `count` fires strictly after `afterMs` (for the sidebar and the guided flow). */
+export function nextFires(spec: CronSpec, afterMs: number, count: number): number[] {
+  return cronOf(spec).nextRuns(count, new Date(afterMs)).map((d) => d.getTime());
+}
+
+/** Which of the fires due between `fromMs` and `nowMs` to run, per the drift policy. */
+export interface DueFireSelection {
+  /** Fire times to run, oldest first. */
+  run: number[];
+  /** Due fires dropped by the policy (at least this many: counting stops past the catch-up window). */
+  dropped: number;
+  /** Whether any due fire was older than the grace window, i.e. the editor was closed or asleep. */
+  missed: boolean;
+}
+
+/**
+ * Applies the drift policy to the fires in `[fromMs, nowMs]`:
+ * `latest` runs the most recent one, `catchup` runs the most recent {@link maxCatchupFires} in
+ * order, `skip` drops the missed ones and runs only a fire that is on time.
+ */
+export function selectDueFires(
+  spec: CronSpec,
+  fromMs: number,
+  nowMs: number,
+  drift: DriftPolicy,
+  options: { graceMs?: number; maxCatchup?: number } = {},
+): DueFireSelection {
+  const graceMs = options.graceMs ?? defaultMissedGraceMs;
+  const maxCatchup = options.maxCatchup ?? maxCatchupFires;
+  if (fromMs > nowMs) return { run: [], dropped: 0, missed: false };
+  // previousRuns walks back from now, so a month of minutely fires costs no more than ten.
+  const recent = cronOf(spec)
+    .previousRuns(maxCatchup + 1, new Date(nowMs + 1))
+    .map((d) => d.getTime())
+    .filter((t) => t >= fromMs)
+    .reverse();
+  if (recent.length === 0) return { run: [], dropped: 0, missed: false };
+  const missed = recent[0] < nowMs - graceMs;
+  let run: number[];
+  switch (drift) {
+    case 'latest':
+      run = [recent[recent.length - 1]];
+      break;
+    case 'catchup':
+      run = recent.slice(-maxCatchup);
+      break;
+    case 'skip':
+      run = recent.filter((t) => t >= nowMs - graceMs).slice(-1);
+      break;
+  }
+  return { run, dropped: recent.length - run.length, missed };
+}
