@@ -1,0 +1,62 @@
+// Types for codeServer.mjs, so TypeScript tests (UI tier) can import it.
+
+/** One extension copied unpacked into the run's extensions dir. */
+export interface InstalledExtension {
+  /** `publisher.name` */
+  id: string;
+  dir: string;
+  manifest: Record<string, unknown>;
+}
+
+/** A running code-server for one test run. */
+export interface CodeServer {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** The workbench URL with the run's workspace folder open. */
+  workbenchUrl: string;
+  port: number;
+  pid: number;
+  /** .vscode-test/runs/<name>/ */
+  runDir: string;
+  userDataDir: string;
+  extensionsDir: string;
+  /** The run's copy of sample-workspace (or of options.workspace). */
+  workspaceDir: string;
+  logFile: string;
+  extensions: InstalledExtension[];
+  /** Kills the whole process group (server, extension host, helpers). Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Options of startCodeServer. */
+export interface StartCodeServerOptions {
+  /** Run name: state goes to .vscode-test/runs/<name>/ (wiped first). */
+  name: string;
+  /** Extra User/settings.json entries, e.g. `tasklane.model.provider`. */
+  settings?: Record<string, unknown>;
+  /** Extra environment for code-server; the extension host inherits it. */
+  env?: Record<string, string | undefined>;
+  /** More unpacked extension folders to install (fixtures). */
+  extraExtensions?: string[];
+  /** Install the built Tasklane extension (default true). */
+  installTasklane?: boolean;
+  /** Where the built extension is (default: env TASKLANE_EXTENSION_DIR, else the repository). */
+  tasklaneDir?: string;
+  /** Folder copied as the workspace (default: sample-workspace). */
+  workspace?: string;
+  /** Make the workspace copy a git repository with one commit (default true). */
+  gitInit?: boolean;
+  /** Keep Workspace Trust on, to test Restricted Mode on purpose (default false). */
+  workspaceTrust?: boolean;
+  port?: number;
+  startTimeoutMs?: number;
+}
+
+export const repoRoot: string;
+export const cacheDir: string;
+export const node24: string;
+export const codeServerEntry: string;
+export function freePort(): Promise<number>;
+export function installUnpackedExtension(sourceDir: string, extensionsDir: string, parts?: string[]): InstalledExtension;
+export function installTasklane(extensionsDir: string, sourceDir?: string): InstalledExtension;
+export function startCodeServer(options: StartCodeServerOptions): Promise<CodeServer>;

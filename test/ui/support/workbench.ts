@@ -1,0 +1,169 @@
+// Reusable helpers for UI tests: one code-server + scripted model + Chromium page per test file,
+// and the moves every Tasklane UI test makes (open the view, find its webview frame, chat, screenshot).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Browser, Frame, Locator, Page } from 'playwright-core';
+import type { CodeServer } from '../../harness/codeServer.mjs' with { 'resolution-mode': 'import' };
+import type { ModelServer } from '../../harness/modelServer.mjs' with { 'resolution-mode': 'import' };
+
+export const screenshotsDir = path.resolve(__dirname, '../screenshots');
+const lmProviderDir = path.resolve(__dirname, '../../fixtures/lmProviderExtension');
+
+/** What a UI test file shares across its tests. */
+export interface UiSession {
+  server: CodeServer;
+  model: ModelServer;
+  browser: Browser;
+  page: Page;
+  /** Closes the page and browser, stops code-server and the model server. */
+  stop(): Promise<void>;
+}
+
+/** Options of startUiSession. */
+export interface UiSessionOptions {
+  /** Run name (state under .vscode-test/runs/<name>/); use one per test file. */
+  name: string;
+  /**
+   * How Tasklane reaches the scripted model: `openai-compatible` (settings point at the server's
+   * /v1) or `vscode-lm` (through the LM provider fixture extension). Default openai-compatible.
+   */
+  provider?: 'openai-compatible' | 'vscode-lm';
+  /** Extra User settings. */
+  settings?: Record<string, unknown>;
+  /** Extra environment for code-server and the extension host. */
+  env?: Record<string, string | undefined>;
+  /** Keep Workspace Trust on (Restricted Mode tests). */
+  workspaceTrust?: boolean;
+}
+
+/** Starts the scripted model, code-server with Tasklane, and a Chromium page on the workbench. */
+export async function startUiSession(options: UiSessionOptions): Promise<UiSession> {
+  const { startCodeServer } = await import('../../harness/codeServer.mjs');
+  const { openWorkbench } = await import('../../harness/browser.mjs');
+  const { startModelServer } = await import('../../harness/modelServer.mjs');
+  const provider = options.provider ?? 'openai-compatible';
+  const model = await startModelServer();
+  let server: CodeServer | undefined;
+  try {
+    server = await startCodeServer({
+      name: options.name,
+      extraExtensions: provider === 'vscode-lm' ? [lmProviderDir] : [],
+      settings: {
+        'tasklane.model.provider': provider,
+        ...(provider === 'openai-compatible' ? { 'tasklane.model.baseUrl': model.openaiBaseUrl, 'tasklane.model.id': 'scripted' } : { 'tasklane.model.id': 'scripted' }),
+        ...options.settings,
+      },
+      env: {
+        TASKLANE_TEST_MODEL_URL: model.url,
+        // The scripted server takes any key; a key must exist for keyed providers.
+        OPENAI_API_KEY: 'tasklane-test-key',
+        ANTHROPIC_API_KEY: undefined,
+        ...options.env,
+      },
+      workspaceTrust: options.workspaceTrust,
+    });
+    const workbench = await openWorkbench(server);
+    const running = server;
+    return {
+      server: running,
+      model,
+      browser: workbench.browser,
+      page: workbench.page,
+      stop: async () => {
+        await workbench.close();
+        await running.stop();
+        await model.stop();
+      },
+    };
+  } catch (error) {
+    await server?.stop();
+    await model.stop();
+    throw error;
+  }
+}
+
+/** Opens the Tasklane view: the activity-bar item, or the command palette if it is not visible. */
+export async function openTasklaneView(page: Page): Promise<void> {
+  const item = page.locator('.activitybar [role="tab"][aria-label^="Tasklane"], .activitybar a[aria-label^="Tasklane"]').first();
+  try {
+    await item.waitFor({ state: 'visible', timeout: 15_000 });
+    // Clicking an already-active container would collapse the side bar: only click when needed.
+    const selected = await item.evaluate((el) => (el.closest('[role="tab"]') ?? el).getAttribute('aria-selected') === 'true');
+    if (!selected) await item.click();
+  } catch {
+    await runCommand(page, 'Tasklane: Focus on Chat View');
+  }
+  await page.locator('.part.sidebar .pane-header[aria-label*="Chat"], .part.sidebar .composite.title').first().waitFor({ timeout: 15_000 });
+}
+
+/** Runs a command by its palette title through the command palette. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+}
+
+/**
+ * Finds the frame of the Tasklane sidebar webview. Webviews are nested iframes served by
+ * code-server; the content frame is the one that holds `#chat-input`.
+ */
+export async function tasklaneFrame(page: Page, timeoutMs = 30_000): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      if (frame === page.mainFrame()) continue;
+      try {
+        if (await frame.locator('#chat-input').count()) return frame;
+      } catch {
+        // the frame navigated or detached while we looked: look again
+      }
+    }
+    await page.waitForTimeout(250);
+  }
+  const urls = page.frames().map((f) => f.url()).join('\n  ');
+  throw new Error(`no frame with #chat-input within ${timeoutMs} ms; did the Tasklane view open? frames:\n  ${urls}`);
+}
+
+/** Types `text` into the chat input (a vscode-textarea) and presses Send. */
+export async function sendChatMessage(frame: Frame, text: string): Promise<void> {
+  // Playwright's CSS pierces open shadow roots: this is the <textarea> inside <vscode-textarea>.
+  const textarea = frame.locator('#chat-input textarea');
+  await textarea.waitFor({ state: 'visible', timeout: 15_000 });
+  await textarea.click();
+  await textarea.fill(text);
+  await frame.locator('#send').click();
+}
+
+/** The transcript entries of a role (user, assistant, error, event). */
+export function transcriptMessages(frame: Frame, role: 'user' | 'assistant' | 'error' | 'event', hasText?: string | RegExp): Locator {
+  return frame.locator(`#transcript .msg[data-role="${role}"]`, hasText === undefined ? {} : { hasText });
+}
+
+/** Waits for an assistant message containing `text`; the error lists what the transcript shows. */
+export async function waitForAssistantMessage(frame: Frame, text: string | RegExp, timeoutMs = 30_000): Promise<Locator> {
+  const message = transcriptMessages(frame, 'assistant', text).first();
+  try {
+    await message.waitFor({ state: 'visible', timeout: timeoutMs });
+  } catch (error) {
+    const shown = await frame.locator('#transcript .msg').evaluateAll((els) => els.map((el) => `${el.getAttribute('data-role')}: ${el.textContent?.trim().slice(0, 200)}`));
+    throw new Error(`no assistant message matching ${String(text)} within ${timeoutMs} ms; transcript:\n${shown.join('\n') || '(empty)'}`, { cause: error });
+  }
+  return message;
+}
+
+function slug(name: string): string {
+  return name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase().slice(0, 100) || 'screenshot';
+}
+
+/** Saves the side bar (or the whole page if no side bar is shown) to test/ui/screenshots/<name>.png. */
+export async function screenshotSidebar(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(screenshotsDir, { recursive: true });
+  const file = path.join(screenshotsDir, `${slug(name)}.png`);
+  const sidebar = page.locator('.part.sidebar');
+  if (await sidebar.isVisible().catch(() => false)) await sidebar.screenshot({ path: file });
+  else await page.screenshot({ path: file });
+  return file;
+}
