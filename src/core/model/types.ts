@@ -44,7 +44,12 @@ export interface ModelRequest {
   signal?: AbortSignal;
 }
 
+/**
+ * Tokens one call consumed. The prompt is split three ways so cost and cache hit rate can be
+ * computed: the whole prompt is inputTokens + cacheReadTokens + cacheWriteTokens.
+ */
 export interface Usage {
+  /** Prompt tokens neither read from nor written to the provider's prompt cache. */
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;

@@ -1,0 +1,120 @@
+/**
+ * Turns SDK failures into ModelErrors whose message tells the user what to do next. Both official
+ * SDKs share the same error class names, so each client passes its own classes in.
+ */
+import { ModelError } from './types';
+
+/** The SDK error classes the mapping needs (same names in `openai` and `@anthropic-ai/sdk`). */
+export interface SdkErrorClasses {
+  APIError: abstract new (...args: never[]) => Error;
+  APIUserAbortError: abstract new (...args: never[]) => Error;
+  APIConnectionError: abstract new (...args: never[]) => Error;
+  APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
+}
+
+/** What the message needs to name: where we called and how patient we were. */
+export interface ErrorContext {
+  provider: string;
+  model: string;
+  baseUrl: string;
+  timeoutMs: number;
+  maxRetries: number;
+  /** Set when our own stream watchdog aborted the request (no data within timeoutMs). */
+  idleTimedOut?: boolean;
+  /** Set when the caller's AbortSignal fired. */
+  cancelledByCaller?: boolean;
+}
+
+export const formatSeconds = (ms: number): string => `${Number((ms / 1000).toFixed(ms < 1000 ? 2 : 1))} s`;
+
+export function toModelError(error: unknown, sdk: SdkErrorClasses, ctx: ErrorContext): ModelError {
+  if (error instanceof ModelError) return error;
+  const base = { provider: ctx.provider };
+  if (ctx.idleTimedOut) {
+    return new ModelError('timeout', `No response from ${ctx.baseUrl} within ${formatSeconds(ctx.timeoutMs)} (the stream stalled). Try again; if it keeps happening, raise the timeout or check the server.`, base);
+  }
+  if (ctx.cancelledByCaller || error instanceof sdk.APIUserAbortError) {
+    return new ModelError('cancelled', 'The model request was cancelled.', base);
+  }
+  if (error instanceof sdk.APIConnectionTimeoutError) {
+    return new ModelError('timeout', `No response from ${ctx.baseUrl} within ${formatSeconds(ctx.timeoutMs)}${retriesNote(ctx)}. Try again; if it keeps happening, raise the timeout or check the server.`, base);
+  }
+  if (error instanceof sdk.APIConnectionError) {
+    return new ModelError('connection', `Cannot reach ${ctx.baseUrl}: ${describeCause(error)}. Check tasklane.model.baseUrl and that the server is running.`, base);
+  }
+  if (error instanceof sdk.APIError) {
+    const status = (error as { status?: number }).status;
+    const headers = (error as { headers?: unknown }).headers;
+    const detail = serverMessage(error);
+    const details = { ...base, ...(status !== undefined ? { status } : {}) };
+    if (status === 401 || status === 403) {
+      return new ModelError('auth', `The model server at ${ctx.baseUrl} refused the API key (${status}${detail ? `: ${detail}` : ''}). Run 'Tasklane: Set API Key'.`, details);
+    }
+    if (status === 429) {
+      const retryAfterMs = retryAfter(headers);
+      const when = retryAfterMs !== undefined ? `retry after ${formatSeconds(retryAfterMs)}` : 'wait a minute and retry';
+      return new ModelError('rate_limit', `Rate limited (429) by ${ctx.baseUrl}${retriesNote(ctx)}; ${when}.${detail ? ` Server said: ${detail}` : ''}`, { ...details, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+    }
+    if (status === 404) {
+      return new ModelError('not_found', `The model server at ${ctx.baseUrl} has no model '${ctx.model}' or no such endpoint (404${detail ? `: ${detail}` : ''}). Check tasklane.model.id and tasklane.model.baseUrl (OpenAI-compatible servers usually end in /v1).`, details);
+    }
+    if (status !== undefined && status >= 500) {
+      return new ModelError('server', `The model server at ${ctx.baseUrl} failed (${status})${retriesNote(ctx)}${detail ? `: ${detail}` : ''}. Try again later.`, details);
+    }
+    return new ModelError('bad_request', `The model server at ${ctx.baseUrl} rejected the request (${status ?? 'no status'})${detail ? `: ${detail}` : ''}. Check the model id and settings; if the conversation is too long, start a new task.`, details);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ModelError('server', `The model call to ${ctx.baseUrl} failed unexpectedly: ${message}. Try again; if it persists, see the Tasklane log.`, base);
+}
+
+function retriesNote(ctx: ErrorContext): string {
+  return ctx.maxRetries > 0 ? ` after ${ctx.maxRetries} ${ctx.maxRetries === 1 ? 'retry' : 'retries'}` : '';
+}
+
+/** The provider's own error text: OpenAI `{error:{message}}`, Anthropic `{type:'error', error:{message}}`. */
+function serverMessage(error: Error): string {
+  const body = (error as { error?: unknown }).error as { message?: unknown; error?: { message?: unknown } } | undefined;
+  const text = body?.error?.message ?? body?.message;
+  if (typeof text === 'string') return text;
+  // The SDK prefixes its message with the status ("401 ..."); drop it, we print the status ourselves.
+  return error.message.replace(/^\d{3}\s*/, '').replace(/^status code \(no body\)$/i, '');
+}
+
+function retryAfter(headers: unknown): number | undefined {
+  const get = (name: string): string | undefined => {
+    if (headers && typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+    const value = (headers as Record<string, unknown> | undefined)?.[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const ms = Number.parseFloat(get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const raw = get('retry-after');
+  if (raw === undefined) return undefined;
+  const seconds = Number.parseFloat(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(raw);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}
+
+/** Finds the system error code under the SDK's wrapper (APIConnectionError → TypeError → Error{code}). */
+function describeCause(error: Error): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      const known: Record<string, string> = {
+        ECONNREFUSED: 'connection refused',
+        ENOTFOUND: 'host not found',
+        EAI_AGAIN: 'host name lookup failed',
+        ECONNRESET: 'connection reset by the server',
+        EHOSTUNREACH: 'host unreachable',
+        ETIMEDOUT: 'connection timed out',
+        CERT_HAS_EXPIRED: 'its TLS certificate has expired',
+        DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed',
+      };
+      return known[code] ?? code;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return error.message || 'connection failed';
+}

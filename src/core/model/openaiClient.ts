@@ -1,0 +1,198 @@
+/**
+ * ModelClient over the OpenAI Chat Completions API with the official `openai` SDK. Also serves
+ * OpenAI-compatible endpoints (Ollama, LM Studio, vLLM, OpenRouter) given a base URL.
+ */
+import { OpenAI, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsBase,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions/completions';
+import type { CompletionUsage } from 'openai/resources/completions';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, toToolCall } from './clientOptions';
+import type { SdkClientOptions } from './clientOptions';
+import { toModelError } from './errors';
+import type { ErrorContext } from './errors';
+import { RequestGuard } from './requestGuard';
+import type { ModelClient, ModelMessage, ModelRequest, ModelResponse, ToolCall, Usage } from './types';
+
+const sdkErrors = { APIError, APIUserAbortError, APIConnectionError, APIConnectionTimeoutError };
+
+export interface OpenAiClientOptions extends SdkClientOptions {
+  /** 'openai-compatible' sends `max_tokens` (understood by local servers) instead of `max_completion_tokens`. */
+  provider?: 'openai' | 'openai-compatible';
+}
+
+export class OpenAiClient implements ModelClient {
+  readonly provider: 'openai' | 'openai-compatible';
+  readonly model: string;
+  readonly baseUrl: string;
+  private readonly sdk: OpenAI;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly stream: boolean;
+
+  constructor(private readonly options: OpenAiClientOptions) {
+    this.provider = options.provider ?? 'openai';
+    this.model = options.model;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.stream = options.stream ?? true;
+    this.sdk = new OpenAI({
+      apiKey: options.apiKey,
+      // Explicit, so an OPENAI_BASE_URL in the environment cannot silently redirect the key.
+      baseURL: options.baseUrl ?? 'https://api.openai.com/v1',
+      timeout: this.timeoutMs,
+      maxRetries: this.maxRetries,
+    });
+    this.baseUrl = this.sdk.baseURL;
+  }
+
+  async complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
+    const guard = new RequestGuard(this.timeoutMs, request.signal);
+    try {
+      const params = this.buildParams(request);
+      if (!this.stream) {
+        const completion = await this.sdk.chat.completions.create({ ...params, stream: false }, { signal: guard.signal });
+        const response = fromCompletion(completion, this.model);
+        if (response.text) onText?.(response.text);
+        return response;
+      }
+      const stream = await this.sdk.chat.completions.create(
+        { ...params, stream: true, stream_options: { include_usage: true } },
+        { signal: guard.signal },
+      );
+      guard.touch();
+      const acc = new StreamAccumulator(this.model);
+      for await (const chunk of stream) {
+        guard.touch();
+        const delta = acc.add(chunk);
+        if (delta) onText?.(delta);
+      }
+      guard.throwIfAborted();
+      return acc.finish();
+    } catch (error) {
+      const ctx: ErrorContext = {
+        provider: this.provider, model: this.model, baseUrl: this.baseUrl, timeoutMs: this.timeoutMs, maxRetries: this.maxRetries,
+        idleTimedOut: guard.idleTimedOut, cancelledByCaller: guard.cancelledByCaller,
+      };
+      const mapped = toModelError(error, sdkErrors, ctx);
+      this.options.logger?.warn('MODEL', `${this.provider} ${this.model}: ${mapped.kind}: ${mapped.message}`);
+      throw mapped;
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  private buildParams(request: ModelRequest): ChatCompletionCreateParamsBase {
+    const params: ChatCompletionCreateParamsBase = { model: this.model, messages: toOpenAiMessages(request) };
+    if (request.tools.length) {
+      params.tools = request.tools.map((t): ChatCompletionTool => ({
+        type: 'function',
+        function: { name: t.name, description: t.description, parameters: t.inputSchema },
+      }));
+      params.tool_choice = request.toolChoice ?? 'auto';
+    }
+    if (request.maxOutputTokens !== undefined) {
+      if (this.provider === 'openai') params.max_completion_tokens = request.maxOutputTokens;
+      else params.max_tokens = request.maxOutputTokens;
+    }
+    return params;
+  }
+}
+
+/** Maps the provider-neutral conversation onto Chat Completions messages. */
+export function toOpenAiMessages(request: Pick<ModelRequest, 'system' | 'messages'>): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  if (request.system) out.push({ role: 'system', content: request.system });
+  for (const m of request.messages) out.push(toOpenAiMessage(m));
+  return out;
+}
+
+function toOpenAiMessage(m: ModelMessage): ChatCompletionMessageParam {
+  if (m.role === 'user') return { role: 'user', content: m.content };
+  if (m.role === 'tool') {
+    // Chat Completions has no error flag on tool results: say it in the content.
+    return { role: 'tool', tool_call_id: m.toolCallId, content: m.isError ? `Error: ${m.content}` : m.content };
+  }
+  if (!m.toolCalls?.length) return { role: 'assistant', content: m.content };
+  return {
+    role: 'assistant',
+    content: m.content || null,
+    tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.rawArguments } })),
+  };
+}
+
+export function normaliseOpenAiStop(reason: string | null | undefined): string {
+  if (reason === 'stop') return 'end';
+  if (reason === 'tool_calls' || reason === 'function_call') return 'tool_calls';
+  if (reason === 'length') return 'max_tokens';
+  return reason ?? 'end';
+}
+
+/** prompt_tokens includes cached tokens; Usage.inputTokens counts only the uncached ones. */
+export function fromOpenAiUsage(usage: CompletionUsage | null | undefined): Usage {
+  const prompt = usage?.prompt_tokens ?? 0;
+  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  return { inputTokens: Math.max(0, prompt - cached), outputTokens: usage?.completion_tokens ?? 0, cacheReadTokens: cached, cacheWriteTokens: 0 };
+}
+
+function fromCompletion(completion: ChatCompletion, model: string): ModelResponse {
+  const choice = completion.choices[0];
+  const toolCalls: ToolCall[] = [];
+  for (const call of choice?.message.tool_calls ?? []) {
+    if (call.type === 'function') toolCalls.push(toToolCall(call.id, call.function.name, call.function.arguments ?? ''));
+  }
+  return {
+    text: choice?.message.content ?? '',
+    toolCalls,
+    usage: fromOpenAiUsage(completion.usage),
+    stopReason: normaliseOpenAiStop(choice?.finish_reason),
+    model: completion.model || model,
+  };
+}
+
+/** Rebuilds one answer from stream chunks; tool call fragments are keyed by their index. */
+class StreamAccumulator {
+  private text = '';
+  private readonly calls = new Map<number, { id: string; name: string; raw: string }>();
+  private finishReason: string | null = null;
+  private usage: CompletionUsage | undefined;
+  private model: string;
+
+  constructor(model: string) {
+    this.model = model;
+  }
+
+  /** Returns the text delta of this chunk, if any. */
+  add(chunk: ChatCompletionChunk): string {
+    if (chunk.model) this.model = chunk.model;
+    if (chunk.usage) this.usage = chunk.usage;
+    let delta = '';
+    for (const choice of chunk.choices ?? []) {
+      if (choice.index !== 0) continue;
+      if (choice.delta?.content) delta += choice.delta.content;
+      for (const part of choice.delta?.tool_calls ?? []) {
+        const call = this.calls.get(part.index) ?? { id: '', name: '', raw: '' };
+        if (part.id) call.id = part.id;
+        // OpenAI sends the name once; some compatible servers repeat it on every fragment.
+        const name = part.function?.name;
+        if (name && name !== call.name) call.name += name;
+        if (part.function?.arguments) call.raw += part.function.arguments;
+        this.calls.set(part.index, call);
+      }
+      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    }
+    this.text += delta;
+    return delta;
+  }
+
+  finish(): ModelResponse {
+    const toolCalls = [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, c]) => toToolCall(c.id || `call_${index}`, c.name, c.raw));
+    return { text: this.text, toolCalls, usage: fromOpenAiUsage(this.usage), stopReason: normaliseOpenAiStop(this.finishReason), model: this.model };
+  }
+}
