@@ -1,0 +1,82 @@
+import { crc32 } from './crc32';
+import type { SqlValue } from './types';
+
+/**
+ * Journal record framing. A record is one atomic batch of deterministic SQL mutations:
+ *
+ *   [u32 LE payload length][u32 LE CRC-32 of payload][payload: UTF-8 JSON {"l": lsn, "s": [[sql, params], ...]}]
+ *
+ * The checksum is what lets replay tell a torn or corrupt tail from a good record: reading stops
+ * at the first frame that does not check out, and everything before it is kept.
+ */
+
+export interface JournalStatement {
+  sql: string;
+  params: SqlValue[];
+}
+
+export interface JournalRecord {
+  /** Log sequence number: strictly increasing, so replay can skip what a snapshot already holds. */
+  lsn: number;
+  statements: JournalStatement[];
+}
+
+export interface DecodedJournal {
+  records: JournalRecord[];
+  /** Bytes of well-formed records from the start of the buffer. */
+  validBytes: number;
+  /** Bytes after the last good record (a torn write or corruption); 0 when the file is clean. */
+  ignoredBytes: number;
+}
+
+const HEADER_BYTES = 8;
+/** A larger length field is corruption, not a real record: refuse to allocate for it. */
+const MAX_RECORD_BYTES = 256 * 1024 * 1024;
+
+type EncodedParam = SqlValue | { $b: string };
+
+function encodeParam(value: SqlValue): EncodedParam {
+  return value instanceof Uint8Array ? { $b: Buffer.from(value).toString('base64') } : value;
+}
+
+function decodeParam(value: EncodedParam): SqlValue {
+  if (value !== null && typeof value === 'object' && '$b' in value) return new Uint8Array(Buffer.from(value.$b, 'base64'));
+  return value;
+}
+
+export function encodeRecord(record: JournalRecord): Buffer {
+  const payload = Buffer.from(
+    JSON.stringify({
+      l: record.lsn,
+      s: record.statements.map((s) => (s.params.length ? [s.sql, s.params.map(encodeParam)] : [s.sql])),
+    }),
+    'utf8',
+  );
+  const frame = Buffer.allocUnsafe(HEADER_BYTES + payload.length);
+  frame.writeUInt32LE(payload.length, 0);
+  frame.writeUInt32LE(crc32(payload), 4);
+  payload.copy(frame, HEADER_BYTES);
+  return frame;
+}
+
+export function decodeJournal(bytes: Buffer): DecodedJournal {
+  const records: JournalRecord[] = [];
+  let offset = 0;
+  while (offset + HEADER_BYTES <= bytes.length) {
+    const length = bytes.readUInt32LE(offset);
+    const checksum = bytes.readUInt32LE(offset + 4);
+    const end = offset + HEADER_BYTES + length;
+    if (length === 0 || length > MAX_RECORD_BYTES || end > bytes.length) break;
+    if (crc32(bytes, offset + HEADER_BYTES, end) !== checksum) break;
+    let parsed: { l: number; s: Array<[string, EncodedParam[]?]> };
+    try {
+      parsed = JSON.parse(bytes.toString('utf8', offset + HEADER_BYTES, end));
+    } catch {
+      break;
+    }
+    if (typeof parsed?.l !== 'number' || !Array.isArray(parsed.s)) break;
+    records.push({ lsn: parsed.l, statements: parsed.s.map(([sql, params]) => ({ sql, params: (params ?? []).map(decodeParam) })) });
+    offset = end;
+  }
+  return { records, validBytes: offset, ignoredBytes: bytes.length - offset };
+}

@@ -1,0 +1,198 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { JournalIo } from './storeFiles';
+import { journalName } from './storeFiles';
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(error: Error): void;
+  /** Someone called commit() for this batch: worth retrying at once after a failure. */
+  awaited: boolean;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A batch nobody awaited may fail; that is reported through onFailure, not as an unhandled rejection.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject, awaited: false };
+}
+
+/** Thrown by commit() when the journal could not be made durable (disk full, no permission, I/O error). */
+export class CommitError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'CommitError';
+  }
+}
+
+export function describeIoError(error: unknown, file: string): CommitError {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  const what =
+    code === 'ENOSPC' ? 'the disk is full' :
+    code === 'EDQUOT' ? 'the disk quota is exhausted' :
+    code === 'EACCES' || code === 'EPERM' ? 'permission was denied' :
+    code === 'EROFS' ? 'the file system is read-only' :
+    `an I/O error occurred (${(error as Error)?.message ?? String(error)})`;
+  return new CommitError(
+    `Tasklane could not save its state to ${file}: ${what}${code ? ` [${code}]` : ''}. ` +
+      `Free disk space or fix the folder's permissions; Tasklane keeps the change in memory, retries on the next save, ` +
+      `and runs no irreversible action until state is saved again.`,
+    code,
+  );
+}
+
+/**
+ * Appends encoded records to the current journal segment with group commit: records appended in
+ * the same tick (and those arriving while a write is in flight) share one write + sync. A failed
+ * batch stays queued, in order, and is rewritten at the same offset by the next flush, so a torn
+ * tail left by the failure is overwritten rather than followed by good records.
+ */
+export class JournalWriter {
+  private fd: number;
+  private position = 0;
+  private queued: Buffer[] = [];
+  private queuedMaxLsn = 0;
+  private waiters: Deferred | null = null;
+  private inflight: Promise<void> | null = null;
+  private inflightWaiters: Deferred | null = null;
+  private scheduled = false;
+  private failed: CommitError | null = null;
+  /** Highest lsn durably written to each segment, so snapshots know which segments are obsolete. */
+  readonly segmentMaxLsn = new Map<number, number>();
+
+  constructor(
+    private readonly dir: string,
+    private seqNo: number,
+    private readonly io: JournalIo,
+    private readonly dsync: boolean,
+    private readonly onFlushed: (records: number) => void,
+    private readonly onFailure: (error: CommitError) => void,
+  ) {
+    this.fd = this.openSegment(seqNo);
+  }
+
+  get seq(): number {
+    return this.seqNo;
+  }
+
+  get durable(): boolean {
+    return this.failed === null;
+  }
+
+  get lastError(): CommitError | null {
+    return this.failed;
+  }
+
+  get hasQueued(): boolean {
+    return this.queued.length > 0;
+  }
+
+  append(record: Buffer, lsn: number): void {
+    this.queued.push(record);
+    this.queuedMaxLsn = lsn;
+    this.waiters ??= deferred();
+    this.schedule();
+  }
+
+  /** Resolves when everything appended so far is durable; rejects with a CommitError if that failed. */
+  commit(): Promise<void> {
+    if (this.queued.length > 0 && this.waiters) {
+      this.waiters.awaited = true;
+      this.schedule();
+      return this.waiters.promise;
+    }
+    // Nothing queued: whatever is in flight holds the caller's last write.
+    return this.inflightWaiters?.promise ?? Promise.resolve();
+  }
+
+  /** Waits for in-flight writes, then starts a new segment; returns the previous segment's number. */
+  async rotate(): Promise<number> {
+    while (this.inflight) await this.inflight.catch(() => undefined);
+    const previous = this.seqNo;
+    fs.closeSync(this.fd);
+    this.seqNo += 1;
+    this.fd = this.openSegment(this.seqNo);
+    this.position = 0;
+    return previous;
+  }
+
+  async close(): Promise<void> {
+    while (this.inflight) await this.inflight.catch(() => undefined);
+    fs.closeSync(this.fd);
+  }
+
+  private openSegment(seq: number): number {
+    // No O_APPEND: writes are positional so a retry can overwrite a torn tail. O_DSYNC makes the
+    // write itself durable, saving a second thread-pool hop for fdatasync where the OS has it.
+    const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | (this.dsync ? fs.constants.O_DSYNC : 0);
+    const fd = fs.openSync(path.join(this.dir, journalName(seq)), flags, 0o600);
+    this.position = fs.fstatSync(fd).size;
+    return fd;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inflight) return;
+    this.scheduled = true;
+    // setImmediate, not a microtask: everything mutated in this tick joins the batch.
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private flush(): Promise<void> {
+    if (this.inflight || this.queued.length === 0) return this.inflight ?? Promise.resolve();
+    const batch = this.queued;
+    const maxLsn = this.queuedMaxLsn;
+    const waiters = this.waiters;
+    this.queued = [];
+    this.waiters = null;
+    this.inflightWaiters = waiters;
+    const data = batch.length === 1 ? batch[0] : Buffer.concat(batch);
+    const fd = this.fd;
+    const seq = this.seqNo;
+    const file = path.join(this.dir, journalName(seq));
+    const run = async (): Promise<void> => {
+      try {
+        await this.io.write(fd, data, this.position);
+        if (!this.dsync) await this.io.fdatasync(fd);
+        this.position += data.length;
+        this.segmentMaxLsn.set(seq, maxLsn);
+        this.failed = null;
+        waiters?.resolve();
+        this.onFlushed(batch.length);
+      } catch (error) {
+        const commitError = describeIoError(error, file);
+        this.failed = commitError;
+        // Keep the batch, ahead of anything newer, for the next attempt.
+        this.queued = batch.concat(this.queued);
+        this.waiters ??= deferred();
+        if (this.queuedMaxLsn < maxLsn) this.queuedMaxLsn = maxLsn;
+        try {
+          fs.ftruncateSync(fd, this.position);
+        } catch {
+          // Best effort: a torn tail is also ignored at open and overwritten by the retry.
+        }
+        waiters?.reject(commitError);
+        this.onFailure(commitError);
+      }
+    };
+    this.inflight = run().finally(() => {
+      this.inflight = null;
+      this.inflightWaiters = null;
+      // Retry right away only if someone is waiting on newer records; otherwise the next
+      // mutation or commit() retries, so a full disk does not become a hot loop.
+      if (this.queued.length > 0 && (this.failed === null || this.waiters?.awaited)) void this.flush();
+    });
+    return this.inflight;
+  }
+}

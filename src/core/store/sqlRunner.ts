@@ -1,0 +1,83 @@
+import type { Database, SqlJsStatic, Statement } from 'sql.js';
+import type { Row, SqlValue } from './types';
+
+/**
+ * Connection-level settings. sql.js `export()` closes and reopens the database, which resets
+ * them, so they are re-applied after every export (and at open).
+ */
+const PRAGMAS = ['PRAGMA foreign_keys = ON', 'PRAGMA recursive_triggers = OFF'];
+
+/** Prepared statements cached by SQL text; dynamic SQL beyond this many evicts the oldest. */
+const MAX_CACHED_STATEMENTS = 256;
+
+/**
+ * A thin wrapper over one sql.js Database with a statement cache. It owns the rule that
+ * `export()` frees every prepared statement: the cache is dropped and pragmas re-applied.
+ */
+export class SqlRunner {
+  private readonly statements = new Map<string, Statement>();
+  private db: Database;
+
+  constructor(sqlJs: SqlJsStatic, bytes?: Uint8Array) {
+    this.db = bytes ? new sqlJs.Database(bytes) : new sqlJs.Database();
+    this.applyPragmas();
+  }
+
+  all(sql: string, params: SqlValue[] = []): Row[] {
+    const stmt = this.prepare(sql);
+    try {
+      stmt.bind(params);
+      const rows: Row[] = [];
+      while (stmt.step()) rows.push(stmt.getAsObject() as Row);
+      return rows;
+    } finally {
+      stmt.reset();
+    }
+  }
+
+  run(sql: string, params: SqlValue[] = []): number {
+    const stmt = this.prepare(sql);
+    try {
+      stmt.run(params);
+    } finally {
+      stmt.reset();
+    }
+    return this.db.getRowsModified();
+  }
+
+  /** For BEGIN/COMMIT/ROLLBACK and DDL: no caching needed. */
+  exec(sql: string): void {
+    this.db.run(sql);
+  }
+
+  /** Serialises the database. Never call inside a transaction: sql.js closes the connection, which would roll it back. */
+  export(): Uint8Array {
+    this.statements.clear(); // export() frees them all; a stale handle would crash on next use
+    const bytes = this.db.export();
+    this.applyPragmas();
+    return bytes;
+  }
+
+  close(): void {
+    this.statements.clear();
+    this.db.close();
+  }
+
+  private prepare(sql: string): Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      if (this.statements.size >= MAX_CACHED_STATEMENTS) {
+        const [oldestSql, oldest] = this.statements.entries().next().value as [string, Statement];
+        oldest.free();
+        this.statements.delete(oldestSql);
+      }
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  private applyPragmas(): void {
+    for (const pragma of PRAGMAS) this.db.run(pragma);
+  }
+}

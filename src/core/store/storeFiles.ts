@@ -1,0 +1,117 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { crc32 } from './crc32';
+
+/**
+ * File layout of one store folder (docs/STORAGE.md):
+ *   lease.json                    owner pid + heartbeat
+ *   snapshot-<lsn>.db             sql.js export + 16-byte trailer; the newest two are kept
+ *   journal-<seq>.log             checksummed mutation records, one segment per open/snapshot
+ *   history/triggers.jsonl        acked and cancelled triggers, append-only
+ */
+
+const SNAPSHOT_RE = /^snapshot-(\d{16})\.db$/;
+const JOURNAL_RE = /^journal-(\d{8})\.log$/;
+const TRAILER_MAGIC = Buffer.from('TLSNAP01', 'latin1');
+const TRAILER_BYTES = 16;
+
+export const LEASE_FILE = 'lease.json';
+
+export function snapshotName(lsn: number): string {
+  return `snapshot-${String(lsn).padStart(16, '0')}.db`;
+}
+
+export function journalName(seq: number): string {
+  return `journal-${String(seq).padStart(8, '0')}.log`;
+}
+
+export interface DirListing {
+  /** Newest first. */
+  snapshots: Array<{ file: string; lsn: number }>;
+  /** Oldest first. */
+  journals: Array<{ file: string; seq: number }>;
+}
+
+export function listStoreDir(dir: string): DirListing {
+  const snapshots: DirListing['snapshots'] = [];
+  const journals: DirListing['journals'] = [];
+  for (const name of fs.readdirSync(dir)) {
+    const s = SNAPSHOT_RE.exec(name);
+    if (s) snapshots.push({ file: path.join(dir, name), lsn: Number(s[1]) });
+    const j = JOURNAL_RE.exec(name);
+    if (j) journals.push({ file: path.join(dir, name), seq: Number(j[1]) });
+  }
+  snapshots.sort((a, b) => b.lsn - a.lsn);
+  journals.sort((a, b) => a.seq - b.seq);
+  return { snapshots, journals };
+}
+
+/** Appends the trailer that lets open() reject a truncated or bit-flipped snapshot before sql.js sees it. */
+export function sealSnapshot(dbBytes: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(dbBytes.length + TRAILER_BYTES);
+  out.set(dbBytes, 0);
+  TRAILER_MAGIC.copy(out, dbBytes.length);
+  out.writeUInt32LE(crc32(dbBytes), dbBytes.length + 8);
+  out.writeUInt32LE(dbBytes.length, dbBytes.length + 12);
+  return out;
+}
+
+/** Returns the database bytes, or a reason the snapshot cannot be trusted. */
+export function unsealSnapshot(file: Buffer): Uint8Array | { corrupt: string } {
+  if (file.length < TRAILER_BYTES) return { corrupt: 'file too short' };
+  const at = file.length - TRAILER_BYTES;
+  if (!file.subarray(at, at + 8).equals(TRAILER_MAGIC)) return { corrupt: 'missing trailer (truncated write?)' };
+  if (file.readUInt32LE(at + 12) !== at) return { corrupt: 'length mismatch' };
+  if (crc32(file, 0, at) !== file.readUInt32LE(at + 8)) return { corrupt: 'checksum mismatch' };
+  return new Uint8Array(file.buffer, file.byteOffset, at);
+}
+
+/** temp file, fsync, rename, fsync the folder: a crash leaves either the old or the new file, never half of one. */
+export async function writeFileAtomic(file: string, data: Uint8Array): Promise<void> {
+  const temp = `${file}.tmp`;
+  const handle = await fs.promises.open(temp, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fs.promises.rename(temp, file);
+  await fsyncDir(path.dirname(file));
+}
+
+export async function fsyncDir(dir: string): Promise<void> {
+  // Windows cannot open a folder for fsync; there rename is already durable enough.
+  if (process.platform === 'win32') return;
+  const handle = await fs.promises.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The journal's write path, injectable so tests can make the disk full or read-only on demand. */
+export interface JournalIo {
+  /** Writes all of data at position (no O_APPEND, so a retried batch overwrites a torn tail). */
+  write(fd: number, data: Buffer, position: number): Promise<void>;
+  fdatasync(fd: number): Promise<void>;
+}
+
+export const nodeJournalIo: JournalIo = {
+  write(fd, data, position) {
+    return new Promise((resolve, reject) => {
+      const step = (offset: number): void => {
+        fs.write(fd, data, offset, data.length - offset, position + offset, (error, written) => {
+          if (error) return reject(error);
+          if (offset + written < data.length) return step(offset + written);
+          resolve();
+        });
+      };
+      step(0);
+    });
+  },
+  fdatasync(fd) {
+    return new Promise((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+  },
+};

@@ -1,0 +1,399 @@
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import type { Clock, Logger } from '../ports';
+import { silentLogger, systemClock } from '../ports';
+import type { RetryPolicy } from './backoff';
+import { backoffDelay, DEFAULT_RETRY } from './backoff';
+import { HistoryLog } from './historyLog';
+import { defaultPriority, INSERT_TRIGGER, insertParams, toTrigger, TRIGGER_COLUMNS, TRIGGER_SOURCES } from './triggerRows';
+import type { DurableDb, Lease, Row, Trigger, TriggerSpec, TriggerStore } from './types';
+
+export interface TriggerStoreOptions {
+  /** Defaults to the db's clock (an opened store has one), else the system clock. */
+  clock?: Clock;
+  logger?: Logger;
+  /** Backoff and dead-letter policy; missing fields take DEFAULT_RETRY's. */
+  retry?: Partial<RetryPolicy>;
+  /** How long an acked trigger's dedup key keeps swallowing re-emits. Default 24 h. */
+  retentionMs?: number;
+  /** Called once per dead-lettered trigger, after it is durable, so the engine can post a visible event. */
+  onDeadLetter?: (trigger: Trigger) => void;
+  /** Session the restart notice is posted to; false: emit none. Default 'system'. */
+  restartNoticeSession?: string | false;
+  /** Archive file for acked/cancelled triggers; null: none. Default <db.dir>/history/triggers.jsonl when the db has a dir. */
+  historyFile?: string | null;
+  /** Identifies this process's claims; default the db's ownerId. Claims by any other owner are re-delivered at start. */
+  ownerId?: string;
+  /** Jitter source, injectable for deterministic tests. */
+  random?: () => number;
+}
+
+/** A trigger store that accepts calls while start-up recovery runs; they wait for `ready`. */
+export interface StartingTriggerStore extends TriggerStore {
+  /** Resolves when recovery (re-delivery, dead-lettering, the restart notice) is durable. */
+  readonly ready: Promise<void>;
+  /** What recovery did; set once ready. */
+  readonly recovery: RecoveryReport;
+}
+
+/** What the store found at start. */
+export interface RecoveryReport {
+  /** Triggers a dead process had claimed, now pending again (attempts kept). */
+  redelivered: string[];
+  /** Claimed triggers that had used up their attempts (poison pills), now dead. */
+  deadLettered: string[];
+  /** The restart notice emitted, if any. */
+  restartNotice: Trigger | null;
+}
+
+type OpenedLike = DurableDb & { ownerId?: string; dir?: string; clock?: Clock; readOnly?: boolean; opened?: { restarted: boolean; notices: string[] } };
+
+const SELECT = `SELECT ${TRIGGER_COLUMNS} FROM triggers`;
+const ORDER = 'ORDER BY priority, fire_at, rowid';
+/** Done rows past retention are swept at most this often (on ack), so acks stay O(1). */
+const PRUNE_EVERY_MS = 60_000;
+
+class AbortError extends Error {
+  constructor() {
+    super('next() was aborted.');
+    this.name = 'AbortError';
+  }
+}
+
+class TriggerStoreImpl implements StartingTriggerStore {
+  readonly ready: Promise<void>;
+  readonly recovery: RecoveryReport = { redelivered: [], deadLettered: [], restartNotice: null };
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly retry: RetryPolicy;
+  private readonly retentionMs: number;
+  private readonly ownerId: string;
+  private readonly history: HistoryLog | null;
+  private readonly waiters = new Set<() => void>();
+  private closed = false;
+  private lastPrune = 0;
+
+  constructor(
+    private readonly db: OpenedLike,
+    private readonly options: TriggerStoreOptions,
+  ) {
+    this.clock = options.clock ?? db.clock ?? systemClock;
+    this.logger = options.logger ?? silentLogger;
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.retentionMs = options.retentionMs ?? 24 * 3_600_000;
+    this.ownerId = options.ownerId ?? db.ownerId ?? randomUUID();
+    const historyFile = options.historyFile === undefined ? (db.dir ? path.join(db.dir, 'history', 'triggers.jsonl') : null) : options.historyFile;
+    this.history = historyFile && !db.readOnly ? new HistoryLog(historyFile, this.logger) : null;
+    this.ready = this.recover();
+    this.ready.catch(() => undefined); // surfaced through every call that awaits it
+  }
+
+  async emit(spec: TriggerSpec): Promise<Trigger> {
+    await this.ready;
+    if (!TRIGGER_SOURCES.includes(spec.source)) {
+      throw new Error(`Unknown trigger source "${spec.source}"; use one of: ${TRIGGER_SOURCES.join(', ')}.`);
+    }
+    if (typeof spec.sessionId !== 'string') throw new Error('emit() needs a sessionId string (use "system" for triggers outside any session).');
+    const trigger = this.db.transaction(() => this.insertOrReuse(spec));
+    await this.db.commit();
+    this.wake();
+    return trigger;
+  }
+
+  async next(signal?: AbortSignal): Promise<Lease> {
+    await this.ready;
+    for (;;) {
+      if (this.closed) throw new Error('The trigger store is closed; next() will not return a trigger.');
+      if (signal?.aborted) throw new AbortError();
+      const lease = this.claimDue();
+      if (lease) {
+        try {
+          await this.db.commit();
+        } catch (error) {
+          // Not durable: give it back rather than run work whose claim a crash would forget.
+          this.db.mutate(`UPDATE triggers SET status = 'pending', lease_token = NULL, lease_owner = NULL, attempts = attempts - 1 WHERE lease_token = ?`, [lease.token]);
+          throw error;
+        }
+        this.logger.trace('TRIGGER', `claimed ${lease.trigger.source} ${lease.trigger.id} (session ${lease.trigger.sessionId}, attempt ${lease.trigger.attempts})`);
+        return lease;
+      }
+      await this.waitForWork(signal);
+    }
+  }
+
+  async ack(token: string): Promise<boolean> {
+    await this.ready;
+    const row = this.byToken(token);
+    if (!row) return false;
+    const now = this.clock.now();
+    if (row.dedup_key !== null) {
+      // Kept (status done) for retentionMs so a late duplicate emit is recognised.
+      this.db.mutate(`UPDATE triggers SET status = 'done', lease_token = NULL, lease_owner = NULL, done_at = ? WHERE id = ?`, [now, row.id]);
+    } else {
+      this.db.mutate(`DELETE FROM triggers WHERE id = ?`, [row.id]);
+    }
+    this.maybePrune(now);
+    await this.db.commit();
+    this.history?.append({ ...toTrigger(row), status: 'done', doneAt: now });
+    return true;
+  }
+
+  async nack(token: string, error: string): Promise<boolean> {
+    await this.ready;
+    const row = this.byToken(token);
+    if (!row) return false;
+    const trigger = toTrigger(row);
+    if (trigger.attempts >= this.retry.maxAttempts) {
+      this.db.mutate(`UPDATE triggers SET status = 'dead', lease_token = NULL, lease_owner = NULL, last_error = ? WHERE id = ?`, [error, trigger.id]);
+      await this.db.commit();
+      this.deadLettered({ ...trigger, status: 'dead', lastError: error });
+      return true;
+    }
+    const delay = backoffDelay(trigger.attempts, this.retry, this.options.random);
+    this.db.mutate(`UPDATE triggers SET status = 'pending', lease_token = NULL, lease_owner = NULL, last_error = ?, fire_at = ? WHERE id = ?`, [
+      error,
+      this.clock.now() + delay,
+      trigger.id,
+    ]);
+    await this.db.commit();
+    this.logger.info('TRIGGER', `${trigger.source} ${trigger.id} failed (attempt ${trigger.attempts}/${this.retry.maxAttempts}); retrying in ${delay} ms: ${error}`);
+    this.wake();
+    return true;
+  }
+
+  async rearm(triggerId: string, fireAt: number): Promise<void> {
+    await this.ready;
+    const row = this.byId(triggerId);
+    if (!row || (row.status !== 'pending' && row.status !== 'claimed')) {
+      throw new Error(`Trigger ${triggerId} is ${row ? row.status : 'unknown'}; only a pending or claimed trigger can be re-armed. Emit a new trigger instead.`);
+    }
+    if (row.status === 'claimed') {
+      // The delivery that re-arms it succeeded: its attempt must not count towards dead-lettering.
+      this.db.mutate(
+        `UPDATE triggers SET status = 'pending', lease_token = NULL, lease_owner = NULL, attempts = 0, last_error = NULL, fire_at = ? WHERE id = ?`,
+        [fireAt, triggerId],
+      );
+    } else {
+      this.db.mutate(`UPDATE triggers SET fire_at = ? WHERE id = ?`, [fireAt, triggerId]);
+    }
+    await this.db.commit();
+    this.wake();
+  }
+
+  async pullForward(sessionId: string): Promise<void> {
+    await this.ready;
+    const now = this.clock.now();
+    // Retries in backoff (last_error set) keep their delay: a reply is no reason to hammer a failing turn.
+    const { changes } = this.db.mutate(
+      `UPDATE triggers SET fire_at = ? WHERE session_id = ? AND status = 'pending' AND fire_at > ? AND last_error IS NULL`,
+      [now, sessionId, now],
+    );
+    await this.db.commit();
+    if (changes > 0) this.wake();
+  }
+
+  async cancel(sessionId: string): Promise<number> {
+    await this.ready;
+    const rows = this.db.query(`${SELECT} WHERE session_id = ? AND status = 'pending'`, [sessionId]);
+    if (rows.length === 0) return 0;
+    this.db.mutate(`DELETE FROM triggers WHERE session_id = ? AND status = 'pending'`, [sessionId]);
+    await this.db.commit();
+    const now = this.clock.now();
+    for (const row of rows) this.history?.append({ ...toTrigger(row), status: 'cancelled', doneAt: now });
+    return rows.length;
+  }
+
+  pending(sessionId?: string): Trigger[] {
+    const rows =
+      sessionId === undefined
+        ? this.db.query(`${SELECT} WHERE status IN ('pending', 'claimed') ${ORDER}`)
+        : this.db.query(`${SELECT} WHERE session_id = ? AND status IN ('pending', 'claimed') ${ORDER}`, [sessionId]);
+    return rows.map(toTrigger);
+  }
+
+  deadLetters(): Trigger[] {
+    return this.db.query(`${SELECT} WHERE status = 'dead' ORDER BY created_at, rowid`).map(toTrigger);
+  }
+
+  async retryDead(triggerId: string): Promise<Trigger> {
+    await this.ready;
+    const row = this.byId(triggerId);
+    if (!row || row.status !== 'dead') {
+      throw new Error(`Trigger ${triggerId} is ${row ? row.status : 'unknown'}, not a dead letter; see deadLetters() for what can be retried.`);
+    }
+    this.db.mutate(`UPDATE triggers SET status = 'pending', attempts = 0, last_error = NULL, fire_at = ? WHERE id = ?`, [this.clock.now(), triggerId]);
+    await this.db.commit();
+    this.wake();
+    return toTrigger(this.byId(triggerId)!);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake();
+    await this.history?.close();
+  }
+
+  /** Inside a transaction: applies dedup and coalescing rules, inserts if still needed. */
+  private insertOrReuse(spec: TriggerSpec): Trigger {
+    const now = this.clock.now();
+    const fireAt = spec.fireAt ?? now;
+    const priority = spec.priority ?? defaultPriority(spec.source);
+    if (spec.dedupKey !== undefined) {
+      const existing = this.db.query(`${SELECT} WHERE dedup_key = ?`, [spec.dedupKey])[0];
+      if (existing) {
+        const doneExpired = existing.status === 'done' && now - Number(existing.done_at) >= this.retentionMs;
+        // pending, claimed, dead, or done within retention: the key is taken; return what holds it.
+        if (!doneExpired) return toTrigger(existing);
+        this.db.mutate(`DELETE FROM triggers WHERE id = ?`, [existing.id]);
+      }
+    } else if (spec.source === 'task_continuation') {
+      // Fresh continuations of one session collapse into one. A pending retry (last_error set) is
+      // a different thing, kept apart: neither swallows the other.
+      const existing = this.db.query(
+        `${SELECT} WHERE session_id = ? AND source = 'task_continuation' AND status = 'pending' AND last_error IS NULL AND dedup_key IS NULL ${ORDER} LIMIT 1`,
+        [spec.sessionId],
+      )[0];
+      if (existing) {
+        if (fireAt < Number(existing.fire_at) || priority < Number(existing.priority)) {
+          this.db.mutate(`UPDATE triggers SET fire_at = min(fire_at, ?), priority = min(priority, ?) WHERE id = ?`, [fireAt, priority, existing.id]);
+        }
+        return toTrigger(this.byId(String(existing.id))!);
+      }
+    }
+    const trigger: Trigger = {
+      id: randomUUID(),
+      source: spec.source,
+      sessionId: spec.sessionId,
+      payload: spec.payload ?? null,
+      fireAt,
+      priority,
+      dedupKey: spec.dedupKey ?? null,
+      attempts: 0,
+      status: 'pending',
+      createdAt: now,
+      lastError: null,
+    };
+    this.db.mutate(INSERT_TRIGGER, insertParams(trigger));
+    return trigger;
+  }
+
+  private claimDue(): Lease | null {
+    const row = this.db.query(`${SELECT} WHERE status = 'pending' AND fire_at <= ? ${ORDER} LIMIT 1`, [this.clock.now()])[0];
+    if (!row) return null;
+    const token = randomUUID();
+    // The attempt is counted at claim time, so a delivery that kills the process still counts.
+    this.db.mutate(`UPDATE triggers SET status = 'claimed', lease_token = ?, lease_owner = ?, attempts = attempts + 1 WHERE id = ?`, [token, this.ownerId, row.id]);
+    return { token, trigger: { ...toTrigger(row), status: 'claimed', attempts: Number(row.attempts) + 1 } };
+  }
+
+  private waitForWork(signal?: AbortSignal): Promise<void> {
+    const earliest = this.db.query(`SELECT min(fire_at) AS at FROM triggers WHERE status = 'pending'`)[0]?.at;
+    return new Promise<void>((resolve, reject) => {
+      let timer: { cancel(): void } | null = null;
+      const done = (error?: Error): void => {
+        this.waiters.delete(wakeUp);
+        timer?.cancel();
+        signal?.removeEventListener('abort', onAbort);
+        if (error) reject(error);
+        else resolve();
+      };
+      const wakeUp = (): void => done();
+      const onAbort = (): void => done(new AbortError());
+      this.waiters.add(wakeUp);
+      signal?.addEventListener('abort', onAbort);
+      // One timer for the earliest future trigger; emit() wakes us sooner. No polling.
+      if (earliest !== null && earliest !== undefined) timer = this.clock.setTimeout(wakeUp, Math.max(0, Number(earliest) - this.clock.now()));
+    });
+  }
+
+  private wake(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  private byToken(token: string): Row | undefined {
+    return this.db.query(`${SELECT} WHERE lease_token = ? AND status = 'claimed'`, [token])[0];
+  }
+
+  private byId(id: string): Row | undefined {
+    return this.db.query(`${SELECT} WHERE id = ?`, [id])[0];
+  }
+
+  private maybePrune(now: number): void {
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    this.db.mutate(`DELETE FROM triggers WHERE status = 'done' AND done_at <= ?`, [now - this.retentionMs]);
+  }
+
+  private deadLettered(trigger: Trigger): void {
+    this.logger.warn('TRIGGER', `${trigger.source} ${trigger.id} (session ${trigger.sessionId}) dead-lettered after ${trigger.attempts} attempt(s): ${trigger.lastError}`);
+    try {
+      this.options.onDeadLetter?.(trigger);
+    } catch (error) {
+      this.logger.error('TRIGGER', 'onDeadLetter threw; the dead letter itself is saved.', error);
+    }
+  }
+
+  /** Re-delivers a dead owner's claims, dead-letters poison pills, emits one restart notice. */
+  private async recover(): Promise<void> {
+    if (this.db.readOnly) return;
+    const now = this.clock.now();
+    const claimed = this.db.query(`${SELECT} WHERE status = 'claimed' AND (lease_owner IS NULL OR lease_owner <> ?)`, [this.ownerId]);
+    const dead: Trigger[] = [];
+    this.db.transaction((tx) => {
+      for (const row of claimed) {
+        const trigger = toTrigger(row);
+        if (trigger.attempts >= this.retry.maxAttempts) {
+          const error =
+            `The process stopped (crash or reload) while handling this trigger, ${trigger.attempts} time(s); it was dead-lettered ` +
+            `so it cannot take the extension down on every start. Fix the cause, then retry it from the dead letters.`;
+          tx.mutate(`UPDATE triggers SET status = 'dead', lease_token = NULL, lease_owner = NULL, last_error = ? WHERE id = ?`, [error, trigger.id]);
+          dead.push({ ...trigger, status: 'dead', lastError: error });
+        } else {
+          tx.mutate(`UPDATE triggers SET status = 'pending', lease_token = NULL, lease_owner = NULL, last_error = ? WHERE id = ?`, [
+            `The process stopped during delivery (attempt ${trigger.attempts}); re-delivered.`,
+            trigger.id,
+          ]);
+          this.recovery.redelivered.push(trigger.id);
+        }
+      }
+      tx.mutate(`DELETE FROM triggers WHERE status = 'done' AND done_at <= ?`, [now - this.retentionMs]);
+      this.recovery.restartNotice = this.restartNotice(now, dead.length);
+    });
+    this.recovery.deadLettered = dead.map((t) => t.id);
+    this.lastPrune = now;
+    await this.db.commit();
+    for (const trigger of dead) this.deadLettered(trigger);
+    if (claimed.length > 0) this.logger.info('TRIGGER', `Recovered ${claimed.length} claimed trigger(s) from a previous run: ${this.recovery.redelivered.length} re-delivered, ${dead.length} dead-lettered.`);
+  }
+
+  private restartNotice(now: number, deadLettered: number): Trigger | null {
+    const session = this.options.restartNoticeSession ?? 'system';
+    if (session === false || !this.db.opened?.restarted) return null;
+    // One per restart, even if the store is created twice on one db: remember which owner posted it.
+    const last = this.db.query(`SELECT value FROM meta WHERE key = 'restart_notice_owner'`)[0]?.value;
+    if (last === this.ownerId) return null;
+    this.db.mutate(`INSERT OR REPLACE INTO meta (key, value) VALUES ('restart_notice_owner', ?)`, [this.ownerId]);
+    const payload = { redelivered: this.recovery.redelivered.length, deadLettered, notices: this.db.opened.notices, at: now };
+    // Restarts in a row that were never delivered collapse into one notice rather than a pile.
+    const stale = this.db.query(`${SELECT} WHERE source = 'restart_notice' AND status = 'pending' ${ORDER} LIMIT 1`)[0];
+    if (stale) {
+      const previous = toTrigger(stale).payload as { restarts?: number } | null;
+      const merged = { ...payload, restarts: (previous?.restarts ?? 1) + 1 };
+      this.db.mutate(`UPDATE triggers SET payload = ?, fire_at = ? WHERE id = ?`, [JSON.stringify(merged), now, stale.id]);
+      return toTrigger(this.byId(String(stale.id))!);
+    }
+    return this.insertOrReuse({ source: 'restart_notice', sessionId: session, payload: { ...payload, restarts: 1 } });
+  }
+}
+
+/** Creates the store and starts recovery; calls made before `ready` wait for it (nothing is lost or doubled). */
+export function startTriggerStore(db: DurableDb, options: TriggerStoreOptions = {}): StartingTriggerStore {
+  return new TriggerStoreImpl(db as OpenedLike, options);
+}
+
+/** Creates the store and resolves once start-up recovery is durable. */
+export async function createTriggerStore(db: DurableDb, options: TriggerStoreOptions = {}): Promise<StartingTriggerStore> {
+  const store = startTriggerStore(db, options);
+  await store.ready;
+  return store;
+}
