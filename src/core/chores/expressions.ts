@@ -1,0 +1,98 @@
+import jsonata from 'jsonata';
+
+/**
+ * JSONata in chores: `successWhen` over a run's final output, and a task trigger's `when` over
+ * `{ name, exitCode }`. Both are compiled when chores.yaml loads (see choreSchema.ts), so here a
+ * compile error only happens for an expression that bypassed the loader.
+ */
+
+/** A compiled expression, kept with its source for messages. */
+export interface CompiledExpression {
+  source: string;
+  expression: jsonata.Expression;
+}
+
+/** Compiles a JSONata expression; throws with the position of the problem. */
+export function compileExpression(source: string): CompiledExpression {
+  try {
+    return { source, expression: jsonata(source) };
+  } catch (error) {
+    const e = error as { message?: string; position?: number };
+    throw new Error(`"${source}" is not valid JSONata: ${e.message ?? String(error)}${typeof e.position === 'number' ? ` at character ${e.position}` : ''}`, { cause: error });
+  }
+}
+
+/** The verdict on a run's final output. */
+export type SuccessVerdict =
+  | { result: 'true' }
+  | { result: 'false'; reason: string }
+  | { result: 'error'; reason: string };
+
+/**
+ * Evaluates successWhen over the run's final output. JSONata truthiness applies (a non-empty string
+ * or array, a non-zero number, a non-empty object are true; a missing path is false), so
+ * `status = 'done'` and `count(items) > 0` both read naturally.
+ */
+export async function evaluateSuccess(compiled: CompiledExpression, output: unknown): Promise<SuccessVerdict> {
+  if (output === undefined) return { result: 'false', reason: `the run produced no JSON output to evaluate successWhen (${compiled.source}) against` };
+  let value: unknown;
+  try {
+    value = await compiled.expression.evaluate(output);
+  } catch (error) {
+    const e = error as { message?: string };
+    return { result: 'error', reason: `successWhen (${compiled.source}) failed on the output: ${e.message ?? String(error)}` };
+  }
+  if (jsonataTruthy(value)) return { result: 'true' };
+  return { result: 'false', reason: `successWhen (${compiled.source}) was ${value === undefined ? 'not satisfied (no match)' : JSON.stringify(value)} for output ${preview(output)}` };
+}
+
+/** The condition of a task trigger, over what `onDidEndTaskProcess` reports. */
+export async function evaluateTaskCondition(compiled: CompiledExpression | undefined, event: { name: string; exitCode: number | undefined }): Promise<boolean> {
+  if (!compiled) return true;
+  try {
+    return jsonataTruthy(await compiled.expression.evaluate({ name: event.name, exitCode: event.exitCode ?? null }));
+  } catch {
+    // A condition that cannot be evaluated for this event does not fire the chore.
+    return false;
+  }
+}
+
+/**
+ * A run's final output (DESIGN.md §7): the `output` argument of task_end, or failing that the last
+ * message parsed as JSON (a fenced ```json block is accepted). Undefined when there is none.
+ */
+export function finalOutput(taskEndOutput: unknown, lastMessage: string | undefined): unknown {
+  if (taskEndOutput !== undefined && taskEndOutput !== null) {
+    if (typeof taskEndOutput !== 'string') return taskEndOutput;
+    const parsed = parseJson(taskEndOutput);
+    return parsed === undefined ? taskEndOutput : parsed;
+  }
+  if (!lastMessage) return undefined;
+  const fenced = /```(?:json)?\s*\n([\s\S]*?)```/i.exec(lastMessage);
+  return parseJson(fenced ? fenced[1] : lastMessage);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text.trim()) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** JSONata's $boolean casting rules. */
+export function jsonataTruthy(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value !== 0 && !Number.isNaN(value);
+  if (typeof value === 'string') return value.length > 0;
+  if (Array.isArray(value)) return value.some(jsonataTruthy);
+  if (typeof value === 'function') return false;
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  return false;
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}

@@ -1,0 +1,124 @@
+import type { SuccessVerdict } from './expressions';
+import type { BudgetLimit } from './runBudget';
+import type { ChoreDefinition, ConcurrencyPolicy } from './types';
+
+/** Status of a chore run in its history. `skipped` is a fire that never ran (concurrency or queue limit). */
+export type ChoreRunStatus = 'running' | 'succeeded' | 'failed' | 'budget_exhausted' | 'awaiting_review' | 'cancelled' | 'skipped';
+
+/** How a run's last turn ended, as the runner observed it. */
+export type RunEnding =
+  /** The agent called task_end; `verdict` is undefined when the chore has no successWhen. */
+  | { kind: 'task_end'; verdict?: SuccessVerdict }
+  | { kind: 'error'; message: string }
+  | { kind: 'budget_exhausted'; limit: BudgetLimit; message: string }
+  /** An approval (edit, command) was still pending when maxSeconds ran out. */
+  | { kind: 'approval_timeout'; pendingApprovals: number }
+  | { kind: 'cancelled'; reason: string };
+
+export type OutcomeDecision =
+  /** Give the agent one more turn with `message` (successWhen was falsy and iterations remain). */
+  | { kind: 'continue'; message: string }
+  | { kind: 'end'; status: Exclude<ChoreRunStatus, 'running' | 'skipped'>; reason?: string };
+
+/**
+ * Decides how a run ends. A falsy successWhen is not a failure while iterations remain: the agent
+ * gets another turn with the reason, so a near miss can be fixed instead of escalated.
+ */
+export function decideRunOutcome(ending: RunEnding, iterationsLeft: number): OutcomeDecision {
+  switch (ending.kind) {
+    case 'task_end': {
+      const verdict = ending.verdict;
+      if (!verdict || verdict.result === 'true') return { kind: 'end', status: 'succeeded' };
+      if (verdict.result === 'error') return { kind: 'end', status: 'failed', reason: verdict.reason };
+      if (iterationsLeft > 0) {
+        return {
+          kind: 'continue',
+          message: `Your output does not meet this chore's success condition: ${verdict.reason}. Check what is missing, finish the work, and call task_end again with an output that satisfies it.`,
+        };
+      }
+      return { kind: 'end', status: 'failed', reason: verdict.reason };
+    }
+    case 'error':
+      return { kind: 'end', status: 'failed', reason: ending.message };
+    case 'budget_exhausted':
+      return { kind: 'end', status: 'budget_exhausted', reason: ending.message };
+    case 'approval_timeout':
+      return { kind: 'end', status: 'awaiting_review', reason: `${ending.pendingApprovals} approval(s) were not given within the run's maxSeconds; the proposals wait in the review inbox` };
+    case 'cancelled':
+      return { kind: 'end', status: 'cancelled', reason: ending.reason };
+  }
+}
+
+export type FailureAction =
+  | { kind: 'none' }
+  | { kind: 'retry'; attempt: number; delayMs: number }
+  | { kind: 'escalate' }
+  | { kind: 'silent' };
+
+/**
+ * What to do after a run ended with `status`. `attempt` is 0 for the first run of a fire, 1 for its
+ * first retry, and so on. Retries back off exponentially from retryDelaySeconds. A budget
+ * exhaustion is not retried (the next attempt would hit the same wall), and when retries run out
+ * the failure is escalated if there is a channel, so a retrying chore never fails quietly forever.
+ */
+export function decideFailureAction(
+  chore: Pick<ChoreDefinition, 'onFailure' | 'maxRetries' | 'retryDelaySeconds' | 'escalate'>,
+  status: ChoreRunStatus,
+  attempt: number,
+): FailureAction {
+  if (status === 'succeeded' || status === 'cancelled' || status === 'running' || status === 'skipped') return { kind: 'none' };
+  const fallback: FailureAction = chore.escalate ? { kind: 'escalate' } : { kind: 'silent' };
+  switch (chore.onFailure) {
+    case 'silent':
+      return { kind: 'silent' };
+    case 'escalate':
+      return { kind: 'escalate' };
+    case 'retry':
+      if (status === 'failed' && attempt < chore.maxRetries) {
+        return { kind: 'retry', attempt: attempt + 1, delayMs: chore.retryDelaySeconds * 1000 * 2 ** attempt };
+      }
+      // awaiting_review is not retried either: the proposals already wait for a person.
+      return fallback;
+  }
+}
+
+/** Dedup key of a retry of a fire, so a crash while scheduling the retry cannot make two. */
+export function retryKey(fireKey: string, attempt: number): string {
+  return `${fireKey}:retry${attempt}`;
+}
+
+export type ConcurrencyDecision =
+  | { kind: 'start' }
+  /** Policy `skip`: record the fire as skipped and do not run it. */
+  | { kind: 'skip'; reason: string }
+  /** Policy `queue`: re-arm the fire's trigger for `recheckAt` (or wake it when the active run ends). */
+  | { kind: 'wait'; recheckAt: number }
+  /** Policy `queue`, but the fire waited longer than queueMaxWaitSeconds: record it as skipped. */
+  | { kind: 'drop'; reason: string }
+  /** Policy `replace`: cancel the active run, then start this one. */
+  | { kind: 'replace'; cancelRunId: string };
+
+/**
+ * What to do with a fire when it is claimed. Stateless on purpose: a queued fire is just its
+ * durable trigger re-armed, so the queue survives a reload like every other trigger.
+ */
+export function decideConcurrency(
+  chore: { concurrency: ConcurrencyPolicy; queueMaxWaitSeconds: number },
+  activeRun: { runId: string } | undefined,
+  fire: { firedAt: number },
+  now: number,
+  recheckMs = 5_000,
+): ConcurrencyDecision {
+  if (!activeRun) return { kind: 'start' };
+  switch (chore.concurrency) {
+    case 'skip':
+      return { kind: 'skip', reason: `run ${activeRun.runId} was still active (concurrency: skip)` };
+    case 'replace':
+      return { kind: 'replace', cancelRunId: activeRun.runId };
+    case 'queue': {
+      const deadline = fire.firedAt + chore.queueMaxWaitSeconds * 1000;
+      if (now >= deadline) return { kind: 'drop', reason: `waited ${Math.round((now - fire.firedAt) / 1000)} s for run ${activeRun.runId} to end (queueMaxWaitSeconds: ${chore.queueMaxWaitSeconds})` };
+      return { kind: 'wait', recheckAt: Math.min(now + recheckMs, deadline) };
+    }
+  }
+}
