@@ -30,7 +30,7 @@ export interface CodeServer {
 
 /** Options of startCodeServer. */
 export interface StartCodeServerOptions {
-  /** Run name: state goes to .vscode-test/runs/<name>/ (wiped first). */
+  /** Run name: state goes to .vscode-test/runs/<name>/ (wiped first unless reuse). */
   name: string;
   /** Extra User/settings.json entries, e.g. `tasklane.model.provider`. */
   settings?: Record<string, unknown>;
@@ -48,6 +48,8 @@ export interface StartCodeServerOptions {
   gitInit?: boolean;
   /** Keep Workspace Trust on, to test Restricted Mode on purpose (default false). */
   workspaceTrust?: boolean;
+  /** Keep the run's user data and workspace from a previous start (npm start). */
+  reuse?: boolean;
   port?: number;
   startTimeoutMs?: number;
 }

@@ -59,6 +59,14 @@ export function installTasklane(extensionsDir, sourceDir = repoRoot) {
   return installUnpackedExtension(sourceDir, extensionsDir, EXTENSION_PARTS);
 }
 
+function readJson(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return {}; // settings.json may hold comments after a user edit: start over rather than fail
+  }
+}
+
 function copyWorkspace(source, target, gitInit) {
   fs.rmSync(target, { recursive: true, force: true });
   fs.cpSync(source, target, { recursive: true });
@@ -129,7 +137,7 @@ process.once('exit', () => {
 /**
  * Starts code-server for a run and resolves once it serves HTTP.
  * @param {object} options
- * @param {string} options.name run name: state goes to .vscode-test/runs/<name>/ (wiped first)
+ * @param {string} options.name run name: state goes to .vscode-test/runs/<name>/ (wiped first unless reuse)
  * @param {Record<string, unknown>} [options.settings] extra User/settings.json entries
  * @param {Record<string, string | undefined>} [options.env] extra environment (inherited by the extension host)
  * @param {string[]} [options.extraExtensions] more unpacked extension folders to install
@@ -138,6 +146,7 @@ process.once('exit', () => {
  * @param {string} [options.workspace] folder copied as the workspace (default sample-workspace)
  * @param {boolean} [options.gitInit] make the workspace copy a git repository (default true)
  * @param {boolean} [options.workspaceTrust] keep Workspace Trust on (to test Restricted Mode on purpose)
+ * @param {boolean} [options.reuse] keep the run's user data and workspace from a previous start (npm start)
  * @param {number} [options.port] fixed port (default: a free one)
  * @param {number} [options.startTimeoutMs] default 60 s
  * @returns {Promise<import('./codeServer.d.mts').CodeServer>}
@@ -150,7 +159,8 @@ export async function startCodeServer(options) {
   const userDataDir = path.join(runDir, 'user-data');
   const extensionsDir = path.join(runDir, 'extensions');
   const workspaceDir = path.join(runDir, 'workspace');
-  fs.rmSync(runDir, { recursive: true, force: true });
+  const reuse = options.reuse === true && fs.existsSync(workspaceDir);
+  if (!reuse) fs.rmSync(runDir, { recursive: true, force: true });
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   fs.mkdirSync(extensionsDir, { recursive: true });
 
@@ -166,13 +176,16 @@ export async function startCodeServer(options) {
     ...options.settings,
   };
   if (options.workspaceTrust) settings['security.workspace.trust.enabled'] = true;
-  fs.writeFileSync(path.join(userDataDir, 'User/settings.json'), JSON.stringify(settings, null, 2));
+  const settingsFile = path.join(userDataDir, 'User/settings.json');
+  // Reusing a run keeps what the user changed in the UI; ours win only for the keys we set.
+  const previous = reuse && fs.existsSync(settingsFile) ? readJson(settingsFile) : {};
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...previous, ...settings }, null, 2));
 
   const extensions = [];
   if (options.installTasklane !== false) extensions.push(installTasklane(extensionsDir, options.tasklaneDir ?? process.env.TASKLANE_EXTENSION_DIR));
   for (const dir of options.extraExtensions ?? []) extensions.push(installUnpackedExtension(dir, extensionsDir));
 
-  copyWorkspace(options.workspace ?? path.join(repoRoot, 'sample-workspace'), workspaceDir, options.gitInit !== false);
+  if (!reuse) copyWorkspace(options.workspace ?? path.join(repoRoot, 'sample-workspace'), workspaceDir, options.gitInit !== false);
 
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;

@@ -1,0 +1,76 @@
+// `npm start`: run Tasklane for real in code-server on the sample workspace.
+//   npm start                 keep the previous run's conversations and workspace edits
+//   npm start -- --fresh      start over from a clean copy of sample-workspace
+//   npm start -- --no-build   use dist/ as it is
+//   PORT=8080 npm start       fixed port (default: a free one)
+// Model: ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment selects that provider; without
+// either, the scripted model server runs in echo mode as a local demo model (no network, no key).
+import { spawnSync } from 'node:child_process';
+import { setInterval } from 'node:timers';
+import * as path from 'node:path';
+import { repoRoot, startCodeServer } from './codeServer.mjs';
+import { modelServerAvailable, startModelServer } from './modelServer.mjs';
+
+function say(message) {
+  process.stdout.write(`[start] ${message}\n`);
+}
+
+function mustRun(label, command, args) {
+  say(label);
+  const run = spawnSync(command, args, { cwd: repoRoot, stdio: 'inherit' });
+  if (run.status !== 0) {
+    process.stderr.write(`[start] ${label} failed (exit ${run.status ?? run.signal ?? run.error?.message}); fix that and run npm start again\n`);
+    process.exit(1);
+  }
+}
+
+mustRun('provisioning code-server (skipped when already there)', 'bash', [path.join(repoRoot, 'scripts/provision.sh')]);
+if (!process.argv.includes('--no-build')) mustRun('building the extension', 'npm', ['run', '--silent', 'build']);
+
+let model;
+const settings = {};
+const env = {};
+if (process.env.ANTHROPIC_API_KEY) {
+  settings['tasklane.model.provider'] = 'anthropic';
+  say('model: Anthropic (ANTHROPIC_API_KEY is set)');
+} else if (process.env.OPENAI_API_KEY) {
+  settings['tasklane.model.provider'] = 'openai';
+  say('model: OpenAI (OPENAI_API_KEY is set)');
+} else if (modelServerAvailable()) {
+  model = await startModelServer();
+  settings['tasklane.model.provider'] = 'openai-compatible';
+  settings['tasklane.model.baseUrl'] = model.openaiBaseUrl;
+  settings['tasklane.model.id'] = 'demo-echo';
+  // The local server takes any key; Tasklane asks for one for OpenAI-compatible endpoints.
+  env.OPENAI_API_KEY = 'tasklane-demo';
+  env.TASKLANE_TEST_MODEL_URL = model.url;
+  say(`model: local demo model in echo mode at ${model.openaiBaseUrl} (set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real one)`);
+} else {
+  say('model: none configured and the demo model server is missing; use "Tasklane: Select Model" in the workbench');
+}
+
+const server = await startCodeServer({
+  name: 'start',
+  reuse: !process.argv.includes('--fresh'),
+  port: process.env.PORT ? Number(process.env.PORT) : undefined,
+  settings,
+  env,
+});
+
+let stopping = false;
+async function shutdown() {
+  if (stopping) return;
+  stopping = true;
+  say('stopping');
+  await server.stop();
+  await model?.stop();
+  process.exit(0);
+}
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);
+
+say(`workspace: ${server.workspaceDir}`);
+say(`logs: ${server.logFile}`);
+process.stdout.write(`\nTasklane is running: open ${server.workbenchUrl}\n(the Tasklane icon is in the activity bar; Ctrl-C stops)\n\n`);
+// Keep the event loop alive until a signal arrives.
+setInterval(() => {}, 1 << 30);
