@@ -45,6 +45,8 @@ export class AnthropicClient implements ModelClient {
     this.stream = options.stream ?? true;
     this.sdk = new Anthropic({
       apiKey: options.apiKey,
+      // Not from ANTHROPIC_AUTH_TOKEN: the key the user configured is the only credential sent.
+      authToken: null,
       // Explicit, so an ANTHROPIC_BASE_URL in the environment cannot silently redirect the key.
       baseURL: options.baseUrl ?? 'https://api.anthropic.com',
       timeout: this.timeoutMs,

@@ -46,6 +46,8 @@ export class OpenAiClient implements ModelClient {
       baseURL: options.baseUrl ?? 'https://api.openai.com/v1',
       timeout: this.timeoutMs,
       maxRetries: this.maxRetries,
+      // OPENAI_ORG_ID / OPENAI_PROJECT_ID belong to api.openai.com; never send them to a third-party server.
+      ...(this.provider === 'openai-compatible' ? { organization: null, project: null } : {}),
     });
     this.baseUrl = this.sdk.baseURL;
   }
