@@ -1,6 +1,8 @@
 import { hashContent } from './changeSet';
 import type { ChangeSet, ChangeSetStatus, FileChange, FileDecision } from './changeSet';
 import { EditError, change } from './proposeChangeSet';
+import { classifyEdits } from './sensitivePaths';
+import type { EditClassification, EditPolicyOptions } from './sensitivePaths';
 import type { ProposalFiles } from './proposeChangeSet';
 
 /**
@@ -108,6 +110,18 @@ export function rejectChangeSet(changeSet: ChangeSet, reason?: string): ChangeSe
 export function markApplied(changeSet: ChangeSet): ChangeSet {
   const partial = changeSet.files.some((f) => f.decision === 'reject');
   return transition(changeSet, partial ? 'partially_applied' : 'applied');
+}
+
+/**
+ * The edit policy for a whole set: it applies without asking only if every path it touches (both
+ * sides of a rename) would. Also classify the requested spellings (classifyResolvedEdit) when
+ * proposing, since the set holds only the resolved paths.
+ */
+export function classifyChangeSet(changeSet: ChangeSet, options: EditPolicyOptions): EditClassification {
+  return classifyEdits(
+    changeSet.files.flatMap((f) => (f.newPath !== undefined ? [f.path, f.newPath] : [f.path])),
+    options,
+  );
 }
 
 /** A one-paragraph account of a decided set, written for the task that proposed it. */

@@ -18,6 +18,12 @@ export interface ResolvedWorkspacePath {
   requestedRelativePath: string;
   /** False when the final path does not exist yet (a file about to be created). */
   exists: boolean;
+  /**
+   * Every workspace-relative spelling of this file met on the way: the request, the path at each
+   * symbolic link followed inside the workspace, and the physical path. A policy must check all
+   * of them: `cfg/x.json` through `cfg` → `.vscode` → `conf` is also `.vscode/x.json`.
+   */
+  aliases: string[];
 }
 
 /** A refusal; `reason` is written for the model, naming the path and what to do instead. */
@@ -74,6 +80,7 @@ export async function resolveWorkspacePath(
   let missingTail: string[] = [];
   let hops = 0;
   let firstLink: string | undefined;
+  const hopAliases: string[] = [];
   let exists = true;
   while (queue.length > 0) {
     const segment = queue.shift() as string;
@@ -108,6 +115,8 @@ export async function resolveWorkspacePath(
         return refuse(`${show(requested)} goes through more than ${MAX_SYMLINK_HOPS} symbolic links (a loop); use a path that does not go through it`);
       }
       firstLink ??= displayRelative(realRoot, candidate, ci);
+      const linkSegments = relativeSegments(realRoot, candidate, ci);
+      if (linkSegments !== undefined) hopAliases.push([...linkSegments, ...queue].join('/'));
       const target = await fs.readlink(candidate);
       if (nodePath.isAbsolute(target)) current = nodePath.parse(target).root;
       queue.unshift(...splitSegments(target));
@@ -129,12 +138,15 @@ export async function resolveWorkspacePath(
     const via = firstLink !== undefined ? ` through the symbolic link ${firstLink}` : '';
     return refuse(`${show(requested)} resolves outside the workspace${via}; use a path inside the workspace that does not go through a link out of it`);
   }
+  const relativePath = finalSegments.join('/');
+  const requestedRelativePath = lexicalSegments.join('/');
   return {
     ok: true,
     absolutePath: canonical,
-    relativePath: finalSegments.join('/'),
-    requestedRelativePath: lexicalSegments.join('/'),
+    relativePath,
+    requestedRelativePath,
     exists,
+    aliases: [...new Set([requestedRelativePath, ...hopAliases, relativePath])],
   };
 }
 

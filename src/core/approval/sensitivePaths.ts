@@ -1,3 +1,5 @@
+import type { ResolvedWorkspacePath } from './pathGuard';
+
 /**
  * Which workspace files always need a person's approval to change (DESIGN.md §6): files that can
  * execute code or change the agent's own powers. Matching is on a normalised, case-folded form of
@@ -127,4 +129,13 @@ export function classifyRead(_relativePath: string): EditClassification {
 export function classifyEdits(relativePaths: readonly string[], options: EditPolicyOptions): EditClassification {
   const reasons = [...new Set(relativePaths.map((p) => classifyEdit(p, options)).flatMap((c) => (c.decision === 'ask' ? [c.reason] : [])))];
   return reasons.length === 0 ? { decision: 'auto' } : { decision: 'ask', reason: reasons.join('; ') };
+}
+
+/**
+ * The edit policy for a path the guard resolved: every spelling met on the way must pass, since
+ * a workspace whose `.vscode` is a symlink to `conf/` still has VS Code read `.vscode/settings.json`,
+ * and a link `cfg` → `.vscode` writes into it.
+ */
+export function classifyResolvedEdit(resolved: Pick<ResolvedWorkspacePath, 'aliases'>, options: EditPolicyOptions): EditClassification {
+  return classifyEdits(resolved.aliases, options);
 }

@@ -109,6 +109,7 @@ describe('approval: resolveWorkspacePath (real temp dirs, real symlinks)', () =>
     const viaDir = assertInside(await resolveWorkspacePath(ws, 'link-in/a.ts', nodeFs));
     assert.equal(viaDir.relativePath, 'src/a.ts');
     assert.equal(viaDir.requestedRelativePath, 'link-in/a.ts');
+    assert.deepEqual(viaDir.aliases, ['link-in/a.ts', 'src/a.ts']);
     const dangling = assertInside(await resolveWorkspacePath(ws, 'dangling-in', nodeFs));
     assert.equal(dangling.relativePath, 'src/new.ts');
     assert.equal(dangling.exists, false);
