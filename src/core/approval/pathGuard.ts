@@ -101,7 +101,12 @@ export async function resolveWorkspacePath(
       missingTail.push(segment);
       continue;
     }
-    const kind = await fs.lstat(candidate);
+    let kind: Awaited<ReturnType<FsPort['lstat']>>;
+    try {
+      kind = await fs.lstat(candidate);
+    } catch (error) {
+      return unreadable(requested, error);
+    }
     if (kind === undefined) {
       exists = false;
       lastExisting = current;
@@ -117,7 +122,12 @@ export async function resolveWorkspacePath(
       firstLink ??= displayRelative(realRoot, candidate, ci);
       const linkSegments = relativeSegments(realRoot, candidate, ci);
       if (linkSegments !== undefined) hopAliases.push([...linkSegments, ...queue].join('/'));
-      const target = await fs.readlink(candidate);
+      let target: string;
+      try {
+        target = await fs.readlink(candidate);
+      } catch (error) {
+        return unreadable(requested, error);
+      }
       if (nodePath.isAbsolute(target)) current = nodePath.parse(target).root;
       queue.unshift(...splitSegments(target));
       continue;
@@ -152,6 +162,12 @@ export async function resolveWorkspacePath(
 
 function refuse(reason: string): RefusedWorkspacePath {
   return { ok: false, reason };
+}
+
+/** Fails closed: a path the guard cannot inspect is not one it can vouch for. */
+function unreadable(requested: string, error: unknown): RefusedWorkspacePath {
+  const code = (error as NodeJS.ErrnoException).code ?? 'error';
+  return refuse(`${show(requested)} cannot be checked (${code}); use another path, or ask the user to fix its permissions`);
 }
 
 /** Quotes nothing and trims nothing: the model should recognise its own input. */

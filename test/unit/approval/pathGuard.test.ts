@@ -136,6 +136,11 @@ describe('approval: resolveWorkspacePath (real temp dirs, real symlinks)', () =>
     assert.equal(result.relativePath, 'src/a.ts');
   });
 
+  it('fails closed when a component cannot be inspected', async () => {
+    const denying = { ...nodeFs, lstat: async () => { throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }); } };
+    assertRefused(await resolveWorkspacePath(ws, 'src/a.ts', denying), /^src\/a\.ts cannot be checked \(EACCES\); use another path/);
+  });
+
   it('says what to do when the workspace root is gone', async () => {
     await assert.rejects(resolveWorkspacePath(path.join(base, 'no-such-root'), 'a.ts', nodeFs), /cannot be resolved.*reopen the folder/);
   });
