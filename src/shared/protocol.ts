@@ -90,6 +90,7 @@ export interface ViewState {
 export type HostMessage =
   | { type: 'init'; state: ViewState }
   | { type: 'sessionPatch'; session: SessionSummary }
+  | { type: 'sessionRemoved'; sessionId: string; movedTo?: string }
   | { type: 'messageAppended'; sessionId: string; message: MessageView }
   | { type: 'taskPatch'; task: TaskView }
   | { type: 'traceAppended'; taskId: string; event: TraceEventView }

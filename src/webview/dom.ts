@@ -6,7 +6,7 @@ type Child = Node | string | null | undefined | false;
 
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
-  attrs: Record<string, string | boolean | number | undefined> = {},
+  attrs?: Record<string, string | boolean | number | undefined>,
   ...children: Child[]
 ): HTMLElementTagNameMap[K];
 export function h(tag: string, attrs?: Record<string, string | boolean | number | undefined>, ...children: Child[]): HTMLElement;

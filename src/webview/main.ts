@@ -199,6 +199,12 @@ function onMessage(message: HostMessage): void {
       sessions.set(message.session.id, message.session);
       renderSessions();
       break;
+    case 'sessionRemoved':
+      sessions.delete(message.sessionId);
+      transcripts.delete(message.sessionId);
+      if (persisted.selectedSessionId === message.sessionId) selectSession(message.movedTo);
+      else renderSessions();
+      break;
     case 'messageAppended': {
       const list = transcripts.get(message.sessionId) ?? [];
       list.push(message.message);

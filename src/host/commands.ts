@@ -1,0 +1,79 @@
+import * as vscode from 'vscode';
+import type { ModelProvider } from './modelProvider';
+import { selectModelFlow, setApiKeyFlow } from './modelProvider';
+import type { Runtime } from './runtime';
+
+/** Everything a command needs; passed in by the composition root. */
+export interface CommandDeps {
+  runtime: Runtime;
+  models: ModelProvider;
+  channel: vscode.LogOutputChannel;
+  /** Re-sends the sidebar's state after something it shows changed outside the agent. */
+  refreshSidebar: () => Promise<void>;
+}
+
+/** Picks a task: the argument if given, else the user chooses among tasks in a fitting state. */
+async function pickTask(deps: CommandDeps, given: unknown, filter: (t: { status: string; paused: boolean }) => boolean, verb: string): Promise<string | undefined> {
+  if (typeof given === 'string' && given) return given;
+  const { agent } = await deps.runtime.ready;
+  const candidates = agent.snapshot().tasks.filter(filter);
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(`Tasklane: there is no task to ${verb}.`);
+    return undefined;
+  }
+  if (candidates.length === 1) return candidates[0].id;
+  const pick = await vscode.window.showQuickPick(
+    candidates.map((t) => ({ label: t.name, description: t.status, id: t.id })),
+    { title: `Tasklane: ${verb} which task?` },
+  );
+  return pick?.id;
+}
+
+/** The palette commands of DESIGN.md §9 that exist so far (each registered only once it works). */
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { runtime } = deps;
+  return [
+    vscode.commands.registerCommand('tasklane.sendMessage', async (text?: unknown) => {
+      const message = typeof text === 'string' && text.trim() ? text : await vscode.window.showInputBox({ title: 'Tasklane: send a message', ignoreFocusOut: true });
+      if (!message?.trim()) return undefined;
+      const { agent } = await runtime.ready;
+      const { sessionId } = await agent.sendMessage(message);
+      return sessionId;
+    }),
+    vscode.commands.registerCommand('tasklane.getState', async () => {
+      const { agent } = await runtime.ready;
+      return { ...agent.snapshot(), model: await deps.models.status(), restricted: !vscode.workspace.isTrusted };
+    }),
+    vscode.commands.registerCommand('tasklane.continueTask', async (taskId?: unknown) => {
+      const id = await pickTask(deps, taskId, (t) => t.paused, 'continue');
+      if (id) await (await runtime.ready).agent.continueTask(id);
+    }),
+    vscode.commands.registerCommand('tasklane.abortTask', async (taskId?: unknown) => {
+      const id = await pickTask(deps, taskId, (t) => t.paused || t.status === 'running', 'abort');
+      if (id) await (await runtime.ready).agent.abortTask(id);
+    }),
+    vscode.commands.registerCommand('tasklane.cancelTask', async (taskId?: unknown) => {
+      const id = await pickTask(deps, taskId, (t) => t.status === 'running' || t.paused, 'cancel');
+      if (id) await (await runtime.ready).agent.cancelTask(id);
+    }),
+    vscode.commands.registerCommand('tasklane.setApiKey', async () => {
+      if (await setApiKeyFlow(deps.models)) await deps.refreshSidebar();
+    }),
+    vscode.commands.registerCommand('tasklane.selectModel', async () => {
+      if (await selectModelFlow(deps.models)) await deps.refreshSidebar();
+    }),
+    vscode.commands.registerCommand('tasklane.showLog', () => deps.channel.show()),
+    vscode.commands.registerCommand('tasklane.openAgentFiles', async () => {
+      const { storageDir } = await runtime.ready;
+      const files = ['EVENT.md', 'MEMORY.md', 'TASK_HISTORY.md'];
+      const pick = await vscode.window.showQuickPick(files, { title: 'Tasklane: open which agent file?' });
+      if (!pick) return;
+      const uri = vscode.Uri.joinPath(vscode.Uri.file(storageDir), pick);
+      try {
+        await vscode.window.showTextDocument(uri);
+      } catch {
+        void vscode.window.showInformationMessage(`Tasklane has not written ${pick} yet.`);
+      }
+    }),
+  ];
+}

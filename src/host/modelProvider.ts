@@ -1,0 +1,168 @@
+import * as vscode from 'vscode';
+import { createModelClient } from '../core/model/createModelClient';
+import type { ModelClient } from '../core/model/types';
+import { ModelError } from '../core/model/types';
+import type { ModelStatusView } from '../shared/protocol';
+import { selectLmChat, VsCodeLmClient } from './vscodeLmClient';
+
+export type ProviderId = 'auto' | 'vscode-lm' | 'anthropic' | 'openai' | 'openai-compatible';
+export const KEYED_PROVIDERS = ['anthropic', 'openai', 'openai-compatible'] as const;
+type KeyedProvider = (typeof KEYED_PROVIDERS)[number];
+
+const ENV_KEYS: Record<KeyedProvider, string | undefined> = {
+  anthropic: 'ANTHROPIC_API_KEY',
+  openai: 'OPENAI_API_KEY',
+  // Local servers (Ollama, LM Studio, vLLM) usually take any key; OpenAI's variable is the common convention.
+  'openai-compatible': 'OPENAI_API_KEY',
+};
+
+/** Model settings as the user configured them (DESIGN.md §9). */
+export interface ModelSettings {
+  provider: ProviderId;
+  model: string;
+  baseUrl: string;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+export function readModelSettings(): ModelSettings {
+  const config = vscode.workspace.getConfiguration('tasklane.model');
+  return {
+    provider: config.get<ProviderId>('provider', 'auto'),
+    model: config.get<string>('id', ''),
+    baseUrl: config.get<string>('baseUrl', ''),
+    timeoutMs: config.get<number>('timeoutSeconds', 60) * 1000,
+    maxRetries: config.get<number>('maxRetries', 2),
+  };
+}
+
+const secretName = (provider: KeyedProvider) => `tasklane.apiKey.${provider}`;
+
+/**
+ * Turns the settings into a ModelClient, per turn (so a changed setting or key applies to the next
+ * turn without a reload). Keys come only from SecretStorage, with the provider's environment
+ * variable as a fallback; they are never written to settings or logs.
+ */
+export class ModelProvider {
+  constructor(private readonly secrets: vscode.SecretStorage) {}
+
+  async client(): Promise<ModelClient> {
+    const settings = readModelSettings();
+    if (settings.provider === 'vscode-lm' || settings.provider === 'auto') {
+      const chat = await selectLmChat(settings.provider === 'vscode-lm' ? settings.model || undefined : undefined);
+      if (chat) return new VsCodeLmClient(chat);
+      if (settings.provider === 'vscode-lm') {
+        throw new ModelError('no_model', "No VS Code language model is available. Install a model provider (such as GitHub Copilot) or run 'Tasklane: Select Model' to use an API.");
+      }
+      // auto, with no VS Code model: an API whose key the user already has.
+      for (const provider of ['anthropic', 'openai'] as const) {
+        const apiKey = await this.apiKey(provider);
+        if (apiKey) return createModelClient({ provider, model: settings.model || undefined, apiKey, timeoutMs: settings.timeoutMs, maxRetries: settings.maxRetries });
+      }
+      throw new ModelError('no_model', "No model is set up yet. Run 'Tasklane: Select Model' to choose Anthropic, OpenAI or an OpenAI-compatible server, or install a VS Code model provider.");
+    }
+    return createModelClient({
+      provider: settings.provider,
+      model: settings.model || undefined,
+      baseUrl: settings.baseUrl || undefined,
+      apiKey: await this.apiKey(settings.provider),
+      timeoutMs: settings.timeoutMs,
+      maxRetries: settings.maxRetries,
+    });
+  }
+
+  async apiKey(provider: KeyedProvider): Promise<string | undefined> {
+    const stored = await this.secrets.get(secretName(provider));
+    if (stored) return stored;
+    const envName = ENV_KEYS[provider];
+    return envName ? process.env[envName] || undefined : undefined;
+  }
+
+  async storeApiKey(provider: KeyedProvider, key: string): Promise<void> {
+    await this.secrets.store(secretName(provider), key);
+  }
+
+  /** What the sidebar shows about the model: which one, and what to do if it cannot be used. */
+  async status(): Promise<ModelStatusView> {
+    const settings = readModelSettings();
+    try {
+      const client = await this.client();
+      return { provider: client.provider, model: client.model };
+    } catch (error) {
+      return { provider: settings.provider, model: settings.model, problem: error instanceof Error ? error.message : String(error) };
+    }
+  }
+}
+
+/**
+ * `Tasklane: Select Model`: provider, then (for keyed providers) base URL, model id and key.
+ * Every step can be escaped; nothing is saved until the last step is confirmed.
+ */
+export async function selectModelFlow(models: ModelProvider): Promise<boolean> {
+  const lmModels = await vscode.lm.selectChatModels({});
+  const picks: Array<vscode.QuickPickItem & { provider: ProviderId; model?: string }> = [
+    ...lmModels.map((m) => ({ label: `$(sparkle) ${m.name}`, description: `VS Code · ${m.vendor}`, provider: 'vscode-lm' as const, model: m.id })),
+    { label: 'Anthropic', description: 'Claude models with an API key', provider: 'anthropic' },
+    { label: 'OpenAI', description: 'GPT models with an API key', provider: 'openai' },
+    { label: 'OpenAI-compatible server', description: 'Ollama, LM Studio, vLLM, OpenRouter… by base URL', provider: 'openai-compatible' },
+  ];
+  const pick = await vscode.window.showQuickPick(picks, { title: 'Tasklane: choose a model provider', ignoreFocusOut: true });
+  if (!pick) return false;
+  const config = vscode.workspace.getConfiguration('tasklane.model');
+  if (pick.provider === 'vscode-lm') {
+    await config.update('provider', 'vscode-lm', vscode.ConfigurationTarget.Global);
+    await config.update('id', pick.model, vscode.ConfigurationTarget.Global);
+    return true;
+  }
+  const provider = pick.provider as KeyedProvider;
+  let baseUrl = '';
+  if (provider === 'openai-compatible') {
+    const entered = await vscode.window.showInputBox({
+      title: 'Base URL of the OpenAI-compatible server',
+      value: readModelSettings().baseUrl || 'http://127.0.0.1:11434/v1',
+      ignoreFocusOut: true,
+      validateInput: (v) => (/^https?:\/\/\S+$/.test(v.trim()) ? undefined : 'Enter an http(s) URL, e.g. http://127.0.0.1:11434/v1'),
+    });
+    if (entered === undefined) return false;
+    baseUrl = entered.trim();
+  }
+  const model = await vscode.window.showInputBox({
+    title: 'Model id',
+    prompt: 'Leave empty for the provider default.',
+    value: readModelSettings().provider === provider ? readModelSettings().model : '',
+    ignoreFocusOut: true,
+  });
+  if (model === undefined) return false;
+  if (!(await models.apiKey(provider))) {
+    const key = await promptForKey(provider);
+    if (key === undefined && provider !== 'openai-compatible') return false;
+    if (key) await models.storeApiKey(provider, key);
+  }
+  await config.update('provider', provider, vscode.ConfigurationTarget.Global);
+  await config.update('id', model.trim(), vscode.ConfigurationTarget.Global);
+  if (provider === 'openai-compatible') await config.update('baseUrl', baseUrl, vscode.ConfigurationTarget.Global);
+  return true;
+}
+
+export function promptForKey(provider: KeyedProvider): Thenable<string | undefined> {
+  return vscode.window.showInputBox({
+    title: `API key for ${provider}`,
+    prompt: 'Stored in VS Code SecretStorage, never in settings.',
+    password: true,
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim().length > 0 || provider === 'openai-compatible' ? undefined : 'Enter a key'),
+  });
+}
+
+/** `Tasklane: Set API Key`. */
+export async function setApiKeyFlow(models: ModelProvider): Promise<boolean> {
+  const current = readModelSettings().provider;
+  const provider = (KEYED_PROVIDERS as readonly string[]).includes(current)
+    ? (current as KeyedProvider)
+    : ((await vscode.window.showQuickPick([...KEYED_PROVIDERS], { title: 'Set the API key for which provider?' })) as KeyedProvider | undefined);
+  if (!provider) return false;
+  const key = await promptForKey(provider);
+  if (!key) return false;
+  await models.storeApiKey(provider, key.trim());
+  return true;
+}

@@ -1,0 +1,111 @@
+import * as vscode from 'vscode';
+import { Agent } from '../core/engine/agent';
+import type { AgentChange } from '../core/engine/types';
+import type { Logger } from '../core/ports';
+import { systemClock } from '../core/ports';
+import { createTriggerStore } from '../core/store/triggerStore';
+import { openDurableDb } from '../core/store/durableDb';
+import { loadSqlJs } from '../core/store/sqlJs';
+import type { DurableDb, TriggerStore } from '../core/store/types';
+import type { ModelProvider } from './modelProvider';
+import { VsCodeWorkspace } from './workspacePort';
+
+/** The parts that exist once the store is open. */
+export interface RuntimeParts {
+  db: DurableDb;
+  triggers: TriggerStore;
+  agent: Agent;
+  storageDir: string;
+}
+
+/**
+ * Starts the heavy parts after activation returns: loads the sql.js wasm, opens the durable store
+ * under the workspace's storage folder, and starts the agent's single consumer loop. Until then
+ * (a few tens of ms), the sidebar and commands wait on `ready`.
+ */
+export class Runtime implements vscode.Disposable {
+  private parts: RuntimeParts | undefined;
+  private failure: string | undefined;
+  private readonly changeListeners = new Set<(change: AgentChange) => void>();
+  readonly ready: Promise<RuntimeParts>;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly logger: Logger,
+    private readonly models: ModelProvider,
+  ) {
+    // setImmediate: activate() returns first; nothing heavy is on the activation path.
+    this.ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.start());
+    this.ready.catch(() => undefined);
+  }
+
+  /** Why the store could not open, for the sidebar; undefined while starting or when fine. */
+  get problem(): string | undefined {
+    return this.failure;
+  }
+
+  get current(): RuntimeParts | undefined {
+    return this.parts;
+  }
+
+  onDidChange(listener: (change: AgentChange) => void): vscode.Disposable {
+    this.changeListeners.add(listener);
+    return new vscode.Disposable(() => this.changeListeners.delete(listener));
+  }
+
+  private async start(): Promise<RuntimeParts> {
+    const started = Date.now();
+    const storage = this.context.storageUri ?? this.context.globalStorageUri;
+    const storageDir = storage.fsPath;
+    try {
+      await vscode.workspace.fs.createDirectory(storage);
+      const sqlJs = await loadSqlJs(vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath);
+      const db = await openDurableDb({
+        dir: storageDir,
+        sqlJs,
+        logger: this.logger,
+        onNotice: (message) => void vscode.window.showWarningMessage(`Tasklane: ${message}`),
+      });
+      const triggers = await createTriggerStore(db, { logger: this.logger });
+      const root = vscode.workspace.workspaceFolders?.[0]?.uri ?? storage;
+      const skillDirs = [vscode.Uri.joinPath(this.context.extensionUri, 'skills').fsPath];
+      if (vscode.workspace.workspaceFolders?.[0]) {
+        for (const dir of ['.agents/skills', '.github/skills', '.claude/skills']) skillDirs.push(vscode.Uri.joinPath(root, dir).fsPath);
+      }
+      const workspace = new VsCodeWorkspace(root);
+      const agent = new Agent({
+        db,
+        triggers,
+        model: () => this.models.client(),
+        workspace,
+        clock: systemClock,
+        logger: this.logger,
+        storageDir,
+        skillDirs,
+        workspaceRules: () => workspace.readFile('AGENTS.md').catch(() => undefined),
+        settings: () => {
+          const config = vscode.workspace.getConfiguration('tasklane.budget');
+          return {
+            maxActionsPerTask: config.get<number>('maxActionsPerTask', 50),
+            maxTokensPerTask: config.get<number>('maxTokensPerTask', 500_000),
+          };
+        },
+      });
+      agent.onDidChange((change) => this.changeListeners.forEach((listener) => listener(change)));
+      agent.start();
+      this.parts = { db, triggers, agent, storageDir };
+      this.logger.info('HOST', `Store opened and agent started in ${Date.now() - started} ms (storage: ${storageDir})`);
+      return this.parts;
+    } catch (error) {
+      this.failure = `Tasklane could not open its state in ${storageDir}: ${error instanceof Error ? error.message : String(error)}. See 'Tasklane: Show Log'.`;
+      this.logger.error('STORE', 'Start-up failed', error);
+      throw error;
+    }
+  }
+
+  dispose(): void {
+    const parts = this.parts;
+    this.parts = undefined;
+    if (parts) void parts.agent.stop().then(() => parts.triggers.close()).then(() => parts.db.close());
+  }
+}

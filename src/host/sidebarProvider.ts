@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { HostMessage, ViewState, WebviewMessage } from '../shared/protocol';
+import { webviewMessageSchema } from '../shared/protocol';
+import type { Logger } from '../core/ports';
+
+/** What the sidebar needs from the rest of the extension. */
+export interface SidebarBackend {
+  /** The full state, sent once when the webview (re)loads. */
+  viewState(): Promise<ViewState>;
+  /** Handle one validated message; a returned message is posted back. */
+  handle(message: WebviewMessage): Promise<HostMessage | undefined>;
+}
+
+/**
+ * The `tasklane.sidebar` webview view. Its content is built from dist/webview.js and
+ * media/sidebar.css only (localResourceRoots), behind a CSP that allows no remote source and only
+ * the one script with this load's nonce. Every incoming message is validated with zod: the
+ * webview shows model and workspace text and must be treated as untrusted.
+ */
+export class SidebarProvider implements vscode.WebviewViewProvider {
+  static readonly viewType = 'tasklane.sidebar';
+  private view: vscode.WebviewView | undefined;
+  private ready = false;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly backend: SidebarBackend,
+    private readonly logger: Logger,
+  ) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    this.ready = false;
+    view.webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+    };
+    view.webview.html = this.html(view.webview);
+    view.webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw));
+    view.onDidDispose(() => {
+      this.view = undefined;
+      this.ready = false;
+    });
+  }
+
+  /** Post an incremental update; dropped while the view is not loaded (it gets `init` when it is). */
+  post(message: HostMessage): void {
+    if (this.view && this.ready) void this.view.webview.postMessage(message);
+  }
+
+  /** Re-send the whole state (e.g. after trust or the store's state changed). */
+  async refresh(): Promise<void> {
+    if (this.view && this.ready) await this.view.webview.postMessage({ type: 'init', state: await this.backend.viewState() } satisfies HostMessage);
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = webviewMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.logger.warn('HOST', `Ignored an invalid message from the sidebar: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      return;
+    }
+    const message = parsed.data;
+    try {
+      if (message.type === 'ready') {
+        this.ready = true;
+        await this.refresh();
+        return;
+      }
+      const reply = await this.backend.handle(message);
+      if (reply) this.post(reply);
+    } catch (error) {
+      this.logger.error('HOST', `Sidebar request ${message.type} failed`, error);
+      if (message.type === 'send') {
+        this.post({ type: 'sendResult', requestId: message.requestId, ok: false, error: `Not sent: ${error instanceof Error ? error.message : String(error)}. Your text is still in the box.` });
+      }
+    }
+  }
+
+  private html(webview: vscode.Webview): string {
+    const nonce = randomBytes(16).toString('base64');
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'sidebar.css'));
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `font-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource} data:`,
+      `script-src 'nonce-${nonce}'`,
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style}">
+<title>Tasklane</title>
+</head>
+<body>
+<div id="banner"></div>
+<nav id="sessions" aria-label="Sessions"></nav>
+<div id="dead-letters"></div>
+<section id="tasks" aria-label="Tasks"></section>
+<section id="trace-area" aria-label="Action trace" hidden></section>
+<section id="transcript" aria-live="polite" aria-label="Conversation"></section>
+<footer id="composer">
+<div id="reply-target"></div>
+<vscode-textarea id="chat-input" placeholder="Ask Tasklane… (Enter to send, Shift+Enter for a new line)" rows="3" resize="vertical" aria-label="Message"></vscode-textarea>
+<vscode-button id="send">Send</vscode-button>
+</footer>
+<script nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+  }
+}

@@ -1,0 +1,79 @@
+import type { AgentChange, DeadLetterView as CoreDeadLetter, TaskEvent, TaskView as CoreTask, SessionView as CoreSession } from '../core/engine/types';
+import type { DeadLetterView, HostMessage, SessionSummary, SessionView, TaskView, TraceEventView } from '../shared/protocol';
+
+/**
+ * Engine views → sidebar protocol. The engine speaks in its own terms (counters with limits,
+ * structured event data); the sidebar gets what it draws: short summaries, pretty JSON detail.
+ */
+export function toSessionSummary(session: Omit<CoreSession, 'messages'>, tasks: readonly CoreTask[]): SessionSummary {
+  const task = tasks.find((t) => t.sessionId === session.id && (t.status === 'running' || t.status === 'paused'));
+  return {
+    id: session.id,
+    name: session.name,
+    status: session.status,
+    lastActivity: session.lastActivity,
+    waitingForUser: task?.waitingForUser ?? false,
+    pendingApprovals: task?.waitingForApproval ? 1 : 0,
+  };
+}
+
+export function toSessionView(session: CoreSession, tasks: readonly CoreTask[]): SessionView {
+  return { ...toSessionSummary(session, tasks), messages: session.messages.map(({ role, text, at }) => ({ role, text, at })) };
+}
+
+export function toTaskView(task: CoreTask): TaskView {
+  return {
+    id: task.id,
+    sessionId: task.sessionId,
+    name: task.name,
+    mode: task.mode,
+    status: task.status,
+    todos: task.todos,
+    counters: { actions: task.counters.actions.used, tokens: task.counters.tokens.used, cost: task.usage.cost },
+    budget: { actions: task.counters.actions.limit, tokens: task.counters.tokens.limit, cost: task.counters.cost?.limit },
+    waitingForUser: task.waitingForUser,
+    paused: task.paused,
+    pauseReason: task.pauseReason === 'budget' ? 'The task reached its budget. Continue raises the limit; Abort ends it.' : task.pauseReason === 'model_error' ? 'The model failed. Continue retries; Abort ends the task.' : undefined,
+  };
+}
+
+export function toDeadLetterView(dead: CoreDeadLetter): DeadLetterView {
+  return { id: dead.id, sessionId: dead.sessionId, source: dead.source, attempts: dead.attempts, error: dead.lastError ?? 'unknown error' };
+}
+
+const DETAIL_LIMIT = 4000;
+
+/** One trace row: a one-line summary and a bounded detail (keeps each update well under 10 KB). */
+export function toTraceEvent(event: TaskEvent): TraceEventView {
+  const data = event.data;
+  const name = typeof data.action === 'string' ? data.action : typeof data.name === 'string' ? data.name : '';
+  const text = typeof data.text === 'string' ? data.text : typeof data.error === 'string' ? data.error : '';
+  const summary = [name, text].filter(Boolean).join(': ').replace(/\s+/g, ' ').slice(0, 200) || event.kind;
+  const detail = JSON.stringify(data, null, 2);
+  return {
+    seq: event.seq,
+    type: event.kind,
+    at: event.at,
+    summary,
+    detail: detail.length > DETAIL_LIMIT ? `${detail.slice(0, DETAIL_LIMIT)}\n… (${detail.length - DETAIL_LIMIT} more characters in the task's event log)` : detail,
+    durationMs: typeof data.durationMs === 'number' ? data.durationMs : undefined,
+  };
+}
+
+/** An engine change as the one small sidebar message it becomes (undefined: nothing to draw). */
+export function toHostMessage(change: AgentChange, tasks: () => readonly CoreTask[]): HostMessage | undefined {
+  switch (change.type) {
+    case 'message':
+      return { type: 'messageAppended', sessionId: change.sessionId, message: { role: change.message.role, text: change.message.text, at: change.message.at } };
+    case 'session':
+      return { type: 'sessionPatch', session: toSessionSummary(change.session, tasks()) };
+    case 'task':
+      return { type: 'taskPatch', task: toTaskView(change.task) };
+    case 'taskEvent':
+      return { type: 'traceAppended', taskId: change.taskId, event: toTraceEvent(change.event) };
+    case 'deadLetters':
+      return { type: 'deadLetters', deadLetters: change.deadLetters.map(toDeadLetterView) };
+    case 'sessionRemoved':
+      return { type: 'sessionRemoved', sessionId: change.sessionId, movedTo: change.movedTo };
+  }
+}
