@@ -1,6 +1,6 @@
 import { hashContent } from './changeSet';
 import type { ChangeSet, ChangeSetStatus, FileChange, FileDecision } from './changeSet';
-import { EditError, change } from './proposeChangeSet';
+import { EditError, toFileChange } from './proposeChangeSet';
 import { classifyEdits } from './sensitivePaths';
 import type { EditClassification, EditPolicyOptions } from './sensitivePaths';
 import type { ProposalFiles } from './proposeChangeSet';
@@ -51,7 +51,7 @@ export function editProposedContent(changeSet: ChangeSet, path: string, after: s
   const index = findFile(changeSet, path);
   const file = changeSet.files[index];
   if (file.kind === 'delete') throw new EditError(`${file.path} is proposed for deletion; reject that file instead of editing it`);
-  const updated: FileChange = { ...change({ ...file, after }), ...(file.decision !== undefined ? { decision: file.decision } : {}) };
+  const updated: FileChange = { ...toFileChange({ ...file, after }), ...(file.decision !== undefined ? { decision: file.decision } : {}) };
   return { ...changeSet, files: changeSet.files.map((f, i) => (i === index ? updated : f)) };
 }
 

@@ -132,15 +132,15 @@ export async function proposeChangeSet(input: ProposeInput, deps: ProposeDeps): 
     const original = disk.get(key) as { path: string; content: string | null };
     if (current.content !== null) {
       if (current.origin === null) {
-        files.push(change({ path: current.path, kind: 'create', before: null, after: current.content }));
+        files.push(toFileChange({ path: current.path, kind: 'create', before: null, after: current.content }));
       } else if (current.origin === key) {
-        if (current.content !== original.content) files.push(change({ path: current.path, kind: 'modify', before: original.content, after: current.content }));
+        if (current.content !== original.content) files.push(toFileChange({ path: current.path, kind: 'modify', before: original.content, after: current.content }));
       } else {
         const source = disk.get(current.origin) as { path: string; content: string | null };
-        files.push(change({ path: source.path, kind: 'rename', newPath: current.path, before: source.content, after: current.content }));
+        files.push(toFileChange({ path: source.path, kind: 'rename', newPath: current.path, before: source.content, after: current.content }));
       }
     } else if (original.content !== null && !renamedAway(key)) {
-      files.push(change({ path: original.path, kind: 'delete', before: original.content, after: null }));
+      files.push(toFileChange({ path: original.path, kind: 'delete', before: original.content, after: null }));
     }
   }
   if (files.length === 0) throw new EditError('These edits leave every file as it was; there is nothing to approve');
@@ -156,7 +156,7 @@ export async function proposeChangeSet(input: ProposeInput, deps: ProposeDeps): 
 }
 
 /** Fills in hash and line counts for one file change. */
-export function change(file: Pick<FileChange, 'path' | 'kind' | 'before' | 'after'> & { newPath?: string }): FileChange {
+export function toFileChange(file: Pick<FileChange, 'path' | 'kind' | 'before' | 'after'> & { newPath?: string }): FileChange {
   const { added, removed } = countLineChanges(file.before, file.after);
   return { ...file, beforeHash: hashContent(file.before), added, removed };
 }
