@@ -311,6 +311,7 @@ export async function openDurableDb(options: OpenDurableDbOptions): Promise<Open
 
   let writer: JournalWriter | null = null;
   if (!readOnly) {
+    for (const temp of listing.tempFiles) fs.rmSync(temp, { force: true });
     // Cut torn tails so they cannot sit in front of later segments' records.
     for (const segment of listing.journals) {
       const valid = recovered.segmentValidBytes.get(segment.seq);

@@ -30,12 +30,16 @@ export interface DirListing {
   snapshots: Array<{ file: string; lsn: number }>;
   /** Oldest first. */
   journals: Array<{ file: string; seq: number }>;
+  /** Leftovers of snapshot writes a crash interrupted: never valid, safe to delete. */
+  tempFiles: string[];
 }
 
 export function listStoreDir(dir: string): DirListing {
   const snapshots: DirListing['snapshots'] = [];
   const journals: DirListing['journals'] = [];
+  const tempFiles: string[] = [];
   for (const name of fs.readdirSync(dir)) {
+    if (/^snapshot-\d{16}\.db\.tmp$/.test(name)) tempFiles.push(path.join(dir, name));
     const s = SNAPSHOT_RE.exec(name);
     if (s) snapshots.push({ file: path.join(dir, name), lsn: Number(s[1]) });
     const j = JOURNAL_RE.exec(name);
@@ -43,7 +47,7 @@ export function listStoreDir(dir: string): DirListing {
   }
   snapshots.sort((a, b) => b.lsn - a.lsn);
   journals.sort((a, b) => a.seq - b.seq);
-  return { snapshots, journals };
+  return { snapshots, journals, tempFiles };
 }
 
 /** Appends the trailer that lets open() reject a truncated or bit-flipped snapshot before sql.js sees it. */
