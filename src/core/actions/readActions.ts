@@ -1,0 +1,73 @@
+/** Read-only workspace actions, through the WorkspacePort (reads inside the workspace are automatic). */
+import { z } from 'zod';
+import { ACTION_SETS } from './coreActions';
+import { defineAction } from './types';
+import type { ActionDef } from './types';
+
+/** Bounds what one tool result can add to the prompt. */
+const MAX_READ_CHARS = 20_000;
+
+export const readFile = defineAction({
+  name: 'read_file',
+  description: 'Read a workspace file (path relative to the workspace root). Optional 1-based line range.',
+  input: z.object({
+    path: z.string().min(1),
+    startLine: z.coerce.number().int().min(1).optional(),
+    endLine: z.coerce.number().int().min(1).optional(),
+  }),
+  actionSets: [ACTION_SETS.read],
+  parallelizable: true,
+  irreversible: false,
+  approval: 'never',
+  async run(input, ctx) {
+    let text: string;
+    try {
+      text = await ctx.workspace.readFile(input.path);
+    } catch (error) {
+      throw new Error(`Could not read ${input.path}: ${(error as Error).message}. Check the path with list_files.`, { cause: error });
+    }
+    if (input.startLine || input.endLine) {
+      const lines = text.split('\n');
+      text = lines.slice((input.startLine ?? 1) - 1, input.endLine ?? lines.length).join('\n');
+    }
+    if (text.length > MAX_READ_CHARS) {
+      return `${text.slice(0, MAX_READ_CHARS)}\n[truncated at ${MAX_READ_CHARS} chars; read a line range for more]`;
+    }
+    return text;
+  },
+});
+
+export const listFiles = defineAction({
+  name: 'list_files',
+  description: 'List files in a workspace folder ("." for the root).',
+  input: z.object({ dir: z.string().default('.'), recursive: z.boolean().default(false), limit: z.coerce.number().int().min(1).max(1000).default(200) }),
+  actionSets: [ACTION_SETS.read],
+  parallelizable: true,
+  irreversible: false,
+  approval: 'never',
+  async run(input, ctx) {
+    const files = await ctx.workspace.listFiles(input.dir, { recursive: input.recursive, limit: input.limit });
+    return files.length ? files.join('\n') : `(no files in ${input.dir})`;
+  },
+});
+
+export const searchText = defineAction({
+  name: 'search_text',
+  description: 'Search workspace files for text or a regex; returns path:line: text matches.',
+  input: z.object({
+    query: z.string().min(1),
+    isRegex: z.boolean().default(false),
+    include: z.string().optional().describe('glob, e.g. src/**/*.ts'),
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+  }),
+  actionSets: [ACTION_SETS.read],
+  parallelizable: true,
+  irreversible: false,
+  approval: 'never',
+  async run(input, ctx) {
+    const hits = await ctx.workspace.searchText(input.query, { isRegex: input.isRegex, include: input.include, limit: input.limit });
+    return hits.length ? hits.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n') : 'no matches';
+  },
+});
+
+export const readActions: ActionDef[] = [readFile, listFiles, searchText];

@@ -1,0 +1,70 @@
+/**
+ * The one action registry. JSON Schemas are exported from zod once, when an action is
+ * registered, and the tool list for a set of action sets is cached, so every request of a task
+ * carries byte-identical tool definitions (a stable prompt prefix).
+ */
+import { z } from 'zod';
+import type { ToolSpec } from '../model/types';
+import type { ActionDef } from './types';
+
+/** Drops what costs tokens and tells the model nothing. */
+function compactSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compactSchema);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    if (key === '$schema' || key === 'propertyNames') continue;
+    if ((key === 'maximum' || key === 'minimum') && Math.abs(Number(value)) >= Number.MAX_SAFE_INTEGER) continue;
+    out[key] = compactSchema(value);
+  }
+  return out;
+}
+
+export class ActionRegistry {
+  private readonly actions = new Map<string, ActionDef>();
+  private readonly specs = new Map<string, ToolSpec>();
+  private readonly toolCache = new Map<string, ToolSpec[]>();
+
+  constructor(actions: ActionDef[] = []) {
+    for (const action of actions) this.register(action);
+  }
+
+  register(action: ActionDef): void {
+    if (!/^[a-z][a-z0-9_]*$/.test(action.name)) throw new Error(`Action name '${action.name}' must be snake_case.`);
+    if (this.actions.has(action.name)) throw new Error(`Action '${action.name}' is already registered; give the new one another name.`);
+    this.actions.set(action.name, action);
+    this.specs.set(action.name, {
+      name: action.name,
+      description: action.description,
+      inputSchema: compactSchema(z.toJSONSchema(action.input)) as Record<string, unknown>,
+    });
+    this.toolCache.clear();
+  }
+
+  /** Tools offered for these sets, in registration order (stable). */
+  tools(actionSets: readonly string[]): ToolSpec[] {
+    const key = [...actionSets].sort().join(',');
+    let tools = this.toolCache.get(key);
+    if (!tools) {
+      tools = [...this.actions.values()]
+        .filter((a) => a.actionSets.some((s) => actionSets.includes(s)))
+        .map((a) => this.specs.get(a.name) as ToolSpec);
+      this.toolCache.set(key, tools);
+    }
+    return tools;
+  }
+
+  /** Resolves a tool call's name within the task's sets, or explains what is allowed. */
+  resolve(name: string, actionSets: readonly string[]): ActionDef {
+    const action = this.actions.get(name);
+    if (!action || !action.actionSets.some((s) => actionSets.includes(s))) {
+      const allowed = this.tools(actionSets).map((t) => t.name).join(', ');
+      throw new Error(`There is no action '${name}' here. Call one of: ${allowed}.`);
+    }
+    return action;
+  }
+
+  get(name: string): ActionDef | undefined {
+    return this.actions.get(name);
+  }
+}

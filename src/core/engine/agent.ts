@@ -1,0 +1,262 @@
+/**
+ * The agent: one consumer loop over the durable trigger store (claim → react → ack/nack) and the
+ * API the host and the sidebar call. It never loops over a task in memory: each turn ends by
+ * queueing its own continuation as a trigger (DESIGN.md §2).
+ */
+import * as path from 'node:path';
+import { coreActions } from '../actions/coreActions';
+import { Ledger } from '../actions/ledger';
+import { readActions } from '../actions/readActions';
+import { ActionRegistry } from '../actions/registry';
+import type { ActionDef } from '../actions/types';
+import { appendMemoryNote, readMemory } from '../memory/memory';
+import { costOf } from '../model/pricing';
+import type { ModelClient } from '../model/types';
+import type { Clock, Logger, WorkspacePort } from '../ports';
+import { discoverSkills } from '../skills/skills';
+import type { Skill } from '../skills/skills';
+import type { DurableDb, Trigger, TriggerStore } from '../store/types';
+import { raiseLimits } from './budgets';
+import type { EngineEnv } from './engineEnv';
+import { USER_PRIORITY } from './engineEnv';
+import { EngineState } from './engineState';
+import { AppendFile, EventStreams } from './eventLog';
+import { routeCheap } from './messageRouter';
+import type { MessageOptions } from './messageRouter';
+import { react } from './react';
+import type { Rung } from './react';
+import { sessionView, taskView } from './records';
+import { restoreAtStart } from './restore';
+import { continueLater, endTask, injectReply, scratchDirOf } from './taskLifecycle';
+import type { AgentChange, AgentSettings, AgentSnapshot, DeadLetterView, TaskEvent } from './types';
+
+/** What the agent needs from its host (the VS Code adapters, or fakes in tests). */
+export interface AgentDeps {
+  db: DurableDb;
+  triggers: TriggerStore;
+  /** Resolved per turn; may throw ModelError (missing key…): shown in the session, the message is kept. */
+  model: () => Promise<ModelClient>;
+  workspace: WorkspacePort;
+  clock: Clock;
+  logger: Logger;
+  /** Event logs, EVENT.md, MEMORY.md, TASK_HISTORY.md and scratch dirs live here. */
+  storageDir: string;
+  /** Built-in skills folder first, then the workspace's .agents/skills, .github/skills, .claude/skills. */
+  skillDirs: string[];
+  /** AGENTS.md content. */
+  workspaceRules?: () => Promise<string | undefined>;
+  settings: () => AgentSettings;
+  /** More actions (edits, commands) registered next to the core set. */
+  actions?: ActionDef[];
+}
+
+/** Transcript lines a snapshot carries per session. */
+const SNAPSHOT_MESSAGES = 50;
+
+export class Agent {
+  private readonly env: EngineEnv;
+  private readonly state: EngineState;
+  private readonly abort = new AbortController();
+  private loop?: Promise<void>;
+  private skillList: Skill[] = [];
+  private deadLetterViews: DeadLetterView[] = [];
+  private memoryQueue: Promise<unknown> = Promise.resolve();
+  private readonly ready: Promise<void>;
+  /** Test and benchmark hook: called after each trigger is settled. */
+  onSettled?: (trigger: Trigger, rung: Rung | 'failed') => void;
+
+  constructor(private readonly deps: AgentDeps) {
+    const streams = new EventStreams(path.join(deps.storageDir, 'events'));
+    const eventMd = new AppendFile(path.join(deps.storageDir, 'EVENT.md'), '# Tasklane events\n\n');
+    this.state = new EngineState(deps.db, streams, eventMd, deps.clock, deps.logger);
+    const registry = new ActionRegistry([...coreActions, ...readActions, ...(deps.actions ?? [])]);
+    const memoryFile = path.join(deps.storageDir, 'MEMORY.md');
+    this.env = {
+      state: this.state,
+      registry,
+      ledger: new Ledger(deps.db, deps.clock),
+      workspace: deps.workspace,
+      clock: deps.clock,
+      logger: deps.logger,
+      triggers: deps.triggers,
+      model: deps.model,
+      settings: deps.settings,
+      storageDir: deps.storageDir,
+      memoryFile,
+      taskHistory: new AppendFile(path.join(deps.storageDir, 'TASK_HISTORY.md'), '# Task history\n\n'),
+      signal: this.abort.signal,
+      busy: new Set(),
+      pendingWake: new Set(),
+      skills: () => this.skillList,
+      skillNames: () => this.skillList.map((s) => s.name),
+      scratchDir: (taskId) => scratchDirOf(deps.storageDir, taskId),
+      costOf: (model, usage) => costOf(model, usage).usd,
+      remember: (note) => this.serialMemory(() => appendMemoryNote(memoryFile, note)),
+      prefixContext: async () => ({ rules: (await deps.workspaceRules?.())?.trim() || undefined, memory: await readMemory(memoryFile) }),
+    };
+    this.ready = this.init();
+    this.ready.catch((error) => deps.logger.error('REACT', 'The agent could not load its state; fix the cause and reload the window.', error));
+  }
+
+  private async init(): Promise<void> {
+    await this.state.load();
+    this.skillList = await discoverSkills(this.deps.skillDirs, this.deps.logger);
+    this.refreshDeadLetters(false);
+  }
+
+  private serialMemory<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.memoryQueue.then(fn);
+    this.memoryQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves when state is loaded (the snapshot is complete). */
+  whenReady(): Promise<void> {
+    return this.ready;
+  }
+
+  /** Re-reads the skill folders (the host calls it when a SKILL.md changes). */
+  async reloadSkills(): Promise<void> {
+    this.skillList = await discoverSkills(this.deps.skillDirs, this.deps.logger);
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.loop = this.run().catch((error) => {
+      if (!this.abort.signal.aborted) this.deps.logger.error('TRIGGER', 'The trigger loop stopped; reload the window to restart it.', error);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.loop;
+    this.loop = undefined;
+    await this.state.commit().catch(() => undefined);
+    await this.state.streams.close();
+  }
+
+  private async run(): Promise<void> {
+    await this.ready;
+    await restoreAtStart(this.env);
+    while (!this.abort.signal.aborted) {
+      let lease;
+      try {
+        lease = await this.deps.triggers.next(this.abort.signal);
+      } catch (error) {
+        if (this.abort.signal.aborted) return;
+        throw error;
+      }
+      const { trigger, token } = lease;
+      this.deps.logger.info('TRIGGER', `claimed ${trigger.source} ${trigger.id} (session ${trigger.sessionId}, attempt ${trigger.attempts})`);
+      try {
+        const rung = await react(this.env, trigger);
+        await this.deps.triggers.ack(token);
+        this.onSettled?.(trigger, rung);
+      } catch (error) {
+        const message = (error as Error).message ?? String(error);
+        this.deps.logger.error('TRIGGER', `${trigger.source} ${trigger.id} failed: ${message}`, error);
+        await this.deps.triggers.nack(token, message).catch((e) => this.deps.logger.error('TRIGGER', 'nack failed', e));
+        await this.refreshDeadLetters(true, trigger.id);
+        this.onSettled?.(trigger, 'failed');
+      }
+    }
+  }
+
+  private async refreshDeadLetters(announce: boolean, triggerId?: string): Promise<void> {
+    const dead = this.deps.triggers.deadLetters();
+    this.deadLetterViews = dead.map((t) => ({ id: t.id, sessionId: t.sessionId, source: t.source, lastError: t.lastError, attempts: t.attempts }));
+    if (!announce) return;
+    const died = dead.find((t) => t.id === triggerId);
+    if (!died) return;
+    this.state.publish({ type: 'deadLetters', deadLetters: this.deadLetterViews });
+    if (this.state.sessions.has(died.sessionId)) {
+      await this.state.appendMessage(died.sessionId, 'error', `A ${died.source} step failed ${died.attempts} times and was set aside: ${died.lastError ?? 'unknown error'}. It can be retried from the dead letters.`);
+      await this.state.commit().catch(() => undefined);
+    }
+  }
+
+  async sendMessage(text: string, options: MessageOptions = {}): Promise<{ sessionId: string }> {
+    await this.ready;
+    const route = routeCheap(this.state, options);
+    this.deps.logger.info('CHAT', `message → ${route.rung}`);
+    if (route.rung === 'notification') {
+      await this.state.mirror('-', 'notification', text);
+      return { sessionId: '' };
+    }
+    const taskId = route.rung === 'reply' ? route.taskId : route.rung === 'session' ? route.taskId : undefined;
+    const task = taskId ? this.state.tasks.get(taskId) : undefined;
+    if (task) {
+      await injectReply(this.env, task, text);
+      return { sessionId: task.sessionId };
+    }
+    let session = route.rung === 'session' ? this.state.sessions.get(route.sessionId) : undefined;
+    if (!session) session = this.state.createSession({ name: text.replace(/\s+/g, ' ').slice(0, 48) });
+    await this.state.appendMessage(session.id, 'user', text);
+    session.status = 'working';
+    this.state.saveSession(session);
+    await this.state.commit();
+    await this.deps.triggers.emit({ source: 'user_message', sessionId: session.id, priority: USER_PRIORITY, payload: { text, route: route.rung === 'router' } });
+    return { sessionId: session.id };
+  }
+
+  /** Re-queues the last failed conversation turn of a session (after an `error` line marked retryable). */
+  async retry(sessionId: string): Promise<void> {
+    const session = this.state.sessions.get(sessionId);
+    if (!session?.retryPayload) throw new Error('Nothing to retry in this session: send the message again.');
+    await this.deps.triggers.emit({ source: 'user_message', sessionId, priority: USER_PRIORITY, payload: session.retryPayload });
+  }
+
+  /** Continue a paused task: raises a spent budget by the configured increment and resumes. */
+  async continueTask(taskId: string): Promise<void> {
+    const task = this.liveTask(taskId);
+    if (!task.paused) return;
+    if (task.pauseReason === 'budget') raiseLimits(task, this.deps.settings());
+    task.paused = false;
+    task.status = 'running';
+    delete task.pauseReason;
+    this.state.saveTask(task);
+    await this.state.appendEvent(task.sessionId, 'resume', { text: 'The user pressed Continue.' });
+    await this.state.appendMessage(task.sessionId, 'event', 'Continuing.');
+    await this.state.commit();
+    await continueLater(this.env, task, undefined, `continue${this.deps.clock.now()}`);
+  }
+
+  /** Abort a paused (or running) task: it ends as cancelled. */
+  async abortTask(taskId: string): Promise<void> {
+    const task = this.liveTask(taskId);
+    await endTask(this.env, task, { status: 'cancelled', summary: task.paused ? `Aborted by the user while paused (${task.pauseReason}).` : 'Aborted by the user.' });
+    await this.state.commit();
+  }
+
+  async cancelTask(taskId: string): Promise<void> {
+    const task = this.liveTask(taskId);
+    await endTask(this.env, task, { status: 'cancelled', summary: 'Cancelled by the user.' });
+    await this.state.commit();
+  }
+
+  private liveTask(taskId: string) {
+    const task = this.state.tasks.get(taskId);
+    if (!task || (task.status !== 'running' && task.status !== 'paused')) {
+      throw new Error(`Task ${taskId} is ${task ? task.status : 'unknown'}; only a running or paused task can be changed.`);
+    }
+    return task;
+  }
+
+  snapshot(): AgentSnapshot {
+    return {
+      sessions: [...this.state.sessions.values()]
+        .sort((a, b) => b.lastActivity - a.lastActivity)
+        .map((s) => sessionView(s, this.state.transcript(s.id).slice(-SNAPSHOT_MESSAGES))),
+      tasks: [...this.state.tasks.values()].sort((a, b) => b.createdAt - a.createdAt).map(taskView),
+      deadLetters: this.deadLetterViews,
+    };
+  }
+
+  readTaskEvents(taskId: string, options: { beforeSeq?: number; limit: number }): Promise<TaskEvent[]> {
+    return this.state.streams.read(taskId, options);
+  }
+
+  onDidChange(listener: (change: AgentChange) => void): { dispose(): void } {
+    return this.state.onChange(listener);
+  }
+}

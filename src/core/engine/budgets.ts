@@ -1,0 +1,58 @@
+/**
+ * Task budgets (DESIGN.md §3): actions, tokens and optionally cost. At 80% of any limit the task
+ * gets one warning (once per crossing: the flag resets only when Continue raises the limit); at
+ * 100% it pauses until Continue or Abort.
+ */
+import type { AgentSettings } from './types';
+import { tokensUsed } from './records';
+import type { TaskRecord } from './records';
+
+export type BudgetKind = 'actions' | 'tokens' | 'cost';
+
+export const WARN_AT = 0.8;
+
+function usedAndLimit(task: TaskRecord, kind: BudgetKind): [number, number | undefined] {
+  if (kind === 'actions') return [task.actionCount, task.limits.actions];
+  if (kind === 'tokens') return [tokensUsed(task.usage), task.limits.tokens];
+  return [task.usage.cost, task.limits.cost];
+}
+
+/** Which limits are spent and which have newly crossed 80% (not yet warned). */
+export function checkBudget(task: TaskRecord): { exceeded: BudgetKind[]; newlyNear: BudgetKind[] } {
+  const exceeded: BudgetKind[] = [];
+  const newlyNear: BudgetKind[] = [];
+  for (const kind of ['actions', 'tokens', 'cost'] as const) {
+    const [used, limit] = usedAndLimit(task, kind);
+    if (limit === undefined || limit <= 0) continue;
+    if (used >= limit) exceeded.push(kind);
+    else if (used >= WARN_AT * limit && !task.warned[kind]) newlyNear.push(kind);
+  }
+  return { exceeded, newlyNear };
+}
+
+export function describeBudget(task: TaskRecord, kind: BudgetKind): string {
+  const [used, limit] = usedAndLimit(task, kind);
+  const fmt = (n: number) => (kind === 'cost' ? `$${n.toFixed(2)}` : String(Math.round(n)));
+  return `${kind} ${fmt(used)} of ${fmt(limit ?? 0)}`;
+}
+
+/** The limits of a new task, from the settings. */
+export function initialLimits(settings: AgentSettings): TaskRecord['limits'] {
+  return {
+    actions: settings.maxActionsPerTask,
+    tokens: settings.maxTokensPerTask,
+    ...(settings.maxCostPerTask !== undefined ? { cost: settings.maxCostPerTask } : {}),
+  };
+}
+
+/** Continue: raise every spent (or nearly spent) limit by the configured increment. */
+export function raiseLimits(task: TaskRecord, settings: AgentSettings): void {
+  const inc = settings.budgetIncrement ?? {};
+  task.limits = {
+    actions: task.limits.actions + (inc.actions ?? settings.maxActionsPerTask),
+    tokens: task.limits.tokens + (inc.tokens ?? settings.maxTokensPerTask),
+    ...(task.limits.cost !== undefined ? { cost: task.limits.cost + (inc.cost ?? settings.maxCostPerTask ?? task.limits.cost) } : {}),
+  };
+  // A raised limit is a new crossing: warn again at 80% of it.
+  task.warned = { actions: false, tokens: false, cost: false };
+}

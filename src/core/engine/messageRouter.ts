@@ -1,0 +1,102 @@
+/**
+ * The message routing ladder of DESIGN.md §3, cheap rules first:
+ * third-party notification → no session; explicit reply to a live task → that task; reply marker
+ * whose task is gone → fresh session; an explicit session → that session (its task if live);
+ * any task active → the router model decides (a zod-validated tool call, conservative); else a
+ * fresh session. If the router fails for any reason the message stays in its fresh session.
+ */
+import { z } from 'zod';
+import type { ModelClient, ModelRequest } from '../model/types';
+import { ROUTER_SYSTEM } from '../prompts/prompts';
+import type { EngineState } from './engineState';
+import type { TaskRecord } from './records';
+
+export type CheapRoute =
+  | { rung: 'notification' }
+  | { rung: 'reply'; taskId: string }
+  | { rung: 'reply_gone' }
+  | { rung: 'session'; sessionId: string; taskId?: string }
+  | { rung: 'router' }
+  | { rung: 'fresh' };
+
+/** Options of `Agent.sendMessage` that steer routing. */
+export interface MessageOptions {
+  sessionId?: string;
+  replyToTaskId?: string;
+  /** A message from a bot or integration, not the user: logged, never starts a session. */
+  notification?: boolean;
+}
+
+export function routeCheap(state: EngineState, options: MessageOptions): CheapRoute {
+  if (options.notification) return { rung: 'notification' };
+  if (options.replyToTaskId) {
+    const task = state.tasks.get(options.replyToTaskId);
+    return task && (task.status === 'running' || task.status === 'paused') ? { rung: 'reply', taskId: task.id } : { rung: 'reply_gone' };
+  }
+  if (options.sessionId && state.sessions.has(options.sessionId)) {
+    const task = state.taskOf(options.sessionId);
+    return { rung: 'session', sessionId: options.sessionId, ...(task ? { taskId: task.id } : {}) };
+  }
+  if (options.sessionId) return { rung: 'fresh' };
+  return state.activeTasks().length ? { rung: 'router' } : { rung: 'fresh' };
+}
+
+export const routeDecisionSchema = z.object({
+  decision: z.enum(['continue', 'modify', 'cancel', 'answer', 'new']),
+  taskId: z.string().optional(),
+  reason: z.string().optional(),
+});
+export type RouteDecision = z.infer<typeof routeDecisionSchema>;
+
+const ROUTE_TOOL = {
+  name: 'route_message',
+  description: 'Say where the new message belongs.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      decision: { type: 'string', enum: ['continue', 'modify', 'cancel', 'answer', 'new'] },
+      taskId: { type: 'string', description: 'The task, unless decision is new' },
+      reason: { type: 'string' },
+    },
+    required: ['decision'],
+    additionalProperties: false,
+  },
+};
+
+/** What the router sees per running task (DESIGN.md §3). */
+export function describeTaskForRouter(task: TaskRecord, lastEvents: string[]): string {
+  const done = task.todos.filter((t) => t.status === 'done').length;
+  return [
+    `## Task ${task.id}: ${task.name}`,
+    `mode: ${task.mode}; source: ${task.source}; status: ${task.status}${task.waitingForUser ? '; waiting for the user\'s reply' : ''}`,
+    `todos: ${task.todos.length ? `${done}/${task.todos.length} done` : 'none'}`,
+    `instruction: ${task.instruction.slice(0, 600)}`,
+    `last events:\n${lastEvents.map((e) => `- ${e}`).join('\n') || '- none'}`,
+  ].join('\n');
+}
+
+export function routerRequest(text: string, tasks: string[]): ModelRequest {
+  return {
+    system: ROUTER_SYSTEM,
+    tools: [ROUTE_TOOL],
+    messages: [{ role: 'user', content: `${tasks.join('\n\n')}\n\n# New message\n${text}` }],
+    toolChoice: 'required',
+    maxOutputTokens: 200,
+  };
+}
+
+/**
+ * Asks the router model. Returns 'new' for anything not a valid decision about a live task:
+ * a wrong guess costs more than a fresh session.
+ */
+export async function decideRoute(client: ModelClient, text: string, tasks: TaskRecord[], lastEvents: (task: TaskRecord) => Promise<string[]>, signal?: AbortSignal): Promise<RouteDecision> {
+  const described = await Promise.all(tasks.map(async (t) => describeTaskForRouter(t, await lastEvents(t))));
+  const response = await client.complete({ ...routerRequest(text, described), signal });
+  const call = response.toolCalls.find((c) => c.name === 'route_message');
+  const parsed = routeDecisionSchema.safeParse(call?.arguments);
+  if (!parsed.success) throw new Error(`router gave no valid route_message call (${call ? parsed.error?.issues[0]?.message : 'no tool call'})`);
+  if (parsed.data.decision !== 'new' && !tasks.some((t) => t.id === parsed.data.taskId)) {
+    throw new Error(`router chose unknown task '${parsed.data.taskId ?? ''}'`);
+  }
+  return parsed.data;
+}

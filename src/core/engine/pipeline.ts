@@ -1,0 +1,196 @@
+/**
+ * The turn pipeline of DESIGN.md §2: select (one model call, native tool calling), prepare
+ * (resolve by name within the action sets, validate with zod; one repair turn), execute (in
+ * parallel when every selected action allows it; action_start/action_end events; ledger around
+ * irreversible actions). Finalize is the caller's: it differs between conversation and tasks.
+ */
+import type { ActionRegistry } from '../actions/registry';
+import type { Ledger } from '../actions/ledger';
+import type { ActionContext, ActionDef } from '../actions/types';
+import type { ModelClient, ModelMessage, ModelRequest, ModelResponse, ToolCall, Usage } from '../model/types';
+import { emptyUsage } from '../model/types';
+import type { Clock, Logger, WorkspacePort } from '../ports';
+import { REPAIR_NOTE } from '../prompts/prompts';
+import { toolResultText } from '../prompts/requestBuilder';
+import type { EngineState } from './engineState';
+import type { TaskRecord } from './records';
+import { TurnEffectsRecorder } from './turnEffects';
+
+/** What the pipeline needs from the engine. */
+export interface PipelineEnv {
+  state: EngineState;
+  registry: ActionRegistry;
+  ledger: Ledger;
+  workspace: WorkspacePort;
+  clock: Clock;
+  logger: Logger;
+  remember(note: string): Promise<void>;
+  skillNames(): string[];
+  scratchDir(taskId: string): string;
+  costOf(model: string, usage: Usage): number;
+}
+
+export interface PipelineInput {
+  client: ModelClient;
+  request: ModelRequest;
+  actionSets: string[];
+  sessionId: string;
+  task?: TaskRecord;
+  signal?: AbortSignal;
+}
+
+export interface PipelineResult {
+  effects: TurnEffectsRecorder;
+  usage: Usage;
+  cost: number;
+  /** Tool calls executed (valid ones), counted against the action budget. */
+  actionsRun: number;
+  /** Free text the model wrote without a tool call. */
+  text: string;
+  /** Set when the calls were still invalid after the repair turn. */
+  invalid?: string;
+  /** Milliseconds spent inside model calls (the benchmark subtracts them). */
+  modelMs: number;
+}
+
+interface Prepared {
+  call: ToolCall;
+  action?: ActionDef;
+  input?: unknown;
+  error?: string;
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  };
+}
+
+function prepare(env: PipelineEnv, calls: ToolCall[], actionSets: string[]): Prepared[] {
+  return calls.map((call) => {
+    let action: ActionDef;
+    try {
+      action = env.registry.resolve(call.name, actionSets);
+    } catch (error) {
+      return { call, error: (error as Error).message };
+    }
+    const raw = call.arguments === undefined && call.rawArguments.trim() === '' ? {} : call.arguments;
+    if (raw === undefined) return { call, action, error: `The arguments of ${call.name} are not valid JSON. Send a JSON object matching its schema.` };
+    const parsed = action.input.safeParse(raw);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+      return { call, action, error: `Invalid input for ${call.name}: ${issues}. Fix these fields and call it again.` };
+    }
+    return { call, action, input: parsed.data };
+  });
+}
+
+export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promise<PipelineResult> {
+  const { state, clock, logger } = env;
+  const effects = new TurnEffectsRecorder(() => clock.now());
+  let usage = emptyUsage();
+  let cost = 0;
+  let modelMs = 0;
+  const complete = async (request: ModelRequest): Promise<ModelResponse> => {
+    const started = performance.now();
+    try {
+      const response = await input.client.complete({ ...request, signal: input.signal });
+      usage = addUsage(usage, response.usage);
+      cost += env.costOf(response.model || input.client.model, response.usage);
+      return response;
+    } finally {
+      modelMs += performance.now() - started;
+    }
+  };
+
+  // Select.
+  let request = input.request;
+  let response = await complete(request);
+  logger.info('WORKFLOW', `[WORKFLOW: select] ${input.sessionId}: ${response.toolCalls.map((c) => c.name).join(', ') || 'text only'} (${response.usage.inputTokens}+${response.usage.cacheReadTokens} in, ${response.usage.outputTokens} out)`);
+  let prepared = prepare(env, response.toolCalls, input.actionSets);
+
+  // Prepare, with one repair turn.
+  for (let attempt = 0; prepared.some((p) => p.error); attempt++) {
+    const bad = prepared.filter((p) => p.error).map((p) => p.error).join(' ');
+    await recordTurn(env, input, response);
+    const results: ModelMessage[] = [];
+    for (const p of prepared) {
+      const error = p.error ?? 'Not run because other calls of this turn were invalid; call it again with the corrected ones.';
+      if (input.task) await state.appendEvent(input.sessionId, 'action_end', { callId: p.call.id, name: p.call.name, error, durationMs: 0 });
+      results.push({ role: 'tool', toolCallId: p.call.id, toolName: p.call.name, content: `Error: ${error}`, isError: true });
+    }
+    if (attempt >= 1) {
+      logger.warn('WORKFLOW', `[WORKFLOW: prepare] ${input.sessionId}: invalid tool calls after the repair turn: ${bad}`);
+      return { effects, usage, cost, actionsRun: 0, text: response.text, invalid: bad, modelMs };
+    }
+    logger.info('WORKFLOW', `[WORKFLOW: repair] ${input.sessionId}: ${bad}`);
+    request = {
+      ...request,
+      messages: [...request.messages, { role: 'assistant', content: response.text, toolCalls: response.toolCalls }, ...results, { role: 'user', content: REPAIR_NOTE }],
+    };
+    response = await complete(request);
+    prepared = prepare(env, response.toolCalls, input.actionSets);
+  }
+  if (response.toolCalls.length) await recordTurn(env, input, response);
+
+  // Execute.
+  const ready = prepared as Array<Required<Pick<Prepared, 'call' | 'action'>> & { input: unknown }>;
+  const parallel = ready.length > 1 && ready.every((p) => p.action.parallelizable);
+  const run = (p: (typeof ready)[number]) => executeOne(env, input, effects, p.action, p.call, p.input);
+  if (parallel) {
+    await Promise.all(ready.map(run));
+  } else {
+    for (const p of ready) await run(p);
+  }
+  return { effects, usage, cost, actionsRun: ready.length, text: response.text, modelMs };
+}
+
+async function recordTurn(env: PipelineEnv, input: PipelineInput, response: ModelResponse): Promise<void> {
+  if (!input.task) return;
+  await env.state.appendEvent(input.sessionId, 'turn', {
+    text: response.text,
+    toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, rawArguments: c.rawArguments })),
+    usage: response.usage,
+    model: response.model,
+  });
+}
+
+async function executeOne(env: PipelineEnv, input: PipelineInput, effects: TurnEffectsRecorder, action: ActionDef, call: ToolCall, args: unknown): Promise<void> {
+  const { state, logger } = env;
+  const task = input.task;
+  const started = performance.now();
+  if (task) await state.appendEvent(input.sessionId, 'action_start', { callId: call.id, name: action.name, input: args });
+  logger.info('ACTION', `${action.name} start (${input.sessionId})`);
+  const ctx: ActionContext = {
+    sessionId: input.sessionId,
+    taskId: task?.id,
+    taskMode: task?.mode,
+    endApproved: task?.endApproved,
+    workspace: env.workspace,
+    scratchDir: task ? env.scratchDir(task.id) : undefined,
+    turn: effects,
+    now: () => env.clock.now(),
+    logger,
+    remember: (note) => env.remember(note),
+    skillNames: env.skillNames(),
+  };
+  let ledgerId: string | undefined;
+  try {
+    if (action.irreversible) ledgerId = await env.ledger.intent(task?.id ?? input.sessionId, action.name, args);
+    const output = await action.run(args, ctx);
+    if (ledgerId) await env.ledger.outcome(ledgerId, 'done', output);
+    const durationMs = Math.round((performance.now() - started) * 100) / 100;
+    if (task) await state.appendEvent(input.sessionId, 'action_end', { callId: call.id, name: action.name, output: toolResultText(output), durationMs });
+    logger.info('ACTION', `${action.name} done in ${durationMs} ms`);
+  } catch (error) {
+    const message = (error as Error).message;
+    if (ledgerId) await env.ledger.outcome(ledgerId, 'failed', { error: message }).catch(() => undefined);
+    const durationMs = Math.round((performance.now() - started) * 100) / 100;
+    if (task) await state.appendEvent(input.sessionId, 'action_end', { callId: call.id, name: action.name, error: message, durationMs });
+    else effects.say(`(${action.name} failed: ${message})`);
+    logger.warn('ACTION', `${action.name} failed: ${message}`);
+  }
+}

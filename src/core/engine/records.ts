@@ -1,0 +1,112 @@
+/**
+ * What the engine persists per session and per task (the `data` JSON of the sessions and tasks
+ * tables), and the conversions to the view types the sidebar sees.
+ */
+import type { Usage } from '../model/types';
+import type { MessageView, PauseReason, SessionStatus, SessionView, TaskMode, TaskStatus, TaskView, Todo, UsageTotals } from './types';
+
+export interface SessionRecord {
+  id: string;
+  name: string;
+  status: SessionStatus;
+  lastActivity: number;
+  taskId?: string;
+  usage: UsageTotals;
+  /** The last turn failed before doing anything; `Agent.retry` re-queues this payload. */
+  retryPayload?: Record<string, unknown>;
+}
+
+/** Per-budget "warned at 80%" flags: reset when Continue raises the limit (a new crossing). */
+export interface BudgetWarnings {
+  actions: boolean;
+  tokens: boolean;
+  cost: boolean;
+}
+
+export interface TaskRecord {
+  id: string;
+  sessionId: string;
+  name: string;
+  instruction: string;
+  mode: TaskMode;
+  status: TaskStatus;
+  todos: Todo[];
+  actionSets: string[];
+  selectedSkills: string[];
+  /** 'user', 'chore:<id>', 'memory', 'successor:<task id>'… */
+  source: string;
+  /** Extra fields from the trigger that created the task (chore id, run id). */
+  origin?: Record<string, unknown>;
+  waitingForUser: boolean;
+  waitingForApproval?: string;
+  /** Complex tasks: task_end asked for approval; the next user reply grants it. */
+  endApprovalRequested?: boolean;
+  endApproved?: boolean;
+  paused: boolean;
+  pauseReason?: PauseReason;
+  actionCount: number;
+  usage: UsageTotals;
+  limits: { actions: number; tokens: number; cost?: number };
+  warned: BudgetWarnings;
+  /** Turns run so far: part of continuation dedup keys, so a retried turn cannot double-queue. */
+  turns: number;
+  /** Consecutive transient model errors (backoff). */
+  modelErrors: number;
+  /** The stable prompt prefix, fixed at task start (rules, memory, skills, instruction). */
+  prefix: string;
+  /** History is rebuilt from events with seq >= this (moved forward in big steps when it grows). */
+  historyFromSeq: number;
+  createdAt: number;
+  endedAt?: number;
+  finalSummary?: string;
+  output?: Record<string, unknown>;
+}
+
+export const emptyTotals = (): UsageTotals => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 });
+
+export function addTotals(total: UsageTotals, usage: Usage, cost: number): UsageTotals {
+  return {
+    inputTokens: total.inputTokens + usage.inputTokens,
+    outputTokens: total.outputTokens + usage.outputTokens,
+    cacheReadTokens: total.cacheReadTokens + usage.cacheReadTokens,
+    cacheWriteTokens: total.cacheWriteTokens + usage.cacheWriteTokens,
+    cost: total.cost + cost,
+  };
+}
+
+/** Tokens counted against the task budget: everything sent and received. */
+export const tokensUsed = (usage: UsageTotals): number => usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+
+export function taskView(task: TaskRecord): TaskView {
+  return {
+    id: task.id,
+    sessionId: task.sessionId,
+    name: task.name,
+    instruction: task.instruction,
+    mode: task.mode,
+    status: task.status,
+    todos: task.todos,
+    counters: {
+      actions: { used: task.actionCount, limit: task.limits.actions },
+      tokens: { used: tokensUsed(task.usage), limit: task.limits.tokens },
+      ...(task.limits.cost !== undefined ? { cost: { used: task.usage.cost, limit: task.limits.cost } } : {}),
+    },
+    waitingForUser: task.waitingForUser,
+    ...(task.waitingForApproval ? { waitingForApproval: task.waitingForApproval } : {}),
+    paused: task.paused,
+    ...(task.pauseReason ? { pauseReason: task.pauseReason } : {}),
+    source: task.source,
+    selectedSkills: task.selectedSkills,
+    actionSets: task.actionSets,
+    usage: task.usage,
+    createdAt: task.createdAt,
+    ...(task.endedAt ? { endedAt: task.endedAt } : {}),
+    ...(task.finalSummary ? { finalSummary: task.finalSummary } : {}),
+    ...(task.output ? { output: task.output } : {}),
+  };
+}
+
+export function sessionView(session: SessionRecord, messages: MessageView[]): SessionView {
+  const { retryPayload: _retry, ...rest } = session;
+  return { ...rest, messages };
+}

@@ -1,0 +1,190 @@
+/**
+ * Creating, ending, pausing and waking tasks. Each task owns a session lane with the same id,
+ * its event stream, its continuation triggers and a scratch dir.
+ */
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { ACTION_SETS } from '../actions/coreActions';
+import { taskPrefixText } from '../prompts/requestBuilder';
+import { initialLimits } from './budgets';
+import type { EngineEnv } from './engineEnv';
+import { WAIT_REARM_MS } from './engineEnv';
+import { newId } from './engineState';
+import { emptyTotals } from './records';
+import type { TaskRecord } from './records';
+import type { PauseReason, TaskMode } from './types';
+
+export interface CreateTaskSpec {
+  id?: string;
+  name: string;
+  instruction: string;
+  mode: TaskMode;
+  skills?: string[];
+  actionSets?: string[];
+  source: string;
+  origin?: Record<string, unknown>;
+  /** The session that started it (gets a "started task" line). */
+  fromSessionId?: string;
+}
+
+export function scratchDirOf(storageDir: string, taskId: string): string {
+  return path.join(storageDir, 'scratch', taskId);
+}
+
+export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<TaskRecord> {
+  const now = env.clock.now();
+  const id = spec.id ?? newId('t-', now);
+  const known = new Map(env.skills().map((s) => [s.name, s]));
+  const chosen = (spec.skills ?? []).filter((name) => known.has(name));
+  const actionSets = [...new Set([ACTION_SETS.task, ...(spec.actionSets?.length ? spec.actionSets : [ACTION_SETS.read])])];
+  const context = await env.prefixContext();
+  const task: TaskRecord = {
+    id,
+    sessionId: id,
+    name: spec.name,
+    instruction: spec.instruction,
+    mode: spec.mode,
+    status: 'running',
+    todos: [],
+    actionSets,
+    selectedSkills: chosen,
+    source: spec.source,
+    ...(spec.origin ? { origin: spec.origin } : {}),
+    waitingForUser: false,
+    paused: false,
+    actionCount: 0,
+    usage: emptyTotals(),
+    limits: initialLimits(env.settings()),
+    warned: { actions: false, tokens: false, cost: false },
+    turns: 0,
+    modelErrors: 0,
+    prefix: taskPrefixText({
+      ...context,
+      name: spec.name,
+      instruction: spec.instruction,
+      mode: spec.mode,
+      skills: chosen.map((name) => ({ name, body: known.get(name)?.body ?? '' })),
+    }),
+    historyFromSeq: 1,
+    createdAt: now,
+  };
+  env.state.createSession({ id, name: spec.name, taskId: id });
+  const session = env.state.sessions.get(id);
+  if (session) {
+    session.status = 'working';
+    env.state.saveSession(session);
+  }
+  env.state.saveTask(task);
+  await fs.mkdir(scratchDirOf(env.storageDir, id), { recursive: true });
+  await env.state.appendEvent(id, 'task_start', { name: task.name, instruction: task.instruction, mode: task.mode, skills: chosen, actionSets, source: task.source });
+  await env.state.appendMessage(id, 'event', `Task started (${task.mode}): ${task.instruction}`);
+  if (spec.fromSessionId && spec.fromSessionId !== id) {
+    await env.state.appendMessage(spec.fromSessionId, 'event', `Started task “${task.name}” (${task.mode}).`);
+  }
+  env.logger.info('TASK', `start ${id} “${task.name}” mode=${task.mode} skills=[${chosen.join(', ')}] sets=[${actionSets.join(', ')}] source=${task.source}`);
+  await env.triggers.emit({ source: 'task_continuation', sessionId: id, dedupKey: `start:${id}` });
+  return task;
+}
+
+function setSessionStatus(env: EngineEnv, sessionId: string, status: 'idle' | 'working' | 'waiting' | 'error'): void {
+  const session = env.state.sessions.get(sessionId);
+  if (session && session.status !== status) {
+    session.status = status;
+    env.state.saveSession(session);
+  }
+}
+
+export async function endTask(env: EngineEnv, task: TaskRecord, result: { status: 'completed' | 'error' | 'cancelled'; summary: string; output?: Record<string, unknown> }): Promise<void> {
+  const now = env.clock.now();
+  task.status = result.status;
+  task.endedAt = now;
+  task.finalSummary = result.summary;
+  task.waitingForUser = false;
+  task.paused = false;
+  delete task.pauseReason;
+  if (result.output) task.output = result.output;
+  await env.triggers.cancel(task.sessionId);
+  env.state.saveTask(task);
+  setSessionStatus(env, task.sessionId, 'idle');
+  await env.state.appendEvent(task.sessionId, 'task_end', { status: result.status, summary: result.summary, ...(result.output ? { output: result.output } : {}) });
+  await env.state.appendMessage(task.sessionId, result.status === 'completed' ? 'assistant' : 'event', result.status === 'completed' ? result.summary : `Task ${result.status}: ${result.summary}`);
+  await fs.rm(scratchDirOf(env.storageDir, task.id), { recursive: true, force: true });
+  await env.taskHistory.append(historyRecord(task, now));
+  env.logger.info('TASK', `end ${task.id} status=${result.status} actions=${task.actionCount} tokens=${task.usage.inputTokens + task.usage.outputTokens}`);
+  // Distil what the task taught into MEMORY.md, at most once an hour.
+  await env.triggers.emit({ source: 'memory', sessionId: 'memory', fireAt: now + 60_000, priority: 200, dedupKey: `memory:${Math.floor(now / 3_600_000)}` });
+}
+
+function historyRecord(task: TaskRecord, now: number): string {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return [
+    `## ${task.name} (${task.id})`,
+    `- status: ${task.status}`,
+    `- mode: ${task.mode}; source: ${task.source}`,
+    `- started: ${iso(task.createdAt)}; ended: ${iso(now)}`,
+    `- skills: ${task.selectedSkills.join(', ') || 'none'}; action sets: ${task.actionSets.join(', ')}`,
+    `- actions: ${task.actionCount}; tokens in/out: ${task.usage.inputTokens + task.usage.cacheReadTokens}/${task.usage.outputTokens}; cost: $${task.usage.cost.toFixed(4)}`,
+    `- instruction: ${task.instruction.replace(/\s+/g, ' ')}`,
+    `- summary: ${(task.finalSummary ?? '').replace(/\s+/g, ' ')}`,
+    '',
+    '',
+  ].join('\n');
+}
+
+export async function pauseTask(env: EngineEnv, task: TaskRecord, reason: PauseReason, text: string): Promise<void> {
+  task.paused = true;
+  task.status = 'paused';
+  task.pauseReason = reason;
+  env.state.saveTask(task);
+  setSessionStatus(env, task.sessionId, 'waiting');
+  await env.state.appendEvent(task.sessionId, 'pause', { reason, text, forModel: false });
+  await env.state.appendMessage(task.sessionId, reason === 'budget' ? 'event' : 'error', text);
+  env.logger.warn('TASK', `pause ${task.id} (${reason}): ${text}`);
+}
+
+/** Puts the task to sleep until a reply (or approval), re-arming every 3 h with no model call. */
+export async function sleepUntilReply(env: EngineEnv, task: TaskRecord): Promise<void> {
+  setSessionStatus(env, task.sessionId, 'waiting');
+  await env.triggers.emit({
+    source: 'task_continuation',
+    sessionId: task.sessionId,
+    fireAt: env.clock.now() + WAIT_REARM_MS,
+    dedupKey: `wait:${task.id}:${task.turns}`,
+    payload: { wait: 'reply' },
+  });
+}
+
+/** Queues the next turn of a task now (or at `fireAt`). The dedup key makes a retried turn harmless. */
+export async function continueLater(env: EngineEnv, task: TaskRecord, fireAt?: number, reason = 'next'): Promise<void> {
+  setSessionStatus(env, task.sessionId, 'working');
+  await env.triggers.emit({
+    source: 'task_continuation',
+    sessionId: task.sessionId,
+    ...(fireAt !== undefined ? { fireAt } : {}),
+    dedupKey: `cont:${task.id}:${task.turns}:${reason}`,
+  });
+}
+
+/** A user message for a task: into its stream at once, and the task woken. */
+export async function injectReply(env: EngineEnv, task: TaskRecord, text: string, note?: string): Promise<void> {
+  await env.state.appendMessage(task.sessionId, 'user', text);
+  await env.state.appendEvent(task.sessionId, 'user_message', { text: note ? `${note} ${text}` : text });
+  const wasWaiting = task.waitingForUser;
+  if (task.waitingForUser) {
+    task.waitingForUser = false;
+    if (task.endApprovalRequested) task.endApproved = true;
+  }
+  env.state.saveTask(task);
+  await env.state.commit();
+  env.logger.info('CHAT', `reply routed to task ${task.id}${wasWaiting ? ' (was waiting)' : ''}`);
+  if (task.paused) return; // Continue resumes it; the message is already in its stream.
+  if (env.busy.has(task.sessionId)) {
+    env.pendingWake.add(task.sessionId);
+    return;
+  }
+  if (env.triggers.pending(task.sessionId).length) {
+    await env.triggers.pullForward(task.sessionId);
+  } else {
+    await continueLater(env, task, undefined, `reply${env.clock.now()}`);
+  }
+}

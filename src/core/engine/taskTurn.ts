@@ -1,0 +1,152 @@
+/**
+ * One turn of a running task: budget check, request from the stable prefix + history rebuilt
+ * from the event stream + a small status tail, the pipeline, then finalize (end, ask, wait,
+ * approval, or queue the continuation).
+ */
+import type { ModelError } from '../model/types';
+import type { ModelClient } from '../model/types';
+import { historyFromEvents, serializeRequest, taskRequest } from '../prompts/requestBuilder';
+import { checkBudget, describeBudget } from './budgets';
+import type { EngineEnv } from './engineEnv';
+import { runPipeline } from './pipeline';
+import { addTotals } from './records';
+import type { TaskRecord } from './records';
+import { continueLater, createTask, endTask, pauseTask, sleepUntilReply } from './taskLifecycle';
+import type { TaskEvent } from './types';
+
+/** History above this many characters is cut at a turn boundary near its middle (in one step, so the prefix stays stable between cuts). */
+const HISTORY_MAX_CHARS = 120_000;
+
+export function statusTail(task: TaskRecord): string {
+  const budget = [describeBudget(task, 'actions'), describeBudget(task, 'tokens'), ...(task.limits.cost !== undefined ? [describeBudget(task, 'cost')] : [])].join(', ');
+  const todos = task.todos.length ? task.todos.map((t) => `[${t.status === 'done' ? 'x' : t.status === 'in_progress' ? '>' : ' '}] ${t.text}`).join('; ') : 'none';
+  return `[status] turn ${task.turns + 1}; used ${budget}; todos: ${todos}`;
+}
+
+function cutHistory(task: TaskRecord, events: TaskEvent[]): void {
+  const size = events.filter((e) => e.seq >= task.historyFromSeq).reduce((n, e) => n + JSON.stringify(e.data).length, 0);
+  if (size <= HISTORY_MAX_CHARS) return;
+  let acc = 0;
+  for (const event of events) {
+    if (event.seq < task.historyFromSeq) continue;
+    acc += JSON.stringify(event.data).length;
+    if (acc > size / 2 && event.kind === 'turn') {
+      task.historyFromSeq = event.seq;
+      return;
+    }
+  }
+}
+
+/** Builds the request a task would send now (also used by the benchmark). */
+export async function buildTaskRequest(env: EngineEnv, task: TaskRecord) {
+  const count = await env.state.streams.count(task.sessionId);
+  const events = await env.state.streams.read(task.sessionId, { limit: count });
+  cutHistory(task, events);
+  return taskRequest({
+    tools: env.registry.tools(task.actionSets),
+    prefix: task.prefix,
+    history: historyFromEvents(events, task.historyFromSeq),
+    tail: statusTail(task),
+  });
+}
+
+export interface TaskTurnStats {
+  modelMs: number;
+  requestChars: number;
+}
+
+export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: ModelClient): Promise<TaskTurnStats | undefined> {
+  const budget = checkBudget(task);
+  if (budget.exceeded.length) {
+    await pauseTask(env, task, 'budget', `Budget reached (${budget.exceeded.map((k) => describeBudget(task, k)).join(', ')}). Continue raises the limit; Abort ends the task.`);
+    return undefined;
+  }
+  for (const kind of budget.newlyNear) {
+    task.warned[kind] = true;
+    await env.state.appendEvent(task.sessionId, 'warning', { text: `80% of the ${kind} budget is used (${describeBudget(task, kind)}). Wrap up: finish the current step, summarise, and call task_end.` });
+    env.logger.warn('TASK', `${task.id}: 80% of ${kind} budget`);
+  }
+
+  const model = client ?? (await env.model());
+  const request = await buildTaskRequest(env, task);
+  const result = await runPipeline(env, { client: model, request, actionSets: task.actionSets, sessionId: task.sessionId, task, signal: env.signal });
+
+  task.turns += 1;
+  task.modelErrors = 0;
+  task.actionCount += Math.max(result.actionsRun, result.invalid ? 1 : 0);
+  task.usage = addTotals(task.usage, result.usage, result.cost);
+  const session = env.state.sessions.get(task.sessionId);
+  if (session) session.usage = addTotals(session.usage, result.usage, result.cost);
+  env.logger.info('TASK', `${task.id} turn ${task.turns}: ${result.actionsRun} action(s), ${result.usage.inputTokens + result.usage.cacheReadTokens} in / ${result.usage.outputTokens} out, $${result.cost.toFixed(4)}`);
+  await finalizeTaskTurn(env, task, result);
+  return { modelMs: result.modelMs, requestChars: serializeRequest(request).length };
+}
+
+async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaited<ReturnType<typeof runPipeline>>): Promise<void> {
+  const fx = result.effects;
+  const { state } = env;
+  if (fx.todos) {
+    task.todos = fx.todos;
+    await state.appendEvent(task.sessionId, 'todos', { todos: fx.todos, forModel: false });
+  }
+  for (const text of fx.said) await state.appendMessage(task.sessionId, 'assistant', text);
+  if (!result.effects.said.length && result.text.trim() && !fx.question) await state.appendMessage(task.sessionId, 'assistant', result.text.trim());
+  for (const spec of fx.started) {
+    await createTask(env, { ...spec, source: `successor:${task.id}`, fromSessionId: task.sessionId, actionSets: spec.actionSets ?? task.actionSets.filter((s) => s !== 'task') });
+  }
+  if (fx.ended) {
+    await endTask(env, task, fx.ended);
+    return;
+  }
+  // An approval to end is good for the one turn that reads the reply.
+  if (task.endApproved && !fx.endApproval) {
+    task.endApproved = false;
+    task.endApprovalRequested = false;
+  }
+  if (result.invalid) {
+    await state.appendEvent(task.sessionId, 'error', { text: `Invalid tool calls after a repair turn: ${result.invalid}` });
+    await pauseTask(env, task, 'model_error', `The model sent invalid tool calls twice (${result.invalid.slice(0, 300)}). Continue retries; Abort ends the task.`);
+    return;
+  }
+  const woken = env.pendingWake.delete(task.sessionId);
+  if ((fx.question || fx.approval) && !woken) {
+    if (fx.question) {
+      task.waitingForUser = true;
+      task.endApprovalRequested = fx.endApproval || undefined;
+      await state.appendMessage(task.sessionId, 'assistant', fx.question);
+    }
+    if (fx.approval) {
+      task.waitingForApproval = fx.approval.id;
+      await state.appendMessage(task.sessionId, 'event', `Waiting for your approval: ${fx.approval.summary}`);
+    }
+    // The flag is durable before the trigger that would re-check it exists.
+    state.saveTask(task);
+    await state.commit();
+    await sleepUntilReply(env, task);
+    return;
+  }
+  if (fx.question) await state.appendMessage(task.sessionId, 'assistant', fx.question);
+  state.saveTask(task);
+  if (fx.waitAt && !woken) {
+    await state.appendEvent(task.sessionId, 'wait', { until: fx.waitAt.at, reason: fx.waitAt.reason, forModel: false });
+    await continueLater(env, task, fx.waitAt.at, 'wait');
+    return;
+  }
+  await continueLater(env, task);
+}
+
+/** A model failure inside a task turn: transient ones back off, the rest pause the task. */
+export async function handleTaskModelError(env: EngineEnv, task: TaskRecord, error: ModelError): Promise<void> {
+  const transient = error.kind === 'rate_limit' || error.kind === 'timeout' || error.kind === 'connection' || error.kind === 'server';
+  await env.state.appendEvent(task.sessionId, 'error', { text: error.message, kind: error.kind, forModel: false });
+  if (transient && task.modelErrors < 3) {
+    task.modelErrors += 1;
+    const delay = error.details.retryAfterMs ?? 15_000 * 2 ** (task.modelErrors - 1);
+    env.state.saveTask(task);
+    await env.state.appendMessage(task.sessionId, 'error', `${error.message} Retrying in ${Math.round(delay / 1000)} s.`);
+    await continueLater(env, task, env.clock.now() + delay, `retry${task.modelErrors}`);
+    return;
+  }
+  task.modelErrors = 0;
+  await pauseTask(env, task, 'model_error', `${error.message} Fix it, then press Continue.`);
+}

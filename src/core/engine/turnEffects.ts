@@ -1,0 +1,51 @@
+/** Collects what a turn's actions asked for, so finalize can apply it once and in order. */
+import type { NewTaskSpec, TurnEffects } from '../actions/types';
+import type { Todo } from './types';
+import { newId } from './engineState';
+
+export interface StartedTask extends NewTaskSpec {
+  id: string;
+}
+
+export class TurnEffectsRecorder implements TurnEffects {
+  readonly said: string[] = [];
+  readonly started: StartedTask[] = [];
+  ended?: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> };
+  question?: string;
+  /** The question asks the user to approve closing a complex task. */
+  endApproval = false;
+  waitAt?: { at: number; reason: string };
+  ignored = false;
+  todos?: Todo[];
+  approval?: { id: string; summary: string };
+
+  constructor(private readonly now: () => number) {}
+
+  say(text: string): void {
+    this.said.push(text);
+  }
+  startTask(spec: NewTaskSpec): string {
+    const id = newId('t-', this.now());
+    this.started.push({ ...spec, id });
+    return id;
+  }
+  endTask(result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> }): void {
+    this.ended = result;
+  }
+  askUser(question: string, options: { endApproval?: boolean } = {}): void {
+    this.question = question;
+    this.endApproval = Boolean(options.endApproval);
+  }
+  waitUntil(at: number, reason: string): void {
+    this.waitAt = { at, reason };
+  }
+  ignore(): void {
+    this.ignored = true;
+  }
+  setTodos(todos: Todo[]): void {
+    this.todos = todos;
+  }
+  needsApproval(approvalId: string, summary: string): void {
+    this.approval = { id: approvalId, summary };
+  }
+}

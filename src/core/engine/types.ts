@@ -1,0 +1,151 @@
+/**
+ * The engine's public view types. The sidebar protocol (src/shared) mirrors them, so every type
+ * here is JSON-serialisable: plain objects, strings, numbers, booleans, arrays.
+ */
+
+/** Who wrote a transcript line. `event` is a neutral notice (task started, budget warning…). */
+export type MessageRole = 'user' | 'assistant' | 'error' | 'event';
+
+/** One line of a session's transcript. */
+export interface MessageView {
+  role: MessageRole;
+  text: string;
+  /** Epoch ms. */
+  at: number;
+  /** Set on `error` lines the user can retry (the failed turn is re-queued by `Agent.retry`). */
+  retryable?: boolean;
+}
+
+export type SessionStatus = 'idle' | 'working' | 'waiting' | 'error';
+
+/** One lane of work: a conversation, or the lane of one task (same id as the task). */
+export interface SessionView {
+  id: string;
+  name: string;
+  status: SessionStatus;
+  /** Epoch ms of the last message or turn. */
+  lastActivity: number;
+  /** The task living in this session, when there is one (task id = session id). */
+  taskId?: string;
+  /** Usage of every turn run for this session. */
+  usage: UsageTotals;
+  /** The last N transcript lines, oldest first. */
+  messages: MessageView[];
+}
+
+export type TaskMode = 'simple' | 'complex';
+export type TaskStatus = 'running' | 'completed' | 'error' | 'paused' | 'cancelled';
+
+/** One item of a task's visible todo list. */
+export interface Todo {
+  text: string;
+  status: 'pending' | 'in_progress' | 'done';
+}
+
+/** Token and cost totals. Cost is in USD from the price table (0 when the model is unpriced). */
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  cost: number;
+}
+
+/** A counter next to its limit, so the sidebar can draw a gauge. */
+export interface Counter {
+  used: number;
+  limit: number;
+}
+
+/** Why a task is not progressing on its own. */
+export type PauseReason = 'budget' | 'model_error';
+
+export interface TaskView {
+  id: string;
+  sessionId: string;
+  name: string;
+  instruction: string;
+  mode: TaskMode;
+  status: TaskStatus;
+  todos: Todo[];
+  counters: { actions: Counter; tokens: Counter; cost?: Counter };
+  /** The task asked the user something and sleeps until a reply (no tokens spent). */
+  waitingForUser: boolean;
+  /** The task waits for the user's decision on a proposed action (edits, commands). */
+  waitingForApproval?: string;
+  /** Paused by a budget or a model error; the sidebar shows Continue / Abort. */
+  paused: boolean;
+  pauseReason?: PauseReason;
+  /** Where the task came from: 'user', 'chore:<id>', 'memory'… */
+  source: string;
+  selectedSkills: string[];
+  actionSets: string[];
+  usage: UsageTotals;
+  createdAt: number;
+  endedAt?: number;
+  finalSummary?: string;
+  /** The JSON object handed to task_end (a chore's result). */
+  output?: Record<string, unknown>;
+}
+
+/** A trigger that failed all its retries; shown in its session and listed in the snapshot. */
+export interface DeadLetterView {
+  id: string;
+  sessionId: string;
+  source: string;
+  lastError: string | null;
+  attempts: number;
+}
+
+/** Everything the sidebar needs to draw itself once; later changes come as `AgentChange`s. */
+export interface AgentSnapshot {
+  sessions: SessionView[];
+  tasks: TaskView[];
+  deadLetters: DeadLetterView[];
+}
+
+/** Kinds of entries in a task's event stream. */
+export type TaskEventKind =
+  | 'task_start'
+  | 'user_message'
+  | 'turn'
+  | 'action_start'
+  | 'action_end'
+  | 'todos'
+  | 'warning'
+  | 'error'
+  | 'wait'
+  | 'pause'
+  | 'resume'
+  | 'restart'
+  | 'ledger'
+  | 'task_end'
+  | 'message';
+
+/** One entry of a session's append-only event stream (on disk, paged backwards by `seq`). */
+export interface TaskEvent {
+  /** 1-based, dense, per stream. */
+  seq: number;
+  at: number;
+  kind: TaskEventKind;
+  /** Kind-specific payload (action name, input, output, duration, text…). */
+  data: Record<string, unknown>;
+}
+
+/** One incremental change; the sidebar applies it without re-reading the whole state. */
+export type AgentChange =
+  | { type: 'message'; sessionId: string; message: MessageView }
+  | { type: 'session'; session: Omit<SessionView, 'messages'> }
+  | { type: 'sessionRemoved'; sessionId: string; movedTo?: string }
+  | { type: 'task'; task: TaskView }
+  | { type: 'taskEvent'; taskId: string; event: TaskEvent }
+  | { type: 'deadLetters'; deadLetters: DeadLetterView[] };
+
+/** Budget settings, read at every turn so a settings change applies at once. */
+export interface AgentSettings {
+  maxActionsPerTask: number;
+  maxTokensPerTask: number;
+  maxCostPerTask?: number;
+  /** What Continue adds to a paused task's limits; default: the initial limits again. */
+  budgetIncrement?: { actions?: number; tokens?: number; cost?: number };
+}

@@ -1,0 +1,168 @@
+/**
+ * Builds model requests as a byte-stable prefix (system prompt, tool schemas, the prefix user
+ * message with AGENTS.md rules, memory, chosen skills and the task's instruction) followed by an
+ * append-only history and a small per-turn tail. Everything volatile (counters, todos, the turn
+ * number) lives in the tail, so consecutive requests of a task share almost all their bytes and
+ * provider prompt caches hit.
+ */
+import type { ModelMessage, ModelRequest, ToolCall, ToolSpec } from '../model/types';
+import type { MessageView, TaskEvent, TaskMode } from '../engine/types';
+import { COMPLEX_TASK_RULES, CONVERSATION_SYSTEM, SIMPLE_TASK_RULES, TASK_SYSTEM } from './prompts';
+
+/** Context shared by every request of a session or task, fixed when the task starts. */
+export interface PrefixContext {
+  /** AGENTS.md content. */
+  rules?: string;
+  /** MEMORY.md content (snapshotted at task start so the prefix stays stable). */
+  memory?: string;
+}
+
+function prefixMessage(parts: Array<[string, string | undefined]>): string {
+  return parts
+    .filter(([, body]) => body && body.trim())
+    .map(([title, body]) => `# ${title}\n${(body as string).trim()}`)
+    .join('\n\n');
+}
+
+/** Conversation transcripts slide in steps of this many lines, so the prefix changes rarely. */
+const CONVERSATION_WINDOW_STEP = 10;
+const CONVERSATION_WINDOW_MIN = 20;
+
+/** Merges consecutive plain text messages of the same role (Anthropic wants alternation). */
+function mergeText(messages: ModelMessage[]): ModelMessage[] {
+  const out: ModelMessage[] = [];
+  for (const message of messages) {
+    const last = out[out.length - 1];
+    if (
+      last &&
+      last.role === message.role &&
+      (message.role === 'user' || (message.role === 'assistant' && !message.toolCalls?.length && last.role === 'assistant' && !last.toolCalls?.length))
+    ) {
+      out[out.length - 1] = { ...last, content: `${last.content}\n\n${message.content}` } as ModelMessage;
+    } else {
+      out.push(message);
+    }
+  }
+  return out;
+}
+
+export function conversationRequest(input: PrefixContext & { tools: ToolSpec[]; skillCatalog?: string; transcript: MessageView[] }): ModelRequest {
+  const prefix = prefixMessage([
+    ['Workspace rules (AGENTS.md)', input.rules],
+    ['Memory', input.memory],
+    ['Skills tasks can use', input.skillCatalog],
+  ]);
+  const lines = input.transcript.filter((m) => m.role !== 'error');
+  const start = lines.length <= CONVERSATION_WINDOW_MIN + CONVERSATION_WINDOW_STEP ? 0 : Math.floor((lines.length - CONVERSATION_WINDOW_MIN) / CONVERSATION_WINDOW_STEP) * CONVERSATION_WINDOW_STEP;
+  const history: ModelMessage[] = lines.slice(start).map((m) =>
+    m.role === 'user' ? { role: 'user', content: m.text } : { role: 'assistant', content: m.role === 'event' ? `[${m.text}]` : m.text },
+  );
+  const messages: ModelMessage[] = prefix ? [{ role: 'user', content: prefix }] : [];
+  // The prefix message stays its own message (the cache breakpoint sits on it), so only the history is merged.
+  if (prefix && history[0]?.role === 'user') messages.push({ role: 'assistant', content: 'Understood.' });
+  messages.push(...mergeText(history));
+  return { system: CONVERSATION_SYSTEM, tools: input.tools, messages, stablePrefixMessages: prefix ? 1 : 0, toolChoice: 'required' };
+}
+
+/** The task-specific part of the stable prefix. */
+export interface TaskPrefix extends PrefixContext {
+  name: string;
+  instruction: string;
+  mode: TaskMode;
+  skills: Array<{ name: string; body: string }>;
+}
+
+export function taskPrefixText(task: TaskPrefix): string {
+  return prefixMessage([
+    ['Workspace rules (AGENTS.md)', task.rules],
+    ['Memory', task.memory],
+    ...task.skills.map((s): [string, string] => [`Skill: ${s.name}`, s.body]),
+    ['Mode', task.mode === 'complex' ? COMPLEX_TASK_RULES : SIMPLE_TASK_RULES],
+    [`Task: ${task.name}`, task.instruction],
+  ]);
+}
+
+export function taskRequest(input: { tools: ToolSpec[]; prefix: string; history: ModelMessage[]; tail: string }): ModelRequest {
+  const messages: ModelMessage[] = [{ role: 'user', content: input.prefix }];
+  const body = [...input.history, { role: 'user', content: input.tail } as ModelMessage];
+  if (body[0].role === 'user') messages.push({ role: 'assistant', content: 'Starting.' });
+  messages.push(...mergeText(body));
+  return { system: TASK_SYSTEM, tools: input.tools, messages, stablePrefixMessages: 1, toolChoice: 'required' };
+}
+
+/** Text a tool result carries into the prompt; long outputs are capped. */
+export function toolResultText(output: unknown): string {
+  const text = typeof output === 'string' ? output : JSON.stringify(output ?? null);
+  return text.length > 24_000 ? `${text.slice(0, 24_000)}\n[truncated]` : text;
+}
+
+/**
+ * Rebuilds a task's model history from its event stream, deterministically (same events, same
+ * bytes), from `fromSeq` on. A turn interrupted by a crash gets a synthetic result per call so
+ * the history stays valid for both wire formats.
+ */
+export function historyFromEvents(events: readonly TaskEvent[], fromSeq = 1): ModelMessage[] {
+  const out: ModelMessage[] = [];
+  let open: { calls: ToolCall[]; results: Map<string, ModelMessage> } | undefined;
+  const close = () => {
+    if (!open) return;
+    for (const call of open.calls) {
+      out.push(open.results.get(call.id) ?? { role: 'tool', toolCallId: call.id, toolName: call.name, content: 'Not run: the turn was interrupted (restart). Decide whether to retry.', isError: true });
+    }
+    open = undefined;
+  };
+  for (const event of events) {
+    if (event.seq < fromSeq) continue;
+    const d = event.data;
+    switch (event.kind) {
+      case 'turn': {
+        close();
+        const calls = (d.toolCalls as Array<{ id: string; name: string; rawArguments: string }>) ?? [];
+        out.push({ role: 'assistant', content: String(d.text ?? ''), toolCalls: calls.map((c) => ({ ...c, arguments: undefined })) });
+        open = { calls: calls.map((c) => ({ ...c, arguments: undefined })), results: new Map() };
+        break;
+      }
+      case 'action_end':
+        if (open && typeof d.callId === 'string') {
+          const isError = typeof d.error === 'string';
+          open.results.set(d.callId, { role: 'tool', toolCallId: d.callId, toolName: String(d.name), content: isError ? `Error: ${d.error}` : toolResultText(d.output), isError });
+        }
+        break;
+      case 'user_message':
+        close();
+        out.push({ role: 'user', content: `User: ${String(d.text)}` });
+        break;
+      case 'warning':
+      case 'restart':
+      case 'ledger':
+      case 'resume':
+      case 'error':
+        if (d.forModel === false) break;
+        close();
+        out.push({ role: 'user', content: `[${event.kind}] ${String(d.text ?? '')}` });
+        break;
+      default:
+        break;
+    }
+  }
+  close();
+  return out;
+}
+
+/** Wire-neutral serialisation used to measure prompt size and prefix stability. */
+export function serializeRequest(request: ModelRequest): string {
+  return JSON.stringify({ system: request.system, tools: request.tools, messages: request.messages });
+}
+
+/** Rough token estimate (≈ 4 characters per token for English and code). */
+export function estimateTokens(request: ModelRequest): number {
+  return Math.ceil(serializeRequest(request).length / 4);
+}
+
+/** Share of `current` that is byte-identical to the start of `previous`. */
+export function commonPrefixShare(previous: string, current: string): number {
+  const max = Math.min(previous.length, current.length);
+  let i = 0;
+  while (i < max && previous.charCodeAt(i) === current.charCodeAt(i)) i++;
+  return current.length ? i / current.length : 1;
+}

@@ -1,0 +1,95 @@
+import * as assert from 'node:assert/strict';
+import { ModelError } from '../../../src/core/model/types';
+import { startModelServer } from '../../fixtures/modelServer';
+import type { ModelServer } from '../../fixtures/modelServer';
+import { createHarness, WIRES } from './harness';
+import type { Harness } from './harness';
+
+for (const wire of WIRES) {
+  describe(`engine: conversation mode (${wire})`, () => {
+    let server: ModelServer;
+    let h: Harness;
+    before(async () => {
+      server = await startModelServer();
+    });
+    after(async () => server.close());
+    beforeEach(async () => {
+      server.reset();
+      h = await createHarness({ wire, server });
+    });
+    afterEach(async () => h.close());
+
+    it('replies through send_message, as a durable trigger turn', async () => {
+      server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'Hi! How can I help?' } }] }]);
+      const { sessionId } = await h.agent.sendMessage('hello');
+      await h.idle();
+      const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId);
+      assert.ok(session);
+      assert.deepEqual(session.messages.map((m) => [m.role, m.text]), [['user', 'hello'], ['assistant', 'Hi! How can I help?']]);
+      assert.equal(server.requests.length, 1);
+      assert.equal(server.requests[0].format, wire);
+      assert.ok(h.changes.some((c) => c.type === 'message' && c.message.text === 'Hi! How can I help?'));
+      assert.ok(h.logger.lines.some((l) => l.includes('[REACT]') && l.includes('conversation')));
+    });
+
+    it('keeps the message and shows a retryable error when the model fails, then retries', async () => {
+      server.script([{ error: { status: 401, message: 'bad key' } }]);
+      const { sessionId } = await h.agent.sendMessage('are you there?');
+      await h.idle();
+      let session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      assert.equal(session.messages[0].text, 'are you there?');
+      const error = session.messages.find((m) => m.role === 'error');
+      assert.ok(error, 'an error line is shown');
+      assert.equal(error.retryable, true);
+      server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'Yes.' } }] }]);
+      await h.agent.retry(sessionId);
+      await h.idle();
+      session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      assert.equal(session.messages.at(-1)?.text, 'Yes.');
+      // The retried request still carries the user's message.
+      assert.ok(JSON.stringify(server.requests.at(-1)?.body).includes('are you there?'));
+    });
+
+    it('shows a missing-key error from the model factory without losing the message', async () => {
+      await h.close();
+      h = await createHarness({ wire, server, model: async () => { throw new ModelError('missing_key', 'No API key set. Run "Tasklane: Set API Key".'); } });
+      const { sessionId } = await h.agent.sendMessage('hello');
+      await h.idle();
+      const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      assert.deepEqual(session.messages.map((m) => m.role), ['user', 'error']);
+      assert.match(session.messages[1].text, /No API key set/);
+      assert.equal(session.status, 'error');
+    });
+
+    it('starts several tasks in one turn, each with its own session and continuation', async () => {
+      server.script([
+        {
+          toolCalls: [
+            { name: 'task_start', arguments: { name: 'Read README', instruction: 'Summarise README.md', mode: 'simple' } },
+            { name: 'task_start', arguments: { name: 'Read app', instruction: 'Summarise src/app.ts', mode: 'simple' } },
+          ],
+        },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'done A' } }] },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'done B' } }] },
+      ]);
+      const { sessionId } = await h.agent.sendMessage('look at the repo');
+      await h.idle();
+      const snap = h.agent.snapshot();
+      assert.equal(snap.tasks.length, 2);
+      assert.deepEqual(snap.tasks.map((t) => t.status).sort(), ['completed', 'completed']);
+      for (const task of snap.tasks) assert.equal(task.sessionId, task.id);
+      const origin = snap.sessions.find((s) => s.id === sessionId)!;
+      assert.equal(origin.messages.filter((m) => m.role === 'event' && m.text.startsWith('Started task')).length, 2);
+      assert.equal(server.requests.length, 3);
+    });
+
+    it('ignores a message when the model says so', async () => {
+      server.script([{ toolCalls: [{ name: 'ignore', arguments: {} }] }]);
+      const { sessionId } = await h.agent.sendMessage('thanks');
+      await h.idle();
+      const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      assert.deepEqual(session.messages.map((m) => m.role), ['user']);
+      assert.equal(session.status, 'idle');
+    });
+  });
+}

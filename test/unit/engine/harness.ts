@@ -1,0 +1,130 @@
+/**
+ * Engine test harness: the real durable store (sql.js + journal) in a temp dir, the real SDK
+ * clients against the scripted model server, in-memory workspace, a fake clock.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Agent } from '../../../src/core/engine/agent';
+import type { AgentDeps } from '../../../src/core/engine/agent';
+import type { AgentChange, AgentSettings } from '../../../src/core/engine/types';
+import { createModelClient } from '../../../src/core/model/createModelClient';
+import type { ModelClient } from '../../../src/core/model/types';
+import { openDurableDb } from '../../../src/core/store/durableDb';
+import type { OpenedDurableDb } from '../../../src/core/store/durableDb';
+import { loadSqlJs } from '../../../src/core/store/sqlJs';
+import type { SqlJsStatic } from '../../../src/core/store/sqlJs';
+import { createTriggerStore } from '../../../src/core/store/triggerStore';
+import type { StartingTriggerStore } from '../../../src/core/store/triggerStore';
+import type { ModelServer } from '../../fixtures/modelServer';
+import { FakeClock } from '../../fakes/fakeClock';
+import { MemoryLogger } from '../../fakes/memoryLogger';
+import { MemoryWorkspace } from '../../fakes/memoryWorkspace';
+
+export type Wire = 'openai' | 'anthropic';
+export const WIRES: Wire[] = ['openai', 'anthropic'];
+
+let sqlJsPromise: Promise<SqlJsStatic> | undefined;
+const sqlJs = () => (sqlJsPromise ??= loadSqlJs());
+
+export const BUILTIN_SKILLS = path.resolve(__dirname, '../../../skills');
+
+export interface HarnessOptions {
+  wire: Wire;
+  server: ModelServer;
+  files?: Record<string, string>;
+  settings?: Partial<AgentSettings>;
+  skillDirs?: string[];
+  rules?: string;
+  /** Replaces the model factory (e.g. to throw a missing-key error). */
+  model?: () => Promise<ModelClient>;
+  actions?: AgentDeps['actions'];
+  /** Reuse a storage dir (restart). */
+  dir?: string;
+  clock?: FakeClock;
+}
+
+export interface Harness {
+  agent: Agent;
+  clock: FakeClock;
+  dir: string;
+  db: OpenedDurableDb;
+  triggers: StartingTriggerStore;
+  workspace: MemoryWorkspace;
+  logger: MemoryLogger;
+  changes: AgentChange[];
+  /** Waits until no trigger is due or running. */
+  idle(): Promise<void>;
+  /** Stops the agent and closes the store, keeping the dir (to reopen it). */
+  shutdown(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function modelFactory(wire: Wire, server: ModelServer): () => Promise<ModelClient> {
+  return async () =>
+    createModelClient({
+      provider: wire,
+      baseUrl: wire === 'openai' ? server.openaiBaseUrl : server.anthropicBaseUrl,
+      apiKey: 'test-key',
+      model: wire === 'openai' ? 'gpt-5-mini' : 'claude-sonnet-4-6',
+      maxRetries: 0,
+      timeoutMs: 5_000,
+    });
+}
+
+export async function createHarness(options: HarnessOptions): Promise<Harness> {
+  const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-engine-'));
+  const clock = options.clock ?? new FakeClock();
+  const logger = new MemoryLogger();
+  const db = await openDurableDb({ dir: path.join(dir, 'store'), sqlJs: await sqlJs(), clock, lease: { recheckMs: 20 } });
+  const triggers = await createTriggerStore(db, { clock, logger, random: () => 0.5 });
+  const workspace = new MemoryWorkspace(options.files ?? { 'README.md': '# Demo\nHello.\n', 'src/app.ts': 'export const answer = 42;\n' });
+  const settings: AgentSettings = { maxActionsPerTask: 50, maxTokensPerTask: 1_000_000, ...options.settings };
+  const agent = new Agent({
+    db,
+    triggers,
+    model: options.model ?? modelFactory(options.wire, options.server),
+    workspace,
+    clock,
+    logger,
+    storageDir: path.join(dir, 'agent'),
+    skillDirs: options.skillDirs ?? [BUILTIN_SKILLS],
+    workspaceRules: async () => options.rules,
+    settings: () => settings,
+    actions: options.actions,
+  });
+  const changes: AgentChange[] = [];
+  agent.onDidChange((c) => changes.push(c));
+  await agent.whenReady();
+  agent.start();
+  let running = true;
+  const idle = async () => {
+    let quiet = 0;
+    for (let i = 0; i < 2000 && quiet < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const now = clock.now();
+      const busy = triggers.pending().some((t) => t.status === 'claimed' || t.fireAt <= now);
+      quiet = busy ? 0 : quiet + 1;
+    }
+    if (quiet < 3) throw new Error('the agent did not go idle');
+  };
+  const shutdown = async () => {
+    if (!running) return;
+    running = false;
+    await agent.stop();
+    await triggers.close();
+    await db.close();
+  };
+  return {
+    agent, clock, dir, db, triggers, workspace, logger, changes, idle, shutdown,
+    close: async () => {
+      await shutdown();
+      if (!options.dir) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Reads a file under the agent's storage dir. */
+export function agentFile(h: Harness, name: string): string {
+  return fs.readFileSync(path.join(h.dir, 'agent', name), 'utf8');
+}
