@@ -1,0 +1,98 @@
+import type { ChoreUsageTotals } from './runBudget';
+import type { ChoreRunRecord } from './runLog';
+import type { ChoreRunStatus } from './runPolicy';
+
+/** What every channel reports about a run that needs a person (issue #6). JSON body of the generic webhook. */
+export interface EscalationPayload {
+  /** Lets a receiver route on the shape; bumped if the shape changes. */
+  type: 'tasklane.chore_escalation';
+  version: 1;
+  chore: { id: string; name: string };
+  runId: string;
+  status: ChoreRunStatus;
+  reason: string;
+  usage: ChoreUsageTotals;
+  /** The last five steps of the trace, oldest first. */
+  lastSteps: Array<{ name: string; status: string; durationMs: number | null; args: string; result: string }>;
+  startedAt: string;
+  endedAt: string | null;
+  /** Workspace folder name, so a team with several repos knows which one. */
+  workspace?: string;
+}
+
+const stepTextChars = 300;
+
+export function buildEscalationPayload(chore: { id: string; name: string }, run: ChoreRunRecord, workspace?: string): EscalationPayload {
+  return {
+    type: 'tasklane.chore_escalation',
+    version: 1,
+    chore: { id: chore.id, name: chore.name },
+    runId: run.runId,
+    status: run.status,
+    reason: run.reason ?? `run ended ${run.status}`,
+    usage: { ...run.usage },
+    lastSteps: run.steps.slice(-5).map((s) => ({ name: s.name, status: s.status, durationMs: s.durationMs, args: short(s.args), result: short(s.result) })),
+    startedAt: new Date(run.startedAt).toISOString(),
+    endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
+    ...(workspace ? { workspace } : {}),
+  };
+}
+
+/** One line for subjects and notification previews. */
+export function escalationTitle(p: EscalationPayload): string {
+  return `Tasklane chore "${p.chore.name}" ${p.status.replace('_', ' ')}${p.workspace ? ` in ${p.workspace}` : ''}`;
+}
+
+export function usageLine(u: ChoreUsageTotals): string {
+  return `${u.iterations} iterations, ${Math.round(u.elapsedMs / 1000)} s, ${u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens} input / ${u.outputTokens} output tokens, $${u.costUsd.toFixed(4)}`;
+}
+
+/** Slack Block Kit message for an incoming webhook; `text` is the notification fallback. */
+export function slackMessage(p: EscalationPayload): Record<string, unknown> {
+  const steps = p.lastSteps.length
+    ? p.lastSteps.map((s) => `• \`${s.name}\` ${s.status}${s.durationMs !== null ? ` (${s.durationMs} ms)` : ''}${s.result ? `: ${s.result.replace(/\s+/g, ' ').slice(0, 120)}` : ''}`).join('\n')
+    : '_no steps recorded_';
+  return {
+    text: `${escalationTitle(p)}: ${p.reason}`,
+    blocks: [
+      { type: 'header', text: { type: 'plain_text', text: escalationTitle(p).slice(0, 150) } },
+      {
+        type: 'section',
+        fields: [
+          { type: 'mrkdwn', text: `*Chore*\n${p.chore.name} (\`${p.chore.id}\`)` },
+          { type: 'mrkdwn', text: `*Status*\n${p.status}` },
+          { type: 'mrkdwn', text: `*Run*\n\`${p.runId}\`` },
+          { type: 'mrkdwn', text: `*Started*\n${p.startedAt}` },
+        ],
+      },
+      { type: 'section', text: { type: 'mrkdwn', text: `*Reason*\n${p.reason.slice(0, 2800)}` } },
+      { type: 'section', text: { type: 'mrkdwn', text: `*Last steps*\n${steps.slice(0, 2900)}` } },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `Usage: ${usageLine(p.usage)}` }] },
+    ],
+  };
+}
+
+/** Plain-text email body. */
+export function emailText(p: EscalationPayload): string {
+  const steps = p.lastSteps.map((s, i) => `  ${i + 1}. ${s.name} [${s.status}]${s.durationMs !== null ? ` ${s.durationMs} ms` : ''}\n     args: ${s.args}\n     result: ${s.result}`);
+  return [
+    escalationTitle(p),
+    '',
+    `Chore:   ${p.chore.name} (${p.chore.id})`,
+    `Run:     ${p.runId}`,
+    `Status:  ${p.status}`,
+    `Reason:  ${p.reason}`,
+    `Started: ${p.startedAt}`,
+    `Ended:   ${p.endedAt ?? '-'}`,
+    `Usage:   ${usageLine(p.usage)}`,
+    '',
+    'Last steps:',
+    ...(steps.length ? steps : ['  (none)']),
+    '',
+    'Open the Tasklane sidebar in VS Code to see the full trace and any proposals waiting for review.',
+  ].join('\n');
+}
+
+function short(text: string): string {
+  return text.length > stepTextChars ? `${text.slice(0, stepTextChars)}…` : text;
+}

@@ -1,0 +1,219 @@
+import type { Clock } from '../ports';
+import type { DurableDb } from '../store/types';
+import type { ChoreUsageTotals } from './runBudget';
+import type { ChoreRunStatus } from './runPolicy';
+
+/** One step of a run's trace (a tool call or a model turn), updated in place as it progresses. */
+export interface ChoreStep {
+  id: number;
+  /** Action name, or `model` for a model call. */
+  name: string;
+  status: 'running' | 'ok' | 'error';
+  /** Arguments as JSON text, truncated to {@link maxStepTextChars}. */
+  args: string;
+  /** Result or error text, truncated; empty while running. */
+  result: string;
+  startedAt: number;
+  durationMs: number | null;
+}
+
+/** What started a run. */
+export type ChoreRunCause = 'cron' | 'files' | 'task' | 'manual' | 'retry';
+
+/** One run in a chore's history. */
+export interface ChoreRunRecord {
+  runId: string;
+  choreId: string;
+  /** The fire's dedup key; with `attempt`, identifies the run so a redelivered trigger finds it. */
+  fireKey: string;
+  /** 0 for the first run of a fire, n for its n-th retry. */
+  attempt: number;
+  cause: ChoreRunCause;
+  startedAt: number;
+  endedAt: number | null;
+  status: ChoreRunStatus;
+  reason: string | null;
+  usage: ChoreUsageTotals;
+  steps: ChoreStep[];
+}
+
+/** Where run records live; `upsert` writes the whole record (steps included) so a step updates in place. */
+export interface ChoreRunPersistence {
+  loadAll(): ChoreRunRecord[];
+  upsert(record: ChoreRunRecord): void;
+  remove(runIds: readonly string[]): void;
+  flush(): Promise<void>;
+}
+
+/** Longest args/result text kept per step, so a trace cannot bloat the hot database. */
+export const maxStepTextChars = 1_000;
+/** Runs kept per chore; older ones leave the database. */
+export const defaultRunsKeptPerChore = 30;
+
+const emptyTotals = (): ChoreUsageTotals => ({ iterations: 0, elapsedMs: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 });
+
+/**
+ * A chore's run history with a live step trace. `start` is idempotent per (fireKey, attempt): a
+ * trigger redelivered after a crash between claim and ack finds the run it already started, so the
+ * runner resumes it (status running) or just acks (already ended) instead of running it twice.
+ */
+export class ChoreRunLog {
+  private readonly runs = new Map<string, ChoreRunRecord>();
+  private readonly listeners = new Set<(run: ChoreRunRecord) => void>();
+  private counter = 0;
+
+  constructor(
+    private readonly persistence: ChoreRunPersistence,
+    private readonly clock: Clock,
+    private readonly keepPerChore = defaultRunsKeptPerChore,
+    private readonly newId: () => string = () => `run-${this.clock.now().toString(36)}-${(this.counter++).toString(36)}`,
+  ) {
+    for (const run of persistence.loadAll()) this.runs.set(run.runId, run);
+  }
+
+  /** Starts (or finds) the run of a fire. `created` is false when the run already existed. */
+  async start(input: { choreId: string; fireKey: string; attempt?: number; cause: ChoreRunCause }): Promise<{ run: ChoreRunRecord; created: boolean }> {
+    const attempt = input.attempt ?? 0;
+    const existing = this.findByFire(input.fireKey, attempt);
+    if (existing) return { run: existing, created: false };
+    const run: ChoreRunRecord = {
+      runId: this.newId(), choreId: input.choreId, fireKey: input.fireKey, attempt, cause: input.cause,
+      startedAt: this.clock.now(), endedAt: null, status: 'running', reason: null, usage: emptyTotals(), steps: [],
+    };
+    await this.write(run, true);
+    return { run, created: true };
+  }
+
+  /** Records a fire that did not run (concurrency skip, queue limit). */
+  async recordSkipped(input: { choreId: string; fireKey: string; cause: ChoreRunCause; reason: string }): Promise<ChoreRunRecord> {
+    const { run } = await this.start(input);
+    return this.finish(run.runId, 'skipped', input.reason);
+  }
+
+  /** Adds a running step and returns its id. Not awaited by design: the trace is best-effort live, the end is durable. */
+  stepStarted(runId: string, name: string, args: unknown): number {
+    const run = this.require(runId);
+    const step: ChoreStep = { id: run.steps.length + 1, name, status: 'running', args: clip(typeof args === 'string' ? args : JSON.stringify(args) ?? ''), result: '', startedAt: this.clock.now(), durationMs: null };
+    run.steps.push(step);
+    void this.write(run, false);
+    return step.id;
+  }
+
+  stepEnded(runId: string, stepId: number, status: 'ok' | 'error', result: unknown): void {
+    const run = this.require(runId);
+    const step = run.steps.find((s) => s.id === stepId);
+    if (!step) throw new Error(`run ${runId} has no step ${stepId}; call stepStarted first`);
+    step.status = status;
+    step.result = clip(typeof result === 'string' ? result : JSON.stringify(result) ?? '');
+    step.durationMs = this.clock.now() - step.startedAt;
+    void this.write(run, false);
+  }
+
+  updateUsage(runId: string, usage: ChoreUsageTotals): void {
+    const run = this.require(runId);
+    run.usage = { ...usage };
+    void this.write(run, false);
+  }
+
+  /** Ends a run, durably, and prunes the chore's oldest runs past the retention. */
+  async finish(runId: string, status: Exclude<ChoreRunStatus, 'running'>, reason?: string): Promise<ChoreRunRecord> {
+    const run = this.require(runId);
+    run.status = status;
+    run.reason = reason ?? null;
+    run.endedAt = this.clock.now();
+    // A step still running when the run ends did not finish: say so rather than leave a spinner.
+    for (const step of run.steps) if (step.status === 'running') Object.assign(step, { status: 'error', result: `interrupted: run ended ${status}`, durationMs: run.endedAt - step.startedAt });
+    const old = this.history(run.choreId).slice(this.keepPerChore).filter((r) => r.status !== 'running');
+    for (const r of old) this.runs.delete(r.runId);
+    if (old.length) this.persistence.remove(old.map((r) => r.runId));
+    await this.write(run, true);
+    return run;
+  }
+
+  get(runId: string): ChoreRunRecord | undefined {
+    return this.runs.get(runId);
+  }
+
+  findByFire(fireKey: string, attempt = 0): ChoreRunRecord | undefined {
+    for (const run of this.runs.values()) if (run.fireKey === fireKey && run.attempt === attempt) return run;
+    return undefined;
+  }
+
+  /** Newest first. */
+  history(choreId: string): ChoreRunRecord[] {
+    return [...this.runs.values()].filter((r) => r.choreId === choreId).sort((a, b) => b.startedAt - a.startedAt || b.runId.localeCompare(a.runId));
+  }
+
+  /** Runs still `running`, e.g. to resume after a reload. */
+  active(): ChoreRunRecord[] {
+    return [...this.runs.values()].filter((r) => r.status === 'running');
+  }
+
+  /** Live updates for the sidebar trace; returns a disposer. */
+  onDidChange(listener: (run: ChoreRunRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private require(runId: string): ChoreRunRecord {
+    const run = this.runs.get(runId);
+    if (!run) throw new Error(`unknown chore run ${runId}; it may have been pruned from the history`);
+    return run;
+  }
+
+  private async write(run: ChoreRunRecord, durable: boolean): Promise<void> {
+    this.runs.set(run.runId, run);
+    this.persistence.upsert(run);
+    for (const listener of this.listeners) listener(run);
+    if (durable) await this.persistence.flush();
+  }
+}
+
+function clip(text: string): string {
+  return text.length > maxStepTextChars ? `${text.slice(0, maxStepTextChars)}… (${text.length} chars)` : text;
+}
+
+export class InMemoryRunPersistence implements ChoreRunPersistence {
+  readonly records = new Map<string, string>();
+  loadAll(): ChoreRunRecord[] {
+    return [...this.records.values()].map((json) => JSON.parse(json) as ChoreRunRecord);
+  }
+  upsert(record: ChoreRunRecord): void {
+    this.records.set(record.runId, JSON.stringify(record));
+  }
+  remove(runIds: readonly string[]): void {
+    for (const id of runIds) this.records.delete(id);
+  }
+  async flush(): Promise<void> {}
+}
+
+/** Run records in the store's `chore_runs` table: indexed columns plus the record JSON in `data`. */
+export class DbRunPersistence implements ChoreRunPersistence {
+  constructor(private readonly db: DurableDb) {
+    db.mutate('CREATE TABLE IF NOT EXISTS chore_runs (id TEXT PRIMARY KEY, chore_id TEXT NOT NULL, fire_key TEXT NOT NULL, attempt INTEGER NOT NULL, status TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER, data TEXT NOT NULL)');
+    db.mutate('CREATE INDEX IF NOT EXISTS chore_runs_by_chore ON chore_runs (chore_id, started_at)');
+  }
+  loadAll(): ChoreRunRecord[] {
+    const runs: ChoreRunRecord[] = [];
+    for (const row of this.db.query('SELECT data FROM chore_runs')) {
+      try {
+        runs.push(JSON.parse(String(row.data)) as ChoreRunRecord);
+      } catch {
+        // One unreadable record must not hide the rest of the history.
+      }
+    }
+    return runs;
+  }
+  upsert(r: ChoreRunRecord): void {
+    this.db.mutate(
+      'INSERT INTO chore_runs (id, chore_id, fire_key, attempt, status, started_at, ended_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = excluded.status, ended_at = excluded.ended_at, data = excluded.data',
+      [r.runId, r.choreId, r.fireKey, r.attempt, r.status, r.startedAt, r.endedAt, JSON.stringify(r)],
+    );
+  }
+  remove(runIds: readonly string[]): void {
+    for (const id of runIds) this.db.mutate('DELETE FROM chore_runs WHERE id = ?', [id]);
+  }
+  flush(): Promise<void> {
+    return this.db.commit();
+  }
+}
