@@ -122,6 +122,21 @@ function tail(file, lines = 20) {
   }
 }
 
+/** Failed runs are kept for their logs; remove those older than a day so the cache does not grow forever. */
+function pruneOldRuns(maxAgeMs = 24 * 3600 * 1000) {
+  for (const parent of [path.join(cacheDir, 'runs'), path.join(cacheDir, 'reports')]) {
+    if (!fs.existsSync(parent)) continue;
+    for (const entry of fs.readdirSync(parent)) {
+      const dir = path.join(parent, entry);
+      try {
+        if (entry !== 'start' && Date.now() - fs.statSync(dir).mtimeMs > maxAgeMs) fs.rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // raced with another run's cleanup
+      }
+    }
+  }
+}
+
 const running = new Set();
 process.once('exit', () => {
   // Last resort so an aborted test run never leaves a server behind.
@@ -155,6 +170,7 @@ export async function startCodeServer(options) {
   if (!fs.existsSync(node24) || !fs.existsSync(codeServerEntry)) {
     throw new Error('code-server is not provisioned: run scripts/provision.sh (it installs Node 24 and code-server into .vscode-test/)');
   }
+  pruneOldRuns();
   const runDir = path.join(cacheDir, 'runs', options.name);
   const userDataDir = path.join(runDir, 'user-data');
   const extensionsDir = path.join(runDir, 'extensions');

@@ -43,7 +43,8 @@ function log(message) {
  */
 export async function runHostTier(options = {}) {
   const timeoutMs = options.timeoutMs ?? Number(process.env.TASKLANE_HOST_TIMEOUT_MS ?? 300_000);
-  const runName = 'host';
+  // Per process: engineers sharing one working tree may run the host tier at the same time.
+  const runName = `host-${process.pid}`;
   const runDir = path.join(cacheDir, 'runs', runName);
   const runner = JSON.parse(fs.readFileSync(path.join(hostRunnerDir, 'package.json'), 'utf8'));
   // startCodeServer wipes and fills runDir; these paths are where it will put things.
@@ -54,6 +55,7 @@ export async function runHostTier(options = {}) {
   let model;
   let server;
   let workbench;
+  let keepRunDir = true; // kept for its logs unless the run passed
   const started = Date.now();
   try {
     if (modelServerAvailable()) {
@@ -88,6 +90,7 @@ export async function runHostTier(options = {}) {
       await delay(250);
     }
     const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
+    keepRunDir = results.failed > 0;
     return { tier: 'host', ...results, wallMs: Date.now() - started };
   } catch (error) {
     return {
@@ -103,6 +106,8 @@ export async function runHostTier(options = {}) {
     await workbench?.close();
     await server?.stop();
     await model?.stop();
+    if (keepRunDir) log(`run kept for inspection: ${runDir}`);
+    else fs.rmSync(runDir, { recursive: true, force: true });
   }
 }
 

@@ -21,7 +21,8 @@ if (unknown.length) {
 const selected = TIERS.filter((t) => args.includes(t));
 const tiers = selected.length ? selected : TIERS;
 const needsWorkbench = tiers.some((t) => t !== 'unit');
-const reportsDir = path.join(cacheDir, 'reports');
+// Per process, so two engineers' runs in one working tree do not read each other's reports.
+const reportsDir = path.join(cacheDir, 'reports', String(process.pid));
 fs.mkdirSync(reportsDir, { recursive: true });
 
 function heading(text) {

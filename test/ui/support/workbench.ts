@@ -21,7 +21,7 @@ export interface UiSession {
 
 /** Options of startUiSession. */
 export interface UiSessionOptions {
-  /** Run name (state under .vscode-test/runs/<name>/); use one per test file. */
+  /** Run name (state under .vscode-test/runs/<name>-<pid>/); use one per test file. */
   name: string;
   /**
    * How Tasklane reaches the scripted model: `openai-compatible` (settings point at the server's
@@ -46,7 +46,8 @@ export async function startUiSession(options: UiSessionOptions): Promise<UiSessi
   let server: CodeServer | undefined;
   try {
     server = await startCodeServer({
-      name: options.name,
+      // Per process: engineers sharing one working tree may run UI tests at the same time.
+      name: `${options.name}-${process.pid}`,
       extraExtensions: provider === 'vscode-lm' ? [lmProviderDir] : [],
       settings: {
         'tasklane.model.provider': provider,
