@@ -73,7 +73,8 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: Mod
 
   task.turns += 1;
   task.modelErrors = 0;
-  task.actionCount += Math.max(result.actionsRun, result.invalid ? 1 : 0);
+  // A turn always costs at least one action, so a model that never calls tools cannot loop for free.
+  task.actionCount += Math.max(result.actionsRun, 1);
   task.usage = addTotals(task.usage, result.usage, result.cost);
   const session = env.state.sessions.get(task.sessionId);
   if (session) session.usage = addTotals(session.usage, result.usage, result.cost);
@@ -90,7 +91,10 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
     await state.appendEvent(task.sessionId, 'todos', { todos: fx.todos, forModel: false });
   }
   for (const text of fx.said) await state.appendMessage(task.sessionId, 'assistant', text);
-  if (!result.effects.said.length && result.text.trim() && !fx.question) await state.appendMessage(task.sessionId, 'assistant', result.text.trim());
+  // Text without any tool call: the model is talking to the user, so, like a chat agent, the
+  // task then waits for their answer instead of looping on text-only turns.
+  const textOnly = result.actionsRun === 0 && !result.invalid && result.text.trim() !== '';
+  if (textOnly && !fx.question) fx.askUser(result.text.trim());
   for (const spec of fx.started) {
     await createTask(env, { ...spec, source: `successor:${task.id}`, fromSessionId: task.sessionId, actionSets: spec.actionSets ?? task.actionSets.filter((s) => s !== 'task') });
   }

@@ -1,0 +1,194 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { TaskEvent } from '../../../src/core/engine/types';
+import { startModelServer } from '../../fixtures/modelServer';
+import type { ModelServer } from '../../fixtures/modelServer';
+import { agentFile, createHarness, WIRES } from './harness';
+import type { Harness } from './harness';
+
+const HOUR = 3_600_000;
+
+/** Starts one task through a conversation turn and returns its id. */
+async function startTask(h: Harness, server: ModelServer, mode: 'simple' | 'complex', steps: Parameters<ModelServer['script']>[0]): Promise<string> {
+  server.script([{ toolCalls: [{ name: 'task_start', arguments: { name: 'Work', instruction: 'Do the work on the repo', mode } }] }, ...steps]);
+  await h.agent.sendMessage('please do the work');
+  await h.idle();
+  const task = h.agent.snapshot().tasks[0];
+  assert.ok(task, 'a task was started');
+  return task.id;
+}
+
+const kinds = (events: TaskEvent[]) => events.map((e) => (e.kind.startsWith('action') ? `${e.kind}:${e.data.name}` : e.kind));
+
+for (const wire of WIRES) {
+  describe(`engine: tasks and the turn pipeline (${wire})`, () => {
+    let server: ModelServer;
+    let h: Harness;
+    before(async () => {
+      server = await startModelServer();
+    });
+    after(async () => server.close());
+    beforeEach(async () => {
+      server.reset();
+      h = await createHarness({ wire, server });
+    });
+    afterEach(async () => h.close());
+
+    it('runs parallelizable actions concurrently and others in order, one turn per trigger', async () => {
+      const id = await startTask(h, server, 'simple', [
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }, { name: 'search_text', arguments: { query: 'answer' } }] },
+        { toolCalls: [{ name: 'send_message', arguments: { text: 'found it' } }, { name: 'wait', arguments: { seconds: '60' } }] },
+      ]);
+      // The second turn waits 60 s (seconds sent as a string: coerced).
+      assert.equal(server.requests.length, 3);
+      server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'README says hello; answer is 42' } }] }]);
+      await h.clock.advance(60_000);
+      await h.idle();
+      const events = await h.agent.readTaskEvents(id, { limit: 100 });
+      const k = kinds(events);
+      const firstTurn = k.slice(k.indexOf('turn') + 1, k.indexOf('turn') + 5);
+      assert.deepEqual(firstTurn, ['action_start:read_file', 'action_start:search_text', 'action_end:read_file', 'action_end:search_text']);
+      const secondTurn = k.indexOf('turn', k.indexOf('turn') + 1);
+      assert.deepEqual(k.slice(secondTurn + 1, secondTurn + 5), ['action_start:send_message', 'action_end:send_message', 'action_start:wait', 'action_end:wait']);
+      const readEnd = events.find((e) => e.kind === 'action_end' && e.data.name === 'read_file')!;
+      assert.match(String(readEnd.data.output), /Hello/);
+      assert.equal(typeof readEnd.data.durationMs, 'number');
+      const task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      assert.equal(task.status, 'completed');
+      assert.equal(task.counters.actions.used, 5);
+      assert.match(agentFile(h, 'TASK_HISTORY.md'), new RegExp(`## Work \\(${id}\\)[\\s\\S]*status: completed[\\s\\S]*summary: README says hello`));
+      assert.equal(fs.existsSync(path.join(h.dir, 'agent', 'scratch', id)), false, 'scratch dir removed at task end');
+      // The tool result of turn 1 reached the model in turn 2.
+      assert.ok(JSON.stringify(server.requests[2].body).includes('export const answer = 42'));
+    });
+
+    it('repairs an invalid tool call once with the validation error', async () => {
+      const id = await startTask(h, server, 'simple', [
+        { toolCalls: [{ name: 'read_file', arguments: { file: 'README.md' } }] },
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'ok' } }] },
+      ]);
+      const repair = JSON.stringify(server.requests[2].body);
+      assert.match(repair, /Invalid input for read_file: path/);
+      assert.match(repair, /Call the tools again with corrected arguments/);
+      const task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      assert.equal(task.status, 'completed');
+    });
+
+    it('pauses with a clear error event when the repair turn is invalid too', async () => {
+      const id = await startTask(h, server, 'simple', [
+        { toolCalls: [{ name: 'no_such_action', arguments: {} }] },
+        { toolCalls: [{ name: 'read_file', arguments: '{not json' }] },
+      ]);
+      const task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      assert.equal(task.status, 'paused');
+      assert.equal(task.pauseReason, 'model_error');
+      const events = await h.agent.readTaskEvents(id, { limit: 50 });
+      assert.ok(events.some((e) => e.kind === 'error' && /Invalid tool calls after a repair turn/.test(String(e.data.text))));
+      const session = h.agent.snapshot().sessions.find((s) => s.id === id)!;
+      assert.match(session.messages.at(-1)!.text, /invalid tool calls twice/);
+      assert.equal(server.requests.length, 3);
+    });
+
+    it('complex task: visible todos, approval before task_end, history record', async () => {
+      const id = await startTask(h, server, 'complex', [
+        { toolCalls: [{ name: 'update_todos', arguments: { todos: [{ text: 'read', status: 'in_progress' }, { text: 'report', status: 'pending' }] } }] },
+        { toolCalls: [{ name: 'update_todos', arguments: { todos: [{ text: 'read', status: 'done' }, { text: 'report', status: 'done' }] } }] },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'All read and reported.' } }] },
+      ]);
+      let task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      assert.equal(task.status, 'running');
+      assert.equal(task.waitingForUser, true, 'the first task_end asks the user');
+      assert.deepEqual(task.todos.map((t) => t.status), ['done', 'done']);
+      assert.ok(h.changes.some((c) => c.type === 'task' && c.task.todos.length === 2 && c.task.todos[0].status === 'in_progress'));
+      server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'All read and reported.' } }] }]);
+      await h.agent.sendMessage('yes', { sessionId: id });
+      await h.idle();
+      task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      assert.equal(task.status, 'completed');
+      assert.ok(JSON.stringify(server.requests.at(-1)!.body).includes('User: yes'));
+      assert.match(agentFile(h, 'TASK_HISTORY.md'), /mode: complex/);
+    });
+
+    it('waits for a reply: persisted flag, 3 h re-arms with no model call, reply pulls it forward', async () => {
+      const id = await startTask(h, server, 'simple', [{ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which branch?' } }] }]);
+      const before = server.requests.length;
+      let task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      assert.equal(task.waitingForUser, true);
+      const persisted = h.db.query('SELECT data FROM tasks WHERE id = ?', [id])[0];
+      assert.equal(JSON.parse(String(persisted.data)).waitingForUser, true);
+      const pending = h.triggers.pending(id);
+      assert.equal(pending.length, 1);
+      assert.equal(pending[0].fireAt, h.clock.now() + 3 * HOUR);
+      for (let i = 0; i < 3; i++) {
+        await h.clock.advance(3 * HOUR);
+        await h.idle();
+      }
+      assert.equal(server.requests.length, before, 'no model call while waiting');
+      assert.equal(h.triggers.pending(id)[0].fireAt, h.clock.now() + 3 * HOUR, 're-armed 3 h ahead');
+      assert.ok(h.logger.lines.filter((l) => l.includes('rearm_wait')).length >= 3);
+      server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'used main' } }] }]);
+      await h.agent.sendMessage('main', { replyToTaskId: id });
+      await h.idle();
+      task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      assert.equal(task.status, 'completed');
+      assert.equal(server.requests.length, before + 1);
+      assert.ok(JSON.stringify(server.requests.at(-1)!.body).includes('User: main'));
+    });
+
+    it('budgets: one warning at 80%, pause at 100%, Continue raises the limit, Abort ends', async () => {
+      await h.close();
+      h = await createHarness({ wire, server, settings: { maxActionsPerTask: 5, budgetIncrement: { actions: 5 } } });
+      const read = { toolCalls: [{ name: 'list_files', arguments: { dir: '.' } }] };
+      const id = await startTask(h, server, 'simple', [read, read, read, read, read, read]);
+      let task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      assert.equal(task.status, 'paused');
+      assert.equal(task.pauseReason, 'budget');
+      assert.equal(task.counters.actions.used, 5);
+      let events = await h.agent.readTaskEvents(id, { limit: 100 });
+      assert.equal(events.filter((e) => e.kind === 'warning').length, 1, 'warned once per crossing');
+      assert.equal(server.requests.length, 1 + 5, 'no model call once the budget is spent');
+      const warnIndex = events.findIndex((e) => e.kind === 'warning');
+      assert.equal(events.slice(0, warnIndex).filter((e) => e.kind === 'action_end').length, 4, 'warning at 4 of 5');
+      // The warning reached the model.
+      assert.ok(JSON.stringify(server.requests.at(-1)!.body).includes('80% of the actions budget'));
+
+      server.script([read, read, read, read]);
+      await h.agent.continueTask(id);
+      await h.idle();
+      task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      assert.equal(task.counters.actions.limit, 10);
+      assert.equal(task.status, 'paused', 'paused again at the raised limit');
+      assert.equal(task.counters.actions.used, 10);
+      events = await h.agent.readTaskEvents(id, { limit: 200 });
+      assert.equal(events.filter((e) => e.kind === 'warning').length, 2, 'a new crossing warns again');
+      await h.agent.abortTask(id);
+      task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      assert.equal(task.status, 'cancelled');
+      assert.equal(h.triggers.pending(id).length, 0);
+    });
+
+    it('pauses on a token budget reported by the provider usage', async () => {
+      await h.close();
+      h = await createHarness({ wire, server, settings: { maxTokensPerTask: 1000 } });
+      const id = await startTask(h, server, 'simple', [{ toolCalls: [{ name: 'list_files', arguments: {} }], usage: { input: 900, output: 200 } }]);
+      const task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      assert.equal(task.status, 'paused');
+      assert.ok(task.counters.tokens.used >= 1000);
+    });
+
+    it('pages a task event stream backwards from the tail', async () => {
+      const read = { toolCalls: [{ name: 'list_files', arguments: {} }] };
+      const id = await startTask(h, server, 'simple', [read, read, read, { toolCalls: [{ name: 'task_end', arguments: { summary: 's' } }] }]);
+      const all = await h.agent.readTaskEvents(id, { limit: 1000 });
+      assert.deepEqual(all.map((e) => e.seq), all.map((_, i) => i + 1));
+      const tail = await h.agent.readTaskEvents(id, { limit: 3 });
+      assert.deepEqual(tail.map((e) => e.seq), [all.length - 2, all.length - 1, all.length]);
+      const page = await h.agent.readTaskEvents(id, { beforeSeq: tail[0].seq, limit: 3 });
+      assert.deepEqual(page.map((e) => e.seq), [all.length - 5, all.length - 4, all.length - 3]);
+      assert.deepEqual(await h.agent.readTaskEvents(id, { beforeSeq: 1, limit: 3 }), []);
+      assert.match(agentFile(h, 'EVENT.md'), /Task started/);
+    });
+  });
+}
