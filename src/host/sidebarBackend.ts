@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
+import type { ChoreView, ChoreWebviewMessage } from '../shared/choreProtocol';
 import type { HostMessage, ViewState, WebviewMessage } from '../shared/protocol';
 import type { SidebarBackend } from './sidebarProvider';
 import type { ModelProvider } from './modelProvider';
@@ -7,16 +9,33 @@ import { toDeadLetterView, toSessionView, toTaskView, toTraceEvent } from './vie
 
 const TRACE_PAGE = 200;
 
+/** A part of the sidebar with its own state and messages (`<prefix>.*`), owned by its subsystem. */
+export interface SidebarSection<View, Message> {
+  list(): Promise<View[]>;
+  handle(message: Message): Promise<HostMessage | undefined>;
+}
+
+export interface SidebarSections {
+  approvals?: SidebarSection<ApprovalView, ApprovalWebviewMessage>;
+  chores?: SidebarSection<ChoreView, ChoreWebviewMessage>;
+}
+
 /** Answers the sidebar: the initial state, and each user gesture as a call on the agent. */
 export class AgentSidebarBackend implements SidebarBackend {
   constructor(
     private readonly runtime: Runtime,
     private readonly models: ModelProvider,
+    private readonly sections: SidebarSections = {},
   ) {}
 
   async viewState(): Promise<ViewState> {
     const model = await this.models.status();
-    const base = { model, restricted: !vscode.workspace.isTrusted };
+    const base = {
+      model,
+      restricted: !vscode.workspace.isTrusted,
+      approvals: (await this.sections.approvals?.list()) ?? [],
+      chores: (await this.sections.chores?.list()) ?? [],
+    };
     const parts = this.runtime.current;
     if (!parts) {
       return { ...base, sessions: [], tasks: [], deadLetters: [], storeProblem: this.runtime.problem ?? 'Starting…' };
@@ -31,6 +50,8 @@ export class AgentSidebarBackend implements SidebarBackend {
   }
 
   async handle(message: Exclude<WebviewMessage, { type: 'ready' }>): Promise<HostMessage | undefined> {
+    if (message.type.startsWith('approval.')) return this.section('approvals').handle(message as ApprovalWebviewMessage);
+    if (message.type.startsWith('chore.')) return this.section('chores').handle(message as ChoreWebviewMessage);
     switch (message.type) {
       case 'send': {
         const { agent } = await this.runtime.ready;
@@ -63,5 +84,12 @@ export class AgentSidebarBackend implements SidebarBackend {
         return undefined;
       }
     }
+    return undefined;
+  }
+
+  private section<K extends keyof SidebarSections>(name: K): NonNullable<SidebarSections[K]> {
+    const section = this.sections[name];
+    if (!section) throw new Error(`The ${name} part of Tasklane is not available in this build.`);
+    return section;
   }
 }

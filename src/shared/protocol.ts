@@ -7,6 +7,10 @@
  * only incremental patches: one message appended, one session or task patched, one trace event.
  */
 import { z } from 'zod';
+import type { ApprovalHostMessage, ApprovalView } from './approvalProtocol';
+import { approvalMessageSchemas } from './approvalProtocol';
+import type { ChoreHostMessage, ChoreView } from './choreProtocol';
+import { choreMessageSchemas } from './choreProtocol';
 
 /** One line of a session transcript. */
 export interface MessageView {
@@ -85,6 +89,8 @@ export interface ViewState {
   restricted: boolean;
   /** Set while the store is opening or if it could not be opened. */
   storeProblem?: string;
+  approvals: ApprovalView[];
+  chores: ChoreView[];
 }
 
 export type HostMessage =
@@ -97,7 +103,9 @@ export type HostMessage =
   | { type: 'tracePage'; taskId: string; events: TraceEventView[]; hasMore: boolean }
   | { type: 'deadLetters'; deadLetters: DeadLetterView[] }
   | { type: 'model'; model: ModelStatusView }
-  | { type: 'sendResult'; requestId: string; ok: boolean; sessionId?: string; error?: string };
+  | { type: 'sendResult'; requestId: string; ok: boolean; sessionId?: string; error?: string }
+  | ApprovalHostMessage
+  | ChoreHostMessage;
 
 const id = z.string().min(1).max(200);
 
@@ -117,6 +125,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('loadTrace'), taskId: id, beforeSeq: z.number().int().nonnegative().optional() }),
   z.object({ type: z.literal('retryDeadLetter'), triggerId: id }),
   z.object({ type: z.literal('command'), command: z.enum(['setApiKey', 'selectModel', 'showLog', 'manageTrust']) }),
+  ...approvalMessageSchemas,
+  ...choreMessageSchemas,
 ]);
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

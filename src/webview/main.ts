@@ -1,7 +1,10 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { HostMessage, MessageView, SessionSummary, TaskView, ViewState, WebviewMessage } from '../shared/protocol';
+import { ApprovalPanel } from './approvalPanel';
+import { ChorePanel } from './chorePanel';
 import { clear, formatTime, h } from './dom';
 import { renderTaskCard } from './taskCard';
 import { TraceList } from './traceList';
@@ -42,6 +45,9 @@ const input = $<HTMLElement & { value: string }>('#chat-input');
 const sendButton = $('#send');
 const replyTarget = $('#reply-target');
 const deadArea = $('#dead-letters');
+
+const approvals = new ApprovalPanel($('#approvals'), post);
+const chores = new ChorePanel($('#chores'), post);
 
 const trace = new TraceList((beforeSeq) => {
   if (persisted.traceTaskId) post({ type: 'loadTrace', taskId: persisted.traceTaskId, beforeSeq });
@@ -174,6 +180,7 @@ function send(): void {
 }
 
 function onMessage(message: HostMessage): void {
+  if (approvals.onMessage(message) || chores.onMessage(message)) return;
   switch (message.type) {
     case 'init': {
       sessions.clear();
@@ -192,6 +199,8 @@ function onMessage(message: HostMessage): void {
       renderTasks();
       renderReplyTarget();
       renderDeadLetters(message.state.deadLetters);
+      approvals.init(message.state.approvals);
+      chores.init(message.state.chores);
       if (persisted.traceTaskId && tasks.has(persisted.traceTaskId)) openTrace(persisted.traceTaskId);
       break;
     }

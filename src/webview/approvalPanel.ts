@@ -1,0 +1,93 @@
+import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
+import { clear, h } from './dom';
+
+/**
+ * Proposed changes waiting for the user: one card per change set (or command), with per-file
+ * +/− counts, Open diff, per-file accept/reject, Approve, and Reject with an optional reason.
+ */
+export class ApprovalPanel {
+  private readonly approvals = new Map<string, ApprovalView>();
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly post: (message: ApprovalWebviewMessage) => void,
+  ) {}
+
+  init(approvals: ApprovalView[]): void {
+    this.approvals.clear();
+    for (const approval of approvals) this.approvals.set(approval.id, approval);
+    clear(this.root);
+    for (const approval of approvals) this.root.appendChild(this.card(approval));
+  }
+
+  /** Applies an approval message; false if the message is not the panel's. */
+  onMessage(message: { type: string }): boolean {
+    const m = message as ApprovalHostMessage;
+    if (m.type === 'approvalPatch') {
+      this.approvals.set(m.approval.id, m.approval);
+      const existing = this.find(m.approval.id);
+      const card = this.card(m.approval);
+      if (existing) existing.replaceWith(card);
+      else this.root.appendChild(card);
+      return true;
+    }
+    if (m.type === 'approvalRemoved') {
+      this.approvals.delete(m.id);
+      this.find(m.id)?.remove();
+      return true;
+    }
+    return false;
+  }
+
+  private find(id: string): Element | null {
+    return this.root.querySelector(`[data-approval-id="${CSS.escape(id)}"]`);
+  }
+
+  private card(approval: ApprovalView): HTMLElement {
+    const pending = approval.status === 'pending';
+    const files = h(
+      'ul',
+      { class: 'approval-files' },
+      ...approval.files.map((file) => {
+        const openDiff = h('a', { href: '#', class: 'open-diff', 'data-path': file.path }, 'Open diff');
+        openDiff.addEventListener('click', (e) => {
+          e.preventDefault();
+          this.post({ type: 'approval.openDiff', id: approval.id, path: file.path });
+        });
+        const rejected = file.decision === 'reject';
+        const toggle = h('a', { href: '#', class: 'toggle-file' }, rejected ? 'include' : 'exclude');
+        toggle.addEventListener('click', (e) => {
+          e.preventDefault();
+          this.post({ type: 'approval.decideFile', id: approval.id, path: file.path, decision: rejected ? 'accept' : 'reject' });
+        });
+        return h(
+          'li',
+          { class: `approval-file${rejected ? ' rejected' : ''}`, 'data-path': file.path },
+          h('span', { class: 'file-kind' }, file.kind),
+          h('span', { class: 'file-path' }, file.newPath ? `${file.path} → ${file.newPath}` : file.path),
+          h('span', { class: 'file-counts' }, `+${file.added} −${file.removed}`),
+          file.sensitive ? h('span', { class: 'file-sensitive', title: file.sensitive }, '⚠') : null,
+          file.kind === 'delete' ? null : openDiff,
+          pending && approval.files.length > 1 ? toggle : null,
+        );
+      }),
+    );
+    const card = h(
+      'div',
+      { class: `approval-card status-${approval.status}`, 'data-approval-id': approval.id },
+      h('div', { class: 'approval-title' }, approval.choreId ? `[${approval.choreId}] ${approval.title}` : approval.title),
+      approval.command ? h('pre', { class: 'approval-command' }, approval.command) : null,
+      approval.files.length > 0 ? files : null,
+      approval.reason ? h('div', { class: 'approval-reason' }, approval.reason) : null,
+    );
+    if (pending) {
+      const reason = h('vscode-textfield', { class: 'reject-reason', placeholder: 'Reason (optional, told to the task)' }) as HTMLElement & { value: string };
+      const approve = h('vscode-button', { class: 'approve' }, 'Approve');
+      approve.addEventListener('click', () => this.post({ type: 'approval.approve', id: approval.id }));
+      const reject = h('vscode-button', { class: 'reject', secondary: true }, 'Reject');
+      reject.addEventListener('click', () => this.post({ type: 'approval.reject', id: approval.id, reason: reason.value?.trim() || undefined }));
+      card.appendChild(h('div', { class: 'approval-buttons' }, approve, reject, reason));
+    }
+    return card;
+  }
+}

@@ -1,0 +1,117 @@
+import type { ChoreHostMessage, ChoreRunView, ChoreStepView, ChoreView, ChoreWebviewMessage } from '../shared/choreProtocol';
+import { clear, formatTime, h } from './dom';
+
+/** Chores: next fire, last run and usage, Run now, and the selected run's live step trace. */
+export class ChorePanel {
+  private readonly chores = new Map<string, ChoreView>();
+  private openRunId: string | undefined;
+  private readonly list: HTMLElement;
+  private readonly steps: HTMLElement;
+
+  constructor(
+    root: HTMLElement,
+    private readonly post: (message: ChoreWebviewMessage) => void,
+  ) {
+    const header = h('div', { class: 'chores-head' }, h('span', { class: 'section-title' }, 'Chores'));
+    const add = h('a', { href: '#', class: 'new-chore' }, 'New chore…');
+    add.addEventListener('click', (e) => {
+      e.preventDefault();
+      this.post({ type: 'chore.new' });
+    });
+    header.appendChild(add);
+    this.list = h('div', { class: 'chore-list' });
+    this.steps = h('div', { class: 'chore-steps', hidden: true });
+    root.append(header, this.list, this.steps);
+  }
+
+  init(chores: ChoreView[]): void {
+    this.chores.clear();
+    for (const chore of chores) this.chores.set(chore.id, chore);
+    this.render();
+  }
+
+  onMessage(message: { type: string }): boolean {
+    const m = message as ChoreHostMessage;
+    switch (m.type) {
+      case 'chorePatch':
+        this.chores.set(m.chore.id, m.chore);
+        this.render();
+        return true;
+      case 'choreRemoved':
+        this.chores.delete(m.id);
+        this.render();
+        return true;
+      case 'choreRunPatch': {
+        const chore = this.chores.get(m.run.choreId);
+        if (chore) {
+          chore.lastRun = m.run;
+          this.render();
+        }
+        return true;
+      }
+      case 'choreRunSteps':
+        if (m.runId === this.openRunId) this.renderSteps(m.steps);
+        return true;
+      case 'choreStepPatch':
+        if (m.runId === this.openRunId) this.patchStep(m.step);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  private render(): void {
+    clear(this.list);
+    for (const chore of this.chores.values()) this.list.appendChild(this.row(chore));
+  }
+
+  private row(chore: ChoreView): HTMLElement {
+    const run = h('vscode-button', { class: 'run-now', secondary: true, disabled: !chore.enabled }, 'Run now');
+    run.addEventListener('click', () => this.post({ type: 'chore.runNow', id: chore.id }));
+    return h(
+      'div',
+      { class: `chore${chore.enabled ? '' : ' disabled'}`, 'data-chore-id': chore.id },
+      h('div', { class: 'chore-name' }, chore.name),
+      h('div', { class: 'chore-meta' }, chore.trigger, chore.nextFireAt ? ` · next ${new Date(chore.nextFireAt).toLocaleString()}` : ''),
+      chore.problem ? h('div', { class: 'notice error' }, chore.problem) : null,
+      chore.lastRun ? this.runLine(chore.lastRun) : null,
+      run,
+    );
+  }
+
+  private runLine(run: ChoreRunView): HTMLElement {
+    const open = h('a', { href: '#', class: 'open-run' }, 'trace');
+    open.addEventListener('click', (e) => {
+      e.preventDefault();
+      this.openRunId = run.id;
+      this.post({ type: 'chore.openRun', runId: run.id });
+    });
+    return h(
+      'div',
+      { class: `chore-run run-${run.status}` },
+      `last run ${run.status} · ${formatTime(run.startedAt)} · ${run.usage.iterations} turns · ${run.usage.inputTokens} tokens · $${run.usage.cost.toFixed(3)}${run.reason ? ` · ${run.reason}` : ''} `,
+      open,
+    );
+  }
+
+  private renderSteps(steps: ChoreStepView[]): void {
+    clear(this.steps);
+    this.steps.hidden = false;
+    for (const step of steps) this.steps.appendChild(this.step(step));
+  }
+
+  private patchStep(step: ChoreStepView): void {
+    const existing = this.steps.querySelector(`[data-seq="${step.seq}"]`);
+    if (existing) existing.replaceWith(this.step(step));
+    else this.steps.appendChild(this.step(step));
+  }
+
+  private step(step: ChoreStepView): HTMLElement {
+    return h(
+      'details',
+      { class: `chore-step step-${step.status}`, 'data-seq': step.seq },
+      h('summary', {}, `${step.tool} · ${step.status}${step.durationMs === undefined ? '' : ` · ${step.durationMs} ms`}`),
+      h('pre', {}, `args: ${step.args}${step.result === undefined ? '' : `\nresult: ${step.result}`}`),
+    );
+  }
+}
