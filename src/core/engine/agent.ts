@@ -135,9 +135,17 @@ export class Agent {
     await this.state.streams.close();
   }
 
-  private async run(): Promise<void> {
+  /**
+   * Reconciles the ledger and re-queues running tasks (start() does it once). Safe to call again:
+   * resume triggers are dedup-keyed by task and turn.
+   */
+  async restore(): Promise<{ resumed: string[]; interrupted: string[] }> {
     await this.ready;
-    await restoreAtStart(this.env);
+    return restoreAtStart(this.env);
+  }
+
+  private async run(): Promise<void> {
+    await this.restore();
     while (!this.abort.signal.aborted) {
       let lease;
       try {
