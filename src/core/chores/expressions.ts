@@ -50,7 +50,9 @@ export async function evaluateSuccess(compiled: CompiledExpression, output: unkn
 export async function evaluateTaskCondition(compiled: CompiledExpression | undefined, event: { name: string; exitCode: number | undefined }): Promise<boolean> {
   if (!compiled) return true;
   try {
-    return jsonataTruthy(await compiled.expression.evaluate({ name: event.name, exitCode: event.exitCode ?? null }));
+    // No exit code (the task was terminated) leaves `exitCode` out, so `exitCode != 0` is false:
+    // stopping a build by hand is not a failed build.
+    return jsonataTruthy(await compiled.expression.evaluate({ name: event.name, ...(event.exitCode !== undefined ? { exitCode: event.exitCode } : {}) }));
   } catch {
     // A condition that cannot be evaluated for this event does not fire the chore.
     return false;

@@ -2,6 +2,8 @@ import * as assert from 'node:assert/strict';
 import { compileExpression, evaluateSuccess, evaluateTaskCondition, finalOutput } from '../../../src/core/chores/expressions';
 import { FileTriggerDebouncer, OwnEditTracker } from '../../../src/core/chores/fileTriggers';
 import type { FileBurst } from '../../../src/core/chores/fileTriggers';
+import { parseChoresFile } from '../../../src/core/chores/choreFile';
+import { TaskTriggerMatcher } from '../../../src/core/chores/taskTriggers';
 import { ChoreRunBudget } from '../../../src/core/chores/runBudget';
 import { decideConcurrency, decideFailureAction, decideRunOutcome, retryKey } from '../../../src/core/chores/runPolicy';
 import type { ChoreBudget } from '../../../src/core/chores/types';
@@ -211,5 +213,21 @@ describe('chores: task-trigger condition', () => {
     assert.equal(await evaluateTaskCondition(failed, { name: 'build', exitCode: 0 }), false);
     assert.equal(await evaluateTaskCondition(compileExpression("exitCode > 1 and name = 'build'"), { name: 'build', exitCode: 1 }), false);
     assert.equal(await evaluateTaskCondition(undefined, { name: 'build', exitCode: 0 }), true, 'no condition: every end');
+  });
+
+  it('matches a finished task to the chores it fires', async () => {
+    const { chores } = parseChoresFile([
+      'chores:',
+      '  - { id: fix, name: Fix, prompt: p, trigger: { task: { name: build, when: "exitCode != 0" } } }',
+      '  - { id: any, name: Any, prompt: p, trigger: { task: { name: build } } }',
+      '  - { id: test, name: Test, prompt: p, trigger: { task: { name: test, when: "exitCode != 0" } } }',
+      '  - { id: cron, name: Cron, prompt: p, trigger: { cron: "0 2 * * *" } }',
+    ].join('\n'));
+    const matcher = new TaskTriggerMatcher();
+    matcher.configure(chores);
+    assert.deepEqual(await matcher.match({ name: 'build', exitCode: 1 }), ['fix', 'any']);
+    assert.deepEqual(await matcher.match({ name: 'build', exitCode: 0 }), ['any']);
+    assert.deepEqual(await matcher.match({ name: 'test', exitCode: undefined }), [], 'no exit code is not "!= 0"');
+    assert.deepEqual(await matcher.match({ name: 'lint', exitCode: 3 }), []);
   });
 });
