@@ -1,0 +1,59 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { EventStreams } from '../../../src/core/engine/eventLog';
+
+describe('engine: append-only event streams', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-events-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('assigns dense seqs, reads the tail and pages backwards, across reopen', async () => {
+    const streams = new EventStreams(dir);
+    for (let i = 0; i < 25; i++) await streams.append('t1', 'warning', { i }, 1000 + i);
+    await streams.flush();
+    await streams.close();
+    const reopened = new EventStreams(dir);
+    const tail = await reopened.read('t1', { limit: 10 });
+    assert.deepEqual(tail.map((e) => e.seq), [16, 17, 18, 19, 20, 21, 22, 23, 24, 25]);
+    const page = await reopened.read('t1', { beforeSeq: 16, limit: 10 });
+    assert.deepEqual(page.map((e) => e.data.i), [5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+    const first = await reopened.read('t1', { beforeSeq: 6, limit: 10 });
+    assert.deepEqual(first.map((e) => e.seq), [1, 2, 3, 4, 5]);
+    const next = await reopened.append('t1', 'warning', { i: 25 }, 2000);
+    assert.equal(next.seq, 26);
+    await reopened.close();
+  });
+
+  it('drops a torn last record (crash mid-append) and keeps appending after the good ones', async () => {
+    const streams = new EventStreams(dir);
+    await streams.append('t1', 'warning', { ok: 1 }, 1);
+    await streams.append('t1', 'warning', { ok: 2 }, 2);
+    await streams.close();
+    fs.appendFileSync(path.join(dir, 't1.jsonl'), '{"seq":3,"at":3,"kind":"warn');
+    const reopened = new EventStreams(dir);
+    assert.equal(await reopened.count('t1'), 2);
+    const event = await reopened.append('t1', 'warning', { ok: 3 }, 3);
+    assert.equal(event.seq, 3);
+    await reopened.close();
+    const lines = fs.readFileSync(path.join(dir, 't1.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(lines.map((l) => l.data.ok), [1, 2, 3]);
+  });
+
+  it('keeps concurrent appends to one stream in order', async () => {
+    const streams = new EventStreams(dir);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => streams.append('t2', 'warning', { i }, i)));
+    const all = await streams.read('t2', { limit: 100 });
+    assert.deepEqual(all.map((e) => e.seq), all.map((_, i) => i + 1));
+    assert.equal(new Set(all.map((e) => e.data.i)).size, 50);
+    await streams.close();
+  });
+
+  it('refuses a stream id that could escape its folder', async () => {
+    const streams = new EventStreams(dir);
+    await assert.rejects(streams.append('../evil', 'warning', {}, 1), /Invalid stream id/);
+  });
+});
