@@ -150,7 +150,7 @@ class DurableDbImpl implements OpenedDurableDb {
     this.assertWritable();
     const tx = { mutate: this.mutate.bind(this), query: this.query.bind(this) };
     if (this.inTransaction) return fn(tx); // nested: part of the outer record
-    this.sql.exec('BEGIN');
+    this.sql.run('BEGIN'); // run(), not exec(): cached, this is on every emit's path
     this.inTransaction = true;
     this.txStatements = [];
     try {
@@ -158,12 +158,12 @@ class DurableDbImpl implements OpenedDurableDb {
       if (result && typeof (result as { then?: unknown }).then === 'function') {
         throw new Error('db.transaction(fn): fn must be synchronous (an await would let other code run inside the transaction).');
       }
-      this.sql.exec('COMMIT');
+      this.sql.run('COMMIT');
       this.inTransaction = false;
       if (this.txStatements.length > 0) this.journal(this.txStatements);
       return result;
     } catch (error) {
-      this.sql.exec('ROLLBACK');
+      this.sql.run('ROLLBACK');
       throw error;
     } finally {
       this.inTransaction = false;

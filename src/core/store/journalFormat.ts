@@ -25,7 +25,7 @@ export interface DecodedJournal {
   records: JournalRecord[];
   /** Bytes of well-formed records from the start of the buffer. */
   validBytes: number;
-  /** Bytes after the last good record (a torn write or corruption); 0 when the file is clean. */
+  /** Bytes after the last good record (a torn write or corruption); 0 when the file is clean or only zero-filled room follows. */
   ignoredBytes: number;
 }
 
@@ -78,5 +78,8 @@ export function decodeJournal(bytes: Buffer): DecodedJournal {
     records.push({ lsn: parsed.l, statements: parsed.s.map(([sql, params]) => ({ sql, params: (params ?? []).map(decodeParam) })) });
     offset = end;
   }
-  return { records, validBytes: offset, ignoredBytes: bytes.length - offset };
+  // Segments are preallocated with zeros: an all-zero rest is room, not damage.
+  let rest = offset;
+  while (rest < bytes.length && bytes[rest] === 0) rest++;
+  return { records, validBytes: offset, ignoredBytes: rest === bytes.length ? 0 : bytes.length - offset };
 }

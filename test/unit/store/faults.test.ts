@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { OpenedDurableDb, OpenDurableDbOptions } from '../../../src/core/store/durableDb';
 import { openDurableDb } from '../../../src/core/store/durableDb';
+import { decodeJournal } from '../../../src/core/store/journalFormat';
 import { readLease } from '../../../src/core/store/lease';
 import type { JournalIo } from '../../../src/core/store/storeFiles';
 import { listStoreDir, nodeJournalIo } from '../../../src/core/store/storeFiles';
@@ -64,7 +65,8 @@ describe('store: faults', function () {
     await db.commit();
     crash(db);
     const segment = listStoreDir(dir).journals.at(-1)!.file;
-    fs.truncateSync(segment, fs.statSync(segment).size - 5); // the crash cut the last record short
+    // The crash cut the last record short (segments carry zero-filled room past their end).
+    fs.truncateSync(segment, decodeJournal(fs.readFileSync(segment)).validBytes - 5);
 
     const again = await openDb(dir);
     assert.equal(again.opened.tornRecordIgnored, true);
@@ -90,7 +92,7 @@ describe('store: faults', function () {
     crash(db);
     const segment = listStoreDir(dir).journals.at(-1)!.file;
     const bytes = fs.readFileSync(segment);
-    bytes[bytes.length - 3] ^= 0xff;
+    bytes[decodeJournal(bytes).validBytes - 3] ^= 0xff;
     fs.writeFileSync(segment, bytes);
     const again = await openDb(dir);
     assert.equal(again.opened.tornRecordIgnored, true);
