@@ -3,9 +3,11 @@ import type { Row, SqlValue } from './types';
 
 /**
  * Connection-level settings. sql.js `export()` closes and reopens the database, which resets
- * them, so they are re-applied after every export (and at open).
+ * them, so they are re-applied after every export (and at open). sql.js keeps its database in an
+ * in-memory file system, where a rollback journal *file* (the default) costs a create, writes and
+ * a delete per transaction: durability comes from our own journal, so SQLite's stays in memory.
  */
-const PRAGMAS = ['PRAGMA foreign_keys = ON', 'PRAGMA recursive_triggers = OFF'];
+const PRAGMAS = ['PRAGMA journal_mode = MEMORY', 'PRAGMA synchronous = OFF', 'PRAGMA temp_store = MEMORY', 'PRAGMA foreign_keys = ON', 'PRAGMA recursive_triggers = OFF'];
 
 /** Prepared statements cached by SQL text; dynamic SQL beyond this many evicts the oldest. */
 const MAX_CACHED_STATEMENTS = 256;

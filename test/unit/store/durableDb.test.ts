@@ -111,6 +111,7 @@ describe('store: durable db (journal + snapshot)', () => {
     await db.snapshot(); // export() frees every statement and resets pragmas
     assert.equal(db.query(sql, ['a'])[0].n, 1);
     assert.equal(db.query('PRAGMA foreign_keys')[0].foreign_keys, 1);
+    assert.equal(db.query('PRAGMA journal_mode')[0].journal_mode, 'memory');
     db.mutate(`UPDATE sessions SET status = 'b'`);
     await db.commit();
   });
