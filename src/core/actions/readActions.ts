@@ -58,7 +58,7 @@ export const searchText = defineAction({
     query: z.string().min(1),
     isRegex: z.boolean().default(false),
     include: z.string().optional().describe('glob, e.g. src/**/*.ts'),
-    limit: z.coerce.number().int().min(1).max(500).default(50),
+    limit: z.coerce.number().int().min(1).max(500).default(20),
   }),
   actionSets: [ACTION_SETS.read],
   parallelizable: true,

@@ -83,10 +83,9 @@ export function taskPrefixText(task: TaskPrefix): string {
 }
 
 export function taskRequest(input: { tools: ToolSpec[]; prefix: string; history: ModelMessage[]; tail: string }): ModelRequest {
-  const messages: ModelMessage[] = [{ role: 'user', content: input.prefix }];
-  const body = [...input.history, { role: 'user', content: input.tail } as ModelMessage];
-  if (body[0].role === 'user') messages.push({ role: 'assistant', content: 'Starting.' });
-  messages.push(...mergeText(body));
+  // No filler between the prefix and the history: the first turn's request must be a byte prefix
+  // of the second's up to its tail. Consecutive user messages are valid on both wire formats.
+  const messages: ModelMessage[] = [{ role: 'user', content: input.prefix }, ...mergeText([...input.history, { role: 'user', content: input.tail }])];
   return { system: TASK_SYSTEM, tools: input.tools, messages, stablePrefixMessages: 1, toolChoice: 'required' };
 }
 
