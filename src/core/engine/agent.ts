@@ -26,6 +26,7 @@ import type { MessageOptions } from './messageRouter';
 import { react } from './react';
 import type { Rung } from './react';
 import { sessionView, taskView } from './records';
+import type { TaskHooks } from './taskHooks';
 import { restoreAtStart } from './restore';
 import { continueLater, endTask, injectReply, scratchDirOf } from './taskLifecycle';
 import type { AgentChange, AgentSettings, AgentSnapshot, DeadLetterView, TaskEvent } from './types';
@@ -48,6 +49,8 @@ export interface AgentDeps {
   settings: () => AgentSettings;
   /** More actions (edits, commands) registered next to the core set. */
   actions?: ActionDef[];
+  /** Supervisor hooks (the chore runner): resolve chore fires, guard and observe their tasks. */
+  hooks?: TaskHooks;
 }
 
 /** Transcript lines a snapshot carries per session. */
@@ -85,6 +88,7 @@ export class Agent {
       memoryFile,
       taskHistory: new AppendFile(path.join(deps.storageDir, 'TASK_HISTORY.md'), '# Task history\n\n'),
       signal: this.abort.signal,
+      ...(deps.hooks ? { hooks: deps.hooks } : {}),
       busy: new Set(),
       pendingWake: new Set(),
       skills: () => this.skillList,

@@ -14,6 +14,8 @@ import { REPAIR_NOTE } from '../prompts/prompts';
 import { toolResultText } from '../prompts/requestBuilder';
 import type { EngineState } from './engineState';
 import type { TaskRecord } from './records';
+import type { TaskHooks } from './taskHooks';
+import { TaskStopped } from './taskHooks';
 import { TurnEffectsRecorder } from './turnEffects';
 
 /** What the pipeline needs from the engine. */
@@ -28,6 +30,8 @@ export interface PipelineEnv {
   skillNames(): string[];
   scratchDir(taskId: string): string;
   costOf(model: string, usage: Usage): number;
+  /** Optional supervisor hooks (chore runs): a guard before each model call and action. */
+  hooks?: TaskHooks;
 }
 
 export interface PipelineInput {
@@ -94,12 +98,19 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   let usage = emptyUsage();
   let cost = 0;
   let modelMs = 0;
+  const guard = (point: 'model' | 'action') => {
+    const stop = input.task && env.hooks?.guard?.(input.task, point);
+    if (stop) throw new TaskStopped(stop);
+  };
   const complete = async (request: ModelRequest): Promise<ModelResponse> => {
+    guard('model');
     const started = performance.now();
     try {
       const response = await input.client.complete({ ...request, signal: input.signal });
       usage = addUsage(usage, response.usage);
-      cost += env.costOf(response.model || input.client.model, response.usage);
+      const callCost = env.costOf(response.model || input.client.model, response.usage);
+      cost += callCost;
+      if (input.task) env.hooks?.modelCalled?.(input.task, response.usage, callCost);
       return response;
     } finally {
       modelMs += performance.now() - started;
@@ -109,7 +120,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   // Select.
   let request = input.request;
   let response = await complete(request);
-  logger.info('WORKFLOW', `[WORKFLOW: select] ${input.sessionId}: ${response.toolCalls.map((c) => c.name).join(', ') || 'text only'} (${response.usage.inputTokens}+${response.usage.cacheReadTokens} in, ${response.usage.outputTokens} out)`);
+  logger.info('WORKFLOW', `select ${input.sessionId}: ${response.toolCalls.map((c) => c.name).join(', ') || 'text only'} (${response.usage.inputTokens}+${response.usage.cacheReadTokens} in, ${response.usage.outputTokens} out)`);
   let prepared = prepare(env, response.toolCalls, input.actionSets);
 
   // Prepare, with one repair turn.
@@ -123,10 +134,10 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
       results.push({ role: 'tool', toolCallId: p.call.id, toolName: p.call.name, content: `Error: ${error}`, isError: true });
     }
     if (attempt >= 1) {
-      logger.warn('WORKFLOW', `[WORKFLOW: prepare] ${input.sessionId}: invalid tool calls after the repair turn: ${bad}`);
+      logger.warn('WORKFLOW', `prepare ${input.sessionId}: invalid tool calls after the repair turn: ${bad}`);
       return { effects, usage, cost, actionsRun: 0, text: response.text, invalid: bad, modelMs };
     }
-    logger.info('WORKFLOW', `[WORKFLOW: repair] ${input.sessionId}: ${bad}`);
+    logger.info('WORKFLOW', `repair ${input.sessionId}: ${bad}`);
     request = {
       ...request,
       messages: [...request.messages, { role: 'assistant', content: response.text, toolCalls: response.toolCalls }, ...results, { role: 'user', content: REPAIR_NOTE }],
@@ -140,10 +151,15 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   const ready = prepared as Array<Required<Pick<Prepared, 'call' | 'action'>> & { input: unknown }>;
   const parallel = ready.length > 1 && ready.every((p) => p.action.parallelizable);
   const run = (p: (typeof ready)[number]) => executeOne(env, input, effects, p.action, p.call, p.input);
+  if (ready.length) logger.info('WORKFLOW', `execute ${input.sessionId}: ${ready.map((p) => p.action.name).join(', ')} (${parallel ? 'parallel' : 'in order'})`);
   if (parallel) {
+    if (ready.length) guard('action');
     await Promise.all(ready.map(run));
   } else {
-    for (const p of ready) await run(p);
+    for (const p of ready) {
+      guard('action');
+      await run(p);
+    }
   }
   return { effects, usage, cost, actionsRun: ready.length, text: response.text, modelMs };
 }
@@ -154,6 +170,7 @@ async function recordTurn(env: PipelineEnv, input: PipelineInput, response: Mode
     text: response.text,
     toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, rawArguments: c.rawArguments })),
     usage: response.usage,
+    cost: env.costOf(response.model || input.client.model, response.usage),
     model: response.model,
   });
 }

@@ -10,7 +10,8 @@ import { routeIncoming, runConversationTurn } from './conversation';
 import type { EngineEnv } from './engineEnv';
 import { WAIT_REARM_MS } from './engineEnv';
 import type { EngineState } from './engineState';
-import { createTask } from './taskLifecycle';
+import { TaskStopped } from './taskHooks';
+import { createTask, endTask } from './taskLifecycle';
 import { handleTaskModelError, runTaskTurn } from './taskTurn';
 import type { TaskMode } from './types';
 
@@ -65,7 +66,7 @@ export function chooseRung(trigger: Trigger, state: EngineState): Rung {
 }
 
 /** A task id derived from the trigger, so a retried proactive trigger cannot start a second task. */
-function proactiveTaskId(trigger: Trigger): string {
+export function proactiveTaskId(trigger: Trigger): string {
   return `t-${trigger.id.replace(/[^A-Za-z0-9_.-]/g, '')}`;
 }
 
@@ -90,9 +91,12 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       break;
     }
     case 'proactive': {
-      const p = payload as unknown as ProactivePayload;
       const id = proactiveTaskId(trigger);
       if (env.state.tasks.has(id) || env.state.sessions.has(id)) break;
+      // A chore fire carries no prompt: the runner decides (at claim time) what, if anything, starts.
+      const resolved = typeof payload.prompt !== 'string' && env.hooks?.resolveProactive ? await env.hooks.resolveProactive(trigger) : undefined;
+      if (typeof payload.prompt !== 'string' && env.hooks?.resolveProactive && !resolved) break;
+      const p = resolved ?? (payload as unknown as ProactivePayload);
       if (typeof p.prompt !== 'string' || !p.prompt.trim()) throw new Error(`Proactive trigger ${trigger.id} has no prompt; the emitter must set payload.prompt.`);
       await createTask(env, {
         id,
@@ -102,7 +106,7 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
         skills: p.skills,
         actionSets: p.actionSets,
         source: p.choreId ? `chore:${p.choreId}` : trigger.source,
-        origin: { ...payload, triggerId: trigger.id },
+        origin: { ...payload, ...resolved, triggerId: trigger.id },
       });
       break;
     }
@@ -127,8 +131,12 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       try {
         await runTaskTurn(env, task);
       } catch (error) {
-        if (!(error instanceof ModelError)) throw error;
-        await handleTaskModelError(env, task, error);
+        if (error instanceof TaskStopped) {
+          await endTask(env, task, { status: 'error', summary: error.message });
+        } else {
+          if (!(error instanceof ModelError)) throw error;
+          await handleTaskModelError(env, task, error);
+        }
       } finally {
         env.busy.delete(task.sessionId);
       }

@@ -85,6 +85,8 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: Mod
 
 async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaited<ReturnType<typeof runPipeline>>): Promise<void> {
   const fx = result.effects;
+  const outcome = fx.ended ? 'end' : result.invalid ? 'pause (invalid)' : fx.question || fx.approval || (result.actionsRun === 0 && result.text.trim()) ? 'wait for the user' : fx.waitAt ? 'wait' : 'continue';
+  env.logger.info('WORKFLOW', `finalize ${task.id}: ${outcome}${fx.started.length ? `, started ${fx.started.length} task(s)` : ''}`);
   const { state } = env;
   if (fx.todos) {
     task.todos = fx.todos;
@@ -99,7 +101,14 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
     await createTask(env, { ...spec, source: `successor:${task.id}`, fromSessionId: task.sessionId, actionSets: spec.actionSets ?? task.actionSets.filter((s) => s !== 'task') });
   }
   if (fx.ended) {
-    await endTask(env, task, fx.ended);
+    const again = await env.hooks?.beforeTaskEnd?.(task, fx.ended);
+    if (!again) {
+      await endTask(env, task, fx.ended);
+      return;
+    }
+    await state.appendEvent(task.sessionId, 'user_message', { text: again });
+    state.saveTask(task);
+    await continueLater(env, task, undefined, 'reevaluate');
     return;
   }
   // An approval to end is good for the one turn that reads the reply.

@@ -1,0 +1,42 @@
+/**
+ * Hooks through which a supervisor outside the engine (the chore runner) starts, watches and
+ * bounds tasks without the engine knowing about chores. Every hook is optional; with none set the
+ * engine behaves exactly as without them.
+ */
+import type { Usage } from '../model/types';
+import type { Trigger } from '../store/types';
+import type { ProactivePayload } from './react';
+import type { TaskRecord } from './records';
+
+/** What a task is about to do; the guard is asked before each. */
+export type GuardPoint = 'model' | 'action';
+
+/** The hooks an Agent accepts (AgentDeps.hooks). */
+export interface TaskHooks {
+  /**
+   * Turns a proactive trigger that carries no `prompt` (a chore fire) into the task to start, or
+   * undefined when nothing should start (skipped, queued, already done). Called when the trigger
+   * is claimed, so the decision sees the current definitions and the runs still active.
+   */
+  resolveProactive?(trigger: Trigger): Promise<ProactivePayload | undefined>;
+  /**
+   * Asked before every model call and every action of a task. A returned reason stops the task at
+   * once: the engine ends it with status `error` and the reason as its summary.
+   */
+  guard?(task: TaskRecord, next: GuardPoint): string | undefined;
+  /** After each model call of a task (repair calls included), with what it used. */
+  modelCalled?(task: TaskRecord, usage: Usage, costUsd: number): void;
+  /**
+   * Before a task ends through task_end. A returned message keeps the task running: it is added
+   * as a user message and one more turn is queued (e.g. the chore's success condition was not met).
+   */
+  beforeTaskEnd?(task: TaskRecord, result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> }): Promise<string | undefined>;
+}
+
+/** Thrown inside a turn when the guard stops the task; react() ends the task with its message. */
+export class TaskStopped extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TaskStopped';
+  }
+}

@@ -1,0 +1,80 @@
+import * as assert from 'node:assert/strict';
+import { startModelServer } from '../../fixtures/modelServer';
+import type { ModelServer } from '../../fixtures/modelServer';
+import { createHarness, WIRES } from './harness';
+import type { Harness } from './harness';
+
+for (const wire of WIRES) {
+  describe(`engine: the consumer loop (${wire})`, () => {
+    let server: ModelServer;
+    let h: Harness;
+    before(async () => {
+      server = await startModelServer();
+    });
+    after(async () => server.close());
+    beforeEach(async () => {
+      server.reset();
+      h = await createHarness({ wire, server });
+    });
+    afterEach(async () => h.close());
+
+    it('nacks an escaped exception, retries with backoff, then dead-letters it visibly in the session', async () => {
+      server.script([{ toolCalls: [{ name: 'ignore', arguments: {} }] }]);
+      const { sessionId } = await h.agent.sendMessage('hi');
+      await h.idle();
+      // A proactive trigger without a prompt is a bug in its emitter: react throws.
+      await h.triggers.emit({ source: 'proactive', sessionId, payload: { name: 'no prompt' } });
+      for (let i = 0; i < 8; i++) {
+        await h.idle();
+        await h.clock.advance(10 * 60_000);
+      }
+      await h.idle();
+      assert.ok(h.logger.lines.some((l) => l.startsWith('error [TRIGGER]') && l.includes('has no prompt')));
+      const snap = h.agent.snapshot();
+      assert.equal(snap.deadLetters.length, 1);
+      assert.equal(snap.deadLetters[0].attempts, 5);
+      assert.match(snap.deadLetters[0].lastError ?? '', /payload\.prompt/);
+      const session = snap.sessions.find((s) => s.id === sessionId)!;
+      assert.match(session.messages.at(-1)!.text, /failed 5 times and was set aside/);
+      assert.ok(h.changes.some((c) => c.type === 'deadLetters'));
+      // The loop kept running.
+      server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'still here' } }] }]);
+      await h.agent.sendMessage('are you alive?', { sessionId });
+      await h.idle();
+      assert.equal(h.agent.snapshot().sessions.find((s) => s.id === sessionId)!.messages.at(-1)!.text, 'still here');
+    });
+
+    it('sends the stable prefix first (cache breakpoint on Anthropic), records usage and cost per turn, task and session, and logs with the tags', async () => {
+      server.script([
+        { toolCalls: [{ name: 'task_start', arguments: { name: 'T', instruction: 'Look around', mode: 'simple' } }] },
+        { toolCalls: [{ name: 'list_files', arguments: {} }], usage: { input: 1000, output: 100, cacheRead: 500 } },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'ok' } }], usage: { input: 200, output: 50, cacheRead: 1500 } },
+      ]);
+      await h.agent.sendMessage('look around');
+      await h.idle();
+      const [, first, second] = server.requests;
+      if (wire === 'anthropic') {
+        const content = first.body.messages[0].content;
+        const blocks = Array.isArray(content) ? content : [];
+        assert.ok(blocks.some((b: { cache_control?: unknown }) => b.cache_control), 'cache_control on the prefix message');
+      }
+      // Turn 2 starts with exactly turn 1's prefix (Anthropic merges the tail into the same user turn, after the breakpoint).
+      const prefixOf = (body: { messages: Array<{ content: unknown }> }) => JSON.stringify(wire === 'anthropic' ? (body.messages[0].content as unknown[])[0] : body.messages.slice(0, 2));
+      assert.equal(prefixOf(second.body), prefixOf(first.body));
+      assert.equal(JSON.stringify(second.body.tools), JSON.stringify(first.body.tools));
+      const task = h.agent.snapshot().tasks[0];
+      assert.equal(task.usage.cacheReadTokens, 2000);
+      assert.equal(task.usage.outputTokens, 150);
+      assert.ok(task.usage.cost > 0, 'priced from the table');
+      const session = h.agent.snapshot().sessions.find((s) => s.id === task.id)!;
+      assert.equal(session.usage.cacheReadTokens, 2000);
+      const turns = (await h.agent.readTaskEvents(task.id, { limit: 100 })).filter((e) => e.kind === 'turn');
+      assert.equal(turns.length, 2);
+      assert.equal((turns[0].data.usage as { cacheReadTokens: number }).cacheReadTokens, 500);
+      assert.ok(Number(turns[0].data.cost) > 0);
+      for (const tag of ['TRIGGER', 'REACT', 'WORKFLOW', 'ACTION', 'CHAT', 'TASK']) {
+        assert.ok(h.logger.lines.some((l) => l.includes(`[${tag}]`)), `logged with [${tag}]`);
+      }
+    });
+  });
+}
