@@ -1,0 +1,193 @@
+/**
+ * The edit actions (DESIGN.md §6): create_file, replace_in_file, write_file, delete_file and
+ * rename_file. None of them writes: each guards its paths, folds its operation into the turn's
+ * proposed change set (several edits in one turn become ONE set, approved and undone as a unit),
+ * stores it durably, and then either applies it at once (autoApproveEdits and nothing sensitive)
+ * or makes the task wait for the user's decision like for a reply.
+ */
+import { ACTION_SETS } from '../actions/coreActions';
+import { defineAction } from '../actions/types';
+import type { ActionContext, ActionDef, TurnEffects } from '../actions/types';
+import type { Clock } from '../ports';
+import {
+  createFileInputSchema,
+  deleteFileInputSchema,
+  renameFileInputSchema,
+  replaceInFileInputSchema,
+  writeFileInputSchema,
+} from './changeSet';
+import type { ChangeSet, EditOperation } from './changeSet';
+import { classifyChangeSet, describeOutcome } from './changeSetReview';
+import type { ChangeSetDecider } from './changeSetDecider';
+import type { ChangeSetStore } from './changeSetStore';
+import type { WorkspaceFiles } from './editPorts';
+import type { FsPort } from './fsPort';
+import { resolveWorkspacePath } from './pathGuard';
+import { EditError, proposeChangeSet } from './proposeChangeSet';
+import { classifyResolvedEdit } from './sensitivePaths';
+import type { EditClassification, EditPolicyOptions } from './sensitivePaths';
+
+/** The action set edits belong to. Tasks also get them through the always-present `task` set. */
+export const EDIT_ACTION_SET = 'files';
+
+/** What the edit actions need; the host builds it once. */
+export interface EditActionDeps {
+  /** Absolute path of the workspace root (the guard resolves against it). */
+  root: string;
+  fs: FsPort;
+  files: WorkspaceFiles;
+  store: ChangeSetStore;
+  decider: ChangeSetDecider;
+  clock: Clock;
+  /** Read at each edit, so a settings change applies at once. */
+  policy: () => EditPolicyOptions;
+  /** Where the task came from (`chore:<id>` for a chore run); chore proposals never apply unattended. */
+  taskSource: (taskId: string) => string | undefined;
+  /** Undefined when edits are allowed; otherwise why not (Restricted Mode), written for the model. */
+  editBlocked?: () => string | undefined;
+  caseInsensitive?: boolean;
+  /** Called when a set is proposed or grows, so the sidebar can show or patch its card. */
+  onProposed?: (changeSet: ChangeSet, classification: EditClassification) => void;
+  newId?: () => string;
+}
+
+/** The set a turn is building: later edits of the same turn join it. */
+interface TurnBatch {
+  id: string;
+  createdAt: number;
+  operations: EditOperation[];
+  /** Why the set asks (sensitive aliases, chore runs), gathered over its edits. */
+  askReasons: string[];
+}
+
+/** One line per file, for the wait notice and the model. */
+export function summariseChangeSet(changeSet: ChangeSet): string {
+  const files = changeSet.files.map((f) => `${f.kind} ${f.kind === 'rename' ? `${f.path} → ${f.newPath}` : f.path} (+${f.added} −${f.removed})`);
+  return `${files.length === 1 ? '1 file' : `${files.length} files`}: ${files.join(', ')}`;
+}
+
+/** Builds the five edit actions over one set of deps (one per extension host). */
+export function createEditActions(deps: EditActionDeps): ActionDef[] {
+  // Keyed by the turn's effects recorder: one per turn, gone with it.
+  const batches = new WeakMap<TurnEffects, TurnBatch>();
+
+  const guard = async (requested: string): Promise<{ path: string; aliases: string[] }> => {
+    const resolved = await resolveWorkspacePath(deps.root, requested, deps.fs, { caseInsensitive: deps.caseInsensitive });
+    if (!resolved.ok) throw new EditError(resolved.reason);
+    if (resolved.relativePath === '') throw new EditError(`${requested} is the workspace root, not a file; give a file path such as src/index.ts`);
+    return { path: resolved.relativePath, aliases: resolved.aliases };
+  };
+
+  async function propose(operation: EditOperation, ctx: ActionContext): Promise<string> {
+    if (!ctx.taskId) throw new EditError('Edits are proposed by tasks; start a task with task_start and edit from there.');
+    const blocked = deps.editBlocked?.();
+    if (blocked) throw new EditError(blocked);
+    const policy = deps.policy();
+    const source = await guard(operation.path);
+    const guarded: EditOperation = { ...operation, path: source.path };
+    const aliases = [source.aliases];
+    if (operation.op === 'rename_file') {
+      const target = await guard(operation.newPath);
+      (guarded as Extract<EditOperation, { op: 'rename_file' }>).newPath = target.path;
+      aliases.push(target.aliases);
+    }
+    const reasons = aliases.map((a) => classifyResolvedEdit({ aliases: a }, policy)).flatMap((c) => (c.decision === 'ask' ? [c.reason] : []));
+    const chore = deps.taskSource(ctx.taskId)?.startsWith('chore:') ?? false;
+    if (chore) reasons.push('a chore run never writes to the workspace unattended; its edits wait for review');
+
+    let batch = batches.get(ctx.turn);
+    let changeSet = await build(batch, guarded, ctx);
+    if (batch) {
+      const grown: ChangeSet = { ...changeSet, createdAt: batch.createdAt };
+      if (await deps.store.update(grown, 'pending')) {
+        batch.operations.push(guarded);
+        batch.askReasons.push(...reasons);
+        changeSet = grown;
+      } else {
+        // The user decided the first part while this turn was still running: start a new set.
+        batch = undefined;
+        changeSet = await build(undefined, guarded, ctx);
+      }
+    }
+    const classification = merge(classifyChangeSet(changeSet, policy), [...(batch?.askReasons ?? []), ...(batch ? [] : reasons)]);
+
+    if (!batch && classification.decision === 'auto') {
+      await deps.store.insert(changeSet);
+      deps.onProposed?.(changeSet, classification);
+      const applied = await deps.decider.approve(changeSet.id, { notifyTask: false });
+      return `${describeOutcome(applied)}${applied.status === 'applied' ? ' (auto-approved by tasklane.approval.autoApproveEdits)' : ''}`;
+    }
+    if (!batch) {
+      await deps.store.insert(changeSet);
+      batch = { id: changeSet.id, createdAt: changeSet.createdAt, operations: [guarded], askReasons: reasons };
+      batches.set(ctx.turn, batch);
+    }
+    deps.onProposed?.(changeSet, classification);
+    const summary = summariseChangeSet(changeSet);
+    ctx.turn.needsApproval(changeSet.id, summary);
+    return (
+      `Proposed change set ${changeSet.id} (${summary}); nothing is written until the user approves it. ` +
+      'Other edits in this same turn join this change set. After this turn you will be told the decision; do not assume the change is applied before that.'
+    );
+  }
+
+  async function build(batch: TurnBatch | undefined, operation: EditOperation, ctx: ActionContext): Promise<ChangeSet> {
+    return proposeChangeSet(
+      { taskId: ctx.taskId as string, sessionId: ctx.sessionId, operations: [...(batch?.operations ?? []), operation] },
+      { files: deps.files, clock: deps.clock, caseInsensitive: deps.caseInsensitive, newId: batch ? () => batch.id : deps.newId },
+    );
+  }
+
+  const common = {
+    actionSets: [ACTION_SETS.task, EDIT_ACTION_SET],
+    // Sequential: edits of one turn compose over each other into one change set.
+    parallelizable: false,
+    // Proposing writes nothing; the apply (auto or approved) records its own ledger intent and outcome.
+    irreversible: false,
+    approval: 'policy' as const,
+  };
+  const note = ' Writes nothing by itself: edits are proposed to the user for approval (several edits in one turn form one change set).';
+
+  return [
+    defineAction({
+      name: 'create_file',
+      description: `Create a new file with the given content (fails if it exists).${note}`,
+      input: createFileInputSchema,
+      ...common,
+      run: (input, ctx) => propose({ op: 'create_file', ...input }, ctx),
+    }),
+    defineAction({
+      name: 'replace_in_file',
+      description: `Change part of a file: each edit replaces an exact excerpt (occurring exactly once) with new text, in order. Prefer it over write_file for small changes.${note}`,
+      input: replaceInFileInputSchema,
+      ...common,
+      run: (input, ctx) => propose({ op: 'replace_in_file', ...input }, ctx),
+    }),
+    defineAction({
+      name: 'write_file',
+      description: `Replace the whole content of a file (or create it).${note}`,
+      input: writeFileInputSchema,
+      ...common,
+      run: (input, ctx) => propose({ op: 'write_file', ...input }, ctx),
+    }),
+    defineAction({
+      name: 'delete_file',
+      description: `Delete a file.${note}`,
+      input: deleteFileInputSchema,
+      ...common,
+      run: (input, ctx) => propose({ op: 'delete_file', ...input }, ctx),
+    }),
+    defineAction({
+      name: 'rename_file',
+      description: `Rename or move a file to a new path that does not exist yet.${note}`,
+      input: renameFileInputSchema,
+      ...common,
+      run: (input, ctx) => propose({ op: 'rename_file', ...input }, ctx),
+    }),
+  ];
+}
+
+function merge(base: EditClassification, extra: readonly string[]): EditClassification {
+  const reasons = [...new Set([...(base.decision === 'ask' ? base.reason.split('; ') : []), ...extra])];
+  return reasons.length === 0 ? { decision: 'auto' } : { decision: 'ask', reason: reasons.join('; ') };
+}
