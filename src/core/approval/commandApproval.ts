@@ -1,0 +1,172 @@
+/**
+ * Command and task approvals (DESIGN.md §6): a terminal command or a VS Code task the agent wants
+ * to run, waiting for the user's decision. They live in their own table next to the change sets'
+ * `approvals` table, because that table's rows are validated as change sets and a command row
+ * there would read as a damaged change set.
+ */
+import { z } from 'zod';
+import type { Clock } from '../ports';
+import type { DurableDb } from '../store/types';
+
+/** `command`: a shell command line; `task`: a VS Code task by name. */
+export type CommandKind = 'command' | 'task';
+
+/** pending → running → done, or pending → rejected. `running` survives a crash only as "interrupted". */
+export type CommandApprovalStatus = 'pending' | 'running' | 'done' | 'rejected';
+
+/** What running a command or a task produced, as the model sees it. */
+export interface CommandResult {
+  /** Null when the process was killed (timeout, cancel) or never started. */
+  exitCode: number | null;
+  /** Combined stdout/stderr, bounded (head and tail kept); empty for VS Code tasks (their output stays in their terminal). */
+  output: string;
+  /** Characters dropped from the middle of the output to keep it bounded. */
+  truncatedChars: number;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+  /** Set when it could not start at all (no such task, shell missing). */
+  error?: string;
+}
+
+/** One command or task waiting for (or past) the user's decision. */
+export interface CommandApproval {
+  id: string;
+  taskId: string;
+  sessionId: string;
+  kind: CommandKind;
+  /** The exact command line, or the task's name. */
+  command: string;
+  /** Why it asks (not allowlisted, contains `&&`…), shown on the card. */
+  reason: string;
+  timeoutMs: number;
+  status: CommandApprovalStatus;
+  createdAt: number;
+  /** The user's reason for rejecting. */
+  rejectReason?: string;
+  result?: CommandResult;
+}
+
+const resultSchema = z.object({
+  exitCode: z.number().nullable(),
+  output: z.string(),
+  truncatedChars: z.number(),
+  timedOut: z.boolean(),
+  cancelled: z.boolean(),
+  durationMs: z.number(),
+  error: z.string().optional(),
+});
+
+const approvalSchema = z.object({
+  id: z.string().min(1),
+  taskId: z.string(),
+  sessionId: z.string(),
+  kind: z.enum(['command', 'task']),
+  command: z.string(),
+  reason: z.string(),
+  timeoutMs: z.number(),
+  status: z.enum(['pending', 'running', 'done', 'rejected']),
+  createdAt: z.number(),
+  rejectReason: z.string().optional(),
+  result: resultSchema.optional(),
+});
+
+/** Durable home of command approvals; writes are durable before they resolve. */
+export interface CommandApprovalStore {
+  insert(approval: CommandApproval): Promise<void>;
+  /** Compare-and-set on the status: false when someone else decided first (palette vs sidebar). */
+  update(approval: CommandApproval, expected: CommandApprovalStatus): Promise<boolean>;
+  load(id: string): Promise<CommandApproval | undefined>;
+  /** Oldest first; all statuses unless given. */
+  list(status?: CommandApprovalStatus): Promise<CommandApproval[]>;
+  delete(id: string): Promise<void>;
+}
+
+export class InMemoryCommandApprovalStore implements CommandApprovalStore {
+  private readonly rows = new Map<string, CommandApproval>();
+
+  async insert(approval: CommandApproval): Promise<void> {
+    if (this.rows.has(approval.id)) throw new Error(`Command approval ${approval.id} already exists.`);
+    this.rows.set(approval.id, structuredClone(approval));
+  }
+
+  async update(approval: CommandApproval, expected: CommandApprovalStatus): Promise<boolean> {
+    if (this.rows.get(approval.id)?.status !== expected) return false;
+    this.rows.set(approval.id, structuredClone(approval));
+    return true;
+  }
+
+  async load(id: string): Promise<CommandApproval | undefined> {
+    const row = this.rows.get(id);
+    return row && structuredClone(row);
+  }
+
+  async list(status?: CommandApprovalStatus): Promise<CommandApproval[]> {
+    return [...this.rows.values()]
+      .filter((r) => status === undefined || r.status === status)
+      .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+      .map((r) => structuredClone(r));
+  }
+
+  async delete(id: string): Promise<void> {
+    this.rows.delete(id);
+  }
+}
+
+/**
+ * The store on the hot database. The table is created on first use with IF NOT EXISTS: the
+ * statement is journaled like any mutation, so replay at open rebuilds it before its rows.
+ */
+export class DbCommandApprovalStore implements CommandApprovalStore {
+  private constructor(
+    private readonly db: DurableDb,
+    private readonly clock: Clock,
+  ) {}
+
+  static async open(db: DurableDb, clock: Clock): Promise<DbCommandApprovalStore> {
+    if (db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'command_approvals'").length === 0) {
+      db.mutate('CREATE TABLE IF NOT EXISTS command_approvals (id TEXT PRIMARY KEY, task_id TEXT NOT NULL, status TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)');
+      await db.commit();
+    }
+    return new DbCommandApprovalStore(db, clock);
+  }
+
+  async insert(approval: CommandApproval): Promise<void> {
+    this.db.mutate('INSERT INTO command_approvals (id, task_id, status, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
+      approval.id, approval.taskId, approval.status, JSON.stringify(approval), approval.createdAt, this.clock.now(),
+    ]);
+    await this.db.commit();
+  }
+
+  async update(approval: CommandApproval, expected: CommandApprovalStatus): Promise<boolean> {
+    const { changes } = this.db.mutate('UPDATE command_approvals SET status = ?, data = ?, updated_at = ? WHERE id = ? AND status = ?', [
+      approval.status, JSON.stringify(approval), this.clock.now(), approval.id, expected,
+    ]);
+    if (changes === 0) return false;
+    await this.db.commit();
+    return true;
+  }
+
+  async load(id: string): Promise<CommandApproval | undefined> {
+    const [row] = this.db.query('SELECT data FROM command_approvals WHERE id = ?', [id]);
+    return row && parse(row.data);
+  }
+
+  async list(status?: CommandApprovalStatus): Promise<CommandApproval[]> {
+    const rows = status === undefined
+      ? this.db.query('SELECT data FROM command_approvals ORDER BY created_at, id')
+      : this.db.query('SELECT data FROM command_approvals WHERE status = ? ORDER BY created_at, id', [status]);
+    return rows.map((row) => parse(row.data));
+  }
+
+  async delete(id: string): Promise<void> {
+    const { changes } = this.db.mutate('DELETE FROM command_approvals WHERE id = ?', [id]);
+    if (changes > 0) await this.db.commit();
+  }
+}
+
+function parse(data: unknown): CommandApproval {
+  const parsed = approvalSchema.safeParse(JSON.parse(String(data)));
+  if (!parsed.success) throw new Error(`A command approval row is damaged (${parsed.error.issues[0]?.message}); it is skipped; the waiting task can be cancelled and asked again.`);
+  return parsed.data;
+}

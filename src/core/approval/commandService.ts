@@ -1,0 +1,211 @@
+/**
+ * Runs the agent's terminal commands and VS Code tasks under the approval policy (DESIGN.md §6).
+ * An allowlisted command runs inside the action's turn; anything else becomes a pending approval
+ * and the task sleeps (ctx.turn.needsApproval) until the user decides. On approval this service
+ * runs it, brackets the run with a ledger intent/outcome, and wakes the task with an `approval`
+ * trigger whose note carries the result; on rejection the note carries the user's reason.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Ledger } from '../actions/ledger';
+import type { Clock, Logger } from '../ports';
+import type { TriggerStore } from '../store/types';
+import type { CommandApproval, CommandApprovalStore, CommandKind, CommandResult } from './commandApproval';
+import { classifyCommand } from './commandPolicy';
+
+/** Runs things for real: the host shows a terminal the user can see; tests use a fake. */
+export interface CommandRunner {
+  /** Runs a shell command line in the workspace folder; never rejects for a failing command (exit code in the result). */
+  runCommand(command: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult>;
+  /** Runs the VS Code task with this name; `error` in the result when there is no such task. */
+  runTask(name: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult>;
+}
+
+/** Settings and workspace state, read at every call so a change applies at once (trust granted, allowlist edited). */
+export interface CommandGate {
+  /** `tasklane.approval.allowedCommands`: exact strings; a task is listed as `task:<name>`. */
+  allowedCommands(): readonly string[];
+  /** False in Restricted Mode (untrusted workspace): nothing runs. */
+  trusted(): boolean;
+}
+
+export interface CommandServiceDeps {
+  store: CommandApprovalStore;
+  runner: CommandRunner;
+  gate: CommandGate;
+  ledger: Ledger;
+  triggers: TriggerStore;
+  clock: Clock;
+  logger: Logger;
+  /** Told about every change of an approval (the sidebar patches the card); `undefined` approval: removed. */
+  onDidChange?: (id: string, approval: CommandApproval | undefined) => void;
+}
+
+/** The allowlist key of a VS Code task: distinct from any command line, so allowing `build` the command does not allow the task. */
+export function taskAllowlistKey(name: string): string {
+  return `task:${name}`;
+}
+
+/** What the model reads back; the output is already bounded by the runner. */
+export function describeResult(kind: CommandKind, command: string, result: CommandResult): string {
+  const what = kind === 'task' ? `task '${command}'` : `\`${command}\``;
+  if (result.error) return `${what} could not run: ${result.error}`;
+  const how = result.timedOut
+    ? `was stopped after the ${Math.round(result.durationMs / 1000)} s timeout`
+    : result.cancelled
+      ? 'was cancelled by the user'
+      : `exited with code ${result.exitCode}`;
+  const cut = result.truncatedChars > 0 ? `\n(${result.truncatedChars} characters cut from the middle of the output)` : '';
+  const output = kind === 'task' ? '' : result.output.trim() ? `\noutput:\n${result.output}${cut}` : '\n(no output)';
+  return `${what} ${how} in ${Math.round(result.durationMs)} ms.${output}`;
+}
+
+export const RESTRICTED_MESSAGE =
+  'Restricted Mode: this workspace is not trusted, so Tasklane cannot edit files, run commands or tasks, or run chores. Tell the user what you would do and that they can trust the folder (Manage Workspace Trust in the Tasklane sidebar) to let you do it.';
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const MAX_TIMEOUT_MS = 30 * 60_000;
+
+export class CommandService {
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(private readonly deps: CommandServiceDeps) {}
+
+  /**
+   * The entry point of run_command / run_task. Returns either the result (ran at once) or the
+   * pending approval the task must wait for.
+   */
+  async request(spec: { kind: CommandKind; command: string; taskId: string; sessionId: string; timeoutMs?: number }): Promise<{ ran: CommandResult } | { pending: CommandApproval }> {
+    if (!this.deps.gate.trusted()) throw new Error(RESTRICTED_MESSAGE);
+    const command = spec.command.trim();
+    const timeoutMs = Math.min(Math.max(spec.timeoutMs ?? DEFAULT_TIMEOUT_MS, 1000), MAX_TIMEOUT_MS);
+    const allowKey = spec.kind === 'task' ? taskAllowlistKey(command) : command;
+    const verdict = classifyCommand(allowKey, this.deps.gate.allowedCommands());
+    if (verdict.decision === 'auto') {
+      this.deps.logger.info('ACTION', `${spec.kind} ${command} is allowlisted: running without asking`);
+      return { ran: await this.execute(spec.taskId, spec.kind, command, timeoutMs) };
+    }
+    const approval: CommandApproval = {
+      id: `cmd-${this.deps.clock.now().toString(36)}${randomBytes(4).toString('hex')}`,
+      taskId: spec.taskId,
+      sessionId: spec.sessionId,
+      kind: spec.kind,
+      command,
+      reason: verdict.reason,
+      timeoutMs,
+      status: 'pending',
+      createdAt: this.deps.clock.now(),
+    };
+    await this.deps.store.insert(approval);
+    this.deps.onDidChange?.(approval.id, approval);
+    this.deps.logger.info('ACTION', `${spec.kind} ${command} waits for approval ${approval.id}: ${verdict.reason}`);
+    return { pending: approval };
+  }
+
+  pending(): Promise<CommandApproval[]> {
+    return this.deps.store.list('pending');
+  }
+
+  /** Pending and running ones: what the sidebar shows. */
+  async open(): Promise<CommandApproval[]> {
+    return (await this.deps.store.list()).filter((a) => a.status === 'pending' || a.status === 'running');
+  }
+
+  async owns(id: string): Promise<boolean> {
+    return (await this.deps.store.load(id)) !== undefined;
+  }
+
+  /**
+   * Runs an approved command and wakes the task with its result. Resolves once the task is woken.
+   * Throws (nothing run) if it is not pending, in Restricted Mode, or the store is not durable.
+   */
+  async approve(id: string): Promise<CommandResult> {
+    if (!this.deps.gate.trusted()) throw new Error(RESTRICTED_MESSAGE);
+    const approval = await this.deps.store.load(id);
+    if (!approval) throw new Error(`There is no command approval ${id}; it may have been decided already.`);
+    if (approval.status !== 'pending') throw new Error(`Command approval ${id} is ${approval.status}, not pending; nothing was run.`);
+    const runningState: CommandApproval = { ...approval, status: 'running' };
+    if (!(await this.deps.store.update(runningState, 'pending'))) throw new Error(`Command approval ${id} was decided elsewhere first; nothing was run twice.`);
+    this.deps.onDidChange?.(id, runningState);
+    let result: CommandResult;
+    try {
+      result = await this.execute(approval.taskId, approval.kind, approval.command, approval.timeoutMs, id);
+    } catch (error) {
+      // Refused before running (store not durable): back to pending so the user can retry later.
+      await this.deps.store.update(approval, 'running');
+      this.deps.onDidChange?.(id, approval);
+      throw error;
+    }
+    const done: CommandApproval = { ...runningState, status: 'done', result };
+    await this.deps.store.update(done, 'running');
+    await this.wake(done, 'approved', describeResult(approval.kind, approval.command, result));
+    return result;
+  }
+
+  /** Rejects a pending approval; the task is told the reason. */
+  async reject(id: string, reason?: string): Promise<void> {
+    const approval = await this.deps.store.load(id);
+    if (!approval) throw new Error(`There is no command approval ${id}; it may have been decided already.`);
+    const rejected: CommandApproval = { ...approval, status: 'rejected', rejectReason: reason?.trim() || undefined };
+    if (!(await this.deps.store.update(rejected, 'pending'))) throw new Error(`Command approval ${id} is ${approval.status}, not pending; it can no longer be rejected.`);
+    const what = approval.kind === 'task' ? `task '${approval.command}'` : `\`${approval.command}\``;
+    await this.wake(rejected, 'rejected', `The user rejected ${what}${rejected.rejectReason ? `: ${rejected.rejectReason}` : ' without giving a reason'}. It was not run.`);
+  }
+
+  /** Stops a running approved command (the user pressed Cancel). */
+  cancel(id: string): boolean {
+    const controller = this.running.get(id);
+    controller?.abort();
+    return controller !== undefined;
+  }
+
+  /**
+   * At start: a decided approval whose task was not woken yet is woken now (the trigger's dedup
+   * key makes a repeat harmless); one that was running when the process died is reported as
+   * interrupted, never run again (the ledger reconciliation tells the same story).
+   */
+  async recover(): Promise<void> {
+    for (const approval of await this.deps.store.list()) {
+      if (approval.status === 'done' && approval.result) {
+        await this.wake(approval, 'approved', describeResult(approval.kind, approval.command, approval.result));
+      } else if (approval.status === 'rejected') {
+        await this.wake(approval, 'rejected', `The user rejected \`${approval.command}\`${approval.rejectReason ? `: ${approval.rejectReason}` : ''}. It was not run.`);
+      } else if (approval.status === 'running') {
+        await this.wake(approval, 'approved', `\`${approval.command}\` was approved but the extension restarted while it ran; it was NOT run again and its outcome is unknown. Check its effects before running it again.`);
+      }
+    }
+  }
+
+  private async execute(taskId: string, kind: CommandKind, command: string, timeoutMs: number, approvalId?: string): Promise<CommandResult> {
+    const action = kind === 'task' ? 'run_task' : 'run_command';
+    // Refuses (throws) when the store cannot commit: nothing irreversible runs without its intent on disk.
+    const ledgerId = await this.deps.ledger.intent(taskId, action, { command, approvalId });
+    const controller = new AbortController();
+    if (approvalId) this.running.set(approvalId, controller);
+    let result: CommandResult;
+    try {
+      result = kind === 'task'
+        ? await this.deps.runner.runTask(command, { timeoutMs, signal: controller.signal })
+        : await this.deps.runner.runCommand(command, { timeoutMs, signal: controller.signal });
+    } catch (error) {
+      result = { exitCode: null, output: '', truncatedChars: 0, timedOut: false, cancelled: false, durationMs: 0, error: (error as Error).message };
+    } finally {
+      if (approvalId) this.running.delete(approvalId);
+    }
+    const ok = !result.error && result.exitCode === 0;
+    await this.deps.ledger.outcome(ledgerId, ok ? 'done' : 'failed', { exitCode: result.exitCode, timedOut: result.timedOut, cancelled: result.cancelled, error: result.error });
+    this.deps.logger.info('ACTION', `${action} ${command}: ${result.error ?? `exit ${result.exitCode}`}`);
+    return result;
+  }
+
+  private async wake(approval: CommandApproval, decision: 'approved' | 'rejected', note: string): Promise<void> {
+    await this.deps.triggers.emit({
+      source: 'approval',
+      sessionId: approval.sessionId,
+      payload: { approvalId: approval.id, decision, note },
+      dedupKey: `approval:${approval.id}`,
+    });
+    // The trigger (durable) now carries the outcome: the row can leave the hot database.
+    await this.deps.store.delete(approval.id);
+    this.deps.onDidChange?.(approval.id, undefined);
+  }
+}
