@@ -236,8 +236,12 @@ function main(): void {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  const bundleBytes = fs.statSync(bundle).size;
-  emit({ name: 'ext.bundle_bytes', value: bundleBytes, unit: 'bytes', target: 2 * MB, ratio: ratio(bundleBytes, 2 * MB), within_target: bundleBytes <= 2 * MB });
+  // The extension bundle is the activation shim plus the composition root it loads right after
+  // activation (the sql.js wasm aside, as the target says).
+  const shimBytes = fs.statSync(bundle).size;
+  const mainBytes = fs.statSync(path.join(repoRoot, 'dist/main.js')).size;
+  const bundleBytes = shimBytes + mainBytes;
+  emit({ name: 'ext.bundle_bytes', value: bundleBytes, unit: 'bytes', target: 2 * MB, ratio: ratio(bundleBytes, 2 * MB), within_target: bundleBytes <= 2 * MB, shim_bytes: shimBytes, main_bytes: mainBytes });
 
   note('ext.vsix_bytes: npm run package');
   fs.rmSync(vsix, { force: true });

@@ -1,22 +1,25 @@
 import * as vscode from 'vscode';
-import { registerCommands } from './host/commands';
-import { createLogger } from './host/logger';
-import { ModelProvider, readModelSettings, selectModelFlow } from './host/modelProvider';
-import { Runtime } from './host/runtime';
-import { AgentSidebarBackend } from './host/sidebarBackend';
-import { SidebarProvider } from './host/sidebarProvider';
-import { toHostMessage } from './host/viewMapping';
+import { registerCommands } from './commands';
+import { createLogger } from './logger';
+import { ModelProvider, readModelSettings, selectModelFlow } from './modelProvider';
+import { Runtime } from './runtime';
+import { AgentSidebarBackend } from './sidebarBackend';
+import { SidebarProvider } from './sidebarProvider';
+import { toHostMessage } from './viewMapping';
 
-/** What `activate` returns: for tests and other extensions. */
-export interface TasklaneApi {
-  /** The folder holding Tasklane's state for this workspace. */
-  storageUri: string | undefined;
+/** What the composition root hands back to the activation shim (src/extension.ts). */
+export interface MainParts {
+  sidebar: vscode.WebviewViewProvider;
   /** Resolves when the store is open and the agent runs. */
   ready: Promise<void>;
 }
 
-/** Composition root: build services, register contributions, nothing else. */
-export function activate(context: vscode.ExtensionContext): TasklaneApi {
+/**
+ * Composition root: build services, register contributions, nothing else. Loaded from its own
+ * bundle (dist/main.js) by the activation shim right after `activate` returns, so the SDKs, zod,
+ * sql.js and the engine never sit on the activation path.
+ */
+export function start(context: vscode.ExtensionContext): MainParts {
   const channel = vscode.window.createOutputChannel('Tasklane', { log: true });
   const logger = createLogger(channel);
   const models = new ModelProvider(context.secrets);
@@ -44,7 +47,7 @@ export function activate(context: vscode.ExtensionContext): TasklaneApi {
     () => refreshSidebar(),
   );
   void ready.then(() => offerModelSetup(models));
-  return { storageUri: context.storageUri?.fsPath, ready: runtime.ready.then(() => undefined) };
+  return { sidebar, ready: runtime.ready.then(() => undefined) };
 }
 
 /** `auto` with nothing usable: walk the user through choosing a provider, once per start. */
@@ -54,8 +57,4 @@ async function offerModelSetup(models: ModelProvider): Promise<void> {
   if (!status.problem) return;
   const choice = await vscode.window.showInformationMessage('Tasklane needs a model to work with.', 'Choose a model');
   if (choice) await selectModelFlow(models);
-}
-
-export function deactivate(): void {
-  // Disposables in context.subscriptions close the store; nothing else to do.
 }
