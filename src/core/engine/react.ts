@@ -134,7 +134,8 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
         if (error instanceof TaskStopped) {
           await endTask(env, task, { status: 'error', summary: error.message });
         } else {
-          if (!(error instanceof ModelError)) throw error;
+          // Shutting down mid-call is not the model's fault: nack, and the next start redoes the turn.
+          if (!(error instanceof ModelError) || env.signal.aborted) throw error;
           await handleTaskModelError(env, task, error);
         }
       } finally {
@@ -152,6 +153,7 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       try {
         await runConversationTurn(env, session);
       } catch (error) {
+        if (env.signal.aborted) throw error;
         session.status = 'error';
         session.retryPayload = { ...payload, route: false };
         env.state.saveSession(session);

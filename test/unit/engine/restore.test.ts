@@ -101,6 +101,23 @@ for (const wire of WIRES) {
       assert.equal(turns.length, 2, 'exactly one resumed turn');
     });
 
+    it('a shutdown during a model call does not pause the task: the turn is redone after the restart', async () => {
+      server.script([
+        { toolCalls: [{ name: 'task_start', arguments: { name: 'Slow', instruction: 'Slow job', mode: 'simple' } }] },
+        { toolCalls: [{ name: 'list_files', arguments: {} }], delayMs: 3_000 },
+      ]);
+      await h.agent.sendMessage('slow job');
+      for (let i = 0; i < 200 && server.requests.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      const id = h.agent.snapshot().tasks[0].id;
+      await reload();
+      assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.status, 'running');
+      server.reset();
+      server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'done after restart' } }] }]);
+      await h.clock.advance(60_000);
+      await h.idle();
+      assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
+    });
+
     it('records intent and outcome around an irreversible action', async () => {
       server.script([{ toolCalls: [{ name: 'post_webhook', arguments: { message: 'deployed' } }] }, { toolCalls: [{ name: 'task_end', arguments: { summary: 'posted' } }] }]);
       // A proactive trigger gives the task the notify action set.
