@@ -47,6 +47,8 @@ function writeHistoryFile(dir: string, count: number): void {
     if (chunk.length === 10_000) fs.writeSync(fd, chunk.splice(0).join('\n') + '\n');
   }
   if (chunk.length) fs.writeSync(fd, chunk.join('\n') + '\n');
+  // Flush the bulk write now, or its writeback would land on the timed commits of every contender.
+  fs.fsyncSync(fd);
   fs.closeSync(fd);
 }
 
@@ -99,7 +101,7 @@ function betterSqlite(history: number): Contender {
   db.transaction(() => {
     for (let i = 0; i < history; i++) insertDone.run(`h-${i}`, `s${i % 50}`, JSON.stringify({ n: i }), i, i, i);
   })();
-  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.pragma('wal_checkpoint(TRUNCATE)'); // durable and out of the WAL before timing starts
   const insert = db.prepare(`INSERT INTO triggers (id, source, session_id, payload, fire_at, priority, attempts, status, created_at) VALUES (?, 'user_message', ?, ?, ?, 10, 0, 'pending', ?)`);
   const due = db.prepare(`SELECT * FROM triggers WHERE status = 'pending' AND fire_at <= ? ORDER BY priority, fire_at, rowid LIMIT 1`);
   const claim = db.prepare(`UPDATE triggers SET status = 'claimed', lease_token = ?, lease_owner = 'bench', attempts = attempts + 1 WHERE id = ?`);
@@ -128,19 +130,21 @@ function betterSqlite(history: number): Contender {
 }
 
 /**
- * Samples alternate between the two contenders (and which goes first), so both see the same
- * disk and CPU weather: this machine is shared, and ratios are what the targets are about.
+ * Samples rotate over every contender of every history size (and the order flips each round), so
+ * all of them see the same disk and CPU weather: this machine is shared with other work, and
+ * the targets are ratios (against better-sqlite3, and 1M history against 1k).
  */
-async function interleaved(a: Contender, b: Contender, op: 'commit' | 'cycle'): Promise<{ a: number[]; b: number[] }> {
-  const out = { a: [] as number[], b: [] as number[] };
+async function interleaved(contenders: Contender[], op: 'commit' | 'cycle'): Promise<number[][]> {
+  const out = contenders.map(() => [] as number[]);
   for (let i = 0; i < WARMUP + SAMPLES; i++) {
-    const order: Array<['a' | 'b', Contender]> = i % 2 === 0 ? [['a', a], ['b', b]] : [['b', b], ['a', a]];
-    for (const [key, contender] of order) {
+    const order = contenders.map((_, k) => k);
+    if (i % 2 === 1) order.reverse();
+    for (const k of order) {
       const t0 = performance.now();
-      await contender[op](i);
+      await contenders[k][op](i);
       const elapsed = performance.now() - t0;
-      if (op === 'commit') await contender.drain();
-      if (i >= WARMUP) out[key].push(elapsed);
+      if (op === 'commit') await contenders[k].drain();
+      if (i >= WARMUP) out[k].push(elapsed);
     }
   }
   return out;
@@ -173,7 +177,7 @@ async function measureNaive(history: number): Promise<{ samples: number[]; dbByt
   return { samples, dbBytes };
 }
 
-async function measureOpen(records: number): Promise<{ samples: number[]; replayed: number; journalBytes: number }> {
+async function measureOpen(records: number): Promise<{ samples: number[]; cpu: number[]; replayed: number; journalBytes: number }> {
   const sqlJs = await loadSqlJs();
   const dir = path.join(root, 'open');
   const db = await openDurableDb({ dir, sqlJs, snapshotEveryRecords: Number.MAX_SAFE_INTEGER, snapshotIdleMs: 3_600_000 });
@@ -190,11 +194,16 @@ async function measureOpen(records: number): Promise<{ samples: number[]; replay
   fs.rmSync(path.join(dir, 'lease.json'));
   const journalBytes = fs.readdirSync(dir).filter((f) => f.startsWith('journal-')).reduce((sum, f) => sum + fs.statSync(path.join(dir, f)).size, 0);
   const samples: number[] = [];
+  // CPU time as well as wall time: on a busy shared machine wall time mostly measures the queue.
+  const cpu: number[] = [];
   let replayed = 0;
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 7; i++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     const again = await openDurableDb({ dir, sqlJs, snapshotIdleMs: 3_600_000 });
     samples.push(performance.now() - t0);
+    const used = process.cpuUsage(c0);
+    cpu.push((used.user + used.system) / 1000);
     replayed = again.opened.journalRecordsReplayed;
     // Drop it like a crash so every sample replays the same journal.
     fs.rmSync(path.join(dir, 'lease.json'));
@@ -202,39 +211,34 @@ async function measureOpen(records: number): Promise<{ samples: number[]; replay
       if (fs.statSync(path.join(dir, f)).size === 0) fs.rmSync(path.join(dir, f));
     });
   }
-  return { samples, replayed, journalBytes };
+  return { samples, cpu, replayed, journalBytes };
 }
 
 async function main(): Promise<void> {
-  const commitMedians = new Map<number, number>();
-  const cycleMedians = new Map<number, number>();
+  progress('setting up 1k, 100k and 1M histories (tasklane history file, better-sqlite3 table)');
+  const ours = await Promise.all(HISTORY_SIZES.map((h) => tasklane(h)));
+  const theirs = HISTORY_SIZES.map((h) => betterSqlite(h));
+  const contenders = HISTORY_SIZES.flatMap((_, k) => [ours[k], theirs[k]]);
+  progress('measuring commit');
+  const commits = await interleaved(contenders, 'commit');
+  progress('measuring cycle');
+  const cycles = await interleaved(contenders, 'cycle');
+  const commitStats = HISTORY_SIZES.map((_, k) => [stats(commits[2 * k]), stats(commits[2 * k + 1])]);
+  const cycleStats = HISTORY_SIZES.map((_, k) => [stats(cycles[2 * k]), stats(cycles[2 * k + 1])]);
+  for (const [k, history] of HISTORY_SIZES.entries()) {
+    for (const [name, [mine, base]] of [['store.commit', commitStats[k]], ['store.cycle', cycleStats[k]]] as const) {
+      const first = (name === 'store.commit' ? commitStats : cycleStats)[0][0];
+      emitLine({
+        name, value: mine.median, unit: 'ms', p95: mine.p95, history, runs: SAMPLES,
+        baseline: base.median, baseline_p95: base.p95, baseline_name: BASELINE, ratio: round(mine.median / base.median),
+        ...(k > 0 ? { vs_1k: round(mine.median / first.median) } : {}),
+        ...(name === 'store.commit' ? { hot_db_bytes: ours[k].hotDbBytes() } : {}),
+      });
+    }
+  }
+  for (const contender of contenders) await contender.close();
   for (const history of HISTORY_SIZES) {
-    progress(`history ${history}: setting up`);
-    const ours = await tasklane(history);
-    const theirs = betterSqlite(history);
-    progress(`history ${history}: measuring`);
-    const commits = await interleaved(ours, theirs, 'commit');
-    const cycles = await interleaved(ours, theirs, 'cycle');
-    const hotDbBytes = ours.hotDbBytes();
-    await ours.close();
-    await theirs.close();
-    const c = stats(commits.a);
-    const cb = stats(commits.b);
-    commitMedians.set(history, c.median);
-    emitLine({
-      name: 'store.commit', value: c.median, unit: 'ms', p95: c.p95, history, runs: SAMPLES,
-      baseline: cb.median, baseline_p95: cb.p95, baseline_name: BASELINE, ratio: round(c.median / cb.median),
-      ...(history !== HISTORY_SIZES[0] ? { vs_1k: round(c.median / commitMedians.get(HISTORY_SIZES[0])!) } : {}),
-      hot_db_bytes: hotDbBytes,
-    });
-    const y = stats(cycles.a);
-    const yb = stats(cycles.b);
-    cycleMedians.set(history, y.median);
-    emitLine({
-      name: 'store.cycle', value: y.median, unit: 'ms', p95: y.p95, history, runs: SAMPLES,
-      baseline: yb.median, baseline_p95: yb.p95, baseline_name: BASELINE, ratio: round(y.median / yb.median),
-      ...(history !== HISTORY_SIZES[0] ? { vs_1k: round(y.median / cycleMedians.get(HISTORY_SIZES[0])!) } : {}),
-    });
+    const c = commitStats[HISTORY_SIZES.indexOf(history)][0];
     progress(`history ${history}: naive export`);
     const naive = await measureNaive(history);
     const n = stats(naive.samples);
@@ -243,7 +247,7 @@ async function main(): Promise<void> {
   progress('open: 10k-record journal');
   const open = await measureOpen(10_000);
   const o = stats(open.samples);
-  emitLine({ name: 'store.open', value: o.median, unit: 'ms', p95: o.p95, runs: open.samples.length, journal_records: open.replayed, journal_bytes: open.journalBytes, target: 200, ratio: round(o.median / 200) });
+  emitLine({ name: 'store.open', value: o.median, unit: 'ms', p95: o.p95, cpu_ms: stats(open.cpu).median, runs: open.samples.length, journal_records: open.replayed, journal_bytes: open.journalBytes, target: 200, ratio: round(o.median / 200) });
 }
 
 main()
