@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type * as Main from './host/main';
 import type { MainParts } from './host/main';
 
 /** What `activate` returns: for tests and other extensions. */
@@ -38,7 +39,7 @@ export function activate(context: vscode.ExtensionContext): TasklaneApi {
     try {
       // Its own bundle, resolved next to this one at run time (esbuild leaves it external).
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const main = require('./main.js') as typeof import('./host/main');
+      const main = require('./main.js') as typeof Main;
       standIns.forEach((d) => d.dispose());
       release(main.start(context));
     } catch (error) {
