@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import type { ActionDef } from '../core/actions/types';
+import { guardRestricted } from '../core/approval/commandActions';
 import { Agent } from '../core/engine/agent';
 import type { AgentChange } from '../core/engine/types';
 import type { Logger } from '../core/ports';
@@ -18,6 +20,15 @@ export interface RuntimeParts {
   storageDir: string;
 }
 
+/** Optional parts the composition root plugs in. */
+export interface RuntimeHooks {
+  /**
+   * More actions (edits, commands), built once the store is open. They run behind the Restricted
+   * Mode guard: in an untrusted workspace any of them that needs approval or is irreversible refuses.
+   */
+  actionProviders?: Array<(core: { db: DurableDb; triggers: TriggerStore }) => Promise<ActionDef[]>>;
+}
+
 /**
  * Starts the heavy parts after activation returns: loads the sql.js wasm, opens the durable store
  * under the workspace's storage folder, and starts the agent's single consumer loop. Until then
@@ -33,6 +44,7 @@ export class Runtime implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly logger: Logger,
     private readonly models: ModelProvider,
+    private readonly hooks: RuntimeHooks = {},
   ) {
     // setImmediate: activate() returns first; nothing heavy is on the activation path.
     this.ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.start());
@@ -73,6 +85,7 @@ export class Runtime implements vscode.Disposable {
         for (const dir of ['.agents/skills', '.github/skills', '.claude/skills']) skillDirs.push(vscode.Uri.joinPath(root, dir).fsPath);
       }
       const workspace = new VsCodeWorkspace(root);
+      const extraActions = (await Promise.all((this.hooks.actionProviders ?? []).map((provide) => provide({ db, triggers })))).flat();
       const agent = new Agent({
         db,
         triggers,
@@ -80,6 +93,7 @@ export class Runtime implements vscode.Disposable {
         workspace,
         clock: systemClock,
         logger: this.logger,
+        actions: guardRestricted(extraActions, () => vscode.workspace.isTrusted),
         storageDir,
         skillDirs,
         workspaceRules: () => workspace.readFile('AGENTS.md').catch(() => undefined),

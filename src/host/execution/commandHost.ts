@@ -1,0 +1,134 @@
+import * as vscode from 'vscode';
+import { Ledger } from '../../core/actions/ledger';
+import type { ActionDef } from '../../core/actions/types';
+import { commandActions } from '../../core/approval/commandActions';
+import type { CommandApproval, CommandResult } from '../../core/approval/commandApproval';
+import { DbCommandApprovalStore } from '../../core/approval/commandApproval';
+import { CommandService } from '../../core/approval/commandService';
+import type { Logger } from '../../core/ports';
+import { systemClock } from '../../core/ports';
+import type { DurableDb, TriggerStore } from '../../core/store/types';
+import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../../shared/approvalProtocol';
+import type { HostMessage } from '../../shared/protocol';
+import type { SidebarSection } from '../sidebarBackend';
+import { runVsCodeTask } from './taskRunner';
+import { runInTerminal } from './terminalRunner';
+
+/** An approvals section that can say whether an approval id is its own (so several can share one list). */
+export interface OwnedApprovalSection extends SidebarSection<ApprovalView, ApprovalWebviewMessage> {
+  owns(id: string): Promise<boolean>;
+}
+
+/** The command approval as a sidebar card, in the same list as change sets. */
+export function toCommandApprovalView(approval: CommandApproval): ApprovalView {
+  return {
+    id: approval.id,
+    taskId: approval.taskId,
+    sessionId: approval.sessionId,
+    kind: approval.kind,
+    title: approval.kind === 'task' ? `Run the VS Code task “${approval.command}”?` : 'Run this command?',
+    status: approval.status,
+    files: [],
+    command: approval.command,
+    reason: approval.status === 'running' ? 'Running… (see its terminal)' : approval.reason,
+    createdAt: approval.createdAt,
+  };
+}
+
+/**
+ * The host side of run_command / run_task: builds the CommandService on the open store with a
+ * visible terminal and the VS Code task API as runners, the allowlist setting and workspace trust
+ * as the gate, and serves the command cards of the approvals list.
+ */
+export class CommandExecutionHost implements OwnedApprovalSection {
+  private service: CommandService | undefined;
+  private readonly listeners = new Set<(message: ApprovalHostMessage) => void>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /** For RuntimeHooks.actionProviders: called once the store is open. */
+  readonly provideActions = async (core: { db: DurableDb; triggers: TriggerStore }): Promise<ActionDef[]> => {
+    const cwd = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
+    this.service = new CommandService({
+      store: await DbCommandApprovalStore.open(core.db, systemClock),
+      runner: {
+        runCommand: (command, options) => runInTerminal(command, { ...options, cwd: cwd() }),
+        runTask: (name, options) => runVsCodeTask(name, options),
+      },
+      gate: {
+        allowedCommands: () => vscode.workspace.getConfiguration('tasklane.approval').get<string[]>('allowedCommands', []),
+        trusted: () => vscode.workspace.isTrusted,
+      },
+      ledger: new Ledger(core.db, systemClock),
+      triggers: core.triggers,
+      clock: systemClock,
+      logger: this.logger,
+      onDidChange: (id, approval) => this.listeners.forEach((l) => l(approval ? { type: 'approvalPatch', approval: toCommandApprovalView(approval) } : { type: 'approvalRemoved', id })),
+    });
+    await this.service.recover();
+    return commandActions(this.service);
+  };
+
+  /** Card patches for the sidebar (`sidebar.post`). */
+  onDidPost(listener: (message: ApprovalHostMessage) => void): vscode.Disposable {
+    this.listeners.add(listener);
+    return new vscode.Disposable(() => this.listeners.delete(listener));
+  }
+
+  private get ready(): CommandService {
+    if (!this.service) throw new Error('Tasklane is still starting; try again in a moment.');
+    return this.service;
+  }
+
+  async list(): Promise<ApprovalView[]> {
+    return this.service ? (await this.service.open()).map(toCommandApprovalView) : [];
+  }
+
+  async owns(id: string): Promise<boolean> {
+    return this.service ? this.service.owns(id) : false;
+  }
+
+  /** Pending command approvals, oldest first (for `tasklane.approve` without an id). */
+  async pending(): Promise<CommandApproval[]> {
+    return this.service ? this.service.pending() : [];
+  }
+
+  /** Runs the approved command; resolves with its result once the task has been woken. */
+  approve(id: string): Promise<CommandResult> {
+    return this.ready.approve(id);
+  }
+
+  reject(id: string, reason?: string): Promise<void> {
+    return this.ready.reject(id, reason);
+  }
+
+  async handle(message: ApprovalWebviewMessage): Promise<HostMessage | undefined> {
+    try {
+      if (message.type === 'approval.approve') await this.approve(message.id);
+      else if (message.type === 'approval.reject') await this.reject(message.id, message.reason);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Tasklane: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return undefined;
+  }
+}
+
+/**
+ * One approvals list for several owners (change sets, commands): lists them all, oldest first,
+ * and routes each message to the section that owns its id. The first section is the fallback.
+ */
+export function combineApprovalSections(...sections: OwnedApprovalSection[]): OwnedApprovalSection {
+  return {
+    async list() {
+      return (await Promise.all(sections.map((s) => s.list()))).flat().sort((a, b) => a.createdAt - b.createdAt);
+    },
+    async owns(id) {
+      for (const s of sections) if (await s.owns(id)) return true;
+      return false;
+    },
+    async handle(message) {
+      for (const s of sections) if (await s.owns(message.id)) return s.handle(message);
+      return sections[0]?.handle(message);
+    },
+  };
+}
