@@ -81,6 +81,17 @@ for (const wire of WIRES) {
       assert.ok(taskSession.messages.some((m) => m.role === 'user' && m.text === 'prod please'));
     });
 
+    it('rung 4: "modify" injects the message into the task as a change of plan', async () => {
+      const id = await waitingTask();
+      server.script([
+        { toolCalls: [{ name: 'route_message', arguments: { decision: 'modify', taskId: id } }] },
+        { toolCalls: [{ name: 'ask_user', arguments: { question: 'ok, which file?' } }] },
+      ]);
+      await h.agent.sendMessage('actually check the docker config instead');
+      await h.idle();
+      assert.match(JSON.stringify(server.requests.at(-1)!.body), /Change of plan from the user: actually check the docker config instead/);
+    });
+
     it('rung 4: the router can cancel a task', async () => {
       const id = await waitingTask();
       server.script([{ toolCalls: [{ name: 'route_message', arguments: { decision: 'cancel', taskId: id } }] }]);

@@ -178,6 +178,26 @@ for (const wire of WIRES) {
       assert.ok(task.counters.tokens.used >= 1000);
     });
 
+    it('a simple task that turns out big ends and starts a complex successor with its own lane', async () => {
+      const id = await startTask(h, server, 'simple', [
+        {
+          toolCalls: [
+            { name: 'task_start', arguments: { name: 'Big migration', instruction: 'Migrate every module to ESM', mode: 'complex' } },
+            { name: 'task_end', arguments: { summary: 'Too big for a simple task; started a complex successor.' } },
+          ],
+        },
+        { toolCalls: [{ name: 'ask_user', arguments: { question: 'Start with src/?' } }] },
+      ]);
+      const tasks = h.agent.snapshot().tasks;
+      const first = tasks.find((t) => t.id === id)!;
+      const successor = tasks.find((t) => t.id !== id)!;
+      assert.equal(first.status, 'completed');
+      assert.equal(successor.mode, 'complex');
+      assert.equal(successor.source, `successor:${id}`);
+      assert.equal(successor.waitingForUser, true);
+      assert.deepEqual(successor.actionSets, first.actionSets);
+    });
+
     it('pages a task event stream backwards from the tail', async () => {
       const read = { toolCalls: [{ name: 'list_files', arguments: {} }] };
       const id = await startTask(h, server, 'simple', [read, read, read, { toolCalls: [{ name: 'task_end', arguments: { summary: 's' } }] }]);
