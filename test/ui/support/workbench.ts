@@ -98,13 +98,24 @@ export async function openTasklaneView(page: Page): Promise<void> {
 }
 
 /** Runs a command by its palette title through the command palette. */
-export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
+export async function runCommand(page: Page, title: string, attempts = 3): Promise<void> {
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 10_000 });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
-  await page.keyboard.press('Enter');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // Early after startup the palette can open before contributed commands are listed, or
+      // another quick input can hold focus: close whatever is open and try again.
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+      await input.fill(`>${title}`);
+      await row.waitFor({ timeout: 5_000 });
+      await page.keyboard.press('Enter');
+      return;
+    } catch (error) {
+      if (attempt >= attempts) throw new Error(`the command palette never listed "${title}" (${attempts} attempts); is the command contributed?`, { cause: error });
+    }
+  }
 }
 
 /**
