@@ -59,12 +59,16 @@ export class ChoreRunBudget {
     this.costUsd += costUsd;
   }
 
-  /** Ok when one more model call or action may start; otherwise the first limit reached. */
-  check(): BudgetCheck {
+  /**
+   * Ok when one more model call or action may start; otherwise the first limit reached. `ignore`
+   * leaves limits out: before an action the runner ignores `iterations`, which counts model calls,
+   * so the actions of the last allowed call still run.
+   */
+  check(ignore: readonly BudgetLimit[] = []): BudgetCheck {
     const { maxIterations, maxSeconds, maxInputTokens, maxCostUsd } = this.limits;
     const elapsedMs = this.clock.now() - this.startedAt;
     const inputTokens = this.inputTokens();
-    if (this.iterations >= maxIterations) return { ok: false, exhausted: 'iterations', message: `used all ${maxIterations} iterations (budget.maxIterations)` };
+    if (this.iterations >= maxIterations && !ignore.includes('iterations')) return { ok: false, exhausted: 'iterations', message: `used all ${maxIterations} iterations (budget.maxIterations)` };
     if (elapsedMs >= maxSeconds * 1000) return { ok: false, exhausted: 'seconds', message: `ran for ${Math.round(elapsedMs / 1000)} s of ${maxSeconds} s (budget.maxSeconds)` };
     if (inputTokens >= maxInputTokens) return { ok: false, exhausted: 'inputTokens', message: `used ${inputTokens} of ${maxInputTokens} input tokens (budget.maxInputTokens)` };
     if (this.costUsd >= maxCostUsd) return { ok: false, exhausted: 'costUsd', message: `spent $${this.costUsd.toFixed(4)} of $${maxCostUsd} (budget.maxCostUsd)` };

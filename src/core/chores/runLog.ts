@@ -35,6 +35,8 @@ export interface ChoreRunRecord {
   reason: string | null;
   usage: ChoreUsageTotals;
   steps: ChoreStep[];
+  /** The engine task doing the run's work, once it is known. */
+  taskId?: string;
 }
 
 /** Where run records live; `upsert` writes the whole record (steps included) so a step updates in place. */
@@ -107,6 +109,20 @@ export class ChoreRunLog {
     step.result = clip(typeof result === 'string' ? result : JSON.stringify(result) ?? '');
     step.durationMs = this.clock.now() - step.startedAt;
     void this.write(run, false);
+  }
+
+  /** Records which task does the run's work, durably: after a reload the task's events still reach the run. */
+  async linkTask(runId: string, taskId: string): Promise<void> {
+    const run = this.require(runId);
+    if (run.taskId === taskId) return;
+    run.taskId = taskId;
+    await this.write(run, true);
+  }
+
+  /** The running run a task works for. */
+  activeForTask(taskId: string): ChoreRunRecord | undefined {
+    for (const run of this.runs.values()) if (run.taskId === taskId && run.status === 'running') return run;
+    return undefined;
   }
 
   updateUsage(runId: string, usage: ChoreUsageTotals): void {
