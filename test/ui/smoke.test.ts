@@ -6,18 +6,21 @@ import type { UiSession } from './support/workbench';
 // One code-server for the whole file: a cold start costs ~15 s.
 describe('ui smoke: chatting in the Tasklane sidebar', function () {
   let ui: UiSession | undefined;
+  let anyFailed = false;
 
   before(async function () {
     ui = await startUiSession({ name: 'ui-smoke' });
   });
 
   afterEach(async function () {
+    if (this.currentTest?.state !== 'passed') anyFailed = true;
     // A screenshot on every run, pass or fail: it is the first thing to look at when one breaks.
     if (ui) await screenshotSidebar(ui.page, this.currentTest?.fullTitle() ?? 'ui-smoke');
   });
 
   after(async function () {
-    await ui?.stop();
+    // Keep code-server's logs when something failed.
+    await ui?.stop({ keep: anyFailed });
   });
 
   it('sends a message from the sidebar and shows the scripted reply', async function () {

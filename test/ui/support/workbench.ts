@@ -15,8 +15,12 @@ export interface UiSession {
   model: ModelServer;
   browser: Browser;
   page: Page;
-  /** Closes the page and browser, stops code-server and the model server. */
-  stop(): Promise<void>;
+  /**
+   * Closes the page and browser, stops code-server and the model server, and removes the run's
+   * folder unless `keep` (pass it when a test failed: the folder holds code-server's and the
+   * extension host's logs).
+   */
+  stop(options?: { keep?: boolean }): Promise<void>;
 }
 
 /** Options of startUiSession. */
@@ -70,10 +74,12 @@ export async function startUiSession(options: UiSessionOptions): Promise<UiSessi
       model,
       browser: workbench.browser,
       page: workbench.page,
-      stop: async () => {
+      stop: async (stopOptions) => {
         await workbench.close();
         await running.stop();
         await model.stop();
+        if (stopOptions?.keep) process.stderr.write(`[ui] run kept for inspection: ${running.runDir}\n`);
+        else fs.rmSync(running.runDir, { recursive: true, force: true });
       },
     };
   } catch (error) {
