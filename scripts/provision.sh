@@ -38,4 +38,14 @@ if [ ! -x "$cs_dir/node_modules/.bin/code-server" ]; then
   PATH="$node24/bin:$PATH" npm install --silent --no-audit --no-fund --prefix "$cs_dir" \
     --nodedir="$node24" "code-server@$CODE_SERVER_VERSION" >/dev/null
 fi
-log "ready: $cs_dir/node_modules/.bin/code-server"
+# A half-finished or wrong-ABI install fails here, not minutes later inside a test tier.
+if ! version="$("$node24/bin/node" "$cs_dir/node_modules/code-server/out/node/entry.js" --version 2>&1)"; then
+  log "code-server is installed but does not start: $version"
+  log "remove $cs_dir and run this script again"
+  exit 1
+fi
+case "$version" in
+  "$CODE_SERVER_VERSION "*) ;;
+  *) log "warning: expected code-server $CODE_SERVER_VERSION, found: $version (remove $cs_dir to reinstall)" ;;
+esac
+log "ready: code-server ${version%% *} (VS Code ${version##* }) at $cs_dir"
