@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
+import { CommandExecutionHost, registerCommandApprovalCommands } from './execution/commandHost';
 import { createLogger } from './logger';
 import { ModelProvider, readModelSettings, selectModelFlow } from './modelProvider';
 import { Runtime } from './runtime';
@@ -23,8 +24,9 @@ export function start(context: vscode.ExtensionContext): MainParts {
   const channel = vscode.window.createOutputChannel('Tasklane', { log: true });
   const logger = createLogger(channel);
   const models = new ModelProvider(context.secrets);
-  const runtime = new Runtime(context, logger, models);
-  const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models), logger);
+  const commandExecution = new CommandExecutionHost(logger);
+  const runtime = new Runtime(context, logger, models, { extensions: [commandExecution] });
+  const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, { approvals: commandExecution }), logger);
   const refreshSidebar = () => sidebar.refresh();
 
   context.subscriptions.push(
@@ -40,6 +42,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
     vscode.lm.onDidChangeChatModels(refreshSidebar),
     context.secrets.onDidChange(refreshSidebar),
     ...registerCommands({ runtime, models, channel, refreshSidebar }),
+    commandExecution.onDidPost((message) => sidebar.post(message)),
+    ...registerCommandApprovalCommands(commandExecution),
   );
 
   const ready = runtime.ready.then(

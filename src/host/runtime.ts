@@ -20,13 +20,29 @@ export interface RuntimeParts {
   storageDir: string;
 }
 
+/** What an extension of the runtime gets once the store is open. */
+export interface RuntimeBase {
+  db: DurableDb;
+  triggers: TriggerStore;
+  storageDir: string;
+  /** The first workspace folder; undefined when no folder is open. */
+  workspaceRoot: vscode.Uri | undefined;
+  /** Where a task came from ('user', 'chore:<id>'…), once the agent knows it. */
+  taskSource(taskId: string): string | undefined;
+}
+
+/** A subsystem that adds actions (edits, commands) to the agent. */
+export interface RuntimeExtension {
+  actions(base: RuntimeBase): ActionDef[] | Promise<ActionDef[]>;
+}
+
 /** Optional parts the composition root plugs in. */
 export interface RuntimeHooks {
   /**
-   * More actions (edits, commands), built once the store is open. They run behind the Restricted
-   * Mode guard: in an untrusted workspace any of them that needs approval or is irreversible refuses.
+   * Their actions run behind the Restricted Mode guard: in an untrusted workspace any of them that
+   * needs approval or is irreversible refuses (and trust granted later applies without a reload).
    */
-  actionProviders?: Array<(core: { db: DurableDb; triggers: TriggerStore }) => Promise<ActionDef[]>>;
+  extensions?: RuntimeExtension[];
 }
 
 /**
@@ -85,7 +101,14 @@ export class Runtime implements vscode.Disposable {
         for (const dir of ['.agents/skills', '.github/skills', '.claude/skills']) skillDirs.push(vscode.Uri.joinPath(root, dir).fsPath);
       }
       const workspace = new VsCodeWorkspace(root);
-      const extraActions = (await Promise.all((this.hooks.actionProviders ?? []).map((provide) => provide({ db, triggers })))).flat();
+      const base: RuntimeBase = {
+        db,
+        triggers,
+        storageDir,
+        workspaceRoot: vscode.workspace.workspaceFolders?.[0]?.uri,
+        taskSource: (taskId) => this.parts?.agent.snapshot().tasks.find((t) => t.id === taskId)?.source,
+      };
+      const extraActions = (await Promise.all((this.hooks.extensions ?? []).map((extension) => extension.actions(base)))).flat();
       const agent = new Agent({
         db,
         triggers,

@@ -7,9 +7,9 @@ import { DbCommandApprovalStore } from '../../core/approval/commandApproval';
 import { CommandService } from '../../core/approval/commandService';
 import type { Logger } from '../../core/ports';
 import { systemClock } from '../../core/ports';
-import type { DurableDb, TriggerStore } from '../../core/store/types';
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../../shared/approvalProtocol';
 import type { HostMessage } from '../../shared/protocol';
+import type { RuntimeBase, RuntimeExtension } from '../runtime';
 import type { SidebarSection } from '../sidebarBackend';
 import { runVsCodeTask } from './taskRunner';
 import { runInTerminal } from './terminalRunner';
@@ -40,15 +40,15 @@ export function toCommandApprovalView(approval: CommandApproval): ApprovalView {
  * visible terminal and the VS Code task API as runners, the allowlist setting and workspace trust
  * as the gate, and serves the command cards of the approvals list.
  */
-export class CommandExecutionHost implements OwnedApprovalSection {
+export class CommandExecutionHost implements OwnedApprovalSection, RuntimeExtension {
   private service: CommandService | undefined;
   private readonly listeners = new Set<(message: ApprovalHostMessage) => void>();
 
   constructor(private readonly logger: Logger) {}
 
-  /** For RuntimeHooks.actionProviders: called once the store is open. */
-  readonly provideActions = async (core: { db: DurableDb; triggers: TriggerStore }): Promise<ActionDef[]> => {
-    const cwd = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
+  /** RuntimeExtension: called once the store is open. */
+  async actions(core: RuntimeBase): Promise<ActionDef[]> {
+    const cwd = () => core.workspaceRoot?.fsPath ?? core.storageDir;
     this.service = new CommandService({
       store: await DbCommandApprovalStore.open(core.db, systemClock),
       runner: {
@@ -67,7 +67,7 @@ export class CommandExecutionHost implements OwnedApprovalSection {
     });
     await this.service.recover();
     return commandActions(this.service);
-  };
+  }
 
   /** Card patches for the sidebar (`sidebar.post`). */
   onDidPost(listener: (message: ApprovalHostMessage) => void): vscode.Disposable {
@@ -131,4 +131,17 @@ export function combineApprovalSections(...sections: OwnedApprovalSection[]): Ow
       return sections[0]?.handle(message);
     },
   };
+}
+
+/**
+ * Internal commands (not in the palette) for `tasklane.approve` / `tasklane.reject` to delegate to
+ * when the id is a command approval, and for host tests: `tasklane.commands.pending` lists the
+ * pending command approvals; approve resolves with the run's result.
+ */
+export function registerCommandApprovalCommands(host: CommandExecutionHost): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand('tasklane.commands.pending', () => host.pending()),
+    vscode.commands.registerCommand('tasklane.commands.approve', (id: string) => host.approve(id)),
+    vscode.commands.registerCommand('tasklane.commands.reject', (id: string, reason?: string) => host.reject(id, reason)),
+  ];
 }
