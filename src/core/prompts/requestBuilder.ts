@@ -95,6 +95,14 @@ export function toolResultText(output: unknown): string {
   return text.length > 24_000 ? `${text.slice(0, 24_000)}\n[truncated]` : text;
 }
 
+function parseArguments(raw: string): unknown {
+  try {
+    return raw.trim() ? JSON.parse(raw) : {};
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Rebuilds a task's model history from its event stream, deterministically (same events, same
  * bytes), from `fromSeq` on. A turn interrupted by a crash gets a synthetic result per call so
@@ -116,9 +124,11 @@ export function historyFromEvents(events: readonly TaskEvent[], fromSeq = 1): Mo
     switch (event.kind) {
       case 'turn': {
         close();
-        const calls = (d.toolCalls as Array<{ id: string; name: string; rawArguments: string }>) ?? [];
-        out.push({ role: 'assistant', content: String(d.text ?? ''), toolCalls: calls.map((c) => ({ ...c, arguments: undefined })) });
-        open = { calls: calls.map((c) => ({ ...c, arguments: undefined })), results: new Map() };
+        const raw = (d.toolCalls as Array<{ id: string; name: string; rawArguments: string }>) ?? [];
+        // Anthropic echoes parsed arguments as tool_use input, so they must survive the round trip.
+        const calls: ToolCall[] = raw.map((c) => ({ id: c.id, name: c.name, rawArguments: c.rawArguments, arguments: parseArguments(c.rawArguments) }));
+        out.push({ role: 'assistant', content: String(d.text ?? ''), toolCalls: calls });
+        open = { calls, results: new Map() };
         break;
       }
       case 'action_end':

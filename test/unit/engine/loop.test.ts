@@ -62,6 +62,9 @@ for (const wire of WIRES) {
       const prefixOf = (body: { messages: Array<{ content: unknown }> }) => JSON.stringify(wire === 'anthropic' ? (body.messages[0].content as unknown[])[0] : body.messages.slice(0, 2));
       assert.equal(prefixOf(second.body), prefixOf(first.body));
       assert.equal(JSON.stringify(second.body.tools), JSON.stringify(first.body.tools));
+      // The history carries the arguments of earlier calls (Anthropic tool_use input, OpenAI arguments).
+      const third = server.requests[2];
+      assert.match(JSON.stringify(third.body.messages), wire === 'anthropic' ? /"type":"tool_use"[^}]*"name":"list_files","input":\{\}/ : /"name":"list_files","arguments":"\{\}"/);
       const task = h.agent.snapshot().tasks[0];
       assert.equal(task.usage.cacheReadTokens, 2000);
       assert.equal(task.usage.outputTokens, 150);

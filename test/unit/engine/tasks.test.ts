@@ -59,6 +59,8 @@ for (const wire of WIRES) {
       assert.equal(task.counters.actions.used, 5);
       assert.match(agentFile(h, 'TASK_HISTORY.md'), new RegExp(`## Work \\(${id}\\)[\\s\\S]*status: completed[\\s\\S]*summary: README says hello`));
       assert.equal(fs.existsSync(path.join(h.dir, 'agent', 'scratch', id)), false, 'scratch dir removed at task end');
+      const wire2 = JSON.stringify(server.requests[2].body);
+      assert.ok(wire2.includes(wire === 'anthropic' ? '"input":{"path":"README.md"}' : '"arguments":"{\\"path\\":\\"README.md\\"}"'), 'earlier call arguments survive in the history');
       // The tool result of turn 1 reached the model in turn 2.
       assert.ok(JSON.stringify(server.requests[2].body).includes('export const answer = 42'));
     });
