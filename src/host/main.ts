@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
+import { registerApprovalCommands } from './approvals/approvalCommands';
+import { ApprovalService } from './approvals/approvalService';
 import { registerCommands } from './commands';
-import { CommandExecutionHost, registerCommandApprovalCommands } from './execution/commandHost';
+import { CommandExecutionHost, combineApprovalSections, registerCommandApprovalCommands } from './execution/commandHost';
 import { createLogger } from './logger';
 import { ModelProvider, readModelSettings, selectModelFlow } from './modelProvider';
 import { Runtime } from './runtime';
@@ -25,8 +27,10 @@ export function start(context: vscode.ExtensionContext): MainParts {
   const logger = createLogger(channel);
   const models = new ModelProvider(context.secrets);
   const commandExecution = new CommandExecutionHost(logger);
-  const runtime = new Runtime(context, logger, models, { extensions: [commandExecution] });
-  const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, { approvals: commandExecution }), logger);
+  const approvals = new ApprovalService(logger);
+  const runtime = new Runtime(context, logger, models, { extensions: [commandExecution, approvals] });
+  const approvalSection = combineApprovalSections(approvals, commandExecution);
+  const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, { approvals: approvalSection }), logger);
   const refreshSidebar = () => sidebar.refresh();
 
   context.subscriptions.push(
@@ -44,6 +48,9 @@ export function start(context: vscode.ExtensionContext): MainParts {
     ...registerCommands({ runtime, models, channel, refreshSidebar }),
     commandExecution.onDidPost((message) => sidebar.post(message)),
     ...registerCommandApprovalCommands(commandExecution),
+    approvals,
+    approvals.onDidChange((message) => sidebar.post(message)),
+    ...registerApprovalCommands([approvals, { ...bind(commandExecution), oldestPending: async () => (await commandExecution.pending())[0] }]),
   );
 
   const ready = runtime.ready.then(
@@ -61,4 +68,9 @@ async function offerModelSetup(models: ModelProvider): Promise<void> {
   if (!status.problem) return;
   const choice = await vscode.window.showInformationMessage('Tasklane needs a model to work with.', 'Choose a model');
   if (choice) await selectModelFlow(models);
+}
+
+/** The command host's decisions as an approval owner of the palette commands. */
+function bind(host: CommandExecutionHost) {
+  return { owns: (id: string) => host.owns(id), approve: (id: string) => host.approve(id), reject: (id: string, reason?: string) => host.reject(id, reason) };
 }
