@@ -160,7 +160,9 @@ export function historyFromEvents(events: readonly TaskEvent[], fromSeq = 1): Mo
 
 /** Wire-neutral serialisation used to measure prompt size and prefix stability. */
 export function serializeRequest(request: ModelRequest): string {
-  return JSON.stringify({ system: request.system, tools: request.tools, messages: request.messages });
+  // `arguments` is derived from `rawArguments`; a wire format carries one of them, not both.
+  const messages = request.messages.map((m) => (m.role === 'assistant' && m.toolCalls ? { ...m, toolCalls: m.toolCalls.map(({ id, name, rawArguments }) => ({ id, name, rawArguments })) } : m));
+  return JSON.stringify({ system: request.system, tools: request.tools, messages });
 }
 
 /** Rough token estimate (≈ 4 characters per token for English and code). */
