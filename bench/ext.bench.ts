@@ -140,7 +140,7 @@ const PROBE = String.raw`
 const Module = require('node:module');
 const fs = require('node:fs');
 const path = require('node:path');
-const { performance } = require('node:perf_hooks');
+const { performance, monitorEventLoopDelay } = require('node:perf_hooks');
 const [stubPath, bundlePath, extensionDir, runDir] = process.argv.slice(2);
 const stub = require(stubPath);
 const load = Module._load;
@@ -149,6 +149,10 @@ Module._load = function (request, ...rest) { return request === 'vscode' ? stub 
   const storage = path.join(runDir, 'storage');
   fs.mkdirSync(storage, { recursive: true });
   const context = stub.__makeContext(storage, path.join(runDir, 'global'), extensionDir);
+  // Longest stretch the thread was blocked between require and ready: work deferred past
+  // activate() still stalls the extension host, so it is reported next to the activation time.
+  const lag = monitorEventLoopDelay({ resolution: 1 });
+  lag.enable();
   const t0 = performance.now();
   const ext = require(bundlePath);
   const t1 = performance.now();
@@ -162,8 +166,10 @@ Module._load = function (request, ...rest) { return request === 'vscode' ? stub 
       new Promise((resolve) => setTimeout(() => resolve(null), 10000)),
     ]);
   }
+  lag.disable();
+  const maxBlockMs = lag.max / 1e6;
   try { if (ext.deactivate) await ext.deactivate(); } catch {}
-  process.stdout.write(JSON.stringify({ requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, readyMs }) + '\n');
+  process.stdout.write(JSON.stringify({ requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, readyMs, maxBlockMs }) + '\n');
   process.exit(0);
 })().catch((e) => { process.stderr.write(String((e && e.stack) || e) + '\n'); process.exit(1); });
 `;
@@ -173,6 +179,7 @@ interface ProbeResult {
   activateMs: number;
   totalMs: number;
   readyMs: number | null;
+  maxBlockMs: number;
 }
 
 function probe(dir: string, bundlePath: string, extensionDir: string, index: number): ProbeResult {
@@ -227,6 +234,7 @@ function main(): void {
       require_ms: round(percentile(tasklane.map((r) => r.requireMs), 50)),
       activate_call_ms: round(percentile(tasklane.map((r) => r.activateMs), 50)),
       ready_ms: ready.length ? round(percentile(ready, 50)) : null,
+      startup_max_block_ms: round(percentile(tasklane.map((r) => r.maxBlockMs), 50)),
       baseline: round(baseline),
       baseline_name: 'empty extension, same stub and process setup',
       ratio: ratio(median, Math.max(baseline, 0.01)),
