@@ -178,7 +178,11 @@ export async function injectReply(env: EngineEnv, task: TaskRecord, text: string
   env.state.saveTask(task);
   await env.state.commit();
   env.logger.info('CHAT', `reply routed to task ${task.id}${wasWaiting ? ' (was waiting)' : ''}`);
-  if (task.paused) return; // Continue resumes it; the message is already in its stream.
+  if (task.paused) {
+    // Continue resumes it; the message is already in its stream. Say so, or it looks ignored.
+    await env.state.appendMessage(task.sessionId, 'event', 'This task is paused: it will read your message when you press Continue.');
+    return;
+  }
   if (env.busy.has(task.sessionId)) {
     env.pendingWake.add(task.sessionId);
     return;

@@ -165,6 +165,9 @@ for (const wire of WIRES) {
       assert.equal(task.counters.actions.used, 10);
       events = await h.agent.readTaskEvents(id, { limit: 200 });
       assert.equal(events.filter((e) => e.kind === 'warning').length, 2, 'a new crossing warns again');
+      await h.agent.sendMessage('why did you stop?', { sessionId: id });
+      assert.match(h.agent.snapshot().sessions.find((s) => s.id === id)!.messages.at(-1)!.text, /paused: it will read your message when you press Continue/);
+      assert.ok(JSON.stringify(await h.agent.readTaskEvents(id, { limit: 3 })).includes('why did you stop?'));
       await h.agent.abortTask(id);
       task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'cancelled');
