@@ -1,0 +1,206 @@
+/**
+ * UI benchmark (DESIGN.md §10): one task with 10,000 events, measured in the real workbench in
+ * Chromium. Prints JSON lines: ui.trace_open (click Trace → first rows drawn, host round trip
+ * included), ui.trace_append (one appended event rendered with all 10,000 events loaded in the
+ * list), ui.update_bytes (largest incremental message the host posted while the task ran a turn).
+ * Baselines, measured in the same run: a naive full render of all 10,000 rows in the same webview,
+ * and the bytes of re-sending the whole trace per update.
+ * The events are seeded by writing the task's event log (the engine's JSONL format) and reloading
+ * the window, so the extension host reads them like after a restart.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Frame } from 'playwright-core';
+import type { TaskEvent } from '../src/core/engine/types';
+import { toTraceEvent } from '../src/host/viewMapping';
+import { openTasklaneView, sendChatMessage, startUiSession, tasklaneFrame } from '../test/ui/support/workbench';
+
+const EVENTS = 10_000;
+const RUNS = 7;
+
+function emit(name: string, value: number, unit: string, extra: Record<string, unknown> = {}): void {
+  process.stdout.write(`${JSON.stringify({ name, value: Math.round(value * 1000) / 1000, unit, ...extra })}\n`);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)];
+
+/** A realistic task stream: turn, action_start, action_end with inputs/outputs of a few hundred bytes. */
+function seedEvents(count: number, at: number): TaskEvent[] {
+  const events: TaskEvent[] = [{ seq: 1, at, kind: 'task_start', data: { name: 'Bench', instruction: 'Long task', mode: 'simple', actionSets: ['task', 'read'] } }];
+  for (let seq = 2; seq <= count; seq++) {
+    const i = Math.floor(seq / 3);
+    const kind = seq % 3 === 2 ? 'turn' : seq % 3 === 0 ? 'action_start' : 'action_end';
+    const data: Record<string, unknown> =
+      kind === 'turn'
+        ? { text: `Step ${i}: reading the next file.`, toolCalls: [{ id: `c${i}`, name: 'read_file', rawArguments: `{"path":"src/file${i}.ts"}` }], usage: { inputTokens: 1200, outputTokens: 40 } }
+        : kind === 'action_start'
+          ? { callId: `c${i}`, name: 'read_file', input: { path: `src/file${i}.ts` } }
+          : { callId: `c${i}`, name: 'read_file', output: `export const value${i} = ${i};\n`.repeat(8), durationMs: 1.5 };
+    events.push({ seq, at: at + seq, kind, data });
+  }
+  return events;
+}
+
+function findStreams(runDir: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.jsonl') && path.basename(dir) === 'events') found.push(full);
+    }
+  };
+  walk(runDir);
+  return found;
+}
+
+/** Clicks Trace and resolves with the ms until the rows are drawn (measured in the webview). */
+function timeOpen(frame: Frame, taskId: string): Promise<number> {
+  return frame.evaluate(async (id) => {
+    const card = document.querySelector(`[data-task-id="${CSS.escape(id)}"]`);
+    const button = card?.querySelector('.open-trace') as HTMLElement | null;
+    if (!button) throw new Error('no Trace button on the task card');
+    const started = performance.now();
+    button.click();
+    await new Promise<void>((resolve, reject) => {
+      const deadline = started + 10_000;
+      const check = () => {
+        const rows = document.querySelectorAll('.trace-row');
+        if (rows.length > 0 && (document.querySelector('.trace-rows')?.textContent ?? '').includes('read_file')) resolve();
+        else if (performance.now() > deadline) reject(new Error('trace rows never appeared'));
+        else requestAnimationFrame(check);
+      };
+      check();
+    });
+    return performance.now() - started;
+  }, taskId);
+}
+
+async function main(): Promise<void> {
+  const ui = await startUiSession({ name: 'bench-ui' });
+  let failed = false;
+  try {
+    // A task that stays running (it waits an hour), so its card and trace are live.
+    await ui.model.script([
+      { toolCalls: [{ name: 'task_start', arguments: { name: 'Bench task', instruction: 'Long task', mode: 'simple' } }] },
+      { toolCalls: [{ name: 'wait', arguments: { seconds: 3600, reason: 'bench' } }] },
+    ]);
+    await openTasklaneView(ui.page);
+    let frame = await tasklaneFrame(ui.page);
+    await sendChatMessage(frame, 'start the bench task');
+    await frame.locator('.task-card').first().waitFor({ timeout: 30_000 });
+    const taskId = (await frame.locator('.task-card').first().getAttribute('data-task-id')) ?? '';
+    const stream = findStreams(ui.server.runDir).find((f) => path.basename(f) === `${taskId}.jsonl`);
+    if (!stream) throw new Error(`the event log of ${taskId} was not found under ${ui.server.runDir}`);
+    // Give the turn time to finish writing, then append the synthetic history after the real events.
+    await ui.page.waitForTimeout(1500);
+    const existing = fs.readFileSync(stream, 'utf8').split('\n').filter(Boolean).length;
+    const seeded = seedEvents(EVENTS - existing, Date.now()).map((e, i) => ({ ...e, seq: existing + i + 1 }));
+    fs.appendFileSync(stream, seeded.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    process.stderr.write(`[bench ui] seeded ${seeded.length} events into ${taskId} (${existing} real ones before)\n`);
+
+    // Reload: the extension host re-reads the log like after a restart.
+    await ui.page.reload();
+    await ui.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await openTasklaneView(ui.page);
+    frame = await tasklaneFrame(ui.page, 60_000);
+    await frame.locator('.session').first().click();
+    await frame.locator(`[data-task-id="${taskId}"] .open-trace`).waitFor({ timeout: 30_000 });
+
+    const opens: number[] = [];
+    for (let i = 0; i < RUNS; i++) opens.push(await timeOpen(frame, taskId));
+
+    // Page backwards until the whole history is in the list, so appends run against 10,000 rows.
+    const loaded = await frame.evaluate(async (total) => {
+      const viewport = document.querySelector('.trace-viewport') as HTMLElement;
+      const spacer = document.querySelector('.trace-spacer') as HTMLElement;
+      const rowsNow = () => Math.round(parseFloat(spacer.style.height) / 22);
+      const deadline = performance.now() + 60_000;
+      while (rowsNow() < total && performance.now() < deadline) {
+        const before = rowsNow();
+        viewport.scrollTop = 0;
+        viewport.dispatchEvent(new Event('scroll'));
+        while (rowsNow() === before && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      }
+      return rowsNow();
+    }, EVENTS);
+
+    const timing = await frame.evaluate(
+      async ({ id, from, runs }) => {
+        const viewport = document.querySelector('.trace-viewport') as HTMLElement;
+        viewport.scrollTop = viewport.scrollHeight;
+        const appends: number[] = [];
+        for (let i = 0; i < runs * 3; i++) {
+          const event = { seq: from + i, type: 'action_end', at: Date.now(), summary: `read_file: appended ${i}`, detail: '{}', durationMs: 1 };
+          const started = performance.now();
+          window.dispatchEvent(new MessageEvent('message', { data: { type: 'traceAppended', taskId: id, event } }));
+          void (document.querySelector('.trace-rows') as HTMLElement).offsetHeight; // force layout
+          appends.push(performance.now() - started);
+          await new Promise((r) => requestAnimationFrame(() => r(undefined)));
+        }
+        // Baseline: the naive way, every event as a DOM row, re-rendered on each update.
+        const naive: number[] = [];
+        for (let r = 0; r < runs; r++) {
+          const started = performance.now();
+          const box = document.createElement('div');
+          for (let i = 0; i < from; i++) {
+            const row = document.createElement('div');
+            row.className = 'trace-row';
+            const type = document.createElement('span');
+            type.textContent = 'action_end';
+            const summary = document.createElement('span');
+            summary.textContent = `read_file: event ${i}`;
+            row.append(type, summary);
+            box.appendChild(row);
+          }
+          document.body.appendChild(box);
+          void box.offsetHeight;
+          naive.push(performance.now() - started);
+          box.remove();
+        }
+        return { appends, naive };
+      },
+      { id: taskId, from: EVENTS + 1, runs: RUNS },
+    );
+
+    // Bytes of real incremental messages: capture what the host posts while the task runs a turn.
+    await frame.evaluate(() => {
+      (window as unknown as { __sizes: number[] }).__sizes = [];
+      window.addEventListener('message', (e) => {
+        if (e.isTrusted) (window as unknown as { __sizes: number[] }).__sizes.push(new TextEncoder().encode(JSON.stringify(e.data)).length);
+      });
+    });
+    await ui.model.script([{ toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] }, { toolCalls: [{ name: 'wait', arguments: { seconds: 3600 } }] }]);
+    await vscodeReply(frame, taskId);
+    await ui.page.waitForTimeout(4000);
+    const sizes = await frame.evaluate(() => (window as unknown as { __sizes: number[] }).__sizes);
+    if (sizes.length === 0) throw new Error('no incremental message reached the webview while the task ran');
+    const allEvents = fs.readFileSync(stream, 'utf8').split('\n').filter(Boolean).map((l) => toTraceEvent(JSON.parse(l) as TaskEvent));
+    const fullTrace = Buffer.byteLength(JSON.stringify({ type: 'tracePage', taskId, events: allEvents, hasMore: false }));
+
+    const openMs = median(opens);
+    const naiveMs = median(timing.naive);
+    const appendMs = median(timing.appends);
+    const maxBytes = Math.max(...sizes);
+    emit('ui.trace_open', openMs, 'ms', { target: 500, baseline: naiveMs, baseline_name: 'naive render of all rows', ratio: Math.round((openMs / naiveMs) * 1000) / 1000, events: EVENTS, p95: p95(opens), runs: RUNS });
+    emit('ui.trace_append', appendMs, 'ms', { target: 16, baseline: naiveMs, baseline_name: 'naive full re-render of all rows', ratio: Math.round((appendMs / naiveMs) * 10000) / 10000, events: loaded, p95: p95(timing.appends), runs: timing.appends.length });
+    emit('ui.update_bytes', maxBytes, 'bytes', { target: 10_240, baseline: fullTrace, baseline_name: 'whole trace re-sent per update', ratio: Math.round((maxBytes / fullTrace) * 100000) / 100000, messages: sizes.length, median: median(sizes), events: EVENTS, stat: 'max' });
+  } catch (error) {
+    failed = true;
+    throw error;
+  } finally {
+    await ui.stop({ keep: failed });
+  }
+}
+
+/** Replies to the task from the sidebar (Reply button, then Send), which wakes it for one turn. */
+async function vscodeReply(frame: Frame, taskId: string): Promise<void> {
+  await frame.locator(`[data-task-id="${taskId}"] .reply-task`).click();
+  await sendChatMessage(frame, 'go on');
+}
+
+main().catch((error) => {
+  process.stderr.write(`[bench ui] failed: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});

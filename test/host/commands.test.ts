@@ -1,0 +1,125 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { activateTasklane, scriptModel } from './support/tasklane';
+
+// run_command / run_task inside a real extension host: the exact-match allowlist, approval and
+// rejection through the command approval service, a visible terminal, and real VS Code tasks
+// from the sample workspace's .vscode/tasks.json.
+interface PendingCommand {
+  id: string;
+  kind: 'command' | 'task';
+  command: string;
+  reason: string;
+}
+
+const modelUrl = () => {
+  const url = process.env.TASKLANE_TEST_MODEL_URL;
+  if (!url) throw new Error('the harness started no scripted model server (TASKLANE_TEST_MODEL_URL unset)');
+  return url;
+};
+
+async function requestsText(): Promise<string[]> {
+  const requests = (await (await fetch(`${modelUrl()}/__requests`)).json()) as Array<{ body: unknown }>;
+  return requests.map((r) => JSON.stringify(r.body));
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Waits for a model request (after the first `skip`) whose text matches. */
+function modelSaw(pattern: RegExp, skip: number): Promise<string> {
+  return until(`a model request matching ${pattern}`, async () => (await requestsText()).slice(skip).find((t) => pattern.test(t)));
+}
+
+const pending = () => vscode.commands.executeCommand<PendingCommand[]>('tasklane.commands.pending');
+
+describe('host: run_command and run_task with approval and the exact allowlist', function () {
+  this.timeout(120_000);
+  const approval = () => vscode.workspace.getConfiguration('tasklane.approval');
+
+  before(async () => {
+    await activateTasklane();
+    const model = vscode.workspace.getConfiguration('tasklane.model');
+    const target = vscode.ConfigurationTarget.Global;
+    await model.update('provider', 'openai-compatible', target);
+    await model.update('id', 'scripted', target);
+    await model.update('baseUrl', `${modelUrl()}/v1`, target);
+    await model.update('maxRetries', 0, target);
+    await approval().update('allowedCommands', ['node --version', 'task:failing-build'], target);
+  });
+  beforeEach(async () => {
+    await fetch(`${modelUrl()}/__reset`, { method: 'POST' });
+  });
+  after(async () => {
+    await approval().update('allowedCommands', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('tasklane.model').update('provider', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  /** A task whose first turn calls `call`; then it ends once it has seen the result. */
+  async function runTaskCalling(call: { name: string; arguments: Record<string, unknown> }): Promise<void> {
+    await scriptModel([
+      { toolCalls: [{ name: 'task_start', arguments: { name: `Run ${JSON.stringify(call.arguments)}`, instruction: 'Run it and report', mode: 'simple' } }] },
+      { toolCalls: [call] },
+      { toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] },
+    ]);
+    await vscode.commands.executeCommand('tasklane.sendMessage', `please run ${JSON.stringify(call.arguments)}`);
+  }
+
+  it('an exactly allowlisted command runs without asking, and the task gets its output', async () => {
+    await runTaskCalling({ name: 'run_command', arguments: { command: 'node --version' } });
+    await modelSaw(/node --version` exited with code 0[^"]*v\d+\.\d+/, 0);
+    assert.deepEqual(await pending(), []);
+    assert.ok(vscode.window.terminals.some((t) => t.name.startsWith('Tasklane: node --version')), 'the command ran in a terminal the user can see');
+  });
+
+  for (const command of ['node --version && node --version', 'node --version > out.txt', 'node --version $(id)', 'node --version $HOME']) {
+    it(`'${command}' asks although 'node --version' is allowlisted; reject tells the task why`, async () => {
+      await runTaskCalling({ name: 'run_command', arguments: { command } });
+      const ask = await until('the approval card', async () => (await pending()).find((p) => p.command === command));
+      assert.match(ask.reason, /always need approval/);
+      const seen = (await requestsText()).length;
+      await vscode.commands.executeCommand('tasklane.commands.reject', ask.id, 'not in this workspace');
+      await modelSaw(/rejected[^"]*not in this workspace[^"]*It was not run/, seen);
+    });
+  }
+
+  it('approve runs a command that asks, and the task sees its output', async () => {
+    const command = 'node -e "console.log(6*7)"';
+    await runTaskCalling({ name: 'run_command', arguments: { command } });
+    const ask = await until('the approval card', async () => (await pending()).find((p) => p.command === command));
+    assert.match(ask.reason, /not in tasklane.approval.allowedCommands/);
+    const seen = (await requestsText()).length;
+    const result = await vscode.commands.executeCommand<{ exitCode: number; output: string }>('tasklane.commands.approve', ask.id);
+    assert.equal(result.exitCode, 0);
+    assert.match(result.output, /^42\s*$/m);
+    // The command's quotes are escaped in the request JSON, so match across them.
+    await modelSaw(/approved[\s\S]{0,300}exited with code 0[\s\S]{0,200}42/, seen);
+  });
+
+  it('run_task: an allowlisted failing-build returns its non-zero exit code', async () => {
+    await runTaskCalling({ name: 'run_task', arguments: { name: 'failing-build' } });
+    await modelSaw(/task 'failing-build' exited with code 1/, 0);
+  });
+
+  it('run_task: build asks (a command named build does not allow the task), approve returns exit code 0', async () => {
+    await runTaskCalling({ name: 'run_task', arguments: { name: 'build' } });
+    const ask = await until('the approval card', async () => (await pending()).find((p) => p.kind === 'task' && p.command === 'build'));
+    const seen = (await requestsText()).length;
+    const result = await vscode.commands.executeCommand<{ exitCode: number }>('tasklane.commands.approve', ask.id);
+    assert.equal(result.exitCode, 0);
+    await modelSaw(/task 'build' exited with code 0/, seen);
+  });
+
+  it('run_task: an unknown task name is reported with the available names', async () => {
+    await approval().update('allowedCommands', ['task:no-such-task'], vscode.ConfigurationTarget.Global);
+    await runTaskCalling({ name: 'run_task', arguments: { name: 'no-such-task' } });
+    await modelSaw(/no VS Code task named 'no-such-task'[^"]*failing-build/, 0);
+  });
+});
