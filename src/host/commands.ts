@@ -10,6 +10,8 @@ export interface CommandDeps {
   channel: vscode.LogOutputChannel;
   /** Re-sends the sidebar's state after something it shows changed outside the agent. */
   refreshSidebar: () => Promise<void>;
+  /** Chores and their last runs, for the state snapshot. */
+  chores?: { state(): Promise<unknown[]> };
 }
 
 /** Picks a task: the argument if given, else the user chooses among tasks in a fitting state. */
@@ -42,7 +44,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }),
     vscode.commands.registerCommand('tasklane.getState', async () => {
       const { agent } = await runtime.ready;
-      return { ...agent.snapshot(), model: await deps.models.status(), restricted: !vscode.workspace.isTrusted };
+      return { ...agent.snapshot(), chores: (await deps.chores?.state()) ?? [], model: await deps.models.status(), restricted: !vscode.workspace.isTrusted };
     }),
     vscode.commands.registerCommand('tasklane.continueTask', async (taskId?: unknown) => {
       const id = await pickTask(deps, taskId, (t) => t.paused, 'continue');

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { registerApprovalCommands } from './approvals/approvalCommands';
 import { ApprovalService } from './approvals/approvalService';
+import { registerChoreCommands } from './chores/choreCommands';
+import { ChoreHost } from './chores/choreHost';
 import { registerCommands } from './commands';
 import { CommandExecutionHost, combineApprovalSections, registerCommandApprovalCommands } from './execution/commandHost';
 import { createLogger } from './logger';
@@ -28,9 +30,10 @@ export function start(context: vscode.ExtensionContext): MainParts {
   const models = new ModelProvider(context.secrets);
   const commandExecution = new CommandExecutionHost(logger);
   const approvals = new ApprovalService(logger);
-  const runtime = new Runtime(context, logger, models, { extensions: [commandExecution, approvals] });
+  const chores = new ChoreHost(logger, context.secrets);
+  const runtime = new Runtime(context, logger, models, { extensions: [commandExecution, approvals, chores] });
   const approvalSection = combineApprovalSections(approvals, commandExecution);
-  const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, { approvals: approvalSection }), logger);
+  const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, { approvals: approvalSection, chores }), logger);
   const refreshSidebar = () => sidebar.refresh();
 
   context.subscriptions.push(
@@ -45,11 +48,16 @@ export function start(context: vscode.ExtensionContext): MainParts {
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('tasklane.model') && void refreshSidebar()),
     vscode.lm.onDidChangeChatModels(refreshSidebar),
     context.secrets.onDidChange(refreshSidebar),
-    ...registerCommands({ runtime, models, channel, refreshSidebar }),
+    ...registerCommands({ runtime, models, channel, refreshSidebar, chores }),
+    chores,
+    chores.onDidPost((message) => sidebar.post(message)),
+    ...registerChoreCommands(chores),
     commandExecution.onDidPost((message) => sidebar.post(message)),
     ...registerCommandApprovalCommands(commandExecution),
     approvals,
     approvals.onDidChange((message) => sidebar.post(message)),
+    // A chore's applied proposal changes files its own globs may watch: those events are not a new fire.
+    approvals.onDidChange((m) => m.type === 'approvalPatch' && m.approval.choreId && ['approved', 'applied', 'partially_applied'].includes(m.approval.status) && chores.noteOwnWrite(m.approval.choreId, m.approval.files.flatMap((f) => [f.path, ...(f.newPath ? [f.newPath] : [])]))),
     ...registerApprovalCommands([approvals, { ...bind(commandExecution), oldestPending: async () => (await commandExecution.pending())[0] }]),
   );
 

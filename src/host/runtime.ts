@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ActionDef } from '../core/actions/types';
 import { guardRestricted } from '../core/approval/commandActions';
 import { Agent } from '../core/engine/agent';
+import type { TaskHooks } from '../core/engine/taskHooks';
 import type { AgentChange } from '../core/engine/types';
 import type { Logger } from '../core/ports';
 import { systemClock } from '../core/ports';
@@ -34,6 +35,10 @@ export interface RuntimeBase {
 /** A subsystem that adds actions (edits, commands) to the agent. */
 export interface RuntimeExtension {
   actions(base: RuntimeBase): ActionDef[] | Promise<ActionDef[]>;
+  /** Supervisor hooks for the agent (the chore runner); the first extension that has them wins. */
+  taskHooks?(base: RuntimeBase): TaskHooks;
+  /** Called once the agent exists and before its loop claims a trigger (chores load here). */
+  agentCreated?(agent: Agent): Promise<void>;
 }
 
 /** Optional parts the composition root plugs in. */
@@ -109,7 +114,9 @@ export class Runtime implements vscode.Disposable {
         taskSource: (taskId) => this.parts?.agent.snapshot().tasks.find((t) => t.id === taskId)?.source,
       };
       const extraActions = (await Promise.all((this.hooks.extensions ?? []).map((extension) => extension.actions(base)))).flat();
+      const taskHooks = (this.hooks.extensions ?? []).map((extension) => extension.taskHooks?.(base)).find(Boolean);
       const agent = new Agent({
+        ...(taskHooks ? { hooks: taskHooks } : {}),
         db,
         triggers,
         model: () => this.models.client(),
@@ -129,6 +136,10 @@ export class Runtime implements vscode.Disposable {
         },
       });
       agent.onDidChange((change) => this.changeListeners.forEach((listener) => listener(change)));
+      for (const extension of this.hooks.extensions ?? []) {
+        // One extension failing (e.g. an unreadable chores.yaml) must not keep the agent from starting.
+        await extension.agentCreated?.(agent).catch((error) => this.logger.error('HOST', 'An extension could not attach to the agent; it stays inactive.', error));
+      }
       agent.start();
       this.parts = { db, triggers, agent, storageDir };
       this.logger.info('HOST', `Store opened and agent started in ${Date.now() - started} ms (storage: ${storageDir})`);

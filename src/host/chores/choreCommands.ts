@@ -1,0 +1,126 @@
+import * as vscode from 'vscode';
+import { appendChore } from '../../core/chores/choreSerialize';
+import type { ChoreSpec } from '../../core/chores/choreSchema';
+import { choreTemplates } from '../../core/chores/templates';
+import type { ChoreHost } from './choreHost';
+import { choreSecretKey } from './choreHost';
+
+/**
+ * Arguments that make `tasklane.newChore` skip its questions (scripts, tests). Any field left out
+ * is asked for.
+ */
+export interface NewChoreArgs {
+  /** A template key, or `blank`. */
+  template?: string;
+  id?: string;
+  name?: string;
+  cron?: string;
+  files?: string;
+  task?: string;
+  prompt?: string;
+}
+
+const idPattern = /^[a-z0-9][a-z0-9-]*$/;
+
+/** `tasklane.newChore`, `tasklane.runChoreNow` and `tasklane.setSecret`. */
+export function registerChoreCommands(host: ChoreHost): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand('tasklane.newChore', (args?: unknown) => newChoreFlow(host, (args && typeof args === 'object' ? args : {}) as NewChoreArgs)),
+    vscode.commands.registerCommand('tasklane.runChoreNow', async (id?: unknown) => {
+      let choreId = typeof id === 'string' && id ? id : undefined;
+      if (!choreId) {
+        const chores = host.enabledChores();
+        if (!chores.length) {
+          void vscode.window.showInformationMessage('Tasklane: there is no chore to run. Create one with "Tasklane: New Chore".');
+          return undefined;
+        }
+        choreId = (await vscode.window.showQuickPick(chores.map((c) => ({ label: c.name, description: c.id, id: c.id })), { title: 'Tasklane: run which chore now?' }))?.id;
+      }
+      if (!choreId) return undefined;
+      return host.runNow(choreId);
+    }),
+    vscode.commands.registerCommand('tasklane.setSecret', async (name?: unknown, value?: unknown) => {
+      const secretName = typeof name === 'string' && name ? name : await vscode.window.showInputBox({ title: 'Tasklane: secret name (as written in urlSecret / smtpSecret)', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Enter the name used in .tasklane/chores.yaml') });
+      if (!secretName) return false;
+      const secret = typeof value === 'string' ? value : await vscode.window.showInputBox({ title: `Tasklane: value of secret "${secretName}" (a webhook URL, or an SMTP URL such as smtps://user:pass@host:465)`, password: true, ignoreFocusOut: true });
+      if (secret === undefined) return false;
+      if (secret === '') await host.secrets.delete(choreSecretKey(secretName));
+      else await host.secrets.store(choreSecretKey(secretName), secret);
+      return true;
+    }),
+  ];
+}
+
+async function newChoreFlow(host: ChoreHost, args: NewChoreArgs): Promise<string | undefined> {
+  const uri = host.fileUri();
+  if (!uri) {
+    void vscode.window.showWarningMessage('Tasklane: open a folder first; chores live in its .tasklane/chores.yaml.');
+    return undefined;
+  }
+  const templateKey = args.template ?? (await vscode.window.showQuickPick(
+    [...choreTemplates.map((t) => ({ label: t.label, detail: t.detail, key: t.key })), { label: 'Blank chore', detail: 'Start from an empty chore and write its prompt yourself.', key: 'blank' }],
+    { title: 'Tasklane: new chore (1/4): start from', ignoreFocusOut: true },
+  ))?.key;
+  if (!templateKey) return undefined;
+  const template = choreTemplates.find((t) => t.key === templateKey);
+  if (!template && templateKey !== 'blank') throw new Error(`Unknown chore template "${templateKey}"; use one of ${choreTemplates.map((t) => t.key).join(', ')} or blank.`);
+  const taken = new Set(host.enabledChores().map((c) => c.id));
+  const id = args.id ?? (await vscode.window.showInputBox({
+    title: 'Tasklane: new chore (2/4): id',
+    value: uniqueId(template?.key ?? 'my-chore', taken),
+    ignoreFocusOut: true,
+    validateInput: (v) => (!idPattern.test(v) ? 'Use a-z, 0-9 and -' : taken.has(v) ? `A chore "${v}" already exists` : undefined),
+  }));
+  if (!id) return undefined;
+  const name = args.name ?? (await vscode.window.showInputBox({ title: 'Tasklane: new chore (3/4): name', value: template?.spec.name ?? id, ignoreFocusOut: true }));
+  if (!name) return undefined;
+  const trigger = await askTrigger(args, template?.spec.trigger);
+  if (!trigger) return undefined;
+  const spec: ChoreSpec = template
+    ? { ...template.spec, id, name, trigger }
+    : { id, name, trigger, prompt: args.prompt ?? 'Describe what this chore should do, and finish with task_end and output {"status": "done"}.', successWhen: "status = 'done'" };
+  if (args.prompt && template) spec.prompt = args.prompt;
+  let text = '';
+  try {
+    text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  } catch {
+    await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(uri, '..'));
+  }
+  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(appendChore(text, spec)));
+  await host.reload();
+  await vscode.window.showTextDocument(uri, { preview: false });
+  return id;
+}
+
+async function askTrigger(args: NewChoreArgs, preset: ChoreSpec['trigger'] | undefined): Promise<ChoreSpec['trigger'] | undefined> {
+  if (args.cron) return { cron: args.cron };
+  if (args.files) return { files: args.files.split(',').map((s) => s.trim()).filter(Boolean) };
+  if (args.task) return { task: { name: args.task, when: 'exitCode != 0' } };
+  const kind = preset
+    ? preset.cron !== undefined ? 'cron' : preset.files !== undefined ? 'files' : 'task'
+    : (await vscode.window.showQuickPick(
+        [
+          { label: 'On a schedule (cron)', trigger: 'cron' },
+          { label: 'When files change (glob)', trigger: 'files' },
+          { label: 'When a VS Code task fails', trigger: 'task' },
+        ],
+        { title: 'Tasklane: new chore (4/4): when does it run?', ignoreFocusOut: true },
+      ))?.trigger;
+  if (!kind) return undefined;
+  const title = 'Tasklane: new chore (4/4): ';
+  if (kind === 'cron') {
+    const cron = await vscode.window.showInputBox({ title: `${title}cron pattern (minute hour day month weekday)`, value: preset?.cron ?? '0 2 * * *', ignoreFocusOut: true });
+    return cron ? { cron, ...(preset?.timezone ? { timezone: preset.timezone } : {}) } : undefined;
+  }
+  if (kind === 'files') {
+    const files = await vscode.window.showInputBox({ title: `${title}file globs, comma-separated`, value: 'src/**/*.ts', ignoreFocusOut: true });
+    return files ? { files: files.split(',').map((s) => s.trim()).filter(Boolean) } : undefined;
+  }
+  const task = await vscode.window.showInputBox({ title: `${title}task name (fires when it exits non-zero)`, value: preset?.task?.name ?? 'build', ignoreFocusOut: true });
+  return task ? { task: { name: task, when: preset?.task?.when ?? 'exitCode != 0' } } : undefined;
+}
+
+function uniqueId(base: string, taken: Set<string>): string {
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+}
