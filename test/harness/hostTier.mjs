@@ -16,7 +16,8 @@ export const lmProviderDir = path.join(repoRoot, 'test/fixtures/lmProviderExtens
 
 /** Bundles every test/host/*.test.ts (or the given files) into one CommonJS file. */
 export async function bundleHostSuites(outfile, files) {
-  const specs = files ?? fs.readdirSync(hostSuiteDir).filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join(hostSuiteDir, f));
+  // *.restricted.test.ts need Workspace Trust on (an untrusted folder): they run in their own pass.
+  const specs = files ?? fs.readdirSync(hostSuiteDir).filter((f) => f.endsWith('.test.ts') && !f.endsWith('.restricted.test.ts')).sort().map((f) => path.join(hostSuiteDir, f));
   if (specs.length === 0) throw new Error(`no host suites in ${hostSuiteDir} (expected *.test.ts)`);
   await build({
     stdin: { contents: specs.map((f) => `require(${JSON.stringify(f)});`).join('\n'), resolveDir: hostSuiteDir, sourcefile: 'hostSuites.js', loader: 'js' },
@@ -39,7 +40,7 @@ function log(message) {
 /**
  * Runs the host tier once. Resolves with counts and per-test results; a tier that could not run
  * (no build, no code-server, runner never reported) resolves with `error` set and failed >= 1.
- * @param {{ files?: string[], timeoutMs?: number, settings?: Record<string, unknown> }} [options]
+ * @param {{ files?: string[], timeoutMs?: number, settings?: Record<string, unknown>, workspaceTrust?: boolean }} [options]
  */
 export async function runHostTier(options = {}) {
   const timeoutMs = options.timeoutMs ?? Number(process.env.TASKLANE_HOST_TIMEOUT_MS ?? 300_000);
@@ -69,6 +70,7 @@ export async function runHostTier(options = {}) {
       name: runName,
       extraExtensions: [hostRunnerDir, lmProviderDir].filter((dir) => fs.existsSync(path.join(dir, 'package.json'))),
       settings: options.settings ?? {},
+      workspaceTrust: options.workspaceTrust,
       env: {
         TASKLANE_HOST_SUITE: suiteBundle,
         TASKLANE_HOST_RESULTS: resultsFile,
@@ -128,7 +130,8 @@ export function printHostResults(results, out = process.stdout) {
 // `node test/harness/hostTier.mjs [files...]` runs the host tier alone.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const files = process.argv.slice(2).map((f) => path.resolve(f));
-  const results = await runHostTier(files.length ? { files } : {});
+  const restricted = files.length > 0 && files.every((f) => f.endsWith('.restricted.test.ts'));
+  const results = await runHostTier(files.length ? { files, workspaceTrust: restricted } : {});
   printHostResults(results);
   process.exitCode = results.failed > 0 || results.error ? 1 : 0;
 }

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cacheDir, repoRoot } from './codeServer.mjs';
-import { printHostResults, runHostTier } from './hostTier.mjs';
+import { hostSuiteDir, printHostResults, runHostTier } from './hostTier.mjs';
 
 const TIERS = ['unit', 'host', 'ui'];
 const args = process.argv.slice(2);
@@ -87,6 +87,13 @@ for (const tier of tiers) {
   } else if (tier === 'host') {
     result = await runHostTier();
     printHostResults(result);
+    // A second, cheap pass for suites that need an untrusted folder (Workspace Trust on).
+    const restrictedFiles = fs.readdirSync(hostSuiteDir).filter((f) => f.endsWith('.restricted.test.ts')).map((f) => path.join(hostSuiteDir, f));
+    if (restrictedFiles.length) {
+      const restricted = await runHostTier({ files: restrictedFiles, workspaceTrust: true });
+      printHostResults(restricted);
+      result = { ...result, passed: result.passed + restricted.passed, failed: result.failed + restricted.failed, tests: [...(result.tests ?? []), ...(restricted.tests ?? [])], failures: [...(result.failures ?? []), ...(restricted.failures ?? [])], error: result.error ?? restricted.error };
+    }
   } else {
     result = runMochaTier('ui', path.join(repoRoot, 'test/ui/.mocharc.json'));
   }
