@@ -41,6 +41,11 @@ export interface PipelineInput {
   sessionId: string;
   task?: TaskRecord;
   signal?: AbortSignal;
+  /**
+   * The status line the request ended with. Recorded on the turn so the next request replays it
+   * in place: each request is then a byte prefix of the next (prompt caches hit on the history).
+   */
+  status?: string;
 }
 
 export interface PipelineResult {
@@ -167,6 +172,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
 async function recordTurn(env: PipelineEnv, input: PipelineInput, response: ModelResponse): Promise<void> {
   if (!input.task) return;
   await env.state.appendEvent(input.sessionId, 'turn', {
+    ...(input.status ? { status: input.status } : {}),
     text: response.text,
     toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, rawArguments: c.rawArguments })),
     usage: response.usage,

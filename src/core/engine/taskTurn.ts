@@ -38,7 +38,7 @@ function cutHistory(task: TaskRecord, events: TaskEvent[]): void {
 }
 
 /** Builds the request a task would send now (also used by the benchmark). */
-export async function buildTaskRequest(env: EngineEnv, task: TaskRecord) {
+export async function buildTaskRequest(env: EngineEnv, task: TaskRecord, status = statusTail(task)) {
   const count = await env.state.streams.count(task.sessionId);
   const events = await env.state.streams.read(task.sessionId, { limit: count });
   cutHistory(task, events);
@@ -46,7 +46,7 @@ export async function buildTaskRequest(env: EngineEnv, task: TaskRecord) {
     tools: env.registry.tools(task.actionSets),
     prefix: task.prefix,
     history: historyFromEvents(events, task.historyFromSeq),
-    tail: statusTail(task),
+    tail: status,
   });
 }
 
@@ -68,8 +68,9 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: Mod
   }
 
   const model = client ?? (await env.model());
-  const request = await buildTaskRequest(env, task);
-  const result = await runPipeline(env, { client: model, request, actionSets: task.actionSets, sessionId: task.sessionId, task, signal: env.signal });
+  const status = statusTail(task);
+  const request = await buildTaskRequest(env, task, status);
+  const result = await runPipeline(env, { client: model, request, actionSets: task.actionSets, sessionId: task.sessionId, task, signal: env.signal, status });
 
   task.turns += 1;
   task.modelErrors = 0;

@@ -124,6 +124,8 @@ export function historyFromEvents(events: readonly TaskEvent[], fromSeq = 1): Mo
     switch (event.kind) {
       case 'turn': {
         close();
+        // The status line this turn's request ended with, replayed where it stood.
+        if (typeof d.status === 'string') out.push({ role: 'user', content: d.status });
         const raw = (d.toolCalls as Array<{ id: string; name: string; rawArguments: string }>) ?? [];
         // Anthropic echoes parsed arguments as tool_use input, so they must survive the round trip.
         const calls: ToolCall[] = raw.map((c) => ({ id: c.id, name: c.name, rawArguments: c.rawArguments, arguments: parseArguments(c.rawArguments) }));

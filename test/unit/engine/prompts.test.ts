@@ -46,6 +46,23 @@ describe('prompts: registry, stable prefix and history', () => {
     assert.ok(shares[4] > shares[0], 'the share grows with the history');
   });
 
+  it('replays each turn\'s status line in place, so a request is a byte prefix of the next one', () => {
+    const events: TaskEvent[] = [];
+    let seq = 0;
+    const add = (kind: TaskEvent['kind'], data: Record<string, unknown>) => events.push({ seq: ++seq, at: seq, kind, data });
+    const prefix = taskPrefixText({ name: 'T', instruction: 'Do it', mode: 'simple', skills: [] });
+    let previous = '';
+    for (let turn = 1; turn <= 5; turn++) {
+      const status = `[status] turn ${turn}; used ${turn - 1}/50 actions`;
+      const bytes = serializeRequest(taskRequest({ tools: registry.tools(['task', 'read']), prefix, history: historyFromEvents(events), tail: status }));
+      // Everything but the closing brackets of the previous request recurs at the start of this one.
+      if (previous) assert.ok(bytes.startsWith(previous.slice(0, -2)), `request ${turn} rewrote bytes of request ${turn - 1}`);
+      previous = bytes;
+      add('turn', { status, text: '', toolCalls: [{ id: `c${turn}`, name: 'read_file', rawArguments: '{"path":"a.ts"}' }] });
+      add('action_end', { callId: `c${turn}`, name: 'read_file', output: `content ${turn}` });
+    }
+  });
+
   it('gives every tool call a result even when the turn was interrupted', () => {
     const history = historyFromEvents([
       { seq: 1, at: 1, kind: 'turn', data: { text: '', toolCalls: [{ id: 'a', name: 'read_file', rawArguments: '{}' }, { id: 'b', name: 'list_files', rawArguments: '{}' }] } },
