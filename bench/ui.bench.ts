@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     await openTasklaneView(ui.page);
     let frame = await tasklaneFrame(ui.page);
     await sendChatMessage(frame, 'start the bench task');
-    await frame.locator('.task-card').first().waitFor({ timeout: 30_000 });
+    await selectTaskSession(frame);
     const taskId = (await frame.locator('.task-card').first().getAttribute('data-task-id')) ?? '';
     const stream = findStreams(ui.server.runDir).find((f) => path.basename(f) === `${taskId}.jsonl`);
     if (!stream) throw new Error(`the event log of ${taskId} was not found under ${ui.server.runDir}`);
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     await ui.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await openTasklaneView(ui.page);
     frame = await tasklaneFrame(ui.page, 60_000);
-    await frame.locator('.session').first().click();
+    await selectTaskSession(frame);
     await frame.locator(`[data-task-id="${taskId}"] .open-trace`).waitFor({ timeout: 30_000 });
 
     const opens: number[] = [];
@@ -192,6 +192,22 @@ async function main(): Promise<void> {
   } finally {
     await ui.stop({ keep: failed });
   }
+}
+
+/** A task lives in a session of its own: select the session whose card shows a task. */
+async function selectTaskSession(frame: Frame): Promise<void> {
+  // tsx compiles with keepNames: functions passed to evaluate reference a __name helper the page lacks.
+  await frame.evaluate('window.__name = (f) => f');
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const sessions = frame.locator('.session');
+    for (let i = 0; i < (await sessions.count()); i++) {
+      await sessions.nth(i).click();
+      if (await frame.locator('.task-card').count()) return;
+    }
+    await frame.waitForTimeout(250);
+  }
+  throw new Error('no session with a task card appeared within 30 s');
 }
 
 /** Replies to the task from the sidebar (Reply button, then Send), which wakes it for one turn. */

@@ -1,0 +1,64 @@
+import * as assert from 'node:assert/strict';
+import type { Frame } from 'playwright-core';
+import { openTasklaneView, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
+import type { UiSession } from './support/workbench';
+
+// A budget pause continued from the sidebar: with tasklane.budget.maxActionsPerTask = 2 a scripted
+// task that keeps reading files pauses, its card shows Continue / Abort, and Continue resumes it.
+describe('ui: a task paused by its action budget is continued from the sidebar', function () {
+  let ui: UiSession | undefined;
+  let anyFailed = false;
+
+  before(async function () {
+    ui = await startUiSession({ name: 'ui-budget', settings: { 'tasklane.budget.maxActionsPerTask': 2 } });
+  });
+  afterEach(function () {
+    if (this.currentTest?.state !== 'passed') anyFailed = true;
+  });
+  after(async function () {
+    await ui?.stop({ keep: anyFailed });
+  });
+
+  async function selectTaskSession(frame: Frame): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const sessions = frame.locator('.session');
+      for (let i = 0; i < (await sessions.count()); i++) {
+        await sessions.nth(i).click();
+        if (await frame.locator('.task-card').count()) return;
+      }
+      await frame.waitForTimeout(250);
+    }
+    throw new Error('no session with a task card appeared within 30 s');
+  }
+
+  it('pauses at the limit, shows Continue/Abort, and Continue lets the task finish', async function () {
+    assert.ok(ui);
+    await ui.model.reset();
+    await ui.model.script([
+      { toolCalls: [{ name: 'task_start', arguments: { name: 'Budget demo', instruction: 'Read files', mode: 'simple' } }] },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'CHANGELOG.md' } }] },
+      // After Continue:
+      { toolCalls: [{ name: 'task_end', arguments: { summary: 'Finished after the budget was raised' } }] },
+    ]);
+    await openTasklaneView(ui.page);
+    const frame = await tasklaneFrame(ui.page);
+    await sendChatMessage(frame, 'read the files');
+    await selectTaskSession(frame);
+    const card = frame.locator('.task-card').first();
+    const continueButton = card.locator('.continue-task');
+    await continueButton.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.equal(await card.locator('.abort-task').count(), 1, 'Abort is offered next to Continue');
+    assert.match((await card.locator('.pause-reason').textContent()) ?? '', /budget/i);
+    assert.match((await card.locator('.task-status').textContent()) ?? '', /paused/);
+    await screenshotSidebar(ui.page, 'ui-budget-1-paused');
+    const requestsBefore = ((await ui.model.requests()) as unknown[]).length;
+
+    await continueButton.click();
+    await card.locator('.task-status', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    await screenshotSidebar(ui.page, 'ui-budget-2-continued');
+    assert.ok(((await ui.model.requests()) as unknown[]).length > requestsBefore, 'the task called the model again after Continue');
+    assert.equal(await card.locator('.continue-task').count(), 0, 'Continue is gone once the task runs again');
+  });
+});
