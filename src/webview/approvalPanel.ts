@@ -1,6 +1,14 @@
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
 import { clear, h } from './dom';
 
+/** How a decided card says what happened. */
+const STATUS_LABELS: Record<string, string> = {
+  applied: '✓ Applied',
+  partially_applied: '✓ Partly applied',
+  rejected: '✗ Rejected',
+  stale: '! Not applied: files changed',
+};
+
 /**
  * Proposed changes waiting for the user: one card per change set (or command), with per-file
  * +/− counts, Open diff, per-file accept/reject, Approve, and Reject with an optional reason.
@@ -74,8 +82,9 @@ export class ApprovalPanel {
     );
     const card = h(
       'div',
-      { class: `approval-card status-${approval.status}`, 'data-approval-id': approval.id },
+      { class: `approval-card status-${approval.status}`, 'data-approval-id': approval.id, 'data-status': approval.status },
       h('div', { class: 'approval-title' }, approval.choreId ? `[${approval.choreId}] ${approval.title}` : approval.title),
+      pending ? null : h('div', { class: 'approval-status' }, STATUS_LABELS[approval.status] ?? approval.status),
       approval.command ? h('pre', { class: 'approval-command' }, approval.command) : null,
       approval.files.length > 0 ? files : null,
       approval.reason ? h('div', { class: 'approval-reason' }, approval.reason) : null,
