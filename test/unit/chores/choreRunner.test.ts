@@ -1,0 +1,249 @@
+import * as assert from 'node:assert/strict';
+import { serializeChore } from '../../../src/core/chores/choreSerialize';
+import { choreTemplates } from '../../../src/core/chores/templates';
+import type { ChoreFire } from '../../../src/core/chores/choreRunner';
+import { startHttpReceiver } from '../../fixtures/escalationServers';
+import type { HttpReceiver } from '../../fixtures/escalationServers';
+import { startModelServer } from '../../fixtures/modelServer';
+import type { ModelServer } from '../../fixtures/modelServer';
+import { choresFrom, createRunnerHarness } from './runnerHarness';
+import type { RunnerHarness } from './runnerHarness';
+
+const chore = (extra: string, trigger = 'trigger: { files: ["src/**"] }') => `chores:
+  - id: demo
+    name: Demo chore
+    ${trigger}
+    prompt: Tidy the repo.
+${extra.split('\n').filter(Boolean).map((l) => `    ${l}`).join('\n')}
+`;
+
+const end = (output: Record<string, unknown>, status = 'completed') => ({ toolCalls: [{ name: 'task_end', arguments: { status, summary: 'done', output } }] });
+const read = { toolCalls: [{ name: 'read_file', arguments: { path: 'src/app.ts' } }] };
+
+describe('chore runner: runs through the real engine and store against the scripted model', function () {
+  this.timeout(20_000);
+  let server: ModelServer;
+  let h: RunnerHarness | undefined;
+  before(async () => {
+    server = await startModelServer();
+  });
+  after(async () => server.close());
+  beforeEach(() => server.reset());
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  for (const template of choreTemplates) {
+    it(`template ${template.key} runs end to end: trace, usage, success, fire released`, async () => {
+      h = await createRunnerHarness(server, choresFrom(`chores:\n${serializeChore(template.spec)}`));
+      const output = template.key === 'build-failure-fix' ? { status: 'fix_proposed', cause: 'typo' } : template.key === 'nightly-changelog' ? { status: 'done', entries: 2 } : { status: 'done', proposed: 1, majors: [] };
+      server.script([{ ...read, usage: { input: 1200, output: 40 } }, { ...end(output), usage: { input: 1500, output: 30 } }]);
+      const key = await h.runner.fire(template.key, 'manual');
+      const run = await h.ended(template.key);
+      assert.equal(run.status, 'succeeded', run.reason ?? '');
+      assert.equal(run.fireKey, key);
+      assert.deepEqual(run.steps.map((s) => [s.name, s.status]), [['read_file', 'ok'], ['task_end', 'ok']]);
+      assert.match(run.steps[0].args, /src\/app\.ts/);
+      assert.match(run.steps[0].result, /answer = 42/);
+      assert.equal(typeof run.steps[0].durationMs, 'number');
+      assert.equal(run.usage.iterations, 2);
+      assert.equal(run.usage.inputTokens, 2700);
+      assert.ok(run.usage.costUsd > 0, 'cost from the price table');
+      assert.equal(h.done.length, 1, 'the fire is marked done once');
+      // The task was told its chore and how success is judged.
+      const first = JSON.stringify(server.requests[0].body);
+      assert.match(first, /unattended/);
+      assert.ok(first.includes(template.spec.successWhen!), 'the success condition is in the instruction');
+      const task = h.agent.snapshot().tasks[0];
+      assert.equal(task.source, `chore:${template.key}`);
+      assert.equal(run.taskId, task.id);
+    });
+  }
+
+  it('successWhen false with iterations left: one more turn with a re-evaluate message, then success', async () => {
+    h = await createRunnerHarness(server, choresFrom(chore(`successWhen: "status = 'done'"`)));
+    server.script([end({ status: 'almost' }), end({ status: 'done' })]);
+    await h.runner.fire('demo', 'manual');
+    const run = await h.ended('demo');
+    assert.equal(run.status, 'succeeded');
+    assert.equal(server.requests.length, 2);
+    assert.match(JSON.stringify(server.requests[1].body), /does not meet this chore's success condition/);
+  });
+
+  it('successWhen false on the last iteration fails the run; an expression error fails it too', async () => {
+    h = await createRunnerHarness(server, choresFrom(chore(`successWhen: "status = 'done'"\nbudget: { maxIterations: 1 }`)));
+    server.script([end({ status: 'nope' })]);
+    await h.runner.fire('demo', 'manual');
+    const run = await h.ended('demo');
+    assert.equal(run.status, 'failed');
+    assert.match(run.reason ?? '', /successWhen/);
+    await h.close();
+    h = await createRunnerHarness(server, choresFrom(chore(`successWhen: "$number(status) > 1"`)));
+    server.script([end({ status: 'abc' })]);
+    await h.runner.fire('demo', 'manual');
+    const errored = await h.ended('demo');
+    assert.equal(errored.status, 'failed');
+    assert.match(errored.reason ?? '', /failed on the output/);
+  });
+
+  it('maxIterations trips before the next model call: budget_exhausted, the last call\'s actions still ran', async () => {
+    h = await createRunnerHarness(server, choresFrom(chore('budget: { maxIterations: 2 }')));
+    server.script([read, read, read]);
+    await h.runner.fire('demo', 'manual');
+    const run = await h.ended('demo');
+    assert.equal(run.status, 'budget_exhausted');
+    assert.match(run.reason ?? '', /iterations/);
+    assert.equal(server.requests.length, 2, 'no third model call');
+    assert.equal(run.steps.length, 2);
+    assert.equal(h.agent.snapshot().tasks[0].status, 'error');
+  });
+
+  it('maxInputTokens trips before the next action', async () => {
+    h = await createRunnerHarness(server, choresFrom(chore('budget: { maxInputTokens: 1000 }')));
+    server.script([{ ...read, usage: { input: 1500, output: 10 } }]);
+    await h.runner.fire('demo', 'manual');
+    const run = await h.ended('demo');
+    assert.equal(run.status, 'budget_exhausted');
+    assert.match(run.reason ?? '', /input tokens/);
+    assert.equal(run.steps.length, 0, 'the read was not run');
+  });
+
+  it('maxCostUsd trips before the next action', async () => {
+    h = await createRunnerHarness(server, choresFrom(chore('budget: { maxCostUsd: 0.0001 }')));
+    server.script([{ ...read, usage: { input: 1000, output: 1000 } }]);
+    await h.runner.fire('demo', 'manual');
+    const run = await h.ended('demo');
+    assert.equal(run.status, 'budget_exhausted');
+    assert.match(run.reason ?? '', /maxCostUsd/);
+  });
+
+  it('maxSeconds: a run that sleeps past its deadline ends budget_exhausted without another model call', async () => {
+    h = await createRunnerHarness(server, choresFrom(chore('budget: { maxSeconds: 60 }')));
+    server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 300 } }] }, read]);
+    await h.runner.fire('demo', 'manual');
+    await h.idle();
+    await h.clock.advance(301_000);
+    const run = await h.ended('demo');
+    assert.equal(run.status, 'budget_exhausted');
+    assert.match(run.reason ?? '', /maxSeconds/);
+    assert.equal(server.requests.length, 1);
+  });
+
+  it('concurrency skip records the overlapping fire as skipped; replace cancels the active run', async () => {
+    h = await createRunnerHarness(server, choresFrom(chore('concurrency: skip')));
+    server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 100 } }] }]);
+    await h.runner.fire('demo', 'manual');
+    await h.idle();
+    await h.clock.advance(1000);
+    await h.runner.fire('demo', 'manual');
+    await h.idle();
+    const [second, first] = h.runLog.history('demo');
+    assert.equal(second.status, 'skipped');
+    assert.match(second.reason ?? '', /concurrency: skip/);
+    assert.equal(first.status, 'running');
+    await h.close();
+
+    server.reset();
+    h = await createRunnerHarness(server, choresFrom(chore('concurrency: replace')));
+    server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 100 } }] }, end({})]);
+    await h.runner.fire('demo', 'manual');
+    await h.idle();
+    await h.clock.advance(1000);
+    await h.runner.fire('demo', 'manual');
+    await h.idle();
+    const [newer, older] = h.runLog.history('demo');
+    assert.equal(older.status, 'cancelled');
+    assert.match(older.reason ?? '', /replaced/);
+    assert.equal(newer.status, 'succeeded');
+    assert.equal(h.agent.snapshot().tasks.find((t) => t.id === older.taskId)?.status, 'cancelled');
+  });
+
+  it('concurrency queue: the second fire waits for the first run and then runs', async () => {
+    h = await createRunnerHarness(server, choresFrom(chore('concurrency: queue')));
+    server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 20 } }] }, end({}), end({})]);
+    await h.runner.fire('demo', 'manual');
+    await h.idle();
+    await h.clock.advance(1000);
+    await h.runner.fire('demo', 'manual');
+    await h.idle();
+    assert.equal(h.runLog.history('demo').length, 1, 'the queued fire has no run yet');
+    for (let i = 0; i < 8; i++) {
+      await h.clock.advance(5_000);
+      await h.idle();
+    }
+    const runs = h.runLog.history('demo');
+    assert.deepEqual(runs.map((r) => r.status), ['succeeded', 'succeeded']);
+    assert.ok(runs[0].startedAt >= runs[1].endedAt!, 'the queued run started after the first ended');
+  });
+
+  it('onFailure retry: a failed run is retried after the delay, once per attempt', async () => {
+    h = await createRunnerHarness(server, choresFrom(chore('onFailure: retry\nmaxRetries: 1\nretryDelaySeconds: 30')));
+    server.script([end({}, 'error'), end({}, 'error')]);
+    await h.runner.fire('demo', 'manual');
+    await h.ended('demo');
+    await h.clock.advance(31_000);
+    await h.idle();
+    const runs = h.runLog.history('demo');
+    assert.deepEqual(runs.map((r) => [r.attempt, r.status, r.cause]), [[1, 'failed', 'retry'], [0, 'failed', 'manual']]);
+    assert.equal(runs[0].fireKey, runs[1].fireKey);
+    await h.clock.advance(600_000);
+    await h.idle();
+    assert.equal(h.runLog.history('demo').length, 2, 'no retry past maxRetries');
+  });
+
+  it('onFailure escalate: the webhook gets the payload, recorded in the ledger first; silent sends nothing', async () => {
+    const receiver: HttpReceiver = await startHttpReceiver();
+    try {
+      h = await createRunnerHarness(server, choresFrom(chore(`onFailure: escalate\nescalate: { webhook: { url: "${receiver.baseUrl}/hook" } }`)));
+      server.script([read, end({}, 'error')]);
+      await h.runner.fire('demo', 'manual');
+      const run = await h.ended('demo');
+      for (let i = 0; i < 100 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(receiver.requests.length, 1);
+      const body = receiver.requests[0].body as Record<string, unknown>;
+      assert.equal(body.runId, run.runId);
+      assert.equal(body.status, 'failed');
+      assert.deepEqual((body.lastSteps as Array<{ name: string }>).map((s) => s.name), ['read_file', 'task_end']);
+      const ledgerRows = () => h!.db.query('SELECT action, status FROM ledger WHERE task_id = ?', [run.runId]);
+      for (let i = 0; i < 100 && ledgerRows()[0]?.status === 'intent'; i++) await new Promise((r) => setTimeout(r, 10));
+      const ledger = ledgerRows();
+      assert.deepEqual(ledger.map((r) => [r.action, r.status]), [['chore_escalation', 'done']]);
+      await h.close();
+
+      server.reset();
+      h = await createRunnerHarness(server, choresFrom(chore(`onFailure: silent\nescalate: { webhook: { url: "${receiver.baseUrl}/hook" } }`)));
+      server.script([end({}, 'error')]);
+      await h.runner.fire('demo', 'manual');
+      assert.equal((await h.ended('demo')).status, 'failed');
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(receiver.requests.length, 1, 'silent: nothing more sent');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a fire redelivered after a crash between claim and ack resumes its run instead of starting a second', async () => {
+    h = await createRunnerHarness(server, choresFrom(chore('')));
+    const payload: ChoreFire = { kind: 'chore_fire', choreId: 'demo', fireTime: new Date(h.clock.now()).toISOString(), missed: false, cause: 'files' };
+    const trigger = { id: 'trig-1', source: 'file_event' as const, sessionId: 'chore:demo', payload, fireAt: h.clock.now(), priority: 100, dedupKey: null, attempts: 1, status: 'claimed' as const, createdAt: 0, lastError: null };
+    const first = await h.runner.resolveProactive(trigger);
+    const again = await h.runner.resolveProactive({ ...trigger, attempts: 2 });
+    assert.ok(first && again);
+    assert.equal(again.runId, first.runId, 'same run');
+    assert.equal(h.runLog.history('demo').length, 1);
+    // Once the run has ended, a late redelivery starts nothing.
+    await h.runLog.finish(first.runId!, 'succeeded');
+    assert.equal(await h.runner.resolveProactive({ ...trigger, attempts: 3 }), undefined);
+    assert.equal(h.runLog.history('demo').length, 1);
+  });
+
+  it('does not run chores in an untrusted workspace: the fire is recorded as skipped', async () => {
+    h = await createRunnerHarness(server, choresFrom(chore('')), { canRun: () => false });
+    await h.runner.fire('demo', 'manual');
+    const run = await h.ended('demo');
+    assert.equal(run.status, 'skipped');
+    assert.match(run.reason ?? '', /Restricted Mode/);
+    assert.equal(server.requests.length, 0);
+  });
+});

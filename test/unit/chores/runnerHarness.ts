@@ -1,0 +1,117 @@
+/**
+ * Chore runner test harness: the real durable store, the real Agent with the runner's hooks, the
+ * real SDK client against the scripted model server, a fake clock and in-memory schedule/run logs.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Ledger } from '../../../src/core/actions/ledger';
+import { parseChoresFile } from '../../../src/core/chores/choreFile';
+import { ChoreRunner } from '../../../src/core/chores/choreRunner';
+import type { ChoreRunnerOptions } from '../../../src/core/chores/choreRunner';
+import { ChoreRunLog, InMemoryRunPersistence } from '../../../src/core/chores/runLog';
+import type { ChoreRunRecord } from '../../../src/core/chores/runLog';
+import type { ChoreDefinition } from '../../../src/core/chores/types';
+import { Agent } from '../../../src/core/engine/agent';
+import { createModelClient } from '../../../src/core/model/createModelClient';
+import { openDurableDb } from '../../../src/core/store/durableDb';
+import type { OpenedDurableDb } from '../../../src/core/store/durableDb';
+import { loadSqlJs } from '../../../src/core/store/sqlJs';
+import type { SqlJsStatic } from '../../../src/core/store/sqlJs';
+import { createTriggerStore } from '../../../src/core/store/triggerStore';
+import type { StartingTriggerStore } from '../../../src/core/store/triggerStore';
+import type { ModelServer } from '../../fixtures/modelServer';
+import { FakeClock } from '../../fakes/fakeClock';
+import { MemoryLogger } from '../../fakes/memoryLogger';
+import { MemoryWorkspace } from '../../fakes/memoryWorkspace';
+
+let sqlJsPromise: Promise<SqlJsStatic> | undefined;
+const sqlJs = () => (sqlJsPromise ??= loadSqlJs());
+
+export interface RunnerHarness {
+  agent: Agent;
+  runner: ChoreRunner;
+  runLog: ChoreRunLog;
+  clock: FakeClock;
+  triggers: StartingTriggerStore;
+  db: OpenedDurableDb;
+  logger: MemoryLogger;
+  /** Fires the runner marked done (chore id and fire time). */
+  done: Array<[string, number]>;
+  idle(): Promise<void>;
+  /** Waits until the chore's newest run has ended and returns it. */
+  ended(choreId: string): Promise<ChoreRunRecord>;
+  close(): Promise<void>;
+}
+
+/** Parses chores.yaml text and fails the test on any error, so a fixture typo is loud. */
+export function choresFrom(yaml: string): ChoreDefinition[] {
+  const parsed = parseChoresFile(yaml);
+  const errors = parsed.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length) throw new Error(`fixture chores.yaml is invalid: ${errors.map((e) => `${e.line}: ${e.message}`).join('; ')}`);
+  return parsed.chores;
+}
+
+export async function createRunnerHarness(server: ModelServer, chores: ChoreDefinition[], extra: Partial<ChoreRunnerOptions> = {}): Promise<RunnerHarness> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-chores-'));
+  const clock = new FakeClock();
+  const logger = new MemoryLogger();
+  const db = await openDurableDb({ dir: path.join(dir, 'store'), sqlJs: await sqlJs(), clock, lease: { recheckMs: 20 } });
+  const triggers = await createTriggerStore(db, { clock, logger, random: () => 0.5 });
+  const runLog = new ChoreRunLog(new InMemoryRunPersistence(), clock);
+  const done: Array<[string, number]> = [];
+  const runner = new ChoreRunner({
+    triggers,
+    runLog,
+    scheduler: { markDone: async (id, at) => void done.push([id, at]) },
+    clock,
+    logger,
+    secrets: { getSecret: async () => undefined },
+    ledger: new Ledger(db, clock),
+    ...extra,
+  });
+  runner.setChores(chores);
+  const agent = new Agent({
+    db,
+    triggers,
+    model: async () => createModelClient({ provider: 'openai', baseUrl: server.openaiBaseUrl, apiKey: 'test-key', model: 'gpt-5-mini', maxRetries: 0, timeoutMs: 5_000 }),
+    workspace: new MemoryWorkspace({ 'CHANGELOG.md': '# Changelog\n', 'src/app.ts': 'export const answer = 42;\n' }),
+    clock,
+    logger,
+    storageDir: path.join(dir, 'agent'),
+    skillDirs: [],
+    settings: () => ({ maxActionsPerTask: 200, maxTokensPerTask: 50_000_000 }),
+    hooks: runner,
+  });
+  await agent.whenReady();
+  await runner.attach(agent);
+  agent.start();
+  const idle = async () => {
+    let quiet = 0;
+    for (let i = 0; i < 2000 && quiet < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const now = clock.now();
+      const busy = triggers.pending().some((t) => t.status === 'claimed' || t.fireAt <= now);
+      quiet = busy ? 0 : quiet + 1;
+    }
+    if (quiet < 3) throw new Error('the agent did not go idle');
+  };
+  const ended = async (choreId: string) => {
+    for (let i = 0; i < 400; i++) {
+      const run = runLog.history(choreId)[0];
+      if (run && run.status !== 'running') return run;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error(`no run of ${choreId} ended; runs: ${JSON.stringify(runLog.history(choreId).map((r) => r.status))}`);
+  };
+  return {
+    agent, runner, runLog, clock, triggers, db, logger, done, idle, ended,
+    close: async () => {
+      runner.dispose();
+      await agent.stop();
+      await triggers.close();
+      await db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
