@@ -1,0 +1,237 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { activateTasklane, scriptModel } from './support/tasklane';
+
+// Approval-gated edits inside a real extension host: a scripted task proposes edits through the
+// real edit actions; the test decides with tasklane.approve / tasklane.reject and checks the disk,
+// the editor's undo stack and what the task is told (the next request the model receives).
+interface TaskState {
+  id: string;
+  name: string;
+  status: string;
+  waitingForUser: boolean;
+  waitingForApproval?: string;
+}
+
+interface ApprovalResult {
+  id: string;
+  status: string;
+  reason?: string;
+  error?: string;
+}
+
+const modelUrl = () => {
+  const url = process.env.TASKLANE_TEST_MODEL_URL;
+  if (!url) throw new Error('the harness started no scripted model server (TASKLANE_TEST_MODEL_URL unset)');
+  return url;
+};
+
+async function requestsText(): Promise<string[]> {
+  const requests = (await (await fetch(`${modelUrl()}/__requests`)).json()) as Array<{ body: unknown }>;
+  return requests.map((r) => JSON.stringify(r.body));
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const tasks = async () => ((await vscode.commands.executeCommand('tasklane.getState')) as { tasks: TaskState[] }).tasks;
+const modelSaw = (pattern: RegExp) => until(`a model request matching ${pattern}`, async () => (await requestsText()).find((t) => pattern.test(t)));
+
+type Call = { name: string; arguments: Record<string, unknown> };
+let runs = 0;
+
+/**
+ * Starts one task per entry (all from one conversation turn); task i's first turn makes calls[i].
+ * Resolves with the tasks once each has settled (waits for approval, or for the user after its
+ * next turn). The model script runs out after that, so later turns get an echo and wait.
+ */
+async function proposeInTasks(calls: Call[][]): Promise<TaskState[]> {
+  const tag = `edit-run-${++runs}-${Date.now().toString(36)}`;
+  const names = calls.map((_, i) => `${tag}-${i}`);
+  // With tasks active, a new message first goes to the router model: tell it "new".
+  const routed = (await tasks()).some((t) => t.status === 'running' || t.status === 'paused');
+  await scriptModel([
+    ...(routed ? [{ toolCalls: [{ name: 'route_message', arguments: { decision: 'new', reason: 'a new request' } }] }] : []),
+    { toolCalls: names.map((name) => ({ name: 'task_start', arguments: { name, instruction: 'Make the edit', mode: 'simple' } })) },
+    ...calls.map((toolCalls) => ({ toolCalls })),
+  ]);
+  await vscode.commands.executeCommand('tasklane.sendMessage', `please edit (${tag})`);
+  return until(`tasks ${tag} to settle`, async () => {
+    const all = await tasks();
+    const found = names.map((name) => all.find((t) => t.name === name));
+    return found.every((t) => t && (t.waitingForApproval || t.waitingForUser)) ? (found as TaskState[]) : undefined;
+  });
+}
+
+const write = (file: string, content = 'proposed by the test\n'): Call => ({ name: 'write_file', arguments: { path: file, content } });
+
+describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, reject)', function () {
+  this.timeout(180_000);
+  const root = () => {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) throw new Error('the host tier opens the sample workspace; no folder is open');
+    return folder.uri.fsPath;
+  };
+  const onDisk = (relative: string): string | null => {
+    try {
+      return fs.readFileSync(path.join(root(), relative), 'utf8');
+    } catch {
+      return null;
+    }
+  };
+  const approval = () => vscode.workspace.getConfiguration('tasklane.approval');
+  const target = vscode.ConfigurationTarget.Global;
+  let outside: string;
+
+  before(async () => {
+    await activateTasklane();
+    const model = vscode.workspace.getConfiguration('tasklane.model');
+    await model.update('provider', 'openai-compatible', target);
+    await model.update('id', 'scripted', target);
+    await model.update('baseUrl', `${modelUrl()}/v1`, target);
+    await model.update('maxRetries', 0, target);
+    outside = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-outside-'));
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'outside\n');
+  });
+  beforeEach(async () => {
+    await fetch(`${modelUrl()}/__reset`, { method: 'POST' });
+    await approval().update('autoApproveEdits', false, target);
+  });
+  afterEach(async () => {
+    // Leave nothing pending for the next test (or suite): reject whatever is still waiting.
+    for (const t of await tasks()) {
+      if (t.waitingForApproval) await vscode.commands.executeCommand('tasklane.reject', t.waitingForApproval, 'test cleanup');
+    }
+  });
+  after(async () => {
+    await approval().update('autoApproveEdits', undefined, target);
+    await vscode.workspace.getConfiguration('tasklane.model').update('provider', undefined, target);
+    fs.rmSync(outside, { recursive: true, force: true });
+  });
+
+  it('every sensitive pattern, in any case, asks even with autoApproveEdits on; an ordinary file is applied at once', async () => {
+    await approval().update('autoApproveEdits', true, target);
+    const sensitive = [
+      '.vscode/settings.json',
+      '.VSCode/Launch.JSON',
+      '.git/hooks/pre-commit',
+      '.GIT/config',
+      '.github/workflows/ci.yml',
+      '.GitHub/WORKFLOWS/release.yml',
+      '.env',
+      'config/.ENV.production',
+      'workspace.code-workspace',
+      'Team.CODE-WORKSPACE',
+      'package.json',
+      'lib/PACKAGE.JSON',
+      '.tasklane/chores.yaml',
+      '.TaskLane/notes.md',
+    ];
+    const before = new Map(sensitive.map((p) => [p, onDisk(p)]));
+    const ordinary = `src/auto-${runs}.txt`;
+    const settled = await proposeInTasks([...sensitive.map((p) => [write(p)]), [write(ordinary, 'auto-approved\n')]]);
+    sensitive.forEach((p, i) => {
+      assert.ok(settled[i].waitingForApproval, `${p} did not ask for approval`);
+      assert.equal(onDisk(p), before.get(p), `${p} was written without approval`);
+    });
+    assert.equal(settled[sensitive.length].waitingForApproval, undefined, 'the ordinary edit should not wait');
+    assert.equal(onDisk(ordinary), 'auto-approved\n');
+    fs.rmSync(path.join(root(), ordinary));
+  });
+
+  it('refuses `..`, absolute paths, a symlink out and a symlink to a missing target; a symlink inside is fine', async () => {
+    const links = { out: `link-out-${runs}`, missing: `link-missing-${runs}`, inside: `link-in-${runs}` };
+    fs.symlinkSync(outside, path.join(root(), links.out));
+    fs.symlinkSync(path.join(outside, 'not-there-yet.txt'), path.join(root(), links.missing));
+    fs.symlinkSync(path.join(root(), 'src/math.js'), path.join(root(), links.inside));
+    try {
+      const refused = ['../escape.txt', 'src/../../escape.txt', path.join(outside, 'secret.txt'), `${links.out}/secret.txt`, links.missing];
+      const settled = await proposeInTasks([...refused.map((p) => [write(p, 'escaped\n')]), [write(links.inside, 'through a link inside\n')]]);
+      for (const p of refused) await modelSaw(new RegExp(`${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} resolves outside the workspace`));
+      assert.equal(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8'), 'outside\n');
+      assert.equal(fs.existsSync(path.join(outside, 'not-there-yet.txt')), false, 'the dangling link was written through');
+      assert.equal(fs.existsSync(path.join(root(), '..', 'escape.txt')), false);
+      refused.forEach((p, i) => assert.equal(settled[i].waitingForApproval, undefined, `${p} produced a proposal`));
+      const inside = settled[refused.length];
+      assert.ok(inside.waitingForApproval, 'the edit through a symlink inside the workspace should be proposed');
+      const rejected = await vscode.commands.executeCommand<ApprovalResult>('tasklane.reject', inside.waitingForApproval, 'only checking the link');
+      assert.equal(rejected.status, 'rejected');
+    } finally {
+      for (const link of Object.values(links)) fs.rmSync(path.join(root(), link), { force: true });
+    }
+  });
+
+  it('a file changed after the proposal: nothing is applied, and the task is told to re-read', async () => {
+    const greet = onDisk('src/greet.js') as string;
+    const [task] = await proposeInTasks([[write('src/greet.js', '// greet, rewritten\n'), write('src/math.js', '// math, rewritten\n')]]);
+    assert.ok(task.waitingForApproval);
+    const mathChanged = `${onDisk('src/math.js')}// changed by the user after the proposal\n`;
+    fs.writeFileSync(path.join(root(), 'src/math.js'), mathChanged);
+    try {
+      const result = await vscode.commands.executeCommand<ApprovalResult>('tasklane.approve', task.waitingForApproval);
+      assert.equal(result.status, 'stale', JSON.stringify(result));
+      assert.equal(onDisk('src/greet.js'), greet, 'the unchanged file was applied anyway');
+      assert.equal(onDisk('src/math.js'), mathChanged);
+      await modelSaw(/rejected \(The change was not applied: nothing was applied because these files changed on disk since the proposal: src\/math\.js \(modified\)/);
+    } finally {
+      fs.writeFileSync(path.join(root(), 'src/math.js'), mathChanged.replace('// changed by the user after the proposal\n', ''));
+    }
+  });
+
+  it('approve applies both files as one WorkspaceEdit, saved; one Undo reverts both', async () => {
+    const originals = { greet: onDisk('src/greet.js') as string, math: onDisk('src/math.js') as string };
+    const [task] = await proposeInTasks([
+      [
+        { name: 'replace_in_file', arguments: { path: 'src/greet.js', edits: [{ oldText: "'world'", newText: "'everyone'" }, { oldText: 'Hello, ', newText: 'Hi, ' }] } },
+        { name: 'replace_in_file', arguments: { path: 'src/math.js', edits: [{ oldText: 'return a + b;', newText: 'return Number(a) + Number(b);' }] } },
+      ],
+    ]);
+    assert.ok(task.waitingForApproval, 'two edits in one turn should wait as one change set');
+    const result = await vscode.commands.executeCommand<ApprovalResult>('tasklane.approve', task.waitingForApproval);
+    assert.equal(result.status, 'applied', JSON.stringify(result));
+    assert.equal(onDisk('src/greet.js'), originals.greet.replace("'world'", "'everyone'").replace('Hello, ', 'Hi, '));
+    assert.equal(onDisk('src/math.js'), originals.math.replace('return a + b;', 'return Number(a) + Number(b);'));
+    await modelSaw(/approved \(The change was approved and applied: src\/greet\.js, src\/math\.js/);
+
+    const greetDoc = await vscode.workspace.openTextDocument(path.join(root(), 'src/greet.js'));
+    const mathDoc = await vscode.workspace.openTextDocument(path.join(root(), 'src/math.js'));
+    await vscode.window.showTextDocument(greetDoc);
+    await vscode.commands.executeCommand('undo');
+    await until('one undo to revert both files', async () => (greetDoc.getText() === originals.greet && mathDoc.getText() === originals.math ? true : undefined), 10_000);
+    await greetDoc.save();
+    await mathDoc.save();
+    assert.equal(onDisk('src/greet.js'), originals.greet);
+    assert.equal(onDisk('src/math.js'), originals.math);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('reject leaves the disk untouched and the task receives the reason', async () => {
+    const readme = onDisk('README.md');
+    const [task] = await proposeInTasks([[write('README.md', '# replaced\n'), { name: 'delete_file', arguments: { path: 'CHANGELOG.md' } }]]);
+    assert.ok(task.waitingForApproval);
+    const result = await vscode.commands.executeCommand<ApprovalResult>('tasklane.reject', task.waitingForApproval, 'keep the README, the changelog is still needed');
+    assert.equal(result.status, 'rejected');
+    assert.equal(onDisk('README.md'), readme);
+    assert.notEqual(onDisk('CHANGELOG.md'), null);
+    await modelSaw(/rejected \(The change was rejected: keep the README, the changelog is still needed/);
+  });
+
+  it('refuses to decide an approval twice, and the palette command without pending work says so', async () => {
+    const [task] = await proposeInTasks([[write('src/twice.txt', 'x\n')]]);
+    const id = task.waitingForApproval as string;
+    assert.equal((await vscode.commands.executeCommand<ApprovalResult>('tasklane.reject', id, 'no')).status, 'rejected');
+    const again = await vscode.commands.executeCommand<ApprovalResult | undefined>('tasklane.approve', id);
+    assert.ok(again === undefined || again.status === 'error', `a decided set was decided again: ${JSON.stringify(again)}`);
+    assert.equal(onDisk('src/twice.txt'), null);
+  });
+});
