@@ -35,11 +35,16 @@ async function pickTask(deps: CommandDeps, given: unknown, filter: (t: { status:
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { runtime } = deps;
   return [
-    vscode.commands.registerCommand('tasklane.sendMessage', async (text?: unknown) => {
+    // (text?, { sessionId?, replyToTaskId? }?): with no text, asks for it; returns the session id.
+    vscode.commands.registerCommand('tasklane.sendMessage', async (text?: unknown, route?: unknown) => {
       const message = typeof text === 'string' && text.trim() ? text : await vscode.window.showInputBox({ title: 'Tasklane: send a message', ignoreFocusOut: true });
       if (!message?.trim()) return undefined;
       const { agent } = await runtime.ready;
-      const { sessionId } = await agent.sendMessage(message);
+      const options = route && typeof route === 'object' ? (route as { sessionId?: unknown; replyToTaskId?: unknown }) : {};
+      const { sessionId } = await agent.sendMessage(message, {
+        sessionId: typeof options.sessionId === 'string' ? options.sessionId : undefined,
+        replyToTaskId: typeof options.replyToTaskId === 'string' ? options.replyToTaskId : undefined,
+      });
       return sessionId;
     }),
     vscode.commands.registerCommand('tasklane.getState', async () => {

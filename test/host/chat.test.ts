@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { StateSnapshot } from './support/tasklane';
-import { activateTasklane, scriptModel, waitForState } from './support/tasklane';
+import { activateTasklane, quiesce, scriptModel, waitForState } from './support/tasklane';
 
 // The first vertical slice, inside a real extension host: a message sent with
 // `tasklane.sendMessage` becomes a trigger, one conversation turn calls the configured model,
@@ -41,7 +41,7 @@ describe('host: chat through each provider, and what the user sees when the mode
 
   before(async () => {
     await activateTasklane();
-    await fetch(`${modelUrl()}/__reset`, { method: 'POST' });
+    await quiesce();
   });
   after(() => useProvider('auto'));
 

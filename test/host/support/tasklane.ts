@@ -58,3 +58,18 @@ export async function waitForState(predicate: (state: StateSnapshot) => boolean,
   }
   throw new Error(`state never matched within ${timeoutMs} ms; last snapshot: ${JSON.stringify(state).slice(0, 2000)}`);
 }
+
+/**
+ * Cancels every task still running or paused and empties the scripted model's queue, so a suite
+ * starts from a quiet agent: work left over by an earlier suite would otherwise take this suite's
+ * scripted answers.
+ */
+export async function quiesce(timeoutMs = 20_000): Promise<void> {
+  type Task = { id: string; status: string; paused?: boolean };
+  const live = (state: StateSnapshot) => ((state as unknown as { tasks?: Task[] }).tasks ?? []).filter((t) => t.status === 'running' || t.paused);
+  const state = (await vscode.commands.executeCommand('tasklane.getState')) as StateSnapshot;
+  for (const task of live(state)) await vscode.commands.executeCommand('tasklane.cancelTask', task.id);
+  await waitForState((s) => live(s).length === 0, timeoutMs);
+  const url = process.env.TASKLANE_TEST_MODEL_URL;
+  if (url) await fetch(`${url}/__reset`, { method: 'POST' });
+}
