@@ -75,7 +75,7 @@ export class ApprovalPanel {
           h('span', { class: 'file-path' }, file.newPath ? `${file.path} → ${file.newPath}` : file.path),
           h('span', { class: 'file-counts' }, `+${file.added} −${file.removed}`),
           file.sensitive ? h('span', { class: 'file-sensitive', title: file.sensitive }, '⚠') : null,
-          file.kind === 'delete' ? null : openDiff,
+          file.kind === 'delete' || !pending ? null : openDiff,
           pending && approval.files.length > 1 ? toggle : null,
         );
       }),
