@@ -7,6 +7,8 @@ export class ChorePanel {
   private openRunId: string | undefined;
   private readonly list: HTMLElement;
   private readonly steps: HTMLElement;
+  /** Which run the trace shows and how it stands, so the trace reads on its own while the list re-renders. */
+  private readonly traceHead: HTMLElement;
 
   constructor(
     root: HTMLElement,
@@ -20,8 +22,9 @@ export class ChorePanel {
     });
     header.appendChild(add);
     this.list = h('div', { class: 'chore-list' });
+    this.traceHead = h('div', { class: 'chore-trace-head', hidden: true });
     this.steps = h('div', { class: 'chore-steps', hidden: true });
-    root.append(header, this.list, this.steps);
+    root.append(header, this.list, this.traceHead, this.steps);
   }
 
   init(chores: ChoreView[]): void {
@@ -47,10 +50,16 @@ export class ChorePanel {
           chore.lastRun = m.run;
           this.render();
         }
+        if (m.run.id === this.openRunId) this.renderTraceHead(m.run);
         return true;
       }
       case 'choreRunSteps':
-        if (m.runId === this.openRunId) this.renderSteps(m.steps);
+        // The host decides which run the open trace shows: the one asked for, or the next run of
+        // the same chore once it starts (it follows it). Only ignore it when no trace is open.
+        if (this.openRunId === undefined) return true;
+        this.openRunId = m.runId;
+        this.renderSteps(m.steps);
+        this.renderTraceHead(this.findRun(m.runId));
         return true;
       case 'choreStepPatch':
         if (m.runId === this.openRunId) this.patchStep(m.step);
@@ -88,10 +97,24 @@ export class ChorePanel {
     });
     return h(
       'div',
-      { class: `chore-run run-${run.status}` },
+      { class: `chore-run run-${run.status}`, 'data-status': run.status, 'data-run-id': run.id },
       `last run ${run.status} · ${formatTime(run.startedAt)} · ${run.usage.iterations} turns · ${run.usage.inputTokens} tokens · $${run.usage.cost.toFixed(3)}${run.reason ? ` · ${run.reason}` : ''} `,
       open,
     );
+  }
+
+  private findRun(runId: string): ChoreRunView | undefined {
+    for (const chore of this.chores.values()) if (chore.lastRun?.id === runId) return chore.lastRun;
+    return undefined;
+  }
+
+  private renderTraceHead(run: ChoreRunView | undefined): void {
+    clear(this.traceHead);
+    this.traceHead.hidden = false;
+    const chore = run ? this.chores.get(run.choreId) : undefined;
+    this.traceHead.setAttribute('data-run-id', this.openRunId ?? '');
+    this.traceHead.setAttribute('data-status', run?.status ?? '');
+    this.traceHead.append(`Trace of ${chore?.name ?? 'run'} · ${run ? run.status : 'loading'}${run?.reason ? ` · ${run.reason}` : ''}`);
   }
 
   private renderSteps(steps: ChoreStepView[]): void {
@@ -109,7 +132,7 @@ export class ChorePanel {
   private step(step: ChoreStepView): HTMLElement {
     return h(
       'details',
-      { class: `chore-step step-${step.status}`, 'data-seq': step.seq },
+      { class: `chore-step step-${step.status}`, 'data-seq': step.seq, 'data-tool': step.tool, 'data-status': step.status },
       h('summary', {}, `${step.tool} · ${step.status}${step.durationMs === undefined ? '' : ` · ${step.durationMs} ms`}`),
       h('pre', {}, `args: ${step.args}${step.result === undefined ? '' : `\nresult: ${step.result}`}`),
     );
