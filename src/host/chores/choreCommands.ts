@@ -59,26 +59,38 @@ async function newChoreFlow(host: ChoreHost, args: NewChoreArgs): Promise<string
   }
   const templateKey = args.template ?? (await vscode.window.showQuickPick(
     [...choreTemplates.map((t) => ({ label: t.label, detail: t.detail, key: t.key })), { label: 'Blank chore', detail: 'Start from an empty chore and write its prompt yourself.', key: 'blank' }],
-    { title: 'Tasklane: new chore (1/4): start from', ignoreFocusOut: true },
+    { title: 'Tasklane: new chore: start from', ignoreFocusOut: true },
   ))?.key;
   if (!templateKey) return undefined;
   const template = choreTemplates.find((t) => t.key === templateKey);
   if (!template && templateKey !== 'blank') throw new Error(`Unknown chore template "${templateKey}"; use one of ${choreTemplates.map((t) => t.key).join(', ')} or blank.`);
+  // A blank chore asks for its prompt too.
+  const steps = template ? 4 : 5;
   const taken = new Set(host.enabledChores().map((c) => c.id));
   const id = args.id ?? (await vscode.window.showInputBox({
-    title: 'Tasklane: new chore (2/4): id',
+    title: `Tasklane: new chore (2/${steps}): id`,
     value: uniqueId(template?.key ?? 'my-chore', taken),
     ignoreFocusOut: true,
     validateInput: (v) => (!idPattern.test(v) ? 'Use a-z, 0-9 and -' : taken.has(v) ? `A chore "${v}" already exists` : undefined),
   }));
   if (!id) return undefined;
-  const name = args.name ?? (await vscode.window.showInputBox({ title: 'Tasklane: new chore (3/4): name', value: template?.spec.name ?? id, ignoreFocusOut: true }));
+  const name = args.name ?? (await vscode.window.showInputBox({ title: `Tasklane: new chore (3/${steps}): name`, value: template?.spec.name ?? id, ignoreFocusOut: true }));
   if (!name) return undefined;
-  const trigger = await askTrigger(args, template?.spec.trigger);
+  const trigger = await askTrigger(args, template?.spec.trigger, `Tasklane: new chore (4/${steps}): `);
   if (!trigger) return undefined;
+  // A blank chore has no prompt yet: ask for it (a template brings its own, edited in the file).
+  const prompt = template
+    ? undefined
+    : args.prompt ?? (await vscode.window.showInputBox({
+        title: 'Tasklane: new chore (5/5): prompt (what should the agent do on each run?)',
+        value: 'Describe what this chore should do, and finish with task_end and output {"status": "done"}.',
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() ? undefined : 'Write what the agent should do; it can be edited later in .tasklane/chores.yaml'),
+      }));
+  if (!template && !prompt) return undefined;
   const spec: ChoreSpec = template
     ? { ...template.spec, id, name, trigger }
-    : { id, name, trigger, prompt: args.prompt ?? 'Describe what this chore should do, and finish with task_end and output {"status": "done"}.', successWhen: "status = 'done'" };
+    : { id, name, trigger, prompt: prompt!, successWhen: "status = 'done'" };
   if (args.prompt && template) spec.prompt = args.prompt;
   let text = '';
   try {
@@ -92,7 +104,7 @@ async function newChoreFlow(host: ChoreHost, args: NewChoreArgs): Promise<string
   return id;
 }
 
-async function askTrigger(args: NewChoreArgs, preset: ChoreSpec['trigger'] | undefined): Promise<ChoreSpec['trigger'] | undefined> {
+async function askTrigger(args: NewChoreArgs, preset: ChoreSpec['trigger'] | undefined, title: string): Promise<ChoreSpec['trigger'] | undefined> {
   if (args.cron) return { cron: args.cron };
   if (args.files) return { files: args.files.split(',').map((s) => s.trim()).filter(Boolean) };
   if (args.task) return { task: { name: args.task, when: 'exitCode != 0' } };
@@ -104,10 +116,9 @@ async function askTrigger(args: NewChoreArgs, preset: ChoreSpec['trigger'] | und
           { label: 'When files change (glob)', trigger: 'files' },
           { label: 'When a VS Code task fails', trigger: 'task' },
         ],
-        { title: 'Tasklane: new chore (4/4): when does it run?', ignoreFocusOut: true },
+        { title: `${title}when does it run?`, ignoreFocusOut: true },
       ))?.trigger;
   if (!kind) return undefined;
-  const title = 'Tasklane: new chore (4/4): ';
   if (kind === 'cron') {
     const cron = await vscode.window.showInputBox({ title: `${title}cron pattern (minute hour day month weekday)`, value: preset?.cron ?? '0 2 * * *', ignoreFocusOut: true });
     return cron ? { cron, ...(preset?.timezone ? { timezone: preset.timezone } : {}) } : undefined;
