@@ -33,6 +33,8 @@ export async function bundleHostSuites(outfile, files) {
   return specs;
 }
 
+let hostRuns = 0;
+
 function log(message) {
   process.stderr.write(`[host] ${message}\n`);
 }
@@ -43,9 +45,10 @@ function log(message) {
  * @param {{ files?: string[], timeoutMs?: number, settings?: Record<string, unknown>, workspaceTrust?: boolean }} [options]
  */
 export async function runHostTier(options = {}) {
-  const timeoutMs = options.timeoutMs ?? Number(process.env.TASKLANE_HOST_TIMEOUT_MS ?? 300_000);
+  const timeoutMs = options.timeoutMs ?? Number(process.env.TASKLANE_HOST_TIMEOUT_MS ?? 600_000);
   // Per process: engineers sharing one working tree may run the host tier at the same time.
-  const runName = `host-${process.pid}`;
+  // Per call too: runAll makes a second pass (Workspace Trust on) whose run must not wipe the first's logs.
+  const runName = `host-${process.pid}-${++hostRuns}`;
   const runDir = path.join(cacheDir, 'runs', runName);
   const runner = JSON.parse(fs.readFileSync(path.join(hostRunnerDir, 'package.json'), 'utf8'));
   // startCodeServer wipes and fills runDir; these paths are where it will put things.
