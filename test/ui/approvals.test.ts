@@ -1,0 +1,142 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Frame } from 'playwright-core';
+import { openTasklaneView, runCommand, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
+import type { UiSession } from './support/workbench';
+
+// Approval-gated edits as a user meets them, on the real workbench in Chromium: the change-set
+// card, Open diff with an editable proposed side, Approve (one WorkspaceEdit, one Undo), Reject
+// with a reason the task receives, a path escape refused and a sensitive file flagged.
+describe('ui: reviewing proposed edits in the sidebar', function () {
+  let ui: UiSession | undefined;
+  let frame: Frame;
+  let runs = 0;
+
+  const session = (): UiSession => {
+    assert.ok(ui, 'the UI session did not start');
+    return ui;
+  };
+  const onDisk = (relative: string): string | null => {
+    try {
+      return fs.readFileSync(path.join(session().server.workspaceDir, relative), 'utf8');
+    } catch {
+      return null;
+    }
+  };
+  const requestsText = async () => ((await session().model.requests()) as Array<{ body: unknown }>).map((r) => JSON.stringify(r.body)).join('\n');
+  async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  }
+  const modelSaw = (pattern: RegExp) => until(`the model to receive ${pattern}`, async () => (pattern.test(await requestsText()) ? true : undefined));
+
+  /** A task whose first turn makes `calls`; returns its (pending) card once shown, if any. */
+  async function propose(calls: Array<{ name: string; arguments: Record<string, unknown> }>): Promise<void> {
+    const name = `ui-edit-${++runs}`;
+    await session().model.reset();
+    await session().model.script([
+      // After the first test a task is active (waiting), so a new message first goes to the router model.
+      ...(runs > 1 ? [{ toolCalls: [{ name: 'route_message', arguments: { decision: 'new', reason: 'a new request' } }] }] : []),
+      { toolCalls: [{ name: 'task_start', arguments: { name, instruction: 'Make the edit', mode: 'simple' } }] },
+      { toolCalls: calls },
+    ]);
+    await sendChatMessage(frame, `please make edit ${runs}`);
+  }
+  const pendingCard = () => frame.locator('.approval-card[data-status="pending"]').first();
+
+  before(async function () {
+    ui = await startUiSession({ name: 'ui-approvals' });
+    await openTasklaneView(ui.page);
+    frame = await tasklaneFrame(ui.page);
+  });
+  afterEach(async function () {
+    if (ui) await screenshotSidebar(ui.page, `ui-approvals-${this.currentTest?.title ?? 'step'}-end`);
+  });
+  after(async function () {
+    await ui?.stop();
+  });
+
+  it('opens the diff from the card, edits the proposed side, approves; the files change and one Undo reverts both', async function () {
+    const { page } = session();
+    const originals = { greet: onDisk('src/greet.js') as string, math: onDisk('src/math.js') as string };
+    await propose([
+      { name: 'replace_in_file', arguments: { path: 'src/greet.js', edits: [{ oldText: "'world'", newText: "'everyone'" }] } },
+      { name: 'replace_in_file', arguments: { path: 'src/math.js', edits: [{ oldText: 'return a + b;', newText: 'return Number(a) + Number(b);' }] } },
+    ]);
+    const card = pendingCard();
+    await card.waitFor({ timeout: 30_000 });
+    // The card appears with the first edit of the turn and is patched as the second joins the set.
+    await card.locator('.approval-file').nth(1).waitFor({ timeout: 15_000 });
+    assert.equal(await card.locator('.approval-file').count(), 2, 'one card with both files');
+    assert.match((await card.textContent()) ?? '', /src\/greet\.js.*\+1 −1.*src\/math\.js.*\+1 −1/s);
+    await screenshotSidebar(page, 'ui-approvals-1-card');
+
+    await card.locator('.open-diff[data-path="src/greet.js"]').click();
+    const modified = page.locator('.monaco-diff-editor .editor.modified .view-lines').first();
+    await modified.waitFor({ timeout: 20_000 });
+    await modified.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('// reviewed in the diff editor\n');
+    await screenshotSidebar(page, 'ui-approvals-2-diff-edited');
+
+    await card.locator('vscode-button.approve').click();
+    await frame.locator('.approval-card[data-status="applied"]').first().waitFor({ timeout: 30_000 });
+    await screenshotSidebar(page, 'ui-approvals-3-applied');
+    const greet = originals.greet.replace("'world'", "'everyone'");
+    assert.equal(onDisk('src/greet.js'), `${greet}// reviewed in the diff editor\n`, 'the edited proposal was not what got applied');
+    assert.equal(onDisk('src/math.js'), originals.math.replace('return a + b;', 'return Number(a) + Number(b);'));
+    await modelSaw(/approved \(The change was approved and applied: src\/greet\.js, src\/math\.js/);
+
+    // One Undo in an editor of one of the files reverts the whole change set; Save All writes it back.
+    await page.keyboard.press('Control+P');
+    await page.keyboard.type('greet.js');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.part.editor .tab.active', { hasText: 'greet.js' }).first().waitFor({ timeout: 10_000 });
+    // Quick Open leaves the focus in the opened editor.
+    await page.keyboard.press('Control+Z');
+    await page.waitForTimeout(500);
+    await runCommand(page, 'File: Save All Files');
+    await until('both files reverted on disk', async () => (onDisk('src/greet.js') === originals.greet && onDisk('src/math.js') === originals.math ? true : undefined), 15_000);
+    await screenshotSidebar(page, 'ui-approvals-4-undone');
+  });
+
+  it('reject with a reason: the disk is untouched and the task receives the reason', async function () {
+    const readme = onDisk('README.md');
+    await propose([{ name: 'write_file', arguments: { path: 'README.md', content: '# replaced by the agent\n' } }]);
+    const card = pendingCard();
+    await card.waitFor({ timeout: 30_000 });
+    await card.locator('.reject-reason input').fill('the README is fine as it is');
+    await screenshotSidebar(session().page, 'ui-approvals-5-reject-reason');
+    await card.locator('vscode-button.reject').click();
+    await frame.locator('.approval-card[data-status="rejected"]').first().waitFor({ timeout: 30_000 });
+    assert.equal(onDisk('README.md'), readme);
+    await modelSaw(/rejected \(The change was rejected: the README is fine as it is/);
+    await screenshotSidebar(session().page, 'ui-approvals-6-rejected');
+  });
+
+  it('a path escape is refused (no card, the model is told) and a sensitive file is flagged on its card', async function () {
+    const before = await frame.locator('.approval-card').count();
+    await propose([{ name: 'write_file', arguments: { path: '../escape.txt', content: 'escaped\n' } }]);
+    await modelSaw(/\.\.\/escape\.txt resolves outside the workspace/);
+    assert.equal(await frame.locator('.approval-card').count(), before, 'a refused edit must not produce a card');
+    assert.equal(fs.existsSync(path.join(session().server.workspaceDir, '..', 'escape.txt')), false);
+
+    const pkg = onDisk('package.json');
+    await propose([{ name: 'replace_in_file', arguments: { path: 'package.json', edits: [{ oldText: '"private": true', newText: '"private": false' }] } }]);
+    const card = pendingCard();
+    await card.waitFor({ timeout: 30_000 });
+    assert.equal(await card.locator('.approval-file[data-path="package.json"] .file-sensitive').count(), 1, 'package.json is not flagged as sensitive');
+    assert.match((await card.locator('.approval-reason').textContent()) ?? '', /package\.json always needs approval/);
+    await screenshotSidebar(session().page, 'ui-approvals-7-sensitive');
+    assert.equal(onDisk('package.json'), pkg);
+    await card.locator('vscode-button.reject').click();
+    await frame.locator('.approval-card[data-status="pending"]').first().waitFor({ state: 'detached', timeout: 30_000 });
+  });
+});
