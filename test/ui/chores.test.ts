@@ -1,0 +1,198 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { parse } from 'yaml';
+import { openTasklaneView, runCommand, screenshotSidebar, screenshotsDir, startUiSession, tasklaneFrame } from './support/workbench';
+import type { UiSession } from './support/workbench';
+
+// Issue #6, the UI-tier item: a chore created from the command palette with the keyboard only,
+// written to .tasklane/chores.yaml, listed in the sidebar, run with its Run now button, and its
+// step trace watched live in the sidebar until the run ends. Screenshots at each step.
+
+const choreId = 'readme-check';
+const choreName = 'README check';
+const cron = '30 4 * * 1';
+const prompt = 'Read README.md and finish with task_end and output {"status": "done", "lines": <number of lines>}.';
+
+interface ChoresFile {
+  chores: Array<{ id: string; name: string; trigger: { cron?: string }; prompt: string; successWhen?: string }>;
+}
+
+/** The quick input (palette, pick or input box) whose title contains `title`, once it is shown. */
+async function quickInput(page: Page, title: string): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  try {
+    await widget.locator('.quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: 15_000 });
+  } catch (error) {
+    const shown = await widget.locator('.quick-input-title').textContent().catch(() => null);
+    throw new Error(`the quick input "${title}" never showed; the title is ${JSON.stringify(shown)}`, { cause: error });
+  }
+}
+
+/** Picks the item labelled `label` in a quick pick by typing it to filter, then Enter. */
+async function pick(page: Page, title: string, label: string): Promise<void> {
+  await quickInput(page, title);
+  await page.keyboard.type(label);
+  const focused = page.locator('.quick-input-list .monaco-list-row.focused');
+  await focused.filter({ hasText: label }).waitFor({ timeout: 5_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Replaces the suggested value of an input box with `text` and accepts it; returns the suggested value. */
+async function answer(page: Page, title: string, text: string, beforeEnter?: () => Promise<unknown>): Promise<string> {
+  await quickInput(page, title);
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  const suggested = await input.inputValue();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.type(text);
+  await beforeEnter?.();
+  // Accepting the value moves on to the next quick input (or closes it): wait for the title to change.
+  const before = await page.locator('.quick-input-widget .quick-input-title').textContent();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(
+    (previous) => {
+      const widget = document.querySelector('.quick-input-widget') as HTMLElement | null;
+      const titleNow = widget?.querySelector('.quick-input-title')?.textContent;
+      return !widget || widget.style.display === 'none' || titleNow !== previous;
+    },
+    before,
+    { timeout: 10_000 },
+  );
+  return suggested;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+describe('ui: a chore created from the palette, run now and traced live in the sidebar', function () {
+  let ui: UiSession | undefined;
+  let frame: Frame;
+  let anyFailed = false;
+
+  const session = (): UiSession => {
+    assert.ok(ui, 'the UI session did not start');
+    return ui;
+  };
+  const choresFile = () => path.join(session().server.workspaceDir, '.tasklane/chores.yaml');
+  const row = () => frame.locator(`.chore[data-chore-id="${choreId}"]`);
+  const shot = async (name: string) => {
+    // The chores section sits under the chat: bring what the step is about into view first.
+    const trace = frame.locator('.chore-steps:not([hidden])');
+    await ((await trace.count()) ? trace : frame.locator('#chores')).scrollIntoViewIfNeeded({ timeout: 5_000 });
+    return screenshotSidebar(session().page, name);
+  };
+
+  before(async function () {
+    ui = await startUiSession({ name: 'ui-chores' });
+    await openTasklaneView(ui.page);
+    frame = await tasklaneFrame(ui.page);
+  });
+  afterEach(function () {
+    if (this.currentTest?.state !== 'passed') anyFailed = true;
+  });
+  after(async function () {
+    if (ui && anyFailed) await screenshotSidebar(ui.page, 'ui-chores-failed').catch(() => undefined);
+    await ui?.stop({ keep: anyFailed });
+  });
+
+  it('creates a blank chore through "Tasklane: New Chore" with the keyboard and writes chores.yaml', async function () {
+    const { page } = session();
+    assert.equal(fs.existsSync(choresFile()), false, 'the sample workspace starts without chores');
+
+    await runCommand(page, 'Tasklane: New Chore');
+    await pick(page, 'new chore: start from', 'Blank chore');
+    assert.equal(await answer(page, 'new chore (2/5): id', choreId), 'my-chore', 'a blank chore suggests the id my-chore');
+    assert.equal(await answer(page, 'new chore (3/5): name', choreName), choreId, 'the name defaults to the id');
+    await pick(page, 'new chore (4/5): when does it run?', 'On a schedule (cron)');
+    assert.equal(await answer(page, 'new chore (4/5): cron pattern', cron), '0 2 * * *');
+    fs.mkdirSync(screenshotsDir, { recursive: true });
+    // The whole workbench here: the guided flow lives in the quick input, not in the side bar.
+    await answer(page, 'new chore (5/5): prompt', prompt, () => page.screenshot({ path: path.join(screenshotsDir, 'ui-chores-0-palette-prompt.png') }));
+
+    const text = await until('.tasklane/chores.yaml to be written', () => (fs.existsSync(choresFile()) ? fs.readFileSync(choresFile(), 'utf8') : undefined));
+    const written = parse(text) as ChoresFile;
+    assert.equal(written.chores.length, 1, text);
+    const chore = written.chores[0];
+    assert.equal(chore.id, choreId);
+    assert.equal(chore.name, choreName);
+    assert.deepEqual(chore.trigger, { cron });
+    assert.equal(chore.prompt.trim(), prompt);
+    assert.equal(chore.successWhen, "status = 'done'");
+    // The flow opens the file it wrote, so the user sees (and can refine) the chore.
+    await page.locator('.tabs-container .tab', { hasText: 'chores.yaml' }).first().waitFor({ timeout: 15_000 });
+  });
+
+  it('lists the new chore in the sidebar with its trigger and Run now', async function () {
+    await openTasklaneView(session().page);
+    frame = await tasklaneFrame(session().page);
+    await row().waitFor({ timeout: 20_000 });
+    assert.equal(await row().locator('.chore-name').textContent(), choreName);
+    assert.match((await row().locator('.chore-meta').textContent()) ?? '', /^cron 30 4 \* \* 1 · next /, 'the trigger and the next fire are shown');
+    assert.equal(await row().locator('.chore-run').count(), 0, 'no run yet');
+    const runNow = row().locator('.run-now');
+    assert.equal(await runNow.getAttribute('disabled'), null, 'Run now is enabled in a trusted folder');
+    await shot('ui-chores-1-listed');
+  });
+
+  it('runs it with Run now and shows its steps live in the trace until the run succeeds', async function () {
+    const { model } = session();
+    await model.reset();
+    await model.script([
+      // Slow turns, so the trace is open before each step arrives: what we see is the live update.
+      { delayMs: 2500, toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
+      { delayMs: 3000, toolCalls: [{ name: 'task_end', arguments: { summary: 'README read', output: { status: 'done', lines: 12 } } }] },
+    ]);
+
+    await row().locator('.run-now').click();
+    const runLine = row().locator('.chore-run');
+    await runLine.waitFor({ timeout: 15_000 });
+    assert.equal(await runLine.getAttribute('data-status'), 'running', 'the run is listed as running right after Run now');
+    const runId = await runLine.getAttribute('data-run-id');
+    assert.ok(runId);
+
+    await runLine.locator('.open-run').click();
+    const head = frame.locator('.chore-trace-head');
+    await head.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal(await head.getAttribute('data-run-id'), runId, 'the trace shows the run that was opened');
+    const steps = frame.locator('.chore-steps .chore-step');
+    assert.equal(await steps.count(), 0, 'no step yet: the first model turn is still in flight');
+    assert.match((await head.textContent()) ?? '', /README check · running/);
+    await shot('ui-chores-2-running-empty-trace');
+
+    // The first step arrives into the open trace while the run is still running.
+    const read = frame.locator('.chore-step[data-tool="read_file"]');
+    await read.waitFor({ timeout: 20_000 });
+    await frame.locator('.chore-step[data-tool="read_file"][data-status="ok"]').waitFor({ timeout: 10_000 });
+    assert.equal(await head.getAttribute('data-status'), 'running', 'the run is still running when its first step shows');
+    assert.equal(await frame.locator('.chore-step[data-tool="task_end"]').count(), 0, 'task_end has not happened yet');
+    assert.match((await read.locator('summary').textContent()) ?? '', /^read_file · ok · \d+ ms$/);
+    await read.locator('summary').click(); // expand: arguments and result
+    const detail = (await read.locator('pre').textContent()) ?? '';
+    assert.match(detail, /args: .*README\.md/);
+    assert.match(detail, /result: [\s\S]*sample-workspace/, 'the result is the real README of the workspace');
+    await shot('ui-chores-3-first-step-live');
+
+    // Then task_end, and the run ends with the status successWhen gives it.
+    await frame.locator('.chore-step[data-tool="task_end"]').waitFor({ timeout: 20_000 });
+    await frame.locator('.chore-trace-head[data-status="succeeded"]').waitFor({ timeout: 20_000 });
+    await row().locator('.chore-run[data-status="succeeded"]').waitFor({ timeout: 10_000 });
+    const tools = await steps.evaluateAll((els) => els.map((el) => `${el.getAttribute('data-tool')}:${el.getAttribute('data-status')}`));
+    assert.deepEqual(tools, ['read_file:ok', 'task_end:ok'], 'the trace holds exactly the two tool calls, in order, both ok');
+    assert.match((await row().locator('.chore-run').textContent()) ?? '', /last run succeeded · .* · 2 turns · \d+ tokens/);
+    assert.match((await frame.locator('.chore-step[data-tool="task_end"] pre').textContent()) ?? '', /"status":"done"/);
+    await read.locator('summary').click(); // collapse it again, so both steps fit in the screenshot
+    await shot('ui-chores-4-succeeded');
+
+    // The run used the chore as written in chores.yaml: its prompt reached the model.
+    const requests = JSON.stringify(await model.requests());
+    assert.ok(requests.includes('Read README.md and finish with task_end'), 'the chore prompt never reached the model');
+  });
+});
