@@ -195,4 +195,24 @@ describe('ui: a chore created from the palette, run now and traced live in the s
     const requests = JSON.stringify(await model.requests());
     assert.ok(requests.includes('Read README.md and finish with task_end'), 'the chore prompt never reached the model');
   });
+
+  it('the open trace follows the next run of the same chore', async function () {
+    const { model } = session();
+    const head = frame.locator('.chore-trace-head');
+    const firstRunId = await head.getAttribute('data-run-id');
+    assert.ok(firstRunId, 'the previous test left the first run open');
+    await model.reset();
+    await model.script([{ delayMs: 1500, toolCalls: [{ name: 'task_end', arguments: { summary: 'again', output: { status: 'done', lines: 12 } } }] }]);
+
+    await row().locator('.run-now').click();
+    const secondRunId = await until('a second run in the chore row', async () => {
+      const id = await row().locator('.chore-run').getAttribute('data-run-id');
+      return id && id !== firstRunId ? id : undefined;
+    });
+    await frame.locator(`.chore-trace-head[data-run-id="${secondRunId}"]`).waitFor({ timeout: 10_000 });
+    await frame.locator('.chore-trace-head[data-status="succeeded"]').waitFor({ timeout: 20_000 });
+    const tools = await frame.locator('.chore-steps .chore-step').evaluateAll((els) => els.map((el) => `${el.getAttribute('data-tool')}:${el.getAttribute('data-status')}`));
+    assert.deepEqual(tools, ['task_end:ok'], "the trace shows the new run's steps only");
+    await shot('ui-chores-5-next-run-followed');
+  });
 });
