@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateTasklane, scriptModel } from './support/tasklane';
+import { activateTasklane, quiesce, scriptModel } from './support/tasklane';
 
 // Approval-gated edits inside a real extension host: a scripted task proposes edits through the
 // real edit actions; the test decides with tasklane.approve / tasklane.reject and checks the disk,
@@ -95,6 +95,8 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
 
   before(async () => {
     await activateTasklane();
+    // Live tasks left by another suite would send every new message through the router model.
+    await quiesce();
     const model = vscode.workspace.getConfiguration('tasklane.model');
     await model.update('provider', 'openai-compatible', target);
     await model.update('id', 'scripted', target);
@@ -112,6 +114,8 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
     for (const t of await tasks()) {
       if (t.waitingForApproval) await vscode.commands.executeCommand('tasklane.reject', t.waitingForApproval, 'test cleanup');
     }
+    // The rejections wake those tasks; end them, or their next turns take the next test's script.
+    await quiesce();
   });
   after(async () => {
     await approval().update('autoApproveEdits', undefined, target);

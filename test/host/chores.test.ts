@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateTasklane, scriptModel } from './support/tasklane';
+import { activateTasklane, quiesce, scriptModel } from './support/tasklane';
 
 // Chores inside a real extension host: chores.yaml loaded through the FileSystemWatcher, a file
 // burst coalesced into one run, a real VS Code task exiting non-zero, and a chore's edit proposal
@@ -35,6 +35,8 @@ describe('host: chores', function () {
 
   before(async () => {
     await activateTasklane();
+    // Live tasks left by another suite would send every new message through the router model.
+    await quiesce();
     const url = process.env.TASKLANE_TEST_MODEL_URL;
     if (!url) throw new Error('the harness started no scripted model server (TASKLANE_TEST_MODEL_URL unset)');
     await fetch(`${url}/__reset`, { method: 'POST' });
@@ -70,6 +72,7 @@ describe('host: chores', function () {
 
   after(async () => {
     await vscode.workspace.fs.delete(vscode.Uri.joinPath(root(), '.tasklane/chores.yaml')).then(undefined, () => undefined);
+    await quiesce();
     await vscode.workspace.getConfiguration('tasklane.model').update('provider', 'auto', vscode.ConfigurationTarget.Global);
   });
 

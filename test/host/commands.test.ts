@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateTasklane, scriptModel } from './support/tasklane';
+import { activateTasklane, quiesce, scriptModel } from './support/tasklane';
 
 // run_command / run_task inside a real extension host: the exact-match allowlist, approval and
 // rejection through the command approval service, a visible terminal, and real VS Code tasks
@@ -46,6 +46,8 @@ describe('host: run_command and run_task with approval and the exact allowlist',
 
   before(async () => {
     await activateTasklane();
+    // Live tasks left by another suite would send every new message through the router model.
+    await quiesce();
     const model = vscode.workspace.getConfiguration('tasklane.model');
     const target = vscode.ConfigurationTarget.Global;
     await model.update('provider', 'openai-compatible', target);
