@@ -10,7 +10,7 @@ import { ModelProvider, readModelSettings, selectModelFlow } from './modelProvid
 import { Runtime } from './runtime';
 import { AgentSidebarBackend } from './sidebarBackend';
 import { SidebarProvider } from './sidebarProvider';
-import { toHostMessage } from './viewMapping';
+import { toHostMessages } from './viewMapping';
 
 /** What the composition root hands back to the activation shim (src/extension.ts). */
 export interface MainParts {
@@ -41,8 +41,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
     runtime,
     vscode.window.registerWebviewViewProvider(SidebarProvider.viewType, sidebar),
     runtime.onDidChange((change) => {
-      const message = toHostMessage(change, () => runtime.current?.agent.snapshot().tasks ?? []);
-      if (message) sidebar.post(message);
+      const snapshot = () => runtime.current?.agent.snapshot() ?? { sessions: [], tasks: [], deadLetters: [] };
+      for (const message of toHostMessages(change, snapshot)) sidebar.post(message);
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(refreshSidebar),
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('tasklane.model') && void refreshSidebar()),

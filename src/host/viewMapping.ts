@@ -1,4 +1,4 @@
-import type { AgentChange, DeadLetterView as CoreDeadLetter, TaskEvent, TaskView as CoreTask, SessionView as CoreSession } from '../core/engine/types';
+import type { AgentChange, AgentSnapshot, DeadLetterView as CoreDeadLetter, TaskEvent, TaskView as CoreTask, SessionView as CoreSession } from '../core/engine/types';
 import type { DeadLetterView, HostMessage, SessionSummary, SessionView, TaskView, TraceEventView } from '../shared/protocol';
 
 /**
@@ -60,20 +60,26 @@ export function toTraceEvent(event: TaskEvent): TraceEventView {
   };
 }
 
-/** An engine change as the one small sidebar message it becomes (undefined: nothing to draw). */
-export function toHostMessage(change: AgentChange, tasks: () => readonly CoreTask[]): HostMessage | undefined {
+/**
+ * An engine change as the few small sidebar messages it becomes. A task change also re-draws its
+ * session's row, whose badges (waiting, to review) come from the task.
+ */
+export function toHostMessages(change: AgentChange, snapshot: () => AgentSnapshot): HostMessage[] {
   switch (change.type) {
     case 'message':
-      return { type: 'messageAppended', sessionId: change.sessionId, message: { role: change.message.role, text: change.message.text, at: change.message.at } };
+      return [{ type: 'messageAppended', sessionId: change.sessionId, message: { role: change.message.role, text: change.message.text, at: change.message.at } }];
     case 'session':
-      return { type: 'sessionPatch', session: toSessionSummary(change.session, tasks()) };
-    case 'task':
-      return { type: 'taskPatch', task: toTaskView(change.task) };
+      return [{ type: 'sessionPatch', session: toSessionSummary(change.session, snapshot().tasks) }];
+    case 'task': {
+      const { sessions, tasks } = snapshot();
+      const session = sessions.find((s) => s.id === change.task.sessionId);
+      return [{ type: 'taskPatch', task: toTaskView(change.task) }, ...(session ? [{ type: 'sessionPatch' as const, session: toSessionSummary(session, tasks) }] : [])];
+    }
     case 'taskEvent':
-      return { type: 'traceAppended', taskId: change.taskId, event: toTraceEvent(change.event) };
+      return [{ type: 'traceAppended', taskId: change.taskId, event: toTraceEvent(change.event) }];
     case 'deadLetters':
-      return { type: 'deadLetters', deadLetters: change.deadLetters.map(toDeadLetterView) };
+      return [{ type: 'deadLetters', deadLetters: change.deadLetters.map(toDeadLetterView) }];
     case 'sessionRemoved':
-      return { type: 'sessionRemoved', sessionId: change.sessionId, movedTo: change.movedTo };
+      return [{ type: 'sessionRemoved', sessionId: change.sessionId, movedTo: change.movedTo }];
   }
 }

@@ -1,0 +1,46 @@
+import * as assert from 'node:assert/strict';
+import type { AgentSnapshot, SessionView, TaskView } from '../../../src/core/engine/types';
+import { toHostMessages, toTraceEvent } from '../../../src/host/viewMapping';
+
+const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 };
+const session: SessionView = { id: 't-1', name: 'Edit', status: 'waiting', lastActivity: 1, usage, messages: [] };
+const task = (waitingForApproval?: string): TaskView => ({
+  id: 't-1',
+  sessionId: 't-1',
+  name: 'Edit',
+  instruction: 'edit',
+  mode: 'simple',
+  status: 'running',
+  todos: [],
+  counters: { actions: { used: 1, limit: 50 }, tokens: { used: 10, limit: 1000 } },
+  waitingForUser: false,
+  waitingForApproval,
+  paused: false,
+  source: 'user',
+  selectedSkills: [],
+  actionSets: [],
+  usage,
+  createdAt: 1,
+});
+
+describe('host view mapping: engine changes → sidebar messages', () => {
+  it('re-draws the session row with a task change, so the review badge follows the approval', () => {
+    const waiting: AgentSnapshot = { sessions: [session], tasks: [task('cs-1')], deadLetters: [] };
+    const [patch, row] = toHostMessages({ type: 'task', task: task('cs-1') }, () => waiting);
+    assert.equal(patch.type, 'taskPatch');
+    assert.deepEqual(row.type === 'sessionPatch' && row.session.pendingApprovals, 1);
+
+    const decided: AgentSnapshot = { sessions: [session], tasks: [task()], deadLetters: [] };
+    const messages = toHostMessages({ type: 'task', task: task() }, () => decided);
+    const after = messages.find((m) => m.type === 'sessionPatch');
+    assert.ok(after && after.type === 'sessionPatch');
+    assert.equal(after.session.pendingApprovals, 0, 'the badge stays after the decision');
+  });
+
+  it('keeps one trace update small however large the action output is', () => {
+    const event = toTraceEvent({ seq: 7, at: 1, kind: 'action_end', data: { name: 'read_file', output: 'x'.repeat(200_000), durationMs: 3 } });
+    assert.equal(event.summary, 'read_file');
+    assert.equal(event.durationMs, 3);
+    assert.ok(JSON.stringify(event).length < 10_000, `${JSON.stringify(event).length} bytes`);
+  });
+});
