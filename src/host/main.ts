@@ -56,9 +56,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
     ...registerCommandApprovalCommands(commandExecution),
     approvals,
     approvals.onDidChange((message) => sidebar.post(message)),
-    // A chore's applied proposal changes files its own globs may watch: those events are not a new fire.
-    approvals.onDidChange((m) => m.type === 'approvalPatch' && m.approval.choreId && ['approved', 'applied', 'partially_applied'].includes(m.approval.status) && chores.noteOwnWrite(m.approval.choreId, m.approval.files.flatMap((f) => [f.path, ...(f.newPath ? [f.newPath] : [])]))),
-    ...registerApprovalCommands([approvals, { ...bind(commandExecution), oldestPending: async () => (await commandExecution.pending())[0] }]),
+    approvals.onDidChange((message) => chores.followApprovals(message)),
+    ...registerApprovalCommands([approvals, commandExecution]),
   );
 
   const ready = runtime.ready.then(
@@ -76,9 +75,4 @@ async function offerModelSetup(models: ModelProvider): Promise<void> {
   if (!status.problem) return;
   const choice = await vscode.window.showInformationMessage('Tasklane needs a model to work with.', 'Choose a model');
   if (choice) await selectModelFlow(models);
-}
-
-/** The command host's decisions as an approval owner of the palette commands. */
-function bind(host: CommandExecutionHost) {
-  return { owns: (id: string) => host.owns(id), approve: (id: string) => host.approve(id), reject: (id: string, reason?: string) => host.reject(id, reason) };
 }

@@ -15,6 +15,7 @@ import type { Agent } from '../../core/engine/agent';
 import type { TaskHooks } from '../../core/engine/taskHooks';
 import type { Logger } from '../../core/ports';
 import { systemClock } from '../../core/ports';
+import type { ApprovalHostMessage } from '../../shared/approvalProtocol';
 import type { ChoreHostMessage, ChoreRunView, ChoreView, ChoreWebviewMessage } from '../../shared/choreProtocol';
 import type { RuntimeBase, RuntimeExtension } from '../runtime';
 import type { SidebarSection } from '../sidebarBackend';
@@ -150,6 +151,13 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   /** The chore's own applied edits: the watcher events they cause must not fire it again. */
   noteOwnWrite(choreId: string, paths: readonly string[]): void {
     this.ownEdits.noteWrite(choreId, paths);
+  }
+
+  /** Follows approval cards: a chore's applied proposal changes files its own globs may watch. */
+  followApprovals(message: ApprovalHostMessage): void {
+    if (message.type !== 'approvalPatch' || !message.approval.choreId) return;
+    if (!['approved', 'applied', 'partially_applied'].includes(message.approval.status)) return;
+    this.noteOwnWrite(message.approval.choreId, message.approval.files.flatMap((f) => [f.path, ...(f.newPath ? [f.newPath] : [])]));
   }
 
   onDidPost(listener: (message: ChoreHostMessage) => void): vscode.Disposable {

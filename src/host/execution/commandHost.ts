@@ -93,6 +93,11 @@ export class CommandExecutionHost implements OwnedApprovalSection, RuntimeExtens
     return this.service ? this.service.pending() : [];
   }
 
+  /** As an owner of the palette's approve/reject: its oldest pending command. */
+  async oldestPending(): Promise<CommandApproval | undefined> {
+    return (await this.pending())[0];
+  }
+
   /** Runs the approved command; resolves with its result once the task has been woken. */
   approve(id: string): Promise<CommandResult> {
     return this.ready.approve(id);
