@@ -34,6 +34,7 @@ export const silentLogger: Logger = { trace() {}, info() {}, warn() {}, error() 
 /** Read-only access to the workspace, for the read actions. Paths are workspace-relative. */
 export interface WorkspacePort {
   readFile(relativePath: string): Promise<string>;
+  /** Workspace-relative paths (folders end with '/'), sorted. */
   listFiles(relativeDir: string, options?: { recursive?: boolean; limit?: number }): Promise<string[]>;
   searchText(query: string, options?: { isRegex?: boolean; include?: string; limit?: number }): Promise<Array<{ path: string; line: number; text: string }>>;
 }

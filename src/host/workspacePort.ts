@@ -24,8 +24,9 @@ export class VsCodeWorkspace implements WorkspacePort {
       return found.map((uri) => vscode.workspace.asRelativePath(uri, false)).sort();
     }
     const entries = await vscode.workspace.fs.readDirectory(vscode.Uri.joinPath(this.root, relativeDir));
+    const base = relativeDir.replace(/^\.\/?/, '').replace(/\/+$/, '');
     return entries
-      .map(([name, type]) => (type === vscode.FileType.Directory ? `${name}/` : name))
+      .map(([name, type]) => `${base ? `${base}/` : ''}${name}${type === vscode.FileType.Directory ? '/' : ''}`)
       .sort()
       .slice(0, limit);
   }

@@ -47,7 +47,11 @@ export const listFiles = defineAction({
   approval: 'never',
   async run(input, ctx) {
     const files = await ctx.workspace.listFiles(input.dir, { recursive: input.recursive, limit: input.limit });
-    return files.length ? files.join('\n') : `(no files in ${input.dir})`;
+    if (!files.length) return `(no files in ${input.dir})`;
+    // Like `ls`: the folder once, then names relative to it (fewer tokens than full paths per line).
+    const base = input.dir.replace(/^\.\/?/, '').replace(/\/+$/, '');
+    const prefix = base ? `${base}/` : '';
+    return [`${prefix || './'}:`, ...files.map((f) => (prefix && f.startsWith(prefix) ? f.slice(prefix.length) : f))].join('\n');
   },
 });
 

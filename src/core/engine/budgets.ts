@@ -17,6 +17,17 @@ function usedAndLimit(task: TaskRecord, kind: BudgetKind): [number, number | und
   return [task.usage.cost, task.limits.cost];
 }
 
+/**
+ * Budget use in steps of 10% ("actions 40% of 50"): exact counts change every turn, and a status
+ * line that changed every turn would be repeated into the prompt every turn.
+ */
+export function describeBudgetStep(task: TaskRecord, kind: BudgetKind): string {
+  const [used, limit] = usedAndLimit(task, kind);
+  const step = limit ? Math.min(100, Math.floor((used / limit) * 10) * 10) : 0;
+  const fmt = (n: number) => (kind === 'cost' ? `$${n.toFixed(2)}` : String(Math.round(n)));
+  return `${kind} ${step}% of ${fmt(limit ?? 0)}`;
+}
+
 /** Which limits are spent and which have newly crossed 80% (not yet warned). */
 export function checkBudget(task: TaskRecord): { exceeded: BudgetKind[]; newlyNear: BudgetKind[] } {
   const exceeded: BudgetKind[] = [];

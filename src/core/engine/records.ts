@@ -54,6 +54,8 @@ export interface TaskRecord {
   modelErrors: number;
   /** The stable prompt prefix, fixed at task start (rules, memory, skills, instruction). */
   prefix: string;
+  /** The last status line sent to the model (a turn whose status is unchanged sends none). */
+  lastStatus?: string;
   /** History is rebuilt from events with seq >= this (moved forward in big steps when it grows). */
   historyFromSeq: number;
   createdAt: number;

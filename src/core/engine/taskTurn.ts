@@ -6,7 +6,7 @@
 import type { ModelError } from '../model/types';
 import type { ModelClient } from '../model/types';
 import { historyFromEvents, serializeRequest, taskRequest } from '../prompts/requestBuilder';
-import { checkBudget, describeBudget } from './budgets';
+import { checkBudget, describeBudget, describeBudgetStep } from './budgets';
 import type { EngineEnv } from './engineEnv';
 import { runPipeline } from './pipeline';
 import { addTotals } from './records';
@@ -18,9 +18,15 @@ import type { TaskEvent } from './types';
 const HISTORY_MAX_CHARS = 120_000;
 
 export function statusTail(task: TaskRecord): string {
-  const budget = [describeBudget(task, 'actions'), describeBudget(task, 'tokens'), ...(task.limits.cost !== undefined ? [describeBudget(task, 'cost')] : [])].join(', ');
+  const budget = [describeBudgetStep(task, 'actions'), describeBudgetStep(task, 'tokens'), ...(task.limits.cost !== undefined ? [describeBudgetStep(task, 'cost')] : [])].join(', ');
   const todos = task.todos.length ? task.todos.map((t) => `[${t.status === 'done' ? 'x' : t.status === 'in_progress' ? '>' : ' '}] ${t.text}`).join('; ') : 'none';
-  return `[status] turn ${task.turns + 1}; used ${budget}; todos: ${todos}`;
+  return `[status] used ${budget}; todos: ${todos}`;
+}
+
+/** The status line this turn adds to the prompt: none when it says what the last one said. */
+function freshStatus(task: TaskRecord): string | undefined {
+  const status = statusTail(task);
+  return status === task.lastStatus ? undefined : status;
 }
 
 function cutHistory(task: TaskRecord, events: TaskEvent[]): void {
@@ -38,7 +44,7 @@ function cutHistory(task: TaskRecord, events: TaskEvent[]): void {
 }
 
 /** Builds the request a task would send now (also used by the benchmark). */
-export async function buildTaskRequest(env: EngineEnv, task: TaskRecord, status = statusTail(task)) {
+export async function buildTaskRequest(env: EngineEnv, task: TaskRecord, status = freshStatus(task)) {
   const count = await env.state.streams.count(task.sessionId);
   const events = await env.state.streams.read(task.sessionId, { limit: count });
   cutHistory(task, events);
@@ -68,8 +74,9 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: Mod
   }
 
   const model = client ?? (await env.model());
-  const status = statusTail(task);
+  const status = freshStatus(task);
   const request = await buildTaskRequest(env, task, status);
+  if (status) task.lastStatus = status;
   const result = await runPipeline(env, { client: model, request, actionSets: task.actionSets, sessionId: task.sessionId, task, signal: env.signal, status });
 
   task.turns += 1;

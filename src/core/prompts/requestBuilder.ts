@@ -82,10 +82,11 @@ export function taskPrefixText(task: TaskPrefix): string {
   ]);
 }
 
-export function taskRequest(input: { tools: ToolSpec[]; prefix: string; history: ModelMessage[]; tail: string }): ModelRequest {
+export function taskRequest(input: { tools: ToolSpec[]; prefix: string; history: ModelMessage[]; tail?: string }): ModelRequest {
   // No filler between the prefix and the history: the first turn's request must be a byte prefix
   // of the second's up to its tail. Consecutive user messages are valid on both wire formats.
-  const messages: ModelMessage[] = [{ role: 'user', content: input.prefix }, ...mergeText([...input.history, { role: 'user', content: input.tail }])];
+  const tail: ModelMessage[] = input.tail ? [{ role: 'user', content: input.tail }] : [];
+  const messages: ModelMessage[] = [{ role: 'user', content: input.prefix }, ...mergeText([...input.history, ...tail])];
   return { system: TASK_SYSTEM, tools: input.tools, messages, stablePrefixMessages: 1, toolChoice: 'required' };
 }
 
@@ -162,8 +163,13 @@ export function historyFromEvents(events: readonly TaskEvent[], fromSeq = 1): Mo
 
 /** Wire-neutral serialisation used to measure prompt size and prefix stability. */
 export function serializeRequest(request: ModelRequest): string {
-  // `arguments` is derived from `rawArguments`; a wire format carries one of them, not both.
-  const messages = request.messages.map((m) => (m.role === 'assistant' && m.toolCalls ? { ...m, toolCalls: m.toolCalls.map(({ id, name, rawArguments }) => ({ id, name, rawArguments })) } : m));
+  // Only what a wire format carries: `arguments` is derived from `rawArguments`, and a tool result
+  // travels as its call id and content (plus an error flag when set), without the tool's name.
+  const messages = request.messages.map((m) => {
+    if (m.role === 'assistant' && m.toolCalls) return { ...m, toolCalls: m.toolCalls.map(({ id, name, rawArguments }) => ({ id, name, rawArguments })) };
+    if (m.role === 'tool') return { role: m.role, toolCallId: m.toolCallId, content: m.content, ...(m.isError ? { isError: true } : {}) };
+    return m;
+  });
   return JSON.stringify({ system: request.system, tools: request.tools, messages });
 }
 

@@ -113,6 +113,19 @@ for (const wire of WIRES) {
       assert.match(agentFile(h, 'TASK_HISTORY.md'), /mode: complex/);
     });
 
+    it('adds a status line to the prompt only when it says something new', async () => {
+      await startTask(h, server, 'simple', [
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts' } }] },
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts' } }] },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'read twice' } }] },
+      ]);
+      const statusLines = (i: number) => (JSON.stringify(server.requests[i].body).match(/\[status\] used/g) ?? []).length;
+      // Request 1 is the task's first turn; 2 and 3 follow reads that moved no budget step and no todo.
+      assert.equal(statusLines(1), 1);
+      assert.equal(statusLines(2), 1, 'an unchanged status was sent again');
+      assert.equal(statusLines(3), 1);
+    });
+
     it('waits for a reply: persisted flag, 3 h re-arms with no model call, reply pulls it forward', async () => {
       const id = await startTask(h, server, 'simple', [{ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which branch?' } }] }]);
       const before = server.requests.length;
