@@ -125,7 +125,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   // Select.
   let request = input.request;
   let response = await complete(request);
-  logger.info('WORKFLOW', `select ${input.sessionId}: ${response.toolCalls.map((c) => c.name).join(', ') || 'text only'} (${response.usage.inputTokens}+${response.usage.cacheReadTokens} in, ${response.usage.outputTokens} out)`);
+  logger.info('WORKFLOW: select', `${input.sessionId}: ${response.toolCalls.map((c) => c.name).join(', ') || 'text only'} (${response.usage.inputTokens}+${response.usage.cacheReadTokens} in, ${response.usage.outputTokens} out)`);
   let prepared = prepare(env, response.toolCalls, input.actionSets);
 
   // Prepare, with one repair turn.
@@ -139,10 +139,10 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
       results.push({ role: 'tool', toolCallId: p.call.id, toolName: p.call.name, content: `Error: ${error}`, isError: true });
     }
     if (attempt >= 1) {
-      logger.warn('WORKFLOW', `prepare ${input.sessionId}: invalid tool calls after the repair turn: ${bad}`);
+      logger.warn('WORKFLOW: prepare', `${input.sessionId}: invalid tool calls after the repair turn: ${bad}`);
       return { effects, usage, cost, actionsRun: 0, text: response.text, invalid: bad, modelMs };
     }
-    logger.info('WORKFLOW', `repair ${input.sessionId}: ${bad}`);
+    logger.info('WORKFLOW: repair', `${input.sessionId}: ${bad}`);
     request = {
       ...request,
       messages: [...request.messages, { role: 'assistant', content: response.text, toolCalls: response.toolCalls }, ...results, { role: 'user', content: REPAIR_NOTE }],
@@ -156,7 +156,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   const ready = prepared as Array<Required<Pick<Prepared, 'call' | 'action'>> & { input: unknown }>;
   const parallel = ready.length > 1 && ready.every((p) => p.action.parallelizable);
   const run = (p: (typeof ready)[number]) => executeOne(env, input, effects, p.action, p.call, p.input);
-  if (ready.length) logger.info('WORKFLOW', `execute ${input.sessionId}: ${ready.map((p) => p.action.name).join(', ')} (${parallel ? 'parallel' : 'in order'})`);
+  if (ready.length) logger.info('WORKFLOW: execute', `${input.sessionId}: ${ready.map((p) => p.action.name).join(', ')} (${parallel ? 'parallel' : 'in order'})`);
   if (parallel) {
     if (ready.length) guard('action');
     await Promise.all(ready.map(run));

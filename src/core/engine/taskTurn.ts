@@ -94,7 +94,7 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: Mod
 async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaited<ReturnType<typeof runPipeline>>): Promise<void> {
   const fx = result.effects;
   const outcome = fx.ended ? 'end' : result.invalid ? 'pause (invalid)' : fx.question || fx.approval || (result.actionsRun === 0 && result.text.trim()) ? 'wait for the user' : fx.waitAt ? 'wait' : 'continue';
-  env.logger.info('WORKFLOW', `finalize ${task.id}: ${outcome}${fx.started.length ? `, started ${fx.started.length} task(s)` : ''}`);
+  env.logger.info('WORKFLOW: finalize', `${task.id}: ${outcome}${fx.started.length ? `, started ${fx.started.length} task(s)` : ''}`);
   const { state } = env;
   if (fx.todos) {
     task.todos = fx.todos;

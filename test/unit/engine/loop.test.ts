@@ -75,7 +75,7 @@ for (const wire of WIRES) {
       assert.equal(turns.length, 2);
       assert.equal((turns[0].data.usage as { cacheReadTokens: number }).cacheReadTokens, 500);
       assert.ok(Number(turns[0].data.cost) > 0);
-      for (const tag of ['TRIGGER', 'REACT', 'WORKFLOW', 'ACTION', 'CHAT', 'TASK']) {
+      for (const tag of ['TRIGGER', 'REACT', 'WORKFLOW: select', 'WORKFLOW: execute', 'WORKFLOW: finalize', 'ACTION', 'CHAT', 'TASK']) {
         assert.ok(h.logger.lines.some((l) => l.includes(`[${tag}]`)), `logged with [${tag}]`);
       }
     });
