@@ -12,6 +12,8 @@ export interface CommandDeps {
   refreshSidebar: () => Promise<void>;
   /** Chores and their last runs, for the state snapshot. */
   chores?: { state(): Promise<unknown[]> };
+  /** Approval cards (change sets and commands), for the state snapshot's pending approvals. */
+  approvals?: { list(): Promise<Array<{ status: string }>> };
 }
 
 /** Picks a task: the argument if given, else the user chooses among tasks in a fitting state. */
@@ -49,7 +51,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }),
     vscode.commands.registerCommand('tasklane.getState', async () => {
       const { agent } = await runtime.ready;
-      return { ...agent.snapshot(), chores: (await deps.chores?.state()) ?? [], model: await deps.models.status(), restricted: !vscode.workspace.isTrusted };
+      const approvals = ((await deps.approvals?.list()) ?? []).filter((a) => a.status === 'pending');
+      return { ...agent.snapshot(), approvals, chores: (await deps.chores?.state()) ?? [], model: await deps.models.status(), restricted: !vscode.workspace.isTrusted };
     }),
     vscode.commands.registerCommand('tasklane.continueTask', async (taskId?: unknown) => {
       const id = await pickTask(deps, taskId, (t) => t.paused, 'continue');

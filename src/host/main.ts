@@ -48,7 +48,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('tasklane.model') && void refreshSidebar()),
     vscode.lm.onDidChangeChatModels(refreshSidebar),
     context.secrets.onDidChange(refreshSidebar),
-    ...registerCommands({ runtime, models, channel, refreshSidebar, chores }),
+    ...registerCommands({ runtime, models, channel, refreshSidebar, chores, approvals: approvalSection }),
     chores,
     chores.onDidPost((message) => sidebar.post(message)),
     ...registerChoreCommands(chores),

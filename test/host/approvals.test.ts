@@ -223,6 +223,8 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
     const readme = onDisk('README.md');
     const [task] = await proposeInTasks([[write('README.md', '# replaced\n'), { name: 'delete_file', arguments: { path: 'CHANGELOG.md' } }]]);
     assert.ok(task.waitingForApproval);
+    const snapshot = (await vscode.commands.executeCommand('tasklane.getState')) as { approvals: Array<{ id: string; files: unknown[] }> };
+    assert.equal(snapshot.approvals.find((a) => a.id === task.waitingForApproval)?.files.length, 2, 'tasklane.getState does not list the pending approval');
     const result = await vscode.commands.executeCommand<ApprovalResult>('tasklane.reject', task.waitingForApproval, 'keep the README, the changelog is still needed');
     assert.equal(result.status, 'rejected');
     assert.equal(onDisk('README.md'), readme);
