@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { openTasklaneView, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame, transcriptMessages, waitForAssistantMessage } from './support/workbench';
+import { openTasklaneView, runCommand, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame, transcriptMessages, waitForAssistantMessage } from './support/workbench';
 import type { UiSession } from './support/workbench';
 
 // One code-server for the whole file: a cold start costs ~15 s.
@@ -43,5 +43,30 @@ describe('ui smoke: chatting in the Tasklane sidebar', function () {
 
     const file = await screenshotSidebar(ui.page, 'ui-smoke-reply');
     assert.ok(fs.statSync(file).size > 1000, `${file} looks empty`);
+  });
+
+  it('restores the conversation and an unsent draft after the view is hidden and shown again', async function () {
+    assert.ok(ui);
+    await openTasklaneView(ui.page);
+    let frame = await tasklaneFrame(ui.page);
+    await transcriptMessages(frame, 'assistant').first().waitFor({ timeout: 15_000 });
+    const before = await transcriptMessages(frame, 'assistant').allTextContents();
+    const draft = `half-typed thought ${Date.now().toString(36)}`;
+    const textarea = frame.locator('#chat-input textarea');
+    await textarea.click();
+    await textarea.fill(draft);
+
+    // Another view container takes the side bar: VS Code disposes the hidden webview's page.
+    await runCommand(ui.page, 'View: Show Explorer');
+    await ui.page.locator('.part.sidebar .composite.title', { hasText: /Explorer/i }).first().waitFor({ timeout: 15_000 });
+    await openTasklaneView(ui.page);
+    const hidden = frame;
+    frame = await tasklaneFrame(ui.page);
+    assert.ok(hidden.isDetached() && frame !== hidden, 'the webview was kept alive, so this proves nothing about restoring');
+
+    await transcriptMessages(frame, 'assistant').first().waitFor({ timeout: 15_000 });
+    assert.deepEqual(await transcriptMessages(frame, 'assistant').allTextContents(), before, 'the transcript did not come back');
+    assert.equal(await frame.locator('#chat-input').evaluate((el) => (el as HTMLElement & { value: string }).value), draft, 'the draft was lost');
+    await screenshotSidebar(ui.page, 'ui-smoke-restored');
   });
 });
