@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import type { ActionDef } from '../core/actions/types';
 import { guardRestricted } from '../core/approval/commandActions';
+import { guardReads } from '../core/approval/guardedWorkspace';
+import { nodeFs } from '../core/approval/nodeFs';
 import { Agent } from '../core/engine/agent';
 import type { TaskHooks } from '../core/engine/taskHooks';
 import type { AgentChange } from '../core/engine/types';
@@ -105,7 +107,8 @@ export class Runtime implements vscode.Disposable {
       if (vscode.workspace.workspaceFolders?.[0]) {
         for (const dir of ['.agents/skills', '.github/skills', '.claude/skills']) skillDirs.push(vscode.Uri.joinPath(root, dir).fsPath);
       }
-      const workspace = new VsCodeWorkspace(root);
+      // Reads pass the same path guard as edits; it resolves symbolic links on the local disk.
+      const workspace = root.scheme === 'file' ? guardReads(new VsCodeWorkspace(root), root.fsPath, nodeFs, { caseInsensitive: process.platform !== 'linux' }) : new VsCodeWorkspace(root);
       const base: RuntimeBase = {
         db,
         triggers,

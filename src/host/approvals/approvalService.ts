@@ -81,6 +81,8 @@ export class ApprovalService implements OwnedApprovalSection, RuntimeExtension, 
     return createEditActions({
       root: root.fsPath,
       fs: nodeFs,
+      // Windows and macOS (by default) ignore case: `.VSCODE/settings.json` is `.vscode/settings.json` there.
+      caseInsensitive: process.platform !== 'linux',
       files,
       store,
       decider,
