@@ -12,11 +12,10 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, toToolCall } from './clientOptions';
+import { toToolCall } from './clientOptions';
 import type { SdkClientOptions } from './clientOptions';
-import { toModelError } from './errors';
-import type { ErrorContext } from './errors';
-import { RequestGuard } from './requestGuard';
+import { drainStream, guardedModelCall, resolveSdkSettings } from './sdkRequest';
+import type { SdkCallSite, SdkSettings } from './sdkRequest';
 import type { ModelClient, ModelRequest, ModelResponse, Usage } from './types';
 
 const sdkErrors = { APIError, APIUserAbortError, APIConnectionError, APIConnectionTimeoutError };
@@ -34,58 +33,37 @@ export class AnthropicClient implements ModelClient {
   readonly model: string;
   readonly baseUrl: string;
   private readonly sdk: Anthropic;
-  private readonly timeoutMs: number;
-  private readonly maxRetries: number;
-  private readonly stream: boolean;
+  private readonly settings: SdkSettings;
+  private readonly site: SdkCallSite;
 
   constructor(private readonly options: AnthropicClientOptions) {
     this.model = options.model;
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    this.stream = options.stream ?? true;
+    this.settings = resolveSdkSettings(options);
     this.sdk = new Anthropic({
       apiKey: options.apiKey,
       // Not from ANTHROPIC_AUTH_TOKEN: the key the user configured is the only credential sent.
       authToken: null,
       // Explicit, so an ANTHROPIC_BASE_URL in the environment cannot silently redirect the key.
       baseURL: options.baseUrl ?? 'https://api.anthropic.com',
-      timeout: this.timeoutMs,
-      maxRetries: this.maxRetries,
+      timeout: this.settings.timeoutMs,
+      maxRetries: this.settings.maxRetries,
     });
     this.baseUrl = this.sdk.baseURL;
+    this.site = { provider: this.provider, model: this.model, baseUrl: this.baseUrl, ...this.settings, logger: options.logger, sdkErrors };
   }
 
-  async complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
-    const guard = new RequestGuard(this.timeoutMs, request.signal);
-    try {
+  complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
+    return guardedModelCall(this.site, request.signal, async (guard) => {
       const params = buildAnthropicParams(request, this.model, this.options.defaultMaxOutputTokens ?? 8192);
-      if (!this.stream) {
+      if (!this.settings.stream) {
         const message = await this.sdk.messages.create({ ...params, stream: false }, { signal: guard.signal });
         const response = fromMessage(message as Message, this.model);
         if (response.text) onText?.(response.text);
         return response;
       }
       const stream = await this.sdk.messages.create({ ...params, stream: true }, { signal: guard.signal });
-      guard.touch();
-      const acc = new StreamAccumulator(this.model);
-      for await (const event of stream) {
-        guard.touch();
-        const delta = acc.add(event);
-        if (delta) onText?.(delta);
-      }
-      guard.throwIfAborted();
-      return acc.finish();
-    } catch (error) {
-      const ctx: ErrorContext = {
-        provider: this.provider, model: this.model, baseUrl: this.baseUrl, timeoutMs: this.timeoutMs, maxRetries: this.maxRetries,
-        idleTimedOut: guard.idleTimedOut, cancelledByCaller: guard.cancelledByCaller,
-      };
-      const mapped = toModelError(error, sdkErrors, ctx);
-      this.options.logger?.warn('MODEL', `anthropic ${this.model}: ${mapped.kind}: ${mapped.message}`);
-      throw mapped;
-    } finally {
-      guard.dispose();
-    }
+      return drainStream(stream, new StreamAccumulator(this.model), guard, onText);
+    });
   }
 }
 

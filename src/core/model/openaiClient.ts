@@ -11,11 +11,10 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, toToolCall } from './clientOptions';
+import { toToolCall } from './clientOptions';
 import type { SdkClientOptions } from './clientOptions';
-import { toModelError } from './errors';
-import type { ErrorContext } from './errors';
-import { RequestGuard } from './requestGuard';
+import { drainStream, guardedModelCall, resolveSdkSettings } from './sdkRequest';
+import type { SdkCallSite, SdkSettings } from './sdkRequest';
 import type { ModelClient, ModelMessage, ModelRequest, ModelResponse, ToolCall, Usage } from './types';
 
 const sdkErrors = { APIError, APIUserAbortError, APIConnectionError, APIConnectionTimeoutError };
@@ -30,33 +29,30 @@ export class OpenAiClient implements ModelClient {
   readonly model: string;
   readonly baseUrl: string;
   private readonly sdk: OpenAI;
-  private readonly timeoutMs: number;
-  private readonly maxRetries: number;
-  private readonly stream: boolean;
+  private readonly settings: SdkSettings;
+  private readonly site: SdkCallSite;
 
-  constructor(private readonly options: OpenAiClientOptions) {
+  constructor(options: OpenAiClientOptions) {
     this.provider = options.provider ?? 'openai';
     this.model = options.model;
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    this.stream = options.stream ?? true;
+    this.settings = resolveSdkSettings(options);
     this.sdk = new OpenAI({
       apiKey: options.apiKey,
       // Explicit, so an OPENAI_BASE_URL in the environment cannot silently redirect the key.
       baseURL: options.baseUrl ?? 'https://api.openai.com/v1',
-      timeout: this.timeoutMs,
-      maxRetries: this.maxRetries,
+      timeout: this.settings.timeoutMs,
+      maxRetries: this.settings.maxRetries,
       // OPENAI_ORG_ID / OPENAI_PROJECT_ID belong to api.openai.com; never send them to a third-party server.
       ...(this.provider === 'openai-compatible' ? { organization: null, project: null } : {}),
     });
     this.baseUrl = this.sdk.baseURL;
+    this.site = { provider: this.provider, model: this.model, baseUrl: this.baseUrl, ...this.settings, logger: options.logger, sdkErrors };
   }
 
-  async complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
-    const guard = new RequestGuard(this.timeoutMs, request.signal);
-    try {
+  complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
+    return guardedModelCall(this.site, request.signal, async (guard) => {
       const params = this.buildParams(request);
-      if (!this.stream) {
+      if (!this.settings.stream) {
         const completion = await this.sdk.chat.completions.create({ ...params, stream: false }, { signal: guard.signal });
         const response = fromCompletion(completion, this.model);
         if (response.text) onText?.(response.text);
@@ -66,26 +62,8 @@ export class OpenAiClient implements ModelClient {
         { ...params, stream: true, stream_options: { include_usage: true } },
         { signal: guard.signal },
       );
-      guard.touch();
-      const acc = new StreamAccumulator(this.model);
-      for await (const chunk of stream) {
-        guard.touch();
-        const delta = acc.add(chunk);
-        if (delta) onText?.(delta);
-      }
-      guard.throwIfAborted();
-      return acc.finish();
-    } catch (error) {
-      const ctx: ErrorContext = {
-        provider: this.provider, model: this.model, baseUrl: this.baseUrl, timeoutMs: this.timeoutMs, maxRetries: this.maxRetries,
-        idleTimedOut: guard.idleTimedOut, cancelledByCaller: guard.cancelledByCaller,
-      };
-      const mapped = toModelError(error, sdkErrors, ctx);
-      this.options.logger?.warn('MODEL', `${this.provider} ${this.model}: ${mapped.kind}: ${mapped.message}`);
-      throw mapped;
-    } finally {
-      guard.dispose();
-    }
+      return drainStream(stream, new StreamAccumulator(this.model), guard, onText);
+    });
   }
 
   private buildParams(request: ModelRequest): ChatCompletionCreateParamsBase {
