@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateTasklane, quiesce, scriptModel } from './support/tasklane';
+import { activateTasklane, modelSaw, quiesce, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
 
 // Approval-gated edits inside a real extension host: a scripted task proposes edits through the
 // real edit actions; the test decides with tasklane.approve / tasklane.reject and checks the disk,
@@ -23,29 +23,7 @@ interface ApprovalResult {
   error?: string;
 }
 
-const modelUrl = () => {
-  const url = process.env.TASKLANE_TEST_MODEL_URL;
-  if (!url) throw new Error('the harness started no scripted model server (TASKLANE_TEST_MODEL_URL unset)');
-  return url;
-};
-
-async function requestsText(): Promise<string[]> {
-  const requests = (await (await fetch(`${modelUrl()}/__requests`)).json()) as Array<{ body: unknown }>;
-  return requests.map((r) => JSON.stringify(r.body));
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 const tasks = async () => ((await vscode.commands.executeCommand('tasklane.getState')) as { tasks: TaskState[] }).tasks;
-const modelSaw = (pattern: RegExp) => until(`a model request matching ${pattern}`, async () => (await requestsText()).find((t) => pattern.test(t)));
 
 type Call = { name: string; arguments: Record<string, unknown> };
 let runs = 0;
@@ -97,16 +75,12 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
     await activateTasklane();
     // Live tasks left by another suite would send every new message through the router model.
     await quiesce();
-    const model = vscode.workspace.getConfiguration('tasklane.model');
-    await model.update('provider', 'openai-compatible', target);
-    await model.update('id', 'scripted', target);
-    await model.update('baseUrl', `${modelUrl()}/v1`, target);
-    await model.update('maxRetries', 0, target);
+    await useScriptedModel();
     outside = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-outside-'));
     fs.writeFileSync(path.join(outside, 'secret.txt'), 'outside\n');
   });
   beforeEach(async () => {
-    await fetch(`${modelUrl()}/__reset`, { method: 'POST' });
+    await resetModel();
     await approval().update('autoApproveEdits', false, target);
   });
   afterEach(async () => {

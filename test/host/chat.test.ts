@@ -1,18 +1,13 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { StateSnapshot } from './support/tasklane';
-import { activateTasklane, quiesce, scriptModel, waitForState } from './support/tasklane';
+import { activateTasklane, modelRequests, modelUrl, quiesce, resetModel, scriptModel, waitForState } from './support/tasklane';
 
 // The first vertical slice, inside a real extension host: a message sent with
 // `tasklane.sendMessage` becomes a trigger, one conversation turn calls the configured model,
 // and the reply (or a clear error) lands in the session, as `tasklane.getState` reports it.
 describe('host: chat through each provider, and what the user sees when the model fails', function () {
   this.timeout(60_000);
-  const modelUrl = () => {
-    const url = process.env.TASKLANE_TEST_MODEL_URL;
-    if (!url) throw new Error('the harness started no scripted model server (TASKLANE_TEST_MODEL_URL unset)');
-    return url;
-  };
   const config = () => vscode.workspace.getConfiguration('tasklane.model');
 
   async function useProvider(provider: string, settings: { id?: string; baseUrl?: string; timeoutSeconds?: number; maxRetries?: number } = {}): Promise<void> {
@@ -62,7 +57,7 @@ describe('host: chat through each provider, and what the user sees when the mode
     await scriptModel([{ toolCalls: [{ name: 'send_message', arguments: { text: 'Answer delivered through a tool call.' } }] }]);
     const sessionId = await send('Use your tool to answer');
     assert.match(await replyIn(sessionId, 'assistant'), /Answer delivered through a tool call\./);
-    const requests = (await (await fetch(`${modelUrl()}/__requests`)).json()) as Array<{ body: { tools?: Array<{ function?: { name: string } }> } }>;
+    const requests = await modelRequests<{ tools?: Array<{ function?: { name: string } }> }>();
     const last = requests[requests.length - 1];
     assert.ok(last.body.tools?.some((t) => t.function?.name === 'send_message'), 'the tool list did not reach the model through vscode.lm');
   });
@@ -106,7 +101,7 @@ describe('host: chat through each provider, and what the user sees when the mode
 
   for (const failure of failures) {
     it(`${failure.name}: a clear error in the session, and the message typed is kept`, async () => {
-      await fetch(`${modelUrl()}/__reset`, { method: 'POST' });
+      await resetModel();
       await failure.arrange();
       const text = `message sent with ${failure.name}`;
       const sessionId = await send(text);

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateTasklane, quiesce, scriptModel } from './support/tasklane';
+import { activateTasklane, quiesce, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
 
 // Chores inside a real extension host: chores.yaml loaded through the FileSystemWatcher, a file
 // burst coalesced into one run, a real VS Code task exiting non-zero, and a chore's edit proposal
@@ -15,16 +15,10 @@ const write = (rel: string, text: string) => vscode.workspace.fs.writeFile(vscod
 const state = async () => (await vscode.commands.executeCommand('tasklane.getState')) as State;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until<T>(what: string, probe: (s: State) => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+/** Polls the state snapshot until `probe` finds something; a timeout names the chores as last seen. */
+function untilState<T>(what: string, probe: (s: State) => T | undefined | false, timeoutMs = 30_000): Promise<T> {
   let last: State | undefined;
-  while (Date.now() < deadline) {
-    last = await state();
-    const value = probe(last);
-    if (value !== undefined && value !== false) return value;
-    await sleep(150);
-  }
-  throw new Error(`${what} did not happen within ${timeoutMs} ms; chores: ${JSON.stringify(last?.chores).slice(0, 1500)}`);
+  return until(what, async () => probe((last = await state())), timeoutMs, () => `chores: ${JSON.stringify(last?.chores).slice(0, 1500)}`);
 }
 
 const chore = (s: State, id: string) => s.chores.find((c) => c.id === id);
@@ -37,14 +31,8 @@ describe('host: chores', function () {
     await activateTasklane();
     // Live tasks left by another suite would send every new message through the router model.
     await quiesce();
-    const url = process.env.TASKLANE_TEST_MODEL_URL;
-    if (!url) throw new Error('the harness started no scripted model server (TASKLANE_TEST_MODEL_URL unset)');
-    await fetch(`${url}/__reset`, { method: 'POST' });
-    const config = vscode.workspace.getConfiguration('tasklane.model');
-    await config.update('provider', 'openai-compatible', vscode.ConfigurationTarget.Global);
-    await config.update('id', 'scripted', vscode.ConfigurationTarget.Global);
-    await config.update('baseUrl', `${url}/v1`, vscode.ConfigurationTarget.Global);
-    await config.update('maxRetries', 0, vscode.ConfigurationTarget.Global);
+    await resetModel();
+    await useScriptedModel();
     await write('.tasklane/chores.yaml', [
       'chores:',
       '  - id: notes-digest',
@@ -67,7 +55,7 @@ describe('host: chores', function () {
       '    trigger: { cron: "not a cron" }',
       '    prompt: never runs',
     ].join('\n') + '\n');
-    await until('chores.yaml to load', (s) => chore(s, 'fixer'));
+    await untilState('chores.yaml to load', (s) => chore(s, 'fixer'));
   });
 
   after(async () => {
@@ -93,7 +81,7 @@ describe('host: chores', function () {
       await write(`notes/n${i % 3}.md`, `note ${i}\n`);
       await sleep(40);
     }
-    const runs = await until('the notes run to end', (s) => {
+    const runs = await untilState('the notes run to end', (s) => {
       const r = chore(s, 'notes-digest')?.runs ?? [];
       return r.length && r.every((x) => x.status !== 'running') ? r : undefined;
     });
@@ -108,7 +96,7 @@ describe('host: chores', function () {
     const task = (await vscode.tasks.fetchTasks()).find((t) => t.name === 'failing-build');
     assert.ok(task, 'sample-workspace defines failing-build');
     await vscode.tasks.executeTask(task);
-    const run = await until('the failed-build run', (s) => chore(s, 'failed-build')?.runs.find((r) => r.status !== 'running'));
+    const run = await untilState('the failed-build run', (s) => chore(s, 'failed-build')?.runs.find((r) => r.status !== 'running'));
     assert.equal(run.status, 'succeeded', run.reason);
   });
 
@@ -116,7 +104,7 @@ describe('host: chores', function () {
     const before = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root(), 'README.md')));
     await scriptModel([{ toolCalls: [{ name: 'write_file', arguments: { path: 'README.md', content: 'rewritten by a chore\n' } }] }]);
     await vscode.commands.executeCommand('tasklane.runChoreNow', 'fixer');
-    const waiting = await until('the fixer task to wait for approval', (s) => s.tasks.find((t) => t.source === 'chore:fixer' && t.waitingForApproval));
+    const waiting = await untilState('the fixer task to wait for approval', (s) => s.tasks.find((t) => t.source === 'chore:fixer' && t.waitingForApproval));
     assert.ok(waiting.waitingForApproval);
     await sleep(500);
     const now = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root(), 'README.md')));

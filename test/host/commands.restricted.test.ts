@@ -1,12 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateTasklane, scriptModel } from './support/tasklane';
+import { activateTasklane, modelUrl, requestsText, resetModel, scriptModel, until } from './support/tasklane';
 
 // Runs in a second host run with Workspace Trust on and the workspace untrusted (Restricted
 // Mode): Tasklane still chats, but run_command refuses with what to tell the user, and nothing runs.
 describe('host (Restricted Mode): the agent talks but does not execute', function () {
   this.timeout(90_000);
-  const modelUrl = () => process.env.TASKLANE_TEST_MODEL_URL ?? '';
 
   before(async () => {
     await activateTasklane();
@@ -25,7 +24,7 @@ describe('host (Restricted Mode): the agent talks but does not execute', functio
   });
 
   it('run_command refuses even an allowlisted command, and the model is told how the user can trust the folder', async () => {
-    await fetch(`${modelUrl()}/__reset`, { method: 'POST' });
+    await resetModel();
     await scriptModel([
       { toolCalls: [{ name: 'task_start', arguments: { name: 'Try to run', instruction: 'Run node --version', mode: 'simple' } }] },
       { toolCalls: [{ name: 'run_command', arguments: { command: 'node --version' } }] },
@@ -33,13 +32,10 @@ describe('host (Restricted Mode): the agent talks but does not execute', functio
     ]);
     const terminalsBefore = vscode.window.terminals.length;
     await vscode.commands.executeCommand('tasklane.sendMessage', 'run node --version');
-    const deadline = Date.now() + 30_000;
-    let seen = '';
-    while (Date.now() < deadline && !/Restricted Mode/.test(seen)) {
-      const requests = (await (await fetch(`${modelUrl()}/__requests`)).json()) as Array<{ body: unknown }>;
-      seen = requests.map((r) => JSON.stringify(r.body)).join('\n');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const seen = await until('the model to be told about Restricted Mode', async () => {
+      const text = (await requestsText()).join('\n');
+      return /Restricted Mode/.test(text) ? text : undefined;
+    });
     assert.match(seen, /Restricted Mode[^"]*trust the folder/);
     assert.equal(vscode.window.terminals.length, terminalsBefore, 'no terminal was opened');
     assert.deepEqual(await vscode.commands.executeCommand('tasklane.commands.pending'), []);

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateTasklane, quiesce, scriptModel } from './support/tasklane';
+import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
 
 // run_command / run_task inside a real extension host: the exact-match allowlist, approval and
 // rejection through the command approval service, a visible terminal, and real VS Code tasks
@@ -10,32 +10,6 @@ interface PendingCommand {
   kind: 'command' | 'task';
   command: string;
   reason: string;
-}
-
-const modelUrl = () => {
-  const url = process.env.TASKLANE_TEST_MODEL_URL;
-  if (!url) throw new Error('the harness started no scripted model server (TASKLANE_TEST_MODEL_URL unset)');
-  return url;
-};
-
-async function requestsText(): Promise<string[]> {
-  const requests = (await (await fetch(`${modelUrl()}/__requests`)).json()) as Array<{ body: unknown }>;
-  return requests.map((r) => JSON.stringify(r.body));
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-/** Waits for a model request (after the first `skip`) whose text matches. */
-function modelSaw(pattern: RegExp, skip: number): Promise<string> {
-  return until(`a model request matching ${pattern}`, async () => (await requestsText()).slice(skip).find((t) => pattern.test(t)));
 }
 
 const pending = () => vscode.commands.executeCommand<PendingCommand[]>('tasklane.commands.pending');
@@ -48,16 +22,11 @@ describe('host: run_command and run_task with approval and the exact allowlist',
     await activateTasklane();
     // Live tasks left by another suite would send every new message through the router model.
     await quiesce();
-    const model = vscode.workspace.getConfiguration('tasklane.model');
-    const target = vscode.ConfigurationTarget.Global;
-    await model.update('provider', 'openai-compatible', target);
-    await model.update('id', 'scripted', target);
-    await model.update('baseUrl', `${modelUrl()}/v1`, target);
-    await model.update('maxRetries', 0, target);
-    await approval().update('allowedCommands', ['node --version', 'task:failing-build'], target);
+    await useScriptedModel();
+    await approval().update('allowedCommands', ['node --version', 'task:failing-build'], vscode.ConfigurationTarget.Global);
   });
   beforeEach(async () => {
-    await fetch(`${modelUrl()}/__reset`, { method: 'POST' });
+    await resetModel();
   });
   after(async () => {
     await approval().update('allowedCommands', undefined, vscode.ConfigurationTarget.Global);

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateTasklane, quiesce, scriptModel, storageUriOf, waitForState } from './support/tasklane';
+import { activateTasklane, quiesce, requestsText, scriptModel, storageUriOf, useScriptedModel, waitForState } from './support/tasklane';
 
 interface TaskState {
   id: string;
@@ -19,15 +19,9 @@ describe('host: a complex task end to end', function () {
   this.timeout(90_000);
 
   before(async () => {
-    const url = process.env.TASKLANE_TEST_MODEL_URL;
-    if (!url) throw new Error('the harness started no scripted model server (TASKLANE_TEST_MODEL_URL unset)');
     await activateTasklane();
     await quiesce();
-    const config = vscode.workspace.getConfiguration('tasklane.model');
-    await config.update('provider', 'openai-compatible', vscode.ConfigurationTarget.Global);
-    await config.update('id', 'scripted', vscode.ConfigurationTarget.Global);
-    await config.update('baseUrl', `${url}/v1`, vscode.ConfigurationTarget.Global);
-    await config.update('maxRetries', 0, vscode.ConfigurationTarget.Global);
+    await useScriptedModel();
   });
 
   const tasksOf = async (predicate: (tasks: TaskState[]) => boolean) =>
@@ -52,10 +46,10 @@ describe('host: a complex task end to end', function () {
     assert.deepEqual(task.todos.map((t) => `${t.text}:${t.status}`), ['read greet.js:done', 'report:done']);
 
     // The read_file turn really read the workspace file through the VS Code adapter.
-    const requests = (await (await fetch(`${process.env.TASKLANE_TEST_MODEL_URL}/__requests`)).json()) as Array<{ body: unknown }>;
+    const requests = await requestsText();
     const greet = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'src/greet.js')));
     const marker = greet.split('\n').find((l) => l.includes('function greet'))!.trim();
-    assert.ok(requests.some((r) => JSON.stringify(r.body).includes(marker)), 'the file content never reached the model');
+    assert.ok(requests.some((text) => text.includes(marker)), 'the file content never reached the model');
 
     // The user approves closing; the task completes.
     await scriptModel([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'greet.js exports greet().' } }] }]);

@@ -1,22 +1,16 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { scriptModel } from './support/tasklane';
+import { modelUrl, resetModel, scriptModel, until } from './support/tasklane';
 
 // The vscode-lm path of Tasklane is only tested for real if this fixture provider works; check it
 // directly through the public vscode.lm API, the way Tasklane's client calls it.
 describe('host fixture: the tasklane-test language model provider', function () {
   before(function () {
-    if (!process.env.TASKLANE_TEST_MODEL_URL) throw new Error('the harness started no scripted model server (TASKLANE_TEST_MODEL_URL unset)');
+    modelUrl(); // fails here, naming the cause, when the harness started no model server
   });
 
-  async function scriptedModel(): Promise<vscode.LanguageModelChat> {
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline) {
-      const [model] = await vscode.lm.selectChatModels({ vendor: 'tasklane-test', id: 'scripted' });
-      if (model) return model;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    throw new Error('vscode.lm.selectChatModels found no tasklane-test model within 15 s');
+  function scriptedModel(): Promise<vscode.LanguageModelChat> {
+    return until('vscode.lm.selectChatModels to find the tasklane-test model', async () => (await vscode.lm.selectChatModels({ vendor: 'tasklane-test', id: 'scripted' }))[0], 15_000);
   }
 
   async function collect(response: vscode.LanguageModelChatResponse): Promise<unknown[]> {
@@ -51,7 +45,7 @@ describe('host fixture: the tasklane-test language model provider', function () 
 
   it('answers `echo: <last user message>` when the script is empty', async () => {
     const model = await scriptedModel();
-    await fetch(`${process.env.TASKLANE_TEST_MODEL_URL}/__reset`, { method: 'POST' });
+    await resetModel();
     const response = await model.sendRequest([vscode.LanguageModelChatMessage.User('ping from the host')], {}, new vscode.CancellationTokenSource().token);
     const text = (await collect(response)).filter((p) => p instanceof vscode.LanguageModelTextPart).map((p) => (p as vscode.LanguageModelTextPart).value).join('');
     assert.equal(text, 'echo: ping from the host');

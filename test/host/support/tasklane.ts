@@ -39,24 +39,75 @@ export function storageUriOf(api: TasklaneApi): vscode.Uri | undefined {
   return /^[a-z][a-z0-9+.-]+:/i.test(api.storageUri) ? vscode.Uri.parse(api.storageUri) : vscode.Uri.file(api.storageUri);
 }
 
-/** Sets the scripted model's next answers (no-op error when the harness started no model server). */
-export async function scriptModel(steps: unknown[]): Promise<void> {
+/** The scripted model server's URL; fails with what is wrong when the harness started none. */
+export function modelUrl(): string {
   const url = process.env.TASKLANE_TEST_MODEL_URL;
-  if (!url) throw new Error('TASKLANE_TEST_MODEL_URL is not set: the harness started no scripted model server');
-  const response = await fetch(`${url}/__script`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(steps) });
+  if (!url) throw new Error('the harness started no scripted model server (TASKLANE_TEST_MODEL_URL unset)');
+  return url;
+}
+
+/** Sets the scripted model's next answers. */
+export async function scriptModel(steps: unknown[]): Promise<void> {
+  const response = await fetch(`${modelUrl()}/__script`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(steps) });
   if (!response.ok) throw new Error(`POST /__script answered ${response.status}: ${await response.text()}`);
+}
+
+/** Empties the scripted model's queue and its request log. */
+export async function resetModel(): Promise<void> {
+  await fetch(`${modelUrl()}/__reset`, { method: 'POST' });
+}
+
+/** Every request the scripted model has received since its last reset, oldest first. */
+export async function modelRequests<Body = unknown>(): Promise<Array<{ body: Body }>> {
+  return (await (await fetch(`${modelUrl()}/__requests`)).json()) as Array<{ body: Body }>;
+}
+
+/** The bodies of modelRequests() as JSON text, for matching what the model was told. */
+export async function requestsText(): Promise<string[]> {
+  return (await modelRequests()).map((r) => JSON.stringify(r.body));
+}
+
+/**
+ * Polls `probe` every 100 ms until it returns something other than undefined or false; fails
+ * after `timeoutMs`, naming `what` and, when given, the `detail` of the last attempt.
+ */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000, detail?: () => string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail ? `; ${detail()}` : ''}`);
+}
+
+/** Waits for a model request (after the first `skip`) whose JSON text matches `pattern`. */
+export function modelSaw(pattern: RegExp, skip = 0): Promise<string> {
+  return until(`a model request matching ${pattern}`, async () => (await requestsText()).slice(skip).find((t) => pattern.test(t)));
+}
+
+/** Points Tasklane at the scripted model over the OpenAI-compatible wire, with no retries. */
+export async function useScriptedModel(): Promise<void> {
+  const config = vscode.workspace.getConfiguration('tasklane.model');
+  const target = vscode.ConfigurationTarget.Global;
+  await config.update('provider', 'openai-compatible', target);
+  await config.update('id', 'scripted', target);
+  await config.update('baseUrl', `${modelUrl()}/v1`, target);
+  await config.update('maxRetries', 0, target);
 }
 
 /** Polls `tasklane.getState` until `predicate` holds; fails with the last snapshot after `timeoutMs`. */
 export async function waitForState(predicate: (state: StateSnapshot) => boolean, timeoutMs = 20_000): Promise<StateSnapshot> {
-  const deadline = Date.now() + timeoutMs;
   let state: StateSnapshot | undefined;
-  while (Date.now() < deadline) {
-    state = (await vscode.commands.executeCommand('tasklane.getState')) as StateSnapshot;
-    if (state && predicate(state)) return state;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`state never matched within ${timeoutMs} ms; last snapshot: ${JSON.stringify(state).slice(0, 2000)}`);
+  return until(
+    'the state to match',
+    async () => {
+      state = (await vscode.commands.executeCommand('tasklane.getState')) as StateSnapshot;
+      return state && predicate(state) ? state : undefined;
+    },
+    timeoutMs,
+    () => `last snapshot: ${JSON.stringify(state).slice(0, 2000)}`,
+  );
 }
 
 /**
@@ -70,6 +121,6 @@ export async function quiesce(timeoutMs = 20_000): Promise<void> {
   const state = (await vscode.commands.executeCommand('tasklane.getState')) as StateSnapshot;
   for (const task of live(state)) await vscode.commands.executeCommand('tasklane.cancelTask', task.id);
   await waitForState((s) => live(s).length === 0, timeoutMs);
-  const url = process.env.TASKLANE_TEST_MODEL_URL;
-  if (url) await fetch(`${url}/__reset`, { method: 'POST' });
+  // quiesce also serves a run the harness started without a model server: nothing to reset there.
+  if (process.env.TASKLANE_TEST_MODEL_URL) await resetModel();
 }
