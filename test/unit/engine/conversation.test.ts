@@ -1,23 +1,14 @@
 import * as assert from 'node:assert/strict';
 import { ModelError } from '../../../src/core/model/types';
-import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { createHarness, WIRES } from './harness';
+import { createHarness, engineHooks, WIRES } from './harness';
 import type { Harness } from './harness';
 
 for (const wire of WIRES) {
   describe(`engine: conversation mode (${wire})`, () => {
     let server: ModelServer;
     let h: Harness;
-    before(async () => {
-      server = await startModelServer();
-    });
-    after(async () => server.close());
-    beforeEach(async () => {
-      server.reset();
-      h = await createHarness({ wire, server });
-    });
-    afterEach(async () => h.close());
+    engineHooks(wire, { setServer: (s) => (server = s), setHarness: (next) => (h = next), harness: () => h });
 
     it('replies through send_message, as a durable trigger turn', async () => {
       server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'Hi! How can I help?' } }] }]);

@@ -16,6 +16,7 @@ import { loadSqlJs } from '../../../src/core/store/sqlJs';
 import type { SqlJsStatic } from '../../../src/core/store/sqlJs';
 import { createTriggerStore } from '../../../src/core/store/triggerStore';
 import type { StartingTriggerStore } from '../../../src/core/store/triggerStore';
+import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { FakeClock } from '../../fakes/fakeClock';
 import { MemoryLogger } from '../../fakes/memoryLogger';
@@ -122,6 +123,35 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       if (!options.dir) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Where engineHooks hands over what it makes; the suite keeps them in its own variables. */
+export interface EngineHookSlots {
+  /** Receives the suite's scripted model server once it listens. */
+  setServer(server: ModelServer): void;
+  /** Receives each test's fresh harness. */
+  setHarness(h: Harness): void;
+  /** The harness to close after a test: a test may have closed the fresh one and opened another. */
+  harness(): Harness;
+}
+
+/**
+ * Registers the mocha hooks every engine suite needs: one scripted model server per suite (its
+ * script and request log reset before each test) and a fresh harness per test, closed after it.
+ * `open` builds the harness when the suite needs options (default: the wire and server alone).
+ */
+export function engineHooks(wire: Wire, slots: EngineHookSlots, open?: (server: ModelServer) => Promise<Harness>): void {
+  let server: ModelServer;
+  before(async () => {
+    server = await startModelServer();
+    slots.setServer(server);
+  });
+  after(async () => server.close());
+  beforeEach(async () => {
+    server.reset();
+    slots.setHarness(await (open ? open(server) : createHarness({ wire, server })));
+  });
+  afterEach(async () => slots.harness().close());
 }
 
 /** Reads a file under the agent's storage dir. */

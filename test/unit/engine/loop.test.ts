@@ -1,22 +1,13 @@
 import * as assert from 'node:assert/strict';
-import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { createHarness, WIRES } from './harness';
+import { engineHooks, WIRES } from './harness';
 import type { Harness } from './harness';
 
 for (const wire of WIRES) {
   describe(`engine: the consumer loop (${wire})`, () => {
     let server: ModelServer;
     let h: Harness;
-    before(async () => {
-      server = await startModelServer();
-    });
-    after(async () => server.close());
-    beforeEach(async () => {
-      server.reset();
-      h = await createHarness({ wire, server });
-    });
-    afterEach(async () => h.close());
+    engineHooks(wire, { setServer: (s) => (server = s), setHarness: (next) => (h = next), harness: () => h });
 
     it('nacks an escaped exception, retries with backoff, then dead-letters it visibly in the session', async () => {
       server.script([{ toolCalls: [{ name: 'ignore', arguments: {} }] }]);

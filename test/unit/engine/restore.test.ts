@@ -1,9 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { z } from 'zod';
 import { defineAction } from '../../../src/core/actions/types';
-import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { createHarness, WIRES } from './harness';
+import { createHarness, engineHooks, WIRES } from './harness';
 import type { Harness, HarnessOptions } from './harness';
 
 const HOUR = 3_600_000;
@@ -28,16 +27,10 @@ for (const wire of WIRES) {
     });
     const open = (extra: Partial<HarnessOptions> = {}) => createHarness({ wire, server, actions: [postWebhook], ...extra });
 
-    before(async () => {
-      server = await startModelServer();
-    });
-    after(async () => server.close());
-    beforeEach(async () => {
-      server.reset();
+    engineHooks(wire, { setServer: (s) => (server = s), setHarness: (next) => (h = next), harness: () => h }, () => {
       webhookRuns = [];
-      h = await open();
+      return open();
     });
-    afterEach(async () => h.close());
 
     async function startWaitingTask(): Promise<string> {
       server.script([

@@ -2,9 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TaskEvent } from '../../../src/core/engine/types';
-import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { agentFile, createHarness, WIRES } from './harness';
+import { agentFile, createHarness, engineHooks, WIRES } from './harness';
 import type { Harness } from './harness';
 
 const HOUR = 3_600_000;
@@ -25,15 +24,7 @@ for (const wire of WIRES) {
   describe(`engine: tasks and the turn pipeline (${wire})`, () => {
     let server: ModelServer;
     let h: Harness;
-    before(async () => {
-      server = await startModelServer();
-    });
-    after(async () => server.close());
-    beforeEach(async () => {
-      server.reset();
-      h = await createHarness({ wire, server });
-    });
-    afterEach(async () => h.close());
+    engineHooks(wire, { setServer: (s) => (server = s), setHarness: (next) => (h = next), harness: () => h });
 
     it('runs parallelizable actions concurrently and others in order, one turn per trigger', async () => {
       const id = await startTask(h, server, 'simple', [

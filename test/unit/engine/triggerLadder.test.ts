@@ -10,10 +10,9 @@ import { emptyTotals } from '../../../src/core/engine/records';
 import type { TaskRecord } from '../../../src/core/engine/records';
 import { silentLogger } from '../../../src/core/ports';
 import type { DurableDb, Trigger, TriggerSource } from '../../../src/core/store/types';
-import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { FakeClock } from '../../fakes/fakeClock';
-import { agentFile, createHarness, WIRES } from './harness';
+import { agentFile, createHarness, engineHooks, WIRES } from './harness';
 import type { Harness } from './harness';
 
 function trigger(source: TriggerSource, sessionId: string, payload: unknown = null): Trigger {
@@ -68,15 +67,7 @@ for (const wire of WIRES) {
   describe(`engine: ladder rungs end to end (${wire})`, () => {
     let server: ModelServer;
     let h: Harness;
-    before(async () => {
-      server = await startModelServer();
-    });
-    after(async () => server.close());
-    beforeEach(async () => {
-      server.reset();
-      h = await createHarness({ wire, server });
-    });
-    afterEach(async () => h.close());
+    engineHooks(wire, { setServer: (s) => (server = s), setHarness: (next) => (h = next), harness: () => h });
 
     it('proactive: a chore fire starts a task with its skills, once even if the trigger is retried', async () => {
       server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'changelog updated', output: { status: 'done', entries: 3 } } }] }]);
