@@ -7,7 +7,8 @@ import { fireKey, nextFireAfter, nextFires, selectDueFires } from '../../../src/
 import { DbSchedulePersistence, InMemorySchedulePersistence } from '../../../src/core/chores/schedulePersistence';
 import type { ChoreDefinition, DriftPolicy } from '../../../src/core/chores/types';
 import type { DurableDb, Row, SqlValue } from '../../../src/core/store/types';
-import { FakeClock, FakeTriggerStore, RecordingLogger } from './choreFakes';
+import { FakeClock, SETTLE_CHAINS } from '../../fakes/fakeClock';
+import { FakeTriggerStore, RecordingLogger } from './choreFakes';
 
 const T = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -70,7 +71,7 @@ describe('chores: ChoreScheduler', () => {
   const make = () => new ChoreScheduler({ triggers: store, clock, persistence, logger });
 
   beforeEach(() => {
-    clock = new FakeClock(T('2025-03-04T21:30:00Z'));
+    clock = new FakeClock(T('2025-03-04T21:30:00Z'), SETTLE_CHAINS);
     store = new FakeTriggerStore();
     persistence = new InMemorySchedulePersistence();
     logger = new RecordingLogger();
@@ -126,7 +127,7 @@ describe('chores: ChoreScheduler', () => {
   }
 
   it('never advances past a fire whose trigger could not be recorded', async () => {
-    clock = new FakeClock(T('2025-03-05T01:59:00Z'));
+    clock = new FakeClock(T('2025-03-05T01:59:00Z'), SETTLE_CHAINS);
     const scheduler = make();
     scheduler.setChores([chore('nightly', '0 2 * * *')]);
     await scheduler.start();
@@ -143,7 +144,7 @@ describe('chores: ChoreScheduler', () => {
   });
 
   it('a crash after the emit but before the schedule was saved does not make a second run', async () => {
-    clock = new FakeClock(T('2025-03-05T01:59:00Z'));
+    clock = new FakeClock(T('2025-03-05T01:59:00Z'), SETTLE_CHAINS);
     const scheduler = make();
     scheduler.setChores([chore('nightly', '0 2 * * *')]);
     const before = persistence.loadAll();
@@ -162,7 +163,7 @@ describe('chores: ChoreScheduler', () => {
   });
 
   it('keeps an outstanding fire across a restart until it is marked done', async () => {
-    clock = new FakeClock(T('2025-03-05T01:59:00Z'));
+    clock = new FakeClock(T('2025-03-05T01:59:00Z'), SETTLE_CHAINS);
     const scheduler = make();
     scheduler.setChores([chore('nightly', '0 2 * * *')]);
     await scheduler.start();

@@ -4,7 +4,7 @@ import { ChoreRunLog, DbRunPersistence, InMemoryRunPersistence, maxStepTextChars
 import type { ChoreRunRecord } from '../../../src/core/chores/runLog';
 import { fireKey } from '../../../src/core/chores/schedule';
 import type { DurableDb, Row, SqlValue } from '../../../src/core/store/types';
-import { FakeClock } from './choreFakes';
+import { FakeClock, SETTLE_CHAINS } from '../../fakes/fakeClock';
 
 describe('chores: ChoreRunLog', () => {
   let clock: FakeClock;
@@ -14,7 +14,7 @@ describe('chores: ChoreRunLog', () => {
   const key = fireKey('nightly', Date.parse('2025-03-05T02:00:00Z'));
 
   beforeEach(() => {
-    clock = new FakeClock(1_000);
+    clock = new FakeClock(1_000, SETTLE_CHAINS);
     persistence = new InMemoryRunPersistence();
     ids = 0;
   });
@@ -90,7 +90,7 @@ describe('chores: DbRunPersistence (sql.js behind the DurableDb contract)', () =
     };
     const mutate = (sql: string, params: SqlValue[] = []) => { raw.run(sql, params); return { changes: raw.getRowsModified() }; };
     const db: DurableDb = { query, mutate, transaction: (fn) => fn({ query, mutate }), commit: async () => {}, durable: true, close: async () => raw.close() };
-    const clock = new FakeClock(5_000);
+    const clock = new FakeClock(5_000, SETTLE_CHAINS);
     const log = new ChoreRunLog(new DbRunPersistence(db), clock, 30, () => 'run-a');
     const { run } = await log.start({ choreId: 'c', fireKey: 'chore:c:x', cause: 'manual' });
     const s = log.stepStarted(run.runId, 'search_text', { query: 'TODO' });
