@@ -13,20 +13,16 @@ import { ChoreRunLog, InMemoryRunPersistence } from '../../../src/core/chores/ru
 import type { ChoreRunRecord } from '../../../src/core/chores/runLog';
 import type { ChoreDefinition } from '../../../src/core/chores/types';
 import { Agent } from '../../../src/core/engine/agent';
-import { createModelClient } from '../../../src/core/model/createModelClient';
 import { openDurableDb } from '../../../src/core/store/durableDb';
 import type { OpenedDurableDb } from '../../../src/core/store/durableDb';
-import { loadSqlJs } from '../../../src/core/store/sqlJs';
-import type { SqlJsStatic } from '../../../src/core/store/sqlJs';
 import { createTriggerStore } from '../../../src/core/store/triggerStore';
 import type { StartingTriggerStore } from '../../../src/core/store/triggerStore';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { FakeClock } from '../../fakes/fakeClock';
 import { MemoryLogger } from '../../fakes/memoryLogger';
 import { MemoryWorkspace } from '../../fakes/memoryWorkspace';
-
-let sqlJsPromise: Promise<SqlJsStatic> | undefined;
-const sqlJs = () => (sqlJsPromise ??= loadSqlJs());
+import { modelFactory, waitForIdle } from '../engine/harness';
+import { sqlJs } from '../store/helpers';
 
 export interface RunnerHarness {
   agent: Agent;
@@ -74,7 +70,7 @@ export async function createRunnerHarness(server: ModelServer, chores: ChoreDefi
   const agent = new Agent({
     db,
     triggers,
-    model: async () => createModelClient({ provider: 'openai', baseUrl: server.openaiBaseUrl, apiKey: 'test-key', model: 'gpt-5-mini', maxRetries: 0, timeoutMs: 5_000 }),
+    model: modelFactory('openai', server),
     workspace: new MemoryWorkspace({ 'CHANGELOG.md': '# Changelog\n', 'src/app.ts': 'export const answer = 42;\n' }),
     clock,
     logger,
@@ -86,16 +82,7 @@ export async function createRunnerHarness(server: ModelServer, chores: ChoreDefi
   await agent.whenReady();
   await runner.attach(agent);
   agent.start();
-  const idle = async () => {
-    let quiet = 0;
-    for (let i = 0; i < 2000 && quiet < 3; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      const now = clock.now();
-      const busy = triggers.pending().some((t) => t.status === 'claimed' || t.fireAt <= now);
-      quiet = busy ? 0 : quiet + 1;
-    }
-    if (quiet < 3) throw new Error('the agent did not go idle');
-  };
+  const idle = () => waitForIdle(triggers, clock);
   const ended = async (choreId: string) => {
     for (let i = 0; i < 400; i++) {
       const run = runLog.history(choreId)[0];

@@ -12,8 +12,6 @@ import { createModelClient } from '../../../src/core/model/createModelClient';
 import type { ModelClient } from '../../../src/core/model/types';
 import { openDurableDb } from '../../../src/core/store/durableDb';
 import type { OpenedDurableDb } from '../../../src/core/store/durableDb';
-import { loadSqlJs } from '../../../src/core/store/sqlJs';
-import type { SqlJsStatic } from '../../../src/core/store/sqlJs';
 import { createTriggerStore } from '../../../src/core/store/triggerStore';
 import type { StartingTriggerStore } from '../../../src/core/store/triggerStore';
 import { startModelServer } from '../../fixtures/modelServer';
@@ -21,12 +19,10 @@ import type { ModelServer } from '../../fixtures/modelServer';
 import { FakeClock } from '../../fakes/fakeClock';
 import { MemoryLogger } from '../../fakes/memoryLogger';
 import { MemoryWorkspace } from '../../fakes/memoryWorkspace';
+import { sqlJs } from '../store/helpers';
 
 export type Wire = 'openai' | 'anthropic';
 export const WIRES: Wire[] = ['openai', 'anthropic'];
-
-let sqlJsPromise: Promise<SqlJsStatic> | undefined;
-const sqlJs = () => (sqlJsPromise ??= loadSqlJs());
 
 export const BUILTIN_SKILLS = path.resolve(__dirname, '../../../skills');
 
@@ -73,6 +69,21 @@ export function modelFactory(wire: Wire, server: ModelServer): () => Promise<Mod
     });
 }
 
+/**
+ * Waits (in real time, a few ms per look) until no trigger is claimed or due on the fake clock,
+ * three looks in a row: the agent's consumer loop has nothing left to do until time moves.
+ */
+export async function waitForIdle(triggers: Pick<StartingTriggerStore, 'pending'>, clock: FakeClock): Promise<void> {
+  let quiet = 0;
+  for (let i = 0; i < 2000 && quiet < 3; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const now = clock.now();
+    const busy = triggers.pending().some((t) => t.status === 'claimed' || t.fireAt <= now);
+    quiet = busy ? 0 : quiet + 1;
+  }
+  if (quiet < 3) throw new Error('the agent did not go idle');
+}
+
 export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-engine-'));
   const clock = options.clock ?? new FakeClock();
@@ -99,16 +110,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   await agent.whenReady();
   agent.start();
   let running = true;
-  const idle = async () => {
-    let quiet = 0;
-    for (let i = 0; i < 2000 && quiet < 3; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      const now = clock.now();
-      const busy = triggers.pending().some((t) => t.status === 'claimed' || t.fireAt <= now);
-      quiet = busy ? 0 : quiet + 1;
-    }
-    if (quiet < 3) throw new Error('the agent did not go idle');
-  };
+  const idle = () => waitForIdle(triggers, clock);
   const shutdown = async () => {
     if (!running) return;
     running = false;
