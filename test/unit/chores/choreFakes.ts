@@ -1,5 +1,6 @@
 import type { Logger, LogTag } from '../../../src/core/ports';
-import type { Trigger, TriggerSpec, TriggerStore } from '../../../src/core/store/types';
+import initSqlJs from 'sql.js';
+import type { DurableDb, Row, SqlValue, Trigger, TriggerSpec, TriggerStore } from '../../../src/core/store/types';
 
 /** Records emits and honours dedup keys the way the TriggerStore contract says. */
 export class FakeTriggerStore implements Pick<TriggerStore, 'emit'> {
@@ -30,4 +31,34 @@ export class RecordingLogger implements Logger {
   info(tag: LogTag, message: string): void { this.lines.push(`info [${tag}] ${message}`); }
   warn(tag: LogTag, message: string): void { this.lines.push(`warn [${tag}] ${message}`); }
   error(tag: LogTag, message: string): void { this.lines.push(`error [${tag}] ${message}`); }
+}
+
+/** A DurableDb over an in-memory sql.js database that counts commits; nothing reaches a disk. */
+export async function sqlJsMemoryDb(): Promise<DurableDb & { commits: number }> {
+  const SQL = await initSqlJs();
+  const raw = new SQL.Database();
+  const query = (sql: string, params: SqlValue[] = []): Row[] => {
+    const stmt = raw.prepare(sql, params);
+    const rows: Row[] = [];
+    while (stmt.step()) rows.push(stmt.getAsObject() as Row);
+    stmt.free();
+    return rows;
+  };
+  const mutate = (sql: string, params: SqlValue[] = []) => {
+    raw.run(sql, params);
+    return { changes: raw.getRowsModified() };
+  };
+  const db = {
+    commits: 0,
+    query,
+    mutate,
+    // The persistences under test write single statements: a pass-through transaction is enough.
+    transaction: <T>(fn: (tx: Pick<DurableDb, 'query' | 'mutate'>) => T): T => fn({ query, mutate }),
+    commit: async () => {
+      db.commits++;
+    },
+    durable: true,
+    close: async () => raw.close(),
+  };
+  return db;
 }

@@ -1,14 +1,12 @@
 import * as assert from 'node:assert/strict';
-import initSqlJs from 'sql.js';
 import { ChoreScheduler } from '../../../src/core/chores/choreScheduler';
 import type { ChoreFirePayload } from '../../../src/core/chores/choreScheduler';
 import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import { fireKey, nextFireAfter, nextFires, selectDueFires } from '../../../src/core/chores/schedule';
 import { DbSchedulePersistence, InMemorySchedulePersistence } from '../../../src/core/chores/schedulePersistence';
 import type { ChoreDefinition, DriftPolicy } from '../../../src/core/chores/types';
-import type { DurableDb, Row, SqlValue } from '../../../src/core/store/types';
 import { FakeClock, SETTLE_CHAINS } from '../../fakes/fakeClock';
-import { FakeTriggerStore, RecordingLogger } from './choreFakes';
+import { FakeTriggerStore, RecordingLogger, sqlJsMemoryDb } from './choreFakes';
 
 const T = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -199,24 +197,14 @@ describe('chores: ChoreScheduler', () => {
 
 describe('chores: DbSchedulePersistence (sql.js behind the DurableDb contract)', () => {
   it('saves, reloads and removes schedule records in the chores table', async () => {
-    const SQL = await initSqlJs();
-    const raw = new SQL.Database();
-    let commits = 0;
-    const query = (sql: string, params: SqlValue[] = []): Row[] => {
-      const stmt = raw.prepare(sql, params);
-      const rows: Row[] = [];
-      while (stmt.step()) rows.push(stmt.getAsObject() as Row);
-      stmt.free();
-      return rows;
-    };
-    const mutate = (sql: string, params: SqlValue[] = []) => { raw.run(sql, params); return { changes: raw.getRowsModified() }; };
-    const db: DurableDb = { query, mutate, transaction: (fn) => fn({ query, mutate }), commit: async () => { commits++; }, durable: true, close: async () => raw.close() };
+    const db = await sqlJsMemoryDb();
+    const query = db.query;
     const persistence = new DbSchedulePersistence(db, () => 42);
     persistence.save({ choreId: 'a', cronKey: '0 2 * * *|UTC', cursor: 10, outstanding: [5, 7], nextFireAt: 5 });
     persistence.save({ choreId: 'a', cronKey: '0 2 * * *|UTC', cursor: 11, outstanding: [7], nextFireAt: 7 });
     persistence.save({ choreId: 'b', cronKey: 'x|', cursor: 1, outstanding: [], nextFireAt: null });
     await persistence.flush();
-    assert.equal(commits, 1);
+    assert.equal(db.commits, 1);
     const again = new DbSchedulePersistence(db, () => 43);
     assert.deepEqual(again.loadAll(), [
       { choreId: 'a', cronKey: '0 2 * * *|UTC', cursor: 11, outstanding: [7], nextFireAt: 7 },

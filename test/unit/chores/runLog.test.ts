@@ -1,10 +1,9 @@
 import * as assert from 'node:assert/strict';
-import initSqlJs from 'sql.js';
 import { ChoreRunLog, DbRunPersistence, InMemoryRunPersistence, maxStepTextChars } from '../../../src/core/chores/runLog';
 import type { ChoreRunRecord } from '../../../src/core/chores/runLog';
 import { fireKey } from '../../../src/core/chores/schedule';
-import type { DurableDb, Row, SqlValue } from '../../../src/core/store/types';
 import { FakeClock, SETTLE_CHAINS } from '../../fakes/fakeClock';
+import { sqlJsMemoryDb } from './choreFakes';
 
 describe('chores: ChoreRunLog', () => {
   let clock: FakeClock;
@@ -79,17 +78,8 @@ describe('chores: ChoreRunLog', () => {
 
 describe('chores: DbRunPersistence (sql.js behind the DurableDb contract)', () => {
   it('round-trips run records through the chore_runs table', async () => {
-    const SQL = await initSqlJs();
-    const raw = new SQL.Database();
-    const query = (sql: string, params: SqlValue[] = []): Row[] => {
-      const stmt = raw.prepare(sql, params);
-      const rows: Row[] = [];
-      while (stmt.step()) rows.push(stmt.getAsObject() as Row);
-      stmt.free();
-      return rows;
-    };
-    const mutate = (sql: string, params: SqlValue[] = []) => { raw.run(sql, params); return { changes: raw.getRowsModified() }; };
-    const db: DurableDb = { query, mutate, transaction: (fn) => fn({ query, mutate }), commit: async () => {}, durable: true, close: async () => raw.close() };
+    const db = await sqlJsMemoryDb();
+    const query = db.query;
     const clock = new FakeClock(5_000, SETTLE_CHAINS);
     const log = new ChoreRunLog(new DbRunPersistence(db), clock, 30, () => 'run-a');
     const { run } = await log.start({ choreId: 'c', fireKey: 'chore:c:x', cause: 'manual' });
