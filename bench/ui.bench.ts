@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import type { TaskEvent } from '../src/core/engine/types';
 import { toTraceEvent } from '../src/host/viewMapping';
-import { openTasklaneView, sendChatMessage, startUiSession, tasklaneFrame } from '../test/ui/support/workbench';
+import { openTasklaneView, selectTaskSession, sendChatMessage, startUiSession, tasklaneFrame } from '../test/ui/support/workbench';
 
 const EVENTS = 10_000;
 const RUNS = 7;
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     await openTasklaneView(ui.page);
     let frame = await tasklaneFrame(ui.page);
     await sendChatMessage(frame, 'start the bench task');
-    await selectTaskSession(frame);
+    await openTaskSession(frame);
     const taskId = (await frame.locator('.task-card').first().getAttribute('data-task-id')) ?? '';
     const stream = findStreams(ui.server.runDir).find((f) => path.basename(f) === `${taskId}.jsonl`);
     if (!stream) throw new Error(`the event log of ${taskId} was not found under ${ui.server.runDir}`);
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     await ui.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await openTasklaneView(ui.page);
     frame = await tasklaneFrame(ui.page, 60_000);
-    await selectTaskSession(frame);
+    await openTaskSession(frame);
     await frame.locator(`[data-task-id="${taskId}"] .open-trace`).waitFor({ timeout: 30_000 });
 
     const opens: number[] = [];
@@ -194,20 +194,11 @@ async function main(): Promise<void> {
   }
 }
 
-/** A task lives in a session of its own: select the session whose card shows a task. */
-async function selectTaskSession(frame: Frame): Promise<void> {
+/** Selects the task's session in a (new) sidebar frame, ready for the bench's evaluate calls. */
+async function openTaskSession(frame: Frame): Promise<void> {
   // tsx compiles with keepNames: functions passed to evaluate reference a __name helper the page lacks.
   await frame.evaluate('window.__name = (f) => f');
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const sessions = frame.locator('.session');
-    for (let i = 0; i < (await sessions.count()); i++) {
-      await sessions.nth(i).click();
-      if (await frame.locator('.task-card').count()) return;
-    }
-    await frame.waitForTimeout(250);
-  }
-  throw new Error('no session with a task card appeared within 30 s');
+  await selectTaskSession(frame);
 }
 
 /** Replies to the task from the sidebar (Reply button, then Send), which wakes it for one turn. */

@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
-import type { Frame } from 'playwright-core';
-import { openTasklaneView, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
+import { openTasklaneView, screenshotSidebar, selectTaskSession, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
 
 // A budget pause continued from the sidebar: with tasklane.budget.maxActionsPerTask = 2 a scripted
@@ -18,19 +17,6 @@ describe('ui: a task paused by its action budget is continued from the sidebar',
   after(async function () {
     await ui?.stop({ keep: anyFailed });
   });
-
-  async function selectTaskSession(frame: Frame): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      const sessions = frame.locator('.session');
-      for (let i = 0; i < (await sessions.count()); i++) {
-        await sessions.nth(i).click();
-        if (await frame.locator('.task-card').count()) return;
-      }
-      await frame.waitForTimeout(250);
-    }
-    throw new Error('no session with a task card appeared within 30 s');
-  }
 
   it('pauses at the limit, shows Continue/Abort, and Continue lets the task finish', async function () {
     assert.ok(ui);
