@@ -81,6 +81,9 @@ export async function runHostTier(options = {}) {
         TASKLANE_HOST_TIMEOUT_MS: String(Math.max(10_000, timeoutMs - 30_000)),
         TASKLANE_USER_DATA_DIR: userDataDir,
         TASKLANE_TEST_MODEL_URL: model?.url,
+        // The suites decide which keys exist (a missing-key case must not find one in the environment).
+        OPENAI_API_KEY: undefined,
+        ANTHROPIC_API_KEY: undefined,
       },
     });
     const specs = await bundleHostSuites(suiteBundle, options.files);

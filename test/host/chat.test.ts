@@ -62,6 +62,16 @@ describe('host: chat through each provider, and what the user sees when the mode
     assert.ok(last.body.tools?.some((t) => t.function?.name === 'send_message'), 'the tool list did not reach the model through vscode.lm');
   });
 
+  it('auto: picks the VS Code language model when one is available, with no key set', async () => {
+    await useProvider('auto');
+    const state = (await vscode.commands.executeCommand('tasklane.getState')) as { model: { provider: string; model: string; problem?: string } };
+    assert.equal(state.model.provider, 'vscode-lm', JSON.stringify(state.model));
+    assert.equal(state.model.problem, undefined);
+    await scriptModel([{ text: 'Answered by the VS Code model.' }]);
+    const sessionId = await send('Who answers?');
+    assert.match(await replyIn(sessionId, 'assistant'), /Answered by the VS Code model\./);
+  });
+
   const failures: Array<{ name: string; arrange: () => Promise<void>; expect: RegExp }> = [
     {
       name: 'a missing key',
