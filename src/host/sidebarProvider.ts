@@ -100,9 +100,9 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 <body>
 <div id="banner"></div>
 <nav id="sessions" aria-label="Sessions"></nav>
+<section id="chores" aria-label="Chores"></section>
 <div id="dead-letters"></div>
 <section id="approvals" aria-label="Proposed changes to review"></section>
-<section id="chores" aria-label="Chores"></section>
 <section id="tasks" aria-label="Tasks"></section>
 <section id="trace-area" aria-label="Action trace" hidden></section>
 <section id="transcript" aria-live="polite" aria-label="Conversation"></section>
