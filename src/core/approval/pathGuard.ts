@@ -150,14 +150,43 @@ export async function resolveWorkspacePath(
   }
   const relativePath = finalSegments.join('/');
   const requestedRelativePath = lexicalSegments.join('/');
+  const linkedAliases = await sensitiveLinkAliases(realRoot, finalSegments, fs, ci);
   return {
     ok: true,
     absolutePath: canonical,
     relativePath,
     requestedRelativePath,
     exists,
-    aliases: [...new Set([requestedRelativePath, ...hopAliases, relativePath])],
+    aliases: [...new Set([requestedRelativePath, ...hopAliases, relativePath, ...linkedAliases])],
   };
+}
+
+/**
+ * Root entries whose spelling makes a path sensitive and that can be symbolic links. When one
+ * is (`.vscode` → `conf`), a file reached directly through the link's target (`conf/settings.json`)
+ * is still that entry's file (`.vscode/settings.json`), and must be classified as such.
+ */
+const SENSITIVE_ROOT_ENTRIES = ['.vscode', '.git', '.github', '.github/workflows', '.tasklane', 'package.json'];
+
+async function sensitiveLinkAliases(realRoot: string, finalSegments: string[], fs: FsPort, ci: boolean): Promise<string[]> {
+  const aliases: string[] = [];
+  for (const entry of SENSITIVE_ROOT_ENTRIES) {
+    const link = nodePath.join(realRoot, entry);
+    let target: string;
+    try {
+      if ((await fs.lstat(link)) !== 'symlink') continue;
+      target = await fs.realpath(link);
+    } catch {
+      continue; // a dangling or unreadable link leads nowhere an edit could land
+    }
+    const targetSegments = relativeSegments(realRoot, target, ci);
+    if (targetSegments === undefined || targetSegments.length > finalSegments.length) continue;
+    const same = (a: string, b: string) => (ci ? a.toLowerCase() === b.toLowerCase() : a === b);
+    if (targetSegments.every((segment, i) => same(segment, finalSegments[i]))) {
+      aliases.push([entry, ...finalSegments.slice(targetSegments.length)].join('/'));
+    }
+  }
+  return aliases;
 }
 
 function refuse(reason: string): RefusedWorkspacePath {

@@ -117,6 +117,21 @@ describe('approval: resolveWorkspacePath (real temp dirs, real symlinks)', () =>
     assert.equal(roundTrip.relativePath, 'src/a.ts');
   });
 
+  it('names a file reached directly through the target of a sensitive link by the sensitive spelling too', async () => {
+    const linked = path.join(base, 'linked-ws');
+    await mkdir(path.join(linked, 'conf'), { recursive: true });
+    await writeFile(path.join(linked, 'conf', 'settings.json'), '{}');
+    await writeFile(path.join(linked, 'pkg.json'), '{}');
+    await symlink('conf', path.join(linked, '.vscode'));
+    await symlink('pkg.json', path.join(linked, 'package.json'));
+    const direct = assertInside(await resolveWorkspacePath(linked, 'conf/settings.json', nodeFs));
+    assert.ok(direct.aliases.includes('.vscode/settings.json'), direct.aliases.join(', '));
+    const pkg = assertInside(await resolveWorkspacePath(linked, 'pkg.json', nodeFs));
+    assert.ok(pkg.aliases.includes('package.json'), pkg.aliases.join(', '));
+    const unrelated = assertInside(await resolveWorkspacePath(linked, 'conf-other.json', nodeFs));
+    assert.deepEqual(unrelated.aliases, ['conf-other.json']);
+  });
+
   it('refuses symlink loops instead of spinning', async () => {
     assertRefused(await resolveWorkspacePath(ws, 'loop-a/x', nodeFs), /more than 40 symbolic links/);
   });
