@@ -41,14 +41,14 @@ export class ActionRegistry {
     this.toolCache.clear();
   }
 
-  /** Tools offered for these sets, in registration order (stable). */
+  /** Tools offered for these sets, in registration order (stable while availability holds). */
   tools(actionSets: readonly string[]): ToolSpec[] {
-    const key = [...actionSets].sort().join(',');
+    const offered = [...this.actions.values()].filter((a) => a.actionSets.some((s) => actionSets.includes(s)) && (a.available?.() ?? true));
+    // Cached per combination, so every request with the same tools carries the same array.
+    const key = offered.map((a) => a.name).join(',');
     let tools = this.toolCache.get(key);
     if (!tools) {
-      tools = [...this.actions.values()]
-        .filter((a) => a.actionSets.some((s) => actionSets.includes(s)))
-        .map((a) => this.specs.get(a.name) as ToolSpec);
+      tools = offered.map((a) => this.specs.get(a.name) as ToolSpec);
       this.toolCache.set(key, tools);
     }
     return tools;

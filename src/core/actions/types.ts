@@ -74,6 +74,12 @@ export interface ActionDef<I = unknown> {
   /** Changes the world outside the agent: ledger intent before, outcome after. */
   irreversible: boolean;
   approval: ApprovalPolicy;
+  /**
+   * Whether the action is offered to the model right now (default: always). Restricted Mode
+   * withdraws edits and execution; `run` must still refuse on its own, since a model can name a
+   * tool it was not offered.
+   */
+  available?: () => boolean;
   /** Returns what the model sees as the tool result. Throw with a message saying what to do next. */
   run(input: I, ctx: ActionContext): Promise<unknown>;
 }

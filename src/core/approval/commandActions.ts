@@ -79,6 +79,7 @@ export function guardRestricted(actions: readonly ActionDef[], trusted: () => bo
     if (action.approval === 'never' && !action.irreversible) return action;
     return {
       ...action,
+      available: () => trusted() && (action.available?.() ?? true),
       run: (input, ctx) => {
         if (!trusted()) return Promise.reject(new Error(RESTRICTED_MESSAGE));
         return action.run(input, ctx);

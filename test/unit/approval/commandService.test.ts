@@ -139,10 +139,13 @@ describe('approval: run_command / run_task through the engine (allowlist, approv
     assert.deepEqual(runner.ran, []);
     const end = (await h.agent.readTaskEvents(id, { limit: 50 })).find((e) => e.kind === 'action_end' && e.data.name === 'run_command');
     assert.match(String(end?.data.error), /Restricted Mode[\s\S]*trust the folder/);
+    const offered = (i: number) => JSON.stringify((server.requests[i].body as { tools?: unknown }).tools ?? []).includes('"run_command"');
+    assert.equal(offered(server.requests.length - 1), false, 'run_command was offered to the model in Restricted Mode');
     trusted = true; // granted at runtime: no reload needed
     server.script([{ toolCalls: [{ name: 'run_command', arguments: { command: 'npm test' } }] }]);
     await h.agent.sendMessage('try again', { replyToTaskId: id });
     await h.idle();
     assert.deepEqual(runner.ran, ['npm test']);
+    assert.ok(server.requests.slice(-2).some((_, i, all) => offered(server.requests.length - all.length + i)), 'run_command was not offered again once trusted');
   });
 });
