@@ -41,8 +41,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
     runtime,
     vscode.window.registerWebviewViewProvider(SidebarProvider.viewType, sidebar),
     runtime.onDidChange((change) => {
-      const snapshot = () => runtime.current?.agent.snapshot() ?? { sessions: [], tasks: [], deadLetters: [] };
-      for (const message of toHostMessages(change, snapshot)) sidebar.post(message);
+      const row = (sessionId: string) => runtime.current?.agent.sessionRow(sessionId) ?? { session: undefined, tasks: [] };
+      for (const message of toHostMessages(change, row)) sidebar.post(message);
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(refreshSidebar),
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('tasklane.model') && void refreshSidebar()),

@@ -1,4 +1,4 @@
-import type { AgentChange, AgentSnapshot, DeadLetterView as CoreDeadLetter, TaskEvent, TaskView as CoreTask, SessionView as CoreSession } from '../core/engine/types';
+import type { AgentChange, DeadLetterView as CoreDeadLetter, TaskEvent, TaskView as CoreTask, SessionView as CoreSession } from '../core/engine/types';
 import type { DeadLetterView, HostMessage, SessionSummary, SessionView, TaskView, TraceEventView } from '../shared/protocol';
 
 /**
@@ -60,19 +60,21 @@ export function toTraceEvent(event: TaskEvent): TraceEventView {
   };
 }
 
+/** One session's row and its live task, as `Agent.sessionRow` gives them. */
+export type SessionRowLookup = (sessionId: string) => { session: Omit<CoreSession, 'messages'> | undefined; tasks: readonly CoreTask[] };
+
 /**
  * An engine change as the few small sidebar messages it becomes. A task change also re-draws its
  * session's row, whose badges (waiting, to review) come from the task.
  */
-export function toHostMessages(change: AgentChange, snapshot: () => AgentSnapshot): HostMessage[] {
+export function toHostMessages(change: AgentChange, row: SessionRowLookup): HostMessage[] {
   switch (change.type) {
     case 'message':
       return [{ type: 'messageAppended', sessionId: change.sessionId, message: { role: change.message.role, text: change.message.text, at: change.message.at } }];
     case 'session':
-      return [{ type: 'sessionPatch', session: toSessionSummary(change.session, snapshot().tasks) }];
+      return [{ type: 'sessionPatch', session: toSessionSummary(change.session, row(change.session.id).tasks) }];
     case 'task': {
-      const { sessions, tasks } = snapshot();
-      const session = sessions.find((s) => s.id === change.task.sessionId);
+      const { session, tasks } = row(change.task.sessionId);
       return [{ type: 'taskPatch', task: toTaskView(change.task) }, ...(session ? [{ type: 'sessionPatch' as const, session: toSessionSummary(session, tasks) }] : [])];
     }
     case 'taskEvent':

@@ -95,10 +95,10 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
 
     // One Undo in an editor of one of the files reverts the whole change set; Save All writes it back.
     await page.keyboard.press('Control+P');
-    await page.keyboard.type('greet.js');
+    await page.keyboard.type('src/greet.js');
     // The workspace's src/greet.js, not the (now removed) proposal copy Quick Open also remembers.
-    const workspaceGreet = page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' }).filter({ has: page.locator('.label-description', { hasText: /^src$/ }) }).first();
-    await workspaceGreet.waitFor({ timeout: 10_000 });
+    const workspaceGreet = page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' }).filter({ hasNot: page.locator('.label-description', { hasText: 'proposals' }) }).first();
+    await workspaceGreet.waitFor({ timeout: 30_000 });
     await workspaceGreet.click();
     await page.locator('.part.editor .tab.active', { hasText: 'greet.js' }).first().waitFor({ timeout: 10_000 });
     // Quick Open leaves the focus in the opened editor.

@@ -29,7 +29,7 @@ import { sessionView, taskView } from './records';
 import type { TaskHooks } from './taskHooks';
 import { restoreAtStart } from './restore';
 import { continueLater, endTask, injectReply, scratchDirOf } from './taskLifecycle';
-import type { AgentChange, AgentSettings, AgentSnapshot, DeadLetterView, TaskEvent } from './types';
+import type { AgentChange, AgentSettings, AgentSnapshot, DeadLetterView, SessionView, TaskEvent, TaskView } from './types';
 
 /** What the agent needs from its host (the VS Code adapters, or fakes in tests). */
 export interface AgentDeps {
@@ -262,6 +262,16 @@ export class Agent {
       tasks: [...this.state.tasks.values()].sort((a, b) => b.createdAt - a.createdAt).map(taskView),
       deadLetters: this.deadLetterViews,
     };
+  }
+
+  /**
+   * One session's row (no transcript) with its live task, without building the whole snapshot:
+   * the sidebar re-draws one row per change.
+   */
+  sessionRow(sessionId: string): { session: SessionView | undefined; tasks: TaskView[] } {
+    const session = this.state.sessions.get(sessionId);
+    const task = this.state.taskOf(sessionId);
+    return { session: session && sessionView(session, []), tasks: task ? [taskView(task)] : [] };
   }
 
   readTaskEvents(taskId: string, options: { beforeSeq?: number; limit: number }): Promise<TaskEvent[]> {

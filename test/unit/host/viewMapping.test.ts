@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import type { AgentSnapshot, SessionView, TaskView } from '../../../src/core/engine/types';
+import type { SessionView, TaskView } from '../../../src/core/engine/types';
 import { toHostMessages, toTraceEvent } from '../../../src/host/viewMapping';
 
 const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 };
@@ -25,13 +25,11 @@ const task = (waitingForApproval?: string): TaskView => ({
 
 describe('host view mapping: engine changes → sidebar messages', () => {
   it('re-draws the session row with a task change, so the review badge follows the approval', () => {
-    const waiting: AgentSnapshot = { sessions: [session], tasks: [task('cs-1')], deadLetters: [] };
-    const [patch, row] = toHostMessages({ type: 'task', task: task('cs-1') }, () => waiting);
+    const [patch, row] = toHostMessages({ type: 'task', task: task('cs-1') }, () => ({ session, tasks: [task('cs-1')] }));
     assert.equal(patch.type, 'taskPatch');
     assert.deepEqual(row.type === 'sessionPatch' && row.session.pendingApprovals, 1);
 
-    const decided: AgentSnapshot = { sessions: [session], tasks: [task()], deadLetters: [] };
-    const messages = toHostMessages({ type: 'task', task: task() }, () => decided);
+    const messages = toHostMessages({ type: 'task', task: task() }, () => ({ session, tasks: [task()] }));
     const after = messages.find((m) => m.type === 'sessionPatch');
     assert.ok(after && after.type === 'sessionPatch');
     assert.equal(after.session.pendingApprovals, 0, 'the badge stays after the decision');
