@@ -113,23 +113,12 @@ export class InMemoryCommandApprovalStore implements CommandApprovalStore {
   }
 }
 
-/**
- * The store on the hot database. The table is created on first use with IF NOT EXISTS: the
- * statement is journaled like any mutation, so replay at open rebuilds it before its rows.
- */
+/** The store on the hot database's `command_approvals` table (schema migration 2). */
 export class DbCommandApprovalStore implements CommandApprovalStore {
-  private constructor(
+  constructor(
     private readonly db: DurableDb,
     private readonly clock: Clock,
   ) {}
-
-  static async open(db: DurableDb, clock: Clock): Promise<DbCommandApprovalStore> {
-    if (db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'command_approvals'").length === 0) {
-      db.mutate('CREATE TABLE IF NOT EXISTS command_approvals (id TEXT PRIMARY KEY, task_id TEXT NOT NULL, status TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)');
-      await db.commit();
-    }
-    return new DbCommandApprovalStore(db, clock);
-  }
 
   async insert(approval: CommandApproval): Promise<void> {
     this.db.mutate('INSERT INTO command_approvals (id, task_id, status, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [

@@ -205,16 +205,7 @@ export class InMemoryRunPersistence implements ChoreRunPersistence {
 
 /** Run records in the store's `chore_runs` table: indexed columns plus the record JSON in `data`. */
 export class DbRunPersistence implements ChoreRunPersistence {
-  constructor(private readonly db: DurableDb) {
-    db.mutate('CREATE TABLE IF NOT EXISTS chore_runs (id TEXT PRIMARY KEY, chore_id TEXT NOT NULL, fire_key TEXT NOT NULL, attempt INTEGER NOT NULL, status TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER, data TEXT NOT NULL)');
-    db.mutate('CREATE INDEX IF NOT EXISTS chore_runs_by_chore ON chore_runs (chore_id, started_at)');
-    // The store's first migration already made a chore_runs table without these two columns, so
-    // the CREATE above is a no-op there and every run write failed: add what is missing. The ALTERs
-    // are journaled like any mutation and replay in order, and after replay this finds nothing to add.
-    const columns = new Set(db.query('PRAGMA table_info(chore_runs)').map((row) => String(row.name)));
-    if (!columns.has('fire_key')) db.mutate("ALTER TABLE chore_runs ADD COLUMN fire_key TEXT NOT NULL DEFAULT ''");
-    if (!columns.has('attempt')) db.mutate('ALTER TABLE chore_runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0');
-  }
+  constructor(private readonly db: DurableDb) {}
   loadAll(): ChoreRunRecord[] {
     const runs: ChoreRunRecord[] = [];
     for (const row of this.db.query('SELECT data FROM chore_runs')) {

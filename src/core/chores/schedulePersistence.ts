@@ -47,15 +47,13 @@ export class InMemorySchedulePersistence implements ChoreSchedulePersistence {
 
 /**
  * Schedule records in the store's `chores(id, next_fire_at, data, updated_at)` table; `data` holds
- * the JSON of `{ cronKey, cursor, outstanding }`. Creates the table when the store has not.
+ * the JSON of `{ cronKey, cursor, outstanding }`.
  */
 export class DbSchedulePersistence implements ChoreSchedulePersistence {
   constructor(
     private readonly db: DurableDb,
     private readonly now: () => number,
-  ) {
-    db.mutate('CREATE TABLE IF NOT EXISTS chores (id TEXT PRIMARY KEY, next_fire_at INTEGER, data TEXT NOT NULL, updated_at INTEGER NOT NULL)');
-  }
+  ) {}
 
   loadAll(): ChoreScheduleRecord[] {
     const records: ChoreScheduleRecord[] = [];

@@ -54,6 +54,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX chore_runs_chore ON chore_runs (chore_id, started_at)`,
     ],
   },
+  {
+    version: 2,
+    description: 'chore runs keyed by fire and attempt; command approvals',
+    statements: [
+      `ALTER TABLE chore_runs ADD COLUMN fire_key TEXT NOT NULL DEFAULT ''`,
+      `ALTER TABLE chore_runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0`,
+      `CREATE TABLE command_approvals (id TEXT PRIMARY KEY, task_id TEXT NOT NULL, status TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+      `CREATE INDEX command_approvals_status ON command_approvals (status, created_at)`,
+    ],
+  },
 ];
+
+/** Every statement of every migration, in order: the whole schema on an empty database (tests). */
+export function schemaStatements(): string[] {
+  return MIGRATIONS.flatMap((migration) => migration.statements);
+}
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -50,7 +50,7 @@ export class CommandExecutionHost implements OwnedApprovalSection, RuntimeExtens
   async actions(core: RuntimeBase): Promise<ActionDef[]> {
     const cwd = () => core.workspaceRoot?.fsPath ?? core.storageDir;
     this.service = new CommandService({
-      store: await DbCommandApprovalStore.open(core.db, systemClock),
+      store: new DbCommandApprovalStore(core.db, systemClock),
       runner: {
         runCommand: (command, options) => runInTerminal(command, { ...options, cwd: cwd() }),
         runTask: (name, options) => runVsCodeTask(name, options),

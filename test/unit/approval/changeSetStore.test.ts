@@ -7,13 +7,9 @@ import { approveChangeSet, decideFile, markApplied } from '../../../src/core/app
 import { DbChangeSetStore, InMemoryChangeSetStore } from '../../../src/core/approval/changeSetStore';
 import type { ChangeSetStore } from '../../../src/core/approval/changeSetStore';
 import type { Clock } from '../../../src/core/ports';
+import { schemaStatements } from '../../../src/core/store/schema';
 import type { DurableDb, Row, SqlValue } from '../../../src/core/store/types';
 
-// The approvals table as the store's first migration creates it (DESIGN.md §5).
-const APPROVALS_DDL = [
-  'CREATE TABLE approvals (id TEXT PRIMARY KEY, task_id TEXT NOT NULL, session_id TEXT NOT NULL, status TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)',
-  'CREATE INDEX approvals_status ON approvals (status, created_at)',
-];
 
 /** A DurableDb over an in-memory sql.js database that counts commits and can hold them back. */
 class SqlJsTestDb implements DurableDb {
@@ -80,7 +76,7 @@ function sample(id: string, createdAt: number, overrides: Partial<ChangeSet> = {
 async function newSqlDb(): Promise<SqlJsTestDb> {
   const SQL = await initSqlJs();
   const db = new SqlJsTestDb(new SQL.Database());
-  for (const statement of APPROVALS_DDL) db.sql.run(statement);
+  for (const statement of schemaStatements()) db.sql.run(statement);
   return db;
 }
 

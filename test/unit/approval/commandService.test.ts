@@ -42,7 +42,7 @@ describe('approval: run_command / run_task through the engine (allowlist, approv
     trusted = true;
     const forward = { request: (spec: Parameters<CommandService['request']>[0]) => service.request(spec) };
     h = await createHarness({ wire: 'openai', server, actions: guardRestricted(commandActions(forward), () => trusted) });
-    const store = await DbCommandApprovalStore.open(h.db, h.clock);
+    const store = new DbCommandApprovalStore(h.db, h.clock);
     service = new CommandService({
       store,
       runner,

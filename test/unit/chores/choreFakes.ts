@@ -1,6 +1,7 @@
 import type { Logger, LogTag } from '../../../src/core/ports';
 import initSqlJs from 'sql.js';
 import type { DurableDb, Row, SqlValue, Trigger, TriggerSpec, TriggerStore } from '../../../src/core/store/types';
+import { schemaStatements } from '../../../src/core/store/schema';
 
 /** Records emits and honours dedup keys the way the TriggerStore contract says. */
 export class FakeTriggerStore implements Pick<TriggerStore, 'emit'> {
@@ -37,6 +38,8 @@ export class RecordingLogger implements Logger {
 export async function sqlJsMemoryDb(): Promise<DurableDb & { commits: number }> {
   const SQL = await initSqlJs();
   const raw = new SQL.Database();
+  // The tables as the store's migrations make them: the persistences under test own no DDL.
+  for (const statement of schemaStatements()) raw.run(statement);
   const query = (sql: string, params: SqlValue[] = []): Row[] => {
     const stmt = raw.prepare(sql, params);
     const rows: Row[] = [];

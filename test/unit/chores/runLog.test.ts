@@ -1,8 +1,13 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { ChoreRunLog, DbRunPersistence, InMemoryRunPersistence, maxStepTextChars } from '../../../src/core/chores/runLog';
 import type { ChoreRunRecord } from '../../../src/core/chores/runLog';
 import { fireKey } from '../../../src/core/chores/schedule';
 import { FakeClock, SETTLE_CHAINS } from '../../fakes/fakeClock';
+import { openDurableDb } from '../../../src/core/store/durableDb';
+import { loadSqlJs } from '../../../src/core/store/sqlJs';
 import { sqlJsMemoryDb } from './choreFakes';
 
 describe('chores: ChoreRunLog', () => {
@@ -92,5 +97,26 @@ describe('chores: DbRunPersistence (sql.js behind the DurableDb contract)', () =
     assert.deepEqual(back.steps.map((x) => [x.name, x.status, x.result]), [['search_text', 'ok', '3 matches']]);
     assert.deepEqual(query('SELECT chore_id, fire_key, status FROM chore_runs'), [{ chore_id: 'c', fire_key: 'chore:c:x', status: 'succeeded' }]);
     await db.close();
+  });
+
+  it('writes runs into the real store and reads them back after a reopen', async () => {
+    // The run log owns no DDL: this fails if the store's migrations and the log disagree.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-runlog-'));
+    const clock = new FakeClock(5_000, SETTLE_CHAINS);
+    try {
+      const sqlJs = await loadSqlJs();
+      const db = await openDurableDb({ dir, sqlJs });
+      const log = new ChoreRunLog(new DbRunPersistence(db), clock, 30, () => 'run-real');
+      const { run } = await log.start({ choreId: 'c', fireKey: 'chore:c:y', cause: 'manual' });
+      await log.finish(run.runId, 'failed', 'no luck');
+      await db.close();
+      const again = await openDurableDb({ dir, sqlJs });
+      const back = new ChoreRunLog(new DbRunPersistence(again), clock).get('run-real') as ChoreRunRecord;
+      assert.equal(back.status, 'failed');
+      assert.deepEqual(again.query('SELECT fire_key, attempt FROM chore_runs'), [{ fire_key: 'chore:c:y', attempt: 0 }]);
+      await again.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -22,13 +22,15 @@ describe('store: durable db (journal + snapshot)', () => {
     removeTempDirs();
   });
 
-  it('creates schema v1 with every shared table on first open', async () => {
+  it('migrates to the latest schema with every shared table on first open', async () => {
     const db = await openDb(tempDir());
     assert.equal(db.opened.restarted, false);
-    assert.deepEqual(db.opened.migrated, [1]);
-    assert.equal(db.query(`SELECT value FROM meta WHERE key = 'schema_version'`)[0].value, '1');
+    assert.deepEqual(db.opened.migrated, [1, 2]);
+    assert.equal(db.query(`SELECT value FROM meta WHERE key = 'schema_version'`)[0].value, '2');
     const tables = db.query(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).map((r) => r.name);
-    assert.deepEqual(tables, ['approvals', 'chore_runs', 'chores', 'ledger', 'meta', 'sessions', 'tasks', 'triggers']);
+    assert.deepEqual(tables, ['approvals', 'chore_runs', 'chores', 'command_approvals', 'ledger', 'meta', 'sessions', 'tasks', 'triggers']);
+    const runColumns = db.query(`PRAGMA table_info(chore_runs)`).map((r) => r.name);
+    assert.ok(runColumns.includes('fire_key') && runColumns.includes('attempt'), runColumns.join(', '));
   });
 
   it('replays committed mutations after a reopen, without re-running migrations', async () => {
@@ -47,7 +49,7 @@ describe('store: durable db (journal + snapshot)', () => {
     assert.equal(again.opened.restarted, true);
     assert.deepEqual(again.opened.migrated, []);
     assert.equal(again.opened.snapshotLsn, 0);
-    assert.equal(again.opened.journalRecordsReplayed, 3); // migration tx, insert, tx
+    assert.equal(again.opened.journalRecordsReplayed, 4); // two migration txs, insert, tx
     assert.deepEqual(again.query(`SELECT status FROM sessions`), [{ status: 'busy' }]);
     assert.equal(again.query(`SELECT count(*) AS n FROM tasks`)[0].n, 1);
   });
@@ -97,7 +99,7 @@ describe('store: durable db (journal + snapshot)', () => {
     fs.rmSync(path.join(dir, 'lease.json'));
     open.splice(0);
     const again = await openDb(dir);
-    assert.equal(again.opened.snapshotLsn, 2);
+    assert.equal(again.opened.snapshotLsn, 3); // two migrations and c1
     assert.equal(again.opened.journalRecordsReplayed, 1);
     assert.deepEqual(again.query(`SELECT id FROM chores ORDER BY id`).map((r) => r.id), ['c1', 'c2']);
   });
