@@ -45,8 +45,10 @@ function cutHistory(task: TaskRecord, events: TaskEvent[]): void {
 
 /** Builds the request a task would send now (also used by the benchmark). */
 export async function buildTaskRequest(env: EngineEnv, task: TaskRecord, status = freshStatus(task)) {
+  // Only the events the history is built from (seq >= historyFromSeq, kept under
+  // HISTORY_MAX_CHARS by cutHistory), not the whole stream of a long task on every turn.
   const count = await env.state.streams.count(task.sessionId);
-  const events = await env.state.streams.read(task.sessionId, { limit: count });
+  const events = await env.state.streams.read(task.sessionId, { limit: count - task.historyFromSeq + 1 });
   cutHistory(task, events);
   return taskRequest({
     tools: env.registry.tools(task.actionSets),

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TaskEvent } from '../../../src/core/engine/types';
+import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { agentFile, createHarness, engineHooks, WIRES } from './harness';
 import type { Harness } from './harness';
@@ -221,3 +222,29 @@ for (const wire of WIRES) {
     });
   });
 }
+
+describe('engine: a long task keeps its prompt bounded', () => {
+  let server: ModelServer;
+  let h: Harness;
+  before(async () => {
+    server = await startModelServer();
+  });
+  after(async () => {
+    await h?.close();
+    await server.close();
+  });
+
+  it('drops the oldest turns from the history once it passes its size, keeping the newest', async () => {
+    // Ten 18 KB files: ten reads pass the 120,000-character history bound.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 10; i++) files[`src/big${i}.ts`] = `// file ${i} marker-${i}\n${'x'.repeat(18_000)}\n`;
+    h = await createHarness({ wire: 'openai', server, files, settings: { maxActionsPerTask: 100, maxTokensPerTask: 10_000_000 } });
+    const reads = Array.from({ length: 10 }, (_, i) => ({ toolCalls: [{ name: 'read_file', arguments: { path: `src/big${i}.ts` } }] }));
+    await startTask(h, server, 'simple', [...reads, { toolCalls: [{ name: 'task_end', arguments: { summary: 'read them all' } }] }]);
+    const last = JSON.stringify(server.requests.at(-1)!.body);
+    assert.ok(last.includes('marker-9'), 'the newest tool output is missing');
+    assert.ok(!last.includes('marker-0'), 'the oldest tool output is still in the prompt');
+    assert.ok(last.length < 150_000, `the last request is ${last.length} characters`);
+    assert.ok(last.includes('# Task: Work'), 'the stable prefix was dropped with the history');
+  });
+});
