@@ -1,6 +1,7 @@
-// Three bundles: the activation shim (dist/extension.js: tiny, so activation costs almost
+// Four bundles: the activation shim (dist/extension.js: tiny, so activation costs almost
 // nothing), the extension host's composition root with everything it uses (dist/main.js, loaded
-// by the shim right after activate returns), and the sidebar webview (dist/webview.js, browser).
+// by the shim right after activate returns), the `tasklane` command line (dist/cli.js), and the
+// sidebar webview (dist/webview.js, browser).
 // The sql.js wasm is copied next to them and loaded at run time, off activation.
 const esbuild = require('esbuild');
 const fs = require('node:fs');
@@ -36,6 +37,16 @@ const composition = {
   external: ['vscode'],
 };
 
+/** The `tasklane` command line (bin/tasklane.js loads it): the core with a Node host, no VS Code. */
+const cli = {
+  ...common,
+  entryPoints: ['src/cli/bin.ts'],
+  outfile: 'dist/cli.js',
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+};
+
 const webview = {
   ...common,
   entryPoints: ['src/webview/main.ts'],
@@ -53,10 +64,10 @@ function copyAssets() {
 async function main() {
   copyAssets();
   if (watch) {
-    for (const options of [extension, composition, webview]) await (await esbuild.context(options)).watch();
+    for (const options of [extension, composition, cli, webview]) await (await esbuild.context(options)).watch();
     return;
   }
-  await Promise.all([esbuild.build(extension), esbuild.build(composition), esbuild.build(webview)]);
+  await Promise.all([extension, composition, cli, webview].map((options) => esbuild.build(options)));
 }
 
 main().catch((error) => {

@@ -1,0 +1,18 @@
+/**
+ * Process entry of the `tasklane` command (bundled to dist/cli.js). Assets ship beside the
+ * bundle: dist/sql-wasm.wasm and the built-in skills/ folder one level up.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runCli } from './main';
+
+const wasm = path.join(__dirname, 'sql-wasm.wasm');
+const assets = {
+  // From a source checkout (run through tsx) sql.js finds its own wasm.
+  ...(fs.existsSync(wasm) ? { wasmPath: wasm } : {}),
+  skillsDir: path.resolve(__dirname, '..', 'skills'),
+};
+
+void runCli(process.argv.slice(2), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), env: process.env, cwd: process.cwd() }, assets).then((code) => {
+  process.exitCode = code;
+});

