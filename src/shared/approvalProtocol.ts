@@ -21,11 +21,11 @@ export interface ApprovalView {
   id: string;
   taskId: string;
   sessionId: string;
-  kind: 'edits' | 'command' | 'task';
+  kind: 'edits' | 'command' | 'task' | 'mcp';
   title: string;
   status: string;
   files: ApprovalFileView[];
-  /** For kind command/task: the exact command line or task name. */
+  /** For kind command/task: the exact command line or task name; for mcp: `server/tool` and its arguments. */
   command?: string;
   /** Why it asks, or the outcome (rejected because…, stale because…). */
   reason?: string;

@@ -8,8 +8,8 @@ import { z } from 'zod';
 import type { Clock } from '../ports';
 import type { DurableDb } from '../store/types';
 
-/** `command`: a shell command line; `task`: a VS Code task by name. */
-export type CommandKind = 'command' | 'task';
+/** `command`: a shell command line; `task`: a VS Code task by name; `mcp`: an MCP tool call (`server/tool`). */
+export type CommandKind = 'command' | 'task' | 'mcp';
 
 /** pending → running → done, or pending → rejected. `running` survives a crash only as "interrupted". */
 export type CommandApprovalStatus = 'pending' | 'running' | 'done' | 'rejected';
@@ -35,8 +35,12 @@ export interface CommandApproval {
   taskId: string;
   sessionId: string;
   kind: CommandKind;
-  /** The exact command line, or the task's name. */
+  /** The exact command line, the task's name, or `server/tool` for an MCP call. */
   command: string;
+  /** MCP calls: the tool's arguments as JSON text, shown on the card and sent as approved. */
+  input?: string;
+  /** MCP calls: the server's hints (read-only, destructive), shown on the card; they never skip the ask. */
+  hints?: string[];
   /** Why it asks (not allowlisted, contains `&&`…), shown on the card. */
   reason: string;
   timeoutMs: number;
@@ -61,8 +65,10 @@ const approvalSchema = z.object({
   id: z.string().min(1),
   taskId: z.string(),
   sessionId: z.string(),
-  kind: z.enum(['command', 'task']),
+  kind: z.enum(['command', 'task', 'mcp']),
   command: z.string(),
+  input: z.string().optional(),
+  hints: z.array(z.string()).optional(),
   reason: z.string(),
   timeoutMs: z.number(),
   status: z.enum(['pending', 'running', 'done', 'rejected']),

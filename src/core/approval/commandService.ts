@@ -28,9 +28,18 @@ export interface CommandGate {
   trusted(): boolean;
 }
 
+/** Calls an MCP tool for an approved (or allowlisted) request; see src/core/mcp. */
+export interface McpCallPort {
+  call(server: string, tool: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult>;
+  /** True when the server says the tool only reads: then no ledger entry (nothing to reconcile). */
+  readOnly(server: string, tool: string): boolean;
+}
+
 export interface CommandServiceDeps {
   store: CommandApprovalStore;
   runner: CommandRunner;
+  /** MCP tool calls go through the same approval, ledger and wake-up as commands. */
+  mcp?: McpCallPort;
   gate: CommandGate;
   ledger: Ledger;
   triggers: TriggerStore;
@@ -45,10 +54,28 @@ export function taskAllowlistKey(name: string): string {
   return `task:${name}`;
 }
 
+/** The allowlist key of one MCP tool of one server: `mcp:<server>/<tool>`, exact. */
+export function mcpAllowlistKey(serverAndTool: string): string {
+  return `mcp:${serverAndTool}`;
+}
+
+function allowlistKey(kind: CommandKind, command: string): string {
+  return kind === 'task' ? taskAllowlistKey(command) : kind === 'mcp' ? mcpAllowlistKey(command) : command;
+}
+
+/** How a request is named to the person and the model. */
+export function describeRequest(kind: CommandKind, command: string): string {
+  return kind === 'task' ? `task '${command}'` : kind === 'mcp' ? `MCP tool ${command}` : `\`${command}\``;
+}
+
 /** What the model reads back; the output is already bounded by the runner. */
 export function describeResult(kind: CommandKind, command: string, result: CommandResult): string {
-  const what = kind === 'task' ? `task '${command}'` : `\`${command}\``;
+  const what = describeRequest(kind, command);
   if (result.error) return `${what} could not run: ${result.error}`;
+  if (kind === 'mcp') {
+    const cut = result.truncatedChars > 0 ? `\n(${result.truncatedChars} characters cut from the end)` : '';
+    return `${what} ${result.exitCode === 0 ? 'returned' : 'returned an error'}:\n${result.output || '(no content)'}${cut}`;
+  }
   const how = result.timedOut
     ? `was stopped after the ${Math.round(result.durationMs / 1000)} s timeout`
     : result.cancelled
@@ -74,15 +101,20 @@ export class CommandService {
    * The entry point of run_command / run_task. Returns either the result (ran at once) or the
    * pending approval the task must wait for.
    */
-  async request(spec: { kind: CommandKind; command: string; taskId: string; sessionId: string; timeoutMs?: number }): Promise<{ ran: CommandResult } | { pending: CommandApproval }> {
+  async request(spec: { kind: CommandKind; command: string; taskId: string; sessionId: string; timeoutMs?: number; input?: string; hints?: string[] }): Promise<{ ran: CommandResult } | { pending: CommandApproval }> {
     if (!this.deps.gate.trusted()) throw new Error(RESTRICTED_MESSAGE);
     const command = spec.command.trim();
     const timeoutMs = Math.min(Math.max(spec.timeoutMs ?? DEFAULT_TIMEOUT_MS, 1000), MAX_TIMEOUT_MS);
-    const allowKey = spec.kind === 'task' ? taskAllowlistKey(command) : command;
-    const verdict = classifyCommand(allowKey, this.deps.gate.allowedCommands());
+    const allowKey = allowlistKey(spec.kind, command);
+    // An MCP key is matched exactly; the shell rules (chaining, redirects) are about command lines.
+    const verdict = spec.kind === 'mcp'
+      ? this.deps.gate.allowedCommands().includes(allowKey)
+        ? ({ decision: 'auto' } as const)
+        : ({ decision: 'ask', reason: `${allowKey} is not in tasklane.approval.allowedCommands` } as const)
+      : classifyCommand(allowKey, this.deps.gate.allowedCommands());
     if (verdict.decision === 'auto') {
       this.deps.logger.info('ACTION', `${spec.kind} ${command} is allowlisted: running without asking`);
-      return { ran: await this.execute(spec.taskId, spec.kind, command, timeoutMs) };
+      return { ran: await this.execute(spec.taskId, spec.kind, command, timeoutMs, undefined, spec.input) };
     }
     const approval: CommandApproval = {
       id: `cmd-${this.deps.clock.now().toString(36)}${randomBytes(4).toString('hex')}`,
@@ -90,6 +122,8 @@ export class CommandService {
       sessionId: spec.sessionId,
       kind: spec.kind,
       command,
+      ...(spec.input !== undefined ? { input: spec.input } : {}),
+      ...(spec.hints?.length ? { hints: spec.hints } : {}),
       reason: verdict.reason,
       timeoutMs,
       status: 'pending',
@@ -128,7 +162,7 @@ export class CommandService {
     this.deps.onDidChange?.(id, runningState);
     let result: CommandResult;
     try {
-      result = await this.execute(approval.taskId, approval.kind, approval.command, approval.timeoutMs, id);
+      result = await this.execute(approval.taskId, approval.kind, approval.command, approval.timeoutMs, id, approval.input);
     } catch (error) {
       // Refused before running (store not durable): back to pending so the user can retry later.
       await this.deps.store.update(approval, 'running');
@@ -147,7 +181,7 @@ export class CommandService {
     if (!approval) throw new Error(`There is no command approval ${id}; it may have been decided already.`);
     const rejected: CommandApproval = { ...approval, status: 'rejected', rejectReason: reason?.trim() || undefined };
     if (!(await this.deps.store.update(rejected, 'pending'))) throw new Error(`Command approval ${id} is ${approval.status}, not pending; it can no longer be rejected.`);
-    const what = approval.kind === 'task' ? `task '${approval.command}'` : `\`${approval.command}\``;
+    const what = describeRequest(approval.kind, approval.command);
     await this.wake(rejected, 'rejected', `The user rejected ${what}${rejected.rejectReason ? `: ${rejected.rejectReason}` : ' without giving a reason'}. It was not run.`);
   }
 
@@ -175,24 +209,32 @@ export class CommandService {
     }
   }
 
-  private async execute(taskId: string, kind: CommandKind, command: string, timeoutMs: number, approvalId?: string): Promise<CommandResult> {
-    const action = kind === 'task' ? 'run_task' : 'run_command';
+  private async execute(taskId: string, kind: CommandKind, command: string, timeoutMs: number, approvalId?: string, input?: string): Promise<CommandResult> {
+    const action = kind === 'task' ? 'run_task' : kind === 'mcp' ? 'mcp_call' : 'run_command';
+    const [server = '', tool = ''] = kind === 'mcp' ? splitMcp(command) : [];
+    // A read-only MCP tool changes nothing to reconcile after a crash; everything else is irreversible.
+    const ledgered = !(kind === 'mcp' && this.deps.mcp?.readOnly(server, tool));
     // Refuses (throws) when the store cannot commit: nothing irreversible runs without its intent on disk.
-    const ledgerId = await this.deps.ledger.intent(taskId, action, { command, approvalId });
+    const ledgerId = ledgered ? await this.deps.ledger.intent(taskId, action, { command, ...(input !== undefined ? { input } : {}), approvalId }) : undefined;
     const controller = new AbortController();
     if (approvalId) this.running.set(approvalId, controller);
     let result: CommandResult;
     try {
-      result = kind === 'task'
-        ? await this.deps.runner.runTask(command, { timeoutMs, signal: controller.signal })
-        : await this.deps.runner.runCommand(command, { timeoutMs, signal: controller.signal });
+      if (kind === 'mcp') {
+        if (!this.deps.mcp) throw new Error('MCP servers are not available in this window.');
+        result = await this.deps.mcp.call(server, tool, input ? (JSON.parse(input) as Record<string, unknown>) : {}, { timeoutMs, signal: controller.signal });
+      } else {
+        result = kind === 'task'
+          ? await this.deps.runner.runTask(command, { timeoutMs, signal: controller.signal })
+          : await this.deps.runner.runCommand(command, { timeoutMs, signal: controller.signal });
+      }
     } catch (error) {
       result = { exitCode: null, output: '', truncatedChars: 0, timedOut: false, cancelled: false, durationMs: 0, error: (error as Error).message };
     } finally {
       if (approvalId) this.running.delete(approvalId);
     }
     const ok = !result.error && result.exitCode === 0;
-    await this.deps.ledger.outcome(ledgerId, ok ? 'done' : 'failed', { exitCode: result.exitCode, timedOut: result.timedOut, cancelled: result.cancelled, error: result.error });
+    if (ledgerId) await this.deps.ledger.outcome(ledgerId, ok ? 'done' : 'failed', { exitCode: result.exitCode, timedOut: result.timedOut, cancelled: result.cancelled, error: result.error });
     this.deps.logger.info('ACTION', `${action} ${command}: ${result.error ?? `exit ${result.exitCode}`}`);
     return result;
   }
@@ -208,4 +250,10 @@ export class CommandService {
     await this.deps.store.delete(approval.id);
     this.deps.onDidChange?.(approval.id, undefined);
   }
+}
+
+/** `server/tool` → [server, tool]; server names cannot hold `/`, tool names may. */
+function splitMcp(command: string): [string, string] {
+  const at = command.indexOf('/');
+  return at < 0 ? [command, ''] : [command.slice(0, at), command.slice(at + 1)];
 }

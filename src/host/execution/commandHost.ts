@@ -26,10 +26,10 @@ export function toCommandApprovalView(approval: CommandApproval): ApprovalView {
     taskId: approval.taskId,
     sessionId: approval.sessionId,
     kind: approval.kind,
-    title: approval.kind === 'task' ? `Run the VS Code task “${approval.command}”?` : 'Run this command?',
+    title: approval.kind === 'task' ? `Run the VS Code task “${approval.command}”?` : approval.kind === 'mcp' ? `Call the MCP tool ${approval.command}?${approval.hints?.length ? ` (the server says: ${approval.hints.join(', ')})` : ''}` : 'Run this command?',
     status: approval.status,
     files: [],
-    command: approval.command,
+    command: approval.kind === 'mcp' ? `${approval.command} ${approval.input ?? '{}'}` : approval.command,
     reason: approval.status === 'running' ? 'Running… (see its terminal)' : approval.reason,
     createdAt: approval.createdAt,
   };

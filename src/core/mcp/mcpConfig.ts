@@ -1,0 +1,88 @@
+/**
+ * MCP server definitions, in VS Code's own `.vscode/mcp.json` format
+ * (`{"servers": {name: {"type": "stdio", "command", "args", "env"} | {"type": "http", "url", "headers"}}}`)
+ * and from the user's Tasklane settings. A definition a repository ships is code that would run
+ * on the person's machine: it carries a hash of everything that decides what runs, so consent is
+ * bound to exactly that definition and any change asks again.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+/** Where a definition came from: a repository's file (needs the person's trust) or their own settings. */
+export type McpSource = 'workspace' | 'user';
+
+const nameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, 'a server name is letters, digits, ".", "_" or "-" (at most 63)');
+
+const stdioSchema = z.object({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().optional(),
+});
+
+const httpSchema = z.object({
+  type: z.enum(['http', 'sse']),
+  url: z.url(),
+  headers: z.record(z.string(), z.string()).default({}),
+});
+
+/** One server as Tasklane runs it. */
+export type McpServerDefinition =
+  | { name: string; source: McpSource; transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string; hash: string }
+  | { name: string; source: McpSource; transport: 'http'; url: string; headers: Record<string, string>; hash: string };
+
+/** A server entry that could not be read, with what is wrong. */
+export interface McpConfigProblem {
+  name: string;
+  source: McpSource;
+  message: string;
+}
+
+/** Parses the `servers` object of mcp.json (or of the user setting). Never throws: a bad entry is a problem, the others load. */
+export function parseMcpServers(raw: unknown, source: McpSource): { servers: McpServerDefinition[]; problems: McpConfigProblem[] } {
+  const servers: McpServerDefinition[] = [];
+  const problems: McpConfigProblem[] = [];
+  const entries = raw && typeof raw === 'object' && 'servers' in raw ? (raw as { servers: unknown }).servers : raw;
+  if (!entries || typeof entries !== 'object' || Array.isArray(entries)) {
+    if (entries !== undefined) problems.push({ name: '(file)', source, message: 'expected {"servers": {"<name>": {...}}}' });
+    return { servers, problems };
+  }
+  for (const [name, value] of Object.entries(entries as Record<string, unknown>)) {
+    if (!nameSchema.safeParse(name).success) {
+      problems.push({ name, source, message: 'a server name is letters, digits, ".", "_" or "-" (at most 63)' });
+      continue;
+    }
+    const isHttp = value && typeof value === 'object' && ['http', 'sse'].includes(String((value as { type?: unknown }).type));
+    const parsed = isHttp ? httpSchema.safeParse(value) : stdioSchema.safeParse(value);
+    if (!parsed.success) {
+      problems.push({ name, source, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'entry'}: ${i.message}`).join('; ') });
+      continue;
+    }
+    const def = parsed.data;
+    if ('command' in def) {
+      const body = { transport: 'stdio' as const, command: def.command, args: def.args, env: def.env, ...(def.cwd ? { cwd: def.cwd } : {}) };
+      servers.push({ name, source, ...body, hash: definitionHash({ name, ...body }) });
+    } else {
+      const body = { transport: 'http' as const, url: def.url, headers: def.headers };
+      servers.push({ name, source, ...body, hash: definitionHash({ name, ...body }) });
+    }
+  }
+  return { servers, problems };
+}
+
+/** sha256 of the definition's canonical JSON (keys sorted), so formatting and key order do not ask again. */
+export function definitionHash(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

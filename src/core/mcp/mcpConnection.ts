@@ -1,0 +1,237 @@
+/**
+ * One MCP server as a lazily started, self-healing connection: started on first use, restarted
+ * after a crash (with backoff, so a server that dies at once is not respawned in a loop), stopped
+ * when idle, its stderr in the log. Its environment is minimal: a stdio server gets only the
+ * basics a process needs (PATH, HOME…) plus the `env` its definition names, never the editor's
+ * or Tasklane's API keys.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Clock, Logger } from '../ports';
+import type { McpServerDefinition } from './mcpConfig';
+
+/** A tool as the server describes it. */
+export interface McpTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** The server's hints; shown to the person, never a reason to skip the ask. */
+  annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; title?: string };
+}
+
+/** What a call returned, as text for the model. */
+export interface McpCallResult {
+  text: string;
+  isError: boolean;
+  /** Characters cut from the end to keep the result bounded. */
+  truncatedChars: number;
+}
+
+export type McpConnectionState = 'stopped' | 'starting' | 'ready' | 'crashed';
+
+export interface McpConnectionOptions {
+  definition: McpServerDefinition;
+  /** The workspace folder: a stdio server's working directory unless its definition says `cwd`. */
+  cwd: string;
+  clock: Clock;
+  logger: Logger;
+  /** Per call (default 60 s): a hanging tool ends with a clear error. */
+  callTimeoutMs?: number;
+  /** Stop the process after this long without a call (default 10 minutes). */
+  idleStopMs?: number;
+  /** The process environment the basics are picked from (default process.env, through the SDK). */
+  baseEnv?: () => Record<string, string>;
+  /** Told on every state change (the sidebar shows a broken server with its last error). */
+  onState?: (server: string, state: McpConnectionState) => void;
+}
+
+const MAX_RESULT_CHARS = 20_000;
+/** Starting a server (npx may install it first) and listing its tools get longer than one call. */
+const START_TIMEOUT_MS = 60_000;
+const BACKOFF_MS = [1_000, 2_000, 5_000, 15_000, 60_000];
+
+export class McpConnection {
+  private client: Client | undefined;
+  private starting: Promise<Client> | undefined;
+  private toolList: McpTool[] | undefined;
+  private idleTimer: { cancel(): void } | undefined;
+  private stopping = false;
+  private crashes = 0;
+  private restartAt = 0;
+  private lastErrorText: string | undefined;
+  private current: McpConnectionState = 'stopped';
+
+  constructor(private readonly options: McpConnectionOptions) {}
+
+  get name(): string {
+    return this.options.definition.name;
+  }
+
+  get state(): McpConnectionState {
+    return this.current;
+  }
+
+  private set stateValue(state: McpConnectionState) {
+    if (state === this.current) return;
+    this.current = state;
+    this.options.onState?.(this.name, state);
+  }
+
+  /** The last start or crash error, for the sidebar. */
+  get lastError(): string | undefined {
+    return this.lastErrorText;
+  }
+
+  /** The server's tools (starts it if needed); cached until it restarts. */
+  async tools(): Promise<McpTool[]> {
+    const client = await this.connect();
+    if (!this.toolList) {
+      const listed = await client.listTools(undefined, { timeout: START_TIMEOUT_MS });
+      this.toolList = listed.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description ?? tool.title ?? '',
+        inputSchema: (tool.inputSchema ?? { type: 'object' }) as Record<string, unknown>,
+        annotations: {
+          ...(tool.annotations?.readOnlyHint !== undefined ? { readOnlyHint: tool.annotations.readOnlyHint } : {}),
+          ...(tool.annotations?.destructiveHint !== undefined ? { destructiveHint: tool.annotations.destructiveHint } : {}),
+          ...(tool.annotations?.title ? { title: tool.annotations.title } : {}),
+        },
+      }));
+    }
+    return this.toolList;
+  }
+
+  /** Calls a tool; rejects with a message for the model on timeout, abort or a dead server. */
+  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallResult> {
+    const client = await this.connect();
+    this.touch();
+    try {
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.timeoutMs, ...(signal ? { signal } : {}) });
+      return toText(result as { content?: unknown[]; structuredContent?: unknown; isError?: boolean });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (/timed out|timeout/i.test(message)) {
+        throw new Error(`The MCP tool ${this.name}/${tool} did not answer within ${Math.round(this.timeoutMs / 1000)} s and was abandoned. Try again later or with smaller input.`, { cause: error });
+      }
+      throw new Error(`The MCP tool ${this.name}/${tool} failed: ${message}`, { cause: error });
+    } finally {
+      this.touch();
+    }
+  }
+
+  /** Stops the server (idle, shutdown, consent withdrawn). The next use starts it again. */
+  async stop(): Promise<void> {
+    this.idleTimer?.cancel();
+    this.idleTimer = undefined;
+    const client = this.client;
+    this.client = undefined;
+    this.starting = undefined;
+    this.toolList = undefined;
+    this.stateValue = 'stopped';
+    if (!client) return;
+    this.stopping = true;
+    try {
+      await client.close();
+    } catch (error) {
+      this.options.logger.warn('HOST', `MCP server ${this.name}: close failed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.stopping = false;
+    }
+  }
+
+  private get timeoutMs(): number {
+    return this.options.callTimeoutMs ?? 60_000;
+  }
+
+  private async connect(): Promise<Client> {
+    if (this.client) return this.client;
+    this.starting ??= this.start();
+    try {
+      return await this.starting;
+    } finally {
+      this.starting = undefined;
+    }
+  }
+
+  private async start(): Promise<Client> {
+    const { clock, logger, definition } = this.options;
+    const wait = this.restartAt - clock.now();
+    if (wait > 0) {
+      logger.info('HOST', `MCP server ${this.name}: restarting in ${wait} ms (crash ${this.crashes})`);
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, wait));
+    }
+    this.stateValue = 'starting';
+    const client = new Client({ name: 'tasklane', version: '0.1.0' });
+    const transport = this.transport();
+    transport.onclose = () => this.closed(client);
+    try {
+      await client.connect(transport, { timeout: START_TIMEOUT_MS });
+    } catch (error) {
+      this.stateValue = 'crashed';
+      this.lastErrorText = error instanceof Error ? error.message : String(error);
+      this.noteCrash();
+      throw new Error(`The MCP server ${this.name} could not start: ${this.lastErrorText}`, { cause: error });
+    }
+    this.client = client;
+    this.stateValue = 'ready';
+    logger.info('HOST', `MCP server ${this.name} (${definition.transport}) started`);
+    this.touch();
+    return client;
+  }
+
+  private transport(): Transport {
+    const def = this.options.definition;
+    if (def.transport === 'http') return new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers } });
+    const transport = new StdioClientTransport({
+      command: def.command,
+      args: def.args,
+      // Only the basics and what the definition names: API keys in the editor's environment stay there.
+      env: { ...(this.options.baseEnv?.() ?? getDefaultEnvironment()), ...def.env },
+      cwd: def.cwd ?? this.options.cwd,
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n').filter((l) => l.trim())) this.options.logger.info('HOST', `MCP ${this.name} stderr: ${line.slice(0, 500)}`);
+    });
+    return transport;
+  }
+
+  private closed(client: Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.toolList = undefined;
+    this.idleTimer?.cancel();
+    if (this.stopping) return;
+    this.stateValue = 'crashed';
+    this.lastErrorText = 'the server process exited';
+    this.noteCrash();
+    this.options.logger.warn('HOST', `MCP server ${this.name} exited unexpectedly; it restarts on next use (after ${this.restartAt - this.options.clock.now()} ms)`);
+  }
+
+  private noteCrash(): void {
+    this.restartAt = this.options.clock.now() + (BACKOFF_MS[Math.min(this.crashes, BACKOFF_MS.length - 1)] ?? 60_000);
+    this.crashes++;
+  }
+
+  private touch(): void {
+    this.idleTimer?.cancel();
+    this.idleTimer = this.options.clock.setTimeout(() => void this.stop(), this.options.idleStopMs ?? 10 * 60_000);
+  }
+}
+
+/** Text content joined; other content named; structured content as JSON; bounded. */
+function toText(result: { content?: unknown[]; structuredContent?: unknown; isError?: boolean }): McpCallResult {
+  const parts: string[] = [];
+  for (const item of result.content ?? []) {
+    const c = item as { type?: string; text?: string; uri?: string; mimeType?: string; resource?: { uri?: string; text?: string } };
+    if (c.type === 'text' && typeof c.text === 'string') parts.push(c.text);
+    else if (c.type === 'resource_link' || c.type === 'resource') parts.push(`[resource ${c.uri ?? c.resource?.uri ?? ''}]${c.resource?.text ? `\n${c.resource.text}` : ''}`);
+    else parts.push(`[${c.type ?? 'content'}${c.mimeType ? ` ${c.mimeType}` : ''}]`);
+  }
+  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
+  const text = parts.join('\n');
+  const truncatedChars = Math.max(0, text.length - MAX_RESULT_CHARS);
+  return { text: truncatedChars ? text.slice(0, MAX_RESULT_CHARS) : text, isError: result.isError === true, truncatedChars };
+}

@@ -1,0 +1,192 @@
+/**
+ * The MCP servers of a window, as tools of the agent. A server runs only when it may: never in
+ * Restricted Mode, a repository's only after the person trusted that exact definition (its hash),
+ * the person's own (user settings) always. Each server's tools become actions in an action set of
+ * its own (`mcp:<server>`), named `mcp_<server>_<tool>`, with bounded descriptions so the prompt
+ * stays small. Every call goes through the command approval flow (a card, `tasklane.approve`, the
+ * ledger) unless `mcp:<server>/<tool>` is allowlisted; the server's own hints are shown on the
+ * card but never skip the ask.
+ */
+import { z } from 'zod';
+import { defineAction } from '../actions/types';
+import type { ActionDef } from '../actions/types';
+import type { CommandResult } from '../approval/commandApproval';
+import type { CommandService, McpCallPort } from '../approval/commandService';
+import { describeResult } from '../approval/commandService';
+import type { Clock, Logger } from '../ports';
+import type { McpServerDefinition } from './mcpConfig';
+import { McpConnection } from './mcpConnection';
+import type { McpConnectionState, McpTool } from './mcpConnection';
+
+/** Longest tool description offered to the model; longer ones are cut (the stable prefix stays small). */
+export const MAX_TOOL_DESCRIPTION = 300;
+/** Providers accept tool names of at most 64 characters. */
+const MAX_ACTION_NAME = 64;
+
+export interface McpServersDeps {
+  definitions: () => readonly McpServerDefinition[];
+  /** Whether the person trusts this exact definition (user-settings servers: always). */
+  trusted: (definition: McpServerDefinition) => boolean;
+  /** False in Restricted Mode: no server starts, no MCP tool is offered. */
+  workspaceTrusted: () => boolean;
+  cwd: string;
+  clock: Clock;
+  logger: Logger;
+  callTimeoutMs?: number;
+  idleStopMs?: number;
+  baseEnv?: () => Record<string, string>;
+  onStateChange?: (server: string, state: McpConnectionState) => void;
+}
+
+/** One server's state, for the sidebar and getState. */
+export interface McpServerStatus {
+  name: string;
+  source: McpServerDefinition['source'];
+  transport: McpServerDefinition['transport'];
+  /** What would run: the command line or the URL, shown before the person trusts it. */
+  target: string;
+  trusted: boolean;
+  state: McpConnectionState | 'untrusted';
+  lastError?: string;
+  tools?: number;
+}
+
+export class McpServers implements McpCallPort {
+  private readonly connections = new Map<string, { hash: string; connection: McpConnection }>();
+  private readonly toolsByServer = new Map<string, McpTool[]>();
+
+  constructor(private readonly deps: McpServersDeps) {}
+
+  /** Definitions that may run now. */
+  runnable(): McpServerDefinition[] {
+    if (!this.deps.workspaceTrusted()) return [];
+    return this.deps.definitions().filter((d) => this.deps.trusted(d));
+  }
+
+  status(): McpServerStatus[] {
+    return this.deps.definitions().map((d) => {
+      const trusted = this.deps.trusted(d) && this.deps.workspaceTrusted();
+      const live = this.connections.get(d.name);
+      const connection = live?.hash === d.hash ? live.connection : undefined;
+      const tools = this.toolsByServer.get(d.name)?.length;
+      return {
+        name: d.name,
+        source: d.source,
+        transport: d.transport,
+        target: d.transport === 'stdio' ? [d.command, ...d.args].join(' ') : d.url,
+        trusted,
+        state: trusted ? (connection?.state ?? 'stopped') : 'untrusted',
+        ...(connection?.lastError ? { lastError: connection.lastError } : {}),
+        ...(tools !== undefined ? { tools } : {}),
+      };
+    });
+  }
+
+  /**
+   * The actions of every runnable server (each started if needed to list its tools). A server that
+   * cannot start is logged and left out: a broken server never blocks a turn.
+   */
+  async actions(service: Pick<CommandService, 'request'>): Promise<ActionDef[]> {
+    const out: ActionDef[] = [];
+    for (const definition of this.runnable()) {
+      try {
+        const tools = await this.connection(definition).tools();
+        this.toolsByServer.set(definition.name, tools);
+        for (const tool of tools) out.push(toolAction(definition.name, tool, service, () => this.deps.workspaceTrusted() && this.deps.trusted(definition)));
+      } catch (error) {
+        this.deps.logger.warn('HOST', `MCP server ${definition.name} offers no tools now: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    return out;
+  }
+
+  /** McpCallPort: runs an approved call. Refuses a server that is no longer trusted (consent withdrawn since the ask). */
+  async call(server: string, tool: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult> {
+    const started = this.deps.clock.now();
+    const definition = this.runnable().find((d) => d.name === server);
+    if (!definition) return failed(`The MCP server ${server} is not trusted or not configured any more; nothing was called.`, started, this.deps.clock);
+    try {
+      const result = await this.connection(definition).call(tool, args, options.signal);
+      return { exitCode: result.isError ? 1 : 0, output: result.text, truncatedChars: result.truncatedChars, timedOut: false, cancelled: false, durationMs: this.deps.clock.now() - started };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { ...failed(message, started, this.deps.clock), timedOut: /did not answer within/.test(message), cancelled: options.signal?.aborted ?? false };
+    }
+  }
+
+  readOnly(server: string, tool: string): boolean {
+    return this.toolsByServer.get(server)?.find((t) => t.name === tool)?.annotations.readOnlyHint === true;
+  }
+
+  /** Stops every server (window closing, trust withdrawn). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.connections.values()].map(({ connection }) => connection.stop()));
+  }
+
+  private connection(definition: McpServerDefinition): McpConnection {
+    const live = this.connections.get(definition.name);
+    if (live?.hash === definition.hash) return live.connection;
+    // A changed definition is a different server: the old process must not keep serving it.
+    if (live) void live.connection.stop();
+    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange } = this.deps;
+    const connection = new McpConnection({
+      definition, cwd, clock, logger,
+      ...(callTimeoutMs ? { callTimeoutMs } : {}),
+      ...(idleStopMs ? { idleStopMs } : {}),
+      ...(baseEnv ? { baseEnv } : {}),
+      ...(onStateChange ? { onState: onStateChange } : {}),
+    });
+    this.connections.set(definition.name, { hash: definition.hash, connection });
+    return connection;
+  }
+}
+
+/** The action set a server's tools are in; tasks and chores name it like any other set. */
+export function mcpActionSet(server: string): string {
+  return `mcp:${server}`;
+}
+
+/** `mcp_<server>_<tool>` in snake_case, within the providers' 64 characters. */
+export function mcpActionName(server: string, tool: string): string {
+  const snake = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  return `mcp_${snake(server)}_${snake(tool)}`.slice(0, MAX_ACTION_NAME).replace(/_+$/, '');
+}
+
+function toolAction(server: string, tool: McpTool, service: Pick<CommandService, 'request'>, available: () => boolean): ActionDef {
+  const hints = [tool.annotations.readOnlyHint ? 'read-only' : undefined, tool.annotations.destructiveHint ? 'destructive' : undefined].filter((h): h is string => Boolean(h));
+  const described = tool.description.replace(/\s+/g, ' ').trim();
+  const description = `[MCP server ${server}] ${described.length > MAX_TOOL_DESCRIPTION ? `${described.slice(0, MAX_TOOL_DESCRIPTION - 1)}…` : described || tool.name} The user approves each call unless it is allowlisted; if approval is needed the task waits and the result comes in the next turn.`;
+  return defineAction({
+    name: mcpActionName(server, tool.name),
+    description,
+    input: inputSchema(tool.inputSchema),
+    actionSets: [mcpActionSet(server)],
+    parallelizable: false,
+    // The ledger entry is written by the command service around the real call, as for commands.
+    irreversible: false,
+    approval: 'policy',
+    available,
+    async run(input, ctx) {
+      if (!available()) throw new Error(`The MCP server ${server} is not trusted in this workspace (or the workspace is in Restricted Mode); its tools cannot run. Tell the user.`);
+      if (!ctx.taskId) throw new Error('MCP tools work inside a task only: start a task first.');
+      const command = `${server}/${tool.name}`;
+      const answer = await service.request({ kind: 'mcp', command, input: JSON.stringify(input ?? {}), hints, taskId: ctx.taskId, sessionId: ctx.sessionId });
+      if ('ran' in answer) return describeResult('mcp', command, answer.ran);
+      ctx.turn.needsApproval(answer.pending.id, `call the MCP tool ${command}`);
+      return `Asked the user to approve the MCP tool ${command} (${answer.pending.reason}). Nothing has run yet; you will get the result, or the reason for a rejection, in the next turn.`;
+    },
+  });
+}
+
+/** The tool's JSON Schema as a validator; one that zod cannot read still accepts an object (the server validates too). */
+function inputSchema(schema: Record<string, unknown>): z.ZodType {
+  try {
+    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch {
+    return z.record(z.string(), z.unknown());
+  }
+}
+
+function failed(error: string, started: number, clock: Clock): CommandResult {
+  return { exitCode: null, output: '', truncatedChars: 0, timedOut: false, cancelled: false, durationMs: clock.now() - started, error };
+}
