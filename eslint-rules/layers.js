@@ -1,11 +1,16 @@
-// Enforces the folder = layer rule of DESIGN.md §1:
+// Enforces the folder = layer rule of docs/DESIGN.md §1:
 //   src/core/**    may not import 'vscode', src/host/** or src/webview/**
 //   src/webview/** may import only src/shared/** (and the web component library it renders with)
+//   src/shared/**  may import only zod and itself (both sides of the webview boundary load it)
+//   src/host/**    may not import src/webview/** (the webview is a separate browser bundle)
 // Resolution is by path, so `../host/x`, `../../src/host/x` and `vscode` are all caught.
 'use strict';
 const path = require('node:path');
 
 const WEBVIEW_PACKAGES = ['@vscode-elements/elements'];
+const SHARED_PACKAGES = ['zod'];
+
+const isPackage = (source, packages) => packages.some((p) => source === p || source.startsWith(`${p}/`));
 
 function layerOf(file) {
   const normalized = file.split(path.sep).join('/');
@@ -17,9 +22,21 @@ function check(context, node, source) {
   if (typeof source !== 'string') return;
   const file = context.filename ?? context.getFilename();
   const from = layerOf(file);
-  if (from !== 'core' && from !== 'webview') return;
+  if (!from) return;
   const relative = source.startsWith('.');
   const target = relative ? layerOf(path.resolve(path.dirname(file), source) + '/') : undefined;
+  if (from === 'host') {
+    if (target === 'webview') {
+      context.report({ node, message: 'src/host must not import src/webview; talk to the sidebar through src/shared/protocol.ts.' });
+    }
+    return;
+  }
+  if (from === 'shared') {
+    if (relative ? target !== 'shared' : !isPackage(source, SHARED_PACKAGES)) {
+      context.report({ node, message: `src/shared may import only zod and src/shared, not ${source}: the webview and the host both load it.` });
+    }
+    return;
+  }
   if (from === 'core') {
     if (source === 'vscode' || source.startsWith('vscode/')) {
       context.report({ node, message: "src/core must not import 'vscode'; declare a port in src/core/ports.ts and implement it in src/host." });
@@ -33,7 +50,7 @@ function check(context, node, source) {
     if (target !== 'webview' && target !== 'shared') {
       context.report({ node, message: `src/webview may import only src/shared (and itself), not ${source}.` });
     }
-  } else if (!WEBVIEW_PACKAGES.some((p) => source === p || source.startsWith(`${p}/`))) {
+  } else if (!isPackage(source, WEBVIEW_PACKAGES)) {
     context.report({ node, message: `src/webview may import only src/shared; '${source}' is not allowed in the webview bundle.` });
   }
 }

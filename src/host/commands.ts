@@ -10,10 +10,8 @@ export interface CommandDeps {
   channel: vscode.LogOutputChannel;
   /** Re-sends the sidebar's state after something it shows changed outside the agent. */
   refreshSidebar: () => Promise<void>;
-  /** Chores and their last runs, for the state snapshot. */
-  chores?: { state(): Promise<unknown[]> };
-  /** Approval cards (change sets and commands), for the state snapshot's pending approvals. */
-  approvals?: { list(): Promise<Array<{ status: string }>> };
+  /** Workspace Trust, read at each use. */
+  trusted: () => boolean;
 }
 
 /** Picks a task: the argument if given, else the user chooses among tasks in a fitting state. */
@@ -50,9 +48,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return sessionId;
     }),
     vscode.commands.registerCommand('tasklane.getState', async () => {
-      const { agent } = await runtime.ready;
-      const approvals = ((await deps.approvals?.list()) ?? []).filter((a) => a.status === 'pending');
-      return { ...agent.snapshot(), approvals, chores: (await deps.chores?.state()) ?? [], model: await deps.models.status(), restricted: !vscode.workspace.isTrusted };
+      const { agent, approvals, chores } = await runtime.ready;
+      const pending = (await approvals.list()).filter((a) => a.status === 'pending');
+      return { ...agent.snapshot(), approvals: pending, chores: await chores.state(), model: await deps.models.status(), restricted: !deps.trusted() };
     }),
     vscode.commands.registerCommand('tasklane.continueTask', async (taskId?: unknown) => {
       const id = await pickTask(deps, taskId, (t) => t.paused, 'continue');

@@ -1,15 +1,15 @@
 import * as vscode from 'vscode';
+import { systemClock } from '../core/ports';
 import { registerApprovalCommands } from './approvals/approvalCommands';
-import { ApprovalService } from './approvals/approvalService';
 import { registerChoreCommands } from './chores/choreCommands';
-import { ChoreHost } from './chores/choreHost';
 import { registerCommands } from './commands';
-import { CommandExecutionHost, combineApprovalSections, registerCommandApprovalCommands } from './execution/commandHost';
+import { registerCommandApprovalCommands } from './execution/commandHost';
 import { createLogger } from './logger';
 import { ModelProvider, readModelSettings, selectModelFlow } from './modelProvider';
 import { Runtime } from './runtime';
 import { AgentSidebarBackend } from './sidebarBackend';
 import { SidebarProvider } from './sidebarProvider';
+import type { StoreServices } from './storeServices';
 import { toHostMessages } from './viewMapping';
 
 /** What the composition root hands back to the activation shim (src/extension.ts). */
@@ -20,21 +20,31 @@ export interface MainParts {
 }
 
 /**
- * Composition root: build services, register contributions, nothing else. Loaded from its own
- * bundle (dist/main.js) by the activation shim right after `activate` returns, so the SDKs, zod,
- * sql.js and the engine never sit on the activation path.
+ * Composition root, in two halves. This one builds what exists before the store opens (log
+ * channel, clock, Workspace Trust, models, the sidebar) and registers every contribution at once;
+ * `Runtime` opens the store and `createStoreServices` (src/host/storeServices.ts) builds the rest,
+ * complete. Commands and sidebar gestures wait on `runtime.ready`, which resolves with those
+ * services. Loaded from its own bundle (dist/main.js) by the activation shim right after
+ * `activate` returns, so the SDKs, zod, sql.js and the engine never sit on the activation path.
  */
 export function start(context: vscode.ExtensionContext): MainParts {
   const channel = vscode.window.createOutputChannel('Tasklane', { log: true });
   const logger = createLogger(channel);
+  const clock = systemClock;
+  // The one reading of Workspace Trust every part is given (Restricted Mode: chat only).
+  const trusted = () => vscode.workspace.isTrusted;
   const models = new ModelProvider(context.secrets);
-  const commandExecution = new CommandExecutionHost(logger);
-  const approvals = new ApprovalService(logger);
-  const chores = new ChoreHost(logger, context.secrets);
-  const runtime = new Runtime(context, logger, models, { extensions: [commandExecution, approvals, chores] });
-  const approvalSection = combineApprovalSections(approvals, commandExecution);
-  const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, { approvals: approvalSection, chores }), logger);
+  const runtime = new Runtime(context, { logger, clock, trusted, models });
+  const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, trusted), logger);
   const refreshSidebar = () => sidebar.refresh();
+  const ready = runtime.ready;
+  // A part of the services, for the commands that need it. A failed start is reported by the
+  // runtime (log, sidebar); the commands then fail with it, so nothing is left unhandled here.
+  const part = <T>(pick: (services: StoreServices) => T): Promise<T> => {
+    const picked = ready.then(pick);
+    picked.catch(() => undefined);
+    return picked;
+  };
 
   context.subscriptions.push(
     channel,
@@ -44,28 +54,23 @@ export function start(context: vscode.ExtensionContext): MainParts {
       const row = (sessionId: string) => runtime.current?.agent.sessionRow(sessionId) ?? { session: undefined, tasks: [] };
       for (const message of toHostMessages(change, row)) sidebar.post(message);
     }),
+    runtime.onDidPost((message) => sidebar.post(message)),
     vscode.workspace.onDidGrantWorkspaceTrust(refreshSidebar),
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('tasklane.model') && void refreshSidebar()),
     vscode.lm.onDidChangeChatModels(refreshSidebar),
     context.secrets.onDidChange(refreshSidebar),
-    ...registerCommands({ runtime, models, channel, refreshSidebar, chores, approvals: approvalSection }),
-    chores,
-    chores.onDidPost((message) => sidebar.post(message)),
-    ...registerChoreCommands(chores),
-    commandExecution.onDidPost((message) => sidebar.post(message)),
-    ...registerCommandApprovalCommands(commandExecution),
-    approvals,
-    approvals.onDidChange((message) => sidebar.post(message)),
-    approvals.onDidChange((message) => chores.followApprovals(message)),
-    ...registerApprovalCommands([approvals, commandExecution]),
+    ...registerCommands({ runtime, models, channel, refreshSidebar, trusted }),
+    ...registerChoreCommands(part((s) => s.chores), context.secrets),
+    ...registerCommandApprovalCommands(part((s) => s.commands)),
+    ...registerApprovalCommands(part((s) => s.approvalOwners)),
   );
 
-  const ready = runtime.ready.then(
+  const started = ready.then(
     () => refreshSidebar(),
     () => refreshSidebar(),
   );
-  void ready.then(() => offerModelSetup(models));
-  return { sidebar, ready: runtime.ready.then(() => undefined) };
+  void started.then(() => offerModelSetup(models));
+  return { sidebar, ready: part(() => undefined) };
 }
 
 /** `auto` with nothing usable: walk the user through choosing a provider, once per start. */

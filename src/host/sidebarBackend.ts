@@ -4,7 +4,7 @@ import type { ChoreView, ChoreWebviewMessage } from '../shared/choreProtocol';
 import type { HostMessage, ViewState, WebviewMessage } from '../shared/protocol';
 import type { SidebarBackend } from './sidebarProvider';
 import type { ModelProvider } from './modelProvider';
-import type { Runtime } from './runtime';
+import type { StoreServices } from './storeServices';
 import { toDeadLetterView, toSessionView, toTaskView, toTraceEvent } from './viewMapping';
 
 const TRACE_PAGE = 200;
@@ -15,34 +15,41 @@ export interface SidebarSection<View, Message> {
   handle(message: Message): Promise<HostMessage | undefined>;
 }
 
+/** The sections the sidebar shows next to the sessions, owned by the store-time services. */
 export interface SidebarSections {
-  approvals?: SidebarSection<ApprovalView, ApprovalWebviewMessage>;
-  chores?: SidebarSection<ChoreView, ChoreWebviewMessage>;
+  approvals: SidebarSection<ApprovalView, ApprovalWebviewMessage>;
+  chores: SidebarSection<ChoreView, ChoreWebviewMessage>;
+}
+
+/** What the backend reads: the services once the store is open, and why it is not (yet). */
+export interface SidebarRuntime {
+  /** Resolves with the services once the store is open (gestures wait for it). */
+  readonly ready: Promise<SidebarSections & Pick<StoreServices, 'agent' | 'triggers'>>;
+  /** The services if the store is open already (the initial state does not wait for it). */
+  readonly current: (SidebarSections & Pick<StoreServices, 'agent'>) | undefined;
+  readonly problem: string | undefined;
 }
 
 /** Answers the sidebar: the initial state, and each user gesture as a call on the agent. */
 export class AgentSidebarBackend implements SidebarBackend {
   constructor(
-    private readonly runtime: Runtime,
+    private readonly runtime: SidebarRuntime,
     private readonly models: ModelProvider,
-    private readonly sections: SidebarSections = {},
+    private readonly trusted: () => boolean,
   ) {}
 
   async viewState(): Promise<ViewState> {
     const model = await this.models.status();
-    const base = {
-      model,
-      restricted: !vscode.workspace.isTrusted,
-      approvals: (await this.sections.approvals?.list()) ?? [],
-      chores: (await this.sections.chores?.list()) ?? [],
-    };
-    const parts = this.runtime.current;
-    if (!parts) {
-      return { ...base, sessions: [], tasks: [], deadLetters: [], storeProblem: this.runtime.problem ?? 'Starting…' };
+    const services = this.runtime.current;
+    const base = { model, restricted: !this.trusted() };
+    if (!services) {
+      return { ...base, approvals: [], chores: [], sessions: [], tasks: [], deadLetters: [], storeProblem: this.runtime.problem ?? 'Starting…' };
     }
-    const snapshot = parts.agent.snapshot();
+    const snapshot = services.agent.snapshot();
     return {
       ...base,
+      approvals: await services.approvals.list(),
+      chores: await services.chores.list(),
       sessions: snapshot.sessions.map((s) => toSessionView(s, snapshot.tasks)),
       tasks: snapshot.tasks.map(toTaskView),
       deadLetters: snapshot.deadLetters.map(toDeadLetterView),
@@ -50,8 +57,8 @@ export class AgentSidebarBackend implements SidebarBackend {
   }
 
   async handle(message: Exclude<WebviewMessage, { type: 'ready' }>): Promise<HostMessage | undefined> {
-    if (message.type.startsWith('approval.')) return this.section('approvals').handle(message as ApprovalWebviewMessage);
-    if (message.type.startsWith('chore.')) return this.section('chores').handle(message as ChoreWebviewMessage);
+    if (message.type.startsWith('approval.')) return (await this.runtime.ready).approvals.handle(message as ApprovalWebviewMessage);
+    if (message.type.startsWith('chore.')) return (await this.runtime.ready).chores.handle(message as ChoreWebviewMessage);
     switch (message.type) {
       case 'send': {
         const { agent } = await this.runtime.ready;
@@ -85,11 +92,5 @@ export class AgentSidebarBackend implements SidebarBackend {
       }
     }
     return undefined;
-  }
-
-  private section<K extends keyof SidebarSections>(name: K): NonNullable<SidebarSections[K]> {
-    const section = this.sections[name];
-    if (!section) throw new Error(`The ${name} part of Tasklane is not available in this build.`);
-    return section;
   }
 }

@@ -25,4 +25,17 @@ describe('lint: layer boundaries (DESIGN.md §1)', function () {
     const messages = await messagesFor('test/lint-fixtures/src/webview/badWebview.ts');
     assert.deepEqual(messages.map((m) => m.split(':')[0]), ['2', '3']);
   });
+
+  it('lets src/shared import only zod and itself', async () => {
+    const messages = await messagesFor('test/lint-fixtures/src/shared/badShared.ts');
+    assert.deepEqual(messages.map((m) => m.split(':')[0]), ['2', '3', '4', '5'], messages.join('\n'));
+    assert.match(messages[0], /src\/shared may import only zod and src\/shared, not vscode/);
+    assert.match(messages[3], /not node:fs/);
+  });
+
+  it('rejects src/webview imports from src/host', async () => {
+    const messages = await messagesFor('test/lint-fixtures/src/host/badHost.ts');
+    assert.equal(messages.length, 1, messages.join('\n'));
+    assert.match(messages[0], /^3: src\/host must not import src\/webview/);
+  });
 });

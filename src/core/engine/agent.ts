@@ -51,6 +51,8 @@ export interface AgentDeps {
   actions?: ActionDef[];
   /** Supervisor hooks (the chore runner): resolve chore fires, guard and observe their tasks. */
   hooks?: TaskHooks;
+  /** The irreversible-action ledger over `db`, shared with the host's edits, commands and chores; one is made when absent. */
+  ledger?: Ledger;
 }
 
 /** Transcript lines a snapshot carries per session. */
@@ -77,7 +79,7 @@ export class Agent {
     this.env = {
       state: this.state,
       registry,
-      ledger: new Ledger(deps.db, deps.clock),
+      ledger: deps.ledger ?? new Ledger(deps.db, deps.clock),
       workspace: deps.workspace,
       clock: deps.clock,
       logger: deps.logger,

@@ -14,11 +14,13 @@ export interface ApprovalOwner {
  * oldest pending approval of any owner. Reject from the palette (no arguments) asks for an
  * optional reason, which the task is told; a caller passing an id passes the reason second.
  * Each returns what its owner's decision returned (undefined when there was nothing to decide).
+ * The owners exist once the store is open; the commands wait for them (`ready`).
  */
-export function registerApprovalCommands(owners: readonly ApprovalOwner[]): vscode.Disposable[] {
+export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]>): vscode.Disposable[] {
   const idOf = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
 
   async function target(id: string | undefined, verb: string): Promise<{ owner: ApprovalOwner; id: string } | undefined> {
+    const owners = await ready;
     if (id) {
       for (const owner of owners) if (await owner.owns(id)) return { owner, id };
       void vscode.window.showInformationMessage(`Tasklane: there is no approval ${id} to ${verb}.`);

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { Ledger } from '../../core/actions/ledger';
+import type { Ledger } from '../../core/actions/ledger';
 import type { ActionDef } from '../../core/actions/types';
 import type { ChangeSet } from '../../core/approval/changeSet';
 import { ChangeSetDecider, DecisionError } from '../../core/approval/changeSetDecider';
@@ -10,11 +10,10 @@ import { createEditActions, summariseChangeSet } from '../../core/approval/editA
 import { nodeFs } from '../../core/approval/nodeFs';
 import { sensitiveReason } from '../../core/approval/sensitivePaths';
 import type { EditPolicyOptions } from '../../core/approval/sensitivePaths';
-import type { Logger } from '../../core/ports';
-import { systemClock } from '../../core/ports';
+import type { Clock, Logger } from '../../core/ports';
+import type { DurableDb, TriggerStore } from '../../core/store/types';
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../../shared/approvalProtocol';
 import type { OwnedApprovalSection } from '../execution/commandHost';
-import type { RuntimeBase, RuntimeExtension } from '../runtime';
 import { ProposalDocuments } from './proposalDocuments';
 import { VsCodeEditApplier, VsCodeWorkspaceFiles } from './vscodeEdits';
 
@@ -30,10 +29,20 @@ export interface ApprovalResult {
   error?: string;
 }
 
-interface Parts {
-  store: ChangeSetStore;
-  decider: ChangeSetDecider;
-  documents: ProposalDocuments;
+/** What the approval service is built from, once the store is open (src/host/storeServices.ts). */
+export interface ApprovalServiceDeps {
+  db: DurableDb;
+  triggers: TriggerStore;
+  ledger: Ledger;
+  clock: Clock;
+  logger: Logger;
+  /** Workspace Trust, read at each use (trust granted later applies without a reload). */
+  trusted: () => boolean;
+  /** Where the proposals' editable right sides live (`proposals/<set id>/…`). */
+  storageDir: string;
+  /** Where the workspace's files are read and written (the first folder; the storage folder when none is open). */
+  root: vscode.Uri;
+  /** Where a task came from ('user', 'chore:<id>'…), once the agent knows it. */
   taskSource: (taskId: string) => string | undefined;
 }
 
@@ -45,62 +54,62 @@ export function readEditPolicy(): EditPolicyOptions {
 const RESTRICTED = 'The workspace is in Restricted Mode: Tasklane can talk but not edit files. Tell the user; they can trust the folder (Manage Workspace Trust) and ask again.';
 
 /**
- * Approval-gated edits in the VS Code host: builds the edit actions once the store is open, keeps
- * the sidebar's approval cards (pending and recently decided) and carries out the user's
- * decisions from the sidebar and the palette.
+ * Approval-gated edits in the VS Code host: the change-set store, the editable diff documents and
+ * the decider, built complete on the open store; keeps the sidebar's approval cards (pending and
+ * recently decided), carries out the user's decisions from the sidebar and the palette, and makes
+ * the edit actions for the agent.
  */
-export class ApprovalService implements OwnedApprovalSection, RuntimeExtension, vscode.Disposable {
-  private current: Parts | undefined;
-  private resolveParts!: (parts: Parts) => void;
-  private readonly parts = new Promise<Parts>((resolve) => (this.resolveParts = resolve));
+export class ApprovalService implements OwnedApprovalSection, vscode.Disposable {
+  private readonly store: ChangeSetStore;
+  private readonly files: VsCodeWorkspaceFiles;
+  private readonly documents: ProposalDocuments;
+  private readonly decider: ChangeSetDecider;
   private readonly recent: ApprovalView[] = [];
   private readonly listeners = new Set<(message: ApprovalHostMessage) => void>();
 
-  constructor(private readonly logger: Logger) {}
-
-  /** RuntimeExtension: called once the store is open; the actions go to the agent. */
-  actions(base: RuntimeBase): ActionDef[] {
-    const root = base.workspaceRoot;
-    if (!root) return []; // no folder open: nothing to edit
-    const files = new VsCodeWorkspaceFiles(root);
-    const store = new DbChangeSetStore(base.db, systemClock);
-    const documents = new ProposalDocuments(vscode.Uri.file(base.storageDir), (id) => store.load(id));
-    const decider = new ChangeSetDecider({
+  constructor(private readonly deps: ApprovalServiceDeps) {
+    this.files = new VsCodeWorkspaceFiles(deps.root);
+    const store = new DbChangeSetStore(deps.db, deps.clock);
+    this.store = store;
+    this.documents = new ProposalDocuments(vscode.Uri.file(deps.storageDir), (id) => store.load(id));
+    this.decider = new ChangeSetDecider({
       store,
-      files,
-      applier: new VsCodeEditApplier(files),
-      ledger: new Ledger(base.db, systemClock),
-      durable: () => base.db.durable,
-      triggers: base.triggers,
-      logger: this.logger,
+      files: this.files,
+      applier: new VsCodeEditApplier(this.files),
+      ledger: deps.ledger,
+      durable: () => deps.db.durable,
+      triggers: deps.triggers,
+      logger: deps.logger,
       onChange: (changeSet) => this.publish(changeSet),
     });
-    const parts: Parts = { store, decider, documents, taskSource: base.taskSource };
-    this.current = parts;
-    this.resolveParts(parts);
+  }
+
+  /** The edit actions for the agent (write_file, replace_in_file…), proposing into this service. */
+  editActions(): ActionDef[] {
+    const { deps } = this;
     return createEditActions({
-      root: root.fsPath,
+      root: deps.root.fsPath,
       fs: nodeFs,
       // Windows and macOS (by default) ignore case: `.VSCODE/settings.json` is `.vscode/settings.json` there.
       caseInsensitive: process.platform !== 'linux',
-      files,
-      store,
-      decider,
-      clock: systemClock,
+      files: this.files,
+      store: this.store,
+      decider: this.decider,
+      clock: deps.clock,
       policy: readEditPolicy,
-      taskSource: base.taskSource,
-      editBlocked: () => (vscode.workspace.isTrusted ? undefined : RESTRICTED),
+      taskSource: deps.taskSource,
+      editBlocked: () => (deps.trusted() ? undefined : RESTRICTED),
       onProposed: (changeSet) => this.publish(changeSet),
     });
   }
 
   async owns(id: string): Promise<boolean> {
-    return (await this.current?.store.load(id)) !== undefined || this.recent.some((v) => v.id === id);
+    return (await this.store.load(id)) !== undefined || this.recent.some((v) => v.id === id);
   }
 
   /** The oldest pending change set, for the palette commands without an id. */
   async oldestPending(): Promise<{ id: string; createdAt: number } | undefined> {
-    return this.current?.store.oldestPending();
+    return this.store.oldestPending();
   }
 
   /** Card patches and removals for the sidebar. */
@@ -111,10 +120,8 @@ export class ApprovalService implements OwnedApprovalSection, RuntimeExtension, 
 
   /** Pending sets (oldest first), then the recently decided ones. */
   async list(): Promise<ApprovalView[]> {
-    const parts = this.current;
-    if (!parts) return [];
-    const pending = await parts.store.list({ status: 'pending' });
-    return [...pending.map((s) => this.view(s, parts)), ...this.recent];
+    const pending = await this.store.list({ status: 'pending' });
+    return [...pending.map((s) => this.view(s)), ...this.recent];
   }
 
   async handle(message: ApprovalWebviewMessage): Promise<undefined> {
@@ -127,33 +134,31 @@ export class ApprovalService implements OwnedApprovalSection, RuntimeExtension, 
           await this.reject(message.id, message.reason);
           break;
         case 'approval.openDiff': {
-          const parts = await this.parts;
-          const changeSet = await parts.store.load(message.id);
+          const changeSet = await this.store.load(message.id);
           if (!changeSet) throw new DecisionError(`There is no proposed change ${message.id} any more.`);
-          await parts.documents.open(changeSet, message.path);
+          await this.documents.open(changeSet, message.path);
           break;
         }
         case 'approval.decideFile':
-          await (await this.parts).decider.decideFile(message.id, message.path, message.decision);
+          await this.decider.decideFile(message.id, message.path, message.decision);
           break;
       }
     } catch (error) {
       void vscode.window.showErrorMessage(`Tasklane: ${(error as Error).message}`);
-      this.logger.warn('HOST', `${message.type} failed: ${(error as Error).message}`);
+      this.deps.logger.warn('HOST', `${message.type} failed: ${(error as Error).message}`);
     }
     return undefined;
   }
 
   /** Approves `id`, or the oldest pending set. Undefined when nothing is pending. */
   async approve(id?: string): Promise<ApprovalResult | undefined> {
-    const parts = await this.parts;
-    const target = await this.target(parts, id, 'approve');
+    const target = await this.target(id, 'approve');
     if (!target) return undefined;
     try {
-      if (!vscode.workspace.isTrusted) throw new DecisionError('Restricted Mode: trust this folder (Manage Workspace Trust) before applying edits.');
-      const final = await parts.decider.approve(target.id, { proposedEdits: await parts.documents.edits(target) });
+      if (!this.deps.trusted()) throw new DecisionError('Restricted Mode: trust this folder (Manage Workspace Trust) before applying edits.');
+      const final = await this.decider.approve(target.id, { proposedEdits: await this.documents.edits(target) });
       if (final.status === 'stale') void vscode.window.showWarningMessage(`Tasklane: nothing was applied. ${final.reason ?? ''} The task was told and can propose again.`);
-      await this.settled(final, parts);
+      await this.settled(final);
       return { id: final.id, status: final.status, reason: final.reason };
     } catch (error) {
       return this.failed(target.id, error);
@@ -162,20 +167,19 @@ export class ApprovalService implements OwnedApprovalSection, RuntimeExtension, 
 
   /** Rejects `id`, or the oldest pending set; the reason goes to the task. */
   async reject(id?: string, reason?: string): Promise<ApprovalResult | undefined> {
-    const parts = await this.parts;
-    const target = await this.target(parts, id, 'reject');
+    const target = await this.target(id, 'reject');
     if (!target) return undefined;
     try {
-      const final = await parts.decider.reject(target.id, reason);
-      await this.settled(final, parts);
+      const final = await this.decider.reject(target.id, reason);
+      await this.settled(final);
       return { id: final.id, status: final.status, reason: final.reason };
     } catch (error) {
       return this.failed(target.id, error);
     }
   }
 
-  private async target(parts: Parts, id: string | undefined, verb: string): Promise<ChangeSet | undefined> {
-    const found = id ? await parts.store.load(id) : await parts.store.oldestPending();
+  private async target(id: string | undefined, verb: string): Promise<ChangeSet | undefined> {
+    const found = id ? await this.store.load(id) : await this.store.oldestPending();
     if (!found) void vscode.window.showInformationMessage(id ? `Tasklane: there is no proposed change ${id} to ${verb}.` : `Tasklane: there is no proposed change to ${verb}.`);
     return found;
   }
@@ -183,13 +187,13 @@ export class ApprovalService implements OwnedApprovalSection, RuntimeExtension, 
   private failed(id: string, error: unknown): ApprovalResult {
     const message = (error as Error).message;
     void vscode.window.showErrorMessage(`Tasklane: ${message}`);
-    this.logger.warn('HOST', `decision on ${id} failed: ${message}`);
+    this.deps.logger.warn('HOST', `decision on ${id} failed: ${message}`);
     return { id, status: 'error', error: message };
   }
 
   /** A decided set: shown as a recent card, its proposal files removed, its row dropped (the ledger and the task's stream keep the outcome). */
-  private async settled(changeSet: ChangeSet, parts: Parts): Promise<void> {
-    const view = this.view(changeSet, parts);
+  private async settled(changeSet: ChangeSet): Promise<void> {
+    const view = this.view(changeSet);
     const at = this.recent.findIndex((v) => v.id === view.id);
     if (at >= 0) this.recent.splice(at, 1);
     this.recent.push(view);
@@ -198,20 +202,20 @@ export class ApprovalService implements OwnedApprovalSection, RuntimeExtension, 
       this.emit({ type: 'approvalRemoved', id: dropped.id });
     }
     this.emit({ type: 'approvalPatch', approval: view });
-    await parts.documents.discard(changeSet.id).catch((e) => this.logger.warn('HOST', `could not clean up the proposal files of ${changeSet.id}: ${(e as Error).message}`));
-    await parts.store.delete(changeSet.id).catch((e) => this.logger.warn('STORE', `could not drop decided change set ${changeSet.id}: ${(e as Error).message}`));
+    await this.documents.discard(changeSet.id).catch((e) => this.deps.logger.warn('HOST', `could not clean up the proposal files of ${changeSet.id}: ${(e as Error).message}`));
+    await this.store.delete(changeSet.id).catch((e) => this.deps.logger.warn('STORE', `could not drop decided change set ${changeSet.id}: ${(e as Error).message}`));
   }
 
   private publish(changeSet: ChangeSet): void {
-    if (this.current) this.emit({ type: 'approvalPatch', approval: this.view(changeSet, this.current) });
+    this.emit({ type: 'approvalPatch', approval: this.view(changeSet) });
   }
 
   private emit(message: ApprovalHostMessage): void {
     for (const listener of this.listeners) listener(message);
   }
 
-  private view(changeSet: ChangeSet, parts: Parts): ApprovalView {
-    const source = parts.taskSource(changeSet.taskId);
+  private view(changeSet: ChangeSet): ApprovalView {
+    const source = this.deps.taskSource(changeSet.taskId);
     const choreId = source?.startsWith('chore:') ? source.slice('chore:'.length) : undefined;
     const pending = changeSet.status === 'pending';
     const classification = classifyChangeSet(changeSet, readEditPolicy());
@@ -242,7 +246,7 @@ export class ApprovalService implements OwnedApprovalSection, RuntimeExtension, 
   }
 
   dispose(): void {
-    this.current?.documents.dispose();
+    this.documents.dispose();
     this.listeners.clear();
   }
 }

@@ -22,11 +22,15 @@ export interface NewChoreArgs {
 
 const idPattern = /^[a-z0-9][a-z0-9-]*$/;
 
-/** `tasklane.newChore`, `tasklane.runChoreNow` and `tasklane.setSecret`. */
-export function registerChoreCommands(host: ChoreHost): vscode.Disposable[] {
+/**
+ * `tasklane.newChore`, `tasklane.runChoreNow` and `tasklane.setSecret`. The chore host exists once
+ * the store is open (`ready`); setting a secret needs only SecretStorage, so it does not wait.
+ */
+export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode.SecretStorage): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('tasklane.newChore', (args?: unknown) => newChoreFlow(host, (args && typeof args === 'object' ? args : {}) as NewChoreArgs)),
+    vscode.commands.registerCommand('tasklane.newChore', async (args?: unknown) => newChoreFlow(await ready, (args && typeof args === 'object' ? args : {}) as NewChoreArgs)),
     vscode.commands.registerCommand('tasklane.runChoreNow', async (id?: unknown) => {
+      const host = await ready;
       let choreId = typeof id === 'string' && id ? id : undefined;
       if (!choreId) {
         const chores = host.enabledChores();
@@ -44,8 +48,8 @@ export function registerChoreCommands(host: ChoreHost): vscode.Disposable[] {
       if (!secretName) return false;
       const secret = typeof value === 'string' ? value : await vscode.window.showInputBox({ title: `Tasklane: value of secret "${secretName}" (a webhook URL, or an SMTP URL such as smtps://user:pass@host:465)`, password: true, ignoreFocusOut: true });
       if (secret === undefined) return false;
-      if (secret === '') await host.secrets.delete(choreSecretKey(secretName));
-      else await host.secrets.store(choreSecretKey(secretName), secret);
+      if (secret === '') await secrets.delete(choreSecretKey(secretName));
+      else await secrets.store(choreSecretKey(secretName), secret);
       return true;
     }),
   ];

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { Ledger } from '../../core/actions/ledger';
+import type { Ledger } from '../../core/actions/ledger';
 import { parseChoresFile, choresFilePath } from '../../core/chores/choreFile';
 import type { ChoresFileResult } from '../../core/chores/choreFile';
 import { ChoreRunner } from '../../core/chores/choreRunner';
@@ -10,24 +10,31 @@ import type { ChoreRunRecord } from '../../core/chores/runLog';
 import { DbSchedulePersistence } from '../../core/chores/schedulePersistence';
 import { TaskTriggerMatcher } from '../../core/chores/taskTriggers';
 import type { ChoreDiagnostic } from '../../core/chores/types';
-import type { ActionDef } from '../../core/actions/types';
 import type { Agent } from '../../core/engine/agent';
-import type { TaskHooks } from '../../core/engine/taskHooks';
-import type { Logger } from '../../core/ports';
-import { systemClock } from '../../core/ports';
+import type { Clock, Logger } from '../../core/ports';
+import type { DurableDb, TriggerStore } from '../../core/store/types';
 import type { ApprovalHostMessage } from '../../shared/approvalProtocol';
 import type { ChoreHostMessage, ChoreRunView, ChoreView, ChoreWebviewMessage } from '../../shared/choreProtocol';
-import type { RuntimeBase, RuntimeExtension } from '../runtime';
 import type { SidebarSection } from '../sidebarBackend';
 import { toChoreView, toRunView, toStepView } from './choreViews';
 
 /** SecretStorage key of a named chore secret (`urlSecret`, `smtpSecret` in chores.yaml). */
 export const choreSecretKey = (name: string): string => `tasklane.secret.${name}`;
 
-interface Parts {
-  runner: ChoreRunner;
-  runLog: ChoreRunLog;
-  scheduler: ChoreScheduler;
+/** What the chore host is built from, once the store is open (src/host/storeServices.ts). */
+export interface ChoreHostDeps {
+  db: DurableDb;
+  triggers: TriggerStore;
+  ledger: Ledger;
+  clock: Clock;
+  logger: Logger;
+  /** Workspace Trust, read at each use: chores never run in an untrusted workspace. */
+  trusted: () => boolean;
+  secrets: vscode.SecretStorage;
+  /** The first workspace folder (where `.tasklane/chores.yaml` lives); undefined when none is open. */
+  root: vscode.Uri | undefined;
+  /** Its name, for escalation messages. */
+  workspaceName?: string;
 }
 
 /** A chore and its recent runs, as `tasklane.getState` reports it. */
@@ -40,16 +47,18 @@ export interface ChoreStateView extends ChoreView {
  * line-precise diagnostics, feeds cron, file and task triggers to the core runner, and keeps the
  * sidebar's chore list and the open run's trace live. Chores never run in an untrusted workspace.
  */
-export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>, RuntimeExtension, vscode.Disposable {
-  private parts: Parts | undefined;
+export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>, vscode.Disposable {
+  /** The engine hooks of chore runs (resolve fires, guard budgets, observe usage). */
+  readonly runner: ChoreRunner;
+  private readonly runLog: ChoreRunLog;
+  private readonly scheduler: ChoreScheduler;
+  private readonly logger: Logger;
+  private readonly trusted: () => boolean;
+  private readonly root: vscode.Uri | undefined;
   private loaded: ChoresFileResult = { chores: [], disabled: [], diagnostics: [] };
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('tasklane-chores');
-  private readonly ownEdits = new OwnEditTracker(systemClock);
-  private readonly debouncer = new FileTriggerDebouncer({
-    clock: systemClock,
-    isOwnEdit: (choreId, path) => this.ownEdits.isOwnEdit(choreId, path),
-    onFire: (burst) => void this.fire(burst.choreId, 'files', `${burst.paths.length} file(s) changed (${burst.events} events): ${burst.paths.slice(0, 5).join(', ')}`),
-  });
+  private readonly ownEdits: OwnEditTracker;
+  private readonly debouncer: FileTriggerDebouncer;
   private readonly matcher = new TaskTriggerMatcher();
   private readonly disposables: vscode.Disposable[] = [];
   private fileWatchers: vscode.Disposable[] = [];
@@ -57,43 +66,41 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private openRun: { runId: string; seen: Map<number, string> } | undefined;
   private scheduleStarted = false;
 
-  constructor(
-    private readonly logger: Logger,
-    readonly secrets: vscode.SecretStorage,
-    private readonly root: vscode.Uri | undefined = vscode.workspace.workspaceFolders?.[0]?.uri,
-  ) {}
-
-  /** RuntimeExtension: chores add no actions of their own (their tasks use the edit and command sets). */
-  actions(): ActionDef[] {
-    return [];
-  }
-
-  /** RuntimeExtension: builds the runner on the open store; its hooks go to the agent. */
-  taskHooks(core: Pick<RuntimeBase, 'db' | 'triggers'>): TaskHooks {
-    const runLog = new ChoreRunLog(new DbRunPersistence(core.db), systemClock);
-    const scheduler = new ChoreScheduler({ triggers: core.triggers, clock: systemClock, persistence: new DbSchedulePersistence(core.db, () => systemClock.now()), logger: this.logger });
-    const runner = new ChoreRunner({
-      triggers: core.triggers,
-      runLog,
-      scheduler,
-      clock: systemClock,
-      logger: this.logger,
-      secrets: { getSecret: (name) => Promise.resolve(this.secrets.get(choreSecretKey(name))) },
-      ledger: new Ledger(core.db, systemClock),
-      canRun: () => vscode.workspace.isTrusted,
-      ...(vscode.workspace.workspaceFolders?.[0] ? { workspaceName: vscode.workspace.workspaceFolders[0].name } : {}),
+  constructor(deps: ChoreHostDeps) {
+    const { db, triggers, clock, logger } = deps;
+    this.logger = logger;
+    this.trusted = deps.trusted;
+    this.root = deps.root;
+    this.ownEdits = new OwnEditTracker(clock);
+    this.debouncer = new FileTriggerDebouncer({
+      clock,
+      isOwnEdit: (choreId, path) => this.ownEdits.isOwnEdit(choreId, path),
+      onFire: (burst) => void this.fire(burst.choreId, 'files', `${burst.paths.length} file(s) changed (${burst.events} events): ${burst.paths.slice(0, 5).join(', ')}`),
     });
-    runLog.onDidChange((run) => this.onRun(run));
-    this.parts = { runner, runLog, scheduler };
-    return runner;
+    this.runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
+    this.scheduler = new ChoreScheduler({ triggers, clock, persistence: new DbSchedulePersistence(db, () => clock.now()), logger });
+    this.runner = new ChoreRunner({
+      triggers,
+      runLog: this.runLog,
+      scheduler: this.scheduler,
+      clock,
+      logger,
+      secrets: { getSecret: (name) => Promise.resolve(deps.secrets.get(choreSecretKey(name))) },
+      ledger: deps.ledger,
+      canRun: deps.trusted,
+      ...(deps.workspaceName !== undefined ? { workspaceName: deps.workspaceName } : {}),
+    });
+    this.runLog.onDidChange((run) => this.onRun(run));
   }
 
-  /** RuntimeExtension: once the agent exists, before its loop claims anything, so restored fires find their chores. */
-  async agentCreated(agent: Agent): Promise<void> {
-    const parts = this.require();
+  /**
+   * Once the agent exists, before its loop claims anything, so restored fires find their chores:
+   * loads chores.yaml, attaches the runner, watches the file and task ends, starts the schedule.
+   */
+  async start(agent: Agent): Promise<void> {
     await this.reload();
     await agent.whenReady();
-    await parts.runner.attach(agent);
+    await this.runner.attach(agent);
     if (this.root) {
       const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.root, choresFilePath));
       const reload = () => void this.reload().catch((e) => this.logger.error('CHORE', 'could not reload chores.yaml', e));
@@ -108,7 +115,6 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
 
   /** Re-reads chores.yaml: diagnostics, runner, schedule, watchers, task matcher, sidebar. */
   async reload(): Promise<void> {
-    const parts = this.require();
     let text = '';
     const uri = this.fileUri();
     if (uri) {
@@ -121,8 +127,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     const before = new Set([...this.loaded.chores.map((c) => c.id), ...this.loaded.disabled]);
     this.loaded = parseChoresFile(text);
     if (uri) this.diagnostics.set(uri, this.loaded.diagnostics.map(toDiagnostic));
-    parts.runner.setChores(this.loaded.chores);
-    parts.scheduler.setChores(this.loaded.chores);
+    this.runner.setChores(this.loaded.chores);
+    this.scheduler.setChores(this.loaded.chores);
     this.matcher.configure(this.loaded.chores);
     this.debouncer.configure(this.loaded.chores.flatMap((c) => (c.trigger.kind === 'files' ? [{ id: c.id, debounceMs: c.trigger.debounceMs }] : [])));
     this.watchFiles();
@@ -135,8 +141,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
 
   /** Run now (palette, sidebar): a durable fire like any other. */
   async runNow(choreId: string): Promise<string> {
-    if (!vscode.workspace.isTrusted) throw new Error('Chores do not run in Restricted Mode: trust this folder (Manage Workspace Trust) first.');
-    return this.require().runner.fire(choreId, 'manual');
+    if (!this.trusted()) throw new Error('Chores do not run in Restricted Mode: trust this folder (Manage Workspace Trust) first.');
+    return this.runner.fire(choreId, 'manual');
   }
 
   /** Ids and names of the chores that can run now. */
@@ -166,14 +172,13 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   }
 
   async list(): Promise<ChoreView[]> {
-    const parts = this.parts;
-    const restricted = !vscode.workspace.isTrusted;
+    const restricted = !this.trusted();
     const views = this.loaded.chores.map((chore) =>
       toChoreView(chore, {
         enabled: !restricted,
         ...(restricted ? { problem: 'Restricted Mode: chores do not run until you trust this folder.' } : {}),
-        ...(parts?.scheduler.nextFireAt(chore.id) !== undefined ? { nextFireAt: parts.scheduler.nextFireAt(chore.id) } : {}),
-        ...(parts?.runLog.history(chore.id)[0] ? { lastRun: parts.runLog.history(chore.id)[0] } : {}),
+        ...(this.scheduler.nextFireAt(chore.id) !== undefined ? { nextFireAt: this.scheduler.nextFireAt(chore.id) } : {}),
+        ...(this.runLog.history(chore.id)[0] ? { lastRun: this.runLog.history(chore.id)[0] } : {}),
       }),
     );
     for (const id of this.loaded.disabled) {
@@ -186,12 +191,12 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   /** For `tasklane.getState`: every chore with its last runs. */
   async state(): Promise<ChoreStateView[]> {
     const views = await this.list();
-    return views.map((view) => ({ ...view, runs: (this.parts?.runLog.history(view.id) ?? []).slice(0, 5).map(toRunView) }));
+    return views.map((view) => ({ ...view, runs: this.runLog.history(view.id).slice(0, 5).map(toRunView) }));
   }
 
   /** The full record of a run (trace included), for tests and the sidebar. */
   run(runId: string): ChoreRunRecord | undefined {
-    return this.parts?.runLog.get(runId);
+    return this.runLog.get(runId);
   }
 
   async handle(message: ChoreWebviewMessage): Promise<ChoreHostMessage | undefined> {
@@ -200,7 +205,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
         await this.runNow(message.id);
         return undefined;
       case 'chore.openRun': {
-        const run = this.parts?.runLog.get(message.runId);
+        const run = this.runLog.get(message.runId);
         if (!run) return { type: 'choreRunSteps', runId: message.runId, steps: [] };
         this.openRun = { runId: run.runId, seen: new Map(run.steps.map((s) => [s.id, JSON.stringify(s)])) };
         return { type: 'choreRunSteps', runId: run.runId, steps: run.steps.map(toStepView) };
@@ -217,23 +222,23 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   }
 
   dispose(): void {
-    this.parts?.scheduler.stop();
-    this.parts?.runner.dispose();
+    this.scheduler.stop();
+    this.runner.dispose();
     this.debouncer.dispose();
     for (const d of [...this.fileWatchers, ...this.disposables]) d.dispose();
     this.diagnostics.dispose();
   }
 
   private async startSchedule(): Promise<void> {
-    if (this.scheduleStarted || !vscode.workspace.isTrusted) return;
+    if (this.scheduleStarted || !this.trusted()) return;
     this.scheduleStarted = true;
-    await this.require().scheduler.start();
+    await this.scheduler.start();
   }
 
   private async fire(choreId: string, cause: 'files' | 'task', detail: string): Promise<void> {
-    if (!vscode.workspace.isTrusted) return;
+    if (!this.trusted()) return;
     try {
-      await this.require().runner.fire(choreId, cause, detail);
+      await this.runner.fire(choreId, cause, detail);
     } catch (error) {
       this.logger.error('CHORE', `chore ${choreId}: the fire could not be recorded`, error);
     }
@@ -254,7 +259,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       for (const glob of chore.trigger.globs) {
         const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, glob));
         const push = (uri: vscode.Uri) => {
-          if (vscode.workspace.isTrusted) this.debouncer.push(chore.id, vscode.workspace.asRelativePath(uri, false));
+          if (this.trusted()) this.debouncer.push(chore.id, vscode.workspace.asRelativePath(uri, false));
         };
         this.fileWatchers.push(watcher, watcher.onDidChange(push), watcher.onDidCreate(push), watcher.onDidDelete(push));
       }
@@ -265,11 +270,11 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     const chore = this.loaded.chores.find((c) => c.id === run.choreId);
     this.post({ type: 'choreRunPatch', run: toRunView(run) });
     if (chore) {
-      const next = this.parts?.scheduler.nextFireAt(chore.id);
-      this.post({ type: 'chorePatch', chore: toChoreView(chore, { enabled: vscode.workspace.isTrusted, lastRun: this.parts?.runLog.history(chore.id)[0] ?? run, ...(next !== undefined ? { nextFireAt: next } : {}) }) });
+      const next = this.scheduler.nextFireAt(chore.id);
+      this.post({ type: 'chorePatch', chore: toChoreView(chore, { enabled: this.trusted(), lastRun: this.runLog.history(chore.id)[0] ?? run, ...(next !== undefined ? { nextFireAt: next } : {}) }) });
     }
     // A new run of the chore whose trace is open: follow it.
-    if (this.openRun && this.openRun.runId !== run.runId && this.parts?.runLog.get(this.openRun.runId)?.choreId === run.choreId && run.status === 'running' && run.steps.length === 0) {
+    if (this.openRun && this.openRun.runId !== run.runId && this.runLog.get(this.openRun.runId)?.choreId === run.choreId && run.status === 'running' && run.steps.length === 0) {
       this.openRun = { runId: run.runId, seen: new Map() };
       this.post({ type: 'choreRunSteps', runId: run.runId, steps: [] });
     }
@@ -284,11 +289,6 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
 
   private post(message: ChoreHostMessage): void {
     for (const listener of this.listeners) listener(message);
-  }
-
-  private require(): Parts {
-    if (!this.parts) throw new Error('Chores are not ready yet: the store is still opening. Try again in a moment.');
-    return this.parts;
   }
 }
 

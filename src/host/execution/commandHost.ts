@@ -1,15 +1,14 @@
 import * as vscode from 'vscode';
-import { Ledger } from '../../core/actions/ledger';
+import type { Ledger } from '../../core/actions/ledger';
 import type { ActionDef } from '../../core/actions/types';
 import { commandActions } from '../../core/approval/commandActions';
 import type { CommandApproval, CommandResult } from '../../core/approval/commandApproval';
 import { DbCommandApprovalStore } from '../../core/approval/commandApproval';
 import { CommandService } from '../../core/approval/commandService';
-import type { Logger } from '../../core/ports';
-import { systemClock } from '../../core/ports';
+import type { Clock, Logger } from '../../core/ports';
+import type { DurableDb, TriggerStore } from '../../core/store/types';
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../../shared/approvalProtocol';
 import type { HostMessage } from '../../shared/protocol';
-import type { RuntimeBase, RuntimeExtension } from '../runtime';
 import type { SidebarSection } from '../sidebarBackend';
 import { runVsCodeTask } from './taskRunner';
 import { runInTerminal } from './terminalRunner';
@@ -35,37 +34,54 @@ export function toCommandApprovalView(approval: CommandApproval): ApprovalView {
   };
 }
 
+/** What the command host is built from, once the store is open (src/host/storeServices.ts). */
+export interface CommandExecutionDeps {
+  db: DurableDb;
+  triggers: TriggerStore;
+  ledger: Ledger;
+  clock: Clock;
+  logger: Logger;
+  /** Workspace Trust, read at each use: commands never run in Restricted Mode. */
+  trusted: () => boolean;
+  /** Where commands run: the first workspace folder, else the storage folder. */
+  cwd: () => string;
+}
+
 /**
- * The host side of run_command / run_task: builds the CommandService on the open store with a
- * visible terminal and the VS Code task API as runners, the allowlist setting and workspace trust
- * as the gate, and serves the command cards of the approvals list.
+ * The host side of run_command / run_task: the CommandService on the open store with a visible
+ * terminal and the VS Code task API as runners, the allowlist setting and workspace trust as the
+ * gate; serves the command cards of the approvals list.
  */
-export class CommandExecutionHost implements OwnedApprovalSection, RuntimeExtension {
-  private service: CommandService | undefined;
+export class CommandExecutionHost implements OwnedApprovalSection {
+  private readonly service: CommandService;
   private readonly listeners = new Set<(message: ApprovalHostMessage) => void>();
 
-  constructor(private readonly logger: Logger) {}
-
-  /** RuntimeExtension: called once the store is open. */
-  async actions(core: RuntimeBase): Promise<ActionDef[]> {
-    const cwd = () => core.workspaceRoot?.fsPath ?? core.storageDir;
+  constructor(deps: CommandExecutionDeps) {
     this.service = new CommandService({
-      store: new DbCommandApprovalStore(core.db, systemClock),
+      store: new DbCommandApprovalStore(deps.db, deps.clock),
       runner: {
-        runCommand: (command, options) => runInTerminal(command, { ...options, cwd: cwd() }),
+        runCommand: (command, options) => runInTerminal(command, { ...options, cwd: deps.cwd() }),
         runTask: (name, options) => runVsCodeTask(name, options),
       },
       gate: {
         allowedCommands: () => vscode.workspace.getConfiguration('tasklane.approval').get<string[]>('allowedCommands', []),
-        trusted: () => vscode.workspace.isTrusted,
+        trusted: deps.trusted,
       },
-      ledger: new Ledger(core.db, systemClock),
-      triggers: core.triggers,
-      clock: systemClock,
-      logger: this.logger,
+      ledger: deps.ledger,
+      triggers: deps.triggers,
+      clock: deps.clock,
+      logger: deps.logger,
       onDidChange: (id, approval) => this.listeners.forEach((l) => l(approval ? { type: 'approvalPatch', approval: toCommandApprovalView(approval) } : { type: 'approvalRemoved', id })),
     });
-    await this.service.recover();
+  }
+
+  /** Settles the approvals a previous run left open (call once, before the agent's loop starts). */
+  recover(): Promise<void> {
+    return this.service.recover();
+  }
+
+  /** run_command and run_task for the agent. */
+  actions(): ActionDef[] {
     return commandActions(this.service);
   }
 
@@ -75,22 +91,17 @@ export class CommandExecutionHost implements OwnedApprovalSection, RuntimeExtens
     return new vscode.Disposable(() => this.listeners.delete(listener));
   }
 
-  private get ready(): CommandService {
-    if (!this.service) throw new Error('Tasklane is still starting; try again in a moment.');
-    return this.service;
-  }
-
   async list(): Promise<ApprovalView[]> {
-    return this.service ? (await this.service.open()).map(toCommandApprovalView) : [];
+    return (await this.service.open()).map(toCommandApprovalView);
   }
 
   async owns(id: string): Promise<boolean> {
-    return this.service ? this.service.owns(id) : false;
+    return this.service.owns(id);
   }
 
   /** Pending command approvals, oldest first (for `tasklane.approve` without an id). */
   async pending(): Promise<CommandApproval[]> {
-    return this.service ? this.service.pending() : [];
+    return this.service.pending();
   }
 
   /** As an owner of the palette's approve/reject: its oldest pending command. */
@@ -100,11 +111,11 @@ export class CommandExecutionHost implements OwnedApprovalSection, RuntimeExtens
 
   /** Runs the approved command; resolves with its result once the task has been woken. */
   approve(id: string): Promise<CommandResult> {
-    return this.ready.approve(id);
+    return this.service.approve(id);
   }
 
   reject(id: string, reason?: string): Promise<void> {
-    return this.ready.reject(id, reason);
+    return this.service.reject(id, reason);
   }
 
   async handle(message: ApprovalWebviewMessage): Promise<HostMessage | undefined> {
@@ -141,12 +152,13 @@ export function combineApprovalSections(...sections: OwnedApprovalSection[]): Ow
 /**
  * Internal commands (not in the palette) for `tasklane.approve` / `tasklane.reject` to delegate to
  * when the id is a command approval, and for host tests: `tasklane.commands.pending` lists the
- * pending command approvals; approve resolves with the run's result.
+ * pending command approvals; approve resolves with the run's result. Each waits for the store to
+ * open (`ready`).
  */
-export function registerCommandApprovalCommands(host: CommandExecutionHost): vscode.Disposable[] {
+export function registerCommandApprovalCommands(ready: Promise<CommandExecutionHost>): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('tasklane.commands.pending', () => host.pending()),
-    vscode.commands.registerCommand('tasklane.commands.approve', (id: string) => host.approve(id)),
-    vscode.commands.registerCommand('tasklane.commands.reject', (id: string, reason?: string) => host.reject(id, reason)),
+    vscode.commands.registerCommand('tasklane.commands.pending', async () => (await ready).pending()),
+    vscode.commands.registerCommand('tasklane.commands.approve', async (id: string) => (await ready).approve(id)),
+    vscode.commands.registerCommand('tasklane.commands.reject', async (id: string, reason?: string) => (await ready).reject(id, reason)),
   ];
 }

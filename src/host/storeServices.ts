@@ -1,0 +1,144 @@
+import * as vscode from 'vscode';
+import { Ledger } from '../core/actions/ledger';
+import { guardRestricted } from '../core/approval/commandActions';
+import { guardReads } from '../core/approval/guardedWorkspace';
+import { nodeFs } from '../core/approval/nodeFs';
+import { Agent } from '../core/engine/agent';
+import { composeTaskHooks } from '../core/engine/composeTaskHooks';
+import type { AgentChange } from '../core/engine/types';
+import type { Clock, Logger } from '../core/ports';
+import type { DurableDb, TriggerStore } from '../core/store/types';
+import type { HostMessage } from '../shared/protocol';
+import type { ApprovalOwner } from './approvals/approvalCommands';
+import { ApprovalService } from './approvals/approvalService';
+import { ChoreHost } from './chores/choreHost';
+import { CommandExecutionHost, combineApprovalSections } from './execution/commandHost';
+import type { OwnedApprovalSection } from './execution/commandHost';
+import type { ModelProvider } from './modelProvider';
+import { VsCodeWorkspace } from './workspacePort';
+
+/** What the store-time composition takes from the composition root (src/host/main.ts). */
+export interface HostEnv {
+  logger: Logger;
+  clock: Clock;
+  /** Workspace Trust, read at each use, so trust granted later applies without a reload. */
+  trusted: () => boolean;
+  models: ModelProvider;
+  secrets: vscode.SecretStorage;
+  extensionUri: vscode.Uri;
+  /** The folder holding Tasklane's state (the workspace's storage folder). */
+  storage: vscode.Uri;
+  /** Every sidebar message a service posts (approval cards, chores and their runs). */
+  post: (message: HostMessage) => void;
+  /** Every change the agent publishes. */
+  agentChanged: (change: AgentChange) => void;
+}
+
+/** Everything that exists once the store is open, each part complete. */
+export interface StoreServices extends vscode.Disposable {
+  db: DurableDb;
+  triggers: TriggerStore;
+  storageDir: string;
+  /** The one irreversible-action ledger, shared by the engine, edits, commands and chores. */
+  ledger: Ledger;
+  agent: Agent;
+  /** Change sets: edit proposals, their diffs and decisions. */
+  changeSets: ApprovalService;
+  /** run_command / run_task approvals. */
+  commands: CommandExecutionHost;
+  chores: ChoreHost;
+  /** Change sets and command approvals as one sidebar list (oldest first). */
+  approvals: OwnedApprovalSection;
+  /** Who `tasklane.approve` / `tasklane.reject` ask, in order. */
+  approvalOwners: readonly ApprovalOwner[];
+}
+
+/**
+ * The store-time half of the composition root: builds the whole object graph that needs the open
+ * store, once, in dependency order, with nothing half-built. The agent's loop is not started here
+ * (the caller starts it once this resolves), so nothing claims a trigger before every part is
+ * attached: command approvals are recovered and chores loaded first.
+ */
+export async function createStoreServices(db: DurableDb, triggers: TriggerStore, env: HostEnv): Promise<StoreServices> {
+  const { logger, clock, trusted } = env;
+  const storageDir = env.storage.fsPath;
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  const root = folder?.uri ?? env.storage;
+  const ledger = new Ledger(db, clock);
+  // The edit actions are made before the agent they are registered with; they ask it about a
+  // task only when they run, by which time it exists.
+  const late: { agent?: Agent } = {};
+  const taskSource = (taskId: string) => late.agent?.snapshot().tasks.find((t) => t.id === taskId)?.source;
+
+  const changeSets = new ApprovalService({ db, triggers, ledger, clock, logger, trusted, storageDir, root, taskSource });
+  const commands = new CommandExecutionHost({ db, triggers, ledger, clock, logger, trusted, cwd: () => folder?.uri.fsPath ?? storageDir });
+  await commands.recover();
+  const chores = new ChoreHost({ db, triggers, ledger, clock, logger, trusted, secrets: env.secrets, root: folder?.uri, ...(folder ? { workspaceName: folder.name } : {}) });
+  const subscriptions = [
+    changeSets.onDidChange(env.post),
+    // A chore's applied proposal changes files its own globs may watch: those events must not fire it again.
+    changeSets.onDidChange((message) => chores.followApprovals(message)),
+    commands.onDidPost(env.post),
+    chores.onDidPost(env.post),
+  ];
+
+  const skillDirs = [vscode.Uri.joinPath(env.extensionUri, 'skills').fsPath];
+  if (folder) {
+    for (const dir of ['.agents/skills', '.github/skills', '.claude/skills']) skillDirs.push(vscode.Uri.joinPath(root, dir).fsPath);
+  }
+  // Reads pass the same path guard as edits; it resolves symbolic links on the local disk.
+  const workspace = root.scheme === 'file' ? guardReads(new VsCodeWorkspace(root), root.fsPath, nodeFs, { caseInsensitive: process.platform !== 'linux' }) : new VsCodeWorkspace(root);
+  // No folder open: nothing to edit, so no edit actions (commands still run in the storage folder).
+  const extraActions = [...(folder ? changeSets.editActions() : []), ...commands.actions()];
+  const hooks = composeTaskHooks([chores.runner]);
+  const created = new Agent({
+    ...(hooks ? { hooks } : {}),
+    db,
+    triggers,
+    ledger,
+    model: () => env.models.client(),
+    workspace,
+    clock,
+    logger,
+    // Restricted Mode: any of these that needs approval or is irreversible refuses in an untrusted workspace.
+    actions: guardRestricted(extraActions, trusted),
+    storageDir,
+    skillDirs,
+    workspaceRules: () => workspace.readFile('AGENTS.md').catch(() => undefined),
+    settings: () => {
+      const config = vscode.workspace.getConfiguration('tasklane.budget');
+      return {
+        maxActionsPerTask: config.get<number>('maxActionsPerTask', 50),
+        maxTokensPerTask: config.get<number>('maxTokensPerTask', 500_000),
+      };
+    },
+  });
+  late.agent = created;
+  created.onDidChange(env.agentChanged);
+  // Chores failing to load (e.g. an unreadable chores.yaml) must not keep the agent from starting.
+  await chores.start(created).catch((error) => logger.error('HOST', 'Chores could not attach to the agent; they stay inactive.', error));
+
+  return {
+    db,
+    triggers,
+    storageDir,
+    ledger,
+    agent: created,
+    changeSets,
+    commands,
+    chores,
+    approvals: combineApprovalSections(changeSets, commands),
+    approvalOwners: [changeSets, commands],
+    dispose() {
+      // Stop the sources of new work first (schedules, watchers), then the loop, then the store.
+      for (const subscription of subscriptions) subscription.dispose();
+      chores.dispose();
+      changeSets.dispose();
+      created
+        .stop()
+        .then(() => triggers.close())
+        .then(() => db.close())
+        .catch((error) => logger.error('STORE', 'Closing the store failed', error));
+    },
+  };
+}
