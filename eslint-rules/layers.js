@@ -3,6 +3,7 @@
 //   src/webview/** may import only src/shared/** (and the web component library it renders with)
 //   src/shared/**  may import only zod and itself (both sides of the webview boundary load it)
 //   src/host/**    may not import src/webview/** (the webview is a separate browser bundle)
+//   src/cli/**     the headless host: like src/core, no 'vscode', src/host or src/webview
 // Resolution is by path, so `../host/x`, `../../src/host/x` and `vscode` are all caught.
 'use strict';
 const path = require('node:path');
@@ -14,7 +15,7 @@ const isPackage = (source, packages) => packages.some((p) => source === p || sou
 
 function layerOf(file) {
   const normalized = file.split(path.sep).join('/');
-  const match = /(?:^|\/)src\/(core|host|webview|shared)\//.exec(normalized);
+  const match = /(?:^|\/)src\/(core|host|webview|shared|cli)\//.exec(normalized);
   return match ? match[1] : undefined;
 }
 
@@ -37,11 +38,11 @@ function check(context, node, source) {
     }
     return;
   }
-  if (from === 'core') {
+  if (from === 'core' || from === 'cli') {
     if (source === 'vscode' || source.startsWith('vscode/')) {
-      context.report({ node, message: "src/core must not import 'vscode'; declare a port in src/core/ports.ts and implement it in src/host." });
+      context.report({ node, message: `src/${from} must not import 'vscode'; declare a port in src/core/ports.ts and implement it in src/host${from === 'cli' ? ' or src/cli' : ''}.` });
     } else if (target === 'host' || target === 'webview') {
-      context.report({ node, message: `src/core must not import src/${target}; the core depends only on its own ports.` });
+      context.report({ node, message: `src/${from} must not import src/${target}; ${from === 'core' ? 'the core depends only on its own ports' : 'the command line runs without VS Code'}.` });
     }
     return;
   }

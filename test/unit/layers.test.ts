@@ -38,4 +38,11 @@ describe('lint: layer boundaries (DESIGN.md §1)', function () {
     assert.equal(messages.length, 1, messages.join('\n'));
     assert.match(messages[0], /^3: src\/host must not import src\/webview/);
   });
+
+  it('keeps the command line (src/cli) free of vscode and src/host, like the core', async () => {
+    const messages = await messagesFor('test/lint-fixtures/src/cli/badCli.ts');
+    assert.equal(messages.length, 2, messages.join('\n'));
+    assert.match(messages[0], /^2: src\/cli must not import 'vscode'/);
+    assert.match(messages[1], /^3: src\/cli must not import src\/host/);
+  });
 });
