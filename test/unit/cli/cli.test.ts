@@ -220,7 +220,7 @@ describe('cli: tasklane chores run / validate / ci github', function () {
       const workflow = githubWorkflow([chore!], { openPr: true });
       assert.doesNotMatch(workflow, /\$\{\{ secrets\.ANTHROPIC_API_KEY \}\}"/);
       assert.equal((workflow.match(/\$\{\{ secrets\.ANTHROPIC_API_KEY \}\}/g) ?? []).length, 1, `only the step env reads the key:\n${workflow}`);
-      assert.match(workflow, /--title 'x  secrets\.ANTHROPIC_API_KEY  '\\''; rm -rf \/ #'/);
+      assert.match(workflow, /--title 'x {2}secrets\.ANTHROPIC_API_KEY {2}'\\''; rm -rf \/ #'/);
     });
   });
 });
