@@ -201,14 +201,28 @@ function normalizeEscalation(e: NonNullable<z.output<typeof choreSpecSchema>['es
   return out;
 }
 
-/** Why a cron pattern is unusable, or undefined when croner accepts it. */
+/** The shortest gap allowed between two fires of a cron chore (issue #11: a per-second cron floods the store). */
+export const minCronIntervalMs = 60_000;
+
+/**
+ * Why a cron pattern is unusable, or undefined when croner accepts it and it fires at most once a
+ * minute. croner also reads 6- and 7-field patterns whose first field is the second: there the
+ * second must be one fixed value (e.g. `0 * * * * *`), and the next fires are sampled as a
+ * second check, so no spelling gets under one minute.
+ */
 export function cronProblem(pattern: string): string | undefined {
+  let cron: Cron;
   try {
-    new Cron(pattern, { paused: true });
-    return undefined;
+    cron = new Cron(pattern, { paused: true });
   } catch (error) {
     return `trigger.cron "${pattern}" is not a valid cron pattern (${errorText(error)}); e.g. "0 2 * * *" is every day at 02:00`;
   }
+  const tooOften = `trigger.cron "${pattern}" fires more than once a minute; the shortest interval is 1 minute: use 5 fields (minute hour day month weekday), e.g. "* * * * *" for every minute`;
+  const fields = pattern.trim().split(/\s+/);
+  if (!pattern.trim().startsWith('@') && fields.length >= 6 && !/^[0-5]?\d$/.test(fields[0])) return tooOften;
+  const runs = cron.nextRuns(6);
+  for (let i = 1; i < runs.length; i++) if (runs[i].getTime() - runs[i - 1].getTime() < minCronIntervalMs) return tooOften;
+  return undefined;
 }
 
 export function isTimezone(zone: string): boolean {

@@ -1,9 +1,14 @@
+import * as dns from 'node:dns';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { isIP } from 'node:net';
 import { createTransport } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import type { Logger } from '../ports';
 import { emailText, escalationTitle, slackMessage } from './escalationPayload';
 import type { EscalationPayload } from './escalationPayload';
 import type { EscalationChannels } from './types';
+import { addressProblem } from './webhookAddress';
 
 /** Secrets by name; the host backs it with VS Code's SecretStorage. */
 export interface SecretPort {
@@ -113,23 +118,55 @@ async function postJson(channel: EscalationChannel, url: string, body: unknown, 
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new EscalationError(channel, `the ${channel} URL must be http or https, not ${parsed.protocol}`);
   // Never echo a URL that may carry a token: name the host only.
   const where = parsed.host;
-  let response: Response;
-  try {
-    response = await fetch(parsed, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
-  } catch (error) {
-    const timedOut = (error as { name?: string })?.name === 'TimeoutError';
+  const literal = parsed.hostname.replace(/^\[|\]$/g, '');
+  // An IP literal never goes through the lookup below: judge it here (webhookAddress.ts says what is refused).
+  const literalProblem = isIP(literal) ? addressProblem(literal) : undefined;
+  if (literalProblem) throw new EscalationError(channel, `${channel} POST to ${where} refused: ${literalProblem}`);
+  const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const send = parsed.protocol === 'https:' ? https.request : http.request;
+    const request = send(parsed, { method: 'POST', headers: { 'content-type': 'application/json' }, lookup: guardedLookup, timeout: timeoutMs }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      // Only the first 200 characters are ever shown; the rest is drained, not kept.
+      response.on('data', (chunk: string) => {
+        if (text.length < 200) text += chunk;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: text.slice(0, 200) }));
+      response.on('error', reject);
+    });
+    request.on('timeout', () => request.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })));
+    request.on('error', reject);
+    request.end(JSON.stringify(body));
+  }).catch((error: unknown) => {
+    const e = error as { name?: string; refused?: string };
+    if (e.refused) throw new EscalationError(channel, `${channel} POST to ${where} refused: ${e.refused}`, { cause: error });
     throw new EscalationError(
       channel,
-      timedOut ? `${channel} POST to ${where} timed out after ${timeoutMs} ms; check that the endpoint is up` : `${channel} POST to ${where} failed: ${errorText(error)}; check the URL and the network`,
+      e.name === 'TimeoutError' ? `${channel} POST to ${where} timed out after ${timeoutMs} ms; check that the endpoint is up` : `${channel} POST to ${where} failed: ${errorText(error)}; check the URL and the network`,
       { cause: error },
     );
+  });
+  if (answer.status >= 300 && answer.status < 400) {
+    throw new EscalationError(channel, `${channel} POST to ${where} answered a redirect (${answer.status}); redirects are not followed: put the final URL in the chore`, { status: answer.status });
   }
-  if (!response.ok) {
-    const text = (await response.text().catch(() => '')).slice(0, 200);
-    throw new EscalationError(channel, `${channel} POST to ${where} answered ${response.status}${text ? ` (${text})` : ''}; check the URL${channel === 'slack' ? ' (a revoked Slack webhook answers 404 or 410)' : ''}`, { status: response.status });
+  if (answer.status < 200 || answer.status >= 300) {
+    throw new EscalationError(channel, `${channel} POST to ${where} answered ${answer.status}${answer.text ? ` (${answer.text})` : ''}; check the URL${channel === 'slack' ? ' (a revoked Slack webhook answers 404 or 410)' : ''}`, { status: answer.status });
   }
-  await response.arrayBuffer().catch(() => undefined);
 }
+
+/** dns.lookup that refuses addresses webhookAddress.ts refuses, so the socket never connects to one. */
+const guardedLookup: NonNullable<http.RequestOptions['lookup']> = (hostname, options, callback) => {
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, '', 0);
+    const list = addresses as dns.LookupAddress[];
+    const refused = list.map((a) => addressProblem(a.address)).find(Boolean);
+    if (refused) return callback(Object.assign(new Error(`${hostname} resolves to ${refused}`), { code: 'EREFUSED', refused: `${hostname} resolves to ${refused}` }), '', 0);
+    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+    const first = list[0];
+    if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+    callback(null, first.address, first.family);
+  });
+};
 
 function safeHost(url: string): string {
   try {
