@@ -5,9 +5,10 @@ import { registerChoreCommands } from './chores/choreCommands';
 import { registerCommands } from './commands';
 import { registerCommandApprovalCommands } from './execution/commandHost';
 import { createLogger } from './logger';
-import { ModelProvider, readModelSettings, selectModelFlow } from './modelProvider';
+import { ModelProvider, selectModelFlow } from './modelProvider';
 import { Runtime } from './runtime';
 import { AgentSidebarBackend } from './sidebarBackend';
+import { TasklaneSettings } from './settings';
 import { SidebarProvider } from './sidebarProvider';
 import type { StoreServices } from './storeServices';
 import { toHostMessages } from './viewMapping';
@@ -33,7 +34,9 @@ export function start(context: vscode.ExtensionContext): MainParts {
   const clock = systemClock;
   // The one reading of Workspace Trust every part is given (Restricted Mode: chat only).
   const trusted = () => vscode.workspace.isTrusted;
-  const models = new ModelProvider(context.secrets);
+  // Every setting is read through this one object; those a repository must not set come from user settings only.
+  const settings = new TasklaneSettings(logger);
+  const models = new ModelProvider(context.secrets, settings);
   const runtime = new Runtime(context, { logger, clock, trusted, models });
   const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, trusted), logger);
   const refreshSidebar = () => sidebar.refresh();
@@ -48,6 +51,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
 
   context.subscriptions.push(
     channel,
+    settings,
     runtime,
     vscode.window.registerWebviewViewProvider(SidebarProvider.viewType, sidebar),
     runtime.onDidChange((change) => {
@@ -70,12 +74,13 @@ export function start(context: vscode.ExtensionContext): MainParts {
     () => refreshSidebar(),
   );
   void started.then(() => offerModelSetup(models));
+  settings.watchWorkspaceFiles();
   return { sidebar, ready: part(() => undefined) };
 }
 
 /** `auto` with nothing usable: walk the user through choosing a provider, once per start. */
 async function offerModelSetup(models: ModelProvider): Promise<void> {
-  if (readModelSettings().provider !== 'auto') return;
+  if (models.settings.model().provider !== 'auto') return;
   const status = await models.status();
   if (!status.problem) return;
   const choice = await vscode.window.showInformationMessage('Tasklane needs a model to work with.', 'Choose a model');

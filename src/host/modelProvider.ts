@@ -3,51 +3,30 @@ import { createModelClient } from '../core/model/createModelClient';
 import type { ModelClient } from '../core/model/types';
 import { ModelError } from '../core/model/types';
 import type { ModelStatusView } from '../shared/protocol';
+import { envApiKey } from '../core/model/keySource';
+import type { ProviderId, TasklaneSettings } from './settings';
 import { selectLmChat, VsCodeLmClient } from './vscodeLmClient';
 
-export type ProviderId = 'auto' | 'vscode-lm' | 'anthropic' | 'openai' | 'openai-compatible';
+export type { ModelSettings, ProviderId } from './settings';
 export const KEYED_PROVIDERS = ['anthropic', 'openai', 'openai-compatible'] as const;
 type KeyedProvider = (typeof KEYED_PROVIDERS)[number];
-
-const ENV_KEYS: Record<KeyedProvider, string | undefined> = {
-  anthropic: 'ANTHROPIC_API_KEY',
-  openai: 'OPENAI_API_KEY',
-  // Local servers (Ollama, LM Studio, vLLM) usually take any key; OpenAI's variable is the common convention.
-  'openai-compatible': 'OPENAI_API_KEY',
-};
-
-/** Model settings as the user configured them (DESIGN.md §9). */
-export interface ModelSettings {
-  provider: ProviderId;
-  model: string;
-  baseUrl: string;
-  timeoutMs: number;
-  maxRetries: number;
-}
-
-export function readModelSettings(): ModelSettings {
-  const config = vscode.workspace.getConfiguration('tasklane.model');
-  return {
-    provider: config.get<ProviderId>('provider', 'auto'),
-    model: config.get<string>('id', ''),
-    baseUrl: config.get<string>('baseUrl', ''),
-    timeoutMs: config.get<number>('timeoutSeconds', 60) * 1000,
-    maxRetries: config.get<number>('maxRetries', 2),
-  };
-}
 
 const secretName = (provider: KeyedProvider) => `tasklane.apiKey.${provider}`;
 
 /**
  * Turns the settings into a ModelClient, per turn (so a changed setting or key applies to the next
  * turn without a reload). Keys come only from SecretStorage, with the provider's environment
- * variable as a fallback; they are never written to settings or logs.
+ * variable as a fallback for the official host only (core/model/keySource.ts); they are never
+ * written to settings or logs. Provider, base URL and model come from user settings only.
  */
 export class ModelProvider {
-  constructor(private readonly secrets: vscode.SecretStorage) {}
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    readonly settings: TasklaneSettings,
+  ) {}
 
   async client(): Promise<ModelClient> {
-    const settings = readModelSettings();
+    const settings = this.settings.model();
     if (settings.provider === 'vscode-lm' || settings.provider === 'auto') {
       const chat = await selectLmChat(settings.provider === 'vscode-lm' ? settings.model || undefined : undefined);
       if (chat) return new VsCodeLmClient(chat);
@@ -56,7 +35,7 @@ export class ModelProvider {
       }
       // auto, with no VS Code model: an API whose key the user already has.
       for (const provider of ['anthropic', 'openai'] as const) {
-        const apiKey = await this.apiKey(provider);
+        const apiKey = await this.apiKey(provider, '');
         if (apiKey) return createModelClient({ provider, model: settings.model || undefined, apiKey, timeoutMs: settings.timeoutMs, maxRetries: settings.maxRetries });
       }
       throw new ModelError('no_model', "No model is set up yet. Run 'Tasklane: Select Model' to choose Anthropic, OpenAI or an OpenAI-compatible server, or install a VS Code model provider.");
@@ -65,17 +44,17 @@ export class ModelProvider {
       provider: settings.provider,
       model: settings.model || undefined,
       baseUrl: settings.baseUrl || undefined,
-      apiKey: await this.apiKey(settings.provider),
+      apiKey: await this.apiKey(settings.provider, settings.baseUrl),
       timeoutMs: settings.timeoutMs,
       maxRetries: settings.maxRetries,
     });
   }
 
-  async apiKey(provider: KeyedProvider): Promise<string | undefined> {
+  /** The stored key, else the environment's key when keySource.ts allows it for this provider and host. */
+  async apiKey(provider: KeyedProvider, baseUrl: string): Promise<string | undefined> {
     const stored = await this.secrets.get(secretName(provider));
     if (stored) return stored;
-    const envName = ENV_KEYS[provider];
-    return envName ? process.env[envName] || undefined : undefined;
+    return envApiKey(provider, baseUrl, process.env);
   }
 
   async storeApiKey(provider: KeyedProvider, key: string): Promise<void> {
@@ -84,7 +63,7 @@ export class ModelProvider {
 
   /** What the sidebar shows about the model: which one, and what to do if it cannot be used. */
   async status(): Promise<ModelStatusView> {
-    const settings = readModelSettings();
+    const settings = this.settings.model();
     try {
       const client = await this.client();
       return { provider: client.provider, model: client.model };
@@ -119,7 +98,7 @@ export async function selectModelFlow(models: ModelProvider): Promise<boolean> {
   if (provider === 'openai-compatible') {
     const entered = await vscode.window.showInputBox({
       title: 'Base URL of the OpenAI-compatible server',
-      value: readModelSettings().baseUrl || 'http://127.0.0.1:11434/v1',
+      value: models.settings.model().baseUrl || 'http://127.0.0.1:11434/v1',
       ignoreFocusOut: true,
       validateInput: (v) => (/^https?:\/\/\S+$/.test(v.trim()) ? undefined : 'Enter an http(s) URL, e.g. http://127.0.0.1:11434/v1'),
     });
@@ -129,11 +108,11 @@ export async function selectModelFlow(models: ModelProvider): Promise<boolean> {
   const model = await vscode.window.showInputBox({
     title: 'Model id',
     prompt: 'Leave empty for the provider default.',
-    value: readModelSettings().provider === provider ? readModelSettings().model : '',
+    value: models.settings.model().provider === provider ? models.settings.model().model : '',
     ignoreFocusOut: true,
   });
   if (model === undefined) return false;
-  if (!(await models.apiKey(provider))) {
+  if (!(await models.apiKey(provider, baseUrl))) {
     const key = await promptForKey(provider);
     if (key === undefined && provider !== 'openai-compatible') return false;
     if (key) await models.storeApiKey(provider, key);
@@ -156,7 +135,7 @@ export function promptForKey(provider: KeyedProvider): Thenable<string | undefin
 
 /** `Tasklane: Set API Key`. */
 export async function setApiKeyFlow(models: ModelProvider): Promise<boolean> {
-  const current = readModelSettings().provider;
+  const current = models.settings.model().provider;
   const provider = (KEYED_PROVIDERS as readonly string[]).includes(current)
     ? (current as KeyedProvider)
     : ((await vscode.window.showQuickPick([...KEYED_PROVIDERS], { title: 'Set the API key for which provider?' })) as KeyedProvider | undefined);

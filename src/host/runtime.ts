@@ -82,6 +82,8 @@ export class Runtime implements vscode.Disposable {
       const services = await createStoreServices(db, triggers, {
         ...this.env,
         secrets: this.context.secrets,
+        // Consent for shipped automation: per workspace, in VS Code's state, never in the repository.
+        consent: this.context.workspaceState,
         extensionUri: this.context.extensionUri,
         storage,
         post: (message) => this.postListeners.forEach((listener) => listener(message)),

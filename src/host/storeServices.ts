@@ -5,6 +5,7 @@ import { guardReads } from '../core/approval/guardedWorkspace';
 import { nodeFs } from '../core/approval/nodeFs';
 import { Agent } from '../core/engine/agent';
 import { composeTaskHooks } from '../core/engine/composeTaskHooks';
+import type { ConsentBackend } from '../core/consent/consentStore';
 import type { AgentChange } from '../core/engine/types';
 import type { Clock, Logger } from '../core/ports';
 import type { DurableDb, TriggerStore } from '../core/store/types';
@@ -25,6 +26,8 @@ export interface HostEnv {
   trusted: () => boolean;
   models: ModelProvider;
   secrets: vscode.SecretStorage;
+  /** Where consent for shipped automation is kept (workspaceState). */
+  consent: ConsentBackend;
   extensionUri: vscode.Uri;
   /** The folder holding Tasklane's state (the workspace's storage folder). */
   storage: vscode.Uri;
@@ -68,12 +71,17 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   // The edit actions are made before the agent they are registered with; they ask it about a
   // task only when they run, by which time it exists.
   const late: { agent?: Agent } = {};
-  const taskSource = (taskId: string) => late.agent?.snapshot().tasks.find((t) => t.id === taskId)?.source;
+  // The chore a task works for, itself or by descent (a task a chore task started).
+  const taskChore = (taskId: string) => {
+    const task = late.agent?.snapshot().tasks.find((t) => t.id === taskId);
+    return task?.chore?.choreId ?? (task?.source.startsWith('chore:') ? task.source.slice('chore:'.length) : undefined);
+  };
+  const { settings } = env.models;
 
-  const changeSets = new ApprovalService({ db, triggers, ledger, clock, logger, trusted, storageDir, root, taskSource });
-  const commands = new CommandExecutionHost({ db, triggers, ledger, clock, logger, trusted, cwd: () => folder?.uri.fsPath ?? storageDir });
+  const changeSets = new ApprovalService({ db, triggers, ledger, clock, logger, trusted, storageDir, root, taskChore, settings });
+  const commands = new CommandExecutionHost({ db, triggers, ledger, clock, logger, trusted, settings, cwd: () => folder?.uri.fsPath ?? storageDir });
   await commands.recover();
-  const chores = new ChoreHost({ db, triggers, ledger, clock, logger, trusted, secrets: env.secrets, root: folder?.uri, ...(folder ? { workspaceName: folder.name } : {}) });
+  const chores = new ChoreHost({ db, triggers, ledger, clock, logger, trusted, secrets: env.secrets, consent: env.consent, root: folder?.uri, ...(folder ? { workspaceName: folder.name } : {}) });
   const subscriptions = [
     changeSets.onDidChange(env.post),
     // A chore's applied proposal changes files its own globs may watch: those events must not fire it again.
@@ -105,13 +113,8 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     storageDir,
     skillDirs,
     workspaceRules: () => workspace.readFile('AGENTS.md').catch(() => undefined),
-    settings: () => {
-      const config = vscode.workspace.getConfiguration('tasklane.budget');
-      return {
-        maxActionsPerTask: config.get<number>('maxActionsPerTask', 50),
-        maxTokensPerTask: config.get<number>('maxTokensPerTask', 500_000),
-      };
-    },
+    // User settings only: a repository cannot raise the per-task budget (src/host/settings.ts).
+    settings: () => settings.budget(),
   });
   late.agent = created;
   created.onDidChange(env.agentChanged);

@@ -23,12 +23,34 @@ export interface ChoreStepView {
   durationMs?: number;
 }
 
+/** What a chore does, shown before the person enables it (consent is bound to `definitionHash`). */
+export interface ChoreReview {
+  definitionHash: string;
+  prompt: string;
+  /** Always includes `read`. */
+  actionSets: string[];
+  skills: string[];
+  /** "10 model calls, 600 s, 1000000 input tokens, $1 per run". */
+  budget: string;
+  /** "webhook to 127.0.0.1:9000", "Slack (secret team-slack)", "email to a@b.c (secret ops-smtp)". */
+  escalation: string[];
+  /** onFailure, retries, concurrency in one line. */
+  policy: string;
+}
+
 export interface ChoreView {
   id: string;
   name: string;
   /** Human description of the trigger ("cron 0 2 * * * (Europe/Paris)", "files src/**", "task build exitCode != 0"). */
   trigger: string;
   enabled: boolean;
+  /**
+   * `needed`: the chore came with the workspace (or changed since it was enabled) and stays
+   * disabled until the person enables it; `given`: enabled on this machine for this definition.
+   * Absent for a chore that does not validate.
+   */
+  consent?: 'needed' | 'given';
+  review?: ChoreReview;
   /** Why the chore is disabled (a validation error), with its line. */
   problem?: string;
   nextFireAt?: number;
@@ -49,6 +71,9 @@ export const choreMessageSchemas = [
   z.object({ type: z.literal('chore.openRun'), runId: id }),
   z.object({ type: z.literal('chore.new') }),
   z.object({ type: z.literal('chore.openFile') }),
+  // The hash of the definition the card showed: a definition that changed meanwhile is not enabled.
+  z.object({ type: z.literal('chore.enable'), id, hash: z.string().regex(/^[0-9a-f]{64}$/) }),
+  z.object({ type: z.literal('chore.disable'), id }),
 ] as const;
 
 export type ChoreWebviewMessage = z.infer<(typeof choreMessageSchemas)[number]>;

@@ -77,15 +77,47 @@ export class ChorePanel {
   private row(chore: ChoreView): HTMLElement {
     const run = h('vscode-button', { class: 'run-now', secondary: true, disabled: !chore.enabled }, 'Run now');
     run.addEventListener('click', () => this.post({ type: 'chore.runNow', id: chore.id }));
+    const needsConsent = chore.consent === 'needed' && chore.review;
     return h(
       'div',
-      { class: `chore${chore.enabled ? '' : ' disabled'}`, 'data-chore-id': chore.id },
+      { class: `chore${chore.enabled ? '' : ' disabled'}`, 'data-chore-id': chore.id, 'data-consent': chore.consent ?? '' },
       h('div', { class: 'chore-name' }, chore.name),
       h('div', { class: 'chore-meta' }, chore.trigger, chore.nextFireAt ? ` · next ${new Date(chore.nextFireAt).toLocaleString()}` : ''),
-      chore.problem ? h('div', { class: 'notice error' }, chore.problem) : null,
+      chore.problem ? h('div', { class: `notice ${needsConsent ? 'warn' : 'error'}` }, chore.problem) : null,
+      needsConsent ? this.review(chore) : null,
       chore.lastRun ? this.runLine(chore.lastRun) : null,
-      run,
+      needsConsent ? null : run,
+      chore.consent === 'given' ? this.disableLink(chore) : null,
     );
+  }
+
+  /** What the chore does, shown before its Enable button (the consent binds to this definition). */
+  private review(chore: ChoreView): HTMLElement {
+    const review = chore.review!;
+    const enable = h('vscode-button', { class: 'enable-chore' }, 'Enable');
+    enable.addEventListener('click', () => this.post({ type: 'chore.enable', id: chore.id, hash: review.definitionHash }));
+    const line = (label: string, text: string) => h('div', { class: 'review-line' }, h('strong', {}, `${label}: `), text);
+    return h(
+      'div',
+      { class: 'chore-review' },
+      line('Trigger', chore.trigger),
+      h('pre', { class: 'review-prompt' }, review.prompt),
+      line('Action sets', `${review.actionSets.join(', ')} (edits and commands still ask)`),
+      review.skills.length ? line('Skills', review.skills.join(', ')) : null,
+      line('Budget', review.budget),
+      line('Escalation', review.escalation.length ? review.escalation.join('; ') : 'none'),
+      line('Policy', review.policy),
+      enable,
+    );
+  }
+
+  private disableLink(chore: ChoreView): HTMLElement {
+    const link = h('a', { href: '#', class: 'disable-chore' }, 'Disable');
+    link.addEventListener('click', (e) => {
+      e.preventDefault();
+      this.post({ type: 'chore.disable', id: chore.id });
+    });
+    return link;
   }
 
   private runLine(run: ChoreRunView): HTMLElement {

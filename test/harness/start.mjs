@@ -3,8 +3,9 @@
 //   npm start -- --fresh      start over from a clean copy of sample-workspace
 //   npm start -- --no-build   use dist/ as it is
 //   PORT=8080 npm start       fixed port (default: a free one)
-// Model: ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment selects that provider; without
-// either, the scripted model server runs in echo mode as a local demo model (no network, no key).
+// Model: ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment selects that provider (at its
+// official host, the only host an environment key is sent to); without either, the scripted
+// model server runs in echo mode as a local demo model (no network, no key).
 import { spawnSync } from 'node:child_process';
 import { setInterval } from 'node:timers';
 import * as path from 'node:path';
@@ -29,6 +30,7 @@ if (!process.argv.includes('--no-build')) mustRun('building the extension', 'npm
 
 let model;
 const settings = {};
+// The demo model needs no key; an inherited OPENAI_API_KEY is fine too: it only ever goes to api.openai.com.
 const env = {};
 if (process.env.ANTHROPIC_API_KEY) {
   settings['tasklane.model.provider'] = 'anthropic';
@@ -41,8 +43,8 @@ if (process.env.ANTHROPIC_API_KEY) {
   settings['tasklane.model.provider'] = 'openai-compatible';
   settings['tasklane.model.baseUrl'] = model.openaiBaseUrl;
   settings['tasklane.model.id'] = 'demo-echo';
-  // The local server takes any key; Tasklane asks for one for OpenAI-compatible endpoints.
-  env.OPENAI_API_KEY = 'tasklane-demo';
+  // No key: the local server needs none (Tasklane sends a placeholder to OpenAI-compatible servers),
+  // and OPENAI_API_KEY is never sent to an OpenAI-compatible URL (only to OpenAI's own host).
   env.TASKLANE_TEST_MODEL_URL = model.url;
   say(`model: local demo model in echo mode at ${model.openaiBaseUrl} (set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real one)`);
 } else {

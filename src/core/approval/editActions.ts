@@ -41,8 +41,11 @@ export interface EditActionDeps {
   clock: Clock;
   /** Read at each edit, so a settings change applies at once. */
   policy: () => EditPolicyOptions;
-  /** Where the task came from (`chore:<id>` for a chore run); chore proposals never apply unattended. */
-  taskSource: (taskId: string) => string | undefined;
+  /**
+   * The chore a task works for (its own chore run, or by descent: a task a chore task started),
+   * else undefined. Such proposals never apply unattended, whatever autoApproveEdits says.
+   */
+  taskChore: (taskId: string) => string | undefined;
   /** Undefined when edits are allowed; otherwise why not (Restricted Mode), written for the model. */
   editBlocked?: () => string | undefined;
   caseInsensitive?: boolean;
@@ -92,7 +95,7 @@ export function createEditActions(deps: EditActionDeps): ActionDef[] {
       aliases.push(target.aliases);
     }
     const reasons = aliases.map((a) => classifyResolvedEdit({ aliases: a }, policy)).flatMap((c) => (c.decision === 'ask' ? [c.reason] : []));
-    const chore = deps.taskSource(ctx.taskId)?.startsWith('chore:') ?? false;
+    const chore = deps.taskChore(ctx.taskId) !== undefined;
     if (chore) reasons.push('a chore run never writes to the workspace unattended; its edits wait for review');
 
     let batch = batches.get(ctx.turn);

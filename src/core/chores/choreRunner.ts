@@ -255,7 +255,9 @@ export class ChoreRunner implements TaskHooks {
     };
   }
 
-  private runOf(task: Pick<TaskRecord, 'id' | 'source'>): ChoreRunRecord | undefined {
+  /** The run a task works for: its own, or (for a task a chore task started, transitively) the root's. */
+  private runOf(task: Pick<TaskRecord, 'id' | 'source' | 'chore'>): ChoreRunRecord | undefined {
+    if (task.chore) return this.options.runLog.get(task.chore.runId);
     if (!task.source.startsWith('chore:')) return undefined;
     return this.options.runLog.activeForTask(task.id) ?? this.options.runLog.history(task.source.slice('chore:'.length)).find((r) => r.taskId === task.id);
   }

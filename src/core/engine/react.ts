@@ -107,6 +107,7 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
         actionSets: p.actionSets,
         source: p.choreId ? `chore:${p.choreId}` : trigger.source,
         origin: { ...payload, ...resolved, triggerId: trigger.id },
+        ...(p.choreId && p.runId ? { chore: { choreId: p.choreId, runId: p.runId } } : {}),
       });
       break;
     }

@@ -23,6 +23,12 @@ export interface BudgetWarnings {
   cost: boolean;
 }
 
+/** Which chore run a task belongs to (see TaskRecord.chore). */
+export interface ChoreLineage {
+  choreId: string;
+  runId: string;
+}
+
 export interface TaskRecord {
   id: string;
   sessionId: string;
@@ -37,6 +43,12 @@ export interface TaskRecord {
   source: string;
   /** Extra fields from the trigger that created the task (chore id, run id). */
   origin?: Record<string, unknown>;
+  /**
+   * The chore run this task works for: its own run for a chore's task, and, inherited, for every
+   * task that task starts (transitively). Such tasks keep the chore's policy (edits never apply
+   * unattended, no action set beyond the chore's) and draw on the run's budget.
+   */
+  chore?: ChoreLineage;
   waitingForUser: boolean;
   waitingForApproval?: string;
   /** Complex tasks: task_end asked for approval; the next user reply grants it. */
@@ -98,6 +110,7 @@ export function taskView(task: TaskRecord): TaskView {
     paused: task.paused,
     ...(task.pauseReason ? { pauseReason: task.pauseReason } : {}),
     source: task.source,
+    ...(task.chore ? { chore: task.chore } : {}),
     selectedSkills: task.selectedSkills,
     actionSets: task.actionSets,
     usage: task.usage,

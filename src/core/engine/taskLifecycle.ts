@@ -11,7 +11,7 @@ import type { EngineEnv } from './engineEnv';
 import { WAIT_REARM_MS } from './engineEnv';
 import { newId } from './engineState';
 import { emptyTotals } from './records';
-import type { TaskRecord } from './records';
+import type { ChoreLineage, TaskRecord } from './records';
 import type { PauseReason, TaskMode } from './types';
 
 export interface CreateTaskSpec {
@@ -23,6 +23,8 @@ export interface CreateTaskSpec {
   actionSets?: string[];
   source: string;
   origin?: Record<string, unknown>;
+  /** The chore run it works for (inherited from the task that starts it). */
+  chore?: ChoreLineage;
   /** The session that started it (gets a "started task" line). */
   fromSessionId?: string;
 }
@@ -51,6 +53,7 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
     selectedSkills: chosen,
     source: spec.source,
     ...(spec.origin ? { origin: spec.origin } : {}),
+    ...(spec.chore ? { chore: spec.chore } : {}),
     waitingForUser: false,
     paused: false,
     actionCount: 0,

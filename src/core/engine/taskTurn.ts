@@ -10,7 +10,7 @@ import { checkBudget, describeBudget, describeBudgetStep } from './budgets';
 import type { EngineEnv } from './engineEnv';
 import { runPipeline } from './pipeline';
 import { addTotals } from './records';
-import type { TaskRecord } from './records';
+import type { ChoreLineage, TaskRecord } from './records';
 import { continueLater, createTask, endTask, pauseTask, sleepUntilReply } from './taskLifecycle';
 import type { TaskEvent } from './types';
 
@@ -108,7 +108,7 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
   const textOnly = result.actionsRun === 0 && !result.invalid && result.text.trim() !== '';
   if (textOnly && !fx.question) fx.askUser(result.text.trim());
   for (const spec of fx.started) {
-    await createTask(env, { ...spec, source: `successor:${task.id}`, fromSessionId: task.sessionId, actionSets: spec.actionSets ?? task.actionSets.filter((s) => s !== 'task') });
+    await createTask(env, { ...spec, source: `successor:${task.id}`, fromSessionId: task.sessionId, ...successorPolicy(task, spec.actionSets) });
   }
   if (fx.ended) {
     const again = await env.hooks?.beforeTaskEnd?.(task, fx.ended);
@@ -172,4 +172,16 @@ export async function handleTaskModelError(env: EngineEnv, task: TaskRecord, err
   }
   task.modelErrors = 0;
   await pauseTask(env, task, 'model_error', `${error.message} Fix it, then press Continue.`);
+}
+
+/**
+ * What a task started by `task` inherits. A chore's descendants keep the chore's policy
+ * transitively (issue #11): the same run (so its budget and never-unattended rule), and no action
+ * set the chore did not have, whatever the model asks for.
+ */
+export function successorPolicy(task: Pick<TaskRecord, 'actionSets' | 'chore'>, requested: string[] | undefined): { actionSets: string[]; chore?: ChoreLineage } {
+  const inherited = task.actionSets.filter((s) => s !== 'task');
+  if (!task.chore) return { actionSets: requested ?? inherited };
+  const allowed = new Set(task.actionSets);
+  return { actionSets: (requested ?? inherited).filter((s) => allowed.has(s)), chore: task.chore };
 }

@@ -78,6 +78,8 @@ export interface TaskView {
   pauseReason?: PauseReason;
   /** Where the task came from: 'user', 'chore:<id>', 'memory'… */
   source: string;
+  /** The chore run it works for, itself or by descent (a task a chore task started). */
+  chore?: { choreId: string; runId: string };
   selectedSkills: string[];
   actionSets: string[];
   usage: UsageTotals;

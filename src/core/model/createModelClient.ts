@@ -4,6 +4,7 @@
  */
 import type { Logger } from '../ports';
 import { AnthropicClient } from './anthropicClient';
+import { envApiKey, isOfficialHost } from './keySource';
 import { OpenAiClient } from './openaiClient';
 import { ModelError } from './types';
 import type { ModelClient } from './types';
@@ -17,7 +18,7 @@ export interface ModelClientConfig {
   model?: string;
   /** Endpoint; for openai-compatible default http://localhost:11434/v1 (Ollama). */
   baseUrl?: string;
-  /** From SecretStorage. Falls back to OPENAI_API_KEY / ANTHROPIC_API_KEY (not for openai-compatible). */
+  /** From SecretStorage. Falls back to OPENAI_API_KEY / ANTHROPIC_API_KEY only at the official host (keySource.ts), never for openai-compatible. */
   apiKey?: string;
   timeoutMs?: number;
   maxRetries?: number;
@@ -51,13 +52,13 @@ export function createModelClient(config: ModelClientConfig): ModelClient {
 
   switch (config.provider) {
     case 'anthropic': {
-      const apiKey = config.apiKey?.trim() || env.ANTHROPIC_API_KEY?.trim();
-      if (!apiKey) throw missingKey('Anthropic', 'ANTHROPIC_API_KEY');
+      const apiKey = config.apiKey?.trim() || envApiKey('anthropic', baseUrl, env);
+      if (!apiKey) throw missingKey('Anthropic', 'ANTHROPIC_API_KEY', isOfficialHost('anthropic', baseUrl));
       return new AnthropicClient({ ...common, model: config.model?.trim() || DEFAULT_MODELS.anthropic, apiKey, ...(baseUrl ? { baseUrl } : {}) });
     }
     case 'openai': {
-      const apiKey = config.apiKey?.trim() || env.OPENAI_API_KEY?.trim();
-      if (!apiKey) throw missingKey('OpenAI', 'OPENAI_API_KEY');
+      const apiKey = config.apiKey?.trim() || envApiKey('openai', baseUrl, env);
+      if (!apiKey) throw missingKey('OpenAI', 'OPENAI_API_KEY', isOfficialHost('openai', baseUrl));
       return new OpenAiClient({ ...common, provider: 'openai', model: config.model?.trim() || DEFAULT_MODELS.openai, apiKey, ...(baseUrl ? { baseUrl } : {}) });
     }
     case 'openai-compatible': {
@@ -77,8 +78,11 @@ export function createModelClient(config: ModelClientConfig): ModelClient {
   }
 }
 
-function missingKey(name: string, envVar: string): ModelError {
-  return new ModelError('missing_key', `No ${name} API key. Run 'Tasklane: Set API Key', or set ${envVar} in the environment VS Code starts from.`, { provider: name.toLowerCase() });
+function missingKey(name: string, envVar: string, official: boolean): ModelError {
+  const env = official
+    ? `, or set ${envVar} in the environment VS Code starts from`
+    : ` (${envVar} is used only with ${name}'s own host, not with the base URL set in tasklane.model.baseUrl)`;
+  return new ModelError('missing_key', `No ${name} API key. Run 'Tasklane: Set API Key'${env}.`, { provider: name.toLowerCase() });
 }
 
 function checkUrl(url: string, provider: SdkProvider): void {

@@ -9,11 +9,11 @@ import type { ChangeSetStore } from '../../core/approval/changeSetStore';
 import { createEditActions, summariseChangeSet } from '../../core/approval/editActions';
 import { nodeFs } from '../../core/approval/nodeFs';
 import { sensitiveReason } from '../../core/approval/sensitivePaths';
-import type { EditPolicyOptions } from '../../core/approval/sensitivePaths';
 import type { Clock, Logger } from '../../core/ports';
 import type { DurableDb, TriggerStore } from '../../core/store/types';
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../../shared/approvalProtocol';
 import type { OwnedApprovalSection } from '../execution/commandHost';
+import type { TasklaneSettings } from '../settings';
 import { ProposalDocuments } from './proposalDocuments';
 import { VsCodeEditApplier, VsCodeWorkspaceFiles } from './vscodeEdits';
 
@@ -43,13 +43,12 @@ export interface ApprovalServiceDeps {
   /** Where the workspace's files are read and written (the first folder; the storage folder when none is open). */
   root: vscode.Uri;
   /** Where a task came from ('user', 'chore:<id>'…), once the agent knows it. */
-  taskSource: (taskId: string) => string | undefined;
+  /** The chore a task works for (itself or by descent); its proposals never apply unattended. */
+  taskChore: (taskId: string) => string | undefined;
+  /** Where the edit policy is read (user settings only). */
+  settings: Pick<TasklaneSettings, 'editPolicy'>;
 }
 
-/** Tasklane's edit policy settings, read fresh at each use. */
-export function readEditPolicy(): EditPolicyOptions {
-  return { autoApproveEdits: vscode.workspace.getConfiguration('tasklane.approval').get<boolean>('autoApproveEdits', false) };
-}
 
 const RESTRICTED = 'The workspace is in Restricted Mode: Tasklane can talk but not edit files. Tell the user; they can trust the folder (Manage Workspace Trust) and ask again.';
 
@@ -96,8 +95,8 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
       store: this.store,
       decider: this.decider,
       clock: deps.clock,
-      policy: readEditPolicy,
-      taskSource: deps.taskSource,
+      policy: () => deps.settings.editPolicy(),
+      taskChore: deps.taskChore,
       editBlocked: () => (deps.trusted() ? undefined : RESTRICTED),
       onProposed: (changeSet) => this.publish(changeSet),
     });
@@ -215,10 +214,9 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
   }
 
   private view(changeSet: ChangeSet): ApprovalView {
-    const source = this.deps.taskSource(changeSet.taskId);
-    const choreId = source?.startsWith('chore:') ? source.slice('chore:'.length) : undefined;
+    const choreId = this.deps.taskChore(changeSet.taskId);
     const pending = changeSet.status === 'pending';
-    const classification = classifyChangeSet(changeSet, readEditPolicy());
+    const classification = classifyChangeSet(changeSet, this.deps.settings.editPolicy());
     const asks = [classification.decision === 'ask' ? classification.reason : undefined, choreId ? 'chore runs never write unattended' : undefined].filter(Boolean);
     return {
       id: changeSet.id,

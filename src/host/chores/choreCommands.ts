@@ -3,7 +3,8 @@ import { appendChore } from '../../core/chores/choreSerialize';
 import type { ChoreSpec } from '../../core/chores/choreSchema';
 import { choreTemplates } from '../../core/chores/templates';
 import type { ChoreHost } from './choreHost';
-import { choreSecretKey } from './choreHost';
+import { workspaceSecretKey } from './choreHost';
+import { describeTrigger, toChoreReview } from './choreViews';
 
 /**
  * Arguments that make `tasklane.newChore` skip its questions (scripts, tests). Any field left out
@@ -23,7 +24,8 @@ export interface NewChoreArgs {
 const idPattern = /^[a-z0-9][a-z0-9-]*$/;
 
 /**
- * `tasklane.newChore`, `tasklane.runChoreNow` and `tasklane.setSecret`. The chore host exists once
+ * `tasklane.newChore`, `tasklane.runChoreNow`, `tasklane.enableChore`, `tasklane.disableChore` and
+ * `tasklane.setSecret`. The chore host exists once
  * the store is open (`ready`); setting a secret needs only SecretStorage, so it does not wait.
  */
 export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode.SecretStorage): vscode.Disposable[] {
@@ -48,11 +50,67 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
       if (!secretName) return false;
       const secret = typeof value === 'string' ? value : await vscode.window.showInputBox({ title: `Tasklane: value of secret "${secretName}" (a webhook URL, or an SMTP URL such as smtps://user:pass@host:465)`, password: true, ignoreFocusOut: true });
       if (secret === undefined) return false;
-      if (secret === '') await secrets.delete(choreSecretKey(secretName));
-      else await secrets.store(choreSecretKey(secretName), secret);
+      // Scoped to this workspace: another repository naming the same secret cannot use it.
+      if (secret === '') await secrets.delete(workspaceSecretKey(secretName));
+      else await secrets.store(workspaceSecretKey(secretName), secret);
       return true;
     }),
+    vscode.commands.registerCommand('tasklane.enableChore', async (id?: unknown, hash?: unknown) => enableChoreFlow(await ready, typeof id === 'string' ? id : undefined, typeof hash === 'string' ? hash : undefined)),
+    vscode.commands.registerCommand('tasklane.disableChore', async (id?: unknown) => {
+      const host = await ready;
+      let choreId = typeof id === 'string' && id ? id : undefined;
+      if (!choreId) {
+        const enabled = host.enabledChores();
+        if (!enabled.length) {
+          void vscode.window.showInformationMessage('Tasklane: no chore is enabled.');
+          return false;
+        }
+        choreId = (await vscode.window.showQuickPick(enabled.map((c) => ({ label: c.name, description: c.id, id: c.id })), { title: 'Tasklane: disable which chore?' }))?.id;
+      }
+      return choreId ? host.disable(choreId) : false;
+    }),
   ];
+}
+
+/**
+ * `tasklane.enableChore [id] [hash]`. From the palette (no hash) it shows what the chore does in
+ * a modal and enables it only on the person's "Enable". A script or test that already read the
+ * chore's `review` from `tasklane.getState` passes its `definitionHash`: consent then binds to
+ * exactly that definition, and a chore that changed since is refused.
+ */
+async function enableChoreFlow(host: ChoreHost, id: string | undefined, hash: string | undefined): Promise<boolean> {
+  let choreId = id;
+  if (!choreId) {
+    const waiting = host.validChores().filter((c) => c.consent === 'needed');
+    if (!waiting.length) {
+      void vscode.window.showInformationMessage('Tasklane: every chore in .tasklane/chores.yaml is already enabled.');
+      return false;
+    }
+    choreId = (await vscode.window.showQuickPick(waiting.map((c) => ({ label: c.name, description: c.id, id: c.id })), { title: 'Tasklane: review and enable which chore?' }))?.id;
+    if (!choreId) return false;
+  }
+  const found = host.review(choreId);
+  if (!found) throw new Error(`There is no valid chore "${choreId}" in .tasklane/chores.yaml; check its id and the problems shown on the file.`);
+  if (hash !== undefined) {
+    await host.enable(choreId, hash);
+    return true;
+  }
+  const review = toChoreReview(found.chore);
+  const detail = [
+    `Trigger: ${describeTrigger(found.chore)}`,
+    `Prompt: ${review.prompt.trim().slice(0, 800)}`,
+    `Action sets: ${review.actionSets.join(', ')} (edits and commands still ask for approval)`,
+    ...(review.skills.length ? [`Skills: ${review.skills.join(', ')}`] : []),
+    `Budget: ${review.budget}`,
+    `Escalation: ${review.escalation.length ? review.escalation.join('; ') : 'none'}`,
+    `Policy: ${review.policy}`,
+    '',
+    'It runs unattended with your model and key. Any change to this definition disables it again until you review it.',
+  ].join('\n');
+  const choice = await vscode.window.showWarningMessage(`Enable the chore "${found.chore.name}" (${choreId})?`, { modal: true, detail }, 'Enable');
+  if (choice !== 'Enable') return false;
+  await host.enable(choreId, review.definitionHash);
+  return true;
 }
 
 async function newChoreFlow(host: ChoreHost, args: NewChoreArgs): Promise<string | undefined> {
@@ -70,7 +128,7 @@ async function newChoreFlow(host: ChoreHost, args: NewChoreArgs): Promise<string
   if (!template && templateKey !== 'blank') throw new Error(`Unknown chore template "${templateKey}"; use one of ${choreTemplates.map((t) => t.key).join(', ')} or blank.`);
   // A blank chore asks for its prompt too.
   const steps = template ? 4 : 5;
-  const taken = new Set(host.enabledChores().map((c) => c.id));
+  const taken = new Set(host.validChores().map((c) => c.id));
   const id = args.id ?? (await vscode.window.showInputBox({
     title: `Tasklane: new chore (2/${steps}): id`,
     value: uniqueId(template?.key ?? 'my-chore', taken),
@@ -103,7 +161,8 @@ async function newChoreFlow(host: ChoreHost, args: NewChoreArgs): Promise<string
     await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(uri, '..'));
   }
   await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(appendChore(text, spec)));
-  await host.reload();
+  // Written here by the person: consented at creation (a later edit of it asks again).
+  await host.created(id);
   await vscode.window.showTextDocument(uri, { preview: false });
   return id;
 }

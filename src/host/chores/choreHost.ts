@@ -16,10 +16,27 @@ import type { DurableDb, TriggerStore } from '../../core/store/types';
 import type { ApprovalHostMessage } from '../../shared/approvalProtocol';
 import type { ChoreHostMessage, ChoreRunView, ChoreView, ChoreWebviewMessage } from '../../shared/choreProtocol';
 import type { SidebarSection } from '../sidebarBackend';
+import { ConsentStore } from '../../core/consent/consentStore';
+import type { ConsentBackend, ConsentKind } from '../../core/consent/consentStore';
+import { choreDefinitionHash } from '../../core/consent/definitionHash';
+import { choreSecretKey, workspaceSecretScope } from '../../core/chores/secretScope';
+import type { ChoreDefinition } from '../../core/chores/types';
 import { toChoreView, toRunView, toStepView } from './choreViews';
 
-/** SecretStorage key of a named chore secret (`urlSecret`, `smtpSecret` in chores.yaml). */
-export const choreSecretKey = (name: string): string => `tasklane.secret.${name}`;
+/**
+ * SecretStorage key of the named chore secret (`urlSecret`, `smtpSecret` in chores.yaml) in THIS
+ * workspace: a secret set in one workspace is invisible to every other (core/chores/secretScope.ts).
+ */
+export function workspaceSecretKey(name: string): string {
+  const workspace = vscode.workspace.workspaceFile ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+  return choreSecretKey(workspaceSecretScope(workspace?.toString() ?? 'no-folder'), name);
+}
+
+/** Chores are consented per workspace and per definition (see core/consent). */
+const CHORE: ConsentKind = 'chore';
+
+/** Why a chore without consent does not run, for the sidebar and Run now. */
+const consentProblem = 'Not enabled on this machine: it came with the workspace or changed since you enabled it. Review what it does, then Enable it.';
 
 /** What the chore host is built from, once the store is open (src/host/storeServices.ts). */
 export interface ChoreHostDeps {
@@ -31,13 +48,15 @@ export interface ChoreHostDeps {
   /** Workspace Trust, read at each use: chores never run in an untrusted workspace. */
   trusted: () => boolean;
   secrets: vscode.SecretStorage;
+  /** Where consent is kept: the workspace's state (workspaceState), never the repository. */
+  consent: ConsentBackend;
   /** The first workspace folder (where `.tasklane/chores.yaml` lives); undefined when none is open. */
   root: vscode.Uri | undefined;
   /** Its name, for escalation messages. */
   workspaceName?: string;
 }
 
-/** A chore and its recent runs, as `tasklane.getState` reports it. */
+/** A chore and its recent runs, as `tasklane.getState` reports it (with `consent` and `review`). */
 export interface ChoreStateView extends ChoreView {
   runs: ChoreRunView[];
 }
@@ -45,7 +64,9 @@ export interface ChoreStateView extends ChoreView {
 /**
  * Chores in the VS Code host: loads `.tasklane/chores.yaml` (at start and on every change) with
  * line-precise diagnostics, feeds cron, file and task triggers to the core runner, and keeps the
- * sidebar's chore list and the open run's trace live. Chores never run in an untrusted workspace.
+ * sidebar's chore list and the open run's trace live. Chores never run in an untrusted workspace,
+ * and only a chore the person consented to (for its current definition) is scheduled, watched or
+ * run: one that came with the repository, or changed since, waits for Enable.
  */
 export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>, vscode.Disposable {
   /** The engine hooks of chore runs (resolve fires, guard budgets, observe usage). */
@@ -65,12 +86,15 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private readonly listeners = new Set<(message: ChoreHostMessage) => void>();
   private openRun: { runId: string; seen: Map<number, string> } | undefined;
   private scheduleStarted = false;
+  /** Consent per workspace and per chore definition. */
+  readonly consent: ConsentStore;
 
   constructor(deps: ChoreHostDeps) {
     const { db, triggers, clock, logger } = deps;
     this.logger = logger;
     this.trusted = deps.trusted;
     this.root = deps.root;
+    this.consent = new ConsentStore(deps.consent, () => clock.now());
     this.ownEdits = new OwnEditTracker(clock);
     this.debouncer = new FileTriggerDebouncer({
       clock,
@@ -85,7 +109,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       scheduler: this.scheduler,
       clock,
       logger,
-      secrets: { getSecret: (name) => Promise.resolve(deps.secrets.get(choreSecretKey(name))) },
+      secrets: { getSecret: (name) => Promise.resolve(deps.secrets.get(workspaceSecretKey(name))) },
       ledger: deps.ledger,
       canRun: deps.trusted,
       ...(deps.workspaceName !== undefined ? { workspaceName: deps.workspaceName } : {}),
@@ -127,13 +151,62 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     const before = new Set([...this.loaded.chores.map((c) => c.id), ...this.loaded.disabled]);
     this.loaded = parseChoresFile(text);
     if (uri) this.diagnostics.set(uri, this.loaded.diagnostics.map(toDiagnostic));
-    this.runner.setChores(this.loaded.chores);
-    this.scheduler.setChores(this.loaded.chores);
-    this.matcher.configure(this.loaded.chores);
-    this.debouncer.configure(this.loaded.chores.flatMap((c) => (c.trigger.kind === 'files' ? [{ id: c.id, debounceMs: c.trigger.debounceMs }] : [])));
-    this.watchFiles();
     const errors = this.loaded.diagnostics.filter((d) => d.severity === 'error').length;
     this.logger.info('CHORE', `chores.yaml: ${this.loaded.chores.length} chore(s) loaded${this.loaded.disabled.length ? `, disabled: ${this.loaded.disabled.join(', ')}` : ''}${errors ? ` (${errors} error(s))` : ''}`);
+    await this.apply(before);
+  }
+
+  /** Whether the person consented to this chore's current definition on this machine. */
+  consentOf(chore: ChoreDefinition): 'given' | 'needed' {
+    return this.consent.status(CHORE, chore.id, choreDefinitionHash(chore));
+  }
+
+  /**
+   * Enables a chore: records consent for the definition the person saw. `hash` is the
+   * `review.definitionHash` that was shown; when the definition changed since, nothing is enabled.
+   */
+  async enable(choreId: string, hash: string): Promise<void> {
+    const chore = this.loaded.chores.find((c) => c.id === choreId);
+    if (!chore) throw new Error(`There is no valid chore "${choreId}" in .tasklane/chores.yaml; check its id and the problems shown on the file.`);
+    if (choreDefinitionHash(chore) !== hash) throw new Error(`The chore "${choreId}" changed since it was shown; review it again before enabling it.`);
+    await this.consent.give(CHORE, choreId, hash, 'enabled');
+    this.logger.info('CHORE', `chore ${choreId} enabled by the user (definition ${hash.slice(0, 12)})`);
+    await this.apply();
+  }
+
+  /** Disables a chore (withdraws consent); a run in progress stops at its next step. */
+  async disable(choreId: string): Promise<boolean> {
+    const revoked = await this.consent.revoke(CHORE, choreId);
+    if (revoked) this.logger.info('CHORE', `chore ${choreId} disabled by the user`);
+    await this.apply();
+    return revoked;
+  }
+
+  /** New Chore wrote this chore on this machine: the person's own, consented at creation. */
+  async created(choreId: string): Promise<void> {
+    await this.reload();
+    const chore = this.loaded.chores.find((c) => c.id === choreId);
+    if (!chore) return;
+    await this.consent.give(CHORE, choreId, choreDefinitionHash(chore), 'created');
+    await this.apply();
+  }
+
+  /** What a chore does, for the Enable confirmation. */
+  review(choreId: string): { chore: ChoreDefinition; consent: 'given' | 'needed' } | undefined {
+    const chore = this.loaded.chores.find((c) => c.id === choreId);
+    return chore ? { chore, consent: this.consentOf(chore) } : undefined;
+  }
+
+  /** Hands only consented chores to the runner, schedule, watchers and task matcher; patches the sidebar. */
+  private async apply(before: Set<string> = new Set()): Promise<void> {
+    const runnable = this.loaded.chores.filter((c) => this.consentOf(c) === 'given');
+    const waiting = this.loaded.chores.filter((c) => !runnable.includes(c)).map((c) => c.id);
+    if (waiting.length) this.logger.info('CHORE', `waiting for the user to enable: ${waiting.join(', ')} (shipped with the workspace or changed since enabled)`);
+    this.runner.setChores(runnable);
+    this.scheduler.setChores(runnable);
+    this.matcher.configure(runnable);
+    this.debouncer.configure(runnable.flatMap((c) => (c.trigger.kind === 'files' ? [{ id: c.id, debounceMs: c.trigger.debounceMs }] : [])));
+    this.watchFiles(runnable);
     const views = await this.list();
     for (const view of views) this.post({ type: 'chorePatch', chore: view });
     for (const id of before) if (!views.some((v) => v.id === id)) this.post({ type: 'choreRemoved', id });
@@ -142,12 +215,19 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   /** Run now (palette, sidebar): a durable fire like any other. */
   async runNow(choreId: string): Promise<string> {
     if (!this.trusted()) throw new Error('Chores do not run in Restricted Mode: trust this folder (Manage Workspace Trust) first.');
+    const chore = this.loaded.chores.find((c) => c.id === choreId);
+    if (chore && this.consentOf(chore) === 'needed') throw new Error(`The chore "${choreId}" is not enabled on this machine: review what it does and enable it (sidebar Enable, or "Tasklane: Enable Chore") first.`);
     return this.runner.fire(choreId, 'manual');
   }
 
-  /** Ids and names of the chores that can run now. */
+  /** Ids and names of the chores that can run now (valid and consented). */
   enabledChores(): Array<{ id: string; name: string }> {
-    return this.loaded.chores.map((c) => ({ id: c.id, name: c.name }));
+    return this.loaded.chores.filter((c) => this.consentOf(c) === 'given').map((c) => ({ id: c.id, name: c.name }));
+  }
+
+  /** Every valid chore, with where its consent stands (for Enable / Disable pickers and New Chore's id check). */
+  validChores(): Array<{ id: string; name: string; consent: 'given' | 'needed' }> {
+    return this.loaded.chores.map((c) => ({ id: c.id, name: c.name, consent: this.consentOf(c) }));
   }
 
   fileUri(): vscode.Uri | undefined {
@@ -173,14 +253,16 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
 
   async list(): Promise<ChoreView[]> {
     const restricted = !this.trusted();
-    const views = this.loaded.chores.map((chore) =>
-      toChoreView(chore, {
-        enabled: !restricted,
-        ...(restricted ? { problem: 'Restricted Mode: chores do not run until you trust this folder.' } : {}),
+    const views = this.loaded.chores.map((chore) => {
+      const consent = this.consentOf(chore);
+      return toChoreView(chore, {
+        enabled: !restricted && consent === 'given',
+        consent,
+        ...(restricted ? { problem: 'Restricted Mode: chores do not run until you trust this folder.' } : consent === 'needed' ? { problem: consentProblem } : {}),
         ...(this.scheduler.nextFireAt(chore.id) !== undefined ? { nextFireAt: this.scheduler.nextFireAt(chore.id) } : {}),
         ...(this.runLog.history(chore.id)[0] ? { lastRun: this.runLog.history(chore.id)[0] } : {}),
-      }),
-    );
+      });
+    });
     for (const id of this.loaded.disabled) {
       const first = this.loaded.diagnostics.find((d) => d.choreId === id && d.severity === 'error');
       views.push({ id, name: id, trigger: '(invalid)', enabled: false, problem: first ? `line ${first.line}: ${first.message}` : 'invalid; see the problems on .tasklane/chores.yaml' });
@@ -212,6 +294,12 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       }
       case 'chore.new':
         await vscode.commands.executeCommand('tasklane.newChore');
+        return undefined;
+      case 'chore.enable':
+        await this.enable(message.id, message.hash);
+        return undefined;
+      case 'chore.disable':
+        await this.disable(message.id);
         return undefined;
       case 'chore.openFile': {
         const uri = this.fileUri();
@@ -248,13 +336,13 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     for (const id of await this.matcher.match({ name, exitCode })) await this.fire(id, 'task', `task ${name} exited ${exitCode ?? '(terminated)'}`);
   }
 
-  /** One watcher per glob of each files chore; events are debounced and coalesced per chore. */
-  private watchFiles(): void {
+  /** One watcher per glob of each consented files chore; events are debounced and coalesced per chore. */
+  private watchFiles(chores: readonly ChoreDefinition[]): void {
     for (const d of this.fileWatchers) d.dispose();
     this.fileWatchers = [];
     const root = this.root;
     if (!root) return;
-    for (const chore of this.loaded.chores) {
+    for (const chore of chores) {
       if (chore.trigger.kind !== 'files') continue;
       for (const glob of chore.trigger.globs) {
         const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, glob));
@@ -271,7 +359,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.post({ type: 'choreRunPatch', run: toRunView(run) });
     if (chore) {
       const next = this.scheduler.nextFireAt(chore.id);
-      this.post({ type: 'chorePatch', chore: toChoreView(chore, { enabled: this.trusted(), lastRun: this.runLog.history(chore.id)[0] ?? run, ...(next !== undefined ? { nextFireAt: next } : {}) }) });
+      const consent = this.consentOf(chore);
+      this.post({ type: 'chorePatch', chore: toChoreView(chore, { enabled: this.trusted() && consent === 'given', consent, lastRun: this.runLog.history(chore.id)[0] ?? run, ...(next !== undefined ? { nextFireAt: next } : {}) }) });
     }
     // A new run of the chore whose trace is open: follow it.
     if (this.openRun && this.openRun.runId !== run.runId && this.runLog.get(this.openRun.runId)?.choreId === run.choreId && run.status === 'running' && run.steps.length === 0) {

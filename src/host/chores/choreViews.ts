@@ -1,6 +1,7 @@
 import type { ChoreRunRecord, ChoreStep } from '../../core/chores/runLog';
 import type { ChoreDefinition } from '../../core/chores/types';
-import type { ChoreRunView, ChoreStepView, ChoreView } from '../../shared/choreProtocol';
+import { choreDefinitionHash } from '../../core/consent/definitionHash';
+import type { ChoreReview, ChoreRunView, ChoreStepView, ChoreView } from '../../shared/choreProtocol';
 
 /** How the sidebar names a trigger. */
 export function describeTrigger(chore: ChoreDefinition): string {
@@ -33,12 +34,43 @@ export function toStepView(step: ChoreStep): ChoreStepView {
   };
 }
 
-export function toChoreView(chore: ChoreDefinition, extra: { nextFireAt?: number; lastRun?: ChoreRunRecord; problem?: string; enabled: boolean }): ChoreView {
+/** Everything a person should see before enabling a chore. */
+export function toChoreReview(chore: ChoreDefinition): ChoreReview {
+  const b = chore.budget;
+  const e = chore.escalate;
+  const escalation = [
+    ...(e?.webhook ? [e.webhook.url !== undefined ? `webhook POST to ${hostOf(e.webhook.url)}` : `webhook at the URL in secret "${e.webhook.urlSecret}"`] : []),
+    ...(e?.slack ? [`Slack webhook in secret "${e.slack.urlSecret}"`] : []),
+    ...(e?.email ? [`email to ${e.email.to.join(', ')} through the SMTP server in secret "${e.email.smtpSecret}"${e.email.from ? `, from ${e.email.from}` : ''}`] : []),
+  ];
+  return {
+    definitionHash: choreDefinitionHash(chore),
+    prompt: chore.prompt,
+    actionSets: [...new Set(['read', ...chore.actionSets])],
+    skills: chore.skills,
+    budget: `${b.maxIterations} model calls, ${b.maxSeconds} s, ${b.maxInputTokens} input tokens, $${b.maxCostUsd} per run`,
+    escalation,
+    policy: `on failure: ${chore.onFailure}${chore.onFailure === 'retry' ? ` (up to ${chore.maxRetries} retries)` : ''}; concurrency: ${chore.concurrency}${chore.successWhen ? `; succeeds when ${chore.successWhen}` : ''}`,
+  };
+}
+
+/** A webhook URL's host (a URL may carry a token in its path or query: never show more). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(an invalid URL)';
+  }
+}
+
+export function toChoreView(chore: ChoreDefinition, extra: { nextFireAt?: number; lastRun?: ChoreRunRecord; problem?: string; enabled: boolean; consent: 'needed' | 'given' }): ChoreView {
   return {
     id: chore.id,
     name: chore.name,
     trigger: describeTrigger(chore),
     enabled: extra.enabled,
+    consent: extra.consent,
+    review: toChoreReview(chore),
     ...(extra.problem ? { problem: extra.problem } : {}),
     ...(extra.nextFireAt !== undefined ? { nextFireAt: extra.nextFireAt } : {}),
     ...(extra.lastRun ? { lastRun: toRunView(extra.lastRun) } : {}),

@@ -9,6 +9,7 @@ import type { Clock, Logger } from '../../core/ports';
 import type { DurableDb, TriggerStore } from '../../core/store/types';
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../../shared/approvalProtocol';
 import type { HostMessage } from '../../shared/protocol';
+import type { TasklaneSettings } from '../settings';
 import type { SidebarSection } from '../sidebarBackend';
 import { runVsCodeTask } from './taskRunner';
 import { runInTerminal } from './terminalRunner';
@@ -45,6 +46,8 @@ export interface CommandExecutionDeps {
   trusted: () => boolean;
   /** Where commands run: the first workspace folder, else the storage folder. */
   cwd: () => string;
+  /** Where the allowlist is read (user settings only). */
+  settings: Pick<TasklaneSettings, 'allowedCommands'>;
 }
 
 /**
@@ -64,7 +67,7 @@ export class CommandExecutionHost implements OwnedApprovalSection {
         runTask: (name, options) => runVsCodeTask(name, options),
       },
       gate: {
-        allowedCommands: () => vscode.workspace.getConfiguration('tasklane.approval').get<string[]>('allowedCommands', []),
+        allowedCommands: () => deps.settings.allowedCommands(),
         trusted: deps.trusted,
       },
       ledger: deps.ledger,

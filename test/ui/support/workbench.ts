@@ -60,8 +60,8 @@ export async function startUiSession(options: UiSessionOptions): Promise<UiSessi
       },
       env: {
         TASKLANE_TEST_MODEL_URL: model.url,
-        // The scripted server takes any key; a key must exist for keyed providers.
-        OPENAI_API_KEY: 'tasklane-test-key',
+        // No key: Tasklane sends a placeholder to an OpenAI-compatible server (never OPENAI_API_KEY).
+        OPENAI_API_KEY: undefined,
         ANTHROPIC_API_KEY: undefined,
         ...options.env,
       },

@@ -103,7 +103,7 @@ describe('approval: edit actions and decisions (real temp workspace)', () => {
       logger: silentLogger,
     });
     actions = new Map(
-      createEditActions({ root: ws, fs: nodeFs, files: { read: disk }, store, decider, clock, policy: () => settings, taskSource: (id) => sources[id] }).map((a) => [a.name, a]),
+      createEditActions({ root: ws, fs: nodeFs, files: { read: disk }, store, decider, clock, policy: () => settings, taskChore: (id) => (sources[id]?.startsWith('chore:') ? sources[id].slice('chore:'.length) : undefined) }).map((a) => [a.name, a]),
     );
   });
   afterEach(() => rm(base, { recursive: true, force: true }));

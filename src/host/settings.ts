@@ -1,0 +1,121 @@
+import * as vscode from 'vscode';
+import type { EditPolicyOptions } from '../core/approval/sensitivePaths';
+import type { Logger } from '../core/ports';
+import { USER_ONLY_SETTINGS, userOnlyKeysIn, userValue } from '../core/settings/userOnlySettings';
+import type { UserOnlySetting } from '../core/settings/userOnlySettings';
+
+export type ProviderId = 'auto' | 'vscode-lm' | 'anthropic' | 'openai' | 'openai-compatible';
+
+/** Model settings as the user configured them (DESIGN.md §9). */
+export interface ModelSettings {
+  provider: ProviderId;
+  model: string;
+  baseUrl: string;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+/** The per-task budget (tasklane.budget.*). */
+export interface BudgetSettings {
+  maxActionsPerTask: number;
+  maxTokensPerTask: number;
+}
+
+/**
+ * Every Tasklane setting is read here, and only here (issue #11). The settings that decide where
+ * keys go, what runs without asking and how much may be spent ({@link USER_ONLY_SETTINGS}) are
+ * read from the person's user settings only; a value a workspace or folder sets for them is
+ * ignored, and the person is told so once per key (a warning and a log line), so a repository's
+ * `.vscode/settings.json` can neither redirect a key, nor switch approval off, nor raise a budget.
+ */
+export class TasklaneSettings implements vscode.Disposable {
+  private readonly noted = new Set<string>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly logger: Logger,
+    /** Shows the note; a test or a headless host can pass its own. */
+    private readonly warn: (message: string) => void = (message) => void vscode.window.showWarningMessage(message),
+  ) {}
+
+  model(): ModelSettings {
+    const config = vscode.workspace.getConfiguration('tasklane.model');
+    return {
+      provider: this.userOnly<ProviderId>('tasklane.model.provider', 'auto'),
+      model: this.userOnly('tasklane.model.id', ''),
+      baseUrl: this.userOnly('tasklane.model.baseUrl', ''),
+      timeoutMs: config.get<number>('timeoutSeconds', 60) * 1000,
+      maxRetries: config.get<number>('maxRetries', 2),
+    };
+  }
+
+  editPolicy(): EditPolicyOptions {
+    return { autoApproveEdits: this.userOnly<unknown>('tasklane.approval.autoApproveEdits', false) === true };
+  }
+
+  allowedCommands(): string[] {
+    const value = this.userOnly<unknown>('tasklane.approval.allowedCommands', []);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  }
+
+  budget(): BudgetSettings {
+    return {
+      maxActionsPerTask: this.userOnly('tasklane.budget.maxActionsPerTask', 50),
+      maxTokensPerTask: this.userOnly('tasklane.budget.maxTokensPerTask', 500_000),
+    };
+  }
+
+  /**
+   * Looks for user-only keys in each folder's `.vscode/settings.json` now and whenever it changes.
+   * VS Code itself drops application-scoped keys from workspace settings before `inspect()` can
+   * show them, so without reading the file the person would never learn their repository tried.
+   */
+  watchWorkspaceFiles(): void {
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      const file = vscode.Uri.joinPath(folder.uri, '.vscode/settings.json');
+      const check = () => void this.checkFile(file);
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '.vscode/settings.json'));
+      this.disposables.push(watcher, watcher.onDidChange(check), watcher.onDidCreate(check));
+      check();
+    }
+    this.disposables.push(vscode.workspace.onDidChangeConfiguration((e) => {
+      for (const key of USER_ONLY_SETTINGS) if (e.affectsConfiguration(key)) this.userOnly(key, undefined);
+    }));
+  }
+
+  /** The keys noted so far (for `tasklane.getState`). */
+  ignoredKeys(): string[] {
+    return [...this.noted].sort();
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+
+  private async checkFile(file: vscode.Uri): Promise<void> {
+    let text: string;
+    try {
+      text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+    } catch {
+      return; // No workspace settings file: nothing to say.
+    }
+    this.note(userOnlyKeysIn(text), 'workspace');
+  }
+
+  private userOnly<T>(key: UserOnlySetting, fallback: T): T {
+    const dot = key.lastIndexOf('.');
+    const inspection = vscode.workspace.getConfiguration(key.slice(0, dot)).inspect<T>(key.slice(dot + 1));
+    const result = userValue(inspection, fallback);
+    if (result.ignored) this.note([key], result.ignored);
+    return result.value;
+  }
+
+  private note(keys: readonly string[], where: 'workspace' | 'folder'): void {
+    const fresh = keys.filter((k) => !this.noted.has(k));
+    if (!fresh.length) return;
+    for (const k of fresh) this.noted.add(k);
+    const message = `Tasklane ignores ${fresh.join(', ')} from this ${where}'s settings: only your user settings can set ${fresh.length === 1 ? 'it' : 'them'} (where API keys go, what runs without asking, budgets). Set ${fresh.length === 1 ? 'it' : 'them'} in your user settings if you want ${fresh.length === 1 ? 'it' : 'them'}.`;
+    this.logger.warn('HOST', message);
+    this.warn(message);
+  }
+}
