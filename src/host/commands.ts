@@ -50,7 +50,16 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     vscode.commands.registerCommand('tasklane.getState', async () => {
       const { agent, approvals, chores } = await runtime.ready;
       const pending = (await approvals.list()).filter((a) => a.status === 'pending');
-      return { ...agent.snapshot(), approvals: pending, chores: await chores.state(), model: await deps.models.status(), restricted: !deps.trusted() };
+      return {
+        ...agent.snapshot(),
+        approvals: pending,
+        chores: await chores.state(),
+        model: await deps.models.status(),
+        restricted: !deps.trusted(),
+        // User-only settings a workspace tried to set (ignored), and the notes shown about them.
+        ignoredSettings: deps.models.settings.ignoredKeys(),
+        settingsNotes: deps.models.settings.notes(),
+      };
     }),
     vscode.commands.registerCommand('tasklane.continueTask', async (taskId?: unknown) => {
       const id = await pickTask(deps, taskId, (t) => t.paused, 'continue');

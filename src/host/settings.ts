@@ -30,6 +30,7 @@ export interface BudgetSettings {
  */
 export class TasklaneSettings implements vscode.Disposable {
   private readonly noted = new Set<string>();
+  private readonly shown: string[] = [];
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -88,6 +89,11 @@ export class TasklaneSettings implements vscode.Disposable {
     return [...this.noted].sort();
   }
 
+  /** The notes shown so far, oldest first (for `tasklane.getState`). */
+  notes(): string[] {
+    return [...this.shown];
+  }
+
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
@@ -115,6 +121,7 @@ export class TasklaneSettings implements vscode.Disposable {
     if (!fresh.length) return;
     for (const k of fresh) this.noted.add(k);
     const message = `Tasklane ignores ${fresh.join(', ')} from this ${where}'s settings: only your user settings can set ${fresh.length === 1 ? 'it' : 'them'} (where API keys go, what runs without asking, budgets). Set ${fresh.length === 1 ? 'it' : 'them'} in your user settings if you want ${fresh.length === 1 ? 'it' : 'them'}.`;
+    this.shown.push(message);
     this.logger.warn('HOST', message);
     this.warn(message);
   }

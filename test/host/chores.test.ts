@@ -7,7 +7,7 @@ import { activateTasklane, quiesce, resetModel, scriptModel, until, useScriptedM
 // waiting for review instead of being written.
 
 interface ChoreRun { id: string; status: string; reason?: string }
-interface ChoreState { id: string; enabled: boolean; problem?: string; runs: ChoreRun[] }
+interface ChoreState { id: string; enabled: boolean; consent?: 'needed' | 'given'; review?: { definitionHash: string }; problem?: string; runs: ChoreRun[] }
 interface State { chores: ChoreState[]; tasks: Array<{ id: string; source: string; status: string; waitingForApproval?: string }> }
 
 const root = () => vscode.workspace.workspaceFolders![0].uri;
@@ -55,7 +55,12 @@ describe('host: chores', function () {
       '    trigger: { cron: "not a cron" }',
       '    prompt: never runs',
     ].join('\n') + '\n');
-    await untilState('chores.yaml to load', (s) => chore(s, 'fixer'));
+    const loaded = await untilState('chores.yaml to load', (s) => chore(s, 'fixer') && s);
+    // Written by the test, not with New Chore: each waits for the person's Enable (the consent suite tests that).
+    for (const c of loaded.chores) {
+      if (c.consent === 'needed' && c.review) await vscode.commands.executeCommand('tasklane.enableChore', c.id, c.review.definitionHash);
+    }
+    await untilState('the chores to be enabled', (s) => ['notes-digest', 'failed-build', 'fixer'].every((id) => chore(s, id)?.enabled));
   });
 
   after(async () => {

@@ -17,6 +17,5 @@ export function attackCounts(): { tried: number; held: number } {
 
 // A root-level hook, registered once when the first consent suite loads: it prints after every suite ran.
 after(() => {
-  // eslint-disable-next-line no-console -- the count belongs in the test output (issue #11)
   console.log(`      consent and settings attacks: ${tried} attack inputs tried, ${held} held`);
 });
