@@ -16,6 +16,7 @@ import { DbChangeSetStore } from '../core/approval/changeSetStore';
 import { createEditActions } from '../core/approval/editActions';
 import { nodeFs } from '../core/approval/nodeFs';
 import { ChoreRunner } from '../core/chores/choreRunner';
+import { choreIdOf } from '../core/engine/records';
 import { ChoreRunLog, DbRunPersistence } from '../core/chores/runLog';
 import type { ChoreRunRecord } from '../core/chores/runLog';
 import type { ChoreDefinition } from '../core/chores/types';
@@ -91,7 +92,10 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
     clock,
     // Chore proposals always wait for review; here the review is the patch (see approvePending).
     policy: () => ({ autoApproveEdits: false }),
-    taskSource: (taskId) => built.agent?.snapshot().tasks.find((t) => t.id === taskId)?.source,
+    taskChore: (taskId) => {
+      const task = built.agent?.snapshot().tasks.find((t) => t.id === taskId);
+      return task ? choreIdOf(task) : undefined;
+    },
     caseInsensitive: process.platform !== 'linux',
   });
   const agent = new Agent({

@@ -5,6 +5,7 @@ import { guardReads } from '../core/approval/guardedWorkspace';
 import { nodeFs } from '../core/approval/nodeFs';
 import { Agent } from '../core/engine/agent';
 import { composeTaskHooks } from '../core/engine/composeTaskHooks';
+import { choreIdOf } from '../core/engine/records';
 import type { ConsentBackend } from '../core/consent/consentStore';
 import type { AgentChange } from '../core/engine/types';
 import type { Clock, Logger } from '../core/ports';
@@ -74,7 +75,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   // The chore a task works for, itself or by descent (a task a chore task started).
   const taskChore = (taskId: string) => {
     const task = late.agent?.snapshot().tasks.find((t) => t.id === taskId);
-    return task?.chore?.choreId ?? (task?.source.startsWith('chore:') ? task.source.slice('chore:'.length) : undefined);
+    return task ? choreIdOf(task) : undefined;
   };
   const { settings } = env.models;
 

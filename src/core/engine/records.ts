@@ -29,6 +29,11 @@ export interface ChoreLineage {
   runId: string;
 }
 
+/** The chore a task works for: its own (`chore:<id>` source) or, by descent, its root chore task's. */
+export function choreIdOf(task: { source: string; chore?: ChoreLineage }): string | undefined {
+  return task.chore?.choreId ?? (task.source.startsWith('chore:') ? task.source.slice('chore:'.length) : undefined);
+}
+
 export interface TaskRecord {
   id: string;
   sessionId: string;
