@@ -211,7 +211,8 @@ describe('cli: tasklane chores run / validate / ci github', function () {
       assert.equal(utcCron(cron('0 3 * * *', 'Asia/Tokyo')), '0 18 * * *', 'wraps to the previous day when the day fields are *');
       assert.throws(() => utcCron(cron('0 3 * * 1', 'Asia/Tokyo')), /another day/);
       assert.throws(() => utcCron(cron('0 2 * * *', 'Europe/Paris')), (e: unknown) => e instanceof WorkflowError && /daylight saving/.test(e.message));
-      assert.throws(() => utcCron(cron('*/10 * * * * *')), /seconds/);
+      // Sub-minute patterns never load (1-minute floor); a fixed non-zero second does, and GitHub cannot run it.
+      assert.throws(() => utcCron(cron('30 0 2 * * *')), /seconds/);
       assert.throws(() => githubWorkflow(chores('chores:\n  - id: f\n    name: F\n    trigger: { files: ["a"] }\n    prompt: p\n')), /nothing to schedule/);
     });
 
