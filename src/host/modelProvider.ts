@@ -87,10 +87,8 @@ export async function selectModelFlow(models: ModelProvider): Promise<boolean> {
   ];
   const pick = await vscode.window.showQuickPick(picks, { title: 'Tasklane: choose a model provider', ignoreFocusOut: true });
   if (!pick) return false;
-  const config = vscode.workspace.getConfiguration('tasklane.model');
   if (pick.provider === 'vscode-lm') {
-    await config.update('provider', 'vscode-lm', vscode.ConfigurationTarget.Global);
-    await config.update('id', pick.model, vscode.ConfigurationTarget.Global);
+    await models.settings.setModel({ provider: 'vscode-lm', model: pick.model ?? '' });
     return true;
   }
   const provider = pick.provider as KeyedProvider;
@@ -117,9 +115,7 @@ export async function selectModelFlow(models: ModelProvider): Promise<boolean> {
     if (key === undefined && provider !== 'openai-compatible') return false;
     if (key) await models.storeApiKey(provider, key);
   }
-  await config.update('provider', provider, vscode.ConfigurationTarget.Global);
-  await config.update('id', model.trim(), vscode.ConfigurationTarget.Global);
-  if (provider === 'openai-compatible') await config.update('baseUrl', baseUrl, vscode.ConfigurationTarget.Global);
+  await models.settings.setModel({ provider, model: model.trim(), ...(provider === 'openai-compatible' ? { baseUrl } : {}) });
   return true;
 }
 

@@ -50,6 +50,14 @@ export class TasklaneSettings implements vscode.Disposable {
     };
   }
 
+  /** Saves the model choice in the user's settings (the only place it is read from). */
+  async setModel(choice: { provider: ProviderId; model: string; baseUrl?: string }): Promise<void> {
+    const config = vscode.workspace.getConfiguration('tasklane.model');
+    await config.update('provider', choice.provider, vscode.ConfigurationTarget.Global);
+    await config.update('id', choice.model, vscode.ConfigurationTarget.Global);
+    if (choice.baseUrl !== undefined) await config.update('baseUrl', choice.baseUrl, vscode.ConfigurationTarget.Global);
+  }
+
   editPolicy(): EditPolicyOptions {
     return { autoApproveEdits: this.userOnly<unknown>('tasklane.approval.autoApproveEdits', false) === true };
   }
