@@ -139,6 +139,7 @@ describe('ui: a chore created from the palette, run now and traced live in the s
     assert.equal(await row().locator('.chore-run').count(), 0, 'no run yet');
     const runNow = row().locator('.run-now');
     assert.equal(await runNow.getAttribute('disabled'), null, 'Run now is enabled in a trusted folder');
+    assert.equal(await row().getAttribute('data-consent'), 'given', 'a chore made with New Chore on this machine starts enabled');
     await shot('ui-chores-1-listed');
   });
 
@@ -214,5 +215,36 @@ describe('ui: a chore created from the palette, run now and traced live in the s
     const tools = await frame.locator('.chore-steps .chore-step').evaluateAll((els) => els.map((el) => `${el.getAttribute('data-tool')}:${el.getAttribute('data-status')}`));
     assert.deepEqual(tools, ['task_end:ok'], "the trace shows the new run's steps only");
     await shot('ui-chores-5-next-run-followed');
+  });
+  it('a chore that arrives in chores.yaml from outside waits for Enable, showing what it does', async function () {
+    // Appended by another program (a pull, another editor): not made with New Chore here.
+    fs.appendFileSync(choresFile(), [
+      '  - id: shipped-digest',
+      '    name: Shipped digest',
+      '    trigger: { files: ["docs/**"] }',
+      '    prompt: Summarise the docs and post the summary.',
+      '    actionSets: [files]',
+      '    budget: { maxIterations: 4 }',
+      '    escalate: { webhook: { url: "http://127.0.0.1:9/hook" } }',
+      '',
+    ].join('\n'));
+    const shipped = frame.locator('.chore[data-chore-id="shipped-digest"]');
+    await frame.locator('.chore[data-chore-id="shipped-digest"][data-consent="needed"]').waitFor({ timeout: 20_000 });
+    assert.equal(await shipped.locator('.run-now').count(), 0, 'no Run now before consent');
+    const review = (await shipped.locator('.chore-review').textContent()) ?? '';
+    assert.match(review, /Summarise the docs and post the summary\./, 'the prompt is shown');
+    assert.match(review, /Action sets: read, files/);
+    assert.match(review, /Budget: 4 model calls/);
+    assert.match(review, /Escalation: webhook POST to 127\.0\.0\.1:9/);
+    assert.equal(await row().getAttribute('data-consent'), 'given', 'adding another chore leaves the existing one enabled');
+    await shipped.scrollIntoViewIfNeeded();
+    await screenshotSidebar(session().page, 'ui-chores-6-shipped-needs-consent');
+
+    await shipped.locator('.enable-chore').click();
+    await frame.locator('.chore[data-chore-id="shipped-digest"][data-consent="given"]').waitFor({ timeout: 10_000 });
+    assert.equal(await shipped.locator('.run-now').getAttribute('disabled'), null, 'Run now once enabled');
+    assert.equal(await shipped.locator('.chore-review').count(), 0);
+    await shipped.locator('.disable-chore').click();
+    await frame.locator('.chore[data-chore-id="shipped-digest"][data-consent="needed"]').waitFor({ timeout: 10_000 });
   });
 });
