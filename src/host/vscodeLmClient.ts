@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ModelClient, ModelMessage, ModelRequest, ModelResponse, ToolCall } from '../core/model/types';
 import { ModelError } from '../core/model/types';
+import { ModelStoppedError } from '../core/model/errors';
 
 /**
  * The model port over VS Code's Language Model API (vscode.lm): any chat model another extension
@@ -19,8 +20,11 @@ export class VsCodeLmClient implements ModelClient {
 
   async complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
     const messages = [vscode.LanguageModelChatMessage.User(request.system), ...request.messages.map(toLmMessage)];
+    // Cancelling the token is how vscode.lm cancels the provider's request.
     const cancel = new vscode.CancellationTokenSource();
-    request.signal?.addEventListener('abort', () => cancel.cancel());
+    const onAbort = () => cancel.cancel();
+    if (request.signal?.aborted) cancel.cancel();
+    else request.signal?.addEventListener('abort', onAbort, { once: true });
     let text = '';
     const toolCalls: ToolCall[] = [];
     try {
@@ -34,16 +38,25 @@ export class VsCodeLmClient implements ModelClient {
         cancel.token,
       );
       for await (const part of response.stream) {
+        if (request.signal?.aborted) break;
         if (part instanceof vscode.LanguageModelTextPart) {
           text += part.value;
+          request.onDelta?.({ kind: 'text', text: part.value });
           onText?.(part.value);
         } else if (part instanceof vscode.LanguageModelToolCallPart) {
-          toolCalls.push({ id: part.callId, name: part.name, arguments: part.input, rawArguments: JSON.stringify(part.input) });
+          // vscode.lm hands over a tool call whole: its one delta carries all the arguments.
+          const call: ToolCall = { id: part.callId, name: part.name, arguments: part.input, rawArguments: JSON.stringify(part.input) };
+          toolCalls.push(call);
+          request.onDelta?.({ kind: 'tool', callId: call.id, name: call.name, argumentsText: call.rawArguments });
         }
       }
+      // A cancelled stream may just end: never pass a cut-off answer off as complete.
+      if (request.signal?.aborted) throw new ModelStoppedError(text, this.provider);
     } catch (error) {
+      if (request.signal?.aborted) throw error instanceof ModelStoppedError ? error : new ModelStoppedError(text, this.provider);
       throw toModelError(error, this.model);
     } finally {
+      request.signal?.removeEventListener('abort', onAbort);
       cancel.dispose();
     }
     const inputTokens = await this.countTokens(messages);

@@ -10,6 +10,8 @@ export interface ModelServer {
   /** Appends steps, e.g. [{ text: 'hi' }] or [{ toolCalls: [{ name, arguments }] }]. */
   script(steps: unknown[]): Promise<unknown>;
   reset(): Promise<unknown>;
+  /** Lets streams held by a step's `holdAfterChunks` go on. */
+  release(): Promise<unknown>;
   /** Requests received so far (see test/fixtures/modelServer.ts RecordedRequest). */
   requests(): Promise<unknown>;
   stop(): Promise<void>;

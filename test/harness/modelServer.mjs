@@ -79,6 +79,8 @@ export async function startModelServer(options = {}) {
     /** Queues scripted steps, e.g. [{ text: 'hi' }] or [{ toolCalls: [{ name, arguments }] }]. */
     script: (steps) => control('POST', '/__script', steps),
     reset: () => control('POST', '/__reset'),
+    /** Lets streams held by a step's holdAfterChunks go on. */
+    release: () => control('POST', '/__release'),
     requests: () => control('GET', '/__requests'),
     stop: async () => {
       try {

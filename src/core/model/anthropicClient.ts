@@ -14,9 +14,9 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { toToolCall } from './clientOptions';
 import type { SdkClientOptions } from './clientOptions';
-import { drainStream, guardedModelCall, resolveSdkSettings } from './sdkRequest';
+import { deltaSink, drainStream, emitWhole, guardedModelCall, resolveSdkSettings } from './sdkRequest';
 import type { SdkCallSite, SdkSettings } from './sdkRequest';
-import type { ModelClient, ModelRequest, ModelResponse, Usage } from './types';
+import type { ModelClient, ModelDelta, ModelRequest, ModelResponse, Usage } from './types';
 
 const sdkErrors = { APIError, APIUserAbortError, APIConnectionError, APIConnectionTimeoutError };
 const ephemeral = { type: 'ephemeral' } as const;
@@ -55,14 +55,14 @@ export class AnthropicClient implements ModelClient {
   complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
     return guardedModelCall(this.site, request.signal, async (guard) => {
       const params = buildAnthropicParams(request, this.model, this.options.defaultMaxOutputTokens ?? 8192);
+      const emit = deltaSink(request, onText);
       if (!this.settings.stream) {
         const message = await this.sdk.messages.create({ ...params, stream: false }, { signal: guard.signal });
-        const response = fromMessage(message as Message, this.model);
-        if (response.text) onText?.(response.text);
-        return response;
+        return emitWhole(fromMessage(message as Message, this.model), emit);
       }
+      // The SDK passes the signal to fetch: aborting it closes the connection mid-stream.
       const stream = await this.sdk.messages.create({ ...params, stream: true }, { signal: guard.signal });
-      return drainStream(stream, new StreamAccumulator(this.model), guard, onText);
+      return drainStream(stream, new StreamAccumulator(this.model), guard, emit);
     });
   }
 }
@@ -175,28 +175,34 @@ class StreamAccumulator {
     this.model = model;
   }
 
-  add(event: RawMessageStreamEvent): string {
+  /** Returns the event's deltas: new text, or a tool call's arguments so far. */
+  add(event: RawMessageStreamEvent): ModelDelta[] {
     switch (event.type) {
       case 'message_start':
         if (event.message.model) this.model = event.message.model;
         this.usage = { ...event.message.usage };
-        return '';
+        return [];
       case 'content_block_start':
         if (event.content_block.type === 'tool_use') {
           const b = event.content_block;
           this.blocks.set(event.index, { kind: 'tool', id: b.id, name: b.name, raw: '', initial: b.input });
+          // The call is known (and worth showing) before its first argument byte.
+          return [{ kind: 'tool', callId: b.id, name: b.name, argumentsText: '' }];
         }
-        return '';
+        return [];
       case 'content_block_delta':
         if (event.delta.type === 'text_delta') {
           this.text += event.delta.text;
-          return event.delta.text;
+          return [{ kind: 'text', text: event.delta.text }];
         }
         if (event.delta.type === 'input_json_delta') {
           const block = this.blocks.get(event.index);
-          if (block) block.raw += event.delta.partial_json;
+          if (block) {
+            block.raw += event.delta.partial_json;
+            return [{ kind: 'tool', callId: block.id, name: block.name, argumentsText: block.raw }];
+          }
         }
-        return '';
+        return [];
       case 'message_delta': {
         this.stopReason = event.delta.stop_reason ?? this.stopReason;
         // message_delta carries cumulative counts; null means "unchanged since message_start".
@@ -207,10 +213,10 @@ class StreamAccumulator {
           cache_read_input_tokens: u.cache_read_input_tokens ?? this.usage.cache_read_input_tokens,
           cache_creation_input_tokens: u.cache_creation_input_tokens ?? this.usage.cache_creation_input_tokens,
         };
-        return '';
+        return [];
       }
       default:
-        return '';
+        return [];
     }
   }
 

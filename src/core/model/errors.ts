@@ -23,6 +23,20 @@ export interface ErrorContext {
   idleTimedOut?: boolean;
   /** Set when the caller's AbortSignal fired. */
   cancelledByCaller?: boolean;
+  /** Text streamed before the failure (carried by a ModelStoppedError). */
+  partialText?: string;
+}
+
+/**
+ * The caller aborted the request (Stop, cancel, shutdown). Kind 'cancelled', so code that only
+ * knows ModelError treats it as before; `partialText` is the answer text streamed before the
+ * abort, which a stopped reply keeps (committed marked "stopped").
+ */
+export class ModelStoppedError extends ModelError {
+  constructor(readonly partialText: string, provider?: string) {
+    super('cancelled', 'The model request was cancelled.', provider ? { provider } : {});
+    this.name = 'ModelStoppedError';
+  }
 }
 
 export const formatSeconds = (ms: number): string => `${Number((ms / 1000).toFixed(ms < 1000 ? 2 : 1))} s`;
@@ -34,7 +48,7 @@ export function toModelError(error: unknown, sdk: SdkErrorClasses, ctx: ErrorCon
     return new ModelError('timeout', `No response from ${ctx.baseUrl} within ${formatSeconds(ctx.timeoutMs)} (the stream stalled). Try again; if it keeps happening, raise the timeout or check the server.`, base);
   }
   if (ctx.cancelledByCaller || error instanceof sdk.APIUserAbortError) {
-    return new ModelError('cancelled', 'The model request was cancelled.', base);
+    return new ModelStoppedError(ctx.partialText ?? '', ctx.provider);
   }
   if (error instanceof sdk.APIConnectionTimeoutError) {
     return new ModelError('timeout', `No response from ${ctx.baseUrl} within ${formatSeconds(ctx.timeoutMs)}${retriesNote(ctx)}. Try again; if it keeps happening, raise the timeout or check the server.`, base);

@@ -13,9 +13,9 @@ import type {
 import type { CompletionUsage } from 'openai/resources/completions';
 import { toToolCall } from './clientOptions';
 import type { SdkClientOptions } from './clientOptions';
-import { drainStream, guardedModelCall, resolveSdkSettings } from './sdkRequest';
+import { deltaSink, drainStream, emitWhole, guardedModelCall, resolveSdkSettings } from './sdkRequest';
 import type { SdkCallSite, SdkSettings } from './sdkRequest';
-import type { ModelClient, ModelMessage, ModelRequest, ModelResponse, ToolCall, Usage } from './types';
+import type { ModelClient, ModelDelta, ModelMessage, ModelRequest, ModelResponse, ToolCall, Usage } from './types';
 
 const sdkErrors = { APIError, APIUserAbortError, APIConnectionError, APIConnectionTimeoutError };
 
@@ -52,17 +52,17 @@ export class OpenAiClient implements ModelClient {
   complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
     return guardedModelCall(this.site, request.signal, async (guard) => {
       const params = this.buildParams(request);
+      const emit = deltaSink(request, onText);
       if (!this.settings.stream) {
         const completion = await this.sdk.chat.completions.create({ ...params, stream: false }, { signal: guard.signal });
-        const response = fromCompletion(completion, this.model);
-        if (response.text) onText?.(response.text);
-        return response;
+        return emitWhole(fromCompletion(completion, this.model), emit);
       }
+      // The SDK passes the signal to fetch: aborting it closes the connection mid-stream.
       const stream = await this.sdk.chat.completions.create(
         { ...params, stream: true, stream_options: { include_usage: true } },
         { signal: guard.signal },
       );
-      return drainStream(stream, new StreamAccumulator(this.model), guard, onText);
+      return drainStream(stream, new StreamAccumulator(this.model), guard, emit);
     });
   }
 
@@ -146,14 +146,17 @@ class StreamAccumulator {
     this.model = model;
   }
 
-  /** Returns the text delta of this chunk, if any. */
-  add(chunk: ChatCompletionChunk): string {
+  /** Returns this chunk's deltas: its text, then one per tool call it extended. */
+  add(chunk: ChatCompletionChunk): ModelDelta[] {
     if (chunk.model) this.model = chunk.model;
     if (chunk.usage) this.usage = chunk.usage;
-    let delta = '';
+    const deltas: ModelDelta[] = [];
     for (const choice of chunk.choices ?? []) {
       if (choice.index !== 0) continue;
-      if (choice.delta?.content) delta += choice.delta.content;
+      if (choice.delta?.content) {
+        this.text += choice.delta.content;
+        deltas.push({ kind: 'text', text: choice.delta.content });
+      }
       for (const part of choice.delta?.tool_calls ?? []) {
         const call = this.calls.get(part.index) ?? { id: '', name: '', raw: '' };
         if (part.id) call.id = part.id;
@@ -162,11 +165,11 @@ class StreamAccumulator {
         if (name && name !== call.name) call.name += name;
         if (part.function?.arguments) call.raw += part.function.arguments;
         this.calls.set(part.index, call);
+        deltas.push({ kind: 'tool', callId: call.id || `call_${part.index}`, name: call.name, argumentsText: call.raw });
       }
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }
-    this.text += delta;
-    return delta;
+    return deltas;
   }
 
   finish(): ModelResponse {

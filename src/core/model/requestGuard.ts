@@ -8,6 +8,8 @@ export class RequestGuard {
   readonly controller = new AbortController();
   idleTimedOut = false;
   cancelledByCaller = false;
+  /** Answer text streamed so far (a stopped call hands it back in its ModelStoppedError). */
+  partialText = '';
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly onCallerAbort = () => {
     this.cancelledByCaller = true;

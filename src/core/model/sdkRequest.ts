@@ -9,7 +9,7 @@ import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './clientOptions';
 import { toModelError } from './errors';
 import type { SdkErrorClasses } from './errors';
 import { RequestGuard } from './requestGuard';
-import type { ModelResponse } from './types';
+import type { ModelDelta, ModelRequest, ModelResponse } from './types';
 
 /** The client's identity and patience, as its error messages and log lines name them. */
 export interface SdkCallSite {
@@ -53,7 +53,7 @@ export async function guardedModelCall(
   } catch (error) {
     const mapped = toModelError(error, site.sdkErrors, {
       provider: site.provider, model: site.model, baseUrl: site.baseUrl, timeoutMs: site.timeoutMs, maxRetries: site.maxRetries,
-      idleTimedOut: guard.idleTimedOut, cancelledByCaller: guard.cancelledByCaller,
+      idleTimedOut: guard.idleTimedOut, cancelledByCaller: guard.cancelledByCaller, partialText: guard.partialText,
     });
     site.logger?.warn('MODEL', `${site.provider} ${site.model}: ${mapped.kind}: ${mapped.message}`);
     throw mapped;
@@ -62,28 +62,46 @@ export async function guardedModelCall(
   }
 }
 
-/** Rebuilds one answer from a provider's stream events; `add` returns the event's text delta. */
+/** Rebuilds one answer from a provider's stream events; `add` returns the event's deltas. */
 export interface StreamAccumulatorLike<E> {
-  add(event: E): string;
+  add(event: E): ModelDelta[];
   finish(): ModelResponse;
+}
+
+/** Where one call's deltas go: the request's `onDelta`, and text alone to the legacy `onText`. */
+export function deltaSink(request: Pick<ModelRequest, 'onDelta'>, onText?: (delta: string) => void): (delta: ModelDelta) => void {
+  return (delta) => {
+    request.onDelta?.(delta);
+    if (delta.kind === 'text') onText?.(delta.text);
+  };
+}
+
+/** A non-streamed answer told as deltas (once, complete), so callers see one shape either way. */
+export function emitWhole(response: ModelResponse, emit: (delta: ModelDelta) => void): ModelResponse {
+  if (response.text) emit({ kind: 'text', text: response.text });
+  for (const call of response.toolCalls) emit({ kind: 'tool', callId: call.id, name: call.name, argumentsText: call.rawArguments });
+  return response;
 }
 
 /**
  * Drains an opened stream into `acc`, re-arming the idle watchdog on every event and passing
- * text deltas on. A stream the guard aborted ends quietly in both SDKs, so that is turned into
+ * its deltas on. A stream the guard aborted ends quietly in both SDKs, so that is turned into
  * an error here rather than returned as a truncated answer.
  */
 export async function drainStream<E>(
   stream: AsyncIterable<E>,
   acc: StreamAccumulatorLike<E>,
   guard: RequestGuard,
-  onText?: (delta: string) => void,
+  emit: (delta: ModelDelta) => void,
 ): Promise<ModelResponse> {
   guard.touch();
   for await (const event of stream) {
     guard.touch();
-    const delta = acc.add(event);
-    if (delta) onText?.(delta);
+    for (const delta of acc.add(event)) {
+      // Kept on the guard so a Stop can hand back what was said before it.
+      if (delta.kind === 'text') guard.partialText += delta.text;
+      emit(delta);
+    }
   }
   guard.throwIfAborted();
   return acc.finish();

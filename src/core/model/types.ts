@@ -27,6 +27,15 @@ export type ModelMessage =
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError?: boolean };
 
+/**
+ * One piece of an answer as the provider streams it. `text` carries only the new text;
+ * `argumentsText` of a tool delta is everything streamed so far for that call (so a consumer can
+ * drop intermediate deltas without losing anything). Deltas arrive in wire order.
+ */
+export type ModelDelta =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; callId: string; name: string; argumentsText: string };
+
 export interface ModelRequest {
   /** System prompt: part of the byte-stable prefix. */
   system: string;
@@ -41,7 +50,13 @@ export interface ModelRequest {
   /** 'required' forces a tool call (the engine's select step); default 'auto'. */
   toolChoice?: 'auto' | 'required';
   maxOutputTokens?: number;
+  /**
+   * Aborting it cancels the HTTP request (or the vscode.lm request) and makes `complete` reject
+   * with a `ModelStoppedError` carrying the text streamed so far.
+   */
   signal?: AbortSignal;
+  /** Called synchronously for each streamed piece, as it arrives (non-streaming: once, at the end). */
+  onDelta?: (delta: ModelDelta) => void;
 }
 
 /**
