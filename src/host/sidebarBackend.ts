@@ -74,6 +74,9 @@ export class AgentSidebarBackend implements SidebarBackend {
       case 'cancelTask':
         await (await this.runtime.ready).agent.cancelTask(message.taskId);
         return undefined;
+      case 'stop':
+        await (await this.runtime.ready).agent.stop(message.sessionId);
+        return undefined;
       case 'loadTrace': {
         const { agent } = await this.runtime.ready;
         const events = await agent.readTaskEvents(message.taskId, { beforeSeq: message.beforeSeq, limit: TRACE_PAGE + 1 });

@@ -1,5 +1,5 @@
 import type { AgentChange, DeadLetterView as CoreDeadLetter, TaskEvent, TaskView as CoreTask, SessionView as CoreSession } from '../core/engine/types';
-import type { DeadLetterView, HostMessage, SessionSummary, SessionView, TaskView, TraceEventView } from '../shared/protocol';
+import type { DeadLetterView, HostMessage, MessageView, SessionSummary, SessionView, TaskView, TraceEventView } from '../shared/protocol';
 
 /**
  * Engine views → sidebar protocol. The engine speaks in its own terms (counters with limits,
@@ -18,7 +18,15 @@ export function toSessionSummary(session: Omit<CoreSession, 'messages'>, tasks: 
 }
 
 export function toSessionView(session: CoreSession, tasks: readonly CoreTask[]): SessionView {
-  return { ...toSessionSummary(session, tasks), messages: session.messages.map(({ role, text, at }) => ({ role, text, at })) };
+  return {
+    ...toSessionSummary(session, tasks),
+    messages: session.messages.map(toMessageView),
+    ...(session.liveTurnId ? { liveTurnId: session.liveTurnId } : {}),
+  };
+}
+
+function toMessageView({ role, text, at, stopped }: CoreSession['messages'][number]): MessageView {
+  return { role, text, at, ...(stopped ? { stopped: true } : {}) };
 }
 
 export function toTaskView(task: CoreTask): TaskView {
@@ -33,7 +41,7 @@ export function toTaskView(task: CoreTask): TaskView {
     budget: { actions: task.counters.actions.limit, tokens: task.counters.tokens.limit, cost: task.counters.cost?.limit },
     waitingForUser: task.waitingForUser,
     paused: task.paused,
-    pauseReason: task.pauseReason === 'budget' ? 'The task reached its budget. Continue raises the limit; Abort ends it.' : task.pauseReason === 'model_error' ? 'The model failed. Continue retries; Abort ends the task.' : undefined,
+    pauseReason: task.pauseReason === 'budget' ? 'The task reached its budget. Continue raises the limit; Abort ends it.' : task.pauseReason === 'model_error' ? 'The model failed. Continue retries; Abort ends the task.' : task.pauseReason === 'stopped' ? 'You stopped the task. Continue resumes it; Abort ends it.' : undefined,
   };
 }
 
@@ -70,7 +78,7 @@ export type SessionRowLookup = (sessionId: string) => { session: Omit<CoreSessio
 export function toHostMessages(change: AgentChange, row: SessionRowLookup): HostMessage[] {
   switch (change.type) {
     case 'message':
-      return [{ type: 'messageAppended', sessionId: change.sessionId, message: { role: change.message.role, text: change.message.text, at: change.message.at } }];
+      return [{ type: 'messageAppended', sessionId: change.sessionId, message: toMessageView(change.message) }];
     case 'session':
       return [{ type: 'sessionPatch', session: toSessionSummary(change.session, row(change.session.id).tasks) }];
     case 'task': {
@@ -83,5 +91,9 @@ export function toHostMessages(change: AgentChange, row: SessionRowLookup): Host
       return [{ type: 'deadLetters', deadLetters: change.deadLetters.map(toDeadLetterView) }];
     case 'sessionRemoved':
       return [{ type: 'sessionRemoved', sessionId: change.sessionId, movedTo: change.movedTo }];
+    case 'turn':
+      return [{ type: 'turnState', sessionId: change.sessionId, turnId: change.turnId, running: change.running }];
+    case 'stream':
+      return [{ type: 'streamDelta', sessionId: change.sessionId, turnId: change.turnId, delta: change.delta }];
   }
 }

@@ -18,7 +18,14 @@ export interface MessageView {
   text: string;
   /** Epoch ms. */
   at: number;
+  /** A reply the person stopped while it streamed (shown with a "stopped" mark). */
+  stopped?: boolean;
 }
+
+/** A piece of a running turn's live reply: text to append, or a tool call's progress line. */
+export type StreamDeltaView =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; callId: string; name: string; preview: string };
 
 /** A session in the list, without its transcript. */
 export interface SessionSummary {
@@ -33,6 +40,8 @@ export interface SessionSummary {
 export interface SessionView extends SessionSummary {
   /** The tail of the transcript (older lines are not sent). */
   messages: MessageView[];
+  /** Set while a turn runs in the session (then `turnState` messages keep it current). */
+  liveTurnId?: string;
 }
 
 export interface TodoView {
@@ -104,6 +113,10 @@ export type HostMessage =
   | { type: 'deadLetters'; deadLetters: DeadLetterView[] }
   | { type: 'model'; model: ModelStatusView }
   | { type: 'sendResult'; requestId: string; ok: boolean; sessionId?: string; error?: string }
+  /** A turn started (`running`) or ended in a session: Stop shows while one runs. */
+  | { type: 'turnState'; sessionId: string; turnId: string; running: boolean }
+  /** Live output of a running turn, for its streaming bubble (not part of the transcript). */
+  | { type: 'streamDelta'; sessionId: string; turnId: string; delta: StreamDeltaView }
   | ApprovalHostMessage
   | ChoreHostMessage;
 
@@ -122,6 +135,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('continueTask'), taskId: id }),
   z.object({ type: z.literal('abortTask'), taskId: id }),
   z.object({ type: z.literal('cancelTask'), taskId: id }),
+  /** Stop the turn running in a session (the Stop button that replaces Send). */
+  z.object({ type: z.literal('stop'), sessionId: id }),
   z.object({ type: z.literal('loadTrace'), taskId: id, beforeSeq: z.number().int().nonnegative().optional() }),
   z.object({ type: z.literal('retryDeadLetter'), triggerId: id }),
   z.object({ type: z.literal('command'), command: z.enum(['setApiKey', 'selectModel', 'showLog', 'manageTrust']) }),

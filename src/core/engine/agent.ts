@@ -93,6 +93,7 @@ export class Agent {
       ...(deps.hooks ? { hooks: deps.hooks } : {}),
       busy: new Set(),
       pendingWake: new Set(),
+      liveTurns: new Map(),
       skills: () => this.skillList,
       skillNames: () => this.skillList.map((s) => s.name),
       scratchDir: (taskId) => scratchDirOf(deps.storageDir, taskId),
@@ -133,7 +134,19 @@ export class Agent {
     });
   }
 
-  async stop(): Promise<void> {
+  /**
+   * With a session id: stops the turn running in that session (its model request is cancelled;
+   * a conversation keeps the streamed text as a reply marked stopped, a task pauses). Resolves
+   * at once; a session with no running turn is left alone. Without: shuts the agent down.
+   *
+   * MERGE NOTE: a minimal stand-in for the engine's `stop(sessionId)` of issue #10 (aborts, input
+   * ordering). When that lands, keep its version and drop this branch of the method.
+   */
+  async stop(sessionId?: string): Promise<void> {
+    if (sessionId !== undefined) {
+      this.env.liveTurns.get(sessionId)?.stop();
+      return;
+    }
     this.abort.abort();
     await this.loop;
     this.loop = undefined;
@@ -260,7 +273,10 @@ export class Agent {
     return {
       sessions: [...this.state.sessions.values()]
         .sort((a, b) => b.lastActivity - a.lastActivity)
-        .map((s) => sessionView(s, this.state.transcript(s.id).slice(-SNAPSHOT_MESSAGES))),
+        .map((s) => {
+          const live = this.env.liveTurns.get(s.id);
+          return { ...sessionView(s, this.state.transcript(s.id).slice(-SNAPSHOT_MESSAGES)), ...(live ? { liveTurnId: live.id } : {}) };
+        }),
       tasks: [...this.state.tasks.values()].sort((a, b) => b.createdAt - a.createdAt).map(taskView),
       deadLetters: this.deadLetterViews,
     };

@@ -6,6 +6,7 @@ import { ACTION_SETS } from '../actions/coreActions';
 import { conversationRequest } from '../prompts/requestBuilder';
 import { skillCatalog } from '../skills/skills';
 import type { EngineEnv } from './engineEnv';
+import type { LiveTurn } from './liveTurn';
 import { decideRoute } from './messageRouter';
 import { addTotals } from './records';
 import type { SessionRecord } from './records';
@@ -44,7 +45,8 @@ export async function routeIncoming(env: EngineEnv, session: SessionRecord, text
   }
 }
 
-export async function runConversationTurn(env: EngineEnv, session: SessionRecord): Promise<void> {
+/** One conversation turn; `live` streams it to the sidebar and lets the person stop it. */
+export async function runConversationTurn(env: EngineEnv, session: SessionRecord, live?: LiveTurn): Promise<void> {
   const client = await env.model();
   const context = await env.prefixContext();
   const request = conversationRequest({
@@ -53,7 +55,13 @@ export async function runConversationTurn(env: EngineEnv, session: SessionRecord
     skillCatalog: skillCatalog(env.skills()),
     transcript: env.state.transcript(session.id),
   });
-  const result = await runPipeline(env, { client, request, actionSets: [ACTION_SETS.conversation], sessionId: session.id, signal: env.signal });
+  const result = await runPipeline(env, {
+    client, request, actionSets: [ACTION_SETS.conversation], sessionId: session.id,
+    signal: live?.signal ?? env.signal,
+    ...(live ? { onDelta: live.stream.onDelta } : {}),
+  });
+  // The bubble has shown all there is before the committed messages replace it.
+  live?.stream.flush();
   session.usage = addTotals(session.usage, result.usage, result.cost);
   const fx = result.effects;
   for (const text of fx.said) await env.state.appendMessage(session.id, 'assistant', text);

@@ -3,6 +3,7 @@ import type { ModelClient } from '../model/types';
 import type { Skill } from '../skills/skills';
 import type { TriggerStore } from '../store/types';
 import type { AppendFile } from './eventLog';
+import type { LiveTurn } from './liveTurn';
 import type { PipelineEnv } from './pipeline';
 import type { AgentSettings } from './types';
 
@@ -22,6 +23,8 @@ export interface EngineEnv extends PipelineEnv {
   busy: Set<string>;
   /** Sessions that got a reply while their turn ran: finalize continues instead of sleeping. */
   pendingWake: Set<string>;
+  /** The turn running in each session right now (what Stop aborts, what streams to the sidebar). */
+  liveTurns: Map<string, LiveTurn>;
 }
 
 /** Where a waiting task re-arms to when nobody answers (DESIGN.md §2: no model call). */

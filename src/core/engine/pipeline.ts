@@ -7,7 +7,7 @@
 import type { ActionRegistry } from '../actions/registry';
 import type { Ledger } from '../actions/ledger';
 import type { ActionContext, ActionDef } from '../actions/types';
-import type { ModelClient, ModelMessage, ModelRequest, ModelResponse, ToolCall, Usage } from '../model/types';
+import type { ModelClient, ModelDelta, ModelMessage, ModelRequest, ModelResponse, ToolCall, Usage } from '../model/types';
 import { emptyUsage } from '../model/types';
 import type { Clock, Logger, WorkspacePort } from '../ports';
 import { REPAIR_NOTE } from '../prompts/prompts';
@@ -41,6 +41,8 @@ export interface PipelineInput {
   sessionId: string;
   task?: TaskRecord;
   signal?: AbortSignal;
+  /** Receives the model's streamed deltas (the live turn's stream). */
+  onDelta?: (delta: ModelDelta) => void;
   /**
    * The status line the request ended with. Recorded on the turn so the next request replays it
    * in place: each request is then a byte prefix of the next (prompt caches hit on the history).
@@ -111,7 +113,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
     guard('model');
     const started = performance.now();
     try {
-      const response = await input.client.complete({ ...request, signal: input.signal });
+      const response = await input.client.complete({ ...request, signal: input.signal, ...(input.onDelta ? { onDelta: input.onDelta } : {}) });
       usage = addUsage(usage, response.usage);
       const callCost = env.costOf(response.model || input.client.model, response.usage);
       cost += callCost;

@@ -3,6 +3,7 @@
  * each rung is testable on its own; `react` runs the chosen rung.
  */
 import * as path from 'node:path';
+import { ModelStoppedError } from '../model/errors';
 import { ModelError } from '../model/types';
 import { distillMemory } from '../memory/memory';
 import type { Trigger } from '../store/types';
@@ -10,8 +11,9 @@ import { routeIncoming, runConversationTurn } from './conversation';
 import type { EngineEnv } from './engineEnv';
 import { WAIT_REARM_MS } from './engineEnv';
 import type { EngineState } from './engineState';
+import { commitStopped, runLiveTurn } from './liveTurn';
 import { TaskStopped } from './taskHooks';
-import { createTask, endTask } from './taskLifecycle';
+import { createTask, endTask, pauseTask } from './taskLifecycle';
 import { handleTaskModelError, runTaskTurn } from './taskTurn';
 import type { TaskMode } from './types';
 
@@ -130,7 +132,16 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       }
       env.busy.add(task.sessionId);
       try {
-        await runTaskTurn(env, task);
+        await runLiveTurn(env, task.sessionId, async (live) => {
+          try {
+            await runTaskTurn(env, task, undefined, live);
+          } catch (error) {
+            // Stop: keep what was said, and hold the task until the person says how to go on.
+            if (!(error instanceof ModelStoppedError && live.stopped && !env.signal.aborted)) throw error;
+            await commitStopped(env, task.sessionId, live);
+            await pauseTask(env, task, 'stopped', 'Stopped. Continue resumes the task; Abort ends it.');
+          }
+        });
       } catch (error) {
         if (error instanceof TaskStopped) {
           await endTask(env, task, { status: 'error', summary: error.message });
@@ -152,7 +163,18 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       env.state.saveSession(session);
       env.busy.add(session.id);
       try {
-        await runConversationTurn(env, session);
+        await runLiveTurn(env, session.id, async (live) => {
+          try {
+            await runConversationTurn(env, session, live);
+          } catch (error) {
+            // Stop: what streamed so far is the reply, marked stopped; no error line, no retry.
+            if (!(error instanceof ModelStoppedError && live.stopped && !env.signal.aborted)) throw error;
+            await commitStopped(env, session.id, live);
+            session.status = 'idle';
+            delete session.retryPayload;
+            env.state.saveSession(session);
+          }
+        });
       } catch (error) {
         if (env.signal.aborted) throw error;
         session.status = 'error';

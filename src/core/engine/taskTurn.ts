@@ -8,6 +8,7 @@ import type { ModelClient } from '../model/types';
 import { historyFromEvents, serializeRequest, taskRequest } from '../prompts/requestBuilder';
 import { checkBudget, describeBudget, describeBudgetStep } from './budgets';
 import type { EngineEnv } from './engineEnv';
+import type { LiveTurn } from './liveTurn';
 import { runPipeline } from './pipeline';
 import { addTotals } from './records';
 import type { ChoreLineage, TaskRecord } from './records';
@@ -63,7 +64,7 @@ export interface TaskTurnStats {
   requestChars: number;
 }
 
-export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: ModelClient): Promise<TaskTurnStats | undefined> {
+export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: ModelClient, live?: LiveTurn): Promise<TaskTurnStats | undefined> {
   const budget = checkBudget(task);
   if (budget.exceeded.length) {
     await pauseTask(env, task, 'budget', `Budget reached (${budget.exceeded.map((k) => describeBudget(task, k)).join(', ')}). Continue raises the limit; Abort ends the task.`);
@@ -79,7 +80,12 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: Mod
   const status = freshStatus(task);
   const request = await buildTaskRequest(env, task, status);
   if (status) task.lastStatus = status;
-  const result = await runPipeline(env, { client: model, request, actionSets: task.actionSets, sessionId: task.sessionId, task, signal: env.signal, status });
+  const result = await runPipeline(env, {
+    client: model, request, actionSets: task.actionSets, sessionId: task.sessionId, task, status,
+    signal: live?.signal ?? env.signal,
+    ...(live ? { onDelta: live.stream.onDelta } : {}),
+  });
+  live?.stream.flush();
 
   task.turns += 1;
   task.modelErrors = 0;

@@ -14,6 +14,8 @@ export interface MessageView {
   at: number;
   /** Set on `error` lines the user can retry (the failed turn is re-queued by `Agent.retry`). */
   retryable?: boolean;
+  /** An assistant reply the person stopped while it streamed: the text is what it said until then. */
+  stopped?: boolean;
 }
 
 export type SessionStatus = 'idle' | 'working' | 'waiting' | 'error';
@@ -31,6 +33,8 @@ export interface SessionView {
   usage: UsageTotals;
   /** The last N transcript lines, oldest first. */
   messages: MessageView[];
+  /** Set while a turn runs in this session (snapshot only; later changes come as `turn` changes). */
+  liveTurnId?: string;
 }
 
 export type TaskMode = 'simple' | 'complex';
@@ -58,7 +62,7 @@ export interface Counter {
 }
 
 /** Why a task is not progressing on its own. */
-export type PauseReason = 'budget' | 'model_error';
+export type PauseReason = 'budget' | 'model_error' | 'stopped';
 
 export interface TaskView {
   id: string;
@@ -134,6 +138,14 @@ export interface TaskEvent {
   data: Record<string, unknown>;
 }
 
+/**
+ * A piece of a turn's live (not yet committed) reply: `text` is appended to the session's
+ * streaming bubble; `tool` is the progress line of a tool call (its first arguments, replaced).
+ */
+export type StreamDelta =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; callId: string; name: string; preview: string };
+
 /** One incremental change; the sidebar applies it without re-reading the whole state. */
 export type AgentChange =
   | { type: 'message'; sessionId: string; message: MessageView }
@@ -141,7 +153,11 @@ export type AgentChange =
   | { type: 'sessionRemoved'; sessionId: string; movedTo?: string }
   | { type: 'task'; task: TaskView }
   | { type: 'taskEvent'; taskId: string; event: TaskEvent }
-  | { type: 'deadLetters'; deadLetters: DeadLetterView[] };
+  | { type: 'deadLetters'; deadLetters: DeadLetterView[] }
+  /** A turn started or ended in a session (the sidebar shows Stop while one runs). */
+  | { type: 'turn'; sessionId: string; turnId: string; running: boolean }
+  /** Live output of a running turn; never persisted (the final message is). */
+  | { type: 'stream'; sessionId: string; turnId: string; delta: StreamDelta };
 
 /** Budget settings, read at every turn so a settings change applies at once. */
 export interface AgentSettings {

@@ -46,6 +46,9 @@ function mergeText(messages: ModelMessage[]): ModelMessage[] {
   return out;
 }
 
+/** Told to the model after a reply the person stopped, so it does not take it as finished. */
+export const STOPPED_NOTE = 'The user stopped this reply before it was complete.';
+
 export function conversationRequest(input: PrefixContext & { tools: ToolSpec[]; skillCatalog?: string; transcript: MessageView[] }): ModelRequest {
   const prefix = prefixMessage([
     ['Workspace rules (AGENTS.md)', input.rules],
@@ -55,7 +58,7 @@ export function conversationRequest(input: PrefixContext & { tools: ToolSpec[]; 
   const lines = input.transcript.filter((m) => m.role !== 'error');
   const start = lines.length <= CONVERSATION_WINDOW_MIN + CONVERSATION_WINDOW_STEP ? 0 : Math.floor((lines.length - CONVERSATION_WINDOW_MIN) / CONVERSATION_WINDOW_STEP) * CONVERSATION_WINDOW_STEP;
   const history: ModelMessage[] = lines.slice(start).map((m) =>
-    m.role === 'user' ? { role: 'user', content: m.text } : { role: 'assistant', content: m.role === 'event' ? `[${m.text}]` : m.text },
+    m.role === 'user' ? { role: 'user', content: m.text } : { role: 'assistant', content: m.role === 'event' ? `[${m.text}]` : m.stopped ? `${m.text}\n[${STOPPED_NOTE}]` : m.text },
   );
   const messages: ModelMessage[] = prefix ? [{ role: 'user', content: prefix }] : [];
   // The prefix message stays its own message (the cache breakpoint sits on it), so only the history is merged.
