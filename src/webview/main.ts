@@ -6,6 +6,7 @@ import type { HostMessage, MessageView, SessionSummary, TaskView, ViewState, Web
 import { ApprovalPanel } from './approvalPanel';
 import { ChorePanel } from './chorePanel';
 import { clear, formatTime, h } from './dom';
+import { StreamView } from './streamView';
 import { renderTaskCard } from './taskCard';
 import { TraceList } from './traceList';
 
@@ -46,6 +47,7 @@ const sendButton = $('#send');
 const replyTarget = $('#reply-target');
 const deadArea = $('#dead-letters');
 
+const stream = new StreamView(transcript, sendButton, () => persisted.selectedSessionId, (sessionId) => post({ type: 'stop', sessionId }));
 const approvals = new ApprovalPanel($('#approvals'), post);
 const chores = new ChorePanel($('#chores'), post);
 
@@ -120,7 +122,12 @@ function renderSessions(): void {
 }
 
 function messageElement(message: MessageView): HTMLElement {
-  return h('div', { class: `msg msg-${message.role}`, 'data-role': message.role }, h('div', { class: 'msg-text' }, message.text));
+  return h(
+    'div',
+    { class: `msg msg-${message.role}${message.stopped ? ' msg-stopped' : ''}`, 'data-role': message.role, 'data-stopped': message.stopped },
+    h('div', { class: 'msg-text' }, message.text),
+    message.stopped ? h('div', { class: 'stopped-mark', title: 'You stopped this reply; this is what it said until then.' }, 'stopped') : null,
+  );
 }
 
 function renderTranscript(): void {
@@ -129,6 +136,7 @@ function renderTranscript(): void {
   const messages = id ? transcripts.get(id) ?? [] : [];
   if (!id) transcript.appendChild(h('div', { class: 'empty' }, 'Ask Tasklane to do something in this workspace.'));
   for (const message of messages) transcript.appendChild(messageElement(message));
+  stream.redraw();
   transcript.scrollTop = transcript.scrollHeight;
 }
 
@@ -180,7 +188,7 @@ function send(): void {
 }
 
 function onMessage(message: HostMessage): void {
-  if (approvals.onMessage(message) || chores.onMessage(message)) return;
+  if (approvals.onMessage(message) || chores.onMessage(message) || stream.onMessage(message)) return;
   switch (message.type) {
     case 'init': {
       sessions.clear();
@@ -193,6 +201,7 @@ function onMessage(message: HostMessage): void {
       }
       for (const t of message.state.tasks) tasks.set(t.id, t);
       if (persisted.selectedSessionId && !sessions.has(persisted.selectedSessionId)) persisted.selectedSessionId = undefined;
+      stream.reset(message.state.sessions.flatMap((s) => (s.liveTurnId ? [{ sessionId: s.id, turnId: s.liveTurnId }] : [])));
       renderBanner(message.state);
       renderSessions();
       renderTranscript();
@@ -218,10 +227,13 @@ function onMessage(message: HostMessage): void {
       const list = transcripts.get(message.sessionId) ?? [];
       list.push(message.message);
       transcripts.set(message.sessionId, list);
+      // The committed reply takes the streaming bubble's place.
+      if (message.message.role === 'assistant') stream.replaceWithCommitted(message.sessionId);
       if (message.sessionId === persisted.selectedSessionId) {
-        transcript.querySelector('.empty')?.remove();
-        transcript.appendChild(messageElement(message.message));
-        transcript.scrollTop = transcript.scrollHeight;
+        stream.follow(() => {
+          transcript.querySelector('.empty')?.remove();
+          transcript.appendChild(messageElement(message.message));
+        });
       }
       break;
     }

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { SessionView, TaskView } from '../../../src/core/engine/types';
-import { toHostMessages, toTraceEvent } from '../../../src/host/viewMapping';
+import { toHostMessages, toSessionView, toTraceEvent } from '../../../src/host/viewMapping';
+import { webviewMessageSchema } from '../../../src/shared/protocol';
 
 const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 };
 const session: SessionView = { id: 't-1', name: 'Edit', status: 'waiting', lastActivity: 1, usage, messages: [] };
@@ -40,5 +41,24 @@ describe('host view mapping: engine changes → sidebar messages', () => {
     assert.equal(event.summary, 'read_file');
     assert.equal(event.durationMs, 3);
     assert.ok(JSON.stringify(event).length < 10_000, `${JSON.stringify(event).length} bytes`);
+  });
+
+  it('maps live turns and stream pieces to turnState and streamDelta, and keeps the stopped mark', () => {
+    const row = () => ({ session, tasks: [] });
+    assert.deepEqual(toHostMessages({ type: 'turn', sessionId: 's-1', turnId: 'turn-1', running: true }, row), [{ type: 'turnState', sessionId: 's-1', turnId: 'turn-1', running: true }]);
+    assert.deepEqual(toHostMessages({ type: 'stream', sessionId: 's-1', turnId: 'turn-1', delta: { kind: 'text', text: 'Hel' } }, row), [
+      { type: 'streamDelta', sessionId: 's-1', turnId: 'turn-1', delta: { kind: 'text', text: 'Hel' } },
+    ]);
+    const [appended] = toHostMessages({ type: 'message', sessionId: 's-1', message: { role: 'assistant', text: 'Hel', at: 2, stopped: true } }, row);
+    assert.deepEqual(appended, { type: 'messageAppended', sessionId: 's-1', message: { role: 'assistant', text: 'Hel', at: 2, stopped: true } });
+    const view = toSessionView({ ...session, liveTurnId: 'turn-1', messages: [{ role: 'assistant', text: 'x', at: 1, stopped: true }] }, []);
+    assert.equal(view.liveTurnId, 'turn-1');
+    assert.equal(view.messages[0]!.stopped, true);
+  });
+
+  it('accepts a stop message only with a session id', () => {
+    assert.ok(webviewMessageSchema.safeParse({ type: 'stop', sessionId: 's-1' }).success);
+    assert.ok(!webviewMessageSchema.safeParse({ type: 'stop' }).success);
+    assert.ok(!webviewMessageSchema.safeParse({ type: 'stop', sessionId: '' }).success);
   });
 });
