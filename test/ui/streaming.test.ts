@@ -1,0 +1,100 @@
+import * as assert from 'node:assert/strict';
+import type { Frame } from 'playwright-core';
+import { openTasklaneView, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame, transcriptMessages, waitForAssistantMessage } from './support/workbench';
+import type { UiSession } from './support/workbench';
+
+interface Recorded {
+  held?: boolean;
+  aborted?: boolean;
+  chunksSent?: number;
+}
+
+/** The first `chunks` pieces (8 characters each) of a send_message call's JSON, decoded as the sidebar shows them. */
+const shownAfter = (text: string, chunks: number) => (JSON.parse(`${JSON.stringify({ text }).slice(0, chunks * 8)}"}`) as { text: string }).text;
+
+// One code-server for the file. The scripted model holds its stream open after a few chunks
+// (holdAfterChunks) and lets go on POST /__release: the test looks at a reply that has started
+// and not ended without any sleep deciding the outcome.
+describe('ui streaming: tokens as they arrive, and Stop', function () {
+  let ui: UiSession | undefined;
+  let frame: Frame;
+  let anyFailed = false;
+
+  const requests = async () => (await ui!.model.requests()) as Recorded[];
+  async function untilRequest(check: (r: Recorded) => boolean, what: string): Promise<Recorded> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const last = (await requests()).at(-1);
+      if (last && check(last)) return last;
+      if (Date.now() > deadline) throw new Error(`the model server never saw ${what}: ${JSON.stringify(last)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  before(async function () {
+    ui = await startUiSession({ name: 'ui-streaming' });
+    await openTasklaneView(ui.page);
+    frame = await tasklaneFrame(ui.page);
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'passed') anyFailed = true;
+    if (ui) await screenshotSidebar(ui.page, this.currentTest?.fullTitle() ?? 'ui-streaming');
+  });
+
+  after(async function () {
+    await ui?.stop({ keep: anyFailed });
+  });
+
+  it('shows the tokens of a slow streamed reply before it ends, then the committed reply in its place', async function () {
+    assert.ok(ui);
+    const reply = `A streamed reply ${Date.now().toString(36)} that arrives in many small pieces, well after its first words.`;
+    await ui.model.reset();
+    await ui.model.script([{ toolCalls: [{ name: 'send_message', arguments: { text: reply } }], holdAfterChunks: 4 }]);
+    await sendChatMessage(frame, 'Stream me something');
+
+    const bubble = frame.locator('#transcript .msg-streaming');
+    const early = shownAfter(reply, 4);
+    await bubble.filter({ hasText: early }).waitFor({ timeout: 30_000 });
+    // While the words are on screen the model is still holding the rest: the reply has not ended.
+    const held = await untilRequest((r) => r.held === true, 'the held stream');
+    assert.equal(held.chunksSent, 4);
+    assert.equal((await bubble.textContent())?.includes(reply), false, 'the bubble already had the whole reply');
+    assert.equal(await transcriptMessages(frame, 'assistant', reply).count(), 0, 'the reply was committed before it ended');
+    assert.ok(await frame.locator('#stop').isVisible(), 'Stop shows while the turn runs');
+    assert.ok(await frame.locator('#send').isHidden(), 'Send is replaced by Stop');
+    await screenshotSidebar(ui.page, 'ui-streaming-live');
+
+    await ui.model.release();
+    await waitForAssistantMessage(frame, reply);
+    await bubble.waitFor({ state: 'detached', timeout: 15_000 });
+    await frame.locator('#send').waitFor({ state: 'visible', timeout: 15_000 });
+    assert.ok(await frame.locator('#stop').isHidden());
+    assert.equal(await transcriptMessages(frame, 'assistant', reply).count(), 1, 'the reply shows once');
+  });
+
+  it('Stop in the sidebar ends the turn: Send comes back, the partial reply shows as stopped, the request was aborted', async function () {
+    assert.ok(ui);
+    const reply = `An answer ${Date.now().toString(36)} that the person will stop long before it is finished, on purpose.`;
+    await ui.model.reset();
+    await ui.model.script([{ toolCalls: [{ name: 'send_message', arguments: { text: reply } }], holdAfterChunks: 5 }]);
+    await sendChatMessage(frame, 'Say something long');
+
+    const partial = shownAfter(reply, 5);
+    await frame.locator('#transcript .msg-streaming', { hasText: partial }).waitFor({ timeout: 30_000 });
+    await untilRequest((r) => r.held === true, 'the held stream');
+    await frame.locator('#stop').click();
+
+    const stopped = frame.locator('#transcript .msg[data-role="assistant"][data-stopped]', { hasText: partial });
+    await stopped.waitFor({ timeout: 15_000 });
+    assert.equal((await stopped.locator('.msg-text').textContent())?.trim(), partial.trim());
+    assert.equal((await stopped.locator('.stopped-mark').textContent())?.trim(), 'stopped');
+    await frame.locator('#send').waitFor({ state: 'visible', timeout: 15_000 });
+    assert.ok(await frame.locator('#stop').isHidden(), 'Stop goes away with the turn');
+    assert.equal(await frame.locator('#transcript .msg-streaming').count(), 0, 'no live bubble is left');
+    assert.equal(await transcriptMessages(frame, 'error').count(), 0, 'a stop is not an error');
+    const last = await untilRequest((r) => r.aborted === true, 'the request aborted');
+    assert.equal(last.chunksSent, 5, 'nothing more was sent after the stop');
+    await screenshotSidebar(ui.page, 'ui-streaming-stopped');
+  });
+});
