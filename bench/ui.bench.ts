@@ -1,6 +1,7 @@
 /**
- * UI benchmark (DESIGN.md §10): one task with 10,000 events, measured in the real workbench in
- * Chromium. Prints JSON lines: ui.trace_open (click Trace → first rows drawn, host round trip
+ * UI benchmark (DESIGN.md §10), measured in the real workbench in Chromium. First ui.first_token
+ * (bench/uiFirstToken.ts: first streamed byte → shown in the sidebar). Then one task with 10,000
+ * events: ui.trace_open (click Trace → first rows drawn, host round trip
  * included), ui.trace_append (one appended event rendered with all 10,000 events loaded in the
  * list), ui.update_bytes (largest incremental message the host posted while the task ran a turn).
  * Baselines, measured in the same run: a naive full render of all 10,000 rows in the same webview,
@@ -14,6 +15,7 @@ import type { Frame } from 'playwright-core';
 import type { TaskEvent } from '../src/core/engine/types';
 import { toTraceEvent } from '../src/host/viewMapping';
 import { openTasklaneView, selectTaskSession, sendChatMessage, startUiSession, tasklaneFrame } from '../test/ui/support/workbench';
+import { measureFirstToken } from './uiFirstToken';
 
 const EVENTS = 10_000;
 const RUNS = 7;
@@ -81,13 +83,21 @@ async function main(): Promise<void> {
   const ui = await startUiSession({ name: 'bench-ui' });
   let failed = false;
   try {
+    await openTasklaneView(ui.page);
+    let frame = await tasklaneFrame(ui.page);
+
+    // First token, on a fresh window (before the 10,000-event task exists).
+    const ft = await measureFirstToken(ui, frame, RUNS);
+    const ftMs = median(ft.firstToken);
+    const committedMs = median(ft.committed);
+    emit('ui.first_token', ftMs, 'ms', { target: 50, baseline: committedMs, baseline_name: 'committed reply shows (what the person waited for without streaming)', ratio: Math.round((ftMs / committedMs) * 1000) / 1000, p95: p95(ft.firstToken), runs: RUNS });
+
     // A task that stays running (it waits an hour), so its card and trace are live.
+    await ui.model.reset();
     await ui.model.script([
       { toolCalls: [{ name: 'task_start', arguments: { name: 'Bench task', instruction: 'Long task', mode: 'simple' } }] },
       { toolCalls: [{ name: 'wait', arguments: { seconds: 3600, reason: 'bench' } }] },
     ]);
-    await openTasklaneView(ui.page);
-    let frame = await tasklaneFrame(ui.page);
     await sendChatMessage(frame, 'start the bench task');
     await openTaskSession(frame);
     const taskId = (await frame.locator('.task-card').first().getAttribute('data-task-id')) ?? '';
