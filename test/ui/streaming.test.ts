@@ -98,3 +98,47 @@ describe('ui streaming: tokens as they arrive, and Stop', function () {
     await screenshotSidebar(ui.page, 'ui-streaming-stopped');
   });
 });
+
+// The same through VS Code's Language Model API (the fixture provider streams from the scripted
+// server): Stop must reach the provider as a cancellation, which closes its HTTP request.
+describe('ui streaming through vscode.lm: text as it arrives, and Stop cancels the provider', function () {
+  let ui: UiSession | undefined;
+  let anyFailed = false;
+
+  before(async function () {
+    ui = await startUiSession({ name: 'ui-streaming-lm', provider: 'vscode-lm' });
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'passed') anyFailed = true;
+    if (ui) await screenshotSidebar(ui.page, this.currentTest?.fullTitle() ?? 'ui-streaming-lm');
+  });
+  after(async function () {
+    await ui?.stop({ keep: anyFailed });
+  });
+
+  it('shows the first words, then Stop keeps them as a stopped reply and the request is aborted', async function () {
+    assert.ok(ui);
+    const reply = `Through vscode.lm ${Date.now().toString(36)}: words that keep coming until someone stops them.`;
+    await ui.model.reset();
+    await ui.model.script([{ text: reply, holdAfterChunks: 3 }]);
+    await openTasklaneView(ui.page);
+    const frame = await tasklaneFrame(ui.page);
+    await sendChatMessage(frame, 'Talk to me through vscode.lm');
+
+    const partial = reply.slice(0, 3 * 8);
+    await frame.locator('#transcript .msg-streaming', { hasText: partial }).waitFor({ timeout: 30_000 });
+    await frame.locator('#stop').click();
+    const stopped = frame.locator('#transcript .msg[data-role="assistant"][data-stopped]', { hasText: partial });
+    await stopped.waitFor({ timeout: 15_000 });
+    assert.equal((await stopped.locator('.msg-text').textContent())?.trim(), partial.trim());
+    await frame.locator('#send').waitFor({ state: 'visible', timeout: 15_000 });
+    assert.equal(await transcriptMessages(frame, 'error').count(), 0, 'a stop is not an error');
+    const deadline = Date.now() + 30_000;
+    let last: Recorded | undefined;
+    while (!(last = ((await ui.model.requests()) as Recorded[]).at(-1))?.aborted) {
+      if (Date.now() > deadline) throw new Error(`the provider's request was never aborted: ${JSON.stringify(last)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(last.chunksSent, 3);
+  });
+});
