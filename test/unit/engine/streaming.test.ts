@@ -9,7 +9,7 @@ import { STOPPED_NOTE } from '../../../src/core/prompts/requestBuilder';
 import { partialStringField, TurnStream } from '../../../src/core/engine/streaming';
 import type { AgentChange, StreamDelta } from '../../../src/core/engine/types';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { engineHooks, WIRES } from './harness';
+import { createHarness, engineHooks, WIRES } from './harness';
 import type { Harness } from './harness';
 
 /** Resolves when `condition` holds (polls the event loop; no fixed sleep decides anything). */
@@ -106,6 +106,29 @@ for (const wire of WIRES) {
       await h.idle();
       assert.equal(server.requests.length, 3, 'Continue runs the next turn');
       assert.equal(h.agent.snapshot().tasks.find((t) => t.id === taskId)?.status, 'completed');
+    });
+
+    it('a restart mid-stream commits nothing of the stream: the turn is re-run and answers once', async () => {
+      const reply = 'The answer, streamed slowly enough to be cut by a restart halfway through.';
+      server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: reply } }], holdAfterChunks: 3 }]);
+      const { sessionId } = await h.agent.sendMessage('a question');
+      await until(() => server.requests[0]?.held === true && streamedText(h.changes, sessionId).length > 0, 'the reply to start streaming');
+      // The process goes away mid-stream (shutdown aborts the call like a crash would leave it unacked).
+      await h.shutdown();
+      const old = h;
+      h = await createHarness({ wire, server, dir: old.dir, clock: old.clock });
+      const close = h.close;
+      h.close = async () => {
+        await close();
+        await old.close();
+      };
+      assert.deepEqual(h.agent.snapshot().sessions.find((s) => s.id === sessionId)!.messages.map((m) => m.role), ['user'], 'nothing of the stream was committed');
+      server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: reply } }] }]);
+      await h.clock.advance(60_000);
+      await h.idle();
+      const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      assert.deepEqual(session.messages.map((m) => [m.role, m.text, m.stopped ?? false]), [['user', 'a question', false], ['assistant', reply, false]]);
+      assert.equal(server.requests.filter((r) => JSON.stringify(r.body).includes('a question')).length, 2, 'the cut turn was re-run once');
     });
 
     it('stop(sessionId) with no turn running changes nothing', async () => {
