@@ -142,7 +142,8 @@ export async function pauseTask(env: EngineEnv, task: TaskRecord, reason: PauseR
   env.state.saveTask(task);
   setSessionStatus(env, task.sessionId, 'waiting');
   await env.state.appendEvent(task.sessionId, 'pause', { reason, text, forModel: false });
-  await env.state.appendMessage(task.sessionId, reason === 'budget' ? 'event' : 'error', text);
+  // Only a model failure is an error; a spent budget or the person's Stop is a plain notice.
+  await env.state.appendMessage(task.sessionId, reason === 'model_error' ? 'error' : 'event', text);
   env.logger.warn('TASK', `pause ${task.id} (${reason}): ${text}`);
 }
 

@@ -99,6 +99,7 @@ for (const wire of WIRES) {
       assert.equal(task.pauseReason, 'stopped');
       const session = h.agent.snapshot().sessions.find((s) => s.id === taskSession)!;
       assert.ok(session.messages.some((m) => m.role === 'assistant' && m.stopped && m.text === 'A task reply tha'));
+      assert.ok(!session.messages.some((m) => m.role === 'error'), 'a stop is not an error');
       assert.equal(server.requests.length, 2, 'a stopped task makes no further model call');
 
       server.script([{ toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'Told.' } }] }]);
