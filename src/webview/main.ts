@@ -227,14 +227,17 @@ function onMessage(message: HostMessage): void {
       const list = transcripts.get(message.sessionId) ?? [];
       list.push(message.message);
       transcripts.set(message.sessionId, list);
-      // The committed reply takes the streaming bubble's place.
-      if (message.message.role === 'assistant') stream.replaceWithCommitted(message.sessionId);
-      if (message.sessionId === persisted.selectedSessionId) {
-        stream.follow(() => {
-          transcript.querySelector('.empty')?.remove();
-          transcript.appendChild(messageElement(message.message));
-        });
-      }
+      const shown = message.sessionId === persisted.selectedSessionId;
+      // The committed reply takes the streaming bubble's place; whether to follow the end is
+      // decided before the bubble goes, as the person saw the view.
+      const apply = () => {
+        if (message.message.role === 'assistant') stream.replaceWithCommitted(message.sessionId);
+        if (!shown) return;
+        transcript.querySelector('.empty')?.remove();
+        transcript.appendChild(messageElement(message.message));
+      };
+      if (shown) stream.follow(apply);
+      else apply();
       break;
     }
     case 'taskPatch':

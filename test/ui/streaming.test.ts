@@ -73,6 +73,28 @@ describe('ui streaming: tokens as they arrive, and Stop', function () {
     assert.equal(await transcriptMessages(frame, 'assistant', reply).count(), 1, 'the reply shows once');
   });
 
+  it('follows the end of a growing reply, and stops following once the person scrolls up', async function () {
+    assert.ok(ui);
+    const lines = Array.from({ length: 120 }, (_, i) => `line ${String(i).padStart(3, '0')}`);
+    const reply = lines.join('\n');
+    await ui.model.reset();
+    // 9-character lines in 8-character chunks: after 80 chunks ~70 lines are out, more than the view holds.
+    await ui.model.script([{ text: reply, holdAfterChunks: 80 }]);
+    await sendChatMessage(frame, 'Give me a long list');
+    const transcript = frame.locator('#transcript');
+    await frame.locator('#transcript .msg-streaming', { hasText: 'line 070' }).waitFor({ timeout: 30_000 });
+    await untilRequest((r) => r.held === true, 'the held stream');
+    const gap = () => transcript.evaluate((el) => el.scrollHeight - el.clientHeight - el.scrollTop);
+    assert.ok((await transcript.evaluate((el) => el.scrollHeight - el.clientHeight)) > 200, 'the reply overflows the view');
+    assert.ok((await gap()) <= 24, `the view followed the streamed text to the end (gap ${await gap()} px)`);
+
+    // The person scrolls up to read; the rest of the reply must not pull the view back down.
+    await transcript.evaluate((el) => (el.scrollTop = 0));
+    await ui.model.release();
+    await waitForAssistantMessage(frame, 'line 119');
+    assert.equal(await transcript.evaluate((el) => el.scrollTop), 0, 'the view jumped to the end while the person was reading');
+  });
+
   it('Stop in the sidebar ends the turn: Send comes back, the partial reply shows as stopped, the request was aborted', async function () {
     assert.ok(ui);
     const reply = `An answer ${Date.now().toString(36)} that the person will stop long before it is finished, on purpose.`;
