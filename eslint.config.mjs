@@ -20,6 +20,17 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     rules: { 'no-console': 'error' },
   },
+  // Type-aware rules: a promise is awaited, returned, handled (.catch with a log) or explicitly
+  // `void`ed with the reason in a comment; an async function is never passed where a plain
+  // callback is expected (its rejection would vanish). One TypeScript program (tsconfig.json).
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: {

@@ -214,7 +214,8 @@ export class ChoreScheduler {
     this.timer = this.options.clock.setTimeout(() => {
       this.tick()
         .catch((error) => this.options.logger.error('CHORE', 'the chore schedule could not be saved; retrying at the next timer', error))
-        .then(() => this.arm());
+        .then(() => this.arm())
+        .catch((error) => this.options.logger.error('CHORE', 'the chore schedule could not be re-armed; it runs again after a reload', error));
     }, delay);
   }
 }

@@ -108,7 +108,7 @@ export class Agent {
   private async init(): Promise<void> {
     await this.state.load();
     this.skillList = await discoverSkills(this.deps.skillDirs, this.deps.logger);
-    this.refreshDeadLetters(false);
+    await this.refreshDeadLetters(false);
   }
 
   private serialMemory<T>(fn: () => Promise<T>): Promise<T> {
