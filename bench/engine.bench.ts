@@ -1,4 +1,4 @@
-// Engine benchmark (DESIGN.md §10, issue #4), one JSON line per figure on stdout:
+// Engine benchmark (docs/DESIGN.md §10, issue #4), one JSON line per figure on stdout:
 // - engine.turn_overhead: wall time of a task turn from claim to ack minus the time inside the
 //   model call, with an instant in-process model, on the real durable store (journal + fsync) and
 //   real event-stream files; median and p95, compared with the store's bare emit+claim+ack cycle

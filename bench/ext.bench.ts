@@ -1,4 +1,4 @@
-// Extension-level figures (DESIGN.md §10): ext.activate, ext.bundle_bytes, ext.vsix_bytes.
+// Extension-level figures (docs/DESIGN.md §10): ext.activate, ext.bundle_bytes, ext.vsix_bytes.
 // ext.activate: require + activate() of the bundled dist/extension.js, each run in a fresh Node
 // process (a cold module cache, as in a new extension host) with a minimal stub `vscode` module.
 // Baseline: the same measurement of an empty extension, in the same run, so the ratio is the cost

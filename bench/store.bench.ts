@@ -1,4 +1,4 @@
-// Store benchmark (DESIGN.md §10, issue #3): durable commit and emit+claim+ack cycle at 1k, 100k
+// Store benchmark (docs/DESIGN.md §10, issue #3): durable commit and emit+claim+ack cycle at 1k, 100k
 // and 1M triggers of history, each against better-sqlite3 (WAL, synchronous=FULL) doing the same
 // in the same run; open time for a 10k-record journal; and the naive export-per-commit baseline.
 // One JSON line per figure on stdout; progress on stderr.

@@ -1,5 +1,5 @@
 /**
- * UI benchmark (DESIGN.md §10), measured in the real workbench in Chromium. First ui.first_token
+ * UI benchmark (docs/DESIGN.md §10), measured in the real workbench in Chromium. First ui.first_token
  * (bench/uiFirstToken.ts: first streamed byte → shown in the sidebar). Then one task with 10,000
  * events: ui.trace_open (click Trace → first rows drawn, host round trip
  * included), ui.trace_append (one appended event rendered with all 10,000 events loaded in the

@@ -4,10 +4,10 @@
  * them with plain Node.
  */
 
-/** Log tags of DESIGN.md §9; a workflow line names its pipeline step ([WORKFLOW: select]). */
+/** Log tags of docs/DESIGN.md §9; a workflow line names its pipeline step ([WORKFLOW: select]). */
 export type LogTag = 'TRIGGER' | 'REACT' | `WORKFLOW: ${WorkflowStep}` | 'ACTION' | 'CHAT' | 'TASK' | 'CHORE' | 'STORE' | 'MODEL' | 'HOST';
 
-/** The steps of the turn pipeline (DESIGN.md §2). */
+/** The steps of the turn pipeline (docs/DESIGN.md §2). */
 export type WorkflowStep = 'select' | 'prepare' | 'repair' | 'execute' | 'finalize';
 
 /** One logger for the whole extension; the host writes to the "Tasklane" LogOutputChannel. */

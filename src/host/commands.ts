@@ -31,7 +31,7 @@ async function pickTask(deps: CommandDeps, given: unknown, filter: (t: { status:
   return pick?.id;
 }
 
-/** The palette commands of DESIGN.md §9 that exist so far (each registered only once it works). */
+/** The palette commands of docs/DESIGN.md §9 that exist so far (each registered only once it works). */
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { runtime } = deps;
   return [

@@ -2,7 +2,7 @@ import type * as vscode from 'vscode';
 import type { Logger, LogTag } from '../core/ports';
 
 /**
- * The one logger: lines in the "Tasklane" LogOutputChannel, each carrying a tag of DESIGN.md §9
+ * The one logger: lines in the "Tasklane" LogOutputChannel, each carrying a tag of docs/DESIGN.md §9
  * ([TRIGGER], [REACT], [WORKFLOW: …], [ACTION], [CHAT], [TASK], [CHORE]). The channel adds the
  * timestamp and level; the user picks the level in the Output view.
  */

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { ESLint } from 'eslint';
 
 // The layer rule is only worth having if it fires: lint the fixtures that break it on purpose.
-describe('lint: layer boundaries (DESIGN.md §1)', function () {
+describe('lint: layer boundaries (docs/DESIGN.md §1)', function () {
   this.timeout(60_000);
   const root = path.resolve(__dirname, '../..');
 

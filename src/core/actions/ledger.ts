@@ -1,5 +1,5 @@
 /**
- * The irreversible-action ledger (DESIGN.md §4): an intent row is durable before the action runs
+ * The irreversible-action ledger (docs/DESIGN.md §4): an intent row is durable before the action runs
  * and its outcome is written after. After a crash an intent without outcome is never replayed:
  * `unresolved()` lists them so the engine can tell the task and the user.
  */

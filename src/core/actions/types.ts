@@ -1,5 +1,5 @@
 /**
- * What an action is (DESIGN.md §4): one object carrying its model-facing description, its zod
+ * What an action is (docs/DESIGN.md §4): one object carrying its model-facing description, its zod
  * input schema, its metadata and its `run`. Effects on the task (start, end, wait, ask) are not
  * performed by actions directly: they are recorded on `ctx.turn` and applied once, in order, by
  * the finalize phase, so a turn with several actions cannot half-apply its control flow.

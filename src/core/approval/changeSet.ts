@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /**
- * The proposed change set (DESIGN.md §6): what edit actions produce instead of writing files.
+ * The proposed change set (docs/DESIGN.md §6): what edit actions produce instead of writing files.
  * Plain JSON so it can be stored, sent to the webview and shown in a diff editor as is.
  */
 

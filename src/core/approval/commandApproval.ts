@@ -1,5 +1,5 @@
 /**
- * Command and task approvals (DESIGN.md §6): a terminal command or a VS Code task the agent wants
+ * Command and task approvals (docs/DESIGN.md §6): a terminal command or a VS Code task the agent wants
  * to run, waiting for the user's decision. They live in their own table next to the change sets'
  * `approvals` table, because that table's rows are validated as change sets and a command row
  * there would read as a damaged change set.

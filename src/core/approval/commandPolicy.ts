@@ -1,5 +1,5 @@
 /**
- * The approval policy for terminal commands and VS Code tasks (DESIGN.md §6). A command runs
+ * The approval policy for terminal commands and VS Code tasks (docs/DESIGN.md §6). A command runs
  * without asking only when its exact text is in `tasklane.approval.allowedCommands`. Anything a
  * shell could turn into a different or a second command (chaining, redirection, substitution,
  * variable expansion) always asks, even when listed: the check does not try to parse quoting,

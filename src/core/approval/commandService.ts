@@ -1,5 +1,5 @@
 /**
- * Runs the agent's terminal commands and VS Code tasks under the approval policy (DESIGN.md §6).
+ * Runs the agent's terminal commands and VS Code tasks under the approval policy (docs/DESIGN.md §6).
  * An allowlisted command runs inside the action's turn; anything else becomes a pending approval
  * and the task sleeps (ctx.turn.needsApproval) until the user decides. On approval this service
  * runs it, brackets the run with a ledger intent/outcome, and wakes the task with an `approval`

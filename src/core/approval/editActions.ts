@@ -1,5 +1,5 @@
 /**
- * The edit actions (DESIGN.md §6): create_file, replace_in_file, write_file, delete_file and
+ * The edit actions (docs/DESIGN.md §6): create_file, replace_in_file, write_file, delete_file and
  * rename_file. None of them writes: each guards its paths, folds its operation into the turn's
  * proposed change set (several edits in one turn become ONE set, approved and undone as a unit),
  * stores it durably, and then either applies it at once (autoApproveEdits and nothing sensitive)

@@ -1,5 +1,5 @@
 /**
- * Ports the approval flow needs from its host (DESIGN.md §1, §6): how proposed changes reach the
+ * Ports the approval flow needs from its host (docs/DESIGN.md §1, §6): how proposed changes reach the
  * disk, and how the workspace's current text is read. The core never writes files itself; the
  * VS Code host applies through one WorkspaceEdit, a headless runner or a test through node:fs.
  */

@@ -1,7 +1,7 @@
 import type { ResolvedWorkspacePath } from './pathGuard';
 
 /**
- * Which workspace files always need a person's approval to change (DESIGN.md §6): files that can
+ * Which workspace files always need a person's approval to change (docs/DESIGN.md §6): files that can
  * execute code or change the agent's own powers. Matching is on a normalised, case-folded form of
  * the workspace-relative path, so `.VSCode\tasks.json`, `./.git//config` or `package.json.` (which
  * Windows writes as package.json) cannot slip past.

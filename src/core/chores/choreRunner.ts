@@ -62,7 +62,7 @@ export interface ChoreRunnerOptions {
   logger: Logger;
   secrets: SecretPort;
   ledger?: ChoreLedgerPort;
-  /** False in an untrusted workspace: fires are recorded as skipped (DESIGN.md §6). */
+  /** False in an untrusted workspace: fires are recorded as skipped (docs/DESIGN.md §6). */
   canRun?: () => boolean;
   /** Workspace folder name for escalations. */
   workspaceName?: string;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { ChoreBudget, ChoreDefinition, EscalationChannels } from './types';
 
 /**
- * The YAML shape of one chore (DESIGN.md §7), validated with zod. Objects are strict so a typo in a
+ * The YAML shape of one chore (docs/DESIGN.md §7), validated with zod. Objects are strict so a typo in a
  * key (`maxIteration`) is an error on that key rather than a silently ignored setting.
  */
 

@@ -3,7 +3,7 @@ import type { Node as YamlNode } from 'yaml';
 import { choreSpecSchema } from './choreSchema';
 import type { ChoreSpec } from './choreSchema';
 
-/** Key order of a chore as DESIGN.md §7 documents it, so generated entries read like hand-written ones. */
+/** Key order of a chore as docs/DESIGN.md §7 documents it, so generated entries read like hand-written ones. */
 const keyOrder = ['id', 'name', 'trigger', 'prompt', 'actionSets', 'skills', 'budget', 'successWhen', 'onFailure', 'maxRetries', 'retryDelaySeconds', 'concurrency', 'queueMaxWaitSeconds', 'drift', 'escalate'];
 /** Small maps that read best on one line, as in the documented example. */
 const flowKeys = new Set(['budget', 'actionSets', 'skills', 'task', 'webhook', 'slack', 'email']);

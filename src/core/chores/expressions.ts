@@ -60,7 +60,7 @@ export async function evaluateTaskCondition(compiled: CompiledExpression | undef
 }
 
 /**
- * A run's final output (DESIGN.md §7): the `output` argument of task_end, or failing that the last
+ * A run's final output (docs/DESIGN.md §7): the `output` argument of task_end, or failing that the last
  * message parsed as JSON (a fenced ```json block is accepted). Undefined when there is none.
  */
 export function finalOutput(taskEndOutput: unknown, lastMessage: string | undefined): unknown {

@@ -8,7 +8,7 @@ export interface CronSpec {
   timezone?: string;
 }
 
-/** Most missed fires `catchup` replays (DESIGN.md §7). */
+/** Most missed fires `catchup` replays (docs/DESIGN.md §7). */
 export const maxCatchupFires = 10;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The chore model (DESIGN.md §7): what a loaded, validated chore looks like to the scheduler, the
+ * The chore model (docs/DESIGN.md §7): what a loaded, validated chore looks like to the scheduler, the
  * run policy and the escalation channels. The YAML shape users write is in choreSchema.ts; this is
  * the normalised form, with every default filled in and every limit clamped.
  */

@@ -1,7 +1,7 @@
 /**
  * The agent: one consumer loop over the durable trigger store (claim → react → ack/nack) and the
  * API the host and the sidebar call. It never loops over a task in memory: each turn ends by
- * queueing its own continuation as a trigger (DESIGN.md §2).
+ * queueing its own continuation as a trigger (docs/DESIGN.md §2).
  */
 import * as path from 'node:path';
 import { coreActions } from '../actions/coreActions';

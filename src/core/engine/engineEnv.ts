@@ -27,7 +27,7 @@ export interface EngineEnv extends PipelineEnv {
   liveTurns: Map<string, LiveTurn>;
 }
 
-/** Where a waiting task re-arms to when nobody answers (DESIGN.md §2: no model call). */
+/** Where a waiting task re-arms to when nobody answers (docs/DESIGN.md §2: no model call). */
 export const WAIT_REARM_MS = 3 * 60 * 60 * 1000;
 /** Priority of user messages (runs before continuations). */
 export const USER_PRIORITY = 10;

@@ -107,7 +107,7 @@ export class EngineState {
   saveTask(task: TaskRecord): void {
     this.tasks.set(task.id, task);
     if (task.status === 'completed' || task.status === 'error' || task.status === 'cancelled') {
-      // Ended tasks leave the hot database (DESIGN.md §5); TASK_HISTORY.md and the stream keep them.
+      // Ended tasks leave the hot database (docs/DESIGN.md §5); TASK_HISTORY.md and the stream keep them.
       this.db.mutate('DELETE FROM tasks WHERE id = ?', [task.id]);
       this.pruneEnded();
     } else {

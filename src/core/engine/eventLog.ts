@@ -1,6 +1,6 @@
 /**
  * Per-session append-only event streams (one JSON line per event, `<dir>/<id>.jsonl`), readable
- * from the tail and paged backwards by seq. Events never live in the database (DESIGN.md §5):
+ * from the tail and paged backwards by seq. Events never live in the database (docs/DESIGN.md §5):
  * appends cost O(event), and `flush()` fdatasyncs every stream touched since the last flush, so a
  * turn pays one sync per stream however many events it wrote.
  */

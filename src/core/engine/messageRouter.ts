@@ -1,5 +1,5 @@
 /**
- * The message routing ladder of DESIGN.md §3, cheap rules first:
+ * The message routing ladder of docs/DESIGN.md §3, cheap rules first:
  * third-party notification → no session; explicit reply to a live task → that task; reply marker
  * whose task is gone → fresh session; an explicit session → that session (its task if live);
  * any task active → the router model decides (a zod-validated tool call, conservative); else a
@@ -63,7 +63,7 @@ const ROUTE_TOOL = {
   },
 };
 
-/** What the router sees per running task (DESIGN.md §3). */
+/** What the router sees per running task (docs/DESIGN.md §3). */
 export function describeTaskForRouter(task: TaskRecord, lastEvents: string[]): string {
   const done = task.todos.filter((t) => t.status === 'done').length;
   return [

@@ -1,5 +1,5 @@
 /**
- * The turn pipeline of DESIGN.md §2: select (one model call, native tool calling), prepare
+ * The turn pipeline of docs/DESIGN.md §2: select (one model call, native tool calling), prepare
  * (resolve by name within the action sets, validate with zod; one repair turn), execute (in
  * parallel when every selected action allows it; action_start/action_end events; ledger around
  * irreversible actions). Finalize is the caller's: it differs between conversation and tasks.

@@ -1,5 +1,5 @@
 /**
- * react(trigger): the routing ladder of DESIGN.md §2, first match wins. `chooseRung` is pure so
+ * react(trigger): the routing ladder of docs/DESIGN.md §2, first match wins. `chooseRung` is pure so
  * each rung is testable on its own; `react` runs the chosen rung.
  */
 import * as path from 'node:path';

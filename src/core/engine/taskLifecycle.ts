@@ -38,7 +38,7 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
   const id = spec.id ?? newId('t-', now);
   const known = new Map(env.skills().map((s) => [s.name, s]));
   const chosen = (spec.skills ?? []).filter((name) => known.has(name));
-  // Reads inside the workspace are automatic (DESIGN.md §6), so every task can read.
+  // Reads inside the workspace are automatic (docs/DESIGN.md §6), so every task can read.
   const actionSets = [...new Set([ACTION_SETS.task, ACTION_SETS.read, ...(spec.actionSets ?? [])])];
   const context = await env.prefixContext();
   const task: TaskRecord = {

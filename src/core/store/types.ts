@@ -1,5 +1,5 @@
 /**
- * Contracts of the durable store (DESIGN.md §2, §5). Implemented in this folder on sql.js with a
+ * Contracts of the durable store (docs/DESIGN.md §2, §5). Implemented in this folder on sql.js with a
  * journal of mutations; used by the engine, approvals, the ledger and chores.
  */
 

@@ -10,7 +10,7 @@ export interface ApprovalOwner {
 }
 
 /**
- * `tasklane.approve` / `tasklane.reject` (DESIGN.md §9): an optional approval id, default the
+ * `tasklane.approve` / `tasklane.reject` (docs/DESIGN.md §9): an optional approval id, default the
  * oldest pending approval of any owner. Reject from the palette (no arguments) asks for an
  * optional reason, which the task is told; a caller passing an id passes the reason second.
  * Each returns what its owner's decision returned (undefined when there was nothing to decide).

@@ -25,7 +25,7 @@ describe('approval: sensitive paths and the edit policy', () => {
     });
   });
 
-  // Every pattern of DESIGN.md §6, in the plain spelling and in variants that must still match.
+  // Every pattern of docs/DESIGN.md §6, in the plain spelling and in variants that must still match.
   const sensitive: Record<string, string[]> = {
     '.vscode/*.json': ['.vscode/settings.json', '.vscode/tasks.json', '.VSCode/Launch.JSON', '.vscode\\tasks.json', './/.vscode//extensions.json', '.vscode/tasks.json.', 'sub/.vscode/settings.json'],
     '.git/**': ['.git/config', '.git/hooks/pre-commit', '.GIT/HOOKS/post-checkout', '.git', '.git./config', 'vendor/lib/.git/config'],
