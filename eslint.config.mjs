@@ -25,6 +25,8 @@ export default tseslint.config(
   // callback is expected (its rejection would vanish). One TypeScript program (tsconfig.json).
   {
     files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    // The layer fixtures are linted on purpose by test/unit/layers.test.ts, outside any program.
+    ignores: ['test/lint-fixtures/**'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
