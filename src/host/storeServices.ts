@@ -98,7 +98,8 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   // Reads pass the same path guard as edits; it resolves symbolic links on the local disk.
   const workspace = root.scheme === 'file' ? guardReads(new VsCodeWorkspace(root), root.fsPath, nodeFs, { caseInsensitive: process.platform !== 'linux' }) : new VsCodeWorkspace(root);
   // No folder open: nothing to edit, so no edit actions (commands still run in the storage folder).
-  const extraActions = [...(folder ? changeSets.editActions() : []), ...commands.actions()];
+  // Commands first, then edits: the order the tools have always been advertised in (a stable prefix).
+  const extraActions = [...commands.actions(), ...(folder ? changeSets.editActions() : [])];
   const hooks = composeTaskHooks([chores.runner]);
   const created = new Agent({
     ...(hooks ? { hooks } : {}),
