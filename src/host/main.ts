@@ -5,7 +5,7 @@ import { registerChoreCommands } from './chores/choreCommands';
 import { registerCommands } from './commands';
 import { registerCommandApprovalCommands } from './execution/commandHost';
 import { createLogger } from './logger';
-import { ModelProvider, selectModelFlow } from './modelProvider';
+import { ModelProvider, offerModelSetup } from './modelProvider';
 import { Runtime } from './runtime';
 import { AgentSidebarBackend } from './sidebarBackend';
 import { TasklaneSettings } from './settings';
@@ -73,16 +73,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
     () => refreshSidebar(),
     () => refreshSidebar(),
   );
-  void started.then(() => offerModelSetup(models));
+  // Once per start, after the sidebar shows the state; its failure is only a missed prompt.
+  started.then(() => offerModelSetup(models)).catch((error) => logger.warn('MODEL', `could not offer the model set-up: ${(error as Error).message}`));
   settings.watchWorkspaceFiles();
   return { sidebar, ready: part(() => undefined) };
-}
-
-/** `auto` with nothing usable: walk the user through choosing a provider, once per start. */
-async function offerModelSetup(models: ModelProvider): Promise<void> {
-  if (models.settings.model().provider !== 'auto') return;
-  const status = await models.status();
-  if (!status.problem) return;
-  const choice = await vscode.window.showInformationMessage('Tasklane needs a model to work with.', 'Choose a model');
-  if (choice) await selectModelFlow(models);
 }

@@ -141,3 +141,12 @@ export async function setApiKeyFlow(models: ModelProvider): Promise<boolean> {
   await models.storeApiKey(provider, key.trim());
   return true;
 }
+
+/** `auto` with nothing usable: walk the user through choosing a provider (once per start). */
+export async function offerModelSetup(models: ModelProvider): Promise<void> {
+  if (models.settings.model().provider !== 'auto') return;
+  const status = await models.status();
+  if (!status.problem) return;
+  const choice = await vscode.window.showInformationMessage('Tasklane needs a model to work with.', 'Choose a model');
+  if (choice) await selectModelFlow(models);
+}
