@@ -6,7 +6,7 @@ import type { UserOnlySetting } from '../core/settings/userOnlySettings';
 
 export type ProviderId = 'auto' | 'vscode-lm' | 'anthropic' | 'openai' | 'openai-compatible';
 
-/** Model settings as the user configured them (DESIGN.md §9). */
+/** Model settings as the user configured them (docs/DESIGN.md §9). */
 export interface ModelSettings {
   provider: ProviderId;
   model: string;
