@@ -105,6 +105,14 @@ export class Agent {
     this.ready.catch((error) => deps.logger.error('REACT', 'The agent could not load its state; fix the cause and reload the window.', error));
   }
 
+  /**
+   * Registers actions that exist only after start (an MCP server's tools, listed once the person
+   * trusts it). A name already registered is kept as it was: a tool list refresh adds, never swaps.
+   */
+  addActions(actions: readonly ActionDef[]): void {
+    for (const action of actions) if (!this.env.registry.get(action.name)) this.env.registry.register(action);
+  }
+
   private async init(): Promise<void> {
     await this.state.load();
     this.skillList = await discoverSkills(this.deps.skillDirs, this.deps.logger);

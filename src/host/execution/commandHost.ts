@@ -4,6 +4,7 @@ import type { ActionDef } from '../../core/actions/types';
 import { commandActions } from '../../core/approval/commandActions';
 import type { CommandApproval, CommandResult } from '../../core/approval/commandApproval';
 import { DbCommandApprovalStore } from '../../core/approval/commandApproval';
+import type { McpCallPort } from '../../core/approval/commandService';
 import { CommandService } from '../../core/approval/commandService';
 import type { Clock, Logger } from '../../core/ports';
 import type { DurableDb, TriggerStore } from '../../core/store/types';
@@ -48,6 +49,8 @@ export interface CommandExecutionDeps {
   cwd: () => string;
   /** Where the allowlist is read (user settings only). */
   settings: Pick<TasklaneSettings, 'allowedCommands'>;
+  /** MCP tool calls share the command approvals (cards, ledger, wake-up). */
+  mcp?: McpCallPort;
 }
 
 /**
@@ -66,6 +69,7 @@ export class CommandExecutionHost implements OwnedApprovalSection {
         runCommand: (command, options) => runInTerminal(command, { ...options, cwd: deps.cwd() }),
         runTask: (name, options) => runVsCodeTask(name, options),
       },
+      ...(deps.mcp ? { mcp: deps.mcp } : {}),
       gate: {
         allowedCommands: () => deps.settings.allowedCommands(),
         trusted: deps.trusted,
@@ -86,6 +90,11 @@ export class CommandExecutionHost implements OwnedApprovalSection {
   /** run_command and run_task for the agent. */
   actions(): ActionDef[] {
     return commandActions(this.service);
+  }
+
+  /** Where other approval-gated calls (MCP tools) ask: the same cards, ledger and wake-up. */
+  requester(): Pick<CommandService, 'request'> {
+    return this.service;
   }
 
   /** Card patches for the sidebar (`sidebar.post`). */

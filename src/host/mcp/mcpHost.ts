@@ -1,0 +1,185 @@
+/**
+ * MCP servers in VS Code: definitions from the workspace's `.vscode/mcp.json` (VS Code's own
+ * format) and from the user's `tasklane.mcp.servers` setting, consent for the ones a repository
+ * ships, and their tools handed to the agent. A repository's server is code that runs on the
+ * person's machine, so it starts only after `tasklane.trustMcpServer` for exactly that definition
+ * (its hash: any change asks again); a user-settings server is trusted by its author; nothing
+ * starts in Restricted Mode.
+ */
+import * as vscode from 'vscode';
+import type { ActionDef } from '../../core/actions/types';
+import type { CommandService } from '../../core/approval/commandService';
+import { parseMcpServers } from '../../core/mcp/mcpConfig';
+import type { McpConfigProblem, McpServerDefinition } from '../../core/mcp/mcpConfig';
+import { McpServers } from '../../core/mcp/mcpServers';
+import type { McpServerStatus } from '../../core/mcp/mcpServers';
+import type { Clock, Logger } from '../../core/ports';
+
+/** The consent the MCP host needs: the shape of the consent store (src/core/consent). */
+export interface McpConsent {
+  status(kind: 'mcpServer', id: string, hash: string): 'given' | 'needed';
+  give(kind: 'mcpServer', id: string, hash: string, how: 'enabled' | 'created'): Promise<void>;
+  revoke(kind: 'mcpServer', id: string): Promise<boolean>;
+}
+
+export interface McpHostDeps {
+  root: vscode.Uri | undefined;
+  consent: McpConsent;
+  trusted: () => boolean;
+  clock: Clock;
+  logger: Logger;
+  /** Where a stdio server runs when its definition names no `cwd`. */
+  cwd: string;
+}
+
+export const MCP_FILE = '.vscode/mcp.json';
+
+export class McpHost implements vscode.Disposable {
+  readonly servers: McpServers;
+  private workspaceDefs: McpServerDefinition[] = [];
+  private problems: McpConfigProblem[] = [];
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly registered = new Set<string>();
+  private addActions: ((actions: ActionDef[]) => void) | undefined;
+  private service: Pick<CommandService, 'request'> | undefined;
+
+  constructor(private readonly deps: McpHostDeps) {
+    this.servers = new McpServers({
+      definitions: () => this.definitions(),
+      trusted: (d) => d.source === 'user' || deps.consent.status('mcpServer', d.name, d.hash) === 'given',
+      workspaceTrusted: deps.trusted,
+      cwd: deps.cwd,
+      clock: deps.clock,
+      logger: deps.logger,
+    });
+  }
+
+  /** Every definition: the user's own first, then the workspace's (a workspace entry does not replace a user one). */
+  definitions(): McpServerDefinition[] {
+    const user = this.userDefinitions();
+    const names = new Set(user.map((d) => d.name));
+    return [...user, ...this.workspaceDefs.filter((d) => !names.has(d.name))];
+  }
+
+  /** Reads mcp.json now and whenever it changes; new tools reach the agent through `addActions`. */
+  async start(service: Pick<CommandService, 'request'>, addActions: (actions: ActionDef[]) => void): Promise<void> {
+    this.service = service;
+    this.addActions = addActions;
+    await this.reload();
+    if (this.deps.root) {
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.deps.root, MCP_FILE));
+      const reload = () => void this.reload().catch((e) => this.deps.logger.error('HOST', `could not reload ${MCP_FILE}`, e));
+      this.disposables.push(watcher, watcher.onDidChange(reload), watcher.onDidCreate(reload), watcher.onDidDelete(reload));
+    }
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('tasklane.mcp') && void this.refresh()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.refresh()),
+    );
+  }
+
+  /** For getState and the sidebar: every server with its state, what it would run, and whether it is trusted. */
+  status(): Array<McpServerStatus & { consent: 'given' | 'needed' | 'user' }> {
+    return this.servers.status().map((s) => {
+      const def = this.definitions().find((d) => d.name === s.name);
+      return { ...s, consent: def?.source === 'user' ? 'user' : def ? this.deps.consent.status('mcpServer', def.name, def.hash) : 'needed' };
+    });
+  }
+
+  /** Problems in mcp.json or the setting (shown in the log and getState). */
+  configProblems(): McpConfigProblem[] {
+    return this.problems;
+  }
+
+  /** The person's yes for this exact definition; its tools are offered from now on. */
+  async trust(name: string): Promise<McpServerDefinition> {
+    const def = this.definitions().find((d) => d.name === name);
+    if (!def) throw new Error(`There is no MCP server "${name}" in ${MCP_FILE} or tasklane.mcp.servers.`);
+    if (def.source === 'workspace') await this.deps.consent.give('mcpServer', def.name, def.hash, 'enabled');
+    await this.refresh();
+    return def;
+  }
+
+  /** Withdraws consent; the server is stopped and its tools are no longer offered. */
+  async distrust(name: string): Promise<void> {
+    await this.deps.consent.revoke('mcpServer', name);
+    await this.servers.stopAll();
+    await this.refresh();
+  }
+
+  /** Lists the tools of every runnable server and hands the new ones to the agent. Never throws. */
+  async refresh(): Promise<void> {
+    if (!this.service || !this.addActions) return;
+    const actions = await this.servers.actions(this.service);
+    const fresh = actions.filter((a) => !this.registered.has(a.name));
+    for (const action of fresh) this.registered.add(action.name);
+    if (fresh.length) {
+      this.addActions(fresh);
+      this.deps.logger.info('HOST', `MCP tools offered: ${fresh.map((a) => a.name).join(', ')}`);
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+    void this.servers.stopAll();
+  }
+
+  private async reload(): Promise<void> {
+    this.problems = [];
+    this.workspaceDefs = [];
+    if (this.deps.root) {
+      const uri = vscode.Uri.joinPath(this.deps.root, MCP_FILE);
+      let text: string | undefined;
+      try {
+        text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+      } catch {
+        text = undefined; // no mcp.json: no workspace servers
+      }
+      if (text !== undefined) {
+        try {
+          const parsed = parseMcpServers(JSON.parse(stripJsonComments(text)), 'workspace');
+          this.workspaceDefs = parsed.servers;
+          this.problems.push(...parsed.problems);
+        } catch (error) {
+          this.problems.push({ name: MCP_FILE, source: 'workspace', message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` });
+        }
+      }
+    }
+    for (const problem of this.problems) this.deps.logger.warn('HOST', `MCP ${problem.source} server ${problem.name}: ${problem.message}`);
+    await this.refresh();
+  }
+
+  private userDefinitions(): McpServerDefinition[] {
+    // The user's own value only: a workspace cannot add "trusted" servers through settings.
+    const value = vscode.workspace.getConfiguration('tasklane.mcp').inspect<unknown>('servers')?.globalValue;
+    if (value === undefined) return [];
+    const parsed = parseMcpServers(value, 'user');
+    return parsed.servers;
+  }
+}
+
+/** JSON with comments and trailing commas (mcp.json is JSONC, like VS Code's other settings files). */
+export function stripJsonComments(text: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      out += c;
+      if (c === '\\') out += text[++i] ?? '';
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+      out += c;
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+    } else if (c === '/' && text[i + 1] === '*') {
+      i += 2;
+      while (i < text.length && !(text[i] === '*' && text[i + 1] === '/')) i++;
+      i++;
+    } else {
+      out += c;
+    }
+  }
+  return out.replace(/,(\s*[}\]])/g, '$1');
+}
