@@ -5,6 +5,7 @@ import { registerChoreCommands } from './chores/choreCommands';
 import { registerCommands } from './commands';
 import { registerCommandApprovalCommands } from './execution/commandHost';
 import { createLogger } from './logger';
+import { registerMcpCommands } from './mcp/mcpCommands';
 import { ModelProvider, offerModelSetup } from './modelProvider';
 import { Runtime } from './runtime';
 import { AgentSidebarBackend } from './sidebarBackend';
@@ -67,6 +68,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     ...registerChoreCommands(part((s) => s.chores), context.secrets),
     ...registerCommandApprovalCommands(part((s) => s.commands)),
     ...registerApprovalCommands(part((s) => s.approvalOwners)),
+    ...registerMcpCommands(part((s) => s.mcp)),
   );
 
   const started = ready.then(

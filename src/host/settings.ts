@@ -67,6 +67,11 @@ export class TasklaneSettings implements vscode.Disposable {
     return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
   }
 
+  /** The person's own MCP server definitions (the `servers` object of mcp.json's format). */
+  mcpServers(): unknown {
+    return this.userOnly<unknown>('tasklane.mcp.servers', undefined);
+  }
+
   budget(): BudgetSettings {
     return {
       maxActionsPerTask: this.userOnly('tasklane.budget.maxActionsPerTask', 50),

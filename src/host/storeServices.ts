@@ -6,6 +6,7 @@ import { nodeFs } from '../core/approval/nodeFs';
 import { Agent } from '../core/engine/agent';
 import { composeTaskHooks } from '../core/engine/composeTaskHooks';
 import { choreIdOf } from '../core/engine/records';
+import { ConsentStore } from '../core/consent/consentStore';
 import type { ConsentBackend } from '../core/consent/consentStore';
 import type { AgentChange } from '../core/engine/types';
 import type { Clock, Logger } from '../core/ports';
@@ -16,6 +17,7 @@ import { ApprovalService } from './approvals/approvalService';
 import { ChoreHost } from './chores/choreHost';
 import { CommandExecutionHost, combineApprovalSections } from './execution/commandHost';
 import type { OwnedApprovalSection } from './execution/commandHost';
+import { McpHost } from './mcp/mcpHost';
 import type { ModelProvider } from './modelProvider';
 import { VsCodeWorkspace } from './workspacePort';
 
@@ -51,6 +53,8 @@ export interface StoreServices extends vscode.Disposable {
   /** run_command / run_task approvals. */
   commands: CommandExecutionHost;
   chores: ChoreHost;
+  /** MCP servers (mcp.json and the user's own), their consent and tools. */
+  mcp: McpHost;
   /** Change sets and command approvals as one sidebar list (oldest first). */
   approvals: OwnedApprovalSection;
   /** Who `tasklane.approve` / `tasklane.reject` ask, in order. */
@@ -80,7 +84,8 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   const { settings } = env.models;
 
   const changeSets = new ApprovalService({ db, triggers, ledger, clock, logger, trusted, storageDir, root, taskChore, settings });
-  const commands = new CommandExecutionHost({ db, triggers, ledger, clock, logger, trusted, settings, cwd: () => folder?.uri.fsPath ?? storageDir });
+  const mcp = new McpHost({ root: folder?.uri, settings, consent: new ConsentStore(env.consent, () => clock.now()), trusted, clock, logger, cwd: folder?.uri.fsPath ?? storageDir });
+  const commands = new CommandExecutionHost({ db, triggers, ledger, clock, logger, trusted, settings, mcp: mcp.servers, cwd: () => folder?.uri.fsPath ?? storageDir });
   await commands.recover();
   const chores = new ChoreHost({ db, triggers, ledger, clock, logger, trusted, secrets: env.secrets, consent: env.consent, root: folder?.uri, ...(folder ? { workspaceName: folder.name } : {}) });
   const subscriptions = [
@@ -122,6 +127,8 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   created.onDidChange(env.agentChanged);
   // Chores failing to load (e.g. an unreadable chores.yaml) must not keep the agent from starting.
   await chores.start(created).catch((error) => logger.error('HOST', 'Chores could not attach to the agent; they stay inactive.', error));
+  // MCP servers start in the background (listing tools starts them): a slow or broken one never delays the agent.
+  void mcp.start(commands.requester(), (actions) => created.addActions(guardRestricted(actions, trusted))).catch((error) => logger.error('HOST', 'MCP servers could not be read; none are offered.', error));
 
   return {
     db,
@@ -132,12 +139,14 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     changeSets,
     commands,
     chores,
+    mcp,
     approvals: combineApprovalSections(changeSets, commands),
     approvalOwners: [changeSets, commands],
     dispose() {
       // Stop the sources of new work first (schedules, watchers), then the loop, then the store.
       for (const subscription of subscriptions) subscription.dispose();
       chores.dispose();
+      mcp.dispose();
       changeSets.dispose();
       created
         .stop()

@@ -45,6 +45,8 @@ export interface McpServerStatus {
   transport: McpServerDefinition['transport'];
   /** What would run: the command line or the URL, shown before the person trusts it. */
   target: string;
+  /** The definition's hash: consent binds to it. */
+  hash: string;
   trusted: boolean;
   state: McpConnectionState | 'untrusted';
   lastError?: string;
@@ -74,6 +76,7 @@ export class McpServers implements McpCallPort {
         source: d.source,
         transport: d.transport,
         target: d.transport === 'stdio' ? [d.command, ...d.args].join(' ') : d.url,
+        hash: d.hash,
         trusted,
         state: trusted ? (connection?.state ?? 'stopped') : 'untrusted',
         ...(connection?.lastError ? { lastError: connection.lastError } : {}),

@@ -14,6 +14,8 @@ export const USER_ONLY_SETTINGS = [
   'tasklane.approval.allowedCommands',
   'tasklane.budget.maxActionsPerTask',
   'tasklane.budget.maxTokensPerTask',
+  // MCP servers defined here are trusted by their author: a repository must not add any.
+  'tasklane.mcp.servers',
 ] as const;
 
 export type UserOnlySetting = (typeof USER_ONLY_SETTINGS)[number];

@@ -14,6 +14,7 @@ import type { McpConfigProblem, McpServerDefinition } from '../../core/mcp/mcpCo
 import { McpServers } from '../../core/mcp/mcpServers';
 import type { McpServerStatus } from '../../core/mcp/mcpServers';
 import type { Clock, Logger } from '../../core/ports';
+import type { TasklaneSettings } from '../settings';
 
 /** The consent the MCP host needs: the shape of the consent store (src/core/consent). */
 export interface McpConsent {
@@ -24,6 +25,7 @@ export interface McpConsent {
 
 export interface McpHostDeps {
   root: vscode.Uri | undefined;
+  settings: Pick<TasklaneSettings, 'mcpServers'>;
   consent: McpConsent;
   trusted: () => boolean;
   clock: Clock;
@@ -149,8 +151,8 @@ export class McpHost implements vscode.Disposable {
   }
 
   private userDefinitions(): McpServerDefinition[] {
-    // The user's own value only: a workspace cannot add "trusted" servers through settings.
-    const value = vscode.workspace.getConfiguration('tasklane.mcp').inspect<unknown>('servers')?.globalValue;
+    // The user's own value only (a user-only setting): a workspace cannot add "trusted" servers.
+    const value = this.deps.settings.mcpServers();
     if (value === undefined) return [];
     const parsed = parseMcpServers(value, 'user');
     return parsed.servers;

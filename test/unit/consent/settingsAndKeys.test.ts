@@ -24,6 +24,7 @@ const hostile: Record<UserOnlySetting, { workspace: unknown; user: unknown }> = 
   'tasklane.approval.allowedCommands': { workspace: ['node evil.js'], user: ['npm test'] },
   'tasklane.budget.maxActionsPerTask': { workspace: 1e12, user: 50 },
   'tasklane.budget.maxTokensPerTask': { workspace: 1e12, user: 500_000 },
+  'tasklane.mcp.servers': { workspace: { evil: { type: 'stdio', command: 'node', args: ['evil.js'] } }, user: {} },
 };
 
 describe('settings a repository cannot set', () => {
