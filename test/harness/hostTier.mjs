@@ -80,6 +80,8 @@ export async function runHostTier(options = {}) {
         TASKLANE_MOCHA_PATH: path.join(repoRoot, 'node_modules/mocha/lib/mocha.cjs'),
         TASKLANE_HOST_TIMEOUT_MS: String(Math.max(10_000, timeoutMs - 30_000)),
         TASKLANE_USER_DATA_DIR: userDataDir,
+        // Suites that run packages from the repository (the reference MCP servers) find them here.
+        TASKLANE_REPO_ROOT: repoRoot,
         TASKLANE_TEST_MODEL_URL: model?.url,
         // The suites decide which keys exist (a missing-key case must not find one in the environment).
         OPENAI_API_KEY: undefined,

@@ -121,6 +121,18 @@ export class McpServers implements McpCallPort {
     return this.toolsByServer.get(server)?.find((t) => t.name === tool)?.annotations.readOnlyHint === true;
   }
 
+  /** Stops the servers that may no longer run: definition changed or gone, consent withdrawn, Restricted Mode. */
+  async prune(): Promise<void> {
+    const runnable = new Map(this.runnable().map((d) => [d.name, d.hash]));
+    for (const [name, live] of this.connections) {
+      if (runnable.get(name) === live.hash) continue;
+      this.connections.delete(name);
+      this.toolsByServer.delete(name);
+      await live.connection.stop();
+      this.deps.logger.info('HOST', `MCP server ${name} stopped: its definition changed or it is no longer trusted`);
+    }
+  }
+
   /** Stops every server (window closing, trust withdrawn). */
   async stopAll(): Promise<void> {
     await Promise.all([...this.connections.values()].map(({ connection }) => connection.stop()));

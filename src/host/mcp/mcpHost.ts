@@ -104,12 +104,12 @@ export class McpHost implements vscode.Disposable {
   /** Withdraws consent; the server is stopped and its tools are no longer offered. */
   async distrust(name: string): Promise<void> {
     await this.deps.consent.revoke('mcpServer', name);
-    await this.servers.stopAll();
     await this.refresh();
   }
 
   /** Lists the tools of every runnable server and hands the new ones to the agent. Never throws. */
   async refresh(): Promise<void> {
+    await this.servers.prune();
     if (!this.service || !this.addActions) return;
     const actions = await this.servers.actions(this.service);
     const fresh = actions.filter((a) => !this.registered.has(a.name));
