@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { Ledger } from '../core/actions/ledger';
 import { guardRestricted } from '../core/approval/commandActions';
-import { guardReads } from '../core/approval/guardedWorkspace';
+import { FsWorkspace } from '../core/approval/fsWorkspace';
+import { guardReads, refusingWorkspace } from '../core/approval/guardedWorkspace';
 import { nodeFs } from '../core/approval/nodeFs';
 import { Agent } from '../core/engine/agent';
 import { composeTaskHooks } from '../core/engine/composeTaskHooks';
@@ -17,7 +18,6 @@ import { ChoreHost } from './chores/choreHost';
 import { CommandExecutionHost, combineApprovalSections } from './execution/commandHost';
 import type { OwnedApprovalSection } from './execution/commandHost';
 import type { ModelProvider } from './modelProvider';
-import { VsCodeWorkspace } from './workspacePort';
 
 /** What the store-time composition takes from the composition root (src/host/main.ts). */
 export interface HostEnv {
@@ -95,8 +95,10 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   if (folder) {
     for (const dir of ['.agents/skills', '.github/skills', '.claude/skills']) skillDirs.push(vscode.Uri.joinPath(root, dir).fsPath);
   }
-  // Reads pass the same path guard as edits; it resolves symbolic links on the local disk.
-  const workspace = root.scheme === 'file' ? guardReads(new VsCodeWorkspace(root), root.fsPath, nodeFs, { caseInsensitive: process.platform !== 'linux' }) : new VsCodeWorkspace(root);
+  // Reads pass the same path guard as edits; it resolves symbolic links on the local disk. A
+  // root that is not on the local disk gets no reads at all (fail closed: the guard could not vouch for them).
+  const guardOptions = { caseInsensitive: process.platform !== 'linux' };
+  const workspace = root.scheme === 'file' ? guardReads(new FsWorkspace(root.fsPath, nodeFs, guardOptions), root.fsPath, nodeFs, guardOptions) : refusingWorkspace(root.toString());
   // No folder open: nothing to edit, so no edit actions (commands still run in the storage folder).
   const extraActions = [...(folder ? changeSets.editActions() : []), ...commands.actions()];
   const hooks = composeTaskHooks([chores.runner]);
