@@ -46,6 +46,8 @@ export const taskStart = defineAction({
   async run(input, ctx) {
     const unknown = (input.skills ?? []).filter((s) => !ctx.skillNames.includes(s));
     if (unknown.length) throw new Error(`Unknown skill(s): ${unknown.join(', ')}. Use names from the catalog: ${ctx.skillNames.join(', ') || '(none)'}.`);
+    const refused = ctx.admitTask?.();
+    if (refused) throw new Error(refused);
     const id = ctx.turn.startTask({ name: input.name, instruction: input.instruction, mode: input.mode, skills: input.skills });
     return `started task ${id}`;
   },

@@ -29,6 +29,7 @@ import { sessionView, taskView } from './records';
 import type { TaskHooks } from './taskHooks';
 import { restoreAtStart } from './restore';
 import { continueLater, endTask, injectReply, scratchDirOf } from './taskLifecycle';
+import { RunawayGuard } from './caps';
 import type { AgentChange, AgentSettings, AgentSnapshot, DeadLetterView, SessionView, TaskEvent, TaskView } from './types';
 
 /** What the agent needs from its host (the VS Code adapters, or fakes in tests). */
@@ -99,6 +100,7 @@ export class Agent {
       scratchDir: (taskId) => scratchDirOf(deps.storageDir, taskId),
       costOf: (model, usage) => costOf(model, usage).usd,
       remember: (note) => this.serialMemory(() => appendMemoryNote(memoryFile, note)),
+      caps: new RunawayGuard({ caps: () => deps.settings().caps, clock: deps.clock, logger: deps.logger, tasks: () => this.state.tasks.values() }),
       prefixContext: async () => ({ rules: (await deps.workspaceRules?.())?.trim() || undefined, memory: await readMemory(memoryFile) }),
     };
     this.ready = this.init();

@@ -14,6 +14,11 @@ export const USER_ONLY_SETTINGS = [
   'tasklane.approval.allowedCommands',
   'tasklane.budget.maxActionsPerTask',
   'tasklane.budget.maxTokensPerTask',
+  // The runaway caps (src/core/engine/caps.ts).
+  'tasklane.budget.maxActionsPerTurn',
+  'tasklane.budget.maxTaskStartsPerTurn',
+  'tasklane.budget.maxTaskStartsPerHour',
+  'tasklane.budget.maxRunningTasks',
 ] as const;
 
 export type UserOnlySetting = (typeof USER_ONLY_SETTINGS)[number];

@@ -221,7 +221,7 @@ describe('security: one path guard for seeing and changing files (real links in 
         logger: silentLogger,
         ...(recheck ? { recheck: applyTimeGuard(root, nodeFs) } : {}),
       });
-      const actions = new Map(createEditActions({ root, fs: nodeFs, files: { read }, store, decider, clock, policy: () => ({ autoApproveEdits: false }), taskSource: () => 'user' }).map((a) => [a.name, a]));
+      const actions = new Map(createEditActions({ root, fs: nodeFs, files: { read }, store, decider, clock, policy: () => ({ autoApproveEdits: false }), taskChore: () => undefined }).map((a) => [a.name, a]));
       return { decider, actions };
     }
 
