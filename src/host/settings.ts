@@ -70,6 +70,12 @@ export class TasklaneSettings implements vscode.Disposable {
     return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
   }
 
+  /** Extra variables kept out of commands' and tasks' environment (model keys always are). */
+  hiddenEnvironmentVariables(): string[] {
+    const value = this.userOnly<unknown>('tasklane.commands.hiddenEnvironmentVariables', []);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  }
+
   budget(): BudgetSettings {
     return {
       maxActionsPerTask: this.userOnly('tasklane.budget.maxActionsPerTask', 50),

@@ -36,6 +36,8 @@ export interface HostEnv {
   post: (message: HostMessage) => void;
   /** Every change the agent publishes. */
   agentChanged: (change: AgentChange) => void;
+  /** Removes known secrets and credential shapes from what is stored or sent (security/redact.ts). */
+  redact?: (text: string) => string;
 }
 
 /** Everything that exists once the store is open, each part complete. */
@@ -82,7 +84,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   const changeSets = new ApprovalService({ db, triggers, ledger, clock, logger, trusted, storageDir, root, taskChore, settings });
   const commands = new CommandExecutionHost({ db, triggers, ledger, clock, logger, trusted, settings, cwd: () => folder?.uri.fsPath ?? storageDir });
   await commands.recover();
-  const chores = new ChoreHost({ db, triggers, ledger, clock, logger, trusted, secrets: env.secrets, consent: env.consent, root: folder?.uri, ...(folder ? { workspaceName: folder.name } : {}) });
+  const chores = new ChoreHost({ db, triggers, ledger, clock, logger, trusted, secrets: env.secrets, consent: env.consent, root: folder?.uri, ...(env.redact ? { redact: env.redact } : {}), ...(folder ? { workspaceName: folder.name } : {}) });
   const subscriptions = [
     changeSets.onDidChange(env.post),
     // A chore's applied proposal changes files its own globs may watch: those events must not fire it again.
@@ -114,6 +116,9 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     // Restricted Mode: any of these that needs approval or is irreversible refuses in an untrusted workspace.
     actions: guardRestricted(extraActions, trusted),
     storageDir,
+    ...(env.redact ? { redact: env.redact } : {}),
+    // Restricted Mode withdraws `remember` too (it changes every later prompt).
+    trusted,
     skillDirs,
     workspaceRules: () => workspace.readFile('AGENTS.md').catch(() => undefined),
     // User settings only: a repository cannot raise the per-task budget (src/host/settings.ts).

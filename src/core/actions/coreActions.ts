@@ -134,17 +134,21 @@ export const wait = defineAction({
   },
 });
 
+/**
+ * `remember` proposes; the person decides (Tasklane: Review Memory Notes). `approval: 'policy'`
+ * puts it behind the Restricted Mode guard like every other action that changes what later runs.
+ */
 export const remember = defineAction({
   name: 'remember',
-  description: 'Save a durable fact about this workspace or the user\'s preferences to memory for future tasks.',
+  description: 'Propose a durable fact about this workspace or the user\'s preferences for memory. The user reviews each note before it is used in future tasks.',
   input: z.object({ note: z.string().min(1).max(500) }),
   actionSets: [ACTION_SETS.task],
   parallelizable: true,
   irreversible: false,
-  approval: 'never',
+  approval: 'policy',
   async run(input, ctx) {
     await ctx.remember(input.note);
-    return 'remembered';
+    return 'Proposed for the user\'s review; it is not in memory until they accept it (do not ask them about it now).';
   },
 });
 

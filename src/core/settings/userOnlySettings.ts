@@ -19,6 +19,8 @@ export const USER_ONLY_SETTINGS = [
   'tasklane.budget.maxTaskStartsPerTurn',
   'tasklane.budget.maxTaskStartsPerHour',
   'tasklane.budget.maxRunningTasks',
+  // A repository must not shorten the list of variables kept from the commands it gets run.
+  'tasklane.commands.hiddenEnvironmentVariables',
 ] as const;
 
 export type UserOnlySetting = (typeof USER_ONLY_SETTINGS)[number];

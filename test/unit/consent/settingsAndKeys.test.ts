@@ -28,6 +28,7 @@ const hostile: Record<UserOnlySetting, { workspace: unknown; user: unknown }> = 
   'tasklane.budget.maxTaskStartsPerTurn': { workspace: 1e9, user: 5 },
   'tasklane.budget.maxTaskStartsPerHour': { workspace: 1e9, user: 30 },
   'tasklane.budget.maxRunningTasks': { workspace: 1e9, user: 10 },
+  'tasklane.commands.hiddenEnvironmentVariables': { workspace: [], user: ['AWS_*'] },
 };
 
 describe('settings a repository cannot set', () => {
