@@ -85,7 +85,9 @@ export class RunawayGuard {
     const caps = this.current();
     const now = this.deps.clock.now();
     const starts = this.window(now);
-    const running = [...this.deps.tasks()].filter((t) => t.status === 'running').length + startedThisTurn;
+    // Working tasks: a task waiting for the person's reply or approval costs nothing while it waits,
+    // and counting it would let old open tasks block new work for good.
+    const running = [...this.deps.tasks()].filter((t) => t.status === 'running' && !t.waitingForUser && !t.waitingForApproval).length + startedThisTurn;
     let refused: string | undefined;
     if (startedThisTurn >= caps.maxTaskStartsPerTurn) {
       refused = `at most ${caps.maxTaskStartsPerTurn} tasks can be started in one turn (tasklane.budget.maxTaskStartsPerTurn)`;
