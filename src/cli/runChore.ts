@@ -14,6 +14,8 @@ import { Ledger } from '../core/actions/ledger';
 import { ChangeSetDecider } from '../core/approval/changeSetDecider';
 import { DbChangeSetStore } from '../core/approval/changeSetStore';
 import { createEditActions } from '../core/approval/editActions';
+import { applyTimeGuard } from '../core/approval/editTarget';
+import { guardReads } from '../core/approval/guardedWorkspace';
 import { nodeFs } from '../core/approval/nodeFs';
 import { ChoreRunner } from '../core/chores/choreRunner';
 import { choreIdOf } from '../core/engine/records';
@@ -80,7 +82,7 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
   });
   runner.setChores(options.chores);
   const changeSets = new DbChangeSetStore(db, clock);
-  const decider = new ChangeSetDecider({ store: changeSets, files: workspace, applier: workspace, ledger, durable: () => db.durable, triggers, logger });
+  const decider = new ChangeSetDecider({ store: changeSets, files: workspace, applier: workspace, ledger, durable: () => db.durable, triggers, logger, recheck: applyTimeGuard(options.workspace, nodeFs, { caseInsensitive: process.platform !== 'linux' }) });
   // The edit actions need task sources from the agent they are given to.
   const built: { agent?: Agent } = {};
   const editActions = createEditActions({
@@ -98,16 +100,19 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
     },
     caseInsensitive: process.platform !== 'linux',
   });
+  // The model's reads pass the same path guard as in VS Code (links out, hard links), overlay included.
+  const guardOptions = { caseInsensitive: process.platform !== 'linux' };
+  const reads = guardReads(workspace, options.workspace, nodeFs, guardOptions);
   const agent = new Agent({
     db,
     triggers,
     model: options.model,
-    workspace,
+    workspace: reads,
     clock,
     logger,
     storageDir: path.join(storeDir, 'agent'),
     skillDirs: options.skillDirs,
-    workspaceRules: () => workspace.readFile('AGENTS.md').catch(() => undefined),
+    workspaceRules: () => reads.readFile('AGENTS.md').catch(() => undefined),
     settings: () => ({ maxActionsPerTask: 500, maxTokensPerTask: 50_000_000 }),
     actions: editActions,
     hooks: runner,

@@ -34,10 +34,22 @@ export const systemClock: Clock = {
 
 export const silentLogger: Logger = { trace() {}, info() {}, warn() {}, error() {} };
 
+/** One search_text hit. */
+export interface SearchHit {
+  path: string;
+  line: number;
+  text: string;
+}
+
 /** Read-only access to the workspace, for the read actions. Paths are workspace-relative. */
 export interface WorkspacePort {
   readFile(relativePath: string): Promise<string>;
+  /**
+   * Reads at most `maxBytes` from the start of the file (never the whole file when it is larger).
+   * Optional: a port without it is read whole, then cut (in-memory fakes).
+   */
+  readText?(relativePath: string, maxBytes: number): Promise<{ text: string; truncated: boolean; size: number }>;
   /** Workspace-relative paths (folders end with '/'), sorted. */
   listFiles(relativeDir: string, options?: { recursive?: boolean; limit?: number }): Promise<string[]>;
-  searchText(query: string, options?: { isRegex?: boolean; include?: string; limit?: number }): Promise<Array<{ path: string; line: number; text: string }>>;
+  searchText(query: string, options?: { isRegex?: boolean; include?: string; limit?: number }): Promise<SearchHit[]>;
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { systemClock } from '../core/ports';
+import { MODEL_KEY_VARIABLES, Redactor } from '../core/security/redact';
 import { registerApprovalCommands } from './approvals/approvalCommands';
 import { registerChoreCommands } from './chores/choreCommands';
 import { registerCommands } from './commands';
@@ -7,6 +8,8 @@ import { registerCommandApprovalCommands } from './execution/commandHost';
 import { createLogger } from './logger';
 import { registerMcpCommands } from './mcp/mcpCommands';
 import { ModelProvider, offerModelSetup } from './modelProvider';
+import { registerMemoryReview } from './memoryReview';
+import { redactingSecrets } from './redactingSecrets';
 import { Runtime } from './runtime';
 import { AgentSidebarBackend } from './sidebarBackend';
 import { TasklaneSettings } from './settings';
@@ -37,8 +40,13 @@ export function start(context: vscode.ExtensionContext): MainParts {
   const trusted = () => vscode.workspace.isTrusted;
   // Every setting is read through this one object; those a repository must not set come from user settings only.
   const settings = new TasklaneSettings(logger);
-  const models = new ModelProvider(context.secrets, settings);
-  const runtime = new Runtime(context, { logger, clock, trusted, models });
+  // One Redactor for the window: it learns every secret read through `secrets` and the model keys
+  // in the environment, and every writer of traces and payloads uses it.
+  const redactor = new Redactor();
+  for (const name of MODEL_KEY_VARIABLES) redactor.addSecret(process.env[name]);
+  const secrets = redactingSecrets(context.secrets, redactor);
+  const models = new ModelProvider(secrets, settings);
+  const runtime = new Runtime(context, { logger, clock, trusted, models, secrets, redact: (text) => redactor.redact(text) });
   const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, trusted), logger);
   const refreshSidebar = () => sidebar.refresh();
   const ready = runtime.ready;
@@ -65,10 +73,11 @@ export function start(context: vscode.ExtensionContext): MainParts {
     vscode.lm.onDidChangeChatModels(refreshSidebar),
     context.secrets.onDidChange(refreshSidebar),
     ...registerCommands({ runtime, models, channel, refreshSidebar, trusted }),
-    ...registerChoreCommands(part((s) => s.chores), context.secrets),
+    ...registerChoreCommands(part((s) => s.chores), secrets),
     ...registerCommandApprovalCommands(part((s) => s.commands)),
     ...registerApprovalCommands(part((s) => s.approvalOwners)),
     ...registerMcpCommands(part((s) => s.mcp)),
+    registerMemoryReview(part((s) => s.agent)),
   );
 
   const started = ready.then(

@@ -16,6 +16,10 @@ export interface RuntimeEnv {
   /** Workspace Trust, read at each use. */
   trusted: () => boolean;
   models: ModelProvider;
+  /** SecretStorage as the parts should use it (redactingSecrets); default the extension's own. */
+  secrets?: vscode.SecretStorage;
+  /** The window's Redactor (security/redact.ts); default: credential shapes only. */
+  redact?: (text: string) => string;
 }
 
 /**
@@ -81,7 +85,7 @@ export class Runtime implements vscode.Disposable {
       const triggers = await createTriggerStore(db, { logger });
       const services = await createStoreServices(db, triggers, {
         ...this.env,
-        secrets: this.context.secrets,
+        secrets: this.env.secrets ?? this.context.secrets,
         // Consent for shipped automation: per workspace, in VS Code's state, never in the repository.
         consent: this.context.workspaceState,
         extensionUri: this.context.extensionUri,

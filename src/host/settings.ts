@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { EditPolicyOptions } from '../core/approval/sensitivePaths';
+import type { RunawayCaps } from '../core/engine/caps';
 import type { Logger } from '../core/ports';
 import { USER_ONLY_SETTINGS, userOnlyKeysIn, userValue } from '../core/settings/userOnlySettings';
 import type { UserOnlySetting } from '../core/settings/userOnlySettings';
@@ -15,10 +16,12 @@ export interface ModelSettings {
   maxRetries: number;
 }
 
-/** The per-task budget (tasklane.budget.*). */
+/** The per-task budget and the runaway caps (tasklane.budget.*). */
 export interface BudgetSettings {
   maxActionsPerTask: number;
   maxTokensPerTask: number;
+  /** Unset ones take DEFAULT_CAPS (src/core/engine/caps.ts). */
+  caps: Partial<RunawayCaps>;
 }
 
 /**
@@ -72,10 +75,22 @@ export class TasklaneSettings implements vscode.Disposable {
     return this.userOnly<unknown>('tasklane.mcp.servers', undefined);
   }
 
+  /** Extra variables kept out of commands' and tasks' environment (model keys always are). */
+  hiddenEnvironmentVariables(): string[] {
+    const value = this.userOnly<unknown>('tasklane.commands.hiddenEnvironmentVariables', []);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  }
+
   budget(): BudgetSettings {
     return {
       maxActionsPerTask: this.userOnly('tasklane.budget.maxActionsPerTask', 50),
       maxTokensPerTask: this.userOnly('tasklane.budget.maxTokensPerTask', 500_000),
+      caps: {
+        maxActionsPerTurn: this.userOnly<number | undefined>('tasklane.budget.maxActionsPerTurn', undefined),
+        maxTaskStartsPerTurn: this.userOnly<number | undefined>('tasklane.budget.maxTaskStartsPerTurn', undefined),
+        maxTaskStartsPerHour: this.userOnly<number | undefined>('tasklane.budget.maxTaskStartsPerHour', undefined),
+        maxRunningTasks: this.userOnly<number | undefined>('tasklane.budget.maxRunningTasks', undefined),
+      },
     };
   }
 

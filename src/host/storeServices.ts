@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { Ledger } from '../core/actions/ledger';
 import { guardRestricted } from '../core/approval/commandActions';
-import { guardReads } from '../core/approval/guardedWorkspace';
+import { FsWorkspace } from '../core/approval/fsWorkspace';
+import { guardReads, refusingWorkspace } from '../core/approval/guardedWorkspace';
 import { nodeFs } from '../core/approval/nodeFs';
 import { Agent } from '../core/engine/agent';
 import { composeTaskHooks } from '../core/engine/composeTaskHooks';
@@ -19,7 +20,6 @@ import { CommandExecutionHost, combineApprovalSections } from './execution/comma
 import type { OwnedApprovalSection } from './execution/commandHost';
 import { McpHost } from './mcp/mcpHost';
 import type { ModelProvider } from './modelProvider';
-import { VsCodeWorkspace } from './workspacePort';
 
 /** What the store-time composition takes from the composition root (src/host/main.ts). */
 export interface HostEnv {
@@ -38,6 +38,8 @@ export interface HostEnv {
   post: (message: HostMessage) => void;
   /** Every change the agent publishes. */
   agentChanged: (change: AgentChange) => void;
+  /** Removes known secrets and credential shapes from what is stored or sent (security/redact.ts). */
+  redact?: (text: string) => string;
 }
 
 /** Everything that exists once the store is open, each part complete. */
@@ -87,7 +89,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   const mcp = new McpHost({ root: folder?.uri, settings, consent: new ConsentStore(env.consent, () => clock.now()), trusted, clock, logger, cwd: folder?.uri.fsPath ?? storageDir });
   const commands = new CommandExecutionHost({ db, triggers, ledger, clock, logger, trusted, settings, mcp: mcp.servers, cwd: () => folder?.uri.fsPath ?? storageDir });
   await commands.recover();
-  const chores = new ChoreHost({ db, triggers, ledger, clock, logger, trusted, secrets: env.secrets, consent: env.consent, root: folder?.uri, ...(folder ? { workspaceName: folder.name } : {}) });
+  const chores = new ChoreHost({ db, triggers, ledger, clock, logger, trusted, secrets: env.secrets, consent: env.consent, root: folder?.uri, ...(env.redact ? { redact: env.redact } : {}), ...(folder ? { workspaceName: folder.name } : {}) });
   const subscriptions = [
     changeSets.onDidChange(env.post),
     // A chore's applied proposal changes files its own globs may watch: those events must not fire it again.
@@ -100,8 +102,10 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   if (folder) {
     for (const dir of ['.agents/skills', '.github/skills', '.claude/skills']) skillDirs.push(vscode.Uri.joinPath(root, dir).fsPath);
   }
-  // Reads pass the same path guard as edits; it resolves symbolic links on the local disk.
-  const workspace = root.scheme === 'file' ? guardReads(new VsCodeWorkspace(root), root.fsPath, nodeFs, { caseInsensitive: process.platform !== 'linux' }) : new VsCodeWorkspace(root);
+  // Reads pass the same path guard as edits; it resolves symbolic links on the local disk. A
+  // root that is not on the local disk gets no reads at all (fail closed: the guard could not vouch for them).
+  const guardOptions = { caseInsensitive: process.platform !== 'linux' };
+  const workspace = root.scheme === 'file' ? guardReads(new FsWorkspace(root.fsPath, nodeFs, guardOptions), root.fsPath, nodeFs, guardOptions) : refusingWorkspace(root.toString());
   // No folder open: nothing to edit, so no edit actions (commands still run in the storage folder).
   // Commands first, then edits: the order the tools have always been advertised in (a stable prefix).
   const extraActions = [...commands.actions(), ...(folder ? changeSets.editActions() : [])];
@@ -118,6 +122,9 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     // Restricted Mode: any of these that needs approval or is irreversible refuses in an untrusted workspace.
     actions: guardRestricted(extraActions, trusted),
     storageDir,
+    ...(env.redact ? { redact: env.redact } : {}),
+    // Restricted Mode withdraws `remember` too (it changes every later prompt).
+    trusted,
     skillDirs,
     workspaceRules: () => workspace.readFile('AGENTS.md').catch(() => undefined),
     // User settings only: a repository cannot raise the per-task budget (src/host/settings.ts).

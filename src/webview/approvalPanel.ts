@@ -1,4 +1,5 @@
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
+import { showInvisible } from '../shared/visibleText';
 import { clear, h } from './dom';
 
 /** How a decided card says what happened. */
@@ -72,7 +73,7 @@ export class ApprovalPanel {
           'li',
           { class: `approval-file${rejected ? ' rejected' : ''}`, 'data-path': file.path },
           h('span', { class: 'file-kind' }, file.kind),
-          h('span', { class: 'file-path' }, file.newPath ? `${file.path} → ${file.newPath}` : file.path),
+          h('span', { class: 'file-path' }, showInvisible(file.newPath ? `${file.path} → ${file.newPath}` : file.path)),
           h('span', { class: 'file-counts' }, `+${file.added} −${file.removed}`),
           file.sensitive ? h('span', { class: 'file-sensitive', title: file.sensitive }, '⚠') : null,
           file.kind === 'delete' || !pending ? null : openDiff,
@@ -83,11 +84,11 @@ export class ApprovalPanel {
     const card = h(
       'div',
       { class: `approval-card status-${approval.status}`, 'data-approval-id': approval.id, 'data-status': approval.status },
-      h('div', { class: 'approval-title' }, approval.choreId ? `[${approval.choreId}] ${approval.title}` : approval.title),
+      h('div', { class: 'approval-title' }, showInvisible(approval.choreId ? `[${approval.choreId}] ${approval.title}` : approval.title)),
       pending ? null : h('div', { class: 'approval-status' }, STATUS_LABELS[approval.status] ?? approval.status),
-      approval.command ? h('pre', { class: 'approval-command' }, approval.command) : null,
+      approval.command ? h('pre', { class: 'approval-command' }, showInvisible(approval.command)) : null,
       approval.files.length > 0 ? files : null,
-      approval.reason ? h('div', { class: 'approval-reason' }, approval.reason) : null,
+      approval.reason ? h('div', { class: 'approval-reason' }, showInvisible(approval.reason)) : null,
     );
     if (pending) {
       const reason = h('vscode-textfield', { class: 'reject-reason', placeholder: 'Reason (optional, told to the task)' }) as HTMLElement & { value: string };

@@ -189,6 +189,11 @@ export async function startCodeServer(options) {
     'update.mode': 'none',
     'extensions.autoUpdate': false,
     'extensions.autoCheckUpdates': false,
+    // The suites start many tasks from one turn and share one window for more than an hour of
+    // task starts; the runaway caps themselves are proven in test/unit/security/caps.attacks.test.ts.
+    'tasklane.budget.maxTaskStartsPerTurn': 50,
+    'tasklane.budget.maxTaskStartsPerHour': 10000,
+    'tasklane.budget.maxRunningTasks': 10000,
     ...options.settings,
   };
   if (options.workspaceTrust) settings['security.workspace.trust.enabled'] = true;

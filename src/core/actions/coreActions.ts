@@ -46,6 +46,8 @@ export const taskStart = defineAction({
   async run(input, ctx) {
     const unknown = (input.skills ?? []).filter((s) => !ctx.skillNames.includes(s));
     if (unknown.length) throw new Error(`Unknown skill(s): ${unknown.join(', ')}. Use names from the catalog: ${ctx.skillNames.join(', ') || '(none)'}.`);
+    const refused = ctx.admitTask?.();
+    if (refused) throw new Error(refused);
     const id = ctx.turn.startTask({ name: input.name, instruction: input.instruction, mode: input.mode, skills: input.skills });
     return `started task ${id}`;
   },
@@ -132,17 +134,21 @@ export const wait = defineAction({
   },
 });
 
+/**
+ * `remember` proposes; the person decides (Tasklane: Review Memory Notes). `approval: 'policy'`
+ * puts it behind the Restricted Mode guard like every other action that changes what later runs.
+ */
 export const remember = defineAction({
   name: 'remember',
-  description: 'Save a durable fact about this workspace or the user\'s preferences to memory for future tasks.',
+  description: 'Propose a durable fact about this workspace or the user\'s preferences for memory. The user reviews each note before it is used in future tasks.',
   input: z.object({ note: z.string().min(1).max(500) }),
   actionSets: [ACTION_SETS.task],
   parallelizable: true,
   irreversible: false,
-  approval: 'never',
+  approval: 'policy',
   async run(input, ctx) {
     await ctx.remember(input.note);
-    return 'remembered';
+    return 'Proposed for the user\'s review; it is not in memory until they accept it (do not ask them about it now).';
   },
 });
 

@@ -6,6 +6,11 @@ import type { ActionDef } from './types';
 
 /** Bounds what one tool result can add to the prompt. */
 const MAX_READ_CHARS = 20_000;
+/**
+ * Bytes loaded at most for one read_file: a line range far into a huge file needs more than the
+ * 20,000 characters shown, but a multi-GB file in the repository must not be loaded whole.
+ */
+export const MAX_READ_FILE_BYTES = 4 * 1024 * 1024;
 
 export const readFile = defineAction({
   name: 'read_file',
@@ -21,19 +26,28 @@ export const readFile = defineAction({
   approval: 'never',
   async run(input, ctx) {
     let text: string;
+    let cut: { size: number } | undefined;
     try {
-      text = await ctx.workspace.readFile(input.path);
+      const ws = ctx.workspace;
+      if (ws.readText) {
+        const read = await ws.readText(input.path, MAX_READ_FILE_BYTES);
+        text = read.text;
+        if (read.truncated) cut = { size: read.size };
+      } else {
+        text = await ws.readFile(input.path);
+      }
     } catch (error) {
       throw new Error(`Could not read ${input.path}: ${(error as Error).message}. Check the path with list_files.`, { cause: error });
     }
+    const note = cut ? `\n[the file is ${cut.size} bytes; only its first ${MAX_READ_FILE_BYTES} bytes can be read]` : '';
     if (input.startLine || input.endLine) {
       const lines = text.split('\n');
       text = lines.slice((input.startLine ?? 1) - 1, input.endLine ?? lines.length).join('\n');
     }
     if (text.length > MAX_READ_CHARS) {
-      return `${text.slice(0, MAX_READ_CHARS)}\n[truncated at ${MAX_READ_CHARS} chars; read a line range for more]`;
+      return `${text.slice(0, MAX_READ_CHARS)}\n[truncated at ${MAX_READ_CHARS} chars; read a line range for more]${note}`;
     }
-    return text;
+    return `${text}${note}`;
   },
 });
 
@@ -57,7 +71,7 @@ export const listFiles = defineAction({
 
 export const searchText = defineAction({
   name: 'search_text',
-  description: 'Search workspace files for text or a regex; returns path:line: text matches.',
+  description: 'Search workspace files for text or a regex (RE2 syntax: no lookaround or backreferences); returns path:line: text matches. include is a glob; one without / matches file names at any depth.',
   input: z.object({
     query: z.string().min(1),
     isRegex: z.boolean().default(false),

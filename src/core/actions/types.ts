@@ -57,6 +57,8 @@ export interface ActionContext {
   remember(note: string): Promise<void>;
   /** Skill names the model may pick at task start. */
   skillNames: string[];
+  /** Asks the runaway caps whether one more task may start now: undefined if so, else why not. */
+  admitTask?: () => string | undefined;
 }
 
 /** One action: the single source of truth for its schema, metadata and behaviour. */

@@ -29,6 +29,11 @@ export interface ChangeSetDeciderDeps {
   logger: Logger;
   /** Called after each stored change of a set, so the sidebar can patch its card. */
   onChange?: (changeSet: ChangeSet) => void;
+  /**
+   * The path guard run again at apply time (editTarget.ts `applyTimeGuard`): undefined when the
+   * stored path still resolves to itself inside the workspace, else why nothing may be written.
+   */
+  recheck?: (relativePath: string) => Promise<string | undefined>;
 }
 
 /** Options of an approval. */
@@ -62,6 +67,16 @@ export class ChangeSetDecider {
     for (const [path, text] of Object.entries(options.proposedEdits ?? {})) {
       const file = changeSet.files.find((f) => (f.newPath ?? f.path) === path || f.path === path);
       if (file && file.after !== null && file.after !== text) changeSet = editProposedContent(changeSet, path, text);
+    }
+    // Before anything reads or writes through the stored paths: a link swapped in since the
+    // proposal would redirect both the staleness read and the write.
+    const moved = await this.recheck(changeSet);
+    if (moved !== undefined) {
+      const stale = transition(changeSet, 'stale', `nothing was applied: ${moved}; read the files again and propose the edit anew`);
+      await this.store(stale, 'pending');
+      logger.warn('ACTION', `change set ${id} refused at apply time: ${moved}`);
+      if (options.notifyTask !== false) await this.notify(stale, 'rejected');
+      return stale;
     }
     const outcome = await approveChangeSet(changeSet, this.deps.files);
     if (!outcome.ok || outcome.changeSet.status === 'rejected') {
@@ -104,6 +119,19 @@ export class ChangeSetDecider {
     const updated = decideFile(await this.pending(id), path, decision);
     await this.store(updated, 'pending');
     return updated;
+  }
+
+  private async recheck(changeSet: ChangeSet): Promise<string | undefined> {
+    const check = this.deps.recheck;
+    if (!check) return undefined;
+    const reasons: string[] = [];
+    for (const file of changeSet.files.filter((f) => f.decision !== 'reject')) {
+      for (const path of file.newPath !== undefined ? [file.path, file.newPath] : [file.path]) {
+        const reason = await check(path).catch((error: unknown) => `${path} cannot be checked (${(error as Error).message})`);
+        if (reason !== undefined) reasons.push(reason);
+      }
+    }
+    return reasons.length ? reasons.join('; ') : undefined;
   }
 
   private async pending(id: string): Promise<ChangeSet> {

@@ -21,7 +21,9 @@ import { classifyChangeSet, describeOutcome } from './changeSetReview';
 import type { ChangeSetDecider } from './changeSetDecider';
 import type { ChangeSetStore } from './changeSetStore';
 import type { WorkspaceFiles } from './editPorts';
-import type { FsPort } from './fsPort';
+import { inspectEditTarget } from './editTarget';
+import type { EditTarget } from './editTarget';
+import type { WorkspaceFsPort } from './fsPort';
 import { resolveWorkspacePath } from './pathGuard';
 import { EditError, proposeChangeSet } from './proposeChangeSet';
 import { classifyResolvedEdit } from './sensitivePaths';
@@ -34,7 +36,7 @@ export const EDIT_ACTION_SET = 'files';
 export interface EditActionDeps {
   /** Absolute path of the workspace root (the guard resolves against it). */
   root: string;
-  fs: FsPort;
+  fs: WorkspaceFsPort;
   files: WorkspaceFiles;
   store: ChangeSetStore;
   decider: ChangeSetDecider;
@@ -74,11 +76,11 @@ export function createEditActions(deps: EditActionDeps): ActionDef[] {
   // Keyed by the turn's effects recorder: one per turn, gone with it.
   const batches = new WeakMap<TurnEffects, TurnBatch>();
 
-  const guard = async (requested: string): Promise<{ path: string; aliases: string[] }> => {
+  const guard = async (requested: string): Promise<{ path: string; target: EditTarget }> => {
     const resolved = await resolveWorkspacePath(deps.root, requested, deps.fs, { caseInsensitive: deps.caseInsensitive });
     if (!resolved.ok) throw new EditError(resolved.reason);
     if (resolved.relativePath === '') throw new EditError(`${requested} is the workspace root, not a file; give a file path such as src/index.ts`);
-    return { path: resolved.relativePath, aliases: resolved.aliases };
+    return { path: resolved.relativePath, target: await inspectEditTarget(deps.root, resolved, deps.fs, { caseInsensitive: deps.caseInsensitive }) };
   };
 
   async function propose(operation: EditOperation, ctx: ActionContext): Promise<string> {
@@ -88,13 +90,13 @@ export function createEditActions(deps: EditActionDeps): ActionDef[] {
     const policy = deps.policy();
     const source = await guard(operation.path);
     const guarded: EditOperation = { ...operation, path: source.path };
-    const aliases = [source.aliases];
+    const targets = [source.target];
     if (operation.op === 'rename_file') {
       const target = await guard(operation.newPath);
       (guarded as Extract<EditOperation, { op: 'rename_file' }>).newPath = target.path;
-      aliases.push(target.aliases);
+      targets.push(target.target);
     }
-    const reasons = aliases.map((a) => classifyResolvedEdit({ aliases: a }, policy)).flatMap((c) => (c.decision === 'ask' ? [c.reason] : []));
+    const reasons = targets.map((t) => classifyResolvedEdit(t, policy)).flatMap((c) => (c.decision === 'ask' ? [c.reason] : []));
     const chore = deps.taskChore(ctx.taskId) !== undefined;
     if (chore) reasons.push('a chore run never writes to the workspace unattended; its edits wait for review');
 

@@ -16,3 +16,36 @@ export interface FsPort {
   /** The raw target text of the symbolic link at `path` (relative targets are relative to the link's directory). */
   readlink(path: string): Promise<string>;
 }
+
+/** What `stat` reports (following symbolic links): enough to bound a read and spot a hard link. */
+export interface FsStat {
+  kind: FsEntryKind;
+  /** Bytes. */
+  size: number;
+  /** How many directory entries name this inode; above 1 on a regular file means a hard link. */
+  links: number;
+}
+
+/** A bounded read: never more than the asked number of bytes is loaded. */
+export interface BoundedText {
+  /** The text of the first bytes, cut back to a whole UTF-8 character. */
+  text: string;
+  /** True when the file is longer than what was read. */
+  truncated: boolean;
+  /** The file's whole size in bytes. */
+  size: number;
+}
+
+/**
+ * The file system the guarded workspace reads through: FsPort plus listing, stat and bounded
+ * reads. Listing reports symbolic links as links (never follows them), so a walk cannot be led
+ * out of the workspace.
+ */
+export interface WorkspaceFsPort extends FsPort {
+  /** The entries of a directory, each with its lstat kind. */
+  readdir(path: string): Promise<Array<{ name: string; kind: FsEntryKind }>>;
+  /** stat (following links), or undefined when nothing is there. */
+  stat(path: string): Promise<FsStat | undefined>;
+  /** Reads at most `maxBytes` from the start of the file. */
+  readText(path: string, maxBytes: number): Promise<BoundedText>;
+}

@@ -1,30 +1,75 @@
-import type { WorkspacePort } from '../ports';
-import type { FsPort } from './fsPort';
+import * as nodePath from 'node:path';
+import type { SearchHit, WorkspacePort } from '../ports';
+import type { WorkspaceFsPort } from './fsPort';
 import type { PathGuardOptions } from './pathGuard';
 import { resolveWorkspacePath } from './pathGuard';
 
 /**
  * The read actions' workspace, behind the same path guard as edits: reads inside the workspace
- * are automatic, anything that resolves outside it (`..`, absolute paths, symbolic links out) is
- * refused with a message the model can act on. Without it a `read_file ../../.ssh/id_rsa` or a
- * link out of the repository would hand files outside the workspace to the model.
+ * are automatic, anything that resolves outside it (`..`, absolute paths, symbolic links out at
+ * any level) is refused with a message the model can act on. Listing and search results are
+ * checked one by one too, so an inner port that follows links (VS Code's file search does by
+ * default) cannot hand the model a file outside the workspace, in Restricted Mode or not.
+ *
+ * Hard links: a regular file with more than one name may be the other name of a file outside
+ * the workspace, and nothing can tell which. Reading one is refused (search skips it), except
+ * under node_modules, where package managers (pnpm) hard-link every file to their store.
  */
-export function guardReads(inner: WorkspacePort, root: string, fs: FsPort, options: PathGuardOptions = {}): WorkspacePort {
-  const inside = async (requested: string): Promise<string> => {
+export function guardReads(inner: WorkspacePort, root: string, fs: WorkspaceFsPort, options: PathGuardOptions = {}): WorkspacePort {
+  const fold = (s: string) => (options.caseInsensitive ? s.toLowerCase() : s);
+  /** Why `requested` may not be read, or its physical workspace-relative path. */
+  const check = async (requested: string): Promise<{ ok: true; path: string } | { ok: false; reason: string }> => {
     const resolved = await resolveWorkspacePath(root, requested, fs, options);
-    if (!resolved.ok) throw new Error(resolved.reason);
-    return resolved.relativePath || '.';
+    if (!resolved.ok) return resolved;
+    if (resolved.exists && !resolved.relativePath.split('/').some((s) => fold(s) === 'node_modules')) {
+      const stats = await fs.stat(resolved.absolutePath).catch(() => undefined);
+      if (stats?.kind === 'file' && stats.links > 1) {
+        return { ok: false, reason: `${requested} is a hard link (${stats.links} names for one file), which may be the other name of a file outside the workspace; it is not read. Ask the user to copy it if it is needed.` };
+      }
+    }
+    return { ok: true, path: resolved.relativePath || '.' };
   };
+  const inside = async (requested: string): Promise<string> => {
+    const result = await check(requested);
+    if (!result.ok) throw new Error(result.reason);
+    return result.path;
+  };
+  const keep = async (path: string): Promise<boolean> => (await check(path.replace(/\/$/, '')).catch(() => ({ ok: false }))).ok;
   return {
     readFile: async (relativePath) => inner.readFile(await inside(relativePath)),
-    listFiles: async (relativeDir, listOptions) => inner.listFiles(await inside(relativeDir || '.'), listOptions),
+    readText: async (relativePath, maxBytes) => {
+      const path = await inside(relativePath);
+      if (inner.readText) return inner.readText(path, maxBytes);
+      const text = await inner.readFile(path);
+      const size = Buffer.byteLength(text);
+      return { text: size > maxBytes ? Buffer.from(text).subarray(0, maxBytes).toString('utf8') : text, truncated: size > maxBytes, size };
+    },
+    listFiles: async (relativeDir, listOptions) => {
+      const entries = await inner.listFiles(await inside(relativeDir || '.'), listOptions);
+      const kept: string[] = [];
+      for (const entry of entries) if (await keep(entry)) kept.push(entry);
+      return kept;
+    },
     searchText: async (query, searchOptions) => {
       // The include glob is matched under the root; a `..` or an absolute glob would reach past it.
       const include = searchOptions?.include;
-      if (include && (include.split(/[\\/]/).includes('..') || /^([a-zA-Z]:)?[\\/]/.test(include))) {
+      if (include && (include.split(/[\\/]/).includes('..') || /^([a-zA-Z]:)?[\\/]/.test(include) || nodePath.isAbsolute(include))) {
         throw new Error(`The include glob ${include} reaches outside the workspace; use a glob relative to the workspace root, such as src/**/*.ts.`);
       }
-      return inner.searchText(query, searchOptions);
+      const hits = await inner.searchText(query, searchOptions);
+      const verdicts = new Map<string, boolean>();
+      const kept: SearchHit[] = [];
+      for (const hit of hits) {
+        if (!verdicts.has(hit.path)) verdicts.set(hit.path, await keep(hit.path));
+        if (verdicts.get(hit.path)) kept.push(hit);
+      }
+      return kept;
     },
   };
+}
+
+/** For a workspace root not on the local disk: every read is refused, since the guard cannot resolve its links. */
+export function refusingWorkspace(root: string): WorkspacePort {
+  const refuse = (): Promise<never> => Promise.reject(new Error(`Reading files is not available for ${root}: Tasklane reads only folders on a local disk, where its path guard can check every link.`));
+  return { readFile: refuse, listFiles: refuse, searchText: refuse };
 }

@@ -69,6 +69,8 @@ export interface ChoreRunnerOptions {
   escalationTimeoutMs?: number;
   /** Told after each escalation (tests, the log). */
   onEscalated?: (run: ChoreRunRecord, results: EscalationResult[]) => void;
+  /** Applied to escalation payloads (security/redact.ts); default: credential shapes. */
+  redact?: (text: string) => string;
 }
 
 interface LiveRun {
@@ -370,7 +372,7 @@ export class ChoreRunner implements TaskHooks {
 
   private async escalate(chore: ChoreDefinition, run: ChoreRunRecord): Promise<void> {
     if (!chore.escalate) return;
-    const payload = buildEscalationPayload(chore, run, this.options.workspaceName);
+    const payload = buildEscalationPayload(chore, run, this.options.workspaceName, this.options.redact);
     const channels = Object.keys(chore.escalate);
     // Sending is irreversible: the intent is durable first, so a crash mid-send is reported, not replayed.
     const intent = await this.options.ledger?.intent(run.runId, 'chore_escalation', { choreId: chore.id, runId: run.runId, channels });

@@ -1,3 +1,4 @@
+import { redactCredentials } from '../security/redact';
 import type { ChoreUsageTotals } from './runBudget';
 import type { ChoreRunRecord } from './runLog';
 import type { ChoreRunStatus } from './runPolicy';
@@ -22,8 +23,12 @@ export interface EscalationPayload {
 
 const stepTextChars = 300;
 
-export function buildEscalationPayload(chore: { id: string; name: string }, run: ChoreRunRecord, workspace?: string): EscalationPayload {
-  return {
+/**
+ * The payload of one escalation. Every text is passed through `redact` (credential shapes by
+ * default; the runner passes its Redactor): a run that read `.env` must not post its values.
+ */
+export function buildEscalationPayload(chore: { id: string; name: string }, run: ChoreRunRecord, workspace?: string, redact: (text: string) => string = redactCredentials): EscalationPayload {
+  const payload: EscalationPayload = {
     type: 'tasklane.chore_escalation',
     version: 1,
     chore: { id: chore.id, name: chore.name },
@@ -36,6 +41,7 @@ export function buildEscalationPayload(chore: { id: string; name: string }, run:
     endedAt: run.endedAt === null ? null : new Date(run.endedAt).toISOString(),
     ...(workspace ? { workspace } : {}),
   };
+  return { ...payload, reason: redact(payload.reason), lastSteps: payload.lastSteps.map((s) => ({ ...s, args: redact(s.args), result: redact(s.result) })) };
 }
 
 /** One line for subjects and notification previews. */

@@ -1,10 +1,67 @@
 import jsonata from 'jsonata';
+import { RE2JS } from 're2js';
 
 /**
  * JSONata in chores: `successWhen` over a run's final output, and a task trigger's `when` over
  * `{ name, exitCode }`. Both are compiled when chores.yaml loads (see choreSchema.ts), so here a
  * compile error only happens for an expression that bypassed the loader.
+ *
+ * The expressions come from a repository file, and they run on the extension host's only thread,
+ * so evaluation is bounded (JSONATA_LIMITS): jsonata checks the time and the evaluation depth at
+ * every step (so `($f := function($x){ $f($x + 1) }; $f(0))`, which jsonata's tail calls would
+ * otherwise spin forever, stops after the timeout), sequences are capped, and regex literals run
+ * on RE2 (linear time) instead of a backtracking RegExp. What is left unbounded is a single
+ * built-in step over the input, whose size the run's output bounds.
  */
+
+/** Bounds of one evaluation. */
+export const JSONATA_LIMITS = {
+  /** Milliseconds of evaluation, checked at every step. */
+  timeout: 1000,
+  /** Nesting depth of evaluation (deep non-tail recursion). */
+  stack: 500,
+  /** Longest sequence an expression may build. */
+  sequence: 100_000,
+} as const;
+
+/** Longest expression accepted. */
+export const MAX_EXPRESSION_CHARS = 2000;
+
+/**
+ * The RegExp-shaped engine jsonata calls for regex literals (`exec` + `lastIndex`), on RE2.
+ * Flags `i` and `m` carry over; RE2 has no lookaround or backreferences (refused at compile).
+ */
+class Re2RegexEngine {
+  lastIndex = 0;
+  private readonly pattern: RE2JS;
+
+  constructor(source: RegExp | string, flags?: string) {
+    const text = typeof source === 'string' ? source : source.source;
+    const allFlags = `${typeof source === 'string' ? '' : source.flags}${flags ?? ''}`;
+    this.pattern = RE2JS.compile(text, (allFlags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | (allFlags.includes('m') ? RE2JS.MULTILINE : 0));
+  }
+
+  exec(input: string): (string[] & { index: number; input: string }) | null {
+    const matcher = this.pattern.matcher(input);
+    if (this.lastIndex > input.length || !matcher.find(this.lastIndex)) {
+      this.lastIndex = 0;
+      return null;
+    }
+    const groups: string[] = [];
+    for (let i = 0; i <= matcher.groupCount(); i += 1) groups.push(matcher.group(i) ?? (undefined as unknown as string));
+    const start = matcher.start();
+    const end = matcher.end();
+    this.lastIndex = end === start ? end + 1 : end;
+    return Object.assign(groups, { index: start, input });
+  }
+}
+
+function regexSources(node: unknown, out: RegExp[] = []): RegExp[] {
+  if (node instanceof RegExp) out.push(node);
+  else if (Array.isArray(node)) node.forEach((child) => regexSources(child, out));
+  else if (node && typeof node === 'object') Object.values(node).forEach((child) => regexSources(child, out));
+  return out;
+}
 
 /** A compiled expression, kept with its source for messages. */
 export interface CompiledExpression {
@@ -14,8 +71,17 @@ export interface CompiledExpression {
 
 /** Compiles a JSONata expression; throws with the position of the problem. */
 export function compileExpression(source: string): CompiledExpression {
+  if (source.length > MAX_EXPRESSION_CHARS) throw new Error(`The JSONata expression is ${source.length} characters long; keep it under ${MAX_EXPRESSION_CHARS}.`);
   try {
-    return { source, expression: jsonata(source) };
+    const expression = jsonata(source, { ...JSONATA_LIMITS, RegexEngine: Re2RegexEngine as unknown as RegExpConstructor });
+    for (const regex of regexSources(expression.ast())) {
+      try {
+        RE2JS.compile(regex.source);
+      } catch (error) {
+        throw Object.assign(new Error(`the regex /${regex.source}/ is not supported (${(error as Error).message}); chore expressions use RE2 syntax, without lookaround or backreferences`), { cause: error });
+      }
+    }
+    return { source, expression };
   } catch (error) {
     const e = error as { message?: string; position?: number };
     throw new Error(`"${source}" is not valid JSONata: ${e.message ?? String(error)}${typeof e.position === 'number' ? ` at character ${e.position}` : ''}`, { cause: error });

@@ -1,3 +1,4 @@
+import { redactCredentials } from '../security/redact';
 import type { Clock } from '../ports';
 import type { DurableDb } from '../store/types';
 import type { ChoreUsageTotals } from './runBudget';
@@ -63,6 +64,12 @@ export class ChoreRunLog {
   private readonly runs = new Map<string, ChoreRunRecord>();
   private readonly listeners = new Set<(run: ChoreRunRecord) => void>();
   private counter = 0;
+  /**
+   * Applied to every step's args and result and to the end reason before they are stored (and
+   * so before an escalation can send them): credential shapes by default; the host sets its
+   * Redactor, which also knows the secret values it has read.
+   */
+  redact: (text: string) => string = redactCredentials;
 
   constructor(
     private readonly persistence: ChoreRunPersistence,
@@ -95,7 +102,7 @@ export class ChoreRunLog {
   /** Adds a running step and returns its id. Not awaited by design: the trace is best-effort live, the end is durable. */
   stepStarted(runId: string, name: string, args: unknown): number {
     const run = this.require(runId);
-    const step: ChoreStep = { id: run.steps.length + 1, name, status: 'running', args: clip(typeof args === 'string' ? args : JSON.stringify(args) ?? ''), result: '', startedAt: this.clock.now(), durationMs: null };
+    const step: ChoreStep = { id: run.steps.length + 1, name, status: 'running', args: clip(this.redact(typeof args === 'string' ? args : JSON.stringify(args) ?? '')), result: '', startedAt: this.clock.now(), durationMs: null };
     run.steps.push(step);
     void this.write(run, false);
     return step.id;
@@ -106,7 +113,7 @@ export class ChoreRunLog {
     const step = run.steps.find((s) => s.id === stepId);
     if (!step) throw new Error(`run ${runId} has no step ${stepId}; call stepStarted first`);
     step.status = status;
-    step.result = clip(typeof result === 'string' ? result : JSON.stringify(result) ?? '');
+    step.result = clip(this.redact(typeof result === 'string' ? result : JSON.stringify(result) ?? ''));
     step.durationMs = this.clock.now() - step.startedAt;
     void this.write(run, false);
   }
@@ -135,7 +142,7 @@ export class ChoreRunLog {
   async finish(runId: string, status: Exclude<ChoreRunStatus, 'running'>, reason?: string): Promise<ChoreRunRecord> {
     const run = this.require(runId);
     run.status = status;
-    run.reason = reason ?? null;
+    run.reason = reason === undefined ? null : this.redact(reason);
     run.endedAt = this.clock.now();
     // A step still running when the run ends did not finish: say so rather than leave a spinner.
     for (const step of run.steps) if (step.status === 'running') Object.assign(step, { status: 'error', result: `interrupted: run ended ${status}`, durationMs: run.endedAt - step.startedAt });

@@ -9,7 +9,8 @@ import { Ledger } from '../actions/ledger';
 import { readActions } from '../actions/readActions';
 import { ActionRegistry } from '../actions/registry';
 import type { ActionDef } from '../actions/types';
-import { appendMemoryNote, readMemory } from '../memory/memory';
+import { guardRestricted } from '../approval/commandActions';
+import { proposeMemoryNote, readMemory, readMemoryProposals, settleMemoryProposals } from '../memory/memory';
 import { costOf } from '../model/pricing';
 import type { ModelClient } from '../model/types';
 import type { Clock, Logger, WorkspacePort } from '../ports';
@@ -29,6 +30,8 @@ import { sessionView, taskView } from './records';
 import type { TaskHooks } from './taskHooks';
 import { restoreAtStart } from './restore';
 import { continueLater, endTask, injectReply, scratchDirOf } from './taskLifecycle';
+import { redactCredentials, redactDeep } from '../security/redact';
+import { RunawayGuard } from './caps';
 import type { AgentChange, AgentSettings, AgentSnapshot, DeadLetterView, SessionView, TaskEvent, TaskView } from './types';
 
 /** What the agent needs from its host (the VS Code adapters, or fakes in tests). */
@@ -47,6 +50,13 @@ export interface AgentDeps {
   /** AGENTS.md content. */
   workspaceRules?: () => Promise<string | undefined>;
   settings: () => AgentSettings;
+  /**
+   * Applied to everything written to event streams and EVENT.md (security/redact.ts). Default:
+   * credential shapes; the host passes its Redactor, which also knows the secret values it read.
+   */
+  redact?: (text: string) => string;
+  /** False in Restricted Mode (an untrusted folder): `remember` is withdrawn. Default: trusted. */
+  trusted?: () => boolean;
   /** More actions (edits, commands) registered next to the core set. */
   actions?: ActionDef[];
   /** Supervisor hooks (the chore runner): resolve chore fires, guard and observe their tasks. */
@@ -71,10 +81,13 @@ export class Agent {
   onSettled?: (trigger: Trigger, rung: Rung | 'failed') => void;
 
   constructor(private readonly deps: AgentDeps) {
-    const streams = new EventStreams(path.join(deps.storageDir, 'events'));
+    const redact = deps.redact ?? redactCredentials;
+    const streams = new EventStreams(path.join(deps.storageDir, 'events'), (data) => redactDeep(data, redact) as Record<string, unknown>);
     const eventMd = new AppendFile(path.join(deps.storageDir, 'EVENT.md'), '# Tasklane events\n\n');
     this.state = new EngineState(deps.db, streams, eventMd, deps.clock, deps.logger);
-    const registry = new ActionRegistry([...coreActions, ...readActions, ...(deps.actions ?? [])]);
+    // `remember` changes every later prompt: withdrawn in Restricted Mode like the other doing actions.
+    const core = coreActions.map((action) => (action.name === 'remember' && deps.trusted ? guardRestricted([action], deps.trusted)[0] : action));
+    const registry = new ActionRegistry([...core, ...readActions, ...(deps.actions ?? [])]);
     const memoryFile = path.join(deps.storageDir, 'MEMORY.md');
     this.env = {
       state: this.state,
@@ -98,7 +111,8 @@ export class Agent {
       skillNames: () => this.skillList.map((s) => s.name),
       scratchDir: (taskId) => scratchDirOf(deps.storageDir, taskId),
       costOf: (model, usage) => costOf(model, usage).usd,
-      remember: (note) => this.serialMemory(() => appendMemoryNote(memoryFile, note)),
+      remember: (note) => this.serialMemory(() => proposeMemoryNote(memoryFile, note)),
+      caps: new RunawayGuard({ caps: () => deps.settings().caps, clock: deps.clock, logger: deps.logger, tasks: () => this.state.tasks.values() }),
       prefixContext: async () => ({ rules: (await deps.workspaceRules?.())?.trim() || undefined, memory: await readMemory(memoryFile) }),
     };
     this.ready = this.init();
@@ -128,6 +142,16 @@ export class Agent {
   /** Resolves when state is loaded (the snapshot is complete). */
   whenReady(): Promise<void> {
     return this.ready;
+  }
+
+  /** Notes `remember` proposed, waiting for the person's review. */
+  memoryProposals(): Promise<string[]> {
+    return readMemoryProposals(this.env.memoryFile);
+  }
+
+  /** The person's review of the proposed notes: the accepted ones enter MEMORY.md, all are cleared. */
+  settleMemoryProposals(accepted: readonly string[]): Promise<void> {
+    return this.serialMemory(() => settleMemoryProposals(this.env.memoryFile, accepted));
   }
 
   /** Re-reads the skill folders (the host calls it when a SKILL.md changes). */

@@ -143,14 +143,16 @@ export class EngineState {
 
   /** Appends a transcript line (stream + memory + EVENT.md mirror) and bumps the session. */
   async appendMessage(sessionId: string, role: MessageRole, text: string, extra: { retryable?: boolean; stopped?: boolean } = {}): Promise<MessageView> {
-    const message: MessageView = { role, text, at: this.clock.now(), ...(extra.retryable ? { retryable: true } : {}), ...(extra.stopped ? { stopped: true } : {}) };
-    await this.streams.append(sessionId, 'message', { ...message }, message.at);
+    const asked: MessageView = { role, text, at: this.clock.now(), ...(extra.retryable ? { retryable: true } : {}), ...(extra.stopped ? { stopped: true } : {}) };
+    // The stream redacts secrets; the sidebar, the transcript and EVENT.md show what was stored.
+    const written = await this.streams.append(sessionId, 'message', { ...asked }, asked.at);
+    const message: MessageView = { ...asked, text: typeof written.data.text === 'string' ? written.data.text : text };
     const lines = this.transcripts.get(sessionId) ?? [];
     lines.push(message);
     if (lines.length > TRANSCRIPT_LINES) lines.splice(0, lines.length - TRANSCRIPT_LINES);
     this.transcripts.set(sessionId, lines);
     this.publish({ type: 'message', sessionId, message });
-    void this.mirror(sessionId, role, text);
+    void this.mirror(sessionId, role, message.text);
     const session = this.sessions.get(sessionId);
     if (session) session.lastActivity = message.at;
     return message;

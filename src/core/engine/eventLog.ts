@@ -21,7 +21,15 @@ interface Stream {
 export class EventStreams {
   private readonly streams = new Map<string, Promise<Stream>>();
 
-  constructor(private readonly dir: string) {}
+  /**
+   * `redact` is applied to every event's data before it is written or returned (security/redact.ts):
+   * what a tool read (a `.env`, a key) is not kept in plain text in the stream, the trace or the
+   * model's history built from it.
+   */
+  constructor(
+    private readonly dir: string,
+    private readonly redact: (data: Record<string, unknown>) => Record<string, unknown> = (data) => data,
+  ) {}
 
   private file(id: string): string {
     if (!/^[A-Za-z0-9_.-]+$/.test(id)) throw new Error(`Invalid stream id '${id}'.`);
@@ -66,7 +74,7 @@ export class EventStreams {
   async append(id: string, kind: TaskEventKind, data: Record<string, unknown>, at: number): Promise<TaskEvent> {
     const stream = await this.open(id);
     const run = stream.tail.then(async () => {
-      const event: TaskEvent = { seq: stream.offsets.length + 1, at, kind, data };
+      const event: TaskEvent = { seq: stream.offsets.length + 1, at, kind, data: this.redact(data) };
       const line = Buffer.from(`${JSON.stringify(event)}\n`, 'utf8');
       await stream.handle.write(line, 0, line.length, stream.size);
       stream.offsets.push(stream.size);

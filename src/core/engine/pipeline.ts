@@ -12,6 +12,7 @@ import { emptyUsage } from '../model/types';
 import type { Clock, Logger, WorkspacePort } from '../ports';
 import { REPAIR_NOTE } from '../prompts/prompts';
 import { toolResultText } from '../prompts/requestBuilder';
+import type { RunawayGuard } from './caps';
 import type { EngineState } from './engineState';
 import type { TaskRecord } from './records';
 import type { TaskHooks } from './taskHooks';
@@ -32,6 +33,8 @@ export interface PipelineEnv {
   costOf(model: string, usage: Usage): number;
   /** Optional supervisor hooks (chore runs): a guard before each model call and action. */
   hooks?: TaskHooks;
+  /** Caps on runaway work (actions per turn, task starts); absent in tests that do not need them. */
+  caps?: RunawayGuard;
 }
 
 export interface PipelineInput {
@@ -154,8 +157,11 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   }
   if (response.toolCalls.length) await recordTurn(env, input, response);
 
-  // Execute.
-  const ready = prepared as Array<Required<Pick<Prepared, 'call' | 'action'>> & { input: unknown }>;
+  // Execute, within the caps: the calls over them are answered with an error and not run.
+  const valid = prepared as Array<Required<Pick<Prepared, 'call' | 'action'>> & { input: unknown }>;
+  const allowance = env.caps?.actionsAllowed(valid.length, input.task) ?? { run: valid.length };
+  const ready = valid.slice(0, allowance.run);
+  if (allowance.refused) await refuseCalls(env, input, effects, valid.slice(allowance.run).map((p) => p.call), allowance.refused);
   const parallel = ready.length > 1 && ready.every((p) => p.action.parallelizable);
   const run = (p: (typeof ready)[number]) => executeOne(env, input, effects, p.action, p.call, p.input);
   if (ready.length) logger.info('WORKFLOW: execute', `${input.sessionId}: ${ready.map((p) => p.action.name).join(', ')} (${parallel ? 'parallel' : 'in order'})`);
@@ -169,6 +175,15 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
     }
   }
   return { effects, usage, cost, actionsRun: ready.length, text: response.text, modelMs };
+}
+
+async function refuseCalls(env: PipelineEnv, input: PipelineInput, effects: TurnEffectsRecorder, calls: ToolCall[], reason: string): Promise<void> {
+  if (input.task) {
+    for (const call of calls) await env.state.appendEvent(input.sessionId, 'action_end', { callId: call.id, name: call.name, error: reason, durationMs: 0 });
+    await env.state.appendEvent(input.sessionId, 'warning', { text: `${calls.length} tool call(s) of one response were not run: ${reason}` });
+  } else {
+    effects.say(`(${calls.length} action(s) were not run: ${reason})`);
+  }
 }
 
 async function recordTurn(env: PipelineEnv, input: PipelineInput, response: ModelResponse): Promise<void> {
@@ -201,6 +216,7 @@ async function executeOne(env: PipelineEnv, input: PipelineInput, effects: TurnE
     logger,
     remember: (note) => env.remember(note),
     skillNames: env.skillNames(),
+    admitTask: () => env.caps?.admitTaskStart(effects.started.length),
   };
   let ledgerId: string | undefined;
   try {

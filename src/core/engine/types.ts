@@ -2,6 +2,7 @@
  * The engine's public view types. The sidebar protocol (src/shared) mirrors them, so every type
  * here is JSON-serialisable: plain objects, strings, numbers, booleans, arrays.
  */
+import type { RunawayCaps } from './caps';
 
 /** Who wrote a transcript line. `event` is a neutral notice (task started, budget warning…). */
 export type MessageRole = 'user' | 'assistant' | 'error' | 'event';
@@ -166,4 +167,6 @@ export interface AgentSettings {
   maxCostPerTask?: number;
   /** What Continue adds to a paused task's limits; default: the initial limits again. */
   budgetIncrement?: { actions?: number; tokens?: number; cost?: number };
+  /** Caps on runaway work (caps.ts); unset ones take DEFAULT_CAPS. */
+  caps?: Partial<RunawayCaps>;
 }

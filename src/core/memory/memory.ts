@@ -39,6 +39,37 @@ export async function appendMemoryNote(file: string, note: string): Promise<void
   await writeAtomic(file, `${withHeading.trimEnd()}\n- ${note.replace(/\s+/g, ' ').trim()}\n`);
 }
 
+/**
+ * Notes the model proposed with `remember`, waiting for the person's review. They are NOT in any
+ * prompt until accepted: a note enters every later task's prefix with the authority of memory,
+ * so an instruction injected through a file the model read must not get there by itself.
+ * One note per line (`- note`), next to MEMORY.md.
+ */
+export function proposalFileOf(memoryFile: string): string {
+  return path.join(path.dirname(memoryFile), 'MEMORY.proposed.md');
+}
+
+/** Adds a proposed note (deduplicated). Serialised by the caller's queue. */
+export async function proposeMemoryNote(memoryFile: string, note: string): Promise<void> {
+  const clean = note.replace(/\s+/g, ' ').trim();
+  const pending = await readMemoryProposals(memoryFile);
+  if (pending.includes(clean)) return;
+  await writeAtomic(proposalFileOf(memoryFile), [...pending, clean].map((n) => `- ${n}\n`).join(''));
+}
+
+/** The proposed notes, oldest first. */
+export async function readMemoryProposals(memoryFile: string): Promise<string[]> {
+  const text = await fs.readFile(proposalFileOf(memoryFile), 'utf8').catch(() => '');
+  return text.split('\n').filter((line) => line.startsWith('- ')).map((line) => line.slice(2).trim()).filter(Boolean);
+}
+
+/** The person's review: `accepted` notes go into MEMORY.md, every proposal is cleared. */
+export async function settleMemoryProposals(memoryFile: string, accepted: readonly string[]): Promise<void> {
+  const pending = await readMemoryProposals(memoryFile);
+  for (const note of accepted) if (pending.includes(note)) await appendMemoryNote(memoryFile, note);
+  await writeAtomic(proposalFileOf(memoryFile), '');
+}
+
 const saveMemorySchema = z.object({ content: z.string().min(1).max(MEMORY_MAX_CHARS * 2) });
 
 /** Reads the tail of a text file (the recent part of EVENT.md). */

@@ -16,6 +16,13 @@ export const USER_ONLY_SETTINGS = [
   'tasklane.budget.maxTokensPerTask',
   // MCP servers defined here are trusted by their author: a repository must not add any.
   'tasklane.mcp.servers',
+  // The runaway caps (src/core/engine/caps.ts).
+  'tasklane.budget.maxActionsPerTurn',
+  'tasklane.budget.maxTaskStartsPerTurn',
+  'tasklane.budget.maxTaskStartsPerHour',
+  'tasklane.budget.maxRunningTasks',
+  // A repository must not shorten the list of variables kept from the commands it gets run.
+  'tasklane.commands.hiddenEnvironmentVariables',
 ] as const;
 
 export type UserOnlySetting = (typeof USER_ONLY_SETTINGS)[number];

@@ -1,20 +1,25 @@
 import * as vscode from 'vscode';
+import type { ApprovalView } from '../../shared/approvalProtocol';
+import { showInvisible } from '../../shared/visibleText';
 
 /** Something that owns approvals (change sets, commands) the palette commands can decide. */
 export interface ApprovalOwner {
   owns(id: string): Promise<boolean>;
-  /** Its oldest pending approval, if any. */
-  oldestPending(): Promise<{ id: string; createdAt: number } | undefined>;
+  /** Its approvals as the sidebar shows them (the pending ones are offered in the pick). */
+  list(): Promise<ApprovalView[]>;
   approve(id: string): Promise<unknown>;
   reject(id: string, reason?: string): Promise<unknown>;
 }
 
 /**
- * `tasklane.approve` / `tasklane.reject` (docs/DESIGN.md §9): an optional approval id, default the
- * oldest pending approval of any owner. Reject from the palette (no arguments) asks for an
- * optional reason, which the task is told; a caller passing an id passes the reason second.
- * Each returns what its owner's decision returned (undefined when there was nothing to decide).
- * The owners exist once the store is open; the commands wait for them (`ready`).
+ * `tasklane.approve` / `tasklane.reject` (docs/DESIGN.md §9): an approval id, or, without one, an
+ * explicit pick of the pending approvals (commands and change sets, each named with what it runs
+ * or touches, invisible characters shown escaped). Never silently "the oldest": a command queued
+ * at night by a chore must not run when the person meant the diff in front of them. Reject from
+ * the palette (no arguments) asks for an optional reason, which the task is told; a caller
+ * passing an id passes the reason second. Each returns what its owner's decision returned
+ * (undefined when there was nothing to decide or the pick was dismissed). The owners exist once
+ * the store is open; the commands wait for them (`ready`).
  */
 export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]>): vscode.Disposable[] {
   const idOf = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
@@ -26,13 +31,21 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
       void vscode.window.showInformationMessage(`Tasklane: there is no approval ${id} to ${verb}.`);
       return undefined;
     }
-    let oldest: { owner: ApprovalOwner; id: string; createdAt: number } | undefined;
+    const items: Array<vscode.QuickPickItem & { owner: ApprovalOwner; id: string; createdAt: number }> = [];
     for (const owner of owners) {
-      const pending = await owner.oldestPending();
-      if (pending && (!oldest || pending.createdAt < oldest.createdAt)) oldest = { owner, ...pending };
+      for (const view of await owner.list()) {
+        if (view.status !== 'pending') continue;
+        const what = view.command !== undefined ? `Run: ${view.command}` : `Edit: ${view.files.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path)).join(', ')}`;
+        items.push({ owner, id: view.id, createdAt: view.createdAt, label: showInvisible(view.title), detail: showInvisible(what), description: view.choreId ? `chore ${view.choreId}` : undefined });
+      }
     }
-    if (!oldest) void vscode.window.showInformationMessage(`Tasklane: nothing is waiting for approval, so there is nothing to ${verb}.`);
-    return oldest;
+    if (items.length === 0) {
+      void vscode.window.showInformationMessage(`Tasklane: nothing is waiting for approval, so there is nothing to ${verb}.`);
+      return undefined;
+    }
+    items.sort((a, b) => a.createdAt - b.createdAt);
+    const picked = await vscode.window.showQuickPick(items, { title: `Tasklane: which approval do you want to ${verb}?`, placeHolder: 'Each item says what would run or change', matchOnDetail: true, ignoreFocusOut: true });
+    return picked ? { owner: picked.owner, id: picked.id } : undefined;
   }
 
   return [

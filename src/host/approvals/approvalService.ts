@@ -7,6 +7,7 @@ import { classifyChangeSet, describeOutcome } from '../../core/approval/changeSe
 import { DbChangeSetStore } from '../../core/approval/changeSetStore';
 import type { ChangeSetStore } from '../../core/approval/changeSetStore';
 import { createEditActions, summariseChangeSet } from '../../core/approval/editActions';
+import { applyTimeGuard } from '../../core/approval/editTarget';
 import { nodeFs } from '../../core/approval/nodeFs';
 import { sensitiveReason } from '../../core/approval/sensitivePaths';
 import type { Clock, Logger } from '../../core/ports';
@@ -80,6 +81,8 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
       triggers: deps.triggers,
       logger: deps.logger,
       onChange: (changeSet) => this.publish(changeSet),
+      // The guard again at apply time: a folder swapped for a link since the proposal is refused.
+      recheck: applyTimeGuard(deps.root.fsPath, nodeFs, { caseInsensitive: process.platform !== 'linux' }),
     });
   }
 

@@ -50,6 +50,8 @@ export interface ChoreHostDeps {
   secrets: vscode.SecretStorage;
   /** Where consent is kept: the workspace's state (workspaceState), never the repository. */
   consent: ConsentBackend;
+  /** Applied to run steps, reasons and escalation payloads (security/redact.ts); default: credential shapes. */
+  redact?: (text: string) => string;
   /** The first workspace folder (where `.tasklane/chores.yaml` lives); undefined when none is open. */
   root: vscode.Uri | undefined;
   /** Its name, for escalation messages. */
@@ -102,6 +104,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       onFire: (burst) => void this.fire(burst.choreId, 'files', `${burst.paths.length} file(s) changed (${burst.events} events): ${burst.paths.slice(0, 5).join(', ')}`),
     });
     this.runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
+    if (deps.redact) this.runLog.redact = deps.redact;
     this.scheduler = new ChoreScheduler({ triggers, clock, persistence: new DbSchedulePersistence(db, () => clock.now()), logger });
     this.runner = new ChoreRunner({
       triggers,
@@ -110,6 +113,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       clock,
       logger,
       secrets: { getSecret: (name) => Promise.resolve(deps.secrets.get(workspaceSecretKey(name))) },
+      ...(deps.redact ? { redact: deps.redact } : {}),
       ledger: deps.ledger,
       canRun: deps.trusted,
       ...(deps.workspaceName !== undefined ? { workspaceName: deps.workspaceName } : {}),

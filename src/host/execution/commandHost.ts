@@ -47,8 +47,8 @@ export interface CommandExecutionDeps {
   trusted: () => boolean;
   /** Where commands run: the first workspace folder, else the storage folder. */
   cwd: () => string;
-  /** Where the allowlist is read (user settings only). */
-  settings: Pick<TasklaneSettings, 'allowedCommands'>;
+  /** Where the allowlist and the hidden environment variables are read (user settings only). */
+  settings: Pick<TasklaneSettings, 'allowedCommands' | 'hiddenEnvironmentVariables'>;
   /** MCP tool calls share the command approvals (cards, ledger, wake-up). */
   mcp?: McpCallPort;
 }
@@ -66,8 +66,8 @@ export class CommandExecutionHost implements OwnedApprovalSection {
     this.service = new CommandService({
       store: new DbCommandApprovalStore(deps.db, deps.clock),
       runner: {
-        runCommand: (command, options) => runInTerminal(command, { ...options, cwd: deps.cwd() }),
-        runTask: (name, options) => runVsCodeTask(name, options),
+        runCommand: (command, options) => runInTerminal(command, { ...options, cwd: deps.cwd(), hiddenEnv: deps.settings.hiddenEnvironmentVariables() }),
+        runTask: (name, options) => runVsCodeTask(name, { ...options, hiddenEnv: deps.settings.hiddenEnvironmentVariables() }),
       },
       ...(deps.mcp ? { mcp: deps.mcp } : {}),
       gate: {

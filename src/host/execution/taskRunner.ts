@@ -1,19 +1,26 @@
 import * as vscode from 'vscode';
 import type { CommandResult } from '../../core/approval/commandApproval';
+import { pickTask } from '../../core/approval/taskPick';
+import { hiddenVariableNames } from '../../core/security/redact';
 
 /**
- * Runs a VS Code task by name (its label; `source: label` also matches) and resolves with the
- * exit code from onDidEndTaskProcess. The task's output stays in its own terminal: the task API
- * does not expose it.
+ * Runs a VS Code task and resolves with the exit code from onDidEndTaskProcess. The task's output
+ * stays in its own terminal: the task API does not expose it.
+ *
+ * The name is matched by source and label (pickTask): a plain `build` is the workspace's own
+ * tasks.json task of that label, never whichever provider (npm, gulp, an extension) happens to
+ * offer one; another provider's task is named `npm: build`. So approving or allowlisting
+ * `task:build` covers exactly the definition the person can read in .vscode/tasks.json.
  */
-export async function runVsCodeTask(name: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult> {
+export async function runVsCodeTask(name: string, options: { timeoutMs: number; signal?: AbortSignal; hiddenEnv?: readonly string[] }): Promise<CommandResult> {
   const started = Date.now();
   const tasks = await vscode.tasks.fetchTasks();
-  const task = tasks.find((t) => t.name === name) ?? tasks.find((t) => `${t.source}: ${t.name}` === name);
-  if (!task) {
-    const names = [...new Set(tasks.map((t) => t.name))].slice(0, 30).join(', ') || 'none';
-    return { exitCode: null, output: '', truncatedChars: 0, timedOut: false, cancelled: false, durationMs: 0, error: `there is no VS Code task named '${name}'; available tasks: ${names}` };
+  const picked = pickTask(tasks, name);
+  if (typeof picked === 'string') {
+    return { exitCode: null, output: '', truncatedChars: 0, timedOut: false, cancelled: false, durationMs: 0, error: picked };
   }
+  const task = picked;
+  withoutHiddenVariables(task, options.hiddenEnv ?? []);
   return new Promise<CommandResult>((resolve) => {
     let execution: vscode.TaskExecution | undefined;
     let settled = false;
@@ -50,4 +57,16 @@ export async function runVsCodeTask(name: string, options: { timeoutMs: number; 
       (error: unknown) => finish(null, `VS Code could not start the task: ${error instanceof Error ? error.message : String(error)}`),
     );
   });
+}
+
+/**
+ * Blanks the model keys (and the user's hidden names) in a shell or process task's environment:
+ * VS Code merges `options.env` over its own environment and cannot unset a variable, so the
+ * names present are set to the empty string.
+ */
+function withoutHiddenVariables(task: vscode.Task, hidden: readonly string[]): void {
+  const names = hiddenVariableNames(process.env, hidden);
+  const execution = task.execution;
+  if (names.length === 0 || !(execution instanceof vscode.ShellExecution || execution instanceof vscode.ProcessExecution)) return;
+  execution.options = { ...execution.options, env: { ...execution.options?.env, ...Object.fromEntries(names.map((n) => [n, ''])) } };
 }

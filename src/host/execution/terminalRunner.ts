@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
+import { commandEnvironment } from '../../core/security/redact';
 import type { CommandResult } from '../../core/approval/commandApproval';
 
 /** Output kept for the model: this much from the start and this much from the end. */
@@ -55,7 +56,7 @@ function killTree(child: ChildProcess): void {
  * and the bounded output. The process starts at once (not when the terminal is first shown), so a
  * hidden panel cannot stall the agent.
  */
-export function runInTerminal(command: string, options: { cwd: string; timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult> {
+export function runInTerminal(command: string, options: { cwd: string; timeoutMs: number; signal?: AbortSignal; hiddenEnv?: readonly string[] }): Promise<CommandResult> {
   const started = Date.now();
   const writeEmitter = new vscode.EventEmitter<string>();
   const closeEmitter = new vscode.EventEmitter<number | void>();
@@ -69,7 +70,7 @@ export function runInTerminal(command: string, options: { cwd: string; timeoutMs
   let cancelled = false;
   let timedOut = false;
   const { file, args } = shellFor(command);
-  const child = spawn(file, args, { cwd: options.cwd, detached: process.platform !== 'win32', env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, args, { cwd: options.cwd, detached: process.platform !== 'win32', env: commandEnvironment(process.env, options.hiddenEnv), stdio: ['ignore', 'pipe', 'pipe'] });
   const cancel = () => {
     cancelled = true;
     killTree(child);
@@ -122,3 +123,4 @@ export function runInTerminal(command: string, options: { cwd: string; timeoutMs
     child.once('close', (code) => finish(timedOut || cancelled ? null : code));
   });
 }
+

@@ -25,6 +25,11 @@ const hostile: Record<UserOnlySetting, { workspace: unknown; user: unknown }> = 
   'tasklane.budget.maxActionsPerTask': { workspace: 1e12, user: 50 },
   'tasklane.budget.maxTokensPerTask': { workspace: 1e12, user: 500_000 },
   'tasklane.mcp.servers': { workspace: { evil: { type: 'stdio', command: 'node', args: ['evil.js'] } }, user: {} },
+  'tasklane.budget.maxActionsPerTurn': { workspace: 1e9, user: 20 },
+  'tasklane.budget.maxTaskStartsPerTurn': { workspace: 1e9, user: 5 },
+  'tasklane.budget.maxTaskStartsPerHour': { workspace: 1e9, user: 30 },
+  'tasklane.budget.maxRunningTasks': { workspace: 1e9, user: 10 },
+  'tasklane.commands.hiddenEnvironmentVariables': { workspace: [], user: ['AWS_*'] },
 };
 
 describe('settings a repository cannot set', () => {

@@ -103,7 +103,12 @@ for (const wire of WIRES) {
       await h.agent.sendMessage('install the deps');
       await h.idle();
       assert.match(JSON.stringify(server.requests.at(-1)!.body), /# Memory[\s\S]*uses pnpm/);
+      // `remember` only proposes (security review, finding 7): memory changes when the person accepts.
+      assert.doesNotMatch(agentFile(h, 'MEMORY.md'), /CI runs on Node 20/);
+      assert.deepEqual(await h.agent.memoryProposals(), ['CI runs on Node 20.']);
+      await h.agent.settleMemoryProposals(['CI runs on Node 20.']);
       assert.match(agentFile(h, 'MEMORY.md'), /## Notes\n- CI runs on Node 20\./);
+      assert.deepEqual(await h.agent.memoryProposals(), []);
     });
 
     it('memory: an invalid distillation leaves MEMORY.md untouched', async () => {

@@ -1,0 +1,104 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { readFile as readFileAction } from '../../../src/core/actions/readActions';
+import type { ActionContext } from '../../../src/core/actions/types';
+import { FsWorkspace } from '../../../src/core/approval/fsWorkspace';
+import { guardReads } from '../../../src/core/approval/guardedWorkspace';
+import { nodeFs } from '../../../src/core/approval/nodeFs';
+import { compileGlob, compileSearchPattern } from '../../../src/core/approval/textMatch';
+import { compileExpression, evaluateSuccess, evaluateTaskCondition } from '../../../src/core/chores/expressions';
+import { silentLogger } from '../../../src/core/ports';
+import { attack } from './attackTally';
+
+// Each bomb must come back with an error instead of hanging the host. Bounded by the mocha
+// timeout of each test (a hang fails the test), never by a timed assertion.
+describe('security: evaluation that cannot freeze the extension host', function () {
+  this.timeout(20_000);
+
+  const JSONATA_BOMBS = [
+    '($f := function($x){ $f($x + 1) }; $f(0))', // tail call: spins forever in microtasks without a time box
+    '$count([1..10000000].($string($)))', // 15 s of work on the review's machine
+    '($f := function($x){ $x > 0 ? 1 + $f($x - 1) : 0 }; $f(1000000))', // deep recursion
+    '($loop := function($n){ $n = 0 ? 0 : $loop($n) }; $loop(1))',
+    '[1..100000].[1..100000]', // a sequence of 10^10
+    '$reduce([1..9999999], function($a, $b){ $a + $b })',
+    '$sort([1..9999999], function($a, $b){ $a < $b })',
+  ];
+
+  it('JSONata successWhen bombs end with an error', async () => {
+    for (const source of JSONATA_BOMBS) {
+      await attack('JSONata bomb', async () => {
+        const verdict = await evaluateSuccess(compileExpression(source), { status: 'done' });
+        assert.equal(verdict.result, 'error', `${source} → ${JSON.stringify(verdict)}`);
+      });
+    }
+  });
+
+  it('a task trigger `when` bomb does not fire and does not hang', async () => {
+    await attack('JSONata bomb', async () => {
+      assert.equal(await evaluateTaskCondition(compileExpression('($f := function($x){ $f($x) }; $f(name))'), { name: 'build', exitCode: 1 }), false);
+    });
+  });
+
+  it('regex literals in expressions run on RE2: a backtracking bomb is linear, lookaround is refused at load', async () => {
+    await attack('JSONata bomb', async () => {
+      const verdict = await evaluateSuccess(compileExpression('$contains(s, /(a+)+$/)'), { s: `${'a'.repeat(50_000)}!` });
+      assert.notEqual(verdict.result, 'true');
+    });
+    await attack('JSONata bomb', () => assert.throws(() => compileExpression('$contains(s, /(?=a)a/)'), /RE2/));
+    await attack('JSONata bomb', () => assert.throws(() => compileExpression(`(${'1+'.repeat(2000)}1)`), /characters long/));
+    // Ordinary expressions still work, regexes included.
+    assert.deepEqual(await evaluateSuccess(compileExpression("status = 'done' and $contains(msg, /ok/i)"), { status: 'done', msg: 'All OK' }), { result: 'true' });
+  });
+
+  const REGEX_BOMBS = ['(a+)+$', '(a|aa)+$', '(a|a?)+$', '(.*a){20}', '^(\\w+\\s?)*$', '(x+x+)+y', '([a-zA-Z]+)*$'];
+
+  it('search_text regexes are linear-time: catastrophic patterns finish on long lines', async () => {
+    const line = `${'a'.repeat(20_000)}!`;
+    for (const pattern of REGEX_BOMBS) {
+      await attack('regex bomb', () => {
+        const matches = compileSearchPattern(pattern, true);
+        assert.equal(typeof matches(line), 'boolean');
+      });
+    }
+    for (const unsupported of ['(?=x)', '(a)\\1', '(?<!a)b']) {
+      await attack('regex bomb', () => assert.throws(() => compileSearchPattern(unsupported, true), /RE2 syntax/));
+    }
+    await attack('regex bomb', () => assert.throws(() => compileSearchPattern('a'.repeat(5000), true), /characters long/));
+    await attack('regex bomb', () => assert.equal(compileGlob(`${'**/'.repeat(200)}x`)(`${'a/'.repeat(2000)}y`), false));
+  });
+
+  it('search_text through the real workspace: a bomb over a 1 MB file returns', async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-redos-')));
+    try {
+      fs.writeFileSync(path.join(root, 'big.txt'), `${'a'.repeat(40)}!\n`.repeat(20_000));
+      const ws = guardReads(new FsWorkspace(root, nodeFs), root, nodeFs);
+      await attack('regex bomb', async () => assert.deepEqual(await ws.searchText('(a+)+$', { isRegex: true }), []));
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('read_file loads at most its bound from a huge file', async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-bigread-')));
+    try {
+      // Sparse: 6 GB on paper, almost nothing on disk; loading it whole would exhaust memory.
+      const handle = fs.openSync(path.join(root, 'huge.log'), 'w');
+      fs.writeSync(handle, 'first line\n');
+      fs.ftruncateSync(handle, 6 * 1024 ** 3);
+      fs.closeSync(handle);
+      const workspace = guardReads(new FsWorkspace(root, nodeFs), root, nodeFs);
+      const ctx = { sessionId: 's', workspace, logger: silentLogger } as unknown as ActionContext;
+      await attack('unbounded read', async () => {
+        const text = (await readFileAction.run(readFileAction.input.parse({ path: 'huge.log', endLine: 1 }), ctx)) as string;
+        assert.match(text, /^first line/);
+        assert.match(text, /only its first \d+ bytes can be read/);
+      });
+      await attack('unbounded read', () => assert.rejects(workspace.readFile('huge.log'), /more than the \d+ that can be read/));
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
