@@ -57,6 +57,11 @@ export interface ActionContext {
   remember(note: string): Promise<void>;
   /** Skill names the model may pick at task start. */
   skillNames: string[];
+  /**
+   * Fires when the person stops the turn (Stop, Cancel, Abort) or the agent shuts down. A
+   * long-running action passes it on (the command runner kills its child) and gives up early.
+   */
+  signal?: AbortSignal;
 }
 
 /** One action: the single source of truth for its schema, metadata and behaviour. */

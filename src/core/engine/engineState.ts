@@ -142,8 +142,8 @@ export class EngineState {
   }
 
   /** Appends a transcript line (stream + memory + EVENT.md mirror) and bumps the session. */
-  async appendMessage(sessionId: string, role: MessageRole, text: string, extra: { retryable?: boolean; stopped?: boolean } = {}): Promise<MessageView> {
-    const message: MessageView = { role, text, at: this.clock.now(), ...(extra.retryable ? { retryable: true } : {}), ...(extra.stopped ? { stopped: true } : {}) };
+  async appendMessage(sessionId: string, role: MessageRole, text: string, extra: { retryable?: boolean; stopped?: boolean; arrivedDuring?: number } = {}): Promise<MessageView> {
+    const message: MessageView = { role, text, at: this.clock.now(), ...(extra.retryable ? { retryable: true } : {}), ...(extra.stopped ? { stopped: true } : {}), ...(extra.arrivedDuring ? { arrivedDuring: extra.arrivedDuring } : {}) };
     await this.streams.append(sessionId, 'message', { ...message }, message.at);
     const lines = this.transcripts.get(sessionId) ?? [];
     lines.push(message);
@@ -172,5 +172,5 @@ export class EngineState {
 
 function toMessage(event: TaskEvent): MessageView {
   const d = event.data as unknown as MessageView;
-  return { role: d.role, text: d.text, at: d.at ?? event.at, ...(d.retryable ? { retryable: true } : {}), ...(d.stopped ? { stopped: true } : {}) };
+  return { role: d.role, text: d.text, at: d.at ?? event.at, ...(d.retryable ? { retryable: true } : {}), ...(d.stopped ? { stopped: true } : {}), ...(d.arrivedDuring ? { arrivedDuring: d.arrivedDuring } : {}) };
 }

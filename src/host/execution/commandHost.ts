@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Ledger } from '../../core/actions/ledger';
 import type { ActionDef } from '../../core/actions/types';
 import { commandActions } from '../../core/approval/commandActions';
+import type { Agent } from '../../core/engine/agent';
 import type { CommandApproval, CommandResult } from '../../core/approval/commandApproval';
 import { DbCommandApprovalStore } from '../../core/approval/commandApproval';
 import { CommandService } from '../../core/approval/commandService';
@@ -86,6 +87,11 @@ export class CommandExecutionHost implements OwnedApprovalSection {
   /** run_command and run_task for the agent. */
   actions(): ActionDef[] {
     return commandActions(this.service);
+  }
+
+  /** Cancel / Stop of a task also kills the approved command it is running and withdraws its pending ones. */
+  attach(agent: Pick<Agent, 'onTaskStopped'>): void {
+    agent.onTaskStopped((taskId) => this.service.stopTask(taskId));
   }
 
   /** Card patches for the sidebar (`sidebar.post`). */
