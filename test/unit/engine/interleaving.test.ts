@@ -88,7 +88,10 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
     const kind = requestKind(request);
     if (kind === 'task') await checkNotRun(current, request);
     const step = policy(request, `g${gateN++}`, Math.floor(chunks() * 4));
-    if (!gating) delete step.gate;
+    if (!gating) {
+      delete step.gate;
+      delete step.holdAfterChunks;
+    }
     return step;
   });
 
