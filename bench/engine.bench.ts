@@ -7,10 +7,19 @@
 //   core action set, the built-in skill catalog and one chosen skill.
 // - engine.stable_prefix_share: byte-identical prefix shared with the previous request, for each
 //   request from turn 2 of a 20-turn task (median and minimum).
+// - engine.cancel_latency: a task's turn runs a real allowlisted shell command (its own process
+//   group, the host's process runner); from cancelTask() to the session showing idle and the
+//   child process gone (median and p95), against the baseline of waiting for the turn to finish
+//   (what Cancel amounted to before: the command ran to its end, here a 1 s one).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Ledger } from '../src/core/actions/ledger';
+import { commandActions } from '../src/core/approval/commandActions';
+import { DbCommandApprovalStore } from '../src/core/approval/commandApproval';
+import { CommandService } from '../src/core/approval/commandService';
 import { Agent } from '../src/core/engine/agent';
+import { startChild } from '../src/host/execution/processRunner';
 import type { ModelRequest } from '../src/core/model/types';
 import type { LogTag, Logger } from '../src/core/ports';
 import { systemClock } from '../src/core/ports';
@@ -138,7 +147,7 @@ async function main(): Promise<void> {
 
   // Baseline in the same run: the store's bare emit+claim+ack cycle (three durable commits).
   const cycle: number[] = [];
-  await agent.stop();
+  await agent.shutdown();
   for (let i = 0; i < 200; i++) {
     const t = performance.now();
     await triggers.emit({ source: 'task_continuation', sessionId: 'bench-baseline' });
@@ -155,6 +164,118 @@ async function main(): Promise<void> {
   emitLine({ name: 'engine.stable_prefix_share', value: share.median, unit: 'ratio', min: share.min, p5: stats(shares.map((s) => -s)).p95 * -1, byteWeighted: round(sharedBytes / totalBytes), requests: shares.length, turns: TURNS, target: 0.95 });
   await triggers.close();
   await db.close();
+  await cancelLatency();
+}
+
+/** Whether any process of the group led by `pid` still exists (the shell and what it started). */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const CANCEL_RUNS = Number(process.env.ENGINE_BENCH_CANCEL_RUNS ?? 30);
+const BASELINE_RUNS = 5;
+/** The command the baseline waits out: a short build. */
+const BASELINE_COMMAND = 'sleep 1';
+/** The command Cancel interrupts: one that would run for a long time. */
+const LONG_COMMAND = 'sleep 30';
+
+async function cancelLatency(): Promise<void> {
+  const sqlJs = await loadSqlJs();
+  const dir = path.join(root, 'cancel');
+  const db = await openDurableDb({ dir: path.join(dir, 'store'), sqlJs });
+  const triggers = await createTriggerStore(db, { restartNoticeSession: false });
+  const model = new InstantModel();
+  const pids: number[] = [];
+  let spawned: () => void = () => undefined;
+  const slot: { service?: CommandService } = {};
+  const agent = new Agent({
+    db,
+    triggers,
+    model: async () => model,
+    workspace: new MemoryWorkspace({ 'README.md': '# Demo\n' }),
+    clock: systemClock,
+    logger: new TimingLogger(),
+    storageDir: path.join(dir, 'agent'),
+    skillDirs: [],
+    settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000 }),
+    actions: commandActions({ request: (spec) => slot.service!.request(spec) }),
+  });
+  const service = new CommandService({
+    store: new DbCommandApprovalStore(db, systemClock),
+    runner: {
+      runCommand: (command, options) => {
+        const run = startChild(command, { ...options, cwd: dir });
+        if (run.pid !== undefined) pids.push(run.pid);
+        spawned();
+        return run.result;
+      },
+      runTask: async () => ({ exitCode: null, output: '', truncatedChars: 0, timedOut: false, cancelled: false, durationMs: 0, error: 'no tasks here' }),
+    },
+    gate: { allowedCommands: () => [BASELINE_COMMAND, LONG_COMMAND], trusted: () => true },
+    ledger: new Ledger(db, systemClock),
+    triggers,
+    clock: systemClock,
+    logger: new TimingLogger(),
+  });
+  slot.service = service;
+  agent.onTaskStopped((taskId) => service.stopTask(taskId));
+  await agent.whenReady();
+  agent.start();
+
+  /** Starts a task whose first turn runs `command`; resolves once its child process exists. */
+  const startRunning = async (command: string, n: number): Promise<string> => {
+    const running = new Promise<void>((resolve) => (spawned = resolve));
+    // A cancelled task makes no further call, so only the baseline's task gets its task_end.
+    model.script([{ toolCalls: [{ name: 'run_command', arguments: { command } }] }, ...(command === BASELINE_COMMAND ? [{ toolCalls: [{ name: 'task_end', arguments: { summary: 'built' } }] }] : [])]);
+    await triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: `Build ${n}`, actionSets: ['commands'] }, dedupKey: `bench-cancel-${n}-${command}` });
+    await running;
+    return agent.snapshot().tasks.find((t) => t.instruction === `Build ${n}`)!.id;
+  };
+
+  const cancel: number[] = [];
+  let notIdle = 0;
+  let survivors = 0;
+  for (let n = 0; n < CANCEL_RUNS + 3; n++) {
+    const id = await startRunning(LONG_COMMAND, n);
+    const pid = pids[pids.length - 1]!;
+    const t = performance.now();
+    await agent.cancelTask(id);
+    const ms = performance.now() - t;
+    if (agent.snapshot().sessions.find((s) => s.id === id)?.status !== 'idle') notIdle++;
+    if (groupAlive(pid)) survivors++;
+    if (n >= 3) cancel.push(ms);
+  }
+  const wait: number[] = [];
+  const settled = new Map<string, () => void>();
+  agent.onSettled = (trigger) => {
+    if (trigger.source === 'task_continuation') settled.get(trigger.sessionId)?.();
+  };
+  for (let n = 0; n < BASELINE_RUNS; n++) {
+    let turnDone!: () => void;
+    const finished = new Promise<void>((resolve) => (turnDone = resolve));
+    const id = await startRunning(BASELINE_COMMAND, 1000 + n);
+    const t = performance.now();
+    // The turn that runs the command is the task's first continuation.
+    settled.set(id, turnDone);
+    await finished;
+    wait.push(performance.now() - t);
+  }
+  agent.onSettled = undefined;
+  await agent.shutdown();
+  await triggers.close();
+  await db.close();
+  const c = stats(cancel);
+  const b = stats(wait);
+  emitLine({
+    name: 'engine.cancel_latency', value: c.median, unit: 'ms', p95: c.p95, runs: cancel.length,
+    baseline: b.median, baselineName: `waiting for the turn to finish (a ${BASELINE_COMMAND} command)`, ratio: round(c.median / b.median),
+    notIdleAfterCancel: notIdle, childrenLeftAlive: survivors, target: { median: 100, p95: 500 },
+  });
 }
 
 main()

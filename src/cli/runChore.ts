@@ -142,7 +142,7 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
     };
   } finally {
     runner.dispose();
-    await agent.stop();
+    await agent.shutdown();
     await triggers.close();
     await db.close();
     if (ownStore) fs.rmSync(storeDir, { recursive: true, force: true });

@@ -131,6 +131,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     settings: () => settings.budget(),
   });
   late.agent = created;
+  commands.attach(created);
   created.onDidChange(env.agentChanged);
   // Chores failing to load (e.g. an unreadable chores.yaml) must not keep the agent from starting.
   await chores.start(created).catch((error) => logger.error('HOST', 'Chores could not attach to the agent; they stay inactive.', error));
@@ -156,7 +157,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
       mcp.dispose();
       changeSets.dispose();
       created
-        .stop()
+        .shutdown()
         .then(() => triggers.close())
         .then(() => db.close())
         .catch((error) => logger.error('STORE', 'Closing the store failed', error));

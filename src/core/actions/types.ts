@@ -59,6 +59,11 @@ export interface ActionContext {
   skillNames: string[];
   /** Asks the runaway caps whether one more task may start now: undefined if so, else why not. */
   admitTask?: () => string | undefined;
+  /**
+   * Fires when the person stops the turn (Stop, Cancel, Abort) or the agent shuts down. A
+   * long-running action passes it on (the command runner kills its child) and gives up early.
+   */
+  signal?: AbortSignal;
 }
 
 /** One action: the single source of truth for its schema, metadata and behaviour. */

@@ -21,7 +21,7 @@ const timeoutSeconds = z.coerce.number().int().min(1).max(MAX_TIMEOUT_MS / 1000)
 
 async function runOrAsk(service: CommandRequester, kind: CommandKind, command: string, timeout: number | undefined, ctx: Parameters<ActionDef['run']>[1]): Promise<string> {
   if (!ctx.taskId) throw new Error(`${kind === 'task' ? 'run_task' : 'run_command'} works inside a task only: start a task first.`);
-  const answer = await service.request({ kind, command, taskId: ctx.taskId, sessionId: ctx.sessionId, timeoutMs: timeout === undefined ? undefined : timeout * 1000 });
+  const answer = await service.request({ kind, command, taskId: ctx.taskId, sessionId: ctx.sessionId, timeoutMs: timeout === undefined ? undefined : timeout * 1000, signal: ctx.signal });
   if ('ran' in answer) return describeResult(kind, command.trim(), answer.ran);
   const what = kind === 'task' ? `task '${answer.pending.command}'` : `\`${answer.pending.command}\``;
   ctx.turn.needsApproval(answer.pending.id, `run ${what}`);

@@ -94,6 +94,8 @@ export const MAX_TIMEOUT_MS = 30 * 60_000;
 
 export class CommandService {
   private readonly running = new Map<string, AbortController>();
+  /** Every run in progress, by task: Cancel/Stop of the task kills them (see stopTask). */
+  private readonly byTask = new Map<string, Set<{ controller: AbortController; done: Promise<unknown> }>>();
 
   constructor(private readonly deps: CommandServiceDeps) {}
 
@@ -101,7 +103,7 @@ export class CommandService {
    * The entry point of run_command / run_task. Returns either the result (ran at once) or the
    * pending approval the task must wait for.
    */
-  async request(spec: { kind: CommandKind; command: string; taskId: string; sessionId: string; timeoutMs?: number; input?: string; hints?: string[] }): Promise<{ ran: CommandResult } | { pending: CommandApproval }> {
+  async request(spec: { kind: CommandKind; command: string; taskId: string; sessionId: string; timeoutMs?: number; input?: string; hints?: string[]; signal?: AbortSignal }): Promise<{ ran: CommandResult } | { pending: CommandApproval }> {
     if (!this.deps.gate.trusted()) throw new Error(RESTRICTED_MESSAGE);
     const command = spec.command.trim();
     const timeoutMs = Math.min(Math.max(spec.timeoutMs ?? DEFAULT_TIMEOUT_MS, 1000), MAX_TIMEOUT_MS);
@@ -114,7 +116,7 @@ export class CommandService {
       : classifyCommand(allowKey, this.deps.gate.allowedCommands());
     if (verdict.decision === 'auto') {
       this.deps.logger.info('ACTION', `${spec.kind} ${command} is allowlisted: running without asking`);
-      return { ran: await this.execute(spec.taskId, spec.kind, command, timeoutMs, undefined, spec.input) };
+      return { ran: await this.execute(spec.taskId, spec.kind, command, timeoutMs, undefined, spec.input, spec.signal) };
     }
     const approval: CommandApproval = {
       id: `cmd-${this.deps.clock.now().toString(36)}${randomBytes(4).toString('hex')}`,
@@ -185,6 +187,26 @@ export class CommandService {
     await this.wake(rejected, 'rejected', `The user rejected ${what}${rejected.rejectReason ? `: ${rejected.rejectReason}` : ' without giving a reason'}. It was not run.`);
   }
 
+  /**
+   * Stops every command of a task that runs now (the task was cancelled or stopped) and resolves
+   * once their runners returned, i.e. the child processes are gone.
+   */
+  async stopTask(taskId: string): Promise<void> {
+    // Its pending approvals go too: approving a command of a task that no longer exists would
+    // run something nobody is waiting for.
+    for (const approval of await this.deps.store.list('pending')) {
+      if (approval.taskId !== taskId) continue;
+      const withdrawn: CommandApproval = { ...approval, status: 'rejected', rejectReason: 'the task was stopped' };
+      if (!(await this.deps.store.update(withdrawn, 'pending'))) continue;
+      await this.deps.store.delete(approval.id);
+      this.deps.onDidChange?.(approval.id, undefined);
+      this.deps.logger.info('ACTION', `approval ${approval.id} withdrawn: its task ${taskId} was stopped`);
+    }
+    const runs = [...(this.byTask.get(taskId) ?? [])];
+    for (const run of runs) run.controller.abort();
+    await Promise.all(runs.map((run) => run.done.catch(() => undefined)));
+  }
+
   /** Stops a running approved command (the user pressed Cancel). */
   cancel(id: string): boolean {
     const controller = this.running.get(id);
@@ -204,20 +226,30 @@ export class CommandService {
       } else if (approval.status === 'rejected') {
         await this.wake(approval, 'rejected', `The user rejected \`${approval.command}\`${approval.rejectReason ? `: ${approval.rejectReason}` : ''}. It was not run.`);
       } else if (approval.status === 'running') {
-        await this.wake(approval, 'approved', `\`${approval.command}\` was approved but the extension restarted while it ran; it was NOT run again and its outcome is unknown. Check its effects before running it again.`);
+        await this.wake(approval, 'approved', `\`${approval.command}\` was approved and started, but the extension restarted while it ran: it may have run, fully or in part, and it was not repeated. Check its effects before running it again.`);
       }
     }
   }
 
-  private async execute(taskId: string, kind: CommandKind, command: string, timeoutMs: number, approvalId?: string, input?: string): Promise<CommandResult> {
+  private async execute(taskId: string, kind: CommandKind, command: string, timeoutMs: number, approvalId?: string, input?: string, signal?: AbortSignal): Promise<CommandResult> {
     const action = kind === 'task' ? 'run_task' : kind === 'mcp' ? 'mcp_call' : 'run_command';
     const [server = '', tool = ''] = kind === 'mcp' ? splitMcp(command) : [];
     // A read-only MCP tool changes nothing to reconcile after a crash; everything else is irreversible.
     const ledgered = !(kind === 'mcp' && this.deps.mcp?.readOnly(server, tool));
+    if (signal?.aborted) throw new Error(`Not running ${action}: the task was stopped.`);
     // Refuses (throws) when the store cannot commit: nothing irreversible runs without its intent on disk.
     const ledgerId = ledgered ? await this.deps.ledger.intent(taskId, action, { command, ...(input !== undefined ? { input } : {}), approvalId }) : undefined;
     const controller = new AbortController();
+    // The turn's signal (Stop, Cancel) stops it like the card's Cancel does.
+    const onAbort = () => controller.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) controller.abort();
     if (approvalId) this.running.set(approvalId, controller);
+    let finish!: () => void;
+    const entry = { controller, done: new Promise<void>((resolve) => (finish = resolve)) };
+    const runs = this.byTask.get(taskId) ?? new Set();
+    runs.add(entry);
+    this.byTask.set(taskId, runs);
     let result: CommandResult;
     try {
       if (kind === 'mcp') {
@@ -229,9 +261,13 @@ export class CommandService {
           : await this.deps.runner.runCommand(command, { timeoutMs, signal: controller.signal });
       }
     } catch (error) {
-      result = { exitCode: null, output: '', truncatedChars: 0, timedOut: false, cancelled: false, durationMs: 0, error: (error as Error).message };
+      result = { exitCode: null, output: '', truncatedChars: 0, timedOut: false, cancelled: controller.signal.aborted, durationMs: 0, error: (error as Error).message };
     } finally {
       if (approvalId) this.running.delete(approvalId);
+      signal?.removeEventListener('abort', onAbort);
+      runs.delete(entry);
+      if (!runs.size) this.byTask.delete(taskId);
+      finish();
     }
     const ok = !result.error && result.exitCode === 0;
     if (ledgerId) await this.deps.ledger.outcome(ledgerId, ok ? 'done' : 'failed', { exitCode: result.exitCode, timedOut: result.timedOut, cancelled: result.cancelled, error: result.error });

@@ -29,6 +29,9 @@ import { fireKey } from './schedule';
 import type { ChoreDefinition } from './types';
 
 /** A chore fire as carried by its durable trigger. The scheduler's payload plus what other causes add. */
+/** A cron fire delivered later than this after it was due counts as missed for the drift policy. */
+const LATE_CRON_FIRE_MS = 2 * 60_000;
+
 export interface ChoreFire extends ChoreFirePayload {
   /** Default `cron`. */
   cause?: ChoreRunCause;
@@ -176,6 +179,16 @@ export class ChoreRunner implements TaskHooks {
     }
     if (this.options.canRun && !this.options.canRun()) {
       await runLog.recordSkipped({ choreId: fire.choreId, fireKey: key, cause, reason: 'the workspace is not trusted (Restricted Mode): chores do not run' });
+      await this.markDone(fire.choreId, firedAt);
+      return undefined;
+    }
+    // A cron fire queued before VS Code closed and delivered late follows the drift policy like
+    // a fire missed while it was closed: with drift skip it does not run.
+    const lateMs = clock.now() - trigger.fireAt;
+    if (cause === 'cron' && !fire.missed && attempt === 0 && entry.def.drift === 'skip' && lateMs > LATE_CRON_FIRE_MS) {
+      const reason = `the fire of ${fire.fireTime} was delivered ${Math.round(lateMs / 60_000)} min late (VS Code was closed or asleep); drift: skip`;
+      logger.info('CHORE', `chore ${fire.choreId}: ${reason}`);
+      await runLog.recordSkipped({ choreId: fire.choreId, fireKey: key, cause, reason });
       await this.markDone(fire.choreId, firedAt);
       return undefined;
     }

@@ -29,7 +29,9 @@ import type { Rung } from './react';
 import { sessionView, taskView } from './records';
 import type { TaskHooks } from './taskHooks';
 import { restoreAtStart } from './restore';
-import { continueLater, endTask, injectReply, scratchDirOf } from './taskLifecycle';
+import { TurnRegistry } from './stopping';
+import { continueLater, endTask, injectReply, noteInput, scratchDirOf } from './taskLifecycle';
+import type { TaskRecord } from './records';
 import { redactCredentials, redactDeep } from '../security/redact';
 import { RunawayGuard } from './caps';
 import type { AgentChange, AgentSettings, AgentSnapshot, DeadLetterView, SessionView, TaskEvent, TaskView } from './types';
@@ -76,6 +78,7 @@ export class Agent {
   private skillList: Skill[] = [];
   private deadLetterViews: DeadLetterView[] = [];
   private memoryQueue: Promise<unknown> = Promise.resolve();
+  private readonly taskStopListeners = new Set<(taskId: string) => Promise<void>>();
   private readonly ready: Promise<void>;
   /** Test and benchmark hook: called after each trigger is settled. */
   onSettled?: (trigger: Trigger, rung: Rung | 'failed') => void;
@@ -104,7 +107,9 @@ export class Agent {
       taskHistory: new AppendFile(path.join(deps.storageDir, 'TASK_HISTORY.md'), '# Task history\n\n'),
       signal: this.abort.signal,
       ...(deps.hooks ? { hooks: deps.hooks } : {}),
-      busy: new Set(),
+      turns: new TurnRegistry(),
+      startedAt: deps.clock.now(),
+      stopTaskWork: (taskId) => this.stopTaskWork(taskId),
       pendingWake: new Set(),
       liveTurns: new Map(),
       skills: () => this.skillList,
@@ -166,19 +171,8 @@ export class Agent {
     });
   }
 
-  /**
-   * With a session id: stops the turn running in that session (its model request is cancelled;
-   * a conversation keeps the streamed text as a reply marked stopped, a task pauses). Resolves
-   * at once; a session with no running turn is left alone. Without: shuts the agent down.
-   *
-   * MERGE NOTE: a minimal stand-in for the engine's `stop(sessionId)` of issue #10 (aborts, input
-   * ordering). When that lands, keep its version and drop this branch of the method.
-   */
-  async stop(sessionId?: string): Promise<void> {
-    if (sessionId !== undefined) {
-      this.env.liveTurns.get(sessionId)?.stop();
-      return;
-    }
+  /** Shuts the agent down (window closing): in-flight turns are aborted and redone at the next start. */
+  async shutdown(): Promise<void> {
     this.abort.abort();
     await this.loop;
     this.loop = undefined;
@@ -196,6 +190,7 @@ export class Agent {
   }
 
   private async run(): Promise<void> {
+    this.env.startedAt = this.deps.clock.now();
     await this.restore();
     while (!this.abort.signal.aborted) {
       let lease;
@@ -250,6 +245,7 @@ export class Agent {
     }
     let session = route.rung === 'session' ? this.state.sessions.get(route.sessionId) : undefined;
     if (!session) session = this.state.createSession({ name: text.replace(/\s+/g, ' ').slice(0, 48) });
+    noteInput(this.env, session.id);
     await this.state.appendMessage(session.id, 'user', text);
     session.status = 'working';
     this.state.saveSession(session);
@@ -262,7 +258,7 @@ export class Agent {
   async retry(sessionId: string): Promise<void> {
     const session = this.state.sessions.get(sessionId);
     if (!session?.retryPayload) throw new Error('Nothing to retry in this session: send the message again.');
-    await this.deps.triggers.emit({ source: 'user_message', sessionId, priority: USER_PRIORITY, payload: session.retryPayload });
+    await this.deps.triggers.emit({ source: 'user_message', sessionId, priority: USER_PRIORITY, payload: { ...session.retryPayload, retry: true } });
   }
 
   /** Continue a paused task: raises a spent budget by the configured increment and resumes. */
@@ -280,16 +276,62 @@ export class Agent {
     await continueLater(this.env, task, undefined, `continue${this.deps.clock.now()}`);
   }
 
-  /** Abort a paused (or running) task: it ends as cancelled. */
+  /** Abort a paused (or running) task: it ends as cancelled, through the same machinery as Stop. */
   async abortTask(taskId: string): Promise<void> {
     const task = this.liveTask(taskId);
-    await endTask(this.env, task, { status: 'cancelled', summary: task.paused ? `Aborted by the user while paused (${task.pauseReason}).` : 'Aborted by the user.' });
+    await this.stopTask(task, task.paused ? `Aborted by the user while paused (${task.pauseReason}).` : 'Aborted by the user.');
+  }
+
+  /** Cancel a task: its turn is aborted, its child process killed, and it ends as cancelled. */
+  async cancelTask(taskId: string): Promise<void> {
+    await this.stopTask(this.liveTask(taskId), 'Cancelled by the user.');
+  }
+
+  /**
+   * Stop the turn running in a session: its model request is aborted, its action stopped (the
+   * child process killed). A conversation keeps what streamed as a reply marked stopped and
+   * shows idle at once; a task keeps it too and pauses (Continue resumes, Abort ends it; Cancel
+   * is `cancelTask`). Resolves once the turn has returned and any child is gone. A session with
+   * no turn running is left alone. A message queued after the stopped turn began is still
+   * answered: Stop ends the work in flight, not what the person typed next.
+   */
+  async stop(sessionId: string): Promise<void> {
+    await this.ready;
+    const session = this.state.sessions.get(sessionId);
+    const running = this.env.turns.get(sessionId);
+    if (!running) return;
+    running.abort();
+    if (session && session.status === 'working' && !this.state.taskOf(sessionId)) {
+      session.status = 'idle';
+      this.state.saveSession(session);
+    }
+    await this.env.turns.stop(sessionId);
     await this.state.commit();
   }
 
-  async cancelTask(taskId: string): Promise<void> {
-    const task = this.liveTask(taskId);
-    await endTask(this.env, task, { status: 'cancelled', summary: 'Cancelled by the user.' });
+  /**
+   * Called when a task is stopped (Cancel, Abort, Stop): the listener stops what the task owns
+   * outside its turn (an approved command running) and resolves once it is gone.
+   */
+  onTaskStopped(listener: (taskId: string) => Promise<void>): { dispose(): void } {
+    this.taskStopListeners.add(listener);
+    return { dispose: () => this.taskStopListeners.delete(listener) };
+  }
+
+  private async stopTaskWork(taskId: string): Promise<void> {
+    await Promise.all([...this.taskStopListeners].map((listener) => listener(taskId).catch((error) => this.deps.logger.error('TASK', `stopping ${taskId}: a listener failed`, error))));
+  }
+
+  private async stopTask(task: TaskRecord, summary: string): Promise<void> {
+    // Abort first (synchronously), so nothing of the turn in flight runs after this point; then
+    // end the task (its session shows idle at once, its pending triggers go); then wait for the
+    // turn and any child process to be gone.
+    this.env.turns.get(task.sessionId)?.abort(summary);
+    await endTask(this.env, task, { status: 'cancelled', summary });
+    await this.state.commit();
+    await Promise.all([this.env.turns.stop(task.sessionId), this.stopTaskWork(task.id)]);
+    // A trigger emitted by the turn before it saw the abort (there should be none) goes too.
+    await this.deps.triggers.cancel(task.sessionId, (t) => t.source !== 'user_message');
     await this.state.commit();
   }
 

@@ -11,7 +11,7 @@ import { decideRoute } from './messageRouter';
 import { addTotals } from './records';
 import type { SessionRecord } from './records';
 import { runPipeline } from './pipeline';
-import { createTask, endTask, injectReply } from './taskLifecycle';
+import { createTask, endTask, injectReply, noteInput, postReply } from './taskLifecycle';
 
 /** Runs the router for a message that arrived while tasks were active. Returns true when it moved the message to a task. */
 export async function routeIncoming(env: EngineEnv, session: SessionRecord, text: string): Promise<boolean> {
@@ -32,8 +32,10 @@ export async function routeIncoming(env: EngineEnv, session: SessionRecord, text
     if (!task) return false;
     env.state.removeSession(session.id, task.sessionId);
     if (decision.decision === 'cancel') {
+      noteInput(env, task.sessionId);
       await env.state.appendMessage(task.sessionId, 'user', text);
       await endTask(env, task, { status: 'cancelled', summary: 'Cancelled at your request.' });
+      await env.stopTaskWork(task.id);
     } else {
       await injectReply(env, task, text, decision.decision === 'modify' ? 'Change of plan from the user:' : undefined);
     }
@@ -45,8 +47,17 @@ export async function routeIncoming(env: EngineEnv, session: SessionRecord, text
   }
 }
 
-/** One conversation turn; `live` streams it to the sidebar and lets the person stop it. */
-export async function runConversationTurn(env: EngineEnv, session: SessionRecord, live?: LiveTurn): Promise<void> {
+/** A conversation turn's stop signal, its live stream and the id that keys its effects (its trigger). */
+export interface ConversationTurnOptions {
+  signal?: AbortSignal;
+  keyBase?: string;
+  /** `session.inputs` when the turn began: what it saw. */
+  seen?: number;
+  /** Streams the turn to the sidebar. */
+  live?: LiveTurn;
+}
+
+export async function runConversationTurn(env: EngineEnv, session: SessionRecord, options: ConversationTurnOptions = {}): Promise<void> {
   const client = await env.model();
   const context = await env.prefixContext();
   const request = conversationRequest({
@@ -55,19 +66,23 @@ export async function runConversationTurn(env: EngineEnv, session: SessionRecord
     skillCatalog: skillCatalog(env.skills()),
     transcript: env.state.transcript(session.id),
   });
+  const live = options.live;
   const result = await runPipeline(env, {
     client, request, actionSets: [ACTION_SETS.conversation], sessionId: session.id,
-    signal: live?.signal ?? env.signal,
+    signal: options.signal ?? live?.signal ?? env.signal,
+    keyBase: options.keyBase,
     ...(live ? { onDelta: live.stream.onDelta } : {}),
   });
   // The bubble has shown all there is before the committed messages replace it.
   live?.stream.flush();
   session.usage = addTotals(session.usage, result.usage, result.cost);
   const fx = result.effects;
-  for (const text of fx.said) await env.state.appendMessage(session.id, 'assistant', text);
-  if (!fx.said.length && !fx.started.length && !fx.ignored && result.text.trim()) await env.state.appendMessage(session.id, 'assistant', result.text.trim());
+  // Messages that arrived while this turn ran stand before its answer in the transcript.
+  const arrivedDuring = options.seen !== undefined ? (session.inputs ?? 0) - options.seen : undefined;
+  for (const text of fx.said) await postReply(env, session.id, options.keyBase, text, arrivedDuring);
+  if (!fx.said.length && !fx.started.length && !fx.ignored && result.text.trim()) await postReply(env, session.id, options.keyBase, result.text.trim(), arrivedDuring);
   if (result.invalid) await env.state.appendMessage(session.id, 'error', `The model answered with invalid tool calls twice: ${result.invalid.slice(0, 300)}`, { retryable: true });
-  for (const spec of fx.started) await createTask(env, { ...spec, source: 'user', fromSessionId: session.id });
+  for (const spec of fx.started) await createTask(env, { ...spec, source: 'user', fromSessionId: session.id, arrivedDuring });
   session.status = 'idle';
   delete session.retryPayload;
   env.state.saveSession(session);

@@ -5,6 +5,7 @@ import type { TriggerStore } from '../store/types';
 import type { AppendFile } from './eventLog';
 import type { LiveTurn } from './liveTurn';
 import type { PipelineEnv } from './pipeline';
+import type { TurnRegistry } from './stopping';
 import type { AgentSettings } from './types';
 
 export interface EngineEnv extends PipelineEnv {
@@ -17,10 +18,14 @@ export interface EngineEnv extends PipelineEnv {
   taskHistory: AppendFile;
   memoryFile: string;
   storageDir: string;
-  /** Aborted by Agent.stop(): in-flight model calls give up. */
+  /** Aborted by Agent.shutdown(): in-flight model calls give up. */
   signal: AbortSignal;
-  /** Sessions whose turn is running right now (a reply then needs no extra trigger). */
-  busy: Set<string>;
+  /** The turn running right now per session, with its AbortController (Stop, Cancel). */
+  turns: TurnRegistry;
+  /** When this process started its loop: a trigger due before it was late because VS Code was closed. */
+  startedAt: number;
+  /** Stops work a task owns outside its turn (an approved command running); resolves when it is gone. */
+  stopTaskWork(taskId: string): Promise<void>;
   /** Sessions that got a reply while their turn ran: finalize continues instead of sleeping. */
   pendingWake: Set<string>;
   /** The turn running in each session right now (what Stop aborts, what streams to the sidebar). */
@@ -29,5 +34,9 @@ export interface EngineEnv extends PipelineEnv {
 
 /** Where a waiting task re-arms to when nobody answers (docs/DESIGN.md §2: no model call). */
 export const WAIT_REARM_MS = 3 * 60 * 60 * 1000;
+/** A trigger delivered later than this after its fire time tells the model so. */
+export const LATE_NOTE_MS = 2 * 60 * 1000;
+/** A timed trigger more overdue than this is not run blindly: it is settled as stale and shown. */
+export const STALE_MS = 24 * 60 * 60 * 1000;
 /** Priority of user messages (runs before continuations). */
 export const USER_PRIORITY = 10;

@@ -142,8 +142,8 @@ export class EngineState {
   }
 
   /** Appends a transcript line (stream + memory + EVENT.md mirror) and bumps the session. */
-  async appendMessage(sessionId: string, role: MessageRole, text: string, extra: { retryable?: boolean; stopped?: boolean } = {}): Promise<MessageView> {
-    const asked: MessageView = { role, text, at: this.clock.now(), ...(extra.retryable ? { retryable: true } : {}), ...(extra.stopped ? { stopped: true } : {}) };
+  async appendMessage(sessionId: string, role: MessageRole, text: string, extra: { retryable?: boolean; stopped?: boolean; arrivedDuring?: number } = {}): Promise<MessageView> {
+    const asked: MessageView = { role, text, at: this.clock.now(), ...(extra.retryable ? { retryable: true } : {}), ...(extra.stopped ? { stopped: true } : {}), ...(extra.arrivedDuring ? { arrivedDuring: extra.arrivedDuring } : {}) };
     // The stream redacts secrets; the sidebar, the transcript and EVENT.md show what was stored.
     const written = await this.streams.append(sessionId, 'message', { ...asked }, asked.at);
     const message: MessageView = { ...asked, text: typeof written.data.text === 'string' ? written.data.text : text };
@@ -174,5 +174,5 @@ export class EngineState {
 
 function toMessage(event: TaskEvent): MessageView {
   const d = event.data as unknown as MessageView;
-  return { role: d.role, text: d.text, at: d.at ?? event.at, ...(d.retryable ? { retryable: true } : {}), ...(d.stopped ? { stopped: true } : {}) };
+  return { role: d.role, text: d.text, at: d.at ?? event.at, ...(d.retryable ? { retryable: true } : {}), ...(d.stopped ? { stopped: true } : {}), ...(d.arrivedDuring ? { arrivedDuring: d.arrivedDuring } : {}) };
 }

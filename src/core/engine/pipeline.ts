@@ -17,6 +17,7 @@ import type { EngineState } from './engineState';
 import type { TaskRecord } from './records';
 import type { TaskHooks } from './taskHooks';
 import { TaskStopped } from './taskHooks';
+import { isAbortError, throwIfStopped, TurnStopped } from './stopping';
 import { TurnEffectsRecorder } from './turnEffects';
 
 /** What the pipeline needs from the engine. */
@@ -43,9 +44,16 @@ export interface PipelineInput {
   actionSets: string[];
   sessionId: string;
   task?: TaskRecord;
+  /** The turn's own signal (Stop, Cancel, shutdown): aborts the model call and the running action. */
   signal?: AbortSignal;
   /** Receives the model's streamed deltas (the live turn's stream). */
   onDelta?: (delta: ModelDelta) => void;
+  /**
+   * What makes this turn's effects unique across re-deliveries (the trigger id): task ids and
+   * reply idempotency keys are derived from it, so a turn re-run after a crash cannot start the
+   * same task or post the same reply twice.
+   */
+  keyBase?: string;
   /**
    * The status line the request ended with. Recorded on the turn so the next request replays it
    * in place: each request is then a byte prefix of the next (prompt caches hit on the history).
@@ -104,7 +112,8 @@ function prepare(env: PipelineEnv, calls: ToolCall[], actionSets: string[]): Pre
 
 export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promise<PipelineResult> {
   const { state, clock, logger } = env;
-  const effects = new TurnEffectsRecorder(() => clock.now());
+  const effects = new TurnEffectsRecorder(() => clock.now(), input.keyBase);
+  const signal = input.signal;
   let usage = emptyUsage();
   let cost = 0;
   let modelMs = 0;
@@ -113,15 +122,21 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
     if (stop) throw new TaskStopped(stop);
   };
   const complete = async (request: ModelRequest): Promise<ModelResponse> => {
+    throwIfStopped(signal);
     guard('model');
     const started = performance.now();
     try {
-      const response = await input.client.complete({ ...request, signal: input.signal, ...(input.onDelta ? { onDelta: input.onDelta } : {}) });
+      const response = await input.client.complete({ ...request, signal, ...(input.onDelta ? { onDelta: input.onDelta } : {}) });
+      // An answer that lands after Stop is dropped: nothing of a stopped turn runs.
+      throwIfStopped(signal);
       usage = addUsage(usage, response.usage);
       const callCost = env.costOf(response.model || input.client.model, response.usage);
       cost += callCost;
       if (input.task) env.hooks?.modelCalled?.(input.task, response.usage, callCost);
       return response;
+    } catch (error) {
+      if (isAbortError(error, signal)) throw signal?.reason instanceof Error ? signal.reason : new TurnStopped();
+      throw error;
     } finally {
       modelMs += performance.now() - started;
     }
@@ -163,16 +178,31 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   const ready = valid.slice(0, allowance.run);
   if (allowance.refused) await refuseCalls(env, input, effects, valid.slice(allowance.run).map((p) => p.call), allowance.refused);
   const parallel = ready.length > 1 && ready.every((p) => p.action.parallelizable);
-  const run = (p: (typeof ready)[number]) => executeOne(env, input, effects, p.action, p.call, p.input);
+  const ended = new Set<string>();
+  const run = (p: (typeof ready)[number]) => executeOne(env, input, effects, p.action, p.call, p.input, ended);
   if (ready.length) logger.info('WORKFLOW: execute', `${input.sessionId}: ${ready.map((p) => p.action.name).join(', ')} (${parallel ? 'parallel' : 'in order'})`);
-  if (parallel) {
-    if (ready.length) guard('action');
-    await Promise.all(ready.map(run));
-  } else {
-    for (const p of ready) {
-      guard('action');
-      await run(p);
+  try {
+    if (parallel) {
+      throwIfStopped(signal);
+      if (ready.length) guard('action');
+      await Promise.all(ready.map(run));
+    } else {
+      for (const p of ready) {
+        throwIfStopped(signal);
+        guard('action');
+        await run(p);
+      }
     }
+    throwIfStopped(signal);
+  } catch (error) {
+    if (input.task && isAbortError(error, signal)) {
+      // Every call of the recorded turn gets its outcome, so the stream never shows an intent
+      // without one (which would read as a crash).
+      for (const p of ready) {
+        if (!ended.has(p.call.id)) await state.appendEvent(input.sessionId, 'action_end', { callId: p.call.id, name: p.call.name, error: 'Not run: the user stopped the task.', durationMs: 0 });
+      }
+    }
+    throw error;
   }
   return { effects, usage, cost, actionsRun: ready.length, text: response.text, modelMs };
 }
@@ -198,7 +228,7 @@ async function recordTurn(env: PipelineEnv, input: PipelineInput, response: Mode
   });
 }
 
-async function executeOne(env: PipelineEnv, input: PipelineInput, effects: TurnEffectsRecorder, action: ActionDef, call: ToolCall, args: unknown): Promise<void> {
+async function executeOne(env: PipelineEnv, input: PipelineInput, effects: TurnEffectsRecorder, action: ActionDef, call: ToolCall, args: unknown, ended: Set<string>): Promise<void> {
   const { state, logger } = env;
   const task = input.task;
   const started = performance.now();
@@ -217,6 +247,7 @@ async function executeOne(env: PipelineEnv, input: PipelineInput, effects: TurnE
     remember: (note) => env.remember(note),
     skillNames: env.skillNames(),
     admitTask: () => env.caps?.admitTaskStart(effects.started.length),
+    ...(input.signal ? { signal: input.signal } : {}),
   };
   let ledgerId: string | undefined;
   try {
@@ -224,10 +255,13 @@ async function executeOne(env: PipelineEnv, input: PipelineInput, effects: TurnE
     const output = await action.run(args, ctx);
     if (ledgerId) await env.ledger.outcome(ledgerId, 'done', output);
     const durationMs = Math.round((performance.now() - started) * 100) / 100;
+    ended.add(call.id);
     if (task) await state.appendEvent(input.sessionId, 'action_end', { callId: call.id, name: action.name, output: toolResultText(output), durationMs });
     logger.info('ACTION', `${action.name} done in ${durationMs} ms`);
   } catch (error) {
-    const message = (error as Error).message;
+    const stopped = isAbortError(error, input.signal);
+    const message = stopped ? `Stopped by the user while it ran${(error as Error).message ? ` (${(error as Error).message})` : ''}.` : (error as Error).message;
+    ended.add(call.id);
     if (ledgerId) await env.ledger.outcome(ledgerId, 'failed', { error: message }).catch(() => undefined);
     const durationMs = Math.round((performance.now() - started) * 100) / 100;
     if (task) await state.appendEvent(input.sessionId, 'action_end', { callId: call.id, name: action.name, error: message, durationMs });

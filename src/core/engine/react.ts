@@ -3,17 +3,18 @@
  * each rung is testable on its own; `react` runs the chosen rung.
  */
 import * as path from 'node:path';
-import { ModelStoppedError } from '../model/errors';
 import { ModelError } from '../model/types';
 import { distillMemory } from '../memory/memory';
 import type { Trigger } from '../store/types';
 import { routeIncoming, runConversationTurn } from './conversation';
 import type { EngineEnv } from './engineEnv';
-import { WAIT_REARM_MS } from './engineEnv';
+import { LATE_NOTE_MS, STALE_MS, WAIT_REARM_MS } from './engineEnv';
 import type { EngineState } from './engineState';
 import { commitStopped, runLiveTurn } from './liveTurn';
+import { isAbortError } from './stopping';
 import { TaskStopped } from './taskHooks';
-import { createTask, endTask, pauseTask } from './taskLifecycle';
+import { createTask, deliverLateInput, endTask, isTimerOnly, pauseTask, settleWaits, sleepUntilReply } from './taskLifecycle';
+import type { TaskRecord } from './records';
 import { handleTaskModelError, runTaskTurn } from './taskTurn';
 import type { TaskMode } from './types';
 
@@ -49,7 +50,44 @@ function payloadOf(trigger: Trigger): Record<string, unknown> {
 /** Whether the trigger brings something for a waiting task (a message or a decision). */
 function carriesMessage(trigger: Trigger): boolean {
   const p = payloadOf(trigger);
-  return typeof p.text === 'string' || trigger.source === 'approval';
+  return typeof p.text === 'string' || p.wake === 'reply' || trigger.source === 'approval';
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+function describeDelay(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 120) return `${minutes} min`;
+  const hours = Math.round(ms / 3_600_000);
+  return hours < 48 ? `${hours} h` : `${Math.round(hours / 24)} days`;
+}
+
+/** The lateness note (DESIGN: lateness is told), or undefined when the trigger is on time. */
+export function lateNote(env: EngineEnv, trigger: Trigger): string | undefined {
+  const late = env.clock.now() - trigger.fireAt;
+  if (late <= LATE_NOTE_MS) return undefined;
+  const closed = trigger.fireAt < env.startedAt;
+  // A message that merely queued behind a long turn needs no note; a timer does (a wait is over).
+  const timed = isTimerOnly(trigger) || PROACTIVE_SOURCES.has(trigger.source);
+  if (!closed && !timed) return undefined;
+  const why = closed ? 'because VS Code was closed (or the computer was asleep)' : 'because earlier work held the queue';
+  return `This was scheduled for ${iso(trigger.fireAt)} and is delivered ${describeDelay(late)} late (now ${iso(env.clock.now())}), ${why}. Take the delay into account (a wait is over, results may be stale).`;
+}
+
+/**
+ * A timed wake of a task (no input of the person in it) more than a day overdue is not run
+ * blindly: the task asks the person whether to go on, and sleeps until they answer.
+ */
+async function settleStale(env: EngineEnv, task: TaskRecord, trigger: Trigger): Promise<void> {
+  const late = env.clock.now() - trigger.fireAt;
+  const text = `This task's next step was due ${iso(trigger.fireAt)}, ${describeDelay(late)} ago (VS Code was closed). I did not run it blindly: reply to go on (say if anything changed), or cancel the task.`;
+  await env.state.appendEvent(task.sessionId, 'late', { text: `The step due ${iso(trigger.fireAt)} was settled as stale (${describeDelay(late)} overdue); the user was asked whether to go on.` });
+  await env.state.appendMessage(task.sessionId, 'event', text);
+  task.waitingForUser = true;
+  env.state.saveTask(task);
+  await env.state.commit();
+  await sleepUntilReply(env, task);
+  env.logger.warn('TASK', `${task.id}: ${trigger.source} ${trigger.id} ${describeDelay(late)} overdue, settled as stale`);
 }
 
 export function chooseRung(trigger: Trigger, state: EngineState): Rung {
@@ -100,7 +138,7 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       if (typeof payload.prompt !== 'string' && env.hooks?.resolveProactive && !resolved) break;
       const p = resolved ?? (payload as unknown as ProactivePayload);
       if (typeof p.prompt !== 'string' || !p.prompt.trim()) throw new Error(`Proactive trigger ${trigger.id} has no prompt; the emitter must set payload.prompt.`);
-      await createTask(env, {
+      const started = await createTask(env, {
         id,
         name: p.name ?? p.prompt.slice(0, 60),
         instruction: p.prompt,
@@ -111,6 +149,9 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
         origin: { ...payload, ...resolved, triggerId: trigger.id },
         ...(p.choreId && p.runId ? { chore: { choreId: p.choreId, runId: p.runId } } : {}),
       });
+      // A fire delivered late (drift latest/catchup, or VS Code was closed) tells its task so.
+      const late = started && lateNote(env, trigger);
+      if (started && late) await env.state.appendEvent(started.sessionId, 'late', { text: late });
       break;
     }
     case 'rearm_wait': {
@@ -123,6 +164,14 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
     case 'simple_task': {
       const task = env.state.taskOf(trigger.sessionId);
       if (!task) break;
+      if (isTimerOnly(trigger) && env.clock.now() - trigger.fireAt > STALE_MS) {
+        await settleStale(env, task, trigger);
+        return 'stale';
+      }
+      // Whatever wakes the task settles its other waits (one wait per task).
+      await settleWaits(env, task, trigger.id);
+      const late = lateNote(env, trigger);
+      if (late) await env.state.appendEvent(task.sessionId, 'late', { text: late });
       if (typeof payload.text === 'string') await env.state.appendEvent(task.sessionId, 'user_message', { text: payload.text });
       if (trigger.source === 'approval') {
         const a = payload as unknown as ApprovalPayload;
@@ -130,61 +179,86 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
         delete task.waitingForApproval;
         await env.state.appendEvent(task.sessionId, 'user_message', { text: `Approval ${a.approvalId}: ${a.decision}${a.note ? ` (${a.note})` : ''}` });
       }
-      env.busy.add(task.sessionId);
+      const turn = env.turns.begin(task.sessionId, env.signal);
       try {
         await runLiveTurn(env, task.sessionId, async (live) => {
           try {
-            await runTaskTurn(env, task, undefined, live);
+            await runTaskTurn(env, task, undefined, { signal: turn.signal, keyBase: trigger.id, seenInputs: env.state.sessions.get(task.sessionId)?.inputs, live });
           } catch (error) {
-            // Stop: keep what was said, and hold the task until the person says how to go on.
-            if (!(error instanceof ModelStoppedError && live.stopped && !env.signal.aborted)) throw error;
+            if (env.signal.aborted || !(turn.stopped || isAbortError(error, turn.signal))) throw error;
+            // Cancel ended the task already; Stop keeps what was said and holds the task until
+            // the person says how to go on (Continue / Abort).
+            if (task.status !== 'running') return;
             await commitStopped(env, task.sessionId, live);
             await pauseTask(env, task, 'stopped', 'Stopped. Continue resumes the task; Abort ends it.');
           }
         });
       } catch (error) {
-        if (error instanceof TaskStopped) {
+        // Shutting down mid-call is not the model's fault: nack, and the next start redoes the turn.
+        if (env.signal.aborted) throw error;
+        if (turn.stopped || isAbortError(error, turn.signal)) {
+          // Stopped by the person: whoever stopped it ended the task; nothing is retried or queued.
+          env.logger.info('TASK', `${task.id}: turn stopped`);
+        } else if (error instanceof TaskStopped) {
           await endTask(env, task, { status: 'error', summary: error.message });
         } else {
-          // Shutting down mid-call is not the model's fault: nack, and the next start redoes the turn.
-          if (!(error instanceof ModelError) || env.signal.aborted) throw error;
+          if (!(error instanceof ModelError)) throw error;
           await handleTaskModelError(env, task, error);
         }
       } finally {
-        env.busy.delete(task.sessionId);
+        turn.end();
       }
+      if (!env.signal.aborted) await deliverLateInput(env, task.sessionId);
       break;
     }
     case 'conversation': {
       const session = env.state.sessions.get(trigger.sessionId);
       if (!session) break;
       if (payload.route === true && typeof payload.text === 'string' && (await routeIncoming(env, session, payload.text))) break;
+      // A burst is answered once: a turn that already saw every input of the session (or a
+      // re-delivery of a turn whose reply was committed) has nothing left to answer.
+      if (payload.retry !== true && session.inputs !== undefined && (session.answered ?? 0) >= session.inputs) {
+        env.logger.info('CHAT', `${session.id}: ${trigger.id} coalesced (its message was answered by an earlier turn)`);
+        break;
+      }
+      const late = lateNote(env, trigger);
+      if (late) await env.state.appendMessage(session.id, 'event', late);
+      const seen = session.inputs;
       session.status = 'working';
       env.state.saveSession(session);
-      env.busy.add(session.id);
+      const turn = env.turns.begin(session.id, env.signal);
+      let stoppedTurn = false;
       try {
-        await runLiveTurn(env, session.id, async (live) => {
-          try {
-            await runConversationTurn(env, session, live);
-          } catch (error) {
-            // Stop: what streamed so far is the reply, marked stopped; no error line, no retry.
-            if (!(error instanceof ModelStoppedError && live.stopped && !env.signal.aborted)) throw error;
-            await commitStopped(env, session.id, live);
-            session.status = 'idle';
-            delete session.retryPayload;
-            env.state.saveSession(session);
-          }
-        });
+        await runLiveTurn(env, session.id, (live) => runConversationTurn(env, session, { signal: turn.signal, keyBase: trigger.id, seen, live }).catch(async (error: unknown) => {
+          if (env.signal.aborted || !(turn.stopped || isAbortError(error, turn.signal))) throw error;
+          // Stop: what streamed so far is the reply, marked stopped; no error line, no retry.
+          await commitStopped(env, session.id, live);
+          stoppedTurn = true;
+        }));
+        if (seen !== undefined) session.answered = Math.max(session.answered ?? 0, seen);
+        if (stoppedTurn) {
+          session.status = 'idle';
+          delete session.retryPayload;
+        }
+        env.state.saveSession(session);
       } catch (error) {
         if (env.signal.aborted) throw error;
-        session.status = 'error';
-        session.retryPayload = { ...payload, route: false };
-        env.state.saveSession(session);
-        const text = error instanceof ModelError ? error.message : `Something went wrong in this turn: ${(error as Error).message}`;
-        await env.state.appendMessage(session.id, 'error', `${text} Your message is kept; retry when fixed.`, { retryable: true });
-        env.logger.error('CHAT', `turn failed in ${session.id}`, error);
+        if (turn.stopped || isAbortError(error, turn.signal)) {
+          // Stop: no error line, no retry. What the person typed stays in the transcript.
+          session.status = 'idle';
+          if (seen !== undefined) session.answered = Math.max(session.answered ?? 0, seen);
+          env.state.saveSession(session);
+          env.logger.info('CHAT', `${session.id}: turn stopped`);
+        } else {
+          session.status = 'error';
+          session.retryPayload = { ...payload, route: false, retry: true };
+          env.state.saveSession(session);
+          const text = error instanceof ModelError ? error.message : `Something went wrong in this turn: ${(error as Error).message}`;
+          await env.state.appendMessage(session.id, 'error', `${text} Your message is kept; retry when fixed.`, { retryable: true });
+          env.logger.error('CHAT', `turn failed in ${session.id}`, error);
+        }
       } finally {
-        env.busy.delete(session.id);
+        turn.end();
       }
       break;
     }

@@ -14,6 +14,16 @@ export interface SessionRecord {
   usage: UsageTotals;
   /** The last turn failed before doing anything; `Agent.retry` re-queues this payload. */
   retryPayload?: Record<string, unknown>;
+  /** How many person inputs (messages, replies) the session has received. */
+  inputs?: number;
+  /**
+   * `inputs` as the last completed conversation turn saw it: a conversation trigger with nothing
+   * newer is a burst already answered (coalesced), or a turn re-delivered after its effects were
+   * committed, and runs no model call.
+   */
+  answered?: number;
+  /** Content keys of the last replies posted (trigger + text): a re-delivered turn skips them. */
+  replyKeys?: string[];
 }
 
 /** Per-budget "warned at 80%" flags: reset when Continue raises the limit (a new crossing). */
@@ -127,6 +137,6 @@ export function taskView(task: TaskRecord): TaskView {
 }
 
 export function sessionView(session: SessionRecord, messages: MessageView[]): SessionView {
-  const { retryPayload: _retry, ...rest } = session;
+  const { retryPayload: _retry, inputs: _inputs, answered: _answered, replyKeys: _keys, ...rest } = session;
   return { ...rest, messages };
 }

@@ -7,11 +7,13 @@ import * as path from 'node:path';
 import { ACTION_SETS } from '../actions/coreActions';
 import { taskPrefixText } from '../prompts/requestBuilder';
 import { initialLimits } from './budgets';
+import type { Trigger } from '../store/types';
 import type { EngineEnv } from './engineEnv';
-import { WAIT_REARM_MS } from './engineEnv';
+import { USER_PRIORITY, WAIT_REARM_MS } from './engineEnv';
 import { newId } from './engineState';
 import { emptyTotals } from './records';
 import type { ChoreLineage, TaskRecord } from './records';
+import { contentKey } from './turnEffects';
 import type { PauseReason, TaskMode } from './types';
 
 export interface CreateTaskSpec {
@@ -27,15 +29,26 @@ export interface CreateTaskSpec {
   chore?: ChoreLineage;
   /** The session that started it (gets a "started task" line). */
   fromSessionId?: string;
+  /** Messages of the person that arrived in `fromSessionId` while the starting turn ran. */
+  arrivedDuring?: number;
 }
+
+/** Reply idempotency keys kept per session: enough for any one turn's replies. */
+const REPLY_KEYS_KEPT = 20;
 
 export function scratchDirOf(storageDir: string, taskId: string): string {
   return path.join(storageDir, 'scratch', taskId);
 }
 
-export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<TaskRecord> {
+export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<TaskRecord | undefined> {
   const now = env.clock.now();
   const id = spec.id ?? newId('t-', now);
+  // Ids of started tasks derive from the turn and the content (turnEffects): a turn re-delivered
+  // after a crash finds its task already there and does not start it twice.
+  if (env.state.tasks.has(id) || env.state.sessions.has(id)) {
+    env.logger.info('TASK', `start ${id} skipped: this task was already started by an earlier delivery of the same turn`);
+    return env.state.tasks.get(id);
+  }
   const known = new Map(env.skills().map((s) => [s.name, s]));
   const chosen = (spec.skills ?? []).filter((name) => known.has(name));
   // Reads inside the workspace are automatic (docs/DESIGN.md §6), so every task can read.
@@ -83,7 +96,7 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
   await env.state.appendEvent(id, 'task_start', { name: task.name, instruction: task.instruction, mode: task.mode, skills: chosen, actionSets, source: task.source });
   await env.state.appendMessage(id, 'event', `Task started (${task.mode}): ${task.instruction}`);
   if (spec.fromSessionId && spec.fromSessionId !== id) {
-    await env.state.appendMessage(spec.fromSessionId, 'event', `Started task “${task.name}” (${task.mode}).`);
+    await env.state.appendMessage(spec.fromSessionId, 'event', `Started task “${task.name}” (${task.mode}).`, { arrivedDuring: spec.arrivedDuring });
   }
   env.logger.info('TASK', `start ${id} “${task.name}” mode=${task.mode} skills=[${chosen.join(', ')}] sets=[${actionSets.join(', ')}] source=${task.source}`);
   await env.triggers.emit({ source: 'task_continuation', sessionId: id, dedupKey: `start:${id}` });
@@ -98,7 +111,7 @@ function setSessionStatus(env: EngineEnv, sessionId: string, status: 'idle' | 'w
   }
 }
 
-export async function endTask(env: EngineEnv, task: TaskRecord, result: { status: 'completed' | 'error' | 'cancelled'; summary: string; output?: Record<string, unknown> }): Promise<void> {
+export async function endTask(env: EngineEnv, task: TaskRecord, result: { status: 'completed' | 'error' | 'cancelled'; summary: string; output?: Record<string, unknown>; arrivedDuring?: number }): Promise<void> {
   const now = env.clock.now();
   task.status = result.status;
   task.endedAt = now;
@@ -111,7 +124,7 @@ export async function endTask(env: EngineEnv, task: TaskRecord, result: { status
   env.state.saveTask(task);
   setSessionStatus(env, task.sessionId, 'idle');
   await env.state.appendEvent(task.sessionId, 'task_end', { status: result.status, summary: result.summary, ...(result.output ? { output: result.output } : {}) });
-  await env.state.appendMessage(task.sessionId, result.status === 'completed' ? 'assistant' : 'event', result.status === 'completed' ? result.summary : `Task ${result.status}: ${result.summary}`);
+  await env.state.appendMessage(task.sessionId, result.status === 'completed' ? 'assistant' : 'event', result.status === 'completed' ? result.summary : `Task ${result.status}: ${result.summary}`, { arrivedDuring: result.arrivedDuring });
   await fs.rm(scratchDirOf(env.storageDir, task.id), { recursive: true, force: true });
   await env.taskHistory.append(historyRecord(task, now));
   env.logger.info('TASK', `end ${task.id} status=${result.status} actions=${task.actionCount} tokens=${task.usage.inputTokens + task.usage.outputTokens}`);
@@ -147,9 +160,30 @@ export async function pauseTask(env: EngineEnv, task: TaskRecord, reason: PauseR
   env.logger.warn('TASK', `pause ${task.id} (${reason}): ${text}`);
 }
 
+/** A trigger that only wakes a task (a continuation, a wait, a resume), carrying no input of the person. */
+export function isTimerOnly(trigger: Trigger): boolean {
+  if (trigger.source !== 'task_continuation' && trigger.source !== 'resume') return false;
+  const p = trigger.payload && typeof trigger.payload === 'object' ? (trigger.payload as Record<string, unknown>) : {};
+  return typeof p.text !== 'string' && p.wake !== 'reply';
+}
+
+/**
+ * Wait triggers belong to their task: one at a time. Whatever wakes the task (a reply, an
+ * approval, the wait itself) settles the others, so a stale 3 h re-arm cannot run an extra turn
+ * or cut a later `wait` short. `keep` is the trigger being delivered now.
+ */
+export async function settleWaits(env: EngineEnv, task: TaskRecord, keep?: string): Promise<void> {
+  const stale = env.triggers.pending(task.sessionId).filter((t) => t.status === 'pending' && t.id !== keep && isTimerOnly(t));
+  if (!stale.length) return;
+  const ids = new Set(stale.map((t) => t.id));
+  await env.triggers.cancel(task.sessionId, (t) => ids.has(t.id));
+  env.logger.info('TASK', `${task.id}: settled ${stale.length} superseded wait trigger(s)`);
+}
+
 /** Puts the task to sleep until a reply (or approval), re-arming every 3 h with no model call. */
 export async function sleepUntilReply(env: EngineEnv, task: TaskRecord): Promise<void> {
   setSessionStatus(env, task.sessionId, 'waiting');
+  await settleWaits(env, task);
   await env.triggers.emit({
     source: 'task_continuation',
     sessionId: task.sessionId,
@@ -160,18 +194,21 @@ export async function sleepUntilReply(env: EngineEnv, task: TaskRecord): Promise
 }
 
 /** Queues the next turn of a task now (or at `fireAt`). The dedup key makes a retried turn harmless. */
-export async function continueLater(env: EngineEnv, task: TaskRecord, fireAt?: number, reason = 'next'): Promise<void> {
+export async function continueLater(env: EngineEnv, task: TaskRecord, fireAt?: number, reason = 'next', payload?: Record<string, unknown>): Promise<void> {
   setSessionStatus(env, task.sessionId, 'working');
+  await settleWaits(env, task);
   await env.triggers.emit({
     source: 'task_continuation',
     sessionId: task.sessionId,
     ...(fireAt !== undefined ? { fireAt } : {}),
+    ...(payload ? { payload } : {}),
     dedupKey: `cont:${task.id}:${task.turns}:${reason}`,
   });
 }
 
 /** A user message for a task: into its stream at once, and the task woken. */
 export async function injectReply(env: EngineEnv, task: TaskRecord, text: string, note?: string): Promise<void> {
+  noteInput(env, task.sessionId);
   await env.state.appendMessage(task.sessionId, 'user', text);
   await env.state.appendEvent(task.sessionId, 'user_message', { text: note ? `${note} ${text}` : text });
   const wasWaiting = task.waitingForUser;
@@ -187,13 +224,72 @@ export async function injectReply(env: EngineEnv, task: TaskRecord, text: string
     await env.state.appendMessage(task.sessionId, 'event', 'This task is paused: it will read your message when you press Continue.');
     return;
   }
-  if (env.busy.has(task.sessionId)) {
+  if (env.turns.has(task.sessionId)) {
+    // The turn in flight keeps its results; the reply goes to the model right after them
+    // (finalize continues instead of sleeping, or react's end-of-turn delivery picks it up).
     env.pendingWake.add(task.sessionId);
     return;
   }
-  if (env.triggers.pending(task.sessionId).length) {
+  await wakeTask(env, task);
+}
+
+/** Makes a live task run a turn soon: its pending trigger is pulled forward, else a new one is queued. */
+export async function wakeTask(env: EngineEnv, task: TaskRecord): Promise<void> {
+  if (task.paused) return;
+  // A task waiting for an approval still reads the reply now (the card stays live); its wait
+  // trigger would only re-arm, so the wake carries the reply.
+  if (task.waitingForApproval) {
+    await continueLater(env, task, undefined, `woken${env.clock.now()}`, { wake: 'reply' });
+    return;
+  }
+  if (env.triggers.pending(task.sessionId).some((t) => t.status === 'pending')) {
     await env.triggers.pullForward(task.sessionId);
   } else {
     await continueLater(env, task, undefined, `reply${env.clock.now()}`);
+  }
+}
+
+/** Counts one input of the person in the session (conversation coalescing compares against it). */
+export function noteInput(env: EngineEnv, sessionId: string): void {
+  const session = env.state.sessions.get(sessionId);
+  if (!session) return;
+  session.inputs = (session.inputs ?? 0) + 1;
+  env.state.saveSession(session);
+}
+
+/**
+ * Input that arrived during a turn and was not consumed by its finalize (it landed after the
+ * check, or the turn ended the task): a live task is woken, an ended task's session gets a
+ * conversation turn that answers it. Never dropped.
+ */
+export async function deliverLateInput(env: EngineEnv, sessionId: string): Promise<void> {
+  if (!env.pendingWake.delete(sessionId)) return;
+  const task = env.state.taskOf(sessionId);
+  if (task) {
+    await wakeTask(env, task);
+    return;
+  }
+  if (!env.state.sessions.has(sessionId)) return;
+  env.logger.info('CHAT', `${sessionId}: a reply arrived while its task ended; a conversation turn answers it`);
+  await env.triggers.emit({ source: 'user_message', sessionId, priority: USER_PRIORITY, payload: { wake: 'reply' } });
+}
+
+/**
+ * Posts an assistant line once per content key (the turn's trigger + the text): a turn
+ * re-delivered after a crash cannot post the same reply twice.
+ */
+export async function postReply(env: EngineEnv, sessionId: string, keyBase: string | undefined, text: string, arrivedDuring?: number): Promise<void> {
+  const key = keyBase ? contentKey(keyBase, sessionId, text) : undefined;
+  const session = env.state.sessions.get(sessionId);
+  if (key && session?.replyKeys?.includes(key)) {
+    env.logger.info('CHAT', `${sessionId}: reply skipped, the same turn already posted it before a restart`);
+    return;
+  }
+  // The line first, then its key (saved with the session row, durable with the same commit): a
+  // crash between them can repeat a reply, never lose one.
+  await env.state.appendMessage(sessionId, 'assistant', text, { arrivedDuring });
+  if (key && session) {
+    session.replyKeys = [...(session.replyKeys ?? []), key].slice(-REPLY_KEYS_KEPT);
+    env.state.saveSession(session);
   }
 }

@@ -12,7 +12,7 @@ import type { LiveTurn } from './liveTurn';
 import { runPipeline } from './pipeline';
 import { addTotals } from './records';
 import type { ChoreLineage, TaskRecord } from './records';
-import { continueLater, createTask, endTask, pauseTask, sleepUntilReply } from './taskLifecycle';
+import { continueLater, createTask, endTask, pauseTask, postReply, sleepUntilReply } from './taskLifecycle';
 import type { TaskEvent } from './types';
 
 /** History above this many characters is cut at a turn boundary near its middle (in one step, so the prefix stays stable between cuts). */
@@ -64,7 +64,17 @@ export interface TaskTurnStats {
   requestChars: number;
 }
 
-export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: ModelClient, live?: LiveTurn): Promise<TaskTurnStats | undefined> {
+/** How a task turn is run: its own stop signal, its live stream and the id that keys its effects (the trigger). */
+export interface TaskTurnOptions {
+  signal?: AbortSignal;
+  keyBase?: string;
+  /** The session's input count when the turn began (lines it writes go before later input). */
+  seenInputs?: number;
+  /** Streams the turn to the sidebar. */
+  live?: LiveTurn;
+}
+
+export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: ModelClient, options: TaskTurnOptions = {}): Promise<TaskTurnStats | undefined> {
   const budget = checkBudget(task);
   if (budget.exceeded.length) {
     await pauseTask(env, task, 'budget', `Budget reached (${budget.exceeded.map((k) => describeBudget(task, k)).join(', ')}). Continue raises the limit; Abort ends the task.`);
@@ -80,9 +90,11 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: Mod
   const status = freshStatus(task);
   const request = await buildTaskRequest(env, task, status);
   if (status) task.lastStatus = status;
+  const live = options.live;
+  const signal = options.signal ?? live?.signal ?? env.signal;
   const result = await runPipeline(env, {
-    client: model, request, actionSets: task.actionSets, sessionId: task.sessionId, task, status,
-    signal: live?.signal ?? env.signal,
+    client: model, request, actionSets: task.actionSets, sessionId: task.sessionId, task, signal, status,
+    keyBase: options.keyBase,
     ...(live ? { onDelta: live.stream.onDelta } : {}),
   });
   live?.stream.flush();
@@ -95,12 +107,17 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: Mod
   const session = env.state.sessions.get(task.sessionId);
   if (session) session.usage = addTotals(session.usage, result.usage, result.cost);
   env.logger.info('TASK', `${task.id} turn ${task.turns}: ${result.actionsRun} action(s), ${result.usage.inputTokens + result.usage.cacheReadTokens} in / ${result.usage.outputTokens} out, $${result.cost.toFixed(4)}`);
-  await finalizeTaskTurn(env, task, result);
+  // Cancelled (or ended) while the turn ran: the task is over, so finalize queues nothing.
+  if (task.status === 'running' && !signal.aborted) await finalizeTaskTurn(env, task, result, options);
+  else env.state.saveTask(task);
   return { modelMs: result.modelMs, requestChars: serializeRequest(request).length };
 }
 
-async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaited<ReturnType<typeof runPipeline>>): Promise<void> {
+async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaited<ReturnType<typeof runPipeline>>, options: TaskTurnOptions): Promise<void> {
   const fx = result.effects;
+  const keyBase = options.keyBase;
+  const inputs = env.state.sessions.get(task.sessionId)?.inputs ?? 0;
+  const arrivedDuring = options.seenInputs !== undefined && inputs > options.seenInputs ? inputs - options.seenInputs : undefined;
   const outcome = fx.ended ? 'end' : result.invalid ? 'pause (invalid)' : fx.question || fx.approval || (result.actionsRun === 0 && result.text.trim()) ? 'wait for the user' : fx.waitAt ? 'wait' : 'continue';
   env.logger.info('WORKFLOW: finalize', `${task.id}: ${outcome}${fx.started.length ? `, started ${fx.started.length} task(s)` : ''}`);
   const { state } = env;
@@ -108,7 +125,7 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
     task.todos = fx.todos;
     await state.appendEvent(task.sessionId, 'todos', { todos: fx.todos, forModel: false });
   }
-  for (const text of fx.said) await state.appendMessage(task.sessionId, 'assistant', text);
+  for (const text of fx.said) await postReply(env, task.sessionId, keyBase, text);
   // Text without any tool call: the model is talking to the user, so, like a chat agent, the
   // task then waits for their answer instead of looping on text-only turns.
   const textOnly = result.actionsRun === 0 && !result.invalid && result.text.trim() !== '';
@@ -119,7 +136,7 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
   if (fx.ended) {
     const again = await env.hooks?.beforeTaskEnd?.(task, fx.ended);
     if (!again) {
-      await endTask(env, task, fx.ended);
+      await endTask(env, task, { ...fx.ended, arrivedDuring });
       return;
     }
     await state.appendEvent(task.sessionId, 'user_message', { text: again });
@@ -137,16 +154,19 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
     await pauseTask(env, task, 'model_error', `The model sent invalid tool calls twice (${result.invalid.slice(0, 300)}). Continue retries; Abort ends the task.`);
     return;
   }
+  // Input that arrived while the turn ran (recorded at once, after the turn's results in the
+  // stream): the task does not sleep on a question or a wait it would have answered already.
   const woken = env.pendingWake.delete(task.sessionId);
+  if (fx.approval) {
+    // The approval card stays live whatever else happens; its decision wakes the task.
+    task.waitingForApproval = fx.approval.id;
+    await state.appendMessage(task.sessionId, 'event', `Waiting for your approval: ${fx.approval.summary}`);
+  }
   if ((fx.question || fx.approval) && !woken) {
     if (fx.question) {
       task.waitingForUser = true;
       task.endApprovalRequested = fx.endApproval || undefined;
-      await state.appendMessage(task.sessionId, 'assistant', fx.question);
-    }
-    if (fx.approval) {
-      task.waitingForApproval = fx.approval.id;
-      await state.appendMessage(task.sessionId, 'event', `Waiting for your approval: ${fx.approval.summary}`);
+      await postReply(env, task.sessionId, keyBase, fx.question);
     }
     // The flag is durable before the trigger that would re-check it exists.
     state.saveTask(task);
@@ -154,14 +174,16 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
     await sleepUntilReply(env, task);
     return;
   }
-  if (fx.question) await state.appendMessage(task.sessionId, 'assistant', fx.question);
+  if (fx.question) await postReply(env, task.sessionId, keyBase, fx.question);
   state.saveTask(task);
   if (fx.waitAt && !woken) {
     await state.appendEvent(task.sessionId, 'wait', { until: fx.waitAt.at, reason: fx.waitAt.reason, forModel: false });
     await continueLater(env, task, fx.waitAt.at, 'wait');
     return;
   }
-  await continueLater(env, task);
+  // Woken while an approval is pending: this continuation carries the reply, so it runs a turn
+  // instead of re-arming the approval wait.
+  await continueLater(env, task, undefined, woken ? 'woken' : 'next', woken ? { wake: 'reply' } : undefined);
 }
 
 /** A model failure inside a task turn: transient ones back off, the rest pause the task. */

@@ -1,4 +1,5 @@
 /** Collects what a turn's actions asked for, so finalize can apply it once and in order. */
+import { createHash } from 'node:crypto';
 import type { NewTaskSpec, TurnEffects } from '../actions/types';
 import type { Todo } from './types';
 import { newId } from './engineState';
@@ -19,13 +20,21 @@ export class TurnEffectsRecorder implements TurnEffects {
   todos?: Todo[];
   approval?: { id: string; summary: string };
 
-  constructor(private readonly now: () => number) {}
+  /**
+   * `keyBase` (the trigger id) makes started task ids a function of the turn and the task's
+   * content, so a turn re-delivered after a crash derives the same id and cannot start it twice.
+   */
+  constructor(
+    private readonly now: () => number,
+    private readonly keyBase?: string,
+  ) {}
 
   say(text: string): void {
     this.said.push(text);
   }
   startTask(spec: NewTaskSpec): string {
-    const id = newId('t-', this.now());
+    const id = this.keyBase ? `t-${contentKey(this.keyBase, spec.name, spec.instruction, spec.mode)}` : newId('t-', this.now());
+    if (this.started.some((t) => t.id === id)) return id;
     this.started.push({ ...spec, id });
     return id;
   }
@@ -48,4 +57,9 @@ export class TurnEffectsRecorder implements TurnEffects {
   needsApproval(approvalId: string, summary: string): void {
     this.approval = { id: approvalId, summary };
   }
+}
+
+/** A short stable hash of the parts: the content idempotency key of a reply or a task start. */
+export function contentKey(...parts: string[]): string {
+  return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 20);
 }

@@ -17,6 +17,12 @@ export interface MessageView {
   retryable?: boolean;
   /** An assistant reply the person stopped while it streamed: the text is what it said until then. */
   stopped?: boolean;
+  /**
+   * On a line a turn wrote: how many of the person's messages arrived while that turn ran (they
+   * stand before it in the transcript). The model's history puts this line before them, so the
+   * turn's answer precedes the input it never saw (the turn rule, docs/ARCHITECTURE.md).
+   */
+  arrivedDuring?: number;
 }
 
 export type SessionStatus = 'idle' | 'working' | 'waiting' | 'error';
@@ -126,6 +132,7 @@ export type TaskEventKind =
   | 'resume'
   | 'restart'
   | 'ledger'
+  | 'late'
   | 'task_end'
   | 'message';
 

@@ -48,6 +48,24 @@ function mergeText(messages: ModelMessage[]): ModelMessage[] {
 
 /** Told to the model after a reply the person stopped, so it does not take it as finished. */
 export const STOPPED_NOTE = 'The user stopped this reply before it was complete.';
+/**
+ * The turn rule for transcripts: a line a turn wrote goes before the person's messages that
+ * arrived while that turn ran (`arrivedDuring`), so the model reads the answer in the order it
+ * was given and the later messages as new input.
+ */
+export function turnOrdered(lines: readonly MessageView[]): MessageView[] {
+  const out: MessageView[] = [];
+  for (const line of lines) {
+    let at = out.length;
+    for (let skip = line.arrivedDuring ?? 0; skip > 0 && at > 0; ) {
+      at -= 1;
+      if (out[at]!.role === 'user') skip -= 1;
+    }
+    // Lines of one turn keep their order: each goes before the same user lines, after its siblings.
+    out.splice(at, 0, line);
+  }
+  return out;
+}
 
 export function conversationRequest(input: PrefixContext & { tools: ToolSpec[]; skillCatalog?: string; transcript: MessageView[] }): ModelRequest {
   const prefix = prefixMessage([
@@ -55,7 +73,7 @@ export function conversationRequest(input: PrefixContext & { tools: ToolSpec[]; 
     ['Memory', input.memory],
     ['Skills tasks can use', input.skillCatalog],
   ]);
-  const lines = input.transcript.filter((m) => m.role !== 'error');
+  const lines = turnOrdered(input.transcript.filter((m) => m.role !== 'error'));
   const start = lines.length <= CONVERSATION_WINDOW_MIN + CONVERSATION_WINDOW_STEP ? 0 : Math.floor((lines.length - CONVERSATION_WINDOW_MIN) / CONVERSATION_WINDOW_STEP) * CONVERSATION_WINDOW_STEP;
   const history: ModelMessage[] = lines.slice(start).map((m) =>
     m.role === 'user' ? { role: 'user', content: m.text } : { role: 'assistant', content: m.role === 'event' ? `[${m.text}]` : m.stopped ? `${m.text}\n[${STOPPED_NOTE}]` : m.text },
@@ -107,24 +125,48 @@ function parseArguments(raw: string): unknown {
   }
 }
 
+/** The tool result of a call whose action started and never ended: the process died while it ran. */
+export const MAY_HAVE_RUN =
+  'Unknown outcome: the process stopped (a crash or a reload) while this call was running, so it may have run, fully or in part. It was not repeated. Check its effect before calling it again (read the files it would change, look for what the command produces, ask the user about an outside effect).';
+/** The tool result of a call that never started: the process died before it. */
+export const NOT_STARTED = 'Not run: the turn was interrupted (restart) before this call started. Call it again if it is still needed.';
+
+/** Event kinds that carry the person's input (or a notice) into the history as a user message. */
+const INPUT_KINDS = new Set(['user_message', 'warning', 'restart', 'ledger', 'resume', 'error', 'late']);
+
 /**
  * Rebuilds a task's model history from its event stream, deterministically (same events, same
- * bytes), from `fromSeq` on. A turn interrupted by a crash gets a synthetic result per call so
- * the history stays valid for both wire formats.
+ * bytes), from `fromSeq` on.
+ *
+ * The turn rule (docs/ARCHITECTURE.md, "A turn is a transaction"): a turn's own results belong to
+ * it. Input recorded while the turn is open (after its `turn` event, before the last of its
+ * `action_end`s) — a message, a reply, an approval, Continue, a notice — is kept in arrival
+ * order and delivered right after the turn's results, never in their place. A call without an
+ * `action_end` means the process died: it reads "may have run" when its `action_start` is there
+ * and "not run" only when it never started.
  */
 export function historyFromEvents(events: readonly TaskEvent[], fromSeq = 1): ModelMessage[] {
   const out: ModelMessage[] = [];
-  let open: { calls: ToolCall[]; results: Map<string, ModelMessage> } | undefined;
+  let open: { calls: ToolCall[]; started: Set<string>; results: Map<string, ModelMessage>; deferred: ModelMessage[] } | undefined;
   const close = () => {
     if (!open) return;
     for (const call of open.calls) {
-      out.push(open.results.get(call.id) ?? { role: 'tool', toolCallId: call.id, toolName: call.name, content: 'Not run: the turn was interrupted (restart). Decide whether to retry.', isError: true });
+      const content = open.started.has(call.id) ? MAY_HAVE_RUN : NOT_STARTED;
+      out.push(open.results.get(call.id) ?? { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError: true });
     }
+    out.push(...open.deferred);
     open = undefined;
   };
   for (const event of events) {
     if (event.seq < fromSeq) continue;
     const d = event.data;
+    if (INPUT_KINDS.has(event.kind)) {
+      if (d.forModel === false) continue;
+      const message: ModelMessage = { role: 'user', content: event.kind === 'user_message' ? `User: ${String(d.text)}` : `[${event.kind}] ${String(d.text ?? '')}` };
+      if (open) open.deferred.push(message);
+      else out.push(message);
+      continue;
+    }
     switch (event.kind) {
       case 'turn': {
         close();
@@ -134,27 +176,19 @@ export function historyFromEvents(events: readonly TaskEvent[], fromSeq = 1): Mo
         // Anthropic echoes parsed arguments as tool_use input, so they must survive the round trip.
         const calls: ToolCall[] = raw.map((c) => ({ id: c.id, name: c.name, rawArguments: c.rawArguments, arguments: parseArguments(c.rawArguments) }));
         out.push({ role: 'assistant', content: String(d.text ?? ''), toolCalls: calls });
-        open = { calls, results: new Map() };
+        open = { calls, started: new Set(), results: new Map(), deferred: [] };
         break;
       }
+      case 'action_start':
+        if (open && typeof d.callId === 'string') open.started.add(d.callId);
+        break;
       case 'action_end':
         if (open && typeof d.callId === 'string') {
           const isError = typeof d.error === 'string';
           open.results.set(d.callId, { role: 'tool', toolCallId: d.callId, toolName: String(d.name), content: isError ? `Error: ${d.error}` : toolResultText(d.output), isError });
+          // The turn is complete once every call has its result: what was deferred goes next.
+          if (open.calls.every((c) => open!.results.has(c.id))) close();
         }
-        break;
-      case 'user_message':
-        close();
-        out.push({ role: 'user', content: `User: ${String(d.text)}` });
-        break;
-      case 'warning':
-      case 'restart':
-      case 'ledger':
-      case 'resume':
-      case 'error':
-        if (d.forModel === false) break;
-        close();
-        out.push({ role: 'user', content: `[${event.kind}] ${String(d.text ?? '')}` });
         break;
       default:
         break;

@@ -192,11 +192,12 @@ class TriggerStoreImpl implements StartingTriggerStore {
     if (changes > 0) this.wake();
   }
 
-  async cancel(sessionId: string): Promise<number> {
+  async cancel(sessionId: string, only?: (trigger: Trigger) => boolean): Promise<number> {
     await this.ready;
-    const rows = this.db.query(`${SELECT} WHERE session_id = ? AND status = 'pending'`, [sessionId]);
+    const rows = this.db.query(`${SELECT} WHERE session_id = ? AND status = 'pending'`, [sessionId]).filter((row) => !only || only(toTrigger(row)));
     if (rows.length === 0) return 0;
-    this.db.mutate(`DELETE FROM triggers WHERE session_id = ? AND status = 'pending'`, [sessionId]);
+    if (only) for (const row of rows) this.db.mutate(`DELETE FROM triggers WHERE id = ? AND status = 'pending'`, [row.id as string]);
+    else this.db.mutate(`DELETE FROM triggers WHERE session_id = ? AND status = 'pending'`, [sessionId]);
     await this.db.commit();
     const now = this.clock.now();
     for (const row of rows) this.history?.append({ ...toTrigger(row), status: 'cancelled', doneAt: now });

@@ -82,8 +82,11 @@ export interface TriggerStore {
   rearm(triggerId: string, fireAt: number): Promise<void>;
   /** Make the session's pending triggers due now (a reply wakes a waiting task). */
   pullForward(sessionId: string): Promise<void>;
-  /** Removes the session's pending (not claimed) triggers; returns how many. Their dedup keys become free. */
-  cancel(sessionId: string): Promise<number>;
+  /**
+   * Removes the session's pending (not claimed) triggers, or only those `only` selects; returns
+   * how many. Their dedup keys become free.
+   */
+  cancel(sessionId: string, only?: (trigger: Trigger) => boolean): Promise<number>;
   /** Unsettled triggers (status pending or claimed), in claim order: priority, fire_at, emit order. */
   pending(sessionId?: string): Trigger[];
   /** Dead letters, oldest first; `tasklane.getState` lists them. */

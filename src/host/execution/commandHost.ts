@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Ledger } from '../../core/actions/ledger';
 import type { ActionDef } from '../../core/actions/types';
 import { commandActions } from '../../core/approval/commandActions';
+import type { Agent } from '../../core/engine/agent';
 import type { CommandApproval, CommandResult } from '../../core/approval/commandApproval';
 import { DbCommandApprovalStore } from '../../core/approval/commandApproval';
 import type { McpCallPort } from '../../core/approval/commandService';
@@ -95,6 +96,11 @@ export class CommandExecutionHost implements OwnedApprovalSection {
   /** Where other approval-gated calls (MCP tools) ask: the same cards, ledger and wake-up. */
   requester(): Pick<CommandService, 'request'> {
     return this.service;
+  }
+
+  /** Cancel / Stop of a task also kills the approved command it is running and withdraws its pending ones. */
+  attach(agent: Pick<Agent, 'onTaskStopped'>): void {
+    agent.onTaskStopped((taskId) => this.service.stopTask(taskId));
   }
 
   /** Card patches for the sidebar (`sidebar.post`). */

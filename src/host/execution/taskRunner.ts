@@ -36,7 +36,11 @@ export async function runVsCodeTask(name: string, options: { timeoutMs: number; 
       resolve({ exitCode: timedOut || cancelled ? null : exitCode, output: '', truncatedChars: 0, timedOut, cancelled, durationMs: Date.now() - started, error });
     };
     const mine = (e: { execution: vscode.TaskExecution }) => (execution ? e.execution === execution : e.execution.task.name === task.name);
+    let processId: number | undefined;
     subscriptions.push(
+      vscode.tasks.onDidStartTaskProcess((e) => {
+        if (mine(e)) processId = e.processId;
+      }),
       vscode.tasks.onDidEndTaskProcess((e) => mine(e) && finish(e.exitCode ?? null)),
       // A task without a process (a custom execution) ends without an exit code.
       vscode.tasks.onDidEndTask((e) => mine(e) && setTimeout(() => finish(null), 500)),
@@ -49,6 +53,14 @@ export async function runVsCodeTask(name: string, options: { timeoutMs: number; 
     const onAbort = () => {
       cancelled = true;
       execution?.terminate();
+      // terminate() ends the task's shell; its process group goes too, so nothing it started survives.
+      if (processId !== undefined && process.platform !== 'win32') {
+        try {
+          process.kill(-processId, 'SIGKILL');
+        } catch {
+          // not a group leader, or already gone
+        }
+      }
       finish(null);
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });

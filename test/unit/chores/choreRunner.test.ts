@@ -130,6 +130,19 @@ describe('chore runner: runs through the real engine and store against the scrip
     assert.equal(server.requests.length, 1);
   });
 
+  it('a cron fire queued before VS Code closed and delivered hours late follows drift: skip', async () => {
+    h = await createRunnerHarness(server, choresFrom(chore('drift: skip', 'trigger: { cron: "0 2 * * *" }')));
+    const due = h.clock.now() - 3 * 3_600_000;
+    const fire: ChoreFire = { kind: 'chore_fire', choreId: 'demo', fireTime: new Date(due).toISOString(), missed: false, cause: 'cron', fireKey: `chore:demo:${due}` };
+    await h.agent.whenReady();
+    await h.triggers.emit({ source: 'scheduled', sessionId: 'chore:demo', payload: fire, fireAt: due, dedupKey: `chore:demo:${due}` });
+    await h.idle();
+    const [run] = h.runLog.history('demo');
+    assert.equal(run?.status, 'skipped');
+    assert.match(run?.reason ?? '', /delivered 180 min late .*drift: skip/);
+    assert.equal(server.requests.length, 0, 'no model call');
+  });
+
   it('concurrency skip records the overlapping fire as skipped; replace cancels the active run', async () => {
     h = await createRunnerHarness(server, choresFrom(chore('concurrency: skip')));
     server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 100 } }] }]);

@@ -95,7 +95,7 @@ export async function createRunnerHarness(server: ModelServer, chores: ChoreDefi
     agent, runner, runLog, clock, triggers, db, logger, done, idle, ended,
     close: async () => {
       runner.dispose();
-      await agent.stop();
+      await agent.shutdown();
       await triggers.close();
       await db.close();
       fs.rmSync(dir, { recursive: true, force: true });

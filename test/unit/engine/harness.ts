@@ -114,7 +114,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const shutdown = async () => {
     if (!running) return;
     running = false;
-    await agent.stop();
+    await agent.shutdown();
     await triggers.close();
     await db.close();
   };
