@@ -113,6 +113,13 @@ export class EngineState {
     this.publish({ type: 'sessionRemoved', sessionId, ...(movedTo ? { movedTo } : {}) });
   }
 
+  /** The archive took an idle session: drop it from memory (its rows already left the database). */
+  forgetSession(sessionId: string): void {
+    if (!this.sessions.delete(sessionId)) return;
+    this.transcripts.delete(sessionId);
+    this.publish({ type: 'sessionRemoved', sessionId });
+  }
+
   saveTask(task: TaskRecord): void {
     this.tasks.set(task.id, task);
     // An ended task keeps its row, marked ended, until the archive mover moves it out of the hot
