@@ -4,6 +4,7 @@ import { registerApprovalCommands } from './approvals/approvalCommands';
 import { registerChoreCommands } from './chores/choreCommands';
 import { registerCommands } from './commands';
 import { registerCommandApprovalCommands } from './execution/commandHost';
+import { registerHistoryCommands } from './historyCommands';
 import { createLogger } from './logger';
 import { registerMcpCommands } from './mcp/mcpCommands';
 import { ModelProvider, offerModelSetup } from './modelProvider';
@@ -69,6 +70,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     ...registerCommandApprovalCommands(part((s) => s.commands)),
     ...registerApprovalCommands(part((s) => s.approvalOwners)),
     ...registerMcpCommands(part((s) => s.mcp)),
+    ...registerHistoryCommands(runtime),
   );
 
   const started = ready.then(

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { MemorySettings, StorageSettings } from '../core/engine/types';
 import type { EditPolicyOptions } from '../core/approval/sensitivePaths';
 import type { Logger } from '../core/ports';
 import { USER_ONLY_SETTINGS, userOnlyKeysIn, userValue } from '../core/settings/userOnlySettings';
@@ -76,6 +77,31 @@ export class TasklaneSettings implements vscode.Disposable {
     return {
       maxActionsPerTask: this.userOnly('tasklane.budget.maxActionsPerTask', 50),
       maxTokensPerTask: this.userOnly('tasklane.budget.maxTokensPerTask', 500_000),
+    };
+  }
+
+  /**
+   * Archive and retention schedules. Workspace values count: they only move rows to the archive
+   * sooner or later, or keep the trigger history shorter; nothing is spent or run by them.
+   */
+  storage(): StorageSettings {
+    const config = vscode.workspace.getConfiguration('tasklane.storage');
+    return {
+      settledTriggerDays: config.get<number>('settledTriggerDays', 7),
+      ledgerDays: config.get<number>('ledgerDays', 30),
+      sessionDays: config.get<number>('sessionDays', 7),
+      approvalDays: config.get<number>('approvalDays', 7),
+    };
+  }
+
+  /** Memory distillation (`tasklane.memory.*`); a workspace may switch it off or slow it down. */
+  memory(): MemorySettings {
+    const config = vscode.workspace.getConfiguration('tasklane.memory');
+    return {
+      enabled: config.get<boolean>('enabled', true),
+      intervalMinutes: config.get<number>('intervalMinutes', 60),
+      minEvents: config.get<number>('minEvents', 20),
+      maxChars: config.get<number>('maxChars', 6000),
     };
   }
 

@@ -29,7 +29,8 @@ export class EngineState {
   private readonly listeners = new Set<(change: AgentChange) => void>();
 
   constructor(
-    private readonly db: DurableDb,
+    /** The hot database (the memory cursor and the archive share it). */
+    readonly db: DurableDb,
     readonly streams: EventStreams,
     private readonly eventMd: AppendFile,
     private readonly clock: Clock,
