@@ -85,6 +85,28 @@ describe('store: archive of ended work', function () {
     await db.close();
   });
 
+  it('a snapshot after a big move is compacted to the live rows (the next open loads only those)', async () => {
+    const dir = tempDir('archive');
+    const clock = new FakeClock(Date.UTC(2026, 0, 10));
+    let { db, archive } = await open(dir, clock);
+    db.transaction((tx) => {
+      for (let i = 0; i < 3000; i++) tx.mutate("INSERT INTO chore_runs (id, chore_id, status, data, started_at, ended_at) VALUES (?, 'c', 'ok', ?, 1, 1)", [`r${i}`, 'x'.repeat(1000)]);
+    });
+    await db.snapshot();
+    const snapshotSize = () => Math.max(...fs.readdirSync(dir).filter((n) => n.startsWith('snapshot-')).map((n) => fs.statSync(path.join(dir, n)).size));
+    const full = snapshotSize();
+    while (archive.moveBatch('chore_run', 500) > 0);
+    await db.snapshot();
+    const after = Math.min(...fs.readdirSync(dir).filter((n) => n.startsWith('snapshot-')).map((n) => fs.statSync(path.join(dir, n)).size));
+    assert.ok(full > 3_000_000, `full snapshot ${full}`);
+    assert.ok(after < full / 10, `snapshot after the move: ${after} bytes (was ${full})`);
+    await db.close();
+    ({ db, archive } = await open(dir, clock));
+    assert.equal(db.query('SELECT COUNT(*) AS n FROM chore_runs')[0].n, 0);
+    assert.equal(archive.stats().find((x) => x.kind === 'chore_run')?.records, 3000);
+    await db.close();
+  });
+
   it('SIGKILL at random points (seeded) during moves loses and duplicates nothing', async () => {
     const seed = Number(process.env.ARCHIVE_SEED ?? Date.now() % 1_000_000);
     console.log(`      seed ${seed} (replay: ARCHIVE_SEED=${seed})`);
