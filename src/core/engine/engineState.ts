@@ -55,7 +55,7 @@ export class EngineState {
     const ids = [...this.sessions.keys()];
     const worker = async (): Promise<void> => {
       for (let id = ids.pop(); id !== undefined; id = ids.pop()) {
-        const messages = await this.streams.tail(id, (e) => e.kind === 'message', TRANSCRIPT_LINES, TRANSCRIPT_LINES * 4);
+        const messages = await this.streams.tail(id, 'message', TRANSCRIPT_LINES, TRANSCRIPT_LINES * 4);
         this.transcripts.set(id, messages.map(toMessage));
       }
     };

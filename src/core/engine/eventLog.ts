@@ -159,17 +159,21 @@ export class EventStreams {
    * The last `limit` events matching `match`, oldest first, reading back a page at a time and at
    * most `maxEvents` events (a transcript tail without parsing the whole stream).
    */
-  async tail(id: string, match: (event: TaskEvent) => boolean, limit: number, maxEvents: number): Promise<TaskEvent[]> {
+  async tail(id: string, kind: TaskEventKind, limit: number, maxEvents: number): Promise<TaskEvent[]> {
+    const file = this.file(id);
+    const stream = await this.open(id);
     const found: TaskEvent[] = [];
-    let before: number | undefined;
+    // Lines are `{"seq":…,"at":…,"kind":"<kind>",…}`: other kinds are skipped before JSON.parse.
+    const marker = `"kind":${JSON.stringify(kind)}`;
+    let before = stream.count + 1;
     let read = 0;
-    while (found.length < limit && read < maxEvents) {
-      const page = await this.read(id, { ...(before !== undefined ? { beforeSeq: before } : {}), limit: Math.min(200, maxEvents - read) });
-      if (page.length === 0) break;
-      read += page.length;
-      before = page[0].seq;
-      found.unshift(...page.filter(match));
-      if (before <= 1) break;
+    while (found.length < limit && read < maxEvents && before > 1) {
+      const limitNow = Math.min(200, maxEvents - read);
+      const end = before;
+      const page = await queue(stream, () => readPage(file, stream, { beforeSeq: end, limit: limitNow }, marker));
+      read += Math.min(limitNow, end - 1);
+      before = Math.max(1, end - limitNow);
+      found.unshift(...page.filter((e) => e.kind === kind));
     }
     return found.slice(-limit);
   }
@@ -244,7 +248,7 @@ async function lastNewlineBefore(handle: fs.FileHandle, end: number): Promise<nu
   return -1;
 }
 
-async function readPage(file: string, stream: Stream, options: { beforeSeq?: number; limit: number }): Promise<TaskEvent[]> {
+async function readPage(file: string, stream: Stream, options: { beforeSeq?: number; limit: number }, marker?: string): Promise<TaskEvent[]> {
   const end = Math.min(stream.count + 1, Math.max(1, options.beforeSeq ?? stream.count + 1));
   const start = Math.max(1, end - Math.max(0, options.limit));
   if (end <= start) return [];
@@ -290,9 +294,10 @@ async function readPage(file: string, stream: Stream, options: { beforeSeq?: num
     // Reaching the start of the file means the page starts at line 1.
     const bytes = Buffer.concat(chunks);
     const lines = bytes.toString('utf8').split('\n').filter(Boolean);
-    const events = lines.slice(0, end - start).map((line) => JSON.parse(line) as TaskEvent);
+    const pageLines = lines.slice(0, end - start);
+    const events = pageLines.filter((line) => !marker || line.includes(marker)).map((line) => JSON.parse(line) as TaskEvent);
     remember(stream, start, startOffset);
-    if (events.length > 0) remember(stream, end, startOffset + Buffer.byteLength(lines.slice(0, end - start).join('\n'), 'utf8') + 1);
+    if (pageLines.length > 0) remember(stream, end, startOffset + Buffer.byteLength(pageLines.join('\n'), 'utf8') + 1);
     return events;
   } finally {
     await handle.close();

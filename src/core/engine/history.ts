@@ -18,7 +18,7 @@ const DAY = 86_400_000;
 /** Documented defaults (docs/STORAGE.md, README "Storage"). */
 export const STORAGE_DEFAULTS = { settledTriggerDays: 7, ledgerDays: 30, sessionDays: 7, approvalDays: 7 } as const;
 /** Rows moved per synchronous step; the loop yields between steps so turns are not held up. */
-const MOVE_BATCH = 500;
+const MOVE_BATCH = 200;
 /** First background pass after start, then one per interval. */
 const FIRST_PASS_MS = 60_000;
 const PASS_INTERVAL_MS = 10 * 60_000;

@@ -51,6 +51,11 @@ export interface ArchivedRecord {
 
 interface KindRule {
   table: string;
+  /**
+   * Ready rows, at most LIMIT. No ORDER BY on purpose: the order of a move does not matter (the
+   * journal records deletes by id), and without it an index range scan stops at LIMIT instead of
+   * sorting every ready row for each batch.
+   */
   select: string;
   age: keyof ArchiveAges;
   describe(row: Row): { sessionId?: string; taskId?: string; at: number; text: string };
@@ -71,7 +76,7 @@ const str = (value: unknown): string => (typeof value === 'string' ? value : '')
 const RULES: Record<ArchiveKind, KindRule> = {
   task: {
     table: 'tasks',
-    select: "SELECT * FROM tasks WHERE status IN ('completed', 'error', 'cancelled') AND updated_at <= ? ORDER BY updated_at, id LIMIT ?",
+    select: "SELECT * FROM tasks WHERE status IN ('completed', 'error', 'cancelled') AND updated_at <= ? LIMIT ?",
     age: 'ended',
     describe: (row) => {
       const d = data(row);
@@ -83,7 +88,7 @@ const RULES: Record<ArchiveKind, KindRule> = {
     select: `SELECT * FROM sessions s WHERE s.status IN ('idle', 'error') AND s.updated_at <= ?
       AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.session_id = s.id AND t.status IN ${LIVE_TASK})
       AND NOT EXISTS (SELECT 1 FROM triggers g WHERE g.session_id = s.id AND g.status IN ('pending', 'claimed', 'dead'))
-      ORDER BY s.updated_at, s.id LIMIT ?`,
+      LIMIT ?`,
     age: 'sessions',
     describe: (row) => {
       const d = data(row);
@@ -92,7 +97,7 @@ const RULES: Record<ArchiveKind, KindRule> = {
   },
   chore_run: {
     table: 'chore_runs',
-    select: 'SELECT * FROM chore_runs WHERE ended_at IS NOT NULL AND ended_at <= ? ORDER BY ended_at, id LIMIT ?',
+    select: 'SELECT * FROM chore_runs WHERE ended_at IS NOT NULL AND ended_at <= ? LIMIT ?',
     age: 'ended',
     describe: (row) => {
       const d = data(row);
@@ -101,19 +106,19 @@ const RULES: Record<ArchiveKind, KindRule> = {
   },
   approval: {
     table: 'approvals',
-    select: "SELECT * FROM approvals WHERE status <> 'pending' AND updated_at <= ? ORDER BY updated_at, id LIMIT ?",
+    select: "SELECT * FROM approvals WHERE status <> 'pending' AND updated_at <= ? LIMIT ?",
     age: 'approvals',
     describe: (row) => ({ sessionId: String(row.session_id), taskId: String(row.task_id), at: Number(row.updated_at), text: '' }),
   },
   command_approval: {
     table: 'command_approvals',
-    select: "SELECT * FROM command_approvals WHERE status IN ('done', 'rejected') AND updated_at <= ? ORDER BY updated_at, id LIMIT ?",
+    select: "SELECT * FROM command_approvals WHERE status IN ('done', 'rejected') AND updated_at <= ? LIMIT ?",
     age: 'approvals',
     describe: (row) => ({ taskId: String(row.task_id), at: Number(row.updated_at), text: '' }),
   },
   ledger: {
     table: 'ledger',
-    select: "SELECT * FROM ledger WHERE status <> 'intent' AND updated_at <= ? ORDER BY updated_at, id LIMIT ?",
+    select: "SELECT * FROM ledger WHERE status <> 'intent' AND updated_at <= ? LIMIT ?",
     age: 'ledger',
     describe: (row) => ({ taskId: String(row.task_id), at: Number(row.updated_at), text: '' }),
   },
@@ -199,21 +204,23 @@ export class Archive {
       let endFile = files[files.length - 1];
       let endOffset = 0;
       for (let i = firstIndex; i < files.length; i++) {
-        const bytes = fs.readFileSync(files[i]);
-        const from = mark && i === firstIndex && path.basename(files[i]) === mark.f ? Math.min(mark.o, bytes.length) : 0;
-        const valid = walkFrames(bytes, from, (start, end) => {
+        // Only what lies past the watermark is read: recovery costs O(last batch), not O(archive).
+        const from = mark && i === firstIndex && path.basename(files[i]) === mark.f ? mark.o : 0;
+        const size = fs.statSync(files[i]).size;
+        const bytes = readRange(files[i], Math.min(from, size), size);
+        const valid = walkFrames(bytes, 0, (start, end) => {
           ids.push((JSON.parse(bytes.toString('utf8', start, end)) as { id: string }).id);
         });
         if (valid < bytes.length) {
           if (i === files.length - 1) {
-            fs.truncateSync(files[i], valid);
+            fs.truncateSync(files[i], Math.min(from, size) + valid);
             report.tornBytes += bytes.length - valid;
           } else {
-            this.options.logger.warn('STORE', `Archive segment ${path.basename(files[i])} has ${bytes.length - valid} unreadable bytes at ${valid}; the records before them are kept.`);
+            this.options.logger.warn('STORE', `Archive segment ${path.basename(files[i])} has ${bytes.length - valid} unreadable bytes at ${Math.min(from, size) + valid}; the records before them are kept.`);
           }
         }
         endFile = files[i];
-        endOffset = i === files.length - 1 ? valid : bytes.length;
+        endOffset = i === files.length - 1 ? Math.min(from, size) + valid : size;
       }
       const table = RULES[kind].table;
       this.options.db.transaction((tx) => {
@@ -359,6 +366,18 @@ function decode(json: string): ArchivedRecord | undefined {
   } catch {
     return undefined;
   }
+}
+
+function readRange(file: string, from: number, to: number): Buffer {
+  const bytes = Buffer.alloc(Math.max(0, to - from));
+  if (bytes.length === 0) return bytes;
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, bytes, 0, bytes.length, from);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return bytes;
 }
 
 function syncDir(dir: string): void {
