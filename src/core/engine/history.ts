@@ -17,8 +17,10 @@ import type { AgentSettings, HistoryHit } from './types';
 const DAY = 86_400_000;
 /** Documented defaults (docs/STORAGE.md, README "Storage"). */
 export const STORAGE_DEFAULTS = { settledTriggerDays: 7, ledgerDays: 30, sessionDays: 7, approvalDays: 7 } as const;
-/** Rows moved per synchronous step; the loop yields between steps so turns are not held up. */
-const MOVE_BATCH = 200;
+/** Rows moved per synchronous step (short, so a turn waiting behind one is barely delayed). */
+const MOVE_BATCH = 100;
+/** The mover uses at most 1 / (1 + this) of the thread while it has a backlog. */
+const MOVE_REST_FACTOR = 4;
 /** First background pass after start, then one per interval. */
 const FIRST_PASS_MS = 60_000;
 const PASS_INTERVAL_MS = 10 * 60_000;
@@ -111,10 +113,15 @@ export class History {
     for (const kind of kinds) {
       for (;;) {
         if (this.deps.signal.aborted) return moved;
+        const started = performance.now();
         const n = archive.moveBatch(kind, MOVE_BATCH);
         moved += n;
-        await new Promise((resolve) => setImmediate(resolve));
         if (n < MOVE_BATCH) break;
+        // Paced, not just yielded: a batch blocks the thread (select, write, fdatasync, delete), so
+        // the mover rests MOVE_REST_FACTOR times as long as the batch took, leaving most of the
+        // thread to turns (a real timer: this paces CPU, it is not logical time).
+        const took = performance.now() - started;
+        await new Promise((resolve) => setTimeout(resolve, Math.max(2, took * MOVE_REST_FACTOR)));
       }
     }
     await this.deps.db.commit();
