@@ -71,7 +71,13 @@ async function build(dir: string): Promise<void> {
   const streams = new EventStreams(path.join(dir, 'agent', 'events'));
   const state = new EngineState(db, streams, new AppendFile(path.join(dir, 'agent', 'EVENT.md')), clock, silentLogger);
   await state.load();
-  const archive = new Archive({ db, dir: path.join(dir, 'store', 'archive'), clock, logger: silentLogger, onMoved: (kind, ids) => kind === 'session' && ids.forEach((id) => state.forgetSession(id)) });
+  const archive = new Archive({
+    db,
+    dir: path.join(dir, 'store', 'archive'),
+    clock,
+    logger: silentLogger,
+    onMoved: (kind, ids) => kind === 'session' && ids.forEach((id) => state.forgetSession(id)),
+  });
   const moveAll = () => {
     for (const kind of ARCHIVE_KINDS) while (archive.moveBatch(kind, 2000) === 2000);
   };
@@ -88,36 +94,73 @@ async function build(dir: string): Promise<void> {
       const at = clock.t + k * 1000;
       if (k % 10 === 0) items.push({ kind: 'message', data: { role: k % 20 === 0 ? 'user' : 'assistant', text: `${topic(i)} — step ${k}`, at }, at });
       else if (k % 2 === 1) items.push({ kind: 'action_start', data: { name: 'read_file', input: { path: `src/module${k}.ts` }, callId: `c${k}` }, at });
-      else items.push({ kind: 'action_end', data: { name: 'read_file', output: `export const v${k} = ${k};`.repeat(4), durationMs: 3, callId: `c${k - 1}` }, at });
+      else
+        items.push({ kind: 'action_end', data: { name: 'read_file', output: `export const v${k} = ${k};`.repeat(4), durationMs: 3, callId: `c${k - 1}` }, at });
     }
     await streams.appendMany(session.id, items);
     events += items.length;
     const task: TaskRecord = {
-      id: `t-${i}`, sessionId: session.id, name: topic(i), instruction: `Please ${topic(i)}.`, mode: 'simple', status: 'completed', todos: [], actionSets: ['core'], selectedSkills: [], source: 'user',
-      waitingForUser: false, paused: false, actionCount: 45, usage: { inputTokens: 40_000, outputTokens: 2_000, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0.05 },
-      limits: { actions: 50, tokens: 500_000 }, warned: { actions: false, tokens: false, cost: false }, turns: 12, modelErrors: 0, prefix: '', historyFromSeq: 1,
-      createdAt: clock.t, endedAt: clock.t + 100_000, finalSummary: `Done: ${topic(i)}.`,
+      id: `t-${i}`,
+      sessionId: session.id,
+      name: topic(i),
+      instruction: `Please ${topic(i)}.`,
+      mode: 'simple',
+      status: 'completed',
+      todos: [],
+      actionSets: ['core'],
+      selectedSkills: [],
+      source: 'user',
+      waitingForUser: false,
+      paused: false,
+      actionCount: 45,
+      usage: { inputTokens: 40_000, outputTokens: 2_000, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0.05 },
+      limits: { actions: 50, tokens: 500_000 },
+      warned: { actions: false, tokens: false, cost: false },
+      turns: 12,
+      modelErrors: 0,
+      prefix: '',
+      historyFromSeq: 1,
+      createdAt: clock.t,
+      endedAt: clock.t + 100_000,
+      finalSummary: `Done: ${topic(i)}.`,
     };
     state.saveTask(task);
     // Chore runs and approvals spread over the same year.
     for (; runsMade < ((i + 1) * CHORE_RUNS) / SESSIONS; runsMade++) {
       const run: ChoreRunRecord = {
-        runId: `run-${runsMade}`, choreId: `chore-${runsMade % 7}`, fireKey: `chore:chore-${runsMade % 7}:${clock.t + runsMade}`, attempt: 0, cause: 'cron', startedAt: clock.t, endedAt: clock.t + 30_000,
-        status: runsMade % 13 === 0 ? 'failed' : 'succeeded', reason: null, usage: { inputTokens: 5000, outputTokens: 300, costUsd: 0.004 } as unknown as ChoreRunRecord['usage'],
-        steps: [{ name: 'run_task', status: 'ok', args: '{"task":"build"}', result: 'exit 0', startedAt: clock.t, durationMs: 20_000 }] as unknown as ChoreRunRecord['steps'],
+        runId: `run-${runsMade}`,
+        choreId: `chore-${runsMade % 7}`,
+        fireKey: `chore:chore-${runsMade % 7}:${clock.t + runsMade}`,
+        attempt: 0,
+        cause: 'cron',
+        startedAt: clock.t,
+        endedAt: clock.t + 30_000,
+        status: runsMade % 13 === 0 ? 'failed' : 'succeeded',
+        reason: null,
+        usage: { inputTokens: 5000, outputTokens: 300, costUsd: 0.004 } as unknown as ChoreRunRecord['usage'],
+        steps: [
+          { name: 'run_task', status: 'ok', args: '{"task":"build"}', result: 'exit 0', startedAt: clock.t, durationMs: 20_000 },
+        ] as unknown as ChoreRunRecord['steps'],
       };
       runs.upsert(run);
     }
     for (; approvalsMade < ((i + 1) * APPROVALS) / SESSIONS; approvalsMade++) {
       db.mutate('INSERT INTO approvals (id, task_id, session_id, status, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-        `cs-${approvalsMade}`, task.id, session.id, 'applied', JSON.stringify({ files: [{ path: 'src/a.ts', added: 3, removed: 1 }] }), clock.t, clock.t + 60_000,
+        `cs-${approvalsMade}`,
+        task.id,
+        session.id,
+        'applied',
+        JSON.stringify({ files: [{ path: 'src/a.ts', added: 3, removed: 1 }] }),
+        clock.t,
+        clock.t + 60_000,
       ]);
     }
     if (i % 250 === 249) {
       await state.commit();
       moveAll();
       await db.commit();
-      if (i % 2500 === 2499) progress(`built ${i + 1}/${SESSIONS} sessions (${events} events, ${runsMade} chore runs) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      if (i % 2500 === 2499)
+        progress(`built ${i + 1}/${SESSIONS} sessions (${events} events, ${runsMade} chore runs) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
   }
   clock.t = YEAR_END;
@@ -126,7 +169,10 @@ async function build(dir: string): Promise<void> {
   await db.commit();
   await streams.close();
   await db.close();
-  fs.writeFileSync(path.join(dir, 'fixture.json'), JSON.stringify({ sessions: SESSIONS, events, choreRuns: runsMade, approvals: approvalsMade, builtMs: Date.now() - started }));
+  fs.writeFileSync(
+    path.join(dir, 'fixture.json'),
+    JSON.stringify({ sessions: SESSIONS, events, choreRuns: runsMade, approvals: approvalsMade, builtMs: Date.now() - started }),
+  );
   progress(`fixture built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
@@ -138,8 +184,15 @@ async function openOnce(dir: string, search: boolean): Promise<void> {
   const db = await openDurableDb({ dir: path.join(dir, 'store'), sqlJs });
   const triggers = await createTriggerStore(db, { restartNoticeSession: false });
   const agent = new Agent({
-    db, triggers, model: async () => new InstantModel(), workspace: new MemoryWorkspace({}), clock: systemClock, logger: silentLogger,
-    storageDir: path.join(dir, 'agent'), skillDirs: [], settings: () => ({ maxActionsPerTask: 50, maxTokensPerTask: 500_000 }),
+    db,
+    triggers,
+    model: async () => new InstantModel(),
+    workspace: new MemoryWorkspace({}),
+    clock: systemClock,
+    logger: silentLogger,
+    storageDir: path.join(dir, 'agent'),
+    skillDirs: [],
+    settings: () => ({ maxActionsPerTask: 50, maxTokensPerTask: 500_000 }),
   });
   await agent.whenReady();
   await agent.restore();
@@ -211,12 +264,34 @@ async function archiveMove(): Promise<void> {
   const ROWS = 20_000;
   const endedAt = Date.now() - 2 * DAY;
   for (let i = 0; i < ROWS; i++) {
-    runs.upsert({ runId: `run-${i}`, choreId: `c${i % 5}`, fireKey: `f${i}`, attempt: 0, cause: 'cron', startedAt: endedAt - 1000, endedAt, status: 'succeeded', reason: null, usage: {} as ChoreRunRecord['usage'], steps: [{ name: 'run_task', status: 'ok', args: '{}', result: 'x'.repeat(400), startedAt: endedAt, durationMs: 5 }] as unknown as ChoreRunRecord['steps'] });
+    runs.upsert({
+      runId: `run-${i}`,
+      choreId: `c${i % 5}`,
+      fireKey: `f${i}`,
+      attempt: 0,
+      cause: 'cron',
+      startedAt: endedAt - 1000,
+      endedAt,
+      status: 'succeeded',
+      reason: null,
+      usage: {} as ChoreRunRecord['usage'],
+      steps: [{ name: 'run_task', status: 'ok', args: '{}', result: 'x'.repeat(400), startedAt: endedAt, durationMs: 5 }] as unknown as ChoreRunRecord['steps'],
+    });
   }
   await db.commit();
   const model = new InstantModel();
   const logger = new TimingLogger();
-  const agent = new Agent({ db, triggers, model: async () => model, workspace: new MemoryWorkspace({ 'src/a.ts': 'export const a = 1;\n' }), clock: systemClock, logger, storageDir: path.join(root, 'agent'), skillDirs: [], settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000 }) });
+  const agent = new Agent({
+    db,
+    triggers,
+    model: async () => model,
+    workspace: new MemoryWorkspace({ 'src/a.ts': 'export const a = 1;\n' }),
+    clock: systemClock,
+    logger,
+    storageDir: path.join(root, 'agent'),
+    skillDirs: [],
+    settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000 }),
+  });
   const overhead: number[] = [];
   agent.onSettled = (trigger) => {
     if (trigger.source === 'task_continuation') overhead.push(performance.now() - logger.claimedAt);
@@ -254,7 +329,21 @@ async function archiveMove(): Promise<void> {
   await move;
   const quietMedian = median(quiet);
   const duringMedian = median(during);
-  emitLine({ name: 'history.archive_move', value: round(moved / (moveMs / 1000)), unit: 'records/s', moved, ms: round(moveMs), turnOverheadDuring: round(duringMedian), turnOverheadDuringP95: round([...during].sort((a, b) => a - b)[Math.floor(during.length * 0.95)]), turnsDuring: during.length, loadAverage: round(os.loadavg()[0]), baseline: round(quietMedian), baselineName: 'turn overhead with no move (same run)', ratio: round(duringMedian / quietMedian), target: { turnOverheadMedianMs: 10 } });
+  emitLine({
+    name: 'history.archive_move',
+    value: round(moved / (moveMs / 1000)),
+    unit: 'records/s',
+    moved,
+    ms: round(moveMs),
+    turnOverheadDuring: round(duringMedian),
+    turnOverheadDuringP95: round([...during].sort((a, b) => a - b)[Math.floor(during.length * 0.95)]),
+    turnsDuring: during.length,
+    loadAverage: round(os.loadavg()[0]),
+    baseline: round(quietMedian),
+    baselineName: 'turn overhead with no move (same run)',
+    ratio: round(duringMedian / quietMedian),
+    target: { turnOverheadMedianMs: 10 },
+  });
   await agent.stop();
   await triggers.close();
   await db.close();
@@ -266,7 +355,12 @@ async function main(): Promise<void> {
     progress(`building a year of history in ${path.relative(repoRoot, fixture)} (cached for later runs)`);
     await build(fixture);
   } else progress(`using the cached fixture ${path.relative(repoRoot, fixture)}`);
-  const meta = JSON.parse(fs.readFileSync(path.join(fixture, 'fixture.json'), 'utf8')) as { sessions: number; events: number; choreRuns: number; approvals: number };
+  const meta = JSON.parse(fs.readFileSync(path.join(fixture, 'fixture.json'), 'utf8')) as {
+    sessions: number;
+    events: number;
+    choreRuns: number;
+    approvals: number;
+  };
   const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-history-empty-'));
   const emptyRuns: OpenResult[] = [];
   const fullRuns: OpenResult[] = [];
@@ -279,10 +373,49 @@ async function main(): Promise<void> {
   const f = fullRuns.slice(1);
   const readyBase = median(e.map((r) => r.readyMs));
   const ready = median(f.map((r) => r.readyMs));
-  emitLine({ name: 'history.ready', value: round(ready), unit: 'ms', sessions: meta.sessions, events: meta.events, choreRuns: meta.choreRuns, approvals: meta.approvals, hotSessions: f[0].hotSessions, baseline: round(readyBase), baselineName: 'empty store, same run', ratio: round(ready / readyBase), cpuMs: round(median(f.map((r) => r.readyCpuMs))), baselineCpuMs: round(median(e.map((r) => r.readyCpuMs))), cpuRatio: round(median(f.map((r) => r.readyCpuMs)) / median(e.map((r) => r.readyCpuMs))), loadAverage: round(os.loadavg()[0]), target: { ms: 300, ratio: 2 } });
-  emitLine({ name: 'history.rss', value: round(median(f.map((r) => r.rssMb)) - median(e.map((r) => r.rssMb))), unit: 'MB over empty', rss: round(median(f.map((r) => r.rssMb))), baseline: round(median(e.map((r) => r.rssMb))), target: 64 });
-  emitLine({ name: 'history.fds', value: Math.max(...f.map((r) => r.fds)), unit: 'open fds after ready', baseline: Math.max(...e.map((r) => r.fds)), sessions: meta.sessions, target: 32 });
-  emitLine({ name: 'history.search', value: round(median(f.map((r) => r.searchMs ?? NaN))), unit: 'ms', cpuMs: round(median(f.map((r) => r.searchCpuMs ?? NaN))), query: NEEDLE, hit: f[0].hit, target: 200 });
+  emitLine({
+    name: 'history.ready',
+    value: round(ready),
+    unit: 'ms',
+    sessions: meta.sessions,
+    events: meta.events,
+    choreRuns: meta.choreRuns,
+    approvals: meta.approvals,
+    hotSessions: f[0].hotSessions,
+    baseline: round(readyBase),
+    baselineName: 'empty store, same run',
+    ratio: round(ready / readyBase),
+    cpuMs: round(median(f.map((r) => r.readyCpuMs))),
+    baselineCpuMs: round(median(e.map((r) => r.readyCpuMs))),
+    cpuRatio: round(median(f.map((r) => r.readyCpuMs)) / median(e.map((r) => r.readyCpuMs))),
+    loadAverage: round(os.loadavg()[0]),
+    target: { ms: 300, ratio: 2 },
+  });
+  emitLine({
+    name: 'history.rss',
+    value: round(median(f.map((r) => r.rssMb)) - median(e.map((r) => r.rssMb))),
+    unit: 'MB over empty',
+    rss: round(median(f.map((r) => r.rssMb))),
+    baseline: round(median(e.map((r) => r.rssMb))),
+    target: 64,
+  });
+  emitLine({
+    name: 'history.fds',
+    value: Math.max(...f.map((r) => r.fds)),
+    unit: 'open fds after ready',
+    baseline: Math.max(...e.map((r) => r.fds)),
+    sessions: meta.sessions,
+    target: 32,
+  });
+  emitLine({
+    name: 'history.search',
+    value: round(median(f.map((r) => r.searchMs ?? NaN))),
+    unit: 'ms',
+    cpuMs: round(median(f.map((r) => r.searchCpuMs ?? NaN))),
+    query: NEEDLE,
+    hit: f[0].hit,
+    target: 200,
+  });
   fs.rmSync(empty, { recursive: true, force: true });
   await archiveMove();
   progress('history.sidebar_open needs the real workbench (Chromium): not measured by this group');

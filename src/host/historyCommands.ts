@@ -53,15 +53,22 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       if (!id) return undefined;
       let out = typeof folder === 'string' ? folder : undefined;
       if (!out) {
-        const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, title: 'Tasklane: export the session into which folder?', openLabel: 'Export here' });
+        const picked = await vscode.window.showOpenDialog({
+          canSelectFolders: true,
+          canSelectFiles: false,
+          title: 'Tasklane: export the session into which folder?',
+          openLabel: 'Export here',
+        });
         out = picked?.[0]?.fsPath;
       }
       if (!out) return undefined;
       const result = await agent.exportSession(id, out);
       if (typeof folder !== 'string') {
-        void vscode.window.showInformationMessage(`Tasklane: exported ${result.events} events to ${result.jsonl} and ${result.markdown}.`, 'Open Markdown').then(async (choice) => {
-          if (choice) await vscode.window.showTextDocument(vscode.Uri.file(result.markdown));
-        });
+        void vscode.window
+          .showInformationMessage(`Tasklane: exported ${result.events} events to ${result.jsonl} and ${result.markdown}.`, 'Open Markdown')
+          .then(async (choice) => {
+            if (choice) await vscode.window.showTextDocument(vscode.Uri.file(result.markdown));
+          });
       }
       return result;
     }),
@@ -96,7 +103,11 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       const count = agent.snapshot().deadLetters.length;
       if (count === 0) return 0;
       if (confirmed !== true) {
-        const ok = await vscode.window.showWarningMessage(`Dismiss ${count} dead letters? They leave the queue for good (the trigger history keeps a record).`, { modal: true }, 'Dismiss');
+        const ok = await vscode.window.showWarningMessage(
+          `Dismiss ${count} dead letters? They leave the queue for good (the trigger history keeps a record).`,
+          { modal: true },
+          'Dismiss',
+        );
         if (ok !== 'Dismiss') return 0;
       }
       return agent.history.dismissDeadLetters();
@@ -122,7 +133,13 @@ function searchPick(search: (text: string) => Promise<HistoryHit[]>): Promise<Hi
         const hits = await search(text).catch(() => []);
         if (mine !== generation) return;
         pick.busy = false;
-        pick.items = hits.map((hit) => ({ label: hit.title, description: `${hit.detail}${hit.archived ? ' · archived' : ''}`, detail: new Date(hit.at).toLocaleString(), hit, alwaysShow: true }));
+        pick.items = hits.map((hit) => ({
+          label: hit.title,
+          description: `${hit.detail}${hit.archived ? ' · archived' : ''}`,
+          detail: new Date(hit.at).toLocaleString(),
+          hit,
+          alwaysShow: true,
+        }));
       }, 150);
     });
     pick.onDidAccept(() => {

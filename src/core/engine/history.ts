@@ -98,7 +98,10 @@ export class History {
       return { triggerHistoryLines: 0, scratchDirs: [] };
     });
     if (moved || retention.triggerHistoryLines || retention.scratchDirs.length) {
-      this.deps.logger.info('STORE', `history: ${moved} rows archived, ${retention.triggerHistoryLines} trigger-history lines and ${retention.scratchDirs.length} scratch dirs removed`);
+      this.deps.logger.info(
+        'STORE',
+        `history: ${moved} rows archived, ${retention.triggerHistoryLines} trigger-history lines and ${retention.scratchDirs.length} scratch dirs removed`,
+      );
     }
     return { moved, retention };
   }
@@ -158,7 +161,10 @@ export class History {
       if (!hits.has(`${hit.kind}:${hit.id}`)) hits.set(`${hit.kind}:${hit.id}`, hit);
     };
     for (const session of this.deps.state.sessions.values()) {
-      const text = `${session.name}\n${this.deps.state.transcript(session.id).map((m) => m.text).join('\n')}`.toLowerCase();
+      const text = `${session.name}\n${this.deps.state
+        .transcript(session.id)
+        .map((m) => m.text)
+        .join('\n')}`.toLowerCase();
       if (text.includes(needle)) add(sessionHit(session, false));
     }
     for (const row of this.deps.db.query('SELECT data FROM tasks')) {
@@ -195,9 +201,21 @@ export class History {
     const { storeDir } = this.deps;
     if (storeDir) {
       const store = await dirSize(storeDir, (name) => /^(journal-|snapshot-)/.test(name));
-      items.push({ what: 'Hot database (snapshot + journal)', where: storeDir, count: store.files, bytes: store.bytes, rule: 'live work only; ended work moves to the archive' });
+      items.push({
+        what: 'Hot database (snapshot + journal)',
+        where: storeDir,
+        count: store.files,
+        bytes: store.bytes,
+        rule: 'live work only; ended work moves to the archive',
+      });
       const triggerHistory = await dirSize(path.join(storeDir, 'history'));
-      items.push({ what: 'Settled triggers (history)', where: path.join(storeDir, 'history'), count: triggerHistory.files, bytes: triggerHistory.bytes, rule: `deleted after ${s.settledTriggerDays} days` });
+      items.push({
+        what: 'Settled triggers (history)',
+        where: path.join(storeDir, 'history'),
+        count: triggerHistory.files,
+        bytes: triggerHistory.bytes,
+        rule: `deleted after ${s.settledTriggerDays} days`,
+      });
     }
     const rules: Record<ArchiveKind, string> = {
       task: 'archived 1 day after it ends',
@@ -208,15 +226,39 @@ export class History {
       session: `archived after ${s.sessionDays} idle days`,
     };
     for (const stat of this.deps.archive?.stats() ?? []) {
-      items.push({ what: `${stat.kind.replace('_', ' ')}s: ${stat.hotRows} hot, ${stat.records} archived`, where: path.join('archive', stat.kind), count: stat.records, bytes: stat.bytes, rule: rules[stat.kind] });
+      items.push({
+        what: `${stat.kind.replace('_', ' ')}s: ${stat.hotRows} hot, ${stat.records} archived`,
+        where: path.join('archive', stat.kind),
+        count: stat.records,
+        bytes: stat.bytes,
+        rule: rules[stat.kind],
+      });
     }
     const events = await dirSize(path.join(this.deps.storageDir, 'events'));
-    items.push({ what: 'Session event streams', where: path.join(this.deps.storageDir, 'events'), count: events.files, bytes: events.bytes, rule: 'kept (read a page at a time)' });
+    items.push({
+      what: 'Session event streams',
+      where: path.join(this.deps.storageDir, 'events'),
+      count: events.files,
+      bytes: events.bytes,
+      rule: 'kept (read a page at a time)',
+    });
     const scratch = await dirSize(path.join(this.deps.storageDir, 'scratch'), undefined, true);
-    items.push({ what: 'Scratch dirs', where: path.join(this.deps.storageDir, 'scratch'), count: scratch.files, bytes: scratch.bytes, rule: 'removed when their task is no longer live' });
+    items.push({
+      what: 'Scratch dirs',
+      where: path.join(this.deps.storageDir, 'scratch'),
+      count: scratch.files,
+      bytes: scratch.bytes,
+      rule: 'removed when their task is no longer live',
+    });
     for (const name of ['EVENT.md', 'TASK_HISTORY.md', 'MEMORY.md']) {
       const stat = await fs.stat(path.join(this.deps.storageDir, name)).catch(() => undefined);
-      items.push({ what: name, where: path.join(this.deps.storageDir, name), count: stat ? 1 : 0, bytes: stat?.size ?? 0, rule: name === 'MEMORY.md' ? 'edited by whole entries within its size limit' : 'kept' });
+      items.push({
+        what: name,
+        where: path.join(this.deps.storageDir, name),
+        count: stat ? 1 : 0,
+        bytes: stat?.size ?? 0,
+        rule: name === 'MEMORY.md' ? 'edited by whole entries within its size limit' : 'kept',
+      });
     }
     const dead = this.deps.triggers.deadLetters();
     items.push({ what: 'Dead letters', where: 'hot database', count: dead.length, bytes: 0, rule: 'kept until retried or dismissed' });
@@ -237,11 +279,27 @@ export class History {
 }
 
 function sessionHit(session: SessionRecord, archived: boolean): HistoryHit {
-  return { kind: 'session', id: session.id, sessionId: session.id, title: session.name, detail: `session · ${session.status}`, at: session.lastActivity, archived };
+  return {
+    kind: 'session',
+    id: session.id,
+    sessionId: session.id,
+    title: session.name,
+    detail: `session · ${session.status}`,
+    at: session.lastActivity,
+    archived,
+  };
 }
 
 function taskHit(task: TaskRecord, archived: boolean): HistoryHit {
-  return { kind: 'task', id: task.id, sessionId: task.sessionId, title: task.name, detail: `task · ${task.status}${task.finalSummary ? ` · ${task.finalSummary.slice(0, 80)}` : ''}`, at: task.endedAt ?? task.createdAt, archived };
+  return {
+    kind: 'task',
+    id: task.id,
+    sessionId: task.sessionId,
+    title: task.name,
+    detail: `task · ${task.status}${task.finalSummary ? ` · ${task.finalSummary.slice(0, 80)}` : ''}`,
+    at: task.endedAt ?? task.createdAt,
+    archived,
+  };
 }
 
 async function dirSize(dir: string, match?: (name: string) => boolean, countDirs = false): Promise<{ files: number; bytes: number }> {

@@ -34,12 +34,15 @@ export async function exportSession(deps: ExportDeps, sessionId: string, outDir:
   const rowsOf = (table: string, column: string, ids: string[]): Row[] =>
     ids.length ? deps.db.query(`SELECT * FROM ${table} WHERE ${column} IN (${ids.map(() => '?').join(', ')}) ORDER BY created_at`, ids) : [];
   const approvals = [...rowsOf('approvals', 'session_id', [sessionId]), ...(deps.archive?.bySession(sessionId, ['approval']).map((r) => r.row) ?? [])];
-  const commandApprovals = [...rowsOf('command_approvals', 'task_id', taskIds), ...taskIds.flatMap((id) => deps.archive?.byTask(id, ['command_approval']).map((r) => r.row) ?? [])];
+  const commandApprovals = [
+    ...rowsOf('command_approvals', 'task_id', taskIds),
+    ...taskIds.flatMap((id) => deps.archive?.byTask(id, ['command_approval']).map((r) => r.row) ?? []),
+  ];
   const ledger = [...rowsOf('ledger', 'task_id', taskIds), ...taskIds.flatMap((id) => deps.archive?.byTask(id, ['ledger']).map((r) => r.row) ?? [])];
 
   // Pages back from the tail; only the collected events are held, not the file.
   const events: TaskEvent[] = [];
-  for (let before: number | undefined; ; ) {
+  for (let before: number | undefined; ;) {
     const page = await deps.streams.read(sessionId, { ...(before !== undefined ? { beforeSeq: before } : {}), limit: PAGE });
     if (page.length === 0) break;
     events.unshift(...page);
@@ -61,14 +64,22 @@ export async function exportSession(deps: ExportDeps, sessionId: string, outDir:
   const jsonl = `${base}.jsonl`;
   await fs.writeFile(jsonl, lines.map((l) => JSON.stringify(l)).join('\n') + '\n', 'utf8');
 
-  const md: string[] = [`# ${session.name}`, '', `Session \`${session.id}\`${found.archived ? ' (archived)' : ''}, last active ${iso(session.lastActivity)}.`, ''];
+  const md: string[] = [
+    `# ${session.name}`,
+    '',
+    `Session \`${session.id}\`${found.archived ? ' (archived)' : ''}, last active ${iso(session.lastActivity)}.`,
+    '',
+  ];
   md.push('## Usage', '', '| | input | output | cache read | cache write | cost (USD) |', '| --- | --- | --- | --- | --- | --- |');
   md.push(usageRow('session', session.usage));
   for (const t of tasks) md.push(usageRow(`task ${t.name}`, t.usage));
   md.push('');
   if (tasks.length) {
     md.push('## Tasks', '');
-    for (const t of tasks) md.push(`- **${t.name}** (${t.status}, ${iso(t.createdAt)}${t.endedAt ? ` → ${iso(t.endedAt)}` : ''}): ${oneLine(t.instruction)}${t.finalSummary ? ` — ${oneLine(t.finalSummary)}` : ''}`);
+    for (const t of tasks)
+      md.push(
+        `- **${t.name}** (${t.status}, ${iso(t.createdAt)}${t.endedAt ? ` → ${iso(t.endedAt)}` : ''}): ${oneLine(t.instruction)}${t.finalSummary ? ` — ${oneLine(t.finalSummary)}` : ''}`,
+      );
     md.push('');
   }
   md.push('## Trace', '');

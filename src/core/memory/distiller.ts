@@ -140,7 +140,10 @@ export async function runDistillation(deps: DistillDeps): Promise<DistillOutcome
     writeCursor(deps.db, { offset: cursor.offset, lastRunAt: now });
     await deps.db.commit();
     await scheduleAt(deps, now + interval);
-    deps.logger.warn('TASK', `memory: distillation failed (${(error as Error).message}); ${chunk.pendingLines} events wait, retrying at the next interval (${new Date(now + interval).toISOString()}).`);
+    deps.logger.warn(
+      'TASK',
+      `memory: distillation failed (${(error as Error).message}); ${chunk.pendingLines} events wait, retrying at the next interval (${new Date(now + interval).toISOString()}).`,
+    );
     return 'model_unavailable';
   }
   const fitted = fitEntries(content, settings.maxChars);
@@ -151,7 +154,10 @@ export async function runDistillation(deps: DistillDeps): Promise<DistillOutcome
   await writeAtomic(deps.memoryFile, fitted);
   await fs.rm(pendingFile, { force: true });
   await deps.onUsage?.(response, chunk.lines);
-  deps.logger.info('TASK', `memory: distilled ${chunk.lines} events into ${path.basename(deps.memoryFile)} (${response.usage.inputTokens} in / ${response.usage.outputTokens} out tokens)`);
+  deps.logger.info(
+    'TASK',
+    `memory: distilled ${chunk.lines} events into ${path.basename(deps.memoryFile)} (${response.usage.inputTokens} in / ${response.usage.outputTokens} out tokens)`,
+  );
   if (chunk.pendingLines - chunk.lines >= settings.minEvents) await scheduleAt(deps, now + interval);
   return 'distilled';
 }

@@ -80,7 +80,12 @@ const RULES: Record<ArchiveKind, KindRule> = {
     age: 'ended',
     describe: (row) => {
       const d = data(row);
-      return { sessionId: String(row.session_id), taskId: String(row.id), at: Number(d.endedAt ?? row.updated_at), text: [d.name, d.instruction, d.finalSummary].map(str).join('\n') };
+      return {
+        sessionId: String(row.session_id),
+        taskId: String(row.id),
+        at: Number(d.endedAt ?? row.updated_at),
+        text: [d.name, d.instruction, d.finalSummary].map(str).join('\n'),
+      };
     },
   },
   session: {
@@ -180,7 +185,10 @@ export class Archive {
     } catch {
       return [];
     }
-    return names.filter((n) => /^\d{4}-\d{2}-\d{3}\.arc$/.test(n)).sort().map((n) => path.join(dir, n));
+    return names
+      .filter((n) => /^\d{4}-\d{2}-\d{3}\.arc$/.test(n))
+      .sort()
+      .map((n) => path.join(dir, n));
   }
 
   private watermark(kind: ArchiveKind): { f: string; o: number } | undefined {
@@ -199,7 +207,12 @@ export class Archive {
       const files = this.files(kind);
       if (files.length === 0) continue;
       const mark = this.watermark(kind);
-      const firstIndex = mark ? Math.max(0, files.findIndex((f) => path.basename(f) === mark.f)) : 0;
+      const firstIndex = mark
+        ? Math.max(
+            0,
+            files.findIndex((f) => path.basename(f) === mark.f),
+          )
+        : 0;
       const ids: string[] = [];
       let endFile = files[files.length - 1];
       let endOffset = 0;
@@ -216,7 +229,10 @@ export class Archive {
             fs.truncateSync(files[i], Math.min(from, size) + valid);
             report.tornBytes += bytes.length - valid;
           } else {
-            this.options.logger.warn('STORE', `Archive segment ${path.basename(files[i])} has ${bytes.length - valid} unreadable bytes at ${Math.min(from, size) + valid}; the records before them are kept.`);
+            this.options.logger.warn(
+              'STORE',
+              `Archive segment ${path.basename(files[i])} has ${bytes.length - valid} unreadable bytes at ${Math.min(from, size) + valid}; the records before them are kept.`,
+            );
           }
         }
         endFile = files[i];
@@ -225,11 +241,17 @@ export class Archive {
       const table = RULES[kind].table;
       this.options.db.transaction((tx) => {
         for (const id of ids) report.deduplicated += tx.mutate(`DELETE FROM ${table} WHERE id = ?`, [id]).changes;
-        tx.mutate('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [`archive:${kind}`, JSON.stringify({ f: path.basename(endFile), o: endOffset })]);
+        tx.mutate('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [
+          `archive:${kind}`,
+          JSON.stringify({ f: path.basename(endFile), o: endOffset }),
+        ]);
       });
     }
     if (report.deduplicated || report.tornBytes) {
-      this.options.logger.info('STORE', `Archive recovery: ${report.deduplicated} rows were already archived (removed from the hot database), ${report.tornBytes} torn bytes cut.`);
+      this.options.logger.info(
+        'STORE',
+        `Archive recovery: ${report.deduplicated} rows were already archived (removed from the hot database), ${report.tornBytes} torn bytes cut.`,
+      );
     }
     return report;
   }
@@ -287,7 +309,10 @@ export class Archive {
     const ids = rows.map((row) => String(row.id));
     db.transaction((tx) => {
       for (const id of ids) tx.mutate(`DELETE FROM ${rule.table} WHERE id = ?`, [id]);
-      tx.mutate('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [`archive:${kind}`, JSON.stringify({ f: path.basename(segment.file), o: segment.size })]);
+      tx.mutate('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [
+        `archive:${kind}`,
+        JSON.stringify({ f: path.basename(segment.file), o: segment.size }),
+      ]);
     });
     this.options.onMoved?.(kind, ids);
     return rows.length;

@@ -23,7 +23,11 @@ async function prepare(dir: string): Promise<void> {
     const session = state.createSession({ id: `s-${i}`, name: `session ${i}` });
     await streams.appendMany(
       session.id,
-      Array.from({ length: 40 }, (_, k) => (k % 4 === 0 ? { kind: 'message' as const, data: { role: 'user', text: `m${i}.${k}`, at: k }, at: k } : { kind: 'warning' as const, data: { text: 'x'.repeat(200) }, at: k })),
+      Array.from({ length: 40 }, (_, k) =>
+        k % 4 === 0
+          ? { kind: 'message' as const, data: { role: 'user', text: `m${i}.${k}`, at: k }, at: k }
+          : { kind: 'warning' as const, data: { text: 'x'.repeat(200) }, at: k },
+      ),
     );
     await state.commit();
   }
@@ -42,9 +46,19 @@ describe('engine: activation cost follows live work, not history', function () {
 
   it(`starts with ${SESSIONS} sessions under ulimit -n 64 and holds no descriptor per session`, () => {
     const worker = path.join(__dirname, 'fixtures', 'activationWorker.ts');
-    const run = spawnSync('bash', ['-c', `ulimit -n 64 && exec "${process.execPath}" --require tsx/cjs "${worker}" "${dir}"`], { encoding: 'utf8', timeout: 50_000 });
+    const run = spawnSync('bash', ['-c', `ulimit -n 64 && exec "${process.execPath}" --require tsx/cjs "${worker}" "${dir}"`], {
+      encoding: 'utf8',
+      timeout: 50_000,
+    });
     assert.equal(run.status, 0, `the worker failed under ulimit -n 64:\n${run.stderr}`);
-    const result = JSON.parse(run.stdout.trim().split('\n').pop()!) as { sessions: number; withMessages: number; lastMessages: string[]; page: number[]; fdsReady: number; fdsAfterRead: number };
+    const result = JSON.parse(run.stdout.trim().split('\n').pop()!) as {
+      sessions: number;
+      withMessages: number;
+      lastMessages: string[];
+      page: number[];
+      fdsReady: number;
+      fdsAfterRead: number;
+    };
     assert.equal(result.sessions, SESSIONS);
     assert.equal(result.withMessages, SESSIONS, 'every hot session has its transcript tail');
     assert.deepEqual(result.lastMessages, ['m0.32', 'm0.36']);

@@ -50,7 +50,11 @@ describe('memory: distillation from a durable cursor', function () {
     return { db, triggers, logger };
   }
 
-  function deps(parts: { db: OpenedDurableDb; triggers: StartingTriggerStore; logger: MemoryLogger }, clock: FakeClock, settings: MemorySettings = {}): DistillDeps {
+  function deps(
+    parts: { db: OpenedDurableDb; triggers: StartingTriggerStore; logger: MemoryLogger },
+    clock: FakeClock,
+    settings: MemorySettings = {},
+  ): DistillDeps {
     return {
       ...parts,
       model: modelFactory('openai', server),
@@ -88,7 +92,10 @@ describe('memory: distillation from a durable cursor', function () {
       await parts.db.close();
     }
     const sent = eventsSent(server);
-    assert.ok(sent.every((chunk) => chunk.length <= CHUNK_BYTES + 500 && chunk.endsWith('\n')), 'chunks are whole lines');
+    assert.ok(
+      sent.every((chunk) => chunk.length <= CHUNK_BYTES + 500 && chunk.endsWith('\n')),
+      'chunks are whole lines',
+    );
     assert.equal(sent.join(''), lines.join(''), 'the concatenated chunks are EVENT.md exactly: nothing skipped, nothing twice');
     assert.equal(fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8'), `# Memory\n- run ${sent.length - 2}\n`);
     parts = await open(clock);
@@ -140,13 +147,27 @@ describe('memory: distillation from a durable cursor', function () {
     try {
       fs.mkdirSync(path.join(h.dir, 'agent'), { recursive: true });
       fs.writeFileSync(path.join(h.dir, 'agent', 'EVENT.md'), '- one\n- two\n- three\n- four\n');
-      server.script([{ error: { status: 503 } }, { error: { status: 503 } }, { error: { status: 503 } }, { error: { status: 503 } }, { error: { status: 503 } }, { error: { status: 503 } }]);
+      server.script([
+        { error: { status: 503 } },
+        { error: { status: 503 } },
+        { error: { status: 503 } },
+        { error: { status: 503 } },
+        { error: { status: 503 } },
+        { error: { status: 503 } },
+      ]);
       await h.triggers.emit({ source: 'memory', sessionId: 'memory', priority: 200 });
       await h.idle();
       assert.deepEqual(h.triggers.deadLetters(), []);
       const next = h.triggers.pending().filter((t) => t.source === 'memory');
-      assert.deepEqual(next.map((t) => [t.fireAt - clock.now(), t.attempts]), [[HOUR, 0]], 'one memory trigger waits for the next interval');
-      assert.ok(h.logger.lines.some((l) => /memory: distillation failed .*retrying at the next interval/.test(l)), h.logger.lines.join('\n'));
+      assert.deepEqual(
+        next.map((t) => [t.fireAt - clock.now(), t.attempts]),
+        [[HOUR, 0]],
+        'one memory trigger waits for the next interval',
+      );
+      assert.ok(
+        h.logger.lines.some((l) => /memory: distillation failed .*retrying at the next interval/.test(l)),
+        h.logger.lines.join('\n'),
+      );
       // Hours of outage: one call per interval, never a dead letter.
       for (let i = 0; i < 4; i++) {
         clock.advance(HOUR);

@@ -45,19 +45,37 @@ describe('store: archive of ended work', function () {
     const { db, archive } = await open(dir, clock);
     const now = clock.now();
     const put = (id: string, status: string, name: string, updatedAt: number) =>
-      db.mutate('INSERT INTO tasks (id, session_id, status, data, updated_at) VALUES (?, ?, ?, ?, ?)', [id, `s-${id}`, status, JSON.stringify({ name, instruction: `do ${name}` }), updatedAt]);
+      db.mutate('INSERT INTO tasks (id, session_id, status, data, updated_at) VALUES (?, ?, ?, ?, ?)', [
+        id,
+        `s-${id}`,
+        status,
+        JSON.stringify({ name, instruction: `do ${name}` }),
+        updatedAt,
+      ]);
     put('old-done', 'completed', 'Fix the Webpack build', now - 2 * DAY);
     put('new-done', 'completed', 'recent', now - DAY / 2);
     put('old-running', 'running', 'still going', now - 30 * DAY);
-    db.mutate("INSERT INTO sessions (id, status, data, updated_at) VALUES ('s-idle', 'idle', ?, ?)", [JSON.stringify({ name: 'Ask about Kubernetes' }), now - 8 * DAY]);
-    db.mutate("INSERT INTO sessions (id, status, data, updated_at) VALUES ('s-old-running', 'idle', ?, ?)", [JSON.stringify({ name: 'has a live task' }), now - 8 * DAY]);
+    db.mutate("INSERT INTO sessions (id, status, data, updated_at) VALUES ('s-idle', 'idle', ?, ?)", [
+      JSON.stringify({ name: 'Ask about Kubernetes' }),
+      now - 8 * DAY,
+    ]);
+    db.mutate("INSERT INTO sessions (id, status, data, updated_at) VALUES ('s-old-running', 'idle', ?, ?)", [
+      JSON.stringify({ name: 'has a live task' }),
+      now - 8 * DAY,
+    ]);
     db.mutate("INSERT INTO sessions (id, status, data, updated_at) VALUES ('s-fresh', 'idle', ?, ?)", [JSON.stringify({ name: 'fresh' }), now - DAY]);
     let moved = 0;
     for (const kind of ARCHIVE_KINDS) moved += archive.moveBatch(kind, 100);
     assert.equal(moved, 2);
     assert.deepEqual(hotIds(db).sort(), ['new-done', 'old-running', 's-fresh', 's-old-running']);
-    assert.deepEqual(archive.search('webpack').map((r) => [r.kind, r.id]), [['task', 'old-done']]);
-    assert.deepEqual(archive.search('KUBERNETES').map((r) => [r.kind, r.id]), [['session', 's-idle']]);
+    assert.deepEqual(
+      archive.search('webpack').map((r) => [r.kind, r.id]),
+      [['task', 'old-done']],
+    );
+    assert.deepEqual(
+      archive.search('KUBERNETES').map((r) => [r.kind, r.id]),
+      [['session', 's-idle']],
+    );
     assert.deepEqual(archive.search('nothing like this'), []);
     assert.equal(archive.bySession('s-old-done')[0].id, 'old-done');
     await db.close();
@@ -67,11 +85,13 @@ describe('store: archive of ended work', function () {
     const dir = tempDir('archive');
     const clock = new FakeClock(Date.UTC(2026, 0, 10));
     let { db, archive } = await open(dir, clock);
-    for (let i = 0; i < 10; i++) db.mutate("INSERT INTO chore_runs (id, chore_id, status, data, started_at, ended_at) VALUES (?, 'c', 'ok', '{}', 1, 1)", [`r${i}`]);
+    for (let i = 0; i < 10; i++)
+      db.mutate("INSERT INTO chore_runs (id, chore_id, status, data, started_at, ended_at) VALUES (?, 'c', 'ok', '{}', 1, 1)", [`r${i}`]);
     await db.commit();
     assert.equal(archive.moveBatch('chore_run', 4), 4);
     // The delete never became durable: simulate by putting the rows back as a crash would leave them.
-    for (let i = 0; i < 4; i++) db.mutate("INSERT INTO chore_runs (id, chore_id, status, data, started_at, ended_at) VALUES (?, 'c', 'ok', '{}', 1, 1)", [`r${i}`]);
+    for (let i = 0; i < 4; i++)
+      db.mutate("INSERT INTO chore_runs (id, chore_id, status, data, started_at, ended_at) VALUES (?, 'c', 'ok', '{}', 1, 1)", [`r${i}`]);
     db.mutate("DELETE FROM meta WHERE key = 'archive:chore_run'");
     await db.commit();
     const [file] = archive.files('chore_run');
@@ -90,14 +110,26 @@ describe('store: archive of ended work', function () {
     const clock = new FakeClock(Date.UTC(2026, 0, 10));
     let { db, archive } = await open(dir, clock);
     db.transaction((tx) => {
-      for (let i = 0; i < 3000; i++) tx.mutate("INSERT INTO chore_runs (id, chore_id, status, data, started_at, ended_at) VALUES (?, 'c', 'ok', ?, 1, 1)", [`r${i}`, 'x'.repeat(1000)]);
+      for (let i = 0; i < 3000; i++)
+        tx.mutate("INSERT INTO chore_runs (id, chore_id, status, data, started_at, ended_at) VALUES (?, 'c', 'ok', ?, 1, 1)", [`r${i}`, 'x'.repeat(1000)]);
     });
     await db.snapshot();
-    const snapshotSize = () => Math.max(...fs.readdirSync(dir).filter((n) => n.startsWith('snapshot-')).map((n) => fs.statSync(path.join(dir, n)).size));
+    const snapshotSize = () =>
+      Math.max(
+        ...fs
+          .readdirSync(dir)
+          .filter((n) => n.startsWith('snapshot-'))
+          .map((n) => fs.statSync(path.join(dir, n)).size),
+      );
     const full = snapshotSize();
     while (archive.moveBatch('chore_run', 500) > 0);
     await db.snapshot();
-    const after = Math.min(...fs.readdirSync(dir).filter((n) => n.startsWith('snapshot-')).map((n) => fs.statSync(path.join(dir, n)).size));
+    const after = Math.min(
+      ...fs
+        .readdirSync(dir)
+        .filter((n) => n.startsWith('snapshot-'))
+        .map((n) => fs.statSync(path.join(dir, n)).size),
+    );
     assert.ok(full > 3_000_000, `full snapshot ${full}`);
     assert.ok(after < full / 10, `snapshot after the move: ${after} bytes (was ${full})`);
     await db.close();
@@ -111,7 +143,7 @@ describe('store: archive of ended work', function () {
     const seed = Number(process.env.ARCHIVE_SEED ?? Date.now() % 1_000_000);
     console.log(`      seed ${seed} (replay: ARCHIVE_SEED=${seed})`);
     let state = seed;
-    const random = (): number => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const random = (): number => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
     const dir = tempDir('archive-crash');
     const promised = new Set<string>();
     let next = 0;
@@ -138,7 +170,11 @@ describe('store: archive of ended work', function () {
 });
 
 function runAndKill(dir: string, startAt: number, workerSeed: number, killAfterReadyMs: number | null, killAfterSpawnMs: number): Promise<string[]> {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'fixtures', 'archiveWorker.ts'), dir, String(startAt), String(workerSeed + 1)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--require', 'tsx/cjs', path.join(__dirname, 'fixtures', 'archiveWorker.ts'), dir, String(startAt), String(workerSeed + 1)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const lines: string[] = [];
   let buffer = '';
   return new Promise((resolve, reject) => {
