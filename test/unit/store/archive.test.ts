@@ -148,7 +148,10 @@ describe('store: archive of ended work', function () {
     const promised = new Set<string>();
     let next = 0;
     for (let round = 0; round < 10; round++) {
-      const lines = await runAndKill(dir, next, Math.floor(random() * 1e6), random() < 0.2 ? null : Math.floor(random() * 400), Math.floor(random() * 300));
+      // Most rounds die after a random amount of progress (counted in durable inserts, so the
+      // machine's load does not decide how far a worker gets); some die during open and recovery.
+      const killAfter = random() < 0.2 ? null : { lines: 5 + Math.floor(random() * 150), jitterMs: Math.floor(random() * 30) };
+      const lines = await runAndKill(dir, next, Math.floor(random() * 1e6), killAfter, Math.floor(random() * 300));
       for (const line of lines) if (line.startsWith('I ')) promised.add(line.slice(2));
       const clock = new FakeClock(Date.now());
       const { db } = await open(dir, clock);
@@ -169,7 +172,13 @@ describe('store: archive of ended work', function () {
   });
 });
 
-function runAndKill(dir: string, startAt: number, workerSeed: number, killAfterReadyMs: number | null, killAfterSpawnMs: number): Promise<string[]> {
+function runAndKill(
+  dir: string,
+  startAt: number,
+  workerSeed: number,
+  killAfter: { lines: number; jitterMs: number } | null,
+  killAfterSpawnMs: number,
+): Promise<string[]> {
   const child = spawn(
     process.execPath,
     ['--require', 'tsx/cjs', path.join(__dirname, 'fixtures', 'archiveWorker.ts'), dir, String(startAt), String(workerSeed + 1)],
@@ -179,14 +188,16 @@ function runAndKill(dir: string, startAt: number, workerSeed: number, killAfterR
   let buffer = '';
   return new Promise((resolve, reject) => {
     const kill = (): boolean => child.kill('SIGKILL');
-    const early = killAfterReadyMs === null ? setTimeout(kill, 400 + killAfterSpawnMs) : null;
+    const early = killAfter === null ? setTimeout(kill, 400 + killAfterSpawnMs) : null;
+    let armed = false;
     child.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
       const parts = buffer.split('\n');
       buffer = parts.pop()!;
-      for (const line of parts) {
-        if (line === 'R' && killAfterReadyMs !== null) setTimeout(kill, killAfterReadyMs);
-        else if (line) lines.push(line);
+      for (const line of parts) if (line && line !== 'R') lines.push(line);
+      if (killAfter && !armed && lines.length >= killAfter.lines) {
+        armed = true;
+        setTimeout(kill, killAfter.jitterMs);
       }
     });
     child.once('error', reject);
