@@ -127,7 +127,7 @@ function searchPick(search: (text: string) => Promise<HistoryHit[]>): Promise<Hi
     let generation = 0;
     pick.onDidChangeValue((text) => {
       if (timer) clearTimeout(timer);
-      timer = setTimeout(async () => {
+      const run = async (): Promise<void> => {
         const mine = ++generation;
         pick.busy = true;
         const hits = await search(text).catch(() => []);
@@ -140,7 +140,8 @@ function searchPick(search: (text: string) => Promise<HistoryHit[]>): Promise<Hi
           hit,
           alwaysShow: true,
         }));
-      }, 150);
+      };
+      timer = setTimeout(() => void run(), 150);
     });
     pick.onDidAccept(() => {
       resolve(pick.selectedItems[0]?.hit);

@@ -84,7 +84,7 @@ describe('memory: distillation from a durable cursor', function () {
     // Restart, more events arrive (one line still being written: not read until whole).
     fs.appendFileSync(path.join(dir, 'EVENT.md'), lines.slice(80).join('') + '- half a li');
     for (let run = 0; run < 6; run++) {
-      clock.advance(HOUR);
+      await clock.advance(HOUR);
       parts = await open(clock);
       server.script([save(`# Memory\n- run ${run}`)]);
       await runDistillation(deps(parts, clock));
@@ -170,7 +170,7 @@ describe('memory: distillation from a durable cursor', function () {
       );
       // Hours of outage: one call per interval, never a dead letter.
       for (let i = 0; i < 4; i++) {
-        clock.advance(HOUR);
+        await clock.advance(HOUR);
         await h.idle();
       }
       assert.deepEqual(h.triggers.deadLetters(), []);
@@ -179,7 +179,7 @@ describe('memory: distillation from a durable cursor', function () {
       // The model is back: the same events are distilled (the cursor never moved).
       server.reset();
       server.script([save('# Memory\n- learned')]);
-      clock.advance(HOUR);
+      await clock.advance(HOUR);
       await h.idle();
       assert.equal(fs.readFileSync(path.join(h.dir, 'agent', 'MEMORY.md'), 'utf8'), '# Memory\n- learned\n');
       assert.equal(eventsSent(server)[0], '- one\n- two\n- three\n- four\n');
