@@ -1,4 +1,4 @@
-// `npm run bench` runs every group; `npm run bench -- <group>...` runs some (store, engine, ui, ext).
+// `npm run bench` runs every group; `npm run bench -- <group>...` runs some (store, engine, ui, ext, history).
 // Each group is bench/<group>.bench.ts run with tsx; it prints one JSON object per figure on stdout.
 // Progress and skip notices go to stderr, so stdout stays machine-readable JSON lines.
 import { spawnSync } from 'node:child_process';
@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const GROUPS = ['store', 'engine', 'ui', 'ext'];
+const GROUPS = ['store', 'engine', 'ui', 'ext', 'history'];
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(benchDir, '..');
 const tsxCli = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');

@@ -5,6 +5,7 @@ import { registerApprovalCommands } from './approvals/approvalCommands';
 import { registerChoreCommands } from './chores/choreCommands';
 import { registerCommands } from './commands';
 import { registerCommandApprovalCommands } from './execution/commandHost';
+import { registerHistoryCommands } from './historyCommands';
 import { createLogger } from './logger';
 import { registerMcpCommands } from './mcp/mcpCommands';
 import { ModelProvider, offerModelSetup } from './modelProvider';
@@ -78,6 +79,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     ...registerApprovalCommands(part((s) => s.approvalOwners)),
     ...registerMcpCommands(part((s) => s.mcp)),
     registerMemoryReview(part((s) => s.agent)),
+    ...registerHistoryCommands(runtime),
   );
 
   const started = ready.then(

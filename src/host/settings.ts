@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { MemorySettings, StorageSettings } from '../core/engine/types';
 import type { EditPolicyOptions } from '../core/approval/sensitivePaths';
 import type { RunawayCaps } from '../core/engine/caps';
 import type { Logger } from '../core/ports';
@@ -91,6 +92,31 @@ export class TasklaneSettings implements vscode.Disposable {
         maxTaskStartsPerHour: this.userOnly<number | undefined>('tasklane.budget.maxTaskStartsPerHour', undefined),
         maxRunningTasks: this.userOnly<number | undefined>('tasklane.budget.maxRunningTasks', undefined),
       },
+    };
+  }
+
+  /**
+   * Archive and retention schedules. Workspace values count: they only move rows to the archive
+   * sooner or later, or keep the trigger history shorter; nothing is spent or run by them.
+   */
+  storage(): StorageSettings {
+    const config = vscode.workspace.getConfiguration('tasklane.storage');
+    return {
+      settledTriggerDays: config.get<number>('settledTriggerDays', 7),
+      ledgerDays: config.get<number>('ledgerDays', 30),
+      sessionDays: config.get<number>('sessionDays', 7),
+      approvalDays: config.get<number>('approvalDays', 7),
+    };
+  }
+
+  /** Memory distillation (`tasklane.memory.*`); a workspace may switch it off or slow it down. */
+  memory(): MemorySettings {
+    const config = vscode.workspace.getConfiguration('tasklane.memory');
+    return {
+      enabled: config.get<boolean>('enabled', true),
+      intervalMinutes: config.get<number>('intervalMinutes', 60),
+      minEvents: config.get<number>('minEvents', 20),
+      maxChars: config.get<number>('maxChars', 6000),
     };
   }
 

@@ -230,8 +230,13 @@ export class DbRunPersistence implements ChoreRunPersistence {
       [r.runId, r.choreId, r.fireKey, r.attempt, r.status, r.startedAt, r.endedAt, JSON.stringify(r)],
     );
   }
+  /**
+   * Runs pruned from the log's memory keep their ended rows: the archive mover moves them out of
+   * the hot database (docs/STORAGE.md), so a run is never lost to history search. Only a run that
+   * never ended (it cannot be archived) is deleted here.
+   */
   remove(runIds: readonly string[]): void {
-    for (const id of runIds) this.db.mutate('DELETE FROM chore_runs WHERE id = ?', [id]);
+    for (const id of runIds) this.db.mutate('DELETE FROM chore_runs WHERE id = ? AND ended_at IS NULL', [id]);
   }
   flush(): Promise<void> {
     return this.db.commit();

@@ -16,12 +16,16 @@ import type { ModelClient } from '../model/types';
 import type { Clock, Logger, WorkspacePort } from '../ports';
 import { discoverSkills } from '../skills/skills';
 import type { Skill } from '../skills/skills';
+import { Archive } from '../store/archive';
 import type { DurableDb, Trigger, TriggerStore } from '../store/types';
 import { raiseLimits } from './budgets';
 import type { EngineEnv } from './engineEnv';
 import { USER_PRIORITY } from './engineEnv';
 import { EngineState } from './engineState';
 import { AppendFile, EventStreams } from './eventLog';
+import { History } from './history';
+import { exportSession } from './historyExport';
+import type { ExportResult } from './historyExport';
 import { routeCheap } from './messageRouter';
 import type { MessageOptions } from './messageRouter';
 import { react } from './react';
@@ -80,6 +84,9 @@ export class Agent {
   private memoryQueue: Promise<unknown> = Promise.resolve();
   private readonly taskStopListeners = new Set<(taskId: string) => Promise<void>>();
   private readonly ready: Promise<void>;
+  /** Archive mover, retention, history search and the storage report. */
+  readonly history: History;
+  private readonly archive?: Archive;
   /** Test and benchmark hook: called after each trigger is settled. */
   onSettled?: (trigger: Trigger, rung: Rung | 'failed') => void;
 
@@ -88,6 +95,33 @@ export class Agent {
     const streams = new EventStreams(path.join(deps.storageDir, 'events'), (data) => redactDeep(data, redact) as Record<string, unknown>);
     const eventMd = new AppendFile(path.join(deps.storageDir, 'EVENT.md'), '# Tasklane events\n\n');
     this.state = new EngineState(deps.db, streams, eventMd, deps.clock, deps.logger);
+    // The archive lives next to the hot database (docs/STORAGE.md); an in-memory store has none.
+    const storeDir = (deps.db as { dir?: string }).dir;
+    if (storeDir) {
+      this.archive = new Archive({
+        db: deps.db,
+        dir: path.join(storeDir, 'archive'),
+        clock: deps.clock,
+        logger: deps.logger,
+        ages: () => this.history.archiveAges(),
+        sessionText: (id) => this.state.transcript(id).map((m) => m.text).join('\n').slice(-2000),
+        onMoved: (kind, ids) => {
+          if (kind === 'session') for (const id of ids) this.state.forgetSession(id);
+        },
+      });
+    }
+    this.history = new History({
+      db: deps.db,
+      state: this.state,
+      triggers: deps.triggers,
+      ...(this.archive ? { archive: this.archive } : {}),
+      storageDir: deps.storageDir,
+      ...(storeDir ? { storeDir } : {}),
+      clock: deps.clock,
+      logger: deps.logger,
+      settings: deps.settings,
+      signal: this.abort.signal,
+    });
     // `remember` changes every later prompt: withdrawn in Restricted Mode like the other doing actions.
     const core = coreActions.map((action) => (action.name === 'remember' && deps.trusted ? guardRestricted([action], deps.trusted)[0] : action));
     const registry = new ActionRegistry([...core, ...readActions, ...(deps.actions ?? [])]);
@@ -133,6 +167,8 @@ export class Agent {
   }
 
   private async init(): Promise<void> {
+    // Before anything reads the hot rows: a crash mid-move leaves rows in both places.
+    this.archive?.recover();
     await this.state.load();
     this.skillList = await discoverSkills(this.deps.skillDirs, this.deps.logger);
     await this.refreshDeadLetters(false);
@@ -166,6 +202,7 @@ export class Agent {
 
   start(): void {
     if (this.loop) return;
+    this.history.start();
     this.loop = this.run().catch((error) => {
       if (!this.abort.signal.aborted) this.deps.logger.error('TRIGGER', 'The trigger loop stopped; reload the window to restart it.', error);
     });
@@ -174,6 +211,7 @@ export class Agent {
   /** Shuts the agent down (window closing): in-flight turns are aborted and redone at the next start. */
   async shutdown(): Promise<void> {
     this.abort.abort();
+    await this.history.stop();
     await this.loop;
     this.loop = undefined;
     await this.state.commit().catch(() => undefined);
@@ -368,6 +406,12 @@ export class Agent {
 
   readTaskEvents(taskId: string, options: { beforeSeq?: number; limit: number }): Promise<TaskEvent[]> {
     return this.state.streams.read(taskId, options);
+  }
+
+  /** Writes a session's full trace (hot or archived) as JSONL and Markdown into `outDir`. */
+  async exportSession(sessionId: string, outDir: string): Promise<ExportResult> {
+    await this.ready;
+    return exportSession({ history: this.history, streams: this.state.streams, db: this.deps.db, ...(this.archive ? { archive: this.archive } : {}) }, sessionId, outDir);
   }
 
   onDidChange(listener: (change: AgentChange) => void): { dispose(): void } {

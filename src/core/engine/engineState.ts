@@ -13,8 +13,10 @@ import type { AgentChange, MessageRole, MessageView, TaskEvent, TaskEventKind } 
 
 /** Transcript lines kept in memory per session (the sidebar pages older ones from the stream). */
 export const TRANSCRIPT_LINES = 100;
-/** Ended tasks kept in the snapshot (they already left the database). */
+/** Ended tasks kept in the snapshot (in the database they wait for the archive mover). */
 const ENDED_TASKS_KEPT = 50;
+/** Transcript tails read at once during load: bounds open files whatever the number of sessions. */
+const LOAD_CONCURRENCY = 4;
 
 export function newId(prefix: string, now: number): string {
   return `${prefix}${now.toString(36)}${randomBytes(4).toString('hex')}`;
@@ -27,29 +29,37 @@ export class EngineState {
   private readonly listeners = new Set<(change: AgentChange) => void>();
 
   constructor(
-    private readonly db: DurableDb,
+    /** The hot database (the memory cursor and the archive share it). */
+    readonly db: DurableDb,
     readonly streams: EventStreams,
     private readonly eventMd: AppendFile,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
 
-  /** Reads sessions, live tasks and the tail of each transcript. */
+  /**
+   * Reads only what live work needs: the hot sessions (idle ones leave for the archive after a
+   * while), running and paused tasks, and each hot session's transcript tail. Tails are read a few
+   * at a time, a page at a time, each file open only while it is read: the cost follows the live
+   * sessions, not the history (docs/STORAGE.md).
+   */
   async load(): Promise<void> {
     for (const row of this.db.query('SELECT data FROM sessions')) {
       const session = JSON.parse(String(row.data)) as SessionRecord;
       this.sessions.set(session.id, session);
     }
-    for (const row of this.db.query('SELECT data FROM tasks')) {
+    for (const row of this.db.query("SELECT data FROM tasks WHERE status IN ('running', 'paused')")) {
       const task = JSON.parse(String(row.data)) as TaskRecord;
       this.tasks.set(task.id, task);
     }
-    await Promise.all(
-      [...this.sessions.keys()].map(async (id) => {
-        const events = await this.streams.read(id, { limit: TRANSCRIPT_LINES * 4 });
-        this.transcripts.set(id, events.filter((e) => e.kind === 'message').slice(-TRANSCRIPT_LINES).map(toMessage));
-      }),
-    );
+    const ids = [...this.sessions.keys()];
+    const worker = async (): Promise<void> => {
+      for (let id = ids.pop(); id !== undefined; id = ids.pop()) {
+        const messages = await this.streams.tail(id, 'message', TRANSCRIPT_LINES, TRANSCRIPT_LINES * 4);
+        this.transcripts.set(id, messages.map(toMessage));
+      }
+    };
+    await Promise.all(Array.from({ length: LOAD_CONCURRENCY }, worker));
   }
 
   onChange(listener: (change: AgentChange) => void): { dispose(): void } {
@@ -104,18 +114,22 @@ export class EngineState {
     this.publish({ type: 'sessionRemoved', sessionId, ...(movedTo ? { movedTo } : {}) });
   }
 
+  /** The archive took an idle session: drop it from memory (its rows already left the database). */
+  forgetSession(sessionId: string): void {
+    if (!this.sessions.delete(sessionId)) return;
+    this.transcripts.delete(sessionId);
+    this.publish({ type: 'sessionRemoved', sessionId });
+  }
+
   saveTask(task: TaskRecord): void {
     this.tasks.set(task.id, task);
-    if (task.status === 'completed' || task.status === 'error' || task.status === 'cancelled') {
-      // Ended tasks leave the hot database (docs/DESIGN.md §5); TASK_HISTORY.md and the stream keep them.
-      this.db.mutate('DELETE FROM tasks WHERE id = ?', [task.id]);
-      this.pruneEnded();
-    } else {
-      this.db.mutate(
-        'INSERT INTO tasks (id, session_id, status, data, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = excluded.status, data = excluded.data, updated_at = excluded.updated_at',
-        [task.id, task.sessionId, task.status, JSON.stringify(task), this.clock.now()],
-      );
-    }
+    // An ended task keeps its row, marked ended, until the archive mover moves it out of the hot
+    // database (docs/DESIGN.md §5, docs/STORAGE.md): deleting it here would lose it from search.
+    this.db.mutate(
+      'INSERT INTO tasks (id, session_id, status, data, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = excluded.status, data = excluded.data, updated_at = excluded.updated_at',
+      [task.id, task.sessionId, task.status, JSON.stringify(task), this.clock.now()],
+    );
+    if (task.status === 'completed' || task.status === 'error' || task.status === 'cancelled') this.pruneEnded();
     this.publish({ type: 'task', task: taskView(task) });
   }
 

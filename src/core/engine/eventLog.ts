@@ -1,25 +1,44 @@
 /**
- * Per-session append-only event streams (one JSON line per event, `<dir>/<id>.jsonl`), readable
- * from the tail and paged backwards by seq. Events never live in the database (docs/DESIGN.md §5):
- * appends cost O(event), and `flush()` fdatasyncs every stream touched since the last flush, so a
- * turn pays one sync per stream however many events it wrote.
+ * Per-session append-only event streams (one JSON line per event, `<dir>/<id>.jsonl`), read from
+ * the tail and paged backwards by seq. Events never live in the database (docs/DESIGN.md §5): appends
+ * cost O(event), and `flush()` fdatasyncs every stream touched since the last flush, so a turn pays
+ * one sync per stream however many events it wrote.
+ *
+ * Cost does not grow with history (docs/STORAGE.md, "Event streams"): nothing is read at
+ * construction; a stream's first use reads only its last line (to learn its seq and cut a torn
+ * tail); a page is found by scanning backwards from the end or from a remembered page boundary.
+ * A file is open only while it is read, or between an append and the flush that syncs it, so open
+ * descriptors stay bounded by the streams written in one turn, not by the number of sessions.
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { TaskEvent, TaskEventKind } from './types';
 
+/** Streams whose size and seq are remembered (a few numbers each); older ones are re-read on use. */
+const META_CACHE = 512;
+/** Page boundaries remembered per stream (seq → byte offset), so paging back is O(page). */
+const ANCHORS_KEPT = 64;
+const CHUNK = 64 * 1024;
+
 interface Stream {
-  handle: fs.FileHandle;
+  /** Bytes of whole, valid lines. */
   size: number;
-  /** Byte offset of each line; index = seq - 1. */
-  offsets: number[];
+  /** Seq of the last event (seqs are dense from 1: line n has seq n). */
+  count: number;
+  /** Byte offset where the line of a seq starts, for seqs seen as page boundaries. */
+  anchors: Map<number, number>;
+  /** Open only between an append and the flush that syncs it. */
+  handle?: fs.FileHandle;
   dirty: boolean;
-  /** Serialises appends so offsets match the file. */
+  /** Serialises appends, flushes and reads of this stream. */
   tail: Promise<unknown>;
+  /** Operations queued on `tail`: a busy stream is never evicted (its seq must not be re-read). */
+  busy: number;
 }
 
 export class EventStreams {
   private readonly streams = new Map<string, Promise<Stream>>();
+  private madeDir?: Promise<unknown>;
 
   /**
    * `redact` is applied to every event's data before it is written or returned (security/redact.ts):
@@ -37,102 +56,266 @@ export class EventStreams {
   }
 
   private open(id: string): Promise<Stream> {
+    const file = this.file(id);
     let stream = this.streams.get(id);
-    if (!stream) {
-      stream = this.load(id);
+    if (stream) {
+      // Most recently used last, so eviction drops the coldest.
+      this.streams.delete(id);
       this.streams.set(id, stream);
-      stream.catch(() => this.streams.delete(id));
+      return stream;
     }
+    stream = this.load(file);
+    this.streams.set(id, stream);
+    stream.catch(() => this.streams.delete(id));
+    void this.evict();
     return stream;
   }
 
-  private async load(id: string): Promise<Stream> {
-    await fs.mkdir(this.dir, { recursive: true });
-    const handle = await fs.open(this.file(id), 'a+');
-    const buffer = await handle.readFile();
-    const offsets: number[] = [];
-    let start = 0;
-    let good = 0;
-    while (start < buffer.length) {
-      const end = buffer.indexOf(0x0a, start);
-      // A torn last record (crash mid-append) has no newline: drop it, keep everything before.
-      if (end < 0) break;
-      try {
-        JSON.parse(buffer.subarray(start, end).toString('utf8'));
-      } catch {
-        break;
-      }
-      offsets.push(start);
-      start = end + 1;
-      good = start;
+  private async evict(): Promise<void> {
+    if (this.streams.size <= META_CACHE) return;
+    for (const [id, pending] of this.streams) {
+      if (this.streams.size <= META_CACHE) return;
+      const stream = await pending.catch(() => undefined);
+      if (!stream || stream.handle || stream.dirty || stream.busy > 0) continue;
+      if (this.streams.get(id) === pending) this.streams.delete(id);
     }
-    if (good < buffer.length) await handle.truncate(good);
-    return { handle, size: good, offsets, dirty: false, tail: Promise.resolve() };
+  }
+
+  /** Learns size and last seq from the file's tail; a torn last line (crash mid-append) is cut off. */
+  private async load(file: string): Promise<Stream> {
+    const stream: Stream = { size: 0, count: 0, anchors: new Map(), dirty: false, tail: Promise.resolve(), busy: 0 };
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(file, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return stream;
+      throw error;
+    }
+    let fileSize: number;
+    try {
+      fileSize = (await handle.stat()).size;
+      let end = fileSize;
+      // Walk back over lines that are not whole JSON events (a torn append has no newline).
+      while (end > 0) {
+        const lastNl = await lastNewlineBefore(handle, end);
+        if (lastNl < 0) {
+          end = 0;
+          break;
+        }
+        const lineStart = (await lastNewlineBefore(handle, lastNl)) + 1;
+        const buffer = Buffer.alloc(lastNl - lineStart);
+        await handle.read(buffer, 0, buffer.length, lineStart);
+        const seq = parseSeq(buffer);
+        if (seq !== undefined) {
+          stream.size = lastNl + 1;
+          stream.count = seq;
+          stream.anchors.set(seq, lineStart);
+          break;
+        }
+        end = lineStart;
+      }
+      if (end === 0) stream.size = 0;
+    } finally {
+      await handle.close();
+    }
+    if (stream.size < fileSize) await fs.truncate(file, stream.size);
+    return stream;
+  }
+
+  private async ensureDir(): Promise<void> {
+    this.madeDir ??= fs.mkdir(this.dir, { recursive: true });
+    await this.madeDir;
   }
 
   /** Appends one event; resolves with it (seq assigned) once written (not yet synced). */
   async append(id: string, kind: TaskEventKind, data: Record<string, unknown>, at: number): Promise<TaskEvent> {
+    const [event] = await this.appendMany(id, [{ kind, data, at }]);
+    return event;
+  }
+
+  /** Appends events in one write (bulk import, benchmarks); seqs are assigned in order. */
+  async appendMany(id: string, items: ReadonlyArray<{ kind: TaskEventKind; data: Record<string, unknown>; at: number }>): Promise<TaskEvent[]> {
+    const file = this.file(id);
     const stream = await this.open(id);
-    const run = stream.tail.then(async () => {
-      const event: TaskEvent = { seq: stream.offsets.length + 1, at, kind, data: this.redact(data) };
-      const line = Buffer.from(`${JSON.stringify(event)}\n`, 'utf8');
-      await stream.handle.write(line, 0, line.length, stream.size);
-      stream.offsets.push(stream.size);
-      stream.size += line.length;
+    return queue(stream, async () => {
+      await this.ensureDir();
+      stream.handle ??= await fs.open(file, 'a');
+      const events = items.map((item, i): TaskEvent => ({ seq: stream.count + 1 + i, at: item.at, kind: item.kind, data: this.redact(item.data) }));
+      const bytes = Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
+      await stream.handle.write(bytes, 0, bytes.length, null);
+      stream.size += bytes.length;
+      stream.count += events.length;
       stream.dirty = true;
-      return event;
+      return events;
     });
-    stream.tail = run.catch(() => undefined);
-    return run;
   }
 
   /** Number of events in the stream. */
   async count(id: string): Promise<number> {
-    return (await this.open(id)).offsets.length;
+    const stream = await this.open(id);
+    return queue(stream, async () => stream.count);
   }
 
   /** Up to `limit` events with seq < beforeSeq (default: the tail), oldest first. */
   async read(id: string, options: { beforeSeq?: number; limit: number }): Promise<TaskEvent[]> {
+    const file = this.file(id);
     const stream = await this.open(id);
-    await stream.tail;
-    const endIndex = Math.min(stream.offsets.length, Math.max(0, (options.beforeSeq ?? stream.offsets.length + 1) - 1));
-    const startIndex = Math.max(0, endIndex - Math.max(0, options.limit));
-    if (endIndex <= startIndex) return [];
-    const from = stream.offsets[startIndex];
-    const to = endIndex < stream.offsets.length ? stream.offsets[endIndex] : stream.size;
-    const buffer = Buffer.alloc(to - from);
-    await stream.handle.read(buffer, 0, buffer.length, from);
-    return buffer.toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as TaskEvent);
+    return queue(stream, () => readPage(file, stream, options));
   }
 
-  /** fdatasyncs every stream written since the last flush. */
+  /**
+   * The last `limit` events matching `match`, oldest first, reading back a page at a time and at
+   * most `maxEvents` events (a transcript tail without parsing the whole stream).
+   */
+  async tail(id: string, kind: TaskEventKind, limit: number, maxEvents: number): Promise<TaskEvent[]> {
+    const file = this.file(id);
+    const stream = await this.open(id);
+    const found: TaskEvent[] = [];
+    // Lines are `{"seq":…,"at":…,"kind":"<kind>",…}`: other kinds are skipped before JSON.parse.
+    const marker = `"kind":${JSON.stringify(kind)}`;
+    let before = stream.count + 1;
+    let read = 0;
+    while (found.length < limit && read < maxEvents && before > 1) {
+      const limitNow = Math.min(200, maxEvents - read);
+      const end = before;
+      const page = await queue(stream, () => readPage(file, stream, { beforeSeq: end, limit: limitNow }, marker));
+      read += Math.min(limitNow, end - 1);
+      before = Math.max(1, end - limitNow);
+      found.unshift(...page.filter((e) => e.kind === kind));
+    }
+    return found.slice(-limit);
+  }
+
+  /** fdatasyncs every stream written since the last flush, then closes its file. */
   async flush(): Promise<void> {
     await Promise.all(
       [...this.streams.values()].map(async (pending) => {
         const stream = await pending.catch(() => undefined);
-        if (!stream?.dirty) return;
-        await stream.tail;
-        stream.dirty = false;
-        await stream.handle.datasync();
+        if (!stream?.handle && !stream?.busy) return;
+        await queue(stream, () => closeStream(stream));
       }),
     );
   }
 
-  /** Closes one stream's file (a task ended); it reopens on the next read. */
+  /** Syncs and closes one stream's file (a task ended); it reopens on the next use. */
   async release(id: string): Promise<void> {
     const pending = this.streams.get(id);
     if (!pending) return;
-    this.streams.delete(id);
     const stream = await pending.catch(() => undefined);
     if (!stream) return;
-    await stream.tail;
-    if (stream.dirty) await stream.handle.datasync();
-    await stream.handle.close();
+    await queue(stream, () => closeStream(stream));
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.streams.keys()].map((id) => this.release(id)));
+    await this.flush();
   }
+}
+
+/** Runs `fn` after everything queued on the stream; the stream counts as busy meanwhile. */
+function queue<T>(stream: Stream, fn: () => Promise<T>): Promise<T> {
+  stream.busy++;
+  const run = stream.tail.then(fn).finally(() => {
+    stream.busy--;
+  });
+  stream.tail = run.catch(() => undefined);
+  return run;
+}
+
+async function closeStream(stream: Stream): Promise<void> {
+  const handle = stream.handle;
+  if (!handle) return;
+  stream.handle = undefined;
+  try {
+    if (stream.dirty) await handle.datasync();
+    stream.dirty = false;
+  } finally {
+    await handle.close();
+  }
+}
+
+function parseSeq(line: Buffer): number | undefined {
+  try {
+    const seq = (JSON.parse(line.toString('utf8')) as { seq?: unknown }).seq;
+    return typeof seq === 'number' && Number.isInteger(seq) && seq > 0 ? seq : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Offset of the last '\n' strictly before `end`, or -1. */
+async function lastNewlineBefore(handle: fs.FileHandle, end: number): Promise<number> {
+  let pos = end;
+  const buffer = Buffer.alloc(Math.min(CHUNK, Math.max(1, end)));
+  while (pos > 0) {
+    const start = Math.max(0, pos - buffer.length);
+    const { bytesRead } = await handle.read(buffer, 0, pos - start, start);
+    const at = buffer.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (at >= 0) return start + at;
+    pos = start;
+  }
+  return -1;
+}
+
+async function readPage(file: string, stream: Stream, options: { beforeSeq?: number; limit: number }, marker?: string): Promise<TaskEvent[]> {
+  const end = Math.min(stream.count + 1, Math.max(1, options.beforeSeq ?? stream.count + 1));
+  const start = Math.max(1, end - Math.max(0, options.limit));
+  if (end <= start) return [];
+  // The nearest known line start at or after `end` (the file's end stands for seq count + 1).
+  let fromSeq = stream.count + 1;
+  let fromOffset = stream.size;
+  for (const [seq, offset] of stream.anchors) {
+    if (seq >= end && seq < fromSeq) {
+      fromSeq = seq;
+      fromOffset = offset;
+    }
+  }
+  const handle = await fs.open(file, 'r');
+  try {
+    // Read back from `fromOffset` until the line of `start` begins: lines needed = fromSeq - start.
+    const chunks: Buffer[] = [];
+    let pos = fromOffset;
+    let needed = fromSeq - start;
+    let startOffset = 0;
+    let found = false;
+    let skipLast = true; // the byte before fromOffset is the newline ending line fromSeq - 1
+    while (pos > 0 && !found) {
+      const from = Math.max(0, pos - CHUNK);
+      const chunk = Buffer.alloc(pos - from);
+      await handle.read(chunk, 0, chunk.length, from);
+      for (let i = chunk.length - 1; i >= 0; i--) {
+        if (chunk[i] !== 0x0a) continue;
+        if (skipLast) {
+          skipLast = false;
+          continue;
+        }
+        needed--;
+        if (needed === 0) {
+          startOffset = from + i + 1;
+          chunks.unshift(chunk.subarray(i + 1));
+          found = true;
+          break;
+        }
+      }
+      if (!found) chunks.unshift(chunk);
+      pos = from;
+    }
+    // Reaching the start of the file means the page starts at line 1.
+    const bytes = Buffer.concat(chunks);
+    const lines = bytes.toString('utf8').split('\n').filter(Boolean);
+    const pageLines = lines.slice(0, end - start);
+    const events = pageLines.filter((line) => !marker || line.includes(marker)).map((line) => JSON.parse(line) as TaskEvent);
+    remember(stream, start, startOffset);
+    if (pageLines.length > 0) remember(stream, end, startOffset + Buffer.byteLength(pageLines.join('\n'), 'utf8') + 1);
+    return events;
+  } finally {
+    await handle.close();
+  }
+}
+
+function remember(stream: Stream, seq: number, offset: number): void {
+  stream.anchors.delete(seq);
+  stream.anchors.set(seq, offset);
+  if (stream.anchors.size > ANCHORS_KEPT) stream.anchors.delete(stream.anchors.keys().next().value as number);
 }
 
 /** Append-only text file (EVENT.md, TASK_HISTORY.md, MEMORY.md notes), writes serialised. */

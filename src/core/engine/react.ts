@@ -2,11 +2,10 @@
  * react(trigger): the routing ladder of docs/DESIGN.md §2, first match wins. `chooseRung` is pure so
  * each rung is testable on its own; `react` runs the chosen rung.
  */
-import * as path from 'node:path';
 import { ModelError } from '../model/types';
-import { distillMemory } from '../memory/memory';
 import type { Trigger } from '../store/types';
 import { routeIncoming, runConversationTurn } from './conversation';
+import { runMemoryRung } from './memoryRung';
 import type { EngineEnv } from './engineEnv';
 import { LATE_NOTE_MS, STALE_MS, WAIT_REARM_MS } from './engineEnv';
 import type { EngineState } from './engineState';
@@ -125,9 +124,8 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       break;
     }
     case 'memory': {
-      const client = await env.model();
-      const response = await distillMemory(client, env.memoryFile, path.join(env.storageDir, 'EVENT.md'), env.signal);
-      env.logger.info('TASK', response ? `memory distilled into MEMORY.md (${response.usage.inputTokens} in)` : 'memory: no recent events');
+      // Never throws for a model outage: a memory trigger must not become a dead letter.
+      await runMemoryRung(env);
       break;
     }
     case 'proactive': {

@@ -176,4 +176,46 @@ export interface AgentSettings {
   budgetIncrement?: { actions?: number; tokens?: number; cost?: number };
   /** Caps on runaway work (caps.ts); unset ones take DEFAULT_CAPS. */
   caps?: Partial<RunawayCaps>;
+  /** Archive and retention schedules (docs/STORAGE.md); unset fields take the documented defaults. */
+  storage?: StorageSettings;
+  /** Memory distillation (MEMORY.md); unset fields take the documented defaults. */
+  memory?: MemorySettings;
+}
+
+/** `tasklane.storage.*`: how long things stay hot or kept. Days; documented in docs/STORAGE.md. */
+export interface StorageSettings {
+  /** Settled trigger-history lines are deleted after this many days. Default 7. */
+  settledTriggerDays?: number;
+  /** Ledger rows with an outcome move from the hot database to the archive after this. Default 30. */
+  ledgerDays?: number;
+  /** Idle sessions (no live task, nothing queued) move to the archive after this. Default 7. */
+  sessionDays?: number;
+  /** Settled approvals move to the archive after this (their Undo window). Default 7. */
+  approvalDays?: number;
+}
+
+/** `tasklane.memory.*`. */
+export interface MemorySettings {
+  /** Distil events into MEMORY.md at all. Default true. */
+  enabled?: boolean;
+  /** At most one distillation per this many minutes. Default 60. */
+  intervalMinutes?: number;
+  /** Only distil once at least this many new events exist. Default 20. */
+  minEvents?: number;
+  /** MEMORY.md's size limit in characters (whole entries are kept or dropped). Default 6000. */
+  maxChars?: number;
+}
+
+/** One hit of a history search (hot state and archive). */
+export interface HistoryHit {
+  kind: 'session' | 'task';
+  id: string;
+  /** The session to open (a task's own session). */
+  sessionId: string;
+  title: string;
+  detail: string;
+  /** Ended or last active, epoch ms. */
+  at: number;
+  /** Found in the archive (not in the hot database). */
+  archived: boolean;
 }

@@ -1,7 +1,8 @@
 /**
- * MEMORY.md: durable facts distilled from recent events, offered to every new task in its
- * prompt prefix. The memory trigger asks the model for the whole new file (a zod-validated tool
- * call) and writes it atomically; `remember` appends one note between distillations.
+ * MEMORY.md: durable facts distilled from events, offered to every new task in its prompt prefix.
+ * The memory trigger (distiller.ts: durable cursor, interval, outage handling) asks the model for
+ * the whole new file (a zod-validated tool call); `remember` appends one note between
+ * distillations. The file is kept within its size limit by whole entries, never cut mid-line.
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -9,17 +10,36 @@ import { z } from 'zod';
 import type { ModelClient, ModelResponse } from '../model/types';
 import { MEMORY_SYSTEM } from '../prompts/prompts';
 
-/** MEMORY.md beyond this is cut (it goes into every task prefix). */
+/** Default size limit of MEMORY.md (it goes into every task prefix); `tasklane.memory.maxChars`. */
 export const MEMORY_MAX_CHARS = 6_000;
-/** How much of the EVENT.md tail the distillation reads. */
-const RECENT_EVENTS_CHARS = 16_000;
 
-export async function readMemory(file: string): Promise<string | undefined> {
+export async function readMemory(file: string, maxChars = MEMORY_MAX_CHARS): Promise<string | undefined> {
   const text = await fs.readFile(file, 'utf8').catch(() => undefined);
-  return text?.trim() ? text.slice(0, MEMORY_MAX_CHARS) : undefined;
+  return text?.trim() ? fitEntries(text, maxChars) : undefined;
 }
 
-async function writeAtomic(file: string, text: string): Promise<void> {
+/**
+ * Keeps whole entries (a heading, or a bullet with its indented continuation lines) in order while
+ * they fit in `maxChars`; an entry that does not fit is dropped, never cut.
+ */
+export function fitEntries(text: string, maxChars: number): string {
+  const trimmed = text.trim();
+  if (trimmed.length + 1 <= maxChars) return `${trimmed}\n`;
+  const entries: string[] = [];
+  for (const line of trimmed.split('\n')) {
+    const continues = entries.length > 0 && (/^\s+\S/.test(line) || line.trim() === '');
+    if (continues) entries[entries.length - 1] += `\n${line}`;
+    else entries.push(line);
+  }
+  let out = '';
+  for (const entry of entries) {
+    const piece = `${entry.trimEnd()}\n`;
+    if (out.length + piece.length <= maxChars) out += piece;
+  }
+  return out;
+}
+
+export async function writeAtomic(file: string, text: string): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;
   const handle = await fs.open(temp, 'w');
@@ -70,48 +90,30 @@ export async function settleMemoryProposals(memoryFile: string, accepted: readon
   await writeAtomic(proposalFileOf(memoryFile), '');
 }
 
-const saveMemorySchema = z.object({ content: z.string().min(1).max(MEMORY_MAX_CHARS * 2) });
-
-/** Reads the tail of a text file (the recent part of EVENT.md). */
-export async function readTail(file: string, chars: number): Promise<string> {
-  const handle = await fs.open(file, 'r').catch(() => undefined);
-  if (!handle) return '';
-  try {
-    const { size } = await handle.stat();
-    const start = Math.max(0, size - chars);
-    const buffer = Buffer.alloc(size - start);
-    await handle.read(buffer, 0, buffer.length, start);
-    const text = buffer.toString('utf8');
-    return start > 0 ? text.slice(text.indexOf('\n') + 1) : text;
-  } finally {
-    await handle.close();
-  }
-}
+const saveMemorySchema = z.object({ content: z.string().min(1).max(200_000) });
 
 /**
- * Distils recent events into MEMORY.md. Returns the response (for usage accounting), or
- * undefined when there was nothing new to read.
+ * Distils one chunk of events (whole EVENT.md lines) into a new MEMORY.md text; does not write it
+ * (the distiller commits its cursor first). Throws when the model is unavailable or gives no valid
+ * save_memory call.
  */
-export async function distillMemory(client: ModelClient, memoryFile: string, eventsFile: string, signal?: AbortSignal): Promise<ModelResponse | undefined> {
-  const recent = await readTail(eventsFile, RECENT_EVENTS_CHARS);
-  if (!recent.trim()) return undefined;
-  const current = (await readMemory(memoryFile)) ?? '(empty)';
+export async function distillChunk(client: ModelClient, memoryFile: string, events: string, maxChars: number, signal?: AbortSignal): Promise<{ response: ModelResponse; content: string }> {
+  const current = (await readMemory(memoryFile, maxChars)) ?? '(empty)';
   const response = await client.complete({
     system: MEMORY_SYSTEM,
     tools: [
       {
         name: 'save_memory',
-        description: 'Save the full new MEMORY.md.',
+        description: `Save the full new MEMORY.md (at most ${maxChars} characters).`,
         inputSchema: { type: 'object', properties: { content: { type: 'string' } }, required: ['content'], additionalProperties: false },
       },
     ],
-    messages: [{ role: 'user', content: `# Current MEMORY.md\n${current}\n\n# Recent events\n${recent}` }],
+    messages: [{ role: 'user', content: `# Current MEMORY.md\n${current}\n\n# New events\n${events}` }],
     toolChoice: 'required',
-    signal,
+    ...(signal ? { signal } : {}),
   });
   const call = response.toolCalls.find((c) => c.name === 'save_memory');
   const parsed = saveMemorySchema.safeParse(call?.arguments);
   if (!parsed.success) throw new Error('The memory distillation gave no valid save_memory call; MEMORY.md was left as it was.');
-  await writeAtomic(memoryFile, `${parsed.data.content.trim().slice(0, MEMORY_MAX_CHARS)}\n`);
-  return response;
+  return { response, content: parsed.data.content };
 }

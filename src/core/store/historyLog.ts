@@ -44,6 +44,44 @@ export class HistoryLog {
     await this.writing;
   }
 
+  /**
+   * Rewrites the file without the lines `drop` selects (retention), atomically (temp + rename),
+   * serialised with appends so no line written meanwhile is lost. Returns how many were dropped.
+   */
+  async prune(drop: (entry: Record<string, unknown>) => boolean): Promise<number> {
+    await this.flush();
+    let dropped = 0;
+    const run = (async () => {
+      let text: string;
+      try {
+        text = await fs.promises.readFile(this.file, 'utf8');
+      } catch {
+        return;
+      }
+      const kept = text.split('\n').filter((line) => {
+        if (!line) return false;
+        try {
+          if (drop(JSON.parse(line) as Record<string, unknown>)) {
+            dropped++;
+            return false;
+          }
+        } catch {
+          // An unreadable line is kept: retention removes only what its rule selects.
+        }
+        return true;
+      });
+      if (dropped === 0) return;
+      const temp = `${this.file}.prune`;
+      await fs.promises.writeFile(temp, kept.length ? kept.join('\n') + '\n' : '');
+      await fs.promises.rename(temp, this.file);
+    })();
+    this.writing = run.finally(() => {
+      this.writing = null;
+    });
+    await this.writing;
+    return dropped;
+  }
+
   async close(): Promise<void> {
     await this.flush();
   }

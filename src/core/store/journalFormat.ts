@@ -44,19 +44,52 @@ function decodeParam(value: EncodedParam): SqlValue {
   return value;
 }
 
-export function encodeRecord(record: JournalRecord): Buffer {
-  const payload = Buffer.from(
-    JSON.stringify({
-      l: record.lsn,
-      s: record.statements.map((s) => (s.params.length ? [s.sql, s.params.map(encodeParam)] : [s.sql])),
-    }),
-    'utf8',
-  );
+/** One checksummed frame: `[u32 LE length][u32 LE CRC-32][payload]` (journal records, archive records). */
+export function encodeFrame(payload: Buffer): Buffer {
   const frame = Buffer.allocUnsafe(HEADER_BYTES + payload.length);
   frame.writeUInt32LE(payload.length, 0);
   frame.writeUInt32LE(crc32(payload), 4);
   payload.copy(frame, HEADER_BYTES);
   return frame;
+}
+
+export const FRAME_HEADER_BYTES = HEADER_BYTES;
+
+/**
+ * Walks the frames of `bytes` from `offset`, calling `visit(payloadStart, payloadEnd, frameStart)`
+ * for each one whose length and checksum check out; stops at the first that does not. Returns the
+ * end of the last good frame.
+ */
+export function walkFrames(bytes: Buffer, offset: number, visit: (start: number, end: number, frameStart: number) => boolean | void, verify = true): number {
+  while (offset + HEADER_BYTES <= bytes.length) {
+    const length = bytes.readUInt32LE(offset);
+    const end = offset + HEADER_BYTES + length;
+    if (length === 0 || length > MAX_RECORD_BYTES || end > bytes.length) break;
+    if (verify && crc32(bytes, offset + HEADER_BYTES, end) !== bytes.readUInt32LE(offset + 4)) break;
+    if (visit(offset + HEADER_BYTES, end, offset) === false) return end;
+    offset = end;
+  }
+  return offset;
+}
+
+/** The checksum of one frame at `frameStart` checks out. */
+export function frameIsValid(bytes: Buffer, frameStart: number): boolean {
+  if (frameStart + HEADER_BYTES > bytes.length) return false;
+  const length = bytes.readUInt32LE(frameStart);
+  const end = frameStart + HEADER_BYTES + length;
+  return length > 0 && end <= bytes.length && crc32(bytes, frameStart + HEADER_BYTES, end) === bytes.readUInt32LE(frameStart + 4);
+}
+
+export function encodeRecord(record: JournalRecord): Buffer {
+  return encodeFrame(
+    Buffer.from(
+      JSON.stringify({
+        l: record.lsn,
+        s: record.statements.map((s) => (s.params.length ? [s.sql, s.params.map(encodeParam)] : [s.sql])),
+      }),
+      'utf8',
+    ),
+  );
 }
 
 export function decodeJournal(bytes: Buffer): DecodedJournal {

@@ -64,6 +64,11 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX command_approvals_status ON command_approvals (status, created_at)`,
     ],
   },
+  {
+    version: 3,
+    description: 'indexes the archive mover selects ended rows by',
+    statements: [`CREATE INDEX chore_runs_ended ON chore_runs (ended_at)`, `CREATE INDEX tasks_status_updated ON tasks (status, updated_at)`],
+  },
 ];
 
 /** Every statement of every migration, in order: the whole schema on an empty database (tests). */

@@ -9,6 +9,9 @@ import type { Row, SqlValue } from './types';
  */
 const PRAGMAS = ['PRAGMA journal_mode = MEMORY', 'PRAGMA synchronous = OFF', 'PRAGMA temp_store = MEMORY', 'PRAGMA foreign_keys = ON', 'PRAGMA recursive_triggers = OFF'];
 
+/** Free pages (of 4 KB) a snapshot tolerates before it compacts: a quarter of the file and at least 1 MB. */
+const COMPACT_MIN_FREE_PAGES = 256;
+
 /** Prepared statements cached by SQL text; dynamic SQL beyond this many evicts the oldest. */
 const MAX_CACHED_STATEMENTS = 256;
 
@@ -55,9 +58,22 @@ export class SqlRunner {
   /** Serialises the database. Never call inside a transaction: sql.js closes the connection, which would roll it back. */
   export(): Uint8Array {
     this.statements.clear(); // export() frees them all; a stale handle would crash on next use
+    this.compactIfSparse();
     const bytes = this.db.export();
     this.applyPragmas();
     return bytes;
+  }
+
+  /**
+   * When archive moves have left most pages free, VACUUM before the export so the snapshot (and
+   * the next open's memory) is the size of the live rows, not of everything ever stored. VACUUM
+   * is not journaled: it changes no row, and it copies rows in rowid order, so `ORDER BY rowid`
+   * tie-breaks keep their order for the journal records replayed on top of the snapshot.
+   */
+  private compactIfSparse(): void {
+    const pages = Number(this.db.exec('PRAGMA page_count')[0]?.values[0]?.[0] ?? 0);
+    const free = Number(this.db.exec('PRAGMA freelist_count')[0]?.values[0]?.[0] ?? 0);
+    if (free >= COMPACT_MIN_FREE_PAGES && free * 4 >= pages) this.db.run('VACUUM');
   }
 
   close(): void {

@@ -228,6 +228,23 @@ class TriggerStoreImpl implements StartingTriggerStore {
     return toTrigger(this.byId(triggerId)!);
   }
 
+  async dismissDead(triggerIds: readonly string[]): Promise<number> {
+    await this.ready;
+    const rows = triggerIds.map((id) => this.byId(id)).filter((row): row is Row => !!row && row.status === 'dead');
+    if (rows.length === 0) return 0;
+    this.db.transaction((tx) => {
+      for (const row of rows) tx.mutate(`DELETE FROM triggers WHERE id = ? AND status = 'dead'`, [row.id]);
+    });
+    await this.db.commit();
+    const now = this.clock.now();
+    for (const row of rows) this.history?.append({ ...toTrigger(row), status: 'dismissed', doneAt: now });
+    return rows.length;
+  }
+
+  async pruneHistory(before: number): Promise<number> {
+    return this.history ? this.history.prune((entry) => typeof entry.doneAt === 'number' && entry.doneAt < before) : 0;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.wake();

@@ -93,5 +93,9 @@ export interface TriggerStore {
   deadLetters(): Trigger[];
   /** Moves a dead letter back to pending with its attempts reset. */
   retryDead(triggerId: string): Promise<Trigger>;
+  /** Removes dead letters for good (the user dismissed them); they go to the trigger history as `dismissed`. Returns how many. */
+  dismissDead(triggerIds: readonly string[]): Promise<number>;
+  /** Drops trigger-history lines settled before `before` (ms); returns how many were dropped. */
+  pruneHistory(before: number): Promise<number>;
   close(): Promise<void>;
 }

@@ -52,6 +52,39 @@ describe('engine: append-only event streams', () => {
     await streams.close();
   });
 
+  it('any page (seeded random beforeSeq/limit, events of mixed sizes) matches the appended events', async () => {
+    const seed = Number(process.env.EVENTS_SEED ?? Date.now() % 100_000);
+    let a = seed;
+    const random = () => ((a = (a * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const streams = new EventStreams(dir);
+    const texts: string[] = [];
+    for (let i = 0; i < 400; i++) texts.push('é'.repeat(Math.floor(random() * 3000)) + i);
+    await streams.appendMany('t3', texts.map((text, i) => ({ kind: 'warning' as const, data: { text }, at: i })));
+    await streams.close();
+    const reopened = new EventStreams(dir);
+    for (let round = 0; round < 60; round++) {
+      const beforeSeq = 1 + Math.floor(random() * 402);
+      const limit = Math.floor(random() * 120);
+      const page = await reopened.read('t3', { beforeSeq, limit });
+      const end = Math.min(beforeSeq, 401);
+      const expected = texts.slice(Math.max(0, end - 1 - limit), end - 1);
+      assert.deepEqual(page.map((e) => e.data.text), expected, `seed ${seed}, round ${round}: beforeSeq ${beforeSeq} limit ${limit}`);
+      assert.deepEqual(page.map((e) => e.seq), expected.map((_, k) => end - expected.length + k));
+    }
+  });
+
+  it('holds no file open after a flush or a read', async () => {
+    const fds = () => fs.readdirSync('/proc/self/fd').length;
+    const before = fds();
+    const streams = new EventStreams(dir);
+    for (let i = 0; i < 30; i++) await streams.append(`s${i}`, 'warning', { i }, i);
+    assert.ok(fds() >= before + 30, 'appends keep their file until the flush that syncs it');
+    await streams.flush();
+    assert.equal(fds(), before);
+    for (let i = 0; i < 30; i++) assert.equal((await streams.read(`s${i}`, { limit: 5 }))[0].data.i, i);
+    assert.equal(fds(), before);
+  });
+
   it('refuses a stream id that could escape its folder', async () => {
     const streams = new EventStreams(dir);
     await assert.rejects(streams.append('../evil', 'warning', {}, 1), /Invalid stream id/);

@@ -90,6 +90,9 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'We use pnpm here.' } }] }]);
       await h.agent.sendMessage('remember that this repo uses pnpm, not npm');
       await h.idle();
+      // Distillation runs only with enough new events (tasklane.memory.minEvents, default 20).
+      await h.agent.whenReady();
+      fs.appendFileSync(path.join(h.dir, 'agent', 'EVENT.md'), Array.from({ length: 20 }, (_, i) => `- filler event ${i}\n`).join(''));
       server.script([{ toolCalls: [{ name: 'save_memory', arguments: { content: '# Memory\n## Conventions\n- The repo uses pnpm, not npm.' } }] }]);
       await h.triggers.emit({ source: 'memory', sessionId: 'memory' });
       await h.idle();

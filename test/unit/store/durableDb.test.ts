@@ -25,8 +25,8 @@ describe('store: durable db (journal + snapshot)', () => {
   it('migrates to the latest schema with every shared table on first open', async () => {
     const db = await openDb(tempDir());
     assert.equal(db.opened.restarted, false);
-    assert.deepEqual(db.opened.migrated, [1, 2]);
-    assert.equal(db.query(`SELECT value FROM meta WHERE key = 'schema_version'`)[0].value, '2');
+    assert.deepEqual(db.opened.migrated, [1, 2, 3]);
+    assert.equal(db.query(`SELECT value FROM meta WHERE key = 'schema_version'`)[0].value, '3');
     const tables = db.query(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).map((r) => r.name);
     assert.deepEqual(tables, ['approvals', 'chore_runs', 'chores', 'command_approvals', 'ledger', 'meta', 'sessions', 'tasks', 'triggers']);
     const runColumns = db.query(`PRAGMA table_info(chore_runs)`).map((r) => r.name);
@@ -49,7 +49,7 @@ describe('store: durable db (journal + snapshot)', () => {
     assert.equal(again.opened.restarted, true);
     assert.deepEqual(again.opened.migrated, []);
     assert.equal(again.opened.snapshotLsn, 0);
-    assert.equal(again.opened.journalRecordsReplayed, 4); // two migration txs, insert, tx
+    assert.equal(again.opened.journalRecordsReplayed, 5); // three migration txs, insert, tx
     assert.deepEqual(again.query(`SELECT status FROM sessions`), [{ status: 'busy' }]);
     assert.equal(again.query(`SELECT count(*) AS n FROM tasks`)[0].n, 1);
   });
@@ -99,7 +99,7 @@ describe('store: durable db (journal + snapshot)', () => {
     fs.rmSync(path.join(dir, 'lease.json'));
     open.splice(0);
     const again = await openDb(dir);
-    assert.equal(again.opened.snapshotLsn, 3); // two migrations and c1
+    assert.equal(again.opened.snapshotLsn, 4); // three migrations and c1
     assert.equal(again.opened.journalRecordsReplayed, 1);
     assert.deepEqual(again.query(`SELECT id FROM chores ORDER BY id`).map((r) => r.id), ['c1', 'c2']);
   });

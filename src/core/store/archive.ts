@@ -1,0 +1,419 @@
+/**
+ * The archive: ended work leaves the hot database for append-only, checksummed segment files, so
+ * the hot database (which sql.js holds in memory) stays the size of the live work. Layout, move
+ * protocol and recovery: docs/STORAGE.md, "The archive".
+ *
+ * A move is one synchronous step per batch: select ready rows, append their frames to the kind's
+ * current segment, fdatasync, then delete the rows and advance the kind's watermark in one
+ * journaled transaction. Nothing else runs in between (one thread), so a row cannot change after it
+ * was copied. A crash before the transaction is durable leaves the rows in both places; `recover()`
+ * (run at open, before any move) reads the frames past the watermark and deletes those rows from
+ * the hot database, so each record ends up in exactly one place. A torn last frame (crash mid-write)
+ * belongs to a batch whose rows were never deleted: it is cut off.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Clock, Logger } from '../ports';
+import { encodeFrame, frameIsValid, walkFrames } from './journalFormat';
+import type { DurableDb, Row } from './types';
+
+export type ArchiveKind = 'session' | 'task' | 'chore_run' | 'approval' | 'command_approval' | 'ledger';
+export const ARCHIVE_KINDS: readonly ArchiveKind[] = ['task', 'chore_run', 'approval', 'command_approval', 'ledger', 'session'];
+
+/** How long an ended row stays hot before it moves (ms). Documented defaults in docs/STORAGE.md. */
+export interface ArchiveAges {
+  /** Ended tasks and chore runs. Default 1 day. */
+  ended: number;
+  /** Settled change-set and command approvals (the Undo window). Default 7 days. */
+  approvals: number;
+  /** Idle sessions with no live task, pending trigger or dead letter. Default 7 days. */
+  sessions: number;
+  /** Ledger rows with an outcome. Default 30 days. */
+  ledger: number;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+export const DEFAULT_ARCHIVE_AGES: ArchiveAges = { ended: DAY, approvals: 7 * DAY, sessions: 7 * DAY, ledger: 30 * DAY };
+
+/** One archived row, as search, history and export see it. */
+export interface ArchivedRecord {
+  kind: ArchiveKind;
+  id: string;
+  sessionId?: string;
+  taskId?: string;
+  /** When the work ended (or the session was last active), ms. */
+  at: number;
+  /** Lower-cased text search matches against. */
+  text: string;
+  /** The hot row as it was, column by column. */
+  row: Row;
+}
+
+interface KindRule {
+  table: string;
+  /**
+   * Ready rows, at most LIMIT. No ORDER BY on purpose: the order of a move does not matter (the
+   * journal records deletes by id), and without it an index range scan stops at LIMIT instead of
+   * sorting every ready row for each batch.
+   */
+  select: string;
+  age: keyof ArchiveAges;
+  describe(row: Row): { sessionId?: string; taskId?: string; at: number; text: string };
+}
+
+const LIVE_TASK = "('running', 'paused')";
+
+function data(row: Row): Record<string, unknown> {
+  try {
+    return JSON.parse(String(row.data ?? '{}')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+const RULES: Record<ArchiveKind, KindRule> = {
+  task: {
+    table: 'tasks',
+    select: "SELECT * FROM tasks WHERE status IN ('completed', 'error', 'cancelled') AND updated_at <= ? LIMIT ?",
+    age: 'ended',
+    describe: (row) => {
+      const d = data(row);
+      return {
+        sessionId: String(row.session_id),
+        taskId: String(row.id),
+        at: Number(d.endedAt ?? row.updated_at),
+        text: [d.name, d.instruction, d.finalSummary].map(str).join('\n'),
+      };
+    },
+  },
+  session: {
+    table: 'sessions',
+    select: `SELECT * FROM sessions s WHERE s.status IN ('idle', 'error') AND s.updated_at <= ?
+      AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.session_id = s.id AND t.status IN ${LIVE_TASK})
+      AND NOT EXISTS (SELECT 1 FROM triggers g WHERE g.session_id = s.id AND g.status IN ('pending', 'claimed', 'dead'))
+      LIMIT ?`,
+    age: 'sessions',
+    describe: (row) => {
+      const d = data(row);
+      return { sessionId: String(row.id), at: Number(d.lastActivity ?? row.updated_at), text: str(d.name) };
+    },
+  },
+  chore_run: {
+    table: 'chore_runs',
+    select: 'SELECT * FROM chore_runs WHERE ended_at IS NOT NULL AND ended_at <= ? LIMIT ?',
+    age: 'ended',
+    describe: (row) => {
+      const d = data(row);
+      return { ...(d.taskId ? { taskId: str(d.taskId) } : {}), at: Number(row.ended_at), text: [row.chore_id, row.status, d.reason].map(str).join(' ') };
+    },
+  },
+  approval: {
+    table: 'approvals',
+    select: "SELECT * FROM approvals WHERE status <> 'pending' AND updated_at <= ? LIMIT ?",
+    age: 'approvals',
+    describe: (row) => ({ sessionId: String(row.session_id), taskId: String(row.task_id), at: Number(row.updated_at), text: '' }),
+  },
+  command_approval: {
+    table: 'command_approvals',
+    select: "SELECT * FROM command_approvals WHERE status IN ('done', 'rejected') AND updated_at <= ? LIMIT ?",
+    age: 'approvals',
+    describe: (row) => ({ taskId: String(row.task_id), at: Number(row.updated_at), text: '' }),
+  },
+  ledger: {
+    table: 'ledger',
+    select: "SELECT * FROM ledger WHERE status <> 'intent' AND updated_at <= ? LIMIT ?",
+    age: 'ledger',
+    describe: (row) => ({ taskId: String(row.task_id), at: Number(row.updated_at), text: '' }),
+  },
+};
+
+/** Bytes after which a kind starts a new segment even within the month. */
+export const SEGMENT_BYTES = 32 * 1024 * 1024;
+
+interface Segment {
+  file: string;
+  size: number;
+}
+
+export interface ArchiveOptions {
+  /** The hot database; a read-only one (another window owns the store) is never moved from. */
+  db: DurableDb & { readonly readOnly?: boolean };
+  /** The archive folder (`<store>/archive`). */
+  dir: string;
+  clock: Clock;
+  logger: Logger;
+  ages?: () => Partial<ArchiveAges>;
+  /** More text to make a session findable by (its transcript tail); the hot row has only its name. */
+  sessionText?: (sessionId: string) => string;
+  /** Rows that just left the hot database (the engine drops archived sessions from memory). */
+  onMoved?: (kind: ArchiveKind, ids: string[]) => void;
+}
+
+/** What recovery did at open. */
+export interface ArchiveRecovery {
+  /** Rows found both archived and hot (a crash between the archive write and the delete): now only archived. */
+  deduplicated: number;
+  /** Bytes of torn frames cut off the end of a segment. */
+  tornBytes: number;
+}
+
+export interface ArchiveStats {
+  kind: ArchiveKind;
+  files: number;
+  bytes: number;
+  records: number;
+  hotRows: number;
+}
+
+export class Archive {
+  private readonly segments = new Map<ArchiveKind, Segment>();
+
+  constructor(private readonly options: ArchiveOptions) {}
+
+  private kindDir(kind: ArchiveKind): string {
+    return path.join(this.options.dir, kind);
+  }
+
+  /** Segment files of a kind, oldest first (names sort by month, then number). */
+  files(kind: ArchiveKind): string[] {
+    const dir = this.kindDir(kind);
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      return [];
+    }
+    return names
+      .filter((n) => /^\d{4}-\d{2}-\d{3}\.arc$/.test(n))
+      .sort()
+      .map((n) => path.join(dir, n));
+  }
+
+  private watermark(kind: ArchiveKind): { f: string; o: number } | undefined {
+    const [row] = this.options.db.query('SELECT value FROM meta WHERE key = ?', [`archive:${kind}`]);
+    return row ? (JSON.parse(String(row.value)) as { f: string; o: number }) : undefined;
+  }
+
+  /**
+   * Makes every record live in exactly one place after a crash: rows archived past the watermark
+   * are deleted from the hot database, a torn last frame is cut off. Run before any move.
+   */
+  recover(): ArchiveRecovery {
+    const report: ArchiveRecovery = { deduplicated: 0, tornBytes: 0 };
+    if (this.options.db.readOnly) return report;
+    for (const kind of ARCHIVE_KINDS) {
+      const files = this.files(kind);
+      if (files.length === 0) continue;
+      const mark = this.watermark(kind);
+      const firstIndex = mark
+        ? Math.max(
+            0,
+            files.findIndex((f) => path.basename(f) === mark.f),
+          )
+        : 0;
+      const ids: string[] = [];
+      let endFile = files[files.length - 1];
+      let endOffset = 0;
+      for (let i = firstIndex; i < files.length; i++) {
+        // Only what lies past the watermark is read: recovery costs O(last batch), not O(archive).
+        const from = mark && i === firstIndex && path.basename(files[i]) === mark.f ? mark.o : 0;
+        const size = fs.statSync(files[i]).size;
+        const bytes = readRange(files[i], Math.min(from, size), size);
+        const valid = walkFrames(bytes, 0, (start, end) => {
+          ids.push((JSON.parse(bytes.toString('utf8', start, end)) as { id: string }).id);
+        });
+        if (valid < bytes.length) {
+          if (i === files.length - 1) {
+            fs.truncateSync(files[i], Math.min(from, size) + valid);
+            report.tornBytes += bytes.length - valid;
+          } else {
+            this.options.logger.warn(
+              'STORE',
+              `Archive segment ${path.basename(files[i])} has ${bytes.length - valid} unreadable bytes at ${Math.min(from, size) + valid}; the records before them are kept.`,
+            );
+          }
+        }
+        endFile = files[i];
+        endOffset = i === files.length - 1 ? Math.min(from, size) + valid : size;
+      }
+      const table = RULES[kind].table;
+      this.options.db.transaction((tx) => {
+        for (const id of ids) report.deduplicated += tx.mutate(`DELETE FROM ${table} WHERE id = ?`, [id]).changes;
+        tx.mutate('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [
+          `archive:${kind}`,
+          JSON.stringify({ f: path.basename(endFile), o: endOffset }),
+        ]);
+      });
+    }
+    if (report.deduplicated || report.tornBytes) {
+      this.options.logger.info(
+        'STORE',
+        `Archive recovery: ${report.deduplicated} rows were already archived (removed from the hot database), ${report.tornBytes} torn bytes cut.`,
+      );
+    }
+    return report;
+  }
+
+  private segment(kind: ArchiveKind, now: number): Segment {
+    const month = new Date(now).toISOString().slice(0, 7);
+    let segment = this.segments.get(kind);
+    if (!segment) {
+      const last = this.files(kind).pop();
+      if (last) segment = { file: last, size: fs.statSync(last).size };
+    }
+    if (!segment || !path.basename(segment.file).startsWith(month) || segment.size >= SEGMENT_BYTES) {
+      const same = segment && path.basename(segment.file).startsWith(month) ? Number(path.basename(segment.file).slice(8, 11)) + 1 : 0;
+      fs.mkdirSync(this.kindDir(kind), { recursive: true });
+      segment = { file: path.join(this.kindDir(kind), `${month}-${String(same).padStart(3, '0')}.arc`), size: 0 };
+    }
+    this.segments.set(kind, segment);
+    return segment;
+  }
+
+  /** Rows of a kind ready to move at `now` (oldest first), without moving them. */
+  ready(kind: ArchiveKind, limit: number, now = this.options.clock.now()): Row[] {
+    const ages = { ...DEFAULT_ARCHIVE_AGES, ...this.options.ages?.() };
+    return this.options.db.query(RULES[kind].select, [now - ages[RULES[kind].age], limit]);
+  }
+
+  /** Moves up to `limit` ready rows of a kind; returns how many moved. Synchronous on purpose (see top). */
+  moveBatch(kind: ArchiveKind, limit: number): number {
+    const { db, clock } = this.options;
+    if (db.readOnly) return 0;
+    const now = clock.now();
+    const rows = this.ready(kind, limit, now);
+    if (rows.length === 0) return 0;
+    const rule = RULES[kind];
+    const frames = rows.map((row) => {
+      const meta = rule.describe(row);
+      const extra = kind === 'session' ? this.options.sessionText?.(String(row.id)) : undefined;
+      const text = (extra ? `${meta.text}\n${extra}` : meta.text).toLowerCase();
+      return encodeFrame(Buffer.from(JSON.stringify({ k: kind, id: String(row.id), s: meta.sessionId, tk: meta.taskId, t: meta.at, q: text, d: row }), 'utf8'));
+    });
+    const bytes = Buffer.concat(frames);
+    const segment = this.segment(kind, now);
+    const created = segment.size === 0 && !fs.existsSync(segment.file);
+    const fd = fs.openSync(segment.file, created ? 'w' : 'r+');
+    try {
+      // Positional write at the known good end: a failed earlier write's garbage is overwritten.
+      fs.writeSync(fd, bytes, 0, bytes.length, segment.size);
+      fs.ftruncateSync(fd, segment.size + bytes.length);
+      fs.fdatasyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (created) syncDir(path.dirname(segment.file));
+    segment.size += bytes.length;
+    const ids = rows.map((row) => String(row.id));
+    db.transaction((tx) => {
+      for (const id of ids) tx.mutate(`DELETE FROM ${rule.table} WHERE id = ?`, [id]);
+      tx.mutate('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [
+        `archive:${kind}`,
+        JSON.stringify({ f: path.basename(segment.file), o: segment.size }),
+      ]);
+    });
+    this.options.onMoved?.(kind, ids);
+    return rows.length;
+  }
+
+  /**
+   * Archived records of `kinds` whose search text contains `query` (case-insensitive), newest
+   * first. Scans raw segment bytes for the query and parses only the frames it hits.
+   */
+  search(query: string, options: { kinds?: ArchiveKind[]; limit?: number } = {}): ArchivedRecord[] {
+    const needle = query.trim().toLowerCase();
+    if (!needle) return [];
+    return this.scan(options.kinds ?? ['session', 'task'], JSON.stringify(needle).slice(1, -1), (r) => r.text.includes(needle), options.limit ?? 50);
+  }
+
+  /** Archived records of a session or a task (export, history view), oldest first. */
+  bySession(sessionId: string, kinds: ArchiveKind[] = ARCHIVE_KINDS.slice()): ArchivedRecord[] {
+    return this.scan(kinds, `"s":${JSON.stringify(sessionId)}`, (r) => r.sessionId === sessionId, Infinity).reverse();
+  }
+
+  byTask(taskId: string, kinds: ArchiveKind[] = ARCHIVE_KINDS.slice()): ArchivedRecord[] {
+    return this.scan(kinds, `"tk":${JSON.stringify(taskId)}`, (r) => r.taskId === taskId, Infinity).reverse();
+  }
+
+  private scan(kinds: ArchiveKind[], needleText: string, keep: (r: ArchivedRecord) => boolean, limit: number): ArchivedRecord[] {
+    const needle = Buffer.from(needleText, 'utf8');
+    const found: ArchivedRecord[] = [];
+    const files = kinds.flatMap((kind) => this.files(kind)).sort((a, b) => path.basename(b).localeCompare(path.basename(a)));
+    for (const file of files) {
+      const bytes = fs.readFileSync(file);
+      const hits: number[] = [];
+      for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) hits.push(at);
+      if (hits.length === 0) continue;
+      const inFile: ArchivedRecord[] = [];
+      let h = 0;
+      walkFrames(
+        bytes,
+        0,
+        (start, end, frameStart) => {
+          if (hits[h] >= end) return true;
+          while (h < hits.length && hits[h] < end) h++;
+          if (!frameIsValid(bytes, frameStart)) return false;
+          const record = decode(bytes.toString('utf8', start, end));
+          if (record && keep(record)) inFile.push(record);
+          return h < hits.length;
+        },
+        false,
+      );
+      found.push(...inFile.reverse());
+      if (found.length >= limit) break;
+    }
+    return found.sort((a, b) => b.at - a.at).slice(0, limit);
+  }
+
+  /** Per kind: segment files, bytes, archived records and rows still hot. */
+  stats(): ArchiveStats[] {
+    return ARCHIVE_KINDS.map((kind) => {
+      let bytes = 0;
+      let records = 0;
+      const files = this.files(kind);
+      for (const file of files) {
+        const content = fs.readFileSync(file);
+        bytes += content.length;
+        walkFrames(content, 0, () => void records++, false);
+      }
+      const [hot] = this.options.db.query(`SELECT COUNT(*) AS n FROM ${RULES[kind].table}`);
+      return { kind, files: files.length, bytes, records, hotRows: Number(hot?.n ?? 0) };
+    });
+  }
+}
+
+function decode(json: string): ArchivedRecord | undefined {
+  try {
+    const r = JSON.parse(json) as { k: ArchiveKind; id: string; s?: string; tk?: string; t: number; q: string; d: Row };
+    return { kind: r.k, id: r.id, ...(r.s ? { sessionId: r.s } : {}), ...(r.tk ? { taskId: r.tk } : {}), at: r.t, text: r.q, row: r.d };
+  } catch {
+    return undefined;
+  }
+}
+
+function readRange(file: string, from: number, to: number): Buffer {
+  const bytes = Buffer.alloc(Math.max(0, to - from));
+  if (bytes.length === 0) return bytes;
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, bytes, 0, bytes.length, from);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return bytes;
+}
+
+function syncDir(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // Not every platform can fsync a directory; the file's own sync still holds its bytes.
+  }
+}

@@ -1,0 +1,168 @@
+import * as vscode from 'vscode';
+import type { HistoryHit, TaskEvent } from '../core/engine/types';
+import type { Runtime } from './runtime';
+
+/** Events per page when an old session is opened (the same page size as the sidebar trace). */
+const PAGE = 200;
+
+/**
+ * `Tasklane: Search History`, `Open History Session`, `Export Session`, `Storage`, and bulk dead
+ * letters. Each command also takes arguments and returns its result, so scripts and host tests can
+ * drive it without the UI.
+ */
+export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
+  return [
+    // (query?): with a query, returns the hits; without, a quick pick that searches as you type.
+    vscode.commands.registerCommand('tasklane.searchHistory', async (query?: unknown) => {
+      const { agent } = await runtime.ready;
+      if (typeof query === 'string') return agent.history.search(query);
+      const hit = await searchPick((text) => agent.history.search(text));
+      if (hit) await vscode.commands.executeCommand('tasklane.openHistorySession', hit.sessionId);
+      return hit;
+    }),
+    // (sessionId, beforeSeq?): shows one page of a session's events (newest first page), returns it.
+    vscode.commands.registerCommand('tasklane.openHistorySession', async (sessionId?: unknown, beforeSeq?: unknown) => {
+      if (typeof sessionId !== 'string' || !sessionId) throw new Error('Open History Session needs a session id: run Tasklane: Search History to pick one.');
+      const { agent } = await runtime.ready;
+      const found = await agent.history.session(sessionId);
+      if (!found) throw new Error(`Session ${sessionId} is neither in the hot state nor in the archive.`);
+      const events = await agent.readTaskEvents(sessionId, { ...(typeof beforeSeq === 'number' ? { beforeSeq } : {}), limit: PAGE + 1 });
+      const hasMore = events.length > PAGE;
+      const page = events.slice(-PAGE);
+      const lines = [
+        `# ${found.session.name}${found.archived ? ' (archived)' : ''}`,
+        '',
+        ...found.tasks.map((t) => `- task **${t.name}** (${t.status})${t.finalSummary ? `: ${t.finalSummary.replace(/\s+/g, ' ')}` : ''}`),
+        '',
+        ...page.map(eventLine),
+        '',
+        hasMore ? `_Older events: run \`tasklane.openHistorySession\` with beforeSeq ${page[0]?.seq}._` : '_Start of the session._',
+      ];
+      const doc = await vscode.workspace.openTextDocument({ content: lines.join('\n'), language: 'markdown' });
+      await vscode.window.showTextDocument(doc, { preview: true });
+      return { session: found.session, archived: found.archived, tasks: found.tasks.length, events: page, hasMore };
+    }),
+    // (sessionId?, folder?): writes <folder>/tasklane-session-<id>.jsonl and .md; returns their paths.
+    vscode.commands.registerCommand('tasklane.exportSession', async (sessionId?: unknown, folder?: unknown) => {
+      const { agent } = await runtime.ready;
+      let id = typeof sessionId === 'string' ? sessionId : undefined;
+      if (!id) {
+        const recent = agent.snapshot().sessions.map((s) => ({ label: s.name, description: new Date(s.lastActivity).toLocaleString(), id: s.id }));
+        id = (await vscode.window.showQuickPick(recent, { title: 'Tasklane: export which session? (older ones: Search History first)' }))?.id;
+      }
+      if (!id) return undefined;
+      let out = typeof folder === 'string' ? folder : undefined;
+      if (!out) {
+        const picked = await vscode.window.showOpenDialog({
+          canSelectFolders: true,
+          canSelectFiles: false,
+          title: 'Tasklane: export the session into which folder?',
+          openLabel: 'Export here',
+        });
+        out = picked?.[0]?.fsPath;
+      }
+      if (!out) return undefined;
+      const result = await agent.exportSession(id, out);
+      if (typeof folder !== 'string') {
+        void vscode.window
+          .showInformationMessage(`Tasklane: exported ${result.events} events to ${result.jsonl} and ${result.markdown}.`, 'Open Markdown')
+          .then(async (choice) => {
+            if (choice) await vscode.window.showTextDocument(vscode.Uri.file(result.markdown));
+          });
+      }
+      return result;
+    }),
+    // (): shows what is kept, where, how big and by which rule; returns the items.
+    vscode.commands.registerCommand('tasklane.showStorage', async (silent?: unknown) => {
+      const { agent } = await runtime.ready;
+      const items = await agent.history.storage();
+      if (silent === true) return items;
+      const lines = ['# Tasklane storage', '', '| what | count | size | rule |', '| --- | --- | --- | --- |'];
+      for (const item of items) lines.push(`| ${item.what} | ${item.count} | ${formatBytes(item.bytes)} | ${item.rule} |`);
+      lines.push('', 'Schedules and settings: `tasklane.storage.*` (see the README, "Storage").');
+      const doc = await vscode.workspace.openTextDocument({ content: lines.join('\n'), language: 'markdown' });
+      await vscode.window.showTextDocument(doc, { preview: true });
+      const dead = agent.snapshot().deadLetters.length;
+      const actions = ['Archive and clean up now', ...(dead ? [`Retry ${dead} dead letters`, `Dismiss ${dead} dead letters`] : [])];
+      const choice = await vscode.window.showInformationMessage('Tasklane storage', ...actions);
+      if (choice === actions[0]) await vscode.commands.executeCommand('tasklane.archiveNow');
+      else if (choice?.startsWith('Retry')) await vscode.commands.executeCommand('tasklane.retryDeadLetters');
+      else if (choice?.startsWith('Dismiss')) await vscode.commands.executeCommand('tasklane.dismissDeadLetters');
+      return items;
+    }),
+    // Runs the background pass now (archive moves, then retention); returns what it did.
+    vscode.commands.registerCommand('tasklane.archiveNow', async () => (await runtime.ready).agent.history.runPass()),
+    vscode.commands.registerCommand('tasklane.retryDeadLetters', async () => {
+      const { agent } = await runtime.ready;
+      const n = await agent.history.retryDeadLetters();
+      void vscode.window.showInformationMessage(`Tasklane: ${n} dead letters re-queued.`);
+      return n;
+    }),
+    vscode.commands.registerCommand('tasklane.dismissDeadLetters', async (confirmed?: unknown) => {
+      const { agent } = await runtime.ready;
+      const count = agent.snapshot().deadLetters.length;
+      if (count === 0) return 0;
+      if (confirmed !== true) {
+        const ok = await vscode.window.showWarningMessage(
+          `Dismiss ${count} dead letters? They leave the queue for good (the trigger history keeps a record).`,
+          { modal: true },
+          'Dismiss',
+        );
+        if (ok !== 'Dismiss') return 0;
+      }
+      return agent.history.dismissDeadLetters();
+    }),
+  ];
+}
+
+/** A quick pick that re-searches as the user types (debounced); resolves with the chosen hit. */
+function searchPick(search: (text: string) => Promise<HistoryHit[]>): Promise<HistoryHit | undefined> {
+  return new Promise((resolve) => {
+    const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { hit: HistoryHit }>();
+    pick.title = 'Tasklane: search history (sessions and tasks, archive included)';
+    pick.placeholder = 'Type words from a session name, a message, a task or its summary';
+    pick.matchOnDescription = true;
+    pick.matchOnDetail = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let generation = 0;
+    pick.onDidChangeValue((text) => {
+      if (timer) clearTimeout(timer);
+      const run = async (): Promise<void> => {
+        const mine = ++generation;
+        pick.busy = true;
+        const hits = await search(text).catch(() => []);
+        if (mine !== generation) return;
+        pick.busy = false;
+        pick.items = hits.map((hit) => ({
+          label: hit.title,
+          description: `${hit.detail}${hit.archived ? ' · archived' : ''}`,
+          detail: new Date(hit.at).toLocaleString(),
+          hit,
+          alwaysShow: true,
+        }));
+      };
+      timer = setTimeout(() => void run(), 150);
+    });
+    pick.onDidAccept(() => {
+      resolve(pick.selectedItems[0]?.hit);
+      pick.hide();
+    });
+    pick.onDidHide(() => {
+      resolve(undefined);
+      pick.dispose();
+    });
+    pick.show();
+  });
+}
+
+function eventLine(e: TaskEvent): string {
+  const d = e.data;
+  const text = e.kind === 'message' ? `**${String(d.role)}**: ${String(d.text ?? '')}` : `${e.kind} ${String(d.name ?? d.text ?? '')}`;
+  return `- ${new Date(e.at).toISOString()} ${text.replace(/\s+/g, ' ').slice(0, 500)}`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
