@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
 import type { ChoreView, ChoreWebviewMessage } from '../shared/choreProtocol';
+import type { ReplyWebviewMessage } from '../shared/replyProtocol';
 import type { HostMessage, ViewState, WebviewMessage } from '../shared/protocol';
 import type { SidebarBackend } from './sidebarProvider';
 import type { ModelProvider } from './modelProvider';
@@ -36,6 +37,8 @@ export class AgentSidebarBackend implements SidebarBackend {
     private readonly runtime: SidebarRuntime,
     private readonly models: ModelProvider,
     private readonly trusted: () => boolean,
+    /** A rendered reply's links and code-block buttons (src/host/reply/replyActions.ts). */
+    private readonly replies?: { handle(message: ReplyWebviewMessage): Promise<HostMessage | undefined> },
   ) {}
 
   async viewState(): Promise<ViewState> {
@@ -59,6 +62,10 @@ export class AgentSidebarBackend implements SidebarBackend {
   async handle(message: Exclude<WebviewMessage, { type: 'ready' }>): Promise<HostMessage | undefined> {
     if (message.type.startsWith('approval.')) return (await this.runtime.ready).approvals.handle(message as ApprovalWebviewMessage);
     if (message.type.startsWith('chore.')) return (await this.runtime.ready).chores.handle(message as ChoreWebviewMessage);
+    if (message.type.startsWith('reply.')) {
+      if (!this.replies) throw new Error('Reply actions are not available in this build.');
+      return this.replies.handle(message as ReplyWebviewMessage);
+    }
     switch (message.type) {
       case 'send': {
         const { agent } = await this.runtime.ready;

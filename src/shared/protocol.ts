@@ -11,6 +11,7 @@ import type { ApprovalHostMessage, ApprovalView } from './approvalProtocol';
 import { approvalMessageSchemas } from './approvalProtocol';
 import type { ChoreHostMessage, ChoreView } from './choreProtocol';
 import { choreMessageSchemas } from './choreProtocol';
+import { replyMessageSchemas } from './replyProtocol';
 
 /** One line of a session transcript. */
 export interface MessageView {
@@ -117,6 +118,8 @@ export type HostMessage =
   | { type: 'turnState'; sessionId: string; turnId: string; running: boolean }
   /** Live output of a running turn, for its streaming bubble (not part of the transcript). */
   | { type: 'streamDelta'; sessionId: string; turnId: string; delta: StreamDeltaView }
+  /** Select a session (e.g. one a palette message went to). */
+  | { type: 'showSession'; sessionId: string }
   | ApprovalHostMessage
   | ChoreHostMessage;
 
@@ -142,6 +145,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('command'), command: z.enum(['setApiKey', 'selectModel', 'showLog', 'manageTrust']) }),
   ...approvalMessageSchemas,
   ...choreMessageSchemas,
+  ...replyMessageSchemas,
 ]);
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

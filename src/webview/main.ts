@@ -6,6 +6,8 @@ import type { HostMessage, MessageView, SessionSummary, TaskView, ViewState, Web
 import { ApprovalPanel } from './approvalPanel';
 import { ChorePanel } from './chorePanel';
 import { clear, formatTime, h } from './dom';
+import { watchSection } from './layout';
+import { handleReplyActions, renderReply } from './replyView';
 import { StreamView } from './streamView';
 import { renderTaskCard } from './taskCard';
 import { TraceList } from './traceList';
@@ -49,7 +51,10 @@ const deadArea = $('#dead-letters');
 
 const stream = new StreamView(transcript, sendButton, () => persisted.selectedSessionId, (sessionId) => post({ type: 'stop', sessionId }));
 const approvals = new ApprovalPanel($('#approvals'), post);
+watchSection($('#review-section'), $('#approvals'), $('#review-count'), () => ({ shown: $('#approvals').children.length, needsYou: $('#approvals').querySelectorAll('[data-status="pending"]').length }), (n) => `${n} to review`);
 const chores = new ChorePanel($('#chores'), post);
+
+handleReplyActions(transcript, post, () => persisted.selectedSessionId);
 
 const trace = new TraceList((beforeSeq) => {
   if (persisted.traceTaskId) post({ type: 'loadTrace', taskId: persisted.traceTaskId, beforeSeq });
@@ -67,6 +72,7 @@ const taskActions = {
     input.focus();
   },
   openTrace: (taskId: string) => openTrace(taskId),
+  revertTask: (taskId: string) => post({ type: 'approval.revertTask', id: taskId }),
 };
 
 function selectSession(sessionId: string | undefined): void {
@@ -103,6 +109,7 @@ function renderBanner(state: Pick<ViewState, 'model' | 'restricted' | 'storeProb
 
 function renderSessions(): void {
   clear(sessionList);
+  $('#current-session').textContent = persisted.selectedSessionId ? `· ${sessions.get(persisted.selectedSessionId)?.name ?? ''}` : '· new chat';
   const newChat = h('vscode-button', { id: 'new-chat', secondary: true }, 'New chat');
   newChat.addEventListener('click', () => selectSession(undefined));
   sessionList.appendChild(newChat);
@@ -122,10 +129,12 @@ function renderSessions(): void {
 }
 
 function messageElement(message: MessageView): HTMLElement {
+  // Replies are Markdown (rendered safely, see replyView.ts); what people typed stays plain text.
+  const body = message.role === 'assistant' ? renderReply(message.text) : h('div', { class: 'msg-text' }, message.text);
   return h(
     'div',
     { class: `msg msg-${message.role}${message.stopped ? ' msg-stopped' : ''}`, 'data-role': message.role, 'data-stopped': message.stopped },
-    h('div', { class: 'msg-text' }, message.text),
+    body,
     message.stopped ? h('div', { class: 'stopped-mark', title: 'You stopped this reply; this is what it said until then.' }, 'stopped') : null,
   );
 }
@@ -242,6 +251,10 @@ function onMessage(message: HostMessage): void {
     }
     case 'taskPatch':
       patchTask(message.task);
+      break;
+    case 'showSession':
+      // A message sent from the palette: show its conversation here.
+      selectSession(message.sessionId);
       break;
     case 'traceAppended':
       if (message.taskId === persisted.traceTaskId) trace.append(message.event);
