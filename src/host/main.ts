@@ -6,6 +6,7 @@ import { registerChoreCommands } from './chores/choreCommands';
 import { registerCommands } from './commands';
 import { registerCommandApprovalCommands } from './execution/commandHost';
 import { Attention } from './attention';
+import { ContextPicker, selectionAttachment } from './context/contextPicker';
 import { createLogger } from './logger';
 import { registerMcpCommands } from './mcp/mcpCommands';
 import { ModelProvider, offerModelSetup } from './modelProvider';
@@ -51,8 +52,9 @@ export function start(context: vscode.ExtensionContext): MainParts {
   const runtime = new Runtime(context, { logger, clock, trusted, models, secrets, redact: (text) => redactor.redact(text) });
   const ready = runtime.ready;
   // Propose as Edit from a reply goes to the change sets (an approval card), once the store is open.
+  const contextPicker = new ContextPicker(trusted);
   const replies = new ReplyActions(logger, { proposeUserEdit: async (input) => (await ready).changeSets.proposeUserEdit(input) });
-  const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, trusted, replies), logger);
+  const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, trusted, { replies, context: contextPicker }), logger);
   const refreshSidebar = () => sidebar.refresh();
   const attention = new Attention(sidebar, logger);
   // A part of the services, for the commands that need it. A failed start is reported by the
@@ -80,6 +82,14 @@ export function start(context: vscode.ExtensionContext): MainParts {
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('tasklane.model') && void refreshSidebar()),
     vscode.lm.onDidChangeChatModels(refreshSidebar),
     context.secrets.onDidChange(refreshSidebar),
+    // Add to Tasklane (editor context menu, Ctrl/Cmd+Alt+L): the selection becomes a chip in the sidebar.
+    vscode.commands.registerCommand('tasklane.addSelection', async () => {
+      try {
+        await sidebar.attach(selectionAttachment());
+      } catch (error) {
+        void vscode.window.showWarningMessage(`Tasklane: nothing attached: ${(error as Error).message}.`);
+      }
+    }),
     ...registerCommands({ runtime, models, channel, refreshSidebar, trusted, showSession: (id) => sidebar.showSession(id) }),
     ...registerChoreCommands(part((s) => s.chores), secrets),
     ...registerCommandApprovalCommands(part((s) => s.commands)),

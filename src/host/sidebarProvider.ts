@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import type { AttachmentView } from '../shared/contextProtocol';
 import type { HostMessage, ViewState, WebviewMessage } from '../shared/protocol';
 import { webviewMessageSchema } from '../shared/protocol';
 import type { Logger } from '../core/ports';
@@ -23,6 +24,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
   private view: vscode.WebviewView | undefined;
   private ready = false;
   private readonly visibilityListeners = new Set<() => void>();
+  /** Attachments waiting for the view to load (Add to Tasklane before the view existed). */
+  private pendingAttachments: AttachmentView[] = [];
   /** A session to show once the view has loaded (it was asked for before the view existed). */
   private pendingSession: string | undefined;
 
@@ -67,6 +70,7 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
   }
 
   private visibilityChanged(): void {
+    this.flushPendingSession();
     for (const listener of this.visibilityListeners) listener();
   }
 
@@ -81,12 +85,30 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
    * once it has loaded.
    */
   async showSession(sessionId: string): Promise<void> {
-    if (this.view && this.ready) {
+    // Kept until a loaded, visible view has it: showing a hidden view may reload its page.
+    this.pendingSession = sessionId;
+    if (this.view) {
       this.view.show(true);
-      this.post({ type: 'showSession', sessionId });
+      this.flushPendingSession();
       return;
     }
-    this.pendingSession = sessionId;
+    await vscode.commands.executeCommand(`${SidebarProvider.viewType}.focus`);
+  }
+
+  private flushPendingSession(): void {
+    if (!this.pendingSession || !this.view?.visible || !this.ready) return;
+    this.post({ type: 'showSession', sessionId: this.pendingSession });
+    this.pendingSession = undefined;
+  }
+
+  /** Adds a chip to the composer (Add to Tasklane), opening the view if needed. */
+  async attach(attachment: AttachmentView): Promise<void> {
+    if (this.view && this.ready) {
+      this.view.show(true);
+      this.post({ type: 'contextAttached', attachment });
+      return;
+    }
+    this.pendingAttachments.push(attachment);
     await vscode.commands.executeCommand(`${SidebarProvider.viewType}.focus`);
   }
 
@@ -106,8 +128,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
       if (message.type === 'ready') {
         this.ready = true;
         await this.refresh();
-        if (this.pendingSession) this.post({ type: 'showSession', sessionId: this.pendingSession });
-        this.pendingSession = undefined;
+        this.flushPendingSession();
+        for (const attachment of this.pendingAttachments.splice(0)) this.post({ type: 'contextAttached', attachment });
         return;
       }
       const reply = await this.backend.handle(message);
@@ -150,21 +172,22 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 </header>
 <div id="dead-letters"></div>
 <main id="conversation" aria-label="Conversation">
-<section id="tasks" aria-label="Tasks"></section>
+<section id="tasks" aria-label="Tasks" tabindex="0"></section>
 <section id="trace-area" aria-label="Action trace" hidden></section>
 <section id="transcript" role="log" aria-live="polite" aria-label="Messages" tabindex="0"></section>
 </main>
 <details id="review-section" class="section" open>
 <summary class="section-summary"><span class="section-title">Review</span> <span id="review-count" class="section-note"></span></summary>
-<section id="approvals" aria-label="Proposed changes to review"></section>
+<section id="approvals" aria-label="Proposed changes to review" tabindex="0"></section>
 </details>
 <details id="chores-section" class="section">
 <summary class="section-summary"><span class="section-title">Chores</span></summary>
-<section id="chores" aria-label="Chores"></section>
+<section id="chores" aria-label="Chores" tabindex="0"></section>
 </details>
 <footer id="composer">
 <div id="reply-target"></div>
-<vscode-textarea id="chat-input" placeholder="Ask Tasklane… (Enter to send, Shift+Enter for a new line)" rows="3" resize="vertical" aria-label="Message"></vscode-textarea>
+<div id="attachments" role="list" aria-label="Attached context"></div>
+<vscode-textarea id="chat-input" placeholder="Ask Tasklane… (Enter to send, Shift+Enter for a new line, @ to attach context)" rows="3" resize="vertical" aria-label="Message"></vscode-textarea>
 <vscode-button id="send">Send</vscode-button>
 </footer>
 <script nonce="${nonce}" src="${script}"></script>

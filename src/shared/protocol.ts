@@ -12,6 +12,8 @@ import { approvalMessageSchemas } from './approvalProtocol';
 import type { ChoreHostMessage, ChoreView } from './choreProtocol';
 import { choreMessageSchemas } from './choreProtocol';
 import { replyMessageSchemas } from './replyProtocol';
+import type { ContextHostMessage } from './contextProtocol';
+import { attachmentSchema, contextMessageSchemas } from './contextProtocol';
 
 /** One line of a session transcript. */
 export interface MessageView {
@@ -121,7 +123,8 @@ export type HostMessage =
   /** Select a session (e.g. one a palette message went to). */
   | { type: 'showSession'; sessionId: string }
   | ApprovalHostMessage
-  | ChoreHostMessage;
+  | ChoreHostMessage
+  | ContextHostMessage;
 
 const id = z.string().min(1).max(200);
 
@@ -134,6 +137,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
     text: z.string().min(1).max(100_000),
     sessionId: id.optional(),
     replyToTaskId: id.optional(),
+    /** Context the person attached (chips); the model receives it with this message. */
+    attachments: z.array(attachmentSchema).max(20).optional(),
   }),
   z.object({ type: z.literal('continueTask'), taskId: id }),
   z.object({ type: z.literal('abortTask'), taskId: id }),
@@ -146,6 +151,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   ...approvalMessageSchemas,
   ...choreMessageSchemas,
   ...replyMessageSchemas,
+  ...contextMessageSchemas,
 ]);
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

@@ -6,6 +6,7 @@ import type { HostMessage, MessageView, SessionSummary, TaskView, ViewState, Web
 import { ApprovalPanel } from './approvalPanel';
 import { ChorePanel } from './chorePanel';
 import { clear, formatTime, h } from './dom';
+import { AttachmentChips } from './attachments';
 import { watchSection } from './layout';
 import { handleReplyActions, renderReply } from './replyView';
 import { StreamView } from './streamView';
@@ -50,6 +51,7 @@ const replyTarget = $('#reply-target');
 const deadArea = $('#dead-letters');
 
 const stream = new StreamView(transcript, sendButton, () => persisted.selectedSessionId, (sessionId) => post({ type: 'stop', sessionId }));
+const chips = new AttachmentChips($('#attachments'));
 const approvals = new ApprovalPanel($('#approvals'), post);
 watchSection($('#review-section'), $('#approvals'), $('#review-count'), () => ({ shown: $('#approvals').children.length, needsYou: $('#approvals').querySelectorAll('[data-status="pending"]').length }), (n) => `${n} to review`);
 const chores = new ChorePanel($('#chores'), post);
@@ -193,7 +195,8 @@ function send(): void {
   const requestId = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
   pendingSend = { requestId, text };
   sendButton.setAttribute('disabled', '');
-  post({ type: 'send', requestId, text, sessionId: persisted.selectedSessionId, replyToTaskId: persisted.replyToTaskId });
+  const attachments = chips.list;
+  post({ type: 'send', requestId, text, sessionId: persisted.selectedSessionId, replyToTaskId: persisted.replyToTaskId, ...(attachments.length ? { attachments } : {}) });
 }
 
 function onMessage(message: HostMessage): void {
@@ -252,6 +255,10 @@ function onMessage(message: HostMessage): void {
     case 'taskPatch':
       patchTask(message.task);
       break;
+    case 'contextAttached':
+      chips.add(message.attachment);
+      input.focus();
+      break;
     case 'showSession':
       // A message sent from the palette: show its conversation here.
       selectSession(message.sessionId);
@@ -279,6 +286,7 @@ function onMessage(message: HostMessage): void {
         // Only now is the text durable in a trigger: clear the box.
         input.value = '';
         persisted.draft = '';
+        chips.clear();
         persisted.replyToTaskId = undefined;
         renderReplyTarget();
         if (message.sessionId) selectSession(message.sessionId);
@@ -305,6 +313,13 @@ input.addEventListener('input', () => {
   save();
 });
 input.addEventListener('keydown', (event: KeyboardEvent) => {
+  // `@` at the start or after a space opens the context picker (an @ inside a word, e.g. an
+  // e-mail address, is just typed).
+  if (event.key === '@' && !event.isComposing && (input.value === '' || /\s$/.test(input.value))) {
+    event.preventDefault();
+    post({ type: 'context.pick' });
+    return;
+  }
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     send();

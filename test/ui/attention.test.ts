@@ -120,8 +120,16 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
     await sendChatMessage(frame, 'rewrite the readme');
     const card = frame.locator('.approval-card[data-status="pending"]', { hasText: 'NOTES.md' });
     await card.waitFor({ timeout: 30_000 });
-    await card.locator('vscode-button.approve').click();
-    await frame.locator('.approval-card[data-status="applied"]', { hasText: 'NOTES.md' }).waitFor({ timeout: 30_000 });
+    const applied = frame.locator('.approval-card[data-status="applied"]', { hasText: 'NOTES.md' });
+    // A patch can re-draw the card just as it is clicked: click again until it is decided.
+    for (let attempt = 1; !(await applied.count()); attempt++) {
+      if (await card.count()) await card.locator('vscode-button.approve').click({ timeout: 5_000 }).catch(() => undefined);
+      try {
+        await applied.waitFor({ timeout: 15_000 });
+      } catch (error) {
+        if (attempt >= 3) throw error;
+      }
+    }
     assert.equal(readme(), '# Rewritten\n');
     assert.ok(fs.existsSync(path.join(workspace, 'NOTES.md')));
 
@@ -138,43 +146,61 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
     await screenshotSidebar(session().page, 'ui-attention-reverted');
   });
 
-  const themes = [
-    { name: 'Default Light Modern', workbenchClass: 'vs', bodyClass: 'vscode-light' },
-    { name: 'Default Dark Modern', workbenchClass: 'vs-dark', bodyClass: 'vscode-dark' },
-    { name: 'Default High Contrast', workbenchClass: 'hc-black', bodyClass: 'vscode-high-contrast' },
-  ];
-  /** Switches the colour theme in the User settings file, which the workbench watches and applies. */
-  const setTheme = async (theme: (typeof themes)[number]) => {
-    const file = path.join(session().server.userDataDir, 'User', 'settings.json');
-    const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-    fs.writeFileSync(file, JSON.stringify({ ...settings, 'workbench.colorTheme': theme.name }, null, 2));
-    try {
-      await session().page.locator(`.monaco-workbench.${theme.workbenchClass}`).waitFor({ state: 'attached', timeout: 30_000 });
-    } catch (error) {
-      const classes = await session().page.locator('.monaco-workbench').first().getAttribute('class');
-      throw new Error(`the workbench did not switch to ${theme.name}; its classes are ${classes}`, { cause: error });
-    }
-  };
-  for (const theme of themes) {
-    it(`has no serious or critical accessibility violations in ${theme.name} (axe), screenshot saved`, async function () {
-      await setTheme(theme);
-      await openTasklaneView(session().page);
-      frame = await tasklaneFrame(session().page);
-      await frame.locator(`body.${theme.bodyClass}`).waitFor({ timeout: 15_000 });
-      await frame.locator('#transcript .msg').first().waitFor({ timeout: 15_000 });
-      await screenshotSidebar(session().page, `ui-sidebar-theme-${theme.bodyClass}`);
-
-      // axe-core evaluated inside the webview's own frame (the CSP forbids injected script tags;
-      // evaluate runs through the debugger protocol, not the page).
-      const axeSource = (createRequire(__filename)('axe-core') as { source: string }).source;
-      await frame.evaluate(axeSource);
-      const violations = await frame.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
-        const result = await axe.run(document, { resultTypes: ['violations'] });
-        return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)) }));
-      });
-      const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      assert.deepEqual(bad, [], `axe found serious/critical violations in ${theme.name}:\n${JSON.stringify(bad, null, 2)}`);
-    });
-  }
+  it('has no serious or critical accessibility violations in the default light theme (axe), screenshot saved', async function () {
+    await openTasklaneView(session().page);
+    frame = await tasklaneFrame(session().page);
+    await frame.locator('body.vscode-light').waitFor({ timeout: 15_000 });
+    await frame.locator('#transcript .msg').first().waitFor({ timeout: 15_000 });
+    await screenshotSidebar(session().page, 'ui-sidebar-theme-light');
+    assert.deepEqual(await seriousViolations(frame), []);
+  });
 });
+
+/** axe-core run inside the webview's own frame: its serious and critical violations. */
+async function seriousViolations(frame: Frame): Promise<Array<{ id: string; impact: string | null; help: string; nodes: string[] }>> {
+  // The CSP forbids injected script tags; evaluate runs through the debugger protocol, not the page.
+  const axeSource = (createRequire(__filename)('axe-core') as { source: string }).source;
+  await frame.evaluate(axeSource);
+  const violations = await frame.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)) }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+// Dark and high contrast: the theme is set when the workbench starts (this code-server does not
+// apply a colour theme written to settings.json while it runs).
+for (const theme of [
+  { name: 'Dark 2026', bodyClass: 'vscode-dark' },
+  { name: 'Default High Contrast', bodyClass: 'vscode-high-contrast' },
+]) {
+  describe(`ui: the sidebar in ${theme.name}`, function () {
+    let ui: UiSession | undefined;
+    let failed = false;
+    before(async function () {
+      ui = await startUiSession({ name: `ui-theme-${theme.bodyClass}`, settings: { 'workbench.colorTheme': theme.name } });
+    });
+    afterEach(function () {
+      if (this.currentTest?.state !== 'passed') failed = true;
+    });
+    after(async function () {
+      await ui?.stop({ keep: failed });
+    });
+
+    it(`shows a task and its approval card with no serious or critical accessibility violations (axe), screenshot saved`, async function () {
+      assert.ok(ui);
+      await ui.model.script([
+        { toolCalls: [{ name: 'task_start', arguments: { name: 'Theme check', instruction: 'Write theme.txt', mode: 'simple' } }] },
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'theme.txt', content: 'theme\n' } }] },
+      ]);
+      await openTasklaneView(ui.page);
+      const frame = await tasklaneFrame(ui.page);
+      await frame.locator(`body.${theme.bodyClass}`).waitFor({ timeout: 15_000 });
+      await sendChatMessage(frame, 'write theme.txt');
+      await frame.locator('.approval-card[data-status="pending"]').first().waitFor({ timeout: 30_000 });
+      await screenshotSidebar(ui.page, `ui-sidebar-theme-${theme.bodyClass}`);
+      assert.deepEqual(await seriousViolations(frame), []);
+    });
+  });
+}

@@ -69,6 +69,27 @@ describe('ui: replies render as Markdown, safely', function () {
     await session().page.locator('.tabs-container .tab', { hasText: 'README.md' }).first().waitFor({ timeout: 15_000 });
   });
 
+  it('@ attaches a file as a removable chip, and the model request carries its content', async function () {
+    await session().model.reset();
+    await session().model.script([{ text: 'Read your changelog.' }]);
+    const textarea = frame.locator('#chat-input textarea');
+    await textarea.click();
+    await textarea.fill('');
+    await textarea.press('@');
+    const page = session().page;
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'File…' }).first().click();
+    await page.locator('.quick-input-widget .quick-input-box input').fill('CHANGELOG.md');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'CHANGELOG.md' }).first().click();
+    const chip = frame.locator('#attachments .chip', { hasText: 'CHANGELOG.md' });
+    await chip.waitFor({ timeout: 15_000 });
+    await sendChatMessage(frame, 'what changed?');
+    await waitForAssistantMessage(frame, /Read your changelog/);
+    const requests = JSON.stringify(await session().model.requests());
+    assert.ok(requests.includes('First release: `greet` and `mean`.'), 'the model request does not carry the attached file');
+    assert.ok(requests.includes('<attachment kind=\\"file\\" name=\\"CHANGELOG.md\\">'), 'the attachment is not marked as context');
+    assert.equal(await frame.locator('#attachments .chip').count(), 0, 'the chip stays after the message was sent');
+  });
+
   it('a reply with a remote image, a script and a javascript: link fetches nothing and leaves no live link', async function () {
     hits.length = 0;
     const hostile = [
