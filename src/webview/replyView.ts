@@ -42,7 +42,8 @@ export function renderReply(text: string): HTMLElement {
   template.innerHTML = renderMarkdownHtml(text);
   sanitize(template.content);
   const root = document.createElement('div');
-  root.className = 'md';
+  // msg-text like every message body (tests and styles find a message's text by it); md for the rendering.
+  root.className = 'msg-text md';
   root.appendChild(template.content);
   return root;
 }
