@@ -118,6 +118,8 @@ async function main(): Promise<void> {
     await openTaskSession(frame);
     await frame.locator(`[data-task-id="${taskId}"] .open-trace`).waitFor({ timeout: 30_000 });
 
+    const markdown = await timeMarkdown(frame);
+
     const opens: number[] = [];
     for (let i = 0; i < RUNS; i++) opens.push(await timeOpen(frame, taskId));
 
@@ -195,6 +197,7 @@ async function main(): Promise<void> {
     const maxBytes = Math.max(...sizes);
     emit('ui.trace_open', openMs, 'ms', { target: 500, baseline: naiveMs, baseline_name: 'naive render of all rows', ratio: Math.round((openMs / naiveMs) * 1000) / 1000, events: EVENTS, p95: p95(opens), runs: RUNS });
     emit('ui.trace_append', appendMs, 'ms', { target: 16, baseline: naiveMs, baseline_name: 'naive full re-render of all rows', ratio: Math.round((appendMs / naiveMs) * 10000) / 10000, events: loaded, p95: p95(timing.appends), runs: timing.appends.length });
+    emit('ui.markdown_render', median(markdown.rendered), 'ms', { target: 50, baseline: median(markdown.plain), baseline_name: 'the same reply as plain text (before rendering)', ratio: Math.round((median(markdown.rendered) / median(markdown.plain)) * 1000) / 1000, lines: MARKDOWN_LINES, code_blocks: MARKDOWN_BLOCKS, p95: p95(markdown.rendered), runs: markdown.rendered.length });
     emit('ui.update_bytes', maxBytes, 'bytes', { target: 10_240, baseline: fullTrace, baseline_name: 'whole trace re-sent per update', ratio: Math.round((maxBytes / fullTrace) * 100000) / 100000, messages: sizes.length, median: median(sizes), events: EVENTS, stat: 'max' });
   } catch (error) {
     failed = true;
@@ -202,6 +205,59 @@ async function main(): Promise<void> {
   } finally {
     await ui.stop({ keep: failed });
   }
+}
+
+const MARKDOWN_LINES = 2000;
+const MARKDOWN_BLOCKS = 20;
+
+/** A long reply: prose, lists, a table and 20 fenced TypeScript blocks, 2,000 lines in all. */
+function longReply(): string {
+  const lines: string[] = [];
+  const perSection = MARKDOWN_LINES / MARKDOWN_BLOCKS;
+  for (let b = 0; b < MARKDOWN_BLOCKS; b++) {
+    lines.push(`## Step ${b + 1}`, '', `Change **src/file${b}.ts:${b + 10}** so that \`value${b}\` is checked, see [the docs](https://example.com/${b}).`, '', '- [x] read it', '- [ ] change it', '', '| a | b |', '|---|---|', `| ${b} | ok |`, '', '```ts');
+    const code = perSection - 14;
+    for (let i = 0; i < code; i++) lines.push(i % 5 === 0 ? `export function f${b}_${i}(x: number): string { return String(x * ${i}); } // ${i}` : `  const v${i} = await load("src/${b}/${i}.ts", { retries: ${i % 3}, strict: true });`);
+    lines.push('```', '');
+  }
+  return lines.slice(0, MARKDOWN_LINES).join('\n');
+}
+
+/**
+ * ui.markdown_render: one reply of MARKDOWN_LINES lines appended to the open conversation as the
+ * host would (a messageAppended message), timed from dispatch to laid out, in the real webview.
+ * Baseline in the same run: the same reply as one plain text node (how replies were shown before).
+ */
+async function timeMarkdown(frame: Frame): Promise<{ rendered: number[]; plain: number[] }> {
+  return frame.evaluate(
+    async ({ text, runs }) => {
+      const sessionId = document.querySelector('.session.selected')?.getAttribute('data-session-id');
+      if (!sessionId) throw new Error('no session is selected in the sidebar');
+      const transcript = document.querySelector('#transcript') as HTMLElement;
+      const rendered: number[] = [];
+      const plain: number[] = [];
+      for (let r = 0; r < runs; r++) {
+        const before = transcript.childElementCount;
+        const started = performance.now();
+        window.dispatchEvent(new MessageEvent('message', { data: { type: 'messageAppended', sessionId, message: { role: 'assistant', text, at: Date.now() } } }));
+        void transcript.offsetHeight; // force layout
+        rendered.push(performance.now() - started);
+        if (transcript.childElementCount !== before + 1 || !transcript.lastElementChild?.querySelector('pre code .hljs-keyword')) throw new Error('the reply was not rendered as highlighted Markdown');
+        transcript.lastElementChild.remove();
+        const box = document.createElement('div');
+        const t0 = performance.now();
+        box.className = 'msg';
+        box.textContent = text;
+        transcript.appendChild(box);
+        void transcript.offsetHeight;
+        plain.push(performance.now() - t0);
+        box.remove();
+        await new Promise((resolve) => requestAnimationFrame(() => resolve(undefined)));
+      }
+      return { rendered, plain };
+    },
+    { text: longReply(), runs: RUNS },
+  );
 }
 
 /** Selects the task's session in a (new) sidebar frame, ready for the bench's evaluate calls. */

@@ -8,7 +8,8 @@
 'use strict';
 const path = require('node:path');
 
-const WEBVIEW_PACKAGES = ['@vscode-elements/elements'];
+// The web component library it renders with, and the Markdown parser and highlighter of replies.
+const WEBVIEW_PACKAGES = ['@vscode-elements/elements', 'markdown-it', 'highlight.js'];
 const SHARED_PACKAGES = ['zod'];
 
 const isPackage = (source, packages) => packages.some((p) => source === p || source.startsWith(`${p}/`));

@@ -12,6 +12,8 @@ export interface CommandDeps {
   refreshSidebar: () => Promise<void>;
   /** Workspace Trust, read at each use. */
   trusted: () => boolean;
+  /** Shows a session's conversation in the sidebar (after a palette message). */
+  showSession?: (sessionId: string) => Promise<void>;
 }
 
 /** Picks a task: the argument if given, else the user chooses among tasks in a fitting state. */
@@ -45,6 +47,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         sessionId: typeof options.sessionId === 'string' ? options.sessionId : undefined,
         replyToTaskId: typeof options.replyToTaskId === 'string' ? options.replyToTaskId : undefined,
       });
+      // Where the answer will appear: the conversation opens in the sidebar.
+      await deps.showSession?.(sessionId).catch(() => undefined);
       return sessionId;
     }),
     vscode.commands.registerCommand('tasklane.getState', async () => {
@@ -73,6 +77,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     vscode.commands.registerCommand('tasklane.cancelTask', async (taskId?: unknown) => {
       const id = await pickTask(deps, taskId, (t) => t.status === 'running' || t.paused, 'cancel');
       if (id) await (await runtime.ready).agent.cancelTask(id);
+    }),
+    // (taskId?): undoes all of the task's applied edits as one WorkspaceEdit; returns what happened.
+    vscode.commands.registerCommand('tasklane.revertTask', async (taskId?: unknown) => {
+      const id = await pickTask(deps, taskId, () => true, 'revert');
+      return id ? (await runtime.ready).changeSets.revertTask(id) : undefined;
     }),
     vscode.commands.registerCommand('tasklane.setApiKey', async () => {
       if (await setApiKeyFlow(deps.models)) await deps.refreshSidebar();

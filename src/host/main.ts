@@ -6,11 +6,14 @@ import { registerChoreCommands } from './chores/choreCommands';
 import { registerCommands } from './commands';
 import { registerCommandApprovalCommands } from './execution/commandHost';
 import { registerHistoryCommands } from './historyCommands';
+import { Attention } from './attention';
+import { ContextPicker, selectionAttachment } from './context/contextPicker';
 import { createLogger } from './logger';
 import { registerMcpCommands } from './mcp/mcpCommands';
 import { ModelProvider, offerModelSetup } from './modelProvider';
 import { registerMemoryReview } from './memoryReview';
 import { redactingSecrets } from './redactingSecrets';
+import { ReplyActions } from './reply/replyActions';
 import { Runtime } from './runtime';
 import { AgentSidebarBackend } from './sidebarBackend';
 import { TasklaneSettings } from './settings';
@@ -48,9 +51,13 @@ export function start(context: vscode.ExtensionContext): MainParts {
   const secrets = redactingSecrets(context.secrets, redactor);
   const models = new ModelProvider(secrets, settings);
   const runtime = new Runtime(context, { logger, clock, trusted, models, secrets, redact: (text) => redactor.redact(text) });
-  const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, trusted), logger);
-  const refreshSidebar = () => sidebar.refresh();
   const ready = runtime.ready;
+  // Propose as Edit from a reply goes to the change sets (an approval card), once the store is open.
+  const contextPicker = new ContextPicker(trusted);
+  const replies = new ReplyActions(logger, { proposeUserEdit: async (input) => (await ready).changeSets.proposeUserEdit(input) });
+  const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, trusted, { replies, context: contextPicker }), logger);
+  const refreshSidebar = () => sidebar.refresh();
+  const attention = new Attention(sidebar, logger);
   // A part of the services, for the commands that need it. A failed start is reported by the
   // runtime (log, sidebar); the commands then fail with it, so nothing is left unhandled here.
   const part = <T>(pick: (services: StoreServices) => T): Promise<T> => {
@@ -69,11 +76,22 @@ export function start(context: vscode.ExtensionContext): MainParts {
       for (const message of toHostMessages(change, row)) sidebar.post(message);
     }),
     runtime.onDidPost((message) => sidebar.post(message)),
+    attention,
+    runtime.onDidChange((change) => attention.onAgentChange(change)),
+    runtime.onDidPost((message) => attention.onHostMessage(message)),
     vscode.workspace.onDidGrantWorkspaceTrust(refreshSidebar),
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('tasklane.model') && void refreshSidebar()),
     vscode.lm.onDidChangeChatModels(refreshSidebar),
     context.secrets.onDidChange(refreshSidebar),
-    ...registerCommands({ runtime, models, channel, refreshSidebar, trusted }),
+    // Add to Tasklane (editor context menu, Ctrl/Cmd+Alt+L): the selection becomes a chip in the sidebar.
+    vscode.commands.registerCommand('tasklane.addSelection', async () => {
+      try {
+        await sidebar.attach(selectionAttachment());
+      } catch (error) {
+        void vscode.window.showWarningMessage(`Tasklane: nothing attached: ${(error as Error).message}.`);
+      }
+    }),
+    ...registerCommands({ runtime, models, channel, refreshSidebar, trusted, showSession: (id) => sidebar.showSession(id) }),
     ...registerChoreCommands(part((s) => s.chores), secrets),
     ...registerCommandApprovalCommands(part((s) => s.commands)),
     ...registerApprovalCommands(part((s) => s.approvalOwners)),
@@ -83,7 +101,10 @@ export function start(context: vscode.ExtensionContext): MainParts {
   );
 
   const started = ready.then(
-    () => refreshSidebar(),
+    async (services) => {
+      attention.seed(services.agent.snapshot().tasks, await services.approvals.list());
+      await refreshSidebar();
+    },
     () => refreshSidebar(),
   );
   // Once per start, after the sidebar shows the state; its failure is only a missed prompt.

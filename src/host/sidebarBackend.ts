@@ -1,6 +1,9 @@
 import * as vscode from 'vscode';
 import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
 import type { ChoreView, ChoreWebviewMessage } from '../shared/choreProtocol';
+import type { ReplyWebviewMessage } from '../shared/replyProtocol';
+import type { AttachmentView } from '../shared/contextProtocol';
+import { withAttachments } from '../shared/contextProtocol';
 import type { HostMessage, ViewState, WebviewMessage } from '../shared/protocol';
 import type { SidebarBackend } from './sidebarProvider';
 import type { ModelProvider } from './modelProvider';
@@ -36,6 +39,12 @@ export class AgentSidebarBackend implements SidebarBackend {
     private readonly runtime: SidebarRuntime,
     private readonly models: ModelProvider,
     private readonly trusted: () => boolean,
+    private readonly parts: {
+      /** A rendered reply's links and code-block buttons (src/host/reply/replyActions.ts). */
+      replies?: { handle(message: ReplyWebviewMessage): Promise<HostMessage | undefined> };
+      /** The `@` context picker (src/host/context/contextPicker.ts). */
+      context?: { pick(): Promise<AttachmentView | undefined> };
+    } = {},
   ) {}
 
   async viewState(): Promise<ViewState> {
@@ -59,10 +68,23 @@ export class AgentSidebarBackend implements SidebarBackend {
   async handle(message: Exclude<WebviewMessage, { type: 'ready' }>): Promise<HostMessage | undefined> {
     if (message.type.startsWith('approval.')) return (await this.runtime.ready).approvals.handle(message as ApprovalWebviewMessage);
     if (message.type.startsWith('chore.')) return (await this.runtime.ready).chores.handle(message as ChoreWebviewMessage);
+    if (message.type.startsWith('reply.')) {
+      if (!this.parts.replies) throw new Error('Reply actions are not available in this build.');
+      return this.parts.replies.handle(message as ReplyWebviewMessage);
+    }
+    if (message.type === 'context.pick') {
+      try {
+        const attachment = await this.parts.context?.pick();
+        return attachment ? { type: 'contextAttached', attachment } : undefined;
+      } catch (error) {
+        void vscode.window.showWarningMessage(`Tasklane: nothing attached: ${(error as Error).message}.`);
+        return undefined;
+      }
+    }
     switch (message.type) {
       case 'send': {
         const { agent } = await this.runtime.ready;
-        const { sessionId } = await agent.sendMessage(message.text, { sessionId: message.sessionId, replyToTaskId: message.replyToTaskId });
+        const { sessionId } = await agent.sendMessage(withAttachments(message.text, message.attachments ?? []), { sessionId: message.sessionId, replyToTaskId: message.replyToTaskId });
         return { type: 'sendResult', requestId: message.requestId, ok: true, sessionId };
       }
       case 'continueTask':

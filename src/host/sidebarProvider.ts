@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import type { AttachmentView } from '../shared/contextProtocol';
 import type { HostMessage, ViewState, WebviewMessage } from '../shared/protocol';
 import { webviewMessageSchema } from '../shared/protocol';
 import type { Logger } from '../core/ports';
@@ -22,6 +23,11 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
   static readonly viewType = 'tasklane.sidebar';
   private view: vscode.WebviewView | undefined;
   private ready = false;
+  private readonly visibilityListeners = new Set<() => void>();
+  /** Attachments waiting for the view to load (Add to Tasklane before the view existed). */
+  private pendingAttachments: AttachmentView[] = [];
+  /** A session to show once the view has loaded (it was asked for before the view existed). */
+  private pendingSession: string | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -38,15 +44,72 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
     };
     view.webview.html = this.html(view.webview);
     view.webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw));
+    view.onDidChangeVisibility(() => this.visibilityChanged());
     view.onDidDispose(() => {
       this.view = undefined;
       this.ready = false;
+      this.visibilityChanged();
     });
+    this.visibilityChanged();
   }
 
   /** Post an incremental update; dropped while the view is not loaded (it gets `init` when it is). */
   post(message: HostMessage): void {
     if (this.view && this.ready) void this.view.webview.postMessage(message);
+  }
+
+  /** Whether the view is on screen (attention uses it: no notification for what the person sees). */
+  get visible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
+  /** Called when the view appears, hides or is created or disposed. */
+  onDidChangeVisibility(listener: () => void): vscode.Disposable {
+    this.visibilityListeners.add(listener);
+    return new vscode.Disposable(() => this.visibilityListeners.delete(listener));
+  }
+
+  private visibilityChanged(): void {
+    this.flushPendingSession();
+    for (const listener of this.visibilityListeners) listener();
+  }
+
+  /** The view, once VS Code has created it (for its badge). */
+  get current(): vscode.WebviewView | undefined {
+    return this.view;
+  }
+
+  /**
+   * Reveals the sidebar on `sessionId`'s conversation without taking focus from the editor when
+   * the view exists; otherwise opens it (VS Code creates the view then) and selects the session
+   * once it has loaded.
+   */
+  async showSession(sessionId: string): Promise<void> {
+    // Kept until a loaded, visible view has it: showing a hidden view may reload its page.
+    this.pendingSession = sessionId;
+    if (this.view) {
+      this.view.show(true);
+      this.flushPendingSession();
+      return;
+    }
+    await vscode.commands.executeCommand(`${SidebarProvider.viewType}.focus`);
+  }
+
+  private flushPendingSession(): void {
+    if (!this.pendingSession || !this.view?.visible || !this.ready) return;
+    this.post({ type: 'showSession', sessionId: this.pendingSession });
+    this.pendingSession = undefined;
+  }
+
+  /** Adds a chip to the composer (Add to Tasklane), opening the view if needed. */
+  async attach(attachment: AttachmentView): Promise<void> {
+    if (this.view && this.ready) {
+      this.view.show(true);
+      this.post({ type: 'contextAttached', attachment });
+      return;
+    }
+    this.pendingAttachments.push(attachment);
+    await vscode.commands.executeCommand(`${SidebarProvider.viewType}.focus`);
   }
 
   /** Re-send the whole state (e.g. after trust or the store's state changed). */
@@ -65,6 +128,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
       if (message.type === 'ready') {
         this.ready = true;
         await this.refresh();
+        this.flushPendingSession();
+        for (const attachment of this.pendingAttachments.splice(0)) this.post({ type: 'contextAttached', attachment });
         return;
       }
       const reply = await this.backend.handle(message);
@@ -98,17 +163,31 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 <title>Tasklane</title>
 </head>
 <body>
+<header id="header">
 <div id="banner"></div>
+<details id="sessions-section" class="section" open>
+<summary class="section-summary"><span class="section-title">Sessions</span> <span id="current-session" class="section-note"></span></summary>
 <nav id="sessions" aria-label="Sessions"></nav>
-<section id="chores" aria-label="Chores"></section>
+</details>
+</header>
 <div id="dead-letters"></div>
-<section id="approvals" aria-label="Proposed changes to review"></section>
-<section id="tasks" aria-label="Tasks"></section>
+<main id="conversation" aria-label="Conversation">
+<section id="tasks" aria-label="Tasks" tabindex="0"></section>
 <section id="trace-area" aria-label="Action trace" hidden></section>
-<section id="transcript" aria-live="polite" aria-label="Conversation"></section>
+<section id="transcript" role="log" aria-live="polite" aria-label="Messages" tabindex="0"></section>
+</main>
+<details id="review-section" class="section" open>
+<summary class="section-summary"><span class="section-title">Review</span> <span id="review-count" class="section-note"></span></summary>
+<section id="approvals" aria-label="Proposed changes to review" tabindex="0"></section>
+</details>
+<details id="chores-section" class="section">
+<summary class="section-summary"><span class="section-title">Chores</span></summary>
+<section id="chores" aria-label="Chores" tabindex="0"></section>
+</details>
 <footer id="composer">
 <div id="reply-target"></div>
-<vscode-textarea id="chat-input" placeholder="Ask Tasklane… (Enter to send, Shift+Enter for a new line)" rows="3" resize="vertical" aria-label="Message"></vscode-textarea>
+<div id="attachments" role="list" aria-label="Attached context"></div>
+<vscode-textarea id="chat-input" placeholder="Ask Tasklane… (Enter to send, Shift+Enter for a new line, @ to attach context)" rows="3" resize="vertical" aria-label="Message"></vscode-textarea>
 <vscode-button id="send">Send</vscode-button>
 </footer>
 <script nonce="${nonce}" src="${script}"></script>

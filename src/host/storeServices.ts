@@ -85,7 +85,8 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   };
   const { settings } = env.models;
 
-  const changeSets = new ApprovalService({ db, triggers, ledger, clock, logger, trusted, storageDir, root, taskChore, settings });
+  const tellTask = async (taskId: string, text: string) => late.agent?.tellTask(taskId, text);
+  const changeSets = new ApprovalService({ db, triggers, ledger, clock, logger, trusted, storageDir, root, taskChore, settings, tellTask });
   const mcp = new McpHost({ root: folder?.uri, settings, consent: new ConsentStore(env.consent, () => clock.now()), trusted, clock, logger, cwd: folder?.uri.fsPath ?? storageDir });
   const commands = new CommandExecutionHost({ db, triggers, ledger, clock, logger, trusted, settings, mcp: mcp.servers, cwd: () => folder?.uri.fsPath ?? storageDir });
   await commands.recover();

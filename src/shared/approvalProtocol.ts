@@ -44,6 +44,10 @@ export const approvalMessageSchemas = [
   z.object({ type: z.literal('approval.reject'), id, reason: z.string().max(10_000).optional() }),
   z.object({ type: z.literal('approval.openDiff'), id, path: filePath }),
   z.object({ type: z.literal('approval.decideFile'), id, path: filePath, decision: z.enum(['accept', 'reject']) }),
+  /** Revert one applied change set. */
+  z.object({ type: z.literal('approval.revert'), id }),
+  /** Revert all applied change sets of the task whose id is `id` (the task card's button). */
+  z.object({ type: z.literal('approval.revertTask'), id }),
 ] as const;
 
 export type ApprovalWebviewMessage = z.infer<(typeof approvalMessageSchemas)[number]>;

@@ -11,6 +11,9 @@ import type { ApprovalHostMessage, ApprovalView } from './approvalProtocol';
 import { approvalMessageSchemas } from './approvalProtocol';
 import type { ChoreHostMessage, ChoreView } from './choreProtocol';
 import { choreMessageSchemas } from './choreProtocol';
+import { replyMessageSchemas } from './replyProtocol';
+import type { ContextHostMessage } from './contextProtocol';
+import { attachmentSchema, contextMessageSchemas } from './contextProtocol';
 
 /** One line of a session transcript. */
 export interface MessageView {
@@ -117,8 +120,11 @@ export type HostMessage =
   | { type: 'turnState'; sessionId: string; turnId: string; running: boolean }
   /** Live output of a running turn, for its streaming bubble (not part of the transcript). */
   | { type: 'streamDelta'; sessionId: string; turnId: string; delta: StreamDeltaView }
+  /** Select a session (e.g. one a palette message went to). */
+  | { type: 'showSession'; sessionId: string }
   | ApprovalHostMessage
-  | ChoreHostMessage;
+  | ChoreHostMessage
+  | ContextHostMessage;
 
 const id = z.string().min(1).max(200);
 
@@ -131,6 +137,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
     text: z.string().min(1).max(100_000),
     sessionId: id.optional(),
     replyToTaskId: id.optional(),
+    /** Context the person attached (chips); the model receives it with this message. */
+    attachments: z.array(attachmentSchema).max(20).optional(),
   }),
   z.object({ type: z.literal('continueTask'), taskId: id }),
   z.object({ type: z.literal('abortTask'), taskId: id }),
@@ -142,6 +150,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('command'), command: z.enum(['setApiKey', 'selectModel', 'showLog', 'manageTrust']) }),
   ...approvalMessageSchemas,
   ...choreMessageSchemas,
+  ...replyMessageSchemas,
+  ...contextMessageSchemas,
 ]);
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

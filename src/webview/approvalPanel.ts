@@ -8,6 +8,7 @@ const STATUS_LABELS: Record<string, string> = {
   partially_applied: '✓ Partly applied',
   rejected: '✗ Rejected',
   stale: '! Not applied: files changed',
+  reverted: '↶ Reverted',
 };
 
 /**
@@ -90,6 +91,11 @@ export class ApprovalPanel {
       approval.files.length > 0 ? files : null,
       approval.reason ? h('div', { class: 'approval-reason' }, showInvisible(approval.reason)) : null,
     );
+    if (approval.kind === 'edits' && (approval.status === 'applied' || approval.status === 'partially_applied')) {
+      const revert = h('vscode-button', { class: 'revert', secondary: true }, 'Revert');
+      revert.addEventListener('click', () => this.post({ type: 'approval.revert', id: approval.id }));
+      card.appendChild(h('div', { class: 'approval-buttons' }, revert));
+    }
     if (pending) {
       const reason = h('vscode-textfield', { class: 'reject-reason', placeholder: 'Reason (optional, told to the task)' }) as HTMLElement & { value: string };
       const approve = h('vscode-button', { class: 'approve' }, 'Approve');

@@ -6,6 +6,9 @@ import type { HostMessage, MessageView, SessionSummary, TaskView, ViewState, Web
 import { ApprovalPanel } from './approvalPanel';
 import { ChorePanel } from './chorePanel';
 import { clear, formatTime, h } from './dom';
+import { AttachmentChips } from './attachments';
+import { watchSection } from './layout';
+import { handleReplyActions, renderReply } from './replyView';
 import { StreamView } from './streamView';
 import { renderTaskCard } from './taskCard';
 import { TraceList } from './traceList';
@@ -48,8 +51,12 @@ const replyTarget = $('#reply-target');
 const deadArea = $('#dead-letters');
 
 const stream = new StreamView(transcript, sendButton, () => persisted.selectedSessionId, (sessionId) => post({ type: 'stop', sessionId }));
+const chips = new AttachmentChips($('#attachments'));
 const approvals = new ApprovalPanel($('#approvals'), post);
+watchSection($('#review-section'), $('#approvals'), $('#review-count'), () => ({ shown: $('#approvals').children.length, needsYou: $('#approvals').querySelectorAll('[data-status="pending"]').length }), (n) => `${n} to review`);
 const chores = new ChorePanel($('#chores'), post);
+
+handleReplyActions(transcript, post, () => persisted.selectedSessionId);
 
 const trace = new TraceList((beforeSeq) => {
   if (persisted.traceTaskId) post({ type: 'loadTrace', taskId: persisted.traceTaskId, beforeSeq });
@@ -67,6 +74,7 @@ const taskActions = {
     input.focus();
   },
   openTrace: (taskId: string) => openTrace(taskId),
+  revertTask: (taskId: string) => post({ type: 'approval.revertTask', id: taskId }),
 };
 
 function selectSession(sessionId: string | undefined): void {
@@ -103,6 +111,7 @@ function renderBanner(state: Pick<ViewState, 'model' | 'restricted' | 'storeProb
 
 function renderSessions(): void {
   clear(sessionList);
+  $('#current-session').textContent = persisted.selectedSessionId ? `· ${sessions.get(persisted.selectedSessionId)?.name ?? ''}` : '· new chat';
   const newChat = h('vscode-button', { id: 'new-chat', secondary: true }, 'New chat');
   newChat.addEventListener('click', () => selectSession(undefined));
   sessionList.appendChild(newChat);
@@ -122,10 +131,12 @@ function renderSessions(): void {
 }
 
 function messageElement(message: MessageView): HTMLElement {
+  // Replies are Markdown (rendered safely, see replyView.ts); what people typed stays plain text.
+  const body = message.role === 'assistant' ? renderReply(message.text) : h('div', { class: 'msg-text' }, message.text);
   return h(
     'div',
     { class: `msg msg-${message.role}${message.stopped ? ' msg-stopped' : ''}`, 'data-role': message.role, 'data-stopped': message.stopped },
-    h('div', { class: 'msg-text' }, message.text),
+    body,
     message.stopped ? h('div', { class: 'stopped-mark', title: 'You stopped this reply; this is what it said until then.' }, 'stopped') : null,
   );
 }
@@ -184,7 +195,8 @@ function send(): void {
   const requestId = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
   pendingSend = { requestId, text };
   sendButton.setAttribute('disabled', '');
-  post({ type: 'send', requestId, text, sessionId: persisted.selectedSessionId, replyToTaskId: persisted.replyToTaskId });
+  const attachments = chips.list;
+  post({ type: 'send', requestId, text, sessionId: persisted.selectedSessionId, replyToTaskId: persisted.replyToTaskId, ...(attachments.length ? { attachments } : {}) });
 }
 
 function onMessage(message: HostMessage): void {
@@ -243,6 +255,14 @@ function onMessage(message: HostMessage): void {
     case 'taskPatch':
       patchTask(message.task);
       break;
+    case 'contextAttached':
+      chips.add(message.attachment);
+      input.focus();
+      break;
+    case 'showSession':
+      // A message sent from the palette: show its conversation here.
+      selectSession(message.sessionId);
+      break;
     case 'traceAppended':
       if (message.taskId === persisted.traceTaskId) trace.append(message.event);
       break;
@@ -266,6 +286,7 @@ function onMessage(message: HostMessage): void {
         // Only now is the text durable in a trigger: clear the box.
         input.value = '';
         persisted.draft = '';
+        chips.clear();
         persisted.replyToTaskId = undefined;
         renderReplyTarget();
         if (message.sessionId) selectSession(message.sessionId);
@@ -292,6 +313,13 @@ input.addEventListener('input', () => {
   save();
 });
 input.addEventListener('keydown', (event: KeyboardEvent) => {
+  // `@` at the start or after a space opens the context picker (an @ inside a word, e.g. an
+  // e-mail address, is just typed).
+  if (event.key === '@' && !event.isComposing && (input.value === '' || /\s$/.test(input.value))) {
+    event.preventDefault();
+    post({ type: 'context.pick' });
+    return;
+  }
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     send();

@@ -7,6 +7,8 @@ export interface TaskCardActions {
   cancelTask(taskId: string): void;
   replyTo(taskId: string): void;
   openTrace(taskId: string): void;
+  /** Undo all of the task's applied edits (the host refuses, naming them, if files changed since). */
+  revertTask(taskId: string): void;
 }
 
 const TODO_MARK: Record<string, string> = { pending: '○', in_progress: '◐', done: '●' };
@@ -59,6 +61,7 @@ export function renderTaskCard(task: TaskView, actions: TaskCardActions): HTMLEl
     button('Cancel', 'cancel-task', () => actions.cancelTask(task.id), true);
   }
   button('Trace', 'open-trace', () => actions.openTrace(task.id), true);
+  button('Revert edits', 'revert-task', () => actions.revertTask(task.id), true);
   card.appendChild(buttons);
   return card;
 }

@@ -6,8 +6,11 @@ import { z } from 'zod';
  * Plain JSON so it can be stored, sent to the webview and shown in a diff editor as is.
  */
 
-/** Lifecycle: pending → approved → applied | partially_applied, or pending → rejected; any open set can turn stale. */
-export type ChangeSetStatus = 'pending' | 'approved' | 'rejected' | 'applied' | 'stale' | 'partially_applied';
+/**
+ * Lifecycle: pending → approved → applied | partially_applied, or pending → rejected; any open set
+ * can turn stale; an applied set can be reverted (checkpoints.ts).
+ */
+export type ChangeSetStatus = 'pending' | 'approved' | 'rejected' | 'applied' | 'stale' | 'partially_applied' | 'reverted';
 
 /** What happens to one file. A rename may also change the content (`after` differs from `before`). */
 export type FileChangeKind = 'create' | 'modify' | 'delete' | 'rename';
@@ -61,7 +64,7 @@ export const changeSetSchema = z.object({
   taskId: z.string(),
   sessionId: z.string(),
   createdAt: z.number(),
-  status: z.enum(['pending', 'approved', 'rejected', 'applied', 'stale', 'partially_applied']),
+  status: z.enum(['pending', 'approved', 'rejected', 'applied', 'stale', 'partially_applied', 'reverted']),
   files: z.array(
     z.object({
       path: z.string().min(1),

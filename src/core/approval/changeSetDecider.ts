@@ -16,6 +16,12 @@ import type { EditApplier, WorkspaceFiles } from './editPorts';
 /** The ledger's action name for writing an approved change set. */
 export const APPLY_EDITS_ACTION = 'apply_edits';
 
+/**
+ * Task id prefix of a change set the person proposed themselves (a reply's code block, Propose as
+ * Edit): there is no task waiting to be woken with the outcome.
+ */
+export const PERSON_PROPOSAL_PREFIX = 'person:';
+
 /** What the decider needs; the host wires the real ones, tests fakes. */
 export interface ChangeSetDeciderDeps {
   store: ChangeSetStore;
@@ -149,6 +155,7 @@ export class ChangeSetDecider {
   }
 
   private async notify(changeSet: ChangeSet, decision: ApprovalPayload['decision']): Promise<void> {
+    if (changeSet.taskId.startsWith(PERSON_PROPOSAL_PREFIX)) return;
     const payload: ApprovalPayload = { approvalId: changeSet.id, decision, note: describeOutcome(changeSet) };
     await this.deps.triggers.emit({ source: 'approval', sessionId: changeSet.sessionId, priority: USER_PRIORITY, payload, dedupKey: `approval:${changeSet.id}` });
   }

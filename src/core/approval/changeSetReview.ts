@@ -16,9 +16,10 @@ const TRANSITIONS: Record<ChangeSetStatus, readonly ChangeSetStatus[]> = {
   pending: ['approved', 'rejected', 'stale'],
   approved: ['applied', 'partially_applied', 'stale'],
   rejected: [],
-  applied: [],
+  applied: ['reverted'],
   stale: [],
-  partially_applied: [],
+  partially_applied: ['reverted'],
+  reverted: [],
 };
 
 /** A file that changed on disk since it was proposed. */
@@ -138,6 +139,8 @@ export function describeOutcome(changeSet: ChangeSet): string {
       return `The change was rejected: ${changeSet.reason ?? 'no reason given'}. Nothing was written.`;
     case 'stale':
       return `The change was not applied: ${changeSet.reason ?? 'files changed on disk'}.`;
+    case 'reverted':
+      return `The change was applied, then reverted by the user: ${applied.join(', ')} are back as they were before it.`;
     default:
       return `The change is ${changeSet.status}; wait for the user's decision.`;
   }

@@ -373,6 +373,18 @@ export class Agent {
     await this.state.commit();
   }
 
+  /**
+   * Tells a task something the person did outside its turns (e.g. reverted its edits): an event
+   * in its stream, which its next turn reads, and a line in its transcript. It does not wake it.
+   */
+  async tellTask(taskId: string, text: string): Promise<void> {
+    const task = this.state.tasks.get(taskId);
+    if (!task) throw new Error(`Task ${taskId} is unknown.`);
+    await this.state.appendEvent(task.sessionId, 'user_message', { text });
+    await this.state.appendMessage(task.sessionId, 'event', text);
+    await this.state.commit();
+  }
+
   private liveTask(taskId: string) {
     const task = this.state.tasks.get(taskId);
     if (!task || (task.status !== 'running' && task.status !== 'paused')) {

@@ -2,13 +2,15 @@ import * as vscode from 'vscode';
 import type { Ledger } from '../../core/actions/ledger';
 import type { ActionDef } from '../../core/actions/types';
 import type { ChangeSet } from '../../core/approval/changeSet';
-import { ChangeSetDecider, DecisionError } from '../../core/approval/changeSetDecider';
+import { ChangeSetDecider, DecisionError, PERSON_PROPOSAL_PREFIX } from '../../core/approval/changeSetDecider';
+import { APPLIED_STATUSES } from '../../core/approval/checkpoints';
 import { classifyChangeSet, describeOutcome } from '../../core/approval/changeSetReview';
 import { DbChangeSetStore } from '../../core/approval/changeSetStore';
 import type { ChangeSetStore } from '../../core/approval/changeSetStore';
 import { createEditActions, summariseChangeSet } from '../../core/approval/editActions';
 import { applyTimeGuard } from '../../core/approval/editTarget';
 import { nodeFs } from '../../core/approval/nodeFs';
+import { proposeChangeSet } from '../../core/approval/proposeChangeSet';
 import { sensitiveReason } from '../../core/approval/sensitivePaths';
 import type { Clock, Logger } from '../../core/ports';
 import type { DurableDb, TriggerStore } from '../../core/store/types';
@@ -16,6 +18,8 @@ import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '
 import type { OwnedApprovalSection } from '../execution/commandHost';
 import type { TasklaneSettings } from '../settings';
 import { ProposalDocuments } from './proposalDocuments';
+import { revertChangeSets } from './revert';
+import type { RevertResult } from './revert';
 import { VsCodeEditApplier, VsCodeWorkspaceFiles } from './vscodeEdits';
 
 /** Decided cards kept in the sidebar (newest), so the user sees what happened to each. */
@@ -48,6 +52,8 @@ export interface ApprovalServiceDeps {
   taskChore: (taskId: string) => string | undefined;
   /** Where the edit policy is read (user settings only). */
   settings: Pick<TasklaneSettings, 'editPolicy'>;
+  /** Puts a line in a task's stream (what the person reverted), once the agent exists. */
+  tellTask?: (taskId: string, text: string) => Promise<void>;
 }
 
 
@@ -64,18 +70,20 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
   private readonly files: VsCodeWorkspaceFiles;
   private readonly documents: ProposalDocuments;
   private readonly decider: ChangeSetDecider;
+  private readonly applier: VsCodeEditApplier;
   private readonly recent: ApprovalView[] = [];
   private readonly listeners = new Set<(message: ApprovalHostMessage) => void>();
 
   constructor(private readonly deps: ApprovalServiceDeps) {
     this.files = new VsCodeWorkspaceFiles(deps.root);
+    this.applier = new VsCodeEditApplier(this.files);
     const store = new DbChangeSetStore(deps.db, deps.clock);
     this.store = store;
     this.documents = new ProposalDocuments(vscode.Uri.file(deps.storageDir), (id) => store.load(id));
     this.decider = new ChangeSetDecider({
       store,
       files: this.files,
-      applier: new VsCodeEditApplier(this.files),
+      applier: this.applier,
       ledger: deps.ledger,
       durable: () => deps.db.durable,
       triggers: deps.triggers,
@@ -141,6 +149,12 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
           await this.documents.open(changeSet, message.path);
           break;
         }
+        case 'approval.revert':
+          await this.revertChangeSet(message.id);
+          break;
+        case 'approval.revertTask':
+          await this.revertTask(message.id);
+          break;
         case 'approval.decideFile':
           await this.decider.decideFile(message.id, message.path, message.decision);
           break;
@@ -150,6 +164,63 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
       this.deps.logger.warn('HOST', `${message.type} failed: ${(error as Error).message}`);
     }
     return undefined;
+  }
+
+  /**
+   * A change the person proposed from a reply's code block (Propose as Edit): a pending change set
+   * of its own, with the same card, diff and Approve as a task's (no task waits for it). `path` is
+   * workspace-relative and already through the path guard.
+   */
+  async proposeUserEdit(input: { sessionId: string; path: string; after: string }): Promise<string> {
+    if (!this.deps.trusted()) throw new DecisionError('Restricted Mode: trust this folder (Manage Workspace Trust) before proposing edits.');
+    const changeSet = await proposeChangeSet(
+      { taskId: `${PERSON_PROPOSAL_PREFIX}${input.sessionId}`, sessionId: input.sessionId, operations: [{ op: 'write_file', path: input.path, content: input.after }] },
+      { files: this.files, clock: this.deps.clock, caseInsensitive: process.platform !== 'linux' },
+    );
+    await this.store.insert(changeSet);
+    this.publish(changeSet);
+    return changeSet.id;
+  }
+
+  /** Reverts every applied change set of `taskId` as one workspace edit (Revert Task). */
+  async revertTask(taskId: string): Promise<RevertResult> {
+    return this.revert(await this.store.list({ taskId, status: APPLIED_STATUSES }), `task ${taskId}`);
+  }
+
+  /** Reverts one applied change set (its card's Revert). */
+  async revertChangeSet(id: string): Promise<RevertResult> {
+    const found = await this.store.load(id);
+    return this.revert(found ? [found] : [], `change set ${id}`);
+  }
+
+  private async revert(sets: ChangeSet[], what: string): Promise<RevertResult> {
+    const { deps } = this;
+    if (!deps.trusted()) {
+      void vscode.window.showWarningMessage('Tasklane: Restricted Mode: trust this folder (Manage Workspace Trust) before reverting edits.');
+      return { ok: false, changed: [], reason: 'Restricted Mode' };
+    }
+    const result = await revertChangeSets(sets, {
+      store: this.store,
+      read: (path) => this.files.read(path),
+      applier: this.applier,
+      ledger: deps.ledger,
+      durable: () => deps.db.durable,
+      tellTask: deps.tellTask ?? (async () => undefined),
+      onChange: (changeSet) => {
+        const view = this.view(changeSet);
+        const at = this.recent.findIndex((v) => v.id === view.id);
+        if (at >= 0) this.recent[at] = view;
+        this.emit({ type: 'approvalPatch', approval: view });
+      },
+    });
+    if (result.ok) {
+      deps.logger.info('ACTION', `reverted ${what}: ${result.files.join(', ')}`);
+      void vscode.window.showInformationMessage(`Tasklane: reverted ${result.files.join(', ')}. Undo (in an editor) brings the edit back.`);
+    } else {
+      deps.logger.warn('ACTION', `revert of ${what} refused: ${result.reason}`);
+      void vscode.window.showWarningMessage(`Tasklane: nothing was reverted: ${result.reason}.`);
+    }
+    return result;
   }
 
   /** Approves `id`, or the oldest pending set. Undefined when nothing is pending. */
@@ -205,6 +276,8 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
     }
     this.emit({ type: 'approvalPatch', approval: view });
     await this.documents.discard(changeSet.id).catch((e) => this.deps.logger.warn('HOST', `could not clean up the proposal files of ${changeSet.id}: ${(e as Error).message}`));
+    // Applied sets stay in the store: they are the checkpoints Revert Task and Revert undo.
+    if ((APPLIED_STATUSES as readonly string[]).includes(changeSet.status)) return;
     await this.store.delete(changeSet.id).catch((e) => this.deps.logger.warn('STORE', `could not drop decided change set ${changeSet.id}: ${(e as Error).message}`));
   }
 

@@ -1,0 +1,127 @@
+import * as vscode from 'vscode';
+import type { AgentChange, TaskView } from '../core/engine/types';
+import type { Logger } from '../core/ports';
+import type { ApprovalHostMessage, ApprovalView } from '../shared/approvalProtocol';
+import type { ChoreHostMessage } from '../shared/choreProtocol';
+import type { HostMessage } from '../shared/protocol';
+import { AttentionState } from './attentionState';
+import type { AttentionSummary } from './attentionState';
+
+/** The sidebar as attention sees it. */
+export interface AttentionView {
+  readonly visible: boolean;
+  readonly current: vscode.WebviewView | undefined;
+  onDidChangeVisibility(listener: () => void): vscode.Disposable;
+  showSession(sessionId: string): Promise<void>;
+}
+
+/**
+ * Telling the person when Tasklane needs them, outside the sidebar: one status bar item (left,
+ * as VS Code's guidance puts workspace-wide status) with "N running" or "waiting for you: N" that
+ * opens the sidebar; the view's activity-bar badge with the same count; and, when the sidebar is
+ * not on screen, one notification per new wait (approval, question, budget pause, chore run that
+ * needs a person) with Open. `tasklane.notifications: false` turns the notifications off (the
+ * status bar item and badge stay). Waits that exist at start are shown in the count but not
+ * announced: a reload should not replay a burst of notifications.
+ */
+export class Attention implements vscode.Disposable {
+  private readonly state = new AttentionState();
+  private readonly item = vscode.window.createStatusBarItem('tasklane.status', vscode.StatusBarAlignment.Left, 50);
+  private readonly disposables: vscode.Disposable[] = [];
+  private started = false;
+  private readonly choreNames = new Map<string, string>();
+
+  constructor(
+    private readonly view: AttentionView,
+    private readonly logger: Logger,
+  ) {
+    this.item.name = 'Tasklane';
+    this.item.command = { command: 'tasklane.sidebar.focus', title: 'Open Tasklane' };
+    this.render(this.state.summary());
+    this.item.show();
+    this.disposables.push(
+      this.item,
+      view.onDidChangeVisibility(() => {
+        if (view.visible) this.state.markSeen();
+        this.render(this.state.summary());
+      }),
+    );
+  }
+
+  /** The waits that exist at start: counted, not announced. */
+  seed(tasks: readonly TaskView[], approvals: readonly ApprovalView[]): void {
+    for (const task of tasks) this.state.setTask(task);
+    for (const approval of approvals) this.state.setApproval(approval);
+    this.state.markSeen();
+    this.started = true;
+    this.update();
+  }
+
+  onAgentChange(change: AgentChange): void {
+    if (change.type !== 'task') return;
+    this.state.setTask(change.task);
+    this.update();
+  }
+
+  /** A sidebar message a service posted: approval cards and chore runs are what matter here. */
+  onHostMessage(message: HostMessage): void {
+    const m = message as ApprovalHostMessage | ChoreHostMessage | { type: '' };
+    switch (m.type) {
+      case 'approvalPatch':
+        this.state.setApproval(m.approval);
+        break;
+      case 'approvalRemoved':
+        this.state.removeApproval(m.id);
+        break;
+      case 'chorePatch':
+        this.choreNames.set(m.chore.id, m.chore.name);
+        return;
+      case 'choreRunPatch':
+        this.state.setChoreRun(m.run, this.choreNames.get(m.run.choreId) ?? m.run.choreId);
+        break;
+      default:
+        return;
+    }
+    this.update();
+  }
+
+  private update(): void {
+    const summary = this.state.summary();
+    this.render(summary);
+    if (!this.started) return;
+    if (this.view.visible) {
+      this.state.markSeen();
+      return;
+    }
+    const fresh = this.state.takeNew();
+    if (fresh.length === 0 || !vscode.workspace.getConfiguration('tasklane').get<boolean>('notifications', true)) return;
+    const first = fresh[0];
+    const text = fresh.length === 1 ? `Tasklane: ${first.text}.` : `Tasklane: ${fresh.length} things need you (${first.text}; …).`;
+    void vscode.window.showInformationMessage(text, 'Open').then(async (choice) => {
+      if (choice !== 'Open') return;
+      if (first.sessionId) await this.view.showSession(first.sessionId);
+      else await vscode.commands.executeCommand('tasklane.sidebar.focus');
+    });
+    this.logger.info('HOST', `attention: ${fresh.map((f) => f.key).join(', ')}`);
+  }
+
+  private render(summary: AttentionSummary): void {
+    const waiting = summary.waiting.length;
+    if (waiting > 0) {
+      this.item.text = `$(bell-dot) Tasklane: waiting for you: ${waiting}`;
+      this.item.tooltip = new vscode.MarkdownString(summary.waiting.map((w) => `- ${w.text.replace(/[\\`*_[\]<>]/g, '\\$&')}`).join('\n'));
+      this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+    } else {
+      this.item.text = summary.running > 0 ? `$(sync~spin) Tasklane: ${summary.running} running` : '$(comment-discussion) Tasklane';
+      this.item.tooltip = summary.running > 0 ? 'Tasklane is working; nothing waits for you. Click to open the sidebar.' : 'Tasklane: nothing running. Click to open the sidebar.';
+      this.item.backgroundColor = undefined;
+    }
+    this.item.accessibilityInformation = { label: waiting > 0 ? `Tasklane: ${waiting} waiting for you` : summary.running > 0 ? `Tasklane: ${summary.running} running` : 'Tasklane: idle', role: 'button' };
+    const view = this.view.current;
+    if (view) view.badge = waiting > 0 ? { value: waiting, tooltip: `${waiting} waiting for you` } : undefined;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,89 @@
+import type { TaskView } from '../core/engine/types';
+import type { ApprovalView } from '../shared/approvalProtocol';
+import type { ChoreRunView } from '../shared/choreProtocol';
+
+/** One thing that waits for the person. */
+export interface AttentionItem {
+  /** Stable per wait: the same question or card is one item however often it is re-published. */
+  key: string;
+  sessionId?: string;
+  /** What the notification says. */
+  text: string;
+}
+
+/** What the status bar, the view badge and the notifications show. */
+export interface AttentionSummary {
+  running: number;
+  /** Items that wait for the person (the badge and "waiting for you: N"). */
+  waiting: AttentionItem[];
+}
+
+/** Chore run endings that escalate to the person (the notification, not the count: nothing waits). */
+const ESCALATING = new Set(['failed', 'budget_exhausted', 'awaiting_review']);
+
+/**
+ * What needs the person, kept from the change events the host already receives (task changes,
+ * approval cards, chore runs), with no vscode import so the unit tier can test the rules:
+ * a pending approval is one item (its task waiting for it is not a second one); a task's
+ * question and a budget or model-error pause are items; a chore run that ends needing a person
+ * is announced once.
+ */
+export class AttentionState {
+  private readonly tasks = new Map<string, TaskView>();
+  private readonly approvals = new Map<string, ApprovalView>();
+  private readonly announced = new Set<string>();
+  private readonly choreRuns = new Map<string, AttentionItem>();
+
+  setTask(task: TaskView): void {
+    this.tasks.set(task.id, task);
+  }
+
+  setApproval(approval: ApprovalView): void {
+    if (approval.status === 'pending') this.approvals.set(approval.id, approval);
+    else this.approvals.delete(approval.id);
+  }
+
+  removeApproval(id: string): void {
+    this.approvals.delete(id);
+  }
+
+  /** A chore run's latest state; an escalating end is announced once (and not counted). */
+  setChoreRun(run: ChoreRunView, choreName: string): void {
+    if (ESCALATING.has(run.status)) this.choreRuns.set(`chore-run:${run.id}`, { key: `chore-run:${run.id}`, text: `Chore “${choreName}” ended ${run.status.replace(/_/g, ' ')}${run.reason ? `: ${run.reason}` : ''}` });
+  }
+
+  summary(): AttentionSummary {
+    const waiting: AttentionItem[] = [];
+    for (const approval of this.approvals.values()) {
+      const names = approval.files.map((f) => f.newPath ?? f.path);
+      const files = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+      const what = approval.kind === 'edits' ? `proposes edits to ${files || 'files'}` : `asks to run ${approval.command ?? approval.title}`;
+      waiting.push({ key: `approval:${approval.id}`, sessionId: approval.sessionId, text: `${approval.choreId ? `Chore ${approval.choreId}` : 'A task'} ${what}` });
+    }
+    let running = 0;
+    for (const task of this.tasks.values()) {
+      if (task.status !== 'running' && !task.paused) continue;
+      if (task.paused) {
+        waiting.push({ key: `pause:${task.id}:${task.pauseReason ?? ''}:${task.counters.actions.used}`, sessionId: task.sessionId, text: `“${task.name}” is paused (${task.pauseReason === 'budget' ? 'budget reached' : 'model error'}): Continue or Abort` });
+      } else if (task.waitingForUser && !task.waitingForApproval) {
+        waiting.push({ key: `question:${task.id}:${task.counters.actions.used}`, sessionId: task.sessionId, text: `“${task.name}” asks you something` });
+      } else if (!task.waitingForApproval) {
+        running++;
+      }
+    }
+    return { running, waiting };
+  }
+
+  /** Items not announced before (each wait is announced once), chore escalations included. */
+  takeNew(): AttentionItem[] {
+    const fresh = [...this.summary().waiting, ...this.choreRuns.values()].filter((item) => !this.announced.has(item.key));
+    for (const item of fresh) this.announced.add(item.key);
+    this.choreRuns.clear();
+    return fresh;
+  }
+
+  /** Marks everything current as seen (the person is looking at the sidebar). */
+  markSeen(): void {
+    this.takeNew();
+  }
+}

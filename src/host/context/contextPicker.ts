@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import * as vscode from 'vscode';
+import { ATTACHMENT_MAX_CHARS } from '../../shared/contextProtocol';
+import type { AttachmentView } from '../../shared/contextProtocol';
+
+/**
+ * What `@` in the sidebar's input (and `Tasklane: Add to Tasklane`) attaches. The picker is VS
+ * Code's own quick pick: fuzzy, keyboard-first and themed like the rest of the workbench, which a
+ * list drawn inside the webview would only imitate. The last terminal command's output is not
+ * offered: shell integration only streams a command's output to a listener attached while it
+ * runs, so "the last one" is not readable afterwards without recording every terminal.
+ */
+export class ContextPicker {
+  constructor(private readonly trusted: () => boolean) {}
+
+  async pick(): Promise<AttachmentView | undefined> {
+    const choice = await vscode.window.showQuickPick(
+      [
+        { label: '$(file) File…', source: 'file' as const, detail: 'A workspace file (type to search)' },
+        { label: '$(selection) Current selection', source: 'selection' as const, detail: 'What is selected in the active editor' },
+        { label: '$(warning) Problems', source: 'problems' as const, detail: 'Errors and warnings of the workspace' },
+        { label: '$(git-compare) Working-tree changes', source: 'diff' as const, detail: 'git diff of the files you changed' },
+      ],
+      { title: 'Tasklane: attach to the message', placeHolder: 'What should Tasklane see with this message?' },
+    );
+    switch (choice?.source) {
+      case 'file':
+        return this.file();
+      case 'selection':
+        return selectionAttachment();
+      case 'problems':
+        return problemsAttachment();
+      case 'diff':
+        return this.diff();
+      default:
+        return undefined;
+    }
+  }
+
+  private async file(): Promise<AttachmentView | undefined> {
+    const uris = await vscode.workspace.findFiles('**/*', '{**/node_modules/**,**/.git/**}', 5000);
+    const pick = await vscode.window.showQuickPick(
+      uris.map((uri) => ({ label: vscode.workspace.asRelativePath(uri, false), uri })).sort((a, b) => a.label.localeCompare(b.label)),
+      { title: 'Tasklane: attach a file', placeHolder: 'Type to search the workspace', matchOnDescription: true },
+    );
+    if (!pick) return undefined;
+    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(pick.uri));
+    return { kind: 'file', label: pick.label, text: clip(text) };
+  }
+
+  private async diff(): Promise<AttachmentView | undefined> {
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!root || root.scheme !== 'file') throw new Error('the working-tree diff needs a local folder');
+    // Git runs hooks and drivers a repository configures (fsmonitor, external diff, textconv):
+    // never in an untrusted folder, and with those switched off in a trusted one.
+    if (!this.trusted()) throw new Error('Restricted Mode: trust this folder before attaching its git diff');
+    const text = await new Promise<string>((resolve, reject) =>
+      execFile('git', ['-c', 'core.fsmonitor=false', 'diff', '--no-ext-diff', '--no-textconv', '--no-color', 'HEAD'], { cwd: root.fsPath, maxBuffer: 8 * ATTACHMENT_MAX_CHARS }, (error, stdout) => (error ? reject(new Error(`git diff failed: ${error.message}`)) : resolve(stdout))),
+    );
+    if (!text.trim()) throw new Error('there are no working-tree changes (git diff HEAD is empty)');
+    return { kind: 'diff', label: 'Working-tree diff', text: clip(text) };
+  }
+}
+
+/** The active editor's selection (the current line when nothing is selected). */
+export function selectionAttachment(editor = vscode.window.activeTextEditor): AttachmentView {
+  if (!editor) throw new Error('open a file and select some code first');
+  const selection = editor.selection;
+  const range = selection.isEmpty ? editor.document.lineAt(selection.active.line).range : selection;
+  const path = vscode.workspace.asRelativePath(editor.document.uri, false);
+  const lines = range.start.line === range.end.line ? `${range.start.line + 1}` : `${range.start.line + 1}-${range.end.line + 1}`;
+  return { kind: 'selection', label: `${path}:${lines}`, text: clip(editor.document.getText(range)) };
+}
+
+function problemsAttachment(): AttachmentView {
+  const severity = ['error', 'warning', 'info', 'hint'];
+  const lines: string[] = [];
+  for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) {
+    for (const d of diagnostics) {
+      if (d.severity > vscode.DiagnosticSeverity.Warning) continue;
+      lines.push(`${vscode.workspace.asRelativePath(uri, false)}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${severity[d.severity]}: ${d.message}`);
+    }
+  }
+  return { kind: 'problems', label: `Problems (${lines.length})`, text: clip(lines.join('\n') || 'No errors or warnings.') };
+}
+
+function clip(text: string): string {
+  return text.length > ATTACHMENT_MAX_CHARS ? `${text.slice(0, ATTACHMENT_MAX_CHARS - 40)}\n… (clipped at ${ATTACHMENT_MAX_CHARS} characters)` : text;
+}

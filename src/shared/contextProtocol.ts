@@ -1,0 +1,42 @@
+/**
+ * The sidebar protocol's context part: what the person attaches to a message (a file, the
+ * selection, Problems, the working-tree diff). (src/shared/protocol.ts joins it with the rest.)
+ */
+import { z } from 'zod';
+
+/** One attachment, shown as a removable chip and sent with the message as its context. */
+export interface AttachmentView {
+  kind: 'file' | 'selection' | 'problems' | 'diff';
+  /** What the chip says: a path, `path:12-20`, "Problems", "Working-tree diff". */
+  label: string;
+  /** The content the model receives. */
+  text: string;
+}
+
+/** Largest attachment text; the host clips to it (the message schema refuses more). */
+export const ATTACHMENT_MAX_CHARS = 200_000;
+
+export const attachmentSchema = z.object({
+  kind: z.enum(['file', 'selection', 'problems', 'diff']),
+  label: z.string().min(1).max(1000),
+  text: z.string().max(ATTACHMENT_MAX_CHARS),
+});
+
+export type ContextHostMessage = { type: 'contextAttached'; attachment: AttachmentView };
+
+export const contextMessageSchemas = [
+  /** `@` in the input: the host shows its picker and answers with contextAttached. */
+  z.object({ type: z.literal('context.pick') }),
+] as const;
+
+export type ContextWebviewMessage = z.infer<(typeof contextMessageSchemas)[number]>;
+
+/**
+ * The message text the model receives: what the person typed, then each attachment as a tagged
+ * block, so the model can tell context from the request.
+ */
+export function withAttachments(text: string, attachments: readonly AttachmentView[]): string {
+  if (attachments.length === 0) return text;
+  const blocks = attachments.map((a) => `<attachment kind="${a.kind}" name="${a.label.replace(/"/g, "'")}">\n${a.text}\n</attachment>`);
+  return `${text}\n\n${blocks.join('\n\n')}`;
+}

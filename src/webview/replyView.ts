@@ -1,0 +1,100 @@
+import type { ReplyWebviewMessage } from '../shared/replyProtocol';
+import { renderMarkdownHtml } from './markdown';
+
+/**
+ * Rendered replies in the DOM. The renderer's HTML (markdown.ts) is parsed into a `<template>`,
+ * whose content is inert (no image is fetched, no script runs while it sits there), then an
+ * allow-list runs over it before it joins the page: defence in depth behind `html: false`, the
+ * link rules and the webview's CSP. Each message is rendered once, on its own; the list is never
+ * re-rendered.
+ */
+
+const ALLOWED_TAGS = new Set([
+  'A', 'P', 'BR', 'HR', 'STRONG', 'EM', 'S', 'DEL', 'CODE', 'PRE', 'SPAN', 'DIV', 'BLOCKQUOTE', 'UL', 'OL', 'LI',
+  'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'TABLE', 'THEAD', 'TBODY', 'TR', 'TH', 'TD', 'INPUT', 'BUTTON',
+]);
+const ALLOWED_ATTRIBUTES = new Set(['class', 'title', 'role', 'aria-label', 'type', 'disabled', 'checked', 'start', 'href', 'data-link-kind', 'data-path', 'data-line', 'data-column', 'data-lang', 'data-code-action']);
+
+/** Removes anything the renderer should never have produced; returns how many nodes it changed. */
+export function sanitize(root: DocumentFragment): number {
+  let changed = 0;
+  for (const element of [...root.querySelectorAll('*')]) {
+    if (!ALLOWED_TAGS.has(element.tagName) || (element.tagName === 'INPUT' && element.getAttribute('type') !== 'checkbox')) {
+      element.replaceWith(document.createTextNode(element.textContent ?? ''));
+      changed++;
+      continue;
+    }
+    for (const attribute of [...element.attributes]) {
+      const ok = ALLOWED_ATTRIBUTES.has(attribute.name) && (attribute.name !== 'href' || attribute.value === '#' || /^(https?|vscode|vscode-insiders):/i.test(attribute.value));
+      if (!ok) {
+        element.removeAttribute(attribute.name);
+        changed++;
+      }
+    }
+    if (element.tagName === 'INPUT') element.setAttribute('disabled', '');
+  }
+  return changed;
+}
+
+/** One assistant reply as a DOM subtree. */
+export function renderReply(text: string): HTMLElement {
+  const template = document.createElement('template');
+  template.innerHTML = renderMarkdownHtml(text);
+  sanitize(template.content);
+  const root = document.createElement('div');
+  // msg-text like every message body (tests and styles find a message's text by it); md for the rendering.
+  root.className = 'msg-text md';
+  root.appendChild(template.content);
+  return root;
+}
+
+/**
+ * Wires the links and code-block buttons of every reply under `container` with one delegated
+ * listener (a 2,000-line reply with 20 blocks adds no listeners). `sessionId` gives the session
+ * shown, for proposals.
+ */
+export function handleReplyActions(container: HTMLElement, post: (message: ReplyWebviewMessage) => void, sessionId: () => string | undefined): void {
+  container.addEventListener('click', (event) => {
+    const target = event.target as HTMLElement;
+    const link = target.closest<HTMLAnchorElement>('a.md-link');
+    if (link) {
+      // Never let the webview navigate: the host opens the link (or the file), after its own checks.
+      event.preventDefault();
+      if (link.dataset.linkKind === 'external') post({ type: 'reply.openLink', url: link.getAttribute('href') ?? '' });
+      else if (link.dataset.linkKind === 'file' && link.dataset.path) {
+        post({
+          type: 'reply.openFile',
+          path: link.dataset.path,
+          ...(link.dataset.line ? { line: Number(link.dataset.line) } : {}),
+          ...(link.dataset.column ? { column: Number(link.dataset.column) } : {}),
+        });
+      }
+      return;
+    }
+    const button = target.closest<HTMLElement>('[data-code-action]');
+    if (!button) return;
+    const block = button.closest<HTMLElement>('.code-block');
+    const code = block?.querySelector('pre code')?.textContent ?? '';
+    switch (button.dataset.codeAction) {
+      case 'copy':
+        post({ type: 'reply.copy', text: code });
+        flash(button, 'Copied');
+        break;
+      case 'insert':
+        post({ type: 'reply.insert', text: code });
+        break;
+      case 'propose': {
+        const session = sessionId();
+        post({ type: 'reply.propose', text: code, ...(block?.dataset.path ? { path: block.dataset.path } : {}), ...(session ? { sessionId: session } : {}) });
+        break;
+      }
+    }
+  });
+}
+
+/** Briefly relabels a button ("Copied"), announced to screen readers by its live label. */
+function flash(button: HTMLElement, label: string): void {
+  const original = button.textContent;
+  button.textContent = label;
+  setTimeout(() => (button.textContent = original), 1200);
+}

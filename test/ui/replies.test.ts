@@ -1,0 +1,134 @@
+import * as assert from 'node:assert/strict';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Frame } from 'playwright-core';
+import { openTasklaneView, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame, waitForAssistantMessage } from './support/workbench';
+import type { UiSession } from './support/workbench';
+
+// Rendered replies on the real workbench: Markdown with highlighted code and its actions, file
+// links that open the file, and a hostile reply (remote image, script, javascript: link) that
+// fetches and runs nothing, behind the webview's CSP.
+describe('ui: replies render as Markdown, safely', function () {
+  let ui: UiSession | undefined;
+  let frame: Frame;
+  let anyFailed = false;
+  // A local server standing in for an attacker's: any request to it is a failure.
+  const hits: string[] = [];
+  let bait: http.Server;
+  let baitUrl = '';
+
+  const session = (): UiSession => {
+    assert.ok(ui, 'the UI session did not start');
+    return ui;
+  };
+
+  before(async function () {
+    bait = http.createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'image/png' }).end();
+    });
+    await new Promise<void>((resolve) => bait.listen(0, '127.0.0.1', resolve));
+    baitUrl = `http://127.0.0.1:${(bait.address() as AddressInfo).port}`;
+    ui = await startUiSession({ name: 'ui-replies' });
+    await openTasklaneView(ui.page);
+    frame = await tasklaneFrame(ui.page);
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'passed') anyFailed = true;
+    if (ui) await screenshotSidebar(ui.page, this.currentTest?.fullTitle() ?? 'ui-replies');
+  });
+  after(async function () {
+    await ui?.stop({ keep: anyFailed });
+    await new Promise((resolve) => bait?.close(resolve));
+  });
+
+  /** Sends `prompt`; the scripted model answers `reply`; resolves with the rendered message. */
+  async function reply(prompt: string, text: string, marker: RegExp) {
+    await session().model.reset();
+    await session().model.script([{ text }]);
+    await sendChatMessage(frame, prompt);
+    return waitForAssistantMessage(frame, marker);
+  }
+
+  it('renders a Markdown reply: strong, highlighted pre code with Copy / Insert / Propose, a table', async function () {
+    const message = await reply('show me markdown', 'Here is **bold** text and a `README.md:1` link.\n\n```ts\nconst answer: number = 42;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n', /Here is bold/);
+    assert.equal(await message.locator('.md strong').textContent(), 'bold');
+    const code = message.locator('.code-block pre code');
+    assert.equal(await code.count(), 1, 'no pre code rendered');
+    assert.match((await code.textContent()) ?? '', /const answer: number = 42;/);
+    assert.ok((await code.locator('span.hljs-keyword').count()) > 0, 'the code block is not highlighted');
+    assert.deepEqual(await message.locator('.code-block .code-action').allTextContents(), ['Copy', 'Insert at Cursor', 'Propose as Edit']);
+    assert.equal(await message.locator('.md table td').count(), 2);
+    // Nothing of the Markdown source shows through.
+    assert.doesNotMatch((await message.textContent()) ?? '', /\*\*|```/);
+    await screenshotSidebar(session().page, 'ui-replies-markdown');
+  });
+
+  it('opens README.md at its line from a path link in a reply', async function () {
+    await frame.locator('#transcript a.file-link[data-path="README.md"]').last().click();
+    await session().page.locator('.tabs-container .tab', { hasText: 'README.md' }).first().waitFor({ timeout: 15_000 });
+  });
+
+  it('@ attaches a file as a removable chip, and the model request carries its content', async function () {
+    await session().model.reset();
+    await session().model.script([{ text: 'Read your changelog.' }]);
+    const textarea = frame.locator('#chat-input textarea');
+    await textarea.click();
+    await textarea.fill('');
+    await textarea.press('@');
+    const page = session().page;
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'File…' }).first().click();
+    await page.locator('.quick-input-widget .quick-input-box input').fill('CHANGELOG.md');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'CHANGELOG.md' }).first().click();
+    const chip = frame.locator('#attachments .chip', { hasText: 'CHANGELOG.md' });
+    await chip.waitFor({ timeout: 15_000 });
+    await sendChatMessage(frame, 'what changed?');
+    await waitForAssistantMessage(frame, /Read your changelog/);
+    const requests = JSON.stringify(await session().model.requests());
+    assert.ok(requests.includes('First release: `greet` and `mean`.'), 'the model request does not carry the attached file');
+    assert.ok(requests.includes('<attachment kind=\\"file\\" name=\\"CHANGELOG.md\\">'), 'the attachment is not marked as context');
+    assert.equal(await frame.locator('#attachments .chip').count(), 0, 'the chip stays after the message was sent');
+  });
+
+  it('a reply with a remote image, a script and a javascript: link fetches nothing and leaves no live link', async function () {
+    hits.length = 0;
+    const hostile = [
+      'Hostile reply.',
+      `<img src="${baitUrl}/raw-img.png">`,
+      `<script src="${baitUrl}/script.js"></script><script>fetch('${baitUrl}/inline-script')</script>`,
+      `![chart](${baitUrl}/md-image.png)`,
+      `[click me](javascript:fetch('${baitUrl}/js-link'))`,
+      `<a href="${baitUrl}/raw-link" onclick="fetch('${baitUrl}/onclick')">raw</a>`,
+    ].join('\n\n');
+    const message = await reply('hostile', hostile, /Hostile reply/);
+    const transcript = frame.locator('#transcript');
+    assert.equal(await transcript.locator('img, script, iframe, object, embed').count(), 0, 'an element that fetches or runs was rendered');
+    assert.equal(await transcript.locator('[href^="javascript:" i], [src], [onclick]').count(), 0, 'a live javascript: link or handler is left');
+    const inert = message.locator('.md-link-inert', { hasText: 'click me' });
+    assert.equal(await inert.count(), 1, 'the javascript: link text is not shown as inert text');
+    await inert.click();
+    // The remote image is at most a text link; the raw HTML is text.
+    assert.match((await message.textContent()) ?? '', /<img src=/);
+    assert.equal(await message.locator('a.md-image').count(), 1);
+
+    // The CSP is the one the provider sets: no remote source for anything.
+    const csp = (await frame.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content')) ?? '';
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'nonce-[^']+'/);
+    // Images only from the webview's own resources (VS Code's cspSource) and data: — never a page or http: host.
+    assert.doesNotMatch(csp, /img-src[^;]*(http:|127\.0\.0\.1|\s\*(\s|;|$))/);
+    // And it holds even against markup that bypassed the renderer: a live <img> planted in the page.
+    await frame.evaluate((url) => {
+      const img = document.createElement('img');
+      img.src = `${url}/planted.png`;
+      img.id = 'planted';
+      document.body.appendChild(img);
+    }, baitUrl);
+    const planted = await frame.locator('#planted').evaluate((img: HTMLImageElement) => new Promise<string>((resolve) => (img.complete ? resolve(img.naturalWidth > 0 ? 'loaded' : 'blocked') : (img.onerror = () => resolve('blocked')))));
+    assert.equal(planted, 'blocked');
+
+    // A full model round trip after the render: anything the reply could have fetched has been asked for by now.
+    await reply('after the hostile one', 'All quiet.', /All quiet/);
+    assert.deepEqual(hits, [], `the reply made the webview request ${hits.join(', ')}`);
+  });
+});
