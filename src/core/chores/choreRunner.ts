@@ -27,6 +27,8 @@ import { decideConcurrency, decideFailureAction, decideRunOutcome, retryKey } fr
 import type { ChoreRunStatus, RunEnding } from './runPolicy';
 import { fireKey } from './schedule';
 import type { ChoreDefinition } from './types';
+import { describeFireContext, summarizeFireContext } from './fireContext';
+import type { ChoreFireContext } from './fireContext';
 
 /** A chore fire as carried by its durable trigger. The scheduler's payload plus what other causes add. */
 /** A cron fire delivered later than this after it was due counts as missed for the drift policy. */
@@ -41,6 +43,8 @@ export interface ChoreFire extends ChoreFirePayload {
   fireKey?: string;
   /** What caused a files/task fire, for the log ("3 files changed", "build exited 2"). */
   detail?: string;
+  /** What caused the fire, told to the model in the run's first message (see fireContext.ts). */
+  context?: ChoreFireContext;
 }
 
 /** What the runner needs from the agent (the engine's public API). */
@@ -90,11 +94,16 @@ interface LiveRun {
 const sourceOf: Record<ChoreRunCause, TriggerSource> = { cron: 'scheduled', files: 'file_event', task: 'task_event', manual: 'scheduled_immediate', retry: 'scheduled' };
 const terminal = new Set(['completed', 'error', 'cancelled']);
 
-/** What every chore task is told besides its prompt: nobody is watching, and how success is judged. */
-export function choreInstruction(chore: ChoreDefinition): string {
+/**
+ * What every chore task is told besides its prompt: what triggered it (changed files, the task's
+ * exit code, how late a scheduled fire is), that nobody is watching, and how success is judged.
+ */
+export function choreInstruction(chore: ChoreDefinition, fire?: { cause: ChoreRunCause; fireTime: string; startedAt: number; missed?: boolean; context?: ChoreFireContext }): string {
+  const trigger = fire ? describeFireContext({ ...fire, ...(chore.trigger.kind === 'cron' && chore.trigger.timezone ? { timezone: chore.trigger.timezone } : {}) }) : '';
   return [
     chore.prompt.trim(),
     '',
+    ...(trigger ? [trigger, ''] : []),
     `[chore ${chore.id}] This run is unattended: do not ask the user questions. Edits you propose wait in the review inbox; do not wait for them.`,
     chore.successWhen
       ? `When finished call task_end with \`output\`: a JSON object; the run succeeds when the JSONata expression ${chore.successWhen} is true for it.`
@@ -141,11 +150,13 @@ export class ChoreRunner implements TaskHooks {
   }
 
   /** Records a fire as a durable trigger (Run now, a file burst, a task end). Dedup key: chore id + fire time. */
-  async fire(choreId: string, cause: Exclude<ChoreRunCause, 'cron' | 'retry'>, detail?: string): Promise<string> {
+  async fire(choreId: string, cause: Exclude<ChoreRunCause, 'cron' | 'retry'>, detailOrContext?: string | ChoreFireContext): Promise<string> {
     if (!this.chores.has(choreId)) throw new Error(`There is no enabled chore "${choreId}"; check its id and the problems shown on .tasklane/chores.yaml.`);
     const now = this.options.clock.now();
     const key = fireKey(choreId, now);
-    const payload: ChoreFire = { kind: 'chore_fire', choreId, fireTime: new Date(now).toISOString(), missed: false, cause, fireKey: key, ...(detail ? { detail } : {}) };
+    const context = typeof detailOrContext === 'object' ? detailOrContext : undefined;
+    const detail = context ? summarizeFireContext(context) : (detailOrContext as string | undefined);
+    const payload: ChoreFire = { kind: 'chore_fire', choreId, fireTime: new Date(now).toISOString(), missed: false, cause, fireKey: key, ...(detail ? { detail } : {}), ...(context ? { context } : {}) };
     await this.options.triggers.emit({ source: sourceOf[cause], sessionId: `chore:${choreId}`, payload, dedupKey: key });
     this.options.logger.info('CHORE', `chore ${choreId}: fire (${cause}${detail ? `: ${detail}` : ''})`);
     return key;
@@ -168,7 +179,7 @@ export class ChoreRunner implements TaskHooks {
     const existing = runLog.findByFire(key, attempt);
     if (existing) {
       // Redelivered after a crash between claim and ack: resume the run, never start a second.
-      if (existing.status === 'running' && entry) return this.startPayload(entry.def, existing, trigger);
+      if (existing.status === 'running' && entry) return this.startPayload(entry.def, existing, trigger, fire);
       await this.markDone(fire.choreId, firedAt);
       return undefined;
     }
@@ -211,9 +222,9 @@ export class ChoreRunner implements TaskHooks {
       case 'start':
         break;
     }
-    const { run } = await runLog.start({ choreId: fire.choreId, fireKey: key, attempt, cause });
+    const { run } = await runLog.start({ choreId: fire.choreId, fireKey: key, attempt, cause, ...(fire.context ? { context: fire.context } : {}) });
     logger.info('CHORE', `chore ${fire.choreId}: run ${run.runId} started (${cause}${attempt ? `, retry ${attempt}` : ''})`);
-    return this.startPayload(entry.def, run, trigger);
+    return this.startPayload(entry.def, run, trigger, fire);
   }
 
   guard(task: TaskRecord, point: GuardPoint): string | undefined {
@@ -255,11 +266,11 @@ export class ChoreRunner implements TaskHooks {
 
   // ---- run lifecycle ----
 
-  private async startPayload(chore: ChoreDefinition, run: ChoreRunRecord, trigger: Trigger): Promise<ProactivePayload> {
+  private async startPayload(chore: ChoreDefinition, run: ChoreRunRecord, trigger: Trigger, fire: ChoreFire): Promise<ProactivePayload> {
     await this.options.runLog.linkTask(run.runId, proactiveTaskId(trigger));
     this.liveOf(run);
     return {
-      prompt: choreInstruction(chore),
+      prompt: choreInstruction(chore, { cause: run.cause, fireTime: fire.fireTime, startedAt: run.startedAt, missed: fire.missed, ...(fire.context ? { context: fire.context } : {}) }),
       name: `${chore.name} (chore)`,
       mode: 'simple',
       // Reads are always allowed; the chore's sets add edits and commands (which still ask).
@@ -373,7 +384,7 @@ export class ChoreRunner implements TaskHooks {
     if (action.kind === 'retry') {
       const fireAt = this.options.clock.now() + action.delayMs;
       const firedAt = fireTimeOf(run);
-      const payload: ChoreFire = { kind: 'chore_fire', choreId: chore.id, fireTime: new Date(firedAt).toISOString(), missed: false, cause: 'retry', attempt: action.attempt, fireKey: run.fireKey };
+      const payload: ChoreFire = { kind: 'chore_fire', choreId: chore.id, fireTime: new Date(firedAt).toISOString(), missed: false, cause: 'retry', attempt: action.attempt, fireKey: run.fireKey, ...(run.context ? { context: run.context } : {}) };
       await this.options.triggers.emit({ source: 'scheduled', sessionId: `chore:${chore.id}`, payload, fireAt, dedupKey: retryKey(run.fireKey, action.attempt) });
       this.options.logger.info('CHORE', `run ${run.runId}: retry ${action.attempt} in ${Math.round(action.delayMs / 1000)} s`);
     } else if (action.kind === 'escalate') {

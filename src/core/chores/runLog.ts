@@ -3,6 +3,7 @@ import type { Clock } from '../ports';
 import type { DurableDb } from '../store/types';
 import type { ChoreUsageTotals } from './runBudget';
 import type { ChoreRunStatus } from './runPolicy';
+import type { ChoreFireContext } from './fireContext';
 
 /** One step of a run's trace (a tool call or a model turn), updated in place as it progresses. */
 export interface ChoreStep {
@@ -38,6 +39,8 @@ export interface ChoreRunRecord {
   steps: ChoreStep[];
   /** The engine task doing the run's work, once it is known. */
   taskId?: string;
+  /** What triggered the fire (kept so a retry tells the model the same context). */
+  context?: ChoreFireContext;
 }
 
 /** Where run records live; `upsert` writes the whole record (steps included) so a step updates in place. */
@@ -81,13 +84,14 @@ export class ChoreRunLog {
   }
 
   /** Starts (or finds) the run of a fire. `created` is false when the run already existed. */
-  async start(input: { choreId: string; fireKey: string; attempt?: number; cause: ChoreRunCause }): Promise<{ run: ChoreRunRecord; created: boolean }> {
+  async start(input: { choreId: string; fireKey: string; attempt?: number; cause: ChoreRunCause; context?: ChoreFireContext }): Promise<{ run: ChoreRunRecord; created: boolean }> {
     const attempt = input.attempt ?? 0;
     const existing = this.findByFire(input.fireKey, attempt);
     if (existing) return { run: existing, created: false };
     const run: ChoreRunRecord = {
       runId: this.newId(), choreId: input.choreId, fireKey: input.fireKey, attempt, cause: input.cause,
       startedAt: this.clock.now(), endedAt: null, status: 'running', reason: null, usage: emptyTotals(), steps: [],
+      ...(input.context ? { context: input.context } : {}),
     };
     await this.write(run, true);
     return { run, created: true };

@@ -4,7 +4,8 @@ import { parseChoresFile, choresFilePath } from '../../core/chores/choreFile';
 import type { ChoresFileResult } from '../../core/chores/choreFile';
 import { ChoreRunner } from '../../core/chores/choreRunner';
 import { ChoreScheduler } from '../../core/chores/choreScheduler';
-import { FileTriggerDebouncer, OwnEditTracker } from '../../core/chores/fileTriggers';
+import { FileTriggerDebouncer, OwnEditTracker, burstContext } from '../../core/chores/fileTriggers';
+import type { ChoreFireContext, FileChangeKind } from '../../core/chores/fireContext';
 import { ChoreRunLog, DbRunPersistence } from '../../core/chores/runLog';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
 import { DbSchedulePersistence } from '../../core/chores/schedulePersistence';
@@ -101,7 +102,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.debouncer = new FileTriggerDebouncer({
       clock,
       isOwnEdit: (choreId, path) => this.ownEdits.isOwnEdit(choreId, path),
-      onFire: (burst) => void this.fire(burst.choreId, 'files', `${burst.paths.length} file(s) changed (${burst.events} events): ${burst.paths.slice(0, 5).join(', ')}`),
+      onFire: (burst) => void this.fire(burst.choreId, 'files', burstContext(burst)),
     });
     this.runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
     if (deps.redact) this.runLog.redact = deps.redact;
@@ -327,17 +328,17 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     await this.scheduler.start();
   }
 
-  private async fire(choreId: string, cause: 'files' | 'task', detail: string): Promise<void> {
+  private async fire(choreId: string, cause: 'files' | 'task', context: ChoreFireContext): Promise<void> {
     if (!this.trusted()) return;
     try {
-      await this.runner.fire(choreId, cause, detail);
+      await this.runner.fire(choreId, cause, context);
     } catch (error) {
       this.logger.error('CHORE', `chore ${choreId}: the fire could not be recorded`, error);
     }
   }
 
   private async onTaskEnd(name: string, exitCode: number | undefined): Promise<void> {
-    for (const id of await this.matcher.match({ name, exitCode })) await this.fire(id, 'task', `task ${name} exited ${exitCode ?? '(terminated)'}`);
+    for (const id of await this.matcher.match({ name, exitCode })) await this.fire(id, 'task', { kind: 'task', name, exitCode });
   }
 
   /** One watcher per glob of each consented files chore; events are debounced and coalesced per chore. */
@@ -350,10 +351,10 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       if (chore.trigger.kind !== 'files') continue;
       for (const glob of chore.trigger.globs) {
         const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, glob));
-        const push = (uri: vscode.Uri) => {
-          if (this.trusted()) this.debouncer.push(chore.id, vscode.workspace.asRelativePath(uri, false));
+        const push = (change: FileChangeKind) => (uri: vscode.Uri) => {
+          if (this.trusted()) this.debouncer.push(chore.id, vscode.workspace.asRelativePath(uri, false), change);
         };
-        this.fileWatchers.push(watcher, watcher.onDidChange(push), watcher.onDidCreate(push), watcher.onDidDelete(push));
+        this.fileWatchers.push(watcher, watcher.onDidChange(push('changed')), watcher.onDidCreate(push('created')), watcher.onDidDelete(push('deleted')));
       }
     }
   }
