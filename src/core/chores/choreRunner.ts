@@ -71,6 +71,12 @@ export interface ChoreRunnerOptions {
   ledger?: ChoreLedgerPort;
   /** False in an untrusted workspace: fires are recorded as skipped (docs/DESIGN.md §6). */
   canRun?: () => boolean;
+  /**
+   * Why a chore may not run right now (master switch off, paused by a budget, consent withdrawn),
+   * or undefined when it may. Asked when a fire is claimed (the fire is recorded as skipped with
+   * this reason) and before every model call and action (the run stops).
+   */
+  blocked?: (choreId: string) => string | undefined;
   /** Workspace folder name for escalations. */
   workspaceName?: string;
   escalationTimeoutMs?: number;
@@ -162,6 +168,21 @@ export class ChoreRunner implements TaskHooks {
     return key;
   }
 
+  /**
+   * Records fires the drift policy dropped (the scheduler's `onDropped`): each becomes a `missed`
+   * or `skipped` history entry dated at its scheduled time. Idempotent per fire.
+   */
+  async recordDropped(choreId: string, dropped: ReadonlyArray<{ fireAt: number; status: 'missed' | 'skipped'; reason: string }>): Promise<void> {
+    for (const d of dropped) {
+      await this.options.runLog.recordSkipped({ choreId, fireKey: fireKey(choreId, d.fireAt), cause: 'cron', reason: d.reason, status: d.status, at: d.fireAt });
+    }
+  }
+
+  private blockedReason(chore: ChoreDefinition): string | undefined {
+    if (chore.enabled === false) return 'disabled in .tasklane/chores.yaml (enabled: false)';
+    return this.options.blocked?.(chore.id);
+  }
+
   // ---- engine hooks ----
 
   async resolveProactive(trigger: Trigger): Promise<ProactivePayload | undefined> {
@@ -183,25 +204,22 @@ export class ChoreRunner implements TaskHooks {
       await this.markDone(fire.choreId, firedAt);
       return undefined;
     }
-    if (!entry) {
-      logger.info('CHORE', `chore ${fire.choreId} is no longer defined or is disabled; its fire ${fire.fireTime} is dropped`);
+    const skip = async (reason: string): Promise<undefined> => {
+      logger.info('CHORE', `chore ${fire.choreId}: fire ${fire.fireTime} not run: ${reason}`);
+      await runLog.recordSkipped({ choreId: fire.choreId, fireKey: key, cause, reason });
       await this.markDone(fire.choreId, firedAt);
       return undefined;
-    }
-    if (this.options.canRun && !this.options.canRun()) {
-      await runLog.recordSkipped({ choreId: fire.choreId, fireKey: key, cause, reason: 'the workspace is not trusted (Restricted Mode): chores do not run' });
-      await this.markDone(fire.choreId, firedAt);
-      return undefined;
-    }
+    };
+    // Every fire ends as a run or as an entry saying why it did not run.
+    if (!entry) return skip(this.options.blocked?.(fire.choreId) ?? 'the chore is no longer defined in .tasklane/chores.yaml, or not enabled on this machine');
+    if (this.options.canRun && !this.options.canRun()) return skip('the workspace is not trusted (Restricted Mode): chores do not run');
+    const blocked = this.blockedReason(entry.def);
+    if (blocked) return skip(blocked);
     // A cron fire queued before VS Code closed and delivered late follows the drift policy like
     // a fire missed while it was closed: with drift skip it does not run.
     const lateMs = clock.now() - trigger.fireAt;
     if (cause === 'cron' && !fire.missed && attempt === 0 && entry.def.drift === 'skip' && lateMs > LATE_CRON_FIRE_MS) {
-      const reason = `the fire of ${fire.fireTime} was delivered ${Math.round(lateMs / 60_000)} min late (VS Code was closed or asleep); drift: skip`;
-      logger.info('CHORE', `chore ${fire.choreId}: ${reason}`);
-      await runLog.recordSkipped({ choreId: fire.choreId, fireKey: key, cause, reason });
-      await this.markDone(fire.choreId, firedAt);
-      return undefined;
+      return skip(`the fire of ${fire.fireTime} was delivered ${Math.round(lateMs / 60_000)} min late (VS Code was closed or asleep); drift: skip`);
     }
     const active = runLog.active().find((r) => r.choreId === fire.choreId);
     const decision = decideConcurrency(entry.def, active, { firedAt }, clock.now());
@@ -231,7 +249,10 @@ export class ChoreRunner implements TaskHooks {
     const run = this.runOf(task);
     if (!run) return undefined;
     if (run.status !== 'running') return `This chore run already ended (${run.status}); stop here.`;
-    if (!this.chores.has(run.choreId)) return `The chore ${run.choreId} was removed or disabled; stop here.`;
+    const entry = this.chores.get(run.choreId);
+    if (!entry) return `The chore ${run.choreId} was removed or disabled; stop here.`;
+    const blocked = this.blockedReason(entry.def);
+    if (blocked) return `This chore may not run now (${blocked}); stop here.`;
     const live = this.liveOf(run);
     if (live.stopped) return `Chore budget exhausted: ${live.stopped.message}`;
     const check = live.budget.check(point === 'action' ? ['iterations'] : []);

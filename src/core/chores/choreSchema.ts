@@ -124,6 +124,7 @@ export const choreSpecSchema = z
     queueMaxWaitSeconds: positive('queueMaxWaitSeconds').optional(),
     drift: z.enum(['latest', 'catchup', 'skip'], { error: 'drift must be latest, catchup or skip' }).optional(),
     escalate: escalateSchema.optional(),
+    enabled: z.boolean({ error: 'enabled must be true or false' }).optional(),
   })
   .superRefine((c, ctx) => {
     if (c.successWhen !== undefined) {
@@ -187,6 +188,7 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
     queueMaxWaitSeconds: clamp(['queueMaxWaitSeconds'], spec.queueMaxWaitSeconds, queueLimits.maxWaitSecondsDefault, queueLimits.maxWaitSecondsCap, 'seconds'),
     drift: spec.drift ?? 'latest',
     ...(escalate ? { escalate } : {}),
+    ...(spec.enabled === false ? { enabled: false as const } : {}),
   };
   return { definition, clamped };
 }

@@ -97,10 +97,16 @@ export class ChoreRunLog {
     return { run, created: true };
   }
 
-  /** Records a fire that did not run (concurrency skip, queue limit). */
-  async recordSkipped(input: { choreId: string; fireKey: string; cause: ChoreRunCause; reason: string }): Promise<ChoreRunRecord> {
-    const { run } = await this.start(input);
-    return this.finish(run.runId, 'skipped', input.reason);
+  /**
+   * Records a fire that did not run, with why. Idempotent per fire key, so a tick repeated after a
+   * crash does not list an occurrence twice. `at` dates the entry (a missed occurrence is listed at
+   * its scheduled time, so the history reads in order).
+   */
+  async recordSkipped(input: { choreId: string; fireKey: string; cause: ChoreRunCause; reason: string; status?: 'skipped' | 'missed'; at?: number }): Promise<ChoreRunRecord> {
+    const { run, created } = await this.start(input);
+    if (!created) return run;
+    if (input.at !== undefined) run.startedAt = input.at;
+    return this.finish(run.runId, input.status ?? 'skipped', input.reason);
   }
 
   /** Adds a running step and returns its id. Not awaited by design: the trace is best-effort live, the end is durable. */

@@ -81,6 +81,12 @@ export interface ChoreDefinition {
   /** Only meaningful for cron chores. */
   drift: DriftPolicy;
   escalate?: EscalationChannels;
+  /**
+   * `false` when chores.yaml says `enabled: false`: the chore stays listed and its occurrences are
+   * recorded as skipped, but it never runs. Absent (not `true`) otherwise, so existing consent
+   * hashes are unchanged.
+   */
+  enabled?: false;
 }
 
 /**

@@ -106,7 +106,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     });
     this.runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
     if (deps.redact) this.runLog.redact = deps.redact;
-    this.scheduler = new ChoreScheduler({ triggers, clock, persistence: new DbSchedulePersistence(db, () => clock.now()), logger });
+    this.scheduler = new ChoreScheduler({ triggers, clock, persistence: new DbSchedulePersistence(db, () => clock.now()), logger, onDropped: (id, dropped) => this.runner.recordDropped(id, dropped) });
     this.runner = new ChoreRunner({
       triggers,
       runLog: this.runLog,
