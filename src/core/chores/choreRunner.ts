@@ -29,6 +29,7 @@ import { fireKey } from './schedule';
 import type { ChoreDefinition } from './types';
 import { describeFireContext, summarizeFireContext } from './fireContext';
 import type { ChoreFireContext } from './fireContext';
+import type { ChoreSpendLedger, WorkspaceSpendLimits } from './spendLedger';
 
 /** A chore fire as carried by its durable trigger. The scheduler's payload plus what other causes add. */
 /** A cron fire delivered later than this after it was due counts as missed for the drift policy. */
@@ -77,6 +78,10 @@ export interface ChoreRunnerOptions {
    * this reason) and before every model call and action (the run stops).
    */
   blocked?: (choreId: string) => string | undefined;
+  /** Rolling spend per chore and per workspace; without it only the per-run budget applies. */
+  spend?: ChoreSpendLedger;
+  /** The workspace caps across chores, read at each check (user settings). */
+  workspaceLimits?: () => WorkspaceSpendLimits;
   /** Workspace folder name for escalations. */
   workspaceName?: string;
   escalationTimeoutMs?: number;
@@ -180,7 +185,17 @@ export class ChoreRunner implements TaskHooks {
 
   private blockedReason(chore: ChoreDefinition): string | undefined {
     if (chore.enabled === false) return 'disabled in .tasklane/chores.yaml (enabled: false)';
+    const paused = this.options.spend?.paused(chore.id);
+    if (paused) return `paused since ${new Date(paused.at).toISOString()}: ${paused.reason}; resume it with "Tasklane: Resume Chore" or the sidebar's Resume`;
     return this.options.blocked?.(chore.id);
+  }
+
+  /** The first rolling cap (the chore's per day / month, the workspace's) already reached, if any. */
+  private checkSpend(chore: ChoreDefinition): string | undefined {
+    const { spend, workspaceLimits } = this.options;
+    if (!spend) return undefined;
+    const check = spend.check(chore.id, chore.spendLimits ?? {}, workspaceLimits?.() ?? { maxCostUsdPerDay: 0, maxCostUsdPerMonth: 0 });
+    return check.ok ? undefined : check.message;
   }
 
   // ---- engine hooks ----
@@ -255,6 +270,13 @@ export class ChoreRunner implements TaskHooks {
     if (blocked) return `This chore may not run now (${blocked}); stop here.`;
     const live = this.liveOf(run);
     if (live.stopped) return `Chore budget exhausted: ${live.stopped.message}`;
+    const rolling = point === 'model' ? this.checkSpend(entry.def) : undefined;
+    if (rolling) {
+      live.stopped = { ok: false, exhausted: 'rollingCost', message: rolling };
+      this.options.logger.warn('CHORE', `run ${run.runId} of ${run.choreId}: stopped before a model call: ${rolling}; the chore is paused`);
+      void this.options.spend?.pause(run.choreId, rolling).catch((e) => this.options.logger.error('CHORE', `could not pause chore ${run.choreId}`, e));
+      return `Chore budget exhausted: ${rolling}`;
+    }
     const check = live.budget.check(point === 'action' ? ['iterations'] : []);
     if (check.ok) return undefined;
     live.stopped = check;
@@ -267,6 +289,7 @@ export class ChoreRunner implements TaskHooks {
     if (!run || run.status !== 'running' || !this.chores.has(run.choreId)) return;
     const live = this.liveOf(run);
     live.budget.recordModelCall(usage, costUsd);
+    this.options.spend?.add(run.choreId, costUsd);
     this.options.runLog.updateUsage(run.runId, live.budget.totals());
   }
 

@@ -72,6 +72,8 @@ const budgetSchema = z.strictObject({
   maxSeconds: positive('budget.maxSeconds').optional(),
   maxInputTokens: positive('budget.maxInputTokens').int({ error: 'budget.maxInputTokens must be a whole number' }).optional(),
   maxCostUsd: positive('budget.maxCostUsd').optional(),
+  maxCostUsdPerDay: positive('budget.maxCostUsdPerDay').optional(),
+  maxCostUsdPerMonth: positive('budget.maxCostUsdPerMonth').optional(),
 });
 
 const escalateSchema = z
@@ -189,6 +191,9 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
     drift: spec.drift ?? 'latest',
     ...(escalate ? { escalate } : {}),
     ...(spec.enabled === false ? { enabled: false as const } : {}),
+    ...(spec.budget?.maxCostUsdPerDay !== undefined || spec.budget?.maxCostUsdPerMonth !== undefined
+      ? { spendLimits: { ...(spec.budget.maxCostUsdPerDay !== undefined ? { maxCostUsdPerDay: spec.budget.maxCostUsdPerDay } : {}), ...(spec.budget.maxCostUsdPerMonth !== undefined ? { maxCostUsdPerMonth: spec.budget.maxCostUsdPerMonth } : {}) } }
+      : {}),
   };
   return { definition, clamped };
 }

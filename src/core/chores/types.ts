@@ -87,6 +87,8 @@ export interface ChoreDefinition {
    * hashes are unchanged.
    */
   enabled?: false;
+  /** Rolling caps of this chore (chores.yaml `budget.maxCostUsdPerDay` / `PerMonth`); absent when none is set. */
+  spendLimits?: { maxCostUsdPerDay?: number; maxCostUsdPerMonth?: number };
 }
 
 /**

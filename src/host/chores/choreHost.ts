@@ -23,6 +23,8 @@ import { choreDefinitionHash } from '../../core/consent/definitionHash';
 import { choreSecretKey, workspaceSecretScope } from '../../core/chores/secretScope';
 import type { ChoreDefinition } from '../../core/chores/types';
 import { toChoreView, toRunView, toStepView } from './choreViews';
+import { ChoreSpendLedger, DbSpendPersistence } from '../../core/chores/spendLedger';
+import type { ChoreSettings } from '../settings';
 
 /**
  * SecretStorage key of the named chore secret (`urlSecret`, `smtpSecret` in chores.yaml) in THIS
@@ -57,6 +59,8 @@ export interface ChoreHostDeps {
   root: vscode.Uri | undefined;
   /** Its name, for escalation messages. */
   workspaceName?: string;
+  /** The master switch and the caps across chores (src/host/settings.ts), read at each use. */
+  choreSettings?: () => ChoreSettings;
 }
 
 /** A chore and its recent runs, as `tasklane.getState` reports it (with `consent` and `review`). */
@@ -91,6 +95,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private scheduleStarted = false;
   /** Consent per workspace and per chore definition. */
   readonly consent: ConsentStore;
+  /** What chores spent today and this month, and which a tripped cap paused. */
+  readonly spend: ChoreSpendLedger;
+  private readonly choreSettings: () => ChoreSettings;
 
   constructor(deps: ChoreHostDeps) {
     const { db, triggers, clock, logger } = deps;
@@ -106,6 +113,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     });
     this.runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
     if (deps.redact) this.runLog.redact = deps.redact;
+    this.spend = new ChoreSpendLedger(new DbSpendPersistence(db), () => clock.now());
+    this.choreSettings = deps.choreSettings ?? (() => ({ enabled: true, maxCostUsdPerDay: 0, maxCostUsdPerMonth: 0 }));
     this.scheduler = new ChoreScheduler({ triggers, clock, persistence: new DbSchedulePersistence(db, () => clock.now()), logger, onDropped: (id, dropped) => this.runner.recordDropped(id, dropped) });
     this.runner = new ChoreRunner({
       triggers,
@@ -117,9 +126,38 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       ...(deps.redact ? { redact: deps.redact } : {}),
       ledger: deps.ledger,
       canRun: deps.trusted,
+      spend: this.spend,
+      workspaceLimits: () => this.choreSettings(),
+      blocked: (id) => this.blockedReason(id),
       ...(deps.workspaceName !== undefined ? { workspaceName: deps.workspaceName } : {}),
     });
     this.runLog.onDidChange((run) => this.onRun(run));
+    // A pause (a cap tripped) or a Resume shows on the chore's card at once.
+    this.spend.onDidChangePause(() => void this.apply().catch((e) => this.logger.error('CHORE', 'could not refresh the chores after a pause', e)));
+  }
+
+  /** Why a fire of this chore may not run, beyond trust, `enabled: false` and a pause (the runner checks those). */
+  private blockedReason(choreId: string): string | undefined {
+    if (!this.choreSettings().enabled) return 'chores are switched off (setting tasklane.chores.enabled)';
+    const chore = this.loaded.chores.find((c) => c.id === choreId);
+    if (!chore) return 'the chore is no longer defined in .tasklane/chores.yaml, or is invalid';
+    if (this.consentOf(chore) === 'needed') return 'not enabled on this machine (its definition changed, or it came with the workspace): review it and Enable it';
+    return undefined;
+  }
+
+  /** Lifts the pause a tripped budget put on a chore; says what it has spent against its caps. */
+  async resume(choreId: string): Promise<string> {
+    const resumed = await this.spend.resume(choreId);
+    const own = this.spend.spent(choreId);
+    const all = this.spend.spent();
+    const caps = this.choreSettings();
+    const chore = this.loaded.chores.find((c) => c.id === choreId);
+    const limits = chore?.spendLimits;
+    const summary = `today $${own.day.toFixed(2)}${limits?.maxCostUsdPerDay !== undefined ? ` of $${limits.maxCostUsdPerDay}` : ''}, this month $${own.month.toFixed(2)}${limits?.maxCostUsdPerMonth !== undefined ? ` of $${limits.maxCostUsdPerMonth}` : ''}; all chores today $${all.day.toFixed(2)}${caps.maxCostUsdPerDay ? ` of $${caps.maxCostUsdPerDay}` : ''}, this month $${all.month.toFixed(2)}${caps.maxCostUsdPerMonth ? ` of $${caps.maxCostUsdPerMonth}` : ''}`;
+    if (resumed) this.logger.info('CHORE', `chore ${choreId} resumed by the user (${summary})`);
+    // A cap still reached stops the next run again at its first model call: say so now.
+    const still = chore && this.spend.check(choreId, chore.spendLimits ?? {}, caps);
+    return `${resumed ? 'Resumed' : 'Not paused'}: ${summary}${still && !still.ok ? `. Note: ${still.message}, so its next run will stop again; raise the cap or wait for the next period.` : ''}`;
   }
 
   /**
@@ -138,6 +176,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.disposables.push(
       vscode.tasks.onDidEndTaskProcess((e) => void this.onTaskEnd(e.execution.task.name, e.exitCode)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.startSchedule()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('tasklane.chores')) void this.apply().catch((error) => this.logger.error('CHORE', 'could not apply the chore settings', error));
+      }),
     );
     await this.startSchedule();
   }
@@ -222,6 +263,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     if (!this.trusted()) throw new Error('Chores do not run in Restricted Mode: trust this folder (Manage Workspace Trust) first.');
     const chore = this.loaded.chores.find((c) => c.id === choreId);
     if (chore && this.consentOf(chore) === 'needed') throw new Error(`The chore "${choreId}" is not enabled on this machine: review what it does and enable it (sidebar Enable, or "Tasklane: Enable Chore") first.`);
+    const stopped = chore && this.stoppedProblem(chore);
+    if (stopped) throw new Error(`The chore "${choreId}" does not run now: ${stopped}`);
     return this.runner.fire(choreId, 'manual');
   }
 
@@ -260,10 +303,12 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     const restricted = !this.trusted();
     const views = this.loaded.chores.map((chore) => {
       const consent = this.consentOf(chore);
+      const stopped = this.stoppedProblem(chore);
       return toChoreView(chore, {
-        enabled: !restricted && consent === 'given',
+        enabled: !restricted && consent === 'given' && !stopped,
         consent,
-        ...(restricted ? { problem: 'Restricted Mode: chores do not run until you trust this folder.' } : consent === 'needed' ? { problem: consentProblem } : {}),
+        ...(this.spend.paused(chore.id) ? { paused: this.spend.paused(chore.id)!.reason } : {}),
+        ...(restricted ? { problem: 'Restricted Mode: chores do not run until you trust this folder.' } : consent === 'needed' ? { problem: consentProblem } : stopped ? { problem: stopped } : {}),
         ...(this.scheduler.nextFireAt(chore.id) !== undefined ? { nextFireAt: this.scheduler.nextFireAt(chore.id) } : {}),
         ...(this.runLog.history(chore.id)[0] ? { lastRun: this.runLog.history(chore.id)[0] } : {}),
       });
@@ -273,6 +318,15 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       views.push({ id, name: id, trigger: '(invalid)', enabled: false, problem: first ? `line ${first.line}: ${first.message}` : 'invalid; see the problems on .tasklane/chores.yaml' });
     }
     return views;
+  }
+
+  /** Why a consented chore does not run now: the master switch, `enabled: false`, a budget pause. */
+  private stoppedProblem(chore: ChoreDefinition): string | undefined {
+    if (!this.choreSettings().enabled) return 'Chores are switched off (setting tasklane.chores.enabled).';
+    if (chore.enabled === false) return 'Disabled in .tasklane/chores.yaml (enabled: false).';
+    const paused = this.spend.paused(chore.id);
+    if (paused) return `Paused: ${paused.reason}. Resume it to run again.`;
+    return undefined;
   }
 
   /** For `tasklane.getState`: every chore with its last runs. */
@@ -305,6 +359,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
         return undefined;
       case 'chore.disable':
         await this.disable(message.id);
+        return undefined;
+      case 'chore.resume':
+        void vscode.window.showInformationMessage(`Tasklane: ${await this.resume(message.id)}`);
         return undefined;
       case 'chore.openFile': {
         const uri = this.fileUri();
@@ -365,7 +422,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     if (chore) {
       const next = this.scheduler.nextFireAt(chore.id);
       const consent = this.consentOf(chore);
-      this.post({ type: 'chorePatch', chore: toChoreView(chore, { enabled: this.trusted() && consent === 'given', consent, lastRun: this.runLog.history(chore.id)[0] ?? run, ...(next !== undefined ? { nextFireAt: next } : {}) }) });
+      const stopped = this.stoppedProblem(chore);
+      const paused = this.spend.paused(chore.id);
+      this.post({ type: 'chorePatch', chore: toChoreView(chore, { enabled: this.trusted() && consent === 'given' && !stopped, consent, ...(stopped ? { problem: stopped } : {}), ...(paused ? { paused: paused.reason } : {}), lastRun: this.runLog.history(chore.id)[0] ?? run, ...(next !== undefined ? { nextFireAt: next } : {}) }) });
     }
     // A new run of the chore whose trace is open: follow it.
     if (this.openRun && this.openRun.runId !== run.runId && this.runLog.get(this.openRun.runId)?.choreId === run.choreId && run.status === 'running' && run.steps.length === 0) {
