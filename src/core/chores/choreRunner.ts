@@ -102,7 +102,8 @@ interface LiveRun {
   deadline?: { cancel(): void };
 }
 
-const sourceOf: Record<ChoreRunCause, TriggerSource> = { cron: 'scheduled', files: 'file_event', task: 'task_event', manual: 'scheduled_immediate', retry: 'scheduled' };
+// Diagnostics and HEAD moves are workspace state changes, like file events.
+const sourceOf: Record<ChoreRunCause, TriggerSource> = { cron: 'scheduled', files: 'file_event', task: 'task_event', diagnostics: 'file_event', git: 'file_event', manual: 'scheduled_immediate', retry: 'scheduled' };
 const terminal = new Set(['completed', 'error', 'cancelled']);
 
 /**

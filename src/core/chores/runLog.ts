@@ -20,7 +20,7 @@ export interface ChoreStep {
 }
 
 /** What started a run. */
-export type ChoreRunCause = 'cron' | 'files' | 'task' | 'manual' | 'retry';
+export type ChoreRunCause = 'cron' | 'files' | 'task' | 'diagnostics' | 'git' | 'manual' | 'retry';
 
 /** One run in a chore's history. */
 export interface ChoreRunRecord {

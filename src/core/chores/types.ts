@@ -26,6 +26,20 @@ export type ChoreTrigger =
       name: string;
       /** JSONata condition over `{ name, exitCode }`; undefined fires on every end of the task. */
       when?: string;
+    }
+  | {
+      kind: 'diagnostics';
+      /** Workspace-relative globs of the files watched for new problems (default every file). */
+      globs: string[];
+      /** `error`: new errors; `warning`: new warnings or errors. */
+      severity: 'error' | 'warning';
+      debounceMs: number;
+    }
+  | {
+      kind: 'git';
+      /** What is watched; only `head` (HEAD moved: commit, checkout, pull) for now. */
+      watch: 'head';
+      debounceMs: number;
     };
 
 /** The loop policy: every run stops the moment one of these trips (status `budget_exhausted`). */

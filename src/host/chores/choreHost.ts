@@ -10,6 +10,8 @@ import { ChoreRunLog, DbRunPersistence } from '../../core/chores/runLog';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
 import { DbSchedulePersistence } from '../../core/chores/schedulePersistence';
 import { TaskTriggerMatcher } from '../../core/chores/taskTriggers';
+import { DiagnosticsTrigger, GitHeadTrigger } from '../../core/chores/eventTriggers';
+import type { FileProblems } from '../../core/chores/eventTriggers';
 import type { ChoreDiagnostic } from '../../core/chores/types';
 import type { Agent } from '../../core/engine/agent';
 import type { Clock, Logger } from '../../core/ports';
@@ -88,6 +90,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private readonly ownEdits: OwnEditTracker;
   private readonly debouncer: FileTriggerDebouncer;
   private readonly matcher = new TaskTriggerMatcher();
+  private readonly diagnosticsTrigger: DiagnosticsTrigger;
+  private readonly gitTrigger: GitHeadTrigger;
+  private gitWatched = false;
   private readonly disposables: vscode.Disposable[] = [];
   private fileWatchers: vscode.Disposable[] = [];
   private readonly listeners = new Set<(message: ChoreHostMessage) => void>();
@@ -111,6 +116,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       isOwnEdit: (choreId, path) => this.ownEdits.isOwnEdit(choreId, path),
       onFire: (burst) => void this.fire(burst.choreId, 'files', burstContext(burst)),
     });
+    this.diagnosticsTrigger = new DiagnosticsTrigger(clock, (id, context) => void this.fire(id, 'diagnostics', context));
+    this.gitTrigger = new GitHeadTrigger(clock, (id, context) => void this.fire(id, 'git', context));
     this.runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
     if (deps.redact) this.runLog.redact = deps.redact;
     this.spend = new ChoreSpendLedger(new DbSpendPersistence(db), () => clock.now());
@@ -176,11 +183,55 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.disposables.push(
       vscode.tasks.onDidEndTaskProcess((e) => void this.onTaskEnd(e.execution.task.name, e.exitCode)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.startSchedule()),
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        if (this.trusted()) this.diagnosticsTrigger.update(e.uris.flatMap((uri) => this.problemsOf(uri)));
+      }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('tasklane.chores')) void this.apply().catch((error) => this.logger.error('CHORE', 'could not apply the chore settings', error));
       }),
     );
+    // Problems already there when VS Code opens are the starting state, not news.
+    this.diagnosticsTrigger.prime(vscode.languages.getDiagnostics().flatMap(([uri]) => this.problemsOf(uri)));
     await this.startSchedule();
+  }
+
+  /** A file's current error and warning counts, for the diagnostics trigger; none outside the folder. */
+  private problemsOf(uri: vscode.Uri): FileProblems[] {
+    if (!this.root || uri.scheme !== this.root.scheme || !uri.path.startsWith(`${this.root.path}/`)) return [];
+    const diagnostics = vscode.languages.getDiagnostics(uri);
+    const errors = diagnostics.filter((d) => d.severity === vscode.DiagnosticSeverity.Error);
+    const warnings = diagnostics.filter((d) => d.severity === vscode.DiagnosticSeverity.Warning);
+    const first = errors[0] ?? warnings[0];
+    return [{ path: vscode.workspace.asRelativePath(uri, false), errors: errors.length, warnings: warnings.length, ...(first ? { first: `line ${first.range.start.line + 1}: ${first.message}` } : {}) }];
+  }
+
+  /**
+   * Follows HEAD through the built-in git extension (activated only once a git chore exists).
+   * A move with the upstream's "behind" count dropping to 0 is read as a pull.
+   */
+  private async watchGit(): Promise<void> {
+    if (this.gitWatched) return;
+    const extension = vscode.extensions.getExtension<GitExtensionExports>('vscode.git');
+    if (!extension) {
+      this.logger.warn('CHORE', 'a chore has a git trigger but the built-in git extension is not available; it will not fire');
+      return;
+    }
+    this.gitWatched = true;
+    const api = (extension.isActive ? extension.exports : await extension.activate()).getAPI(1);
+    const follow = (repo: GitRepository) => {
+      if (!this.root || repo.rootUri.toString() !== this.root.toString()) return;
+      let behind = repo.state.HEAD?.behind ?? 0;
+      const observe = () => {
+        const head = repo.state.HEAD;
+        const pulled = behind > 0 && (head?.behind ?? 0) === 0;
+        behind = head?.behind ?? 0;
+        if (this.trusted()) this.gitTrigger.observe({ commit: head?.commit, branch: head?.name }, { pulled });
+      };
+      observe();
+      this.disposables.push(repo.state.onDidChange(observe));
+    };
+    for (const repo of api.repositories) follow(repo);
+    this.disposables.push(api.onDidOpenRepository(follow));
   }
 
   /** Re-reads chores.yaml: diagnostics, runner, schedule, watchers, task matcher, sidebar. */
@@ -251,6 +302,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.runner.setChores(runnable);
     this.scheduler.setChores(runnable);
     this.matcher.configure(runnable);
+    this.diagnosticsTrigger.configure(runnable);
+    this.gitTrigger.configure(runnable);
+    if (runnable.some((c) => c.trigger.kind === 'git')) void this.watchGit().catch((e) => this.logger.error('CHORE', 'could not follow git HEAD', e));
     this.debouncer.configure(runnable.flatMap((c) => (c.trigger.kind === 'files' ? [{ id: c.id, debounceMs: c.trigger.debounceMs }] : [])));
     this.watchFiles(runnable);
     const views = await this.list();
@@ -375,6 +429,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.scheduler.stop();
     this.runner.dispose();
     this.debouncer.dispose();
+    this.diagnosticsTrigger.dispose();
+    this.gitTrigger.dispose();
     for (const d of [...this.fileWatchers, ...this.disposables]) d.dispose();
     this.diagnostics.dispose();
   }
@@ -385,7 +441,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     await this.scheduler.start();
   }
 
-  private async fire(choreId: string, cause: 'files' | 'task', context: ChoreFireContext): Promise<void> {
+  private async fire(choreId: string, cause: 'files' | 'task' | 'diagnostics' | 'git', context: ChoreFireContext): Promise<void> {
     if (!this.trusted()) return;
     try {
       await this.runner.fire(choreId, cause, context);
@@ -443,6 +499,15 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private post(message: ChoreHostMessage): void {
     for (const listener of this.listeners) listener(message);
   }
+}
+
+/** The part of the built-in git extension's API (`vscode.git`, API version 1) chores use. */
+interface GitRepository {
+  rootUri: vscode.Uri;
+  state: { HEAD: { name?: string; commit?: string; behind?: number } | undefined; onDidChange: vscode.Event<void> };
+}
+interface GitExtensionExports {
+  getAPI(version: 1): { repositories: GitRepository[]; onDidOpenRepository: vscode.Event<GitRepository> };
 }
 
 function toDiagnostic(d: ChoreDiagnostic): vscode.Diagnostic {

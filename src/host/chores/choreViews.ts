@@ -8,6 +8,8 @@ export function describeTrigger(chore: ChoreDefinition): string {
   const t = chore.trigger;
   if (t.kind === 'cron') return `cron ${t.cron}${t.timezone ? ` (${t.timezone})` : ''}`;
   if (t.kind === 'files') return `files ${t.globs.join(', ')}`;
+  if (t.kind === 'diagnostics') return `new ${t.severity === 'error' ? 'errors' : 'problems'} in ${t.globs.join(', ')}`;
+  if (t.kind === 'git') return 'git HEAD moved (commit, checkout, pull)';
   return `task ${t.name}${t.when ? ` when ${t.when}` : ''}`;
 }
 
