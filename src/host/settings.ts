@@ -25,6 +25,15 @@ export interface BudgetSettings {
   caps: Partial<RunawayCaps>;
 }
 
+/** Chore switches and caps across chores (tasklane.chores.*). */
+export interface ChoreSettings {
+  /** The master switch: false stops every chore (their fires are recorded as skipped). */
+  enabled: boolean;
+  /** USD all chores of the workspace may spend per UTC day / month; 0 means no cap. */
+  maxCostUsdPerDay: number;
+  maxCostUsdPerMonth: number;
+}
+
 /**
  * Every Tasklane setting is read here, and only here (issue #11). The settings that decide where
  * keys go, what runs without asking and how much may be spent ({@link USER_ONLY_SETTINGS}) are
@@ -117,6 +126,22 @@ export class TasklaneSettings implements vscode.Disposable {
       intervalMinutes: config.get<number>('intervalMinutes', 60),
       minEvents: config.get<number>('minEvents', 20),
       maxChars: config.get<number>('maxChars', 6000),
+    };
+  }
+
+  /**
+   * The master switch may come from the workspace (a repository turning its chores off is safe);
+   * the caps are user-only, like every budget, so a repository cannot raise them.
+   */
+  chores(): ChoreSettings {
+    const number = (key: UserOnlySetting, fallback: number) => {
+      const value = this.userOnly<unknown>(key, fallback);
+      return typeof value === 'number' && value >= 0 ? value : fallback;
+    };
+    return {
+      enabled: vscode.workspace.getConfiguration('tasklane.chores').get<boolean>('enabled', true) !== false,
+      maxCostUsdPerDay: number('tasklane.chores.maxCostUsdPerDay', 5),
+      maxCostUsdPerMonth: number('tasklane.chores.maxCostUsdPerMonth', 50),
     };
   }
 

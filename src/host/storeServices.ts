@@ -90,7 +90,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   const mcp = new McpHost({ root: folder?.uri, settings, consent: new ConsentStore(env.consent, () => clock.now()), trusted, clock, logger, cwd: folder?.uri.fsPath ?? storageDir });
   const commands = new CommandExecutionHost({ db, triggers, ledger, clock, logger, trusted, settings, mcp: mcp.servers, cwd: () => folder?.uri.fsPath ?? storageDir });
   await commands.recover();
-  const chores = new ChoreHost({ db, triggers, ledger, clock, logger, trusted, secrets: env.secrets, consent: env.consent, root: folder?.uri, ...(env.redact ? { redact: env.redact } : {}), ...(folder ? { workspaceName: folder.name } : {}) });
+  const chores = new ChoreHost({ db, triggers, ledger, clock, logger, trusted, secrets: env.secrets, consent: env.consent, root: folder?.uri, ...(env.redact ? { redact: env.redact } : {}), choreSettings: () => settings.chores(), ...(folder ? { workspaceName: folder.name } : {}) });
   const subscriptions = [
     changeSets.onDidChange(env.post),
     // A chore's applied proposal changes files its own globs may watch: those events must not fire it again.

@@ -55,6 +55,8 @@ export interface ChoreView {
   problem?: string;
   nextFireAt?: number;
   lastRun?: ChoreRunView;
+  /** Set while a tripped budget cap pauses the chore: why. The card offers Resume. */
+  paused?: string;
 }
 
 export type ChoreHostMessage =
@@ -74,6 +76,7 @@ export const choreMessageSchemas = [
   // The hash of the definition the card showed: a definition that changed meanwhile is not enabled.
   z.object({ type: z.literal('chore.enable'), id, hash: z.string().regex(/^[0-9a-f]{64}$/) }),
   z.object({ type: z.literal('chore.disable'), id }),
+  z.object({ type: z.literal('chore.resume'), id }),
 ] as const;
 
 export type ChoreWebviewMessage = z.infer<(typeof choreMessageSchemas)[number]>;

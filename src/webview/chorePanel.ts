@@ -87,6 +87,7 @@ export class ChorePanel {
       needsConsent ? this.review(chore) : null,
       chore.lastRun ? this.runLine(chore.lastRun) : null,
       needsConsent ? null : run,
+      chore.paused ? this.resumeButton(chore) : null,
       chore.consent === 'given' ? this.disableLink(chore) : null,
     );
   }
@@ -109,6 +110,13 @@ export class ChorePanel {
       line('Policy', review.policy),
       enable,
     );
+  }
+
+  /** A chore a budget cap paused stays paused until the person says so. */
+  private resumeButton(chore: ChoreView): HTMLElement {
+    const resume = h('vscode-button', { class: 'resume-chore' }, 'Resume');
+    resume.addEventListener('click', () => this.post({ type: 'chore.resume', id: chore.id }));
+    return resume;
   }
 
   private disableLink(chore: ChoreView): HTMLElement {

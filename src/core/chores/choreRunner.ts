@@ -27,6 +27,9 @@ import { decideConcurrency, decideFailureAction, decideRunOutcome, retryKey } fr
 import type { ChoreRunStatus, RunEnding } from './runPolicy';
 import { fireKey } from './schedule';
 import type { ChoreDefinition } from './types';
+import { describeFireContext, summarizeFireContext } from './fireContext';
+import type { ChoreFireContext } from './fireContext';
+import type { ChoreSpendLedger, WorkspaceSpendLimits } from './spendLedger';
 
 /** A chore fire as carried by its durable trigger. The scheduler's payload plus what other causes add. */
 /** A cron fire delivered later than this after it was due counts as missed for the drift policy. */
@@ -41,6 +44,8 @@ export interface ChoreFire extends ChoreFirePayload {
   fireKey?: string;
   /** What caused a files/task fire, for the log ("3 files changed", "build exited 2"). */
   detail?: string;
+  /** What caused the fire, told to the model in the run's first message (see fireContext.ts). */
+  context?: ChoreFireContext;
 }
 
 /** What the runner needs from the agent (the engine's public API). */
@@ -67,6 +72,16 @@ export interface ChoreRunnerOptions {
   ledger?: ChoreLedgerPort;
   /** False in an untrusted workspace: fires are recorded as skipped (docs/DESIGN.md §6). */
   canRun?: () => boolean;
+  /**
+   * Why a chore may not run right now (master switch off, paused by a budget, consent withdrawn),
+   * or undefined when it may. Asked when a fire is claimed (the fire is recorded as skipped with
+   * this reason) and before every model call and action (the run stops).
+   */
+  blocked?: (choreId: string) => string | undefined;
+  /** Rolling spend per chore and per workspace; without it only the per-run budget applies. */
+  spend?: ChoreSpendLedger;
+  /** The workspace caps across chores, read at each check (user settings). */
+  workspaceLimits?: () => WorkspaceSpendLimits;
   /** Workspace folder name for escalations. */
   workspaceName?: string;
   escalationTimeoutMs?: number;
@@ -87,14 +102,20 @@ interface LiveRun {
   deadline?: { cancel(): void };
 }
 
-const sourceOf: Record<ChoreRunCause, TriggerSource> = { cron: 'scheduled', files: 'file_event', task: 'task_event', manual: 'scheduled_immediate', retry: 'scheduled' };
+// Diagnostics and HEAD moves are workspace state changes, like file events.
+const sourceOf: Record<ChoreRunCause, TriggerSource> = { cron: 'scheduled', files: 'file_event', task: 'task_event', diagnostics: 'file_event', git: 'file_event', manual: 'scheduled_immediate', retry: 'scheduled' };
 const terminal = new Set(['completed', 'error', 'cancelled']);
 
-/** What every chore task is told besides its prompt: nobody is watching, and how success is judged. */
-export function choreInstruction(chore: ChoreDefinition): string {
+/**
+ * What every chore task is told besides its prompt: what triggered it (changed files, the task's
+ * exit code, how late a scheduled fire is), that nobody is watching, and how success is judged.
+ */
+export function choreInstruction(chore: ChoreDefinition, fire?: { cause: ChoreRunCause; fireTime: string; startedAt: number; missed?: boolean; context?: ChoreFireContext }): string {
+  const trigger = fire ? describeFireContext({ ...fire, ...(chore.trigger.kind === 'cron' && chore.trigger.timezone ? { timezone: chore.trigger.timezone } : {}) }) : '';
   return [
     chore.prompt.trim(),
     '',
+    ...(trigger ? [trigger, ''] : []),
     `[chore ${chore.id}] This run is unattended: do not ask the user questions. Edits you propose wait in the review inbox; do not wait for them.`,
     chore.successWhen
       ? `When finished call task_end with \`output\`: a JSON object; the run succeeds when the JSONata expression ${chore.successWhen} is true for it.`
@@ -141,14 +162,41 @@ export class ChoreRunner implements TaskHooks {
   }
 
   /** Records a fire as a durable trigger (Run now, a file burst, a task end). Dedup key: chore id + fire time. */
-  async fire(choreId: string, cause: Exclude<ChoreRunCause, 'cron' | 'retry'>, detail?: string): Promise<string> {
+  async fire(choreId: string, cause: Exclude<ChoreRunCause, 'cron' | 'retry'>, detailOrContext?: string | ChoreFireContext): Promise<string> {
     if (!this.chores.has(choreId)) throw new Error(`There is no enabled chore "${choreId}"; check its id and the problems shown on .tasklane/chores.yaml.`);
     const now = this.options.clock.now();
     const key = fireKey(choreId, now);
-    const payload: ChoreFire = { kind: 'chore_fire', choreId, fireTime: new Date(now).toISOString(), missed: false, cause, fireKey: key, ...(detail ? { detail } : {}) };
+    const context = typeof detailOrContext === 'object' ? detailOrContext : undefined;
+    const detail = context ? summarizeFireContext(context) : (detailOrContext as string | undefined);
+    const payload: ChoreFire = { kind: 'chore_fire', choreId, fireTime: new Date(now).toISOString(), missed: false, cause, fireKey: key, ...(detail ? { detail } : {}), ...(context ? { context } : {}) };
     await this.options.triggers.emit({ source: sourceOf[cause], sessionId: `chore:${choreId}`, payload, dedupKey: key });
     this.options.logger.info('CHORE', `chore ${choreId}: fire (${cause}${detail ? `: ${detail}` : ''})`);
     return key;
+  }
+
+  /**
+   * Records fires the drift policy dropped (the scheduler's `onDropped`): each becomes a `missed`
+   * or `skipped` history entry dated at its scheduled time. Idempotent per fire.
+   */
+  async recordDropped(choreId: string, dropped: ReadonlyArray<{ fireAt: number; status: 'missed' | 'skipped'; reason: string }>): Promise<void> {
+    for (const d of dropped) {
+      await this.options.runLog.recordSkipped({ choreId, fireKey: fireKey(choreId, d.fireAt), cause: 'cron', reason: d.reason, status: d.status, at: d.fireAt });
+    }
+  }
+
+  private blockedReason(chore: ChoreDefinition): string | undefined {
+    if (chore.enabled === false) return 'disabled in .tasklane/chores.yaml (enabled: false)';
+    const paused = this.options.spend?.paused(chore.id);
+    if (paused) return `paused since ${new Date(paused.at).toISOString()}: ${paused.reason}; resume it with "Tasklane: Resume Chore" or the sidebar's Resume`;
+    return this.options.blocked?.(chore.id);
+  }
+
+  /** The first rolling cap (the chore's per day / month, the workspace's) already reached, if any. */
+  private checkSpend(chore: ChoreDefinition): string | undefined {
+    const { spend, workspaceLimits } = this.options;
+    if (!spend) return undefined;
+    const check = spend.check(chore.id, chore.spendLimits ?? {}, workspaceLimits?.() ?? { maxCostUsdPerDay: 0, maxCostUsdPerMonth: 0 });
+    return check.ok ? undefined : check.message;
   }
 
   // ---- engine hooks ----
@@ -168,29 +216,26 @@ export class ChoreRunner implements TaskHooks {
     const existing = runLog.findByFire(key, attempt);
     if (existing) {
       // Redelivered after a crash between claim and ack: resume the run, never start a second.
-      if (existing.status === 'running' && entry) return this.startPayload(entry.def, existing, trigger);
+      if (existing.status === 'running' && entry) return this.startPayload(entry.def, existing, trigger, fire);
       await this.markDone(fire.choreId, firedAt);
       return undefined;
     }
-    if (!entry) {
-      logger.info('CHORE', `chore ${fire.choreId} is no longer defined or is disabled; its fire ${fire.fireTime} is dropped`);
+    const skip = async (reason: string): Promise<undefined> => {
+      logger.info('CHORE', `chore ${fire.choreId}: fire ${fire.fireTime} not run: ${reason}`);
+      await runLog.recordSkipped({ choreId: fire.choreId, fireKey: key, cause, reason });
       await this.markDone(fire.choreId, firedAt);
       return undefined;
-    }
-    if (this.options.canRun && !this.options.canRun()) {
-      await runLog.recordSkipped({ choreId: fire.choreId, fireKey: key, cause, reason: 'the workspace is not trusted (Restricted Mode): chores do not run' });
-      await this.markDone(fire.choreId, firedAt);
-      return undefined;
-    }
+    };
+    // Every fire ends as a run or as an entry saying why it did not run.
+    if (!entry) return skip(this.options.blocked?.(fire.choreId) ?? 'the chore is no longer defined in .tasklane/chores.yaml, or not enabled on this machine');
+    if (this.options.canRun && !this.options.canRun()) return skip('the workspace is not trusted (Restricted Mode): chores do not run');
+    const blocked = this.blockedReason(entry.def);
+    if (blocked) return skip(blocked);
     // A cron fire queued before VS Code closed and delivered late follows the drift policy like
     // a fire missed while it was closed: with drift skip it does not run.
     const lateMs = clock.now() - trigger.fireAt;
     if (cause === 'cron' && !fire.missed && attempt === 0 && entry.def.drift === 'skip' && lateMs > LATE_CRON_FIRE_MS) {
-      const reason = `the fire of ${fire.fireTime} was delivered ${Math.round(lateMs / 60_000)} min late (VS Code was closed or asleep); drift: skip`;
-      logger.info('CHORE', `chore ${fire.choreId}: ${reason}`);
-      await runLog.recordSkipped({ choreId: fire.choreId, fireKey: key, cause, reason });
-      await this.markDone(fire.choreId, firedAt);
-      return undefined;
+      return skip(`the fire of ${fire.fireTime} was delivered ${Math.round(lateMs / 60_000)} min late (VS Code was closed or asleep); drift: skip`);
     }
     const active = runLog.active().find((r) => r.choreId === fire.choreId);
     const decision = decideConcurrency(entry.def, active, { firedAt }, clock.now());
@@ -211,18 +256,28 @@ export class ChoreRunner implements TaskHooks {
       case 'start':
         break;
     }
-    const { run } = await runLog.start({ choreId: fire.choreId, fireKey: key, attempt, cause });
+    const { run } = await runLog.start({ choreId: fire.choreId, fireKey: key, attempt, cause, ...(fire.context ? { context: fire.context } : {}) });
     logger.info('CHORE', `chore ${fire.choreId}: run ${run.runId} started (${cause}${attempt ? `, retry ${attempt}` : ''})`);
-    return this.startPayload(entry.def, run, trigger);
+    return this.startPayload(entry.def, run, trigger, fire);
   }
 
   guard(task: TaskRecord, point: GuardPoint): string | undefined {
     const run = this.runOf(task);
     if (!run) return undefined;
     if (run.status !== 'running') return `This chore run already ended (${run.status}); stop here.`;
-    if (!this.chores.has(run.choreId)) return `The chore ${run.choreId} was removed or disabled; stop here.`;
+    const entry = this.chores.get(run.choreId);
+    if (!entry) return `The chore ${run.choreId} was removed or disabled; stop here.`;
+    const blocked = this.blockedReason(entry.def);
+    if (blocked) return `This chore may not run now (${blocked}); stop here.`;
     const live = this.liveOf(run);
     if (live.stopped) return `Chore budget exhausted: ${live.stopped.message}`;
+    const rolling = point === 'model' ? this.checkSpend(entry.def) : undefined;
+    if (rolling) {
+      live.stopped = { ok: false, exhausted: 'rollingCost', message: rolling };
+      this.options.logger.warn('CHORE', `run ${run.runId} of ${run.choreId}: stopped before a model call: ${rolling}; the chore is paused`);
+      void this.options.spend?.pause(run.choreId, rolling).catch((e) => this.options.logger.error('CHORE', `could not pause chore ${run.choreId}`, e));
+      return `Chore budget exhausted: ${rolling}`;
+    }
     const check = live.budget.check(point === 'action' ? ['iterations'] : []);
     if (check.ok) return undefined;
     live.stopped = check;
@@ -235,6 +290,7 @@ export class ChoreRunner implements TaskHooks {
     if (!run || run.status !== 'running' || !this.chores.has(run.choreId)) return;
     const live = this.liveOf(run);
     live.budget.recordModelCall(usage, costUsd);
+    this.options.spend?.add(run.choreId, costUsd);
     this.options.runLog.updateUsage(run.runId, live.budget.totals());
   }
 
@@ -255,11 +311,11 @@ export class ChoreRunner implements TaskHooks {
 
   // ---- run lifecycle ----
 
-  private async startPayload(chore: ChoreDefinition, run: ChoreRunRecord, trigger: Trigger): Promise<ProactivePayload> {
+  private async startPayload(chore: ChoreDefinition, run: ChoreRunRecord, trigger: Trigger, fire: ChoreFire): Promise<ProactivePayload> {
     await this.options.runLog.linkTask(run.runId, proactiveTaskId(trigger));
     this.liveOf(run);
     return {
-      prompt: choreInstruction(chore),
+      prompt: choreInstruction(chore, { cause: run.cause, fireTime: fire.fireTime, startedAt: run.startedAt, missed: fire.missed, ...(fire.context ? { context: fire.context } : {}) }),
       name: `${chore.name} (chore)`,
       mode: 'simple',
       // Reads are always allowed; the chore's sets add edits and commands (which still ask).
@@ -373,7 +429,7 @@ export class ChoreRunner implements TaskHooks {
     if (action.kind === 'retry') {
       const fireAt = this.options.clock.now() + action.delayMs;
       const firedAt = fireTimeOf(run);
-      const payload: ChoreFire = { kind: 'chore_fire', choreId: chore.id, fireTime: new Date(firedAt).toISOString(), missed: false, cause: 'retry', attempt: action.attempt, fireKey: run.fireKey };
+      const payload: ChoreFire = { kind: 'chore_fire', choreId: chore.id, fireTime: new Date(firedAt).toISOString(), missed: false, cause: 'retry', attempt: action.attempt, fireKey: run.fireKey, ...(run.context ? { context: run.context } : {}) };
       await this.options.triggers.emit({ source: 'scheduled', sessionId: `chore:${chore.id}`, payload, fireAt, dedupKey: retryKey(run.fireKey, action.attempt) });
       this.options.logger.info('CHORE', `run ${run.runId}: retry ${action.attempt} in ${Math.round(action.delayMs / 1000)} s`);
     } else if (action.kind === 'escalate') {

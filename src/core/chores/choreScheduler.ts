@@ -27,6 +27,38 @@ export interface ChoreSchedulerOptions {
   missedGraceMs?: number;
   /** Wait before retrying a fire whose trigger could not be recorded (default 30 s), so a full disk is not a hot loop. */
   retryDelayMs?: number;
+  /**
+   * Told of every fire the drift policy drops, before the schedule moves past it, so each one ends
+   * as a history entry (see {@link ChoreRunner.recordDropped}). A failure here is logged, not retried.
+   */
+  onDropped?: (choreId: string, dropped: DroppedFire[]) => Promise<void>;
+}
+
+/**
+ * Most missed occurrences listed one by one after an absence; past it the oldest share one entry
+ * (the run history keeps 30 entries per chore, so more would only push out the runs).
+ */
+export const maxListedMissed = 24;
+
+/** A due fire that will not run, and why, for the chore's history. */
+export interface DroppedFire {
+  fireAt: number;
+  status: 'missed' | 'skipped';
+  reason: string;
+}
+
+/** Why each drift policy leaves a missed fire out. */
+function dropReason(drift: DriftPolicy, fireAt: number, count = 1): { status: 'missed' | 'skipped'; reason: string } {
+  const when = count > 1 ? `${count} occurrences` : `the occurrence of ${new Date(fireAt).toISOString()}`;
+  const closed = 'VS Code was closed (or the machine asleep) at the scheduled time';
+  switch (drift) {
+    case 'skip':
+      return { status: 'skipped', reason: `${when}: ${closed}; drift: skip runs no missed occurrence` };
+    case 'latest':
+      return { status: 'missed', reason: `${when}: ${closed}; drift: latest runs only the most recent missed occurrence` };
+    case 'catchup':
+      return { status: 'missed', reason: `${when}: ${closed}; drift: catchup replays at most the 10 most recent` };
+  }
 }
 
 interface CronChore {
@@ -145,6 +177,20 @@ export class ChoreScheduler {
       }
       if (selection.dropped > 0) {
         logger.info('CHORE', `chore ${chore.id}: drift ${chore.drift} drops ${selection.dropped} missed fire(s)`);
+        const dropped: DroppedFire[] = selection.droppedTimes.map((fireAt) => ({ fireAt, ...dropReason(chore.drift, fireAt) }));
+        const earlier = selection.earlier;
+        if (earlier && earlier.count <= maxListedMissed - dropped.length) {
+          dropped.unshift(...earlier.times.map((fireAt) => ({ fireAt, ...dropReason(chore.drift, fireAt) })));
+        } else if (earlier) {
+          // A long absence of a frequent chore: one entry for the oldest, so the history is not all misses.
+          const { status, reason } = dropReason(chore.drift, earlier.firstAt, earlier.count);
+          dropped.unshift({ fireAt: earlier.firstAt, status, reason: `${reason} (${new Date(earlier.firstAt).toISOString()} to ${new Date(earlier.lastAt).toISOString()}${earlier.count >= 1000 ? ', at least' : ''})` });
+        }
+        try {
+          await this.options.onDropped?.(chore.id, dropped);
+        } catch (error) {
+          logger.error('CHORE', `chore ${chore.id}: could not record ${dropped.length} missed fire(s) in its history`, error);
+        }
       }
       const outstanding = [...record.outstanding];
       let cursor = now + 1;

@@ -2,6 +2,7 @@ import { Cron } from 'croner';
 import jsonata from 'jsonata';
 import { z } from 'zod';
 import type { ChoreBudget, ChoreDefinition, EscalationChannels } from './types';
+import { defaultDiagnosticsDebounceMs, defaultGitDebounceMs } from './eventTriggers';
 
 /**
  * The YAML shape of one chore (docs/DESIGN.md §7), validated with zod. Objects are strict so a typo in a
@@ -40,20 +41,27 @@ const triggerSchema = z
         when: nonEmpty('trigger.task.when').optional(),
       })
       .optional(),
+    diagnostics: z
+      .strictObject({
+        files: oneOrMany('trigger.diagnostics.files').optional(),
+        severity: z.enum(['error', 'warning'], { error: 'trigger.diagnostics.severity must be error or warning' }).optional(),
+      })
+      .optional(),
+    git: z.literal('head', { error: 'trigger.git must be head (HEAD moved: commit, checkout, pull)' }).optional(),
   })
   .superRefine((t, ctx) => {
-    const kinds = (['cron', 'files', 'task'] as const).filter((k) => t[k] !== undefined);
+    const kinds = (['cron', 'files', 'task', 'diagnostics', 'git'] as const).filter((k) => t[k] !== undefined);
     if (kinds.length !== 1) {
       ctx.addIssue({
         code: 'custom',
         message: kinds.length === 0
-          ? 'trigger needs exactly one of cron, files or task, e.g. cron: "0 2 * * *"'
+          ? 'trigger needs exactly one of cron, files, task, diagnostics or git, e.g. cron: "0 2 * * *"'
           : `trigger has ${kinds.join(' and ')}; keep exactly one (make a second chore for the other)`,
       });
       return;
     }
     if (t.timezone !== undefined && t.cron === undefined) ctx.addIssue({ code: 'custom', path: ['timezone'], message: 'timezone only applies to a cron trigger; remove it' });
-    if (t.debounceMs !== undefined && t.files === undefined) ctx.addIssue({ code: 'custom', path: ['debounceMs'], message: 'debounceMs only applies to a files trigger; remove it' });
+    if (t.debounceMs !== undefined && t.files === undefined && t.diagnostics === undefined && t.git === undefined) ctx.addIssue({ code: 'custom', path: ['debounceMs'], message: 'debounceMs only applies to a files, diagnostics or git trigger; remove it' });
     if (t.cron !== undefined) {
       const problem = cronProblem(t.cron);
       if (problem) ctx.addIssue({ code: 'custom', path: ['cron'], message: problem });
@@ -72,6 +80,8 @@ const budgetSchema = z.strictObject({
   maxSeconds: positive('budget.maxSeconds').optional(),
   maxInputTokens: positive('budget.maxInputTokens').int({ error: 'budget.maxInputTokens must be a whole number' }).optional(),
   maxCostUsd: positive('budget.maxCostUsd').optional(),
+  maxCostUsdPerDay: positive('budget.maxCostUsdPerDay').optional(),
+  maxCostUsdPerMonth: positive('budget.maxCostUsdPerMonth').optional(),
 });
 
 const escalateSchema = z
@@ -124,6 +134,7 @@ export const choreSpecSchema = z
     queueMaxWaitSeconds: positive('queueMaxWaitSeconds').optional(),
     drift: z.enum(['latest', 'catchup', 'skip'], { error: 'drift must be latest, catchup or skip' }).optional(),
     escalate: escalateSchema.optional(),
+    enabled: z.boolean({ error: 'enabled must be true or false' }).optional(),
   })
   .superRefine((c, ctx) => {
     if (c.successWhen !== undefined) {
@@ -168,7 +179,11 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
     ? { kind: 'cron', cron: t.cron, ...(t.timezone !== undefined ? { timezone: t.timezone } : {}) }
     : t.files !== undefined
       ? { kind: 'files', globs: Array.isArray(t.files) ? t.files : [t.files], debounceMs: t.debounceMs ?? defaultDebounceMs }
-      : { kind: 'task', name: t.task!.name, ...(t.task!.when !== undefined ? { when: t.task!.when } : {}) };
+      : t.diagnostics !== undefined
+        ? { kind: 'diagnostics', globs: t.diagnostics.files === undefined ? ['**'] : Array.isArray(t.diagnostics.files) ? t.diagnostics.files : [t.diagnostics.files], severity: t.diagnostics.severity ?? 'error', debounceMs: t.debounceMs ?? defaultDiagnosticsDebounceMs }
+        : t.git !== undefined
+          ? { kind: 'git', watch: 'head', debounceMs: t.debounceMs ?? defaultGitDebounceMs }
+          : { kind: 'task', name: t.task!.name, ...(t.task!.when !== undefined ? { when: t.task!.when } : {}) };
   const escalate = spec.escalate ? normalizeEscalation(spec.escalate) : undefined;
   const definition: ChoreDefinition = {
     id: spec.id,
@@ -187,6 +202,10 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
     queueMaxWaitSeconds: clamp(['queueMaxWaitSeconds'], spec.queueMaxWaitSeconds, queueLimits.maxWaitSecondsDefault, queueLimits.maxWaitSecondsCap, 'seconds'),
     drift: spec.drift ?? 'latest',
     ...(escalate ? { escalate } : {}),
+    ...(spec.enabled === false ? { enabled: false as const } : {}),
+    ...(spec.budget?.maxCostUsdPerDay !== undefined || spec.budget?.maxCostUsdPerMonth !== undefined
+      ? { spendLimits: { ...(spec.budget.maxCostUsdPerDay !== undefined ? { maxCostUsdPerDay: spec.budget.maxCostUsdPerDay } : {}), ...(spec.budget.maxCostUsdPerMonth !== undefined ? { maxCostUsdPerMonth: spec.budget.maxCostUsdPerMonth } : {}) } }
+      : {}),
   };
   return { definition, clamped };
 }

@@ -1,10 +1,14 @@
 import type { Clock } from '../ports';
+import { mergeChange } from './fireContext';
+import type { FileChangeKind } from './fireContext';
 
 /** One coalesced burst of file events for a chore. */
 export interface FileBurst {
   choreId: string;
   /** Distinct workspace-relative paths, in first-seen order. */
   paths: string[];
+  /** Net change of each path over the burst (see {@link mergeChange}). */
+  changes: Map<string, FileChangeKind>;
   /** Events received (before dedup), for the log. */
   events: number;
   firstAt: number;
@@ -37,7 +41,7 @@ export class FileTriggerDebouncer {
   }
 
   /** Feeds one watcher event. Returns false when it was ignored (unknown chore or the chore's own edit). */
-  push(choreId: string, path: string): boolean {
+  push(choreId: string, path: string, change: FileChangeKind = 'changed'): boolean {
     const debounceMs = this.debounce.get(choreId);
     if (debounceMs === undefined) return false;
     if (this.options.isOwnEdit?.(choreId, path)) return false;
@@ -47,8 +51,10 @@ export class FileTriggerDebouncer {
       current.timer.cancel();
       current.burst.events++;
       if (!current.burst.paths.includes(path)) current.burst.paths.push(path);
+      const before = current.burst.changes.get(path);
+      current.burst.changes.set(path, before ? mergeChange(before, change) : change);
     }
-    const burst = current?.burst ?? { choreId, paths: [path], events: 1, firstAt: now };
+    const burst = current?.burst ?? { choreId, paths: [path], changes: new Map([[path, change]]), events: 1, firstAt: now };
     const deadline = current?.deadline ?? now + (this.options.maxWaitMs?.(debounceMs) ?? Math.max(debounceMs * 10, 10_000));
     const delay = Math.max(0, Math.min(debounceMs, deadline - now));
     const timer = this.options.clock.setTimeout(() => this.flush(choreId), delay);
@@ -106,4 +112,9 @@ export class OwnEditTracker {
 
 function normalize(path: string): string {
   return path.replace(/\\/g, '/').replace(/^\.\//, '');
+}
+
+/** A burst as the fire context the model is told (changed files and how each changed). */
+export function burstContext(burst: FileBurst): { kind: 'files'; changes: Array<{ path: string; change: FileChangeKind }>; events: number } {
+  return { kind: 'files', changes: burst.paths.map((path) => ({ path, change: burst.changes.get(path) ?? 'changed' })), events: burst.events };
 }

@@ -2,8 +2,8 @@ import type { Clock } from '../ports';
 import type { Usage } from '../model/types';
 import type { ChoreBudget } from './types';
 
-/** Which of the four limits tripped. */
-export type BudgetLimit = 'iterations' | 'seconds' | 'inputTokens' | 'costUsd';
+/** Which limit tripped: one of the four per-run limits, or a rolling cost cap (spendLedger.ts). */
+export type BudgetLimit = 'iterations' | 'seconds' | 'inputTokens' | 'costUsd' | 'rollingCost';
 
 export type BudgetCheck = { ok: true } | { ok: false; exhausted: BudgetLimit; message: string };
 

@@ -3,6 +3,7 @@ import type { Clock } from '../ports';
 import type { DurableDb } from '../store/types';
 import type { ChoreUsageTotals } from './runBudget';
 import type { ChoreRunStatus } from './runPolicy';
+import type { ChoreFireContext } from './fireContext';
 
 /** One step of a run's trace (a tool call or a model turn), updated in place as it progresses. */
 export interface ChoreStep {
@@ -19,7 +20,7 @@ export interface ChoreStep {
 }
 
 /** What started a run. */
-export type ChoreRunCause = 'cron' | 'files' | 'task' | 'manual' | 'retry';
+export type ChoreRunCause = 'cron' | 'files' | 'task' | 'diagnostics' | 'git' | 'manual' | 'retry';
 
 /** One run in a chore's history. */
 export interface ChoreRunRecord {
@@ -38,6 +39,8 @@ export interface ChoreRunRecord {
   steps: ChoreStep[];
   /** The engine task doing the run's work, once it is known. */
   taskId?: string;
+  /** What triggered the fire (kept so a retry tells the model the same context). */
+  context?: ChoreFireContext;
 }
 
 /** Where run records live; `upsert` writes the whole record (steps included) so a step updates in place. */
@@ -81,22 +84,29 @@ export class ChoreRunLog {
   }
 
   /** Starts (or finds) the run of a fire. `created` is false when the run already existed. */
-  async start(input: { choreId: string; fireKey: string; attempt?: number; cause: ChoreRunCause }): Promise<{ run: ChoreRunRecord; created: boolean }> {
+  async start(input: { choreId: string; fireKey: string; attempt?: number; cause: ChoreRunCause; context?: ChoreFireContext }): Promise<{ run: ChoreRunRecord; created: boolean }> {
     const attempt = input.attempt ?? 0;
     const existing = this.findByFire(input.fireKey, attempt);
     if (existing) return { run: existing, created: false };
     const run: ChoreRunRecord = {
       runId: this.newId(), choreId: input.choreId, fireKey: input.fireKey, attempt, cause: input.cause,
       startedAt: this.clock.now(), endedAt: null, status: 'running', reason: null, usage: emptyTotals(), steps: [],
+      ...(input.context ? { context: input.context } : {}),
     };
     await this.write(run, true);
     return { run, created: true };
   }
 
-  /** Records a fire that did not run (concurrency skip, queue limit). */
-  async recordSkipped(input: { choreId: string; fireKey: string; cause: ChoreRunCause; reason: string }): Promise<ChoreRunRecord> {
-    const { run } = await this.start(input);
-    return this.finish(run.runId, 'skipped', input.reason);
+  /**
+   * Records a fire that did not run, with why. Idempotent per fire key, so a tick repeated after a
+   * crash does not list an occurrence twice. `at` dates the entry (a missed occurrence is listed at
+   * its scheduled time, so the history reads in order).
+   */
+  async recordSkipped(input: { choreId: string; fireKey: string; cause: ChoreRunCause; reason: string; status?: 'skipped' | 'missed'; at?: number }): Promise<ChoreRunRecord> {
+    const { run, created } = await this.start(input);
+    if (!created) return run;
+    if (input.at !== undefined) run.startedAt = input.at;
+    return this.finish(run.runId, input.status ?? 'skipped', input.reason);
   }
 
   /** Adds a running step and returns its id. Not awaited by design: the trace is best-effort live, the end is durable. */

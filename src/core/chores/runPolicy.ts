@@ -2,8 +2,12 @@ import type { SuccessVerdict } from './expressions';
 import type { BudgetLimit } from './runBudget';
 import type { ChoreDefinition, ConcurrencyPolicy } from './types';
 
-/** Status of a chore run in its history. `skipped` is a fire that never ran (concurrency or queue limit). */
-export type ChoreRunStatus = 'running' | 'succeeded' | 'failed' | 'budget_exhausted' | 'awaiting_review' | 'cancelled' | 'skipped';
+/**
+ * Status of an occurrence in a chore's history. `skipped` is a fire that was not run on purpose
+ * (concurrency, queue limit, disabled, paused, untrusted, drift: skip); `missed` is a scheduled
+ * occurrence that passed while VS Code was closed and the drift policy does not replay.
+ */
+export type ChoreRunStatus = 'running' | 'succeeded' | 'failed' | 'budget_exhausted' | 'awaiting_review' | 'cancelled' | 'skipped' | 'missed';
 
 /** How a run's last turn ended, as the runner observed it. */
 export type RunEnding =
@@ -18,7 +22,7 @@ export type RunEnding =
 export type OutcomeDecision =
   /** Give the agent one more turn with `message` (successWhen was falsy and iterations remain). */
   | { kind: 'continue'; message: string }
-  | { kind: 'end'; status: Exclude<ChoreRunStatus, 'running' | 'skipped'>; reason?: string };
+  | { kind: 'end'; status: Exclude<ChoreRunStatus, 'running' | 'skipped' | 'missed'>; reason?: string };
 
 /**
  * Decides how a run ends. A falsy successWhen is not a failure while iterations remain: the agent
@@ -66,7 +70,7 @@ export function decideFailureAction(
   status: ChoreRunStatus,
   attempt: number,
 ): FailureAction {
-  if (status === 'succeeded' || status === 'cancelled' || status === 'running' || status === 'skipped') return { kind: 'none' };
+  if (status === 'succeeded' || status === 'cancelled' || status === 'running' || status === 'skipped' || status === 'missed') return { kind: 'none' };
   const fallback: FailureAction = chore.escalate ? { kind: 'escalate' } : { kind: 'silent' };
   switch (chore.onFailure) {
     case 'silent':

@@ -49,7 +49,14 @@ export interface DueFireSelection {
   dropped: number;
   /** Whether any due fire was older than the grace window, i.e. the editor was closed or asleep. */
   missed: boolean;
+  /** The dropped fires among the most recent ones looked at, oldest first (each gets a history entry). */
+  droppedTimes: number[];
+  /** Dropped fires older than those (counted up to {@link maxCountedEarlier}); they share one history entry. */
+  earlier: { count: number; firstAt: number; lastAt: number; times: number[] } | undefined;
 }
+
+/** How far back missed fires older than the catch-up window are counted; past it the count says "at least". */
+export const maxCountedEarlier = 1_000;
 
 /**
  * Applies the drift policy to the fires in `[fromMs, nowMs]`:
@@ -65,14 +72,14 @@ export function selectDueFires(
 ): DueFireSelection {
   const graceMs = options.graceMs ?? defaultMissedGraceMs;
   const maxCatchup = options.maxCatchup ?? maxCatchupFires;
-  if (fromMs > nowMs) return { run: [], dropped: 0, missed: false };
+  if (fromMs > nowMs) return { run: [], dropped: 0, missed: false, droppedTimes: [], earlier: undefined };
   // previousRuns walks back from now, so a month of minutely fires costs no more than ten.
   const recent = cronOf(spec)
     .previousRuns(maxCatchup + 1, new Date(nowMs + 1))
     .map((d) => d.getTime())
     .filter((t) => t >= fromMs)
     .reverse();
-  if (recent.length === 0) return { run: [], dropped: 0, missed: false };
+  if (recent.length === 0) return { run: [], dropped: 0, missed: false, droppedTimes: [], earlier: undefined };
   const missed = recent[0] < nowMs - graceMs;
   let run: number[];
   switch (drift) {
@@ -86,5 +93,12 @@ export function selectDueFires(
       run = recent.filter((t) => t >= nowMs - graceMs).slice(-1);
       break;
   }
-  return { run, dropped: recent.length - run.length, missed };
+  const droppedTimes = recent.filter((t) => !run.includes(t));
+  // The window was full: there may be older fires in [fromMs, recent[0]) nobody looked at yet.
+  let earlier: DueFireSelection['earlier'];
+  if (recent.length > maxCatchup) {
+    const older = cronOf(spec).nextRuns(maxCountedEarlier, new Date(fromMs - 1)).map((d) => d.getTime()).filter((t) => t < recent[0]);
+    if (older.length) earlier = { count: older.length, firstAt: older[0], lastAt: older[older.length - 1], times: older };
+  }
+  return { run, dropped: droppedTimes.length + (earlier?.count ?? 0), missed, droppedTimes, earlier };
 }

@@ -26,6 +26,20 @@ export type ChoreTrigger =
       name: string;
       /** JSONata condition over `{ name, exitCode }`; undefined fires on every end of the task. */
       when?: string;
+    }
+  | {
+      kind: 'diagnostics';
+      /** Workspace-relative globs of the files watched for new problems (default every file). */
+      globs: string[];
+      /** `error`: new errors; `warning`: new warnings or errors. */
+      severity: 'error' | 'warning';
+      debounceMs: number;
+    }
+  | {
+      kind: 'git';
+      /** What is watched; only `head` (HEAD moved: commit, checkout, pull) for now. */
+      watch: 'head';
+      debounceMs: number;
     };
 
 /** The loop policy: every run stops the moment one of these trips (status `budget_exhausted`). */
@@ -81,6 +95,14 @@ export interface ChoreDefinition {
   /** Only meaningful for cron chores. */
   drift: DriftPolicy;
   escalate?: EscalationChannels;
+  /**
+   * `false` when chores.yaml says `enabled: false`: the chore stays listed and its occurrences are
+   * recorded as skipped, but it never runs. Absent (not `true`) otherwise, so existing consent
+   * hashes are unchanged.
+   */
+  enabled?: false;
+  /** Rolling caps of this chore (chores.yaml `budget.maxCostUsdPerDay` / `PerMonth`); absent when none is set. */
+  spendLimits?: { maxCostUsdPerDay?: number; maxCostUsdPerMonth?: number };
 }
 
 /**

@@ -26,7 +26,8 @@ export function canonicalJson(value: unknown): string {
  * (a label) is left out: renaming a chore changes nothing it does, so it does not ask again.
  */
 export function choreDefinitionHash(chore: ChoreDefinition): string {
-  const { name: _label, ...behaviour } = chore;
+  // `enabled: false` only stops a chore; switching it back on restores the consented behaviour.
+  const { name: _label, enabled: _enabled, ...behaviour } = chore;
   // Sets, not lists: their order means nothing, so reordering them does not ask again.
   return definitionHash({ kind: 'chore', ...behaviour, actionSets: [...new Set(chore.actionSets)].sort(), skills: [...new Set(chore.skills)].sort() });
 }

@@ -23,6 +23,8 @@ export const USER_ONLY_SETTINGS = [
   'tasklane.budget.maxRunningTasks',
   // A repository must not shorten the list of variables kept from the commands it gets run.
   'tasklane.commands.hiddenEnvironmentVariables',
+  'tasklane.chores.maxCostUsdPerDay',
+  'tasklane.chores.maxCostUsdPerMonth',
 ] as const;
 
 export type UserOnlySetting = (typeof USER_ONLY_SETTINGS)[number];

@@ -24,7 +24,8 @@ export interface NewChoreArgs {
 const idPattern = /^[a-z0-9][a-z0-9-]*$/;
 
 /**
- * `tasklane.newChore`, `tasklane.runChoreNow`, `tasklane.enableChore`, `tasklane.disableChore` and
+ * `tasklane.newChore`, `tasklane.runChoreNow`, `tasklane.enableChore`, `tasklane.disableChore`,
+ * `tasklane.resumeChore` and
  * `tasklane.setSecret`. The chore host exists once
  * the store is open (`ready`); setting a secret needs only SecretStorage, so it does not wait.
  */
@@ -56,6 +57,22 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
       return true;
     }),
     vscode.commands.registerCommand('tasklane.enableChore', async (id?: unknown, hash?: unknown) => enableChoreFlow(await ready, typeof id === 'string' ? id : undefined, typeof hash === 'string' ? hash : undefined)),
+    vscode.commands.registerCommand('tasklane.resumeChore', async (id?: unknown) => {
+      const host = await ready;
+      let choreId = typeof id === 'string' && id ? id : undefined;
+      if (!choreId) {
+        const paused = host.validChores().filter((c) => host.spend.paused(c.id));
+        if (!paused.length) {
+          void vscode.window.showInformationMessage('Tasklane: no chore is paused.');
+          return undefined;
+        }
+        choreId = (await vscode.window.showQuickPick(paused.map((c) => ({ label: c.name, description: host.spend.paused(c.id)?.reason, id: c.id })), { title: 'Tasklane: resume which chore?' }))?.id;
+      }
+      if (!choreId) return undefined;
+      const message = await host.resume(choreId);
+      void vscode.window.showInformationMessage(`Tasklane: ${message}`);
+      return message;
+    }),
     vscode.commands.registerCommand('tasklane.disableChore', async (id?: unknown) => {
       const host = await ready;
       let choreId = typeof id === 'string' && id ? id : undefined;

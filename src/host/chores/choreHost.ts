@@ -4,11 +4,14 @@ import { parseChoresFile, choresFilePath } from '../../core/chores/choreFile';
 import type { ChoresFileResult } from '../../core/chores/choreFile';
 import { ChoreRunner } from '../../core/chores/choreRunner';
 import { ChoreScheduler } from '../../core/chores/choreScheduler';
-import { FileTriggerDebouncer, OwnEditTracker } from '../../core/chores/fileTriggers';
+import { FileTriggerDebouncer, OwnEditTracker, burstContext } from '../../core/chores/fileTriggers';
+import type { ChoreFireContext, FileChangeKind } from '../../core/chores/fireContext';
 import { ChoreRunLog, DbRunPersistence } from '../../core/chores/runLog';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
 import { DbSchedulePersistence } from '../../core/chores/schedulePersistence';
 import { TaskTriggerMatcher } from '../../core/chores/taskTriggers';
+import { DiagnosticsTrigger, GitHeadTrigger } from '../../core/chores/eventTriggers';
+import type { FileProblems } from '../../core/chores/eventTriggers';
 import type { ChoreDiagnostic } from '../../core/chores/types';
 import type { Agent } from '../../core/engine/agent';
 import type { Clock, Logger } from '../../core/ports';
@@ -22,6 +25,8 @@ import { choreDefinitionHash } from '../../core/consent/definitionHash';
 import { choreSecretKey, workspaceSecretScope } from '../../core/chores/secretScope';
 import type { ChoreDefinition } from '../../core/chores/types';
 import { toChoreView, toRunView, toStepView } from './choreViews';
+import { ChoreSpendLedger, DbSpendPersistence } from '../../core/chores/spendLedger';
+import type { ChoreSettings } from '../settings';
 
 /**
  * SecretStorage key of the named chore secret (`urlSecret`, `smtpSecret` in chores.yaml) in THIS
@@ -56,6 +61,8 @@ export interface ChoreHostDeps {
   root: vscode.Uri | undefined;
   /** Its name, for escalation messages. */
   workspaceName?: string;
+  /** The master switch and the caps across chores (src/host/settings.ts), read at each use. */
+  choreSettings?: () => ChoreSettings;
 }
 
 /** A chore and its recent runs, as `tasklane.getState` reports it (with `consent` and `review`). */
@@ -83,6 +90,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private readonly ownEdits: OwnEditTracker;
   private readonly debouncer: FileTriggerDebouncer;
   private readonly matcher = new TaskTriggerMatcher();
+  private readonly diagnosticsTrigger: DiagnosticsTrigger;
+  private readonly gitTrigger: GitHeadTrigger;
+  private gitWatched = false;
   private readonly disposables: vscode.Disposable[] = [];
   private fileWatchers: vscode.Disposable[] = [];
   private readonly listeners = new Set<(message: ChoreHostMessage) => void>();
@@ -90,6 +100,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private scheduleStarted = false;
   /** Consent per workspace and per chore definition. */
   readonly consent: ConsentStore;
+  /** What chores spent today and this month, and which a tripped cap paused. */
+  readonly spend: ChoreSpendLedger;
+  private readonly choreSettings: () => ChoreSettings;
 
   constructor(deps: ChoreHostDeps) {
     const { db, triggers, clock, logger } = deps;
@@ -101,11 +114,15 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.debouncer = new FileTriggerDebouncer({
       clock,
       isOwnEdit: (choreId, path) => this.ownEdits.isOwnEdit(choreId, path),
-      onFire: (burst) => void this.fire(burst.choreId, 'files', `${burst.paths.length} file(s) changed (${burst.events} events): ${burst.paths.slice(0, 5).join(', ')}`),
+      onFire: (burst) => void this.fire(burst.choreId, 'files', burstContext(burst)),
     });
+    this.diagnosticsTrigger = new DiagnosticsTrigger(clock, (id, context) => void this.fire(id, 'diagnostics', context));
+    this.gitTrigger = new GitHeadTrigger(clock, (id, context) => void this.fire(id, 'git', context));
     this.runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
     if (deps.redact) this.runLog.redact = deps.redact;
-    this.scheduler = new ChoreScheduler({ triggers, clock, persistence: new DbSchedulePersistence(db, () => clock.now()), logger });
+    this.spend = new ChoreSpendLedger(new DbSpendPersistence(db), () => clock.now());
+    this.choreSettings = deps.choreSettings ?? (() => ({ enabled: true, maxCostUsdPerDay: 0, maxCostUsdPerMonth: 0 }));
+    this.scheduler = new ChoreScheduler({ triggers, clock, persistence: new DbSchedulePersistence(db, () => clock.now()), logger, onDropped: (id, dropped) => this.runner.recordDropped(id, dropped) });
     this.runner = new ChoreRunner({
       triggers,
       runLog: this.runLog,
@@ -116,9 +133,38 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       ...(deps.redact ? { redact: deps.redact } : {}),
       ledger: deps.ledger,
       canRun: deps.trusted,
+      spend: this.spend,
+      workspaceLimits: () => this.choreSettings(),
+      blocked: (id) => this.blockedReason(id),
       ...(deps.workspaceName !== undefined ? { workspaceName: deps.workspaceName } : {}),
     });
     this.runLog.onDidChange((run) => this.onRun(run));
+    // A pause (a cap tripped) or a Resume shows on the chore's card at once.
+    this.spend.onDidChangePause(() => void this.apply().catch((e) => this.logger.error('CHORE', 'could not refresh the chores after a pause', e)));
+  }
+
+  /** Why a fire of this chore may not run, beyond trust, `enabled: false` and a pause (the runner checks those). */
+  private blockedReason(choreId: string): string | undefined {
+    if (!this.choreSettings().enabled) return 'chores are switched off (setting tasklane.chores.enabled)';
+    const chore = this.loaded.chores.find((c) => c.id === choreId);
+    if (!chore) return 'the chore is no longer defined in .tasklane/chores.yaml, or is invalid';
+    if (this.consentOf(chore) === 'needed') return 'not enabled on this machine (its definition changed, or it came with the workspace): review it and Enable it';
+    return undefined;
+  }
+
+  /** Lifts the pause a tripped budget put on a chore; says what it has spent against its caps. */
+  async resume(choreId: string): Promise<string> {
+    const resumed = await this.spend.resume(choreId);
+    const own = this.spend.spent(choreId);
+    const all = this.spend.spent();
+    const caps = this.choreSettings();
+    const chore = this.loaded.chores.find((c) => c.id === choreId);
+    const limits = chore?.spendLimits;
+    const summary = `today $${own.day.toFixed(2)}${limits?.maxCostUsdPerDay !== undefined ? ` of $${limits.maxCostUsdPerDay}` : ''}, this month $${own.month.toFixed(2)}${limits?.maxCostUsdPerMonth !== undefined ? ` of $${limits.maxCostUsdPerMonth}` : ''}; all chores today $${all.day.toFixed(2)}${caps.maxCostUsdPerDay ? ` of $${caps.maxCostUsdPerDay}` : ''}, this month $${all.month.toFixed(2)}${caps.maxCostUsdPerMonth ? ` of $${caps.maxCostUsdPerMonth}` : ''}`;
+    if (resumed) this.logger.info('CHORE', `chore ${choreId} resumed by the user (${summary})`);
+    // A cap still reached stops the next run again at its first model call: say so now.
+    const still = chore && this.spend.check(choreId, chore.spendLimits ?? {}, caps);
+    return `${resumed ? 'Resumed' : 'Not paused'}: ${summary}${still && !still.ok ? `. Note: ${still.message}, so its next run will stop again; raise the cap or wait for the next period.` : ''}`;
   }
 
   /**
@@ -137,8 +183,55 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.disposables.push(
       vscode.tasks.onDidEndTaskProcess((e) => void this.onTaskEnd(e.execution.task.name, e.exitCode)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.startSchedule()),
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        if (this.trusted()) this.diagnosticsTrigger.update(e.uris.flatMap((uri) => this.problemsOf(uri)));
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('tasklane.chores')) void this.apply().catch((error) => this.logger.error('CHORE', 'could not apply the chore settings', error));
+      }),
     );
+    // Problems already there when VS Code opens are the starting state, not news.
+    this.diagnosticsTrigger.prime(vscode.languages.getDiagnostics().flatMap(([uri]) => this.problemsOf(uri)));
     await this.startSchedule();
+  }
+
+  /** A file's current error and warning counts, for the diagnostics trigger; none outside the folder. */
+  private problemsOf(uri: vscode.Uri): FileProblems[] {
+    if (!this.root || uri.scheme !== this.root.scheme || !uri.path.startsWith(`${this.root.path}/`)) return [];
+    const diagnostics = vscode.languages.getDiagnostics(uri);
+    const errors = diagnostics.filter((d) => d.severity === vscode.DiagnosticSeverity.Error);
+    const warnings = diagnostics.filter((d) => d.severity === vscode.DiagnosticSeverity.Warning);
+    const first = errors[0] ?? warnings[0];
+    return [{ path: vscode.workspace.asRelativePath(uri, false), errors: errors.length, warnings: warnings.length, ...(first ? { first: `line ${first.range.start.line + 1}: ${first.message}` } : {}) }];
+  }
+
+  /**
+   * Follows HEAD through the built-in git extension (activated only once a git chore exists).
+   * A move with the upstream's "behind" count dropping to 0 is read as a pull.
+   */
+  private async watchGit(): Promise<void> {
+    if (this.gitWatched) return;
+    const extension = vscode.extensions.getExtension<GitExtensionExports>('vscode.git');
+    if (!extension) {
+      this.logger.warn('CHORE', 'a chore has a git trigger but the built-in git extension is not available; it will not fire');
+      return;
+    }
+    this.gitWatched = true;
+    const api = (extension.isActive ? extension.exports : await extension.activate()).getAPI(1);
+    const follow = (repo: GitRepository) => {
+      if (!this.root || repo.rootUri.toString() !== this.root.toString()) return;
+      let behind = repo.state.HEAD?.behind ?? 0;
+      const observe = () => {
+        const head = repo.state.HEAD;
+        const pulled = behind > 0 && (head?.behind ?? 0) === 0;
+        behind = head?.behind ?? 0;
+        if (this.trusted()) this.gitTrigger.observe({ commit: head?.commit, branch: head?.name }, { pulled });
+      };
+      observe();
+      this.disposables.push(repo.state.onDidChange(observe));
+    };
+    for (const repo of api.repositories) follow(repo);
+    this.disposables.push(api.onDidOpenRepository(follow));
   }
 
   /** Re-reads chores.yaml: diagnostics, runner, schedule, watchers, task matcher, sidebar. */
@@ -209,6 +302,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.runner.setChores(runnable);
     this.scheduler.setChores(runnable);
     this.matcher.configure(runnable);
+    this.diagnosticsTrigger.configure(runnable);
+    this.gitTrigger.configure(runnable);
+    if (runnable.some((c) => c.trigger.kind === 'git')) void this.watchGit().catch((e) => this.logger.error('CHORE', 'could not follow git HEAD', e));
     this.debouncer.configure(runnable.flatMap((c) => (c.trigger.kind === 'files' ? [{ id: c.id, debounceMs: c.trigger.debounceMs }] : [])));
     this.watchFiles(runnable);
     const views = await this.list();
@@ -221,6 +317,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     if (!this.trusted()) throw new Error('Chores do not run in Restricted Mode: trust this folder (Manage Workspace Trust) first.');
     const chore = this.loaded.chores.find((c) => c.id === choreId);
     if (chore && this.consentOf(chore) === 'needed') throw new Error(`The chore "${choreId}" is not enabled on this machine: review what it does and enable it (sidebar Enable, or "Tasklane: Enable Chore") first.`);
+    const stopped = chore && this.stoppedProblem(chore);
+    if (stopped) throw new Error(`The chore "${choreId}" does not run now: ${stopped}`);
     return this.runner.fire(choreId, 'manual');
   }
 
@@ -259,10 +357,12 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     const restricted = !this.trusted();
     const views = this.loaded.chores.map((chore) => {
       const consent = this.consentOf(chore);
+      const stopped = this.stoppedProblem(chore);
       return toChoreView(chore, {
-        enabled: !restricted && consent === 'given',
+        enabled: !restricted && consent === 'given' && !stopped,
         consent,
-        ...(restricted ? { problem: 'Restricted Mode: chores do not run until you trust this folder.' } : consent === 'needed' ? { problem: consentProblem } : {}),
+        ...(this.spend.paused(chore.id) ? { paused: this.spend.paused(chore.id)!.reason } : {}),
+        ...(restricted ? { problem: 'Restricted Mode: chores do not run until you trust this folder.' } : consent === 'needed' ? { problem: consentProblem } : stopped ? { problem: stopped } : {}),
         ...(this.scheduler.nextFireAt(chore.id) !== undefined ? { nextFireAt: this.scheduler.nextFireAt(chore.id) } : {}),
         ...(this.runLog.history(chore.id)[0] ? { lastRun: this.runLog.history(chore.id)[0] } : {}),
       });
@@ -272,6 +372,15 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       views.push({ id, name: id, trigger: '(invalid)', enabled: false, problem: first ? `line ${first.line}: ${first.message}` : 'invalid; see the problems on .tasklane/chores.yaml' });
     }
     return views;
+  }
+
+  /** Why a consented chore does not run now: the master switch, `enabled: false`, a budget pause. */
+  private stoppedProblem(chore: ChoreDefinition): string | undefined {
+    if (!this.choreSettings().enabled) return 'Chores are switched off (setting tasklane.chores.enabled).';
+    if (chore.enabled === false) return 'Disabled in .tasklane/chores.yaml (enabled: false).';
+    const paused = this.spend.paused(chore.id);
+    if (paused) return `Paused: ${paused.reason}. Resume it to run again.`;
+    return undefined;
   }
 
   /** For `tasklane.getState`: every chore with its last runs. */
@@ -305,6 +414,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       case 'chore.disable':
         await this.disable(message.id);
         return undefined;
+      case 'chore.resume':
+        void vscode.window.showInformationMessage(`Tasklane: ${await this.resume(message.id)}`);
+        return undefined;
       case 'chore.openFile': {
         const uri = this.fileUri();
         if (uri) await vscode.window.showTextDocument(uri);
@@ -317,6 +429,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.scheduler.stop();
     this.runner.dispose();
     this.debouncer.dispose();
+    this.diagnosticsTrigger.dispose();
+    this.gitTrigger.dispose();
     for (const d of [...this.fileWatchers, ...this.disposables]) d.dispose();
     this.diagnostics.dispose();
   }
@@ -327,17 +441,17 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     await this.scheduler.start();
   }
 
-  private async fire(choreId: string, cause: 'files' | 'task', detail: string): Promise<void> {
+  private async fire(choreId: string, cause: 'files' | 'task' | 'diagnostics' | 'git', context: ChoreFireContext): Promise<void> {
     if (!this.trusted()) return;
     try {
-      await this.runner.fire(choreId, cause, detail);
+      await this.runner.fire(choreId, cause, context);
     } catch (error) {
       this.logger.error('CHORE', `chore ${choreId}: the fire could not be recorded`, error);
     }
   }
 
   private async onTaskEnd(name: string, exitCode: number | undefined): Promise<void> {
-    for (const id of await this.matcher.match({ name, exitCode })) await this.fire(id, 'task', `task ${name} exited ${exitCode ?? '(terminated)'}`);
+    for (const id of await this.matcher.match({ name, exitCode })) await this.fire(id, 'task', { kind: 'task', name, exitCode });
   }
 
   /** One watcher per glob of each consented files chore; events are debounced and coalesced per chore. */
@@ -350,10 +464,10 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       if (chore.trigger.kind !== 'files') continue;
       for (const glob of chore.trigger.globs) {
         const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, glob));
-        const push = (uri: vscode.Uri) => {
-          if (this.trusted()) this.debouncer.push(chore.id, vscode.workspace.asRelativePath(uri, false));
+        const push = (change: FileChangeKind) => (uri: vscode.Uri) => {
+          if (this.trusted()) this.debouncer.push(chore.id, vscode.workspace.asRelativePath(uri, false), change);
         };
-        this.fileWatchers.push(watcher, watcher.onDidChange(push), watcher.onDidCreate(push), watcher.onDidDelete(push));
+        this.fileWatchers.push(watcher, watcher.onDidChange(push('changed')), watcher.onDidCreate(push('created')), watcher.onDidDelete(push('deleted')));
       }
     }
   }
@@ -364,7 +478,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     if (chore) {
       const next = this.scheduler.nextFireAt(chore.id);
       const consent = this.consentOf(chore);
-      this.post({ type: 'chorePatch', chore: toChoreView(chore, { enabled: this.trusted() && consent === 'given', consent, lastRun: this.runLog.history(chore.id)[0] ?? run, ...(next !== undefined ? { nextFireAt: next } : {}) }) });
+      const stopped = this.stoppedProblem(chore);
+      const paused = this.spend.paused(chore.id);
+      this.post({ type: 'chorePatch', chore: toChoreView(chore, { enabled: this.trusted() && consent === 'given' && !stopped, consent, ...(stopped ? { problem: stopped } : {}), ...(paused ? { paused: paused.reason } : {}), lastRun: this.runLog.history(chore.id)[0] ?? run, ...(next !== undefined ? { nextFireAt: next } : {}) }) });
     }
     // A new run of the chore whose trace is open: follow it.
     if (this.openRun && this.openRun.runId !== run.runId && this.runLog.get(this.openRun.runId)?.choreId === run.choreId && run.status === 'running' && run.steps.length === 0) {
@@ -383,6 +499,15 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private post(message: ChoreHostMessage): void {
     for (const listener of this.listeners) listener(message);
   }
+}
+
+/** The part of the built-in git extension's API (`vscode.git`, API version 1) chores use. */
+interface GitRepository {
+  rootUri: vscode.Uri;
+  state: { HEAD: { name?: string; commit?: string; behind?: number } | undefined; onDidChange: vscode.Event<void> };
+}
+interface GitExtensionExports {
+  getAPI(version: 1): { repositories: GitRepository[]; onDidOpenRepository: vscode.Event<GitRepository> };
 }
 
 function toDiagnostic(d: ChoreDiagnostic): vscode.Diagnostic {

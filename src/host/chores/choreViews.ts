@@ -8,6 +8,8 @@ export function describeTrigger(chore: ChoreDefinition): string {
   const t = chore.trigger;
   if (t.kind === 'cron') return `cron ${t.cron}${t.timezone ? ` (${t.timezone})` : ''}`;
   if (t.kind === 'files') return `files ${t.globs.join(', ')}`;
+  if (t.kind === 'diagnostics') return `new ${t.severity === 'error' ? 'errors' : 'problems'} in ${t.globs.join(', ')}`;
+  if (t.kind === 'git') return 'git HEAD moved (commit, checkout, pull)';
   return `task ${t.name}${t.when ? ` when ${t.when}` : ''}`;
 }
 
@@ -48,7 +50,7 @@ export function toChoreReview(chore: ChoreDefinition): ChoreReview {
     prompt: chore.prompt,
     actionSets: [...new Set(['read', ...chore.actionSets])],
     skills: chore.skills,
-    budget: `${b.maxIterations} model calls, ${b.maxSeconds} s, ${b.maxInputTokens} input tokens, $${b.maxCostUsd} per run`,
+    budget: `${b.maxIterations} model calls, ${b.maxSeconds} s, ${b.maxInputTokens} input tokens, $${b.maxCostUsd} per run${chore.spendLimits?.maxCostUsdPerDay !== undefined ? `, $${chore.spendLimits.maxCostUsdPerDay} per day` : ''}${chore.spendLimits?.maxCostUsdPerMonth !== undefined ? `, $${chore.spendLimits.maxCostUsdPerMonth} per month` : ''}`,
     escalation,
     policy: `on failure: ${chore.onFailure}${chore.onFailure === 'retry' ? ` (up to ${chore.maxRetries} retries)` : ''}; concurrency: ${chore.concurrency}${chore.successWhen ? `; succeeds when ${chore.successWhen}` : ''}`,
   };
@@ -63,7 +65,7 @@ function hostOf(url: string): string {
   }
 }
 
-export function toChoreView(chore: ChoreDefinition, extra: { nextFireAt?: number; lastRun?: ChoreRunRecord; problem?: string; enabled: boolean; consent: 'needed' | 'given' }): ChoreView {
+export function toChoreView(chore: ChoreDefinition, extra: { nextFireAt?: number; lastRun?: ChoreRunRecord; problem?: string; enabled: boolean; consent: 'needed' | 'given'; paused?: string }): ChoreView {
   return {
     id: chore.id,
     name: chore.name,
@@ -72,6 +74,7 @@ export function toChoreView(chore: ChoreDefinition, extra: { nextFireAt?: number
     consent: extra.consent,
     review: toChoreReview(chore),
     ...(extra.problem ? { problem: extra.problem } : {}),
+    ...(extra.paused ? { paused: extra.paused } : {}),
     ...(extra.nextFireAt !== undefined ? { nextFireAt: extra.nextFireAt } : {}),
     ...(extra.lastRun ? { lastRun: toRunView(extra.lastRun) } : {}),
   };

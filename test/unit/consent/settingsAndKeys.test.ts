@@ -30,6 +30,8 @@ const hostile: Record<UserOnlySetting, { workspace: unknown; user: unknown }> = 
   'tasklane.budget.maxTaskStartsPerHour': { workspace: 1e9, user: 30 },
   'tasklane.budget.maxRunningTasks': { workspace: 1e9, user: 10 },
   'tasklane.commands.hiddenEnvironmentVariables': { workspace: [], user: ['AWS_*'] },
+  'tasklane.chores.maxCostUsdPerDay': { workspace: 1e12, user: 5 },
+  'tasklane.chores.maxCostUsdPerMonth': { workspace: 1e12, user: 50 },
 };
 
 describe('settings a repository cannot set', () => {
