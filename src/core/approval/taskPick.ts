@@ -13,7 +13,9 @@ export function pickTask<T extends { name: string; source: string }>(tasks: read
   if (own.length > 1 || qualified.length > 1) return `more than one task is named '${name}'; give each a unique label in .vscode/tasks.json`;
   const others = tasks.filter((t) => t.name === name).map((t) => `${t.source}: ${t.name}`);
   if (others.length) return `there is no task '${name}' in .vscode/tasks.json; to run another provider's task, name it with its source: ${others.join(', ')}`;
-  const names = [...new Set(tasks.map((t) => (t.source === 'Workspace' ? t.name : `${t.source}: ${t.name}`)))].slice(0, 30).join(', ') || 'none';
+  // The workspace's own tasks first (the ones a plain name designates), then other providers'.
+  const ordered = [...tasks.filter((t) => t.source === 'Workspace'), ...tasks.filter((t) => t.source !== 'Workspace')];
+  const names = [...new Set(ordered.map((t) => (t.source === 'Workspace' ? t.name : `${t.source}: ${t.name}`)))].slice(0, 30).join(', ') || 'none';
   return `there is no VS Code task named '${name}'; available tasks: ${names}`;
 }
 

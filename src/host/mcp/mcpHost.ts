@@ -126,8 +126,10 @@ export class McpHost implements vscode.Disposable {
   }
 
   private async reload(): Promise<void> {
-    this.problems = [];
-    this.workspaceDefs = [];
+    // Read into locals and swap at the end: a reload (the watcher fires on every save) must never
+    // leave a moment where the servers look gone to a concurrent trust or status call.
+    const problems: McpConfigProblem[] = [];
+    let defs: McpServerDefinition[] = [];
     if (this.deps.root) {
       const uri = vscode.Uri.joinPath(this.deps.root, MCP_FILE);
       let text: string | undefined;
@@ -139,14 +141,16 @@ export class McpHost implements vscode.Disposable {
       if (text !== undefined) {
         try {
           const parsed = parseMcpServers(JSON.parse(stripJsonComments(text)), 'workspace');
-          this.workspaceDefs = parsed.servers;
-          this.problems.push(...parsed.problems);
+          defs = parsed.servers;
+          problems.push(...parsed.problems);
         } catch (error) {
-          this.problems.push({ name: MCP_FILE, source: 'workspace', message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` });
+          problems.push({ name: MCP_FILE, source: 'workspace', message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` });
         }
       }
     }
-    for (const problem of this.problems) this.deps.logger.warn('HOST', `MCP ${problem.source} server ${problem.name}: ${problem.message}`);
+    this.workspaceDefs = defs;
+    this.problems = problems;
+    for (const problem of problems) this.deps.logger.warn('HOST', `MCP ${problem.source} server ${problem.name}: ${problem.message}`);
     await this.refresh();
   }
 
