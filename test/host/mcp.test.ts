@@ -54,7 +54,7 @@ describe('host: MCP servers a repository ships', function () {
   });
 
   it('untrusted: listed with what it would run, but no process and no tools', async () => {
-    const [server] = await until('the server in getState', async () => (await servers()).find((s) => s.name === 'everything') && (await servers()));
+    const server = await until('the server in getState', async () => (await servers()).find((s) => s.name === 'everything'));
     assert.equal(server?.consent, 'needed');
     assert.equal(server?.state, 'untrusted');
     assert.match(server?.target ?? '', /server-everything/);
@@ -63,7 +63,7 @@ describe('host: MCP servers a repository ships', function () {
   });
 
   it('trusted: the call waits for approval, then the real result reaches the model', async () => {
-    const [server] = await servers();
+    const server = (await servers()).find((s) => s.name === 'everything');
     assert.equal(await vscode.commands.executeCommand('tasklane.trustMcpServer', 'everything', server!.hash), true);
     await until('the tools to be listed', async () => ((await servers())[0]?.tools ?? 0) > 0 || undefined);
     assert.equal(running(), 1, 'one server process once trusted');
@@ -82,7 +82,7 @@ describe('host: MCP servers a repository ships', function () {
   });
 
   it('a changed definition needs trust again and its tools stop being offered', async () => {
-    const before = (await servers())[0]!;
+    const before = (await servers()).find((s) => s.name === 'everything')!;
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(mcpJson())).replace('"stdio", "tasklane', '"stdio", "changed", "tasklane');
     await vscode.workspace.fs.writeFile(mcpJson(), new TextEncoder().encode(text));
     const after = await until('the changed definition', async () => (await servers()).find((s) => s.hash !== before.hash));

@@ -83,6 +83,12 @@ describe('ui: a chore created from the palette, run now and traced live in the s
   };
   const choresFile = () => path.join(session().server.workspaceDir, '.tasklane/chores.yaml');
   const row = () => frame.locator(`.chore[data-chore-id="${choreId}"]`);
+  /** Opens the collapsible Chores section as a person would (clicking its heading) when it is closed. */
+  const openChores = async () => {
+    const section = frame.locator('#chores-section');
+    await section.waitFor({ state: 'attached', timeout: 20_000 });
+    if (!(await section.evaluate((d) => (d as HTMLDetailsElement).open))) await section.locator('summary').first().click();
+  };
   const shot = async (name: string) => {
     // The chores section sits under the chat: bring what the step is about into view first.
     const trace = frame.locator('.chore-steps:not([hidden])');
@@ -133,6 +139,7 @@ describe('ui: a chore created from the palette, run now and traced live in the s
   it('lists the new chore in the sidebar with its trigger and Run now', async function () {
     await openTasklaneView(session().page);
     frame = await tasklaneFrame(session().page);
+    await openChores();
     await row().waitFor({ timeout: 20_000 });
     assert.equal(await row().locator('.chore-name').textContent(), choreName);
     assert.match((await row().locator('.chore-meta').textContent()) ?? '', /^cron 30 4 \* \* 1 · next /, 'the trigger and the next fire are shown');
@@ -228,6 +235,7 @@ describe('ui: a chore created from the palette, run now and traced live in the s
       '    escalate: { webhook: { url: "http://127.0.0.1:9/hook" } }',
       '',
     ].join('\n'));
+    await openChores();
     const shipped = frame.locator('.chore[data-chore-id="shipped-digest"]');
     await frame.locator('.chore[data-chore-id="shipped-digest"][data-consent="needed"]').waitFor({ timeout: 20_000 });
     assert.equal(await shipped.locator('.run-now').count(), 0, 'no Run now before consent');

@@ -38,6 +38,10 @@ export const taskStart = defineAction({
     instruction: z.string().min(1).describe('Everything the task needs to know'),
     mode: z.enum(['simple', 'complex']),
     skills: z.array(z.string()).optional(),
+    actionSets: z
+      .array(z.string().regex(/^(files|commands|mcp:[A-Za-z0-9][A-Za-z0-9_.-]{0,62})$/, 'an action set is "files", "commands" or "mcp:<server>"'))
+      .optional()
+      .describe('Extra action sets the task needs, e.g. "mcp:<server>" to use that MCP server\'s tools (listed as mcp_<server>_<tool>).'),
   }),
   actionSets: [ACTION_SETS.conversation, ACTION_SETS.task],
   parallelizable: true,
@@ -48,7 +52,7 @@ export const taskStart = defineAction({
     if (unknown.length) throw new Error(`Unknown skill(s): ${unknown.join(', ')}. Use names from the catalog: ${ctx.skillNames.join(', ') || '(none)'}.`);
     const refused = ctx.admitTask?.();
     if (refused) throw new Error(refused);
-    const id = ctx.turn.startTask({ name: input.name, instruction: input.instruction, mode: input.mode, skills: input.skills });
+    const id = ctx.turn.startTask({ name: input.name, instruction: input.instruction, mode: input.mode, skills: input.skills, ...(input.actionSets ? { actionSets: input.actionSets } : {}) });
     return `started task ${id}`;
   },
 });
