@@ -98,6 +98,6 @@ describe('host: MCP servers a repository ships', function () {
     const seen = (await requestsText()).length;
     await vscode.commands.executeCommand('tasklane.sendMessage', 'echo again');
     // Even allowlisted, an untrusted server's tool does not run.
-    await modelSaw(/not trusted in this workspace|no action 'mcp_everything_echo'/, seen);
+    await modelSaw(/not trusted|no action 'mcp_everything_echo'/, seen);
   });
 });

@@ -95,7 +95,9 @@ export class McpServers implements McpCallPort {
       try {
         const tools = await this.connection(definition).tools();
         this.toolsByServer.set(definition.name, tools);
-        for (const tool of tools) out.push(toolAction(definition.name, tool, service, () => this.deps.workspaceTrusted() && this.deps.trusted(definition)));
+        // Offered only while this very definition may run: an edited or distrusted server's tools go away.
+        const current = () => this.runnable().some((d) => d.name === definition.name && d.hash === definition.hash);
+        for (const tool of tools) out.push(toolAction(definition.name, tool, service, current));
       } catch (error) {
         this.deps.logger.warn('HOST', `MCP server ${definition.name} offers no tools now: ${error instanceof Error ? error.message : String(error)}`);
       }
