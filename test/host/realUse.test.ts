@@ -23,12 +23,21 @@ type State = { tasks: Task[]; sessions: Session[] };
 
 const state = async () => (await vscode.commands.executeCommand('tasklane.getState')) as State;
 
+/**
+ * Whether `pid` is still a running process. A killed child whose shell died first is reparented
+ * and stays a zombie until its new parent reaps it; it has ended, so on Linux that counts as gone.
+ */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
   }
 }
 
