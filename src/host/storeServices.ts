@@ -133,6 +133,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   });
   late.agent = created;
   commands.attach(created);
+  created.onTaskStopped((taskId) => changeSets.withdrawTask(taskId));
   created.onDidChange(env.agentChanged);
   // Chores failing to load (e.g. an unreadable chores.yaml) must not keep the agent from starting.
   await chores.start(created).catch((error) => logger.error('HOST', 'Chores could not attach to the agent; they stay inactive.', error));

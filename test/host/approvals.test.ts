@@ -186,10 +186,14 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
     await vscode.window.showTextDocument(greetDoc);
     await vscode.commands.executeCommand('undo');
     await until('one undo to revert both files', async () => (greetDoc.getText() === originals.greet && mathDoc.getText() === originals.math ? true : undefined), 10_000);
-    await greetDoc.save();
-    await mathDoc.save();
-    assert.equal(onDisk('src/greet.js'), originals.greet);
-    assert.equal(onDisk('src/math.js'), originals.math);
+    // The undo leaves both documents dirty. Saving one while the workbench is still busy with
+    // the undone refactoring can report false (seen under load); the person would save again, so
+    // the probe saves what is still dirty until the disk holds the original text.
+    const saveDirty = async () => {
+      for (const doc of [greetDoc, mathDoc]) if (doc.isDirty) await doc.save();
+      return onDisk('src/greet.js') === originals.greet && onDisk('src/math.js') === originals.math;
+    };
+    await until('the reverted files saved to disk', saveDirty, 10_000, () => `greet.js on disk: ${onDisk('src/greet.js')}; dirty ${greetDoc.isDirty}`);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
@@ -213,5 +217,18 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
     const again = await vscode.commands.executeCommand<ApprovalResult | undefined>('tasklane.approve', id);
     assert.ok(again === undefined || again.status === 'error', `a decided set was decided again: ${JSON.stringify(again)}`);
     assert.equal(onDisk('src/twice.txt'), null);
+  });
+
+  it('cancelling a task withdraws its pending proposal: it is no longer pending and a later Approve writes nothing', async () => {
+    const file = `src/cancelled-${runs + 1}.txt`;
+    const [task] = await proposeInTasks([[write(file, 'from a cancelled task\n')]]);
+    const id = task.waitingForApproval as string;
+    assert.ok(id, 'the edit waits for approval');
+    await vscode.commands.executeCommand('tasklane.cancelTask', task.id);
+    const snapshot = (await vscode.commands.executeCommand('tasklane.getState')) as { approvals: Array<{ id: string }> };
+    assert.equal(snapshot.approvals.find((a) => a.id === id), undefined, 'the proposal of a cancelled task is still pending');
+    const late = await vscode.commands.executeCommand<ApprovalResult | undefined>('tasklane.approve', id);
+    assert.ok(late === undefined || late.status === 'error', `a withdrawn proposal was approved: ${JSON.stringify(late)}`);
+    assert.equal(onDisk(file), null, 'the file was written for a cancelled task');
   });
 });

@@ -120,6 +120,18 @@ export class ChangeSetDecider {
     return rejected;
   }
 
+  /**
+   * Withdraws a pending set of a task that was stopped (Cancel, Abort, Stop): rejected with the
+   * reason and the task not woken, since nothing waits for the outcome any more. Without this, a
+   * later Approve would change files behind a task that is gone.
+   */
+  async withdraw(id: string, reason: string): Promise<ChangeSet> {
+    const withdrawn = rejectChangeSet(await this.pending(id), reason);
+    await this.store(withdrawn, 'pending');
+    this.deps.logger.info('ACTION', `change set ${id} withdrawn: ${reason}`);
+    return withdrawn;
+  }
+
   /** Includes or excludes one file of a pending set. */
   async decideFile(id: string, path: string, decision: FileDecision): Promise<ChangeSet> {
     const updated = decideFile(await this.pending(id), path, decision);

@@ -238,6 +238,21 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
     }
   }
 
+  /**
+   * Cancel, Abort or Stop of a task withdraws its pending proposals, as its pending commands are
+   * (commandService.ts `stopTask`): the cards show "rejected: the task was stopped".
+   */
+  async withdrawTask(taskId: string): Promise<void> {
+    for (const changeSet of await this.store.list({ status: 'pending', taskId })) {
+      try {
+        await this.settled(await this.decider.withdraw(changeSet.id, 'the task was stopped'));
+      } catch (error) {
+        // Decided in the meantime (the person was quicker): that decision stands.
+        if (!(error instanceof DecisionError)) throw error;
+      }
+    }
+  }
+
   /** Rejects `id`, or the oldest pending set; the reason goes to the task. */
   async reject(id?: string, reason?: string): Promise<ApprovalResult | undefined> {
     const target = await this.target(id, 'reject');

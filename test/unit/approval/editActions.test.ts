@@ -203,6 +203,18 @@ describe('approval: edit actions and decisions (real temp workspace)', () => {
     assert.equal((await store.load(ctx.turn.approval!.id))?.status, 'pending');
   });
 
+  it('withdrawing the set of a stopped task rejects it without waking the task, and it can no longer be approved', async () => {
+    const ctx = context();
+    await run('write_file', { path: 'src/a.ts', content: 'x\n' }, ctx);
+    const id = ctx.turn.approval!.id;
+    const withdrawn = await decider.withdraw(id, 'the task was stopped');
+    assert.equal(withdrawn.status, 'rejected');
+    assert.match(withdrawn.reason ?? '', /the task was stopped/);
+    assert.equal(emitted.length, 0, 'nothing wakes a stopped task');
+    await assert.rejects(decider.approve(id), /already rejected/);
+    assert.equal(applied.length, 0);
+  });
+
   it('a failed apply leaves the set stale, records the failure and tells the task', async () => {
     decider = new ChangeSetDecider({
       store,
