@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
+import { settledEnd } from '../../src/core/engine/streaming';
 import { openTasklaneView, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame, transcriptMessages, waitForAssistantMessage } from './support/workbench';
 import type { UiSession } from './support/workbench';
 
@@ -10,7 +11,9 @@ interface Recorded {
 }
 
 /** The first `chunks` pieces (8 characters each) of a send_message call's JSON, decoded as the sidebar shows them. */
-const shownAfter = (text: string, chunks: number) => (JSON.parse(`${JSON.stringify({ text }).slice(0, chunks * 8)}"}`) as { text: string }).text;
+const shownAfter = (text: string, chunks: number) => settled((JSON.parse(`${JSON.stringify({ text }).slice(0, chunks * 8)}"}`) as { text: string }).text);
+/** What the bubble shows of streamed text: its unfinished last word is held back (streaming.ts). */
+const settled = (text: string) => text.slice(0, settledEnd(text));
 
 // One code-server for the file. The scripted model holds its stream open after a few chunks
 // (holdAfterChunks) and lets go on POST /__release: the test looks at a reply that has started
@@ -147,7 +150,7 @@ describe('ui streaming through vscode.lm: text as it arrives, and Stop cancels t
     const frame = await tasklaneFrame(ui.page);
     await sendChatMessage(frame, 'Talk to me through vscode.lm');
 
-    const partial = reply.slice(0, 3 * 8);
+    const partial = settled(reply.slice(0, 3 * 8));
     await frame.locator('#transcript .msg-streaming', { hasText: partial }).waitFor({ timeout: 30_000 });
     await frame.locator('#stop').click();
     const stopped = frame.locator('#transcript .msg[data-role="assistant"][data-stopped]', { hasText: partial });

@@ -146,6 +146,7 @@ export class Agent {
       stopTaskWork: (taskId) => this.stopTaskWork(taskId),
       pendingWake: new Set(),
       liveTurns: new Map(),
+      redact,
       skills: () => this.skillList,
       skillNames: () => this.skillList.map((s) => s.name),
       scratchDir: (taskId) => scratchDirOf(deps.storageDir, taskId),

@@ -30,6 +30,8 @@ export interface EngineEnv extends PipelineEnv {
   pendingWake: Set<string>;
   /** The turn running in each session right now (what Stop aborts, what streams to the sidebar). */
   liveTurns: Map<string, LiveTurn>;
+  /** Known secrets and credential shapes out of text (what streams to the sidebar, as what is stored). */
+  redact: (text: string) => string;
 }
 
 /** Where a waiting task re-arms to when nobody answers (docs/DESIGN.md §2: no model call). */

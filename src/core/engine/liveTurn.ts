@@ -22,7 +22,7 @@ export interface LiveTurn {
 export async function runLiveTurn<T>(env: EngineEnv, sessionId: string, run: (turn: LiveTurn) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   const id = newId('turn-', env.clock.now());
-  const stream = new TurnStream((delta) => env.state.publish({ type: 'stream', sessionId, turnId: id, delta }));
+  const stream = new TurnStream((delta) => env.state.publish({ type: 'stream', sessionId, turnId: id, delta }), { redact: env.redact });
   let stopped = false;
   const turn: LiveTurn = {
     id,

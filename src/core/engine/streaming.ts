@@ -7,8 +7,15 @@
  * durable: the committed transcript only ever gets the final message (a crash mid-stream loses
  * the unfinished part of that one turn, whose trigger is re-run). A stopped reply is the one
  * exception, by design: what the person saw is committed, marked `stopped`.
+ *
+ * What streams is redacted like what is stored (security/redact.ts): the bubble's text is
+ * redacted as a whole and only its settled part is shown, so a key cut across two deltas is
+ * never on screen half-way. The last word is held back until whitespace follows it (it may be
+ * the first half of a token), and an unclosed `-----BEGIN` block until its end arrives; the end
+ * of each model call releases the rest.
  */
 import type { ModelDelta } from '../model/types';
+import { redactCredentials } from '../security/redact';
 import type { StreamDelta } from './types';
 
 /** Tools whose argument is the text the person reads: streamed into the bubble as it forms. */
@@ -20,6 +27,9 @@ const PREVIEW_CHARS = 160;
  * for this long, so a fast model costs ~30 view updates a second, not one per token.
  */
 export const STREAM_INTERVAL_MS = 33;
+/** The end of text that may still grow into a secret: its last word, or (in JSON) its last token. */
+const WORD_TAIL = /\S*$/;
+const TOKEN_TAIL = /[\w\-+/=.~]*$/;
 /** Between two parts of one bubble (free text, then a message call). */
 const PART_SEPARATOR = '\n\n';
 
@@ -40,6 +50,12 @@ export class TurnStream {
   private pendingText = '';
   private readonly calls = new Map<string, CallState>();
   private readonly dirtyCalls = new Set<string>();
+  /** The bubble's text as the model wrote it; only its redacted, settled part is shown. */
+  private rawText = '';
+  /** How much of rawText the shown text covers. */
+  private settled = 0;
+  /** Set if redaction ever rewrote text already shown (a secret spanning whitespace): the bubble stops growing until the committed message replaces it. */
+  private diverged = false;
   private shownText = '';
   /** The part the bubble's text last came from: 'text' or a call id. */
   private lastPart: string | undefined;
@@ -47,11 +63,18 @@ export class TurnStream {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
 
+  private readonly intervalMs: number;
+  private readonly now: () => number;
+  private readonly redact: (text: string) => string;
+
   constructor(
     private readonly emit: (delta: StreamDelta) => void,
-    private readonly intervalMs = STREAM_INTERVAL_MS,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
+    options: { intervalMs?: number; now?: () => number; redact?: (text: string) => string } = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? STREAM_INTERVAL_MS;
+    this.now = options.now ?? (() => performance.now());
+    this.redact = options.redact ?? redactCredentials;
+  }
 
   /** The ModelRequest.onDelta of this turn's model calls. */
   readonly onDelta = (delta: ModelDelta): void => {
@@ -65,25 +88,30 @@ export class TurnStream {
       this.calls.set(delta.callId, call);
       this.dirtyCalls.add(delta.callId);
     }
-    const wait = this.lastFlush + this.intervalMs - this.now();
-    if (wait <= 0) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), wait);
+    // Until the bubble shows its first word, every delta is published at once (first-token latency).
+    const wait = this.shownText ? this.lastFlush + this.intervalMs - this.now() : 0;
+    if (wait <= 0) this.publish(false);
+    else this.timer ??= setTimeout(() => this.publish(false), wait);
   };
 
-  /** Everything the bubble has shown or is about to show: what a stopped reply keeps. */
+  /** What the bubble has shown (redacted): what a stopped reply keeps. */
   visibleText(): string {
-    this.flush();
+    this.publish(false);
     return this.shownText;
   }
 
-  /** Publishes what is pending now (also called at the end of each model call). */
+  /** Publishes everything pending, held-back words included (the end of each model call). */
   flush(): void {
+    this.publish(true);
+  }
+
+  private publish(final: boolean): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.closed) return;
     this.lastFlush = this.now();
     if (this.pendingText) {
-      this.appendText('text', this.pendingText);
+      this.appendRaw('text', this.pendingText);
       this.pendingText = '';
     }
     for (const callId of this.dirtyCalls) {
@@ -92,18 +120,21 @@ export class TurnStream {
       if (field) {
         const decoded = partialStringField(call.argumentsText, field);
         if (decoded.length > call.shown) {
-          this.appendText(callId, decoded.slice(call.shown));
+          this.appendRaw(callId, decoded.slice(call.shown));
           call.shown = decoded.length;
         }
       } else {
-        const preview = call.argumentsText.slice(0, PREVIEW_CHARS);
-        if (preview !== call.preview) {
+        // Arguments have few spaces: hold back only the token still being written.
+        const args = final ? call.argumentsText : call.argumentsText.slice(0, settledEnd(call.argumentsText, TOKEN_TAIL));
+        const preview = this.redact(args).slice(0, PREVIEW_CHARS);
+        if (preview && preview !== call.preview) {
           call.preview = preview;
           this.emit({ kind: 'tool', callId, name: call.name, preview });
         }
       }
     }
     this.dirtyCalls.clear();
+    this.showSettled(final);
   }
 
   /** Flushes and stops publishing (the turn ended). */
@@ -112,12 +143,36 @@ export class TurnStream {
     this.closed = true;
   }
 
-  private appendText(part: string, text: string): void {
-    const joined = this.lastPart !== undefined && this.lastPart !== part && this.shownText ? PART_SEPARATOR + text : text;
+  private appendRaw(part: string, text: string): void {
+    this.rawText += this.lastPart !== undefined && this.lastPart !== part && this.rawText ? PART_SEPARATOR + text : text;
     this.lastPart = part;
-    this.shownText += joined;
-    this.emit({ kind: 'text', text: joined });
   }
+
+  /** Shows the redacted text up to where nothing can still turn out to be part of a secret. */
+  private showSettled(final: boolean): void {
+    const end = final ? this.rawText.length : settledEnd(this.rawText);
+    if (end <= this.settled || this.diverged) return;
+    const redacted = this.redact(this.rawText.slice(0, end));
+    this.settled = end;
+    if (!redacted.startsWith(this.shownText)) {
+      this.diverged = true;
+      return;
+    }
+    const added = redacted.slice(this.shownText.length);
+    this.shownText = redacted;
+    if (added) this.emit({ kind: 'text', text: added });
+  }
+}
+
+/**
+ * Where the settled part of streamed text ends: before its unfinished tail (by default its last
+ * word: no whitespace after it yet), and before a private-key block that has not ended.
+ */
+export function settledEnd(text: string, tail: RegExp = WORD_TAIL): number {
+  let end = text.length - (tail.exec(text)?.[0].length ?? 0);
+  const begin = text.lastIndexOf('-----BEGIN');
+  if (begin >= 0 && begin < end && !text.includes('-----END', begin)) end = begin;
+  return end;
 }
 
 /**

@@ -6,7 +6,8 @@
 import * as assert from 'node:assert/strict';
 import type { ModelDelta } from '../../../src/core/model/types';
 import { STOPPED_NOTE } from '../../../src/core/prompts/requestBuilder';
-import { partialStringField, TurnStream } from '../../../src/core/engine/streaming';
+import { partialStringField, settledEnd, TurnStream } from '../../../src/core/engine/streaming';
+import { redactCredentials } from '../../../src/core/security/redact';
 import type { AgentChange, StreamDelta } from '../../../src/core/engine/types';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { createHarness, engineHooks, WIRES } from './harness';
@@ -58,7 +59,9 @@ for (const wire of WIRES) {
       const reply = 'Once upon a time there was a very long story that nobody wanted to hear to the end.';
       server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: reply } }], holdAfterChunks: 3 }]);
       const { sessionId } = await h.agent.sendMessage('tell me a story');
-      const shownBeforeStop = partialStringField(JSON.stringify({ text: reply }).slice(0, 3 * 8), 'text');
+      // Three chunks have arrived; the bubble holds back the word still being written.
+      const arrived = partialStringField(JSON.stringify({ text: reply }).slice(0, 3 * 8), 'text');
+      const shownBeforeStop = arrived.slice(0, settledEnd(arrived));
       await until(() => server.requests[0]?.held === true && streamedText(h.changes, sessionId) === shownBeforeStop, 'the first chunks in the sidebar');
       assert.ok(h.agent.snapshot().sessions.find((s) => s.id === sessionId)?.liveTurnId, 'the snapshot says a turn runs');
       await h.agent.stop(sessionId);
@@ -91,14 +94,14 @@ for (const wire of WIRES) {
       await until(() => server.requests[1]?.held === true, 'the task turn to stream');
       const taskId = h.agent.snapshot().tasks[0]!.id;
       const taskSession = h.agent.snapshot().tasks[0]!.sessionId;
-      await until(() => streamedText(h.changes, taskSession) === text.slice(0, 16), 'the task text in the sidebar');
+      await until(() => streamedText(h.changes, taskSession) === 'A task reply ', 'the task text in the sidebar (its unfinished word held back)');
       await h.agent.stop(taskSession);
       await h.idle();
       const task = h.agent.snapshot().tasks.find((t) => t.id === taskId)!;
       assert.equal(task.status, 'paused');
       assert.equal(task.pauseReason, 'stopped');
       const session = h.agent.snapshot().sessions.find((s) => s.id === taskSession)!;
-      assert.ok(session.messages.some((m) => m.role === 'assistant' && m.stopped && m.text === 'A task reply tha'));
+      assert.ok(session.messages.some((m) => m.role === 'assistant' && m.stopped && m.text === 'A task reply'));
       assert.ok(!session.messages.some((m) => m.role === 'error'), 'a stop is not an error');
       assert.equal(server.requests.length, 2, 'a stopped task makes no further model call');
 
@@ -152,32 +155,32 @@ describe('engine: TurnStream', () => {
   it('sends the first delta at once and coalesces the ones inside the interval', () => {
     let now = 0;
     const out: StreamDelta[] = [];
-    const stream = new TurnStream((d) => out.push(d), 33, () => now);
-    stream.onDelta({ kind: 'text', text: 'a' });
-    assert.deepEqual(out, [{ kind: 'text', text: 'a' }]);
+    const stream = new TurnStream((d) => out.push(d), { intervalMs: 33, now: () => now });
+    stream.onDelta({ kind: 'text', text: 'a ' });
+    assert.deepEqual(out, [{ kind: 'text', text: 'a ' }]);
     now = 5;
-    stream.onDelta({ kind: 'text', text: 'b' });
-    stream.onDelta({ kind: 'text', text: 'c' });
+    stream.onDelta({ kind: 'text', text: 'b ' });
+    stream.onDelta({ kind: 'text', text: 'c ' });
     assert.equal(out.length, 1, 'held back inside the interval');
     now = 40;
-    stream.onDelta({ kind: 'text', text: 'd' });
-    assert.deepEqual(out, [{ kind: 'text', text: 'a' }, { kind: 'text', text: 'bcd' }]);
+    stream.onDelta({ kind: 'text', text: 'd ' });
+    assert.deepEqual(out, [{ kind: 'text', text: 'a ' }, { kind: 'text', text: 'b c d ' }]);
     stream.close();
   });
 
   it('flushes a held-back delta on its own timer', async () => {
     const out: StreamDelta[] = [];
-    const stream = new TurnStream((d) => out.push(d), 5);
-    stream.onDelta({ kind: 'text', text: 'a' });
-    stream.onDelta({ kind: 'text', text: 'b' });
+    const stream = new TurnStream((d) => out.push(d), { intervalMs: 5 });
+    stream.onDelta({ kind: 'text', text: 'a ' });
+    stream.onDelta({ kind: 'text', text: 'b ' });
     await until(() => out.length === 2, 'the timer flush');
-    assert.deepEqual(out[1], { kind: 'text', text: 'b' });
+    assert.deepEqual(out[1], { kind: 'text', text: 'b ' });
     stream.close();
   });
 
   it('decodes message arguments into appended text, and previews other tools once per change', () => {
     const out: StreamDelta[] = [];
-    const stream = new TurnStream((d) => out.push(d), 0);
+    const stream = new TurnStream((d) => out.push(d), { intervalMs: 0 });
     stream.onDelta(tool('{"te'));
     stream.onDelta(tool('{"text":"Hi \\'));
     stream.onDelta(tool('{"text":"Hi \\"you\\"\\n'));
@@ -187,13 +190,51 @@ describe('engine: TurnStream', () => {
     assert.deepEqual(out, [
       { kind: 'text', text: 'Hi ' },
       { kind: 'text', text: '"you"\n' },
-      { kind: 'text', text: 'é!' },
       { kind: 'tool', callId: 'c2', name: 'read_file', preview: '{"path":"a.ts"}' },
     ]);
-    assert.equal(stream.visibleText(), 'Hi "you"\né!');
+    assert.equal(stream.visibleText(), 'Hi "you"\n', 'the last word waits for what follows it');
     stream.close();
+    assert.deepEqual(out.at(-1), { kind: 'text', text: 'é!' }, 'the end of the turn releases it');
     stream.onDelta({ kind: 'text', text: 'late' });
     assert.equal(out.length, 4, 'nothing is published after the turn closed');
+  });
+
+  it('never shows a secret, whole or in part, however the deltas cut it (seeded)', () => {
+    const secret = 'sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9';
+    const known = 'hunter2-correct-horse';
+    const redact = (text: string) => redactCredentials(text.split(known).join('[REDACTED:secret]'));
+    const reply = `Your key is ${secret} and the password is ${known}, and a block:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow${'x'.repeat(40)}\n-----END RSA PRIVATE KEY-----\nDone, Bearer ${'t0k3n'.repeat(5)} ok.`;
+    const seed = Number(process.env.TASKLANE_SEED ?? 7);
+    let state = seed;
+    const next = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const fragments = [secret.slice(0, 12), known.slice(0, 9), 'MIIEow', 't0k3nt0k3n'];
+    for (let run = 0; run < 200; run++) {
+      const out: StreamDelta[] = [];
+      let now = 0;
+      const stream = new TurnStream((d) => out.push(d), { intervalMs: 33, now: () => now, redact });
+      for (let at = 0; at < reply.length; ) {
+        const size = 1 + Math.floor(next() * 12);
+        stream.onDelta({ kind: 'text', text: reply.slice(at, at + size) });
+        at += size;
+        now += Math.floor(next() * 50);
+        const shown = out.map((d) => (d.kind === 'text' ? d.text : '')).join('');
+        for (const fragment of fragments) assert.ok(!shown.includes(fragment), `seed ${seed} run ${run}: "${fragment}" was on screen mid-stream: ${shown}`);
+      }
+      stream.close();
+      const shown = out.map((d) => (d.kind === 'text' ? d.text : '')).join('');
+      assert.equal(shown, redact(reply), `seed ${seed} run ${run}: the bubble ends as the redacted reply`);
+    }
+  });
+
+  it('redacts the preview of a tool call', () => {
+    const out: StreamDelta[] = [];
+    const stream = new TurnStream((d) => out.push(d), { intervalMs: 0 });
+    stream.onDelta(tool('{"path":".env","content":"OPENAI_API_KEY=sk-proj-Ab3dE5', 'write_file', 'c3'));
+    stream.onDelta(tool('{"path":".env","content":"OPENAI_API_KEY=sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9\\n"}', 'write_file', 'c3'));
+    stream.close();
+    const previews = out.map((d) => (d.kind === 'tool' ? d.preview : '')).join('\n');
+    assert.ok(!previews.includes('sk-proj-Ab3dE5'), previews);
+    assert.match(previews, /REDACTED/);
   });
 
   it('partialStringField reads a cut JSON string as far as it goes', () => {
