@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock, Logger } from '../ports';
 import type { DurableDb } from '../store/types';
 import type { AppendFile, EventStreams } from './eventLog';
+import { choreMark } from '../memory/memory';
 import { sessionView, taskView } from './records';
 import type { SessionRecord, TaskRecord } from './records';
 import type { AgentChange, MessageRole, MessageView, TaskEvent, TaskEventKind } from './types';
@@ -175,7 +176,11 @@ export class EngineState {
   /** One line per notable event in EVENT.md, the human-readable global log. */
   mirror(sessionId: string, kind: string, text: string): Promise<void> {
     const line = text.replace(/\s+/g, ' ').slice(0, 300);
-    return this.eventMd.append(`- ${new Date(this.clock.now()).toISOString()} \`${sessionId}\` **${kind}** ${line}\n`).catch((error) => {
+    // Chore runs are marked, so memory distillation leaves them out (memory.ts `choreMark`).
+    const taskId = this.sessions.get(sessionId)?.taskId;
+    const chore = taskId ? this.tasks.get(taskId)?.chore : undefined;
+    const from = chore ? ` ${choreMark(chore.choreId)}` : '';
+    return this.eventMd.append(`- ${new Date(this.clock.now()).toISOString()} \`${sessionId}\` **${kind}**${from} ${line}\n`).catch((error) => {
       this.logger.warn('REACT', `Could not append to EVENT.md: ${(error as Error).message}`);
     });
   }

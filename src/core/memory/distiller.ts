@@ -7,6 +7,8 @@
  *   file is renamed into place. A crash at any point either finishes that rename at the next run
  *   (cursor committed) or throws the pending file away (cursor not committed: the chunk is read
  *   again, once, because its result never landed).
+ * - Lines of chore runs are never distilled (memory.ts `withoutChoreLines`): a repository's chore
+ *   prompt must not become memory that steers every later task.
  * - At most once per interval, only with enough new events, and never a dead letter: a model
  *   outage (or an unusable answer) is logged, the cursor stays, and one memory trigger is queued for
  *   the next interval.
@@ -17,7 +19,7 @@ import type { ModelClient, ModelResponse } from '../model/types';
 import type { Clock, Logger } from '../ports';
 import type { DurableDb, TriggerStore } from '../store/types';
 import type { MemorySettings } from '../engine/types';
-import { distillChunk, fitEntries, writeAtomic } from './memory';
+import { distillChunk, fitEntries, withoutChoreLines, writeAtomic } from './memory';
 
 export const MEMORY_DEFAULTS = { enabled: true, intervalMinutes: 60, minEvents: 20, maxChars: 6000 } as const;
 /** Bytes of EVENT.md one distillation reads (a backlog drains one chunk per interval). */
@@ -45,7 +47,7 @@ export interface DistillDeps {
   onUsage?: (response: ModelResponse, events: number) => Promise<void>;
 }
 
-export type DistillOutcome = 'disabled' | 'too_soon' | 'too_few' | 'distilled' | 'model_unavailable';
+export type DistillOutcome = 'disabled' | 'too_soon' | 'too_few' | 'only_chores' | 'distilled' | 'model_unavailable';
 
 export function readCursor(db: DurableDb): CursorState {
   const [row] = db.query('SELECT value FROM meta WHERE key = ?', [META_KEY]);
@@ -131,11 +133,19 @@ export async function runDistillation(deps: DistillDeps): Promise<DistillOutcome
     deps.logger.info('TASK', `memory: ${chunk.pendingLines} new events (< ${settings.minEvents}); not worth a model call yet.`);
     return 'too_few';
   }
+  const learnable = withoutChoreLines(chunk.text);
+  if (!learnable.text.trim()) {
+    // Only chore runs spoke: nothing may be learnt, and the chunk is done with.
+    writeCursor(deps.db, { offset: chunk.end, lastRunAt: now });
+    await deps.db.commit();
+    deps.logger.info('TASK', `memory: the ${chunk.lines} new events all came from chore runs, which never go into memory; no model call.`);
+    return 'only_chores';
+  }
   let response: ModelResponse;
   let content: string;
   try {
     const client = await deps.model();
-    ({ response, content } = await distillChunk(client, deps.memoryFile, chunk.text, settings.maxChars, deps.signal));
+    ({ response, content } = await distillChunk(client, deps.memoryFile, learnable.text, settings.maxChars, deps.signal));
   } catch (error) {
     writeCursor(deps.db, { offset: cursor.offset, lastRunAt: now });
     await deps.db.commit();

@@ -90,6 +90,23 @@ export async function settleMemoryProposals(memoryFile: string, accepted: readon
   await writeAtomic(proposalFileOf(memoryFile), '');
 }
 
+/**
+ * EVENT.md lines of chore runs carry this mark after their kind (engineState.ts `mirror`), and
+ * distillation leaves them out: a chore's prompt and what its task says come from a file the
+ * repository ships, and must not become memory that steers every later task.
+ */
+export function choreMark(choreId: string): string {
+  return `(chore ${choreId.replace(/[()\s]/g, '_')})`;
+}
+const CHORE_LINE = /^- \S+ `[^`]*` \*\*[^*]*\*\* \(chore [^)\s]*\)/;
+
+/** The event lines distillation may learn from: every line but those of chore runs. */
+export function withoutChoreLines(text: string): { text: string; dropped: number } {
+  const lines = text.split('\n');
+  const kept = lines.filter((line) => !CHORE_LINE.test(line));
+  return { text: kept.join('\n'), dropped: lines.length - kept.length };
+}
+
 const saveMemorySchema = z.object({ content: z.string().min(1).max(200_000) });
 
 /**

@@ -1,6 +1,9 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { serializeChore } from '../../../src/core/chores/choreSerialize';
 import { choreTemplates } from '../../../src/core/chores/templates';
+import { choreMark, withoutChoreLines } from '../../../src/core/memory/memory';
 import type { ChoreFire } from '../../../src/core/chores/choreRunner';
 import { startHttpReceiver } from '../../fixtures/escalationServers';
 import type { HttpReceiver } from '../../fixtures/escalationServers';
@@ -60,6 +63,27 @@ describe('chore runner: runs through the real engine and store against the scrip
       assert.equal(run.taskId, task.id);
     });
   }
+
+  it("a chore run's lines in EVENT.md are marked, and memory distillation leaves them out", async () => {
+    h = await createRunnerHarness(server, choresFrom(chore('successWhen: "status = \'done\'"')));
+    server.script([end({ status: 'done' })]);
+    await h.runner.fire('demo', 'manual');
+    assert.equal((await h.ended('demo')).status, 'succeeded');
+    await h.agent.sendMessage('a line the person wrote');
+    await h.idle();
+    const eventMd = path.join(h.storageDir, 'EVENT.md');
+    // EVENT.md is appended in the background: poll until both lines are there.
+    let text = '';
+    for (let i = 0; i < 400 && !(text.includes('Tidy the repo') && text.includes('a line the person wrote')); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      text = fs.existsSync(eventMd) ? fs.readFileSync(eventMd, 'utf8') : '';
+    }
+    const promptLine = text.split('\n').find((l) => l.includes('Tidy the repo'))!;
+    assert.ok(promptLine.includes(choreMark('demo')), `the chore line is marked: ${promptLine}`);
+    const learnable = withoutChoreLines(text).text;
+    assert.ok(!learnable.includes('Tidy the repo'), 'the chore prompt would be distilled');
+    assert.ok(learnable.includes('a line the person wrote'), "the person's line is kept");
+  });
 
   it('successWhen false with iterations left: one more turn with a re-evaluate message, then success', async () => {
     h = await createRunnerHarness(server, choresFrom(chore(`successWhen: "status = 'done'"`)));

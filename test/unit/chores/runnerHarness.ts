@@ -32,6 +32,8 @@ export interface RunnerHarness {
   triggers: StartingTriggerStore;
   db: OpenedDurableDb;
   logger: MemoryLogger;
+  /** The agent's storage folder (EVENT.md, MEMORY.md…). */
+  storageDir: string;
   /** Fires the runner marked done (chore id and fire time). */
   done: Array<[string, number]>;
   idle(): Promise<void>;
@@ -92,7 +94,7 @@ export async function createRunnerHarness(server: ModelServer, chores: ChoreDefi
     throw new Error(`no run of ${choreId} ended; runs: ${JSON.stringify(runLog.history(choreId).map((r) => r.status))}`);
   };
   return {
-    agent, runner, runLog, clock, triggers, db, logger, done, idle, ended,
+    agent, runner, runLog, clock, triggers, db, logger, storageDir: path.join(dir, 'agent'), done, idle, ended,
     close: async () => {
       runner.dispose();
       await agent.shutdown();
