@@ -451,6 +451,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   }
 
   private async onTaskEnd(name: string, exitCode: number | undefined): Promise<void> {
+    // Untrusted: not even a chore's `when` is evaluated (it is repository-shipped code, time-boxed or not).
+    if (!this.trusted()) return;
     for (const id of await this.matcher.match({ name, exitCode })) await this.fire(id, 'task', { kind: 'task', name, exitCode });
   }
 
