@@ -8,7 +8,7 @@
 import { ACTION_SETS } from '../actions/coreActions';
 import { defineAction } from '../actions/types';
 import type { ActionContext, ActionDef, TurnEffects } from '../actions/types';
-import type { Clock } from '../ports';
+import type { Clock, WorkspaceReader } from '../ports';
 import {
   createFileInputSchema,
   deleteFileInputSchema,
@@ -20,7 +20,6 @@ import type { ChangeSet, EditOperation } from './changeSet';
 import { classifyChangeSet, describeOutcome } from './changeSetReview';
 import type { ChangeSetDecider } from './changeSetDecider';
 import type { ChangeSetStore } from './changeSetStore';
-import type { WorkspaceFiles } from './editPorts';
 import { inspectEditTarget } from './editTarget';
 import type { EditTarget } from './editTarget';
 import type { WorkspaceFsPort } from './fsPort';
@@ -37,7 +36,7 @@ export interface EditActionDeps {
   /** Absolute path of the workspace root (the guard resolves against it). */
   root: string;
   fs: WorkspaceFsPort;
-  files: WorkspaceFiles;
+  files: WorkspaceReader;
   store: ChangeSetStore;
   decider: ChangeSetDecider;
   clock: Clock;
