@@ -318,8 +318,8 @@ export class ChoreRunner implements TaskHooks {
       prompt: choreInstruction(chore, { cause: run.cause, fireTime: fire.fireTime, startedAt: run.startedAt, missed: fire.missed, ...(fire.context ? { context: fire.context } : {}) }),
       name: `${chore.name} (chore)`,
       mode: 'simple',
-      // Reads are always allowed; the chore's sets add edits and commands (which still ask).
-      actionSets: [...new Set(['read', ...chore.actionSets])],
+      // Exactly the chore's sets (reading is always given): `actionSets: []` reads and talks only.
+      actionSets: [...new Set(chore.actionSets)],
       skills: chore.skills,
       choreId: chore.id,
       runId: run.runId,

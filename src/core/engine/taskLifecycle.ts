@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { ACTION_SETS } from '../actions/coreActions';
+import { taskActionSets } from '../actions/actionSets';
 import { taskPrefixText } from '../prompts/requestBuilder';
 import { initialLimits } from './budgets';
 import type { Trigger } from '../store/types';
@@ -51,8 +51,8 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
   }
   const known = new Map(env.skills().map((s) => [s.name, s]));
   const chosen = (spec.skills ?? []).filter((name) => known.has(name));
-  // Reads inside the workspace are automatic (docs/DESIGN.md §6), so every task can read.
-  const actionSets = [...new Set([ACTION_SETS.task, ACTION_SETS.read, ...(spec.actionSets ?? [])])];
+  // Exactly the sets it was granted, plus `task` and `read` (reads are automatic, docs/DESIGN.md §6).
+  const actionSets = taskActionSets(spec.actionSets ?? []);
   const context = await env.prefixContext();
   const task: TaskRecord = {
     id,
