@@ -5,7 +5,7 @@
  */
 import type { Ledger } from '../actions/ledger';
 import { USER_PRIORITY } from '../engine/engineEnv';
-import type { ApprovalPayload } from '../engine/react';
+import type { ApprovalPayload } from '../engine/triggerPayloads';
 import type { Logger, WorkspaceReader } from '../ports';
 import type { TriggerStore } from '../store/types';
 import type { ChangeSet, ChangeSetStatus, FileDecision } from './changeSet';
