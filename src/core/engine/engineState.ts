@@ -8,7 +8,7 @@ import type { Clock, Logger } from '../ports';
 import type { DurableDb } from '../store/types';
 import type { AppendFile, EventStreams } from './eventLog';
 import { choreMark } from '../memory/memory';
-import { sessionView, taskView } from './records';
+import { emptyTotals, sessionView, taskView } from './records';
 import type { SessionRecord, TaskRecord } from './records';
 import type { AgentChange, MessageRole, MessageView, TaskEvent, TaskEventKind } from './types';
 
@@ -90,7 +90,7 @@ export class EngineState {
       status: 'idle',
       lastActivity: now,
       ...(init.taskId ? { taskId: init.taskId } : {}),
-      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 },
+      usage: emptyTotals(),
     };
     this.transcripts.set(session.id, []);
     this.saveSession(session);

@@ -4,6 +4,7 @@
  */
 import type { Usage } from '../model/types';
 import type { MessageView, PauseReason, SessionStatus, SessionView, TaskMode, TaskStatus, TaskView, Todo, UsageTotals } from './types';
+import { totalTokens } from '../model/usage';
 
 export interface SessionRecord {
   id: string;
@@ -103,8 +104,8 @@ export function addTotals(total: UsageTotals, usage: Usage, cost: number): Usage
   };
 }
 
-/** Tokens counted against the task budget: everything sent and received. */
-export const tokensUsed = (usage: UsageTotals): number => usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+/** Tokens counted against the task budget: everything sent and received (model/usage.ts). */
+export const tokensUsed = (usage: UsageTotals): number => totalTokens(usage);
 
 export function taskView(task: TaskRecord): TaskView {
   return {
