@@ -46,3 +46,14 @@ export function unknownSetMessage(name: string): string {
 export function taskActionSets(granted: readonly string[]): string[] {
   return [...new Set<string>([ACTION_SETS.task, ACTION_SETS.read, ...granted])];
 }
+
+/**
+ * A task stored before action sets were the gate had edits and commands through `task`; a live
+ * one keeps them after the upgrade (a chore's task does not: that was the bug the gate fixes).
+ * Tasks created since carry `gatedSets` and are left as they are.
+ */
+export function upgradeActionSets<T extends { actionSets: string[]; chore?: unknown; gatedSets?: true }>(task: T): T {
+  if (task.gatedSets) return task;
+  const actionSets = task.chore ? taskActionSets(task.actionSets) : taskActionSets([...task.actionSets, ...DEFAULT_TASK_SETS]);
+  return { ...task, actionSets, gatedSets: true };
+}

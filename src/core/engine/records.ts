@@ -54,6 +54,8 @@ export interface TaskRecord {
   status: TaskStatus;
   todos: Todo[];
   actionSets: string[];
+  /** Created since action sets are the gate (actions/actionSets.ts upgradeActionSets). */
+  gatedSets?: true;
   selectedSkills: string[];
   /** 'user', 'chore:<id>', 'memory', 'successor:<task id>'… */
   source: string;

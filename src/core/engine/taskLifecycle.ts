@@ -64,6 +64,7 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
     status: 'running',
     todos: [],
     actionSets,
+    gatedSets: true,
     selectedSkills: chosen,
     source: spec.source,
     ...(spec.origin ? { origin: spec.origin } : {}),

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { ModelServer } from '../../fixtures/modelServer';
+import { upgradeActionSets } from '../../../src/core/actions/actionSets';
 import { FakeClock } from '../../fakes/fakeClock';
 import { gatedActions, offeredTools } from '../support/gatedActions';
 import type { GatedActions } from '../support/gatedActions';
@@ -70,5 +71,15 @@ describe('engine: action sets of tasks started from chat', () => {
     assert.equal(successor.source, `successor:${first.id}`);
     assert.deepEqual(successor.actionSets, ['task', 'read', 'files'], 'the successor did not inherit exactly its parent\'s sets');
     assert.ok(!offeredTools(server.requests[3].body).includes(COMMAND), 'the successor was offered run_command');
+  });
+});
+
+describe('engine: tasks stored before action sets were the gate', () => {
+  it('a live chat task keeps edits and commands; a chore task keeps exactly its sets; new tasks are untouched', () => {
+    assert.deepEqual(upgradeActionSets({ actionSets: ['task', 'read'] }), { actionSets: ['task', 'read', 'files', 'commands'], gatedSets: true });
+    const chore = { choreId: 'c', runId: 'r' };
+    assert.deepEqual(upgradeActionSets({ actionSets: ['task', 'read'], chore }).actionSets, ['task', 'read']);
+    const fresh = { actionSets: ['task', 'read', 'mcp:github'], gatedSets: true as const };
+    assert.equal(upgradeActionSets(fresh), fresh);
   });
 });
