@@ -54,6 +54,8 @@ export function taskActionSets(granted: readonly string[]): string[] {
  */
 export function upgradeActionSets<T extends { actionSets: string[]; chore?: unknown; gatedSets?: true }>(task: T): T {
   if (task.gatedSets) return task;
-  const actionSets = task.chore ? taskActionSets(task.actionSets) : taskActionSets([...task.actionSets, ...DEFAULT_TASK_SETS]);
+  // A damaged or hand-written row may lack the list: it gets the sets of its kind.
+  const stored = Array.isArray(task.actionSets) ? task.actionSets : [];
+  const actionSets = task.chore ? taskActionSets(stored) : taskActionSets([...stored, ...DEFAULT_TASK_SETS]);
   return { ...task, actionSets, gatedSets: true };
 }
