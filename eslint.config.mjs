@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import cycles from './eslint-rules/noCycle.js';
 import layers from './eslint-rules/layers.js';
 
 export default tseslint.config(
@@ -19,6 +20,14 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     rules: { 'no-console': 'error' },
+  },
+  // Import cycles under src/, type-only imports included (import-x/no-cycle skips those, and a
+  // type-only cycle is where a contract starts depending on its implementation). The fixtures
+  // prove the rule fires (test/unit/importCycles.test.ts).
+  {
+    files: ['src/**/*.ts', 'test/lint-fixtures/cycle/**/*.ts'],
+    plugins: { 'tasklane-cycles': cycles },
+    rules: { 'tasklane-cycles/no-cycle': 'error' },
   },
   // Type-aware rules: a promise is awaited, returned, handled (.catch with a log) or explicitly
   // `void`ed with the reason in a comment; an async function is never passed where a plain

@@ -9,8 +9,8 @@ import type { Dirent } from 'node:fs';
 import * as path from 'node:path';
 import { RE2JS } from 're2js';
 import type { FileChange } from '../core/approval/changeSet';
-import type { EditApplier, WorkspaceFiles } from '../core/approval/editPorts';
-import type { WorkspacePort } from '../core/ports';
+import type { EditApplier } from '../core/approval/editPorts';
+import type { WorkspacePort, WorkspaceReader } from '../core/ports';
 
 /** Folders a listing or search never walks into: generated, vendored or the VCS itself. */
 const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
@@ -26,7 +26,7 @@ export interface OverlayChange {
   after: string | null;
 }
 
-export class OverlayWorkspace implements WorkspacePort, WorkspaceFiles, EditApplier {
+export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApplier {
   /** Workspace-relative path → text after the run's edits (null: deleted). */
   private readonly overlay = new Map<string, string | null>();
 

@@ -41,14 +41,67 @@ export interface SearchHit {
   text: string;
 }
 
-/** Read-only access to the workspace, for the read actions. Paths are workspace-relative. */
+/** A bounded read: never more than the asked number of bytes is loaded. */
+export interface BoundedText {
+  /** The text of the first bytes, cut back to a whole UTF-8 character. */
+  text: string;
+  /** True when the file is longer than what was read. */
+  truncated: boolean;
+  /** The file's whole size in bytes. */
+  size: number;
+}
+
+/**
+ * THE reading of the workspace: the text VS Code shows. An open document with unsaved changes is
+ * read with those changes; any other file as saved on disk. There is one meaning on purpose: the
+ * read actions (read_file, search_text, AGENTS.md) show the model this text, and the edit
+ * proposal and its stale check at approval match `old_text` against this same text, so what the
+ * model copies is what it is matched against. (Before, read_file read the disk while edits read
+ * the editor: with an unsaved change open, the model's excerpt came from another text.) The host
+ * builds ONE reader (`VsCodeWorkspaceReader`) and hands it to both; the read actions reach it
+ * through `FsWorkspace`, behind the path guard. Paths are workspace-relative, `/` separators.
+ */
+export interface WorkspaceReader {
+  /**
+   * The file's text, or null when it does not exist. Rejects only on a real failure (a folder, no
+   * permission). An unsaved document counts with its changes: applying over them would lose them.
+   */
+  read(relativePath: string): Promise<string | null>;
+  /**
+   * At most `maxBytes` from the start of the same text (a huge file on disk is never loaded
+   * whole), or null when it does not exist. Optional: a reader without it is read whole, then cut.
+   */
+  readBounded?(relativePath: string, maxBytes: number): Promise<BoundedText | null>;
+}
+
+/** `reader.readBounded`, or its whole text cut to `maxBytes` when it has none. */
+export async function readBounded(reader: WorkspaceReader, relativePath: string, maxBytes: number): Promise<BoundedText | null> {
+  if (reader.readBounded) return reader.readBounded(relativePath, maxBytes);
+  const text = await reader.read(relativePath);
+  return text === null ? null : cutText(text, maxBytes);
+}
+
+/** `text` cut to at most `maxBytes` of UTF-8, never inside a character. */
+export function cutText(text: string, maxBytes: number): BoundedText {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return { text, truncated: false, size: bytes.length };
+  let end = maxBytes;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end -= 1;
+  return { text: bytes.subarray(0, end).toString('utf8'), truncated: true, size: bytes.length };
+}
+
+/**
+ * Read-only access to the workspace, for the read actions. Paths are workspace-relative. Every
+ * text it returns (readFile, readText, searchText) is the WorkspaceReader's text: unsaved editor
+ * changes included.
+ */
 export interface WorkspacePort {
   readFile(relativePath: string): Promise<string>;
   /**
    * Reads at most `maxBytes` from the start of the file (never the whole file when it is larger).
    * Optional: a port without it is read whole, then cut (in-memory fakes).
    */
-  readText?(relativePath: string, maxBytes: number): Promise<{ text: string; truncated: boolean; size: number }>;
+  readText?(relativePath: string, maxBytes: number): Promise<BoundedText>;
   /** Workspace-relative paths (folders end with '/'), sorted. */
   listFiles(relativeDir: string, options?: { recursive?: boolean; limit?: number }): Promise<string[]>;
   searchText(query: string, options?: { isRegex?: boolean; include?: string; limit?: number }): Promise<SearchHit[]>;

@@ -9,14 +9,11 @@ import type { SidebarBackend } from './sidebarProvider';
 import type { ModelProvider } from './modelProvider';
 import type { StoreServices } from './storeServices';
 import { toDeadLetterView, toSessionView, toTaskView, toTraceEvent } from './viewMapping';
+import type { SidebarSection } from './sidebarSection';
+
+export type { SidebarSection };
 
 const TRACE_PAGE = 200;
-
-/** A part of the sidebar with its own state and messages (`<prefix>.*`), owned by its subsystem. */
-export interface SidebarSection<View, Message> {
-  list(): Promise<View[]>;
-  handle(message: Message): Promise<HostMessage | undefined>;
-}
 
 /** The sections the sidebar shows next to the sessions, owned by the store-time services. */
 export interface SidebarSections {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Ledger } from '../core/actions/ledger';
 import { guardRestricted } from '../core/approval/commandActions';
-import { FsWorkspace } from '../core/approval/fsWorkspace';
+import { DiskReader, FsWorkspace } from '../core/approval/fsWorkspace';
 import { guardReads, refusingWorkspace } from '../core/approval/guardedWorkspace';
 import { nodeFs } from '../core/approval/nodeFs';
 import { Agent } from '../core/engine/agent';
@@ -15,6 +15,7 @@ import type { DurableDb, TriggerStore } from '../core/store/types';
 import type { HostMessage } from '../shared/protocol';
 import type { ApprovalOwner } from './approvals/approvalCommands';
 import { ApprovalService } from './approvals/approvalService';
+import { VsCodeWorkspaceReader } from './approvals/vscodeEdits';
 import { ChoreHost } from './chores/choreHost';
 import { CommandExecutionHost, combineApprovalSections } from './execution/commandHost';
 import type { OwnedApprovalSection } from './execution/commandHost';
@@ -86,7 +87,13 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   const { settings } = env.models;
 
   const tellTask = async (taskId: string, text: string) => late.agent?.tellTask(taskId, text);
-  const changeSets = new ApprovalService({ db, triggers, ledger, clock, logger, trusted, storageDir, root, taskChore, settings, tellTask });
+  // Reads pass the same path guard as edits; it resolves symbolic links on the local disk. A
+  // root that is not on the local disk gets no reads at all (fail closed: the guard could not vouch for them).
+  const guardOptions = { caseInsensitive: process.platform !== 'linux' };
+  // The ONE reading of the workspace (unsaved editor text first): read_file and search_text see
+  // it through FsWorkspace, and the edit proposals and their stale check read it too.
+  const files = new VsCodeWorkspaceReader(root, root.scheme === 'file' ? new DiskReader(root.fsPath, nodeFs) : undefined);
+  const changeSets = new ApprovalService({ db, triggers, ledger, clock, logger, trusted, storageDir, root, files, taskChore, settings, tellTask });
   const mcp = new McpHost({ root: folder?.uri, settings, consent: new ConsentStore(env.consent, () => clock.now()), trusted, clock, logger, cwd: folder?.uri.fsPath ?? storageDir });
   const commands = new CommandExecutionHost({ db, triggers, ledger, clock, logger, trusted, settings, mcp: mcp.servers, cwd: () => folder?.uri.fsPath ?? storageDir });
   await commands.recover();
@@ -103,10 +110,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   if (folder) {
     for (const dir of ['.agents/skills', '.github/skills', '.claude/skills']) skillDirs.push(vscode.Uri.joinPath(root, dir).fsPath);
   }
-  // Reads pass the same path guard as edits; it resolves symbolic links on the local disk. A
-  // root that is not on the local disk gets no reads at all (fail closed: the guard could not vouch for them).
-  const guardOptions = { caseInsensitive: process.platform !== 'linux' };
-  const workspace = root.scheme === 'file' ? guardReads(new FsWorkspace(root.fsPath, nodeFs, guardOptions), root.fsPath, nodeFs, guardOptions) : refusingWorkspace(root.toString());
+  const workspace = root.scheme === 'file' ? guardReads(new FsWorkspace(root.fsPath, nodeFs, { ...guardOptions, text: files }), root.fsPath, nodeFs, guardOptions) : refusingWorkspace(root.toString());
   // No folder open: nothing to edit, so no edit actions (commands still run in the storage folder).
   // Commands first, then edits: the order the tools have always been advertised in (a stable prefix).
   const extraActions = [...commands.actions(), ...(folder ? changeSets.editActions() : [])];

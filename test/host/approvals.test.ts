@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateTasklane, modelSaw, quiesce, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { readOrNull } from '../support/files';
 
 // Approval-gated edits inside a real extension host: a scripted task proposes edits through the
 // real edit actions; the test decides with tasklane.approve / tasklane.reject and checks the disk,
@@ -60,13 +61,7 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
     if (!folder) throw new Error('the host tier opens the sample workspace; no folder is open');
     return folder.uri.fsPath;
   };
-  const onDisk = (relative: string): string | null => {
-    try {
-      return fs.readFileSync(path.join(root(), relative), 'utf8');
-    } catch {
-      return null;
-    }
-  };
+  const onDisk = (relative: string): string | null => readOrNull(path.join(root(), relative));
   const approval = () => vscode.workspace.getConfiguration('tasklane.approval');
   const target = vscode.ConfigurationTarget.Global;
   let outside: string;

@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { openTasklaneView, runCommand, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
+import { until as poll } from '../support/poll';
+import { readOrNull } from '../support/files';
 
 // Approval-gated edits as a user meets them, on the real workbench in Chromium: the change-set
 // card, Open diff with an editable proposed side, Approve (one WorkspaceEdit, one Undo), Reject
@@ -17,23 +19,9 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     assert.ok(ui, 'the UI session did not start');
     return ui;
   };
-  const onDisk = (relative: string): string | null => {
-    try {
-      return fs.readFileSync(path.join(session().server.workspaceDir, relative), 'utf8');
-    } catch {
-      return null;
-    }
-  };
+  const onDisk = (relative: string): string | null => readOrNull(path.join(session().server.workspaceDir, relative));
   const requestsText = async () => ((await session().model.requests()) as Array<{ body: unknown }>).map((r) => JSON.stringify(r.body)).join('\n');
-  async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  }
+  const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> => poll(what, probe, { timeoutMs, intervalMs: 200 });
   const modelSaw = (pattern: RegExp) => until(`the model to receive ${pattern}`, async () => (pattern.test(await requestsText()) ? true : undefined));
 
   /** A task whose first turn makes `calls`; returns its (pending) card once shown, if any. */

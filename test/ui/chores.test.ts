@@ -5,6 +5,7 @@ import type { Frame, Page } from 'playwright-core';
 import { parse } from 'yaml';
 import { openTasklaneView, runCommand, screenshotSidebar, screenshotsDir, startUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
+import { until as poll } from '../support/poll';
 
 // Issue #6, the UI-tier item: a chore created from the command palette with the keyboard only,
 // written to .tasklane/chores.yaml, listed in the sidebar, run with its Run now button, and its
@@ -62,15 +63,7 @@ async function answer(page: Page, title: string, text: string, beforeEnter?: () 
   return suggested;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> => poll(what, probe, { timeoutMs, intervalMs: 200 });
 
 describe('ui: a chore created from the palette, run now and traced live in the sidebar', function () {
   let ui: UiSession | undefined;

@@ -3,11 +3,10 @@
  * in readActions.ts; edits and commands (approval-gated) are registered by their own modules.
  */
 import { z } from 'zod';
+import { ACTION_SETS, isGrantableSet, unknownSetMessage } from './actionSets';
 import { defineAction } from './types';
 import type { ActionDef } from './types';
 
-/** Action sets the engine knows. A task always has `task`; `read` is the default extra. */
-export const ACTION_SETS = { conversation: 'conversation', task: 'task', read: 'read' } as const;
 
 const todoSchema = z.object({
   text: z.string().min(1),
@@ -39,9 +38,11 @@ export const taskStart = defineAction({
     mode: z.enum(['simple', 'complex']),
     skills: z.array(z.string()).optional(),
     actionSets: z
-      .array(z.string().regex(/^(files|commands|mcp:[A-Za-z0-9][A-Za-z0-9_.-]{0,62})$/, 'an action set is "files", "commands" or "mcp:<server>"'))
+      .array(z.string().refine(isGrantableSet, { error: (issue) => unknownSetMessage(String(issue.input)) }))
       .optional()
-      .describe('Extra action sets the task needs, e.g. "mcp:<server>" to use that MCP server\'s tools (listed as mcp_<server>_<tool>).'),
+      .describe(
+        'The action sets the task gets besides reading: "files" (propose edits), "commands" (run commands and tasks), "mcp:<server>" (that MCP server\'s tools, listed as mcp_<server>_<tool>). Omitted: ["files", "commands"]. Name all the task needs: it gets exactly these.',
+      ),
   }),
   actionSets: [ACTION_SETS.conversation, ACTION_SETS.task],
   parallelizable: true,

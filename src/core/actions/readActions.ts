@@ -1,6 +1,6 @@
 /** Read-only workspace actions, through the WorkspacePort (reads inside the workspace are automatic). */
 import { z } from 'zod';
-import { ACTION_SETS } from './coreActions';
+import { ACTION_SETS } from './actionSets';
 import { defineAction } from './types';
 import type { ActionDef } from './types';
 

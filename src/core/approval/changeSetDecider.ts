@@ -5,13 +5,13 @@
  */
 import type { Ledger } from '../actions/ledger';
 import { USER_PRIORITY } from '../engine/engineEnv';
-import type { ApprovalPayload } from '../engine/react';
-import type { Logger } from '../ports';
+import type { ApprovalPayload } from '../engine/triggerPayloads';
+import type { Logger, WorkspaceReader } from '../ports';
 import type { TriggerStore } from '../store/types';
 import type { ChangeSet, ChangeSetStatus, FileDecision } from './changeSet';
 import { approveChangeSet, decideFile, describeOutcome, editProposedContent, markApplied, rejectChangeSet, transition } from './changeSetReview';
 import type { ChangeSetStore } from './changeSetStore';
-import type { EditApplier, WorkspaceFiles } from './editPorts';
+import type { EditApplier } from './editPorts';
 
 /** The ledger's action name for writing an approved change set. */
 export const APPLY_EDITS_ACTION = 'apply_edits';
@@ -25,7 +25,7 @@ export const PERSON_PROPOSAL_PREFIX = 'person:';
 /** What the decider needs; the host wires the real ones, tests fakes. */
 export interface ChangeSetDeciderDeps {
   store: ChangeSetStore;
-  files: WorkspaceFiles;
+  files: WorkspaceReader;
   applier: EditApplier;
   ledger: Pick<Ledger, 'intent' | 'outcome'>;
   /** False while the agent's state cannot be committed (disk full, lost lease): nothing is applied then. */

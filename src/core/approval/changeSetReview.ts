@@ -3,7 +3,7 @@ import type { ChangeSet, ChangeSetStatus, FileChange, FileDecision } from './cha
 import { EditError, toFileChange } from './proposeChangeSet';
 import { classifyEdits } from './sensitivePaths';
 import type { EditClassification, EditPolicyOptions } from './sensitivePaths';
-import type { ProposalFiles } from './proposeChangeSet';
+import type { WorkspaceReader } from '../ports';
 
 /**
  * What happens to a proposed change set between the proposal and the disk: per-file decisions,
@@ -65,7 +65,7 @@ export function filesToApply(changeSet: ChangeSet): FileChange[] {
  * Compares the disk with the proposal for every file that would be applied: the source's content
  * hash, and for renames that the new path is still free. Any entry means nothing may be applied.
  */
-export async function findStaleFiles(changeSet: ChangeSet, files: ProposalFiles): Promise<StaleFile[]> {
+export async function findStaleFiles(changeSet: ChangeSet, files: WorkspaceReader): Promise<StaleFile[]> {
   const stale: StaleFile[] = [];
   for (const file of filesToApply(changeSet)) {
     const now = await files.read(file.path);
@@ -89,7 +89,7 @@ export type ApprovalOutcome =
  * naming the files, and nothing is to be applied. Every file rejected: the set becomes 'rejected'.
  * Otherwise 'approved' with the files to apply (as one WorkspaceEdit, then markApplied).
  */
-export async function approveChangeSet(changeSet: ChangeSet, files: ProposalFiles): Promise<ApprovalOutcome> {
+export async function approveChangeSet(changeSet: ChangeSet, files: WorkspaceReader): Promise<ApprovalOutcome> {
   if (changeSet.status !== 'pending') transition(changeSet, 'approved');
   const apply = filesToApply(changeSet);
   if (apply.length === 0) return { ok: true, changeSet: transition(changeSet, 'rejected', 'every file was rejected'), apply };

@@ -9,12 +9,11 @@ import type { ActionDef } from '../actions/types';
 import type { CommandService } from './commandService';
 import { describeResult, MAX_TIMEOUT_MS, RESTRICTED_MESSAGE } from './commandService';
 import type { CommandKind } from './commandApproval';
+import { ACTION_SETS } from '../actions/actionSets';
 
 /** What the actions need from the service (a narrow view, so tests and late wiring can pass a forwarder). */
 export type CommandRequester = Pick<CommandService, 'request'>;
 
-/** The action set of run_command / run_task; they are also in `task`, so every task can ask to run things. */
-export const COMMAND_ACTION_SET = 'commands';
 
 const timeoutSeconds = z.coerce.number().int().min(1).max(MAX_TIMEOUT_MS / 1000).optional()
   .describe('Stop it after this many seconds (default 120).');
@@ -45,7 +44,7 @@ export function commandActions(service: CommandRequester): ActionDef[] {
         command: z.string().min(1).max(4000).describe('The exact command line, e.g. "npm test".'),
         timeoutSeconds,
       }),
-      actionSets: [COMMAND_ACTION_SET, 'task'],
+      actionSets: [ACTION_SETS.commands],
       parallelizable: false,
       irreversible: false,
       approval: 'policy',
@@ -60,7 +59,7 @@ export function commandActions(service: CommandRequester): ActionDef[] {
         name: z.string().min(1).max(400).describe('The task name (label).'),
         timeoutSeconds,
       }),
-      actionSets: [COMMAND_ACTION_SET, 'task'],
+      actionSets: [ACTION_SETS.commands],
       parallelizable: false,
       irreversible: false,
       approval: 'policy',

@@ -88,37 +88,6 @@ export interface CommandApprovalStore {
   delete(id: string): Promise<void>;
 }
 
-export class InMemoryCommandApprovalStore implements CommandApprovalStore {
-  private readonly rows = new Map<string, CommandApproval>();
-
-  async insert(approval: CommandApproval): Promise<void> {
-    if (this.rows.has(approval.id)) throw new Error(`Command approval ${approval.id} already exists.`);
-    this.rows.set(approval.id, structuredClone(approval));
-  }
-
-  async update(approval: CommandApproval, expected: CommandApprovalStatus): Promise<boolean> {
-    if (this.rows.get(approval.id)?.status !== expected) return false;
-    this.rows.set(approval.id, structuredClone(approval));
-    return true;
-  }
-
-  async load(id: string): Promise<CommandApproval | undefined> {
-    const row = this.rows.get(id);
-    return row && structuredClone(row);
-  }
-
-  async list(status?: CommandApprovalStatus): Promise<CommandApproval[]> {
-    return [...this.rows.values()]
-      .filter((r) => status === undefined || r.status === status)
-      .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
-      .map((r) => structuredClone(r));
-  }
-
-  async delete(id: string): Promise<void> {
-    this.rows.delete(id);
-  }
-}
-
 /** The store on the hot database's `command_approvals` table (schema migration 2). */
 export class DbCommandApprovalStore implements CommandApprovalStore {
   constructor(

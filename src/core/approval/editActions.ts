@@ -5,10 +5,10 @@
  * stores it durably, and then either applies it at once (autoApproveEdits and nothing sensitive)
  * or makes the task wait for the user's decision like for a reply.
  */
-import { ACTION_SETS } from '../actions/coreActions';
+import { ACTION_SETS } from '../actions/actionSets';
 import { defineAction } from '../actions/types';
 import type { ActionContext, ActionDef, TurnEffects } from '../actions/types';
-import type { Clock } from '../ports';
+import type { Clock, WorkspaceReader } from '../ports';
 import {
   createFileInputSchema,
   deleteFileInputSchema,
@@ -20,7 +20,6 @@ import type { ChangeSet, EditOperation } from './changeSet';
 import { classifyChangeSet, describeOutcome } from './changeSetReview';
 import type { ChangeSetDecider } from './changeSetDecider';
 import type { ChangeSetStore } from './changeSetStore';
-import type { WorkspaceFiles } from './editPorts';
 import { inspectEditTarget } from './editTarget';
 import type { EditTarget } from './editTarget';
 import type { WorkspaceFsPort } from './fsPort';
@@ -29,15 +28,13 @@ import { EditError, proposeChangeSet } from './proposeChangeSet';
 import { classifyResolvedEdit } from './sensitivePaths';
 import type { EditClassification, EditPolicyOptions } from './sensitivePaths';
 
-/** The action set edits belong to. Tasks also get them through the always-present `task` set. */
-export const EDIT_ACTION_SET = 'files';
 
 /** What the edit actions need; the host builds it once. */
 export interface EditActionDeps {
   /** Absolute path of the workspace root (the guard resolves against it). */
   root: string;
   fs: WorkspaceFsPort;
-  files: WorkspaceFiles;
+  files: WorkspaceReader;
   store: ChangeSetStore;
   decider: ChangeSetDecider;
   clock: Clock;
@@ -144,7 +141,8 @@ export function createEditActions(deps: EditActionDeps): ActionDef[] {
   }
 
   const common = {
-    actionSets: [ACTION_SETS.task, EDIT_ACTION_SET],
+    // Only `files`: a task or chore without it is neither offered nor able to run an edit (actionSets.ts).
+    actionSets: [ACTION_SETS.files],
     // Sequential: edits of one turn compose over each other into one change set.
     parallelizable: false,
     // Proposing writes nothing; the apply (auto or approved) records its own ledger intent and outcome.

@@ -1,7 +1,8 @@
 /**
- * Ports the approval flow needs from its host (docs/DESIGN.md §1, §6): how proposed changes reach the
- * disk, and how the workspace's current text is read. The core never writes files itself; the
- * VS Code host applies through one WorkspaceEdit, a headless runner or a test through node:fs.
+ * The port the approval flow needs from its host to write (docs/DESIGN.md §1, §6): how approved
+ * changes reach the disk. Reading is the one WorkspaceReader (src/core/ports.ts), the same text
+ * the read actions show the model. The core never writes files itself; the VS Code host applies
+ * through one WorkspaceEdit, a headless runner or a test through node:fs.
  */
 import type { FileChange } from './changeSet';
 
@@ -13,13 +14,4 @@ export interface EditApplier {
    * what to do; on rejection nothing should have been written.
    */
   apply(changes: readonly FileChange[]): Promise<void>;
-}
-
-/** The workspace's current text, as the user would see it if they saved now. */
-export interface WorkspaceFiles {
-  /**
-   * The file's text, or null when it does not exist. Workspace-relative, `/` separators. An open
-   * document with unsaved changes counts with those changes: applying over them would lose them.
-   */
-  read(relativePath: string): Promise<string | null>;
 }

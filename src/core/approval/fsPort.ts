@@ -3,6 +3,9 @@
  * so a headless runner, a remote file system or a test can supply its own; nodeFs.ts is the
  * Node implementation.
  */
+import type { BoundedText } from '../ports';
+
+export type { BoundedText };
 
 /** What `lstat` reports about one path, without following a final symbolic link. */
 export type FsEntryKind = 'file' | 'directory' | 'symlink' | 'other';
@@ -24,16 +27,6 @@ export interface FsStat {
   size: number;
   /** How many directory entries name this inode; above 1 on a regular file means a hard link. */
   links: number;
-}
-
-/** A bounded read: never more than the asked number of bytes is loaded. */
-export interface BoundedText {
-  /** The text of the first bytes, cut back to a whole UTF-8 character. */
-  text: string;
-  /** True when the file is longer than what was read. */
-  truncated: boolean;
-  /** The file's whole size in bytes. */
-  size: number;
 }
 
 /**

@@ -7,7 +7,8 @@
  * match with RE2 (textMatch.ts), so a pattern cannot block the host.
  */
 import * as nodePath from 'node:path';
-import type { SearchHit, WorkspacePort } from '../ports';
+import { readBounded } from '../ports';
+import type { SearchHit, WorkspacePort, WorkspaceReader } from '../ports';
 import type { BoundedText, WorkspaceFsPort } from './fsPort';
 import { compileGlob, compileSearchPattern } from './textMatch';
 
@@ -22,26 +23,61 @@ export const MAX_READ_BYTES = 4 * 1024 * 1024;
 /** A hit's line is cut to this many characters. */
 const MAX_HIT_CHARS = 300;
 
-/** Reads inside one root on a local disk. Paths are workspace-relative, `/` separators. */
-export class FsWorkspace implements WorkspacePort {
+/** The saved files of one root on a local disk, as a WorkspaceReader (no editor: what a headless run reads). */
+export class DiskReader implements WorkspaceReader {
   constructor(
     private readonly root: string,
     private readonly fs: WorkspaceFsPort,
-    private readonly options: { caseInsensitive?: boolean } = {},
   ) {}
+
+  async read(relativePath: string): Promise<string | null> {
+    return (await this.readBounded(relativePath, Number.MAX_SAFE_INTEGER))?.text ?? null;
+  }
+
+  async readBounded(relativePath: string, maxBytes: number): Promise<BoundedText | null> {
+    try {
+      return await this.fs.readText(nodePath.join(this.root, ...relativePath.split('/')), maxBytes);
+    } catch (error) {
+      if (MISSING.has((error as { code?: string }).code ?? '')) return null;
+      throw error;
+    }
+  }
+}
+
+const MISSING = new Set(['ENOENT', 'ENOTDIR']);
+
+/**
+ * Reads inside one root on a local disk. Paths are workspace-relative, `/` separators. Listing
+ * and the walk are the disk's; every file's TEXT (readFile, readText, each file search looks in)
+ * comes from `options.text`, the one WorkspaceReader (src/core/ports.ts): in VS Code the
+ * editor's text with unsaved changes, so read_file and search_text see what edits are matched
+ * against. Without one, the saved files (DiskReader).
+ */
+export class FsWorkspace implements WorkspacePort {
+  private readonly text: WorkspaceReader;
+
+  constructor(
+    private readonly root: string,
+    private readonly fs: WorkspaceFsPort,
+    private readonly options: { caseInsensitive?: boolean; text?: WorkspaceReader } = {},
+  ) {
+    this.text = options.text ?? new DiskReader(root, fs);
+  }
 
   private abs(relativePath: string): string {
     return nodePath.join(this.root, ...relativePath.split('/'));
   }
 
   async readFile(relativePath: string): Promise<string> {
-    const read = await this.fs.readText(this.abs(relativePath), MAX_READ_BYTES);
+    const read = await this.readText(relativePath, MAX_READ_BYTES);
     if (read.truncated) throw new Error(`${relativePath} is ${read.size} bytes, more than the ${MAX_READ_BYTES} that can be read at once`);
     return read.text;
   }
 
-  readText(relativePath: string, maxBytes: number): Promise<BoundedText> {
-    return this.fs.readText(this.abs(relativePath), Math.min(maxBytes, MAX_READ_BYTES));
+  async readText(relativePath: string, maxBytes: number): Promise<BoundedText> {
+    const read = await readBounded(this.text, relativePath, Math.min(maxBytes, MAX_READ_BYTES));
+    if (!read) throw new Error(`${relativePath} does not exist`);
+    return read;
   }
 
   async listFiles(relativeDir: string, options: { recursive?: boolean; limit?: number } = {}): Promise<string[]> {
@@ -80,7 +116,10 @@ export class FsWorkspace implements WorkspacePort {
       if (!stats || stats.kind !== 'file' || stats.size > MAX_SEARCH_FILE_BYTES) continue;
       let text: string;
       try {
-        text = (await this.fs.readText(this.abs(path), MAX_SEARCH_FILE_BYTES)).text;
+        // The reader's text: an open document's unsaved changes are searched, not the saved file.
+        const read = await readBounded(this.text, path, MAX_SEARCH_FILE_BYTES);
+        if (!read || read.truncated) continue;
+        text = read.text;
       } catch {
         continue;
       }

@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../ports';
+import type { Clock, WorkspaceReader } from '../ports';
 import { hashContent } from './changeSet';
 import type { ChangeSet, EditOperation, FileChange } from './changeSet';
 import { countLineChanges } from './lineDiff';
 
-/** Reads the workspace as it is now; the proposal never writes. */
-export interface ProposalFiles {
-  /** The file's text, or null when it does not exist. Paths are workspace-relative with `/` separators. */
-  read(relativePath: string): Promise<string | null>;
-}
-
 /** What proposeChangeSet needs from outside. */
 export interface ProposeDeps {
-  files: ProposalFiles;
+  /** The workspace as VS Code shows it (unsaved changes included); the proposal never writes. */
+  files: WorkspaceReader;
   clock: Clock;
   /** Change-set ids; default random UUIDs. */
   newId?: () => string;

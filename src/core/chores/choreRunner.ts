@@ -7,14 +7,13 @@
  * agent's change stream (the live step trace).
  */
 import type { AgentChange, TaskView } from '../engine/types';
-import { proactiveTaskId } from '../engine/react';
-import type { ProactivePayload } from '../engine/react';
+import { proactiveTaskId, readChoreFire } from '../engine/triggerPayloads';
+import type { ChoreFire, ProactivePayload } from '../engine/triggerPayloads';
 import type { GuardPoint, TaskHooks } from '../engine/taskHooks';
 import type { TaskRecord } from '../engine/records';
 import type { Usage } from '../model/types';
 import type { Clock, Logger } from '../ports';
 import type { Trigger, TriggerSource, TriggerStore } from '../store/types';
-import type { ChoreFirePayload } from './choreScheduler';
 import { compileExpression, evaluateSuccess, finalOutput } from './expressions';
 import type { CompiledExpression, SuccessVerdict } from './expressions';
 import { buildEscalationPayload } from './escalationPayload';
@@ -31,22 +30,11 @@ import { describeFireContext, summarizeFireContext } from './fireContext';
 import type { ChoreFireContext } from './fireContext';
 import type { ChoreSpendLedger, WorkspaceSpendLimits } from './spendLedger';
 
-/** A chore fire as carried by its durable trigger. The scheduler's payload plus what other causes add. */
 /** A cron fire delivered later than this after it was due counts as missed for the drift policy. */
 const LATE_CRON_FIRE_MS = 2 * 60_000;
 
-export interface ChoreFire extends ChoreFirePayload {
-  /** Default `cron`. */
-  cause?: ChoreRunCause;
-  /** 0 for the fire itself, n for its n-th retry. */
-  attempt?: number;
-  /** The original fire's key (retries keep it, so the run history groups them). */
-  fireKey?: string;
-  /** What caused a files/task fire, for the log ("3 files changed", "build exited 2"). */
-  detail?: string;
-  /** What caused the fire, told to the model in the run's first message (see fireContext.ts). */
-  context?: ChoreFireContext;
-}
+/** A chore fire as its durable trigger carries it: one schema, in engine/triggerPayloads.ts. */
+export type { ChoreFire } from '../engine/triggerPayloads';
 
 /** What the runner needs from the agent (the engine's public API). */
 export interface ChoreAgentPort {
@@ -202,11 +190,8 @@ export class ChoreRunner implements TaskHooks {
   // ---- engine hooks ----
 
   async resolveProactive(trigger: Trigger): Promise<ProactivePayload | undefined> {
-    const fire = trigger.payload as ChoreFire | null;
-    if (fire?.kind !== 'chore_fire') {
-      this.options.logger.warn('CHORE', `trigger ${trigger.id} has neither a prompt nor a chore fire; dropped`);
-      return undefined;
-    }
+    // Validated, never cast: an invalid fire throws InvalidTriggerPayload and is dead-lettered.
+    const fire = readChoreFire(trigger);
     const { runLog, clock, logger } = this.options;
     const firedAt = Date.parse(fire.fireTime);
     const key = fire.fireKey ?? fireKey(fire.choreId, firedAt);
@@ -318,8 +303,8 @@ export class ChoreRunner implements TaskHooks {
       prompt: choreInstruction(chore, { cause: run.cause, fireTime: fire.fireTime, startedAt: run.startedAt, missed: fire.missed, ...(fire.context ? { context: fire.context } : {}) }),
       name: `${chore.name} (chore)`,
       mode: 'simple',
-      // Reads are always allowed; the chore's sets add edits and commands (which still ask).
-      actionSets: [...new Set(['read', ...chore.actionSets])],
+      // Exactly the chore's sets (reading is always given): `actionSets: []` reads and talks only.
+      actionSets: [...new Set(chore.actionSets)],
       skills: chore.skills,
       choreId: chore.id,
       runId: run.runId,

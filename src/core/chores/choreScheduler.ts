@@ -4,15 +4,10 @@ import { cronKey, fireKey, nextFireAfter, selectDueFires } from './schedule';
 import type { ChoreSchedulePersistence, ChoreScheduleRecord } from './schedulePersistence';
 import type { ChoreDefinition, DriftPolicy } from './types';
 
-/** The payload of a `scheduled` trigger the scheduler emits; the chore runner reads it. */
-export interface ChoreFirePayload {
-  kind: 'chore_fire';
-  choreId: string;
-  /** The cron time this fire stands for (ISO), also the tail of its dedup key. */
-  fireTime: string;
-  /** True when the fire was missed (editor closed or asleep) and is run by the drift policy. */
-  missed: boolean;
-}
+import type { ChoreFirePayload } from '../engine/triggerPayloads';
+
+/** The payload of a `scheduled` trigger the scheduler emits (its schema: engine/triggerPayloads.ts). */
+export type { ChoreFirePayload };
 
 export interface ChoreSchedulerOptions {
   triggers: Pick<TriggerStore, 'emit'>;

@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import jsonata from 'jsonata';
 import { z } from 'zod';
+import { isGrantableSet, unknownSetMessage } from '../actions/actionSets';
 import type { ChoreBudget, ChoreDefinition, EscalationChannels } from './types';
 import { defaultDiagnosticsDebounceMs, defaultGitDebounceMs } from './eventTriggers';
 
@@ -123,7 +124,7 @@ export const choreSpecSchema = z
     name: nonEmpty('name'),
     trigger: triggerSchema,
     prompt: nonEmpty('prompt'),
-    actionSets: z.array(nonEmpty('actionSets entry')).optional(),
+    actionSets: z.array(nonEmpty('actionSets entry').refine(isGrantableSet, { error: (issue) => unknownSetMessage(String(issue.input)) })).optional(),
     skills: z.array(nonEmpty('skills entry')).optional(),
     budget: budgetSchema.optional(),
     successWhen: nonEmpty('successWhen').optional(),

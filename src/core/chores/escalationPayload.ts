@@ -2,6 +2,7 @@ import { redactCredentials } from '../security/redact';
 import type { ChoreUsageTotals } from './runBudget';
 import type { ChoreRunRecord } from './runLog';
 import type { ChoreRunStatus } from './runPolicy';
+import { promptTokens } from '../model/usage';
 
 /** What every channel reports about a run that needs a person (issue #6). JSON body of the generic webhook. */
 export interface EscalationPayload {
@@ -50,7 +51,7 @@ export function escalationTitle(p: EscalationPayload): string {
 }
 
 export function usageLine(u: ChoreUsageTotals): string {
-  return `${u.iterations} iterations, ${Math.round(u.elapsedMs / 1000)} s, ${u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens} input / ${u.outputTokens} output tokens, $${u.costUsd.toFixed(4)}`;
+  return `${u.iterations} iterations, ${Math.round(u.elapsedMs / 1000)} s, ${promptTokens(u)} input / ${u.outputTokens} output tokens, $${u.costUsd.toFixed(4)}`;
 }
 
 /** Slack Block Kit message for an incoming webhook; `text` is the notification fallback. */

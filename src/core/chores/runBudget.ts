@@ -1,6 +1,7 @@
 import type { Clock } from '../ports';
 import type { Usage } from '../model/types';
 import type { ChoreBudget } from './types';
+import { promptTokens } from '../model/usage';
 
 /** Which limit tripped: one of the four per-run limits, or a rolling cost cap (spendLedger.ts). */
 export type BudgetLimit = 'iterations' | 'seconds' | 'inputTokens' | 'costUsd' | 'rollingCost';
@@ -91,6 +92,6 @@ export class ChoreRunBudget {
   }
 
   private inputTokens(): number {
-    return this.usage.inputTokens + this.usage.cacheReadTokens + this.usage.cacheWriteTokens;
+    return promptTokens(this.usage);
   }
 }

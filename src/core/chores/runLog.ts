@@ -4,6 +4,7 @@ import type { DurableDb } from '../store/types';
 import type { ChoreUsageTotals } from './runBudget';
 import type { ChoreRunStatus } from './runPolicy';
 import type { ChoreFireContext } from './fireContext';
+import type { ChoreRunCause } from '../engine/triggerPayloads';
 
 /** One step of a run's trace (a tool call or a model turn), updated in place as it progresses. */
 export interface ChoreStep {
@@ -20,7 +21,8 @@ export interface ChoreStep {
 }
 
 /** What started a run. */
-export type ChoreRunCause = 'cron' | 'files' | 'task' | 'diagnostics' | 'git' | 'manual' | 'retry';
+/** Why a chore fired (its list lives with the fire's schema, engine/triggerPayloads.ts). */
+export type { ChoreRunCause };
 
 /** One run in a chore's history. */
 export interface ChoreRunRecord {

@@ -39,6 +39,7 @@ import type { TaskRecord } from './records';
 import { redactCredentials, redactDeep } from '../security/redact';
 import { RunawayGuard } from './caps';
 import type { AgentChange, AgentSettings, AgentSnapshot, DeadLetterView, SessionView, TaskEvent, TaskView } from './types';
+import { InvalidTriggerPayload } from './triggerPayloads';
 
 /** What the agent needs from its host (the VS Code adapters, or fakes in tests). */
 export interface AgentDeps {
@@ -196,11 +197,6 @@ export class Agent {
     return this.serialMemory(() => settleMemoryProposals(this.env.memoryFile, accepted));
   }
 
-  /** Re-reads the skill folders (the host calls it when a SKILL.md changes). */
-  async reloadSkills(): Promise<void> {
-    this.skillList = await discoverSkills(this.deps.skillDirs, this.deps.logger);
-  }
-
   start(): void {
     if (this.loop) return;
     this.history.start();
@@ -248,7 +244,9 @@ export class Agent {
       } catch (error) {
         const message = (error as Error).message ?? String(error);
         this.deps.logger.error('TRIGGER', `${trigger.source} ${trigger.id} failed: ${message}`, error);
-        await this.deps.triggers.nack(token, message).catch((e) => this.deps.logger.error('TRIGGER', 'nack failed', e));
+        // An invalid payload fails the same way on every attempt: set it aside now, with the reason.
+        const final = error instanceof InvalidTriggerPayload;
+        await this.deps.triggers.nack(token, message, { final }).catch((e) => this.deps.logger.error('TRIGGER', 'nack failed', e));
         await this.refreshDeadLetters(true, trigger.id);
         this.onSettled?.(trigger, 'failed');
       }
@@ -263,7 +261,7 @@ export class Agent {
     if (!died) return;
     this.state.publish({ type: 'deadLetters', deadLetters: this.deadLetterViews });
     if (this.state.sessions.has(died.sessionId)) {
-      await this.state.appendMessage(died.sessionId, 'error', `A ${died.source} step failed ${died.attempts} times and was set aside: ${died.lastError ?? 'unknown error'}. It can be retried from the dead letters.`);
+      await this.state.appendMessage(died.sessionId, 'error', `A ${died.source} step failed ${died.attempts === 1 ? 'once' : `${died.attempts} times`} and was set aside: ${died.lastError ?? 'unknown error'}. It can be retried from the dead letters.`);
       await this.state.commit().catch(() => undefined);
     }
   }

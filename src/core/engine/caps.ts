@@ -14,14 +14,10 @@
  */
 import type { Clock, Logger } from '../ports';
 import type { TaskRecord } from './records';
+import type { RunawayCaps } from './types';
 
 /** The limits; each is a `tasklane.budget.*` setting (application scope: a repository cannot raise them). */
-export interface RunawayCaps {
-  maxActionsPerTurn: number;
-  maxTaskStartsPerTurn: number;
-  maxTaskStartsPerHour: number;
-  maxRunningTasks: number;
-}
+export type { RunawayCaps };
 
 export const DEFAULT_CAPS: RunawayCaps = {
   maxActionsPerTurn: 20,

@@ -2,7 +2,7 @@
  * Conversation mode: a session without a live task can only reply, start task(s) or ignore.
  * A message that arrived while tasks were running is first routed by the router model.
  */
-import { ACTION_SETS } from '../actions/coreActions';
+import { ACTION_SETS, DEFAULT_TASK_SETS } from '../actions/actionSets';
 import { conversationRequest } from '../prompts/requestBuilder';
 import { skillCatalog } from '../skills/skills';
 import type { EngineEnv } from './engineEnv';
@@ -82,7 +82,8 @@ export async function runConversationTurn(env: EngineEnv, session: SessionRecord
   for (const text of fx.said) await postReply(env, session.id, options.keyBase, text, arrivedDuring);
   if (!fx.said.length && !fx.started.length && !fx.ignored && result.text.trim()) await postReply(env, session.id, options.keyBase, result.text.trim(), arrivedDuring);
   if (result.invalid) await env.state.appendMessage(session.id, 'error', `The model answered with invalid tool calls twice: ${result.invalid.slice(0, 300)}`, { retryable: true });
-  for (const spec of fx.started) await createTask(env, { ...spec, source: 'user', fromSessionId: session.id, arrivedDuring });
+  // A task a person asked for: the sets task_start named, else edits and commands (actionSets.ts).
+  for (const spec of fx.started) await createTask(env, { ...spec, actionSets: spec.actionSets ?? [...DEFAULT_TASK_SETS], source: 'user', fromSessionId: session.id, arrivedDuring });
   session.status = 'idle';
   delete session.retryPayload;
   env.state.saveSession(session);

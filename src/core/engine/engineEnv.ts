@@ -3,7 +3,7 @@ import type { ModelClient } from '../model/types';
 import type { Skill } from '../skills/skills';
 import type { TriggerStore } from '../store/types';
 import type { AppendFile } from './eventLog';
-import type { LiveTurn } from './liveTurn';
+import type { TurnStream } from './streaming';
 import type { PipelineEnv } from './pipeline';
 import type { TurnRegistry } from './stopping';
 import type { AgentSettings } from './types';
@@ -42,3 +42,16 @@ export const LATE_NOTE_MS = 2 * 60 * 1000;
 export const STALE_MS = 24 * 60 * 60 * 1000;
 /** Priority of user messages (runs before continuations). */
 export const USER_PRIORITY = 10;
+
+/** One running turn of a session, as the person sees and stops it (made by runLiveTurn in liveTurn.ts). */
+export interface LiveTurn {
+  readonly id: string;
+  /** Aborted by Stop or by the agent shutting down: passed to the turn's model calls. */
+  readonly signal: AbortSignal;
+  /** The turn's stream: its onDelta goes into the model request. */
+  readonly stream: TurnStream;
+  /** True once the person pressed Stop (as opposed to a shutdown). */
+  readonly stopped: boolean;
+  /** Stops the turn: the model request is cancelled. */
+  stop(): void;
+}

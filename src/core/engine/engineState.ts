@@ -8,9 +8,10 @@ import type { Clock, Logger } from '../ports';
 import type { DurableDb } from '../store/types';
 import type { AppendFile, EventStreams } from './eventLog';
 import { choreMark } from '../memory/memory';
-import { sessionView, taskView } from './records';
+import { emptyTotals, sessionView, taskView } from './records';
 import type { SessionRecord, TaskRecord } from './records';
 import type { AgentChange, MessageRole, MessageView, TaskEvent, TaskEventKind } from './types';
+import { upgradeActionSets } from '../actions/actionSets';
 
 /** Transcript lines kept in memory per session (the sidebar pages older ones from the stream). */
 export const TRANSCRIPT_LINES = 100;
@@ -50,7 +51,7 @@ export class EngineState {
       this.sessions.set(session.id, session);
     }
     for (const row of this.db.query("SELECT data FROM tasks WHERE status IN ('running', 'paused')")) {
-      const task = JSON.parse(String(row.data)) as TaskRecord;
+      const task = upgradeActionSets(JSON.parse(String(row.data)) as TaskRecord);
       this.tasks.set(task.id, task);
     }
     const ids = [...this.sessions.keys()];
@@ -90,7 +91,7 @@ export class EngineState {
       status: 'idle',
       lastActivity: now,
       ...(init.taskId ? { taskId: init.taskId } : {}),
-      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 },
+      usage: emptyTotals(),
     };
     this.transcripts.set(session.id, []);
     this.saveSession(session);

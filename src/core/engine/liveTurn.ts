@@ -4,20 +4,10 @@
  * then not) so the sidebar shows Stop exactly while a turn runs.
  */
 import { newId } from './engineState';
-import type { EngineEnv } from './engineEnv';
+import type { EngineEnv, LiveTurn } from './engineEnv';
 import { TurnStream } from './streaming';
 
-export interface LiveTurn {
-  readonly id: string;
-  /** Aborted by Stop or by the agent shutting down: passed to the turn's model calls. */
-  readonly signal: AbortSignal;
-  /** The turn's stream: its onDelta goes into the model request. */
-  readonly stream: TurnStream;
-  /** True once the person pressed Stop (as opposed to a shutdown). */
-  readonly stopped: boolean;
-  /** Stops the turn: the model request is cancelled. */
-  stop(): void;
-}
+export type { LiveTurn };
 
 export async function runLiveTurn<T>(env: EngineEnv, sessionId: string, run: (turn: LiveTurn) => Promise<T>): Promise<T> {
   const controller = new AbortController();

@@ -19,6 +19,7 @@ import type { TaskHooks } from './taskHooks';
 import { TaskStopped } from './taskHooks';
 import { isAbortError, throwIfStopped, TurnStopped } from './stopping';
 import { TurnEffectsRecorder } from './turnEffects';
+import { addUsage } from '../model/usage';
 
 /** What the pipeline needs from the engine. */
 export interface PipelineEnv {
@@ -71,8 +72,6 @@ export interface PipelineResult {
   text: string;
   /** Set when the calls were still invalid after the repair turn. */
   invalid?: string;
-  /** Milliseconds spent inside model calls (the benchmark subtracts them). */
-  modelMs: number;
 }
 
 interface Prepared {
@@ -80,15 +79,6 @@ interface Prepared {
   action?: ActionDef;
   input?: unknown;
   error?: string;
-}
-
-function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-  };
 }
 
 function prepare(env: PipelineEnv, calls: ToolCall[], actionSets: string[]): Prepared[] {
@@ -116,7 +106,6 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   const signal = input.signal;
   let usage = emptyUsage();
   let cost = 0;
-  let modelMs = 0;
   const guard = (point: 'model' | 'action') => {
     const stop = input.task && env.hooks?.guard?.(input.task, point);
     if (stop) throw new TaskStopped(stop);
@@ -124,7 +113,6 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   const complete = async (request: ModelRequest): Promise<ModelResponse> => {
     throwIfStopped(signal);
     guard('model');
-    const started = performance.now();
     try {
       const response = await input.client.complete({ ...request, signal, ...(input.onDelta ? { onDelta: input.onDelta } : {}) });
       // An answer that lands after Stop is dropped: nothing of a stopped turn runs.
@@ -137,8 +125,6 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
     } catch (error) {
       if (isAbortError(error, signal)) throw signal?.reason instanceof Error ? signal.reason : new TurnStopped();
       throw error;
-    } finally {
-      modelMs += performance.now() - started;
     }
   };
 
@@ -160,7 +146,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
     }
     if (attempt >= 1) {
       logger.warn('WORKFLOW: prepare', `${input.sessionId}: invalid tool calls after the repair turn: ${bad}`);
-      return { effects, usage, cost, actionsRun: 0, text: response.text, invalid: bad, modelMs };
+      return { effects, usage, cost, actionsRun: 0, text: response.text, invalid: bad };
     }
     logger.info('WORKFLOW: repair', `${input.sessionId}: ${bad}`);
     request = {
@@ -204,7 +190,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
     }
     throw error;
   }
-  return { effects, usage, cost, actionsRun: ready.length, text: response.text, modelMs };
+  return { effects, usage, cost, actionsRun: ready.length, text: response.text };
 }
 
 async function refuseCalls(env: PipelineEnv, input: PipelineInput, effects: TurnEffectsRecorder, calls: ToolCall[], reason: string): Promise<void> {

@@ -15,32 +15,10 @@ import { TaskStopped } from './taskHooks';
 import { createTask, deliverLateInput, endTask, isTimerOnly, pauseTask, settleWaits, sleepUntilReply } from './taskLifecycle';
 import type { TaskRecord } from './records';
 import { handleTaskModelError, runTaskTurn } from './taskTurn';
-import type { TaskMode } from './types';
+import { PROACTIVE_SOURCES, proactiveTaskId, readPayload } from './triggerPayloads';
+import type { ProactivePayload } from './triggerPayloads';
 
 export type Rung = 'restart_notice' | 'memory' | 'proactive' | 'rearm_wait' | 'complex_task' | 'simple_task' | 'conversation' | 'stale';
-
-const PROACTIVE_SOURCES = new Set(['scheduled', 'scheduled_once', 'scheduled_immediate', 'proactive', 'file_event', 'task_event']);
-
-/**
- * Payload of a proactive trigger (chores, file and task events): it starts a task in a session
- * of its own. `origin` fields come back on the task (TaskView.source is `chore:<choreId>`).
- */
-export interface ProactivePayload {
-  prompt: string;
-  name?: string;
-  mode?: TaskMode;
-  actionSets?: string[];
-  skills?: string[];
-  choreId?: string;
-  runId?: string;
-}
-
-/** Payload of an approval trigger (edits, commands): wakes the task waiting for it. */
-export interface ApprovalPayload {
-  approvalId: string;
-  decision: 'approved' | 'rejected';
-  note?: string;
-}
 
 function payloadOf(trigger: Trigger): Record<string, unknown> {
   return trigger.payload && typeof trigger.payload === 'object' ? (trigger.payload as Record<string, unknown>) : {};
@@ -104,15 +82,15 @@ export function chooseRung(trigger: Trigger, state: EngineState): Rung {
   return 'stale';
 }
 
-/** A task id derived from the trigger, so a retried proactive trigger cannot start a second task. */
-export function proactiveTaskId(trigger: Trigger): string {
-  return `t-${trigger.id.replace(/[^A-Za-z0-9_.-]/g, '')}`;
-}
 
 export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
   const rung = chooseRung(trigger, env.state);
   env.logger.info('REACT', `${trigger.source} ${trigger.id} session=${trigger.sessionId} → ${rung}`);
+  // Parsed once, here, where the trigger is claimed: a payload that does not fit its source throws
+  // InvalidTriggerPayload and the agent dead-letters the trigger (triggerPayloads.ts).
+  const read = readPayload(trigger);
   const payload = payloadOf(trigger);
+  const text = read.kind === 'user_message' || read.kind === 'continuation' ? read.payload?.text : undefined;
   switch (rung) {
     case 'restart_notice': {
       // The store emits one notice per restart (session 'system'); every lane with a live task hears it.
@@ -132,10 +110,17 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       const id = proactiveTaskId(trigger);
       if (env.state.tasks.has(id) || env.state.sessions.has(id)) break;
       // A chore fire carries no prompt: the runner decides (at claim time) what, if anything, starts.
-      const resolved = typeof payload.prompt !== 'string' && env.hooks?.resolveProactive ? await env.hooks.resolveProactive(trigger) : undefined;
-      if (typeof payload.prompt !== 'string' && env.hooks?.resolveProactive && !resolved) break;
-      const p = resolved ?? (payload as unknown as ProactivePayload);
-      if (typeof p.prompt !== 'string' || !p.prompt.trim()) throw new Error(`Proactive trigger ${trigger.id} has no prompt; the emitter must set payload.prompt.`);
+      let p: ProactivePayload;
+      if (read.kind === 'chore_fire') {
+        if (!env.hooks?.resolveProactive) throw new Error(`Proactive trigger ${trigger.id} is a chore fire, but no chore runner is attached to start it.`);
+        const resolved = await env.hooks.resolveProactive(trigger);
+        if (!resolved) break;
+        p = resolved;
+      } else if (read.kind === 'proactive') {
+        p = read.payload;
+      } else {
+        break;
+      }
       const started = await createTask(env, {
         id,
         name: p.name ?? p.prompt.slice(0, 60),
@@ -144,7 +129,7 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
         skills: p.skills,
         actionSets: p.actionSets,
         source: p.choreId ? `chore:${p.choreId}` : trigger.source,
-        origin: { ...payload, ...resolved, triggerId: trigger.id },
+        origin: { ...payload, ...p, triggerId: trigger.id },
         ...(p.choreId && p.runId ? { chore: { choreId: p.choreId, runId: p.runId } } : {}),
       });
       // A fire delivered late (drift latest/catchup, or VS Code was closed) tells its task so.
@@ -170,9 +155,9 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       await settleWaits(env, task, trigger.id);
       const late = lateNote(env, trigger);
       if (late) await env.state.appendEvent(task.sessionId, 'late', { text: late });
-      if (typeof payload.text === 'string') await env.state.appendEvent(task.sessionId, 'user_message', { text: payload.text });
-      if (trigger.source === 'approval') {
-        const a = payload as unknown as ApprovalPayload;
+      if (text !== undefined) await env.state.appendEvent(task.sessionId, 'user_message', { text });
+      if (read.kind === 'approval') {
+        const a = read.payload;
         if (task.waitingForApproval && task.waitingForApproval !== a.approvalId) break;
         delete task.waitingForApproval;
         await env.state.appendEvent(task.sessionId, 'user_message', { text: `Approval ${a.approvalId}: ${a.decision}${a.note ? ` (${a.note})` : ''}` });
@@ -181,7 +166,7 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       try {
         await runLiveTurn(env, task.sessionId, async (live) => {
           try {
-            await runTaskTurn(env, task, undefined, { signal: turn.signal, keyBase: trigger.id, seenInputs: env.state.sessions.get(task.sessionId)?.inputs, live });
+            await runTaskTurn(env, task, { signal: turn.signal, keyBase: trigger.id, seenInputs: env.state.sessions.get(task.sessionId)?.inputs, live });
           } catch (error) {
             if (env.signal.aborted || !(turn.stopped || isAbortError(error, turn.signal))) throw error;
             // Cancel ended the task already; Stop keeps what was said and holds the task until
@@ -212,10 +197,11 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
     case 'conversation': {
       const session = env.state.sessions.get(trigger.sessionId);
       if (!session) break;
-      if (payload.route === true && typeof payload.text === 'string' && (await routeIncoming(env, session, payload.text))) break;
+      const message = read.kind === 'user_message' ? read.payload : undefined;
+      if (message?.route === true && message.text !== undefined && (await routeIncoming(env, session, message.text))) break;
       // A burst is answered once: a turn that already saw every input of the session (or a
       // re-delivery of a turn whose reply was committed) has nothing left to answer.
-      if (payload.retry !== true && session.inputs !== undefined && (session.answered ?? 0) >= session.inputs) {
+      if (message?.retry !== true && session.inputs !== undefined && (session.answered ?? 0) >= session.inputs) {
         env.logger.info('CHAT', `${session.id}: ${trigger.id} coalesced (its message was answered by an earlier turn)`);
         break;
       }
@@ -249,10 +235,10 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
           env.logger.info('CHAT', `${session.id}: turn stopped`);
         } else {
           session.status = 'error';
-          session.retryPayload = { ...payload, route: false, retry: true };
+          session.retryPayload = { ...message, route: false, retry: true };
           env.state.saveSession(session);
           const text = error instanceof ModelError ? error.message : `Something went wrong in this turn: ${(error as Error).message}`;
-          await env.state.appendMessage(session.id, 'error', `${text} Your message is kept; retry when fixed.`, { retryable: true });
+          await env.state.appendMessage(session.id, 'error', `${text} Your message is kept: once this is fixed, send another message ("retry" will do) and it is answered too.`, { retryable: true });
           env.logger.error('CHAT', `turn failed in ${session.id}`, error);
         }
       } finally {

@@ -4,6 +4,7 @@
  */
 import type { Usage } from '../model/types';
 import type { MessageView, PauseReason, SessionStatus, SessionView, TaskMode, TaskStatus, TaskView, Todo, UsageTotals } from './types';
+import { totalTokens } from '../model/usage';
 
 export interface SessionRecord {
   id: string;
@@ -53,6 +54,8 @@ export interface TaskRecord {
   status: TaskStatus;
   todos: Todo[];
   actionSets: string[];
+  /** Created since action sets are the gate (actions/actionSets.ts upgradeActionSets). */
+  gatedSets?: true;
   selectedSkills: string[];
   /** 'user', 'chore:<id>', 'memory', 'successor:<task id>'… */
   source: string;
@@ -103,8 +106,8 @@ export function addTotals(total: UsageTotals, usage: Usage, cost: number): Usage
   };
 }
 
-/** Tokens counted against the task budget: everything sent and received. */
-export const tokensUsed = (usage: UsageTotals): number => usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+/** Tokens counted against the task budget: everything sent and received (model/usage.ts). */
+export const tokensUsed = (usage: UsageTotals): number => totalTokens(usage);
 
 export function taskView(task: TaskRecord): TaskView {
   return {

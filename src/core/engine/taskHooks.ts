@@ -5,7 +5,7 @@
  */
 import type { Usage } from '../model/types';
 import type { Trigger } from '../store/types';
-import type { ProactivePayload } from './react';
+import type { ProactivePayload } from './triggerPayloads';
 import type { TaskRecord } from './records';
 
 /** What a task is about to do; the guard is asked before each. */

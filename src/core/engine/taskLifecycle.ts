@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { ACTION_SETS } from '../actions/coreActions';
+import { taskActionSets } from '../actions/actionSets';
 import { taskPrefixText } from '../prompts/requestBuilder';
 import { initialLimits } from './budgets';
 import type { Trigger } from '../store/types';
@@ -15,6 +15,7 @@ import { emptyTotals } from './records';
 import type { ChoreLineage, TaskRecord } from './records';
 import { contentKey } from './turnEffects';
 import type { PauseReason, TaskMode } from './types';
+import { describeTokens, totalTokens } from '../model/usage';
 
 export interface CreateTaskSpec {
   id?: string;
@@ -51,8 +52,8 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
   }
   const known = new Map(env.skills().map((s) => [s.name, s]));
   const chosen = (spec.skills ?? []).filter((name) => known.has(name));
-  // Reads inside the workspace are automatic (docs/DESIGN.md §6), so every task can read.
-  const actionSets = [...new Set([ACTION_SETS.task, ACTION_SETS.read, ...(spec.actionSets ?? [])])];
+  // Exactly the sets it was granted, plus `task` and `read` (reads are automatic, docs/DESIGN.md §6).
+  const actionSets = taskActionSets(spec.actionSets ?? []);
   const context = await env.prefixContext();
   const task: TaskRecord = {
     id,
@@ -63,6 +64,7 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
     status: 'running',
     todos: [],
     actionSets,
+    gatedSets: true,
     selectedSkills: chosen,
     source: spec.source,
     ...(spec.origin ? { origin: spec.origin } : {}),
@@ -127,7 +129,7 @@ export async function endTask(env: EngineEnv, task: TaskRecord, result: { status
   await env.state.appendMessage(task.sessionId, result.status === 'completed' ? 'assistant' : 'event', result.status === 'completed' ? result.summary : `Task ${result.status}: ${result.summary}`, { arrivedDuring: result.arrivedDuring });
   await fs.rm(scratchDirOf(env.storageDir, task.id), { recursive: true, force: true });
   await env.taskHistory.append(historyRecord(task, now));
-  env.logger.info('TASK', `end ${task.id} status=${result.status} actions=${task.actionCount} tokens=${task.usage.inputTokens + task.usage.outputTokens}`);
+  env.logger.info('TASK', `end ${task.id} status=${result.status} actions=${task.actionCount} tokens=${totalTokens(task.usage)}`);
   // Distil what the task taught into MEMORY.md, at most once an hour.
   await env.triggers.emit({ source: 'memory', sessionId: 'memory', fireAt: now + 60_000, priority: 200, dedupKey: `memory:${Math.floor(now / 3_600_000)}` });
 }
@@ -140,7 +142,7 @@ function historyRecord(task: TaskRecord, now: number): string {
     `- mode: ${task.mode}; source: ${task.source}`,
     `- started: ${iso(task.createdAt)}; ended: ${iso(now)}`,
     `- skills: ${task.selectedSkills.join(', ') || 'none'}; action sets: ${task.actionSets.join(', ')}`,
-    `- actions: ${task.actionCount}; tokens in/out: ${task.usage.inputTokens + task.usage.cacheReadTokens}/${task.usage.outputTokens}; cost: $${task.usage.cost.toFixed(4)}`,
+    `- actions: ${task.actionCount}; tokens: ${describeTokens(task.usage)}; cost: $${task.usage.cost.toFixed(4)}`,
     `- instruction: ${task.instruction.replace(/\s+/g, ' ')}`,
     `- summary: ${(task.finalSummary ?? '').replace(/\s+/g, ' ')}`,
     '',

@@ -4,8 +4,7 @@
  * approval, or queue the continuation).
  */
 import type { ModelError } from '../model/types';
-import type { ModelClient } from '../model/types';
-import { historyFromEvents, serializeRequest, taskRequest } from '../prompts/requestBuilder';
+import { historyFromEvents, taskRequest } from '../prompts/requestBuilder';
 import { checkBudget, describeBudget, describeBudgetStep } from './budgets';
 import type { EngineEnv } from './engineEnv';
 import type { LiveTurn } from './liveTurn';
@@ -14,6 +13,7 @@ import { addTotals } from './records';
 import type { ChoreLineage, TaskRecord } from './records';
 import { continueLater, createTask, endTask, pauseTask, postReply, sleepUntilReply } from './taskLifecycle';
 import type { TaskEvent } from './types';
+import { describeTokens } from '../model/usage';
 
 /** History above this many characters is cut at a turn boundary near its middle (in one step, so the prefix stays stable between cuts). */
 const HISTORY_MAX_CHARS = 120_000;
@@ -44,7 +44,7 @@ function cutHistory(task: TaskRecord, events: TaskEvent[]): void {
   }
 }
 
-/** Builds the request a task would send now (also used by the benchmark). */
+/** Builds the request a task would send now. */
 export async function buildTaskRequest(env: EngineEnv, task: TaskRecord, status = freshStatus(task)) {
   // Only the events the history is built from (seq >= historyFromSeq, kept under
   // HISTORY_MAX_CHARS by cutHistory), not the whole stream of a long task on every turn.
@@ -59,11 +59,6 @@ export async function buildTaskRequest(env: EngineEnv, task: TaskRecord, status 
   });
 }
 
-export interface TaskTurnStats {
-  modelMs: number;
-  requestChars: number;
-}
-
 /** How a task turn is run: its own stop signal, its live stream and the id that keys its effects (the trigger). */
 export interface TaskTurnOptions {
   signal?: AbortSignal;
@@ -74,11 +69,11 @@ export interface TaskTurnOptions {
   live?: LiveTurn;
 }
 
-export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: ModelClient, options: TaskTurnOptions = {}): Promise<TaskTurnStats | undefined> {
+export async function runTaskTurn(env: EngineEnv, task: TaskRecord, options: TaskTurnOptions = {}): Promise<void> {
   const budget = checkBudget(task);
   if (budget.exceeded.length) {
     await pauseTask(env, task, 'budget', `Budget reached (${budget.exceeded.map((k) => describeBudget(task, k)).join(', ')}). Continue raises the limit; Abort ends the task.`);
-    return undefined;
+    return;
   }
   for (const kind of budget.newlyNear) {
     task.warned[kind] = true;
@@ -86,7 +81,7 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: Mod
     env.logger.warn('TASK', `${task.id}: 80% of ${kind} budget`);
   }
 
-  const model = client ?? (await env.model());
+  const model = await env.model();
   const status = freshStatus(task);
   const request = await buildTaskRequest(env, task, status);
   if (status) task.lastStatus = status;
@@ -106,11 +101,10 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, client?: Mod
   task.usage = addTotals(task.usage, result.usage, result.cost);
   const session = env.state.sessions.get(task.sessionId);
   if (session) session.usage = addTotals(session.usage, result.usage, result.cost);
-  env.logger.info('TASK', `${task.id} turn ${task.turns}: ${result.actionsRun} action(s), ${result.usage.inputTokens + result.usage.cacheReadTokens} in / ${result.usage.outputTokens} out, $${result.cost.toFixed(4)}`);
+  env.logger.info('TASK', `${task.id} turn ${task.turns}: ${result.actionsRun} action(s), ${describeTokens(result.usage)}, $${result.cost.toFixed(4)}`);
   // Cancelled (or ended) while the turn ran: the task is over, so finalize queues nothing.
   if (task.status === 'running' && !signal.aborted) await finalizeTaskTurn(env, task, result, options);
   else env.state.saveTask(task);
-  return { modelMs: result.modelMs, requestChars: serializeRequest(request).length };
 }
 
 async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaited<ReturnType<typeof runPipeline>>, options: TaskTurnOptions): Promise<void> {

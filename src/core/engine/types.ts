@@ -2,7 +2,6 @@
  * The engine's public view types. The sidebar protocol (src/shared) mirrors them, so every type
  * here is JSON-serialisable: plain objects, strings, numbers, booleans, arrays.
  */
-import type { RunawayCaps } from './caps';
 
 /** Who wrote a transcript line. `event` is a neutral notice (task started, budget warning…). */
 export type MessageRole = 'user' | 'assistant' | 'error' | 'event';
@@ -218,4 +217,12 @@ export interface HistoryHit {
   at: number;
   /** Found in the archive (not in the hot database). */
   archived: boolean;
+}
+
+/** Caps on runaway work (applied by RunawayGuard in caps.ts; declared here so settings and the engine share it). */
+export interface RunawayCaps {
+  maxActionsPerTurn: number;
+  maxTaskStartsPerTurn: number;
+  maxTaskStartsPerHour: number;
+  maxRunningTasks: number;
 }

@@ -78,18 +78,3 @@ export function costOf(model: string, usage: Usage): CostEstimate {
   const usd = (usage.inputTokens * price.input + usage.outputTokens * price.output + usage.cacheReadTokens * price.cacheRead + usage.cacheWriteTokens * price.cacheWrite) / 1_000_000;
   return { usd, known: true, pricedAs: found.pricedAs };
 }
-
-export function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-  };
-}
-
-/** The whole prompt size of a call: uncached input plus what was read from or written to the cache. */
-export const promptTokens = (u: Usage): number => u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
-
-/** All tokens a call consumed, for token budgets. */
-export const totalTokens = (u: Usage): number => promptTokens(u) + u.outputTokens;

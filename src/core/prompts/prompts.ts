@@ -37,7 +37,7 @@ You get the current MEMORY.md and recent events. Call save_memory with the full 
 
 export const REPAIR_NOTE = 'Some tool calls were invalid (see the tool results). Call the tools again with corrected arguments.';
 
-/** All prompts by name, so tooling (benchmarks, the log) can list and measure them. */
+/** All prompts by name, so a test can check every one (no dates, no unfilled placeholders). */
 export const PROMPTS = {
   conversationSystem: CONVERSATION_SYSTEM,
   taskSystem: TASK_SYSTEM,

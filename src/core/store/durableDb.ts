@@ -8,7 +8,7 @@ import type { JournalRecord, JournalStatement } from './journalFormat';
 import { encodeRecord } from './journalFormat';
 import type { CommitError } from './journalWriter';
 import { JournalWriter } from './journalWriter';
-import type { LeaseHolder, LeaseInfo } from './lease';
+import type { LeaseHolder, LeaseInfo, LeaseTimers } from './lease';
 import { acquireLease } from './lease';
 import { recover } from './recovery';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './schema';
@@ -31,7 +31,7 @@ export interface OpenDurableDbOptions {
   snapshotEveryRecords?: number;
   /** Take a snapshot after this long without mutations, if anything changed. Default 30 s. */
   snapshotIdleMs?: number;
-  lease?: { heartbeatMs?: number; staleMs?: number; recheckMs?: number };
+  lease?: { heartbeatMs?: number; staleMs?: number; recheckMs?: number; timers?: LeaseTimers };
   /** Journal write path; tests inject faults here. */
   io?: JournalIo;
   /** Use O_DSYNC writes (one syscall per commit) instead of write + fdatasync. Default: where the OS supports it. */

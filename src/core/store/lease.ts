@@ -22,6 +22,26 @@ export interface LeaseInfo {
   heartbeatAt: number;
 }
 
+/**
+ * The lease's timers: the pause between the two looks at a lease that seems dead, and the
+ * heartbeat. Real timers by default; a test passes its own to drive both explicitly (no sleeps).
+ */
+export interface LeaseTimers {
+  pause(ms: number): Promise<void>;
+  /** Calls `tick` every `ms` until cancelled, without keeping the process alive. */
+  every(ms: number, tick: () => void): { cancel(): void };
+}
+
+export const realLeaseTimers: LeaseTimers = {
+  pause: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  every(ms, tick) {
+    const timer = setInterval(tick, ms);
+    // Housekeeping must not keep a CLI or test process alive.
+    timer.unref();
+    return { cancel: () => clearInterval(timer) };
+  },
+};
+
 export interface LeaseOptions {
   ownerId: string;
   /** How often the owner rewrites its heartbeat. Default 5 s. */
@@ -32,6 +52,8 @@ export interface LeaseOptions {
   recheckMs?: number;
   /** Called when another process took the lease over (we looked stale): stop writing. */
   onLost?: (holder: LeaseInfo | null) => void;
+  /** Default: real timers. */
+  timers?: LeaseTimers;
 }
 
 export type LeaseResult =
@@ -63,8 +85,6 @@ function sameLease(a: LeaseInfo | null, b: LeaseInfo | null): boolean {
   return a?.ownerId === b?.ownerId && a?.heartbeatAt === b?.heartbeatAt && a?.pid === b?.pid;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 export async function acquireLease(dir: string, options: LeaseOptions): Promise<LeaseResult> {
   const staleMs = options.staleMs ?? 30_000;
   const recheckMs = options.recheckMs ?? 250;
@@ -83,7 +103,7 @@ export async function acquireLease(dir: string, options: LeaseOptions): Promise<
     if (first && looksLive(first)) return { kind: 'readOnly', holder: first };
     // Looks dead (pid gone, heartbeat stale, or a half-written file). Look again after a pause:
     // a live owner that was just slow will have heartbeated or rewritten the file by then.
-    await sleep(recheckMs);
+    await (options.timers ?? realLeaseTimers).pause(recheckMs);
     const second = readLease(dir);
     if (!sameLease(first, second) || (second && looksLive(second))) continue;
     const temp = `${file}.${process.pid}.${options.ownerId}.tmp`;
@@ -99,16 +119,14 @@ export async function acquireLease(dir: string, options: LeaseOptions): Promise<
 
 /** The owner's side: heartbeats, notices a takeover, releases on close. */
 export class LeaseHolder {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: { cancel(): void } | null = null;
   private lost = false;
 
   constructor(
     private readonly dir: string,
     private readonly options: LeaseOptions,
   ) {
-    this.timer = setInterval(() => this.heartbeat(), options.heartbeatMs ?? 5_000);
-    // Housekeeping must not keep a CLI or test process alive.
-    this.timer.unref();
+    this.timer = (options.timers ?? realLeaseTimers).every(options.heartbeatMs ?? 5_000, () => this.heartbeat());
   }
 
   get isLost(): boolean {
@@ -149,7 +167,7 @@ export class LeaseHolder {
   }
 
   private stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = null;
   }
 }

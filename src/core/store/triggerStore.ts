@@ -138,12 +138,12 @@ class TriggerStoreImpl implements StartingTriggerStore {
     return true;
   }
 
-  async nack(token: string, error: string): Promise<boolean> {
+  async nack(token: string, error: string, options: { final?: boolean } = {}): Promise<boolean> {
     await this.ready;
     const row = this.byToken(token);
     if (!row) return false;
     const trigger = toTrigger(row);
-    if (trigger.attempts >= this.retry.maxAttempts) {
+    if (options.final || trigger.attempts >= this.retry.maxAttempts) {
       this.db.mutate(`UPDATE triggers SET status = 'dead', lease_token = NULL, lease_owner = NULL, last_error = ? WHERE id = ?`, [error, trigger.id]);
       await this.db.commit();
       this.deadLettered({ ...trigger, status: 'dead', lastError: error });

@@ -78,7 +78,11 @@ export interface TriggerStore {
   next(signal?: AbortSignal): Promise<Lease>;
   /** Only the matching token takes effect; returns false for a stale token. */
   ack(token: string): Promise<boolean>;
-  nack(token: string, error: string): Promise<boolean>;
+  /**
+   * The delivery failed: retried with backoff, dead-lettered after the last attempt. `final`:
+   * dead-letter it now (retrying cannot help, e.g. its payload is invalid).
+   */
+  nack(token: string, error: string, options?: { final?: boolean }): Promise<boolean>;
   rearm(triggerId: string, fireAt: number): Promise<void>;
   /** Make the session's pending triggers due now (a reply wakes a waiting task). */
   pullForward(sessionId: string): Promise<void>;

@@ -20,7 +20,8 @@ import type { TasklaneSettings } from '../settings';
 import { ProposalDocuments } from './proposalDocuments';
 import { revertChangeSets } from './revert';
 import type { RevertResult } from './revert';
-import { VsCodeEditApplier, VsCodeWorkspaceFiles } from './vscodeEdits';
+import { VsCodeEditApplier } from './vscodeEdits';
+import type { VsCodeWorkspaceReader } from './vscodeEdits';
 
 /** Decided cards kept in the sidebar (newest), so the user sees what happened to each. */
 const RECENT_DECIDED = 5;
@@ -47,6 +48,8 @@ export interface ApprovalServiceDeps {
   storageDir: string;
   /** Where the workspace's files are read and written (the first folder; the storage folder when none is open). */
   root: vscode.Uri;
+  /** The one reading of the workspace (unsaved editor text included), the same the read actions use. */
+  files: VsCodeWorkspaceReader;
   /** Where a task came from ('user', 'chore:<id>'…), once the agent knows it. */
   /** The chore a task works for (itself or by descent); its proposals never apply unattended. */
   taskChore: (taskId: string) => string | undefined;
@@ -67,7 +70,7 @@ const RESTRICTED = 'The workspace is in Restricted Mode: Tasklane can talk but n
  */
 export class ApprovalService implements OwnedApprovalSection, vscode.Disposable {
   private readonly store: ChangeSetStore;
-  private readonly files: VsCodeWorkspaceFiles;
+  private readonly files: VsCodeWorkspaceReader;
   private readonly documents: ProposalDocuments;
   private readonly decider: ChangeSetDecider;
   private readonly applier: VsCodeEditApplier;
@@ -75,7 +78,7 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
   private readonly listeners = new Set<(message: ApprovalHostMessage) => void>();
 
   constructor(private readonly deps: ApprovalServiceDeps) {
-    this.files = new VsCodeWorkspaceFiles(deps.root);
+    this.files = deps.files;
     this.applier = new VsCodeEditApplier(this.files);
     const store = new DbChangeSetStore(deps.db, deps.clock);
     this.store = store;

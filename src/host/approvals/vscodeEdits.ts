@@ -1,34 +1,57 @@
 import * as vscode from 'vscode';
 import type { FileChange } from '../../core/approval/changeSet';
-import type { EditApplier, WorkspaceFiles } from '../../core/approval/editPorts';
+import type { EditApplier } from '../../core/approval/editPorts';
+import { cutText } from '../../core/ports';
+import type { BoundedText, WorkspaceReader } from '../../core/ports';
 
 /**
- * The approval ports on the VS Code API. Reads see unsaved editor changes (applying over them
- * would silently drop them); writes go through ONE WorkspaceEdit, so a single Undo reverts the
- * whole change set, then the touched documents are saved.
+ * The one WorkspaceReader (src/core/ports.ts) on the VS Code API: an open document with unsaved
+ * changes is read as the editor shows it; anything else as saved, through `saved` (the local
+ * disk's bounded reads) or else `workspace.fs`. storeServices.ts builds ONE and hands it to the
+ * read actions (through FsWorkspace) and to the edit proposals and their stale check, so
+ * read_file and replace_in_file see the same text. Writes go through ONE WorkspaceEdit, so a
+ * single Undo reverts the whole change set, then the touched documents are saved.
  */
-export class VsCodeWorkspaceFiles implements WorkspaceFiles {
-  constructor(private readonly root: vscode.Uri) {}
+export class VsCodeWorkspaceReader implements WorkspaceReader {
+  constructor(
+    private readonly root: vscode.Uri,
+    private readonly saved?: WorkspaceReader,
+  ) {}
 
   uri(relativePath: string): vscode.Uri {
     return vscode.Uri.joinPath(this.root, ...relativePath.split('/'));
   }
 
+  /** The open document at this path with unsaved changes, if any. */
+  private unsaved(relativePath: string): vscode.TextDocument | undefined {
+    const uri = this.uri(relativePath).toString();
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    return open?.isDirty ? open : undefined;
+  }
+
   async read(relativePath: string): Promise<string | null> {
-    const uri = this.uri(relativePath);
-    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-    if (open?.isDirty) return open.getText();
+    const open = this.unsaved(relativePath);
+    if (open) return open.getText();
+    if (this.saved) return this.saved.read(relativePath);
     try {
-      return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+      return new TextDecoder().decode(await vscode.workspace.fs.readFile(this.uri(relativePath)));
     } catch (error) {
       if (error instanceof vscode.FileSystemError && error.code === 'FileNotFound') return null;
       throw error;
     }
   }
+
+  async readBounded(relativePath: string, maxBytes: number): Promise<BoundedText | null> {
+    const open = this.unsaved(relativePath);
+    if (open) return cutText(open.getText(), maxBytes);
+    if (this.saved?.readBounded) return this.saved.readBounded(relativePath, maxBytes);
+    const text = await this.read(relativePath);
+    return text === null ? null : cutText(text, maxBytes);
+  }
 }
 
 export class VsCodeEditApplier implements EditApplier {
-  constructor(private readonly files: VsCodeWorkspaceFiles) {}
+  constructor(private readonly files: VsCodeWorkspaceReader) {}
 
   async apply(changes: readonly FileChange[]): Promise<void> {
     const edit = new vscode.WorkspaceEdit();

@@ -18,7 +18,7 @@ import type { Clock, Logger } from '../../core/ports';
 import type { DurableDb, TriggerStore } from '../../core/store/types';
 import type { ApprovalHostMessage } from '../../shared/approvalProtocol';
 import type { ChoreHostMessage, ChoreRunView, ChoreView, ChoreWebviewMessage } from '../../shared/choreProtocol';
-import type { SidebarSection } from '../sidebarBackend';
+import type { SidebarSection } from '../sidebarSection';
 import { ConsentStore } from '../../core/consent/consentStore';
 import type { ConsentBackend, ConsentKind } from '../../core/consent/consentStore';
 import { choreDefinitionHash } from '../../core/consent/definitionHash';

@@ -12,7 +12,7 @@ import type { DurableDb, TriggerStore } from '../../core/store/types';
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../../shared/approvalProtocol';
 import type { HostMessage } from '../../shared/protocol';
 import type { TasklaneSettings } from '../settings';
-import type { SidebarSection } from '../sidebarBackend';
+import type { SidebarSection } from '../sidebarSection';
 import { runVsCodeTask } from './taskRunner';
 import { runInTerminal } from './terminalRunner';
 

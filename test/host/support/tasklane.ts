@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { until as poll } from '../../support/poll';
 
 /** What Tasklane's `activate` returns (the part host suites rely on). */
 export interface TasklaneApi {
@@ -67,18 +68,9 @@ export async function requestsText(): Promise<string[]> {
   return (await modelRequests()).map((r) => JSON.stringify(r.body));
 }
 
-/**
- * Polls `probe` every 100 ms until it returns something other than undefined or false; fails
- * after `timeoutMs`, naming `what` and, when given, the `detail` of the last attempt.
- */
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000, detail?: () => string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail ? `; ${detail()}` : ''}`);
+/** The shared polling helper (test/support/poll.ts) with this tier's argument order. */
+export function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000, detail?: () => string): Promise<T> {
+  return poll(what, probe, { timeoutMs, ...(detail ? { detail } : {}) });
 }
 
 /** Waits for a model request (after the first `skip`) whose JSON text matches `pattern`. */

@@ -8,12 +8,13 @@ import { ChangeSetDecider } from '../../../src/core/approval/changeSetDecider';
 import { InMemoryChangeSetStore } from '../../../src/core/approval/changeSetStore';
 import { createEditActions } from '../../../src/core/approval/editActions';
 import { nodeFs } from '../../../src/core/approval/nodeFs';
-import type { ApprovalPayload } from '../../../src/core/engine/react';
+import type { ApprovalPayload } from '../../../src/core/engine/triggerPayloads';
 import { TurnEffectsRecorder } from '../../../src/core/engine/turnEffects';
 import { silentLogger } from '../../../src/core/ports';
 import type { TriggerSpec } from '../../../src/core/store/types';
 import { FakeClock } from '../../fakes/fakeClock';
 import { MemoryWorkspace } from '../../fakes/memoryWorkspace';
+import { readOrNull } from '../../support/files';
 
 // The edit actions and the decision over a real temp workspace: the applier writes with node:fs,
 // so "nothing written" and "both written" are checked on the disk itself.
@@ -31,13 +32,7 @@ describe('approval: edit actions and decisions (real temp workspace)', () => {
   let sources: Record<string, string>;
   const clock = new FakeClock();
 
-  const disk = async (relative: string): Promise<string | null> => {
-    try {
-      return await readFile(path.join(ws, relative), 'utf8');
-    } catch {
-      return null;
-    }
-  };
+  const disk = async (relative: string): Promise<string | null> => readOrNull(path.join(ws, relative));
 
   async function applyWithNode(changes: readonly FileChange[]): Promise<void> {
     applied.push([...changes]);

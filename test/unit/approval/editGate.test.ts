@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { mkdtemp, mkdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { EditOperation } from '../../../src/core/approval/changeSet';
@@ -9,6 +9,7 @@ import { resolveWorkspacePath } from '../../../src/core/approval/pathGuard';
 import { proposeChangeSet } from '../../../src/core/approval/proposeChangeSet';
 import { classifyResolvedEdit } from '../../../src/core/approval/sensitivePaths';
 import type { Clock } from '../../../src/core/ports';
+import { readOrNull } from '../../support/files';
 
 const clock: Clock = { now: () => 1, setTimeout: () => ({ cancel() {} }) };
 const auto = { autoApproveEdits: true };
@@ -18,13 +19,7 @@ describe('approval: guard, policy and proposal together (real temp workspace)', 
   let base: string;
   let ws: string;
   const files = {
-    read: async (relative: string): Promise<string | null> => {
-      try {
-        return await readFile(path.join(ws, relative), 'utf8');
-      } catch {
-        return null;
-      }
-    },
+    read: async (relative: string): Promise<string | null> => readOrNull(path.join(ws, relative)),
   };
 
   before(async () => {

@@ -155,6 +155,15 @@ describe('chores: chores.yaml definitions', () => {
     assert.ok(messages.some((m) => m.startsWith('18: duplicate chore id "ok"')), messages.join('\n'));
   });
 
+  it('refuses an unknown action set on its line (a typo would otherwise grant nothing, silently)', () => {
+    const text = ['chores:', '  - id: typo', '    name: Typo', '    trigger: { cron: "0 2 * * *" }', '    prompt: p', '    actionSets:', '      - files', '      - comands', '  - id: fine', '    name: Fine', '    trigger: { cron: "0 2 * * *" }', '    prompt: p', '    actionSets: [read, commands, "mcp:github"]'].join('\n');
+    const result = parseChoresFile(text);
+    assert.deepEqual(result.chores.map((c) => c.id), ['fine'], 'the chore with the unknown set is disabled, the other loads');
+    const [error] = errors(result.diagnostics);
+    assert.equal(error?.line, lineOf(text, '- comands'));
+    assert.match(error?.message ?? '', /unknown action set "comands": use "files".*"commands"/);
+  });
+
   it('refuses a Slack URL in the file and escalate without a channel', () => {
     const text = 'chores:\n  - id: a\n    name: A\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n    onFailure: escalate\n  - id: b\n    name: B\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n    escalate:\n      slack: { url: "https://hooks.slack.com/services/T/B/X" }\n';
     const result = parseChoresFile(text);

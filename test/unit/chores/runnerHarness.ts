@@ -13,6 +13,7 @@ import { ChoreRunLog, InMemoryRunPersistence } from '../../../src/core/chores/ru
 import type { ChoreRunRecord } from '../../../src/core/chores/runLog';
 import type { ChoreDefinition } from '../../../src/core/chores/types';
 import { Agent } from '../../../src/core/engine/agent';
+import type { AgentDeps } from '../../../src/core/engine/agent';
 import { openDurableDb } from '../../../src/core/store/durableDb';
 import type { OpenedDurableDb } from '../../../src/core/store/durableDb';
 import { createTriggerStore } from '../../../src/core/store/triggerStore';
@@ -50,7 +51,7 @@ export function choresFrom(yaml: string): ChoreDefinition[] {
   return parsed.chores;
 }
 
-export async function createRunnerHarness(server: ModelServer, chores: ChoreDefinition[], extra: Partial<ChoreRunnerOptions> = {}): Promise<RunnerHarness> {
+export async function createRunnerHarness(server: ModelServer, chores: ChoreDefinition[], extra: Partial<ChoreRunnerOptions> = {}, agentExtra: Pick<AgentDeps, 'actions'> = {}): Promise<RunnerHarness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-chores-'));
   const clock = new FakeClock();
   const logger = new MemoryLogger();
@@ -80,6 +81,7 @@ export async function createRunnerHarness(server: ModelServer, chores: ChoreDefi
     skillDirs: [],
     settings: () => ({ maxActionsPerTask: 200, maxTokensPerTask: 50_000_000 }),
     hooks: runner,
+    ...agentExtra,
   });
   await agent.whenReady();
   await runner.attach(agent);

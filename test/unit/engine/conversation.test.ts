@@ -41,6 +41,20 @@ for (const wire of WIRES) {
       assert.ok(JSON.stringify(server.requests.at(-1)?.body).includes('are you there?'));
     });
 
+    it('the error line says how to retry, and doing what it says answers the kept message', async () => {
+      server.script([{ error: { status: 401, message: 'bad key' } }]);
+      const { sessionId } = await h.agent.sendMessage('what is in src/app.ts?');
+      await h.idle();
+      const error = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!.messages.find((m) => m.role === 'error');
+      assert.match(error?.text ?? '', /send another message \("retry" will do\) and it is answered too/);
+      server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'It exports answer.' } }] }]);
+      await h.agent.sendMessage('retry', { sessionId });
+      await h.idle();
+      const body = JSON.stringify(server.requests.at(-1)?.body);
+      assert.ok(body.includes('what is in src/app.ts?') && body.includes('retry'), 'the retried turn did not carry the kept message');
+      assert.equal(h.agent.snapshot().sessions.find((s) => s.id === sessionId)!.messages.at(-1)?.text, 'It exports answer.');
+    });
+
     it('shows a missing-key error from the model factory without losing the message', async () => {
       await h.close();
       h = await createHarness({ wire, server, model: async () => { throw new ModelError('missing_key', 'No API key set. Run "Tasklane: Set API Key".'); } });

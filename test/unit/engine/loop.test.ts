@@ -13,18 +13,19 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'ignore', arguments: {} }] }]);
       const { sessionId } = await h.agent.sendMessage('hi');
       await h.idle();
-      // A proactive trigger without a prompt is a bug in its emitter: react throws.
-      await h.triggers.emit({ source: 'proactive', sessionId, payload: { name: 'no prompt' } });
+      // A valid chore fire with no chore runner attached: react throws (an invalid payload would be
+      // set aside at once instead, see triggerPayloads.test.ts).
+      await h.triggers.emit({ source: 'scheduled', sessionId, payload: { kind: 'chore_fire', choreId: 'nightly', fireTime: new Date(0).toISOString(), missed: false } });
       for (let i = 0; i < 8; i++) {
         await h.idle();
         await h.clock.advance(10 * 60_000);
       }
       await h.idle();
-      assert.ok(h.logger.lines.some((l) => l.startsWith('error [TRIGGER]') && l.includes('has no prompt')));
+      assert.ok(h.logger.lines.some((l) => l.startsWith('error [TRIGGER]') && l.includes('no chore runner is attached')));
       const snap = h.agent.snapshot();
       assert.equal(snap.deadLetters.length, 1);
       assert.equal(snap.deadLetters[0].attempts, 5);
-      assert.match(snap.deadLetters[0].lastError ?? '', /payload\.prompt/);
+      assert.match(snap.deadLetters[0].lastError ?? '', /no chore runner is attached/);
       const session = snap.sessions.find((s) => s.id === sessionId)!;
       assert.match(session.messages.at(-1)!.text, /failed 5 times and was set aside/);
       assert.ok(h.changes.some((c) => c.type === 'deadLetters'));

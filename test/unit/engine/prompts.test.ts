@@ -17,7 +17,8 @@ describe('prompts: registry, stable prefix and history', () => {
     assert.doesNotMatch(json, /\$schema|9007199254740991/);
     const wait = registry.get('wait')!;
     assert.deepEqual(wait.input.parse({ seconds: '30' }), { seconds: 30, reason: 'waiting' });
-    assert.throws(() => registry.resolve('ignore', ['task', 'read']), /There is no action 'ignore' here\. Call one of: send_message/);
+    assert.throws(() => registry.resolve('ignore', ['task', 'read']), /ignore is not available here: it needs the action set "conversation".*Nothing was run.*Call one of: send_message/);
+    assert.throws(() => registry.resolve('no_such_action', ['task', 'read']), /There is no action 'no_such_action' here\. Call one of: send_message/);
     assert.throws(() => registry.register(coreActions[0]), /already registered/);
   });
 

@@ -12,15 +12,10 @@ import type { AgentChange, StreamDelta } from '../../../src/core/engine/types';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { createHarness, engineHooks, WIRES } from './harness';
 import type { Harness } from './harness';
+import { until as poll } from '../../support/poll';
 
-/** Resolves when `condition` holds (polls the event loop; no fixed sleep decides anything). */
-async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
+/** Resolves when `condition` holds (the shared poll over the event loop; no fixed sleep decides anything). */
+const until = (condition: () => boolean, what: string, timeoutMs = 5000): Promise<true> => poll(what, () => condition(), { timeoutMs, intervalMs: 2 });
 
 const streamedText = (changes: AgentChange[], sessionId: string) =>
   changes.map((c) => (c.type === 'stream' && c.sessionId === sessionId && c.delta.kind === 'text' ? c.delta.text : '')).join('');

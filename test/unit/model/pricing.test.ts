@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { addUsage, costOf, priceOf, PRICES, promptTokens, totalTokens } from '../../../src/core/model/pricing';
+import { costOf, priceOf, PRICES } from '../../../src/core/model/pricing';
 import type { Usage } from '../../../src/core/model/types';
 
 const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0, cacheWriteTokens = 0): Usage => ({ inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
@@ -35,12 +35,5 @@ describe('pricing', () => {
       if (!id.startsWith('claude')) continue;
       assert.ok(Math.abs(p.cacheRead - p.input * 0.1) < 1e-12 && Math.abs(p.cacheWrite - p.input * 1.25) < 1e-12, id);
     }
-  });
-
-  it('adds usage field by field and totals prompt and all tokens', () => {
-    const sum = addUsage(usage(1, 2, 3, 4), usage(10, 20, 30, 40));
-    assert.deepEqual(sum, usage(11, 22, 33, 44));
-    assert.equal(promptTokens(sum), 11 + 33 + 44);
-    assert.equal(totalTokens(sum), 11 + 22 + 33 + 44);
   });
 });

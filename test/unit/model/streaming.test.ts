@@ -9,6 +9,7 @@ import type { ModelDelta, ModelRequest } from '../../../src/core/model/types';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer, RecordedRequest } from '../../fixtures/modelServer';
 import { makeClient } from './clientHelpers';
+import { until as poll } from '../../support/poll';
 
 const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
   system: 'You are Tasklane.',
@@ -17,14 +18,8 @@ const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
   ...overrides,
 });
 
-/** Resolves when `condition` holds; polls the event loop (no fixed sleep decides anything). */
-async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
+/** Resolves when `condition` holds (the shared poll over the event loop; no fixed sleep decides anything). */
+const until = (condition: () => boolean, what: string, timeoutMs = 5000): Promise<true> => poll(what, () => condition(), { timeoutMs, intervalMs: 2 });
 
 describe('model streaming: deltas, tool progress, Stop', () => {
   let server: ModelServer;

@@ -7,6 +7,7 @@ import type { OpenedDurableDb, OpenDurableDbOptions } from '../../../src/core/st
 import { openDurableDb } from '../../../src/core/store/durableDb';
 import { decodeJournal } from '../../../src/core/store/journalFormat';
 import { readLease } from '../../../src/core/store/lease';
+import type { LeaseTimers } from '../../../src/core/store/lease';
 import type { JournalIo } from '../../../src/core/store/storeFiles';
 import { listStoreDir, nodeJournalIo } from '../../../src/core/store/storeFiles';
 import { createTriggerStore } from '../../../src/core/store/triggerStore';
@@ -231,17 +232,32 @@ describe('store: faults', function () {
     fs.mkdirSync(dir, { recursive: true });
     const leaseFile = path.join(dir, 'lease.json');
     fs.writeFileSync(leaseFile, JSON.stringify({ pid: 999_999_999, ownerId: 'ghost', hostname: 'h', heartbeatAt: 1 }));
-    setTimeout(() => fs.writeFileSync(leaseFile, JSON.stringify({ pid: process.pid, ownerId: 'live', hostname: 'h', heartbeatAt: Date.now() })), 5);
-    const db = await openDb(dir, { lease: { recheckMs: 100 } });
+    // The rewrite happens exactly in the pause between the two checks (no race with a timer).
+    let pauses = 0;
+    const timers: LeaseTimers = {
+      pause: async () => {
+        pauses += 1;
+        fs.writeFileSync(leaseFile, JSON.stringify({ pid: process.pid, ownerId: 'live', hostname: 'h', heartbeatAt: Date.now() }));
+      },
+      every: () => ({ cancel() {} }),
+    };
+    const db = await openDb(dir, { lease: { recheckMs: 100, timers } });
+    assert.equal(pauses, 1, 'the first check saw a dead lease and paused once');
     assert.equal(db.readOnly, true);
     assert.equal(db.opened.owner?.ownerId, 'live');
   });
 
   it('stops writing and says so when another process took the lease over', async () => {
     const dir = tempDir();
-    const db = await openDb(dir, { lease: { heartbeatMs: 20 } });
+    // The heartbeat is driven by hand: the tick after the takeover is the one that must notice it.
+    const ticks: Array<() => void> = [];
+    const timers: LeaseTimers = { pause: async () => undefined, every: (_ms, tick) => (ticks.push(tick), { cancel() {} }) };
+    const db = await openDb(dir, { lease: { heartbeatMs: 20, timers } });
+    assert.equal(ticks.length, 1, 'one heartbeat timer');
+    ticks[0]();
+    assert.equal(db.readOnly, false, 'its own lease: still writable after a heartbeat');
     fs.writeFileSync(path.join(dir, 'lease.json'), JSON.stringify({ pid: process.pid, ownerId: 'usurper', hostname: 'h', heartbeatAt: Date.now() }));
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    ticks[0]();
     assert.equal(db.readOnly, true);
     assert.throws(() => db.mutate(INSERT, ['x']), /taken over by another process/);
     assert.ok(notices.some((n) => /took over this workspace's storage/.test(n)));

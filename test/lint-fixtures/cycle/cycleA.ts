@@ -1,0 +1,4 @@
+// A value cycle.
+import { b } from './cycleB';
+
+export const a = (): number => b() + 1;

@@ -1,0 +1,3 @@
+import { a } from './cycleA';
+
+export const b = (): number => (a.length ? 0 : 1);

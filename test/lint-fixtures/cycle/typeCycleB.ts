@@ -1,0 +1,5 @@
+import type { A } from './typeCycleA';
+
+export interface B {
+  a?: A;
+}
