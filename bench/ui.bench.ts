@@ -263,16 +263,21 @@ async function timeMarkdown(frame: Frame): Promise<{ rendered: number[]; plain: 
         rendered.push(performance.now() - started);
         const message = transcript.lastElementChild as HTMLElement;
         if (transcript.childElementCount !== before + 1 || message.querySelectorAll('.code-block pre code').length !== 20 || !message.querySelector('strong')) throw new Error('the reply was not rendered as Markdown');
-        // The block in view gets its colours without anything else happening (no scroll, no input).
-        const view = transcript.getBoundingClientRect();
-        const inView = [...message.querySelectorAll<HTMLElement>('.code-block pre code')].filter((c) => {
-          const box = c.getBoundingClientRect();
-          return box.bottom > view.top && box.top < view.bottom;
-        });
-        if (inView.length === 0) throw new Error('no code block is in view after the reply was appended');
+        // The blocks in view get their colours without anything else happening (no scroll, no
+        // input). What is in view is read on each check: off-screen blocks get their real size
+        // only when they come near (content-visibility), which moves the others.
+        const inView = () => {
+          const view = transcript.getBoundingClientRect();
+          return [...message.querySelectorAll<HTMLElement>('.code-block')].filter((c) => {
+            const box = c.getBoundingClientRect();
+            return box.bottom > view.top && box.top < view.bottom;
+          });
+        };
         const deadline = performance.now() + 10_000;
-        while (!inView.every((c) => c.querySelector('.hljs-keyword'))) {
-          if (performance.now() > deadline) throw new Error('the code block in view was never highlighted');
+        for (;;) {
+          const shown = inView();
+          if (shown.length > 0 && shown.every((c) => c.querySelector('pre code .hljs-keyword'))) break;
+          if (performance.now() > deadline) throw new Error(`the code blocks in view were never highlighted (${shown.length} in view)`);
           await new Promise((resolve) => setTimeout(resolve, 0));
         }
         coloured.push(performance.now() - started);

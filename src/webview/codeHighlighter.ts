@@ -30,24 +30,30 @@ export class CodeHighlighter {
     for (const code of this.waiting) this.observer.observe(code);
   }
 
-  /** Registers the blocks under `container` still to be coloured (it may not be in the page yet). */
+  /**
+   * Registers the blocks under `container` still to be coloured (it may not be in the page yet).
+   * The observed element is the `.code-block`, not its `code`: a block off-screen skips the layout
+   * of its contents (content-visibility in the sidebar's CSS), but always has a box of its own.
+   */
   watch(container: HTMLElement): void {
     for (const code of container.querySelectorAll<HTMLElement>('code[data-hl]')) {
-      this.waiting.add(code);
-      this.observer?.observe(code);
+      const block = code.closest<HTMLElement>('.code-block') ?? code;
+      this.waiting.add(block);
+      this.observer?.observe(block);
     }
   }
 
   private onIntersect(entries: IntersectionObserverEntry[]): void {
     for (const entry of entries) {
-      const code = entry.target as HTMLElement;
+      const block = entry.target as HTMLElement;
       if (!entry.isIntersecting) {
         // Removed from the page (session switch, a re-drawn transcript): forget it.
-        if (!code.isConnected) this.forget(code);
+        if (!block.isConnected) this.forget(block);
         continue;
       }
-      this.forget(code);
-      this.queue.push(code);
+      this.forget(block);
+      const code = block.matches('code[data-hl]') ? block : block.querySelector<HTMLElement>('code[data-hl]');
+      if (code) this.queue.push(code);
     }
     this.schedule();
   }

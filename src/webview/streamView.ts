@@ -142,7 +142,15 @@ export class StreamView {
   follow(change: () => void): void {
     const stick = this.atBottom();
     change();
-    if (stick) this.transcript.scrollTop = this.transcript.scrollHeight;
+    if (!stick) return;
+    this.transcript.scrollTop = this.transcript.scrollHeight;
+    // Blocks of a rendered reply that come into view get their real size only at the next frame
+    // (content-visibility: off-screen blocks are laid out lazily): stay at the end through that,
+    // unless the person scrolled away meanwhile.
+    const pinned = this.transcript.scrollTop;
+    requestAnimationFrame(() => {
+      if (Math.abs(this.transcript.scrollTop - pinned) <= FOLLOW_SLACK_PX) this.transcript.scrollTop = this.transcript.scrollHeight;
+    });
   }
 
   private append(sessionId: string, turnId: string, delta: StreamDeltaView): void {
