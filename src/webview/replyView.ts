@@ -37,6 +37,21 @@ export function sanitize(root: DocumentFragment): number {
   return changed;
 }
 
+/**
+ * Off-screen blocks of a reply are not laid out (content-visibility in the sidebar's CSS); until
+ * they are, the browser sizes them by estimate. A code block's estimate comes from its line count,
+ * so the reply's height (the scroll bar, what counts as "near the view" for highlighting) is
+ * about right before its blocks are laid out. Set through the CSSOM: the CSP forbids style
+ * attributes, not this.
+ */
+function estimateBlockSizes(root: HTMLElement): void {
+  for (const block of root.querySelectorAll<HTMLElement>(':scope > .code-block')) {
+    const lines = (block.querySelector('pre code')?.textContent ?? '').split('\n').length;
+    // A code line is 0.92em × line-height 1.4 (sidebar.css); then the toolbar, padding and borders.
+    block.style.setProperty('contain-intrinsic-size', `auto calc(${lines} * 1.288em + 1.9em + 14px)`);
+  }
+}
+
 /** Colours code blocks near the view; what it inserts passes the same allow-list. */
 const highlighter = new CodeHighlighter((root) => void sanitize(root));
 
@@ -49,6 +64,7 @@ export function renderReply(text: string): HTMLElement {
   // msg-text like every message body (tests and styles find a message's text by it); md for the rendering.
   root.className = 'msg-text md';
   root.appendChild(template.content);
+  estimateBlockSizes(root);
   highlighter.watch(root);
   return root;
 }
