@@ -1,9 +1,10 @@
 /**
  * UI benchmark (docs/DESIGN.md §10), measured in the real workbench in Chromium. First ui.first_token
  * (bench/uiFirstToken.ts: first streamed byte → shown in the sidebar). Then one task with 10,000
- * events: ui.trace_open (click Trace → first rows drawn, host round trip
- * included), ui.trace_append (one appended event rendered with all 10,000 events loaded in the
- * list), ui.update_bytes (largest incremental message the host posted while the task ran a turn).
+ * events: ui.markdown_render (a 2,000-line reply with 20 code blocks appended), ui.trace_open
+ * (click Trace → first rows drawn, host round trip included), ui.trace_append (one appended event
+ * rendered with all 10,000 events loaded in the list), ui.stream_append (one streamed chunk
+ * rendered with that trace open), ui.update_bytes (largest incremental message the host posted while the task ran a turn).
  * Baselines, measured in the same run: a naive full render of all 10,000 rows in the same webview,
  * and the bytes of re-sending the whole trace per update.
  * The events are seeded by writing the task's event log (the engine's JSONL format) and reloading
@@ -14,7 +15,7 @@ import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import type { TaskEvent } from '../src/core/engine/types';
 import { toTraceEvent } from '../src/host/viewMapping';
-import { openTasklaneView, selectTaskSession, sendChatMessage, startUiSession, tasklaneFrame } from '../test/ui/support/workbench';
+import { openTasklaneView, runCommand, selectTaskSession, sendChatMessage, startUiSession, tasklaneFrame } from '../test/ui/support/workbench';
 import { measureFirstToken } from './uiFirstToken';
 
 const EVENTS = 10_000;
@@ -113,7 +114,13 @@ async function main(): Promise<void> {
     // Reload: the extension host re-reads the log like after a restart.
     await ui.page.reload();
     await ui.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await openTasklaneView(ui.page);
+    try {
+      await openTasklaneView(ui.page);
+    } catch {
+      // After a reload the workbench may restore Tasklane as the active container with the side
+      // bar hidden (clicking it then would not show it): focus the view by its command instead.
+      await runCommand(ui.page, 'Tasklane: Focus on Chat View');
+    }
     frame = await tasklaneFrame(ui.page, 60_000);
     await openTaskSession(frame);
     await frame.locator(`[data-task-id="${taskId}"] .open-trace`).waitFor({ timeout: 30_000 });
@@ -176,6 +183,8 @@ async function main(): Promise<void> {
       { id: taskId, from: EVENTS + 1, runs: RUNS },
     );
 
+    const streamed = await timeStreamAppend(frame);
+
     // Bytes of real incremental messages: capture what the host posts while the task runs a turn.
     await frame.evaluate(() => {
       (window as unknown as { __sizes: number[] }).__sizes = [];
@@ -197,7 +206,10 @@ async function main(): Promise<void> {
     const maxBytes = Math.max(...sizes);
     emit('ui.trace_open', openMs, 'ms', { target: 500, baseline: naiveMs, baseline_name: 'naive render of all rows', ratio: Math.round((openMs / naiveMs) * 1000) / 1000, events: EVENTS, p95: p95(opens), runs: RUNS });
     emit('ui.trace_append', appendMs, 'ms', { target: 16, baseline: naiveMs, baseline_name: 'naive full re-render of all rows', ratio: Math.round((appendMs / naiveMs) * 10000) / 10000, events: loaded, p95: p95(timing.appends), runs: timing.appends.length });
-    emit('ui.markdown_render', median(markdown.rendered), 'ms', { target: 50, baseline: median(markdown.plain), baseline_name: 'the same reply as plain text (before rendering)', ratio: Math.round((median(markdown.rendered) / median(markdown.plain)) * 1000) / 1000, lines: MARKDOWN_LINES, code_blocks: MARKDOWN_BLOCKS, p95: p95(markdown.rendered), runs: markdown.rendered.length });
+    emit('ui.markdown_render', median(markdown.rendered), 'ms', { target: 50, baseline: median(markdown.plain), baseline_name: 'the same reply as plain text (before rendering)', ratio: Math.round((median(markdown.rendered) / median(markdown.plain)) * 1000) / 1000, lines: MARKDOWN_LINES, code_blocks: MARKDOWN_BLOCKS, p95: p95(markdown.rendered), coloured_ms: Math.round(median(markdown.coloured) * 1000) / 1000, highlighted_blocks: median(markdown.highlightedBlocks), runs: markdown.rendered.length });
+    const streamMs = median(streamed.appends);
+    const streamNaive = median(streamed.naive);
+    emit('ui.stream_append', streamMs, 'ms', { target: 4, baseline: streamNaive, baseline_name: 'whole message re-rendered per chunk', ratio: Math.round((streamMs / streamNaive) * 1000) / 1000, chunks: STREAM_CHUNKS, trace_events: EVENTS, trace_rows_drawn: streamed.traceRows, p95: p95(streamed.appends), runs: streamed.appends.length });
     emit('ui.update_bytes', maxBytes, 'bytes', { target: 10_240, baseline: fullTrace, baseline_name: 'whole trace re-sent per update', ratio: Math.round((maxBytes / fullTrace) * 100000) / 100000, messages: sizes.length, median: median(sizes), events: EVENTS, stat: 'max' });
   } catch (error) {
     failed = true;
@@ -225,10 +237,14 @@ function longReply(): string {
 
 /**
  * ui.markdown_render: one reply of MARKDOWN_LINES lines appended to the open conversation as the
- * host would (a messageAppended message), timed from dispatch to laid out, in the real webview.
- * Baseline in the same run: the same reply as one plain text node (how replies were shown before).
+ * host would (a messageAppended message), timed from dispatch to laid out, in the real webview:
+ * what the person waits for before the reply is on screen. Code blocks are coloured afterwards as
+ * they come into view (codeHighlighter.ts); `coloured_ms` is dispatch → the block in view has its
+ * colours, and `highlighted_blocks` how many of the blocks had been coloured by then (the rest wait
+ * until scrolled to). Baseline in the same run: the same reply as one plain text node (how
+ * replies were shown before Markdown).
  */
-async function timeMarkdown(frame: Frame): Promise<{ rendered: number[]; plain: number[] }> {
+async function timeMarkdown(frame: Frame): Promise<{ rendered: number[]; plain: number[]; coloured: number[]; highlightedBlocks: number[] }> {
   return frame.evaluate(
     async ({ text, runs }) => {
       const sessionId = document.querySelector('.session.selected')?.getAttribute('data-session-id');
@@ -236,14 +252,37 @@ async function timeMarkdown(frame: Frame): Promise<{ rendered: number[]; plain: 
       const transcript = document.querySelector('#transcript') as HTMLElement;
       const rendered: number[] = [];
       const plain: number[] = [];
+      const coloured: number[] = [];
+      const highlightedBlocks: number[] = [];
       for (let r = 0; r < runs; r++) {
         const before = transcript.childElementCount;
+        transcript.scrollTop = transcript.scrollHeight; // at the end, as when a reply arrives while reading along
         const started = performance.now();
         window.dispatchEvent(new MessageEvent('message', { data: { type: 'messageAppended', sessionId, message: { role: 'assistant', text, at: Date.now() } } }));
         void transcript.offsetHeight; // force layout
         rendered.push(performance.now() - started);
-        if (transcript.childElementCount !== before + 1 || !transcript.lastElementChild?.querySelector('pre code .hljs-keyword')) throw new Error('the reply was not rendered as highlighted Markdown');
-        transcript.lastElementChild.remove();
+        const message = transcript.lastElementChild as HTMLElement;
+        if (transcript.childElementCount !== before + 1 || message.querySelectorAll('.code-block pre code').length !== 20 || !message.querySelector('strong')) throw new Error('the reply was not rendered as Markdown');
+        // The blocks in view get their colours without anything else happening (no scroll, no
+        // input). What is in view is read on each check: off-screen blocks get their real size
+        // only when they come near (content-visibility), which moves the others.
+        const inView = () => {
+          const view = transcript.getBoundingClientRect();
+          return [...message.querySelectorAll<HTMLElement>('.code-block')].filter((c) => {
+            const box = c.getBoundingClientRect();
+            return box.bottom > view.top && box.top < view.bottom;
+          });
+        };
+        const deadline = performance.now() + 10_000;
+        for (;;) {
+          const shown = inView();
+          if (shown.length > 0 && shown.every((c) => c.querySelector('pre code .hljs-keyword'))) break;
+          if (performance.now() > deadline) throw new Error(`the code blocks in view were never highlighted (${shown.length} in view)`);
+          await new Promise((resolve) => setTimeout(resolve, 0));
+        }
+        coloured.push(performance.now() - started);
+        highlightedBlocks.push(message.querySelectorAll('code[data-highlighted]').length);
+        message.remove();
         const box = document.createElement('div');
         const t0 = performance.now();
         box.className = 'msg';
@@ -254,9 +293,67 @@ async function timeMarkdown(frame: Frame): Promise<{ rendered: number[]; plain: 
         box.remove();
         await new Promise((resolve) => requestAnimationFrame(() => resolve(undefined)));
       }
-      return { rendered, plain };
+      return { rendered, plain, coloured, highlightedBlocks };
     },
     { text: longReply(), runs: RUNS },
+  );
+}
+
+const STREAM_CHUNKS = 400;
+
+/**
+ * ui.stream_append: a running turn streams STREAM_CHUNKS text chunks (the long reply, ~40
+ * characters each) into the open conversation while the task's 10,000-event trace is open; each
+ * chunk is dispatched as the host posts it (a streamDelta message) and timed to laid out.
+ * Baseline in the same run: the naive way, the whole message re-rendered (its text re-set) on
+ * every chunk, for the same chunks in the same transcript.
+ */
+async function timeStreamAppend(frame: Frame): Promise<{ appends: number[]; naive: number[]; traceRows: number }> {
+  return frame.evaluate(
+    async ({ text, chunks }) => {
+      const sessionId = document.querySelector('.session.selected')?.getAttribute('data-session-id');
+      if (!sessionId) throw new Error('no session is selected in the sidebar');
+      const traceRows = document.querySelectorAll('.trace-row').length;
+      if (traceRows === 0) throw new Error('the trace is not open');
+      const transcript = document.querySelector('#transcript') as HTMLElement;
+      const size = Math.ceil(text.length / chunks);
+      const pieces = Array.from({ length: chunks }, (_, i) => text.slice(i * size, (i + 1) * size));
+      const post = (data: unknown) => window.dispatchEvent(new MessageEvent('message', { data }));
+      const turnId = `bench-turn-${Date.now()}`;
+      post({ type: 'turnState', sessionId, turnId, running: true });
+      transcript.scrollTop = transcript.scrollHeight;
+      const appends: number[] = [];
+      for (const piece of pieces) {
+        const started = performance.now();
+        post({ type: 'streamDelta', sessionId, turnId, delta: { kind: 'text', text: piece } });
+        void transcript.offsetHeight; // force layout
+        appends.push(performance.now() - started);
+      }
+      const bubble = transcript.querySelector('[data-role="streaming"] .msg-text');
+      if (bubble?.textContent !== pieces.join('')) throw new Error('the streamed text did not all reach the bubble');
+      post({ type: 'turnState', sessionId, turnId, running: false });
+      if (transcript.querySelector('[data-role="streaming"]')) throw new Error('the streaming bubble outlived its turn');
+      // Baseline: a bubble whose whole text is re-set per chunk, as a view that re-renders the message would.
+      const naiveBox = document.createElement('div');
+      naiveBox.className = 'msg msg-assistant';
+      const naiveText = document.createElement('div');
+      naiveText.className = 'msg-text';
+      naiveBox.appendChild(naiveText);
+      transcript.appendChild(naiveBox);
+      const naive: number[] = [];
+      let sofar = '';
+      for (const piece of pieces) {
+        const started = performance.now();
+        sofar += piece;
+        naiveText.textContent = sofar;
+        transcript.scrollTop = transcript.scrollHeight;
+        void transcript.offsetHeight;
+        naive.push(performance.now() - started);
+      }
+      naiveBox.remove();
+      return { appends, naive, traceRows };
+    },
+    { text: longReply(), chunks: STREAM_CHUNKS },
   );
 }
 

@@ -8,6 +8,7 @@ import { ChorePanel } from './chorePanel';
 import { clear, formatTime, h } from './dom';
 import { AttachmentChips } from './attachments';
 import { watchSection } from './layout';
+import { demoNotice } from './demoNotice';
 import { handleReplyActions, renderReply } from './replyView';
 import { StreamView } from './streamView';
 import { renderTaskCard } from './taskCard';
@@ -97,6 +98,8 @@ function renderBanner(state: Pick<ViewState, 'model' | 'restricted' | 'storeProb
     banner.appendChild(h('div', { class: 'notice restricted' }, 'Restricted Mode: Tasklane can chat but cannot edit files, run commands or run chores until you trust this folder. ', trust));
   }
   if (state.storeProblem) banner.appendChild(h('div', { class: 'notice error' }, state.storeProblem));
+  const demo = demoNotice(state.model, () => post({ type: 'command', command: 'selectModel' }));
+  if (demo) banner.appendChild(demo);
   const model = h('div', { class: 'model-line' }, `Model: ${state.model.provider}${state.model.model ? ` · ${state.model.model}` : ''}`);
   if (state.model.problem) {
     const fix = h('a', { href: '#', class: 'model-fix' }, 'Choose model…');

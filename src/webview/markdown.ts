@@ -9,9 +9,13 @@
  *   paths become file links (the host opens them only if they are inside the workspace);
  *   every other scheme (javascript:, data:, command:, mailto:, …) renders as inert text;
  * - bare file paths and `path:line` in text and inline code become file links;
- * - fenced code is highlighted by highlight.js (core plus a few common languages: the bundle stays
- *   small, and an unknown language is shown plain rather than guessed, which would be slow on a
- *   long reply) and carries a toolbar of actions the view wires up by delegation.
+ * - fenced code is escaped text here, marked with `data-hl="<language>"` when it is a language we
+ *   ship (highlight.js core plus a few common ones: the bundle stays small, and an unknown language
+ *   is shown plain rather than guessed, which would be slow on a long reply); the view colours each
+ *   block when it comes near the viewport (`highlightCode`, used by replyView.ts), because
+ *   highlighting is most of the cost of a long reply (~30 ms per 90-line TypeScript block) and a
+ *   2,000-line reply must show at once. Each block carries a toolbar of actions the view wires up
+ *   by delegation.
  *
  * Pure (no DOM): the unit tier tests these rules in Node; `replyView.ts` parses the string into
  * an inert template, runs an allow-list over it and inserts it.
@@ -199,6 +203,17 @@ function renderImage(tokens: Token[], idx: number, options: Options, _env: unkno
   return `<span class="md-image" title="Image not shown">[image: ${escapeHtml(alt)}]</span>`;
 }
 
+/**
+ * Blocks longer than this stay plain: highlight.js has no way to yield, and one call on a huge
+ * block (a pasted log, a generated file) would freeze the view for a long time.
+ */
+export const MAX_HIGHLIGHT_CHARS = 40_000;
+
+/** Whether `language` is one we highlight (a shipped grammar or alias). */
+export function canHighlight(language: string): boolean {
+  return language !== '' && hljs.getLanguage(language.toLowerCase()) !== undefined;
+}
+
 /** Highlighted code, or escaped text for a language we do not ship. */
 export function highlight(code: string, language: string): string {
   const name = language.toLowerCase();
@@ -231,11 +246,13 @@ function renderFence(tokens: Token[], idx: number): string {
   const token = tokens[idx];
   const { language, path } = parseInfo(token.info);
   const label = language || 'text';
+  // Coloured later, near the viewport (see the file comment); too-long blocks stay plain.
+  const lazy = canHighlight(language) && token.content.length <= MAX_HIGHLIGHT_CHARS;
   const buttons = CODE_ACTIONS.map((a) => `<button type="button" class="code-action" data-code-action="${a.action}">${a.label}</button>`).join('');
   return (
     `<div class="code-block" data-lang="${escapeHtml(label)}"${path ? ` data-path="${escapeHtml(path)}"` : ''}>` +
     `<div class="code-toolbar" role="toolbar" aria-label="${escapeHtml(`${label} code${path ? ` for ${path}` : ''}`)}"><span class="code-lang">${escapeHtml(path ?? label)}</span>${buttons}</div>` +
-    `<pre><code class="hljs${language ? ` language-${escapeHtml(language)}` : ''}">${highlight(token.content, language)}</code></pre></div>\n`
+    `<pre><code class="hljs${language ? ` language-${escapeHtml(language)}` : ''}"${lazy ? ` data-hl="${escapeHtml(language.toLowerCase())}"` : ''}>${escapeHtml(token.content)}</code></pre></div>\n`
   );
 }
 

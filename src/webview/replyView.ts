@@ -1,4 +1,5 @@
 import type { ReplyWebviewMessage } from '../shared/replyProtocol';
+import { CodeHighlighter } from './codeHighlighter';
 import { renderMarkdownHtml } from './markdown';
 
 /**
@@ -6,14 +7,14 @@ import { renderMarkdownHtml } from './markdown';
  * whose content is inert (no image is fetched, no script runs while it sits there), then an
  * allow-list runs over it before it joins the page: defence in depth behind `html: false`, the
  * link rules and the webview's CSP. Each message is rendered once, on its own; the list is never
- * re-rendered.
+ * re-rendered. Code blocks are coloured later, as they come into view (codeHighlighter.ts).
  */
 
 const ALLOWED_TAGS = new Set([
   'A', 'P', 'BR', 'HR', 'STRONG', 'EM', 'S', 'DEL', 'CODE', 'PRE', 'SPAN', 'DIV', 'BLOCKQUOTE', 'UL', 'OL', 'LI',
   'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'TABLE', 'THEAD', 'TBODY', 'TR', 'TH', 'TD', 'INPUT', 'BUTTON',
 ]);
-const ALLOWED_ATTRIBUTES = new Set(['class', 'title', 'role', 'aria-label', 'type', 'disabled', 'checked', 'start', 'href', 'data-link-kind', 'data-path', 'data-line', 'data-column', 'data-lang', 'data-code-action']);
+const ALLOWED_ATTRIBUTES = new Set(['class', 'title', 'role', 'aria-label', 'type', 'disabled', 'checked', 'start', 'href', 'data-link-kind', 'data-path', 'data-line', 'data-column', 'data-lang', 'data-code-action', 'data-hl']);
 
 /** Removes anything the renderer should never have produced; returns how many nodes it changed. */
 export function sanitize(root: DocumentFragment): number {
@@ -36,6 +37,24 @@ export function sanitize(root: DocumentFragment): number {
   return changed;
 }
 
+/**
+ * Off-screen blocks of a reply are not laid out (content-visibility in the sidebar's CSS); until
+ * they are, the browser sizes them by estimate. A code block's estimate comes from its line count,
+ * so the reply's height (the scroll bar, what counts as "near the view" for highlighting) is
+ * about right before its blocks are laid out. Set through the CSSOM: the CSP forbids style
+ * attributes, not this.
+ */
+function estimateBlockSizes(root: HTMLElement): void {
+  for (const block of root.querySelectorAll<HTMLElement>(':scope > .code-block')) {
+    const lines = (block.querySelector('pre code')?.textContent ?? '').split('\n').length;
+    // A code line is 0.92em × line-height 1.4 (sidebar.css); then the toolbar, padding and borders.
+    block.style.setProperty('contain-intrinsic-size', `auto calc(${lines} * 1.288em + 1.9em + 14px)`);
+  }
+}
+
+/** Colours code blocks near the view; what it inserts passes the same allow-list. */
+const highlighter = new CodeHighlighter((root) => void sanitize(root));
+
 /** One assistant reply as a DOM subtree. */
 export function renderReply(text: string): HTMLElement {
   const template = document.createElement('template');
@@ -45,15 +64,18 @@ export function renderReply(text: string): HTMLElement {
   // msg-text like every message body (tests and styles find a message's text by it); md for the rendering.
   root.className = 'msg-text md';
   root.appendChild(template.content);
+  estimateBlockSizes(root);
+  highlighter.watch(root);
   return root;
 }
 
 /**
  * Wires the links and code-block buttons of every reply under `container` with one delegated
- * listener (a 2,000-line reply with 20 blocks adds no listeners). `sessionId` gives the session
- * shown, for proposals.
+ * listener (a 2,000-line reply with 20 blocks adds no listeners), and colours its code blocks as
+ * they scroll into view of `container`. `sessionId` gives the session shown, for proposals.
  */
 export function handleReplyActions(container: HTMLElement, post: (message: ReplyWebviewMessage) => void, sessionId: () => string | undefined): void {
+  highlighter.attach(container);
   container.addEventListener('click', (event) => {
     const target = event.target as HTMLElement;
     const link = target.closest<HTMLAnchorElement>('a.md-link');

@@ -10,11 +10,50 @@ interface LiveReply {
   tools: Map<string, { name: string; preview: string }>;
 }
 
-/** The live bubble in the DOM: its text node grows in place, tool lines are patched in place. */
+/** Lines per block of a streaming bubble's text (see StreamText). */
+const LINES_PER_CHUNK = 16;
+
+/**
+ * The growing text of a streaming bubble, as a run of blocks of LINES_PER_CHUNK lines, each one
+ * Text node that grows in place. Why blocks: the browser lays out a changed text node's whole
+ * paragraph again, so one text node growing to a long reply made every chunk cost the layout of
+ * everything so far (as much as re-rendering the message); with blocks, a chunk lays out only
+ * the last one. A block ends right after a newline, so the text reads exactly as streamed.
+ */
+class StreamText {
+  private current: Text | undefined;
+  private lines = 0;
+
+  constructor(readonly element: HTMLElement) {}
+
+  append(text: string): void {
+    let rest = text;
+    while (rest) {
+      if (!this.current || this.lines >= LINES_PER_CHUNK) this.startChunk();
+      const current = this.current as Text;
+      const newline = rest.indexOf('\n');
+      if (newline < 0) {
+        current.appendData(rest);
+        return;
+      }
+      current.appendData(rest.slice(0, newline + 1));
+      this.lines++;
+      rest = rest.slice(newline + 1);
+    }
+  }
+
+  private startChunk(): void {
+    this.current = document.createTextNode('');
+    this.lines = 0;
+    this.element.appendChild(h('div', { class: 'stream-chunk' }, this.current));
+  }
+}
+
+/** The live bubble in the DOM: its text grows in place (StreamText), tool lines are patched in place. */
 interface Bubble {
   turnId: string;
   element: HTMLElement;
-  text: Text;
+  text: StreamText;
   tools: HTMLElement;
 }
 
@@ -22,8 +61,8 @@ interface Bubble {
  * The streaming side of the sidebar: one live "streaming" bubble per session for the running
  * turn's output, and the Stop button that replaces Send while a turn runs in the shown session.
  *
- * The bubble is never re-rendered: each piece of text is appended to one Text node (so a long
- * reply costs the same per token at its end as at its start), and a tool's progress line is
+ * The bubble is never re-rendered: each piece of text is appended to the Text node of its last
+ * block (StreamText, so a long reply costs the same per token at its end as at its start), and a tool's progress line is
  * patched in place. The committed message replaces the bubble when it arrives; the turn's end
  * removes whatever is left (a turn that only ran tools). The transcript follows the bottom
  * unless the person scrolled up to read.
@@ -87,7 +126,7 @@ export class StreamView {
     const reply = id ? this.live.get(id) : undefined;
     if (reply) {
       const bubble = this.ensureBubble(reply.turnId);
-      bubble.text.appendData(reply.text);
+      bubble.text.append(reply.text);
       for (const [callId, tool] of reply.tools) this.patchTool(bubble, callId, tool.name, tool.preview);
     }
     this.renderComposer();
@@ -103,7 +142,15 @@ export class StreamView {
   follow(change: () => void): void {
     const stick = this.atBottom();
     change();
-    if (stick) this.transcript.scrollTop = this.transcript.scrollHeight;
+    if (!stick) return;
+    this.transcript.scrollTop = this.transcript.scrollHeight;
+    // Blocks of a rendered reply that come into view get their real size only at the next frame
+    // (content-visibility: off-screen blocks are laid out lazily): stay at the end through that,
+    // unless the person scrolled away meanwhile.
+    const pinned = this.transcript.scrollTop;
+    requestAnimationFrame(() => {
+      if (Math.abs(this.transcript.scrollTop - pinned) <= FOLLOW_SLACK_PX) this.transcript.scrollTop = this.transcript.scrollHeight;
+    });
   }
 
   private append(sessionId: string, turnId: string, delta: StreamDeltaView): void {
@@ -117,7 +164,7 @@ export class StreamView {
     if (sessionId !== this.selected()) return;
     this.follow(() => {
       const bubble = this.ensureBubble(turnId);
-      if (delta.kind === 'text') bubble.text.appendData(delta.text);
+      if (delta.kind === 'text') bubble.text.append(delta.text);
       else this.patchTool(bubble, delta.callId, delta.name, delta.preview);
     });
   }
@@ -130,12 +177,12 @@ export class StreamView {
   private ensureBubble(turnId: string): Bubble {
     if (this.bubble?.turnId === turnId && this.bubble.element.isConnected) return this.bubble;
     this.removeBubble();
-    const text = document.createTextNode('');
+    const text = new StreamText(h('div', { class: 'msg-text' }));
     const tools = h('div', { class: 'stream-tools' });
     const element = h(
       'div',
       { class: 'msg msg-assistant msg-streaming', 'data-role': 'streaming', 'data-turn-id': turnId, 'aria-busy': 'true' },
-      h('div', { class: 'msg-text' }, text),
+      text.element,
       tools,
     );
     this.transcript.querySelector('.empty')?.remove();

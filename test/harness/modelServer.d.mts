@@ -19,4 +19,4 @@ export interface ModelServer {
 
 export const modelServerMain: string;
 export function modelServerAvailable(): boolean;
-export function startModelServer(options?: { env?: Record<string, string> }): Promise<ModelServer>;
+export function startModelServer(options?: { env?: Record<string, string>; demo?: boolean }): Promise<ModelServer>;

@@ -17,12 +17,13 @@ export function modelServerAvailable() {
 
 /**
  * Starts the scripted model server and resolves with its URL once it printed `{"url": ...}`.
+ * `options.demo`: answer unscripted requests with the demo scenario (test/fixtures/demoModel.ts).
  * @returns {Promise<import('./modelServer.d.mts').ModelServer>}
  */
 export async function startModelServer(options = {}) {
   if (!modelServerAvailable()) throw new Error(`${modelServerMain} is missing: the scripted model server has not landed yet (check git log)`);
   // --exit-on-stdin-close: if this harness dies without cleaning up, the server leaves with it.
-  const child = spawn(process.execPath, [tsxCli, modelServerMain, '--exit-on-stdin-close'], {
+  const child = spawn(process.execPath, [tsxCli, modelServerMain, '--exit-on-stdin-close', ...(options.demo ? ['--demo'] : [])], {
     cwd: repoRoot,
     env: { ...process.env, ...options.env },
     detached: true,

@@ -5,7 +5,9 @@
 //   PORT=8080 npm start       fixed port (default: a free one)
 // Model: ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment selects that provider (at its
 // official host, the only host an environment key is sent to); without either, the scripted
-// model server runs in echo mode as a local demo model (no network, no key).
+// model server runs the demo model (test/fixtures/demoModel.ts: a labelled scenario on the
+// sample workspace through the real engine; no network, no key). The demo's settings go to the
+// code-server user settings of this launcher only, never to the workspace.
 import { spawnSync } from 'node:child_process';
 import { setInterval } from 'node:timers';
 import * as path from 'node:path';
@@ -32,21 +34,30 @@ let model;
 const settings = {};
 // The demo model needs no key; an inherited OPENAI_API_KEY is fine too: it only ever goes to api.openai.com.
 const env = {};
+// A real model forgets what a previous demo run set in this launcher's user settings (its server
+// URL and model id, and the one command the demo allowlisted).
+const forgetDemo = () => Object.assign(settings, { 'tasklane.model.id': undefined, 'tasklane.model.baseUrl': undefined, 'tasklane.approval.allowedCommands': undefined });
 if (process.env.ANTHROPIC_API_KEY) {
+  forgetDemo();
   settings['tasklane.model.provider'] = 'anthropic';
   say('model: Anthropic (ANTHROPIC_API_KEY is set)');
 } else if (process.env.OPENAI_API_KEY) {
+  forgetDemo();
   settings['tasklane.model.provider'] = 'openai';
   say('model: OpenAI (OPENAI_API_KEY is set)');
 } else if (modelServerAvailable()) {
-  model = await startModelServer();
+  model = await startModelServer({ demo: true });
   settings['tasklane.model.provider'] = 'openai-compatible';
   settings['tasklane.model.baseUrl'] = model.openaiBaseUrl;
-  settings['tasklane.model.id'] = 'demo-echo';
+  // DEMO_MODEL_ID of test/fixtures/demoModel.ts: the sidebar shows the demo notice for this id.
+  settings['tasklane.model.id'] = 'tasklane-demo';
+  // The demo task's one command (DEMO_COMMAND), exactly: it runs without asking, as an allowlisted
+  // command does for a real user. Anything else the demo ran would still ask.
+  settings['tasklane.approval.allowedCommands'] = ['npm run build'];
   // No key: the local server needs none (Tasklane sends a placeholder to OpenAI-compatible servers),
   // and OPENAI_API_KEY is never sent to an OpenAI-compatible URL (only to OpenAI's own host).
   env.TASKLANE_TEST_MODEL_URL = model.url;
-  say(`model: local demo model in echo mode at ${model.openaiBaseUrl} (set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real one)`);
+  say(`model: Demo model — no key configured (a scripted scenario at ${model.openaiBaseUrl}); set OPENAI_API_KEY or ANTHROPIC_API_KEY, or run "Tasklane: Select Model", for a real one`);
 } else {
   say('model: none configured and the demo model server is missing; use "Tasklane: Select Model" in the workbench');
 }

@@ -56,12 +56,28 @@ describe('ui: replies render as Markdown, safely', function () {
     const code = message.locator('.code-block pre code');
     assert.equal(await code.count(), 1, 'no pre code rendered');
     assert.match((await code.textContent()) ?? '', /const answer: number = 42;/);
-    assert.ok((await code.locator('span.hljs-keyword').count()) > 0, 'the code block is not highlighted');
+    // Coloured as it comes into view (codeHighlighter.ts): a moment after the reply shows.
+    await code.locator('span.hljs-keyword').first().waitFor({ timeout: 15_000 });
     assert.deepEqual(await message.locator('.code-block .code-action').allTextContents(), ['Copy', 'Insert at Cursor', 'Propose as Edit']);
     assert.equal(await message.locator('.md table td').count(), 2);
     // Nothing of the Markdown source shows through.
     assert.doesNotMatch((await message.textContent()) ?? '', /\*\*|```/);
     await screenshotSidebar(session().page, 'ui-replies-markdown');
+  });
+
+  it('a long reply shows its code at once and colours each block as it scrolls into view', async function () {
+    const block = (n: number) => ['```ts', ...Array.from({ length: 60 }, (_, i) => `const v${n}_${i}: number = await load(${i});`), '```'].join('\n');
+    const text = ['Long reply start.', ...Array.from({ length: 12 }, (_, n) => `Block ${n}:\n\n${block(n)}`), 'Long reply end.'].join('\n\n');
+    const message = await reply('a long reply please', text, /Long reply start/);
+    const codes = message.locator('.code-block pre code');
+    assert.equal(await codes.count(), 12);
+    // The view follows the end: the last block is in view and gets its colours without any input.
+    await codes.last().locator('span.hljs-keyword').first().waitFor({ timeout: 15_000 });
+    // The first block is many screens up: still plain text (but all of it, for Copy and reading).
+    assert.equal(await codes.first().locator('span.hljs-keyword').count(), 0, 'a block far out of view was highlighted up front');
+    assert.match((await codes.first().textContent()) ?? '', /const v0_59: number = await load\(59\);/);
+    await codes.first().scrollIntoViewIfNeeded();
+    await codes.first().locator('span.hljs-keyword').first().waitFor({ timeout: 15_000 });
   });
 
   it('opens README.md at its line from a path link in a reply', async function () {

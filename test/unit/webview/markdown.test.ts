@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { classifyLink, renderMarkdownHtml } from '../../../src/webview/markdown';
+import { canHighlight, classifyLink, highlight, MAX_HIGHLIGHT_CHARS, renderMarkdownHtml } from '../../../src/webview/markdown';
 
 /** Every href="…" value in the HTML. */
 const hrefs = (html: string) => [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]);
@@ -90,9 +90,17 @@ describe('reply Markdown: what a reply may link to and render', function () {
       const html = renderMarkdownHtml('```ts src/util.ts\nconst x: number = 1; // <b>\n```\n\n```brainfuck\n+++<b>\n```\n');
       assert.match(html, /<div class="code-block" data-lang="ts" data-path="src\/util\.ts">/);
       assert.match(html, /data-code-action="copy">Copy<\/button><button type="button" class="code-action" data-code-action="insert">Insert at Cursor<\/button><button type="button" class="code-action" data-code-action="propose">Propose as Edit<\/button>/);
-      assert.match(html, /<pre><code class="hljs language-ts"><span class="hljs-keyword">const<\/span>/);
-      assert.match(html, /&lt;b&gt;/);
+      // Escaped now, coloured by the view when the block comes into sight (data-hl says how).
+      assert.match(html, /<pre><code class="hljs language-ts" data-hl="ts">const x: number = 1; \/\/ &lt;b&gt;\n<\/code>/);
+      assert.match(highlight('const x: number = 1; // <b>\n', 'ts'), /^<span class="hljs-keyword">const<\/span>.*&lt;b&gt;/);
       assert.match(html, /<code class="hljs language-brainfuck">\+\+\+&lt;b&gt;\n<\/code>/);
+    });
+
+    it('leaves a block too long to highlight without a yield plain, and says which languages it colours', function () {
+      const long = 'const a = 1;\n'.repeat(Math.ceil(MAX_HIGHLIGHT_CHARS / 13) + 1);
+      const html = renderMarkdownHtml(`\`\`\`ts\n${long}\`\`\`\n`);
+      assert.doesNotMatch(html, /data-hl=/);
+      assert.ok(canHighlight('TypeScript') && canHighlight('sh') && !canHighlight('brainfuck') && !canHighlight(''));
     });
   });
 });
