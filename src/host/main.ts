@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { systemClock } from '../core/ports';
 import { MODEL_KEY_VARIABLES, Redactor } from '../core/security/redact';
+import { registerLmTools } from './agentTools/lmTools';
+import { TasklaneOps } from './agentTools/tasklaneOps';
 import { registerApprovalCommands } from './approvals/approvalCommands';
 import { registerChoreCommands } from './chores/choreCommands';
 import { registerCommands } from './commands';
@@ -66,6 +68,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     return picked;
   };
 
+  const agentOps = new TasklaneOps(ready, trusted);
   context.subscriptions.push(
     channel,
     settings,
@@ -98,6 +101,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
     ...registerMcpCommands(part((s) => s.mcp)),
     registerMemoryReview(part((s) => s.agent)),
     ...registerHistoryCommands(runtime),
+    // Tasklane's queue offered to VS Code's own agents (language model tools).
+    ...registerLmTools(agentOps),
   );
 
   const started = ready.then(

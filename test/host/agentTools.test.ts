@@ -1,0 +1,109 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { hostPhase, phaseState, restartExtensionHostAfterRun } from './support/phases';
+import { activateTasklane, heldAt, quiesce, releaseGate, requestsText, scriptModel, until, useScriptedModel, waitForState } from './support/tasklane';
+
+interface TaskState {
+  id: string;
+  name: string;
+  status: string;
+  waitingForUser: boolean;
+  source: string;
+  counters: { actions: { limit: number } };
+  finalSummary?: string;
+}
+
+const SUITE = 'host: Tasklane as language model tools for VS Code agents';
+
+const tasks = async () => (((await vscode.commands.executeCommand('tasklane.getState')) as { tasks?: TaskState[] }).tasks ?? []);
+const taskWith = (predicate: (t: TaskState) => boolean, what: string) =>
+  until(what, async () => (await tasks()).find(predicate), 30_000, () => 'tasks never matched');
+
+/** Invokes one of Tasklane's tools the way another extension's agent does; returns its text. */
+async function invoke(name: string, input: object, token?: vscode.CancellationToken): Promise<string> {
+  const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, token);
+  return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+}
+
+// The tools are invoked through vscode.lm.invokeTool, i.e. VS Code's own tool service finds them
+// from package.json's contributes.languageModelTools and calls what src/host/agentTools/lmTools.ts
+// registered. The durable part spans an extension-host restart (phase 1 runs in a new host).
+describe(SUITE, function () {
+  this.timeout(120_000);
+
+  before(async () => {
+    await activateTasklane();
+    if (hostPhase() === 0) await quiesce();
+    await useScriptedModel();
+  });
+
+  if (hostPhase() === 0) {
+    it('are offered to every agent through vscode.lm.tools, with their input schemas', () => {
+      const ours = vscode.lm.tools.filter((t) => t.name.startsWith('tasklane_'));
+      assert.deepEqual(ours.map((t) => t.name).sort(), ['tasklane_await', 'tasklane_schedule', 'tasklane_start_task', 'tasklane_status']);
+      const start = ours.find((t) => t.name === 'tasklane_start_task')!;
+      assert.deepEqual((start.inputSchema as { required: string[] }).required, ['instruction']);
+    });
+
+    it('rejects bad input with a message naming the field, and queues nothing', async () => {
+      const before = (await tasks()).length;
+      await assert.rejects(invoke('tasklane_start_task', { instruction: '   ', mode: 'fast' }), /instruction[^;]*; mode: mode must be simple or complex/);
+      await assert.rejects(invoke('tasklane_await', {}), /taskId/);
+      assert.equal((await tasks()).length, before);
+    });
+
+    it('start_task queues a durable task that runs; await answers when it ends', async () => {
+      await scriptModel([{ gate: 'lm-run', toolCalls: [{ name: 'task_end', arguments: { summary: 'counted 3 files' } }] }]);
+      const started = JSON.parse(await invoke('tasklane_start_task', { instruction: 'Count the files in src.', name: 'Count files', budget: { maxActions: 7 } })) as { taskId: string };
+      assert.match(started.taskId, /^t-/);
+      const waiting = invoke('tasklane_await', { taskId: started.taskId });
+      await heldAt('lm-run');
+      const live = await taskWith((t) => t.id === started.taskId, 'the queued task');
+      assert.equal(live.status, 'running');
+      assert.equal(live.counters.actions.limit, 7, 'the budget asked for lowered the task limit');
+      await releaseGate('lm-run');
+      const answer = JSON.parse(await waiting) as { outcome: string; task: { status: string; summary: string } };
+      assert.equal(answer.outcome, 'ended');
+      assert.equal(answer.task.status, 'completed');
+      assert.equal(answer.task.summary, 'counted 3 files');
+      assert.ok((await requestsText()).some((t) => t.includes('Count the files in src.')), 'the instruction reached the model');
+    });
+
+    it('await is cancelled by its token; the task goes on', async () => {
+      await scriptModel([{ gate: 'lm-cancel', toolCalls: [{ name: 'task_end', arguments: { summary: 'done anyway' } }] }]);
+      const { taskId } = JSON.parse(await invoke('tasklane_start_task', { instruction: 'Something slow.' })) as { taskId: string };
+      const source = new vscode.CancellationTokenSource();
+      const waiting = invoke('tasklane_await', { taskId }, source.token);
+      await heldAt('lm-cancel');
+      source.cancel();
+      await assert.rejects(waiting, (error: Error) => error instanceof vscode.CancellationError || /cancel/i.test(error.message));
+      await releaseGate('lm-cancel');
+      const ended = await taskWith((t) => t.id === taskId && t.status === 'completed', 'the task to finish after its await was cancelled');
+      assert.equal(ended.finalSummary, 'done anyway');
+    });
+
+    it('start_task\'s task survives an extension-host restart (phase 0: queue it, it asks a question)', async () => {
+      await scriptModel([
+        { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which branch?' } }] },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'released from main' } }] },
+      ]);
+      const { taskId } = JSON.parse(await invoke('tasklane_start_task', { instruction: 'Prepare the release notes.', name: 'Release notes' })) as { taskId: string };
+      const answer = JSON.parse(await invoke('tasklane_await', { taskId })) as { outcome: string; task: { waitingFor: string } };
+      assert.deepEqual([answer.outcome, answer.task.waitingFor], ['needs_person', 'reply']);
+      restartExtensionHostAfterRun(SUITE, { taskId, pid: process.pid });
+    });
+  } else {
+    it('start_task\'s task survives an extension-host restart (phase 1: answered, it finishes)', async () => {
+      const state = phaseState<{ taskId: string; pid: number }>()!;
+      assert.notEqual(process.pid, state.pid, 'this runs in a new extension host process');
+      const restored = await taskWith((t) => t.id === state.taskId, 'the task queued before the restart');
+      assert.equal(restored.waitingForUser, true);
+      assert.equal(restored.name, 'Release notes');
+      const waiting = invoke('tasklane_await', { taskId: state.taskId });
+      await vscode.commands.executeCommand('tasklane.sendMessage', 'main', { replyToTaskId: state.taskId });
+      const answer = JSON.parse(await waiting) as { outcome: string; task: { status: string; summary: string } };
+      assert.deepEqual([answer.outcome, answer.task.status, answer.task.summary], ['ended', 'completed', 'released from main']);
+      await waitForState((s) => ((s as unknown as { tasks: TaskState[] }).tasks ?? []).some((t) => t.id === state.taskId && t.status === 'completed'));
+    });
+  }
+});
