@@ -1,11 +1,13 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { pressDialogButton } from './support/dialogs';
 import { hostPhase, phaseState, restartExtensionHostAfterRun } from './support/phases';
-import { activateTasklane, heldAt, quiesce, releaseGate, requestsText, scriptModel, until, useScriptedModel, waitForState } from './support/tasklane';
+import { activateTasklane, heldAt, quiesce, releaseGate, requestsText, scriptModel, until, useScriptedModel } from './support/tasklane';
 
 interface TaskState {
   id: string;
   name: string;
+  instruction: string;
   status: string;
   waitingForUser: boolean;
   source: string;
@@ -25,11 +27,20 @@ async function invoke(name: string, input: object, token?: vscode.CancellationTo
   return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
 }
 
+/** tasklane_start_task outside a chat: VS Code shows its confirmation as a modal dialog first. */
+async function startTask(input: object, button = 'Yes'): Promise<{ taskId: string; dialog: string }> {
+  const result = invoke('tasklane_start_task', input);
+  result.catch(() => undefined);
+  const dialog = await pressDialogButton(button);
+  return { ...(JSON.parse(await result) as { taskId: string }), dialog };
+}
+
 // The tools are invoked through vscode.lm.invokeTool, i.e. VS Code's own tool service finds them
 // from package.json's contributes.languageModelTools and calls what src/host/agentTools/lmTools.ts
 // registered. The durable part spans an extension-host restart (phase 1 runs in a new host).
 describe(SUITE, function () {
-  this.timeout(120_000);
+  this.timeout(60_000);
+  const carried: { toolTask?: string; chatTask?: string } = {};
 
   before(async () => {
     await activateTasklane();
@@ -52,9 +63,21 @@ describe(SUITE, function () {
       assert.equal((await tasks()).length, before);
     });
 
+    it('start_task asks first, showing the instruction; No queues nothing', async () => {
+      const before = (await tasks()).length;
+      const result = invoke('tasklane_start_task', { instruction: 'Delete the build folder.', budget: { maxActions: 3 } });
+      result.catch(() => undefined);
+      const dialog = await pressDialogButton('Cancel');
+      assert.match(dialog, /Queue a durable Tasklane task\?/);
+      assert.match(dialog, /Delete the build folder\./);
+      assert.match(dialog, /maxActions 3/);
+      await assert.rejects(result, (error: Error) => error instanceof vscode.CancellationError || /cancel/i.test(error.message));
+      assert.equal((await tasks()).length, before);
+    });
+
     it('start_task queues a durable task that runs; await answers when it ends', async () => {
       await scriptModel([{ gate: 'lm-run', toolCalls: [{ name: 'task_end', arguments: { summary: 'counted 3 files' } }] }]);
-      const started = JSON.parse(await invoke('tasklane_start_task', { instruction: 'Count the files in src.', name: 'Count files', budget: { maxActions: 7 } })) as { taskId: string };
+      const started = await startTask({ instruction: 'Count the files in src.', name: 'Count files', budget: { maxActions: 7 } });
       assert.match(started.taskId, /^t-/);
       const waiting = invoke('tasklane_await', { taskId: started.taskId });
       await heldAt('lm-run');
@@ -71,7 +94,7 @@ describe(SUITE, function () {
 
     it('await is cancelled by its token; the task goes on', async () => {
       await scriptModel([{ gate: 'lm-cancel', toolCalls: [{ name: 'task_end', arguments: { summary: 'done anyway' } }] }]);
-      const { taskId } = JSON.parse(await invoke('tasklane_start_task', { instruction: 'Something slow.' })) as { taskId: string };
+      const { taskId } = await startTask({ instruction: 'Something slow.' });
       const source = new vscode.CancellationTokenSource();
       const waiting = invoke('tasklane_await', { taskId }, source.token);
       await heldAt('lm-cancel');
@@ -82,28 +105,47 @@ describe(SUITE, function () {
       assert.equal(ended.finalSummary, 'done anyway');
     });
 
-    it('start_task\'s task survives an extension-host restart (phase 0: queue it, it asks a question)', async () => {
-      await scriptModel([
-        { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which branch?' } }] },
-        { toolCalls: [{ name: 'task_end', arguments: { summary: 'released from main' } }] },
-      ]);
-      const { taskId } = JSON.parse(await invoke('tasklane_start_task', { instruction: 'Prepare the release notes.', name: 'Release notes' })) as { taskId: string };
+    it('start_task\'s task is durable (phase 0: queued, it asks a question)', async () => {
+      await scriptModel([{ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which branch?' } }] }]);
+      const { taskId } = await startTask({ instruction: 'Prepare the release notes.', name: 'Release notes' });
       const answer = JSON.parse(await invoke('tasklane_await', { taskId })) as { outcome: string; task: { waitingFor: string } };
       assert.deepEqual([answer.outcome, answer.task.waitingFor], ['needs_person', 'reply']);
-      restartExtensionHostAfterRun(SUITE, { taskId, pid: process.pid });
+      carried.toolTask = taskId;
+    });
+
+    it('a chat request to @tasklane /task queues a durable task (phase 0: its turn is cut by the restart)', async () => {
+      await scriptModel([{ gate: 'chat-run', toolCalls: [{ name: 'task_end', arguments: { summary: 'never delivered' } }] }]);
+      // The real Chat view, the way a person types it: VS Code parses the @participant and /command.
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@tasklane /task Write the changelog for 2.0.' });
+      const task = await taskWith((t) => t.instruction === 'Write the changelog for 2.0.', 'the task the chat request queued');
+      assert.equal(task.source, 'proactive');
+      await heldAt('chat-run');
+      carried.chatTask = task.id;
+    });
+
+    it('hands both tasks to a new extension host', () => {
+      assert.ok(carried.toolTask && carried.chatTask, 'both tasks were queued');
+      restartExtensionHostAfterRun(SUITE, { ...carried, pid: process.pid });
     });
   } else {
-    it('start_task\'s task survives an extension-host restart (phase 1: answered, it finishes)', async () => {
-      const state = phaseState<{ taskId: string; pid: number }>()!;
+    it('the chat task survives the restart: its cut turn runs again and finishes', async () => {
+      const state = phaseState<{ toolTask: string; chatTask: string; pid: number }>()!;
       assert.notEqual(process.pid, state.pid, 'this runs in a new extension host process');
-      const restored = await taskWith((t) => t.id === state.taskId, 'the task queued before the restart');
+      await scriptModel([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'changelog written' } }] }]);
+      const done = await taskWith((t) => t.id === state.chatTask && t.status === 'completed', 'the chat task to finish after the restart');
+      assert.equal(done.finalSummary, 'changelog written');
+    });
+
+    it('the tool task survives the restart: answered, it finishes, and await says so', async () => {
+      const state = phaseState<{ toolTask: string; chatTask: string }>()!;
+      const restored = await taskWith((t) => t.id === state.toolTask, 'the task queued before the restart');
       assert.equal(restored.waitingForUser, true);
       assert.equal(restored.name, 'Release notes');
-      const waiting = invoke('tasklane_await', { taskId: state.taskId });
-      await vscode.commands.executeCommand('tasklane.sendMessage', 'main', { replyToTaskId: state.taskId });
+      await scriptModel([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'released from main' } }] }]);
+      const waiting = invoke('tasklane_await', { taskId: state.toolTask });
+      await vscode.commands.executeCommand('tasklane.sendMessage', 'main', { replyToTaskId: state.toolTask });
       const answer = JSON.parse(await waiting) as { outcome: string; task: { status: string; summary: string } };
       assert.deepEqual([answer.outcome, answer.task.status, answer.task.summary], ['ended', 'completed', 'released from main']);
-      await waitForState((s) => ((s as unknown as { tasks: TaskState[] }).tasks ?? []).some((t) => t.id === state.taskId && t.status === 'completed'));
     });
   }
 });

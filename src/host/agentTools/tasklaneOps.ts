@@ -185,9 +185,10 @@ export class TasklaneOps {
   /**
    * Parks until the task ends, or needs the person (a question, an approval, a paused budget: the
    * caller should tell its user rather than hold its turn forever). No polling: it listens to the
-   * agent's changes. Cancelling `token` ends the wait (the task itself goes on).
+   * agent's changes. Cancelling `token` ends the wait (the task itself goes on). `onTask` hears
+   * every change of the task meanwhile (the chat participant's progress lines).
    */
-  async awaitTask(taskId: string, token: vscode.CancellationToken): Promise<{ outcome: AwaitOutcome; task?: TaskBrief }> {
+  async awaitTask(taskId: string, token: vscode.CancellationToken, onTask?: (task: TaskBrief) => void): Promise<{ outcome: AwaitOutcome; task?: TaskBrief }> {
     const { agent, triggers } = await this.ready;
     const find = () => agent.snapshot().tasks.find((t) => t.id === taskId);
     const settled = (task: TaskView | undefined): { outcome: AwaitOutcome; task?: TaskBrief } | undefined => {
@@ -207,6 +208,7 @@ export class TasklaneOps {
       };
       const listener = agent.onDidChange((change) => {
         if (change.type !== 'task' || change.task.id !== taskId) return;
+        onTask?.(briefOf(change.task));
         const result = settled(change.task);
         if (result) finish(result);
       });
