@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { parseInput, scheduleInput, startTaskInput, TasklaneToolError } from './tasklaneOps';
+import { parseInput, scheduleInput, startTaskInput, TasklaneToolError } from './toolInputs';
 import type { TaskBrief, TasklaneOps } from './tasklaneOps';
 
 /** The participant's id, as `contributes.chatParticipants` declares it. */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { awaitInput, parseInput, scheduleInput, startTaskInput, statusInput } from './tasklaneOps';
+import { awaitInput, parseInput, scheduleInput, startTaskInput, statusInput } from './toolInputs';
 import type { TasklaneOps } from './tasklaneOps';
 
 /** The tool names, as `contributes.languageModelTools` in package.json declares them. */
