@@ -153,6 +153,11 @@ describe('host: MCP servers of the user: crash, hang, Streamable HTTP', function
       solo: { type: 'stdio', command: process.execPath, args: [everything, 'stdio', soloMarker] },
       web: { type: 'http', url: `http://127.0.0.1:${port}/mcp` },
     }, vscode.ConfigurationTarget.Global);
+    // Their tools reach the agent once listed: the signal is the tool count in getState.
+    await until('both servers to list their tools', async () => {
+      const listed = (await servers()).filter((s) => (s.name === 'solo' || s.name === 'web') && (s.tools ?? 0) > 0);
+      return listed.length === 2 || undefined;
+    });
   });
   beforeEach(() => resetModel());
   after(async () => {
