@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { z } from 'zod';
 import { appendChore } from '../../core/chores/choreSerialize';
 import type { ChoreSpec } from '../../core/chores/choreSchema';
-import { proactiveTaskId } from '../../core/engine/react';
+import { proactiveTaskId } from '../../core/engine/triggerPayloads';
 import type { TaskView } from '../../core/engine/types';
 import type { StoreServices } from '../storeServices';
 import { TasklaneToolError } from './toolInputs';
