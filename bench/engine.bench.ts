@@ -11,6 +11,10 @@
 //   group, the host's process runner); from cancelTask() to the session showing idle and the
 //   child process gone (median and p95), against the baseline of waiting for the turn to finish
 //   (what Cancel amounted to before: the command ran to its end, here a 1 s one).
+// - engine.prompt_tokens (kind task+mcp) and engine.stable_prefix_share (mcp): the same 20-turn
+//   task with the tools of the reference MCP server @modelcontextprotocol/server-everything (a
+//   real stdio process, its action set `mcp:everything`) offered, against the same task without
+//   them (baseline) in the same run.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -27,6 +31,8 @@ import { commonPrefixShare, estimateTokens, serializeRequest } from '../src/core
 import { openDurableDb } from '../src/core/store/durableDb';
 import { loadSqlJs } from '../src/core/store/sqlJs';
 import { createTriggerStore } from '../src/core/store/triggerStore';
+import { mcpActionSet, McpServers } from '../src/core/mcp/mcpServers';
+import { parseMcpServers } from '../src/core/mcp/mcpConfig';
 import { InstantModel } from '../test/fakes/instantModel';
 import { MemoryWorkspace } from '../test/fakes/memoryWorkspace';
 
@@ -165,6 +171,68 @@ async function main(): Promise<void> {
   await triggers.close();
   await db.close();
   await cancelLatency();
+  await mcpPrompt();
+}
+
+/**
+ * One 20-turn task with server-everything's tools offered and the same task without them: first
+ * request size and the median prefix share between consecutive requests, for both.
+ */
+async function mcpPrompt(): Promise<void> {
+  const dir = path.join(root, 'mcp');
+  const sqlJs = await loadSqlJs();
+  const db = await openDurableDb({ dir: path.join(dir, 'store'), sqlJs });
+  const triggers = await createTriggerStore(db, { restartNoticeSession: false });
+  const model = new InstantModel();
+  const everything = path.resolve(__dirname, '../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+  const { servers: definitions } = parseMcpServers({ servers: { everything: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'] } } }, 'user');
+  const servers = new McpServers({ definitions: () => definitions, trusted: () => true, workspaceTrusted: () => true, cwd: dir, clock: systemClock, logger: new TimingLogger() });
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 30; i++) files[`src/module${i}.ts`] = `export function f${i}(x: number) {\n  return x * ${i};\n}\n`.repeat(5);
+  const agent = new Agent({
+    db,
+    triggers,
+    model: async () => model,
+    workspace: new MemoryWorkspace(files),
+    clock: systemClock,
+    logger: new TimingLogger(),
+    storageDir: path.join(dir, 'agent'),
+    skillDirs: [path.resolve(__dirname, '../skills')],
+    workspaceRules: async () => '# Rules\n- TypeScript strict; tests with mocha.',
+    settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000 }),
+  });
+  // Calls would ask for approval; this figure only offers the tools, it never calls one.
+  const actions = await servers.actions({ request: async () => { throw new Error('no MCP calls in this benchmark'); } });
+  agent.addActions(actions);
+  await agent.whenReady();
+  agent.start();
+  const run = async (label: string, actionSets: string[]) => {
+    const first = model.requests.length;
+    for (let t = 0; t < TURNS - 1; t++) model.script([{ toolCalls: t % 2 ? [{ name: 'read_file', arguments: { path: `src/module${t}.ts` } }] : [{ name: 'search_text', arguments: { query: `f${t}` } }] }]);
+    model.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] }]);
+    const done = new Promise<void>((resolve) => {
+      const sub = agent.onDidChange((c) => {
+        if (c.type === 'task' && c.task.name === label && c.task.status !== 'running') {
+          sub.dispose();
+          resolve();
+        }
+      });
+    });
+    await triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: 'Find every multiplication helper under src/ and list where each is used.', name: label, actionSets } });
+    await done;
+    const requests = model.requests.slice(first);
+    const serialized = requests.map(serializeRequest);
+    const shares = serialized.slice(1).map((text, i) => commonPrefixShare(serialized[i], text));
+    return { tokens: estimateTokens(requests[0]), share: stats(shares), tools: requests[0].tools?.length ?? 0 };
+  };
+  const baseline = await run('no MCP', []);
+  const withMcp = await run('with MCP', [mcpActionSet('everything')]);
+  emitLine({ name: 'engine.prompt_tokens', kind: 'task+mcp', value: withMcp.tokens, unit: 'tokens', estimate: 'chars/4', tools: withMcp.tools, mcpTools: actions.length, baseline: baseline.tokens, baselineName: 'same task, no MCP tools', baselineTools: baseline.tools, target: 4000 });
+  emitLine({ name: 'engine.stable_prefix_share', kind: 'mcp', value: withMcp.share.median, unit: 'ratio', min: withMcp.share.min, baseline: baseline.share.median, baselineName: 'same task, no MCP tools', turns: TURNS, target: 0.95 });
+  await agent.shutdown();
+  await servers.stopAll();
+  await triggers.close();
+  await db.close();
 }
 
 /** Whether any process of the group led by `pid` still exists (the shell and what it started). */

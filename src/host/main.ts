@@ -1,6 +1,9 @@
 import * as vscode from 'vscode';
 import { systemClock } from '../core/ports';
 import { MODEL_KEY_VARIABLES, Redactor } from '../core/security/redact';
+import { registerChatParticipant } from './agentTools/chatParticipant';
+import { registerLmTools } from './agentTools/lmTools';
+import { TasklaneOps } from './agentTools/tasklaneOps';
 import { registerApprovalCommands } from './approvals/approvalCommands';
 import { registerChoreCommands } from './chores/choreCommands';
 import { registerCommands } from './commands';
@@ -66,6 +69,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     return picked;
   };
 
+  const agentOps = new TasklaneOps(ready, trusted);
   context.subscriptions.push(
     channel,
     settings,
@@ -98,6 +102,15 @@ export function start(context: vscode.ExtensionContext): MainParts {
     ...registerMcpCommands(part((s) => s.mcp)),
     registerMemoryReview(part((s) => s.agent)),
     ...registerHistoryCommands(runtime),
+    // Tasklane's queue offered to VS Code's own agents (language model tools, @tasklane in Chat).
+    ...registerLmTools(agentOps),
+    registerChatParticipant(agentOps, context.extensionUri),
+    // The chat participant's links: a task's session (its id is the task's), or just the sidebar.
+    vscode.commands.registerCommand('tasklane.showTask', async (taskId?: unknown) => {
+      const task = typeof taskId === 'string' ? runtime.current?.agent.snapshot().tasks.find((t) => t.id === taskId) : undefined;
+      if (task) await sidebar.showSession(task.sessionId);
+      else await vscode.commands.executeCommand(`${SidebarProvider.viewType}.focus`);
+    }),
   );
 
   const started = ready.then(

@@ -80,6 +80,12 @@ export class TasklaneSettings implements vscode.Disposable {
     return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
   }
 
+  /** How long one MCP tool call may take before it ends with a clear error (`tasklane.mcp.callTimeoutSeconds`). */
+  mcpCallTimeoutMs(): number {
+    const seconds = vscode.workspace.getConfiguration('tasklane.mcp').get<number>('callTimeoutSeconds', 60);
+    return Math.min(Math.max(Number.isFinite(seconds) ? seconds : 60, 1), 3600) * 1000;
+  }
+
   /** The person's own MCP server definitions (the `servers` object of mcp.json's format). */
   mcpServers(): unknown {
     return this.userOnly<unknown>('tasklane.mcp.servers', undefined);

@@ -35,6 +35,24 @@ export async function bundleHostSuites(outfile, files) {
 
 let hostRuns = 0;
 
+/**
+ * Answers the workbench's modal dialog for a suite that asked to (support/dialogs.ts writes
+ * `dialog-request.json` with the button's label): clicks that button once the dialog shows, and
+ * hands the dialog's text back in `dialog-answer.json`, so the suite can assert what it said.
+ */
+async function answerDialog(page, runDir) {
+  const requestFile = path.join(runDir, 'dialog-request.json');
+  if (!fs.existsSync(requestFile)) return;
+  const { button } = JSON.parse(fs.readFileSync(requestFile, 'utf8'));
+  const box = page.locator('.monaco-dialog-box');
+  if ((await box.count()) === 0) return;
+  const text = await box.first().innerText();
+  await box.first().locator('.monaco-button', { hasText: button }).first().click();
+  fs.rmSync(requestFile);
+  fs.writeFileSync(path.join(runDir, 'dialog-answer.json.tmp'), JSON.stringify({ text }));
+  fs.renameSync(path.join(runDir, 'dialog-answer.json.tmp'), path.join(runDir, 'dialog-answer.json'));
+}
+
 function log(message) {
   process.stderr.write(`[host] ${message}\n`);
 }
@@ -83,6 +101,8 @@ export async function runHostTier(options = {}) {
         // Suites that run packages from the repository (the reference MCP servers) find them here.
         TASKLANE_REPO_ROOT: repoRoot,
         TASKLANE_TEST_MODEL_URL: model?.url,
+        // A suite that must answer a modal dialog of the workbench (a tool's confirmation) asks here.
+        TASKLANE_HOST_DIALOG_DIR: runDir,
         // The suites decide which keys exist (a missing-key case must not find one in the environment).
         OPENAI_API_KEY: undefined,
         ANTHROPIC_API_KEY: undefined,
@@ -94,6 +114,7 @@ export async function runHostTier(options = {}) {
     workbench = await openWorkbench(server);
     const deadline = started + timeoutMs;
     while (!fs.existsSync(resultsFile)) {
+      await answerDialog(workbench.page, runDir);
       if (Date.now() > deadline) {
         throw new Error(`no host results after ${timeoutMs} ms: did the runner extension activate? see ${server.logFile} and the exthost log under ${path.join(userDataDir, 'logs')}`);
       }

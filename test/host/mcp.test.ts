@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel, waitForState } from './support/tasklane';
@@ -99,5 +101,89 @@ describe('host: MCP servers a repository ships', function () {
     await vscode.commands.executeCommand('tasklane.sendMessage', 'echo again');
     // Even allowlisted, an untrusted server's tool does not run.
     await modelSaw(/not trusted|no action 'mcp_everything_echo'/, seen);
+  });
+});
+
+// The user's own servers (trusted by their author): a crash, a hang and the Streamable HTTP
+// transport, each seen by a task the way the model sees it. Signals: the server's state in
+// getState (crashed), the server's own "listening" line, the model request that carries the result.
+describe('host: MCP servers of the user: crash, hang, Streamable HTTP', function () {
+  this.timeout(120_000);
+  const soloMarker = `tasklane-host-mcp-solo-${process.pid}`;
+  const user = () => vscode.workspace.getConfiguration('tasklane.mcp');
+  const allowed = () => vscode.workspace.getConfiguration('tasklane.approval');
+  let web: ChildProcess | undefined;
+  let port = 0;
+
+  /** A task that calls one MCP tool; resolves with the model request text that carries its result. */
+  async function callThroughTask(server: string, tool: string, args: object, expect: RegExp): Promise<string> {
+    const seen = (await requestsText()).length;
+    await scriptModel([
+      { toolCalls: [{ name: 'task_start', arguments: { name: `Call ${server}/${tool} ${Date.now()}`, instruction: `Call ${tool}`, mode: 'simple', actionSets: [`mcp:${server}`] } }] },
+      { toolCalls: [{ name: `mcp_${server}_${tool.replace(/-/g, '_')}`, arguments: args }] },
+      { toolCalls: [{ name: 'task_end', arguments: { summary: 'called' } }] },
+    ]);
+    await vscode.commands.executeCommand('tasklane.sendMessage', `call ${server}/${tool}`);
+    return modelSaw(expect, seen);
+  }
+
+  before(async () => {
+    await activateTasklane();
+    await quiesce();
+    await useScriptedModel();
+    port = await new Promise<number>((resolve, reject) => {
+      const probe = net.createServer();
+      probe.on('error', reject);
+      probe.listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    web = spawn(process.execPath, [everything, 'streamableHttp'], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      let said = '';
+      web!.stderr?.on('data', (chunk: Buffer) => {
+        said += chunk.toString();
+        if (/listening on port/.test(said)) resolve();
+      });
+      web!.on('exit', (code) => reject(new Error(`server-everything (HTTP) exited ${code}: ${said}`)));
+    });
+    await allowed().update('allowedCommands', ['mcp:solo/echo', 'mcp:solo/trigger-long-running-operation', 'mcp:web/echo'], vscode.ConfigurationTarget.Global);
+    await user().update('servers', {
+      solo: { type: 'stdio', command: process.execPath, args: [everything, 'stdio', soloMarker] },
+      web: { type: 'http', url: `http://127.0.0.1:${port}/mcp` },
+    }, vscode.ConfigurationTarget.Global);
+    // Their tools reach the agent once listed: the signal is the tool count in getState.
+    await until('both servers to list their tools', async () => {
+      const listed = (await servers()).filter((s) => (s.name === 'solo' || s.name === 'web') && (s.tools ?? 0) > 0);
+      return listed.length === 2 || undefined;
+    });
+  });
+  beforeEach(() => resetModel());
+  after(async () => {
+    web?.kill();
+    await user().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    await user().update('callTimeoutSeconds', undefined, vscode.ConfigurationTarget.Global);
+    await allowed().update('allowedCommands', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('tasklane.model').update('provider', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  it('a killed server is shown crashed with its error, and restarted on the next call', async () => {
+    await callThroughTask('solo', 'echo', { message: 'before the kill' }, /Echo: before the kill/);
+    const pids = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(soloMarker)).map((l) => Number(l.trim().split(/\s+/)[0]));
+    assert.equal(pids.length, 1, 'one solo process');
+    process.kill(pids[0]!, 'SIGKILL');
+    const crashed = await until('the server to show as crashed', async () => (await servers()).find((s) => s.name === 'solo' && s.state === 'crashed'));
+    assert.match((crashed as McpState & { lastError?: string }).lastError ?? '', /exit|closed|crash/i, 'its last error is shown');
+    await callThroughTask('solo', 'echo', { message: 'after the kill' }, /Echo: after the kill/);
+  });
+
+  it('a hanging call ends with a clear error after tasklane.mcp.callTimeoutSeconds; the turn goes on', async () => {
+    await user().update('callTimeoutSeconds', 1, vscode.ConfigurationTarget.Global);
+    await callThroughTask('solo', 'trigger-long-running-operation', { duration: 30, steps: 3 }, /did not answer within 1 s/);
+  });
+
+  it('server-everything over Streamable HTTP: the real result reaches the model', async () => {
+    await callThroughTask('web', 'echo', { message: 'over http in the host' }, /Echo: over http in the host/);
   });
 });

@@ -56,6 +56,23 @@ export function initialLimits(settings: AgentSettings): TaskRecord['limits'] {
   };
 }
 
+/**
+ * The configured limits, lowered where `asked` asks for less (a budget given by another agent
+ * through `tasklane_start_task`). A limit is never raised, and nonsense (0, negative, NaN) is
+ * ignored, so a caller can only make a task cheaper. A cost asked for without a configured cost
+ * limit becomes the task's cost limit.
+ */
+export function narrowedLimits(limits: TaskRecord['limits'], asked: { actions?: unknown; tokens?: unknown; cost?: unknown } | undefined): TaskRecord['limits'] {
+  if (!asked) return limits;
+  const lower = (current: number, wanted: unknown) => (typeof wanted === 'number' && Number.isFinite(wanted) && wanted > 0 ? Math.min(current, wanted) : current);
+  const cost = typeof asked.cost === 'number' && Number.isFinite(asked.cost) && asked.cost > 0 ? Math.min(limits.cost ?? asked.cost, asked.cost) : limits.cost;
+  return {
+    actions: Math.floor(lower(limits.actions, asked.actions)),
+    tokens: Math.floor(lower(limits.tokens, asked.tokens)),
+    ...(cost !== undefined ? { cost } : {}),
+  };
+}
+
 /** Continue: raise every spent (or nearly spent) limit by the configured increment. */
 export function raiseLimits(task: TaskRecord, settings: AgentSettings): void {
   const inc = settings.budgetIncrement ?? {};

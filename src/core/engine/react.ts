@@ -130,6 +130,7 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
         actionSets: p.actionSets,
         source: p.choreId ? `chore:${p.choreId}` : trigger.source,
         origin: { ...payload, ...p, triggerId: trigger.id },
+        ...(p.limits ? { limits: p.limits } : {}),
         ...(p.choreId && p.runId ? { chore: { choreId: p.choreId, runId: p.runId } } : {}),
       });
       // A fire delivered late (drift latest/catchup, or VS Code was closed) tells its task so.

@@ -6,7 +6,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { taskActionSets } from '../actions/actionSets';
 import { taskPrefixText } from '../prompts/requestBuilder';
-import { initialLimits } from './budgets';
+import { initialLimits, narrowedLimits } from './budgets';
 import type { Trigger } from '../store/types';
 import type { EngineEnv } from './engineEnv';
 import { USER_PRIORITY, WAIT_REARM_MS } from './engineEnv';
@@ -28,6 +28,8 @@ export interface CreateTaskSpec {
   origin?: Record<string, unknown>;
   /** The chore run it works for (inherited from the task that starts it). */
   chore?: ChoreLineage;
+  /** Lower limits asked for by whoever queued it; each is clamped to the configured one (never raised). */
+  limits?: { actions?: unknown; tokens?: unknown; cost?: unknown };
   /** The session that started it (gets a "started task" line). */
   fromSessionId?: string;
   /** Messages of the person that arrived in `fromSessionId` while the starting turn ran. */
@@ -73,7 +75,7 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
     paused: false,
     actionCount: 0,
     usage: emptyTotals(),
-    limits: initialLimits(env.settings()),
+    limits: narrowedLimits(initialLimits(env.settings()), spec.limits),
     warned: { actions: false, tokens: false, cost: false },
     turns: 0,
     modelErrors: 0,

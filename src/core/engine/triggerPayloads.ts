@@ -70,6 +70,13 @@ export const proactivePayloadSchema = z.looseObject({
   skills: z.array(z.string(), { error: 'skills must be a list of names' }).optional(),
   choreId: z.string().optional(),
   runId: z.string().optional(),
+  /**
+   * Budget the emitter asks for (another VS Code agent through `tasklane_start_task`, the
+   * `@tasklane` participant). It can only lower the person's per-task limits, never raise them
+   * (`narrowedLimits`): the caller is not the person who set them. Loose: a nonsense value is
+   * ignored there rather than failing the whole trigger.
+   */
+  limits: z.object({ actions: z.unknown().optional(), tokens: z.unknown().optional(), cost: z.unknown().optional() }).optional(),
 });
 export type ProactivePayload = z.infer<typeof proactivePayloadSchema>;
 

@@ -37,8 +37,8 @@ export interface McpConnectionOptions {
   cwd: string;
   clock: Clock;
   logger: Logger;
-  /** Per call (default 60 s): a hanging tool ends with a clear error. */
-  callTimeoutMs?: number;
+  /** Per call (default 60 s): a hanging tool ends with a clear error. Read at each call, so a settings change applies at once. */
+  callTimeoutMs?: number | (() => number);
   /** Stop the process after this long without a call (default 10 minutes). */
   idleStopMs?: number;
   /** The process environment the basics are picked from (default process.env, through the SDK). */
@@ -142,7 +142,8 @@ export class McpConnection {
   }
 
   private get timeoutMs(): number {
-    return this.options.callTimeoutMs ?? 60_000;
+    const configured = typeof this.options.callTimeoutMs === 'function' ? this.options.callTimeoutMs() : this.options.callTimeoutMs;
+    return configured && configured > 0 ? configured : 60_000;
   }
 
   private async connect(): Promise<Client> {

@@ -32,7 +32,7 @@ export interface McpServersDeps {
   cwd: string;
   clock: Clock;
   logger: Logger;
-  callTimeoutMs?: number;
+  callTimeoutMs?: number | (() => number);
   idleStopMs?: number;
   baseEnv?: () => Record<string, string>;
   onStateChange?: (server: string, state: McpConnectionState) => void;

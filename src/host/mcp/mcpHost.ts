@@ -25,7 +25,7 @@ export interface McpConsent {
 
 export interface McpHostDeps {
   root: vscode.Uri | undefined;
-  settings: Pick<TasklaneSettings, 'mcpServers'>;
+  settings: Pick<TasklaneSettings, 'mcpServers' | 'mcpCallTimeoutMs'>;
   consent: McpConsent;
   trusted: () => boolean;
   clock: Clock;
@@ -53,6 +53,7 @@ export class McpHost implements vscode.Disposable {
       cwd: deps.cwd,
       clock: deps.clock,
       logger: deps.logger,
+      callTimeoutMs: () => deps.settings.mcpCallTimeoutMs(),
     });
   }
 

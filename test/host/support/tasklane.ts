@@ -116,3 +116,14 @@ export async function quiesce(timeoutMs = 20_000): Promise<void> {
   // quiesce also serves a run the harness started without a model server: nothing to reset there.
   if (process.env.TASKLANE_TEST_MODEL_URL) await resetModel();
 }
+
+/** Resolves once a request of the scripted model is held at `gate` (the model server's explicit signal). */
+export async function heldAt(gate: string, timeoutMs = 30_000): Promise<void> {
+  await until(`a model request held at gate ${gate}`, async () => ((await (await fetch(`${modelUrl()}/__held`)).json()) as string[]).includes(gate), timeoutMs);
+}
+
+/** Lets the requests held at `gate` answer. */
+export async function releaseGate(gate: string): Promise<void> {
+  const response = await fetch(`${modelUrl()}/__release`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ gate }) });
+  if (!response.ok) throw new Error(`POST /__release answered ${response.status}: ${await response.text()}`);
+}

@@ -155,5 +155,18 @@ for (const wire of WIRES) {
       assert.equal(h.agent.snapshot().tasks[0].status, 'completed');
       assert.match(JSON.stringify(server.requests.at(-1)!.body), /Approval a-7: approved/);
     });
+
+    it('proactive: a budget in the payload lowers the task limits and never raises them', async () => {
+      server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'ok' } }] }, { toolCalls: [{ name: 'task_end', arguments: { summary: 'ok' } }] }]);
+      await h.triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: 'Cheap', limits: { actions: 5, tokens: 2_000_000, cost: 0.5 } } });
+      await h.triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: 'Nonsense', limits: { actions: -1, tokens: Number.NaN } } });
+      await h.idle();
+      const byName = new Map(h.agent.snapshot().tasks.map((t) => [t.instruction, t.counters]));
+      assert.equal(byName.get('Cheap')?.actions.limit, 5, 'a lower actions limit applies');
+      assert.equal(byName.get('Cheap')?.tokens.limit, 1_000_000, 'a higher tokens limit is clamped to the configured one');
+      assert.equal(byName.get('Cheap')?.cost?.limit, 0.5, 'a cost limit asked for applies');
+      assert.equal(byName.get('Nonsense')?.actions.limit, 50, 'nonsense leaves the configured limit');
+      assert.equal(byName.get('Nonsense')?.tokens.limit, 1_000_000);
+    });
   });
 }

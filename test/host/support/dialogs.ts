@@ -1,0 +1,19 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { until } from './tasklane';
+
+/**
+ * Presses `button` on the workbench's next modal dialog (e.g. the confirmation VS Code shows
+ * before a language model tool with confirmation messages runs outside a chat) and returns the
+ * dialog's text. The host harness's browser does the clicking: an extension host cannot.
+ */
+export async function pressDialogButton(button: string, timeoutMs = 30_000): Promise<string> {
+  const dir = process.env.TASKLANE_HOST_DIALOG_DIR;
+  if (!dir) throw new Error('the host harness set no TASKLANE_HOST_DIALOG_DIR');
+  const answer = path.join(dir, 'dialog-answer.json');
+  fs.rmSync(answer, { force: true });
+  fs.writeFileSync(path.join(dir, 'dialog-request.json'), JSON.stringify({ button }));
+  const text = await until(`the harness to press "${button}" on a dialog`, async () => (fs.existsSync(answer) ? (JSON.parse(fs.readFileSync(answer, 'utf8')) as { text: string }).text : undefined), timeoutMs);
+  fs.rmSync(answer, { force: true });
+  return text;
+}
