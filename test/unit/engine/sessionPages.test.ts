@@ -34,7 +34,6 @@ describe('engine: session list pages', function () {
       const db = await openDurableDb({ dir: path.join(dir, `store-${run}`), sqlJs: await sqlJs(), clock });
       const state = new EngineState(db, new EventStreams(path.join(dir, `events-${run}`)), new AppendFile(path.join(dir, `EVENT-${run}.md`)), clock, silentLogger);
       await state.load();
-      let pages: SessionPages | undefined;
       const archive = new Archive({
         db,
         dir: path.join(dir, `archive-${run}`),
@@ -43,10 +42,10 @@ describe('engine: session list pages', function () {
         onMoved: (kind, ids) => {
           if (kind !== 'session') return;
           for (const id of ids) state.forgetSession(id);
-          pages?.invalidate();
+          pages.invalidate();
         },
       });
-      pages = new SessionPages({ state, archive });
+      const pages = new SessionPages({ state, archive });
       let n = 0;
       const create = () => {
         // Several sessions may share a millisecond: the id breaks the tie.
