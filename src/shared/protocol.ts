@@ -12,6 +12,8 @@ import { approvalMessageSchemas } from './approvalProtocol';
 import type { ChoreHostMessage, ChoreView } from './choreProtocol';
 import { choreMessageSchemas } from './choreProtocol';
 import { replyMessageSchemas } from './replyProtocol';
+import type { SessionHostMessage } from './sessionProtocol';
+import { sessionMessageSchemas } from './sessionProtocol';
 import type { ContextHostMessage } from './contextProtocol';
 import { attachmentSchema, contextMessageSchemas } from './contextProtocol';
 
@@ -38,6 +40,8 @@ export interface SessionSummary {
   lastActivity: number;
   waitingForUser: boolean;
   pendingApprovals: number;
+  /** Only in the archive: opening it reads its stream (src/shared/sessionProtocol.ts). */
+  archived?: boolean;
 }
 
 export interface SessionView extends SessionSummary {
@@ -103,6 +107,8 @@ export interface ViewState {
   storeProblem?: string;
   approvals: ApprovalView[];
   chores: ChoreView[];
+  /** `sessions` is the first page of the list; more come with `sessions.page` on scroll. */
+  sessionsHaveMore?: boolean;
 }
 
 export type HostMessage =
@@ -124,7 +130,8 @@ export type HostMessage =
   | { type: 'showSession'; sessionId: string }
   | ApprovalHostMessage
   | ChoreHostMessage
-  | ContextHostMessage;
+  | ContextHostMessage
+  | SessionHostMessage;
 
 const id = z.string().min(1).max(200);
 
@@ -152,6 +159,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   ...choreMessageSchemas,
   ...replyMessageSchemas,
   ...contextMessageSchemas,
+  ...sessionMessageSchemas,
 ]);
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
