@@ -13,6 +13,8 @@ describe('ui history: the session list with many sessions', function () {
   let anyFailed = false;
 
   before(async function () {
+    // Two workbench starts and the seeding: slow on a busy machine.
+    this.timeout(600_000);
     // The store is seeded through its own APIs while no window is open on it.
     let archived = 0;
     ui = await startSeededUiSession({ name: 'ui-history' }, async (storageDir) => {

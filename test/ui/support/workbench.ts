@@ -40,6 +40,8 @@ export interface UiSessionOptions {
   workspaceTrust?: boolean;
   /** Keep the run's user data and workspace from the previous start of the same name (a seeded store). */
   reuse?: boolean;
+  /** A fixed port (default: a free one). The workbench keys workspace storage by the URL, port included. */
+  port?: number;
 }
 
 /** Starts the scripted model, code-server with Tasklane, and a Chromium page on the workbench. */
@@ -69,6 +71,7 @@ export async function startUiSession(options: UiSessionOptions): Promise<UiSessi
       },
       workspaceTrust: options.workspaceTrust,
       reuse: options.reuse,
+      ...(options.port ? { port: options.port } : {}),
     });
     const workbench = await openWorkbench(server);
     const running = server;
@@ -103,8 +106,8 @@ const SEEDED_MARK = '.seeded-by-test';
 
 /**
  * Starts a run whose Tasklane store was filled by `seed` while no window was open: start, let the
- * extension make its storage folder, stop, seed it, start again on the same run. The workbench
- * may pick another storage folder on the second start; then the seeding is repeated there.
+ * extension make its storage folder, stop, seed it, start again on the same run and port (the
+ * workbench keys workspace storage by the URL: another port would mean another, empty folder).
  */
 export async function startSeededUiSession(options: UiSessionOptions, seed: (storageDir: string) => Promise<void>): Promise<UiSession> {
   let ui = await startUiSession(options);
@@ -119,7 +122,7 @@ export async function startSeededUiSession(options: UiSessionOptions, seed: (sto
     for (const entry of fs.readdirSync(storageDir)) fs.rmSync(path.join(storageDir, entry), { recursive: true, force: true });
     await seed(storageDir);
     fs.writeFileSync(path.join(storageDir, SEEDED_MARK), '');
-    ui = await startUiSession({ ...options, reuse: true });
+    ui = await startUiSession({ ...options, reuse: true, port: ui.server.port });
   }
 }
 
