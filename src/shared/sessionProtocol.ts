@@ -5,7 +5,28 @@
  * `Tasklane: Search History`.
  */
 import { z } from 'zod';
-import type { MessageView, SessionSummary } from './protocol';
+
+/** One line of a session transcript. */
+export interface MessageView {
+  role: 'user' | 'assistant' | 'error' | 'event';
+  text: string;
+  /** Epoch ms. */
+  at: number;
+  /** A reply the person stopped while it streamed (shown with a "stopped" mark). */
+  stopped?: boolean;
+}
+
+/** A session in the list, without its transcript. */
+export interface SessionSummary {
+  id: string;
+  name: string;
+  status: string;
+  lastActivity: number;
+  waitingForUser: boolean;
+  pendingApprovals: number;
+  /** Only in the archive: opening it reads its stream. */
+  archived?: boolean;
+}
 
 /** One search hit: a session, or a task (opened through its session). */
 export interface SessionHitView {
