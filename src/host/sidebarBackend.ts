@@ -5,6 +5,8 @@ import type { ReplyWebviewMessage } from '../shared/replyProtocol';
 import type { AttachmentView } from '../shared/contextProtocol';
 import { withAttachments } from '../shared/contextProtocol';
 import type { HostMessage, ViewState, WebviewMessage } from '../shared/protocol';
+import type { SessionWebviewMessage } from '../shared/sessionProtocol';
+import { firstSessionPage, handleSessionMessage } from './sessionListBackend';
 import type { SidebarBackend } from './sidebarProvider';
 import type { ModelProvider } from './modelProvider';
 import type { StoreServices } from './storeServices';
@@ -52,11 +54,19 @@ export class AgentSidebarBackend implements SidebarBackend {
       return { ...base, approvals: [], chores: [], sessions: [], tasks: [], deadLetters: [], storeProblem: this.runtime.problem ?? 'Starting…' };
     }
     const snapshot = services.agent.snapshot();
+    // The first page of the list only (newest first); the webview asks for more as it scrolls
+    // and for a session's transcript when it opens one. Tails already in memory (live work) come along.
+    const page = await firstSessionPage(services.agent);
+    const loaded = new Map(snapshot.sessions.map((s) => [s.id, s]));
     return {
       ...base,
       approvals: await services.approvals.list(),
       chores: await services.chores.list(),
-      sessions: snapshot.sessions.map((s) => toSessionView(s, snapshot.tasks)),
+      sessions: page.sessions.map((summary) => {
+        const core = loaded.get(summary.id);
+        return core ? { ...toSessionView(core, snapshot.tasks), ...summary } : { ...summary, messages: [] };
+      }),
+      sessionsHaveMore: page.hasMore,
       tasks: snapshot.tasks.map(toTaskView),
       deadLetters: snapshot.deadLetters.map(toDeadLetterView),
     };
@@ -69,6 +79,7 @@ export class AgentSidebarBackend implements SidebarBackend {
       if (!this.parts.replies) throw new Error('Reply actions are not available in this build.');
       return this.parts.replies.handle(message as ReplyWebviewMessage);
     }
+    if (message.type.startsWith('sessions.')) return handleSessionMessage((await this.runtime.ready).agent, message as SessionWebviewMessage);
     if (message.type === 'context.pick') {
       try {
         const attachment = await this.parts.context?.pick();

@@ -12,33 +12,18 @@ import { approvalMessageSchemas } from './approvalProtocol';
 import type { ChoreHostMessage, ChoreView } from './choreProtocol';
 import { choreMessageSchemas } from './choreProtocol';
 import { replyMessageSchemas } from './replyProtocol';
+import type { MessageView, SessionHostMessage, SessionSummary } from './sessionProtocol';
+import { sessionMessageSchemas } from './sessionProtocol';
+
+// Session rows and transcript lines live with the session-list protocol (one import direction).
+export type { MessageView, SessionSummary } from './sessionProtocol';
 import type { ContextHostMessage } from './contextProtocol';
 import { attachmentSchema, contextMessageSchemas } from './contextProtocol';
-
-/** One line of a session transcript. */
-export interface MessageView {
-  role: 'user' | 'assistant' | 'error' | 'event';
-  text: string;
-  /** Epoch ms. */
-  at: number;
-  /** A reply the person stopped while it streamed (shown with a "stopped" mark). */
-  stopped?: boolean;
-}
 
 /** A piece of a running turn's live reply: text to append, or a tool call's progress line. */
 export type StreamDeltaView =
   | { kind: 'text'; text: string }
   | { kind: 'tool'; callId: string; name: string; preview: string };
-
-/** A session in the list, without its transcript. */
-export interface SessionSummary {
-  id: string;
-  name: string;
-  status: string;
-  lastActivity: number;
-  waitingForUser: boolean;
-  pendingApprovals: number;
-}
 
 export interface SessionView extends SessionSummary {
   /** The tail of the transcript (older lines are not sent). */
@@ -103,6 +88,8 @@ export interface ViewState {
   storeProblem?: string;
   approvals: ApprovalView[];
   chores: ChoreView[];
+  /** `sessions` is the first page of the list; more come with `sessions.page` on scroll. */
+  sessionsHaveMore?: boolean;
 }
 
 export type HostMessage =
@@ -124,7 +111,8 @@ export type HostMessage =
   | { type: 'showSession'; sessionId: string }
   | ApprovalHostMessage
   | ChoreHostMessage
-  | ContextHostMessage;
+  | ContextHostMessage
+  | SessionHostMessage;
 
 const id = z.string().min(1).max(200);
 
@@ -152,6 +140,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   ...choreMessageSchemas,
   ...replyMessageSchemas,
   ...contextMessageSchemas,
+  ...sessionMessageSchemas,
 ]);
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

@@ -5,13 +5,14 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { HostMessage, MessageView, SessionSummary, TaskView, ViewState, WebviewMessage } from '../shared/protocol';
 import { ApprovalPanel } from './approvalPanel';
 import { ChorePanel } from './chorePanel';
-import { clear, formatTime, h } from './dom';
+import { clear, h } from './dom';
 import { AttachmentChips } from './attachments';
 import { watchSection } from './layout';
 import { demoNotice } from './demoNotice';
 import { handleReplyActions, renderReply } from './replyView';
 import { StreamView } from './streamView';
 import { renderTaskCard } from './taskCard';
+import { SessionList } from './sessionList';
 import { TraceList } from './traceList';
 
 interface VsCodeApi {
@@ -34,8 +35,9 @@ const persisted: Persisted = vscode.getState() ?? {};
 const save = () => vscode.setState(persisted);
 const post = (message: WebviewMessage) => vscode.postMessage(message);
 
-const sessions = new Map<string, SessionSummary>();
 const transcripts = new Map<string, MessageView[]>();
+/** Sessions whose transcript tail the host sent (`init` for live work, else `sessions.opened`). */
+const opened = new Set<string>();
 const tasks = new Map<string, TaskView>();
 let pendingSend: { requestId: string; text: string } | undefined;
 let bannerState: Pick<ViewState, 'model' | 'restricted' | 'storeProblem'> = { model: { provider: '', model: '' }, restricted: false };
@@ -59,6 +61,20 @@ const chores = new ChorePanel($('#chores'), post);
 
 handleReplyActions(transcript, post, () => persisted.selectedSessionId);
 
+const sessions = new SessionList(sessionList, {
+  select: (sessionId, hit) => {
+    selectSession(sessionId);
+    // A search hit opens with its events, paged like any trace.
+    if (sessionId && hit) openTrace(sessionId);
+  },
+  loadMore: (after) => post({ type: 'sessions.page', after }),
+  search: (requestId, query) => post({ type: 'sessions.search', requestId, query }),
+  selected: () => persisted.selectedSessionId,
+});
+/** Sessions not in the loaded pages (an archived one opened from a search hit), for the header. */
+const openedSummaries = new Map<string, SessionSummary>();
+const sessionName = (id: string) => (sessions.get(id) ?? openedSummaries.get(id))?.name ?? '';
+
 const trace = new TraceList((beforeSeq) => {
   if (persisted.traceTaskId) post({ type: 'loadTrace', taskId: persisted.traceTaskId, beforeSeq });
 });
@@ -81,6 +97,8 @@ const taskActions = {
 function selectSession(sessionId: string | undefined): void {
   persisted.selectedSessionId = sessionId;
   save();
+  // The transcript of a session not opened yet is asked for; it draws when it arrives.
+  if (sessionId && !opened.has(sessionId)) post({ type: 'sessions.open', sessionId });
   renderSessions();
   renderTranscript();
   renderTasks();
@@ -113,24 +131,9 @@ function renderBanner(state: Pick<ViewState, 'model' | 'restricted' | 'storeProb
 }
 
 function renderSessions(): void {
-  clear(sessionList);
-  $('#current-session').textContent = persisted.selectedSessionId ? `· ${sessions.get(persisted.selectedSessionId)?.name ?? ''}` : '· new chat';
-  const newChat = h('vscode-button', { id: 'new-chat', secondary: true }, 'New chat');
-  newChat.addEventListener('click', () => selectSession(undefined));
-  sessionList.appendChild(newChat);
-  const ordered = [...sessions.values()].sort((a, b) => b.lastActivity - a.lastActivity);
-  for (const session of ordered) {
-    const item = h(
-      'button',
-      { class: `session${session.id === persisted.selectedSessionId ? ' selected' : ''}`, 'data-session-id': session.id, title: session.name },
-      h('span', { class: 'session-name' }, session.name),
-      h('span', { class: 'session-meta' }, `${session.status} · ${formatTime(session.lastActivity)}`),
-      session.waitingForUser ? h('vscode-badge', { class: 'badge-waiting' }, 'waiting') : null,
-      session.pendingApprovals > 0 ? h('vscode-badge', { class: 'badge-approval' }, `${session.pendingApprovals} to review`) : null,
-    );
-    item.addEventListener('click', () => selectSession(session.id));
-    sessionList.appendChild(item);
-  }
+  const id = persisted.selectedSessionId;
+  $('#current-session').textContent = id ? `· ${sessionName(id)}` : '· new chat';
+  sessions.refresh();
 }
 
 function messageElement(message: MessageView): HTMLElement {
@@ -147,7 +150,7 @@ function messageElement(message: MessageView): HTMLElement {
 function renderTranscript(): void {
   clear(transcript);
   const id = persisted.selectedSessionId;
-  const messages = id ? transcripts.get(id) ?? [] : [];
+  const messages = id && opened.has(id) ? transcripts.get(id) ?? [] : [];
   if (!id) transcript.appendChild(h('div', { class: 'empty' }, 'Ask Tasklane to do something in this workspace.'));
   for (const message of messages) transcript.appendChild(messageElement(message));
   stream.redraw();
@@ -203,19 +206,24 @@ function send(): void {
 }
 
 function onMessage(message: HostMessage): void {
-  if (approvals.onMessage(message) || chores.onMessage(message) || stream.onMessage(message)) return;
+  if (approvals.onMessage(message) || chores.onMessage(message) || stream.onMessage(message) || sessions.onMessage(message)) return;
   switch (message.type) {
     case 'init': {
-      sessions.clear();
       transcripts.clear();
+      opened.clear();
       tasks.clear();
+      sessions.reset(
+        message.state.sessions.map(({ messages: _m, liveTurnId: _l, ...summary }) => summary),
+        message.state.sessionsHaveMore ?? false,
+      );
+      // Tails the host sent (live work); any other session's comes when it is opened.
       for (const s of message.state.sessions) {
-        const { messages, ...summary } = s;
-        sessions.set(s.id, summary);
-        transcripts.set(s.id, messages);
+        if (s.messages.length === 0) continue;
+        transcripts.set(s.id, s.messages);
+        opened.add(s.id);
       }
       for (const t of message.state.tasks) tasks.set(t.id, t);
-      if (persisted.selectedSessionId && !sessions.has(persisted.selectedSessionId)) persisted.selectedSessionId = undefined;
+      if (persisted.selectedSessionId && !opened.has(persisted.selectedSessionId)) post({ type: 'sessions.open', sessionId: persisted.selectedSessionId });
       stream.reset(message.state.sessions.flatMap((s) => (s.liveTurnId ? [{ sessionId: s.id, turnId: s.liveTurnId }] : [])));
       renderBanner(message.state);
       renderSessions();
@@ -229,12 +237,22 @@ function onMessage(message: HostMessage): void {
       break;
     }
     case 'sessionPatch':
-      sessions.set(message.session.id, message.session);
+      sessions.upsert(message.session);
       renderSessions();
       break;
+    case 'sessions.opened':
+      openedSummaries.set(message.session.id, message.session);
+      transcripts.set(message.session.id, message.messages);
+      opened.add(message.session.id);
+      if (message.session.id === persisted.selectedSessionId) {
+        renderSessions();
+        renderTranscript();
+      }
+      break;
     case 'sessionRemoved':
-      sessions.delete(message.sessionId);
+      sessions.remove(message.sessionId);
       transcripts.delete(message.sessionId);
+      opened.delete(message.sessionId);
       if (persisted.selectedSessionId === message.sessionId) selectSession(message.movedTo);
       else renderSessions();
       break;

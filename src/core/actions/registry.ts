@@ -1,6 +1,7 @@
 /**
- * The one action registry. JSON Schemas are exported from zod once, when an action is
- * registered, and the tool list for a set of action sets is cached, so every request of a task
+ * The one action registry. JSON Schemas are exported from zod once per action, the first time a
+ * tool list needs it (not at registration: exporting every schema cost tens of ms of activation,
+ * before any model turn needs a tool), and the tool list for a set of action sets is cached, so every request of a task
  * carries byte-identical tool definitions (a stable prompt prefix).
  */
 import { z } from 'zod';
@@ -33,12 +34,17 @@ export class ActionRegistry {
     if (!/^[a-z][a-z0-9_]*$/.test(action.name)) throw new Error(`Action name '${action.name}' must be snake_case.`);
     if (this.actions.has(action.name)) throw new Error(`Action '${action.name}' is already registered; give the new one another name.`);
     this.actions.set(action.name, action);
-    this.specs.set(action.name, {
-      name: action.name,
-      description: action.description,
-      inputSchema: compactSchema(z.toJSONSchema(action.input)) as Record<string, unknown>,
-    });
     this.toolCache.clear();
+  }
+
+  /** The action's tool definition, exported once and then reused (the same object every time). */
+  private spec(action: ActionDef): ToolSpec {
+    let spec = this.specs.get(action.name);
+    if (!spec) {
+      spec = { name: action.name, description: action.description, inputSchema: compactSchema(z.toJSONSchema(action.input)) as Record<string, unknown> };
+      this.specs.set(action.name, spec);
+    }
+    return spec;
   }
 
   /** Tools offered for these sets, in registration order (stable while availability holds). */
@@ -48,7 +54,7 @@ export class ActionRegistry {
     const key = offered.map((a) => a.name).join(',');
     let tools = this.toolCache.get(key);
     if (!tools) {
-      tools = offered.map((a) => this.specs.get(a.name) as ToolSpec);
+      tools = offered.map((a) => this.spec(a));
       this.toolCache.set(key, tools);
     }
     return tools;

@@ -21,7 +21,9 @@ import type { DurableDb, Trigger, TriggerStore } from '../store/types';
 import { raiseLimits } from './budgets';
 import type { EngineEnv } from './engineEnv';
 import { USER_PRIORITY } from './engineEnv';
-import { EngineState } from './engineState';
+import { EngineState, toMessage } from './engineState';
+import { SESSION_PAGE, SessionPages } from './sessionPages';
+import type { SessionCursor, SessionPage } from './sessionPages';
 import { AppendFile, EventStreams } from './eventLog';
 import { History } from './history';
 import { exportSession } from './historyExport';
@@ -38,7 +40,7 @@ import { continueLater, endTask, injectReply, noteInput, scratchDirOf } from './
 import type { TaskRecord } from './records';
 import { redactCredentials, redactDeep } from '../security/redact';
 import { RunawayGuard } from './caps';
-import type { AgentChange, AgentSettings, AgentSnapshot, DeadLetterView, SessionView, TaskEvent, TaskView } from './types';
+import type { AgentChange, AgentSettings, AgentSnapshot, DeadLetterView, MessageView, SessionView, TaskEvent, TaskView } from './types';
 import { InvalidTriggerPayload } from './triggerPayloads';
 
 /** What the agent needs from its host (the VS Code adapters, or fakes in tests). */
@@ -88,6 +90,7 @@ export class Agent {
   /** Archive mover, retention, history search and the storage report. */
   readonly history: History;
   private readonly archive?: Archive;
+  private readonly pages: SessionPages;
   /** Test and benchmark hook: called after each trigger is settled. */
   onSettled?: (trigger: Trigger, rung: Rung | 'failed') => void;
 
@@ -107,10 +110,13 @@ export class Agent {
         ages: () => this.history.archiveAges(),
         sessionText: (id) => this.state.transcript(id).map((m) => m.text).join('\n').slice(-2000),
         onMoved: (kind, ids) => {
-          if (kind === 'session') for (const id of ids) this.state.forgetSession(id);
+          if (kind !== 'session') return;
+          for (const id of ids) this.state.forgetSession(id);
+          this.pages.invalidate();
         },
       });
     }
+    this.pages = new SessionPages({ state: this.state, ...(this.archive ? { archive: this.archive } : {}) });
     this.history = new History({
       db: deps.db,
       state: this.state,
@@ -413,6 +419,23 @@ export class Agent {
     const session = this.state.sessions.get(sessionId);
     const task = this.state.taskOf(sessionId);
     return { session: session && sessionView(session, []), tasks: task ? [taskView(task)] : [] };
+  }
+
+  /** A page of the session list (newest first, hot and archived), after `cursor` (see sessionPages.ts). */
+  async sessionPage(cursor?: SessionCursor, limit = SESSION_PAGE): Promise<SessionPage> {
+    await this.ready;
+    return this.pages.page(cursor, limit);
+  }
+
+  /**
+   * A session's transcript tail, hot or archived: read from its stream on first need (activation
+   * reads none), then kept in memory for a hot session. The sidebar asks for it when it opens one.
+   */
+  async sessionMessages(sessionId: string): Promise<MessageView[]> {
+    await this.ready;
+    if (this.state.sessions.has(sessionId)) return (await this.state.loadTranscript(sessionId)).slice(-SNAPSHOT_MESSAGES);
+    const events = await this.state.streams.tail(sessionId, 'message', SNAPSHOT_MESSAGES, SNAPSHOT_MESSAGES * 4);
+    return events.map(toMessage);
   }
 
   readTaskEvents(taskId: string, options: { beforeSeq?: number; limit: number }): Promise<TaskEvent[]> {

@@ -60,11 +60,12 @@ export interface ConversationTurnOptions {
 export async function runConversationTurn(env: EngineEnv, session: SessionRecord, options: ConversationTurnOptions = {}): Promise<void> {
   const client = await env.model();
   const context = await env.prefixContext();
+  const transcript = await env.state.loadTranscript(session.id);
   const request = conversationRequest({
     ...context,
     tools: env.registry.tools([ACTION_SETS.conversation]),
     skillCatalog: skillCatalog(env.skills()),
-    transcript: env.state.transcript(session.id),
+    transcript,
   });
   const live = options.live;
   const result = await runPipeline(env, {

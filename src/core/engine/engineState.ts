@@ -17,7 +17,7 @@ import { upgradeActionSets } from '../actions/actionSets';
 export const TRANSCRIPT_LINES = 100;
 /** Ended tasks kept in the snapshot (in the database they wait for the archive mover). */
 const ENDED_TASKS_KEPT = 50;
-/** Transcript tails read at once during load: bounds open files whatever the number of sessions. */
+/** Transcript tails read at once (load, search): bounds open files whatever the number of sessions. */
 const LOAD_CONCURRENCY = 4;
 
 export function newId(prefix: string, now: number): string {
@@ -27,7 +27,10 @@ export function newId(prefix: string, now: number): string {
 export class EngineState {
   readonly sessions = new Map<string, SessionRecord>();
   readonly tasks = new Map<string, TaskRecord>();
+  /** Transcript tails read so far; a session's is read on first need (`loadTranscript`), not at activation. */
   private readonly transcripts = new Map<string, MessageView[]>();
+  /** Tails being read, and the lines appended meanwhile (merged by seq when the read ends). */
+  private readonly loading = new Map<string, { done: Promise<MessageView[]>; appended: Array<{ seq: number; message: MessageView }> }>();
   private readonly listeners = new Set<(change: AgentChange) => void>();
 
   constructor(
@@ -40,10 +43,11 @@ export class EngineState {
   ) {}
 
   /**
-   * Reads only what live work needs: the hot sessions (idle ones leave for the archive after a
-   * while), running and paused tasks, and each hot session's transcript tail. Tails are read a few
-   * at a time, a page at a time, each file open only while it is read: the cost follows the live
-   * sessions, not the history (docs/STORAGE.md).
+   * Reads only what live work needs: the hot session rows (idle ones leave for the archive after a
+   * while), the running and paused tasks, and the transcript tails of their sessions. Any other
+   * session's tail is read the first time something needs it (a turn in it, the sidebar opening
+   * it, a search), a page at a time, its file open only while it is read. Activation then costs
+   * the same with ten idle sessions or ten thousand (docs/STORAGE.md).
    */
   async load(): Promise<void> {
     for (const row of this.db.query('SELECT data FROM sessions')) {
@@ -54,14 +58,52 @@ export class EngineState {
       const task = upgradeActionSets(JSON.parse(String(row.data)) as TaskRecord);
       this.tasks.set(task.id, task);
     }
-    const ids = [...this.sessions.keys()];
+    // Live work is read now: sessions of running and paused tasks and sessions mid-turn or
+    // waiting. Their number is bounded by the caps on running tasks, not by the history.
+    const live = new Set([...this.tasks.values()].map((t) => t.sessionId));
+    for (const session of this.sessions.values()) if (session.status === 'working' || session.status === 'waiting') live.add(session.id);
+    await this.loadTranscripts([...live].filter((id) => this.sessions.has(id)));
+  }
+
+  /** Whether a session's transcript tail is in memory (then `transcript()` is complete). */
+  hasTranscript(sessionId: string): boolean {
+    return this.transcripts.has(sessionId);
+  }
+
+  /**
+   * The session's transcript tail, read from its stream on first use and then kept current by
+   * `appendMessage`. Lines appended while the tail is being read are merged by seq, so none is
+   * lost or doubled.
+   */
+  async loadTranscript(sessionId: string): Promise<MessageView[]> {
+    const cached = this.transcripts.get(sessionId);
+    if (cached) return cached;
+    let pending = this.loading.get(sessionId);
+    if (!pending) {
+      const appended: Array<{ seq: number; message: MessageView }> = [];
+      const done = this.streams.tail(sessionId, 'message', TRANSCRIPT_LINES, TRANSCRIPT_LINES * 4).then((events) => {
+        const seen = new Set(events.map((e) => e.seq));
+        const lines = [...events.map(toMessage), ...appended.filter((a) => !seen.has(a.seq)).map((a) => a.message)].slice(-TRANSCRIPT_LINES);
+        // A session removed while its tail was read stays removed.
+        if (this.loading.get(sessionId)?.done === done && this.sessions.has(sessionId)) this.transcripts.set(sessionId, lines);
+        return lines;
+      });
+      pending = { done, appended };
+      this.loading.set(sessionId, pending);
+      void done.finally(() => {
+        if (this.loading.get(sessionId)?.done === done) this.loading.delete(sessionId);
+      }).catch(() => undefined);
+    }
+    return pending.done;
+  }
+
+  /** Reads the tails of these sessions a few at a time (bounded open files). */
+  async loadTranscripts(sessionIds: Iterable<string>): Promise<void> {
+    const ids = [...sessionIds].filter((id) => !this.transcripts.has(id));
     const worker = async (): Promise<void> => {
-      for (let id = ids.pop(); id !== undefined; id = ids.pop()) {
-        const messages = await this.streams.tail(id, 'message', TRANSCRIPT_LINES, TRANSCRIPT_LINES * 4);
-        this.transcripts.set(id, messages.map(toMessage));
-      }
+      for (let id = ids.pop(); id !== undefined; id = ids.pop()) await this.loadTranscript(id);
     };
-    await Promise.all(Array.from({ length: LOAD_CONCURRENCY }, worker));
+    await Promise.all(Array.from({ length: Math.min(LOAD_CONCURRENCY, ids.length) }, worker));
   }
 
   onChange(listener: (change: AgentChange) => void): { dispose(): void } {
@@ -79,6 +121,7 @@ export class EngineState {
     }
   }
 
+  /** The transcript tail in memory: empty for a session whose tail was not read yet (see `loadTranscript`). */
   transcript(sessionId: string): MessageView[] {
     return this.transcripts.get(sessionId) ?? [];
   }
@@ -112,6 +155,7 @@ export class EngineState {
   removeSession(sessionId: string, movedTo?: string): void {
     this.sessions.delete(sessionId);
     this.transcripts.delete(sessionId);
+    this.loading.delete(sessionId);
     this.db.mutate('DELETE FROM sessions WHERE id = ?', [sessionId]);
     this.publish({ type: 'sessionRemoved', sessionId, ...(movedTo ? { movedTo } : {}) });
   }
@@ -120,6 +164,7 @@ export class EngineState {
   forgetSession(sessionId: string): void {
     if (!this.sessions.delete(sessionId)) return;
     this.transcripts.delete(sessionId);
+    this.loading.delete(sessionId);
     this.publish({ type: 'sessionRemoved', sessionId });
   }
 
@@ -163,10 +208,13 @@ export class EngineState {
     // The stream redacts secrets; the sidebar, the transcript and EVENT.md show what was stored.
     const written = await this.streams.append(sessionId, 'message', { ...asked }, asked.at);
     const message: MessageView = { ...asked, text: typeof written.data.text === 'string' ? written.data.text : text };
-    const lines = this.transcripts.get(sessionId) ?? [];
-    lines.push(message);
-    if (lines.length > TRANSCRIPT_LINES) lines.splice(0, lines.length - TRANSCRIPT_LINES);
-    this.transcripts.set(sessionId, lines);
+    // Only a tail in memory is kept current; one not read yet will be read with this line in it,
+    // and one being read merges it by seq.
+    const lines = this.transcripts.get(sessionId);
+    if (lines) {
+      lines.push(message);
+      if (lines.length > TRANSCRIPT_LINES) lines.splice(0, lines.length - TRANSCRIPT_LINES);
+    } else this.loading.get(sessionId)?.appended.push({ seq: written.seq, message });
     this.publish({ type: 'message', sessionId, message });
     void this.mirror(sessionId, role, message.text);
     const session = this.sessions.get(sessionId);
@@ -192,7 +240,8 @@ export class EngineState {
   }
 }
 
-function toMessage(event: TaskEvent): MessageView {
+/** A stream's `message` event as a transcript line. */
+export function toMessage(event: TaskEvent): MessageView {
   const d = event.data as unknown as MessageView;
   return { role: d.role, text: d.text, at: d.at ?? event.at, ...(d.retryable ? { retryable: true } : {}), ...(d.stopped ? { stopped: true } : {}), ...(d.arrivedDuring ? { arrivedDuring: d.arrivedDuring } : {}) };
 }

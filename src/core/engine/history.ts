@@ -116,6 +116,9 @@ export class History {
     for (const kind of kinds) {
       for (;;) {
         if (this.deps.signal.aborted) return moved;
+        // An archived session is findable by its transcript tail too: read the tails of the
+        // sessions about to move (a session not opened since activation has none in memory).
+        if (kind === 'session') await this.deps.state.loadTranscripts(archive.ready('session', MOVE_BATCH).map((row) => String(row.id)));
         const started = performance.now();
         const n = archive.moveBatch(kind, MOVE_BATCH);
         moved += n;
@@ -160,6 +163,8 @@ export class History {
     const add = (hit: HistoryHit): void => {
       if (!hits.has(`${hit.kind}:${hit.id}`)) hits.set(`${hit.kind}:${hit.id}`, hit);
     };
+    // Hot sessions' tails are read on first need (not at activation); a search is such a need.
+    await this.deps.state.loadTranscripts(this.deps.state.sessions.keys());
     for (const session of this.deps.state.sessions.values()) {
       const text = `${session.name}\n${this.deps.state
         .transcript(session.id)

@@ -328,6 +328,19 @@ export class Archive {
     return this.scan(options.kinds ?? ['session', 'task'], JSON.stringify(needle).slice(1, -1), (r) => r.text.includes(needle), options.limit ?? 50);
   }
 
+  /** Every archived record of a kind, in archive order (oldest segment first). Reads all its segments. */
+  records(kind: ArchiveKind): ArchivedRecord[] {
+    const found: ArchivedRecord[] = [];
+    for (const file of this.files(kind)) {
+      const bytes = fs.readFileSync(file);
+      walkFrames(bytes, 0, (start, end) => {
+        const record = decode(bytes.toString('utf8', start, end));
+        if (record) found.push(record);
+      });
+    }
+    return found;
+  }
+
   /** Archived records of a session or a task (export, history view), oldest first. */
   bySession(sessionId: string, kinds: ArchiveKind[] = ARCHIVE_KINDS.slice()): ArchivedRecord[] {
     return this.scan(kinds, `"s":${JSON.stringify(sessionId)}`, (r) => r.sessionId === sessionId, Infinity).reverse();

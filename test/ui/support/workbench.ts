@@ -38,6 +38,10 @@ export interface UiSessionOptions {
   env?: Record<string, string | undefined>;
   /** Keep Workspace Trust on (Restricted Mode tests). */
   workspaceTrust?: boolean;
+  /** Keep the run's user data and workspace from the previous start of the same name (a seeded store). */
+  reuse?: boolean;
+  /** A fixed port (default: a free one). The workbench keys workspace storage by the URL, port included. */
+  port?: number;
 }
 
 /** Starts the scripted model, code-server with Tasklane, and a Chromium page on the workbench. */
@@ -66,6 +70,8 @@ export async function startUiSession(options: UiSessionOptions): Promise<UiSessi
         ...options.env,
       },
       workspaceTrust: options.workspaceTrust,
+      reuse: options.reuse,
+      ...(options.port ? { port: options.port } : {}),
     });
     const workbench = await openWorkbench(server);
     const running = server;
@@ -86,6 +92,37 @@ export async function startUiSession(options: UiSessionOptions): Promise<UiSessi
     await server?.stop();
     await model.stop();
     throw error;
+  }
+}
+
+/** Tasklane's storage folder in a run (context.storageUri): the newest, once the extension made it. */
+export function tasklaneStorageDir(server: CodeServer): string | undefined {
+  const root = path.join(server.runDir, 'user-data', 'User', 'workspaceStorage');
+  const dirs = (fs.existsSync(root) ? fs.readdirSync(root) : []).map((hash) => path.join(root, hash, 'tasklane.tasklane')).filter((dir) => fs.existsSync(dir));
+  return dirs.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
+}
+
+const SEEDED_MARK = '.seeded-by-test';
+
+/**
+ * Starts a run whose Tasklane store was filled by `seed` while no window was open: start, let the
+ * extension make its storage folder, stop, seed it, start again on the same run and port (the
+ * workbench keys workspace storage by the URL: another port would mean another, empty folder).
+ */
+export async function startSeededUiSession(options: UiSessionOptions, seed: (storageDir: string) => Promise<void>): Promise<UiSession> {
+  let ui = await startUiSession(options);
+  for (let attempt = 0; ; attempt++) {
+    await openTasklaneView(ui.page);
+    await tasklaneFrame(ui.page, 90_000);
+    const storageDir = tasklaneStorageDir(ui.server);
+    if (!storageDir) throw new Error('the extension made no storage folder');
+    if (fs.existsSync(path.join(storageDir, SEEDED_MARK))) return ui;
+    if (attempt >= 3) throw new Error(`the workbench picked a new storage folder on each start (${storageDir})`);
+    await ui.stop({ keep: true });
+    for (const entry of fs.readdirSync(storageDir)) fs.rmSync(path.join(storageDir, entry), { recursive: true, force: true });
+    await seed(storageDir);
+    fs.writeFileSync(path.join(storageDir, SEEDED_MARK), '');
+    ui = await startUiSession({ ...options, reuse: true, port: ui.server.port });
   }
 }
 

@@ -54,14 +54,18 @@ describe('engine: activation cost follows live work, not history', function () {
     const result = JSON.parse(run.stdout.trim().split('\n').pop()!) as {
       sessions: number;
       withMessages: number;
-      lastMessages: string[];
+      opened: string[];
+      found: string[];
       page: number[];
       fdsReady: number;
       fdsAfterRead: number;
+      fdsAfterSearch: number;
     };
     assert.equal(result.sessions, SESSIONS);
-    assert.equal(result.withMessages, SESSIONS, 'every hot session has its transcript tail');
-    assert.deepEqual(result.lastMessages, ['m0.32', 'm0.36']);
+    assert.equal(result.withMessages, 0, 'activation reads no transcript: each is read when first needed');
+    assert.deepEqual(result.opened, ['m0.32', 'm0.36'], 'opening a session reads its tail');
+    assert.deepEqual(result.found, ['s-299'], 'a search reads every hot tail, under the same descriptor limit');
+    assert.ok(result.fdsAfterSearch < 40, `open descriptors after reading all ${SESSIONS} tails: ${result.fdsAfterSearch}`);
     assert.deepEqual(result.page, [36, 37, 38, 39, 40]);
     assert.ok(result.fdsReady < 40, `open descriptors after ready: ${result.fdsReady}`);
     assert.equal(result.fdsAfterRead, result.fdsReady, 'reading a page leaves no file open');

@@ -1,0 +1,101 @@
+/**
+ * The session list a page at a time, newest first, across hot sessions and the archive, so the
+ * sidebar never holds or draws a year of sessions at once (docs/STORAGE.md, "The archive").
+ *
+ * Pages are keyset-paged on (lastActivity, id), both descending: a page is "the next `limit`
+ * sessions after this cursor". A session created while someone scrolls is newer than every
+ * cursor, so it never shifts a later page (it reaches the sidebar as a live `session` change);
+ * a session archived meanwhile keeps its lastActivity, so it stays where it was in the order.
+ * Nothing is shown twice and nothing that was there when paging began is skipped, unless it
+ * became active again (then it is newer than the cursor, and its live change shows it on top).
+ */
+import type { Archive } from '../store/archive';
+import type { EngineState } from './engineState';
+import type { SessionRecord } from './records';
+import type { SessionStatus } from './types';
+
+/** Sessions per page the sidebar asks for. */
+export const SESSION_PAGE = 50;
+
+/** Where the previous page ended: its last session's lastActivity and id. */
+export interface SessionCursor {
+  at: number;
+  id: string;
+}
+
+/** One row of the session list. */
+export interface SessionListItem {
+  id: string;
+  name: string;
+  status: SessionStatus;
+  lastActivity: number;
+  taskId?: string;
+  /** Only in the archive (idle for a while); opening it reads its stream. */
+  archived: boolean;
+}
+
+export interface SessionPage {
+  sessions: SessionListItem[];
+  hasMore: boolean;
+}
+
+/** `a` comes before `b` in the list (newer first, then id descending). */
+function before(a: { lastActivity: number; id: string }, b: { lastActivity: number; id: string }): boolean {
+  return a.lastActivity > b.lastActivity || (a.lastActivity === b.lastActivity && a.id > b.id);
+}
+
+const compare = (a: SessionListItem, b: SessionListItem) => (before(a, b) ? -1 : before(b, a) ? 1 : 0);
+
+function item(session: Pick<SessionRecord, 'id' | 'name' | 'status' | 'lastActivity' | 'taskId'>, archived: boolean): SessionListItem {
+  return { id: session.id, name: session.name, status: session.status, lastActivity: session.lastActivity, ...(session.taskId ? { taskId: session.taskId } : {}), archived };
+}
+
+export class SessionPages {
+  /** Archived sessions, in list order; read on the first page that reaches past the hot ones. */
+  private archived?: SessionListItem[];
+
+  constructor(private readonly deps: { state: EngineState; archive?: Archive }) {}
+
+  /** The archive took sessions: the archived index is read again when next needed. */
+  invalidate(): void {
+    this.archived = undefined;
+  }
+
+  page(cursor: SessionCursor | undefined, limit = SESSION_PAGE): SessionPage {
+    const after = (s: SessionListItem) => !cursor || before({ lastActivity: cursor.at, id: cursor.id }, s);
+    const hot = [...this.deps.state.sessions.values()].map((s) => item(s, false)).filter(after).sort(compare);
+    let rows = hot.slice(0, limit + 1);
+    if (rows.length <= limit && this.deps.archive) {
+      const hotIds = new Set(this.deps.state.sessions.keys());
+      const archived = this.archivedIndex();
+      // First archived row after the cursor (the index is sorted): binary search.
+      let lo = 0;
+      let hi = archived.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (after(archived[mid])) hi = mid;
+        else lo = mid + 1;
+      }
+      const more: SessionListItem[] = [];
+      for (let i = lo; i < archived.length && more.length + rows.length <= limit; i++) if (!hotIds.has(archived[i].id)) more.push(archived[i]);
+      rows = [...rows, ...more].sort(compare);
+    }
+    return { sessions: rows.slice(0, limit), hasMore: rows.length > limit };
+  }
+
+  private archivedIndex(): SessionListItem[] {
+    if (!this.archived) {
+      const byId = new Map<string, SessionListItem>();
+      for (const record of this.deps.archive?.records('session') ?? []) {
+        try {
+          const session = JSON.parse(String(record.row.data)) as SessionRecord;
+          byId.set(session.id, item(session, true));
+        } catch {
+          // A row that does not parse is left out of the list; search and export still see the frame.
+        }
+      }
+      this.archived = [...byId.values()].sort(compare);
+    }
+    return this.archived;
+  }
+}

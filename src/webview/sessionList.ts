@@ -1,0 +1,216 @@
+import type { SessionSummary } from '../shared/protocol';
+import type { SessionHitView, SessionHostMessage } from '../shared/sessionProtocol';
+import { clear, formatTime, h } from './dom';
+
+const ROW_HEIGHT = 24;
+const OVERSCAN = 8;
+/** Pause after the last keystroke before the search box asks the host. */
+const SEARCH_DEBOUNCE_MS = 200;
+
+/** What the list needs from the rest of the sidebar. */
+export interface SessionListHost {
+  /** The person picked a session (a row or a search hit); undefined: New chat. */
+  select(sessionId: string | undefined, hit?: SessionHitView): void;
+  /** Ask for the page after this cursor. */
+  loadMore(after: { at: number; id: string }): void;
+  search(requestId: string, query: string): void;
+  selected(): string | undefined;
+}
+
+const newer = (a: SessionSummary, b: SessionSummary) => a.lastActivity > b.lastActivity || (a.lastActivity === b.lastActivity && a.id > b.id);
+
+/**
+ * The session list, virtualised and paged like the trace (traceList.ts): the host sends a page
+ * of sessions (newest first) and another when the list is scrolled near its end; only the rows in
+ * view are in the DOM, however many pages were loaded. A search box above it asks the host's
+ * history search (the archive included) and shows the hits in place of the list.
+ */
+export class SessionList {
+  private rows: SessionSummary[] = [];
+  private readonly byId = new Map<string, SessionSummary>();
+  private hasMore = false;
+  private loading = false;
+  private frame = 0;
+  private readonly viewport: HTMLElement;
+  private readonly spacer: HTMLElement;
+  private readonly rowBox: HTMLElement;
+  private readonly results: HTMLElement;
+  private readonly searchBox: HTMLElement & { value: string };
+  private searchTimer: ReturnType<typeof setTimeout> | undefined;
+  private searchSeq = 0;
+  private lastRequest = '';
+
+  constructor(
+    element: HTMLElement,
+    private readonly host: SessionListHost,
+  ) {
+    const newChat = h('vscode-button', { id: 'new-chat', secondary: true }, 'New chat');
+    newChat.addEventListener('click', () => host.select(undefined));
+    this.searchBox = h('vscode-textfield', { id: 'session-search', placeholder: 'Search history…', 'aria-label': 'Search sessions and tasks' }) as HTMLElement & { value: string };
+    this.searchBox.addEventListener('input', () => this.scheduleSearch());
+    this.results = h('div', { class: 'session-results', role: 'list', hidden: true });
+    this.spacer = h('div', { class: 'session-spacer' });
+    this.rowBox = h('div', { class: 'session-rows' });
+    this.viewport = h('div', { class: 'session-viewport', tabindex: 0 }, this.spacer, this.rowBox);
+    this.viewport.addEventListener('scroll', () => this.schedule());
+    this.rowBox.addEventListener('click', (event) => {
+      const row = (event.target as HTMLElement).closest<HTMLElement>('[data-session-id]');
+      if (row?.dataset.sessionId) host.select(row.dataset.sessionId);
+    });
+    element.append(newChat, this.searchBox, this.results, this.viewport);
+  }
+
+  get(sessionId: string): SessionSummary | undefined {
+    return this.byId.get(sessionId);
+  }
+
+  /** Sessions loaded so far (not all are drawn). */
+  get size(): number {
+    return this.rows.length;
+  }
+
+  /** The first page (from `init`). */
+  reset(sessions: SessionSummary[], hasMore: boolean): void {
+    this.byId.clear();
+    this.rows = [];
+    for (const s of sessions) this.insert(s);
+    this.hasMore = hasMore;
+    this.loading = false;
+    this.viewport.scrollTop = 0;
+    this.render();
+  }
+
+  /** A live change: the session moves to its place by activity (new ones arrive on top). */
+  upsert(session: SessionSummary): void {
+    this.removeRow(session.id);
+    // A session older than everything loaded while more pages exist belongs to a later page.
+    const last = this.rows[this.rows.length - 1];
+    if (this.hasMore && last && newer(last, session)) return;
+    this.insert(session);
+    this.render();
+  }
+
+  remove(sessionId: string): void {
+    if (this.removeRow(sessionId)) this.render();
+  }
+
+  /** Redraws the selection mark. */
+  refresh(): void {
+    this.render();
+  }
+
+  /** Handles the list's own messages; true when the message was one of them. */
+  onMessage(message: { type: string }): boolean {
+    const m = message as SessionHostMessage;
+    switch (m.type) {
+      case 'sessions.page': {
+        if (!m.after) {
+          this.reset(m.sessions, m.hasMore);
+          return true;
+        }
+        const last = this.rows[this.rows.length - 1];
+        this.loading = false;
+        // A page answers the cursor it was asked with; one for an older end of the list is
+        // dropped, and the next render asks again from the current end.
+        if (last && m.after.id === last.id && m.after.at === last.lastActivity) {
+          for (const s of m.sessions) if (!this.byId.has(s.id)) this.rows.push(this.remember(s));
+          this.hasMore = m.hasMore;
+        }
+        this.render();
+        return true;
+      }
+      case 'sessions.results':
+        if (m.requestId === this.lastRequest) this.showResults(m.hits, m.error);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  private remember(session: SessionSummary): SessionSummary {
+    this.byId.set(session.id, session);
+    return session;
+  }
+
+  private insert(session: SessionSummary): void {
+    let i = 0;
+    while (i < this.rows.length && newer(this.rows[i], session)) i++;
+    this.rows.splice(i, 0, this.remember(session));
+  }
+
+  private removeRow(sessionId: string): boolean {
+    if (!this.byId.delete(sessionId)) return false;
+    this.rows = this.rows.filter((s) => s.id !== sessionId);
+    return true;
+  }
+
+  private schedule(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
+  }
+
+  private render(): void {
+    this.spacer.style.height = `${this.rows.length * ROW_HEIGHT}px`;
+    const height = this.viewport.clientHeight || 200;
+    const first = Math.max(0, Math.floor(this.viewport.scrollTop / ROW_HEIGHT) - OVERSCAN);
+    const last = Math.min(this.rows.length, Math.ceil((this.viewport.scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
+    clear(this.rowBox);
+    this.rowBox.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
+    const selected = this.host.selected();
+    for (let i = first; i < last; i++) this.rowBox.appendChild(this.row(this.rows[i], selected));
+    // Near the end with more to come: ask for the next page (one request at a time).
+    const end = this.rows[this.rows.length - 1];
+    if (this.hasMore && !this.loading && end && last >= this.rows.length - OVERSCAN) {
+      this.loading = true;
+      this.host.loadMore({ at: end.lastActivity, id: end.id });
+    }
+  }
+
+  private row(session: SessionSummary, selected: string | undefined): HTMLElement {
+    return h(
+      'button',
+      { class: `session${session.id === selected ? ' selected' : ''}${session.archived ? ' archived' : ''}`, 'data-session-id': session.id, title: session.name },
+      h('span', { class: 'session-name' }, session.name),
+      h('span', { class: 'session-meta' }, `${session.archived ? 'archived' : session.status} · ${formatTime(session.lastActivity)}`),
+      session.waitingForUser ? h('vscode-badge', { class: 'badge-waiting' }, 'waiting') : null,
+      session.pendingApprovals > 0 ? h('vscode-badge', { class: 'badge-approval' }, `${session.pendingApprovals} to review`) : null,
+    );
+  }
+
+  private scheduleSearch(): void {
+    if (this.searchTimer) clearTimeout(this.searchTimer);
+    this.searchTimer = setTimeout(() => {
+      const query = this.searchBox.value.trim();
+      if (!query) {
+        this.lastRequest = '';
+        this.results.hidden = true;
+        this.viewport.hidden = false;
+        this.render();
+        return;
+      }
+      this.lastRequest = `search-${++this.searchSeq}`;
+      this.host.search(this.lastRequest, query);
+    }, SEARCH_DEBOUNCE_MS);
+  }
+
+  private showResults(hits: SessionHitView[], error?: string): void {
+    clear(this.results);
+    this.results.hidden = false;
+    this.viewport.hidden = true;
+    if (error) this.results.appendChild(h('div', { class: 'notice error' }, error));
+    else if (hits.length === 0) this.results.appendChild(h('div', { class: 'empty' }, 'Nothing found.'));
+    for (const hit of hits) {
+      const item = h(
+        'button',
+        { class: 'session session-hit', role: 'listitem', 'data-hit-session-id': hit.sessionId, title: hit.title },
+        h('span', { class: 'session-name' }, hit.title),
+        h('span', { class: 'session-meta' }, `${hit.kind}${hit.archived ? ' · archived' : ''} · ${formatTime(hit.at)}`),
+      );
+      item.addEventListener('click', () => this.host.select(hit.sessionId, hit));
+      this.results.appendChild(item);
+    }
+  }
+}

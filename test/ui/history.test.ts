@@ -1,0 +1,71 @@
+import * as assert from 'node:assert/strict';
+import { seedHistory } from './support/seedHistory';
+import { openTasklaneView, screenshotSidebar, startSeededUiSession, tasklaneFrame, transcriptMessages } from './support/workbench';
+import type { UiSession } from './support/workbench';
+
+const SESSIONS = 400;
+const NEEDLE = 'where does the walrus config live?';
+
+// The sidebar with a long history: the session list draws a bounded number of rows, loads more
+// as it scrolls (into the archive), and its search box finds an old session and opens it.
+describe('ui history: the session list with many sessions', function () {
+  let ui: UiSession | undefined;
+  let anyFailed = false;
+
+  before(async function () {
+    // Two workbench starts and the seeding: slow on a busy machine.
+    this.timeout(600_000);
+    // The store is seeded through its own APIs while no window is open on it.
+    let archived = 0;
+    ui = await startSeededUiSession({ name: 'ui-history' }, async (storageDir) => {
+      archived = await seedHistory(storageDir, SESSIONS, { 3: NEEDLE });
+    });
+    assert.ok(archived > SESSIONS / 2, `only ${archived} sessions were archived`);
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'passed') anyFailed = true;
+    if (ui) await screenshotSidebar(ui.page, this.currentTest?.fullTitle() ?? 'ui-history');
+  });
+
+  after(async () => ui?.stop({ keep: anyFailed }));
+
+  it('draws a bounded number of rows and loads older pages, into the archive, as it scrolls', async function () {
+    assert.ok(ui);
+    await openTasklaneView(ui.page);
+    const frame = await tasklaneFrame(ui.page, 60_000);
+    const rows = frame.locator('.session-rows .session');
+    await frame.locator('.session-rows .session', { hasText: `session ${SESSIONS - 1}` }).waitFor({ timeout: 30_000 });
+    const viewport = frame.locator('.session-viewport');
+    let drawnMax = 0;
+    // Scroll to the end again and again: each time a further page arrives, until the oldest.
+    const oldest = frame.locator('.session-rows .session', { hasText: /^session 0archived/ });
+    for (let i = 0; i < 60 && (await oldest.count()) === 0; i++) {
+      await viewport.evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+      drawnMax = Math.max(drawnMax, await rows.count());
+      await frame.waitForTimeout(100);
+    }
+    assert.equal(await oldest.count(), 1, 'scrolling never reached the oldest (archived) session');
+    drawnMax = Math.max(drawnMax, await rows.count());
+    assert.ok(drawnMax <= 40, `${drawnMax} rows in the DOM for ${SESSIONS} sessions`);
+    assert.ok(drawnMax >= 3, `only ${drawnMax} rows drawn`);
+    assert.equal(await frame.locator('.session-rows .session.archived').count() > 0, true, 'archived sessions are marked');
+  });
+
+  it('the search box finds an old, archived session and opens it with its events', async function () {
+    assert.ok(ui);
+    const frame = await tasklaneFrame(ui.page);
+    const search = frame.locator('#session-search input');
+    await search.click();
+    await search.fill('WALRUS');
+    const hit = frame.locator('.session-hit', { hasText: 'session 3' });
+    await hit.waitFor({ timeout: 30_000 });
+    assert.match((await hit.textContent()) ?? '', /archived/);
+    await hit.click();
+    await transcriptMessages(frame, 'user', NEEDLE).waitFor({ timeout: 30_000 });
+    await transcriptMessages(frame, 'assistant', 'answer 3').waitFor({ timeout: 30_000 });
+    // Its events, paged like any trace.
+    await frame.locator('#trace-area .trace-row').first().waitFor({ timeout: 30_000 });
+    assert.match((await frame.locator('#current-session').textContent()) ?? '', /session 3/);
+  });
+});

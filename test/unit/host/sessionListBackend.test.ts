@@ -1,0 +1,107 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Agent } from '../../../src/core/engine/agent';
+import { EngineState } from '../../../src/core/engine/engineState';
+import { AppendFile, EventStreams } from '../../../src/core/engine/eventLog';
+import { silentLogger } from '../../../src/core/ports';
+import { openStore } from '../../../src/core/store/openStore';
+import { handleSessionMessage } from '../../../src/host/sessionListBackend';
+import { webviewMessageSchema } from '../../../src/shared/protocol';
+import type { SessionHostMessage } from '../../../src/shared/sessionProtocol';
+import { FakeClock } from '../../fakes/fakeClock';
+import { MemoryWorkspace } from '../../fakes/memoryWorkspace';
+
+const DAY = 86_400_000;
+const SESSIONS = 130;
+
+/** The sidebar's session-list messages answered by a real agent over a real store and archive. */
+describe('host: session list pages, open and search for the sidebar', function () {
+  this.timeout(60_000);
+  let dir: string;
+  before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-sessionlist-'))));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('validates the messages', () => {
+    assert.ok(webviewMessageSchema.safeParse({ type: 'sessions.page' }).success);
+    assert.ok(webviewMessageSchema.safeParse({ type: 'sessions.page', after: { at: 5, id: 's-1' } }).success);
+    assert.ok(!webviewMessageSchema.safeParse({ type: 'sessions.page', after: { at: -1, id: 's-1' } }).success);
+    assert.ok(!webviewMessageSchema.safeParse({ type: 'sessions.open', sessionId: '' }).success);
+    assert.ok(!webviewMessageSchema.safeParse({ type: 'sessions.search', requestId: 'r', query: 'x'.repeat(501) }).success);
+  });
+
+  it('pages newest first across hot and archived sessions, opens an archived one, and the search finds it', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    const storageDir = path.join(dir, 'agent');
+    {
+      const { db, triggers } = await openStore({ dir: path.join(dir, 'store'), clock, triggers: { restartNoticeSession: false } });
+      const streams = new EventStreams(path.join(storageDir, 'events'));
+      const state = new EngineState(db, streams, new AppendFile(path.join(storageDir, 'EVENT.md')), clock, silentLogger);
+      await state.load();
+      for (let i = 0; i < SESSIONS; i++) {
+        await clock.advance(DAY / 10);
+        const s = state.createSession({ id: `s-${String(i).padStart(3, '0')}`, name: `session ${i}` });
+        await state.appendMessage(s.id, 'user', i === 3 ? 'where does the walrus config live?' : `question ${i}`);
+        await state.appendMessage(s.id, 'assistant', `answer ${i}`);
+      }
+      await state.commit();
+      await streams.close();
+      await triggers.close();
+      await db.close();
+    }
+    const { db, triggers } = await openStore({ dir: path.join(dir, 'store'), clock, triggers: { restartNoticeSession: false } });
+    const agent = new Agent({
+      db,
+      triggers,
+      model: async () => {
+        throw new Error('no model in this test');
+      },
+      workspace: new MemoryWorkspace({}),
+      clock,
+      logger: silentLogger,
+      storageDir,
+      skillDirs: [],
+      settings: () => ({ maxActionsPerTask: 10, maxTokensPerTask: 1000 }),
+    });
+    try {
+      await agent.whenReady();
+      // The oldest sessions have been idle for over a week: archive them.
+      const moved = await agent.history.moveAll(['session']);
+      assert.ok(moved > 50, `archived ${moved}`);
+      const seen: string[] = [];
+      let after: { at: number; id: string } | undefined;
+      let archivedSeen = 0;
+      for (let page = 0; page < 20; page++) {
+        const answer = (await handleSessionMessage(agent, { type: 'sessions.page', ...(after ? { after } : {}) })) as Extract<SessionHostMessage, { type: 'sessions.page' }>;
+        assert.ok(answer.sessions.length <= 50);
+        seen.push(...answer.sessions.map((s) => s.id));
+        archivedSeen += answer.sessions.filter((s) => s.archived).length;
+        if (!answer.hasMore) break;
+        const last = answer.sessions[answer.sessions.length - 1];
+        after = { at: last.lastActivity, id: last.id };
+      }
+      const expected = Array.from({ length: SESSIONS }, (_, i) => `s-${String(SESSIONS - 1 - i).padStart(3, '0')}`);
+      assert.deepEqual(seen, expected, 'every session once, newest first');
+      assert.equal(archivedSeen, moved);
+
+      const opened = (await handleSessionMessage(agent, { type: 'sessions.open', sessionId: 's-003' })) as Extract<SessionHostMessage, { type: 'sessions.opened' }>;
+      assert.equal(opened.session.archived, true);
+      assert.deepEqual(
+        opened.messages.map((m) => m.text),
+        ['where does the walrus config live?', 'answer 3'],
+      );
+      const results = (await handleSessionMessage(agent, { type: 'sessions.search', requestId: 'r1', query: 'WALRUS' })) as Extract<SessionHostMessage, { type: 'sessions.results' }>;
+      assert.equal(results.requestId, 'r1');
+      assert.deepEqual(
+        results.hits.map((h) => [h.sessionId, h.archived]),
+        [['s-003', true]],
+      );
+      await assert.rejects(handleSessionMessage(agent, { type: 'sessions.open', sessionId: 's-nope' }), /no session s-nope/);
+    } finally {
+      await agent.shutdown();
+      await triggers.close();
+      await db.close();
+    }
+  });
+});
