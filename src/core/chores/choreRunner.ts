@@ -124,6 +124,30 @@ export function choreInstruction(chore: ChoreDefinition, fire?: { cause: ChoreRu
   ].join('\n');
 }
 
+/** What a fire of a chore is told and given, before the run's ids: see {@link choreStartSpec}. */
+export interface ChoreStartSpec {
+  prompt: string;
+  name: string;
+  mode: 'simple';
+  actionSets: string[];
+  skills: string[];
+}
+
+/**
+ * The task a fire starts: its instruction (prompt + trigger context), name, mode, action sets and
+ * skills. The runner and the dry run (chorePreview.ts) both build it here, so they cannot drift.
+ */
+export function choreStartSpec(chore: ChoreDefinition, fire: { cause: ChoreRunCause; fireTime: string; startedAt: number; missed?: boolean; context?: ChoreFireContext }): ChoreStartSpec {
+  return {
+    prompt: choreInstruction(chore, fire),
+    name: `${chore.name} (chore)`,
+    mode: 'simple',
+    // Exactly the chore's sets (reading is always given): `actionSets: []` reads and talks only.
+    actionSets: [...new Set(chore.actionSets)],
+    skills: chore.skills,
+  };
+}
+
 export class ChoreRunner implements TaskHooks {
   private chores = new Map<string, { def: ChoreDefinition; success?: CompiledExpression }>();
   private readonly live = new Map<string, LiveRun>();
@@ -314,16 +338,7 @@ export class ChoreRunner implements TaskHooks {
   private async startPayload(chore: ChoreDefinition, run: ChoreRunRecord, trigger: Trigger, fire: ChoreFire): Promise<ProactivePayload> {
     await this.options.runLog.linkTask(run.runId, proactiveTaskId(trigger));
     this.liveOf(run);
-    return {
-      prompt: choreInstruction(chore, { cause: run.cause, fireTime: fire.fireTime, startedAt: run.startedAt, missed: fire.missed, ...(fire.context ? { context: fire.context } : {}) }),
-      name: `${chore.name} (chore)`,
-      mode: 'simple',
-      // Exactly the chore's sets (reading is always given): `actionSets: []` reads and talks only.
-      actionSets: [...new Set(chore.actionSets)],
-      skills: chore.skills,
-      choreId: chore.id,
-      runId: run.runId,
-    };
+    return { ...choreStartSpec(chore, { cause: run.cause, fireTime: fire.fireTime, startedAt: run.startedAt, missed: fire.missed, ...(fire.context ? { context: fire.context } : {}) }), choreId: chore.id, runId: run.runId };
   }
 
   /** The run a task works for: its own, or (for a task a chore task started, transitively) the root's. */

@@ -3,6 +3,7 @@ import type { Ledger } from '../../core/actions/ledger';
 import { parseChoresFile, choresFilePath } from '../../core/chores/choreFile';
 import type { ChoresFileResult } from '../../core/chores/choreFile';
 import { ChoreRunner } from '../../core/chores/choreRunner';
+import type { ReviewLinkPort } from '../../core/chores/choreRunner';
 import { ChoreScheduler } from '../../core/chores/choreScheduler';
 import { FileTriggerDebouncer, OwnEditTracker, burstContext } from '../../core/chores/fileTriggers';
 import type { ChoreFireContext } from '../../core/chores/fireContext';
@@ -63,6 +64,8 @@ export interface ChoreHostDeps {
   workspaceName?: string;
   /** The master switch and the caps across chores (src/host/settings.ts), read at each use. */
   choreSettings?: () => ChoreSettings;
+  /** Approval links for runs parked on a review (src/host/approvals/approvalLinks.ts). */
+  reviewLinks?: ReviewLinkPort;
 }
 
 /** A chore and its recent runs, as `tasklane.getState` reports it (with `consent` and `review`). */
@@ -140,6 +143,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       workspaceLimits: () => this.choreSettings(),
       blocked: (id) => this.blockedReason(id),
       ...(deps.workspaceName !== undefined ? { workspaceName: deps.workspaceName } : {}),
+      ...(deps.reviewLinks ? { reviewLinks: deps.reviewLinks } : {}),
     });
     this.runLog.onDidChange((run) => this.onRun(run));
     // A pause (a cap tripped) or a Resume shows on the chore's card at once.
