@@ -7,6 +7,7 @@ import { TasklaneOps } from './agentTools/tasklaneOps';
 import { registerApprovalCommands } from './approvals/approvalCommands';
 import { registerApprovalLinks } from './approvals/approvalLinks';
 import { registerChoreCommands } from './chores/choreCommands';
+import { registerChorePreview } from './chores/chorePreviewCommands';
 import { registerCommands } from './commands';
 import { registerCommandApprovalCommands } from './execution/commandHost';
 import { registerHistoryCommands } from './historyCommands';
@@ -98,6 +99,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     }),
     ...registerCommands({ runtime, models, channel, refreshSidebar, trusted, showSession: (id) => sidebar.showSession(id) }),
     ...registerChoreCommands(part((s) => s.chores), secrets),
+    ...registerChorePreview(part((s) => s.chores)),
     ...registerCommandApprovalCommands(part((s) => s.commands)),
     ...registerApprovalCommands(part((s) => s.approvalOwners)),
     // Approval links from chore escalations: the proposal's diff, or a command's card in the sidebar.

@@ -110,4 +110,18 @@ describe('host: chore review links', function () {
     assert.equal(again.opened, false);
     assert.match(again.reason ?? '', /already decided \((approved|applied)\)/);
   });
+
+  it('Preview Chore shows the next fires and a dry run without a model call', async () => {
+    const before = (await modelRequests()).length;
+    const preview = (await vscode.commands.executeCommand('tasklane.previewChore', 'reviewed')) as { nextFires: Array<{ utc: string }>; dryRun: { prompt: string; cause: string; actionSets: string[] } };
+    assert.equal(preview.nextFires.length, 5);
+    assert.ok(preview.nextFires.every((f) => /T03:00:00\.000Z$/.test(f.utc)), 'no time zone: the machine zone, UTC here');
+    assert.equal(preview.dryRun.cause, 'cron');
+    assert.match(preview.dryRun.prompt, /^Fix the typo in README\.md\.\n\nTrigger: scheduled for /);
+    assert.deepEqual(preview.dryRun.actionSets, ['read', 'files']);
+    const shown = vscode.window.activeTextEditor?.document;
+    assert.equal(shown?.languageId, 'markdown');
+    assert.ok(shown?.getText().includes(preview.dryRun.prompt), 'the document shows the prompt');
+    assert.equal((await modelRequests()).length, before, 'no model call');
+  });
 });

@@ -5,6 +5,8 @@ import type { ChoresFileResult } from '../../core/chores/choreFile';
 import { ChoreRunner } from '../../core/chores/choreRunner';
 import type { ReviewLinkPort } from '../../core/chores/choreRunner';
 import { ChoreScheduler } from '../../core/chores/choreScheduler';
+import { previewChore } from '../../core/chores/chorePreview';
+import type { ChorePreview } from '../../core/chores/chorePreview';
 import { FileTriggerDebouncer, OwnEditTracker, burstContext } from '../../core/chores/fileTriggers';
 import type { ChoreFireContext } from '../../core/chores/fireContext';
 import { ChoreRunLog, DbRunPersistence } from '../../core/chores/runLog';
@@ -86,6 +88,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private readonly runLog: ChoreRunLog;
   private readonly scheduler: ChoreScheduler;
   private readonly logger: Logger;
+  private readonly clock: Clock;
   private readonly trusted: () => boolean;
   private readonly root: vscode.Uri | undefined;
   private loaded: ChoresFileResult = { chores: [], disabled: [], diagnostics: [] };
@@ -110,6 +113,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   constructor(deps: ChoreHostDeps) {
     const { db, triggers, clock, logger } = deps;
     this.logger = logger;
+    this.clock = clock;
     this.trusted = deps.trusted;
     this.root = deps.root;
     this.consent = new ConsentStore(deps.consent, () => clock.now());
@@ -256,6 +260,14 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     await this.apply();
   }
 
+  /** Next fires and a dry run of a valid chore (Preview Chore); no model is called. */
+  preview(choreId: string, count = 5): { chore: ChoreDefinition; preview: ChorePreview } | undefined {
+    const chore = this.loaded.chores.find((c) => c.id === choreId);
+    if (!chore) return undefined;
+    const caps = this.choreSettings();
+    return { chore, preview: previewChore(chore, { now: this.clock.now(), count, spend: this.spend, workspaceLimits: { maxCostUsdPerDay: caps.maxCostUsdPerDay, maxCostUsdPerMonth: caps.maxCostUsdPerMonth } }) };
+  }
+
   /** What a chore does, for the Enable confirmation. */
   review(choreId: string): { chore: ChoreDefinition; consent: 'given' | 'needed' } | undefined {
     const chore = this.loaded.chores.find((c) => c.id === choreId);
@@ -333,6 +345,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
         ...(restricted ? { problem: 'Restricted Mode: chores do not run until you trust this folder.' } : consent === 'needed' ? { problem: consentProblem } : stopped ? { problem: stopped } : {}),
         ...(this.scheduler.nextFireAt(chore.id) !== undefined ? { nextFireAt: this.scheduler.nextFireAt(chore.id) } : {}),
         ...(this.runLog.history(chore.id)[0] ? { lastRun: this.runLog.history(chore.id)[0] } : {}),
+        recent: this.runLog.history(chore.id),
       });
     });
     for (const id of this.loaded.disabled) {
@@ -437,7 +450,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       const consent = this.consentOf(chore);
       const stopped = this.stoppedProblem(chore);
       const paused = this.spend.paused(chore.id);
-      this.post({ type: 'chorePatch', chore: toChoreView(chore, { enabled: this.trusted() && consent === 'given' && !stopped, consent, ...(stopped ? { problem: stopped } : {}), ...(paused ? { paused: paused.reason } : {}), lastRun: this.runLog.history(chore.id)[0] ?? run, ...(next !== undefined ? { nextFireAt: next } : {}) }) });
+      this.post({ type: 'chorePatch', chore: toChoreView(chore, { enabled: this.trusted() && consent === 'given' && !stopped, consent, ...(stopped ? { problem: stopped } : {}), ...(paused ? { paused: paused.reason } : {}), lastRun: this.runLog.history(chore.id)[0] ?? run, recent: this.runLog.history(chore.id), ...(next !== undefined ? { nextFireAt: next } : {}) }) });
     }
     this.trace.changed(run);
   }
