@@ -37,6 +37,8 @@ export function registerChorePreview(ready: Promise<ChoreHost>): vscode.Disposab
       // A new query per preview: the next fires move on, and VS Code caches a document per URI.
       const uri = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/${choreId}.md`, query: String(Date.now()) });
       shown.set(uri.toString(), previewMarkdown(found.chore, found.preview));
+      // Keep the last few: an old preview tab reopened after that shows empty, which is honest enough.
+      for (const key of [...shown.keys()].slice(0, Math.max(0, shown.size - 20))) shown.delete(key);
       const document = await vscode.languages.setTextDocumentLanguage(await vscode.workspace.openTextDocument(uri), 'markdown');
       await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
       return found.preview;
