@@ -118,7 +118,7 @@ describe('host: chore review links', function () {
     assert.ok(preview.nextFires.every((f) => /T03:00:00\.000Z$/.test(f.utc)), 'no time zone: the machine zone, UTC here');
     assert.equal(preview.dryRun.cause, 'cron');
     assert.match(preview.dryRun.prompt, /^Fix the typo in README\.md\.\n\nTrigger: scheduled for /);
-    assert.deepEqual(preview.dryRun.actionSets, ['read', 'files']);
+    assert.deepEqual(preview.dryRun.actionSets, ['files']);
     const shown = vscode.window.activeTextEditor?.document;
     assert.equal(shown?.languageId, 'markdown');
     assert.ok(shown?.getText().includes(preview.dryRun.prompt), 'the document shows the prompt');

@@ -19,6 +19,9 @@ import type { CompiledExpression, SuccessVerdict } from './expressions';
 import { buildEscalationPayload, buildReviewPayload } from './escalationPayload';
 import type { EscalationResult, SecretPort } from './escalation';
 import { sendRunEscalation } from './runEscalation';
+import type { ChoreLedgerPort } from './runEscalation';
+
+export type { ChoreLedgerPort } from './runEscalation';
 import { ChoreRunBudget } from './runBudget';
 import type { BudgetCheck } from './runBudget';
 import type { ChoreRunCause, ChoreRunLog, ChoreRunRecord } from './runLog';
@@ -41,12 +44,6 @@ export interface ChoreAgentPort {
   snapshot(): { tasks: TaskView[] };
   cancelTask(taskId: string): Promise<void>;
   onDidChange(listener: (change: AgentChange) => void): { dispose(): void };
-}
-
-/** The irreversible-action ledger (escalations are recorded before they are sent). */
-export interface ChoreLedgerPort {
-  intent(taskId: string, action: string, input: unknown): Promise<string>;
-  outcome(id: string, status: 'done' | 'failed', outcome: unknown): Promise<void>;
 }
 
 export interface ChoreRunnerOptions {

@@ -1,9 +1,14 @@
 import { sendEscalation } from './escalation';
 import type { EscalationResult, SecretPort } from './escalation';
 import type { EscalationPayload } from './escalationPayload';
-import type { ChoreLedgerPort } from './choreRunner';
 import type { Logger } from '../ports';
 import type { EscalationChannels } from './types';
+
+/** The irreversible-action ledger (escalations are recorded before they are sent). */
+export interface ChoreLedgerPort {
+  intent(taskId: string, action: string, input: unknown): Promise<string>;
+  outcome(id: string, status: 'done' | 'failed', outcome: unknown): Promise<void>;
+}
 
 /** What sending a run's escalation needs (a part of the runner's options). */
 export interface RunEscalationDeps {

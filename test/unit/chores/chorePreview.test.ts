@@ -45,10 +45,10 @@ describe('chore preview: next fires and a dry run without the model', function (
     assert.equal(preview.dryRun.budget.chore.spentToday, 2.5);
     assert.equal(preview.dryRun.budget.workspace.spentToday, 2.5);
     assert.match(preview.dryRun.budget.exhausted ?? '', /\$2/);
-    assert.deepEqual(preview.dryRun.actionSets, ['read', 'files']);
+    assert.deepEqual(preview.dryRun.actionSets, ['files']);
     const md = previewMarkdown(cronChore(), preview);
     assert.match(md, /A cap is reached/);
-    assert.match(md, /Action sets: read, files/);
+    assert.match(md, /Action sets: files/);
     assert.ok(md.includes(preview.dryRun.prompt));
   });
 
