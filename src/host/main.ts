@@ -5,7 +5,9 @@ import { registerChatParticipant } from './agentTools/chatParticipant';
 import { registerLmTools } from './agentTools/lmTools';
 import { TasklaneOps } from './agentTools/tasklaneOps';
 import { registerApprovalCommands } from './approvals/approvalCommands';
+import { registerApprovalLinks } from './approvals/approvalLinks';
 import { registerChoreCommands } from './chores/choreCommands';
+import { registerChorePreview } from './chores/chorePreviewCommands';
 import { registerCommands } from './commands';
 import { registerCommandApprovalCommands } from './execution/commandHost';
 import { registerHistoryCommands } from './historyCommands';
@@ -97,8 +99,19 @@ export function start(context: vscode.ExtensionContext): MainParts {
     }),
     ...registerCommands({ runtime, models, channel, refreshSidebar, trusted, showSession: (id) => sidebar.showSession(id) }),
     ...registerChoreCommands(part((s) => s.chores), secrets),
+    ...registerChorePreview(part((s) => s.chores)),
     ...registerCommandApprovalCommands(part((s) => s.commands)),
     ...registerApprovalCommands(part((s) => s.approvalOwners)),
+    // Approval links from chore escalations: the proposal's diff, or a command's card in the sidebar.
+    ...registerApprovalLinks(
+      context.extension.id,
+      part((s) => ({
+        openProposal: (id: string) => s.changeSets.openProposal(id),
+        commandApprovals: () => s.commands.list(),
+        ownsCommand: (id: string) => s.commands.owns(id),
+        showSession: (sessionId: string) => sidebar.showSession(sessionId),
+      })),
+    ),
     ...registerMcpCommands(part((s) => s.mcp)),
     registerMemoryReview(part((s) => s.agent)),
     ...registerHistoryCommands(runtime),

@@ -86,6 +86,7 @@ export class Runtime implements vscode.Disposable {
         // Consent for shipped automation: per workspace, in VS Code's state, never in the repository.
         consent: this.context.workspaceState,
         extensionUri: this.context.extensionUri,
+        extensionId: this.context.extension.id,
         storage,
         post: (message) => this.postListeners.forEach((listener) => listener(message)),
         agentChanged: (change) => this.changeListeners.forEach((listener) => listener(change)),

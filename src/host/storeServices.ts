@@ -14,6 +14,7 @@ import type { Clock, Logger } from '../core/ports';
 import type { DurableDb, TriggerStore } from '../core/store/types';
 import type { HostMessage } from '../shared/protocol';
 import type { ApprovalOwner } from './approvals/approvalCommands';
+import { reviewLinkPort } from './approvals/approvalLinks';
 import { ApprovalService } from './approvals/approvalService';
 import { VsCodeWorkspaceReader } from './approvals/vscodeEdits';
 import { ChoreHost } from './chores/choreHost';
@@ -33,6 +34,8 @@ export interface HostEnv {
   /** Where consent for shipped automation is kept (workspaceState). */
   consent: ConsentBackend;
   extensionUri: vscode.Uri;
+  /** `publisher.name`: the authority of the extension's links (approval links). */
+  extensionId: string;
   /** The folder holding Tasklane's state (the workspace's storage folder). */
   storage: vscode.Uri;
   /** Every sidebar message a service posts (approval cards, chores and their runs). */
@@ -97,7 +100,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   const mcp = new McpHost({ root: folder?.uri, settings, consent: new ConsentStore(env.consent, () => clock.now()), trusted, clock, logger, cwd: folder?.uri.fsPath ?? storageDir });
   const commands = new CommandExecutionHost({ db, triggers, ledger, clock, logger, trusted, settings, mcp: mcp.servers, cwd: () => folder?.uri.fsPath ?? storageDir });
   await commands.recover();
-  const chores = new ChoreHost({ db, triggers, ledger, clock, logger, trusted, secrets: env.secrets, consent: env.consent, root: folder?.uri, ...(env.redact ? { redact: env.redact } : {}), choreSettings: () => settings.chores(), ...(folder ? { workspaceName: folder.name } : {}) });
+  const chores = new ChoreHost({ db, triggers, ledger, clock, logger, trusted, secrets: env.secrets, consent: env.consent, root: folder?.uri, ...(env.redact ? { redact: env.redact } : {}), choreSettings: () => settings.chores(), ...(folder ? { workspaceName: folder.name } : {}), reviewLinks: reviewLinkPort(env.extensionId, [changeSets, commands]) });
   const subscriptions = [
     changeSets.onDidChange(env.post),
     // A chore's applied proposal changes files its own globs may watch: those events must not fire it again.

@@ -55,9 +55,14 @@ export interface ChoreView {
   problem?: string;
   nextFireAt?: number;
   lastRun?: ChoreRunView;
+  /** The last runs, skips and misses (newest first, at most {@link CHART_RUNS}), for the history chart. */
+  recentRuns?: ChoreRunView[];
   /** Set while a tripped budget cap pauses the chore: why. The card offers Resume. */
   paused?: string;
 }
+
+/** How many of a chore's last occurrences its history chart shows. */
+export const CHART_RUNS = 20;
 
 export type ChoreHostMessage =
   | { type: 'chorePatch'; chore: ChoreView }

@@ -1,4 +1,6 @@
 import type { ChoreHostMessage, ChoreRunView, ChoreStepView, ChoreView, ChoreWebviewMessage } from '../shared/choreProtocol';
+import { CHART_RUNS } from '../shared/choreProtocol';
+import { choreChartModel, renderChoreChart } from './choreChart';
 import { clear, formatTime, h } from './dom';
 
 /** Chores: next fire, last run and usage, Run now, and the selected run's live step trace. */
@@ -48,6 +50,7 @@ export class ChorePanel {
         const chore = this.chores.get(m.run.choreId);
         if (chore) {
           chore.lastRun = m.run;
+          chore.recentRuns = withRun(chore.recentRuns ?? [], m.run);
           this.render();
         }
         if (m.run.id === this.openRunId) this.renderTraceHead(m.run);
@@ -86,6 +89,7 @@ export class ChorePanel {
       chore.problem ? h('div', { class: `notice ${needsConsent ? 'warn' : 'error'}` }, chore.problem) : null,
       needsConsent ? this.review(chore) : null,
       chore.lastRun ? this.runLine(chore.lastRun) : null,
+      chore.recentRuns?.length ? renderChoreChart(choreChartModel(chore.recentRuns, Date.now())) : null,
       needsConsent ? null : run,
       chore.paused ? this.resumeButton(chore) : null,
       chore.consent === 'given' ? this.disableLink(chore) : null,
@@ -177,4 +181,11 @@ export class ChorePanel {
       h('pre', {}, `args: ${step.args}${step.result === undefined ? '' : `\nresult: ${step.result}`}`),
     );
   }
+}
+
+/** The chart's runs (newest first) with `run` put in its place: patched when known, else newest. */
+function withRun(runs: ChoreRunView[], run: ChoreRunView): ChoreRunView[] {
+  const at = runs.findIndex((r) => r.id === run.id);
+  if (at >= 0) return runs.map((r) => (r.id === run.id ? run : r));
+  return [run, ...runs].slice(0, CHART_RUNS);
 }

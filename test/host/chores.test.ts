@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateTasklane, quiesce, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
 
 // Chores inside a real extension host: chores.yaml loaded through the FileSystemWatcher, a file
 // burst coalesced into one run, a real VS Code task exiting non-zero, and a chore's edit proposal
@@ -94,6 +94,10 @@ describe('host: chores', function () {
     const after = chore(await state(), 'notes-digest')!.runs;
     assert.equal(after.length, 1, JSON.stringify(after));
     assert.equal(runs[0].status, 'succeeded', runs[0].reason);
+    // The trigger context reaches the model: the run's first request names every changed file.
+    const first = (await requestsText()).find((t) => t.includes('Summarise the notes.'));
+    assert.ok(first, 'the notes run reached the model');
+    for (const file of ['notes/n0.md', 'notes/n1.md', 'notes/n2.md']) assert.ok(first.includes(file), `${file} in the first request`);
   });
 
   it('a task chore fires when a real VS Code task exits non-zero', async () => {

@@ -216,6 +216,18 @@ describe('ui: a chore created from the palette, run now and traced live in the s
     assert.deepEqual(tools, ['task_end:ok'], "the trace shows the new run's steps only");
     await shot('ui-chores-5-next-run-followed');
   });
+
+  it("the chore's history chart shows both runs, oldest first, with an accessible summary", async function () {
+    const chart = row().locator('svg.chore-chart[role="img"]');
+    await row().locator('svg.chore-chart g.chart-run[data-outcome="succeeded"]:nth-of-type(2)').waitFor({ timeout: 10_000 });
+    const runs = await chart.locator('g.chart-run').evaluateAll((els) => els.map((el) => `${el.getAttribute('data-outcome')}`));
+    assert.deepEqual(runs, ['succeeded', 'succeeded']);
+    const lastId = await row().locator('.chore-run').getAttribute('data-run-id');
+    assert.equal(await chart.locator('g.chart-run').last().getAttribute('data-run-id'), lastId, 'the newest run is the rightmost bar');
+    assert.match((await chart.getAttribute('aria-label')) ?? '', /^Last 2 runs: 2 succeeded\. Median duration \d+ s, total cost \$\d+\.\d{3}\. Latest: succeeded/);
+    assert.match((await chart.locator('g.chart-run').first().locator('title').textContent()) ?? '', /^succeeded, \d+ s, \$/);
+    await shot('ui-chores-6-history-chart');
+  });
   it('a chore that arrives in chores.yaml from outside waits for Enable, showing what it does', async function () {
     // Appended by another program (a pull, another editor): not made with New Chore here.
     fs.appendFileSync(choresFile(), [

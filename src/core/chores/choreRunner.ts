@@ -16,9 +16,12 @@ import type { Clock, Logger } from '../ports';
 import type { Trigger, TriggerSource, TriggerStore } from '../store/types';
 import { compileExpression, evaluateSuccess, finalOutput } from './expressions';
 import type { CompiledExpression, SuccessVerdict } from './expressions';
-import { buildEscalationPayload } from './escalationPayload';
-import { sendEscalation } from './escalation';
+import { buildEscalationPayload, buildReviewPayload } from './escalationPayload';
 import type { EscalationResult, SecretPort } from './escalation';
+import { sendRunEscalation } from './runEscalation';
+import type { ChoreLedgerPort } from './runEscalation';
+
+export type { ChoreLedgerPort } from './runEscalation';
 import { ChoreRunBudget } from './runBudget';
 import type { BudgetCheck } from './runBudget';
 import type { ChoreRunCause, ChoreRunLog, ChoreRunRecord } from './runLog';
@@ -41,12 +44,6 @@ export interface ChoreAgentPort {
   snapshot(): { tasks: TaskView[] };
   cancelTask(taskId: string): Promise<void>;
   onDidChange(listener: (change: AgentChange) => void): { dispose(): void };
-}
-
-/** The irreversible-action ledger (escalations are recorded before they are sent). */
-export interface ChoreLedgerPort {
-  intent(taskId: string, action: string, input: unknown): Promise<string>;
-  outcome(id: string, status: 'done' | 'failed', outcome: unknown): Promise<void>;
 }
 
 export interface ChoreRunnerOptions {
@@ -77,6 +74,19 @@ export interface ChoreRunnerOptions {
   onEscalated?: (run: ChoreRunRecord, results: EscalationResult[]) => void;
   /** Applied to escalation payloads (security/redact.ts); default: credential shapes. */
   redact?: (text: string) => string;
+  /**
+   * Links to approvals, so a run parked on a review can be decided away from the keyboard. Without
+   * it (the CLI: nobody can open VS Code links to its temporary store) no review notice is sent.
+   */
+  reviewLinks?: ReviewLinkPort;
+}
+
+/** What the host tells the runner about an approval a chore task waits for. */
+export interface ReviewLinkPort {
+  /** An external link that opens the approval in VS Code (the host's URI handler). */
+  linkFor(approvalId: string): Promise<string>;
+  /** What the approval does, in one line ("Edit README.md"); undefined when it is gone. */
+  describe(approvalId: string): Promise<string | undefined>;
 }
 
 interface LiveRun {
@@ -111,6 +121,30 @@ export function choreInstruction(chore: ChoreDefinition, fire?: { cause: ChoreRu
   ].join('\n');
 }
 
+/** What a fire of a chore is told and given, before the run's ids: see {@link choreStartSpec}. */
+export interface ChoreStartSpec {
+  prompt: string;
+  name: string;
+  mode: 'simple';
+  actionSets: string[];
+  skills: string[];
+}
+
+/**
+ * The task a fire starts: its instruction (prompt + trigger context), name, mode, action sets and
+ * skills. The runner and the dry run (chorePreview.ts) both build it here, so they cannot drift.
+ */
+export function choreStartSpec(chore: ChoreDefinition, fire: { cause: ChoreRunCause; fireTime: string; startedAt: number; missed?: boolean; context?: ChoreFireContext }): ChoreStartSpec {
+  return {
+    prompt: choreInstruction(chore, fire),
+    name: `${chore.name} (chore)`,
+    mode: 'simple',
+    // Exactly the chore's sets (reading is always given): `actionSets: []` reads and talks only.
+    actionSets: [...new Set(chore.actionSets)],
+    skills: chore.skills,
+  };
+}
+
 export class ChoreRunner implements TaskHooks {
   private chores = new Map<string, { def: ChoreDefinition; success?: CompiledExpression }>();
   private readonly live = new Map<string, LiveRun>();
@@ -118,6 +152,8 @@ export class ChoreRunner implements TaskHooks {
   private subscription: { dispose(): void } | undefined;
   /** Run ends in flight, so a change event and a timer cannot end one run twice. */
   private readonly ending = new Set<string>();
+  /** `runId:approvalId` already announced, so each parked review is escalated once. */
+  private readonly announced = new Set<string>();
 
   constructor(private readonly options: ChoreRunnerOptions) {}
 
@@ -299,16 +335,7 @@ export class ChoreRunner implements TaskHooks {
   private async startPayload(chore: ChoreDefinition, run: ChoreRunRecord, trigger: Trigger, fire: ChoreFire): Promise<ProactivePayload> {
     await this.options.runLog.linkTask(run.runId, proactiveTaskId(trigger));
     this.liveOf(run);
-    return {
-      prompt: choreInstruction(chore, { cause: run.cause, fireTime: fire.fireTime, startedAt: run.startedAt, missed: fire.missed, ...(fire.context ? { context: fire.context } : {}) }),
-      name: `${chore.name} (chore)`,
-      mode: 'simple',
-      // Exactly the chore's sets (reading is always given): `actionSets: []` reads and talks only.
-      actionSets: [...new Set(chore.actionSets)],
-      skills: chore.skills,
-      choreId: chore.id,
-      runId: run.runId,
-    };
+    return { ...choreStartSpec(chore, { cause: run.cause, fireTime: fire.fireTime, startedAt: run.startedAt, missed: fire.missed, ...(fire.context ? { context: fire.context } : {}) }), choreId: chore.id, runId: run.runId };
   }
 
   /** The run a task works for: its own, or (for a task a chore task started, transitively) the root's. */
@@ -334,6 +361,8 @@ export class ChoreRunner implements TaskHooks {
   private onChange(change: AgentChange): void {
     if (change.type === 'task' && change.task.source.startsWith('chore:') && (terminal.has(change.task.status) || change.task.paused)) {
       void this.onTask(change.task).catch((e) => this.options.logger.error('CHORE', `could not record the end of task ${change.task.id}`, e));
+    } else if (change.type === 'task' && change.task.waitingForApproval && change.task.status === 'running') {
+      void this.announceReview(change.task, change.task.waitingForApproval).catch((e) => this.options.logger.error('CHORE', `could not announce the review task ${change.task.id} waits for`, e));
     } else if (change.type === 'taskEvent' && (change.event.kind === 'action_start' || change.event.kind === 'action_end')) {
       const run = this.options.runLog.activeForTask(change.taskId);
       if (run && this.chores.has(run.choreId)) this.traceStep(run, change.event.kind, change.event.data);
@@ -427,11 +456,29 @@ export class ChoreRunner implements TaskHooks {
   private async escalate(chore: ChoreDefinition, run: ChoreRunRecord): Promise<void> {
     if (!chore.escalate) return;
     const payload = buildEscalationPayload(chore, run, this.options.workspaceName, this.options.redact);
-    const channels = Object.keys(chore.escalate);
-    // Sending is irreversible: the intent is durable first, so a crash mid-send is reported, not replayed.
-    const intent = await this.options.ledger?.intent(run.runId, 'chore_escalation', { choreId: chore.id, runId: run.runId, channels });
-    const results = await sendEscalation(chore.escalate, payload, { secrets: this.options.secrets, logger: this.options.logger, ...(this.options.escalationTimeoutMs ? { timeoutMs: this.options.escalationTimeoutMs } : {}) });
-    if (intent) await this.options.ledger?.outcome(intent, results.every((r) => r.ok) ? 'done' : 'failed', results.map((r) => ({ channel: r.channel, ok: r.ok, ...(r.error ? { error: r.error.message } : {}) })));
+    const results = await sendRunEscalation(this.options, chore.escalate, payload, 'chore_escalation', { choreId: chore.id, runId: run.runId });
+    this.options.onEscalated?.(run, results);
+  }
+
+  /**
+   * A chore task parked on an approval: when the chore has escalation channels (and onFailure is
+   * not `silent`, which asks for no messages), tell them what waits and give the link that opens
+   * it. The run stays open and spends nothing while it waits; the decision wakes the task.
+   */
+  private async announceReview(task: TaskView, approvalId: string): Promise<void> {
+    const { reviewLinks } = this.options;
+    const run = this.options.runLog.activeForTask(task.id) ?? this.runOf(task);
+    const chore = run && this.chores.get(run.choreId)?.def;
+    if (!reviewLinks || !run || run.status !== 'running' || !chore?.escalate || chore.onFailure === 'silent') return;
+    const key = `${run.runId}:${approvalId}`;
+    if (this.announced.has(key)) return;
+    this.announced.add(key);
+    const summary = await reviewLinks.describe(approvalId);
+    if (summary === undefined) return; // Decided or gone before we got here: nothing to ask for.
+    const link = await reviewLinks.linkFor(approvalId);
+    const payload = buildReviewPayload(chore, run, { id: approvalId, summary, link }, this.options.workspaceName, this.options.redact);
+    const results = await sendRunEscalation(this.options, chore.escalate, payload, 'chore_review_notice', { choreId: chore.id, runId: run.runId, approvalId });
+    this.options.logger.info('CHORE', `run ${run.runId} of ${chore.id} waits for review of ${approvalId}; told ${results.filter((r) => r.ok).map((r) => r.channel).join(', ') || 'no channel'}`);
     this.options.onEscalated?.(run, results);
   }
 

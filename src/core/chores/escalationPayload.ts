@@ -20,6 +20,20 @@ export interface EscalationPayload {
   endedAt: string | null;
   /** Workspace folder name, so a team with several repos knows which one. */
   workspace?: string;
+  /**
+   * Set when the run parked waiting for a person's review (status `awaiting_review` while the run
+   * is still open): what waits, and the link that opens it in VS Code. Deciding there resumes the run.
+   */
+  approval?: ReviewRequest;
+}
+
+/** An approval a parked chore run waits for, as an escalation tells it. */
+export interface ReviewRequest {
+  id: string;
+  /** What the proposal does ("Edit README.md", "Run: npm test"). */
+  summary: string;
+  /** `vscode://tasklane.tasklane/approval?id=…` (or the code-server equivalent) for this approval. */
+  link: string;
 }
 
 const stepTextChars = 300;
@@ -45,6 +59,16 @@ export function buildEscalationPayload(chore: { id: string; name: string }, run:
   return { ...payload, reason: redact(payload.reason), lastSteps: payload.lastSteps.map((s) => ({ ...s, args: redact(s.args), result: redact(s.result) })) };
 }
 
+/**
+ * The payload telling that `run` waits for the review of `approval`. The run itself has not ended:
+ * the status says what a person is asked for, and the link takes them to the proposal.
+ */
+export function buildReviewPayload(chore: { id: string; name: string }, run: ChoreRunRecord, approval: ReviewRequest, workspace?: string, redact: (text: string) => string = redactCredentials): EscalationPayload {
+  const base = buildEscalationPayload(chore, run, workspace, redact);
+  const summary = redact(approval.summary);
+  return { ...base, status: 'awaiting_review', reason: `waiting for your review: ${summary}`, approval: { id: approval.id, summary, link: approval.link } };
+}
+
 /** One line for subjects and notification previews. */
 export function escalationTitle(p: EscalationPayload): string {
   return `Tasklane chore "${p.chore.name}" ${p.status.replace('_', ' ')}${p.workspace ? ` in ${p.workspace}` : ''}`;
@@ -60,7 +84,7 @@ export function slackMessage(p: EscalationPayload): Record<string, unknown> {
     ? p.lastSteps.map((s) => `• \`${s.name}\` ${s.status}${s.durationMs !== null ? ` (${s.durationMs} ms)` : ''}${s.result ? `: ${s.result.replace(/\s+/g, ' ').slice(0, 120)}` : ''}`).join('\n')
     : '_no steps recorded_';
   return {
-    text: `${escalationTitle(p)}: ${p.reason}`,
+    text: `${escalationTitle(p)}: ${p.reason}${p.approval ? ` ${p.approval.link}` : ''}`,
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: escalationTitle(p).slice(0, 150) } },
       {
@@ -73,6 +97,7 @@ export function slackMessage(p: EscalationPayload): Record<string, unknown> {
         ],
       },
       { type: 'section', text: { type: 'mrkdwn', text: `*Reason*\n${p.reason.slice(0, 2800)}` } },
+      ...(p.approval ? [{ type: 'section', text: { type: 'mrkdwn', text: `*Review*\n<${p.approval.link}|Open the proposal in VS Code> (approving there resumes the run)` } }] : []),
       { type: 'section', text: { type: 'mrkdwn', text: `*Last steps*\n${steps.slice(0, 2900)}` } },
       { type: 'context', elements: [{ type: 'mrkdwn', text: `Usage: ${usageLine(p.usage)}` }] },
     ],
@@ -96,6 +121,9 @@ export function emailText(p: EscalationPayload): string {
     'Last steps:',
     ...(steps.length ? steps : ['  (none)']),
     '',
+    ...(p.approval
+      ? [`Review it in VS Code (approving or rejecting there resumes the run where it waits):`, `  ${p.approval.link}`, '']
+      : []),
     'Open the Tasklane sidebar in VS Code to see the full trace and any proposals waiting for review.',
   ].join('\n');
 }

@@ -120,6 +120,22 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
     return (await this.store.load(id)) !== undefined || this.recent.some((v) => v.id === id);
   }
 
+  /**
+   * Opens a proposal's diff (its first file) as its card's first file does, when it still waits;
+   * otherwise says what became of it. Undefined when there is no such proposal (approval links).
+   */
+  async openProposal(id: string): Promise<{ opened: true } | { opened: false; status: string } | undefined> {
+    const changeSet = await this.store.load(id);
+    if (!changeSet) {
+      const recent = this.recent.find((v) => v.id === id);
+      return recent ? { opened: false, status: recent.status } : undefined;
+    }
+    if (changeSet.status !== 'pending') return { opened: false, status: changeSet.status };
+    const first = changeSet.files[0];
+    if (first) await this.documents.open(changeSet, first.path);
+    return { opened: true };
+  }
+
   /** The oldest pending change set, for the palette commands without an id. */
   async oldestPending(): Promise<{ id: string; createdAt: number } | undefined> {
     return this.store.oldestPending();

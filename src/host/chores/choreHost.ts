@@ -3,16 +3,17 @@ import type { Ledger } from '../../core/actions/ledger';
 import { parseChoresFile, choresFilePath } from '../../core/chores/choreFile';
 import type { ChoresFileResult } from '../../core/chores/choreFile';
 import { ChoreRunner } from '../../core/chores/choreRunner';
+import type { ReviewLinkPort } from '../../core/chores/choreRunner';
 import { ChoreScheduler } from '../../core/chores/choreScheduler';
+import { previewChore } from '../../core/chores/chorePreview';
+import type { ChorePreview } from '../../core/chores/chorePreview';
 import { FileTriggerDebouncer, OwnEditTracker, burstContext } from '../../core/chores/fileTriggers';
-import type { ChoreFireContext, FileChangeKind } from '../../core/chores/fireContext';
+import type { ChoreFireContext } from '../../core/chores/fireContext';
 import { ChoreRunLog, DbRunPersistence } from '../../core/chores/runLog';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
 import { DbSchedulePersistence } from '../../core/chores/schedulePersistence';
 import { TaskTriggerMatcher } from '../../core/chores/taskTriggers';
 import { DiagnosticsTrigger, GitHeadTrigger } from '../../core/chores/eventTriggers';
-import type { FileProblems } from '../../core/chores/eventTriggers';
-import type { ChoreDiagnostic } from '../../core/chores/types';
 import type { Agent } from '../../core/engine/agent';
 import type { Clock, Logger } from '../../core/ports';
 import type { DurableDb, TriggerStore } from '../../core/store/types';
@@ -24,7 +25,9 @@ import type { ConsentBackend, ConsentKind } from '../../core/consent/consentStor
 import { choreDefinitionHash } from '../../core/consent/definitionHash';
 import { choreSecretKey, workspaceSecretScope } from '../../core/chores/secretScope';
 import type { ChoreDefinition } from '../../core/chores/types';
-import { toChoreView, toRunView, toStepView } from './choreViews';
+import { toChoreView, toRunView } from './choreViews';
+import { RunTraceFollower } from './runTraceFollower';
+import { GitHeadWatcher, problemsOf, toDiagnostic, watchChoreGlobs } from './choreWatchers';
 import { ChoreSpendLedger, DbSpendPersistence } from '../../core/chores/spendLedger';
 import type { ChoreSettings } from '../settings';
 
@@ -63,6 +66,8 @@ export interface ChoreHostDeps {
   workspaceName?: string;
   /** The master switch and the caps across chores (src/host/settings.ts), read at each use. */
   choreSettings?: () => ChoreSettings;
+  /** Approval links for runs parked on a review (src/host/approvals/approvalLinks.ts). */
+  reviewLinks?: ReviewLinkPort;
 }
 
 /** A chore and its recent runs, as `tasklane.getState` reports it (with `consent` and `review`). */
@@ -83,6 +88,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private readonly runLog: ChoreRunLog;
   private readonly scheduler: ChoreScheduler;
   private readonly logger: Logger;
+  private readonly clock: Clock;
   private readonly trusted: () => boolean;
   private readonly root: vscode.Uri | undefined;
   private loaded: ChoresFileResult = { chores: [], disabled: [], diagnostics: [] };
@@ -92,11 +98,11 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private readonly matcher = new TaskTriggerMatcher();
   private readonly diagnosticsTrigger: DiagnosticsTrigger;
   private readonly gitTrigger: GitHeadTrigger;
-  private gitWatched = false;
+  private readonly gitWatcher: GitHeadWatcher;
   private readonly disposables: vscode.Disposable[] = [];
   private fileWatchers: vscode.Disposable[] = [];
   private readonly listeners = new Set<(message: ChoreHostMessage) => void>();
-  private openRun: { runId: string; seen: Map<number, string> } | undefined;
+  private readonly trace = new RunTraceFollower((runId) => this.runLog.get(runId), (message) => this.post(message));
   private scheduleStarted = false;
   /** Consent per workspace and per chore definition. */
   readonly consent: ConsentStore;
@@ -107,6 +113,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   constructor(deps: ChoreHostDeps) {
     const { db, triggers, clock, logger } = deps;
     this.logger = logger;
+    this.clock = clock;
     this.trusted = deps.trusted;
     this.root = deps.root;
     this.consent = new ConsentStore(deps.consent, () => clock.now());
@@ -118,6 +125,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     });
     this.diagnosticsTrigger = new DiagnosticsTrigger(clock, (id, context) => void this.fire(id, 'diagnostics', context));
     this.gitTrigger = new GitHeadTrigger(clock, (id, context) => void this.fire(id, 'git', context));
+    this.gitWatcher = new GitHeadWatcher(deps.root, logger, ({ head, pulled }) => {
+      if (this.trusted()) this.gitTrigger.observe(head, { pulled });
+    });
     this.runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
     if (deps.redact) this.runLog.redact = deps.redact;
     this.spend = new ChoreSpendLedger(new DbSpendPersistence(db), () => clock.now());
@@ -137,6 +147,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       workspaceLimits: () => this.choreSettings(),
       blocked: (id) => this.blockedReason(id),
       ...(deps.workspaceName !== undefined ? { workspaceName: deps.workspaceName } : {}),
+      ...(deps.reviewLinks ? { reviewLinks: deps.reviewLinks } : {}),
     });
     this.runLog.onDidChange((run) => this.onRun(run));
     // A pause (a cap tripped) or a Resume shows on the chore's card at once.
@@ -184,54 +195,15 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       vscode.tasks.onDidEndTaskProcess((e) => void this.onTaskEnd(e.execution.task.name, e.exitCode)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.startSchedule()),
       vscode.languages.onDidChangeDiagnostics((e) => {
-        if (this.trusted()) this.diagnosticsTrigger.update(e.uris.flatMap((uri) => this.problemsOf(uri)));
+        if (this.trusted()) this.diagnosticsTrigger.update(e.uris.flatMap((uri) => problemsOf(this.root, uri)));
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('tasklane.chores')) void this.apply().catch((error) => this.logger.error('CHORE', 'could not apply the chore settings', error));
       }),
     );
     // Problems already there when VS Code opens are the starting state, not news.
-    this.diagnosticsTrigger.prime(vscode.languages.getDiagnostics().flatMap(([uri]) => this.problemsOf(uri)));
+    this.diagnosticsTrigger.prime(vscode.languages.getDiagnostics().flatMap(([uri]) => problemsOf(this.root, uri)));
     await this.startSchedule();
-  }
-
-  /** A file's current error and warning counts, for the diagnostics trigger; none outside the folder. */
-  private problemsOf(uri: vscode.Uri): FileProblems[] {
-    if (!this.root || uri.scheme !== this.root.scheme || !uri.path.startsWith(`${this.root.path}/`)) return [];
-    const diagnostics = vscode.languages.getDiagnostics(uri);
-    const errors = diagnostics.filter((d) => d.severity === vscode.DiagnosticSeverity.Error);
-    const warnings = diagnostics.filter((d) => d.severity === vscode.DiagnosticSeverity.Warning);
-    const first = errors[0] ?? warnings[0];
-    return [{ path: vscode.workspace.asRelativePath(uri, false), errors: errors.length, warnings: warnings.length, ...(first ? { first: `line ${first.range.start.line + 1}: ${first.message}` } : {}) }];
-  }
-
-  /**
-   * Follows HEAD through the built-in git extension (activated only once a git chore exists).
-   * A move with the upstream's "behind" count dropping to 0 is read as a pull.
-   */
-  private async watchGit(): Promise<void> {
-    if (this.gitWatched) return;
-    const extension = vscode.extensions.getExtension<GitExtensionExports>('vscode.git');
-    if (!extension) {
-      this.logger.warn('CHORE', 'a chore has a git trigger but the built-in git extension is not available; it will not fire');
-      return;
-    }
-    this.gitWatched = true;
-    const api = (extension.isActive ? extension.exports : await extension.activate()).getAPI(1);
-    const follow = (repo: GitRepository) => {
-      if (!this.root || repo.rootUri.toString() !== this.root.toString()) return;
-      let behind = repo.state.HEAD?.behind ?? 0;
-      const observe = () => {
-        const head = repo.state.HEAD;
-        const pulled = behind > 0 && (head?.behind ?? 0) === 0;
-        behind = head?.behind ?? 0;
-        if (this.trusted()) this.gitTrigger.observe({ commit: head?.commit, branch: head?.name }, { pulled });
-      };
-      observe();
-      this.disposables.push(repo.state.onDidChange(observe));
-    };
-    for (const repo of api.repositories) follow(repo);
-    this.disposables.push(api.onDidOpenRepository(follow));
   }
 
   /** Re-reads chores.yaml: diagnostics, runner, schedule, watchers, task matcher, sidebar. */
@@ -288,6 +260,14 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     await this.apply();
   }
 
+  /** Next fires and a dry run of a valid chore (Preview Chore); no model is called. */
+  preview(choreId: string, count = 5): { chore: ChoreDefinition; preview: ChorePreview } | undefined {
+    const chore = this.loaded.chores.find((c) => c.id === choreId);
+    if (!chore) return undefined;
+    const caps = this.choreSettings();
+    return { chore, preview: previewChore(chore, { now: this.clock.now(), count, spend: this.spend, workspaceLimits: { maxCostUsdPerDay: caps.maxCostUsdPerDay, maxCostUsdPerMonth: caps.maxCostUsdPerMonth } }) };
+  }
+
   /** What a chore does, for the Enable confirmation. */
   review(choreId: string): { chore: ChoreDefinition; consent: 'given' | 'needed' } | undefined {
     const chore = this.loaded.chores.find((c) => c.id === choreId);
@@ -304,7 +284,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.matcher.configure(runnable);
     this.diagnosticsTrigger.configure(runnable);
     this.gitTrigger.configure(runnable);
-    if (runnable.some((c) => c.trigger.kind === 'git')) void this.watchGit().catch((e) => this.logger.error('CHORE', 'could not follow git HEAD', e));
+    if (runnable.some((c) => c.trigger.kind === 'git')) void this.gitWatcher.start().catch((e) => this.logger.error('CHORE', 'could not follow git HEAD', e));
     this.debouncer.configure(runnable.flatMap((c) => (c.trigger.kind === 'files' ? [{ id: c.id, debounceMs: c.trigger.debounceMs }] : [])));
     this.watchFiles(runnable);
     const views = await this.list();
@@ -365,6 +345,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
         ...(restricted ? { problem: 'Restricted Mode: chores do not run until you trust this folder.' } : consent === 'needed' ? { problem: consentProblem } : stopped ? { problem: stopped } : {}),
         ...(this.scheduler.nextFireAt(chore.id) !== undefined ? { nextFireAt: this.scheduler.nextFireAt(chore.id) } : {}),
         ...(this.runLog.history(chore.id)[0] ? { lastRun: this.runLog.history(chore.id)[0] } : {}),
+        recent: this.runLog.history(chore.id),
       });
     });
     for (const id of this.loaded.disabled) {
@@ -399,12 +380,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       case 'chore.runNow':
         await this.runNow(message.id);
         return undefined;
-      case 'chore.openRun': {
-        const run = this.runLog.get(message.runId);
-        if (!run) return { type: 'choreRunSteps', runId: message.runId, steps: [] };
-        this.openRun = { runId: run.runId, seen: new Map(run.steps.map((s) => [s.id, JSON.stringify(s)])) };
-        return { type: 'choreRunSteps', runId: run.runId, steps: run.steps.map(toStepView) };
-      }
+      case 'chore.openRun':
+        return this.trace.openRun(message.runId);
       case 'chore.new':
         await vscode.commands.executeCommand('tasklane.newChore');
         return undefined;
@@ -431,6 +408,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.debouncer.dispose();
     this.diagnosticsTrigger.dispose();
     this.gitTrigger.dispose();
+    this.gitWatcher.dispose();
     for (const d of [...this.fileWatchers, ...this.disposables]) d.dispose();
     this.diagnostics.dispose();
   }
@@ -459,19 +437,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   /** One watcher per glob of each consented files chore; events are debounced and coalesced per chore. */
   private watchFiles(chores: readonly ChoreDefinition[]): void {
     for (const d of this.fileWatchers) d.dispose();
-    this.fileWatchers = [];
-    const root = this.root;
-    if (!root) return;
-    for (const chore of chores) {
-      if (chore.trigger.kind !== 'files') continue;
-      for (const glob of chore.trigger.globs) {
-        const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, glob));
-        const push = (change: FileChangeKind) => (uri: vscode.Uri) => {
-          if (this.trusted()) this.debouncer.push(chore.id, vscode.workspace.asRelativePath(uri, false), change);
-        };
-        this.fileWatchers.push(watcher, watcher.onDidChange(push('changed')), watcher.onDidCreate(push('created')), watcher.onDidDelete(push('deleted')));
-      }
-    }
+    this.fileWatchers = watchChoreGlobs(this.root, chores, (choreId, path, change) => {
+      if (this.trusted()) this.debouncer.push(choreId, path, change);
+    });
   }
 
   private onRun(run: ChoreRunRecord): void {
@@ -482,39 +450,12 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       const consent = this.consentOf(chore);
       const stopped = this.stoppedProblem(chore);
       const paused = this.spend.paused(chore.id);
-      this.post({ type: 'chorePatch', chore: toChoreView(chore, { enabled: this.trusted() && consent === 'given' && !stopped, consent, ...(stopped ? { problem: stopped } : {}), ...(paused ? { paused: paused.reason } : {}), lastRun: this.runLog.history(chore.id)[0] ?? run, ...(next !== undefined ? { nextFireAt: next } : {}) }) });
+      this.post({ type: 'chorePatch', chore: toChoreView(chore, { enabled: this.trusted() && consent === 'given' && !stopped, consent, ...(stopped ? { problem: stopped } : {}), ...(paused ? { paused: paused.reason } : {}), lastRun: this.runLog.history(chore.id)[0] ?? run, recent: this.runLog.history(chore.id), ...(next !== undefined ? { nextFireAt: next } : {}) }) });
     }
-    // A new run of the chore whose trace is open: follow it.
-    if (this.openRun && this.openRun.runId !== run.runId && this.runLog.get(this.openRun.runId)?.choreId === run.choreId && run.status === 'running' && run.steps.length === 0) {
-      this.openRun = { runId: run.runId, seen: new Map() };
-      this.post({ type: 'choreRunSteps', runId: run.runId, steps: [] });
-    }
-    if (this.openRun?.runId !== run.runId) return;
-    for (const step of run.steps) {
-      const json = JSON.stringify(step);
-      if (this.openRun.seen.get(step.id) === json) continue;
-      this.openRun.seen.set(step.id, json);
-      this.post({ type: 'choreStepPatch', runId: run.runId, step: toStepView(step) });
-    }
+    this.trace.changed(run);
   }
 
   private post(message: ChoreHostMessage): void {
     for (const listener of this.listeners) listener(message);
   }
-}
-
-/** The part of the built-in git extension's API (`vscode.git`, API version 1) chores use. */
-interface GitRepository {
-  rootUri: vscode.Uri;
-  state: { HEAD: { name?: string; commit?: string; behind?: number } | undefined; onDidChange: vscode.Event<void> };
-}
-interface GitExtensionExports {
-  getAPI(version: 1): { repositories: GitRepository[]; onDidOpenRepository: vscode.Event<GitRepository> };
-}
-
-function toDiagnostic(d: ChoreDiagnostic): vscode.Diagnostic {
-  const range = new vscode.Range(d.line - 1, d.column - 1, d.endLine - 1, d.endColumn - 1);
-  const diagnostic = new vscode.Diagnostic(range, d.message, d.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
-  diagnostic.source = 'Tasklane chores';
-  return diagnostic;
 }

@@ -1,6 +1,7 @@
 import type { ChoreRunRecord, ChoreStep } from '../../core/chores/runLog';
 import type { ChoreDefinition } from '../../core/chores/types';
 import { choreDefinitionHash } from '../../core/consent/definitionHash';
+import { CHART_RUNS } from '../../shared/choreProtocol';
 import type { ChoreReview, ChoreRunView, ChoreStepView, ChoreView } from '../../shared/choreProtocol';
 
 /** How the sidebar names a trigger. */
@@ -65,7 +66,7 @@ function hostOf(url: string): string {
   }
 }
 
-export function toChoreView(chore: ChoreDefinition, extra: { nextFireAt?: number; lastRun?: ChoreRunRecord; problem?: string; enabled: boolean; consent: 'needed' | 'given'; paused?: string }): ChoreView {
+export function toChoreView(chore: ChoreDefinition, extra: { nextFireAt?: number; lastRun?: ChoreRunRecord; recent?: readonly ChoreRunRecord[]; problem?: string; enabled: boolean; consent: 'needed' | 'given'; paused?: string }): ChoreView {
   return {
     id: chore.id,
     name: chore.name,
@@ -77,5 +78,6 @@ export function toChoreView(chore: ChoreDefinition, extra: { nextFireAt?: number
     ...(extra.paused ? { paused: extra.paused } : {}),
     ...(extra.nextFireAt !== undefined ? { nextFireAt: extra.nextFireAt } : {}),
     ...(extra.lastRun ? { lastRun: toRunView(extra.lastRun) } : {}),
+    ...(extra.recent?.length ? { recentRuns: extra.recent.slice(0, CHART_RUNS).map(toRunView) } : {}),
   };
 }

@@ -1,0 +1,31 @@
+import { sendEscalation } from './escalation';
+import type { EscalationResult, SecretPort } from './escalation';
+import type { EscalationPayload } from './escalationPayload';
+import type { Logger } from '../ports';
+import type { EscalationChannels } from './types';
+
+/** The irreversible-action ledger (escalations are recorded before they are sent). */
+export interface ChoreLedgerPort {
+  intent(taskId: string, action: string, input: unknown): Promise<string>;
+  outcome(id: string, status: 'done' | 'failed', outcome: unknown): Promise<void>;
+}
+
+/** What sending a run's escalation needs (a part of the runner's options). */
+export interface RunEscalationDeps {
+  secrets: SecretPort;
+  logger: Logger;
+  ledger?: ChoreLedgerPort;
+  escalationTimeoutMs?: number;
+}
+
+/**
+ * Sends one escalation of a run (a failure, or a review it waits for) to the chore's channels.
+ * Sending is irreversible: the intent is durable first, so a crash mid-send is reported, not
+ * replayed; the outcome per channel is recorded after.
+ */
+export async function sendRunEscalation(deps: RunEscalationDeps, channels: EscalationChannels, payload: EscalationPayload, action: 'chore_escalation' | 'chore_review_notice', input: Record<string, unknown>): Promise<EscalationResult[]> {
+  const intent = await deps.ledger?.intent(payload.runId, action, { ...input, channels: Object.keys(channels) });
+  const results = await sendEscalation(channels, payload, { secrets: deps.secrets, logger: deps.logger, ...(deps.escalationTimeoutMs ? { timeoutMs: deps.escalationTimeoutMs } : {}) });
+  if (intent) await deps.ledger?.outcome(intent, results.every((r) => r.ok) ? 'done' : 'failed', results.map((r) => ({ channel: r.channel, ok: r.ok, ...(r.error ? { error: r.error.message } : {}) })));
+  return results;
+}

@@ -1,0 +1,112 @@
+import * as vscode from 'vscode';
+import type { ReviewLinkPort } from '../../core/chores/choreRunner';
+import type { ApprovalView } from '../../shared/approvalProtocol';
+
+/**
+ * Approval away from the keyboard: `vscode://tasklane.tasklane/approval?id=<approval id>` opens
+ * that approval in VS Code. A chore run parked on a review sends the link through its escalation
+ * channels (core/chores/choreRunner.ts `announceReview`); the same handler serves the URI handler
+ * (the link clicked in a mail or Slack) and `tasklane.openApprovalLink` (a link pasted in the
+ * palette, and what host tests call).
+ */
+
+/** The path of approval links under the extension's URI authority. */
+export const APPROVAL_LINK_PATH = '/approval';
+
+/** What the handler needs from the approval owners (change sets, command approvals). */
+export interface ApprovalLinkTargets {
+  /** Opens a pending proposal's diff as its card does; otherwise says what became of it (`undefined`: no such proposal). */
+  openProposal(id: string): Promise<{ opened: true } | { opened: false; status: string } | undefined>;
+  /** The pending command approvals and the recently decided ones, as the sidebar shows them. */
+  commandApprovals(): Promise<ApprovalView[]>;
+  /** Whether the command approvals store knows this id at all (decided ones included). */
+  ownsCommand(id: string): Promise<boolean>;
+  /** Reveals the sidebar on the session whose card asks for the approval. */
+  showSession(sessionId: string): Promise<void>;
+}
+
+/** What opening a link did, for the command's callers (tests, scripts). */
+export type ApprovalLinkResult = { opened: 'diff' | 'card'; id: string } | { opened: false; reason: string };
+
+/** The link for `approvalId`, external so it is right in the desktop app, code-server and vscode.dev. */
+export async function approvalLink(extensionId: string, approvalId: string): Promise<string> {
+  const uri = vscode.Uri.from({ scheme: vscode.env.uriScheme, authority: extensionId.toLowerCase(), path: APPROVAL_LINK_PATH, query: `id=${encodeURIComponent(approvalId)}` });
+  return (await vscode.env.asExternalUri(uri)).toString(true);
+}
+
+/**
+ * The approval id a link names. Accepts the app link (`<scheme>://<extension id>/approval?id=…`)
+ * and the web callback form a browser workbench turns it into (`…?vscode-authority=…&vscode-path=/approval&vscode-query=id%3D…`).
+ */
+export function approvalIdOf(link: vscode.Uri, extensionId: string): string | undefined {
+  let { authority, path, query } = link;
+  const params = new URLSearchParams(query);
+  if (params.has('vscode-path')) {
+    authority = params.get('vscode-authority') ?? '';
+    path = params.get('vscode-path') ?? '';
+    query = params.get('vscode-query') ?? '';
+  }
+  if (authority.toLowerCase() !== extensionId.toLowerCase() || path !== APPROVAL_LINK_PATH) return undefined;
+  const id = new URLSearchParams(query).get('id')?.trim();
+  return id ? id : undefined;
+}
+
+/** Carries out one approval link; every refusal is shown to the person and returned. */
+export async function openApprovalLink(link: vscode.Uri, extensionId: string, targets: ApprovalLinkTargets): Promise<ApprovalLinkResult> {
+  const refuse = (reason: string): ApprovalLinkResult => {
+    void vscode.window.showWarningMessage(`Tasklane: ${reason}`);
+    return { opened: false, reason };
+  };
+  const id = approvalIdOf(link, extensionId);
+  if (!id) return refuse(`this is not a Tasklane approval link (expected ${vscode.env.uriScheme}://${extensionId}${APPROVAL_LINK_PATH}?id=…).`);
+  const proposal = await targets.openProposal(id);
+  if (proposal?.opened) return { opened: 'diff', id };
+  if (proposal) return refuse(`the proposal ${id} was already decided (${proposal.status.replace('_', ' ')}); there is nothing to review.`);
+  const command = (await targets.commandApprovals()).find((a) => a.id === id);
+  if (command?.status === 'pending') {
+    await targets.showSession(command.sessionId);
+    return { opened: 'card', id };
+  }
+  if (command || (await targets.ownsCommand(id))) return refuse(`the approval ${id} was already decided${command ? ` (${command.status})` : ''}; there is nothing to review.`);
+  return refuse(`there is no approval ${id} in this workspace; it may belong to another workspace or window, or have been removed.`);
+}
+
+/**
+ * The URI handler and `tasklane.openApprovalLink`. The targets exist once the store is open; both
+ * wait for them.
+ */
+export function registerApprovalLinks(extensionId: string, targets: Promise<ApprovalLinkTargets>): vscode.Disposable[] {
+  const open = async (link: vscode.Uri) => openApprovalLink(link, extensionId, await targets);
+  return [
+    vscode.window.registerUriHandler({ handleUri: (uri) => void open(uri) }),
+    vscode.commands.registerCommand('tasklane.openApprovalLink', async (link?: unknown) => {
+      const text = typeof link === 'string' ? link : await vscode.window.showInputBox({ title: 'Tasklane: open an approval link', prompt: `Paste the link from the escalation (${vscode.env.uriScheme}://${extensionId}${APPROVAL_LINK_PATH}?id=…)`, ignoreFocusOut: true });
+      if (!text) return undefined;
+      let uri: vscode.Uri;
+      try {
+        uri = vscode.Uri.parse(text.trim(), true);
+      } catch {
+        void vscode.window.showWarningMessage('Tasklane: that is not a link; paste the whole link from the escalation.');
+        return { opened: false, reason: 'not a link' } satisfies ApprovalLinkResult;
+      }
+      return open(uri);
+    }),
+  ];
+}
+
+/**
+ * The runner's review-link port over the approval owners (change sets, commands): a pending
+ * approval is described as the palette's pick describes it; a decided or unknown one is undefined.
+ */
+export function reviewLinkPort(extensionId: string, owners: ReadonlyArray<{ list(): Promise<ApprovalView[]> }>): ReviewLinkPort {
+  return {
+    linkFor: (id) => approvalLink(extensionId, id),
+    describe: async (id) => {
+      for (const owner of owners) {
+        const view = (await owner.list()).find((v) => v.id === id && v.status === 'pending');
+        if (view) return view.command !== undefined ? `${view.title} (run: ${view.command})` : `${view.title} (edit: ${view.files.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path)).join(', ')})`;
+      }
+      return undefined;
+    },
+  };
+}

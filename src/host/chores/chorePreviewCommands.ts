@@ -1,0 +1,70 @@
+import * as vscode from 'vscode';
+import { choresFilePath } from '../../core/chores/choreFile';
+import { previewMarkdown } from '../../core/chores/chorePreview';
+import type { ChorePreview } from '../../core/chores/chorePreview';
+import type { ChoreHost } from './choreHost';
+
+/**
+ * `tasklane.previewChore [id]` and a "Preview" code lens on each chore in .tasklane/chores.yaml:
+ * the next fires of a cron chore in its time zone and a dry run (prompt, trigger context, action
+ * sets, budgets) shown as a Markdown document. Nothing runs and no model is called; the command
+ * returns the preview (scripts, tests). Any valid chore can be previewed, enabled or not: looking
+ * is how a person decides whether to enable one that came with the repository.
+ */
+export function registerChorePreview(ready: Promise<ChoreHost>): vscode.Disposable[] {
+  // A read-only document, not an untitled one: closing it never asks to save a preview.
+  const shown = new Map<string, string>();
+  return [
+    vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, { provideTextDocumentContent: (uri) => shown.get(uri.toString()) ?? '' }),
+    vscode.languages.registerCodeLensProvider({ pattern: `**/${choresFilePath}` }, new ChoreCodeLenses(ready)),
+    vscode.commands.registerCommand('tasklane.previewChore', async (id?: unknown): Promise<ChorePreview | undefined> => {
+      const host = await ready;
+      let choreId = typeof id === 'string' && id ? id : undefined;
+      if (!choreId) {
+        const chores = host.validChores();
+        if (!chores.length) {
+          void vscode.window.showInformationMessage('Tasklane: there is no valid chore to preview in .tasklane/chores.yaml.');
+          return undefined;
+        }
+        choreId = (await vscode.window.showQuickPick(chores.map((c) => ({ label: c.name, description: c.id, id: c.id })), { title: 'Tasklane: preview which chore?' }))?.id;
+      }
+      if (!choreId) return undefined;
+      const found = host.preview(choreId);
+      if (!found) {
+        void vscode.window.showWarningMessage(`Tasklane: there is no valid chore "${choreId}" in .tasklane/chores.yaml; check its id and the problems shown on the file.`);
+        return undefined;
+      }
+      // A new query per preview: the next fires move on, and VS Code caches a document per URI.
+      const uri = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/${choreId}.md`, query: String(Date.now()) });
+      shown.set(uri.toString(), previewMarkdown(found.chore, found.preview));
+      // Keep the last few: an old preview tab reopened after that shows empty, which is honest enough.
+      for (const key of [...shown.keys()].slice(0, Math.max(0, shown.size - 20))) shown.delete(key);
+      const document = await vscode.languages.setTextDocumentLanguage(await vscode.workspace.openTextDocument(uri), 'markdown');
+      await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+      return found.preview;
+    }),
+  ];
+}
+
+/** Scheme of the read-only preview documents. */
+const PREVIEW_SCHEME = 'tasklane-chore-preview';
+
+/** One "Preview next fires and dry run" lens on the `id:` line of each valid chore. */
+// VS Code asks again on every edit of the file, which is also when chores reload: no change event needed.
+class ChoreCodeLenses implements vscode.CodeLensProvider {
+  constructor(private readonly ready: Promise<ChoreHost>) {}
+
+  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    const host = await this.ready;
+    const valid = new Map(host.validChores().map((c) => [c.id, c]));
+    const lenses: vscode.CodeLens[] = [];
+    for (let line = 0; line < document.lineCount; line++) {
+      const match = /^\s*(?:-\s+)?id:\s*["']?([A-Za-z0-9_-]+)["']?\s*(?:#.*)?$/.exec(document.lineAt(line).text);
+      const chore = match && valid.get(match[1]);
+      if (!chore) continue;
+      const range = new vscode.Range(line, 0, line, 0);
+      lenses.push(new vscode.CodeLens(range, { title: 'Preview next fires and dry run', command: 'tasklane.previewChore', arguments: [chore.id] }));
+    }
+    return lenses;
+  }
+}

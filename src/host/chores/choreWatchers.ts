@@ -1,0 +1,108 @@
+import * as vscode from 'vscode';
+import type { FileProblems } from '../../core/chores/eventTriggers';
+import type { FileChangeKind } from '../../core/chores/fireContext';
+import type { ChoreDefinition, ChoreDiagnostic } from '../../core/chores/types';
+import type { Logger } from '../../core/ports';
+
+/**
+ * The VS Code event sources behind chore triggers (diagnostics, git HEAD, file globs) and the
+ * chores.yaml problems, kept out of ChoreHost so it only composes them. Each turns VS Code events
+ * into plain values for the core's debouncers; none decides whether a chore runs.
+ */
+
+/** A file's current error and warning counts, for the diagnostics trigger; none outside `root`. */
+export function problemsOf(root: vscode.Uri | undefined, uri: vscode.Uri): FileProblems[] {
+  if (!root || uri.scheme !== root.scheme || !uri.path.startsWith(`${root.path}/`)) return [];
+  const diagnostics = vscode.languages.getDiagnostics(uri);
+  const errors = diagnostics.filter((d) => d.severity === vscode.DiagnosticSeverity.Error);
+  const warnings = diagnostics.filter((d) => d.severity === vscode.DiagnosticSeverity.Warning);
+  const first = errors[0] ?? warnings[0];
+  return [{ path: vscode.workspace.asRelativePath(uri, false), errors: errors.length, warnings: warnings.length, ...(first ? { first: `line ${first.range.start.line + 1}: ${first.message}` } : {}) }];
+}
+
+/** What a HEAD move looked like, for the git trigger. */
+export interface HeadObservation {
+  head: { commit: string | undefined; branch: string | undefined };
+  /** The upstream's "behind" count dropped to 0 with this move: read as a pull. */
+  pulled: boolean;
+}
+
+/**
+ * Follows HEAD of the repository at `root` through the built-in git extension, which is activated
+ * only once a git chore exists (`start` is idempotent).
+ */
+export class GitHeadWatcher implements vscode.Disposable {
+  private watched = false;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly root: vscode.Uri | undefined,
+    private readonly logger: Logger,
+    private readonly onHead: (observation: HeadObservation) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.watched) return;
+    const extension = vscode.extensions.getExtension<GitExtensionExports>('vscode.git');
+    if (!extension) {
+      this.logger.warn('CHORE', 'a chore has a git trigger but the built-in git extension is not available; it will not fire');
+      return;
+    }
+    this.watched = true;
+    const api = (extension.isActive ? extension.exports : await extension.activate()).getAPI(1);
+    const follow = (repo: GitRepository) => {
+      if (!this.root || repo.rootUri.toString() !== this.root.toString()) return;
+      let behind = repo.state.HEAD?.behind ?? 0;
+      const observe = () => {
+        const head = repo.state.HEAD;
+        const pulled = behind > 0 && (head?.behind ?? 0) === 0;
+        behind = head?.behind ?? 0;
+        this.onHead({ head: { commit: head?.commit, branch: head?.name }, pulled });
+      };
+      observe();
+      this.disposables.push(repo.state.onDidChange(observe));
+    };
+    for (const repo of api.repositories) follow(repo);
+    this.disposables.push(api.onDidOpenRepository(follow));
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.disposables.length = 0;
+  }
+}
+
+/**
+ * One FileSystemWatcher per glob of each files chore under `root`; `push` gets the relative path
+ * and the kind of change. Returns the watchers and their listeners, to dispose on the next call.
+ */
+export function watchChoreGlobs(root: vscode.Uri | undefined, chores: readonly ChoreDefinition[], push: (choreId: string, path: string, change: FileChangeKind) => void): vscode.Disposable[] {
+  const disposables: vscode.Disposable[] = [];
+  if (!root) return disposables;
+  for (const chore of chores) {
+    if (chore.trigger.kind !== 'files') continue;
+    for (const glob of chore.trigger.globs) {
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, glob));
+      const on = (change: FileChangeKind) => (uri: vscode.Uri) => push(chore.id, vscode.workspace.asRelativePath(uri, false), change);
+      disposables.push(watcher, watcher.onDidChange(on('changed')), watcher.onDidCreate(on('created')), watcher.onDidDelete(on('deleted')));
+    }
+  }
+  return disposables;
+}
+
+/** A chores.yaml problem (1-based lines and columns) as a VS Code diagnostic. */
+export function toDiagnostic(d: ChoreDiagnostic): vscode.Diagnostic {
+  const range = new vscode.Range(d.line - 1, d.column - 1, d.endLine - 1, d.endColumn - 1);
+  const diagnostic = new vscode.Diagnostic(range, d.message, d.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
+  diagnostic.source = 'Tasklane chores';
+  return diagnostic;
+}
+
+/** The part of the built-in git extension's API (`vscode.git`, API version 1) chores use. */
+interface GitRepository {
+  rootUri: vscode.Uri;
+  state: { HEAD: { name?: string; commit?: string; behind?: number } | undefined; onDidChange: vscode.Event<void> };
+}
+interface GitExtensionExports {
+  getAPI(version: 1): { repositories: GitRepository[]; onDidOpenRepository: vscode.Event<GitRepository> };
+}
