@@ -293,7 +293,9 @@ async function archiveMove(): Promise<void> {
     logger,
     storageDir: path.join(root, 'agent'),
     skillDirs: [],
-    settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000 }),
+    // The bench starts a task every few turns for as long as the move lasts: far more than the
+    // runaway cap of 30 starts an hour, which would refuse them and leave the loop waiting.
+    settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000, caps: { maxTaskStartsPerHour: 1_000_000 } }),
   });
   const overhead: number[] = [];
   agent.onSettled = (trigger) => {

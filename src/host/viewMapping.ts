@@ -90,7 +90,7 @@ export function toHostMessages(change: AgentChange, row: SessionRowLookup): Host
     case 'deadLetters':
       return [{ type: 'deadLetters', deadLetters: change.deadLetters.map(toDeadLetterView) }];
     case 'sessionRemoved':
-      return [{ type: 'sessionRemoved', sessionId: change.sessionId, movedTo: change.movedTo }];
+      return [{ type: 'sessionRemoved', sessionId: change.sessionId, movedTo: change.movedTo, ...(change.archived ? { archived: true } : {}) }];
     case 'turn':
       return [{ type: 'turnState', sessionId: change.sessionId, turnId: change.turnId, running: change.running }];
     case 'stream':

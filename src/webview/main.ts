@@ -250,6 +250,8 @@ function onMessage(message: HostMessage): void {
       }
       break;
     case 'sessionRemoved':
+      // An archived session is still history: its row stays, and so does a transcript already shown.
+      if (message.archived) break;
       sessions.remove(message.sessionId);
       transcripts.delete(message.sessionId);
       opened.delete(message.sessionId);

@@ -165,7 +165,7 @@ export class EngineState {
     if (!this.sessions.delete(sessionId)) return;
     this.transcripts.delete(sessionId);
     this.loading.delete(sessionId);
-    this.publish({ type: 'sessionRemoved', sessionId });
+    this.publish({ type: 'sessionRemoved', sessionId, archived: true });
   }
 
   saveTask(task: TaskRecord): void {

@@ -157,7 +157,7 @@ export type StreamDelta =
 export type AgentChange =
   | { type: 'message'; sessionId: string; message: MessageView }
   | { type: 'session'; session: Omit<SessionView, 'messages'> }
-  | { type: 'sessionRemoved'; sessionId: string; movedTo?: string }
+  | { type: 'sessionRemoved'; sessionId: string; movedTo?: string; archived?: boolean }
   | { type: 'task'; task: TaskView }
   | { type: 'taskEvent'; taskId: string; event: TaskEvent }
   | { type: 'deadLetters'; deadLetters: DeadLetterView[] }

@@ -67,8 +67,13 @@ describe('host: session list pages, open and search for the sidebar', function (
     try {
       await agent.whenReady();
       // The oldest sessions have been idle for over a week: archive them.
+      const removals: Array<{ sessionId: string; archived?: boolean }> = [];
+      const sub = agent.onDidChange((c) => void (c.type === 'sessionRemoved' && removals.push(c)));
       const moved = await agent.history.moveAll(['session']);
+      sub.dispose();
       assert.ok(moved > 50, `archived ${moved}`);
+      // The sidebar keeps an archived session's row: the change says it was archived, not deleted.
+      assert.ok(removals.length > 0 && removals.every((r) => r.archived === true), JSON.stringify(removals.slice(0, 3)));
       const seen: string[] = [];
       let after: { at: number; id: string } | undefined;
       let archivedSeen = 0;
