@@ -21,6 +21,7 @@ import { redactingSecrets } from './redactingSecrets';
 import { ReplyActions } from './reply/replyActions';
 import { Runtime } from './runtime';
 import { AgentSidebarBackend } from './sidebarBackend';
+import { toMcpServerView } from './mcp/mcpView';
 import { TasklaneSettings } from './settings';
 import { SidebarProvider } from './sidebarProvider';
 import type { StoreServices } from './storeServices';
@@ -128,6 +129,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
 
   const started = ready.then(
     async (services) => {
+      // MCP servers starting, failing or crashing, and trust given: the sidebar's MCP section follows.
+      context.subscriptions.push(services.mcp.onDidChange(() => sidebar.post({ type: 'mcpServers', servers: services.mcp.status().map(toMcpServerView) })));
       attention.seed(services.agent.snapshot().tasks, await services.approvals.list());
       await refreshSidebar();
     },

@@ -61,6 +61,8 @@ export class McpConnection {
   private crashes = 0;
   private restartAt = 0;
   private lastErrorText: string | undefined;
+  /** Whether the last failure was a start that failed (`start`) or a running process that exited (`exit`). */
+  private failure: 'start' | 'exit' | undefined;
   private current: McpConnectionState = 'stopped';
 
   constructor(private readonly options: McpConnectionOptions) {}
@@ -82,6 +84,11 @@ export class McpConnection {
   /** The last start or crash error, for the sidebar. */
   get lastError(): string | undefined {
     return this.lastErrorText;
+  }
+
+  /** What the last failure was, while the server is `crashed`: it never started, or it exited. */
+  get failedAt(): 'start' | 'exit' | undefined {
+    return this.failure;
   }
 
   /** The server's tools (starts it if needed); cached until it restarts. */
@@ -170,8 +177,10 @@ export class McpConnection {
     try {
       await client.connect(transport, { timeout: START_TIMEOUT_MS });
     } catch (error) {
-      this.stateValue = 'crashed';
+      // Error first, then state: the state listener reads both.
       this.lastErrorText = error instanceof Error ? error.message : String(error);
+      this.failure = 'start';
+      this.stateValue = 'crashed';
       this.noteCrash();
       throw new Error(`The MCP server ${this.name} could not start: ${this.lastErrorText}`, { cause: error });
     }
@@ -205,8 +214,9 @@ export class McpConnection {
     this.toolList = undefined;
     this.idleTimer?.cancel();
     if (this.stopping) return;
-    this.stateValue = 'crashed';
     this.lastErrorText = 'the server process exited';
+    this.failure = 'exit';
+    this.stateValue = 'crashed';
     this.noteCrash();
     this.options.logger.warn('HOST', `MCP server ${this.name} exited unexpectedly; it restarts on next use (after ${this.restartAt - this.options.clock.now()} ms)`);
   }

@@ -50,6 +50,8 @@ export interface McpServerStatus {
   trusted: boolean;
   state: McpConnectionState | 'untrusted';
   lastError?: string;
+  /** While `crashed`: whether it never started (`start`) or ran and exited (`exit`). */
+  failedAt?: 'start' | 'exit';
   tools?: number;
 }
 
@@ -80,6 +82,7 @@ export class McpServers implements McpCallPort {
         trusted,
         state: trusted ? (connection?.state ?? 'stopped') : 'untrusted',
         ...(connection?.lastError ? { lastError: connection.lastError } : {}),
+        ...(connection?.state === 'crashed' && connection.failedAt ? { failedAt: connection.failedAt } : {}),
         ...(tools !== undefined ? { tools } : {}),
       };
     });

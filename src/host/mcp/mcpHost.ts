@@ -44,6 +44,7 @@ export class McpHost implements vscode.Disposable {
   private readonly registered = new Set<string>();
   private addActions: ((actions: ActionDef[]) => void) | undefined;
   private service: Pick<CommandService, 'request'> | undefined;
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(private readonly deps: McpHostDeps) {
     this.servers = new McpServers({
@@ -54,7 +55,24 @@ export class McpHost implements vscode.Disposable {
       clock: deps.clock,
       logger: deps.logger,
       callTimeoutMs: () => deps.settings.mcpCallTimeoutMs(),
+      onStateChange: () => this.changed(),
     });
+  }
+
+  /** Told when a server's state, trust or definition may have changed (the sidebar re-reads `status()`). */
+  onDidChange(listener: () => void): vscode.Disposable {
+    this.changeListeners.add(listener);
+    return new vscode.Disposable(() => this.changeListeners.delete(listener));
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.deps.logger.warn('HOST', `MCP status listener failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
   }
 
   /** Every definition: the user's own first, then the workspace's (a workspace entry does not replace a user one). */
@@ -111,6 +129,8 @@ export class McpHost implements vscode.Disposable {
   /** Lists the tools of every runnable server and hands the new ones to the agent. Never throws. */
   async refresh(): Promise<void> {
     await this.servers.prune();
+    // Trust given or withdrawn, or a definition edited: the sidebar shows it before any server starts.
+    this.changed();
     if (!this.service || !this.addActions) return;
     const actions = await this.servers.actions(this.service);
     const fresh = actions.filter((a) => !this.registered.has(a.name));
