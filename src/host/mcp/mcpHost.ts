@@ -133,6 +133,8 @@ export class McpHost implements vscode.Disposable {
     this.changed();
     if (!this.service || !this.addActions) return;
     const actions = await this.servers.actions(this.service);
+    // The tool counts are known now (a server turned running before its tools were listed).
+    this.changed();
     const fresh = actions.filter((a) => !this.registered.has(a.name));
     for (const action of fresh) this.registered.add(action.name);
     if (fresh.length) {
