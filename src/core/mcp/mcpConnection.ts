@@ -29,6 +29,22 @@ export interface McpCallResult {
   truncatedChars: number;
 }
 
+/** A resource a server offers (resources/list). */
+export interface McpResourceInfo {
+  uri: string;
+  name: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** A prompt a server offers (prompts/list). */
+export interface McpPromptInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments: Array<{ name: string; required: boolean; description?: string }>;
+}
+
 export type McpConnectionState = 'stopped' | 'starting' | 'ready' | 'crashed';
 
 export interface McpConnectionOptions {
@@ -108,6 +124,52 @@ export class McpConnection {
       }));
     }
     return this.toolList;
+  }
+
+  /**
+   * The server's resources and prompts (starts it if needed, like listing tools). A server that
+   * does not declare the capability has none; the first page only (the picker is for a person).
+   */
+  async contextItems(): Promise<{ resources: McpResourceInfo[]; prompts: McpPromptInfo[] }> {
+    const client = await this.connect();
+    this.touch();
+    const caps = client.getServerCapabilities() ?? {};
+    const options = { timeout: this.timeoutMs };
+    const [resources, prompts] = await Promise.all([
+      caps.resources ? client.listResources(undefined, options).then((r) => r.resources) : Promise.resolve([]),
+      caps.prompts ? client.listPrompts(undefined, options).then((r) => r.prompts) : Promise.resolve([]),
+    ]);
+    return {
+      resources: resources.map((r) => ({ uri: r.uri, name: r.title ?? r.name, ...(r.description ? { description: r.description } : {}), ...(r.mimeType ? { mimeType: r.mimeType } : {}) })),
+      prompts: prompts.map((p) => ({
+        name: p.name,
+        ...(p.title ? { title: p.title } : {}),
+        ...(p.description ? { description: p.description } : {}),
+        arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: a.required === true, ...(a.description ? { description: a.description } : {}) })),
+      })),
+    };
+  }
+
+  /** One resource's contents: text parts as they are, binary parts named. */
+  async readResource(uri: string): Promise<string> {
+    const client = await this.connect();
+    this.touch();
+    const result = await client.readResource({ uri }, { timeout: this.timeoutMs });
+    return result.contents.map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[binary ${c.mimeType ?? 'content'} ${c.uri}]`)).join('\n');
+  }
+
+  /** A prompt's messages as text (`role: text`), with the arguments given. */
+  async getPrompt(name: string, args: Record<string, string>): Promise<string> {
+    const client = await this.connect();
+    this.touch();
+    const result = await client.getPrompt({ name, arguments: args }, { timeout: this.timeoutMs });
+    return result.messages
+      .map((m) => {
+        const c = m.content as { type: string; text?: string; resource?: { uri?: string; text?: string } };
+        const text = c.type === 'text' ? (c.text ?? '') : c.type === 'resource' ? `[resource ${c.resource?.uri ?? ''}]${c.resource?.text ? `\n${c.resource.text}` : ''}` : `[${c.type}]`;
+        return `${m.role}: ${text}`;
+      })
+      .join('\n\n');
   }
 
   /** Calls a tool; rejects with a message for the model on timeout, abort or a dead server. */

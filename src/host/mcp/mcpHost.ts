@@ -12,6 +12,7 @@ import type { CommandService } from '../../core/approval/commandService';
 import { parseMcpServers } from '../../core/mcp/mcpConfig';
 import type { McpConfigProblem, McpServerDefinition } from '../../core/mcp/mcpConfig';
 import { McpServers } from '../../core/mcp/mcpServers';
+import { McpContext } from '../../core/mcp/mcpContext';
 import type { McpServerStatus } from '../../core/mcp/mcpServers';
 import type { Clock, Logger } from '../../core/ports';
 import type { TasklaneSettings } from '../settings';
@@ -38,6 +39,8 @@ export const MCP_FILE = '.vscode/mcp.json';
 
 export class McpHost implements vscode.Disposable {
   readonly servers: McpServers;
+  /** Resources and prompts of the runnable servers, for the `@` picker (never auto-injected). */
+  readonly context: McpContext;
   private workspaceDefs: McpServerDefinition[] = [];
   private problems: McpConfigProblem[] = [];
   private readonly disposables: vscode.Disposable[] = [];
@@ -57,6 +60,7 @@ export class McpHost implements vscode.Disposable {
       callTimeoutMs: () => deps.settings.mcpCallTimeoutMs(),
       onStateChange: () => this.changed(),
     });
+    this.context = new McpContext(this.servers);
   }
 
   /** Told when a server's state, trust or definition may have changed (the sidebar re-reads `status()`). */
