@@ -21,6 +21,7 @@ import { redactingSecrets } from './redactingSecrets';
 import { ReplyActions } from './reply/replyActions';
 import { Runtime } from './runtime';
 import { AgentSidebarBackend } from './sidebarBackend';
+import { toMcpServerView } from './mcp/mcpView';
 import { TasklaneSettings } from './settings';
 import { SidebarProvider } from './sidebarProvider';
 import type { StoreServices } from './storeServices';
@@ -58,7 +59,10 @@ export function start(context: vscode.ExtensionContext): MainParts {
   const runtime = new Runtime(context, { logger, clock, trusted, models, secrets, redact: (text) => redactor.redact(text) });
   const ready = runtime.ready;
   // Propose as Edit from a reply goes to the change sets (an approval card), once the store is open.
-  const contextPicker = new ContextPicker(trusted);
+  const contextPicker = new ContextPicker(trusted, () => {
+    const mcp = runtime.current?.mcp;
+    return mcp ? { context: mcp.context, available: () => mcp.servers.runnable().length > 0 } : undefined;
+  });
   const replies = new ReplyActions(logger, { proposeUserEdit: async (input) => (await ready).changeSets.proposeUserEdit(input) });
   const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, trusted, { replies, context: contextPicker }), logger);
   const refreshSidebar = () => sidebar.refresh();
@@ -128,6 +132,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
 
   const started = ready.then(
     async (services) => {
+      // MCP servers starting, failing or crashing, and trust given: the sidebar's MCP section follows.
+      context.subscriptions.push(services.mcp.onDidChange(() => sidebar.post({ type: 'mcpServers', servers: services.mcp.status().map(toMcpServerView) })));
       attention.seed(services.agent.snapshot().tasks, await services.approvals.list());
       await refreshSidebar();
     },

@@ -12,6 +12,7 @@ import type { ModelProvider } from './modelProvider';
 import type { StoreServices } from './storeServices';
 import { toDeadLetterView, toSessionView, toTaskView, toTraceEvent } from './viewMapping';
 import type { SidebarSection } from './sidebarSection';
+import { toMcpServerView } from './mcp/mcpView';
 
 export type { SidebarSection };
 
@@ -28,7 +29,7 @@ export interface SidebarRuntime {
   /** Resolves with the services once the store is open (gestures wait for it). */
   readonly ready: Promise<SidebarSections & Pick<StoreServices, 'agent' | 'triggers'>>;
   /** The services if the store is open already (the initial state does not wait for it). */
-  readonly current: (SidebarSections & Pick<StoreServices, 'agent'>) | undefined;
+  readonly current: (SidebarSections & Pick<StoreServices, 'agent'> & Partial<Pick<StoreServices, 'mcp'>>) | undefined;
   readonly problem: string | undefined;
 }
 
@@ -69,6 +70,7 @@ export class AgentSidebarBackend implements SidebarBackend {
       sessionsHaveMore: page.hasMore,
       tasks: snapshot.tasks.map(toTaskView),
       deadLetters: snapshot.deadLetters.map(toDeadLetterView),
+      mcpServers: services.mcp?.status().map(toMcpServerView) ?? [],
     };
   }
 
@@ -80,6 +82,11 @@ export class AgentSidebarBackend implements SidebarBackend {
       return this.parts.replies.handle(message as ReplyWebviewMessage);
     }
     if (message.type.startsWith('sessions.')) return handleSessionMessage((await this.runtime.ready).agent, message as SessionWebviewMessage);
+    if (message.type === 'mcp.trust') {
+      // Never trusted from here: the command shows what would run in a modal and asks.
+      await vscode.commands.executeCommand('tasklane.trustMcpServer', message.name);
+      return undefined;
+    }
     if (message.type === 'context.pick') {
       try {
         const attachment = await this.parts.context?.pick();

@@ -6,8 +6,8 @@ import { z } from 'zod';
 
 /** One attachment, shown as a removable chip and sent with the message as its context. */
 export interface AttachmentView {
-  kind: 'file' | 'selection' | 'problems' | 'diff';
-  /** What the chip says: a path, `path:12-20`, "Problems", "Working-tree diff". */
+  kind: 'file' | 'selection' | 'problems' | 'diff' | 'mcp';
+  /** What the chip says: a path, `path:12-20`, "Problems", "Working-tree diff", "server: resource uri". */
   label: string;
   /** The content the model receives. */
   text: string;
@@ -17,7 +17,7 @@ export interface AttachmentView {
 export const ATTACHMENT_MAX_CHARS = 200_000;
 
 export const attachmentSchema = z.object({
-  kind: z.enum(['file', 'selection', 'problems', 'diff']),
+  kind: z.enum(['file', 'selection', 'problems', 'diff', 'mcp']),
   label: z.string().min(1).max(1000),
   text: z.string().max(ATTACHMENT_MAX_CHARS),
 });

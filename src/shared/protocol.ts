@@ -18,6 +18,8 @@ import { sessionMessageSchemas } from './sessionProtocol';
 // Session rows and transcript lines live with the session-list protocol (one import direction).
 export type { MessageView, SessionSummary } from './sessionProtocol';
 import type { ContextHostMessage } from './contextProtocol';
+import type { McpHostMessage, McpServerView } from './mcpProtocol';
+import { mcpMessageSchemas } from './mcpProtocol';
 import { attachmentSchema, contextMessageSchemas } from './contextProtocol';
 
 /** A piece of a running turn's live reply: text to append, or a tool call's progress line. */
@@ -90,6 +92,8 @@ export interface ViewState {
   chores: ChoreView[];
   /** `sessions` is the first page of the list; more come with `sessions.page` on scroll. */
   sessionsHaveMore?: boolean;
+  /** The configured MCP servers (absent while the store is not open); the section hides when empty. */
+  mcpServers?: McpServerView[];
 }
 
 export type HostMessage =
@@ -113,7 +117,8 @@ export type HostMessage =
   | ApprovalHostMessage
   | ChoreHostMessage
   | ContextHostMessage
-  | SessionHostMessage;
+  | SessionHostMessage
+  | McpHostMessage;
 
 const id = z.string().min(1).max(200);
 
@@ -142,6 +147,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   ...replyMessageSchemas,
   ...contextMessageSchemas,
   ...sessionMessageSchemas,
+  ...mcpMessageSchemas,
 ]);
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

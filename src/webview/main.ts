@@ -5,6 +5,7 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { HostMessage, MessageView, SessionSummary, TaskView, ViewState, WebviewMessage } from '../shared/protocol';
 import { ApprovalPanel } from './approvalPanel';
 import { ChorePanel } from './chorePanel';
+import { McpPanel } from './mcpPanel';
 import { clear, h } from './dom';
 import { AttachmentChips } from './attachments';
 import { watchSection } from './layout';
@@ -58,6 +59,7 @@ const chips = new AttachmentChips($('#attachments'));
 const approvals = new ApprovalPanel($('#approvals'), post);
 watchSection($('#review-section'), $('#approvals'), $('#review-count'), () => ({ shown: $('#approvals').children.length, needsYou: $('#approvals').querySelectorAll('[data-status="pending"]').length }), (n) => `${n} to review`);
 const chores = new ChorePanel($('#chores'), post);
+const mcp = new McpPanel($('#mcp-section'), $('#mcp-servers'), $('#mcp-note'), post);
 
 handleReplyActions(transcript, post, () => persisted.selectedSessionId);
 
@@ -206,7 +208,7 @@ function send(): void {
 }
 
 function onMessage(message: HostMessage): void {
-  if (approvals.onMessage(message) || chores.onMessage(message) || stream.onMessage(message) || sessions.onMessage(message)) return;
+  if (approvals.onMessage(message) || chores.onMessage(message) || mcp.onMessage(message) || stream.onMessage(message) || sessions.onMessage(message)) return;
   switch (message.type) {
     case 'init': {
       transcripts.clear();
@@ -233,6 +235,7 @@ function onMessage(message: HostMessage): void {
       renderDeadLetters(message.state.deadLetters);
       approvals.init(message.state.approvals);
       chores.init(message.state.chores);
+      mcp.init(message.state.mcpServers);
       if (persisted.traceTaskId && tasks.has(persisted.traceTaskId)) openTrace(persisted.traceTaskId);
       break;
     }

@@ -29,6 +29,22 @@ export interface McpCallResult {
   truncatedChars: number;
 }
 
+/** A resource a server offers (resources/list). */
+export interface McpResourceInfo {
+  uri: string;
+  name: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** A prompt a server offers (prompts/list). */
+export interface McpPromptInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments: Array<{ name: string; required: boolean; description?: string }>;
+}
+
 export type McpConnectionState = 'stopped' | 'starting' | 'ready' | 'crashed';
 
 export interface McpConnectionOptions {
@@ -61,6 +77,8 @@ export class McpConnection {
   private crashes = 0;
   private restartAt = 0;
   private lastErrorText: string | undefined;
+  /** Whether the last failure was a start that failed (`start`) or a running process that exited (`exit`). */
+  private failure: 'start' | 'exit' | undefined;
   private current: McpConnectionState = 'stopped';
 
   constructor(private readonly options: McpConnectionOptions) {}
@@ -84,6 +102,11 @@ export class McpConnection {
     return this.lastErrorText;
   }
 
+  /** What the last failure was, while the server is `crashed`: it never started, or it exited. */
+  get failedAt(): 'start' | 'exit' | undefined {
+    return this.failure;
+  }
+
   /** The server's tools (starts it if needed); cached until it restarts. */
   async tools(): Promise<McpTool[]> {
     const client = await this.connect();
@@ -101,6 +124,52 @@ export class McpConnection {
       }));
     }
     return this.toolList;
+  }
+
+  /**
+   * The server's resources and prompts (starts it if needed, like listing tools). A server that
+   * does not declare the capability has none; the first page only (the picker is for a person).
+   */
+  async contextItems(): Promise<{ resources: McpResourceInfo[]; prompts: McpPromptInfo[] }> {
+    const client = await this.connect();
+    this.touch();
+    const caps = client.getServerCapabilities() ?? {};
+    const options = { timeout: this.timeoutMs };
+    const [resources, prompts] = await Promise.all([
+      caps.resources ? client.listResources(undefined, options).then((r) => r.resources) : Promise.resolve([]),
+      caps.prompts ? client.listPrompts(undefined, options).then((r) => r.prompts) : Promise.resolve([]),
+    ]);
+    return {
+      resources: resources.map((r) => ({ uri: r.uri, name: r.title ?? r.name, ...(r.description ? { description: r.description } : {}), ...(r.mimeType ? { mimeType: r.mimeType } : {}) })),
+      prompts: prompts.map((p) => ({
+        name: p.name,
+        ...(p.title ? { title: p.title } : {}),
+        ...(p.description ? { description: p.description } : {}),
+        arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: a.required === true, ...(a.description ? { description: a.description } : {}) })),
+      })),
+    };
+  }
+
+  /** One resource's contents: text parts as they are, binary parts named. */
+  async readResource(uri: string): Promise<string> {
+    const client = await this.connect();
+    this.touch();
+    const result = await client.readResource({ uri }, { timeout: this.timeoutMs });
+    return result.contents.map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[binary ${c.mimeType ?? 'content'} ${c.uri}]`)).join('\n');
+  }
+
+  /** A prompt's messages as text (`role: text`), with the arguments given. */
+  async getPrompt(name: string, args: Record<string, string>): Promise<string> {
+    const client = await this.connect();
+    this.touch();
+    const result = await client.getPrompt({ name, arguments: args }, { timeout: this.timeoutMs });
+    return result.messages
+      .map((m) => {
+        const c = m.content as { type: string; text?: string; resource?: { uri?: string; text?: string } };
+        const text = c.type === 'text' ? (c.text ?? '') : c.type === 'resource' ? `[resource ${c.resource?.uri ?? ''}]${c.resource?.text ? `\n${c.resource.text}` : ''}` : `[${c.type}]`;
+        return `${m.role}: ${text}`;
+      })
+      .join('\n\n');
   }
 
   /** Calls a tool; rejects with a message for the model on timeout, abort or a dead server. */
@@ -170,8 +239,10 @@ export class McpConnection {
     try {
       await client.connect(transport, { timeout: START_TIMEOUT_MS });
     } catch (error) {
-      this.stateValue = 'crashed';
+      // Error first, then state: the state listener reads both.
       this.lastErrorText = error instanceof Error ? error.message : String(error);
+      this.failure = 'start';
+      this.stateValue = 'crashed';
       this.noteCrash();
       throw new Error(`The MCP server ${this.name} could not start: ${this.lastErrorText}`, { cause: error });
     }
@@ -205,8 +276,9 @@ export class McpConnection {
     this.toolList = undefined;
     this.idleTimer?.cancel();
     if (this.stopping) return;
-    this.stateValue = 'crashed';
     this.lastErrorText = 'the server process exited';
+    this.failure = 'exit';
+    this.stateValue = 'crashed';
     this.noteCrash();
     this.options.logger.warn('HOST', `MCP server ${this.name} exited unexpectedly; it restarts on next use (after ${this.restartAt - this.options.clock.now()} ms)`);
   }

@@ -16,7 +16,7 @@ import { describeResult } from '../approval/commandService';
 import type { Clock, Logger } from '../ports';
 import type { McpServerDefinition } from './mcpConfig';
 import { McpConnection } from './mcpConnection';
-import type { McpConnectionState, McpTool } from './mcpConnection';
+import type { McpConnectionState, McpPromptInfo, McpResourceInfo, McpTool } from './mcpConnection';
 
 /** Longest tool description offered to the model; longer ones are cut (the stable prefix stays small). */
 export const MAX_TOOL_DESCRIPTION = 300;
@@ -50,6 +50,8 @@ export interface McpServerStatus {
   trusted: boolean;
   state: McpConnectionState | 'untrusted';
   lastError?: string;
+  /** While `crashed`: whether it never started (`start`) or ran and exited (`exit`). */
+  failedAt?: 'start' | 'exit';
   tools?: number;
 }
 
@@ -80,6 +82,7 @@ export class McpServers implements McpCallPort {
         trusted,
         state: trusted ? (connection?.state ?? 'stopped') : 'untrusted',
         ...(connection?.lastError ? { lastError: connection.lastError } : {}),
+        ...(connection?.state === 'crashed' && connection.failedAt ? { failedAt: connection.failedAt } : {}),
         ...(tools !== undefined ? { tools } : {}),
       };
     });
@@ -103,6 +106,38 @@ export class McpServers implements McpCallPort {
       }
     }
     return out;
+  }
+
+  /**
+   * The resources and prompts of every runnable server, for the `@` picker (each started if needed,
+   * as for tools). A server that cannot start or list is logged and left out.
+   */
+  async contextItems(): Promise<Array<{ server: string; resources: McpResourceInfo[]; prompts: McpPromptInfo[] }>> {
+    const out: Array<{ server: string; resources: McpResourceInfo[]; prompts: McpPromptInfo[] }> = [];
+    for (const definition of this.runnable()) {
+      try {
+        out.push({ server: definition.name, ...(await this.connection(definition).contextItems()) });
+      } catch (error) {
+        this.deps.logger.warn('HOST', `MCP server ${definition.name} offers no resources or prompts now: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    return out;
+  }
+
+  /** A resource's text, from a server that may still run (consent can be withdrawn while the picker is open). */
+  async readResource(server: string, uri: string): Promise<string> {
+    return this.runnableConnection(server).readResource(uri);
+  }
+
+  /** A prompt's messages as text, from a server that may still run. */
+  async getPrompt(server: string, name: string, args: Record<string, string>): Promise<string> {
+    return this.runnableConnection(server).getPrompt(name, args);
+  }
+
+  private runnableConnection(server: string): McpConnection {
+    const definition = this.runnable().find((d) => d.name === server);
+    if (!definition) throw new Error(`the MCP server ${server} is not trusted or not configured any more`);
+    return this.connection(definition);
   }
 
   /** McpCallPort: runs an approved call. Refuses a server that is no longer trusted (consent withdrawn since the ask). */

@@ -2,6 +2,15 @@ import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import { ATTACHMENT_MAX_CHARS } from '../../shared/contextProtocol';
 import type { AttachmentView } from '../../shared/contextProtocol';
+import type { McpContext } from '../../core/mcp/mcpContext';
+import { pickMcpContext } from './mcpContextPick';
+
+/** The MCP part of the picker, once the store is open: whether a server may run, and its context. */
+export interface McpContextSource {
+  context: McpContext;
+  /** True when at least one trusted server may run (else the MCP entry is not offered). */
+  available(): boolean;
+}
 
 /**
  * What `@` in the sidebar's input (and `Tasklane: Add to Tasklane`) attaches. The picker is VS
@@ -11,15 +20,21 @@ import type { AttachmentView } from '../../shared/contextProtocol';
  * runs, so "the last one" is not readable afterwards without recording every terminal.
  */
 export class ContextPicker {
-  constructor(private readonly trusted: () => boolean) {}
+  constructor(
+    private readonly trusted: () => boolean,
+    private readonly mcp: () => McpContextSource | undefined = () => undefined,
+  ) {}
 
   async pick(): Promise<AttachmentView | undefined> {
+    const mcp = this.mcp();
+    const offerMcp = mcp?.available() === true;
     const choice = await vscode.window.showQuickPick(
       [
         { label: '$(file) File…', source: 'file' as const, detail: 'A workspace file (type to search)' },
         { label: '$(selection) Current selection', source: 'selection' as const, detail: 'What is selected in the active editor' },
         { label: '$(warning) Problems', source: 'problems' as const, detail: 'Errors and warnings of the workspace' },
         { label: '$(git-compare) Working-tree changes', source: 'diff' as const, detail: 'git diff of the files you changed' },
+        ...(offerMcp ? [{ label: '$(plug) MCP resource or prompt…', source: 'mcp' as const, detail: 'From a trusted MCP server (it starts if needed)' }] : []),
       ],
       { title: 'Tasklane: attach to the message', placeHolder: 'What should Tasklane see with this message?' },
     );
@@ -32,6 +47,8 @@ export class ContextPicker {
         return problemsAttachment();
       case 'diff':
         return this.diff();
+      case 'mcp':
+        return mcp ? pickMcpContext(mcp.context) : undefined;
       default:
         return undefined;
     }

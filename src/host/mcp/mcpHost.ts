@@ -12,6 +12,7 @@ import type { CommandService } from '../../core/approval/commandService';
 import { parseMcpServers } from '../../core/mcp/mcpConfig';
 import type { McpConfigProblem, McpServerDefinition } from '../../core/mcp/mcpConfig';
 import { McpServers } from '../../core/mcp/mcpServers';
+import { McpContext } from '../../core/mcp/mcpContext';
 import type { McpServerStatus } from '../../core/mcp/mcpServers';
 import type { Clock, Logger } from '../../core/ports';
 import type { TasklaneSettings } from '../settings';
@@ -38,12 +39,15 @@ export const MCP_FILE = '.vscode/mcp.json';
 
 export class McpHost implements vscode.Disposable {
   readonly servers: McpServers;
+  /** Resources and prompts of the runnable servers, for the `@` picker (never auto-injected). */
+  readonly context: McpContext;
   private workspaceDefs: McpServerDefinition[] = [];
   private problems: McpConfigProblem[] = [];
   private readonly disposables: vscode.Disposable[] = [];
   private readonly registered = new Set<string>();
   private addActions: ((actions: ActionDef[]) => void) | undefined;
   private service: Pick<CommandService, 'request'> | undefined;
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(private readonly deps: McpHostDeps) {
     this.servers = new McpServers({
@@ -54,7 +58,25 @@ export class McpHost implements vscode.Disposable {
       clock: deps.clock,
       logger: deps.logger,
       callTimeoutMs: () => deps.settings.mcpCallTimeoutMs(),
+      onStateChange: () => this.changed(),
     });
+    this.context = new McpContext(this.servers);
+  }
+
+  /** Told when a server's state, trust or definition may have changed (the sidebar re-reads `status()`). */
+  onDidChange(listener: () => void): vscode.Disposable {
+    this.changeListeners.add(listener);
+    return new vscode.Disposable(() => this.changeListeners.delete(listener));
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.deps.logger.warn('HOST', `MCP status listener failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
   }
 
   /** Every definition: the user's own first, then the workspace's (a workspace entry does not replace a user one). */
@@ -111,8 +133,12 @@ export class McpHost implements vscode.Disposable {
   /** Lists the tools of every runnable server and hands the new ones to the agent. Never throws. */
   async refresh(): Promise<void> {
     await this.servers.prune();
+    // Trust given or withdrawn, or a definition edited: the sidebar shows it before any server starts.
+    this.changed();
     if (!this.service || !this.addActions) return;
     const actions = await this.servers.actions(this.service);
+    // The tool counts are known now (a server turned running before its tools were listed).
+    this.changed();
     const fresh = actions.filter((a) => !this.registered.has(a.name));
     for (const action of fresh) this.registered.add(action.name);
     if (fresh.length) {

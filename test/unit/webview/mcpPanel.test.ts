@@ -1,0 +1,38 @@
+import * as assert from 'node:assert/strict';
+import { mcpRowModel } from '../../../src/webview/mcpPanel';
+
+// The sidebar's MCP section row, as a model (the webview tests have no DOM): what each state reads
+// as, where the server is defined, the last error, and who gets a Trust… button.
+describe('webview: MCP servers section rows', function () {
+  it('a failed server shows its error in the error tone, with where it is defined', function () {
+    const row = mcpRowModel({ name: 'db', source: 'user', target: 'no-such-cmd --x', state: 'failed', lastError: 'spawn no-such-cmd ENOENT' });
+    assert.equal(row.stateLabel, 'failed');
+    assert.equal(row.tone, 'error');
+    assert.equal(row.origin, 'user settings');
+    assert.equal(row.lastError, 'spawn no-such-cmd ENOENT');
+    assert.equal(row.canTrust, false);
+    assert.match(row.ariaLabel, /MCP server db from user settings: failed\. Last error: spawn no-such-cmd ENOENT/);
+  });
+
+  it('only an untrusted repository server offers Trust…', function () {
+    const repo = mcpRowModel({ name: 'gh', source: 'workspace', target: 'npx gh-mcp', state: 'untrusted' });
+    assert.equal(repo.stateLabel, 'not trusted');
+    assert.equal(repo.origin, 'workspace .vscode/mcp.json');
+    assert.equal(repo.tone, 'warn');
+    assert.equal(repo.canTrust, true);
+    // In Restricted Mode a user server reads untrusted too, but trusting it is not the way out.
+    assert.equal(mcpRowModel({ name: 'u', source: 'user', target: 'x', state: 'untrusted' }).canTrust, false);
+    assert.equal(mcpRowModel({ name: 'gh', source: 'workspace', target: 'x', state: 'running' }).canTrust, false);
+  });
+
+  it('a running server counts its tools and drops a stale error; crashed keeps it', function () {
+    const running = mcpRowModel({ name: 'e', source: 'user', target: 'node e.js', state: 'running', tools: 12, lastError: 'the server process exited' });
+    assert.equal(running.stateLabel, 'running · 12 tools');
+    assert.equal(running.tone, 'ok');
+    assert.equal(running.lastError, undefined);
+    const crashed = mcpRowModel({ name: 'e', source: 'user', target: 'node e.js', state: 'crashed', lastError: 'the server process exited' });
+    assert.equal(crashed.tone, 'error');
+    assert.equal(crashed.lastError, 'the server process exited');
+    assert.equal(mcpRowModel({ name: 'e', source: 'user', target: 't', state: 'running', tools: 1 }).stateLabel, 'running · 1 tool');
+  });
+});
