@@ -290,6 +290,7 @@ let renderer: Markdown | undefined;
  * is defined resolves as it would in the whole reply.
  */
 export interface ReplyEnv {
+  [key: string | symbol]: unknown;
   references?: Record<string, { href: string; title: string }>;
 }
 
