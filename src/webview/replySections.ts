@@ -34,24 +34,22 @@ const BLANK = /^[ \t]*$/;
 const FENCE_OPEN = /^(?:(`{3,})[^`]*|(~{3,}).*)$/;
 const FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
 
-/** Columns of leading whitespace (a tab goes to the next multiple of 4). */
-function indentOf(line: string): number {
+/**
+ * Whether the line is a fence line (``` or ~~~) indented 1–3 columns (a tab goes to the next
+ * multiple of 4): top-level or inside a list item. No allocation: it runs on most lines.
+ */
+function ambiguousFence(line: string): boolean {
   let column = 0;
-  for (const ch of line) {
-    if (ch === ' ') column++;
-    else if (ch === '\t') column += 4 - (column % 4);
+  let at = 0;
+  for (; at < line.length && column < 4; at++) {
+    const ch = line.charCodeAt(at);
+    if (ch === 0x20) column++;
+    else if (ch === 0x09) column += 4 - (column % 4);
     else break;
   }
-  return column;
-}
-
-/** Whether the line is a fence line (``` or ~~~) indented 1–3 columns: top-level or in a list item. */
-function ambiguousFence(line: string): boolean {
-  if (line === '' || (line[0] !== ' ' && line[0] !== '\t')) return false;
-  const column = indentOf(line);
   if (column < 1 || column > 3) return false;
-  const rest = line.trimStart();
-  return rest.startsWith('```') || rest.startsWith('~~~');
+  const mark = line.charCodeAt(at);
+  return (mark === 0x60 || mark === 0x7e) && line.charCodeAt(at + 1) === mark && line.charCodeAt(at + 2) === mark;
 }
 
 /** The newline and NUL normalisation markdown-it applies before parsing (so lines agree). */
@@ -84,14 +82,16 @@ export function splitReply(source: string, minLines = 40): ReplySection[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (splittable && ambiguousFence(line)) splittable = false;
+    const first = line.charCodeAt(0);
+    const fenceChar = first === 0x60 || first === 0x7e; // ` or ~ (most lines are neither: skip the regexes)
     if (fence) {
-      const closer = FENCE_CLOSE.exec(line);
+      const closer = fenceChar ? FENCE_CLOSE.exec(line) : null;
       if (closer && closer[1][0] === fence.char && closer[1].length >= fence.length) fence = undefined;
       else codeLines++;
       continue;
     }
     if (splittable && i > start && i - start >= minLines && BLANK.test(lines[i - 1]) && line !== '' && line[0] !== ' ' && line[0] !== '\t' && !LIST_MARKER.test(line)) close(i);
-    const opener = FENCE_OPEN.exec(line);
+    const opener = fenceChar ? FENCE_OPEN.exec(line) : null;
     if (opener) {
       const marks = opener[1] ?? opener[2];
       fence = { char: marks[0], length: marks.length };

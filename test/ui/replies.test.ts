@@ -82,6 +82,8 @@ describe('ui: replies render as Markdown, safely', function () {
 
   it('a 2,000-line reply shows its end at once, renders the rest in sections, and stays at the bottom', async function () {
     // Every section placeholder the view adds and later replaces is counted in the page.
+    // (tsx compiles with keepNames: a function passed to evaluate calls a __name helper the page lacks.)
+    await frame.evaluate('window.__name = (f) => f');
     await frame.evaluate(() => {
       const seen = { added: 0, removed: 0 };
       (window as unknown as { __pending: typeof seen }).__pending = seen;
