@@ -30,9 +30,12 @@ interface Pending {
  * once when it comes near the view (the person scrolls up). A placeholder is replaced by the
  * section's own nodes, so once all are rendered the reply's DOM is the whole render's.
  *
- * While the transcript follows the bottom, a section rendered above keeps it at the bottom (its
- * real height differs from the estimate); otherwise the browser's scroll anchoring keeps what the
- * person reads in place.
+ * While the transcript follows the bottom, a long reply growing anywhere (a section rendered
+ * above in place of its estimate, a code block laid out for real as it nears the view) keeps it at
+ * the bottom: a ResizeObserver on the reply re-pins it before paint. Whether it follows is read
+ * from the last scroll event (at the end or not), not from the geometry at the time of the change,
+ * which that change has already moved; once the person scrolls up it stops, and the browser's
+ * scroll anchoring keeps what they read in place.
  */
 export class SectionRenderer {
   private container: HTMLElement | undefined;
@@ -40,12 +43,21 @@ export class SectionRenderer {
   private readonly queue: Pending[] = [];
   private readonly byPlaceholder = new Map<Element, Pending>();
   private scheduled = false;
+  /** Whether the transcript was at its end at the last scroll event (see the class comment). */
+  private following = true;
+  private readonly resized = new ResizeObserver((entries) => {
+    // A reply taken out of the page (session switch) is no longer watched.
+    for (const entry of entries) if (!entry.target.isConnected) this.resized.unobserve(entry.target);
+    this.keepAtBottom();
+  });
 
   constructor(private readonly renderFragment: (text: string, env: ReplyEnv) => DocumentFragment) {}
 
   /** The scroll container of the replies (the transcript). Placeholders made before it are kept. */
   attach(container: HTMLElement): void {
     this.container = container;
+    this.following = atEnd(container);
+    container.addEventListener('scroll', () => (this.following = atEnd(container)), { passive: true });
     this.observer?.disconnect();
     this.observer = new IntersectionObserver((entries) => this.onIntersect(entries), { root: container, rootMargin: AHEAD });
     for (const pending of this.queue) this.observer.observe(pending.placeholder);
@@ -78,6 +90,7 @@ export class SectionRenderer {
       deferred.push({ placeholder, text: parts[i].text, env });
     }
     for (let i = first; i < parts.length; i++) root.appendChild(this.renderFragment(parts[i].text, env));
+    this.resized.observe(root);
     // Nearest the end first: that is where the person is, and what scrolling up reaches first.
     for (const pending of deferred.reverse()) {
       this.queue.push(pending);
@@ -120,10 +133,13 @@ export class SectionRenderer {
     const { placeholder } = pending;
     // Removed from the page (session switch, a re-drawn transcript): nothing to render.
     if (!placeholder.isConnected) return;
-    const view = this.container;
-    const following = view !== undefined && view.contains(placeholder) && view.scrollTop + view.clientHeight >= view.scrollHeight - FOLLOW_SLACK_PX;
     placeholder.replaceWith(this.renderFragment(pending.text, pending.env));
-    if (following) view.scrollTop = view.scrollHeight;
+    this.keepAtBottom();
+  }
+
+  private keepAtBottom(): void {
+    const view = this.container;
+    if (view && this.following && !atEnd(view)) view.scrollTop = view.scrollHeight;
   }
 
   private drop(pending: Pending): void {
@@ -132,6 +148,11 @@ export class SectionRenderer {
     const at = this.queue.indexOf(pending);
     if (at >= 0) this.queue.splice(at, 1);
   }
+}
+
+/** Whether the transcript shows its end. */
+function atEnd(view: HTMLElement): boolean {
+  return view.scrollTop + view.clientHeight >= view.scrollHeight - FOLLOW_SLACK_PX;
 }
 
 /** Whether `text` has more than `lines` lines (stops counting there). */
