@@ -101,8 +101,10 @@ describe('ui: replies render as Markdown, safely', function () {
     const block = (n: number) => ['```ts', ...Array.from({ length: 86 }, (_, i) => `const s${n}_${i}: string = await read("src/${n}/${i}.ts");`), '```'].join('\n');
     const steps = Array.from({ length: 20 }, (_, n) => `## Step ${n + 1}\n\nChange **src/file${n}.ts** as [described][docs].\n\n- [x] read it\n- [ ] change it\n\n${block(n)}`);
     const text = ['Sectioned reply start.', ...steps, 'Sectioned reply end.', '[docs]: https://example.com/docs'].join('\n\n');
-    const message = await reply('a very long reply please', text, /Sectioned reply end/);
+    // The test before scrolled up to an old block: back to the end, where a person reading along is.
     const transcript = frame.locator('#transcript');
+    await transcript.evaluate((t) => (t.scrollTop = t.scrollHeight));
+    const message = await reply('a very long reply please', text, /Sectioned reply end/);
     await message.locator('.md-pending').first().waitFor({ state: 'detached', timeout: 30_000 });
     assert.equal(await message.locator('.md-pending').count(), 0, 'sections were left unrendered');
     const pending = await frame.evaluate(() => (window as unknown as { __pending: { added: number; removed: number } }).__pending);
