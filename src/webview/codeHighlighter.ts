@@ -35,7 +35,7 @@ export class CodeHighlighter {
    * The observed element is the `.code-block`, not its `code`: a block off-screen skips the layout
    * of its contents (content-visibility in the sidebar's CSS), but always has a box of its own.
    */
-  watch(container: HTMLElement): void {
+  watch(container: ParentNode): void {
     for (const code of container.querySelectorAll<HTMLElement>('code[data-hl]')) {
       const block = code.closest<HTMLElement>('.code-block') ?? code;
       this.waiting.add(block);

@@ -284,8 +284,30 @@ function createRenderer(): Markdown {
 
 let renderer: Markdown | undefined;
 
-/** One reply as safe HTML (see the file comment for what "safe" covers). */
-export function renderMarkdownHtml(text: string): string {
+/**
+ * What markdown-it keeps between the blocks of one reply: the link reference definitions. A long
+ * reply rendered section by section (replySections.ts) shares one, so a reference used before it
+ * is defined resolves as it would in the whole reply.
+ */
+export interface ReplyEnv {
+  [key: string | symbol]: unknown;
+  references?: Record<string, { href: string; title: string }>;
+}
+
+/** One reply (or one section of it, with the reply's `env`) as safe HTML (see the file comment). */
+export function renderMarkdownHtml(text: string, env: ReplyEnv = {}): string {
   renderer ??= createRenderer();
-  return renderer.render(text);
+  return renderer.render(text, env);
+}
+
+/**
+ * Fills `env` with the link reference definitions of `sections` (in order: the first definition of
+ * a label wins, as in one document). Only block-parses sections that may hold one (a line starting
+ * with `[`), so a reply without any costs a regex test.
+ */
+export function collectReferences(sections: readonly string[], env: ReplyEnv): void {
+  renderer ??= createRenderer();
+  for (const section of sections) {
+    if (/^ {0,3}\[/m.test(section)) renderer.block.parse(section, renderer, env, []);
+  }
 }

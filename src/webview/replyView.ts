@@ -1,13 +1,16 @@
 import type { ReplyWebviewMessage } from '../shared/replyProtocol';
 import { CodeHighlighter } from './codeHighlighter';
 import { renderMarkdownHtml } from './markdown';
+import { SectionRenderer } from './sectionRenderer';
 
 /**
  * Rendered replies in the DOM. The renderer's HTML (markdown.ts) is parsed into a `<template>`,
  * whose content is inert (no image is fetched, no script runs while it sits there), then an
  * allow-list runs over it before it joins the page: defence in depth behind `html: false`, the
  * link rules and the webview's CSP. Each message is rendered once, on its own; the list is never
- * re-rendered. Code blocks are coloured later, as they come into view (codeHighlighter.ts).
+ * re-rendered. A long reply renders its end (what a person following the conversation sees) at
+ * once and the rest section by section just after (sectionRenderer.ts); code blocks are coloured
+ * later, as they come into view (codeHighlighter.ts).
  */
 
 const ALLOWED_TAGS = new Set([
@@ -44,8 +47,9 @@ export function sanitize(root: DocumentFragment): number {
  * about right before its blocks are laid out. Set through the CSSOM: the CSP forbids style
  * attributes, not this.
  */
-function estimateBlockSizes(root: HTMLElement): void {
-  for (const block of root.querySelectorAll<HTMLElement>(':scope > .code-block')) {
+function estimateBlockSizes(root: ParentNode): void {
+  for (const block of root.querySelectorAll<HTMLElement>('.code-block')) {
+    if (block.parentElement && !block.parentElement.classList.contains('md')) continue; // nested: laid out with its parent
     const lines = (block.querySelector('pre code')?.textContent ?? '').split('\n').length;
     // A code line is 0.92em × line-height 1.4 (sidebar.css); then the toolbar, padding and borders.
     block.style.setProperty('contain-intrinsic-size', `auto calc(${lines} * 1.288em + 1.9em + 14px)`);
@@ -55,17 +59,25 @@ function estimateBlockSizes(root: HTMLElement): void {
 /** Colours code blocks near the view; what it inserts passes the same allow-list. */
 const highlighter = new CodeHighlighter((root) => void sanitize(root));
 
+/** Markdown → sanitized nodes with their size estimates, registered for colouring. */
+function renderFragment(text: string, env?: Parameters<typeof renderMarkdownHtml>[1]): DocumentFragment {
+  const template = document.createElement('template');
+  template.innerHTML = renderMarkdownHtml(text, env);
+  sanitize(template.content);
+  estimateBlockSizes(template.content);
+  highlighter.watch(template.content);
+  return template.content;
+}
+
+/** Renders the sections of long replies (the end first, the rest in small tasks or when scrolled near). */
+const sections = new SectionRenderer(renderFragment);
+
 /** One assistant reply as a DOM subtree. */
 export function renderReply(text: string): HTMLElement {
-  const template = document.createElement('template');
-  template.innerHTML = renderMarkdownHtml(text);
-  sanitize(template.content);
   const root = document.createElement('div');
   // msg-text like every message body (tests and styles find a message's text by it); md for the rendering.
   root.className = 'msg-text md';
-  root.appendChild(template.content);
-  estimateBlockSizes(root);
-  highlighter.watch(root);
+  if (!sections.render(root, text)) root.appendChild(renderFragment(text));
   return root;
 }
 
@@ -76,6 +88,7 @@ export function renderReply(text: string): HTMLElement {
  */
 export function handleReplyActions(container: HTMLElement, post: (message: ReplyWebviewMessage) => void, sessionId: () => string | undefined): void {
   highlighter.attach(container);
+  sections.attach(container);
   container.addEventListener('click', (event) => {
     const target = event.target as HTMLElement;
     const link = target.closest<HTMLAnchorElement>('a.md-link');

@@ -80,6 +80,51 @@ describe('ui: replies render as Markdown, safely', function () {
     await codes.first().locator('span.hljs-keyword').first().waitFor({ timeout: 15_000 });
   });
 
+  it('a 2,000-line reply shows its end at once, renders the rest in sections, and stays at the bottom', async function () {
+    // Every section placeholder the view adds and later replaces is counted in the page.
+    // (tsx compiles with keepNames: a function passed to evaluate calls a __name helper the page lacks.)
+    await frame.evaluate('window.__name = (f) => f');
+    await frame.evaluate(() => {
+      const seen = { added: 0, removed: 0 };
+      (window as unknown as { __pending: typeof seen }).__pending = seen;
+      const isPending = (n: Node) => n instanceof HTMLElement && n.classList.contains('md-pending');
+      new MutationObserver((records) => {
+        for (const r of records) {
+          for (const n of r.addedNodes) {
+            if (isPending(n)) seen.added++;
+            if (n instanceof HTMLElement) seen.added += n.querySelectorAll('.md-pending').length;
+          }
+          for (const n of r.removedNodes) if (isPending(n)) seen.removed++;
+        }
+      }).observe(document.querySelector('#transcript') as HTMLElement, { childList: true, subtree: true });
+    });
+    const block = (n: number) => ['```ts', ...Array.from({ length: 86 }, (_, i) => `const s${n}_${i}: string = await read("src/${n}/${i}.ts");`), '```'].join('\n');
+    const steps = Array.from({ length: 20 }, (_, n) => `## Step ${n + 1}\n\nChange **src/file${n}.ts** as [described][docs].\n\n- [x] read it\n- [ ] change it\n\n${block(n)}`);
+    const text = ['Sectioned reply start.', ...steps, 'Sectioned reply end.', '[docs]: https://example.com/docs'].join('\n\n');
+    // The test before scrolled up to an old block: back to the end, where a person reading along is.
+    const transcript = frame.locator('#transcript');
+    await transcript.evaluate((t) => (t.scrollTop = t.scrollHeight));
+    const message = await reply('a very long reply please', text, /Sectioned reply end/);
+    await message.locator('.md-pending').first().waitFor({ state: 'detached', timeout: 30_000 });
+    assert.equal(await message.locator('.md-pending').count(), 0, 'sections were left unrendered');
+    const pending = await frame.evaluate(() => (window as unknown as { __pending: { added: number; removed: number } }).__pending);
+    assert.ok(pending.added > 0, 'the long reply was rendered at once, not in sections');
+    assert.equal(pending.removed, pending.added, 'a placeholder was not replaced by its section');
+    // The whole reply, once all sections are in: every block, the first text, the reference
+    // defined at the very end resolving in the first section.
+    const codes = message.locator('.code-block pre code');
+    assert.equal(await codes.count(), 20);
+    assert.match((await message.textContent()) ?? '', /^Sectioned reply start\./);
+    assert.match((await codes.first().textContent()) ?? '', /const s0_85: string = await read\("src\/0\/85.ts"\);/);
+    assert.equal(await message.locator('a.md-link[href="https://example.com/docs"]').count(), 20);
+    assert.equal(await message.locator('h2').count(), 20);
+    // Sections rendered above the view did not pull the transcript away from the end it follows.
+    const atBottom = await transcript.evaluate((t) => t.scrollTop + t.clientHeight >= t.scrollHeight - 4);
+    assert.ok(atBottom, 'the transcript no longer shows the end of the reply');
+    await message.locator('h2').first().scrollIntoViewIfNeeded();
+    await codes.first().locator('span.hljs-keyword').first().waitFor({ timeout: 15_000 });
+  });
+
   it('opens README.md at its line from a path link in a reply', async function () {
     await frame.locator('#transcript a.file-link[data-path="README.md"]').last().click();
     await session().page.locator('.tabs-container .tab', { hasText: 'README.md' }).first().waitFor({ timeout: 15_000 });
