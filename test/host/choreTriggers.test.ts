@@ -25,11 +25,15 @@ function untilState<T>(what: string, probe: (s: State) => T | undefined | false,
 }
 
 /** The chore's history once it holds `count` entries and none is still running. */
-const settledRuns = (id: string, count: number) =>
-  untilState(`${count} settled run(s) of ${id}`, (s) => {
-    const runs = chore(s, id)?.runs ?? [];
-    return runs.length >= count && runs.every((r) => r.status !== 'running') ? runs : undefined;
-  });
+const settledRuns = (id: string, count: number, timeoutMs = 30_000) =>
+  untilState(
+    `${count} settled run(s) of ${id}`,
+    (s) => {
+      const runs = chore(s, id)?.runs ?? [];
+      return runs.length >= count && runs.every((r) => r.status !== 'running') ? runs : undefined;
+    },
+    timeoutMs,
+  );
 
 /** The model requests of a chore's runs, told apart by the marker in its prompt. */
 const requestsOf = async (marker: string) => (await requestsText()).filter((t) => t.includes(marker));
@@ -49,7 +53,7 @@ const SPEND = 'SPEND-CHORE: tidy something.';
 const HEAD = 'HEAD-CHORE: review the new commits.';
 
 describe('host: chore triggers and caps', function () {
-  this.timeout(120_000);
+  this.timeout(180_000);
   const collection = vscode.languages.createDiagnosticCollection('test');
 
   before(async () => {
@@ -69,7 +73,8 @@ describe('host: chore triggers and caps', function () {
       `    prompt: "${SPEND}"`,
       '  - id: head-watch',
       '    name: HEAD watch',
-      '    trigger: { git: head, debounceMs: 500 }',
+      // Long enough for the git extension to report the first commit (seconds on a busy machine) before the second is made.
+      '    trigger: { git: head, debounceMs: 15000 }',
       `    prompt: "${HEAD}"`,
     ].join('\n') + '\n';
     // Run alone in a fresh window, the workspace's file watcher may not be armed yet when the file
@@ -172,7 +177,7 @@ describe('host: chore triggers and caps', function () {
     assert.equal((await requestsOf(SPEND)).length, 2, 'the resumed run reached the model');
   });
 
-  it('two commits in quick succession are one git-HEAD run that names both ends', async function () {
+  it('two commits within the quiet time are one git-HEAD run that names both ends; a later commit a second', async function () {
     const git = vscode.extensions.getExtension<{ getAPI(v: 1): { repositories: Array<{ rootUri: vscode.Uri; state: { HEAD?: { commit?: string } } }> } }>('vscode.git');
     assert.ok(git, 'the built-in git extension is installed');
     const api = (git.isActive ? git.exports : await git.activate()).getAPI(1);
@@ -181,11 +186,15 @@ describe('host: chore triggers and caps', function () {
     const start = run('rev-parse', 'HEAD');
     // The chore follows the repository the git extension opened; commit only once it sees it.
     await until('the git extension to open the workspace repository', async () => api.repositories.find((r) => r.rootUri.toString() === root().toString() && r.state.HEAD?.commit === start), 60_000);
+    const sees = (commit: string) => until(`the git extension to see HEAD at ${commit.slice(0, 12)}`, async () => api.repositories.find((r) => r.rootUri.toString() === root().toString() && r.state.HEAD?.commit === commit), 60_000);
     await scriptModel([endStep()]);
     run('commit', '-q', '--allow-empty', '-m', 'first of a burst');
+    // Two HEAD moves the chore is told about, within its quiet time: one burst, one run.
+    await sees(run('rev-parse', 'HEAD'));
     run('commit', '-q', '--allow-empty', '-m', 'second of a burst');
     const end = run('rev-parse', 'HEAD');
-    const runs = await settledRuns('head-watch', 1);
+    await sees(end);
+    const runs = await settledRuns('head-watch', 1, 90_000);
     // The run's one request: the HEAD it ends at is in it, so both commits are behind this run.
     const [request] = await until('the HEAD run to reach the model', async () => {
       const found = await requestsOf(HEAD);
@@ -197,7 +206,7 @@ describe('host: chore triggers and caps', function () {
     await scriptModel([endStep()]);
     run('commit', '-q', '--allow-empty', '-m', 'after the burst');
     const third = run('rev-parse', 'HEAD');
-    const both = await settledRuns('head-watch', 2);
+    const both = await settledRuns('head-watch', 2, 90_000);
     assert.equal(both.length, 2, `two bursts, two entries: ${JSON.stringify(both)}`);
     const requests = await requestsOf(HEAD);
     assert.equal(requests.length, 2, 'one model request per run');
