@@ -157,7 +157,7 @@ describe('host: chore triggers and caps', function () {
     assert.equal(stopped.status, 'budget_exhausted', JSON.stringify(stopped));
     assert.match(stopped.reason ?? '', /tasklane\.chores\.maxCostUsdPerDay/);
     assert.equal((await requestsOf(SPEND)).length, 1, 'the stopped run made no model call');
-    const paused = await untilState('the spender to show as paused', (s) => chore(s, 'spender')?.paused && chore(s, 'spender'));
+    const paused = await untilState('the spender to show as paused', (s) => (chore(s, 'spender')?.paused ? chore(s, 'spender') : undefined));
     assert.match(paused.paused!, /tasklane\.chores\.maxCostUsdPerDay/);
     assert.match(paused.problem ?? '', /Paused: .*Resume it/);
     assert.equal(paused.enabled, false);
