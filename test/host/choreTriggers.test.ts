@@ -1,0 +1,215 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as vscode from 'vscode';
+import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+
+// Issue #14 in the real workbench: the diagnostics and git-HEAD triggers fire once per burst and
+// tell the run what happened, and the workspace's daily cap stops a run, pauses its chore, and
+// Resume lets it run again.
+
+interface ChoreRun { id: string; status: string; reason?: string; usage?: { cost: number } }
+interface ChoreState { id: string; enabled: boolean; consent?: 'needed' | 'given'; review?: { definitionHash: string }; problem?: string; paused?: string; runs: ChoreRun[] }
+interface State { chores: ChoreState[] }
+
+const root = () => vscode.workspace.workspaceFolders![0].uri;
+const write = (rel: string, text: string) => vscode.workspace.fs.writeFile(vscode.Uri.joinPath(root(), rel), new TextEncoder().encode(text));
+const state = async () => (await vscode.commands.executeCommand('tasklane.getState')) as State;
+const chore = (s: State, id: string) => s.chores.find((c) => c.id === id);
+const endStep = (extra: Record<string, unknown> = {}) => ({ ...extra, toolCalls: [{ name: 'task_end', arguments: { summary: 'done', output: {} } }] });
+const chores = vscode.workspace.getConfiguration('tasklane.chores');
+
+/** Polls the state snapshot until `probe` finds something; a timeout names the chores as last seen. */
+function untilState<T>(what: string, probe: (s: State) => T | undefined | false, timeoutMs = 30_000): Promise<T> {
+  let last: State | undefined;
+  return until(what, async () => probe((last = await state())), timeoutMs, () => `chores: ${JSON.stringify(last?.chores).slice(0, 1500)}`);
+}
+
+/** The chore's history once it holds `count` entries and none is still running. */
+const settledRuns = (id: string, count: number, timeoutMs = 30_000) =>
+  untilState(
+    `${count} settled run(s) of ${id}`,
+    (s) => {
+      const runs = chore(s, id)?.runs ?? [];
+      return runs.length >= count && runs.every((r) => r.status !== 'running') ? runs : undefined;
+    },
+    timeoutMs,
+  );
+
+/** The model requests of a chore's runs, told apart by the marker in its prompt. */
+const requestsOf = async (marker: string) => (await requestsText()).filter((t) => t.includes(marker));
+
+/** Resolves at the next diagnostics change the extension host sees: each set below is its own event. */
+function nextDiagnosticsChange(): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = vscode.languages.onDidChangeDiagnostics(() => {
+      listener.dispose();
+      resolve();
+    });
+  });
+}
+
+const DIAG = 'DIAG-CHORE: fix the errors that appeared.';
+const SPEND = 'SPEND-CHORE: tidy something.';
+const HEAD = 'HEAD-CHORE: review the new commits.';
+
+describe('host: chore triggers and caps', function () {
+  this.timeout(180_000);
+  const collection = vscode.languages.createDiagnosticCollection('test');
+
+  before(async () => {
+    await activateTasklane();
+    await quiesce();
+    await resetModel();
+    await useScriptedModel();
+    const yaml = [
+      'chores:',
+      '  - id: diag-watch',
+      '    name: Diagnostics watch',
+      '    trigger: { diagnostics: { files: "src/**" }, debounceMs: 500 }',
+      `    prompt: "${DIAG}"`,
+      '  - id: spender',
+      '    name: Spender',
+      '    trigger: { cron: "0 3 * * *" }',
+      `    prompt: "${SPEND}"`,
+      '  - id: head-watch',
+      '    name: HEAD watch',
+      // Long enough for the git extension to report the first commit (seconds on a busy machine) before the second is made.
+      '    trigger: { git: head, debounceMs: 15000 }',
+      `    prompt: "${HEAD}"`,
+    ].join('\n') + '\n';
+    // Run alone in a fresh window, the workspace's file watcher may not be armed yet when the file
+    // is first written (nothing loads): write it again until the chores host has read it.
+    let loaded: State | undefined;
+    for (let attempt = 0; !loaded && attempt < 6; attempt++) {
+      await write('.tasklane/chores.yaml', yaml + '#'.repeat(attempt) + '\n');
+      loaded = await untilState('chores.yaml to load', (s) => ['diag-watch', 'spender', 'head-watch'].every((id) => chore(s, id)?.review) && s, 5_000).catch(() => undefined);
+    }
+    assert.ok(loaded, 'chores.yaml never loaded');
+    for (const c of loaded.chores) {
+      if (c.consent === 'needed' && c.review) await vscode.commands.executeCommand('tasklane.enableChore', c.id, c.review.definitionHash);
+    }
+    await untilState('the chores to be enabled', (s) => ['diag-watch', 'spender', 'head-watch'].every((id) => chore(s, id)?.enabled));
+  });
+
+  after(async () => {
+    collection.dispose();
+    await vscode.workspace.fs.delete(vscode.Uri.joinPath(root(), '.tasklane/chores.yaml')).then(undefined, () => undefined);
+    await chores.update('maxCostUsdPerDay', undefined, vscode.ConfigurationTarget.Global);
+    await quiesce();
+    await vscode.workspace.getConfiguration('tasklane.model').update('provider', 'auto', vscode.ConfigurationTarget.Global);
+  });
+
+  it('a burst of new errors under src/** is one run that names the files; a later burst is a second', async () => {
+    await scriptModel([endStep()]);
+    const uri = (rel: string) => vscode.Uri.joinPath(root(), rel);
+    const error = (line: number, message: string) => new vscode.Diagnostic(new vscode.Range(line, 0, line, 5), message, vscode.DiagnosticSeverity.Error);
+    // Outside the chore's glob: never part of its context.
+    let seen = nextDiagnosticsChange();
+    collection.set(uri('README.md'), [error(0, 'outside the glob')]);
+    await seen;
+    for (const [file, message] of [['src/greet.js', 'greet is not defined'], ['src/math.js', 'add expects 2 arguments'], ['src/greet.js', 'unexpected token'], ['src/extra.js', 'missing semicolon']] as const) {
+      seen = nextDiagnosticsChange();
+      collection.set(uri(file), [...(collection.get(uri(file)) ?? []), error(collection.get(uri(file))?.length ?? 0, message)]);
+      await seen;
+    }
+    const first = await settledRuns('diag-watch', 1);
+    assert.equal(first.length, 1, `one burst, one entry in the history: ${JSON.stringify(first)}`);
+    assert.equal(first[0].status, 'succeeded', first[0].reason);
+    const requests = await requestsOf(DIAG);
+    assert.equal(requests.length, 1, 'one model request for the one run');
+    assert.match(requests[0], /new errors appeared in 3 file\(s\)/);
+    assert.match(requests[0], /src\/greet\.js: 2/);
+    assert.match(requests[0], /src\/math\.js: 1 \(first: line 1: add expects 2 arguments\)/);
+    assert.match(requests[0], /src\/extra\.js: 1/);
+    assert.ok(!requests[0].includes('outside the glob'), 'README.md is outside src/**');
+
+    // The first run ended after its debounce; the next burst is news again.
+    await scriptModel([endStep()]);
+    for (const file of ['src/math.js', 'src/later.js']) {
+      seen = nextDiagnosticsChange();
+      collection.set(uri(file), [...(collection.get(uri(file)) ?? []), error(3, `second burst in ${file}`)]);
+      await seen;
+    }
+    const both = await settledRuns('diag-watch', 2);
+    assert.equal(both.length, 2, JSON.stringify(both));
+    assert.ok(both.every((r) => r.status === 'succeeded'), JSON.stringify(both));
+    const second = (await requestsOf(DIAG)).slice(1);
+    assert.equal(second.length, 1, 'one model request for the second run');
+    assert.match(second[0], /new errors appeared in 2 file\(s\)/);
+    assert.match(second[0], /src\/later\.js: 1 \(first: line 4: second burst in src\/later\.js\)/);
+    assert.match(second[0], /src\/math\.js: 2/);
+    assert.ok(!second[0].includes('src/greet.js'), 'greet.js did not change in the second burst');
+  });
+
+  it('the workspace daily cap stops the next run, pauses the chore, and Resume lets it run again', async () => {
+    await chores.update('maxCostUsdPerDay', 0.1, vscode.ConfigurationTarget.Global);
+    // 100k input tokens priced as gpt-4o: $0.25, past the $0.10 cap after the first run's one call.
+    await scriptModel([endStep({ model: 'gpt-4o', usage: { input: 100_000, output: 0 } })]);
+    await vscode.commands.executeCommand('tasklane.runChoreNow', 'spender');
+    const [spent] = await settledRuns('spender', 1);
+    assert.equal(spent.status, 'succeeded', `the cap is checked before each call, so the first fits: ${spent.reason}`);
+    assert.ok((spent.usage?.cost ?? 0) >= 0.25, `the run's cost: ${JSON.stringify(spent.usage)}`);
+
+    // Scripted so that, were the cap not checked, this run would reach the model and succeed.
+    await scriptModel([endStep()]);
+    await vscode.commands.executeCommand('tasklane.runChoreNow', 'spender');
+    const [stopped] = await settledRuns('spender', 2);
+    assert.equal(stopped.status, 'budget_exhausted', JSON.stringify(stopped));
+    assert.match(stopped.reason ?? '', /tasklane\.chores\.maxCostUsdPerDay/);
+    assert.equal((await requestsOf(SPEND)).length, 1, 'the stopped run made no model call');
+    const paused = await untilState('the spender to show as paused', (s) => (chore(s, 'spender')?.paused ? chore(s, 'spender') : undefined));
+    assert.match(paused.paused!, /tasklane\.chores\.maxCostUsdPerDay/);
+    assert.match(paused.problem ?? '', /Paused: .*Resume it/);
+    assert.equal(paused.enabled, false);
+
+    // Paused, Run now is refused with the reason; raising the cap alone does not lift the pause.
+    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('tasklane.runChoreNow', 'spender')), /Paused: .*maxCostUsdPerDay/);
+    await chores.update('maxCostUsdPerDay', 5, vscode.ConfigurationTarget.Global);
+    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('tasklane.runChoreNow', 'spender')), /Paused/);
+
+    const message = (await vscode.commands.executeCommand('tasklane.resumeChore', 'spender')) as string;
+    assert.match(message, /^Resumed: .*all chores today \$\d+\.\d\d of \$5\b/);
+    const resumed = await untilState('the spender to be enabled again', (s) => !chore(s, 'spender')?.paused && chore(s, 'spender')?.enabled && chore(s, 'spender'));
+    assert.equal(resumed.problem, undefined);
+    await vscode.commands.executeCommand('tasklane.runChoreNow', 'spender');
+    const [again] = await settledRuns('spender', 3);
+    assert.equal(again.status, 'succeeded', again.reason);
+    assert.equal((await requestsOf(SPEND)).length, 2, 'the resumed run reached the model');
+  });
+
+  it('two commits within the quiet time are one git-HEAD run that names both ends; a later commit a second', async function () {
+    const git = vscode.extensions.getExtension<{ getAPI(v: 1): { repositories: Array<{ rootUri: vscode.Uri; state: { HEAD?: { commit?: string } } }> } }>('vscode.git');
+    assert.ok(git, 'the built-in git extension is installed');
+    const api = (git.isActive ? git.exports : await git.activate()).getAPI(1);
+    const dir = root().fsPath;
+    const run = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Tasklane Test', '-c', 'user.email=test@tasklane.invalid', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+    const start = run('rev-parse', 'HEAD');
+    // The chore follows the repository the git extension opened; commit only once it sees it.
+    await until('the git extension to open the workspace repository', async () => api.repositories.find((r) => r.rootUri.toString() === root().toString() && r.state.HEAD?.commit === start), 60_000);
+    const sees = (commit: string) => until(`the git extension to see HEAD at ${commit.slice(0, 12)}`, async () => api.repositories.find((r) => r.rootUri.toString() === root().toString() && r.state.HEAD?.commit === commit), 60_000);
+    await scriptModel([endStep()]);
+    run('commit', '-q', '--allow-empty', '-m', 'first of a burst');
+    // Two HEAD moves the chore is told about, within its quiet time: one burst, one run.
+    await sees(run('rev-parse', 'HEAD'));
+    run('commit', '-q', '--allow-empty', '-m', 'second of a burst');
+    const end = run('rev-parse', 'HEAD');
+    await sees(end);
+    const runs = await settledRuns('head-watch', 1, 90_000);
+    // The run's one request: the HEAD it ends at is in it, so both commits are behind this run.
+    const [request] = await until('the HEAD run to reach the model', async () => {
+      const found = await requestsOf(HEAD);
+      return found.length ? found : undefined;
+    });
+    assert.match(request, new RegExp(`git HEAD moved \\(commit\\) from ${start.slice(0, 12)} to ${end.slice(0, 12)} on main`));
+    assert.equal(runs[0].status, 'succeeded', runs[0].reason);
+    // A third commit after that run is a second run: the first burst was not left pending.
+    await scriptModel([endStep()]);
+    run('commit', '-q', '--allow-empty', '-m', 'after the burst');
+    const third = run('rev-parse', 'HEAD');
+    const both = await settledRuns('head-watch', 2, 90_000);
+    assert.equal(both.length, 2, `two bursts, two entries: ${JSON.stringify(both)}`);
+    const requests = await requestsOf(HEAD);
+    assert.equal(requests.length, 2, 'one model request per run');
+    assert.match(requests[1], new RegExp(`from ${end.slice(0, 12)} to ${third.slice(0, 12)}`));
+  });
+});
