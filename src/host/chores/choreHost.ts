@@ -183,14 +183,15 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
    * loads chores.yaml, attaches the runner, watches the file and task ends, starts the schedule.
    */
   async start(agent: Agent): Promise<void> {
-    await this.reload();
-    await agent.whenReady();
-    await this.runner.attach(agent);
+    // Watch first, then read: a chores.yaml written while the agent starts is not missed.
     if (this.root) {
       const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.root, choresFilePath));
       const reload = () => void this.reload().catch((e) => this.logger.error('CHORE', 'could not reload chores.yaml', e));
       this.disposables.push(watcher, watcher.onDidChange(reload), watcher.onDidCreate(reload), watcher.onDidDelete(reload));
     }
+    await this.reload();
+    await agent.whenReady();
+    await this.runner.attach(agent);
     this.disposables.push(
       vscode.tasks.onDidEndTaskProcess((e) => void this.onTaskEnd(e.execution.task.name, e.exitCode)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.startSchedule()),
