@@ -117,10 +117,48 @@ async function main(): Promise<void> {
   let taskTokens = 0;
   for (let n = 0; n < TASKS; n++) {
     const firstRequest = model.requests.length;
-    model.script([{ toolCalls: [{ name: 'task_start', arguments: { name: `Refactor ${n}`, instruction: 'Find every multiplication helper under src/ and list where each is used; report a table.', mode: 'complex', skills: ['triage-failing-tests'] } }] }]);
-    model.script([{ toolCalls: [{ name: 'update_todos', arguments: { todos: [{ text: 'find helpers', status: 'in_progress' }, { text: 'report', status: 'pending' }] } }] }]);
+    model.script([
+      {
+        toolCalls: [
+          {
+            name: 'task_start',
+            arguments: {
+              name: `Refactor ${n}`,
+              instruction: 'Find every multiplication helper under src/ and list where each is used; report a table.',
+              mode: 'complex',
+              skills: ['triage-failing-tests'],
+            },
+          },
+        ],
+      },
+    ]);
+    model.script([
+      {
+        toolCalls: [
+          {
+            name: 'update_todos',
+            arguments: {
+              todos: [
+                { text: 'find helpers', status: 'in_progress' },
+                { text: 'report', status: 'pending' },
+              ],
+            },
+          },
+        ],
+      },
+    ]);
     for (let t = 2; t < TURNS; t++) {
-      model.script([{ toolCalls: t % 2 ? [{ name: 'read_file', arguments: { path: `src/module${t}.ts` } }] : [{ name: 'search_text', arguments: { query: `f${t}` } }, { name: 'list_files', arguments: { dir: 'src' } }] }]);
+      model.script([
+        {
+          toolCalls:
+            t % 2
+              ? [{ name: 'read_file', arguments: { path: `src/module${t}.ts` } }]
+              : [
+                  { name: 'search_text', arguments: { query: `f${t}` } },
+                  { name: 'list_files', arguments: { dir: 'src' } },
+                ],
+        },
+      ]);
     }
     model.script([{ toolCalls: [{ name: 'task_end', arguments: { status: 'error', summary: 'Stopped for the benchmark.' } }] }]);
     const done = new Promise<void>((resolve) => {
@@ -145,7 +183,13 @@ async function main(): Promise<void> {
       sharedBytes += share * requests[i].length;
       totalBytes += requests[i].length;
     }
-    if (process.env.ENGINE_BENCH_DEBUG) progress(shares.slice(-(requests.length - 2)).map((s) => s.toFixed(3)).join(" "));
+    if (process.env.ENGINE_BENCH_DEBUG)
+      progress(
+        shares
+          .slice(-(requests.length - 2))
+          .map((s) => s.toFixed(3))
+          .join(' '),
+      );
     progress(`task ${n + 1}/${TASKS}: ${requests.length - 1} task turns`);
   }
   // Drop the first task's turns as warm-up (JIT, file creation).
@@ -163,11 +207,39 @@ async function main(): Promise<void> {
   }
   const turn = stats(samples);
   const base = stats(cycle);
-  emitLine({ name: 'engine.turn_overhead', value: turn.median, unit: 'ms', p95: turn.p95, runs: samples.length, baseline: base.median, baselineName: 'store emit+claim+ack cycle', ratio: round(turn.median / base.median), target: { median: 10, p95: 50 } });
+  emitLine({
+    name: 'engine.turn_overhead',
+    value: turn.median,
+    unit: 'ms',
+    p95: turn.p95,
+    runs: samples.length,
+    baseline: base.median,
+    baselineName: 'store emit+claim+ack cycle',
+    ratio: round(turn.median / base.median),
+    target: { median: 10, p95: 50 },
+  });
   emitLine({ name: 'engine.prompt_tokens', kind: 'conversation', value: conversationTokens, unit: 'tokens', estimate: 'chars/4', target: 4000 });
-  emitLine({ name: 'engine.prompt_tokens', kind: 'task', value: taskTokens, unit: 'tokens', estimate: 'chars/4', actionSet: 'core+read, 1 skill', target: 4000 });
+  emitLine({
+    name: 'engine.prompt_tokens',
+    kind: 'task',
+    value: taskTokens,
+    unit: 'tokens',
+    estimate: 'chars/4',
+    actionSet: 'core+read, 1 skill',
+    target: 4000,
+  });
   const share = stats(shares);
-  emitLine({ name: 'engine.stable_prefix_share', value: share.median, unit: 'ratio', min: share.min, p5: stats(shares.map((s) => -s)).p95 * -1, byteWeighted: round(sharedBytes / totalBytes), requests: shares.length, turns: TURNS, target: 0.95 });
+  emitLine({
+    name: 'engine.stable_prefix_share',
+    value: share.median,
+    unit: 'ratio',
+    min: share.min,
+    p5: stats(shares.map((s) => -s)).p95 * -1,
+    byteWeighted: round(sharedBytes / totalBytes),
+    requests: shares.length,
+    turns: TURNS,
+    target: 0.95,
+  });
   await triggers.close();
   await db.close();
   await cancelLatency();
@@ -185,8 +257,18 @@ async function mcpPrompt(): Promise<void> {
   const triggers = await createTriggerStore(db, { restartNoticeSession: false });
   const model = new InstantModel();
   const everything = path.resolve(__dirname, '../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-  const { servers: definitions } = parseMcpServers({ servers: { everything: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'] } } }, 'user');
-  const servers = new McpServers({ definitions: () => definitions, trusted: () => true, workspaceTrusted: () => true, cwd: dir, clock: systemClock, logger: new TimingLogger() });
+  const { servers: definitions } = parseMcpServers(
+    { servers: { everything: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'] } } },
+    'user',
+  );
+  const servers = new McpServers({
+    definitions: () => definitions,
+    trusted: () => true,
+    workspaceTrusted: () => true,
+    cwd: dir,
+    clock: systemClock,
+    logger: new TimingLogger(),
+  });
   const files: Record<string, string> = {};
   for (let i = 0; i < 30; i++) files[`src/module${i}.ts`] = `export function f${i}(x: number) {\n  return x * ${i};\n}\n`.repeat(5);
   const agent = new Agent({
@@ -202,13 +284,20 @@ async function mcpPrompt(): Promise<void> {
     settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000 }),
   });
   // Calls would ask for approval; this figure only offers the tools, it never calls one.
-  const actions = await servers.actions({ request: async () => { throw new Error('no MCP calls in this benchmark'); } });
+  const actions = await servers.actions({
+    request: async () => {
+      throw new Error('no MCP calls in this benchmark');
+    },
+  });
   agent.addActions(actions);
   await agent.whenReady();
   agent.start();
   const run = async (label: string, actionSets: string[]) => {
     const first = model.requests.length;
-    for (let t = 0; t < TURNS - 1; t++) model.script([{ toolCalls: t % 2 ? [{ name: 'read_file', arguments: { path: `src/module${t}.ts` } }] : [{ name: 'search_text', arguments: { query: `f${t}` } }] }]);
+    for (let t = 0; t < TURNS - 1; t++)
+      model.script([
+        { toolCalls: t % 2 ? [{ name: 'read_file', arguments: { path: `src/module${t}.ts` } }] : [{ name: 'search_text', arguments: { query: `f${t}` } }] },
+      ]);
     model.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] }]);
     const done = new Promise<void>((resolve) => {
       const sub = agent.onDidChange((c) => {
@@ -218,7 +307,11 @@ async function mcpPrompt(): Promise<void> {
         }
       });
     });
-    await triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: 'Find every multiplication helper under src/ and list where each is used.', name: label, actionSets } });
+    await triggers.emit({
+      source: 'proactive',
+      sessionId: 'system',
+      payload: { prompt: 'Find every multiplication helper under src/ and list where each is used.', name: label, actionSets },
+    });
     await done;
     const requests = model.requests.slice(first);
     const serialized = requests.map(serializeRequest);
@@ -227,8 +320,30 @@ async function mcpPrompt(): Promise<void> {
   };
   const baseline = await run('no MCP', []);
   const withMcp = await run('with MCP', [mcpActionSet('everything')]);
-  emitLine({ name: 'engine.prompt_tokens', kind: 'task+mcp', value: withMcp.tokens, unit: 'tokens', estimate: 'chars/4', tools: withMcp.tools, mcpTools: actions.length, baseline: baseline.tokens, baselineName: 'same task, no MCP tools', baselineTools: baseline.tools, target: 4000 });
-  emitLine({ name: 'engine.stable_prefix_share', kind: 'mcp', value: withMcp.share.median, unit: 'ratio', min: withMcp.share.min, baseline: baseline.share.median, baselineName: 'same task, no MCP tools', turns: TURNS, target: 0.95 });
+  emitLine({
+    name: 'engine.prompt_tokens',
+    kind: 'task+mcp',
+    value: withMcp.tokens,
+    unit: 'tokens',
+    estimate: 'chars/4',
+    tools: withMcp.tools,
+    mcpTools: actions.length,
+    baseline: baseline.tokens,
+    baselineName: 'same task, no MCP tools',
+    baselineTools: baseline.tools,
+    target: 4000,
+  });
+  emitLine({
+    name: 'engine.stable_prefix_share',
+    kind: 'mcp',
+    value: withMcp.share.median,
+    unit: 'ratio',
+    min: withMcp.share.min,
+    baseline: baseline.share.median,
+    baselineName: 'same task, no MCP tools',
+    turns: TURNS,
+    target: 0.95,
+  });
   await agent.shutdown();
   await servers.stopAll();
   await triggers.close();
@@ -299,8 +414,16 @@ async function cancelLatency(): Promise<void> {
   const startRunning = async (command: string, n: number): Promise<string> => {
     const running = new Promise<void>((resolve) => (spawned = resolve));
     // A cancelled task makes no further call, so only the baseline's task gets its task_end.
-    model.script([{ toolCalls: [{ name: 'run_command', arguments: { command } }] }, ...(command === BASELINE_COMMAND ? [{ toolCalls: [{ name: 'task_end', arguments: { summary: 'built' } }] }] : [])]);
-    await triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: `Build ${n}`, actionSets: ['commands'] }, dedupKey: `bench-cancel-${n}-${command}` });
+    model.script([
+      { toolCalls: [{ name: 'run_command', arguments: { command } }] },
+      ...(command === BASELINE_COMMAND ? [{ toolCalls: [{ name: 'task_end', arguments: { summary: 'built' } }] }] : []),
+    ]);
+    await triggers.emit({
+      source: 'proactive',
+      sessionId: 'system',
+      payload: { prompt: `Build ${n}`, actionSets: ['commands'] },
+      dedupKey: `bench-cancel-${n}-${command}`,
+    });
     await running;
     return agent.snapshot().tasks.find((t) => t.instruction === `Build ${n}`)!.id;
   };
@@ -340,9 +463,17 @@ async function cancelLatency(): Promise<void> {
   const c = stats(cancel);
   const b = stats(wait);
   emitLine({
-    name: 'engine.cancel_latency', value: c.median, unit: 'ms', p95: c.p95, runs: cancel.length,
-    baseline: b.median, baselineName: `waiting for the turn to finish (a ${BASELINE_COMMAND} command)`, ratio: round(c.median / b.median),
-    notIdleAfterCancel: notIdle, childrenLeftAlive: survivors, target: { median: 100, p95: 500 },
+    name: 'engine.cancel_latency',
+    value: c.median,
+    unit: 'ms',
+    p95: c.p95,
+    runs: cancel.length,
+    baseline: b.median,
+    baselineName: `waiting for the turn to finish (a ${BASELINE_COMMAND} command)`,
+    ratio: round(c.median / b.median),
+    notIdleAfterCancel: notIdle,
+    childrenLeftAlive: survivors,
+    target: { median: 100, p95: 500 },
   });
 }
 

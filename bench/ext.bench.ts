@@ -222,7 +222,10 @@ function main(): void {
     const empty = measureActivation(dir, path.join(emptyDir, 'extension.js'), emptyDir);
     const totals = tasklane.map((r) => r.totalMs);
     const median = percentile(totals, 50);
-    const baseline = percentile(empty.map((r) => r.totalMs), 50);
+    const baseline = percentile(
+      empty.map((r) => r.totalMs),
+      50,
+    );
     const ready = tasklane.map((r) => r.readyMs).filter((v): v is number => typeof v === 'number');
     emit({
       name: 'ext.activate',
@@ -231,10 +234,25 @@ function main(): void {
       target: 50,
       p95: round(percentile(totals, 95)),
       runs,
-      require_ms: round(percentile(tasklane.map((r) => r.requireMs), 50)),
-      activate_call_ms: round(percentile(tasklane.map((r) => r.activateMs), 50)),
+      require_ms: round(
+        percentile(
+          tasklane.map((r) => r.requireMs),
+          50,
+        ),
+      ),
+      activate_call_ms: round(
+        percentile(
+          tasklane.map((r) => r.activateMs),
+          50,
+        ),
+      ),
       ready_ms: ready.length ? round(percentile(ready, 50)) : null,
-      startup_max_block_ms: round(percentile(tasklane.map((r) => r.maxBlockMs), 50)),
+      startup_max_block_ms: round(
+        percentile(
+          tasklane.map((r) => r.maxBlockMs),
+          50,
+        ),
+      ),
       baseline: round(baseline),
       baseline_name: 'empty extension, same stub and process setup',
       ratio: ratio(median, Math.max(baseline, 0.01)),
@@ -249,7 +267,16 @@ function main(): void {
   const shimBytes = fs.statSync(bundle).size;
   const mainBytes = fs.statSync(path.join(repoRoot, 'dist/main.js')).size;
   const bundleBytes = shimBytes + mainBytes;
-  emit({ name: 'ext.bundle_bytes', value: bundleBytes, unit: 'bytes', target: 2 * MB, ratio: ratio(bundleBytes, 2 * MB), within_target: bundleBytes <= 2 * MB, shim_bytes: shimBytes, main_bytes: mainBytes });
+  emit({
+    name: 'ext.bundle_bytes',
+    value: bundleBytes,
+    unit: 'bytes',
+    target: 2 * MB,
+    ratio: ratio(bundleBytes, 2 * MB),
+    within_target: bundleBytes <= 2 * MB,
+    shim_bytes: shimBytes,
+    main_bytes: mainBytes,
+  });
 
   note('ext.vsix_bytes: npm run package');
   fs.rmSync(vsix, { force: true });

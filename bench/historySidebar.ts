@@ -40,7 +40,10 @@ async function sample(page: Page): Promise<number> {
 
 export async function measureSidebarOpen(fixture: string, meta: { sessions: number }): Promise<Record<string, unknown>> {
   const runs: Record<'full' | 'empty', number[]> = { full: [], empty: [] };
-  for (const [kind, dir] of [['empty', undefined], ['full', fixture]] as const) {
+  for (const [kind, dir] of [
+    ['empty', undefined],
+    ['full', fixture],
+  ] as const) {
     const ui = await startWith(`bench-history-sidebar-${kind}-${process.pid}`, dir);
     try {
       for (let i = 0; i < SAMPLES + 1; i++) {

@@ -34,7 +34,17 @@ function round(ms: number): number {
 }
 
 function historyLine(i: number): string {
-  return JSON.stringify({ id: `h-${i}`, source: 'task_continuation', sessionId: `s${i % 50}`, payload: { n: i }, fireAt: 1_700_000_000_000 + i, priority: 100, attempts: 1, status: 'done', doneAt: 1_700_000_000_000 + i });
+  return JSON.stringify({
+    id: `h-${i}`,
+    source: 'task_continuation',
+    sessionId: `s${i % 50}`,
+    payload: { n: i },
+    fireAt: 1_700_000_000_000 + i,
+    priority: 100,
+    attempts: 1,
+    status: 'done',
+    doneAt: 1_700_000_000_000 + i,
+  });
 }
 
 /** Acked triggers leave the hot db for history/triggers.jsonl; build that file in bulk. */
@@ -97,12 +107,16 @@ function betterSqlite(history: number): Contender {
   db.pragma('synchronous = FULL');
   for (const statement of TRIGGER_DDL) db.exec(statement);
   // A native store can keep its history in the same table: it commits O(change) anyway.
-  const insertDone = db.prepare(`INSERT INTO triggers (id, source, session_id, payload, fire_at, priority, attempts, status, created_at, done_at) VALUES (?, 'task_continuation', ?, ?, ?, 100, 1, 'done', ?, ?)`);
+  const insertDone = db.prepare(
+    `INSERT INTO triggers (id, source, session_id, payload, fire_at, priority, attempts, status, created_at, done_at) VALUES (?, 'task_continuation', ?, ?, ?, 100, 1, 'done', ?, ?)`,
+  );
   db.transaction(() => {
     for (let i = 0; i < history; i++) insertDone.run(`h-${i}`, `s${i % 50}`, JSON.stringify({ n: i }), i, i, i);
   })();
   db.pragma('wal_checkpoint(TRUNCATE)'); // durable and out of the WAL before timing starts
-  const insert = db.prepare(`INSERT INTO triggers (id, source, session_id, payload, fire_at, priority, attempts, status, created_at) VALUES (?, 'user_message', ?, ?, ?, 10, 0, 'pending', ?)`);
+  const insert = db.prepare(
+    `INSERT INTO triggers (id, source, session_id, payload, fire_at, priority, attempts, status, created_at) VALUES (?, 'user_message', ?, ?, ?, 10, 0, 'pending', ?)`,
+  );
   const due = db.prepare(`SELECT * FROM triggers WHERE status = 'pending' AND fire_at <= ? ORDER BY priority, fire_at, rowid LIMIT 1`);
   const claim = db.prepare(`UPDATE triggers SET status = 'claimed', lease_token = ?, lease_owner = 'bench', attempts = attempts + 1 WHERE id = ?`);
   const ack = db.prepare(`UPDATE triggers SET status = 'done', lease_token = NULL, done_at = ? WHERE lease_token = ? AND status = 'claimed'`);
@@ -155,7 +169,9 @@ async function measureNaive(history: number): Promise<{ samples: number[]; dbByt
   const SQL = await loadSqlJs();
   const db = new SQL.Database();
   for (const statement of TRIGGER_DDL) db.run(statement);
-  const insertDone = db.prepare(`INSERT INTO triggers (id, source, session_id, payload, fire_at, priority, attempts, status, created_at, done_at) VALUES (?, 'task_continuation', ?, ?, ?, 100, 1, 'done', ?, ?)`);
+  const insertDone = db.prepare(
+    `INSERT INTO triggers (id, source, session_id, payload, fire_at, priority, attempts, status, created_at, done_at) VALUES (?, 'task_continuation', ?, ?, ?, 100, 1, 'done', ?, ?)`,
+  );
   db.run('BEGIN');
   for (let i = 0; i < history; i++) insertDone.run([`h-${i}`, `s${i % 50}`, JSON.stringify({ n: i }), i, i, i]);
   db.run('COMMIT');
@@ -166,7 +182,10 @@ async function measureNaive(history: number): Promise<{ samples: number[]; dbByt
   let dbBytes = 0;
   for (let i = 0; i < runs + 1; i++) {
     const t0 = performance.now();
-    db.run(`INSERT INTO triggers (id, source, session_id, payload, fire_at, priority, attempts, status, created_at) VALUES (?, 'user_message', 's', '{}', 0, 10, 0, 'pending', 0)`, [`n-${i}`]);
+    db.run(
+      `INSERT INTO triggers (id, source, session_id, payload, fire_at, priority, attempts, status, created_at) VALUES (?, 'user_message', 's', '{}', 0, 10, 0, 'pending', 0)`,
+      [`n-${i}`],
+    );
     const bytes = db.export();
     await writeFileAtomic(file, bytes);
     dbBytes = bytes.length;
@@ -185,14 +204,19 @@ async function measureOpen(records: number): Promise<{ samples: number[]; cpu: n
   const store = await createTriggerStore(db, { restartNoticeSession: false });
   const batch: Promise<unknown>[] = [];
   for (let i = 0; i < records - 1; i++) {
-    batch.push(store.emit({ source: 'task_continuation', sessionId: `s${i}`, payload: { taskId: `t${i}`, note: 'continue the task' }, fireAt: Date.now() + 3_600_000 }));
+    batch.push(
+      store.emit({ source: 'task_continuation', sessionId: `s${i}`, payload: { taskId: `t${i}`, note: 'continue the task' }, fireAt: Date.now() + 3_600_000 }),
+    );
     if (batch.length === 500) await Promise.all(batch.splice(0));
   }
   await Promise.all(batch);
   await store.close();
   // Leave without close(): the next open must replay the whole journal (no snapshot was taken).
   fs.rmSync(path.join(dir, 'lease.json'));
-  const journalBytes = fs.readdirSync(dir).filter((f) => f.startsWith('journal-')).reduce((sum, f) => sum + fs.statSync(path.join(dir, f)).size, 0);
+  const journalBytes = fs
+    .readdirSync(dir)
+    .filter((f) => f.startsWith('journal-'))
+    .reduce((sum, f) => sum + fs.statSync(path.join(dir, f)).size, 0);
   const samples: number[] = [];
   // CPU time as well as wall time: on a busy shared machine wall time mostly measures the queue.
   const cpu: number[] = [];
@@ -207,9 +231,11 @@ async function measureOpen(records: number): Promise<{ samples: number[]; cpu: n
     replayed = again.opened.journalRecordsReplayed;
     // Drop it like a crash so every sample replays the same journal.
     fs.rmSync(path.join(dir, 'lease.json'));
-    fs.readdirSync(dir).filter((f) => f.startsWith('journal-')).forEach((f) => {
-      if (fs.statSync(path.join(dir, f)).size === 0) fs.rmSync(path.join(dir, f));
-    });
+    fs.readdirSync(dir)
+      .filter((f) => f.startsWith('journal-'))
+      .forEach((f) => {
+        if (fs.statSync(path.join(dir, f)).size === 0) fs.rmSync(path.join(dir, f));
+      });
   }
   return { samples, cpu, replayed, journalBytes };
 }
@@ -226,11 +252,22 @@ async function main(): Promise<void> {
   const commitStats = HISTORY_SIZES.map((_, k) => [stats(commits[2 * k]), stats(commits[2 * k + 1])]);
   const cycleStats = HISTORY_SIZES.map((_, k) => [stats(cycles[2 * k]), stats(cycles[2 * k + 1])]);
   for (const [k, history] of HISTORY_SIZES.entries()) {
-    for (const [name, [mine, base]] of [['store.commit', commitStats[k]], ['store.cycle', cycleStats[k]]] as const) {
+    for (const [name, [mine, base]] of [
+      ['store.commit', commitStats[k]],
+      ['store.cycle', cycleStats[k]],
+    ] as const) {
       const first = (name === 'store.commit' ? commitStats : cycleStats)[0][0];
       emitLine({
-        name, value: mine.median, unit: 'ms', p95: mine.p95, history, runs: SAMPLES,
-        baseline: base.median, baseline_p95: base.p95, baseline_name: BASELINE, ratio: round(mine.median / base.median),
+        name,
+        value: mine.median,
+        unit: 'ms',
+        p95: mine.p95,
+        history,
+        runs: SAMPLES,
+        baseline: base.median,
+        baseline_p95: base.p95,
+        baseline_name: BASELINE,
+        ratio: round(mine.median / base.median),
         ...(k > 0 ? { vs_1k: round(mine.median / first.median) } : {}),
         ...(name === 'store.commit' ? { hot_db_bytes: ours[k].hotDbBytes() } : {}),
       });
@@ -242,12 +279,32 @@ async function main(): Promise<void> {
     progress(`history ${history}: naive export`);
     const naive = await measureNaive(history);
     const n = stats(naive.samples);
-    emitLine({ name: 'store.naive_export', value: n.median, unit: 'ms', p95: n.p95, history, runs: naive.samples.length, db_bytes: naive.dbBytes, vs_store_commit: round(n.median / c.median) });
+    emitLine({
+      name: 'store.naive_export',
+      value: n.median,
+      unit: 'ms',
+      p95: n.p95,
+      history,
+      runs: naive.samples.length,
+      db_bytes: naive.dbBytes,
+      vs_store_commit: round(n.median / c.median),
+    });
   }
   progress('open: 10k-record journal');
   const open = await measureOpen(10_000);
   const o = stats(open.samples);
-  emitLine({ name: 'store.open', value: o.median, unit: 'ms', p95: o.p95, cpu_ms: stats(open.cpu).median, runs: open.samples.length, journal_records: open.replayed, journal_bytes: open.journalBytes, target: 200, ratio: round(o.median / 200) });
+  emitLine({
+    name: 'store.open',
+    value: o.median,
+    unit: 'ms',
+    p95: o.p95,
+    cpu_ms: stats(open.cpu).median,
+    runs: open.samples.length,
+    journal_records: open.replayed,
+    journal_bytes: open.journalBytes,
+    target: 200,
+    ratio: round(o.median / 200),
+  });
 }
 
 main()

@@ -30,13 +30,19 @@ const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length -
 
 /** A realistic task stream: turn, action_start, action_end with inputs/outputs of a few hundred bytes. */
 function seedEvents(count: number, at: number): TaskEvent[] {
-  const events: TaskEvent[] = [{ seq: 1, at, kind: 'task_start', data: { name: 'Bench', instruction: 'Long task', mode: 'simple', actionSets: ['task', 'read'] } }];
+  const events: TaskEvent[] = [
+    { seq: 1, at, kind: 'task_start', data: { name: 'Bench', instruction: 'Long task', mode: 'simple', actionSets: ['task', 'read'] } },
+  ];
   for (let seq = 2; seq <= count; seq++) {
     const i = Math.floor(seq / 3);
     const kind = seq % 3 === 2 ? 'turn' : seq % 3 === 0 ? 'action_start' : 'action_end';
     const data: Record<string, unknown> =
       kind === 'turn'
-        ? { text: `Step ${i}: reading the next file.`, toolCalls: [{ id: `c${i}`, name: 'read_file', rawArguments: `{"path":"src/file${i}.ts"}` }], usage: { inputTokens: 1200, outputTokens: 40 } }
+        ? {
+            text: `Step ${i}: reading the next file.`,
+            toolCalls: [{ id: `c${i}`, name: 'read_file', rawArguments: `{"path":"src/file${i}.ts"}` }],
+            usage: { inputTokens: 1200, outputTokens: 40 },
+          }
         : kind === 'action_start'
           ? { callId: `c${i}`, name: 'read_file', input: { path: `src/file${i}.ts` } }
           : { callId: `c${i}`, name: 'read_file', output: `export const value${i} = ${i};\n`.repeat(8), durationMs: 1.5 };
@@ -91,7 +97,14 @@ async function main(): Promise<void> {
     const ft = await measureFirstToken(ui, frame, RUNS);
     const ftMs = median(ft.firstToken);
     const committedMs = Math.round(median(ft.committed) * 1000) / 1000;
-    emit('ui.first_token', ftMs, 'ms', { target: 50, baseline: committedMs, baseline_name: 'committed reply shows (what the person waited for without streaming)', ratio: Math.round((ftMs / committedMs) * 1000) / 1000, p95: p95(ft.firstToken), runs: RUNS });
+    emit('ui.first_token', ftMs, 'ms', {
+      target: 50,
+      baseline: committedMs,
+      baseline_name: 'committed reply shows (what the person waited for without streaming)',
+      ratio: Math.round((ftMs / committedMs) * 1000) / 1000,
+      p95: p95(ft.firstToken),
+      runs: RUNS,
+    });
 
     // A task that stays running (it waits an hour), so its card and trace are live.
     await ui.model.reset();
@@ -192,25 +205,79 @@ async function main(): Promise<void> {
         if (e.isTrusted) (window as unknown as { __sizes: number[] }).__sizes.push(new TextEncoder().encode(JSON.stringify(e.data)).length);
       });
     });
-    await ui.model.script([{ toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] }, { toolCalls: [{ name: 'wait', arguments: { seconds: 3600 } }] }]);
+    await ui.model.script([
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
+      { toolCalls: [{ name: 'wait', arguments: { seconds: 3600 } }] },
+    ]);
     await vscodeReply(frame, taskId);
     await ui.page.waitForTimeout(4000);
     const sizes = await frame.evaluate(() => (window as unknown as { __sizes: number[] }).__sizes);
     if (sizes.length === 0) throw new Error('no incremental message reached the webview while the task ran');
-    const allEvents = fs.readFileSync(stream, 'utf8').split('\n').filter(Boolean).map((l) => toTraceEvent(JSON.parse(l) as TaskEvent));
+    const allEvents = fs
+      .readFileSync(stream, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => toTraceEvent(JSON.parse(l) as TaskEvent));
     const fullTrace = Buffer.byteLength(JSON.stringify({ type: 'tracePage', taskId, events: allEvents, hasMore: false }));
 
     const openMs = median(opens);
     const naiveMs = median(timing.naive);
     const appendMs = median(timing.appends);
     const maxBytes = Math.max(...sizes);
-    emit('ui.trace_open', openMs, 'ms', { target: 500, baseline: naiveMs, baseline_name: 'naive render of all rows', ratio: Math.round((openMs / naiveMs) * 1000) / 1000, events: EVENTS, p95: p95(opens), runs: RUNS });
-    emit('ui.trace_append', appendMs, 'ms', { target: 16, baseline: naiveMs, baseline_name: 'naive full re-render of all rows', ratio: Math.round((appendMs / naiveMs) * 10000) / 10000, events: loaded, p95: p95(timing.appends), runs: timing.appends.length });
-    emit('ui.markdown_render', median(markdown.rendered), 'ms', { target: 50, baseline: median(markdown.plain), baseline_name: 'the same reply as plain text (before rendering)', ratio: Math.round((median(markdown.rendered) / median(markdown.plain)) * 1000) / 1000, lines: MARKDOWN_LINES, code_blocks: MARKDOWN_BLOCKS, p95: p95(markdown.rendered), all_sections_ms: Math.round(median(markdown.allSections) * 1000) / 1000, coloured_ms: Math.round(median(markdown.coloured) * 1000) / 1000, highlighted_blocks: median(markdown.highlightedBlocks), runs: markdown.rendered.length });
+    emit('ui.trace_open', openMs, 'ms', {
+      target: 500,
+      baseline: naiveMs,
+      baseline_name: 'naive render of all rows',
+      ratio: Math.round((openMs / naiveMs) * 1000) / 1000,
+      events: EVENTS,
+      p95: p95(opens),
+      runs: RUNS,
+    });
+    emit('ui.trace_append', appendMs, 'ms', {
+      target: 16,
+      baseline: naiveMs,
+      baseline_name: 'naive full re-render of all rows',
+      ratio: Math.round((appendMs / naiveMs) * 10000) / 10000,
+      events: loaded,
+      p95: p95(timing.appends),
+      runs: timing.appends.length,
+    });
+    emit('ui.markdown_render', median(markdown.rendered), 'ms', {
+      target: 50,
+      baseline: median(markdown.plain),
+      baseline_name: 'the same reply as plain text (before rendering)',
+      ratio: Math.round((median(markdown.rendered) / median(markdown.plain)) * 1000) / 1000,
+      lines: MARKDOWN_LINES,
+      code_blocks: MARKDOWN_BLOCKS,
+      p95: p95(markdown.rendered),
+      all_sections_ms: Math.round(median(markdown.allSections) * 1000) / 1000,
+      coloured_ms: Math.round(median(markdown.coloured) * 1000) / 1000,
+      highlighted_blocks: median(markdown.highlightedBlocks),
+      runs: markdown.rendered.length,
+    });
     const streamMs = median(streamed.appends);
     const streamNaive = median(streamed.naive);
-    emit('ui.stream_append', streamMs, 'ms', { target: 4, baseline: streamNaive, baseline_name: 'whole message re-rendered per chunk', ratio: Math.round((streamMs / streamNaive) * 1000) / 1000, chunks: STREAM_CHUNKS, trace_events: EVENTS, trace_rows_drawn: streamed.traceRows, p95: p95(streamed.appends), runs: streamed.appends.length });
-    emit('ui.update_bytes', maxBytes, 'bytes', { target: 10_240, baseline: fullTrace, baseline_name: 'whole trace re-sent per update', ratio: Math.round((maxBytes / fullTrace) * 100000) / 100000, messages: sizes.length, median: median(sizes), events: EVENTS, stat: 'max' });
+    emit('ui.stream_append', streamMs, 'ms', {
+      target: 4,
+      baseline: streamNaive,
+      baseline_name: 'whole message re-rendered per chunk',
+      ratio: Math.round((streamMs / streamNaive) * 1000) / 1000,
+      chunks: STREAM_CHUNKS,
+      trace_events: EVENTS,
+      trace_rows_drawn: streamed.traceRows,
+      p95: p95(streamed.appends),
+      runs: streamed.appends.length,
+    });
+    emit('ui.update_bytes', maxBytes, 'bytes', {
+      target: 10_240,
+      baseline: fullTrace,
+      baseline_name: 'whole trace re-sent per update',
+      ratio: Math.round((maxBytes / fullTrace) * 100000) / 100000,
+      messages: sizes.length,
+      median: median(sizes),
+      events: EVENTS,
+      stat: 'max',
+    });
   } catch (error) {
     failed = true;
     throw error;
@@ -227,9 +294,27 @@ function longReply(): string {
   const lines: string[] = [];
   const perSection = MARKDOWN_LINES / MARKDOWN_BLOCKS;
   for (let b = 0; b < MARKDOWN_BLOCKS; b++) {
-    lines.push(`## Step ${b + 1}`, '', `Change **src/file${b}.ts:${b + 10}** so that \`value${b}\` is checked, see [the docs](https://example.com/${b}).`, '', '- [x] read it', '- [ ] change it', '', '| a | b |', '|---|---|', `| ${b} | ok |`, '', '```ts');
+    lines.push(
+      `## Step ${b + 1}`,
+      '',
+      `Change **src/file${b}.ts:${b + 10}** so that \`value${b}\` is checked, see [the docs](https://example.com/${b}).`,
+      '',
+      '- [x] read it',
+      '- [ ] change it',
+      '',
+      '| a | b |',
+      '|---|---|',
+      `| ${b} | ok |`,
+      '',
+      '```ts',
+    );
     const code = perSection - 14;
-    for (let i = 0; i < code; i++) lines.push(i % 5 === 0 ? `export function f${b}_${i}(x: number): string { return String(x * ${i}); } // ${i}` : `  const v${i} = await load("src/${b}/${i}.ts", { retries: ${i % 3}, strict: true });`);
+    for (let i = 0; i < code; i++)
+      lines.push(
+        i % 5 === 0
+          ? `export function f${b}_${i}(x: number): string { return String(x * ${i}); } // ${i}`
+          : `  const v${i} = await load("src/${b}/${i}.ts", { retries: ${i % 3}, strict: true });`,
+      );
     lines.push('```', '');
   }
   return lines.slice(0, MARKDOWN_LINES).join('\n');
@@ -249,7 +334,9 @@ function longReply(): string {
  * scrolled to). Baseline in the same run: the same reply as one plain text node (how replies were
  * shown before Markdown), appended and laid out.
  */
-async function timeMarkdown(frame: Frame): Promise<{ rendered: number[]; plain: number[]; coloured: number[]; allSections: number[]; highlightedBlocks: number[] }> {
+async function timeMarkdown(
+  frame: Frame,
+): Promise<{ rendered: number[]; plain: number[]; coloured: number[]; allSections: number[]; highlightedBlocks: number[] }> {
   return frame.evaluate(
     async ({ text, runs, blocks }) => {
       const sessionId = document.querySelector('.session.selected')?.getAttribute('data-session-id');
@@ -265,7 +352,9 @@ async function timeMarkdown(frame: Frame): Promise<{ rendered: number[]; plain: 
         const before = transcript.childElementCount;
         transcript.scrollTop = transcript.scrollHeight; // at the end, as when a reply arrives while reading along
         const started = performance.now();
-        window.dispatchEvent(new MessageEvent('message', { data: { type: 'messageAppended', sessionId, message: { role: 'assistant', text, at: Date.now() } } }));
+        window.dispatchEvent(
+          new MessageEvent('message', { data: { type: 'messageAppended', sessionId, message: { role: 'assistant', text, at: Date.now() } } }),
+        );
         void transcript.offsetHeight; // force layout
         let shownAt = performance.now();
         const message = transcript.lastElementChild as HTMLElement;
@@ -288,7 +377,8 @@ async function timeMarkdown(frame: Frame): Promise<{ rendered: number[]; plain: 
           shownAt = performance.now();
         }
         rendered.push(shownAt - started);
-        if (!message.querySelector('strong') || inView('.code-block').length === 0) throw new Error('what is in view of the reply is not rendered Markdown with its code');
+        if (!message.querySelector('strong') || inView('.code-block').length === 0)
+          throw new Error('what is in view of the reply is not rendered Markdown with its code');
         // The blocks in view get their colours without anything else happening (no scroll, no input).
         for (;;) {
           const shown = inView('.code-block');
@@ -304,7 +394,8 @@ async function timeMarkdown(frame: Frame): Promise<{ rendered: number[]; plain: 
           await tick();
         }
         allSections.push(performance.now() - started);
-        if (message.querySelectorAll('.code-block pre code').length !== blocks) throw new Error(`the whole reply has ${message.querySelectorAll('.code-block pre code').length} code blocks, not ${blocks}`);
+        if (message.querySelectorAll('.code-block pre code').length !== blocks)
+          throw new Error(`the whole reply has ${message.querySelectorAll('.code-block pre code').length} code blocks, not ${blocks}`);
         message.remove();
         const box = document.createElement('div');
         const t0 = performance.now();

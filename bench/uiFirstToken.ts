@@ -64,7 +64,10 @@ export async function measureFirstToken(ui: UiSession, frame: Frame, runs: numbe
     await ui.model.script([{ text, chunkDelayMs: CHUNK_DELAY_MS }]);
     await sendChatMessage(frame, `first token run ${i}`);
     await frame.locator('#transcript .msg[data-role="assistant"]', { hasText: marker }).waitFor({ timeout: 30_000 });
-    const stamp = await frame.evaluate((m) => ({ marker: m, ...(window as unknown as { __stamps: Record<string, Omit<Stamp, 'marker'>> }).__stamps[m] }), marker);
+    const stamp = await frame.evaluate(
+      (m) => ({ marker: m, ...(window as unknown as { __stamps: Record<string, Omit<Stamp, 'marker'>> }).__stamps[m] }),
+      marker,
+    );
     const request = ((await ui.model.requests()) as Array<{ firstChunkAt?: number }>).at(-1);
     if (request?.firstChunkAt === undefined || stamp.firstShownAt === undefined || stamp.committedAt === undefined) {
       throw new Error(`run ${i}: missing stamps (server first chunk ${request?.firstChunkAt}, shown ${stamp.firstShownAt}, committed ${stamp.committedAt})`);

@@ -41,9 +41,15 @@ function check(context, node, source) {
   }
   if (from === 'core' || from === 'cli') {
     if (source === 'vscode' || source.startsWith('vscode/')) {
-      context.report({ node, message: `src/${from} must not import 'vscode'; declare a port in src/core/ports.ts and implement it in src/host${from === 'cli' ? ' or src/cli' : ''}.` });
+      context.report({
+        node,
+        message: `src/${from} must not import 'vscode'; declare a port in src/core/ports.ts and implement it in src/host${from === 'cli' ? ' or src/cli' : ''}.`,
+      });
     } else if (target === 'host' || target === 'webview') {
-      context.report({ node, message: `src/${from} must not import src/${target}; ${from === 'core' ? 'the core depends only on its own ports' : 'the command line runs without VS Code'}.` });
+      context.report({
+        node,
+        message: `src/${from} must not import src/${target}; ${from === 'core' ? 'the core depends only on its own ports' : 'the command line runs without VS Code'}.`,
+      });
     }
     return;
   }

@@ -91,7 +91,8 @@ module.exports = {
           ExportAllDeclaration: (node) => check(node, node.source.value),
           ImportExpression: (node) => node.source.type === 'Literal' && check(node, node.source.value),
           CallExpression: (node) => {
-            if (node.callee.type === 'Identifier' && node.callee.name === 'require' && node.arguments[0]?.type === 'Literal') check(node, node.arguments[0].value);
+            if (node.callee.type === 'Identifier' && node.callee.name === 'require' && node.arguments[0]?.type === 'Literal')
+              check(node, node.arguments[0].value);
           },
         };
       },

@@ -26,10 +26,12 @@ export function activate(context: vscode.ExtensionContext): TasklaneApi {
   });
   const commandIds: string[] = (context.extension.packageJSON.contributes?.commands ?? []).map((c: { command: string }) => c.command);
   const standIns = [
-    ...commandIds.map((id) => vscode.commands.registerCommand(id, async (...args: unknown[]) => {
-      await loaded;
-      return vscode.commands.executeCommand(id, ...args);
-    })),
+    ...commandIds.map((id) =>
+      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+        await loaded;
+        return vscode.commands.executeCommand(id, ...args);
+      }),
+    ),
     vscode.window.registerWebviewViewProvider('tasklane.sidebar', {
       resolveWebviewView: async (view, resolveContext, token) => (await loaded).sidebar.resolveWebviewView(view, resolveContext, token),
     }),

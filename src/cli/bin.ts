@@ -13,6 +13,10 @@ const assets = {
   skillsDir: path.resolve(__dirname, '..', 'skills'),
 };
 
-void runCli(process.argv.slice(2), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), env: process.env, cwd: process.cwd() }, assets).then((code) => {
+void runCli(
+  process.argv.slice(2),
+  { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), env: process.env, cwd: process.cwd() },
+  assets,
+).then((code) => {
   process.exitCode = code;
 });

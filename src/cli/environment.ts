@@ -23,11 +23,14 @@ export class UsageError extends Error {
 export function modelFromEnv(env: Env, logger: Logger): () => Promise<ModelClient> {
   const provider = (env.TASKLANE_MODEL_PROVIDER?.trim() || (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : '')) as SdkProvider | '';
   if (!provider) {
-    throw new UsageError('No model configured: set TASKLANE_MODEL_PROVIDER (anthropic, openai or openai-compatible) and the provider\'s key (ANTHROPIC_API_KEY or OPENAI_API_KEY).');
+    throw new UsageError(
+      "No model configured: set TASKLANE_MODEL_PROVIDER (anthropic, openai or openai-compatible) and the provider's key (ANTHROPIC_API_KEY or OPENAI_API_KEY).",
+    );
   }
   if (!PROVIDERS.includes(provider)) throw new UsageError(`TASKLANE_MODEL_PROVIDER is "${provider}"; use one of ${PROVIDERS.join(', ')}.`);
   const baseUrl = env.TASKLANE_MODEL_BASE_URL?.trim();
-  if (provider === 'openai-compatible' && !baseUrl) throw new UsageError('TASKLANE_MODEL_PROVIDER is openai-compatible: set TASKLANE_MODEL_BASE_URL to the server (e.g. http://127.0.0.1:11434/v1).');
+  if (provider === 'openai-compatible' && !baseUrl)
+    throw new UsageError('TASKLANE_MODEL_PROVIDER is openai-compatible: set TASKLANE_MODEL_BASE_URL to the server (e.g. http://127.0.0.1:11434/v1).');
   // An OpenAI-compatible server is the person's own choice of host here; its key, if any, is the OpenAI variable.
   const apiKey = provider === 'anthropic' ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY;
   const model = env.TASKLANE_MODEL_ID?.trim();

@@ -101,7 +101,9 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
           skillDirs: [assets.skillsDir, ...['.agents/skills', '.github/skills', '.claude/skills'].map((d) => path.join(workspace, d))],
         });
         if (values['patch-out']) fs.writeFileSync(path.resolve(io.cwd, values['patch-out']), patch);
-        io.err(`chore ${result.choreId}: run ${result.runId} ${result.status}${result.reason ? `: ${result.reason}` : ''}; ${result.changedFiles.length} file(s) in the patch\n`);
+        io.err(
+          `chore ${result.choreId}: run ${result.runId} ${result.status}${result.reason ? `: ${result.reason}` : ''}; ${result.changedFiles.length} file(s) in the patch\n`,
+        );
         if (values.json) io.out(`${JSON.stringify(result)}\n`);
         return result.status === 'succeeded' ? 0 : 1;
       }
@@ -109,7 +111,11 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         throw new UsageError(command ? `Unknown chores command "${command}".` : 'No chores command given.');
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof WorkflowError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      error instanceof UsageError ||
+      error instanceof WorkflowError ||
+      (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+    ) {
       io.err(`tasklane: ${error.message}\n${error instanceof WorkflowError ? '' : `\n${USAGE}\n`}`);
       return 2;
     }

@@ -61,7 +61,10 @@ export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApp
     return [...found].sort().slice(0, limit);
   }
 
-  async searchText(query: string, options: { isRegex?: boolean; include?: string; limit?: number } = {}): Promise<Array<{ path: string; line: number; text: string }>> {
+  async searchText(
+    query: string,
+    options: { isRegex?: boolean; include?: string; limit?: number } = {},
+  ): Promise<Array<{ path: string; line: number; text: string }>> {
     const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
     // RE2: a model-chosen pattern runs in linear time, so no pattern can hang the run.
     const pattern = options.isRegex ? RE2JS.compile(query) : undefined;
@@ -140,7 +143,11 @@ export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApp
 }
 
 function normalise(relativePath: string): string {
-  return relativePath.replace(/\\/g, '/').replace(/^\.\/+/, '').replace(/\/+$/, '').replace(/^\.$/, '');
+  return relativePath
+    .replace(/\\/g, '/')
+    .replace(/^\.\/+/, '')
+    .replace(/\/+$/, '')
+    .replace(/^\.$/, '');
 }
 
 function isInside(file: string, dir: string): boolean {

@@ -82,7 +82,16 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
   });
   runner.setChores(options.chores);
   const changeSets = new DbChangeSetStore(db, clock);
-  const decider = new ChangeSetDecider({ store: changeSets, files: workspace, applier: workspace, ledger, durable: () => db.durable, triggers, logger, recheck: applyTimeGuard(options.workspace, nodeFs, { caseInsensitive: process.platform !== 'linux' }) });
+  const decider = new ChangeSetDecider({
+    store: changeSets,
+    files: workspace,
+    applier: workspace,
+    ledger,
+    durable: () => db.durable,
+    triggers,
+    logger,
+    recheck: applyTimeGuard(options.workspace, nodeFs, { caseInsensitive: process.platform !== 'linux' }),
+  });
   // The edit actions need task sources from the agent they are given to.
   const built: { agent?: Agent } = {};
   const editActions = createEditActions({

@@ -113,10 +113,16 @@ export class Attention implements vscode.Disposable {
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
     } else {
       this.item.text = summary.running > 0 ? `$(sync~spin) Tasklane: ${summary.running} running` : '$(comment-discussion) Tasklane';
-      this.item.tooltip = summary.running > 0 ? 'Tasklane is working; nothing waits for you. Click to open the sidebar.' : 'Tasklane: nothing running. Click to open the sidebar.';
+      this.item.tooltip =
+        summary.running > 0
+          ? 'Tasklane is working; nothing waits for you. Click to open the sidebar.'
+          : 'Tasklane: nothing running. Click to open the sidebar.';
       this.item.backgroundColor = undefined;
     }
-    this.item.accessibilityInformation = { label: waiting > 0 ? `Tasklane: ${waiting} waiting for you` : summary.running > 0 ? `Tasklane: ${summary.running} running` : 'Tasklane: idle', role: 'button' };
+    this.item.accessibilityInformation = {
+      label: waiting > 0 ? `Tasklane: ${waiting} waiting for you` : summary.running > 0 ? `Tasklane: ${summary.running} running` : 'Tasklane: idle',
+      role: 'button',
+    };
     const view = this.view.current;
     if (view) view.badge = waiting > 0 ? { value: waiting, tooltip: `${waiting} waiting for you` } : undefined;
   }

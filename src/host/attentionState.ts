@@ -49,7 +49,11 @@ export class AttentionState {
 
   /** A chore run's latest state; an escalating end is announced once (and not counted). */
   setChoreRun(run: ChoreRunView, choreName: string): void {
-    if (ESCALATING.has(run.status)) this.choreRuns.set(`chore-run:${run.id}`, { key: `chore-run:${run.id}`, text: `Chore “${choreName}” ended ${run.status.replace(/_/g, ' ')}${run.reason ? `: ${run.reason}` : ''}` });
+    if (ESCALATING.has(run.status))
+      this.choreRuns.set(`chore-run:${run.id}`, {
+        key: `chore-run:${run.id}`,
+        text: `Chore “${choreName}” ended ${run.status.replace(/_/g, ' ')}${run.reason ? `: ${run.reason}` : ''}`,
+      });
   }
 
   summary(): AttentionSummary {
@@ -58,13 +62,21 @@ export class AttentionState {
       const names = approval.files.map((f) => f.newPath ?? f.path);
       const files = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
       const what = approval.kind === 'edits' ? `proposes edits to ${files || 'files'}` : `asks to run ${approval.command ?? approval.title}`;
-      waiting.push({ key: `approval:${approval.id}`, sessionId: approval.sessionId, text: `${approval.choreId ? `Chore ${approval.choreId}` : 'A task'} ${what}` });
+      waiting.push({
+        key: `approval:${approval.id}`,
+        sessionId: approval.sessionId,
+        text: `${approval.choreId ? `Chore ${approval.choreId}` : 'A task'} ${what}`,
+      });
     }
     let running = 0;
     for (const task of this.tasks.values()) {
       if (task.status !== 'running' && !task.paused) continue;
       if (task.paused) {
-        waiting.push({ key: `pause:${task.id}:${task.pauseReason ?? ''}:${task.counters.actions.used}`, sessionId: task.sessionId, text: `“${task.name}” is paused (${task.pauseReason === 'budget' ? 'budget reached' : 'model error'}): Continue or Abort` });
+        waiting.push({
+          key: `pause:${task.id}:${task.pauseReason ?? ''}:${task.counters.actions.used}`,
+          sessionId: task.sessionId,
+          text: `“${task.name}” is paused (${task.pauseReason === 'budget' ? 'budget reached' : 'model error'}): Continue or Abort`,
+        });
       } else if (task.waitingForUser && !task.waitingForApproval) {
         waiting.push({ key: `question:${task.id}:${task.counters.actions.used}`, sessionId: task.sessionId, text: `“${task.name}” asks you something` });
       } else if (!task.waitingForApproval) {

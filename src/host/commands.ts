@@ -17,7 +17,12 @@ export interface CommandDeps {
 }
 
 /** Picks a task: the argument if given, else the user chooses among tasks in a fitting state. */
-async function pickTask(deps: CommandDeps, given: unknown, filter: (t: { status: string; paused: boolean }) => boolean, verb: string): Promise<string | undefined> {
+async function pickTask(
+  deps: CommandDeps,
+  given: unknown,
+  filter: (t: { status: string; paused: boolean }) => boolean,
+  verb: string,
+): Promise<string | undefined> {
   if (typeof given === 'string' && given) return given;
   const { agent } = await deps.runtime.ready;
   const candidates = agent.snapshot().tasks.filter(filter);
@@ -39,7 +44,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   return [
     // (text?, { sessionId?, replyToTaskId? }?): with no text, asks for it; returns the session id.
     vscode.commands.registerCommand('tasklane.sendMessage', async (text?: unknown, route?: unknown) => {
-      const message = typeof text === 'string' && text.trim() ? text : await vscode.window.showInputBox({ title: 'Tasklane: send a message', ignoreFocusOut: true });
+      const message =
+        typeof text === 'string' && text.trim() ? text : await vscode.window.showInputBox({ title: 'Tasklane: send a message', ignoreFocusOut: true });
       if (!message?.trim()) return undefined;
       const { agent } = await runtime.ready;
       const options = route && typeof route === 'object' ? (route as { sessionId?: unknown; replyToTaskId?: unknown }) : {};

@@ -102,7 +102,10 @@ export function start(context: vscode.ExtensionContext): MainParts {
       }
     }),
     ...registerCommands({ runtime, models, channel, refreshSidebar, trusted, showSession: (id) => sidebar.showSession(id) }),
-    ...registerChoreCommands(part((s) => s.chores), secrets),
+    ...registerChoreCommands(
+      part((s) => s.chores),
+      secrets,
+    ),
     ...registerChorePreview(part((s) => s.chores)),
     ...registerCommandApprovalCommands(part((s) => s.commands)),
     ...registerApprovalCommands(part((s) => s.approvalOwners)),

@@ -22,7 +22,12 @@ export function registerMemoryReview(ready: Promise<Agent>): vscode.Disposable {
     }
     const picked = await vscode.window.showQuickPick(
       pending.map((note) => ({ label: showInvisible(note), note })),
-      { canPickMany: true, title: 'Tasklane: which notes may enter memory?', placeHolder: 'Picked notes go into every future task prompt; the others are discarded', ignoreFocusOut: true },
+      {
+        canPickMany: true,
+        title: 'Tasklane: which notes may enter memory?',
+        placeHolder: 'Picked notes go into every future task prompt; the others are discarded',
+        ignoreFocusOut: true,
+      },
     );
     if (!picked) return undefined;
     const accepted = picked.map((p) => p.note);

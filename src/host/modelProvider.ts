@@ -31,14 +31,21 @@ export class ModelProvider {
       const chat = await selectLmChat(settings.provider === 'vscode-lm' ? settings.model || undefined : undefined);
       if (chat) return new VsCodeLmClient(chat);
       if (settings.provider === 'vscode-lm') {
-        throw new ModelError('no_model', "No VS Code language model is available. Install a model provider (such as GitHub Copilot) or run 'Tasklane: Select Model' to use an API.");
+        throw new ModelError(
+          'no_model',
+          "No VS Code language model is available. Install a model provider (such as GitHub Copilot) or run 'Tasklane: Select Model' to use an API.",
+        );
       }
       // auto, with no VS Code model: an API whose key the user already has.
       for (const provider of ['anthropic', 'openai'] as const) {
         const apiKey = await this.apiKey(provider, '');
-        if (apiKey) return createModelClient({ provider, model: settings.model || undefined, apiKey, timeoutMs: settings.timeoutMs, maxRetries: settings.maxRetries });
+        if (apiKey)
+          return createModelClient({ provider, model: settings.model || undefined, apiKey, timeoutMs: settings.timeoutMs, maxRetries: settings.maxRetries });
       }
-      throw new ModelError('no_model', "No model is set up yet. Run 'Tasklane: Select Model' to choose Anthropic, OpenAI or an OpenAI-compatible server, or install a VS Code model provider.");
+      throw new ModelError(
+        'no_model',
+        "No model is set up yet. Run 'Tasklane: Select Model' to choose Anthropic, OpenAI or an OpenAI-compatible server, or install a VS Code model provider.",
+      );
     }
     return createModelClient({
       provider: settings.provider,

@@ -8,7 +8,8 @@ type ListAgent = Pick<Agent, 'sessionPage' | 'sessionMessages' | 'sessionRow' | 
 
 /** A list row with its live task's badges (hot sessions), or as archived. */
 function summary(agent: ListAgent, item: SessionListItem): SessionSummary {
-  if (item.archived) return { id: item.id, name: item.name, status: item.status, lastActivity: item.lastActivity, waitingForUser: false, pendingApprovals: 0, archived: true };
+  if (item.archived)
+    return { id: item.id, name: item.name, status: item.status, lastActivity: item.lastActivity, waitingForUser: false, pendingApprovals: 0, archived: true };
   const { session, tasks } = agent.sessionRow(item.id);
   return toSessionSummary(session ?? { ...item, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 } }, tasks);
 }
@@ -24,7 +25,12 @@ export async function handleSessionMessage(agent: ListAgent, message: SessionWeb
   switch (message.type) {
     case 'sessions.page': {
       const page = await agent.sessionPage(message.after);
-      return { type: 'sessions.page', ...(message.after ? { after: message.after } : {}), sessions: page.sessions.map((s) => summary(agent, s)), hasMore: page.hasMore };
+      return {
+        type: 'sessions.page',
+        ...(message.after ? { after: message.after } : {}),
+        sessions: page.sessions.map((s) => summary(agent, s)),
+        hasMore: page.hasMore,
+      };
     }
     case 'sessions.open': {
       const messages = await agent.sessionMessages(message.sessionId);
@@ -34,15 +40,32 @@ export async function handleSessionMessage(agent: ListAgent, message: SessionWeb
         const found = await agent.history.session(message.sessionId);
         if (!found) throw new Error(`There is no session ${message.sessionId}, in the hot store or the archive.`);
         const s = found.session;
-        session = { id: s.id, name: s.name, status: s.status, lastActivity: s.lastActivity, waitingForUser: false, pendingApprovals: 0, archived: found.archived };
+        session = {
+          id: s.id,
+          name: s.name,
+          status: s.status,
+          lastActivity: s.lastActivity,
+          waitingForUser: false,
+          pendingApprovals: 0,
+          archived: found.archived,
+        };
       }
-      return { type: 'sessions.opened', session, messages: messages.map(({ role, text, at, stopped }) => ({ role, text, at, ...(stopped ? { stopped: true } : {}) })) };
+      return {
+        type: 'sessions.opened',
+        session,
+        messages: messages.map(({ role, text, at, stopped }) => ({ role, text, at, ...(stopped ? { stopped: true } : {}) })),
+      };
     }
     case 'sessions.search': {
       const query = message.query.trim();
       if (!query) return { type: 'sessions.results', requestId: message.requestId, query, hits: [] };
       const hits = await agent.history.search(query, 30);
-      return { type: 'sessions.results', requestId: message.requestId, query, hits: hits.map((h) => ({ kind: h.kind, id: h.id, sessionId: h.sessionId, title: h.title, detail: h.detail, at: h.at, archived: h.archived })) };
+      return {
+        type: 'sessions.results',
+        requestId: message.requestId,
+        query,
+        hits: hits.map((h) => ({ kind: h.kind, id: h.id, sessionId: h.sessionId, title: h.title, detail: h.detail, at: h.at, archived: h.archived })),
+      };
     }
   }
 }

@@ -164,9 +164,11 @@ export class TasklaneSettings implements vscode.Disposable {
       this.disposables.push(watcher, watcher.onDidChange(check), watcher.onDidCreate(check));
       check();
     }
-    this.disposables.push(vscode.workspace.onDidChangeConfiguration((e) => {
-      for (const key of USER_ONLY_SETTINGS) if (e.affectsConfiguration(key)) this.userOnly(key, undefined);
-    }));
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        for (const key of USER_ONLY_SETTINGS) if (e.affectsConfiguration(key)) this.userOnly(key, undefined);
+      }),
+    );
   }
 
   /** The keys noted so far (for `tasklane.getState`). */

@@ -99,7 +99,10 @@ export class AgentSidebarBackend implements SidebarBackend {
     switch (message.type) {
       case 'send': {
         const { agent } = await this.runtime.ready;
-        const { sessionId } = await agent.sendMessage(withAttachments(message.text, message.attachments ?? []), { sessionId: message.sessionId, replyToTaskId: message.replyToTaskId });
+        const { sessionId } = await agent.sendMessage(withAttachments(message.text, message.attachments ?? []), {
+          sessionId: message.sessionId,
+          replyToTaskId: message.replyToTaskId,
+        });
         return { type: 'sendResult', requestId: message.requestId, ok: true, sessionId };
       }
       case 'continueTask':
@@ -126,7 +129,12 @@ export class AgentSidebarBackend implements SidebarBackend {
         return { type: 'deadLetters', deadLetters: agent.snapshot().deadLetters.map(toDeadLetterView) };
       }
       case 'command': {
-        const command = { setApiKey: 'tasklane.setApiKey', selectModel: 'tasklane.selectModel', showLog: 'tasklane.showLog', manageTrust: 'workbench.trust.manage' }[message.command];
+        const command = {
+          setApiKey: 'tasklane.setApiKey',
+          selectModel: 'tasklane.selectModel',
+          showLog: 'tasklane.showLog',
+          manageTrust: 'workbench.trust.manage',
+        }[message.command];
         await vscode.commands.executeCommand(command);
         return undefined;
       }

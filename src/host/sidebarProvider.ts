@@ -120,7 +120,10 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
   private async receive(raw: unknown): Promise<void> {
     const parsed = webviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
-      this.logger.warn('HOST', `Ignored an invalid message from the sidebar: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      this.logger.warn(
+        'HOST',
+        `Ignored an invalid message from the sidebar: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
       return;
     }
     const message = parsed.data;
@@ -137,7 +140,12 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
     } catch (error) {
       this.logger.error('HOST', `Sidebar request ${message.type} failed`, error);
       if (message.type === 'send') {
-        this.post({ type: 'sendResult', requestId: message.requestId, ok: false, error: `Not sent: ${error instanceof Error ? error.message : String(error)}. Your text is still in the box.` });
+        this.post({
+          type: 'sendResult',
+          requestId: message.requestId,
+          ok: false,
+          error: `Not sent: ${error instanceof Error ? error.message : String(error)}. Your text is still in the box.`,
+        });
       }
     }
   }

@@ -97,10 +97,42 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   // it through FsWorkspace, and the edit proposals and their stale check read it too.
   const files = new VsCodeWorkspaceReader(root, root.scheme === 'file' ? new DiskReader(root.fsPath, nodeFs) : undefined);
   const changeSets = new ApprovalService({ db, triggers, ledger, clock, logger, trusted, storageDir, root, files, taskChore, settings, tellTask });
-  const mcp = new McpHost({ root: folder?.uri, settings, consent: new ConsentStore(env.consent, () => clock.now()), trusted, clock, logger, cwd: folder?.uri.fsPath ?? storageDir });
-  const commands = new CommandExecutionHost({ db, triggers, ledger, clock, logger, trusted, settings, mcp: mcp.servers, cwd: () => folder?.uri.fsPath ?? storageDir });
+  const mcp = new McpHost({
+    root: folder?.uri,
+    settings,
+    consent: new ConsentStore(env.consent, () => clock.now()),
+    trusted,
+    clock,
+    logger,
+    cwd: folder?.uri.fsPath ?? storageDir,
+  });
+  const commands = new CommandExecutionHost({
+    db,
+    triggers,
+    ledger,
+    clock,
+    logger,
+    trusted,
+    settings,
+    mcp: mcp.servers,
+    cwd: () => folder?.uri.fsPath ?? storageDir,
+  });
   await commands.recover();
-  const chores = new ChoreHost({ db, triggers, ledger, clock, logger, trusted, secrets: env.secrets, consent: env.consent, root: folder?.uri, ...(env.redact ? { redact: env.redact } : {}), choreSettings: () => settings.chores(), ...(folder ? { workspaceName: folder.name } : {}), reviewLinks: reviewLinkPort(env.extensionId, [changeSets, commands]) });
+  const chores = new ChoreHost({
+    db,
+    triggers,
+    ledger,
+    clock,
+    logger,
+    trusted,
+    secrets: env.secrets,
+    consent: env.consent,
+    root: folder?.uri,
+    ...(env.redact ? { redact: env.redact } : {}),
+    choreSettings: () => settings.chores(),
+    ...(folder ? { workspaceName: folder.name } : {}),
+    reviewLinks: reviewLinkPort(env.extensionId, [changeSets, commands]),
+  });
   const subscriptions = [
     changeSets.onDidChange(env.post),
     // A chore's applied proposal changes files its own globs may watch: those events must not fire it again.
@@ -113,7 +145,10 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   if (folder) {
     for (const dir of ['.agents/skills', '.github/skills', '.claude/skills']) skillDirs.push(vscode.Uri.joinPath(root, dir).fsPath);
   }
-  const workspace = root.scheme === 'file' ? guardReads(new FsWorkspace(root.fsPath, nodeFs, { ...guardOptions, text: files }), root.fsPath, nodeFs, guardOptions) : refusingWorkspace(root.toString());
+  const workspace =
+    root.scheme === 'file'
+      ? guardReads(new FsWorkspace(root.fsPath, nodeFs, { ...guardOptions, text: files }), root.fsPath, nodeFs, guardOptions)
+      : refusingWorkspace(root.toString());
   // No folder open: nothing to edit, so no edit actions (commands still run in the storage folder).
   // Commands first, then edits: the order the tools have always been advertised in (a stable prefix).
   const extraActions = [...commands.actions(), ...(folder ? changeSets.editActions() : [])];
@@ -145,7 +180,9 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   // Chores failing to load (e.g. an unreadable chores.yaml) must not keep the agent from starting.
   await chores.start(created).catch((error) => logger.error('HOST', 'Chores could not attach to the agent; they stay inactive.', error));
   // MCP servers start in the background (listing tools starts them): a slow or broken one never delays the agent.
-  void mcp.start(commands.requester(), (actions) => created.addActions(guardRestricted(actions, trusted))).catch((error) => logger.error('HOST', 'MCP servers could not be read; none are offered.', error));
+  void mcp
+    .start(commands.requester(), (actions) => created.addActions(guardRestricted(actions, trusted)))
+    .catch((error) => logger.error('HOST', 'MCP servers could not be read; none are offered.', error));
 
   return {
     db,

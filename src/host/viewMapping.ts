@@ -41,7 +41,14 @@ export function toTaskView(task: CoreTask): TaskView {
     budget: { actions: task.counters.actions.limit, tokens: task.counters.tokens.limit, cost: task.counters.cost?.limit },
     waitingForUser: task.waitingForUser,
     paused: task.paused,
-    pauseReason: task.pauseReason === 'budget' ? 'The task reached its budget. Continue raises the limit; Abort ends it.' : task.pauseReason === 'model_error' ? 'The model failed. Continue retries; Abort ends the task.' : task.pauseReason === 'stopped' ? 'You stopped the task. Continue resumes it; Abort ends it.' : undefined,
+    pauseReason:
+      task.pauseReason === 'budget'
+        ? 'The task reached its budget. Continue raises the limit; Abort ends it.'
+        : task.pauseReason === 'model_error'
+          ? 'The model failed. Continue retries; Abort ends the task.'
+          : task.pauseReason === 'stopped'
+            ? 'You stopped the task. Continue resumes it; Abort ends it.'
+            : undefined,
   };
 }
 
@@ -63,7 +70,8 @@ export function toTraceEvent(event: TaskEvent): TraceEventView {
     type: event.kind,
     at: event.at,
     summary,
-    detail: detail.length > DETAIL_LIMIT ? `${detail.slice(0, DETAIL_LIMIT)}\n… (${detail.length - DETAIL_LIMIT} more characters in the task's event log)` : detail,
+    detail:
+      detail.length > DETAIL_LIMIT ? `${detail.slice(0, DETAIL_LIMIT)}\n… (${detail.length - DETAIL_LIMIT} more characters in the task's event log)` : detail,
     durationMs: typeof data.durationMs === 'number' ? data.durationMs : undefined,
   };
 }
@@ -83,7 +91,10 @@ export function toHostMessages(change: AgentChange, row: SessionRowLookup): Host
       return [{ type: 'sessionPatch', session: toSessionSummary(change.session, row(change.session.id).tasks) }];
     case 'task': {
       const { session, tasks } = row(change.task.sessionId);
-      return [{ type: 'taskPatch', task: toTaskView(change.task) }, ...(session ? [{ type: 'sessionPatch' as const, session: toSessionSummary(session, tasks) }] : [])];
+      return [
+        { type: 'taskPatch', task: toTaskView(change.task) },
+        ...(session ? [{ type: 'sessionPatch' as const, session: toSessionSummary(session, tasks) }] : []),
+      ];
     }
     case 'taskEvent':
       return [{ type: 'traceAppended', taskId: change.taskId, event: toTraceEvent(change.event) }];

@@ -98,7 +98,9 @@ function toLmMessage(message: ModelMessage): vscode.LanguageModelChatMessage {
       return vscode.LanguageModelChatMessage.Assistant(parts);
     }
     case 'tool':
-      return vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(message.toolCallId, [new vscode.LanguageModelTextPart(message.content)])]);
+      return vscode.LanguageModelChatMessage.User([
+        new vscode.LanguageModelToolResultPart(message.toolCallId, [new vscode.LanguageModelTextPart(message.content)]),
+      ]);
   }
 }
 

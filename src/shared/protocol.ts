@@ -23,9 +23,7 @@ import { mcpMessageSchemas } from './mcpProtocol';
 import { attachmentSchema, contextMessageSchemas } from './contextProtocol';
 
 /** A piece of a running turn's live reply: text to append, or a tool call's progress line. */
-export type StreamDeltaView =
-  | { kind: 'text'; text: string }
-  | { kind: 'tool'; callId: string; name: string; preview: string };
+export type StreamDeltaView = { kind: 'text'; text: string } | { kind: 'tool'; callId: string; name: string; preview: string };
 
 export interface SessionView extends SessionSummary {
   /** The tail of the transcript (older lines are not sent). */

@@ -38,7 +38,18 @@ export class AttachmentChips {
     this.items.forEach((attachment, index) => {
       const remove = h('button', { type: 'button', class: 'chip-remove', 'aria-label': `Remove ${attachment.label}`, title: 'Remove' }, '×');
       remove.addEventListener('click', () => this.remove(index));
-      const chip = h('span', { class: `chip chip-${attachment.kind}`, role: 'listitem', tabindex: 0, 'data-kind': attachment.kind, title: `${attachment.text.length} characters attached` }, h('span', { class: 'chip-label' }, attachment.label), remove);
+      const chip = h(
+        'span',
+        {
+          class: `chip chip-${attachment.kind}`,
+          role: 'listitem',
+          tabindex: 0,
+          'data-kind': attachment.kind,
+          title: `${attachment.text.length} characters attached`,
+        },
+        h('span', { class: 'chip-label' }, attachment.label),
+        remove,
+      );
       chip.addEventListener('keydown', (event: KeyboardEvent) => {
         if (event.key === 'Delete' || event.key === 'Backspace') this.remove(index);
       });

@@ -3,7 +3,13 @@
  * says what is inside, an empty inbox hides, and new work to review opens its section, so a card
  * never waits unseen in a collapsed section. Panels stay unaware of this: it watches their DOM.
  */
-export function watchSection(details: HTMLDetailsElement, content: HTMLElement, note: HTMLElement, count: () => { shown: number; needsYou: number }, label: (n: number) => string): void {
+export function watchSection(
+  details: HTMLDetailsElement,
+  content: HTMLElement,
+  note: HTMLElement,
+  count: () => { shown: number; needsYou: number },
+  label: (n: number) => string,
+): void {
   let lastNeedsYou = 0;
   const update = () => {
     const { shown, needsYou } = count();

@@ -54,10 +54,21 @@ const sendButton = $('#send');
 const replyTarget = $('#reply-target');
 const deadArea = $('#dead-letters');
 
-const stream = new StreamView(transcript, sendButton, () => persisted.selectedSessionId, (sessionId) => post({ type: 'stop', sessionId }));
+const stream = new StreamView(
+  transcript,
+  sendButton,
+  () => persisted.selectedSessionId,
+  (sessionId) => post({ type: 'stop', sessionId }),
+);
 const chips = new AttachmentChips($('#attachments'));
 const approvals = new ApprovalPanel($('#approvals'), post);
-watchSection($('#review-section'), $('#approvals'), $('#review-count'), () => ({ shown: $('#approvals').children.length, needsYou: $('#approvals').querySelectorAll('[data-status="pending"]').length }), (n) => `${n} to review`);
+watchSection(
+  $('#review-section'),
+  $('#approvals'),
+  $('#review-count'),
+  () => ({ shown: $('#approvals').children.length, needsYou: $('#approvals').querySelectorAll('[data-status="pending"]').length }),
+  (n) => `${n} to review`,
+);
 const chores = new ChorePanel($('#chores'), post);
 const mcp = new McpPanel($('#mcp-section'), $('#mcp-servers'), $('#mcp-note'), post);
 
@@ -115,7 +126,14 @@ function renderBanner(state: Pick<ViewState, 'model' | 'restricted' | 'storeProb
       e.preventDefault();
       post({ type: 'command', command: 'manageTrust' });
     });
-    banner.appendChild(h('div', { class: 'notice restricted' }, 'Restricted Mode: Tasklane can chat but cannot edit files, run commands or run chores until you trust this folder. ', trust));
+    banner.appendChild(
+      h(
+        'div',
+        { class: 'notice restricted' },
+        'Restricted Mode: Tasklane can chat but cannot edit files, run commands or run chores until you trust this folder. ',
+        trust,
+      ),
+    );
   }
   if (state.storeProblem) banner.appendChild(h('div', { class: 'notice error' }, state.storeProblem));
   const demo = demoNotice(state.model, () => post({ type: 'command', command: 'selectModel' }));
@@ -152,7 +170,7 @@ function messageElement(message: MessageView): HTMLElement {
 function renderTranscript(): void {
   clear(transcript);
   const id = persisted.selectedSessionId;
-  const messages = id && opened.has(id) ? transcripts.get(id) ?? [] : [];
+  const messages = id && opened.has(id) ? (transcripts.get(id) ?? []) : [];
   if (!id) transcript.appendChild(h('div', { class: 'empty' }, 'Ask Tasklane to do something in this workspace.'));
   for (const message of messages) transcript.appendChild(messageElement(message));
   stream.redraw();
@@ -204,7 +222,14 @@ function send(): void {
   pendingSend = { requestId, text };
   sendButton.setAttribute('disabled', '');
   const attachments = chips.list;
-  post({ type: 'send', requestId, text, sessionId: persisted.selectedSessionId, replyToTaskId: persisted.replyToTaskId, ...(attachments.length ? { attachments } : {}) });
+  post({
+    type: 'send',
+    requestId,
+    text,
+    sessionId: persisted.selectedSessionId,
+    replyToTaskId: persisted.replyToTaskId,
+    ...(attachments.length ? { attachments } : {}),
+  });
 }
 
 function onMessage(message: HostMessage): void {

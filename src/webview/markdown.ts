@@ -54,10 +54,7 @@ hljs.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' }
 hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
 
 /** What a link in a reply may do. */
-export type LinkTarget =
-  | { kind: 'external'; url: string }
-  | { kind: 'file'; path: string; line?: number; column?: number }
-  | { kind: 'inert'; reason: string };
+export type LinkTarget = { kind: 'external'; url: string } | { kind: 'file'; path: string; line?: number; column?: number } | { kind: 'inert'; reason: string };
 
 const EXTERNAL_SCHEMES = new Set(['http', 'https', 'vscode', 'vscode-insiders']);
 
@@ -103,12 +100,16 @@ function fileTarget(spec: string): LinkTarget {
   return { kind: 'file', path, ...(line ? { line: Number(line) } : {}), ...(column ? { column: Number(column) } : {}) };
 }
 
-const FILE_EXTENSIONS = 'tsx?|jsx?|mjs|cjs|mts|cts|json|jsonc|md|mdx|py|go|rs|java|kt|cs|c|h|cc|cpp|hpp|rb|php|swift|css|scss|less|html?|vue|svelte|ya?ml|toml|ini|sh|bash|txt|sql|xml|gradle|lock|env';
+const FILE_EXTENSIONS =
+  'tsx?|jsx?|mjs|cjs|mts|cts|json|jsonc|md|mdx|py|go|rs|java|kt|cs|c|h|cc|cpp|hpp|rb|php|swift|css|scss|less|html?|vue|svelte|ya?ml|toml|ini|sh|bash|txt|sql|xml|gradle|lock|env';
 /**
  * A file path in prose: an optional ./ or ../, folders, a name with a known extension, then an
  * optional :line[:col] or #Lline. Known extensions only, so "e.g." or "v1.2" stay text.
  */
-const PATH_IN_TEXT = new RegExp(`(?<![\\w/.:@-])((?:\\.{1,2}/)?(?:[\\w@.-]+/)*[\\w@-][\\w@.-]*\\.(?:${FILE_EXTENSIONS}))((?::\\d+(?::\\d+)?)|(?:#L\\d+(?:C\\d+)?))?(?![\\w/-])`, 'g');
+const PATH_IN_TEXT = new RegExp(
+  `(?<![\\w/.:@-])((?:\\.{1,2}/)?(?:[\\w@.-]+/)*[\\w@-][\\w@.-]*\\.(?:${FILE_EXTENSIONS}))((?::\\d+(?::\\d+)?)|(?:#L\\d+(?:C\\d+)?))?(?![\\w/-])`,
+  'g',
+);
 const WHOLE_PATH = new RegExp(`^${PATH_IN_TEXT.source}$`);
 
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -270,7 +271,8 @@ function createRenderer(): Markdown {
   md.renderer.rules.image = renderImage;
   md.renderer.rules.fence = (tokens, idx) => renderFence(tokens, idx);
   md.renderer.rules.code_block = (tokens, idx) => renderFence(tokens, idx);
-  md.renderer.rules.task_checkbox = (tokens, idx) => `<input type="checkbox" class="task-checkbox" disabled${(tokens[idx].meta as { checked: boolean }).checked ? ' checked' : ''}> `;
+  md.renderer.rules.task_checkbox = (tokens, idx) =>
+    `<input type="checkbox" class="task-checkbox" disabled${(tokens[idx].meta as { checked: boolean }).checked ? ' checked' : ''}> `;
   // Alignment as classes: the CSP forbids inline styles.
   for (const rule of ['th_open', 'td_open'] as const) {
     md.renderer.rules[rule] = (tokens, idx) => {

@@ -90,7 +90,17 @@ export function splitReply(source: string, minLines = 40): ReplySection[] {
       else codeLines++;
       continue;
     }
-    if (splittable && i > start && i - start >= minLines && BLANK.test(lines[i - 1]) && line !== '' && line[0] !== ' ' && line[0] !== '\t' && !LIST_MARKER.test(line)) close(i);
+    if (
+      splittable &&
+      i > start &&
+      i - start >= minLines &&
+      BLANK.test(lines[i - 1]) &&
+      line !== '' &&
+      line[0] !== ' ' &&
+      line[0] !== '\t' &&
+      !LIST_MARKER.test(line)
+    )
+      close(i);
     const opener = fenceChar ? FENCE_OPEN.exec(line) : null;
     if (opener) {
       const marks = opener[1] ?? opener[2];

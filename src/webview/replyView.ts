@@ -14,10 +14,55 @@ import { SectionRenderer } from './sectionRenderer';
  */
 
 const ALLOWED_TAGS = new Set([
-  'A', 'P', 'BR', 'HR', 'STRONG', 'EM', 'S', 'DEL', 'CODE', 'PRE', 'SPAN', 'DIV', 'BLOCKQUOTE', 'UL', 'OL', 'LI',
-  'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'TABLE', 'THEAD', 'TBODY', 'TR', 'TH', 'TD', 'INPUT', 'BUTTON',
+  'A',
+  'P',
+  'BR',
+  'HR',
+  'STRONG',
+  'EM',
+  'S',
+  'DEL',
+  'CODE',
+  'PRE',
+  'SPAN',
+  'DIV',
+  'BLOCKQUOTE',
+  'UL',
+  'OL',
+  'LI',
+  'H1',
+  'H2',
+  'H3',
+  'H4',
+  'H5',
+  'H6',
+  'TABLE',
+  'THEAD',
+  'TBODY',
+  'TR',
+  'TH',
+  'TD',
+  'INPUT',
+  'BUTTON',
 ]);
-const ALLOWED_ATTRIBUTES = new Set(['class', 'title', 'role', 'aria-label', 'type', 'disabled', 'checked', 'start', 'href', 'data-link-kind', 'data-path', 'data-line', 'data-column', 'data-lang', 'data-code-action', 'data-hl']);
+const ALLOWED_ATTRIBUTES = new Set([
+  'class',
+  'title',
+  'role',
+  'aria-label',
+  'type',
+  'disabled',
+  'checked',
+  'start',
+  'href',
+  'data-link-kind',
+  'data-path',
+  'data-line',
+  'data-column',
+  'data-lang',
+  'data-code-action',
+  'data-hl',
+]);
 
 /** Removes anything the renderer should never have produced; returns how many nodes it changed. */
 export function sanitize(root: DocumentFragment): number {
@@ -29,7 +74,9 @@ export function sanitize(root: DocumentFragment): number {
       continue;
     }
     for (const attribute of [...element.attributes]) {
-      const ok = ALLOWED_ATTRIBUTES.has(attribute.name) && (attribute.name !== 'href' || attribute.value === '#' || /^(https?|vscode|vscode-insiders):/i.test(attribute.value));
+      const ok =
+        ALLOWED_ATTRIBUTES.has(attribute.name) &&
+        (attribute.name !== 'href' || attribute.value === '#' || /^(https?|vscode|vscode-insiders):/i.test(attribute.value));
       if (!ok) {
         element.removeAttribute(attribute.name);
         changed++;

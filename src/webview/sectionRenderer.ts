@@ -79,7 +79,7 @@ export class SectionRenderer {
     // A tall view shows more lines than TAIL_LINES: a code line is ~16px in the sidebar.
     const tail = Math.max(TAIL_LINES, Math.ceil((this.container?.clientHeight ?? 0) / 8));
     let first = parts.length;
-    for (let lines = 0; first > 0 && lines < tail; ) lines += parts[--first].lines;
+    for (let lines = 0; first > 0 && lines < tail;) lines += parts[--first].lines;
     const deferred: Pending[] = [];
     for (let i = 0; i < first; i++) {
       const placeholder = document.createElement('div');

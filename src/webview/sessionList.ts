@@ -46,7 +46,11 @@ export class SessionList {
   ) {
     const newChat = h('vscode-button', { id: 'new-chat', secondary: true }, 'New chat');
     newChat.addEventListener('click', () => host.select(undefined));
-    this.searchBox = h('vscode-textfield', { id: 'session-search', placeholder: 'Search history…', 'aria-label': 'Search sessions and tasks' }) as HTMLElement & { value: string };
+    this.searchBox = h('vscode-textfield', {
+      id: 'session-search',
+      placeholder: 'Search history…',
+      'aria-label': 'Search sessions and tasks',
+    }) as HTMLElement & { value: string };
     this.searchBox.addEventListener('input', () => this.scheduleSearch());
     this.results = h('div', { class: 'session-results', role: 'list', hidden: true });
     this.spacer = h('div', { class: 'session-spacer' });
@@ -172,7 +176,11 @@ export class SessionList {
   private row(session: SessionSummary, selected: string | undefined): HTMLElement {
     return h(
       'button',
-      { class: `session${session.id === selected ? ' selected' : ''}${session.archived ? ' archived' : ''}`, 'data-session-id': session.id, title: session.name },
+      {
+        class: `session${session.id === selected ? ' selected' : ''}${session.archived ? ' archived' : ''}`,
+        'data-session-id': session.id,
+        title: session.name,
+      },
       h('span', { class: 'session-name' }, session.name),
       h('span', { class: 'session-meta' }, `${session.archived ? 'archived' : session.status} · ${formatTime(session.lastActivity)}`),
       session.waitingForUser ? h('vscode-badge', { class: 'badge-waiting' }, 'waiting') : null,

@@ -102,7 +102,7 @@ export class TraceList {
     this.selectedSeq = this.selectedSeq === seq ? undefined : seq;
     const event = this.events.find((e) => e.seq === seq);
     this.detail.hidden = this.selectedSeq === undefined || !event?.detail;
-    this.detail.textContent = this.selectedSeq === undefined ? '' : event?.detail ?? '';
+    this.detail.textContent = this.selectedSeq === undefined ? '' : (event?.detail ?? '');
     this.render();
   }
 }

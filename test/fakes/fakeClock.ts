@@ -22,7 +22,10 @@ export class FakeClock implements Clock {
   private readonly turnsPerTimer: number;
   private readonly turnsAtEnd: number;
 
-  constructor(private current = Date.UTC(2026, 0, 5, 9, 0, 0), options: FakeClockOptions = {}) {
+  constructor(
+    private current = Date.UTC(2026, 0, 5, 9, 0, 0),
+    options: FakeClockOptions = {},
+  ) {
     this.turnsPerTimer = options.turnsPerTimer ?? 1;
     this.turnsAtEnd = options.turnsAtEnd ?? 0;
   }
@@ -34,7 +37,11 @@ export class FakeClock implements Clock {
   setTimeout(callback: () => void, ms: number): { cancel(): void } {
     const timer = { at: this.current + Math.max(0, ms), seq: this.seq++, callback, cancelled: false };
     this.timers.push(timer);
-    return { cancel: () => { timer.cancelled = true; } };
+    return {
+      cancel: () => {
+        timer.cancelled = true;
+      },
+    };
   }
 
   /** How many timers are armed and not cancelled. */

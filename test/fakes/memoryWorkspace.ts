@@ -24,7 +24,10 @@ export class MemoryWorkspace implements WorkspacePort {
     return [...out].slice(0, options.limit ?? 1000);
   }
 
-  async searchText(query: string, options: { isRegex?: boolean; include?: string; limit?: number } = {}): Promise<Array<{ path: string; line: number; text: string }>> {
+  async searchText(
+    query: string,
+    options: { isRegex?: boolean; include?: string; limit?: number } = {},
+  ): Promise<Array<{ path: string; line: number; text: string }>> {
     const pattern = options.isRegex ? new RegExp(query) : undefined;
     const hits: Array<{ path: string; line: number; text: string }> = [];
     for (const [path, text] of Object.entries(this.files)) {

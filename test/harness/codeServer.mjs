@@ -214,10 +214,14 @@ export async function startCodeServer(options) {
   const log = fs.openSync(logFile, 'a');
   const args = [
     codeServerEntry,
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${port}`,
-    '--user-data-dir', userDataDir,
-    '--extensions-dir', extensionsDir,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-getting-started-override',

@@ -17,7 +17,13 @@ export const lmProviderDir = path.join(repoRoot, 'test/fixtures/lmProviderExtens
 /** Bundles every test/host/*.test.ts (or the given files) into one CommonJS file. */
 export async function bundleHostSuites(outfile, files) {
   // *.restricted.test.ts need Workspace Trust on (an untrusted folder): they run in their own pass.
-  const specs = files ?? fs.readdirSync(hostSuiteDir).filter((f) => f.endsWith('.test.ts') && !f.endsWith('.restricted.test.ts')).sort().map((f) => path.join(hostSuiteDir, f));
+  const specs =
+    files ??
+    fs
+      .readdirSync(hostSuiteDir)
+      .filter((f) => f.endsWith('.test.ts') && !f.endsWith('.restricted.test.ts'))
+      .sort()
+      .map((f) => path.join(hostSuiteDir, f));
   if (specs.length === 0) throw new Error(`no host suites in ${hostSuiteDir} (expected *.test.ts)`);
   await build({
     stdin: { contents: specs.map((f) => `require(${JSON.stringify(f)});`).join('\n'), resolveDir: hostSuiteDir, sourcefile: 'hostSuites.js', loader: 'js' },
@@ -116,7 +122,9 @@ export async function runHostTier(options = {}) {
     while (!fs.existsSync(resultsFile)) {
       await answerDialog(workbench.page, runDir);
       if (Date.now() > deadline) {
-        throw new Error(`no host results after ${timeoutMs} ms: did the runner extension activate? see ${server.logFile} and the exthost log under ${path.join(userDataDir, 'logs')}`);
+        throw new Error(
+          `no host results after ${timeoutMs} ms: did the runner extension activate? see ${server.logFile} and the exthost log under ${path.join(userDataDir, 'logs')}`,
+        );
       }
       await delay(250);
     }

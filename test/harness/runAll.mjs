@@ -88,11 +88,21 @@ for (const tier of tiers) {
     result = await runHostTier();
     printHostResults(result);
     // A second, cheap pass for suites that need an untrusted folder (Workspace Trust on).
-    const restrictedFiles = fs.readdirSync(hostSuiteDir).filter((f) => f.endsWith('.restricted.test.ts')).map((f) => path.join(hostSuiteDir, f));
+    const restrictedFiles = fs
+      .readdirSync(hostSuiteDir)
+      .filter((f) => f.endsWith('.restricted.test.ts'))
+      .map((f) => path.join(hostSuiteDir, f));
     if (restrictedFiles.length) {
       const restricted = await runHostTier({ files: restrictedFiles, workspaceTrust: true });
       printHostResults(restricted);
-      result = { ...result, passed: result.passed + restricted.passed, failed: result.failed + restricted.failed, tests: [...(result.tests ?? []), ...(restricted.tests ?? [])], failures: [...(result.failures ?? []), ...(restricted.failures ?? [])], error: result.error ?? restricted.error };
+      result = {
+        ...result,
+        passed: result.passed + restricted.passed,
+        failed: result.failed + restricted.failed,
+        tests: [...(result.tests ?? []), ...(restricted.tests ?? [])],
+        failures: [...(result.failures ?? []), ...(restricted.failures ?? [])],
+        error: result.error ?? restricted.error,
+      };
     }
   } else {
     result = runMochaTier('ui', path.join(repoRoot, 'test/ui/.mocharc.json'));

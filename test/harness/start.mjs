@@ -36,7 +36,8 @@ const settings = {};
 const env = {};
 // A real model forgets what a previous demo run set in this launcher's user settings (its server
 // URL and model id, and the one command the demo allowlisted).
-const forgetDemo = () => Object.assign(settings, { 'tasklane.model.id': undefined, 'tasklane.model.baseUrl': undefined, 'tasklane.approval.allowedCommands': undefined });
+const forgetDemo = () =>
+  Object.assign(settings, { 'tasklane.model.id': undefined, 'tasklane.model.baseUrl': undefined, 'tasklane.approval.allowedCommands': undefined });
 if (process.env.ANTHROPIC_API_KEY) {
   forgetDemo();
   settings['tasklane.model.provider'] = 'anthropic';
@@ -57,7 +58,9 @@ if (process.env.ANTHROPIC_API_KEY) {
   // No key: the local server needs none (Tasklane sends a placeholder to OpenAI-compatible servers),
   // and OPENAI_API_KEY is never sent to an OpenAI-compatible URL (only to OpenAI's own host).
   env.TASKLANE_TEST_MODEL_URL = model.url;
-  say(`model: Demo model — no key configured (a scripted scenario at ${model.openaiBaseUrl}); set OPENAI_API_KEY or ANTHROPIC_API_KEY, or run "Tasklane: Select Model", for a real one`);
+  say(
+    `model: Demo model — no key configured (a scripted scenario at ${model.openaiBaseUrl}); set OPENAI_API_KEY or ANTHROPIC_API_KEY, or run "Tasklane: Select Model", for a real one`,
+  );
 } else {
   say('model: none configured and the demo model server is missing; use "Tasklane: Select Model" in the workbench');
 }

@@ -17,9 +17,14 @@ interface TaskState {
 
 const SUITE = 'host: Tasklane as language model tools for VS Code agents';
 
-const tasks = async () => (((await vscode.commands.executeCommand('tasklane.getState')) as { tasks?: TaskState[] }).tasks ?? []);
+const tasks = async () => ((await vscode.commands.executeCommand('tasklane.getState')) as { tasks?: TaskState[] }).tasks ?? [];
 const taskWith = (predicate: (t: TaskState) => boolean, what: string) =>
-  until(what, async () => (await tasks()).find(predicate), 30_000, () => 'tasks never matched');
+  until(
+    what,
+    async () => (await tasks()).find(predicate),
+    30_000,
+    () => 'tasks never matched',
+  );
 
 /** Invokes one of Tasklane's tools the way another extension's agent does; returns its text. */
 async function invoke(name: string, input: object, token?: vscode.CancellationToken): Promise<string> {
@@ -96,7 +101,10 @@ describe(SUITE, function () {
       assert.equal(answer.outcome, 'ended');
       assert.equal(answer.task.status, 'completed');
       assert.equal(answer.task.summary, 'counted 3 files');
-      assert.ok((await requestsText()).some((t) => t.includes('Count the files in src.')), 'the instruction reached the model');
+      assert.ok(
+        (await requestsText()).some((t) => t.includes('Count the files in src.')),
+        'the instruction reached the model',
+      );
     });
 
     it('await is cancelled by its token; the task goes on', async () => {
@@ -114,18 +122,31 @@ describe(SUITE, function () {
 
     it('schedule proposes a chore as a reviewable change; approved, it still waits for Enable', async () => {
       const choresFile = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, '.tasklane/chores.yaml');
-      const before = await vscode.workspace.fs.readFile(choresFile).then((b) => new TextDecoder().decode(b), () => undefined);
-      const result = invoke('tasklane_schedule', { name: 'Weekly PR review', prompt: 'Review the open pull requests and list the stale ones.', cron: '0 9 * * 1' });
+      const before = await vscode.workspace.fs.readFile(choresFile).then(
+        (b) => new TextDecoder().decode(b),
+        () => undefined,
+      );
+      const result = invoke('tasklane_schedule', {
+        name: 'Weekly PR review',
+        prompt: 'Review the open pull requests and list the stale ones.',
+        cron: '0 9 * * 1',
+      });
       result.catch(() => undefined);
       const dialog = await pressDialogButton('Yes');
       assert.match(dialog, /Propose a Tasklane chore\?/);
       assert.match(dialog, /0 9 \* \* 1/);
       const { choreId, approvalId } = JSON.parse(await result) as { choreId: string; approvalId: string };
       assert.equal(choreId, 'weekly-pr-review');
-      const after = await vscode.workspace.fs.readFile(choresFile).then((b) => new TextDecoder().decode(b), () => undefined);
+      const after = await vscode.workspace.fs.readFile(choresFile).then(
+        (b) => new TextDecoder().decode(b),
+        () => undefined,
+      );
       assert.equal(after, before, 'nothing is written before the person approves');
       const state = (await vscode.commands.executeCommand('tasklane.getState')) as { approvals: Array<{ id: string }> };
-      assert.ok(state.approvals.some((a) => a.id === approvalId), 'the proposal is a pending approval');
+      assert.ok(
+        state.approvals.some((a) => a.id === approvalId),
+        'the proposal is a pending approval',
+      );
       await vscode.commands.executeCommand('tasklane.approve', approvalId);
       const chore = await until('the approved chore to be loaded', async () => {
         const s = (await vscode.commands.executeCommand('tasklane.getState')) as { chores: Array<{ id: string; enabled: boolean; consent?: string }> };
@@ -136,7 +157,7 @@ describe(SUITE, function () {
       assert.equal(status.chores.find((c) => c.id === choreId)?.waitsForEnable, true);
     });
 
-    it('start_task\'s task is durable (phase 0: queued, it asks a question)', async () => {
+    it("start_task's task is durable (phase 0: queued, it asks a question)", async () => {
       await scriptModel([{ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which branch?' } }] }]);
       const { taskId } = await startTask({ instruction: 'Prepare the release notes.', name: 'Release notes' });
       const answer = JSON.parse(await invoke('tasklane_await', { taskId })) as { outcome: string; task: { waitingFor: string } };

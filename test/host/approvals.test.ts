@@ -155,7 +155,9 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
       assert.equal(result.status, 'stale', JSON.stringify(result));
       assert.equal(onDisk('src/greet.js'), greet, 'the unchanged file was applied anyway');
       assert.equal(onDisk('src/math.js'), mathChanged);
-      await modelSaw(/rejected \(The change was not applied: nothing was applied because these files changed on disk since the proposal: src\/math\.js \(modified\)/);
+      await modelSaw(
+        /rejected \(The change was not applied: nothing was applied because these files changed on disk since the proposal: src\/math\.js \(modified\)/,
+      );
     } finally {
       fs.writeFileSync(path.join(root(), 'src/math.js'), mathChanged.replace('// changed by the user after the proposal\n', ''));
     }
@@ -165,7 +167,16 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
     const originals = { greet: onDisk('src/greet.js') as string, math: onDisk('src/math.js') as string };
     const [task] = await proposeInTasks([
       [
-        { name: 'replace_in_file', arguments: { path: 'src/greet.js', edits: [{ oldText: "'world'", newText: "'everyone'" }, { oldText: 'Hello, ', newText: 'Hi, ' }] } },
+        {
+          name: 'replace_in_file',
+          arguments: {
+            path: 'src/greet.js',
+            edits: [
+              { oldText: "'world'", newText: "'everyone'" },
+              { oldText: 'Hello, ', newText: 'Hi, ' },
+            ],
+          },
+        },
         { name: 'replace_in_file', arguments: { path: 'src/math.js', edits: [{ oldText: 'return a + b;', newText: 'return Number(a) + Number(b);' }] } },
       ],
     ]);
@@ -180,7 +191,11 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
     const mathDoc = await vscode.workspace.openTextDocument(path.join(root(), 'src/math.js'));
     await vscode.window.showTextDocument(greetDoc);
     await vscode.commands.executeCommand('undo');
-    await until('one undo to revert both files', async () => (greetDoc.getText() === originals.greet && mathDoc.getText() === originals.math ? true : undefined), 10_000);
+    await until(
+      'one undo to revert both files',
+      async () => (greetDoc.getText() === originals.greet && mathDoc.getText() === originals.math ? true : undefined),
+      10_000,
+    );
     // The undo leaves both documents dirty. Saving one while the workbench is still busy with
     // the undone refactoring can report false (seen under load); the person would save again, so
     // the probe saves what is still dirty until the disk holds the original text.
@@ -198,7 +213,11 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
     assert.ok(task.waitingForApproval);
     const snapshot = (await vscode.commands.executeCommand('tasklane.getState')) as { approvals: Array<{ id: string; files: unknown[] }> };
     assert.equal(snapshot.approvals.find((a) => a.id === task.waitingForApproval)?.files.length, 2, 'tasklane.getState does not list the pending approval');
-    const result = await vscode.commands.executeCommand<ApprovalResult>('tasklane.reject', task.waitingForApproval, 'keep the README, the changelog is still needed');
+    const result = await vscode.commands.executeCommand<ApprovalResult>(
+      'tasklane.reject',
+      task.waitingForApproval,
+      'keep the README, the changelog is still needed',
+    );
     assert.equal(result.status, 'rejected');
     assert.equal(onDisk('README.md'), readme);
     assert.notEqual(onDisk('CHANGELOG.md'), null);
@@ -221,7 +240,11 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
     assert.ok(id, 'the edit waits for approval');
     await vscode.commands.executeCommand('tasklane.cancelTask', task.id);
     const snapshot = (await vscode.commands.executeCommand('tasklane.getState')) as { approvals: Array<{ id: string }> };
-    assert.equal(snapshot.approvals.find((a) => a.id === id), undefined, 'the proposal of a cancelled task is still pending');
+    assert.equal(
+      snapshot.approvals.find((a) => a.id === id),
+      undefined,
+      'the proposal of a cancelled task is still pending',
+    );
     const late = await vscode.commands.executeCommand<ApprovalResult | undefined>('tasklane.approve', id);
     assert.ok(late === undefined || late.status === 'error', `a withdrawn proposal was approved: ${JSON.stringify(late)}`);
     assert.equal(onDisk(file), null, 'the file was written for a cancelled task');

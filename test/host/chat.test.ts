@@ -31,7 +31,10 @@ describe('host: chat through each provider, and what the user sees when the mode
 
   async function replyIn(sessionId: string, role: 'assistant' | 'error'): Promise<string> {
     const state = await waitForState((s) => !!session(s, sessionId)?.messages.some((m) => m.role === role), 30_000);
-    return session(state, sessionId)!.messages.filter((m) => m.role === role).map((m) => m.text).join('\n');
+    return session(state, sessionId)!
+      .messages.filter((m) => m.role === role)
+      .map((m) => m.text)
+      .join('\n');
   }
 
   before(async () => {
@@ -59,7 +62,10 @@ describe('host: chat through each provider, and what the user sees when the mode
     assert.match(await replyIn(sessionId, 'assistant'), /Answer delivered through a tool call\./);
     const requests = await modelRequests<{ tools?: Array<{ function?: { name: string } }> }>();
     const last = requests[requests.length - 1];
-    assert.ok(last.body.tools?.some((t) => t.function?.name === 'send_message'), 'the tool list did not reach the model through vscode.lm');
+    assert.ok(
+      last.body.tools?.some((t) => t.function?.name === 'send_message'),
+      'the tool list did not reach the model through vscode.lm',
+    );
   });
 
   it('auto: picks the VS Code language model when one is available, with no key set', async () => {
@@ -117,7 +123,10 @@ describe('host: chat through each provider, and what the user sees when the mode
       const sessionId = await send(text);
       assert.match(await replyIn(sessionId, 'error'), failure.expect);
       const state = await waitForState(() => true);
-      assert.ok(session(state, sessionId)!.messages.some((m) => m.role === 'user' && m.text === text), 'the user message was lost');
+      assert.ok(
+        session(state, sessionId)!.messages.some((m) => m.role === 'user' && m.text === text),
+        'the user message was lost',
+      );
     });
   }
 });

@@ -9,9 +9,22 @@ import { activateTasklane, modelRequests, quiesce, resetModel, scriptModel, unti
 // `tasklane.openApprovalLink`, the same handler the URI handler calls) opens that proposal's diff,
 // and approving resumes the parked run to success with no model call while it waited.
 
-interface ChoreState { id: string; enabled: boolean; consent?: 'needed' | 'given'; review?: { definitionHash: string }; runs: Array<{ id: string; status: string; reason?: string }> }
-interface State { chores: ChoreState[]; tasks: Array<{ id: string; source: string; waitingForApproval?: string }> }
-interface Notice { status: string; runId: string; approval?: { id: string; summary: string; link: string } }
+interface ChoreState {
+  id: string;
+  enabled: boolean;
+  consent?: 'needed' | 'given';
+  review?: { definitionHash: string };
+  runs: Array<{ id: string; status: string; reason?: string }>;
+}
+interface State {
+  chores: ChoreState[];
+  tasks: Array<{ id: string; source: string; waitingForApproval?: string }>;
+}
+interface Notice {
+  status: string;
+  runId: string;
+  approval?: { id: string; summary: string; link: string };
+}
 
 const root = () => vscode.workspace.workspaceFolders![0].uri;
 const readme = () => vscode.Uri.joinPath(root(), 'README.md');
@@ -44,16 +57,21 @@ describe('host: chore review links', function () {
     await resetModel();
     await useScriptedModel();
     original = await read(readme());
-    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(root(), '.tasklane/chores.yaml'), new TextEncoder().encode([
-      'chores:',
-      '  - id: reviewed',
-      '    name: Reviewed fix',
-      '    trigger: { cron: "0 3 * * *" }',
-      '    prompt: Fix the typo in README.md.',
-      '    actionSets: [files]',
-      '    budget: { maxSeconds: 600 }',
-      `    escalate: { webhook: { url: "http://127.0.0.1:${port}/hook" } }`,
-    ].join('\n') + '\n'));
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(root(), '.tasklane/chores.yaml'),
+      new TextEncoder().encode(
+        [
+          'chores:',
+          '  - id: reviewed',
+          '    name: Reviewed fix',
+          '    trigger: { cron: "0 3 * * *" }',
+          '    prompt: Fix the typo in README.md.',
+          '    actionSets: [files]',
+          '    budget: { maxSeconds: 600 }',
+          `    escalate: { webhook: { url: "http://127.0.0.1:${port}/hook" } }`,
+        ].join('\n') + '\n',
+      ),
+    );
     const loaded = await until('the chore to load', async () => chore(await state()));
     if (loaded.consent === 'needed' && loaded.review) await vscode.commands.executeCommand('tasklane.enableChore', 'reviewed', loaded.review.definitionHash);
     await until('the chore to be enabled', async () => chore(await state())?.enabled);
@@ -95,8 +113,14 @@ describe('host: chore review links', function () {
     assert.ok(tab.input.original.path.startsWith(`/${approvalId}/`), `the diff of ${approvalId}: ${tab.input.original.toString()}`);
     assert.match(tab.label, /README\.md/);
 
-    const unknown = await vscode.commands.executeCommand('tasklane.openApprovalLink', sent.approval!.link.replace(encodeURIComponent(approvalId), 'no-such-approval').replace(approvalId, 'no-such-approval'));
-    assert.deepEqual(unknown, { opened: false, reason: 'there is no approval no-such-approval in this workspace; it may belong to another workspace or window, or have been removed.' });
+    const unknown = await vscode.commands.executeCommand(
+      'tasklane.openApprovalLink',
+      sent.approval!.link.replace(encodeURIComponent(approvalId), 'no-such-approval').replace(approvalId, 'no-such-approval'),
+    );
+    assert.deepEqual(unknown, {
+      opened: false,
+      reason: 'there is no approval no-such-approval in this workspace; it may belong to another workspace or window, or have been removed.',
+    });
     assert.equal((await modelRequests()).length, callsWhileParked, 'no model call while the run waited');
 
     await vscode.commands.executeCommand('tasklane.approve', approvalId);
@@ -113,9 +137,15 @@ describe('host: chore review links', function () {
 
   it('Preview Chore shows the next fires and a dry run without a model call', async () => {
     const before = (await modelRequests()).length;
-    const preview = (await vscode.commands.executeCommand('tasklane.previewChore', 'reviewed')) as { nextFires: Array<{ utc: string }>; dryRun: { prompt: string; cause: string; actionSets: string[] } };
+    const preview = (await vscode.commands.executeCommand('tasklane.previewChore', 'reviewed')) as {
+      nextFires: Array<{ utc: string }>;
+      dryRun: { prompt: string; cause: string; actionSets: string[] };
+    };
     assert.equal(preview.nextFires.length, 5);
-    assert.ok(preview.nextFires.every((f) => /T03:00:00\.000Z$/.test(f.utc)), 'no time zone: the machine zone, UTC here');
+    assert.ok(
+      preview.nextFires.every((f) => /T03:00:00\.000Z$/.test(f.utc)),
+      'no time zone: the machine zone, UTC here',
+    );
     assert.equal(preview.dryRun.cause, 'cron');
     assert.match(preview.dryRun.prompt, /^Fix the typo in README\.md\.\n\nTrigger: scheduled for /);
     assert.deepEqual(preview.dryRun.actionSets, ['files']);

@@ -7,9 +7,24 @@ import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, until
 // tell the run what happened, and the workspace's daily cap stops a run, pauses its chore, and
 // Resume lets it run again.
 
-interface ChoreRun { id: string; status: string; reason?: string; usage?: { cost: number } }
-interface ChoreState { id: string; enabled: boolean; consent?: 'needed' | 'given'; review?: { definitionHash: string }; problem?: string; paused?: string; runs: ChoreRun[] }
-interface State { chores: ChoreState[] }
+interface ChoreRun {
+  id: string;
+  status: string;
+  reason?: string;
+  usage?: { cost: number };
+}
+interface ChoreState {
+  id: string;
+  enabled: boolean;
+  consent?: 'needed' | 'given';
+  review?: { definitionHash: string };
+  problem?: string;
+  paused?: string;
+  runs: ChoreRun[];
+}
+interface State {
+  chores: ChoreState[];
+}
 
 const root = () => vscode.workspace.workspaceFolders![0].uri;
 const write = (rel: string, text: string) => vscode.workspace.fs.writeFile(vscode.Uri.joinPath(root(), rel), new TextEncoder().encode(text));
@@ -21,7 +36,12 @@ const chores = vscode.workspace.getConfiguration('tasklane.chores');
 /** Polls the state snapshot until `probe` finds something; a timeout names the chores as last seen. */
 function untilState<T>(what: string, probe: (s: State) => T | undefined | false, timeoutMs = 30_000): Promise<T> {
   let last: State | undefined;
-  return until(what, async () => probe((last = await state())), timeoutMs, () => `chores: ${JSON.stringify(last?.chores).slice(0, 1500)}`);
+  return until(
+    what,
+    async () => probe((last = await state())),
+    timeoutMs,
+    () => `chores: ${JSON.stringify(last?.chores).slice(0, 1500)}`,
+  );
 }
 
 /** The chore's history once it holds `count` entries and none is still running. */
@@ -61,28 +81,31 @@ describe('host: chore triggers and caps', function () {
     await quiesce();
     await resetModel();
     await useScriptedModel();
-    const yaml = [
-      'chores:',
-      '  - id: diag-watch',
-      '    name: Diagnostics watch',
-      '    trigger: { diagnostics: { files: "src/**" }, debounceMs: 500 }',
-      `    prompt: "${DIAG}"`,
-      '  - id: spender',
-      '    name: Spender',
-      '    trigger: { cron: "0 3 * * *" }',
-      `    prompt: "${SPEND}"`,
-      '  - id: head-watch',
-      '    name: HEAD watch',
-      // Long enough for the git extension to report the first commit (seconds on a busy machine) before the second is made.
-      '    trigger: { git: head, debounceMs: 15000 }',
-      `    prompt: "${HEAD}"`,
-    ].join('\n') + '\n';
+    const yaml =
+      [
+        'chores:',
+        '  - id: diag-watch',
+        '    name: Diagnostics watch',
+        '    trigger: { diagnostics: { files: "src/**" }, debounceMs: 500 }',
+        `    prompt: "${DIAG}"`,
+        '  - id: spender',
+        '    name: Spender',
+        '    trigger: { cron: "0 3 * * *" }',
+        `    prompt: "${SPEND}"`,
+        '  - id: head-watch',
+        '    name: HEAD watch',
+        // Long enough for the git extension to report the first commit (seconds on a busy machine) before the second is made.
+        '    trigger: { git: head, debounceMs: 15000 }',
+        `    prompt: "${HEAD}"`,
+      ].join('\n') + '\n';
     // Run alone in a fresh window, the workspace's file watcher may not be armed yet when the file
     // is first written (nothing loads): write it again until the chores host has read it.
     let loaded: State | undefined;
     for (let attempt = 0; !loaded && attempt < 6; attempt++) {
       await write('.tasklane/chores.yaml', yaml + '#'.repeat(attempt) + '\n');
-      loaded = await untilState('chores.yaml to load', (s) => ['diag-watch', 'spender', 'head-watch'].every((id) => chore(s, id)?.review) && s, 5_000).catch(() => undefined);
+      loaded = await untilState('chores.yaml to load', (s) => ['diag-watch', 'spender', 'head-watch'].every((id) => chore(s, id)?.review) && s, 5_000).catch(
+        () => undefined,
+      );
     }
     assert.ok(loaded, 'chores.yaml never loaded');
     for (const c of loaded.chores) {
@@ -107,7 +130,12 @@ describe('host: chore triggers and caps', function () {
     let seen = nextDiagnosticsChange();
     collection.set(uri('README.md'), [error(0, 'outside the glob')]);
     await seen;
-    for (const [file, message] of [['src/greet.js', 'greet is not defined'], ['src/math.js', 'add expects 2 arguments'], ['src/greet.js', 'unexpected token'], ['src/extra.js', 'missing semicolon']] as const) {
+    for (const [file, message] of [
+      ['src/greet.js', 'greet is not defined'],
+      ['src/math.js', 'add expects 2 arguments'],
+      ['src/greet.js', 'unexpected token'],
+      ['src/extra.js', 'missing semicolon'],
+    ] as const) {
       seen = nextDiagnosticsChange();
       collection.set(uri(file), [...(collection.get(uri(file)) ?? []), error(collection.get(uri(file))?.length ?? 0, message)]);
       await seen;
@@ -132,7 +160,10 @@ describe('host: chore triggers and caps', function () {
     }
     const both = await settledRuns('diag-watch', 2);
     assert.equal(both.length, 2, JSON.stringify(both));
-    assert.ok(both.every((r) => r.status === 'succeeded'), JSON.stringify(both));
+    assert.ok(
+      both.every((r) => r.status === 'succeeded'),
+      JSON.stringify(both),
+    );
     const second = (await requestsOf(DIAG)).slice(1);
     assert.equal(second.length, 1, 'one model request for the second run');
     assert.match(second[0], /new errors appeared in 2 file\(s\)/);
@@ -169,7 +200,10 @@ describe('host: chore triggers and caps', function () {
 
     const message = (await vscode.commands.executeCommand('tasklane.resumeChore', 'spender')) as string;
     assert.match(message, /^Resumed: .*all chores today \$\d+\.\d\d of \$5\b/);
-    const resumed = await untilState('the spender to be enabled again', (s) => !chore(s, 'spender')?.paused && chore(s, 'spender')?.enabled && chore(s, 'spender'));
+    const resumed = await untilState(
+      'the spender to be enabled again',
+      (s) => !chore(s, 'spender')?.paused && chore(s, 'spender')?.enabled && chore(s, 'spender'),
+    );
     assert.equal(resumed.problem, undefined);
     await vscode.commands.executeCommand('tasklane.runChoreNow', 'spender');
     const [again] = await settledRuns('spender', 3);
@@ -178,15 +212,27 @@ describe('host: chore triggers and caps', function () {
   });
 
   it('two commits within the quiet time are one git-HEAD run that names both ends; a later commit a second', async function () {
-    const git = vscode.extensions.getExtension<{ getAPI(v: 1): { repositories: Array<{ rootUri: vscode.Uri; state: { HEAD?: { commit?: string } } }> } }>('vscode.git');
+    const git = vscode.extensions.getExtension<{ getAPI(v: 1): { repositories: Array<{ rootUri: vscode.Uri; state: { HEAD?: { commit?: string } } }> } }>(
+      'vscode.git',
+    );
     assert.ok(git, 'the built-in git extension is installed');
     const api = (git.isActive ? git.exports : await git.activate()).getAPI(1);
     const dir = root().fsPath;
-    const run = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Tasklane Test', '-c', 'user.email=test@tasklane.invalid', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+    const run = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=Tasklane Test', '-c', 'user.email=test@tasklane.invalid', ...args], { cwd: dir, encoding: 'utf8' }).trim();
     const start = run('rev-parse', 'HEAD');
     // The chore follows the repository the git extension opened; commit only once it sees it.
-    await until('the git extension to open the workspace repository', async () => api.repositories.find((r) => r.rootUri.toString() === root().toString() && r.state.HEAD?.commit === start), 60_000);
-    const sees = (commit: string) => until(`the git extension to see HEAD at ${commit.slice(0, 12)}`, async () => api.repositories.find((r) => r.rootUri.toString() === root().toString() && r.state.HEAD?.commit === commit), 60_000);
+    await until(
+      'the git extension to open the workspace repository',
+      async () => api.repositories.find((r) => r.rootUri.toString() === root().toString() && r.state.HEAD?.commit === start),
+      60_000,
+    );
+    const sees = (commit: string) =>
+      until(
+        `the git extension to see HEAD at ${commit.slice(0, 12)}`,
+        async () => api.repositories.find((r) => r.rootUri.toString() === root().toString() && r.state.HEAD?.commit === commit),
+        60_000,
+      );
     await scriptModel([endStep()]);
     run('commit', '-q', '--allow-empty', '-m', 'first of a burst');
     // Two HEAD moves the chore is told about, within its quiet time: one burst, one run.

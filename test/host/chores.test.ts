@@ -6,9 +6,23 @@ import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, until
 // burst coalesced into one run, a real VS Code task exiting non-zero, and a chore's edit proposal
 // waiting for review instead of being written.
 
-interface ChoreRun { id: string; status: string; reason?: string }
-interface ChoreState { id: string; enabled: boolean; consent?: 'needed' | 'given'; review?: { definitionHash: string }; problem?: string; runs: ChoreRun[] }
-interface State { chores: ChoreState[]; tasks: Array<{ id: string; source: string; status: string; waitingForApproval?: string }> }
+interface ChoreRun {
+  id: string;
+  status: string;
+  reason?: string;
+}
+interface ChoreState {
+  id: string;
+  enabled: boolean;
+  consent?: 'needed' | 'given';
+  review?: { definitionHash: string };
+  problem?: string;
+  runs: ChoreRun[];
+}
+interface State {
+  chores: ChoreState[];
+  tasks: Array<{ id: string; source: string; status: string; waitingForApproval?: string }>;
+}
 
 const root = () => vscode.workspace.workspaceFolders![0].uri;
 const write = (rel: string, text: string) => vscode.workspace.fs.writeFile(vscode.Uri.joinPath(root(), rel), new TextEncoder().encode(text));
@@ -18,7 +32,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Polls the state snapshot until `probe` finds something; a timeout names the chores as last seen. */
 function untilState<T>(what: string, probe: (s: State) => T | undefined | false, timeoutMs = 30_000): Promise<T> {
   let last: State | undefined;
-  return until(what, async () => probe((last = await state())), timeoutMs, () => `chores: ${JSON.stringify(last?.chores).slice(0, 1500)}`);
+  return until(
+    what,
+    async () => probe((last = await state())),
+    timeoutMs,
+    () => `chores: ${JSON.stringify(last?.chores).slice(0, 1500)}`,
+  );
 }
 
 const chore = (s: State, id: string) => s.chores.find((c) => c.id === id);
@@ -33,28 +52,31 @@ describe('host: chores', function () {
     await quiesce();
     await resetModel();
     await useScriptedModel();
-    await write('.tasklane/chores.yaml', [
-      'chores:',
-      '  - id: notes-digest',
-      '    name: Notes digest',
-      '    trigger: { files: ["notes/**"], debounceMs: 400 }',
-      '    prompt: Summarise the notes.',
-      "    successWhen: \"status = 'done'\"",
-      '  - id: failed-build',
-      '    name: Failed build',
-      '    trigger: { task: { name: failing-build, when: "exitCode != 0" } }',
-      '    prompt: The build failed; diagnose it.',
-      '  - id: fixer',
-      '    name: Fixer',
-      '    trigger: { cron: "0 3 * * *" }',
-      '    prompt: Fix the typo in README.md.',
-      '    actionSets: [files]',
-      '    budget: { maxSeconds: 600 }',
-      '  - id: broken',
-      '    name: Broken',
-      '    trigger: { cron: "not a cron" }',
-      '    prompt: never runs',
-    ].join('\n') + '\n');
+    await write(
+      '.tasklane/chores.yaml',
+      [
+        'chores:',
+        '  - id: notes-digest',
+        '    name: Notes digest',
+        '    trigger: { files: ["notes/**"], debounceMs: 400 }',
+        '    prompt: Summarise the notes.',
+        '    successWhen: "status = \'done\'"',
+        '  - id: failed-build',
+        '    name: Failed build',
+        '    trigger: { task: { name: failing-build, when: "exitCode != 0" } }',
+        '    prompt: The build failed; diagnose it.',
+        '  - id: fixer',
+        '    name: Fixer',
+        '    trigger: { cron: "0 3 * * *" }',
+        '    prompt: Fix the typo in README.md.',
+        '    actionSets: [files]',
+        '    budget: { maxSeconds: 600 }',
+        '  - id: broken',
+        '    name: Broken',
+        '    trigger: { cron: "not a cron" }',
+        '    prompt: never runs',
+      ].join('\n') + '\n',
+    );
     const loaded = await untilState('chores.yaml to load', (s) => chore(s, 'fixer') && s);
     // Written by the test, not with New Chore: each waits for the person's Enable (the consent suite tests that).
     for (const c of loaded.chores) {

@@ -47,7 +47,10 @@ describe('host: run_command and run_task with approval and the exact allowlist',
     await runTaskCalling({ name: 'run_command', arguments: { command: 'node --version' } });
     await modelSaw(/node --version` exited with code 0[^"]*v\d+\.\d+/, 0);
     assert.deepEqual(await pending(), []);
-    assert.ok(vscode.window.terminals.some((t) => t.name.startsWith('Tasklane: node --version')), 'the command ran in a terminal the user can see');
+    assert.ok(
+      vscode.window.terminals.some((t) => t.name.startsWith('Tasklane: node --version')),
+      'the command ran in a terminal the user can see',
+    );
   });
 
   for (const command of ['node --version && node --version', 'node --version > out.txt', 'node --version $(id)', 'node --version $HOME']) {

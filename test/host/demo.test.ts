@@ -49,12 +49,19 @@ describe('host: the demo model plays its scenario through the real engine', func
   it('a task reads the file, its edit waits for approval, the allowlisted command runs, the task ends', async () => {
     assert.ok(!original.includes('greetAll'), 'the sample workspace already has the demo edit');
     await vscode.commands.executeCommand('tasklane.sendMessage', 'show me what Tasklane does');
-    const waiting = await until('the demo task to wait on its proposal', async () => (await tasks()).find((t) => t.name.startsWith('Demo:') && t.waitingForApproval), 60_000);
+    const waiting = await until(
+      'the demo task to wait on its proposal',
+      async () => (await tasks()).find((t) => t.name.startsWith('Demo:') && t.waitingForApproval),
+      60_000,
+    );
     // The task read the file for real: its content reached the model before the edit.
     await modelSaw(/Returns a greeting for `name`/);
     assert.equal(fs.readFileSync(file(), 'utf8'), original, 'the edit was written before approval');
     const state = (await vscode.commands.executeCommand('tasklane.getState')) as { approvals: Array<{ id: string }> };
-    assert.ok(state.approvals.some((a) => a.id === waiting.waitingForApproval), 'no approval card for the demo edit');
+    assert.ok(
+      state.approvals.some((a) => a.id === waiting.waitingForApproval),
+      'no approval card for the demo edit',
+    );
 
     const result = await vscode.commands.executeCommand<{ status: string }>('tasklane.approve', waiting.waitingForApproval);
     assert.equal(result.status, 'applied', JSON.stringify(result));

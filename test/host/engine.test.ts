@@ -31,9 +31,33 @@ describe('host: a complex task end to end', function () {
     const name = `Review greet ${Date.now()}`;
     await scriptModel([
       { toolCalls: [{ name: 'task_start', arguments: { name, instruction: 'Read src/greet.js and report what it exports.', mode: 'complex' } }] },
-      { toolCalls: [{ name: 'update_todos', arguments: { todos: [{ text: 'read greet.js', status: 'in_progress' }, { text: 'report', status: 'pending' }] } }] },
+      {
+        toolCalls: [
+          {
+            name: 'update_todos',
+            arguments: {
+              todos: [
+                { text: 'read greet.js', status: 'in_progress' },
+                { text: 'report', status: 'pending' },
+              ],
+            },
+          },
+        ],
+      },
       { toolCalls: [{ name: 'read_file', arguments: { path: 'src/greet.js' } }] },
-      { toolCalls: [{ name: 'update_todos', arguments: { todos: [{ text: 'read greet.js', status: 'done' }, { text: 'report', status: 'done' }] } }] },
+      {
+        toolCalls: [
+          {
+            name: 'update_todos',
+            arguments: {
+              todos: [
+                { text: 'read greet.js', status: 'done' },
+                { text: 'report', status: 'done' },
+              ],
+            },
+          },
+        ],
+      },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'greet.js exports greet().' } }] },
     ]);
     await vscode.commands.executeCommand('tasklane.sendMessage', 'Please review src/greet.js');
@@ -43,13 +67,22 @@ describe('host: a complex task end to end', function () {
     const task = tasks.find((t) => t.name === name)!;
     assert.equal(task.mode, 'complex');
     assert.equal(task.status, 'running');
-    assert.deepEqual(task.todos.map((t) => `${t.text}:${t.status}`), ['read greet.js:done', 'report:done']);
+    assert.deepEqual(
+      task.todos.map((t) => `${t.text}:${t.status}`),
+      ['read greet.js:done', 'report:done'],
+    );
 
     // The read_file turn really read the workspace file through the VS Code adapter.
     const requests = await requestsText();
     const greet = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'src/greet.js')));
-    const marker = greet.split('\n').find((l) => l.includes('function greet'))!.trim();
-    assert.ok(requests.some((text) => text.includes(marker)), 'the file content never reached the model');
+    const marker = greet
+      .split('\n')
+      .find((l) => l.includes('function greet'))!
+      .trim();
+    assert.ok(
+      requests.some((text) => text.includes(marker)),
+      'the file content never reached the model',
+    );
 
     // The user approves closing; the task completes.
     await scriptModel([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'greet.js exports greet().' } }] }]);

@@ -10,7 +10,11 @@ describe('host fixture: the tasklane-test language model provider', function () 
   });
 
   function scriptedModel(): Promise<vscode.LanguageModelChat> {
-    return until('vscode.lm.selectChatModels to find the tasklane-test model', async () => (await vscode.lm.selectChatModels({ vendor: 'tasklane-test', id: 'scripted' }))[0], 15_000);
+    return until(
+      'vscode.lm.selectChatModels to find the tasklane-test model',
+      async () => (await vscode.lm.selectChatModels({ vendor: 'tasklane-test', id: 'scripted' }))[0],
+      15_000,
+    );
   }
 
   async function collect(response: vscode.LanguageModelChatResponse): Promise<unknown[]> {
@@ -26,7 +30,10 @@ describe('host fixture: the tasklane-test language model provider', function () 
     await scriptModel([{ text: marker }]);
     const response = await model.sendRequest([vscode.LanguageModelChatMessage.User('hello')], {}, new vscode.CancellationTokenSource().token);
     const parts = await collect(response);
-    const text = parts.filter((p) => p instanceof vscode.LanguageModelTextPart).map((p) => (p as vscode.LanguageModelTextPart).value).join('');
+    const text = parts
+      .filter((p) => p instanceof vscode.LanguageModelTextPart)
+      .map((p) => (p as vscode.LanguageModelTextPart).value)
+      .join('');
     assert.equal(text, marker);
   });
 
@@ -47,7 +54,10 @@ describe('host fixture: the tasklane-test language model provider', function () 
     const model = await scriptedModel();
     await resetModel();
     const response = await model.sendRequest([vscode.LanguageModelChatMessage.User('ping from the host')], {}, new vscode.CancellationTokenSource().token);
-    const text = (await collect(response)).filter((p) => p instanceof vscode.LanguageModelTextPart).map((p) => (p as vscode.LanguageModelTextPart).value).join('');
+    const text = (await collect(response))
+      .filter((p) => p instanceof vscode.LanguageModelTextPart)
+      .map((p) => (p as vscode.LanguageModelTextPart).value)
+      .join('');
     assert.equal(text, 'echo: ping from the host');
   });
 });

@@ -28,7 +28,10 @@ const repoRoot = process.env.TASKLANE_REPO_ROOT ?? '';
 const everything = path.join(repoRoot, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const marker = `tasklane-host-mcp-${process.pid}`;
 const servers = async () => ((await vscode.commands.executeCommand('tasklane.getState')) as { mcpServers: McpState[] }).mcpServers;
-const running = () => execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(marker)).length;
+const running = () =>
+  execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.includes(marker)).length;
 
 describe('host: MCP servers a repository ships', function () {
   this.timeout(120_000);
@@ -70,7 +73,11 @@ describe('host: MCP servers a repository ships', function () {
     await until('the tools to be listed', async () => ((await servers())[0]?.tools ?? 0) > 0 || undefined);
     assert.equal(running(), 1, 'one server process once trusted');
     await scriptModel([
-      { toolCalls: [{ name: 'task_start', arguments: { name: 'Echo through MCP', instruction: 'Call the echo tool', mode: 'simple', actionSets: ['mcp:everything'] } }] },
+      {
+        toolCalls: [
+          { name: 'task_start', arguments: { name: 'Echo through MCP', instruction: 'Call the echo tool', mode: 'simple', actionSets: ['mcp:everything'] } },
+        ],
+      },
       { toolCalls: [{ name: 'mcp_everything_echo', arguments: { message: 'hello from the host tier' } }] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'echoed' } }] },
     ]);
@@ -119,7 +126,14 @@ describe('host: MCP servers of the user: crash, hang, Streamable HTTP', function
   async function callThroughTask(server: string, tool: string, args: object, expect: RegExp): Promise<string> {
     const seen = (await requestsText()).length;
     await scriptModel([
-      { toolCalls: [{ name: 'task_start', arguments: { name: `Call ${server}/${tool} ${Date.now()}`, instruction: `Call ${tool}`, mode: 'simple', actionSets: [`mcp:${server}`] } }] },
+      {
+        toolCalls: [
+          {
+            name: 'task_start',
+            arguments: { name: `Call ${server}/${tool} ${Date.now()}`, instruction: `Call ${tool}`, mode: 'simple', actionSets: [`mcp:${server}`] },
+          },
+        ],
+      },
       { toolCalls: [{ name: `mcp_${server}_${tool.replace(/-/g, '_')}`, arguments: args }] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'called' } }] },
     ]);
@@ -139,7 +153,10 @@ describe('host: MCP servers of the user: crash, hang, Streamable HTTP', function
         probe.close(() => resolve(free));
       });
     });
-    web = spawn(process.execPath, [everything, 'streamableHttp'], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    web = spawn(process.execPath, [everything, 'streamableHttp'], {
+      env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     await new Promise<void>((resolve, reject) => {
       let said = '';
       web!.stderr?.on('data', (chunk: Buffer) => {
@@ -149,10 +166,14 @@ describe('host: MCP servers of the user: crash, hang, Streamable HTTP', function
       web!.on('exit', (code) => reject(new Error(`server-everything (HTTP) exited ${code}: ${said}`)));
     });
     await allowed().update('allowedCommands', ['mcp:solo/echo', 'mcp:solo/trigger-long-running-operation', 'mcp:web/echo'], vscode.ConfigurationTarget.Global);
-    await user().update('servers', {
-      solo: { type: 'stdio', command: process.execPath, args: [everything, 'stdio', soloMarker] },
-      web: { type: 'http', url: `http://127.0.0.1:${port}/mcp` },
-    }, vscode.ConfigurationTarget.Global);
+    await user().update(
+      'servers',
+      {
+        solo: { type: 'stdio', command: process.execPath, args: [everything, 'stdio', soloMarker] },
+        web: { type: 'http', url: `http://127.0.0.1:${port}/mcp` },
+      },
+      vscode.ConfigurationTarget.Global,
+    );
     // Their tools reach the agent once listed: the signal is the tool count in getState.
     await until('both servers to list their tools', async () => {
       const listed = (await servers()).filter((s) => (s.name === 'solo' || s.name === 'web') && (s.tools ?? 0) > 0);
@@ -170,7 +191,10 @@ describe('host: MCP servers of the user: crash, hang, Streamable HTTP', function
 
   it('a killed server is shown crashed with its error, and restarted on the next call', async () => {
     await callThroughTask('solo', 'echo', { message: 'before the kill' }, /Echo: before the kill/);
-    const pids = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(soloMarker)).map((l) => Number(l.trim().split(/\s+/)[0]));
+    const pids = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.includes(soloMarker))
+      .map((l) => Number(l.trim().split(/\s+/)[0]));
     assert.equal(pids.length, 1, 'one solo process');
     process.kill(pids[0]!, 'SIGKILL');
     const crashed = await until('the server to show as crashed', async () => (await servers()).find((s) => s.name === 'solo' && s.state === 'crashed'));

@@ -67,7 +67,9 @@ describe('host: a symlinked folder pointing outside is invisible to search and l
     await vscode.commands.executeCommand('tasklane.sendMessage', `look around (${name})`);
     // The request after the tool calls carries their results back to the model.
     const seen = await modelSaw(new RegExp(`inside-${insideMarker}\\.txt`), before);
-    await until('the turn with the results', async () => (await requestsText()).slice(before).some((t) => t.includes(insideMarker) && t.includes('resolves outside the workspace')));
+    await until('the turn with the results', async () =>
+      (await requestsText()).slice(before).some((t) => t.includes(insideMarker) && t.includes('resolves outside the workspace')),
+    );
     const all = (await requestsText()).slice(before).join('\n');
     assert.ok(!all.includes(secretTail), 'a line from outside the workspace reached the model');
     assert.ok(!all.includes('.aws/credentials') || /\.aws\/credentials resolves outside the workspace/.test(all), 'the credentials file was listed');

@@ -2,7 +2,18 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateTasklane, modelSaw, modelUrl, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel, waitForState } from './support/tasklane';
+import {
+  activateTasklane,
+  modelSaw,
+  modelUrl,
+  quiesce,
+  requestsText,
+  resetModel,
+  scriptModel,
+  until,
+  useScriptedModel,
+  waitForState,
+} from './support/tasklane';
 
 // The loop under real use in a real workbench: what the person does while a real command runs
 // in its terminal, and while the task's last turn is in flight.
@@ -74,7 +85,9 @@ describe('host: the loop under real use (a real command in its terminal)', funct
       ...after,
     ]);
     await vscode.commands.executeCommand('tasklane.sendMessage', `please ${label}`);
-    const pid = await until('the slow job to start', async () => (fs.existsSync(file('slowjob.pid')) ? Number(fs.readFileSync(file('slowjob.pid'), 'utf8')) : undefined));
+    const pid = await until('the slow job to start', async () =>
+      fs.existsSync(file('slowjob.pid')) ? Number(fs.readFileSync(file('slowjob.pid'), 'utf8')) : undefined,
+    );
     const task = await until('its task', async () => (await state()).tasks.find((t) => t.instruction.startsWith(`${label}:`)));
     return { task, pid };
   }
@@ -98,7 +111,10 @@ describe('host: the loop under real use (a real command in its terminal)', funct
     const now = await state();
     assert.equal(now.tasks.find((t) => t.id === task.id)!.status, 'cancelled');
     assert.equal(now.sessions.find((s) => s.id === task.sessionId)!.status, 'idle');
-    assert.ok(vscode.window.terminals.some((t) => t.name.startsWith('Tasklane: node slowjob.js')), 'it ran in a visible terminal');
+    assert.ok(
+      vscode.window.terminals.some((t) => t.name.startsWith('Tasklane: node slowjob.js')),
+      'it ran in a visible terminal',
+    );
     assert.equal((await requestsText()).length, before, 'no model call after the cancel');
   });
 
@@ -114,6 +130,8 @@ describe('host: the loop under real use (a real command in its terminal)', funct
     await vscode.commands.executeCommand('tasklane.sendMessage', 'and check the tests too', { replyToTaskId: task.id });
     await fetch(`${modelUrl()}/__release`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ gate: 'final' }) });
     await modelSaw(/and check the tests too/, 2);
-    await waitForState((s) => (s as unknown as State).sessions.some((x) => x.id === task.sessionId && x.messages.at(-1)?.text === 'Noted: I will also check the tests.'));
+    await waitForState((s) =>
+      (s as unknown as State).sessions.some((x) => x.id === task.sessionId && x.messages.at(-1)?.text === 'Noted: I will also check the tests.'),
+    );
   });
 });

@@ -13,7 +13,7 @@ describe('host smoke: a real VS Code extension host', () => {
     assert.equal(path.basename(folder.uri.fsPath), 'workspace');
   });
 
-  it('activates Tasklane with its storage under the run\'s workspaceStorage', async () => {
+  it("activates Tasklane with its storage under the run's workspaceStorage", async () => {
     const { extension, api } = await activateTasklane();
     assert.equal(extension.isActive, true);
     const storage = storageUriOf(api);
@@ -25,7 +25,7 @@ describe('host smoke: a real VS Code extension host', () => {
     assert.equal(path.basename(storage.fsPath), 'tasklane.tasklane');
   });
 
-  it('writes and reads back a file in Tasklane\'s storage through vscode.workspace.fs', async () => {
+  it("writes and reads back a file in Tasklane's storage through vscode.workspace.fs", async () => {
     const { api } = await activateTasklane();
     const storage = storageUriOf(api);
     assert.ok(storage);

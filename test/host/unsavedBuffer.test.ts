@@ -97,7 +97,11 @@ describe('host: the agent reads what the editor shows (unsaved changes included)
     const result = await vscode.commands.executeCommand<{ status: string }>('tasklane.approve', task.waitingForApproval);
     assert.equal(result.status, 'applied', `approving over the unsaved buffer (not stale): ${JSON.stringify(result)}`);
     assert.ok(opened.getText().includes(`${marker}-renamed`), 'the applied edit is not in the editor');
-    assert.equal(readOrNull(uri.fsPath), saved.replace("'use strict';\n", `'use strict';\nconst note = '${marker}-renamed';\n`), 'the disk should hold the unsaved text with the edit');
+    assert.equal(
+      readOrNull(uri.fsPath),
+      saved.replace("'use strict';\n", `'use strict';\nconst note = '${marker}-renamed';\n`),
+      'the disk should hold the unsaved text with the edit',
+    );
     assert.equal(opened.isDirty, false, 'the document should be saved after the apply');
     await modelSaw(/approved and applied: src\/greet\.js/);
   });

@@ -85,7 +85,10 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     await page.keyboard.press('Control+P');
     await page.keyboard.type('src/greet.js');
     // The workspace's src/greet.js, not the (now removed) proposal copy Quick Open also remembers.
-    const workspaceGreet = page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' }).filter({ hasNot: page.locator('.label-description', { hasText: 'proposals' }) }).first();
+    const workspaceGreet = page
+      .locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' })
+      .filter({ hasNot: page.locator('.label-description', { hasText: 'proposals' }) })
+      .first();
     await workspaceGreet.waitFor({ timeout: 30_000 });
     await workspaceGreet.click();
     await page.locator('.part.editor .tab.active', { hasText: 'greet.js' }).first().waitFor({ timeout: 10_000 });
@@ -93,11 +96,21 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     await page.keyboard.press('Control+Z');
     // VS Code asks before undoing an edit that spans files; the whole set is what we want undone.
     const acrossFiles = page.locator('.monaco-dialog-box .monaco-button', { hasText: /Undo in \d+ Files/ });
-    const asked = await acrossFiles.first().waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
+    const asked = await acrossFiles
+      .first()
+      .waitFor({ state: 'visible', timeout: 5_000 })
+      .then(
+        () => true,
+        () => false,
+      );
     if (asked) await acrossFiles.first().click();
     await page.waitForTimeout(500);
     await runCommand(page, 'File: Save All Files');
-    await until('both files reverted on disk', async () => (onDisk('src/greet.js') === originals.greet && onDisk('src/math.js') === originals.math ? true : undefined), 15_000);
+    await until(
+      'both files reverted on disk',
+      async () => (onDisk('src/greet.js') === originals.greet && onDisk('src/math.js') === originals.math ? true : undefined),
+      15_000,
+    );
     await screenshotSidebar(page, 'ui-approvals-4-undone');
   });
 

@@ -3,7 +3,17 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
-import { openTasklaneView, runCommand, screenshotSidebar, screenshotsDir, selectTaskSession, sendChatMessage, startUiSession, tasklaneFrame, waitForAssistantMessage } from './support/workbench';
+import {
+  openTasklaneView,
+  runCommand,
+  screenshotSidebar,
+  screenshotsDir,
+  selectTaskSession,
+  sendChatMessage,
+  startUiSession,
+  tasklaneFrame,
+  waitForAssistantMessage,
+} from './support/workbench';
 import type { UiSession } from './support/workbench';
 
 // Attention and fit on the real workbench: the status bar item, a notification (with Open) for an
@@ -22,7 +32,10 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
   const statusItem = () => session().page.locator('.statusbar-item', { hasText: 'Tasklane' }).first();
   const showExplorer = async () => {
     await runCommand(session().page, 'View: Show Explorer');
-    await session().page.locator('.part.sidebar .composite.title', { hasText: /Explorer/i }).first().waitFor({ timeout: 15_000 });
+    await session()
+      .page.locator('.part.sidebar .composite.title', { hasText: /Explorer/i })
+      .first()
+      .waitFor({ timeout: 15_000 });
   };
 
   before(async function () {
@@ -63,7 +76,9 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
     await session().model.release();
 
     await statusItem().filter({ hasText: 'waiting for you: 1' }).waitFor({ timeout: 30_000 });
-    const badge = session().page.locator('.activitybar .action-item', { has: session().page.locator('[aria-label^="Tasklane"]') }).locator('.badge .badge-content');
+    const badge = session()
+      .page.locator('.activitybar .action-item', { has: session().page.locator('[aria-label^="Tasklane"]') })
+      .locator('.badge .badge-content');
     await badge.filter({ hasText: '1' }).waitFor({ timeout: 15_000 });
     // The notification: a toast, or (where the workbench files it straight away) the notification
     // centre; either way it carries the text and an Open button.
@@ -79,7 +94,10 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
       await notification.waitFor({ state: 'visible', timeout: 15_000 });
     } catch (error) {
       await page.screenshot({ path: path.join(screenshotsDir, 'ui-attention-no-notification-page.png') });
-      throw new Error(`no Tasklane notification; the notification areas show: ${JSON.stringify(await page.locator('.notifications-toasts, .notifications-center').allInnerTexts())}`, { cause: error });
+      throw new Error(
+        `no Tasklane notification; the notification areas show: ${JSON.stringify(await page.locator('.notifications-toasts, .notifications-center').allInnerTexts())}`,
+        { cause: error },
+      );
     }
     await page.screenshot({ path: path.join(screenshotsDir, 'ui-attention-1-notified.png') });
 
@@ -114,7 +132,12 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
     await session().model.reset();
     await session().model.script([
       { toolCalls: [{ name: 'task_start', arguments: { name: 'Rewrite readme', instruction: 'Rewrite README.md and add NOTES.md', mode: 'simple' } }] },
-      { toolCalls: [{ name: 'write_file', arguments: { path: 'README.md', content: '# Rewritten\n' } }, { name: 'create_file', arguments: { path: 'NOTES.md', content: 'notes\n' } }] },
+      {
+        toolCalls: [
+          { name: 'write_file', arguments: { path: 'README.md', content: '# Rewritten\n' } },
+          { name: 'create_file', arguments: { path: 'NOTES.md', content: 'notes\n' } },
+        ],
+      },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'Rewrote the readme' } }] },
     ]);
     await sendChatMessage(frame, 'rewrite the readme');
@@ -123,7 +146,11 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
     const applied = frame.locator('.approval-card[data-status="applied"]', { hasText: 'NOTES.md' });
     // A patch can re-draw the card just as it is clicked: click again until it is decided.
     for (let attempt = 1; !(await applied.count()); attempt++) {
-      if (await card.count()) await card.locator('vscode-button.approve').click({ timeout: 5_000 }).catch(() => undefined);
+      if (await card.count())
+        await card
+          .locator('vscode-button.approve')
+          .click({ timeout: 5_000 })
+          .catch(() => undefined);
       try {
         await applied.waitFor({ timeout: 15_000 });
       } catch (error) {
@@ -142,7 +169,10 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
     assert.equal(readme(), original, 'README.md was not restored');
     assert.equal(fs.existsSync(path.join(workspace, 'NOTES.md')), false, 'NOTES.md, created by the task, is still there');
     await frame.locator('.session', { hasText: 'Rewrite readme' }).first().click();
-    await frame.locator('#transcript .msg[data-role="event"]', { hasText: /reverted your applied edit/ }).first().waitFor({ timeout: 15_000 });
+    await frame
+      .locator('#transcript .msg[data-role="event"]', { hasText: /reverted your applied edit/ })
+      .first()
+      .waitFor({ timeout: 15_000 });
     await screenshotSidebar(session().page, 'ui-attention-reverted');
   });
 
@@ -162,7 +192,16 @@ async function seriousViolations(frame: Frame): Promise<Array<{ id: string; impa
   const axeSource = (createRequire(__filename)('axe-core') as { source: string }).source;
   await frame.evaluate(axeSource);
   const violations = await frame.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            context: unknown,
+            options: unknown,
+          ): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }>;
+        };
+      }
+    ).axe;
     const result = await axe.run(document, { resultTypes: ['violations'] });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)) }));
   });

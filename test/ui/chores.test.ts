@@ -26,7 +26,10 @@ async function quickInput(page: Page, title: string): Promise<void> {
   try {
     await widget.locator('.quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: 15_000 });
   } catch (error) {
-    const shown = await widget.locator('.quick-input-title').textContent().catch(() => null);
+    const shown = await widget
+      .locator('.quick-input-title')
+      .textContent()
+      .catch(() => null);
     throw new Error(`the quick input "${title}" never showed; the title is ${JSON.stringify(shown)}`, { cause: error });
   }
 }
@@ -63,7 +66,8 @@ async function answer(page: Page, title: string, text: string, beforeEnter?: () 
   return suggested;
 }
 
-const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> => poll(what, probe, { timeoutMs, intervalMs: 200 });
+const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> =>
+  poll(what, probe, { timeoutMs, intervalMs: 200 });
 
 describe('ui: a chore created from the palette, run now and traced live in the sidebar', function () {
   let ui: UiSession | undefined;
@@ -212,7 +216,9 @@ describe('ui: a chore created from the palette, run now and traced live in the s
     });
     await frame.locator(`.chore-trace-head[data-run-id="${secondRunId}"]`).waitFor({ timeout: 10_000 });
     await frame.locator('.chore-trace-head[data-status="succeeded"]').waitFor({ timeout: 20_000 });
-    const tools = await frame.locator('.chore-steps .chore-step').evaluateAll((els) => els.map((el) => `${el.getAttribute('data-tool')}:${el.getAttribute('data-status')}`));
+    const tools = await frame
+      .locator('.chore-steps .chore-step')
+      .evaluateAll((els) => els.map((el) => `${el.getAttribute('data-tool')}:${el.getAttribute('data-status')}`));
     assert.deepEqual(tools, ['task_end:ok'], "the trace shows the new run's steps only");
     await shot('ui-chores-5-next-run-followed');
   });
@@ -224,22 +230,28 @@ describe('ui: a chore created from the palette, run now and traced live in the s
     assert.deepEqual(runs, ['succeeded', 'succeeded']);
     const lastId = await row().locator('.chore-run').getAttribute('data-run-id');
     assert.equal(await chart.locator('g.chart-run').last().getAttribute('data-run-id'), lastId, 'the newest run is the rightmost bar');
-    assert.match((await chart.getAttribute('aria-label')) ?? '', /^Last 2 runs: 2 succeeded\. Median duration \d+ s, total cost \$\d+\.\d{3}\. Latest: succeeded/);
+    assert.match(
+      (await chart.getAttribute('aria-label')) ?? '',
+      /^Last 2 runs: 2 succeeded\. Median duration \d+ s, total cost \$\d+\.\d{3}\. Latest: succeeded/,
+    );
     assert.match((await chart.locator('g.chart-run').first().locator('title').textContent()) ?? '', /^succeeded, \d+ s, \$/);
     await shot('ui-chores-6-history-chart');
   });
   it('a chore that arrives in chores.yaml from outside waits for Enable, showing what it does', async function () {
     // Appended by another program (a pull, another editor): not made with New Chore here.
-    fs.appendFileSync(choresFile(), [
-      '  - id: shipped-digest',
-      '    name: Shipped digest',
-      '    trigger: { files: ["docs/**"] }',
-      '    prompt: Summarise the docs and post the summary.',
-      '    actionSets: [files]',
-      '    budget: { maxIterations: 4 }',
-      '    escalate: { webhook: { url: "http://127.0.0.1:9/hook" } }',
-      '',
-    ].join('\n'));
+    fs.appendFileSync(
+      choresFile(),
+      [
+        '  - id: shipped-digest',
+        '    name: Shipped digest',
+        '    trigger: { files: ["docs/**"] }',
+        '    prompt: Summarise the docs and post the summary.',
+        '    actionSets: [files]',
+        '    budget: { maxIterations: 4 }',
+        '    escalate: { webhook: { url: "http://127.0.0.1:9/hook" } }',
+        '',
+      ].join('\n'),
+    );
     await openChores();
     const shipped = frame.locator('.chore[data-chore-id="shipped-digest"]');
     await frame.locator('.chore[data-chore-id="shipped-digest"][data-consent="needed"]').waitFor({ timeout: 20_000 });

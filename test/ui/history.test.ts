@@ -49,7 +49,7 @@ describe('ui history: the session list with many sessions', function () {
     drawnMax = Math.max(drawnMax, await rows.count());
     assert.ok(drawnMax <= 40, `${drawnMax} rows in the DOM for ${SESSIONS} sessions`);
     assert.ok(drawnMax >= 3, `only ${drawnMax} rows drawn`);
-    assert.equal(await frame.locator('.session-rows .session.archived').count() > 0, true, 'archived sessions are marked');
+    assert.equal((await frame.locator('.session-rows .session.archived').count()) > 0, true, 'archived sessions are marked');
   });
 
   it('the search box finds an old, archived session and opens it with its events', async function () {

@@ -58,7 +58,10 @@ describe('ui: the MCP servers section', function () {
   it("a repository's server waits for Trust…, which asks in a modal, then runs", async function () {
     const { page, server } = session();
     fs.mkdirSync(path.join(server.workspaceDir, '.vscode'), { recursive: true });
-    fs.writeFileSync(path.join(server.workspaceDir, '.vscode', 'mcp.json'), JSON.stringify({ servers: { everything: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'] } } }, null, 2));
+    fs.writeFileSync(
+      path.join(server.workspaceDir, '.vscode', 'mcp.json'),
+      JSON.stringify({ servers: { everything: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'] } } }, null, 2),
+    );
     const frame = await tasklaneFrame(page);
     const row = frame.locator('.mcp-server[data-server="everything"]');
     await row.waitFor({ timeout: 30_000 });
@@ -71,8 +74,13 @@ describe('ui: the MCP servers section', function () {
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 15_000 });
     assert.match((await dialog.textContent()) ?? '', /server-everything/, 'the modal shows the command line');
-    await dialog.locator('a.monaco-button, .monaco-button', { hasText: /^Trust$/ }).first().click();
-    await frame.locator('.mcp-server[data-server="everything"][data-state="running"] .mcp-state', { hasText: /running · \d+ tools/ }).waitFor({ timeout: 60_000 });
+    await dialog
+      .locator('a.monaco-button, .monaco-button', { hasText: /^Trust$/ })
+      .first()
+      .click();
+    await frame
+      .locator('.mcp-server[data-server="everything"][data-state="running"] .mcp-state', { hasText: /running · \d+ tools/ })
+      .waitFor({ timeout: 60_000 });
     assert.equal(await row.locator('.mcp-trust').count(), 0, 'a trusted server offers no Trust… any more');
   });
 });

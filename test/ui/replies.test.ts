@@ -51,7 +51,11 @@ describe('ui: replies render as Markdown, safely', function () {
   }
 
   it('renders a Markdown reply: strong, highlighted pre code with Copy / Insert / Propose, a table', async function () {
-    const message = await reply('show me markdown', 'Here is **bold** text and a `README.md:1` link.\n\n```ts\nconst answer: number = 42;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n', /Here is bold/);
+    const message = await reply(
+      'show me markdown',
+      'Here is **bold** text and a `README.md:1` link.\n\n```ts\nconst answer: number = 42;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n',
+      /Here is bold/,
+    );
     assert.equal(await message.locator('.md strong').textContent(), 'bold');
     const code = message.locator('.code-block pre code');
     assert.equal(await code.count(), 1, 'no pre code rendered');
@@ -98,8 +102,12 @@ describe('ui: replies render as Markdown, safely', function () {
         }
       }).observe(document.querySelector('#transcript') as HTMLElement, { childList: true, subtree: true });
     });
-    const block = (n: number) => ['```ts', ...Array.from({ length: 86 }, (_, i) => `const s${n}_${i}: string = await read("src/${n}/${i}.ts");`), '```'].join('\n');
-    const steps = Array.from({ length: 20 }, (_, n) => `## Step ${n + 1}\n\nChange **src/file${n}.ts** as [described][docs].\n\n- [x] read it\n- [ ] change it\n\n${block(n)}`);
+    const block = (n: number) =>
+      ['```ts', ...Array.from({ length: 86 }, (_, i) => `const s${n}_${i}: string = await read("src/${n}/${i}.ts");`), '```'].join('\n');
+    const steps = Array.from(
+      { length: 20 },
+      (_, n) => `## Step ${n + 1}\n\nChange **src/file${n}.ts** as [described][docs].\n\n- [x] read it\n- [ ] change it\n\n${block(n)}`,
+    );
     const text = ['Sectioned reply start.', ...steps, 'Sectioned reply end.', '[docs]: https://example.com/docs'].join('\n\n');
     // The test before scrolled up to an old block: back to the end, where a person reading along is.
     const transcript = frame.locator('#transcript');
@@ -185,7 +193,12 @@ describe('ui: replies render as Markdown, safely', function () {
       img.id = 'planted';
       document.body.appendChild(img);
     }, baitUrl);
-    const planted = await frame.locator('#planted').evaluate((img: HTMLImageElement) => new Promise<string>((resolve) => (img.complete ? resolve(img.naturalWidth > 0 ? 'loaded' : 'blocked') : (img.onerror = () => resolve('blocked')))));
+    const planted = await frame
+      .locator('#planted')
+      .evaluate(
+        (img: HTMLImageElement) =>
+          new Promise<string>((resolve) => (img.complete ? resolve(img.naturalWidth > 0 ? 'loaded' : 'blocked') : (img.onerror = () => resolve('blocked')))),
+      );
     assert.equal(planted, 'blocked');
 
     // A full model round trip after the render: anything the reply could have fetched has been asked for by now.

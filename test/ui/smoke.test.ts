@@ -1,6 +1,15 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { openTasklaneView, runCommand, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame, transcriptMessages, waitForAssistantMessage } from './support/workbench';
+import {
+  openTasklaneView,
+  runCommand,
+  screenshotSidebar,
+  sendChatMessage,
+  startUiSession,
+  tasklaneFrame,
+  transcriptMessages,
+  waitForAssistantMessage,
+} from './support/workbench';
 import type { UiSession } from './support/workbench';
 
 // One code-server for the whole file: a cold start costs ~15 s.
@@ -58,7 +67,10 @@ describe('ui smoke: chatting in the Tasklane sidebar', function () {
 
     // Another view container takes the side bar: VS Code disposes the hidden webview's page.
     await runCommand(ui.page, 'View: Show Explorer');
-    await ui.page.locator('.part.sidebar .composite.title', { hasText: /Explorer/i }).first().waitFor({ timeout: 15_000 });
+    await ui.page
+      .locator('.part.sidebar .composite.title', { hasText: /Explorer/i })
+      .first()
+      .waitFor({ timeout: 15_000 });
     await openTasklaneView(ui.page);
     const hidden = frame;
     frame = await tasklaneFrame(ui.page);

@@ -1,7 +1,15 @@
 import * as assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
 import { settledEnd } from '../../src/core/engine/streaming';
-import { openTasklaneView, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame, transcriptMessages, waitForAssistantMessage } from './support/workbench';
+import {
+  openTasklaneView,
+  screenshotSidebar,
+  sendChatMessage,
+  startUiSession,
+  tasklaneFrame,
+  transcriptMessages,
+  waitForAssistantMessage,
+} from './support/workbench';
 import type { UiSession } from './support/workbench';
 
 interface Recorded {

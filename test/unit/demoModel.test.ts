@@ -16,7 +16,15 @@ const TASK_TOOLS = ['read_file', 'list_files', 'replace_in_file', 'run_command',
 
 describe('demo model: the scenario npm start plays without a key', () => {
   it('a message in the conversation starts the labelled demo task; its result ends the turn', () => {
-    const first = demoStep(request([{ role: 'system', content: 'You are Tasklane' }, { role: 'user', content: 'hello' }], ['task_start', 'send_message']));
+    const first = demoStep(
+      request(
+        [
+          { role: 'system', content: 'You are Tasklane' },
+          { role: 'user', content: 'hello' },
+        ],
+        ['task_start', 'send_message'],
+      ),
+    );
     assert.match(first.text ?? '', /^Demo model — no key configured; choose a model to use a real one\./);
     assert.deepEqual(names(first), ['task_start']);
     assert.ok(JSON.stringify(first.toolCalls?.[0]?.arguments).includes(DEMO_TASK_MARKER));
@@ -25,13 +33,19 @@ describe('demo model: the scenario npm start plays without a key', () => {
   });
 
   it('the task reads, proposes, runs the allowlisted command, then ends; a rejected edit ends it at once', () => {
-    const base: Message[] = [{ role: 'system', content: 'task' }, { role: 'user', content: `${DEMO_TASK_MARKER} Add greetAll` }];
+    const base: Message[] = [
+      { role: 'system', content: 'task' },
+      { role: 'user', content: `${DEMO_TASK_MARKER} Add greetAll` },
+    ];
     const step = (extra: Message[]) => demoStep(request([...base, ...extra], TASK_TOOLS));
     assert.deepEqual(step([]).toolCalls?.[0], { name: 'read_file', arguments: { path: DEMO_FILE } });
     const read = [called('read_file'), result('function greet(name) {}\nmodule.exports = { greet };')];
     assert.deepEqual(names(step(read)), ['replace_in_file']);
     const proposed = [...read, called('replace_in_file')];
-    assert.deepEqual(step([...proposed, result('approved (The change was approved and applied)')]).toolCalls?.[0], { name: 'run_command', arguments: { command: DEMO_COMMAND } });
+    assert.deepEqual(step([...proposed, result('approved (The change was approved and applied)')]).toolCalls?.[0], {
+      name: 'run_command',
+      arguments: { command: DEMO_COMMAND },
+    });
     const rejected = step([...proposed, result('rejected (not now)')]);
     assert.deepEqual(names(rejected), ['task_end']);
     assert.match(JSON.stringify(rejected.toolCalls), /rejected the edit/);
@@ -48,6 +62,9 @@ describe('demo model: the scenario npm start plays without a key', () => {
     const done = demoStep(request([...chore, called('list_files'), result('./:\nREADME.md\nsrc/')], TASK_TOOLS));
     assert.deepEqual(names(done), ['task_end']);
     assert.match(JSON.stringify(done.toolCalls), /Chore run done/);
-    assert.deepEqual(demoStep(request([{ role: 'user', content: 'hi' }], ['route_message'])).toolCalls?.[0]?.arguments, { decision: 'new', reason: 'demo: each message starts its own work' });
+    assert.deepEqual(demoStep(request([{ role: 'user', content: 'hi' }], ['route_message'])).toolCalls?.[0]?.arguments, {
+      decision: 'new',
+      reason: 'demo: each message starts its own work',
+    });
   });
 });

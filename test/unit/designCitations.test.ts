@@ -32,7 +32,10 @@ describe('docs/DESIGN.md citations', () => {
 
   it('every one names docs/DESIGN.md, the file in this repository', () => {
     const bare = citations.filter((c) => /(^|[^/\w])DESIGN\.md/.test(c.line) && !/docs\/DESIGN\.md/.test(c.line));
-    assert.deepEqual(bare.map((c) => c.at), []);
+    assert.deepEqual(
+      bare.map((c) => c.at),
+      [],
+    );
   });
 
   it('every cited section exists in docs/DESIGN.md', () => {

@@ -15,13 +15,24 @@ describe('lint: import cycles (type-only imports count)', function () {
 
   it('reports a value cycle, naming its path', async () => {
     const messages = await messagesFor('test/lint-fixtures/cycle/cycleA.ts');
-    assert.deepEqual(messages.map((m) => m.line), [2], JSON.stringify(messages));
-    assert.match(messages[0].message, /Import cycle: test\/lint-fixtures\/cycle\/cycleA\.ts → test\/lint-fixtures\/cycle\/cycleB\.ts → test\/lint-fixtures\/cycle\/cycleA\.ts/);
+    assert.deepEqual(
+      messages.map((m) => m.line),
+      [2],
+      JSON.stringify(messages),
+    );
+    assert.match(
+      messages[0].message,
+      /Import cycle: test\/lint-fixtures\/cycle\/cycleA\.ts → test\/lint-fixtures\/cycle\/cycleB\.ts → test\/lint-fixtures\/cycle\/cycleA\.ts/,
+    );
   });
 
   it('reports a cycle made only of `import type` edges', async () => {
     const messages = await messagesFor('test/lint-fixtures/cycle/typeCycleA.ts');
-    assert.deepEqual(messages.map((m) => m.line), [2], JSON.stringify(messages));
+    assert.deepEqual(
+      messages.map((m) => m.line),
+      [2],
+      JSON.stringify(messages),
+    );
     assert.match(messages[0].message, /typeCycleA\.ts → .*typeCycleB\.ts → .*typeCycleA\.ts/);
   });
 

@@ -23,12 +23,19 @@ describe('lint: layer boundaries (docs/DESIGN.md §1)', function () {
 
   it('lets src/webview import only src/shared and its component library', async () => {
     const messages = await messagesFor('test/lint-fixtures/src/webview/badWebview.ts');
-    assert.deepEqual(messages.map((m) => m.split(':')[0]), ['2', '3']);
+    assert.deepEqual(
+      messages.map((m) => m.split(':')[0]),
+      ['2', '3'],
+    );
   });
 
   it('lets src/shared import only zod and itself', async () => {
     const messages = await messagesFor('test/lint-fixtures/src/shared/badShared.ts');
-    assert.deepEqual(messages.map((m) => m.split(':')[0]), ['2', '3', '4', '5'], messages.join('\n'));
+    assert.deepEqual(
+      messages.map((m) => m.split(':')[0]),
+      ['2', '3', '4', '5'],
+      messages.join('\n'),
+    );
     assert.match(messages[0], /src\/shared may import only zod and src\/shared, not vscode/);
     assert.match(messages[3], /not node:fs/);
   });

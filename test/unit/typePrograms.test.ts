@@ -12,7 +12,11 @@ describe('type programs: each layer sees only its runtime (docs/DESIGN.md §1)',
 
   function failingLines(layer: string): number[] {
     const configFile = path.join(root, `tsconfig.${layer}.json`);
-    const parsed = ts.getParsedCommandLineOfConfigFile(configFile, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(ts.flattenDiagnosticMessageText(d.messageText, '\n')) });
+    const parsed = ts.getParsedCommandLineOfConfigFile(
+      configFile,
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(ts.flattenDiagnosticMessageText(d.messageText, '\n')) },
+    );
     assert.ok(parsed, `cannot read ${configFile}`);
     const fixture = path.join(root, 'test/lint-fixtures/types', `${layer}.ts`);
     const host = ts.createCompilerHost(parsed.options);

@@ -7,7 +7,6 @@ import { ACTION_SETS, isGrantableSet, unknownSetMessage } from './actionSets';
 import { defineAction } from './types';
 import type { ActionDef } from './types';
 
-
 const todoSchema = z.object({
   text: z.string().min(1),
   status: z.enum(['pending', 'in_progress', 'done']),
@@ -53,7 +52,13 @@ export const taskStart = defineAction({
     if (unknown.length) throw new Error(`Unknown skill(s): ${unknown.join(', ')}. Use names from the catalog: ${ctx.skillNames.join(', ') || '(none)'}.`);
     const refused = ctx.admitTask?.();
     if (refused) throw new Error(refused);
-    const id = ctx.turn.startTask({ name: input.name, instruction: input.instruction, mode: input.mode, skills: input.skills, ...(input.actionSets ? { actionSets: input.actionSets } : {}) });
+    const id = ctx.turn.startTask({
+      name: input.name,
+      instruction: input.instruction,
+      mode: input.mode,
+      skills: input.skills,
+      ...(input.actionSets ? { actionSets: input.actionSets } : {}),
+    });
     return `started task ${id}`;
   },
 });
@@ -128,7 +133,14 @@ export const askUser = defineAction({
 export const wait = defineAction({
   name: 'wait',
   description: 'Pause this task for a number of seconds (e.g. for a build), then continue.',
-  input: z.object({ seconds: z.coerce.number().int().min(1).max(7 * 24 * 3600), reason: z.string().default('waiting') }),
+  input: z.object({
+    seconds: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 24 * 3600),
+    reason: z.string().default('waiting'),
+  }),
   actionSets: [ACTION_SETS.task],
   parallelizable: false,
   irreversible: false,
@@ -145,7 +157,8 @@ export const wait = defineAction({
  */
 export const remember = defineAction({
   name: 'remember',
-  description: 'Propose a durable fact about this workspace or the user\'s preferences for memory. The user reviews each note before it is used in future tasks.',
+  description:
+    "Propose a durable fact about this workspace or the user's preferences for memory. The user reviews each note before it is used in future tasks.",
   input: z.object({ note: z.string().min(1).max(500) }),
   actionSets: [ACTION_SETS.task],
   parallelizable: true,
@@ -153,7 +166,7 @@ export const remember = defineAction({
   approval: 'policy',
   async run(input, ctx) {
     await ctx.remember(input.note);
-    return 'Proposed for the user\'s review; it is not in memory until they accept it (do not ask them about it now).';
+    return "Proposed for the user's review; it is not in memory until they accept it (do not ask them about it now).";
   },
 });
 

@@ -19,7 +19,10 @@ export interface LedgerEntry {
 }
 
 export class Ledger {
-  constructor(private readonly db: DurableDb, private readonly clock: Clock) {}
+  constructor(
+    private readonly db: DurableDb,
+    private readonly clock: Clock,
+  ) {}
 
   /** Records the intent and waits until it is on disk; refuses when the store cannot commit. */
   async intent(taskId: string, action: string, input: unknown): Promise<string> {
@@ -29,7 +32,13 @@ export class Ledger {
     const id = `l-${this.clock.now().toString(36)}${randomBytes(4).toString('hex')}`;
     const now = this.clock.now();
     this.db.mutate('INSERT INTO ledger (id, task_id, action, status, intent, outcome, created_at, updated_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)', [
-      id, taskId, action, 'intent', JSON.stringify(input ?? null), now, now,
+      id,
+      taskId,
+      action,
+      'intent',
+      JSON.stringify(input ?? null),
+      now,
+      now,
     ]);
     await this.db.commit();
     return id;
@@ -55,7 +64,11 @@ export class Ledger {
 
   /** Marks an interrupted intent as seen, so it is reported once. */
   markInterrupted(id: string, note: string): void {
-    this.db.mutate("UPDATE ledger SET status = 'interrupted', outcome = ?, updated_at = ? WHERE id = ? AND status = 'intent'", [JSON.stringify({ note }), this.clock.now(), id]);
+    this.db.mutate("UPDATE ledger SET status = 'interrupted', outcome = ?, updated_at = ? WHERE id = ? AND status = 'intent'", [
+      JSON.stringify({ note }),
+      this.clock.now(),
+      id,
+    ]);
   }
 
   entries(taskId: string): LedgerEntry[] {

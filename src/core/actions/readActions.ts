@@ -71,7 +71,8 @@ export const listFiles = defineAction({
 
 export const searchText = defineAction({
   name: 'search_text',
-  description: 'Search workspace files for text or a regex (RE2 syntax: no lookaround or backreferences); returns path:line: text matches. include is a glob; one without / matches file names at any depth.',
+  description:
+    'Search workspace files for text or a regex (RE2 syntax: no lookaround or backreferences); returns path:line: text matches. include is a glob; one without / matches file names at any depth.',
   input: z.object({
     query: z.string().min(1),
     isRegex: z.boolean().default(false),

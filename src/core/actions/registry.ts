@@ -63,12 +63,17 @@ export class ActionRegistry {
   /** Resolves a tool call's name within the task's sets, or explains what is allowed. */
   resolve(name: string, actionSets: readonly string[]): ActionDef {
     const action = this.actions.get(name);
-    const allowed = () => this.tools(actionSets).map((t) => t.name).join(', ');
+    const allowed = () =>
+      this.tools(actionSets)
+        .map((t) => t.name)
+        .join(', ');
     if (!action) throw new Error(`There is no action '${name}' here. Call one of: ${allowed()}.`);
     if (!action.actionSets.some((s) => actionSets.includes(s))) {
       // The gate (actionSets.ts): an action outside the turn's sets is not run, whatever the model sends.
       const needs = action.actionSets.map((s) => `"${s}"`).join(' or ');
-      throw new Error(`${name} is not available here: it needs the action set ${needs}, which this work was not given (it has: ${actionSets.join(', ')}). Nothing was run. Do without it, or tell the user what you would need. Call one of: ${allowed()}.`);
+      throw new Error(
+        `${name} is not available here: it needs the action set ${needs}, which this work was not given (it has: ${actionSets.join(', ')}). Nothing was run. Do without it, or tell the user what you would need. Call one of: ${allowed()}.`,
+      );
     }
     return action;
   }

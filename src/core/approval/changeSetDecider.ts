@@ -66,7 +66,9 @@ export class ChangeSetDecider {
   async approve(id: string, options: ApproveOptions = {}): Promise<ChangeSet> {
     const { ledger, logger } = this.deps;
     if (!this.deps.durable()) {
-      throw new DecisionError(`Not applying change set ${id}: Tasklane cannot save its state right now (disk full or another window holds the store), so the edit could not be recorded. Free space or close the other window, then approve again.`);
+      throw new DecisionError(
+        `Not applying change set ${id}: Tasklane cannot save its state right now (disk full or another window holds the store), so the edit could not be recorded. Free space or close the other window, then approve again.`,
+      );
     }
     let changeSet = await this.pending(id);
     const original = changeSet;
@@ -101,7 +103,11 @@ export class ChangeSetDecider {
       await ledger.outcome(ledgerId, 'done', { status: final.status, files: paths });
     } catch (error) {
       const message = (error as Error).message;
-      final = transition(outcome.changeSet, 'stale', `the edit could not be applied (${message}); nothing was written, read the files again and propose the edit anew`);
+      final = transition(
+        outcome.changeSet,
+        'stale',
+        `the edit could not be applied (${message}); nothing was written, read the files again and propose the edit anew`,
+      );
       await ledger.outcome(ledgerId, 'failed', { error: message }).catch((e) => logger.error('ACTION', 'ledger outcome failed', e));
       logger.warn('ACTION', `change set ${id} could not be applied: ${message}`);
     }
@@ -169,6 +175,12 @@ export class ChangeSetDecider {
   private async notify(changeSet: ChangeSet, decision: ApprovalPayload['decision']): Promise<void> {
     if (changeSet.taskId.startsWith(PERSON_PROPOSAL_PREFIX)) return;
     const payload: ApprovalPayload = { approvalId: changeSet.id, decision, note: describeOutcome(changeSet) };
-    await this.deps.triggers.emit({ source: 'approval', sessionId: changeSet.sessionId, priority: USER_PRIORITY, payload, dedupKey: `approval:${changeSet.id}` });
+    await this.deps.triggers.emit({
+      source: 'approval',
+      sessionId: changeSet.sessionId,
+      priority: USER_PRIORITY,
+      payload,
+      dedupKey: `approval:${changeSet.id}`,
+    });
   }
 }

@@ -33,7 +33,9 @@ export interface StaleFile {
 /** Moves a change set to another status, refusing transitions the lifecycle does not allow. */
 export function transition(changeSet: ChangeSet, to: ChangeSetStatus, reason?: string): ChangeSet {
   if (!TRANSITIONS[changeSet.status].includes(to)) {
-    throw new Error(`Change set ${changeSet.id} is ${changeSet.status} and cannot become ${to}; only a pending set can be decided and only an approved one applied`);
+    throw new Error(
+      `Change set ${changeSet.id} is ${changeSet.status} and cannot become ${to}; only a pending set can be decided and only an approved one applied`,
+    );
   }
   return { ...changeSet, status: to, ...(reason !== undefined ? { reason } : {}) };
 }
@@ -80,9 +82,7 @@ export async function findStaleFiles(changeSet: ChangeSet, files: WorkspaceReade
 }
 
 /** The outcome of approving: the set to store, and either the files to apply or why nothing may be. */
-export type ApprovalOutcome =
-  | { ok: true; changeSet: ChangeSet; apply: FileChange[] }
-  | { ok: false; changeSet: ChangeSet; stale: StaleFile[] };
+export type ApprovalOutcome = { ok: true; changeSet: ChangeSet; apply: FileChange[] } | { ok: false; changeSet: ChangeSet; stale: StaleFile[] };
 
 /**
  * Approves a pending set after the staleness check. Stale: the set becomes 'stale' with a reason

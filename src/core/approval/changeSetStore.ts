@@ -52,7 +52,12 @@ export class InMemoryChangeSetStore implements ChangeSetStore {
   async list(filter: ChangeSetFilter = {}): Promise<ChangeSet[]> {
     const statuses = statusList(filter.status);
     return [...this.sets.values()]
-      .filter((s) => (statuses === undefined || statuses.includes(s.status)) && (filter.taskId === undefined || s.taskId === filter.taskId) && (filter.sessionId === undefined || s.sessionId === filter.sessionId))
+      .filter(
+        (s) =>
+          (statuses === undefined || statuses.includes(s.status)) &&
+          (filter.taskId === undefined || s.taskId === filter.taskId) &&
+          (filter.sessionId === undefined || s.sessionId === filter.sessionId),
+      )
       .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .map((s) => structuredClone(s));
   }
@@ -79,10 +84,15 @@ export class DbChangeSetStore implements ChangeSetStore {
 
   async insert(changeSet: ChangeSet): Promise<void> {
     const now = this.clock.now();
-    this.db.mutate(
-      'INSERT INTO approvals (id, task_id, session_id, status, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      [changeSet.id, changeSet.taskId, changeSet.sessionId, changeSet.status, JSON.stringify(changeSet), changeSet.createdAt, now],
-    );
+    this.db.mutate('INSERT INTO approvals (id, task_id, session_id, status, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+      changeSet.id,
+      changeSet.taskId,
+      changeSet.sessionId,
+      changeSet.status,
+      JSON.stringify(changeSet),
+      changeSet.createdAt,
+      now,
+    ]);
     await this.db.commit();
   }
 

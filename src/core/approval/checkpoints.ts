@@ -14,9 +14,7 @@ import { toFileChange } from './proposeChangeSet';
 export const APPLIED_STATUSES = ['applied', 'partially_applied'] as const;
 
 /** What a revert does, or why it cannot. */
-export type RevertPlan =
-  | { ok: true; changes: FileChange[]; files: string[] }
-  | { ok: false; changed: string[]; reason: string };
+export type RevertPlan = { ok: true; changes: FileChange[]; files: string[] } | { ok: false; changed: string[]; reason: string };
 
 /** How one applied file change moved one path: content before and after (null: absent). */
 interface Effect {
@@ -46,7 +44,9 @@ function effects(file: FileChange): Effect[] {
  * workspace as it is now (unsaved editor text included, like the approval's staleness check).
  */
 export async function planRevert(sets: readonly ChangeSet[], read: (relativePath: string) => Promise<string | null>): Promise<RevertPlan> {
-  const applied = sets.filter((s) => (APPLIED_STATUSES as readonly string[]).includes(s.status)).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  const applied = sets
+    .filter((s) => (APPLIED_STATUSES as readonly string[]).includes(s.status))
+    .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   const paths = new Map<string, { original: string | null; expected: string | null }>();
   for (const set of applied) {
     for (const file of set.files) {
@@ -65,7 +65,11 @@ export async function planRevert(sets: readonly ChangeSet[], read: (relativePath
     if ((await read(path)) !== expected) changed.push(path);
   }
   if (changed.length > 0) {
-    return { ok: false, changed, reason: `${changed.join(', ')} changed since Tasklane applied the edit${changed.length > 1 ? 's' : ''}; nothing was reverted (undo or save those changes first, or revert by hand)` };
+    return {
+      ok: false,
+      changed,
+      reason: `${changed.join(', ')} changed since Tasklane applied the edit${changed.length > 1 ? 's' : ''}; nothing was reverted (undo or save those changes first, or revert by hand)`,
+    };
   }
 
   const changes: FileChange[] = [];

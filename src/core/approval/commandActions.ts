@@ -14,13 +14,30 @@ import { ACTION_SETS } from '../actions/actionSets';
 /** What the actions need from the service (a narrow view, so tests and late wiring can pass a forwarder). */
 export type CommandRequester = Pick<CommandService, 'request'>;
 
-
-const timeoutSeconds = z.coerce.number().int().min(1).max(MAX_TIMEOUT_MS / 1000).optional()
+const timeoutSeconds = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_TIMEOUT_MS / 1000)
+  .optional()
   .describe('Stop it after this many seconds (default 120).');
 
-async function runOrAsk(service: CommandRequester, kind: CommandKind, command: string, timeout: number | undefined, ctx: Parameters<ActionDef['run']>[1]): Promise<string> {
+async function runOrAsk(
+  service: CommandRequester,
+  kind: CommandKind,
+  command: string,
+  timeout: number | undefined,
+  ctx: Parameters<ActionDef['run']>[1],
+): Promise<string> {
   if (!ctx.taskId) throw new Error(`${kind === 'task' ? 'run_task' : 'run_command'} works inside a task only: start a task first.`);
-  const answer = await service.request({ kind, command, taskId: ctx.taskId, sessionId: ctx.sessionId, timeoutMs: timeout === undefined ? undefined : timeout * 1000, signal: ctx.signal });
+  const answer = await service.request({
+    kind,
+    command,
+    taskId: ctx.taskId,
+    sessionId: ctx.sessionId,
+    timeoutMs: timeout === undefined ? undefined : timeout * 1000,
+    signal: ctx.signal,
+  });
   if ('ran' in answer) return describeResult(kind, command.trim(), answer.ran);
   const what = kind === 'task' ? `task '${answer.pending.command}'` : `\`${answer.pending.command}\``;
   ctx.turn.needsApproval(answer.pending.id, `run ${what}`);
@@ -53,7 +70,7 @@ export function commandActions(service: CommandRequester): ActionDef[] {
     defineAction({
       name: 'run_task',
       description:
-        "Run a VS Code task of this workspace by its name (label in .vscode/tasks.json, e.g. \"build\") and get its exit code; its output stays in the task's terminal. " +
+        'Run a VS Code task of this workspace by its name (label in .vscode/tasks.json, e.g. "build") and get its exit code; its output stays in the task\'s terminal. ' +
         'The user approves each run unless "task:<name>" is allowlisted. If approval is needed the task waits and the exit code comes in the next turn.',
       input: z.object({
         name: z.string().min(1).max(400).describe('The task name (label).'),

@@ -97,14 +97,23 @@ export class DbCommandApprovalStore implements CommandApprovalStore {
 
   async insert(approval: CommandApproval): Promise<void> {
     this.db.mutate('INSERT INTO command_approvals (id, task_id, status, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
-      approval.id, approval.taskId, approval.status, JSON.stringify(approval), approval.createdAt, this.clock.now(),
+      approval.id,
+      approval.taskId,
+      approval.status,
+      JSON.stringify(approval),
+      approval.createdAt,
+      this.clock.now(),
     ]);
     await this.db.commit();
   }
 
   async update(approval: CommandApproval, expected: CommandApprovalStatus): Promise<boolean> {
     const { changes } = this.db.mutate('UPDATE command_approvals SET status = ?, data = ?, updated_at = ? WHERE id = ? AND status = ?', [
-      approval.status, JSON.stringify(approval), this.clock.now(), approval.id, expected,
+      approval.status,
+      JSON.stringify(approval),
+      this.clock.now(),
+      approval.id,
+      expected,
     ]);
     if (changes === 0) return false;
     await this.db.commit();
@@ -117,9 +126,10 @@ export class DbCommandApprovalStore implements CommandApprovalStore {
   }
 
   async list(status?: CommandApprovalStatus): Promise<CommandApproval[]> {
-    const rows = status === undefined
-      ? this.db.query('SELECT data FROM command_approvals ORDER BY created_at, id')
-      : this.db.query('SELECT data FROM command_approvals WHERE status = ? ORDER BY created_at, id', [status]);
+    const rows =
+      status === undefined
+        ? this.db.query('SELECT data FROM command_approvals ORDER BY created_at, id')
+        : this.db.query('SELECT data FROM command_approvals WHERE status = ? ORDER BY created_at, id', [status]);
     return rows.map((row) => parse(row.data));
   }
 
@@ -131,6 +141,9 @@ export class DbCommandApprovalStore implements CommandApprovalStore {
 
 function parse(data: unknown): CommandApproval {
   const parsed = approvalSchema.safeParse(JSON.parse(String(data)));
-  if (!parsed.success) throw new Error(`A command approval row is damaged (${parsed.error.issues[0]?.message}); it is skipped; the waiting task can be cancelled and asked again.`);
+  if (!parsed.success)
+    throw new Error(
+      `A command approval row is damaged (${parsed.error.issues[0]?.message}); it is skipped; the waiting task can be cancelled and asked again.`,
+    );
   return parsed.data;
 }

@@ -7,9 +7,7 @@
  */
 
 /** The outcome of the command policy. */
-export type CommandClassification =
-  | { decision: 'auto' }
-  | { decision: 'ask'; reason: string };
+export type CommandClassification = { decision: 'auto' } | { decision: 'ask'; reason: string };
 
 /** A shell construct that makes a command ask; `why` is shown to the user. */
 interface ShellConstruct {

@@ -103,17 +103,27 @@ export class CommandService {
    * The entry point of run_command / run_task. Returns either the result (ran at once) or the
    * pending approval the task must wait for.
    */
-  async request(spec: { kind: CommandKind; command: string; taskId: string; sessionId: string; timeoutMs?: number; input?: string; hints?: string[]; signal?: AbortSignal }): Promise<{ ran: CommandResult } | { pending: CommandApproval }> {
+  async request(spec: {
+    kind: CommandKind;
+    command: string;
+    taskId: string;
+    sessionId: string;
+    timeoutMs?: number;
+    input?: string;
+    hints?: string[];
+    signal?: AbortSignal;
+  }): Promise<{ ran: CommandResult } | { pending: CommandApproval }> {
     if (!this.deps.gate.trusted()) throw new Error(RESTRICTED_MESSAGE);
     const command = spec.command.trim();
     const timeoutMs = Math.min(Math.max(spec.timeoutMs ?? DEFAULT_TIMEOUT_MS, 1000), MAX_TIMEOUT_MS);
     const allowKey = allowlistKey(spec.kind, command);
     // An MCP key is matched exactly; the shell rules (chaining, redirects) are about command lines.
-    const verdict = spec.kind === 'mcp'
-      ? this.deps.gate.allowedCommands().includes(allowKey)
-        ? ({ decision: 'auto' } as const)
-        : ({ decision: 'ask', reason: `${allowKey} is not in tasklane.approval.allowedCommands` } as const)
-      : classifyCommand(allowKey, this.deps.gate.allowedCommands());
+    const verdict =
+      spec.kind === 'mcp'
+        ? this.deps.gate.allowedCommands().includes(allowKey)
+          ? ({ decision: 'auto' } as const)
+          : ({ decision: 'ask', reason: `${allowKey} is not in tasklane.approval.allowedCommands` } as const)
+        : classifyCommand(allowKey, this.deps.gate.allowedCommands());
     if (verdict.decision === 'auto') {
       this.deps.logger.info('ACTION', `${spec.kind} ${command} is allowlisted: running without asking`);
       return { ran: await this.execute(spec.taskId, spec.kind, command, timeoutMs, undefined, spec.input, spec.signal) };
@@ -182,9 +192,14 @@ export class CommandService {
     const approval = await this.deps.store.load(id);
     if (!approval) throw new Error(`There is no command approval ${id}; it may have been decided already.`);
     const rejected: CommandApproval = { ...approval, status: 'rejected', rejectReason: reason?.trim() || undefined };
-    if (!(await this.deps.store.update(rejected, 'pending'))) throw new Error(`Command approval ${id} is ${approval.status}, not pending; it can no longer be rejected.`);
+    if (!(await this.deps.store.update(rejected, 'pending')))
+      throw new Error(`Command approval ${id} is ${approval.status}, not pending; it can no longer be rejected.`);
     const what = describeRequest(approval.kind, approval.command);
-    await this.wake(rejected, 'rejected', `The user rejected ${what}${rejected.rejectReason ? `: ${rejected.rejectReason}` : ' without giving a reason'}. It was not run.`);
+    await this.wake(
+      rejected,
+      'rejected',
+      `The user rejected ${what}${rejected.rejectReason ? `: ${rejected.rejectReason}` : ' without giving a reason'}. It was not run.`,
+    );
   }
 
   /**
@@ -224,14 +239,30 @@ export class CommandService {
       if (approval.status === 'done' && approval.result) {
         await this.wake(approval, 'approved', describeResult(approval.kind, approval.command, approval.result));
       } else if (approval.status === 'rejected') {
-        await this.wake(approval, 'rejected', `The user rejected \`${approval.command}\`${approval.rejectReason ? `: ${approval.rejectReason}` : ''}. It was not run.`);
+        await this.wake(
+          approval,
+          'rejected',
+          `The user rejected \`${approval.command}\`${approval.rejectReason ? `: ${approval.rejectReason}` : ''}. It was not run.`,
+        );
       } else if (approval.status === 'running') {
-        await this.wake(approval, 'approved', `\`${approval.command}\` was approved and started, but the extension restarted while it ran: it may have run, fully or in part, and it was not repeated. Check its effects before running it again.`);
+        await this.wake(
+          approval,
+          'approved',
+          `\`${approval.command}\` was approved and started, but the extension restarted while it ran: it may have run, fully or in part, and it was not repeated. Check its effects before running it again.`,
+        );
       }
     }
   }
 
-  private async execute(taskId: string, kind: CommandKind, command: string, timeoutMs: number, approvalId?: string, input?: string, signal?: AbortSignal): Promise<CommandResult> {
+  private async execute(
+    taskId: string,
+    kind: CommandKind,
+    command: string,
+    timeoutMs: number,
+    approvalId?: string,
+    input?: string,
+    signal?: AbortSignal,
+  ): Promise<CommandResult> {
     const action = kind === 'task' ? 'run_task' : kind === 'mcp' ? 'mcp_call' : 'run_command';
     const [server = '', tool = ''] = kind === 'mcp' ? splitMcp(command) : [];
     // A read-only MCP tool changes nothing to reconcile after a crash; everything else is irreversible.
@@ -256,12 +287,21 @@ export class CommandService {
         if (!this.deps.mcp) throw new Error('MCP servers are not available in this window.');
         result = await this.deps.mcp.call(server, tool, input ? (JSON.parse(input) as Record<string, unknown>) : {}, { timeoutMs, signal: controller.signal });
       } else {
-        result = kind === 'task'
-          ? await this.deps.runner.runTask(command, { timeoutMs, signal: controller.signal })
-          : await this.deps.runner.runCommand(command, { timeoutMs, signal: controller.signal });
+        result =
+          kind === 'task'
+            ? await this.deps.runner.runTask(command, { timeoutMs, signal: controller.signal })
+            : await this.deps.runner.runCommand(command, { timeoutMs, signal: controller.signal });
       }
     } catch (error) {
-      result = { exitCode: null, output: '', truncatedChars: 0, timedOut: false, cancelled: controller.signal.aborted, durationMs: 0, error: (error as Error).message };
+      result = {
+        exitCode: null,
+        output: '',
+        truncatedChars: 0,
+        timedOut: false,
+        cancelled: controller.signal.aborted,
+        durationMs: 0,
+        error: (error as Error).message,
+      };
     } finally {
       if (approvalId) this.running.delete(approvalId);
       signal?.removeEventListener('abort', onAbort);
@@ -270,7 +310,13 @@ export class CommandService {
       finish();
     }
     const ok = !result.error && result.exitCode === 0;
-    if (ledgerId) await this.deps.ledger.outcome(ledgerId, ok ? 'done' : 'failed', { exitCode: result.exitCode, timedOut: result.timedOut, cancelled: result.cancelled, error: result.error });
+    if (ledgerId)
+      await this.deps.ledger.outcome(ledgerId, ok ? 'done' : 'failed', {
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        cancelled: result.cancelled,
+        error: result.error,
+      });
     this.deps.logger.info('ACTION', `${action} ${command}: ${result.error ?? `exit ${result.exitCode}`}`);
     return result;
   }

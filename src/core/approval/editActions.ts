@@ -9,13 +9,7 @@ import { ACTION_SETS } from '../actions/actionSets';
 import { defineAction } from '../actions/types';
 import type { ActionContext, ActionDef, TurnEffects } from '../actions/types';
 import type { Clock, WorkspaceReader } from '../ports';
-import {
-  createFileInputSchema,
-  deleteFileInputSchema,
-  renameFileInputSchema,
-  replaceInFileInputSchema,
-  writeFileInputSchema,
-} from './changeSet';
+import { createFileInputSchema, deleteFileInputSchema, renameFileInputSchema, replaceInFileInputSchema, writeFileInputSchema } from './changeSet';
 import type { ChangeSet, EditOperation } from './changeSet';
 import { classifyChangeSet, describeOutcome } from './changeSetReview';
 import type { ChangeSetDecider } from './changeSetDecider';
@@ -27,7 +21,6 @@ import { resolveWorkspacePath } from './pathGuard';
 import { EditError, proposeChangeSet } from './proposeChangeSet';
 import { classifyResolvedEdit } from './sensitivePaths';
 import type { EditClassification, EditPolicyOptions } from './sensitivePaths';
-
 
 /** What the edit actions need; the host builds it once. */
 export interface EditActionDeps {

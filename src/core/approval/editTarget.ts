@@ -34,7 +34,12 @@ export interface EditTarget {
 }
 
 /** Looks for every other name of `resolved` (see the module comment). */
-export async function inspectEditTarget(root: string, resolved: Pick<ResolvedWorkspacePath, 'absolutePath' | 'relativePath' | 'aliases' | 'exists'>, fs: WorkspaceFsPort, options: { caseInsensitive?: boolean; maxEntries?: number } = {}): Promise<EditTarget> {
+export async function inspectEditTarget(
+  root: string,
+  resolved: Pick<ResolvedWorkspacePath, 'absolutePath' | 'relativePath' | 'aliases' | 'exists'>,
+  fs: WorkspaceFsPort,
+  options: { caseInsensitive?: boolean; maxEntries?: number } = {},
+): Promise<EditTarget> {
   const ci = options.caseInsensitive ?? false;
   const fold = (s: string) => (ci ? s.toLowerCase() : s);
   const realRoot = await fs.realpath(root);
@@ -94,7 +99,11 @@ export async function inspectEditTarget(root: string, resolved: Pick<ResolvedWor
  * undefined when `relativePath` still resolves to itself inside the workspace, otherwise why the
  * write must not happen. Wire it as ChangeSetDecider's `recheck`.
  */
-export function applyTimeGuard(root: string, fs: WorkspaceFsPort, options: { caseInsensitive?: boolean } = {}): (relativePath: string) => Promise<string | undefined> {
+export function applyTimeGuard(
+  root: string,
+  fs: WorkspaceFsPort,
+  options: { caseInsensitive?: boolean } = {},
+): (relativePath: string) => Promise<string | undefined> {
   const same = (a: string, b: string) => (options.caseInsensitive ? a.toLowerCase() === b.toLowerCase() : a === b);
   return async (relativePath) => {
     const resolved = await resolveWorkspacePath(root, relativePath, fs, options);

@@ -166,5 +166,8 @@ export class FsWorkspace implements WorkspacePort {
 }
 
 function clean(relativeDir: string): string {
-  return relativeDir.replace(/\\/g, '/').replace(/^(\.\/?)+/, '').replace(/\/+$/, '');
+  return relativeDir
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/?)+/, '')
+    .replace(/\/+$/, '');
 }

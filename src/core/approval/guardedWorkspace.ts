@@ -24,7 +24,10 @@ export function guardReads(inner: WorkspacePort, root: string, fs: WorkspaceFsPo
     if (resolved.exists && !resolved.relativePath.split('/').some((s) => fold(s) === 'node_modules')) {
       const stats = await fs.stat(resolved.absolutePath).catch(() => undefined);
       if (stats?.kind === 'file' && stats.links > 1) {
-        return { ok: false, reason: `${requested} is a hard link (${stats.links} names for one file), which may be the other name of a file outside the workspace; it is not read. Ask the user to copy it if it is needed.` };
+        return {
+          ok: false,
+          reason: `${requested} is a hard link (${stats.links} names for one file), which may be the other name of a file outside the workspace; it is not read. Ask the user to copy it if it is needed.`,
+        };
       }
     }
     return { ok: true, path: resolved.relativePath || '.' };
@@ -70,6 +73,9 @@ export function guardReads(inner: WorkspacePort, root: string, fs: WorkspaceFsPo
 
 /** For a workspace root not on the local disk: every read is refused, since the guard cannot resolve its links. */
 export function refusingWorkspace(root: string): WorkspacePort {
-  const refuse = (): Promise<never> => Promise.reject(new Error(`Reading files is not available for ${root}: Tasklane reads only folders on a local disk, where its path guard can check every link.`));
+  const refuse = (): Promise<never> =>
+    Promise.reject(
+      new Error(`Reading files is not available for ${root}: Tasklane reads only folders on a local disk, where its path guard can check every link.`),
+    );
   return { readFile: refuse, listFiles: refuse, searchText: refuse };
 }

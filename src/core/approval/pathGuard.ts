@@ -48,12 +48,7 @@ const MAX_SYMLINK_HOPS = 40;
  * paths send them. Callers must write to `absolutePath`, never to a path rebuilt from the
  * request: that is what makes the check hold.
  */
-export async function resolveWorkspacePath(
-  root: string,
-  requested: string,
-  fs: FsPort,
-  options: PathGuardOptions = {},
-): Promise<WorkspacePathResolution> {
+export async function resolveWorkspacePath(root: string, requested: string, fs: FsPort, options: PathGuardOptions = {}): Promise<WorkspacePathResolution> {
   const ci = options.caseInsensitive ?? false;
   if (typeof requested !== 'string' || requested.trim() === '') {
     return refuse('The path is empty; give a path relative to the workspace root, for example src/index.ts');

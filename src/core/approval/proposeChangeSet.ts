@@ -91,7 +91,9 @@ export async function proposeChangeSet(input: ProposeInput, deps: ProposeDeps): 
         break;
       case 'replace_in_file':
         if (target.content === null) {
-          throw new EditError(`${operation.path} does not exist${disk.get(keyOf(operation.path))?.content != null ? ' any more (deleted or renamed earlier in this change set)' : ''}; use create_file to create it`);
+          throw new EditError(
+            `${operation.path} does not exist${disk.get(keyOf(operation.path))?.content != null ? ' any more (deleted or renamed earlier in this change set)' : ''}; use create_file to create it`,
+          );
         }
         target.content = applyReplacements(operation.path, target.content, operation.edits);
         break;
@@ -103,14 +105,18 @@ export async function proposeChangeSet(input: ProposeInput, deps: ProposeDeps): 
       case 'rename_file': {
         if (target.content === null) throw new EditError(`${operation.path} does not exist, so it cannot be renamed; list the folder to check the name`);
         if (keyOf(operation.newPath) === keyOf(operation.path)) {
-          throw new EditError(`${operation.path} and ${operation.newPath} are the same file; case-only renames are not supported, rename through a temporary name in two change sets`);
+          throw new EditError(
+            `${operation.path} and ${operation.newPath} are the same file; case-only renames are not supported, rename through a temporary name in two change sets`,
+          );
         }
         const destination = await slot(operation.newPath);
         if (destination.content !== null) {
           throw new EditError(`${operation.newPath} already exists; choose another name, or delete it in a separate change set first`);
         }
         if (disk.get(keyOf(operation.newPath))?.content != null) {
-          throw new EditError(`${operation.newPath} is deleted or renamed earlier in this change set; to replace it, use write_file on ${operation.newPath} and delete_file on ${operation.path}`);
+          throw new EditError(
+            `${operation.newPath} is deleted or renamed earlier in this change set; to replace it, use write_file on ${operation.newPath} and delete_file on ${operation.path}`,
+          );
         }
         destination.path = cleanPath(operation.newPath);
         destination.content = target.content;
@@ -129,7 +135,8 @@ export async function proposeChangeSet(input: ProposeInput, deps: ProposeDeps): 
       if (current.origin === null) {
         files.push(toFileChange({ path: current.path, kind: 'create', before: null, after: current.content }));
       } else if (current.origin === key) {
-        if (current.content !== original.content) files.push(toFileChange({ path: current.path, kind: 'modify', before: original.content, after: current.content }));
+        if (current.content !== original.content)
+          files.push(toFileChange({ path: current.path, kind: 'modify', before: original.content, after: current.content }));
       } else {
         const source = disk.get(current.origin) as { path: string; content: string | null };
         files.push(toFileChange({ path: source.path, kind: 'rename', newPath: current.path, before: source.content, after: current.content }));
@@ -158,7 +165,10 @@ export function toFileChange(file: Pick<FileChange, 'path' | 'kind' | 'before' |
 
 /** `/` separators, no `./` or empty segments; `..` is refused (the path guard should have removed it). */
 function cleanPath(path: string): string {
-  const segments = path.replace(/\\/g, '/').split('/').filter((s) => s !== '' && s !== '.');
+  const segments = path
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((s) => s !== '' && s !== '.');
   if (segments.length === 0) throw new EditError(`${JSON.stringify(path)} is not a file path; give a path relative to the workspace root, e.g. src/index.ts`);
   if (segments.includes('..')) throw new EditError(`${path} contains ..; give a path relative to the workspace root without ..`);
   return segments.join('/');

@@ -1,4 +1,3 @@
-
 /**
  * Which workspace files always need a person's approval to change (docs/DESIGN.md §6): files that can
  * execute code, steer the agent, or hold secrets (see SensitiveKind for the principle). Matching is on a normalised, case-folded form of
@@ -7,9 +6,7 @@
  */
 
 /** The outcome of the edit policy for one path. */
-export type EditClassification =
-  | { decision: 'auto' }
-  | { decision: 'ask'; reason: string };
+export type EditClassification = { decision: 'auto' } | { decision: 'ask'; reason: string };
 
 /** Settings that shape the edit policy (`tasklane.approval.autoApproveEdits`). */
 export interface EditPolicyOptions {
@@ -40,7 +37,10 @@ const folder = (name: string) => (s: string[]) => s.includes(name);
 /** `parent/child` at any depth: everything under it. */
 const subfolder = (parent: string, child: string) => (s: string[]) => s.some((segment, i) => segment === parent && s[i + 1] === child);
 /** A file of one of these names at any depth. */
-const named = (...names: string[]) => (s: string[]) => names.includes(last(s));
+const named =
+  (...names: string[]) =>
+  (s: string[]) =>
+    names.includes(last(s));
 /** A file whose name matches at any depth. */
 const nameMatches = (pattern: RegExp) => (s: string[]) => pattern.test(last(s));
 
@@ -55,25 +55,75 @@ const CODE_EXT = '(?:js|cjs|mjs|ts|cts|mts|jsx|tsx|coffee)';
 const SENSITIVE_RULES: readonly SensitiveRule[] = [
   // The agent's own powers: what it is told, what it can become, what runs later without a person.
   { pattern: '.tasklane/**', kind: 'steers the agent', reason: "files under .tasklane define the agent's own chores and powers", matches: folder('.tasklane') },
-  { pattern: 'AGENTS.md', kind: 'steers the agent', reason: 'agent instructions are read into every task', matches: named('agents.md', 'claude.md', 'gemini.md') },
+  {
+    pattern: 'AGENTS.md',
+    kind: 'steers the agent',
+    reason: 'agent instructions are read into every task',
+    matches: named('agents.md', 'claude.md', 'gemini.md'),
+  },
   { pattern: '.agents/**', kind: 'steers the agent', reason: 'workspace skills are loaded into tasks', matches: folder('.agents') },
   { pattern: '.claude/**', kind: 'steers the agent', reason: 'workspace skills and agent settings are loaded into tasks', matches: folder('.claude') },
   { pattern: '.github/skills/**', kind: 'steers the agent', reason: 'workspace skills are loaded into tasks', matches: subfolder('.github', 'skills') },
-  { pattern: '.github/copilot-instructions.md', kind: 'steers the agent', reason: 'agent instructions steer coding agents', matches: (s) => subfolder('.github', 'copilot-instructions.md')(s) || subfolder('.github', 'instructions')(s) || subfolder('.github', 'prompts')(s) },
+  {
+    pattern: '.github/copilot-instructions.md',
+    kind: 'steers the agent',
+    reason: 'agent instructions steer coding agents',
+    matches: (s) => subfolder('.github', 'copilot-instructions.md')(s) || subfolder('.github', 'instructions')(s) || subfolder('.github', 'prompts')(s),
+  },
   { pattern: '.github/CODEOWNERS', kind: 'steers the agent', reason: 'CODEOWNERS decides who must review changes', matches: (s) => named('codeowners')(s) },
   // The editor and git: what runs when the folder is opened, on commit or on checkout.
-  { pattern: '.vscode/*.json', kind: 'runs code', reason: 'VS Code settings, tasks and launch configurations can run code', matches: (s) => s.length >= 2 && s[s.length - 2] === '.vscode' && last(s).endsWith('.json') },
-  { pattern: '*.code-workspace', kind: 'runs code', reason: 'workspace files carry settings and tasks that can run code', matches: (s) => last(s).endsWith('.code-workspace') },
+  {
+    pattern: '.vscode/*.json',
+    kind: 'runs code',
+    reason: 'VS Code settings, tasks and launch configurations can run code',
+    matches: (s) => s.length >= 2 && s[s.length - 2] === '.vscode' && last(s).endsWith('.json'),
+  },
+  {
+    pattern: '*.code-workspace',
+    kind: 'runs code',
+    reason: 'workspace files carry settings and tasks that can run code',
+    matches: (s) => last(s).endsWith('.code-workspace'),
+  },
   { pattern: '.git/**', kind: 'runs code', reason: 'Git internals (hooks, config) can run code', matches: folder('.git') },
   { pattern: '.husky/**', kind: 'runs code', reason: 'git hooks run on commit and push', matches: (s) => folder('.husky')(s) || folder('.githooks')(s) },
-  { pattern: '.pre-commit-config.yaml', kind: 'runs code', reason: 'git hook managers run what they list', matches: named('.pre-commit-config.yaml', 'lefthook.yml', 'lefthook.yaml', '.lefthook.yml') },
-  { pattern: '.gitattributes', kind: 'runs code', reason: 'git attributes select filter and diff drivers that run code', matches: named('.gitattributes', '.gitmodules') },
-  { pattern: '.devcontainer/**', kind: 'runs code', reason: 'dev container definitions run commands on the host (initializeCommand)', matches: (s) => folder('.devcontainer')(s) || named('.devcontainer.json')(s) },
+  {
+    pattern: '.pre-commit-config.yaml',
+    kind: 'runs code',
+    reason: 'git hook managers run what they list',
+    matches: named('.pre-commit-config.yaml', 'lefthook.yml', 'lefthook.yaml', '.lefthook.yml'),
+  },
+  {
+    pattern: '.gitattributes',
+    kind: 'runs code',
+    reason: 'git attributes select filter and diff drivers that run code',
+    matches: named('.gitattributes', '.gitmodules'),
+  },
+  {
+    pattern: '.devcontainer/**',
+    kind: 'runs code',
+    reason: 'dev container definitions run commands on the host (initializeCommand)',
+    matches: (s) => folder('.devcontainer')(s) || named('.devcontainer.json')(s),
+  },
   // Package managers: install and run scripts, or fetch what a lockfile points at.
   { pattern: 'package.json', kind: 'runs code', reason: 'package.json scripts run code on install, build and test', matches: named('package.json') },
-  { pattern: '.npmrc', kind: 'runs code', reason: 'npm config can load code (node-options, script-shell)', matches: named('.npmrc', '.pnpmfile.cjs', 'pnpm-workspace.yaml', '.bunfig.toml', 'bunfig.toml') },
-  { pattern: '.yarnrc*', kind: 'runs code', reason: 'yarn config selects the yarn binary and plugins that run', matches: (s) => last(s).startsWith('.yarnrc') || folder('.yarn')(s) },
-  { pattern: 'lockfiles', kind: 'runs code', reason: 'lockfiles decide which package tarballs are installed', matches: named('package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'bun.lock') },
+  {
+    pattern: '.npmrc',
+    kind: 'runs code',
+    reason: 'npm config can load code (node-options, script-shell)',
+    matches: named('.npmrc', '.pnpmfile.cjs', 'pnpm-workspace.yaml', '.bunfig.toml', 'bunfig.toml'),
+  },
+  {
+    pattern: '.yarnrc*',
+    kind: 'runs code',
+    reason: 'yarn config selects the yarn binary and plugins that run',
+    matches: (s) => last(s).startsWith('.yarnrc') || folder('.yarn')(s),
+  },
+  {
+    pattern: 'lockfiles',
+    kind: 'runs code',
+    reason: 'lockfiles decide which package tarballs are installed',
+    matches: named('package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'bun.lock'),
+  },
   { pattern: 'node_modules/**', kind: 'runs code', reason: 'installed packages run when anything imports them', matches: folder('node_modules') },
   // Tool configs that are themselves code, or name code to load (plugins by path).
   {
@@ -89,10 +139,27 @@ const SENSITIVE_RULES: readonly SensitiveRule[] = [
     matches: nameMatches(/^\.(eslintrc|prettierrc|babelrc|mocharc|stylelintrc|lintstagedrc|commitlintrc|swcrc|postcssrc|nycrc|c8rc)/),
   },
   // CI: runs with the repository's secrets.
-  { pattern: '.github/workflows/**', kind: 'runs code', reason: 'CI workflows run code with the repository secrets', matches: subfolder('.github', 'workflows') },
+  {
+    pattern: '.github/workflows/**',
+    kind: 'runs code',
+    reason: 'CI workflows run code with the repository secrets',
+    matches: subfolder('.github', 'workflows'),
+  },
   { pattern: '.github/actions/**', kind: 'runs code', reason: 'composite actions run inside CI workflows', matches: subfolder('.github', 'actions') },
-  { pattern: '.gitlab-ci.yml', kind: 'runs code', reason: 'CI pipelines run code with the repository secrets', matches: (s) => named('.gitlab-ci.yml', '.travis.yml', 'bitbucket-pipelines.yml', '.drone.yml', 'jenkinsfile', 'appveyor.yml', '.appveyor.yml')(s) || nameMatches(/^azure-pipelines.*\.ya?ml$/)(s) },
-  { pattern: '.circleci/**', kind: 'runs code', reason: 'CI configuration runs code with the repository secrets', matches: (s) => folder('.circleci')(s) || folder('.buildkite')(s) || folder('.gitlab')(s) },
+  {
+    pattern: '.gitlab-ci.yml',
+    kind: 'runs code',
+    reason: 'CI pipelines run code with the repository secrets',
+    matches: (s) =>
+      named('.gitlab-ci.yml', '.travis.yml', 'bitbucket-pipelines.yml', '.drone.yml', 'jenkinsfile', 'appveyor.yml', '.appveyor.yml')(s) ||
+      nameMatches(/^azure-pipelines.*\.ya?ml$/)(s),
+  },
+  {
+    pattern: '.circleci/**',
+    kind: 'runs code',
+    reason: 'CI configuration runs code with the repository secrets',
+    matches: (s) => folder('.circleci')(s) || folder('.buildkite')(s) || folder('.gitlab')(s),
+  },
   // Build manifests of other ecosystems: their equivalent of package.json scripts.
   {
     pattern: 'Makefile / pyproject.toml / setup.py / …',
@@ -100,14 +167,47 @@ const SENSITIVE_RULES: readonly SensitiveRule[] = [
     reason: 'build manifests and task runners run code on build, install and test',
     matches: (s) =>
       named(
-        'makefile', 'gnumakefile', 'justfile', '.justfile', 'taskfile.yml', 'taskfile.yaml', 'rakefile', 'gemfile', 'dockerfile',
-        'pyproject.toml', 'setup.py', 'setup.cfg', 'conftest.py', 'tox.ini', 'noxfile.py', 'pipfile',
-        'cargo.toml', 'build.rs', 'composer.json', 'cmakelists.txt', 'meson.build', 'pom.xml', 'gradlew', 'mvnw',
-        'build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts', 'build.sbt',
-      )(s) || nameMatches(/\.mk$/)(s) || folder('.cargo')(s) || folder('.mvn')(s),
+        'makefile',
+        'gnumakefile',
+        'justfile',
+        '.justfile',
+        'taskfile.yml',
+        'taskfile.yaml',
+        'rakefile',
+        'gemfile',
+        'dockerfile',
+        'pyproject.toml',
+        'setup.py',
+        'setup.cfg',
+        'conftest.py',
+        'tox.ini',
+        'noxfile.py',
+        'pipfile',
+        'cargo.toml',
+        'build.rs',
+        'composer.json',
+        'cmakelists.txt',
+        'meson.build',
+        'pom.xml',
+        'gradlew',
+        'mvnw',
+        'build.gradle',
+        'build.gradle.kts',
+        'settings.gradle',
+        'settings.gradle.kts',
+        'build.sbt',
+      )(s) ||
+      nameMatches(/\.mk$/)(s) ||
+      folder('.cargo')(s) ||
+      folder('.mvn')(s),
   },
   // Secrets.
-  { pattern: '.env*', kind: 'holds secrets', reason: 'environment files hold secrets and can change how tools run', matches: (s) => last(s).startsWith('.env') },
+  {
+    pattern: '.env*',
+    kind: 'holds secrets',
+    reason: 'environment files hold secrets and can change how tools run',
+    matches: (s) => last(s).startsWith('.env'),
+  },
 ];
 
 /** The patterns that always ask, for display in settings and docs. */
@@ -178,11 +278,15 @@ export function classifyEdits(relativePaths: readonly string[], options: EditPol
  * and a link `cfg` → `.vscode` writes into it. A hard-linked file (its other names unknown) and a
  * workspace the link scan could not finish always ask (see editTarget.ts).
  */
-export function classifyResolvedEdit(resolved: { aliases: readonly string[]; hardLinked?: boolean; complete?: boolean }, options: EditPolicyOptions): EditClassification {
+export function classifyResolvedEdit(
+  resolved: { aliases: readonly string[]; hardLinked?: boolean; complete?: boolean },
+  options: EditPolicyOptions,
+): EditClassification {
   const base = classifyEdits(resolved.aliases, options);
   const extra: string[] = [];
   const shown = resolved.aliases[resolved.aliases.length - 1] ?? resolved.aliases[0] ?? '';
-  if (resolved.hardLinked) extra.push(`${shown} always needs approval: it is a hard link, so writing it also changes another file whose name Tasklane cannot see`);
+  if (resolved.hardLinked)
+    extra.push(`${shown} always needs approval: it is a hard link, so writing it also changes another file whose name Tasklane cannot see`);
   if (resolved.complete === false) extra.push(`${shown} needs approval: the workspace is too large to check every symbolic link that could lead to it`);
   if (extra.length === 0) return base;
   return { decision: 'ask', reason: [...(base.decision === 'ask' ? [base.reason] : []), ...extra].join('; ') };

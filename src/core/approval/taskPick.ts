@@ -18,4 +18,3 @@ export function pickTask<T extends { name: string; source: string }>(tasks: read
   const names = [...new Set(ordered.map((t) => (t.source === 'Workspace' ? t.name : `${t.source}: ${t.name}`)))].slice(0, 30).join(', ') || 'none';
   return `there is no VS Code task named '${name}'; available tasks: ${names}`;
 }
-

@@ -48,13 +48,15 @@ export function parseChoresFile(text: string): ChoresFileResult {
     diagnostics.push(...yamlProblems.map((p) => p.diagnostic));
     const range = (isMap(root) && findKey(root, 'chores')?.range) || root?.range || [0, 0];
     if (!text.trim()) return result; // An empty file is simply "no chores yet".
-    if (doc.errors.length === 0) diagnostics.push(at(range[0], range[1], 'chores.yaml must have a top-level "chores:" list, e.g.\nchores:\n  - id: nightly-changelog', 'error'));
+    if (doc.errors.length === 0)
+      diagnostics.push(at(range[0], range[1], 'chores.yaml must have a top-level "chores:" list, e.g.\nchores:\n  - id: nightly-changelog', 'error'));
     return result;
   }
   if (isMap(root)) {
     for (const pair of root.items) {
       const key = pair.key as YamlNode | null;
-      if (isScalar(key) && key.value !== 'chores' && key.range) diagnostics.push(at(key.range[0], key.range[1], `unknown top-level key "${String(key.value)}"; only "chores" is read`, 'warning'));
+      if (isScalar(key) && key.value !== 'chores' && key.range)
+        diagnostics.push(at(key.range[0], key.range[1], `unknown top-level key "${String(key.value)}"; only "chores" is read`, 'warning'));
     }
   }
 
@@ -66,7 +68,9 @@ export function parseChoresFile(text: string): ChoresFileResult {
     const idNode = isMap(node) ? node.get('id', true) : undefined;
     const choreId = isScalar(idNode) && typeof idNode.value === 'string' ? idNode.value : undefined;
     const own = yamlProblems.filter((p, i) => !claimed.has(i) && p.offset >= range[0] && p.offset < range[2]);
-    yamlProblems.forEach((p, i) => { if (p.offset >= range[0] && p.offset < range[2]) claimed.add(i); });
+    yamlProblems.forEach((p, i) => {
+      if (p.offset >= range[0] && p.offset < range[2]) claimed.add(i);
+    });
     const errors: ChoreDiagnostic[] = own.map((p) => ({ ...p.diagnostic, ...(choreId ? { choreId } : {}) }));
     const locate = (path: Path, keyOnly = false): [number, number] => locateNode(doc, node, ['chores', index, ...path], keyOnly);
 

@@ -68,7 +68,13 @@ export function previewChore(chore: ChoreDefinition, options: PreviewOptions): C
   const fires = cron ? nextFires({ cron: cron.cron, ...(cron.timezone ? { timezone: cron.timezone } : {}) }, options.now, options.count ?? 5) : [];
   const cause: ChoreRunCause = cron ? 'cron' : options.context ? (options.context.kind as ChoreRunCause) : 'manual';
   const fireAt = fires[0] ?? options.now;
-  const fire = { cause, fireTime: new Date(fireAt).toISOString(), startedAt: fireAt, missed: false, ...(options.context && !cron ? { context: options.context } : {}) };
+  const fire = {
+    cause,
+    fireTime: new Date(fireAt).toISOString(),
+    startedAt: fireAt,
+    missed: false,
+    ...(options.context && !cron ? { context: options.context } : {}),
+  };
   const spec = choreStartSpec(chore, fire);
   const triggerContext = describeFireContext({ ...fire, ...(cron?.timezone ? { timezone: cron.timezone } : {}) });
   const workspace = options.workspaceLimits ?? { maxCostUsdPerDay: 0, maxCostUsdPerMonth: 0 };
@@ -105,7 +111,9 @@ export function previewMarkdown(chore: ChoreDefinition, preview: ChorePreview): 
     '',
     '## Next fires',
     '',
-    ...(preview.nextFires.length ? preview.nextFires.map((f) => `- ${f.local} — ${f.utc}`) : [`- This chore fires on ${chore.trigger.kind} events, not on a schedule.`]),
+    ...(preview.nextFires.length
+      ? preview.nextFires.map((f) => `- ${f.local} — ${f.utc}`)
+      : [`- This chore fires on ${chore.trigger.kind} events, not on a schedule.`]),
     '',
     `## Dry run (${d.cause === 'cron' ? `the next scheduled fire, ${d.fireTime}` : d.cause === 'manual' ? 'a Run now' : `a ${d.cause} fire`}; no model was called)`,
     '',
@@ -132,7 +140,16 @@ export function previewMarkdown(chore: ChoreDefinition, preview: ChorePreview): 
 
 function wallClock(at: number, timeZone: string): string {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+    new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      weekday: 'short',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
       .formatToParts(at)
       .map((p) => [p.type, p.value]),
   );

@@ -101,15 +101,28 @@ interface LiveRun {
 }
 
 // Diagnostics and HEAD moves are workspace state changes, like file events.
-const sourceOf: Record<ChoreRunCause, TriggerSource> = { cron: 'scheduled', files: 'file_event', task: 'task_event', diagnostics: 'file_event', git: 'file_event', manual: 'scheduled_immediate', retry: 'scheduled' };
+const sourceOf: Record<ChoreRunCause, TriggerSource> = {
+  cron: 'scheduled',
+  files: 'file_event',
+  task: 'task_event',
+  diagnostics: 'file_event',
+  git: 'file_event',
+  manual: 'scheduled_immediate',
+  retry: 'scheduled',
+};
 const terminal = new Set(['completed', 'error', 'cancelled']);
 
 /**
  * What every chore task is told besides its prompt: what triggered it (changed files, the task's
  * exit code, how late a scheduled fire is), that nobody is watching, and how success is judged.
  */
-export function choreInstruction(chore: ChoreDefinition, fire?: { cause: ChoreRunCause; fireTime: string; startedAt: number; missed?: boolean; context?: ChoreFireContext }): string {
-  const trigger = fire ? describeFireContext({ ...fire, ...(chore.trigger.kind === 'cron' && chore.trigger.timezone ? { timezone: chore.trigger.timezone } : {}) }) : '';
+export function choreInstruction(
+  chore: ChoreDefinition,
+  fire?: { cause: ChoreRunCause; fireTime: string; startedAt: number; missed?: boolean; context?: ChoreFireContext },
+): string {
+  const trigger = fire
+    ? describeFireContext({ ...fire, ...(chore.trigger.kind === 'cron' && chore.trigger.timezone ? { timezone: chore.trigger.timezone } : {}) })
+    : '';
   return [
     chore.prompt.trim(),
     '',
@@ -134,7 +147,10 @@ export interface ChoreStartSpec {
  * The task a fire starts: its instruction (prompt + trigger context), name, mode, action sets and
  * skills. The runner and the dry run (chorePreview.ts) both build it here, so they cannot drift.
  */
-export function choreStartSpec(chore: ChoreDefinition, fire: { cause: ChoreRunCause; fireTime: string; startedAt: number; missed?: boolean; context?: ChoreFireContext }): ChoreStartSpec {
+export function choreStartSpec(
+  chore: ChoreDefinition,
+  fire: { cause: ChoreRunCause; fireTime: string; startedAt: number; missed?: boolean; context?: ChoreFireContext },
+): ChoreStartSpec {
   return {
     prompt: choreInstruction(chore, fire),
     name: `${chore.name} (chore)`,
@@ -192,7 +208,16 @@ export class ChoreRunner implements TaskHooks {
     const key = fireKey(choreId, now);
     const context = typeof detailOrContext === 'object' ? detailOrContext : undefined;
     const detail = context ? summarizeFireContext(context) : (detailOrContext as string | undefined);
-    const payload: ChoreFire = { kind: 'chore_fire', choreId, fireTime: new Date(now).toISOString(), missed: false, cause, fireKey: key, ...(detail ? { detail } : {}), ...(context ? { context } : {}) };
+    const payload: ChoreFire = {
+      kind: 'chore_fire',
+      choreId,
+      fireTime: new Date(now).toISOString(),
+      missed: false,
+      cause,
+      fireKey: key,
+      ...(detail ? { detail } : {}),
+      ...(context ? { context } : {}),
+    };
     await this.options.triggers.emit({ source: sourceOf[cause], sessionId: `chore:${choreId}`, payload, dedupKey: key });
     this.options.logger.info('CHORE', `chore ${choreId}: fire (${cause}${detail ? `: ${detail}` : ''})`);
     return key;
@@ -204,7 +229,14 @@ export class ChoreRunner implements TaskHooks {
    */
   async recordDropped(choreId: string, dropped: ReadonlyArray<{ fireAt: number; status: 'missed' | 'skipped'; reason: string }>): Promise<void> {
     for (const d of dropped) {
-      await this.options.runLog.recordSkipped({ choreId, fireKey: fireKey(choreId, d.fireAt), cause: 'cron', reason: d.reason, status: d.status, at: d.fireAt });
+      await this.options.runLog.recordSkipped({
+        choreId,
+        fireKey: fireKey(choreId, d.fireAt),
+        cause: 'cron',
+        reason: d.reason,
+        status: d.status,
+        at: d.fireAt,
+      });
     }
   }
 
@@ -302,7 +334,10 @@ export class ChoreRunner implements TaskHooks {
     const check = live.budget.check(point === 'action' ? ['iterations'] : []);
     if (check.ok) return undefined;
     live.stopped = check;
-    this.options.logger.warn('CHORE', `run ${run.runId} of ${run.choreId}: budget exhausted before ${point === 'model' ? 'a model call' : 'an action'}: ${check.message}`);
+    this.options.logger.warn(
+      'CHORE',
+      `run ${run.runId} of ${run.choreId}: budget exhausted before ${point === 'model' ? 'a model call' : 'an action'}: ${check.message}`,
+    );
     return `Chore budget exhausted: ${check.message}`;
   }
 
@@ -315,7 +350,10 @@ export class ChoreRunner implements TaskHooks {
     this.options.runLog.updateUsage(run.runId, live.budget.totals());
   }
 
-  async beforeTaskEnd(task: TaskRecord, result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> }): Promise<string | undefined> {
+  async beforeTaskEnd(
+    task: TaskRecord,
+    result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> },
+  ): Promise<string | undefined> {
     const run = this.runOf(task);
     const entry = run && this.chores.get(run.choreId);
     if (!run || !entry?.success || run.status !== 'running' || result.status !== 'completed') return undefined;
@@ -335,7 +373,17 @@ export class ChoreRunner implements TaskHooks {
   private async startPayload(chore: ChoreDefinition, run: ChoreRunRecord, trigger: Trigger, fire: ChoreFire): Promise<ProactivePayload> {
     await this.options.runLog.linkTask(run.runId, proactiveTaskId(trigger));
     this.liveOf(run);
-    return { ...choreStartSpec(chore, { cause: run.cause, fireTime: fire.fireTime, startedAt: run.startedAt, missed: fire.missed, ...(fire.context ? { context: fire.context } : {}) }), choreId: chore.id, runId: run.runId };
+    return {
+      ...choreStartSpec(chore, {
+        cause: run.cause,
+        fireTime: fire.fireTime,
+        startedAt: run.startedAt,
+        missed: fire.missed,
+        ...(fire.context ? { context: fire.context } : {}),
+      }),
+      choreId: chore.id,
+      runId: run.runId,
+    };
   }
 
   /** The run a task works for: its own, or (for a task a chore task started, transitively) the root's. */
@@ -353,7 +401,10 @@ export class ChoreRunner implements TaskHooks {
     if (!chore) throw new Error(`chore ${run.choreId} of run ${run.runId} is not loaded`);
     live = { chore, budget: new ChoreRunBudget(chore.budget, this.options.clock, run.startedAt, run.usage), steps: new Map() };
     const due = run.startedAt + chore.budget.maxSeconds * 1000 - this.options.clock.now();
-    live.deadline = this.options.clock.setTimeout(() => void this.onDeadline(run.runId).catch((e) => this.options.logger.error('CHORE', `run ${run.runId}: deadline handling failed`, e)), Math.max(0, due));
+    live.deadline = this.options.clock.setTimeout(
+      () => void this.onDeadline(run.runId).catch((e) => this.options.logger.error('CHORE', `run ${run.runId}: deadline handling failed`, e)),
+      Math.max(0, due),
+    );
     this.live.set(run.runId, live);
     return live;
   }
@@ -362,7 +413,9 @@ export class ChoreRunner implements TaskHooks {
     if (change.type === 'task' && change.task.source.startsWith('chore:') && (terminal.has(change.task.status) || change.task.paused)) {
       void this.onTask(change.task).catch((e) => this.options.logger.error('CHORE', `could not record the end of task ${change.task.id}`, e));
     } else if (change.type === 'task' && change.task.waitingForApproval && change.task.status === 'running') {
-      void this.announceReview(change.task, change.task.waitingForApproval).catch((e) => this.options.logger.error('CHORE', `could not announce the review task ${change.task.id} waits for`, e));
+      void this.announceReview(change.task, change.task.waitingForApproval).catch((e) =>
+        this.options.logger.error('CHORE', `could not announce the review task ${change.task.id} waits for`, e),
+      );
     } else if (change.type === 'taskEvent' && (change.event.kind === 'action_start' || change.event.kind === 'action_end')) {
       const run = this.options.runLog.activeForTask(change.taskId);
       if (run && this.chores.has(run.choreId)) this.traceStep(run, change.event.kind, change.event.data);
@@ -390,7 +443,11 @@ export class ChoreRunner implements TaskHooks {
     const live = this.chores.has(run.choreId) ? this.liveOf(run) : undefined;
     let ending: RunEnding;
     if (live?.stopped) ending = { kind: 'budget_exhausted', limit: live.stopped.exhausted, message: live.stopped.message };
-    else if (task.paused) ending = task.pauseReason === 'budget' ? { kind: 'budget_exhausted', limit: 'iterations', message: 'the task reached the extension\'s per-task budget (tasklane.budget.*)' } : { kind: 'error', message: 'the model failed repeatedly; the task was stopped (see the log)' };
+    else if (task.paused)
+      ending =
+        task.pauseReason === 'budget'
+          ? { kind: 'budget_exhausted', limit: 'iterations', message: "the task reached the extension's per-task budget (tasklane.budget.*)" }
+          : { kind: 'error', message: 'the model failed repeatedly; the task was stopped (see the log)' };
     else if (task.status === 'cancelled') ending = { kind: 'cancelled', reason: task.finalSummary ?? 'cancelled' };
     else if (task.status === 'error') ending = { kind: 'error', message: task.finalSummary ?? 'the task ended with an error' };
     else {
@@ -443,8 +500,23 @@ export class ChoreRunner implements TaskHooks {
     if (action.kind === 'retry') {
       const fireAt = this.options.clock.now() + action.delayMs;
       const firedAt = fireTimeOf(run);
-      const payload: ChoreFire = { kind: 'chore_fire', choreId: chore.id, fireTime: new Date(firedAt).toISOString(), missed: false, cause: 'retry', attempt: action.attempt, fireKey: run.fireKey, ...(run.context ? { context: run.context } : {}) };
-      await this.options.triggers.emit({ source: 'scheduled', sessionId: `chore:${chore.id}`, payload, fireAt, dedupKey: retryKey(run.fireKey, action.attempt) });
+      const payload: ChoreFire = {
+        kind: 'chore_fire',
+        choreId: chore.id,
+        fireTime: new Date(firedAt).toISOString(),
+        missed: false,
+        cause: 'retry',
+        attempt: action.attempt,
+        fireKey: run.fireKey,
+        ...(run.context ? { context: run.context } : {}),
+      };
+      await this.options.triggers.emit({
+        source: 'scheduled',
+        sessionId: `chore:${chore.id}`,
+        payload,
+        fireAt,
+        dedupKey: retryKey(run.fireKey, action.attempt),
+      });
       this.options.logger.info('CHORE', `run ${run.runId}: retry ${action.attempt} in ${Math.round(action.delayMs / 1000)} s`);
     } else if (action.kind === 'escalate') {
       await this.escalate(chore, run);
@@ -478,7 +550,15 @@ export class ChoreRunner implements TaskHooks {
     const link = await reviewLinks.linkFor(approvalId);
     const payload = buildReviewPayload(chore, run, { id: approvalId, summary, link }, this.options.workspaceName, this.options.redact);
     const results = await sendRunEscalation(this.options, chore.escalate, payload, 'chore_review_notice', { choreId: chore.id, runId: run.runId, approvalId });
-    this.options.logger.info('CHORE', `run ${run.runId} of ${chore.id} waits for review of ${approvalId}; told ${results.filter((r) => r.ok).map((r) => r.channel).join(', ') || 'no channel'}`);
+    this.options.logger.info(
+      'CHORE',
+      `run ${run.runId} of ${chore.id} waits for review of ${approvalId}; told ${
+        results
+          .filter((r) => r.ok)
+          .map((r) => r.channel)
+          .join(', ') || 'no channel'
+      }`,
+    );
     this.options.onEscalated?.(run, results);
   }
 

@@ -165,7 +165,13 @@ export class ChoreScheduler {
       if (!record) continue;
       let selection;
       try {
-        selection = selectDueFires(chore, record.cursor, now, chore.drift, this.options.missedGraceMs !== undefined ? { graceMs: this.options.missedGraceMs } : {});
+        selection = selectDueFires(
+          chore,
+          record.cursor,
+          now,
+          chore.drift,
+          this.options.missedGraceMs !== undefined ? { graceMs: this.options.missedGraceMs } : {},
+        );
       } catch (error) {
         logger.error('CHORE', `chore ${chore.id}: cannot compute its schedule; check trigger.cron and trigger.timezone`, error);
         continue;
@@ -179,7 +185,11 @@ export class ChoreScheduler {
         } else if (earlier) {
           // A long absence of a frequent chore: one entry for the oldest, so the history is not all misses.
           const { status, reason } = dropReason(chore.drift, earlier.firstAt, earlier.count);
-          dropped.unshift({ fireAt: earlier.firstAt, status, reason: `${reason} (${new Date(earlier.firstAt).toISOString()} to ${new Date(earlier.lastAt).toISOString()}${earlier.count >= 1000 ? ', at least' : ''})` });
+          dropped.unshift({
+            fireAt: earlier.firstAt,
+            status,
+            reason: `${reason} (${new Date(earlier.firstAt).toISOString()} to ${new Date(earlier.lastAt).toISOString()}${earlier.count >= 1000 ? ', at least' : ''})`,
+          });
         }
         try {
           await this.options.onDropped?.(chore.id, dropped);
@@ -190,7 +200,12 @@ export class ChoreScheduler {
       const outstanding = [...record.outstanding];
       let cursor = now + 1;
       for (const fireAt of selection.run) {
-        const payload: ChoreFirePayload = { kind: 'chore_fire', choreId: chore.id, fireTime: new Date(fireAt).toISOString(), missed: selection.missed && fireAt < now - (this.options.missedGraceMs ?? 60_000) };
+        const payload: ChoreFirePayload = {
+          kind: 'chore_fire',
+          choreId: chore.id,
+          fireTime: new Date(fireAt).toISOString(),
+          missed: selection.missed && fireAt < now - (this.options.missedGraceMs ?? 60_000),
+        };
         try {
           await triggers.emit({
             source: 'scheduled',

@@ -35,7 +35,12 @@ const triggerSchema = z
     cron: nonEmpty('trigger.cron').optional(),
     timezone: nonEmpty('trigger.timezone').optional(),
     files: oneOrMany('trigger.files').optional(),
-    debounceMs: z.number().int().min(100, { error: 'trigger.debounceMs must be at least 100' }).max(60_000, { error: 'trigger.debounceMs must be at most 60000' }).optional(),
+    debounceMs: z
+      .number()
+      .int()
+      .min(100, { error: 'trigger.debounceMs must be at least 100' })
+      .max(60_000, { error: 'trigger.debounceMs must be at most 60000' })
+      .optional(),
     task: z
       .strictObject({
         name: nonEmpty('trigger.task.name'),
@@ -55,14 +60,17 @@ const triggerSchema = z
     if (kinds.length !== 1) {
       ctx.addIssue({
         code: 'custom',
-        message: kinds.length === 0
-          ? 'trigger needs exactly one of cron, files, task, diagnostics or git, e.g. cron: "0 2 * * *"'
-          : `trigger has ${kinds.join(' and ')}; keep exactly one (make a second chore for the other)`,
+        message:
+          kinds.length === 0
+            ? 'trigger needs exactly one of cron, files, task, diagnostics or git, e.g. cron: "0 2 * * *"'
+            : `trigger has ${kinds.join(' and ')}; keep exactly one (make a second chore for the other)`,
       });
       return;
     }
-    if (t.timezone !== undefined && t.cron === undefined) ctx.addIssue({ code: 'custom', path: ['timezone'], message: 'timezone only applies to a cron trigger; remove it' });
-    if (t.debounceMs !== undefined && t.files === undefined && t.diagnostics === undefined && t.git === undefined) ctx.addIssue({ code: 'custom', path: ['debounceMs'], message: 'debounceMs only applies to a files, diagnostics or git trigger; remove it' });
+    if (t.timezone !== undefined && t.cron === undefined)
+      ctx.addIssue({ code: 'custom', path: ['timezone'], message: 'timezone only applies to a cron trigger; remove it' });
+    if (t.debounceMs !== undefined && t.files === undefined && t.diagnostics === undefined && t.git === undefined)
+      ctx.addIssue({ code: 'custom', path: ['debounceMs'], message: 'debounceMs only applies to a files, diagnostics or git trigger; remove it' });
     if (t.cron !== undefined) {
       const problem = cronProblem(t.cron);
       if (problem) ctx.addIssue({ code: 'custom', path: ['cron'], message: problem });
@@ -72,7 +80,8 @@ const triggerSchema = z
     }
     if (t.task?.when !== undefined) {
       const problem = jsonataProblem(t.task.when);
-      if (problem) ctx.addIssue({ code: 'custom', path: ['task', 'when'], message: `trigger.task.when is not a valid expression over { name, exitCode }: ${problem}` });
+      if (problem)
+        ctx.addIssue({ code: 'custom', path: ['task', 'when'], message: `trigger.task.when is not a valid expression over { name, exitCode }: ${problem}` });
     }
   });
 
@@ -89,20 +98,30 @@ const escalateSchema = z
   .strictObject({
     slack: z.strictObject({ urlSecret: nonEmpty('escalate.slack.urlSecret').optional(), url: z.string().optional() }).optional(),
     webhook: z.strictObject({ url: nonEmpty('escalate.webhook.url').optional(), urlSecret: nonEmpty('escalate.webhook.urlSecret').optional() }).optional(),
-    email: z.strictObject({ to: oneOrMany('escalate.email.to'), smtpSecret: nonEmpty('escalate.email.smtpSecret'), from: nonEmpty('escalate.email.from').optional() }).optional(),
+    email: z
+      .strictObject({ to: oneOrMany('escalate.email.to'), smtpSecret: nonEmpty('escalate.email.smtpSecret'), from: nonEmpty('escalate.email.from').optional() })
+      .optional(),
   })
   .superRefine((e, ctx) => {
     if (!e.slack && !e.webhook && !e.email) ctx.addIssue({ code: 'custom', message: 'escalate needs at least one channel: slack, webhook or email' });
     if (e.slack) {
       if (e.slack.url !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['slack', 'url'], message: 'a Slack webhook URL carries a token: store it as a secret and write urlSecret: <secret name> instead of url' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['slack', 'url'],
+          message: 'a Slack webhook URL carries a token: store it as a secret and write urlSecret: <secret name> instead of url',
+        });
       } else if (e.slack.urlSecret === undefined) {
         ctx.addIssue({ code: 'custom', path: ['slack'], message: 'escalate.slack needs urlSecret: <name of the secret holding the webhook URL>' });
       }
     }
     if (e.webhook) {
       if ((e.webhook.url === undefined) === (e.webhook.urlSecret === undefined)) {
-        ctx.addIssue({ code: 'custom', path: ['webhook'], message: 'escalate.webhook needs exactly one of url (no credentials in it) or urlSecret (a secret holding the URL)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['webhook'],
+          message: 'escalate.webhook needs exactly one of url (no credentials in it) or urlSecret (a secret holding the URL)',
+        });
       } else if (e.webhook.url !== undefined && !/^https?:\/\//i.test(e.webhook.url)) {
         ctx.addIssue({ code: 'custom', path: ['webhook', 'url'], message: 'escalate.webhook.url must start with http:// or https://' });
       }
@@ -111,7 +130,11 @@ const escalateSchema = z
       const to = Array.isArray(e.email.to) ? e.email.to : [e.email.to];
       to.forEach((address, i) => {
         if (!/^[^\s@]+@[^\s@]+$/.test(address)) {
-          ctx.addIssue({ code: 'custom', path: Array.isArray(e.email?.to) ? ['email', 'to', i] : ['email', 'to'], message: `"${address}" is not an email address` });
+          ctx.addIssue({
+            code: 'custom',
+            path: Array.isArray(e.email?.to) ? ['email', 'to', i] : ['email', 'to'],
+            message: `"${address}" is not an email address`,
+          });
         }
       });
     }
@@ -143,7 +166,11 @@ export const choreSpecSchema = z
       if (problem) ctx.addIssue({ code: 'custom', path: ['successWhen'], message: `successWhen is not valid JSONata: ${problem}` });
     }
     if (c.onFailure === 'escalate' && !c.escalate) {
-      ctx.addIssue({ code: 'custom', path: ['onFailure'], message: 'onFailure: escalate needs an escalate: block (slack, webhook or email), or use retry or silent' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['onFailure'],
+        message: 'onFailure: escalate needs an escalate: block (slack, webhook or email), or use retry or silent',
+      });
     }
     if (c.drift !== undefined && c.trigger.cron === undefined) {
       ctx.addIssue({ code: 'custom', path: ['drift'], message: 'drift only applies to a cron trigger; remove it' });
@@ -176,15 +203,21 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
     budget[key] = clamp(['budget', key], spec.budget?.[key], limit.default, limit.cap, budgetUnit[key]);
   }
   const t = spec.trigger;
-  const trigger: ChoreDefinition['trigger'] = t.cron !== undefined
-    ? { kind: 'cron', cron: t.cron, ...(t.timezone !== undefined ? { timezone: t.timezone } : {}) }
-    : t.files !== undefined
-      ? { kind: 'files', globs: Array.isArray(t.files) ? t.files : [t.files], debounceMs: t.debounceMs ?? defaultDebounceMs }
-      : t.diagnostics !== undefined
-        ? { kind: 'diagnostics', globs: t.diagnostics.files === undefined ? ['**'] : Array.isArray(t.diagnostics.files) ? t.diagnostics.files : [t.diagnostics.files], severity: t.diagnostics.severity ?? 'error', debounceMs: t.debounceMs ?? defaultDiagnosticsDebounceMs }
-        : t.git !== undefined
-          ? { kind: 'git', watch: 'head', debounceMs: t.debounceMs ?? defaultGitDebounceMs }
-          : { kind: 'task', name: t.task!.name, ...(t.task!.when !== undefined ? { when: t.task!.when } : {}) };
+  const trigger: ChoreDefinition['trigger'] =
+    t.cron !== undefined
+      ? { kind: 'cron', cron: t.cron, ...(t.timezone !== undefined ? { timezone: t.timezone } : {}) }
+      : t.files !== undefined
+        ? { kind: 'files', globs: Array.isArray(t.files) ? t.files : [t.files], debounceMs: t.debounceMs ?? defaultDebounceMs }
+        : t.diagnostics !== undefined
+          ? {
+              kind: 'diagnostics',
+              globs: t.diagnostics.files === undefined ? ['**'] : Array.isArray(t.diagnostics.files) ? t.diagnostics.files : [t.diagnostics.files],
+              severity: t.diagnostics.severity ?? 'error',
+              debounceMs: t.debounceMs ?? defaultDiagnosticsDebounceMs,
+            }
+          : t.git !== undefined
+            ? { kind: 'git', watch: 'head', debounceMs: t.debounceMs ?? defaultGitDebounceMs }
+            : { kind: 'task', name: t.task!.name, ...(t.task!.when !== undefined ? { when: t.task!.when } : {}) };
   const escalate = spec.escalate ? normalizeEscalation(spec.escalate) : undefined;
   const definition: ChoreDefinition = {
     id: spec.id,
@@ -205,7 +238,12 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
     ...(escalate ? { escalate } : {}),
     ...(spec.enabled === false ? { enabled: false as const } : {}),
     ...(spec.budget?.maxCostUsdPerDay !== undefined || spec.budget?.maxCostUsdPerMonth !== undefined
-      ? { spendLimits: { ...(spec.budget.maxCostUsdPerDay !== undefined ? { maxCostUsdPerDay: spec.budget.maxCostUsdPerDay } : {}), ...(spec.budget.maxCostUsdPerMonth !== undefined ? { maxCostUsdPerMonth: spec.budget.maxCostUsdPerMonth } : {}) } }
+      ? {
+          spendLimits: {
+            ...(spec.budget.maxCostUsdPerDay !== undefined ? { maxCostUsdPerDay: spec.budget.maxCostUsdPerDay } : {}),
+            ...(spec.budget.maxCostUsdPerMonth !== undefined ? { maxCostUsdPerMonth: spec.budget.maxCostUsdPerMonth } : {}),
+          },
+        }
       : {}),
   };
   return { definition, clamped };
@@ -217,7 +255,8 @@ function normalizeEscalation(e: NonNullable<z.output<typeof choreSpecSchema>['es
   const out: EscalationChannels = {};
   if (e.slack?.urlSecret) out.slack = { urlSecret: e.slack.urlSecret };
   if (e.webhook) out.webhook = e.webhook.url !== undefined ? { url: e.webhook.url } : { urlSecret: e.webhook.urlSecret! };
-  if (e.email) out.email = { to: Array.isArray(e.email.to) ? e.email.to : [e.email.to], smtpSecret: e.email.smtpSecret, ...(e.email.from ? { from: e.email.from } : {}) };
+  if (e.email)
+    out.email = { to: Array.isArray(e.email.to) ? e.email.to : [e.email.to], smtpSecret: e.email.smtpSecret, ...(e.email.from ? { from: e.email.from } : {}) };
   return out;
 }
 

@@ -4,7 +4,23 @@ import { choreSpecSchema } from './choreSchema';
 import type { ChoreSpec } from './choreSchema';
 
 /** Key order of a chore as docs/DESIGN.md §7 documents it, so generated entries read like hand-written ones. */
-const keyOrder = ['id', 'name', 'trigger', 'prompt', 'actionSets', 'skills', 'budget', 'successWhen', 'onFailure', 'maxRetries', 'retryDelaySeconds', 'concurrency', 'queueMaxWaitSeconds', 'drift', 'escalate'];
+const keyOrder = [
+  'id',
+  'name',
+  'trigger',
+  'prompt',
+  'actionSets',
+  'skills',
+  'budget',
+  'successWhen',
+  'onFailure',
+  'maxRetries',
+  'retryDelaySeconds',
+  'concurrency',
+  'queueMaxWaitSeconds',
+  'drift',
+  'escalate',
+];
 /** Small maps that read best on one line, as in the documented example. */
 const flowKeys = new Set(['budget', 'actionSets', 'skills', 'task', 'webhook', 'slack', 'email']);
 
@@ -43,7 +59,10 @@ export function serializeChore(spec: ChoreSpec, indent = 2): string {
   }
   const text = doc.toString({ lineWidth: 0, blockQuote: 'literal', indentSeq: true });
   const pad = ' '.repeat(indent);
-  return text.split('\n').map((line) => (line ? pad + line : line)).join('\n');
+  return text
+    .split('\n')
+    .map((line) => (line ? pad + line : line))
+    .join('\n');
 }
 
 /**
@@ -63,7 +82,12 @@ export function appendChore(yamlText: string, spec: ChoreSpec): string {
   if (!isMap(root)) throw new Error('.tasklane/chores.yaml does not start with "chores:"; add a top-level chores: list first');
   const existing = root.get('chores', true) as YamlNode | null | undefined;
   if (!root.has('chores')) return `${ensureTrailingNewline(yamlText)}chores:\n${serializeChore(spec)}`;
-  if (existing === null || existing === undefined || (isScalar(existing) && existing.value === null) || (isSeq(existing) && existing.flow && existing.items.length === 0)) {
+  if (
+    existing === null ||
+    existing === undefined ||
+    (isScalar(existing) && existing.value === null) ||
+    (isSeq(existing) && existing.flow && existing.items.length === 0)
+  ) {
     // `chores:` with nothing (or an empty `[]`) after it: put the list right after the key.
     const pair = root.items.find((p) => isScalar(p.key) && p.key.value === 'chores');
     const keyEnd = (pair?.key as YamlNode).range![1];

@@ -61,7 +61,8 @@ export async function sendEscalation(channels: EscalationChannels, payload: Esca
         options.logger.info('CHORE', `escalated run ${payload.runId} of ${payload.chore.id} via ${channel}`);
         return { channel, ok: true };
       } catch (error) {
-        const e = error instanceof EscalationError ? error : new EscalationError(channel, `${channel} escalation failed: ${errorText(error)}`, { cause: error });
+        const e =
+          error instanceof EscalationError ? error : new EscalationError(channel, `${channel} escalation failed: ${errorText(error)}`, { cause: error });
         options.logger.error('CHORE', `escalation of run ${payload.runId} via ${channel} failed: ${e.message}`);
         return { channel, ok: false, error: e };
       }
@@ -71,7 +72,11 @@ export async function sendEscalation(channels: EscalationChannels, payload: Esca
 
 async function resolveSecret(channel: EscalationChannel, name: string, what: string, secrets: SecretPort): Promise<string> {
   const value = await secrets.getSecret(name);
-  if (!value) throw new EscalationError(channel, `the secret "${name}" (${what}) is not set; store it with "Tasklane: Set Secret" under that name, or fix the name in .tasklane/chores.yaml`);
+  if (!value)
+    throw new EscalationError(
+      channel,
+      `the secret "${name}" (${what}) is not set; store it with "Tasklane: Set Secret" under that name, or fix the name in .tasklane/chores.yaml`,
+    );
   return value;
 }
 
@@ -87,7 +92,8 @@ export async function sendWebhook(webhook: NonNullable<EscalationChannels['webho
 
 export async function sendEmail(email: NonNullable<EscalationChannels['email']>, payload: EscalationPayload, options: EscalationOptions): Promise<void> {
   const smtpUrl = await resolveSecret('email', email.smtpSecret, 'the SMTP URL, e.g. smtps://user:password@smtp.example.com:465', options.secrets);
-  if (!/^smtps?:\/\//i.test(smtpUrl)) throw new EscalationError('email', `the secret "${email.smtpSecret}" must be an SMTP URL such as smtps://user:password@smtp.example.com:465`);
+  if (!/^smtps?:\/\//i.test(smtpUrl))
+    throw new EscalationError('email', `the secret "${email.smtpSecret}" must be an SMTP URL such as smtps://user:password@smtp.example.com:465`);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const timeouts: SMTPTransport.Options = { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs };
   const transport = createTransport(smtpUrl, timeouts);
@@ -102,7 +108,11 @@ export async function sendEmail(email: NonNullable<EscalationChannels['email']>,
     });
   } catch (error) {
     const host = safeHost(smtpUrl);
-    throw new EscalationError('email', `sending mail through ${host} failed: ${errorText(error)}; check the SMTP URL in secret "${email.smtpSecret}" and that the server is reachable`, { cause: error });
+    throw new EscalationError(
+      'email',
+      `sending mail through ${host} failed: ${errorText(error)}; check the SMTP URL in secret "${email.smtpSecret}" and that the server is reachable`,
+      { cause: error },
+    );
   } finally {
     transport.close();
   }
@@ -115,7 +125,8 @@ async function postJson(channel: EscalationChannel, url: string, body: unknown, 
   } catch {
     throw new EscalationError(channel, `the ${channel} URL is not a valid URL; check it in .tasklane/chores.yaml or the secret that holds it`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new EscalationError(channel, `the ${channel} URL must be http or https, not ${parsed.protocol}`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new EscalationError(channel, `the ${channel} URL must be http or https, not ${parsed.protocol}`);
   // Never echo a URL that may carry a token: name the host only.
   const where = parsed.host;
   const literal = parsed.hostname.replace(/^\[|\]$/g, '');
@@ -142,15 +153,25 @@ async function postJson(channel: EscalationChannel, url: string, body: unknown, 
     if (e.refused) throw new EscalationError(channel, `${channel} POST to ${where} refused: ${e.refused}`, { cause: error });
     throw new EscalationError(
       channel,
-      e.name === 'TimeoutError' ? `${channel} POST to ${where} timed out after ${timeoutMs} ms; check that the endpoint is up` : `${channel} POST to ${where} failed: ${errorText(error)}; check the URL and the network`,
+      e.name === 'TimeoutError'
+        ? `${channel} POST to ${where} timed out after ${timeoutMs} ms; check that the endpoint is up`
+        : `${channel} POST to ${where} failed: ${errorText(error)}; check the URL and the network`,
       { cause: error },
     );
   });
   if (answer.status >= 300 && answer.status < 400) {
-    throw new EscalationError(channel, `${channel} POST to ${where} answered a redirect (${answer.status}); redirects are not followed: put the final URL in the chore`, { status: answer.status });
+    throw new EscalationError(
+      channel,
+      `${channel} POST to ${where} answered a redirect (${answer.status}); redirects are not followed: put the final URL in the chore`,
+      { status: answer.status },
+    );
   }
   if (answer.status < 200 || answer.status >= 300) {
-    throw new EscalationError(channel, `${channel} POST to ${where} answered ${answer.status}${answer.text ? ` (${answer.text})` : ''}; check the URL${channel === 'slack' ? ' (a revoked Slack webhook answers 404 or 410)' : ''}`, { status: answer.status });
+    throw new EscalationError(
+      channel,
+      `${channel} POST to ${where} answered ${answer.status}${answer.text ? ` (${answer.text})` : ''}; check the URL${channel === 'slack' ? ' (a revoked Slack webhook answers 404 or 410)' : ''}`,
+      { status: answer.status },
+    );
   }
 }
 
@@ -160,7 +181,12 @@ const guardedLookup: NonNullable<http.RequestOptions['lookup']> = (hostname, opt
     if (error) return callback(error, '', 0);
     const list = addresses as dns.LookupAddress[];
     const refused = list.map((a) => addressProblem(a.address)).find(Boolean);
-    if (refused) return callback(Object.assign(new Error(`${hostname} resolves to ${refused}`), { code: 'EREFUSED', refused: `${hostname} resolves to ${refused}` }), '', 0);
+    if (refused)
+      return callback(
+        Object.assign(new Error(`${hostname} resolves to ${refused}`), { code: 'EREFUSED', refused: `${hostname} resolves to ${refused}` }),
+        '',
+        0,
+      );
     if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
     const first = list[0];
     if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);

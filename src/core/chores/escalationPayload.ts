@@ -42,7 +42,12 @@ const stepTextChars = 300;
  * The payload of one escalation. Every text is passed through `redact` (credential shapes by
  * default; the runner passes its Redactor): a run that read `.env` must not post its values.
  */
-export function buildEscalationPayload(chore: { id: string; name: string }, run: ChoreRunRecord, workspace?: string, redact: (text: string) => string = redactCredentials): EscalationPayload {
+export function buildEscalationPayload(
+  chore: { id: string; name: string },
+  run: ChoreRunRecord,
+  workspace?: string,
+  redact: (text: string) => string = redactCredentials,
+): EscalationPayload {
   const payload: EscalationPayload = {
     type: 'tasklane.chore_escalation',
     version: 1,
@@ -63,7 +68,13 @@ export function buildEscalationPayload(chore: { id: string; name: string }, run:
  * The payload telling that `run` waits for the review of `approval`. The run itself has not ended:
  * the status says what a person is asked for, and the link takes them to the proposal.
  */
-export function buildReviewPayload(chore: { id: string; name: string }, run: ChoreRunRecord, approval: ReviewRequest, workspace?: string, redact: (text: string) => string = redactCredentials): EscalationPayload {
+export function buildReviewPayload(
+  chore: { id: string; name: string },
+  run: ChoreRunRecord,
+  approval: ReviewRequest,
+  workspace?: string,
+  redact: (text: string) => string = redactCredentials,
+): EscalationPayload {
   const base = buildEscalationPayload(chore, run, workspace, redact);
   const summary = redact(approval.summary);
   return { ...base, status: 'awaiting_review', reason: `waiting for your review: ${summary}`, approval: { id: approval.id, summary, link: approval.link } };
@@ -81,7 +92,12 @@ export function usageLine(u: ChoreUsageTotals): string {
 /** Slack Block Kit message for an incoming webhook; `text` is the notification fallback. */
 export function slackMessage(p: EscalationPayload): Record<string, unknown> {
   const steps = p.lastSteps.length
-    ? p.lastSteps.map((s) => `• \`${s.name}\` ${s.status}${s.durationMs !== null ? ` (${s.durationMs} ms)` : ''}${s.result ? `: ${s.result.replace(/\s+/g, ' ').slice(0, 120)}` : ''}`).join('\n')
+    ? p.lastSteps
+        .map(
+          (s) =>
+            `• \`${s.name}\` ${s.status}${s.durationMs !== null ? ` (${s.durationMs} ms)` : ''}${s.result ? `: ${s.result.replace(/\s+/g, ' ').slice(0, 120)}` : ''}`,
+        )
+        .join('\n')
     : '_no steps recorded_';
   return {
     text: `${escalationTitle(p)}: ${p.reason}${p.approval ? ` ${p.approval.link}` : ''}`,
@@ -97,7 +113,9 @@ export function slackMessage(p: EscalationPayload): Record<string, unknown> {
         ],
       },
       { type: 'section', text: { type: 'mrkdwn', text: `*Reason*\n${p.reason.slice(0, 2800)}` } },
-      ...(p.approval ? [{ type: 'section', text: { type: 'mrkdwn', text: `*Review*\n<${p.approval.link}|Open the proposal in VS Code> (approving there resumes the run)` } }] : []),
+      ...(p.approval
+        ? [{ type: 'section', text: { type: 'mrkdwn', text: `*Review*\n<${p.approval.link}|Open the proposal in VS Code> (approving there resumes the run)` } }]
+        : []),
       { type: 'section', text: { type: 'mrkdwn', text: `*Last steps*\n${steps.slice(0, 2900)}` } },
       { type: 'context', elements: [{ type: 'mrkdwn', text: `Usage: ${usageLine(p.usage)}` }] },
     ],
@@ -106,7 +124,9 @@ export function slackMessage(p: EscalationPayload): Record<string, unknown> {
 
 /** Plain-text email body. */
 export function emailText(p: EscalationPayload): string {
-  const steps = p.lastSteps.map((s, i) => `  ${i + 1}. ${s.name} [${s.status}]${s.durationMs !== null ? ` ${s.durationMs} ms` : ''}\n     args: ${s.args}\n     result: ${s.result}`);
+  const steps = p.lastSteps.map(
+    (s, i) => `  ${i + 1}. ${s.name} [${s.status}]${s.durationMs !== null ? ` ${s.durationMs} ms` : ''}\n     args: ${s.args}\n     result: ${s.result}`,
+  );
   return [
     escalationTitle(p),
     '',
@@ -121,9 +141,7 @@ export function emailText(p: EscalationPayload): string {
     'Last steps:',
     ...(steps.length ? steps : ['  (none)']),
     '',
-    ...(p.approval
-      ? [`Review it in VS Code (approving or rejecting there resumes the run where it waits):`, `  ${p.approval.link}`, '']
-      : []),
+    ...(p.approval ? [`Review it in VS Code (approving or rejecting there resumes the run where it waits):`, `  ${p.approval.link}`, ''] : []),
     'Open the Tasklane sidebar in VS Code to see the full trace and any proposals waiting for review.',
   ].join('\n');
 }

@@ -115,15 +115,23 @@ export class DiagnosticsTrigger {
   private readonly coalescer: Coalescer<{ problems: FileProblems; count: number; severity: 'error' | 'warning' }, DiagnosticsContext>;
 
   constructor(clock: Clock, onFire: (choreId: string, context: DiagnosticsContext) => void) {
-    this.coalescer = new Coalescer(clock, (burst, e) => {
-      const files = burst?.files.filter((f) => f.path !== e.problems.path) ?? [];
-      files.push({ path: e.problems.path, count: e.count, first: e.problems.first ?? '' });
-      return { kind: 'diagnostics', severity: e.severity, files };
-    }, onFire);
+    this.coalescer = new Coalescer(
+      clock,
+      (burst, e) => {
+        const files = burst?.files.filter((f) => f.path !== e.problems.path) ?? [];
+        files.push({ path: e.problems.path, count: e.count, first: e.problems.first ?? '' });
+        return { kind: 'diagnostics', severity: e.severity, files };
+      },
+      onFire,
+    );
   }
 
   configure(definitions: readonly ChoreDefinition[]): void {
-    this.chores = definitions.flatMap((c) => (c.trigger.kind === 'diagnostics' ? [{ id: c.id, match: c.trigger.globs.map(globToRegExp), severity: c.trigger.severity, debounceMs: c.trigger.debounceMs }] : []));
+    this.chores = definitions.flatMap((c) =>
+      c.trigger.kind === 'diagnostics'
+        ? [{ id: c.id, match: c.trigger.globs.map(globToRegExp), severity: c.trigger.severity, debounceMs: c.trigger.debounceMs }]
+        : [],
+    );
     for (const id of this.coalescer.keys()) if (!this.chores.some((c) => c.id === id)) this.coalescer.cancel(id);
   }
 
@@ -177,15 +185,27 @@ export class GitHeadTrigger {
   private readonly coalescer: Coalescer<{ from: HeadState; to: HeadState; pulled: boolean }, GitContext & { fromBranch?: string }>;
 
   constructor(clock: Clock, onFire: (choreId: string, context: GitContext) => void) {
-    this.coalescer = new Coalescer(clock, (burst, e) => {
-      const from = burst ? { commit: burst.from, branch: burst.fromBranch } : e.from;
-      const change: GitContext['change'] = from.branch !== e.to.branch ? 'checkout' : e.pulled || burst?.change === 'pull' ? 'pull' : burst?.change === 'checkout' ? 'checkout' : 'commit';
-      return { kind: 'git', change, ...(from.commit ? { from: from.commit } : {}), to: e.to.commit ?? '', ...(e.to.branch ? { branch: e.to.branch } : {}), ...(from.branch ? { fromBranch: from.branch } : {}) };
-    }, (choreId, burst) => {
-      const { fromBranch: _from, ...context } = burst;
-      if (context.from === context.to) return; // there and back again
-      onFire(choreId, context);
-    });
+    this.coalescer = new Coalescer(
+      clock,
+      (burst, e) => {
+        const from = burst ? { commit: burst.from, branch: burst.fromBranch } : e.from;
+        const change: GitContext['change'] =
+          from.branch !== e.to.branch ? 'checkout' : e.pulled || burst?.change === 'pull' ? 'pull' : burst?.change === 'checkout' ? 'checkout' : 'commit';
+        return {
+          kind: 'git',
+          change,
+          ...(from.commit ? { from: from.commit } : {}),
+          to: e.to.commit ?? '',
+          ...(e.to.branch ? { branch: e.to.branch } : {}),
+          ...(from.branch ? { fromBranch: from.branch } : {}),
+        };
+      },
+      (choreId, burst) => {
+        const { fromBranch: _from, ...context } = burst;
+        if (context.from === context.to) return; // there and back again
+        onFire(choreId, context);
+      },
+    );
   }
 
   configure(definitions: readonly ChoreDefinition[]): void {

@@ -71,28 +71,33 @@ export interface CompiledExpression {
 
 /** Compiles a JSONata expression; throws with the position of the problem. */
 export function compileExpression(source: string): CompiledExpression {
-  if (source.length > MAX_EXPRESSION_CHARS) throw new Error(`The JSONata expression is ${source.length} characters long; keep it under ${MAX_EXPRESSION_CHARS}.`);
+  if (source.length > MAX_EXPRESSION_CHARS)
+    throw new Error(`The JSONata expression is ${source.length} characters long; keep it under ${MAX_EXPRESSION_CHARS}.`);
   try {
     const expression = jsonata(source, { ...JSONATA_LIMITS, RegexEngine: Re2RegexEngine as unknown as RegExpConstructor });
     for (const regex of regexSources(expression.ast())) {
       try {
         RE2JS.compile(regex.source);
       } catch (error) {
-        throw Object.assign(new Error(`the regex /${regex.source}/ is not supported (${(error as Error).message}); chore expressions use RE2 syntax, without lookaround or backreferences`), { cause: error });
+        throw Object.assign(
+          new Error(
+            `the regex /${regex.source}/ is not supported (${(error as Error).message}); chore expressions use RE2 syntax, without lookaround or backreferences`,
+          ),
+          { cause: error },
+        );
       }
     }
     return { source, expression };
   } catch (error) {
     const e = error as { message?: string; position?: number };
-    throw new Error(`"${source}" is not valid JSONata: ${e.message ?? String(error)}${typeof e.position === 'number' ? ` at character ${e.position}` : ''}`, { cause: error });
+    throw new Error(`"${source}" is not valid JSONata: ${e.message ?? String(error)}${typeof e.position === 'number' ? ` at character ${e.position}` : ''}`, {
+      cause: error,
+    });
   }
 }
 
 /** The verdict on a run's final output. */
-export type SuccessVerdict =
-  | { result: 'true' }
-  | { result: 'false'; reason: string }
-  | { result: 'error'; reason: string };
+export type SuccessVerdict = { result: 'true' } | { result: 'false'; reason: string } | { result: 'error'; reason: string };
 
 /**
  * Evaluates successWhen over the run's final output. JSONata truthiness applies (a non-empty string
@@ -109,7 +114,10 @@ export async function evaluateSuccess(compiled: CompiledExpression, output: unkn
     return { result: 'error', reason: `successWhen (${compiled.source}) failed on the output: ${e.message ?? String(error)}` };
   }
   if (jsonataTruthy(value)) return { result: 'true' };
-  return { result: 'false', reason: `successWhen (${compiled.source}) was ${value === undefined ? 'not satisfied (no match)' : JSON.stringify(value)} for output ${preview(output)}` };
+  return {
+    result: 'false',
+    reason: `successWhen (${compiled.source}) was ${value === undefined ? 'not satisfied (no match)' : JSON.stringify(value)} for output ${preview(output)}`,
+  };
 }
 
 /** The condition of a task trigger, over what `onDidEndTaskProcess` reports. */

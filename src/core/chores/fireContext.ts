@@ -74,14 +74,23 @@ export const latenessNoticeMs = 60_000;
  * The trigger-context paragraph of the run's first message. `fireTime` and `startedAt` come from
  * the fire and the run, so a cron fire run late by the drift policy says by how much.
  */
-export function describeFireContext(input: { cause: string; context?: ChoreFireContext; fireTime: string; startedAt: number; missed?: boolean; timezone?: string }): string {
+export function describeFireContext(input: {
+  cause: string;
+  context?: ChoreFireContext;
+  fireTime: string;
+  startedAt: number;
+  missed?: boolean;
+  timezone?: string;
+}): string {
   const { context } = input;
   const lines: string[] = [];
   if (input.cause === 'cron') {
     const late = input.startedAt - Date.parse(input.fireTime);
     lines.push(`Trigger: scheduled for ${input.fireTime}${input.timezone ? ` (schedule time zone ${input.timezone})` : ''}.`);
     if (Number.isFinite(late) && (input.missed || late >= latenessNoticeMs)) {
-      lines.push(`This fire was missed by ${describeLateness(late)} (VS Code was closed or the machine asleep at the scheduled time); take into account what happened since.`);
+      lines.push(
+        `This fire was missed by ${describeLateness(late)} (VS Code was closed or the machine asleep at the scheduled time); take into account what happened since.`,
+      );
     }
   }
   if (input.cause === 'manual') lines.push('Trigger: started by hand (Run now).');
@@ -91,14 +100,21 @@ export function describeFireContext(input: { cause: string; context?: ChoreFireC
     for (const c of shown) lines.push(`- ${c.change}: ${c.path}`);
     if (context.changes.length > shown.length) lines.push(`- … and ${context.changes.length - shown.length} more`);
   } else if (context?.kind === 'task') {
-    lines.push(`Trigger: the task "${context.name}" ended with ${context.exitCode === undefined ? 'no exit code (it was terminated)' : `exit code ${context.exitCode}`}.`);
+    lines.push(
+      `Trigger: the task "${context.name}" ended with ${context.exitCode === undefined ? 'no exit code (it was terminated)' : `exit code ${context.exitCode}`}.`,
+    );
     if (context.outputTail) lines.push('The end of its output:', '```', context.outputTail, '```');
-    else lines.push('Its output is not available to this run (VS Code does not expose a task\'s terminal output); rerun the failing command yourself if you need it.');
+    else
+      lines.push(
+        "Its output is not available to this run (VS Code does not expose a task's terminal output); rerun the failing command yourself if you need it.",
+      );
   } else if (context?.kind === 'diagnostics') {
     lines.push(`Trigger: new ${context.severity === 'error' ? 'errors' : 'problems'} appeared in ${context.files.length} file(s):`);
     for (const f of context.files.slice(0, maxContextFiles)) lines.push(`- ${f.path}: ${f.count} (first: ${f.first})`);
   } else if (context?.kind === 'git') {
-    lines.push(`Trigger: git HEAD moved (${context.change}) ${context.from ? `from ${context.from.slice(0, 12)} ` : ''}to ${context.to.slice(0, 12)}${context.branch ? ` on ${context.branch}` : ''}.`);
+    lines.push(
+      `Trigger: git HEAD moved (${context.change}) ${context.from ? `from ${context.from.slice(0, 12)} ` : ''}to ${context.to.slice(0, 12)}${context.branch ? ` on ${context.branch}` : ''}.`,
+    );
   }
   if (input.cause === 'retry') lines.push('This is a retry of a run that failed.');
   return lines.join('\n');
@@ -108,11 +124,17 @@ export function describeFireContext(input: { cause: string; context?: ChoreFireC
 export function summarizeFireContext(context: ChoreFireContext): string {
   switch (context.kind) {
     case 'files':
-      return `${context.changes.length} file(s) changed (${context.events} events): ${context.changes.slice(0, 5).map((c) => c.path).join(', ')}`;
+      return `${context.changes.length} file(s) changed (${context.events} events): ${context.changes
+        .slice(0, 5)
+        .map((c) => c.path)
+        .join(', ')}`;
     case 'task':
       return `task ${context.name} exited ${context.exitCode ?? '(terminated)'}`;
     case 'diagnostics':
-      return `new ${context.severity}s in ${context.files.length} file(s): ${context.files.slice(0, 5).map((f) => f.path).join(', ')}`;
+      return `new ${context.severity}s in ${context.files.length} file(s): ${context.files
+        .slice(0, 5)
+        .map((f) => f.path)
+        .join(', ')}`;
     case 'git':
       return `git HEAD ${context.change} to ${context.to.slice(0, 12)}`;
   }

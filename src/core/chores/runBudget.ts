@@ -69,10 +69,14 @@ export class ChoreRunBudget {
     const { maxIterations, maxSeconds, maxInputTokens, maxCostUsd } = this.limits;
     const elapsedMs = this.clock.now() - this.startedAt;
     const inputTokens = this.inputTokens();
-    if (this.iterations >= maxIterations && !ignore.includes('iterations')) return { ok: false, exhausted: 'iterations', message: `used all ${maxIterations} iterations (budget.maxIterations)` };
-    if (elapsedMs >= maxSeconds * 1000) return { ok: false, exhausted: 'seconds', message: `ran for ${Math.round(elapsedMs / 1000)} s of ${maxSeconds} s (budget.maxSeconds)` };
-    if (inputTokens >= maxInputTokens) return { ok: false, exhausted: 'inputTokens', message: `used ${inputTokens} of ${maxInputTokens} input tokens (budget.maxInputTokens)` };
-    if (this.costUsd >= maxCostUsd) return { ok: false, exhausted: 'costUsd', message: `spent $${this.costUsd.toFixed(4)} of $${maxCostUsd} (budget.maxCostUsd)` };
+    if (this.iterations >= maxIterations && !ignore.includes('iterations'))
+      return { ok: false, exhausted: 'iterations', message: `used all ${maxIterations} iterations (budget.maxIterations)` };
+    if (elapsedMs >= maxSeconds * 1000)
+      return { ok: false, exhausted: 'seconds', message: `ran for ${Math.round(elapsedMs / 1000)} s of ${maxSeconds} s (budget.maxSeconds)` };
+    if (inputTokens >= maxInputTokens)
+      return { ok: false, exhausted: 'inputTokens', message: `used ${inputTokens} of ${maxInputTokens} input tokens (budget.maxInputTokens)` };
+    if (this.costUsd >= maxCostUsd)
+      return { ok: false, exhausted: 'costUsd', message: `spent $${this.costUsd.toFixed(4)} of $${maxCostUsd} (budget.maxCostUsd)` };
     return { ok: true };
   }
 
@@ -84,7 +88,12 @@ export class ChoreRunBudget {
   /** The largest share of any limit used, 0..1+, for a wrap-up warning at 80%. */
   usedShare(): number {
     const { maxIterations, maxSeconds, maxInputTokens, maxCostUsd } = this.limits;
-    return Math.max(this.iterations / maxIterations, (this.clock.now() - this.startedAt) / (maxSeconds * 1000), this.inputTokens() / maxInputTokens, this.costUsd / maxCostUsd);
+    return Math.max(
+      this.iterations / maxIterations,
+      (this.clock.now() - this.startedAt) / (maxSeconds * 1000),
+      this.inputTokens() / maxInputTokens,
+      this.costUsd / maxCostUsd,
+    );
   }
 
   totals(): ChoreUsageTotals {

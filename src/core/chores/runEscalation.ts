@@ -23,9 +23,24 @@ export interface RunEscalationDeps {
  * Sending is irreversible: the intent is durable first, so a crash mid-send is reported, not
  * replayed; the outcome per channel is recorded after.
  */
-export async function sendRunEscalation(deps: RunEscalationDeps, channels: EscalationChannels, payload: EscalationPayload, action: 'chore_escalation' | 'chore_review_notice', input: Record<string, unknown>): Promise<EscalationResult[]> {
+export async function sendRunEscalation(
+  deps: RunEscalationDeps,
+  channels: EscalationChannels,
+  payload: EscalationPayload,
+  action: 'chore_escalation' | 'chore_review_notice',
+  input: Record<string, unknown>,
+): Promise<EscalationResult[]> {
   const intent = await deps.ledger?.intent(payload.runId, action, { ...input, channels: Object.keys(channels) });
-  const results = await sendEscalation(channels, payload, { secrets: deps.secrets, logger: deps.logger, ...(deps.escalationTimeoutMs ? { timeoutMs: deps.escalationTimeoutMs } : {}) });
-  if (intent) await deps.ledger?.outcome(intent, results.every((r) => r.ok) ? 'done' : 'failed', results.map((r) => ({ channel: r.channel, ok: r.ok, ...(r.error ? { error: r.error.message } : {}) })));
+  const results = await sendEscalation(channels, payload, {
+    secrets: deps.secrets,
+    logger: deps.logger,
+    ...(deps.escalationTimeoutMs ? { timeoutMs: deps.escalationTimeoutMs } : {}),
+  });
+  if (intent)
+    await deps.ledger?.outcome(
+      intent,
+      results.every((r) => r.ok) ? 'done' : 'failed',
+      results.map((r) => ({ channel: r.channel, ok: r.ok, ...(r.error ? { error: r.error.message } : {}) })),
+    );
   return results;
 }

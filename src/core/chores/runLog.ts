@@ -58,7 +58,15 @@ export const maxStepTextChars = 1_000;
 /** Runs kept per chore; older ones leave the database. */
 export const defaultRunsKeptPerChore = 30;
 
-const emptyTotals = (): ChoreUsageTotals => ({ iterations: 0, elapsedMs: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 });
+const emptyTotals = (): ChoreUsageTotals => ({
+  iterations: 0,
+  elapsedMs: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  costUsd: 0,
+});
 
 /**
  * A chore's run history with a live step trace. `start` is idempotent per (fireKey, attempt): a
@@ -86,13 +94,28 @@ export class ChoreRunLog {
   }
 
   /** Starts (or finds) the run of a fire. `created` is false when the run already existed. */
-  async start(input: { choreId: string; fireKey: string; attempt?: number; cause: ChoreRunCause; context?: ChoreFireContext }): Promise<{ run: ChoreRunRecord; created: boolean }> {
+  async start(input: {
+    choreId: string;
+    fireKey: string;
+    attempt?: number;
+    cause: ChoreRunCause;
+    context?: ChoreFireContext;
+  }): Promise<{ run: ChoreRunRecord; created: boolean }> {
     const attempt = input.attempt ?? 0;
     const existing = this.findByFire(input.fireKey, attempt);
     if (existing) return { run: existing, created: false };
     const run: ChoreRunRecord = {
-      runId: this.newId(), choreId: input.choreId, fireKey: input.fireKey, attempt, cause: input.cause,
-      startedAt: this.clock.now(), endedAt: null, status: 'running', reason: null, usage: emptyTotals(), steps: [],
+      runId: this.newId(),
+      choreId: input.choreId,
+      fireKey: input.fireKey,
+      attempt,
+      cause: input.cause,
+      startedAt: this.clock.now(),
+      endedAt: null,
+      status: 'running',
+      reason: null,
+      usage: emptyTotals(),
+      steps: [],
       ...(input.context ? { context: input.context } : {}),
     };
     await this.write(run, true);
@@ -104,7 +127,14 @@ export class ChoreRunLog {
    * crash does not list an occurrence twice. `at` dates the entry (a missed occurrence is listed at
    * its scheduled time, so the history reads in order).
    */
-  async recordSkipped(input: { choreId: string; fireKey: string; cause: ChoreRunCause; reason: string; status?: 'skipped' | 'missed'; at?: number }): Promise<ChoreRunRecord> {
+  async recordSkipped(input: {
+    choreId: string;
+    fireKey: string;
+    cause: ChoreRunCause;
+    reason: string;
+    status?: 'skipped' | 'missed';
+    at?: number;
+  }): Promise<ChoreRunRecord> {
     const { run, created } = await this.start(input);
     if (!created) return run;
     if (input.at !== undefined) run.startedAt = input.at;
@@ -114,7 +144,15 @@ export class ChoreRunLog {
   /** Adds a running step and returns its id. Not awaited by design: the trace is best-effort live, the end is durable. */
   stepStarted(runId: string, name: string, args: unknown): number {
     const run = this.require(runId);
-    const step: ChoreStep = { id: run.steps.length + 1, name, status: 'running', args: clip(this.redact(typeof args === 'string' ? args : JSON.stringify(args) ?? '')), result: '', startedAt: this.clock.now(), durationMs: null };
+    const step: ChoreStep = {
+      id: run.steps.length + 1,
+      name,
+      status: 'running',
+      args: clip(this.redact(typeof args === 'string' ? args : (JSON.stringify(args) ?? ''))),
+      result: '',
+      startedAt: this.clock.now(),
+      durationMs: null,
+    };
     run.steps.push(step);
     void this.write(run, false);
     return step.id;
@@ -125,7 +163,7 @@ export class ChoreRunLog {
     const step = run.steps.find((s) => s.id === stepId);
     if (!step) throw new Error(`run ${runId} has no step ${stepId}; call stepStarted first`);
     step.status = status;
-    step.result = clip(this.redact(typeof result === 'string' ? result : JSON.stringify(result) ?? ''));
+    step.result = clip(this.redact(typeof result === 'string' ? result : (JSON.stringify(result) ?? '')));
     step.durationMs = this.clock.now() - step.startedAt;
     void this.write(run, false);
   }
@@ -157,8 +195,12 @@ export class ChoreRunLog {
     run.reason = reason === undefined ? null : this.redact(reason);
     run.endedAt = this.clock.now();
     // A step still running when the run ends did not finish: say so rather than leave a spinner.
-    for (const step of run.steps) if (step.status === 'running') Object.assign(step, { status: 'error', result: `interrupted: run ended ${status}`, durationMs: run.endedAt - step.startedAt });
-    const old = this.history(run.choreId).slice(this.keepPerChore).filter((r) => r.status !== 'running');
+    for (const step of run.steps)
+      if (step.status === 'running')
+        Object.assign(step, { status: 'error', result: `interrupted: run ended ${status}`, durationMs: run.endedAt - step.startedAt });
+    const old = this.history(run.choreId)
+      .slice(this.keepPerChore)
+      .filter((r) => r.status !== 'running');
     for (const r of old) this.runs.delete(r.runId);
     if (old.length) this.persistence.remove(old.map((r) => r.runId));
     await this.write(run, true);

@@ -21,8 +21,7 @@ export type RunEnding =
 
 export type OutcomeDecision =
   /** Give the agent one more turn with `message` (successWhen was falsy and iterations remain). */
-  | { kind: 'continue'; message: string }
-  | { kind: 'end'; status: Exclude<ChoreRunStatus, 'running' | 'skipped' | 'missed'>; reason?: string };
+  { kind: 'continue'; message: string } | { kind: 'end'; status: Exclude<ChoreRunStatus, 'running' | 'skipped' | 'missed'>; reason?: string };
 
 /**
  * Decides how a run ends. A falsy successWhen is not a failure while iterations remain: the agent
@@ -47,17 +46,17 @@ export function decideRunOutcome(ending: RunEnding, iterationsLeft: number): Out
     case 'budget_exhausted':
       return { kind: 'end', status: 'budget_exhausted', reason: ending.message };
     case 'approval_timeout':
-      return { kind: 'end', status: 'awaiting_review', reason: `${ending.pendingApprovals} approval(s) were not given within the run's maxSeconds; the proposals wait in the review inbox` };
+      return {
+        kind: 'end',
+        status: 'awaiting_review',
+        reason: `${ending.pendingApprovals} approval(s) were not given within the run's maxSeconds; the proposals wait in the review inbox`,
+      };
     case 'cancelled':
       return { kind: 'end', status: 'cancelled', reason: ending.reason };
   }
 }
 
-export type FailureAction =
-  | { kind: 'none' }
-  | { kind: 'retry'; attempt: number; delayMs: number }
-  | { kind: 'escalate' }
-  | { kind: 'silent' };
+export type FailureAction = { kind: 'none' } | { kind: 'retry'; attempt: number; delayMs: number } | { kind: 'escalate' } | { kind: 'silent' };
 
 /**
  * What to do after a run ended with `status`. `attempt` is 0 for the first run of a fire, 1 for its
@@ -121,7 +120,11 @@ export function decideConcurrency(
       return { kind: 'replace', cancelRunId: activeRun.runId };
     case 'queue': {
       const deadline = fire.firedAt + chore.queueMaxWaitSeconds * 1000;
-      if (now >= deadline) return { kind: 'drop', reason: `waited ${Math.round((now - fire.firedAt) / 1000)} s for run ${activeRun.runId} to end (queueMaxWaitSeconds: ${chore.queueMaxWaitSeconds})` };
+      if (now >= deadline)
+        return {
+          kind: 'drop',
+          reason: `waited ${Math.round((now - fire.firedAt) / 1000)} s for run ${activeRun.runId} to end (queueMaxWaitSeconds: ${chore.queueMaxWaitSeconds})`,
+        };
       return { kind: 'wait', recheckAt: Math.min(now + recheckMs, deadline) };
     }
   }

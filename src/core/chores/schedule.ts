@@ -38,7 +38,9 @@ export function nextFireAfter(spec: CronSpec, afterMs: number): number | undefin
 
 /** The next `count` fires strictly after `afterMs` (for the sidebar and the guided flow). */
 export function nextFires(spec: CronSpec, afterMs: number, count: number): number[] {
-  return cronOf(spec).nextRuns(count, new Date(afterMs)).map((d) => d.getTime());
+  return cronOf(spec)
+    .nextRuns(count, new Date(afterMs))
+    .map((d) => d.getTime());
 }
 
 /** Which of the fires due between `fromMs` and `nowMs` to run, per the drift policy. */
@@ -97,7 +99,10 @@ export function selectDueFires(
   // The window was full: there may be older fires in [fromMs, recent[0]) nobody looked at yet.
   let earlier: DueFireSelection['earlier'];
   if (recent.length > maxCatchup) {
-    const older = cronOf(spec).nextRuns(maxCountedEarlier, new Date(fromMs - 1)).map((d) => d.getTime()).filter((t) => t < recent[0]);
+    const older = cronOf(spec)
+      .nextRuns(maxCountedEarlier, new Date(fromMs - 1))
+      .map((d) => d.getTime())
+      .filter((t) => t < recent[0]);
     if (older.length) earlier = { count: older.length, firstAt: older[0], lastAt: older[older.length - 1], times: older };
   }
   return { run, dropped: droppedTimes.length + (earlier?.count ?? 0), missed, droppedTimes, earlier };

@@ -74,7 +74,8 @@ export class ChoreSpendLedger {
   /** What a chore (or, without an id, every chore) spent today and this month (UTC). */
   spent(choreId?: string): { day: number; month: number } {
     const now = this.now();
-    const sum = (table: Record<string, number> | undefined) => Object.entries(table ?? {}).reduce((total, [id, v]) => (choreId === undefined || id === choreId ? total + v : total), 0);
+    const sum = (table: Record<string, number> | undefined) =>
+      Object.entries(table ?? {}).reduce((total, [id, v]) => (choreId === undefined || id === choreId ? total + v : total), 0);
     return { day: sum(this.state.days[dayOf(now)]), month: sum(this.state.months[monthOf(now)]) };
   }
 
@@ -86,10 +87,23 @@ export class ChoreSpendLedger {
   check(choreId: string, chore: ChoreSpendLimits, workspace: WorkspaceSpendLimits): SpendCheck {
     const own = this.spent(choreId);
     const all = this.spent();
-    if (chore.maxCostUsdPerDay !== undefined && own.day >= chore.maxCostUsdPerDay) return { ok: false, message: `this chore spent ${usd(own.day)} today (UTC), its daily cap is ${usd(chore.maxCostUsdPerDay)} (budget.maxCostUsdPerDay)` };
-    if (chore.maxCostUsdPerMonth !== undefined && own.month >= chore.maxCostUsdPerMonth) return { ok: false, message: `this chore spent ${usd(own.month)} this month (UTC), its monthly cap is ${usd(chore.maxCostUsdPerMonth)} (budget.maxCostUsdPerMonth)` };
-    if (workspace.maxCostUsdPerDay > 0 && all.day >= workspace.maxCostUsdPerDay) return { ok: false, message: `chores in this workspace spent ${usd(all.day)} today (UTC), the cap across chores is ${usd(workspace.maxCostUsdPerDay)} (tasklane.chores.maxCostUsdPerDay)` };
-    if (workspace.maxCostUsdPerMonth > 0 && all.month >= workspace.maxCostUsdPerMonth) return { ok: false, message: `chores in this workspace spent ${usd(all.month)} this month (UTC), the cap across chores is ${usd(workspace.maxCostUsdPerMonth)} (tasklane.chores.maxCostUsdPerMonth)` };
+    if (chore.maxCostUsdPerDay !== undefined && own.day >= chore.maxCostUsdPerDay)
+      return { ok: false, message: `this chore spent ${usd(own.day)} today (UTC), its daily cap is ${usd(chore.maxCostUsdPerDay)} (budget.maxCostUsdPerDay)` };
+    if (chore.maxCostUsdPerMonth !== undefined && own.month >= chore.maxCostUsdPerMonth)
+      return {
+        ok: false,
+        message: `this chore spent ${usd(own.month)} this month (UTC), its monthly cap is ${usd(chore.maxCostUsdPerMonth)} (budget.maxCostUsdPerMonth)`,
+      };
+    if (workspace.maxCostUsdPerDay > 0 && all.day >= workspace.maxCostUsdPerDay)
+      return {
+        ok: false,
+        message: `chores in this workspace spent ${usd(all.day)} today (UTC), the cap across chores is ${usd(workspace.maxCostUsdPerDay)} (tasklane.chores.maxCostUsdPerDay)`,
+      };
+    if (workspace.maxCostUsdPerMonth > 0 && all.month >= workspace.maxCostUsdPerMonth)
+      return {
+        ok: false,
+        message: `chores in this workspace spent ${usd(all.month)} this month (UTC), the cap across chores is ${usd(workspace.maxCostUsdPerMonth)} (tasklane.chores.maxCostUsdPerMonth)`,
+      };
     return { ok: true };
   }
 
@@ -132,10 +146,15 @@ function parseState(raw: unknown): SpendState {
   const state: SpendState = { days: {}, months: {}, paused: {} };
   if (!raw || typeof raw !== 'object') return state;
   const r = raw as Partial<SpendState>;
-  const table = (t: unknown) => Object.fromEntries(Object.entries(t && typeof t === 'object' ? (t as Record<string, unknown>) : {}).filter(([, v]) => typeof v === 'number')) as Record<string, number>;
+  const table = (t: unknown) =>
+    Object.fromEntries(Object.entries(t && typeof t === 'object' ? (t as Record<string, unknown>) : {}).filter(([, v]) => typeof v === 'number')) as Record<
+      string,
+      number
+    >;
   for (const [k, v] of Object.entries(r.days ?? {})) state.days[k] = table(v);
   for (const [k, v] of Object.entries(r.months ?? {})) state.months[k] = table(v);
-  for (const [k, v] of Object.entries(r.paused ?? {})) if (v && typeof v.reason === 'string' && typeof v.at === 'number') state.paused[k] = { reason: v.reason, at: v.at };
+  for (const [k, v] of Object.entries(r.paused ?? {}))
+    if (v && typeof v.reason === 'string' && typeof v.at === 'number') state.paused[k] = { reason: v.reason, at: v.at };
   return state;
 }
 

@@ -19,7 +19,7 @@ export const choreTemplates: readonly ChoreTemplate[] = [
   {
     key: 'nightly-changelog',
     label: 'Nightly changelog entry',
-    detail: 'Every night at 02:00, add a CHANGELOG.md entry for the day\'s commits (the edit waits for your review).',
+    detail: "Every night at 02:00, add a CHANGELOG.md entry for the day's commits (the edit waits for your review).",
     spec: {
       id: 'nightly-changelog',
       name: 'Nightly changelog',
@@ -69,7 +69,7 @@ export const choreTemplates: readonly ChoreTemplate[] = [
       name: 'Weekly dependency-update check',
       trigger: { cron: '0 9 * * 1' },
       prompt: [
-        'Check the project\'s dependencies for available updates (for npm: `npm outdated --json`).',
+        "Check the project's dependencies for available updates (for npm: `npm outdated --json`).",
         'Propose updates only for patch and minor versions, and list major updates with a one-line note on what they would break.',
         'Finish with task_end and output {"status": "done", "proposed": <count>, "majors": [<package names>]}.',
       ].join('\n'),

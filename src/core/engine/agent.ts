@@ -108,7 +108,12 @@ export class Agent {
         clock: deps.clock,
         logger: deps.logger,
         ages: () => this.history.archiveAges(),
-        sessionText: (id) => this.state.transcript(id).map((m) => m.text).join('\n').slice(-2000),
+        sessionText: (id) =>
+          this.state
+            .transcript(id)
+            .map((m) => m.text)
+            .join('\n')
+            .slice(-2000),
         onMoved: (kind, ids) => {
           if (kind !== 'session') return;
           for (const id of ids) this.state.forgetSession(id);
@@ -267,7 +272,11 @@ export class Agent {
     if (!died) return;
     this.state.publish({ type: 'deadLetters', deadLetters: this.deadLetterViews });
     if (this.state.sessions.has(died.sessionId)) {
-      await this.state.appendMessage(died.sessionId, 'error', `A ${died.source} step failed ${died.attempts === 1 ? 'once' : `${died.attempts} times`} and was set aside: ${died.lastError ?? 'unknown error'}. It can be retried from the dead letters.`);
+      await this.state.appendMessage(
+        died.sessionId,
+        'error',
+        `A ${died.source} step failed ${died.attempts === 1 ? 'once' : `${died.attempts} times`} and was set aside: ${died.lastError ?? 'unknown error'}. It can be retried from the dead letters.`,
+      );
       await this.state.commit().catch(() => undefined);
     }
   }
@@ -293,7 +302,12 @@ export class Agent {
     session.status = 'working';
     this.state.saveSession(session);
     await this.state.commit();
-    await this.deps.triggers.emit({ source: 'user_message', sessionId: session.id, priority: USER_PRIORITY, payload: { text, route: route.rung === 'router' } });
+    await this.deps.triggers.emit({
+      source: 'user_message',
+      sessionId: session.id,
+      priority: USER_PRIORITY,
+      payload: { text, route: route.rung === 'router' },
+    });
     return { sessionId: session.id };
   }
 
@@ -362,7 +376,11 @@ export class Agent {
   }
 
   private async stopTaskWork(taskId: string): Promise<void> {
-    await Promise.all([...this.taskStopListeners].map((listener) => listener(taskId).catch((error) => this.deps.logger.error('TASK', `stopping ${taskId}: a listener failed`, error))));
+    await Promise.all(
+      [...this.taskStopListeners].map((listener) =>
+        listener(taskId).catch((error) => this.deps.logger.error('TASK', `stopping ${taskId}: a listener failed`, error)),
+      ),
+    );
   }
 
   private async stopTask(task: TaskRecord, summary: string): Promise<void> {
@@ -445,7 +463,11 @@ export class Agent {
   /** Writes a session's full trace (hot or archived) as JSONL and Markdown into `outDir`. */
   async exportSession(sessionId: string, outDir: string): Promise<ExportResult> {
     await this.ready;
-    return exportSession({ history: this.history, streams: this.state.streams, db: this.deps.db, ...(this.archive ? { archive: this.archive } : {}) }, sessionId, outDir);
+    return exportSession(
+      { history: this.history, streams: this.state.streams, db: this.deps.db, ...(this.archive ? { archive: this.archive } : {}) },
+      sessionId,
+      outDir,
+    );
   }
 
   onDidChange(listener: (change: AgentChange) => void): { dispose(): void } {

@@ -64,7 +64,8 @@ export function initialLimits(settings: AgentSettings): TaskRecord['limits'] {
  */
 export function narrowedLimits(limits: TaskRecord['limits'], asked: { actions?: unknown; tokens?: unknown; cost?: unknown } | undefined): TaskRecord['limits'] {
   if (!asked) return limits;
-  const lower = (current: number, wanted: unknown) => (typeof wanted === 'number' && Number.isFinite(wanted) && wanted > 0 ? Math.min(current, wanted) : current);
+  const lower = (current: number, wanted: unknown) =>
+    typeof wanted === 'number' && Number.isFinite(wanted) && wanted > 0 ? Math.min(current, wanted) : current;
   const cost = typeof asked.cost === 'number' && Number.isFinite(asked.cost) && asked.cost > 0 ? Math.min(limits.cost ?? asked.cost, asked.cost) : limits.cost;
   return {
     actions: Math.floor(lower(limits.actions, asked.actions)),

@@ -57,7 +57,12 @@ export class RunawayGuard {
       const value = set[key];
       return typeof value === 'number' && Number.isFinite(value) && value >= 1 ? Math.floor(value) : DEFAULT_CAPS[key];
     };
-    return { maxActionsPerTurn: pick('maxActionsPerTurn'), maxTaskStartsPerTurn: pick('maxTaskStartsPerTurn'), maxTaskStartsPerHour: pick('maxTaskStartsPerHour'), maxRunningTasks: pick('maxRunningTasks') };
+    return {
+      maxActionsPerTurn: pick('maxActionsPerTurn'),
+      maxTaskStartsPerTurn: pick('maxTaskStartsPerTurn'),
+      maxTaskStartsPerHour: pick('maxTaskStartsPerHour'),
+      maxRunningTasks: pick('maxRunningTasks'),
+    };
   }
 
   /** How many of `calls` valid tool calls of one response may run. */
@@ -66,9 +71,10 @@ export class RunawayGuard {
     const budgetLeft = task ? Math.max(1, task.limits.actions - task.actionCount) : Number.POSITIVE_INFINITY;
     const run = Math.min(calls, caps.maxActionsPerTurn, budgetLeft);
     if (run >= calls) return { run };
-    const why = budgetLeft < caps.maxActionsPerTurn
-      ? `the task has ${budgetLeft} action(s) left in its budget (tasklane.budget.maxActionsPerTask)`
-      : `a turn runs at most ${caps.maxActionsPerTurn} actions (tasklane.budget.maxActionsPerTurn)`;
+    const why =
+      budgetLeft < caps.maxActionsPerTurn
+        ? `the task has ${budgetLeft} action(s) left in its budget (tasklane.budget.maxActionsPerTask)`
+        : `a turn runs at most ${caps.maxActionsPerTurn} actions (tasklane.budget.maxActionsPerTurn)`;
     this.deps.logger.warn('ACTION', `${calls} tool calls in one response; ran ${run}: ${why}`);
     return { run, refused: `Not run: ${why}, and ${calls} were called at once; the first ${run} ran. Call the rest in a later turn if they are still needed.` };
   }

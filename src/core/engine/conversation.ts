@@ -69,7 +69,10 @@ export async function runConversationTurn(env: EngineEnv, session: SessionRecord
   });
   const live = options.live;
   const result = await runPipeline(env, {
-    client, request, actionSets: [ACTION_SETS.conversation], sessionId: session.id,
+    client,
+    request,
+    actionSets: [ACTION_SETS.conversation],
+    sessionId: session.id,
     signal: options.signal ?? live?.signal ?? env.signal,
     keyBase: options.keyBase,
     ...(live ? { onDelta: live.stream.onDelta } : {}),
@@ -81,10 +84,15 @@ export async function runConversationTurn(env: EngineEnv, session: SessionRecord
   // Messages that arrived while this turn ran stand before its answer in the transcript.
   const arrivedDuring = options.seen !== undefined ? (session.inputs ?? 0) - options.seen : undefined;
   for (const text of fx.said) await postReply(env, session.id, options.keyBase, text, arrivedDuring);
-  if (!fx.said.length && !fx.started.length && !fx.ignored && result.text.trim()) await postReply(env, session.id, options.keyBase, result.text.trim(), arrivedDuring);
-  if (result.invalid) await env.state.appendMessage(session.id, 'error', `The model answered with invalid tool calls twice: ${result.invalid.slice(0, 300)}`, { retryable: true });
+  if (!fx.said.length && !fx.started.length && !fx.ignored && result.text.trim())
+    await postReply(env, session.id, options.keyBase, result.text.trim(), arrivedDuring);
+  if (result.invalid)
+    await env.state.appendMessage(session.id, 'error', `The model answered with invalid tool calls twice: ${result.invalid.slice(0, 300)}`, {
+      retryable: true,
+    });
   // A task a person asked for: the sets task_start named, else edits and commands (actionSets.ts).
-  for (const spec of fx.started) await createTask(env, { ...spec, actionSets: spec.actionSets ?? [...DEFAULT_TASK_SETS], source: 'user', fromSessionId: session.id, arrivedDuring });
+  for (const spec of fx.started)
+    await createTask(env, { ...spec, actionSets: spec.actionSets ?? [...DEFAULT_TASK_SETS], source: 'user', fromSessionId: session.id, arrivedDuring });
   session.status = 'idle';
   delete session.retryPayload;
   env.state.saveSession(session);

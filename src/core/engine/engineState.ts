@@ -90,9 +90,11 @@ export class EngineState {
       });
       pending = { done, appended };
       this.loading.set(sessionId, pending);
-      void done.finally(() => {
-        if (this.loading.get(sessionId)?.done === done) this.loading.delete(sessionId);
-      }).catch(() => undefined);
+      void done
+        .finally(() => {
+          if (this.loading.get(sessionId)?.done === done) this.loading.delete(sessionId);
+        })
+        .catch(() => undefined);
     }
     return pending.done;
   }
@@ -203,8 +205,20 @@ export class EngineState {
   }
 
   /** Appends a transcript line (stream + memory + EVENT.md mirror) and bumps the session. */
-  async appendMessage(sessionId: string, role: MessageRole, text: string, extra: { retryable?: boolean; stopped?: boolean; arrivedDuring?: number } = {}): Promise<MessageView> {
-    const asked: MessageView = { role, text, at: this.clock.now(), ...(extra.retryable ? { retryable: true } : {}), ...(extra.stopped ? { stopped: true } : {}), ...(extra.arrivedDuring ? { arrivedDuring: extra.arrivedDuring } : {}) };
+  async appendMessage(
+    sessionId: string,
+    role: MessageRole,
+    text: string,
+    extra: { retryable?: boolean; stopped?: boolean; arrivedDuring?: number } = {},
+  ): Promise<MessageView> {
+    const asked: MessageView = {
+      role,
+      text,
+      at: this.clock.now(),
+      ...(extra.retryable ? { retryable: true } : {}),
+      ...(extra.stopped ? { stopped: true } : {}),
+      ...(extra.arrivedDuring ? { arrivedDuring: extra.arrivedDuring } : {}),
+    };
     // The stream redacts secrets; the sidebar, the transcript and EVENT.md show what was stored.
     const written = await this.streams.append(sessionId, 'message', { ...asked }, asked.at);
     const message: MessageView = { ...asked, text: typeof written.data.text === 'string' ? written.data.text : text };
@@ -243,5 +257,12 @@ export class EngineState {
 /** A stream's `message` event as a transcript line. */
 export function toMessage(event: TaskEvent): MessageView {
   const d = event.data as unknown as MessageView;
-  return { role: d.role, text: d.text, at: d.at ?? event.at, ...(d.retryable ? { retryable: true } : {}), ...(d.stopped ? { stopped: true } : {}), ...(d.arrivedDuring ? { arrivedDuring: d.arrivedDuring } : {}) };
+  return {
+    role: d.role,
+    text: d.text,
+    at: d.at ?? event.at,
+    ...(d.retryable ? { retryable: true } : {}),
+    ...(d.stopped ? { stopped: true } : {}),
+    ...(d.arrivedDuring ? { arrivedDuring: d.arrivedDuring } : {}),
+  };
 }

@@ -322,14 +322,20 @@ function remember(stream: Stream, seq: number, offset: number): void {
 export class AppendFile {
   private tail: Promise<unknown> = Promise.resolve();
 
-  constructor(readonly file: string, private readonly header = '') {}
+  constructor(
+    readonly file: string,
+    private readonly header = '',
+  ) {}
 
   append(text: string): Promise<void> {
     const run = this.tail.then(async () => {
       await fs.mkdir(path.dirname(this.file), { recursive: true });
       let prefix = '';
       if (this.header) {
-        const exists = await fs.stat(this.file).then(() => true, () => false);
+        const exists = await fs.stat(this.file).then(
+          () => true,
+          () => false,
+        );
         if (!exists) prefix = this.header;
       }
       await fs.appendFile(this.file, prefix + text, 'utf8');

@@ -68,7 +68,7 @@ export function describeTaskForRouter(task: TaskRecord, lastEvents: string[]): s
   const done = task.todos.filter((t) => t.status === 'done').length;
   return [
     `## Task ${task.id}: ${task.name}`,
-    `mode: ${task.mode}; source: ${task.source}; status: ${task.status}${task.waitingForUser ? '; waiting for the user\'s reply' : ''}`,
+    `mode: ${task.mode}; source: ${task.source}; status: ${task.status}${task.waitingForUser ? "; waiting for the user's reply" : ''}`,
     `todos: ${task.todos.length ? `${done}/${task.todos.length} done` : 'none'}`,
     `instruction: ${task.instruction.slice(0, 600)}`,
     `last events:\n${lastEvents.map((e) => `- ${e}`).join('\n') || '- none'}`,
@@ -89,7 +89,13 @@ export function routerRequest(text: string, tasks: string[]): ModelRequest {
  * Asks the router model. Returns 'new' for anything not a valid decision about a live task:
  * a wrong guess costs more than a fresh session.
  */
-export async function decideRoute(client: ModelClient, text: string, tasks: TaskRecord[], lastEvents: (task: TaskRecord) => Promise<string[]>, signal?: AbortSignal): Promise<RouteDecision> {
+export async function decideRoute(
+  client: ModelClient,
+  text: string,
+  tasks: TaskRecord[],
+  lastEvents: (task: TaskRecord) => Promise<string[]>,
+  signal?: AbortSignal,
+): Promise<RouteDecision> {
   const described = await Promise.all(tasks.map(async (t) => describeTaskForRouter(t, await lastEvents(t))));
   const response = await client.complete({ ...routerRequest(text, described), signal });
   const call = response.toolCalls.find((c) => c.name === 'route_message');

@@ -131,12 +131,18 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   // Select.
   let request = input.request;
   let response = await complete(request);
-  logger.info('WORKFLOW: select', `${input.sessionId}: ${response.toolCalls.map((c) => c.name).join(', ') || 'text only'} (${response.usage.inputTokens}+${response.usage.cacheReadTokens} in, ${response.usage.outputTokens} out)`);
+  logger.info(
+    'WORKFLOW: select',
+    `${input.sessionId}: ${response.toolCalls.map((c) => c.name).join(', ') || 'text only'} (${response.usage.inputTokens}+${response.usage.cacheReadTokens} in, ${response.usage.outputTokens} out)`,
+  );
   let prepared = prepare(env, response.toolCalls, input.actionSets);
 
   // Prepare, with one repair turn.
   for (let attempt = 0; prepared.some((p) => p.error); attempt++) {
-    const bad = prepared.filter((p) => p.error).map((p) => p.error).join(' ');
+    const bad = prepared
+      .filter((p) => p.error)
+      .map((p) => p.error)
+      .join(' ');
     await recordTurn(env, input, response);
     const results: ModelMessage[] = [];
     for (const p of prepared) {
@@ -151,7 +157,12 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
     logger.info('WORKFLOW: repair', `${input.sessionId}: ${bad}`);
     request = {
       ...request,
-      messages: [...request.messages, { role: 'assistant', content: response.text, toolCalls: response.toolCalls }, ...results, { role: 'user', content: REPAIR_NOTE }],
+      messages: [
+        ...request.messages,
+        { role: 'assistant', content: response.text, toolCalls: response.toolCalls },
+        ...results,
+        { role: 'user', content: REPAIR_NOTE },
+      ],
     };
     response = await complete(request);
     prepared = prepare(env, response.toolCalls, input.actionSets);
@@ -162,11 +173,19 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   const valid = prepared as Array<Required<Pick<Prepared, 'call' | 'action'>> & { input: unknown }>;
   const allowance = env.caps?.actionsAllowed(valid.length, input.task) ?? { run: valid.length };
   const ready = valid.slice(0, allowance.run);
-  if (allowance.refused) await refuseCalls(env, input, effects, valid.slice(allowance.run).map((p) => p.call), allowance.refused);
+  if (allowance.refused)
+    await refuseCalls(
+      env,
+      input,
+      effects,
+      valid.slice(allowance.run).map((p) => p.call),
+      allowance.refused,
+    );
   const parallel = ready.length > 1 && ready.every((p) => p.action.parallelizable);
   const ended = new Set<string>();
   const run = (p: (typeof ready)[number]) => executeOne(env, input, effects, p.action, p.call, p.input, ended);
-  if (ready.length) logger.info('WORKFLOW: execute', `${input.sessionId}: ${ready.map((p) => p.action.name).join(', ')} (${parallel ? 'parallel' : 'in order'})`);
+  if (ready.length)
+    logger.info('WORKFLOW: execute', `${input.sessionId}: ${ready.map((p) => p.action.name).join(', ')} (${parallel ? 'parallel' : 'in order'})`);
   try {
     if (parallel) {
       throwIfStopped(signal);
@@ -185,7 +204,13 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
       // Every call of the recorded turn gets its outcome, so the stream never shows an intent
       // without one (which would read as a crash).
       for (const p of ready) {
-        if (!ended.has(p.call.id)) await state.appendEvent(input.sessionId, 'action_end', { callId: p.call.id, name: p.call.name, error: 'Not run: the user stopped the task.', durationMs: 0 });
+        if (!ended.has(p.call.id))
+          await state.appendEvent(input.sessionId, 'action_end', {
+            callId: p.call.id,
+            name: p.call.name,
+            error: 'Not run: the user stopped the task.',
+            durationMs: 0,
+          });
       }
     }
     throw error;
@@ -214,7 +239,15 @@ async function recordTurn(env: PipelineEnv, input: PipelineInput, response: Mode
   });
 }
 
-async function executeOne(env: PipelineEnv, input: PipelineInput, effects: TurnEffectsRecorder, action: ActionDef, call: ToolCall, args: unknown, ended: Set<string>): Promise<void> {
+async function executeOne(
+  env: PipelineEnv,
+  input: PipelineInput,
+  effects: TurnEffectsRecorder,
+  action: ActionDef,
+  call: ToolCall,
+  args: unknown,
+  ended: Set<string>,
+): Promise<void> {
   const { state, logger } = env;
   const task = input.task;
   const started = performance.now();

@@ -58,7 +58,9 @@ export function lateNote(env: EngineEnv, trigger: Trigger): string | undefined {
 async function settleStale(env: EngineEnv, task: TaskRecord, trigger: Trigger): Promise<void> {
   const late = env.clock.now() - trigger.fireAt;
   const text = `This task's next step was due ${iso(trigger.fireAt)}, ${describeDelay(late)} ago (VS Code was closed). I did not run it blindly: reply to go on (say if anything changed), or cancel the task.`;
-  await env.state.appendEvent(task.sessionId, 'late', { text: `The step due ${iso(trigger.fireAt)} was settled as stale (${describeDelay(late)} overdue); the user was asked whether to go on.` });
+  await env.state.appendEvent(task.sessionId, 'late', {
+    text: `The step due ${iso(trigger.fireAt)} was settled as stale (${describeDelay(late)} overdue); the user was asked whether to go on.`,
+  });
   await env.state.appendMessage(task.sessionId, 'event', text);
   task.waitingForUser = true;
   env.state.saveTask(task);
@@ -82,7 +84,6 @@ export function chooseRung(trigger: Trigger, state: EngineState): Rung {
   return 'stale';
 }
 
-
 export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
   const rung = chooseRung(trigger, env.state);
   env.logger.info('REACT', `${trigger.source} ${trigger.id} session=${trigger.sessionId} → ${rung}`);
@@ -97,7 +98,10 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       const sessions = env.state.sessions.has(trigger.sessionId) ? [trigger.sessionId] : env.state.activeTasks().map((t) => t.sessionId);
       for (const sessionId of sessions) {
         await env.state.appendMessage(sessionId, 'event', 'I was restarted; picking up where I left off.');
-        if (env.state.taskOf(sessionId)) await env.state.appendEvent(sessionId, 'restart', { text: 'The extension restarted. Check the state of anything you were in the middle of before going on.' });
+        if (env.state.taskOf(sessionId))
+          await env.state.appendEvent(sessionId, 'restart', {
+            text: 'The extension restarted. Check the state of anything you were in the middle of before going on.',
+          });
       }
       break;
     }
@@ -214,12 +218,14 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       const turn = env.turns.begin(session.id, env.signal);
       let stoppedTurn = false;
       try {
-        await runLiveTurn(env, session.id, (live) => runConversationTurn(env, session, { signal: turn.signal, keyBase: trigger.id, seen, live }).catch(async (error: unknown) => {
-          if (env.signal.aborted || !(turn.stopped || isAbortError(error, turn.signal))) throw error;
-          // Stop: what streamed so far is the reply, marked stopped; no error line, no retry.
-          await commitStopped(env, session.id, live);
-          stoppedTurn = true;
-        }));
+        await runLiveTurn(env, session.id, (live) =>
+          runConversationTurn(env, session, { signal: turn.signal, keyBase: trigger.id, seen, live }).catch(async (error: unknown) => {
+            if (env.signal.aborted || !(turn.stopped || isAbortError(error, turn.signal))) throw error;
+            // Stop: what streamed so far is the reply, marked stopped; no error line, no retry.
+            await commitStopped(env, session.id, live);
+            stoppedTurn = true;
+          }),
+        );
         if (seen !== undefined) session.answered = Math.max(session.answered ?? 0, seen);
         if (stoppedTurn) {
           session.status = 'idle';
@@ -239,7 +245,12 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
           session.retryPayload = { ...message, route: false, retry: true };
           env.state.saveSession(session);
           const text = error instanceof ModelError ? error.message : `Something went wrong in this turn: ${(error as Error).message}`;
-          await env.state.appendMessage(session.id, 'error', `${text} Your message is kept: once this is fixed, send another message ("retry" will do) and it is answered too.`, { retryable: true });
+          await env.state.appendMessage(
+            session.id,
+            'error',
+            `${text} Your message is kept: once this is fixed, send another message ("retry" will do) and it is answered too.`,
+            { retryable: true },
+          );
           env.logger.error('CHAT', `turn failed in ${session.id}`, error);
         }
       } finally {

@@ -13,7 +13,9 @@ async function reportedByHistory(env: EngineEnv, sessionId: string, entry: Ledge
   const events = await env.state.streams.read(sessionId, { limit: 200 });
   const ended = new Set(events.filter((e) => e.kind === 'action_end').map((e) => e.data.callId));
   const intent = JSON.stringify(entry.intent ?? null);
-  return events.some((e) => e.kind === 'action_start' && !ended.has(e.data.callId) && e.data.name === entry.action && JSON.stringify(e.data.input ?? null) === intent);
+  return events.some(
+    (e) => e.kind === 'action_start' && !ended.has(e.data.callId) && e.data.name === entry.action && JSON.stringify(e.data.input ?? null) === intent,
+  );
 }
 
 export async function restoreAtStart(env: EngineEnv): Promise<{ resumed: string[]; interrupted: string[] }> {
@@ -29,7 +31,8 @@ export async function restoreAtStart(env: EngineEnv): Promise<{ resumed: string[
     // turn (the history builder reads its open action_start), the approval's note when it was an
     // approved command, else this ledger line.
     const toldElsewhere = task ? await reportedByHistory(env, task.sessionId, entry) : false;
-    if (task) await env.state.appendEvent(task.sessionId, 'ledger', { text, ledgerId: entry.id, action: entry.action, ...(toldElsewhere ? { forModel: false } : {}) });
+    if (task)
+      await env.state.appendEvent(task.sessionId, 'ledger', { text, ledgerId: entry.id, action: entry.action, ...(toldElsewhere ? { forModel: false } : {}) });
     if (sessionId) await env.state.appendMessage(sessionId, 'error', text);
     env.logger.warn('ACTION', `ledger ${entry.id}: ${entry.action} interrupted by a restart; reported, not replayed`);
   }

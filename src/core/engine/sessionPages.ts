@@ -47,7 +47,14 @@ function before(a: { lastActivity: number; id: string }, b: { lastActivity: numb
 const compare = (a: SessionListItem, b: SessionListItem) => (before(a, b) ? -1 : before(b, a) ? 1 : 0);
 
 function item(session: Pick<SessionRecord, 'id' | 'name' | 'status' | 'lastActivity' | 'taskId'>, archived: boolean): SessionListItem {
-  return { id: session.id, name: session.name, status: session.status, lastActivity: session.lastActivity, ...(session.taskId ? { taskId: session.taskId } : {}), archived };
+  return {
+    id: session.id,
+    name: session.name,
+    status: session.status,
+    lastActivity: session.lastActivity,
+    ...(session.taskId ? { taskId: session.taskId } : {}),
+    archived,
+  };
 }
 
 export class SessionPages {
@@ -63,7 +70,10 @@ export class SessionPages {
 
   page(cursor: SessionCursor | undefined, limit = SESSION_PAGE): SessionPage {
     const after = (s: SessionListItem) => !cursor || before({ lastActivity: cursor.at, id: cursor.id }, s);
-    const hot = [...this.deps.state.sessions.values()].map((s) => item(s, false)).filter(after).sort(compare);
+    const hot = [...this.deps.state.sessions.values()]
+      .map((s) => item(s, false))
+      .filter(after)
+      .sort(compare);
     let rows = hot.slice(0, limit + 1);
     if (rows.length <= limit && this.deps.archive) {
       const hotIds = new Set(this.deps.state.sessions.keys());

@@ -97,7 +97,14 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
   }
   env.state.saveTask(task);
   await fs.mkdir(scratchDirOf(env.storageDir, id), { recursive: true });
-  await env.state.appendEvent(id, 'task_start', { name: task.name, instruction: task.instruction, mode: task.mode, skills: chosen, actionSets, source: task.source });
+  await env.state.appendEvent(id, 'task_start', {
+    name: task.name,
+    instruction: task.instruction,
+    mode: task.mode,
+    skills: chosen,
+    actionSets,
+    source: task.source,
+  });
   await env.state.appendMessage(id, 'event', `Task started (${task.mode}): ${task.instruction}`);
   if (spec.fromSessionId && spec.fromSessionId !== id) {
     await env.state.appendMessage(spec.fromSessionId, 'event', `Started task “${task.name}” (${task.mode}).`, { arrivedDuring: spec.arrivedDuring });
@@ -115,7 +122,11 @@ function setSessionStatus(env: EngineEnv, sessionId: string, status: 'idle' | 'w
   }
 }
 
-export async function endTask(env: EngineEnv, task: TaskRecord, result: { status: 'completed' | 'error' | 'cancelled'; summary: string; output?: Record<string, unknown>; arrivedDuring?: number }): Promise<void> {
+export async function endTask(
+  env: EngineEnv,
+  task: TaskRecord,
+  result: { status: 'completed' | 'error' | 'cancelled'; summary: string; output?: Record<string, unknown>; arrivedDuring?: number },
+): Promise<void> {
   const now = env.clock.now();
   task.status = result.status;
   task.endedAt = now;
@@ -127,8 +138,17 @@ export async function endTask(env: EngineEnv, task: TaskRecord, result: { status
   await env.triggers.cancel(task.sessionId);
   env.state.saveTask(task);
   setSessionStatus(env, task.sessionId, 'idle');
-  await env.state.appendEvent(task.sessionId, 'task_end', { status: result.status, summary: result.summary, ...(result.output ? { output: result.output } : {}) });
-  await env.state.appendMessage(task.sessionId, result.status === 'completed' ? 'assistant' : 'event', result.status === 'completed' ? result.summary : `Task ${result.status}: ${result.summary}`, { arrivedDuring: result.arrivedDuring });
+  await env.state.appendEvent(task.sessionId, 'task_end', {
+    status: result.status,
+    summary: result.summary,
+    ...(result.output ? { output: result.output } : {}),
+  });
+  await env.state.appendMessage(
+    task.sessionId,
+    result.status === 'completed' ? 'assistant' : 'event',
+    result.status === 'completed' ? result.summary : `Task ${result.status}: ${result.summary}`,
+    { arrivedDuring: result.arrivedDuring },
+  );
   await fs.rm(scratchDirOf(env.storageDir, task.id), { recursive: true, force: true });
   await env.taskHistory.append(historyRecord(task, now));
   env.logger.info('TASK', `end ${task.id} status=${result.status} actions=${task.actionCount} tokens=${totalTokens(task.usage)}`);

@@ -19,8 +19,14 @@ import { describeTokens } from '../model/usage';
 const HISTORY_MAX_CHARS = 120_000;
 
 export function statusTail(task: TaskRecord): string {
-  const budget = [describeBudgetStep(task, 'actions'), describeBudgetStep(task, 'tokens'), ...(task.limits.cost !== undefined ? [describeBudgetStep(task, 'cost')] : [])].join(', ');
-  const todos = task.todos.length ? task.todos.map((t) => `[${t.status === 'done' ? 'x' : t.status === 'in_progress' ? '>' : ' '}] ${t.text}`).join('; ') : 'none';
+  const budget = [
+    describeBudgetStep(task, 'actions'),
+    describeBudgetStep(task, 'tokens'),
+    ...(task.limits.cost !== undefined ? [describeBudgetStep(task, 'cost')] : []),
+  ].join(', ');
+  const todos = task.todos.length
+    ? task.todos.map((t) => `[${t.status === 'done' ? 'x' : t.status === 'in_progress' ? '>' : ' '}] ${t.text}`).join('; ')
+    : 'none';
   return `[status] used ${budget}; todos: ${todos}`;
 }
 
@@ -72,12 +78,19 @@ export interface TaskTurnOptions {
 export async function runTaskTurn(env: EngineEnv, task: TaskRecord, options: TaskTurnOptions = {}): Promise<void> {
   const budget = checkBudget(task);
   if (budget.exceeded.length) {
-    await pauseTask(env, task, 'budget', `Budget reached (${budget.exceeded.map((k) => describeBudget(task, k)).join(', ')}). Continue raises the limit; Abort ends the task.`);
+    await pauseTask(
+      env,
+      task,
+      'budget',
+      `Budget reached (${budget.exceeded.map((k) => describeBudget(task, k)).join(', ')}). Continue raises the limit; Abort ends the task.`,
+    );
     return;
   }
   for (const kind of budget.newlyNear) {
     task.warned[kind] = true;
-    await env.state.appendEvent(task.sessionId, 'warning', { text: `80% of the ${kind} budget is used (${describeBudget(task, kind)}). Wrap up: finish the current step, summarise, and call task_end.` });
+    await env.state.appendEvent(task.sessionId, 'warning', {
+      text: `80% of the ${kind} budget is used (${describeBudget(task, kind)}). Wrap up: finish the current step, summarise, and call task_end.`,
+    });
     env.logger.warn('TASK', `${task.id}: 80% of ${kind} budget`);
   }
 
@@ -88,7 +101,13 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, options: Tas
   const live = options.live;
   const signal = options.signal ?? live?.signal ?? env.signal;
   const result = await runPipeline(env, {
-    client: model, request, actionSets: task.actionSets, sessionId: task.sessionId, task, signal, status,
+    client: model,
+    request,
+    actionSets: task.actionSets,
+    sessionId: task.sessionId,
+    task,
+    signal,
+    status,
     keyBase: options.keyBase,
     ...(live ? { onDelta: live.stream.onDelta } : {}),
   });
@@ -112,7 +131,15 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
   const keyBase = options.keyBase;
   const inputs = env.state.sessions.get(task.sessionId)?.inputs ?? 0;
   const arrivedDuring = options.seenInputs !== undefined && inputs > options.seenInputs ? inputs - options.seenInputs : undefined;
-  const outcome = fx.ended ? 'end' : result.invalid ? 'pause (invalid)' : fx.question || fx.approval || (result.actionsRun === 0 && result.text.trim()) ? 'wait for the user' : fx.waitAt ? 'wait' : 'continue';
+  const outcome = fx.ended
+    ? 'end'
+    : result.invalid
+      ? 'pause (invalid)'
+      : fx.question || fx.approval || (result.actionsRun === 0 && result.text.trim())
+        ? 'wait for the user'
+        : fx.waitAt
+          ? 'wait'
+          : 'continue';
   env.logger.info('WORKFLOW: finalize', `${task.id}: ${outcome}${fx.started.length ? `, started ${fx.started.length} task(s)` : ''}`);
   const { state } = env;
   if (fx.todos) {
@@ -145,7 +172,12 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
   }
   if (result.invalid) {
     await state.appendEvent(task.sessionId, 'error', { text: `Invalid tool calls after a repair turn: ${result.invalid}` });
-    await pauseTask(env, task, 'model_error', `The model sent invalid tool calls twice (${result.invalid.slice(0, 300)}). Continue retries; Abort ends the task.`);
+    await pauseTask(
+      env,
+      task,
+      'model_error',
+      `The model sent invalid tool calls twice (${result.invalid.slice(0, 300)}). Continue retries; Abort ends the task.`,
+    );
     return;
   }
   // Input that arrived while the turn ran (recorded at once, after the turn's results in the
@@ -201,7 +233,10 @@ export async function handleTaskModelError(env: EngineEnv, task: TaskRecord, err
  * transitively (issue #11): the same run (so its budget and never-unattended rule), and no action
  * set the chore did not have, whatever the model asks for.
  */
-export function successorPolicy(task: Pick<TaskRecord, 'actionSets' | 'chore'>, requested: string[] | undefined): { actionSets: string[]; chore?: ChoreLineage } {
+export function successorPolicy(
+  task: Pick<TaskRecord, 'actionSets' | 'chore'>,
+  requested: string[] | undefined,
+): { actionSets: string[]; chore?: ChoreLineage } {
   const inherited = task.actionSets.filter((s) => s !== 'task');
   if (!task.chore) return { actionSets: requested ?? inherited };
   const allowed = new Set(task.actionSets);

@@ -149,9 +149,7 @@ export interface TaskEvent {
  * A piece of a turn's live (not yet committed) reply: `text` is appended to the session's
  * streaming bubble; `tool` is the progress line of a tool call (its first arguments, replaced).
  */
-export type StreamDelta =
-  | { kind: 'text'; text: string }
-  | { kind: 'tool'; callId: string; name: string; preview: string };
+export type StreamDelta = { kind: 'text'; text: string } | { kind: 'tool'; callId: string; name: string; preview: string };
 
 /** One incremental change; the sidebar applies it without re-reading the whole state. */
 export type AgentChange =

@@ -140,7 +140,12 @@ export class McpConnection {
       caps.prompts ? client.listPrompts(undefined, options).then((r) => r.prompts) : Promise.resolve([]),
     ]);
     return {
-      resources: resources.map((r) => ({ uri: r.uri, name: r.title ?? r.name, ...(r.description ? { description: r.description } : {}), ...(r.mimeType ? { mimeType: r.mimeType } : {}) })),
+      resources: resources.map((r) => ({
+        uri: r.uri,
+        name: r.title ?? r.name,
+        ...(r.description ? { description: r.description } : {}),
+        ...(r.mimeType ? { mimeType: r.mimeType } : {}),
+      })),
       prompts: prompts.map((p) => ({
         name: p.name,
         ...(p.title ? { title: p.title } : {}),
@@ -166,7 +171,12 @@ export class McpConnection {
     return result.messages
       .map((m) => {
         const c = m.content as { type: string; text?: string; resource?: { uri?: string; text?: string } };
-        const text = c.type === 'text' ? (c.text ?? '') : c.type === 'resource' ? `[resource ${c.resource?.uri ?? ''}]${c.resource?.text ? `\n${c.resource.text}` : ''}` : `[${c.type}]`;
+        const text =
+          c.type === 'text'
+            ? (c.text ?? '')
+            : c.type === 'resource'
+              ? `[resource ${c.resource?.uri ?? ''}]${c.resource?.text ? `\n${c.resource.text}` : ''}`
+              : `[${c.type}]`;
         return `${m.role}: ${text}`;
       })
       .join('\n\n');
@@ -182,7 +192,10 @@ export class McpConnection {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (/timed out|timeout/i.test(message)) {
-        throw new Error(`The MCP tool ${this.name}/${tool} did not answer within ${Math.round(this.timeoutMs / 1000)} s and was abandoned. Try again later or with smaller input.`, { cause: error });
+        throw new Error(
+          `The MCP tool ${this.name}/${tool} did not answer within ${Math.round(this.timeoutMs / 1000)} s and was abandoned. Try again later or with smaller input.`,
+          { cause: error },
+        );
       }
       throw new Error(`The MCP tool ${this.name}/${tool} failed: ${message}`, { cause: error });
     } finally {
@@ -265,7 +278,11 @@ export class McpConnection {
       stderr: 'pipe',
     });
     transport.stderr?.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n').filter((l) => l.trim())) this.options.logger.info('HOST', `MCP ${this.name} stderr: ${line.slice(0, 500)}`);
+      for (const line of chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.trim()))
+        this.options.logger.info('HOST', `MCP ${this.name} stderr: ${line.slice(0, 500)}`);
     });
     return transport;
   }
@@ -280,7 +297,10 @@ export class McpConnection {
     this.failure = 'exit';
     this.stateValue = 'crashed';
     this.noteCrash();
-    this.options.logger.warn('HOST', `MCP server ${this.name} exited unexpectedly; it restarts on next use (after ${this.restartAt - this.options.clock.now()} ms)`);
+    this.options.logger.warn(
+      'HOST',
+      `MCP server ${this.name} exited unexpectedly; it restarts on next use (after ${this.restartAt - this.options.clock.now()} ms)`,
+    );
   }
 
   private noteCrash(): void {
@@ -300,7 +320,8 @@ function toText(result: { content?: unknown[]; structuredContent?: unknown; isEr
   for (const item of result.content ?? []) {
     const c = item as { type?: string; text?: string; uri?: string; mimeType?: string; resource?: { uri?: string; text?: string } };
     if (c.type === 'text' && typeof c.text === 'string') parts.push(c.text);
-    else if (c.type === 'resource_link' || c.type === 'resource') parts.push(`[resource ${c.uri ?? c.resource?.uri ?? ''}]${c.resource?.text ? `\n${c.resource.text}` : ''}`);
+    else if (c.type === 'resource_link' || c.type === 'resource')
+      parts.push(`[resource ${c.uri ?? c.resource?.uri ?? ''}]${c.resource?.text ? `\n${c.resource.text}` : ''}`);
     else parts.push(`[${c.type ?? 'content'}${c.mimeType ? ` ${c.mimeType}` : ''}]`);
   }
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));

@@ -16,7 +16,14 @@ export const MCP_CONTEXT_MAX_CHARS = 32 * 1024;
 /** One entry of the picker. */
 export type McpContextEntry =
   | { kind: 'resource'; server: string; uri: string; label: string; detail: string }
-  | { kind: 'prompt'; server: string; name: string; label: string; detail: string; arguments: Array<{ name: string; required: boolean; description?: string }> };
+  | {
+      kind: 'prompt';
+      server: string;
+      name: string;
+      label: string;
+      detail: string;
+      arguments: Array<{ name: string; required: boolean; description?: string }>;
+    };
 
 /** What becomes the attachment's chip label and text. */
 export interface McpContextAttachment {
@@ -34,10 +41,18 @@ export class McpContext {
   async entries(): Promise<McpContextEntry[]> {
     const out: McpContextEntry[] = [];
     for (const { server, resources, prompts } of await this.servers.contextItems()) {
-      for (const r of resources) out.push({ kind: 'resource', server, uri: r.uri, label: `${server}: ${r.name}`, detail: r.description ? `${r.uri} · ${r.description}` : r.uri });
+      for (const r of resources)
+        out.push({ kind: 'resource', server, uri: r.uri, label: `${server}: ${r.name}`, detail: r.description ? `${r.uri} · ${r.description}` : r.uri });
       for (const p of prompts) {
         const args = p.arguments.length ? ` (asks for ${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})` : '';
-        out.push({ kind: 'prompt', server, name: p.name, label: `${server}: ${p.title ?? p.name}`, detail: `prompt${args}${p.description ? ` · ${p.description}` : ''}`, arguments: p.arguments });
+        out.push({
+          kind: 'prompt',
+          server,
+          name: p.name,
+          label: `${server}: ${p.title ?? p.name}`,
+          detail: `prompt${args}${p.description ? ` · ${p.description}` : ''}`,
+          arguments: p.arguments,
+        });
       }
     }
     return out;

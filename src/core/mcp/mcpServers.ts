@@ -118,7 +118,10 @@ export class McpServers implements McpCallPort {
       try {
         out.push({ server: definition.name, ...(await this.connection(definition).contextItems()) });
       } catch (error) {
-        this.deps.logger.warn('HOST', `MCP server ${definition.name} offers no resources or prompts now: ${error instanceof Error ? error.message : String(error)}`);
+        this.deps.logger.warn(
+          'HOST',
+          `MCP server ${definition.name} offers no resources or prompts now: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     return out;
@@ -147,7 +150,14 @@ export class McpServers implements McpCallPort {
     if (!definition) return failed(`The MCP server ${server} is not trusted or not configured any more; nothing was called.`, started, this.deps.clock);
     try {
       const result = await this.connection(definition).call(tool, args, options.signal);
-      return { exitCode: result.isError ? 1 : 0, output: result.text, truncatedChars: result.truncatedChars, timedOut: false, cancelled: false, durationMs: this.deps.clock.now() - started };
+      return {
+        exitCode: result.isError ? 1 : 0,
+        output: result.text,
+        truncatedChars: result.truncatedChars,
+        timedOut: false,
+        cancelled: false,
+        durationMs: this.deps.clock.now() - started,
+      };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return { ...failed(message, started, this.deps.clock), timedOut: /did not answer within/.test(message), cancelled: options.signal?.aborted ?? false };
@@ -182,7 +192,10 @@ export class McpServers implements McpCallPort {
     if (live) void live.connection.stop();
     const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange } = this.deps;
     const connection = new McpConnection({
-      definition, cwd, clock, logger,
+      definition,
+      cwd,
+      clock,
+      logger,
       ...(callTimeoutMs ? { callTimeoutMs } : {}),
       ...(idleStopMs ? { idleStopMs } : {}),
       ...(baseEnv ? { baseEnv } : {}),
@@ -200,12 +213,18 @@ export function mcpActionSet(server: string): string {
 
 /** `mcp_<server>_<tool>` in snake_case, within the providers' 64 characters. */
 export function mcpActionName(server: string, tool: string): string {
-  const snake = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const snake = (text: string) =>
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '');
   return `mcp_${snake(server)}_${snake(tool)}`.slice(0, MAX_ACTION_NAME).replace(/_+$/, '');
 }
 
 function toolAction(server: string, tool: McpTool, service: Pick<CommandService, 'request'>, available: () => boolean): ActionDef {
-  const hints = [tool.annotations.readOnlyHint ? 'read-only' : undefined, tool.annotations.destructiveHint ? 'destructive' : undefined].filter((h): h is string => Boolean(h));
+  const hints = [tool.annotations.readOnlyHint ? 'read-only' : undefined, tool.annotations.destructiveHint ? 'destructive' : undefined].filter(
+    (h): h is string => Boolean(h),
+  );
   const described = tool.description.replace(/\s+/g, ' ').trim();
   const description = `[MCP server ${server}] ${described.length > MAX_TOOL_DESCRIPTION ? `${described.slice(0, MAX_TOOL_DESCRIPTION - 1)}…` : described || tool.name} The user approves each call unless it is allowlisted; if approval is needed the task waits and the result comes in the next turn.`;
   return defineAction({
@@ -219,7 +238,10 @@ function toolAction(server: string, tool: McpTool, service: Pick<CommandService,
     approval: 'policy',
     available,
     async run(input, ctx) {
-      if (!available()) throw new Error(`The MCP server ${server} is not trusted in this workspace (or the workspace is in Restricted Mode); its tools cannot run. Tell the user.`);
+      if (!available())
+        throw new Error(
+          `The MCP server ${server} is not trusted in this workspace (or the workspace is in Restricted Mode); its tools cannot run. Tell the user.`,
+        );
       if (!ctx.taskId) throw new Error('MCP tools work inside a task only: start a task first.');
       const command = `${server}/${tool.name}`;
       const answer = await service.request({ kind: 'mcp', command, input: JSON.stringify(input ?? {}), hints, taskId: ctx.taskId, sessionId: ctx.sessionId });

@@ -80,7 +80,11 @@ export async function proposeMemoryNote(memoryFile: string, note: string): Promi
 /** The proposed notes, oldest first. */
 export async function readMemoryProposals(memoryFile: string): Promise<string[]> {
   const text = await fs.readFile(proposalFileOf(memoryFile), 'utf8').catch(() => '');
-  return text.split('\n').filter((line) => line.startsWith('- ')).map((line) => line.slice(2).trim()).filter(Boolean);
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('- '))
+    .map((line) => line.slice(2).trim())
+    .filter(Boolean);
 }
 
 /** The person's review: `accepted` notes go into MEMORY.md, every proposal is cleared. */
@@ -114,7 +118,13 @@ const saveMemorySchema = z.object({ content: z.string().min(1).max(200_000) });
  * (the distiller commits its cursor first). Throws when the model is unavailable or gives no valid
  * save_memory call.
  */
-export async function distillChunk(client: ModelClient, memoryFile: string, events: string, maxChars: number, signal?: AbortSignal): Promise<{ response: ModelResponse; content: string }> {
+export async function distillChunk(
+  client: ModelClient,
+  memoryFile: string,
+  events: string,
+  maxChars: number,
+  signal?: AbortSignal,
+): Promise<{ response: ModelResponse; content: string }> {
   const current = (await readMemory(memoryFile, maxChars)) ?? '(empty)';
   const response = await client.complete({
     system: MEMORY_SYSTEM,

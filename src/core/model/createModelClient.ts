@@ -65,7 +65,11 @@ export function createModelClient(config: ModelClientConfig): ModelClient {
       const url = baseUrl ?? DEFAULT_COMPATIBLE_BASE_URL;
       const model = config.model?.trim();
       if (!model) {
-        throw new ModelError('no_model', `No model id for the OpenAI-compatible server at ${url}. Set tasklane.model.id to a model it serves (for Ollama, one listed by 'ollama list').`, { provider: config.provider });
+        throw new ModelError(
+          'no_model',
+          `No model id for the OpenAI-compatible server at ${url}. Set tasklane.model.id to a model it serves (for Ollama, one listed by 'ollama list').`,
+          { provider: config.provider },
+        );
       }
       // OPENAI_API_KEY is deliberately not used here: it would be sent to a third-party server.
       const apiKey = config.apiKey?.trim() || PLACEHOLDER_KEY;
@@ -73,7 +77,10 @@ export function createModelClient(config: ModelClientConfig): ModelClient {
     }
     default: {
       const unknown: never = config.provider;
-      throw new ModelError('no_model', `Unknown model provider '${String(unknown)}'. Set tasklane.model.provider to anthropic, openai, openai-compatible or vscode-lm.`);
+      throw new ModelError(
+        'no_model',
+        `Unknown model provider '${String(unknown)}'. Set tasklane.model.provider to anthropic, openai, openai-compatible or vscode-lm.`,
+      );
     }
   }
 }

@@ -33,7 +33,10 @@ export interface ErrorContext {
  * abort, which a stopped reply keeps (committed marked "stopped").
  */
 export class ModelStoppedError extends ModelError {
-  constructor(readonly partialText: string, provider?: string) {
+  constructor(
+    readonly partialText: string,
+    provider?: string,
+  ) {
     super('cancelled', 'The model request was cancelled.', provider ? { provider } : {});
     this.name = 'ModelStoppedError';
   }
@@ -45,16 +48,28 @@ export function toModelError(error: unknown, sdk: SdkErrorClasses, ctx: ErrorCon
   if (error instanceof ModelError) return error;
   const base = { provider: ctx.provider };
   if (ctx.idleTimedOut) {
-    return new ModelError('timeout', `No response from ${ctx.baseUrl} within ${formatSeconds(ctx.timeoutMs)} (the stream stalled). Try again; if it keeps happening, raise the timeout or check the server.`, base);
+    return new ModelError(
+      'timeout',
+      `No response from ${ctx.baseUrl} within ${formatSeconds(ctx.timeoutMs)} (the stream stalled). Try again; if it keeps happening, raise the timeout or check the server.`,
+      base,
+    );
   }
   if (ctx.cancelledByCaller || error instanceof sdk.APIUserAbortError) {
     return new ModelStoppedError(ctx.partialText ?? '', ctx.provider);
   }
   if (error instanceof sdk.APIConnectionTimeoutError) {
-    return new ModelError('timeout', `No response from ${ctx.baseUrl} within ${formatSeconds(ctx.timeoutMs)}${retriesNote(ctx)}. Try again; if it keeps happening, raise the timeout or check the server.`, base);
+    return new ModelError(
+      'timeout',
+      `No response from ${ctx.baseUrl} within ${formatSeconds(ctx.timeoutMs)}${retriesNote(ctx)}. Try again; if it keeps happening, raise the timeout or check the server.`,
+      base,
+    );
   }
   if (error instanceof sdk.APIConnectionError) {
-    return new ModelError('connection', `Cannot reach ${ctx.baseUrl}: ${describeCause(error)}. Check tasklane.model.baseUrl and that the server is running.`, base);
+    return new ModelError(
+      'connection',
+      `Cannot reach ${ctx.baseUrl}: ${describeCause(error)}. Check tasklane.model.baseUrl and that the server is running.`,
+      base,
+    );
   }
   if (error instanceof sdk.APIError) {
     const status = (error as { status?: number }).status;
@@ -62,20 +77,39 @@ export function toModelError(error: unknown, sdk: SdkErrorClasses, ctx: ErrorCon
     const detail = serverMessage(error);
     const details = { ...base, ...(status !== undefined ? { status } : {}) };
     if (status === 401 || status === 403) {
-      return new ModelError('auth', `The model server at ${ctx.baseUrl} refused the API key (${status}${detail ? `: ${detail}` : ''}). Run 'Tasklane: Set API Key'.`, details);
+      return new ModelError(
+        'auth',
+        `The model server at ${ctx.baseUrl} refused the API key (${status}${detail ? `: ${detail}` : ''}). Run 'Tasklane: Set API Key'.`,
+        details,
+      );
     }
     if (status === 429) {
       const retryAfterMs = retryAfter(headers);
       const when = retryAfterMs !== undefined ? `retry after ${formatSeconds(retryAfterMs)}` : 'wait a minute and retry';
-      return new ModelError('rate_limit', `Rate limited (429) by ${ctx.baseUrl}${retriesNote(ctx)}; ${when}.${detail ? ` Server said: ${detail}` : ''}`, { ...details, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+      return new ModelError('rate_limit', `Rate limited (429) by ${ctx.baseUrl}${retriesNote(ctx)}; ${when}.${detail ? ` Server said: ${detail}` : ''}`, {
+        ...details,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      });
     }
     if (status === 404) {
-      return new ModelError('not_found', `The model server at ${ctx.baseUrl} has no model '${ctx.model}' or no such endpoint (404${detail ? `: ${detail}` : ''}). Check tasklane.model.id and tasklane.model.baseUrl (OpenAI-compatible servers usually end in /v1).`, details);
+      return new ModelError(
+        'not_found',
+        `The model server at ${ctx.baseUrl} has no model '${ctx.model}' or no such endpoint (404${detail ? `: ${detail}` : ''}). Check tasklane.model.id and tasklane.model.baseUrl (OpenAI-compatible servers usually end in /v1).`,
+        details,
+      );
     }
     if (status !== undefined && status >= 500) {
-      return new ModelError('server', `The model server at ${ctx.baseUrl} failed (${status})${retriesNote(ctx)}${detail ? `: ${detail}` : ''}. Try again later.`, details);
+      return new ModelError(
+        'server',
+        `The model server at ${ctx.baseUrl} failed (${status})${retriesNote(ctx)}${detail ? `: ${detail}` : ''}. Try again later.`,
+        details,
+      );
     }
-    return new ModelError('bad_request', `The model server at ${ctx.baseUrl} rejected the request (${status ?? 'no status'})${detail ? `: ${detail}` : ''}. Check the model id and settings; if the conversation is too long, start a new task.`, details);
+    return new ModelError(
+      'bad_request',
+      `The model server at ${ctx.baseUrl} rejected the request (${status ?? 'no status'})${detail ? `: ${detail}` : ''}. Check the model id and settings; if the conversation is too long, start a new task.`,
+      details,
+    );
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ModelError('server', `The model call to ${ctx.baseUrl} failed unexpectedly: ${message}. Try again; if it persists, see the Tasklane log.`, base);

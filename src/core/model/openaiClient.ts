@@ -58,10 +58,7 @@ export class OpenAiClient implements ModelClient {
         return emitWhole(fromCompletion(completion, this.model), emit);
       }
       // The SDK passes the signal to fetch: aborting it closes the connection mid-stream.
-      const stream = await this.sdk.chat.completions.create(
-        { ...params, stream: true, stream_options: { include_usage: true } },
-        { signal: guard.signal },
-      );
+      const stream = await this.sdk.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal: guard.signal });
       return drainStream(stream, new StreamAccumulator(this.model), guard, emit);
     });
   }
@@ -173,9 +170,7 @@ class StreamAccumulator {
   }
 
   finish(): ModelResponse {
-    const toolCalls = [...this.calls.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([index, c]) => toToolCall(c.id || `call_${index}`, c.name, c.raw));
+    const toolCalls = [...this.calls.entries()].sort(([a], [b]) => a - b).map(([index, c]) => toToolCall(c.id || `call_${index}`, c.name, c.raw));
     return { text: this.text, toolCalls, usage: fromOpenAiUsage(this.usage), stopReason: normaliseOpenAiStop(this.finishReason), model: this.model };
   }
 }

@@ -47,7 +47,7 @@ export const PRICES: Readonly<Record<string, ModelPrice>> = {
   'gpt-4.1-nano': openai(0.1, 0.025, 0.4),
   'gpt-4o': openai(2.5, 1.25, 10),
   'gpt-4o-mini': openai(0.15, 0.075, 0.6),
-  'o3': openai(2, 0.5, 8),
+  o3: openai(2, 0.5, 8),
   'o4-mini': openai(1.1, 0.275, 4.4),
 };
 
@@ -58,7 +58,10 @@ export const PRICES: Readonly<Record<string, ModelPrice>> = {
  */
 export function priceOf(model: string): { price: ModelPrice; pricedAs: string } | undefined {
   const candidates = new Set<string>();
-  const bare = model.trim().toLowerCase().replace(/^[a-z0-9-]+\//, '');
+  const bare = model
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z0-9-]+\//, '');
   candidates.add(model);
   candidates.add(bare);
   candidates.add(bare.replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, ''));
@@ -75,6 +78,11 @@ export function costOf(model: string, usage: Usage): CostEstimate {
   const found = priceOf(model);
   if (!found) return { usd: 0, known: false };
   const { price } = found;
-  const usd = (usage.inputTokens * price.input + usage.outputTokens * price.output + usage.cacheReadTokens * price.cacheRead + usage.cacheWriteTokens * price.cacheWrite) / 1_000_000;
+  const usd =
+    (usage.inputTokens * price.input +
+      usage.outputTokens * price.output +
+      usage.cacheReadTokens * price.cacheRead +
+      usage.cacheWriteTokens * price.cacheWrite) /
+    1_000_000;
   return { usd, known: true, pricedAs: found.pricedAs };
 }

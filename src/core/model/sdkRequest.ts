@@ -52,8 +52,14 @@ export async function guardedModelCall(
     return await call(guard);
   } catch (error) {
     const mapped = toModelError(error, site.sdkErrors, {
-      provider: site.provider, model: site.model, baseUrl: site.baseUrl, timeoutMs: site.timeoutMs, maxRetries: site.maxRetries,
-      idleTimedOut: guard.idleTimedOut, cancelledByCaller: guard.cancelledByCaller, partialText: guard.partialText,
+      provider: site.provider,
+      model: site.model,
+      baseUrl: site.baseUrl,
+      timeoutMs: site.timeoutMs,
+      maxRetries: site.maxRetries,
+      idleTimedOut: guard.idleTimedOut,
+      cancelledByCaller: guard.cancelledByCaller,
+      partialText: guard.partialText,
     });
     site.logger?.warn('MODEL', `${site.provider} ${site.model}: ${mapped.kind}: ${mapped.message}`);
     throw mapped;

@@ -32,9 +32,7 @@ export type ModelMessage =
  * `argumentsText` of a tool delta is everything streamed so far for that call (so a consumer can
  * drop intermediate deltas without losing anything). Deltas arrive in wire order.
  */
-export type ModelDelta =
-  | { kind: 'text'; text: string }
-  | { kind: 'tool'; callId: string; name: string; argumentsText: string };
+export type ModelDelta = { kind: 'text'; text: string } | { kind: 'tool'; callId: string; name: string; argumentsText: string };
 
 export interface ModelRequest {
   /** System prompt: part of the byte-stable prefix. */
@@ -90,16 +88,7 @@ export interface ModelClient {
 
 /** Why a model call failed, in terms a user can act on. */
 export type ModelErrorKind =
-  | 'missing_key'
-  | 'auth'
-  | 'rate_limit'
-  | 'timeout'
-  | 'connection'
-  | 'not_found'
-  | 'bad_request'
-  | 'server'
-  | 'cancelled'
-  | 'no_model';
+  'missing_key' | 'auth' | 'rate_limit' | 'timeout' | 'connection' | 'not_found' | 'bad_request' | 'server' | 'cancelled' | 'no_model';
 
 export class ModelError extends Error {
   constructor(

@@ -63,7 +63,7 @@ export function turnOrdered(lines: readonly MessageView[]): MessageView[] {
   const out: MessageView[] = [];
   for (const line of lines) {
     let at = out.length;
-    for (let skip = line.arrivedDuring ?? 0; skip > 0 && at > 0; ) {
+    for (let skip = line.arrivedDuring ?? 0; skip > 0 && at > 0;) {
       at -= 1;
       if (out[at]!.role === 'user') skip -= 1;
     }
@@ -80,10 +80,17 @@ export function conversationRequest(input: PrefixContext & { tools: ToolSpec[]; 
     ['Skills tasks can use', input.skillCatalog],
   ]);
   const lines = turnOrdered(input.transcript.filter((m) => m.role !== 'error'));
-  const start = lines.length <= CONVERSATION_WINDOW_MIN + CONVERSATION_WINDOW_STEP ? 0 : Math.floor((lines.length - CONVERSATION_WINDOW_MIN) / CONVERSATION_WINDOW_STEP) * CONVERSATION_WINDOW_STEP;
-  const history: ModelMessage[] = lines.slice(start).map((m) =>
-    m.role === 'user' ? { role: 'user', content: m.text } : { role: 'assistant', content: m.role === 'event' ? `[${m.text}]` : m.stopped ? `${m.text}\n[${STOPPED_NOTE}]` : m.text },
-  );
+  const start =
+    lines.length <= CONVERSATION_WINDOW_MIN + CONVERSATION_WINDOW_STEP
+      ? 0
+      : Math.floor((lines.length - CONVERSATION_WINDOW_MIN) / CONVERSATION_WINDOW_STEP) * CONVERSATION_WINDOW_STEP;
+  const history: ModelMessage[] = lines
+    .slice(start)
+    .map((m) =>
+      m.role === 'user'
+        ? { role: 'user', content: m.text }
+        : { role: 'assistant', content: m.role === 'event' ? `[${m.text}]` : m.stopped ? `${m.text}\n[${STOPPED_NOTE}]` : m.text },
+    );
   const messages: ModelMessage[] = prefix ? [{ role: 'user', content: prefix }] : [];
   // The prefix message stays its own message (the cache breakpoint sits on it), so only the history is merged.
   if (prefix && history[0]?.role === 'user') messages.push({ role: 'assistant', content: 'Understood.' });
@@ -168,7 +175,10 @@ export function historyFromEvents(events: readonly TaskEvent[], fromSeq = 1): Mo
     const d = event.data;
     if (INPUT_KINDS.has(event.kind)) {
       if (d.forModel === false) continue;
-      const message: ModelMessage = { role: 'user', content: event.kind === 'user_message' ? `User: ${String(d.text)}` : `[${event.kind}] ${String(d.text ?? '')}` };
+      const message: ModelMessage = {
+        role: 'user',
+        content: event.kind === 'user_message' ? `User: ${String(d.text)}` : `[${event.kind}] ${String(d.text ?? '')}`,
+      };
       if (open) open.deferred.push(message);
       else out.push(message);
       continue;
@@ -191,7 +201,13 @@ export function historyFromEvents(events: readonly TaskEvent[], fromSeq = 1): Mo
       case 'action_end':
         if (open && typeof d.callId === 'string') {
           const isError = typeof d.error === 'string';
-          open.results.set(d.callId, { role: 'tool', toolCallId: d.callId, toolName: String(d.name), content: isError ? `Error: ${d.error}` : toolResultText(d.output), isError });
+          open.results.set(d.callId, {
+            role: 'tool',
+            toolCallId: d.callId,
+            toolName: String(d.name),
+            content: isError ? `Error: ${d.error}` : toolResultText(d.output),
+            isError,
+          });
           // The turn is complete once every call has its result: what was deferred goes next.
           if (open.calls.every((c) => open!.results.has(c.id))) close();
         }

@@ -41,7 +41,8 @@ export const CREDENTIAL_SHAPES: readonly Shape[] = [
   {
     name: 'secret-assignment',
     // `aws_secret_access_key = …`, `PASSWORD: …`, `"api_key": "…"`: the name stays, the value goes.
-    pattern: /(\b[A-Za-z0-9_.-]{0,40}(?:secret|password|passwd|token|api[_-]?key|access[_-]?key|private[_-]?key)(?:[_-]?(?:key|value|token|id))?["']?\s{0,5}[:=]\s{0,5}["']?)(?![\s"']|\[REDACTED)[^\s"',;]{6,}/gi,
+    pattern:
+      /(\b[A-Za-z0-9_.-]{0,40}(?:secret|password|passwd|token|api[_-]?key|access[_-]?key|private[_-]?key)(?:[_-]?(?:key|value|token|id))?["']?\s{0,5}[:=]\s{0,5}["']?)(?![\s"']|\[REDACTED)[^\s"',;]{6,}/gi,
     keepPrefix: true,
   },
 ];
@@ -97,7 +98,18 @@ export function redactDeep(value: unknown, redact: (text: string) => string): un
 }
 
 /** Environment variables whose values are model keys Tasklane itself may use (also removed from commands). */
-export const MODEL_KEY_VARIABLES: readonly string[] = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'AZURE_OPENAI_API_KEY', 'OPENROUTER_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'MISTRAL_API_KEY', 'GROQ_API_KEY', 'DEEPSEEK_API_KEY', 'XAI_API_KEY'];
+export const MODEL_KEY_VARIABLES: readonly string[] = [
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'AZURE_OPENAI_API_KEY',
+  'OPENROUTER_API_KEY',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'MISTRAL_API_KEY',
+  'GROQ_API_KEY',
+  'DEEPSEEK_API_KEY',
+  'XAI_API_KEY',
+];
 
 /**
  * The environment for a command or task Tasklane runs: the host's, without the model keys and

@@ -52,7 +52,10 @@ export async function discoverSkills(dirs: readonly string[], logger?: Logger): 
   for (const dir of dirs) {
     let entries: string[];
     try {
-      entries = (await fs.readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      entries = (await fs.readdir(dir, { withFileTypes: true }))
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort();
     } catch {
       continue; // A missing .claude/skills is normal.
     }

@@ -273,7 +273,7 @@ class DurableDbImpl implements OpenedDurableDb {
       this.leaseLost
         ? 'This Tasklane store was taken over by another process; reload the window to continue here.'
         : `Tasklane's storage (${this.dir}) is in use by another process (pid ${owner?.pid ?? '?'}${owner?.hostname ? ` on ${owner.hostname}` : ''}); ` +
-          `this one is read-only. Close the other VS Code window on this folder, then reload this one.`,
+            `this one is read-only. Close the other VS Code window on this folder, then reload this one.`,
     );
   }
 
@@ -371,7 +371,9 @@ export async function openDurableDb(options: OpenDurableDbOptions): Promise<Open
     }
     if (report.migrated.length > 0) await impl.commit();
   } else if (report.schemaVersion < LATEST_SCHEMA_VERSION) {
-    notices.push(`The store's schema is version ${report.schemaVersion}, older than ${LATEST_SCHEMA_VERSION}; it will be migrated when this window owns the store.`);
+    notices.push(
+      `The store's schema is version ${report.schemaVersion}, older than ${LATEST_SCHEMA_VERSION}; it will be migrated when this window owns the store.`,
+    );
   }
   for (const notice of notices) impl.notice(notice);
   report.openMs = performance.now() - startedAt;

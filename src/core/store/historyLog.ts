@@ -37,7 +37,9 @@ export class HistoryLog {
     this.buffer = [];
     this.writing = fs.promises
       .appendFile(this.file, text)
-      .catch((error: unknown) => this.logger.warn('STORE', `Could not append to ${this.file}: ${(error as Error).message}. History lines were dropped; state itself is safe.`))
+      .catch((error: unknown) =>
+        this.logger.warn('STORE', `Could not append to ${this.file}: ${(error as Error).message}. History lines were dropped; state itself is safe.`),
+      )
       .finally(() => {
         this.writing = null;
       });

@@ -37,11 +37,15 @@ export class CommitError extends Error {
 export function describeIoError(error: unknown, file: string): CommitError {
   const code = (error as NodeJS.ErrnoException)?.code;
   const what =
-    code === 'ENOSPC' ? 'the disk is full' :
-    code === 'EDQUOT' ? 'the disk quota is exhausted' :
-    code === 'EACCES' || code === 'EPERM' ? 'permission was denied' :
-    code === 'EROFS' ? 'the file system is read-only' :
-    `an I/O error occurred (${(error as Error)?.message ?? String(error)})`;
+    code === 'ENOSPC'
+      ? 'the disk is full'
+      : code === 'EDQUOT'
+        ? 'the disk quota is exhausted'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission was denied'
+          : code === 'EROFS'
+            ? 'the file system is read-only'
+            : `an I/O error occurred (${(error as Error)?.message ?? String(error)})`;
   return new CommitError(
     `Tasklane could not save its state to ${file}: ${what}${code ? ` [${code}]` : ''}. ` +
       `Free disk space or fix the folder's permissions; Tasklane keeps the change in memory, retries on the next save, ` +

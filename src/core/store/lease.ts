@@ -56,9 +56,7 @@ export interface LeaseOptions {
   timers?: LeaseTimers;
 }
 
-export type LeaseResult =
-  | { kind: 'owner'; lease: LeaseHolder; tookOverFrom: LeaseInfo | null }
-  | { kind: 'readOnly'; holder: LeaseInfo };
+export type LeaseResult = { kind: 'owner'; lease: LeaseHolder; tookOverFrom: LeaseInfo | null } | { kind: 'readOnly'; holder: LeaseInfo };
 
 export function isPidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;

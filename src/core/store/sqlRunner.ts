@@ -7,7 +7,13 @@ import type { Row, SqlValue } from './types';
  * in-memory file system, where a rollback journal *file* (the default) costs a create, writes and
  * a delete per transaction: durability comes from our own journal, so SQLite's stays in memory.
  */
-const PRAGMAS = ['PRAGMA journal_mode = MEMORY', 'PRAGMA synchronous = OFF', 'PRAGMA temp_store = MEMORY', 'PRAGMA foreign_keys = ON', 'PRAGMA recursive_triggers = OFF'];
+const PRAGMAS = [
+  'PRAGMA journal_mode = MEMORY',
+  'PRAGMA synchronous = OFF',
+  'PRAGMA temp_store = MEMORY',
+  'PRAGMA foreign_keys = ON',
+  'PRAGMA recursive_triggers = OFF',
+];
 
 /** Free pages (of 4 KB) a snapshot tolerates before it compacts: a quarter of the file and at least 1 MB. */
 const COMPACT_MIN_FREE_PAGES = 256;

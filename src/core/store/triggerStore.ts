@@ -111,10 +111,15 @@ class TriggerStoreImpl implements StartingTriggerStore {
           await this.db.commit();
         } catch (error) {
           // Not durable: give it back rather than run work whose claim a crash would forget.
-          this.db.mutate(`UPDATE triggers SET status = 'pending', lease_token = NULL, lease_owner = NULL, attempts = attempts - 1 WHERE lease_token = ?`, [lease.token]);
+          this.db.mutate(`UPDATE triggers SET status = 'pending', lease_token = NULL, lease_owner = NULL, attempts = attempts - 1 WHERE lease_token = ?`, [
+            lease.token,
+          ]);
           throw error;
         }
-        this.logger.trace('TRIGGER', `claimed ${lease.trigger.source} ${lease.trigger.id} (session ${lease.trigger.sessionId}, attempt ${lease.trigger.attempts})`);
+        this.logger.trace(
+          'TRIGGER',
+          `claimed ${lease.trigger.source} ${lease.trigger.id} (session ${lease.trigger.sessionId}, attempt ${lease.trigger.attempts})`,
+        );
         return lease;
       }
       await this.waitForWork(signal);
@@ -156,7 +161,10 @@ class TriggerStoreImpl implements StartingTriggerStore {
       trigger.id,
     ]);
     await this.db.commit();
-    this.logger.info('TRIGGER', `${trigger.source} ${trigger.id} failed (attempt ${trigger.attempts}/${this.retry.maxAttempts}); retrying in ${delay} ms: ${error}`);
+    this.logger.info(
+      'TRIGGER',
+      `${trigger.source} ${trigger.id} failed (attempt ${trigger.attempts}/${this.retry.maxAttempts}); retrying in ${delay} ms: ${error}`,
+    );
     this.wake();
     return true;
   }
@@ -165,7 +173,9 @@ class TriggerStoreImpl implements StartingTriggerStore {
     await this.ready;
     const row = this.byId(triggerId);
     if (!row || (row.status !== 'pending' && row.status !== 'claimed')) {
-      throw new Error(`Trigger ${triggerId} is ${row ? row.status : 'unknown'}; only a pending or claimed trigger can be re-armed. Emit a new trigger instead.`);
+      throw new Error(
+        `Trigger ${triggerId} is ${row ? row.status : 'unknown'}; only a pending or claimed trigger can be re-armed. Emit a new trigger instead.`,
+      );
     }
     if (row.status === 'claimed') {
       // The delivery that re-arms it succeeded: its attempt must not count towards dead-lettering.
@@ -184,10 +194,11 @@ class TriggerStoreImpl implements StartingTriggerStore {
     await this.ready;
     const now = this.clock.now();
     // Retries in backoff (last_error set) keep their delay: a reply is no reason to hammer a failing turn.
-    const { changes } = this.db.mutate(
-      `UPDATE triggers SET fire_at = ? WHERE session_id = ? AND status = 'pending' AND fire_at > ? AND last_error IS NULL`,
-      [now, sessionId, now],
-    );
+    const { changes } = this.db.mutate(`UPDATE triggers SET fire_at = ? WHERE session_id = ? AND status = 'pending' AND fire_at > ? AND last_error IS NULL`, [
+      now,
+      sessionId,
+      now,
+    ]);
     await this.db.commit();
     if (changes > 0) this.wake();
   }
@@ -300,7 +311,11 @@ class TriggerStoreImpl implements StartingTriggerStore {
     if (!row) return null;
     const token = randomUUID();
     // The attempt is counted at claim time, so a delivery that kills the process still counts.
-    this.db.mutate(`UPDATE triggers SET status = 'claimed', lease_token = ?, lease_owner = ?, attempts = attempts + 1 WHERE id = ?`, [token, this.ownerId, row.id]);
+    this.db.mutate(`UPDATE triggers SET status = 'claimed', lease_token = ?, lease_owner = ?, attempts = attempts + 1 WHERE id = ?`, [
+      token,
+      this.ownerId,
+      row.id,
+    ]);
     return { token, trigger: { ...toTrigger(row), status: 'claimed', attempts: Number(row.attempts) + 1 } };
   }
 
@@ -343,7 +358,10 @@ class TriggerStoreImpl implements StartingTriggerStore {
   }
 
   private deadLettered(trigger: Trigger): void {
-    this.logger.warn('TRIGGER', `${trigger.source} ${trigger.id} (session ${trigger.sessionId}) dead-lettered after ${trigger.attempts} attempt(s): ${trigger.lastError}`);
+    this.logger.warn(
+      'TRIGGER',
+      `${trigger.source} ${trigger.id} (session ${trigger.sessionId}) dead-lettered after ${trigger.attempts} attempt(s): ${trigger.lastError}`,
+    );
     try {
       this.options.onDeadLetter?.(trigger);
     } catch (error) {
@@ -381,7 +399,11 @@ class TriggerStoreImpl implements StartingTriggerStore {
     this.lastPrune = now;
     await this.db.commit();
     for (const trigger of dead) this.deadLettered(trigger);
-    if (claimed.length > 0) this.logger.info('TRIGGER', `Recovered ${claimed.length} claimed trigger(s) from a previous run: ${this.recovery.redelivered.length} re-delivered, ${dead.length} dead-lettered.`);
+    if (claimed.length > 0)
+      this.logger.info(
+        'TRIGGER',
+        `Recovered ${claimed.length} claimed trigger(s) from a previous run: ${this.recovery.redelivered.length} re-delivered, ${dead.length} dead-lettered.`,
+      );
   }
 
   private restartNotice(now: number, deadLettered: number): Trigger | null {

@@ -17,7 +17,7 @@ export interface TasklaneChatMetadata {
 }
 
 const HELP = [
-  '**@tasklane** hands work to Tasklane\'s durable queue (it survives reloads; waits cost no tokens):',
+  "**@tasklane** hands work to Tasklane's durable queue (it survives reloads; waits cost no tokens):",
   '',
   '- `/task <instruction>`: queue a task (plain text after `@tasklane` does the same)',
   '- `/chore <cron> <prompt>`: propose a recurring chore, e.g. `/chore 0 9 * * 1 Review the open pull requests`; you review the change and Enable it before it runs',
@@ -35,29 +35,41 @@ const CHORE_LINE = /^\s*((?:\S+\s+){4}\S+)\s+([\s\S]+)$/;
  * goes on in the sidebar, which the answer links to.
  */
 export function registerChatParticipant(ops: TasklaneOps, extensionUri: vscode.Uri): vscode.Disposable {
-  const participant = vscode.chat.createChatParticipant(CHAT_PARTICIPANT_ID, (request, _context, stream, token) => handleChatRequest(ops, request, stream, token));
+  const participant = vscode.chat.createChatParticipant(CHAT_PARTICIPANT_ID, (request, _context, stream, token) =>
+    handleChatRequest(ops, request, stream, token),
+  );
   participant.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'tasklane.svg');
   return participant;
 }
 
-export async function handleChatRequest(ops: TasklaneOps, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+export async function handleChatRequest(
+  ops: TasklaneOps,
+  request: vscode.ChatRequest,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<vscode.ChatResult> {
   const asked = request.command ?? (request.prompt.trim() ? 'task' : 'help');
   const command: TasklaneChatMetadata['command'] = asked === 'status' || asked === 'chore' || asked === 'task' ? asked : 'help';
   const metadata = (m: TasklaneChatMetadata): vscode.ChatResult => ({ metadata: m });
   try {
     if (command === 'status') {
-      stream.progress('Reading Tasklane\'s state…');
+      stream.progress("Reading Tasklane's state…");
       stream.markdown(statusMarkdown(await ops.status()));
       stream.button({ command: 'tasklane.showTask', title: 'Open Tasklane' });
       return metadata({ command: 'status' });
     }
     if (command === 'chore') {
       const match = CHORE_LINE.exec(request.prompt);
-      if (!match) throw new TasklaneToolError('Write `/chore <cron> <prompt>`: five cron fields, then what each run should do, e.g. `/chore 0 9 * * 1 Review the open pull requests`.');
+      if (!match)
+        throw new TasklaneToolError(
+          'Write `/chore <cron> <prompt>`: five cron fields, then what each run should do, e.g. `/chore 0 9 * * 1 Review the open pull requests`.',
+        );
       const input = parseInput(scheduleInput, { cron: match[1], prompt: match[2].trim(), name: match[2].trim().split('\n')[0].slice(0, 60) }, '/chore');
       stream.progress('Proposing the chore…');
       const { choreId, approvalId } = await ops.schedule(input);
-      stream.markdown(`Proposed the chore **${choreId}** (\`${input.cron}\`) as a change to \`.tasklane/chores.yaml\`. Review it in the Tasklane sidebar; after you approve it, it still waits for **Enable** before it runs.`);
+      stream.markdown(
+        `Proposed the chore **${choreId}** (\`${input.cron}\`) as a change to \`.tasklane/chores.yaml\`. Review it in the Tasklane sidebar; after you approve it, it still waits for **Enable** before it runs.`,
+      );
       stream.button({ command: 'tasklane.showTask', title: 'Review in Tasklane' });
       return metadata({ command: 'chore', choreId, approvalId });
     }
@@ -68,16 +80,20 @@ export async function handleChatRequest(ops: TasklaneOps, request: vscode.ChatRe
     const input = parseInput(startTaskInput, { instruction: request.prompt }, '/task');
     stream.progress('Queueing the task…');
     const { taskId } = await ops.startTask(input, 'chat');
-    stream.markdown(`Queued **${input.instruction.split('\n')[0].slice(0, 80)}** as Tasklane task \`${taskId}\`. It is durable: closing this chat, reloading or restarting VS Code does not lose it.\n\n`);
+    stream.markdown(
+      `Queued **${input.instruction.split('\n')[0].slice(0, 80)}** as Tasklane task \`${taskId}\`. It is durable: closing this chat, reloading or restarting VS Code does not lose it.\n\n`,
+    );
     stream.button({ command: 'tasklane.showTask', arguments: [taskId], title: 'Open in Tasklane' });
     let last = '';
-    const result = await ops.awaitTask(taskId, token, (task) => {
-      const line = progressLine(task);
-      if (line !== last) stream.progress((last = line));
-    }).catch((error: unknown) => {
-      if (error instanceof vscode.CancellationError) return undefined;
-      throw error;
-    });
+    const result = await ops
+      .awaitTask(taskId, token, (task) => {
+        const line = progressLine(task);
+        if (line !== last) stream.progress((last = line));
+      })
+      .catch((error: unknown) => {
+        if (error instanceof vscode.CancellationError) return undefined;
+        throw error;
+      });
     if (!result) {
       stream.markdown('Stopped following; the task goes on in the Tasklane sidebar.');
       return metadata({ command: 'task', taskId, outcome: 'following_stopped' });
@@ -111,8 +127,15 @@ function statusMarkdown(state: Record<string, unknown>): string {
   const lines: string[] = [];
   if (state.restricted) lines.push('_Restricted Mode: Tasklane can chat only until you trust this folder._', '');
   lines.push(`**Tasks** (${tasks.length} live, ${String(state.pendingApprovals ?? 0)} approvals pending)`);
-  for (const t of tasks) lines.push(`- \`${t.id}\` ${t.name}: ${t.waitingFor ? `waiting for ${t.waitingFor}` : t.status}, ${t.budget.actions.used}/${t.budget.actions.limit} actions, ${t.budget.tokens.used}/${t.budget.tokens.limit} tokens`);
+  for (const t of tasks)
+    lines.push(
+      `- \`${t.id}\` ${t.name}: ${t.waitingFor ? `waiting for ${t.waitingFor}` : t.status}, ${t.budget.actions.used}/${t.budget.actions.limit} actions, ${t.budget.tokens.used}/${t.budget.tokens.limit} tokens`,
+    );
   if (ended.length) lines.push('', '**Recently ended**', ...ended.map((t) => `- \`${t.id}\` ${t.name}: ${t.status}${t.summary ? `: ${t.summary}` : ''}`));
-  lines.push('', `**Chores** (${chores.length})`, ...chores.map((c) => `- ${c.name} (${c.trigger}): ${c.waitsForEnable ? 'waits for Enable' : c.enabled ? 'enabled' : 'disabled'}`));
+  lines.push(
+    '',
+    `**Chores** (${chores.length})`,
+    ...chores.map((c) => `- ${c.name} (${c.trigger}): ${c.waitsForEnable ? 'waits for Enable' : c.enabled ? 'enabled' : 'disabled'}`),
+  );
   return lines.join('\n');
 }

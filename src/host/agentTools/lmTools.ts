@@ -5,7 +5,8 @@ import type { TasklaneOps } from './tasklaneOps';
 /** The tool names, as `contributes.languageModelTools` in package.json declares them. */
 export const LM_TOOL_NAMES = ['tasklane_start_task', 'tasklane_schedule', 'tasklane_status', 'tasklane_await'] as const;
 
-const text = (value: unknown) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(typeof value === 'string' ? value : JSON.stringify(value, null, 1))]);
+const text = (value: unknown) =>
+  new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(typeof value === 'string' ? value : JSON.stringify(value, null, 1))]);
 const quote = (s: string, max = 300) => (s.length > max ? `${s.slice(0, max)}…` : s);
 
 /**
@@ -20,19 +21,29 @@ export function registerLmTools(ops: TasklaneOps): vscode.Disposable[] {
     vscode.lm.registerTool<unknown>('tasklane_start_task', {
       prepareInvocation(options) {
         const input = parseInput(startTaskInput, options.input, 'tasklane_start_task');
-        const budget = input.budget ? ` Budget: ${Object.entries(input.budget).map(([k, v]) => `${k} ${v}`).join(', ')}.` : '';
+        const budget = input.budget
+          ? ` Budget: ${Object.entries(input.budget)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', ')}.`
+          : '';
         return {
           invocationMessage: 'Queueing a Tasklane task',
           confirmationMessages: {
             title: 'Queue a durable Tasklane task?',
-            message: new vscode.MarkdownString(`Tasklane will run this ${input.mode} task in the background, with your model and budget; its edits and commands still ask for approval.${budget}\n\n> ${quote(input.instruction).replace(/\n/g, '\n> ')}`),
+            message: new vscode.MarkdownString(
+              `Tasklane will run this ${input.mode} task in the background, with your model and budget; its edits and commands still ask for approval.${budget}\n\n> ${quote(input.instruction).replace(/\n/g, '\n> ')}`,
+            ),
           },
         };
       },
       async invoke(options) {
         const input = parseInput(startTaskInput, options.input, 'tasklane_start_task');
         const { taskId } = await ops.startTask(input, 'lm_tool');
-        return text({ taskId, queued: true, note: 'The task is durable (it survives a restart). Call tasklane_await with this taskId to wait for it, or tasklane_status to check on it.' });
+        return text({
+          taskId,
+          queued: true,
+          note: 'The task is durable (it survives a restart). Call tasklane_await with this taskId to wait for it, or tasklane_status to check on it.',
+        });
       },
     }),
     vscode.lm.registerTool<unknown>('tasklane_schedule', {
@@ -42,18 +53,24 @@ export function registerLmTools(ops: TasklaneOps): vscode.Disposable[] {
           invocationMessage: 'Proposing a Tasklane chore',
           confirmationMessages: {
             title: 'Propose a Tasklane chore?',
-            message: new vscode.MarkdownString(`A chore "${input.name}" on \`${input.cron}\`${input.timezone ? ` (${input.timezone})` : ''} is added to .tasklane/chores.yaml as a change for you to review; it does not run until you approve the change and then Enable it.\n\n> ${quote(input.prompt).replace(/\n/g, '\n> ')}`),
+            message: new vscode.MarkdownString(
+              `A chore "${input.name}" on \`${input.cron}\`${input.timezone ? ` (${input.timezone})` : ''} is added to .tasklane/chores.yaml as a change for you to review; it does not run until you approve the change and then Enable it.\n\n> ${quote(input.prompt).replace(/\n/g, '\n> ')}`,
+            ),
           },
         };
       },
       async invoke(options) {
         const input = parseInput(scheduleInput, options.input, 'tasklane_schedule');
         const result = await ops.schedule(input);
-        return text({ ...result, state: 'proposed', note: 'The person reviews the change in the Tasklane sidebar; after Approve the chore still waits for Enable. Nothing runs until then.' });
+        return text({
+          ...result,
+          state: 'proposed',
+          note: 'The person reviews the change in the Tasklane sidebar; after Approve the chore still waits for Enable. Nothing runs until then.',
+        });
       },
     }),
     vscode.lm.registerTool<unknown>('tasklane_status', {
-      prepareInvocation: () => ({ invocationMessage: 'Reading Tasklane\'s tasks, waits and chores' }),
+      prepareInvocation: () => ({ invocationMessage: "Reading Tasklane's tasks, waits and chores" }),
       async invoke(options) {
         const input = parseInput(statusInput, options.input, 'tasklane_status');
         return text(await ops.status(input.taskId));

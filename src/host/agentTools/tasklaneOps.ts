@@ -59,11 +59,21 @@ export class TasklaneOps {
     this.requireTrust('queue a task');
     const { triggers } = await this.ready;
     const b = input.budget ?? {};
-    const limits = { ...(b.maxActions ? { actions: b.maxActions } : {}), ...(b.maxTokens ? { tokens: b.maxTokens } : {}), ...(b.maxCostUsd ? { cost: b.maxCostUsd } : {}) };
+    const limits = {
+      ...(b.maxActions ? { actions: b.maxActions } : {}),
+      ...(b.maxTokens ? { tokens: b.maxTokens } : {}),
+      ...(b.maxCostUsd ? { cost: b.maxCostUsd } : {}),
+    };
     const trigger = await triggers.emit({
       source: 'proactive',
       sessionId: 'system',
-      payload: { prompt: input.instruction, name: input.name ?? input.instruction.slice(0, 60), mode: input.mode, via, ...(Object.keys(limits).length ? { limits } : {}) },
+      payload: {
+        prompt: input.instruction,
+        name: input.name ?? input.instruction.slice(0, 60),
+        mode: input.mode,
+        via,
+        ...(Object.keys(limits).length ? { limits } : {}),
+      },
     });
     return { taskId: proactiveTaskId(trigger) };
   }
@@ -77,7 +87,7 @@ export class TasklaneOps {
     this.requireTrust('propose a chore');
     const { chores, changeSets } = await this.ready;
     const uri = chores.fileUri();
-    if (!uri) throw new TasklaneToolError('tasklane_schedule: no folder is open; chores live in the folder\'s .tasklane/chores.yaml. Open a folder first.');
+    if (!uri) throw new TasklaneToolError("tasklane_schedule: no folder is open; chores live in the folder's .tasklane/chores.yaml. Open a folder first.");
     let text = '';
     try {
       text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
@@ -85,7 +95,14 @@ export class TasklaneOps {
       // No chores.yaml yet: the proposal creates it.
     }
     const taken = new Set(chores.validChores().map((c) => c.id));
-    const base = input.id ?? (input.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'chore');
+    const base =
+      input.id ??
+      (input.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 40) ||
+        'chore');
     if (input.id && taken.has(input.id)) throw new TasklaneToolError(`tasklane_schedule: a chore "${input.id}" already exists; pick another id.`);
     let id = base;
     for (let n = 2; taken.has(id) || new RegExp(`^\\s*-?\\s*id:\\s*["']?${id}["']?\\s*$`, 'm').test(text); n++) id = `${base}-${n}`;
@@ -116,7 +133,10 @@ export class TasklaneOps {
       return { task: briefOf(task) };
     }
     const live = tasks.filter((t) => !ended(t));
-    const recent = tasks.filter(ended).sort((a, b) => (b.endedAt ?? 0) - (a.endedAt ?? 0)).slice(0, 5);
+    const recent = tasks
+      .filter(ended)
+      .sort((a, b) => (b.endedAt ?? 0) - (a.endedAt ?? 0))
+      .slice(0, 5);
     const choreViews = await chores.state().catch(() => []);
     return {
       restricted: !this.trusted(),
@@ -176,6 +196,7 @@ export class TasklaneOps {
   }
 
   private requireTrust(what: string): void {
-    if (!this.trusted()) throw new TasklaneToolError(`Tasklane cannot ${what} in Restricted Mode: the person must trust this folder first (Manage Workspace Trust).`);
+    if (!this.trusted())
+      throw new TasklaneToolError(`Tasklane cannot ${what} in Restricted Mode: the person must trust this folder first (Manage Workspace Trust).`);
   }
 }

@@ -35,8 +35,16 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
     for (const owner of owners) {
       for (const view of await owner.list()) {
         if (view.status !== 'pending') continue;
-        const what = view.command !== undefined ? `Run: ${view.command}` : `Edit: ${view.files.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path)).join(', ')}`;
-        items.push({ owner, id: view.id, createdAt: view.createdAt, label: showInvisible(view.title), detail: showInvisible(what), description: view.choreId ? `chore ${view.choreId}` : undefined });
+        const what =
+          view.command !== undefined ? `Run: ${view.command}` : `Edit: ${view.files.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path)).join(', ')}`;
+        items.push({
+          owner,
+          id: view.id,
+          createdAt: view.createdAt,
+          label: showInvisible(view.title),
+          detail: showInvisible(what),
+          description: view.choreId ? `chore ${view.choreId}` : undefined,
+        });
       }
     }
     if (items.length === 0) {
@@ -44,7 +52,12 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
       return undefined;
     }
     items.sort((a, b) => a.createdAt - b.createdAt);
-    const picked = await vscode.window.showQuickPick(items, { title: `Tasklane: which approval do you want to ${verb}?`, placeHolder: 'Each item says what would run or change', matchOnDetail: true, ignoreFocusOut: true });
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `Tasklane: which approval do you want to ${verb}?`,
+      placeHolder: 'Each item says what would run or change',
+      matchOnDetail: true,
+      ignoreFocusOut: true,
+    });
     return picked ? { owner: picked.owner, id: picked.id } : undefined;
   }
 

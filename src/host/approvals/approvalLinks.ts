@@ -30,7 +30,12 @@ export type ApprovalLinkResult = { opened: 'diff' | 'card'; id: string } | { ope
 
 /** The link for `approvalId`, external so it is right in the desktop app, code-server and vscode.dev. */
 export async function approvalLink(extensionId: string, approvalId: string): Promise<string> {
-  const uri = vscode.Uri.from({ scheme: vscode.env.uriScheme, authority: extensionId.toLowerCase(), path: APPROVAL_LINK_PATH, query: `id=${encodeURIComponent(approvalId)}` });
+  const uri = vscode.Uri.from({
+    scheme: vscode.env.uriScheme,
+    authority: extensionId.toLowerCase(),
+    path: APPROVAL_LINK_PATH,
+    query: `id=${encodeURIComponent(approvalId)}`,
+  });
   return (await vscode.env.asExternalUri(uri)).toString(true);
 }
 
@@ -67,7 +72,8 @@ export async function openApprovalLink(link: vscode.Uri, extensionId: string, ta
     await targets.showSession(command.sessionId);
     return { opened: 'card', id };
   }
-  if (command || (await targets.ownsCommand(id))) return refuse(`the approval ${id} was already decided${command ? ` (${command.status})` : ''}; there is nothing to review.`);
+  if (command || (await targets.ownsCommand(id)))
+    return refuse(`the approval ${id} was already decided${command ? ` (${command.status})` : ''}; there is nothing to review.`);
   return refuse(`there is no approval ${id} in this workspace; it may belong to another workspace or window, or have been removed.`);
 }
 
@@ -80,7 +86,14 @@ export function registerApprovalLinks(extensionId: string, targets: Promise<Appr
   return [
     vscode.window.registerUriHandler({ handleUri: (uri) => void open(uri) }),
     vscode.commands.registerCommand('tasklane.openApprovalLink', async (link?: unknown) => {
-      const text = typeof link === 'string' ? link : await vscode.window.showInputBox({ title: 'Tasklane: open an approval link', prompt: `Paste the link from the escalation (${vscode.env.uriScheme}://${extensionId}${APPROVAL_LINK_PATH}?id=…)`, ignoreFocusOut: true });
+      const text =
+        typeof link === 'string'
+          ? link
+          : await vscode.window.showInputBox({
+              title: 'Tasklane: open an approval link',
+              prompt: `Paste the link from the escalation (${vscode.env.uriScheme}://${extensionId}${APPROVAL_LINK_PATH}?id=…)`,
+              ignoreFocusOut: true,
+            });
       if (!text) return undefined;
       let uri: vscode.Uri;
       try {
@@ -104,7 +117,10 @@ export function reviewLinkPort(extensionId: string, owners: ReadonlyArray<{ list
     describe: async (id) => {
       for (const owner of owners) {
         const view = (await owner.list()).find((v) => v.id === id && v.status === 'pending');
-        if (view) return view.command !== undefined ? `${view.title} (run: ${view.command})` : `${view.title} (edit: ${view.files.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path)).join(', ')})`;
+        if (view)
+          return view.command !== undefined
+            ? `${view.title} (run: ${view.command})`
+            : `${view.title} (edit: ${view.files.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path)).join(', ')})`;
       }
       return undefined;
     },

@@ -59,8 +59,8 @@ export interface ApprovalServiceDeps {
   tellTask?: (taskId: string, text: string) => Promise<void>;
 }
 
-
-const RESTRICTED = 'The workspace is in Restricted Mode: Tasklane can talk but not edit files. Tell the user; they can trust the folder (Manage Workspace Trust) and ask again.';
+const RESTRICTED =
+  'The workspace is in Restricted Mode: Tasklane can talk but not edit files. Tell the user; they can trust the folder (Manage Workspace Trust) and ask again.';
 
 /**
  * Approval-gated edits in the VS Code host: the change-set store, the editable diff documents and
@@ -193,7 +193,11 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
   async proposeUserEdit(input: { sessionId: string; path: string; after: string }): Promise<string> {
     if (!this.deps.trusted()) throw new DecisionError('Restricted Mode: trust this folder (Manage Workspace Trust) before proposing edits.');
     const changeSet = await proposeChangeSet(
-      { taskId: `${PERSON_PROPOSAL_PREFIX}${input.sessionId}`, sessionId: input.sessionId, operations: [{ op: 'write_file', path: input.path, content: input.after }] },
+      {
+        taskId: `${PERSON_PROPOSAL_PREFIX}${input.sessionId}`,
+        sessionId: input.sessionId,
+        operations: [{ op: 'write_file', path: input.path, content: input.after }],
+      },
       { files: this.files, clock: this.deps.clock, caseInsensitive: process.platform !== 'linux' },
     );
     await this.store.insert(changeSet);
@@ -249,7 +253,8 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
     try {
       if (!this.deps.trusted()) throw new DecisionError('Restricted Mode: trust this folder (Manage Workspace Trust) before applying edits.');
       const final = await this.decider.approve(target.id, { proposedEdits: await this.documents.edits(target) });
-      if (final.status === 'stale') void vscode.window.showWarningMessage(`Tasklane: nothing was applied. ${final.reason ?? ''} The task was told and can propose again.`);
+      if (final.status === 'stale')
+        void vscode.window.showWarningMessage(`Tasklane: nothing was applied. ${final.reason ?? ''} The task was told and can propose again.`);
       await this.settled(final);
       return { id: final.id, status: final.status, reason: final.reason };
     } catch (error) {
@@ -287,7 +292,10 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
 
   private async target(id: string | undefined, verb: string): Promise<ChangeSet | undefined> {
     const found = id ? await this.store.load(id) : await this.store.oldestPending();
-    if (!found) void vscode.window.showInformationMessage(id ? `Tasklane: there is no proposed change ${id} to ${verb}.` : `Tasklane: there is no proposed change to ${verb}.`);
+    if (!found)
+      void vscode.window.showInformationMessage(
+        id ? `Tasklane: there is no proposed change ${id} to ${verb}.` : `Tasklane: there is no proposed change to ${verb}.`,
+      );
     return found;
   }
 
@@ -309,10 +317,14 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
       this.emit({ type: 'approvalRemoved', id: dropped.id });
     }
     this.emit({ type: 'approvalPatch', approval: view });
-    await this.documents.discard(changeSet.id).catch((e) => this.deps.logger.warn('HOST', `could not clean up the proposal files of ${changeSet.id}: ${(e as Error).message}`));
+    await this.documents
+      .discard(changeSet.id)
+      .catch((e) => this.deps.logger.warn('HOST', `could not clean up the proposal files of ${changeSet.id}: ${(e as Error).message}`));
     // Applied sets stay in the store: they are the checkpoints Revert Task and Revert undo.
     if ((APPLIED_STATUSES as readonly string[]).includes(changeSet.status)) return;
-    await this.store.delete(changeSet.id).catch((e) => this.deps.logger.warn('STORE', `could not drop decided change set ${changeSet.id}: ${(e as Error).message}`));
+    await this.store
+      .delete(changeSet.id)
+      .catch((e) => this.deps.logger.warn('STORE', `could not drop decided change set ${changeSet.id}: ${(e as Error).message}`));
   }
 
   private publish(changeSet: ChangeSet): void {
@@ -327,7 +339,9 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
     const choreId = this.deps.taskChore(changeSet.taskId);
     const pending = changeSet.status === 'pending';
     const classification = classifyChangeSet(changeSet, this.deps.settings.editPolicy());
-    const asks = [classification.decision === 'ask' ? classification.reason : undefined, choreId ? 'chore runs never write unattended' : undefined].filter(Boolean);
+    const asks = [classification.decision === 'ask' ? classification.reason : undefined, choreId ? 'chore runs never write unattended' : undefined].filter(
+      Boolean,
+    );
     return {
       id: changeSet.id,
       taskId: changeSet.taskId,

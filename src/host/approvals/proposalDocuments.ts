@@ -39,7 +39,12 @@ export class ProposalDocuments implements vscode.TextDocumentContentProvider, vs
     const original = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${changeSet.id}/${file.path}` });
     const shownPath = file.newPath ?? file.path;
     if (file.after === null) {
-      await vscode.commands.executeCommand('vscode.diff', original, vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${changeSet.id}/__deleted__` }), `${shownPath} (deleted by the proposal)`);
+      await vscode.commands.executeCommand(
+        'vscode.diff',
+        original,
+        vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${changeSet.id}/__deleted__` }),
+        `${shownPath} (deleted by the proposal)`,
+      );
       return;
     }
     const proposed = this.proposedUri(changeSet.id, file);
@@ -69,11 +74,13 @@ export class ProposalDocuments implements vscode.TextDocumentContentProvider, vs
     for (const document of vscode.workspace.textDocuments) {
       if (inside(document.uri) && document.isDirty) await document.save();
     }
-    const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => {
-      const input = tab.input;
-      if (input instanceof vscode.TabInputTextDiff) return inside(input.modified) || original(input.original);
-      return input instanceof vscode.TabInputText && inside(input.uri);
-    });
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => {
+        const input = tab.input;
+        if (input instanceof vscode.TabInputTextDiff) return inside(input.modified) || original(input.original);
+        return input instanceof vscode.TabInputText && inside(input.uri);
+      });
     if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
     await vscode.workspace.fs.delete(folder, { recursive: true, useTrash: false }).then(undefined, () => undefined);
   }

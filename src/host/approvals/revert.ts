@@ -31,7 +31,13 @@ export type RevertResult = { ok: true; files: string[]; changeSets: string[] } |
  * `reverted` (so they cannot be reverted twice) and each task is told what was undone.
  */
 export async function revertChangeSets(sets: readonly ChangeSet[], deps: RevertDeps): Promise<RevertResult> {
-  if (!deps.durable()) return { ok: false, changed: [], reason: 'Tasklane cannot save its state right now (disk full or another window holds the store), so the revert could not be recorded; nothing was changed' };
+  if (!deps.durable())
+    return {
+      ok: false,
+      changed: [],
+      reason:
+        'Tasklane cannot save its state right now (disk full or another window holds the store), so the revert could not be recorded; nothing was changed',
+    };
   const plan = await planRevert(sets, deps.read);
   if (!plan.ok) return { ok: false, reason: plan.reason, changed: plan.changed };
   const applied = sets.filter((s) => s.status === 'applied' || s.status === 'partially_applied');
@@ -50,8 +56,15 @@ export async function revertChangeSets(sets: readonly ChangeSet[], deps: RevertD
   }
   for (const task of new Set(applied.map((s) => s.taskId))) {
     if (task.startsWith(PERSON_PROPOSAL_PREFIX)) continue; // the person's own proposal: no task to tell
-    const files = [...new Set(applied.filter((s) => s.taskId === task).flatMap((s) => s.files.filter((f) => f.decision !== 'reject').map((f) => f.newPath ?? f.path)))];
-    await deps.tellTask(task, `The user reverted ${applied.length > 1 ? 'your applied edits' : 'your applied edit'} to ${files.join(', ')}: those files are back as they were before. Read them again before editing them.`).catch(() => undefined);
+    const files = [
+      ...new Set(applied.filter((s) => s.taskId === task).flatMap((s) => s.files.filter((f) => f.decision !== 'reject').map((f) => f.newPath ?? f.path))),
+    ];
+    await deps
+      .tellTask(
+        task,
+        `The user reverted ${applied.length > 1 ? 'your applied edits' : 'your applied edit'} to ${files.join(', ')}: those files are back as they were before. Read them again before editing them.`,
+      )
+      .catch(() => undefined);
   }
   return { ok: true, files: plan.files, changeSets: applied.map((s) => s.id) };
 }

@@ -31,7 +31,9 @@ const idPattern = /^[a-z0-9][a-z0-9-]*$/;
  */
 export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode.SecretStorage): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('tasklane.newChore', async (args?: unknown) => newChoreFlow(await ready, (args && typeof args === 'object' ? args : {}) as NewChoreArgs)),
+    vscode.commands.registerCommand('tasklane.newChore', async (args?: unknown) =>
+      newChoreFlow(await ready, (args && typeof args === 'object' ? args : {}) as NewChoreArgs),
+    ),
     vscode.commands.registerCommand('tasklane.runChoreNow', async (id?: unknown) => {
       const host = await ready;
       let choreId = typeof id === 'string' && id ? id : undefined;
@@ -41,22 +43,43 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
           void vscode.window.showInformationMessage('Tasklane: there is no chore to run. Create one with "Tasklane: New Chore".');
           return undefined;
         }
-        choreId = (await vscode.window.showQuickPick(chores.map((c) => ({ label: c.name, description: c.id, id: c.id })), { title: 'Tasklane: run which chore now?' }))?.id;
+        choreId = (
+          await vscode.window.showQuickPick(
+            chores.map((c) => ({ label: c.name, description: c.id, id: c.id })),
+            { title: 'Tasklane: run which chore now?' },
+          )
+        )?.id;
       }
       if (!choreId) return undefined;
       return host.runNow(choreId);
     }),
     vscode.commands.registerCommand('tasklane.setSecret', async (name?: unknown, value?: unknown) => {
-      const secretName = typeof name === 'string' && name ? name : await vscode.window.showInputBox({ title: 'Tasklane: secret name (as written in urlSecret / smtpSecret)', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Enter the name used in .tasklane/chores.yaml') });
+      const secretName =
+        typeof name === 'string' && name
+          ? name
+          : await vscode.window.showInputBox({
+              title: 'Tasklane: secret name (as written in urlSecret / smtpSecret)',
+              ignoreFocusOut: true,
+              validateInput: (v) => (v.trim() ? undefined : 'Enter the name used in .tasklane/chores.yaml'),
+            });
       if (!secretName) return false;
-      const secret = typeof value === 'string' ? value : await vscode.window.showInputBox({ title: `Tasklane: value of secret "${secretName}" (a webhook URL, or an SMTP URL such as smtps://user:pass@host:465)`, password: true, ignoreFocusOut: true });
+      const secret =
+        typeof value === 'string'
+          ? value
+          : await vscode.window.showInputBox({
+              title: `Tasklane: value of secret "${secretName}" (a webhook URL, or an SMTP URL such as smtps://user:pass@host:465)`,
+              password: true,
+              ignoreFocusOut: true,
+            });
       if (secret === undefined) return false;
       // Scoped to this workspace: another repository naming the same secret cannot use it.
       if (secret === '') await secrets.delete(workspaceSecretKey(secretName));
       else await secrets.store(workspaceSecretKey(secretName), secret);
       return true;
     }),
-    vscode.commands.registerCommand('tasklane.enableChore', async (id?: unknown, hash?: unknown) => enableChoreFlow(await ready, typeof id === 'string' ? id : undefined, typeof hash === 'string' ? hash : undefined)),
+    vscode.commands.registerCommand('tasklane.enableChore', async (id?: unknown, hash?: unknown) =>
+      enableChoreFlow(await ready, typeof id === 'string' ? id : undefined, typeof hash === 'string' ? hash : undefined),
+    ),
     vscode.commands.registerCommand('tasklane.resumeChore', async (id?: unknown) => {
       const host = await ready;
       let choreId = typeof id === 'string' && id ? id : undefined;
@@ -66,7 +89,12 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
           void vscode.window.showInformationMessage('Tasklane: no chore is paused.');
           return undefined;
         }
-        choreId = (await vscode.window.showQuickPick(paused.map((c) => ({ label: c.name, description: host.spend.paused(c.id)?.reason, id: c.id })), { title: 'Tasklane: resume which chore?' }))?.id;
+        choreId = (
+          await vscode.window.showQuickPick(
+            paused.map((c) => ({ label: c.name, description: host.spend.paused(c.id)?.reason, id: c.id })),
+            { title: 'Tasklane: resume which chore?' },
+          )
+        )?.id;
       }
       if (!choreId) return undefined;
       const message = await host.resume(choreId);
@@ -82,7 +110,12 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
           void vscode.window.showInformationMessage('Tasklane: no chore is enabled.');
           return false;
         }
-        choreId = (await vscode.window.showQuickPick(enabled.map((c) => ({ label: c.name, description: c.id, id: c.id })), { title: 'Tasklane: disable which chore?' }))?.id;
+        choreId = (
+          await vscode.window.showQuickPick(
+            enabled.map((c) => ({ label: c.name, description: c.id, id: c.id })),
+            { title: 'Tasklane: disable which chore?' },
+          )
+        )?.id;
       }
       return choreId ? host.disable(choreId) : false;
     }),
@@ -103,7 +136,12 @@ async function enableChoreFlow(host: ChoreHost, id: string | undefined, hash: st
       void vscode.window.showInformationMessage('Tasklane: every chore in .tasklane/chores.yaml is already enabled.');
       return false;
     }
-    choreId = (await vscode.window.showQuickPick(waiting.map((c) => ({ label: c.name, description: c.id, id: c.id })), { title: 'Tasklane: review and enable which chore?' }))?.id;
+    choreId = (
+      await vscode.window.showQuickPick(
+        waiting.map((c) => ({ label: c.name, description: c.id, id: c.id })),
+        { title: 'Tasklane: review and enable which chore?' },
+      )
+    )?.id;
     if (!choreId) return false;
   }
   const found = host.review(choreId);
@@ -136,40 +174,51 @@ async function newChoreFlow(host: ChoreHost, args: NewChoreArgs): Promise<string
     void vscode.window.showWarningMessage('Tasklane: open a folder first; chores live in its .tasklane/chores.yaml.');
     return undefined;
   }
-  const templateKey = args.template ?? (await vscode.window.showQuickPick(
-    [...choreTemplates.map((t) => ({ label: t.label, detail: t.detail, key: t.key })), { label: 'Blank chore', detail: 'Start from an empty chore and write its prompt yourself.', key: 'blank' }],
-    { title: 'Tasklane: new chore: start from', ignoreFocusOut: true },
-  ))?.key;
+  const templateKey =
+    args.template ??
+    (
+      await vscode.window.showQuickPick(
+        [
+          ...choreTemplates.map((t) => ({ label: t.label, detail: t.detail, key: t.key })),
+          { label: 'Blank chore', detail: 'Start from an empty chore and write its prompt yourself.', key: 'blank' },
+        ],
+        { title: 'Tasklane: new chore: start from', ignoreFocusOut: true },
+      )
+    )?.key;
   if (!templateKey) return undefined;
   const template = choreTemplates.find((t) => t.key === templateKey);
-  if (!template && templateKey !== 'blank') throw new Error(`Unknown chore template "${templateKey}"; use one of ${choreTemplates.map((t) => t.key).join(', ')} or blank.`);
+  if (!template && templateKey !== 'blank')
+    throw new Error(`Unknown chore template "${templateKey}"; use one of ${choreTemplates.map((t) => t.key).join(', ')} or blank.`);
   // A blank chore asks for its prompt too.
   const steps = template ? 4 : 5;
   const taken = new Set(host.validChores().map((c) => c.id));
-  const id = args.id ?? (await vscode.window.showInputBox({
-    title: `Tasklane: new chore (2/${steps}): id`,
-    value: uniqueId(template?.key ?? 'my-chore', taken),
-    ignoreFocusOut: true,
-    validateInput: (v) => (!idPattern.test(v) ? 'Use a-z, 0-9 and -' : taken.has(v) ? `A chore "${v}" already exists` : undefined),
-  }));
+  const id =
+    args.id ??
+    (await vscode.window.showInputBox({
+      title: `Tasklane: new chore (2/${steps}): id`,
+      value: uniqueId(template?.key ?? 'my-chore', taken),
+      ignoreFocusOut: true,
+      validateInput: (v) => (!idPattern.test(v) ? 'Use a-z, 0-9 and -' : taken.has(v) ? `A chore "${v}" already exists` : undefined),
+    }));
   if (!id) return undefined;
-  const name = args.name ?? (await vscode.window.showInputBox({ title: `Tasklane: new chore (3/${steps}): name`, value: template?.spec.name ?? id, ignoreFocusOut: true }));
+  const name =
+    args.name ??
+    (await vscode.window.showInputBox({ title: `Tasklane: new chore (3/${steps}): name`, value: template?.spec.name ?? id, ignoreFocusOut: true }));
   if (!name) return undefined;
   const trigger = await askTrigger(args, template?.spec.trigger, `Tasklane: new chore (4/${steps}): `);
   if (!trigger) return undefined;
   // A blank chore has no prompt yet: ask for it (a template brings its own, edited in the file).
   const prompt = template
     ? undefined
-    : args.prompt ?? (await vscode.window.showInputBox({
+    : (args.prompt ??
+      (await vscode.window.showInputBox({
         title: 'Tasklane: new chore (5/5): prompt (what should the agent do on each run?)',
         value: 'Describe what this chore should do, and finish with task_end and output {"status": "done"}.',
         ignoreFocusOut: true,
         validateInput: (v) => (v.trim() ? undefined : 'Write what the agent should do; it can be edited later in .tasklane/chores.yaml'),
-      }));
+      })));
   if (!template && !prompt) return undefined;
-  const spec: ChoreSpec = template
-    ? { ...template.spec, id, name, trigger }
-    : { id, name, trigger, prompt: prompt!, successWhen: "status = 'done'" };
+  const spec: ChoreSpec = template ? { ...template.spec, id, name, trigger } : { id, name, trigger, prompt: prompt!, successWhen: "status = 'done'" };
   if (args.prompt && template) spec.prompt = args.prompt;
   let text = '';
   try {
@@ -186,28 +235,55 @@ async function newChoreFlow(host: ChoreHost, args: NewChoreArgs): Promise<string
 
 async function askTrigger(args: NewChoreArgs, preset: ChoreSpec['trigger'] | undefined, title: string): Promise<ChoreSpec['trigger'] | undefined> {
   if (args.cron) return { cron: args.cron };
-  if (args.files) return { files: args.files.split(',').map((s) => s.trim()).filter(Boolean) };
+  if (args.files)
+    return {
+      files: args.files
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    };
   if (args.task) return { task: { name: args.task, when: 'exitCode != 0' } };
   const kind = preset
-    ? preset.cron !== undefined ? 'cron' : preset.files !== undefined ? 'files' : 'task'
-    : (await vscode.window.showQuickPick(
-        [
-          { label: 'On a schedule (cron)', trigger: 'cron' },
-          { label: 'When files change (glob)', trigger: 'files' },
-          { label: 'When a VS Code task fails', trigger: 'task' },
-        ],
-        { title: `${title}when does it run?`, ignoreFocusOut: true },
-      ))?.trigger;
+    ? preset.cron !== undefined
+      ? 'cron'
+      : preset.files !== undefined
+        ? 'files'
+        : 'task'
+    : (
+        await vscode.window.showQuickPick(
+          [
+            { label: 'On a schedule (cron)', trigger: 'cron' },
+            { label: 'When files change (glob)', trigger: 'files' },
+            { label: 'When a VS Code task fails', trigger: 'task' },
+          ],
+          { title: `${title}when does it run?`, ignoreFocusOut: true },
+        )
+      )?.trigger;
   if (!kind) return undefined;
   if (kind === 'cron') {
-    const cron = await vscode.window.showInputBox({ title: `${title}cron pattern (minute hour day month weekday)`, value: preset?.cron ?? '0 2 * * *', ignoreFocusOut: true });
+    const cron = await vscode.window.showInputBox({
+      title: `${title}cron pattern (minute hour day month weekday)`,
+      value: preset?.cron ?? '0 2 * * *',
+      ignoreFocusOut: true,
+    });
     return cron ? { cron, ...(preset?.timezone ? { timezone: preset.timezone } : {}) } : undefined;
   }
   if (kind === 'files') {
     const files = await vscode.window.showInputBox({ title: `${title}file globs, comma-separated`, value: 'src/**/*.ts', ignoreFocusOut: true });
-    return files ? { files: files.split(',').map((s) => s.trim()).filter(Boolean) } : undefined;
+    return files
+      ? {
+          files: files
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        }
+      : undefined;
   }
-  const task = await vscode.window.showInputBox({ title: `${title}task name (fires when it exits non-zero)`, value: preset?.task?.name ?? 'build', ignoreFocusOut: true });
+  const task = await vscode.window.showInputBox({
+    title: `${title}task name (fires when it exits non-zero)`,
+    value: preset?.task?.name ?? 'build',
+    ignoreFocusOut: true,
+  });
   return task ? { task: { name: task, when: preset?.task?.when ?? 'exitCode != 0' } } : undefined;
 }
 

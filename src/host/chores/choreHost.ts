@@ -102,7 +102,10 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private readonly disposables: vscode.Disposable[] = [];
   private fileWatchers: vscode.Disposable[] = [];
   private readonly listeners = new Set<(message: ChoreHostMessage) => void>();
-  private readonly trace = new RunTraceFollower((runId) => this.runLog.get(runId), (message) => this.post(message));
+  private readonly trace = new RunTraceFollower(
+    (runId) => this.runLog.get(runId),
+    (message) => this.post(message),
+  );
   private scheduleStarted = false;
   /** Consent per workspace and per chore definition. */
   readonly consent: ConsentStore;
@@ -132,7 +135,13 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     if (deps.redact) this.runLog.redact = deps.redact;
     this.spend = new ChoreSpendLedger(new DbSpendPersistence(db), () => clock.now());
     this.choreSettings = deps.choreSettings ?? (() => ({ enabled: true, maxCostUsdPerDay: 0, maxCostUsdPerMonth: 0 }));
-    this.scheduler = new ChoreScheduler({ triggers, clock, persistence: new DbSchedulePersistence(db, () => clock.now()), logger, onDropped: (id, dropped) => this.runner.recordDropped(id, dropped) });
+    this.scheduler = new ChoreScheduler({
+      triggers,
+      clock,
+      persistence: new DbSchedulePersistence(db, () => clock.now()),
+      logger,
+      onDropped: (id, dropped) => this.runner.recordDropped(id, dropped),
+    });
     this.runner = new ChoreRunner({
       triggers,
       runLog: this.runLog,
@@ -159,7 +168,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     if (!this.choreSettings().enabled) return 'chores are switched off (setting tasklane.chores.enabled)';
     const chore = this.loaded.chores.find((c) => c.id === choreId);
     if (!chore) return 'the chore is no longer defined in .tasklane/chores.yaml, or is invalid';
-    if (this.consentOf(chore) === 'needed') return 'not enabled on this machine (its definition changed, or it came with the workspace): review it and Enable it';
+    if (this.consentOf(chore) === 'needed')
+      return 'not enabled on this machine (its definition changed, or it came with the workspace): review it and Enable it';
     return undefined;
   }
 
@@ -199,7 +209,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
         if (this.trusted()) this.diagnosticsTrigger.update(e.uris.flatMap((uri) => problemsOf(this.root, uri)));
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('tasklane.chores')) void this.apply().catch((error) => this.logger.error('CHORE', 'could not apply the chore settings', error));
+        if (e.affectsConfiguration('tasklane.chores'))
+          void this.apply().catch((error) => this.logger.error('CHORE', 'could not apply the chore settings', error));
       }),
     );
     // Problems already there when VS Code opens are the starting state, not news.
@@ -222,7 +233,10 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.loaded = parseChoresFile(text);
     if (uri) this.diagnostics.set(uri, this.loaded.diagnostics.map(toDiagnostic));
     const errors = this.loaded.diagnostics.filter((d) => d.severity === 'error').length;
-    this.logger.info('CHORE', `chores.yaml: ${this.loaded.chores.length} chore(s) loaded${this.loaded.disabled.length ? `, disabled: ${this.loaded.disabled.join(', ')}` : ''}${errors ? ` (${errors} error(s))` : ''}`);
+    this.logger.info(
+      'CHORE',
+      `chores.yaml: ${this.loaded.chores.length} chore(s) loaded${this.loaded.disabled.length ? `, disabled: ${this.loaded.disabled.join(', ')}` : ''}${errors ? ` (${errors} error(s))` : ''}`,
+    );
     await this.apply(before);
   }
 
@@ -266,7 +280,15 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     const chore = this.loaded.chores.find((c) => c.id === choreId);
     if (!chore) return undefined;
     const caps = this.choreSettings();
-    return { chore, preview: previewChore(chore, { now: this.clock.now(), count, spend: this.spend, workspaceLimits: { maxCostUsdPerDay: caps.maxCostUsdPerDay, maxCostUsdPerMonth: caps.maxCostUsdPerMonth } }) };
+    return {
+      chore,
+      preview: previewChore(chore, {
+        now: this.clock.now(),
+        count,
+        spend: this.spend,
+        workspaceLimits: { maxCostUsdPerDay: caps.maxCostUsdPerDay, maxCostUsdPerMonth: caps.maxCostUsdPerMonth },
+      }),
+    };
   }
 
   /** What a chore does, for the Enable confirmation. */
@@ -279,7 +301,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private async apply(before: Set<string> = new Set()): Promise<void> {
     const runnable = this.loaded.chores.filter((c) => this.consentOf(c) === 'given');
     const waiting = this.loaded.chores.filter((c) => !runnable.includes(c)).map((c) => c.id);
-    if (waiting.length) this.logger.info('CHORE', `waiting for the user to enable: ${waiting.join(', ')} (shipped with the workspace or changed since enabled)`);
+    if (waiting.length)
+      this.logger.info('CHORE', `waiting for the user to enable: ${waiting.join(', ')} (shipped with the workspace or changed since enabled)`);
     this.runner.setChores(runnable);
     this.scheduler.setChores(runnable);
     this.matcher.configure(runnable);
@@ -297,7 +320,10 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   async runNow(choreId: string): Promise<string> {
     if (!this.trusted()) throw new Error('Chores do not run in Restricted Mode: trust this folder (Manage Workspace Trust) first.');
     const chore = this.loaded.chores.find((c) => c.id === choreId);
-    if (chore && this.consentOf(chore) === 'needed') throw new Error(`The chore "${choreId}" is not enabled on this machine: review what it does and enable it (sidebar Enable, or "Tasklane: Enable Chore") first.`);
+    if (chore && this.consentOf(chore) === 'needed')
+      throw new Error(
+        `The chore "${choreId}" is not enabled on this machine: review what it does and enable it (sidebar Enable, or "Tasklane: Enable Chore") first.`,
+      );
     const stopped = chore && this.stoppedProblem(chore);
     if (stopped) throw new Error(`The chore "${choreId}" does not run now: ${stopped}`);
     return this.runner.fire(choreId, 'manual');
@@ -326,7 +352,10 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   followApprovals(message: ApprovalHostMessage): void {
     if (message.type !== 'approvalPatch' || !message.approval.choreId) return;
     if (!['approved', 'applied', 'partially_applied'].includes(message.approval.status)) return;
-    this.noteOwnWrite(message.approval.choreId, message.approval.files.flatMap((f) => [f.path, ...(f.newPath ? [f.newPath] : [])]));
+    this.noteOwnWrite(
+      message.approval.choreId,
+      message.approval.files.flatMap((f) => [f.path, ...(f.newPath ? [f.newPath] : [])]),
+    );
   }
 
   onDidPost(listener: (message: ChoreHostMessage) => void): vscode.Disposable {
@@ -343,7 +372,13 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
         enabled: !restricted && consent === 'given' && !stopped,
         consent,
         ...(this.spend.paused(chore.id) ? { paused: this.spend.paused(chore.id)!.reason } : {}),
-        ...(restricted ? { problem: 'Restricted Mode: chores do not run until you trust this folder.' } : consent === 'needed' ? { problem: consentProblem } : stopped ? { problem: stopped } : {}),
+        ...(restricted
+          ? { problem: 'Restricted Mode: chores do not run until you trust this folder.' }
+          : consent === 'needed'
+            ? { problem: consentProblem }
+            : stopped
+              ? { problem: stopped }
+              : {}),
         ...(this.scheduler.nextFireAt(chore.id) !== undefined ? { nextFireAt: this.scheduler.nextFireAt(chore.id) } : {}),
         ...(this.runLog.history(chore.id)[0] ? { lastRun: this.runLog.history(chore.id)[0] } : {}),
         recent: this.runLog.history(chore.id),
@@ -351,7 +386,13 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     });
     for (const id of this.loaded.disabled) {
       const first = this.loaded.diagnostics.find((d) => d.choreId === id && d.severity === 'error');
-      views.push({ id, name: id, trigger: '(invalid)', enabled: false, problem: first ? `line ${first.line}: ${first.message}` : 'invalid; see the problems on .tasklane/chores.yaml' });
+      views.push({
+        id,
+        name: id,
+        trigger: '(invalid)',
+        enabled: false,
+        problem: first ? `line ${first.line}: ${first.message}` : 'invalid; see the problems on .tasklane/chores.yaml',
+      });
     }
     return views;
   }
@@ -451,7 +492,18 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       const consent = this.consentOf(chore);
       const stopped = this.stoppedProblem(chore);
       const paused = this.spend.paused(chore.id);
-      this.post({ type: 'chorePatch', chore: toChoreView(chore, { enabled: this.trusted() && consent === 'given' && !stopped, consent, ...(stopped ? { problem: stopped } : {}), ...(paused ? { paused: paused.reason } : {}), lastRun: this.runLog.history(chore.id)[0] ?? run, recent: this.runLog.history(chore.id), ...(next !== undefined ? { nextFireAt: next } : {}) }) });
+      this.post({
+        type: 'chorePatch',
+        chore: toChoreView(chore, {
+          enabled: this.trusted() && consent === 'given' && !stopped,
+          consent,
+          ...(stopped ? { problem: stopped } : {}),
+          ...(paused ? { paused: paused.reason } : {}),
+          lastRun: this.runLog.history(chore.id)[0] ?? run,
+          recent: this.runLog.history(chore.id),
+          ...(next !== undefined ? { nextFireAt: next } : {}),
+        }),
+      });
     }
     this.trace.changed(run);
   }

@@ -26,12 +26,19 @@ export function registerChorePreview(ready: Promise<ChoreHost>): vscode.Disposab
           void vscode.window.showInformationMessage('Tasklane: there is no valid chore to preview in .tasklane/chores.yaml.');
           return undefined;
         }
-        choreId = (await vscode.window.showQuickPick(chores.map((c) => ({ label: c.name, description: c.id, id: c.id })), { title: 'Tasklane: preview which chore?' }))?.id;
+        choreId = (
+          await vscode.window.showQuickPick(
+            chores.map((c) => ({ label: c.name, description: c.id, id: c.id })),
+            { title: 'Tasklane: preview which chore?' },
+          )
+        )?.id;
       }
       if (!choreId) return undefined;
       const found = host.preview(choreId);
       if (!found) {
-        void vscode.window.showWarningMessage(`Tasklane: there is no valid chore "${choreId}" in .tasklane/chores.yaml; check its id and the problems shown on the file.`);
+        void vscode.window.showWarningMessage(
+          `Tasklane: there is no valid chore "${choreId}" in .tasklane/chores.yaml; check its id and the problems shown on the file.`,
+        );
         return undefined;
       }
       // A new query per preview: the next fires move on, and VS Code caches a document per URI.

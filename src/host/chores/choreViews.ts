@@ -22,7 +22,12 @@ export function toRunView(run: ChoreRunRecord): ChoreRunView {
     startedAt: run.startedAt,
     ...(run.endedAt !== null ? { endedAt: run.endedAt } : {}),
     ...(run.reason ? { reason: run.reason } : {}),
-    usage: { iterations: run.usage.iterations, inputTokens: run.usage.inputTokens + run.usage.cacheReadTokens + run.usage.cacheWriteTokens, outputTokens: run.usage.outputTokens, cost: run.usage.costUsd },
+    usage: {
+      iterations: run.usage.iterations,
+      inputTokens: run.usage.inputTokens + run.usage.cacheReadTokens + run.usage.cacheWriteTokens,
+      outputTokens: run.usage.outputTokens,
+      cost: run.usage.costUsd,
+    },
   };
 }
 
@@ -44,7 +49,9 @@ export function toChoreReview(chore: ChoreDefinition): ChoreReview {
   const escalation = [
     ...(e?.webhook ? [e.webhook.url !== undefined ? `webhook POST to ${hostOf(e.webhook.url)}` : `webhook at the URL in secret "${e.webhook.urlSecret}"`] : []),
     ...(e?.slack ? [`Slack webhook in secret "${e.slack.urlSecret}"`] : []),
-    ...(e?.email ? [`email to ${e.email.to.join(', ')} through the SMTP server in secret "${e.email.smtpSecret}"${e.email.from ? `, from ${e.email.from}` : ''}`] : []),
+    ...(e?.email
+      ? [`email to ${e.email.to.join(', ')} through the SMTP server in secret "${e.email.smtpSecret}"${e.email.from ? `, from ${e.email.from}` : ''}`]
+      : []),
   ];
   return {
     definitionHash: choreDefinitionHash(chore),
@@ -66,7 +73,18 @@ function hostOf(url: string): string {
   }
 }
 
-export function toChoreView(chore: ChoreDefinition, extra: { nextFireAt?: number; lastRun?: ChoreRunRecord; recent?: readonly ChoreRunRecord[]; problem?: string; enabled: boolean; consent: 'needed' | 'given'; paused?: string }): ChoreView {
+export function toChoreView(
+  chore: ChoreDefinition,
+  extra: {
+    nextFireAt?: number;
+    lastRun?: ChoreRunRecord;
+    recent?: readonly ChoreRunRecord[];
+    problem?: string;
+    enabled: boolean;
+    consent: 'needed' | 'given';
+    paused?: string;
+  },
+): ChoreView {
   return {
     id: chore.id,
     name: chore.name,

@@ -17,7 +17,14 @@ export function problemsOf(root: vscode.Uri | undefined, uri: vscode.Uri): FileP
   const errors = diagnostics.filter((d) => d.severity === vscode.DiagnosticSeverity.Error);
   const warnings = diagnostics.filter((d) => d.severity === vscode.DiagnosticSeverity.Warning);
   const first = errors[0] ?? warnings[0];
-  return [{ path: vscode.workspace.asRelativePath(uri, false), errors: errors.length, warnings: warnings.length, ...(first ? { first: `line ${first.range.start.line + 1}: ${first.message}` } : {}) }];
+  return [
+    {
+      path: vscode.workspace.asRelativePath(uri, false),
+      errors: errors.length,
+      warnings: warnings.length,
+      ...(first ? { first: `line ${first.range.start.line + 1}: ${first.message}` } : {}),
+    },
+  ];
 }
 
 /** What a HEAD move looked like, for the git trigger. */
@@ -76,7 +83,11 @@ export class GitHeadWatcher implements vscode.Disposable {
  * One FileSystemWatcher per glob of each files chore under `root`; `push` gets the relative path
  * and the kind of change. Returns the watchers and their listeners, to dispose on the next call.
  */
-export function watchChoreGlobs(root: vscode.Uri | undefined, chores: readonly ChoreDefinition[], push: (choreId: string, path: string, change: FileChangeKind) => void): vscode.Disposable[] {
+export function watchChoreGlobs(
+  root: vscode.Uri | undefined,
+  chores: readonly ChoreDefinition[],
+  push: (choreId: string, path: string, change: FileChangeKind) => void,
+): vscode.Disposable[] {
   const disposables: vscode.Disposable[] = [];
   if (!root) return disposables;
   for (const chore of chores) {

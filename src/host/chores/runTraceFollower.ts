@@ -25,7 +25,13 @@ export class RunTraceFollower {
   /** A run changed: patch the steps of the open trace. */
   changed(run: ChoreRunRecord): void {
     // A new run of the chore whose trace is open: follow it.
-    if (this.open && this.open.runId !== run.runId && this.runOf(this.open.runId)?.choreId === run.choreId && run.status === 'running' && run.steps.length === 0) {
+    if (
+      this.open &&
+      this.open.runId !== run.runId &&
+      this.runOf(this.open.runId)?.choreId === run.choreId &&
+      run.status === 'running' &&
+      run.steps.length === 0
+    ) {
       this.open = { runId: run.runId, seen: new Map() };
       this.post({ type: 'choreRunSteps', runId: run.runId, steps: [] });
     }

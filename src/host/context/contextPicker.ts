@@ -72,7 +72,12 @@ export class ContextPicker {
     // never in an untrusted folder, and with those switched off in a trusted one.
     if (!this.trusted()) throw new Error('Restricted Mode: trust this folder before attaching its git diff');
     const text = await new Promise<string>((resolve, reject) =>
-      execFile('git', ['-c', 'core.fsmonitor=false', 'diff', '--no-ext-diff', '--no-textconv', '--no-color', 'HEAD'], { cwd: root.fsPath, maxBuffer: 8 * ATTACHMENT_MAX_CHARS }, (error, stdout) => (error ? reject(new Error(`git diff failed: ${error.message}`)) : resolve(stdout))),
+      execFile(
+        'git',
+        ['-c', 'core.fsmonitor=false', 'diff', '--no-ext-diff', '--no-textconv', '--no-color', 'HEAD'],
+        { cwd: root.fsPath, maxBuffer: 8 * ATTACHMENT_MAX_CHARS },
+        (error, stdout) => (error ? reject(new Error(`git diff failed: ${error.message}`)) : resolve(stdout)),
+      ),
     );
     if (!text.trim()) throw new Error('there are no working-tree changes (git diff HEAD is empty)');
     return { kind: 'diff', label: 'Working-tree diff', text: clip(text) };
@@ -95,7 +100,9 @@ function problemsAttachment(): AttachmentView {
   for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) {
     for (const d of diagnostics) {
       if (d.severity > vscode.DiagnosticSeverity.Warning) continue;
-      lines.push(`${vscode.workspace.asRelativePath(uri, false)}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${severity[d.severity]}: ${d.message}`);
+      lines.push(
+        `${vscode.workspace.asRelativePath(uri, false)}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${severity[d.severity]}: ${d.message}`,
+      );
     }
   }
   return { kind: 'problems', label: `Problems (${lines.length})`, text: clip(lines.join('\n') || 'No errors or warnings.') };

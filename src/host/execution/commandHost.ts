@@ -28,7 +28,12 @@ export function toCommandApprovalView(approval: CommandApproval): ApprovalView {
     taskId: approval.taskId,
     sessionId: approval.sessionId,
     kind: approval.kind,
-    title: approval.kind === 'task' ? `Run the VS Code task “${approval.command}”?` : approval.kind === 'mcp' ? `Call the MCP tool ${approval.command}?${approval.hints?.length ? ` (the server says: ${approval.hints.join(', ')})` : ''}` : 'Run this command?',
+    title:
+      approval.kind === 'task'
+        ? `Run the VS Code task “${approval.command}”?`
+        : approval.kind === 'mcp'
+          ? `Call the MCP tool ${approval.command}?${approval.hints?.length ? ` (the server says: ${approval.hints.join(', ')})` : ''}`
+          : 'Run this command?',
     status: approval.status,
     files: [],
     command: approval.kind === 'mcp' ? `${approval.command} ${approval.input ?? '{}'}` : approval.command,
@@ -79,7 +84,8 @@ export class CommandExecutionHost implements OwnedApprovalSection {
       triggers: deps.triggers,
       clock: deps.clock,
       logger: deps.logger,
-      onDidChange: (id, approval) => this.listeners.forEach((l) => l(approval ? { type: 'approvalPatch', approval: toCommandApprovalView(approval) } : { type: 'approvalRemoved', id })),
+      onDidChange: (id, approval) =>
+        this.listeners.forEach((l) => l(approval ? { type: 'approvalPatch', approval: toCommandApprovalView(approval) } : { type: 'approvalRemoved', id })),
     });
   }
 

@@ -69,12 +69,27 @@ export interface ChildRun {
  * Starts `command` under the shell in `cwd`. `onOutput` sees every chunk (the terminal mirrors
  * it) and `onStop` why it was stopped early. The result resolves after the child is gone.
  */
-export function startChild(command: string, options: { cwd: string; timeoutMs: number; signal?: AbortSignal; hiddenEnv?: readonly string[]; onOutput?: (text: string) => void; onStop?: (reason: StopReason) => void }): ChildRun {
+export function startChild(
+  command: string,
+  options: {
+    cwd: string;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    hiddenEnv?: readonly string[];
+    onOutput?: (text: string) => void;
+    onStop?: (reason: StopReason) => void;
+  },
+): ChildRun {
   const started = Date.now();
   let cancelled = false;
   let timedOut = false;
   const { file, args } = shellFor(command);
-  const child = spawn(file, args, { cwd: options.cwd, detached: process.platform !== 'win32', env: commandEnvironment(process.env, options.hiddenEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, args, {
+    cwd: options.cwd,
+    detached: process.platform !== 'win32',
+    env: commandEnvironment(process.env, options.hiddenEnv),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const cancel = (reason: StopReason = 'cancelled') => {
     if (child.exitCode !== null || cancelled || timedOut) return;
     if (reason === 'timeout') timedOut = true;

@@ -33,7 +33,15 @@ export async function runVsCodeTask(name: string, options: { timeoutMs: number; 
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       subscriptions.forEach((s) => s.dispose());
-      resolve({ exitCode: timedOut || cancelled ? null : exitCode, output: '', truncatedChars: 0, timedOut, cancelled, durationMs: Date.now() - started, error });
+      resolve({
+        exitCode: timedOut || cancelled ? null : exitCode,
+        output: '',
+        truncatedChars: 0,
+        timedOut,
+        cancelled,
+        durationMs: Date.now() - started,
+        error,
+      });
     };
     const mine = (e: { execution: vscode.TaskExecution }) => (execution ? e.execution === execution : e.execution.task.name === task.name);
     let processId: number | undefined;

@@ -11,7 +11,10 @@ export { BoundedOutput } from './processRunner';
  * hidden panel cannot stall the agent. Stop / Cancel of the task (the signal) kills its process
  * group, and the terminal says so.
  */
-export function runInTerminal(command: string, options: { cwd: string; timeoutMs: number; signal?: AbortSignal; hiddenEnv?: readonly string[] }): Promise<CommandResult> {
+export function runInTerminal(
+  command: string,
+  options: { cwd: string; timeoutMs: number; signal?: AbortSignal; hiddenEnv?: readonly string[] },
+): Promise<CommandResult> {
   const writeEmitter = new vscode.EventEmitter<string>();
   const closeEmitter = new vscode.EventEmitter<number | void>();
   const pendingOutput: string[] = [];

@@ -18,7 +18,12 @@ export function registerMcpCommands(ready: Promise<McpHost>): vscode.Disposable[
           void vscode.window.showInformationMessage(`Tasklane: no MCP server in .vscode/mcp.json waits for your trust.`);
           return false;
         }
-        chosen = (await vscode.window.showQuickPick(waiting.map((s) => ({ label: s.name, description: s.target, name: s.name })), { title: 'Tasklane: trust which MCP server?' }))?.name;
+        chosen = (
+          await vscode.window.showQuickPick(
+            waiting.map((s) => ({ label: s.name, description: s.target, name: s.name })),
+            { title: 'Tasklane: trust which MCP server?' },
+          )
+        )?.name;
         if (!chosen) return false;
       }
       const server = host.status().find((s) => s.name === chosen);
@@ -28,7 +33,10 @@ export function registerMcpCommands(ready: Promise<McpHost>): vscode.Disposable[
       } else {
         const answer = await vscode.window.showWarningMessage(
           `Trust the MCP server "${server.name}" from this repository?`,
-          { modal: true, detail: `It runs on your machine as: ${server.target}\n\nIts tools are offered to Tasklane's tasks; every call still asks you unless you allowlist it. Any change to its definition asks again.` },
+          {
+            modal: true,
+            detail: `It runs on your machine as: ${server.target}\n\nIts tools are offered to Tasklane's tasks; every call still asks you unless you allowlist it. Any change to its definition asks again.`,
+          },
           'Trust',
         );
         if (answer !== 'Trust') return false;
@@ -41,7 +49,12 @@ export function registerMcpCommands(ready: Promise<McpHost>): vscode.Disposable[
       let chosen = typeof name === 'string' && name ? name : undefined;
       if (!chosen) {
         const trusted = host.status().filter((s) => s.consent === 'given');
-        chosen = (await vscode.window.showQuickPick(trusted.map((s) => ({ label: s.name, description: s.target, name: s.name })), { title: 'Tasklane: stop trusting which MCP server?' }))?.name;
+        chosen = (
+          await vscode.window.showQuickPick(
+            trusted.map((s) => ({ label: s.name, description: s.target, name: s.name })),
+            { title: 'Tasklane: stop trusting which MCP server?' },
+          )
+        )?.name;
         if (!chosen) return false;
       }
       await host.distrust(chosen);

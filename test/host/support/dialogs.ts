@@ -13,7 +13,11 @@ export async function pressDialogButton(button: string, timeoutMs = 30_000): Pro
   const answer = path.join(dir, 'dialog-answer.json');
   fs.rmSync(answer, { force: true });
   fs.writeFileSync(path.join(dir, 'dialog-request.json'), JSON.stringify({ button }));
-  const text = await until(`the harness to press "${button}" on a dialog`, async () => (fs.existsSync(answer) ? (JSON.parse(fs.readFileSync(answer, 'utf8')) as { text: string }).text : undefined), timeoutMs);
+  const text = await until(
+    `the harness to press "${button}" on a dialog`,
+    async () => (fs.existsSync(answer) ? (JSON.parse(fs.readFileSync(answer, 'utf8')) as { text: string }).text : undefined),
+    timeoutMs,
+  );
   fs.rmSync(answer, { force: true });
   return text;
 }

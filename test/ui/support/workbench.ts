@@ -59,7 +59,9 @@ export async function startUiSession(options: UiSessionOptions): Promise<UiSessi
       extraExtensions: provider === 'vscode-lm' ? [lmProviderDir] : [],
       settings: {
         'tasklane.model.provider': provider,
-        ...(provider === 'openai-compatible' ? { 'tasklane.model.baseUrl': model.openaiBaseUrl, 'tasklane.model.id': 'scripted' } : { 'tasklane.model.id': 'scripted' }),
+        ...(provider === 'openai-compatible'
+          ? { 'tasklane.model.baseUrl': model.openaiBaseUrl, 'tasklane.model.id': 'scripted' }
+          : { 'tasklane.model.id': 'scripted' }),
         ...options.settings,
       },
       env: {
@@ -156,7 +158,8 @@ export async function runCommand(page: Page, title: string, attempts = 3): Promi
       await page.keyboard.press('Enter');
       return;
     } catch (error) {
-      if (attempt >= attempts) throw new Error(`the command palette never listed "${title}" (${attempts} attempts); is the command contributed?`, { cause: error });
+      if (attempt >= attempts)
+        throw new Error(`the command palette never listed "${title}" (${attempts} attempts); is the command contributed?`, { cause: error });
     }
   }
 }
@@ -178,7 +181,10 @@ export async function tasklaneFrame(page: Page, timeoutMs = 30_000): Promise<Fra
     }
     await page.waitForTimeout(250);
   }
-  const urls = page.frames().map((f) => f.url()).join('\n  ');
+  const urls = page
+    .frames()
+    .map((f) => f.url())
+    .join('\n  ');
   throw new Error(`no frame with #chat-input within ${timeoutMs} ms; did the Tasklane view open? frames:\n  ${urls}`);
 }
 
@@ -203,14 +209,22 @@ export async function waitForAssistantMessage(frame: Frame, text: string | RegEx
   try {
     await message.waitFor({ state: 'visible', timeout: timeoutMs });
   } catch (error) {
-    const shown = await frame.locator('#transcript .msg').evaluateAll((els) => els.map((el) => `${el.getAttribute('data-role')}: ${el.textContent?.trim().slice(0, 200)}`));
+    const shown = await frame
+      .locator('#transcript .msg')
+      .evaluateAll((els) => els.map((el) => `${el.getAttribute('data-role')}: ${el.textContent?.trim().slice(0, 200)}`));
     throw new Error(`no assistant message matching ${String(text)} within ${timeoutMs} ms; transcript:\n${shown.join('\n') || '(empty)'}`, { cause: error });
   }
   return message;
 }
 
 function slug(name: string): string {
-  return name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase().slice(0, 100) || 'screenshot';
+  return (
+    name
+      .replace(/[^a-z0-9]+/gi, '-')
+      .replace(/^-|-$/g, '')
+      .toLowerCase()
+      .slice(0, 100) || 'screenshot'
+  );
 }
 
 /** Saves the side bar (or the whole page if no side bar is shown) to test/ui/screenshots/<name>.png. */

@@ -65,7 +65,10 @@ describe('approval: change-set review', () => {
     const outcome = await approveChangeSet(set, ws);
     assert.equal(outcome.ok, false);
     assert.equal(outcome.changeSet.status, 'stale');
-    assert.match(outcome.changeSet.reason ?? '', /nothing was applied because these files changed on disk since the proposal: mod\.txt \(modified\); read them again/);
+    assert.match(
+      outcome.changeSet.reason ?? '',
+      /nothing was applied because these files changed on disk since the proposal: mod\.txt \(modified\); read them again/,
+    );
     assert.ok(!('apply' in outcome));
     assert.equal(set.status, 'pending', 'the input is not mutated');
   });
@@ -75,7 +78,10 @@ describe('approval: change-set review', () => {
     const outcome = await approveChangeSet(set, ws);
     assert.ok(outcome.ok);
     assert.equal(outcome.changeSet.status, 'approved');
-    assert.deepEqual(outcome.apply.map((f) => f.path), ['mod.txt', 'new.txt', 'del.txt', 'old.txt']);
+    assert.deepEqual(
+      outcome.apply.map((f) => f.path),
+      ['mod.txt', 'new.txt', 'del.txt', 'old.txt'],
+    );
     const applied = markApplied(outcome.changeSet);
     assert.equal(applied.status, 'applied');
     assert.equal(describeOutcome(applied), 'The change was approved and applied: mod.txt, new.txt, del.txt, old.txt → renamed.txt.');
@@ -85,7 +91,10 @@ describe('approval: change-set review', () => {
     const { ws, set } = await fixture();
     const decided = decideFile(decideFile(set, 'mod.txt', 'reject'), 'renamed.txt', 'accept');
     ws.map.set('mod.txt', 'the user kept editing this one');
-    assert.deepEqual(filesToApply(decided).map((f) => f.path), ['new.txt', 'del.txt', 'old.txt']);
+    assert.deepEqual(
+      filesToApply(decided).map((f) => f.path),
+      ['new.txt', 'del.txt', 'old.txt'],
+    );
     const outcome = await approveChangeSet(decided, ws);
     assert.ok(outcome.ok);
     const done = markApplied(outcome.changeSet);
@@ -133,6 +142,9 @@ describe('approval: change-set review', () => {
     const { ws, set } = await fixture();
     ws.map.delete('del.txt');
     const { changeSet } = await approveChangeSet(set, ws);
-    assert.match(describeOutcome(changeSet), /^The change was not applied: nothing was applied because these files changed on disk since the proposal: del\.txt \(deleted\)/);
+    assert.match(
+      describeOutcome(changeSet),
+      /^The change was not applied: nothing was applied because these files changed on disk since the proposal: del\.txt \(deleted\)/,
+    );
   });
 });

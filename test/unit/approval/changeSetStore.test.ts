@@ -10,7 +10,6 @@ import type { Clock } from '../../../src/core/ports';
 import { schemaStatements } from '../../../src/core/store/schema';
 import type { DurableDb, Row, SqlValue } from '../../../src/core/store/types';
 
-
 /** A DurableDb over an in-memory sql.js database that counts commits and can hold them back. */
 class SqlJsTestDb implements DurableDb {
   commits = 0;
@@ -148,7 +147,10 @@ for (const [name, create] of implementations) {
       assert.equal(loaded?.status, 'applied');
       assert.equal(loaded?.files[0].decision, 'accept');
       assert.equal(await store.oldestPending(), undefined);
-      assert.deepEqual((await store.list({ status: 'applied' as ChangeSetStatus })).map((s) => s.id), ['cs-1']);
+      assert.deepEqual(
+        (await store.list({ status: 'applied' as ChangeSetStatus })).map((s) => s.id),
+        ['cs-1'],
+      );
     });
 
     it('deletes decided sets', async () => {

@@ -3,14 +3,27 @@ import type { ChangeSet, ChangeSetStatus, FileChange } from '../../../src/core/a
 import { planRevert } from '../../../src/core/approval/checkpoints';
 import { toFileChange } from '../../../src/core/approval/proposeChangeSet';
 
-const set = (id: string, createdAt: number, files: FileChange[], status: ChangeSetStatus = 'applied'): ChangeSet => ({ id, taskId: 't1', sessionId: 't1', createdAt, status, files });
+const set = (id: string, createdAt: number, files: FileChange[], status: ChangeSetStatus = 'applied'): ChangeSet => ({
+  id,
+  taskId: 't1',
+  sessionId: 't1',
+  createdAt,
+  status,
+  files,
+});
 const disk = (files: Record<string, string | null>) => async (path: string) => files[path] ?? null;
 
 describe('checkpoints: reverting applied change sets', function () {
   it('restores the content from before the first set and expects what the last one wrote', async function () {
     const sets = [
-      set('b', 2, [toFileChange({ path: 'a.txt', kind: 'modify', before: 'v2', after: 'v3' }), toFileChange({ path: 'new.txt', kind: 'create', before: null, after: 'n' })]),
-      set('a', 1, [toFileChange({ path: 'a.txt', kind: 'modify', before: 'v1', after: 'v2' }), toFileChange({ path: 'gone.txt', kind: 'delete', before: 'g', after: null })]),
+      set('b', 2, [
+        toFileChange({ path: 'a.txt', kind: 'modify', before: 'v2', after: 'v3' }),
+        toFileChange({ path: 'new.txt', kind: 'create', before: null, after: 'n' }),
+      ]),
+      set('a', 1, [
+        toFileChange({ path: 'a.txt', kind: 'modify', before: 'v1', after: 'v2' }),
+        toFileChange({ path: 'gone.txt', kind: 'delete', before: 'g', after: null }),
+      ]),
     ];
     const plan = await planRevert(sets, disk({ 'a.txt': 'v3', 'new.txt': 'n' }));
     assert.ok(plan.ok, JSON.stringify(plan));
@@ -24,7 +37,13 @@ describe('checkpoints: reverting applied change sets', function () {
   });
 
   it('refuses the whole revert and names every file that changed since', async function () {
-    const sets = [set('a', 1, [toFileChange({ path: 'a.txt', kind: 'modify', before: 'v1', after: 'v2' }), toFileChange({ path: 'b.txt', kind: 'create', before: null, after: 'b' }), toFileChange({ path: 'c.txt', kind: 'modify', before: 'c1', after: 'c2' })])];
+    const sets = [
+      set('a', 1, [
+        toFileChange({ path: 'a.txt', kind: 'modify', before: 'v1', after: 'v2' }),
+        toFileChange({ path: 'b.txt', kind: 'create', before: null, after: 'b' }),
+        toFileChange({ path: 'c.txt', kind: 'modify', before: 'c1', after: 'c2' }),
+      ]),
+    ];
     const plan = await planRevert(sets, disk({ 'a.txt': 'v2 plus my edit', 'c.txt': 'c2' }));
     assert.equal(plan.ok, false);
     assert.ok(!plan.ok);
@@ -41,7 +60,13 @@ describe('checkpoints: reverting applied change sets', function () {
     ];
     const plan = await planRevert(sets, disk({ 'new.ts': 'y', 'skip.txt': 's1' }));
     assert.ok(plan.ok, JSON.stringify(plan));
-    assert.deepEqual(plan.changes.map((c) => [c.kind, c.path, c.after]), [['delete', 'new.ts', null], ['create', 'old.ts', 'x']]);
+    assert.deepEqual(
+      plan.changes.map((c) => [c.kind, c.path, c.after]),
+      [
+        ['delete', 'new.ts', null],
+        ['create', 'old.ts', 'x'],
+      ],
+    );
   });
 
   it('says so when there is nothing to revert', async function () {

@@ -74,7 +74,10 @@ describe('approval: run_command / run_task through the engine (allowlist, approv
     const end = (await h.agent.readTaskEvents(id, { limit: 50 })).find((e) => e.kind === 'action_end' && e.data.name === 'run_command');
     assert.match(String(end?.data.output), /exited with code 0[\s\S]*ran npm test/);
     const ledger = new Ledger(h.db, h.clock).entries(id);
-    assert.deepEqual(ledger.map((e) => [e.action, e.status]), [['run_command', 'done']]);
+    assert.deepEqual(
+      ledger.map((e) => [e.action, e.status]),
+      [['run_command', 'done']],
+    );
     assert.equal((await service.pending()).length, 0);
   });
 
@@ -98,7 +101,10 @@ describe('approval: run_command / run_task through the engine (allowlist, approv
     assert.deepEqual(runner.ran, ['npm run lint']);
     assert.match(lastToolResult(), /Approval cmd-[^:]+: approved[^"]*exited with code 0[^"]*ran npm run lint/);
     assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
-    assert.deepEqual(new Ledger(h.db, h.clock).entries(id).map((e) => e.status), ['done']);
+    assert.deepEqual(
+      new Ledger(h.db, h.clock).entries(id).map((e) => e.status),
+      ['done'],
+    );
     await assert.rejects(service.approve(pending.id), /no command approval/);
     assert.equal(runner.ran.length, 1, 'a second approve runs nothing');
   });
@@ -121,7 +127,10 @@ describe('approval: run_command / run_task through the engine (allowlist, approv
     assert.deepEqual(runner.ran, ['task:failing-build']);
     const end = (await h.agent.readTaskEvents(id, { limit: 50 })).find((e) => e.kind === 'action_end' && e.data.name === 'run_task');
     assert.match(String(end?.data.output), /task 'failing-build' exited with code 1/);
-    assert.deepEqual(new Ledger(h.db, h.clock).entries(id).map((e) => e.status), ['failed']);
+    assert.deepEqual(
+      new Ledger(h.db, h.clock).entries(id).map((e) => e.status),
+      ['failed'],
+    );
   });
 
   it('refuses to run an approved command while the store is not durable, and keeps it pending', async () => {
@@ -146,6 +155,9 @@ describe('approval: run_command / run_task through the engine (allowlist, approv
     await h.agent.sendMessage('try again', { replyToTaskId: id });
     await h.idle();
     assert.deepEqual(runner.ran, ['npm test']);
-    assert.ok(server.requests.slice(-2).some((_, i, all) => offered(server.requests.length - all.length + i)), 'run_command was not offered again once trusted');
+    assert.ok(
+      server.requests.slice(-2).some((_, i, all) => offered(server.requests.length - all.length + i)),
+      'run_command was not offered again once trusted',
+    );
   });
 });

@@ -63,7 +63,8 @@ describe('approval: edit actions and decisions (real temp workspace)', () => {
     };
   }
 
-  const run = (name: string, input: unknown, ctx: ActionContext) => (actions.get(name) as ActionDef).run((actions.get(name) as ActionDef).input.parse(input), ctx) as Promise<string>;
+  const run = (name: string, input: unknown, ctx: ActionContext) =>
+    (actions.get(name) as ActionDef).run((actions.get(name) as ActionDef).input.parse(input), ctx) as Promise<string>;
 
   beforeEach(async () => {
     base = await realpath(await mkdtemp(path.join(tmpdir(), 'tasklane-edits-')));
@@ -98,7 +99,16 @@ describe('approval: edit actions and decisions (real temp workspace)', () => {
       logger: silentLogger,
     });
     actions = new Map(
-      createEditActions({ root: ws, fs: nodeFs, files: { read: disk }, store, decider, clock, policy: () => settings, taskChore: (id) => (sources[id]?.startsWith('chore:') ? sources[id].slice('chore:'.length) : undefined) }).map((a) => [a.name, a]),
+      createEditActions({
+        root: ws,
+        fs: nodeFs,
+        files: { read: disk },
+        store,
+        decider,
+        clock,
+        policy: () => settings,
+        taskChore: (id) => (sources[id]?.startsWith('chore:') ? sources[id].slice('chore:'.length) : undefined),
+      }).map((a) => [a.name, a]),
     );
   });
   afterEach(() => rm(base, { recursive: true, force: true }));
@@ -110,7 +120,10 @@ describe('approval: edit actions and decisions (real temp workspace)', () => {
     assert.match(result, /nothing is written until the user approves/);
     const pending = await store.list({ status: 'pending' });
     assert.equal(pending.length, 1, 'one change set for the turn');
-    assert.deepEqual(pending[0].files.map((f) => f.path), ['src/a.ts', 'src/b.ts']);
+    assert.deepEqual(
+      pending[0].files.map((f) => f.path),
+      ['src/a.ts', 'src/b.ts'],
+    );
     assert.equal(ctx.turn.approval?.id, pending[0].id);
     assert.equal(await disk('src/a.ts'), 'export const a = 1;\n');
 
@@ -119,7 +132,10 @@ describe('approval: edit actions and decisions (real temp workspace)', () => {
     assert.equal(applied.length, 1, 'applied in one unit');
     assert.equal(await disk('src/a.ts'), 'export const a = 10;\n');
     assert.equal(await disk('src/b.ts'), 'export const b = 20;\n');
-    assert.deepEqual(ledger.map((l) => l.kind), ['intent', 'outcome']);
+    assert.deepEqual(
+      ledger.map((l) => l.kind),
+      ['intent', 'outcome'],
+    );
     const payload = emitted[0].payload as ApprovalPayload;
     assert.equal(emitted[0].source, 'approval');
     assert.equal(payload.decision, 'approved');
@@ -163,7 +179,15 @@ describe('approval: edit actions and decisions (real temp workspace)', () => {
     assert.equal(await disk('src/a.ts'), 'auto\n');
     assert.equal(emitted.length, 0, 'the action result tells the model; no wake-up trigger');
 
-    for (const sensitive of ['.vscode/settings.json', '.VSCode/Tasks.JSON', 'PACKAGE.json', '.env.local', '.github/workflows/ci.yml', '.tasklane/chores.yaml', 'x.code-workspace']) {
+    for (const sensitive of [
+      '.vscode/settings.json',
+      '.VSCode/Tasks.JSON',
+      'PACKAGE.json',
+      '.env.local',
+      '.github/workflows/ci.yml',
+      '.tasklane/chores.yaml',
+      'x.code-workspace',
+    ]) {
       const ctx = context();
       await run('write_file', { path: sensitive, content: '{}\n' }, ctx);
       assert.ok(ctx.turn.approval, `${sensitive} must ask even with autoApproveEdits`);
@@ -214,7 +238,11 @@ describe('approval: edit actions and decisions (real temp workspace)', () => {
     decider = new ChangeSetDecider({
       store,
       files: { read: disk },
-      applier: { apply: async () => { throw new Error('the editor refused the edit'); } },
+      applier: {
+        apply: async () => {
+          throw new Error('the editor refused the edit');
+        },
+      },
       ledger: { intent: async () => 'l-1', outcome: async (_id, status) => void ledger.push({ kind: 'outcome', value: status }) },
       durable: () => true,
       triggers: { emit: async (spec) => (emitted.push(spec), {} as never) },
@@ -224,7 +252,10 @@ describe('approval: edit actions and decisions (real temp workspace)', () => {
     await run('write_file', { path: 'src/a.ts', content: 'x\n' }, ctx);
     const final = await decider.approve(ctx.turn.approval!.id);
     assert.equal(final.status, 'stale');
-    assert.deepEqual(ledger.map((l) => l.value), ['failed']);
+    assert.deepEqual(
+      ledger.map((l) => l.value),
+      ['failed'],
+    );
     assert.match((emitted[0].payload as ApprovalPayload).note ?? '', /could not be applied \(the editor refused the edit\)/);
   });
 });

@@ -60,7 +60,10 @@ describe('approval: guard, policy and proposal together (real temp workspace)', 
     assert.deepEqual(classifyChangeSet(set, auto), { decision: 'auto' });
     assert.equal(classifyChangeSet(set, { autoApproveEdits: false }).decision, 'ask');
 
-    const rename = await proposeChangeSet({ taskId: 't', sessionId: 's', operations: [{ op: 'rename_file', path: 'src/a.ts', newPath: 'package.json' }] }, { files, clock });
+    const rename = await proposeChangeSet(
+      { taskId: 't', sessionId: 's', operations: [{ op: 'rename_file', path: 'src/a.ts', newPath: 'package.json' }] },
+      { files, clock },
+    );
     const result = classifyChangeSet(rename, auto);
     assert.equal(result.decision, 'ask');
     assert.match(result.decision === 'ask' ? result.reason : '', /package\.json always needs approval/);

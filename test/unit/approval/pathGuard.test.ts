@@ -152,7 +152,12 @@ describe('approval: resolveWorkspacePath (real temp dirs, real symlinks)', () =>
   });
 
   it('fails closed when a component cannot be inspected', async () => {
-    const denying = { ...nodeFs, lstat: async () => { throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }); } };
+    const denying = {
+      ...nodeFs,
+      lstat: async () => {
+        throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+      },
+    };
     assertRefused(await resolveWorkspacePath(ws, 'src/a.ts', denying), /^src\/a\.ts cannot be checked \(EACCES\); use another path/);
   });
 

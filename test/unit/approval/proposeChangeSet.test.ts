@@ -13,10 +13,7 @@ function disk(files: Record<string, string>) {
 
 async function propose(files: Record<string, string>, operations: EditOperation[], caseInsensitive = false): Promise<ChangeSet> {
   let n = 0;
-  return proposeChangeSet(
-    { taskId: 't1', sessionId: 's1', operations },
-    { files: disk(files), clock, newId: () => `cs-${++n}`, caseInsensitive },
-  );
+  return proposeChangeSet({ taskId: 't1', sessionId: 's1', operations }, { files: disk(files), clock, newId: () => `cs-${++n}`, caseInsensitive });
 }
 
 async function rejects(files: Record<string, string>, operations: EditOperation[], message: RegExp): Promise<void> {
@@ -39,7 +36,15 @@ describe('approval: proposeChangeSet', () => {
     assert.equal(set.createdAt, 1_700_000_000_000);
     assert.equal(set.status, 'pending');
     assert.deepEqual(set.files, [
-      { path: 'src/a.ts', kind: 'modify', before: 'one\ntwo\nthree\n', after: 'one\nTWO\nTWO-B\nthree\n', beforeHash: hashContent('one\ntwo\nthree\n'), added: 2, removed: 1 },
+      {
+        path: 'src/a.ts',
+        kind: 'modify',
+        before: 'one\ntwo\nthree\n',
+        after: 'one\nTWO\nTWO-B\nthree\n',
+        beforeHash: hashContent('one\ntwo\nthree\n'),
+        added: 2,
+        removed: 1,
+      },
       { path: 'src/b.ts', kind: 'create', before: null, after: 'b1\nb2\n', beforeHash: ABSENT_HASH, added: 2, removed: 0 },
     ]);
     assert.doesNotThrow(() => changeSetSchema.parse(set));
@@ -59,7 +64,15 @@ describe('approval: proposeChangeSet', () => {
 
   it('applies several hunks in order, each seeing the previous result', async () => {
     const set = await propose({ 'a.txt': 'alpha\nbeta\ngamma\n' }, [
-      { op: 'replace_in_file', path: 'a.txt', edits: [{ oldText: 'alpha', newText: 'ALPHA' }, { oldText: 'ALPHA\nbeta', newText: 'ALPHA\nBETA' }, { oldText: 'gamma', newText: 'GAMMA' }] },
+      {
+        op: 'replace_in_file',
+        path: 'a.txt',
+        edits: [
+          { oldText: 'alpha', newText: 'ALPHA' },
+          { oldText: 'ALPHA\nbeta', newText: 'ALPHA\nBETA' },
+          { oldText: 'gamma', newText: 'GAMMA' },
+        ],
+      },
     ]);
     assert.equal(set.files[0].after, 'ALPHA\nBETA\nGAMMA\n');
   });
@@ -69,13 +82,46 @@ describe('approval: proposeChangeSet', () => {
   });
 
   it('accepts LF old text in a CRLF file and keeps CRLF line ends', () => {
-    assert.equal(applyReplacements('a.txt', 'one\r\ntwo\r\nthree\r\n', [{ oldText: 'one\ntwo', newText: 'one\nTWO\nextra' }]), 'one\r\nTWO\r\nextra\r\nthree\r\n');
+    assert.equal(
+      applyReplacements('a.txt', 'one\r\ntwo\r\nthree\r\n', [{ oldText: 'one\ntwo', newText: 'one\nTWO\nextra' }]),
+      'one\r\nTWO\r\nextra\r\nthree\r\n',
+    );
   });
 
   it('tells the model when old text is missing or ambiguous, naming the file and the edit', async () => {
-    await rejects({ 'src/a.ts': 'a\nb\n' }, [{ op: 'replace_in_file', path: 'src/a.ts', edits: [{ oldText: 'zzz', newText: 'y' }] }], /^oldText was not found in src\/a\.ts; read the file again and retry with an exact excerpt/);
-    await rejects({ 'src/a.ts': 'x\nx\nx\n' }, [{ op: 'replace_in_file', path: 'src/a.ts', edits: [{ oldText: 'a', newText: 'b' }, { oldText: 'x', newText: 'y' }] }], /oldText of edit 1 of 2 was not found/);
-    await rejects({ 'src/a.ts': 'a\nx\nx\nx\n' }, [{ op: 'replace_in_file', path: 'src/a.ts', edits: [{ oldText: 'a', newText: 'b' }, { oldText: 'x', newText: 'y' }] }], /^oldText of edit 2 of 2 occurs 3 times in src\/a\.ts; include more surrounding lines so it matches exactly once$/);
+    await rejects(
+      { 'src/a.ts': 'a\nb\n' },
+      [{ op: 'replace_in_file', path: 'src/a.ts', edits: [{ oldText: 'zzz', newText: 'y' }] }],
+      /^oldText was not found in src\/a\.ts; read the file again and retry with an exact excerpt/,
+    );
+    await rejects(
+      { 'src/a.ts': 'x\nx\nx\n' },
+      [
+        {
+          op: 'replace_in_file',
+          path: 'src/a.ts',
+          edits: [
+            { oldText: 'a', newText: 'b' },
+            { oldText: 'x', newText: 'y' },
+          ],
+        },
+      ],
+      /oldText of edit 1 of 2 was not found/,
+    );
+    await rejects(
+      { 'src/a.ts': 'a\nx\nx\nx\n' },
+      [
+        {
+          op: 'replace_in_file',
+          path: 'src/a.ts',
+          edits: [
+            { oldText: 'a', newText: 'b' },
+            { oldText: 'x', newText: 'y' },
+          ],
+        },
+      ],
+      /^oldText of edit 2 of 2 occurs 3 times in src\/a\.ts; include more surrounding lines so it matches exactly once$/,
+    );
     await rejects({ 'a.txt': 'aaa' }, [{ op: 'replace_in_file', path: 'a.txt', edits: [{ oldText: 'aa', newText: 'b' }] }], /occurs 2 times/);
     await rejects({ 'a.txt': 'a' }, [{ op: 'replace_in_file', path: 'a.txt', edits: [{ oldText: '', newText: 'b' }] }], /empty/);
   });
@@ -90,7 +136,14 @@ describe('approval: proposeChangeSet', () => {
     await rejects({}, [], /No edit operations/);
     await rejects({}, [{ op: 'create_file', path: '../x', content: '' }], /contains \.\./);
     await rejects({}, [{ op: 'create_file', path: './', content: '' }], /is not a file path/);
-    await rejects({ 'a.txt': 'a' }, [{ op: 'delete_file', path: 'a.txt' }, { op: 'replace_in_file', path: 'a.txt', edits: [{ oldText: 'a', newText: 'b' }] }], /does not exist any more \(deleted or renamed earlier/);
+    await rejects(
+      { 'a.txt': 'a' },
+      [
+        { op: 'delete_file', path: 'a.txt' },
+        { op: 'replace_in_file', path: 'a.txt', edits: [{ oldText: 'a', newText: 'b' }] },
+      ],
+      /does not exist any more \(deleted or renamed earlier/,
+    );
   });
 
   it('proposes write_file as a create for a new file and as a modify for an existing one', async () => {
@@ -98,12 +151,20 @@ describe('approval: proposeChangeSet', () => {
       { op: 'write_file', path: 'a.txt', content: 'new\n' },
       { op: 'write_file', path: 'b.txt', content: 'b\n' },
     ]);
-    assert.deepEqual(set.files.map((f) => [f.path, f.kind, f.added, f.removed]), [['a.txt', 'modify', 1, 1], ['b.txt', 'create', 1, 0]]);
+    assert.deepEqual(
+      set.files.map((f) => [f.path, f.kind, f.added, f.removed]),
+      [
+        ['a.txt', 'modify', 1, 1],
+        ['b.txt', 'create', 1, 0],
+      ],
+    );
   });
 
   it('proposes deletes with the old content', async () => {
     const set = await propose({ 'a.txt': 'l1\nl2\n' }, [{ op: 'delete_file', path: 'a.txt' }]);
-    assert.deepEqual(set.files, [{ path: 'a.txt', kind: 'delete', before: 'l1\nl2\n', after: null, beforeHash: hashContent('l1\nl2\n'), added: 0, removed: 2 }]);
+    assert.deepEqual(set.files, [
+      { path: 'a.txt', kind: 'delete', before: 'l1\nl2\n', after: null, beforeHash: hashContent('l1\nl2\n'), added: 0, removed: 2 },
+    ]);
   });
 
   it('composes renames with edits before and after, and chains of renames', async () => {
@@ -113,7 +174,9 @@ describe('approval: proposeChangeSet', () => {
       { op: 'rename_file', path: 'b.txt', newPath: 'dir/c.txt' },
       { op: 'replace_in_file', path: 'dir/c.txt', edits: [{ oldText: 'v2', newText: 'v3' }] },
     ]);
-    assert.deepEqual(set.files, [{ path: 'a.txt', kind: 'rename', newPath: 'dir/c.txt', before: 'v1\n', after: 'v3\n', beforeHash: hashContent('v1\n'), added: 1, removed: 1 }]);
+    assert.deepEqual(set.files, [
+      { path: 'a.txt', kind: 'rename', newPath: 'dir/c.txt', before: 'v1\n', after: 'v3\n', beforeHash: hashContent('v1\n'), added: 1, removed: 1 },
+    ]);
   });
 
   it('cancels out a file created and deleted in the same set, and rewrites a file deleted then created', async () => {
@@ -123,12 +186,29 @@ describe('approval: proposeChangeSet', () => {
       { op: 'delete_file', path: 'a.txt' },
       { op: 'create_file', path: 'a.txt', content: 'A\n' },
     ]);
-    assert.deepEqual(set.files.map((f) => [f.path, f.kind, f.before, f.after]), [['a.txt', 'modify', 'a\n', 'A\n']]);
+    assert.deepEqual(
+      set.files.map((f) => [f.path, f.kind, f.before, f.after]),
+      [['a.txt', 'modify', 'a\n', 'A\n']],
+    );
   });
 
   it('refuses to reuse a renamed-away path or to rename onto a deleted one in the same set', async () => {
-    await rejects({ 'a.txt': 'a' }, [{ op: 'rename_file', path: 'a.txt', newPath: 'b.txt' }, { op: 'create_file', path: 'a.txt', content: 'new' }], /a\.txt was renamed earlier in this change set/);
-    await rejects({ 'a.txt': 'a', 'b.txt': 'b' }, [{ op: 'delete_file', path: 'b.txt' }, { op: 'rename_file', path: 'a.txt', newPath: 'b.txt' }], /use write_file on b\.txt and delete_file on a\.txt/);
+    await rejects(
+      { 'a.txt': 'a' },
+      [
+        { op: 'rename_file', path: 'a.txt', newPath: 'b.txt' },
+        { op: 'create_file', path: 'a.txt', content: 'new' },
+      ],
+      /a\.txt was renamed earlier in this change set/,
+    );
+    await rejects(
+      { 'a.txt': 'a', 'b.txt': 'b' },
+      [
+        { op: 'delete_file', path: 'b.txt' },
+        { op: 'rename_file', path: 'a.txt', newPath: 'b.txt' },
+      ],
+      /use write_file on b\.txt and delete_file on a\.txt/,
+    );
   });
 
   it('treats case variants as one file only on a case-insensitive file system', async () => {
@@ -140,15 +220,36 @@ describe('approval: proposeChangeSet', () => {
     assert.equal(set.files.length, 1);
     assert.equal(set.files[0].after, 'c');
     const sensitiveSet = await propose({ 'README.md': 'a', 'readme.md': 'b' }, ops, false);
-    assert.deepEqual(sensitiveSet.files.map((f) => [f.path, f.after]), [['README.md', 'b'], ['readme.md', 'c']]);
+    assert.deepEqual(
+      sensitiveSet.files.map((f) => [f.path, f.after]),
+      [
+        ['README.md', 'b'],
+        ['readme.md', 'c'],
+      ],
+    );
   });
 
   it('reads each file from disk once and never writes', async () => {
     const files = disk({ 'a.txt': 'a' });
     const reads: string[] = [];
     await proposeChangeSet(
-      { taskId: 't', sessionId: 's', operations: [{ op: 'write_file', path: 'a.txt', content: 'b' }, { op: 'write_file', path: 'a.txt', content: 'c' }] },
-      { files: { read: async (p) => { reads.push(p); return files.read(p); } }, clock },
+      {
+        taskId: 't',
+        sessionId: 's',
+        operations: [
+          { op: 'write_file', path: 'a.txt', content: 'b' },
+          { op: 'write_file', path: 'a.txt', content: 'c' },
+        ],
+      },
+      {
+        files: {
+          read: async (p) => {
+            reads.push(p);
+            return files.read(p);
+          },
+        },
+        clock,
+      },
     );
     assert.deepEqual(reads, ['a.txt']);
     assert.equal(files.map.get('a.txt'), 'a');

@@ -1,11 +1,5 @@
 import * as assert from 'node:assert/strict';
-import {
-  classifyEdit,
-  classifyEdits,
-  classifyRead,
-  normaliseForMatching,
-  sensitiveReason,
-} from '../../../src/core/approval/sensitivePaths';
+import { classifyEdit, classifyEdits, classifyRead, normaliseForMatching, sensitiveReason } from '../../../src/core/approval/sensitivePaths';
 
 const ask = { autoApproveEdits: false };
 const auto = { autoApproveEdits: true };
@@ -27,7 +21,15 @@ describe('approval: sensitive paths and the edit policy', () => {
 
   // Every pattern of docs/DESIGN.md §6, in the plain spelling and in variants that must still match.
   const sensitive: Record<string, string[]> = {
-    '.vscode/*.json': ['.vscode/settings.json', '.vscode/tasks.json', '.VSCode/Launch.JSON', '.vscode\\tasks.json', './/.vscode//extensions.json', '.vscode/tasks.json.', 'sub/.vscode/settings.json'],
+    '.vscode/*.json': [
+      '.vscode/settings.json',
+      '.vscode/tasks.json',
+      '.VSCode/Launch.JSON',
+      '.vscode\\tasks.json',
+      './/.vscode//extensions.json',
+      '.vscode/tasks.json.',
+      'sub/.vscode/settings.json',
+    ],
     '.git/**': ['.git/config', '.git/hooks/pre-commit', '.GIT/HOOKS/post-checkout', '.git', '.git./config', 'vendor/lib/.git/config'],
     '.github/workflows/**': ['.github/workflows/ci.yml', '.GitHub/Workflows/release.yaml', '.github\\workflows\\x.yml', '.github/workflows/sub/x.yml'],
     '.env*': ['.env', '.env.local', '.ENV.production', 'config/.env', '.envrc', '.env '],
@@ -48,7 +50,19 @@ describe('approval: sensitive paths and the edit policy', () => {
   }
 
   it('does not flag look-alikes', () => {
-    for (const p of ['src/vscode/settings.json', '.vscode/readme.md', '.gitignore', '.github/ISSUE_TEMPLATE/bug.md', 'github/workflows/x.yml', 'src/env.ts', 'docs/environment.md', 'package.json5', 'my-package.json', 'tasklane/notes.md', 'x.code-workspace.md']) {
+    for (const p of [
+      'src/vscode/settings.json',
+      '.vscode/readme.md',
+      '.gitignore',
+      '.github/ISSUE_TEMPLATE/bug.md',
+      'github/workflows/x.yml',
+      'src/env.ts',
+      'docs/environment.md',
+      'package.json5',
+      'my-package.json',
+      'tasklane/notes.md',
+      'x.code-workspace.md',
+    ]) {
       assert.equal(sensitiveReason(p), undefined, p);
       assert.deepEqual(classifyEdit(p, auto), { decision: 'auto' }, p);
     }

@@ -47,7 +47,17 @@ describe('one reading of the workspace: read actions and edits see the same (uns
     editor.unsaved.set('src/a.ts', 'export const a = 1;\nexport const unsaved = true;\n');
     const workspace = guardReads(new FsWorkspace(ws, nodeFs, { text: editor }), ws, nodeFs);
     const turn = new TurnEffectsRecorder(() => clock.now());
-    const ctx: ActionContext = { sessionId: 't', taskId: 't', taskMode: 'simple', workspace, turn, now: () => clock.now(), logger: silentLogger, remember: async () => undefined, skillNames: [] };
+    const ctx: ActionContext = {
+      sessionId: 't',
+      taskId: 't',
+      taskMode: 'simple',
+      workspace,
+      turn,
+      now: () => clock.now(),
+      logger: silentLogger,
+      remember: async () => undefined,
+      skillNames: [],
+    };
     const run = (action: ActionDef, input: unknown) => action.run(action.input.parse(input), ctx) as Promise<string>;
 
     const shown = await run(readFileAction, { path: 'src/a.ts' });
@@ -65,7 +75,18 @@ describe('one reading of the workspace: read actions and edits see the same (uns
       triggers: { emit: async () => ({}) as never },
       logger: silentLogger,
     });
-    const edits = new Map(createEditActions({ root: ws, fs: nodeFs, files: editor, store, decider, clock, policy: () => ({ autoApproveEdits: false }), taskChore: () => undefined }).map((a) => [a.name, a]));
+    const edits = new Map(
+      createEditActions({
+        root: ws,
+        fs: nodeFs,
+        files: editor,
+        store,
+        decider,
+        clock,
+        policy: () => ({ autoApproveEdits: false }),
+        taskChore: () => undefined,
+      }).map((a) => [a.name, a]),
+    );
     const replace = edits.get('replace_in_file') as ActionDef;
     // The old_text is a line only the unsaved text has.
     await run(replace, { path: 'src/a.ts', edits: [{ oldText: 'export const unsaved = true;', newText: 'export const unsaved = false;' }] });

@@ -16,9 +16,17 @@ export class FakeTriggerStore implements Pick<TriggerStore, 'emit'> {
     }
     if (spec.dedupKey && this.byKey.has(spec.dedupKey)) return this.byKey.get(spec.dedupKey)!;
     const trigger: Trigger = {
-      id: `t${this.emitted.length + 1}`, source: spec.source, sessionId: spec.sessionId, payload: spec.payload ?? null,
-      fireAt: spec.fireAt ?? 0, priority: spec.priority ?? 100, dedupKey: spec.dedupKey ?? null, attempts: 0,
-      status: 'pending', createdAt: 0, lastError: null,
+      id: `t${this.emitted.length + 1}`,
+      source: spec.source,
+      sessionId: spec.sessionId,
+      payload: spec.payload ?? null,
+      fireAt: spec.fireAt ?? 0,
+      priority: spec.priority ?? 100,
+      dedupKey: spec.dedupKey ?? null,
+      attempts: 0,
+      status: 'pending',
+      createdAt: 0,
+      lastError: null,
     };
     this.emitted.push(trigger);
     if (spec.dedupKey) this.byKey.set(spec.dedupKey, trigger);
@@ -28,10 +36,18 @@ export class FakeTriggerStore implements Pick<TriggerStore, 'emit'> {
 
 export class RecordingLogger implements Logger {
   readonly lines: string[] = [];
-  trace(tag: LogTag, message: string): void { this.lines.push(`trace [${tag}] ${message}`); }
-  info(tag: LogTag, message: string): void { this.lines.push(`info [${tag}] ${message}`); }
-  warn(tag: LogTag, message: string): void { this.lines.push(`warn [${tag}] ${message}`); }
-  error(tag: LogTag, message: string): void { this.lines.push(`error [${tag}] ${message}`); }
+  trace(tag: LogTag, message: string): void {
+    this.lines.push(`trace [${tag}] ${message}`);
+  }
+  info(tag: LogTag, message: string): void {
+    this.lines.push(`info [${tag}] ${message}`);
+  }
+  warn(tag: LogTag, message: string): void {
+    this.lines.push(`warn [${tag}] ${message}`);
+  }
+  error(tag: LogTag, message: string): void {
+    this.lines.push(`error [${tag}] ${message}`);
+  }
 }
 
 /** A DurableDb over an in-memory sql.js database that counts commits; nothing reaches a disk. */

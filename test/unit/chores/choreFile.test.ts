@@ -52,19 +52,27 @@ describe('chores: chores.yaml definitions', () => {
   });
 
   it('clamps each loop-policy value at its cap with a warning on that value', () => {
-    const text = 'chores:\n  - id: big\n    name: Big\n    trigger: { cron: "0 * * * *" }\n    prompt: p\n    budget:\n      maxIterations: 500\n      maxSeconds: 9999\n      maxInputTokens: 9000000\n      maxCostUsd: 75.5\n';
+    const text =
+      'chores:\n  - id: big\n    name: Big\n    trigger: { cron: "0 * * * *" }\n    prompt: p\n    budget:\n      maxIterations: 500\n      maxSeconds: 9999\n      maxInputTokens: 9000000\n      maxCostUsd: 75.5\n';
     const result = parseChoresFile(text);
     assert.deepEqual(result.chores[0].budget, { maxIterations: 100, maxSeconds: 3600, maxInputTokens: 5_000_000, maxCostUsd: 50 });
     const warnings = result.diagnostics.filter((d) => d.severity === 'warning');
     assert.equal(warnings.length, 4);
-    assert.deepEqual(warnings.map((w) => w.line), [7, 8, 9, 10]);
-    assert.deepEqual(warnings.map((w) => w.column), [22, 19, 23, 19]);
+    assert.deepEqual(
+      warnings.map((w) => w.line),
+      [7, 8, 9, 10],
+    );
+    assert.deepEqual(
+      warnings.map((w) => w.column),
+      [22, 19, 23, 19],
+    );
     assert.match(warnings[0].message, /maxIterations 500 is above the cap of 100/);
     assert.ok(warnings.every((w) => w.choreId === 'big'));
   });
 
   it('keeps values at or under the caps as written', () => {
-    const text = 'chores:\n  - id: edge\n    name: E\n    trigger: { cron: "0 * * * *" }\n    prompt: p\n    budget: { maxIterations: 100, maxSeconds: 3600, maxInputTokens: 5000000, maxCostUsd: 50 }\n';
+    const text =
+      'chores:\n  - id: edge\n    name: E\n    trigger: { cron: "0 * * * *" }\n    prompt: p\n    budget: { maxIterations: 100, maxSeconds: 3600, maxInputTokens: 5000000, maxCostUsd: 50 }\n';
     const result = parseChoresFile(text);
     assert.deepEqual(result.diagnostics, []);
     assert.deepEqual(result.chores[0].budget, { maxIterations: 100, maxSeconds: 3600, maxInputTokens: 5_000_000, maxCostUsd: 50 });
@@ -94,7 +102,10 @@ describe('chores: chores.yaml definitions', () => {
       '',
     ].join('\n');
     const result = parseChoresFile(text);
-    assert.deepEqual(result.chores.map((c) => c.id), ['good-one', 'good-two']);
+    assert.deepEqual(
+      result.chores.map((c) => c.id),
+      ['good-one', 'good-two'],
+    );
     assert.deepEqual(result.disabled, ['typo', 'missing-prompt']);
     const errs = errors(result.diagnostics);
     const unknown = errs.find((d) => d.message.includes('maxIteration'))!;
@@ -113,9 +124,13 @@ describe('chores: chores.yaml definitions', () => {
   });
 
   it('reports a YAML syntax error inside one chore without losing the others', () => {
-    const text = 'chores:\n  - id: first\n    name: F\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n  - id: broken\n    name: [unclosed\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n';
+    const text =
+      'chores:\n  - id: first\n    name: F\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n  - id: broken\n    name: [unclosed\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n';
     const result = parseChoresFile(text);
-    assert.deepEqual(result.chores.map((c) => c.id), ['first']);
+    assert.deepEqual(
+      result.chores.map((c) => c.id),
+      ['first'],
+    );
     const yamlError = result.diagnostics.find((d) => d.message.startsWith('YAML:'));
     assert.ok(yamlError, JSON.stringify(result.diagnostics));
     assert.ok(yamlError.line >= 7, `line ${yamlError.line}`);
@@ -146,31 +161,74 @@ describe('chores: chores.yaml definitions', () => {
       '    prompt: p',
     ].join('\n');
     const result = parseChoresFile(text);
-    assert.deepEqual(result.chores.map((c) => c.name), ['ok']);
+    assert.deepEqual(
+      result.chores.map((c) => c.name),
+      ['ok'],
+    );
     const messages = errors(result.diagnostics).map((d) => `${d.line}: ${d.message}`);
-    assert.ok(messages.some((m) => m.startsWith('4: trigger.cron "61 * * * *" is not a valid cron pattern')), messages.join('\n'));
-    assert.ok(messages.some((m) => m.startsWith('8: unknown timezone "Mars/Olympus"')), messages.join('\n'));
-    assert.ok(messages.some((m) => m.startsWith('10: id must use only a-z')), messages.join('\n'));
-    assert.ok(messages.some((m) => m.startsWith('12: trigger has cron and files')), messages.join('\n'));
-    assert.ok(messages.some((m) => m.startsWith('18: duplicate chore id "ok"')), messages.join('\n'));
+    assert.ok(
+      messages.some((m) => m.startsWith('4: trigger.cron "61 * * * *" is not a valid cron pattern')),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => m.startsWith('8: unknown timezone "Mars/Olympus"')),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => m.startsWith('10: id must use only a-z')),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => m.startsWith('12: trigger has cron and files')),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => m.startsWith('18: duplicate chore id "ok"')),
+      messages.join('\n'),
+    );
   });
 
   it('refuses an unknown action set on its line (a typo would otherwise grant nothing, silently)', () => {
-    const text = ['chores:', '  - id: typo', '    name: Typo', '    trigger: { cron: "0 2 * * *" }', '    prompt: p', '    actionSets:', '      - files', '      - comands', '  - id: fine', '    name: Fine', '    trigger: { cron: "0 2 * * *" }', '    prompt: p', '    actionSets: [read, commands, "mcp:github"]'].join('\n');
+    const text = [
+      'chores:',
+      '  - id: typo',
+      '    name: Typo',
+      '    trigger: { cron: "0 2 * * *" }',
+      '    prompt: p',
+      '    actionSets:',
+      '      - files',
+      '      - comands',
+      '  - id: fine',
+      '    name: Fine',
+      '    trigger: { cron: "0 2 * * *" }',
+      '    prompt: p',
+      '    actionSets: [read, commands, "mcp:github"]',
+    ].join('\n');
     const result = parseChoresFile(text);
-    assert.deepEqual(result.chores.map((c) => c.id), ['fine'], 'the chore with the unknown set is disabled, the other loads');
+    assert.deepEqual(
+      result.chores.map((c) => c.id),
+      ['fine'],
+      'the chore with the unknown set is disabled, the other loads',
+    );
     const [error] = errors(result.diagnostics);
     assert.equal(error?.line, lineOf(text, '- comands'));
     assert.match(error?.message ?? '', /unknown action set "comands": use "files".*"commands"/);
   });
 
   it('refuses a Slack URL in the file and escalate without a channel', () => {
-    const text = 'chores:\n  - id: a\n    name: A\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n    onFailure: escalate\n  - id: b\n    name: B\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n    escalate:\n      slack: { url: "https://hooks.slack.com/services/T/B/X" }\n';
+    const text =
+      'chores:\n  - id: a\n    name: A\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n    onFailure: escalate\n  - id: b\n    name: B\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n    escalate:\n      slack: { url: "https://hooks.slack.com/services/T/B/X" }\n';
     const result = parseChoresFile(text);
     assert.deepEqual(result.chores, []);
     const messages = errors(result.diagnostics).map((d) => `${d.line}: ${d.message}`);
-    assert.ok(messages.some((m) => m.startsWith('6: onFailure: escalate needs an escalate: block')), messages.join('\n'));
-    assert.ok(messages.some((m) => m.startsWith('12: a Slack webhook URL carries a token')), messages.join('\n'));
+    assert.ok(
+      messages.some((m) => m.startsWith('6: onFailure: escalate needs an escalate: block')),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => m.startsWith('12: a Slack webhook URL carries a token')),
+      messages.join('\n'),
+    );
   });
 
   it('says what to write when the top-level list is missing, and accepts an empty file', () => {
@@ -182,16 +240,27 @@ describe('chores: chores.yaml definitions', () => {
 });
 
 describe('chores: serializeChore / appendChore', () => {
-  const spec = { id: 'weekly', name: 'Weekly', trigger: { cron: '*/5 * * * *', timezone: 'UTC' }, prompt: 'Line one.\nLine two.', budget: { maxIterations: 5 }, escalate: { webhook: { urlSecret: 'hook' } } };
+  const spec = {
+    id: 'weekly',
+    name: 'Weekly',
+    trigger: { cron: '*/5 * * * *', timezone: 'UTC' },
+    prompt: 'Line one.\nLine two.',
+    budget: { maxIterations: 5 },
+    escalate: { webhook: { urlSecret: 'hook' } },
+  };
 
   it('appends after the last chore and keeps comments and formatting byte for byte', () => {
-    const original = '# Team chores, reviewed weekly\nchores:\n  # changelog\n  - id: a   # keep\n    name: "A"\n    trigger: {cron: "0 2 * * *"}\n    prompt: x\n\n# trailing comment\n';
+    const original =
+      '# Team chores, reviewed weekly\nchores:\n  # changelog\n  - id: a   # keep\n    name: "A"\n    trigger: {cron: "0 2 * * *"}\n    prompt: x\n\n# trailing comment\n';
     const out = appendChore(original, spec);
     assert.ok(out.startsWith(original.slice(0, original.indexOf('\n# trailing'))), out);
     assert.ok(out.endsWith('\n# trailing comment\n'));
     const result = parseChoresFile(out);
     assert.deepEqual(result.diagnostics, []);
-    assert.deepEqual(result.chores.map((c) => c.id), ['a', 'weekly']);
+    assert.deepEqual(
+      result.chores.map((c) => c.id),
+      ['a', 'weekly'],
+    );
     const weekly = result.chores[1];
     assert.equal(weekly.prompt, 'Line one.\nLine two.');
     assert.deepEqual(weekly.trigger, { kind: 'cron', cron: '*/5 * * * *', timezone: 'UTC' });
@@ -199,11 +268,21 @@ describe('chores: serializeChore / appendChore', () => {
   });
 
   it('matches the indentation of an unindented list and handles empty or missing lists', () => {
-    for (const start of ['', '# only a comment\n', 'chores:\n', 'chores: []\n', 'other: 1\n', 'chores:\n- id: b\n  name: b\n  trigger: {cron: "* * * * *"}\n  prompt: p']) {
+    for (const start of [
+      '',
+      '# only a comment\n',
+      'chores:\n',
+      'chores: []\n',
+      'other: 1\n',
+      'chores:\n- id: b\n  name: b\n  trigger: {cron: "* * * * *"}\n  prompt: p',
+    ]) {
       const out = appendChore(start, spec);
       const result = parseChoresFile(out);
       assert.deepEqual(errors(result.diagnostics), [], `${JSON.stringify(start)} ->\n${out}`);
-      assert.ok(result.chores.some((c) => c.id === 'weekly'), out);
+      assert.ok(
+        result.chores.some((c) => c.id === 'weekly'),
+        out,
+      );
     }
   });
 

@@ -19,11 +19,14 @@ const readmeExample = (): string => {
   return block[1];
 };
 const keysOf = (s: unknown): string[] => Object.keys((s as { shape: Record<string, unknown> }).shape).sort();
-const unwrap = (s: unknown): unknown => ((s as { def?: { innerType?: unknown } }).def?.innerType ? unwrap((s as { def: { innerType: unknown } }).def.innerType) : s);
+const unwrap = (s: unknown): unknown =>
+  (s as { def?: { innerType?: unknown } }).def?.innerType ? unwrap((s as { def: { innerType: unknown } }).def.innerType) : s;
 
 describe('the JSON Schema of .tasklane/chores.yaml (contributed through yamlValidation)', () => {
   it('is contributed for .tasklane/chores.yaml and packaged', () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { contributes: { yamlValidation: Array<{ fileMatch: string; url: string }> } };
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      contributes: { yamlValidation: Array<{ fileMatch: string; url: string }> };
+    };
     assert.deepEqual(manifest.contributes.yamlValidation, [{ fileMatch: '.tasklane/chores.yaml', url: './schemas/chores.schema.json' }]);
     assert.match(fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8'), /^!schemas\/\*\*$/m);
   });
@@ -39,16 +42,27 @@ describe('the JSON Schema of .tasklane/chores.yaml (contributed through yamlVali
   it('accepts the README example and every template, which the loader also accepts', () => {
     const example = readmeExample();
     assert.equal(validate(parse(example)), true, JSON.stringify(validate.errors));
-    assert.deepEqual(parseChoresFile(example).diagnostics.filter((d) => d.severity === 'error'), []);
+    assert.deepEqual(
+      parseChoresFile(example).diagnostics.filter((d) => d.severity === 'error'),
+      [],
+    );
     const templates = { chores: choreTemplates.map((t) => t.spec) };
     assert.equal(validate(templates), true, JSON.stringify(validate.errors));
   });
 
   it('rejects what the loader rejects: an unknown key, two triggers, a bad enum', () => {
     const base = { id: 'a', name: 'A', prompt: 'p', trigger: { cron: '0 2 * * *' } };
-    for (const bad of [{ ...base, maxIteration: 3 }, { ...base, trigger: { cron: '0 2 * * *', files: 'src/**' } }, { ...base, drift: 'sometimes' }, { ...base, trigger: { git: 'tags' } }]) {
+    for (const bad of [
+      { ...base, maxIteration: 3 },
+      { ...base, trigger: { cron: '0 2 * * *', files: 'src/**' } },
+      { ...base, drift: 'sometimes' },
+      { ...base, trigger: { git: 'tags' } },
+    ]) {
       assert.equal(validate({ chores: [bad] }), false, JSON.stringify(bad));
-      assert.ok(parseChoresFile(`chores:\n  - ${JSON.stringify(bad)}\n`).diagnostics.some((d) => d.severity === 'error'), `the loader accepts ${JSON.stringify(bad)}`);
+      assert.ok(
+        parseChoresFile(`chores:\n  - ${JSON.stringify(bad)}\n`).diagnostics.some((d) => d.severity === 'error'),
+        `the loader accepts ${JSON.stringify(bad)}`,
+      );
     }
   });
 });

@@ -10,7 +10,8 @@ import type { RunnerHarness } from './runnerHarness';
 // Preview Chore: the next fires in the chore's own time zone, and a dry run that is built the way
 // a real fire is built (the same prompt reaches the model) while calling no model at all.
 
-const cronChore = (tz = '') => choresFrom(`chores:
+const cronChore = (tz = '') =>
+  choresFrom(`chores:
   - id: nightly
     name: Nightly notes
     trigger: { cron: "0 3 * * *"${tz ? `, timezone: "${tz}"` : ''} }
@@ -27,8 +28,19 @@ describe('chore preview: next fires and a dry run without the model', function (
     const preview = previewChore(cronChore('Europe/Paris'), { now, count: 4 });
     assert.equal(preview.timezone, 'Europe/Paris');
     // 03:00 in Paris is 02:00Z in winter time and 01:00Z from 29 March (summer time).
-    assert.deepEqual(preview.nextFires.map((f) => f.utc), ['2026-03-28T02:00:00.000Z', '2026-03-29T01:00:00.000Z', '2026-03-30T01:00:00.000Z', '2026-03-31T01:00:00.000Z']);
-    assert.deepEqual(preview.nextFires.map((f) => f.local), ['Sat 2026-03-28 03:00 (Europe/Paris)', 'Sun 2026-03-29 03:00 (Europe/Paris)', 'Mon 2026-03-30 03:00 (Europe/Paris)', 'Tue 2026-03-31 03:00 (Europe/Paris)']);
+    assert.deepEqual(
+      preview.nextFires.map((f) => f.utc),
+      ['2026-03-28T02:00:00.000Z', '2026-03-29T01:00:00.000Z', '2026-03-30T01:00:00.000Z', '2026-03-31T01:00:00.000Z'],
+    );
+    assert.deepEqual(
+      preview.nextFires.map((f) => f.local),
+      [
+        'Sat 2026-03-28 03:00 (Europe/Paris)',
+        'Sun 2026-03-29 03:00 (Europe/Paris)',
+        'Mon 2026-03-30 03:00 (Europe/Paris)',
+        'Tue 2026-03-31 03:00 (Europe/Paris)',
+      ],
+    );
     assert.equal(preview.dryRun.cause, 'cron');
     assert.equal(preview.dryRun.fireTime, '2026-03-28T02:00:00.000Z');
     assert.match(preview.dryRun.triggerContext, /scheduled for 2026-03-28T02:00:00.000Z \(schedule time zone Europe\/Paris\)/);
@@ -74,7 +86,12 @@ describe('chore preview: next fires and a dry run without the model', function (
       // The fire the preview describes, delivered on time as the scheduler delivers it.
       const fireAt = preview.nextFires[0].at;
       server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'done', output: {} } }] }]);
-      await h.triggers.emit({ source: 'scheduled', sessionId: 'chore:nightly', payload: { kind: 'chore_fire', choreId: 'nightly', fireTime: new Date(fireAt).toISOString(), missed: false }, fireAt });
+      await h.triggers.emit({
+        source: 'scheduled',
+        sessionId: 'chore:nightly',
+        payload: { kind: 'chore_fire', choreId: 'nightly', fireTime: new Date(fireAt).toISOString(), missed: false },
+        fireAt,
+      });
       await h.clock.advance(fireAt - h.clock.now());
       const run = await h.ended('nightly');
       assert.equal(run.status, 'succeeded', run.reason ?? '');
@@ -83,7 +100,11 @@ describe('chore preview: next fires and a dry run without the model', function (
       const first = body.messages.find((m) => m.role === 'user')!;
       const text = typeof first.content === 'string' ? first.content : (first.content as Array<{ text?: string }>).map((p) => p.text ?? '').join('');
       const { dryRun } = preview;
-      assert.equal(text, taskPrefixText({ name: dryRun.name, instruction: dryRun.prompt, mode: dryRun.mode, skills: [] }), 'the first message is the dry run prompt in the task prefix');
+      assert.equal(
+        text,
+        taskPrefixText({ name: dryRun.name, instruction: dryRun.prompt, mode: dryRun.mode, skills: [] }),
+        'the first message is the dry run prompt in the task prefix',
+      );
       assert.ok(text.endsWith(dryRun.prompt));
     });
   });

@@ -17,7 +17,11 @@ const chore = (extra: string, trigger = 'trigger: { files: ["src/**"] }') => `ch
     name: Demo chore
     ${trigger}
     prompt: Tidy the repo.
-${extra.split('\n').filter(Boolean).map((l) => `    ${l}`).join('\n')}
+${extra
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => `    ${l}`)
+  .join('\n')}
 `;
 
 const end = (output: Record<string, unknown>, status = 'completed') => ({ toolCalls: [{ name: 'task_end', arguments: { status, summary: 'done', output } }] });
@@ -40,13 +44,27 @@ describe('chore runner: runs through the real engine and store against the scrip
   for (const template of choreTemplates) {
     it(`template ${template.key} runs end to end: trace, usage, success, fire released`, async () => {
       h = await createRunnerHarness(server, choresFrom(`chores:\n${serializeChore(template.spec)}`));
-      const output = template.key === 'build-failure-fix' ? { status: 'fix_proposed', cause: 'typo' } : template.key === 'nightly-changelog' ? { status: 'done', entries: 2 } : { status: 'done', proposed: 1, majors: [] };
-      server.script([{ ...read, usage: { input: 1200, output: 40 } }, { ...end(output), usage: { input: 1500, output: 30 } }]);
+      const output =
+        template.key === 'build-failure-fix'
+          ? { status: 'fix_proposed', cause: 'typo' }
+          : template.key === 'nightly-changelog'
+            ? { status: 'done', entries: 2 }
+            : { status: 'done', proposed: 1, majors: [] };
+      server.script([
+        { ...read, usage: { input: 1200, output: 40 } },
+        { ...end(output), usage: { input: 1500, output: 30 } },
+      ]);
       const key = await h.runner.fire(template.key, 'manual');
       const run = await h.ended(template.key);
       assert.equal(run.status, 'succeeded', run.reason ?? '');
       assert.equal(run.fireKey, key);
-      assert.deepEqual(run.steps.map((s) => [s.name, s.status]), [['read_file', 'ok'], ['task_end', 'ok']]);
+      assert.deepEqual(
+        run.steps.map((s) => [s.name, s.status]),
+        [
+          ['read_file', 'ok'],
+          ['task_end', 'ok'],
+        ],
+      );
       assert.match(run.steps[0].args, /src\/app\.ts/);
       assert.match(run.steps[0].result, /answer = 42/);
       assert.equal(typeof run.steps[0].durationMs, 'number');
@@ -111,7 +129,7 @@ describe('chore runner: runs through the real engine and store against the scrip
     assert.match(errored.reason ?? '', /failed on the output/);
   });
 
-  it('maxIterations trips before the next model call: budget_exhausted, the last call\'s actions still ran', async () => {
+  it("maxIterations trips before the next model call: budget_exhausted, the last call's actions still ran", async () => {
     h = await createRunnerHarness(server, choresFrom(chore('budget: { maxIterations: 2 }')));
     server.script([read, read, read]);
     await h.runner.fire('demo', 'manual');
@@ -157,7 +175,14 @@ describe('chore runner: runs through the real engine and store against the scrip
   it('a cron fire queued before VS Code closed and delivered hours late follows drift: skip', async () => {
     h = await createRunnerHarness(server, choresFrom(chore('drift: skip', 'trigger: { cron: "0 2 * * *" }')));
     const due = h.clock.now() - 3 * 3_600_000;
-    const fire: ChoreFire = { kind: 'chore_fire', choreId: 'demo', fireTime: new Date(due).toISOString(), missed: false, cause: 'cron', fireKey: `chore:demo:${due}` };
+    const fire: ChoreFire = {
+      kind: 'chore_fire',
+      choreId: 'demo',
+      fireTime: new Date(due).toISOString(),
+      missed: false,
+      cause: 'cron',
+      fireKey: `chore:demo:${due}`,
+    };
     await h.agent.whenReady();
     await h.triggers.emit({ source: 'scheduled', sessionId: 'chore:demo', payload: fire, fireAt: due, dedupKey: `chore:demo:${due}` });
     await h.idle();
@@ -210,7 +235,10 @@ describe('chore runner: runs through the real engine and store against the scrip
       await h.idle();
     }
     const runs = h.runLog.history('demo');
-    assert.deepEqual(runs.map((r) => r.status), ['succeeded', 'succeeded']);
+    assert.deepEqual(
+      runs.map((r) => r.status),
+      ['succeeded', 'succeeded'],
+    );
     assert.ok(runs[0].startedAt >= runs[1].endedAt!, 'the queued run started after the first ended');
   });
 
@@ -222,7 +250,13 @@ describe('chore runner: runs through the real engine and store against the scrip
     await h.clock.advance(31_000);
     await h.idle();
     const runs = h.runLog.history('demo');
-    assert.deepEqual(runs.map((r) => [r.attempt, r.status, r.cause]), [[1, 'failed', 'retry'], [0, 'failed', 'manual']]);
+    assert.deepEqual(
+      runs.map((r) => [r.attempt, r.status, r.cause]),
+      [
+        [1, 'failed', 'retry'],
+        [0, 'failed', 'manual'],
+      ],
+    );
     assert.equal(runs[0].fireKey, runs[1].fireKey);
     await h.clock.advance(600_000);
     await h.idle();
@@ -241,11 +275,17 @@ describe('chore runner: runs through the real engine and store against the scrip
       const body = receiver.requests[0].body as Record<string, unknown>;
       assert.equal(body.runId, run.runId);
       assert.equal(body.status, 'failed');
-      assert.deepEqual((body.lastSteps as Array<{ name: string }>).map((s) => s.name), ['read_file', 'task_end']);
+      assert.deepEqual(
+        (body.lastSteps as Array<{ name: string }>).map((s) => s.name),
+        ['read_file', 'task_end'],
+      );
       const ledgerRows = () => h!.db.query('SELECT action, status FROM ledger WHERE task_id = ?', [run.runId]);
       for (let i = 0; i < 100 && ledgerRows()[0]?.status === 'intent'; i++) await new Promise((r) => setTimeout(r, 10));
       const ledger = ledgerRows();
-      assert.deepEqual(ledger.map((r) => [r.action, r.status]), [['chore_escalation', 'done']]);
+      assert.deepEqual(
+        ledger.map((r) => [r.action, r.status]),
+        [['chore_escalation', 'done']],
+      );
       await h.close();
 
       server.reset();
@@ -263,7 +303,19 @@ describe('chore runner: runs through the real engine and store against the scrip
   it('a fire redelivered after a crash between claim and ack resumes its run instead of starting a second', async () => {
     h = await createRunnerHarness(server, choresFrom(chore('')));
     const payload: ChoreFire = { kind: 'chore_fire', choreId: 'demo', fireTime: new Date(h.clock.now()).toISOString(), missed: false, cause: 'files' };
-    const trigger = { id: 'trig-1', source: 'file_event' as const, sessionId: 'chore:demo', payload, fireAt: h.clock.now(), priority: 100, dedupKey: null, attempts: 1, status: 'claimed' as const, createdAt: 0, lastError: null };
+    const trigger = {
+      id: 'trig-1',
+      source: 'file_event' as const,
+      sessionId: 'chore:demo',
+      payload,
+      fireAt: h.clock.now(),
+      priority: 100,
+      dedupKey: null,
+      attempts: 1,
+      status: 'claimed' as const,
+      createdAt: 0,
+      lastError: null,
+    };
     const first = await h.runner.resolveProactive(trigger);
     const again = await h.runner.resolveProactive({ ...trigger, attempts: 2 });
     assert.ok(first && again);

@@ -27,7 +27,10 @@ describe('chores: schedule functions', () => {
     const paris = { cron: '0 2 * * *', timezone: 'Europe/Paris' };
     assert.equal(iso(nextFireAfter(paris, T('2025-01-10T12:00:00Z'))!), '2025-01-11T01:00:00.000Z'); // CET, UTC+1
     assert.equal(iso(nextFireAfter(paris, T('2025-07-10T12:00:00Z'))!), '2025-07-11T00:00:00.000Z'); // CEST, UTC+2
-    assert.deepEqual(nextFires({ cron: '0 9 * * 1', timezone: 'UTC' }, T('2025-03-05T00:00:00Z'), 2).map(iso), ['2025-03-10T09:00:00.000Z', '2025-03-17T09:00:00.000Z']);
+    assert.deepEqual(nextFires({ cron: '0 9 * * 1', timezone: 'UTC' }, T('2025-03-05T00:00:00Z'), 2).map(iso), [
+      '2025-03-10T09:00:00.000Z',
+      '2025-03-17T09:00:00.000Z',
+    ]);
   });
 
   it('applies each drift policy to a night off (hourly chore, closed 22:30 → 08:10)', () => {
@@ -39,7 +42,10 @@ describe('chores: schedule functions', () => {
     assert.equal(latest.missed, true);
     assert.ok(latest.dropped >= 9);
     const catchup = selectDueFires(hourly, from, now, 'catchup');
-    assert.deepEqual(catchup.run.map(iso), ['23', '00', '01', '02', '03', '04', '05', '06', '07', '08'].map((h) => `2025-03-${h === '23' ? '04' : '05'}T${h}:00:00.000Z`));
+    assert.deepEqual(
+      catchup.run.map(iso),
+      ['23', '00', '01', '02', '03', '04', '05', '06', '07', '08'].map((h) => `2025-03-${h === '23' ? '04' : '05'}T${h}:00:00.000Z`),
+    );
     const skip = selectDueFires(hourly, from, now, 'skip');
     assert.deepEqual(skip.run, []);
     assert.equal(skip.missed, true);
@@ -97,7 +103,10 @@ describe('chores: ChoreScheduler', () => {
     assert.equal(iso(scheduler.nextFireAt('nightly')!), '2025-03-06T02:00:00.000Z');
     assert.equal(persistence.records.get('nightly')?.nextFireAt, T('2025-03-06T02:00:00Z'));
     await clock.advance(24 * 3_600_000);
-    assert.deepEqual(store.emitted.map((t) => t.dedupKey), ['chore:nightly:2025-03-05T02:00:00.000Z', 'chore:nightly:2025-03-06T02:00:00.000Z']);
+    assert.deepEqual(
+      store.emitted.map((t) => t.dedupKey),
+      ['chore:nightly:2025-03-05T02:00:00.000Z', 'chore:nightly:2025-03-06T02:00:00.000Z'],
+    );
     scheduler.stop();
   });
 
@@ -115,7 +124,10 @@ describe('chores: ChoreScheduler', () => {
       const second = make();
       second.setChores([chore('hourly', '0 * * * *', drift)]);
       await second.start();
-      assert.deepEqual(store.emitted.map((t) => iso(t.fireAt).slice(11, 13)), expected);
+      assert.deepEqual(
+        store.emitted.map((t) => iso(t.fireAt).slice(11, 13)),
+        expected,
+      );
       if (drift === 'skip') assert.equal(iso(second.nextFireAt('hourly')!), '2025-03-05T09:00:00.000Z');
       else assert.equal(iso(second.nextFireAt('hourly')!), iso(store.emitted[0].fireAt), 'points at the oldest fire not done');
       for (const t of store.emitted) await second.markDone('hourly', t.fireAt);
@@ -137,7 +149,10 @@ describe('chores: ChoreScheduler', () => {
     await clock.advance(29_000);
     assert.equal(store.emitted.length, 0, 'waits the retry delay instead of spinning');
     await clock.advance(1_000);
-    assert.deepEqual(store.emitted.map((t) => t.dedupKey), ['chore:nightly:2025-03-05T02:00:00.000Z']);
+    assert.deepEqual(
+      store.emitted.map((t) => t.dedupKey),
+      ['chore:nightly:2025-03-05T02:00:00.000Z'],
+    );
     scheduler.stop();
   });
 
@@ -212,7 +227,10 @@ describe('chores: DbSchedulePersistence (sql.js behind the DurableDb contract)',
     ]);
     assert.deepEqual(query('SELECT updated_at FROM chores WHERE id = ?', ['a']), [{ updated_at: 42 }]);
     again.remove('a');
-    assert.deepEqual(again.loadAll().map((r) => r.choreId), ['b']);
+    assert.deepEqual(
+      again.loadAll().map((r) => r.choreId),
+      ['b'],
+    );
     await db.close();
   });
 });

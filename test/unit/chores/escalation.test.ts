@@ -20,8 +20,16 @@ async function failedRun(): Promise<EscalationPayload> {
     await clock.advance(100 * i);
     log.stepEnded(run.runId, step, i === 7 ? 'error' : 'ok', i === 7 ? 'CHANGELOG.md is locked' : `result ${i}`);
   }
-  log.updateUsage(run.runId, { iterations: 7, elapsedMs: 2800, inputTokens: 12000, outputTokens: 900, cacheReadTokens: 3000, cacheWriteTokens: 0, costUsd: 0.0421 });
-  const ended = await log.finish(run.runId, 'failed', 'successWhen (status = \'done\') was false');
+  log.updateUsage(run.runId, {
+    iterations: 7,
+    elapsedMs: 2800,
+    inputTokens: 12000,
+    outputTokens: 900,
+    cacheReadTokens: 3000,
+    cacheWriteTokens: 0,
+    costUsd: 0.0421,
+  });
+  const ended = await log.finish(run.runId, 'failed', "successWhen (status = 'done') was false");
   return buildEscalationPayload({ id: 'nightly-changelog', name: 'Nightly changelog' }, ended, 'my-repo');
 }
 
@@ -33,7 +41,10 @@ describe('chores: escalation payload', () => {
     assert.equal(p.status, 'failed');
     assert.match(p.reason, /successWhen/);
     assert.equal(p.usage.costUsd, 0.0421);
-    assert.deepEqual(p.lastSteps.map((s) => s.name), ['step_3', 'step_4', 'step_5', 'step_6', 'step_7']);
+    assert.deepEqual(
+      p.lastSteps.map((s) => s.name),
+      ['step_3', 'step_4', 'step_5', 'step_6', 'step_7'],
+    );
     assert.equal(p.lastSteps[4].status, 'error');
     assert.equal(p.lastSteps[4].durationMs, 700);
   });
@@ -63,16 +74,28 @@ describe('chores: escalation channels against real local servers', function () {
   });
 
   it('posts Block Kit to a Slack webhook whose URL comes from a secret', async () => {
-    const results = await sendEscalation({ slack: { urlSecret: 'team-slack' } }, payload, { secrets: secretsFrom({ 'team-slack': `${http.baseUrl}/services/T000/B000/XXXX` }), logger });
-    assert.deepEqual(results.map((r) => [r.channel, r.ok]), [['slack', true]]);
+    const results = await sendEscalation({ slack: { urlSecret: 'team-slack' } }, payload, {
+      secrets: secretsFrom({ 'team-slack': `${http.baseUrl}/services/T000/B000/XXXX` }),
+      logger,
+    });
+    assert.deepEqual(
+      results.map((r) => [r.channel, r.ok]),
+      [['slack', true]],
+    );
     assert.equal(http.requests.length, 1);
     const req = http.requests[0];
     assert.equal(req.method, 'POST');
     assert.equal(req.path, '/services/T000/B000/XXXX');
     assert.match(String(req.headers['content-type']), /application\/json/);
-    const body = req.body as { text: string; blocks: Array<{ type: string; text?: { text: string }; fields?: Array<{ text: string }>; elements?: Array<{ text: string }> }> };
+    const body = req.body as {
+      text: string;
+      blocks: Array<{ type: string; text?: { text: string }; fields?: Array<{ text: string }>; elements?: Array<{ text: string }> }>;
+    };
     assert.match(body.text, /Nightly changelog.*failed/);
-    assert.deepEqual(body.blocks.map((b) => b.type), ['header', 'section', 'section', 'section', 'context']);
+    assert.deepEqual(
+      body.blocks.map((b) => b.type),
+      ['header', 'section', 'section', 'section', 'context'],
+    );
     const all = JSON.stringify(body.blocks);
     assert.ok(all.includes('run-42'));
     assert.ok(all.includes('successWhen'));
@@ -95,8 +118,14 @@ describe('chores: escalation channels against real local servers', function () {
   });
 
   it('sends an email over SMTP with the login from a secret', async () => {
-    const results = await sendEscalation({ email: { to: ['ops@example.com', 'lead@example.com'], smtpSecret: 'ops-smtp', from: 'bot@example.com' } }, payload, { secrets: secretsFrom({ 'ops-smtp': smtp.url }), logger });
-    assert.deepEqual(results.map((r) => [r.ok, r.error?.message]), [[true, undefined]]);
+    const results = await sendEscalation({ email: { to: ['ops@example.com', 'lead@example.com'], smtpSecret: 'ops-smtp', from: 'bot@example.com' } }, payload, {
+      secrets: secretsFrom({ 'ops-smtp': smtp.url }),
+      logger,
+    });
+    assert.deepEqual(
+      results.map((r) => [r.ok, r.error?.message]),
+      [[true, undefined]],
+    );
     assert.equal(smtp.messages.length, 1);
     const mail = smtp.messages[0];
     assert.equal(mail.from, 'bot@example.com');
@@ -112,11 +141,10 @@ describe('chores: escalation channels against real local servers', function () {
   });
 
   it('says which secret is missing, and still delivers on the other channels', async () => {
-    const results = await sendEscalation(
-      { slack: { urlSecret: 'nope' }, webhook: { url: `${http.baseUrl}/hook` } },
-      payload,
-      { secrets: secretsFrom({}), logger },
-    );
+    const results = await sendEscalation({ slack: { urlSecret: 'nope' }, webhook: { url: `${http.baseUrl}/hook` } }, payload, {
+      secrets: secretsFrom({}),
+      logger,
+    });
     const slack = results.find((r) => r.channel === 'slack')!;
     assert.equal(slack.ok, false);
     assert.match(slack.error!.message, /secret "nope".*is not set/);
@@ -127,7 +155,10 @@ describe('chores: escalation channels against real local servers', function () {
 
   it('reports a non-2xx answer with the status, without leaking the URL', async () => {
     http.respondWith(410, { body: 'invalid_token' });
-    const [result] = await sendEscalation({ slack: { urlSecret: 's' } }, payload, { secrets: secretsFrom({ s: `${http.baseUrl}/services/SECRET-TOKEN` }), logger });
+    const [result] = await sendEscalation({ slack: { urlSecret: 's' } }, payload, {
+      secrets: secretsFrom({ s: `${http.baseUrl}/services/SECRET-TOKEN` }),
+      logger,
+    });
     assert.equal(result.ok, false);
     assert.equal(result.error!.details.status, 410);
     assert.match(result.error!.message, /answered 410 \(invalid_token\)/);
@@ -145,7 +176,11 @@ describe('chores: escalation channels against real local servers', function () {
 
   it('reports a refused SMTP login and a bad SMTP secret clearly', async () => {
     const wrong = smtp.url.replace('s3cret', 'wrong');
-    const [bad] = await sendEscalation({ email: { to: ['ops@example.com'], smtpSecret: 'm' } }, payload, { secrets: secretsFrom({ m: wrong }), logger, timeoutMs: 3_000 });
+    const [bad] = await sendEscalation({ email: { to: ['ops@example.com'], smtpSecret: 'm' } }, payload, {
+      secrets: secretsFrom({ m: wrong }),
+      logger,
+      timeoutMs: 3_000,
+    });
     assert.equal(bad.ok, false);
     assert.match(bad.error!.message, /sending mail through 127\.0\.0\.1:\d+ failed: .*check the SMTP URL in secret "m"/);
     assert.ok(!bad.error!.message.includes('wrong'), 'no password in the message');

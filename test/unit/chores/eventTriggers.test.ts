@@ -21,11 +21,14 @@ const chores = choresFrom(`chores:
 
 describe('diagnostics and git HEAD triggers: debounced, coalesced, one fire per burst', () => {
   it('parses both triggers with their defaults', () => {
-    assert.deepEqual(chores.map((c) => c.trigger), [
-      { kind: 'diagnostics', globs: ['src/**'], severity: 'error', debounceMs: 3000 },
-      { kind: 'diagnostics', globs: ['lib/*.ts'], severity: 'warning', debounceMs: 500 },
-      { kind: 'git', watch: 'head', debounceMs: 2000 },
-    ]);
+    assert.deepEqual(
+      chores.map((c) => c.trigger),
+      [
+        { kind: 'diagnostics', globs: ['src/**'], severity: 'error', debounceMs: 3000 },
+        { kind: 'diagnostics', globs: ['lib/*.ts'], severity: 'warning', debounceMs: 500 },
+        { kind: 'git', watch: 'head', debounceMs: 2000 },
+      ],
+    );
     assert.throws(() => choresFrom('chores:\n  - id: x\n    name: x\n    trigger: { git: tags }\n    prompt: p\n'), /trigger.git must be head/);
   });
 
@@ -48,7 +51,10 @@ describe('diagnostics and git HEAD triggers: debounced, coalesced, one fire per 
     // A wave: two files get errors, one of them twice as the server refines.
     trigger.update([{ path: 'src/a.ts', errors: 1, warnings: 0, first: 'line 3: x' }]);
     await clock.advance(1000);
-    trigger.update([{ path: 'src/b.ts', errors: 1, warnings: 0, first: 'line 1: y' }, { path: 'docs/readme.md', errors: 4, warnings: 0 }]);
+    trigger.update([
+      { path: 'src/b.ts', errors: 1, warnings: 0, first: 'line 1: y' },
+      { path: 'docs/readme.md', errors: 4, warnings: 0 },
+    ]);
     await clock.advance(1000);
     trigger.update([{ path: 'src/a.ts', errors: 3, warnings: 0, first: 'line 3: x' }]);
     await clock.advance(2999);
@@ -57,7 +63,14 @@ describe('diagnostics and git HEAD triggers: debounced, coalesced, one fire per 
     assert.equal(fired.length, 1);
     const [id, context] = fired[0];
     assert.equal(id, 'errors');
-    assert.deepEqual(context, { kind: 'diagnostics', severity: 'error', files: [{ path: 'src/b.ts', count: 1, first: 'line 1: y' }, { path: 'src/a.ts', count: 3, first: 'line 3: x' }] });
+    assert.deepEqual(context, {
+      kind: 'diagnostics',
+      severity: 'error',
+      files: [
+        { path: 'src/b.ts', count: 1, first: 'line 1: y' },
+        { path: 'src/a.ts', count: 3, first: 'line 3: x' },
+      ],
+    });
     // Fewer errors (a fix) fires nothing; warnings do not count for a severity: error chore.
     trigger.update([{ path: 'src/a.ts', errors: 1, warnings: 5 }]);
     await clock.advance(10_000);
@@ -65,7 +78,10 @@ describe('diagnostics and git HEAD triggers: debounced, coalesced, one fire per 
     // A warning in lib fires the warning chore, on its own debounce.
     trigger.update([{ path: 'lib/x.ts', errors: 0, warnings: 1, first: 'w' }]);
     await clock.advance(500);
-    assert.deepEqual(fired.map(([i]) => i), ['errors', 'problems']);
+    assert.deepEqual(
+      fired.map(([i]) => i),
+      ['errors', 'problems'],
+    );
   });
 
   it('a storm of reports cannot postpone the fire past the max wait', async () => {

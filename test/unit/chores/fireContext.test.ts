@@ -18,7 +18,7 @@ const yaml = (trigger: string) => `chores:
 `;
 const firstRequest = (server: ModelServer) => JSON.stringify(server.requests[0].body);
 
-describe('chore trigger context reaches the model in the run\'s first message', function () {
+describe("chore trigger context reaches the model in the run's first message", function () {
   this.timeout(20_000);
   let server: ModelServer;
   let h: RunnerHarness | undefined;
@@ -37,7 +37,10 @@ describe('chore trigger context reaches the model in the run\'s first message', 
     server.script([end]);
     const harness = h;
     const fired: Array<Promise<string>> = [];
-    const debouncer = new FileTriggerDebouncer({ clock: h.clock, onFire: (burst) => fired.push(harness.runner.fire(burst.choreId, 'files', burstContext(burst))) });
+    const debouncer = new FileTriggerDebouncer({
+      clock: h.clock,
+      onFire: (burst) => fired.push(harness.runner.fire(burst.choreId, 'files', burstContext(burst))),
+    });
     debouncer.configure([{ id: 'demo', debounceMs: 500 }]);
     debouncer.push('demo', 'src/new.ts', 'created');
     debouncer.push('demo', 'src/new.ts', 'changed');
@@ -78,7 +81,13 @@ describe('chore trigger context reaches the model in the run\'s first message', 
     server.script([end]);
     // The editor closed at 05:30 UTC; it is reopened at 09:00 (the harness clock's start).
     const persistence = new InMemorySchedulePersistence();
-    persistence.save({ choreId: 'demo', cronKey: cronKey({ cron: '0 6 * * *', timezone: 'UTC' }), cursor: Date.UTC(2026, 0, 5, 5, 30), outstanding: [], nextFireAt: null });
+    persistence.save({
+      choreId: 'demo',
+      cronKey: cronKey({ cron: '0 6 * * *', timezone: 'UTC' }),
+      cursor: Date.UTC(2026, 0, 5, 5, 30),
+      outstanding: [],
+      nextFireAt: null,
+    });
     const scheduler = new ChoreScheduler({ triggers: h.triggers, clock: h.clock, persistence, logger: h.logger });
     scheduler.setChores(h.runner.chore('demo') ? [h.runner.chore('demo')!] : []);
     await scheduler.start();
@@ -94,7 +103,13 @@ describe('chore trigger context reaches the model in the run\'s first message', 
     h = await createRunnerHarness(server, choresFrom(yaml('trigger: { cron: "0 9 * * *", timezone: UTC }')));
     server.script([end]);
     const persistence = new InMemorySchedulePersistence();
-    persistence.save({ choreId: 'demo', cronKey: cronKey({ cron: '0 9 * * *', timezone: 'UTC' }), cursor: Date.UTC(2026, 0, 5, 8, 59), outstanding: [], nextFireAt: null });
+    persistence.save({
+      choreId: 'demo',
+      cronKey: cronKey({ cron: '0 9 * * *', timezone: 'UTC' }),
+      cursor: Date.UTC(2026, 0, 5, 8, 59),
+      outstanding: [],
+      nextFireAt: null,
+    });
     const scheduler = new ChoreScheduler({ triggers: h.triggers, clock: h.clock, persistence, logger: h.logger });
     scheduler.setChores([h.runner.chore('demo')!]);
     await scheduler.start();

@@ -42,7 +42,13 @@ describe('chores: every due occurrence ends as a run or a history entry with its
     const closedAt = now - 14 * hour - 50 * 60_000;
     const persistence = new InMemorySchedulePersistence();
     persistence.save({ choreId: 'hourly', cronKey: cronKey({ cron: '0 * * * *', timezone: 'UTC' }), cursor: closedAt, outstanding: [], nextFireAt: null });
-    const scheduler = new ChoreScheduler({ triggers: harness.triggers, clock: harness.clock, persistence, logger: harness.logger, onDropped: (id, d) => harness.runner.recordDropped(id, d) });
+    const scheduler = new ChoreScheduler({
+      triggers: harness.triggers,
+      clock: harness.clock,
+      persistence,
+      logger: harness.logger,
+      onDropped: (id, d) => harness.runner.recordDropped(id, d),
+    });
     scheduler.setChores([harness.runner.chore('hourly')!]);
     await scheduler.start();
     scheduler.stop();
@@ -50,7 +56,7 @@ describe('chores: every due occurrence ends as a run or a history entry with its
     for (let t = Math.ceil(closedAt / hour) * hour; t <= now; t += hour) due.push(t);
     assert.equal(due.length, 15);
     // Let every emitted fire be claimed and every run end.
-    for (let i = 0; i < 200 && harness.runLog.history('hourly').some((r) => r.status === 'running') || i < 3; i++) await harness.idle();
+    for (let i = 0; (i < 200 && harness.runLog.history('hourly').some((r) => r.status === 'running')) || i < 3; i++) await harness.idle();
     return { h: harness, due };
   }
 
@@ -72,7 +78,10 @@ describe('chores: every due occurrence ends as a run or a history entry with its
     for (const t of due) assert.ok(entries.has(t), `occurrence ${new Date(t).toISOString()} is not in the history`);
     const runs = harness.runLog.history('hourly');
     const ran = runs.filter((r) => r.status === 'succeeded');
-    assert.deepEqual(ran.map((r) => r.fireKey), [fireKey('hourly', due[14])]);
+    assert.deepEqual(
+      ran.map((r) => r.fireKey),
+      [fireKey('hourly', due[14])],
+    );
     const missed = runs.filter((r) => r.status === 'missed');
     assert.equal(missed.length, 14, 'each missed occurrence has its own entry');
     for (const m of missed) assert.match(m.reason ?? '', /VS Code was closed.*drift: latest/);
@@ -83,7 +92,10 @@ describe('chores: every due occurrence ends as a run or a history entry with its
     const { h: harness, due } = await nightOff('skip');
     const runs = harness.runLog.history('hourly');
     assert.equal(runs.length, 15);
-    assert.ok(runs.every((r) => r.status === 'skipped' && /drift: skip/.test(r.reason ?? '')), JSON.stringify(runs.map((r) => [r.status, r.reason])));
+    assert.ok(
+      runs.every((r) => r.status === 'skipped' && /drift: skip/.test(r.reason ?? '')),
+      JSON.stringify(runs.map((r) => [r.status, r.reason])),
+    );
     const entries = accounted(harness, due);
     for (const t of due) assert.ok(entries.has(t), `occurrence ${new Date(t).toISOString()} is not in the history`);
     assert.equal(server.requests.length, 0);

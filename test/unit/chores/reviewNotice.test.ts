@@ -16,8 +16,16 @@ import type { RunnerHarness } from './runnerHarness';
 const link = (id: string) => `vscode://tasklane.tasklane/approval?id=${encodeURIComponent(id)}`;
 
 const run: ChoreRunRecord = {
-  runId: 'run-1', choreId: 'fixer', fireKey: 'chore:fixer:2026-01-01T00:00:00.000Z', attempt: 0, cause: 'manual', status: 'running',
-  startedAt: 0, endedAt: null, steps: [], usage: { iterations: 1, elapsedMs: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 },
+  runId: 'run-1',
+  choreId: 'fixer',
+  fireKey: 'chore:fixer:2026-01-01T00:00:00.000Z',
+  attempt: 0,
+  cause: 'manual',
+  status: 'running',
+  startedAt: 0,
+  endedAt: null,
+  steps: [],
+  usage: { iterations: 1, elapsedMs: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 },
 } as unknown as ChoreRunRecord;
 
 describe('chore review notice: the escalation carries a summary and the approval link', function () {
@@ -36,7 +44,13 @@ describe('chore review notice: the escalation carries a summary and the approval
   });
 
   it('the summary is redacted like every other escalation text', () => {
-    const payload = buildReviewPayload({ id: 'fixer', name: 'Fixer' }, run, { id: 'a', summary: 'Run: deploy --token SECRET123', link: link('a') }, undefined, (t) => t.replace('SECRET123', '[redacted]'));
+    const payload = buildReviewPayload(
+      { id: 'fixer', name: 'Fixer' },
+      run,
+      { id: 'a', summary: 'Run: deploy --token SECRET123', link: link('a') },
+      undefined,
+      (t) => t.replace('SECRET123', '[redacted]'),
+    );
     assert.equal(payload.approval?.summary, 'Run: deploy --token [redacted]');
     assert.doesNotMatch(JSON.stringify(payload), /SECRET123/);
   });
@@ -62,20 +76,35 @@ describe('chore review notice: the escalation carries a summary and the approval
 
     // Stands in for write_file: proposes, and the task waits for the decision.
     const propose = defineAction({
-      name: 'propose_fix', description: 'Propose a fix for review.', input: z.object({}), actionSets: ['read'], parallelizable: false, irreversible: false, approval: 'never',
+      name: 'propose_fix',
+      description: 'Propose a fix for review.',
+      input: z.object({}),
+      actionSets: ['read'],
+      parallelizable: false,
+      irreversible: false,
+      approval: 'never',
       run: async (_input, ctx) => {
         ctx.turn.needsApproval('cs-7', 'Edit README.md');
         return 'proposed; waiting for review';
       },
     });
-    const yaml = (extra: string) => `chores:\n  - id: fixer\n    name: Fixer\n    trigger: { cron: "0 3 * * *" }\n    prompt: Fix the typo.\n    budget: { maxSeconds: 600 }\n${extra}`;
+    const yaml = (extra: string) =>
+      `chores:\n  - id: fixer\n    name: Fixer\n    trigger: { cron: "0 3 * * *" }\n    prompt: Fix the typo.\n    budget: { maxSeconds: 600 }\n${extra}`;
 
     it('parks, sends one notice with the link, then resumes to success on approval with no model call while waiting', async () => {
       const described: string[] = [];
-      h = await createRunnerHarness(server, choresFrom(yaml(`    escalate: { webhook: { url: "${receiver.baseUrl}/hook" } }\n`)), {
-        reviewLinks: { linkFor: async (id) => link(id), describe: async (id) => (described.push(id), 'Edit README.md') },
-      }, { actions: [propose] });
-      server.script([{ toolCalls: [{ name: 'propose_fix', arguments: {} }] }, { toolCalls: [{ name: 'task_end', arguments: { summary: 'fixed', output: {} } }] }]);
+      h = await createRunnerHarness(
+        server,
+        choresFrom(yaml(`    escalate: { webhook: { url: "${receiver.baseUrl}/hook" } }\n`)),
+        {
+          reviewLinks: { linkFor: async (id) => link(id), describe: async (id) => (described.push(id), 'Edit README.md') },
+        },
+        { actions: [propose] },
+      );
+      server.script([
+        { toolCalls: [{ name: 'propose_fix', arguments: {} }] },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'fixed', output: {} } }] },
+      ]);
       await h.runner.fire('fixer', 'manual');
       for (let i = 0; i < 400 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
       assert.equal(receiver.requests.length, 1, 'one notice');
@@ -93,24 +122,40 @@ describe('chore review notice: the escalation carries a summary and the approval
       assert.equal(server.requests.length, modelCalls, 'no model call while it waited');
       assert.equal(receiver.requests.length, 1, 'announced once');
       const task = h.agent.snapshot().tasks.find((t) => t.source === 'chore:fixer')!;
-      await h.triggers.emit({ source: 'approval', sessionId: task.sessionId, payload: { approvalId: 'cs-7', decision: 'approved' }, dedupKey: 'approval:cs-7' });
+      await h.triggers.emit({
+        source: 'approval',
+        sessionId: task.sessionId,
+        payload: { approvalId: 'cs-7', decision: 'approved' },
+        dedupKey: 'approval:cs-7',
+      });
       const ended = await h.ended('fixer');
       assert.equal(ended.runId, active.runId, 'the same run resumed');
       assert.equal(ended.status, 'succeeded', ended.reason ?? '');
       assert.equal(server.requests.length, modelCalls + 1);
       assert.match(JSON.stringify(server.requests[1].body), /Approval cs-7: approved/);
       const ledger = h.db.query('SELECT action, status FROM ledger WHERE task_id = ?', [active.runId]);
-      assert.deepEqual(ledger.map((r) => [r.action, r.status]), [['chore_review_notice', 'done']]);
+      assert.deepEqual(
+        ledger.map((r) => [r.action, r.status]),
+        [['chore_review_notice', 'done']],
+      );
     });
 
     it('no channel, or onFailure silent: nothing is sent', async () => {
       for (const extra of ['', `    onFailure: silent\n    escalate: { webhook: { url: "${receiver.baseUrl}/hook" } }\n`]) {
-        h = await createRunnerHarness(server, choresFrom(yaml(extra)), { reviewLinks: { linkFor: async (id) => link(id), describe: async () => 'Edit README.md' } }, { actions: [propose] });
+        h = await createRunnerHarness(
+          server,
+          choresFrom(yaml(extra)),
+          { reviewLinks: { linkFor: async (id) => link(id), describe: async () => 'Edit README.md' } },
+          { actions: [propose] },
+        );
         server.script([{ toolCalls: [{ name: 'propose_fix', arguments: {} }] }]);
         await h.runner.fire('fixer', 'manual');
         for (let i = 0; i < 400 && !h.agent.snapshot().tasks.some((t) => t.waitingForApproval); i++) await new Promise((r) => setTimeout(r, 5));
         await h.idle();
-        assert.ok(h.agent.snapshot().tasks.some((t) => t.waitingForApproval), 'the task waits');
+        assert.ok(
+          h.agent.snapshot().tasks.some((t) => t.waitingForApproval),
+          'the task waits',
+        );
         await h.close();
         h = undefined;
         server.reset();

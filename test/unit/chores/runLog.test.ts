@@ -34,7 +34,10 @@ describe('chores: ChoreRunLog', () => {
     assert.equal(again.created, false);
     assert.equal(again.run.runId, first.run.runId);
     assert.equal(again.run.status, 'running');
-    assert.deepEqual(revived.active().map((r) => r.runId), [first.run.runId]);
+    assert.deepEqual(
+      revived.active().map((r) => r.runId),
+      [first.run.runId],
+    );
     await revived.finish(again.run.runId, 'succeeded');
     const third = await make().start({ choreId: 'nightly', fireKey: key, cause: 'cron' });
     assert.equal(third.created, false);
@@ -73,7 +76,10 @@ describe('chores: ChoreRunLog', () => {
       await log.finish(run.runId, 'succeeded');
     }
     await log.recordSkipped({ choreId: 'other', fireKey: 'o1', cause: 'files', reason: 'run run-1 was still active (concurrency: skip)' });
-    assert.deepEqual(log.history('nightly').map((r) => r.fireKey), ['k4', 'k3', 'k2']);
+    assert.deepEqual(
+      log.history('nightly').map((r) => r.fireKey),
+      ['k4', 'k3', 'k2'],
+    );
     assert.equal(persistence.records.size, 4);
     const skipped = log.history('other')[0];
     assert.equal(skipped.status, 'skipped');
@@ -94,7 +100,10 @@ describe('chores: DbRunPersistence (sql.js behind the DurableDb contract)', () =
     const reloaded = new ChoreRunLog(new DbRunPersistence(db), clock);
     const back = reloaded.get('run-a') as ChoreRunRecord;
     assert.equal(back.status, 'succeeded');
-    assert.deepEqual(back.steps.map((x) => [x.name, x.status, x.result]), [['search_text', 'ok', '3 matches']]);
+    assert.deepEqual(
+      back.steps.map((x) => [x.name, x.status, x.result]),
+      [['search_text', 'ok', '3 matches']],
+    );
     assert.deepEqual(query('SELECT chore_id, fire_key, status FROM chore_runs'), [{ chore_id: 'c', fire_key: 'chore:c:x', status: 'succeeded' }]);
     await db.close();
   });

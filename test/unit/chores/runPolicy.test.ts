@@ -140,7 +140,10 @@ describe('chores: concurrency with overlapping fires', () => {
     assert.equal(d.kind, 'skip');
   });
   it('replace cancels the active run', () => {
-    assert.deepEqual(decideConcurrency({ concurrency: 'replace', queueMaxWaitSeconds: 600 }, active, { firedAt: 0 }, 10), { kind: 'replace', cancelRunId: 'run-1' });
+    assert.deepEqual(decideConcurrency({ concurrency: 'replace', queueMaxWaitSeconds: 600 }, active, { firedAt: 0 }, 10), {
+      kind: 'replace',
+      cancelRunId: 'run-1',
+    });
   });
   it('queue waits until the wait limit, then drops', () => {
     const policy = { concurrency: 'queue' as const, queueMaxWaitSeconds: 60 };
@@ -162,7 +165,10 @@ describe('chores: file-trigger debouncing', () => {
     bursts = [];
     tracker = new OwnEditTracker(clock, 5_000);
     debouncer = new FileTriggerDebouncer({ clock, onFire: (b) => bursts.push(b), isOwnEdit: (id, p) => tracker.isOwnEdit(id, p) });
-    debouncer.configure([{ id: 'lint', debounceMs: 1_000 }, { id: 'docs', debounceMs: 500 }]);
+    debouncer.configure([
+      { id: 'lint', debounceMs: 1_000 },
+      { id: 'docs', debounceMs: 500 },
+    ]);
   });
 
   it('turns a save storm into one run with the distinct paths', async () => {
@@ -181,9 +187,15 @@ describe('chores: file-trigger debouncing', () => {
     debouncer.push('lint', 'a.ts');
     debouncer.push('docs', 'README.md');
     await clock.advance(500);
-    assert.deepEqual(bursts.map((b) => b.choreId), ['docs']);
+    assert.deepEqual(
+      bursts.map((b) => b.choreId),
+      ['docs'],
+    );
     await clock.advance(500);
-    assert.deepEqual(bursts.map((b) => b.choreId), ['docs', 'lint']);
+    assert.deepEqual(
+      bursts.map((b) => b.choreId),
+      ['docs', 'lint'],
+    );
   });
 
   it('fires after the max wait during an endless storm', async () => {
@@ -195,12 +207,15 @@ describe('chores: file-trigger debouncing', () => {
     assert.ok(bursts[0].events >= 99 && bursts[0].events <= 101, String(bursts[0].events));
   });
 
-  it('ignores events caused by the chore\'s own edits, not other chores\'', async () => {
+  it("ignores events caused by the chore's own edits, not other chores'", async () => {
     tracker.noteWrite('lint', ['src/a.ts']);
     assert.equal(debouncer.push('lint', 'src/a.ts'), false);
     assert.equal(debouncer.push('docs', 'src/a.ts'), true);
     await clock.advance(6_000);
-    assert.deepEqual(bursts.map((b) => b.choreId), ['docs']);
+    assert.deepEqual(
+      bursts.map((b) => b.choreId),
+      ['docs'],
+    );
     assert.equal(debouncer.push('lint', './src/a.ts'), true, 'the window is over');
     assert.equal(debouncer.push('unknown', 'x'), false);
   });
@@ -216,13 +231,15 @@ describe('chores: task-trigger condition', () => {
   });
 
   it('matches a finished task to the chores it fires', async () => {
-    const { chores } = parseChoresFile([
-      'chores:',
-      '  - { id: fix, name: Fix, prompt: p, trigger: { task: { name: build, when: "exitCode != 0" } } }',
-      '  - { id: any, name: Any, prompt: p, trigger: { task: { name: build } } }',
-      '  - { id: test, name: Test, prompt: p, trigger: { task: { name: test, when: "exitCode != 0" } } }',
-      '  - { id: cron, name: Cron, prompt: p, trigger: { cron: "0 2 * * *" } }',
-    ].join('\n'));
+    const { chores } = parseChoresFile(
+      [
+        'chores:',
+        '  - { id: fix, name: Fix, prompt: p, trigger: { task: { name: build, when: "exitCode != 0" } } }',
+        '  - { id: any, name: Any, prompt: p, trigger: { task: { name: build } } }',
+        '  - { id: test, name: Test, prompt: p, trigger: { task: { name: test, when: "exitCode != 0" } } }',
+        '  - { id: cron, name: Cron, prompt: p, trigger: { cron: "0 2 * * *" } }',
+      ].join('\n'),
+    );
     const matcher = new TaskTriggerMatcher();
     matcher.configure(chores);
     assert.deepEqual(await matcher.match({ name: 'build', exitCode: 1 }), ['fix', 'any']);

@@ -51,7 +51,12 @@ export function choresFrom(yaml: string): ChoreDefinition[] {
   return parsed.chores;
 }
 
-export async function createRunnerHarness(server: ModelServer, chores: ChoreDefinition[], extra: Partial<ChoreRunnerOptions> = {}, agentExtra: Pick<AgentDeps, 'actions'> = {}): Promise<RunnerHarness> {
+export async function createRunnerHarness(
+  server: ModelServer,
+  chores: ChoreDefinition[],
+  extra: Partial<ChoreRunnerOptions> = {},
+  agentExtra: Pick<AgentDeps, 'actions'> = {},
+): Promise<RunnerHarness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-chores-'));
   const clock = new FakeClock();
   const logger = new MemoryLogger();
@@ -96,7 +101,17 @@ export async function createRunnerHarness(server: ModelServer, chores: ChoreDefi
     throw new Error(`no run of ${choreId} ended; runs: ${JSON.stringify(runLog.history(choreId).map((r) => r.status))}`);
   };
   return {
-    agent, runner, runLog, clock, triggers, db, logger, storageDir: path.join(dir, 'agent'), done, idle, ended,
+    agent,
+    runner,
+    runLog,
+    clock,
+    triggers,
+    db,
+    logger,
+    storageDir: path.join(dir, 'agent'),
+    done,
+    idle,
+    ended,
     close: async () => {
       runner.dispose();
       await agent.shutdown();

@@ -27,12 +27,15 @@ describe('chores: rolling budgets (per chore per day / month, across chores) sto
     h = undefined;
   });
 
-  it('a chore\'s daily cap ends the run budget_exhausted before the next model call, pauses it, and Resume lifts the pause', async () => {
+  it("a chore's daily cap ends the run budget_exhausted before the next model call, pauses it, and Resume lifts the pause", async () => {
     const persistence = new InMemorySpendPersistence();
     // One ledger, bound to the harness clock, passed in before the runner starts.
     const holder: { clock?: () => number } = {};
     const spend = new ChoreSpendLedger(persistence, () => holder.clock!());
-    h = await createRunnerHarness(server, choresFrom(`chores:\n${chore('tidy', '{ maxCostUsdPerDay: 0.01 }')}`), { spend, workspaceLimits: () => ({ maxCostUsdPerDay: 0, maxCostUsdPerMonth: 0 }) });
+    h = await createRunnerHarness(server, choresFrom(`chores:\n${chore('tidy', '{ maxCostUsdPerDay: 0.01 }')}`), {
+      spend,
+      workspaceLimits: () => ({ maxCostUsdPerDay: 0, maxCostUsdPerMonth: 0 }),
+    });
     const harness = h;
     holder.clock = () => harness.clock.now();
     server.script([read, end]);
@@ -73,7 +76,10 @@ describe('chores: rolling budgets (per chore per day / month, across chores) sto
   it('the workspace cap across chores stops a second chore before its first model call', async () => {
     const holder: { clock?: () => number } = {};
     const spend = new ChoreSpendLedger(new InMemorySpendPersistence(), () => holder.clock!());
-    h = await createRunnerHarness(server, choresFrom(`chores:\n${chore('first')}${chore('second')}`), { spend, workspaceLimits: () => ({ maxCostUsdPerDay: 0.01, maxCostUsdPerMonth: 0 }) });
+    h = await createRunnerHarness(server, choresFrom(`chores:\n${chore('first')}${chore('second')}`), {
+      spend,
+      workspaceLimits: () => ({ maxCostUsdPerDay: 0.01, maxCostUsdPerMonth: 0 }),
+    });
     const harness = h;
     holder.clock = () => harness.clock.now();
     server.script([read, end]);

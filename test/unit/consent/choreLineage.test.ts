@@ -9,7 +9,8 @@ import { attack } from './attackCount';
 // A chore never writes unattended, transitively: a task a chore task starts (and the tasks that
 // one starts) works for the same run: the chore's policy, the chore's action sets, the run's budget.
 
-const chores = (budget: string) => choresFrom(`chores:
+const chores = (budget: string) =>
+  choresFrom(`chores:
   - id: nightly
     name: Nightly
     trigger: { cron: "0 3 * * *" }
@@ -67,10 +68,7 @@ describe('chore runs: what a chore task starts inherits its policy and budget', 
 
   it('a descendant of an ended run stops at its next step', async () => {
     h = await createRunnerHarness(server, chores('{ maxIterations: 10 }'));
-    server.script([
-      { toolCalls: [startHelper('helper'), { name: 'task_end', arguments: { summary: 'handed off' } }] },
-      { toolCalls: [read] },
-    ]);
+    server.script([{ toolCalls: [startHelper('helper'), { name: 'task_end', arguments: { summary: 'handed off' } }] }, { toolCalls: [read] }]);
     await h.runner.fire('nightly', 'manual');
     const run = await h.ended('nightly');
     await h.idle();

@@ -38,7 +38,8 @@ describe('settings a repository cannot set', () => {
   it('covers provider, base URL, model, approval.* and budget.*, and nothing else is missing from the manifest', () => {
     const props = Object.keys(manifest.contributes.configuration.properties);
     for (const prefix of ['tasklane.approval.', 'tasklane.budget.']) {
-      for (const key of props.filter((k) => k.startsWith(prefix))) assert.ok((USER_ONLY_SETTINGS as readonly string[]).includes(key), `${key} is not user-only`);
+      for (const key of props.filter((k) => k.startsWith(prefix)))
+        assert.ok((USER_ONLY_SETTINGS as readonly string[]).includes(key), `${key} is not user-only`);
     }
     assert.deepEqual(Object.keys(hostile).sort(), [...USER_ONLY_SETTINGS].sort());
   });
@@ -55,7 +56,10 @@ describe('settings a repository cannot set', () => {
       it(`${key}: a ${where} value is ignored and reported; the user's value (or the default) is used`, () => {
         const { workspace, user } = hostile[key];
         const field = where === 'workspace' ? 'workspaceValue' : 'workspaceFolderValue';
-        const withUser = userValue({ defaultValue: manifest.contributes.configuration.properties[key].default, globalValue: user, [field]: workspace }, 'fallback');
+        const withUser = userValue(
+          { defaultValue: manifest.contributes.configuration.properties[key].default, globalValue: user, [field]: workspace },
+          'fallback',
+        );
         assert.deepEqual(withUser, { value: user, ignored: where });
         const without = userValue({ [field]: workspace }, 'fallback');
         assert.deepEqual(without, { value: 'fallback', ignored: where });

@@ -69,7 +69,7 @@ describe('engine: action sets of tasks started from chat', () => {
     const [first, successor] = h.agent.snapshot().tasks;
     assert.deepEqual(first.actionSets, ['task', 'read', 'files']);
     assert.equal(successor.source, `successor:${first.id}`);
-    assert.deepEqual(successor.actionSets, ['task', 'read', 'files'], 'the successor did not inherit exactly its parent\'s sets');
+    assert.deepEqual(successor.actionSets, ['task', 'read', 'files'], "the successor did not inherit exactly its parent's sets");
     assert.ok(!offeredTools(server.requests[3].body).includes(COMMAND), 'the successor was offered run_command');
   });
 });

@@ -16,7 +16,13 @@ for (const wire of WIRES) {
       await h.idle();
       const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId);
       assert.ok(session);
-      assert.deepEqual(session.messages.map((m) => [m.role, m.text]), [['user', 'hello'], ['assistant', 'Hi! How can I help?']]);
+      assert.deepEqual(
+        session.messages.map((m) => [m.role, m.text]),
+        [
+          ['user', 'hello'],
+          ['assistant', 'Hi! How can I help?'],
+        ],
+      );
       assert.equal(server.requests.length, 1);
       assert.equal(server.requests[0].format, wire);
       assert.ok(h.changes.some((c) => c.type === 'message' && c.message.text === 'Hi! How can I help?'));
@@ -45,23 +51,41 @@ for (const wire of WIRES) {
       server.script([{ error: { status: 401, message: 'bad key' } }]);
       const { sessionId } = await h.agent.sendMessage('what is in src/app.ts?');
       await h.idle();
-      const error = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!.messages.find((m) => m.role === 'error');
+      const error = h.agent
+        .snapshot()
+        .sessions.find((s) => s.id === sessionId)!
+        .messages.find((m) => m.role === 'error');
       assert.match(error?.text ?? '', /send another message \("retry" will do\) and it is answered too/);
       server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'It exports answer.' } }] }]);
       await h.agent.sendMessage('retry', { sessionId });
       await h.idle();
       const body = JSON.stringify(server.requests.at(-1)?.body);
       assert.ok(body.includes('what is in src/app.ts?') && body.includes('retry'), 'the retried turn did not carry the kept message');
-      assert.equal(h.agent.snapshot().sessions.find((s) => s.id === sessionId)!.messages.at(-1)?.text, 'It exports answer.');
+      assert.equal(
+        h.agent
+          .snapshot()
+          .sessions.find((s) => s.id === sessionId)!
+          .messages.at(-1)?.text,
+        'It exports answer.',
+      );
     });
 
     it('shows a missing-key error from the model factory without losing the message', async () => {
       await h.close();
-      h = await createHarness({ wire, server, model: async () => { throw new ModelError('missing_key', 'No API key set. Run "Tasklane: Set API Key".'); } });
+      h = await createHarness({
+        wire,
+        server,
+        model: async () => {
+          throw new ModelError('missing_key', 'No API key set. Run "Tasklane: Set API Key".');
+        },
+      });
       const { sessionId } = await h.agent.sendMessage('hello');
       await h.idle();
       const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
-      assert.deepEqual(session.messages.map((m) => m.role), ['user', 'error']);
+      assert.deepEqual(
+        session.messages.map((m) => m.role),
+        ['user', 'error'],
+      );
       assert.match(session.messages[1].text, /No API key set/);
       assert.equal(session.status, 'error');
     });
@@ -93,7 +117,10 @@ for (const wire of WIRES) {
       const { sessionId } = await h.agent.sendMessage('thanks');
       await h.idle();
       const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
-      assert.deepEqual(session.messages.map((m) => m.role), ['user']);
+      assert.deepEqual(
+        session.messages.map((m) => m.role),
+        ['user'],
+      );
       assert.equal(session.status, 'idle');
     });
   });

@@ -18,11 +18,20 @@ describe('engine: append-only event streams', () => {
     await streams.close();
     const reopened = new EventStreams(dir);
     const tail = await reopened.read('t1', { limit: 10 });
-    assert.deepEqual(tail.map((e) => e.seq), [16, 17, 18, 19, 20, 21, 22, 23, 24, 25]);
+    assert.deepEqual(
+      tail.map((e) => e.seq),
+      [16, 17, 18, 19, 20, 21, 22, 23, 24, 25],
+    );
     const page = await reopened.read('t1', { beforeSeq: 16, limit: 10 });
-    assert.deepEqual(page.map((e) => e.data.i), [5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+    assert.deepEqual(
+      page.map((e) => e.data.i),
+      [5, 6, 7, 8, 9, 10, 11, 12, 13, 14],
+    );
     const first = await reopened.read('t1', { beforeSeq: 6, limit: 10 });
-    assert.deepEqual(first.map((e) => e.seq), [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      first.map((e) => e.seq),
+      [1, 2, 3, 4, 5],
+    );
     const next = await reopened.append('t1', 'warning', { i: 25 }, 2000);
     assert.equal(next.seq, 26);
     await reopened.close();
@@ -39,15 +48,25 @@ describe('engine: append-only event streams', () => {
     const event = await reopened.append('t1', 'warning', { ok: 3 }, 3);
     assert.equal(event.seq, 3);
     await reopened.close();
-    const lines = fs.readFileSync(path.join(dir, 't1.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(lines.map((l) => l.data.ok), [1, 2, 3]);
+    const lines = fs
+      .readFileSync(path.join(dir, 't1.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => l.data.ok),
+      [1, 2, 3],
+    );
   });
 
   it('keeps concurrent appends to one stream in order', async () => {
     const streams = new EventStreams(dir);
     await Promise.all(Array.from({ length: 50 }, (_, i) => streams.append('t2', 'warning', { i }, i)));
     const all = await streams.read('t2', { limit: 100 });
-    assert.deepEqual(all.map((e) => e.seq), all.map((_, i) => i + 1));
+    assert.deepEqual(
+      all.map((e) => e.seq),
+      all.map((_, i) => i + 1),
+    );
     assert.equal(new Set(all.map((e) => e.data.i)).size, 50);
     await streams.close();
   });
@@ -55,11 +74,14 @@ describe('engine: append-only event streams', () => {
   it('any page (seeded random beforeSeq/limit, events of mixed sizes) matches the appended events', async () => {
     const seed = Number(process.env.EVENTS_SEED ?? Date.now() % 100_000);
     let a = seed;
-    const random = () => ((a = (a * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const random = () => (a = (a * 1103515245 + 12345) % 2147483648) / 2147483648;
     const streams = new EventStreams(dir);
     const texts: string[] = [];
     for (let i = 0; i < 400; i++) texts.push('é'.repeat(Math.floor(random() * 3000)) + i);
-    await streams.appendMany('t3', texts.map((text, i) => ({ kind: 'warning' as const, data: { text }, at: i })));
+    await streams.appendMany(
+      't3',
+      texts.map((text, i) => ({ kind: 'warning' as const, data: { text }, at: i })),
+    );
     await streams.close();
     const reopened = new EventStreams(dir);
     for (let round = 0; round < 60; round++) {
@@ -68,8 +90,15 @@ describe('engine: append-only event streams', () => {
       const page = await reopened.read('t3', { beforeSeq, limit });
       const end = Math.min(beforeSeq, 401);
       const expected = texts.slice(Math.max(0, end - 1 - limit), end - 1);
-      assert.deepEqual(page.map((e) => e.data.text), expected, `seed ${seed}, round ${round}: beforeSeq ${beforeSeq} limit ${limit}`);
-      assert.deepEqual(page.map((e) => e.seq), expected.map((_, k) => end - expected.length + k));
+      assert.deepEqual(
+        page.map((e) => e.data.text),
+        expected,
+        `seed ${seed}, round ${round}: beforeSeq ${beforeSeq} limit ${limit}`,
+      );
+      assert.deepEqual(
+        page.map((e) => e.seq),
+        expected.map((_, k) => end - expected.length + k),
+      );
     }
   });
 

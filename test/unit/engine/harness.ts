@@ -119,7 +119,16 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     await db.close();
   };
   return {
-    agent, clock, dir, db, triggers, workspace, logger, changes, idle, shutdown,
+    agent,
+    clock,
+    dir,
+    db,
+    triggers,
+    workspace,
+    logger,
+    changes,
+    idle,
+    shutdown,
     close: async () => {
       await shutdown();
       if (!options.dir) fs.rmSync(dir, { recursive: true, force: true });

@@ -97,7 +97,9 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
 
   /** A tool result reading "not run" for a call whose action started (it ran, or may have). */
   async function checkNotRun(current: World, request: RecordedRequest): Promise<void> {
-    const notRun = flatten(request).flatMap((m) => m.results).filter(([, content]) => /Not run: the turn was interrupted/.test(content));
+    const notRun = flatten(request)
+      .flatMap((m) => m.results)
+      .filter(([, content]) => /Not run: the turn was interrupted/.test(content));
     if (!notRun.length) return;
     const token = JSON.stringify(request.body).match(/job (M\d+) plan:/)?.[1];
     const task = [...tasks.values()].find((t) => t.instruction.startsWith(`job ${token} `));
@@ -126,8 +128,13 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
   };
 
   // Cheap to read (no query): what moves when anything in the world moves.
-  const activity = () => `${seen.length}|${server.holding.join(',')}|${runner.runs.map((r) => r.state[0]).join('')}|${inflight.filter((i) => i.done).length}|${world.h.changes.length}|${world.h.logger.lines.length}`;
-  const signature = () => `${activity()}|${world.h.triggers.pending().map((x) => `${x.id}:${x.status}:${x.fireAt}`).join(',')}`;
+  const activity = () =>
+    `${seen.length}|${server.holding.join(',')}|${runner.runs.map((r) => r.state[0]).join('')}|${inflight.filter((i) => i.done).length}|${world.h.changes.length}|${world.h.logger.lines.length}`;
+  const signature = () =>
+    `${activity()}|${world.h.triggers
+      .pending()
+      .map((x) => `${x.id}:${x.status}:${x.fireAt}`)
+      .join(',')}`;
   const blocked = () => {
     const now = clock.now();
     const triggers = world.h.triggers.pending();
@@ -165,18 +172,31 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
   const newToken = () => `M${++tokenN}`;
 
   const send = (text: string, token: string, options: { sessionId?: string; replyToTaskId?: string }) => {
-    const entry: Sent = { token, acked: false, ...(options.replyToTaskId ? { taskId: options.replyToTaskId } : {}), ...(options.sessionId ? { sessionId: options.sessionId } : {}) };
+    const entry: Sent = {
+      token,
+      acked: false,
+      ...(options.replyToTaskId ? { taskId: options.replyToTaskId } : {}),
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+    };
     sent.push(entry);
     const mine = world;
-    track(`send ${token}`, world.h.agent.sendMessage(text, options).then((r) => {
-      if (mine === alive) {
-        entry.acked = true;
-        entry.sessionId = r.sessionId;
-      }
-    }));
+    track(
+      `send ${token}`,
+      world.h.agent.sendMessage(text, options).then((r) => {
+        if (mine === alive) {
+          entry.acked = true;
+          entry.sessionId = r.sessionId;
+        }
+      }),
+    );
   };
 
-  const stopMark = (sessionId: string, taskId?: string): Stopped => ({ sessionId, ...(taskId ? { taskId, token: tasks.get(taskId)?.instruction.match(/job (M\d+)/)?.[1] } : {}), requestIndex: 0, runIndex: 0 });
+  const stopMark = (sessionId: string, taskId?: string): Stopped => ({
+    sessionId,
+    ...(taskId ? { taskId, token: tasks.get(taskId)?.instruction.match(/job (M\d+)/)?.[1] } : {}),
+    requestIndex: 0,
+    runIndex: 0,
+  });
   const markResolved = (mark: Stopped) => () => {
     mark.requestIndex = seen.length;
     mark.runIndex = runner.runs.length;
@@ -310,7 +330,8 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
       const before = signature();
       for (const gate of server.holding) server.release(gate);
       for (const run of runner.running()) run.finish();
-      for (const approval of await world.service.pending()) track(`approve ${approval.id}`, world.service.approve(approval.id), () => runner.running().some((r) => r.command === approval.command));
+      for (const approval of await world.service.pending())
+        track(`approve ${approval.id}`, world.service.approve(approval.id), () => runner.running().some((r) => r.command === approval.command));
       for (const task of liveTasks().filter((t) => t.paused)) {
         const mark = stopMark(task.sessionId, task.id);
         track(`abort ${task.id}`, world.h.agent.abortTask(task.id), undefined, markResolved(mark));
@@ -340,18 +361,26 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
     const lines = [...streams.values()].flat().filter((e) => e.kind === 'message');
     const answering = seen
       .filter((s) => requestKind(s.request) === 'conversation' || requestKind(s.request) === 'task')
-      .map((s) => flatten(s.request).map((m) => `${m.text} ${m.results.map(([, c]) => c).join(' ')}`).join('\n'));
+      .map((s) =>
+        flatten(s.request)
+          .map((m) => `${m.text} ${m.results.map(([, c]) => c).join(' ')}`)
+          .join('\n'),
+      );
 
     // Every acknowledged message is in the transcript and reached a model request (unless the
     // person stopped its session or task afterwards).
     for (const m of sent.filter((x) => x.acked)) {
-      if (!lines.some((e) => e.data.role === 'user' && new RegExp(`\\b${m.token}\\b`).test(String(e.data.text)))) violations.push(`acknowledged message ${m.token} is not in any transcript`);
+      if (!lines.some((e) => e.data.role === 'user' && new RegExp(`\\b${m.token}\\b`).test(String(e.data.text))))
+        violations.push(`acknowledged message ${m.token} is not in any transcript`);
       const stoppedAfter = stops.some((s) => s.sessionId === m.sessionId || (m.taskId && s.taskId === m.taskId));
-      if (!stoppedAfter && !answering.some((body) => new RegExp(`\\b${m.token}\\b`).test(body))) violations.push(`acknowledged message ${m.token} never reached a model request`);
+      if (!stoppedAfter && !answering.some((body) => new RegExp(`\\b${m.token}\\b`).test(body)))
+        violations.push(`acknowledged message ${m.token} never reached a model request`);
     }
     // A cancelled task makes no model call and runs no action after the cancel resolves.
     for (const s of stops.filter((x) => x.token)) {
-      const later = seen.slice(s.requestIndex).filter((x) => requestKind(x.request) === 'task' && JSON.stringify(x.request.body).includes(`job ${s.token} plan:`));
+      const later = seen
+        .slice(s.requestIndex)
+        .filter((x) => requestKind(x.request) === 'task' && JSON.stringify(x.request.body).includes(`job ${s.token} plan:`));
       if (later.length) violations.push(`task ${s.taskId} (${s.token}) made ${later.length} model call(s) after its cancel resolved`);
       const runs = runner.runs.slice(s.runIndex).filter((r) => r.command.includes(` ${s.token}.`));
       if (runs.length) violations.push(`task ${s.taskId} (${s.token}) ran ${runs.map((r) => r.command).join(', ')} after its cancel resolved`);
@@ -366,9 +395,17 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
     }
     // No duplicate reply or task for one message.
     for (const [sessionId, events] of streams) {
-      const answered = events.filter((e) => e.kind === 'message' && e.data.role === 'assistant').flatMap((e) => String(e.data.text).match(/^answer to (.*)$/)?.[1]?.split(' ') ?? []);
+      const answered = events
+        .filter((e) => e.kind === 'message' && e.data.role === 'assistant')
+        .flatMap(
+          (e) =>
+            String(e.data.text)
+              .match(/^answer to (.*)$/)?.[1]
+              ?.split(' ') ?? [],
+        );
       for (const token of new Set(answered)) {
-        if (token !== 'nothing' && answered.filter((x) => x === token).length > 1) violations.push(`message ${token} was answered ${answered.filter((x) => x === token).length} times in ${sessionId}`);
+        if (token !== 'nothing' && answered.filter((x) => x === token).length > 1)
+          violations.push(`message ${token} was answered ${answered.filter((x) => x === token).length} times in ${sessionId}`);
       }
     }
     const byToken = new Map<string, string[]>();
@@ -382,7 +419,7 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
         console.log(`--- ${id}\n${events.map((e) => `${e.seq} ${e.kind} ${JSON.stringify(e.data).slice(0, 160)}`).join('\n')}`);
       }
       console.log(seen.map((x) => `${x.world} ${requestKind(x.request)} ${JSON.stringify(x.request.body.messages).slice(-300)}`).join('\n'));
-      console.log(world.h.logger.lines.join("\n"));
+      console.log(world.h.logger.lines.join('\n'));
     }
   }
 }
@@ -409,7 +446,10 @@ describe('engine: interleaving of person actions, slow streaming turns, commands
       if (violations.length) {
         failures.push(`seed ${seed} [${log.join(' ')}]:\n      ${violations.join('\n      ')}`);
         for (const v of violations) {
-          const kind = v.replace(/\b(t-|s-)[\w.-]+/g, '<id>').replace(/\b[MR]\d+(\.\d+)?\b/g, '<n>').replace(/\d+ /g, 'N ');
+          const kind = v
+            .replace(/\b(t-|s-)[\w.-]+/g, '<id>')
+            .replace(/\b[MR]\d+(\.\d+)?\b/g, '<n>')
+            .replace(/\d+ /g, 'N ');
           caught.set(kind, (caught.get(kind) ?? 0) + 1);
         }
         if (failures.length >= 5 && !process.env.TASKLANE_ALL) break;

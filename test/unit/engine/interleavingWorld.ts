@@ -133,7 +133,10 @@ export function flatten(request: RecordedRequest): FlatMessage[] {
       continue;
     }
     const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : ((m.content ?? []) as Array<Record<string, unknown>>);
-    const text = blocks.filter((b) => b.type === 'text').map((b) => String(b.text)).join('\n');
+    const text = blocks
+      .filter((b) => b.type === 'text')
+      .map((b) => String(b.text))
+      .join('\n');
     const calls = blocks.filter((b) => b.type === 'tool_use').length;
     const results = blocks
       .filter((b) => b.type === 'tool_result')
@@ -179,10 +182,16 @@ export function policy(request: RecordedRequest, gate: string, holdAfterChunks: 
     }
     const tail = messages.slice(start, Math.max(start, end)).filter((m) => m.role === 'user');
     const tokens = [...new Set(tail.flatMap((m) => tokensIn(m.text)))];
-    const wantsTask = tail.map((m) => m.text).join(' ').match(/\b(M\d+) please start a task\b/);
+    const wantsTask = tail
+      .map((m) => m.text)
+      .join(' ')
+      .match(/\b(M\d+) please start a task\b/);
     if (wantsTask) {
       const token = wantsTask[1]!;
-      return { toolCalls: [{ name: 'task_start', arguments: { name: `job ${token}`, instruction: `job ${token} plan:${planFor(token).join(',')}`, mode: 'simple' } }], ...held };
+      return {
+        toolCalls: [{ name: 'task_start', arguments: { name: `job ${token}`, instruction: `job ${token} plan:${planFor(token).join(',')}`, mode: 'simple' } }],
+        ...held,
+      };
     }
     return { toolCalls: [{ name: 'send_message', arguments: { text: `answer to ${tokens.join(' ') || 'nothing'}` } }], ...held };
   }
@@ -193,10 +202,14 @@ export function policy(request: RecordedRequest, gate: string, holdAfterChunks: 
     const done = messages.filter((m) => m.role === 'assistant' && m.toolCalls > 0).length;
     const step = plan[Math.min(done, plan.length - 1)];
     const call =
-      step === 'cmd' ? { name: 'run_command', arguments: { command: `slow ${token}.${done}` } }
-        : step === 'approve' ? { name: 'run_command', arguments: { command: `risky ${token}.${done}` } }
-          : step === 'ask' ? { name: 'ask_user', arguments: { question: `question ${token}.${done}?` } }
-            : step === 'wait' ? { name: 'wait', arguments: { seconds: 60, reason: 'test wait' } }
+      step === 'cmd'
+        ? { name: 'run_command', arguments: { command: `slow ${token}.${done}` } }
+        : step === 'approve'
+          ? { name: 'run_command', arguments: { command: `risky ${token}.${done}` } }
+          : step === 'ask'
+            ? { name: 'ask_user', arguments: { question: `question ${token}.${done}?` } }
+            : step === 'wait'
+              ? { name: 'wait', arguments: { seconds: 60, reason: 'test wait' } }
               : { name: 'task_end', arguments: { summary: `done ${token}` } };
     return { toolCalls: [call], ...held };
   }
@@ -211,7 +224,15 @@ export interface World {
 }
 
 /** Opens (or reopens, over `dir`) the agent with the command service wired like the host does. */
-export async function openWorld(n: number, wire: Wire, server: ModelServer, runner: GatedRunner, clock: FakeClock, dir: string | undefined, tasks: Map<string, TaskView>): Promise<World> {
+export async function openWorld(
+  n: number,
+  wire: Wire,
+  server: ModelServer,
+  runner: GatedRunner,
+  clock: FakeClock,
+  dir: string | undefined,
+  tasks: Map<string, TaskView>,
+): Promise<World> {
   // The actions exist before the store is open; the service after: a forwarder joins them.
   const slot: { service?: CommandService } = {};
   const forward = { request: (spec: Parameters<CommandService['request']>[0]) => slot.service!.request(spec) };

@@ -15,7 +15,11 @@ for (const wire of WIRES) {
       await h.idle();
       // A valid chore fire with no chore runner attached: react throws (an invalid payload would be
       // set aside at once instead, see triggerPayloads.test.ts).
-      await h.triggers.emit({ source: 'scheduled', sessionId, payload: { kind: 'chore_fire', choreId: 'nightly', fireTime: new Date(0).toISOString(), missed: false } });
+      await h.triggers.emit({
+        source: 'scheduled',
+        sessionId,
+        payload: { kind: 'chore_fire', choreId: 'nightly', fireTime: new Date(0).toISOString(), missed: false },
+      });
       for (let i = 0; i < 8; i++) {
         await h.idle();
         await h.clock.advance(10 * 60_000);
@@ -33,7 +37,13 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'still here' } }] }]);
       await h.agent.sendMessage('are you alive?', { sessionId });
       await h.idle();
-      assert.equal(h.agent.snapshot().sessions.find((s) => s.id === sessionId)!.messages.at(-1)!.text, 'still here');
+      assert.equal(
+        h.agent
+          .snapshot()
+          .sessions.find((s) => s.id === sessionId)!
+          .messages.at(-1)!.text,
+        'still here',
+      );
     });
 
     it('sends the stable prefix first (cache breakpoint on Anthropic), records usage and cost per turn, task and session, and logs with the tags', async () => {
@@ -48,15 +58,22 @@ for (const wire of WIRES) {
       if (wire === 'anthropic') {
         const content = first.body.messages[0].content;
         const blocks = Array.isArray(content) ? content : [];
-        assert.ok(blocks.some((b: { cache_control?: unknown }) => b.cache_control), 'cache_control on the prefix message');
+        assert.ok(
+          blocks.some((b: { cache_control?: unknown }) => b.cache_control),
+          'cache_control on the prefix message',
+        );
       }
       // Turn 2 starts with exactly turn 1's prefix (Anthropic merges the tail into the same user turn, after the breakpoint).
-      const prefixOf = (body: { messages: Array<{ content: unknown }> }) => JSON.stringify(wire === 'anthropic' ? (body.messages[0].content as unknown[])[0] : body.messages.slice(0, 2));
+      const prefixOf = (body: { messages: Array<{ content: unknown }> }) =>
+        JSON.stringify(wire === 'anthropic' ? (body.messages[0].content as unknown[])[0] : body.messages.slice(0, 2));
       assert.equal(prefixOf(second.body), prefixOf(first.body));
       assert.equal(JSON.stringify(second.body.tools), JSON.stringify(first.body.tools));
       // The history carries the arguments of earlier calls (Anthropic tool_use input, OpenAI arguments).
       const third = server.requests[2];
-      assert.match(JSON.stringify(third.body.messages), wire === 'anthropic' ? /"type":"tool_use"[^}]*"name":"list_files","input":\{\}/ : /"name":"list_files","arguments":"\{\}"/);
+      assert.match(
+        JSON.stringify(third.body.messages),
+        wire === 'anthropic' ? /"type":"tool_use"[^}]*"name":"list_files","input":\{\}/ : /"name":"list_files","arguments":"\{\}"/,
+      );
       const task = h.agent.snapshot().tasks[0];
       assert.equal(task.usage.cacheReadTokens, 2000);
       assert.equal(task.usage.outputTokens, 150);
@@ -68,7 +85,10 @@ for (const wire of WIRES) {
       assert.equal((turns[0].data.usage as { cacheReadTokens: number }).cacheReadTokens, 500);
       assert.ok(Number(turns[0].data.cost) > 0);
       for (const tag of ['TRIGGER', 'REACT', 'WORKFLOW: select', 'WORKFLOW: execute', 'WORKFLOW: finalize', 'ACTION', 'CHAT', 'TASK']) {
-        assert.ok(h.logger.lines.some((l) => l.includes(`[${tag}]`)), `logged with [${tag}]`);
+        assert.ok(
+          h.logger.lines.some((l) => l.includes(`[${tag}]`)),
+          `logged with [${tag}]`,
+        );
       }
     });
   });

@@ -49,7 +49,10 @@ for (const wire of WIRES) {
       await h.idle();
       assert.notEqual(sessionId, id);
       const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
-      assert.deepEqual(session.messages.map((m) => m.role), ['user', 'assistant']);
+      assert.deepEqual(
+        session.messages.map((m) => m.role),
+        ['user', 'assistant'],
+      );
     });
 
     it('rung 4: with a task active the router model decides (answer → that task)', async () => {
@@ -65,7 +68,10 @@ for (const wire of WIRES) {
       assert.match(routerRequest, /Deploy check/);
       assert.match(routerRequest, /waiting for the user's reply/);
       assert.ok(h.changes.some((c) => c.type === 'sessionRemoved' && c.sessionId === sessionId && c.movedTo === id));
-      assert.equal(h.agent.snapshot().sessions.some((s) => s.id === sessionId), false);
+      assert.equal(
+        h.agent.snapshot().sessions.some((s) => s.id === sessionId),
+        false,
+      );
       const task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'completed');
       const taskSession = h.agent.snapshot().sessions.find((s) => s.id === id)!;
@@ -105,7 +111,10 @@ for (const wire of WIRES) {
         await h.idle();
         const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId);
         assert.ok(session, `message kept in its fresh session for ${JSON.stringify(step)}`);
-        assert.deepEqual(session.messages.map((m) => m.text), ['unrelated question', 'fresh reply']);
+        assert.deepEqual(
+          session.messages.map((m) => m.text),
+          ['unrelated question', 'fresh reply'],
+        );
       }
       assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.waitingForUser, true, 'the task was not disturbed');
     });

@@ -40,10 +40,14 @@ function slowAction() {
           fn();
         };
         state.release = () => done(() => resolve('BUILD OUTPUT 123'));
-        ctx.signal?.addEventListener('abort', () => {
-          state.aborted += 1;
-          done(() => reject(new Error('killed')));
-        }, { once: true });
+        ctx.signal?.addEventListener(
+          'abort',
+          () => {
+            state.aborted += 1;
+            done(() => reject(new Error('killed')));
+          },
+          { once: true },
+        );
         markStarted();
       }),
   });
@@ -112,7 +116,10 @@ for (const wire of WIRES) {
       await h.idle();
       const after = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
       assert.ok(!after.messages.some((m) => m.role === 'error'), 'no error line');
-      assert.ok(after.messages.slice(1).every((m) => m.stopped || m.role === 'event'), 'only what streamed, marked stopped');
+      assert.ok(
+        after.messages.slice(1).every((m) => m.stopped || m.role === 'event'),
+        'only what streamed, marked stopped',
+      );
       assert.equal(server.requests.length, 1, 'no retry');
       assert.deepEqual(h.triggers.pending(sessionId), []);
     });
@@ -136,7 +143,10 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'hello' } }] }]);
       const { sessionId } = await h.agent.sendMessage('hi');
       await h.idle();
-      server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'answer A' } }], gate: 'a' }, { toolCalls: [{ name: 'send_message', arguments: { text: 'answer B' } }] }]);
+      server.script([
+        { toolCalls: [{ name: 'send_message', arguments: { text: 'answer A' } }], gate: 'a' },
+        { toolCalls: [{ name: 'send_message', arguments: { text: 'answer B' } }] },
+      ]);
       await h.agent.sendMessage('what is 2+2?', { sessionId });
       await server.held('a');
       await h.agent.sendMessage('and 3+3?', { sessionId });
@@ -152,7 +162,13 @@ for (const wire of WIRES) {
 
     it('one wait per task: the approval that woke it settles its 3 h wait trigger', async () => {
       const asking = defineAction({
-        name: 'propose', description: 'Propose a change.', input: z.object({}), actionSets: ['build'], parallelizable: false, irreversible: false, approval: 'always',
+        name: 'propose',
+        description: 'Propose a change.',
+        input: z.object({}),
+        actionSets: ['build'],
+        parallelizable: false,
+        irreversible: false,
+        approval: 'always',
         run: async (_input, ctx) => {
           ctx.turn.needsApproval('ap-1', 'a change');
           return 'proposed';

@@ -112,7 +112,10 @@ for (const wire of WIRES) {
     });
 
     it('records intent and outcome around an irreversible action', async () => {
-      server.script([{ toolCalls: [{ name: 'post_webhook', arguments: { message: 'deployed' } }] }, { toolCalls: [{ name: 'task_end', arguments: { summary: 'posted' } }] }]);
+      server.script([
+        { toolCalls: [{ name: 'post_webhook', arguments: { message: 'deployed' } }] },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'posted' } }] },
+      ]);
       // A proactive trigger gives the task the notify action set.
       await h.triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: 'Tell the team', actionSets: ['notify'] } });
       await h.idle();
@@ -127,7 +130,10 @@ for (const wire of WIRES) {
     it('never replays an intent without outcome after a crash: the task and the user are told', async () => {
       const id = await startWaitingTask();
       // The process died while post_webhook ran: intent durable, no outcome.
-      h.db.mutate("INSERT INTO ledger (id, task_id, action, status, intent, outcome, created_at, updated_at) VALUES ('l-1', ?, 'post_webhook', 'intent', ?, NULL, 1, 1)", [id, JSON.stringify({ message: 'deployed' })]);
+      h.db.mutate(
+        "INSERT INTO ledger (id, task_id, action, status, intent, outcome, created_at, updated_at) VALUES ('l-1', ?, 'post_webhook', 'intent', ?, NULL, 1, 1)",
+        [id, JSON.stringify({ message: 'deployed' })],
+      );
       await h.db.commit();
       await reload();
       await h.idle();

@@ -32,7 +32,13 @@ describe('engine: session list pages', function () {
       const random = () => (x = (x * 48271) % 2147483647) / 2147483647;
       const clock = new FakeClock(Date.UTC(2026, 0, 1));
       const db = await openDurableDb({ dir: path.join(dir, `store-${run}`), sqlJs: await sqlJs(), clock });
-      const state = new EngineState(db, new EventStreams(path.join(dir, `events-${run}`)), new AppendFile(path.join(dir, `EVENT-${run}.md`)), clock, silentLogger);
+      const state = new EngineState(
+        db,
+        new EventStreams(path.join(dir, `events-${run}`)),
+        new AppendFile(path.join(dir, `EVENT-${run}.md`)),
+        clock,
+        silentLogger,
+      );
       await state.load();
       const archive = new Archive({
         db,
@@ -66,7 +72,11 @@ describe('engine: session list pages', function () {
       for (let page = 0; page < 10_000; page++) {
         const { sessions, hasMore } = pages.page(cursor, 1 + Math.floor(random() * 12));
         for (const s of sessions) {
-          if (previous) assert.ok(s.lastActivity < previous.lastActivity || (s.lastActivity === previous.lastActivity && s.id < previous.id), `seed ${seed}: ${s.id} is out of order`);
+          if (previous)
+            assert.ok(
+              s.lastActivity < previous.lastActivity || (s.lastActivity === previous.lastActivity && s.id < previous.id),
+              `seed ${seed}: ${s.id} is out of order`,
+            );
           previous = s;
           shown.push(s.id);
         }

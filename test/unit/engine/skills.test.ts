@@ -22,7 +22,10 @@ describe('skills: discovery', () => {
 
   it('ships at least three built-in skills with names, descriptions and bodies', async () => {
     const skills = await discoverSkills([BUILTIN_SKILLS]);
-    assert.deepEqual(skills.map((s) => s.name), ['changelog', 'triage-failing-tests', 'update-dependencies']);
+    assert.deepEqual(
+      skills.map((s) => s.name),
+      ['changelog', 'triage-failing-tests', 'update-dependencies'],
+    );
     for (const skill of skills) {
       assert.ok(skill.description.length > 40, `${skill.name} has a useful description`);
       assert.ok(skill.body.length > 400, `${skill.name} has a real body`);
@@ -41,7 +44,13 @@ describe('skills: discovery', () => {
     fs.mkdirSync(path.join(workspace, 'empty-folder'));
     const logger = new MemoryLogger();
     const skills = await discoverSkills([builtin, workspace, path.join(root, 'missing')], logger);
-    assert.deepEqual(skills.map((s) => [s.name, s.body]), [['deploy', '# Deploy\nSteps'], ['release', 'Built-in body']]);
+    assert.deepEqual(
+      skills.map((s) => [s.name, s.body]),
+      [
+        ['deploy', '# Deploy\nSteps'],
+        ['release', 'Built-in body'],
+      ],
+    );
     assert.ok(logger.lines.some((l) => /nodesc.*add a 'description'/.test(l)));
     assert.ok(logger.lines.some((l) => /badyaml.*not valid YAML/.test(l)));
     assert.ok(logger.lines.some((l) => /'release'.*shadowed/.test(l)));
@@ -66,7 +75,11 @@ for (const wire of WIRES) {
       const h = await createHarness({ wire, server });
       try {
         server.script([
-          { toolCalls: [{ name: 'task_start', arguments: { name: 'Fix tests', instruction: 'The unit tests fail', mode: 'simple', skills: ['triage-failing-tests'] } }] },
+          {
+            toolCalls: [
+              { name: 'task_start', arguments: { name: 'Fix tests', instruction: 'The unit tests fail', mode: 'simple', skills: ['triage-failing-tests'] } },
+            ],
+          },
           { toolCalls: [{ name: 'task_end', arguments: { summary: 'triaged' } }] },
         ]);
         await h.agent.sendMessage('the tests fail, look into it');
@@ -87,13 +100,14 @@ for (const wire of WIRES) {
       server.reset();
       const h = await createHarness({ wire, server });
       try {
-        server.script([
-          { toolCalls: [{ name: 'task_start', arguments: { name: 'X', instruction: 'Do X', mode: 'simple', skills: ['nope'] } }] },
-        ]);
+        server.script([{ toolCalls: [{ name: 'task_start', arguments: { name: 'X', instruction: 'Do X', mode: 'simple', skills: ['nope'] } }] }]);
         await h.agent.sendMessage('do x');
         await h.idle();
         const session = h.agent.snapshot().sessions[0];
-        assert.match(session.messages.at(-1)!.text, /Unknown skill\(s\): nope\. Use names from the catalog: changelog, triage-failing-tests, update-dependencies/);
+        assert.match(
+          session.messages.at(-1)!.text,
+          /Unknown skill\(s\): nope\. Use names from the catalog: changelog, triage-failing-tests, update-dependencies/,
+        );
         assert.equal(h.agent.snapshot().tasks.length, 0);
       } finally {
         await h.close();

@@ -39,14 +39,23 @@ for (const wire of WIRES) {
       const streams = kinds.flatMap((k, i) => (k === 'stream' ? [i] : []));
       assert.ok(start >= 0 && end > start, `a turn bracket is published: ${kinds.join(' ')}`);
       assert.ok(streams.length >= 2, `the reply streams in pieces, got ${streams.length}`);
-      assert.ok(streams[0]! > start && streams.at(-1)! < committed && committed < end, `stream changes come before the final message, inside the turn: ${kinds.join(' ')}`);
+      assert.ok(
+        streams[0]! > start && streams.at(-1)! < committed && committed < end,
+        `stream changes come before the final message, inside the turn: ${kinds.join(' ')}`,
+      );
       // The free text and the message's text, decoded from the streamed arguments, as the bubble showed them.
       assert.equal(streamedText(h.changes, sessionId), `Thinking. \n\n${reply}`);
       const turnIds = new Set(mine.flatMap((c) => (c.type === 'turn' || c.type === 'stream' ? [c.turnId] : [])));
       assert.equal(turnIds.size, 1, 'one turn id for the whole turn');
       // Only the final message is durable.
       const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
-      assert.deepEqual(session.messages.map((m) => [m.role, m.text, m.stopped ?? false]), [['user', 'hello', false], ['assistant', reply, false]]);
+      assert.deepEqual(
+        session.messages.map((m) => [m.role, m.text, m.stopped ?? false]),
+        [
+          ['user', 'hello', false],
+          ['assistant', reply, false],
+        ],
+      );
       assert.equal(session.liveTurnId, undefined);
     });
 
@@ -64,10 +73,19 @@ for (const wire of WIRES) {
       await until(() => server.requests[0]?.aborted === true, 'the model server to see the request aborted');
 
       const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
-      assert.deepEqual(session.messages.map((m) => [m.role, m.text, m.stopped ?? false]), [['user', 'tell me a story', false], ['assistant', shownBeforeStop.trim(), true]]);
+      assert.deepEqual(
+        session.messages.map((m) => [m.role, m.text, m.stopped ?? false]),
+        [
+          ['user', 'tell me a story', false],
+          ['assistant', shownBeforeStop.trim(), true],
+        ],
+      );
       assert.equal(session.status, 'idle');
       assert.equal(server.requests.length, 1, 'no retry');
-      assert.deepEqual(h.triggers.pending().filter((t) => t.sessionId === sessionId), []);
+      assert.deepEqual(
+        h.triggers.pending().filter((t) => t.sessionId === sessionId),
+        [],
+      );
       assert.ok(!h.changes.some((c) => c.type === 'message' && c.message.role === 'error'));
       assert.ok(h.changes.some((c) => c.type === 'turn' && c.sessionId === sessionId && !c.running));
 
@@ -121,12 +139,25 @@ for (const wire of WIRES) {
         await close();
         await old.close();
       };
-      assert.deepEqual(h.agent.snapshot().sessions.find((s) => s.id === sessionId)!.messages.map((m) => m.role), ['user'], 'nothing of the stream was committed');
+      assert.deepEqual(
+        h.agent
+          .snapshot()
+          .sessions.find((s) => s.id === sessionId)!
+          .messages.map((m) => m.role),
+        ['user'],
+        'nothing of the stream was committed',
+      );
       server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: reply } }] }]);
       await h.clock.advance(60_000);
       await h.idle();
       const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
-      assert.deepEqual(session.messages.map((m) => [m.role, m.text, m.stopped ?? false]), [['user', 'a question', false], ['assistant', reply, false]]);
+      assert.deepEqual(
+        session.messages.map((m) => [m.role, m.text, m.stopped ?? false]),
+        [
+          ['user', 'a question', false],
+          ['assistant', reply, false],
+        ],
+      );
       assert.equal(server.requests.filter((r) => JSON.stringify(r.body).includes('a question')).length, 2, 'the cut turn was re-run once');
     });
 
@@ -139,7 +170,13 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'still here' } }] }]);
       await h.agent.sendMessage('again', { sessionId });
       await h.idle();
-      assert.equal(h.agent.snapshot().sessions.find((s) => s.id === sessionId)?.messages.at(-1)?.text, 'still here');
+      assert.equal(
+        h.agent
+          .snapshot()
+          .sessions.find((s) => s.id === sessionId)
+          ?.messages.at(-1)?.text,
+        'still here',
+      );
     });
   });
 }
@@ -159,7 +196,10 @@ describe('engine: TurnStream', () => {
     assert.equal(out.length, 1, 'held back inside the interval');
     now = 40;
     stream.onDelta({ kind: 'text', text: 'd ' });
-    assert.deepEqual(out, [{ kind: 'text', text: 'a ' }, { kind: 'text', text: 'b c d ' }]);
+    assert.deepEqual(out, [
+      { kind: 'text', text: 'a ' },
+      { kind: 'text', text: 'b c d ' },
+    ]);
     stream.close();
   });
 
@@ -201,13 +241,13 @@ describe('engine: TurnStream', () => {
     const reply = `Your key is ${secret} and the password is ${known}, and a block:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow${'x'.repeat(40)}\n-----END RSA PRIVATE KEY-----\nDone, Bearer ${'t0k3n'.repeat(5)} ok.`;
     const seed = Number(process.env.TASKLANE_SEED ?? 7);
     let state = seed;
-    const next = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const fragments = [secret.slice(0, 12), known.slice(0, 9), 'MIIEow', 't0k3nt0k3n'];
     for (let run = 0; run < 200; run++) {
       const out: StreamDelta[] = [];
       let now = 0;
       const stream = new TurnStream((d) => out.push(d), { intervalMs: 33, now: () => now, redact });
-      for (let at = 0; at < reply.length; ) {
+      for (let at = 0; at < reply.length;) {
         const size = 1 + Math.floor(next() * 12);
         stream.onDelta({ kind: 'text', text: reply.slice(at, at + size) });
         at += size;

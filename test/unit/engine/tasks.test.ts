@@ -29,8 +29,18 @@ for (const wire of WIRES) {
 
     it('runs parallelizable actions concurrently and others in order, one turn per trigger', async () => {
       const id = await startTask(h, server, 'simple', [
-        { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }, { name: 'search_text', arguments: { query: 'answer' } }] },
-        { toolCalls: [{ name: 'send_message', arguments: { text: 'found it' } }, { name: 'wait', arguments: { seconds: '60' } }] },
+        {
+          toolCalls: [
+            { name: 'read_file', arguments: { path: 'README.md' } },
+            { name: 'search_text', arguments: { query: 'answer' } },
+          ],
+        },
+        {
+          toolCalls: [
+            { name: 'send_message', arguments: { text: 'found it' } },
+            { name: 'wait', arguments: { seconds: '60' } },
+          ],
+        },
       ]);
       // The second turn waits 60 s (seconds sent as a string: coerced).
       assert.equal(server.requests.length, 3);
@@ -42,7 +52,12 @@ for (const wire of WIRES) {
       const firstTurn = k.slice(k.indexOf('turn') + 1, k.indexOf('turn') + 5);
       assert.deepEqual(firstTurn, ['action_start:read_file', 'action_start:search_text', 'action_end:read_file', 'action_end:search_text']);
       const secondTurn = k.indexOf('turn', k.indexOf('turn') + 1);
-      assert.deepEqual(k.slice(secondTurn + 1, secondTurn + 5), ['action_start:send_message', 'action_end:send_message', 'action_start:wait', 'action_end:wait']);
+      assert.deepEqual(k.slice(secondTurn + 1, secondTurn + 5), [
+        'action_start:send_message',
+        'action_end:send_message',
+        'action_start:wait',
+        'action_end:wait',
+      ]);
       const readEnd = events.find((e) => e.kind === 'action_end' && e.data.name === 'read_file')!;
       assert.match(String(readEnd.data.output), /Hello/);
       assert.equal(typeof readEnd.data.durationMs, 'number');
@@ -52,7 +67,10 @@ for (const wire of WIRES) {
       assert.match(agentFile(h, 'TASK_HISTORY.md'), new RegExp(`## Work \\(${id}\\)[\\s\\S]*status: completed[\\s\\S]*summary: README says hello`));
       assert.equal(fs.existsSync(path.join(h.dir, 'agent', 'scratch', id)), false, 'scratch dir removed at task end');
       const wire2 = JSON.stringify(server.requests[2].body);
-      assert.ok(wire2.includes(wire === 'anthropic' ? '"input":{"path":"README.md"}' : '"arguments":"{\\"path\\":\\"README.md\\"}"'), 'earlier call arguments survive in the history');
+      assert.ok(
+        wire2.includes(wire === 'anthropic' ? '"input":{"path":"README.md"}' : '"arguments":"{\\"path\\":\\"README.md\\"}"'),
+        'earlier call arguments survive in the history',
+      );
       // The tool result of turn 1 reached the model in turn 2.
       assert.ok(JSON.stringify(server.requests[2].body).includes('export const answer = 42'));
     });
@@ -87,14 +105,41 @@ for (const wire of WIRES) {
 
     it('complex task: visible todos, approval before task_end, history record', async () => {
       const id = await startTask(h, server, 'complex', [
-        { toolCalls: [{ name: 'update_todos', arguments: { todos: [{ text: 'read', status: 'in_progress' }, { text: 'report', status: 'pending' }] } }] },
-        { toolCalls: [{ name: 'update_todos', arguments: { todos: [{ text: 'read', status: 'done' }, { text: 'report', status: 'done' }] } }] },
+        {
+          toolCalls: [
+            {
+              name: 'update_todos',
+              arguments: {
+                todos: [
+                  { text: 'read', status: 'in_progress' },
+                  { text: 'report', status: 'pending' },
+                ],
+              },
+            },
+          ],
+        },
+        {
+          toolCalls: [
+            {
+              name: 'update_todos',
+              arguments: {
+                todos: [
+                  { text: 'read', status: 'done' },
+                  { text: 'report', status: 'done' },
+                ],
+              },
+            },
+          ],
+        },
         { toolCalls: [{ name: 'task_end', arguments: { summary: 'All read and reported.' } }] },
       ]);
       let task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'running');
       assert.equal(task.waitingForUser, true, 'the first task_end asks the user');
-      assert.deepEqual(task.todos.map((t) => t.status), ['done', 'done']);
+      assert.deepEqual(
+        task.todos.map((t) => t.status),
+        ['done', 'done'],
+      );
       assert.ok(h.changes.some((c) => c.type === 'task' && c.task.todos.length === 2 && c.task.todos[0].status === 'in_progress'));
       server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'All read and reported.' } }] }]);
       await h.agent.sendMessage('yes', { sessionId: id });
@@ -171,7 +216,13 @@ for (const wire of WIRES) {
       events = await h.agent.readTaskEvents(id, { limit: 200 });
       assert.equal(events.filter((e) => e.kind === 'warning').length, 2, 'a new crossing warns again');
       await h.agent.sendMessage('why did you stop?', { sessionId: id });
-      assert.match(h.agent.snapshot().sessions.find((s) => s.id === id)!.messages.at(-1)!.text, /paused: it will read your message when you press Continue/);
+      assert.match(
+        h.agent
+          .snapshot()
+          .sessions.find((s) => s.id === id)!
+          .messages.at(-1)!.text,
+        /paused: it will read your message when you press Continue/,
+      );
       assert.ok(JSON.stringify(await h.agent.readTaskEvents(id, { limit: 3 })).includes('why did you stop?'));
       await h.agent.abortTask(id);
       task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
@@ -212,11 +263,20 @@ for (const wire of WIRES) {
       const read = { toolCalls: [{ name: 'list_files', arguments: {} }] };
       const id = await startTask(h, server, 'simple', [read, read, read, { toolCalls: [{ name: 'task_end', arguments: { summary: 's' } }] }]);
       const all = await h.agent.readTaskEvents(id, { limit: 1000 });
-      assert.deepEqual(all.map((e) => e.seq), all.map((_, i) => i + 1));
+      assert.deepEqual(
+        all.map((e) => e.seq),
+        all.map((_, i) => i + 1),
+      );
       const tail = await h.agent.readTaskEvents(id, { limit: 3 });
-      assert.deepEqual(tail.map((e) => e.seq), [all.length - 2, all.length - 1, all.length]);
+      assert.deepEqual(
+        tail.map((e) => e.seq),
+        [all.length - 2, all.length - 1, all.length],
+      );
       const page = await h.agent.readTaskEvents(id, { beforeSeq: tail[0].seq, limit: 3 });
-      assert.deepEqual(page.map((e) => e.seq), [all.length - 5, all.length - 4, all.length - 3]);
+      assert.deepEqual(
+        page.map((e) => e.seq),
+        [all.length - 5, all.length - 4, all.length - 3],
+      );
       assert.deepEqual(await h.agent.readTaskEvents(id, { beforeSeq: 1, limit: 3 }), []);
       assert.match(agentFile(h, 'EVENT.md'), /Task started/);
     });

@@ -27,7 +27,7 @@ describe('engine: transcript tails read on demand', function () {
   it('loads nothing at start, then the tail once; appends racing the read land exactly once (seeded)', async () => {
     const seed = Number(process.env.SEED ?? Date.now() % 100_000);
     let x = seed || 1;
-    const random = () => ((x = (x * 48271) % 2147483647) / 2147483647);
+    const random = () => (x = (x * 48271) % 2147483647) / 2147483647;
     const clock = new FakeClock();
     const first = await open(clock);
     const sessions = ['s-a', 's-b', 's-c'];

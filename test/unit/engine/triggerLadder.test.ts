@@ -21,9 +21,28 @@ function trigger(source: TriggerSource, sessionId: string, payload: unknown = nu
 
 function task(over: Partial<TaskRecord>): TaskRecord {
   return {
-    id: 't1', sessionId: 't1', name: 'n', instruction: 'i', mode: 'simple', status: 'running', todos: [], actionSets: ['task'], selectedSkills: [], source: 'user',
-    waitingForUser: false, paused: false, actionCount: 0, usage: emptyTotals(), limits: { actions: 10, tokens: 1000 }, warned: { actions: false, tokens: false, cost: false },
-    turns: 0, modelErrors: 0, prefix: '', historyFromSeq: 1, createdAt: 0, ...over,
+    id: 't1',
+    sessionId: 't1',
+    name: 'n',
+    instruction: 'i',
+    mode: 'simple',
+    status: 'running',
+    todos: [],
+    actionSets: ['task'],
+    selectedSkills: [],
+    source: 'user',
+    waitingForUser: false,
+    paused: false,
+    actionCount: 0,
+    usage: emptyTotals(),
+    limits: { actions: 10, tokens: 1000 },
+    warned: { actions: false, tokens: false, cost: false },
+    turns: 0,
+    modelErrors: 0,
+    prefix: '',
+    historyFromSeq: 1,
+    createdAt: 0,
+    ...over,
   };
 }
 
@@ -71,7 +90,12 @@ for (const wire of WIRES) {
 
     it('proactive: a chore fire starts a task with its skills, once even if the trigger is retried', async () => {
       server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'changelog updated', output: { status: 'done', entries: 3 } } }] }]);
-      const fire = await h.triggers.emit({ source: 'scheduled', sessionId: 'system', dedupKey: 'chore:nightly:1', payload: { prompt: 'Update CHANGELOG.md', name: 'Nightly changelog', choreId: 'nightly', skills: ['changelog'] } });
+      const fire = await h.triggers.emit({
+        source: 'scheduled',
+        sessionId: 'system',
+        dedupKey: 'chore:nightly:1',
+        payload: { prompt: 'Update CHANGELOG.md', name: 'Nightly changelog', choreId: 'nightly', skills: ['changelog'] },
+      });
       await h.idle();
       const t = h.agent.snapshot().tasks[0];
       assert.equal(t.source, 'chore:nightly');
@@ -101,7 +125,12 @@ for (const wire of WIRES) {
       assert.match(agentFile(h, 'MEMORY.md'), /## Conventions\n- The repo uses pnpm, not npm\./);
       server.script([
         { toolCalls: [{ name: 'task_start', arguments: { name: 'Install', instruction: 'Install deps', mode: 'simple' } }] },
-        { toolCalls: [{ name: 'remember', arguments: { note: 'CI runs on Node 20.' } }, { name: 'task_end', arguments: { summary: 'ok' } }] },
+        {
+          toolCalls: [
+            { name: 'remember', arguments: { note: 'CI runs on Node 20.' } },
+            { name: 'task_end', arguments: { summary: 'ok' } },
+          ],
+        },
       ]);
       await h.agent.sendMessage('install the deps');
       await h.idle();

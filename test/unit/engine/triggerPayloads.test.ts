@@ -23,7 +23,11 @@ describe('engine: trigger payloads are validated when claimed', () => {
 
     const badText = await h.triggers.emit({ source: 'user_message', sessionId, payload: { text: 42 } });
     const badDecision = await h.triggers.emit({ source: 'approval', sessionId, payload: { approvalId: 'a-1', decision: 'maybe' } });
-    const badFire = await h.triggers.emit({ source: 'scheduled', sessionId: 'chore:x', payload: { kind: 'chore_fire', choreId: 'x', fireTime: 'not a date', missed: false } });
+    const badFire = await h.triggers.emit({
+      source: 'scheduled',
+      sessionId: 'chore:x',
+      payload: { kind: 'chore_fire', choreId: 'x', fireTime: 'not a date', missed: false },
+    });
     const noPrompt = await h.triggers.emit({ source: 'file_event', sessionId: 'files', payload: { name: 'no prompt' } });
     await h.idle();
 
@@ -39,8 +43,14 @@ describe('engine: trigger payloads are validated when claimed', () => {
       assert.match(letter.lastError ?? '', new RegExp(`invalid .*payload \\(${field}: `), `${trigger.source}: ${letter.lastError}`);
     }
     assert.equal(server.requests.length, requestsBefore, 'an invalid payload reached the model');
-    const said = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!.messages.map((m) => m.text);
-    assert.ok(said.some((t) => /A user_message step failed once and was set aside: .*text: text must be a string/.test(t)), said.join('\n'));
+    const said = h.agent
+      .snapshot()
+      .sessions.find((s) => s.id === sessionId)!
+      .messages.map((m) => m.text);
+    assert.ok(
+      said.some((t) => /A user_message step failed once and was set aside: .*text: text must be a string/.test(t)),
+      said.join('\n'),
+    );
     assert.deepEqual(h.agent.snapshot().tasks, [], 'an invalid proactive payload started a task');
 
     // The loop is alive: the next valid message is answered.
@@ -58,7 +68,18 @@ describe('engine: trigger payloads are validated when claimed', () => {
     assert.equal(readPayload(t('task_continuation', { wake: 'reply' })).kind, 'continuation');
     assert.equal(readPayload(t('resume', { wait: 'reply' })).kind, 'continuation');
     assert.equal(readPayload(t('approval', { approvalId: 'c-1', decision: 'approved', note: 'ok' })).kind, 'approval');
-    const fire = readPayload(t('file_event', { kind: 'chore_fire', choreId: 'c', fireTime: new Date(0).toISOString(), missed: false, cause: 'git', fireKey: 'k', attempt: 1, context: { kind: 'git', head: 'abc' } }));
+    const fire = readPayload(
+      t('file_event', {
+        kind: 'chore_fire',
+        choreId: 'c',
+        fireTime: new Date(0).toISOString(),
+        missed: false,
+        cause: 'git',
+        fireKey: 'k',
+        attempt: 1,
+        context: { kind: 'git', head: 'abc' },
+      }),
+    );
     assert.equal(fire.kind, 'chore_fire');
     const open = readPayload(t('proactive', { prompt: 'Do it', extra: 'kept for origin' }));
     assert.equal(open.kind === 'proactive' && open.payload.extra, 'kept for origin');

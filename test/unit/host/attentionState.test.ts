@@ -22,7 +22,16 @@ const task = (id: string, patch: Partial<TaskView> = {}): TaskView => ({
   createdAt: 1,
   ...patch,
 });
-const approval = (id: string, status = 'pending'): ApprovalView => ({ id, taskId: 't1', sessionId: 's-t1', kind: 'edits', title: 'Edit 1 file', status, files: [{ path: 'README.md', kind: 'modify', added: 1, removed: 1 }], createdAt: 1 });
+const approval = (id: string, status = 'pending'): ApprovalView => ({
+  id,
+  taskId: 't1',
+  sessionId: 's-t1',
+  kind: 'edits',
+  title: 'Edit 1 file',
+  status,
+  files: [{ path: 'README.md', kind: 'modify', added: 1, removed: 1 }],
+  createdAt: 1,
+});
 
 describe('attention: what waits for the person', function () {
   it('counts running tasks, and a waiting task once, under its approval', function () {
@@ -36,7 +45,11 @@ describe('attention: what waits for the person', function () {
     state.setApproval(approval('cs-1'));
     const summary = state.summary();
     assert.equal(summary.running, 1);
-    assert.deepEqual(summary.waiting.map((w) => w.key), ['approval:cs-1'], 'the task waiting for the approval is not a second item');
+    assert.deepEqual(
+      summary.waiting.map((w) => w.key),
+      ['approval:cs-1'],
+      'the task waiting for the approval is not a second item',
+    );
     assert.match(summary.waiting[0].text, /proposes edits to README\.md/);
 
     state.setApproval(approval('cs-1', 'applied'));
@@ -50,21 +63,43 @@ describe('attention: what waits for the person', function () {
     state.setTask(task('t2', { paused: true, status: 'paused', pauseReason: 'budget' }));
     assert.equal(state.summary().waiting.length, 2);
     const first = state.takeNew();
-    assert.deepEqual(first.map((i) => i.text), ['“Task t1” asks you something', '“Task t2” is paused (budget reached): Continue or Abort']);
+    assert.deepEqual(
+      first.map((i) => i.text),
+      ['“Task t1” asks you something', '“Task t2” is paused (budget reached): Continue or Abort'],
+    );
     assert.deepEqual(state.takeNew(), [], 'the same waits are not announced again');
 
     // The same task asks again later (it acted in between): a new wait, announced.
     state.setTask(task('t1', { waitingForUser: true, counters: { actions: { used: 5, limit: 50 }, tokens: { used: 10, limit: 1000 } } }));
-    assert.deepEqual(state.takeNew().map((i) => i.sessionId), ['s-t1']);
+    assert.deepEqual(
+      state.takeNew().map((i) => i.sessionId),
+      ['s-t1'],
+    );
   });
 
   it('announces a chore run that needs a person without counting it, and forgets waits seen in the sidebar', function () {
     const state = new AttentionState();
-    state.setChoreRun({ id: 'r1', choreId: 'lint', status: 'succeeded', startedAt: 1, usage: { iterations: 1, inputTokens: 1, outputTokens: 1, cost: 0 } }, 'Lint');
+    state.setChoreRun(
+      { id: 'r1', choreId: 'lint', status: 'succeeded', startedAt: 1, usage: { iterations: 1, inputTokens: 1, outputTokens: 1, cost: 0 } },
+      'Lint',
+    );
     assert.deepEqual(state.takeNew(), []);
-    state.setChoreRun({ id: 'r2', choreId: 'lint', status: 'budget_exhausted', reason: 'iterations', startedAt: 1, usage: { iterations: 1, inputTokens: 1, outputTokens: 1, cost: 0 } }, 'Lint');
+    state.setChoreRun(
+      {
+        id: 'r2',
+        choreId: 'lint',
+        status: 'budget_exhausted',
+        reason: 'iterations',
+        startedAt: 1,
+        usage: { iterations: 1, inputTokens: 1, outputTokens: 1, cost: 0 },
+      },
+      'Lint',
+    );
     assert.equal(state.summary().waiting.length, 0);
-    assert.deepEqual(state.takeNew().map((i) => i.text), ['Chore “Lint” ended budget exhausted: iterations']);
+    assert.deepEqual(
+      state.takeNew().map((i) => i.text),
+      ['Chore “Lint” ended budget exhausted: iterations'],
+    );
 
     state.setApproval(approval('cs-9'));
     state.markSeen();

@@ -78,7 +78,10 @@ describe('host: session list pages, open and search for the sidebar', function (
       let after: { at: number; id: string } | undefined;
       let archivedSeen = 0;
       for (let page = 0; page < 20; page++) {
-        const answer = (await handleSessionMessage(agent, { type: 'sessions.page', ...(after ? { after } : {}) })) as Extract<SessionHostMessage, { type: 'sessions.page' }>;
+        const answer = (await handleSessionMessage(agent, { type: 'sessions.page', ...(after ? { after } : {}) })) as Extract<
+          SessionHostMessage,
+          { type: 'sessions.page' }
+        >;
         assert.ok(answer.sessions.length <= 50);
         seen.push(...answer.sessions.map((s) => s.id));
         archivedSeen += answer.sessions.filter((s) => s.archived).length;
@@ -90,13 +93,19 @@ describe('host: session list pages, open and search for the sidebar', function (
       assert.deepEqual(seen, expected, 'every session once, newest first');
       assert.equal(archivedSeen, moved);
 
-      const opened = (await handleSessionMessage(agent, { type: 'sessions.open', sessionId: 's-003' })) as Extract<SessionHostMessage, { type: 'sessions.opened' }>;
+      const opened = (await handleSessionMessage(agent, { type: 'sessions.open', sessionId: 's-003' })) as Extract<
+        SessionHostMessage,
+        { type: 'sessions.opened' }
+      >;
       assert.equal(opened.session.archived, true);
       assert.deepEqual(
         opened.messages.map((m) => m.text),
         ['where does the walrus config live?', 'answer 3'],
       );
-      const results = (await handleSessionMessage(agent, { type: 'sessions.search', requestId: 'r1', query: 'WALRUS' })) as Extract<SessionHostMessage, { type: 'sessions.results' }>;
+      const results = (await handleSessionMessage(agent, { type: 'sessions.search', requestId: 'r1', query: 'WALRUS' })) as Extract<
+        SessionHostMessage,
+        { type: 'sessions.results' }
+      >;
       assert.equal(results.requestId, 'r1');
       assert.deepEqual(
         results.hits.map((h) => [h.sessionId, h.archived]),

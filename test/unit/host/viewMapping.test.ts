@@ -45,7 +45,9 @@ describe('host view mapping: engine changes → sidebar messages', () => {
 
   it('maps live turns and stream pieces to turnState and streamDelta, and keeps the stopped mark', () => {
     const row = () => ({ session, tasks: [] });
-    assert.deepEqual(toHostMessages({ type: 'turn', sessionId: 's-1', turnId: 'turn-1', running: true }, row), [{ type: 'turnState', sessionId: 's-1', turnId: 'turn-1', running: true }]);
+    assert.deepEqual(toHostMessages({ type: 'turn', sessionId: 's-1', turnId: 'turn-1', running: true }, row), [
+      { type: 'turnState', sessionId: 's-1', turnId: 'turn-1', running: true },
+    ]);
     assert.deepEqual(toHostMessages({ type: 'stream', sessionId: 's-1', turnId: 'turn-1', delta: { kind: 'text', text: 'Hel' } }, row), [
       { type: 'streamDelta', sessionId: 's-1', turnId: 'turn-1', delta: { kind: 'text', text: 'Hel' } },
     ]);

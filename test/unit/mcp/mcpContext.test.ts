@@ -37,7 +37,15 @@ describe('mcp: resources and prompts as attachable context', function () {
   });
 
   function make(definitions: McpServerDefinition[], trusted: (d: McpServerDefinition) => boolean = () => true, states: string[] = []): McpContext {
-    servers = new McpServers({ definitions: () => definitions, trusted, workspaceTrusted: () => true, cwd: dir, clock: systemClock, logger: new MemoryLogger(), onStateChange: (_s, state) => states.push(state) });
+    servers = new McpServers({
+      definitions: () => definitions,
+      trusted,
+      workspaceTrusted: () => true,
+      cwd: dir,
+      clock: systemClock,
+      logger: new MemoryLogger(),
+      onStateChange: (_s, state) => states.push(state),
+    });
     return new McpContext(servers);
   }
 
@@ -55,7 +63,10 @@ describe('mcp: resources and prompts as attachable context', function () {
     const entries = await context.entries();
     assert.ok(states.includes('ready'), 'listing started the server');
     const resource = find(entries, (e) => e.kind === 'resource' && e.uri === 'demo://resource/static/document/architecture.md', 'architecture.md resource');
-    assert.ok(entries.some((e) => e.kind === 'prompt' && e.name === 'simple-prompt'), 'the simple prompt is listed');
+    assert.ok(
+      entries.some((e) => e.kind === 'prompt' && e.name === 'simple-prompt'),
+      'the simple prompt is listed',
+    );
     const attachment = await context.attach(resource, noAsk);
     const onDisk = fs.readFileSync(path.join(path.dirname(everything), 'docs/architecture.md'), 'utf8');
     assert.equal(attachment?.label, 'everything: demo://resource/static/document/architecture.md');
@@ -66,7 +77,10 @@ describe('mcp: resources and prompts as attachable context', function () {
     const context = make([stdio('everything', [everything, 'stdio'])]);
     const entries = await context.entries();
     const simple = find(entries, (e) => e.kind === 'prompt' && e.name === 'simple-prompt', 'simple-prompt');
-    assert.deepEqual(await context.attach(simple, noAsk), { label: 'everything prompt simple-prompt', text: 'user: This is a simple prompt without arguments.' });
+    assert.deepEqual(await context.attach(simple, noAsk), {
+      label: 'everything prompt simple-prompt',
+      text: 'user: This is a simple prompt without arguments.',
+    });
 
     const withArgs = find(entries, (e) => e.kind === 'prompt' && e.name === 'args-prompt', 'args-prompt');
     assert.match(withArgs.detail, /asks for city, state\?/);
@@ -88,8 +102,11 @@ describe('mcp: resources and prompts as attachable context', function () {
     assert.ok(attached);
     const parsed = webviewMessageSchema.parse({ type: 'send', requestId: 'r1', text: 'Use this', attachments: [{ kind: 'mcp', ...attached }] });
     assert.equal(parsed.type, 'send');
-    const sent = withAttachments(parsed.text, parsed.type === 'send' ? parsed.attachments ?? [] : []);
-    assert.equal(sent, 'Use this\n\n<attachment kind="mcp" name="everything prompt simple-prompt">\nuser: This is a simple prompt without arguments.\n</attachment>');
+    const sent = withAttachments(parsed.text, parsed.type === 'send' ? (parsed.attachments ?? []) : []);
+    assert.equal(
+      sent,
+      'Use this\n\n<attachment kind="mcp" name="everything prompt simple-prompt">\nuser: This is a simple prompt without arguments.\n</attachment>',
+    );
   });
 
   it('an untrusted server is not listed and starts nothing', async () => {

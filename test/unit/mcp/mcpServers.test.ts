@@ -65,7 +65,16 @@ describe('mcp: reference servers as approval-gated tools', function () {
     return dir;
   };
 
-  async function rig(definitions: McpServerDefinition[], options: { trusted?: (d: McpServerDefinition) => boolean; allowed?: string[]; workspaceTrusted?: boolean; callTimeoutMs?: number; onStateChange?: (server: string, state: string) => void } = {}): Promise<Rig> {
+  async function rig(
+    definitions: McpServerDefinition[],
+    options: {
+      trusted?: (d: McpServerDefinition) => boolean;
+      allowed?: string[];
+      workspaceTrusted?: boolean;
+      callTimeoutMs?: number;
+      onStateChange?: (server: string, state: string) => void;
+    } = {},
+  ): Promise<Rig> {
     const dir = temp('store');
     const logger = new MemoryLogger();
     const db = await openDurableDb({ dir, sqlJs: await sqlJs(), clock: systemClock });
@@ -97,7 +106,13 @@ describe('mcp: reference servers as approval-gated tools', function () {
       taskId: 't-1',
       workspace: new MemoryWorkspace({}),
       turn: {
-        say() {}, startTask: () => 'x', endTask() {}, askUser() {}, waitUntil() {}, ignore() {}, setTodos() {},
+        say() {},
+        startTask: () => 'x',
+        endTask() {},
+        askUser() {},
+        waitUntil() {},
+        ignore() {},
+        setTodos() {},
         needsApproval: (id) => void approvals.push(id),
       },
       now: () => Date.now(),
@@ -106,7 +121,13 @@ describe('mcp: reference servers as approval-gated tools', function () {
       skillNames: [],
     });
     const made: Rig = {
-      servers, service, actions, triggers, db, approvals, logger,
+      servers,
+      service,
+      actions,
+      triggers,
+      db,
+      approvals,
+      logger,
       async run(name, input) {
         const action = actions.find((a) => a.name === name);
         assert.ok(action, `no action ${name}; have ${actions.map((a) => a.name).join(', ')}`);
@@ -138,11 +159,27 @@ describe('mcp: reference servers as approval-gated tools', function () {
 
   it('reads mcp.json entries, reports bad ones, and hashes a definition independent of key order', () => {
     const { servers, problems } = parseMcpServers(
-      { servers: { a: { command: 'node', args: ['x'] }, b: { type: 'http', url: 'http://127.0.0.1:1/mcp' }, 'bad name!': { command: 'x' }, c: { type: 'http' } } },
+      {
+        servers: {
+          a: { command: 'node', args: ['x'] },
+          b: { type: 'http', url: 'http://127.0.0.1:1/mcp' },
+          'bad name!': { command: 'x' },
+          c: { type: 'http' },
+        },
+      },
       'workspace',
     );
-    assert.deepEqual(servers.map((s) => [s.name, s.transport]), [['a', 'stdio'], ['b', 'http']]);
-    assert.deepEqual(problems.map((p) => p.name), ['bad name!', 'c']);
+    assert.deepEqual(
+      servers.map((s) => [s.name, s.transport]),
+      [
+        ['a', 'stdio'],
+        ['b', 'http'],
+      ],
+    );
+    assert.deepEqual(
+      problems.map((p) => p.name),
+      ['bad name!', 'c'],
+    );
     assert.equal(definitionHash({ x: 1, y: [1, { b: 2, a: 1 }] }), definitionHash({ y: [1, { a: 1, b: 2 }], x: 1 }));
     const [changed] = parseMcpServers({ servers: { a: { command: 'node', args: ['y'] } } }, 'workspace').servers;
     assert.notEqual(changed!.hash, servers[0]!.hash, 'a changed argument is a new definition');
@@ -155,13 +192,20 @@ describe('mcp: reference servers as approval-gated tools', function () {
     assert.equal(untrusted.servers.status()[0]?.state, 'untrusted');
     const restricted = await rig([stdio('everything', [everything, 'stdio', marker], 'user')], { workspaceTrusted: false });
     assert.deepEqual(restricted.actions, []);
-    assert.equal(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(marker)).length, 0, 'no server process');
+    assert.equal(
+      execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => l.includes(marker)).length,
+      0,
+      'no server process',
+    );
   });
 
   it('a trusted server: the call waits for approval, then the real result reaches the task', async () => {
     const r = await rig([stdio('everything', [everything, 'stdio'])]);
     const names = r.actions.map((a) => a.name);
-    for (const tool of ['echo', 'get-sum', 'get-env', 'trigger-long-running-operation']) assert.ok(names.includes(mcpActionName('everything', tool)), `${tool} in ${names.join(', ')}`);
+    for (const tool of ['echo', 'get-sum', 'get-env', 'trigger-long-running-operation'])
+      assert.ok(names.includes(mcpActionName('everything', tool)), `${tool} in ${names.join(', ')}`);
     for (const action of r.actions) assert.ok(action.description.length <= MAX_TOOL_DESCRIPTION + 200, `${action.name}'s description is bounded`);
     const asked = await r.run('mcp_everything_echo', { message: 'hello from tasklane' });
     assert.match(asked, /Asked the user to approve the MCP tool everything\/echo/);
@@ -191,8 +235,9 @@ describe('mcp: reference servers as approval-gated tools', function () {
       assert.match(out, /"PATH"/, 'the basics are there');
       assert.doesNotMatch(out, /editor-secret|OPENAI_API_KEY|ANTHROPIC_API_KEY/);
     } finally {
-      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
     }
   });
 
@@ -200,16 +245,25 @@ describe('mcp: reference servers as approval-gated tools', function () {
     const marker = `tasklane-kill-${process.pid}-${Date.now()}`;
     let crashed!: () => void;
     const crash = new Promise<void>((resolve) => (crashed = resolve));
-    const r = await rig([stdio('everything', [everything, 'stdio', marker])], { allowed: ['mcp:everything/echo'], onStateChange: (_server, state) => state === 'crashed' && crashed() });
+    const r = await rig([stdio('everything', [everything, 'stdio', marker])], {
+      allowed: ['mcp:everything/echo'],
+      onStateChange: (_server, state) => state === 'crashed' && crashed(),
+    });
     assert.match(await r.run('mcp_everything_echo', { message: 'one' }), /Echo: one/);
-    const pids = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(marker)).map((l) => Number(l.trim().split(/\s+/)[0]));
+    const pids = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.includes(marker))
+      .map((l) => Number(l.trim().split(/\s+/)[0]));
     assert.equal(pids.length, 1);
     process.kill(pids[0]!, 'SIGKILL');
     // The connection notices the exit (its state change is the signal), then restarts on use.
     await crash;
     assert.equal(r.servers.status()[0]?.state, 'crashed');
     assert.match(await r.run('mcp_everything_echo', { message: 'two' }), /Echo: two/);
-    assert.ok(r.logger.lines.some((l) => /exited unexpectedly/.test(l)), 'the crash is in the log');
+    assert.ok(
+      r.logger.lines.some((l) => /exited unexpectedly/.test(l)),
+      'the crash is in the log',
+    );
   });
 
   it('a hanging call times out with a clear error', async () => {
@@ -229,7 +283,10 @@ describe('mcp: reference servers as approval-gated tools', function () {
 
   it('server-everything over Streamable HTTP', async () => {
     const port = await freePort();
-    const child: ChildProcess = spawn(process.execPath, [everything, 'streamableHttp'], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child: ChildProcess = spawn(process.execPath, [everything, 'streamableHttp'], {
+      env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         let seen = '';

@@ -35,8 +35,19 @@ describe('mcp: server status for the sidebar', function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  function make(definitions: McpServerDefinition[], options: { trusted?: (d: McpServerDefinition) => boolean; onStateChange?: (server: string, state: string) => void } = {}): McpServers {
-    servers = new McpServers({ definitions: () => definitions, trusted: options.trusted ?? (() => true), workspaceTrusted: () => true, cwd: dir, clock: systemClock, logger: new MemoryLogger(), ...(options.onStateChange ? { onStateChange: options.onStateChange } : {}) });
+  function make(
+    definitions: McpServerDefinition[],
+    options: { trusted?: (d: McpServerDefinition) => boolean; onStateChange?: (server: string, state: string) => void } = {},
+  ): McpServers {
+    servers = new McpServers({
+      definitions: () => definitions,
+      trusted: options.trusted ?? (() => true),
+      workspaceTrusted: () => true,
+      cwd: dir,
+      clock: systemClock,
+      logger: new MemoryLogger(),
+      ...(options.onStateChange ? { onStateChange: options.onStateChange } : {}),
+    });
     return servers;
   }
 
@@ -46,7 +57,10 @@ describe('mcp: server status for the sidebar', function () {
     const missing = `tasklane-no-such-command-${process.pid}`;
     const s = make([stdio('broken', missing, []), stdio('everything', process.execPath, [everything, 'stdio'])]);
     const actions = await s.actions(service);
-    assert.ok(actions.some((a) => a.name === 'mcp_everything_echo'), 'the working server offers its tools despite the broken one');
+    assert.ok(
+      actions.some((a) => a.name === 'mcp_everything_echo'),
+      'the working server offers its tools despite the broken one',
+    );
     const [broken, working] = s.status().map(toMcpServerView);
     assert.equal(broken?.state, 'failed');
     assert.match(broken?.lastError ?? '', /ENOENT|not found|spawn/i);
@@ -60,10 +74,15 @@ describe('mcp: server status for the sidebar', function () {
     const marker = `tasklane-status-kill-${process.pid}-${Date.now()}`;
     let crashed!: () => void;
     const crash = new Promise<void>((resolve) => (crashed = resolve));
-    const s = make([stdio('everything', process.execPath, [everything, 'stdio', marker])], { onStateChange: (_server, state) => state === 'crashed' && crashed() });
+    const s = make([stdio('everything', process.execPath, [everything, 'stdio', marker])], {
+      onStateChange: (_server, state) => state === 'crashed' && crashed(),
+    });
     await s.actions(service);
     assert.equal(toMcpServerView(s.status()[0]!).state, 'running');
-    const pid = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(marker)).map((l) => Number(l.trim().split(/\s+/)[0]))[0];
+    const pid = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.includes(marker))
+      .map((l) => Number(l.trim().split(/\s+/)[0]))[0];
     assert.ok(pid);
     process.kill(pid, 'SIGKILL');
     await crash;
@@ -73,7 +92,9 @@ describe('mcp: server status for the sidebar', function () {
   });
 
   it('an untrusted repository server is "untrusted" and starts nothing; a trusted idle one is "idle"', async () => {
-    const s = make([stdio('repo', process.execPath, [everything, 'stdio'], 'workspace'), stdio('mine', process.execPath, [everything, 'stdio'])], { trusted: (d) => d.source === 'user' });
+    const s = make([stdio('repo', process.execPath, [everything, 'stdio'], 'workspace'), stdio('mine', process.execPath, [everything, 'stdio'])], {
+      trusted: (d) => d.source === 'user',
+    });
     const [repo, mine] = s.status().map(toMcpServerView);
     assert.equal(repo?.state, 'untrusted');
     assert.equal(repo?.source, 'workspace');

@@ -48,13 +48,25 @@ describe('createModelClient', () => {
   });
 
   it('an explicit key wins over the environment', async () => {
-    const client = createModelClient({ provider: 'openai', apiKey: 'from-secrets', baseUrl: server.openaiBaseUrl, env: { OPENAI_API_KEY: 'from-env' }, maxRetries: 0 });
+    const client = createModelClient({
+      provider: 'openai',
+      apiKey: 'from-secrets',
+      baseUrl: server.openaiBaseUrl,
+      env: { OPENAI_API_KEY: 'from-env' },
+      maxRetries: 0,
+    });
     await client.complete(request);
     assert.equal(server.requests[0]!.headers.authorization, 'Bearer from-secrets');
   });
 
   it('openai-compatible runs keyless with a placeholder and never sends OPENAI_API_KEY', async () => {
-    const client = createModelClient({ provider: 'openai-compatible', model: 'llama3.2', baseUrl: server.openaiBaseUrl, env: { OPENAI_API_KEY: 'sk-secret-openai' }, maxRetries: 0 });
+    const client = createModelClient({
+      provider: 'openai-compatible',
+      model: 'llama3.2',
+      baseUrl: server.openaiBaseUrl,
+      env: { OPENAI_API_KEY: 'sk-secret-openai' },
+      maxRetries: 0,
+    });
     assert.equal(client.provider, 'openai-compatible');
     const response = await client.complete(request);
     assert.equal(response.text, 'echo: hello');
@@ -63,9 +75,18 @@ describe('createModelClient', () => {
   });
 
   it('openai-compatible sends max_tokens, openai sends max_completion_tokens', async () => {
-    await createModelClient({ provider: 'openai-compatible', model: 'm', baseUrl: server.openaiBaseUrl, maxRetries: 0 }).complete({ ...request, maxOutputTokens: 50 });
+    await createModelClient({ provider: 'openai-compatible', model: 'm', baseUrl: server.openaiBaseUrl, maxRetries: 0 }).complete({
+      ...request,
+      maxOutputTokens: 50,
+    });
     await createModelClient({ provider: 'openai', apiKey: 'k', baseUrl: server.openaiBaseUrl, maxRetries: 0 }).complete({ ...request, maxOutputTokens: 50 });
-    assert.deepEqual(server.requests.map((r) => [r.body.max_tokens, r.body.max_completion_tokens]), [[50, undefined], [undefined, 50]]);
+    assert.deepEqual(
+      server.requests.map((r) => [r.body.max_tokens, r.body.max_completion_tokens]),
+      [
+        [50, undefined],
+        [undefined, 50],
+      ],
+    );
   });
 
   it('openai-compatible without a model id → no_model naming the setting', () => {

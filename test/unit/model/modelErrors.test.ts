@@ -122,10 +122,12 @@ describe('SDK model clients: errors', () => {
         server.script([{ text: 'a long answer that streams slowly', chunkDelayMs: 40 }]);
         const controller = new AbortController();
         const deltas: string[] = [];
-        const error = await failure(makeClient(server, format).complete({ ...request, signal: controller.signal }, (d) => {
-          deltas.push(d);
-          controller.abort();
-        }));
+        const error = await failure(
+          makeClient(server, format).complete({ ...request, signal: controller.signal }, (d) => {
+            deltas.push(d);
+            controller.abort();
+          }),
+        );
         assert.equal(error.kind, 'cancelled');
         assert.ok(deltas.length >= 1);
       });

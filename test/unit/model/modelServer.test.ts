@@ -17,7 +17,18 @@ describe('scripted model server', () => {
   after(() => server.close());
 
   it('answers with a deterministic echo when the script is empty', async () => {
-    const res = await post(`${server.openaiBaseUrl}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'x' }, { role: 'user', content: 'ping' }] }, { authorization: 'Bearer k' });
+    const res = await post(
+      `${server.openaiBaseUrl}/chat/completions`,
+      {
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'first' },
+          { role: 'assistant', content: 'x' },
+          { role: 'user', content: 'ping' },
+        ],
+      },
+      { authorization: 'Bearer k' },
+    );
     assert.equal(res.status, 200);
     const body = (await res.json()) as { choices: Array<{ message: { content: string } }> };
     assert.equal(body.choices[0]!.message.content, 'echo: ping');
@@ -37,7 +48,11 @@ describe('scripted model server', () => {
     assert.deepEqual(await scripted.json(), { pending: 2 });
     assert.equal(server.pending, 2);
 
-    const first = await post(`${server.anthropicBaseUrl}/v1/messages`, { model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': 'k' });
+    const first = await post(
+      `${server.anthropicBaseUrl}/v1/messages`,
+      { model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-api-key': 'k' },
+    );
     const message = (await first.json()) as { content: Array<{ type: string; text: string }>; model: string };
     assert.deepEqual(message.content, [{ type: 'text', text: 'from control' }]);
     assert.equal(message.model, 'claude-x');
@@ -47,7 +62,13 @@ describe('scripted model server', () => {
     assert.equal(second.headers.get('retry-after'), '7');
 
     const recorded = (await (await fetch(`${server.url}/__requests`)).json()) as Array<{ format: string; status: number; body: { model: string } }>;
-    assert.deepEqual(recorded.map((r) => [r.format, r.status, r.body.model]), [['anthropic', 200, 'claude-x'], ['anthropic', 429, 'claude-x']]);
+    assert.deepEqual(
+      recorded.map((r) => [r.format, r.status, r.body.model]),
+      [
+        ['anthropic', 200, 'claude-x'],
+        ['anthropic', 429, 'claude-x'],
+      ],
+    );
 
     await post(`${server.url}/__reset`, {});
     assert.equal(server.requests.length, 0);
@@ -56,7 +77,11 @@ describe('scripted model server', () => {
 
   it('answers 400 with the reason when a step match fails', async () => {
     server.script([{ match: { contains: 'needle' }, text: 'never' }]);
-    const res = await post(`${server.openaiBaseUrl}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'hay' }] }, { authorization: 'Bearer k' });
+    const res = await post(
+      `${server.openaiBaseUrl}/chat/completions`,
+      { model: 'm', messages: [{ role: 'user', content: 'hay' }] },
+      { authorization: 'Bearer k' },
+    );
     assert.equal(res.status, 400);
     assert.match(server.requests[0]!.matchFailure ?? '', /needle/);
   });

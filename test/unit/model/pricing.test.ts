@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { costOf, priceOf, PRICES } from '../../../src/core/model/pricing';
 import type { Usage } from '../../../src/core/model/types';
 
-const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0, cacheWriteTokens = 0): Usage => ({ inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
+const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0, cacheWriteTokens = 0): Usage => ({
+  inputTokens,
+  outputTokens,
+  cacheReadTokens,
+  cacheWriteTokens,
+});
 
 describe('pricing', () => {
   it('prices every token class of an Anthropic call', () => {

@@ -10,7 +10,11 @@ import { makeClient } from './clientHelpers';
 
 const tools = [
   { name: 'read_file', description: 'Read a workspace file.', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
-  { name: 'search_text', description: 'Search the workspace.', inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
+  {
+    name: 'search_text',
+    description: 'Search the workspace.',
+    inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+  },
 ];
 
 const baseRequest = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
@@ -47,11 +51,25 @@ describe('SDK model clients against the scripted server', () => {
         });
 
         it('parses tool calls and keeps raw arguments', async () => {
-          server.script([{ text: 'Let me look.', toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts' } }, { name: 'search_text', arguments: { query: 'TODO' } }] }]);
+          server.script([
+            {
+              text: 'Let me look.',
+              toolCalls: [
+                { name: 'read_file', arguments: { path: 'src/a.ts' } },
+                { name: 'search_text', arguments: { query: 'TODO' } },
+              ],
+            },
+          ]);
           const response = await makeClient(server, format, { stream }).complete(baseRequest({ toolChoice: 'required' }));
           assert.equal(response.stopReason, 'tool_calls');
           assert.equal(response.text, 'Let me look.');
-          assert.deepEqual(response.toolCalls.map((c) => [c.name, c.arguments]), [['read_file', { path: 'src/a.ts' }], ['search_text', { query: 'TODO' }]]);
+          assert.deepEqual(
+            response.toolCalls.map((c) => [c.name, c.arguments]),
+            [
+              ['read_file', { path: 'src/a.ts' }],
+              ['search_text', { query: 'TODO' }],
+            ],
+          );
           assert.equal(response.toolCalls[0]!.rawArguments, '{"path":"src/a.ts"}');
           assert.ok(response.toolCalls.every((c) => c.id.length > 0));
           assert.notEqual(response.toolCalls[0]!.id, response.toolCalls[1]!.id);
@@ -79,19 +97,24 @@ describe('SDK model clients against the scripted server', () => {
 
   it('openai: sends system, tools, tool_choice, include_usage and the tool round-trip on the wire', async () => {
     server.script([{ text: 'done' }]);
-    await makeClient(server, 'openai').complete(baseRequest({
-      toolChoice: 'required',
-      maxOutputTokens: 256,
-      messages: [
-        { role: 'user', content: 'Read a.ts' },
-        { role: 'assistant', content: '', toolCalls: [{ id: 'call_7', name: 'read_file', rawArguments: '{"path":"a.ts"}', arguments: { path: 'a.ts' } }] },
-        { role: 'tool', toolCallId: 'call_7', toolName: 'read_file', content: 'no such file', isError: true },
-      ],
-    }));
+    await makeClient(server, 'openai').complete(
+      baseRequest({
+        toolChoice: 'required',
+        maxOutputTokens: 256,
+        messages: [
+          { role: 'user', content: 'Read a.ts' },
+          { role: 'assistant', content: '', toolCalls: [{ id: 'call_7', name: 'read_file', rawArguments: '{"path":"a.ts"}', arguments: { path: 'a.ts' } }] },
+          { role: 'tool', toolCallId: 'call_7', toolName: 'read_file', content: 'no such file', isError: true },
+        ],
+      }),
+    );
     const { body, headers } = server.requests[0]!;
     assert.equal(headers.authorization, 'Bearer test-key');
     assert.deepEqual(body.messages[0], { role: 'system', content: 'You are Tasklane.' });
-    assert.deepEqual(body.tools.map((t: { function: { name: string } }) => t.function.name), ['read_file', 'search_text']);
+    assert.deepEqual(
+      body.tools.map((t: { function: { name: string } }) => t.function.name),
+      ['read_file', 'search_text'],
+    );
     assert.deepEqual(body.tools[0].function.parameters, tools[0]!.inputSchema);
     assert.equal(body.tool_choice, 'required');
     assert.equal(body.max_completion_tokens, 256);
@@ -102,16 +125,22 @@ describe('SDK model clients against the scripted server', () => {
 
   it('anthropic: puts cache_control on system, the last tool and the last stable-prefix message', async () => {
     server.script([{ text: 'done' }]);
-    await makeClient(server, 'anthropic').complete(baseRequest({
-      stablePrefixMessages: 2,
-      messages: [
-        { role: 'user', content: 'Rules from AGENTS.md' },
-        { role: 'user', content: 'Task: fix the build' },
-        { role: 'assistant', content: 'Reading.', toolCalls: [{ id: 'toolu_1', name: 'read_file', rawArguments: '{"path":"a.ts"}', arguments: { path: 'a.ts' } }] },
-        { role: 'tool', toolCallId: 'toolu_1', toolName: 'read_file', content: 'export {}' },
-        { role: 'user', content: 'and hurry' },
-      ],
-    }));
+    await makeClient(server, 'anthropic').complete(
+      baseRequest({
+        stablePrefixMessages: 2,
+        messages: [
+          { role: 'user', content: 'Rules from AGENTS.md' },
+          { role: 'user', content: 'Task: fix the build' },
+          {
+            role: 'assistant',
+            content: 'Reading.',
+            toolCalls: [{ id: 'toolu_1', name: 'read_file', rawArguments: '{"path":"a.ts"}', arguments: { path: 'a.ts' } }],
+          },
+          { role: 'tool', toolCallId: 'toolu_1', toolName: 'read_file', content: 'export {}' },
+          { role: 'user', content: 'and hurry' },
+        ],
+      }),
+    );
     const { body, headers } = server.requests[0]!;
     // SDK versions differ: older ones send x-api-key, newer ones a Bearer token.
     assert.ok(headers['x-api-key'] === 'test-key' || headers.authorization === 'Bearer test-key', JSON.stringify(headers));
@@ -122,7 +151,10 @@ describe('SDK model clients against the scripted server', () => {
     assert.deepEqual(body.tool_choice, { type: 'auto' });
     assert.equal(typeof body.max_tokens, 'number');
     // Consecutive user messages merge into one turn; the breakpoint sits on the second block.
-    assert.deepEqual(body.messages.map((m: { role: string }) => m.role), ['user', 'assistant', 'user']);
+    assert.deepEqual(
+      body.messages.map((m: { role: string }) => m.role),
+      ['user', 'assistant', 'user'],
+    );
     assert.deepEqual(body.messages[0].content, [
       { type: 'text', text: 'Rules from AGENTS.md' },
       { type: 'text', text: 'Task: fix the build', cache_control: { type: 'ephemeral' } },

@@ -76,7 +76,10 @@ describe('model streaming: deltas, tool progress, Stop', () => {
         const controller = new AbortController();
         const deltas: string[] = [];
         const call = makeClient(server, format).complete(request({ signal: controller.signal, onDelta: (d) => d.kind === 'text' && deltas.push(d.text) }));
-        const settled = call.then(() => undefined, (error: unknown) => error);
+        const settled = call.then(
+          () => undefined,
+          (error: unknown) => error,
+        );
         const record = (): RecordedRequest | undefined => server.requests[0];
         await until(() => record()?.held === true && deltas.length === 3, 'the stream to be held after 3 chunks');
         controller.abort();

@@ -3,7 +3,12 @@ import { tokensUsed } from '../../../src/core/engine/records';
 import type { Usage } from '../../../src/core/model/types';
 import { addUsage, describeTokens, emptyUsage, promptTokens, totalTokens } from '../../../src/core/model/usage';
 
-const usage = (inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheWriteTokens: number): Usage => ({ inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
+const usage = (inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheWriteTokens: number): Usage => ({
+  inputTokens,
+  outputTokens,
+  cacheReadTokens,
+  cacheWriteTokens,
+});
 
 // One definition of "tokens" (src/core/model/usage.ts): input = the whole prompt (uncached +
 // cache read + cache write), output = output, tokens = both. Logs, budgets and views use these.

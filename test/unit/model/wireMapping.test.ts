@@ -29,16 +29,30 @@ describe('model wire mapping', () => {
   });
 
   it('openai: no system message when the system prompt is empty; assistant text without tools stays a string', () => {
-    assert.deepEqual(toOpenAiMessages({ system: '', messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a' }] }), [
-      { role: 'user', content: 'q' },
-      { role: 'assistant', content: 'a' },
-    ]);
+    assert.deepEqual(
+      toOpenAiMessages({
+        system: '',
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: 'a' },
+        ],
+      }),
+      [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: 'a' },
+      ],
+    );
   });
 
   it('normalises stop reasons and OpenAI usage', () => {
     assert.deepEqual(['stop', 'tool_calls', 'length', 'content_filter'].map(normaliseOpenAiStop), ['end', 'tool_calls', 'max_tokens', 'content_filter']);
     assert.deepEqual(['end_turn', 'tool_use', 'max_tokens', 'refusal'].map(normaliseAnthropicStop), ['end', 'tool_calls', 'max_tokens', 'refusal']);
-    assert.deepEqual(fromOpenAiUsage({ prompt_tokens: 1000, completion_tokens: 5, total_tokens: 1005, prompt_tokens_details: { cached_tokens: 800 } }), { inputTokens: 200, outputTokens: 5, cacheReadTokens: 800, cacheWriteTokens: 0 });
+    assert.deepEqual(fromOpenAiUsage({ prompt_tokens: 1000, completion_tokens: 5, total_tokens: 1005, prompt_tokens_details: { cached_tokens: 800 } }), {
+      inputTokens: 200,
+      outputTokens: 5,
+      cacheReadTokens: 800,
+      cacheWriteTokens: 0,
+    });
     assert.deepEqual(fromOpenAiUsage(undefined), { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
   });
 
@@ -46,8 +60,15 @@ describe('model wire mapping', () => {
     const server = await startModelServer();
     try {
       server.script([{ toolCalls: [{ name: 'list_todos', arguments: '' }] }]);
-      const response = await makeClient(server, 'anthropic').complete({ system: '', tools: [{ name: 'list_todos', description: 'd', inputSchema: { type: 'object' } }], messages: [{ role: 'user', content: 'x' }] });
-      assert.deepEqual(response.toolCalls.map((c) => [c.name, c.arguments]), [['list_todos', {}]]);
+      const response = await makeClient(server, 'anthropic').complete({
+        system: '',
+        tools: [{ name: 'list_todos', description: 'd', inputSchema: { type: 'object' } }],
+        messages: [{ role: 'user', content: 'x' }],
+      });
+      assert.deepEqual(
+        response.toolCalls.map((c) => [c.name, c.arguments]),
+        [['list_todos', {}]],
+      );
     } finally {
       await server.close();
     }

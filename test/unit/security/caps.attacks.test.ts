@@ -7,7 +7,8 @@ import { createHarness, engineHooks } from '../engine/harness';
 import type { Harness } from '../engine/harness';
 import { attack } from './attackTally';
 
-const starts = (n: number, tag = 'T') => Array.from({ length: n }, (_, i) => ({ name: 'task_start', arguments: { name: `${tag}${i}`, instruction: `spawn ${tag}${i}`, mode: 'simple' } }));
+const starts = (n: number, tag = 'T') =>
+  Array.from({ length: n }, (_, i) => ({ name: 'task_start', arguments: { name: `${tag}${i}`, instruction: `spawn ${tag}${i}`, mode: 'simple' } }));
 
 // Finding 8 of the review, through the real engine, store and SDK client: one message must not
 // fan out into hundreds of tasks, and one response must not run hundreds of actions.
@@ -26,7 +27,10 @@ describe('security: caps on runaway work (real engine, scripted model)', () => {
     await h.agent.sendMessage('start sixty tasks');
     await h.idle();
     await attack('runaway task starts', () => assert.equal(h.agent.snapshot().tasks.length, DEFAULT_CAPS.maxTaskStartsPerTurn));
-    assert.ok(h.logger.lines.some((l) => /task_start refused: at most 5 tasks can be started in one turn/.test(l)), 'the refusal is logged');
+    assert.ok(
+      h.logger.lines.some((l) => /task_start refused: at most 5 tasks can be started in one turn/.test(l)),
+      'the refusal is logged',
+    );
     // The person sees why, in the conversation.
     const said = JSON.stringify(h.agent.snapshot().sessions);
     assert.match(said, /The task was not started: at most 5 tasks can be started in one turn \(tasklane\.budget\.maxTaskStartsPerTurn\)/);
@@ -83,7 +87,10 @@ describe('security: caps on runaway work (real engine, scripted model)', () => {
       await attack('runaway actions per turn', () => assert.equal(ran, expected));
       await attack('runaway actions per turn', () => assert.equal(refused.length, 300 - expected));
       assert.ok(task.counters.actions.used <= perTask, `actions used ${task.counters.actions.used} within the budget of ${perTask}`);
-      assert.ok(events.some((e) => e.kind === 'warning' && /were not run/.test(String(e.data.text))), 'the user sees a warning in the trace');
+      assert.ok(
+        events.some((e) => e.kind === 'warning' && /were not run/.test(String(e.data.text))),
+        'the user sees a warning in the trace',
+      );
     });
   }
 });

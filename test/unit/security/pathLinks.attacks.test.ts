@@ -56,9 +56,11 @@ class FollowingWorkspace implements WorkspacePort {
   async searchText(query: string): Promise<SearchHit[]> {
     const hits: SearchHit[] = [];
     for (const file of this.all('')) {
-      fs.readFileSync(path.join(this.root, file), 'utf8').split('\n').forEach((line, i) => {
-        if (line.includes(query)) hits.push({ path: file, line: i + 1, text: line });
-      });
+      fs.readFileSync(path.join(this.root, file), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (line.includes(query)) hits.push({ path: file, line: i + 1, text: line });
+        });
     }
     return hits;
   }
@@ -100,7 +102,16 @@ describe('security: one path guard for seeing and changing files (real links in 
     ['FsWorkspace', new FsWorkspace(ws, nodeFs)],
     ['an inner port that follows links', new FollowingWorkspace(ws)],
   ];
-  const outsideHit = (hits: Array<{ path: string; text: string }>) => hits.filter((h) => h.text.includes('wJalr') || h.text.includes('AKIA') || h.text.includes('aws_hard') || h.path.includes('assets') || h.path.includes('abs-home') || h.path.includes('creds'));
+  const outsideHit = (hits: Array<{ path: string; text: string }>) =>
+    hits.filter(
+      (h) =>
+        h.text.includes('wJalr') ||
+        h.text.includes('AKIA') ||
+        h.text.includes('aws_hard') ||
+        h.path.includes('assets') ||
+        h.path.includes('abs-home') ||
+        h.path.includes('creds'),
+    );
 
   it('search_text never returns a line from a file outside the workspace, whatever the include glob', async () => {
     for (const [label, inner] of inners()) {
@@ -112,7 +123,10 @@ describe('security: one path guard for seeing and changing files (real links in 
         });
       }
       // The inside hit is still found (through the direct path), so the filter is not "return nothing".
-      assert.ok((await guarded.searchText('aws_', { limit: 500 })).some((h) => h.path === 'src/a.ts'), label);
+      assert.ok(
+        (await guarded.searchText('aws_', { limit: 500 })).some((h) => h.path === 'src/a.ts'),
+        label,
+      );
     }
   });
 
@@ -122,7 +136,11 @@ describe('security: one path guard for seeing and changing files (real links in 
       for (const dir of ['.', 'docs', '']) {
         await attack('list through a link out', async () => {
           const files = await guarded.listFiles(dir, { recursive: true, limit: 1000 });
-          assert.deepEqual(files.filter((f) => /assets|abs-home|creds|credentials/.test(f)), [], `${label} ${dir}: ${files.join(', ')}`);
+          assert.deepEqual(
+            files.filter((f) => /assets|abs-home|creds|credentials/.test(f)),
+            [],
+            `${label} ${dir}: ${files.join(', ')}`,
+          );
           assert.ok(files.includes('src/a.ts') || dir === 'docs', `${label}: inside files are still listed`);
         });
       }
@@ -138,8 +156,18 @@ describe('security: one path guard for seeing and changing files (real links in 
 
   it('holds in Restricted Mode too: the read actions stay available and still go through the guard', async () => {
     const actions = new Map(guardRestricted(readActions, () => false).map((a) => [a.name, a] as const));
-    const ctx = { sessionId: 's', taskId: 't', workspace: guardReads(new FollowingWorkspace(ws), ws, nodeFs), turn: new TurnEffectsRecorder(() => clock.now()), now: () => clock.now(), logger: silentLogger, remember: async () => undefined, skillNames: [] } as ActionContext;
-    const run = (name: string, input: unknown) => (actions.get(name) as ActionDef).run((actions.get(name) as ActionDef).input.parse(input), ctx) as Promise<string>;
+    const ctx = {
+      sessionId: 's',
+      taskId: 't',
+      workspace: guardReads(new FollowingWorkspace(ws), ws, nodeFs),
+      turn: new TurnEffectsRecorder(() => clock.now()),
+      now: () => clock.now(),
+      logger: silentLogger,
+      remember: async () => undefined,
+      skillNames: [],
+    } as ActionContext;
+    const run = (name: string, input: unknown) =>
+      (actions.get(name) as ActionDef).run((actions.get(name) as ActionDef).input.parse(input), ctx) as Promise<string>;
     for (const input of [{ query: 'wJalr' }, { query: 'aws_', include: 'docs/assets/**' }, { query: 'AKIA', isRegex: false }]) {
       await attack('restricted-mode search/list', async () => assert.doesNotMatch(await run('search_text', input), /wJalr|AKIA/));
     }
@@ -149,7 +177,14 @@ describe('security: one path guard for seeing and changing files (real links in 
 
   it('read_file refuses links out at every level and hard-linked files', async () => {
     const guarded = guardReads(new FsWorkspace(ws, nodeFs), ws, nodeFs);
-    for (const p of ['docs/assets/.aws/credentials', 'abs-home/.aws/credentials', 'creds.txt', 'docs/src-link/../assets/.aws/credentials', '../home/.aws/credentials', path.join(outside, '.aws/credentials')]) {
+    for (const p of [
+      'docs/assets/.aws/credentials',
+      'abs-home/.aws/credentials',
+      'creds.txt',
+      'docs/src-link/../assets/.aws/credentials',
+      '../home/.aws/credentials',
+      path.join(outside, '.aws/credentials'),
+    ]) {
       await attack('read through a link out', () => assert.rejects(guarded.readFile(p), /outside the workspace/, p));
     }
     for (const p of ['hard.txt', 'README-hardlink.txt']) {
@@ -221,7 +256,18 @@ describe('security: one path guard for seeing and changing files (real links in 
         logger: silentLogger,
         ...(recheck ? { recheck: applyTimeGuard(root, nodeFs) } : {}),
       });
-      const actions = new Map(createEditActions({ root, fs: nodeFs, files: { read }, store, decider, clock, policy: () => ({ autoApproveEdits: false }), taskChore: () => undefined }).map((a) => [a.name, a]));
+      const actions = new Map(
+        createEditActions({
+          root,
+          fs: nodeFs,
+          files: { read },
+          store,
+          decider,
+          clock,
+          policy: () => ({ autoApproveEdits: false }),
+          taskChore: () => undefined,
+        }).map((a) => [a.name, a]),
+      );
       return { decider, actions };
     }
 
@@ -238,7 +284,16 @@ describe('security: one path guard for seeing and changing files (real links in 
         const { decider, actions } = setup(true);
         const action = actions.get(op) as ActionDef;
         const turn = new TurnEffectsRecorder(() => clock.now());
-        await action.run(action.input.parse(input), { sessionId: 't', taskId: 't', turn, workspace: new FsWorkspace(root, nodeFs), now: () => 0, logger: silentLogger, remember: async () => undefined, skillNames: [] } as ActionContext);
+        await action.run(action.input.parse(input), {
+          sessionId: 't',
+          taskId: 't',
+          turn,
+          workspace: new FsWorkspace(root, nodeFs),
+          now: () => 0,
+          logger: silentLogger,
+          remember: async () => undefined,
+          skillNames: [],
+        } as ActionContext);
         assert.ok(turn.approval, 'the edit waits for approval');
         swap();
         await attack('apply-time re-check', async () => {
@@ -254,7 +309,16 @@ describe('security: one path guard for seeing and changing files (real links in 
       const { decider, actions } = setup(false);
       const action = actions.get('create_file') as ActionDef;
       const turn = new TurnEffectsRecorder(() => clock.now());
-      await action.run(action.input.parse({ path: 'build/new.txt', content: 'planted\n' }), { sessionId: 't', taskId: 't', turn, workspace: new FsWorkspace(root, nodeFs), now: () => 0, logger: silentLogger, remember: async () => undefined, skillNames: [] } as ActionContext);
+      await action.run(action.input.parse({ path: 'build/new.txt', content: 'planted\n' }), {
+        sessionId: 't',
+        taskId: 't',
+        turn,
+        workspace: new FsWorkspace(root, nodeFs),
+        now: () => 0,
+        logger: silentLogger,
+        remember: async () => undefined,
+        skillNames: [],
+      } as ActionContext);
       swap();
       await decider.approve(turn.approval!.id);
       assert.equal(fs.readFileSync(path.join(victim, 'new.txt'), 'utf8'), 'planted\n');

@@ -34,7 +34,25 @@ const SHAPES: Array<[string, string]> = [
   ['password assignment', 'DB_PASSWORD="correct-horse-battery"'],
   ['JSON api key', '{"api_key": "abcd1234efgh5678"}'],
 ];
-const SECRET_PARTS = ['AKIAIOSFODNN7EXAMPLE', 'wJalrXUtnFEMI', 'ghp_0123', 'github_pat_11', 'sk-proj-abc', 'sk-ant-api03', 'sk_live_51', 'xoxb-123', 'T0000/B0000', 'AIzaSyA', 'b3BlbnNzaC1', 'MIIEowIBAAKCAQEA7', 'eyJhbGciOiJIUzI1NiJ9abc', 'dozjgNryP4J3', 'hunter2', 'correct-horse', 'abcd1234efgh'];
+const SECRET_PARTS = [
+  'AKIAIOSFODNN7EXAMPLE',
+  'wJalrXUtnFEMI',
+  'ghp_0123',
+  'github_pat_11',
+  'sk-proj-abc',
+  'sk-ant-api03',
+  'sk_live_51',
+  'xoxb-123',
+  'T0000/B0000',
+  'AIzaSyA',
+  'b3BlbnNzaC1',
+  'MIIEowIBAAKCAQEA7',
+  'eyJhbGciOiJIUzI1NiJ9abc',
+  'dozjgNryP4J3',
+  'hunter2',
+  'correct-horse',
+  'abcd1234efgh',
+];
 
 describe('security: secrets stay out of traces, payloads and commands', () => {
   it('redacts every common credential shape', async () => {
@@ -46,7 +64,13 @@ describe('security: secrets stay out of traces, payloads and commands', () => {
       });
     }
     // Ordinary text is left alone.
-    for (const plain of ['max_tokens=4096', 'tokenizer: sentencepiece', 'export const answer = 42;', 'author: Jonathan Smith', 'see https://example.com/docs']) {
+    for (const plain of [
+      'max_tokens=4096',
+      'tokenizer: sentencepiece',
+      'export const answer = 42;',
+      'author: Jonathan Smith',
+      'see https://example.com/docs',
+    ]) {
       assert.equal(redactCredentials(plain), plain);
     }
   });
@@ -56,7 +80,9 @@ describe('security: secrets stay out of traces, payloads and commands', () => {
     redactor.addSecret('smtp-pass-Zq9!x'); // no credential shape at all
     redactor.addSecret('short'); // too short to redact by value without mangling text
     await attack('known secret redaction', () => assert.equal(redactor.redact('login with smtp-pass-Zq9!x now'), 'login with [REDACTED:secret] now'));
-    await attack('known secret redaction', () => assert.deepEqual(redactor.redactValue({ a: ['x smtp-pass-Zq9!x'], n: 1 }), { a: ['x [REDACTED:secret]'], n: 1 }));
+    await attack('known secret redaction', () =>
+      assert.deepEqual(redactor.redactValue({ a: ['x smtp-pass-Zq9!x'], n: 1 }), { a: ['x [REDACTED:secret]'], n: 1 }),
+    );
     assert.equal(redactor.redact('a short word'), 'a short word');
   });
 
@@ -66,7 +92,12 @@ describe('security: secrets stay out of traces, payloads and commands', () => {
       const redactor = new Redactor();
       redactor.addSecret('my-secret-value-123');
       const streams = new EventStreams(dir, (data) => redactDeep(data, (t) => redactor.redact(t)) as Record<string, unknown>);
-      const event = await streams.append('t-1', 'action_end', { name: 'read_file', output: `AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG\nX=my-secret-value-123` }, 0);
+      const event = await streams.append(
+        't-1',
+        'action_end',
+        { name: 'read_file', output: `AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG\nX=my-secret-value-123` },
+        0,
+      );
       await streams.flush();
       const onDisk = fs.readFileSync(path.join(dir, 't-1.jsonl'), 'utf8');
       await attack('trace redaction', () => assert.ok(!onDisk.includes('wJalr') && !onDisk.includes('my-secret-value-123'), onDisk));
@@ -82,17 +113,36 @@ describe('security: secrets stay out of traces, payloads and commands', () => {
     const { run } = await log.start({ choreId: 'warm-cache', fireKey: 'k', cause: 'manual' });
     const step = log.stepStarted(run.runId, 'read_file', { path: '.env' });
     log.stepEnded(run.runId, step, 'ok', 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\nSTRIPE_KEY=sk_live_51Hxxxxxxxxxxxxxxxx\n');
-    const ended = await log.finish(run.runId, 'failed', 'could not warm the cache; config was: AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG STRIPE_KEY=sk_live_51Hxxxxxxxxxxxxxxxx');
+    const ended = await log.finish(
+      run.runId,
+      'failed',
+      'could not warm the cache; config was: AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG STRIPE_KEY=sk_live_51Hxxxxxxxxxxxxxxxx',
+    );
     const payload = JSON.stringify(buildEscalationPayload({ id: 'warm-cache', name: 'Warm' }, ended));
     await attack('escalation payload redaction', () => assert.ok(!payload.includes('wJalr') && !payload.includes('sk_live_51'), payload));
     // Even a record written before redaction existed is cleaned when sent.
-    const legacy = { ...ended, reason: 'token ghp_0123456789abcdefghijABCDEFGHIJ0123456789', steps: [{ ...ended.steps[0], result: 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz' }] };
+    const legacy = {
+      ...ended,
+      reason: 'token ghp_0123456789abcdefghijABCDEFGHIJ0123456789',
+      steps: [{ ...ended.steps[0], result: 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz' }],
+    };
     const legacyPayload = JSON.stringify(buildEscalationPayload({ id: 'warm-cache', name: 'Warm' }, legacy));
-    await attack('escalation payload redaction', () => assert.ok(!legacyPayload.includes('ghp_0123') && !legacyPayload.includes('sk-ant-api03'), legacyPayload));
+    await attack('escalation payload redaction', () =>
+      assert.ok(!legacyPayload.includes('ghp_0123') && !legacyPayload.includes('sk-ant-api03'), legacyPayload),
+    );
   });
 
   it('commands get an environment without the model keys and the user’s hidden names', async () => {
-    const env = { PATH: '/usr/bin', HOME: '/home/u', OPENAI_API_KEY: 'sk-1', ANTHROPIC_API_KEY: 'sk-ant-1', openrouter_api_key: 'x', AWS_SECRET_ACCESS_KEY: 'y', AWS_REGION: 'eu', MY_TOKEN: 'z' };
+    const env = {
+      PATH: '/usr/bin',
+      HOME: '/home/u',
+      OPENAI_API_KEY: 'sk-1',
+      ANTHROPIC_API_KEY: 'sk-ant-1',
+      openrouter_api_key: 'x',
+      AWS_SECRET_ACCESS_KEY: 'y',
+      AWS_REGION: 'eu',
+      MY_TOKEN: 'z',
+    };
     const out = commandEnvironment(env, ['AWS_SECRET*', 'my_token']);
     for (const hidden of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'openrouter_api_key', 'AWS_SECRET_ACCESS_KEY', 'MY_TOKEN']) {
       await attack('command environment', () => assert.equal(out[hidden], undefined, hidden));
@@ -141,7 +191,12 @@ describe('security: secrets stay out of traces, payloads and commands', () => {
   });
 
   it('run_task is keyed by source and name: another provider’s task of the same name is never picked for a plain name', async () => {
-    const tasks = [{ source: 'npm', name: 'build' }, { source: 'gulp', name: 'deploy' }, { source: 'Workspace', name: 'test' }, { source: 'npm', name: 'test' }];
+    const tasks = [
+      { source: 'npm', name: 'build' },
+      { source: 'gulp', name: 'deploy' },
+      { source: 'Workspace', name: 'test' },
+      { source: 'npm', name: 'test' },
+    ];
     await attack('run_task provider confusion', () => assert.equal(typeof pickTask(tasks, 'build'), 'string', 'a plain name is the workspace task only'));
     await attack('run_task provider confusion', () => assert.match(String(pickTask(tasks, 'deploy')), /gulp: deploy/));
     await attack('run_task provider confusion', () => assert.deepEqual(pickTask(tasks, 'test'), { source: 'Workspace', name: 'test' }));

@@ -97,7 +97,10 @@ describe('store: real crash test (SIGKILL at random points)', function () {
         await db.close();
       }
     }
-    if (process.env.CRASH_VERBOSE) process.stderr.write(`crash test: seed ${seed}, ${readyRounds}/${rounds} rounds ready, ${emitted.size} emitted, ${acked.size} acked, ${totalLines} lines\n`);
+    if (process.env.CRASH_VERBOSE)
+      process.stderr.write(
+        `crash test: seed ${seed}, ${readyRounds}/${rounds} rounds ready, ${emitted.size} emitted, ${acked.size} acked, ${totalLines} lines\n`,
+      );
     // The test is only meaningful if the worker got real work done between kills.
     assert.ok(readyRounds >= rounds / 2, `only ${readyRounds} rounds reached the loop`);
     assert.ok(acked.size > 50, `only ${acked.size} triggers acked in ${rounds} rounds (${totalLines} lines)`);

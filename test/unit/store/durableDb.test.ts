@@ -58,12 +58,14 @@ describe('store: durable db (journal + snapshot)', () => {
     const dir = tempDir();
     const db = await openDb(dir);
     const before = db.lastLsn;
-    assert.throws(() =>
-      db.transaction((tx) => {
-        tx.mutate(`INSERT INTO sessions (id, status, data, updated_at) VALUES ('x', 'a', '{}', 1)`);
-        throw new Error('boom');
-      }),
-    /boom/);
+    assert.throws(
+      () =>
+        db.transaction((tx) => {
+          tx.mutate(`INSERT INTO sessions (id, status, data, updated_at) VALUES ('x', 'a', '{}', 1)`);
+          throw new Error('boom');
+        }),
+      /boom/,
+    );
     assert.equal(db.lastLsn, before);
     assert.equal(db.query(`SELECT count(*) AS n FROM sessions`)[0].n, 0);
   });
@@ -101,7 +103,10 @@ describe('store: durable db (journal + snapshot)', () => {
     const again = await openDb(dir);
     assert.equal(again.opened.snapshotLsn, 4); // three migrations and c1
     assert.equal(again.opened.journalRecordsReplayed, 1);
-    assert.deepEqual(again.query(`SELECT id FROM chores ORDER BY id`).map((r) => r.id), ['c1', 'c2']);
+    assert.deepEqual(
+      again.query(`SELECT id FROM chores ORDER BY id`).map((r) => r.id),
+      ['c1', 'c2'],
+    );
   });
 
   it('keeps statements and pragmas working after export (snapshot)', async () => {

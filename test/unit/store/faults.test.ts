@@ -73,7 +73,10 @@ describe('store: faults', function () {
     assert.equal(again.opened.tornRecordIgnored, true);
     assert.ok(again.opened.ignoredBytes > 0);
     assert.deepEqual(ids(again), ['a', 'b']);
-    assert.ok(notices.some((n) => /incomplete or damaged.*everything before them kept/.test(n)), notices.join('\n'));
+    assert.ok(
+      notices.some((n) => /incomplete or damaged.*everything before them kept/.test(n)),
+      notices.join('\n'),
+    );
     again.mutate(INSERT, ['d']);
     await again.commit();
     crash(again);
@@ -119,7 +122,10 @@ describe('store: faults', function () {
     assert.equal(again.opened.snapshotFallback, true);
     assert.match(again.opened.corruptSnapshots[0], /checksum mismatch/);
     assert.deepEqual(ids(again), ['a', 'b', 'c']); // previous snapshot + the journal it still needs
-    assert.ok(notices.some((n) => /damaged; it recovered from the previous good snapshot/.test(n)), notices.join('\n'));
+    assert.ok(
+      notices.some((n) => /damaged; it recovered from the previous good snapshot/.test(n)),
+      notices.join('\n'),
+    );
   });
 
   it('rejects commit on ENOSPC with a clear error, is not durable until a later commit succeeds, and loses nothing', async () => {
@@ -201,7 +207,9 @@ describe('store: faults', function () {
 
   it('a real second process: read-only while it lives, stale lease taken over after it is killed', async () => {
     const dir = tempDir();
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'fixtures', 'holdStore.ts'), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'fixtures', 'holdStore.ts'), dir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     children.push(child);
     const hello = await new Promise<{ pid: number; readOnly: boolean }>((resolve, reject) => {
       child.stdout!.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString())));

@@ -7,7 +7,13 @@ import { sealSnapshot, unsealSnapshot } from '../../../src/core/store/storeFiles
 describe('store: journal format, snapshot seal, backoff', () => {
   const records = [
     { lsn: 1, statements: [{ sql: 'INSERT INTO t VALUES (?, ?)', params: ['a', 1] }] },
-    { lsn: 2, statements: [{ sql: 'UPDATE t SET b = ?', params: [new Uint8Array([9, 8])] }, { sql: 'DELETE FROM t', params: [] }] },
+    {
+      lsn: 2,
+      statements: [
+        { sql: 'UPDATE t SET b = ?', params: [new Uint8Array([9, 8])] },
+        { sql: 'DELETE FROM t', params: [] },
+      ],
+    },
   ];
   const journal = Buffer.concat(records.map(encodeRecord));
 
@@ -57,10 +63,22 @@ describe('store: journal format, snapshot seal, backoff', () => {
 
   it('backs off min(cap, base * 2^(attempts-1)) within ±jitter', () => {
     const policy = { baseMs: 100, capMs: 1000, maxAttempts: 10, jitter: 0.5 };
-    assert.equal(backoffDelay(1, policy, () => 0.5), 100);
-    assert.equal(backoffDelay(3, policy, () => 0.5), 400);
-    assert.equal(backoffDelay(9, policy, () => 0.5), 1000); // capped
-    assert.equal(backoffDelay(1, policy, () => 0), 50);
+    assert.equal(
+      backoffDelay(1, policy, () => 0.5),
+      100,
+    );
+    assert.equal(
+      backoffDelay(3, policy, () => 0.5),
+      400,
+    );
+    assert.equal(
+      backoffDelay(9, policy, () => 0.5),
+      1000,
+    ); // capped
+    assert.equal(
+      backoffDelay(1, policy, () => 0),
+      50,
+    );
     for (let attempts = 1; attempts <= 12; attempts++) {
       const raw = Math.min(1000, 100 * 2 ** (attempts - 1));
       for (let k = 0; k < 50; k++) {

@@ -45,7 +45,10 @@ describe('store: trigger store', () => {
     const t = await store.emit({ source: 'user_message', sessionId: 's1', payload: { text: 'hi' } });
     assert.equal(t.priority, 10);
     await crashAndReopen();
-    assert.deepEqual(store.pending('s1').map((p) => [p.id, p.payload]), [[t.id, { text: 'hi' }]]);
+    assert.deepEqual(
+      store.pending('s1').map((p) => [p.id, p.payload]),
+      [[t.id, { text: 'hi' }]],
+    );
   });
 
   it('claims by priority, then fire_at, then emit order', async () => {
@@ -108,8 +111,15 @@ describe('store: trigger store', () => {
     // Acked without a dedup key: it left the hot db for the history file.
     assert.equal(db.query(`SELECT count(*) AS n FROM triggers`)[0].n, 0);
     await store.close();
-    const history = fs.readFileSync(path.join(dir, 'history', 'triggers.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(history.map((h) => [h.payload, h.status]), [[1, 'done']]);
+    const history = fs
+      .readFileSync(path.join(dir, 'history', 'triggers.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      history.map((h) => [h.payload, h.status]),
+      [[1, 'done']],
+    );
   });
 
   it('a stale token from before a re-delivery changes nothing', async () => {
@@ -153,8 +163,14 @@ describe('store: trigger store', () => {
     assert.equal(last.trigger.attempts, 4);
     assert.ok(await store.nack(last.token, 'still failing'));
     assert.deepEqual(store.pending(), []);
-    assert.deepEqual(store.deadLetters().map((d) => [d.id, d.status, d.lastError]), [[t.id, 'dead', 'still failing']]);
-    assert.deepEqual(dead.map((d) => d.id), [t.id]);
+    assert.deepEqual(
+      store.deadLetters().map((d) => [d.id, d.status, d.lastError]),
+      [[t.id, 'dead', 'still failing']],
+    );
+    assert.deepEqual(
+      dead.map((d) => d.id),
+      [t.id],
+    );
 
     const retried = await store.retryDead(t.id);
     assert.equal(retried.status, 'pending');
@@ -222,13 +238,22 @@ describe('store: trigger store', () => {
       const other = await store.emit({ source: 'task_continuation', sessionId: 'other' });
       assert.equal(b.id, a.id);
       assert.equal(b.fireAt, now + 50);
-      assert.deepEqual(store.pending().map((t) => t.id).sort(), [a.id, other.id].sort());
+      assert.deepEqual(
+        store
+          .pending()
+          .map((t) => t.id)
+          .sort(),
+        [a.id, other.id].sort(),
+      );
     });
 
     it('never coalesces user messages', async () => {
       await store.emit({ source: 'user_message', sessionId: 's', payload: 'one' });
       await store.emit({ source: 'user_message', sessionId: 's', payload: 'two' });
-      assert.deepEqual(store.pending('s').map((t) => t.payload), ['one', 'two']);
+      assert.deepEqual(
+        store.pending('s').map((t) => t.payload),
+        ['one', 'two'],
+      );
     });
 
     it('a newer continuation does not swallow a pending retry, and the retry does not replace it', async () => {
@@ -269,18 +294,27 @@ describe('store: trigger store', () => {
     await store.emit({ source: 'user_message', sessionId: 'x' });
     await store.emit({ source: 'user_message', sessionId: 'y' });
     assert.equal(await store.cancel('x'), 2);
-    assert.deepEqual(store.pending().map((t) => t.sessionId).sort(), ['w', 'y']);
+    assert.deepEqual(
+      store
+        .pending()
+        .map((t) => t.sessionId)
+        .sort(),
+      ['w', 'y'],
+    );
     await assert.rejects(store.rearm('nope', 1), /unknown; only a pending or claimed/);
   });
 
   describe('start-up recovery', () => {
-    it('re-delivers a dead owner\'s claims with attempts kept and emits one restart notice', async () => {
+    it("re-delivers a dead owner's claims with attempts kept and emits one restart notice", async () => {
       const t = await store.emit({ source: 'user_message', sessionId: 's', payload: 'in flight' });
       await store.next();
       await crashAndReopen();
       assert.deepEqual(store.recovery.redelivered, [t.id]);
       const pending = store.pending();
-      assert.deepEqual(pending.map((p) => p.source), ['restart_notice', 'user_message']);
+      assert.deepEqual(
+        pending.map((p) => p.source),
+        ['restart_notice', 'user_message'],
+      );
       assert.equal(pending[1].attempts, 1);
       assert.equal(pending[1].status, 'pending');
       // A second store on the same db (same owner) adds no second notice.
@@ -311,7 +345,10 @@ describe('store: trigger store', () => {
       assert.deepEqual(store.pending(), []);
       assert.equal(store.deadLetters()[0].id, pill.id);
       assert.match(store.deadLetters()[0].lastError ?? '', /stopped .* 3 time/);
-      assert.deepEqual(dead.map((d) => d.id), [pill.id]);
+      assert.deepEqual(
+        dead.map((d) => d.id),
+        [pill.id],
+      );
     });
 
     it('emits made while recovery runs are neither lost nor doubled', async () => {
@@ -329,7 +366,10 @@ describe('store: trigger store', () => {
       ]);
       assert.equal(resume.id, claimed.id);
       const pending = store.pending('s');
-      assert.deepEqual(pending.map((p) => p.payload), ['hello', 'resume']);
+      assert.deepEqual(
+        pending.map((p) => p.payload),
+        ['hello', 'resume'],
+      );
       assert.equal(pending.find((p) => p.id === message.id)?.status, 'pending');
       const delivered = [await store.next(), await store.next()].map((l) => l.trigger.id);
       assert.deepEqual(delivered.sort(), [claimed.id, message.id].sort());

@@ -7,24 +7,65 @@ import type { ChoreRunView } from '../../../src/shared/choreProtocol';
 
 const t0 = Date.parse('2026-12-01T10:00:00Z');
 const run = (id: string, status: string, seconds: number, cost: number, minutesAgo: number): ChoreRunView => ({
-  id, choreId: 'c', status, startedAt: t0 - minutesAgo * 60_000, endedAt: t0 - minutesAgo * 60_000 + seconds * 1000, usage: { iterations: 1, inputTokens: 10, outputTokens: 1, cost },
+  id,
+  choreId: 'c',
+  status,
+  startedAt: t0 - minutesAgo * 60_000,
+  endedAt: t0 - minutesAgo * 60_000 + seconds * 1000,
+  usage: { iterations: 1, inputTokens: 10, outputTokens: 1, cost },
 });
 
 describe('chore history chart model', function () {
   it('orders bars oldest first and scales duration and cost to the largest shown', function () {
     const model = choreChartModel([run('c', 'failed', 10, 0.02, 1), run('b', 'budget_exhausted', 40, 0.04, 2), run('a', 'succeeded', 20, 0.01, 3)], t0);
-    assert.deepEqual(model.bars.map((b) => b.runId), ['a', 'b', 'c']);
-    assert.deepEqual(model.bars.map((b) => b.outcome), ['succeeded', 'budget', 'failed']);
-    assert.deepEqual(model.bars.map((b) => b.height), [0.5, 1, 0.25]);
-    assert.deepEqual(model.bars.map((b) => b.costHeight), [0.25, 1, 0.5]);
-    assert.match(model.summary, /^Last 3 runs: 1 succeeded, 1 failed, 1 stopped by budget\. Median duration 20 s, total cost \$0\.070\. Latest: failed, 10 s, \$0\.020/);
+    assert.deepEqual(
+      model.bars.map((b) => b.runId),
+      ['a', 'b', 'c'],
+    );
+    assert.deepEqual(
+      model.bars.map((b) => b.outcome),
+      ['succeeded', 'budget', 'failed'],
+    );
+    assert.deepEqual(
+      model.bars.map((b) => b.height),
+      [0.5, 1, 0.25],
+    );
+    assert.deepEqual(
+      model.bars.map((b) => b.costHeight),
+      [0.25, 1, 0.5],
+    );
+    assert.match(
+      model.summary,
+      /^Last 3 runs: 1 succeeded, 1 failed, 1 stopped by budget\. Median duration 20 s, total cost \$0\.070\. Latest: failed, 10 s, \$0\.020/,
+    );
   });
 
   it('a skipped or missed occurrence is a stub that does not stretch the scale; a running run counts up to now', function () {
-    const skipped: ChoreRunView = { id: 's', choreId: 'c', status: 'missed', startedAt: t0 - 3_600_000, endedAt: t0 - 3_600_000, reason: 'VS Code was closed', usage: { iterations: 0, inputTokens: 0, outputTokens: 0, cost: 0 } };
-    const running: ChoreRunView = { id: 'r', choreId: 'c', status: 'running', startedAt: t0 - 30_000, usage: { iterations: 1, inputTokens: 1, outputTokens: 0, cost: 0 } };
+    const skipped: ChoreRunView = {
+      id: 's',
+      choreId: 'c',
+      status: 'missed',
+      startedAt: t0 - 3_600_000,
+      endedAt: t0 - 3_600_000,
+      reason: 'VS Code was closed',
+      usage: { iterations: 0, inputTokens: 0, outputTokens: 0, cost: 0 },
+    };
+    const running: ChoreRunView = {
+      id: 'r',
+      choreId: 'c',
+      status: 'running',
+      startedAt: t0 - 30_000,
+      usage: { iterations: 1, inputTokens: 1, outputTokens: 0, cost: 0 },
+    };
     const model = choreChartModel([running, skipped, run('a', 'succeeded', 60, 0, 120)], t0);
-    assert.deepEqual(model.bars.map((b) => [b.outcome, b.height]), [['succeeded', 1], ['not_run', 0.12], ['running', 0.5]]);
+    assert.deepEqual(
+      model.bars.map((b) => [b.outcome, b.height]),
+      [
+        ['succeeded', 1],
+        ['not_run', 0.12],
+        ['running', 0.5],
+      ],
+    );
     assert.match(model.bars[1].label, /^skipped or missed, .*: VS Code was closed$/);
     assert.equal(model.bars[2].durationMs, 30_000);
     assert.match(model.summary, /1 skipped or missed/);

@@ -13,7 +13,18 @@ describe('reply Markdown: what a reply may link to and render', function () {
     });
 
     it('makes javascript:, data:, command:, mailto: and other schemes inert, however they are spelled', function () {
-      for (const href of ['javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'java\tscript:alert(1)', ' \u0001javascript:alert(1)', 'data:text/html,<script>1</script>', 'vbscript:msgbox', 'command:workbench.action.terminal.new', 'mailto:a@b.c', 'blob:https://x/1', 'vscode-file://vscode-app/etc/passwd']) {
+      for (const href of [
+        'javascript:alert(1)',
+        'JaVaScRiPt:alert(1)',
+        'java\tscript:alert(1)',
+        ' \u0001javascript:alert(1)',
+        'data:text/html,<script>1</script>',
+        'vbscript:msgbox',
+        'command:workbench.action.terminal.new',
+        'mailto:a@b.c',
+        'blob:https://x/1',
+        'vscode-file://vscode-app/etc/passwd',
+      ]) {
         assert.equal(classifyLink(href).kind, 'inert', `${JSON.stringify(href)} must be inert`);
       }
     });
@@ -47,7 +58,9 @@ describe('reply Markdown: what a reply may link to and render', function () {
     });
 
     it('shows raw HTML as text: no script, img or iframe element comes out', function () {
-      const html = renderMarkdownHtml('<script>alert(1)</script>\n\n<img src="http://127.0.0.1:9/x.png">\n\ninline <iframe src="https://x"></iframe> <b onclick="x()">b</b>');
+      const html = renderMarkdownHtml(
+        '<script>alert(1)</script>\n\n<img src="http://127.0.0.1:9/x.png">\n\ninline <iframe src="https://x"></iframe> <b onclick="x()">b</b>',
+      );
       assert.doesNotMatch(html, /<(script|img|iframe|b)\b/i);
       assert.match(html, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
       assert.doesNotMatch(html, /<[^>]*onclick=/i);
@@ -62,13 +75,17 @@ describe('reply Markdown: what a reply may link to and render', function () {
     });
 
     it('leaves no live javascript:, data: or command: link, and keeps the link text', function () {
-      const html = renderMarkdownHtml('[click](javascript:alert(1)) [d](data:text/html,x) [c](command:workbench.action.terminal.new) [m](mailto:a@b.c) <javascript:alert(2)>');
+      const html = renderMarkdownHtml(
+        '[click](javascript:alert(1)) [d](data:text/html,x) [c](command:workbench.action.terminal.new) [m](mailto:a@b.c) <javascript:alert(2)>',
+      );
       assert.deepEqual(hrefs(html), [], `expected no href at all in ${html}`);
       assert.match(html, /<span class="md-link-inert" title="Not a link: javascript: links are not opened from replies">click<\/span>/);
     });
 
     it('keeps http(s) links live and turns file links and bare paths into file links', function () {
-      const html = renderMarkdownHtml('See [docs](https://example.com/docs), [the file](src/a.ts#L3), `src/core/engine/agent.ts:42`, and test/unit/x.test.ts:7 or README.md. `package.json:2` Not e.g. or v1.2 or main.');
+      const html = renderMarkdownHtml(
+        'See [docs](https://example.com/docs), [the file](src/a.ts#L3), `src/core/engine/agent.ts:42`, and test/unit/x.test.ts:7 or README.md. `package.json:2` Not e.g. or v1.2 or main.',
+      );
       assert.match(html, /<a class="md-link" href="https:\/\/example\.com\/docs" data-link-kind="external"/);
       assert.match(html, /<a class="md-link file-link" href="#" data-link-kind="file" data-path="src\/a\.ts" data-line="3"[^>]*>the file<\/a>/);
       assert.match(html, /data-path="src\/core\/engine\/agent\.ts" data-line="42"[^>]*><code>src\/core\/engine\/agent\.ts:42<\/code><\/a>/);
@@ -89,7 +106,10 @@ describe('reply Markdown: what a reply may link to and render', function () {
     it('highlights fenced code with the toolbar of actions, and shows an unknown language plain', function () {
       const html = renderMarkdownHtml('```ts src/util.ts\nconst x: number = 1; // <b>\n```\n\n```brainfuck\n+++<b>\n```\n');
       assert.match(html, /<div class="code-block" data-lang="ts" data-path="src\/util\.ts">/);
-      assert.match(html, /data-code-action="copy">Copy<\/button><button type="button" class="code-action" data-code-action="insert">Insert at Cursor<\/button><button type="button" class="code-action" data-code-action="propose">Propose as Edit<\/button>/);
+      assert.match(
+        html,
+        /data-code-action="copy">Copy<\/button><button type="button" class="code-action" data-code-action="insert">Insert at Cursor<\/button><button type="button" class="code-action" data-code-action="propose">Propose as Edit<\/button>/,
+      );
       // Escaped now, coloured by the view when the block comes into sight (data-hl says how).
       assert.match(html, /<pre><code class="hljs language-ts" data-hl="ts">const x: number = 1; \/\/ &lt;b&gt;\n<\/code>/);
       assert.match(highlight('const x: number = 1; // <b>\n', 'ts'), /^<span class="hljs-keyword">const<\/span>.*&lt;b&gt;/);

@@ -33,15 +33,19 @@ const TRICKY: Record<string, string> = {
   'backtick line with a backtick in its info is not a fence': 'A\n\n```a`b\n\nB\n\n```\n\nC\n\n```\n\nD',
   'unclosed fence runs to the end': 'A\n\n```js\nx\n\ny\n\n# z',
   'loose list across blank lines, nested': '- a\n\n- b\n\n  - c\n\n    more c\n\n- d\n\nafter\n\n1. one\n\n2. two\n\n   para in two\n\n10) ten\n\nend',
-  'fence inside a list item with blank lines': '- item\n\n  ```\n  code\n\n  more\n  ```\n\n- next\n\ntext\n\n1. Install:\n\n   ```bash\n   npm i\n\n   npm t\n   ```\n\nDone.',
+  'fence inside a list item with blank lines':
+    '- item\n\n  ```\n  code\n\n  more\n  ```\n\n- next\n\ntext\n\n1. Install:\n\n   ```bash\n   npm i\n\n   npm t\n   ```\n\nDone.',
   'indented fence ambiguity (list item vs top level)': '- a\n\n  ```\n\nb\n  ```\n\nc\n\nd\n\n```\n\ne',
   'tables and text after': '| a | b |\n|---|:-:|\n| 1 | 2 |\n\n| c |\n|---|\n| 3 |\n\npara\n\n| x |\n|---|\n\nend',
-  'reference definitions used before they are defined': 'See [the docs][d] and [Other].\n\nMore [d].\n\n[d]: https://example.com/d "Docs"\n\nText\n\n[other]: https://example.com/o\n\n[d]: https://example.com/second-wins-not\n\n[D] again.',
-  'reference-looking lines inside code and paragraphs': '```\n[x]: https://example.com/in-code\n```\n\nA paragraph\n[y]: https://example.com/not-a-def\n\n[x] and [y]',
+  'reference definitions used before they are defined':
+    'See [the docs][d] and [Other].\n\nMore [d].\n\n[d]: https://example.com/d "Docs"\n\nText\n\n[other]: https://example.com/o\n\n[d]: https://example.com/second-wins-not\n\n[D] again.',
+  'reference-looking lines inside code and paragraphs':
+    '```\n[x]: https://example.com/in-code\n```\n\nA paragraph\n[y]: https://example.com/not-a-def\n\n[x] and [y]',
   'blockquotes split by blank lines, lazy lines': '> a\nlazy\n\n> b\n>\n> c\n\n> ```\n> code\n\nafter\n\n>     indented',
   'indented code across blank lines': 'p\n\n    code 1\n\n    code 2\n\n\n    code 3\nafter\n\n\tcode with tab\n\n\ttab again\n\nend',
   'setext headings and thematic breaks': 'Title\n=====\n\ntext\n\n---\n\nSub\n---\n\n***\n\n- - -\n\n* * *\n\nend',
-  'task lists and file paths and links': '- [x] done src/a.ts:3\n- [ ] todo\n\nSee `src/b.ts` and https://example.com\n\n- [ ] more\n\n[link](javascript:alert(1)) ![img](http://x/y.png)',
+  'task lists and file paths and links':
+    '- [x] done src/a.ts:3\n- [ ] todo\n\nSee `src/b.ts` and https://example.com\n\n- [ ] more\n\n[link](javascript:alert(1)) ![img](http://x/y.png)',
   'CRLF and NUL': 'a\r\n\r\n```\r\nx\r\n\r\ny\r\n```\r\n\r\nb\u0000c\r\n\r\n# h\r\nend',
   'html off: raw tags stay text across sections': '<div>\n\n<script>alert(1)</script>\n\n</div>\n\ntext',
 };
