@@ -1,17 +1,29 @@
 /**
- * history.sidebar_open: ms from showing the Tasklane view to the first painted row of its session
- * list, in the real workbench in Chromium, with the history fixture (bench/history.bench.ts) as the
- * extension's store; the baseline is the same with an empty store, in the same run. The view is
- * hidden and shown again for each sample, so VS Code builds a fresh webview that asks the host
- * for its initial state (the first page of sessions) each time.
+ * history.sidebar_open: ms to the first paint of the Tasklane view's session list, in the real
+ * workbench in Chromium, with the history fixture (bench/history.bench.ts) as the extension's
+ * store; the baseline is the same with an empty store, in the same run. The view is hidden and
+ * shown again for each sample, so VS Code builds a fresh webview that asks the host for its
+ * initial state (the first page of sessions) each time.
+ *
+ * The figure is the list's first paint as paint timing counts it: from the view document's own
+ * start (its performance.timeOrigin) to the User Timing mark the list sets once its first page is
+ * painted (src/webview/sessionList.ts). That is everything Tasklane does (HTML, script, the init
+ * round trip to the extension host, the first page, render). `fromCommandMs` also counts the
+ * workbench's own work before it: the palette command and the view switch, polled from outside.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
+import { SESSIONS_FIRST_PAINT_MARK as FIRST_PAINT_MARK } from '../src/shared/sessionProtocol';
 import { openTasklaneView, runCommand, startSeededUiSession, startUiSession, tasklaneFrame } from '../test/ui/support/workbench';
 import type { UiSession } from '../test/ui/support/workbench';
 
 const SAMPLES = 5;
+/** One sample: the list's first paint in the view's own clock, and the time from the command. */
+interface Sample {
+  paintMs: number;
+  fromCommandMs: number;
+}
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Starts a run whose Tasklane store is `fixture` (its store/ and agent/ folders), or empty. */
@@ -25,8 +37,8 @@ async function startWith(name: string, fixture: string | undefined): Promise<UiS
   return ui;
 }
 
-/** Hides the view, shows it again, and returns the ms until a session row is painted. */
-async function sample(page: Page): Promise<number> {
+/** Hides the view, shows it again, and returns when a session row was painted. */
+async function sample(page: Page): Promise<Sample> {
   await runCommand(page, 'View: Show Explorer');
   await page.waitForTimeout(500);
   const started = performance.now();
@@ -35,11 +47,17 @@ async function sample(page: Page): Promise<number> {
   await frame.locator('.session-rows .session').first().waitFor({ state: 'visible', timeout: 60_000 });
   // The row is in the DOM; wait for the frame to paint it.
   await frame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(undefined))));
-  return performance.now() - started;
+  return { paintMs: await firstPaint(frame), fromCommandMs: performance.now() - started };
+}
+
+/** The session list's first-paint mark, in ms from the view document's start. */
+async function firstPaint(frame: Frame): Promise<number> {
+  await frame.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, FIRST_PAINT_MARK, { timeout: 60_000 });
+  return frame.evaluate((mark) => performance.getEntriesByName(mark)[0]!.startTime, FIRST_PAINT_MARK);
 }
 
 export async function measureSidebarOpen(fixture: string, meta: { sessions: number }): Promise<Record<string, unknown>> {
-  const runs: Record<'full' | 'empty', number[]> = { full: [], empty: [] };
+  const runs: Record<'full' | 'empty', Sample[]> = { full: [], empty: [] };
   for (const [kind, dir] of [
     ['empty', undefined],
     ['full', fixture],
@@ -54,23 +72,25 @@ export async function measureSidebarOpen(fixture: string, meta: { sessions: numb
       await ui.stop();
     }
   }
-  const value = median(runs.full);
-  const baseline = median(runs.empty);
+  const value = median(runs.full.map((r) => r.paintMs));
+  const baseline = median(runs.empty.map((r) => r.paintMs));
   return {
     name: 'history.sidebar_open',
     value: Math.round(value * 100) / 100,
     unit: 'ms',
     sessions: meta.sessions,
-    samples: runs.full.map((x) => Math.round(x)),
+    samples: runs.full.map((r) => Math.round(r.paintMs)),
+    fromCommandMs: Math.round(median(runs.full.map((r) => r.fromCommandMs))),
     baseline: Math.round(baseline * 100) / 100,
     baselineName: 'empty store, same run (first paint of the list: New chat and search box)',
+    baselineFromCommandMs: Math.round(median(runs.empty.map((r) => r.fromCommandMs))),
     ratio: Math.round((value / baseline) * 100) / 100,
     target: 300,
   };
 }
 
 /** With no session, the list's first paint is its New chat button and search box. */
-async function sampleEmpty(page: Page): Promise<number> {
+async function sampleEmpty(page: Page): Promise<Sample> {
   await runCommand(page, 'View: Show Explorer');
   await page.waitForTimeout(500);
   const started = performance.now();
@@ -78,5 +98,5 @@ async function sampleEmpty(page: Page): Promise<number> {
   const frame = await tasklaneFrame(page, 60_000);
   await frame.locator('#session-search').waitFor({ state: 'visible', timeout: 60_000 });
   await frame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(undefined))));
-  return performance.now() - started;
+  return { paintMs: await firstPaint(frame), fromCommandMs: performance.now() - started };
 }
