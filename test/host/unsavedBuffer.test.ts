@@ -41,9 +41,10 @@ describe('host: the agent reads what the editor shows (unsaved changes included)
     saved = readOrNull(path.join(root(), file)) ?? assert.fail(`${file} is missing from the sample workspace`);
   });
   after(async () => {
-    // Closing a dirty editor would ask to save (and wait for ever): drop the unsaved edit first.
-    if (document?.isDirty) {
-      await vscode.window.showTextDocument(document);
+    // Closing a dirty editor would ask to save (and wait for ever): drop every unsaved edit first,
+    // this suite's and any other's (a proposal's edited right side, say).
+    for (const dirty of vscode.workspace.textDocuments.filter((d) => d.isDirty)) {
+      await vscode.window.showTextDocument(dirty);
       await vscode.commands.executeCommand('workbench.action.files.revert');
     }
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
