@@ -41,11 +41,11 @@ describe('host: the agent reads what the editor shows (unsaved changes included)
     saved = readOrNull(path.join(root(), file)) ?? assert.fail(`${file} is missing from the sample workspace`);
   });
   after(async () => {
-    // Closing a dirty editor would ask to save (and wait for ever): drop every unsaved edit first,
-    // this suite's and any other's (a proposal's edited right side, say).
+    // Closing a dirty editor would ask to save (and wait for ever): revert and close every dirty one
+    // first, this suite's and any other's (an untitled document a command opened, say).
     for (const dirty of vscode.workspace.textDocuments.filter((d) => d.isDirty)) {
       await vscode.window.showTextDocument(dirty);
-      await vscode.commands.executeCommand('workbench.action.files.revert');
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     }
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     fs.writeFileSync(path.join(root(), file), saved);
