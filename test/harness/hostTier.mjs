@@ -16,12 +16,13 @@ export const lmProviderDir = path.join(repoRoot, 'test/fixtures/lmProviderExtens
 
 /** Bundles every test/host/*.test.ts (or the given files) into one CommonJS file. */
 export async function bundleHostSuites(outfile, files) {
-  // *.restricted.test.ts need Workspace Trust on (an untrusted folder): they run in their own pass.
+  // *.restricted.test.ts need Workspace Trust on (an untrusted folder), and *.isolated.test.ts
+  // reload the window (a new extension host): each runs in its own pass (test/harness/runAll.mjs).
   const specs =
     files ??
     fs
       .readdirSync(hostSuiteDir)
-      .filter((f) => f.endsWith('.test.ts') && !f.endsWith('.restricted.test.ts'))
+      .filter((f) => f.endsWith('.test.ts') && !f.endsWith('.restricted.test.ts') && !f.endsWith('.isolated.test.ts'))
       .sort()
       .map((f) => path.join(hostSuiteDir, f));
   if (specs.length === 0) throw new Error(`no host suites in ${hostSuiteDir} (expected *.test.ts)`);

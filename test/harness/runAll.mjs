@@ -87,21 +87,27 @@ for (const tier of tiers) {
   } else if (tier === 'host') {
     result = await runHostTier();
     printHostResults(result);
-    // A second, cheap pass for suites that need an untrusted folder (Workspace Trust on).
-    const restrictedFiles = fs
-      .readdirSync(hostSuiteDir)
-      .filter((f) => f.endsWith('.restricted.test.ts'))
-      .map((f) => path.join(hostSuiteDir, f));
-    if (restrictedFiles.length) {
-      const restricted = await runHostTier({ files: restrictedFiles, workspaceTrust: true });
-      printHostResults(restricted);
+    // Cheap passes of their own: suites that need an untrusted folder (Workspace Trust on), and
+    // each suite that reloads the window (its restart must not meet what other suites left open).
+    const suites = (suffix) =>
+      fs
+        .readdirSync(hostSuiteDir)
+        .filter((f) => f.endsWith(suffix))
+        .map((f) => path.join(hostSuiteDir, f));
+    const passes = [
+      ...(suites('.restricted.test.ts').length ? [{ files: suites('.restricted.test.ts'), workspaceTrust: true }] : []),
+      ...suites('.isolated.test.ts').map((file) => ({ files: [file] })),
+    ];
+    for (const pass of passes) {
+      const own = await runHostTier(pass);
+      printHostResults(own);
       result = {
         ...result,
-        passed: result.passed + restricted.passed,
-        failed: result.failed + restricted.failed,
-        tests: [...(result.tests ?? []), ...(restricted.tests ?? [])],
-        failures: [...(result.failures ?? []), ...(restricted.failures ?? [])],
-        error: result.error ?? restricted.error,
+        passed: result.passed + own.passed,
+        failed: result.failed + own.failed,
+        tests: [...(result.tests ?? []), ...(own.tests ?? [])],
+        failures: [...(result.failures ?? []), ...(own.failures ?? [])],
+        error: result.error ?? own.error,
       };
     }
   } else {
