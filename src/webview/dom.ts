@@ -31,6 +31,23 @@ export function clear(element: Element): void {
   while (element.firstChild) element.removeChild(element.firstChild);
 }
 
+/**
+ * The rows a virtualised list draws: those in its viewport plus `overscan` on each side, for
+ * fixed-height rows; `fallbackHeight` while the viewport is not laid out yet.
+ */
+export function visibleRows(
+  viewport: HTMLElement,
+  count: number,
+  rowHeight: number,
+  overscan: number,
+  fallbackHeight: number,
+): { first: number; last: number } {
+  const height = viewport.clientHeight || fallbackHeight;
+  const first = Math.max(0, Math.floor(viewport.scrollTop / rowHeight) - overscan);
+  const last = Math.min(count, Math.ceil((viewport.scrollTop + height) / rowHeight) + overscan);
+  return { first, last };
+}
+
 export function formatTime(at: number): string {
   return new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 }

@@ -1,7 +1,7 @@
 import type { SessionSummary } from '../shared/protocol';
 import type { SessionHitView, SessionHostMessage } from '../shared/sessionProtocol';
 import { SESSIONS_FIRST_PAINT_MARK } from '../shared/sessionProtocol';
-import { clear, formatTime, h } from './dom';
+import { clear, formatTime, h, visibleRows } from './dom';
 
 const ROW_HEIGHT = 24;
 const OVERSCAN = 8;
@@ -166,9 +166,7 @@ export class SessionList {
 
   private render(): void {
     this.spacer.style.height = `${this.rows.length * ROW_HEIGHT}px`;
-    const height = this.viewport.clientHeight || 200;
-    const first = Math.max(0, Math.floor(this.viewport.scrollTop / ROW_HEIGHT) - OVERSCAN);
-    const last = Math.min(this.rows.length, Math.ceil((this.viewport.scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
+    const { first, last } = visibleRows(this.viewport, this.rows.length, ROW_HEIGHT, OVERSCAN, 200);
     clear(this.rowBox);
     this.rowBox.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
     const selected = this.host.selected();

@@ -1,5 +1,5 @@
 import type { TraceEventView } from '../shared/protocol';
-import { clear, h } from './dom';
+import { clear, h, visibleRows } from './dom';
 
 const ROW_HEIGHT = 22;
 const OVERSCAN = 10;
@@ -76,9 +76,7 @@ export class TraceList {
 
   private render(): void {
     this.spacer.style.height = `${this.events.length * ROW_HEIGHT}px`;
-    const height = this.viewport.clientHeight || 300;
-    const first = Math.max(0, Math.floor(this.viewport.scrollTop / ROW_HEIGHT) - OVERSCAN);
-    const last = Math.min(this.events.length, Math.ceil((this.viewport.scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
+    const { first, last } = visibleRows(this.viewport, this.events.length, ROW_HEIGHT, OVERSCAN, 300);
     clear(this.rows);
     this.rows.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
     for (let i = first; i < last; i++) this.rows.appendChild(this.row(this.events[i]));
