@@ -70,6 +70,10 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
   }
 
   private visibilityChanged(): void {
+    // The view does not retain its context: hiding it destroys its page, and showing it again
+    // loads a fresh one that says `ready` before anything posted to it can be honoured. Until then
+    // a message would reach a page that is still loading, and its `init` would undo it.
+    if (this.view && !this.view.visible) this.ready = false;
     this.flushPendingSession();
     for (const listener of this.visibilityListeners) listener();
   }
