@@ -239,11 +239,15 @@ export class Archive {
         endOffset = i === files.length - 1 ? Math.min(from, size) + valid : size;
       }
       const table = RULES[kind].table;
+      const end = { f: path.basename(endFile), o: endOffset };
+      // A clean shutdown leaves the watermark at the end already: nothing to write, so a start
+      // after one costs no journal record.
+      if (ids.length === 0 && mark?.f === end.f && mark.o === end.o) continue;
       this.options.db.transaction((tx) => {
         for (const id of ids) report.deduplicated += tx.mutate(`DELETE FROM ${table} WHERE id = ?`, [id]).changes;
         tx.mutate('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [
           `archive:${kind}`,
-          JSON.stringify({ f: path.basename(endFile), o: endOffset }),
+          JSON.stringify(end),
         ]);
       });
     }

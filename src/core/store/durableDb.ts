@@ -78,6 +78,13 @@ export interface OpenedDurableDb extends DurableDb {
 }
 
 const TX_CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
+/**
+ * Plain row statements. One of these that changed no row had no effect (no row, so no SQL trigger
+ * or cascade fired either), and replaying it would have none: it is not journaled, so a start-up
+ * clean-up that finds nothing to clean costs no disk write. Anything else (DDL, a WITH prefix)
+ * is always journaled: its `changes` count says nothing about its effect.
+ */
+const ROW_STATEMENT = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
 class DurableDbImpl implements OpenedDurableDb {
   private inTransaction = false;
@@ -140,6 +147,7 @@ class DurableDbImpl implements OpenedDurableDb {
       throw new Error(`db.mutate() does not take transaction control statements ("${sql.trim().split(/\s/)[0]}"); use db.transaction(fn) instead.`);
     }
     const changes = this.sql.run(sql, params);
+    if (changes === 0 && ROW_STATEMENT.test(sql)) return { changes };
     const statement = { sql, params: [...params] };
     if (this.inTransaction) this.txStatements.push(statement);
     else this.journal([statement]);
@@ -312,12 +320,16 @@ export async function openDurableDb(options: OpenDurableDbOptions): Promise<Open
   let writer: JournalWriter | null = null;
   if (!readOnly) {
     for (const temp of listing.tempFiles) fs.rmSync(temp, { force: true });
-    // Cut torn tails so they cannot sit in front of later segments' records.
+    // Numbered before any empty segment goes, so segment numbers only ever grow.
+    const nextSeq = (listing.journals.at(-1)?.seq ?? 0) + 1;
+    // Cut torn tails so they cannot sit in front of later segments' records. A segment with no
+    // good record (a run that wrote nothing: every open starts one) is removed, so a store that
+    // is opened often but seldom changes does not gather empty files to read at every start.
     for (const segment of listing.journals) {
       const valid = recovered.segmentValidBytes.get(segment.seq);
-      if (valid !== undefined && valid < fs.statSync(segment.file).size) fs.truncateSync(segment.file, valid);
+      if (valid === 0) fs.rmSync(segment.file, { force: true });
+      else if (valid !== undefined && valid < fs.statSync(segment.file).size) fs.truncateSync(segment.file, valid);
     }
-    const nextSeq = (listing.journals.at(-1)?.seq ?? 0) + 1;
     const dsync = options.dsync ?? (process.platform !== 'win32' && typeof fs.constants.O_DSYNC === 'number');
     writer = new JournalWriter(
       options.dir,

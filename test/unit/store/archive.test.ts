@@ -105,6 +105,25 @@ describe('store: archive of ended work', function () {
     await db.close();
   });
 
+  it('recovery after a clean stop finds the watermark at the end and writes nothing', async () => {
+    const dir = tempDir('archive');
+    const clock = new FakeClock(Date.UTC(2026, 0, 10));
+    let { db, archive } = await open(dir, clock);
+    for (let i = 0; i < 3; i++)
+      db.mutate("INSERT INTO chore_runs (id, chore_id, status, data, started_at, ended_at) VALUES (?, 'c', 'ok', '{}', 1, 1)", [`r${i}`]);
+    assert.equal(archive.moveBatch('chore_run', 2), 2);
+    await db.close();
+    const before = await openDurableDb({ dir, sqlJs: await sqlJs(), clock });
+    const lsn = before.lastLsn;
+    await before.close();
+    ({ db, archive } = await open(dir, clock));
+    assert.deepEqual(archive.recover(), { deduplicated: 0, tornBytes: 0 });
+    assert.equal(db.lastLsn, lsn, 'a clean start journaled a watermark it already had');
+    assert.equal(archive.moveBatch('chore_run', 100), 1);
+    assert.deepEqual(archivedIds(dir).sort(), ['r0', 'r1', 'r2']);
+    await db.close();
+  });
+
   it('a snapshot after a big move is compacted to the live rows (the next open loads only those)', async () => {
     const dir = tempDir('archive');
     const clock = new FakeClock(Date.UTC(2026, 0, 10));

@@ -70,6 +70,30 @@ describe('store: durable db (journal + snapshot)', () => {
     assert.equal(db.query(`SELECT count(*) AS n FROM sessions`)[0].n, 0);
   });
 
+  it('journals no record for a row statement that changed nothing, and still replays the ones that did', async () => {
+    const dir = tempDir();
+    const db = await openDb(dir, { snapshotIdleMs: 60_000 });
+    const before = db.lastLsn;
+    assert.equal(db.mutate(`DELETE FROM sessions WHERE id = 'absent'`).changes, 0);
+    assert.equal(db.mutate(`UPDATE sessions SET status = 'x' WHERE id = 'absent'`).changes, 0);
+    db.transaction((tx) => tx.mutate(`DELETE FROM tasks WHERE id = 'absent'`));
+    assert.equal(db.lastLsn, before, 'a no-op statement or transaction wrote a journal record');
+    db.transaction((tx) => {
+      tx.mutate(`INSERT INTO sessions (id, status, data, updated_at) VALUES ('s1', 'active', '{}', 1)`);
+      tx.mutate(`DELETE FROM sessions WHERE id = 'absent'`);
+      tx.mutate(`UPDATE sessions SET status = 'busy' WHERE id = 's1'`);
+    });
+    // DDL reports no changed rows but has an effect: it is journaled.
+    db.mutate(`CREATE TABLE scratch (x)`);
+    assert.equal(db.lastLsn, before + 2);
+    await db.commit();
+    fs.rmSync(path.join(dir, 'lease.json'));
+    open.splice(0);
+    const again = await openDb(dir);
+    assert.deepEqual(again.query(`SELECT status FROM sessions`), [{ status: 'busy' }]);
+    assert.equal(again.query(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'scratch'`)[0].n, 1);
+  });
+
   it('refuses transaction control through mutate and async transaction bodies', async () => {
     const db = await openDb(tempDir());
     assert.throws(() => db.mutate('BEGIN'), /use db\.transaction/);
@@ -133,6 +157,27 @@ describe('store: durable db (journal + snapshot)', () => {
     open.splice(0);
     const again = await openDb(dir);
     assert.deepEqual(Array.from(again.query(`SELECT b FROM blobs`)[0].b as Uint8Array), [0, 1, 254, 255]);
+  });
+
+  it('removes the empty journal segments that opens which wrote nothing leave behind', async () => {
+    const dir = tempDir();
+    const first = await openDb(dir, { snapshotIdleMs: 60_000 });
+    first.mutate(`INSERT INTO sessions (id, status, data, updated_at) VALUES ('s1', 'a', '{}', 1)`);
+    await first.commit();
+    // A crash, so the record stays in a segment rather than a snapshot.
+    fs.rmSync(path.join(dir, 'lease.json'));
+    open.splice(0);
+    for (let round = 0; round < 5; round++) {
+      const db = await openDb(dir);
+      assert.equal(db.query(`SELECT count(*) AS n FROM sessions`)[0].n, 1);
+      await closeAll();
+    }
+    const segments = fs.readdirSync(dir).filter((f) => f.startsWith('journal-'));
+    // The segment with the record, and the last open's (empty) one.
+    assert.equal(segments.length, 2, segments.join(' '));
+    const again = await openDb(dir);
+    assert.equal(again.query(`SELECT count(*) AS n FROM sessions`)[0].n, 1);
+    assert.ok(Number(/journal-(\d+)/.exec(segments.sort().at(-1)!)![1]) >= 6, 'segment numbers went backwards');
   });
 
   it('prunes old snapshots and journal segments but keeps the previous good snapshot', async () => {
