@@ -21,7 +21,13 @@ interface RoundLog {
   ready: boolean;
 }
 
-function runAndKill(dir: string, startAt: number, killAfterReadyMs: number | null, killAfterSpawnMs: number): Promise<RoundLog> {
+/**
+ * Runs the worker and SIGKILLs it: after `killAfterLines` lines of work once it is ready, or, when
+ * that is null, `killAfterSpawnMs` after the spawn (during open or recovery). Counting lines, not
+ * milliseconds, keeps the work done between kills the same on a loaded machine; the kill still
+ * lands at an unknown point, since the worker runs on while the signal is on its way.
+ */
+function runAndKill(dir: string, startAt: number, killAfterLines: number | null, killAfterSpawnMs: number): Promise<RoundLog> {
   const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'fixtures', 'crashWorker.ts'), dir, String(startAt)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -30,7 +36,8 @@ function runAndKill(dir: string, startAt: number, killAfterReadyMs: number | nul
   return new Promise((resolve, reject) => {
     const kill = (): boolean => child.kill('SIGKILL');
     // Some rounds die during open/recovery, before the worker is ready.
-    const early = killAfterReadyMs === null ? setTimeout(kill, killAfterSpawnMs) : null;
+    const early = killAfterLines === null ? setTimeout(kill, killAfterSpawnMs) : null;
+    let workLines = 0;
     child.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
       const parts = buffer.split('\n');
@@ -38,8 +45,11 @@ function runAndKill(dir: string, startAt: number, killAfterReadyMs: number | nul
       for (const line of parts) {
         if (line === 'R' && !log.ready) {
           log.ready = true;
-          if (killAfterReadyMs !== null) setTimeout(kill, killAfterReadyMs);
-        } else if (line) log.lines.push(line);
+          if (killAfterLines === 0) kill();
+        } else if (line) {
+          log.lines.push(line);
+          if (log.ready && killAfterLines !== null && ++workLines === killAfterLines) kill();
+        }
       }
     });
     child.once('error', reject);
@@ -68,7 +78,7 @@ describe('store: real crash test (SIGKILL at random points)', function () {
     for (let round = 0; round < rounds; round++) {
       const where = `seed ${seed}, round ${round}`;
       const beforeReady = random() < 0.2;
-      const log = await runAndKill(dir, round * 100_000, beforeReady ? null : Math.floor(random() * 300), 150 + Math.floor(random() * 500));
+      const log = await runAndKill(dir, round * 100_000, beforeReady ? null : Math.floor(random() * 120), 150 + Math.floor(random() * 500));
       if (log.ready) readyRounds++;
       totalLines += log.lines.length;
       for (const line of log.lines) {
