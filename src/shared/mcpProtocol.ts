@@ -8,11 +8,12 @@ import { z } from 'zod';
 
 /**
  * How a server stands, as the person reads it: `untrusted` (a repository's server waiting for the
- * person's yes, or Restricted Mode), `idle` (trusted, not running: it starts on first use),
+ * person's yes), `restricted` (the workspace is in Restricted Mode: no server runs until the folder
+ * is trusted, whatever the server's own consent), `idle` (trusted, not running: it starts on first use),
  * `starting`, `running`, `crashed` (it ran, then its process exited: it restarts on next use after
  * a backoff) or `failed` (it could not start: bad command, refused connection…).
  */
-export type McpServerStateView = 'untrusted' | 'idle' | 'starting' | 'running' | 'crashed' | 'failed';
+export type McpServerStateView = 'untrusted' | 'restricted' | 'idle' | 'starting' | 'running' | 'crashed' | 'failed';
 
 /** One configured MCP server, for the sidebar's "MCP servers" section. */
 export interface McpServerView {

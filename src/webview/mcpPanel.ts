@@ -9,11 +9,15 @@ export interface McpRowModel {
   state: McpServerStateView;
   /** The state as words: "not trusted", "idle", "running · 12 tools"… */
   stateLabel: string;
-  /** `error` for failed/crashed (shown in the error colour), `warn` for untrusted, else `ok`. */
+  /** `error` for failed/crashed (shown in the error colour), `warn` for untrusted or restricted, else `ok`. */
   tone: 'ok' | 'warn' | 'error';
   target: string;
   lastError?: string;
-  /** Only an untrusted repository server offers Trust… (user-settings servers are trusted by their author). */
+  /**
+   * Only an untrusted repository server offers Trust… (user-settings servers are trusted by their
+   * author). In Restricted Mode no row does: the sidebar's Restricted Mode banner links to Manage
+   * Workspace Trust, the one way out, and a server's consent is asked once the folder is trusted.
+   */
   canTrust: boolean;
   /** The row's accessible name: everything a screen reader needs in one sentence. */
   ariaLabel: string;
@@ -21,6 +25,7 @@ export interface McpRowModel {
 
 const STATE_LABEL: Record<McpServerStateView, string> = {
   untrusted: 'not trusted',
+  restricted: 'off in Restricted Mode',
   idle: 'idle',
   starting: 'starting',
   running: 'running',
@@ -32,7 +37,8 @@ export function mcpRowModel(server: McpServerView): McpRowModel {
   const origin = server.source === 'workspace' ? 'workspace .vscode/mcp.json' : 'user settings';
   const tools = server.state === 'running' && server.tools !== undefined ? ` · ${server.tools} tool${server.tools === 1 ? '' : 's'}` : '';
   const stateLabel = `${STATE_LABEL[server.state]}${tools}`;
-  const tone = server.state === 'failed' || server.state === 'crashed' ? 'error' : server.state === 'untrusted' ? 'warn' : 'ok';
+  const tone =
+    server.state === 'failed' || server.state === 'crashed' ? 'error' : server.state === 'untrusted' || server.state === 'restricted' ? 'warn' : 'ok';
   // The last error matters while the server is broken; once it runs again it is history.
   const lastError = server.lastError && (tone === 'error' || server.state === 'idle' || server.state === 'starting') ? server.lastError : undefined;
   const canTrust = server.state === 'untrusted' && server.source === 'workspace';
@@ -73,7 +79,10 @@ export class McpPanel {
     this.section.hidden = this.servers.length === 0;
     const broken = this.servers.filter((s) => s.state === 'failed' || s.state === 'crashed').length;
     const waiting = this.servers.filter((s) => s.state === 'untrusted' && s.source === 'workspace').length;
-    this.note.textContent = [broken ? `${broken} broken` : '', waiting ? `${waiting} not trusted` : ''].filter(Boolean).join(', ');
+    const restricted = this.servers.some((s) => s.state === 'restricted');
+    this.note.textContent = [restricted ? 'off in Restricted Mode' : '', broken ? `${broken} broken` : '', waiting ? `${waiting} not trusted` : '']
+      .filter(Boolean)
+      .join(', ');
     clear(this.list);
     for (const server of this.servers) this.list.appendChild(this.row(mcpRowModel(server)));
   }

@@ -48,7 +48,11 @@ export interface McpServerStatus {
   /** The definition's hash: consent binds to it. */
   hash: string;
   trusted: boolean;
-  state: McpConnectionState | 'untrusted';
+  /**
+   * `restricted`: the workspace is in Restricted Mode, so no server runs whatever its consent
+   * (trusting the workspace is the way out); `untrusted`: the server lacks the person's yes.
+   */
+  state: McpConnectionState | 'untrusted' | 'restricted';
   lastError?: string;
   /** While `crashed`: whether it never started (`start`) or ran and exited (`exit`). */
   failedAt?: 'start' | 'exit';
@@ -69,7 +73,8 @@ export class McpServers implements McpCallPort {
 
   status(): McpServerStatus[] {
     return this.deps.definitions().map((d) => {
-      const trusted = this.deps.trusted(d) && this.deps.workspaceTrusted();
+      const workspaceTrusted = this.deps.workspaceTrusted();
+      const trusted = workspaceTrusted && this.deps.trusted(d);
       const live = this.connections.get(d.name);
       const connection = live?.hash === d.hash ? live.connection : undefined;
       const tools = this.toolsByServer.get(d.name)?.length;
@@ -80,7 +85,7 @@ export class McpServers implements McpCallPort {
         target: d.transport === 'stdio' ? [d.command, ...d.args].join(' ') : d.url,
         hash: d.hash,
         trusted,
-        state: trusted ? (connection?.state ?? 'stopped') : 'untrusted',
+        state: !workspaceTrusted ? 'restricted' : trusted ? (connection?.state ?? 'stopped') : 'untrusted',
         ...(connection?.lastError ? { lastError: connection.lastError } : {}),
         ...(connection?.state === 'crashed' && connection.failedAt ? { failedAt: connection.failedAt } : {}),
         ...(tools !== undefined ? { tools } : {}),

@@ -17,6 +17,8 @@ function viewState(status: McpServerStatus): McpServerStateView {
   switch (status.state) {
     case 'untrusted':
       return 'untrusted';
+    case 'restricted':
+      return 'restricted';
     case 'stopped':
       return 'idle';
     case 'starting':

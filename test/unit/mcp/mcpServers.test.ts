@@ -192,6 +192,8 @@ describe('mcp: reference servers as approval-gated tools', function () {
     assert.equal(untrusted.servers.status()[0]?.state, 'untrusted');
     const restricted = await rig([stdio('everything', [everything, 'stdio', marker], 'user')], { workspaceTrusted: false });
     assert.deepEqual(restricted.actions, []);
+    // Its own consent is there: Restricted Mode, not the server, is what keeps it off.
+    assert.equal(restricted.servers.status()[0]?.state, 'restricted');
     assert.equal(
       execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
         .split('\n')

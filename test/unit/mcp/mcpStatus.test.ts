@@ -37,12 +37,12 @@ describe('mcp: server status for the sidebar', function () {
 
   function make(
     definitions: McpServerDefinition[],
-    options: { trusted?: (d: McpServerDefinition) => boolean; onStateChange?: (server: string, state: string) => void } = {},
+    options: { trusted?: (d: McpServerDefinition) => boolean; workspaceTrusted?: boolean; onStateChange?: (server: string, state: string) => void } = {},
   ): McpServers {
     servers = new McpServers({
       definitions: () => definitions,
       trusted: options.trusted ?? (() => true),
-      workspaceTrusted: () => true,
+      workspaceTrusted: () => options.workspaceTrusted ?? true,
       cwd: dir,
       clock: systemClock,
       logger: new MemoryLogger(),
@@ -99,5 +99,19 @@ describe('mcp: server status for the sidebar', function () {
     assert.equal(repo?.state, 'untrusted');
     assert.equal(repo?.source, 'workspace');
     assert.equal(mine?.state, 'idle');
+  });
+
+  it('in Restricted Mode every server is "restricted", consented or not, and is not "not trusted"', () => {
+    const s = make([stdio('repo', process.execPath, [everything, 'stdio'], 'workspace'), stdio('mine', process.execPath, [everything, 'stdio'])], {
+      trusted: () => true,
+      workspaceTrusted: false,
+    });
+    assert.deepEqual(
+      s.status().map((status) => [status.name, toMcpServerView(status).state, status.trusted]),
+      [
+        ['repo', 'restricted', false],
+        ['mine', 'restricted', false],
+      ],
+    );
   });
 });

@@ -20,9 +20,18 @@ describe('webview: MCP servers section rows', function () {
     assert.equal(repo.origin, 'workspace .vscode/mcp.json');
     assert.equal(repo.tone, 'warn');
     assert.equal(repo.canTrust, true);
-    // In Restricted Mode a user server reads untrusted too, but trusting it is not the way out.
     assert.equal(mcpRowModel({ name: 'u', source: 'user', target: 'x', state: 'untrusted' }).canTrust, false);
     assert.equal(mcpRowModel({ name: 'gh', source: 'workspace', target: 'x', state: 'running' }).canTrust, false);
+  });
+
+  it('in Restricted Mode every server reads "off in Restricted Mode" and none offers Trust…', function () {
+    for (const source of ['workspace', 'user'] as const) {
+      const row = mcpRowModel({ name: 'gh', source, target: 'npx gh-mcp', state: 'restricted' });
+      assert.equal(row.stateLabel, 'off in Restricted Mode');
+      assert.equal(row.tone, 'warn');
+      assert.equal(row.canTrust, false, `a ${source} server offered Trust… in Restricted Mode`);
+      assert.match(row.ariaLabel, /: off in Restricted Mode$/);
+    }
   });
 
   it('a running server counts its tools and drops a stale error; crashed keeps it', function () {
