@@ -61,8 +61,7 @@ export interface ChoreView {
   paused?: string;
 }
 
-/** How many of a chore's last occurrences its history chart shows. */
-export const CHART_RUNS = 20;
+export { CHART_RUNS } from './viewConstants';
 
 export type ChoreHostMessage =
   | { type: 'chorePatch'; chore: ChoreView }

@@ -56,5 +56,4 @@ export const sessionMessageSchemas = [
 
 export type SessionWebviewMessage = z.infer<(typeof sessionMessageSchemas)[number]>;
 
-/** User Timing mark the sidebar sets once its session list's first page is painted (bench: history.sidebar_open). */
-export const SESSIONS_FIRST_PAINT_MARK = 'tasklane:sessions-first-paint';
+export { SESSIONS_FIRST_PAINT_MARK } from './viewConstants';

@@ -1,4 +1,4 @@
-import { CHART_RUNS } from '../shared/choreProtocol';
+import { CHART_RUNS } from '../shared/viewConstants';
 import type { ChoreRunView } from '../shared/choreProtocol';
 
 /**

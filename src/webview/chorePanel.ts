@@ -1,5 +1,5 @@
 import type { ChoreHostMessage, ChoreRunView, ChoreStepView, ChoreView, ChoreWebviewMessage } from '../shared/choreProtocol';
-import { CHART_RUNS } from '../shared/choreProtocol';
+import { CHART_RUNS } from '../shared/viewConstants';
 import { choreChartModel, renderChoreChart } from './choreChart';
 import { clear, formatTime, h } from './dom';
 

@@ -1,6 +1,6 @@
 import type { SessionSummary } from '../shared/protocol';
 import type { SessionHitView, SessionHostMessage } from '../shared/sessionProtocol';
-import { SESSIONS_FIRST_PAINT_MARK } from '../shared/sessionProtocol';
+import { SESSIONS_FIRST_PAINT_MARK } from '../shared/viewConstants';
 import { clear, formatTime, h, visibleRows } from './dom';
 
 const ROW_HEIGHT = 24;

@@ -1,0 +1,13 @@
+/**
+ * Values the host and the webview both use. This module imports nothing: the protocol modules
+ * beside it build zod validators, which the host needs (it validates every webview message) and
+ * the webview does not (it only needs their types). A value the webview imports from one of them
+ * would pull zod into its bundle, about 450 KB to parse before the sidebar's first paint
+ * (test/unit/webview/bundle.test.ts keeps zod out).
+ */
+
+/** How many of a chore's last occurrences its history chart shows. */
+export const CHART_RUNS = 20;
+
+/** User Timing mark the sidebar sets once its session list's first page is painted (bench: history.sidebar_open). */
+export const SESSIONS_FIRST_PAINT_MARK = 'tasklane:sessions-first-paint';
