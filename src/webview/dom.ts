@@ -31,6 +31,18 @@ export function clear(element: Element): void {
   while (element.firstChild) element.removeChild(element.firstChild);
 }
 
+/** `run`, at most once per animation frame however often the returned function is called. */
+export function oncePerFrame(run: () => void): () => void {
+  let frame = 0;
+  return () => {
+    if (frame) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      run();
+    });
+  };
+}
+
 /**
  * The rows a virtualised list draws: those in its viewport plus `overscan` on each side, for
  * fixed-height rows; `fallbackHeight` while the viewport is not laid out yet.

@@ -1,7 +1,7 @@
 import type { SessionSummary } from '../shared/protocol';
 import type { SessionHitView, SessionHostMessage } from '../shared/sessionProtocol';
 import { SESSIONS_FIRST_PAINT_MARK } from '../shared/viewConstants';
-import { clear, formatTime, h, visibleRows } from './dom';
+import { clear, formatTime, h, oncePerFrame, visibleRows } from './dom';
 
 const ROW_HEIGHT = 24;
 const OVERSCAN = 8;
@@ -31,7 +31,8 @@ export class SessionList {
   private readonly byId = new Map<string, SessionSummary>();
   private hasMore = false;
   private loading = false;
-  private frame = 0;
+  /** Scroll events come many per frame: one render per frame. */
+  private readonly schedule = oncePerFrame(() => this.render());
   private painted = false;
   private readonly viewport: HTMLElement;
   private readonly spacer: HTMLElement;
@@ -154,14 +155,6 @@ export class SessionList {
     if (!this.byId.delete(sessionId)) return false;
     this.rows = this.rows.filter((s) => s.id !== sessionId);
     return true;
-  }
-
-  private schedule(): void {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      this.render();
-    });
   }
 
   private render(): void {

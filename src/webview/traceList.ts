@@ -1,5 +1,5 @@
 import type { TraceEventView } from '../shared/protocol';
-import { clear, h, visibleRows } from './dom';
+import { clear, h, oncePerFrame, visibleRows } from './dom';
 
 const ROW_HEIGHT = 22;
 const OVERSCAN = 10;
@@ -18,7 +18,8 @@ export class TraceList {
   private readonly detail: HTMLElement;
   private events: TraceEventView[] = [];
   private selectedSeq: number | undefined;
-  private frame = 0;
+  /** Scroll events come many per frame: one render per frame. */
+  private readonly schedule = oncePerFrame(() => this.render());
 
   constructor(private readonly onLoadOlder: (beforeSeq: number) => void) {
     this.spacer = h('div', { class: 'trace-spacer' });
@@ -65,14 +66,6 @@ export class TraceList {
   }
 
   private hasMore = false;
-
-  private schedule(): void {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      this.render();
-    });
-  }
 
   private render(): void {
     this.spacer.style.height = `${this.events.length * ROW_HEIGHT}px`;
