@@ -25,7 +25,6 @@ import { CommandService } from '../src/core/approval/commandService';
 import { Agent } from '../src/core/engine/agent';
 import { startChild } from '../src/host/execution/processRunner';
 import type { ModelRequest } from '../src/core/model/types';
-import type { LogTag, Logger } from '../src/core/ports';
 import { systemClock } from '../src/core/ports';
 import { commonPrefixShare, estimateTokens, serializeRequest } from '../src/core/prompts/requestBuilder';
 import { openDurableDb } from '../src/core/store/durableDb';
@@ -35,31 +34,17 @@ import { mcpActionSet, McpServers } from '../src/core/mcp/mcpServers';
 import { parseMcpServers } from '../src/core/mcp/mcpConfig';
 import { InstantModel } from '../test/fakes/instantModel';
 import { MemoryWorkspace } from '../test/fakes/memoryWorkspace';
+import { ClaimTimingLogger, emitLine, progressFor, round } from './support';
 
 const TASKS = Number(process.env.ENGINE_BENCH_TASKS ?? 6);
 const TURNS = 20;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-engine-bench-'));
 
-const emitLine = (figure: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(figure)}\n`);
-const progress = (message: string) => process.stderr.write(`[engine] ${message}\n`);
-const round = (n: number) => Math.round(n * 1000) / 1000;
+const progress = progressFor('engine');
 function stats(samples: number[]): { median: number; p95: number; min: number } {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
   return { median: round(at(0.5)), p95: round(at(0.95)), min: round(sorted[0]) };
-}
-
-/** Times each trigger from the loop's claim log line to its settle hook. */
-class TimingLogger implements Logger {
-  claimedAt = 0;
-  trace() {}
-  info(tag: LogTag, message: string) {
-    if (tag === 'TRIGGER' && message.startsWith('claimed ')) this.claimedAt = performance.now();
-  }
-  warn() {}
-  error(_tag: LogTag, message: string, error?: unknown) {
-    process.stderr.write(`[engine] error: ${message} ${(error as Error | undefined)?.message ?? ''}\n`);
-  }
 }
 
 /** Wraps the instant model to measure the time spent inside complete(). */
@@ -80,7 +65,7 @@ async function main(): Promise<void> {
   const db = await openDurableDb({ dir: path.join(root, 'store'), sqlJs });
   const triggers = await createTriggerStore(db, { restartNoticeSession: false });
   const model = new TimedModel();
-  const logger = new TimingLogger();
+  const logger = new ClaimTimingLogger('engine');
   const files: Record<string, string> = { 'README.md': '# Demo\n'.repeat(20) };
   for (let i = 0; i < 30; i++) files[`src/module${i}.ts`] = `export function f${i}(x: number) {\n  return x * ${i};\n}\n`.repeat(5);
   const agent = new Agent({
@@ -267,7 +252,7 @@ async function mcpPrompt(): Promise<void> {
     workspaceTrusted: () => true,
     cwd: dir,
     clock: systemClock,
-    logger: new TimingLogger(),
+    logger: new ClaimTimingLogger('engine'),
   });
   const files: Record<string, string> = {};
   for (let i = 0; i < 30; i++) files[`src/module${i}.ts`] = `export function f${i}(x: number) {\n  return x * ${i};\n}\n`.repeat(5);
@@ -277,7 +262,7 @@ async function mcpPrompt(): Promise<void> {
     model: async () => model,
     workspace: new MemoryWorkspace(files),
     clock: systemClock,
-    logger: new TimingLogger(),
+    logger: new ClaimTimingLogger('engine'),
     storageDir: path.join(dir, 'agent'),
     skillDirs: [path.resolve(__dirname, '../skills')],
     workspaceRules: async () => '# Rules\n- TypeScript strict; tests with mocha.',
@@ -382,7 +367,7 @@ async function cancelLatency(): Promise<void> {
     model: async () => model,
     workspace: new MemoryWorkspace({ 'README.md': '# Demo\n' }),
     clock: systemClock,
-    logger: new TimingLogger(),
+    logger: new ClaimTimingLogger('engine'),
     storageDir: path.join(dir, 'agent'),
     skillDirs: [],
     settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000 }),
@@ -403,7 +388,7 @@ async function cancelLatency(): Promise<void> {
     ledger: new Ledger(db, systemClock),
     triggers,
     clock: systemClock,
-    logger: new TimingLogger(),
+    logger: new ClaimTimingLogger('engine'),
   });
   slot.service = service;
   agent.onTaskStopped((taskId) => service.stopTask(taskId));

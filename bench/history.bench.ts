@@ -22,7 +22,7 @@ import { EngineState } from '../src/core/engine/engineState';
 import { AppendFile, EventStreams } from '../src/core/engine/eventLog';
 import type { TaskRecord } from '../src/core/engine/records';
 import type { TaskEventKind } from '../src/core/engine/types';
-import type { Clock, LogTag, Logger } from '../src/core/ports';
+import type { Clock } from '../src/core/ports';
 import { silentLogger, systemClock } from '../src/core/ports';
 import { Archive, ARCHIVE_KINDS } from '../src/core/store/archive';
 import { openDurableDb } from '../src/core/store/durableDb';
@@ -30,6 +30,7 @@ import { loadSqlJs } from '../src/core/store/sqlJs';
 import { createTriggerStore } from '../src/core/store/triggerStore';
 import { openStore } from '../src/core/store/openStore';
 import { measureSidebarOpen } from './historySidebar';
+import { ClaimTimingLogger, emitLine, median, progressFor, round as roundTo } from './support';
 import { InstantModel } from '../test/fakes/instantModel';
 import { MemoryWorkspace } from '../test/fakes/memoryWorkspace';
 
@@ -46,10 +47,8 @@ const NEEDLE_SESSION = Math.floor(SESSIONS / 12);
 const repoRoot = path.resolve(__dirname, '..');
 const fixture = path.join(repoRoot, '.vscode-test', `history-fixture-v1-${SESSIONS}-${CHORE_RUNS}-${APPROVALS}`);
 
-const emitLine = (figure: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(figure)}\n`);
-const progress = (message: string) => process.stderr.write(`[history] ${message}\n`);
-const round = (n: number) => Math.round(n * 100) / 100;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const progress = progressFor('history');
+const round = (n: number) => roundTo(n, 2);
 
 class ManualClock implements Clock {
   constructor(public t: number) {}
@@ -246,19 +245,6 @@ function openInChild(dir: string, search: boolean): OpenResult {
   return JSON.parse(run.stdout.trim().split('\n').pop()!) as OpenResult;
 }
 
-/** Class logger that times turns from the claim line (as engine.bench does). */
-class TimingLogger implements Logger {
-  claimedAt = 0;
-  trace() {}
-  info(tag: LogTag, message: string) {
-    if (tag === 'TRIGGER' && message.startsWith('claimed ')) this.claimedAt = performance.now();
-  }
-  warn() {}
-  error(_tag: LogTag, message: string) {
-    process.stderr.write(`[history] error: ${message}\n`);
-  }
-}
-
 async function archiveMove(): Promise<void> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-history-move-'));
   const db = await openDurableDb({ dir: path.join(root, 'store'), sqlJs: await loadSqlJs() });
@@ -283,7 +269,7 @@ async function archiveMove(): Promise<void> {
   }
   await db.commit();
   const model = new InstantModel();
-  const logger = new TimingLogger();
+  const logger = new ClaimTimingLogger('history');
   const agent = new Agent({
     db,
     triggers,

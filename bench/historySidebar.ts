@@ -17,6 +17,7 @@ import type { Frame, Page } from 'playwright-core';
 import { SESSIONS_FIRST_PAINT_MARK as FIRST_PAINT_MARK } from '../src/shared/sessionProtocol';
 import { openTasklaneView, runCommand, startSeededUiSession, startUiSession, tasklaneFrame } from '../test/ui/support/workbench';
 import type { UiSession } from '../test/ui/support/workbench';
+import { median } from './support';
 
 const SAMPLES = 5;
 /** One sample: the list's first paint in the view's own clock, and the time from the command. */
@@ -24,7 +25,6 @@ interface Sample {
   paintMs: number;
   fromCommandMs: number;
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Starts a run whose Tasklane store is `fixture` (its store/ and agent/ folders), or empty. */
 async function startWith(name: string, fixture: string | undefined): Promise<UiSession> {

@@ -16,17 +16,15 @@ import type { Frame } from 'playwright-core';
 import type { TaskEvent } from '../src/core/engine/types';
 import { toTraceEvent } from '../src/host/viewMapping';
 import { openTasklaneView, runCommand, selectTaskSession, sendChatMessage, startUiSession, tasklaneFrame } from '../test/ui/support/workbench';
+import { emitLine, median, p95, round } from './support';
 import { measureFirstToken } from './uiFirstToken';
 
 const EVENTS = 10_000;
 const RUNS = 7;
 
 function emit(name: string, value: number, unit: string, extra: Record<string, unknown> = {}): void {
-  process.stdout.write(`${JSON.stringify({ name, value: Math.round(value * 1000) / 1000, unit, ...extra })}\n`);
+  emitLine({ name, value: round(value), unit, ...extra });
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)];
 
 /** A realistic task stream: turn, action_start, action_end with inputs/outputs of a few hundred bytes. */
 function seedEvents(count: number, at: number): TaskEvent[] {
@@ -96,12 +94,12 @@ async function main(): Promise<void> {
     // First token, on a fresh window (before the 10,000-event task exists).
     const ft = await measureFirstToken(ui, frame, RUNS);
     const ftMs = median(ft.firstToken);
-    const committedMs = Math.round(median(ft.committed) * 1000) / 1000;
+    const committedMs = round(median(ft.committed));
     emit('ui.first_token', ftMs, 'ms', {
       target: 50,
       baseline: committedMs,
       baseline_name: 'committed reply shows (what the person waited for without streaming)',
-      ratio: Math.round((ftMs / committedMs) * 1000) / 1000,
+      ratio: round(ftMs / committedMs),
       p95: p95(ft.firstToken),
       runs: RUNS,
     });
@@ -228,7 +226,7 @@ async function main(): Promise<void> {
       target: 500,
       baseline: naiveMs,
       baseline_name: 'naive render of all rows',
-      ratio: Math.round((openMs / naiveMs) * 1000) / 1000,
+      ratio: round(openMs / naiveMs),
       events: EVENTS,
       p95: p95(opens),
       runs: RUNS,
@@ -237,7 +235,7 @@ async function main(): Promise<void> {
       target: 16,
       baseline: naiveMs,
       baseline_name: 'naive full re-render of all rows',
-      ratio: Math.round((appendMs / naiveMs) * 10000) / 10000,
+      ratio: round(appendMs / naiveMs, 4),
       events: loaded,
       p95: p95(timing.appends),
       runs: timing.appends.length,
@@ -246,12 +244,12 @@ async function main(): Promise<void> {
       target: 50,
       baseline: median(markdown.plain),
       baseline_name: 'the same reply as plain text (before rendering)',
-      ratio: Math.round((median(markdown.rendered) / median(markdown.plain)) * 1000) / 1000,
+      ratio: round(median(markdown.rendered) / median(markdown.plain)),
       lines: MARKDOWN_LINES,
       code_blocks: MARKDOWN_BLOCKS,
       p95: p95(markdown.rendered),
-      all_sections_ms: Math.round(median(markdown.allSections) * 1000) / 1000,
-      coloured_ms: Math.round(median(markdown.coloured) * 1000) / 1000,
+      all_sections_ms: round(median(markdown.allSections)),
+      coloured_ms: round(median(markdown.coloured)),
       highlighted_blocks: median(markdown.highlightedBlocks),
       runs: markdown.rendered.length,
     });
@@ -261,7 +259,7 @@ async function main(): Promise<void> {
       target: 4,
       baseline: streamNaive,
       baseline_name: 'whole message re-rendered per chunk',
-      ratio: Math.round((streamMs / streamNaive) * 1000) / 1000,
+      ratio: round(streamMs / streamNaive),
       chunks: STREAM_CHUNKS,
       trace_events: EVENTS,
       trace_rows_drawn: streamed.traceRows,
