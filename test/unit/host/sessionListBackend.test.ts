@@ -2,16 +2,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Agent } from '../../../src/core/engine/agent';
-import { EngineState } from '../../../src/core/engine/engineState';
-import { AppendFile, EventStreams } from '../../../src/core/engine/eventLog';
-import { silentLogger } from '../../../src/core/ports';
 import { openStore } from '../../../src/core/store/openStore';
 import { handleSessionMessage } from '../../../src/host/sessionListBackend';
 import { webviewMessageSchema } from '../../../src/shared/protocol';
 import type { SessionHostMessage } from '../../../src/shared/sessionProtocol';
 import { FakeClock } from '../../fakes/fakeClock';
-import { MemoryWorkspace } from '../../fakes/memoryWorkspace';
+import { agentWithoutModel, writeSessions } from '../../support/seedSessions';
 
 const DAY = 86_400_000;
 const SESSIONS = 130;
@@ -34,36 +30,17 @@ describe('host: session list pages, open and search for the sidebar', function (
   it('pages newest first across hot and archived sessions, opens an archived one, and the search finds it', async () => {
     const clock = new FakeClock(Date.UTC(2026, 0, 1));
     const storageDir = path.join(dir, 'agent');
-    {
-      const { db, triggers } = await openStore({ dir: path.join(dir, 'store'), clock, triggers: { restartNoticeSession: false } });
-      const streams = new EventStreams(path.join(storageDir, 'events'));
-      const state = new EngineState(db, streams, new AppendFile(path.join(storageDir, 'EVENT.md')), clock, silentLogger);
-      await state.load();
-      for (let i = 0; i < SESSIONS; i++) {
-        await clock.advance(DAY / 10);
-        const s = state.createSession({ id: `s-${String(i).padStart(3, '0')}`, name: `session ${i}` });
-        await state.appendMessage(s.id, 'user', i === 3 ? 'where does the walrus config live?' : `question ${i}`);
-        await state.appendMessage(s.id, 'assistant', `answer ${i}`);
-      }
-      await state.commit();
-      await streams.close();
-      await triggers.close();
-      await db.close();
-    }
-    const { db, triggers } = await openStore({ dir: path.join(dir, 'store'), clock, triggers: { restartNoticeSession: false } });
-    const agent = new Agent({
-      db,
-      triggers,
-      model: async () => {
-        throw new Error('no model in this test');
-      },
-      workspace: new MemoryWorkspace({}),
-      clock,
-      logger: silentLogger,
+    await writeSessions({
+      storeDir: path.join(dir, 'store'),
       storageDir,
-      skillDirs: [],
-      settings: () => ({ maxActionsPerTask: 10, maxTokensPerTask: 1000 }),
+      clock,
+      count: SESSIONS,
+      id: (i) => `s-${String(i).padStart(3, '0')}`,
+      step: () => clock.advance(DAY / 10),
+      special: { 3: 'where does the walrus config live?' },
     });
+    const store = await openStore({ dir: path.join(dir, 'store'), clock, triggers: { restartNoticeSession: false } });
+    const agent = agentWithoutModel(store, clock, storageDir);
     try {
       await agent.whenReady();
       // The oldest sessions have been idle for over a week: archive them.
@@ -114,8 +91,8 @@ describe('host: session list pages, open and search for the sidebar', function (
       await assert.rejects(handleSessionMessage(agent, { type: 'sessions.open', sessionId: 's-nope' }), /no session s-nope/);
     } finally {
       await agent.shutdown();
-      await triggers.close();
-      await db.close();
+      await store.triggers.close();
+      await store.db.close();
     }
   });
 });
