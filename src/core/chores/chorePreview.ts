@@ -4,8 +4,8 @@
  * WITHOUT calling the model. The dry run builds its task through {@link choreStartSpec}, the
  * function the runner starts every real fire with, so the preview cannot drift from a real run.
  */
-import { choreStartSpec } from './choreRunner';
-import type { ChoreStartSpec } from './choreRunner';
+import { choreStartSpec } from './choreStartSpec';
+import type { ChoreStartSpec } from './choreStartSpec';
 import { describeFireContext } from './fireContext';
 import type { ChoreFireContext } from './fireContext';
 import type { ChoreRunCause } from './runLog';

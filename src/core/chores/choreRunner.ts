@@ -4,7 +4,10 @@
  * failure policy. It plugs into the engine through TaskHooks: the engine claims the fire's durable
  * trigger and asks {@link ChoreRunner.resolveProactive} what to start, asks {@link ChoreRunner.guard}
  * before every model call and action, and reports usage; task events reach the runner through the
- * agent's change stream (the live step trace).
+ * agent's change stream (the live step trace). The runner orchestrates one run; the parts live
+ * beside it: what the task is told (choreStartSpec.ts), how fires are written (choreFires.ts), why
+ * a chore may not run now (runGates.ts), the pure decisions (runPolicy.ts), carrying out onFailure
+ * (failurePolicy.ts) and telling a person about a review a run waits for (reviewNotice.ts).
  */
 import type { AgentChange, TaskView } from '../engine/types';
 import { proactiveTaskId, readChoreFire } from '../engine/triggerPayloads';
@@ -13,28 +16,27 @@ import type { GuardPoint, TaskHooks } from '../engine/taskHooks';
 import type { TaskRecord } from '../engine/records';
 import type { Usage } from '../model/types';
 import type { Clock, Logger } from '../ports';
-import type { Trigger, TriggerSource, TriggerStore } from '../store/types';
+import type { Trigger, TriggerStore } from '../store/types';
 import { compileExpression, evaluateSuccess, finalOutput } from './expressions';
 import type { CompiledExpression, SuccessVerdict } from './expressions';
-import { buildEscalationPayload, buildReviewPayload } from './escalationPayload';
-import type { EscalationResult, SecretPort } from './escalation';
-import { sendRunEscalation } from './runEscalation';
-import type { ChoreLedgerPort } from './runEscalation';
+import { recordFire } from './choreFires';
+import { choreStartSpec } from './choreStartSpec';
+import { applyFailurePolicy } from './failurePolicy';
+import type { FailurePolicyDeps } from './failurePolicy';
+import { ReviewNotices } from './reviewNotice';
+import type { ReviewNoticeDeps } from './reviewNotice';
+import { blockedReason, rollingCapReached, whyNotStart } from './runGates';
+import type { RunGateDeps } from './runGates';
 
 export type { ChoreLedgerPort } from './runEscalation';
 import { ChoreRunBudget } from './runBudget';
 import type { BudgetCheck } from './runBudget';
 import type { ChoreRunCause, ChoreRunLog, ChoreRunRecord } from './runLog';
-import { decideConcurrency, decideFailureAction, decideRunOutcome, retryKey } from './runPolicy';
+import { decideConcurrency, decideRunOutcome, stoppedTaskEnding } from './runPolicy';
 import type { ChoreRunStatus, RunEnding } from './runPolicy';
-import { fireKey } from './schedule';
+import { fireKey, fireTimeOf } from './schedule';
 import type { ChoreDefinition } from './types';
-import { describeFireContext, summarizeFireContext } from './fireContext';
 import type { ChoreFireContext } from './fireContext';
-import type { ChoreSpendLedger, WorkspaceSpendLimits } from './spendLedger';
-
-/** A cron fire delivered later than this after it was due counts as missed for the drift policy. */
-const LATE_CRON_FIRE_MS = 2 * 60_000;
 
 /** A chore fire as its durable trigger carries it: one schema, in engine/triggerPayloads.ts. */
 export type { ChoreFire } from '../engine/triggerPayloads';
@@ -46,47 +48,19 @@ export interface ChoreAgentPort {
   onDidChange(listener: (change: AgentChange) => void): { dispose(): void };
 }
 
-export interface ChoreRunnerOptions {
+/**
+ * What the runner is built from. Most fields are declared by the modules that use them: trust,
+ * blocks and spend by runGates.ts; escalation (secrets, ledger, workspace name, redaction,
+ * onEscalated, review links) by failurePolicy.ts and reviewNotice.ts, through runEscalation.ts.
+ */
+export interface ChoreRunnerOptions extends RunGateDeps, FailurePolicyDeps, ReviewNoticeDeps {
+  /** Fires are recorded here (Run now, file bursts, task ends); a queued fire is re-armed. */
   triggers: Pick<TriggerStore, 'emit' | 'rearm'>;
   runLog: ChoreRunLog;
   /** Cron bookkeeping: a fire stays outstanding until the runner marks it done. */
   scheduler?: { markDone(choreId: string, fireAtMs: number): Promise<void> };
   clock: Clock;
   logger: Logger;
-  secrets: SecretPort;
-  ledger?: ChoreLedgerPort;
-  /** False in an untrusted workspace: fires are recorded as skipped (docs/DESIGN.md §6). */
-  canRun?: () => boolean;
-  /**
-   * Why a chore may not run right now (master switch off, paused by a budget, consent withdrawn),
-   * or undefined when it may. Asked when a fire is claimed (the fire is recorded as skipped with
-   * this reason) and before every model call and action (the run stops).
-   */
-  blocked?: (choreId: string) => string | undefined;
-  /** Rolling spend per chore and per workspace; without it only the per-run budget applies. */
-  spend?: ChoreSpendLedger;
-  /** The workspace caps across chores, read at each check (user settings). */
-  workspaceLimits?: () => WorkspaceSpendLimits;
-  /** Workspace folder name for escalations. */
-  workspaceName?: string;
-  escalationTimeoutMs?: number;
-  /** Told after each escalation (tests, the log). */
-  onEscalated?: (run: ChoreRunRecord, results: EscalationResult[]) => void;
-  /** Applied to escalation payloads (security/redact.ts); default: credential shapes. */
-  redact?: (text: string) => string;
-  /**
-   * Links to approvals, so a run parked on a review can be decided away from the keyboard. Without
-   * it (the CLI: nobody can open VS Code links to its temporary store) no review notice is sent.
-   */
-  reviewLinks?: ReviewLinkPort;
-}
-
-/** What the host tells the runner about an approval a chore task waits for. */
-export interface ReviewLinkPort {
-  /** An external link that opens the approval in VS Code (the host's URI handler). */
-  linkFor(approvalId: string): Promise<string>;
-  /** What the approval does, in one line ("Edit README.md"); undefined when it is gone. */
-  describe(approvalId: string): Promise<string | undefined>;
 }
 
 interface LiveRun {
@@ -100,66 +74,7 @@ interface LiveRun {
   deadline?: { cancel(): void };
 }
 
-// Diagnostics and HEAD moves are workspace state changes, like file events.
-const sourceOf: Record<ChoreRunCause, TriggerSource> = {
-  cron: 'scheduled',
-  files: 'file_event',
-  task: 'task_event',
-  diagnostics: 'file_event',
-  git: 'file_event',
-  manual: 'scheduled_immediate',
-  retry: 'scheduled',
-};
 const terminal = new Set(['completed', 'error', 'cancelled']);
-
-/**
- * What every chore task is told besides its prompt: what triggered it (changed files, the task's
- * exit code, how late a scheduled fire is), that nobody is watching, and how success is judged.
- */
-export function choreInstruction(
-  chore: ChoreDefinition,
-  fire?: { cause: ChoreRunCause; fireTime: string; startedAt: number; missed?: boolean; context?: ChoreFireContext },
-): string {
-  const trigger = fire
-    ? describeFireContext({ ...fire, ...(chore.trigger.kind === 'cron' && chore.trigger.timezone ? { timezone: chore.trigger.timezone } : {}) })
-    : '';
-  return [
-    chore.prompt.trim(),
-    '',
-    ...(trigger ? [trigger, ''] : []),
-    `[chore ${chore.id}] This run is unattended: do not ask the user questions. Edits you propose wait in the review inbox; do not wait for them.`,
-    chore.successWhen
-      ? `When finished call task_end with \`output\`: a JSON object; the run succeeds when the JSONata expression ${chore.successWhen} is true for it.`
-      : 'When finished call task_end with a short summary and, if useful, an `output` JSON object.',
-  ].join('\n');
-}
-
-/** What a fire of a chore is told and given, before the run's ids: see {@link choreStartSpec}. */
-export interface ChoreStartSpec {
-  prompt: string;
-  name: string;
-  mode: 'simple';
-  actionSets: string[];
-  skills: string[];
-}
-
-/**
- * The task a fire starts: its instruction (prompt + trigger context), name, mode, action sets and
- * skills. The runner and the dry run (chorePreview.ts) both build it here, so they cannot drift.
- */
-export function choreStartSpec(
-  chore: ChoreDefinition,
-  fire: { cause: ChoreRunCause; fireTime: string; startedAt: number; missed?: boolean; context?: ChoreFireContext },
-): ChoreStartSpec {
-  return {
-    prompt: choreInstruction(chore, fire),
-    name: `${chore.name} (chore)`,
-    mode: 'simple',
-    // Exactly the chore's sets (reading is always given): `actionSets: []` reads and talks only.
-    actionSets: [...new Set(chore.actionSets)],
-    skills: chore.skills,
-  };
-}
 
 export class ChoreRunner implements TaskHooks {
   private chores = new Map<string, { def: ChoreDefinition; success?: CompiledExpression }>();
@@ -168,10 +83,11 @@ export class ChoreRunner implements TaskHooks {
   private subscription: { dispose(): void } | undefined;
   /** Run ends in flight, so a change event and a timer cannot end one run twice. */
   private readonly ending = new Set<string>();
-  /** `runId:approvalId` already announced, so each parked review is escalated once. */
-  private readonly announced = new Set<string>();
+  private readonly reviews: ReviewNotices;
 
-  constructor(private readonly options: ChoreRunnerOptions) {}
+  constructor(private readonly options: ChoreRunnerOptions) {
+    this.reviews = new ReviewNotices(options);
+  }
 
   /** The loaded chores (after chores.yaml loads or changes). A removed chore's fires are dropped when claimed. */
   setChores(definitions: readonly ChoreDefinition[]): void {
@@ -204,23 +120,7 @@ export class ChoreRunner implements TaskHooks {
   /** Records a fire as a durable trigger (Run now, a file burst, a task end). Dedup key: chore id + fire time. */
   async fire(choreId: string, cause: Exclude<ChoreRunCause, 'cron' | 'retry'>, detailOrContext?: string | ChoreFireContext): Promise<string> {
     if (!this.chores.has(choreId)) throw new Error(`There is no enabled chore "${choreId}"; check its id and the problems shown on .tasklane/chores.yaml.`);
-    const now = this.options.clock.now();
-    const key = fireKey(choreId, now);
-    const context = typeof detailOrContext === 'object' ? detailOrContext : undefined;
-    const detail = context ? summarizeFireContext(context) : (detailOrContext as string | undefined);
-    const payload: ChoreFire = {
-      kind: 'chore_fire',
-      choreId,
-      fireTime: new Date(now).toISOString(),
-      missed: false,
-      cause,
-      fireKey: key,
-      ...(detail ? { detail } : {}),
-      ...(context ? { context } : {}),
-    };
-    await this.options.triggers.emit({ source: sourceOf[cause], sessionId: `chore:${choreId}`, payload, dedupKey: key });
-    this.options.logger.info('CHORE', `chore ${choreId}: fire (${cause}${detail ? `: ${detail}` : ''})`);
-    return key;
+    return recordFire(this.options, choreId, cause, detailOrContext);
   }
 
   /**
@@ -238,21 +138,6 @@ export class ChoreRunner implements TaskHooks {
         at: d.fireAt,
       });
     }
-  }
-
-  private blockedReason(chore: ChoreDefinition): string | undefined {
-    if (chore.enabled === false) return 'disabled in .tasklane/chores.yaml (enabled: false)';
-    const paused = this.options.spend?.paused(chore.id);
-    if (paused) return `paused since ${new Date(paused.at).toISOString()}: ${paused.reason}; resume it with "Tasklane: Resume Chore" or the sidebar's Resume`;
-    return this.options.blocked?.(chore.id);
-  }
-
-  /** The first rolling cap (the chore's per day / month, the workspace's) already reached, if any. */
-  private checkSpend(chore: ChoreDefinition): string | undefined {
-    const { spend, workspaceLimits } = this.options;
-    if (!spend) return undefined;
-    const check = spend.check(chore.id, chore.spendLimits ?? {}, workspaceLimits?.() ?? { maxCostUsdPerDay: 0, maxCostUsdPerMonth: 0 });
-    return check.ok ? undefined : check.message;
   }
 
   // ---- engine hooks ----
@@ -281,15 +166,8 @@ export class ChoreRunner implements TaskHooks {
     };
     // Every fire ends as a run or as an entry saying why it did not run.
     if (!entry) return skip(this.options.blocked?.(fire.choreId) ?? 'the chore is no longer defined in .tasklane/chores.yaml, or not enabled on this machine');
-    if (this.options.canRun && !this.options.canRun()) return skip('the workspace is not trusted (Restricted Mode): chores do not run');
-    const blocked = this.blockedReason(entry.def);
-    if (blocked) return skip(blocked);
-    // A cron fire queued before VS Code closed and delivered late follows the drift policy like
-    // a fire missed while it was closed: with drift skip it does not run.
-    const lateMs = clock.now() - trigger.fireAt;
-    if (cause === 'cron' && !fire.missed && attempt === 0 && entry.def.drift === 'skip' && lateMs > LATE_CRON_FIRE_MS) {
-      return skip(`the fire of ${fire.fireTime} was delivered ${Math.round(lateMs / 60_000)} min late (VS Code was closed or asleep); drift: skip`);
-    }
+    const notNow = whyNotStart(this.options, entry.def, { cause, attempt, missed: fire.missed, fireTime: fire.fireTime }, trigger.fireAt);
+    if (notNow) return skip(notNow);
     const active = runLog.active().find((r) => r.choreId === fire.choreId);
     const decision = decideConcurrency(entry.def, active, { firedAt }, clock.now());
     switch (decision.kind) {
@@ -320,11 +198,11 @@ export class ChoreRunner implements TaskHooks {
     if (run.status !== 'running') return `This chore run already ended (${run.status}); stop here.`;
     const entry = this.chores.get(run.choreId);
     if (!entry) return `The chore ${run.choreId} was removed or disabled; stop here.`;
-    const blocked = this.blockedReason(entry.def);
+    const blocked = blockedReason(this.options, entry.def);
     if (blocked) return `This chore may not run now (${blocked}); stop here.`;
     const live = this.liveOf(run);
     if (live.stopped) return `Chore budget exhausted: ${live.stopped.message}`;
-    const rolling = point === 'model' ? this.checkSpend(entry.def) : undefined;
+    const rolling = point === 'model' ? rollingCapReached(this.options, entry.def) : undefined;
     if (rolling) {
       live.stopped = { ok: false, exhausted: 'rollingCost', message: rolling };
       this.options.logger.warn('CHORE', `run ${run.runId} of ${run.choreId}: stopped before a model call: ${rolling}; the chore is paused`);
@@ -441,16 +319,8 @@ export class ChoreRunner implements TaskHooks {
     const run = this.options.runLog.activeForTask(task.id);
     if (!run) return;
     const live = this.chores.has(run.choreId) ? this.liveOf(run) : undefined;
-    let ending: RunEnding;
-    if (live?.stopped) ending = { kind: 'budget_exhausted', limit: live.stopped.exhausted, message: live.stopped.message };
-    else if (task.paused)
-      ending =
-        task.pauseReason === 'budget'
-          ? { kind: 'budget_exhausted', limit: 'iterations', message: "the task reached the extension's per-task budget (tasklane.budget.*)" }
-          : { kind: 'error', message: 'the model failed repeatedly; the task was stopped (see the log)' };
-    else if (task.status === 'cancelled') ending = { kind: 'cancelled', reason: task.finalSummary ?? 'cancelled' };
-    else if (task.status === 'error') ending = { kind: 'error', message: task.finalSummary ?? 'the task ended with an error' };
-    else {
+    let ending = stoppedTaskEnding(task, live?.stopped);
+    if (!ending) {
       const success = this.chores.get(run.choreId)?.success;
       const verdict = live?.verdict ?? (success ? await evaluateSuccess(success, finalOutput(task.output, task.finalSummary)) : undefined);
       ending = { kind: 'task_end', ...(verdict ? { verdict } : {}) };
@@ -488,86 +358,20 @@ export class ChoreRunner implements TaskHooks {
       this.options.logger.info('CHORE', `run ${run.runId} of ${run.choreId} ended ${status}${reason ? `: ${reason}` : ''}`);
       if (cancelTask && run.taskId) await this.agent?.cancelTask(run.taskId).catch(() => undefined);
       const chore = this.chores.get(run.choreId)?.def;
-      if (chore) await this.applyFailurePolicy(chore, ended);
+      if (chore) await applyFailurePolicy(this.options, chore, ended);
       await this.markDone(run.choreId, fireTimeOf(run));
     } finally {
       this.ending.delete(run.runId);
     }
   }
 
-  private async applyFailurePolicy(chore: ChoreDefinition, run: ChoreRunRecord): Promise<void> {
-    const action = decideFailureAction(chore, run.status, run.attempt);
-    if (action.kind === 'retry') {
-      const fireAt = this.options.clock.now() + action.delayMs;
-      const firedAt = fireTimeOf(run);
-      const payload: ChoreFire = {
-        kind: 'chore_fire',
-        choreId: chore.id,
-        fireTime: new Date(firedAt).toISOString(),
-        missed: false,
-        cause: 'retry',
-        attempt: action.attempt,
-        fireKey: run.fireKey,
-        ...(run.context ? { context: run.context } : {}),
-      };
-      await this.options.triggers.emit({
-        source: 'scheduled',
-        sessionId: `chore:${chore.id}`,
-        payload,
-        fireAt,
-        dedupKey: retryKey(run.fireKey, action.attempt),
-      });
-      this.options.logger.info('CHORE', `run ${run.runId}: retry ${action.attempt} in ${Math.round(action.delayMs / 1000)} s`);
-    } else if (action.kind === 'escalate') {
-      await this.escalate(chore, run);
-    } else if (action.kind === 'silent') {
-      this.options.logger.info('CHORE', `run ${run.runId} ended ${run.status}; onFailure is silent`);
-    }
-  }
-
-  private async escalate(chore: ChoreDefinition, run: ChoreRunRecord): Promise<void> {
-    if (!chore.escalate) return;
-    const payload = buildEscalationPayload(chore, run, this.options.workspaceName, this.options.redact);
-    const results = await sendRunEscalation(this.options, chore.escalate, payload, 'chore_escalation', { choreId: chore.id, runId: run.runId });
-    this.options.onEscalated?.(run, results);
-  }
-
-  /**
-   * A chore task parked on an approval: when the chore has escalation channels (and onFailure is
-   * not `silent`, which asks for no messages), tell them what waits and give the link that opens
-   * it. The run stays open and spends nothing while it waits; the decision wakes the task.
-   */
+  /** A chore task parked on an approval: the review notice (reviewNotice.ts) tells the chore's channels. */
   private async announceReview(task: TaskView, approvalId: string): Promise<void> {
-    const { reviewLinks } = this.options;
     const run = this.options.runLog.activeForTask(task.id) ?? this.runOf(task);
-    const chore = run && this.chores.get(run.choreId)?.def;
-    if (!reviewLinks || !run || run.status !== 'running' || !chore?.escalate || chore.onFailure === 'silent') return;
-    const key = `${run.runId}:${approvalId}`;
-    if (this.announced.has(key)) return;
-    this.announced.add(key);
-    const summary = await reviewLinks.describe(approvalId);
-    if (summary === undefined) return; // Decided or gone before we got here: nothing to ask for.
-    const link = await reviewLinks.linkFor(approvalId);
-    const payload = buildReviewPayload(chore, run, { id: approvalId, summary, link }, this.options.workspaceName, this.options.redact);
-    const results = await sendRunEscalation(this.options, chore.escalate, payload, 'chore_review_notice', { choreId: chore.id, runId: run.runId, approvalId });
-    this.options.logger.info(
-      'CHORE',
-      `run ${run.runId} of ${chore.id} waits for review of ${approvalId}; told ${
-        results
-          .filter((r) => r.ok)
-          .map((r) => r.channel)
-          .join(', ') || 'no channel'
-      }`,
-    );
-    this.options.onEscalated?.(run, results);
+    await this.reviews.announce(run, run && this.chores.get(run.choreId)?.def, approvalId);
   }
 
   private async markDone(choreId: string, firedAt: number): Promise<void> {
     if (Number.isFinite(firedAt)) await this.options.scheduler?.markDone(choreId, firedAt);
   }
-}
-
-/** The fire time a run stands for (the tail of its fire key). */
-function fireTimeOf(run: ChoreRunRecord): number {
-  return Date.parse(run.fireKey.slice(`chore:${run.choreId}:`.length));
 }

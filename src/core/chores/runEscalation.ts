@@ -2,6 +2,7 @@ import { sendEscalation } from './escalation';
 import type { EscalationResult, SecretPort } from './escalation';
 import type { EscalationPayload } from './escalationPayload';
 import type { Logger } from '../ports';
+import type { ChoreRunRecord } from './runLog';
 import type { EscalationChannels } from './types';
 
 /** The irreversible-action ledger (escalations are recorded before they are sent). */
@@ -16,6 +17,19 @@ export interface RunEscalationDeps {
   logger: Logger;
   ledger?: ChoreLedgerPort;
   escalationTimeoutMs?: number;
+}
+
+/**
+ * What telling a person about a run needs (a failure escalation, failurePolicy.ts; a review
+ * notice, reviewNotice.ts): sending it, and what its payload may show.
+ */
+export interface RunNoticeDeps extends RunEscalationDeps {
+  /** Workspace folder name for escalations. */
+  workspaceName?: string;
+  /** Applied to escalation payloads (security/redact.ts); default: credential shapes. */
+  redact?: (text: string) => string;
+  /** Told after each escalation (tests, the log). */
+  onEscalated?: (run: ChoreRunRecord, results: EscalationResult[]) => void;
 }
 
 /**

@@ -1,3 +1,10 @@
+/**
+ * The decisions of a chore run, pure so they are tested alone: how a run ended and what status
+ * that gives it, what onFailure does next (retry with exponential backoff, escalate, stay silent),
+ * and what a fire does while another run of its chore is active. The runner (choreRunner.ts)
+ * observes and asks; failurePolicy.ts carries out the failure action.
+ */
+import type { TaskView } from '../engine/types';
 import type { SuccessVerdict } from './expressions';
 import type { BudgetLimit } from './runBudget';
 import type { ChoreDefinition, ConcurrencyPolicy } from './types';
@@ -18,6 +25,25 @@ export type RunEnding =
   /** An approval (edit, command) was still pending when maxSeconds ran out. */
   | { kind: 'approval_timeout'; pendingApprovals: number }
   | { kind: 'cancelled'; reason: string };
+
+/**
+ * How a chore task that stopped ended, before any success condition is judged: the guard stopped
+ * it (`stopped`), it paused (the extension's per-task budget, or the model failing repeatedly),
+ * it was cancelled or it failed. Undefined for a task that completed: its verdict decides.
+ */
+export function stoppedTaskEnding(
+  task: Pick<TaskView, 'status' | 'paused' | 'pauseReason' | 'finalSummary'>,
+  stopped: { exhausted: BudgetLimit; message: string } | undefined,
+): RunEnding | undefined {
+  if (stopped) return { kind: 'budget_exhausted', limit: stopped.exhausted, message: stopped.message };
+  if (task.paused)
+    return task.pauseReason === 'budget'
+      ? { kind: 'budget_exhausted', limit: 'iterations', message: "the task reached the extension's per-task budget (tasklane.budget.*)" }
+      : { kind: 'error', message: 'the model failed repeatedly; the task was stopped (see the log)' };
+  if (task.status === 'cancelled') return { kind: 'cancelled', reason: task.finalSummary ?? 'cancelled' };
+  if (task.status === 'error') return { kind: 'error', message: task.finalSummary ?? 'the task ended with an error' };
+  return undefined;
+}
 
 export type OutcomeDecision =
   /** Give the agent one more turn with `message` (successWhen was falsy and iterations remain). */

@@ -22,6 +22,11 @@ export function fireKey(choreId: string, fireAtMs: number): string {
   return `chore:${choreId}:${new Date(fireAtMs).toISOString()}`;
 }
 
+/** The fire time a run stands for: the tail of its {@link fireKey}, in ms (NaN for a key of another shape). */
+export function fireTimeOf(run: { choreId: string; fireKey: string }): number {
+  return Date.parse(run.fireKey.slice(`chore:${run.choreId}:`.length));
+}
+
 /** The `cron|timezone` a schedule was computed for, so an edited pattern restarts its schedule. */
 export function cronKey(spec: CronSpec): string {
   return `${spec.cron}|${spec.timezone ?? ''}`;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ReviewLinkPort } from '../../core/chores/choreRunner';
+import type { ReviewLinkPort } from '../../core/chores/reviewNotice';
 import type { ApprovalView } from '../../shared/approvalProtocol';
 
 /**

@@ -3,7 +3,7 @@ import type { Ledger } from '../../core/actions/ledger';
 import { parseChoresFile, choresFilePath } from '../../core/chores/choreFile';
 import type { ChoresFileResult } from '../../core/chores/choreFile';
 import { ChoreRunner } from '../../core/chores/choreRunner';
-import type { ReviewLinkPort } from '../../core/chores/choreRunner';
+import type { ReviewLinkPort } from '../../core/chores/reviewNotice';
 import { ChoreScheduler } from '../../core/chores/choreScheduler';
 import { previewChore } from '../../core/chores/chorePreview';
 import type { ChorePreview } from '../../core/chores/chorePreview';

@@ -1,0 +1,64 @@
+/**
+ * What a chore fire's task is told and given: the chore's prompt led by what triggered the fire
+ * (changed files, a task's exit code, how late a scheduled fire is), the note that nobody is
+ * watching and how success is judged, and the task's name, mode, action sets and skills. The
+ * runner starts every real fire with {@link choreStartSpec} and the dry run (chorePreview.ts)
+ * shows the same spec, so the two cannot drift; it lives apart from both so neither imports the
+ * other.
+ */
+import { describeFireContext } from './fireContext';
+import type { ChoreFireContext } from './fireContext';
+import type { ChoreRunCause } from './runLog';
+import type { ChoreDefinition } from './types';
+
+/**
+ * What every chore task is told besides its prompt: what triggered it (changed files, the task's
+ * exit code, how late a scheduled fire is), that nobody is watching, and how success is judged.
+ */
+export function choreInstruction(
+  chore: ChoreDefinition,
+  fire?: { cause: ChoreRunCause; fireTime: string; startedAt: number; missed?: boolean; context?: ChoreFireContext },
+): string {
+  const trigger = fire
+    ? describeFireContext({ ...fire, ...(chore.trigger.kind === 'cron' && chore.trigger.timezone ? { timezone: chore.trigger.timezone } : {}) })
+    : '';
+  return [
+    chore.prompt.trim(),
+    '',
+    ...(trigger ? [trigger, ''] : []),
+    `[chore ${chore.id}] This run is unattended: do not ask the user questions. Edits you propose wait in the review inbox; do not wait for them.`,
+    chore.successWhen
+      ? `When finished call task_end with \`output\`: a JSON object; the run succeeds when the JSONata expression ${chore.successWhen} is true for it.`
+      : 'When finished call task_end with a short summary and, if useful, an `output` JSON object.',
+  ].join('\n');
+}
+
+/** What a fire of a chore is told and given, before the run's ids: see {@link choreStartSpec}. */
+export interface ChoreStartSpec {
+  /** The chore's prompt with the fire's trigger context and the unattended-run instruction. */
+  prompt: string;
+  /** The task's name: the chore's name, marked as a chore. */
+  name: string;
+  mode: 'simple';
+  /** Exactly the chore's action sets, each once (reading is always given). */
+  actionSets: string[];
+  skills: string[];
+}
+
+/**
+ * The task a fire starts: its instruction (prompt + trigger context), name, mode, action sets and
+ * skills. The runner and the dry run (chorePreview.ts) both build it here, so they cannot drift.
+ */
+export function choreStartSpec(
+  chore: ChoreDefinition,
+  fire: { cause: ChoreRunCause; fireTime: string; startedAt: number; missed?: boolean; context?: ChoreFireContext },
+): ChoreStartSpec {
+  return {
+    prompt: choreInstruction(chore, fire),
+    name: `${chore.name} (chore)`,
+    mode: 'simple',
+    // Exactly the chore's sets (reading is always given): `actionSets: []` reads and talks only.
+    actionSets: [...new Set(chore.actionSets)],
+    skills: chore.skills,
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Why a chore may not run right now. Asked when a fire is claimed (the fire is then recorded as
+ * skipped, with the answer as its reason) and before every model call and action of a run (the
+ * run stops): an untrusted workspace, `enabled: false`, a budget pause, what the host blocks (the
+ * master switch, consent withdrawn), a cron fire delivered late under `drift: skip`, and the
+ * rolling spend caps. Each answer is the sentence the history and the log show. Whether another
+ * run of the chore is in the way is decided apart (runPolicy.ts decideConcurrency).
+ */
+import type { Clock } from '../ports';
+import type { ChoreRunCause } from './runLog';
+import type { ChoreSpendLedger, WorkspaceSpendLimits } from './spendLedger';
+import type { ChoreDefinition } from './types';
+
+/** A cron fire delivered later than this after it was due counts as missed for the drift policy. */
+const LATE_CRON_FIRE_MS = 2 * 60_000;
+
+/** What the gates read (a part of the runner's options). */
+export interface RunGateDeps {
+  clock: Pick<Clock, 'now'>;
+  /** False in an untrusted workspace: fires are recorded as skipped (docs/DESIGN.md §6). */
+  canRun?: () => boolean;
+  /**
+   * Why a chore may not run right now (master switch off, paused by a budget, consent withdrawn),
+   * or undefined when it may. Asked when a fire is claimed (the fire is recorded as skipped with
+   * this reason) and before every model call and action (the run stops).
+   */
+  blocked?: (choreId: string) => string | undefined;
+  /** Rolling spend per chore and per workspace; without it only the per-run budget applies. */
+  spend?: ChoreSpendLedger;
+  /** The workspace caps across chores, read at each check (user settings). */
+  workspaceLimits?: () => WorkspaceSpendLimits;
+}
+
+/** Why `chore` may not run now: `enabled: false`, a budget pause, or what the host blocks. */
+export function blockedReason(deps: RunGateDeps, chore: ChoreDefinition): string | undefined {
+  if (chore.enabled === false) return 'disabled in .tasklane/chores.yaml (enabled: false)';
+  const paused = deps.spend?.paused(chore.id);
+  if (paused) return `paused since ${new Date(paused.at).toISOString()}: ${paused.reason}; resume it with "Tasklane: Resume Chore" or the sidebar's Resume`;
+  return deps.blocked?.(chore.id);
+}
+
+/**
+ * Why a claimed fire of a loaded chore does not start, besides concurrency: an untrusted
+ * workspace, {@link blockedReason}, or a cron fire (`dueAt` was its trigger's due time) that a
+ * closed or sleeping VS Code delivered late while the chore says `drift: skip`.
+ */
+export function whyNotStart(
+  deps: RunGateDeps,
+  chore: ChoreDefinition,
+  fire: { cause: ChoreRunCause; attempt: number; missed: boolean; fireTime: string },
+  dueAt: number,
+): string | undefined {
+  if (deps.canRun && !deps.canRun()) return 'the workspace is not trusted (Restricted Mode): chores do not run';
+  const blocked = blockedReason(deps, chore);
+  if (blocked) return blocked;
+  // A cron fire queued before VS Code closed and delivered late follows the drift policy like
+  // a fire missed while it was closed: with drift skip it does not run.
+  const lateMs = deps.clock.now() - dueAt;
+  if (fire.cause === 'cron' && !fire.missed && fire.attempt === 0 && chore.drift === 'skip' && lateMs > LATE_CRON_FIRE_MS) {
+    return `the fire of ${fire.fireTime} was delivered ${Math.round(lateMs / 60_000)} min late (VS Code was closed or asleep); drift: skip`;
+  }
+  return undefined;
+}
+
+/** The first rolling cap (the chore's per day / month, the workspace's) already reached, if any. */
+export function rollingCapReached(deps: RunGateDeps, chore: ChoreDefinition): string | undefined {
+  const { spend, workspaceLimits } = deps;
+  if (!spend) return undefined;
+  const check = spend.check(chore.id, chore.spendLimits ?? {}, workspaceLimits?.() ?? { maxCostUsdPerDay: 0, maxCostUsdPerMonth: 0 });
+  return check.ok ? undefined : check.message;
+}
