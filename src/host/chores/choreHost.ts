@@ -1,33 +1,30 @@
 import * as vscode from 'vscode';
 import type { Ledger } from '../../core/actions/ledger';
-import { parseChoresFile, choresFilePath } from '../../core/chores/choreFile';
 import type { ChoresFileResult } from '../../core/chores/choreFile';
 import { ChoreRunner } from '../../core/chores/choreRunner';
 import type { ReviewLinkPort } from '../../core/chores/reviewNotice';
 import { ChoreScheduler } from '../../core/chores/choreScheduler';
 import { previewChore } from '../../core/chores/chorePreview';
 import type { ChorePreview } from '../../core/chores/chorePreview';
-import { FileTriggerDebouncer, OwnEditTracker, burstContext } from '../../core/chores/fileTriggers';
-import type { ChoreFireContext } from '../../core/chores/fireContext';
 import { ChoreRunLog, DbRunPersistence } from '../../core/chores/runLog';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
 import { DbSchedulePersistence } from '../../core/chores/schedulePersistence';
-import { TaskTriggerMatcher } from '../../core/chores/taskTriggers';
-import { DiagnosticsTrigger, GitHeadTrigger } from '../../core/chores/eventTriggers';
 import type { Agent } from '../../core/engine/agent';
 import type { Clock, Logger } from '../../core/ports';
 import type { DurableDb, TriggerStore } from '../../core/store/types';
 import type { ApprovalHostMessage } from '../../shared/approvalProtocol';
-import type { ChoreHostMessage, ChoreRunView, ChoreView, ChoreWebviewMessage } from '../../shared/choreProtocol';
+import type { ChoreHostMessage, ChoreView, ChoreWebviewMessage } from '../../shared/choreProtocol';
 import type { SidebarSection } from '../sidebarSection';
 import { ConsentStore } from '../../core/consent/consentStore';
-import type { ConsentBackend, ConsentKind } from '../../core/consent/consentStore';
-import { choreDefinitionHash } from '../../core/consent/definitionHash';
+import type { ConsentBackend } from '../../core/consent/consentStore';
 import { choreSecretKey, workspaceSecretScope } from '../../core/chores/secretScope';
 import type { ChoreDefinition } from '../../core/chores/types';
-import { toChoreView, toRunView } from './choreViews';
+import { ChoreConsent, notEnabledForRunNow, notEnabledReason } from './choreConsent';
+import { choreCard, choreCards, spendSummary, toRunView } from './choreViews';
+import type { ChoreCardFacts, ChoreStateView } from './choreViews';
 import { RunTraceFollower } from './runTraceFollower';
-import { GitHeadWatcher, problemsOf, toDiagnostic, watchChoreGlobs } from './choreWatchers';
+import { ChoreFireSources } from './choreFireSources';
+import { ChoresFileSource } from './choreWatchers';
 import { ChoreSpendLedger, DbSpendPersistence } from '../../core/chores/spendLedger';
 import type { ChoreSettings } from '../settings';
 
@@ -39,12 +36,6 @@ export function workspaceSecretKey(name: string): string {
   const workspace = vscode.workspace.workspaceFile ?? vscode.workspace.workspaceFolders?.[0]?.uri;
   return choreSecretKey(workspaceSecretScope(workspace?.toString() ?? 'no-folder'), name);
 }
-
-/** Chores are consented per workspace and per definition (see core/consent). */
-const CHORE: ConsentKind = 'chore';
-
-/** Why a chore without consent does not run, for the sidebar and Run now. */
-const consentProblem = 'Not enabled on this machine: it came with the workspace or changed since you enabled it. Review what it does, then Enable it.';
 
 /** What the chore host is built from, once the store is open (src/host/storeServices.ts). */
 export interface ChoreHostDeps {
@@ -70,17 +61,14 @@ export interface ChoreHostDeps {
   reviewLinks?: ReviewLinkPort;
 }
 
-/** A chore and its recent runs, as `tasklane.getState` reports it (with `consent` and `review`). */
-export interface ChoreStateView extends ChoreView {
-  runs: ChoreRunView[];
-}
-
 /**
  * Chores in the VS Code host: loads `.tasklane/chores.yaml` (at start and on every change) with
  * line-precise diagnostics, feeds cron, file and task triggers to the core runner, and keeps the
  * sidebar's chore list and the open run's trace live. Chores never run in an untrusted workspace,
  * and only a chore the person consented to (for its current definition) is scheduled, watched or
- * run: one that came with the repository, or changed since, waits for Enable.
+ * run: one that came with the repository, or changed since, waits for Enable. This class wires;
+ * the parts are consent (choreConsent.ts), the cards (choreViews.ts), the event triggers
+ * (choreFireSources.ts) and the file and event sources (choreWatchers.ts).
  */
 export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>, vscode.Disposable {
   /** The engine hooks of chore runs (resolve fires, guard budgets, observe usage). */
@@ -90,17 +78,12 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly trusted: () => boolean;
-  private readonly root: vscode.Uri | undefined;
+  /** `.tasklane/chores.yaml`: watched, read, its problems shown (choreWatchers.ts). */
+  private readonly file: ChoresFileSource;
   private loaded: ChoresFileResult = { chores: [], disabled: [], diagnostics: [] };
-  private readonly diagnostics = vscode.languages.createDiagnosticCollection('tasklane-chores');
-  private readonly ownEdits: OwnEditTracker;
-  private readonly debouncer: FileTriggerDebouncer;
-  private readonly matcher = new TaskTriggerMatcher();
-  private readonly diagnosticsTrigger: DiagnosticsTrigger;
-  private readonly gitTrigger: GitHeadTrigger;
-  private readonly gitWatcher: GitHeadWatcher;
+  /** File globs, task ends, problems and git HEAD (choreFireSources.ts). */
+  private readonly sources: ChoreFireSources;
   private readonly disposables: vscode.Disposable[] = [];
-  private fileWatchers: vscode.Disposable[] = [];
   private readonly listeners = new Set<(message: ChoreHostMessage) => void>();
   private readonly trace = new RunTraceFollower(
     (runId) => this.runLog.get(runId),
@@ -109,6 +92,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private scheduleStarted = false;
   /** Consent per workspace and per chore definition. */
   readonly consent: ConsentStore;
+  /** The Enable flow over it (choreConsent.ts). */
+  private readonly choreConsent: ChoreConsent;
   /** What chores spent today and this month, and which a tripped cap paused. */
   readonly spend: ChoreSpendLedger;
   private readonly choreSettings: () => ChoreSettings;
@@ -118,18 +103,15 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.logger = logger;
     this.clock = clock;
     this.trusted = deps.trusted;
-    this.root = deps.root;
+    this.file = new ChoresFileSource(deps.root, logger);
     this.consent = new ConsentStore(deps.consent, () => clock.now());
-    this.ownEdits = new OwnEditTracker(clock);
-    this.debouncer = new FileTriggerDebouncer({
+    this.choreConsent = new ChoreConsent(this.consent, logger);
+    this.sources = new ChoreFireSources({
+      root: deps.root,
       clock,
-      isOwnEdit: (choreId, path) => this.ownEdits.isOwnEdit(choreId, path),
-      onFire: (burst) => void this.fire(burst.choreId, 'files', burstContext(burst)),
-    });
-    this.diagnosticsTrigger = new DiagnosticsTrigger(clock, (id, context) => void this.fire(id, 'diagnostics', context));
-    this.gitTrigger = new GitHeadTrigger(clock, (id, context) => void this.fire(id, 'git', context));
-    this.gitWatcher = new GitHeadWatcher(deps.root, logger, ({ head, pulled }) => {
-      if (this.trusted()) this.gitTrigger.observe(head, { pulled });
+      logger,
+      trusted: deps.trusted,
+      fire: (choreId, cause, context) => this.runner.fire(choreId, cause, context),
     });
     this.runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
     if (deps.redact) this.runLog.redact = deps.redact;
@@ -168,9 +150,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     if (!this.choreSettings().enabled) return 'chores are switched off (setting tasklane.chores.enabled)';
     const chore = this.loaded.chores.find((c) => c.id === choreId);
     if (!chore) return 'the chore is no longer defined in .tasklane/chores.yaml, or is invalid';
-    if (this.consentOf(chore) === 'needed')
-      return 'not enabled on this machine (its definition changed, or it came with the workspace): review it and Enable it';
-    return undefined;
+    return this.consentOf(chore) === 'needed' ? notEnabledReason : undefined;
   }
 
   /** Lifts the pause a tripped budget put on a chore; says what it has spent against its caps. */
@@ -180,8 +160,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     const all = this.spend.spent();
     const caps = this.choreSettings();
     const chore = this.loaded.chores.find((c) => c.id === choreId);
-    const limits = chore?.spendLimits;
-    const summary = `today $${own.day.toFixed(2)}${limits?.maxCostUsdPerDay !== undefined ? ` of $${limits.maxCostUsdPerDay}` : ''}, this month $${own.month.toFixed(2)}${limits?.maxCostUsdPerMonth !== undefined ? ` of $${limits.maxCostUsdPerMonth}` : ''}; all chores today $${all.day.toFixed(2)}${caps.maxCostUsdPerDay ? ` of $${caps.maxCostUsdPerDay}` : ''}, this month $${all.month.toFixed(2)}${caps.maxCostUsdPerMonth ? ` of $${caps.maxCostUsdPerMonth}` : ''}`;
+    const summary = spendSummary(own, all, chore?.spendLimits, caps);
     if (resumed) this.logger.info('CHORE', `chore ${choreId} resumed by the user (${summary})`);
     // A cap still reached stops the next run again at its first model call: say so now.
     const still = chore && this.spend.check(choreId, chore.spendLimits ?? {}, caps);
@@ -194,55 +173,32 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
    */
   async start(agent: Agent): Promise<void> {
     // Watch first, then read: a chores.yaml written while the agent starts is not missed.
-    if (this.root) {
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.root, choresFilePath));
-      const reload = () => void this.reload().catch((e) => this.logger.error('CHORE', 'could not reload chores.yaml', e));
-      this.disposables.push(watcher, watcher.onDidChange(reload), watcher.onDidCreate(reload), watcher.onDidDelete(reload));
-    }
+    this.disposables.push(...this.file.watch(() => void this.reload().catch((e) => this.logger.error('CHORE', 'could not reload chores.yaml', e))));
     await this.reload();
     await agent.whenReady();
     await this.runner.attach(agent);
     this.disposables.push(
-      vscode.tasks.onDidEndTaskProcess((e) => void this.onTaskEnd(e.execution.task.name, e.exitCode)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.startSchedule()),
-      vscode.languages.onDidChangeDiagnostics((e) => {
-        if (this.trusted()) this.diagnosticsTrigger.update(e.uris.flatMap((uri) => problemsOf(this.root, uri)));
-      }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('tasklane.chores'))
           void this.apply().catch((error) => this.logger.error('CHORE', 'could not apply the chore settings', error));
       }),
     );
-    // Problems already there when VS Code opens are the starting state, not news.
-    this.diagnosticsTrigger.prime(vscode.languages.getDiagnostics().flatMap(([uri]) => problemsOf(this.root, uri)));
+    this.sources.listen();
     await this.startSchedule();
   }
 
   /** Re-reads chores.yaml: diagnostics, runner, schedule, watchers, task matcher, sidebar. */
   async reload(): Promise<void> {
-    let text = '';
-    const uri = this.fileUri();
-    if (uri) {
-      try {
-        text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-      } catch {
-        text = ''; // No chores.yaml: no chores.
-      }
-    }
+    const text = await this.file.read();
     const before = new Set([...this.loaded.chores.map((c) => c.id), ...this.loaded.disabled]);
-    this.loaded = parseChoresFile(text);
-    if (uri) this.diagnostics.set(uri, this.loaded.diagnostics.map(toDiagnostic));
-    const errors = this.loaded.diagnostics.filter((d) => d.severity === 'error').length;
-    this.logger.info(
-      'CHORE',
-      `chores.yaml: ${this.loaded.chores.length} chore(s) loaded${this.loaded.disabled.length ? `, disabled: ${this.loaded.disabled.join(', ')}` : ''}${errors ? ` (${errors} error(s))` : ''}`,
-    );
+    this.loaded = this.file.parse(text);
     await this.apply(before);
   }
 
   /** Whether the person consented to this chore's current definition on this machine. */
   consentOf(chore: ChoreDefinition): 'given' | 'needed' {
-    return this.consent.status(CHORE, chore.id, choreDefinitionHash(chore));
+    return this.choreConsent.of(chore);
   }
 
   /**
@@ -250,18 +206,17 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
    * `review.definitionHash` that was shown; when the definition changed since, nothing is enabled.
    */
   async enable(choreId: string, hash: string): Promise<void> {
-    const chore = this.loaded.chores.find((c) => c.id === choreId);
-    if (!chore) throw new Error(`There is no valid chore "${choreId}" in .tasklane/chores.yaml; check its id and the problems shown on the file.`);
-    if (choreDefinitionHash(chore) !== hash) throw new Error(`The chore "${choreId}" changed since it was shown; review it again before enabling it.`);
-    await this.consent.give(CHORE, choreId, hash, 'enabled');
-    this.logger.info('CHORE', `chore ${choreId} enabled by the user (definition ${hash.slice(0, 12)})`);
+    await this.choreConsent.enable(
+      this.loaded.chores.find((c) => c.id === choreId),
+      choreId,
+      hash,
+    );
     await this.apply();
   }
 
   /** Disables a chore (withdraws consent); a run in progress stops at its next step. */
   async disable(choreId: string): Promise<boolean> {
-    const revoked = await this.consent.revoke(CHORE, choreId);
-    if (revoked) this.logger.info('CHORE', `chore ${choreId} disabled by the user`);
+    const revoked = await this.choreConsent.disable(choreId);
     await this.apply();
     return revoked;
   }
@@ -271,7 +226,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     await this.reload();
     const chore = this.loaded.chores.find((c) => c.id === choreId);
     if (!chore) return;
-    await this.consent.give(CHORE, choreId, choreDefinitionHash(chore), 'created');
+    await this.choreConsent.created(chore);
     await this.apply();
   }
 
@@ -299,18 +254,10 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
 
   /** Hands only consented chores to the runner, schedule, watchers and task matcher; patches the sidebar. */
   private async apply(before: Set<string> = new Set()): Promise<void> {
-    const runnable = this.loaded.chores.filter((c) => this.consentOf(c) === 'given');
-    const waiting = this.loaded.chores.filter((c) => !runnable.includes(c)).map((c) => c.id);
-    if (waiting.length)
-      this.logger.info('CHORE', `waiting for the user to enable: ${waiting.join(', ')} (shipped with the workspace or changed since enabled)`);
+    const runnable = this.choreConsent.runnable(this.loaded.chores);
     this.runner.setChores(runnable);
     this.scheduler.setChores(runnable);
-    this.matcher.configure(runnable);
-    this.diagnosticsTrigger.configure(runnable);
-    this.gitTrigger.configure(runnable);
-    if (runnable.some((c) => c.trigger.kind === 'git')) void this.gitWatcher.start().catch((e) => this.logger.error('CHORE', 'could not follow git HEAD', e));
-    this.debouncer.configure(runnable.flatMap((c) => (c.trigger.kind === 'files' ? [{ id: c.id, debounceMs: c.trigger.debounceMs }] : [])));
-    this.watchFiles(runnable);
+    this.sources.configure(runnable);
     const views = await this.list();
     for (const view of views) this.post({ type: 'chorePatch', chore: view });
     for (const id of before) if (!views.some((v) => v.id === id)) this.post({ type: 'choreRemoved', id });
@@ -320,10 +267,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   async runNow(choreId: string): Promise<string> {
     if (!this.trusted()) throw new Error('Chores do not run in Restricted Mode: trust this folder (Manage Workspace Trust) first.');
     const chore = this.loaded.chores.find((c) => c.id === choreId);
-    if (chore && this.consentOf(chore) === 'needed')
-      throw new Error(
-        `The chore "${choreId}" is not enabled on this machine: review what it does and enable it (sidebar Enable, or "Tasklane: Enable Chore") first.`,
-      );
+    if (chore && this.consentOf(chore) === 'needed') throw new Error(notEnabledForRunNow(choreId));
     const stopped = chore && this.stoppedProblem(chore);
     if (stopped) throw new Error(`The chore "${choreId}" does not run now: ${stopped}`);
     return this.runner.fire(choreId, 'manual');
@@ -340,22 +284,17 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   }
 
   fileUri(): vscode.Uri | undefined {
-    return this.root ? vscode.Uri.joinPath(this.root, choresFilePath) : undefined;
+    return this.file.uri();
   }
 
   /** The chore's own applied edits: the watcher events they cause must not fire it again. */
   noteOwnWrite(choreId: string, paths: readonly string[]): void {
-    this.ownEdits.noteWrite(choreId, paths);
+    this.sources.noteOwnWrite(choreId, paths);
   }
 
   /** Follows approval cards: a chore's applied proposal changes files its own globs may watch. */
   followApprovals(message: ApprovalHostMessage): void {
-    if (message.type !== 'approvalPatch' || !message.approval.choreId) return;
-    if (!['approved', 'applied', 'partially_applied'].includes(message.approval.status)) return;
-    this.noteOwnWrite(
-      message.approval.choreId,
-      message.approval.files.flatMap((f) => [f.path, ...(f.newPath ? [f.newPath] : [])]),
-    );
+    this.sources.followApprovals(message);
   }
 
   onDidPost(listener: (message: ChoreHostMessage) => void): vscode.Disposable {
@@ -364,37 +303,19 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   }
 
   async list(): Promise<ChoreView[]> {
-    const restricted = !this.trusted();
-    const views = this.loaded.chores.map((chore) => {
-      const consent = this.consentOf(chore);
-      const stopped = this.stoppedProblem(chore);
-      return toChoreView(chore, {
-        enabled: !restricted && consent === 'given' && !stopped,
-        consent,
-        ...(this.spend.paused(chore.id) ? { paused: this.spend.paused(chore.id)!.reason } : {}),
-        ...(restricted
-          ? { problem: 'Restricted Mode: chores do not run until you trust this folder.' }
-          : consent === 'needed'
-            ? { problem: consentProblem }
-            : stopped
-              ? { problem: stopped }
-              : {}),
-        ...(this.scheduler.nextFireAt(chore.id) !== undefined ? { nextFireAt: this.scheduler.nextFireAt(chore.id) } : {}),
-        ...(this.runLog.history(chore.id)[0] ? { lastRun: this.runLog.history(chore.id)[0] } : {}),
-        recent: this.runLog.history(chore.id),
-      });
-    });
-    for (const id of this.loaded.disabled) {
-      const first = this.loaded.diagnostics.find((d) => d.choreId === id && d.severity === 'error');
-      views.push({
-        id,
-        name: id,
-        trigger: '(invalid)',
-        enabled: false,
-        problem: first ? `line ${first.line}: ${first.message}` : 'invalid; see the problems on .tasklane/chores.yaml',
-      });
-    }
-    return views;
+    return choreCards(this.loaded, this.cardFacts());
+  }
+
+  /** What the chore cards are built from, read now. */
+  private cardFacts(): ChoreCardFacts {
+    return {
+      trusted: this.trusted(),
+      consentOf: (chore) => this.consentOf(chore),
+      stoppedProblem: (chore) => this.stoppedProblem(chore),
+      paused: (id) => this.spend.paused(id),
+      nextFireAt: (id) => this.scheduler.nextFireAt(id),
+      history: (id) => this.runLog.history(id),
+    };
   }
 
   /** Why a consented chore does not run now: the master switch, `enabled: false`, a budget pause. */
@@ -447,12 +368,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   dispose(): void {
     this.scheduler.stop();
     this.runner.dispose();
-    this.debouncer.dispose();
-    this.diagnosticsTrigger.dispose();
-    this.gitTrigger.dispose();
-    this.gitWatcher.dispose();
-    for (const d of [...this.fileWatchers, ...this.disposables]) d.dispose();
-    this.diagnostics.dispose();
+    this.sources.dispose();
+    for (const d of this.disposables) d.dispose();
+    this.file.dispose();
   }
 
   private async startSchedule(): Promise<void> {
@@ -461,50 +379,11 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     await this.scheduler.start();
   }
 
-  private async fire(choreId: string, cause: 'files' | 'task' | 'diagnostics' | 'git', context: ChoreFireContext): Promise<void> {
-    if (!this.trusted()) return;
-    try {
-      await this.runner.fire(choreId, cause, context);
-    } catch (error) {
-      this.logger.error('CHORE', `chore ${choreId}: the fire could not be recorded`, error);
-    }
-  }
-
-  private async onTaskEnd(name: string, exitCode: number | undefined): Promise<void> {
-    // Untrusted: not even a chore's `when` is evaluated (it is repository-shipped code, time-boxed or not).
-    if (!this.trusted()) return;
-    for (const id of await this.matcher.match({ name, exitCode })) await this.fire(id, 'task', { kind: 'task', name, exitCode });
-  }
-
-  /** One watcher per glob of each consented files chore; events are debounced and coalesced per chore. */
-  private watchFiles(chores: readonly ChoreDefinition[]): void {
-    for (const d of this.fileWatchers) d.dispose();
-    this.fileWatchers = watchChoreGlobs(this.root, chores, (choreId, path, change) => {
-      if (this.trusted()) this.debouncer.push(choreId, path, change);
-    });
-  }
-
   private onRun(run: ChoreRunRecord): void {
     const chore = this.loaded.chores.find((c) => c.id === run.choreId);
     this.post({ type: 'choreRunPatch', run: toRunView(run) });
-    if (chore) {
-      const next = this.scheduler.nextFireAt(chore.id);
-      const consent = this.consentOf(chore);
-      const stopped = this.stoppedProblem(chore);
-      const paused = this.spend.paused(chore.id);
-      this.post({
-        type: 'chorePatch',
-        chore: toChoreView(chore, {
-          enabled: this.trusted() && consent === 'given' && !stopped,
-          consent,
-          ...(stopped ? { problem: stopped } : {}),
-          ...(paused ? { paused: paused.reason } : {}),
-          lastRun: this.runLog.history(chore.id)[0] ?? run,
-          recent: this.runLog.history(chore.id),
-          ...(next !== undefined ? { nextFireAt: next } : {}),
-        }),
-      });
-    }
+    // The patch after a run says only what stops the chore (not Restricted Mode or consent), as it always has.
+    if (chore) this.post({ type: 'chorePatch', chore: choreCard(chore, this.cardFacts(), this.stoppedProblem(chore), run) });
     this.trace.changed(run);
   }
 

@@ -1,8 +1,38 @@
+/**
+ * What the sidebar's Chores section shows, as protocol views: a chore's card (trigger, review for
+ * Enable, problem, next fire, recent runs), a run and its steps, and the texts that say where a
+ * chore stands (why it does not run, what it spent). Pure mappings from the host's current facts,
+ * kept out of ChoreHost so it only wires; the webview renders them (src/webview/chorePanel.ts).
+ */
+import type { ChoresFileResult } from '../../core/chores/choreFile';
 import type { ChoreRunRecord, ChoreStep } from '../../core/chores/runLog';
+import type { ChorePause } from '../../core/chores/spendLedger';
 import type { ChoreDefinition } from '../../core/chores/types';
 import { choreDefinitionHash } from '../../core/consent/definitionHash';
 import { CHART_RUNS } from '../../shared/choreProtocol';
 import type { ChoreReview, ChoreRunView, ChoreStepView, ChoreView } from '../../shared/choreProtocol';
+import type { ChoreSettings } from '../settings';
+
+/** A chore and its recent runs, as `tasklane.getState` reports it (with `consent` and `review`). */
+export interface ChoreStateView extends ChoreView {
+  runs: ChoreRunView[];
+}
+
+/** What the host knows about each chore right now, for its card. */
+export interface ChoreCardFacts {
+  /** Workspace Trust, as it is now. */
+  trusted: boolean;
+  consentOf(chore: ChoreDefinition): 'given' | 'needed';
+  /** Why a consented chore does not run now (master switch, `enabled: false`, a budget pause). */
+  stoppedProblem(chore: ChoreDefinition): string | undefined;
+  paused(choreId: string): ChorePause | undefined;
+  nextFireAt(choreId: string): number | undefined;
+  /** The chore's runs, newest first. */
+  history(choreId: string): readonly ChoreRunRecord[];
+}
+
+/** Why a chore without consent does not run, for the sidebar and Run now. */
+const consentProblem = 'Not enabled on this machine: it came with the workspace or changed since you enabled it. Review what it does, then Enable it.';
 
 /** How the sidebar names a trigger. */
 export function describeTrigger(chore: ChoreDefinition): string {
@@ -98,4 +128,63 @@ export function toChoreView(
     ...(extra.lastRun ? { lastRun: toRunView(extra.lastRun) } : {}),
     ...(extra.recent?.length ? { recentRuns: extra.recent.slice(0, CHART_RUNS).map(toRunView) } : {}),
   };
+}
+
+/**
+ * One valid chore's card. `problem` is what the card says stands in the way; `run` is a run that
+ * just changed, shown as the last run while the history does not list it yet.
+ */
+export function choreCard(chore: ChoreDefinition, facts: ChoreCardFacts, problem: string | undefined, run?: ChoreRunRecord): ChoreView {
+  const consent = facts.consentOf(chore);
+  const paused = facts.paused(chore.id);
+  const next = facts.nextFireAt(chore.id);
+  const history = facts.history(chore.id);
+  const lastRun = history[0] ?? run;
+  return toChoreView(chore, {
+    enabled: facts.trusted && consent === 'given' && !facts.stoppedProblem(chore),
+    consent,
+    ...(problem ? { problem } : {}),
+    ...(paused ? { paused: paused.reason } : {}),
+    ...(lastRun ? { lastRun } : {}),
+    recent: history,
+    ...(next !== undefined ? { nextFireAt: next } : {}),
+  });
+}
+
+/**
+ * Every chore of chores.yaml as a card: the valid ones with the first thing that keeps them from
+ * running (Restricted Mode, then consent, then a stop), the invalid ones with their first error.
+ */
+export function choreCards(loaded: ChoresFileResult, facts: ChoreCardFacts): ChoreView[] {
+  const views = loaded.chores.map((chore) => {
+    const problem = !facts.trusted
+      ? 'Restricted Mode: chores do not run until you trust this folder.'
+      : facts.consentOf(chore) === 'needed'
+        ? consentProblem
+        : facts.stoppedProblem(chore);
+    return choreCard(chore, facts, problem);
+  });
+  for (const id of loaded.disabled) {
+    const first = loaded.diagnostics.find((d) => d.choreId === id && d.severity === 'error');
+    views.push({
+      id,
+      name: id,
+      trigger: '(invalid)',
+      enabled: false,
+      problem: first ? `line ${first.line}: ${first.message}` : 'invalid; see the problems on .tasklane/chores.yaml',
+    });
+  }
+  return views;
+}
+
+/** What a chore and all chores spent today and this month, against the caps that apply. */
+export function spendSummary(
+  own: { day: number; month: number },
+  all: { day: number; month: number },
+  limits: ChoreDefinition['spendLimits'],
+  caps: ChoreSettings,
+): string {
+  const cap = (limit: number | undefined) => (limit !== undefined ? ` of $${limit}` : '');
+  const workspaceCap = (limit: number) => (limit ? ` of $${limit}` : '');
+  return `today $${own.day.toFixed(2)}${cap(limits?.maxCostUsdPerDay)}, this month $${own.month.toFixed(2)}${cap(limits?.maxCostUsdPerMonth)}; all chores today $${all.day.toFixed(2)}${workspaceCap(caps.maxCostUsdPerDay)}, this month $${all.month.toFixed(2)}${workspaceCap(caps.maxCostUsdPerMonth)}`;
 }

@@ -1,13 +1,16 @@
 import * as vscode from 'vscode';
+import { choresFilePath, parseChoresFile } from '../../core/chores/choreFile';
+import type { ChoresFileResult } from '../../core/chores/choreFile';
 import type { FileProblems } from '../../core/chores/eventTriggers';
 import type { FileChangeKind } from '../../core/chores/fireContext';
 import type { ChoreDefinition, ChoreDiagnostic } from '../../core/chores/types';
 import type { Logger } from '../../core/ports';
 
 /**
- * The VS Code event sources behind chore triggers (diagnostics, git HEAD, file globs) and the
- * chores.yaml problems, kept out of ChoreHost so it only composes them. Each turns VS Code events
- * into plain values for the core's debouncers; none decides whether a chore runs.
+ * The VS Code event sources behind chore triggers (diagnostics, git HEAD, file globs) and
+ * chores.yaml itself (watched, read, its problems shown on the file), kept out of ChoreHost so it
+ * only composes them. Each turns VS Code events into plain values for the core's debouncers and
+ * parser; none decides whether a chore runs.
  */
 
 /** A file's current error and warning counts, for the diagnostics trigger; none outside `root`. */
@@ -99,6 +102,56 @@ export function watchChoreGlobs(
     }
   }
   return disposables;
+}
+
+/** `.tasklane/chores.yaml` of the workspace folder `root`: watched, read and parsed, its problems shown on the file. */
+export class ChoresFileSource implements vscode.Disposable {
+  private readonly diagnostics = vscode.languages.createDiagnosticCollection('tasklane-chores');
+
+  constructor(
+    private readonly root: vscode.Uri | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Where the file is; undefined when no folder is open. */
+  uri(): vscode.Uri | undefined {
+    return this.root ? vscode.Uri.joinPath(this.root, choresFilePath) : undefined;
+  }
+
+  /** Calls `onChange` when the file is created, changed or deleted; dispose what it returns. */
+  watch(onChange: () => void): vscode.Disposable[] {
+    if (!this.root) return [];
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.root, choresFilePath));
+    return [watcher, watcher.onDidChange(onChange), watcher.onDidCreate(onChange), watcher.onDidDelete(onChange)];
+  }
+
+  /** The file's text; empty when there is none (no chores.yaml: no chores). */
+  async read(): Promise<string> {
+    const uri = this.uri();
+    if (!uri) return '';
+    try {
+      return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+    } catch {
+      return ''; // No chores.yaml: no chores.
+    }
+  }
+
+  /** Parses `text` as the file, shows its problems on it and logs what loaded. */
+  parse(text: string): ChoresFileResult {
+    const loaded = parseChoresFile(text);
+    const uri = this.uri();
+    if (uri) this.diagnostics.set(uri, loaded.diagnostics.map(toDiagnostic));
+    const errors = loaded.diagnostics.filter((d) => d.severity === 'error').length;
+    this.logger.info(
+      'CHORE',
+      `chores.yaml: ${loaded.chores.length} chore(s) loaded${loaded.disabled.length ? `, disabled: ${loaded.disabled.join(', ')}` : ''}${errors ? ` (${errors} error(s))` : ''}`,
+    );
+    return loaded;
+  }
+
+  dispose(): void {
+    this.diagnostics.dispose();
+  }
 }
 
 /** A chores.yaml problem (1-based lines and columns) as a VS Code diagnostic. */
