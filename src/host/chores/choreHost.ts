@@ -382,8 +382,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private onRun(run: ChoreRunRecord): void {
     const chore = this.loaded.chores.find((c) => c.id === run.choreId);
     this.post({ type: 'choreRunPatch', run: toRunView(run) });
-    // The patch after a run says only what stops the chore (not Restricted Mode or consent), as it always has.
-    if (chore) this.post({ type: 'chorePatch', chore: choreCard(chore, this.cardFacts(), this.stoppedProblem(chore), run) });
+    // The same card as in the whole list: a fire skipped in Restricted Mode keeps saying why.
+    if (chore) this.post({ type: 'chorePatch', chore: choreCard(chore, this.cardFacts(), run) });
     this.trace.changed(run);
   }
 

@@ -130,11 +130,19 @@ export function toChoreView(
   };
 }
 
+/** The first thing that keeps a valid chore from running: Restricted Mode, then consent, then a stop. */
+export function cardProblem(chore: ChoreDefinition, facts: ChoreCardFacts): string | undefined {
+  if (!facts.trusted) return 'Restricted Mode: chores do not run until you trust this folder.';
+  return facts.consentOf(chore) === 'needed' ? consentProblem : facts.stoppedProblem(chore);
+}
+
 /**
- * One valid chore's card. `problem` is what the card says stands in the way; `run` is a run that
- * just changed, shown as the last run while the history does not list it yet.
+ * One valid chore's card, saying what stands in the way ({@link cardProblem}) whether it is the
+ * whole list or the patch after a run; `run` is a run that just changed, shown as the last run
+ * while the history does not list it yet.
  */
-export function choreCard(chore: ChoreDefinition, facts: ChoreCardFacts, problem: string | undefined, run?: ChoreRunRecord): ChoreView {
+export function choreCard(chore: ChoreDefinition, facts: ChoreCardFacts, run?: ChoreRunRecord): ChoreView {
+  const problem = cardProblem(chore, facts);
   const consent = facts.consentOf(chore);
   const paused = facts.paused(chore.id);
   const next = facts.nextFireAt(chore.id);
@@ -156,14 +164,7 @@ export function choreCard(chore: ChoreDefinition, facts: ChoreCardFacts, problem
  * running (Restricted Mode, then consent, then a stop), the invalid ones with their first error.
  */
 export function choreCards(loaded: ChoresFileResult, facts: ChoreCardFacts): ChoreView[] {
-  const views = loaded.chores.map((chore) => {
-    const problem = !facts.trusted
-      ? 'Restricted Mode: chores do not run until you trust this folder.'
-      : facts.consentOf(chore) === 'needed'
-        ? consentProblem
-        : facts.stoppedProblem(chore);
-    return choreCard(chore, facts, problem);
-  });
+  const views = loaded.chores.map((chore) => choreCard(chore, facts));
   for (const id of loaded.disabled) {
     const first = loaded.diagnostics.find((d) => d.choreId === id && d.severity === 'error');
     views.push({
