@@ -14,16 +14,20 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { SESSIONS_FIRST_PAINT_MARK as FIRST_PAINT_MARK } from '../src/shared/sessionProtocol';
+import { SESSIONS_FIRST_PAINT_MARK as FIRST_PAINT_MARK, SIDEBAR_INIT_MARK, SIDEBAR_SCRIPT_MARK } from '../src/shared/viewConstants';
 import { openTasklaneView, runCommand, startSeededUiSession, startUiSession, tasklaneFrame } from '../test/ui/support/workbench';
 import type { UiSession } from '../test/ui/support/workbench';
 import { median } from './support';
 
-const SAMPLES = 5;
+const SAMPLES = 9;
 /** One sample: the list's first paint in the view's own clock, and the time from the command. */
 interface Sample {
   paintMs: number;
   fromCommandMs: number;
+  /** Where the time went, each in ms from the document's start: the script loaded, it started, `init` arrived. */
+  scriptLoadedMs: number;
+  scriptStartedMs: number;
+  initMs: number;
 }
 
 /** Starts a run whose Tasklane store is `fixture` (its store/ and agent/ folders), or empty. */
@@ -47,13 +51,21 @@ async function sample(page: Page): Promise<Sample> {
   await frame.locator('.session-rows .session').first().waitFor({ state: 'visible', timeout: 60_000 });
   // The row is in the DOM; wait for the frame to paint it.
   await frame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(undefined))));
-  return { paintMs: await firstPaint(frame), fromCommandMs: performance.now() - started };
+  return { ...(await firstPaint(frame)), fromCommandMs: performance.now() - started };
 }
 
-/** The session list's first-paint mark, in ms from the view document's start. */
-async function firstPaint(frame: Frame): Promise<number> {
+/** The session list's first-paint mark and the marks before it, in ms from the view document's start. */
+async function firstPaint(frame: Frame): Promise<Omit<Sample, 'fromCommandMs'>> {
   await frame.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, FIRST_PAINT_MARK, { timeout: 60_000 });
-  return frame.evaluate((mark) => performance.getEntriesByName(mark)[0]!.startTime, FIRST_PAINT_MARK);
+  return frame.evaluate(
+    // No named helper inside: the bench runs under tsx, whose keepNames wrapper does not exist in the page.
+    (names) => {
+      const [paint, script, init] = names.map((name) => performance.getEntriesByName(name)[0]?.startTime ?? NaN);
+      const bundle = performance.getEntriesByType('resource').find((e) => e.name.includes('webview.js')) as PerformanceResourceTiming | undefined;
+      return { paintMs: paint, scriptLoadedMs: bundle?.responseEnd ?? NaN, scriptStartedMs: script, initMs: init };
+    },
+    [FIRST_PAINT_MARK, SIDEBAR_SCRIPT_MARK, SIDEBAR_INIT_MARK] as const,
+  );
 }
 
 export async function measureSidebarOpen(fixture: string, meta: { sessions: number }): Promise<Record<string, unknown>> {
@@ -81,6 +93,9 @@ export async function measureSidebarOpen(fixture: string, meta: { sessions: numb
     sessions: meta.sessions,
     samples: runs.full.map((r) => Math.round(r.paintMs)),
     fromCommandMs: Math.round(median(runs.full.map((r) => r.fromCommandMs))),
+    // Medians of where the time went (ms from the document's start), with the history and without.
+    breakdown: breakdown(runs.full),
+    baselineBreakdown: breakdown(runs.empty),
     baseline: Math.round(baseline * 100) / 100,
     baselineName: 'empty store, same run (first paint of the list: New chat and search box)',
     baselineFromCommandMs: Math.round(median(runs.empty.map((r) => r.fromCommandMs))),
@@ -98,5 +113,10 @@ async function sampleEmpty(page: Page): Promise<Sample> {
   const frame = await tasklaneFrame(page, 60_000);
   await frame.locator('#session-search').waitFor({ state: 'visible', timeout: 60_000 });
   await frame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(undefined))));
-  return { paintMs: await firstPaint(frame), fromCommandMs: performance.now() - started };
+  return { ...(await firstPaint(frame)), fromCommandMs: performance.now() - started };
+}
+
+function breakdown(samples: Sample[]): Record<string, number> {
+  const of = (pick: (s: Sample) => number) => Math.round(median(samples.map(pick)));
+  return { scriptLoaded: of((s) => s.scriptLoadedMs), scriptStarted: of((s) => s.scriptStartedMs), init: of((s) => s.initMs), paint: of((s) => s.paintMs) };
 }

@@ -48,21 +48,28 @@ export class AgentSidebarBackend implements SidebarBackend {
   ) {}
 
   async viewState(): Promise<ViewState> {
-    const model = await this.models.status();
     const services = this.runtime.current;
-    const base = { model, restricted: !this.trusted() };
     if (!services) {
+      const base = { model: await this.models.status(), restricted: !this.trusted() };
       return { ...base, approvals: [], chores: [], sessions: [], tasks: [], deadLetters: [], storeProblem: this.runtime.problem ?? 'Starting…' };
     }
     const snapshot = services.agent.snapshot();
-    // The first page of the list only (newest first); the webview asks for more as it scrolls
-    // and for a session's transcript when it opens one. Tails already in memory (live work) come along.
-    const page = await firstSessionPage(services.agent);
+    // Side by side: the view's first paint waits for all of them (the model status may ask
+    // SecretStorage, a round trip of its own). The first page of the list only (newest first);
+    // the webview asks for more as it scrolls and for a session's transcript when it opens one.
+    // Tails already in memory (live work) come along.
+    const [model, page, approvals, chores] = await Promise.all([
+      this.models.status(),
+      firstSessionPage(services.agent),
+      services.approvals.list(),
+      services.chores.list(),
+    ]);
     const loaded = new Map(snapshot.sessions.map((s) => [s.id, s]));
     return {
-      ...base,
-      approvals: await services.approvals.list(),
-      chores: await services.chores.list(),
+      model,
+      restricted: !this.trusted(),
+      approvals,
+      chores,
       sessions: page.sessions.map((summary) => {
         const core = loaded.get(summary.id);
         return core ? { ...toSessionView(core, snapshot.tasks), ...summary } : { ...summary, messages: [] };

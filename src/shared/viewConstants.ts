@@ -11,3 +11,10 @@ export const CHART_RUNS = 20;
 
 /** User Timing mark the sidebar sets once its session list's first page is painted (bench: history.sidebar_open). */
 export const SESSIONS_FIRST_PAINT_MARK = 'tasklane:sessions-first-paint';
+
+/**
+ * The marks before it, so the bench can say where the time to first paint goes: the sidebar's
+ * script has run its imports and starts (`SCRIPT_MARK`), the host's `init` arrived (`INIT_MARK`).
+ */
+export const SIDEBAR_SCRIPT_MARK = 'tasklane:script-started';
+export const SIDEBAR_INIT_MARK = 'tasklane:init-received';

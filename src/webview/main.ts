@@ -15,6 +15,9 @@ import { StreamView } from './streamView';
 import { renderTaskCard } from './taskCard';
 import { SessionList } from './sessionList';
 import { TraceList } from './traceList';
+import { SIDEBAR_INIT_MARK, SIDEBAR_SCRIPT_MARK } from '../shared/viewConstants';
+
+performance.mark(SIDEBAR_SCRIPT_MARK);
 
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
@@ -236,6 +239,7 @@ function onMessage(message: HostMessage): void {
   if (approvals.onMessage(message) || chores.onMessage(message) || mcp.onMessage(message) || stream.onMessage(message) || sessions.onMessage(message)) return;
   switch (message.type) {
     case 'init': {
+      if (performance.getEntriesByName(SIDEBAR_INIT_MARK).length === 0) performance.mark(SIDEBAR_INIT_MARK);
       transcripts.clear();
       opened.clear();
       tasks.clear();
