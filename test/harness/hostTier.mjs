@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { build } from 'esbuild';
-import { cacheDir, repoRoot, startCodeServer } from './codeServer.mjs';
+import { cacheDir, repoRoot, startCodeServer, TEST_RUN_SETTINGS } from './codeServer.mjs';
 import { openWorkbench } from './browser.mjs';
 import { modelServerAvailable, startModelServer } from './modelServer.mjs';
 
@@ -97,7 +97,7 @@ export async function runHostTier(options = {}) {
     server = await startCodeServer({
       name: runName,
       extraExtensions: [hostRunnerDir, lmProviderDir].filter((dir) => fs.existsSync(path.join(dir, 'package.json'))),
-      settings: options.settings ?? {},
+      settings: { ...TEST_RUN_SETTINGS, ...options.settings },
       workspaceTrust: options.workspaceTrust,
       env: {
         TASKLANE_HOST_SUITE: suiteBundle,

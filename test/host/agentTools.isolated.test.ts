@@ -50,14 +50,9 @@ describe(SUITE, function () {
   before(async () => {
     await activateTasklane();
     if (hostPhase() === 0) await quiesce();
+    // Memory distillation, which would take a scripted answer meant for a task, is off in every
+    // test run (TEST_RUN_SETTINGS in test/harness/codeServer.mjs).
     await useScriptedModel();
-    // A memory distillation (a minute after a task ends) would take a scripted answer meant for a
-    // task, maybe in the next extension host: off for this workspace until phase 1 ends.
-    await vscode.workspace.getConfiguration('tasklane.memory').update('enabled', false, vscode.ConfigurationTarget.Workspace);
-  });
-
-  after(async () => {
-    if (hostPhase() > 0) await vscode.workspace.getConfiguration('tasklane.memory').update('enabled', undefined, vscode.ConfigurationTarget.Workspace);
   });
 
   if (hostPhase() === 0) {

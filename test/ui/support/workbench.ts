@@ -46,7 +46,7 @@ export interface UiSessionOptions {
 
 /** Starts the scripted model, code-server with Tasklane, and a Chromium page on the workbench. */
 export async function startUiSession(options: UiSessionOptions): Promise<UiSession> {
-  const { startCodeServer } = await import('../../harness/codeServer.mjs');
+  const { startCodeServer, TEST_RUN_SETTINGS } = await import('../../harness/codeServer.mjs');
   const { openWorkbench } = await import('../../harness/browser.mjs');
   const { startModelServer } = await import('../../harness/modelServer.mjs');
   const provider = options.provider ?? 'openai-compatible';
@@ -58,6 +58,7 @@ export async function startUiSession(options: UiSessionOptions): Promise<UiSessi
       name: `${options.name}-${process.pid}`,
       extraExtensions: provider === 'vscode-lm' ? [lmProviderDir] : [],
       settings: {
+        ...TEST_RUN_SETTINGS,
         'tasklane.model.provider': provider,
         ...(provider === 'openai-compatible'
           ? { 'tasklane.model.baseUrl': model.openaiBaseUrl, 'tasklane.model.id': 'scripted' }
