@@ -82,8 +82,14 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     await modelSaw(/approved \(The change was approved and applied: src\/greet\.js, src\/math\.js/);
 
     // One Undo in an editor of one of the files reverts the whole change set; Save All writes it back.
-    await page.keyboard.press('Control+P');
-    await page.keyboard.type('src/greet.js');
+    // Quick Open, filled only once it is there: keys typed before it opens go to whatever had the
+    // focus (the sidebar, after Approve), and an empty picker lists only recent files. The
+    // palette's input without its `>` is Quick Open.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    const quickOpen = page.locator('.quick-input-widget .quick-input-box input');
+    await quickOpen.waitFor({ state: 'visible', timeout: 10_000 });
+    await quickOpen.fill('src/greet.js');
     // The workspace's src/greet.js, not the (now removed) proposal copy Quick Open also remembers.
     const workspaceGreet = page
       .locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' })
