@@ -14,7 +14,8 @@ export const SESSIONS_FIRST_PAINT_MARK = 'tasklane:sessions-first-paint';
 
 /**
  * The marks before it, so the bench can say where the time to first paint goes: the sidebar's
- * script has run its imports and starts (`SCRIPT_MARK`), the host's `init` arrived (`INIT_MARK`).
+ * script has run its imports and starts (`SIDEBAR_SCRIPT_MARK`), the host's first `init` arrived
+ * (`SIDEBAR_INIT_MARK`).
  */
 export const SIDEBAR_SCRIPT_MARK = 'tasklane:script-started';
 export const SIDEBAR_INIT_MARK = 'tasklane:init-received';
