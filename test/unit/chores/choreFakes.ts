@@ -1,4 +1,3 @@
-import type { Logger, LogTag } from '../../../src/core/ports';
 import initSqlJs from 'sql.js';
 import type { DurableDb, Row, SqlValue, Trigger, TriggerSpec, TriggerStore } from '../../../src/core/store/types';
 import { schemaStatements } from '../../../src/core/store/schema';
@@ -31,22 +30,6 @@ export class FakeTriggerStore implements Pick<TriggerStore, 'emit'> {
     this.emitted.push(trigger);
     if (spec.dedupKey) this.byKey.set(spec.dedupKey, trigger);
     return trigger;
-  }
-}
-
-export class RecordingLogger implements Logger {
-  readonly lines: string[] = [];
-  trace(tag: LogTag, message: string): void {
-    this.lines.push(`trace [${tag}] ${message}`);
-  }
-  info(tag: LogTag, message: string): void {
-    this.lines.push(`info [${tag}] ${message}`);
-  }
-  warn(tag: LogTag, message: string): void {
-    this.lines.push(`warn [${tag}] ${message}`);
-  }
-  error(tag: LogTag, message: string): void {
-    this.lines.push(`error [${tag}] ${message}`);
   }
 }
 

@@ -6,7 +6,8 @@ import { fireKey, nextFireAfter, nextFires, selectDueFires } from '../../../src/
 import { DbSchedulePersistence, InMemorySchedulePersistence } from '../../../src/core/chores/schedulePersistence';
 import type { ChoreDefinition, DriftPolicy } from '../../../src/core/chores/types';
 import { FakeClock, SETTLE_CHAINS } from '../../fakes/fakeClock';
-import { FakeTriggerStore, RecordingLogger, sqlJsMemoryDb } from './choreFakes';
+import { MemoryLogger } from '../../fakes/memoryLogger';
+import { FakeTriggerStore, sqlJsMemoryDb } from './choreFakes';
 
 const T = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -71,14 +72,14 @@ describe('chores: ChoreScheduler', () => {
   let clock: FakeClock;
   let store: FakeTriggerStore;
   let persistence: InMemorySchedulePersistence;
-  let logger: RecordingLogger;
+  let logger: MemoryLogger;
   const make = () => new ChoreScheduler({ triggers: store, clock, persistence, logger });
 
   beforeEach(() => {
     clock = new FakeClock(T('2025-03-04T21:30:00Z'), SETTLE_CHAINS);
     store = new FakeTriggerStore();
     persistence = new InMemorySchedulePersistence();
-    logger = new RecordingLogger();
+    logger = new MemoryLogger();
   });
 
   it('emits a scheduled trigger with the dedup key when a cron fire comes due', async () => {

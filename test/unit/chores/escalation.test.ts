@@ -7,7 +7,7 @@ import { ChoreRunLog, InMemoryRunPersistence } from '../../../src/core/chores/ru
 import { parseSimpleMime, startHttpReceiver, startSmtpReceiver } from '../../fixtures/escalationServers';
 import type { HttpReceiver, SmtpReceiver } from '../../fixtures/escalationServers';
 import { FakeClock, SETTLE_CHAINS } from '../../fakes/fakeClock';
-import { RecordingLogger } from './choreFakes';
+import { MemoryLogger } from '../../fakes/memoryLogger';
 
 const secretsFrom = (values: Record<string, string>): SecretPort => ({ getSecret: async (name) => values[name] });
 
@@ -55,7 +55,7 @@ describe('chores: escalation channels against real local servers', function () {
   let http: HttpReceiver;
   let smtp: SmtpReceiver;
   let payload: EscalationPayload;
-  let logger: RecordingLogger;
+  let logger: MemoryLogger;
 
   before(async () => {
     http = await startHttpReceiver();
@@ -70,7 +70,7 @@ describe('chores: escalation channels against real local servers', function () {
     http.requests.length = 0;
     smtp.messages.length = 0;
     http.respondWith(200);
-    logger = new RecordingLogger();
+    logger = new MemoryLogger();
   });
 
   it('posts Block Kit to a Slack webhook whose URL comes from a secret', async () => {
