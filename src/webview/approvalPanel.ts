@@ -1,6 +1,6 @@
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
 import { showInvisible } from '../shared/visibleText';
-import { clear, h } from './dom';
+import { clear, h, keepingFocus } from './dom';
 
 /** How a decided card says what happened. */
 const STATUS_LABELS: Record<string, string> = {
@@ -37,7 +37,7 @@ export class ApprovalPanel {
       this.approvals.set(m.approval.id, m.approval);
       const existing = this.find(m.approval.id);
       const card = this.card(m.approval);
-      if (existing) existing.replaceWith(card);
+      if (existing) keepingFocus(this.root, 'data-approval-id', () => existing.replaceWith(card));
       else this.root.appendChild(card);
       return true;
     }

@@ -1,7 +1,7 @@
 import type { ChoreHostMessage, ChoreRunView, ChoreStepView, ChoreView, ChoreWebviewMessage } from '../shared/choreProtocol';
 import { CHART_RUNS } from '../shared/viewConstants';
 import { choreChartModel, renderChoreChart } from './choreChart';
-import { clear, formatTime, h } from './dom';
+import { clear, formatTime, h, keepingFocus } from './dom';
 
 /** Chores: next fire, last run and usage, Run now, and the selected run's live step trace. */
 export class ChorePanel {
@@ -73,8 +73,7 @@ export class ChorePanel {
   }
 
   private render(): void {
-    clear(this.list);
-    for (const chore of this.chores.values()) this.list.appendChild(this.row(chore));
+    keepingFocus(this.list, 'data-chore-id', () => this.list.replaceChildren(...[...this.chores.values()].map((chore) => this.row(chore))));
   }
 
   private row(chore: ChoreView): HTMLElement {

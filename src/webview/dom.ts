@@ -31,6 +31,41 @@ export function clear(element: Element): void {
   while (element.firstChild) element.removeChild(element.firstChild);
 }
 
+/**
+ * Runs `redraw`, which rebuilds rows of `container`, and gives the focus back to the same control
+ * of the same row if one of them had it: updates arrive while a person works in the sidebar (a
+ * run's progress, a server starting), and a keyboard user's focus must not fall to the page. The
+ * row is found again by `keyAttribute`; the control by its tag and class and its place among the
+ * row's look-alikes. Focus that was elsewhere is never taken.
+ */
+export function keepingFocus(container: Element, keyAttribute: string, redraw: () => void): void {
+  const active = document.activeElement;
+  const row = active && container.contains(active) ? active.closest(`[${keyAttribute}]`) : null;
+  if (!active || !row || !container.contains(row)) {
+    redraw();
+    return;
+  }
+  const key = row.getAttribute(keyAttribute);
+  const signature = (element: Element) => `${element.tagName}.${element.className}`;
+  const lookAlikes = (within: Element) => [...within.querySelectorAll('*')].filter((element) => signature(element) === signature(active));
+  const nth = active === row ? -1 : lookAlikes(row).indexOf(active);
+  redraw();
+  if (active.isConnected && document.activeElement === active) return;
+  const newRow = [...container.querySelectorAll(`[${keyAttribute}]`)].find((element) => element.getAttribute(keyAttribute) === key);
+  const target = newRow && (nth === -1 ? newRow : lookAlikes(newRow)[nth]);
+  if (!(target instanceof HTMLElement)) return;
+  target.focus();
+  // A new web-component button (vscode-button) is focusable only once its first render has set
+  // its tabindex, a microtask later (before the next message can redraw again): focus it then,
+  // unless the person has moved on meanwhile.
+  const rendered = (target as { updateComplete?: Promise<unknown> }).updateComplete;
+  if (document.activeElement !== target && rendered) {
+    void rendered.then(() => {
+      if (target.isConnected && (document.activeElement === null || document.activeElement === document.body)) target.focus();
+    });
+  }
+}
+
 /** `run`, at most once per animation frame however often the returned function is called. */
 export function oncePerFrame(run: () => void): () => void {
   let frame = 0;

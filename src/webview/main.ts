@@ -6,7 +6,7 @@ import type { HostMessage, MessageView, SessionSummary, TaskView, ViewState, Web
 import { ApprovalPanel } from './approvalPanel';
 import { ChorePanel } from './chorePanel';
 import { McpPanel } from './mcpPanel';
-import { clear, h } from './dom';
+import { clear, h, keepingFocus } from './dom';
 import { AttachmentChips } from './attachments';
 import { watchSection } from './layout';
 import { demoNotice } from './demoNotice';
@@ -192,7 +192,7 @@ function patchTask(task: TaskView): void {
   if (task.sessionId !== persisted.selectedSessionId) return;
   const existing = taskArea.querySelector(`[data-task-id="${CSS.escape(task.id)}"]`);
   const card = renderTaskCard(task, taskActions);
-  if (existing) existing.replaceWith(card);
+  if (existing) keepingFocus(taskArea, 'data-task-id', () => existing.replaceWith(card));
   else taskArea.appendChild(card);
 }
 

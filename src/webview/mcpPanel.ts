@@ -1,5 +1,5 @@
 import type { McpHostMessage, McpServerStateView, McpServerView, McpWebviewMessage } from '../shared/mcpProtocol';
-import { clear, h } from './dom';
+import { h, keepingFocus } from './dom';
 
 /** What one server's row says, before it becomes DOM (unit-tested on its own: test/unit/webview/mcpPanel.test.ts). */
 export interface McpRowModel {
@@ -53,6 +53,8 @@ export function mcpRowModel(server: McpServerView): McpRowModel {
  */
 export class McpPanel {
   private servers: McpServerView[] = [];
+  /** Each server's row as last drawn, with the model it was drawn from. */
+  private rows = new Map<string, { drawn: string; element: HTMLElement }>();
 
   constructor(
     private readonly section: HTMLElement,
@@ -83,8 +85,22 @@ export class McpPanel {
     this.note.textContent = [restricted ? 'off in Restricted Mode' : '', broken ? `${broken} broken` : '', waiting ? `${waiting} not trusted` : '']
       .filter(Boolean)
       .join(', ');
-    clear(this.list);
-    for (const server of this.servers) this.list.appendChild(this.row(mcpRowModel(server)));
+    this.drawRows();
+  }
+
+  /** A row whose model has not changed is kept as it is (its status is not announced again). */
+  private drawRows(): void {
+    const rows = new Map<string, { drawn: string; element: HTMLElement }>();
+    for (const server of this.servers) {
+      const model = mcpRowModel(server);
+      const drawn = JSON.stringify(model);
+      const kept = this.rows.get(model.name);
+      rows.set(model.name, kept?.drawn === drawn ? kept : { drawn, element: this.row(model) });
+    }
+    this.rows = rows;
+    const elements = [...rows.values()].map((row) => row.element);
+    if (elements.length === this.list.children.length && elements.every((element, i) => this.list.children[i] === element)) return;
+    keepingFocus(this.list, 'data-server', () => this.list.replaceChildren(...elements));
   }
 
   private row(model: McpRowModel): HTMLElement {

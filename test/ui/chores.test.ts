@@ -209,7 +209,9 @@ describe('ui: a chore created from the palette, run now and traced live in the s
     await model.reset();
     await model.script([{ delayMs: 1500, toolCalls: [{ name: 'task_end', arguments: { summary: 'again', output: { status: 'done', lines: 12 } } }] }]);
 
-    await row().locator('.run-now').click();
+    // From the keyboard this time: Run now keeps the focus while the run's updates redraw the row.
+    await row().locator('.run-now').focus();
+    await session().page.keyboard.press('Enter');
     const secondRunId = await until('a second run in the chore row', async () => {
       const id = await row().locator('.chore-run').getAttribute('data-run-id');
       return id && id !== firstRunId ? id : undefined;
@@ -220,6 +222,11 @@ describe('ui: a chore created from the palette, run now and traced live in the s
       .locator('.chore-steps .chore-step')
       .evaluateAll((els) => els.map((el) => `${el.getAttribute('data-tool')}:${el.getAttribute('data-status')}`));
     assert.deepEqual(tools, ['task_end:ok'], "the trace shows the new run's steps only");
+    const focused = await frame.evaluate(() => {
+      const active = document.activeElement;
+      return active?.classList.contains('run-now') ? active.closest('[data-chore-id]')?.getAttribute('data-chore-id') : null;
+    });
+    assert.equal(focused, choreId, "Run now lost the focus while the run's updates redrew the chore list");
     await shot('ui-chores-5-next-run-followed');
   });
 

@@ -58,10 +58,9 @@ describe('ui: the MCP servers section', function () {
   it("a repository's server waits for Trust…, which asks in a modal, then runs", async function () {
     const { page, server } = session();
     fs.mkdirSync(path.join(server.workspaceDir, '.vscode'), { recursive: true });
-    fs.writeFileSync(
-      path.join(server.workspaceDir, '.vscode', 'mcp.json'),
-      JSON.stringify({ servers: { everything: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'] } } }, null, 2),
-    );
+    const mcpJson = path.join(server.workspaceDir, '.vscode', 'mcp.json');
+    const servers: Record<string, unknown> = { everything: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'] } };
+    fs.writeFileSync(mcpJson, JSON.stringify({ servers }, null, 2));
     const frame = await tasklaneFrame(page);
     const row = frame.locator('.mcp-server[data-server="everything"]');
     await row.waitFor({ timeout: 30_000 });
@@ -70,6 +69,14 @@ describe('ui: the MCP servers section', function () {
     // Keyboard: the Trust… button is reachable and activates with Enter.
     const trust = row.locator('.mcp-trust');
     await trust.focus();
+    // The list updates while the person is in it: another server arrives in mcp.json. The focused
+    // Trust… keeps the focus through the redraw, so Enter still lands on it.
+    servers.other = { type: 'stdio', command: process.execPath, args: ['other-server.js'] };
+    fs.writeFileSync(mcpJson, JSON.stringify({ servers }, null, 2));
+    await frame.locator('.mcp-server[data-server="other"]').waitFor({ timeout: 30_000 });
+    await frame.locator('#mcp-note', { hasText: '2 not trusted' }).waitFor({ timeout: 15_000 });
+    const focusedIn = await frame.evaluate(() => document.activeElement?.closest('.mcp-server')?.getAttribute('data-server') ?? null);
+    assert.equal(focusedIn, 'everything', 'the focused Trust… lost the focus when the list updated');
     await page.keyboard.press('Enter');
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 15_000 });
