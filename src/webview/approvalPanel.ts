@@ -1,6 +1,6 @@
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
 import { showInvisible } from '../shared/visibleText';
-import { clear, h, keepingFocus } from './dom';
+import { h, keepingFocus } from './dom';
 
 /** How a decided card says what happened. */
 const STATUS_LABELS: Record<string, string> = {
@@ -17,6 +17,8 @@ const STATUS_LABELS: Record<string, string> = {
  */
 export class ApprovalPanel {
   private readonly approvals = new Map<string, ApprovalView>();
+  /** The view each card was last drawn from, to leave a card alone when nothing on it changed. */
+  private readonly drawn = new Map<string, string>();
 
   constructor(
     private readonly root: HTMLElement,
@@ -26,8 +28,9 @@ export class ApprovalPanel {
   init(approvals: ApprovalView[]): void {
     this.approvals.clear();
     for (const approval of approvals) this.approvals.set(approval.id, approval);
-    clear(this.root);
-    for (const approval of approvals) this.root.appendChild(this.card(approval));
+    const cards = approvals.map((approval) => this.cardFor(approval));
+    for (const id of [...this.drawn.keys()]) if (!this.approvals.has(id)) this.drawn.delete(id);
+    keepingFocus(this.root, 'data-approval-id', () => this.root.replaceChildren(...cards));
   }
 
   /** Applies an approval message; false if the message is not the panel's. */
@@ -36,17 +39,35 @@ export class ApprovalPanel {
     if (m.type === 'approvalPatch') {
       this.approvals.set(m.approval.id, m.approval);
       const existing = this.find(m.approval.id);
-      const card = this.card(m.approval);
-      if (existing) keepingFocus(this.root, 'data-approval-id', () => existing.replaceWith(card));
-      else this.root.appendChild(card);
+      const card = this.cardFor(m.approval);
+      if (!existing) this.root.appendChild(card);
+      else if (existing !== card) keepingFocus(this.root, 'data-approval-id', () => existing.replaceWith(card));
       return true;
     }
     if (m.type === 'approvalRemoved') {
       this.approvals.delete(m.id);
+      this.drawn.delete(m.id);
       this.find(m.id)?.remove();
       return true;
     }
     return false;
+  }
+
+  /**
+   * The card for `approval`: the one on screen when it shows the same thing (a refresh of the whole
+   * sidebar, or a repeated patch, must not take a click or a half-typed reason from under the
+   * person), else a new one that keeps the reject reason typed into the old.
+   */
+  private cardFor(approval: ApprovalView): HTMLElement {
+    const existing = this.find(approval.id);
+    const drawn = JSON.stringify(approval);
+    if (existing instanceof HTMLElement && this.drawn.get(approval.id) === drawn) return existing;
+    this.drawn.set(approval.id, drawn);
+    const card = this.card(approval);
+    const typed = existing?.querySelector<HTMLElement & { value: string }>('.reject-reason')?.value;
+    const reason = card.querySelector<HTMLElement & { value: string }>('.reject-reason');
+    if (typed && reason) reason.value = typed;
+    return card;
   }
 
   private find(id: string): Element | null {

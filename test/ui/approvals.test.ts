@@ -122,14 +122,22 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
 
   it('reject with a reason: the disk is untouched and the task receives the reason', async function () {
     const readme = onDisk('README.md');
-    await propose([{ name: 'write_file', arguments: { path: 'README.md', content: '# replaced by the agent\n' } }]);
+    await propose([
+      { name: 'write_file', arguments: { path: 'README.md', content: '# replaced by the agent\n' } },
+      { name: 'create_file', arguments: { path: 'NOTES.md', content: 'notes\n' } },
+    ]);
     const card = pendingCard();
     await card.waitFor({ timeout: 30_000 });
     await card.locator('.reject-reason input').fill('the README is fine as it is');
+    // While the reason is typed, the card changes (a file excluded): the reason survives the redraw.
+    await card.locator('.approval-file[data-path="NOTES.md"] .toggle-file').click();
+    await card.locator('.approval-file.rejected[data-path="NOTES.md"] .toggle-file', { hasText: 'include' }).waitFor({ timeout: 15_000 });
+    assert.equal(await card.locator('.reject-reason input').inputValue(), 'the README is fine as it is', 'the typed reason was lost when the card redrew');
     await screenshotSidebar(session().page, 'ui-approvals-5-reject-reason');
     await card.locator('vscode-button.reject').click();
     await frame.locator('.approval-card[data-status="rejected"]').first().waitFor({ timeout: 30_000 });
     assert.equal(onDisk('README.md'), readme);
+    assert.equal(onDisk('NOTES.md'), null);
     await modelSaw(/rejected \(The change was rejected: the README is fine as it is/);
     await screenshotSidebar(session().page, 'ui-approvals-6-rejected');
   });
