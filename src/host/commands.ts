@@ -8,8 +8,8 @@ export interface CommandDeps {
   runtime: Runtime;
   models: ModelProvider;
   channel: vscode.LogOutputChannel;
-  /** Re-sends the sidebar's state after something it shows changed outside the agent. */
-  refreshSidebar: () => Promise<void>;
+  /** Tells the sidebar the model status changed (its banner redraws; nothing else does). */
+  refreshModel: () => Promise<void>;
   /** Workspace Trust, read at each use. */
   trusted: () => boolean;
   /** Shows a session's conversation in the sidebar (after a palette message). */
@@ -90,10 +90,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return id ? (await runtime.ready).changeSets.revertTask(id) : undefined;
     }),
     vscode.commands.registerCommand('tasklane.setApiKey', async () => {
-      if (await setApiKeyFlow(deps.models)) await deps.refreshSidebar();
+      if (await setApiKeyFlow(deps.models)) await deps.refreshModel();
     }),
     vscode.commands.registerCommand('tasklane.selectModel', async () => {
-      if (await selectModelFlow(deps.models)) await deps.refreshSidebar();
+      if (await selectModelFlow(deps.models)) await deps.refreshModel();
     }),
     vscode.commands.registerCommand('tasklane.showLog', () => deps.channel.show()),
     vscode.commands.registerCommand('tasklane.openAgentFiles', async () => {

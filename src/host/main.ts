@@ -66,6 +66,13 @@ export function start(context: vscode.ExtensionContext): MainParts {
   const replies = new ReplyActions(logger, { proposeUserEdit: async (input) => (await ready).changeSets.proposeUserEdit(input) });
   const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, trusted, { replies, context: contextPicker }), logger);
   const refreshSidebar = () => sidebar.refresh();
+  // A model, key or provider change is news for the banner only: the rest of the view stays as the
+  // person has it (scroll position, an open card, a half-typed reason), unlike a full refresh.
+  const refreshModel = () =>
+    models.status().then(
+      (model) => sidebar.post({ type: 'model', model }),
+      (e) => logger.warn('HOST', `could not read the model status for the sidebar: ${(e as Error).message}`),
+    );
   const attention = new Attention(sidebar, logger);
   // A part of the services, for the commands that need it. A failed start is reported by the
   // runtime (log, sidebar); the commands then fail with it, so nothing is left unhandled here.
@@ -90,9 +97,9 @@ export function start(context: vscode.ExtensionContext): MainParts {
     runtime.onDidChange((change) => attention.onAgentChange(change)),
     runtime.onDidPost((message) => attention.onHostMessage(message)),
     vscode.workspace.onDidGrantWorkspaceTrust(refreshSidebar),
-    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('tasklane.model') && void refreshSidebar()),
-    vscode.lm.onDidChangeChatModels(refreshSidebar),
-    context.secrets.onDidChange(refreshSidebar),
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('tasklane.model') && void refreshModel()),
+    vscode.lm.onDidChangeChatModels(refreshModel),
+    context.secrets.onDidChange(refreshModel),
     // Add to Tasklane (editor context menu, Ctrl/Cmd+Alt+L): the selection becomes a chip in the sidebar.
     vscode.commands.registerCommand('tasklane.addSelection', async () => {
       try {
@@ -101,7 +108,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
         void vscode.window.showWarningMessage(`Tasklane: nothing attached: ${(error as Error).message}.`);
       }
     }),
-    ...registerCommands({ runtime, models, channel, refreshSidebar, trusted, showSession: (id) => sidebar.showSession(id) }),
+    ...registerCommands({ runtime, models, channel, refreshModel, trusted, showSession: (id) => sidebar.showSession(id) }),
     ...registerChoreCommands(
       part((s) => s.chores),
       secrets,

@@ -1,11 +1,12 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Frame, Page } from 'playwright-core';
+import type { Frame } from 'playwright-core';
 import { parse } from 'yaml';
 import { openTasklaneView, runCommand, screenshotSidebar, screenshotsDir, startUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
 import { until as poll } from '../support/poll';
+import { answer, pick } from './support/quickInput';
 
 // Issue #6, the UI-tier item: a chore created from the command palette with the keyboard only,
 // written to .tasklane/chores.yaml, listed in the sidebar, run with its Run now button, and its
@@ -18,52 +19,6 @@ const prompt = 'Read README.md and finish with task_end and output {"status": "d
 
 interface ChoresFile {
   chores: Array<{ id: string; name: string; trigger: { cron?: string }; prompt: string; successWhen?: string }>;
-}
-
-/** The quick input (palette, pick or input box) whose title contains `title`, once it is shown. */
-async function quickInput(page: Page, title: string): Promise<void> {
-  const widget = page.locator('.quick-input-widget');
-  try {
-    await widget.locator('.quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: 15_000 });
-  } catch (error) {
-    const shown = await widget
-      .locator('.quick-input-title')
-      .textContent()
-      .catch(() => null);
-    throw new Error(`the quick input "${title}" never showed; the title is ${JSON.stringify(shown)}`, { cause: error });
-  }
-}
-
-/** Picks the item labelled `label` in a quick pick by typing it to filter, then Enter. */
-async function pick(page: Page, title: string, label: string): Promise<void> {
-  await quickInput(page, title);
-  await page.keyboard.type(label);
-  const focused = page.locator('.quick-input-list .monaco-list-row.focused');
-  await focused.filter({ hasText: label }).waitFor({ timeout: 5_000 });
-  await page.keyboard.press('Enter');
-}
-
-/** Replaces the suggested value of an input box with `text` and accepts it; returns the suggested value. */
-async function answer(page: Page, title: string, text: string, beforeEnter?: () => Promise<unknown>): Promise<string> {
-  await quickInput(page, title);
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  const suggested = await input.inputValue();
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.type(text);
-  await beforeEnter?.();
-  // Accepting the value moves on to the next quick input (or closes it): wait for the title to change.
-  const before = await page.locator('.quick-input-widget .quick-input-title').textContent();
-  await page.keyboard.press('Enter');
-  await page.waitForFunction(
-    (previous) => {
-      const widget = document.querySelector('.quick-input-widget') as HTMLElement | null;
-      const titleNow = widget?.querySelector('.quick-input-title')?.textContent;
-      return !widget || widget.style.display === 'none' || titleNow !== previous;
-    },
-    before,
-    { timeout: 10_000 },
-  );
-  return suggested;
 }
 
 const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> =>

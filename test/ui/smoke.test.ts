@@ -11,6 +11,7 @@ import {
   waitForAssistantMessage,
 } from './support/workbench';
 import type { UiSession } from './support/workbench';
+import { answer, pick } from './support/quickInput';
 
 // One code-server for the whole file: a cold start costs ~15 s.
 describe('ui smoke: chatting in the Tasklane sidebar', function () {
@@ -80,5 +81,22 @@ describe('ui smoke: chatting in the Tasklane sidebar', function () {
     assert.deepEqual(await transcriptMessages(frame, 'assistant').allTextContents(), before, 'the transcript did not come back');
     assert.equal(await frame.locator('#chat-input').evaluate((el) => (el as HTMLElement & { value: string }).value), draft, 'the draft was lost');
     await screenshotSidebar(ui.page, 'ui-smoke-restored');
+  });
+
+  it('a model change redraws the model line only: the conversation on screen stays as it is', async function () {
+    assert.ok(ui);
+    const frame = await tasklaneFrame(ui.page);
+    const shown = transcriptMessages(frame, 'assistant').first();
+    await shown.waitFor({ timeout: 15_000 });
+    // A mark on the element on screen: a full redraw of the transcript would drop it.
+    await shown.evaluate((el) => el.setAttribute('data-probe', 'kept'));
+    // The person switches model through the palette, as they would: same server, another model id.
+    await runCommand(ui.page, 'Tasklane: Select Model');
+    await pick(ui.page, 'choose a model provider', 'OpenAI-compatible server');
+    await answer(ui.page, 'Base URL', ui.model.openaiBaseUrl);
+    assert.equal(await answer(ui.page, 'Model id', 'scripted-renamed'), 'scripted', 'the current model id is suggested');
+    await answer(ui.page, 'API key', '');
+    await frame.locator('.model-line', { hasText: 'scripted-renamed' }).waitFor({ timeout: 30_000 });
+    assert.equal(await frame.locator('#transcript .msg[data-probe="kept"]').count(), 1, 'the model change redrew the whole conversation');
   });
 });
