@@ -66,6 +66,21 @@ export function keepingFocus(container: Element, keyAttribute: string, redraw: (
   }
 }
 
+/**
+ * Makes `parent`'s children exactly `wanted`, in order, leaving a child that stays where it is
+ * untouched: a row under the pointer or the focus is not taken out and put back (which would lose
+ * a click half done, or the focus) just because rows around it came or went.
+ */
+export function syncChildren(parent: Element, wanted: readonly Element[]): void {
+  const keep = new Set(wanted);
+  for (const child of [...parent.children]) if (!keep.has(child)) child.remove();
+  let cursor = parent.firstElementChild;
+  for (const element of wanted) {
+    if (element === cursor) cursor = cursor.nextElementSibling;
+    else parent.insertBefore(element, cursor);
+  }
+}
+
 /** `run`, at most once per animation frame however often the returned function is called. */
 export function oncePerFrame(run: () => void): () => void {
   let frame = 0;

@@ -1,14 +1,16 @@
 import type { TraceEventView } from '../shared/protocol';
-import { clear, h, oncePerFrame, visibleRows } from './dom';
+import { h, oncePerFrame, syncChildren, visibleRows } from './dom';
 
 const ROW_HEIGHT = 22;
 const OVERSCAN = 10;
 
 /**
  * A virtualised action trace: only the rows in view are in the DOM, so a task with 10,000 events
- * opens and appends in constant time. Rows have a fixed height; a clicked row's inputs/outputs
+ * opens and appends in constant time. Rows have a fixed height; a selected row's inputs/outputs
  * show in a detail pane under the list instead of expanding in place (which would break the
- * fixed-height arithmetic).
+ * fixed-height arithmetic). It is a listbox: click a row, or focus the list and use ↑/↓, Home/End
+ * (Escape closes the detail). A row already drawn stays in place while live events arrive, so a
+ * click on it is not lost to a redraw.
  */
 export class TraceList {
   readonly element: HTMLElement;
@@ -18,19 +20,22 @@ export class TraceList {
   private readonly detail: HTMLElement;
   private events: TraceEventView[] = [];
   private selectedSeq: number | undefined;
+  /** The rows drawn now, by seq. */
+  private drawn = new Map<number, HTMLElement>();
   /** Scroll events come many per frame: one render per frame. */
   private readonly schedule = oncePerFrame(() => this.render());
 
   constructor(private readonly onLoadOlder: (beforeSeq: number) => void) {
     this.spacer = h('div', { class: 'trace-spacer' });
     this.rows = h('div', { class: 'trace-rows' });
-    this.viewport = h('div', { class: 'trace-viewport', tabindex: 0 }, this.spacer, this.rows);
-    this.detail = h('pre', { class: 'trace-detail', hidden: true });
+    this.viewport = h('div', { class: 'trace-viewport', tabindex: 0, role: 'listbox', 'aria-label': 'Action trace' }, this.spacer, this.rows);
+    this.detail = h('pre', { class: 'trace-detail', id: 'trace-detail', role: 'region', 'aria-label': 'Selected trace event', hidden: true });
     this.element = h('div', { class: 'trace' }, this.viewport, this.detail);
     this.viewport.addEventListener('scroll', () => this.schedule());
+    this.viewport.addEventListener('keydown', (event) => this.onKey(event));
     this.rows.addEventListener('click', (event) => {
       const row = (event.target as HTMLElement).closest<HTMLElement>('[data-seq]');
-      if (row) this.select(Number(row.dataset.seq));
+      if (row) this.select(Number(row.dataset.seq), { toggle: true });
     });
   }
 
@@ -42,6 +47,9 @@ export class TraceList {
   reset(events: TraceEventView[], hasMore: boolean): void {
     this.events = [...events];
     this.hasMore = hasMore;
+    this.selectedSeq = undefined;
+    this.drawn = new Map(); // another task's rows may share seqs with these
+    this.showDetail();
     this.render();
     this.viewport.scrollTop = this.viewport.scrollHeight;
   }
@@ -70,9 +78,20 @@ export class TraceList {
   private render(): void {
     this.spacer.style.height = `${this.events.length * ROW_HEIGHT}px`;
     const { first, last } = visibleRows(this.viewport, this.events.length, ROW_HEIGHT, OVERSCAN, 300);
-    clear(this.rows);
+    const drawn = new Map<number, HTMLElement>();
+    for (let i = first; i < last; i++) {
+      const event = this.events[i];
+      const row = this.drawn.get(event.seq) ?? this.row(event);
+      const selected = event.seq === this.selectedSeq;
+      row.classList.toggle('selected', selected);
+      row.setAttribute('aria-selected', String(selected));
+      drawn.set(event.seq, row);
+    }
+    this.drawn = drawn;
     this.rows.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
-    for (let i = first; i < last; i++) this.rows.appendChild(this.row(this.events[i]));
+    syncChildren(this.rows, [...drawn.values()]);
+    if (this.selectedSeq !== undefined && drawn.has(this.selectedSeq)) this.viewport.setAttribute('aria-activedescendant', rowId(this.selectedSeq));
+    else this.viewport.removeAttribute('aria-activedescendant');
     if (first === 0 && this.hasMore && this.events.length > 0) {
       this.hasMore = false; // one request in flight at a time
       this.onLoadOlder(this.events[0].seq);
@@ -83,17 +102,52 @@ export class TraceList {
     const duration = event.durationMs === undefined ? '' : ` · ${event.durationMs} ms`;
     return h(
       'div',
-      { class: `trace-row trace-${event.type}${event.seq === this.selectedSeq ? ' selected' : ''}`, 'data-seq': event.seq, title: event.summary },
+      { class: `trace-row trace-${event.type}`, id: rowId(event.seq), role: 'option', 'data-seq': event.seq, title: event.summary },
       h('span', { class: 'trace-type' }, event.type),
       h('span', { class: 'trace-summary' }, event.summary + duration),
     );
   }
 
-  private select(seq: number): void {
-    this.selectedSeq = this.selectedSeq === seq ? undefined : seq;
-    const event = this.events.find((e) => e.seq === seq);
-    this.detail.hidden = this.selectedSeq === undefined || !event?.detail;
-    this.detail.textContent = this.selectedSeq === undefined ? '' : (event?.detail ?? '');
+  private onKey(event: KeyboardEvent): void {
+    if (this.events.length === 0) return;
+    const at = this.events.findIndex((e) => e.seq === this.selectedSeq);
+    const inView = () => visibleRows(this.viewport, this.events.length, ROW_HEIGHT, 0, 300);
+    let index: number | undefined;
+    if (event.key === 'ArrowDown') index = at === -1 ? inView().first : Math.min(at + 1, this.events.length - 1);
+    else if (event.key === 'ArrowUp') index = at === -1 ? Math.max(inView().last - 1, 0) : Math.max(at - 1, 0);
+    else if (event.key === 'Home') index = 0;
+    else if (event.key === 'End') index = this.events.length - 1;
+    else if (event.key === 'Escape' && at !== -1) {
+      this.select(undefined);
+      event.preventDefault();
+      event.stopPropagation();
+      return;
+    }
+    if (index === undefined) return;
+    event.preventDefault();
+    this.select(this.events[index].seq);
+    this.scrollIntoView(index);
+  }
+
+  /** Scrolls just enough for row `index` to be inside the viewport. */
+  private scrollIntoView(index: number): void {
+    const top = index * ROW_HEIGHT;
+    if (top < this.viewport.scrollTop) this.viewport.scrollTop = top;
+    else if (top + ROW_HEIGHT > this.viewport.scrollTop + this.viewport.clientHeight) this.viewport.scrollTop = top + ROW_HEIGHT - this.viewport.clientHeight;
     this.render();
   }
+
+  private select(seq: number | undefined, options: { toggle?: boolean } = {}): void {
+    this.selectedSeq = options.toggle && this.selectedSeq === seq ? undefined : seq;
+    this.showDetail();
+    this.render();
+  }
+
+  private showDetail(): void {
+    const event = this.selectedSeq === undefined ? undefined : this.events.find((e) => e.seq === this.selectedSeq);
+    this.detail.hidden = !event?.detail;
+    this.detail.textContent = event?.detail ?? '';
+  }
 }
+
+const rowId = (seq: number) => `trace-row-${seq}`;

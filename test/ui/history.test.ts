@@ -67,5 +67,24 @@ describe('ui history: the session list with many sessions', function () {
     // Its events, paged like any trace.
     await frame.locator('#trace-area .trace-row').first().waitFor({ timeout: 30_000 });
     assert.match((await frame.locator('#current-session').textContent()) ?? '', /session 3/);
+
+    // The trace is a listbox: the keyboard walks its events and shows each one's detail.
+    const viewport = frame.locator('#trace-area .trace-viewport');
+    const selected = frame.locator('#trace-area .trace-row[aria-selected="true"]');
+    const detail = frame.locator('#trace-area .trace-detail');
+    await viewport.focus();
+    await ui.page.keyboard.press('End');
+    await selected.waitFor({ timeout: 5_000 });
+    const last = await selected.getAttribute('data-seq');
+    assert.equal(await viewport.getAttribute('aria-activedescendant'), `trace-row-${last}`);
+    await detail.waitFor({ state: 'visible', timeout: 5_000 });
+    const lastDetail = await detail.textContent();
+    assert.match(lastDetail ?? '', /answer 3/, "the last event's detail is the reply");
+    await ui.page.keyboard.press('ArrowUp');
+    assert.notEqual(await selected.getAttribute('data-seq'), last, 'ArrowUp selects the event before');
+    assert.notEqual(await detail.textContent(), lastDetail);
+    await ui.page.keyboard.press('Escape');
+    await detail.waitFor({ state: 'hidden', timeout: 5_000 });
+    assert.equal(await selected.count(), 0, 'Escape clears the selection');
   });
 });
