@@ -36,11 +36,13 @@ export function clear(element: Element): void {
  * of the same row if one of them had it: updates arrive while a person works in the sidebar (a
  * run's progress, a server starting), and a keyboard user's focus must not fall to the page. The
  * row is found again by `keyAttribute`; the control by its tag and class and its place among the
- * row's look-alikes. Focus that was elsewhere is never taken.
+ * row's look-alikes. Focus that was elsewhere, in the sidebar or outside it, is never taken.
  */
 export function keepingFocus(container: Element, keyAttribute: string, redraw: () => void): void {
   const active = document.activeElement;
-  const row = active && container.contains(active) ? active.closest(`[${keyAttribute}]`) : null;
+  // Only while the sidebar has the focus: a webview keeps its activeElement when the person moves
+  // to the editor, and focusing from here then would pull the focus out of the editor.
+  const row = active && document.hasFocus() && container.contains(active) ? active.closest(`[${keyAttribute}]`) : null;
   if (!active || !row || !container.contains(row)) {
     redraw();
     return;
@@ -61,7 +63,7 @@ export function keepingFocus(container: Element, keyAttribute: string, redraw: (
   const rendered = (target as { updateComplete?: Promise<unknown> }).updateComplete;
   if (document.activeElement !== target && rendered) {
     void rendered.then(() => {
-      if (target.isConnected && (document.activeElement === null || document.activeElement === document.body)) target.focus();
+      if (target.isConnected && document.hasFocus() && (document.activeElement === null || document.activeElement === document.body)) target.focus();
     });
   }
 }

@@ -1,7 +1,7 @@
 import type { SessionSummary } from '../shared/protocol';
 import type { SessionHitView, SessionHostMessage } from '../shared/sessionProtocol';
 import { SESSIONS_FIRST_PAINT_MARK } from '../shared/viewConstants';
-import { clear, formatTime, h, oncePerFrame, visibleRows } from './dom';
+import { clear, formatTime, h, keepingFocus, oncePerFrame, syncChildren, visibleRows } from './dom';
 
 const ROW_HEIGHT = 24;
 const OVERSCAN = 8;
@@ -28,6 +28,8 @@ const newer = (a: SessionSummary, b: SessionSummary) => a.lastActivity > b.lastA
  */
 export class SessionList {
   private rows: SessionSummary[] = [];
+  /** The rows drawn now, by session id, with what each was drawn from. */
+  private drawn = new Map<string, { key: string; element: HTMLElement }>();
   private readonly byId = new Map<string, SessionSummary>();
   private hasMore = false;
   private loading = false;
@@ -160,10 +162,24 @@ export class SessionList {
   private render(): void {
     this.spacer.style.height = `${this.rows.length * ROW_HEIGHT}px`;
     const { first, last } = visibleRows(this.viewport, this.rows.length, ROW_HEIGHT, OVERSCAN, 200);
-    clear(this.rowBox);
     this.rowBox.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
     const selected = this.host.selected();
-    for (let i = first; i < last; i++) this.rowBox.appendChild(this.row(this.rows[i], selected));
+    // Rows are buttons: one that shows the same is kept where it is, and a focused one that had to
+    // be redrawn or moved (its session became active) keeps the focus.
+    const drawn = new Map<string, { key: string; element: HTMLElement }>();
+    for (let i = first; i < last; i++) {
+      const session = this.rows[i];
+      const key = JSON.stringify([session, session.id === selected]);
+      const kept = this.drawn.get(session.id);
+      drawn.set(session.id, kept?.key === key ? kept : { key, element: this.row(session, selected) });
+    }
+    this.drawn = drawn;
+    keepingFocus(this.rowBox, 'data-session-id', () =>
+      syncChildren(
+        this.rowBox,
+        [...drawn.values()].map((row) => row.element),
+      ),
+    );
     // Near the end with more to come: ask for the next page (one request at a time).
     const end = this.rows[this.rows.length - 1];
     if (this.hasMore && !this.loading && end && last >= this.rows.length - OVERSCAN) {

@@ -110,7 +110,8 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
         () => false,
       );
     if (asked) await acrossFiles.first().click();
-    await page.waitForTimeout(500);
+    // The undo has landed when the open editor shows the original text again.
+    await page.locator('.part.editor .monaco-editor .view-lines', { hasText: "'world'" }).first().waitFor({ timeout: 10_000 });
     await runCommand(page, 'File: Save All Files');
     await until(
       'both files reverted on disk',

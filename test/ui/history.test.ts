@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { seedHistory } from './support/seedHistory';
-import { openTasklaneView, screenshotSidebar, startSeededUiSession, tasklaneFrame, transcriptMessages } from './support/workbench';
+import { openTasklaneView, screenshotSidebar, sendChatMessage, startSeededUiSession, tasklaneFrame, transcriptMessages } from './support/workbench';
 import type { UiSession } from './support/workbench';
 
 const SESSIONS = 400;
@@ -40,10 +40,21 @@ describe('ui history: the session list with many sessions', function () {
     let drawnMax = 0;
     // Scroll to the end again and again: each time a further page arrives, until the oldest.
     const oldest = frame.locator('.session-rows .session', { hasText: /^session 0archived/ });
+    const lastDrawn = () => frame.evaluate(() => [...document.querySelectorAll('.session-rows .session')].pop()?.getAttribute('data-session-id') ?? '');
     for (let i = 0; i < 60 && (await oldest.count()) === 0; i++) {
+      const before = await lastDrawn();
       await viewport.evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+      // The signal: the next page is drawn at the end (or the end is the oldest session).
+      await frame.waitForFunction(
+        (previous) => {
+          const drawn = [...document.querySelectorAll('.session-rows .session')];
+          const end = drawn[drawn.length - 1];
+          return end?.getAttribute('data-session-id') !== previous || drawn.some((row) => /^session 0archived/.test(row.textContent ?? ''));
+        },
+        before,
+        { timeout: 15_000 },
+      );
       drawnMax = Math.max(drawnMax, await rows.count());
-      await frame.waitForTimeout(100);
     }
     assert.equal(await oldest.count(), 1, 'scrolling never reached the oldest (archived) session');
     drawnMax = Math.max(drawnMax, await rows.count());
@@ -86,5 +97,49 @@ describe('ui history: the session list with many sessions', function () {
     await ui.page.keyboard.press('Escape');
     await detail.waitFor({ state: 'hidden', timeout: 5_000 });
     assert.equal(await selected.count(), 0, 'Escape clears the selection');
+  });
+
+  it('a focused session row keeps the focus while the list updates, and never takes it from the editor', async function () {
+    assert.ok(ui);
+    const { page, model } = ui;
+    const frame = await tasklaneFrame(page);
+    // Back from the search of the test before: the list again, scrolled to the top.
+    await frame.locator('#session-search input').fill('');
+    await frame.locator('.session-viewport').waitFor({ state: 'visible', timeout: 10_000 });
+    await frame.locator('.session-viewport').evaluate((el) => el.scrollTo({ top: 0 }));
+    await model.reset();
+    await model.script([
+      { delayMs: 2500, text: 'slow answer one' },
+      { delayMs: 2500, text: 'slow answer two' },
+    ]);
+    const focusedSession = () => frame.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.sessionId ?? null);
+    const other = frame.locator('.session-rows .session', { hasText: `session ${SESSIONS - 2}` });
+    const otherId = await other.getAttribute('data-session-id');
+    const newest = frame.locator('.session-rows .session').first();
+
+    // While the reply is on its way, the person moves to another session's row: the new session
+    // arrives on top and changes state (working, then idle) around it.
+    await frame.locator('#new-chat').click();
+    await sendChatMessage(frame, 'first slow question');
+    await other.focus();
+    await transcriptMessages(frame, 'assistant', 'slow answer one').waitFor({ timeout: 30_000 });
+    await newest.locator('.session-meta', { hasText: /^idle/ }).waitFor({ timeout: 15_000 });
+    assert.match((await newest.textContent()) ?? '', /first slow question/);
+    assert.equal(await focusedSession(), otherId, 'the focused session row lost the focus while the list updated');
+
+    // Now the person leaves the sidebar from the row of the session that is about to change (a
+    // redrawn row whose focus the sidebar would give back): it must not pull the focus from the editor.
+    await sendChatMessage(frame, 'second slow question');
+    await newest.focus();
+    await page.keyboard.press('F1');
+    const quickOpen = page.locator('.quick-input-widget .quick-input-box input');
+    await quickOpen.waitFor({ state: 'visible', timeout: 10_000 });
+    await quickOpen.fill('README.md');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'README.md' }).first().click();
+    await page.locator('.part.editor .tab.active', { hasText: 'README.md' }).first().waitFor({ timeout: 10_000 });
+    await transcriptMessages(frame, 'assistant', 'slow answer two').waitFor({ timeout: 30_000 });
+    await newest.locator('.session-meta', { hasText: /^idle/ }).waitFor({ timeout: 15_000 });
+    const inEditor = await page.evaluate(() => document.activeElement?.closest('.part.editor') !== null);
+    assert.ok(inEditor, 'the list update took the focus out of the editor');
   });
 });
