@@ -1,5 +1,5 @@
 import type { McpHostMessage, McpServerStateView, McpServerView, McpWebviewMessage } from '../shared/mcpProtocol';
-import { h, keepingFocus } from './dom';
+import { h, keepingFocus, syncChildren } from './dom';
 
 /** What one server's row says, before it becomes DOM (unit-tested on its own: test/unit/webview/mcpPanel.test.ts). */
 export interface McpRowModel {
@@ -98,9 +98,12 @@ export class McpPanel {
       rows.set(model.name, kept?.drawn === drawn ? kept : { drawn, element: this.row(model) });
     }
     this.rows = rows;
-    const elements = [...rows.values()].map((row) => row.element);
-    if (elements.length === this.list.children.length && elements.every((element, i) => this.list.children[i] === element)) return;
-    keepingFocus(this.list, 'data-server', () => this.list.replaceChildren(...elements));
+    keepingFocus(this.list, 'data-server', () =>
+      syncChildren(
+        this.list,
+        [...rows.values()].map((row) => row.element),
+      ),
+    );
   }
 
   private row(model: McpRowModel): HTMLElement {

@@ -75,7 +75,11 @@ describe('ui: a chore created from the palette, run now and traced live in the s
     // The whole workbench here: the guided flow lives in the quick input, not in the side bar.
     await answer(page, 'new chore (5/5): prompt', prompt, () => page.screenshot({ path: path.join(screenshotsDir, 'ui-chores-0-palette-prompt.png') }));
 
-    const text = await until('.tasklane/chores.yaml to be written', () => (fs.existsSync(choresFile()) ? fs.readFileSync(choresFile(), 'utf8') : undefined));
+    // The file can exist a moment before its content is in it: wait for the chore, not the file.
+    const text = await until('.tasklane/chores.yaml to be written', () => {
+      const now = fs.existsSync(choresFile()) ? fs.readFileSync(choresFile(), 'utf8') : '';
+      return (parse(now) as ChoresFile | null)?.chores ? now : undefined;
+    });
     const written = parse(text) as ChoresFile;
     assert.equal(written.chores.length, 1, text);
     const chore = written.chores[0];
