@@ -47,4 +47,38 @@ describe('ui: a task paused by its action budget is continued from the sidebar',
     assert.ok(((await ui.model.requests()) as unknown[]).length > requestsBefore, 'the task called the model again after Continue');
     assert.equal(await card.locator('.continue-task').count(), 0, 'Continue is gone once the task runs again');
   });
+
+  it("a running task's card updates after each action around the same Cancel button, and one click cancels", async function () {
+    assert.ok(ui);
+    await ui.model.reset();
+    await ui.model.script([
+      // A task already exists (the test before): the router hears the new message first.
+      { toolCalls: [{ name: 'route_message', arguments: { decision: 'new', reason: 'a new request' } }] },
+      { toolCalls: [{ name: 'task_start', arguments: { name: 'Cancel demo', instruction: 'Read files', mode: 'simple' } }] },
+      { delayMs: 1500, toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
+      // Slow, so the task is still running when the person cancels.
+      { delayMs: 20_000, toolCalls: [{ name: 'read_file', arguments: { path: 'CHANGELOG.md' } }] },
+    ]);
+    const frame = await tasklaneFrame(ui.page);
+    await sendChatMessage(frame, 'read more files');
+    // The task's own session shows its card.
+    await frame.locator('.session-rows .session', { hasText: 'Cancel demo' }).click({ timeout: 30_000 });
+    const card = frame.locator('.task-card', { hasText: 'Cancel demo' });
+    const cancel = card.locator('.cancel-task');
+    await cancel.waitFor({ state: 'visible', timeout: 30_000 });
+    // Mark the button on screen, then let the card change (its action counter) under it.
+    await cancel.evaluate((el) => el.setAttribute('data-probe', 'kept'));
+    const counters = (await card.locator('.counters').textContent()) ?? '';
+    await frame.waitForFunction(
+      (before) => {
+        const now = [...document.querySelectorAll('.task-card')].find((c) => c.textContent?.includes('Cancel demo'))?.querySelector('.counters')?.textContent;
+        return now !== undefined && now !== before;
+      },
+      counters,
+      { timeout: 30_000 },
+    );
+    assert.equal(await card.locator('.cancel-task[data-probe="kept"]').count(), 1, 'the card update replaced the Cancel button');
+    await cancel.click();
+    await card.locator('.task-status', { hasText: 'cancelled' }).waitFor({ timeout: 30_000 });
+  });
 });
