@@ -83,6 +83,32 @@ export function syncChildren(parent: Element, wanted: readonly Element[]): void 
   }
 }
 
+/**
+ * Row elements by id that are built again only when what they show changes: a row that looks the
+ * same keeps its element (its focus, a click under way, a status a screen reader already read).
+ * Each `draw` is the whole list drawn now; rows not in it are forgotten.
+ */
+export class KeptRows<T> {
+  private rows = new Map<string, { shown: string; element: HTMLElement }>();
+
+  constructor(
+    private readonly id: (item: T) => string,
+    private readonly build: (item: T) => HTMLElement,
+  ) {}
+
+  /** The elements for `items`, in order; `shown` is what a row displays (as a string to compare). */
+  draw(items: readonly T[], shown: (item: T) => string = (item) => JSON.stringify(item)): HTMLElement[] {
+    const rows = new Map<string, { shown: string; element: HTMLElement }>();
+    for (const item of items) {
+      const now = shown(item);
+      const kept = this.rows.get(this.id(item));
+      rows.set(this.id(item), kept?.shown === now ? kept : { shown: now, element: this.build(item) });
+    }
+    this.rows = rows;
+    return [...rows.values()].map((row) => row.element);
+  }
+}
+
 /** `run`, at most once per animation frame however often the returned function is called. */
 export function oncePerFrame(run: () => void): () => void {
   let frame = 0;

@@ -1,5 +1,5 @@
 import type { McpHostMessage, McpServerStateView, McpServerView, McpWebviewMessage } from '../shared/mcpProtocol';
-import { h, keepingFocus, syncChildren } from './dom';
+import { h, KeptRows, keepingFocus, syncChildren } from './dom';
 
 /** What one server's row says, before it becomes DOM (unit-tested on its own: test/unit/webview/mcpPanel.test.ts). */
 export interface McpRowModel {
@@ -53,8 +53,11 @@ export function mcpRowModel(server: McpServerView): McpRowModel {
  */
 export class McpPanel {
   private servers: McpServerView[] = [];
-  /** Each server's row as last drawn, with the model it was drawn from. */
-  private rows = new Map<string, { drawn: string; element: HTMLElement }>();
+  /** A row whose model has not changed is kept as it is (its status is not announced again). */
+  private readonly rows = new KeptRows<McpRowModel>(
+    (model) => model.name,
+    (model) => this.row(model),
+  );
 
   constructor(
     private readonly section: HTMLElement,
@@ -88,22 +91,9 @@ export class McpPanel {
     this.drawRows();
   }
 
-  /** A row whose model has not changed is kept as it is (its status is not announced again). */
   private drawRows(): void {
-    const rows = new Map<string, { drawn: string; element: HTMLElement }>();
-    for (const server of this.servers) {
-      const model = mcpRowModel(server);
-      const drawn = JSON.stringify(model);
-      const kept = this.rows.get(model.name);
-      rows.set(model.name, kept?.drawn === drawn ? kept : { drawn, element: this.row(model) });
-    }
-    this.rows = rows;
-    keepingFocus(this.list, 'data-server', () =>
-      syncChildren(
-        this.list,
-        [...rows.values()].map((row) => row.element),
-      ),
-    );
+    const elements = this.rows.draw(this.servers.map(mcpRowModel));
+    keepingFocus(this.list, 'data-server', () => syncChildren(this.list, elements));
   }
 
   private row(model: McpRowModel): HTMLElement {

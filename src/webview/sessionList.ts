@@ -1,7 +1,7 @@
 import type { SessionSummary } from '../shared/protocol';
 import type { SessionHitView, SessionHostMessage } from '../shared/sessionProtocol';
 import { SESSIONS_FIRST_PAINT_MARK } from '../shared/viewConstants';
-import { clear, formatTime, h, keepingFocus, oncePerFrame, syncChildren, visibleRows } from './dom';
+import { clear, formatTime, h, KeptRows, keepingFocus, oncePerFrame, syncChildren, visibleRows } from './dom';
 
 const ROW_HEIGHT = 24;
 const OVERSCAN = 8;
@@ -28,8 +28,11 @@ const newer = (a: SessionSummary, b: SessionSummary) => a.lastActivity > b.lastA
  */
 export class SessionList {
   private rows: SessionSummary[] = [];
-  /** The rows drawn now, by session id, with what each was drawn from. */
-  private drawn = new Map<string, { key: string; element: HTMLElement }>();
+  /** The rows drawn now, by session id; the selection mark is part of what a row shows. */
+  private readonly drawn = new KeptRows<SessionSummary>(
+    (session) => session.id,
+    (session) => this.row(session, this.host.selected()),
+  );
   private readonly byId = new Map<string, SessionSummary>();
   private hasMore = false;
   private loading = false;
@@ -166,20 +169,8 @@ export class SessionList {
     const selected = this.host.selected();
     // Rows are buttons: one that shows the same is kept where it is, and a focused one that had to
     // be redrawn or moved (its session became active) keeps the focus.
-    const drawn = new Map<string, { key: string; element: HTMLElement }>();
-    for (let i = first; i < last; i++) {
-      const session = this.rows[i];
-      const key = JSON.stringify([session, session.id === selected]);
-      const kept = this.drawn.get(session.id);
-      drawn.set(session.id, kept?.key === key ? kept : { key, element: this.row(session, selected) });
-    }
-    this.drawn = drawn;
-    keepingFocus(this.rowBox, 'data-session-id', () =>
-      syncChildren(
-        this.rowBox,
-        [...drawn.values()].map((row) => row.element),
-      ),
-    );
+    const elements = this.drawn.draw(this.rows.slice(first, last), (session) => JSON.stringify([session, session.id === selected]));
+    keepingFocus(this.rowBox, 'data-session-id', () => syncChildren(this.rowBox, elements));
     // Near the end with more to come: ask for the next page (one request at a time).
     const end = this.rows[this.rows.length - 1];
     if (this.hasMore && !this.loading && end && last >= this.rows.length - OVERSCAN) {
