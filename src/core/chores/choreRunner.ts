@@ -91,7 +91,17 @@ export class ChoreRunner implements TaskHooks {
 
   /** The loaded chores (after chores.yaml loads or changes). A removed chore's fires are dropped when claimed. */
   setChores(definitions: readonly ChoreDefinition[]): void {
-    this.chores = new Map(definitions.map((def) => [def.id, { def, ...(def.successWhen ? { success: compileExpression(def.successWhen) } : {}) }]));
+    const chores = new Map<string, { def: ChoreDefinition; success?: CompiledExpression }>();
+    for (const def of definitions) {
+      // The loader validates with the same compileExpression; one that still fails here (a file
+      // that bypassed the loader) leaves this chore out, never the whole list.
+      try {
+        chores.set(def.id, { def, ...(def.successWhen ? { success: compileExpression(def.successWhen) } : {}) });
+      } catch (error) {
+        this.options.logger.warn('CHORE', `chore ${def.id} is left out: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    this.chores = chores;
   }
 
   chore(id: string): ChoreDefinition | undefined {

@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
-import jsonata from 'jsonata';
 import { z } from 'zod';
 import { isGrantableSet, unknownSetMessage } from '../actions/actionSets';
+import { compileExpression } from './expressions';
 import type { ChoreBudget, ChoreDefinition, EscalationChannels } from './types';
 import { defaultDiagnosticsDebounceMs, defaultGitDebounceMs } from './eventTriggers';
 
@@ -293,14 +293,20 @@ export function isTimezone(zone: string): boolean {
   }
 }
 
-/** Why a JSONata expression does not compile, or undefined when it does. */
+/**
+ * Why a JSONata expression cannot be used, or undefined when it can. The one validator: the
+ * chores.yaml diagnostics, `tasklane chores validate` and the runner all go through
+ * `compileExpression` (length cap, RE2-only regexes), so the three accept and refuse alike.
+ */
 export function jsonataProblem(expression: string): string | undefined {
   try {
-    jsonata(expression);
+    compileExpression(expression);
     return undefined;
   } catch (error) {
-    const e = error as { message?: string; position?: number };
-    return `${e.message ?? String(error)}${typeof e.position === 'number' ? ` (at character ${e.position})` : ''}`;
+    const message = errorText(error);
+    // compileExpression names the expression itself; the diagnostic already says which field it is.
+    const prefix = `"${expression}" is not valid JSONata: `;
+    return message.startsWith(prefix) ? message.slice(prefix.length) : message;
   }
 }
 
