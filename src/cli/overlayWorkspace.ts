@@ -9,6 +9,7 @@ import type { Dirent } from 'node:fs';
 import * as path from 'node:path';
 import { RE2JS } from 're2js';
 import type { FileChange } from '../core/approval/changeSet';
+import { compileGlob } from '../core/approval/textMatch';
 import type { EditApplier } from '../core/approval/editPorts';
 import type { WorkspacePort, WorkspaceReader } from '../core/ports';
 
@@ -154,12 +155,11 @@ function isInside(file: string, dir: string): boolean {
   return dir === '' || file.startsWith(`${dir}/`);
 }
 
-/** `*` within a segment, `**` across segments, `?` one character; a pattern without `/` matches the base name. */
+/**
+ * `*` within a segment, `**` across segments, `?` one character; a pattern without `/` matches the
+ * base name. The model chooses it, so it runs on RE2 like the host's include globs (a backtracking
+ * RegExp of `**\/` repeated spins for seconds on a deep path and the run's timer never fires).
+ */
 export function globMatcher(glob: string): (file: string) => boolean {
-  const source = glob
-    .split(/(\*\*\/?|\*|\?)/)
-    .map((part) => (part === '**/' || part === '**' ? '(?:.*/)?' : part === '*' ? '[^/]*' : part === '?' ? '[^/]' : part.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  const re = new RegExp(`^${source.replace(/\(\?:\.\*\/\)\?$/, '.*')}$`);
-  return glob.includes('/') ? (file) => re.test(file) : (file) => re.test(file.split('/').pop() ?? file);
+  return compileGlob(glob);
 }

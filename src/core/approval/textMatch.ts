@@ -34,10 +34,16 @@ export function compileSearchPattern(query: string, isRegex: boolean): LineMatch
  * workspace-relative paths. A glob without `/` matches the file name at any depth, as ripgrep's
  * `-g` does, since that is what a model means by `*.ts`.
  */
-export function compileGlob(glob: string, options: { caseInsensitive?: boolean } = {}): (relativePath: string) => boolean {
+export function compileGlob(
+  glob: string,
+  options: {
+    caseInsensitive?: boolean;
+    /** False: a glob without `/` matches at the root only (VS Code's RelativePattern). */ baseNameAnyDepth?: boolean;
+  } = {},
+): (relativePath: string) => boolean {
   if (glob.length > MAX_PATTERN_CHARS) throw new Error(`The include glob is ${glob.length} characters long; keep it under ${MAX_PATTERN_CHARS}.`);
   const clean = glob.replace(/\\/g, '/').replace(/^\.\//, '');
-  const anyDepth = !clean.includes('/');
+  const anyDepth = options.baseNameAnyDepth !== false && !clean.includes('/');
   let re = '';
   let braces = 0;
   for (let i = 0; i < clean.length; i += 1) {

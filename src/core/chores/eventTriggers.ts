@@ -5,6 +5,7 @@
  * HEAD several times, and each burst must be one run. The host feeds raw events; everything that
  * decides whether and when a chore fires is here, so it is tested without VS Code.
  */
+import { compileGlob } from '../approval/textMatch';
 import type { Clock } from '../ports';
 import type { ChoreFireContext } from './fireContext';
 import type { ChoreDefinition } from './types';
@@ -15,30 +16,13 @@ export const defaultDiagnosticsDebounceMs = 3_000;
 export const defaultGitDebounceMs = 2_000;
 
 /**
- * A workspace-relative glob as a RegExp: `**` any depth, `*` and `?` within a segment, `{a,b}`
- * alternatives. Enough for trigger globs; the host's file watchers use VS Code's own matcher.
+ * A workspace-relative trigger glob as a matcher: `**` any depth, `*` and `?` within a segment,
+ * `{a,b}` alternatives; a glob without `/` matches at the root, as VS Code's RelativePattern does.
+ * It runs on RE2 (src/core/approval/textMatch.ts) like every other glob: a chores.yaml glob must
+ * not be able to make a backtracking RegExp spin on the host thread.
  */
-export function globToRegExp(glob: string): RegExp {
-  let out = '';
-  let depth = 0;
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === '*' && glob[i + 1] === '*') {
-      const slash = glob[i + 2] === '/';
-      out += slash ? '(?:.*/)?' : '.*';
-      i += slash ? 2 : 1;
-    } else if (c === '*') out += '[^/]*';
-    else if (c === '?') out += '[^/]';
-    else if (c === '{') {
-      out += '(?:';
-      depth++;
-    } else if (c === '}' && depth > 0) {
-      out += ')';
-      depth--;
-    } else if (c === ',' && depth > 0) out += '|';
-    else out += c.replace(/[.+^$()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${out}$`);
+export function globMatch(glob: string): (relativePath: string) => boolean {
+  return compileGlob(glob, { baseNameAnyDepth: false });
 }
 
 interface Pending<B> {
@@ -110,7 +94,7 @@ type DiagnosticsContext = Extract<ChoreFireContext, { kind: 'diagnostics' }>;
  * VS Code opens are the state the chore starts from, not news.
  */
 export class DiagnosticsTrigger {
-  private chores: Array<{ id: string; match: RegExp[]; severity: 'error' | 'warning'; debounceMs: number }> = [];
+  private chores: Array<{ id: string; match: Array<(relativePath: string) => boolean>; severity: 'error' | 'warning'; debounceMs: number }> = [];
   private readonly last = new Map<string, { errors: number; warnings: number }>();
   private readonly coalescer: Coalescer<{ problems: FileProblems; count: number; severity: 'error' | 'warning' }, DiagnosticsContext>;
 
@@ -129,7 +113,7 @@ export class DiagnosticsTrigger {
   configure(definitions: readonly ChoreDefinition[]): void {
     this.chores = definitions.flatMap((c) =>
       c.trigger.kind === 'diagnostics'
-        ? [{ id: c.id, match: c.trigger.globs.map(globToRegExp), severity: c.trigger.severity, debounceMs: c.trigger.debounceMs }]
+        ? [{ id: c.id, match: c.trigger.globs.map(globMatch), severity: c.trigger.severity, debounceMs: c.trigger.debounceMs }]
         : [],
     );
     for (const id of this.coalescer.keys()) if (!this.chores.some((c) => c.id === id)) this.coalescer.cancel(id);
@@ -148,7 +132,7 @@ export class DiagnosticsTrigger {
       if (f.errors === 0 && f.warnings === 0) this.last.delete(f.path);
       else this.last.set(f.path, { errors: f.errors, warnings: f.warnings });
       for (const chore of this.chores) {
-        if (!chore.match.some((m) => m.test(f.path))) continue;
+        if (!chore.match.some((m) => m(f.path))) continue;
         // Severity `warning` means warnings or worse.
         const now = chore.severity === 'error' ? f.errors : f.errors + f.warnings;
         const was = chore.severity === 'error' ? before.errors : before.errors + before.warnings;
