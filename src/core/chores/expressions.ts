@@ -10,8 +10,12 @@ import { RE2JS } from 're2js';
  * so evaluation is bounded (JSONATA_LIMITS): jsonata checks the time and the evaluation depth at
  * every step (so `($f := function($x){ $f($x + 1) }; $f(0))`, which jsonata's tail calls would
  * otherwise spin forever, stops after the timeout), sequences are capped, and regex literals run
- * on RE2 (linear time) instead of a backtracking RegExp. What is left unbounded is a single
- * built-in step over the input, whose size the run's output bounds.
+ * on RE2 (linear time) instead of a backtracking RegExp. A single step is bounded too: the
+ * built-ins that build output from a constant argument rather than from the input (`$pad` of a
+ * width, `$join`, `$replace` with a string) check the size they would build before building it,
+ * every step's result is checked against a size cap, and one evaluation may take only so many
+ * steps and build only so many characters in all ({@link JSONATA_BOUNDS}). So `$pad('', 5e7)` or
+ * doubling a string in a recursion ends with an error at the bound instead of freezing the host.
  */
 
 /** Bounds of one evaluation. */
@@ -22,6 +26,16 @@ export const JSONATA_LIMITS = {
   stack: 500,
   /** Longest sequence an expression may build. */
   sequence: 100_000,
+} as const;
+
+/** The step and memory bounds of one evaluation, on top of jsonata's own {@link JSONATA_LIMITS}. */
+export const JSONATA_BOUNDS = {
+  /** Evaluation steps (jsonata's `evaluate` calls). */
+  steps: 1_000_000,
+  /** Longest string one step may produce (and `$pad`, `$join`, `$replace` may build). */
+  valueChars: 1_000_000,
+  /** Characters of step results in all, over one evaluation. */
+  totalChars: 32_000_000,
 } as const;
 
 /** Longest expression accepted. */
@@ -69,6 +83,104 @@ export interface CompiledExpression {
   expression: jsonata.Expression;
 }
 
+/** An evaluation that went past {@link JSONATA_BOUNDS}. */
+function overBound(what: string): Error {
+  return new Error(`the expression ${what}; chore expressions are bounded so they cannot freeze the editor`);
+}
+
+/** The built-ins' implementations, taken once from jsonata itself so the bounded ones can delegate. */
+let builtins: Promise<Record<'pad' | 'join' | 'replace', { implementation: (...args: unknown[]) => unknown; signature: string }>> | undefined;
+function builtinsOf(): NonNullable<typeof builtins> {
+  builtins ??= (async () => {
+    const take = async (name: string) => {
+      const fn = (await jsonata(`$${name}`).evaluate({})) as { implementation: (...args: unknown[]) => unknown; signature: { definition: string } };
+      return { implementation: fn.implementation, signature: fn.signature.definition };
+    };
+    return { pad: await take('pad'), join: await take('join'), replace: await take('replace') };
+  })();
+  return builtins;
+}
+
+/** Code points, as jsonata counts string length. */
+function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n += 1;
+  return n;
+}
+
+/**
+ * Installs the step and memory bounds on a compiled expression: a step counter and a size check of
+ * every step's result (jsonata's evaluate-exit hook), and size-checked `$pad`, `$join`, `$replace`.
+ * The counters are per evaluation ({@link evaluateBounded} resets them).
+ */
+async function bound(compiled: CompiledExpression): Promise<{ reset(): void }> {
+  const expression = compiled.expression;
+  const state = { steps: 0, chars: 0 };
+  const b = await builtinsOf();
+  const limit = JSONATA_BOUNDS.valueChars;
+  expression.assign(Symbol.for('jsonata.__evaluate_entry') as unknown as string, () => {
+    state.steps += 1;
+    if (state.steps > JSONATA_BOUNDS.steps) throw overBound(`took more than ${JSONATA_BOUNDS.steps} steps`);
+  });
+  expression.assign(Symbol.for('jsonata.__evaluate_exit') as unknown as string, (_expr: unknown, _input: unknown, _env: unknown, result: unknown) => {
+    if (typeof result !== 'string') return;
+    if (result.length > limit) throw overBound(`built a string of ${result.length} characters (at most ${limit})`);
+    state.chars += result.length;
+    if (state.chars > JSONATA_BOUNDS.totalChars) throw overBound(`built more than ${JSONATA_BOUNDS.totalChars} characters in all`);
+  });
+  expression.registerFunction(
+    'pad',
+    function (this: unknown, text: unknown, width: unknown, char: unknown) {
+      if (typeof width === 'number' && Math.abs(width) > limit) throw overBound(`asked $pad for ${Math.abs(width)} characters (at most ${limit})`);
+      return b.pad.implementation.call(this, text, width, char);
+    },
+    b.pad.signature,
+  );
+  expression.registerFunction(
+    'join',
+    function (this: unknown, strings: unknown, separator: unknown) {
+      const parts = Array.isArray(strings) ? (strings as unknown[]) : [strings];
+      let size = typeof separator === 'string' ? separator.length * Math.max(0, parts.length - 1) : 0;
+      for (const part of parts) size += typeof part === 'string' ? part.length : 0;
+      if (size > limit) throw overBound(`asked $join for ${size} characters (at most ${limit})`);
+      return b.join.implementation.call(this, strings, separator);
+    },
+    b.join.signature,
+  );
+  expression.registerFunction(
+    'replace',
+    function (this: unknown, text: unknown, pattern: unknown, replacement: unknown, most: unknown) {
+      if (typeof text === 'string' && typeof replacement === 'string' && replacement.length > 0) {
+        // Every position can match: the output is at most this long.
+        const matches = typeof most === 'number' ? Math.min(most, codePoints(text) + 1) : codePoints(text) + 1;
+        const size = text.length + matches * replacement.length;
+        if (size > limit) throw overBound(`could build ${size} characters with $replace (at most ${limit})`);
+      }
+      return b.replace.implementation.call(this, text, pattern, replacement, most);
+    },
+    b.replace.signature,
+  );
+  return {
+    reset() {
+      state.steps = 0;
+      state.chars = 0;
+    },
+  };
+}
+
+const bounded = new WeakMap<CompiledExpression, Promise<{ reset(): void }>>();
+
+/** Evaluates with every bound in place (jsonata's time, depth and sequence limits, and {@link JSONATA_BOUNDS}). */
+async function evaluateBounded(compiled: CompiledExpression, input: unknown): Promise<unknown> {
+  let counters = bounded.get(compiled);
+  if (!counters) {
+    counters = bound(compiled);
+    bounded.set(compiled, counters);
+  }
+  (await counters).reset();
+  return compiled.expression.evaluate(input);
+}
+
 /** Compiles a JSONata expression; throws with the position of the problem. */
 export function compileExpression(source: string): CompiledExpression {
   if (source.length > MAX_EXPRESSION_CHARS)
@@ -108,7 +220,7 @@ export async function evaluateSuccess(compiled: CompiledExpression, output: unkn
   if (output === undefined) return { result: 'false', reason: `the run produced no JSON output to evaluate successWhen (${compiled.source}) against` };
   let value: unknown;
   try {
-    value = await compiled.expression.evaluate(output);
+    value = await evaluateBounded(compiled, output);
   } catch (error) {
     const e = error as { message?: string };
     return { result: 'error', reason: `successWhen (${compiled.source}) failed on the output: ${e.message ?? String(error)}` };
@@ -126,7 +238,7 @@ export async function evaluateTaskCondition(compiled: CompiledExpression | undef
   try {
     // No exit code (the task was terminated) leaves `exitCode` out, so `exitCode != 0` is false:
     // stopping a build by hand is not a failed build.
-    return jsonataTruthy(await compiled.expression.evaluate({ name: event.name, ...(event.exitCode !== undefined ? { exitCode: event.exitCode } : {}) }));
+    return jsonataTruthy(await evaluateBounded(compiled, { name: event.name, ...(event.exitCode !== undefined ? { exitCode: event.exitCode } : {}) }));
   } catch {
     // A condition that cannot be evaluated for this event does not fire the chore.
     return false;

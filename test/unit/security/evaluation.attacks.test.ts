@@ -9,6 +9,8 @@ import { guardReads } from '../../../src/core/approval/guardedWorkspace';
 import { nodeFs } from '../../../src/core/approval/nodeFs';
 import { compileGlob, compileSearchPattern } from '../../../src/core/approval/textMatch';
 import { compileExpression, evaluateSuccess, evaluateTaskCondition } from '../../../src/core/chores/expressions';
+import { globMatch } from '../../../src/core/chores/eventTriggers';
+import { globMatcher } from '../../../src/cli/overlayWorkspace';
 import { silentLogger } from '../../../src/core/ports';
 import { attack } from './attackTally';
 
@@ -26,6 +28,32 @@ describe('security: evaluation that cannot freeze the extension host', function 
     '$reduce([1..9999999], function($a, $b){ $a + $b })',
     '$sort([1..9999999], function($a, $b){ $a < $b })',
   ];
+
+  // Review 2026-12b finding 9: one built-in step that builds its output from a constant, or a
+  // string doubled in a recursion. Each must end AT the step/memory bound (the reason says so),
+  // not after the time box once the host has been frozen for seconds.
+  const STEP_BOMBS = [
+    "$length($pad('', 50000000)) > 0",
+    "($f := function($s, $n){ $n = 0 ? $s : $f($s & $s, $n - 1) }; $length($f('x', 40)) > 0)",
+    "$length($join([1..100000].($pad('', 1000)))) > 0",
+    "$length($replace($pad('', 100000, 'a'), 'a', $pad('', 100000, 'b'))) > 0",
+  ];
+
+  it('JSONata built-in steps end at the step and memory bound, not after freezing the host', async function () {
+    this.timeout(5_000);
+    for (const source of STEP_BOMBS) {
+      await attack('JSONata bomb', async () => {
+        const verdict = await evaluateSuccess(compileExpression(source), { status: 'done' });
+        assert.equal(verdict.result, 'error', `${source} → ${JSON.stringify(verdict)}`);
+        assert.match(verdict.reason, /bounded so they cannot freeze/, source);
+      });
+    }
+    // Ordinary uses of the bounded built-ins still work.
+    assert.deepEqual(
+      await evaluateSuccess(compileExpression("$pad('a', 3) = 'a  ' and $join(['a','b'], ',') = 'a,b' and $replace('abc', 'b', 'x') = 'axc'"), {}),
+      { result: 'true' },
+    );
+  });
 
   it('JSONata successWhen bombs end with an error', async () => {
     for (const source of JSONATA_BOMBS) {
@@ -70,6 +98,19 @@ describe('security: evaluation that cannot freeze the extension host', function 
     }
     await attack('regex bomb', () => assert.throws(() => compileSearchPattern('a'.repeat(5000), true), /characters long/));
     await attack('regex bomb', () => assert.equal(compileGlob(`${'**/'.repeat(200)}x`)(`${'a/'.repeat(2000)}y`), false));
+  });
+
+  it('chore trigger globs and the CLI include glob run on RE2 (review 2026-12b finding 12)', function () {
+    // The review's probe: `**/` twelve times and `x`, against a path of depth 24. A backtracking
+    // RegExp took seconds at depth 22 (and grows steeply); RE2 answers at once. A slow matcher
+    // fails on this test's timeout.
+    this.timeout(2_000);
+    const glob = `${'**/'.repeat(12)}x`;
+    const deep = `${'a/'.repeat(24)}y`;
+    return Promise.all([
+      attack('glob bomb', () => assert.equal(globMatcher(glob)(deep), false)),
+      attack('glob bomb', () => assert.equal(globMatch(glob)(deep), false)),
+    ]);
   });
 
   it('search_text through the real workspace: a bomb over a 1 MB file returns', async () => {
