@@ -35,6 +35,7 @@ import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 import MarkdownIt from 'markdown-it';
+import { vscodeLink } from '../shared/linkPolicy';
 
 type Token = MarkdownIt.Token;
 type StateCore = MarkdownIt.StateCore;
@@ -56,7 +57,7 @@ hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
 /** What a link in a reply may do. */
 export type LinkTarget = { kind: 'external'; url: string } | { kind: 'file'; path: string; line?: number; column?: number } | { kind: 'inert'; reason: string };
 
-const EXTERNAL_SCHEMES = new Set(['http', 'https', 'vscode', 'vscode-insiders']);
+const EXTERNAL_SCHEMES = new Set(['http', 'https']);
 
 /**
  * Classifies a link destination. The scheme is read after removing what browsers ignore
@@ -76,6 +77,10 @@ export function classifyLink(raw: string): LinkTarget {
     return fileTarget(safeDecode(href.replace(/[?].*$/, '')));
   }
   if (EXTERNAL_SCHEMES.has(scheme)) return { kind: 'external', url: href };
+  const vscodeVerdict = vscodeLink(href);
+  if (vscodeVerdict?.kind === 'own') return { kind: 'external', url: href };
+  if (vscodeVerdict?.kind === 'file') return fileTarget(safeDecode(vscodeVerdict.spec));
+  if (vscodeVerdict) return { kind: 'inert', reason: vscodeVerdict.reason };
   if (scheme === 'file') {
     const withoutScheme = href.replace(/^file:(\/\/[^/]*)?/i, '');
     return fileTarget(safeDecode(withoutScheme));

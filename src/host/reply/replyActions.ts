@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { nodeFs } from '../../core/approval/nodeFs';
 import { resolveWorkspacePath } from '../../core/approval/pathGuard';
 import type { Logger } from '../../core/ports';
+import { vscodeLink } from '../../shared/linkPolicy';
 import type { ReplyWebviewMessage } from '../../shared/replyProtocol';
 
 /** What Propose as Edit needs from the approvals: one pending change set, shown as a card. */
@@ -10,8 +11,15 @@ export interface UserEditProposer {
   proposeUserEdit(input: { sessionId: string; path: string; after: string }): Promise<string>;
 }
 
-/** Schemes a reply's link may open outside; the webview checks too, this is the host's own check. */
-const EXTERNAL = /^(https?|vscode|vscode-insiders):/i;
+/**
+ * Whether a reply's link may be opened outside; the webview checks too, this is the host's own
+ * check: http(s), and of `vscode:` links only Tasklane's own (src/shared/linkPolicy.ts).
+ */
+function mayOpen(url: string): boolean {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what must be stripped
+  const href = url.replace(/[\u0000-\u0020\u007f-\u009f]/g, '');
+  return /^https?:/i.test(href) || vscodeLink(href)?.kind === 'own';
+}
 
 /**
  * Carries out what a rendered reply's links and code-block buttons ask for. Nothing here writes
@@ -28,7 +36,7 @@ export class ReplyActions {
     try {
       switch (message.type) {
         case 'reply.openLink':
-          if (!EXTERNAL.test(message.url)) throw new Error(`links like ${message.url.slice(0, 80)} are not opened from replies`);
+          if (!mayOpen(message.url)) throw new Error(`links like ${message.url.slice(0, 80)} are not opened from replies`);
           await vscode.env.openExternal(vscode.Uri.parse(message.url, true));
           break;
         case 'reply.openFile':

@@ -6,10 +6,27 @@ const hrefs = (html: string) => [...html.matchAll(/href="([^"]*)"/g)].map((m) =>
 
 describe('reply Markdown: what a reply may link to and render', function () {
   describe('classifyLink', function () {
-    it('lets http(s) and vscode: links open outside', function () {
+    it("lets http(s) and Tasklane's own vscode: links open outside; VS Code file links are file targets", function () {
       assert.deepEqual(classifyLink('https://example.com/a?b=1'), { kind: 'external', url: 'https://example.com/a?b=1' });
       assert.deepEqual(classifyLink('http://127.0.0.1:8080/'), { kind: 'external', url: 'http://127.0.0.1:8080/' });
-      assert.equal(classifyLink('vscode:extension/foo.bar').kind, 'external');
+      assert.equal(classifyLink('vscode://tasklane.tasklane/approval?id=a1').kind, 'external');
+      assert.equal(classifyLink('vscode-insiders://Tasklane.Tasklane/approval?id=a1').kind, 'external');
+      assert.deepEqual(classifyLink('vscode://file/home/me/proj/src/a.ts:12:3'), { kind: 'file', path: '/home/me/proj/src/a.ts', line: 12, column: 3 });
+    });
+
+    it("makes other extensions' vscode: links and vscode:mcp/install inert (review 2026-12b finding 17)", function () {
+      for (const href of [
+        'vscode:mcp/install?%7B%22name%22%3A%22docs%22%2C%22command%22%3A%22sh%22%7D',
+        'vscode://vscode.git/clone?url=https%3A%2F%2Fx.example%2Frepo',
+        'vscode:extension/foo.bar',
+        'vscode://ms-vscode.remote-server/connect',
+        'VSCODE-INSIDERS://tasklane.tasklane.evil/approval?id=1',
+        'vscode://tasklane.tasklane@evil.example/approval',
+      ]) {
+        assert.equal(classifyLink(href).kind, 'inert', `${href} must be inert`);
+      }
+      const html = renderMarkdownHtml('[Open README.md](vscode:mcp/install?%7B%22name%22%3A%22docs%22%7D)');
+      assert.ok(!html.includes('data-link-kind="external"'), html);
     });
 
     it('makes javascript:, data:, command:, mailto: and other schemes inert, however they are spelled', function () {
