@@ -464,7 +464,7 @@ export class Agent {
   async exportSession(sessionId: string, outDir: string): Promise<ExportResult> {
     await this.ready;
     return exportSession(
-      { history: this.history, streams: this.state.streams, db: this.deps.db, ...(this.archive ? { archive: this.archive } : {}) },
+      { history: this.history, streams: this.state.streams, db: this.deps.db, redact: this.env.redact, ...(this.archive ? { archive: this.archive } : {}) },
       sessionId,
       outDir,
     );

@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { redactCredentials, redactDeep } from '../security/redact';
 import type { Archive } from '../store/archive';
 import type { DurableDb, Row } from '../store/types';
 import type { EventStreams } from './eventLog';
@@ -18,6 +19,11 @@ export interface ExportDeps {
   streams: EventStreams;
   db: DurableDb;
   archive?: Archive;
+  /**
+   * The window's redactor: every exported row and line goes through it, task records and
+   * approvals included (rows written before they were redacted at write time too).
+   */
+  redact?: (text: string) => string;
 }
 
 export interface ExportResult {
@@ -52,6 +58,7 @@ export async function exportSession(deps: ExportDeps, sessionId: string, outDir:
 
   await fs.mkdir(outDir, { recursive: true });
   const base = path.join(outDir, `tasklane-session-${sessionId}`);
+  const redact = deps.redact ?? redactCredentials;
   const lines = [
     { type: 'session', session },
     ...tasks.map((task) => ({ type: 'task', task })),
@@ -62,7 +69,7 @@ export async function exportSession(deps: ExportDeps, sessionId: string, outDir:
     { type: 'usage', session: session.usage, tasks: Object.fromEntries(tasks.map((t) => [t.id, t.usage])) },
   ];
   const jsonl = `${base}.jsonl`;
-  await fs.writeFile(jsonl, lines.map((l) => JSON.stringify(l)).join('\n') + '\n', 'utf8');
+  await fs.writeFile(jsonl, lines.map((l) => JSON.stringify(redactDeep(l, redact))).join('\n') + '\n', 'utf8');
 
   const md: string[] = [
     `# ${session.name}`,
@@ -97,7 +104,7 @@ export async function exportSession(deps: ExportDeps, sessionId: string, outDir:
     md.push('');
   }
   const markdown = `${base}.md`;
-  await fs.writeFile(markdown, md.join('\n'), 'utf8');
+  await fs.writeFile(markdown, redact(md.join('\n')), 'utf8');
   return { jsonl, markdown, events: events.length };
 }
 

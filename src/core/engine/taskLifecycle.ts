@@ -57,11 +57,15 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
   // Exactly the sets it was granted, plus `task` and `read` (reads are automatic, docs/DESIGN.md §6).
   const actionSets = taskActionSets(spec.actionSets ?? []);
   const context = await env.prefixContext();
+  // The task record is read by the sidebar, other agents (tasklane_status / tasklane_await), the
+  // chat participant and the audit export: it goes through the same redactor as the events.
+  const name = env.redact(spec.name);
+  const instruction = env.redact(spec.instruction);
   const task: TaskRecord = {
     id,
     sessionId: id,
-    name: spec.name,
-    instruction: spec.instruction,
+    name,
+    instruction,
     mode: spec.mode,
     status: 'running',
     todos: [],
@@ -81,15 +85,15 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
     modelErrors: 0,
     prefix: taskPrefixText({
       ...context,
-      name: spec.name,
-      instruction: spec.instruction,
+      name,
+      instruction,
       mode: spec.mode,
       skills: chosen.map((name) => ({ name, body: known.get(name)?.body ?? '' })),
     }),
     historyFromSeq: 1,
     createdAt: now,
   };
-  env.state.createSession({ id, name: spec.name, taskId: id });
+  env.state.createSession({ id, name, taskId: id });
   const session = env.state.sessions.get(id);
   if (session) {
     session.status = 'working';
@@ -130,7 +134,7 @@ export async function endTask(
   const now = env.clock.now();
   task.status = result.status;
   task.endedAt = now;
-  task.finalSummary = result.summary;
+  task.finalSummary = env.redact(result.summary);
   task.waitingForUser = false;
   task.paused = false;
   delete task.pauseReason;

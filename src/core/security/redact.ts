@@ -64,11 +64,21 @@ export class Redactor {
     this.ordered = [...this.secrets].sort((a, b) => b.length - a.length);
   }
 
-  /** The text with every known secret and credential shape replaced. */
+  /** The text with every known secret and credential shape replaced, in plain or JSON-escaped spelling. */
   redact(text: string): string {
     let out = text;
     for (const secret of this.ordered) if (out.includes(secret)) out = out.split(secret).join('[REDACTED:secret]');
-    return redactCredentials(out);
+    out = redactShapes(out);
+    return out.includes('\\') ? redactEscaped(out, (decoded) => [...this.secretSpans(decoded), ...shapeSpans(decoded)]) : out;
+  }
+
+  private secretSpans(text: string): Span[] {
+    const spans: Span[] = [];
+    for (const secret of this.ordered) {
+      for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + secret.length))
+        spans.push({ start: at, end: at + secret.length, name: 'secret' });
+    }
+    return spans;
   }
 
   /** Redacts every string inside a JSON-like value (a new value; the argument is untouched). */
@@ -77,14 +87,80 @@ export class Redactor {
   }
 }
 
-/** Credential shapes only (no known values): for places that have no Redactor. */
+/** Credential shapes only (no known values): for places that have no Redactor. Plain or JSON-escaped spelling. */
 export function redactCredentials(text: string): string {
+  const out = redactShapes(text);
+  return out.includes('\\') ? redactEscaped(out, shapeSpans) : out;
+}
+
+function redactShapes(text: string): string {
   let out = text;
   for (const shape of CREDENTIAL_SHAPES) {
     shape.pattern.lastIndex = 0;
     out = out.replace(shape.pattern, (...match: string[]) => (shape.keepPrefix ? `${match[1]}[REDACTED:${shape.name}]` : `[REDACTED:${shape.name}]`));
   }
   return out;
+}
+
+/** Where a secret lies in a text (end exclusive), and what it is. */
+interface Span {
+  start: number;
+  end: number;
+  name: string;
+}
+
+function shapeSpans(text: string): Span[] {
+  const spans: Span[] = [];
+  for (const shape of CREDENTIAL_SHAPES) {
+    const pattern = new RegExp(shape.pattern.source, shape.pattern.flags);
+    for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+      if (m[0].length === 0) pattern.lastIndex += 1;
+      else spans.push({ start: m.index + (shape.keepPrefix ? (m[1]?.length ?? 0) : 0), end: m.index + m[0].length, name: shape.name });
+    }
+  }
+  return spans;
+}
+
+/** A JSON string escape: `\/`, `\"`, `\\`, `\n`… or `\u002d`. */
+const JSON_ESCAPE = /\\(?:u[0-9a-fA-F]{4}|["\\/bfnrt])/g;
+const SIMPLE_ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/**
+ * Redacts secrets written with JSON escapes (a tool call's raw arguments: `https:\/\/hooks…`,
+ * `sk\u002dant…`): decodes the escapes, finds the secrets in the decoded text, and replaces the
+ * raw text they came from. Linear in the text (one pass to decode, the spans' own pass).
+ */
+function redactEscaped(text: string, spansOf: (decoded: string) => Span[]): string {
+  let decoded = '';
+  /** at[i]: where decoded character i starts in `text`; at[decoded.length] = text.length. */
+  const at: number[] = [];
+  let i = 0;
+  JSON_ESCAPE.lastIndex = 0;
+  for (let m = JSON_ESCAPE.exec(text); m; m = JSON_ESCAPE.exec(text)) {
+    if (m.index > i) {
+      decoded += text.slice(i, m.index);
+      for (let k = i; k < m.index; k++) at.push(k);
+    }
+    const e = m[0][1]!;
+    decoded += e === 'u' ? String.fromCharCode(Number.parseInt(m[0].slice(2), 16)) : (SIMPLE_ESCAPES[e] ?? e);
+    at.push(m.index);
+    i = m.index + m[0].length;
+  }
+  if (i === 0 && at.length === 0) return text;
+  decoded += text.slice(i);
+  for (let k = i; k < text.length; k++) at.push(k);
+  at.push(text.length);
+  const spans = spansOf(decoded).sort((a, b) => a.start - b.start || b.end - a.end);
+  if (spans.length === 0) return text;
+  let out = '';
+  let from = 0;
+  for (const span of spans) {
+    const start = at[span.start]!;
+    if (start < from) continue; // inside a span already replaced
+    out += `${text.slice(from, start)}[REDACTED:${span.name}]`;
+    from = at[span.end]!;
+  }
+  return out + text.slice(from);
 }
 
 /** Applies `redact` to every string inside a JSON-like value (returns a new value). */

@@ -86,6 +86,20 @@ describe('security: secrets stay out of traces, payloads and commands', () => {
     assert.equal(redactor.redact('a short word'), 'a short word');
   });
 
+  it('JSON-escaped spellings of shapes and known secrets are redacted too (review 2026-12b finding 5)', async () => {
+    const redactor = new Redactor();
+    redactor.addSecret('ZZZZZZZZZZZZZZZZZZZZ-ZZ/ZZ');
+    const inputs: Array<[string, string]> = [
+      ['curl https:\\/\\/hooks.slack.com\\/services\\/T0123ABCD\\/B0123ABCD\\/abcdefghijklmnopqrstuvwx', 'abcdefghijklmnopqrstuv'],
+      ['{"k":"sk\\u002dant\\u002dapi03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"}', 'AbCdEfGhIjKlMnOp'],
+      ['{"k":"ZZZZZZZZZZZZZZZZZZZZ\\u002dZZ\\/ZZ"}', 'ZZZZZZZZZZZZZZZZZZZZ'],
+      ['{"k":"\\u0041KIAIOSFODNN7EXAMPLE"}', 'IOSFODNN7'],
+    ];
+    for (const [text, secret] of inputs) {
+      await attack('escaped secret redaction', () => assert.ok(!redactor.redact(text).includes(secret), `${text} → ${redactor.redact(text)}`));
+    }
+  });
+
   it('event streams store the redacted text (the trace, the sidebar and the model history)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-redact-'));
     try {
