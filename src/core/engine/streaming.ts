@@ -30,6 +30,13 @@ export const STREAM_INTERVAL_MS = 33;
 /** The end of text that may still grow into a secret: its last word, or (in JSON) its last token. */
 const WORD_TAIL = /\S*$/;
 const TOKEN_TAIL = /[\w\-+/=.~]*$/;
+/**
+ * Characters behind the settled end that are redacted again at each publish: a secret that is
+ * still forming, or a `password = …` whose name came earlier, lies within them. What lies further
+ * back is frozen (shown, never redacted again), so a publish costs this window, not the whole
+ * reply: an endless reply costs linear time, not quadratic.
+ */
+export const REDACT_WINDOW = 2048;
 /** Between two parts of one bubble (free text, then a message call). */
 const PART_SEPARATOR = '\n\n';
 
@@ -54,9 +61,14 @@ export class TurnStream {
   private rawText = '';
   /** How much of rawText the shown text covers. */
   private settled = 0;
+  /** rawText before this is frozen: redacted into `frozenText` and never looked at again. */
+  private frozenRaw = 0;
+  /** The shown (redacted) text of rawText[0, frozenRaw). */
+  private frozenText = '';
+  /** The shown text after the frozen part. */
+  private tailText = '';
   /** Set if redaction ever rewrote text already shown (a secret spanning whitespace): the bubble stops growing until the committed message replaces it. */
   private diverged = false;
-  private shownText = '';
   /** The part the bubble's text last came from: 'text' or a call id. */
   private lastPart: string | undefined;
   private lastFlush = -Infinity;
@@ -89,7 +101,7 @@ export class TurnStream {
       this.dirtyCalls.add(delta.callId);
     }
     // Until the bubble shows its first word, every delta is published at once (first-token latency).
-    const wait = this.shownText ? this.lastFlush + this.intervalMs - this.now() : 0;
+    const wait = this.frozenText || this.tailText ? this.lastFlush + this.intervalMs - this.now() : 0;
     if (wait <= 0) this.publish(false);
     else this.timer ??= setTimeout(() => this.publish(false), wait);
   };
@@ -97,7 +109,7 @@ export class TurnStream {
   /** What the bubble has shown (redacted): what a stopped reply keeps. */
   visibleText(): string {
     this.publish(false);
-    return this.shownText;
+    return this.frozenText + this.tailText;
   }
 
   /** Publishes everything pending, held-back words included (the end of each model call). */
@@ -124,8 +136,11 @@ export class TurnStream {
           call.shown = decoded.length;
         }
       } else {
-        // Arguments have few spaces: hold back only the token still being written.
-        const args = final ? call.argumentsText : call.argumentsText.slice(0, settledEnd(call.argumentsText, TOKEN_TAIL));
+        // Arguments have few spaces: hold back only the token still being written. Only the start
+        // is shown, so only the start (and a window for a secret that begins in it) is redacted;
+        // the redactor reads JSON escapes (`\/`, `\u002d`) as the characters they stand for.
+        const head = call.argumentsText.slice(0, PREVIEW_CHARS + REDACT_WINDOW);
+        const args = final ? head : head.slice(0, settledEnd(head, TOKEN_TAIL));
         const preview = this.redact(args).slice(0, PREVIEW_CHARS);
         if (preview && preview !== call.preview) {
           call.preview = preview;
@@ -148,19 +163,46 @@ export class TurnStream {
     this.lastPart = part;
   }
 
-  /** Shows the redacted text up to where nothing can still turn out to be part of a secret. */
+  /**
+   * Shows the redacted text up to where nothing can still turn out to be part of a secret. Only
+   * the text after the frozen point is redacted (at most the window plus what arrived since).
+   */
   private showSettled(final: boolean): void {
     const end = final ? this.rawText.length : settledEnd(this.rawText);
     if (end <= this.settled || this.diverged) return;
-    const redacted = this.redact(this.rawText.slice(0, end));
+    const window = this.rawText.slice(this.frozenRaw, end);
+    const redacted = this.redact(window);
     this.settled = end;
-    if (!redacted.startsWith(this.shownText)) {
+    if (!redacted.startsWith(this.tailText)) {
       this.diverged = true;
       return;
     }
-    const added = redacted.slice(this.shownText.length);
-    this.shownText = redacted;
+    const added = redacted.slice(this.tailText.length);
+    this.tailText = redacted;
     if (added) this.emit({ kind: 'text', text: added });
+    this.freeze(window, redacted);
+  }
+
+  /**
+   * Moves the frozen point forward to a whitespace at least REDACT_WINDOW behind the settled end,
+   * where redacting the two sides apart gives what redacting them together gave (no secret spans
+   * the cut). The window stays bounded, so each publish costs the same however long the reply.
+   */
+  private freeze(window: string, redacted: string): void {
+    if (window.length < 2 * REDACT_WINDOW) return;
+    // A whitespace if there is one near; else anywhere (the check below refuses a cut inside a secret).
+    let cut = window.length - REDACT_WINDOW;
+    for (let i = cut; i > cut - REDACT_WINDOW && i > 0; i--) {
+      if (/\s/.test(window[i]!)) {
+        cut = i;
+        break;
+      }
+    }
+    const before = this.redact(window.slice(0, cut));
+    if (!redacted.startsWith(before) || this.redact(window.slice(cut)) !== redacted.slice(before.length)) return;
+    this.frozenRaw += cut;
+    this.frozenText += before;
+    this.tailText = redacted.slice(before.length);
   }
 }
 
