@@ -30,6 +30,8 @@ export interface ChoreReview {
   /** Always includes `read`. */
   actionSets: string[];
   skills: string[];
+  /** Each named skill's instructions as the model gets them (no body: no such skill is installed). */
+  skillBodies: Array<{ name: string; body?: string }>;
   /** "10 model calls, 600 s, 1000000 input tokens, $1 per run". */
   budget: string;
   /** "webhook to 127.0.0.1:9000", "Slack (secret team-slack)", "email to a@b.c (secret ops-smtp)". */

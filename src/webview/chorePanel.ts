@@ -108,6 +108,12 @@ export class ChorePanel {
       h('pre', { class: 'review-prompt' }, review.prompt),
       line('Action sets', `${review.actionSets.join(', ')} (edits and commands still ask)`),
       review.skills.length ? line('Skills', review.skills.join(', ')) : null,
+      // What each skill tells the model: part of what the person enables (and of the hash).
+      ...(review.skillBodies ?? []).map((skill) =>
+        skill.body !== undefined
+          ? h('details', { class: 'review-skill' }, h('summary', {}, `Skill ${skill.name}: its instructions`), h('pre', { class: 'review-prompt' }, skill.body))
+          : line(`Skill ${skill.name}`, 'not installed (nothing is injected)'),
+      ),
       line('Budget', review.budget),
       line('Escalation', review.escalation.length ? review.escalation.join('; ') : 'none'),
       line('Policy', review.policy),

@@ -20,14 +20,31 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
+/** The bodies of the skills a chore names, as the agent would inject them (null: no such skill). */
+export type ChoreSkillBodies = Readonly<Record<string, string | null>>;
+
+/** The bodies of `chore`'s skills out of the skills the agent knows (null for an unknown name). */
+export function choreSkillBodies(chore: Pick<ChoreDefinition, 'skills'>, known: ReadonlyArray<{ name: string; body: string }>): ChoreSkillBodies {
+  const byName = new Map(known.map((s) => [s.name, s.body]));
+  return Object.fromEntries([...new Set(chore.skills)].sort().map((name) => [name, byName.get(name) ?? null]));
+}
+
 /**
- * The hash of what a chore does: its trigger, prompt, action sets, skills, budget, success
- * condition, failure, retry, concurrency and drift policies, and escalation targets. Only `name`
- * (a label) is left out: renaming a chore changes nothing it does, so it does not ask again.
+ * The hash of everything of a chore that decides what runs or reaches the model: its name (the
+ * task is named after it and the model reads it as the task's heading), trigger, prompt, action
+ * sets, skills and the bodies of those skills (a SKILL.md edited in a pull asks again), budget,
+ * success condition, failure, retry, concurrency and drift policies, and escalation targets.
  */
-export function choreDefinitionHash(chore: ChoreDefinition): string {
+export function choreDefinitionHash(chore: ChoreDefinition, skillBodies: ChoreSkillBodies = {}): string {
   // `enabled: false` only stops a chore; switching it back on restores the consented behaviour.
-  const { name: _label, enabled: _enabled, ...behaviour } = chore;
+  const { enabled: _enabled, ...behaviour } = chore;
+  const bodies = Object.fromEntries([...new Set(chore.skills)].sort().map((name) => [name, skillBodies[name] ?? null]));
   // Sets, not lists: their order means nothing, so reordering them does not ask again.
-  return definitionHash({ kind: 'chore', ...behaviour, actionSets: [...new Set(chore.actionSets)].sort(), skills: [...new Set(chore.skills)].sort() });
+  return definitionHash({
+    kind: 'chore',
+    ...behaviour,
+    actionSets: [...new Set(chore.actionSets)].sort(),
+    skills: [...new Set(chore.skills)].sort(),
+    skillBodies: bodies,
+  });
 }

@@ -193,6 +193,11 @@ export class Agent {
     return run;
   }
 
+  /** The skills a task can be given, as they are injected (read once at start; a chore's consent hashes their bodies). */
+  skills(): ReadonlyArray<{ name: string; body: string }> {
+    return this.skillList;
+  }
+
   /** Resolves when state is loaded (the snapshot is complete). */
   whenReady(): Promise<void> {
     return this.ready;

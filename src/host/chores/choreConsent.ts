@@ -8,6 +8,7 @@
  */
 import type { ConsentKind, ConsentStore } from '../../core/consent/consentStore';
 import { choreDefinitionHash } from '../../core/consent/definitionHash';
+import type { ChoreSkillBodies } from '../../core/consent/definitionHash';
 import type { ChoreDefinition } from '../../core/chores/types';
 import type { Logger } from '../../core/ports';
 
@@ -27,11 +28,18 @@ export class ChoreConsent {
   constructor(
     private readonly store: ConsentStore,
     private readonly logger: Logger,
+    /** The bodies of the chore's skills as the agent would inject them (part of the hash). */
+    private readonly skillBodies: (chore: ChoreDefinition) => ChoreSkillBodies = () => ({}),
   ) {}
+
+  /** The hash consent binds to: the definition and the bodies of the skills it names. */
+  hashOf(chore: ChoreDefinition): string {
+    return choreDefinitionHash(chore, this.skillBodies(chore));
+  }
 
   /** Whether the person consented to this chore's current definition on this machine. */
   of(chore: ChoreDefinition): 'given' | 'needed' {
-    return this.store.status(CHORE, chore.id, choreDefinitionHash(chore));
+    return this.store.status(CHORE, chore.id, this.hashOf(chore));
   }
 
   /** The chores of `chores` that may run (consented); logs the ones that wait for Enable. */
@@ -50,7 +58,7 @@ export class ChoreConsent {
    */
   async enable(chore: ChoreDefinition | undefined, choreId: string, hash: string): Promise<void> {
     if (!chore) throw new Error(`There is no valid chore "${choreId}" in .tasklane/chores.yaml; check its id and the problems shown on the file.`);
-    if (choreDefinitionHash(chore) !== hash) throw new Error(`The chore "${choreId}" changed since it was shown; review it again before enabling it.`);
+    if (this.hashOf(chore) !== hash) throw new Error(`The chore "${choreId}" changed since it was shown; review it again before enabling it.`);
     await this.store.give(CHORE, choreId, hash, 'enabled');
     this.logger.info('CHORE', `chore ${choreId} enabled by the user (definition ${hash.slice(0, 12)})`);
   }
@@ -64,6 +72,6 @@ export class ChoreConsent {
 
   /** New Chore wrote this chore on this machine: the person's own, consented at creation. */
   async created(chore: ChoreDefinition): Promise<void> {
-    await this.store.give(CHORE, chore.id, choreDefinitionHash(chore), 'created');
+    await this.store.give(CHORE, chore.id, this.hashOf(chore), 'created');
   }
 }

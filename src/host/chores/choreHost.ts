@@ -20,7 +20,9 @@ import type { ConsentBackend } from '../../core/consent/consentStore';
 import { choreSecretKey, workspaceSecretScope } from '../../core/chores/secretScope';
 import type { ChoreDefinition } from '../../core/chores/types';
 import { ChoreConsent, notEnabledForRunNow, notEnabledReason } from './choreConsent';
-import { choreCard, choreCards, spendSummary, toRunView } from './choreViews';
+import { choreCard, choreCards, spendSummary, toChoreReview, toRunView } from './choreViews';
+import { choreSkillBodies } from '../../core/consent/definitionHash';
+import type { ChoreReview } from '../../shared/choreProtocol';
 import type { ChoreCardFacts, ChoreStateView } from './choreViews';
 import { RunTraceFollower } from './runTraceFollower';
 import { ChoreFireSources } from './choreFireSources';
@@ -97,6 +99,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   /** What chores spent today and this month, and which a tripped cap paused. */
   readonly spend: ChoreSpendLedger;
   private readonly choreSettings: () => ChoreSettings;
+  /** The agent's skills once it started (none before: a chore naming a skill waits until then). */
+  private knownSkills: () => ReadonlyArray<{ name: string; body: string }> = () => [];
 
   constructor(deps: ChoreHostDeps) {
     const { db, triggers, clock, logger } = deps;
@@ -105,7 +109,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.trusted = deps.trusted;
     this.file = new ChoresFileSource(deps.root, logger);
     this.consent = new ConsentStore(deps.consent, () => clock.now());
-    this.choreConsent = new ChoreConsent(this.consent, logger);
+    this.choreConsent = new ChoreConsent(this.consent, logger, (chore) => choreSkillBodies(chore, this.knownSkills()));
     this.sources = new ChoreFireSources({
       root: deps.root,
       clock,
@@ -172,10 +176,12 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
    * loads chores.yaml, attaches the runner, watches the file and task ends, starts the schedule.
    */
   async start(agent: Agent): Promise<void> {
+    // The skills a chore names are part of its consent: the agent's own list, what its tasks get.
+    this.knownSkills = () => agent.skills();
     // Watch first, then read: a chores.yaml written while the agent starts is not missed.
     this.disposables.push(...this.file.watch(() => void this.reload().catch((e) => this.logger.error('CHORE', 'could not reload chores.yaml', e))));
-    await this.reload();
     await agent.whenReady();
+    await this.reload();
     await this.runner.attach(agent);
     this.disposables.push(
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.startSchedule()),
@@ -246,10 +252,10 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     };
   }
 
-  /** What a chore does, for the Enable confirmation. */
-  review(choreId: string): { chore: ChoreDefinition; consent: 'given' | 'needed' } | undefined {
+  /** What a chore does, for the Enable confirmation: the review (its hash is what Enable binds to). */
+  review(choreId: string): { chore: ChoreDefinition; consent: 'given' | 'needed'; review: ChoreReview } | undefined {
     const chore = this.loaded.chores.find((c) => c.id === choreId);
-    return chore ? { chore, consent: this.consentOf(chore) } : undefined;
+    return chore ? { chore, consent: this.consentOf(chore), review: toChoreReview(chore, choreSkillBodies(chore, this.knownSkills())) } : undefined;
   }
 
   /** Hands only consented chores to the runner, schedule, watchers and task matcher; patches the sidebar. */
@@ -311,6 +317,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     return {
       trusted: this.trusted(),
       consentOf: (chore) => this.consentOf(chore),
+      skillBodies: (chore) => choreSkillBodies(chore, this.knownSkills()),
       stoppedProblem: (chore) => this.stoppedProblem(chore),
       paused: (id) => this.spend.paused(id),
       nextFireAt: (id) => this.scheduler.nextFireAt(id),

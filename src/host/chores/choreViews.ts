@@ -9,6 +9,7 @@ import type { ChoreRunRecord, ChoreStep } from '../../core/chores/runLog';
 import type { ChorePause } from '../../core/chores/spendLedger';
 import type { ChoreDefinition } from '../../core/chores/types';
 import { choreDefinitionHash } from '../../core/consent/definitionHash';
+import type { ChoreSkillBodies } from '../../core/consent/definitionHash';
 import { CHART_RUNS } from '../../shared/choreProtocol';
 import type { ChoreReview, ChoreRunView, ChoreStepView, ChoreView } from '../../shared/choreProtocol';
 import type { ChoreSettings } from '../settings';
@@ -23,6 +24,8 @@ export interface ChoreCardFacts {
   /** Workspace Trust, as it is now. */
   trusted: boolean;
   consentOf(chore: ChoreDefinition): 'given' | 'needed';
+  /** The bodies of the chore's skills (shown for Enable and part of its hash). */
+  skillBodies?(chore: ChoreDefinition): ChoreSkillBodies;
   /** Why a consented chore does not run now (master switch, `enabled: false`, a budget pause). */
   stoppedProblem(chore: ChoreDefinition): string | undefined;
   paused(choreId: string): ChorePause | undefined;
@@ -73,7 +76,7 @@ export function toStepView(step: ChoreStep): ChoreStepView {
 }
 
 /** Everything a person should see before enabling a chore. */
-export function toChoreReview(chore: ChoreDefinition): ChoreReview {
+export function toChoreReview(chore: ChoreDefinition, skillBodies: ChoreSkillBodies = {}): ChoreReview {
   const b = chore.budget;
   const e = chore.escalate;
   const escalation = [
@@ -84,10 +87,11 @@ export function toChoreReview(chore: ChoreDefinition): ChoreReview {
       : []),
   ];
   return {
-    definitionHash: choreDefinitionHash(chore),
+    definitionHash: choreDefinitionHash(chore, skillBodies),
     prompt: chore.prompt,
     actionSets: [...new Set(['read', ...chore.actionSets])],
     skills: chore.skills,
+    skillBodies: [...new Set(chore.skills)].map((name) => ({ name, ...(typeof skillBodies[name] === 'string' ? { body: skillBodies[name] } : {}) })),
     budget: `${b.maxIterations} model calls, ${b.maxSeconds} s, ${b.maxInputTokens} input tokens, $${b.maxCostUsd} per run${chore.spendLimits?.maxCostUsdPerDay !== undefined ? `, $${chore.spendLimits.maxCostUsdPerDay} per day` : ''}${chore.spendLimits?.maxCostUsdPerMonth !== undefined ? `, $${chore.spendLimits.maxCostUsdPerMonth} per month` : ''}`,
     escalation,
     policy: `on failure: ${chore.onFailure}${chore.onFailure === 'retry' ? ` (up to ${chore.maxRetries} retries)` : ''}; concurrency: ${chore.concurrency}${chore.successWhen ? `; succeeds when ${chore.successWhen}` : ''}`,
@@ -113,6 +117,7 @@ export function toChoreView(
     enabled: boolean;
     consent: 'needed' | 'given';
     paused?: string;
+    skillBodies?: ChoreSkillBodies;
   },
 ): ChoreView {
   return {
@@ -121,7 +126,7 @@ export function toChoreView(
     trigger: describeTrigger(chore),
     enabled: extra.enabled,
     consent: extra.consent,
-    review: toChoreReview(chore),
+    review: toChoreReview(chore, extra.skillBodies),
     ...(extra.problem ? { problem: extra.problem } : {}),
     ...(extra.paused ? { paused: extra.paused } : {}),
     ...(extra.nextFireAt !== undefined ? { nextFireAt: extra.nextFireAt } : {}),
@@ -149,6 +154,7 @@ export function choreCard(chore: ChoreDefinition, facts: ChoreCardFacts, run?: C
   const history = facts.history(chore.id);
   const lastRun = history[0] ?? run;
   return toChoreView(chore, {
+    ...(facts.skillBodies ? { skillBodies: facts.skillBodies(chore) } : {}),
     enabled: facts.trusted && consent === 'given' && !facts.stoppedProblem(chore),
     consent,
     ...(problem ? { problem } : {}),
