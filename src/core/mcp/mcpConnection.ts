@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { joinBounded, limitedFetch } from './mcpLimits';
 import type { Clock, Logger } from '../ports';
 import type { McpServerDefinition } from './mcpConfig';
 
@@ -268,7 +269,7 @@ export class McpConnection {
 
   private transport(): Transport {
     const def = this.options.definition;
-    if (def.transport === 'http') return new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers } });
+    if (def.transport === 'http') return new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers }, fetch: limitedFetch() });
     const transport = new StdioClientTransport({
       command: def.command,
       args: def.args,
@@ -325,7 +326,7 @@ function toText(result: { content?: unknown[]; structuredContent?: unknown; isEr
     else parts.push(`[${c.type ?? 'content'}${c.mimeType ? ` ${c.mimeType}` : ''}]`);
   }
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
-  const text = parts.join('\n');
-  const truncatedChars = Math.max(0, text.length - MAX_RESULT_CHARS);
-  return { text: truncatedChars ? text.slice(0, MAX_RESULT_CHARS) : text, isError: result.isError === true, truncatedChars };
+  // Cut while joining: a huge result is never built whole.
+  const { text, truncatedChars } = joinBounded(parts, '\n', MAX_RESULT_CHARS);
+  return { text, isError: result.isError === true, truncatedChars };
 }

@@ -16,6 +16,7 @@ import { describeResult } from '../approval/commandService';
 import type { Clock, Logger } from '../ports';
 import type { McpServerDefinition } from './mcpConfig';
 import { McpConnection } from './mcpConnection';
+import { boundedTools } from './mcpLimits';
 import type { McpConnectionState, McpPromptInfo, McpResourceInfo, McpTool } from './mcpConnection';
 
 /** Longest tool description offered to the model; longer ones are cut (the stable prefix stays small). */
@@ -99,13 +100,25 @@ export class McpServers implements McpCallPort {
    */
   async actions(service: Pick<CommandService, 'request'>): Promise<ActionDef[]> {
     const out: ActionDef[] = [];
+    /** Action name → where it came from: two tools that spell the same name are never offered silently. */
+    const taken = new Map<string, string>();
     for (const definition of this.runnable()) {
       try {
-        const tools = await this.connection(definition).tools();
+        const tools = boundedTools(definition.name, await this.connection(definition).tools(), this.deps.logger);
         this.toolsByServer.set(definition.name, tools);
         // Offered only while this very definition may run: an edited or distrusted server's tools go away.
         const current = () => this.runnable().some((d) => d.name === definition.name && d.hash === definition.hash);
-        for (const tool of tools) out.push(toolAction(definition.name, tool, service, current));
+        for (const tool of tools) {
+          const name = mcpActionName(definition.name, tool.name);
+          const from = `${definition.name}/${tool.name}`;
+          const first = taken.get(name);
+          if (first) {
+            this.deps.logger.warn('HOST', `MCP tool ${from} is left out: its action name ${name} is already ${first}'s; rename one of them`);
+            continue;
+          }
+          taken.set(name, from);
+          out.push(toolAction(definition.name, tool, service, current));
+        }
       } catch (error) {
         this.deps.logger.warn('HOST', `MCP server ${definition.name} offers no tools now: ${error instanceof Error ? error.message : String(error)}`);
       }

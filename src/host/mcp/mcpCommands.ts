@@ -1,13 +1,17 @@
 import * as vscode from 'vscode';
+import type { ConsentDialogs } from '../consentDialog';
 import type { McpHost } from './mcpHost';
 
 /**
- * `tasklane.trustMcpServer [name] [hash]` and `tasklane.distrustMcpServer [name]`. From the palette
- * the person picks a server and sees exactly what would run (command line or URL) in a modal
- * before saying yes. A script or test that read the server's `hash` from `tasklane.getState`
- * passes it: consent then binds to exactly that definition, and one that changed is refused.
+ * `tasklane.trustMcpServer [name] [hash]` and `tasklane.distrustMcpServer [name]`. Trust always
+ * shows the person everything that decides what runs (command, arguments, working folder, every
+ * environment entry with loader variables flagged, the workspace files it runs) in a modal, and
+ * binds consent to exactly that review's hash: a definition or file that changes while the modal
+ * is open is refused. A caller (another extension, a test, the sidebar's Trust button) passing a
+ * name only preselects the server; passing `hash` (from `tasklane.getState`) pins the definition
+ * it looked at, and a server that no longer matches is refused before anything is asked.
  */
-export function registerMcpCommands(ready: Promise<McpHost>): vscode.Disposable[] {
+export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDialogs): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('tasklane.trustMcpServer', async (name?: unknown, hash?: unknown) => {
       const host = await ready;
@@ -26,22 +30,20 @@ export function registerMcpCommands(ready: Promise<McpHost>): vscode.Disposable[
         )?.name;
         if (!chosen) return false;
       }
-      const server = host.status().find((s) => s.name === chosen);
-      if (!server) throw new Error(`There is no MCP server "${chosen}" in .vscode/mcp.json or tasklane.mcp.servers.`);
-      if (typeof hash === 'string') {
-        if (hash !== server.hash) throw new Error(`The MCP server "${chosen}" changed since you looked at it; review it again before trusting it.`);
-      } else {
-        const answer = await vscode.window.showWarningMessage(
-          `Trust the MCP server "${server.name}" from this repository?`,
-          {
-            modal: true,
-            detail: `It runs on your machine as: ${server.target}\n\nIts tools are offered to Tasklane's tasks; every call still asks you unless you allowlist it. Any change to its definition asks again.`,
-          },
-          'Trust',
-        );
-        if (answer !== 'Trust') return false;
-      }
-      await host.trust(server.name);
+      const review = host.review(chosen);
+      if (!review) throw new Error(`There is no MCP server "${chosen}" in .vscode/mcp.json or tasklane.mcp.servers.`);
+      if (typeof hash === 'string' && hash !== review.hash)
+        throw new Error(`The MCP server "${chosen}" changed since you looked at it; review it again before trusting it.`);
+      const detail = [
+        'It would run on your machine:',
+        review.text,
+        '',
+        "Its tools are offered to Tasklane's tasks; every call still asks you unless you allowlist it. Any change to this definition or to the files it runs asks again.",
+      ].join('\n');
+      const yes = await dialogs.confirm(`Trust the MCP server "${chosen}" from this repository?`, detail, 'Trust', `mcp-${chosen}`);
+      if (!yes) return false;
+      // Bound to the review on screen: a definition that changed while the modal was open is refused.
+      await host.trust(chosen, review.hash);
       return true;
     }),
     vscode.commands.registerCommand('tasklane.distrustMcpServer', async (name?: unknown) => {

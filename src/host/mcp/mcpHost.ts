@@ -13,6 +13,8 @@ import { parseMcpServers } from '../../core/mcp/mcpConfig';
 import type { McpConfigProblem, McpServerDefinition } from '../../core/mcp/mcpConfig';
 import { McpServers } from '../../core/mcp/mcpServers';
 import { McpContext } from '../../core/mcp/mcpContext';
+import { McpReviewer } from '../../core/mcp/mcpReview';
+import type { McpServerReview } from '../../core/mcp/mcpReview';
 import type { McpServerStatus } from '../../core/mcp/mcpServers';
 import type { Clock, Logger } from '../../core/ports';
 import type { TasklaneSettings } from '../settings';
@@ -49,10 +51,15 @@ export class McpHost implements vscode.Disposable {
   private service: Pick<CommandService, 'request'> | undefined;
   private readonly changeListeners = new Set<() => void>();
 
+  /** What the Trust dialog shows of each server, and the hash consent binds to (core/mcp/mcpReview.ts). */
+  private readonly reviewer: McpReviewer;
+
   constructor(private readonly deps: McpHostDeps) {
+    this.reviewer = new McpReviewer(deps.cwd);
     this.servers = new McpServers({
       definitions: () => this.definitions(),
-      trusted: (d) => d.source === 'user' || deps.consent.status('mcpServer', d.name, d.hash) === 'given',
+      // Bound to what the dialog showed: the definition and the content of the workspace files it runs.
+      trusted: (d) => d.source === 'user' || deps.consent.status('mcpServer', d.name, this.reviewer.review(d).hash) === 'given',
       workspaceTrusted: deps.trusted,
       cwd: deps.cwd,
       clock: deps.clock,
@@ -106,8 +113,16 @@ export class McpHost implements vscode.Disposable {
   status(): Array<McpServerStatus & { consent: 'given' | 'needed' | 'user' }> {
     return this.servers.status().map((s) => {
       const def = this.definitions().find((d) => d.name === s.name);
-      return { ...s, consent: def?.source === 'user' ? 'user' : def ? this.deps.consent.status('mcpServer', def.name, def.hash) : 'needed' };
+      const hash = def ? this.reviewer.review(def).hash : s.hash;
+      // `hash` is the consent hash: what `tasklane.trustMcpServer <name> <hash>` pins.
+      return { ...s, hash, consent: def?.source === 'user' ? 'user' : def ? this.deps.consent.status('mcpServer', def.name, hash) : 'needed' };
     });
+  }
+
+  /** What the Trust dialog shows for `name`, with the hash a Trust on it binds to. */
+  review(name: string): (McpServerReview & { definition: McpServerDefinition }) | undefined {
+    const def = this.definitions().find((d) => d.name === name);
+    return def ? { ...this.reviewer.review(def), definition: def } : undefined;
   }
 
   /** Problems in mcp.json or the setting (shown in the log and getState). */
@@ -115,13 +130,18 @@ export class McpHost implements vscode.Disposable {
     return this.problems;
   }
 
-  /** The person's yes for this exact definition; its tools are offered from now on. */
-  async trust(name: string): Promise<McpServerDefinition> {
-    const def = this.definitions().find((d) => d.name === name);
-    if (!def) throw new Error(`There is no MCP server "${name}" in ${MCP_FILE} or tasklane.mcp.servers.`);
-    if (def.source === 'workspace') await this.deps.consent.give('mcpServer', def.name, def.hash, 'enabled');
+  /**
+   * The person's yes for exactly what they were shown: `shownHash` is the review's hash on screen.
+   * When the definition or a file it runs changed since (a pull while the dialog was open),
+   * nothing is trusted.
+   */
+  async trust(name: string, shownHash: string): Promise<McpServerDefinition> {
+    const review = this.review(name);
+    if (!review) throw new Error(`There is no MCP server "${name}" in ${MCP_FILE} or tasklane.mcp.servers.`);
+    if (review.hash !== shownHash) throw new Error(`The MCP server "${name}" changed since it was shown; review it again before trusting it.`);
+    if (review.definition.source === 'workspace') await this.deps.consent.give('mcpServer', name, review.hash, 'enabled');
     await this.refresh();
-    return def;
+    return review.definition;
   }
 
   /** Withdraws consent; the server is stopped and its tools are no longer offered. */
