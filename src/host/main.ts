@@ -15,6 +15,7 @@ import { Attention } from './attention';
 import { ContextPicker, selectionAttachment } from './context/contextPicker';
 import { createLogger } from './logger';
 import { registerMcpCommands } from './mcp/mcpCommands';
+import { ConsentDialogs } from './consentDialog';
 import { ModelProvider, offerModelSetup } from './modelProvider';
 import { registerMemoryReview } from './memoryReview';
 import { redactingSecrets } from './redactingSecrets';
@@ -83,6 +84,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
   };
 
   const agentOps = new TasklaneOps(ready, trusted);
+  // The modal every decision by the person goes through, commands called with arguments included.
+  const dialogs = new ConsentDialogs();
   context.subscriptions.push(
     channel,
     settings,
@@ -109,13 +112,21 @@ export function start(context: vscode.ExtensionContext): MainParts {
       }
     }),
     ...registerCommands({ runtime, models, channel, refreshModel, trusted, showSession: (id) => sidebar.showSession(id) }),
+    dialogs,
     ...registerChoreCommands(
       part((s) => s.chores),
       secrets,
+      dialogs,
     ),
     ...registerChorePreview(part((s) => s.chores)),
-    ...registerCommandApprovalCommands(part((s) => s.commands)),
-    ...registerApprovalCommands(part((s) => s.approvalOwners)),
+    ...registerCommandApprovalCommands(
+      part((s) => s.commands),
+      dialogs,
+    ),
+    ...registerApprovalCommands(
+      part((s) => s.approvalOwners),
+      dialogs,
+    ),
     // Approval links from chore escalations: the proposal's diff, or a command's card in the sidebar.
     ...registerApprovalLinks(
       context.extension.id,
@@ -126,7 +137,10 @@ export function start(context: vscode.ExtensionContext): MainParts {
         showSession: (sessionId: string) => sidebar.showSession(sessionId),
       })),
     ),
-    ...registerMcpCommands(part((s) => s.mcp)),
+    ...registerMcpCommands(
+      part((s) => s.mcp),
+      dialogs,
+    ),
     registerMemoryReview(part((s) => s.agent)),
     ...registerHistoryCommands(runtime),
     // Tasklane's queue offered to VS Code's own agents (language model tools, @tasklane in Chat).

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ApprovalView } from '../../shared/approvalProtocol';
 import { showInvisible } from '../../shared/visibleText';
+import type { ConsentDialogs } from '../consentDialog';
 
 /** Something that owns approvals (change sets, commands) the palette commands can decide. */
 export interface ApprovalOwner {
@@ -21,7 +22,7 @@ export interface ApprovalOwner {
  * (undefined when there was nothing to decide or the pick was dismissed). The owners exist once
  * the store is open; the commands wait for them (`ready`).
  */
-export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]>): vscode.Disposable[] {
+export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]>, dialogs: ConsentDialogs): vscode.Disposable[] {
   const idOf = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
 
   async function target(id: string | undefined, verb: string): Promise<{ owner: ApprovalOwner; id: string } | undefined> {
@@ -63,8 +64,17 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
 
   return [
     vscode.commands.registerCommand('tasklane.approve', async (id?: unknown) => {
-      const found = await target(idOf(id), 'approve');
-      return found ? found.owner.approve(found.id) : undefined;
+      const given = idOf(id);
+      const found = await target(given, 'approve');
+      if (!found) return undefined;
+      // An id from a caller (another extension, an agent tool, a link) is never a decision by
+      // itself: the person sees what would run or change and says yes. Not pending any more:
+      // the owner refuses it, nothing to ask.
+      if (given) {
+        const view = (await found.owner.list()).find((v) => v.id === found.id && v.status === 'pending');
+        if (view && !(await confirmApproval(dialogs, view))) return undefined;
+      }
+      return found.owner.approve(found.id);
     }),
     vscode.commands.registerCommand('tasklane.reject', async (id?: unknown, reason?: unknown) => {
       const found = await target(idOf(id), 'reject');
@@ -81,4 +91,29 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
       return found.owner.reject(found.id, why);
     }),
   ];
+}
+
+/** What an approval would run or change, in full, for the confirmation (invisible characters shown). */
+export function approvalDetail(view: ApprovalView): string {
+  const lines = [
+    ...(view.command !== undefined ? [`Runs: ${showInvisible(view.command)}`] : []),
+    ...(view.files.length
+      ? [
+          'Changes:',
+          ...view.files.map(
+            (f) =>
+              `  ${f.kind} ${showInvisible(f.path)}${f.newPath ? ` → ${showInvisible(f.newPath)}` : ''} (+${f.added} −${f.removed})${f.sensitive ? `: ${f.sensitive}` : ''}${f.decision === 'reject' ? ' (left out)' : ''}`,
+          ),
+          'Open the diff from the card in the Tasklane sidebar to read each change.',
+        ]
+      : []),
+    ...(view.reason ? [`Why it asks: ${showInvisible(view.reason)}`] : []),
+    ...(view.choreId ? [`Proposed by the chore ${view.choreId}.`] : []),
+  ];
+  return lines.join('\n');
+}
+
+/** Asks the person to approve `view` (a pending change set, command, task or MCP call). */
+export function confirmApproval(dialogs: ConsentDialogs, view: ApprovalView): Promise<boolean> {
+  return dialogs.confirm(`Approve: ${showInvisible(view.title)}?`, approvalDetail(view), 'Approve', `approval-${view.id}`);
 }

@@ -4,7 +4,11 @@ import type { ChoreSpec } from '../../core/chores/choreSchema';
 import { choreTemplates } from '../../core/chores/templates';
 import type { ChoreHost } from './choreHost';
 import { workspaceSecretKey } from './choreHost';
-import { describeTrigger, toChoreReview } from './choreViews';
+import { describeTrigger } from './choreViews';
+import type { ChoreDefinition } from '../../core/chores/types';
+import type { ChoreReview } from '../../shared/choreProtocol';
+import { showInvisible } from '../../shared/visibleText';
+import type { ConsentDialogs } from '../consentDialog';
 
 /**
  * Arguments that make `tasklane.newChore` skip its questions (scripts, tests). Any field left out
@@ -29,10 +33,10 @@ const idPattern = /^[a-z0-9][a-z0-9-]*$/;
  * `tasklane.setSecret`. The chore host exists once
  * the store is open (`ready`); setting a secret needs only SecretStorage, so it does not wait.
  */
-export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode.SecretStorage): vscode.Disposable[] {
+export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode.SecretStorage, dialogs: ConsentDialogs): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('tasklane.newChore', async (args?: unknown) =>
-      newChoreFlow(await ready, (args && typeof args === 'object' ? args : {}) as NewChoreArgs),
+      newChoreFlow(await ready, dialogs, (args && typeof args === 'object' ? args : {}) as NewChoreArgs, args !== undefined),
     ),
     vscode.commands.registerCommand('tasklane.runChoreNow', async (id?: unknown) => {
       const host = await ready;
@@ -78,7 +82,7 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
       return true;
     }),
     vscode.commands.registerCommand('tasklane.enableChore', async (id?: unknown, hash?: unknown) =>
-      enableChoreFlow(await ready, typeof id === 'string' ? id : undefined, typeof hash === 'string' ? hash : undefined),
+      enableChoreFlow(await ready, dialogs, typeof id === 'string' ? id : undefined, typeof hash === 'string' ? hash : undefined),
     ),
     vscode.commands.registerCommand('tasklane.resumeChore', async (id?: unknown) => {
       const host = await ready;
@@ -123,12 +127,14 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
 }
 
 /**
- * `tasklane.enableChore [id] [hash]`. From the palette (no hash) it shows what the chore does in
- * a modal and enables it only on the person's "Enable". A script or test that already read the
- * chore's `review` from `tasklane.getState` passes its `definitionHash`: consent then binds to
- * exactly that definition, and a chore that changed since is refused.
+ * `tasklane.enableChore [id] [hash]`. It always shows what the chore does in a modal (the whole
+ * prompt, the instructions of each skill it names, trigger, powers, budget, escalation) and
+ * enables it only on the person's "Enable", bound to the hash of exactly what was shown. A caller
+ * (another extension, an agent tool, a test) passing an id only preselects the chore; passing the
+ * `definitionHash` it read from `tasklane.getState` pins the definition, and a chore that changed
+ * since is refused before anything is asked.
  */
-async function enableChoreFlow(host: ChoreHost, id: string | undefined, hash: string | undefined): Promise<boolean> {
+async function enableChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, id: string | undefined, hash: string | undefined): Promise<boolean> {
   let choreId = id;
   if (!choreId) {
     const waiting = host.validChores().filter((c) => c.consent === 'needed');
@@ -146,29 +152,38 @@ async function enableChoreFlow(host: ChoreHost, id: string | undefined, hash: st
   }
   const found = host.review(choreId);
   if (!found) throw new Error(`There is no valid chore "${choreId}" in .tasklane/chores.yaml; check its id and the problems shown on the file.`);
-  if (hash !== undefined) {
-    await host.enable(choreId, hash);
-    return true;
-  }
-  const review = toChoreReview(found.chore);
-  const detail = [
-    `Trigger: ${describeTrigger(found.chore)}`,
-    `Prompt: ${review.prompt.trim().slice(0, 800)}`,
-    `Action sets: ${review.actionSets.join(', ')} (edits and commands still ask for approval)`,
-    ...(review.skills.length ? [`Skills: ${review.skills.join(', ')}`] : []),
-    `Budget: ${review.budget}`,
-    `Escalation: ${review.escalation.length ? review.escalation.join('; ') : 'none'}`,
-    `Policy: ${review.policy}`,
-    '',
-    'It runs unattended with your model and key. Any change to this definition disables it again until you review it.',
-  ].join('\n');
-  const choice = await vscode.window.showWarningMessage(`Enable the chore "${found.chore.name}" (${choreId})?`, { modal: true, detail }, 'Enable');
-  if (choice !== 'Enable') return false;
+  const review = found.review;
+  if (hash !== undefined && hash !== review.definitionHash)
+    throw new Error(`The chore "${choreId}" changed since it was shown; review it again before enabling it.`);
+  const yes = await dialogs.confirm(
+    `Enable the chore "${showInvisible(found.chore.name)}" (${choreId})?`,
+    enableDetail(found.chore, review),
+    'Enable',
+    `chore-${choreId}`,
+  );
+  if (!yes) return false;
   await host.enable(choreId, review.definitionHash);
   return true;
 }
 
-async function newChoreFlow(host: ChoreHost, args: NewChoreArgs): Promise<string | undefined> {
+/** Everything the Enable modal shows: what reaches the model and what the chore may do. */
+export function enableDetail(chore: ChoreDefinition, review: ChoreReview): string {
+  return [
+    `Trigger: ${describeTrigger(chore)}`,
+    `Prompt:\n${showInvisible(review.prompt.trim())}`,
+    ...review.skillBodies.map((s) =>
+      s.body !== undefined ? `Skill ${s.name} (its instructions reach the model):\n${showInvisible(s.body.trim())}` : `Skill ${s.name}: not installed`,
+    ),
+    `Action sets: ${review.actionSets.join(', ')} (edits and commands still ask for approval)`,
+    `Budget: ${review.budget}`,
+    `Escalation: ${review.escalation.length ? review.escalation.join('; ') : 'none'}`,
+    `Policy: ${review.policy}`,
+    '',
+    'It runs unattended with your model and key. Any change to this definition or to the skills it names disables it again until you review it.',
+  ].join('\n');
+}
+
+async function newChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, args: NewChoreArgs, fromCaller: boolean): Promise<string | undefined> {
   const uri = host.fileUri();
   if (!uri) {
     void vscode.window.showWarningMessage('Tasklane: open a folder first; chores live in its .tasklane/chores.yaml.');
@@ -226,7 +241,20 @@ async function newChoreFlow(host: ChoreHost, args: NewChoreArgs): Promise<string
   } catch {
     await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(uri, '..'));
   }
-  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(appendChore(text, spec)));
+  const next = appendChore(text, spec);
+  // Arguments from a caller wrote what the person did not type: they see the chore before it is
+  // written and consented (it runs unattended from then on).
+  if (fromCaller) {
+    const added = next.startsWith(text) ? next.slice(text.length) : next;
+    const yes = await dialogs.confirm(
+      `Create the chore "${showInvisible(name)}" (${id}) in .tasklane/chores.yaml and enable it?`,
+      `${showInvisible(added.trim())}\n\nIt runs unattended with your model and key on its trigger.`,
+      'Create',
+      `new-chore-${id}`,
+    );
+    if (!yes) return undefined;
+  }
+  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(next));
   // Written here by the person: consented at creation (a later edit of it asks again).
   await host.created(id);
   await vscode.window.showTextDocument(uri, { preview: false });

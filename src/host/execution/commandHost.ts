@@ -13,6 +13,8 @@ import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '
 import type { HostMessage } from '../../shared/protocol';
 import type { TasklaneSettings } from '../settings';
 import type { SidebarSection } from '../sidebarSection';
+import { confirmApproval } from '../approvals/approvalCommands';
+import type { ConsentDialogs } from '../consentDialog';
 import { runVsCodeTask } from './taskRunner';
 import { runInTerminal } from './terminalRunner';
 
@@ -179,10 +181,16 @@ export function combineApprovalSections(...sections: OwnedApprovalSection[]): Ow
  * pending command approvals; approve resolves with the run's result. Each waits for the store to
  * open (`ready`).
  */
-export function registerCommandApprovalCommands(ready: Promise<CommandExecutionHost>): vscode.Disposable[] {
+export function registerCommandApprovalCommands(ready: Promise<CommandExecutionHost>, dialogs: ConsentDialogs): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('tasklane.commands.pending', async () => (await ready).pending()),
-    vscode.commands.registerCommand('tasklane.commands.approve', async (id: string) => (await ready).approve(id)),
+    vscode.commands.registerCommand('tasklane.commands.approve', async (id: string) => {
+      const host = await ready;
+      // Any extension can call this with an id: the person still sees the command and says yes.
+      const view = (await host.list()).find((v) => v.id === id && v.status === 'pending');
+      if (view && !(await confirmApproval(dialogs, view))) return undefined;
+      return host.approve(id);
+    }),
     vscode.commands.registerCommand('tasklane.commands.reject', async (id: string, reason?: string) => (await ready).reject(id, reason)),
   ];
 }
