@@ -231,14 +231,21 @@ export async function handleTaskModelError(env: EngineEnv, task: TaskRecord, err
 /**
  * What a task started by `task` inherits. A chore's descendants keep the chore's policy
  * transitively (issue #11): the same run (so its budget and never-unattended rule), and no action
- * set the chore did not have, whatever the model asks for.
+ * set the chore did not have, whatever the model asks for. A task another agent queued through
+ * the `tasklane_start_task` tool (origin `via: lm_tool`) is narrowed the same way: the person
+ * confirmed a read-only task, so none of its descendants gets more than it has.
  */
 export function successorPolicy(
-  task: Pick<TaskRecord, 'actionSets' | 'chore'>,
+  task: Pick<TaskRecord, 'actionSets' | 'chore' | 'origin'>,
   requested: string[] | undefined,
-): { actionSets: string[]; chore?: ChoreLineage } {
+): { actionSets: string[]; chore?: ChoreLineage; origin?: Record<string, unknown> } {
   const inherited = task.actionSets.filter((s) => s !== 'task');
-  if (!task.chore) return { actionSets: requested ?? inherited };
+  const fromAgent = task.origin?.via === 'lm_tool';
+  if (!task.chore && !fromAgent) return { actionSets: requested ?? inherited };
   const allowed = new Set(task.actionSets);
-  return { actionSets: (requested ?? inherited).filter((s) => allowed.has(s)), chore: task.chore };
+  return {
+    actionSets: (requested ?? inherited).filter((s) => allowed.has(s)),
+    ...(task.chore ? { chore: task.chore } : {}),
+    ...(fromAgent ? { origin: { via: 'lm_tool' } } : {}),
+  };
 }

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
-import { awaitInput, parseInput, scheduleInput, startTaskInput, statusInput } from './toolInputs';
+import { showInvisible } from '../../shared/visibleText';
+import { confirmationText, quoted } from './confirmationText';
+import { awaitInput, parseInput, scheduleInput, startTaskInput, statusInput, TasklaneToolError } from './toolInputs';
 import type { TasklaneOps } from './tasklaneOps';
 
 /** The tool names, as `contributes.languageModelTools` in package.json declares them. */
@@ -7,7 +9,6 @@ export const LM_TOOL_NAMES = ['tasklane_start_task', 'tasklane_schedule', 'taskl
 
 const text = (value: unknown) =>
   new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(typeof value === 'string' ? value : JSON.stringify(value, null, 1))]);
-const quote = (s: string, max = 300) => (s.length > max ? `${s.slice(0, max)}…` : s);
 
 /**
  * Tasklane's durable queue as language model tools any VS Code agent can call. The two that
@@ -26,18 +27,23 @@ export function registerLmTools(ops: TasklaneOps): vscode.Disposable[] {
               .map(([k, v]) => `${k} ${v}`)
               .join(', ')}.`
           : '';
+        const confirmed = confirmationText(input.instruction);
+        // Too long to show whole: nothing is queued (invoke refuses), so there is nothing to confirm.
+        if ('refused' in confirmed) return { invocationMessage: 'Refusing a Tasklane task too long to show' };
         return {
           invocationMessage: 'Queueing a Tasklane task',
           confirmationMessages: {
             title: 'Queue a durable Tasklane task?',
             message: new vscode.MarkdownString(
-              `Tasklane will run this ${input.mode} task in the background, with your model and budget; its edits and commands still ask for approval.${budget}\n\n> ${quote(input.instruction).replace(/\n/g, '\n> ')}`,
+              `Tasklane will run this ${input.mode} task in the background, with your model and budget. It can read this workspace and report back to the agent that asked; it cannot edit files, run commands or use MCP tools, nor can any task it starts.${budget} The whole instruction:\n\n${quoted(confirmed.shown)}`,
             ),
           },
         };
       },
       async invoke(options) {
         const input = parseInput(startTaskInput, options.input, 'tasklane_start_task');
+        const confirmed = confirmationText(input.instruction);
+        if ('refused' in confirmed) throw new TasklaneToolError(confirmed.refused);
         const { taskId } = await ops.startTask(input, 'lm_tool');
         return text({
           taskId,
@@ -49,18 +55,22 @@ export function registerLmTools(ops: TasklaneOps): vscode.Disposable[] {
     vscode.lm.registerTool<unknown>('tasklane_schedule', {
       prepareInvocation(options) {
         const input = parseInput(scheduleInput, options.input, 'tasklane_schedule');
+        const confirmed = confirmationText(input.prompt, 'prompt');
+        if ('refused' in confirmed) return { invocationMessage: 'Refusing a Tasklane chore too long to show' };
         return {
           invocationMessage: 'Proposing a Tasklane chore',
           confirmationMessages: {
             title: 'Propose a Tasklane chore?',
             message: new vscode.MarkdownString(
-              `A chore "${input.name}" on \`${input.cron}\`${input.timezone ? ` (${input.timezone})` : ''} is added to .tasklane/chores.yaml as a change for you to review; it does not run until you approve the change and then Enable it.\n\n> ${quote(input.prompt).replace(/\n/g, '\n> ')}`,
+              `A chore "${showInvisible(input.name)}" on \`${input.cron}\`${input.timezone ? ` (${input.timezone})` : ''} is added to .tasklane/chores.yaml as a change for you to review; it does not run until you approve the change and then Enable it. Its whole prompt:\n\n${quoted(confirmed.shown)}`,
             ),
           },
         };
       },
       async invoke(options) {
         const input = parseInput(scheduleInput, options.input, 'tasklane_schedule');
+        const confirmed = confirmationText(input.prompt, 'prompt');
+        if ('refused' in confirmed) throw new TasklaneToolError(confirmed.refused);
         const result = await ops.schedule(input);
         return text({
           ...result,
