@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { pressDialogButton } from './support/dialogs';
 import { hostPhase, phaseState, restartExtensionHostAfterRun } from './support/phases';
 import { activateTasklane, heldAt, quiesce, releaseGate, requestsText, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { asPerson } from './support/asPerson';
 
 interface TaskState {
   id: string;
@@ -142,7 +143,7 @@ describe(SUITE, function () {
         state.approvals.some((a) => a.id === approvalId),
         'the proposal is a pending approval',
       );
-      await vscode.commands.executeCommand('tasklane.approve', approvalId);
+      await asPerson(() => vscode.commands.executeCommand('tasklane.approve', approvalId), 'Approve');
       const chore = await until('the approved chore to be loaded', async () => {
         const s = (await vscode.commands.executeCommand('tasklane.getState')) as { chores: Array<{ id: string; enabled: boolean; consent?: string }> };
         return s.chores.find((c) => c.id === choreId);

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateTasklane, modelSaw, quiesce, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
 import { readOrNull } from '../support/files';
+import { asPerson } from './support/asPerson';
 
 // Approval-gated edits inside a real extension host: a scripted task proposes edits through the
 // real edit actions; the test decides with tasklane.approve / tasklane.reject and checks the disk,
@@ -151,7 +152,7 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
     const mathChanged = `${onDisk('src/math.js')}// changed by the user after the proposal\n`;
     fs.writeFileSync(path.join(root(), 'src/math.js'), mathChanged);
     try {
-      const result = await vscode.commands.executeCommand<ApprovalResult>('tasklane.approve', task.waitingForApproval);
+      const result = await asPerson(() => vscode.commands.executeCommand<ApprovalResult>('tasklane.approve', task.waitingForApproval), 'Approve');
       assert.equal(result.status, 'stale', JSON.stringify(result));
       assert.equal(onDisk('src/greet.js'), greet, 'the unchanged file was applied anyway');
       assert.equal(onDisk('src/math.js'), mathChanged);
@@ -181,7 +182,7 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
       ],
     ]);
     assert.ok(task.waitingForApproval, 'two edits in one turn should wait as one change set');
-    const result = await vscode.commands.executeCommand<ApprovalResult>('tasklane.approve', task.waitingForApproval);
+    const result = await asPerson(() => vscode.commands.executeCommand<ApprovalResult>('tasklane.approve', task.waitingForApproval), 'Approve');
     assert.equal(result.status, 'applied', JSON.stringify(result));
     assert.equal(onDisk('src/greet.js'), originals.greet.replace("'world'", "'everyone'").replace('Hello, ', 'Hi, '));
     assert.equal(onDisk('src/math.js'), originals.math.replace('return a + b;', 'return Number(a) + Number(b);'));

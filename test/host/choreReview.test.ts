@@ -3,6 +3,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as vscode from 'vscode';
 import { activateTasklane, modelRequests, quiesce, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { asPerson } from './support/asPerson';
 
 // Approval away from the keyboard, in a real extension host: a chore run parks on its edit
 // proposal, its webhook escalation carries the approval link, the link (through
@@ -73,7 +74,8 @@ describe('host: chore review links', function () {
       ),
     );
     const loaded = await until('the chore to load', async () => chore(await state()));
-    if (loaded.consent === 'needed' && loaded.review) await vscode.commands.executeCommand('tasklane.enableChore', 'reviewed', loaded.review.definitionHash);
+    if (loaded.consent === 'needed' && loaded.review)
+      await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', 'reviewed', loaded.review!.definitionHash), 'Enable');
     await until('the chore to be enabled', async () => chore(await state())?.enabled);
   });
 
@@ -123,7 +125,7 @@ describe('host: chore review links', function () {
     });
     assert.equal((await modelRequests()).length, callsWhileParked, 'no model call while the run waited');
 
-    await vscode.commands.executeCommand('tasklane.approve', approvalId);
+    await asPerson(() => vscode.commands.executeCommand('tasklane.approve', approvalId), 'Approve');
     const ended = await until('the parked run to end', async () => chore(await state())?.runs.find((r) => r.id === run.id && r.status !== 'running'));
     assert.equal(ended.status, 'succeeded', ended.reason);
     assert.equal(await read(readme()), 'fixed by a chore\n', 'the approved edit was applied');

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as vscode from 'vscode';
 import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { asPerson } from './support/asPerson';
 
 // Issue #14 in the real workbench: the diagnostics and git-HEAD triggers fire once per burst and
 // tell the run what happened, and the workspace's daily cap stops a run, pauses its chore, and
@@ -109,7 +110,8 @@ describe('host: chore triggers and caps', function () {
     }
     assert.ok(loaded, 'chores.yaml never loaded');
     for (const c of loaded.chores) {
-      if (c.consent === 'needed' && c.review) await vscode.commands.executeCommand('tasklane.enableChore', c.id, c.review.definitionHash);
+      if (c.consent === 'needed' && c.review)
+        await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', c.id, c.review!.definitionHash), 'Enable');
     }
     await untilState('the chores to be enabled', (s) => ['diag-watch', 'spender', 'head-watch'].every((id) => chore(s, id)?.enabled));
   });

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { asPerson } from './support/asPerson';
 
 // Chores inside a real extension host: chores.yaml loaded through the FileSystemWatcher, a file
 // burst coalesced into one run, a real VS Code task exiting non-zero, and a chore's edit proposal
@@ -80,7 +81,8 @@ describe('host: chores', function () {
     const loaded = await untilState('chores.yaml to load', (s) => chore(s, 'fixer') && s);
     // Written by the test, not with New Chore: each waits for the person's Enable (the consent suite tests that).
     for (const c of loaded.chores) {
-      if (c.consent === 'needed' && c.review) await vscode.commands.executeCommand('tasklane.enableChore', c.id, c.review.definitionHash);
+      if (c.consent === 'needed' && c.review)
+        await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', c.id, c.review!.definitionHash), 'Enable');
     }
     await untilState('the chores to be enabled', (s) => ['notes-digest', 'failed-build', 'fixer'].every((id) => chore(s, id)?.enabled));
   });

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { asPerson } from './support/asPerson';
 
 // run_command / run_task inside a real extension host: the exact-match allowlist, approval and
 // rejection through the command approval service, a visible terminal, and real VS Code tasks
@@ -70,7 +71,7 @@ describe('host: run_command and run_task with approval and the exact allowlist',
     const ask = await until('the approval card', async () => (await pending()).find((p) => p.command === command));
     assert.match(ask.reason, /not in tasklane.approval.allowedCommands/);
     const seen = (await requestsText()).length;
-    const result = await vscode.commands.executeCommand<{ exitCode: number; output: string }>('tasklane.commands.approve', ask.id);
+    const result = await asPerson(() => vscode.commands.executeCommand<{ exitCode: number; output: string }>('tasklane.commands.approve', ask.id), 'Approve');
     assert.equal(result.exitCode, 0);
     assert.match(result.output, /^42\s*$/m);
     // The command's quotes are escaped in the request JSON, so match across them.
@@ -86,7 +87,7 @@ describe('host: run_command and run_task with approval and the exact allowlist',
     await runTaskCalling({ name: 'run_task', arguments: { name: 'build' } });
     const ask = await until('the approval card', async () => (await pending()).find((p) => p.kind === 'task' && p.command === 'build'));
     const seen = (await requestsText()).length;
-    const result = await vscode.commands.executeCommand<{ exitCode: number }>('tasklane.commands.approve', ask.id);
+    const result = await asPerson(() => vscode.commands.executeCommand<{ exitCode: number }>('tasklane.commands.approve', ask.id), 'Approve');
     assert.equal(result.exitCode, 0);
     await modelSaw(/task 'build' exited with code 0/, seen);
   });

@@ -3,6 +3,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as vscode from 'vscode';
 import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { asPerson } from './support/asPerson';
 
 // Issue #11 in a real workbench on a trusted folder: chores a repository ships stay disabled until
 // the person enables them (for that exact definition), and a repository's .vscode/settings.json
@@ -201,7 +202,7 @@ describe('host: consent for shipped chores, settings a repository cannot set', f
       Promise.resolve(vscode.commands.executeCommand('tasklane.enableChore', 'shipped-files', '0'.repeat(64))),
       /changed since it was shown/,
     );
-    assert.equal(await vscode.commands.executeCommand('tasklane.enableChore', 'shipped-files', before.review!.definitionHash), true);
+    assert.equal(await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', 'shipped-files', before.review!.definitionHash), 'Enable'), true);
     const enabled = await until('shipped-files to be enabled', async () => {
       const c = chore(await state(), 'shipped-files');
       return c?.consent === 'given' && c.enabled ? c : undefined;
@@ -234,7 +235,7 @@ describe('host: consent for shipped chores, settings a repository cannot set', f
     assert.notEqual(changed.review?.definitionHash, before.review?.definitionHash);
     await assert.rejects(Promise.resolve(vscode.commands.executeCommand('tasklane.runChoreNow', 'shipped-files')), /not enabled on this machine/);
     // Disable is the way out of an enabled chore.
-    assert.equal(await vscode.commands.executeCommand('tasklane.enableChore', 'shipped-files', changed.review!.definitionHash), true);
+    assert.equal(await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', 'shipped-files', changed.review!.definitionHash), 'Enable'), true);
     assert.equal(await vscode.commands.executeCommand('tasklane.disableChore', 'shipped-files'), true);
     assert.equal(chore(await state(), 'shipped-files')?.consent, 'needed');
   });

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEMO_COMMAND, DEMO_EDIT, DEMO_FILE } from '../fixtures/demoModel';
 import { activateTasklane, modelSaw, modelUrl, quiesce, resetModel, until, useScriptedModel } from './support/tasklane';
+import { asPerson } from './support/asPerson';
 
 // The demo model `npm start` runs without a key (test/fixtures/demoModel.ts), in a real extension
 // host on the sample workspace: one message starts the demo task, which reads a file, proposes an
@@ -63,7 +64,7 @@ describe('host: the demo model plays its scenario through the real engine', func
       'no approval card for the demo edit',
     );
 
-    const result = await vscode.commands.executeCommand<{ status: string }>('tasklane.approve', waiting.waitingForApproval);
+    const result = await asPerson(() => vscode.commands.executeCommand<{ status: string }>('tasklane.approve', waiting.waitingForApproval), 'Approve');
     assert.equal(result.status, 'applied', JSON.stringify(result));
     assert.equal(fs.readFileSync(file(), 'utf8'), original.replace(DEMO_EDIT.oldText, DEMO_EDIT.newText));
     // The command ran without asking (it is allowlisted) and passed; then the task ended.

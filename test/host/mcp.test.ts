@@ -5,6 +5,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel, waitForState } from './support/tasklane';
+import { asPerson } from './support/asPerson';
 
 // MCP servers a repository ships, in a real extension host, against the reference server
 // (@modelcontextprotocol/server-everything from the npm registry): nothing starts before the
@@ -69,7 +70,7 @@ describe('host: MCP servers a repository ships', function () {
 
   it('trusted: the call waits for approval, then the real result reaches the model', async () => {
     const server = (await servers()).find((s) => s.name === 'everything');
-    assert.equal(await vscode.commands.executeCommand('tasklane.trustMcpServer', 'everything', server!.hash), true);
+    assert.equal(await asPerson(() => vscode.commands.executeCommand('tasklane.trustMcpServer', 'everything', server!.hash), 'Trust'), true);
     await until('the tools to be listed', async () => ((await servers())[0]?.tools ?? 0) > 0 || undefined);
     assert.equal(running(), 1, 'one server process once trusted');
     await scriptModel([
@@ -86,7 +87,7 @@ describe('host: MCP servers a repository ships', function () {
     const card = (state as unknown as { approvals: Pending[] }).approvals.find((a) => a.kind === 'mcp')!;
     assert.match(card.command ?? '', /^everything\/echo \{"message":"hello from the host tier"\}$/);
     const seen = (await requestsText()).length;
-    await vscode.commands.executeCommand('tasklane.approve', card.id);
+    await asPerson(() => vscode.commands.executeCommand('tasklane.approve', card.id), 'Approve');
     await modelSaw(/MCP tool everything\/echo returned:\\nEcho: hello from the host tier/, seen);
   });
 

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { readOrNull } from '../support/files';
 import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { asPerson } from './support/asPerson';
 
 // One reading of the workspace: with an unsaved change open (auto save off), what the model reads
 // (read_file, search_text) is the text VS Code shows, and a replace_in_file written from that text
@@ -95,7 +96,7 @@ describe('host: the agent reads what the editor shows (unsaved changes included)
     assert.ok(afterReads.includes(`'use strict';\\n${unsavedLine}`), "read_file's result is not the unsaved editor text");
     assert.ok(task.waitingForApproval, `the replace_in_file written from the unsaved text was not proposed: ${(await requestsText()).at(-1)?.slice(-600)}`);
 
-    const result = await vscode.commands.executeCommand<{ status: string }>('tasklane.approve', task.waitingForApproval);
+    const result = await asPerson(() => vscode.commands.executeCommand<{ status: string }>('tasklane.approve', task.waitingForApproval), 'Approve');
     assert.equal(result.status, 'applied', `approving over the unsaved buffer (not stale): ${JSON.stringify(result)}`);
     assert.ok(opened.getText().includes(`${marker}-renamed`), 'the applied edit is not in the editor');
     assert.equal(

@@ -1,0 +1,12 @@
+import { pressDialogButton } from './dialogs';
+
+/**
+ * Runs a Tasklane command that decides something for the person (`tasklane.approve <id>`,
+ * `tasklane.enableChore <id> <hash>`, `tasklane.trustMcpServer <name> <hash>`,
+ * `tasklane.newChore {…}`) and presses `button` on the confirmation it shows: called with
+ * arguments, these commands still ask (docs/SECURITY.md). Returns the command's result.
+ */
+export async function asPerson<T>(run: () => Thenable<T>, button: string): Promise<T> {
+  const [result] = await Promise.all([run(), pressDialogButton(button)]);
+  return result;
+}
