@@ -35,7 +35,7 @@ export const JSONATA_BOUNDS = {
   /** Longest string one step may produce (and `$pad`, `$join`, `$replace` may build). */
   valueChars: 1_000_000,
   /** Characters of step results in all, over one evaluation. */
-  totalChars: 32_000_000,
+  totalChars: 8_000_000,
 } as const;
 
 /** Longest expression accepted. */
