@@ -91,7 +91,7 @@ export async function createRunnerHarness(
   await agent.whenReady();
   await runner.attach(agent);
   agent.start();
-  const idle = () => waitForIdle(triggers, clock);
+  const idle = () => waitForIdle(triggers, agent, clock);
   const ended = async (choreId: string) => {
     for (let i = 0; i < 400; i++) {
       const run = runLog.history(choreId)[0];
