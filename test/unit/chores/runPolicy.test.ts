@@ -177,10 +177,15 @@ describe('chores: file-trigger debouncing', () => {
       await clock.advance(200);
     }
     assert.equal(bursts.length, 0, 'still saving');
+    assert.deepEqual(debouncer.bursts('lint'), { fired: 0, collecting: true });
     await clock.advance(1_000);
     assert.equal(bursts.length, 1);
     assert.deepEqual(bursts[0].paths, ['src/f0.ts', 'src/f1.ts', 'src/f2.ts']);
     assert.equal(bursts[0].events, 20);
+    // What getState reports, so a host test can tell no second run is coming.
+    assert.deepEqual(debouncer.bursts('lint'), { fired: 1, collecting: false });
+    assert.deepEqual(debouncer.bursts('docs'), { fired: 0, collecting: false });
+    assert.equal(debouncer.bursts('unknown'), undefined);
   });
 
   it('coalesces per chore', async () => {
