@@ -144,6 +144,11 @@ describe('scripted model server: routing', () => {
     assert.equal(await ask('[job-c]', ['send_message', 'task_start']), 'plain reply');
   });
 
+  it('anyTool lets a routed step call a tool the request does not offer (to test what the engine answers)', async () => {
+    server.script([{ route: '[job-d]', anyTool: true, toolCalls: [{ name: 'not_offered', arguments: {} }] }]);
+    assert.equal(await ask('[job-d]', ['send_message']), 'not_offered');
+  });
+
   it('refuses an unrouted step when routes are required, over HTTP and in process', async () => {
     const res = await post(`${server.url}/__script`, [{ route: '[ok]', text: 'a' }, { text: 'no route' }]);
     assert.equal(res.status, 400);
