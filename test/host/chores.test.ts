@@ -111,7 +111,7 @@ describe('host: chores', function () {
   });
 
   it('a file-glob chore fires once for a burst of saves', async () => {
-    await scriptModel([endStep({ status: 'done' })]);
+    await scriptModel('Summarise the notes.', [endStep({ status: 'done' })]);
     const fired = chore(await state(), 'notes-digest')?.files?.fired;
     assert.equal(typeof fired, 'number', 'getState reports the bursts of a files chore');
     // Six saves in a row; the last is to a file of its own, so a burst that names it came after every save.
@@ -123,7 +123,7 @@ describe('host: chores', function () {
     });
     assert.equal(runs[0].status, 'succeeded', runs[0].reason);
     // The trigger context reaches the model: the run's first request names every changed file.
-    const first = (await requestsText()).find((t) => t.includes('Summarise the notes.'));
+    const first = (await requestsText('Summarise the notes.'))[0];
     assert.ok(first, 'the notes run reached the model');
     for (const file of ['notes/n0.md', 'notes/n1.md', 'notes/n2.md', 'notes/last.md']) assert.ok(first.includes(file), `${file} in the first request`);
     // That burst held the last save, so no save is left to start another: the debounce fired once,
@@ -134,7 +134,7 @@ describe('host: chores', function () {
   });
 
   it('a task chore fires when a real VS Code task exits non-zero', async () => {
-    await scriptModel([endStep({ status: 'done' })]);
+    await scriptModel('The build failed; diagnose it.', [endStep({ status: 'done' })]);
     const task = (await vscode.tasks.fetchTasks()).find((t) => t.name === 'failing-build');
     assert.ok(task, 'sample-workspace defines failing-build');
     await vscode.tasks.executeTask(task);
@@ -144,7 +144,9 @@ describe('host: chores', function () {
 
   it("a chore's edit proposal waits in the review inbox and is not written", async () => {
     const before = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root(), 'README.md')));
-    await scriptModel([{ toolCalls: [{ name: 'write_file', arguments: { path: 'README.md', content: 'rewritten by a chore\n' } }] }]);
+    await scriptModel('Fix the typo in README.md.', [
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'README.md', content: 'rewritten by a chore\n' } }] },
+    ]);
     await vscode.commands.executeCommand('tasklane.runChoreNow', 'fixer');
     const waiting = await untilState('the fixer task to wait for approval', (s) => s.tasks.find((t) => t.source === 'chore:fixer' && t.waitingForApproval));
     // The turn has parked on the proposal, which waits undecided: only approving it writes the file.
