@@ -3,12 +3,19 @@
 // by the shim right after activate returns), the `tasklane` command line (dist/cli.js), and the
 // sidebar webview (dist/webview.js, browser).
 // The sql.js wasm is copied next to them and loaded at run time, off activation.
+//   --production   minified, no source maps (what is packaged and tested)
+//   --watch        rebuild on change
+//   --if-stale     build only when the inputs changed since the last build of the same kind: the
+//                  test command and packaging run after CI's own build step, and build once.
+const crypto = require('node:crypto');
 const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+const ifStale = process.argv.includes('--if-stale');
+const STAMP = path.join('dist', '.build-inputs');
 
 /** @type {import('esbuild').BuildOptions} */
 const common = {
@@ -61,13 +68,42 @@ function copyAssets() {
   fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join('dist', 'sql-wasm.wasm'));
 }
 
+/**
+ * A hash of everything a build reads (sources, manifests, lockfile, this file, the mode), so a
+ * build is skipped only when its output would be the same bytes; mtimes are not trusted (a clone
+ * or a checkout sets them all).
+ */
+function inputsHash() {
+  const hash = crypto.createHash('sha256').update(production ? 'production' : 'development');
+  const files = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else files.push(full);
+    }
+  };
+  walk('src');
+  files.push('package.json', 'package-lock.json', 'esbuild.js', 'tsconfig.base.json');
+  for (const file of files.sort()) hash.update(file).update('\0').update(fs.readFileSync(file)).update('\0');
+  return hash.digest('hex');
+}
+
 async function main() {
+  const inputs = watch ? '' : inputsHash();
+  const outputs = ['dist/extension.js', 'dist/main.js', 'dist/cli.js', 'dist/webview.js', 'dist/sql-wasm.wasm'];
+  if (ifStale && outputs.every((file) => fs.existsSync(file)) && fs.existsSync(STAMP) && fs.readFileSync(STAMP, 'utf8') === inputs) {
+    process.stdout.write('build: dist/ was built from these sources already; not rebuilt\n');
+    return;
+  }
+  fs.rmSync(STAMP, { force: true });
   copyAssets();
   if (watch) {
     for (const options of [extension, composition, cli, webview]) await (await esbuild.context(options)).watch();
     return;
   }
   await Promise.all([extension, composition, cli, webview].map((options) => esbuild.build(options)));
+  fs.writeFileSync(STAMP, inputs);
 }
 
 main().catch((error) => {

@@ -83,10 +83,10 @@ async function main(): Promise<void> {
 
   const overhead: number[] = [];
   let modelAtClaim = 0;
-  agent.onSettled = (trigger) => {
+  agent.onDidSettle(({ trigger }) => {
     if (trigger.source === 'task_continuation') overhead.push(performance.now() - logger.claimedAt - (model.modelMs - modelAtClaim));
     modelAtClaim = model.modelMs;
-  };
+  });
   const origInfo = logger.info.bind(logger);
   logger.info = (tag, message) => {
     origInfo(tag, message);
@@ -428,9 +428,9 @@ async function cancelLatency(): Promise<void> {
   }
   const wait: number[] = [];
   const settled = new Map<string, () => void>();
-  agent.onSettled = (trigger) => {
+  const following = agent.onDidSettle(({ trigger }) => {
     if (trigger.source === 'task_continuation') settled.get(trigger.sessionId)?.();
-  };
+  });
   for (let n = 0; n < BASELINE_RUNS; n++) {
     let turnDone!: () => void;
     const finished = new Promise<void>((resolve) => (turnDone = resolve));
@@ -441,7 +441,7 @@ async function cancelLatency(): Promise<void> {
     await finished;
     wait.push(performance.now() - t);
   }
-  agent.onSettled = undefined;
+  following.dispose();
   await agent.shutdown();
   await triggers.close();
   await db.close();

@@ -284,9 +284,9 @@ async function archiveMove(): Promise<void> {
     settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000, caps: { maxTaskStartsPerHour: 1_000_000 } }),
   });
   const overhead: number[] = [];
-  agent.onSettled = (trigger) => {
+  agent.onDidSettle(({ trigger }) => {
     if (trigger.source === 'task_continuation') overhead.push(performance.now() - logger.claimedAt);
-  };
+  });
   await agent.whenReady();
   agent.start();
   const runTask = async (turns: number): Promise<number[]> => {

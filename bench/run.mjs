@@ -10,6 +10,30 @@ const GROUPS = ['store', 'engine', 'ui', 'ext', 'history'];
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(benchDir, '..');
 const tsxCli = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
+const cacheDir = process.env.TASKLANE_CACHE ?? path.join(repoRoot, '.vscode-test');
+
+/**
+ * Packages a group needs only as a baseline to compare against, installed on first use into the
+ * git-ignored cache instead of devDependencies: better-sqlite3 compiles from source here (about
+ * two minutes), which every `npm ci` of a newcomer or of CI would otherwise pay for.
+ */
+const BASELINE_PACKAGES = { store: ['better-sqlite3@12.11.1'] };
+const baselineDir = path.join(cacheDir, 'bench-baselines');
+
+/** Installs the group's baseline packages once; returns the NODE_PATH entry that finds them. */
+function baselinePackages(group) {
+  const wanted = BASELINE_PACKAGES[group] ?? [];
+  const modules = path.join(baselineDir, 'node_modules');
+  const missing = wanted.filter((spec) => !fs.existsSync(path.join(modules, spec.slice(0, spec.lastIndexOf('@')), 'package.json')));
+  if (missing.length) {
+    process.stderr.write(`[bench] installing ${missing.join(', ')} into ${baselineDir} (once; a baseline, not a dependency)\n`);
+    // npm's own config variables of the outer `npm run bench` would be read back by the nested install.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+    const run = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--prefix', baselineDir, ...missing], { stdio: 'inherit', env });
+    if (run.status !== 0) throw new Error(`installing ${missing.join(', ')} failed (exit ${run.status ?? run.signal})`);
+  }
+  return wanted.length ? modules : undefined;
+}
 
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const unknown = requested.filter((g) => !GROUPS.includes(g));
@@ -27,7 +51,16 @@ for (const group of requested.length ? requested : GROUPS) {
   }
   process.stderr.write(`[bench] ${group}\n`);
   const started = Date.now();
-  const run = spawnSync(process.execPath, [tsxCli, file], { cwd: repoRoot, stdio: 'inherit' });
+  let nodePath;
+  try {
+    nodePath = baselinePackages(group);
+  } catch (error) {
+    failures++;
+    process.stderr.write(`[bench] ${group} failed: ${error.message}\n`);
+    continue;
+  }
+  const env = nodePath ? { ...process.env, NODE_PATH: [nodePath, process.env.NODE_PATH].filter(Boolean).join(path.delimiter) } : process.env;
+  const run = spawnSync(process.execPath, [tsxCli, file], { cwd: repoRoot, stdio: 'inherit', env });
   const why = run.error ? run.error.message : run.status !== 0 ? `exit ${run.status ?? run.signal}` : '';
   if (why) {
     failures++;

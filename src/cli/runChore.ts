@@ -196,10 +196,10 @@ function lastRunOf(choreId: string, runLog: ChoreRunLog, triggers: Pick<TriggerS
       // retry may be queued just after the run's end is written, so settled triggers look again.
       if (triggers.pending(`chore:${choreId}`).length > 0) return;
       unsubscribe();
-      agent.onSettled = undefined;
+      settled.dispose();
       resolve(run);
     };
     const unsubscribe = runLog.onDidChange(check);
-    agent.onSettled = check;
+    const settled = agent.onDidSettle(check);
   });
 }

@@ -21,13 +21,17 @@ export interface Logger {
 /** Time, injectable so tests can use a fake clock. */
 export interface Clock {
   now(): number;
-  setTimeout(callback: () => void, ms: number): { cancel(): void };
+  /**
+   * A callback may return the promise of the work it starts (one that never rejects): real timers
+   * ignore it, a test clock awaits it before it fires the next timer, so a test knows that work is done.
+   */
+  setTimeout(callback: () => void | Promise<unknown>, ms: number): { cancel(): void };
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout(callback, ms) {
-    const handle = setTimeout(callback, ms);
+    const handle = setTimeout(() => void callback(), ms);
     return { cancel: () => clearTimeout(handle) };
   },
 };

@@ -1,40 +1,23 @@
 import type { Clock } from '../../src/core/ports';
 
 /**
- * How long `advance` lets the work a fired timer started run before it fires the next one. Code
- * whose timers start promise chains several awaits deep (chore scheduling, run logs) needs more
- * turns than code that reacts within one.
+ * A clock that moves only when told; due timers fire in time order during `advance`. A callback
+ * that returns a promise (the work the timer started, as the chore scheduler's and a chore run's
+ * deadline do) is awaited before the next timer fires, so `advance` resolves once that work is
+ * done: a test needs no yielding to let it finish. Work a callback only wakes (the trigger store's
+ * consumer) is waited for with its own signal (the engine harness's `idle`).
  */
-export interface FakeClockOptions {
-  /** Event-loop turns yielded after each fired timer. Default 1. */
-  turnsPerTimer?: number;
-  /** Event-loop turns yielded once the target time is reached. Default 0. */
-  turnsAtEnd?: number;
-}
-
-/** Lets promise chains several awaits deep finish (for FakeClockOptions). */
-export const SETTLE_CHAINS: FakeClockOptions = { turnsPerTimer: 20, turnsAtEnd: 20 };
-
-/** A clock that moves only when told; due timers fire in time order during `advance`. */
 export class FakeClock implements Clock {
-  private timers: Array<{ at: number; seq: number; callback: () => void; cancelled: boolean }> = [];
+  private timers: Array<{ at: number; seq: number; callback: () => void | Promise<unknown>; cancelled: boolean }> = [];
   private seq = 0;
-  private readonly turnsPerTimer: number;
-  private readonly turnsAtEnd: number;
 
-  constructor(
-    private current = Date.UTC(2026, 0, 5, 9, 0, 0),
-    options: FakeClockOptions = {},
-  ) {
-    this.turnsPerTimer = options.turnsPerTimer ?? 1;
-    this.turnsAtEnd = options.turnsAtEnd ?? 0;
-  }
+  constructor(private current = Date.UTC(2026, 0, 5, 9, 0, 0)) {}
 
   now(): number {
     return this.current;
   }
 
-  setTimeout(callback: () => void, ms: number): { cancel(): void } {
+  setTimeout(callback: () => void | Promise<unknown>, ms: number): { cancel(): void } {
     const timer = { at: this.current + Math.max(0, ms), seq: this.seq++, callback, cancelled: false };
     this.timers.push(timer);
     return {
@@ -49,7 +32,7 @@ export class FakeClock implements Clock {
     return this.timers.filter((t) => !t.cancelled).length;
   }
 
-  /** Moves time forward, firing due timers one by one. */
+  /** Moves time forward, firing due timers one by one and awaiting the work each returns. */
   async advance(ms: number): Promise<void> {
     const target = this.current + ms;
     for (;;) {
@@ -58,19 +41,13 @@ export class FakeClock implements Clock {
       if (!due) break;
       this.timers.splice(this.timers.indexOf(due), 1);
       this.current = Math.max(this.current, due.at);
-      due.callback();
-      await turns(this.turnsPerTimer);
+      await due.callback();
     }
     this.current = target;
-    await turns(this.turnsAtEnd);
   }
 
   /** Jumps without firing timers, as when a laptop wakes from sleep. */
   jump(ms: number): void {
     this.current += ms;
   }
-}
-
-async function turns(count: number): Promise<void> {
-  for (let i = 0; i < count; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }

@@ -24,6 +24,8 @@ export interface CodeServer {
   workspaceDir: string;
   logFile: string;
   extensions: InstalledExtension[];
+  /** The User settings it was started with (writeUserSettings starts from these). */
+  baseSettings: Record<string, unknown>;
   /** Kills the whole process group (server, extension host, helpers). Idempotent. */
   stop(): Promise<void>;
 }
@@ -52,14 +54,22 @@ export interface StartCodeServerOptions {
   reuse?: boolean;
   port?: number;
   startTimeoutMs?: number;
+  /** How long a closed window's extension host lives on (default VS Code's 3 hours). */
+  reconnectionGraceSeconds?: number;
 }
 
 export const repoRoot: string;
 export const cacheDir: string;
 export const node24: string;
 export const codeServerEntry: string;
-/** User settings of every test run (not of npm start): memory distillation off. */
+/** User settings of every test run (not of npm start). */
 export const TEST_RUN_SETTINGS: Readonly<Record<string, unknown>>;
+/** Copies sample-workspace (or `source`) to `target` as a fresh workspace, a git repository unless gitInit is false. */
+export function makeWorkspace(target: string, options?: { source?: string; gitInit?: boolean }): string;
+/** Replaces the run's User/settings.json with its base settings plus `settings`. */
+export function writeUserSettings(server: CodeServer, settings: Record<string, unknown>): void;
+/** A run name unique on this machine, across PID namespaces too. */
+export function uniqueRunName(prefix: string): string;
 export function freePort(): Promise<number>;
 export function installUnpackedExtension(sourceDir: string, extensionsDir: string, parts?: string[]): InstalledExtension;
 export function installTasklane(extensionsDir: string, sourceDir?: string): InstalledExtension;

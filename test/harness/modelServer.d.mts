@@ -12,11 +12,11 @@ export interface ModelServer {
   reset(): Promise<unknown>;
   /** Lets streams held by a step's `holdAfterChunks` go on. */
   release(): Promise<unknown>;
-  /** Requests received so far (see test/fixtures/modelServer.ts RecordedRequest). */
-  requests(): Promise<unknown>;
+  /** Requests received so far (see test/fixtures/modelServer.ts RecordedRequest); with a route, only those carrying its marker. */
+  requests(route?: string): Promise<unknown>;
   stop(): Promise<void>;
 }
 
 export const modelServerMain: string;
 export function modelServerAvailable(): boolean;
-export function startModelServer(options?: { env?: Record<string, string>; demo?: boolean }): Promise<ModelServer>;
+export function startModelServer(options?: { env?: Record<string, string>; demo?: boolean; requireRoute?: boolean }): Promise<ModelServer>;

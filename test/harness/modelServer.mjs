@@ -18,17 +18,22 @@ export function modelServerAvailable() {
 /**
  * Starts the scripted model server and resolves with its URL once it printed `{"url": ...}`.
  * `options.demo`: answer unscripted requests with the demo scenario (test/fixtures/demoModel.ts).
+ * `options.requireRoute`: refuse scripted steps without a `route` (see modelServer.ts, "Routing").
  * @returns {Promise<import('./modelServer.d.mts').ModelServer>}
  */
 export async function startModelServer(options = {}) {
   if (!modelServerAvailable()) throw new Error(`${modelServerMain} is missing: the scripted model server has not landed yet (check git log)`);
   // --exit-on-stdin-close: if this harness dies without cleaning up, the server leaves with it.
-  const child = spawn(process.execPath, [tsxCli, modelServerMain, '--exit-on-stdin-close', ...(options.demo ? ['--demo'] : [])], {
-    cwd: repoRoot,
-    env: { ...process.env, ...options.env },
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [tsxCli, modelServerMain, '--exit-on-stdin-close', ...(options.demo ? ['--demo'] : []), ...(options.requireRoute ? ['--require-route'] : [])],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, ...options.env },
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -82,7 +87,8 @@ export async function startModelServer(options = {}) {
     reset: () => control('POST', '/__reset'),
     /** Lets streams held by a step's holdAfterChunks go on. */
     release: () => control('POST', '/__release'),
-    requests: () => control('GET', '/__requests'),
+    /** Requests received since the last reset; with a route, only those that carry its marker. */
+    requests: (route) => control('GET', route ? `/__requests?route=${encodeURIComponent(route)}` : '/__requests'),
     stop: async () => {
       try {
         process.kill(-child.pid, 'SIGTERM');

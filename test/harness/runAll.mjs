@@ -1,28 +1,56 @@
-// `npm test`: provision, build, then the three tiers (unit, host, ui) with one summary.
-//   npm test                 every tier
-//   npm test -- unit|host|ui one or more tiers
-//   --no-build / --no-provision  skip those steps (when you just did them)
+// `npm test`: provision, build (only when the sources changed), then the three tiers (unit, host,
+// ui) with one summary.
+//   npm test                                  every tier
+//   npm test -- unit|host|ui                  one or more tiers
+//   npm test -- test/unit/store/lease.test.ts only these files (their tiers are inferred)
+//   npm test -- ui --grep "approval card"     only the tests whose title matches
+//   --no-build / --no-provision               skip those steps (when you just did them)
 // The last line of output is always `N passed, N failed` (totals across tiers); the exit code is
 // non-zero on any failure or when a tier could not run.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { cacheDir, repoRoot } from './codeServer.mjs';
-import { hostSuiteDir, printHostResults, runHostTier } from './hostTier.mjs';
+import { cacheDir, repoRoot, uniqueRunName } from './codeServer.mjs';
+import { hostPasses, printHostResults, runHostTier } from './hostTier.mjs';
 
 const TIERS = ['unit', 'host', 'ui'];
-const args = process.argv.slice(2);
-const unknown = args.filter((a) => !TIERS.includes(a) && !a.startsWith('--'));
-if (unknown.length) {
-  process.stderr.write(`unknown tier(s): ${unknown.join(', ')}; use one of ${TIERS.join(', ')} (e.g. npm test -- host)\n`);
+const { args, files, grep, problems } = parseArguments(process.argv.slice(2));
+if (problems.length) {
+  for (const problem of problems) process.stderr.write(`${problem}\n`);
+  process.stderr.write(`usage: npm test -- [unit|host|ui ...] [test/<tier>/<file>.test.ts ...] [--grep <pattern>] [--no-build] [--no-provision]\n`);
   process.stdout.write('0 passed, 1 failed\n');
   process.exit(2);
 }
-const selected = TIERS.filter((t) => args.includes(t));
+const selected = TIERS.filter((t) => args.includes(t) || files[t].length);
 const tiers = selected.length ? selected : TIERS;
+
+/** Splits the command line into tiers, files by tier (inferred from their folder), --grep and flags. */
+function parseArguments(argv) {
+  const parsed = { args: [], files: { unit: [], host: [], ui: [] }, grep: undefined, problems: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--grep' || arg === '-g') {
+      parsed.grep = argv[++i];
+      if (!parsed.grep) parsed.problems.push(`${arg} needs a pattern`);
+    } else if (arg.startsWith('--grep=')) {
+      parsed.grep = arg.slice('--grep='.length);
+    } else if (TIERS.includes(arg) || arg.startsWith('--')) {
+      parsed.args.push(arg);
+    } else if (arg.endsWith('.ts')) {
+      const file = path.resolve(arg);
+      const tier = TIERS.find((t) => file.startsWith(path.join(repoRoot, 'test', t) + path.sep));
+      if (!fs.existsSync(file)) parsed.problems.push(`no such test file: ${arg}`);
+      else if (!tier) parsed.problems.push(`${arg} is not under test/unit, test/host or test/ui`);
+      else parsed.files[tier].push(file);
+    } else {
+      parsed.problems.push(`unknown argument: ${arg} (a tier is one of ${TIERS.join(', ')}; a file ends in .ts)`);
+    }
+  }
+  return parsed;
+}
 const needsWorkbench = tiers.some((t) => t !== 'unit');
 // Per process, so two engineers' runs in one working tree do not read each other's reports.
-const reportsDir = path.join(cacheDir, 'reports', String(process.pid));
+const reportsDir = path.join(cacheDir, 'reports', uniqueRunName('test'));
 fs.mkdirSync(reportsDir, { recursive: true });
 
 function heading(text) {
@@ -40,14 +68,20 @@ function couldNotRun(tier, why) {
   return { tier, passed: 0, failed: 1, failures: [{ fullTitle: `${tier} tier could not run`, message: why }], error: why };
 }
 
-/** A mocha tier in plain Node, counted through the JSON the counting reporter writes. */
+/**
+ * A mocha tier in plain Node, counted through the JSON the counting reporter writes. The config
+ * holds no `spec` (mocha would add it to any file named here): the whole tier is its glob.
+ */
 function runMochaTier(tier, config) {
   const reportFile = path.join(reportsDir, `${tier}.json`);
   fs.rmSync(reportFile, { force: true });
   const mocha = path.join(repoRoot, 'node_modules/mocha/bin/mocha.js');
-  const run = step(process.execPath, [mocha, '--config', config, '--reporter', path.join(repoRoot, 'test/harness/countingReporter.cjs')], {
-    TASKLANE_REPORT_FILE: reportFile,
-  });
+  const specs = files[tier].length ? files[tier] : [`test/${tier}/**/*.test.ts`];
+  const run = step(
+    process.execPath,
+    [mocha, '--config', config, '--reporter', path.join(repoRoot, 'test/harness/countingReporter.cjs'), ...(grep ? ['--grep', grep] : []), ...specs],
+    { TASKLANE_REPORT_FILE: reportFile },
+  );
   if (!fs.existsSync(reportFile)) return couldNotRun(tier, `${run.why} before reporting any result`);
   const report = { tier, ...JSON.parse(fs.readFileSync(reportFile, 'utf8')) };
   // mocha failing without a failed test (a crash in a reporter, an unhandled rejection at exit) still fails the tier.
@@ -69,7 +103,8 @@ if (needsWorkbench && !args.includes('--no-provision')) {
 }
 if (needsWorkbench && !args.includes('--no-build')) {
   heading('build');
-  const run = step('npm', ['run', '--silent', 'build']);
+  // Skipped when dist/ was built from these very sources (CI's build step, a second npm test).
+  const run = step(process.execPath, [path.join(repoRoot, 'esbuild.js'), '--production', '--if-stale']);
   buildOk = run.ok;
   if (!run.ok) process.stdout.write(`build failed (${run.why}): the host and UI tiers need dist/\n`);
 }
@@ -85,30 +120,20 @@ for (const tier of tiers) {
   } else if (!buildOk) {
     result = couldNotRun(tier, 'npm run build failed');
   } else if (tier === 'host') {
-    result = await runHostTier();
-    printHostResults(result);
-    // Cheap passes of their own: suites that need an untrusted folder (Workspace Trust on), and
-    // each suite that reloads the window (its restart must not meet what other suites left open).
-    const suites = (suffix) =>
-      fs
-        .readdirSync(hostSuiteDir)
-        .filter((f) => f.endsWith(suffix))
-        .map((f) => path.join(hostSuiteDir, f));
-    const passes = [
-      ...(suites('.restricted.test.ts').length ? [{ files: suites('.restricted.test.ts'), workspaceTrust: true }] : []),
-      ...suites('.isolated.test.ts').map((file) => ({ files: [file] })),
-    ];
-    for (const pass of passes) {
-      const own = await runHostTier(pass);
+    // One workbench for every trusted suite, one for the Restricted Mode ones (hostPasses says why).
+    for (const pass of hostPasses(files.host.length ? files.host : undefined)) {
+      const own = await runHostTier({ ...pass, grep });
       printHostResults(own);
-      result = {
-        ...result,
-        passed: result.passed + own.passed,
-        failed: result.failed + own.failed,
-        tests: [...(result.tests ?? []), ...(own.tests ?? [])],
-        failures: [...(result.failures ?? []), ...(own.failures ?? [])],
-        error: result.error ?? own.error,
-      };
+      result = result
+        ? {
+            ...result,
+            passed: result.passed + own.passed,
+            failed: result.failed + own.failed,
+            tests: [...(result.tests ?? []), ...(own.tests ?? [])],
+            failures: [...(result.failures ?? []), ...(own.failures ?? [])],
+            error: result.error ?? own.error,
+          }
+        : own;
     }
   } else {
     result = runMochaTier('ui', path.join(repoRoot, 'test/ui/.mocharc.json'));

@@ -28,7 +28,13 @@ function mustRun(label, command, args) {
 }
 
 mustRun('provisioning code-server (skipped when already there)', 'bash', [path.join(repoRoot, 'scripts/provision.sh')]);
-if (!process.argv.includes('--no-build')) mustRun('building the extension', 'npm', ['run', '--silent', 'build']);
+if (!process.argv.includes('--no-build')) {
+  mustRun('building the extension (skipped when dist/ was built from these sources)', process.execPath, [
+    path.join(repoRoot, 'esbuild.js'),
+    '--production',
+    '--if-stale',
+  ]);
+}
 
 let model;
 const settings = {};

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateTasklane, modelSaw, quiesce, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { activateTasklane, modelSaw, quiesce, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
 import { readOrNull } from '../support/files';
 import { asPerson } from './support/asPerson';
 
@@ -38,14 +38,17 @@ let runs = 0;
 async function proposeInTasks(calls: Call[][]): Promise<TaskState[]> {
   const tag = `edit-run-${++runs}-${Date.now().toString(36)}`;
   const names = calls.map((_, i) => `${tag}-${i}`);
+  // The message and each task have a marker of their own: task i's first turn gets calls[i].
+  const message = route('edit-message');
+  const markers = calls.map(() => route('edit-task'));
   // With tasks active, a new message first goes to the router model: tell it "new".
   const routed = (await tasks()).some((t) => t.status === 'running' || t.status === 'paused');
-  await scriptModel([
+  await scriptModel(message, [
     ...(routed ? [{ toolCalls: [{ name: 'route_message', arguments: { decision: 'new', reason: 'a new request' } }] }] : []),
-    { toolCalls: names.map((name) => ({ name: 'task_start', arguments: { name, instruction: 'Make the edit', mode: 'simple' } })) },
-    ...calls.map((toolCalls) => ({ toolCalls })),
+    { toolCalls: names.map((name, i) => ({ name: 'task_start', arguments: { name, instruction: `Make the edit ${markers[i]}`, mode: 'simple' } })) },
   ]);
-  await vscode.commands.executeCommand('tasklane.sendMessage', `please edit (${tag})`);
+  for (const [i, toolCalls] of calls.entries()) await scriptModel(markers[i]!, [{ toolCalls }]);
+  await vscode.commands.executeCommand('tasklane.sendMessage', `please edit (${tag}) ${message}`);
   return until(`tasks ${tag} to settle`, async () => {
     const all = await tasks();
     const found = names.map((name) => all.find((t) => t.name === name));

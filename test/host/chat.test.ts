@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { StateSnapshot } from './support/tasklane';
-import { activateTasklane, modelRequests, modelUrl, quiesce, resetModel, scriptModel, waitForState } from './support/tasklane';
+import { activateTasklane, modelRequests, modelUrl, quiesce, resetModel, route, scriptModel, waitForState } from './support/tasklane';
 
 // The first vertical slice, inside a real extension host: a message sent with
 // `tasklane.sendMessage` becomes a trigger, one conversation turn calls the configured model,
@@ -45,22 +45,24 @@ describe('host: chat through each provider, and what the user sees when the mode
 
   it('openai-compatible: the scripted reply appears in the session, after the user message', async () => {
     await useProvider('openai-compatible', { id: 'scripted', baseUrl: `${modelUrl()}/v1` });
-    await scriptModel([{ text: 'Hello from the scripted model.' }]);
-    const sessionId = await send('Say hello');
+    const r = route('chat-openai');
+    await scriptModel(r, [{ text: 'Hello from the scripted model.' }]);
+    const sessionId = await send(`Say hello ${r}`);
     assert.match(await replyIn(sessionId, 'assistant'), /Hello from the scripted model\./);
     const state = await waitForState(() => true);
     const roles = session(state, sessionId)!.messages.map((m) => m.role);
     assert.equal(roles[0], 'user');
-    assert.equal(session(state, sessionId)!.messages[0].text, 'Say hello');
+    assert.equal(session(state, sessionId)!.messages[0].text, `Say hello ${r}`);
   });
 
   it('vscode-lm: reaches the test provider through vscode.lm.selectChatModels, tool calls included', async () => {
     await useProvider('vscode-lm', { id: 'scripted' });
     // The conversation turn answers through the send_message action: a native tool call.
-    await scriptModel([{ toolCalls: [{ name: 'send_message', arguments: { text: 'Answer delivered through a tool call.' } }] }]);
-    const sessionId = await send('Use your tool to answer');
+    const r = route('chat-lm');
+    await scriptModel(r, [{ toolCalls: [{ name: 'send_message', arguments: { text: 'Answer delivered through a tool call.' } }] }]);
+    const sessionId = await send(`Use your tool to answer ${r}`);
     assert.match(await replyIn(sessionId, 'assistant'), /Answer delivered through a tool call\./);
-    const requests = await modelRequests<{ tools?: Array<{ function?: { name: string } }> }>();
+    const requests = await modelRequests<{ tools?: Array<{ function?: { name: string } }> }>(r);
     const last = requests[requests.length - 1];
     assert.ok(
       last.body.tools?.some((t) => t.function?.name === 'send_message'),
@@ -73,12 +75,14 @@ describe('host: chat through each provider, and what the user sees when the mode
     const state = (await vscode.commands.executeCommand('tasklane.getState')) as { model: { provider: string; model: string; problem?: string } };
     assert.equal(state.model.provider, 'vscode-lm', JSON.stringify(state.model));
     assert.equal(state.model.problem, undefined);
-    await scriptModel([{ text: 'Answered by the VS Code model.' }]);
-    const sessionId = await send('Who answers?');
+    const r = route('chat-auto');
+    await scriptModel(r, [{ text: 'Answered by the VS Code model.' }]);
+    const sessionId = await send(`Who answers? ${r}`);
     assert.match(await replyIn(sessionId, 'assistant'), /Answered by the VS Code model\./);
   });
 
-  const failures: Array<{ name: string; arrange: () => Promise<void>; expect: RegExp }> = [
+  // Each failure's message carries its own marker, so its scripted error answers only it.
+  const failures: Array<{ name: string; arrange: (marker: string) => Promise<void>; expect: RegExp }> = [
     {
       name: 'a missing key',
       arrange: () => useProvider('openai', { baseUrl: `${modelUrl()}/v1` }),
@@ -91,25 +95,25 @@ describe('host: chat through each provider, and what the user sees when the mode
     },
     {
       name: 'a 401',
-      arrange: async () => {
+      arrange: async (marker) => {
         await useProvider('openai-compatible', { id: 'scripted', baseUrl: `${modelUrl()}/v1` });
-        await scriptModel([{ error: { status: 401, message: 'invalid key' } }]);
+        await scriptModel(marker, [{ error: { status: 401, message: 'invalid key' } }]);
       },
       expect: /401|key/i,
     },
     {
       name: 'a 429 with Retry-After',
-      arrange: async () => {
+      arrange: async (marker) => {
         await useProvider('openai-compatible', { id: 'scripted', baseUrl: `${modelUrl()}/v1` });
-        await scriptModel([{ error: { status: 429, retryAfterSeconds: 7 } }]);
+        await scriptModel(marker, [{ error: { status: 429, retryAfterSeconds: 7 } }]);
       },
       expect: /rate limit|429/i,
     },
     {
       name: 'a timeout',
-      arrange: async () => {
+      arrange: async (marker) => {
         await useProvider('openai-compatible', { id: 'scripted', baseUrl: `${modelUrl()}/v1`, timeoutSeconds: 1 });
-        await scriptModel([{ delayMs: 4000, text: 'too late' }]);
+        await scriptModel(marker, [{ delayMs: 4000, text: 'too late' }]);
       },
       expect: /time|within/i,
     },
@@ -118,8 +122,9 @@ describe('host: chat through each provider, and what the user sees when the mode
   for (const failure of failures) {
     it(`${failure.name}: a clear error in the session, and the message typed is kept`, async () => {
       await resetModel();
-      await failure.arrange();
-      const text = `message sent with ${failure.name}`;
+      const marker = route('chat-failure');
+      await failure.arrange(marker);
+      const text = `message sent with ${failure.name} ${marker}`;
       const sessionId = await send(text);
       assert.match(await replyIn(sessionId, 'error'), failure.expect);
       const state = await waitForState(() => true);

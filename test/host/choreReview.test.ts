@@ -5,6 +5,9 @@ import * as vscode from 'vscode';
 import { activateTasklane, modelRequests, quiesce, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
 import { asPerson } from './support/asPerson';
 
+/** In the chore's prompt: its requests carry it, and its answers are routed by it. */
+const PROMPT = 'Fix the typo in README.md, then say so.';
+
 // Approval away from the keyboard, in a real extension host: a chore run parks on its edit
 // proposal, its webhook escalation carries the approval link, the link (through
 // `tasklane.openApprovalLink`, the same handler the URI handler calls) opens that proposal's diff,
@@ -66,7 +69,7 @@ describe('host: chore review links', function () {
           '  - id: reviewed',
           '    name: Reviewed fix',
           '    trigger: { cron: "0 3 * * *" }',
-          '    prompt: Fix the typo in README.md.',
+          `    prompt: ${PROMPT}`,
           '    actionSets: [files]',
           '    budget: { maxSeconds: 600 }',
           `    escalate: { webhook: { url: "http://127.0.0.1:${port}/hook" } }`,
@@ -89,7 +92,7 @@ describe('host: chore review links', function () {
 
   it('the escalation link opens the right diff; approving resumes the parked run to success', async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await scriptModel([
+    await scriptModel(PROMPT, [
       { toolCalls: [{ name: 'write_file', arguments: { path: 'README.md', content: 'fixed by a chore\n' } }] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'typo fixed', output: {} } }] },
     ]);
@@ -106,7 +109,7 @@ describe('host: chore review links', function () {
     const run = chore(await state())!.runs[0];
     assert.equal(run.status, 'running');
     assert.equal(sent.runId, run.id);
-    const callsWhileParked = (await modelRequests()).length;
+    const callsWhileParked = (await modelRequests(PROMPT)).length;
 
     const opened = await vscode.commands.executeCommand('tasklane.openApprovalLink', sent.approval!.link);
     assert.deepEqual(opened, { opened: 'diff', id: approvalId });
@@ -123,13 +126,13 @@ describe('host: chore review links', function () {
       opened: false,
       reason: 'there is no approval no-such-approval in this workspace; it may belong to another workspace or window, or have been removed.',
     });
-    assert.equal((await modelRequests()).length, callsWhileParked, 'no model call while the run waited');
+    assert.equal((await modelRequests(PROMPT)).length, callsWhileParked, 'no model call while the run waited');
 
     await asPerson(() => vscode.commands.executeCommand('tasklane.approve', approvalId), 'Approve');
     const ended = await until('the parked run to end', async () => chore(await state())?.runs.find((r) => r.id === run.id && r.status !== 'running'));
     assert.equal(ended.status, 'succeeded', ended.reason);
     assert.equal(await read(readme()), 'fixed by a chore\n', 'the approved edit was applied');
-    assert.equal((await modelRequests()).length, callsWhileParked + 1, 'one model call after the decision: the task_end turn');
+    assert.equal((await modelRequests(PROMPT)).length, callsWhileParked + 1, 'one model call after the decision: the task_end turn');
     assert.equal(notices.length, 1, 'one notice for the parked run');
 
     const again = (await vscode.commands.executeCommand('tasklane.openApprovalLink', sent.approval!.link)) as { opened: boolean; reason?: string };
@@ -138,7 +141,7 @@ describe('host: chore review links', function () {
   });
 
   it('Preview Chore shows the next fires and a dry run without a model call', async () => {
-    const before = (await modelRequests()).length;
+    const before = (await modelRequests(PROMPT)).length;
     const preview = (await vscode.commands.executeCommand('tasklane.previewChore', 'reviewed')) as {
       nextFires: Array<{ utc: string }>;
       dryRun: { prompt: string; cause: string; actionSets: string[] };
@@ -149,11 +152,11 @@ describe('host: chore review links', function () {
       'no time zone: the machine zone, UTC here',
     );
     assert.equal(preview.dryRun.cause, 'cron');
-    assert.match(preview.dryRun.prompt, /^Fix the typo in README\.md\.\n\nTrigger: scheduled for /);
+    assert.ok(preview.dryRun.prompt.startsWith(`${PROMPT}\n\nTrigger: scheduled for `), preview.dryRun.prompt);
     assert.deepEqual(preview.dryRun.actionSets, ['files']);
     const shown = vscode.window.activeTextEditor?.document;
     assert.equal(shown?.languageId, 'markdown');
     assert.ok(shown?.getText().includes(preview.dryRun.prompt), 'the document shows the prompt');
-    assert.equal((await modelRequests()).length, before, 'no model call');
+    assert.equal((await modelRequests(PROMPT)).length, before, 'no model call');
   });
 });

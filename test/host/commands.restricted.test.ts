@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateTasklane, modelUrl, requestsText, resetModel, scriptModel, until } from './support/tasklane';
+import { activateTasklane, modelUrl, requestsText, resetModel, route, scriptModel, until } from './support/tasklane';
 
 // Runs in a second host run with Workspace Trust on and the workspace untrusted (Restricted
 // Mode): Tasklane still chats, but run_command refuses with what to tell the user, and nothing runs.
@@ -25,13 +25,14 @@ describe('host (Restricted Mode): the agent talks but does not execute', functio
 
   it('run_command refuses even an allowlisted command, and the model is told how the user can trust the folder', async () => {
     await resetModel();
-    await scriptModel([
+    const r = route('restricted-run');
+    await scriptModel(r, [
       { toolCalls: [{ name: 'task_start', arguments: { name: 'Try to run', instruction: 'Run node --version', mode: 'simple' } }] },
       { toolCalls: [{ name: 'run_command', arguments: { command: 'node --version' } }] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'could not run' } }] },
     ]);
     const terminalsBefore = vscode.window.terminals.length;
-    await vscode.commands.executeCommand('tasklane.sendMessage', 'run node --version');
+    await vscode.commands.executeCommand('tasklane.sendMessage', `run node --version ${r}`);
     const seen = await until('the model to be told about Restricted Mode', async () => {
       const text = (await requestsText()).join('\n');
       return /Restricted Mode/.test(text) ? text : undefined;

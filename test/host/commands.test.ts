@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
 import { asPerson } from './support/asPerson';
 
 // run_command / run_task inside a real extension host: the exact-match allowlist, approval and
@@ -36,12 +36,13 @@ describe('host: run_command and run_task with approval and the exact allowlist',
 
   /** A task whose first turn calls `call`; then it ends once it has seen the result. */
   async function runTaskCalling(call: { name: string; arguments: Record<string, unknown> }): Promise<void> {
-    await scriptModel([
+    const r = route('run-command');
+    await scriptModel(r, [
       { toolCalls: [{ name: 'task_start', arguments: { name: `Run ${JSON.stringify(call.arguments)}`, instruction: 'Run it and report', mode: 'simple' } }] },
       { toolCalls: [call] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', `please run ${JSON.stringify(call.arguments)}`);
+    await vscode.commands.executeCommand('tasklane.sendMessage', `please run ${JSON.stringify(call.arguments)} ${r}`);
   }
 
   it('an exactly allowlisted command runs without asking, and the task gets its output', async () => {

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as vscode from 'vscode';
-import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { activateTasklane, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
 import { asPerson } from './support/asPerson';
 
 // Issue #11 in a real workbench on a trusted folder: chores a repository ships stay disabled until
@@ -150,7 +150,8 @@ describe('host: consent for shipped chores, settings a repository cannot set', f
     assert.equal(vscode.workspace.getConfiguration('tasklane.approval').get('autoApproveEdits'), false);
 
     const taskName = `consent-probe-${Date.now().toString(36)}`;
-    await scriptModel([
+    const r = route('consent-probe');
+    await scriptModel(r, [
       { toolCalls: [{ name: 'task_start', arguments: { name: taskName, instruction: 'write the probe and run the tool', mode: 'simple' } }] },
       {
         toolCalls: [
@@ -159,7 +160,7 @@ describe('host: consent for shipped chores, settings a repository cannot set', f
         ],
       },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', 'probe the workspace settings');
+    await vscode.commands.executeCommand('tasklane.sendMessage', `probe the workspace settings ${r}`);
     const ask = await until('node evil.js to ask for approval', async () => (await pendingCommands()).find((p) => p.command === 'node evil.js'));
     assert.match(ask.reason, /not in tasklane.approval.allowedCommands/);
     const edit = await until('the edit to wait for review', async () =>
@@ -210,7 +211,7 @@ describe('host: consent for shipped chores, settings a repository cannot set', f
     assert.equal(enabled.problem, undefined);
     assert.equal(chore(await state(), 'shipped-cron')?.consent, 'needed', 'enabling one chore enabled another');
 
-    await scriptModel([{ toolCalls: [{ name: 'task_end', arguments: { status: 'error', summary: 'cache could not be warmed' } }] }]);
+    await scriptModel(`${MARKER} files`, [{ toolCalls: [{ name: 'task_end', arguments: { status: 'error', summary: 'cache could not be warmed' } }] }]);
     await vscode.commands.executeCommand('tasklane.runChoreNow', 'shipped-files');
     const run = await until(
       'the enabled chore run to end',
@@ -218,10 +219,7 @@ describe('host: consent for shipped chores, settings a repository cannot set', f
       60_000,
     );
     assert.equal(run.status, 'failed', run.reason);
-    assert.ok(
-      (await requestsText()).some((t) => t.includes(`${MARKER} files`)),
-      'the enabled chore did not reach the model',
-    );
+    assert.ok((await requestsText(`${MARKER} files`)).length > 0, 'the enabled chore did not reach the model');
     const posted = await until('the escalation webhook', async () => webhook.bodies.find((b) => b.includes(run.id)));
     assert.match(posted, /^POST \/collect /);
 

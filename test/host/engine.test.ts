@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateTasklane, quiesce, requestsText, scriptModel, storageUriOf, useScriptedModel, waitForState } from './support/tasklane';
+import { activateTasklane, quiesce, requestsText, route, scriptModel, storageUriOf, useScriptedModel, waitForState } from './support/tasklane';
 
 interface TaskState {
   id: string;
@@ -29,7 +29,8 @@ describe('host: a complex task end to end', function () {
 
   it('shows todos, runs each turn as a separate trigger, asks before closing, and records the task', async () => {
     const name = `Review greet ${Date.now()}`;
-    await scriptModel([
+    const r = route('complex-task');
+    await scriptModel(r, [
       { toolCalls: [{ name: 'task_start', arguments: { name, instruction: 'Read src/greet.js and report what it exports.', mode: 'complex' } }] },
       {
         toolCalls: [
@@ -60,7 +61,7 @@ describe('host: a complex task end to end', function () {
       },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'greet.js exports greet().' } }] },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', 'Please review src/greet.js');
+    await vscode.commands.executeCommand('tasklane.sendMessage', `Please review src/greet.js ${r}`);
 
     // The first task_end of a complex task asks the user instead of closing.
     const tasks = await tasksOf((all) => all.some((t) => t.name === name && t.waitingForUser));
@@ -73,7 +74,7 @@ describe('host: a complex task end to end', function () {
     );
 
     // The read_file turn really read the workspace file through the VS Code adapter.
-    const requests = await requestsText();
+    const requests = await requestsText(r);
     const greet = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'src/greet.js')));
     const marker = greet
       .split('\n')
@@ -85,7 +86,7 @@ describe('host: a complex task end to end', function () {
     );
 
     // The user approves closing; the task completes.
-    await scriptModel([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'greet.js exports greet().' } }] }]);
+    await scriptModel(r, [{ toolCalls: [{ name: 'task_end', arguments: { summary: 'greet.js exports greet().' } }] }]);
     await vscode.commands.executeCommand('tasklane.sendMessage', 'yes', { replyToTaskId: task.id });
     await tasksOf((all) => all.some((t) => t.name === name && t.status === 'completed'));
 

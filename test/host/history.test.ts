@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateTasklane, quiesce, scriptModel, useScriptedModel, waitForState } from './support/tasklane';
+import { activateTasklane, quiesce, route, scriptModel, useScriptedModel, waitForState } from './support/tasklane';
 
 interface Hit {
   kind: string;
@@ -26,8 +26,9 @@ describe('host: history search, open and export', function () {
 
   it('search finds an archived session, opening it pages its events, export writes both files', async () => {
     const word = `quetzal${Date.now()}`;
-    await scriptModel([{ toolCalls: [{ name: 'send_message', arguments: { text: `The ${word} config lives in config/${word}.json.` } }] }]);
-    const sessionId = (await vscode.commands.executeCommand('tasklane.sendMessage', `Where is the ${word} config?`)) as string;
+    const r = route('history');
+    await scriptModel(r, [{ toolCalls: [{ name: 'send_message', arguments: { text: `The ${word} config lives in config/${word}.json.` } }] }]);
+    const sessionId = (await vscode.commands.executeCommand('tasklane.sendMessage', `Where is the ${word} config? ${r}`)) as string;
     await waitForState((s) =>
       (s as unknown as { sessions: Array<{ id: string; status: string; messages: Array<{ role: string }> }> }).sessions.some(
         (x) => x.id === sessionId && x.status === 'idle' && x.messages.some((m) => m.role === 'assistant'),
@@ -59,7 +60,7 @@ describe('host: history search, open and export', function () {
     };
     assert.equal(opened.archived, true);
     assert.equal(opened.hasMore, false);
-    assert.ok(opened.events.some((e) => e.kind === 'message' && e.data.text === `Where is the ${word} config?`));
+    assert.ok(opened.events.some((e) => e.kind === 'message' && e.data.text === `Where is the ${word} config? ${r}`));
     assert.ok(opened.events.some((e) => e.kind === 'message' && String(e.data.text).includes(`config/${word}.json`)));
     const older = (await vscode.commands.executeCommand('tasklane.openHistorySession', sessionId, opened.events[1].seq)) as { events: Array<{ seq: number }> };
     assert.deepEqual(

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { modelUrl, resetModel, scriptModel, until } from './support/tasklane';
+import { modelUrl, resetModel, route, scriptModel, until } from './support/tasklane';
 
 // The vscode-lm path of Tasklane is only tested for real if this fixture provider works; check it
 // directly through the public vscode.lm API, the way Tasklane's client calls it.
@@ -27,8 +27,9 @@ describe('host fixture: the tasklane-test language model provider', function () 
     const model = await scriptedModel();
     assert.equal(model.vendor, 'tasklane-test');
     const marker = `scripted-${Date.now()}`;
-    await scriptModel([{ text: marker }]);
-    const response = await model.sendRequest([vscode.LanguageModelChatMessage.User('hello')], {}, new vscode.CancellationTokenSource().token);
+    const r = route('lm-text');
+    await scriptModel(r, [{ text: marker }]);
+    const response = await model.sendRequest([vscode.LanguageModelChatMessage.User(`hello ${r}`)], {}, new vscode.CancellationTokenSource().token);
     const parts = await collect(response);
     const text = parts
       .filter((p) => p instanceof vscode.LanguageModelTextPart)
@@ -39,11 +40,16 @@ describe('host fixture: the tasklane-test language model provider', function () 
 
   it('reports scripted tool calls as LanguageModelToolCallPart with parsed input', async () => {
     const model = await scriptedModel();
-    await scriptModel([{ toolCalls: [{ name: 'read_file', arguments: { path: 'src/greet.js' } }] }]);
+    const r = route('lm-tools');
+    await scriptModel(r, [{ toolCalls: [{ name: 'read_file', arguments: { path: 'src/greet.js' } }] }]);
     const tools: vscode.LanguageModelChatTool[] = [
       { name: 'read_file', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
     ];
-    const response = await model.sendRequest([vscode.LanguageModelChatMessage.User('read greet.js')], { tools }, new vscode.CancellationTokenSource().token);
+    const response = await model.sendRequest(
+      [vscode.LanguageModelChatMessage.User(`read greet.js ${r}`)],
+      { tools },
+      new vscode.CancellationTokenSource().token,
+    );
     const calls = (await collect(response)).filter((p): p is vscode.LanguageModelToolCallPart => p instanceof vscode.LanguageModelToolCallPart);
     assert.equal(calls.length, 1);
     assert.equal(calls[0].name, 'read_file');

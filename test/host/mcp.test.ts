@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel, waitForState } from './support/tasklane';
+import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel, waitForState } from './support/tasklane';
 import { asPerson } from './support/asPerson';
 
 // MCP servers a repository ships, in a real extension host, against the reference server
@@ -73,7 +73,8 @@ describe('host: MCP servers a repository ships', function () {
     assert.equal(await asPerson(() => vscode.commands.executeCommand('tasklane.trustMcpServer', 'everything', server!.hash), 'Trust'), true);
     await until('the tools to be listed', async () => ((await servers())[0]?.tools ?? 0) > 0 || undefined);
     assert.equal(running(), 1, 'one server process once trusted');
-    await scriptModel([
+    const r = route('mcp-echo');
+    await scriptModel(r, [
       {
         toolCalls: [
           { name: 'task_start', arguments: { name: 'Echo through MCP', instruction: 'Call the echo tool', mode: 'simple', actionSets: ['mcp:everything'] } },
@@ -82,13 +83,13 @@ describe('host: MCP servers a repository ships', function () {
       { toolCalls: [{ name: 'mcp_everything_echo', arguments: { message: 'hello from the host tier' } }] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'echoed' } }] },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', 'echo something through MCP');
+    await vscode.commands.executeCommand('tasklane.sendMessage', `echo something through MCP ${r}`);
     const state = await waitForState((s) => ((s as unknown as { approvals: Pending[] }).approvals ?? []).some((a) => a.kind === 'mcp'));
     const card = (state as unknown as { approvals: Pending[] }).approvals.find((a) => a.kind === 'mcp')!;
     assert.match(card.command ?? '', /^everything\/echo \{"message":"hello from the host tier"\}$/);
-    const seen = (await requestsText()).length;
+    const seen = (await requestsText(r)).length;
     await asPerson(() => vscode.commands.executeCommand('tasklane.approve', card.id), 'Approve');
-    await modelSaw(/MCP tool everything\/echo returned:\\nEcho: hello from the host tier/, seen);
+    await modelSaw(/MCP tool everything\/echo returned:\\nEcho: hello from the host tier/, seen, r);
   });
 
   it('a changed definition needs trust again and its tools stop being offered', async () => {
@@ -100,15 +101,16 @@ describe('host: MCP servers a repository ships', function () {
     assert.equal(after.state, 'untrusted');
     await until('the old server process to stop', async () => running() === 0 || undefined);
     await approval().update('allowedCommands', ['mcp:everything/echo'], vscode.ConfigurationTarget.Global);
-    await scriptModel([
+    const r = route('mcp-echo-again');
+    await scriptModel(r, [
       { toolCalls: [{ name: 'task_start', arguments: { name: 'Echo again', instruction: 'Call echo', mode: 'simple', actionSets: ['mcp:everything'] } }] },
-      { toolCalls: [{ name: 'mcp_everything_echo', arguments: { message: 'after the change' } }] },
+      // Not offered any more (the server is not trusted): the engine's answer to the call is what is checked.
+      { anyTool: true, toolCalls: [{ name: 'mcp_everything_echo', arguments: { message: 'after the change' } }] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] },
     ]);
-    const seen = (await requestsText()).length;
-    await vscode.commands.executeCommand('tasklane.sendMessage', 'echo again');
+    await vscode.commands.executeCommand('tasklane.sendMessage', `echo again ${r}`);
     // Even allowlisted, an untrusted server's tool does not run.
-    await modelSaw(/not trusted|no action 'mcp_everything_echo'/, seen);
+    await modelSaw(/not trusted|no action 'mcp_everything_echo'/, 0, r);
   });
 });
 
@@ -125,8 +127,8 @@ describe('host: MCP servers of the user: crash, hang, Streamable HTTP', function
 
   /** A task that calls one MCP tool; resolves with the model request text that carries its result. */
   async function callThroughTask(server: string, tool: string, args: object, expect: RegExp): Promise<string> {
-    const seen = (await requestsText()).length;
-    await scriptModel([
+    const r = route('mcp-call');
+    await scriptModel(r, [
       {
         toolCalls: [
           {
@@ -138,8 +140,8 @@ describe('host: MCP servers of the user: crash, hang, Streamable HTTP', function
       { toolCalls: [{ name: `mcp_${server}_${tool.replace(/-/g, '_')}`, arguments: args }] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'called' } }] },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', `call ${server}/${tool}`);
-    return modelSaw(expect, seen);
+    await vscode.commands.executeCommand('tasklane.sendMessage', `call ${server}/${tool} ${r}`);
+    return modelSaw(expect, 0, r);
   }
 
   before(async () => {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
 
 // Finding 2 of the December review, in a real extension host on a trusted folder: a repository
 // can ship `docs/assets -> ../../..`; VS Code's own file search follows links by default. Neither
@@ -47,7 +47,8 @@ describe('host: a symlinked folder pointing outside is invisible to search and l
 
   it('search_text and list_files return nothing from behind the link; inside files still show', async () => {
     const name = `read-guard-${Date.now().toString(36)}`;
-    await scriptModel([
+    const r = route('read-guard');
+    await scriptModel(r, [
       { toolCalls: [{ name: 'task_start', arguments: { name, instruction: 'Look around', mode: 'simple' } }] },
       {
         toolCalls: [
@@ -64,7 +65,7 @@ describe('host: a symlinked folder pointing outside is invisible to search and l
       },
     ]);
     const before = (await requestsText()).length;
-    await vscode.commands.executeCommand('tasklane.sendMessage', `look around (${name})`);
+    await vscode.commands.executeCommand('tasklane.sendMessage', `look around (${name}) ${r}`);
     // The request after the tool calls carries their results back to the model.
     const seen = await modelSaw(new RegExp(`inside-${insideMarker}\\.txt`), before);
     await until('the turn with the results', async () =>

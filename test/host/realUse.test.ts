@@ -9,6 +9,7 @@ import {
   quiesce,
   requestsText,
   resetModel,
+  route,
   scriptModel,
   until,
   useScriptedModel,
@@ -78,13 +79,14 @@ describe('host: the loop under real use (a real command in its terminal)', funct
   });
 
   /** Starts a task whose first turn runs `node slowjob.js`; resolves with it and the job's pid once it runs. */
-  async function startSlowJob(label: string, after: unknown[]): Promise<{ task: Task; pid: number }> {
-    await scriptModel([
+  async function startSlowJob(label: string, after: Array<Record<string, unknown>>): Promise<{ task: Task; pid: number }> {
+    const r = route(label);
+    await scriptModel(r, [
       { toolCalls: [{ name: 'task_start', arguments: { name: label, instruction: `${label}: run the slow job`, mode: 'simple' } }] },
       { toolCalls: [{ name: 'run_command', arguments: { command: 'node slowjob.js' } }] },
       ...after,
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', `please ${label}`);
+    await vscode.commands.executeCommand('tasklane.sendMessage', `please ${label} ${r}`);
     const pid = await until('the slow job to start', async () =>
       fs.existsSync(file('slowjob.pid')) ? Number(fs.readFileSync(file('slowjob.pid'), 'utf8')) : undefined,
     );
@@ -119,17 +121,18 @@ describe('host: the loop under real use (a real command in its terminal)', funct
   });
 
   it('a reply during the turn that ends the task is answered', async () => {
-    await scriptModel([
-      { toolCalls: [{ name: 'task_start', arguments: { name: 'final-turn', instruction: 'final-turn: report', mode: 'simple' } }] },
+    const r = route('final-turn');
+    await scriptModel(r, [
+      { toolCalls: [{ name: 'task_start', arguments: { name: 'final-turn', instruction: `final-turn: report ${r}`, mode: 'simple' } }] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'reported' } }], gate: 'final' },
       { toolCalls: [{ name: 'send_message', arguments: { text: 'Noted: I will also check the tests.' } }] },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', 'please report');
+    await vscode.commands.executeCommand('tasklane.sendMessage', `please report ${r}`);
     await until('the last turn to be in flight', async () => ((await (await fetch(`${modelUrl()}/__held`)).json()) as string[]).includes('final'));
-    const task = (await state()).tasks.find((t) => t.instruction === 'final-turn: report')!;
+    const task = (await state()).tasks.find((t) => t.instruction === `final-turn: report ${r}`)!;
     await vscode.commands.executeCommand('tasklane.sendMessage', 'and check the tests too', { replyToTaskId: task.id });
     await fetch(`${modelUrl()}/__release`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ gate: 'final' }) });
-    await modelSaw(/and check the tests too/, 2);
+    await modelSaw(/and check the tests too/, 2, r);
     await waitForState((s) =>
       (s as unknown as State).sessions.some((x) => x.id === task.sessionId && x.messages.at(-1)?.text === 'Noted: I will also check the tests.'),
     );

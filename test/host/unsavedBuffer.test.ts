@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { readOrNull } from '../support/files';
-import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
 import { asPerson } from './support/asPerson';
 
 // One reading of the workspace: with an unsaved change open (auto save off), what the model reads
@@ -71,7 +71,8 @@ describe('host: the agent reads what the editor shows (unsaved changes included)
     await resetModel();
     const name = `unsaved-buffer-${marker}`;
     const routed = (await tasks()).some((t) => t.status === 'running' || t.status === 'paused');
-    await scriptModel([
+    const r = route('unsaved-buffer');
+    await scriptModel(r, [
       ...(routed ? [{ toolCalls: [{ name: 'route_message', arguments: { decision: 'new', reason: 'a new request' } }] }] : []),
       { toolCalls: [{ name: 'task_start', arguments: { name, instruction: 'Rename the note', mode: 'simple' } }] },
       {
@@ -82,8 +83,7 @@ describe('host: the agent reads what the editor shows (unsaved changes included)
       },
       { toolCalls: [{ name: 'replace_in_file', arguments: { path: file, edits: [{ oldText: unsavedLine, newText: `const note = '${marker}-renamed';` }] } }] },
     ]);
-    const before = (await requestsText()).length;
-    await vscode.commands.executeCommand('tasklane.sendMessage', `please rename the note (${marker})`);
+    await vscode.commands.executeCommand('tasklane.sendMessage', `please rename the note (${marker}) ${r}`);
 
     const task = await until(`task ${name} to wait for approval`, async () => {
       assert.ok(opened.isDirty, 'the document was saved behind the test (auto save?)');
@@ -91,10 +91,10 @@ describe('host: the agent reads what the editor shows (unsaved changes included)
       return found && (found.waitingForApproval || found.waitingForUser) ? found : undefined;
     });
     // The request after the reads carries their results back to the model.
-    const afterReads = (await requestsText()).slice(before).find((t) => t.includes(`${file}:2:`));
+    const afterReads = (await requestsText(r)).find((t) => t.includes(`${file}:2:`));
     assert.ok(afterReads, `the model never got search_text's hit at ${file}:2 for the unsaved line`);
     assert.ok(afterReads.includes(`'use strict';\\n${unsavedLine}`), "read_file's result is not the unsaved editor text");
-    assert.ok(task.waitingForApproval, `the replace_in_file written from the unsaved text was not proposed: ${(await requestsText()).at(-1)?.slice(-600)}`);
+    assert.ok(task.waitingForApproval, `the replace_in_file written from the unsaved text was not proposed: ${(await requestsText(r)).at(-1)?.slice(-600)}`);
 
     const result = await asPerson(() => vscode.commands.executeCommand<{ status: string }>('tasklane.approve', task.waitingForApproval), 'Approve');
     assert.equal(result.status, 'applied', `approving over the unsaved buffer (not stale): ${JSON.stringify(result)}`);

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
-import { openTasklaneView, runCommand, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
+import { openTasklaneView, route, runCommand, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
 import { until as poll } from '../support/poll';
 import { readOrNull } from '../support/files';
@@ -27,14 +27,15 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
   /** A task whose first turn makes `calls`; returns its (pending) card once shown, if any. */
   async function propose(calls: Array<{ name: string; arguments: Record<string, unknown> }>): Promise<void> {
     const name = `ui-edit-${++runs}`;
+    const r = route('ui-edit');
     await session().model.reset();
-    await session().model.script([
+    await session().script(r, [
       // After the first test a task is active (waiting), so a new message first goes to the router model.
       ...(runs > 1 ? [{ toolCalls: [{ name: 'route_message', arguments: { decision: 'new', reason: 'a new request' } }] }] : []),
       { toolCalls: [{ name: 'task_start', arguments: { name, instruction: 'Make the edit', mode: 'simple' } }] },
       { toolCalls: calls },
     ]);
-    await sendChatMessage(frame, `please make edit ${runs}`);
+    await sendChatMessage(frame, `please make edit ${runs} ${r}`);
   }
   const pendingCard = () => frame.locator('.approval-card[data-status="pending"]').first();
 

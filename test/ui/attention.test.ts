@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import {
   openTasklaneView,
+  route,
   runCommand,
   screenshotSidebar,
   screenshotsDir,
@@ -63,14 +64,15 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
 
   it('notifies with Open when an approval arrives while the Explorer is showing, and badges the view', async function () {
     await session().model.reset();
-    await session().model.script([
+    const r = route('notes');
+    await session().script(r, [
       { toolCalls: [{ name: 'task_start', arguments: { name: 'Notes writer', instruction: 'Write notes.txt', mode: 'simple' } }] },
       // The task's turn is held until the Explorer shows: the approval is known to arrive then.
       { holdAfterChunks: 0, toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'Notes\n' } }] },
       // After the person rejects it:
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'Left the notes alone' } }] },
     ]);
-    await sendChatMessage(frame, 'write the notes file');
+    await sendChatMessage(frame, `write the notes file ${r}`);
     await selectTaskSession(frame);
     await showExplorer();
     await session().model.release();
@@ -112,11 +114,12 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
   it('opens the conversation in the sidebar when a message is sent from the palette', async function () {
     await showExplorer();
     await session().model.reset();
-    await session().model.script([{ text: 'Palette reply with **Markdown**' }]);
+    const r = route('palette');
+    await session().script(r, [{ text: 'Palette reply with **Markdown**' }]);
     await runCommand(session().page, 'Tasklane: Send Message');
     const input = session().page.locator('.quick-input-widget .quick-input-box input');
     await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill('hello from the palette');
+    await input.fill(`hello from the palette ${r}`);
     await session().page.keyboard.press('Enter');
     frame = await tasklaneFrame(session().page);
     const reply = await waitForAssistantMessage(frame, /Palette reply/);
@@ -130,7 +133,8 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
     await openTasklaneView(session().page);
     frame = await tasklaneFrame(session().page);
     await session().model.reset();
-    await session().model.script([
+    const r = route('rewrite');
+    await session().script(r, [
       { toolCalls: [{ name: 'task_start', arguments: { name: 'Rewrite readme', instruction: 'Rewrite README.md and add NOTES.md', mode: 'simple' } }] },
       {
         toolCalls: [
@@ -140,7 +144,7 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
       },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'Rewrote the readme' } }] },
     ]);
-    await sendChatMessage(frame, 'rewrite the readme');
+    await sendChatMessage(frame, `rewrite the readme ${r}`);
     const card = frame.locator('.approval-card[data-status="pending"]', { hasText: 'NOTES.md' });
     await card.waitFor({ timeout: 30_000 });
     const applied = frame.locator('.approval-card[data-status="applied"]', { hasText: 'NOTES.md' });
@@ -220,14 +224,15 @@ for (const theme of [
 
     it(`shows a task and its approval card with no serious or critical accessibility violations (axe), screenshot saved`, async function () {
       assert.ok(ui);
-      await ui.model.script([
+      const r = route('theme');
+      await ui.script(r, [
         { toolCalls: [{ name: 'task_start', arguments: { name: 'Theme check', instruction: 'Write theme.txt', mode: 'simple' } }] },
         { toolCalls: [{ name: 'write_file', arguments: { path: 'theme.txt', content: 'theme\n' } }] },
       ]);
       await openTasklaneView(ui.page);
       const frame = await tasklaneFrame(ui.page);
       await frame.locator(`body.${theme.bodyClass}`).waitFor({ timeout: 15_000 });
-      await sendChatMessage(frame, 'write theme.txt');
+      await sendChatMessage(frame, `write theme.txt ${r}`);
       await frame.locator('.approval-card[data-status="pending"]').first().waitFor({ timeout: 30_000 });
       await screenshotSidebar(ui.page, `ui-sidebar-theme-${theme.bodyClass}`);
       assert.deepEqual(await seriousViolations(frame), []);

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { openTasklaneView, screenshotSidebar, selectTaskSession, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
+import { openTasklaneView, route, screenshotSidebar, selectTaskSession, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
 
 // A budget pause continued from the sidebar: with tasklane.budget.maxActionsPerTask = 2 a scripted
@@ -21,7 +21,8 @@ describe('ui: a task paused by its action budget is continued from the sidebar',
   it('pauses at the limit, shows Continue/Abort, and Continue lets the task finish', async function () {
     assert.ok(ui);
     await ui.model.reset();
-    await ui.model.script([
+    const r = route('budget');
+    await ui.script(r, [
       { toolCalls: [{ name: 'task_start', arguments: { name: 'Budget demo', instruction: 'Read files', mode: 'simple' } }] },
       { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
       { toolCalls: [{ name: 'read_file', arguments: { path: 'CHANGELOG.md' } }] },
@@ -30,7 +31,7 @@ describe('ui: a task paused by its action budget is continued from the sidebar',
     ]);
     await openTasklaneView(ui.page);
     const frame = await tasklaneFrame(ui.page);
-    await sendChatMessage(frame, 'read the files');
+    await sendChatMessage(frame, `read the files ${r}`);
     await selectTaskSession(frame);
     const card = frame.locator('.task-card').first();
     const continueButton = card.locator('.continue-task');
@@ -39,19 +40,20 @@ describe('ui: a task paused by its action budget is continued from the sidebar',
     assert.match((await card.locator('.pause-reason').textContent()) ?? '', /budget/i);
     assert.match((await card.locator('.task-status').textContent()) ?? '', /paused/);
     await screenshotSidebar(ui.page, 'ui-budget-1-paused');
-    const requestsBefore = ((await ui.model.requests()) as unknown[]).length;
+    const requestsBefore = (await ui.requests(r)).length;
 
     await continueButton.click();
     await card.locator('.task-status', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
     await screenshotSidebar(ui.page, 'ui-budget-2-continued');
-    assert.ok(((await ui.model.requests()) as unknown[]).length > requestsBefore, 'the task called the model again after Continue');
+    assert.ok((await ui.requests(r)).length > requestsBefore, 'the task called the model again after Continue');
     assert.equal(await card.locator('.continue-task').count(), 0, 'Continue is gone once the task runs again');
   });
 
   it("a running task's card updates after each action around the same Cancel button, and one click cancels", async function () {
     assert.ok(ui);
     await ui.model.reset();
-    await ui.model.script([
+    const r = route('cancel');
+    await ui.script(r, [
       // A task already exists (the test before): the router hears the new message first.
       { toolCalls: [{ name: 'route_message', arguments: { decision: 'new', reason: 'a new request' } }] },
       { toolCalls: [{ name: 'task_start', arguments: { name: 'Cancel demo', instruction: 'Read files', mode: 'simple' } }] },
@@ -60,7 +62,7 @@ describe('ui: a task paused by its action budget is continued from the sidebar',
       { delayMs: 20_000, toolCalls: [{ name: 'read_file', arguments: { path: 'CHANGELOG.md' } }] },
     ]);
     const frame = await tasklaneFrame(ui.page);
-    await sendChatMessage(frame, 'read more files');
+    await sendChatMessage(frame, `read more files ${r}`);
     // The task's own session shows its card.
     await frame.locator('.session-rows .session', { hasText: 'Cancel demo' }).click({ timeout: 30_000 });
     const card = frame.locator('.task-card', { hasText: 'Cancel demo' });

@@ -16,6 +16,8 @@ const choreId = 'readme-check';
 const choreName = 'README check';
 const cron = '30 4 * * 1';
 const prompt = 'Read README.md and finish with task_end and output {"status": "done", "lines": <number of lines>}.';
+/** The run's requests carry the prompt: its answers are routed by this part of it (no quotes, which JSON escapes). */
+const promptRoute = 'Read README.md and finish with task_end';
 
 interface ChoresFile {
   chores: Array<{ id: string; name: string; trigger: { cron?: string }; prompt: string; successWhen?: string }>;
@@ -109,7 +111,7 @@ describe('ui: a chore created from the palette, run now and traced live in the s
   it('runs it with Run now and shows its steps live in the trace until the run succeeds', async function () {
     const { model } = session();
     await model.reset();
-    await model.script([
+    await session().script(promptRoute, [
       // Slow turns, so the trace is open before each step arrives: what we see is the live update.
       { delayMs: 2500, toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
       { delayMs: 3000, toolCalls: [{ name: 'task_end', arguments: { summary: 'README read', output: { status: 'done', lines: 12 } } }] },
@@ -166,7 +168,9 @@ describe('ui: a chore created from the palette, run now and traced live in the s
     const firstRunId = await head.getAttribute('data-run-id');
     assert.ok(firstRunId, 'the previous test left the first run open');
     await model.reset();
-    await model.script([{ delayMs: 1500, toolCalls: [{ name: 'task_end', arguments: { summary: 'again', output: { status: 'done', lines: 12 } } }] }]);
+    await session().script(promptRoute, [
+      { delayMs: 1500, toolCalls: [{ name: 'task_end', arguments: { summary: 'again', output: { status: 'done', lines: 12 } } }] },
+    ]);
 
     // From the keyboard this time: Run now keeps the focus while the run's updates redraw the row.
     await row().locator('.run-now').focus();

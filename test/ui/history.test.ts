@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { seedHistory } from './support/seedHistory';
-import { openTasklaneView, screenshotSidebar, sendChatMessage, startSeededUiSession, tasklaneFrame, transcriptMessages } from './support/workbench';
+import { openTasklaneView, route, screenshotSidebar, sendChatMessage, startSeededUiSession, tasklaneFrame, transcriptMessages } from './support/workbench';
 import type { UiSession } from './support/workbench';
 
 const SESSIONS = 400;
@@ -108,10 +108,9 @@ describe('ui history: the session list with many sessions', function () {
     await frame.locator('.session-viewport').waitFor({ state: 'visible', timeout: 10_000 });
     await frame.locator('.session-viewport').evaluate((el) => el.scrollTo({ top: 0 }));
     await model.reset();
-    await model.script([
-      { delayMs: 2500, text: 'slow answer one' },
-      { delayMs: 2500, text: 'slow answer two' },
-    ]);
+    const [one, two] = [route('slow-one'), route('slow-two')];
+    await ui.script(one, [{ delayMs: 2500, text: 'slow answer one' }]);
+    await ui.script(two, [{ delayMs: 2500, text: 'slow answer two' }]);
     const focusedSession = () => frame.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.sessionId ?? null);
     const other = frame.locator('.session-rows .session', { hasText: `session ${SESSIONS - 2}` });
     const otherId = await other.getAttribute('data-session-id');
@@ -120,7 +119,7 @@ describe('ui history: the session list with many sessions', function () {
     // While the reply is on its way, the person moves to another session's row: the new session
     // arrives on top and changes state (working, then idle) around it.
     await frame.locator('#new-chat').click();
-    await sendChatMessage(frame, 'first slow question');
+    await sendChatMessage(frame, `first slow question ${one}`);
     await other.focus();
     await transcriptMessages(frame, 'assistant', 'slow answer one').waitFor({ timeout: 30_000 });
     await newest.locator('.session-meta', { hasText: /^idle/ }).waitFor({ timeout: 15_000 });
@@ -129,7 +128,7 @@ describe('ui history: the session list with many sessions', function () {
 
     // Now the person leaves the sidebar from the row of the session that is about to change (a
     // redrawn row whose focus the sidebar would give back): it must not pull the focus from the editor.
-    await sendChatMessage(frame, 'second slow question');
+    await sendChatMessage(frame, `second slow question ${two}`);
     await newest.focus();
     await page.keyboard.press('F1');
     const quickOpen = page.locator('.quick-input-widget .quick-input-box input');

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Frame } from 'playwright-core';
-import { openTasklaneView, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame, waitForAssistantMessage } from './support/workbench';
+import { openTasklaneView, route, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame, waitForAssistantMessage } from './support/workbench';
 import type { UiSession } from './support/workbench';
 
 // Rendered replies on the real workbench: Markdown with highlighted code and its actions, file
@@ -45,8 +45,9 @@ describe('ui: replies render as Markdown, safely', function () {
   /** Sends `prompt`; the scripted model answers `reply`; resolves with the rendered message. */
   async function reply(prompt: string, text: string, marker: RegExp) {
     await session().model.reset();
-    await session().model.script([{ text }]);
-    await sendChatMessage(frame, prompt);
+    const r = route('reply');
+    await session().script(r, [{ text }]);
+    await sendChatMessage(frame, `${prompt} ${r}`);
     return waitForAssistantMessage(frame, marker);
   }
 
@@ -140,7 +141,8 @@ describe('ui: replies render as Markdown, safely', function () {
 
   it('@ attaches a file as a removable chip, and the model request carries its content', async function () {
     await session().model.reset();
-    await session().model.script([{ text: 'Read your changelog.' }]);
+    const r = route('attachment');
+    await session().script(r, [{ text: 'Read your changelog.' }]);
     const textarea = frame.locator('#chat-input textarea');
     await textarea.click();
     await textarea.fill('');
@@ -151,7 +153,7 @@ describe('ui: replies render as Markdown, safely', function () {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'CHANGELOG.md' }).first().click();
     const chip = frame.locator('#attachments .chip', { hasText: 'CHANGELOG.md' });
     await chip.waitFor({ timeout: 15_000 });
-    await sendChatMessage(frame, 'what changed?');
+    await sendChatMessage(frame, `what changed? ${r}`);
     await waitForAssistantMessage(frame, /Read your changelog/);
     const requests = JSON.stringify(await session().model.requests());
     assert.ok(requests.includes('First release: `greet` and `mean`.'), 'the model request does not carry the attached file');

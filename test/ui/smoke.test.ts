@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import {
   openTasklaneView,
+  route,
   runCommand,
   screenshotSidebar,
   sendChatMessage,
@@ -37,11 +38,12 @@ describe('ui smoke: chatting in the Tasklane sidebar', function () {
     assert.ok(ui);
     const reply = `Scripted reply ${Date.now().toString(36)}`;
     await ui.model.reset();
-    await ui.model.script([{ text: reply }]);
+    const r = route('smoke');
+    await ui.script(r, [{ text: reply }]);
 
     await openTasklaneView(ui.page);
     const frame = await tasklaneFrame(ui.page);
-    await sendChatMessage(frame, 'Hello from the UI smoke test');
+    await sendChatMessage(frame, `Hello from the UI smoke test ${r}`);
 
     await transcriptMessages(frame, 'user', 'Hello from the UI smoke test').first().waitFor({ timeout: 15_000 });
     const message = await waitForAssistantMessage(frame, reply);

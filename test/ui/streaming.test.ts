@@ -1,8 +1,10 @@
 import * as assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
 import { settledEnd } from '../../src/core/engine/streaming';
+import { until } from '../support/poll';
 import {
   openTasklaneView,
+  route,
   screenshotSidebar,
   sendChatMessage,
   startUiSession,
@@ -31,15 +33,17 @@ describe('ui streaming: tokens as they arrive, and Stop', function () {
   let frame: Frame;
   let anyFailed = false;
 
-  const requests = async () => (await ui!.model.requests()) as Recorded[];
-  async function untilRequest(check: (r: Recorded) => boolean, what: string): Promise<Recorded> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const last = (await requests()).at(-1);
-      if (last && check(last)) return last;
-      if (Date.now() > deadline) throw new Error(`the model server never saw ${what}: ${JSON.stringify(last)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  /** The last model request of the work `marker` once `check` holds for it. */
+  function untilRequest(marker: string, check: (r: Recorded) => boolean, what: string): Promise<Recorded> {
+    let last: Recorded | undefined;
+    return until(
+      `the model server to see ${what}`,
+      async () => {
+        last = (await ui!.requests<Recorded>(marker)).at(-1);
+        return last && check(last) ? last : undefined;
+      },
+      { detail: () => `last request: ${JSON.stringify(last)}` },
+    );
   }
 
   before(async function () {
@@ -61,14 +65,15 @@ describe('ui streaming: tokens as they arrive, and Stop', function () {
     assert.ok(ui);
     const reply = `A streamed reply ${Date.now().toString(36)} that arrives in many small pieces, well after its first words.`;
     await ui.model.reset();
-    await ui.model.script([{ toolCalls: [{ name: 'send_message', arguments: { text: reply } }], holdAfterChunks: 4 }]);
-    await sendChatMessage(frame, 'Stream me something');
+    const r = route('stream');
+    await ui.script(r, [{ toolCalls: [{ name: 'send_message', arguments: { text: reply } }], holdAfterChunks: 4 }]);
+    await sendChatMessage(frame, `Stream me something ${r}`);
 
     const bubble = frame.locator('#transcript .msg-streaming');
     const early = shownAfter(reply, 4);
     await bubble.filter({ hasText: early }).waitFor({ timeout: 30_000 });
     // While the words are on screen the model is still holding the rest: the reply has not ended.
-    const held = await untilRequest((r) => r.held === true, 'the held stream');
+    const held = await untilRequest(r, (request) => request.held === true, 'the held stream');
     assert.equal(held.chunksSent, 4);
     assert.equal((await bubble.textContent())?.includes(reply), false, 'the bubble already had the whole reply');
     assert.equal(await transcriptMessages(frame, 'assistant', reply).count(), 0, 'the reply was committed before it ended');
@@ -90,11 +95,12 @@ describe('ui streaming: tokens as they arrive, and Stop', function () {
     const reply = lines.join('\n');
     await ui.model.reset();
     // 9-character lines in 8-character chunks: after 80 chunks ~70 lines are out, more than the view holds.
-    await ui.model.script([{ text: reply, holdAfterChunks: 80 }]);
-    await sendChatMessage(frame, 'Give me a long list');
+    const r = route('long-list');
+    await ui.script(r, [{ text: reply, holdAfterChunks: 80 }]);
+    await sendChatMessage(frame, `Give me a long list ${r}`);
     const transcript = frame.locator('#transcript');
     await frame.locator('#transcript .msg-streaming', { hasText: 'line 070' }).waitFor({ timeout: 30_000 });
-    await untilRequest((r) => r.held === true, 'the held stream');
+    await untilRequest(r, (request) => request.held === true, 'the held stream');
     const gap = () => transcript.evaluate((el) => el.scrollHeight - el.clientHeight - el.scrollTop);
     assert.ok((await transcript.evaluate((el) => el.scrollHeight - el.clientHeight)) > 200, 'the reply overflows the view');
     assert.ok((await gap()) <= 24, `the view followed the streamed text to the end (gap ${await gap()} px)`);
@@ -110,12 +116,13 @@ describe('ui streaming: tokens as they arrive, and Stop', function () {
     assert.ok(ui);
     const reply = `An answer ${Date.now().toString(36)} that the person will stop long before it is finished, on purpose.`;
     await ui.model.reset();
-    await ui.model.script([{ toolCalls: [{ name: 'send_message', arguments: { text: reply } }], holdAfterChunks: 5 }]);
-    await sendChatMessage(frame, 'Say something long');
+    const r = route('stop');
+    await ui.script(r, [{ toolCalls: [{ name: 'send_message', arguments: { text: reply } }], holdAfterChunks: 5 }]);
+    await sendChatMessage(frame, `Say something long ${r}`);
 
     const partial = shownAfter(reply, 5);
     await frame.locator('#transcript .msg-streaming', { hasText: partial }).waitFor({ timeout: 30_000 });
-    await untilRequest((r) => r.held === true, 'the held stream');
+    await untilRequest(r, (request) => request.held === true, 'the held stream');
     await frame.locator('#stop').click();
 
     const stopped = frame.locator('#transcript .msg[data-role="assistant"][data-stopped]', { hasText: partial });
@@ -126,7 +133,7 @@ describe('ui streaming: tokens as they arrive, and Stop', function () {
     assert.ok(await frame.locator('#stop').isHidden(), 'Stop goes away with the turn');
     assert.equal(await frame.locator('#transcript .msg-streaming').count(), 0, 'no live bubble is left');
     assert.equal(await transcriptMessages(frame, 'error').count(), 0, 'a stop is not an error');
-    const last = await untilRequest((r) => r.aborted === true, 'the request aborted');
+    const last = await untilRequest(r, (request) => request.aborted === true, 'the request aborted');
     assert.equal(last.chunksSent, 5, 'nothing more was sent after the stop');
     await screenshotSidebar(ui.page, 'ui-streaming-stopped');
   });
@@ -153,10 +160,11 @@ describe('ui streaming through vscode.lm: text as it arrives, and Stop cancels t
     assert.ok(ui);
     const reply = `Through vscode.lm ${Date.now().toString(36)}: words that keep coming until someone stops them.`;
     await ui.model.reset();
-    await ui.model.script([{ text: reply, holdAfterChunks: 3 }]);
+    const r = route('lm-stop');
+    await ui.script(r, [{ text: reply, holdAfterChunks: 3 }]);
     await openTasklaneView(ui.page);
     const frame = await tasklaneFrame(ui.page);
-    await sendChatMessage(frame, 'Talk to me through vscode.lm');
+    await sendChatMessage(frame, `Talk to me through vscode.lm ${r}`);
 
     const partial = settled(reply.slice(0, 3 * 8));
     await frame.locator('#transcript .msg-streaming', { hasText: partial }).waitFor({ timeout: 30_000 });
@@ -166,12 +174,11 @@ describe('ui streaming through vscode.lm: text as it arrives, and Stop cancels t
     assert.equal((await stopped.locator('.msg-text').textContent())?.trim(), partial.trim());
     await frame.locator('#send').waitFor({ state: 'visible', timeout: 15_000 });
     assert.equal(await transcriptMessages(frame, 'error').count(), 0, 'a stop is not an error');
-    const deadline = Date.now() + 30_000;
-    let last: Recorded | undefined;
-    while (!(last = ((await ui.model.requests()) as Recorded[]).at(-1))?.aborted) {
-      if (Date.now() > deadline) throw new Error(`the provider's request was never aborted: ${JSON.stringify(last)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const session = ui;
+    const last = await until("the provider's request to be aborted", async () => {
+      const request = (await session.requests<Recorded>(r)).at(-1);
+      return request?.aborted ? request : undefined;
+    });
     assert.equal(last.chunksSent, 3);
   });
 });

@@ -53,7 +53,7 @@ describe('set-up: the README and .ci/run agree', () => {
   });
 
   it('packaging builds first (vscode:prepublish) and the manifest names its repository', () => {
-    assert.match(manifest.scripts['vscode:prepublish'] ?? '', /npm run build/);
+    assert.match(manifest.scripts['vscode:prepublish'] ?? '', /esbuild\.js --production --if-stale/);
     assert.ok(manifest.repository, 'package.json has "repository" (vsce warns without it)');
   });
 

@@ -261,11 +261,6 @@ export function classifyEdit(relativePath: string, options: EditPolicyOptions): 
   return { decision: 'auto' };
 }
 
-/** Reads inside the workspace are automatic (the guard has already refused anything outside). */
-export function classifyRead(_relativePath: string): EditClassification {
-  return { decision: 'auto' };
-}
-
 /** The strictest classification over several paths: asks if any of them asks, with every reason. */
 export function classifyEdits(relativePaths: readonly string[], options: EditPolicyOptions): EditClassification {
   const reasons = [...new Set(relativePaths.map((p) => classifyEdit(p, options)).flatMap((c) => (c.decision === 'ask' ? [c.reason] : [])))];

@@ -84,6 +84,9 @@ export class ChoreRunner implements TaskHooks {
   /** Run ends in flight, so a change event and a timer cannot end one run twice. */
   private readonly ending = new Set<string>();
   private readonly reviews: ReviewNotices;
+  /** Work the runner started on its own (a run's end, a review notice, a pause), until it is done. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly endListeners = new Set<(run: ChoreRunRecord) => void>();
 
   constructor(private readonly options: ChoreRunnerOptions) {
     this.reviews = new ReviewNotices(options);
@@ -121,6 +124,17 @@ export class ChoreRunner implements TaskHooks {
     }
   }
 
+  /** Told when a fire's history entry is final: a run ended (failure policy applied, fire released), or the fire was skipped or missed. */
+  onRunEnded(listener: (run: ChoreRunRecord) => void): { dispose(): void } {
+    this.endListeners.add(listener);
+    return { dispose: () => this.endListeners.delete(listener) };
+  }
+
+  /** Resolves once no work the runner started on its own (ending a run, a review notice, a pause) is in flight. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
   dispose(): void {
     this.subscription?.dispose();
     for (const live of this.live.values()) live.deadline?.cancel();
@@ -139,7 +153,7 @@ export class ChoreRunner implements TaskHooks {
    */
   async recordDropped(choreId: string, dropped: ReadonlyArray<{ fireAt: number; status: 'missed' | 'skipped'; reason: string }>): Promise<void> {
     for (const d of dropped) {
-      await this.options.runLog.recordSkipped({
+      const entry = await this.options.runLog.recordSkipped({
         choreId,
         fireKey: fireKey(choreId, d.fireAt),
         cause: 'cron',
@@ -147,6 +161,7 @@ export class ChoreRunner implements TaskHooks {
         status: d.status,
         at: d.fireAt,
       });
+      this.ended(entry);
     }
   }
 
@@ -170,8 +185,9 @@ export class ChoreRunner implements TaskHooks {
     }
     const skip = async (reason: string): Promise<undefined> => {
       logger.info('CHORE', `chore ${fire.choreId}: fire ${fire.fireTime} not run: ${reason}`);
-      await runLog.recordSkipped({ choreId: fire.choreId, fireKey: key, cause, reason });
+      const skipped = await runLog.recordSkipped({ choreId: fire.choreId, fireKey: key, cause, reason });
       await this.markDone(fire.choreId, firedAt);
+      this.ended(skipped);
       return undefined;
     };
     // Every fire ends as a run or as an entry saying why it did not run.
@@ -183,10 +199,7 @@ export class ChoreRunner implements TaskHooks {
     switch (decision.kind) {
       case 'skip':
       case 'drop':
-        logger.info('CHORE', `chore ${fire.choreId}: fire ${fire.fireTime} not run: ${decision.reason}`);
-        await runLog.recordSkipped({ choreId: fire.choreId, fireKey: key, cause, reason: decision.reason });
-        await this.markDone(fire.choreId, firedAt);
-        return undefined;
+        return skip(decision.reason);
       case 'wait':
         // The queue is the durable trigger itself, re-armed: it survives a reload.
         await this.options.triggers.rearm(trigger.id, decision.recheckAt);
@@ -216,7 +229,7 @@ export class ChoreRunner implements TaskHooks {
     if (rolling) {
       live.stopped = { ok: false, exhausted: 'rollingCost', message: rolling };
       this.options.logger.warn('CHORE', `run ${run.runId} of ${run.choreId}: stopped before a model call: ${rolling}; the chore is paused`);
-      void this.options.spend?.pause(run.choreId, rolling).catch((e) => this.options.logger.error('CHORE', `could not pause chore ${run.choreId}`, e));
+      if (this.options.spend) void this.track(this.options.spend.pause(run.choreId, rolling), `could not pause chore ${run.choreId}`);
       return `Chore budget exhausted: ${rolling}`;
     }
     const check = live.budget.check(point === 'action' ? ['iterations'] : []);
@@ -289,21 +302,16 @@ export class ChoreRunner implements TaskHooks {
     if (!chore) throw new Error(`chore ${run.choreId} of run ${run.runId} is not loaded`);
     live = { chore, budget: new ChoreRunBudget(chore.budget, this.options.clock, run.startedAt, run.usage), steps: new Map() };
     const due = run.startedAt + chore.budget.maxSeconds * 1000 - this.options.clock.now();
-    live.deadline = this.options.clock.setTimeout(
-      () => void this.onDeadline(run.runId).catch((e) => this.options.logger.error('CHORE', `run ${run.runId}: deadline handling failed`, e)),
-      Math.max(0, due),
-    );
+    live.deadline = this.options.clock.setTimeout(() => this.track(this.onDeadline(run.runId), `run ${run.runId}: deadline handling failed`), Math.max(0, due));
     this.live.set(run.runId, live);
     return live;
   }
 
   private onChange(change: AgentChange): void {
     if (change.type === 'task' && change.task.source.startsWith('chore:') && (terminal.has(change.task.status) || change.task.paused)) {
-      void this.onTask(change.task).catch((e) => this.options.logger.error('CHORE', `could not record the end of task ${change.task.id}`, e));
+      void this.track(this.onTask(change.task), `could not record the end of task ${change.task.id}`);
     } else if (change.type === 'task' && change.task.waitingForApproval && change.task.status === 'running') {
-      void this.announceReview(change.task, change.task.waitingForApproval).catch((e) =>
-        this.options.logger.error('CHORE', `could not announce the review task ${change.task.id} waits for`, e),
-      );
+      void this.track(this.announceReview(change.task, change.task.waitingForApproval), `could not announce the review task ${change.task.id} waits for`);
     } else if (change.type === 'taskEvent' && (change.event.kind === 'action_start' || change.event.kind === 'action_end')) {
       const run = this.options.runLog.activeForTask(change.taskId);
       if (run && this.chores.has(run.choreId)) this.traceStep(run, change.event.kind, change.event.data);
@@ -370,6 +378,7 @@ export class ChoreRunner implements TaskHooks {
       const chore = this.chores.get(run.choreId)?.def;
       if (chore) await applyFailurePolicy(this.options, chore, ended);
       await this.markDone(run.choreId, fireTimeOf(run));
+      this.ended(ended);
     } finally {
       this.ending.delete(run.runId);
     }
@@ -379,6 +388,17 @@ export class ChoreRunner implements TaskHooks {
   private async announceReview(task: TaskView, approvalId: string): Promise<void> {
     const run = this.options.runLog.activeForTask(task.id) ?? this.runOf(task);
     await this.reviews.announce(run, run && this.chores.get(run.choreId)?.def, approvalId);
+  }
+
+  private ended(run: ChoreRunRecord): void {
+    for (const listener of [...this.endListeners]) listener(run);
+  }
+
+  /** Keeps `work` the runner started by itself (not for a caller) in `inFlight` until it is done; a failure is logged as `what`. */
+  private track(work: Promise<unknown>, what: string): Promise<unknown> {
+    const tracked = work.catch((error) => this.options.logger.error('CHORE', what, error)).finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
+    return tracked;
   }
 
   private async markDone(choreId: string, firedAt: number): Promise<void> {

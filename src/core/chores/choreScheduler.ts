@@ -267,11 +267,13 @@ export class ChoreScheduler {
     const wanted = this.retryPending ? Math.max(earliest - now, this.options.retryDelayMs ?? 30_000) : earliest - now;
     const delay = Math.max(0, Math.min(wanted, maxTimerMs));
     if (!Number.isFinite(delay)) return;
-    this.timer = this.options.clock.setTimeout(() => {
-      this.tick()
-        .catch((error) => this.options.logger.error('CHORE', 'the chore schedule could not be saved; retrying at the next timer', error))
-        .then(() => this.arm())
-        .catch((error) => this.options.logger.error('CHORE', 'the chore schedule could not be re-armed; it runs again after a reload', error));
-    }, delay);
+    this.timer = this.options.clock.setTimeout(
+      () =>
+        this.tick()
+          .catch((error) => this.options.logger.error('CHORE', 'the chore schedule could not be saved; retrying at the next timer', error))
+          .then(() => this.arm())
+          .catch((error) => this.options.logger.error('CHORE', 'the chore schedule could not be re-armed; it runs again after a reload', error)),
+      delay,
+    );
   }
 }

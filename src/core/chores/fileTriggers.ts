@@ -30,6 +30,8 @@ export interface FileTriggerDebouncerOptions {
 export class FileTriggerDebouncer {
   private readonly debounce = new Map<string, number>();
   private readonly pending = new Map<string, { burst: FileBurst; timer: { cancel(): void }; deadline: number }>();
+  /** Bursts fired per chore since start. */
+  private readonly fired = new Map<string, number>();
 
   constructor(private readonly options: FileTriggerDebouncerOptions) {}
 
@@ -62,6 +64,16 @@ export class FileTriggerDebouncer {
     return true;
   }
 
+  /**
+   * Where a files chore stands: how many bursts it fired so far and whether one is being collected
+   * now (`tasklane.getState` shows it, so a test can tell that no second run is coming); undefined
+   * for a chore this debouncer does not follow.
+   */
+  bursts(choreId: string): { fired: number; collecting: boolean } | undefined {
+    if (!this.debounce.has(choreId)) return undefined;
+    return { fired: this.fired.get(choreId) ?? 0, collecting: this.pending.has(choreId) };
+  }
+
   /** Drops a chore's pending burst (the chore was disabled or deleted). */
   cancel(choreId: string): void {
     this.pending.get(choreId)?.timer.cancel();
@@ -76,6 +88,7 @@ export class FileTriggerDebouncer {
     const entry = this.pending.get(choreId);
     if (!entry) return;
     this.pending.delete(choreId);
+    this.fired.set(choreId, (this.fired.get(choreId) ?? 0) + 1);
     this.options.onFire(entry.burst);
   }
 }

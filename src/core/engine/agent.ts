@@ -91,8 +91,8 @@ export class Agent {
   readonly history: History;
   private readonly archive?: Archive;
   private readonly pages: SessionPages;
-  /** Test and benchmark hook: called after each trigger is settled. */
-  onSettled?: (trigger: Trigger, rung: Rung | 'failed') => void;
+  private readonly settleListeners = new Set<(turn: { trigger: Trigger; rung: Rung | 'failed' }) => void>();
+  private holding = false;
 
   constructor(private readonly deps: AgentDeps) {
     const redact = deps.redact ?? redactCredentials;
@@ -252,21 +252,41 @@ export class Agent {
         throw error;
       }
       const { trigger, token } = lease;
+      this.holding = true;
       this.deps.logger.info('TRIGGER', `claimed ${trigger.source} ${trigger.id} (session ${trigger.sessionId}, attempt ${trigger.attempts})`);
+      let rung: Rung | 'failed';
       try {
-        const rung = await react(this.env, trigger);
+        rung = await react(this.env, trigger);
         await this.deps.triggers.ack(token);
-        this.onSettled?.(trigger, rung);
       } catch (error) {
+        rung = 'failed';
         const message = (error as Error).message ?? String(error);
         this.deps.logger.error('TRIGGER', `${trigger.source} ${trigger.id} failed: ${message}`, error);
         // An invalid payload fails the same way on every attempt: set it aside now, with the reason.
         const final = error instanceof InvalidTriggerPayload;
         await this.deps.triggers.nack(token, message, { final }).catch((e) => this.deps.logger.error('TRIGGER', 'nack failed', e));
         await this.refreshDeadLetters(true, trigger.id);
-        this.onSettled?.(trigger, 'failed');
+      }
+      this.holding = false;
+      for (const listener of [...this.settleListeners]) {
+        try {
+          listener({ trigger, rung });
+        } catch (error) {
+          this.deps.logger.error('TRIGGER', 'An onDidSettle listener threw; the loop carries on.', error);
+        }
       }
     }
+  }
+
+  /** Told after each turn of the consumer loop, once its trigger is acked (or nacked: rung `failed`). */
+  onDidSettle(listener: (turn: { trigger: Trigger; rung: Rung | 'failed' }) => void): { dispose(): void } {
+    this.settleListeners.add(listener);
+    return { dispose: () => this.settleListeners.delete(listener) };
+  }
+
+  /** True from the claim of a trigger until its turn settles (see onDidSettle); false while the loop waits for work. */
+  get inTurn(): boolean {
+    return this.holding;
   }
 
   private async refreshDeadLetters(announce: boolean, triggerId?: string): Promise<void> {

@@ -248,9 +248,12 @@ export class EngineState {
     });
   }
 
-  /** Everything mutated so far is durable: database group commit and event stream fsyncs. */
+  /**
+   * Everything mutated so far is durable (database group commit, event stream fsyncs) and the
+   * EVENT.md lines queued so far are written, so a settled turn has left nothing in flight.
+   */
   async commit(): Promise<void> {
-    await Promise.all([this.db.commit(), this.streams.flush()]);
+    await Promise.all([this.db.commit(), this.streams.flush(), this.eventMd.settled()]);
   }
 }
 

@@ -4,6 +4,7 @@ import type { Clock, Logger } from '../ports';
 import { silentLogger, systemClock } from '../ports';
 import type { RetryPolicy } from './backoff';
 import { backoffDelay, DEFAULT_RETRY } from './backoff';
+import { DrainWaiters } from './drainWaiters';
 import { HistoryLog } from './historyLog';
 import { defaultPriority, INSERT_TRIGGER, insertParams, toTrigger, TRIGGER_COLUMNS, TRIGGER_SOURCES } from './triggerRows';
 import type { DurableDb, Lease, Row, Trigger, TriggerSpec, TriggerStore } from './types';
@@ -70,6 +71,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
   private readonly ownerId: string;
   private readonly history: HistoryLog | null;
   private readonly waiters = new Set<() => void>();
+  private readonly drainWaiters: DrainWaiters;
   private closed = false;
   private lastPrune = 0;
 
@@ -82,6 +84,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.retentionMs = options.retentionMs ?? 24 * 3_600_000;
     this.ownerId = options.ownerId ?? db.ownerId ?? randomUUID();
+    this.drainWaiters = new DrainWaiters(db);
     const historyFile = options.historyFile === undefined ? (db.dir ? path.join(db.dir, 'history', 'triggers.jsonl') : null) : options.historyFile;
     this.history = historyFile && !db.readOnly ? new HistoryLog(historyFile, this.logger) : null;
     this.ready = this.recover();
@@ -140,6 +143,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
     this.maybePrune(now);
     await this.db.commit();
     this.history?.append({ ...toTrigger(row), status: 'done', doneAt: now });
+    this.drainWaiters.check();
     return true;
   }
 
@@ -152,6 +156,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
       this.db.mutate(`UPDATE triggers SET status = 'dead', lease_token = NULL, lease_owner = NULL, last_error = ? WHERE id = ?`, [error, trigger.id]);
       await this.db.commit();
       this.deadLettered({ ...trigger, status: 'dead', lastError: error });
+      this.drainWaiters.check();
       return true;
     }
     const delay = backoffDelay(trigger.attempts, this.retry, this.options.random);
@@ -166,6 +171,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
       `${trigger.source} ${trigger.id} failed (attempt ${trigger.attempts}/${this.retry.maxAttempts}); retrying in ${delay} ms: ${error}`,
     );
     this.wake();
+    this.drainWaiters.check();
     return true;
   }
 
@@ -188,6 +194,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
     }
     await this.db.commit();
     this.wake();
+    this.drainWaiters.check();
   }
 
   async pullForward(sessionId: string): Promise<void> {
@@ -212,7 +219,13 @@ class TriggerStoreImpl implements StartingTriggerStore {
     await this.db.commit();
     const now = this.clock.now();
     for (const row of rows) this.history?.append({ ...toTrigger(row), status: 'cancelled', doneAt: now });
+    this.drainWaiters.check();
     return rows.length;
+  }
+
+  async drained(now: number): Promise<void> {
+    await this.ready;
+    return this.drainWaiters.wait(now);
   }
 
   pending(sessionId?: string): Trigger[] {
@@ -259,6 +272,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
   async close(): Promise<void> {
     this.closed = true;
     this.wake();
+    this.drainWaiters.fail(new Error('The trigger store closed before it drained.'));
     await this.history?.close();
   }
 

@@ -91,6 +91,12 @@ export interface TriggerStore {
    * how many. Their dedup keys become free.
    */
   cancel(sessionId: string, only?: (trigger: Trigger) => boolean): Promise<number>;
+  /**
+   * Resolves when no trigger is claimed and none is due at `now` (ms): at once if that holds now,
+   * else after the ack, nack, rearm or cancel that makes it hold. Rejects if the store closes first.
+   * Tests and headless runs wait on it to know the queue has nothing left to do until time moves.
+   */
+  drained(now: number): Promise<void>;
   /** Unsettled triggers (status pending or claimed), in claim order: priority, fire_at, emit order. */
   pending(sessionId?: string): Trigger[];
   /** Dead letters, oldest first; `tasklane.getState` lists them. */

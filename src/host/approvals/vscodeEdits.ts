@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { FileChange } from '../../core/approval/changeSet';
 import type { EditApplier } from '../../core/approval/editPorts';
 import { cutText } from '../../core/ports';
+import { saveEdited } from './saveEdited';
 import type { BoundedText, WorkspaceReader } from '../../core/ports';
 
 /**
@@ -86,12 +87,12 @@ export class VsCodeEditApplier implements EditApplier {
     if (!(await vscode.workspace.applyEdit(edit))) {
       throw new Error('VS Code refused the workspace edit (a file may be read-only or locked); nothing was written');
     }
+    const documents = [];
     for (const uri of toSave) {
       const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) ?? (await vscode.workspace.openTextDocument(uri));
-      if (document.isDirty && !(await document.save())) {
-        throw new Error(`the edit is in the editor but ${vscode.workspace.asRelativePath(uri)} could not be saved; save it by hand or undo`);
-      }
+      documents.push({ document, name: vscode.workspace.asRelativePath(uri) });
     }
+    await saveEdited(documents);
   }
 }
 

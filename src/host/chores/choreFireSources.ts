@@ -77,6 +77,11 @@ export class ChoreFireSources implements vscode.Disposable {
     this.diagnosticsTrigger.prime(vscode.languages.getDiagnostics().flatMap(([uri]) => problemsOf(root, uri)));
   }
 
+  /** A files chore's bursts so far and whether one is being collected (FileTriggerDebouncer.bursts). */
+  fileBursts(choreId: string): { fired: number; collecting: boolean } | undefined {
+    return this.debouncer.bursts(choreId);
+  }
+
   /** The chore's own applied edits: the watcher events they cause must not fire it again. */
   noteOwnWrite(choreId: string, paths: readonly string[]): void {
     this.ownEdits.noteWrite(choreId, paths);

@@ -334,10 +334,13 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     return undefined;
   }
 
-  /** For `tasklane.getState`: every chore with its last runs. */
+  /** For `tasklane.getState`: every chore with its last runs (and a files chore's bursts). */
   async state(): Promise<ChoreStateView[]> {
     const views = await this.list();
-    return views.map((view) => ({ ...view, runs: this.runLog.history(view.id).slice(0, 5).map(toRunView) }));
+    return views.map((view) => {
+      const files = this.sources.fileBursts(view.id);
+      return { ...view, runs: this.runLog.history(view.id).slice(0, 5).map(toRunView), ...(files ? { files } : {}) };
+    });
   }
 
   /** The full record of a run (trace included), for tests and the sidebar. */

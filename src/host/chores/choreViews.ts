@@ -17,6 +17,8 @@ import type { ChoreSettings } from '../settings';
 /** A chore and its recent runs, as `tasklane.getState` reports it (with `consent` and `review`). */
 export interface ChoreStateView extends ChoreView {
   runs: ChoreRunView[];
+  /** A consented files chore: the bursts its debounce fired so far, and whether one is being collected now. */
+  files?: { fired: number; collecting: boolean };
 }
 
 /** What the host knows about each chore right now, for its card. */

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { until as poll } from '../../support/poll';
+import { routeSteps } from '../../support/routes';
 
 /** What Tasklane's `activate` returns (the part host suites rely on). */
 export interface TasklaneApi {
@@ -47,9 +48,12 @@ export function modelUrl(): string {
   return url;
 }
 
-/** Sets the scripted model's next answers. */
-export async function scriptModel(steps: unknown[]): Promise<void> {
-  const response = await fetch(`${modelUrl()}/__script`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(steps) });
+export { route } from '../../support/routes';
+
+/** Queues the answers of the work marked `marker` (see test/support/routes.ts). */
+export async function scriptModel(marker: string, steps: Array<Record<string, unknown>>): Promise<void> {
+  const body = JSON.stringify(routeSteps(marker, steps));
+  const response = await fetch(`${modelUrl()}/__script`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   if (!response.ok) throw new Error(`POST /__script answered ${response.status}: ${await response.text()}`);
 }
 
@@ -58,14 +62,18 @@ export async function resetModel(): Promise<void> {
   await fetch(`${modelUrl()}/__reset`, { method: 'POST' });
 }
 
-/** Every request the scripted model has received since its last reset, oldest first. */
-export async function modelRequests<Body = unknown>(): Promise<Array<{ body: Body }>> {
-  return (await (await fetch(`${modelUrl()}/__requests`)).json()) as Array<{ body: Body }>;
+/**
+ * The requests the scripted model has received since its last reset, oldest first; with a marker,
+ * only those of that work (background calls such as memory distillation are in the full list).
+ */
+export async function modelRequests<Body = unknown>(marker?: string): Promise<Array<{ body: Body }>> {
+  const query = marker ? `?route=${encodeURIComponent(marker)}` : '';
+  return (await (await fetch(`${modelUrl()}/__requests${query}`)).json()) as Array<{ body: Body }>;
 }
 
-/** The bodies of modelRequests() as JSON text, for matching what the model was told. */
-export async function requestsText(): Promise<string[]> {
-  return (await modelRequests()).map((r) => JSON.stringify(r.body));
+/** The bodies of modelRequests(marker) as JSON text, for matching what the model was told. */
+export async function requestsText(marker?: string): Promise<string[]> {
+  return (await modelRequests(marker)).map((r) => JSON.stringify(r.body));
 }
 
 /** The shared polling helper (test/support/poll.ts) with this tier's argument order. */
@@ -73,9 +81,9 @@ export function until<T>(what: string, probe: () => Promise<T | undefined | fals
   return poll(what, probe, { timeoutMs, ...(detail ? { detail } : {}) });
 }
 
-/** Waits for a model request (after the first `skip`) whose JSON text matches `pattern`. */
-export function modelSaw(pattern: RegExp, skip = 0): Promise<string> {
-  return until(`a model request matching ${pattern}`, async () => (await requestsText()).slice(skip).find((t) => pattern.test(t)));
+/** Waits for a model request (of the work `marker`, after its first `skip`) whose JSON text matches `pattern`. */
+export function modelSaw(pattern: RegExp, skip = 0, marker?: string): Promise<string> {
+  return until(`a model request matching ${pattern}`, async () => (await requestsText(marker)).slice(skip).find((t) => pattern.test(t)));
 }
 
 /** Points Tasklane at the scripted model over the OpenAI-compatible wire, with no retries. */

@@ -1,88 +1,202 @@
-// Reusable helpers for UI tests: one code-server + scripted model + Chromium page per test file,
-// and the moves every Tasklane UI test makes (open the view, find its webview frame, chat, screenshot).
+// Reusable helpers for UI tests: one code-server, scripted model and Chromium for the whole tier,
+// a fresh workspace folder (so a fresh Tasklane store) and window per test file, and the moves
+// every Tasklane UI test makes (open the view, find its webview frame, chat, screenshot).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import type { CodeServer } from '../../harness/codeServer.mjs' with { 'resolution-mode': 'import' };
 import type { ModelServer } from '../../harness/modelServer.mjs' with { 'resolution-mode': 'import' };
+import { until } from '../../support/poll';
+import { routeSteps } from '../../support/routes';
+
+export { route } from '../../support/routes';
 
 export const screenshotsDir = path.resolve(__dirname, '../screenshots');
 const lmProviderDir = path.resolve(__dirname, '../../fixtures/lmProviderExtension');
 
 /** What a UI test file shares across its tests. */
 export interface UiSession {
+  /** The workbench's server; `workspaceDir` is this file's own folder. */
   server: CodeServer;
   model: ModelServer;
   browser: Browser;
   page: Page;
+  /** Queues the scripted answers of the work marked `marker` (test/support/routes.ts). */
+  script(marker: string, steps: Array<Record<string, unknown>>): Promise<unknown>;
+  /** The model requests of the work marked `marker` (all of them without one). */
+  requests<T = unknown>(marker?: string): Promise<T[]>;
   /**
-   * Closes the page and browser, stops code-server and the model server, and removes the run's
-   * folder unless `keep` (pass it when a test failed: the folder holds code-server's and the
-   * extension host's logs).
+   * Closes this file's window (and, for a workbench of its own, the browser, code-server and the
+   * model server). The file's folder is removed unless `keep` (pass it when a test failed: the
+   * run folder holds code-server's and the extension host's logs).
    */
   stop(options?: { keep?: boolean }): Promise<void>;
 }
 
 /** Options of startUiSession. */
 export interface UiSessionOptions {
-  /** Run name (state under .vscode-test/runs/<name>-<pid>/); use one per test file. */
+  /** Name of the file's workspace folder (and of its run, for a workbench of its own); one per test file. */
   name: string;
   /**
    * How Tasklane reaches the scripted model: `openai-compatible` (settings point at the server's
    * /v1) or `vscode-lm` (through the LM provider fixture extension). Default openai-compatible.
    */
   provider?: 'openai-compatible' | 'vscode-lm';
-  /** Extra User settings. */
+  /** Extra User settings, for this file's window only. */
   settings?: Record<string, unknown>;
-  /** Extra environment for code-server and the extension host. */
+  /** Extra environment for code-server and the extension host: needs a workbench of its own. */
   env?: Record<string, string | undefined>;
-  /** Keep Workspace Trust on (Restricted Mode tests). */
+  /** Keep Workspace Trust on (Restricted Mode tests): needs a workbench of its own. */
   workspaceTrust?: boolean;
   /** Keep the run's user data and workspace from the previous start of the same name (a seeded store). */
   reuse?: boolean;
   /** A fixed port (default: a free one). The workbench keys workspace storage by the URL, port included. */
   port?: number;
+  /** Browser viewport (default 1400×900). */
+  viewport?: { width: number; height: number };
 }
 
-/** Starts the scripted model, code-server with Tasklane, and a Chromium page on the workbench. */
+function scripting(model: ModelServer): Pick<UiSession, 'script' | 'requests'> {
+  return {
+    script: (marker, steps) => model.script(routeSteps(marker, steps)),
+    requests: async <T>(marker?: string) => (await model.requests(marker)) as T[],
+  };
+}
+
+/** The tier's one workbench: started by the first file that needs it, stopped by the root hook. */
+interface SharedWorkbench {
+  server: CodeServer;
+  model: ModelServer;
+  browser: Browser;
+}
+let shared: Promise<SharedWorkbench> | undefined;
+/** A file's session stopped with `keep` (a test failed): the workbench's folder stays for its logs. */
+let keepShared = false;
+
+/** User settings that point Tasklane at the scripted model through `provider`. */
+function modelSettings(model: ModelServer, provider: UiSessionOptions['provider'] = 'openai-compatible'): Record<string, unknown> {
+  return {
+    'tasklane.model.provider': provider,
+    'tasklane.model.id': 'scripted',
+    ...(provider === 'openai-compatible' ? { 'tasklane.model.baseUrl': model.openaiBaseUrl } : {}),
+  };
+}
+
+/** Environment of every workbench: the model's URL, and no model keys (the suites decide which exist). */
+function baseEnv(model: ModelServer): Record<string, string | undefined> {
+  return { TASKLANE_TEST_MODEL_URL: model.url, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined };
+}
+
+function sharedWorkbench(): Promise<SharedWorkbench> {
+  shared ??= (async () => {
+    const { startCodeServer, TEST_RUN_SETTINGS, uniqueRunName } = await import('../../harness/codeServer.mjs');
+    const { launchChromium } = await import('../../harness/browser.mjs');
+    const { startModelServer } = await import('../../harness/modelServer.mjs');
+    const model = await startModelServer({ requireRoute: true });
+    try {
+      const server = await startCodeServer({
+        name: uniqueRunName('ui-tier'),
+        // Installed once for the tier; a file picks vscode-lm by setting the provider.
+        extraExtensions: [lmProviderDir],
+        settings: { ...TEST_RUN_SETTINGS },
+        env: baseEnv(model),
+        // A file's window is closed before the next opens: its extension host should go with it.
+        reconnectionGraceSeconds: 5,
+      });
+      try {
+        return { server, model, browser: await launchChromium() };
+      } catch (error) {
+        await server.stop();
+        throw error;
+      }
+    } catch (error) {
+      await model.stop();
+      throw error;
+    }
+  })();
+  return shared;
+}
+
+/** Stops the tier's workbench (the UI tier's root hook calls this once, after the last file). */
+export async function stopSharedWorkbench(): Promise<void> {
+  if (!shared) return;
+  const running = await shared.catch(() => undefined);
+  shared = undefined;
+  if (!running) return;
+  await running.browser.close().catch(() => undefined);
+  await running.server.stop();
+  await running.model.stop();
+  if (keepShared) process.stderr.write(`[ui] workbench kept for inspection: ${running.server.runDir}\n`);
+  else fs.rmSync(running.server.runDir, { recursive: true, force: true });
+}
+
+/**
+ * Opens a test file's window: on the tier's shared workbench, a new window on a fresh copy of
+ * sample-workspace with the file's settings (a new folder means a new extension host and an empty
+ * Tasklane store), after the model's script and request log are cleared. A file that needs
+ * Restricted Mode, its own environment or a restart on a seeded store gets a workbench of its own.
+ */
 export async function startUiSession(options: UiSessionOptions): Promise<UiSession> {
-  const { startCodeServer, TEST_RUN_SETTINGS } = await import('../../harness/codeServer.mjs');
+  if (options.workspaceTrust || options.env || options.reuse || options.port) return startOwnUiSession(options);
+  const { makeWorkspace } = await import('../../harness/codeServer.mjs');
+  const workbench = await sharedWorkbench();
+  await workbench.model.reset();
+  return openWindow(workbench, makeWorkspace(path.join(workbench.server.runDir, 'workspaces', options.name)), options);
+}
+
+/** A new window of the shared workbench on `workspaceDir`, with the file's settings. */
+async function openWindow({ server, model, browser }: SharedWorkbench, workspaceDir: string, options: UiSessionOptions): Promise<UiSession> {
+  const { writeUserSettings } = await import('../../harness/codeServer.mjs');
+  writeUserSettings(server, { ...modelSettings(model, options.provider), ...options.settings });
+  const page = await browser.newPage({ viewport: options.viewport ?? { width: 1400, height: 900 } });
+  const own: CodeServer = { ...server, workspaceDir, workbenchUrl: `${server.url}/?folder=${encodeURIComponent(workspaceDir)}` };
+  try {
+    await page.goto(own.workbenchUrl, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+  } catch (error) {
+    await page.close().catch(() => undefined);
+    throw new Error(`the workbench did not render at ${own.workbenchUrl}: ${(error as Error).message}`, { cause: error });
+  }
+  return {
+    server: own,
+    model,
+    browser,
+    page,
+    ...scripting(model),
+    stop: async (stopOptions) => {
+      await page.close().catch(() => undefined);
+      keepShared ||= stopOptions?.keep === true;
+      if (!stopOptions?.keep) fs.rmSync(workspaceDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A workbench of the file's own: code-server, scripted model and Chromium, started and stopped with it. */
+async function startOwnUiSession(options: UiSessionOptions): Promise<UiSession> {
+  const { startCodeServer, TEST_RUN_SETTINGS, uniqueRunName } = await import('../../harness/codeServer.mjs');
   const { openWorkbench } = await import('../../harness/browser.mjs');
   const { startModelServer } = await import('../../harness/modelServer.mjs');
-  const provider = options.provider ?? 'openai-compatible';
-  const model = await startModelServer();
+  const model = await startModelServer({ requireRoute: true });
   let server: CodeServer | undefined;
   try {
     server = await startCodeServer({
-      // Per process: engineers sharing one working tree may run UI tests at the same time.
-      name: `${options.name}-${process.pid}`,
-      extraExtensions: provider === 'vscode-lm' ? [lmProviderDir] : [],
-      settings: {
-        ...TEST_RUN_SETTINGS,
-        'tasklane.model.provider': provider,
-        ...(provider === 'openai-compatible'
-          ? { 'tasklane.model.baseUrl': model.openaiBaseUrl, 'tasklane.model.id': 'scripted' }
-          : { 'tasklane.model.id': 'scripted' }),
-        ...options.settings,
-      },
-      env: {
-        TASKLANE_TEST_MODEL_URL: model.url,
-        // No key: Tasklane sends a placeholder to an OpenAI-compatible server (never OPENAI_API_KEY).
-        OPENAI_API_KEY: undefined,
-        ANTHROPIC_API_KEY: undefined,
-        ...options.env,
-      },
+      // Per run: engineers sharing one working tree may run UI tests at the same time.
+      name: uniqueRunName(options.name),
+      extraExtensions: [lmProviderDir],
+      settings: { ...TEST_RUN_SETTINGS, ...modelSettings(model, options.provider), ...options.settings },
+      env: { ...baseEnv(model), ...options.env },
       workspaceTrust: options.workspaceTrust,
       reuse: options.reuse,
       ...(options.port ? { port: options.port } : {}),
     });
-    const workbench = await openWorkbench(server);
+    const workbench = await openWorkbench(server, options.viewport ? { viewport: options.viewport } : {});
     const running = server;
     return {
       server: running,
       model,
       browser: workbench.browser,
       page: workbench.page,
+      ...scripting(model),
       stop: async (stopOptions) => {
         await workbench.close();
         await running.stop();
@@ -98,35 +212,67 @@ export async function startUiSession(options: UiSessionOptions): Promise<UiSessi
   }
 }
 
-/** Tasklane's storage folder in a run (context.storageUri): the newest, once the extension made it. */
+/**
+ * Tasklane's storage folder (context.storageUri) of this session's workspace folder, once the
+ * extension made it. A shared workbench holds one workspace storage per test file; the remote
+ * extension host describes each in meta.json by the folder's name (`{"id", "name"}`), and each
+ * file's folder has a name of its own.
+ */
 export function tasklaneStorageDir(server: CodeServer): string | undefined {
-  const root = path.join(server.runDir, 'user-data', 'User', 'workspaceStorage');
-  const dirs = (fs.existsSync(root) ? fs.readdirSync(root) : []).map((hash) => path.join(root, hash, 'tasklane.tasklane')).filter((dir) => fs.existsSync(dir));
-  return dirs.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
+  const root = path.join(server.userDataDir, 'User', 'workspaceStorage');
+  for (const id of fs.existsSync(root) ? fs.readdirSync(root) : []) {
+    const dir = path.join(root, id, 'tasklane.tasklane');
+    let name: unknown;
+    try {
+      name = (JSON.parse(fs.readFileSync(path.join(root, id, 'meta.json'), 'utf8')) as { name?: unknown }).name;
+    } catch {
+      continue; // not written (yet)
+    }
+    if (name === path.basename(server.workspaceDir) && fs.existsSync(dir)) return dir;
+  }
+  return undefined;
 }
 
-const SEEDED_MARK = '.seeded-by-test';
+/** Whether no live process holds a Tasklane store lease (lease.json) below `storageDir`. */
+function leaseReleased(storageDir: string): boolean {
+  const leases: string[] = [];
+  const look = (dir: string, depth: number) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory() && depth > 0) look(full, depth - 1);
+      else if (entry.name === 'lease.json') leases.push(full);
+    }
+  };
+  look(storageDir, 2);
+  return leases.every((file) => {
+    try {
+      process.kill((JSON.parse(fs.readFileSync(file, 'utf8')) as { pid: number }).pid, 0);
+      return false; // its holder is alive
+    } catch {
+      return true; // unreadable (being removed) or its holder is gone
+    }
+  });
+}
 
 /**
- * Starts a run whose Tasklane store was filled by `seed` while no window was open: start, let the
- * extension make its storage folder, stop, seed it, start again on the same run and port (the
- * workbench keys workspace storage by the URL: another port would mean another, empty folder).
+ * Opens a window whose Tasklane store was filled by `seed` while no extension host had it open:
+ * a window on a fresh folder lets the extension make its storage folder; the window is closed
+ * and its extension host left to end (the store's lease released); the store is seeded; a new
+ * window opens on the same folder (same server and port, so the same workspace storage).
  */
 export async function startSeededUiSession(options: UiSessionOptions, seed: (storageDir: string) => Promise<void>): Promise<UiSession> {
-  let ui = await startUiSession(options);
-  for (let attempt = 0; ; attempt++) {
-    await openTasklaneView(ui.page);
-    await tasklaneFrame(ui.page, 90_000);
-    const storageDir = tasklaneStorageDir(ui.server);
-    if (!storageDir) throw new Error('the extension made no storage folder');
-    if (fs.existsSync(path.join(storageDir, SEEDED_MARK))) return ui;
-    if (attempt >= 3) throw new Error(`the workbench picked a new storage folder on each start (${storageDir})`);
-    await ui.stop({ keep: true });
-    for (const entry of fs.readdirSync(storageDir)) fs.rmSync(path.join(storageDir, entry), { recursive: true, force: true });
-    await seed(storageDir);
-    fs.writeFileSync(path.join(storageDir, SEEDED_MARK), '');
-    ui = await startUiSession({ ...options, reuse: true, port: ui.server.port });
-  }
+  const first = await startUiSession(options);
+  await openTasklaneView(first.page);
+  await tasklaneFrame(first.page, 90_000);
+  const storageRoot = path.join(first.server.userDataDir, 'User', 'workspaceStorage');
+  const storageDir = await until('the extension to make its storage folder', () => tasklaneStorageDir(first.server), {
+    detail: () => `${storageRoot} holds ${(fs.existsSync(storageRoot) ? fs.readdirSync(storageRoot) : []).join(', ') || 'nothing'}`,
+  });
+  await first.page.close();
+  await until("the closed window's extension host to release the store", () => leaseReleased(storageDir), { timeoutMs: 60_000, intervalMs: 250 });
+  for (const entry of fs.readdirSync(storageDir)) fs.rmSync(path.join(storageDir, entry), { recursive: true, force: true });
+  await seed(storageDir);
+  return openWindow(await sharedWorkbench(), first.server.workspaceDir, options);
 }
 
 /** Opens the Tasklane view: the activity-bar item, or the command palette if it is not visible. */

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { classifyEdit, classifyEdits, classifyRead, normaliseForMatching, sensitiveReason } from '../../../src/core/approval/sensitivePaths';
+import { classifyEdit, classifyEdits, normaliseForMatching, sensitiveReason } from '../../../src/core/approval/sensitivePaths';
 
 const ask = { autoApproveEdits: false };
 const auto = { autoApproveEdits: true };
@@ -88,9 +88,5 @@ describe('approval: sensitive paths and the edit policy', () => {
 
   it('follows the glob literally: .env* also covers .environment files', () => {
     assert.equal(classifyEdit('docs/.environment.md', auto).decision, 'ask');
-  });
-
-  it('reads are automatic, even of sensitive files', () => {
-    assert.deepEqual(classifyRead('.env'), { decision: 'auto' });
   });
 });

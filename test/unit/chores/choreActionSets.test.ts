@@ -1,11 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { gatedActions, offeredTools } from '../support/gatedActions';
 import type { GatedActions } from '../support/gatedActions';
-import { choresFrom, createRunnerHarness } from './runnerHarness';
+import { choresFrom, useRunnerHarness } from './runnerHarness';
 import type { RunnerHarness } from './runnerHarness';
 import { FakeClock } from '../../fakes/fakeClock';
 
@@ -25,23 +24,18 @@ const COMMAND_TOOLS = ['run_command', 'run_task'];
 describe('chores: action sets are the gate for edits and commands', function () {
   this.timeout(20_000);
   let server: ModelServer;
-  let h: RunnerHarness | undefined;
   let gated: GatedActions | undefined;
-  before(async () => {
-    server = await startModelServer();
-  });
-  after(async () => server.close());
-  beforeEach(() => server.reset());
-  afterEach(async () => {
-    await h?.close();
+  const openHarness = useRunnerHarness((s) => (server = s));
+  afterEach(() => {
     gated?.dispose();
-    h = undefined;
     gated = undefined;
   });
 
   async function open(actionSets: string): Promise<{ h: RunnerHarness; gated: GatedActions }> {
+    const previous = gated;
     gated = gatedActions(new FakeClock());
-    h = await createRunnerHarness(server, choresFrom(chore(actionSets)), {}, { actions: gated.actions });
+    const h = await openHarness(choresFrom(chore(actionSets)), {}, { actions: gated.actions });
+    previous?.dispose(); // after the harness that used it was closed
     return { h, gated };
   }
 
@@ -80,8 +74,6 @@ describe('chores: action sets are the gate for edits and commands', function () 
     for (const name of EDIT_TOOLS) assert.ok(tools.includes(name), `${name} is missing: ${tools.join(', ')}`);
     for (const name of COMMAND_TOOLS) assert.ok(!tools.includes(name), `${name} was offered without the commands set`);
     assert.equal((await gated.store.list()).length, 1, 'the edit should have been proposed');
-    await h.close();
-    gated.dispose();
 
     const both = await open('[files, commands]');
     server.reset();

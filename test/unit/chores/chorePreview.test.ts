@@ -2,10 +2,8 @@ import * as assert from 'node:assert/strict';
 import { previewChore, previewMarkdown } from '../../../src/core/chores/chorePreview';
 import { ChoreSpendLedger, InMemorySpendPersistence } from '../../../src/core/chores/spendLedger';
 import { taskPrefixText } from '../../../src/core/prompts/requestBuilder';
-import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { choresFrom, createRunnerHarness } from './runnerHarness';
-import type { RunnerHarness } from './runnerHarness';
+import { choresFrom, useRunnerHarness } from './runnerHarness';
 
 // Preview Chore: the next fires in the chore's own time zone, and a dry run that is built the way
 // a real fire is built (the same prompt reaches the model) while calling no model at all.
@@ -66,20 +64,11 @@ describe('chore preview: next fires and a dry run without the model', function (
 
   describe('against a real fire through the engine and the scripted model', () => {
     let server: ModelServer;
-    let h: RunnerHarness | undefined;
-    before(async () => {
-      server = await startModelServer();
-    });
-    after(async () => server.close());
-    afterEach(async () => {
-      await h?.close();
-      h = undefined;
-      server.reset();
-    });
+    const open = useRunnerHarness((s) => (server = s));
 
     it("the dry run's prompt is what the next scheduled fire sends to the model, and the dry run sends nothing", async () => {
       const chore = cronChore('Europe/Paris');
-      h = await createRunnerHarness(server, [chore]);
+      const h = await open([chore]);
       const preview = previewChore(chore, { now: h.clock.now() });
       await h.idle();
       assert.equal(server.requests.length, 0, 'the dry run made no model request');

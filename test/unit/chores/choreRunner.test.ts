@@ -7,9 +7,9 @@ import { choreMark, withoutChoreLines } from '../../../src/core/memory/memory';
 import type { ChoreFire } from '../../../src/core/chores/choreRunner';
 import { startHttpReceiver } from '../../fixtures/escalationServers';
 import type { HttpReceiver } from '../../fixtures/escalationServers';
-import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { choresFrom, createRunnerHarness } from './runnerHarness';
+import { waitForIdle } from '../engine/harness';
+import { choresFrom, useRunnerHarness } from './runnerHarness';
 import type { RunnerHarness } from './runnerHarness';
 
 const chore = (extra: string, trigger = 'trigger: { files: ["src/**"] }') => `chores:
@@ -30,20 +30,12 @@ const read = { toolCalls: [{ name: 'read_file', arguments: { path: 'src/app.ts' 
 describe('chore runner: runs through the real engine and store against the scripted model', function () {
   this.timeout(20_000);
   let server: ModelServer;
-  let h: RunnerHarness | undefined;
-  before(async () => {
-    server = await startModelServer();
-  });
-  after(async () => server.close());
-  beforeEach(() => server.reset());
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-  });
+  let h: RunnerHarness;
+  const open = useRunnerHarness((s) => (server = s));
 
   for (const template of choreTemplates) {
     it(`template ${template.key} runs end to end: trace, usage, success, fire released`, async () => {
-      h = await createRunnerHarness(server, choresFrom(`chores:\n${serializeChore(template.spec)}`));
+      h = await open(choresFrom(`chores:\n${serializeChore(template.spec)}`));
       const output =
         template.key === 'build-failure-fix'
           ? { status: 'fix_proposed', cause: 'typo' }
@@ -83,19 +75,14 @@ describe('chore runner: runs through the real engine and store against the scrip
   }
 
   it("a chore run's lines in EVENT.md are marked, and memory distillation leaves them out", async () => {
-    h = await createRunnerHarness(server, choresFrom(chore('successWhen: "status = \'done\'"')));
+    h = await open(choresFrom(chore('successWhen: "status = \'done\'"')));
     server.script([end({ status: 'done' })]);
     await h.runner.fire('demo', 'manual');
     assert.equal((await h.ended('demo')).status, 'succeeded');
     await h.agent.sendMessage('a line the person wrote');
     await h.idle();
-    const eventMd = path.join(h.storageDir, 'EVENT.md');
-    // EVENT.md is appended in the background: poll until both lines are there.
-    let text = '';
-    for (let i = 0; i < 400 && !(text.includes('Tidy the repo') && text.includes('a line the person wrote')); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      text = fs.existsSync(eventMd) ? fs.readFileSync(eventMd, 'utf8') : '';
-    }
+    // A settled turn has written its EVENT.md lines (the agent's commit waits for them).
+    const text = fs.readFileSync(path.join(h.storageDir, 'EVENT.md'), 'utf8');
     const promptLine = text.split('\n').find((l) => l.includes('Tidy the repo'))!;
     assert.ok(promptLine.includes(choreMark('demo')), `the chore line is marked: ${promptLine}`);
     const learnable = withoutChoreLines(text).text;
@@ -104,7 +91,7 @@ describe('chore runner: runs through the real engine and store against the scrip
   });
 
   it('successWhen false with iterations left: one more turn with a re-evaluate message, then success', async () => {
-    h = await createRunnerHarness(server, choresFrom(chore(`successWhen: "status = 'done'"`)));
+    h = await open(choresFrom(chore(`successWhen: "status = 'done'"`)));
     server.script([end({ status: 'almost' }), end({ status: 'done' })]);
     await h.runner.fire('demo', 'manual');
     const run = await h.ended('demo');
@@ -114,14 +101,13 @@ describe('chore runner: runs through the real engine and store against the scrip
   });
 
   it('successWhen false on the last iteration fails the run; an expression error fails it too', async () => {
-    h = await createRunnerHarness(server, choresFrom(chore(`successWhen: "status = 'done'"\nbudget: { maxIterations: 1 }`)));
+    h = await open(choresFrom(chore(`successWhen: "status = 'done'"\nbudget: { maxIterations: 1 }`)));
     server.script([end({ status: 'nope' })]);
     await h.runner.fire('demo', 'manual');
     const run = await h.ended('demo');
     assert.equal(run.status, 'failed');
     assert.match(run.reason ?? '', /successWhen/);
-    await h.close();
-    h = await createRunnerHarness(server, choresFrom(chore(`successWhen: "$number(status) > 1"`)));
+    h = await open(choresFrom(chore(`successWhen: "$number(status) > 1"`)));
     server.script([end({ status: 'abc' })]);
     await h.runner.fire('demo', 'manual');
     const errored = await h.ended('demo');
@@ -130,7 +116,7 @@ describe('chore runner: runs through the real engine and store against the scrip
   });
 
   it("maxIterations trips before the next model call: budget_exhausted, the last call's actions still ran", async () => {
-    h = await createRunnerHarness(server, choresFrom(chore('budget: { maxIterations: 2 }')));
+    h = await open(choresFrom(chore('budget: { maxIterations: 2 }')));
     server.script([read, read, read]);
     await h.runner.fire('demo', 'manual');
     const run = await h.ended('demo');
@@ -142,7 +128,7 @@ describe('chore runner: runs through the real engine and store against the scrip
   });
 
   it('maxInputTokens trips before the next action', async () => {
-    h = await createRunnerHarness(server, choresFrom(chore('budget: { maxInputTokens: 1000 }')));
+    h = await open(choresFrom(chore('budget: { maxInputTokens: 1000 }')));
     server.script([{ ...read, usage: { input: 1500, output: 10 } }]);
     await h.runner.fire('demo', 'manual');
     const run = await h.ended('demo');
@@ -152,7 +138,7 @@ describe('chore runner: runs through the real engine and store against the scrip
   });
 
   it('maxCostUsd trips before the next action', async () => {
-    h = await createRunnerHarness(server, choresFrom(chore('budget: { maxCostUsd: 0.0001 }')));
+    h = await open(choresFrom(chore('budget: { maxCostUsd: 0.0001 }')));
     server.script([{ ...read, usage: { input: 1000, output: 1000 } }]);
     await h.runner.fire('demo', 'manual');
     const run = await h.ended('demo');
@@ -161,7 +147,7 @@ describe('chore runner: runs through the real engine and store against the scrip
   });
 
   it('maxSeconds: a run that sleeps past its deadline ends budget_exhausted without another model call', async () => {
-    h = await createRunnerHarness(server, choresFrom(chore('budget: { maxSeconds: 60 }')));
+    h = await open(choresFrom(chore('budget: { maxSeconds: 60 }')));
     server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 300 } }] }, read]);
     await h.runner.fire('demo', 'manual');
     await h.idle();
@@ -173,7 +159,7 @@ describe('chore runner: runs through the real engine and store against the scrip
   });
 
   it('a cron fire queued before VS Code closed and delivered hours late follows drift: skip', async () => {
-    h = await createRunnerHarness(server, choresFrom(chore('drift: skip', 'trigger: { cron: "0 2 * * *" }')));
+    h = await open(choresFrom(chore('drift: skip', 'trigger: { cron: "0 2 * * *" }')));
     const due = h.clock.now() - 3 * 3_600_000;
     const fire: ChoreFire = {
       kind: 'chore_fire',
@@ -193,7 +179,7 @@ describe('chore runner: runs through the real engine and store against the scrip
   });
 
   it('concurrency skip records the overlapping fire as skipped; replace cancels the active run', async () => {
-    h = await createRunnerHarness(server, choresFrom(chore('concurrency: skip')));
+    h = await open(choresFrom(chore('concurrency: skip')));
     server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 100 } }] }]);
     await h.runner.fire('demo', 'manual');
     await h.idle();
@@ -204,10 +190,9 @@ describe('chore runner: runs through the real engine and store against the scrip
     assert.equal(second.status, 'skipped');
     assert.match(second.reason ?? '', /concurrency: skip/);
     assert.equal(first.status, 'running');
-    await h.close();
 
     server.reset();
-    h = await createRunnerHarness(server, choresFrom(chore('concurrency: replace')));
+    h = await open(choresFrom(chore('concurrency: replace')));
     server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 100 } }] }, end({})]);
     await h.runner.fire('demo', 'manual');
     await h.idle();
@@ -222,7 +207,7 @@ describe('chore runner: runs through the real engine and store against the scrip
   });
 
   it('concurrency queue: the second fire waits for the first run and then runs', async () => {
-    h = await createRunnerHarness(server, choresFrom(chore('concurrency: queue')));
+    h = await open(choresFrom(chore('concurrency: queue')));
     server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 20 } }] }, end({}), end({})]);
     await h.runner.fire('demo', 'manual');
     await h.idle();
@@ -243,7 +228,7 @@ describe('chore runner: runs through the real engine and store against the scrip
   });
 
   it('onFailure retry: a failed run is retried after the delay, once per attempt', async () => {
-    h = await createRunnerHarness(server, choresFrom(chore('onFailure: retry\nmaxRetries: 1\nretryDelaySeconds: 30')));
+    h = await open(choresFrom(chore('onFailure: retry\nmaxRetries: 1\nretryDelaySeconds: 30')));
     server.script([end({}, 'error'), end({}, 'error')]);
     await h.runner.fire('demo', 'manual');
     await h.ended('demo');
@@ -266,11 +251,11 @@ describe('chore runner: runs through the real engine and store against the scrip
   it('onFailure escalate: the webhook gets the payload, recorded in the ledger first; silent sends nothing', async () => {
     const receiver: HttpReceiver = await startHttpReceiver();
     try {
-      h = await createRunnerHarness(server, choresFrom(chore(`onFailure: escalate\nescalate: { webhook: { url: "${receiver.baseUrl}/hook" } }`)));
+      h = await open(choresFrom(chore(`onFailure: escalate\nescalate: { webhook: { url: "${receiver.baseUrl}/hook" } }`)));
       server.script([read, end({}, 'error')]);
       await h.runner.fire('demo', 'manual');
+      // Ended means its failure policy was carried out: the webhook answered, the ledger has the outcome.
       const run = await h.ended('demo');
-      for (let i = 0; i < 100 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
       assert.equal(receiver.requests.length, 1);
       const body = receiver.requests[0].body as Record<string, unknown>;
       assert.equal(body.runId, run.runId);
@@ -279,29 +264,57 @@ describe('chore runner: runs through the real engine and store against the scrip
         (body.lastSteps as Array<{ name: string }>).map((s) => s.name),
         ['read_file', 'task_end'],
       );
-      const ledgerRows = () => h!.db.query('SELECT action, status FROM ledger WHERE task_id = ?', [run.runId]);
-      for (let i = 0; i < 100 && ledgerRows()[0]?.status === 'intent'; i++) await new Promise((r) => setTimeout(r, 10));
-      const ledger = ledgerRows();
+      const ledger = h.db.query('SELECT action, status FROM ledger WHERE task_id = ?', [run.runId]);
       assert.deepEqual(
         ledger.map((r) => [r.action, r.status]),
         [['chore_escalation', 'done']],
       );
-      await h.close();
 
       server.reset();
-      h = await createRunnerHarness(server, choresFrom(chore(`onFailure: silent\nescalate: { webhook: { url: "${receiver.baseUrl}/hook" } }`)));
+      h = await open(choresFrom(chore(`onFailure: silent\nescalate: { webhook: { url: "${receiver.baseUrl}/hook" } }`)));
       server.script([end({}, 'error')]);
       await h.runner.fire('demo', 'manual');
+      // Ended: onFailure silent has been applied, so anything it sent would be here by now.
       assert.equal((await h.ended('demo')).status, 'failed');
-      await new Promise((r) => setTimeout(r, 50));
       assert.equal(receiver.requests.length, 1, 'silent: nothing more sent');
     } finally {
       await receiver.close();
     }
   });
 
+  it('onRunEnded is told after the failure policy and the fire release; settled() waits for them, idle engine or not', async () => {
+    const receiver = await startHttpReceiver();
+    try {
+      // The escalation's ledger intent waits for the test: the run's end is held inside its failure policy.
+      let letGo!: () => void;
+      const gate = new Promise<void>((resolve) => (letGo = resolve));
+      const outcomes: string[] = [];
+      h = await open(choresFrom(chore(`onFailure: escalate\nescalate: { webhook: { url: "${receiver.baseUrl}/hook" } }`)), {
+        ledger: { intent: async () => (await gate, 'intent-1'), outcome: async (_id, status) => void outcomes.push(status) },
+      });
+      const told: string[] = [];
+      h.runner.onRunEnded((run) => told.push(`${run.status} requests=${receiver.requests.length} outcomes=${outcomes.length} done=${h.done.length}`));
+      server.script([end({}, 'error')]);
+      await h.runner.fire('demo', 'manual');
+      await waitForIdle(h.triggers, h.agent, h.clock); // the engine alone: its turns are over
+      let settled = false;
+      const settling = h.runner.settled().then(() => (settled = true));
+      // One macrotask turn runs every promise callback already queued, so a premature onRunEnded or
+      // settle would show below; nothing else can move while the gate holds the escalation.
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(h.runLog.history('demo')[0].status, 'failed', 'the run is recorded as ended');
+      assert.deepEqual(told, [], 'but its failure policy is still running');
+      assert.equal(settled, false);
+      letGo();
+      await settling;
+      assert.deepEqual(told, ['failed requests=1 outcomes=1 done=1']);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('a fire redelivered after a crash between claim and ack resumes its run instead of starting a second', async () => {
-    h = await createRunnerHarness(server, choresFrom(chore('')));
+    h = await open(choresFrom(chore('')));
     const payload: ChoreFire = { kind: 'chore_fire', choreId: 'demo', fireTime: new Date(h.clock.now()).toISOString(), missed: false, cause: 'files' };
     const trigger = {
       id: 'trig-1',
@@ -328,7 +341,7 @@ describe('chore runner: runs through the real engine and store against the scrip
   });
 
   it('does not run chores in an untrusted workspace: the fire is recorded as skipped', async () => {
-    h = await createRunnerHarness(server, choresFrom(chore('')), { canRun: () => false });
+    h = await open(choresFrom(chore('')), { canRun: () => false });
     await h.runner.fire('demo', 'manual');
     const run = await h.ended('demo');
     assert.equal(run.status, 'skipped');

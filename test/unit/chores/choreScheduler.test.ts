@@ -5,7 +5,7 @@ import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import { fireKey, nextFireAfter, nextFires, selectDueFires } from '../../../src/core/chores/schedule';
 import { DbSchedulePersistence, InMemorySchedulePersistence } from '../../../src/core/chores/schedulePersistence';
 import type { ChoreDefinition, DriftPolicy } from '../../../src/core/chores/types';
-import { FakeClock, SETTLE_CHAINS } from '../../fakes/fakeClock';
+import { FakeClock } from '../../fakes/fakeClock';
 import { MemoryLogger } from '../../fakes/memoryLogger';
 import { FakeTriggerStore, sqlJsMemoryDb } from './choreFakes';
 
@@ -76,7 +76,7 @@ describe('chores: ChoreScheduler', () => {
   const make = () => new ChoreScheduler({ triggers: store, clock, persistence, logger });
 
   beforeEach(() => {
-    clock = new FakeClock(T('2025-03-04T21:30:00Z'), SETTLE_CHAINS);
+    clock = new FakeClock(T('2025-03-04T21:30:00Z'));
     store = new FakeTriggerStore();
     persistence = new InMemorySchedulePersistence();
     logger = new MemoryLogger();
@@ -138,7 +138,7 @@ describe('chores: ChoreScheduler', () => {
   }
 
   it('never advances past a fire whose trigger could not be recorded', async () => {
-    clock = new FakeClock(T('2025-03-05T01:59:00Z'), SETTLE_CHAINS);
+    clock = new FakeClock(T('2025-03-05T01:59:00Z'));
     const scheduler = make();
     scheduler.setChores([chore('nightly', '0 2 * * *')]);
     await scheduler.start();
@@ -158,7 +158,7 @@ describe('chores: ChoreScheduler', () => {
   });
 
   it('a crash after the emit but before the schedule was saved does not make a second run', async () => {
-    clock = new FakeClock(T('2025-03-05T01:59:00Z'), SETTLE_CHAINS);
+    clock = new FakeClock(T('2025-03-05T01:59:00Z'));
     const scheduler = make();
     scheduler.setChores([chore('nightly', '0 2 * * *')]);
     const before = persistence.loadAll();
@@ -177,7 +177,7 @@ describe('chores: ChoreScheduler', () => {
   });
 
   it('keeps an outstanding fire across a restart until it is marked done', async () => {
-    clock = new FakeClock(T('2025-03-05T01:59:00Z'), SETTLE_CHAINS);
+    clock = new FakeClock(T('2025-03-05T01:59:00Z'));
     const scheduler = make();
     scheduler.setChores([chore('nightly', '0 2 * * *')]);
     await scheduler.start();

@@ -6,13 +6,13 @@ import type { EscalationPayload } from '../../../src/core/chores/escalationPaylo
 import { ChoreRunLog, InMemoryRunPersistence } from '../../../src/core/chores/runLog';
 import { parseSimpleMime, startHttpReceiver, startSmtpReceiver } from '../../fixtures/escalationServers';
 import type { HttpReceiver, SmtpReceiver } from '../../fixtures/escalationServers';
-import { FakeClock, SETTLE_CHAINS } from '../../fakes/fakeClock';
+import { FakeClock } from '../../fakes/fakeClock';
 import { MemoryLogger } from '../../fakes/memoryLogger';
 
 const secretsFrom = (values: Record<string, string>): SecretPort => ({ getSecret: async (name) => values[name] });
 
 async function failedRun(): Promise<EscalationPayload> {
-  const clock = new FakeClock(Date.parse('2025-03-05T02:00:00Z'), SETTLE_CHAINS);
+  const clock = new FakeClock(Date.parse('2025-03-05T02:00:00Z'));
   const log = new ChoreRunLog(new InMemoryRunPersistence(), clock, 30, () => 'run-42');
   const { run } = await log.start({ choreId: 'nightly-changelog', fireKey: 'chore:nightly-changelog:2025-03-05T02:00:00.000Z', cause: 'cron' });
   for (let i = 1; i <= 7; i++) {

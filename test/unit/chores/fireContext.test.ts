@@ -4,9 +4,8 @@ import { FileTriggerDebouncer, burstContext } from '../../../src/core/chores/fil
 import { mergeChange } from '../../../src/core/chores/fireContext';
 import { InMemorySchedulePersistence } from '../../../src/core/chores/schedulePersistence';
 import { cronKey } from '../../../src/core/chores/schedule';
-import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { choresFrom, createRunnerHarness } from './runnerHarness';
+import { choresFrom, useRunnerHarness } from './runnerHarness';
 import type { RunnerHarness } from './runnerHarness';
 
 const end = { toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done' } }] };
@@ -21,19 +20,11 @@ const firstRequest = (server: ModelServer) => JSON.stringify(server.requests[0].
 describe("chore trigger context reaches the model in the run's first message", function () {
   this.timeout(20_000);
   let server: ModelServer;
-  let h: RunnerHarness | undefined;
-  before(async () => {
-    server = await startModelServer();
-  });
-  after(async () => server.close());
-  beforeEach(() => server.reset());
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-  });
+  let h: RunnerHarness;
+  const open = useRunnerHarness((s) => (server = s));
 
   it('a file burst lists each changed file with its net change', async () => {
-    h = await createRunnerHarness(server, choresFrom(yaml('trigger: { files: ["src/**"], debounceMs: 500 }')));
+    h = await open(choresFrom(yaml('trigger: { files: ["src/**"], debounceMs: 500 }')));
     server.script([end]);
     const harness = h;
     const fired: Array<Promise<string>> = [];
@@ -59,7 +50,7 @@ describe("chore trigger context reaches the model in the run's first message", f
   });
 
   it('a task end tells the task name and exit code, and says the output is not available', async () => {
-    h = await createRunnerHarness(server, choresFrom(yaml('trigger: { task: { name: build } }')));
+    h = await open(choresFrom(yaml('trigger: { task: { name: build } }')));
     server.script([end]);
     await h.runner.fire('demo', 'task', { kind: 'task', name: 'build', exitCode: 2 });
     await h.ended('demo');
@@ -69,7 +60,7 @@ describe("chore trigger context reaches the model in the run's first message", f
   });
 
   it('a task end with an output tail carries it', async () => {
-    h = await createRunnerHarness(server, choresFrom(yaml('trigger: { task: { name: build } }')));
+    h = await open(choresFrom(yaml('trigger: { task: { name: build } }')));
     server.script([end]);
     await h.runner.fire('demo', 'task', { kind: 'task', name: 'build', exitCode: 1, outputTail: 'src/app.ts(3,1): error TS2304' });
     await h.ended('demo');
@@ -77,7 +68,7 @@ describe("chore trigger context reaches the model in the run's first message", f
   });
 
   it('a cron fire run late after a night off says by how many hours it was missed', async () => {
-    h = await createRunnerHarness(server, choresFrom(yaml('trigger: { cron: "0 6 * * *", timezone: UTC }')));
+    h = await open(choresFrom(yaml('trigger: { cron: "0 6 * * *", timezone: UTC }')));
     server.script([end]);
     // The editor closed at 05:30 UTC; it is reopened at 09:00 (the harness clock's start).
     const persistence = new InMemorySchedulePersistence();
@@ -100,7 +91,7 @@ describe("chore trigger context reaches the model in the run's first message", f
   });
 
   it('an on-time cron fire does not claim to be late', async () => {
-    h = await createRunnerHarness(server, choresFrom(yaml('trigger: { cron: "0 9 * * *", timezone: UTC }')));
+    h = await open(choresFrom(yaml('trigger: { cron: "0 9 * * *", timezone: UTC }')));
     server.script([end]);
     const persistence = new InMemorySchedulePersistence();
     persistence.save({

@@ -3,9 +3,8 @@ import { ChoreScheduler } from '../../../src/core/chores/choreScheduler';
 import { InMemorySchedulePersistence } from '../../../src/core/chores/schedulePersistence';
 import { cronKey, fireKey } from '../../../src/core/chores/schedule';
 import type { DriftPolicy } from '../../../src/core/chores/types';
-import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { choresFrom, createRunnerHarness } from './runnerHarness';
+import { choresFrom, useRunnerHarness } from './runnerHarness';
 import type { RunnerHarness } from './runnerHarness';
 
 const end = { toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done' } }] };
@@ -21,20 +20,12 @@ const hour = 3_600_000;
 describe('chores: every due occurrence ends as a run or a history entry with its reason', function () {
   this.timeout(30_000);
   let server: ModelServer;
-  let h: RunnerHarness | undefined;
-  before(async () => {
-    server = await startModelServer();
-  });
-  after(async () => server.close());
-  beforeEach(() => server.reset());
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-  });
+  let h: RunnerHarness;
+  const open = useRunnerHarness((s) => (server = s));
 
   /** The editor closed at 18:20 the day before and reopens at 09:10: fifteen hourly occurrences (19:00 … 09:00) are due. */
   async function nightOff(drift: DriftPolicy, extra = ''): Promise<{ h: RunnerHarness; due: number[] }> {
-    const harness = await createRunnerHarness(server, choresFrom(yaml(drift, extra)));
+    const harness = await open(choresFrom(yaml(drift, extra)));
     h = harness;
     server.script(Array.from({ length: 12 }, () => end));
     await harness.clock.advance(10 * 60_000);
@@ -55,8 +46,8 @@ describe('chores: every due occurrence ends as a run or a history entry with its
     const due: number[] = [];
     for (let t = Math.ceil(closedAt / hour) * hour; t <= now; t += hour) due.push(t);
     assert.equal(due.length, 15);
-    // Let every emitted fire be claimed and every run end.
-    for (let i = 0; (i < 200 && harness.runLog.history('hourly').some((r) => r.status === 'running')) || i < 3; i++) await harness.idle();
+    // Every emitted fire claimed and every run ended.
+    await harness.idle();
     return { h: harness, due };
   }
 
@@ -119,7 +110,7 @@ describe('chores: every due occurrence ends as a run or a history entry with its
   });
 
   it('a fire claimed while the chore is blocked is skipped with the reason', async () => {
-    h = await createRunnerHarness(server, choresFrom(yaml('latest')), { blocked: () => 'chores are switched off (tasklane.chores.enabled)' });
+    h = await open(choresFrom(yaml('latest')), { blocked: () => 'chores are switched off (tasklane.chores.enabled)' });
     await h.runner.fire('hourly', 'manual');
     const run = await h.ended('hourly');
     assert.equal(run.status, 'skipped');

@@ -5,9 +5,8 @@ import { buildReviewPayload, emailText, slackMessage } from '../../../src/core/c
 import type { ChoreRunRecord } from '../../../src/core/chores/runLog';
 import { startHttpReceiver } from '../../fixtures/escalationServers';
 import type { HttpReceiver } from '../../fixtures/escalationServers';
-import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { choresFrom, createRunnerHarness } from './runnerHarness';
+import { choresFrom, useRunnerHarness } from './runnerHarness';
 import type { RunnerHarness } from './runnerHarness';
 
 // A chore run that parks on a review tells its escalation channels what waits, with the link that
@@ -58,19 +57,13 @@ describe('chore review notice: the escalation carries a summary and the approval
   describe('through the real engine and the scripted model', () => {
     let server: ModelServer;
     let receiver: HttpReceiver;
-    let h: RunnerHarness | undefined;
+    let h: RunnerHarness;
+    const open = useRunnerHarness((s) => (server = s));
     before(async () => {
-      server = await startModelServer();
       receiver = await startHttpReceiver();
     });
-    after(async () => {
-      await server.close();
-      await receiver.close();
-    });
-    afterEach(async () => {
-      await h?.close();
-      h = undefined;
-      server.reset();
+    after(async () => receiver.close());
+    beforeEach(() => {
       receiver.requests.length = 0;
     });
 
@@ -93,8 +86,7 @@ describe('chore review notice: the escalation carries a summary and the approval
 
     it('parks, sends one notice with the link, then resumes to success on approval with no model call while waiting', async () => {
       const described: string[] = [];
-      h = await createRunnerHarness(
-        server,
+      h = await open(
         choresFrom(yaml(`    escalate: { webhook: { url: "${receiver.baseUrl}/hook" } }\n`)),
         {
           reviewLinks: { linkFor: async (id) => link(id), describe: async (id) => (described.push(id), 'Edit README.md') },
@@ -106,7 +98,8 @@ describe('chore review notice: the escalation carries a summary and the approval
         { toolCalls: [{ name: 'task_end', arguments: { summary: 'fixed', output: {} } }] },
       ]);
       await h.runner.fire('fixer', 'manual');
-      for (let i = 0; i < 400 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+      // Idle: the turn that parked has ended and the notice the runner sent for it has been answered.
+      await h.idle();
       assert.equal(receiver.requests.length, 1, 'one notice');
       const body = receiver.requests[0].body as { status: string; runId: string; approval?: { id: string; link: string; summary: string } };
       assert.equal(body.status, 'awaiting_review');
@@ -142,22 +135,19 @@ describe('chore review notice: the escalation carries a summary and the approval
 
     it('no channel, or onFailure silent: nothing is sent', async () => {
       for (const extra of ['', `    onFailure: silent\n    escalate: { webhook: { url: "${receiver.baseUrl}/hook" } }\n`]) {
-        h = await createRunnerHarness(
-          server,
+        h = await open(
           choresFrom(yaml(extra)),
           { reviewLinks: { linkFor: async (id) => link(id), describe: async () => 'Edit README.md' } },
           { actions: [propose] },
         );
         server.script([{ toolCalls: [{ name: 'propose_fix', arguments: {} }] }]);
         await h.runner.fire('fixer', 'manual');
-        for (let i = 0; i < 400 && !h.agent.snapshot().tasks.some((t) => t.waitingForApproval); i++) await new Promise((r) => setTimeout(r, 5));
+        // Idle: the task has parked and the runner has decided about a notice (and sent none).
         await h.idle();
         assert.ok(
           h.agent.snapshot().tasks.some((t) => t.waitingForApproval),
           'the task waits',
         );
-        await h.close();
-        h = undefined;
         server.reset();
       }
       assert.equal(receiver.requests.length, 0);

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { ChoreRunLog, DbRunPersistence, InMemoryRunPersistence, maxStepTextChars } from '../../../src/core/chores/runLog';
 import type { ChoreRunRecord } from '../../../src/core/chores/runLog';
 import { fireKey } from '../../../src/core/chores/schedule';
-import { FakeClock, SETTLE_CHAINS } from '../../fakes/fakeClock';
+import { FakeClock } from '../../fakes/fakeClock';
 import { openDurableDb } from '../../../src/core/store/durableDb';
 import { loadSqlJs } from '../../../src/core/store/sqlJs';
 import { sqlJsMemoryDb } from './choreFakes';
@@ -18,7 +18,7 @@ describe('chores: ChoreRunLog', () => {
   const key = fireKey('nightly', Date.parse('2025-03-05T02:00:00Z'));
 
   beforeEach(() => {
-    clock = new FakeClock(1_000, SETTLE_CHAINS);
+    clock = new FakeClock(1_000);
     persistence = new InMemoryRunPersistence();
     ids = 0;
   });
@@ -91,7 +91,7 @@ describe('chores: DbRunPersistence (sql.js behind the DurableDb contract)', () =
   it('round-trips run records through the chore_runs table', async () => {
     const db = await sqlJsMemoryDb();
     const query = db.query;
-    const clock = new FakeClock(5_000, SETTLE_CHAINS);
+    const clock = new FakeClock(5_000);
     const log = new ChoreRunLog(new DbRunPersistence(db), clock, 30, () => 'run-a');
     const { run } = await log.start({ choreId: 'c', fireKey: 'chore:c:x', cause: 'manual' });
     const s = log.stepStarted(run.runId, 'search_text', { query: 'TODO' });
@@ -111,7 +111,7 @@ describe('chores: DbRunPersistence (sql.js behind the DurableDb contract)', () =
   it('writes runs into the real store and reads them back after a reopen', async () => {
     // The run log owns no DDL: this fails if the store's migrations and the log disagree.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-runlog-'));
-    const clock = new FakeClock(5_000, SETTLE_CHAINS);
+    const clock = new FakeClock(5_000);
     try {
       const sqlJs = await loadSqlJs();
       const db = await openDurableDb({ dir, sqlJs });

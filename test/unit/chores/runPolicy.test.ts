@@ -7,14 +7,14 @@ import { TaskTriggerMatcher } from '../../../src/core/chores/taskTriggers';
 import { ChoreRunBudget } from '../../../src/core/chores/runBudget';
 import { decideConcurrency, decideFailureAction, decideRunOutcome, retryKey } from '../../../src/core/chores/runPolicy';
 import type { ChoreBudget } from '../../../src/core/chores/types';
-import { FakeClock, SETTLE_CHAINS } from '../../fakes/fakeClock';
+import { FakeClock } from '../../fakes/fakeClock';
 
 const limits: ChoreBudget = { maxIterations: 3, maxSeconds: 60, maxInputTokens: 1000, maxCostUsd: 0.5 };
 const usage = (input: number, cacheRead = 0) => ({ inputTokens: input, outputTokens: 10, cacheReadTokens: cacheRead, cacheWriteTokens: 0 });
 
 describe('chores: ChoreRunBudget', () => {
   it('trips on iterations', () => {
-    const budget = new ChoreRunBudget(limits, new FakeClock(0, SETTLE_CHAINS));
+    const budget = new ChoreRunBudget(limits, new FakeClock(0));
     for (let i = 0; i < 3; i++) {
       assert.deepEqual(budget.check(), { ok: true });
       budget.recordModelCall(usage(1), 0);
@@ -26,7 +26,7 @@ describe('chores: ChoreRunBudget', () => {
   });
 
   it('trips on seconds, with a fake clock', async () => {
-    const clock = new FakeClock(1_000, SETTLE_CHAINS);
+    const clock = new FakeClock(1_000);
     const budget = new ChoreRunBudget(limits, clock);
     await clock.advance(59_999);
     assert.deepEqual(budget.check(), { ok: true });
@@ -36,7 +36,7 @@ describe('chores: ChoreRunBudget', () => {
   });
 
   it('trips on input tokens, counting cache reads', () => {
-    const budget = new ChoreRunBudget(limits, new FakeClock(0, SETTLE_CHAINS));
+    const budget = new ChoreRunBudget(limits, new FakeClock(0));
     budget.recordModelCall(usage(600), 0);
     assert.deepEqual(budget.check(), { ok: true });
     budget.recordModelCall(usage(100, 300), 0);
@@ -46,7 +46,7 @@ describe('chores: ChoreRunBudget', () => {
   });
 
   it('trips on cost', () => {
-    const budget = new ChoreRunBudget(limits, new FakeClock(0, SETTLE_CHAINS));
+    const budget = new ChoreRunBudget(limits, new FakeClock(0));
     budget.recordModelCall(usage(1), 0.3);
     assert.deepEqual(budget.check(), { ok: true });
     budget.recordModelCall(usage(1), 0.25);
@@ -56,7 +56,7 @@ describe('chores: ChoreRunBudget', () => {
   });
 
   it('resumes from the original start and totals after a reload', async () => {
-    const clock = new FakeClock(100_000, SETTLE_CHAINS);
+    const clock = new FakeClock(100_000);
     const resumed = new ChoreRunBudget(limits, clock, 50_000, { iterations: 2, inputTokens: 10, costUsd: 0.1 });
     assert.equal(resumed.iterationsLeft(), 1);
     assert.equal(resumed.totals().elapsedMs, 50_000);
@@ -161,7 +161,7 @@ describe('chores: file-trigger debouncing', () => {
   let debouncer: FileTriggerDebouncer;
 
   beforeEach(() => {
-    clock = new FakeClock(0, SETTLE_CHAINS);
+    clock = new FakeClock(0);
     bursts = [];
     tracker = new OwnEditTracker(clock, 5_000);
     debouncer = new FileTriggerDebouncer({ clock, onFire: (b) => bursts.push(b), isOwnEdit: (id, p) => tracker.isOwnEdit(id, p) });
@@ -177,10 +177,15 @@ describe('chores: file-trigger debouncing', () => {
       await clock.advance(200);
     }
     assert.equal(bursts.length, 0, 'still saving');
+    assert.deepEqual(debouncer.bursts('lint'), { fired: 0, collecting: true });
     await clock.advance(1_000);
     assert.equal(bursts.length, 1);
     assert.deepEqual(bursts[0].paths, ['src/f0.ts', 'src/f1.ts', 'src/f2.ts']);
     assert.equal(bursts[0].events, 20);
+    // What getState reports, so a host test can tell no second run is coming.
+    assert.deepEqual(debouncer.bursts('lint'), { fired: 1, collecting: false });
+    assert.deepEqual(debouncer.bursts('docs'), { fired: 0, collecting: false });
+    assert.equal(debouncer.bursts('unknown'), undefined);
   });
 
   it('coalesces per chore', async () => {

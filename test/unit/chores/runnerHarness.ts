@@ -1,6 +1,7 @@
 /**
- * Chore runner test harness: the real durable store, the real Agent with the runner's hooks, the
- * real SDK client against the scripted model server, a fake clock and in-memory schedule/run logs.
+ * Chore runner test harness: the real durable store (the run log in it, as in production), the
+ * real Agent with the runner's hooks, the real SDK client against the scripted model server, and a
+ * fake clock. Waits are exact: the engine's idle signals and the runner's own (`onRunEnded`, `settled`).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -9,7 +10,7 @@ import { Ledger } from '../../../src/core/actions/ledger';
 import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import { ChoreRunner } from '../../../src/core/chores/choreRunner';
 import type { ChoreRunnerOptions } from '../../../src/core/chores/choreRunner';
-import { ChoreRunLog, InMemoryRunPersistence } from '../../../src/core/chores/runLog';
+import { ChoreRunLog, DbRunPersistence } from '../../../src/core/chores/runLog';
 import type { ChoreRunRecord } from '../../../src/core/chores/runLog';
 import type { ChoreDefinition } from '../../../src/core/chores/types';
 import { Agent } from '../../../src/core/engine/agent';
@@ -18,6 +19,7 @@ import { openDurableDb } from '../../../src/core/store/durableDb';
 import type { OpenedDurableDb } from '../../../src/core/store/durableDb';
 import { createTriggerStore } from '../../../src/core/store/triggerStore';
 import type { StartingTriggerStore } from '../../../src/core/store/triggerStore';
+import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { FakeClock } from '../../fakes/fakeClock';
 import { MemoryLogger } from '../../fakes/memoryLogger';
@@ -37,8 +39,9 @@ export interface RunnerHarness {
   storageDir: string;
   /** Fires the runner marked done (chore id and fire time). */
   done: Array<[string, number]>;
+  /** Waits until the engine has nothing to do until time moves and the runner has no work of its own in flight. */
   idle(): Promise<void>;
-  /** Waits until the chore's newest run has ended and returns it. */
+  /** Waits until the chore's newest run has ended (its failure policy applied, its fire released) and returns it. */
   ended(choreId: string): Promise<ChoreRunRecord>;
   close(): Promise<void>;
 }
@@ -62,7 +65,7 @@ export async function createRunnerHarness(
   const logger = new MemoryLogger();
   const db = await openDurableDb({ dir: path.join(dir, 'store'), sqlJs: await sqlJs(), clock, lease: { recheckMs: 20 } });
   const triggers = await createTriggerStore(db, { clock, logger, random: () => 0.5 });
-  const runLog = new ChoreRunLog(new InMemoryRunPersistence(), clock);
+  const runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
   const done: Array<[string, number]> = [];
   const runner = new ChoreRunner({
     triggers,
@@ -91,15 +94,28 @@ export async function createRunnerHarness(
   await agent.whenReady();
   await runner.attach(agent);
   agent.start();
-  const idle = () => waitForIdle(triggers, clock);
-  const ended = async (choreId: string) => {
-    for (let i = 0; i < 400; i++) {
-      const run = runLog.history(choreId)[0];
-      if (run && run.status !== 'running') return run;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    throw new Error(`no run of ${choreId} ended; runs: ${JSON.stringify(runLog.history(choreId).map((r) => r.status))}`);
+  // A turn can start runner work (a run's end) and that work can queue more turns (a retry, a
+  // cancel): idle once neither has anything left.
+  const idle = async () => {
+    do {
+      await waitForIdle(triggers, agent, clock);
+      await runner.settled();
+    } while (agent.inTurn || triggers.pending().some((t) => t.status === 'claimed' || t.fireAt <= clock.now()));
   };
+  const endedRuns = new Set<string>();
+  runner.onRunEnded((run) => endedRuns.add(run.runId));
+  const ended = (choreId: string) =>
+    new Promise<ChoreRunRecord>((resolve) => {
+      const check = () => {
+        const run = runLog.history(choreId)[0];
+        if (!run || !endedRuns.has(run.runId)) return;
+        watching.dispose();
+        resolve(run);
+      };
+      const watching = runner.onRunEnded(check);
+      check();
+    });
+  let closed = false;
   return {
     agent,
     runner,
@@ -113,11 +129,46 @@ export async function createRunnerHarness(
     idle,
     ended,
     close: async () => {
+      if (closed) return;
+      closed = true;
       runner.dispose();
       await agent.shutdown();
       await triggers.close();
       await db.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** Builds a harness for one test (see {@link useRunnerHarness}). */
+export type OpenRunnerHarness = (
+  chores: ChoreDefinition[],
+  extra?: Partial<ChoreRunnerOptions>,
+  agentExtra?: Pick<AgentDeps, 'actions'>,
+) => Promise<RunnerHarness>;
+
+/**
+ * Registers the mocha hooks every chore-runner suite needs: one scripted model server per suite
+ * (handed to `setServer` once it listens; reset before each test) and the harnesses a test opens,
+ * closed after it. Returns `open`, which builds a harness over `chores`, closing the one the test
+ * opened before.
+ */
+export function useRunnerHarness(setServer: (server: ModelServer) => void): OpenRunnerHarness {
+  let server: ModelServer;
+  let current: RunnerHarness | undefined;
+  before(async () => {
+    server = await startModelServer();
+    setServer(server);
+  });
+  after(async () => server.close());
+  beforeEach(() => server.reset());
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return async (chores, extra = {}, agentExtra = {}) => {
+    await current?.close();
+    current = await createRunnerHarness(server, chores, extra, agentExtra);
+    return current;
   };
 }

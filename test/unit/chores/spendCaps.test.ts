@@ -1,8 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { ChoreSpendLedger, InMemorySpendPersistence } from '../../../src/core/chores/spendLedger';
-import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { choresFrom, createRunnerHarness } from './runnerHarness';
+import { choresFrom, useRunnerHarness } from './runnerHarness';
 import type { RunnerHarness } from './runnerHarness';
 
 const read = { toolCalls: [{ name: 'read_file', arguments: { path: 'src/app.ts' } }], usage: { input: 100_000, output: 100 } };
@@ -16,23 +15,15 @@ ${budget ? `    budget: ${budget}\n` : ''}`;
 describe('chores: rolling budgets (per chore per day / month, across chores) stop runs and pause the chore', function () {
   this.timeout(20_000);
   let server: ModelServer;
-  let h: RunnerHarness | undefined;
-  before(async () => {
-    server = await startModelServer();
-  });
-  after(async () => server.close());
-  beforeEach(() => server.reset());
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-  });
+  let h: RunnerHarness;
+  const open = useRunnerHarness((s) => (server = s));
 
   it("a chore's daily cap ends the run budget_exhausted before the next model call, pauses it, and Resume lifts the pause", async () => {
     const persistence = new InMemorySpendPersistence();
     // One ledger, bound to the harness clock, passed in before the runner starts.
     const holder: { clock?: () => number } = {};
     const spend = new ChoreSpendLedger(persistence, () => holder.clock!());
-    h = await createRunnerHarness(server, choresFrom(`chores:\n${chore('tidy', '{ maxCostUsdPerDay: 0.01 }')}`), {
+    h = await open(choresFrom(`chores:\n${chore('tidy', '{ maxCostUsdPerDay: 0.01 }')}`), {
       spend,
       workspaceLimits: () => ({ maxCostUsdPerDay: 0, maxCostUsdPerMonth: 0 }),
     });
@@ -45,7 +36,7 @@ describe('chores: rolling budgets (per chore per day / month, across chores) sto
     assert.match(run.reason ?? '', /daily cap is \$0\.01 \(budget\.maxCostUsdPerDay\)/);
     assert.equal(server.requests.length, 1, 'no model call after the cap was reached');
     assert.ok(spend.spent('tidy').day >= 0.01, `spent ${spend.spent('tidy').day}`);
-    for (let i = 0; i < 50 && !spend.paused('tidy'); i++) await new Promise((resolve) => setImmediate(resolve));
+    await h.idle(); // the pause the guard started is saved
     assert.match(spend.paused('tidy')?.reason ?? '', /maxCostUsdPerDay/);
 
     // While paused, a fire is recorded as skipped with the reason, and nothing reaches the model.
@@ -76,7 +67,7 @@ describe('chores: rolling budgets (per chore per day / month, across chores) sto
   it('the workspace cap across chores stops a second chore before its first model call', async () => {
     const holder: { clock?: () => number } = {};
     const spend = new ChoreSpendLedger(new InMemorySpendPersistence(), () => holder.clock!());
-    h = await createRunnerHarness(server, choresFrom(`chores:\n${chore('first')}${chore('second')}`), {
+    h = await open(choresFrom(`chores:\n${chore('first')}${chore('second')}`), {
       spend,
       workspaceLimits: () => ({ maxCostUsdPerDay: 0.01, maxCostUsdPerMonth: 0 }),
     });

@@ -1,8 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { successorPolicy } from '../../../src/core/engine/taskTurn';
-import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { choresFrom, createRunnerHarness } from '../chores/runnerHarness';
+import { choresFrom, useRunnerHarness } from '../chores/runnerHarness';
 import type { RunnerHarness } from '../chores/runnerHarness';
 import { attack } from './attackCount';
 
@@ -25,19 +24,11 @@ const read = { name: 'read_file', arguments: { path: 'src/app.ts' } };
 describe('chore runs: what a chore task starts inherits its policy and budget', function () {
   this.timeout(20_000);
   let server: ModelServer;
-  let h: RunnerHarness | undefined;
-  before(async () => {
-    server = await startModelServer();
-  });
-  after(async () => server.close());
-  beforeEach(() => server.reset());
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-  });
+  let h: RunnerHarness;
+  const open = useRunnerHarness((s) => (server = s));
 
   it('successors and their successors carry the run, and spend its iterations; the budget stops them', async () => {
-    h = await createRunnerHarness(server, chores('{ maxIterations: 3 }'));
+    h = await open(chores('{ maxIterations: 3 }'));
     // 1: the chore task starts a helper and sleeps; 2: the helper starts a grand-helper and sleeps;
     // 3: the grand-helper reads; a 4th model call would exceed the run's 3 iterations.
     server.script([
@@ -67,7 +58,7 @@ describe('chore runs: what a chore task starts inherits its policy and budget', 
   });
 
   it('a descendant of an ended run stops at its next step', async () => {
-    h = await createRunnerHarness(server, chores('{ maxIterations: 10 }'));
+    h = await open(chores('{ maxIterations: 10 }'));
     server.script([{ toolCalls: [startHelper('helper'), { name: 'task_end', arguments: { summary: 'handed off' } }] }, { toolCalls: [read] }]);
     await h.runner.fire('nightly', 'manual');
     const run = await h.ended('nightly');

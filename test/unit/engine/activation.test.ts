@@ -58,7 +58,8 @@ describe('engine: activation cost follows live work, not history', function () {
       found: string[];
       page: number[];
       fdsReady: number;
-      fdsAfterRead: number;
+      streamFdsReady: number;
+      streamFdsAfterRead: number;
       fdsAfterSearch: number;
     };
     assert.equal(result.sessions, SESSIONS);
@@ -68,6 +69,7 @@ describe('engine: activation cost follows live work, not history', function () {
     assert.ok(result.fdsAfterSearch < 40, `open descriptors after reading all ${SESSIONS} tails: ${result.fdsAfterSearch}`);
     assert.deepEqual(result.page, [36, 37, 38, 39, 40]);
     assert.ok(result.fdsReady < 40, `open descriptors after ready: ${result.fdsReady}`);
-    assert.equal(result.fdsAfterRead, result.fdsReady, 'reading a page leaves no file open');
+    assert.equal(result.streamFdsReady, 0, 'no session stream is held open at ready');
+    assert.equal(result.streamFdsAfterRead, 0, 'reading a page leaves no stream file open');
   });
 });

@@ -14,6 +14,7 @@ import { openDurableDb } from '../../../src/core/store/durableDb';
 import type { OpenedDurableDb } from '../../../src/core/store/durableDb';
 import { createTriggerStore } from '../../../src/core/store/triggerStore';
 import type { StartingTriggerStore } from '../../../src/core/store/triggerStore';
+import type { TriggerStore } from '../../../src/core/store/types';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { FakeClock } from '../../fakes/fakeClock';
@@ -70,18 +71,22 @@ export function modelFactory(wire: Wire, server: ModelServer): () => Promise<Mod
 }
 
 /**
- * Waits (in real time, a few ms per look) until no trigger is claimed or due on the fake clock,
- * three looks in a row: the agent's consumer loop has nothing left to do until time moves.
+ * Waits until the agent's consumer loop has nothing to do until time moves: no trigger is claimed
+ * or due on the fake clock (the store's `drained`) and the loop holds none (`onDidSettle`). Both
+ * are exact signals: nothing here looks at a wall clock.
  */
-export async function waitForIdle(triggers: Pick<StartingTriggerStore, 'pending'>, clock: FakeClock): Promise<void> {
-  let quiet = 0;
-  for (let i = 0; i < 2000 && quiet < 3; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    const now = clock.now();
-    const busy = triggers.pending().some((t) => t.status === 'claimed' || t.fireAt <= now);
-    quiet = busy ? 0 : quiet + 1;
+export async function waitForIdle(triggers: Pick<TriggerStore, 'drained'>, agent: Pick<Agent, 'inTurn' | 'onDidSettle'>, clock: FakeClock): Promise<void> {
+  for (;;) {
+    await triggers.drained(clock.now());
+    // Drained from the ack on; the loop has settled once it has also told its listeners.
+    if (!agent.inTurn) return;
+    await new Promise<void>((resolve) => {
+      const once = agent.onDidSettle(() => {
+        once.dispose();
+        resolve();
+      });
+    });
   }
-  if (quiet < 3) throw new Error('the agent did not go idle');
 }
 
 export async function createHarness(options: HarnessOptions): Promise<Harness> {
@@ -110,7 +115,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   await agent.whenReady();
   agent.start();
   let running = true;
-  const idle = () => waitForIdle(triggers, clock);
+  const idle = () => waitForIdle(triggers, agent, clock);
   const shutdown = async () => {
     if (!running) return;
     running = false;

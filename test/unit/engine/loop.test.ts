@@ -46,6 +46,37 @@ for (const wire of WIRES) {
       );
     });
 
+    it('onDidSettle is told after each turn, once its trigger is acked or nacked and the loop holds none', async () => {
+      const seen: string[] = [];
+      h.agent.onDidSettle(({ trigger, rung }) => {
+        const claimed = h.triggers.pending().filter((t) => t.status === 'claimed').length;
+        const task = h.agent.snapshot().tasks[0];
+        seen.push(`${trigger.source} ${rung} claimed=${claimed} inTurn=${h.agent.inTurn} task=${task?.status ?? '-'}`);
+      });
+      server.script([
+        { toolCalls: [{ name: 'task_start', arguments: { name: 'T', instruction: 'Look around', mode: 'simple' } }] },
+        { toolCalls: [{ name: 'list_files', arguments: {} }] },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'ok' } }] },
+      ]);
+      const { sessionId } = await h.agent.sendMessage('look around');
+      await h.idle();
+      assert.deepEqual(seen, [
+        'user_message conversation claimed=0 inTurn=false task=running',
+        'task_continuation simple_task claimed=0 inTurn=false task=running',
+        // The last turn is told once it is over: the task has ended by then.
+        'task_continuation simple_task claimed=0 inTurn=false task=completed',
+      ]);
+      // A turn that throws is told too, after its nack (a chore fire with no chore runner attached).
+      await h.triggers.emit({
+        source: 'scheduled',
+        sessionId,
+        payload: { kind: 'chore_fire', choreId: 'nightly', fireTime: new Date(0).toISOString(), missed: false },
+      });
+      await h.idle();
+      assert.equal(seen.at(-1), 'scheduled failed claimed=0 inTurn=false task=completed');
+      assert.equal(h.triggers.pending(sessionId)[0]?.attempts, 1, 'nacked into its backoff');
+    });
+
     it('sends the stable prefix first (cache breakpoint on Anthropic), records usage and cost per turn, task and session, and logs with the tags', async () => {
       server.script([
         { toolCalls: [{ name: 'task_start', arguments: { name: 'T', instruction: 'Look around', mode: 'simple' } }] },

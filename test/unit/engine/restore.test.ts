@@ -97,10 +97,11 @@ for (const wire of WIRES) {
     it('a shutdown during a model call does not pause the task: the turn is redone after the restart', async () => {
       server.script([
         { toolCalls: [{ name: 'task_start', arguments: { name: 'Slow', instruction: 'Slow job', mode: 'simple' } }] },
-        { toolCalls: [{ name: 'list_files', arguments: {} }], delayMs: 3_000 },
+        // Held (not answered) until the reload: the model call is in flight when the extension shuts down.
+        { toolCalls: [{ name: 'list_files', arguments: {} }], gate: 'slow' },
       ]);
       await h.agent.sendMessage('slow job');
-      for (let i = 0; i < 200 && server.requests.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      await server.held('slow');
       const id = h.agent.snapshot().tasks[0].id;
       await reload();
       assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.status, 'running');

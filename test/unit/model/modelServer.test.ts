@@ -99,6 +99,76 @@ describe('scripted model server', () => {
   });
 });
 
+describe('scripted model server: routing', () => {
+  let server: ModelServer;
+  before(async () => {
+    server = await startModelServer({ requireRoute: true });
+  });
+  afterEach(() => server.reset());
+  after(() => server.close());
+
+  const tool = (name: string) => ({ type: 'function', function: { name, parameters: { type: 'object' } } });
+  /** One OpenAI request offering `tools`, whose last message says `text`; resolves with what it was answered. */
+  const ask = async (text: string, tools: string[]) => {
+    const res = await post(
+      `${server.openaiBaseUrl}/chat/completions`,
+      { model: 'm', tools: tools.map(tool), messages: [{ role: 'user', content: text }] },
+      { authorization: 'Bearer k' },
+    );
+    const body = (await res.json()) as { choices: Array<{ message: { content: string | null; tool_calls?: Array<{ function: { name: string } }> } }> };
+    const message = body.choices[0]!.message;
+    return message.tool_calls?.map((c) => c.function.name).join(',') ?? message.content;
+  };
+
+  it('gives a routed step to the request that carries its marker, whatever the order of arrival', async () => {
+    server.script([
+      { route: '[job-a]', text: 'answer for a' },
+      { route: '[job-b]', text: 'answer for b' },
+    ]);
+    assert.equal(await ask('do [job-b] now', ['send_message']), 'answer for b');
+    assert.equal(await ask('a background call that names no job', ['send_message']), 'echo: a background call that names no job');
+    assert.equal(await ask('and [job-a]', ['send_message']), 'answer for a');
+    assert.equal(server.pending, 0);
+  });
+
+  it('never gives a step to a request that cannot use it: memory and router calls that quote the marker are passed over', async () => {
+    server.script([
+      { route: '[job-c]', toolCalls: [{ name: 'task_start', arguments: { instruction: 'x' } }] },
+      { route: '[job-c]', text: 'plain reply' },
+    ]);
+    // A distillation request quotes every event, the marker too, but offers only save_memory.
+    assert.equal(await ask('events: user said [job-c]', ['save_memory']), 'echo: events: user said [job-c]');
+    assert.equal(await ask('route [job-c]?', ['route_message']), 'echo: route [job-c]?');
+    assert.equal(server.pending, 2, 'both steps still wait for their request');
+    assert.equal(await ask('[job-c]', ['send_message', 'task_start']), 'task_start');
+    assert.equal(await ask('[job-c]', ['send_message', 'task_start']), 'plain reply');
+  });
+
+  it('anyTool lets a routed step call a tool the request does not offer (to test what the engine answers)', async () => {
+    server.script([{ route: '[job-d]', anyTool: true, toolCalls: [{ name: 'not_offered', arguments: {} }] }]);
+    assert.equal(await ask('[job-d]', ['send_message']), 'not_offered');
+  });
+
+  it('refuses an unrouted step when routes are required, over HTTP and in process', async () => {
+    const res = await post(`${server.url}/__script`, [{ route: '[ok]', text: 'a' }, { text: 'no route' }]);
+    assert.equal(res.status, 400);
+    assert.match(((await res.json()) as { error: string }).error, /Step 1 has no route/);
+    assert.equal(server.pending, 0, 'nothing of a refused script is queued');
+    assert.throws(() => server.script([{ text: 'no route' }]), /has no route/);
+  });
+
+  it('lists only the requests of one route with GET /__requests?route=', async () => {
+    await ask('first [r-1]', ['send_message']);
+    await ask('second [r-2]', ['send_message']);
+    const res = await fetch(`${server.url}/__requests?route=${encodeURIComponent('[r-2]')}`);
+    const listed = (await res.json()) as Array<{ body: { messages: Array<{ content: string }> } }>;
+    assert.deepEqual(
+      listed.map((r) => r.body.messages[0]!.content),
+      ['second [r-2]'],
+    );
+  });
+});
+
 describe('modelServerMain (standalone process)', () => {
   let child: ChildProcess | undefined;
   afterEach(() => {

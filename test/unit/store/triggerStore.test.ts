@@ -304,6 +304,77 @@ describe('store: trigger store', () => {
     await assert.rejects(store.rearm('nope', 1), /unknown; only a pending or claimed/);
   });
 
+  describe('drained(now)', () => {
+    /** Watches a drained() promise; settle() runs its callbacks, since only an ack, nack, rearm or cancel can resolve it. */
+    const watch = (promise: Promise<void>) => {
+      const seen = { drained: false, error: undefined as Error | undefined };
+      promise.then(
+        () => (seen.drained = true),
+        (error: Error) => (seen.error = error),
+      );
+      return seen;
+    };
+
+    it('resolves at once with nothing claimed or due, a future trigger included', async () => {
+      await store.drained(clock.now());
+      await store.emit({ source: 'scheduled', sessionId: 'later', fireAt: clock.now() + 60_000 });
+      await store.drained(clock.now());
+    });
+
+    it('waits for a due trigger to be claimed and acked, not just claimed', async () => {
+      const now = clock.now();
+      await store.emit({ source: 'user_message', sessionId: 's', payload: 'due' });
+      const seen = watch(store.drained(now));
+      await settle();
+      assert.equal(seen.drained, false, 'a trigger is due');
+      const lease = await store.next();
+      await settle();
+      assert.equal(seen.drained, false, 'claimed, still being handled');
+      await store.ack(lease.token);
+      await settle();
+      assert.equal(seen.drained, true, 'acked: nothing left at now');
+    });
+
+    it('is told by a nack into backoff, a re-arm and a cancel too; a later `now` still sees what falls due by then', async () => {
+      const now = clock.now();
+      await store.emit({ source: 'task_continuation', sessionId: 'a' });
+      const failing = watch(store.drained(now));
+      await store.nack((await store.next()).token, 'model down');
+      await settle();
+      assert.equal(failing.drained, true, 'the retry waits out its backoff');
+      const retryAt = store.pending('a')[0].fireAt;
+      const atRetry = watch(store.drained(retryAt));
+      await settle();
+      assert.equal(atRetry.drained, false, 'the retry is due at its own time');
+
+      await store.emit({ source: 'task_event', sessionId: 'b' });
+      await store.cancel('a');
+      const rearming = watch(store.drained(now));
+      const lease = await store.next();
+      await store.rearm(lease.trigger.id, now + 3_600_000);
+      await settle();
+      assert.equal(rearming.drained, true, 're-armed for later');
+      assert.equal(atRetry.drained, true, 'the cancel took the retry away');
+
+      await store.emit({ source: 'user_message', sessionId: 'c' });
+      const cancelled = watch(store.drained(now));
+      await settle();
+      assert.equal(cancelled.drained, false);
+      assert.equal(await store.cancel('c'), 1);
+      await settle();
+      assert.equal(cancelled.drained, true);
+    });
+
+    it('rejects its waiters when the store closes first', async () => {
+      await store.emit({ source: 'user_message', sessionId: 's' });
+      const seen = watch(store.drained(clock.now()));
+      await store.close();
+      await settle();
+      assert.match(seen.error?.message ?? '', /closed before it drained/);
+      await assert.rejects(store.drained(clock.now()), /closed before it drained/);
+    });
+  });
+
   describe('start-up recovery', () => {
     it("re-delivers a dead owner's claims with attempts kept and emits one restart notice", async () => {
       const t = await store.emit({ source: 'user_message', sessionId: 's', payload: 'in flight' });

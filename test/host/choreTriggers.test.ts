@@ -56,8 +56,8 @@ const settledRuns = (id: string, count: number, timeoutMs = 30_000) =>
     timeoutMs,
   );
 
-/** The model requests of a chore's runs, told apart by the marker in its prompt. */
-const requestsOf = async (marker: string) => (await requestsText()).filter((t) => t.includes(marker));
+/** The model requests of a chore's runs, told apart by the marker in its prompt (which routes its answers too). */
+const requestsOf = (marker: string) => requestsText(marker);
 
 /** Resolves at the next diagnostics change the extension host sees: each set below is its own event. */
 function nextDiagnosticsChange(): Promise<void> {
@@ -125,7 +125,7 @@ describe('host: chore triggers and caps', function () {
   });
 
   it('a burst of new errors under src/** is one run that names the files; a later burst is a second', async () => {
-    await scriptModel([endStep()]);
+    await scriptModel(DIAG, [endStep()]);
     const uri = (rel: string) => vscode.Uri.joinPath(root(), rel);
     const error = (line: number, message: string) => new vscode.Diagnostic(new vscode.Range(line, 0, line, 5), message, vscode.DiagnosticSeverity.Error);
     // Outside the chore's glob: never part of its context.
@@ -154,7 +154,7 @@ describe('host: chore triggers and caps', function () {
     assert.ok(!requests[0].includes('outside the glob'), 'README.md is outside src/**');
 
     // The first run ended after its debounce; the next burst is news again.
-    await scriptModel([endStep()]);
+    await scriptModel(DIAG, [endStep()]);
     for (const file of ['src/math.js', 'src/later.js']) {
       seen = nextDiagnosticsChange();
       collection.set(uri(file), [...(collection.get(uri(file)) ?? []), error(3, `second burst in ${file}`)]);
@@ -177,14 +177,14 @@ describe('host: chore triggers and caps', function () {
   it('the workspace daily cap stops the next run, pauses the chore, and Resume lets it run again', async () => {
     await chores.update('maxCostUsdPerDay', 0.1, vscode.ConfigurationTarget.Global);
     // 100k input tokens priced as gpt-4o: $0.25, past the $0.10 cap after the first run's one call.
-    await scriptModel([endStep({ model: 'gpt-4o', usage: { input: 100_000, output: 0 } })]);
+    await scriptModel(SPEND, [endStep({ model: 'gpt-4o', usage: { input: 100_000, output: 0 } })]);
     await vscode.commands.executeCommand('tasklane.runChoreNow', 'spender');
     const [spent] = await settledRuns('spender', 1);
     assert.equal(spent.status, 'succeeded', `the cap is checked before each call, so the first fits: ${spent.reason}`);
     assert.ok((spent.usage?.cost ?? 0) >= 0.25, `the run's cost: ${JSON.stringify(spent.usage)}`);
 
     // Scripted so that, were the cap not checked, this run would reach the model and succeed.
-    await scriptModel([endStep()]);
+    await scriptModel(SPEND, [endStep()]);
     await vscode.commands.executeCommand('tasklane.runChoreNow', 'spender');
     const [stopped] = await settledRuns('spender', 2);
     assert.equal(stopped.status, 'budget_exhausted', JSON.stringify(stopped));
@@ -235,7 +235,7 @@ describe('host: chore triggers and caps', function () {
         async () => api.repositories.find((r) => r.rootUri.toString() === root().toString() && r.state.HEAD?.commit === commit),
         60_000,
       );
-    await scriptModel([endStep()]);
+    await scriptModel(HEAD, [endStep()]);
     run('commit', '-q', '--allow-empty', '-m', 'first of a burst');
     // Two HEAD moves the chore is told about, within its quiet time: one burst, one run.
     await sees(run('rev-parse', 'HEAD'));
@@ -251,7 +251,7 @@ describe('host: chore triggers and caps', function () {
     assert.match(request, new RegExp(`git HEAD moved \\(commit\\) from ${start.slice(0, 12)} to ${end.slice(0, 12)} on main`));
     assert.equal(runs[0].status, 'succeeded', runs[0].reason);
     // A third commit after that run is a second run: the first burst was not left pending.
-    await scriptModel([endStep()]);
+    await scriptModel(HEAD, [endStep()]);
     run('commit', '-q', '--allow-empty', '-m', 'after the burst');
     const third = run('rev-parse', 'HEAD');
     const both = await settledRuns('head-watch', 2, 90_000);
