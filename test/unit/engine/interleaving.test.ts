@@ -305,6 +305,9 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
         alive = undefined as unknown as World;
         for (const run of runner.running()) if (run.world === old.n) run.kill();
         await old.h.shutdown().catch(() => undefined);
+        // The tasks that outlive the crash are the copy's: what the old agent did after the copy was
+        // taken (it ran on until its shutdown) never happened for the new one. openWorld records them anew.
+        tasks.clear();
         world = await openWorld(old.n + 1, wire, server, runner, clock, copy, tasks);
         alive = world;
       },

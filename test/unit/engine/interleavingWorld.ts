@@ -171,7 +171,9 @@ export function policy(request: RecordedRequest, gate: string, holdAfterChunks: 
   if (kind === 'conversation') {
     // The person's lines after the last answer (a lateness notice is not one); with nothing new,
     // a model answers the last ones again (which is what a duplicate turn looks like).
-    const isAnswer = (m: FlatMessage) => m.role === 'assistant' && !m.text.trim().startsWith('[This was scheduled for');
+    // Consecutive assistant lines arrive merged: a lateness notice followed by "[Started task …]"
+    // is an answer (the task was started), one made of lateness notices alone is not.
+    const isAnswer = (m: FlatMessage) => m.role === 'assistant' && m.text.replace(/\[This was scheduled for [^\]]*\]/g, '').trim() !== '';
     let end = messages.length;
     let start = messages.length;
     while (start > 0 && !isAnswer(messages[start - 1]!)) start--;
