@@ -80,7 +80,7 @@ describe('host: chores', function () {
       ].join('\n') + '\n';
     // Run alone in a fresh window, the workspace's file watcher may not be armed yet when the file
     // is first written (nothing loads): write it again until the chores host has read it, as
-    // choreTriggers.isolated.test.ts does. Comment lines at the end keep every line number.
+    // choreTriggers.test.ts does. Comment lines at the end keep every line number.
     let loaded: State | undefined;
     for (let attempt = 0; !loaded && attempt < 6; attempt++) {
       await write('.tasklane/chores.yaml', yaml + '#'.repeat(attempt) + '\n');
