@@ -68,7 +68,8 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
 
     await card.locator('.open-diff[data-path="src/greet.js"]').click();
     const modified = page.locator('.monaco-diff-editor .editor.modified .view-lines').first();
-    await modified.waitFor({ timeout: 20_000 });
+    // The first diff editor of a window loads its code then: on a loaded 2-core machine that took over 20 s.
+    await modified.waitFor({ timeout: 60_000 });
     await modified.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('// reviewed in the diff editor\n');
