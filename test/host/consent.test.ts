@@ -22,6 +22,10 @@ interface ChoreState {
   problem?: string;
   review?: ChoreReview;
   runs: Array<{ id: string; status: string; reason?: string }>;
+  /** Only while the scheduler holds a cron fire for the chore (it is handed consented chores only). */
+  nextFireAt?: number;
+  /** Only while the file watcher collects bursts for the chore (consented chores only). */
+  files?: { fired: number; collecting: boolean };
 }
 interface PendingCommand {
   id: string;
@@ -86,7 +90,7 @@ function choresYaml(webhook: string, filesPrompt: string): string {
 }
 
 describe('host: consent for shipped chores, settings a repository cannot set', function () {
-  this.timeout(300_000);
+  this.timeout(120_000);
   let webhook: Awaited<ReturnType<typeof receiver>>;
   let attacker: Awaited<ReturnType<typeof receiver>>;
 
@@ -111,7 +115,6 @@ describe('host: consent for shipped chores, settings a repository cannot set', f
   });
 
   it('a shipped chores.yaml (cron every minute, file trigger, webhook) reaches neither the model nor the webhook; workspace settings are ignored and said so', async () => {
-    const shippedAt = Date.now();
     await write('.tasklane/chores.yaml', choresYaml(webhook.url, `${MARKER} files: summarise what changed.`));
     const loaded = await until('the shipped chores to load', async () => {
       const s = await state();
@@ -181,13 +184,15 @@ describe('host: consent for shipped chores, settings a repository cannot set', f
     await until('the task to settle', async () => !(await state()).tasks.some((t) => t.name === taskName && t.waitingForApproval));
     assert.equal((await state()).settingsNotes.length, 1, 'the note was shown more than once');
 
-    // The one negative wait: 75 s from the moment the file arrived (a cron minute boundary passes).
-    const remaining = shippedAt + 75_000 - Date.now();
-    if (remaining > 0) await new Promise((resolve) => setTimeout(resolve, remaining));
+    // Nothing can fire them: the scheduler holds no cron fire and the file watcher collects no
+    // burst for a chore without consent (both are handed consented chores only; the next test sees
+    // the watcher take the files chore once it is enabled). So no waiting for a cron minute.
     const after = await state();
     const reached = (await requestsText()).filter((t) => t.includes(MARKER));
     assert.deepEqual(reached, [], 'a shipped chore reached the model');
     assert.deepEqual(webhook.bodies, [], 'a shipped chore reached the webhook');
+    assert.equal(chore(after, 'shipped-cron')?.nextFireAt, undefined, 'the scheduler holds a fire of a chore without consent');
+    assert.equal(chore(after, 'shipped-files')?.files, undefined, 'the file watcher collects bursts for a chore without consent');
     for (const id of ['shipped-cron', 'shipped-files']) {
       assert.equal(chore(after, id)?.consent, 'needed');
       assert.deepEqual(chore(after, id)?.runs, [], `${id} recorded runs without consent`);
@@ -204,11 +209,14 @@ describe('host: consent for shipped chores, settings a repository cannot set', f
       /changed since it was shown/,
     );
     assert.equal(await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', 'shipped-files', before.review!.definitionHash), 'Enable'), true);
-    const enabled = await until('shipped-files to be enabled', async () => {
+    const enabled = await until('shipped-files to be enabled and watched', async () => {
       const c = chore(await state(), 'shipped-files');
-      return c?.consent === 'given' && c.enabled ? c : undefined;
+      return c?.consent === 'given' && c.enabled && c.files ? c : undefined;
     });
     assert.equal(enabled.problem, undefined);
+    // The positive side of the first test's negative: once enabled, the file watcher takes the chore
+    // (and the writes made before consent were never collected for it).
+    assert.deepEqual(enabled.files, { fired: 0, collecting: false });
     assert.equal(chore(await state(), 'shipped-cron')?.consent, 'needed', 'enabling one chore enabled another');
 
     await scriptModel(`${MARKER} files`, [{ toolCalls: [{ name: 'task_end', arguments: { status: 'error', summary: 'cache could not be warmed' } }] }]);
