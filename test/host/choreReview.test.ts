@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as vscode from 'vscode';
-import { activateTasklane, modelRequests, quiesce, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { activateTasklane, modelRequests, quiesce, resetModel, scriptModel, until, useScriptedModel, writeChoresFile } from './support/tasklane';
 import { asPerson } from './support/asPerson';
 
 /** In the chore's prompt: its requests carry it, and its answers are routed by it. */
@@ -61,9 +61,8 @@ describe('host: chore review links', function () {
     await resetModel();
     await useScriptedModel();
     original = await read(readme());
-    await vscode.workspace.fs.writeFile(
-      vscode.Uri.joinPath(root(), '.tasklane/chores.yaml'),
-      new TextEncoder().encode(
+    const loaded = chore(
+      await writeChoresFile<State>(
         [
           'chores:',
           '  - id: reviewed',
@@ -74,9 +73,9 @@ describe('host: chore review links', function () {
           '    budget: { maxSeconds: 600 }',
           `    escalate: { webhook: { url: "http://127.0.0.1:${port}/hook" } }`,
         ].join('\n') + '\n',
+        (s) => Boolean(chore(s)),
       ),
-    );
-    const loaded = await until('the chore to load', async () => chore(await state()));
+    )!;
     if (loaded.consent === 'needed' && loaded.review)
       await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', 'reviewed', loaded.review!.definitionHash), 'Enable');
     await until('the chore to be enabled', async () => chore(await state())?.enabled);

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as vscode from 'vscode';
-import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel, writeChoresFile } from './support/tasklane';
 import { asPerson } from './support/asPerson';
 
 // Issue #14 in the real workbench: the diagnostics and git-HEAD triggers fire once per burst and
@@ -28,7 +28,6 @@ interface State {
 }
 
 const root = () => vscode.workspace.workspaceFolders![0].uri;
-const write = (rel: string, text: string) => vscode.workspace.fs.writeFile(vscode.Uri.joinPath(root(), rel), new TextEncoder().encode(text));
 const state = async () => (await vscode.commands.executeCommand('tasklane.getState')) as State;
 const chore = (s: State, id: string) => s.chores.find((c) => c.id === id);
 const endStep = (extra: Record<string, unknown> = {}) => ({ ...extra, toolCalls: [{ name: 'task_end', arguments: { summary: 'done', output: {} } }] });
@@ -99,16 +98,7 @@ describe('host: chore triggers and caps', function () {
         '    trigger: { git: head, debounceMs: 15000 }',
         `    prompt: "${HEAD}"`,
       ].join('\n') + '\n';
-    // Run alone in a fresh window, the workspace's file watcher may not be armed yet when the file
-    // is first written (nothing loads): write it again until the chores host has read it.
-    let loaded: State | undefined;
-    for (let attempt = 0; !loaded && attempt < 6; attempt++) {
-      await write('.tasklane/chores.yaml', yaml + '#'.repeat(attempt) + '\n');
-      loaded = await untilState('chores.yaml to load', (s) => ['diag-watch', 'spender', 'head-watch'].every((id) => chore(s, id)?.review) && s, 5_000).catch(
-        () => undefined,
-      );
-    }
-    assert.ok(loaded, 'chores.yaml never loaded');
+    const loaded = await writeChoresFile<State>(yaml, (s) => ['diag-watch', 'spender', 'head-watch'].every((id) => chore(s, id)?.review));
     for (const c of loaded.chores) {
       if (c.consent === 'needed' && c.review)
         await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', c.id, c.review!.definitionHash), 'Enable');

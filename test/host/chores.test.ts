@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, writeChoresFile, until, useScriptedModel } from './support/tasklane';
 import { asPerson } from './support/asPerson';
 
 // Chores inside a real extension host: chores.yaml loaded through the FileSystemWatcher, a file
@@ -78,15 +78,7 @@ describe('host: chores', function () {
         '    trigger: { cron: "not a cron" }',
         '    prompt: never runs',
       ].join('\n') + '\n';
-    // Run alone in a fresh window, the workspace's file watcher may not be armed yet when the file
-    // is first written (nothing loads): write it again until the chores host has read it, as
-    // choreTriggers.test.ts does. Comment lines at the end keep every line number.
-    let loaded: State | undefined;
-    for (let attempt = 0; !loaded && attempt < 6; attempt++) {
-      await write('.tasklane/chores.yaml', yaml + '#'.repeat(attempt) + '\n');
-      loaded = await untilState('chores.yaml to load', (s) => chore(s, 'fixer') && s, 5_000).catch(() => undefined);
-    }
-    assert.ok(loaded, 'chores.yaml never loaded');
+    const loaded = await writeChoresFile<State>(yaml, (s) => Boolean(chore(s, 'fixer')));
     // Written by the test, not with New Chore: each waits for the person's Enable (the consent suite tests that).
     for (const c of loaded.chores) {
       if (c.consent === 'needed' && c.review)

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as vscode from 'vscode';
-import { activateTasklane, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { activateTasklane, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel, writeChoresFile } from './support/tasklane';
 import { asPerson } from './support/asPerson';
 
 // Issue #11 in a real workbench on a trusted folder: chores a repository ships stay disabled until
@@ -115,11 +115,9 @@ describe('host: consent for shipped chores, settings a repository cannot set', f
   });
 
   it('a shipped chores.yaml (cron every minute, file trigger, webhook) reaches neither the model nor the webhook; workspace settings are ignored and said so', async () => {
-    await write('.tasklane/chores.yaml', choresYaml(webhook.url, `${MARKER} files: summarise what changed.`));
-    const loaded = await until('the shipped chores to load', async () => {
-      const s = await state();
-      return chore(s, 'shipped-cron') && chore(s, 'shipped-files') ? s : undefined;
-    });
+    const loaded = await writeChoresFile<State>(choresYaml(webhook.url, `${MARKER} files: summarise what changed.`), (s) =>
+      Boolean(chore(s, 'shipped-cron') && chore(s, 'shipped-files')),
+    );
     for (const id of ['shipped-cron', 'shipped-files']) {
       const c = chore(loaded, id)!;
       assert.equal(c.consent, 'needed', `${id}: ${JSON.stringify(c)}`);
