@@ -1,6 +1,14 @@
 import * as vscode from 'vscode';
 import type { HistoryHit, TaskEvent } from '../core/engine/types';
+import { dismissDeadLettersCommand, retryDeadLettersCommand } from './deadLetterCommands';
+import type { DeadLetterPrompts } from './deadLetterCommands';
 import type { Runtime } from './runtime';
+
+const prompts: DeadLetterPrompts = {
+  info: (text) => void vscode.window.showInformationMessage(text),
+  error: (text) => void vscode.window.showErrorMessage(text),
+  confirm: async (text, action) => (await vscode.window.showWarningMessage(text, { modal: true }, action)) === action,
+};
 
 /** Events per page when an old session is opened (the same page size as the sidebar trace). */
 const PAGE = 200;
@@ -82,7 +90,7 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       lines.push('', 'Schedules and settings: `tasklane.storage.*` (see the README, "Storage").');
       const doc = await vscode.workspace.openTextDocument({ content: lines.join('\n'), language: 'markdown' });
       await vscode.window.showTextDocument(doc, { preview: true });
-      const dead = agent.snapshot().deadLetters.length;
+      const dead = agent.deadLetters.list().length;
       const actions = ['Archive and clean up now', ...(dead ? [`Retry ${dead} dead letters`, `Dismiss ${dead} dead letters`] : [])];
       const choice = await vscode.window.showInformationMessage('Tasklane storage', ...actions);
       if (choice === actions[0]) await vscode.commands.executeCommand('tasklane.archiveNow');
@@ -92,26 +100,10 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
     }),
     // Runs the background pass now (archive moves, then retention); returns what it did.
     vscode.commands.registerCommand('tasklane.archiveNow', async () => (await runtime.ready).agent.history.runPass()),
-    vscode.commands.registerCommand('tasklane.retryDeadLetters', async () => {
-      const { agent } = await runtime.ready;
-      const n = await agent.history.retryDeadLetters();
-      void vscode.window.showInformationMessage(`Tasklane: ${n} dead letters re-queued.`);
-      return n;
-    }),
-    vscode.commands.registerCommand('tasklane.dismissDeadLetters', async (confirmed?: unknown) => {
-      const { agent } = await runtime.ready;
-      const count = agent.snapshot().deadLetters.length;
-      if (count === 0) return 0;
-      if (confirmed !== true) {
-        const ok = await vscode.window.showWarningMessage(
-          `Dismiss ${count} dead letters? They leave the queue for good (the trigger history keeps a record).`,
-          { modal: true },
-          'Dismiss',
-        );
-        if (ok !== 'Dismiss') return 0;
-      }
-      return agent.history.dismissDeadLetters();
-    }),
+    vscode.commands.registerCommand('tasklane.retryDeadLetters', async () => retryDeadLettersCommand((await runtime.ready).agent.deadLetters, prompts)),
+    vscode.commands.registerCommand('tasklane.dismissDeadLetters', async (confirmed?: unknown) =>
+      dismissDeadLettersCommand((await runtime.ready).agent.deadLetters, prompts, confirmed === true),
+    ),
   ];
 }
 

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import { createModelClient } from '../core/model/createModelClient';
+import { guarded } from '../core/model/guarded';
+import type { Logger } from '../core/ports';
 import type { ModelClient } from '../core/model/types';
 import { ModelError } from '../core/model/types';
 import type { ModelStatusView } from '../shared/protocol';
@@ -23,13 +25,18 @@ export class ModelProvider {
   constructor(
     private readonly secrets: vscode.SecretStorage,
     readonly settings: TasklaneSettings,
+    private readonly logger?: Logger,
   ) {}
 
   async client(): Promise<ModelClient> {
     const settings = this.settings.model();
     if (settings.provider === 'vscode-lm' || settings.provider === 'auto') {
       const chat = await selectLmChat(settings.provider === 'vscode-lm' ? settings.model || undefined : undefined);
-      if (chat) return new VsCodeLmClient(chat);
+      if (chat) {
+        const client = new VsCodeLmClient(chat);
+        // The same guard as the API clients: timeoutSeconds and maxRetries apply to vscode-lm too.
+        return guarded(client, { timeoutMs: settings.timeoutMs, maxRetries: settings.maxRetries, where: client.model, ...this.log() });
+      }
       if (settings.provider === 'vscode-lm') {
         throw new ModelError(
           'no_model',
@@ -40,7 +47,14 @@ export class ModelProvider {
       for (const provider of ['anthropic', 'openai'] as const) {
         const apiKey = await this.apiKey(provider, '');
         if (apiKey)
-          return createModelClient({ provider, model: settings.model || undefined, apiKey, timeoutMs: settings.timeoutMs, maxRetries: settings.maxRetries });
+          return createModelClient({
+            provider,
+            model: settings.model || undefined,
+            apiKey,
+            timeoutMs: settings.timeoutMs,
+            maxRetries: settings.maxRetries,
+            ...this.log(),
+          });
       }
       throw new ModelError(
         'no_model',
@@ -54,7 +68,12 @@ export class ModelProvider {
       apiKey: await this.apiKey(settings.provider, settings.baseUrl),
       timeoutMs: settings.timeoutMs,
       maxRetries: settings.maxRetries,
+      ...this.log(),
     });
+  }
+
+  private log(): { logger?: Logger } {
+    return this.logger ? { logger: this.logger } : {};
   }
 
   /** The stored key, else the environment's key when keySource.ts allows it for this provider and host. */

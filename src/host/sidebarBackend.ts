@@ -27,7 +27,7 @@ export interface SidebarSections {
 /** What the backend reads: the services once the store is open, and why it is not (yet). */
 export interface SidebarRuntime {
   /** Resolves with the services once the store is open (gestures wait for it). */
-  readonly ready: Promise<SidebarSections & Pick<StoreServices, 'agent' | 'triggers'>>;
+  readonly ready: Promise<SidebarSections & Pick<StoreServices, 'agent'>>;
   /** The services if the store is open already (the initial state does not wait for it). */
   readonly current: (SidebarSections & Pick<StoreServices, 'agent'> & Partial<Pick<StoreServices, 'mcp'>>) | undefined;
   readonly problem: string | undefined;
@@ -130,11 +130,10 @@ export class AgentSidebarBackend implements SidebarBackend {
         const hasMore = events.length > TRACE_PAGE;
         return { type: 'tracePage', taskId: message.taskId, events: events.slice(-TRACE_PAGE).map(toTraceEvent), hasMore };
       }
-      case 'retryDeadLetter': {
-        const { triggers, agent } = await this.runtime.ready;
-        await triggers.retryDead(message.triggerId);
-        return { type: 'deadLetters', deadLetters: agent.snapshot().deadLetters.map(toDeadLetterView) };
-      }
+      case 'retryDeadLetter':
+        // The engine publishes the new list; the sidebar redraws it from that change.
+        await (await this.runtime.ready).agent.deadLetters.retry([message.triggerId]);
+        return undefined;
       case 'command': {
         const command = {
           setApiKey: 'tasklane.setApiKey',

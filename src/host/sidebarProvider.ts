@@ -13,6 +13,16 @@ export interface SidebarBackend {
   handle(message: WebviewMessage): Promise<HostMessage | undefined>;
 }
 
+/** The person's words for a gesture whose failure is shown (others read "that"). */
+const GESTURES: Partial<Record<WebviewMessage['type'], string>> = {
+  retryDeadLetter: 'Retry',
+  continueTask: 'Continue',
+  abortTask: 'Abort',
+  cancelTask: 'Cancel',
+  stop: 'Stop',
+  loadTrace: 'Loading the trace',
+};
+
 /**
  * The `tasklane.sidebar` webview view. Its content is built from dist/webview.js and
  * media/sidebar.css only (localResourceRoots), behind a CSP that allows no remote source and only
@@ -150,6 +160,11 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
           ok: false,
           error: `Not sent: ${error instanceof Error ? error.message : String(error)}. Your text is still in the box.`,
         });
+      } else {
+        // Every other gesture fails in view of the person too, not only in the log.
+        void vscode.window.showErrorMessage(
+          `Tasklane: ${GESTURES[message.type] ?? 'that'} did not work: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
   }

@@ -7,7 +7,8 @@ import { ModelStoppedError } from '../core/model/errors';
  * The model port over VS Code's Language Model API (vscode.lm): any chat model another extension
  * provides (Copilot, or a test provider), no API key needed. The API has no system role, so the
  * system prompt goes first as a user message; it has no usage report, so tokens are counted with
- * the model's own `countTokens`.
+ * the model's own `countTokens`. It neither times out nor retries: ModelProvider puts it under the
+ * same guard as the API clients (core/model/guarded.ts), so it only maps its failures to ModelErrors.
  */
 export class VsCodeLmClient implements ModelClient {
   readonly provider = 'vscode-lm';

@@ -117,6 +117,15 @@ describe('host: chat through each provider, and what the user sees when the mode
       },
       expect: /time|within/i,
     },
+    {
+      // tasklane.model.timeoutSeconds holds for vscode-lm too (the guard in core/model/guarded.ts).
+      name: 'a vscode-lm timeout',
+      arrange: async (marker) => {
+        await useProvider('vscode-lm', { id: 'scripted', timeoutSeconds: 1 });
+        await scriptModel(marker, [{ delayMs: 4000, text: 'too late' }]);
+      },
+      expect: /No response from .* within 1 s/,
+    },
   ];
 
   for (const failure of failures) {

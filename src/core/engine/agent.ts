@@ -21,6 +21,7 @@ import type { DurableDb, Trigger, TriggerStore } from '../store/types';
 import { raiseLimits } from './budgets';
 import type { EngineEnv } from './engineEnv';
 import { USER_PRIORITY } from './engineEnv';
+import { DeadLetters } from './deadLetters';
 import { EngineState, toMessage } from './engineState';
 import { SESSION_PAGE, SessionPages } from './sessionPages';
 import type { SessionCursor, SessionPage } from './sessionPages';
@@ -40,7 +41,7 @@ import { continueLater, endTask, injectReply, noteInput, scratchDirOf } from './
 import type { TaskRecord } from './records';
 import { redactCredentials, redactDeep } from '../security/redact';
 import { RunawayGuard } from './caps';
-import type { AgentChange, AgentSettings, AgentSnapshot, DeadLetterView, MessageView, SessionView, TaskEvent, TaskView } from './types';
+import type { AgentChange, AgentSettings, AgentSnapshot, MessageView, SessionView, TaskEvent, TaskView } from './types';
 import { InvalidTriggerPayload } from './triggerPayloads';
 
 /** What the agent needs from its host (the VS Code adapters, or fakes in tests). */
@@ -83,12 +84,13 @@ export class Agent {
   private readonly abort = new AbortController();
   private loop?: Promise<void>;
   private skillList: Skill[] = [];
-  private deadLetterViews: DeadLetterView[] = [];
   private memoryQueue: Promise<unknown> = Promise.resolve();
   private readonly taskStopListeners = new Set<(taskId: string) => Promise<void>>();
   private readonly ready: Promise<void>;
   /** Archive mover, retention, history search and the storage report. */
   readonly history: History;
+  /** Every retry and dismissal of a dead letter goes through here, so every view sees it. */
+  readonly deadLetters: DeadLetters;
   private readonly archive?: Archive;
   private readonly pages: SessionPages;
   private readonly settleListeners = new Set<(turn: { trigger: Trigger; rung: Rung | 'failed' }) => void>();
@@ -121,6 +123,7 @@ export class Agent {
         },
       });
     }
+    this.deadLetters = new DeadLetters({ triggers: deps.triggers, state: this.state });
     this.pages = new SessionPages({ state: this.state, ...(this.archive ? { archive: this.archive } : {}) });
     this.history = new History({
       db: deps.db,
@@ -184,7 +187,7 @@ export class Agent {
     this.archive?.recover();
     await this.state.load();
     this.skillList = await discoverSkills(this.deps.skillDirs, this.deps.logger);
-    await this.refreshDeadLetters(false);
+    this.deadLetters.load();
   }
 
   private serialMemory<T>(fn: () => Promise<T>): Promise<T> {
@@ -265,7 +268,7 @@ export class Agent {
         // An invalid payload fails the same way on every attempt: set it aside now, with the reason.
         const final = error instanceof InvalidTriggerPayload;
         await this.deps.triggers.nack(token, message, { final }).catch((e) => this.deps.logger.error('TRIGGER', 'nack failed', e));
-        await this.refreshDeadLetters(true, trigger.id);
+        await this.deadLetters.noteFailure(trigger.id);
       }
       this.holding = false;
       for (const listener of [...this.settleListeners]) {
@@ -287,23 +290,6 @@ export class Agent {
   /** True from the claim of a trigger until its turn settles (see onDidSettle); false while the loop waits for work. */
   get inTurn(): boolean {
     return this.holding;
-  }
-
-  private async refreshDeadLetters(announce: boolean, triggerId?: string): Promise<void> {
-    const dead = this.deps.triggers.deadLetters();
-    this.deadLetterViews = dead.map((t) => ({ id: t.id, sessionId: t.sessionId, source: t.source, lastError: t.lastError, attempts: t.attempts }));
-    if (!announce) return;
-    const died = dead.find((t) => t.id === triggerId);
-    if (!died) return;
-    this.state.publish({ type: 'deadLetters', deadLetters: this.deadLetterViews });
-    if (this.state.sessions.has(died.sessionId)) {
-      await this.state.appendMessage(
-        died.sessionId,
-        'error',
-        `A ${died.source} step failed ${died.attempts === 1 ? 'once' : `${died.attempts} times`} and was set aside: ${died.lastError ?? 'unknown error'}. It can be retried from the dead letters.`,
-      );
-      await this.state.commit().catch(() => undefined);
-    }
   }
 
   async sendMessage(text: string, options: MessageOptions = {}): Promise<{ sessionId: string }> {
@@ -450,7 +436,7 @@ export class Agent {
           return { ...sessionView(s, this.state.transcript(s.id).slice(-SNAPSHOT_MESSAGES)), ...(live ? { liveTurnId: live.id } : {}) };
         }),
       tasks: [...this.state.tasks.values()].sort((a, b) => b.createdAt - a.createdAt).map(taskView),
-      deadLetters: this.deadLetterViews,
+      deadLetters: this.deadLetters.list(),
     };
   }
 

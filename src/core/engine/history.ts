@@ -1,8 +1,8 @@
 /**
  * History: what keeps a year of use cheap and findable. It runs the archive mover and the
  * retention rules in the background (docs/STORAGE.md, "The archive" and "Retention"), answers
- * history searches across hot state and archive, opens archived sessions, reports what is kept
- * and how big it is, and handles dead letters in bulk.
+ * history searches across hot state and archive, opens archived sessions, and reports what is kept
+ * and how big it is (dead letters included; retrying and dismissing them is deadLetters.ts).
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -268,18 +268,6 @@ export class History {
     const dead = this.deps.triggers.deadLetters();
     items.push({ what: 'Dead letters', where: 'hot database', count: dead.length, bytes: 0, rule: 'kept until retried or dismissed' });
     return items;
-  }
-
-  /** Dismisses dead letters (all when `ids` is omitted); returns how many. */
-  async dismissDeadLetters(ids?: readonly string[]): Promise<number> {
-    return this.deps.triggers.dismissDead(ids ?? this.deps.triggers.deadLetters().map((t) => t.id));
-  }
-
-  /** Re-queues dead letters (all when `ids` is omitted); returns how many. */
-  async retryDeadLetters(ids?: readonly string[]): Promise<number> {
-    const targets = ids ?? this.deps.triggers.deadLetters().map((t) => t.id);
-    for (const id of targets) await this.deps.triggers.retryDead(id);
-    return targets.length;
   }
 }
 

@@ -14,8 +14,8 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { toToolCall } from './clientOptions';
 import type { SdkClientOptions } from './clientOptions';
-import { deltaSink, drainStream, emitWhole, guardedModelCall, resolveSdkSettings } from './sdkRequest';
-import type { SdkCallSite, SdkSettings } from './sdkRequest';
+import { deltaSink, drainStream, emitWhole, sdkCall } from './sdkRequest';
+import type { SdkCallSite } from './sdkRequest';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResponse, Usage } from './types';
 
 const sdkErrors = { APIError, APIUserAbortError, APIConnectionError, APIConnectionTimeoutError };
@@ -33,36 +33,36 @@ export class AnthropicClient implements ModelClient {
   readonly model: string;
   readonly baseUrl: string;
   private readonly sdk: Anthropic;
-  private readonly settings: SdkSettings;
+  private readonly stream: boolean;
   private readonly site: SdkCallSite;
 
   constructor(private readonly options: AnthropicClientOptions) {
     this.model = options.model;
-    this.settings = resolveSdkSettings(options);
+    this.stream = options.stream ?? true;
     this.sdk = new Anthropic({
       apiKey: options.apiKey,
       // Not from ANTHROPIC_AUTH_TOKEN: the key the user configured is the only credential sent.
       authToken: null,
       // Explicit, so an ANTHROPIC_BASE_URL in the environment cannot silently redirect the key.
       baseURL: options.baseUrl ?? 'https://api.anthropic.com',
-      timeout: this.settings.timeoutMs,
-      maxRetries: this.settings.maxRetries,
+      // The guard (guarded.ts) times out and retries every client the same way; the SDK does neither.
+      maxRetries: 0,
     });
     this.baseUrl = this.sdk.baseURL;
-    this.site = { provider: this.provider, model: this.model, baseUrl: this.baseUrl, ...this.settings, logger: options.logger, sdkErrors };
+    this.site = { provider: this.provider, model: this.model, baseUrl: this.baseUrl, sdkErrors };
   }
 
   complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
-    return guardedModelCall(this.site, request.signal, async (guard) => {
+    return sdkCall(this.site, request.signal, async () => {
       const params = buildAnthropicParams(request, this.model, this.options.defaultMaxOutputTokens ?? 8192);
       const emit = deltaSink(request, onText);
-      if (!this.settings.stream) {
-        const message = await this.sdk.messages.create({ ...params, stream: false }, { signal: guard.signal });
+      if (!this.stream) {
+        const message = await this.sdk.messages.create({ ...params, stream: false }, { signal: request.signal });
         return emitWhole(fromMessage(message as Message, this.model), emit);
       }
       // The SDK passes the signal to fetch: aborting it closes the connection mid-stream.
-      const stream = await this.sdk.messages.create({ ...params, stream: true }, { signal: guard.signal });
-      return drainStream(stream, new StreamAccumulator(this.model), guard, emit);
+      const stream = await this.sdk.messages.create({ ...params, stream: true }, { signal: request.signal });
+      return drainStream(stream, new StreamAccumulator(this.model), request.signal, emit);
     });
   }
 }

@@ -1,24 +1,19 @@
-import type { Logger } from '../ports';
 import type { ToolCall } from './types';
 
-/** Settings shared by the SDK-backed clients (OpenAI and Anthropic). */
+/**
+ * Settings shared by the SDK-backed clients (OpenAI and Anthropic). Their patience (timeout,
+ * retries) is the guard's, applied around them by createModelClient (guarded.ts).
+ */
 export interface SdkClientOptions {
   model: string;
   apiKey: string;
   /** Provider endpoint; default: the SDK's (api.openai.com/v1, api.anthropic.com). */
   baseUrl?: string;
-  /**
-   * How long to wait for the response to start, and, when streaming, the longest silence
-   * between two chunks. Default 60 000 ms.
-   */
-  timeoutMs?: number;
-  /** Retries on 408/409/429/5xx and connection errors, with backoff honouring Retry-After. Default 2. */
-  maxRetries?: number;
-  /** Stream the answer (onText gets deltas as they arrive). Default true. */
+  /** Stream the answer (onDelta gets deltas as they arrive). Default true. */
   stream?: boolean;
-  logger?: Logger;
 }
 
+/** The guard's defaults (guarded.ts) for every client. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 2;
 

@@ -1,13 +1,15 @@
 /**
- * Builds the SDK-backed ModelClient for a provider setting. (The vscode-lm provider is built in
- * src/host; this factory only knows the HTTP providers.)
+ * Builds the SDK-backed ModelClient for a provider setting, under the guard every client runs
+ * under (guarded.ts). (The vscode-lm provider is built in src/host and guarded there the same
+ * way; this factory only knows the HTTP providers.)
  */
 import type { Logger } from '../ports';
 import { AnthropicClient } from './anthropicClient';
+import { guarded } from './guarded';
+import type { GuardedModelClient } from './guarded';
 import { envApiKey, isOfficialHost } from './keySource';
 import { OpenAiClient } from './openaiClient';
 import { ModelError } from './types';
-import type { ModelClient } from './types';
 
 export type SdkProvider = 'openai' | 'openai-compatible' | 'anthropic';
 
@@ -39,14 +41,19 @@ export const DEFAULT_COMPATIBLE_BASE_URL = 'http://localhost:11434/v1';
 /** Sent to keyless local servers: the SDK insists on some key, and they ignore it. */
 export const PLACEHOLDER_KEY = 'not-needed';
 
-export function createModelClient(config: ModelClientConfig): ModelClient {
-  const env = config.env ?? process.env;
-  const common = {
+export function createModelClient(config: ModelClientConfig): GuardedModelClient {
+  const client = sdkClient(config);
+  return guarded(client, {
     ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
     ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
-    ...(config.stream !== undefined ? { stream: config.stream } : {}),
     ...(config.logger ? { logger: config.logger } : {}),
-  };
+    where: client.baseUrl,
+  });
+}
+
+function sdkClient(config: ModelClientConfig): AnthropicClient | OpenAiClient {
+  const env = config.env ?? process.env;
+  const common = config.stream !== undefined ? { stream: config.stream } : {};
   const baseUrl = config.baseUrl?.trim() || undefined;
   if (baseUrl) checkUrl(baseUrl, config.provider);
 

@@ -12,19 +12,13 @@ export interface SdkErrorClasses {
   APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
 }
 
-/** What the message needs to name: where we called and how patient we were. */
+/** What the message needs to name: where we called. */
 export interface ErrorContext {
   provider: string;
   model: string;
   baseUrl: string;
-  timeoutMs: number;
-  maxRetries: number;
-  /** Set when our own stream watchdog aborted the request (no data within timeoutMs). */
-  idleTimedOut?: boolean;
   /** Set when the caller's AbortSignal fired. */
   cancelledByCaller?: boolean;
-  /** Text streamed before the failure (carried by a ModelStoppedError). */
-  partialText?: string;
 }
 
 /**
@@ -47,22 +41,10 @@ export const formatSeconds = (ms: number): string => `${Number((ms / 1000).toFix
 export function toModelError(error: unknown, sdk: SdkErrorClasses, ctx: ErrorContext): ModelError {
   if (error instanceof ModelError) return error;
   const base = { provider: ctx.provider };
-  if (ctx.idleTimedOut) {
-    return new ModelError(
-      'timeout',
-      `No response from ${ctx.baseUrl} within ${formatSeconds(ctx.timeoutMs)} (the stream stalled). Try again; if it keeps happening, raise the timeout or check the server.`,
-      base,
-    );
-  }
-  if (ctx.cancelledByCaller || error instanceof sdk.APIUserAbortError) {
-    return new ModelStoppedError(ctx.partialText ?? '', ctx.provider);
-  }
+  // The text streamed before a Stop is the guard's to hand back (guarded.ts).
+  if (ctx.cancelledByCaller || error instanceof sdk.APIUserAbortError) return new ModelStoppedError('', ctx.provider);
   if (error instanceof sdk.APIConnectionTimeoutError) {
-    return new ModelError(
-      'timeout',
-      `No response from ${ctx.baseUrl} within ${formatSeconds(ctx.timeoutMs)}${retriesNote(ctx)}. Try again; if it keeps happening, raise the timeout or check the server.`,
-      base,
-    );
+    return new ModelError('timeout', `No response from ${ctx.baseUrl} in time. Try again; if it keeps happening, check the server.`, base);
   }
   if (error instanceof sdk.APIConnectionError) {
     return new ModelError(
@@ -75,7 +57,9 @@ export function toModelError(error: unknown, sdk: SdkErrorClasses, ctx: ErrorCon
     const status = (error as { status?: number }).status;
     const headers = (error as { headers?: unknown }).headers;
     const detail = serverMessage(error);
-    const details = { ...base, ...(status !== undefined ? { status } : {}) };
+    const retryAfterMs = retryAfter(headers);
+    // Retry-After rides along on every status: the guard honours it for a 5xx as for a 429.
+    const details = { ...base, ...(status !== undefined ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
     if (status === 401 || status === 403) {
       return new ModelError(
         'auth',
@@ -84,12 +68,8 @@ export function toModelError(error: unknown, sdk: SdkErrorClasses, ctx: ErrorCon
       );
     }
     if (status === 429) {
-      const retryAfterMs = retryAfter(headers);
       const when = retryAfterMs !== undefined ? `retry after ${formatSeconds(retryAfterMs)}` : 'wait a minute and retry';
-      return new ModelError('rate_limit', `Rate limited (429) by ${ctx.baseUrl}${retriesNote(ctx)}; ${when}.${detail ? ` Server said: ${detail}` : ''}`, {
-        ...details,
-        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-      });
+      return new ModelError('rate_limit', `Rate limited (429) by ${ctx.baseUrl}; ${when}.${detail ? ` Server said: ${detail}` : ''}`, details);
     }
     if (status === 404) {
       return new ModelError(
@@ -99,11 +79,7 @@ export function toModelError(error: unknown, sdk: SdkErrorClasses, ctx: ErrorCon
       );
     }
     if (status !== undefined && status >= 500) {
-      return new ModelError(
-        'server',
-        `The model server at ${ctx.baseUrl} failed (${status})${retriesNote(ctx)}${detail ? `: ${detail}` : ''}. Try again later.`,
-        details,
-      );
+      return new ModelError('server', `The model server at ${ctx.baseUrl} failed (${status})${detail ? `: ${detail}` : ''}. Try again later.`, details);
     }
     return new ModelError(
       'bad_request',
@@ -113,10 +89,6 @@ export function toModelError(error: unknown, sdk: SdkErrorClasses, ctx: ErrorCon
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ModelError('server', `The model call to ${ctx.baseUrl} failed unexpectedly: ${message}. Try again; if it persists, see the Tasklane log.`, base);
-}
-
-function retriesNote(ctx: ErrorContext): string {
-  return ctx.maxRetries > 0 ? ` after ${ctx.maxRetries} ${ctx.maxRetries === 1 ? 'retry' : 'retries'}` : '';
 }
 
 /** The provider's own error text: OpenAI `{error:{message}}`, Anthropic `{type:'error', error:{message}}`. */

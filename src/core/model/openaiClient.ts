@@ -13,8 +13,8 @@ import type {
 import type { CompletionUsage } from 'openai/resources/completions';
 import { toToolCall } from './clientOptions';
 import type { SdkClientOptions } from './clientOptions';
-import { deltaSink, drainStream, emitWhole, guardedModelCall, resolveSdkSettings } from './sdkRequest';
-import type { SdkCallSite, SdkSettings } from './sdkRequest';
+import { deltaSink, drainStream, emitWhole, sdkCall } from './sdkRequest';
+import type { SdkCallSite } from './sdkRequest';
 import type { ModelClient, ModelDelta, ModelMessage, ModelRequest, ModelResponse, ToolCall, Usage } from './types';
 
 const sdkErrors = { APIError, APIUserAbortError, APIConnectionError, APIConnectionTimeoutError };
@@ -29,37 +29,37 @@ export class OpenAiClient implements ModelClient {
   readonly model: string;
   readonly baseUrl: string;
   private readonly sdk: OpenAI;
-  private readonly settings: SdkSettings;
+  private readonly stream: boolean;
   private readonly site: SdkCallSite;
 
   constructor(options: OpenAiClientOptions) {
     this.provider = options.provider ?? 'openai';
     this.model = options.model;
-    this.settings = resolveSdkSettings(options);
+    this.stream = options.stream ?? true;
     this.sdk = new OpenAI({
       apiKey: options.apiKey,
       // Explicit, so an OPENAI_BASE_URL in the environment cannot silently redirect the key.
       baseURL: options.baseUrl ?? 'https://api.openai.com/v1',
-      timeout: this.settings.timeoutMs,
-      maxRetries: this.settings.maxRetries,
+      // The guard (guarded.ts) times out and retries every client the same way; the SDK does neither.
+      maxRetries: 0,
       // OPENAI_ORG_ID / OPENAI_PROJECT_ID belong to api.openai.com; never send them to a third-party server.
       ...(this.provider === 'openai-compatible' ? { organization: null, project: null } : {}),
     });
     this.baseUrl = this.sdk.baseURL;
-    this.site = { provider: this.provider, model: this.model, baseUrl: this.baseUrl, ...this.settings, logger: options.logger, sdkErrors };
+    this.site = { provider: this.provider, model: this.model, baseUrl: this.baseUrl, sdkErrors };
   }
 
   complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
-    return guardedModelCall(this.site, request.signal, async (guard) => {
+    return sdkCall(this.site, request.signal, async () => {
       const params = this.buildParams(request);
       const emit = deltaSink(request, onText);
-      if (!this.settings.stream) {
-        const completion = await this.sdk.chat.completions.create({ ...params, stream: false }, { signal: guard.signal });
+      if (!this.stream) {
+        const completion = await this.sdk.chat.completions.create({ ...params, stream: false }, { signal: request.signal });
         return emitWhole(fromCompletion(completion, this.model), emit);
       }
       // The SDK passes the signal to fetch: aborting it closes the connection mid-stream.
-      const stream = await this.sdk.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal: guard.signal });
-      return drainStream(stream, new StreamAccumulator(this.model), guard, emit);
+      const stream = await this.sdk.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal: request.signal });
+      return drainStream(stream, new StreamAccumulator(this.model), request.signal, emit);
     });
   }
 

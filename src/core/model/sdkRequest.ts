@@ -1,70 +1,28 @@
 /**
- * The plumbing both SDK-backed clients (OpenAI, Anthropic) wrap around one model call: the idle
- * watchdog, draining a stream into an accumulator, and mapping a failure to a ModelError that is
- * logged once. Only the wire formats differ between the two clients; this is what they share.
+ * What both SDK-backed clients (OpenAI, Anthropic) wrap around one model call: draining a stream
+ * into an accumulator, and mapping an SDK failure to a ModelError. Only the wire formats differ
+ * between the two clients. The watchdog, the retries, the caller's cancel and the log line are
+ * not here: every client, vscode-lm included, runs under the same guard (guarded.ts).
  */
-import type { Logger } from '../ports';
-import type { SdkClientOptions } from './clientOptions';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './clientOptions';
 import { toModelError } from './errors';
 import type { SdkErrorClasses } from './errors';
-import { RequestGuard } from './requestGuard';
 import type { ModelDelta, ModelRequest, ModelResponse } from './types';
 
-/** The client's identity and patience, as its error messages and log lines name them. */
+/** The client's identity, as its error messages name it. */
 export interface SdkCallSite {
   provider: string;
   model: string;
   baseUrl: string;
-  timeoutMs: number;
-  maxRetries: number;
-  logger?: Logger;
   /** The SDK's own error classes (same names in both SDKs, different classes). */
   sdkErrors: SdkErrorClasses;
 }
 
-/** SdkClientOptions with their defaults applied. */
-export interface SdkSettings {
-  timeoutMs: number;
-  maxRetries: number;
-  stream: boolean;
-}
-
-export function resolveSdkSettings(options: SdkClientOptions): SdkSettings {
-  return {
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-    stream: options.stream ?? true,
-  };
-}
-
-/**
- * Runs `call` under a RequestGuard (caller cancel + idle watchdog) and turns any failure into a
- * ModelError, logged under [MODEL] with the provider and model so the user can tell which failed.
- */
-export async function guardedModelCall(
-  site: SdkCallSite,
-  signal: AbortSignal | undefined,
-  call: (guard: RequestGuard) => Promise<ModelResponse>,
-): Promise<ModelResponse> {
-  const guard = new RequestGuard(site.timeoutMs, signal);
+/** Runs one SDK call and turns any failure into a ModelError (kind, status, Retry-After). */
+export async function sdkCall(site: SdkCallSite, signal: AbortSignal | undefined, call: () => Promise<ModelResponse>): Promise<ModelResponse> {
   try {
-    return await call(guard);
+    return await call();
   } catch (error) {
-    const mapped = toModelError(error, site.sdkErrors, {
-      provider: site.provider,
-      model: site.model,
-      baseUrl: site.baseUrl,
-      timeoutMs: site.timeoutMs,
-      maxRetries: site.maxRetries,
-      idleTimedOut: guard.idleTimedOut,
-      cancelledByCaller: guard.cancelledByCaller,
-      partialText: guard.partialText,
-    });
-    site.logger?.warn('MODEL', `${site.provider} ${site.model}: ${mapped.kind}: ${mapped.message}`);
-    throw mapped;
-  } finally {
-    guard.dispose();
+    throw toModelError(error, site.sdkErrors, { provider: site.provider, model: site.model, baseUrl: site.baseUrl, cancelledByCaller: signal?.aborted });
   }
 }
 
@@ -90,25 +48,19 @@ export function emitWhole(response: ModelResponse, emit: (delta: ModelDelta) => 
 }
 
 /**
- * Drains an opened stream into `acc`, re-arming the idle watchdog on every event and passing
- * its deltas on. A stream the guard aborted ends quietly in both SDKs, so that is turned into
- * an error here rather than returned as a truncated answer.
+ * Drains an opened stream into `acc`, passing its deltas on. A stream whose signal aborted ends
+ * quietly in both SDKs, so that is turned into an error here rather than returned as a
+ * truncated answer.
  */
 export async function drainStream<E>(
   stream: AsyncIterable<E>,
   acc: StreamAccumulatorLike<E>,
-  guard: RequestGuard,
+  signal: AbortSignal | undefined,
   emit: (delta: ModelDelta) => void,
 ): Promise<ModelResponse> {
-  guard.touch();
   for await (const event of stream) {
-    guard.touch();
-    for (const delta of acc.add(event)) {
-      // Kept on the guard so a Stop can hand back what was said before it.
-      if (delta.kind === 'text') guard.partialText += delta.text;
-      emit(delta);
-    }
+    for (const delta of acc.add(event)) emit(delta);
   }
-  guard.throwIfAborted();
+  if (signal?.aborted) throw new Error('request aborted');
   return acc.finish();
 }

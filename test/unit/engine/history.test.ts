@@ -114,7 +114,7 @@ describe('engine: history (archive pass, retention, search, export)', function (
     assert.ok(h.agent.sessionRow('s-6').session);
 
     // Dead letters in bulk: dismissed ones leave the db and go to the trigger history as dismissed.
-    assert.equal(await h.agent.history.dismissDeadLetters(), 1);
+    assert.equal(await h.agent.deadLetters.dismiss(), 1);
     assert.deepEqual(h.triggers.deadLetters(), []);
     await h.triggers.close();
     assert.match(fs.readFileSync(historyFile, 'utf8'), /"id":"d1".*"status":"dismissed"/);

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { AnthropicClient } from '../../../src/core/model/anthropicClient';
 import { createModelClient, DEFAULT_MODELS, PLACEHOLDER_KEY } from '../../../src/core/model/createModelClient';
-import { OpenAiClient } from '../../../src/core/model/openaiClient';
 import { ModelError } from '../../../src/core/model/types';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
@@ -38,13 +36,12 @@ describe('createModelClient', () => {
 
   it('falls back to the environment key and the default model', () => {
     const client = createModelClient({ provider: 'anthropic', env: { ANTHROPIC_API_KEY: 'sk-env' } });
-    assert.ok(client instanceof AnthropicClient);
+    assert.equal(client.where, 'https://api.anthropic.com');
     assert.equal(client.model, DEFAULT_MODELS.anthropic);
     assert.equal(client.provider, 'anthropic');
     const openai = createModelClient({ provider: 'openai', env: { OPENAI_API_KEY: 'sk-env' } });
-    assert.ok(openai instanceof OpenAiClient);
     assert.equal(openai.model, DEFAULT_MODELS.openai);
-    assert.equal(openai.baseUrl, 'https://api.openai.com/v1');
+    assert.equal(openai.where, 'https://api.openai.com/v1');
   });
 
   it('an explicit key wins over the environment', async () => {
