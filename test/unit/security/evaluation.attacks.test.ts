@@ -177,8 +177,8 @@ describe('security: evaluation that cannot freeze the extension host', function 
   });
 
   it('a reply that streams without end costs redaction work linear in its length (review 2026-12b finding 10)', async () => {
-    // The probe: 400 characters per publish. Redacting the whole reply at each publish
-    // costs ~2e8 characters here; a bounded window per publish costs a small multiple of it.
+    // The probe: 400 characters per publish, 250 KB. Redacting the whole reply at each publish
+    // costs ~8e7 characters here; a bounded window per publish costs a small multiple of it.
     let redacted = 0;
     const turn = new TurnStream(() => undefined, {
       intervalMs: 0,
@@ -193,7 +193,7 @@ describe('security: evaluation that cannot freeze the extension host', function 
     });
     const chunk = `${'lorem ipsum dolor sit amet '.repeat(14)}tail\n`;
     let length = 0;
-    while (length < 400_000) {
+    while (length < 250_000) {
       turn.onDelta({ kind: 'text', text: chunk });
       length += chunk.length;
     }
