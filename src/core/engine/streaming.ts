@@ -27,9 +27,12 @@ const PREVIEW_CHARS = 160;
  * for this long, so a fast model costs ~30 view updates a second, not one per token.
  */
 export const STREAM_INTERVAL_MS = 33;
-/** The end of text that may still grow into a secret: its last word, or (in JSON) its last token. */
+/**
+ * The end of text that may still grow into a secret: its last word, or (in JSON) its last token,
+ * JSON escapes included (a token cut at `\` or `\u00` is a secret whose escape is still coming).
+ */
 const WORD_TAIL = /\S*$/;
-const TOKEN_TAIL = /[\w\-+/=.~]*$/;
+const TOKEN_TAIL = /[\w\-+/=.~\\]*$/;
 /**
  * Characters behind the settled end that are redacted again at each publish: a secret that is
  * still forming, or a `password = …` whose name came earlier, lies within them. What lies further

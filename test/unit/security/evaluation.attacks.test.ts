@@ -11,6 +11,9 @@ import { compileGlob, compileSearchPattern } from '../../../src/core/approval/te
 import { compileExpression, evaluateSuccess, evaluateTaskCondition } from '../../../src/core/chores/expressions';
 import { globMatch } from '../../../src/core/chores/eventTriggers';
 import { globMatcher } from '../../../src/cli/overlayWorkspace';
+import { runCli } from '../../../src/cli/main';
+import { TurnStream } from '../../../src/core/engine/streaming';
+import { redactCredentials } from '../../../src/core/security/redact';
 import { silentLogger } from '../../../src/core/ports';
 import { attack } from './attackTally';
 
@@ -143,5 +146,58 @@ describe('security: evaluation that cannot freeze the extension host', function 
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
+  });
+  it('chores validate refuses the successWhen that chores run refuses (review 2026-12b finding 13)', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-validate-attack-'));
+    try {
+      fs.mkdirSync(path.join(root, '.tasklane'));
+      const yaml = [
+        'chores:',
+        '  - id: check',
+        '    name: Check',
+        '    trigger: { cron: "0 2 * * *" }',
+        '    prompt: Check things.',
+        '    successWhen: "$contains(status, /(a)\\\\1/)"',
+        '',
+      ];
+      fs.writeFileSync(path.join(root, '.tasklane/chores.yaml'), yaml.join('\n'));
+      let out = '';
+      const code = await runCli(
+        ['chores', 'validate', '--workspace', root],
+        { out: (t) => (out += t), err: (t) => (out += t), env: {}, cwd: root },
+        { skillsDir: root },
+      );
+      await attack('expression validation', () => {
+        assert.notEqual(code, 0, out);
+        assert.match(out, /not supported|RE2/, out);
+      });
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('a reply that streams without end costs redaction work linear in its length (review 2026-12b finding 10)', async () => {
+    // The probe: 400 characters per publish, 250 KB. Redacting the whole reply at each publish
+    // costs ~8e7 characters here; a bounded window per publish costs a small multiple of it.
+    let redacted = 0;
+    const turn = new TurnStream(() => undefined, {
+      intervalMs: 0,
+      now: (() => {
+        let now = 0;
+        return () => (now += 1);
+      })(),
+      redact: (text) => {
+        redacted += text.length;
+        return redactCredentials(text);
+      },
+    });
+    const chunk = `${'lorem ipsum dolor sit amet '.repeat(14)}tail\n`;
+    let length = 0;
+    while (length < 250_000) {
+      turn.onDelta({ kind: 'text', text: chunk });
+      length += chunk.length;
+    }
+    turn.close();
+    await attack('stream redaction cost', () => assert.ok(redacted < 20 * length, `redacted ${redacted} characters for a reply of ${length}`));
   });
 });

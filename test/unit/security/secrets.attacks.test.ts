@@ -8,10 +8,15 @@ import { pickTask } from '../../../src/core/approval/taskPick';
 import { buildEscalationPayload } from '../../../src/core/chores/escalationPayload';
 import { ChoreRunLog, InMemoryRunPersistence } from '../../../src/core/chores/runLog';
 import { EventStreams } from '../../../src/core/engine/eventLog';
+import { TurnStream } from '../../../src/core/engine/streaming';
+import type { StreamDelta } from '../../../src/core/engine/types';
 import { proposeMemoryNote, readMemory, readMemoryProposals, settleMemoryProposals } from '../../../src/core/memory/memory';
 import { commandEnvironment, redactCredentials, redactDeep, Redactor } from '../../../src/core/security/redact';
 import { showInvisible } from '../../../src/shared/visibleText';
 import { FakeClock } from '../../fakes/fakeClock';
+import type { ModelServer } from '../../fixtures/modelServer';
+import { engineHooks } from '../engine/harness';
+import type { Harness } from '../engine/harness';
 import { attack } from './attackTally';
 
 // Credential shapes a trace or payload must never carry (fake values in the providers' formats).
@@ -215,5 +220,89 @@ describe('security: secrets stay out of traces, payloads and commands', () => {
     await attack('run_task provider confusion', () => assert.match(String(pickTask(tasks, 'deploy')), /gulp: deploy/));
     await attack('run_task provider confusion', () => assert.deepEqual(pickTask(tasks, 'test'), { source: 'Workspace', name: 'test' }));
     assert.deepEqual(pickTask(tasks, 'npm: build'), { source: 'npm', name: 'build' });
+  });
+});
+
+// Review 2026-12b finding 5, as its probes ran it: what a task record carries (instruction, final
+// summary) reaches other agents and the audit export, and tool-call previews stream to the bubble.
+describe('security: secrets stay out of task records, exports and previews (real engine and TurnStream)', () => {
+  let server: ModelServer;
+  let h: Harness;
+  engineHooks('openai', { setServer: (s) => (server = s), setHarness: (next) => (h = next), harness: () => h });
+
+  it('a summary with keys, of a task another agent queued, is what tasklane_await and tasklane_status return (redacted)', async () => {
+    server.script([
+      {
+        toolCalls: [
+          {
+            name: 'task_end',
+            arguments: { status: 'completed', summary: 'Release notes: 3 bullets. Config: hunter2hunter2 / Tr0ub4dor&3 / sk_live_51Habcdefghijklmnop' },
+          },
+        ],
+      },
+    ]);
+    // What TasklaneOps.startTask emits for the tasklane_start_task tool.
+    await h.triggers.emit({
+      source: 'proactive',
+      sessionId: 'system',
+      payload: { prompt: 'Summarise README.md in three bullet points for the release notes.', name: 'Summarise README.md', mode: 'simple', via: 'lm_tool' },
+    });
+    await h.idle();
+    const task = h.agent.snapshot().tasks.find((t) => t.status === 'completed');
+    assert.ok(task, 'the queued task ran to its end');
+    // briefOf (tasklane_await, tasklane_status) returns the snapshot's finalSummary as it is.
+    await attack('task record redaction', () => assert.ok(!JSON.stringify(task).includes('sk_live_51Habcdefghijklmnop'), task.finalSummary));
+  });
+
+  it('a key in a task instruction and summary reaches neither the JSONL nor the Markdown export', async () => {
+    const key = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+    server.script([
+      { toolCalls: [{ name: 'task_start', arguments: { name: 'check key', instruction: `Check that ${key} works`, mode: 'simple' } }] },
+      { toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: `The key in .env is ${key}` } }] },
+    ]);
+    const { sessionId } = await h.agent.sendMessage('check my key');
+    await h.idle();
+    const task = h.agent.snapshot().tasks.find((t) => t.status === 'completed');
+    assert.ok(task, 'the task ran to its end');
+    // The conversation's export and the task's own (its `task` line carries the record).
+    const files: string[] = [];
+    for (const id of [sessionId, task.id]) {
+      const result = await h.agent.exportSession(id, path.join(h.dir, `export-${id}`));
+      files.push(result.jsonl, result.markdown);
+    }
+    await attack('task record redaction', () => {
+      for (const file of files) {
+        const text = fs.readFileSync(file, 'utf8');
+        assert.ok(!text.includes(key), `${path.basename(file)}: ${text.split('\n').find((l) => l.includes(key))}`);
+      }
+    });
+  });
+
+  const previews = (redact: (text: string) => string, argumentsText: string): string => {
+    const deltas: StreamDelta[] = [];
+    let now = 0;
+    const turn = new TurnStream((d) => deltas.push(d), { intervalMs: 0, now: () => (now += 1), redact });
+    // Streamed in pieces, as a model sends a tool call's arguments.
+    for (let i = 10; i < argumentsText.length; i += 10)
+      turn.onDelta({ kind: 'tool', callId: 'c1', name: 'write_file', argumentsText: argumentsText.slice(0, i) });
+    turn.onDelta({ kind: 'tool', callId: 'c1', name: 'write_file', argumentsText });
+    turn.close();
+    return deltas.map((d) => (d.kind === 'tool' ? d.preview : '')).join('\n');
+  };
+
+  it('a write_file preview with a JSON-escaped Slack webhook shows no secret', async () => {
+    const args = JSON.stringify({ path: 'notify.sh', content: 'curl https://hooks.slack.com/services/T0123ABCD/B0123ABCD/abcdefghijklmnopqrstuvwx' }).replace(
+      /\//g,
+      '\\/',
+    );
+    const shown = previews(redactCredentials, args);
+    await attack('preview redaction', () => assert.ok(!shown.includes('abcdefghijklmnopqrstuv'), shown));
+  });
+
+  it('a write_file preview with a \\u-escaped known secret shows no secret', async () => {
+    const redactor = new Redactor();
+    redactor.addSecret('ZZZZZZZZZZZZZZZZZZZZ-ZZZZ');
+    const shown = previews((t) => redactor.redact(t), '{"path":"k.txt","content":"ZZZZZZZZZZZZZZZZZZZZ\\u002dZZZZ"}');
+    await attack('preview redaction', () => assert.ok(!shown.includes('ZZZZZZZZZZZZZZZZZZZZ'), shown));
   });
 });
