@@ -1,5 +1,7 @@
+import assert from 'node:assert/strict';
 import { createModelClient } from '../../../src/core/model/createModelClient';
 import type { Logger } from '../../../src/core/ports';
+import { ModelError } from '../../../src/core/model/types';
 import type { ModelClient } from '../../../src/core/model/types';
 import type { ModelServer } from '../../fixtures/modelServer';
 
@@ -20,4 +22,15 @@ export function makeClient(
     env: {},
     ...(options.logger ? { logger: options.logger } : {}),
   });
+}
+
+/** Resolves with the ModelError `promise` rejects with; fails the test if it resolves or rejects with anything else. */
+export async function failure(promise: Promise<unknown>): Promise<ModelError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ModelError, `expected a ModelError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected the call to fail');
 }

@@ -12,7 +12,7 @@ import type { ModelClient, ModelRequest, ModelResponse } from '../../../src/core
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { MemoryLogger } from '../../fakes/memoryLogger';
-import { makeClient } from './clientHelpers';
+import { failure, makeClient } from './clientHelpers';
 
 const request = { system: 'sys', tools: [], messages: [{ role: 'user' as const, content: 'hi' }] };
 
@@ -64,16 +64,6 @@ interface Transport {
     steps: Array<{ delayMs?: number; text?: string; rateLimitedForMs?: number }>,
     options: { timeoutMs: number; maxRetries: number; logger?: MemoryLogger },
   ): { client: ModelClient; calls: () => number };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ModelError, `expected a ModelError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the call to fail');
 }
 
 describe('model clients under the guard: one contract for every transport', () => {

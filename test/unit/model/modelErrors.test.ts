@@ -3,22 +3,11 @@
  * whose kind the engine can act on and whose message tells the user what to do.
  */
 import assert from 'node:assert/strict';
-import { ModelError } from '../../../src/core/model/types';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { makeClient } from './clientHelpers';
+import { failure, makeClient } from './clientHelpers';
 
 const request = { system: 'sys', tools: [], messages: [{ role: 'user' as const, content: 'hi' }] };
-
-async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ModelError, `expected a ModelError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the call to fail');
-}
 
 describe('SDK model clients: errors', () => {
   let server: ModelServer;
