@@ -8,6 +8,7 @@ describe('ui: Restricted Mode in the sidebar', function () {
   let ui: UiSession | undefined;
 
   before(async function () {
+    // A workbench of its own: Workspace Trust is decided when a workbench starts.
     ui = await startUiSession({ name: 'ui-restricted', workspaceTrust: true });
   });
 
