@@ -23,6 +23,7 @@ import { recordFire } from './choreFires';
 import { choreStartSpec } from './choreStartSpec';
 import { applyFailurePolicy } from './failurePolicy';
 import type { FailurePolicyDeps } from './failurePolicy';
+import { RunTracking } from './runTracking';
 import { ReviewNotices } from './reviewNotice';
 import type { ReviewNoticeDeps } from './reviewNotice';
 import { blockedReason, rollingCapReached, whyNotStart } from './runGates';
@@ -84,12 +85,10 @@ export class ChoreRunner implements TaskHooks {
   /** Run ends in flight, so a change event and a timer cannot end one run twice. */
   private readonly ending = new Set<string>();
   private readonly reviews: ReviewNotices;
-  /** Work the runner started on its own (a run's end, a review notice, a pause), until it is done. */
-  private readonly inFlight = new Set<Promise<unknown>>();
-  private readonly endListeners = new Set<(run: ChoreRunRecord) => void>();
+  private readonly tracking: RunTracking;
 
   constructor(private readonly options: ChoreRunnerOptions) {
-    this.reviews = new ReviewNotices(options);
+    [this.reviews, this.tracking] = [new ReviewNotices(options), new RunTracking(options.logger)];
   }
 
   /** The loaded chores (after chores.yaml loads or changes). A removed chore's fires are dropped when claimed. */
@@ -124,15 +123,14 @@ export class ChoreRunner implements TaskHooks {
     }
   }
 
-  /** Told when a fire's history entry is final: a run ended (failure policy applied, fire released), or the fire was skipped or missed. */
+  /** Told when a fire's history entry is final: a run ended, or the fire was skipped or missed. */
   onRunEnded(listener: (run: ChoreRunRecord) => void): { dispose(): void } {
-    this.endListeners.add(listener);
-    return { dispose: () => this.endListeners.delete(listener) };
+    return this.tracking.onRunEnded(listener);
   }
 
   /** Resolves once no work the runner started on its own (ending a run, a review notice, a pause) is in flight. */
-  async settled(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  settled(): Promise<void> {
+    return this.tracking.settled();
   }
 
   dispose(): void {
@@ -161,7 +159,7 @@ export class ChoreRunner implements TaskHooks {
         status: d.status,
         at: d.fireAt,
       });
-      this.ended(entry);
+      this.tracking.ended(entry);
     }
   }
 
@@ -187,7 +185,7 @@ export class ChoreRunner implements TaskHooks {
       logger.info('CHORE', `chore ${fire.choreId}: fire ${fire.fireTime} not run: ${reason}`);
       const skipped = await runLog.recordSkipped({ choreId: fire.choreId, fireKey: key, cause, reason });
       await this.markDone(fire.choreId, firedAt);
-      this.ended(skipped);
+      this.tracking.ended(skipped);
       return undefined;
     };
     // Every fire ends as a run or as an entry saying why it did not run.
@@ -229,7 +227,7 @@ export class ChoreRunner implements TaskHooks {
     if (rolling) {
       live.stopped = { ok: false, exhausted: 'rollingCost', message: rolling };
       this.options.logger.warn('CHORE', `run ${run.runId} of ${run.choreId}: stopped before a model call: ${rolling}; the chore is paused`);
-      if (this.options.spend) void this.track(this.options.spend.pause(run.choreId, rolling), `could not pause chore ${run.choreId}`);
+      if (this.options.spend) void this.tracking.track(this.options.spend.pause(run.choreId, rolling), `could not pause chore ${run.choreId}`);
       return `Chore budget exhausted: ${rolling}`;
     }
     const check = live.budget.check(point === 'action' ? ['iterations'] : []);
@@ -302,16 +300,22 @@ export class ChoreRunner implements TaskHooks {
     if (!chore) throw new Error(`chore ${run.choreId} of run ${run.runId} is not loaded`);
     live = { chore, budget: new ChoreRunBudget(chore.budget, this.options.clock, run.startedAt, run.usage), steps: new Map() };
     const due = run.startedAt + chore.budget.maxSeconds * 1000 - this.options.clock.now();
-    live.deadline = this.options.clock.setTimeout(() => this.track(this.onDeadline(run.runId), `run ${run.runId}: deadline handling failed`), Math.max(0, due));
+    live.deadline = this.options.clock.setTimeout(
+      () => this.tracking.track(this.onDeadline(run.runId), `run ${run.runId}: deadline handling failed`),
+      Math.max(0, due),
+    );
     this.live.set(run.runId, live);
     return live;
   }
 
   private onChange(change: AgentChange): void {
     if (change.type === 'task' && change.task.source.startsWith('chore:') && (terminal.has(change.task.status) || change.task.paused)) {
-      void this.track(this.onTask(change.task), `could not record the end of task ${change.task.id}`);
+      void this.tracking.track(this.onTask(change.task), `could not record the end of task ${change.task.id}`);
     } else if (change.type === 'task' && change.task.waitingForApproval && change.task.status === 'running') {
-      void this.track(this.announceReview(change.task, change.task.waitingForApproval), `could not announce the review task ${change.task.id} waits for`);
+      void this.tracking.track(
+        this.announceReview(change.task, change.task.waitingForApproval),
+        `could not announce the review task ${change.task.id} waits for`,
+      );
     } else if (change.type === 'taskEvent' && (change.event.kind === 'action_start' || change.event.kind === 'action_end')) {
       const run = this.options.runLog.activeForTask(change.taskId);
       if (run && this.chores.has(run.choreId)) this.traceStep(run, change.event.kind, change.event.data);
@@ -378,7 +382,7 @@ export class ChoreRunner implements TaskHooks {
       const chore = this.chores.get(run.choreId)?.def;
       if (chore) await applyFailurePolicy(this.options, chore, ended);
       await this.markDone(run.choreId, fireTimeOf(run));
-      this.ended(ended);
+      this.tracking.ended(ended);
     } finally {
       this.ending.delete(run.runId);
     }
@@ -388,17 +392,6 @@ export class ChoreRunner implements TaskHooks {
   private async announceReview(task: TaskView, approvalId: string): Promise<void> {
     const run = this.options.runLog.activeForTask(task.id) ?? this.runOf(task);
     await this.reviews.announce(run, run && this.chores.get(run.choreId)?.def, approvalId);
-  }
-
-  private ended(run: ChoreRunRecord): void {
-    for (const listener of [...this.endListeners]) listener(run);
-  }
-
-  /** Keeps `work` the runner started by itself (not for a caller) in `inFlight` until it is done; a failure is logged as `what`. */
-  private track(work: Promise<unknown>, what: string): Promise<unknown> {
-    const tracked = work.catch((error) => this.options.logger.error('CHORE', what, error)).finally(() => this.inFlight.delete(tracked));
-    this.inFlight.add(tracked);
-    return tracked;
   }
 
   private async markDone(choreId: string, firedAt: number): Promise<void> {
