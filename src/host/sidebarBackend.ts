@@ -47,13 +47,19 @@ export class AgentSidebarBackend implements SidebarBackend {
     } = {},
   ) {}
 
-  async viewState(): Promise<ViewState> {
+  /**
+   * The whole state for `init`, in two steps: what needs a round trip is fetched first, and the
+   * returned function reads the in-memory rest (transcript tails, live turns, tasks, dead letters)
+   * when it is called. The provider calls it right before posting, so an `init` never carries a
+   * snapshot older than an update already posted (a `turnState` sent while the round trips ran
+   * would otherwise be undone, leaving a running turn without Stop).
+   */
+  async viewState(): Promise<() => ViewState> {
     const services = this.runtime.current;
     if (!services) {
       const base = { model: await this.models.status(), restricted: !this.trusted() };
-      return { ...base, approvals: [], chores: [], sessions: [], tasks: [], deadLetters: [], storeProblem: this.runtime.problem ?? 'Starting…' };
+      return () => ({ ...base, approvals: [], chores: [], sessions: [], tasks: [], deadLetters: [], storeProblem: this.runtime.problem ?? 'Starting…' });
     }
-    const snapshot = services.agent.snapshot();
     // Side by side: the view's first paint waits for all of them (the model status may ask
     // SecretStorage, a round trip of its own). The first page of the list only (newest first);
     // the webview asks for more as it scrolls and for a session's transcript when it opens one.
@@ -64,20 +70,29 @@ export class AgentSidebarBackend implements SidebarBackend {
       services.approvals.list(),
       services.chores.list(),
     ]);
-    const loaded = new Map(snapshot.sessions.map((s) => [s.id, s]));
-    return {
-      model,
-      restricted: !this.trusted(),
-      approvals,
-      chores,
-      sessions: page.sessions.map((summary) => {
-        const core = loaded.get(summary.id);
-        return core ? { ...toSessionView(core, snapshot.tasks), ...summary } : { ...summary, messages: [] };
-      }),
-      sessionsHaveMore: page.hasMore,
-      tasks: snapshot.tasks.map(toTaskView),
-      deadLetters: snapshot.deadLetters.map(toDeadLetterView),
-      mcpServers: services.mcp?.status().map(toMcpServerView) ?? [],
+    return () => {
+      const snapshot = services.agent.snapshot();
+      const loaded = new Map(snapshot.sessions.map((s) => [s.id, s]));
+      const listed = new Set(page.sessions.map((s) => s.id));
+      const newestListed = page.sessions[0]?.lastActivity ?? Number.NEGATIVE_INFINITY;
+      return {
+        model,
+        restricted: !this.trusted(),
+        approvals,
+        chores,
+        sessions: [
+          // A session started while the page was read would otherwise be missing until it changes.
+          ...snapshot.sessions.filter((s) => !listed.has(s.id) && s.lastActivity > newestListed).map((s) => toSessionView(s, snapshot.tasks)),
+          ...page.sessions.map((summary) => {
+            const core = loaded.get(summary.id);
+            return core ? { ...toSessionView(core, snapshot.tasks), ...summary } : { ...summary, messages: [] };
+          }),
+        ],
+        sessionsHaveMore: page.hasMore,
+        tasks: snapshot.tasks.map(toTaskView),
+        deadLetters: snapshot.deadLetters.map(toDeadLetterView),
+        mcpServers: services.mcp?.status().map(toMcpServerView) ?? [],
+      };
     };
   }
 

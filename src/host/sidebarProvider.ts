@@ -8,7 +8,8 @@ import type { Logger } from '../core/ports';
 /** What the sidebar needs from the rest of the extension. */
 export interface SidebarBackend {
   /** The full state, sent once when the webview (re)loads. */
-  viewState(): Promise<ViewState>;
+  /** Fetches what needs a round trip; the function reads the rest at the moment `init` is posted. */
+  viewState(): Promise<() => ViewState>;
   /** Handle one validated message; a returned message is posted back. */
   handle(message: WebviewMessage): Promise<HostMessage | undefined>;
 }
@@ -128,7 +129,9 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 
   /** Re-send the whole state (e.g. after trust or the store's state changed). */
   async refresh(): Promise<void> {
-    if (this.view && this.ready) await this.view.webview.postMessage({ type: 'init', state: await this.backend.viewState() } satisfies HostMessage);
+    if (!this.view || !this.ready) return;
+    const state = await this.backend.viewState();
+    if (this.view && this.ready) await this.view.webview.postMessage({ type: 'init', state: state() } satisfies HostMessage);
   }
 
   private async receive(raw: unknown): Promise<void> {
