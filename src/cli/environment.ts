@@ -9,6 +9,7 @@ import { createModelClient } from '../core/model/createModelClient';
 import type { SdkProvider } from '../core/model/createModelClient';
 import type { ModelClient } from '../core/model/types';
 import type { Logger } from '../core/ports';
+import { MODEL_KEY_VARIABLES, Redactor } from '../core/security/redact';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -52,4 +53,16 @@ export function secretVariable(name: string): string {
 
 export function secretsFromEnv(env: Env): (name: string) => string | undefined {
   return (name) => env[secretVariable(name)] || undefined;
+}
+
+/**
+ * A Redactor that knows every secret this environment holds: the model keys and each
+ * TASKLANE_SECRET_* value, whether or not the chore names it (the VS Code host learns secrets as
+ * it reads them; here they are all known before the run starts).
+ */
+export function redactorFromEnv(env: Env): Redactor {
+  const redactor = new Redactor();
+  for (const name of MODEL_KEY_VARIABLES) redactor.addSecret(env[name]);
+  for (const [name, value] of Object.entries(env)) if (name.startsWith('TASKLANE_SECRET_')) redactor.addSecret(value);
+  return redactor;
 }

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { choresFilePath, parseChoresFile } from '../core/chores/choreFile';
 import type { ChoreDefinition } from '../core/chores/types';
 import type { Logger, LogTag } from '../core/ports';
-import { modelFromEnv, secretsFromEnv, UsageError } from './environment';
+import { modelFromEnv, redactorFromEnv, secretsFromEnv, UsageError } from './environment';
 import { githubWorkflow, WorkflowError } from './githubWorkflow';
 import { runChoreOnce } from './runChore';
 
@@ -64,7 +64,9 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
     const workspace = path.resolve(io.cwd, values.workspace ?? '.');
     const [group, command, ...rest] = positionals;
     if (group !== 'chores') throw new UsageError(group ? `Unknown command "${group}".` : 'No command given.');
-    const logger = cliLogger(io, values.verbose);
+    // What the run prints (its log, its JSON line, the patch) never carries a secret of the environment.
+    const redactor = redactorFromEnv(io.env);
+    const logger = cliLogger(io, values.verbose, (text) => redactor.redact(text));
     switch (command) {
       case 'validate': {
         expectArgs(rest, 0);
@@ -95,6 +97,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
           chores,
           model: modelFromEnv(io.env, logger),
           secrets: secretsFromEnv(io.env),
+          redactor,
           logger,
           ...(values.store ? { storeDir: path.resolve(io.cwd, values.store) } : {}),
           ...(assets.wasmPath ? { wasmPath: assets.wasmPath } : {}),
@@ -102,9 +105,11 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         });
         if (values['patch-out']) fs.writeFileSync(path.resolve(io.cwd, values['patch-out']), patch);
         io.err(
-          `chore ${result.choreId}: run ${result.runId} ${result.status}${result.reason ? `: ${result.reason}` : ''}; ${result.changedFiles.length} file(s) in the patch\n`,
+          redactor.redact(
+            `chore ${result.choreId}: run ${result.runId} ${result.status}${result.reason ? `: ${result.reason}` : ''}; ${result.changedFiles.length} file(s) in the patch\n`,
+          ),
         );
-        if (values.json) io.out(`${JSON.stringify(result)}\n`);
+        if (values.json) io.out(`${redactor.redact(JSON.stringify(result))}\n`);
         return result.status === 'succeeded' ? 0 : 1;
       }
       default:
@@ -147,9 +152,9 @@ function loadChores(workspace: string): { chores: ChoreDefinition[]; report: str
 }
 
 /** Log lines go to standard error (standard output is the JSON line or the workflow); trace only with --verbose. */
-function cliLogger(io: CliIo, verbose: boolean): Logger {
+function cliLogger(io: CliIo, verbose: boolean, redact: (text: string) => string): Logger {
   const line = (level: string, tag: string, message: string, error?: unknown) =>
-    io.err(`[${level}] [${tag}] ${message}${error ? `: ${error instanceof Error ? error.message : String(error)}` : ''}\n`);
+    io.err(redact(`[${level}] [${tag}] ${message}${error ? `: ${error instanceof Error ? error.message : String(error)}` : ''}\n`));
   return {
     trace: (tag: LogTag, message: string) => void (verbose && line('trace', tag, message)),
     info: (tag: LogTag, message: string) => void (verbose && line('info', tag, message)),

@@ -10,25 +10,19 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Ledger } from '../core/actions/ledger';
-import { ChangeSetDecider } from '../core/approval/changeSetDecider';
-import { DbChangeSetStore } from '../core/approval/changeSetStore';
-import { createEditActions } from '../core/approval/editActions';
-import { applyTimeGuard } from '../core/approval/editTarget';
+import type { ChangeSetDecider } from '../core/approval/changeSetDecider';
+import type { ChangeSetStore } from '../core/approval/changeSetStore';
 import { guardReads } from '../core/approval/guardedWorkspace';
 import { nodeFs } from '../core/approval/nodeFs';
-import { ChoreRunner } from '../core/chores/choreRunner';
-import { choreIdOf } from '../core/engine/records';
-import { ChoreRunLog, DbRunPersistence } from '../core/chores/runLog';
-import type { ChoreRunRecord } from '../core/chores/runLog';
+import type { ChoreRunLog, ChoreRunRecord } from '../core/chores/runLog';
 import type { ChoreDefinition } from '../core/chores/types';
-import { Agent } from '../core/engine/agent';
+import { createEngine } from '../core/createEngine';
+import type { Agent } from '../core/engine/agent';
 import type { ModelClient } from '../core/model/types';
 import type { Logger } from '../core/ports';
 import { systemClock } from '../core/ports';
-import { openDurableDb } from '../core/store/durableDb';
-import { loadSqlJs } from '../core/store/sqlJs';
-import { createTriggerStore } from '../core/store/triggerStore';
+import type { Redactor } from '../core/security/redact';
+import { openStore } from '../core/store/openStore';
 import type { TriggerStore } from '../core/store/types';
 import { OverlayWorkspace } from './overlayWorkspace';
 import { unifiedDiff } from './patch';
@@ -52,6 +46,8 @@ export interface RunChoreOptions {
   chores: ChoreDefinition[];
   model: () => Promise<ModelClient>;
   secrets: (name: string) => string | undefined;
+  /** Knows every secret of the environment (model keys, TASKLANE_SECRET_*): nothing written or printed carries them. */
+  redactor: Redactor;
   logger: Logger;
   /** Where the store lives; default a temp folder removed afterwards. */
   storeDir?: string;
@@ -65,73 +61,41 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
   const ownStore = options.storeDir === undefined;
   const storeDir = options.storeDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-'));
   const clock = systemClock;
-  const { logger } = options;
-  const db = await openDurableDb({ dir: path.join(storeDir, 'store'), sqlJs: await loadSqlJs(options.wasmPath), clock, logger });
-  const triggers = await createTriggerStore(db, { clock, logger });
+  const { logger, redactor } = options;
+  const { db, triggers } = await openStore({ dir: path.join(storeDir, 'store'), ...(options.wasmPath ? { wasmPath: options.wasmPath } : {}), clock, logger });
   const workspace = new OverlayWorkspace(options.workspace);
-  const ledger = new Ledger(db, clock);
-  const runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
-  const runner = new ChoreRunner({
-    triggers,
-    runLog,
-    clock,
-    logger,
-    ledger,
-    secrets: { getSecret: async (name) => options.secrets(name) },
-    workspaceName: path.basename(options.workspace),
-  });
-  runner.setChores(options.chores);
-  const changeSets = new DbChangeSetStore(db, clock);
-  const decider = new ChangeSetDecider({
-    store: changeSets,
-    files: workspace,
-    applier: workspace,
-    ledger,
-    durable: () => db.durable,
-    triggers,
-    logger,
-    recheck: applyTimeGuard(options.workspace, nodeFs, { caseInsensitive: process.platform !== 'linux' }),
-  });
-  // The edit actions need task sources from the agent they are given to.
-  const built: { agent?: Agent } = {};
-  const editActions = createEditActions({
-    root: options.workspace,
-    fs: nodeFs,
-    files: workspace,
-    store: changeSets,
-    decider,
-    clock,
-    // Chore proposals always wait for review; here the review is the patch (see approvePending).
-    policy: () => ({ autoApproveEdits: false }),
-    taskChore: (taskId) => {
-      const task = built.agent?.snapshot().tasks.find((t) => t.id === taskId);
-      return task ? choreIdOf(task) : undefined;
-    },
-    caseInsensitive: process.platform !== 'linux',
-  });
   // The model's reads pass the same path guard as in VS Code (links out, hard links), overlay included.
-  const guardOptions = { caseInsensitive: process.platform !== 'linux' };
-  const reads = guardReads(workspace, options.workspace, nodeFs, guardOptions);
-  const agent = new Agent({
+  const reads = guardReads(workspace, options.workspace, nodeFs, { caseInsensitive: process.platform !== 'linux' });
+  const engine = await createEngine({
     db,
     triggers,
-    model: options.model,
-    workspace: reads,
     clock,
     logger,
     storageDir: path.join(storeDir, 'agent'),
+    model: options.model,
+    // The person ran it on their own folder: nothing here is Restricted Mode.
+    trusted: () => true,
+    redactor,
+    workspace: reads,
     skillDirs: options.skillDirs,
     workspaceRules: () => reads.readFile('AGENTS.md').catch(() => undefined),
     settings: () => ({ maxActionsPerTask: 500, maxTokensPerTask: 50_000_000 }),
-    actions: editActions,
-    hooks: runner,
+    // Chore proposals always wait for review; here the review is the patch (see approvePending).
+    edits: { offered: true, root: options.workspace, files: workspace, applier: workspace, policy: () => ({ autoApproveEdits: false }) },
+    chores: {
+      secrets: { getSecret: async (name) => options.secrets(name) },
+      workspaceName: path.basename(options.workspace),
+    },
   });
-  built.agent = agent;
+  const { agent } = engine;
+  const { runner, runLog } = engine.chores;
+  const { changeSets } = engine;
+  runner.setChores(options.chores);
   try {
     await agent.whenReady();
     await runner.attach(agent);
-    const approvals = approvePending(agent, changeSets, decider, logger);
-    agent.start();
+    const approvals = approvePending(agent, changeSets.store, changeSets.decider, logger);
+    engine.start();
     const ended = lastRunOf(options.chore.id, runLog, triggers, agent);
     await runner.fire(options.chore.id, 'manual', 'command line');
     const run = await ended;
@@ -147,13 +111,11 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
         steps: run.steps.map((s) => ({ name: s.name, status: s.status, durationMs: s.durationMs })),
         changedFiles: changes.map((c) => c.path),
       },
-      patch: unifiedDiff(changes),
+      // A secret the run read can sit in a context line: the patch leaves redacted too.
+      patch: redactor.redact(unifiedDiff(changes)),
     };
   } finally {
-    runner.dispose();
-    await agent.shutdown();
-    await triggers.close();
-    await db.close();
+    await engine.shutdown();
     if (ownStore) fs.rmSync(storeDir, { recursive: true, force: true });
   }
 }
@@ -163,7 +125,7 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
  * turn that proposed edits waits for its decision like in VS Code; the decision here is "into the
  * patch", and the task wakes with the applied files as it would after a person's approval.
  */
-function approvePending(agent: Agent, store: DbChangeSetStore, decider: ChangeSetDecider, logger: Logger): { settled(): Promise<void> } {
+function approvePending(agent: Agent, store: ChangeSetStore, decider: ChangeSetDecider, logger: Logger): { settled(): Promise<void> } {
   let chain: Promise<void> = Promise.resolve();
   const sweep = async () => {
     for (const set of await store.list({ status: 'pending' })) {

@@ -57,7 +57,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
   for (const name of MODEL_KEY_VARIABLES) redactor.addSecret(process.env[name]);
   const secrets = redactingSecrets(context.secrets, redactor);
   const models = new ModelProvider(secrets, settings, logger);
-  const runtime = new Runtime(context, { logger, clock, trusted, models, secrets, redact: (text) => redactor.redact(text) });
+  const runtime = new Runtime(context, { logger, clock, trusted, models, secrets, redactor });
   const ready = runtime.ready;
   // Propose as Edit from a reply goes to the change sets (an approval card), once the store is open.
   const contextPicker = new ContextPicker(trusted, () => {

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { AgentChange } from '../core/engine/types';
 import type { Clock, Logger } from '../core/ports';
+import type { Redactor } from '../core/security/redact';
 import { openStore } from '../core/store/openStore';
 import type { HostMessage } from '../shared/protocol';
 import type { ModelProvider } from './modelProvider';
@@ -16,8 +17,8 @@ export interface RuntimeEnv {
   models: ModelProvider;
   /** SecretStorage as the parts should use it (redactingSecrets); default the extension's own. */
   secrets?: vscode.SecretStorage;
-  /** The window's Redactor (security/redact.ts); default: credential shapes only. */
-  redact?: (text: string) => string;
+  /** The window's Redactor (security/redact.ts): it learns the secrets read through `secrets`. */
+  redactor: Redactor;
 }
 
 /**

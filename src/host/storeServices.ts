@@ -1,24 +1,24 @@
 import * as vscode from 'vscode';
-import { Ledger } from '../core/actions/ledger';
+import type { Ledger } from '../core/actions/ledger';
 import { guardRestricted } from '../core/approval/commandActions';
 import { DiskReader, FsWorkspace } from '../core/approval/fsWorkspace';
 import { guardReads, refusingWorkspace } from '../core/approval/guardedWorkspace';
 import { nodeFs } from '../core/approval/nodeFs';
-import { Agent } from '../core/engine/agent';
-import { composeTaskHooks } from '../core/engine/composeTaskHooks';
-import { choreIdOf } from '../core/engine/records';
 import { ConsentStore } from '../core/consent/consentStore';
 import type { ConsentBackend } from '../core/consent/consentStore';
+import { createEngine } from '../core/createEngine';
+import type { Agent } from '../core/engine/agent';
 import type { AgentChange } from '../core/engine/types';
 import type { Clock, Logger } from '../core/ports';
+import type { Redactor } from '../core/security/redact';
 import type { DurableDb, TriggerStore } from '../core/store/types';
 import type { HostMessage } from '../shared/protocol';
 import type { ApprovalOwner } from './approvals/approvalCommands';
 import { reviewLinkPort } from './approvals/approvalLinks';
-import { ApprovalService } from './approvals/approvalService';
-import { VsCodeWorkspaceReader } from './approvals/vscodeEdits';
-import { ChoreHost } from './chores/choreHost';
-import { CommandExecutionHost, combineApprovalSections } from './execution/commandHost';
+import { ApprovalService, EDITS_RESTRICTED } from './approvals/approvalService';
+import { VsCodeEditApplier, VsCodeWorkspaceReader } from './approvals/vscodeEdits';
+import { ChoreHost, workspaceSecretKey } from './chores/choreHost';
+import { CommandExecutionHost, combineApprovalSections, vscodeCommandRunner } from './execution/commandHost';
 import type { OwnedApprovalSection } from './execution/commandHost';
 import { McpHost } from './mcp/mcpHost';
 import type { ModelProvider } from './modelProvider';
@@ -42,8 +42,8 @@ export interface HostEnv {
   post: (message: HostMessage) => void;
   /** Every change the agent publishes. */
   agentChanged: (change: AgentChange) => void;
-  /** Removes known secrets and credential shapes from what is stored or sent (security/redact.ts). */
-  redact?: (text: string) => string;
+  /** The window's Redactor: known secrets and credential shapes leave nothing stored or sent (security/redact.ts). */
+  redactor: Redactor;
 }
 
 /** Everything that exists once the store is open, each part complete. */
@@ -68,35 +68,25 @@ export interface StoreServices extends vscode.Disposable {
 }
 
 /**
- * The store-time half of the composition root: builds the whole object graph that needs the open
- * store, once, in dependency order, with nothing half-built. The agent's loop is not started here
- * (the caller starts it once this resolves), so nothing claims a trigger before every part is
- * attached: command approvals are recovered and chores loaded first.
+ * The store-time half of the composition root: VS Code adapters in, presenters out. The engine
+ * (src/core/createEngine.ts) builds every core service; this adds the sidebar sections, the MCP
+ * host and chores.yaml around it. The agent's loop is not started here (the caller starts it once
+ * this resolves), so nothing claims a trigger before every part is attached: command approvals are
+ * recovered and chores loaded first.
  */
 export async function createStoreServices(db: DurableDb, triggers: TriggerStore, env: HostEnv): Promise<StoreServices> {
   const { logger, clock, trusted } = env;
   const storageDir = env.storage.fsPath;
   const folder = vscode.workspace.workspaceFolders?.[0];
   const root = folder?.uri ?? env.storage;
-  const ledger = new Ledger(db, clock);
-  // The edit actions are made before the agent they are registered with; they ask it about a
-  // task only when they run, by which time it exists.
-  const late: { agent?: Agent } = {};
-  // The chore a task works for, itself or by descent (a task a chore task started).
-  const taskChore = (taskId: string) => {
-    const task = late.agent?.snapshot().tasks.find((t) => t.id === taskId);
-    return task ? choreIdOf(task) : undefined;
-  };
   const { settings } = env.models;
-
-  const tellTask = async (taskId: string, text: string) => late.agent?.tellTask(taskId, text);
   // Reads pass the same path guard as edits; it resolves symbolic links on the local disk. A
   // root that is not on the local disk gets no reads at all (fail closed: the guard could not vouch for them).
   const guardOptions = { caseInsensitive: process.platform !== 'linux' };
   // The ONE reading of the workspace (unsaved editor text first): read_file and search_text see
   // it through FsWorkspace, and the edit proposals and their stale check read it too.
   const files = new VsCodeWorkspaceReader(root, root.scheme === 'file' ? new DiskReader(root.fsPath, nodeFs) : undefined);
-  const changeSets = new ApprovalService({ db, triggers, ledger, clock, logger, trusted, storageDir, root, files, taskChore, settings, tellTask });
+  const applier = new VsCodeEditApplier(files);
   const mcp = new McpHost({
     root: folder?.uri,
     settings,
@@ -106,41 +96,6 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     logger,
     cwd: folder?.uri.fsPath ?? storageDir,
   });
-  const commands = new CommandExecutionHost({
-    db,
-    triggers,
-    ledger,
-    clock,
-    logger,
-    trusted,
-    settings,
-    mcp: mcp.servers,
-    cwd: () => folder?.uri.fsPath ?? storageDir,
-  });
-  await commands.recover();
-  const chores = new ChoreHost({
-    db,
-    triggers,
-    ledger,
-    clock,
-    logger,
-    trusted,
-    secrets: env.secrets,
-    consent: env.consent,
-    root: folder?.uri,
-    ...(env.redact ? { redact: env.redact } : {}),
-    choreSettings: () => settings.chores(),
-    ...(folder ? { workspaceName: folder.name } : {}),
-    reviewLinks: reviewLinkPort(env.extensionId, [changeSets, commands]),
-  });
-  const subscriptions = [
-    changeSets.onDidChange(env.post),
-    // A chore's applied proposal changes files its own globs may watch: those events must not fire it again.
-    changeSets.onDidChange((message) => chores.followApprovals(message)),
-    commands.onDidPost(env.post),
-    chores.onDidPost(env.post),
-  ];
-
   const skillDirs = [vscode.Uri.joinPath(env.extensionUri, 'skills').fsPath];
   if (folder) {
     for (const dir of ['.agents/skills', '.github/skills', '.claude/skills']) skillDirs.push(vscode.Uri.joinPath(root, dir).fsPath);
@@ -149,64 +104,110 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     root.scheme === 'file'
       ? guardReads(new FsWorkspace(root.fsPath, nodeFs, { ...guardOptions, text: files }), root.fsPath, nodeFs, guardOptions)
       : refusingWorkspace(root.toString());
-  // No folder open: nothing to edit, so no edit actions (commands still run in the storage folder).
-  // Commands first, then edits: the order the tools have always been advertised in (a stable prefix).
-  const extraActions = [...commands.actions(), ...(folder ? changeSets.editActions() : [])];
-  const hooks = composeTaskHooks([chores.runner]);
-  const created = new Agent({
-    ...(hooks ? { hooks } : {}),
+  // Built after the engine, asked only when a run parks on a review or a fire is claimed.
+  const approvalOwners: Array<OwnedApprovalSection & ApprovalOwner> = [];
+  const late: { chores?: ChoreHost } = {};
+  const engine = await createEngine({
     db,
     triggers,
-    ledger,
-    model: () => env.models.client(),
-    workspace,
     clock,
     logger,
-    // Restricted Mode: any of these that needs approval or is irreversible refuses in an untrusted workspace.
-    actions: guardRestricted(extraActions, trusted),
     storageDir,
-    ...(env.redact ? { redact: env.redact } : {}),
-    // Restricted Mode withdraws `remember` too (it changes every later prompt).
+    model: () => env.models.client(),
     trusted,
+    redactor: env.redactor,
+    workspace,
     skillDirs,
     workspaceRules: () => workspace.readFile('AGENTS.md').catch(() => undefined),
     // User settings only: a repository cannot raise the per-task budget (src/host/settings.ts).
     settings: () => ({ ...settings.budget(), storage: settings.storage(), memory: settings.memory() }),
+    edits: {
+      // No folder open: nothing to edit, so no edit actions (commands still run in the storage folder).
+      offered: folder !== undefined,
+      root: root.fsPath,
+      files,
+      applier,
+      policy: () => settings.editPolicy(),
+      blocked: () => (trusted() ? undefined : EDITS_RESTRICTED),
+    },
+    commands: {
+      runner: vscodeCommandRunner(() => folder?.uri.fsPath ?? storageDir, settings),
+      gate: { allowedCommands: () => settings.allowedCommands(), trusted },
+      mcp: mcp.servers,
+    },
+    chores: {
+      secrets: { getSecret: (name) => Promise.resolve(env.secrets.get(workspaceSecretKey(name))) },
+      ...(folder ? { workspaceName: folder.name } : {}),
+      blocked: (id) => (late.chores ? late.chores.blockedReason(id) : 'chores are still loading'),
+      workspaceLimits: () => settings.chores(),
+      reviewLinks: reviewLinkPort(env.extensionId, approvalOwners),
+      schedule: true,
+    },
   });
-  late.agent = created;
-  commands.attach(created);
-  created.onTaskStopped((taskId) => changeSets.withdrawTask(taskId));
-  created.onDidChange(env.agentChanged);
+  const { agent, commands: commandService, changeSets: engineChangeSets } = engine;
+  const changeSets = new ApprovalService({
+    changeSets: engineChangeSets,
+    applier,
+    ledger: engine.ledger,
+    clock,
+    logger,
+    trusted,
+    durable: () => db.durable,
+    taskChore: (taskId) => engine.choreOfTask(taskId),
+    settings,
+    storageDir,
+    root,
+    files,
+    tellTask: (taskId, text) => agent.tellTask(taskId, text),
+  });
+  const commands = new CommandExecutionHost(commandService, engine.onDidChangeCommand);
+  approvalOwners.push(changeSets, commands);
+  const chores = new ChoreHost({
+    engine: engine.chores,
+    clock,
+    logger,
+    trusted,
+    consent: env.consent,
+    root: folder?.uri,
+    choreSettings: () => settings.chores(),
+  });
+  late.chores = chores;
+  const subscriptions = [
+    changeSets.onDidChange(env.post),
+    // A chore's applied proposal changes files its own globs may watch: those events must not fire it again.
+    changeSets.onDidChange((message) => chores.followApprovals(message)),
+    commands.onDidPost(env.post),
+    chores.onDidPost(env.post),
+  ];
+  agent.onTaskStopped((taskId) => changeSets.withdrawTask(taskId));
+  agent.onDidChange(env.agentChanged);
   // Chores failing to load (e.g. an unreadable chores.yaml) must not keep the agent from starting.
-  await chores.start(created).catch((error) => logger.error('HOST', 'Chores could not attach to the agent; they stay inactive.', error));
+  await chores.start(agent).catch((error) => logger.error('HOST', 'Chores could not attach to the agent; they stay inactive.', error));
   // MCP servers start in the background (listing tools starts them): a slow or broken one never delays the agent.
   void mcp
-    .start(commands.requester(), (actions) => created.addActions(guardRestricted(actions, trusted)))
+    .start(commandService, (actions) => agent.addActions(guardRestricted(actions, trusted)))
     .catch((error) => logger.error('HOST', 'MCP servers could not be read; none are offered.', error));
 
   return {
     db,
     triggers,
     storageDir,
-    ledger,
-    agent: created,
+    ledger: engine.ledger,
+    agent,
     changeSets,
     commands,
     chores,
     mcp,
     approvals: combineApprovalSections(changeSets, commands),
-    approvalOwners: [changeSets, commands],
+    approvalOwners,
     dispose() {
       // Stop the sources of new work first (schedules, watchers), then the loop, then the store.
       for (const subscription of subscriptions) subscription.dispose();
       chores.dispose();
       mcp.dispose();
       changeSets.dispose();
-      created
-        .shutdown()
-        .then(() => triggers.close())
-        .then(() => db.close())
-        .catch((error) => logger.error('STORE', 'Closing the store failed', error));
+      commands.dispose();
+      engine.shutdown().catch((error) => logger.error('STORE', 'Closing the store failed', error));
     },
   };
 }

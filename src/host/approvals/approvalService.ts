@@ -1,26 +1,23 @@
 import * as vscode from 'vscode';
 import type { Ledger } from '../../core/actions/ledger';
-import type { ActionDef } from '../../core/actions/types';
 import type { ChangeSet } from '../../core/approval/changeSet';
-import { ChangeSetDecider, DecisionError, PERSON_PROPOSAL_PREFIX } from '../../core/approval/changeSetDecider';
+import type { ChangeSetDecider } from '../../core/approval/changeSetDecider';
+import { DecisionError, PERSON_PROPOSAL_PREFIX } from '../../core/approval/changeSetDecider';
 import { APPLIED_STATUSES } from '../../core/approval/checkpoints';
 import { classifyChangeSet, describeOutcome } from '../../core/approval/changeSetReview';
-import { DbChangeSetStore } from '../../core/approval/changeSetStore';
 import type { ChangeSetStore } from '../../core/approval/changeSetStore';
-import { createEditActions, summariseChangeSet } from '../../core/approval/editActions';
-import { applyTimeGuard } from '../../core/approval/editTarget';
-import { nodeFs } from '../../core/approval/nodeFs';
+import { summariseChangeSet } from '../../core/approval/editActions';
+import type { EditApplier } from '../../core/approval/editPorts';
 import { proposeChangeSet } from '../../core/approval/proposeChangeSet';
 import { sensitiveReason } from '../../core/approval/sensitivePaths';
 import type { Clock, Logger } from '../../core/ports';
-import type { DurableDb, TriggerStore } from '../../core/store/types';
+import type { EngineChangeSets } from '../../core/createEngine';
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../../shared/approvalProtocol';
 import type { OwnedApprovalSection } from '../execution/commandHost';
 import type { TasklaneSettings } from '../settings';
 import { ProposalDocuments } from './proposalDocuments';
 import { revertChangeSets } from './revert';
 import type { RevertResult } from './revert';
-import { VsCodeEditApplier } from './vscodeEdits';
 import type { VsCodeWorkspaceReader } from './vscodeEdits';
 
 /** Decided cards kept in the sidebar (newest), so the user sees what happened to each. */
@@ -35,31 +32,35 @@ export interface ApprovalResult {
   error?: string;
 }
 
-/** What the approval service is built from, once the store is open (src/host/storeServices.ts). */
+/** What the approval service presents, once the engine exists (src/host/storeServices.ts). */
 export interface ApprovalServiceDeps {
-  db: DurableDb;
-  triggers: TriggerStore;
+  /** The engine's change sets: proposals, their decider, every change. */
+  changeSets: EngineChangeSets;
+  /** Where an approved set is written (the editor's buffers); Undo writes through it too. */
+  applier: EditApplier;
   ledger: Ledger;
   clock: Clock;
   logger: Logger;
   /** Workspace Trust, read at each use (trust granted later applies without a reload). */
   trusted: () => boolean;
+  /** False while the agent's state cannot be committed: nothing is reverted then. */
+  durable: () => boolean;
+  /** The chore a task works for (itself or by descent); its proposals never apply unattended. */
+  taskChore: (taskId: string) => string | undefined;
+  /** Where the edit policy is read (user settings only). */
+  settings: Pick<TasklaneSettings, 'editPolicy'>;
   /** Where the proposals' editable right sides live (`proposals/<set id>/…`). */
   storageDir: string;
   /** Where the workspace's files are read and written (the first folder; the storage folder when none is open). */
   root: vscode.Uri;
   /** The one reading of the workspace (unsaved editor text included), the same the read actions use. */
   files: VsCodeWorkspaceReader;
-  /** Where a task came from ('user', 'chore:<id>'…), once the agent knows it. */
-  /** The chore a task works for (itself or by descent); its proposals never apply unattended. */
-  taskChore: (taskId: string) => string | undefined;
-  /** Where the edit policy is read (user settings only). */
-  settings: Pick<TasklaneSettings, 'editPolicy'>;
-  /** Puts a line in a task's stream (what the person reverted), once the agent exists. */
+  /** Puts a line in a task's stream (what the person reverted). */
   tellTask?: (taskId: string, text: string) => Promise<void>;
 }
 
-const RESTRICTED =
+/** Why the edit actions refuse in Restricted Mode, written for the model. */
+export const EDITS_RESTRICTED =
   'The workspace is in Restricted Mode: Tasklane can talk but not edit files. Tell the user; they can trust the folder (Manage Workspace Trust) and ask again.';
 
 /**
@@ -73,47 +74,19 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
   private readonly files: VsCodeWorkspaceReader;
   private readonly documents: ProposalDocuments;
   private readonly decider: ChangeSetDecider;
-  private readonly applier: VsCodeEditApplier;
+  private readonly applier: EditApplier;
+  private readonly subscription: { dispose(): void };
   private readonly recent: ApprovalView[] = [];
   private readonly listeners = new Set<(message: ApprovalHostMessage) => void>();
 
   constructor(private readonly deps: ApprovalServiceDeps) {
     this.files = deps.files;
-    this.applier = new VsCodeEditApplier(this.files);
-    const store = new DbChangeSetStore(deps.db, deps.clock);
-    this.store = store;
+    this.applier = deps.applier;
+    this.store = deps.changeSets.store;
+    this.decider = deps.changeSets.decider;
+    const store = this.store;
     this.documents = new ProposalDocuments(vscode.Uri.file(deps.storageDir), (id) => store.load(id));
-    this.decider = new ChangeSetDecider({
-      store,
-      files: this.files,
-      applier: this.applier,
-      ledger: deps.ledger,
-      durable: () => deps.db.durable,
-      triggers: deps.triggers,
-      logger: deps.logger,
-      onChange: (changeSet) => this.publish(changeSet),
-      // The guard again at apply time: a folder swapped for a link since the proposal is refused.
-      recheck: applyTimeGuard(deps.root.fsPath, nodeFs, { caseInsensitive: process.platform !== 'linux' }),
-    });
-  }
-
-  /** The edit actions for the agent (write_file, replace_in_file…), proposing into this service. */
-  editActions(): ActionDef[] {
-    const { deps } = this;
-    return createEditActions({
-      root: deps.root.fsPath,
-      fs: nodeFs,
-      // Windows and macOS (by default) ignore case: `.VSCODE/settings.json` is `.vscode/settings.json` there.
-      caseInsensitive: process.platform !== 'linux',
-      files: this.files,
-      store: this.store,
-      decider: this.decider,
-      clock: deps.clock,
-      policy: () => deps.settings.editPolicy(),
-      taskChore: deps.taskChore,
-      editBlocked: () => (deps.trusted() ? undefined : RESTRICTED),
-      onProposed: (changeSet) => this.publish(changeSet),
-    });
+    this.subscription = deps.changeSets.onDidChange((changeSet) => this.publish(changeSet));
   }
 
   async owns(id: string): Promise<boolean> {
@@ -227,7 +200,7 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
       read: (path) => this.files.read(path),
       applier: this.applier,
       ledger: deps.ledger,
-      durable: () => deps.db.durable,
+      durable: deps.durable,
       tellTask: deps.tellTask ?? (async () => undefined),
       onChange: (changeSet) => {
         const view = this.view(changeSet);
@@ -368,6 +341,7 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
   }
 
   dispose(): void {
+    this.subscription.dispose();
     this.documents.dispose();
     this.listeners.clear();
   }

@@ -1,17 +1,14 @@
 import * as vscode from 'vscode';
-import type { Ledger } from '../../core/actions/ledger';
 import type { ChoresFileResult } from '../../core/chores/choreFile';
-import { ChoreRunner } from '../../core/chores/choreRunner';
-import type { ReviewLinkPort } from '../../core/chores/reviewNotice';
-import { ChoreScheduler } from '../../core/chores/choreScheduler';
+import type { ChoreRunner } from '../../core/chores/choreRunner';
+import type { ChoreScheduler } from '../../core/chores/choreScheduler';
 import { previewChore } from '../../core/chores/chorePreview';
 import type { ChorePreview } from '../../core/chores/chorePreview';
-import { ChoreRunLog, DbRunPersistence } from '../../core/chores/runLog';
+import type { ChoreRunLog } from '../../core/chores/runLog';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
-import { DbSchedulePersistence } from '../../core/chores/schedulePersistence';
+import type { EngineChores } from '../../core/createEngine';
 import type { Agent } from '../../core/engine/agent';
 import type { Clock, Logger } from '../../core/ports';
-import type { DurableDb, TriggerStore } from '../../core/store/types';
 import type { ApprovalHostMessage } from '../../shared/approvalProtocol';
 import type { ChoreHostMessage, ChoreView, ChoreWebviewMessage } from '../../shared/choreProtocol';
 import type { SidebarSection } from '../sidebarSection';
@@ -27,7 +24,7 @@ import type { ChoreCardFacts, ChoreStateView } from './choreViews';
 import { RunTraceFollower } from './runTraceFollower';
 import { ChoreFireSources } from './choreFireSources';
 import { ChoresFileSource } from './choreWatchers';
-import { ChoreSpendLedger, DbSpendPersistence } from '../../core/chores/spendLedger';
+import type { ChoreSpendLedger } from '../../core/chores/spendLedger';
 import type { ChoreSettings } from '../settings';
 
 /**
@@ -39,28 +36,20 @@ export function workspaceSecretKey(name: string): string {
   return choreSecretKey(workspaceSecretScope(workspace?.toString() ?? 'no-folder'), name);
 }
 
-/** What the chore host is built from, once the store is open (src/host/storeServices.ts). */
+/** What the chore host is built from, once the engine exists (src/host/storeServices.ts). */
 export interface ChoreHostDeps {
-  db: DurableDb;
-  triggers: TriggerStore;
-  ledger: Ledger;
+  /** The engine's chore runner, run log, spend ledger and scheduler. */
+  engine: EngineChores;
   clock: Clock;
   logger: Logger;
   /** Workspace Trust, read at each use: chores never run in an untrusted workspace. */
   trusted: () => boolean;
-  secrets: vscode.SecretStorage;
   /** Where consent is kept: the workspace's state (workspaceState), never the repository. */
   consent: ConsentBackend;
-  /** Applied to run steps, reasons and escalation payloads (security/redact.ts); default: credential shapes. */
-  redact?: (text: string) => string;
   /** The first workspace folder (where `.tasklane/chores.yaml` lives); undefined when none is open. */
   root: vscode.Uri | undefined;
-  /** Its name, for escalation messages. */
-  workspaceName?: string;
   /** The master switch and the caps across chores (src/host/settings.ts), read at each use. */
   choreSettings?: () => ChoreSettings;
-  /** Approval links for runs parked on a review (src/host/approvals/approvalLinks.ts). */
-  reviewLinks?: ReviewLinkPort;
 }
 
 /**
@@ -103,7 +92,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private knownSkills: () => ReadonlyArray<{ name: string; body: string }> = () => [];
 
   constructor(deps: ChoreHostDeps) {
-    const { db, triggers, clock, logger } = deps;
+    const { clock, logger } = deps;
     this.logger = logger;
     this.clock = clock;
     this.trusted = deps.trusted;
@@ -117,40 +106,19 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       trusted: deps.trusted,
       fire: (choreId, cause, context) => this.runner.fire(choreId, cause, context),
     });
-    this.runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
-    if (deps.redact) this.runLog.redact = deps.redact;
-    this.spend = new ChoreSpendLedger(new DbSpendPersistence(db), () => clock.now());
+    this.runLog = deps.engine.runLog;
+    this.spend = deps.engine.spend;
     this.choreSettings = deps.choreSettings ?? (() => ({ enabled: true, maxCostUsdPerDay: 0, maxCostUsdPerMonth: 0 }));
-    this.scheduler = new ChoreScheduler({
-      triggers,
-      clock,
-      persistence: new DbSchedulePersistence(db, () => clock.now()),
-      logger,
-      onDropped: (id, dropped) => this.runner.recordDropped(id, dropped),
-    });
-    this.runner = new ChoreRunner({
-      triggers,
-      runLog: this.runLog,
-      scheduler: this.scheduler,
-      clock,
-      logger,
-      secrets: { getSecret: (name) => Promise.resolve(deps.secrets.get(workspaceSecretKey(name))) },
-      ...(deps.redact ? { redact: deps.redact } : {}),
-      ledger: deps.ledger,
-      canRun: deps.trusted,
-      spend: this.spend,
-      workspaceLimits: () => this.choreSettings(),
-      blocked: (id) => this.blockedReason(id),
-      ...(deps.workspaceName !== undefined ? { workspaceName: deps.workspaceName } : {}),
-      ...(deps.reviewLinks ? { reviewLinks: deps.reviewLinks } : {}),
-    });
+    if (!deps.engine.scheduler) throw new Error('Chores in VS Code keep their schedules: build the engine with chores.schedule.');
+    this.scheduler = deps.engine.scheduler;
+    this.runner = deps.engine.runner;
     this.runLog.onDidChange((run) => this.onRun(run));
     // A pause (a cap tripped) or a Resume shows on the chore's card at once.
     this.spend.onDidChangePause(() => void this.apply().catch((e) => this.logger.error('CHORE', 'could not refresh the chores after a pause', e)));
   }
 
   /** Why a fire of this chore may not run, beyond trust, `enabled: false` and a pause (the runner checks those). */
-  private blockedReason(choreId: string): string | undefined {
+  blockedReason(choreId: string): string | undefined {
     if (!this.choreSettings().enabled) return 'chores are switched off (setting tasklane.chores.enabled)';
     const chore = this.loaded.chores.find((c) => c.id === choreId);
     if (!chore) return 'the chore is no longer defined in .tasklane/chores.yaml, or is invalid';
@@ -376,8 +344,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   }
 
   dispose(): void {
+    // The runner is the engine's: it is disposed when the engine shuts down.
     this.scheduler.stop();
-    this.runner.dispose();
     this.sources.dispose();
     for (const d of this.disposables) d.dispose();
     this.file.dispose();

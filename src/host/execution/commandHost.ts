@@ -1,14 +1,6 @@
 import * as vscode from 'vscode';
-import type { Ledger } from '../../core/actions/ledger';
-import type { ActionDef } from '../../core/actions/types';
-import { commandActions } from '../../core/approval/commandActions';
-import type { Agent } from '../../core/engine/agent';
 import type { CommandApproval, CommandResult } from '../../core/approval/commandApproval';
-import { DbCommandApprovalStore } from '../../core/approval/commandApproval';
-import type { McpCallPort } from '../../core/approval/commandService';
-import { CommandService } from '../../core/approval/commandService';
-import type { Clock, Logger } from '../../core/ports';
-import type { DurableDb, TriggerStore } from '../../core/store/types';
+import type { CommandRunner, CommandService } from '../../core/approval/commandService';
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../../shared/approvalProtocol';
 import type { HostMessage } from '../../shared/protocol';
 import type { TasklaneSettings } from '../settings';
@@ -44,71 +36,41 @@ export function toCommandApprovalView(approval: CommandApproval): ApprovalView {
   };
 }
 
-/** What the command host is built from, once the store is open (src/host/storeServices.ts). */
-export interface CommandExecutionDeps {
-  db: DurableDb;
-  triggers: TriggerStore;
-  ledger: Ledger;
-  clock: Clock;
-  logger: Logger;
-  /** Workspace Trust, read at each use: commands never run in Restricted Mode. */
-  trusted: () => boolean;
-  /** Where commands run: the first workspace folder, else the storage folder. */
-  cwd: () => string;
-  /** Where the allowlist and the hidden environment variables are read (user settings only). */
-  settings: Pick<TasklaneSettings, 'allowedCommands' | 'hiddenEnvironmentVariables'>;
-  /** MCP tool calls share the command approvals (cards, ledger, wake-up). */
-  mcp?: McpCallPort;
+/**
+ * The terminal and the VS Code task API as the engine's command runner: commands run in the
+ * first workspace folder (else the storage folder) with the hidden environment variables removed.
+ */
+export function vscodeCommandRunner(cwd: () => string, settings: Pick<TasklaneSettings, 'hiddenEnvironmentVariables'>): CommandRunner {
+  return {
+    runCommand: (command, options) => runInTerminal(command, { ...options, cwd: cwd(), hiddenEnv: settings.hiddenEnvironmentVariables() }),
+    runTask: (name, options) => runVsCodeTask(name, { ...options, hiddenEnv: settings.hiddenEnvironmentVariables() }),
+  };
 }
 
 /**
- * The host side of run_command / run_task: the CommandService on the open store with a visible
- * terminal and the VS Code task API as runners, the allowlist setting and workspace trust as the
- * gate; serves the command cards of the approvals list.
+ * run_command / run_task approvals as sidebar cards in the same list as change sets, and the
+ * palette's approve/reject of them, over the engine's CommandService.
  */
-export class CommandExecutionHost implements OwnedApprovalSection {
-  private readonly service: CommandService;
+export class CommandExecutionHost implements OwnedApprovalSection, vscode.Disposable {
   private readonly listeners = new Set<(message: ApprovalHostMessage) => void>();
+  private readonly subscription: { dispose(): void };
 
-  constructor(deps: CommandExecutionDeps) {
-    this.service = new CommandService({
-      store: new DbCommandApprovalStore(deps.db, deps.clock),
-      runner: {
-        runCommand: (command, options) => runInTerminal(command, { ...options, cwd: deps.cwd(), hiddenEnv: deps.settings.hiddenEnvironmentVariables() }),
-        runTask: (name, options) => runVsCodeTask(name, { ...options, hiddenEnv: deps.settings.hiddenEnvironmentVariables() }),
-      },
-      ...(deps.mcp ? { mcp: deps.mcp } : {}),
-      gate: {
-        allowedCommands: () => deps.settings.allowedCommands(),
-        trusted: deps.trusted,
-      },
-      ledger: deps.ledger,
-      triggers: deps.triggers,
-      clock: deps.clock,
-      logger: deps.logger,
-      onDidChange: (id, approval) =>
-        this.listeners.forEach((l) => l(approval ? { type: 'approvalPatch', approval: toCommandApprovalView(approval) } : { type: 'approvalRemoved', id })),
-    });
+  constructor(
+    private readonly service: CommandService,
+    onDidChange: (listener: (id: string, approval: CommandApproval | undefined) => void) => { dispose(): void },
+  ) {
+    this.subscription = onDidChange((id, approval) =>
+      this.listeners.forEach((l) => l(approval ? { type: 'approvalPatch', approval: toCommandApprovalView(approval) } : { type: 'approvalRemoved', id })),
+    );
   }
 
-  /** Settles the approvals a previous run left open (call once, before the agent's loop starts). */
-  recover(): Promise<void> {
-    return this.service.recover();
-  }
-
-  /** run_command and run_task for the agent. */
-  actions(): ActionDef[] {
-    return commandActions(this.service);
+  dispose(): void {
+    this.subscription.dispose();
   }
 
   /** Where other approval-gated calls (MCP tools) ask: the same cards, ledger and wake-up. */
   requester(): Pick<CommandService, 'request'> {
     return this.service;
-  }
-
-  /** Cancel / Stop of a task also kills the approved command it is running and withdraws its pending ones. */
-  attach(agent: Pick<Agent, 'onTaskStopped'>): void {
-    agent.onTaskStopped((taskId) => this.service.stopTask(taskId));
   }
 
   /** Card patches for the sidebar (`sidebar.post`). */

@@ -145,6 +145,51 @@ describe('cli: tasklane chores run / validate / ci github', function () {
     assert.equal(body.status, 'failed');
   });
 
+  it('run: a secret of the environment that the chore reads leaves in none of the JSON line, log, trace, escalation or patch', async () => {
+    const secret = 'tl-deploy-7f3a9c2e5b1d';
+    const dir = repo(
+      choresYaml(`successWhen: "status = 'done'"\nbudget: { maxIterations: 3 }\nonFailure: escalate\nescalate:\n  webhook: { urlSecret: ops-hook }`),
+    );
+    fs.writeFileSync(path.join(dir, 'src/deploy.txt'), `token = ${secret}\nregion = eu\n`);
+    const store = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-store-'));
+    const patchFile = `${store}.patch`;
+    repos.push(store, patchFile);
+    server.script([
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'src/deploy.txt' } }] },
+      { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/deploy.txt', edits: [{ oldText: 'region = eu', newText: 'region = us' }] } }] },
+      end({ status: `gave up on ${secret}`, token: secret }),
+    ]);
+    const result = await cli(['chores', 'run', 'fix-answer', '--workspace', dir, '--json', '--verbose', '--store', store, '--patch-out', patchFile], {
+      ...env(),
+      TASKLANE_SECRET_OPS_HOOK: `${receiver.baseUrl}/hook`,
+      TASKLANE_SECRET_DEPLOY_TOKEN: secret,
+    });
+    assert.equal(result.code, 1, result.err);
+    // The model did read the file (the test is not vacuous), the value itself already redacted:
+    // the secret is known before the run, so not even the model request carries it.
+    const requests = JSON.stringify(server.requests.map((r) => r.body));
+    assert.match(requests, /token = \[REDACTED[^\]]*\]\\nregion = eu/);
+    assert.ok(!requests.includes(secret), 'the model request carries no secret');
+    assert.equal(receiver.requests.length, 1, 'one escalation');
+    const patch = fs.readFileSync(patchFile, 'utf8');
+    assert.match(patch, /region = us/);
+    // The trace is the run's event streams and EVENT.md (the store's database keeps change sets'
+    // file contents to check and apply them, as the file on disk does).
+    const written = [
+      result.out,
+      result.err,
+      JSON.stringify(receiver.requests[0]?.body),
+      patch,
+      ...filesUnder(path.join(store, 'agent')).map((f) => fs.readFileSync(f, 'latin1')),
+    ];
+    assert.ok(
+      written.some((text) => text.includes('[REDACTED')),
+      'something was redacted',
+    );
+    for (const text of written)
+      assert.ok(!text.includes(secret), `the secret leaked: ${text.slice(Math.max(0, text.indexOf(secret) - 80), text.indexOf(secret) + 40)}`);
+  });
+
   it('run: exit 2 for an unknown chore, a missing model, or bad arguments; nothing reaches the model', async () => {
     const dir = repo(choresYaml());
     const unknown = await cli(['chores', 'run', 'nope', '--workspace', dir], env());
@@ -253,3 +298,11 @@ describe('cli: tasklane chores run / validate / ci github', function () {
     });
   });
 });
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
+}

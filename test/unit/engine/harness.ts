@@ -5,8 +5,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Agent } from '../../../src/core/engine/agent';
-import type { AgentDeps } from '../../../src/core/engine/agent';
+import { createEngine } from '../../../src/core/createEngine';
+import type { EngineAdapters } from '../../../src/core/createEngine';
+import type { Agent } from '../../../src/core/engine/agent';
+import { Redactor } from '../../../src/core/security/redact';
 import type { AgentChange, AgentSettings } from '../../../src/core/engine/types';
 import { createModelClient } from '../../../src/core/model/createModelClient';
 import type { ModelClient } from '../../../src/core/model/types';
@@ -36,7 +38,7 @@ export interface HarnessOptions {
   rules?: string;
   /** Replaces the model factory (e.g. to throw a missing-key error). */
   model?: () => Promise<ModelClient>;
-  actions?: AgentDeps['actions'];
+  actions?: EngineAdapters['actions'];
   /** Reuse a storage dir (restart). */
   dir?: string;
   clock?: FakeClock;
@@ -97,10 +99,13 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const triggers = await createTriggerStore(db, { clock, logger, random: () => 0.5 });
   const workspace = new MemoryWorkspace(options.files ?? { 'README.md': '# Demo\nHello.\n', 'src/app.ts': 'export const answer = 42;\n' });
   const settings: AgentSettings = { maxActionsPerTask: 50, maxTokensPerTask: 1_000_000, ...options.settings };
-  const agent = new Agent({
+  // The graph as every host builds it (src/core/createEngine.ts), with no edits or commands.
+  const { agent } = await createEngine({
     db,
     triggers,
     model: options.model ?? modelFactory(options.wire, options.server),
+    trusted: () => true,
+    redactor: new Redactor(),
     workspace,
     clock,
     logger,
@@ -108,7 +113,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     skillDirs: options.skillDirs ?? [BUILTIN_SKILLS],
     workspaceRules: async () => options.rules,
     settings: () => settings,
-    actions: options.actions,
+    ...(options.actions ? { actions: options.actions } : {}),
   });
   const changes: AgentChange[] = [];
   agent.onDidChange((c) => changes.push(c));
