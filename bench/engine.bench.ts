@@ -18,14 +18,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Ledger } from '../src/core/actions/ledger';
-import { commandActions } from '../src/core/approval/commandActions';
-import { DbCommandApprovalStore } from '../src/core/approval/commandApproval';
-import { CommandService } from '../src/core/approval/commandService';
-import { Agent } from '../src/core/engine/agent';
+import { createEngine } from '../src/core/createEngine';
 import { startChild } from '../src/host/execution/processRunner';
 import type { ModelRequest } from '../src/core/model/types';
 import { systemClock } from '../src/core/ports';
+import { Redactor } from '../src/core/security/redact';
 import { commonPrefixShare, estimateTokens, serializeRequest } from '../src/core/prompts/requestBuilder';
 import { openDurableDb } from '../src/core/store/durableDb';
 import { loadSqlJs } from '../src/core/store/sqlJs';
@@ -68,7 +65,9 @@ async function main(): Promise<void> {
   const logger = new ClaimTimingLogger('engine');
   const files: Record<string, string> = { 'README.md': '# Demo\n'.repeat(20) };
   for (let i = 0; i < 30; i++) files[`src/module${i}.ts`] = `export function f${i}(x: number) {\n  return x * ${i};\n}\n`.repeat(5);
-  const agent = new Agent({
+  const { agent } = await createEngine({
+    trusted: () => true,
+    redactor: new Redactor(),
     db,
     triggers,
     model: async () => model,
@@ -256,7 +255,9 @@ async function mcpPrompt(): Promise<void> {
   });
   const files: Record<string, string> = {};
   for (let i = 0; i < 30; i++) files[`src/module${i}.ts`] = `export function f${i}(x: number) {\n  return x * ${i};\n}\n`.repeat(5);
-  const agent = new Agent({
+  const { agent } = await createEngine({
+    trusted: () => true,
+    redactor: new Redactor(),
     db,
     triggers,
     model: async () => model,
@@ -360,10 +361,12 @@ async function cancelLatency(): Promise<void> {
   const model = new InstantModel();
   const pids: number[] = [];
   let spawned: () => void = () => undefined;
-  const slot: { service?: CommandService } = {};
-  const agent = new Agent({
+  // Built as every host builds it: the engine's CommandService, with its stop-on-cancel.
+  const engine = await createEngine({
     db,
     triggers,
+    trusted: () => true,
+    redactor: new Redactor(),
     model: async () => model,
     workspace: new MemoryWorkspace({ 'README.md': '# Demo\n' }),
     clock: systemClock,
@@ -371,27 +374,20 @@ async function cancelLatency(): Promise<void> {
     storageDir: path.join(dir, 'agent'),
     skillDirs: [],
     settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000 }),
-    actions: commandActions({ request: (spec) => slot.service!.request(spec) }),
-  });
-  const service = new CommandService({
-    store: new DbCommandApprovalStore(db, systemClock),
-    runner: {
-      runCommand: (command, options) => {
-        const run = startChild(command, { ...options, cwd: dir });
-        if (run.pid !== undefined) pids.push(run.pid);
-        spawned();
-        return run.result;
+    commands: {
+      runner: {
+        runCommand: (command, options) => {
+          const run = startChild(command, { ...options, cwd: dir });
+          if (run.pid !== undefined) pids.push(run.pid);
+          spawned();
+          return run.result;
+        },
+        runTask: async () => ({ exitCode: null, output: '', truncatedChars: 0, timedOut: false, cancelled: false, durationMs: 0, error: 'no tasks here' }),
       },
-      runTask: async () => ({ exitCode: null, output: '', truncatedChars: 0, timedOut: false, cancelled: false, durationMs: 0, error: 'no tasks here' }),
+      gate: { allowedCommands: () => [BASELINE_COMMAND, LONG_COMMAND], trusted: () => true },
     },
-    gate: { allowedCommands: () => [BASELINE_COMMAND, LONG_COMMAND], trusted: () => true },
-    ledger: new Ledger(db, systemClock),
-    triggers,
-    clock: systemClock,
-    logger: new ClaimTimingLogger('engine'),
   });
-  slot.service = service;
-  agent.onTaskStopped((taskId) => service.stopTask(taskId));
+  const { agent } = engine;
   await agent.whenReady();
   agent.start();
 

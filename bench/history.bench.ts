@@ -17,7 +17,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { DbRunPersistence } from '../src/core/chores/runLog';
 import type { ChoreRunRecord } from '../src/core/chores/runLog';
-import { Agent } from '../src/core/engine/agent';
+import { createEngine } from '../src/core/createEngine';
+import { Redactor } from '../src/core/security/redact';
 import { EngineState } from '../src/core/engine/engineState';
 import { AppendFile, EventStreams } from '../src/core/engine/eventLog';
 import type { TaskRecord } from '../src/core/engine/records';
@@ -185,7 +186,9 @@ async function openOnce(dir: string, search: boolean): Promise<void> {
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   const { db, triggers } = await openStore({ dir: path.join(dir, 'store'), triggers: { restartNoticeSession: false } });
-  const agent = new Agent({
+  const { agent } = await createEngine({
+    trusted: () => true,
+    redactor: new Redactor(),
     db,
     triggers,
     model: async () => new InstantModel(),
@@ -270,7 +273,9 @@ async function archiveMove(): Promise<void> {
   await db.commit();
   const model = new InstantModel();
   const logger = new ClaimTimingLogger('history');
-  const agent = new Agent({
+  const { agent } = await createEngine({
+    trusted: () => true,
+    redactor: new Redactor(),
     db,
     triggers,
     model: async () => model,

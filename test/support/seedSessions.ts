@@ -5,11 +5,13 @@
  * store with: real, but with no model, since nothing here runs a turn.
  */
 import * as path from 'node:path';
-import { Agent } from '../../src/core/engine/agent';
+import { createEngine } from '../../src/core/createEngine';
+import type { Agent } from '../../src/core/engine/agent';
 import { EngineState } from '../../src/core/engine/engineState';
 import { AppendFile, EventStreams } from '../../src/core/engine/eventLog';
 import type { Clock } from '../../src/core/ports';
 import { silentLogger } from '../../src/core/ports';
+import { Redactor } from '../../src/core/security/redact';
 import type { OpenStore } from '../../src/core/store/openStore';
 import { openStore } from '../../src/core/store/openStore';
 import { MemoryWorkspace } from '../fakes/memoryWorkspace';
@@ -47,14 +49,16 @@ export async function writeSessions(seed: SessionSeed): Promise<void> {
   await db.close();
 }
 
-/** A real agent on an open store, with no model: for what pages, searches and archives history. */
-export function agentWithoutModel(store: OpenStore, clock: Clock, storageDir: string): Agent {
-  return new Agent({
+/** A real agent on an open store, built as every host builds it, with no model: for what pages, searches and archives history. */
+export async function agentWithoutModel(store: OpenStore, clock: Clock, storageDir: string): Promise<Agent> {
+  const { agent } = await createEngine({
     db: store.db,
     triggers: store.triggers,
     model: async () => {
       throw new Error('no model here: nothing in this test runs a turn');
     },
+    trusted: () => true,
+    redactor: new Redactor(),
     workspace: new MemoryWorkspace({}),
     clock,
     logger: silentLogger,
@@ -62,4 +66,5 @@ export function agentWithoutModel(store: OpenStore, clock: Clock, storageDir: st
     skillDirs: [],
     settings: () => ({ maxActionsPerTask: 10, maxTokensPerTask: 1000 }),
   });
+  return agent;
 }

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { coreActions } from '../actions/coreActions';
-import { Ledger } from '../actions/ledger';
+import type { Ledger } from '../actions/ledger';
 import { readActions } from '../actions/readActions';
 import { ActionRegistry } from '../actions/registry';
 import type { ActionDef } from '../actions/types';
@@ -71,8 +71,8 @@ export interface AgentDeps {
   actions?: ActionDef[];
   /** Supervisor hooks (the chore runner): resolve chore fires, guard and observe their tasks. */
   hooks?: TaskHooks;
-  /** The irreversible-action ledger over `db`, shared with the host's edits, commands and chores; one is made when absent. */
-  ledger?: Ledger;
+  /** The one irreversible-action ledger over `db`, shared with edits, commands and chores (src/core/createEngine.ts). */
+  ledger: Ledger;
 }
 
 /** Transcript lines a snapshot carries per session. */
@@ -144,7 +144,7 @@ export class Agent {
     this.env = {
       state: this.state,
       registry,
-      ledger: deps.ledger ?? new Ledger(deps.db, deps.clock),
+      ledger: deps.ledger,
       workspace: deps.workspace,
       clock: deps.clock,
       logger: deps.logger,

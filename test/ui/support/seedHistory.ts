@@ -35,7 +35,7 @@ export async function seedHistory(storageDir: string, count: number, special: Re
   });
   clock.t = Date.now();
   const store = await openStore({ dir: storageDir, clock, triggers: { restartNoticeSession: false } });
-  const agent = agentWithoutModel(store, clock, storageDir);
+  const agent = await agentWithoutModel(store, clock, storageDir);
   await agent.whenReady();
   const moved = await agent.history.moveAll(['session']);
   await agent.shutdown();

@@ -66,6 +66,8 @@ export async function createRunnerHarness(
   const db = await openDurableDb({ dir: path.join(dir, 'store'), sqlJs: await sqlJs(), clock, lease: { recheckMs: 20 } });
   const triggers = await createTriggerStore(db, { clock, logger, random: () => 0.5 });
   const runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
+  // One ledger for the runner and the agent, as createEngine (src/core/createEngine.ts) wires it.
+  const ledger = new Ledger(db, clock);
   const done: Array<[string, number]> = [];
   const runner = new ChoreRunner({
     triggers,
@@ -74,7 +76,7 @@ export async function createRunnerHarness(
     clock,
     logger,
     secrets: { getSecret: async () => undefined },
-    ledger: new Ledger(db, clock),
+    ledger,
     ...extra,
   });
   runner.setChores(chores);
@@ -89,6 +91,7 @@ export async function createRunnerHarness(
     skillDirs: [],
     settings: () => ({ maxActionsPerTask: 200, maxTokensPerTask: 50_000_000 }),
     hooks: runner,
+    ledger,
     ...agentExtra,
   });
   await agent.whenReady();

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createEngine } from '../../../src/core/createEngine';
-import type { EngineAdapters } from '../../../src/core/createEngine';
+import type { Engine, EngineAdapters } from '../../../src/core/createEngine';
 import type { Agent } from '../../../src/core/engine/agent';
 import { Redactor } from '../../../src/core/security/redact';
 import type { AgentChange, AgentSettings } from '../../../src/core/engine/types';
@@ -39,12 +39,15 @@ export interface HarnessOptions {
   /** Replaces the model factory (e.g. to throw a missing-key error). */
   model?: () => Promise<ModelClient>;
   actions?: EngineAdapters['actions'];
+  /** run_command / run_task through the engine's CommandService (`Harness.engine.commands`). */
+  commands?: EngineAdapters['commands'];
   /** Reuse a storage dir (restart). */
   dir?: string;
   clock?: FakeClock;
 }
 
 export interface Harness {
+  engine: Engine;
   agent: Agent;
   clock: FakeClock;
   dir: string;
@@ -99,8 +102,8 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const triggers = await createTriggerStore(db, { clock, logger, random: () => 0.5 });
   const workspace = new MemoryWorkspace(options.files ?? { 'README.md': '# Demo\nHello.\n', 'src/app.ts': 'export const answer = 42;\n' });
   const settings: AgentSettings = { maxActionsPerTask: 50, maxTokensPerTask: 1_000_000, ...options.settings };
-  // The graph as every host builds it (src/core/createEngine.ts), with no edits or commands.
-  const { agent } = await createEngine({
+  // The graph as every host builds it (src/core/createEngine.ts); no edits, no chores.
+  const engine = await createEngine({
     db,
     triggers,
     model: options.model ?? modelFactory(options.wire, options.server),
@@ -114,7 +117,9 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     workspaceRules: async () => options.rules,
     settings: () => settings,
     ...(options.actions ? { actions: options.actions } : {}),
+    ...(options.commands ? { commands: options.commands } : {}),
   });
+  const { agent } = engine;
   const changes: AgentChange[] = [];
   agent.onDidChange((c) => changes.push(c));
   await agent.whenReady();
@@ -129,6 +134,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     await db.close();
   };
   return {
+    engine,
     agent,
     clock,
     dir,

@@ -8,12 +8,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Ledger } from '../../../src/core/actions/ledger';
-import { commandActions } from '../../../src/core/approval/commandActions';
 import type { CommandResult } from '../../../src/core/approval/commandApproval';
-import { DbCommandApprovalStore } from '../../../src/core/approval/commandApproval';
-import type { CommandRunner } from '../../../src/core/approval/commandService';
-import { CommandService } from '../../../src/core/approval/commandService';
+import type { CommandRunner, CommandService } from '../../../src/core/approval/commandService';
 import type { TaskView } from '../../../src/core/engine/types';
 import { LEASE_FILE } from '../../../src/core/store/storeFiles';
 import type { ModelServer, RecordedRequest, ScriptStep } from '../../fixtures/modelServer';
@@ -235,23 +231,19 @@ export async function openWorld(
   dir: string | undefined,
   tasks: Map<string, TaskView>,
 ): Promise<World> {
-  // The actions exist before the store is open; the service after: a forwarder joins them.
-  const slot: { service?: CommandService } = {};
-  const forward = { request: (spec: Parameters<CommandService['request']>[0]) => slot.service!.request(spec) };
-  const h = await createHarness({ wire, server, clock, dir, actions: commandActions(forward), settings: { maxActionsPerTask: 5 }, skillDirs: [] });
-  const service = new CommandService({
-    store: new DbCommandApprovalStore(h.db, h.clock),
-    runner,
+  const h = await createHarness({
+    wire,
+    server,
+    clock,
+    dir,
+    // Wired as the host wires it: the engine's CommandService, its stop-on-cancel and recovery.
     // "slow …" commands are allowlisted (they run inside the turn); "risky …" ones need approval.
-    gate: { allowedCommands: () => SLOW_COMMANDS, trusted: () => true },
-    ledger: new Ledger(h.db, h.clock),
-    triggers: h.triggers,
-    clock: h.clock,
-    logger: h.logger,
+    commands: { runner, gate: { allowedCommands: () => SLOW_COMMANDS, trusted: () => true } },
+    settings: { maxActionsPerTask: 5 },
+    skillDirs: [],
   });
-  slot.service = service;
-  h.agent.onTaskStopped((taskId) => service.stopTask(taskId));
-  await service.recover();
+  const service = h.engine.commands;
+  if (!service) throw new Error('the harness was built without commands');
   h.agent.onDidChange((c) => {
     if (c.type === 'task') tasks.set(c.task.id, c.task);
   });

@@ -40,7 +40,7 @@ describe('host: session list pages, open and search for the sidebar', function (
       special: { 3: 'where does the walrus config live?' },
     });
     const store = await openStore({ dir: path.join(dir, 'store'), clock, triggers: { restartNoticeSession: false } });
-    const agent = agentWithoutModel(store, clock, storageDir);
+    const agent = await agentWithoutModel(store, clock, storageDir);
     try {
       await agent.whenReady();
       // The oldest sessions have been idle for over a week: archive them.
