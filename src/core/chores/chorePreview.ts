@@ -9,7 +9,7 @@ import type { ChoreStartSpec } from './choreStartSpec';
 import { describeFireContext } from './fireContext';
 import type { ChoreFireContext } from './fireContext';
 import type { ChoreRunCause } from './runLog';
-import { nextFires } from './schedule';
+import { describeDuration, intervalAfter, nextFires } from './schedule';
 import type { ChoreSpendLedger, WorkspaceSpendLimits } from './spendLedger';
 import type { ChoreBudget, ChoreDefinition } from './types';
 
@@ -43,6 +43,8 @@ export interface ChorePreview {
   /** Empty for a chore that is not cron-triggered. */
   nextFires: PreviewFire[];
   timezone: string;
+  /** What happens to fires VS Code misses (closed, asleep), per `drift`; undefined for a chore that is not cron-triggered. */
+  drift?: string;
   dryRun: ChoreDryRun;
 }
 
@@ -85,6 +87,7 @@ export function previewChore(chore: ChoreDefinition, options: PreviewOptions): C
     choreId: chore.id,
     nextFires: fires.map((at) => ({ at, utc: new Date(at).toISOString(), local: wallClock(at, timezone) })),
     timezone,
+    ...(cron ? { drift: describeDrift(chore.drift, fires[0] !== undefined ? intervalAfter(cron, fires[0]) : undefined) } : {}),
     dryRun: {
       ...spec,
       cause,
@@ -114,6 +117,7 @@ export function previewMarkdown(chore: ChoreDefinition, preview: ChorePreview): 
     ...(preview.nextFires.length
       ? preview.nextFires.map((f) => `- ${f.local} — ${f.utc}`)
       : [`- This chore fires on ${chore.trigger.kind} events, not on a schedule.`]),
+    ...(preview.drift ? ['', `Missed fires: ${preview.drift}`] : []),
     '',
     `## Dry run (${d.cause === 'cron' ? `the next scheduled fire, ${d.fireTime}` : d.cause === 'manual' ? 'a Run now' : `a ${d.cause} fire`}; no model was called)`,
     '',
@@ -136,6 +140,19 @@ export function previewMarkdown(chore: ChoreDefinition, preview: ChorePreview): 
     fence,
     '',
   ].join('\n');
+}
+
+/** The drift policy in words, with the chore's interval for `skip`. */
+export function describeDrift(drift: ChoreDefinition['drift'], intervalMs: number | undefined): string {
+  const interval = intervalMs !== undefined ? ` (${describeDuration(intervalMs)} here)` : '';
+  switch (drift) {
+    case 'latest':
+      return 'drift: latest — after VS Code was closed or asleep, the most recent missed fire runs once; older ones are listed as missed.';
+    case 'catchup':
+      return 'drift: catchup — after VS Code was closed or asleep, the missed fires run in order, at most the 10 most recent.';
+    case 'skip':
+      return `drift: skip — a fire runs when it is less than one interval late${interval}, so a machine waking a few minutes late still runs it; a fire more than one interval late is dropped and listed as skipped.`;
+  }
 }
 
 function wallClock(at: number, timeZone: string): string {

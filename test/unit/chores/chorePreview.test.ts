@@ -45,6 +45,15 @@ describe('chore preview: next fires and a dry run without the model', function (
     assert.ok(preview.dryRun.prompt.includes(preview.dryRun.triggerContext));
   });
 
+  it("says what drift: skip does with a late fire, with the chore's interval", () => {
+    const now = Date.parse('2026-03-27T12:00:00Z');
+    const skip = { ...cronChore('UTC'), drift: 'skip' as const };
+    const preview = previewChore(skip, { now });
+    assert.match(preview.drift ?? '', /less than one interval late \(24 h here\).*waking a few minutes late still runs/);
+    assert.match(previewMarkdown(skip, preview), /Missed fires: drift: skip/);
+    assert.match(previewChore(cronChore('UTC'), { now }).drift ?? '', /drift: latest/);
+  });
+
   it('shows the budgets and says when a rolling cap is already reached', async () => {
     const now = Date.parse('2026-03-27T12:00:00Z');
     const spend = new ChoreSpendLedger(new InMemorySpendPersistence(), () => now);
