@@ -24,6 +24,7 @@ import type { ChoreRunRecord } from '../core/chores/runLog';
 import type { ChoreDefinition } from '../core/chores/types';
 import { Agent } from '../core/engine/agent';
 import type { ModelClient } from '../core/model/types';
+import type { ModelPrices } from '../core/model/pricing';
 import type { Logger } from '../core/ports';
 import { systemClock } from '../core/ports';
 import { openDurableDb } from '../core/store/durableDb';
@@ -51,6 +52,8 @@ export interface RunChoreOptions {
   /** Every loaded chore (the runner knows them all; only `chore` fires). */
   chores: ChoreDefinition[];
   model: () => Promise<ModelClient>;
+  /** The person's model prices (TASKLANE_MODEL_PRICES); an unpriced model is charged at the conservative rate. */
+  modelPrices?: ModelPrices;
   secrets: (name: string) => string | undefined;
   logger: Logger;
   /** Where the store lives; default a temp folder removed afterwards. */
@@ -122,7 +125,7 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
     storageDir: path.join(storeDir, 'agent'),
     skillDirs: options.skillDirs,
     workspaceRules: () => reads.readFile('AGENTS.md').catch(() => undefined),
-    settings: () => ({ maxActionsPerTask: 500, maxTokensPerTask: 50_000_000 }),
+    settings: () => ({ maxActionsPerTask: 500, maxTokensPerTask: 50_000_000, ...(options.modelPrices ? { modelPrices: options.modelPrices } : {}) }),
     actions: editActions,
     hooks: runner,
   });

@@ -171,7 +171,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     skillDirs,
     workspaceRules: () => workspace.readFile('AGENTS.md').catch(() => undefined),
     // User settings only: a repository cannot raise the per-task budget (src/host/settings.ts).
-    settings: () => ({ ...settings.budget(), storage: settings.storage(), memory: settings.memory() }),
+    settings: () => ({ ...settings.budget(), storage: settings.storage(), memory: settings.memory(), modelPrices: settings.modelPrices() }),
   });
   late.agent = created;
   commands.attach(created);

@@ -5,7 +5,7 @@ import { ChoreRunner } from '../../core/chores/choreRunner';
 import type { ReviewLinkPort } from '../../core/chores/reviewNotice';
 import { ChoreScheduler } from '../../core/chores/choreScheduler';
 import { previewChore } from '../../core/chores/chorePreview';
-import type { ChorePreview } from '../../core/chores/chorePreview';
+import type { ChorePreview, ModelCostContext } from '../../core/chores/chorePreview';
 import { ChoreRunLog, DbRunPersistence } from '../../core/chores/runLog';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
 import { DbSchedulePersistence } from '../../core/chores/schedulePersistence';
@@ -236,8 +236,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     await this.apply();
   }
 
-  /** Next fires and a dry run of a valid chore (Preview Chore); no model is called. */
-  preview(choreId: string, count = 5): { chore: ChoreDefinition; preview: ChorePreview } | undefined {
+  /** Next fires and a dry run of a valid chore (Preview Chore); no model is called. `model`: for the cost note. */
+  preview(choreId: string, count = 5, model?: ModelCostContext): { chore: ChoreDefinition; preview: ChorePreview } | undefined {
     const chore = this.loaded.chores.find((c) => c.id === choreId);
     if (!chore) return undefined;
     const caps = this.choreSettings();
@@ -248,6 +248,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
         count,
         spend: this.spend,
         workspaceLimits: { maxCostUsdPerDay: caps.maxCostUsdPerDay, maxCostUsdPerMonth: caps.maxCostUsdPerMonth },
+        ...(model ? { model } : {}),
       }),
     };
   }
