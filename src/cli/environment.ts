@@ -1,11 +1,14 @@
 /**
  * What the headless runner takes from its environment: the model (TASKLANE_MODEL_PROVIDER,
- * TASKLANE_MODEL_BASE_URL, TASKLANE_MODEL_ID and the provider's usual key variable) and chore
- * secrets (TASKLANE_SECRET_<NAME>). On a CI machine the environment is the person's configuration
+ * TASKLANE_MODEL_BASE_URL, TASKLANE_MODEL_ID and the provider's usual key variable), its price
+ * (TASKLANE_MODEL_PRICES, the JSON of VS Code's `tasklane.model.prices`) and chore secrets
+ * (TASKLANE_SECRET_<NAME>). On a CI machine the environment is the person's configuration
  * (repository secrets and variables), so unlike in VS Code, where a repository's settings must
  * not steer keys, the base URL and key given here are used as given.
  */
-import { createModelClient } from '../core/model/createModelClient';
+import { createModelClient, DEFAULT_MODELS } from '../core/model/createModelClient';
+import { parseModelPrices } from '../core/model/pricing';
+import type { ModelPrices } from '../core/model/pricing';
 import type { SdkProvider } from '../core/model/createModelClient';
 import type { ModelClient } from '../core/model/types';
 import type { Logger } from '../core/ports';
@@ -20,9 +23,42 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+const providerOf = (env: Env) =>
+  (env.TASKLANE_MODEL_PROVIDER?.trim() || (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : '')) as SdkProvider | '';
+
+/** The model id runs will use (the provider's default when none is set), or undefined when no model is configured. */
+export function modelIdFromEnv(env: Env): string | undefined {
+  const provider = providerOf(env);
+  const id = env.TASKLANE_MODEL_ID?.trim();
+  if (id) return id;
+  return provider === 'anthropic' || provider === 'openai' ? DEFAULT_MODELS[provider] : undefined;
+}
+
+/** The variable headless runs read model prices from (same JSON as `tasklane.model.prices`). */
+export const pricesVariable = 'TASKLANE_MODEL_PRICES';
+
+/**
+ * The person's model prices from TASKLANE_MODEL_PRICES, e.g. `{"deepseek/*": {"input": 0.3,
+ * "output": 1.2}}`. Strict, unlike the VS Code setting: a CI run with a mistyped price stops with
+ * exit code 2 rather than running on an estimate nobody asked for.
+ */
+export function pricesFromEnv(env: Env): ModelPrices {
+  const text = env[pricesVariable]?.trim();
+  if (!text) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${pricesVariable} is not JSON (${(error as Error).message}); write e.g. {"my-model": {"input": 0.5, "output": 1.5}}.`);
+  }
+  const { prices, problems } = parseModelPrices(raw);
+  if (problems.length) throw new UsageError(`${pricesVariable}: ${problems.join('; ')}.`);
+  return prices;
+}
+
 /** The model client the environment describes; throws UsageError when it describes none. */
 export function modelFromEnv(env: Env, logger: Logger): () => Promise<ModelClient> {
-  const provider = (env.TASKLANE_MODEL_PROVIDER?.trim() || (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : '')) as SdkProvider | '';
+  const provider = providerOf(env);
   if (!provider) {
     throw new UsageError(
       "No model configured: set TASKLANE_MODEL_PROVIDER (anthropic, openai or openai-compatible) and the provider's key (ANTHROPIC_API_KEY or OPENAI_API_KEY).",

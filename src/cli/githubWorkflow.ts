@@ -27,8 +27,8 @@ export class WorkflowError extends Error {
 export interface WorkflowOptions {
   /** Add a step that opens each run's patch as a pull request. */
   openPr?: boolean;
-  /** TASKLANE_MODEL_PROVIDER / _ID / _BASE_URL to write into the workflow. */
-  model?: { provider?: string; id?: string; baseUrl?: string };
+  /** TASKLANE_MODEL_PROVIDER / _ID / _BASE_URL (and _PRICES, when set) to write into the workflow. */
+  model?: { provider?: string; id?: string; baseUrl?: string; prices?: string };
 }
 
 /** The workflow text for every cron chore; throws WorkflowError naming the chore that cannot be expressed. */
@@ -59,6 +59,7 @@ export function githubWorkflow(chores: readonly ChoreDefinition[], options: Work
     `  TASKLANE_MODEL_PROVIDER: ${quote(options.model?.provider || 'anthropic')}`,
     `  TASKLANE_MODEL_ID: ${quote(options.model?.id ?? '')}`,
     `  TASKLANE_MODEL_BASE_URL: ${quote(options.model?.baseUrl ?? '')}`,
+    ...(options.model?.prices ? [`  TASKLANE_MODEL_PRICES: ${quote(options.model.prices)}`] : []),
     'jobs:',
   ];
   for (const { chore, cron } of crons) lines.push(...job(chore, cron, options.openPr ?? false));

@@ -14,7 +14,8 @@ import { parseArgs } from 'node:util';
 import { choresFilePath, parseChoresFile } from '../core/chores/choreFile';
 import type { ChoreDefinition } from '../core/chores/types';
 import type { Logger, LogTag } from '../core/ports';
-import { modelFromEnv, redactorFromEnv, secretsFromEnv, UsageError } from './environment';
+import { modelFromEnv, modelIdFromEnv, pricesFromEnv, pricesVariable, redactorFromEnv, secretsFromEnv, UsageError } from './environment';
+import { costEstimateNote } from '../core/chores/chorePreview';
 import { githubWorkflow, WorkflowError } from './githubWorkflow';
 import { runChoreOnce } from './runChore';
 
@@ -24,7 +25,9 @@ const USAGE = `Usage:
   tasklane chores validate [--workspace DIR]
 
 Model: TASKLANE_MODEL_PROVIDER (anthropic | openai | openai-compatible), TASKLANE_MODEL_BASE_URL,
-TASKLANE_MODEL_ID, and ANTHROPIC_API_KEY or OPENAI_API_KEY. Escalation secrets: TASKLANE_SECRET_<NAME>.
+TASKLANE_MODEL_ID, and ANTHROPIC_API_KEY or OPENAI_API_KEY. Prices of models Tasklane does not know, in USD
+per million tokens: TASKLANE_MODEL_PRICES='{"<id or glob>": {"input": 0.5, "output": 1.5}}' (otherwise their
+cost is estimated at the highest known rate). Escalation secrets: TASKLANE_SECRET_<NAME>.
 Exit codes: 0 succeeded, 1 failed / budget_exhausted / awaiting_review, 2 invalid file or arguments.`;
 
 /** Where the bundled CLI finds what ships beside it (dist/sql-wasm.wasm, skills/). */
@@ -72,6 +75,10 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         expectArgs(rest, 0);
         const { chores, report } = loadChores(workspace);
         io.out(`${report || `${choresFilePath}: ${chores.length} chore(s), no problems`}\n`);
+        // The chores' cost caps hold either way; say when they will count an estimate.
+        const modelId = modelIdFromEnv(io.env);
+        const note = chores.length && modelId ? costEstimateNote({ id: modelId, prices: pricesFromEnv(io.env), where: pricesVariable }) : undefined;
+        if (note) io.out(`cost: ${note}\n`);
         return 0;
       }
       case 'ci': {
@@ -79,7 +86,13 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         expectArgs(rest, 1);
         const { chores, report } = loadChores(workspace);
         if (report) io.err(`${report}\n`);
-        const model = { provider: io.env.TASKLANE_MODEL_PROVIDER, id: io.env.TASKLANE_MODEL_ID, baseUrl: io.env.TASKLANE_MODEL_BASE_URL };
+        pricesFromEnv(io.env); // a mistyped price fails here, not in the first scheduled run
+        const model = {
+          provider: io.env.TASKLANE_MODEL_PROVIDER,
+          id: io.env.TASKLANE_MODEL_ID,
+          baseUrl: io.env.TASKLANE_MODEL_BASE_URL,
+          prices: io.env[pricesVariable]?.trim(),
+        };
         io.out(githubWorkflow(chores, { openPr: values['open-pr'], model }));
         return 0;
       }
@@ -96,6 +109,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
           chore,
           chores,
           model: modelFromEnv(io.env, logger),
+          modelPrices: pricesFromEnv(io.env),
           secrets: secretsFromEnv(io.env),
           redactor,
           logger,

@@ -19,6 +19,7 @@ import type { ChoreDefinition } from '../core/chores/types';
 import { createEngine } from '../core/createEngine';
 import type { Agent } from '../core/engine/agent';
 import type { ModelClient } from '../core/model/types';
+import type { ModelPrices } from '../core/model/pricing';
 import type { Logger } from '../core/ports';
 import { systemClock } from '../core/ports';
 import type { Redactor } from '../core/security/redact';
@@ -45,6 +46,8 @@ export interface RunChoreOptions {
   /** Every loaded chore (the runner knows them all; only `chore` fires). */
   chores: ChoreDefinition[];
   model: () => Promise<ModelClient>;
+  /** The person's model prices (TASKLANE_MODEL_PRICES); an unpriced model is charged at the conservative rate. */
+  modelPrices?: ModelPrices;
   secrets: (name: string) => string | undefined;
   /** Knows every secret of the environment (model keys, TASKLANE_SECRET_*): nothing written or printed carries them. */
   redactor: Redactor;
@@ -79,7 +82,7 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
     workspace: reads,
     skillDirs: options.skillDirs,
     workspaceRules: () => reads.readFile('AGENTS.md').catch(() => undefined),
-    settings: () => ({ maxActionsPerTask: 500, maxTokensPerTask: 50_000_000 }),
+    settings: () => ({ maxActionsPerTask: 500, maxTokensPerTask: 50_000_000, ...(options.modelPrices ? { modelPrices: options.modelPrices } : {}) }),
     // Chore proposals always wait for review; here the review is the patch (see approvePending).
     edits: { offered: true, root: options.workspace, files: workspace, applier: workspace, policy: () => ({ autoApproveEdits: false }) },
     chores: {

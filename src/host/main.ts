@@ -118,7 +118,10 @@ export function start(context: vscode.ExtensionContext): MainParts {
       secrets,
       dialogs,
     ),
-    ...registerChorePreview(part((s) => s.chores)),
+    ...registerChorePreview(
+      part((s) => s.chores),
+      () => settings.modelCost(),
+    ),
     ...registerCommandApprovalCommands(
       part((s) => s.commands),
       dialogs,

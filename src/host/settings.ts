@@ -3,6 +3,10 @@ import type { MemorySettings, StorageSettings } from '../core/engine/types';
 import type { EditPolicyOptions } from '../core/approval/sensitivePaths';
 import type { RunawayCaps } from '../core/engine/caps';
 import type { Logger } from '../core/ports';
+import { parseModelPrices } from '../core/model/pricing';
+import { DEFAULT_MODELS } from '../core/model/createModelClient';
+import type { ModelCostContext } from '../core/chores/chorePreview';
+import type { ModelPrices } from '../core/model/pricing';
 import { USER_ONLY_SETTINGS, userOnlyKeysIn, userValue } from '../core/settings/userOnlySettings';
 import type { UserOnlySetting } from '../core/settings/userOnlySettings';
 
@@ -43,6 +47,7 @@ export interface ChoreSettings {
  */
 export class TasklaneSettings implements vscode.Disposable {
   private readonly noted = new Set<string>();
+  private readonly pricesLogged = new Set<string>();
   private readonly shown: string[] = [];
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -69,6 +74,31 @@ export class TasklaneSettings implements vscode.Disposable {
     await config.update('provider', choice.provider, vscode.ConfigurationTarget.Global);
     await config.update('id', choice.model, vscode.ConfigurationTarget.Global);
     if (choice.baseUrl !== undefined) await config.update('baseUrl', choice.baseUrl, vscode.ConfigurationTarget.Global);
+  }
+
+  /**
+   * The person's model prices (`tasklane.model.prices`), user settings only: a repository that
+   * priced its model at 0 would switch every cost cap off. Invalid entries are left out (the model
+   * is then estimated, never free) and logged once.
+   */
+  modelPrices(): ModelPrices {
+    const { prices, problems } = parseModelPrices(this.userOnly<unknown>('tasklane.model.prices', {}));
+    for (const problem of problems) {
+      if (this.pricesLogged.has(problem)) continue;
+      this.pricesLogged.add(problem);
+      this.logger.warn('HOST', `tasklane.model.prices ${problem}; that entry is ignored`);
+    }
+    return prices;
+  }
+
+  /**
+   * The model chores run on, as far as its price goes (Preview Chore's cost note): the model id
+   * set, else the provider's default; undefined under `auto` with no id (not known before a run).
+   */
+  modelCost(): ModelCostContext | undefined {
+    const { provider, model } = this.model();
+    const id = model || (provider === 'openai' || provider === 'anthropic' ? DEFAULT_MODELS[provider] : provider === 'vscode-lm' ? 'vscode-lm' : '');
+    return id ? { id, prices: this.modelPrices(), where: 'your user setting tasklane.model.prices' } : undefined;
   }
 
   editPolicy(): EditPolicyOptions {

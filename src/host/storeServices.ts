@@ -120,7 +120,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     skillDirs,
     workspaceRules: () => workspace.readFile('AGENTS.md').catch(() => undefined),
     // User settings only: a repository cannot raise the per-task budget (src/host/settings.ts).
-    settings: () => ({ ...settings.budget(), storage: settings.storage(), memory: settings.memory() }),
+    settings: () => ({ ...settings.budget(), storage: settings.storage(), memory: settings.memory(), modelPrices: settings.modelPrices() }),
     edits: {
       // No folder open: nothing to edit, so no edit actions (commands still run in the storage folder).
       offered: folder !== undefined,

@@ -37,7 +37,12 @@ export function toTaskView(task: CoreTask): TaskView {
     mode: task.mode,
     status: task.status,
     todos: task.todos,
-    counters: { actions: task.counters.actions.used, tokens: task.counters.tokens.used, cost: task.usage.cost },
+    counters: {
+      actions: task.counters.actions.used,
+      tokens: task.counters.tokens.used,
+      cost: task.usage.cost,
+      ...(task.usage.costEstimated ? { costEstimated: true } : {}),
+    },
     budget: { actions: task.counters.actions.limit, tokens: task.counters.tokens.limit, cost: task.counters.cost?.limit },
     waitingForUser: task.waitingForUser,
     paused: task.paused,

@@ -11,7 +11,7 @@ export interface ChoreRunView {
   startedAt: number;
   endedAt?: number;
   reason?: string;
-  usage: { iterations: number; inputTokens: number; outputTokens: number; cost: number };
+  usage: { iterations: number; inputTokens: number; outputTokens: number; cost: number; costEstimated?: boolean };
 }
 
 export interface ChoreStepView {

@@ -44,7 +44,7 @@ export interface TaskView {
   mode: 'simple' | 'complex';
   status: string;
   todos: TodoView[];
-  counters: { actions: number; tokens: number; cost: number };
+  counters: { actions: number; tokens: number; cost: number; costEstimated?: boolean };
   budget: { actions: number; tokens: number; cost?: number };
   waitingForUser: boolean;
   paused: boolean;

@@ -1,3 +1,4 @@
+import { costText } from '../shared/costText';
 import { CHART_RUNS } from '../shared/viewConstants';
 import type { ChoreRunView } from '../shared/choreProtocol';
 
@@ -16,6 +17,8 @@ export interface ChartBar {
   outcome: ChartOutcome;
   durationMs: number;
   cost: number;
+  /** The cost is the conservative estimate for a model with no known price. */
+  costEstimated?: boolean;
   /** 0..1 of the longest run shown (a run that never ran gets a fixed stub). */
   height: number;
   /** 0..1 of the costliest run shown. */
@@ -68,9 +71,10 @@ export function choreChartModel(runs: readonly ChoreRunView[], now: number): Cha
       outcome,
       durationMs,
       cost: run.usage.cost,
+      ...(run.usage.costEstimated ? { costEstimated: true } : {}),
       height: outcome === 'not_run' ? NOT_RUN_HEIGHT : Math.max(0.04, durationMs / longest),
       costHeight: costliest > 0 ? run.usage.cost / costliest : 0,
-      label: `${outcomeWords[outcome]}${outcome === 'not_run' ? '' : `, ${seconds(durationMs)}, $${run.usage.cost.toFixed(3)}`}, ${new Date(run.startedAt).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' })}${run.reason ? `: ${run.reason}` : ''}`,
+      label: `${outcomeWords[outcome]}${outcome === 'not_run' ? '' : `, ${seconds(durationMs)}, ${costText(run.usage.cost, run.usage.costEstimated)}`}, ${new Date(run.startedAt).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' })}${run.reason ? `: ${run.reason}` : ''}`,
     };
   });
   if (bars.length === 0) return { bars, summary: 'No runs yet.' };
@@ -83,7 +87,14 @@ export function choreChartModel(runs: readonly ChoreRunView[], now: number): Cha
   const last = bars[bars.length - 1];
   return {
     bars,
-    summary: `Last ${bars.length} run${bars.length === 1 ? '' : 's'}: ${parts.join(', ')}. ${ran.length ? `Median duration ${seconds(median)}, total cost $${total.toFixed(3)}. ` : ''}Latest: ${last.label}.`,
+    summary: `Last ${bars.length} run${bars.length === 1 ? '' : 's'}: ${parts.join(', ')}. ${
+      ran.length
+        ? `Median duration ${seconds(median)}, total cost ${costText(
+            total,
+            ran.some((b) => b.costEstimated),
+          )}. `
+        : ''
+    }Latest: ${last.label}.`,
   };
 }
 

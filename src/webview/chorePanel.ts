@@ -1,4 +1,5 @@
 import type { ChoreHostMessage, ChoreRunView, ChoreStepView, ChoreView, ChoreWebviewMessage } from '../shared/choreProtocol';
+import { costText } from '../shared/costText';
 import { CHART_RUNS } from '../shared/viewConstants';
 import { choreChartModel, renderChoreChart } from './choreChart';
 import { clear, formatTime, h, keepingFocus } from './dom';
@@ -147,7 +148,7 @@ export class ChorePanel {
     return h(
       'div',
       { class: `chore-run run-${run.status}`, 'data-status': run.status, 'data-run-id': run.id },
-      `last run ${run.status} · ${formatTime(run.startedAt)} · ${run.usage.iterations} turns · ${run.usage.inputTokens} tokens · $${run.usage.cost.toFixed(3)}${run.reason ? ` · ${run.reason}` : ''} `,
+      `last run ${run.status} · ${formatTime(run.startedAt)} · ${run.usage.iterations} turns · ${run.usage.inputTokens} tokens · ${costText(run.usage.cost, run.usage.costEstimated)}${run.reason ? ` · ${run.reason}` : ''} `,
       open,
     );
   }

@@ -1,3 +1,4 @@
+import { costText } from '../shared/costText';
 import type { TaskView } from '../shared/protocol';
 import { h } from './dom';
 
@@ -43,7 +44,7 @@ export function renderTaskCard(task: TaskView, actions: TaskCardActions): HTMLEl
       { class: 'counters' },
       meter('actions', task.counters.actions, task.budget.actions, String),
       meter('tokens', task.counters.tokens, task.budget.tokens, (n) => (n >= 1000 ? `${Math.round(n / 100) / 10}k` : String(n))),
-      meter('cost', task.counters.cost, task.budget.cost, (n) => `$${n.toFixed(3)}`),
+      meter('cost', task.counters.cost, task.budget.cost, (n) => costText(n, task.counters.costEstimated && n === task.counters.cost)),
     ),
     task.paused && task.pauseReason ? h('div', { class: 'pause-reason' }, task.pauseReason) : null,
   );

@@ -9,8 +9,10 @@ import type { ChoreStartSpec } from './choreStartSpec';
 import { describeFireContext } from './fireContext';
 import type { ChoreFireContext } from './fireContext';
 import type { ChoreRunCause } from './runLog';
-import { nextFires } from './schedule';
+import { describeDuration, intervalAfter, nextFires } from './schedule';
 import type { ChoreSpendLedger, WorkspaceSpendLimits } from './spendLedger';
+import { unpricedNote } from '../model/pricing';
+import type { ModelPrices } from '../model/pricing';
 import type { ChoreBudget, ChoreDefinition } from './types';
 
 /** One upcoming fire, as an instant and as the wall-clock time of the schedule's zone. */
@@ -35,6 +37,8 @@ export interface ChoreDryRun extends ChoreStartSpec {
     workspace: WorkspaceSpendLimits & { spentToday: number; spentThisMonth: number };
     /** Set when a rolling cap is already reached: the fire would stop at its first model call. */
     exhausted?: string;
+    /** Set when the model has no known price: its cost will be estimated, and how to give a real price. */
+    costEstimated?: string;
   };
 }
 
@@ -43,6 +47,8 @@ export interface ChorePreview {
   /** Empty for a chore that is not cron-triggered. */
   nextFires: PreviewFire[];
   timezone: string;
+  /** What happens to fires VS Code misses (closed, asleep), per `drift`; undefined for a chore that is not cron-triggered. */
+  drift?: string;
   dryRun: ChoreDryRun;
 }
 
@@ -56,6 +62,24 @@ export interface PreviewOptions {
   context?: ChoreFireContext;
   spend?: ChoreSpendLedger;
   workspaceLimits?: WorkspaceSpendLimits;
+  /**
+   * The model chore runs will use, the person's prices, and where a price is given (the setting,
+   * or the CLI's variable): an unpriced model gets a note that its cost will be estimated.
+   */
+  model?: ModelCostContext;
+}
+
+/** The model a chore runs on, as far as its cost is concerned. */
+export interface ModelCostContext {
+  id: string;
+  prices?: ModelPrices;
+  /** Where a price is given: `tasklane.model.prices` in VS Code, `TASKLANE_MODEL_PRICES` headless. */
+  where: string;
+}
+
+/** Says when a chore's cost will be estimated (its model has no known price) and how to give a real one. */
+export function costEstimateNote(model: ModelCostContext | undefined): string | undefined {
+  return model ? unpricedNote(model.id, model.prices, model.where) : undefined;
 }
 
 /**
@@ -81,10 +105,12 @@ export function previewChore(chore: ChoreDefinition, options: PreviewOptions): C
   const own = options.spend?.spent(chore.id) ?? { day: 0, month: 0 };
   const all = options.spend?.spent() ?? { day: 0, month: 0 };
   const check = options.spend?.check(chore.id, chore.spendLimits ?? {}, workspace);
+  const costNote = costEstimateNote(options.model);
   return {
     choreId: chore.id,
     nextFires: fires.map((at) => ({ at, utc: new Date(at).toISOString(), local: wallClock(at, timezone) })),
     timezone,
+    ...(cron ? { drift: describeDrift(chore.drift, fires[0] !== undefined ? intervalAfter(cron, fires[0]) : undefined) } : {}),
     dryRun: {
       ...spec,
       cause,
@@ -95,6 +121,7 @@ export function previewChore(chore: ChoreDefinition, options: PreviewOptions): C
         chore: { ...(chore.spendLimits ?? {}), spentToday: own.day, spentThisMonth: own.month },
         workspace: { ...workspace, spentToday: all.day, spentThisMonth: all.month },
         ...(check && !check.ok ? { exhausted: check.message } : {}),
+        ...(costNote ? { costEstimated: costNote } : {}),
       },
     },
   };
@@ -114,6 +141,7 @@ export function previewMarkdown(chore: ChoreDefinition, preview: ChorePreview): 
     ...(preview.nextFires.length
       ? preview.nextFires.map((f) => `- ${f.local} — ${f.utc}`)
       : [`- This chore fires on ${chore.trigger.kind} events, not on a schedule.`]),
+    ...(preview.drift ? ['', `Missed fires: ${preview.drift}`] : []),
     '',
     `## Dry run (${d.cause === 'cron' ? `the next scheduled fire, ${d.fireTime}` : d.cause === 'manual' ? 'a Run now' : `a ${d.cause} fire`}; no model was called)`,
     '',
@@ -124,6 +152,7 @@ export function previewMarkdown(chore: ChoreDefinition, preview: ChorePreview): 
     `- This chore: today $${b.chore.spentToday.toFixed(2)} of ${cap(b.chore.maxCostUsdPerDay)}, this month $${b.chore.spentThisMonth.toFixed(2)} of ${cap(b.chore.maxCostUsdPerMonth)}`,
     `- All chores: today $${b.workspace.spentToday.toFixed(2)} of ${cap(b.workspace.maxCostUsdPerDay)}, this month $${b.workspace.spentThisMonth.toFixed(2)} of ${cap(b.workspace.maxCostUsdPerMonth)}`,
     ...(b.exhausted ? [`- **A cap is reached: ${b.exhausted}. This fire would stop before its first model call.**`] : []),
+    ...(b.costEstimated ? [`- **Cost will be estimated:** ${b.costEstimated}`] : []),
     '',
     '### Trigger context',
     '',
@@ -136,6 +165,19 @@ export function previewMarkdown(chore: ChoreDefinition, preview: ChorePreview): 
     fence,
     '',
   ].join('\n');
+}
+
+/** The drift policy in words, with the chore's interval for `skip`. */
+export function describeDrift(drift: ChoreDefinition['drift'], intervalMs: number | undefined): string {
+  const interval = intervalMs !== undefined ? ` (${describeDuration(intervalMs)} here)` : '';
+  switch (drift) {
+    case 'latest':
+      return 'drift: latest — after VS Code was closed or asleep, the most recent missed fire runs once; older ones are listed as missed.';
+    case 'catchup':
+      return 'drift: catchup — after VS Code was closed or asleep, the missed fires run in order, at most the 10 most recent.';
+    case 'skip':
+      return `drift: skip — a fire runs when it is less than one interval late${interval}, so a machine waking a few minutes late still runs it; a fire more than one interval late is dropped and listed as skipped.`;
+  }
 }
 
 function wallClock(at: number, timeZone: string): string {

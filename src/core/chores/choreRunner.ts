@@ -240,11 +240,11 @@ export class ChoreRunner implements TaskHooks {
     return `Chore budget exhausted: ${check.message}`;
   }
 
-  modelCalled(task: TaskRecord, usage: Usage, costUsd: number): void {
+  modelCalled(task: TaskRecord, usage: Usage, costUsd: number, costEstimated = false): void {
     const run = this.runOf(task);
     if (!run || run.status !== 'running' || !this.chores.has(run.choreId)) return;
     const live = this.liveOf(run);
-    live.budget.recordModelCall(usage, costUsd);
+    live.budget.recordModelCall(usage, costUsd, costEstimated);
     this.options.spend?.add(run.choreId, costUsd);
     this.options.runLog.updateUsage(run.runId, live.budget.totals());
   }

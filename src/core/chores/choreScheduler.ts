@@ -48,7 +48,7 @@ function dropReason(drift: DriftPolicy, fireAt: number, count = 1): { status: 'm
   const closed = 'VS Code was closed (or the machine asleep) at the scheduled time';
   switch (drift) {
     case 'skip':
-      return { status: 'skipped', reason: `${when}: ${closed}; drift: skip runs no missed occurrence` };
+      return { status: 'skipped', reason: `${when}: ${closed}; drift: skip drops an occurrence more than one interval late` };
     case 'latest':
       return { status: 'missed', reason: `${when}: ${closed}; drift: latest runs only the most recent missed occurrence` };
     case 'catchup':

@@ -3,6 +3,7 @@ import type { ChoreUsageTotals } from './runBudget';
 import type { ChoreRunRecord } from './runLog';
 import type { ChoreRunStatus } from './runPolicy';
 import { promptTokens } from '../model/usage';
+import { costText } from '../../shared/costText';
 
 /** What every channel reports about a run that needs a person (issue #6). JSON body of the generic webhook. */
 export interface EscalationPayload {
@@ -86,7 +87,7 @@ export function escalationTitle(p: EscalationPayload): string {
 }
 
 export function usageLine(u: ChoreUsageTotals): string {
-  return `${u.iterations} iterations, ${Math.round(u.elapsedMs / 1000)} s, ${promptTokens(u)} input / ${u.outputTokens} output tokens, $${u.costUsd.toFixed(4)}`;
+  return `${u.iterations} iterations, ${Math.round(u.elapsedMs / 1000)} s, ${promptTokens(u)} input / ${u.outputTokens} output tokens, ${costText(u.costUsd, u.costEstimated, 4)}`;
 }
 
 /** Slack Block Kit message for an incoming webhook; `text` is the notification fallback. */

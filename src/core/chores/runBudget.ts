@@ -17,6 +17,8 @@ export interface ChoreUsageTotals {
   cacheReadTokens: number;
   cacheWriteTokens: number;
   costUsd: number;
+  /** Part of `costUsd` is the conservative estimate for a model with no known price (model/pricing.ts). */
+  costEstimated?: boolean;
 }
 
 /**
@@ -30,6 +32,7 @@ export class ChoreRunBudget {
   private iterations = 0;
   private readonly usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   private costUsd = 0;
+  private costEstimated = false;
 
   constructor(
     readonly limits: ChoreBudget,
@@ -47,11 +50,13 @@ export class ChoreRunBudget {
       this.usage.cacheReadTokens = previous.cacheReadTokens ?? 0;
       this.usage.cacheWriteTokens = previous.cacheWriteTokens ?? 0;
       this.costUsd = previous.costUsd ?? 0;
+      this.costEstimated = previous.costEstimated === true;
     }
   }
 
-  /** Counts one model call and what it used. */
-  recordModelCall(usage: Usage, costUsd: number): void {
+  /** Counts one model call and what it used; `estimated` when its cost is the conservative estimate. */
+  recordModelCall(usage: Usage, costUsd: number, estimated = false): void {
+    this.costEstimated ||= estimated;
     this.iterations++;
     this.usage.inputTokens += usage.inputTokens;
     this.usage.outputTokens += usage.outputTokens;
@@ -76,7 +81,13 @@ export class ChoreRunBudget {
     if (inputTokens >= maxInputTokens)
       return { ok: false, exhausted: 'inputTokens', message: `used ${inputTokens} of ${maxInputTokens} input tokens (budget.maxInputTokens)` };
     if (this.costUsd >= maxCostUsd)
-      return { ok: false, exhausted: 'costUsd', message: `spent $${this.costUsd.toFixed(4)} of $${maxCostUsd} (budget.maxCostUsd)` };
+      return {
+        ok: false,
+        exhausted: 'costUsd',
+        message: this.costEstimated
+          ? `spent ≈$${this.costUsd.toFixed(4)} (estimated: the model has no known price, so calls are charged at the highest known rate; give it a price in tasklane.model.prices, or TASKLANE_MODEL_PRICES headless) of $${maxCostUsd} (budget.maxCostUsd)`
+          : `spent $${this.costUsd.toFixed(4)} of $${maxCostUsd} (budget.maxCostUsd)`,
+      };
     return { ok: true };
   }
 
@@ -97,7 +108,13 @@ export class ChoreRunBudget {
   }
 
   totals(): ChoreUsageTotals {
-    return { iterations: this.iterations, elapsedMs: this.clock.now() - this.startedAt, ...this.usage, costUsd: this.costUsd };
+    return {
+      iterations: this.iterations,
+      elapsedMs: this.clock.now() - this.startedAt,
+      ...this.usage,
+      costUsd: this.costUsd,
+      ...(this.costEstimated ? { costEstimated: true } : {}),
+    };
   }
 
   private inputTokens(): number {

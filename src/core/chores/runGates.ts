@@ -9,10 +9,8 @@
 import type { Clock } from '../ports';
 import type { ChoreRunCause } from './runLog';
 import type { ChoreSpendLedger, WorkspaceSpendLimits } from './spendLedger';
+import { describeDuration, lateByMoreThanInterval } from './schedule';
 import type { ChoreDefinition } from './types';
-
-/** A cron fire delivered later than this after it was due counts as missed for the drift policy. */
-const LATE_CRON_FIRE_MS = 2 * 60_000;
 
 /** What the gates read (a part of the runner's options). */
 export interface RunGateDeps {
@@ -54,10 +52,14 @@ export function whyNotStart(
   const blocked = blockedReason(deps, chore);
   if (blocked) return blocked;
   // A cron fire queued before VS Code closed and delivered late follows the drift policy like
-  // a fire missed while it was closed: with drift skip it does not run.
-  const lateMs = deps.clock.now() - dueAt;
-  if (fire.cause === 'cron' && !fire.missed && fire.attempt === 0 && chore.drift === 'skip' && lateMs > LATE_CRON_FIRE_MS) {
-    return `the fire of ${fire.fireTime} was delivered ${Math.round(lateMs / 60_000)} min late (VS Code was closed or asleep); drift: skip`;
+  // a fire missed while it was closed: with drift skip it does not run once it is more than one
+  // interval late (the next occurrence is due by then); a few minutes late, it still runs.
+  if (fire.cause === 'cron' && !fire.missed && fire.attempt === 0 && chore.drift === 'skip' && chore.trigger.kind === 'cron') {
+    const now = deps.clock.now();
+    const { late, intervalMs } = lateByMoreThanInterval(chore.trigger, dueAt, now);
+    if (late && intervalMs !== undefined) {
+      return `the fire of ${fire.fireTime} was delivered ${describeDuration(now - dueAt)} late, more than one interval (${describeDuration(intervalMs)}) (VS Code was closed or asleep); drift: skip`;
+    }
   }
   return undefined;
 }

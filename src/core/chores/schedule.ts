@@ -12,8 +12,8 @@ export interface CronSpec {
 export const maxCatchupFires = 10;
 
 /**
- * A fire later than this after its time counts as on time, not missed: a timer that wakes a few
- * seconds late must not turn `drift: skip` into "never runs".
+ * A fire later than this after its time counts as missed (the run is told it is late); earlier,
+ * as on time. Whether `drift: skip` drops it is a separate rule: more than one interval late.
  */
 export const defaultMissedGraceMs = 60_000;
 
@@ -34,6 +34,34 @@ export function cronKey(spec: CronSpec): string {
 
 function cronOf(spec: CronSpec): Cron {
   return new Cron(spec.cron, { paused: true, ...(spec.timezone ? { timezone: spec.timezone } : {}) });
+}
+
+/**
+ * The interval a fire at `fireAtMs` stands for: the time to the pattern's next fire, or (a pattern
+ * that never fires again) the time since its previous one; undefined when it has neither.
+ * `drift: skip` drops a fire only when it is later than this.
+ */
+export function intervalAfter(spec: CronSpec, fireAtMs: number): number | undefined {
+  const cron = cronOf(spec);
+  const next = cron.nextRun(new Date(fireAtMs))?.getTime();
+  if (next !== undefined) return next - fireAtMs;
+  const previous = cron.previousRuns(1, new Date(fireAtMs))[0]?.getTime();
+  return previous !== undefined ? fireAtMs - previous : undefined;
+}
+
+/** Whether a fire due at `fireAtMs` is more than one interval late at `nowMs` (the `drift: skip` rule). */
+export function lateByMoreThanInterval(spec: CronSpec, fireAtMs: number, nowMs: number): { late: boolean; intervalMs: number | undefined } {
+  const intervalMs = intervalAfter(spec, fireAtMs);
+  return { late: intervalMs !== undefined && nowMs - fireAtMs > intervalMs, intervalMs };
+}
+
+/** "24 h", "15 min", "3 days": a duration as the history and Preview Chore word it. */
+export function describeDuration(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 120) return `${minutes} min`;
+  const hours = Math.round(ms / 3_600_000);
+  if (hours < 48) return `${hours} h`;
+  return `${Math.round(ms / 86_400_000)} days`;
 }
 
 /** The first fire strictly after `afterMs`, or undefined when the pattern never fires again. */
@@ -68,7 +96,9 @@ export const maxCountedEarlier = 1_000;
 /**
  * Applies the drift policy to the fires in `[fromMs, nowMs]`:
  * `latest` runs the most recent one, `catchup` runs the most recent {@link maxCatchupFires} in
- * order, `skip` drops the missed ones and runs only a fire that is on time.
+ * order, `skip` drops every fire more than one interval late (the time to the pattern's next
+ * fire, {@link intervalAfter}) and runs the newest of the others: a nightly chore whose machine
+ * wakes a few minutes late still runs; a fire already overtaken by the next one does not.
  */
 export function selectDueFires(
   spec: CronSpec,
@@ -97,7 +127,7 @@ export function selectDueFires(
       run = recent.slice(-maxCatchup);
       break;
     case 'skip':
-      run = recent.filter((t) => t >= nowMs - graceMs).slice(-1);
+      run = recent.filter((t) => !lateByMoreThanInterval(spec, t, nowMs).late).slice(-1);
       break;
   }
   const droppedTimes = recent.filter((t) => !run.includes(t));

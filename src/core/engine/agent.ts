@@ -165,7 +165,8 @@ export class Agent {
       skills: () => this.skillList,
       skillNames: () => this.skillList.map((s) => s.name),
       scratchDir: (taskId) => scratchDirOf(deps.storageDir, taskId),
-      costOf: (model, usage) => costOf(model, usage).usd,
+      costOf: (model, usage, reportedUsd) =>
+        costOf(model, usage, { prices: deps.settings().modelPrices, ...(reportedUsd !== undefined ? { reportedUsd } : {}) }),
       remember: (note) => this.serialMemory(() => proposeMemoryNote(memoryFile, note)),
       caps: new RunawayGuard({ caps: () => deps.settings().caps, clock: deps.clock, logger: deps.logger, tasks: () => this.state.tasks.values() }),
       prefixContext: async () => ({ rules: (await deps.workspaceRules?.())?.trim() || undefined, memory: await readMemory(memoryFile) }),

@@ -44,7 +44,8 @@ export function checkBudget(task: TaskRecord): { exceeded: BudgetKind[]; newlyNe
 export function describeBudget(task: TaskRecord, kind: BudgetKind): string {
   const [used, limit] = usedAndLimit(task, kind);
   const fmt = (n: number) => (kind === 'cost' ? `$${n.toFixed(2)}` : String(Math.round(n)));
-  return `${kind} ${fmt(used)} of ${fmt(limit ?? 0)}`;
+  const estimated = kind === 'cost' && task.usage.costEstimated ? ' (estimated: the model has no known price; give it one in tasklane.model.prices)' : '';
+  return `${kind} ${kind === 'cost' && estimated ? '≈' : ''}${fmt(used)}${estimated} of ${fmt(limit ?? 0)}`;
 }
 
 /** The limits of a new task, from the settings. */

@@ -44,8 +44,8 @@ export function composeTaskHooks(providers: readonly TaskHooks[]): TaskHooks | u
   }
   const observers = having('modelCalled');
   if (observers.length) {
-    hooks.modelCalled = (task, usage, costUsd) => {
-      for (const p of observers) p.modelCalled?.(task, usage, costUsd);
+    hooks.modelCalled = (task, usage, costUsd, costEstimated) => {
+      for (const p of observers) p.modelCalled?.(task, usage, costUsd, costEstimated);
     };
   }
   const enders = having('beforeTaskEnd');

@@ -79,7 +79,7 @@ export async function runConversationTurn(env: EngineEnv, session: SessionRecord
   });
   // The bubble has shown all there is before the committed messages replace it.
   live?.stream.flush();
-  session.usage = addTotals(session.usage, result.usage, result.cost);
+  session.usage = addTotals(session.usage, result.usage, result.cost, result.costEstimated);
   const fx = result.effects;
   // Messages that arrived while this turn ran stand before its answer in the transcript.
   const arrivedDuring = options.seen !== undefined ? (session.inputs ?? 0) - options.seen : undefined;

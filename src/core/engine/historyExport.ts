@@ -119,8 +119,11 @@ function parsed(row: Row): Record<string, unknown> {
 const iso = (ms: number): string => new Date(ms).toISOString();
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ').slice(0, 400);
 
-function usageRow(label: string, u: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; cost: number }): string {
-  return `| ${label} | ${u.inputTokens} | ${u.outputTokens} | ${u.cacheReadTokens} | ${u.cacheWriteTokens} | ${u.cost.toFixed(4)} |`;
+function usageRow(
+  label: string,
+  u: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; cost: number; costEstimated?: boolean },
+): string {
+  return `| ${label} | ${u.inputTokens} | ${u.outputTokens} | ${u.cacheReadTokens} | ${u.cacheWriteTokens} | ${u.costEstimated ? `≈${u.cost.toFixed(4)} estimated` : u.cost.toFixed(4)} |`;
 }
 
 function eventLine(e: TaskEvent): string {

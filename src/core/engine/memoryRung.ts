@@ -25,7 +25,8 @@ export async function runMemoryRung(env: EngineEnv): Promise<DistillOutcome> {
     signal: env.signal,
     onUsage: async (response, events) => {
       const session = env.state.sessions.get(MEMORY_SESSION_ID) ?? env.state.createSession({ id: MEMORY_SESSION_ID, name: 'Memory (MEMORY.md distillation)' });
-      session.usage = addTotals(session.usage, response.usage, env.costOf(response.model, response.usage));
+      const cost = env.costOf(response.model, response.usage, response.costUsd);
+      session.usage = addTotals(session.usage, response.usage, cost.usd, cost.estimated);
       session.lastActivity = env.clock.now();
       env.state.saveSession(session);
       await env.state.appendMessage(

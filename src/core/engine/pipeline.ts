@@ -32,7 +32,8 @@ export interface PipelineEnv {
   remember(note: string): Promise<void>;
   skillNames(): string[];
   scratchDir(taskId: string): string;
-  costOf(model: string, usage: Usage): number;
+  /** One call's cost; `reportedUsd` is what the server said it cost, if it said (model/pricing.ts). */
+  costOf(model: string, usage: Usage, reportedUsd?: number): CallCost;
   /** Optional supervisor hooks (chore runs): a guard before each model call and action. */
   hooks?: TaskHooks;
   /** Caps on runaway work (actions per turn, task starts); absent in tests that do not need them. */
@@ -62,10 +63,18 @@ export interface PipelineInput {
   status?: string;
 }
 
+/** What one model call cost (USD) and whether that is the conservative estimate for an unpriced model. */
+export interface CallCost {
+  usd: number;
+  estimated: boolean;
+}
+
 export interface PipelineResult {
   effects: TurnEffectsRecorder;
   usage: Usage;
   cost: number;
+  /** Part of `cost` is an estimate (a model with no known price). */
+  costEstimated: boolean;
   /** Tool calls executed (valid ones), counted against the action budget. */
   actionsRun: number;
   /** Free text the model wrote without a tool call. */
@@ -106,6 +115,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   const signal = input.signal;
   let usage = emptyUsage();
   let cost = 0;
+  let costEstimated = false;
   const guard = (point: 'model' | 'action') => {
     const stop = input.task && env.hooks?.guard?.(input.task, point);
     if (stop) throw new TaskStopped(stop);
@@ -118,9 +128,10 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
       // An answer that lands after Stop is dropped: nothing of a stopped turn runs.
       throwIfStopped(signal);
       usage = addUsage(usage, response.usage);
-      const callCost = env.costOf(response.model || input.client.model, response.usage);
-      cost += callCost;
-      if (input.task) env.hooks?.modelCalled?.(input.task, response.usage, callCost);
+      const callCost = env.costOf(response.model || input.client.model, response.usage, response.costUsd);
+      cost += callCost.usd;
+      costEstimated ||= callCost.estimated;
+      if (input.task) env.hooks?.modelCalled?.(input.task, response.usage, callCost.usd, callCost.estimated);
       return response;
     } catch (error) {
       if (isAbortError(error, signal)) throw signal?.reason instanceof Error ? signal.reason : new TurnStopped();
@@ -152,7 +163,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
     }
     if (attempt >= 1) {
       logger.warn('WORKFLOW: prepare', `${input.sessionId}: invalid tool calls after the repair turn: ${bad}`);
-      return { effects, usage, cost, actionsRun: 0, text: response.text, invalid: bad };
+      return { effects, usage, cost, costEstimated, actionsRun: 0, text: response.text, invalid: bad };
     }
     logger.info('WORKFLOW: repair', `${input.sessionId}: ${bad}`);
     request = {
@@ -215,7 +226,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
     }
     throw error;
   }
-  return { effects, usage, cost, actionsRun: ready.length, text: response.text };
+  return { effects, usage, cost, costEstimated, actionsRun: ready.length, text: response.text };
 }
 
 async function refuseCalls(env: PipelineEnv, input: PipelineInput, effects: TurnEffectsRecorder, calls: ToolCall[], reason: string): Promise<void> {
@@ -227,6 +238,9 @@ async function refuseCalls(env: PipelineEnv, input: PipelineInput, effects: Turn
   }
 }
 
+/** A turn event's cost fields: `costEstimated` only when it is one. */
+const costFields = (c: CallCost): { cost: number; costEstimated?: true } => ({ cost: c.usd, ...(c.estimated ? { costEstimated: true as const } : {}) });
+
 async function recordTurn(env: PipelineEnv, input: PipelineInput, response: ModelResponse): Promise<void> {
   if (!input.task) return;
   await env.state.appendEvent(input.sessionId, 'turn', {
@@ -234,7 +248,7 @@ async function recordTurn(env: PipelineEnv, input: PipelineInput, response: Mode
     text: response.text,
     toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, rawArguments: c.rawArguments })),
     usage: response.usage,
-    cost: env.costOf(response.model || input.client.model, response.usage),
+    ...costFields(env.costOf(response.model || input.client.model, response.usage, response.costUsd)),
     model: response.model,
   });
 }

@@ -96,8 +96,9 @@ export interface TaskRecord {
 
 export const emptyTotals = (): UsageTotals => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 });
 
-export function addTotals(total: UsageTotals, usage: Usage, cost: number): UsageTotals {
+export function addTotals(total: UsageTotals, usage: Usage, cost: number, costEstimated = false): UsageTotals {
   return {
+    ...(total.costEstimated || costEstimated ? { costEstimated: true } : {}),
     inputTokens: total.inputTokens + usage.inputTokens,
     outputTokens: total.outputTokens + usage.outputTokens,
     cacheReadTokens: total.cacheReadTokens + usage.cacheReadTokens,

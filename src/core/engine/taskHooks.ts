@@ -24,8 +24,8 @@ export interface TaskHooks {
    * once: the engine ends it with status `error` and the reason as its summary.
    */
   guard?(task: TaskRecord, next: GuardPoint): string | undefined;
-  /** After each model call of a task (repair calls included), with what it used. */
-  modelCalled?(task: TaskRecord, usage: Usage, costUsd: number): void;
+  /** After each model call of a task (repair calls included), with what it used; `costEstimated` for a model with no known price. */
+  modelCalled?(task: TaskRecord, usage: Usage, costUsd: number, costEstimated?: boolean): void;
   /**
    * Before a task ends through task_end. A returned message keeps the task running: it is added
    * as a user message and one more turn is queued (e.g. the chore's success condition was not met).

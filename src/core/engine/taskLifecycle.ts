@@ -16,6 +16,7 @@ import type { ChoreLineage, TaskRecord } from './records';
 import { contentKey } from './turnEffects';
 import type { PauseReason, TaskMode } from './types';
 import { describeTokens, totalTokens } from '../model/usage';
+import { costText } from '../../shared/costText';
 
 export interface CreateTaskSpec {
   id?: string;
@@ -168,7 +169,7 @@ function historyRecord(task: TaskRecord, now: number): string {
     `- mode: ${task.mode}; source: ${task.source}`,
     `- started: ${iso(task.createdAt)}; ended: ${iso(now)}`,
     `- skills: ${task.selectedSkills.join(', ') || 'none'}; action sets: ${task.actionSets.join(', ')}`,
-    `- actions: ${task.actionCount}; tokens: ${describeTokens(task.usage)}; cost: $${task.usage.cost.toFixed(4)}`,
+    `- actions: ${task.actionCount}; tokens: ${describeTokens(task.usage)}; cost: ${costText(task.usage.cost, task.usage.costEstimated, 4)}`,
     `- instruction: ${task.instruction.replace(/\s+/g, ' ')}`,
     `- summary: ${(task.finalSummary ?? '').replace(/\s+/g, ' ')}`,
     '',

@@ -14,6 +14,7 @@ import type { ChoreLineage, TaskRecord } from './records';
 import { continueLater, createTask, endTask, pauseTask, postReply, sleepUntilReply } from './taskLifecycle';
 import type { TaskEvent } from './types';
 import { describeTokens } from '../model/usage';
+import { costText } from '../../shared/costText';
 
 /** History above this many characters is cut at a turn boundary near its middle (in one step, so the prefix stays stable between cuts). */
 const HISTORY_MAX_CHARS = 120_000;
@@ -117,10 +118,13 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, options: Tas
   task.modelErrors = 0;
   // A turn always costs at least one action, so a model that never calls tools cannot loop for free.
   task.actionCount += Math.max(result.actionsRun, 1);
-  task.usage = addTotals(task.usage, result.usage, result.cost);
+  task.usage = addTotals(task.usage, result.usage, result.cost, result.costEstimated);
   const session = env.state.sessions.get(task.sessionId);
-  if (session) session.usage = addTotals(session.usage, result.usage, result.cost);
-  env.logger.info('TASK', `${task.id} turn ${task.turns}: ${result.actionsRun} action(s), ${describeTokens(result.usage)}, $${result.cost.toFixed(4)}`);
+  if (session) session.usage = addTotals(session.usage, result.usage, result.cost, result.costEstimated);
+  env.logger.info(
+    'TASK',
+    `${task.id} turn ${task.turns}: ${result.actionsRun} action(s), ${describeTokens(result.usage)}, ${costText(result.cost, result.costEstimated, 4)}`,
+  );
   // Cancelled (or ended) while the turn ran: the task is over, so finalize queues nothing.
   if (task.status === 'running' && !signal.aborted) await finalizeTaskTurn(env, task, result, options);
   else env.state.saveTask(task);

@@ -2,6 +2,7 @@
  * The engine's public view types. The sidebar protocol (src/shared) mirrors them, so every type
  * here is JSON-serialisable: plain objects, strings, numbers, booleans, arrays.
  */
+import type { ModelPrices } from '../model/pricing';
 
 /** Who wrote a transcript line. `event` is a neutral notice (task started, budget warning…). */
 export type MessageRole = 'user' | 'assistant' | 'error' | 'event';
@@ -59,6 +60,11 @@ export interface UsageTotals {
   cacheReadTokens: number;
   cacheWriteTokens: number;
   cost: number;
+  /**
+   * True when part of `cost` is an estimate: a call to a model with no known price, charged at the
+   * conservative rate (model/pricing.ts). Views show such a cost as "≈$… estimated".
+   */
+  costEstimated?: boolean;
 }
 
 /** A counter next to its limit, so the sidebar can draw a gauge. */
@@ -177,6 +183,8 @@ export interface AgentSettings {
   storage?: StorageSettings;
   /** Memory distillation (MEMORY.md); unset fields take the documented defaults. */
   memory?: MemorySettings;
+  /** The person's model prices (`tasklane.model.prices`; headless `TASKLANE_MODEL_PRICES`), over the built-in table. */
+  modelPrices?: ModelPrices;
 }
 
 /** `tasklane.storage.*`: how long things stay hot or kept. Days; documented in docs/STORAGE.md. */

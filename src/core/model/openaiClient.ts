@@ -116,19 +116,34 @@ export function fromOpenAiUsage(usage: CompletionUsage | null | undefined): Usag
   return { inputTokens: Math.max(0, prompt - cached), outputTokens: usage?.completion_tokens ?? 0, cacheReadTokens: cached, cacheWriteTokens: 0 };
 }
 
+/** The cost a server reports with its usage (OpenRouter: `usage.cost`, USD), when it reports one. */
+export function reportedCost(usage: CompletionUsage | null | undefined): number | undefined {
+  const cost = (usage as { cost?: unknown } | null | undefined)?.cost;
+  return typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : undefined;
+}
+
+/** A response with the server's reported cost, when there is one. */
+function withCost(response: ModelResponse, usage: CompletionUsage | null | undefined): ModelResponse {
+  const costUsd = reportedCost(usage);
+  return costUsd === undefined ? response : { ...response, costUsd };
+}
+
 function fromCompletion(completion: ChatCompletion, model: string): ModelResponse {
   const choice = completion.choices[0];
   const toolCalls: ToolCall[] = [];
   for (const call of choice?.message.tool_calls ?? []) {
     if (call.type === 'function') toolCalls.push(toToolCall(call.id, call.function.name, call.function.arguments ?? ''));
   }
-  return {
-    text: choice?.message.content ?? '',
-    toolCalls,
-    usage: fromOpenAiUsage(completion.usage),
-    stopReason: normaliseOpenAiStop(choice?.finish_reason),
-    model: completion.model || model,
-  };
+  return withCost(
+    {
+      text: choice?.message.content ?? '',
+      toolCalls,
+      usage: fromOpenAiUsage(completion.usage),
+      stopReason: normaliseOpenAiStop(choice?.finish_reason),
+      model: completion.model || model,
+    },
+    completion.usage,
+  );
 }
 
 /** Rebuilds one answer from stream chunks; tool call fragments are keyed by their index. */
@@ -171,6 +186,9 @@ class StreamAccumulator {
 
   finish(): ModelResponse {
     const toolCalls = [...this.calls.entries()].sort(([a], [b]) => a - b).map(([index, c]) => toToolCall(c.id || `call_${index}`, c.name, c.raw));
-    return { text: this.text, toolCalls, usage: fromOpenAiUsage(this.usage), stopReason: normaliseOpenAiStop(this.finishReason), model: this.model };
+    return withCost(
+      { text: this.text, toolCalls, usage: fromOpenAiUsage(this.usage), stopReason: normaliseOpenAiStop(this.finishReason), model: this.model },
+      this.usage,
+    );
   }
 }

@@ -77,6 +77,11 @@ export interface ModelResponse {
   stopReason: string;
   /** Model id the provider reports having used. */
   model: string;
+  /**
+   * What the server says this call cost, in USD (OpenRouter's `usage.cost`); believed over any
+   * price table. Undefined when the server reports none (most do not).
+   */
+  costUsd?: number;
 }
 
 export interface ModelClient {

@@ -10,6 +10,8 @@ export const USER_ONLY_SETTINGS = [
   'tasklane.model.provider',
   'tasklane.model.baseUrl',
   'tasklane.model.id',
+  // A repository must not make a paid model look free (or cheap) to the cost caps.
+  'tasklane.model.prices',
   'tasklane.approval.autoApproveEdits',
   'tasklane.approval.allowedCommands',
   'tasklane.budget.maxActionsPerTask',

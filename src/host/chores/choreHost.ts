@@ -3,7 +3,7 @@ import type { ChoresFileResult } from '../../core/chores/choreFile';
 import type { ChoreRunner } from '../../core/chores/choreRunner';
 import type { ChoreScheduler } from '../../core/chores/choreScheduler';
 import { previewChore } from '../../core/chores/chorePreview';
-import type { ChorePreview } from '../../core/chores/chorePreview';
+import type { ChorePreview, ModelCostContext } from '../../core/chores/chorePreview';
 import type { ChoreRunLog } from '../../core/chores/runLog';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
 import type { EngineChores } from '../../core/createEngine';
@@ -204,8 +204,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     await this.apply();
   }
 
-  /** Next fires and a dry run of a valid chore (Preview Chore); no model is called. */
-  preview(choreId: string, count = 5): { chore: ChoreDefinition; preview: ChorePreview } | undefined {
+  /** Next fires and a dry run of a valid chore (Preview Chore); no model is called. `model`: for the cost note. */
+  preview(choreId: string, count = 5, model?: ModelCostContext): { chore: ChoreDefinition; preview: ChorePreview } | undefined {
     const chore = this.loaded.chores.find((c) => c.id === choreId);
     if (!chore) return undefined;
     const caps = this.choreSettings();
@@ -216,6 +216,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
         count,
         spend: this.spend,
         workspaceLimits: { maxCostUsdPerDay: caps.maxCostUsdPerDay, maxCostUsdPerMonth: caps.maxCostUsdPerMonth },
+        ...(model ? { model } : {}),
       }),
     };
   }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { choresFilePath } from '../../core/chores/choreFile';
 import { previewMarkdown } from '../../core/chores/chorePreview';
-import type { ChorePreview } from '../../core/chores/chorePreview';
+import type { ChorePreview, ModelCostContext } from '../../core/chores/chorePreview';
 import type { ChoreHost } from './choreHost';
 
 /**
@@ -11,7 +11,11 @@ import type { ChoreHost } from './choreHost';
  * returns the preview (scripts, tests). Any valid chore can be previewed, enabled or not: looking
  * is how a person decides whether to enable one that came with the repository.
  */
-export function registerChorePreview(ready: Promise<ChoreHost>): vscode.Disposable[] {
+export function registerChorePreview(
+  ready: Promise<ChoreHost>,
+  /** The model chores run on and the person's prices: an unpriced model's preview says its cost will be estimated. */
+  modelCost: () => ModelCostContext | undefined = () => undefined,
+): vscode.Disposable[] {
   // A read-only document, not an untitled one: closing it never asks to save a preview.
   const shown = new Map<string, string>();
   return [
@@ -34,7 +38,7 @@ export function registerChorePreview(ready: Promise<ChoreHost>): vscode.Disposab
         )?.id;
       }
       if (!choreId) return undefined;
-      const found = host.preview(choreId);
+      const found = host.preview(choreId, 5, modelCost());
       if (!found) {
         void vscode.window.showWarningMessage(
           `Tasklane: there is no valid chore "${choreId}" in .tasklane/chores.yaml; check its id and the problems shown on the file.`,

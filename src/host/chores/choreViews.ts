@@ -62,6 +62,7 @@ export function toRunView(run: ChoreRunRecord): ChoreRunView {
       inputTokens: run.usage.inputTokens + run.usage.cacheReadTokens + run.usage.cacheWriteTokens,
       outputTokens: run.usage.outputTokens,
       cost: run.usage.costUsd,
+      ...(run.usage.costEstimated ? { costEstimated: true } : {}),
     },
   };
 }

@@ -45,6 +45,29 @@ describe('chore preview: next fires and a dry run without the model', function (
     assert.ok(preview.dryRun.prompt.includes(preview.dryRun.triggerContext));
   });
 
+  it("says what drift: skip does with a late fire, with the chore's interval", () => {
+    const now = Date.parse('2026-03-27T12:00:00Z');
+    const skip = { ...cronChore('UTC'), drift: 'skip' as const };
+    const preview = previewChore(skip, { now });
+    assert.match(preview.drift ?? '', /less than one interval late \(24 h here\).*waking a few minutes late still runs/);
+    assert.match(previewMarkdown(skip, preview), /Missed fires: drift: skip/);
+    assert.match(previewChore(cronChore('UTC'), { now }).drift ?? '', /drift: latest/);
+  });
+
+  it("says when the chore's cost will be estimated (a model with no known price) and where to give a real price", () => {
+    const now = Date.parse('2026-03-27T12:00:00Z');
+    const where = 'your user setting tasklane.model.prices';
+    const unpriced = previewChore(cronChore('UTC'), { now, model: { id: 'deepseek/deepseek-chat', where } });
+    assert.match(unpriced.dryRun.budget.costEstimated ?? '', /no price is known for the model "deepseek\/deepseek-chat".*tasklane\.model\.prices/);
+    assert.match(previewMarkdown(cronChore('UTC'), unpriced), /\*\*Cost will be estimated:\*\* no price is known/);
+    const priced = previewChore(cronChore('UTC'), {
+      now,
+      model: { id: 'deepseek/deepseek-chat', where, prices: { 'deepseek/*': { input: 0.3, output: 1.2, cacheRead: 0.3, cacheWrite: 0.3 } } },
+    });
+    assert.equal(priced.dryRun.budget.costEstimated, undefined);
+    assert.doesNotMatch(previewMarkdown(cronChore('UTC'), priced), /Cost will be estimated/);
+  });
+
   it('shows the budgets and says when a rolling cap is already reached', async () => {
     const now = Date.parse('2026-03-27T12:00:00Z');
     const spend = new ChoreSpendLedger(new InMemorySpendPersistence(), () => now);

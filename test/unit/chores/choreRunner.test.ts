@@ -158,24 +158,33 @@ describe('chore runner: runs through the real engine and store against the scrip
     assert.equal(server.requests.length, 1);
   });
 
-  it('a cron fire queued before VS Code closed and delivered hours late follows drift: skip', async () => {
-    h = await open(choresFrom(chore('drift: skip', 'trigger: { cron: "0 2 * * *" }')));
-    const due = h.clock.now() - 3 * 3_600_000;
-    const fire: ChoreFire = {
-      kind: 'chore_fire',
-      choreId: 'demo',
-      fireTime: new Date(due).toISOString(),
-      missed: false,
-      cause: 'cron',
-      fireKey: `chore:demo:${due}`,
+  it('a cron fire queued before VS Code closed follows drift: skip: 3 min late it runs, more than a day late it is skipped', async () => {
+    h = await open(choresFrom(chore('drift: skip', 'trigger: { cron: "0 2 * * *", timezone: UTC }')));
+    const queue = async (lateMs: number) => {
+      // The first 02:00 UTC not before now - lateMs, so the clock only moves forward.
+      const due = Math.ceil((h.clock.now() - lateMs - 2 * 3_600_000) / 86_400_000) * 86_400_000 + 2 * 3_600_000;
+      const fire: ChoreFire = {
+        kind: 'chore_fire',
+        choreId: 'demo',
+        fireTime: new Date(due).toISOString(),
+        missed: false,
+        cause: 'cron',
+        fireKey: `chore:demo:${due}`,
+      };
+      await h.clock.advance(due + lateMs - h.clock.now());
+      await h.triggers.emit({ source: 'scheduled', sessionId: 'chore:demo', payload: fire, fireAt: due, dedupKey: `chore:demo:${due}` });
+      await h.idle();
+      return h.runLog.history('demo').find((r) => r.fireKey === fire.fireKey);
     };
     await h.agent.whenReady();
-    await h.triggers.emit({ source: 'scheduled', sessionId: 'chore:demo', payload: fire, fireAt: due, dedupKey: `chore:demo:${due}` });
-    await h.idle();
-    const [run] = h.runLog.history('demo');
-    assert.equal(run?.status, 'skipped');
-    assert.match(run?.reason ?? '', /delivered 180 min late .*drift: skip/);
-    assert.equal(server.requests.length, 0, 'no model call');
+    server.script([end({})]);
+    const onTime = await queue(3 * 60_000);
+    assert.equal(onTime?.status, 'succeeded', onTime?.reason ?? undefined);
+    assert.equal(server.requests.length, 1);
+    const stale = await queue(25 * 3_600_000);
+    assert.equal(stale?.status, 'skipped');
+    assert.match(stale?.reason ?? '', /delivered 25 h late, more than one interval \(24 h\).*drift: skip/);
+    assert.equal(server.requests.length, 1, 'no model call for the stale fire');
   });
 
   it('concurrency skip records the overlapping fire as skipped; replace cancels the active run', async () => {

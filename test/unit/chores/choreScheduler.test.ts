@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { ChoreScheduler } from '../../../src/core/chores/choreScheduler';
 import type { ChoreFirePayload } from '../../../src/core/chores/choreScheduler';
 import { parseChoresFile } from '../../../src/core/chores/choreFile';
-import { fireKey, nextFireAfter, nextFires, selectDueFires } from '../../../src/core/chores/schedule';
+import { fireKey, lateByMoreThanInterval, nextFireAfter, nextFires, selectDueFires } from '../../../src/core/chores/schedule';
 import { DbSchedulePersistence, InMemorySchedulePersistence } from '../../../src/core/chores/schedulePersistence';
 import type { ChoreDefinition, DriftPolicy } from '../../../src/core/chores/types';
 import { FakeClock } from '../../fakes/fakeClock';
@@ -47,9 +47,11 @@ describe('chores: schedule functions', () => {
       catchup.run.map(iso),
       ['23', '00', '01', '02', '03', '04', '05', '06', '07', '08'].map((h) => `2025-03-${h === '23' ? '04' : '05'}T${h}:00:00.000Z`),
     );
+    // 08:00 is 10 min late, less than its one-hour interval: skip runs it and drops the overtaken ones.
     const skip = selectDueFires(hourly, from, now, 'skip');
-    assert.deepEqual(skip.run, []);
+    assert.deepEqual(skip.run.map(iso), ['2025-03-05T08:00:00.000Z']);
     assert.equal(skip.missed, true);
+    assert.ok(skip.dropped >= 9);
   });
 
   it('catch-up replays at most 10, the most recent, oldest first', () => {
@@ -59,6 +61,20 @@ describe('chores: schedule functions', () => {
     assert.equal(iso(result.run[0]), '2025-03-04T23:00:00.000Z');
     assert.equal(iso(result.run[9]), '2025-03-05T08:00:00.000Z');
     assert.ok(result.run.every((t, i) => i === 0 || t > result.run[i - 1]));
+  });
+
+  it('skip runs a daily fire 3 min late and drops one more than a day late (one interval)', () => {
+    const daily = { cron: '0 2 * * *', timezone: 'UTC' };
+    const due = T('2026-01-06T02:00:00Z');
+    const woke = selectDueFires(daily, due - 12 * 3_600_000, due + 3 * 60_000, 'skip');
+    assert.deepEqual(woke.run.map(iso), ['2026-01-06T02:00:00.000Z']);
+    assert.equal(woke.dropped, 0);
+    // Closed from before the fire until 25 h after it: that fire is overtaken by the next day's, which runs.
+    const away = selectDueFires(daily, due - 60_000, due + 25 * 3_600_000, 'skip');
+    assert.deepEqual(away.run.map(iso), ['2026-01-07T02:00:00.000Z']);
+    assert.deepEqual(away.droppedTimes.map(iso), ['2026-01-06T02:00:00.000Z']);
+    assert.equal(lateByMoreThanInterval(daily, due, due + 24 * 3_600_000 + 60_000).late, true);
+    assert.equal(lateByMoreThanInterval(daily, due, due + 23 * 3_600_000).late, false);
   });
 
   it('skip still runs a fire that is on time (a timer a few seconds late)', () => {
@@ -114,7 +130,7 @@ describe('chores: ChoreScheduler', () => {
   for (const [drift, expected] of [
     ['latest', ['08']],
     ['catchup', ['22', '23', '00', '01', '02', '03', '04', '05', '06', '07', '08'].slice(-10)],
-    ['skip', []],
+    ['skip', ['08']],
   ] as Array<[DriftPolicy, string[]]>) {
     it(`after a night off, drift ${drift} emits ${expected.length} fire(s) and reschedules`, async () => {
       const first = make();
@@ -129,13 +145,54 @@ describe('chores: ChoreScheduler', () => {
         store.emitted.map((t) => iso(t.fireAt).slice(11, 13)),
         expected,
       );
-      if (drift === 'skip') assert.equal(iso(second.nextFireAt('hourly')!), '2025-03-05T09:00:00.000Z');
-      else assert.equal(iso(second.nextFireAt('hourly')!), iso(store.emitted[0].fireAt), 'points at the oldest fire not done');
+      assert.equal(iso(second.nextFireAt('hourly')!), iso(store.emitted[0].fireAt), 'points at the oldest fire not done');
       for (const t of store.emitted) await second.markDone('hourly', t.fireAt);
       assert.equal(iso(second.nextFireAt('hourly')!), '2025-03-05T09:00:00.000Z');
       second.stop();
     });
   }
+
+  it('drift skip: a daily chore waking 3 min late runs; one more than a day late is skipped with its reason', async () => {
+    const dropped: Array<{ choreId: string; fireAt: number; status: string; reason: string }> = [];
+    const withDrops = () =>
+      new ChoreScheduler({
+        triggers: store,
+        clock,
+        persistence,
+        logger,
+        onDropped: async (id, list) => void dropped.push(...list.map((d) => ({ choreId: id, ...d }))),
+      });
+    const first = withDrops();
+    first.setChores([chore('nightly', '0 2 * * *', 'skip')]);
+    await first.start();
+    first.stop(); // asleep from 21:30 until 02:03, three minutes after the fire
+    clock.jump(T('2025-03-05T02:03:00Z') - clock.now());
+    const woke = withDrops();
+    woke.setChores([chore('nightly', '0 2 * * *', 'skip')]);
+    await woke.start();
+    assert.deepEqual(
+      store.emitted.map((t) => iso(t.fireAt)),
+      ['2025-03-05T02:00:00.000Z'],
+    );
+    assert.equal(dropped.length, 0);
+    await woke.markDone('nightly', store.emitted[0].fireAt);
+    woke.stop(); // asleep again until 03:00 the day after the next fire: 25 h past it
+    clock.jump(T('2025-03-07T03:00:00Z') - clock.now());
+    const late = withDrops();
+    late.setChores([chore('nightly', '0 2 * * *', 'skip')]);
+    await late.start();
+    assert.deepEqual(
+      store.emitted.map((t) => iso(t.fireAt)),
+      ['2025-03-05T02:00:00.000Z', '2025-03-07T02:00:00.000Z'],
+      "the 6th's fire is overtaken; the 7th's, an hour late, runs",
+    );
+    assert.deepEqual(
+      dropped.map((d) => [d.choreId, iso(d.fireAt), d.status]),
+      [['nightly', '2025-03-06T02:00:00.000Z', 'skipped']],
+    );
+    assert.match(dropped[0].reason, /drift: skip drops an occurrence more than one interval late/);
+    late.stop();
+  });
 
   it('never advances past a fire whose trigger could not be recorded', async () => {
     clock = new FakeClock(T('2025-03-05T01:59:00Z'));

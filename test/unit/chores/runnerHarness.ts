@@ -58,7 +58,7 @@ export async function createRunnerHarness(
   server: ModelServer,
   chores: ChoreDefinition[],
   extra: Partial<ChoreRunnerOptions> = {},
-  agentExtra: Pick<AgentDeps, 'actions'> = {},
+  agentExtra: Partial<Pick<AgentDeps, 'actions' | 'model' | 'settings'>> = {},
 ): Promise<RunnerHarness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-chores-'));
   const clock = new FakeClock();
@@ -83,16 +83,16 @@ export async function createRunnerHarness(
   const agent = new Agent({
     db,
     triggers,
-    model: modelFactory('openai', server),
+    model: agentExtra.model ?? modelFactory('openai', server),
     workspace: new MemoryWorkspace({ 'CHANGELOG.md': '# Changelog\n', 'src/app.ts': 'export const answer = 42;\n' }),
     clock,
     logger,
     storageDir: path.join(dir, 'agent'),
     skillDirs: [],
-    settings: () => ({ maxActionsPerTask: 200, maxTokensPerTask: 50_000_000 }),
+    settings: agentExtra.settings ?? (() => ({ maxActionsPerTask: 200, maxTokensPerTask: 50_000_000 })),
     hooks: runner,
     ledger,
-    ...agentExtra,
+    ...(agentExtra.actions ? { actions: agentExtra.actions } : {}),
   });
   await agent.whenReady();
   await runner.attach(agent);
@@ -147,7 +147,7 @@ export async function createRunnerHarness(
 export type OpenRunnerHarness = (
   chores: ChoreDefinition[],
   extra?: Partial<ChoreRunnerOptions>,
-  agentExtra?: Pick<AgentDeps, 'actions'>,
+  agentExtra?: Partial<Pick<AgentDeps, 'actions' | 'model' | 'settings'>>,
 ) => Promise<RunnerHarness>;
 
 /**

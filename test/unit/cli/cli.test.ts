@@ -218,6 +218,49 @@ describe('cli: tasklane chores run / validate / ci github', function () {
     assert.match(failed.err, new RegExp(`\\.tasklane/chores\\.yaml:${line}:\\d+: error: .*concurrency`));
   });
 
+  it("validate says when the chores' cost will be estimated and how to price the model; TASKLANE_MODEL_PRICES gives the price", async () => {
+    const dir = repo(choresYaml());
+    const unpriced = { TASKLANE_MODEL_PROVIDER: 'openai-compatible', TASKLANE_MODEL_ID: 'deepseek/deepseek-chat' };
+    const estimated = await cli(['chores', 'validate', '--workspace', dir], unpriced);
+    assert.equal(estimated.code, 0, estimated.err);
+    assert.match(estimated.out, /cost: no price is known for the model "deepseek\/deepseek-chat".*estimated.*TASKLANE_MODEL_PRICES/);
+    const priced = await cli(['chores', 'validate', '--workspace', dir], {
+      ...unpriced,
+      TASKLANE_MODEL_PRICES: '{"deepseek/*": {"input": 0.3, "output": 1.2}}',
+    });
+    assert.equal(priced.code, 0, priced.err);
+    assert.doesNotMatch(priced.out, /cost:/);
+    assert.doesNotMatch((await cli(['chores', 'validate', '--workspace', dir], { TASKLANE_MODEL_PROVIDER: 'openai' })).out, /cost:/, 'gpt-5-mini is priced');
+    const typo = await cli(['chores', 'validate', '--workspace', dir], { ...unpriced, TASKLANE_MODEL_PRICES: '{"deepseek/*": {"input": "cheap"}}' });
+    assert.equal(typo.code, 2);
+    assert.match(typo.err, /TASKLANE_MODEL_PRICES: "deepseek\/\*": needs input and output/);
+  });
+
+  it('run: an unpriced model stops at maxCostUsd at the conservative rate; with TASKLANE_MODEL_PRICES at its price', async () => {
+    const dir = repo(choresYaml('budget: { maxIterations: 40, maxCostUsd: 0.5 }'));
+    const read = { toolCalls: [{ name: 'read_file', arguments: { path: 'src/app.ts' } }], usage: { input: 20_000, output: 1_000 } };
+    const unpriced = { ...env(), TASKLANE_MODEL_ID: 'mistral-large-latest' };
+    server.script(Array.from({ length: 30 }, () => read));
+    const estimated = await cli(['chores', 'run', 'fix-answer', '--workspace', dir, '--json'], unpriced);
+    assert.equal(estimated.code, 1, estimated.err);
+    const first = JSON.parse(estimated.out.trim().split('\n').pop() ?? '') as { status: string; reason: string; usage: { costEstimated?: boolean } };
+    assert.equal(first.status, 'budget_exhausted');
+    assert.match(first.reason, /estimated/);
+    assert.equal(first.usage.costEstimated, true);
+    const estimatedCalls = server.requests.length;
+    server.reset();
+    server.script(Array.from({ length: 30 }, () => read));
+    const priced = await cli(['chores', 'run', 'fix-answer', '--workspace', dir, '--json'], {
+      ...unpriced,
+      TASKLANE_MODEL_PRICES: '{"mistral-large-latest": {"input": 2, "output": 6}}',
+    });
+    const second = JSON.parse(priced.out.trim().split('\n').pop() ?? '') as { status: string; usage: { costEstimated?: boolean } };
+    assert.equal(second.status, 'budget_exhausted');
+    assert.equal(second.usage.costEstimated, undefined);
+    assert.equal(server.requests.length, Math.ceil(0.5 / ((20_000 * 2 + 1_000 * 6) / 1e6)), '$0.046 a call');
+    assert.ok(estimatedCalls < server.requests.length, `the estimate (${estimatedCalls} calls) trips before the real price`);
+  });
+
   it('the installed bin runs: `tasklane chores validate` as a real process', () => {
     const dir = repo(choresYaml());
     const run = spawnSync(process.execPath, [path.join(root, 'bin/tasklane.js'), 'chores', 'validate'], { cwd: dir, encoding: 'utf8' });

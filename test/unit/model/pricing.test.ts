@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { costOf, priceOf, PRICES } from '../../../src/core/model/pricing';
+import { conservativePrice, costOf, parseModelPrices, priceOf, PRICES, unpricedNote } from '../../../src/core/model/pricing';
 import type { Usage } from '../../../src/core/model/types';
 
 const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0, cacheWriteTokens = 0): Usage => ({
@@ -31,8 +31,63 @@ describe('pricing', () => {
     assert.equal(priceOf('gpt-4o-audio-preview'), undefined);
   });
 
-  it('an unknown model costs 0 and is flagged', () => {
-    assert.deepEqual(costOf('llama3.2', usage(1000, 1000)), { usd: 0, known: false });
+  it('an unknown model is never free: it is charged at the highest known rate and marked estimated', () => {
+    const rate = conservativePrice();
+    assert.deepEqual(rate, {
+      input: Math.max(...Object.values(PRICES).map((p) => p.input)),
+      output: Math.max(...Object.values(PRICES).map((p) => p.output)),
+      cacheRead: Math.max(...Object.values(PRICES).map((p) => p.cacheRead)),
+      cacheWrite: Math.max(...Object.values(PRICES).map((p) => p.cacheWrite)),
+    });
+    const cost = costOf('google/gemini-2.5-pro', usage(1_000_000, 100_000));
+    assert.equal(cost.known, false);
+    assert.equal(cost.estimated, true);
+    assert.equal(cost.source, 'conservative');
+    assert.ok(Math.abs(cost.usd - (rate.input + rate.output / 10)) < 1e-9, String(cost.usd));
+    assert.ok(cost.usd > 0);
+  });
+
+  it("the person's prices add to and override the table, by exact id first, then the longest glob; 0 is allowed", () => {
+    const { prices, problems } = parseModelPrices({
+      'deepseek/*': { input: 0.3, output: 1.2 },
+      'deepseek/deepseek-chat': { input: 0.2, output: 0.8, cacheRead: 0.02 },
+      'llama*': { input: 0, output: 0 },
+      'gpt-4o': { input: 1, output: 2 },
+      broken: { input: -1, output: 2 },
+      alsoBroken: 'cheap',
+    });
+    assert.equal(problems.length, 2);
+    assert.equal(prices.broken, undefined);
+    const chat = costOf('deepseek/deepseek-chat', usage(1_000_000, 1_000_000, 1_000_000), { prices });
+    assert.deepEqual([chat.source, chat.pricedAs, chat.estimated], ['setting', 'deepseek/deepseek-chat', false]);
+    assert.ok(Math.abs(chat.usd - (0.2 + 0.8 + 0.02)) < 1e-9, String(chat.usd));
+    const coder = costOf('deepseek/deepseek-coder', usage(1_000_000, 0, 1_000_000), { prices });
+    assert.equal(coder.pricedAs, 'deepseek/*');
+    assert.ok(Math.abs(coder.usd - (0.3 + 0.3)) < 1e-9, 'cache reads default to the input price');
+    assert.deepEqual(costOf('llama3.1:8b', usage(5_000_000, 5_000_000), { prices }), {
+      usd: 0,
+      known: true,
+      estimated: false,
+      source: 'setting',
+      pricedAs: 'llama*',
+    });
+    assert.equal(costOf('gpt-4o', usage(1_000_000, 0), { prices }).usd, 1, 'the setting overrides the table');
+  });
+
+  it('a cost the server reports is believed over any price, and a malformed one is ignored', () => {
+    assert.deepEqual(costOf('google/gemini-2.5-pro', usage(1_000_000, 1_000), { reportedUsd: 0.0123 }), {
+      usd: 0.0123,
+      known: true,
+      estimated: false,
+      source: 'reported',
+    });
+    assert.equal(costOf('gpt-4o', usage(1_000_000, 0), { reportedUsd: Number.NaN }).source, 'table');
+  });
+
+  it('tells how to give a real price for an unpriced model, and says nothing for a priced one', () => {
+    assert.match(unpricedNote('mistral-large-latest', undefined, 'tasklane.model.prices') ?? '', /no price is known.*estimated.*tasklane\.model\.prices/);
+    assert.equal(unpricedNote('gpt-4o', undefined, 'x'), undefined);
+    assert.equal(unpricedNote('mistral-large-latest', { 'mistral-*': { input: 2, output: 6, cacheRead: 2, cacheWrite: 2 } }, 'x'), undefined);
   });
 
   it('keeps Anthropic cache multipliers consistent across the table', () => {

@@ -91,6 +91,15 @@ describe('SDK model clients against the scripted server', () => {
           const response = await makeClient(server, format, { stream }).complete(baseRequest());
           assert.deepEqual(response.usage, { inputTokens: 120, outputTokens: 30, cacheReadTokens: 900, cacheWriteTokens: format === 'anthropic' ? 64 : 0 });
         });
+
+        if (format === 'openai') {
+          it('passes on the cost a server reports with its usage (OpenRouter usage.cost), and none when it reports none', async () => {
+            server.script([{ text: 'ok', usage: { input: 10, output: 5, cost: 0.00042 } }, { text: 'ok' }]);
+            const client = makeClient(server, format, { stream });
+            assert.equal((await client.complete(baseRequest())).costUsd, 0.00042);
+            assert.equal((await client.complete(baseRequest())).costUsd, undefined);
+          });
+        }
       });
     }
   }

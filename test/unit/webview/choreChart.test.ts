@@ -40,6 +40,17 @@ describe('chore history chart model', function () {
     );
   });
 
+  it('an estimated cost (a model with no known price) reads "≈$… estimated", never as a plain dollar figure', function () {
+    const estimated = {
+      ...run('e', 'budget_exhausted', 30, 0.52, 1),
+      usage: { iterations: 2, inputTokens: 40_000, outputTokens: 2_000, cost: 0.52, costEstimated: true },
+    };
+    const model = choreChartModel([estimated, run('a', 'succeeded', 20, 0.01, 3)], t0);
+    assert.match(model.bars[1].label, /, ≈\$0\.520 estimated,/);
+    assert.match(model.bars[0].label, /, \$0\.010,/);
+    assert.match(model.summary, /total cost ≈\$0\.530 estimated\./);
+  });
+
   it('a skipped or missed occurrence is a stub that does not stretch the scale; a running run counts up to now', function () {
     const skipped: ChoreRunView = {
       id: 's',
