@@ -26,7 +26,8 @@ export function toSessionView(session: CoreSession, tasks: readonly CoreTask[]):
   };
 }
 
-function toMessageView({ role, text, at, stopped, taskId }: CoreSession['messages'][number]): MessageView {
+/** A transcript line for the sidebar (the one mapping: `init` tails, live lines, opened sessions). */
+export function toMessageView({ role, text, at, stopped, taskId }: CoreSession['messages'][number]): MessageView {
   return { role, text, at, ...(stopped ? { stopped: true } : {}), ...(taskId ? { taskId } : {}) };
 }
 
