@@ -2,6 +2,7 @@ import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalPro
 import type { TaskView } from '../shared/protocol';
 import type { StepView, TaskStateWord } from '../shared/threadProtocol';
 import { showInvisible } from '../shared/visibleText';
+import { approvalSubject } from './approvalPanel';
 import { clear, h, keepingFocus } from './dom';
 import { StepList } from './stepRows';
 import { renderCounters, renderTodos } from './taskCard';
@@ -24,17 +25,6 @@ const STATE_ICONS: Record<TaskStateWord, string> = {
   failed: '✗',
   cancelled: '⊘',
 };
-
-/** What an approval asks about, for the names of its buttons: "the edit to src/greet.js". */
-export function approvalSubject(approval: Pick<ApprovalView, 'kind' | 'files' | 'command'>): string {
-  if (approval.kind === 'edits') {
-    const paths = approval.files.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path));
-    return paths.length === 1 ? `the edit to ${paths[0]}` : `the edits to ${paths.length} files: ${paths.join(', ')}`;
-  }
-  if (approval.kind === 'task') return `running task ${approval.command ?? ''}`.trim();
-  if (approval.kind === 'mcp') return `the MCP call ${approval.command ?? ''}`.trim();
-  return `running ${approval.command ?? 'the command'}`;
-}
 
 /** What a block needs from around it. */
 export interface TaskBlockActions {

@@ -3,6 +3,7 @@ import type { ApprovalView } from '../../../src/shared/approvalProtocol';
 import type { TaskView, WebviewMessage } from '../../../src/shared/protocol';
 import type { StepView } from '../../../src/shared/threadProtocol';
 import { StepList, renderStep } from '../../../src/webview/stepRows';
+import { ApprovalPanel, approvalSubject } from '../../../src/webview/approvalPanel';
 import { TaskBlock, taskStateWord } from '../../../src/webview/taskBlock';
 import { Thread } from '../../../src/webview/thread';
 import { useDom } from './support/dom';
@@ -136,6 +137,14 @@ describe('webview: a task block in the thread', function () {
     assert.equal(block.element.querySelector('.approve'), approve);
     block.update(task(), []);
     assert.equal(block.element.querySelector('.block-approval'), null);
+  });
+
+  it('the Review section’s card names its file on Approve and Reject too', function () {
+    const root = document.createElement('section');
+    new ApprovalPanel(root, () => undefined).init([approval({ files: [approval().files[0]!, { path: 'src/math.js', kind: 'modify', added: 1, removed: 1 }] })]);
+    assert.equal(approvalSubject(approval()), 'the edit to src/greet.js');
+    assert.equal(root.querySelector('.approve')?.getAttribute('aria-label'), 'Approve the edits to 2 files: src/greet.js, src/math.js');
+    assert.equal(root.querySelector('.reject')?.getAttribute('aria-label'), 'Reject the edits to 2 files: src/greet.js, src/math.js');
   });
 
   it('a command approval names the command', function () {
