@@ -27,6 +27,7 @@ import { TasklaneSettings } from './settings';
 import { SidebarProvider } from './sidebarProvider';
 import type { StoreServices } from './storeServices';
 import { toHostMessages } from './viewMapping';
+import { StepPresenter } from './stepPresenter';
 
 /** What the composition root hands back to the activation shim (src/extension.ts). */
 export interface MainParts {
@@ -75,6 +76,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
       (e) => logger.warn('HOST', `could not read the model status for the sidebar: ${(e as Error).message}`),
     );
   const attention = new Attention(sidebar, logger);
+  // Step rows of the thread, written from every task's events as they happen.
+  const steps = new StepPresenter();
   // A part of the services, for the commands that need it. A failed start is reported by the
   // runtime (log, sidebar); the commands then fail with it, so nothing is left unhandled here.
   const part = <T>(pick: (services: StoreServices) => T): Promise<T> => {
@@ -93,7 +96,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     vscode.window.registerWebviewViewProvider(SidebarProvider.viewType, sidebar),
     runtime.onDidChange((change) => {
       const row = (sessionId: string) => runtime.current?.agent.sessionRow(sessionId) ?? { session: undefined, tasks: [] };
-      for (const message of toHostMessages(change, row)) sidebar.post(message);
+      for (const message of toHostMessages(change, row, steps)) sidebar.post(message);
     }),
     runtime.onDidPost((message) => sidebar.post(message)),
     attention,

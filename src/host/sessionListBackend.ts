@@ -2,7 +2,7 @@ import type { Agent } from '../core/engine/agent';
 import type { SessionListItem } from '../core/engine/sessionPages';
 import type { SessionSummary } from '../shared/protocol';
 import type { SessionHostMessage, SessionWebviewMessage } from '../shared/sessionProtocol';
-import { toSessionSummary } from './viewMapping';
+import { toMessageView, toSessionSummary } from './viewMapping';
 
 type ListAgent = Pick<Agent, 'sessionPage' | 'sessionMessages' | 'sessionRow' | 'history'>;
 
@@ -53,7 +53,7 @@ export async function handleSessionMessage(agent: ListAgent, message: SessionWeb
       return {
         type: 'sessions.opened',
         session,
-        messages: messages.map(({ role, text, at, stopped }) => ({ role, text, at, ...(stopped ? { stopped: true } : {}) })),
+        messages: messages.map(toMessageView),
       };
     }
     case 'sessions.search': {

@@ -11,12 +11,15 @@ import type { SidebarBackend } from './sidebarProvider';
 import type { ModelProvider } from './modelProvider';
 import type { StoreServices } from './storeServices';
 import { toDeadLetterView, toSessionView, toTaskView, toTraceEvent } from './viewMapping';
+import { presentSteps } from './stepPresenter';
 import type { SidebarSection } from './sidebarSection';
 import { toMcpServerView } from './mcp/mcpView';
 
 export type { SidebarSection };
 
 const TRACE_PAGE = 200;
+/** Events read for a task's step rows when its block is drawn (a task's whole story, as a rule). */
+const STEP_EVENTS = 2000;
 
 /** The sections the sidebar shows next to the sessions, owned by the store-time services. */
 export interface SidebarSections {
@@ -144,6 +147,11 @@ export class AgentSidebarBackend implements SidebarBackend {
         const events = await agent.readTaskEvents(message.taskId, { beforeSeq: message.beforeSeq, limit: TRACE_PAGE + 1 });
         const hasMore = events.length > TRACE_PAGE;
         return { type: 'tracePage', taskId: message.taskId, events: events.slice(-TRACE_PAGE).map(toTraceEvent), hasMore };
+      }
+      case 'thread.loadSteps': {
+        const { agent } = await this.runtime.ready;
+        const events = await agent.readTaskEvents(message.taskId, { limit: STEP_EVENTS });
+        return { type: 'thread.steps', taskId: message.taskId, steps: presentSteps(message.taskId, events) };
       }
       case 'retryDeadLetter':
         // The engine publishes the new list; the sidebar redraws it from that change.

@@ -22,6 +22,7 @@ const GESTURES: Partial<Record<WebviewMessage['type'], string>> = {
   cancelTask: 'Cancel',
   stop: 'Stop',
   loadTrace: 'Loading the trace',
+  'thread.loadSteps': "Loading the task's steps",
 };
 
 /**

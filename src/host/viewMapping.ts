@@ -1,4 +1,5 @@
 import type { AgentChange, DeadLetterView as CoreDeadLetter, TaskEvent, TaskView as CoreTask, SessionView as CoreSession } from '../core/engine/types';
+import type { StepPresenter } from './stepPresenter';
 import type { DeadLetterView, HostMessage, MessageView, SessionSummary, SessionView, TaskView, TraceEventView } from '../shared/protocol';
 
 /**
@@ -25,8 +26,9 @@ export function toSessionView(session: CoreSession, tasks: readonly CoreTask[]):
   };
 }
 
-function toMessageView({ role, text, at, stopped }: CoreSession['messages'][number]): MessageView {
-  return { role, text, at, ...(stopped ? { stopped: true } : {}) };
+/** A transcript line for the sidebar (the one mapping: `init` tails, live lines, opened sessions). */
+export function toMessageView({ role, text, at, stopped, taskId }: CoreSession['messages'][number]): MessageView {
+  return { role, text, at, ...(stopped ? { stopped: true } : {}), ...(taskId ? { taskId } : {}) };
 }
 
 export function toTaskView(task: CoreTask): TaskView {
@@ -45,6 +47,7 @@ export function toTaskView(task: CoreTask): TaskView {
     },
     budget: { actions: task.counters.actions.limit, tokens: task.counters.tokens.limit, cost: task.counters.cost?.limit },
     waitingForUser: task.waitingForUser,
+    ...(task.waitingForApproval ? { waitingForApproval: true } : {}),
     paused: task.paused,
     pauseReason:
       task.pauseReason === 'budget'
@@ -54,6 +57,7 @@ export function toTaskView(task: CoreTask): TaskView {
           : task.pauseReason === 'stopped'
             ? 'You stopped the task. Continue resumes it; Abort ends it.'
             : undefined,
+    ...(task.finalSummary ? { finalSummary: task.finalSummary } : {}),
   };
 }
 
@@ -86,9 +90,10 @@ export type SessionRowLookup = (sessionId: string) => { session: Omit<CoreSessio
 
 /**
  * An engine change as the few small sidebar messages it becomes. A task change also re-draws its
- * session's row, whose badges (waiting, to review) come from the task.
+ * session's row, whose badges (waiting, to review) come from the task; a task event that is a
+ * step of the task also becomes its row in the thread (`steps` remembers actions under way).
  */
-export function toHostMessages(change: AgentChange, row: SessionRowLookup): HostMessage[] {
+export function toHostMessages(change: AgentChange, row: SessionRowLookup, steps?: StepPresenter): HostMessage[] {
   switch (change.type) {
     case 'message':
       return [{ type: 'messageAppended', sessionId: change.sessionId, message: toMessageView(change.message) }];
@@ -101,8 +106,13 @@ export function toHostMessages(change: AgentChange, row: SessionRowLookup): Host
         ...(session ? [{ type: 'sessionPatch' as const, session: toSessionSummary(session, tasks) }] : []),
       ];
     }
-    case 'taskEvent':
-      return [{ type: 'traceAppended', taskId: change.taskId, event: toTraceEvent(change.event) }];
+    case 'taskEvent': {
+      const step = steps?.present(change.taskId, change.event);
+      return [
+        { type: 'traceAppended', taskId: change.taskId, event: toTraceEvent(change.event) },
+        ...(step ? [{ type: 'thread.step' as const, taskId: change.taskId, step }] : []),
+      ];
+    }
     case 'deadLetters':
       return [{ type: 'deadLetters', deadLetters: change.deadLetters.map(toDeadLetterView) }];
     case 'sessionRemoved':

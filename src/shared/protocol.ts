@@ -18,6 +18,8 @@ import { sessionMessageSchemas } from './sessionProtocol';
 // Session rows and transcript lines live with the session-list protocol (one import direction).
 export type { MessageView, SessionSummary } from './sessionProtocol';
 import type { ContextHostMessage } from './contextProtocol';
+import type { ThreadHostMessage } from './threadProtocol';
+import { threadMessageSchemas } from './threadProtocol';
 import type { McpHostMessage, McpServerView } from './mcpProtocol';
 import { mcpMessageSchemas } from './mcpProtocol';
 import { attachmentSchema, contextMessageSchemas } from './contextProtocol';
@@ -47,8 +49,12 @@ export interface TaskView {
   counters: { actions: number; tokens: number; cost: number; costEstimated?: boolean };
   budget: { actions: number; tokens: number; cost?: number };
   waitingForUser: boolean;
+  /** The task waits for the person's decision on a proposal (an edit, a command). */
+  waitingForApproval?: boolean;
   paused: boolean;
   pauseReason?: string;
+  /** The summary the task ended with. */
+  finalSummary?: string;
 }
 
 /** One entry of a task's action trace. */
@@ -116,7 +122,8 @@ export type HostMessage =
   | ChoreHostMessage
   | ContextHostMessage
   | SessionHostMessage
-  | McpHostMessage;
+  | McpHostMessage
+  | ThreadHostMessage;
 
 const id = z.string().min(1).max(200);
 
@@ -146,6 +153,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   ...contextMessageSchemas,
   ...sessionMessageSchemas,
   ...mcpMessageSchemas,
+  ...threadMessageSchemas,
 ]);
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

@@ -14,6 +14,8 @@ export interface MessageView {
   at: number;
   /** A reply the person stopped while it streamed (shown with a "stopped" mark). */
   stopped?: boolean;
+  /** The line that says a task was started here: the task's id (its block is drawn in its place). */
+  taskId?: string;
 }
 
 /** A session in the list, without its transcript. */

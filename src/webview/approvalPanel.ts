@@ -11,6 +11,17 @@ const STATUS_LABELS: Record<string, string> = {
   reverted: '↶ Reverted',
 };
 
+/** What an approval asks about, for the names of its buttons: "the edit to src/greet.js". */
+export function approvalSubject(approval: Pick<ApprovalView, 'kind' | 'files' | 'command'>): string {
+  if (approval.kind === 'edits') {
+    const paths = approval.files.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path));
+    return paths.length === 1 ? `the edit to ${paths[0]}` : `the edits to ${paths.length} files: ${paths.join(', ')}`;
+  }
+  if (approval.kind === 'task') return `running task ${approval.command ?? ''}`.trim();
+  if (approval.kind === 'mcp') return `the MCP call ${approval.command ?? ''}`.trim();
+  return `running ${approval.command ?? 'the command'}`;
+}
+
 /**
  * Proposed changes waiting for the user: one card per change set (or command), with per-file
  * +/− counts, Open diff, per-file accept/reject, Approve, and Reject with an optional reason.
@@ -119,9 +130,11 @@ export class ApprovalPanel {
     }
     if (pending) {
       const reason = h('vscode-textfield', { class: 'reject-reason', placeholder: 'Reason (optional, told to the task)' }) as HTMLElement & { value: string };
-      const approve = h('vscode-button', { class: 'approve' }, 'Approve');
+      // Named for what they decide: with several cards, "Approve" alone does not say which.
+      const subject = approvalSubject(approval);
+      const approve = h('vscode-button', { class: 'approve', 'aria-label': `Approve ${subject}` }, 'Approve');
       approve.addEventListener('click', () => this.post({ type: 'approval.approve', id: approval.id }));
-      const reject = h('vscode-button', { class: 'reject', secondary: true }, 'Reject');
+      const reject = h('vscode-button', { class: 'reject', secondary: true, 'aria-label': `Reject ${subject}` }, 'Reject');
       reject.addEventListener('click', () => this.post({ type: 'approval.reject', id: approval.id, reason: reason.value?.trim() || undefined }));
       card.appendChild(h('div', { class: 'approval-buttons' }, approve, reject, reason));
     }

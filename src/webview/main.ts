@@ -9,12 +9,14 @@ import { McpPanel } from './mcpPanel';
 import { clear, h, keepingFocus } from './dom';
 import { AttachmentChips } from './attachments';
 import { watchSection } from './layout';
-import { demoNotice } from './demoNotice';
+import { drawBanner } from './banner';
+import type { BannerState } from './banner';
 import { handleReplyActions, renderReply } from './replyView';
 import { StreamView } from './streamView';
 import { renderTaskCard } from './taskCard';
 import { SessionList } from './sessionList';
-import { TraceList } from './traceList';
+import { TaskDetails } from './taskDetails';
+import { Thread } from './thread';
 import { SIDEBAR_INIT_MARK, SIDEBAR_SCRIPT_MARK } from '../shared/viewConstants';
 
 performance.mark(SIDEBAR_SCRIPT_MARK);
@@ -31,7 +33,9 @@ interface Persisted {
   selectedSessionId?: string;
   draft?: string;
   replyToTaskId?: string;
+  /** The task whose details are open, and the session they were opened from. */
   traceTaskId?: string;
+  traceSessionId?: string;
 }
 
 const vscode = acquireVsCodeApi();
@@ -44,7 +48,7 @@ const transcripts = new Map<string, MessageView[]>();
 const opened = new Set<string>();
 const tasks = new Map<string, TaskView>();
 let pendingSend: { requestId: string; text: string } | undefined;
-let bannerState: Pick<ViewState, 'model' | 'restricted' | 'storeProblem'> = { model: { provider: '', model: '' }, restricted: false };
+let bannerState: BannerState = { model: { provider: '', model: '' }, restricted: false };
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector(selector) as T;
 const banner = $('#banner');
@@ -91,10 +95,18 @@ const sessions = new SessionList(sessionList, {
 const openedSummaries = new Map<string, SessionSummary>();
 const sessionName = (id: string) => (sessions.get(id) ?? openedSummaries.get(id))?.name ?? '';
 
-const trace = new TraceList((beforeSeq) => {
-  if (persisted.traceTaskId) post({ type: 'loadTrace', taskId: persisted.traceTaskId, beforeSeq });
+const details = new TaskDetails(traceArea, {
+  loadTrace: (taskId, beforeSeq) => post({ type: 'loadTrace', taskId, ...(beforeSeq === undefined ? {} : { beforeSeq }) }),
+  name: (taskId) => tasks.get(taskId)?.name ?? sessionName(taskId),
+  state: persisted,
+  save,
 });
-traceArea.appendChild(trace.element);
+const thread = new Thread({
+  post,
+  task: (taskId) => tasks.get(taskId),
+  openDetails: (taskId) => openTrace(taskId),
+  follow: (change) => stream.follow(change),
+});
 
 const taskActions = {
   continueTask: (taskId: string) => post({ type: 'continueTask', taskId }),
@@ -113,6 +125,7 @@ const taskActions = {
 function selectSession(sessionId: string | undefined): void {
   persisted.selectedSessionId = sessionId;
   save();
+  details.sessionShown(sessionId);
   // The transcript of a session not opened yet is asked for; it draws when it arrives.
   if (sessionId && !opened.has(sessionId)) post({ type: 'sessions.open', sessionId });
   renderSessions();
@@ -120,37 +133,9 @@ function selectSession(sessionId: string | undefined): void {
   renderTasks();
 }
 
-function renderBanner(state: Pick<ViewState, 'model' | 'restricted' | 'storeProblem'>): void {
+function renderBanner(state: BannerState): void {
   bannerState = state;
-  clear(banner);
-  if (state.restricted) {
-    const trust = h('a', { href: '#', class: 'trust-link' }, 'Manage Workspace Trust');
-    trust.addEventListener('click', (e) => {
-      e.preventDefault();
-      post({ type: 'command', command: 'manageTrust' });
-    });
-    banner.appendChild(
-      h(
-        'div',
-        { class: 'notice restricted' },
-        'Restricted Mode: Tasklane can chat but cannot edit files, run commands or run chores until you trust this folder. ',
-        trust,
-      ),
-    );
-  }
-  if (state.storeProblem) banner.appendChild(h('div', { class: 'notice error' }, state.storeProblem));
-  const demo = demoNotice(state.model, () => post({ type: 'command', command: 'selectModel' }));
-  if (demo) banner.appendChild(demo);
-  const model = h('div', { class: 'model-line' }, `Model: ${state.model.provider}${state.model.model ? ` · ${state.model.model}` : ''}`);
-  if (state.model.problem) {
-    const fix = h('a', { href: '#', class: 'model-fix' }, 'Choose model…');
-    fix.addEventListener('click', (e) => {
-      e.preventDefault();
-      post({ type: 'command', command: 'selectModel' });
-    });
-    banner.appendChild(h('div', { class: 'notice warn' }, state.model.problem, ' ', fix));
-  }
-  banner.appendChild(model);
+  drawBanner(banner, state, (command) => post({ type: 'command', command }));
 }
 
 function renderSessions(): void {
@@ -160,6 +145,9 @@ function renderSessions(): void {
 }
 
 function messageElement(message: MessageView): HTMLElement {
+  // A task started here is drawn here, as its block (the line is the fallback for a task no longer known).
+  const block = message.taskId ? thread.block(message.taskId) : undefined;
+  if (block) return block;
   // Replies are Markdown (rendered safely, see replyView.ts); what people typed stays plain text.
   const body = message.role === 'assistant' ? renderReply(message.text) : h('div', { class: 'msg-text' }, message.text);
   return h(
@@ -189,6 +177,7 @@ function renderTasks(): void {
 
 function patchTask(task: TaskView): void {
   tasks.set(task.id, task);
+  thread.taskChanged(task);
   if (task.sessionId !== persisted.selectedSessionId) return;
   const existing = taskArea.querySelector(`[data-task-id="${CSS.escape(task.id)}"]`);
   const card = renderTaskCard(task, taskActions);
@@ -231,11 +220,7 @@ function renderReplyTarget(): void {
 }
 
 function openTrace(taskId: string): void {
-  persisted.traceTaskId = taskId;
-  save();
-  traceArea.hidden = false;
-  trace.reset([], false);
-  post({ type: 'loadTrace', taskId });
+  details.open(taskId, persisted.selectedSessionId);
 }
 
 function send(): void {
@@ -256,6 +241,7 @@ function send(): void {
 }
 
 function onMessage(message: HostMessage): void {
+  if (thread.onMessage(message) || details.onMessage(message)) return;
   if (approvals.onMessage(message) || chores.onMessage(message) || mcp.onMessage(message) || stream.onMessage(message) || sessions.onMessage(message)) return;
   switch (message.type) {
     case 'init': {
@@ -274,6 +260,7 @@ function onMessage(message: HostMessage): void {
         opened.add(s.id);
       }
       for (const t of message.state.tasks) tasks.set(t.id, t);
+      thread.reset(message.state.approvals);
       if (persisted.selectedSessionId && !opened.has(persisted.selectedSessionId)) post({ type: 'sessions.open', sessionId: persisted.selectedSessionId });
       stream.reset(message.state.sessions.flatMap((s) => (s.liveTurnId ? [{ sessionId: s.id, turnId: s.liveTurnId }] : [])));
       renderBanner(message.state);
@@ -285,7 +272,7 @@ function onMessage(message: HostMessage): void {
       approvals.init(message.state.approvals);
       chores.init(message.state.chores);
       mcp.init(message.state.mcpServers);
-      if (persisted.traceTaskId && tasks.has(persisted.traceTaskId)) openTrace(persisted.traceTaskId);
+      details.restore(persisted.selectedSessionId, (taskId) => tasks.has(taskId));
       break;
     }
     case 'sessionPatch':
@@ -337,14 +324,6 @@ function onMessage(message: HostMessage): void {
     case 'showSession':
       // A message sent from the palette: show its conversation here.
       selectSession(message.sessionId);
-      break;
-    case 'traceAppended':
-      if (message.taskId === persisted.traceTaskId) trace.append(message.event);
-      break;
-    case 'tracePage':
-      if (message.taskId !== persisted.traceTaskId) break;
-      if (trace.size === 0) trace.reset(message.events, message.hasMore);
-      else trace.prepend(message.events, message.hasMore);
       break;
     case 'deadLetters':
       renderDeadLetters(message.deadLetters);

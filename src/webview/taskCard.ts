@@ -19,9 +19,30 @@ function meter(label: string, used: number, limit: number | undefined, format: (
   return h('span', { class: `counter${over ? ' warn' : ''}` }, `${label} ${format(used)}${limit ? ` / ${format(limit)}` : ''}`);
 }
 
+/** A task's todo list (nothing when it has none). */
+export function renderTodos(task: TaskView): HTMLElement | null {
+  if (task.todos.length === 0) return null;
+  const done = task.todos.filter((t) => t.status === 'done').length;
+  return h(
+    'ul',
+    { class: 'todos', 'aria-label': `Todos ${done} of ${task.todos.length} done` },
+    ...task.todos.map((todo) => h('li', { class: `todo todo-${todo.status}` }, `${TODO_MARK[todo.status] ?? '○'} ${todo.text}`)),
+  );
+}
+
+/** A task's counters against its budget (a counter past 80 % is marked). */
+export function renderCounters(task: TaskView): HTMLElement {
+  return h(
+    'div',
+    { class: 'counters' },
+    meter('actions', task.counters.actions, task.budget.actions, String),
+    meter('tokens', task.counters.tokens, task.budget.tokens, (n) => (n >= 1000 ? `${Math.round(n / 100) / 10}k` : String(n))),
+    meter('cost', task.counters.cost, task.budget.cost, (n) => costText(n, task.counters.costEstimated && n === task.counters.cost)),
+  );
+}
+
 /** One task card: status, todos, counters against budget, and the buttons its state allows. */
 export function renderTaskCard(task: TaskView, actions: TaskCardActions): HTMLElement {
-  const done = task.todos.filter((t) => t.status === 'done').length;
   const running = task.status === 'running';
   const card = h(
     'div',
@@ -32,20 +53,8 @@ export function renderTaskCard(task: TaskView, actions: TaskCardActions): HTMLEl
       h('span', { class: 'task-name' }, task.name),
       h('vscode-badge', { class: 'task-status' }, task.paused ? 'paused' : task.waitingForUser ? 'waiting for you' : task.status),
     ),
-    task.todos.length > 0
-      ? h(
-          'ul',
-          { class: 'todos', 'aria-label': `Todos ${done} of ${task.todos.length} done` },
-          ...task.todos.map((todo) => h('li', { class: `todo todo-${todo.status}` }, `${TODO_MARK[todo.status] ?? '○'} ${todo.text}`)),
-        )
-      : null,
-    h(
-      'div',
-      { class: 'counters' },
-      meter('actions', task.counters.actions, task.budget.actions, String),
-      meter('tokens', task.counters.tokens, task.budget.tokens, (n) => (n >= 1000 ? `${Math.round(n / 100) / 10}k` : String(n))),
-      meter('cost', task.counters.cost, task.budget.cost, (n) => costText(n, task.counters.costEstimated && n === task.counters.cost)),
-    ),
+    renderTodos(task),
+    renderCounters(task),
     task.paused && task.pauseReason ? h('div', { class: 'pause-reason' }, task.pauseReason) : null,
   );
   const buttons = h('div', { class: 'task-buttons' });

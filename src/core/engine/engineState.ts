@@ -209,7 +209,7 @@ export class EngineState {
     sessionId: string,
     role: MessageRole,
     text: string,
-    extra: { retryable?: boolean; stopped?: boolean; arrivedDuring?: number } = {},
+    extra: { retryable?: boolean; stopped?: boolean; arrivedDuring?: number; taskId?: string } = {},
   ): Promise<MessageView> {
     const asked: MessageView = {
       role,
@@ -218,6 +218,7 @@ export class EngineState {
       ...(extra.retryable ? { retryable: true } : {}),
       ...(extra.stopped ? { stopped: true } : {}),
       ...(extra.arrivedDuring ? { arrivedDuring: extra.arrivedDuring } : {}),
+      ...(extra.taskId ? { taskId: extra.taskId } : {}),
     };
     // The stream redacts secrets; the sidebar, the transcript and EVENT.md show what was stored.
     const written = await this.streams.append(sessionId, 'message', { ...asked }, asked.at);
@@ -267,5 +268,6 @@ export function toMessage(event: TaskEvent): MessageView {
     ...(d.retryable ? { retryable: true } : {}),
     ...(d.stopped ? { stopped: true } : {}),
     ...(d.arrivedDuring ? { arrivedDuring: d.arrivedDuring } : {}),
+    ...(typeof d.taskId === 'string' ? { taskId: d.taskId } : {}),
   };
 }

@@ -112,7 +112,10 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
   });
   await env.state.appendMessage(id, 'event', `Task started (${task.mode}): ${task.instruction}`);
   if (spec.fromSessionId && spec.fromSessionId !== id) {
-    await env.state.appendMessage(spec.fromSessionId, 'event', `Started task “${task.name}” (${task.mode}).`, { arrivedDuring: spec.arrivedDuring });
+    await env.state.appendMessage(spec.fromSessionId, 'event', `Started task “${task.name}” (${task.mode}).`, {
+      arrivedDuring: spec.arrivedDuring,
+      taskId: id,
+    });
   }
   env.logger.info('TASK', `start ${id} “${task.name}” mode=${task.mode} skills=[${chosen.join(', ')}] sets=[${actionSets.join(', ')}] source=${task.source}`);
   await env.triggers.emit({ source: 'task_continuation', sessionId: id, dedupKey: `start:${id}` });

@@ -23,6 +23,8 @@ export interface MessageView {
    * turn's answer precedes the input it never saw (the turn rule, docs/ARCHITECTURE.md).
    */
   arrivedDuring?: number;
+  /** On the line that says a task was started, in the session that started it: that task's id. */
+  taskId?: string;
 }
 
 export type SessionStatus = 'idle' | 'working' | 'waiting' | 'error';

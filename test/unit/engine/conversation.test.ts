@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { toMessage } from '../../../src/core/engine/engineState';
 import { ModelError } from '../../../src/core/model/types';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { createHarness, engineHooks, WIRES } from './harness';
@@ -109,6 +110,12 @@ for (const wire of WIRES) {
       for (const task of snap.tasks) assert.equal(task.sessionId, task.id);
       const origin = snap.sessions.find((s) => s.id === sessionId)!;
       assert.equal(origin.messages.filter((m) => m.role === 'event' && m.text.startsWith('Started task')).length, 2);
+      // Each "started" line names its task (the sidebar draws the task's block there), also as
+      // read back from the session's stream after a reload.
+      const ids = snap.tasks.map((t) => t.id).sort();
+      assert.deepEqual(origin.messages.flatMap((m) => (m.taskId ? [m.taskId] : [])).sort(), ids);
+      const stored = (await h.agent.readTaskEvents(sessionId, { limit: 50 })).filter((e) => e.kind === 'message').map(toMessage);
+      assert.deepEqual(stored.flatMap((m) => (m.taskId ? [m.taskId] : [])).sort(), ids);
       assert.equal(server.requests.length, 3);
     });
 

@@ -58,6 +58,15 @@ describe('host view mapping: engine changes → sidebar messages', () => {
     assert.equal(view.messages[0]!.stopped, true);
   });
 
+  it('keeps the task id on a "started task" line, live and in a transcript, so the thread draws its block', () => {
+    const started = { role: 'event' as const, text: 'Started task “Edit” (simple).', at: 3, taskId: 't-1' };
+    const [appended] = toHostMessages({ type: 'message', sessionId: 's-1', message: started }, () => ({ session, tasks: [] }));
+    assert.deepEqual(appended, { type: 'messageAppended', sessionId: 's-1', message: started });
+    assert.equal(toSessionView({ ...session, messages: [started] }, []).messages[0]!.taskId, 't-1');
+    assert.ok(webviewMessageSchema.safeParse({ type: 'thread.loadSteps', taskId: 't-1' }).success);
+    assert.ok(!webviewMessageSchema.safeParse({ type: 'thread.loadSteps', taskId: '' }).success);
+  });
+
   it('accepts a stop message only with a session id', () => {
     assert.ok(webviewMessageSchema.safeParse({ type: 'stop', sessionId: 's-1' }).success);
     assert.ok(!webviewMessageSchema.safeParse({ type: 'stop' }).success);

@@ -1,0 +1,252 @@
+/**
+ * A task's events as step rows written for people ("Read src/greet.js", "Ran `npm run build`
+ * ✓ 1.5 s"), the rows of the task's block in the thread. The raw events stay the task's details
+ * view (viewMapping.ts `toTraceEvent`). Pure: no VS Code, no I/O; one presenter remembers the
+ * inputs of actions under way, since an action's end does not repeat them.
+ */
+import type { TaskEvent } from '../core/engine/types';
+import type { StepKind, StepText, StepView } from '../shared/threadProtocol';
+
+/** What an action's start said, kept until its end. */
+interface Started {
+  name: string;
+  input: Record<string, unknown>;
+  seq: number;
+}
+
+/** Actions under way kept per task at most (a turn runs at most a few dozen). */
+const STARTED_KEPT = 200;
+/** A row's text is at most this long; a literal in it, at most LITERAL_MAX. */
+const LITERAL_MAX = 80;
+const NOTE_MAX = 120;
+
+/** Writes step rows from events, one task's or many tasks' (live events of every task arrive here). */
+export class StepPresenter {
+  private readonly started = new Map<string, Map<string, Started>>();
+
+  /** The row `event` makes or changes, if it makes one. */
+  present(taskId: string, event: TaskEvent): StepView | undefined {
+    const data = event.data;
+    const callId = typeof data.callId === 'string' ? data.callId : undefined;
+    if (event.kind === 'action_start' && callId) {
+      const name = str(data.name);
+      const input = isRecord(data.input) ? data.input : {};
+      const open = this.started.get(taskId) ?? new Map<string, Started>();
+      if (open.size >= STARTED_KEPT) open.delete(open.keys().next().value as string);
+      open.set(callId, { name, input, seq: event.seq });
+      this.started.set(taskId, open);
+      return actionRow(callId, event.seq, event.seq, name, input, undefined);
+    }
+    if (event.kind === 'action_end' && callId) {
+      const open = this.started.get(taskId);
+      const start = open?.get(callId);
+      open?.delete(callId);
+      const name = start?.name ?? str(data.name);
+      return actionRow(callId, start?.seq ?? event.seq, event.seq, name, start?.input ?? {}, {
+        output: typeof data.output === 'string' ? data.output : undefined,
+        error: typeof data.error === 'string' ? data.error : undefined,
+        durationMs: typeof data.durationMs === 'number' ? data.durationMs : undefined,
+      });
+    }
+    if (event.kind === 'task_end') this.started.delete(taskId);
+    return eventRow(event);
+  }
+}
+
+/** The rows of a page of events (oldest first), each in its last version, in order. */
+export function presentSteps(taskId: string, events: readonly TaskEvent[]): StepView[] {
+  const presenter = new StepPresenter();
+  const rows = new Map<string, StepView>();
+  for (const event of events) {
+    const row = presenter.present(taskId, event);
+    if (row) rows.set(row.id, row);
+  }
+  return [...rows.values()].sort((a, b) => a.seq - b.seq);
+}
+
+interface Outcome {
+  output?: string;
+  error?: string;
+  durationMs?: number;
+}
+
+function actionRow(id: string, seq: number, rev: number, name: string, input: Record<string, unknown>, end: Outcome | undefined): StepView | undefined {
+  const row = (kind: StepKind, text: StepText, note?: string, failed = false): StepView => ({
+    id,
+    seq,
+    rev,
+    kind,
+    text,
+    state: !end ? 'running' : failed || end.error !== undefined ? 'failed' : 'done',
+    ...(note ? { note: clip(note, NOTE_MAX) } : {}),
+  });
+  const failure = end?.error !== undefined ? firstSentence(end.error) : undefined;
+  const path = str(input.path);
+  switch (name) {
+    case 'read_file': {
+      const lines = input.startLine || input.endLine ? ` lines ${str(input.startLine) || '1'}–${str(input.endLine) || 'end'}` : '';
+      if (!end) return row('read', [`Reading ${path}${lines}`]);
+      return failure ? row('read', [`Could not read ${path}`], failure) : row('read', [`Read ${path}${lines}`]);
+    }
+    case 'list_files': {
+      const dir = str(input.dir) || '.';
+      const where = dir === '.' ? 'the workspace' : dir;
+      if (!end) return row('list', [`Listing ${where}`]);
+      if (failure) return row('list', [`Could not list ${where}`], failure);
+      const count = end.output?.startsWith('(no files') ? 0 : Math.max(0, (end.output ?? '').split('\n').length - 1);
+      return row('list', [`Listed ${where}`], `${count} ${count === 1 ? 'entry' : 'entries'}`);
+    }
+    case 'search_text': {
+      const query = { code: clip(str(input.query), LITERAL_MAX) };
+      if (!end) return row('search', ['Searching for ', query]);
+      if (failure) return row('search', ['Could not search for ', query], failure);
+      const hits = !end.output || end.output === 'no matches' ? 0 : end.output.split('\n').length;
+      return row('search', ['Searched for ', query], `${hits} ${hits === 1 ? 'hit' : 'hits'}`);
+    }
+    case 'replace_in_file':
+    case 'write_file':
+    case 'create_file':
+    case 'delete_file':
+    case 'rename_file':
+      return editRow(row, name, path, str(input.newPath), end, failure);
+    case 'run_command':
+    case 'run_task': {
+      const what: StepText = name === 'run_task' ? ['task ', { code: clip(str(input.name), LITERAL_MAX) }] : [{ code: clip(str(input.command), LITERAL_MAX) }];
+      if (!end) return row('command', ['Running ', ...what]);
+      if (failure) return row('command', ['Could not run ', ...what], failure);
+      if (end.output?.startsWith('Asked the user to approve')) return row('command', ['Asked to run ', ...what], 'waiting for your approval');
+      const ran = commandOutcome(end.output ?? '');
+      return row('command', ['Ran ', ...what], ran?.note, ran?.failed);
+    }
+    case 'ask_user':
+      return row('ask', [`Asked you: ${clip(oneLine(str(input.question)), 200)}`], failure);
+    case 'task_start':
+      return row('task', [`Started task “${clip(str(input.name), LITERAL_MAX)}”`], failure);
+    case 'wait':
+      return row('notice', [`Waited ${str(input.seconds)} s`], failure);
+    case 'remember':
+      return row('notice', ['Proposed a memory note'], failure);
+    // Shown elsewhere on the block (todos, summary) or in the task's own transcript.
+    case 'update_todos':
+    case 'task_end':
+    case 'send_message':
+      return failure ? row('error', [`${name.replace(/_/g, ' ')} did not work`], failure) : undefined;
+    default: {
+      const mcp = /^mcp_([^_]+)_(.+)$/.exec(name);
+      const tool: StepText = mcp ? ['Used ', { code: mcp[2] ?? '' }, ` from ${mcp[1]}`] : ['Used ', { code: name }];
+      return row('tool', tool, failure);
+    }
+  }
+}
+
+function editRow(
+  row: (kind: StepKind, text: StepText, note?: string, failed?: boolean) => StepView,
+  name: string,
+  path: string,
+  newPath: string,
+  end: Outcome | undefined,
+  failure: string | undefined,
+): StepView {
+  const verb =
+    { create_file: 'creating', delete_file: 'deleting', rename_file: 'renaming', write_file: 'an edit to', replace_in_file: 'an edit to' }[name] ??
+    'an edit to';
+  const target = name === 'rename_file' ? `${path} → ${newPath}` : path;
+  if (!end) return row('edit', [`Proposing ${verb} ${target}`]);
+  if (failure) return row('edit', [`Could not propose ${verb} ${target}`], failure);
+  if (end.output?.startsWith('The change was approved and applied')) return row('edit', [`Edited ${target}`], 'applied without asking');
+  return row('edit', [`Proposed ${verb} ${target}`]);
+}
+
+/** `describeResult`'s words (commandService.ts) as an outcome note: "✓ 1.5 s", "✗ exit code 2 · 0.3 s". */
+function commandOutcome(output: string): { note: string; failed: boolean } | undefined {
+  const head = output.split('\n')[0] ?? '';
+  const exited = / exited with code (-?\d+|null) in (\d+(?:\.\d+)?) ms\.?$/.exec(head);
+  if (exited) {
+    const code = exited[1];
+    const time = seconds(Number(exited[2]));
+    return code === '0' ? { note: `✓ ${time}`, failed: false } : { note: `✗ exit code ${code} · ${time}`, failed: true };
+  }
+  if (/ was stopped after the \d+ s timeout/.test(head)) return { note: '✗ timed out', failed: true };
+  if (/ was cancelled by the user/.test(head)) return { note: 'cancelled', failed: true };
+  const couldNot = / could not run: (.*)$/.exec(head);
+  if (couldNot) return { note: firstSentence(couldNot[1] ?? ''), failed: true };
+  return undefined;
+}
+
+/** Rows of events that are not actions; undefined for what the block shows otherwise or never. */
+function eventRow(event: TaskEvent): StepView | undefined {
+  const data = event.data;
+  const at = { id: `e${event.seq}`, seq: event.seq, rev: event.seq };
+  const text = str(data.text);
+  switch (event.kind) {
+    case 'user_message': {
+      const decision = /^Approval \S+: (approved|rejected)(?: \(([\s\S]*)\))?$/.exec(text);
+      if (decision) return decisionRow(at, decision[1] as 'approved' | 'rejected', decision[2] ?? '');
+      return { ...at, kind: 'decision', text: [`You said: ${clip(oneLine(text), 200)}`], state: 'done' };
+    }
+    case 'pause':
+      return { ...at, kind: 'notice', text: [`Paused: ${firstSentence(text)}`], state: 'done' };
+    case 'resume':
+      return { ...at, kind: 'notice', text: ['Continued'], state: 'done' };
+    case 'restart':
+      return { ...at, kind: 'notice', text: ['Picked up again after a restart'], state: 'done' };
+    case 'warning':
+      return { ...at, kind: 'notice', text: [firstSentence(text)], state: 'done' };
+    case 'error':
+      return { ...at, kind: 'error', text: [firstSentence(text) || 'Something went wrong'], state: 'failed' };
+    default:
+      return undefined;
+  }
+}
+
+/** The person's decision on a proposal, in words: what it did to the files or what ran. */
+function decisionRow(at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approved' | 'rejected', note: string): StepView {
+  if (decision === 'rejected') {
+    const why = /^The change was rejected: ([\s\S]*?)\. Nothing was written\.$/.exec(note)?.[1];
+    const said = why && why !== 'no reason given' ? `: “${clip(oneLine(why), 120)}”` : '';
+    return { ...at, kind: 'decision', text: [`You rejected it${said}`], state: 'done' };
+  }
+  const applied =
+    /^The change was approved and applied: (.*)\.$/.exec(note)?.[1] ?? /^The change was partly approved\. Applied: (.*?)\. Rejected/.exec(note)?.[1];
+  if (applied) return { ...at, kind: 'decision', text: [`You approved; applied ${applied}`], state: 'done' };
+  const command = /^`([\s\S]+?)`(?= exited| was| could)/.exec(note);
+  const ran = commandOutcome(note);
+  if (command && ran)
+    return {
+      ...at,
+      kind: 'command',
+      text: ['You approved; ran ', { code: clip(command[1] ?? '', LITERAL_MAX) }],
+      state: ran.failed ? 'failed' : 'done',
+      note: ran.note,
+    };
+  return { ...at, kind: 'decision', text: ['You approved it'], state: 'done' };
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The first sentence of a message (what happened; the advice to the model after it is left out). */
+export function firstSentence(text: string): string {
+  const line = oneLine(text.replace(/^(Error: )+/, ''));
+  // A clause after a semicolon is advice to the model ("…; read the file again and retry").
+  const end = /[.!?](\s|$)|;\s/.exec(line);
+  const sentence = end ? line.slice(0, end.index + 1).replace(/;$/, '.') : line;
+  return clip(sentence, NOTE_MAX);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,35 @@
+import type { ViewState } from '../shared/protocol';
+import { demoNotice } from './demoNotice';
+import { clear, h } from './dom';
+
+/** What the banner shows: the model line, Restricted Mode, the store's problem, the demo notice. */
+export type BannerState = Pick<ViewState, 'model' | 'restricted' | 'storeProblem'>;
+
+/** The sidebar's top notices; `command` runs one of the host's commands (Manage Trust, Choose model). */
+export function drawBanner(banner: HTMLElement, state: BannerState, command: (name: 'manageTrust' | 'selectModel') => void): void {
+  clear(banner);
+  const link = (label: string, cls: string, name: 'manageTrust' | 'selectModel') => {
+    const a = h('a', { href: '#', class: cls }, label);
+    a.addEventListener('click', (e) => {
+      e.preventDefault();
+      command(name);
+    });
+    return a;
+  };
+  if (state.restricted) {
+    banner.appendChild(
+      h(
+        'div',
+        { class: 'notice restricted' },
+        'Restricted Mode: Tasklane can chat but cannot edit files, run commands or run chores until you trust this folder. ',
+        link('Manage Workspace Trust', 'trust-link', 'manageTrust'),
+      ),
+    );
+  }
+  if (state.storeProblem) banner.appendChild(h('div', { class: 'notice error' }, state.storeProblem));
+  const demo = demoNotice(state.model, () => command('selectModel'));
+  if (demo) banner.appendChild(demo);
+  const model = h('div', { class: 'model-line' }, `Model: ${state.model.provider}${state.model.model ? ` · ${state.model.model}` : ''}`);
+  if (state.model.problem) banner.appendChild(h('div', { class: 'notice warn' }, state.model.problem, ' ', link('Choose model…', 'model-fix', 'selectModel')));
+  banner.appendChild(model);
+}

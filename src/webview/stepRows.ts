@@ -1,0 +1,79 @@
+import type { StepKind, StepText, StepView } from '../shared/threadProtocol';
+import { h } from './dom';
+
+/** A glyph per kind of step (decorative: the row's words say what happened). */
+const ICONS: Record<StepKind, string> = {
+  read: '▤',
+  list: '☰',
+  search: '⌕',
+  edit: '✎',
+  command: '❯',
+  ask: '?',
+  task: '◇',
+  decision: '✓',
+  notice: 'ℹ',
+  error: '⚠',
+  tool: '⚙',
+};
+
+const STATE_WORDS: Record<StepView['state'], string> = { running: 'in progress', done: '', failed: 'failed' };
+
+/** A row's text: words as text, literals (a command, a query) as code; never parsed as HTML. */
+export function renderStepText(text: StepText): HTMLElement {
+  return h('span', { class: 'step-text' }, ...text.map((part) => (typeof part === 'string' ? part : h('code', {}, part.code))));
+}
+
+/** One step row. Its state is in its class and, for a screen reader, in words after the text. */
+export function renderStep(step: StepView): HTMLElement {
+  const state = STATE_WORDS[step.state];
+  return h(
+    'li',
+    { class: `step step-${step.state} step-${step.kind}`, 'data-step-id': step.id, 'data-state': step.state },
+    h('span', { class: 'step-icon', 'aria-hidden': 'true' }, ICONS[step.kind] ?? '•'),
+    renderStepText(step.text),
+    step.note ? h('span', { class: 'step-note' }, step.note) : null,
+    state ? h('span', { class: 'visually-hidden' }, ` (${state})`) : null,
+  );
+}
+
+/**
+ * A task's steps, in the order they began. A row is patched in place by id, and only by a newer
+ * version of it (`rev`): a live step and the page of steps asked for when the block appeared can
+ * arrive in either order.
+ */
+export class StepList {
+  readonly element: HTMLOListElement;
+  private readonly rows = new Map<string, { step: StepView; element: HTMLElement }>();
+
+  constructor() {
+    this.element = h('ol', { class: 'steps', 'aria-label': 'Steps' });
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  /** Adds or patches a row; false when the row already shows this version or a newer one. */
+  upsert(step: StepView): boolean {
+    const kept = this.rows.get(step.id);
+    if (kept && kept.step.rev >= step.rev) return false;
+    const element = renderStep(step);
+    if (kept) kept.element.replaceWith(element);
+    else this.element.insertBefore(element, this.after(step.seq));
+    this.rows.set(step.id, { step, element });
+    return true;
+  }
+
+  /** The row a step beginning at `seq` goes before (null: at the end). New steps come last, as a rule. */
+  private after(seq: number): Element | null {
+    const last = this.element.lastElementChild;
+    if (!last || this.seqOf(last) < seq) return null;
+    for (const child of this.element.children) if (this.seqOf(child) > seq) return child;
+    return null;
+  }
+
+  private seqOf(element: Element): number {
+    const id = (element as HTMLElement).dataset.stepId ?? '';
+    return this.rows.get(id)?.step.seq ?? Number.POSITIVE_INFINITY;
+  }
+}

@@ -1,0 +1,146 @@
+import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
+import type { TaskView } from '../shared/protocol';
+import type { StepView, TaskStateWord } from '../shared/threadProtocol';
+import { showInvisible } from '../shared/visibleText';
+import { approvalSubject } from './approvalPanel';
+import { clear, h, keepingFocus } from './dom';
+import { StepList } from './stepRows';
+import { renderCounters, renderTodos } from './taskCard';
+
+/** The one word for a task's state (the same on every block). */
+export function taskStateWord(task: Pick<TaskView, 'status' | 'paused' | 'waitingForUser' | 'waitingForApproval'>): TaskStateWord {
+  if (task.status === 'completed') return 'done';
+  if (task.status === 'error') return 'failed';
+  if (task.status === 'cancelled') return 'cancelled';
+  if (task.paused || task.status === 'paused') return 'paused';
+  if (task.waitingForUser || task.waitingForApproval) return 'waiting for you';
+  return 'working';
+}
+
+const STATE_ICONS: Record<TaskStateWord, string> = {
+  working: '◐',
+  'waiting for you': '●',
+  paused: '❚❚',
+  done: '✓',
+  failed: '✗',
+  cancelled: '⊘',
+};
+
+/** What a block needs from around it. */
+export interface TaskBlockActions {
+  post(message: ApprovalWebviewMessage): void;
+  /** Opens the task's details (the raw trace). */
+  openDetails(taskId: string): void;
+}
+
+/**
+ * A task in the thread that started it: its name and state, counters, todos, a row per step, what
+ * it waits for from the person (Approve / Reject right there), and its summary once it ends. It
+ * updates in place: the step rows and the Details button stay the same elements across updates.
+ */
+export class TaskBlock {
+  readonly element: HTMLElement;
+  readonly steps = new StepList();
+  private readonly head: HTMLElement;
+  private readonly progress: HTMLElement;
+  private readonly waiting: HTMLElement;
+  private readonly summary: HTMLElement;
+  private waitingShown = '';
+
+  constructor(
+    private task: TaskView,
+    private readonly actions: TaskBlockActions,
+  ) {
+    this.head = h('div', { class: 'block-head' });
+    this.progress = h('div', { class: 'block-progress' });
+    this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you' });
+    this.summary = h('div', { class: 'block-summary' });
+    const details = h('vscode-button', { class: 'open-details', secondary: true, 'aria-label': `Details of task ${task.name}` }, 'Details');
+    details.addEventListener('click', () => this.actions.openDetails(this.task.id));
+    this.element = h(
+      'article',
+      { class: 'task-block', 'data-role': 'task', 'data-task-id': task.id },
+      this.head,
+      this.progress,
+      this.steps.element,
+      this.waiting,
+      this.summary,
+      h('div', { class: 'block-buttons' }, details),
+    );
+    this.update(task, []);
+  }
+
+  get taskId(): string {
+    return this.task.id;
+  }
+
+  /** Redraws what `task` and its pending approvals say; the step rows are left alone. */
+  update(task: TaskView, pending: readonly ApprovalView[]): void {
+    this.task = task;
+    const state = taskStateWord(task);
+    this.element.setAttribute('data-state', state);
+    this.element.setAttribute('aria-label', `Task ${task.name}: ${state}`);
+    clear(this.head);
+    this.head.append(
+      h('span', { class: 'block-state-icon', 'aria-hidden': 'true' }, STATE_ICONS[state]),
+      h('span', { class: 'block-name' }, task.name),
+      h('span', { class: 'block-state' }, state),
+    );
+    clear(this.progress);
+    this.progress.append(renderCounters(task), renderTodos(task) ?? '');
+    if (task.paused && task.pauseReason) this.progress.append(h('div', { class: 'pause-reason' }, task.pauseReason));
+    this.summary.textContent = task.finalSummary ?? '';
+    this.summary.hidden = !task.finalSummary;
+    this.showPending(pending);
+  }
+
+  /** Adds or patches a step row; true when the block changed. */
+  step(step: StepView): boolean {
+    return this.steps.upsert(step);
+  }
+
+  /** The first pending approval's element, to bring into view when it appears. */
+  get pendingElement(): HTMLElement | null {
+    return this.waiting.querySelector('.block-approval');
+  }
+
+  private showPending(pending: readonly ApprovalView[]): void {
+    const shown = JSON.stringify(pending.map((a) => [a.id, a.status, a.files, a.command]));
+    if (shown === this.waitingShown) return;
+    this.waitingShown = shown;
+    keepingFocus(this.waiting, 'data-approval-id', () => this.waiting.replaceChildren(...pending.map((a) => this.approval(a))));
+    this.waiting.hidden = pending.length === 0;
+  }
+
+  /** A pending approval in the thread: what is proposed, Open diff, Approve and Reject named for it. */
+  private approval(approval: ApprovalView): HTMLElement {
+    const subject = approvalSubject(approval);
+    const files = approval.files.map((file) => {
+      const diff = h('a', { href: '#', class: 'open-diff', 'data-path': file.path, 'aria-label': `Open diff of ${file.path}` }, 'Open diff');
+      diff.addEventListener('click', (e) => {
+        e.preventDefault();
+        this.actions.post({ type: 'approval.openDiff', id: approval.id, path: file.path });
+      });
+      return h(
+        'li',
+        { class: 'approval-file', 'data-path': file.path },
+        h('span', { class: 'file-path' }, showInvisible(file.newPath ? `${file.path} → ${file.newPath}` : file.path)),
+        h('span', { class: 'file-counts' }, `+${file.added} −${file.removed}`),
+        file.kind === 'delete' ? null : diff,
+      );
+    });
+    const approve = h('vscode-button', { class: 'approve', 'aria-label': `Approve ${subject}` }, 'Approve');
+    approve.addEventListener('click', () => this.actions.post({ type: 'approval.approve', id: approval.id }));
+    const reject = h('vscode-button', { class: 'reject', secondary: true, 'aria-label': `Reject ${subject}` }, 'Reject');
+    reject.addEventListener('click', () => this.actions.post({ type: 'approval.reject', id: approval.id }));
+    return h(
+      'div',
+      { class: 'block-approval', 'data-approval-id': approval.id },
+      h('div', { class: 'block-approval-title' }, `Waiting for you: ${showInvisible(approval.title)}`),
+      approval.command ? h('pre', { class: 'approval-command' }, showInvisible(approval.command)) : null,
+      files.length ? h('ul', { class: 'approval-files' }, ...files) : null,
+      approval.reason ? h('div', { class: 'approval-reason' }, showInvisible(approval.reason)) : null,
+      h('div', { class: 'approval-buttons' }, approve, reject),
+    );
+  }
+}

@@ -1,0 +1,107 @@
+import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
+import type { HostMessage, TaskView } from '../shared/protocol';
+import type { ThreadWebviewMessage } from '../shared/threadProtocol';
+import { TaskBlock } from './taskBlock';
+
+/** What the thread needs from the page around it. */
+export interface ThreadDeps {
+  post(message: ThreadWebviewMessage | ApprovalWebviewMessage): void;
+  /** The task as the sidebar knows it now (undefined: not known, e.g. long ended). */
+  task(taskId: string): TaskView | undefined;
+  openDetails(taskId: string): void;
+  /** Runs a change to the transcript, keeping its end in view if it was (StreamView.follow). */
+  follow(change: () => void): void;
+}
+
+/**
+ * The tasks drawn in the conversations that started them: one block per task, kept across
+ * redraws of the transcript (a session switch re-attaches the same element), fed with the task's
+ * patches, its step rows and the approvals that wait on it. A block asks the host for its steps
+ * once, when it is first drawn; steps of tasks not drawn are not kept (the page brings them).
+ */
+export class Thread {
+  private readonly blocks = new Map<string, TaskBlock>();
+  /** Pending approvals by id (the Review section gets the same messages). */
+  private readonly pending = new Map<string, ApprovalView>();
+
+  constructor(private readonly deps: ThreadDeps) {}
+
+  /** The block of `taskId`, made (and its steps asked for) on first use; undefined for an unknown task. */
+  block(taskId: string): HTMLElement | undefined {
+    const kept = this.blocks.get(taskId);
+    if (kept) return kept.element;
+    const task = this.deps.task(taskId);
+    if (!task) return undefined;
+    const block = new TaskBlock(task, { post: (m) => this.deps.post(m), openDetails: (id) => this.deps.openDetails(id) });
+    block.update(task, this.pendingOf(taskId));
+    this.blocks.set(taskId, block);
+    this.deps.post({ type: 'thread.loadSteps', taskId });
+    return block.element;
+  }
+
+  /** The whole state arrived again (`init`): blocks are made afresh as the transcript is drawn. */
+  reset(approvals: readonly ApprovalView[]): void {
+    this.blocks.clear();
+    this.pending.clear();
+    for (const approval of approvals) if (approval.status === 'pending') this.pending.set(approval.id, approval);
+  }
+
+  /** A task changed: its block, if drawn, shows it. */
+  taskChanged(task: TaskView): void {
+    const block = this.blocks.get(task.id);
+    if (block) this.change(block, () => block.update(task, this.pendingOf(task.id)));
+  }
+
+  /**
+   * Takes the thread's messages (step rows); watches approval messages without taking them, so
+   * the Review section still gets them. Returns whether the message was the thread's alone.
+   */
+  onMessage(message: HostMessage): boolean {
+    switch (message.type) {
+      case 'thread.step': {
+        const block = this.blocks.get(message.taskId);
+        if (block) this.change(block, () => block.step(message.step));
+        return true;
+      }
+      case 'thread.steps': {
+        const block = this.blocks.get(message.taskId);
+        if (block) this.change(block, () => message.steps.forEach((step) => block.step(step)));
+        return true;
+      }
+      case 'approvalPatch':
+        if (message.approval.status === 'pending') this.pending.set(message.approval.id, message.approval);
+        else this.pending.delete(message.approval.id);
+        this.approvalsChanged(message.approval.taskId);
+        return false;
+      case 'approvalRemoved': {
+        const taskId = this.pending.get(message.id)?.taskId;
+        this.pending.delete(message.id);
+        if (taskId) this.approvalsChanged(taskId);
+        return false;
+      }
+      default:
+        return false;
+    }
+  }
+
+  private approvalsChanged(taskId: string): void {
+    const block = this.blocks.get(taskId);
+    const task = this.deps.task(taskId);
+    if (!block || !task) return;
+    const before = block.pendingElement;
+    this.change(block, () => block.update(task, this.pendingOf(taskId)));
+    // A new request of the person's is brought into view where the agent asks it.
+    const now = block.pendingElement;
+    if (now && now !== before && now.isConnected) now.scrollIntoView?.({ block: 'nearest' });
+  }
+
+  private pendingOf(taskId: string): ApprovalView[] {
+    return [...this.pending.values()].filter((a) => a.taskId === taskId).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** A change to a block on screen keeps the transcript's end in view; one off screen just happens. */
+  private change(block: TaskBlock, change: () => void): void {
+    if (block.element.isConnected) this.deps.follow(change);
+    else change();
+  }
+}

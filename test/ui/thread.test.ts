@@ -1,0 +1,122 @@
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import type { Frame } from 'playwright-core';
+import { readOrNull } from '../support/files';
+import { openTasklaneView, route, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
+import type { UiSession } from './support/workbench';
+
+const EDIT = {
+  oldText: 'module.exports = { greet };',
+  newText: "function greetAll(names) {\n  return names.map(greet).join('\\n');\n}\n\nmodule.exports = { greet, greetAll };",
+};
+const SUMMARY = 'Added greetAll to src/greet.js; npm run build passed.';
+
+// The conversation shows the work: one message starts a task that reads a file, proposes an edit
+// and runs a command, and the same thread shows, in order, the task's block, a readable row per
+// step, the pending approval (decided right there) and the summary. The raw trace is the task's
+// details view, which closes and does not follow into a new chat.
+describe('ui: the thread shows the work of the task a message started', function () {
+  let ui: UiSession | undefined;
+  let frame: Frame;
+  let anyFailed = false;
+
+  before(async function () {
+    // As the demo does: the build is allowlisted, so it runs without asking once the edit is approved.
+    ui = await startUiSession({ name: 'ui-thread', settings: { 'tasklane.approval.allowedCommands': ['npm run build'] } });
+    await openTasklaneView(ui.page);
+    frame = await tasklaneFrame(ui.page);
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'passed') anyFailed = true;
+    if (ui) await screenshotSidebar(ui.page, `ui-thread-${this.currentTest?.title ?? 'step'}-end`);
+  });
+  after(async function () {
+    await ui?.stop({ keep: anyFailed });
+  });
+
+  const session = (): UiSession => {
+    assert.ok(ui, 'the UI session did not start');
+    return ui;
+  };
+  const block = () => frame.locator('#transcript .task-block').first();
+  const stepTexts = () => block().locator('.step .step-text').allTextContents();
+
+  it('one message: the block, a row per step, the approval in the thread, then the summary', async function () {
+    const r = route('thread');
+    await session().model.reset();
+    await session().script(r, [
+      { toolCalls: [{ name: 'task_start', arguments: { name: 'Add greetAll', instruction: 'Add greetAll to src/greet.js, then build', mode: 'simple' } }] },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'src/greet.js' } }] },
+      { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/greet.js', edits: [EDIT] } }] },
+      // After the approval:
+      { toolCalls: [{ name: 'run_command', arguments: { command: 'npm run build' } }] },
+      { toolCalls: [{ name: 'task_end', arguments: { summary: SUMMARY } }] },
+    ]);
+    await sendChatMessage(frame, `add greetAll to greet.js and build it ${r}`);
+
+    // The task is drawn in this conversation, after the message that started it.
+    await block().waitFor({ timeout: 30_000 });
+    const order = await frame.locator('#transcript > *').evaluateAll((els) => els.map((el) => el.getAttribute('data-role')));
+    assert.deepEqual(order.slice(0, 2), ['user', 'task'], `the transcript reads ${order.join(', ')}`);
+    assert.equal(await frame.locator('#transcript .msg', { hasText: 'Started task' }).count(), 0, 'the thread shows only "Started task"');
+    assert.match((await block().locator('.block-name').textContent()) ?? '', /Add greetAll/);
+
+    // The pending approval, in the block, named for its file and in view.
+    const approve = block().getByRole('button', { name: 'Approve the edit to src/greet.js' });
+    await approve.waitFor({ timeout: 30_000 });
+    assert.equal(await block().locator('.block-state').textContent(), 'waiting for you');
+    assert.deepEqual(await stepTexts(), ['Read src/greet.js', 'Proposed an edit to src/greet.js']);
+    await block().getByRole('button', { name: 'Reject the edit to src/greet.js' }).waitFor();
+    const inView = await approve.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      const transcript = (document.querySelector('#transcript') as HTMLElement).getBoundingClientRect();
+      return box.height > 0 && box.top >= transcript.top && box.bottom <= transcript.bottom && box.bottom <= window.innerHeight;
+    });
+    assert.ok(inView, 'the Approve button is not in view in the thread');
+    await screenshotSidebar(session().page, 'ui-thread-1-waiting');
+
+    await approve.click();
+    await block().locator('.block-summary', { hasText: SUMMARY }).waitFor({ timeout: 60_000 });
+    assert.equal(await block().locator('.block-state').textContent(), 'done');
+    const rows = await stepTexts();
+    assert.deepEqual(rows, ['Read src/greet.js', 'Proposed an edit to src/greet.js', 'You approved; applied src/greet.js', 'Ran npm run build']);
+    assert.match((await block().locator('.step', { hasText: 'Ran npm run build' }).locator('.step-note').textContent()) ?? '', /^✓ \d/);
+    assert.equal(await block().locator('.step code', { hasText: 'npm run build' }).count(), 1, 'the command is not shown as code');
+    // Text for people: no event kinds, no tool-call JSON.
+    const text = (await block().textContent()) ?? '';
+    assert.doesNotMatch(text, /action_(start|end)|replace_in_file|run_command|[{}]/);
+    // The summary comes after the rows; the approval has left the block.
+    const summaryAfterSteps = await block().evaluate((el) => {
+      const steps = el.querySelector('.steps') as Element;
+      const summary = el.querySelector('.block-summary') as Element;
+      return (steps.compareDocumentPosition(summary) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
+    });
+    assert.ok(summaryAfterSteps, 'the summary is not at the end of the block');
+    assert.equal(await block().locator('.block-approval').count(), 0);
+    assert.match(readOrNull(path.join(session().server.workspaceDir, 'src/greet.js')) ?? '', /greetAll/);
+    await screenshotSidebar(session().page, 'ui-thread-2-done');
+  });
+
+  it("the task's details open from its block, close with × and Escape, and stay out of a new chat", async function () {
+    const area = frame.locator('#trace-area');
+    const details = block().getByRole('button', { name: 'Details of task Add greetAll' });
+    await details.click();
+    await area.locator('.trace-row').first().waitFor({ timeout: 30_000 });
+    assert.match((await area.locator('.trace-title').textContent()) ?? '', /Details: Add greetAll/);
+    await screenshotSidebar(session().page, 'ui-thread-3-details');
+    await area.getByRole('button', { name: 'Close details' }).click();
+    await area.waitFor({ state: 'hidden', timeout: 10_000 });
+
+    await details.click();
+    await area.locator('.trace-row').first().waitFor({ timeout: 30_000 });
+    await area.locator('.trace-viewport').focus();
+    await session().page.keyboard.press('Escape');
+    await area.waitFor({ state: 'hidden', timeout: 10_000 });
+
+    await details.click();
+    await area.waitFor({ state: 'visible', timeout: 10_000 });
+    await frame.locator('#new-chat').click();
+    await area.waitFor({ state: 'hidden', timeout: 10_000 });
+    assert.equal(await frame.locator('#transcript .task-block').count(), 0, 'a new chat shows the other thread’s task');
+  });
+});

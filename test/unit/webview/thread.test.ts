@@ -1,0 +1,225 @@
+import * as assert from 'node:assert/strict';
+import type { ApprovalView } from '../../../src/shared/approvalProtocol';
+import type { TaskView, WebviewMessage } from '../../../src/shared/protocol';
+import type { StepView } from '../../../src/shared/threadProtocol';
+import { StepList, renderStep } from '../../../src/webview/stepRows';
+import { ApprovalPanel, approvalSubject } from '../../../src/webview/approvalPanel';
+import { TaskBlock, taskStateWord } from '../../../src/webview/taskBlock';
+import { Thread } from '../../../src/webview/thread';
+import { useDom } from './support/dom';
+
+const task = (over: Partial<TaskView> = {}): TaskView => ({
+  id: 't-1',
+  sessionId: 't-1',
+  name: 'Add greetAll',
+  mode: 'simple',
+  status: 'running',
+  todos: [],
+  counters: { actions: 2, tokens: 5600, cost: 0 },
+  budget: { actions: 50, tokens: 500_000 },
+  waitingForUser: false,
+  paused: false,
+  ...over,
+});
+const step = (id: string, seq: number, rev: number, text: string, over: Partial<StepView> = {}): StepView => ({
+  id,
+  seq,
+  rev,
+  kind: 'read',
+  text: [text],
+  state: 'done',
+  ...over,
+});
+const approval = (over: Partial<ApprovalView> = {}): ApprovalView => ({
+  id: 'cs-1',
+  taskId: 't-1',
+  sessionId: 't-1',
+  kind: 'edits',
+  title: 'Edit 1 file',
+  status: 'pending',
+  files: [{ path: 'src/greet.js', kind: 'modify', added: 6, removed: 1 }],
+  reason: 'Asks because: edits need approval',
+  createdAt: 1,
+  ...over,
+});
+const texts = (root: Element, selector: string) => [...root.querySelectorAll(selector)].map((e) => e.textContent?.trim());
+
+describe('webview: step rows', function () {
+  useDom();
+
+  it('a row shows its words, its literal as code, its outcome, and its state in words for a screen reader', function () {
+    const row = renderStep({ id: 'c1', seq: 1, rev: 2, kind: 'command', text: ['Ran ', { code: 'npm run build' }], state: 'running', note: '✓ 1.5 s' });
+    assert.equal(row.querySelector('code')?.textContent, 'npm run build');
+    assert.equal(row.querySelector('.step-note')?.textContent, '✓ 1.5 s');
+    assert.equal(row.getAttribute('data-state'), 'running');
+    assert.match(row.textContent ?? '', /Ran npm run build✓ 1\.5 s \(in progress\)$/);
+    assert.equal(row.querySelector('.step-icon')?.getAttribute('aria-hidden'), 'true');
+  });
+
+  it('never parses a row as HTML', function () {
+    const row = renderStep(step('c1', 1, 1, '<img src=x onerror=alert(1)>'));
+    assert.equal(row.querySelector('img'), null);
+  });
+
+  it('patches a row in place by id, only with a newer version, and keeps rows in the order they began', function () {
+    const list = new StepList();
+    assert.equal(list.upsert(step('c1', 1, 1, 'Reading a.js', { state: 'running' })), true);
+    list.upsert(step('c2', 5, 5, 'Read b.js'));
+    list.upsert(step('c1', 1, 4, 'Read a.js'));
+    // The page asked for when the block appeared is older than what arrived live: it changes nothing.
+    assert.equal(list.upsert(step('c1', 1, 1, 'Reading a.js', { state: 'running' })), false);
+    // A row that began earlier (an older page) goes before later ones.
+    list.upsert(step('e3', 3, 3, 'You approved'));
+    assert.deepEqual(texts(list.element, '.step-text'), ['Read a.js', 'You approved', 'Read b.js']);
+    assert.equal(list.size, 3);
+  });
+});
+
+describe('webview: a task block in the thread', function () {
+  useDom();
+  const posted: WebviewMessage[] = [];
+  const opened: string[] = [];
+  const actions = { post: (m: WebviewMessage) => posted.push(m), openDetails: (id: string) => opened.push(id) };
+  beforeEach(() => {
+    posted.length = 0;
+    opened.length = 0;
+  });
+
+  it('says the task’s state in one vocabulary', function () {
+    assert.equal(taskStateWord(task()), 'working');
+    assert.equal(taskStateWord(task({ waitingForApproval: true })), 'waiting for you');
+    assert.equal(taskStateWord(task({ waitingForUser: true })), 'waiting for you');
+    assert.equal(taskStateWord(task({ status: 'paused', paused: true })), 'paused');
+    assert.equal(taskStateWord(task({ status: 'completed' })), 'done');
+    assert.equal(taskStateWord(task({ status: 'error' })), 'failed');
+    assert.equal(taskStateWord(task({ status: 'cancelled' })), 'cancelled');
+  });
+
+  it('shows name, state, counters and todos, and updates in place around its steps and Details button', function () {
+    const block = new TaskBlock(task({ todos: [{ text: 'Read greet.js', status: 'done' }] }), actions);
+    block.step(step('c1', 1, 2, 'Read src/greet.js'));
+    const rows = block.element.querySelector('.steps');
+    const details = block.element.querySelector('.open-details');
+    assert.equal(block.element.getAttribute('aria-label'), 'Task Add greetAll: working');
+    assert.match(block.element.querySelector('.counters')?.textContent ?? '', /actions 2 \/ 50/);
+    assert.deepEqual(texts(block.element, '.todo'), ['● Read greet.js']);
+
+    block.update(task({ status: 'completed', finalSummary: 'Added greetAll; the build passed.', counters: { actions: 4, tokens: 9000, cost: 0 } }), []);
+    assert.equal(block.element.querySelector('.steps'), rows, 'the step rows were redrawn');
+    assert.equal(block.element.querySelector('.open-details'), details, 'the Details button was redrawn');
+    assert.equal(block.element.querySelector('.block-state')?.textContent, 'done');
+    assert.equal(block.element.querySelector('.block-summary')?.textContent, 'Added greetAll; the build passed.');
+    assert.deepEqual(texts(block.element, '.step-text'), ['Read src/greet.js']);
+    (details as HTMLElement).click();
+    assert.deepEqual(opened, ['t-1']);
+  });
+
+  it('a pending approval waits in the block with Open diff, Approve and Reject named for its file', function () {
+    const block = new TaskBlock(task({ waitingForApproval: true }), actions);
+    block.update(task({ waitingForApproval: true }), [approval()]);
+    const waiting = block.element.querySelector('.block-approval') as HTMLElement;
+    assert.ok(waiting, 'no approval in the block');
+    assert.match(waiting.textContent ?? '', /Waiting for you: Edit 1 file.*src\/greet\.js.*\+6 −1/s);
+    const approve = waiting.querySelector('.approve') as HTMLElement;
+    const reject = waiting.querySelector('.reject') as HTMLElement;
+    assert.equal(approve.getAttribute('aria-label'), 'Approve the edit to src/greet.js');
+    assert.equal(reject.getAttribute('aria-label'), 'Reject the edit to src/greet.js');
+    approve.click();
+    (waiting.querySelector('.open-diff') as HTMLElement).click();
+    reject.click();
+    assert.deepEqual(posted, [
+      { type: 'approval.approve', id: 'cs-1' },
+      { type: 'approval.openDiff', id: 'cs-1', path: 'src/greet.js' },
+      { type: 'approval.reject', id: 'cs-1' },
+    ]);
+    // The same approval again leaves its buttons alone (a click under way is not lost).
+    block.update(task({ waitingForApproval: true }), [approval()]);
+    assert.equal(block.element.querySelector('.approve'), approve);
+    block.update(task(), []);
+    assert.equal(block.element.querySelector('.block-approval'), null);
+  });
+
+  it('the Review section’s card names its file on Approve and Reject too', function () {
+    const root = document.createElement('section');
+    new ApprovalPanel(root, () => undefined).init([approval({ files: [approval().files[0]!, { path: 'src/math.js', kind: 'modify', added: 1, removed: 1 }] })]);
+    assert.equal(approvalSubject(approval()), 'the edit to src/greet.js');
+    assert.equal(root.querySelector('.approve')?.getAttribute('aria-label'), 'Approve the edits to 2 files: src/greet.js, src/math.js');
+    assert.equal(root.querySelector('.reject')?.getAttribute('aria-label'), 'Reject the edits to 2 files: src/greet.js, src/math.js');
+  });
+
+  it('a command approval names the command', function () {
+    const block = new TaskBlock(task(), actions);
+    block.update(task(), [approval({ id: 'a-1', kind: 'command', title: 'Run a command', files: [], command: 'rm -rf build' })]);
+    assert.equal(block.element.querySelector('.approve')?.getAttribute('aria-label'), 'Approve running rm -rf build');
+  });
+});
+
+describe('webview: the thread’s blocks', function () {
+  useDom();
+  const posted: unknown[] = [];
+  const tasks = new Map<string, TaskView>();
+  const make = () =>
+    new Thread({
+      post: (m) => posted.push(m),
+      task: (id) => tasks.get(id),
+      openDetails: () => undefined,
+      follow: (change) => change(),
+    });
+  beforeEach(() => {
+    posted.length = 0;
+    tasks.clear();
+    tasks.set('t-1', task());
+    tasks.set('t-2', task({ id: 't-2', sessionId: 't-2', name: 'Fix tests' }));
+  });
+
+  it('draws one block per task, asks its steps once, and has none for a task it does not know', function () {
+    const thread = make();
+    const first = thread.block('t-1');
+    assert.ok(first);
+    assert.equal(thread.block('t-1'), first, 'a redraw of the transcript gets the same element');
+    assert.equal(thread.block('t-9'), undefined);
+    assert.deepEqual(posted, [{ type: 'thread.loadSteps', taskId: 't-1' }]);
+  });
+
+  it('fills parallel blocks from live steps and pages, each with its own task’s rows', function () {
+    const thread = make();
+    const one = thread.block('t-1') as HTMLElement;
+    const two = thread.block('t-2') as HTMLElement;
+    assert.equal(thread.onMessage({ type: 'thread.step', taskId: 't-1', step: step('c2', 7, 9, 'Ran npm run build', { kind: 'command' }) }), true);
+    thread.onMessage({
+      type: 'thread.steps',
+      taskId: 't-1',
+      steps: [step('c1', 3, 4, 'Read src/greet.js'), step('c2', 7, 7, 'Running npm run build', { state: 'running' })],
+    });
+    thread.onMessage({ type: 'thread.step', taskId: 't-2', step: step('c1', 3, 3, 'Read test/a.test.js') });
+    // A task not drawn: its step is not kept (its page comes when its block is drawn).
+    assert.equal(thread.onMessage({ type: 'thread.step', taskId: 't-3', step: step('c1', 1, 1, 'x') }), true);
+    assert.deepEqual(texts(one, '.step-text'), ['Read src/greet.js', 'Ran npm run build']);
+    assert.deepEqual(texts(two, '.step-text'), ['Read test/a.test.js']);
+  });
+
+  it('shows a pending approval in its task’s block and lets the Review section have the message too', function () {
+    const thread = make();
+    const block = thread.block('t-1') as HTMLElement;
+    assert.equal(thread.onMessage({ type: 'approvalPatch', approval: approval() }), false);
+    assert.equal(block.querySelectorAll('.block-approval').length, 1);
+    assert.equal(thread.block('t-2')?.querySelectorAll('.block-approval').length, 0);
+    thread.onMessage({ type: 'approvalPatch', approval: approval({ status: 'applied' }) });
+    assert.equal(block.querySelectorAll('.block-approval').length, 0, 'a decided approval left the block');
+    thread.onMessage({ type: 'approvalPatch', approval: approval({ id: 'a-2', kind: 'command', files: [], command: 'npm test' }) });
+    assert.equal(thread.onMessage({ type: 'approvalRemoved', id: 'a-2' }), false);
+    assert.equal(block.querySelectorAll('.block-approval').length, 0);
+  });
+
+  it('a task patch redraws its block; an init starts afresh with the approvals it carries', function () {
+    const thread = make();
+    const block = thread.block('t-1') as HTMLElement;
+    tasks.set('t-1', task({ status: 'completed', finalSummary: 'done it' }));
+    thread.taskChanged(tasks.get('t-1') as TaskView);
+    assert.equal(block.querySelector('.block-summary')?.textContent, 'done it');
+    thread.reset([approval({ taskId: 't-2' })]);
+    const again = thread.block('t-2') as HTMLElement;
+    assert.equal(again.querySelectorAll('.block-approval').length, 1);
+    assert.notEqual(thread.block('t-1'), block, 'blocks are made afresh after init');
+  });
+});
