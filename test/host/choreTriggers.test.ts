@@ -81,6 +81,13 @@ describe('host: chore triggers and caps', function () {
     await quiesce();
     await resetModel();
     await useScriptedModel();
+    // The other chores here call the scripted model, which has no price: were it charged at the
+    // conservative rate, their runs would spend the daily cap before the spender test starts. Priced
+    // as a free local model, only the spender's gpt-4o call (table price, kept exactly) costs.
+    const free = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+    await vscode.workspace
+      .getConfiguration('tasklane.model')
+      .update('prices', { 'gpt-4o': { input: 2.5, output: 10, cacheRead: 1.25, cacheWrite: 2.5 }, '*': free }, vscode.ConfigurationTarget.Global);
     const yaml =
       [
         'chores:',
@@ -110,6 +117,7 @@ describe('host: chore triggers and caps', function () {
     collection.dispose();
     await vscode.workspace.fs.delete(vscode.Uri.joinPath(root(), '.tasklane/chores.yaml')).then(undefined, () => undefined);
     await chores.update('maxCostUsdPerDay', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('tasklane.model').update('prices', undefined, vscode.ConfigurationTarget.Global);
     await quiesce();
     await vscode.workspace.getConfiguration('tasklane.model').update('provider', 'auto', vscode.ConfigurationTarget.Global);
   });
