@@ -1,4 +1,5 @@
 import type { Agent } from '../core/engine/agent';
+import { emptyTotals } from '../core/engine/records';
 import type { SessionListItem } from '../core/engine/sessionPages';
 import type { SessionSummary } from '../shared/protocol';
 import type { SessionHostMessage, SessionWebviewMessage } from '../shared/sessionProtocol';
@@ -11,7 +12,7 @@ function summary(agent: ListAgent, item: SessionListItem): SessionSummary {
   if (item.archived)
     return { id: item.id, name: item.name, status: item.status, lastActivity: item.lastActivity, waitingForUser: false, pendingApprovals: 0, archived: true };
   const { session, tasks } = agent.sessionRow(item.id);
-  return toSessionSummary(session ?? { ...item, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 } }, tasks);
+  return toSessionSummary(session ?? { ...item, usage: emptyTotals() }, tasks);
 }
 
 /** The first page of the session list, for the sidebar's initial state. */

@@ -7,8 +7,10 @@ import type { Logger } from '../core/ports';
 
 /** What the sidebar needs from the rest of the extension. */
 export interface SidebarBackend {
-  /** The full state, sent once when the webview (re)loads. */
-  /** Fetches what needs a round trip; the function reads the rest at the moment `init` is posted. */
+  /**
+   * The full state, sent when the webview (re)loads: fetches what needs a round trip; the returned
+   * function reads the rest at the moment `init` is posted.
+   */
   viewState(): Promise<() => ViewState>;
   /** Handle one validated message; a returned message is posted back. */
   handle(message: WebviewMessage): Promise<HostMessage | undefined>;

@@ -200,9 +200,10 @@ describe('ui: a chore created from the palette, run now and traced live in the s
     assert.deepEqual(runs, ['succeeded', 'succeeded']);
     const lastId = await row().locator('.chore-run').getAttribute('data-run-id');
     assert.equal(await chart.locator('g.chart-run').last().getAttribute('data-run-id'), lastId, 'the newest run is the rightmost bar');
+    // The scripted model has no price: its cost is the conservative estimate, and says so.
     assert.match(
       (await chart.getAttribute('aria-label')) ?? '',
-      /^Last 2 runs: 2 succeeded\. Median duration \d+ s, total cost \$\d+\.\d{3}\. Latest: succeeded/,
+      /^Last 2 runs: 2 succeeded\. Median duration \d+ s, total cost ≈\$\d+\.\d{3} estimated\. Latest: succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/,
     );
     assert.match((await chart.locator('g.chart-run').first().locator('title').textContent()) ?? '', /^succeeded, \d+ s, \$/);
     await shot('ui-chores-6-history-chart');

@@ -1,7 +1,7 @@
 import type { Clock } from '../ports';
 import type { Usage } from '../model/types';
 import type { ChoreBudget } from './types';
-import { promptTokens } from '../model/usage';
+import { emptyUsage, promptTokens } from '../model/usage';
 
 /** Which limit tripped: one of the four per-run limits, or a rolling cost cap (spendLedger.ts). */
 export type BudgetLimit = 'iterations' | 'seconds' | 'inputTokens' | 'costUsd' | 'rollingCost';
@@ -30,7 +30,7 @@ export interface ChoreUsageTotals {
 export class ChoreRunBudget {
   private readonly startedAt: number;
   private iterations = 0;
-  private readonly usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  private readonly usage: Usage = emptyUsage();
   private costUsd = 0;
   private costEstimated = false;
 

@@ -8,7 +8,7 @@ import type { ActionRegistry } from '../actions/registry';
 import type { Ledger } from '../actions/ledger';
 import type { ActionContext, ActionDef } from '../actions/types';
 import type { ModelClient, ModelDelta, ModelMessage, ModelRequest, ModelResponse, ToolCall, Usage } from '../model/types';
-import { emptyUsage } from '../model/types';
+import { emptyUsage } from '../model/usage';
 import type { Clock, Logger, WorkspacePort } from '../ports';
 import { REPAIR_NOTE } from '../prompts/prompts';
 import { toolResultText } from '../prompts/requestBuilder';

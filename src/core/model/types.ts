@@ -105,5 +105,3 @@ export class ModelError extends Error {
     this.name = 'ModelError';
   }
 }
-
-export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
