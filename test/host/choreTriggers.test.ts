@@ -173,8 +173,13 @@ describe('host: chore triggers and caps', function () {
   });
 
   it('the workspace daily cap stops the next run, pauses the chore, and Resume lets it run again', async () => {
-    await chores.update('maxCostUsdPerDay', 0.1, vscode.ConfigurationTarget.Global);
-    // 100k input tokens priced as gpt-4o: $0.25, past the $0.10 cap after the first run's one call.
+    // Chores of earlier suites in this workbench spent today already (the scripted model is priced
+    // at the conservative estimate there): the cap is set $0.10 above what is spent now.
+    const before = (await vscode.commands.executeCommand('tasklane.resumeChore', 'spender')) as string;
+    const spentToday = Number(/all chores today \$(\d+\.\d+)/.exec(before)?.[1] ?? NaN);
+    assert.ok(Number.isFinite(spentToday), `today's spend is reported: ${before}`);
+    await chores.update('maxCostUsdPerDay', spentToday + 0.11, vscode.ConfigurationTarget.Global);
+    // 100k input tokens priced as gpt-4o: $0.25, past the cap after the first run's one call.
     await scriptModel(SPEND, [endStep({ model: 'gpt-4o', usage: { input: 100_000, output: 0 } })]);
     await vscode.commands.executeCommand('tasklane.runChoreNow', 'spender');
     const [spent] = await settledRuns('spender', 1);
