@@ -2,6 +2,11 @@
  * Chore runner test harness: the real durable store (the run log in it, as in production), the
  * real Agent with the runner's hooks, the real SDK client against the scripted model server, and a
  * fake clock. Waits are exact: the engine's idle signals and the runner's own (`onRunEnded`, `settled`).
+ *
+ * These are the ChoreRunner's own unit tests, so the runner is built here, not through
+ * createEngine (src/core/createEngine.ts): a test injects what the engine would fix (a gated
+ * ledger, a spend ledger on its own clock, a scheduler that records `markDone`). The runner and
+ * the agent still share one ledger, as the engine wires them.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
