@@ -130,11 +130,19 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
     await vscode.commands.executeCommand(`${SidebarProvider.viewType}.focus`);
   }
 
+  /** Refreshes started so far; the newest is the only one that posts. */
+  private refreshes = 0;
+
   /** Re-send the whole state (e.g. after trust or the store's state changed). */
   async refresh(): Promise<void> {
     if (!this.view || !this.ready) return;
+    const generation = ++this.refreshes;
     const state = await this.backend.viewState();
-    if (this.view && this.ready) await this.view.webview.postMessage({ type: 'init', state: state() } satisfies HostMessage);
+    // Refreshes overlap (the page's `ready`, the store opening, trust granted) and their round trips
+    // take different times: only the newest may post, or a slow one started before the store opened
+    // would land last and put "Starting…" over a running turn, with no sessions and no Stop.
+    if (generation !== this.refreshes || !this.view || !this.ready) return;
+    await this.view.webview.postMessage({ type: 'init', state: state() } satisfies HostMessage);
   }
 
   private async receive(raw: unknown): Promise<void> {

@@ -205,7 +205,7 @@ describe('ui: a chore created from the palette, run now and traced live in the s
       (await chart.getAttribute('aria-label')) ?? '',
       /^Last 2 runs: 2 succeeded\. Median duration \d+ s, total cost ≈\$\d+\.\d{3} estimated\. Latest: succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/,
     );
-    assert.match((await chart.locator('g.chart-run').first().locator('title').textContent()) ?? '', /^succeeded, \d+ s, \$/);
+    assert.match((await chart.locator('g.chart-run').first().locator('title').textContent()) ?? '', /^succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/);
     await shot('ui-chores-6-history-chart');
   });
   it('a chore that arrives in chores.yaml from outside waits for Enable, showing what it does', async function () {

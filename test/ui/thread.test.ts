@@ -64,7 +64,8 @@ describe('ui: the thread shows the work of the task a message started', function
     // The pending approval, in the block, named for its file and in view.
     const approve = block().getByRole('button', { name: 'Approve the edit to src/greet.js' });
     await approve.waitFor({ timeout: 30_000 });
-    assert.equal(await block().locator('.block-state').textContent(), 'waiting for you');
+    // The card and the task's state come in separate updates: the state follows the card.
+    await block().locator('.block-state', { hasText: /^waiting for you$/ }).waitFor({ timeout: 15_000 });
     assert.deepEqual(await stepTexts(), ['Read src/greet.js', 'Proposed an edit to src/greet.js']);
     await block().getByRole('button', { name: 'Reject the edit to src/greet.js' }).waitFor();
     const inView = await approve.evaluate((el) => {
