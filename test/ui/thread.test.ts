@@ -65,7 +65,9 @@ describe('ui: the thread shows the work of the task a message started', function
     const approve = block().getByRole('button', { name: 'Approve the edit to src/greet.js' });
     await approve.waitFor({ timeout: 30_000 });
     // The card and the task's state come in separate updates: the state follows the card.
-    await block().locator('.block-state', { hasText: /^waiting for you$/ }).waitFor({ timeout: 15_000 });
+    await block()
+      .locator('.block-state', { hasText: /^waiting for you$/ })
+      .waitFor({ timeout: 15_000 });
     assert.deepEqual(await stepTexts(), ['Read src/greet.js', 'Proposed an edit to src/greet.js']);
     await block().getByRole('button', { name: 'Reject the edit to src/greet.js' }).waitFor();
     const inView = await approve.evaluate((el) => {
