@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     }
     model.script([{ toolCalls: [{ name: 'task_end', arguments: { status: 'error', summary: 'Stopped for the benchmark.' } }] }]);
     const done = new Promise<void>((resolve) => {
-      const sub = agent.onDidChange((c) => {
+      const sub = agent.views.onDidChange((c) => {
         if (c.type === 'task' && c.task.status !== 'running') {
           sub.dispose();
           resolve();
@@ -286,7 +286,7 @@ async function mcpPrompt(): Promise<void> {
       ]);
     model.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] }]);
     const done = new Promise<void>((resolve) => {
-      const sub = agent.onDidChange((c) => {
+      const sub = agent.views.onDidChange((c) => {
         if (c.type === 'task' && c.task.name === label && c.task.status !== 'running') {
           sub.dispose();
           resolve();
@@ -406,7 +406,7 @@ async function cancelLatency(): Promise<void> {
       dedupKey: `bench-cancel-${n}-${command}`,
     });
     await running;
-    return agent.snapshot().tasks.find((t) => t.instruction === `Build ${n}`)!.id;
+    return agent.views.snapshot().tasks.find((t) => t.instruction === `Build ${n}`)!.id;
   };
 
   const cancel: number[] = [];
@@ -418,7 +418,7 @@ async function cancelLatency(): Promise<void> {
     const t = performance.now();
     await agent.cancelTask(id);
     const ms = performance.now() - t;
-    if (agent.snapshot().sessions.find((s) => s.id === id)?.status !== 'idle') notIdle++;
+    if (agent.views.snapshot().sessions.find((s) => s.id === id)?.status !== 'idle') notIdle++;
     if (groupAlive(pid)) survivors++;
     if (n >= 3) cancel.push(ms);
   }

@@ -300,7 +300,7 @@ async function archiveMove(): Promise<void> {
     for (let t = 0; t < turns; t++) model.script([{ toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts' } }] }]);
     model.script([{ toolCalls: [{ name: 'task_end', arguments: { status: 'error', summary: 'bench' } }] }]);
     const done = new Promise<void>((resolve) => {
-      const sub = agent.onDidChange((c) => {
+      const sub = agent.views.onDidChange((c) => {
         if (c.type === 'task' && c.task.status !== 'running') {
           sub.dispose();
           resolve();

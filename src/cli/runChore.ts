@@ -140,7 +140,7 @@ function approvePending(agent: Agent, store: ChangeSetStore, decider: ChangeSetD
       }
     }
   };
-  const subscription = agent.onDidChange(() => {
+  const subscription = agent.views.onDidChange(() => {
     chain = chain.then(sweep, sweep);
   });
   return {

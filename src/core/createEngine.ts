@@ -32,7 +32,8 @@ import { ChoreRunLog, DbRunPersistence } from './chores/runLog';
 import { DbSchedulePersistence } from './chores/schedulePersistence';
 import { ChoreSpendLedger, DbSpendPersistence } from './chores/spendLedger';
 import type { WorkspaceSpendLimits } from './chores/spendLedger';
-import { Agent } from './engine/agent';
+import { createAgent } from './engine/agent';
+import type { Agent } from './engine/agent';
 import { composeTaskHooks } from './engine/composeTaskHooks';
 import { choreIdOf } from './engine/records';
 import type { AgentSettings } from './engine/types';
@@ -179,7 +180,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
   // Tasks are asked about only when an action runs, by which time the agent exists.
   const late: { agent?: Agent } = {};
   const taskChore = (taskId: string) => {
-    const task = late.agent?.snapshot().tasks.find((t) => t.id === taskId);
+    const task = late.agent?.views.snapshot().tasks.find((t) => t.id === taskId);
     return task ? choreIdOf(task) : undefined;
   };
 
@@ -204,7 +205,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
   // Commands first, then edits: the order the tools have always been advertised in (a stable prefix).
   const actions: ActionDef[] = [...(commands ? commandActions(commands) : []), ...(edits?.actions ?? []), ...(adapters.actions ?? [])];
   const hooks = composeTaskHooks(chores ? [chores.runner] : []);
-  const agent = new Agent({
+  const agent = createAgent({
     ...(hooks ? { hooks } : {}),
     db,
     triggers,

@@ -25,7 +25,7 @@ async function pickTask(
 ): Promise<string | undefined> {
   if (typeof given === 'string' && given) return given;
   const { agent } = await deps.runtime.ready;
-  const candidates = agent.snapshot().tasks.filter(filter);
+  const candidates = agent.views.snapshot().tasks.filter(filter);
   if (candidates.length === 0) {
     void vscode.window.showInformationMessage(`Tasklane: there is no task to ${verb}.`);
     return undefined;
@@ -61,7 +61,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const { agent, approvals, chores, mcp } = await runtime.ready;
       const pending = (await approvals.list()).filter((a) => a.status === 'pending');
       return {
-        ...agent.snapshot(),
+        ...agent.views.snapshot(),
         approvals: pending,
         chores: await chores.state(),
         mcpServers: mcp.status(),

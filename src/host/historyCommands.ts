@@ -34,7 +34,7 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       const { agent } = await runtime.ready;
       const found = await agent.history.session(sessionId);
       if (!found) throw new Error(`Session ${sessionId} is neither in the hot state nor in the archive.`);
-      const events = await agent.readTaskEvents(sessionId, { ...(typeof beforeSeq === 'number' ? { beforeSeq } : {}), limit: PAGE + 1 });
+      const events = await agent.views.readTaskEvents(sessionId, { ...(typeof beforeSeq === 'number' ? { beforeSeq } : {}), limit: PAGE + 1 });
       const hasMore = events.length > PAGE;
       const page = events.slice(-PAGE);
       const lines = [
@@ -55,7 +55,7 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       const { agent } = await runtime.ready;
       let id = typeof sessionId === 'string' ? sessionId : undefined;
       if (!id) {
-        const recent = agent.snapshot().sessions.map((s) => ({ label: s.name, description: new Date(s.lastActivity).toLocaleString(), id: s.id }));
+        const recent = agent.views.snapshot().sessions.map((s) => ({ label: s.name, description: new Date(s.lastActivity).toLocaleString(), id: s.id }));
         id = (await vscode.window.showQuickPick(recent, { title: 'Tasklane: export which session? (older ones: Search History first)' }))?.id;
       }
       if (!id) return undefined;
@@ -70,7 +70,7 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
         out = picked?.[0]?.fsPath;
       }
       if (!out) return undefined;
-      const result = await agent.exportSession(id, out);
+      const result = await agent.views.exportSession(id, out);
       if (typeof folder !== 'string') {
         void vscode.window
           .showInformationMessage(`Tasklane: exported ${result.events} events to ${result.jsonl} and ${result.markdown}.`, 'Open Markdown')

@@ -95,7 +95,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     runtime,
     vscode.window.registerWebviewViewProvider(SidebarProvider.viewType, sidebar),
     runtime.onDidChange((change) => {
-      const row = (sessionId: string) => runtime.current?.agent.sessionRow(sessionId) ?? { session: undefined, tasks: [] };
+      const row = (sessionId: string) => runtime.current?.agent.views.sessionRow(sessionId) ?? { session: undefined, tasks: [] };
       for (const message of toHostMessages(change, row, steps)) sidebar.post(message);
     }),
     runtime.onDidPost((message) => sidebar.post(message)),
@@ -154,7 +154,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     registerChatParticipant(agentOps, context.extensionUri),
     // The chat participant's links: a task's session (its id is the task's), or just the sidebar.
     vscode.commands.registerCommand('tasklane.showTask', async (taskId?: unknown) => {
-      const task = typeof taskId === 'string' ? runtime.current?.agent.snapshot().tasks.find((t) => t.id === taskId) : undefined;
+      const task = typeof taskId === 'string' ? runtime.current?.agent.views.snapshot().tasks.find((t) => t.id === taskId) : undefined;
       if (task) await sidebar.showSession(task.sessionId);
       else await vscode.commands.executeCommand(`${SidebarProvider.viewType}.focus`);
     }),
@@ -164,7 +164,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     async (services) => {
       // MCP servers starting, failing or crashing, and trust given: the sidebar's MCP section follows.
       context.subscriptions.push(services.mcp.onDidChange(() => sidebar.post({ type: 'mcpServers', servers: services.mcp.status().map(toMcpServerView) })));
-      attention.seed(services.agent.snapshot().tasks, await services.approvals.list());
+      attention.seed(services.agent.views.snapshot().tasks, await services.approvals.list());
       await refreshSidebar();
     },
     () => refreshSidebar(),

@@ -5,19 +5,19 @@ import type { SessionSummary } from '../shared/protocol';
 import type { SessionHostMessage, SessionWebviewMessage } from '../shared/sessionProtocol';
 import { toMessageView, toSessionSummary } from './viewMapping';
 
-type ListAgent = Pick<Agent, 'sessionPage' | 'sessionMessages' | 'sessionRow' | 'history'>;
+type ListAgent = Pick<Agent, 'views' | 'history'>;
 
 /** A list row with its live task's badges (hot sessions), or as archived. */
 function summary(agent: ListAgent, item: SessionListItem): SessionSummary {
   if (item.archived)
     return { id: item.id, name: item.name, status: item.status, lastActivity: item.lastActivity, waitingForUser: false, pendingApprovals: 0, archived: true };
-  const { session, tasks } = agent.sessionRow(item.id);
+  const { session, tasks } = agent.views.sessionRow(item.id);
   return toSessionSummary(session ?? { ...item, usage: emptyTotals() }, tasks);
 }
 
 /** The first page of the session list, for the sidebar's initial state. */
 export async function firstSessionPage(agent: ListAgent): Promise<{ sessions: SessionSummary[]; hasMore: boolean }> {
-  const page = await agent.sessionPage();
+  const page = await agent.views.sessionPage();
   return { sessions: page.sessions.map((s) => summary(agent, s)), hasMore: page.hasMore };
 }
 
@@ -25,7 +25,7 @@ export async function firstSessionPage(agent: ListAgent): Promise<{ sessions: Se
 export async function handleSessionMessage(agent: ListAgent, message: SessionWebviewMessage): Promise<SessionHostMessage | undefined> {
   switch (message.type) {
     case 'sessions.page': {
-      const page = await agent.sessionPage(message.after);
+      const page = await agent.views.sessionPage(message.after);
       return {
         type: 'sessions.page',
         ...(message.after ? { after: message.after } : {}),
@@ -34,8 +34,8 @@ export async function handleSessionMessage(agent: ListAgent, message: SessionWeb
       };
     }
     case 'sessions.open': {
-      const messages = await agent.sessionMessages(message.sessionId);
-      const hot = agent.sessionRow(message.sessionId);
+      const messages = await agent.views.sessionMessages(message.sessionId);
+      const hot = agent.views.sessionRow(message.sessionId);
       let session: SessionSummary | undefined = hot.session && toSessionSummary(hot.session, hot.tasks);
       if (!session) {
         const found = await agent.history.session(message.sessionId);

@@ -74,7 +74,7 @@ export class AgentSidebarBackend implements SidebarBackend {
       services.chores.list(),
     ]);
     return () => {
-      const snapshot = services.agent.snapshot();
+      const snapshot = services.agent.views.snapshot();
       const loaded = new Map(snapshot.sessions.map((s) => [s.id, s]));
       const listed = new Set(page.sessions.map((s) => s.id));
       const newestListed = page.sessions[0]?.lastActivity ?? Number.NEGATIVE_INFINITY;
@@ -144,13 +144,13 @@ export class AgentSidebarBackend implements SidebarBackend {
         return undefined;
       case 'loadTrace': {
         const { agent } = await this.runtime.ready;
-        const events = await agent.readTaskEvents(message.taskId, { beforeSeq: message.beforeSeq, limit: TRACE_PAGE + 1 });
+        const events = await agent.views.readTaskEvents(message.taskId, { beforeSeq: message.beforeSeq, limit: TRACE_PAGE + 1 });
         const hasMore = events.length > TRACE_PAGE;
         return { type: 'tracePage', taskId: message.taskId, events: events.slice(-TRACE_PAGE).map(toTraceEvent), hasMore };
       }
       case 'thread.loadSteps': {
         const { agent } = await this.runtime.ready;
-        const events = await agent.readTaskEvents(message.taskId, { limit: STEP_EVENTS });
+        const events = await agent.views.readTaskEvents(message.taskId, { limit: STEP_EVENTS });
         return { type: 'thread.steps', taskId: message.taskId, steps: presentSteps(message.taskId, events) };
       }
       case 'retryDeadLetter':

@@ -180,7 +180,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     chores.onDidPost(env.post),
   ];
   agent.onTaskStopped((taskId) => changeSets.withdrawTask(taskId));
-  agent.onDidChange(env.agentChanged);
+  agent.views.onDidChange(env.agentChanged);
   // Chores failing to load (e.g. an unreadable chores.yaml) must not keep the agent from starting.
   await chores.start(agent).catch((error) => logger.error('HOST', 'Chores could not attach to the agent; they stay inactive.', error));
   // MCP servers start in the background (listing tools starts them): a slow or broken one never delays the agent.

@@ -44,9 +44,11 @@ export type { ChoreFire } from '../engine/triggerPayloads';
 
 /** What the runner needs from the agent (the engine's public API). */
 export interface ChoreAgentPort {
-  snapshot(): { tasks: TaskView[] };
+  views: {
+    snapshot(): { tasks: TaskView[] };
+    onDidChange(listener: (change: AgentChange) => void): { dispose(): void };
+  };
   cancelTask(taskId: string): Promise<void>;
-  onDidChange(listener: (change: AgentChange) => void): { dispose(): void };
 }
 
 /**
@@ -114,8 +116,8 @@ export class ChoreRunner implements TaskHooks {
   async attach(agent: ChoreAgentPort): Promise<void> {
     this.agent = agent;
     this.subscription?.dispose();
-    this.subscription = agent.onDidChange((change) => this.onChange(change));
-    const tasks = new Map(agent.snapshot().tasks.map((t) => [t.id, t]));
+    this.subscription = agent.views.onDidChange((change) => this.onChange(change));
+    const tasks = new Map(agent.views.snapshot().tasks.map((t) => [t.id, t]));
     for (const run of this.options.runLog.active()) {
       const task = run.taskId ? tasks.get(run.taskId) : undefined;
       if (task && (terminal.has(task.status) || task.paused)) await this.onTask(task);
@@ -354,7 +356,7 @@ export class ChoreRunner implements TaskHooks {
   private async onDeadline(runId: string): Promise<void> {
     const run = this.options.runLog.get(runId);
     if (!run || run.status !== 'running') return;
-    const task = run.taskId ? this.agent?.snapshot().tasks.find((t) => t.id === run.taskId) : undefined;
+    const task = run.taskId ? this.agent?.views.snapshot().tasks.find((t) => t.id === run.taskId) : undefined;
     const seconds = this.live.get(runId)?.chore.budget.maxSeconds;
     if (task?.waitingForApproval) {
       await this.endRun(run, { kind: 'approval_timeout', pendingApprovals: 1 }, false);

@@ -3,176 +3,50 @@
  * API the host and the sidebar call. It never loops over a task in memory: each turn ends by
  * queueing its own continuation as a trigger (docs/DESIGN.md §2).
  */
-import * as path from 'node:path';
-import { coreActions } from '../actions/coreActions';
-import type { Ledger } from '../actions/ledger';
-import { readActions } from '../actions/readActions';
-import { ActionRegistry } from '../actions/registry';
 import type { ActionDef } from '../actions/types';
-import { guardRestricted } from '../approval/commandActions';
-import { proposeMemoryNote, readMemory, readMemoryProposals, settleMemoryProposals } from '../memory/memory';
-import { costOf } from '../model/pricing';
-import type { ModelClient } from '../model/types';
-import type { Clock, Logger, WorkspacePort } from '../ports';
 import { discoverSkills } from '../skills/skills';
-import type { Skill } from '../skills/skills';
-import { Archive } from '../store/archive';
-import type { DurableDb, Trigger, TriggerStore } from '../store/types';
+import type { Trigger } from '../store/types';
+import { buildAgentParts } from './agentParts';
+import type { AgentDeps, AgentParts } from './agentParts';
+import { AgentViews } from './agentViews';
 import { raiseLimits } from './budgets';
-import type { EngineEnv } from './engineEnv';
 import { USER_PRIORITY } from './engineEnv';
-import { DeadLetters } from './deadLetters';
-import { EngineState, toMessage } from './engineState';
-import { SESSION_PAGE, SessionPages } from './sessionPages';
-import type { SessionCursor, SessionPage } from './sessionPages';
-import { AppendFile, EventStreams } from './eventLog';
-import { History } from './history';
-import { exportSession } from './historyExport';
-import type { ExportResult } from './historyExport';
 import { routeCheap } from './messageRouter';
 import type { MessageOptions } from './messageRouter';
 import { react } from './react';
 import type { Rung } from './react';
-import { sessionView, taskView } from './records';
-import type { TaskHooks } from './taskHooks';
-import { restoreAtStart } from './restore';
-import { TurnRegistry } from './stopping';
-import { continueLater, endTask, injectReply, noteInput, scratchDirOf } from './taskLifecycle';
 import type { TaskRecord } from './records';
-import { redactCredentials, redactDeep } from '../security/redact';
-import { RunawayGuard } from './caps';
-import type { AgentChange, AgentSettings, AgentSnapshot, MessageView, SessionView, TaskEvent, TaskView } from './types';
+import { restoreAtStart } from './restore';
+import { continueLater, endTask, injectReply, noteInput } from './taskLifecycle';
 import { InvalidTriggerPayload } from './triggerPayloads';
 
-/** What the agent needs from its host (the VS Code adapters, or fakes in tests). */
-export interface AgentDeps {
-  db: DurableDb;
-  triggers: TriggerStore;
-  /** Resolved per turn; may throw ModelError (missing key…): shown in the session, the message is kept. */
-  model: () => Promise<ModelClient>;
-  workspace: WorkspacePort;
-  clock: Clock;
-  logger: Logger;
-  /** Event logs, EVENT.md, MEMORY.md, TASK_HISTORY.md and scratch dirs live here. */
-  storageDir: string;
-  /** Built-in skills folder first, then the workspace's .agents/skills, .github/skills, .claude/skills. */
-  skillDirs: string[];
-  /** AGENTS.md content. */
-  workspaceRules?: () => Promise<string | undefined>;
-  settings: () => AgentSettings;
-  /**
-   * Applied to everything written to event streams and EVENT.md (security/redact.ts). Default:
-   * credential shapes; the host passes its Redactor, which also knows the secret values it read.
-   */
-  redact?: (text: string) => string;
-  /** False in Restricted Mode (an untrusted folder): `remember` is withdrawn. Default: trusted. */
-  trusted?: () => boolean;
-  /** More actions (edits, commands) registered next to the core set. */
-  actions?: ActionDef[];
-  /** Supervisor hooks (the chore runner): resolve chore fires, guard and observe their tasks. */
-  hooks?: TaskHooks;
-  /** The one irreversible-action ledger over `db`, shared with edits, commands and chores (src/core/createEngine.ts). */
-  ledger: Ledger;
+export type { AgentDeps } from './agentParts';
+
+/** Builds an agent and everything it is made of from its ports (createEngine's one way to make one). */
+export function createAgent(deps: AgentDeps): Agent {
+  return new Agent(buildAgentParts(deps));
 }
 
-/** Transcript lines a snapshot carries per session. */
-const SNAPSHOT_MESSAGES = 50;
-
 export class Agent {
-  private readonly env: EngineEnv;
-  private readonly state: EngineState;
-  private readonly abort = new AbortController();
-  private loop?: Promise<void>;
-  private skillList: Skill[] = [];
-  private memoryQueue: Promise<unknown> = Promise.resolve();
-  private readonly taskStopListeners = new Set<(taskId: string) => Promise<void>>();
-  private readonly ready: Promise<void>;
+  /** What every view reads (sessions, tasks, transcripts, task events, exports) and its change feed. */
+  readonly views: AgentViews;
   /** Archive mover, retention, history search and the storage report. */
-  readonly history: History;
+  readonly history: AgentParts['history'];
   /** Every retry and dismissal of a dead letter goes through here, so every view sees it. */
-  readonly deadLetters: DeadLetters;
-  private readonly archive?: Archive;
-  private readonly pages: SessionPages;
+  readonly deadLetters: AgentParts['deadLetters'];
+  private readonly env: AgentParts['env'];
+  private readonly state: AgentParts['state'];
+  private readonly deps: AgentDeps;
+  private loop?: Promise<void>;
+  private readonly ready: Promise<void>;
   private readonly settleListeners = new Set<(turn: { trigger: Trigger; rung: Rung | 'failed' }) => void>();
   private holding = false;
 
-  constructor(private readonly deps: AgentDeps) {
-    const redact = deps.redact ?? redactCredentials;
-    const streams = new EventStreams(path.join(deps.storageDir, 'events'), (data) => redactDeep(data, redact) as Record<string, unknown>);
-    const eventMd = new AppendFile(path.join(deps.storageDir, 'EVENT.md'), '# Tasklane events\n\n');
-    this.state = new EngineState(deps.db, streams, eventMd, deps.clock, deps.logger);
-    // The archive lives next to the hot database (docs/STORAGE.md); an in-memory store has none.
-    const storeDir = (deps.db as { dir?: string }).dir;
-    if (storeDir) {
-      this.archive = new Archive({
-        db: deps.db,
-        dir: path.join(storeDir, 'archive'),
-        clock: deps.clock,
-        logger: deps.logger,
-        ages: () => this.history.archiveAges(),
-        sessionText: (id) =>
-          this.state
-            .transcript(id)
-            .map((m) => m.text)
-            .join('\n')
-            .slice(-2000),
-        onMoved: (kind, ids) => {
-          if (kind !== 'session') return;
-          for (const id of ids) this.state.forgetSession(id);
-          this.pages.invalidate();
-        },
-      });
-    }
-    this.deadLetters = new DeadLetters({ triggers: deps.triggers, state: this.state });
-    this.pages = new SessionPages({ state: this.state, ...(this.archive ? { archive: this.archive } : {}) });
-    this.history = new History({
-      db: deps.db,
-      state: this.state,
-      triggers: deps.triggers,
-      ...(this.archive ? { archive: this.archive } : {}),
-      storageDir: deps.storageDir,
-      ...(storeDir ? { storeDir } : {}),
-      clock: deps.clock,
-      logger: deps.logger,
-      settings: deps.settings,
-      signal: this.abort.signal,
-    });
-    // `remember` changes every later prompt: withdrawn in Restricted Mode like the other doing actions.
-    const core = coreActions.map((action) => (action.name === 'remember' && deps.trusted ? guardRestricted([action], deps.trusted)[0] : action));
-    const registry = new ActionRegistry([...core, ...readActions, ...(deps.actions ?? [])]);
-    const memoryFile = path.join(deps.storageDir, 'MEMORY.md');
-    this.env = {
-      state: this.state,
-      registry,
-      ledger: deps.ledger,
-      workspace: deps.workspace,
-      clock: deps.clock,
-      logger: deps.logger,
-      triggers: deps.triggers,
-      model: deps.model,
-      settings: deps.settings,
-      storageDir: deps.storageDir,
-      memoryFile,
-      taskHistory: new AppendFile(path.join(deps.storageDir, 'TASK_HISTORY.md'), '# Task history\n\n'),
-      signal: this.abort.signal,
-      ...(deps.hooks ? { hooks: deps.hooks } : {}),
-      turns: new TurnRegistry(),
-      startedAt: deps.clock.now(),
-      stopTaskWork: (taskId) => this.stopTaskWork(taskId),
-      pendingWake: new Set(),
-      liveTurns: new Map(),
-      redact,
-      skills: () => this.skillList,
-      skillNames: () => this.skillList.map((s) => s.name),
-      scratchDir: (taskId) => scratchDirOf(deps.storageDir, taskId),
-      costOf: (model, usage, reportedUsd) =>
-        costOf(model, usage, { prices: deps.settings().modelPrices, ...(reportedUsd !== undefined ? { reportedUsd } : {}) }),
-      remember: (note) => this.serialMemory(() => proposeMemoryNote(memoryFile, note)),
-      caps: new RunawayGuard({ caps: () => deps.settings().caps, clock: deps.clock, logger: deps.logger, tasks: () => this.state.tasks.values() }),
-      prefixContext: async () => ({ rules: (await deps.workspaceRules?.())?.trim() || undefined, memory: await readMemory(memoryFile) }),
-    };
+  constructor(private readonly parts: AgentParts) {
+    ({ deps: this.deps, env: this.env, state: this.state, history: this.history, deadLetters: this.deadLetters } = parts);
     this.ready = this.init();
-    this.ready.catch((error) => deps.logger.error('REACT', 'The agent could not load its state; fix the cause and reload the window.', error));
+    this.ready.catch((error) => this.deps.logger.error('REACT', 'The agent could not load its state; fix the cause and reload the window.', error));
+    this.views = new AgentViews(parts, this.ready);
   }
 
   /**
@@ -185,21 +59,15 @@ export class Agent {
 
   private async init(): Promise<void> {
     // Before anything reads the hot rows: a crash mid-move leaves rows in both places.
-    this.archive?.recover();
+    this.parts.archive?.recover();
     await this.state.load();
-    this.skillList = await discoverSkills(this.deps.skillDirs, this.deps.logger);
+    this.parts.skills.push(...(await discoverSkills(this.deps.skillDirs, this.deps.logger)));
     this.deadLetters.load();
-  }
-
-  private serialMemory<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.memoryQueue.then(fn);
-    this.memoryQueue = run.catch(() => undefined);
-    return run;
   }
 
   /** The skills a task can be given, as they are injected (read once at start; a chore's consent hashes their bodies). */
   skills(): ReadonlyArray<{ name: string; body: string }> {
-    return this.skillList;
+    return this.parts.skills;
   }
 
   /** Resolves when state is loaded (the snapshot is complete). */
@@ -209,25 +77,25 @@ export class Agent {
 
   /** Notes `remember` proposed, waiting for the person's review. */
   memoryProposals(): Promise<string[]> {
-    return readMemoryProposals(this.env.memoryFile);
+    return this.parts.notes.proposals();
   }
 
   /** The person's review of the proposed notes: the accepted ones enter MEMORY.md, all are cleared. */
   settleMemoryProposals(accepted: readonly string[]): Promise<void> {
-    return this.serialMemory(() => settleMemoryProposals(this.env.memoryFile, accepted));
+    return this.parts.notes.settle(accepted);
   }
 
   start(): void {
     if (this.loop) return;
     this.history.start();
     this.loop = this.run().catch((error) => {
-      if (!this.abort.signal.aborted) this.deps.logger.error('TRIGGER', 'The trigger loop stopped; reload the window to restart it.', error);
+      if (!this.parts.abort.signal.aborted) this.deps.logger.error('TRIGGER', 'The trigger loop stopped; reload the window to restart it.', error);
     });
   }
 
   /** Shuts the agent down (window closing): in-flight turns are aborted and redone at the next start. */
   async shutdown(): Promise<void> {
-    this.abort.abort();
+    this.parts.abort.abort();
     await this.history.stop();
     await this.loop;
     this.loop = undefined;
@@ -247,12 +115,12 @@ export class Agent {
   private async run(): Promise<void> {
     this.env.startedAt = this.deps.clock.now();
     await this.restore();
-    while (!this.abort.signal.aborted) {
+    while (!this.parts.abort.signal.aborted) {
       let lease;
       try {
-        lease = await this.deps.triggers.next(this.abort.signal);
+        lease = await this.deps.triggers.next(this.parts.abort.signal);
       } catch (error) {
-        if (this.abort.signal.aborted) return;
+        if (this.parts.abort.signal.aborted) return;
         throw error;
       }
       const { trigger, token } = lease;
@@ -383,16 +251,8 @@ export class Agent {
    * outside its turn (an approved command running) and resolves once it is gone.
    */
   onTaskStopped(listener: (taskId: string) => Promise<void>): { dispose(): void } {
-    this.taskStopListeners.add(listener);
-    return { dispose: () => this.taskStopListeners.delete(listener) };
-  }
-
-  private async stopTaskWork(taskId: string): Promise<void> {
-    await Promise.all(
-      [...this.taskStopListeners].map((listener) =>
-        listener(taskId).catch((error) => this.deps.logger.error('TASK', `stopping ${taskId}: a listener failed`, error)),
-      ),
-    );
+    this.parts.taskStopListeners.add(listener);
+    return { dispose: () => this.parts.taskStopListeners.delete(listener) };
   }
 
   private async stopTask(task: TaskRecord, summary: string): Promise<void> {
@@ -402,7 +262,7 @@ export class Agent {
     this.env.turns.get(task.sessionId)?.abort(summary);
     await endTask(this.env, task, { status: 'cancelled', summary });
     await this.state.commit();
-    await Promise.all([this.env.turns.stop(task.sessionId), this.stopTaskWork(task.id)]);
+    await Promise.all([this.env.turns.stop(task.sessionId), this.env.stopTaskWork(task.id)]);
     // A trigger emitted by the turn before it saw the abort (there should be none) goes too.
     await this.deps.triggers.cancel(task.sessionId, (t) => t.source !== 'user_message');
     await this.state.commit();
@@ -426,63 +286,5 @@ export class Agent {
       throw new Error(`Task ${taskId} is ${task ? task.status : 'unknown'}; only a running or paused task can be changed.`);
     }
     return task;
-  }
-
-  snapshot(): AgentSnapshot {
-    return {
-      sessions: [...this.state.sessions.values()]
-        .sort((a, b) => b.lastActivity - a.lastActivity)
-        .map((s) => {
-          const live = this.env.liveTurns.get(s.id);
-          return { ...sessionView(s, this.state.transcript(s.id).slice(-SNAPSHOT_MESSAGES)), ...(live ? { liveTurnId: live.id } : {}) };
-        }),
-      tasks: [...this.state.tasks.values()].sort((a, b) => b.createdAt - a.createdAt).map(taskView),
-      deadLetters: this.deadLetters.list(),
-    };
-  }
-
-  /**
-   * One session's row (no transcript) with its live task, without building the whole snapshot:
-   * the sidebar re-draws one row per change.
-   */
-  sessionRow(sessionId: string): { session: SessionView | undefined; tasks: TaskView[] } {
-    const session = this.state.sessions.get(sessionId);
-    const task = this.state.taskOf(sessionId);
-    return { session: session && sessionView(session, []), tasks: task ? [taskView(task)] : [] };
-  }
-
-  /** A page of the session list (newest first, hot and archived), after `cursor` (see sessionPages.ts). */
-  async sessionPage(cursor?: SessionCursor, limit = SESSION_PAGE): Promise<SessionPage> {
-    await this.ready;
-    return this.pages.page(cursor, limit);
-  }
-
-  /**
-   * A session's transcript tail, hot or archived: read from its stream on first need (activation
-   * reads none), then kept in memory for a hot session. The sidebar asks for it when it opens one.
-   */
-  async sessionMessages(sessionId: string): Promise<MessageView[]> {
-    await this.ready;
-    if (this.state.sessions.has(sessionId)) return (await this.state.loadTranscript(sessionId)).slice(-SNAPSHOT_MESSAGES);
-    const events = await this.state.streams.tail(sessionId, 'message', SNAPSHOT_MESSAGES, SNAPSHOT_MESSAGES * 4);
-    return events.map(toMessage);
-  }
-
-  readTaskEvents(taskId: string, options: { beforeSeq?: number; limit: number }): Promise<TaskEvent[]> {
-    return this.state.streams.read(taskId, options);
-  }
-
-  /** Writes a session's full trace (hot or archived) as JSONL and Markdown into `outDir`. */
-  async exportSession(sessionId: string, outDir: string): Promise<ExportResult> {
-    await this.ready;
-    return exportSession(
-      { history: this.history, streams: this.state.streams, db: this.deps.db, redact: this.env.redact, ...(this.archive ? { archive: this.archive } : {}) },
-      sessionId,
-      outDir,
-    );
-  }
-
-  onDidChange(listener: (change: AgentChange) => void): { dispose(): void } {
-    return this.state.onChange(listener);
   }
 }

@@ -47,8 +47,6 @@ export interface RecoveryReport {
   restartNotice: Trigger | null;
 }
 
-type OpenedLike = DurableDb & { ownerId?: string; dir?: string; clock?: Clock; readOnly?: boolean; opened?: { restarted: boolean; notices: string[] } };
-
 const SELECT = `SELECT ${TRIGGER_COLUMNS} FROM triggers`;
 const ORDER = 'ORDER BY priority, fire_at, rowid';
 /** Done rows past retention are swept at most this often (on ack), so acks stay O(1). */
@@ -76,7 +74,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
   private lastPrune = 0;
 
   constructor(
-    private readonly db: OpenedLike,
+    private readonly db: DurableDb,
     private readonly options: TriggerStoreOptions,
   ) {
     this.clock = options.clock ?? db.clock ?? systemClock;
@@ -442,7 +440,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
 
 /** Creates the store and starts recovery; calls made before `ready` wait for it (nothing is lost or doubled). */
 export function startTriggerStore(db: DurableDb, options: TriggerStoreOptions = {}): StartingTriggerStore {
-  return new TriggerStoreImpl(db as OpenedLike, options);
+  return new TriggerStoreImpl(db, options);
 }
 
 /** Creates the store and resolves once start-up recovery is durable. */

@@ -2,6 +2,7 @@
  * Contracts of the durable store (docs/DESIGN.md §2, §5). Implemented in this folder on sql.js with a
  * journal of mutations; used by the engine, approvals, the ledger and chores.
  */
+import type { Clock } from '../ports';
 
 export type SqlValue = string | number | null | Uint8Array;
 export type Row = Record<string, SqlValue>;
@@ -23,6 +24,17 @@ export interface DurableDb {
   /** False after a failed commit until a later commit succeeds: irreversible actions must refuse to run. */
   readonly durable: boolean;
   close(): Promise<void>;
+  /**
+   * What a store opened from a folder knows about itself (durableDb.ts `OpenedDurableDb`); an
+   * in-memory database has none of these. The archive and the trigger history live next to `dir`;
+   * a trigger store claims as `ownerId` on `clock`, writes no history when `readOnly`, and emits
+   * a restart notice when `opened.restarted`.
+   */
+  readonly dir?: string;
+  readonly ownerId?: string;
+  readonly clock?: Clock;
+  readonly readOnly?: boolean;
+  readonly opened?: { readonly restarted: boolean; readonly notices: string[] };
 }
 
 export type TriggerSource =

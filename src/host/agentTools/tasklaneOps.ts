@@ -126,7 +126,7 @@ export class TasklaneOps {
   /** Tasks (live first, then the last ended ones), what they wait for, chores and pending approvals. */
   async status(taskId?: string): Promise<Record<string, unknown>> {
     const { agent, chores, approvals } = await this.ready;
-    const tasks = agent.snapshot().tasks;
+    const tasks = agent.views.snapshot().tasks;
     if (taskId) {
       const task = tasks.find((t) => t.id === taskId);
       if (!task) throw new TasklaneToolError(`tasklane_status: no task "${taskId}"; call tasklane_status without taskId to list them.`);
@@ -165,7 +165,7 @@ export class TasklaneOps {
    */
   async awaitTask(taskId: string, token: vscode.CancellationToken, onTask?: (task: TaskBrief) => void): Promise<{ outcome: AwaitOutcome; task?: TaskBrief }> {
     const { agent, triggers } = await this.ready;
-    const find = () => agent.snapshot().tasks.find((t) => t.id === taskId);
+    const find = () => agent.views.snapshot().tasks.find((t) => t.id === taskId);
     const settled = (task: TaskView | undefined): { outcome: AwaitOutcome; task?: TaskBrief } | undefined => {
       if (!task) return undefined;
       if (ended(task)) return { outcome: 'ended', task: briefOf(task) };
@@ -181,7 +181,7 @@ export class TasklaneOps {
         if (result instanceof Error) reject(result);
         else resolve(result);
       };
-      const listener = agent.onDidChange((change) => {
+      const listener = agent.views.onDidChange((change) => {
         if (change.type !== 'task' || change.task.id !== taskId) return;
         onTask?.(briefOf(change.task));
         const result = settled(change.task);

@@ -62,7 +62,7 @@ describe('approval: run_command / run_task through the engine (allowlist, approv
     ]);
     await h.agent.sendMessage('run the tests');
     await h.idle();
-    return h.agent.snapshot().tasks[0].id;
+    return h.agent.views.snapshot().tasks[0].id;
   }
 
   const lastToolResult = () => JSON.stringify(server.requests.at(-1)?.body);
@@ -71,7 +71,7 @@ describe('approval: run_command / run_task through the engine (allowlist, approv
     server.script([]);
     const id = await startTaskRunning({ name: 'run_command', arguments: { command: 'npm test' } });
     assert.deepEqual(runner.ran, ['npm test']);
-    const end = (await h.agent.readTaskEvents(id, { limit: 50 })).find((e) => e.kind === 'action_end' && e.data.name === 'run_command');
+    const end = (await h.agent.views.readTaskEvents(id, { limit: 50 })).find((e) => e.kind === 'action_end' && e.data.name === 'run_command');
     assert.match(String(end?.data.output), /exited with code 0[\s\S]*ran npm test/);
     const ledger = new Ledger(h.db, h.clock).entries(id);
     assert.deepEqual(
@@ -87,7 +87,7 @@ describe('approval: run_command / run_task through the engine (allowlist, approv
       assert.deepEqual(runner.ran, []);
       const [pending] = await service.pending();
       assert.equal(pending?.command, command);
-      const task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      const task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.waitingForApproval, pending.id);
     });
   }
@@ -100,7 +100,7 @@ describe('approval: run_command / run_task through the engine (allowlist, approv
     await h.idle();
     assert.deepEqual(runner.ran, ['npm run lint']);
     assert.match(lastToolResult(), /Approval cmd-[^:]+: approved[^"]*exited with code 0[^"]*ran npm run lint/);
-    assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
+    assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
     assert.deepEqual(
       new Ledger(h.db, h.clock).entries(id).map((e) => e.status),
       ['done'],
@@ -125,7 +125,7 @@ describe('approval: run_command / run_task through the engine (allowlist, approv
     runner.exitCode = 1;
     const id = await startTaskRunning({ name: 'run_task', arguments: { name: 'failing-build' } });
     assert.deepEqual(runner.ran, ['task:failing-build']);
-    const end = (await h.agent.readTaskEvents(id, { limit: 50 })).find((e) => e.kind === 'action_end' && e.data.name === 'run_task');
+    const end = (await h.agent.views.readTaskEvents(id, { limit: 50 })).find((e) => e.kind === 'action_end' && e.data.name === 'run_task');
     assert.match(String(end?.data.output), /task 'failing-build' exited with code 1/);
     assert.deepEqual(
       new Ledger(h.db, h.clock).entries(id).map((e) => e.status),
@@ -146,7 +146,7 @@ describe('approval: run_command / run_task through the engine (allowlist, approv
     trusted = false;
     const id = await startTaskRunning({ name: 'run_command', arguments: { command: 'npm test' } });
     assert.deepEqual(runner.ran, []);
-    const end = (await h.agent.readTaskEvents(id, { limit: 50 })).find((e) => e.kind === 'action_end' && e.data.name === 'run_command');
+    const end = (await h.agent.views.readTaskEvents(id, { limit: 50 })).find((e) => e.kind === 'action_end' && e.data.name === 'run_command');
     assert.match(String(end?.data.error), /Restricted Mode[\s\S]*trust the folder/);
     const offered = (i: number) => JSON.stringify((server.requests[i].body as { tools?: unknown }).tools ?? []).includes('"run_command"');
     assert.equal(offered(server.requests.length - 1), false, 'run_command was offered to the model in Restricted Mode');

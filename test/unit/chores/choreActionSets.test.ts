@@ -62,7 +62,7 @@ describe('chores: action sets are the gate for edits and commands', function () 
     assert.deepEqual(await gated.store.list(), [], 'a proposal was made');
     assert.deepEqual(gated.commandRequests, [], 'a command was requested');
     assert.equal(fs.readFileSync(path.join(gated.root, 'README.md'), 'utf8'), '# Demo\n');
-    assert.deepEqual(h.agent.snapshot().tasks[0].actionSets, ['task', 'read']);
+    assert.deepEqual(h.agent.views.snapshot().tasks[0].actionSets, ['task', 'read']);
   });
 
   it('actionSets: [files] offers edits but not commands; [files, commands] offers both', async () => {

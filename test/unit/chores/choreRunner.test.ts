@@ -68,7 +68,7 @@ describe('chore runner: runs through the real engine and store against the scrip
       const first = JSON.stringify(server.requests[0].body);
       assert.match(first, /unattended/);
       assert.ok(first.includes(template.spec.successWhen!), 'the success condition is in the instruction');
-      const task = h.agent.snapshot().tasks[0];
+      const task = h.agent.views.snapshot().tasks[0];
       assert.equal(task.source, `chore:${template.key}`);
       assert.equal(run.taskId, task.id);
     });
@@ -124,7 +124,7 @@ describe('chore runner: runs through the real engine and store against the scrip
     assert.match(run.reason ?? '', /iterations/);
     assert.equal(server.requests.length, 2, 'no third model call');
     assert.equal(run.steps.length, 2);
-    assert.equal(h.agent.snapshot().tasks[0].status, 'error');
+    assert.equal(h.agent.views.snapshot().tasks[0].status, 'error');
   });
 
   it('maxInputTokens trips before the next action', async () => {
@@ -212,7 +212,7 @@ describe('chore runner: runs through the real engine and store against the scrip
     assert.equal(older.status, 'cancelled');
     assert.match(older.reason ?? '', /replaced/);
     assert.equal(newer.status, 'succeeded');
-    assert.equal(h.agent.snapshot().tasks.find((t) => t.id === older.taskId)?.status, 'cancelled');
+    assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === older.taskId)?.status, 'cancelled');
   });
 
   it('concurrency queue: the second fire waits for the first run and then runs', async () => {

@@ -114,7 +114,7 @@ describe('chore review notice: the escalation carries a summary and the approval
       await h.idle();
       assert.equal(server.requests.length, modelCalls, 'no model call while it waited');
       assert.equal(receiver.requests.length, 1, 'announced once');
-      const task = h.agent.snapshot().tasks.find((t) => t.source === 'chore:fixer')!;
+      const task = h.agent.views.snapshot().tasks.find((t) => t.source === 'chore:fixer')!;
       await h.triggers.emit({
         source: 'approval',
         sessionId: task.sessionId,
@@ -145,7 +145,7 @@ describe('chore review notice: the escalation carries a summary and the approval
         // Idle: the task has parked and the runner has decided about a notice (and sent none).
         await h.idle();
         assert.ok(
-          h.agent.snapshot().tasks.some((t) => t.waitingForApproval),
+          h.agent.views.snapshot().tasks.some((t) => t.waitingForApproval),
           'the task waits',
         );
         server.reset();

@@ -18,7 +18,8 @@ import type { ChoreRunnerOptions } from '../../../src/core/chores/choreRunner';
 import { ChoreRunLog, DbRunPersistence } from '../../../src/core/chores/runLog';
 import type { ChoreRunRecord } from '../../../src/core/chores/runLog';
 import type { ChoreDefinition } from '../../../src/core/chores/types';
-import { Agent } from '../../../src/core/engine/agent';
+import { createAgent } from '../../../src/core/engine/agent';
+import type { Agent } from '../../../src/core/engine/agent';
 import type { AgentDeps } from '../../../src/core/engine/agent';
 import { openDurableDb } from '../../../src/core/store/durableDb';
 import type { OpenedDurableDb } from '../../../src/core/store/durableDb';
@@ -85,7 +86,7 @@ export async function createRunnerHarness(
     ...extra,
   });
   runner.setChores(chores);
-  const agent = new Agent({
+  const agent = createAgent({
     db,
     triggers,
     model: agentExtra.model ?? modelFactory('openai', server),

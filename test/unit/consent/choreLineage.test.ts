@@ -41,7 +41,7 @@ describe('chore runs: what a chore task starts inherits its policy and budget', 
     await h.runner.fire('nightly', 'manual');
     await h.idle();
     const run = h.runLog.history('nightly')[0];
-    const tasks = h.agent.snapshot().tasks;
+    const tasks = h.agent.views.snapshot().tasks;
     const root = tasks.find((t) => t.source === 'chore:nightly')!;
     const helper = tasks.find((t) => t.name === 'helper')!;
     const grand = tasks.find((t) => t.name === 'grand-helper')!;
@@ -64,7 +64,7 @@ describe('chore runs: what a chore task starts inherits its policy and budget', 
     const run = await h.ended('nightly');
     await h.idle();
     assert.equal(run.status, 'succeeded');
-    const helper = h.agent.snapshot().tasks.find((t) => t.name === 'helper')!;
+    const helper = h.agent.views.snapshot().tasks.find((t) => t.name === 'helper')!;
     assert.equal(helper.status, 'error');
     assert.match(helper.finalSummary ?? '', /This chore run already ended/);
     assert.equal(server.requests.length, 1, 'the helper called the model after its run ended');

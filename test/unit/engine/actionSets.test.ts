@@ -36,14 +36,14 @@ describe('engine: action sets of tasks started from chat', () => {
     assert.ok(!conversationTools.includes(EDIT) && !conversationTools.includes(COMMAND), 'the conversation turn itself cannot edit or run');
     const tools = offeredTools(server.requests[1].body);
     assert.ok(tools.includes(EDIT) && tools.includes(COMMAND) && tools.includes('read_file'), tools.join(', '));
-    assert.deepEqual(h.agent.snapshot().tasks[0].actionSets, ['task', 'read', 'files', 'commands']);
+    assert.deepEqual(h.agent.views.snapshot().tasks[0].actionSets, ['task', 'read', 'files', 'commands']);
   });
 
   it('task_start naming an unknown set starts nothing and tells the model which sets exist', async () => {
     server.script([start({ actionSets: ['files', 'shell'] }), { text: 'ok' }]);
     await h.agent.sendMessage('please do the work');
     await h.idle();
-    assert.deepEqual(h.agent.snapshot().tasks, [], 'a task was started with an unknown set');
+    assert.deepEqual(h.agent.views.snapshot().tasks, [], 'a task was started with an unknown set');
     assert.match(JSON.stringify(server.requests[1].body), /unknown action set \\"shell\\": use \\"files\\"/);
   });
 
@@ -66,7 +66,7 @@ describe('engine: action sets of tasks started from chat', () => {
     assert.ok(tools.includes(EDIT) && !tools.includes(COMMAND), tools.join(', '));
     assert.match(JSON.stringify(server.requests[2].body), /run_command is not available here: it needs the action set \\"commands\\"/);
     assert.deepEqual(gated.commandRequests, [], 'a task without the commands set asked to run a command');
-    const [first, successor] = h.agent.snapshot().tasks;
+    const [first, successor] = h.agent.views.snapshot().tasks;
     assert.deepEqual(first.actionSets, ['task', 'read', 'files']);
     assert.equal(successor.source, `successor:${first.id}`);
     assert.deepEqual(successor.actionSets, ['task', 'read', 'files'], "the successor did not inherit exactly its parent's sets");

@@ -15,7 +15,7 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'Hi! How can I help?' } }] }]);
       const { sessionId } = await h.agent.sendMessage('hello');
       await h.idle();
-      const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId);
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === sessionId);
       assert.ok(session);
       assert.deepEqual(
         session.messages.map((m) => [m.role, m.text]),
@@ -34,7 +34,7 @@ for (const wire of WIRES) {
       server.script([{ error: { status: 401, message: 'bad key' } }]);
       const { sessionId } = await h.agent.sendMessage('are you there?');
       await h.idle();
-      let session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      let session = h.agent.views.snapshot().sessions.find((s) => s.id === sessionId)!;
       assert.equal(session.messages[0].text, 'are you there?');
       const error = session.messages.find((m) => m.role === 'error');
       assert.ok(error, 'an error line is shown');
@@ -42,7 +42,7 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'Yes.' } }] }]);
       await h.agent.retry(sessionId);
       await h.idle();
-      session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      session = h.agent.views.snapshot().sessions.find((s) => s.id === sessionId)!;
       assert.equal(session.messages.at(-1)?.text, 'Yes.');
       // The retried request still carries the user's message.
       assert.ok(JSON.stringify(server.requests.at(-1)?.body).includes('are you there?'));
@@ -53,7 +53,7 @@ for (const wire of WIRES) {
       const { sessionId } = await h.agent.sendMessage('what is in src/app.ts?');
       await h.idle();
       const error = h.agent
-        .snapshot()
+        .views.snapshot()
         .sessions.find((s) => s.id === sessionId)!
         .messages.find((m) => m.role === 'error');
       assert.match(error?.text ?? '', /send another message \("retry" will do\) and it is answered too/);
@@ -64,7 +64,7 @@ for (const wire of WIRES) {
       assert.ok(body.includes('what is in src/app.ts?') && body.includes('retry'), 'the retried turn did not carry the kept message');
       assert.equal(
         h.agent
-          .snapshot()
+          .views.snapshot()
           .sessions.find((s) => s.id === sessionId)!
           .messages.at(-1)?.text,
         'It exports answer.',
@@ -82,7 +82,7 @@ for (const wire of WIRES) {
       });
       const { sessionId } = await h.agent.sendMessage('hello');
       await h.idle();
-      const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === sessionId)!;
       assert.deepEqual(
         session.messages.map((m) => m.role),
         ['user', 'error'],
@@ -104,7 +104,7 @@ for (const wire of WIRES) {
       ]);
       const { sessionId } = await h.agent.sendMessage('look at the repo');
       await h.idle();
-      const snap = h.agent.snapshot();
+      const snap = h.agent.views.snapshot();
       assert.equal(snap.tasks.length, 2);
       assert.deepEqual(snap.tasks.map((t) => t.status).sort(), ['completed', 'completed']);
       for (const task of snap.tasks) assert.equal(task.sessionId, task.id);
@@ -114,7 +114,7 @@ for (const wire of WIRES) {
       // read back from the session's stream after a reload.
       const ids = snap.tasks.map((t) => t.id).sort();
       assert.deepEqual(origin.messages.flatMap((m) => (m.taskId ? [m.taskId] : [])).sort(), ids);
-      const stored = (await h.agent.readTaskEvents(sessionId, { limit: 50 })).filter((e) => e.kind === 'message').map(toMessage);
+      const stored = (await h.agent.views.readTaskEvents(sessionId, { limit: 50 })).filter((e) => e.kind === 'message').map(toMessage);
       assert.deepEqual(stored.flatMap((m) => (m.taskId ? [m.taskId] : [])).sort(), ids);
       assert.equal(server.requests.length, 3);
     });
@@ -123,7 +123,7 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'ignore', arguments: {} }] }]);
       const { sessionId } = await h.agent.sendMessage('thanks');
       await h.idle();
-      const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === sessionId)!;
       assert.deepEqual(
         session.messages.map((m) => m.role),
         ['user'],

@@ -26,7 +26,7 @@ describe('engine: dead letters are retried and dismissed through the Agent', () 
     }
     await h.idle();
     assert.deepEqual(
-      h.agent.snapshot().deadLetters.map((d) => d.id),
+      h.agent.views.snapshot().deadLetters.map((d) => d.id),
       [fire.id],
     );
     return fire;
@@ -47,14 +47,14 @@ describe('engine: dead letters are retried and dismissed through the Agent', () 
     const fire = await deadLetter();
     const before = published().length;
     assert.equal(await h.agent.deadLetters.retry([fire.id]), 1);
-    assert.deepEqual(h.agent.snapshot().deadLetters, [], 'the snapshot still lists the retried trigger');
+    assert.deepEqual(h.agent.views.snapshot().deadLetters, [], 'the snapshot still lists the retried trigger');
     assert.deepEqual(published().at(-1)?.deadLetters, []);
     assert.ok(published().length > before, 'no deadLetters change was published');
     // Back in the queue (the loop may have tried it once already: no runner is attached yet).
     assert.ok(h.triggers.pending().some((t) => t.id === fire.id));
     // The sidebar's second click on a row that was already retried: nothing to do, no error.
     assert.equal(await h.agent.deadLetters.retry([fire.id]), 0);
-    assert.deepEqual(h.agent.snapshot().deadLetters, []);
+    assert.deepEqual(h.agent.views.snapshot().deadLetters, []);
     assert.deepEqual(published().at(-1)?.deadLetters, []);
   });
 
@@ -62,17 +62,17 @@ describe('engine: dead letters are retried and dismissed through the Agent', () 
     const fire = await deadLetter();
     const counts = await Promise.all([h.agent.deadLetters.retry([fire.id]), h.agent.deadLetters.retry([fire.id])]);
     assert.deepEqual(counts, [1, 0]);
-    assert.deepEqual(h.agent.snapshot().deadLetters, []);
+    assert.deepEqual(h.agent.views.snapshot().deadLetters, []);
   });
 
   it('dismiss removes it for good, publishes the empty list, and a second dismiss is a no-op', async () => {
     const bad = await invalid();
     assert.equal(await h.agent.deadLetters.dismiss([bad.id]), 1);
-    assert.deepEqual(h.agent.snapshot().deadLetters, []);
+    assert.deepEqual(h.agent.views.snapshot().deadLetters, []);
     assert.deepEqual(published().at(-1)?.deadLetters, []);
     assert.deepEqual(h.triggers.deadLetters(), []);
     assert.equal(await h.agent.deadLetters.dismiss([bad.id]), 0);
-    assert.deepEqual(h.agent.snapshot().deadLetters, []);
+    assert.deepEqual(h.agent.views.snapshot().deadLetters, []);
   });
 
   describe('the palette commands', () => {
@@ -93,7 +93,7 @@ describe('engine: dead letters are retried and dismissed through the Agent', () 
       await deadLetter();
       const { said, prompts } = recorder();
       assert.equal(await retryDeadLettersCommand(h.agent.deadLetters, prompts), 1);
-      assert.deepEqual(h.agent.snapshot().deadLetters, []);
+      assert.deepEqual(h.agent.views.snapshot().deadLetters, []);
       assert.deepEqual(published().at(-1)?.deadLetters, []);
       assert.equal(await retryDeadLettersCommand(h.agent.deadLetters, prompts), 0);
       assert.deepEqual(said, ['info: Tasklane: 1 dead letter re-queued.', 'info: Tasklane: there are no dead letters to retry.']);
@@ -105,11 +105,11 @@ describe('engine: dead letters are retried and dismissed through the Agent', () 
       const declined = recorder(false);
       assert.equal(await dismissDeadLettersCommand(h.agent.deadLetters, declined.prompts, false), 0);
       assert.match(declined.said[0], /^confirm: Dismiss 2 dead letters\?/);
-      assert.equal(h.agent.snapshot().deadLetters.length, 2);
+      assert.equal(h.agent.views.snapshot().deadLetters.length, 2);
 
       const { said, prompts } = recorder();
       assert.equal(await dismissDeadLettersCommand(h.agent.deadLetters, prompts, true), 2);
-      assert.deepEqual(h.agent.snapshot().deadLetters, []);
+      assert.deepEqual(h.agent.views.snapshot().deadLetters, []);
       assert.deepEqual(published().at(-1)?.deadLetters, []);
       assert.equal(await dismissDeadLettersCommand(h.agent.deadLetters, prompts, false), 0);
       assert.deepEqual(said, ['info: Tasklane: there are no dead letters to dismiss.']);

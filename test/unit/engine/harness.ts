@@ -121,7 +121,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   });
   const { agent } = engine;
   const changes: AgentChange[] = [];
-  agent.onDidChange((c) => changes.push(c));
+  agent.views.onDidChange((c) => changes.push(c));
   await agent.whenReady();
   agent.start();
   let running = true;

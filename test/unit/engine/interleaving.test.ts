@@ -104,7 +104,7 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
     const token = JSON.stringify(request.body).match(/job (M\d+) plan:/)?.[1];
     const task = [...tasks.values()].find((t) => t.instruction.startsWith(`job ${token} `));
     if (!task) return;
-    const events = await current.h.agent.readTaskEvents(task.id, { limit: 100_000 }).catch(() => []);
+    const events = await current.h.agent.views.readTaskEvents(task.id, { limit: 100_000 }).catch(() => []);
     for (const [callId] of notRun) {
       if (events.some((e) => e.kind === 'action_start' && e.data.callId === callId)) {
         violations.push(`tool result replaced by "not run" for ${callId} of ${task.id}, whose action started (it ran or may have)`);
@@ -167,7 +167,7 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
     throw new Error(`seed ${seed}: the world did not settle (${signature()})`);
   };
 
-  const liveTasks = () => world.h.agent.snapshot().tasks.filter((t) => t.status === 'running' || t.status === 'paused');
+  const liveTasks = () => world.h.agent.views.snapshot().tasks.filter((t) => t.status === 'running' || t.status === 'paused');
   const choose = <T>(list: T[]): T => list[Math.floor(pick() * list.length)]!;
   const newToken = () => `M${++tokenN}`;
 
@@ -223,7 +223,7 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
       run: () => {
         const token = newToken();
         const text = pick() < 0.45 ? `${token} please start a task` : `${token} hello`;
-        const conversations = world.h.agent.snapshot().sessions.filter((s) => !s.taskId);
+        const conversations = world.h.agent.views.snapshot().sessions.filter((s) => !s.taskId);
         send(text, token, conversations.length && pick() < 0.5 ? { sessionId: choose(conversations).id } : {});
       },
     },
@@ -249,9 +249,9 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
     {
       name: 'stop',
       weight: 1,
-      enabled: () => world.h.agent.snapshot().sessions.some((s) => s.status === 'working'),
+      enabled: () => world.h.agent.views.snapshot().sessions.some((s) => s.status === 'working'),
       run: () => {
-        const session = choose(world.h.agent.snapshot().sessions.filter((s) => s.status === 'working'));
+        const session = choose(world.h.agent.views.snapshot().sessions.filter((s) => s.status === 'working'));
         const task = liveTasks().find((t) => t.sessionId === session.id);
         // Stop pauses a task (Continue resumes it): only a conversation's Stop ends its work.
         const mark = stopMark(session.id);
@@ -358,9 +358,9 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
 
   async function checkInvariants(): Promise<void> {
     const agent = world.h.agent;
-    const snapshot = agent.snapshot();
-    const streams = new Map<string, Awaited<ReturnType<typeof agent.readTaskEvents>>>();
-    for (const s of snapshot.sessions) streams.set(s.id, await agent.readTaskEvents(s.id, { limit: 100_000 }));
+    const snapshot = agent.views.snapshot();
+    const streams = new Map<string, Awaited<ReturnType<typeof agent.views.readTaskEvents>>>();
+    for (const s of snapshot.sessions) streams.set(s.id, await agent.views.readTaskEvents(s.id, { limit: 100_000 }));
     const lines = [...streams.values()].flat().filter((e) => e.kind === 'message');
     const answering = seen
       .filter((s) => requestKind(s.request) === 'conversation' || requestKind(s.request) === 'task')

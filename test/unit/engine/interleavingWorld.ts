@@ -244,10 +244,10 @@ export async function openWorld(
   });
   const service = h.engine.commands;
   if (!service) throw new Error('the harness was built without commands');
-  h.agent.onDidChange((c) => {
+  h.agent.views.onDidChange((c) => {
     if (c.type === 'task') tasks.set(c.task.id, c.task);
   });
-  for (const t of h.agent.snapshot().tasks) tasks.set(t.id, t);
+  for (const t of h.agent.views.snapshot().tasks) tasks.set(t.id, t);
   return { n, h, service, tasks };
 }
 

@@ -26,7 +26,7 @@ for (const wire of WIRES) {
       }
       await h.idle();
       assert.ok(h.logger.lines.some((l) => l.startsWith('error [TRIGGER]') && l.includes('no chore runner is attached')));
-      const snap = h.agent.snapshot();
+      const snap = h.agent.views.snapshot();
       assert.equal(snap.deadLetters.length, 1);
       assert.equal(snap.deadLetters[0].attempts, 5);
       assert.match(snap.deadLetters[0].lastError ?? '', /no chore runner is attached/);
@@ -39,7 +39,7 @@ for (const wire of WIRES) {
       await h.idle();
       assert.equal(
         h.agent
-          .snapshot()
+          .views.snapshot()
           .sessions.find((s) => s.id === sessionId)!
           .messages.at(-1)!.text,
         'still here',
@@ -50,7 +50,7 @@ for (const wire of WIRES) {
       const seen: string[] = [];
       h.agent.onDidSettle(({ trigger, rung }) => {
         const claimed = h.triggers.pending().filter((t) => t.status === 'claimed').length;
-        const task = h.agent.snapshot().tasks[0];
+        const task = h.agent.views.snapshot().tasks[0];
         seen.push(`${trigger.source} ${rung} claimed=${claimed} inTurn=${h.agent.inTurn} task=${task?.status ?? '-'}`);
       });
       server.script([
@@ -105,13 +105,13 @@ for (const wire of WIRES) {
         JSON.stringify(third.body.messages),
         wire === 'anthropic' ? /"type":"tool_use"[^}]*"name":"list_files","input":\{\}/ : /"name":"list_files","arguments":"\{\}"/,
       );
-      const task = h.agent.snapshot().tasks[0];
+      const task = h.agent.views.snapshot().tasks[0];
       assert.equal(task.usage.cacheReadTokens, 2000);
       assert.equal(task.usage.outputTokens, 150);
       assert.ok(task.usage.cost > 0, 'priced from the table');
-      const session = h.agent.snapshot().sessions.find((s) => s.id === task.id)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === task.id)!;
       assert.equal(session.usage.cacheReadTokens, 2000);
-      const turns = (await h.agent.readTaskEvents(task.id, { limit: 100 })).filter((e) => e.kind === 'turn');
+      const turns = (await h.agent.views.readTaskEvents(task.id, { limit: 100 })).filter((e) => e.kind === 'turn');
       assert.equal(turns.length, 2);
       assert.equal((turns[0].data.usage as { cacheReadTokens: number }).cacheReadTokens, 500);
       assert.ok(Number(turns[0].data.cost) > 0);

@@ -17,7 +17,7 @@ for (const wire of WIRES) {
       ]);
       await h.agent.sendMessage('check the deploy');
       await h.idle();
-      const task = h.agent.snapshot().tasks[0];
+      const task = h.agent.views.snapshot().tasks[0];
       assert.equal(task.waitingForUser, true);
       return task.id;
     }
@@ -26,7 +26,7 @@ for (const wire of WIRES) {
       const { sessionId } = await h.agent.sendMessage('build #42 passed', { notification: true });
       await h.idle();
       assert.equal(sessionId, '');
-      assert.equal(h.agent.snapshot().sessions.length, 0);
+      assert.equal(h.agent.views.snapshot().sessions.length, 0);
       assert.equal(server.requests.length, 0);
     });
 
@@ -48,7 +48,7 @@ for (const wire of WIRES) {
       const { sessionId } = await h.agent.sendMessage('prod', { replyToTaskId: id });
       await h.idle();
       assert.notEqual(sessionId, id);
-      const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === sessionId)!;
       assert.deepEqual(
         session.messages.map((m) => m.role),
         ['user', 'assistant'],
@@ -69,12 +69,12 @@ for (const wire of WIRES) {
       assert.match(routerRequest, /waiting for the user's reply/);
       assert.ok(h.changes.some((c) => c.type === 'sessionRemoved' && c.sessionId === sessionId && c.movedTo === id));
       assert.equal(
-        h.agent.snapshot().sessions.some((s) => s.id === sessionId),
+        h.agent.views.snapshot().sessions.some((s) => s.id === sessionId),
         false,
       );
-      const task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      const task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'completed');
-      const taskSession = h.agent.snapshot().sessions.find((s) => s.id === id)!;
+      const taskSession = h.agent.views.snapshot().sessions.find((s) => s.id === id)!;
       assert.ok(taskSession.messages.some((m) => m.role === 'user' && m.text === 'prod please'));
     });
 
@@ -94,7 +94,7 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'route_message', arguments: { decision: 'cancel', taskId: id } }] }]);
       await h.agent.sendMessage('stop the deploy check');
       await h.idle();
-      assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.status, 'cancelled');
+      assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === id)!.status, 'cancelled');
     });
 
     it('rung 4: "new", an invalid decision or a router failure all land in a fresh session', async () => {
@@ -109,14 +109,14 @@ for (const wire of WIRES) {
         server.script([step, { toolCalls: [{ name: 'send_message', arguments: { text: 'fresh reply' } }] }]);
         const { sessionId } = await h.agent.sendMessage('unrelated question');
         await h.idle();
-        const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId);
+        const session = h.agent.views.snapshot().sessions.find((s) => s.id === sessionId);
         assert.ok(session, `message kept in its fresh session for ${JSON.stringify(step)}`);
         assert.deepEqual(
           session.messages.map((m) => m.text),
           ['unrelated question', 'fresh reply'],
         );
       }
-      assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.waitingForUser, true, 'the task was not disturbed');
+      assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === id)!.waitingForUser, true, 'the task was not disturbed');
     });
 
     it('rung 5: with no task active a message opens a fresh session without a router call', async () => {

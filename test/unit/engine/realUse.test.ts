@@ -72,7 +72,7 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'slow_build', arguments: {} }] }]);
       await h.triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: 'Run the build', actionSets: ['build'] } });
       await slow.state.startedSignal;
-      return h.agent.snapshot().tasks[0]!.id;
+      return h.agent.views.snapshot().tasks[0]!.id;
     }
 
     it('a reply sent while an action runs keeps its real result; the reply comes after it', async () => {
@@ -85,24 +85,24 @@ for (const wire of WIRES) {
       assert.ok(second.includes('BUILD OUTPUT 123'), 'the real output reached the model');
       assert.ok(!second.includes('Not run'), 'the result was not replaced by "not run"');
       assert.ok(second.indexOf('BUILD OUTPUT 123') < second.indexOf('also run the tests'), 'the reply comes after the result');
-      assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
+      assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
     });
 
     it('cancel during a running action stops it: no more model calls, idle at once, nothing queued', async () => {
       const id = await startBuilding();
       const requests = server.requests.length;
       const cancelled = h.agent.cancelTask(id);
-      assert.equal(h.agent.snapshot().sessions.find((s) => s.id === id)!.status, 'working', 'not idle before the cancel runs');
+      assert.equal(h.agent.views.snapshot().sessions.find((s) => s.id === id)!.status, 'working', 'not idle before the cancel runs');
       await cancelled;
       assert.equal(slow.state.aborted, 1, 'the running action got the abort');
       assert.equal(slow.state.running, 0, 'nothing of it runs after the cancel resolved');
-      const session = h.agent.snapshot().sessions.find((s) => s.id === id)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === id)!;
       assert.equal(session.status, 'idle');
       await h.idle();
       assert.equal(server.requests.length, requests, 'no model call after the cancel');
       assert.deepEqual(h.triggers.pending(id), [], 'finalize of a cancelled task queues nothing');
-      assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.status, 'cancelled');
-      assert.equal(h.agent.snapshot().sessions.find((s) => s.id === id)!.status, 'idle', 'still idle once everything settled');
+      assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === id)!.status, 'cancelled');
+      assert.equal(h.agent.views.snapshot().sessions.find((s) => s.id === id)!.status, 'idle', 'still idle once everything settled');
     });
 
     it('Stop during a model call aborts the SDK request: stopped, not an error, no retry', async () => {
@@ -110,11 +110,11 @@ for (const wire of WIRES) {
       const { sessionId } = await h.agent.sendMessage('explain the repo');
       await server.held('answer');
       await h.agent.stop(sessionId);
-      const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === sessionId)!;
       assert.equal(session.status, 'idle');
       server.release('answer');
       await h.idle();
-      const after = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      const after = h.agent.views.snapshot().sessions.find((s) => s.id === sessionId)!;
       assert.ok(!after.messages.some((m) => m.role === 'error'), 'no error line');
       assert.ok(
         after.messages.slice(1).every((m) => m.stopped || m.role === 'event'),
@@ -128,14 +128,14 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'build ran' } }], gate: 'last' }]);
       await h.triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: 'Run the build', actionSets: ['build'] } });
       await server.held('last');
-      const id = h.agent.snapshot().tasks[0]!.id;
+      const id = h.agent.views.snapshot().tasks[0]!.id;
       await h.agent.sendMessage('wait, also run the tests please', { replyToTaskId: id });
       server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: 'The build ran; I will start the tests.' } }] }]);
       server.release('last');
       await h.idle();
       assert.equal(server.requests.length, 2, 'a turn answered the reply');
       assert.ok(bodyOf(server, 1).includes('also run the tests'));
-      const messages = h.agent.snapshot().sessions.find((s) => s.id === id)!.messages;
+      const messages = h.agent.views.snapshot().sessions.find((s) => s.id === id)!.messages;
       assert.equal(messages.at(-1)!.text, 'The build ran; I will start the tests.');
     });
 
@@ -179,7 +179,7 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'propose', arguments: {} }] }]);
       await h.triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: 'Change it', actionSets: ['build'] } });
       await h.idle();
-      const id = h.agent.snapshot().tasks[0]!.id;
+      const id = h.agent.views.snapshot().tasks[0]!.id;
       server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 4 * 3600 + 600 } }] }]);
       await h.triggers.emit({ source: 'approval', sessionId: id, payload: { approvalId: 'ap-1', decision: 'approved' } });
       await h.idle();
@@ -188,7 +188,7 @@ for (const wire of WIRES) {
       await h.clock.advance(3 * HOUR + 60_000);
       await h.idle();
       assert.equal(server.requests.length, calls, 'no extra turn at the old 3 h re-arm');
-      assert.equal(h.agent.snapshot().tasks[0]!.status, 'running', 'the wait was not cut short');
+      assert.equal(h.agent.views.snapshot().tasks[0]!.status, 'running', 'the wait was not cut short');
     });
 
     it('after a crash mid-action the model hears once that the call may have run, never "not run"', async () => {
@@ -206,14 +206,14 @@ for (const wire of WIRES) {
       assert.match(last, /may have run/);
       assert.ok(!last.includes('Not run'), 'not also told it did not run');
       assert.equal(slow.state.started, 0, 'not replayed');
-      assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
+      assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
     });
 
     it('lateness is told: a wait woken after VS Code was closed carries a note; > 24 h overdue asks first', async () => {
       server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 60 } }] }]);
       await h.triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: 'Poll', actionSets: ['build'] } });
       await h.idle();
-      const id = h.agent.snapshot().tasks[0]!.id;
+      const id = h.agent.views.snapshot().tasks[0]!.id;
       const dir = h.dir;
       const clock = h.clock;
       leftovers.push(dir);
@@ -228,7 +228,7 @@ for (const wire of WIRES) {
       h = await open({ dir, clock });
       await h.idle();
       assert.equal(server.requests.length, 2, 'a step 3 days overdue is not run blindly');
-      const session = h.agent.snapshot().sessions.find((s) => s.id === id)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === id)!;
       assert.match(session.messages.at(-1)!.text, /was due .* 3 days ago .*reply to go on/);
       assert.equal(session.status, 'waiting');
       assert.equal(h.triggers.pending(id).length, 1, 'it waits with a live trigger');

@@ -24,7 +24,7 @@ describe('engine: task records are redacted like events (instruction, summary, n
     ]);
     const { sessionId } = await h.agent.sendMessage('check my key');
     await h.idle();
-    const task = h.agent.snapshot().tasks.find((t) => t.status === 'completed');
+    const task = h.agent.views.snapshot().tasks.find((t) => t.status === 'completed');
     assert.ok(task, 'the task ran to its end');
     // What tasklane_status / tasklane_await (briefOf) and the chat participant read.
     assert.ok(!JSON.stringify(task).includes(KEY), `snapshot leaks: ${JSON.stringify(task).slice(0, 300)}`);
@@ -32,7 +32,7 @@ describe('engine: task records are redacted like events (instruction, summary, n
     assert.match(task.finalSummary ?? '', /REDACTED/);
     for (const id of [sessionId, task.id]) {
       const out = path.join(h.dir, `export-${id}`);
-      const result = await h.agent.exportSession(id, out);
+      const result = await h.agent.views.exportSession(id, out);
       for (const file of [result.jsonl, result.markdown]) {
         const text = fs.readFileSync(file, 'utf8');
         assert.ok(!text.includes(KEY), `${path.basename(file)} leaks the key: ${text.split('\n').find((l) => l.includes(KEY))}`);

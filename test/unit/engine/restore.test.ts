@@ -39,7 +39,7 @@ for (const wire of WIRES) {
       ]);
       await h.agent.sendMessage('start the long job');
       await h.idle();
-      return h.agent.snapshot().tasks[0].id;
+      return h.agent.views.snapshot().tasks[0].id;
     }
 
     /** Shuts the extension down and opens it again on the same storage. */
@@ -61,14 +61,14 @@ for (const wire of WIRES) {
       await reload();
       await h.idle();
       assert.equal(server.requests.length, before, 'the restart notice costs no model call');
-      const session = h.agent.snapshot().sessions.find((s) => s.id === id)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === id)!;
       assert.match(session.messages.at(-1)!.text, /I was restarted/);
-      const task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      const task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'running');
       server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'finished after restart' } }] }]);
       await h.clock.advance(HOUR);
       await h.idle();
-      assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
+      assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
       assert.match(JSON.stringify(server.requests.at(-1)!.body), /The extension restarted/);
     });
 
@@ -88,7 +88,7 @@ for (const wire of WIRES) {
       const again = await h.agent.restore(); // a second activation's restore
       await h.idle();
       assert.deepEqual(again.resumed, [], 'the second restore finds the resume already queued or done');
-      assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
+      assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
       assert.equal(server.pending, 0);
       const turns = server.requests.filter((r) => JSON.stringify(r.body).includes('Do a long job'));
       assert.equal(turns.length, 2, 'exactly one resumed turn');
@@ -102,14 +102,14 @@ for (const wire of WIRES) {
       ]);
       await h.agent.sendMessage('slow job');
       await server.held('slow');
-      const id = h.agent.snapshot().tasks[0].id;
+      const id = h.agent.views.snapshot().tasks[0].id;
       await reload();
-      assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.status, 'running');
+      assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === id)!.status, 'running');
       server.reset();
       server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'done after restart' } }] }]);
       await h.clock.advance(60_000);
       await h.idle();
-      assert.equal(h.agent.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
+      assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === id)!.status, 'completed');
     });
 
     it('records intent and outcome around an irreversible action', async () => {
@@ -140,7 +140,7 @@ for (const wire of WIRES) {
       await h.idle();
       assert.deepEqual(webhookRuns, [], 'not replayed');
       assert.equal(h.db.query("SELECT status FROM ledger WHERE id = 'l-1'")[0].status, 'interrupted');
-      const session = h.agent.snapshot().sessions.find((s) => s.id === id)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === id)!;
       assert.ok(session.messages.some((m) => m.role === 'error' && /post_webhook .* may have run before the restart/.test(m.text)));
       server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'checked' } }] }]);
       await h.clock.advance(HOUR);
@@ -150,7 +150,7 @@ for (const wire of WIRES) {
       await reload();
       await h.idle();
       // The task ended, so its session's tail is read when asked for, not at activation.
-      const errors = (await h.agent.sessionMessages(id)).filter((m) => /may have run before the restart/.test(m.text));
+      const errors = (await h.agent.views.sessionMessages(id)).filter((m) => /may have run before the restart/.test(m.text));
       assert.equal(errors.length, 1);
     });
   });

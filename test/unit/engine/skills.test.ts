@@ -90,7 +90,7 @@ for (const wire of WIRES) {
         const taskRequest = JSON.stringify(server.requests[1].body);
         assert.match(taskRequest, /Skill: triage-failing-tests[\s\S]*Triaging failing tests/);
         assert.doesNotMatch(taskRequest, /Writing a changelog entry/);
-        assert.deepEqual(h.agent.snapshot().tasks[0].selectedSkills, ['triage-failing-tests']);
+        assert.deepEqual(h.agent.views.snapshot().tasks[0].selectedSkills, ['triage-failing-tests']);
       } finally {
         await h.close();
       }
@@ -103,12 +103,12 @@ for (const wire of WIRES) {
         server.script([{ toolCalls: [{ name: 'task_start', arguments: { name: 'X', instruction: 'Do X', mode: 'simple', skills: ['nope'] } }] }]);
         await h.agent.sendMessage('do x');
         await h.idle();
-        const session = h.agent.snapshot().sessions[0];
+        const session = h.agent.views.snapshot().sessions[0];
         assert.match(
           session.messages.at(-1)!.text,
           /Unknown skill\(s\): nope\. Use names from the catalog: changelog, triage-failing-tests, update-dependencies/,
         );
-        assert.equal(h.agent.snapshot().tasks.length, 0);
+        assert.equal(h.agent.views.snapshot().tasks.length, 0);
       } finally {
         await h.close();
       }

@@ -48,7 +48,7 @@ for (const wire of WIRES) {
       const turnIds = new Set(mine.flatMap((c) => (c.type === 'turn' || c.type === 'stream' ? [c.turnId] : [])));
       assert.equal(turnIds.size, 1, 'one turn id for the whole turn');
       // Only the final message is durable.
-      const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === sessionId)!;
       assert.deepEqual(
         session.messages.map((m) => [m.role, m.text, m.stopped ?? false]),
         [
@@ -67,12 +67,12 @@ for (const wire of WIRES) {
       const arrived = partialStringField(JSON.stringify({ text: reply }).slice(0, 3 * 8), 'text');
       const shownBeforeStop = arrived.slice(0, settledEnd(arrived));
       await until(() => server.requests[0]?.held === true && streamedText(h.changes, sessionId) === shownBeforeStop, 'the first chunks in the sidebar');
-      assert.ok(h.agent.snapshot().sessions.find((s) => s.id === sessionId)?.liveTurnId, 'the snapshot says a turn runs');
+      assert.ok(h.agent.views.snapshot().sessions.find((s) => s.id === sessionId)?.liveTurnId, 'the snapshot says a turn runs');
       await h.agent.stop(sessionId);
       await h.idle();
       await until(() => server.requests[0]?.aborted === true, 'the model server to see the request aborted');
 
-      const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === sessionId)!;
       assert.deepEqual(
         session.messages.map((m) => [m.role, m.text, m.stopped ?? false]),
         [
@@ -105,15 +105,15 @@ for (const wire of WIRES) {
       ]);
       await h.agent.sendMessage('start a story task');
       await until(() => server.requests[1]?.held === true, 'the task turn to stream');
-      const taskId = h.agent.snapshot().tasks[0]!.id;
-      const taskSession = h.agent.snapshot().tasks[0]!.sessionId;
+      const taskId = h.agent.views.snapshot().tasks[0]!.id;
+      const taskSession = h.agent.views.snapshot().tasks[0]!.sessionId;
       await until(() => streamedText(h.changes, taskSession) === 'A task reply ', 'the task text in the sidebar (its unfinished word held back)');
       await h.agent.stop(taskSession);
       await h.idle();
-      const task = h.agent.snapshot().tasks.find((t) => t.id === taskId)!;
+      const task = h.agent.views.snapshot().tasks.find((t) => t.id === taskId)!;
       assert.equal(task.status, 'paused');
       assert.equal(task.pauseReason, 'stopped');
-      const session = h.agent.snapshot().sessions.find((s) => s.id === taskSession)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === taskSession)!;
       assert.ok(session.messages.some((m) => m.role === 'assistant' && m.stopped && m.text === 'A task reply'));
       assert.ok(!session.messages.some((m) => m.role === 'error'), 'a stop is not an error');
       assert.equal(server.requests.length, 2, 'a stopped task makes no further model call');
@@ -122,7 +122,7 @@ for (const wire of WIRES) {
       await h.agent.continueTask(taskId);
       await h.idle();
       assert.equal(server.requests.length, 3, 'Continue runs the next turn');
-      assert.equal(h.agent.snapshot().tasks.find((t) => t.id === taskId)?.status, 'completed');
+      assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === taskId)?.status, 'completed');
     });
 
     it('a restart mid-stream commits nothing of the stream: the turn is re-run and answers once', async () => {
@@ -141,7 +141,7 @@ for (const wire of WIRES) {
       };
       assert.deepEqual(
         h.agent
-          .snapshot()
+          .views.snapshot()
           .sessions.find((s) => s.id === sessionId)!
           .messages.map((m) => m.role),
         ['user'],
@@ -150,7 +150,7 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'send_message', arguments: { text: reply } }] }]);
       await h.clock.advance(60_000);
       await h.idle();
-      const session = h.agent.snapshot().sessions.find((s) => s.id === sessionId)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === sessionId)!;
       assert.deepEqual(
         session.messages.map((m) => [m.role, m.text, m.stopped ?? false]),
         [
@@ -172,7 +172,7 @@ for (const wire of WIRES) {
       await h.idle();
       assert.equal(
         h.agent
-          .snapshot()
+          .views.snapshot()
           .sessions.find((s) => s.id === sessionId)
           ?.messages.at(-1)?.text,
         'still here',

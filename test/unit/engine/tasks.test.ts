@@ -14,7 +14,7 @@ async function startTask(h: Harness, server: ModelServer, mode: 'simple' | 'comp
   server.script([{ toolCalls: [{ name: 'task_start', arguments: { name: 'Work', instruction: 'Do the work on the repo', mode } }] }, ...steps]);
   await h.agent.sendMessage('please do the work');
   await h.idle();
-  const task = h.agent.snapshot().tasks[0];
+  const task = h.agent.views.snapshot().tasks[0];
   assert.ok(task, 'a task was started');
   return task.id;
 }
@@ -47,7 +47,7 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'README says hello; answer is 42' } }] }]);
       await h.clock.advance(60_000);
       await h.idle();
-      const events = await h.agent.readTaskEvents(id, { limit: 100 });
+      const events = await h.agent.views.readTaskEvents(id, { limit: 100 });
       const k = kinds(events);
       const firstTurn = k.slice(k.indexOf('turn') + 1, k.indexOf('turn') + 5);
       assert.deepEqual(firstTurn, ['action_start:read_file', 'action_start:search_text', 'action_end:read_file', 'action_end:search_text']);
@@ -61,7 +61,7 @@ for (const wire of WIRES) {
       const readEnd = events.find((e) => e.kind === 'action_end' && e.data.name === 'read_file')!;
       assert.match(String(readEnd.data.output), /Hello/);
       assert.equal(typeof readEnd.data.durationMs, 'number');
-      const task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      const task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'completed');
       assert.equal(task.counters.actions.used, 5);
       assert.match(agentFile(h, 'TASK_HISTORY.md'), new RegExp(`## Work \\(${id}\\)[\\s\\S]*status: completed[\\s\\S]*summary: README says hello`));
@@ -84,7 +84,7 @@ for (const wire of WIRES) {
       const repair = JSON.stringify(server.requests[2].body);
       assert.match(repair, /Invalid input for read_file: path/);
       assert.match(repair, /Call the tools again with corrected arguments/);
-      const task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      const task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'completed');
     });
 
@@ -93,12 +93,12 @@ for (const wire of WIRES) {
         { toolCalls: [{ name: 'no_such_action', arguments: {} }] },
         { toolCalls: [{ name: 'read_file', arguments: '{not json' }] },
       ]);
-      const task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      const task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'paused');
       assert.equal(task.pauseReason, 'model_error');
-      const events = await h.agent.readTaskEvents(id, { limit: 50 });
+      const events = await h.agent.views.readTaskEvents(id, { limit: 50 });
       assert.ok(events.some((e) => e.kind === 'error' && /Invalid tool calls after a repair turn/.test(String(e.data.text))));
-      const session = h.agent.snapshot().sessions.find((s) => s.id === id)!;
+      const session = h.agent.views.snapshot().sessions.find((s) => s.id === id)!;
       assert.match(session.messages.at(-1)!.text, /invalid tool calls twice/);
       assert.equal(server.requests.length, 3);
     });
@@ -133,7 +133,7 @@ for (const wire of WIRES) {
         },
         { toolCalls: [{ name: 'task_end', arguments: { summary: 'All read and reported.' } }] },
       ]);
-      let task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      let task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'running');
       assert.equal(task.waitingForUser, true, 'the first task_end asks the user');
       assert.deepEqual(
@@ -144,7 +144,7 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'All read and reported.' } }] }]);
       await h.agent.sendMessage('yes', { sessionId: id });
       await h.idle();
-      task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'completed');
       assert.ok(JSON.stringify(server.requests.at(-1)!.body).includes('User: yes'));
       assert.match(agentFile(h, 'TASK_HISTORY.md'), /mode: complex/);
@@ -166,7 +166,7 @@ for (const wire of WIRES) {
     it('waits for a reply: persisted flag, 3 h re-arms with no model call, reply pulls it forward', async () => {
       const id = await startTask(h, server, 'simple', [{ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which branch?' } }] }]);
       const before = server.requests.length;
-      let task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      let task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.waitingForUser, true);
       const persisted = h.db.query('SELECT data FROM tasks WHERE id = ?', [id])[0];
       assert.equal(JSON.parse(String(persisted.data)).waitingForUser, true);
@@ -183,7 +183,7 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'used main' } }] }]);
       await h.agent.sendMessage('main', { replyToTaskId: id });
       await h.idle();
-      task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'completed');
       assert.equal(server.requests.length, before + 1);
       assert.ok(JSON.stringify(server.requests.at(-1)!.body).includes('User: main'));
@@ -194,11 +194,11 @@ for (const wire of WIRES) {
       h = await createHarness({ wire, server, settings: { maxActionsPerTask: 5, budgetIncrement: { actions: 5 } } });
       const read = { toolCalls: [{ name: 'list_files', arguments: { dir: '.' } }] };
       const id = await startTask(h, server, 'simple', [read, read, read, read, read, read]);
-      let task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      let task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'paused');
       assert.equal(task.pauseReason, 'budget');
       assert.equal(task.counters.actions.used, 5);
-      let events = await h.agent.readTaskEvents(id, { limit: 100 });
+      let events = await h.agent.views.readTaskEvents(id, { limit: 100 });
       assert.equal(events.filter((e) => e.kind === 'warning').length, 1, 'warned once per crossing');
       assert.equal(server.requests.length, 1 + 5, 'no model call once the budget is spent');
       const warnIndex = events.findIndex((e) => e.kind === 'warning');
@@ -209,23 +209,23 @@ for (const wire of WIRES) {
       server.script([read, read, read, read]);
       await h.agent.continueTask(id);
       await h.idle();
-      task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.counters.actions.limit, 10);
       assert.equal(task.status, 'paused', 'paused again at the raised limit');
       assert.equal(task.counters.actions.used, 10);
-      events = await h.agent.readTaskEvents(id, { limit: 200 });
+      events = await h.agent.views.readTaskEvents(id, { limit: 200 });
       assert.equal(events.filter((e) => e.kind === 'warning').length, 2, 'a new crossing warns again');
       await h.agent.sendMessage('why did you stop?', { sessionId: id });
       assert.match(
         h.agent
-          .snapshot()
+          .views.snapshot()
           .sessions.find((s) => s.id === id)!
           .messages.at(-1)!.text,
         /paused: it will read your message when you press Continue/,
       );
-      assert.ok(JSON.stringify(await h.agent.readTaskEvents(id, { limit: 3 })).includes('why did you stop?'));
+      assert.ok(JSON.stringify(await h.agent.views.readTaskEvents(id, { limit: 3 })).includes('why did you stop?'));
       await h.agent.abortTask(id);
-      task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'cancelled');
       assert.equal(h.triggers.pending(id).length, 0);
     });
@@ -234,7 +234,7 @@ for (const wire of WIRES) {
       await h.close();
       h = await createHarness({ wire, server, settings: { maxTokensPerTask: 1000 } });
       const id = await startTask(h, server, 'simple', [{ toolCalls: [{ name: 'list_files', arguments: {} }], usage: { input: 900, output: 200 } }]);
-      const task = h.agent.snapshot().tasks.find((t) => t.id === id)!;
+      const task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'paused');
       assert.ok(task.counters.tokens.used >= 1000);
     });
@@ -249,7 +249,7 @@ for (const wire of WIRES) {
         },
         { toolCalls: [{ name: 'ask_user', arguments: { question: 'Start with src/?' } }] },
       ]);
-      const tasks = h.agent.snapshot().tasks;
+      const tasks = h.agent.views.snapshot().tasks;
       const first = tasks.find((t) => t.id === id)!;
       const successor = tasks.find((t) => t.id !== id)!;
       assert.equal(first.status, 'completed');
@@ -262,22 +262,22 @@ for (const wire of WIRES) {
     it('pages a task event stream backwards from the tail', async () => {
       const read = { toolCalls: [{ name: 'list_files', arguments: {} }] };
       const id = await startTask(h, server, 'simple', [read, read, read, { toolCalls: [{ name: 'task_end', arguments: { summary: 's' } }] }]);
-      const all = await h.agent.readTaskEvents(id, { limit: 1000 });
+      const all = await h.agent.views.readTaskEvents(id, { limit: 1000 });
       assert.deepEqual(
         all.map((e) => e.seq),
         all.map((_, i) => i + 1),
       );
-      const tail = await h.agent.readTaskEvents(id, { limit: 3 });
+      const tail = await h.agent.views.readTaskEvents(id, { limit: 3 });
       assert.deepEqual(
         tail.map((e) => e.seq),
         [all.length - 2, all.length - 1, all.length],
       );
-      const page = await h.agent.readTaskEvents(id, { beforeSeq: tail[0].seq, limit: 3 });
+      const page = await h.agent.views.readTaskEvents(id, { beforeSeq: tail[0].seq, limit: 3 });
       assert.deepEqual(
         page.map((e) => e.seq),
         [all.length - 5, all.length - 4, all.length - 3],
       );
-      assert.deepEqual(await h.agent.readTaskEvents(id, { beforeSeq: 1, limit: 3 }), []);
+      assert.deepEqual(await h.agent.views.readTaskEvents(id, { beforeSeq: 1, limit: 3 }), []);
       assert.match(agentFile(h, 'EVENT.md'), /Task started/);
     });
   });

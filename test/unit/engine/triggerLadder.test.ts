@@ -97,7 +97,7 @@ for (const wire of WIRES) {
         payload: { prompt: 'Update CHANGELOG.md', name: 'Nightly changelog', choreId: 'nightly', skills: ['changelog'] },
       });
       await h.idle();
-      const t = h.agent.snapshot().tasks[0];
+      const t = h.agent.views.snapshot().tasks[0];
       assert.equal(t.source, 'chore:nightly');
       assert.deepEqual(t.selectedSkills, ['changelog']);
       assert.equal(t.status, 'completed');
@@ -107,7 +107,7 @@ for (const wire of WIRES) {
       await h.triggers.retryDead(fire.id).catch(() => undefined);
       await h.triggers.emit({ source: 'scheduled', sessionId: 'system', dedupKey: 'chore:nightly:1', payload: { prompt: 'Update CHANGELOG.md' } });
       await h.idle();
-      assert.equal(h.agent.snapshot().tasks.length, 1);
+      assert.equal(h.agent.views.snapshot().tasks.length, 1);
     });
 
     it('memory: distils recent events into MEMORY.md, which later tasks get as context', async () => {
@@ -172,7 +172,7 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'propose_edit', arguments: { path: 'README.md' } }] }]);
       await h.triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: 'Fix the README', actionSets: ['edit'] } });
       await h.idle();
-      const t = h.agent.snapshot().tasks[0];
+      const t = h.agent.views.snapshot().tasks[0];
       assert.equal(t.waitingForApproval, 'a-7');
       const before = server.requests.length;
       await h.clock.advance(3 * 3_600_000);
@@ -181,7 +181,7 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'edited' } }] }]);
       await h.triggers.emit({ source: 'approval', sessionId: t.sessionId, payload: { approvalId: 'a-7', decision: 'approved' } });
       await h.idle();
-      assert.equal(h.agent.snapshot().tasks[0].status, 'completed');
+      assert.equal(h.agent.views.snapshot().tasks[0].status, 'completed');
       assert.match(JSON.stringify(server.requests.at(-1)!.body), /Approval a-7: approved/);
     });
 
@@ -190,7 +190,7 @@ for (const wire of WIRES) {
       await h.triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: 'Cheap', limits: { actions: 5, tokens: 2_000_000, cost: 0.5 } } });
       await h.triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: 'Nonsense', limits: { actions: -1, tokens: Number.NaN } } });
       await h.idle();
-      const byName = new Map(h.agent.snapshot().tasks.map((t) => [t.instruction, t.counters]));
+      const byName = new Map(h.agent.views.snapshot().tasks.map((t) => [t.instruction, t.counters]));
       assert.equal(byName.get('Cheap')?.actions.limit, 5, 'a lower actions limit applies');
       assert.equal(byName.get('Cheap')?.tokens.limit, 1_000_000, 'a higher tokens limit is clamped to the configured one');
       assert.equal(byName.get('Cheap')?.cost?.limit, 0.5, 'a cost limit asked for applies');

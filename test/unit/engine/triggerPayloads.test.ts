@@ -44,14 +44,14 @@ describe('engine: trigger payloads are validated when claimed', () => {
     }
     assert.equal(server.requests.length, requestsBefore, 'an invalid payload reached the model');
     const said = h.agent
-      .snapshot()
+      .views.snapshot()
       .sessions.find((s) => s.id === sessionId)!
       .messages.map((m) => m.text);
     assert.ok(
       said.some((t) => /A user_message step failed once and was set aside: .*text: text must be a string/.test(t)),
       said.join('\n'),
     );
-    assert.deepEqual(h.agent.snapshot().tasks, [], 'an invalid proactive payload started a task');
+    assert.deepEqual(h.agent.views.snapshot().tasks, [], 'an invalid proactive payload started a task');
 
     // The loop is alive: the next valid message is answered.
     await h.agent.sendMessage('are you there?');

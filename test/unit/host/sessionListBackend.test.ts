@@ -45,7 +45,7 @@ describe('host: session list pages, open and search for the sidebar', function (
       await agent.whenReady();
       // The oldest sessions have been idle for over a week: archive them.
       const removals: Array<{ sessionId: string; archived?: boolean }> = [];
-      const sub = agent.onDidChange((c) => void (c.type === 'sessionRemoved' && removals.push(c)));
+      const sub = agent.views.onDidChange((c) => void (c.type === 'sessionRemoved' && removals.push(c)));
       const moved = await agent.history.moveAll(['session']);
       sub.dispose();
       assert.ok(moved > 50, `archived ${moved}`);

@@ -210,7 +210,7 @@ describe('memory: distillation from a durable cursor', function () {
       await h.idle();
       assert.equal(fs.readFileSync(path.join(h.dir, 'agent', 'MEMORY.md'), 'utf8'), '# Memory\n- learned\n');
       assert.equal(eventsSent(server)[0], '- one\n- two\n- three\n- four\n');
-      const memory = h.agent.snapshot().sessions.find((s) => s.id === 'memory');
+      const memory = h.agent.views.snapshot().sessions.find((s) => s.id === 'memory');
       assert.ok(memory && memory.usage.inputTokens > 0, 'the distillation tokens are reported on the Memory session');
     } finally {
       await h.close();

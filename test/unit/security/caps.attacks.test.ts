@@ -26,13 +26,13 @@ describe('security: caps on runaway work (real engine, scripted model)', () => {
     server.script([{ toolCalls: starts(60) }]);
     await h.agent.sendMessage('start sixty tasks');
     await h.idle();
-    await attack('runaway task starts', () => assert.equal(h.agent.snapshot().tasks.length, DEFAULT_CAPS.maxTaskStartsPerTurn));
+    await attack('runaway task starts', () => assert.equal(h.agent.views.snapshot().tasks.length, DEFAULT_CAPS.maxTaskStartsPerTurn));
     assert.ok(
       h.logger.lines.some((l) => /task_start refused: at most 5 tasks can be started in one turn/.test(l)),
       'the refusal is logged',
     );
     // The person sees why, in the conversation.
-    const said = JSON.stringify(h.agent.snapshot().sessions);
+    const said = JSON.stringify(h.agent.views.snapshot().sessions);
     assert.match(said, /The task was not started: at most 5 tasks can be started in one turn \(tasklane\.budget\.maxTaskStartsPerTurn\)/);
   });
 
@@ -42,7 +42,7 @@ describe('security: caps on runaway work (real engine, scripted model)', () => {
     server.script([{ toolCalls: starts(10, 'A') }, ...Array.from({ length: 12 }, (_, i) => ({ toolCalls: starts(10, `S${i}-`) }))]);
     await h.agent.sendMessage('fan out');
     await h.idle();
-    await attack('runaway task starts', () => assert.equal(h.agent.snapshot().tasks.length, 8, 'the hourly cap bounds the whole tree'));
+    await attack('runaway task starts', () => assert.equal(h.agent.views.snapshot().tasks.length, 8, 'the hourly cap bounds the whole tree'));
   });
 
   it('the hourly window slides, and a new guard counts the tasks started in the last hour (no fresh hour on reload)', async () => {
@@ -66,7 +66,7 @@ describe('security: caps on runaway work (real engine, scripted model)', () => {
     server.script([{ toolCalls: starts(6) }]);
     await h.agent.sendMessage('six');
     await h.idle();
-    await attack('runaway task starts', () => assert.equal(h.agent.snapshot().tasks.filter((t) => t.status === 'running').length, 2));
+    await attack('runaway task starts', () => assert.equal(h.agent.views.snapshot().tasks.filter((t) => t.status === 'running').length, 2));
     assert.ok(h.logger.lines.some((l) => /2 tasks are running, the limit \(tasklane\.budget\.maxRunningTasks\)/.test(l)));
   });
 
@@ -80,8 +80,8 @@ describe('security: caps on runaway work (real engine, scripted model)', () => {
       server.script([{ toolCalls: starts(1) }, { toolCalls: reads }]);
       await h.agent.sendMessage('read a lot');
       await h.idle();
-      const task = h.agent.snapshot().tasks[0];
-      const events = await h.agent.readTaskEvents(task.id, { limit: 2000 });
+      const task = h.agent.views.snapshot().tasks[0];
+      const events = await h.agent.views.readTaskEvents(task.id, { limit: 2000 });
       const ran = events.filter((e) => e.kind === 'action_start' && e.data.name === 'read_file').length;
       const refused = events.filter((e) => e.kind === 'action_end' && /^Not run:/.test(String(e.data.error ?? '')));
       await attack('runaway actions per turn', () => assert.equal(ran, expected));

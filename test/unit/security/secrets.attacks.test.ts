@@ -248,7 +248,7 @@ describe('security: secrets stay out of task records, exports and previews (real
       payload: { prompt: 'Summarise README.md in three bullet points for the release notes.', name: 'Summarise README.md', mode: 'simple', via: 'lm_tool' },
     });
     await h.idle();
-    const task = h.agent.snapshot().tasks.find((t) => t.status === 'completed');
+    const task = h.agent.views.snapshot().tasks.find((t) => t.status === 'completed');
     assert.ok(task, 'the queued task ran to its end');
     // briefOf (tasklane_await, tasklane_status) returns the snapshot's finalSummary as it is.
     await attack('task record redaction', () => assert.ok(!JSON.stringify(task).includes('sk_live_51Habcdefghijklmnop'), task.finalSummary));
@@ -262,12 +262,12 @@ describe('security: secrets stay out of task records, exports and previews (real
     ]);
     const { sessionId } = await h.agent.sendMessage('check my key');
     await h.idle();
-    const task = h.agent.snapshot().tasks.find((t) => t.status === 'completed');
+    const task = h.agent.views.snapshot().tasks.find((t) => t.status === 'completed');
     assert.ok(task, 'the task ran to its end');
     // The conversation's export and the task's own (its `task` line carries the record).
     const files: string[] = [];
     for (const id of [sessionId, task.id]) {
-      const result = await h.agent.exportSession(id, path.join(h.dir, `export-${id}`));
+      const result = await h.agent.views.exportSession(id, path.join(h.dir, `export-${id}`));
       files.push(result.jsonl, result.markdown);
     }
     await attack('task record redaction', () => {
