@@ -250,7 +250,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
 
 function buildChores(adapters: EngineAdapters, options: ChoreAdapters, ledger: Ledger, redact: (text: string) => string): EngineChores {
   const { db, triggers, clock, logger, redactor } = adapters;
-  const runLog = new ChoreRunLog(new DbRunPersistence(db), clock);
+  const runLog = new ChoreRunLog(new DbRunPersistence(db, (message) => adapters.logger.error('CHORE', message)), clock);
   runLog.redact = redact;
   const spend = new ChoreSpendLedger(new DbSpendPersistence(db), () => clock.now());
   const late: { runner?: ChoreRunner } = {};

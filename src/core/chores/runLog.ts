@@ -1,49 +1,15 @@
 import { redactCredentials } from '../security/redact';
 import type { Clock } from '../ports';
+import { decodeRows } from '../store/decodeRow';
 import type { DurableDb } from '../store/types';
+import { decodeRun } from './runRows';
 import type { ChoreUsageTotals } from './runBudget';
 import type { ChoreRunStatus } from './runPolicy';
 import type { ChoreFireContext } from './fireContext';
 import type { ChoreRunCause } from '../engine/triggerPayloads';
 
-/** One step of a run's trace (a tool call or a model turn), updated in place as it progresses. */
-export interface ChoreStep {
-  id: number;
-  /** Action name, or `model` for a model call. */
-  name: string;
-  status: 'running' | 'ok' | 'error';
-  /** Arguments as JSON text, truncated to {@link maxStepTextChars}. */
-  args: string;
-  /** Result or error text, truncated; empty while running. */
-  result: string;
-  startedAt: number;
-  durationMs: number | null;
-}
-
-/** What started a run. */
-/** Why a chore fired (its list lives with the fire's schema, engine/triggerPayloads.ts). */
-export type { ChoreRunCause };
-
-/** One run in a chore's history. */
-export interface ChoreRunRecord {
-  runId: string;
-  choreId: string;
-  /** The fire's dedup key; with `attempt`, identifies the run so a redelivered trigger finds it. */
-  fireKey: string;
-  /** 0 for the first run of a fire, n for its n-th retry. */
-  attempt: number;
-  cause: ChoreRunCause;
-  startedAt: number;
-  endedAt: number | null;
-  status: ChoreRunStatus;
-  reason: string | null;
-  usage: ChoreUsageTotals;
-  steps: ChoreStep[];
-  /** The engine task doing the run's work, once it is known. */
-  taskId?: string;
-  /** What triggered the fire (kept so a retry tells the model the same context). */
-  context?: ChoreFireContext;
-}
+import type { ChoreRunRecord, ChoreStep } from './runRows';
+export type { ChoreRunCause, ChoreRunRecord, ChoreStep } from './runRows';
 
 /** Where run records live; `upsert` writes the whole record (steps included) so a step updates in place. */
 export interface ChoreRunPersistence {
@@ -253,7 +219,7 @@ function clip(text: string): string {
 export class InMemoryRunPersistence implements ChoreRunPersistence {
   readonly records = new Map<string, string>();
   loadAll(): ChoreRunRecord[] {
-    return [...this.records.values()].map((json) => JSON.parse(json) as ChoreRunRecord);
+    return [...this.records.values()].map((json) => decodeRun(json));
   }
   upsert(record: ChoreRunRecord): void {
     this.records.set(record.runId, JSON.stringify(record));
@@ -266,17 +232,15 @@ export class InMemoryRunPersistence implements ChoreRunPersistence {
 
 /** Run records in the store's `chore_runs` table: indexed columns plus the record JSON in `data`. */
 export class DbRunPersistence implements ChoreRunPersistence {
-  constructor(private readonly db: DurableDb) {}
+  constructor(
+    private readonly db: DurableDb,
+    /** Told about each record that does not decode (its id and field). */
+    private readonly report?: (message: string) => void,
+  ) {}
   loadAll(): ChoreRunRecord[] {
-    const runs: ChoreRunRecord[] = [];
-    for (const row of this.db.query('SELECT data FROM chore_runs')) {
-      try {
-        runs.push(JSON.parse(String(row.data)) as ChoreRunRecord);
-      } catch {
-        // One unreadable record must not hide the rest of the history.
-      }
-    }
-    return runs;
+    // One unreadable record must not hide the rest of the history: it is reported and left out.
+    const rows = this.db.query('SELECT data FROM chore_runs').map((row) => row.data);
+    return decodeRows(rows, decodeRun, (error) => this.report?.(error.message));
   }
   upsert(r: ChoreRunRecord): void {
     this.db.mutate(

@@ -14,7 +14,8 @@ import type { ChoreDefinition, ConcurrencyPolicy } from './types';
  * (concurrency, queue limit, disabled, paused, untrusted, drift: skip); `missed` is a scheduled
  * occurrence that passed while VS Code was closed and the drift policy does not replay.
  */
-export type ChoreRunStatus = 'running' | 'succeeded' | 'failed' | 'budget_exhausted' | 'awaiting_review' | 'cancelled' | 'skipped' | 'missed';
+export const CHORE_RUN_STATUSES = ['running', 'succeeded', 'failed', 'budget_exhausted', 'awaiting_review', 'cancelled', 'skipped', 'missed'] as const;
+export type ChoreRunStatus = (typeof CHORE_RUN_STATUSES)[number];
 
 /** How a run's last turn ended, as the runner observed it. */
 export type RunEnding =

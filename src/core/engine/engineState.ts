@@ -11,7 +11,9 @@ import { choreMark } from '../memory/memory';
 import { emptyTotals, sessionView, taskView } from './records';
 import type { SessionRecord, TaskRecord } from './records';
 import type { AgentChange, MessageRole, MessageView, TaskEvent, TaskEventKind } from './types';
-import { upgradeActionSets } from '../actions/actionSets';
+import { decodeRows } from '../store/decodeRow';
+import type { DurableRowError } from '../store/decodeRow';
+import { decodeSession, decodeTask } from './durableRows';
 
 /** Transcript lines kept in memory per session (the sidebar pages older ones from the stream). */
 export const TRANSCRIPT_LINES = 100;
@@ -50,14 +52,12 @@ export class EngineState {
    * the same with ten idle sessions or ten thousand (docs/STORAGE.md).
    */
   async load(): Promise<void> {
-    for (const row of this.db.query('SELECT data FROM sessions')) {
-      const session = JSON.parse(String(row.data)) as SessionRecord;
-      this.sessions.set(session.id, session);
-    }
-    for (const row of this.db.query("SELECT data FROM tasks WHERE status IN ('running', 'paused')")) {
-      const task = upgradeActionSets(JSON.parse(String(row.data)) as TaskRecord);
-      this.tasks.set(task.id, task);
-    }
+    // A row that does not decode is logged with its id and field and left out (store/decodeRow.ts).
+    const report = (error: DurableRowError) => this.logger.error('STORE', error.message);
+    const sessionRows = this.db.query('SELECT data FROM sessions').map((row) => row.data);
+    for (const session of decodeRows(sessionRows, decodeSession, report)) this.sessions.set(session.id, session);
+    const taskRows = this.db.query("SELECT data FROM tasks WHERE status IN ('running', 'paused')").map((row) => row.data);
+    for (const task of decodeRows(taskRows, decodeTask, report)) this.tasks.set(task.id, task);
     // Live work is read now: sessions of running and paused tasks and sessions mid-turn or
     // waiting. Their number is bounded by the caps on running tasks, not by the history.
     const live = new Set([...this.tasks.values()].map((t) => t.sessionId));

@@ -9,7 +9,9 @@ import * as path from 'node:path';
 import type { Clock, Logger } from '../ports';
 import type { Archive, ArchiveKind } from '../store/archive';
 import { ARCHIVE_KINDS } from '../store/archive';
-import type { DurableDb, TriggerStore } from '../store/types';
+import { decodeRows, DurableRowError } from '../store/decodeRow';
+import type { DurableDb, SqlValue, TriggerStore } from '../store/types';
+import { decodeSession, decodeTask } from './durableRows';
 import type { EngineState } from './engineState';
 import type { SessionRecord, TaskRecord } from './records';
 import type { AgentSettings, HistoryHit } from './types';
@@ -71,6 +73,16 @@ export class History {
   /** Starts the background passes (archive moves, then retention). */
   start(): void {
     this.schedule(FIRST_PASS_MS);
+  }
+
+  /** The rows that decode; each other one is logged with its id and field (store/decodeRow.ts). */
+  private decoded<T>(rows: Array<SqlValue | undefined>, decode: (data: SqlValue | undefined) => T): T[] {
+    return decodeRows(rows, decode, (error) => this.reportRow(error));
+  }
+
+  private reportRow(error: unknown): void {
+    if (!(error instanceof DurableRowError)) throw error;
+    this.deps.logger.error('STORE', error.message);
   }
 
   private schedule(ms: number): void {
@@ -172,13 +184,18 @@ export class History {
         .join('\n')}`.toLowerCase();
       if (text.includes(needle)) add(sessionHit(session, false));
     }
-    for (const row of this.deps.db.query('SELECT data FROM tasks')) {
-      const task = JSON.parse(String(row.data)) as TaskRecord;
+    for (const task of this.decoded(
+      this.deps.db.query('SELECT data FROM tasks').map((row) => row.data),
+      decodeTask,
+    )) {
       if (`${task.name}\n${task.instruction}\n${task.finalSummary ?? ''}`.toLowerCase().includes(needle)) add(taskHit(task, false));
     }
     for (const record of this.deps.archive?.search(needle, { limit }) ?? []) {
-      const d = JSON.parse(String(record.row.data)) as SessionRecord & TaskRecord;
-      add(record.kind === 'session' ? sessionHit(d, true) : taskHit(d, true));
+      try {
+        add(record.kind === 'session' ? sessionHit(decodeSession(record.row.data, record.id), true) : taskHit(decodeTask(record.row.data, record.id), true));
+      } catch (error) {
+        this.reportRow(error);
+      }
     }
     return [...hits.values()].sort((a, b) => b.at - a.at).slice(0, limit);
   }
@@ -188,14 +205,13 @@ export class History {
     const hot = this.deps.state.sessions.get(sessionId);
     const archivedRecords = this.deps.archive?.bySession(sessionId, ['session', 'task']) ?? [];
     const archivedSession = archivedRecords.find((r) => r.kind === 'session');
-    const session = hot ?? (archivedSession ? (JSON.parse(String(archivedSession.row.data)) as SessionRecord) : undefined);
+    const session = hot ?? (archivedSession ? this.decoded([archivedSession.row.data], decodeSession)[0] : undefined);
     if (!session) return undefined;
     const tasks = new Map<string, TaskRecord>();
-    for (const r of archivedRecords) if (r.kind === 'task') tasks.set(r.id, JSON.parse(String(r.row.data)) as TaskRecord);
-    for (const row of this.deps.db.query('SELECT data FROM tasks WHERE session_id = ?', [sessionId])) {
-      const task = JSON.parse(String(row.data)) as TaskRecord;
-      tasks.set(task.id, task);
-    }
+    const archivedTasks = archivedRecords.filter((r) => r.kind === 'task').map((r) => r.row.data);
+    const hotTasks = this.deps.db.query('SELECT data FROM tasks WHERE session_id = ?', [sessionId]).map((row) => row.data);
+    // Hot rows last: a task both archived and hot (a crash mid-move) is read as it is now.
+    for (const task of this.decoded([...archivedTasks, ...hotTasks], decodeTask)) tasks.set(task.id, task);
     return { session, archived: !hot, tasks: [...tasks.values()].sort((a, b) => a.createdAt - b.createdAt) };
   }
 

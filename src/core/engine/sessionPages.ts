@@ -10,6 +10,7 @@
  * became active again (then it is newer than the cursor, and its live change shows it on top).
  */
 import type { Archive } from '../store/archive';
+import { decodeSession } from './durableRows';
 import type { EngineState } from './engineState';
 import type { SessionRecord } from './records';
 import type { SessionStatus } from './types';
@@ -98,10 +99,10 @@ export class SessionPages {
       const byId = new Map<string, SessionListItem>();
       for (const record of this.deps.archive?.records('session') ?? []) {
         try {
-          const session = JSON.parse(String(record.row.data)) as SessionRecord;
+          const session = decodeSession(record.row.data, record.id);
           byId.set(session.id, item(session, true));
         } catch {
-          // A row that does not parse is left out of the list; search and export still see the frame.
+          // A row that does not decode is left out of the list (history search reports it).
         }
       }
       this.archived = [...byId.values()].sort(compare);

@@ -46,7 +46,7 @@ describe('engine: history (archive pass, retention, search, export)', function (
       now,
     ]);
     db.mutate("INSERT INTO tasks (id, session_id, status, data, updated_at) VALUES ('live', 'live', 'running', ?, ?)", [
-      JSON.stringify({ id: 'live', sessionId: 'live', status: 'running', name: 'live', instruction: '', createdAt: now }),
+      JSON.stringify({ id: 'live', sessionId: 'live', status: 'running', name: 'live', instruction: '', createdAt: now, limits: { actions: 50, tokens: 1_000_000 } }),
       now,
     ]);
     // Ledger outcomes 31 and 29 days old (rule: 30), and an open intent (never moves).
@@ -110,8 +110,8 @@ describe('engine: history (archive pass, retention, search, export)', function (
       ['live', 's-6', 's-dead'],
     );
     assert.equal(moved, 2);
-    assert.equal(h.agent.sessionRow('s-8').session, undefined, 'the archived session left the sidebar list');
-    assert.ok(h.agent.sessionRow('s-6').session);
+    assert.equal(h.agent.views.sessionRow('s-8').session, undefined, 'the archived session left the sidebar list');
+    assert.ok(h.agent.views.sessionRow('s-6').session);
 
     // Dead letters in bulk: dismissed ones leave the db and go to the trigger history as dismissed.
     assert.equal(await h.agent.deadLetters.dismiss(), 1);
@@ -139,10 +139,10 @@ describe('engine: history (archive pass, retention, search, export)', function (
     );
     const opened = await agent.history.session(sessionId);
     assert.equal(opened?.archived, true);
-    const page = await agent.readTaskEvents(sessionId, { limit: 2 });
+    const page = await agent.views.readTaskEvents(sessionId, { limit: 2 });
     assert.ok(page.length > 0 && page.some((e) => e.kind === 'message'));
     const out = path.join(h.dir, 'export');
-    const result = await agent.exportSession(sessionId, out);
+    const result = await agent.views.exportSession(sessionId, out);
     const lines = fs
       .readFileSync(result.jsonl, 'utf8')
       .trim()
@@ -152,6 +152,6 @@ describe('engine: history (archive pass, retention, search, export)', function (
     assert.equal(lines.at(-1).type, 'usage');
     assert.ok(lines.some((l) => l.type === 'event' && l.event.data.text === 'How do I configure the Zeppelin bundler?'));
     assert.match(fs.readFileSync(result.markdown, 'utf8'), /\*\*user\*\*: How do I configure the Zeppelin bundler\?/);
-    await assert.rejects(agent.exportSession('s-nope', out), /not found/);
+    await assert.rejects(agent.views.exportSession('s-nope', out), /not found/);
   });
 });
