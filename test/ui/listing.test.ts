@@ -1,0 +1,192 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { answer, pick } from './support/quickInput';
+import { openTasklaneView, runCommand, screenshotsDir, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
+import type { UiSession } from './support/workbench';
+import { until } from '../support/poll';
+
+// The pictures of the Marketplace listing (docs/marketplace/README.md), taken from the real
+// workbench: a task working in the thread, its edit waiting for approval there, and a chore's card
+// before and after its first run. In the UI tier they land in test/ui/screenshots/ like every
+// other test's; `npm run screenshots` runs this file with TASKLANE_LISTING_SCREENSHOTS set to
+// docs/marketplace/screenshots/, the committed pictures the listing links to.
+//
+// The words a person sees are the routes: the scripted model answers the request that carries
+// them (test/fixtures/modelServer.ts, "Routing"), so no `[label#id]` marker shows in a picture.
+
+const listingDir = process.env.TASKLANE_LISTING_SCREENSHOTS ? path.resolve(process.env.TASKLANE_LISTING_SCREENSHOTS) : undefined;
+
+const MESSAGE = 'Add a greetAll helper to src/greet.js, then run the build.';
+const EDIT = {
+  oldText: 'module.exports = { greet };',
+  newText: "function greetAll(names) {\n  return names.map(greet).join('\\n');\n}\n\nmodule.exports = { greet, greetAll };",
+};
+const SUMMARY = 'Added greetAll(names) to src/greet.js; npm run build passed.';
+
+const CHORE_ID = 'weekly-readme-check';
+const CHORE_PROMPT = 'Check that README.md still describes the scripts in package.json; report what is out of date.';
+const CHORES_YAML = [
+  `  - id: ${CHORE_ID}`,
+  '    name: Weekly README check',
+  '    trigger: { cron: "0 9 * * 1", timezone: Europe/Paris }',
+  `    prompt: ${CHORE_PROMPT}`,
+  '    actionSets: []',
+  '    budget: { maxIterations: 6, maxCostUsd: 0.5 }',
+  '    successWhen: "status = \'done\'"',
+  '',
+].join('\n');
+
+describe('ui: the pictures of the Marketplace listing', function () {
+  let ui: UiSession | undefined;
+  let frame: Frame;
+  let anyFailed = false;
+
+  const session = (): UiSession => {
+    assert.ok(ui, 'the UI session did not start');
+    return ui;
+  };
+  const block = () => frame.locator('#transcript .task-block').first();
+  const chore = () => frame.locator(`.chore[data-chore-id="${CHORE_ID}"]`);
+
+  /** The side bar as a PNG: listing pictures by their own name, else test/ui/screenshots/ui-listing-<name>.png. */
+  async function picture(page: Page, name: string): Promise<string> {
+    const file = listingDir ? path.join(listingDir, `${name}.png`) : path.join(screenshotsDir, `ui-listing-${name}.png`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // Let the last layout and the code colouring settle: a picture, not a test of timing.
+    await page.waitForTimeout(500);
+    await page.locator('.part.sidebar').screenshot({ path: file });
+    const size = fs.statSync(file).size;
+    assert.ok(size > 10_000, `${file} is ${size} bytes: the side bar did not render`);
+    return file;
+  }
+
+  /** Opens or folds one of the sidebar's sections by clicking its heading. */
+  async function showSection(id: string, open: boolean): Promise<void> {
+    const section = frame.locator(`#${id}`);
+    await section.waitFor({ state: 'attached', timeout: 20_000 });
+    if ((await section.evaluate((d) => (d as HTMLDetailsElement).open)) !== open) await section.locator('summary').first().click();
+  }
+
+  /** Drags the side bar's edge so the pictures are wide enough to read (the default is about 300 px). */
+  async function widenSidebar(page: Page, width: number): Promise<void> {
+    const box = await page.locator('.part.sidebar').boundingBox();
+    assert.ok(box, 'the side bar is not shown');
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x + box.width + 1, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + width, y, { steps: 8 });
+    await page.mouse.up();
+    const after = await page.locator('.part.sidebar').boundingBox();
+    assert.ok(after && after.width > box.width + 100, `the side bar stayed ${after?.width ?? '?'} px wide after dragging its edge`);
+  }
+
+  before(async function () {
+    ui = await startUiSession({
+      name: 'ui-listing',
+      viewport: { width: 1280, height: 820 },
+      settings: {
+        'tasklane.approval.allowedCommands': ['npm run build'],
+        // No distillation call may take a routed answer meant for the task.
+        'tasklane.memory.enabled': false,
+        // Priced like a hosted model, so the pictures show costs, not the conservative estimate.
+        'tasklane.model.prices': { scripted: { input: 3, output: 15 } },
+      },
+    });
+    await openTasklaneView(ui.page);
+    frame = await tasklaneFrame(ui.page);
+    await widenSidebar(ui.page, 560);
+  });
+  afterEach(function () {
+    if (this.currentTest?.state !== 'passed') anyFailed = true;
+  });
+  after(async function () {
+    await ui?.stop({ keep: anyFailed });
+  });
+
+  it('a task in the thread: its steps, the edit waiting for approval, then its summary', async function () {
+    const { model, page, server } = session();
+    await model.reset();
+    await model.script(
+      [
+        {
+          toolCalls: [{ name: 'task_start', arguments: { name: 'Add greetAll', instruction: `${MESSAGE} Keep greet() unchanged.`, mode: 'simple' } }],
+        },
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'src/greet.js' } }] },
+        { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/greet.js', edits: [EDIT] } }] },
+        { toolCalls: [{ name: 'run_command', arguments: { command: 'npm run build' } }] },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: SUMMARY } }] },
+      ].map((step) => ({ ...step, route: MESSAGE })),
+    );
+    await sendChatMessage(frame, MESSAGE);
+
+    const approve = block().getByRole('button', { name: 'Approve the edit to src/greet.js' });
+    await approve.waitFor({ timeout: 60_000 });
+    await block()
+      .locator('.block-state', { hasText: /^waiting for you$/ })
+      .waitFor({ timeout: 15_000 });
+    await approve.scrollIntoViewIfNeeded();
+    await picture(page, 'approval');
+
+    await approve.click();
+    await block().locator('.block-summary', { hasText: SUMMARY }).waitFor({ timeout: 60_000 });
+    assert.equal(await block().locator('.block-state').textContent(), 'done');
+    assert.deepEqual(await block().locator('.step .step-text').allTextContents(), [
+      'Read src/greet.js',
+      'Proposed an edit to src/greet.js',
+      'You approved; applied src/greet.js',
+      'Ran npm run build',
+    ]);
+    assert.match(fs.readFileSync(path.join(server.workspaceDir, 'src/greet.js'), 'utf8'), /greetAll/);
+    await picture(page, 'thread');
+  });
+
+  it('a chore from the repository: its card says what it would do, then runs once it is enabled', async function () {
+    const { model, page, server } = session();
+    // A chore of this machine first (New Chore makes .tasklane/chores.yaml), as chores.test.ts does.
+    await runCommand(page, 'Tasklane: New Chore');
+    await pick(page, 'new chore: start from', 'Blank chore');
+    await answer(page, 'new chore (2/5): id', 'nightly-notes');
+    await answer(page, 'new chore (3/5): name', 'Nightly notes');
+    await pick(page, 'new chore (4/5): when does it run?', 'On a schedule (cron)');
+    await answer(page, 'new chore (4/5): cron pattern', '0 2 * * *');
+    await answer(page, 'new chore (5/5): prompt', 'Summarise the day in NOTES.md.');
+    const file = path.join(server.workspaceDir, '.tasklane/chores.yaml');
+    await until('New Chore to write chores.yaml', () => (fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes('nightly-notes') ? true : undefined));
+    // Then one arrives as a pull would bring it: not made here, so it waits for Enable.
+    fs.appendFileSync(file, CHORES_YAML);
+    await openTasklaneView(page);
+    frame = await tasklaneFrame(page);
+    await frame.locator('#new-chat').click();
+    // The chores get the view: the other sections fold, as a person would fold them.
+    await showSection('sessions-section', false);
+    await showSection('review-section', false);
+    await showSection('chores-section', true);
+    await frame.locator(`.chore[data-chore-id="${CHORE_ID}"][data-consent="needed"]`).waitFor({ timeout: 30_000 });
+    assert.match((await chore().locator('.chore-review').textContent()) ?? '', /Check that README\.md still describes the scripts/);
+    await chore().scrollIntoViewIfNeeded();
+    await picture(page, 'chore-review');
+
+    await model.reset();
+    await model.script(
+      [
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'package.json' } }] },
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
+        {
+          toolCalls: [{ name: 'task_end', arguments: { summary: 'README.md describes every script.', output: { status: 'done', outOfDate: [] } } }],
+        },
+      ].map((step) => ({ ...step, route: CHORE_PROMPT })),
+    );
+    await chore().locator('.enable-chore').click();
+    await frame.locator(`.chore[data-chore-id="${CHORE_ID}"][data-consent="given"]`).waitFor({ timeout: 10_000 });
+    await chore().locator('.run-now').click();
+    await chore().locator('.chore-run[data-status="succeeded"]').waitFor({ timeout: 60_000 });
+    await chore().locator('.chore-run .open-run').click();
+    await frame.locator('.chore-trace-head[data-status="succeeded"]').waitFor({ timeout: 20_000 });
+    const tools = await frame.locator('.chore-steps .chore-step').evaluateAll((els) => els.map((el) => el.getAttribute('data-tool')));
+    assert.deepEqual(tools, ['read_file', 'read_file', 'task_end']);
+    await frame.locator('.chore-steps').scrollIntoViewIfNeeded();
+    await picture(page, 'chore');
+  });
+});
