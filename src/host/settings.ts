@@ -1,3 +1,5 @@
+import { isProviderId } from '../core/model/providers';
+import type { ProviderId } from '../core/model/providers';
 import * as vscode from 'vscode';
 import type { MemorySettings, StorageSettings } from '../core/engine/types';
 import type { EditPolicyOptions } from '../core/approval/sensitivePaths';
@@ -10,7 +12,7 @@ import type { ModelPrices } from '../core/model/pricing';
 import { USER_ONLY_SETTINGS, userOnlyKeysIn, userValue } from '../core/settings/userOnlySettings';
 import type { UserOnlySetting } from '../core/settings/userOnlySettings';
 
-export type ProviderId = 'auto' | 'vscode-lm' | 'anthropic' | 'openai' | 'openai-compatible';
+export type { ProviderId } from '../core/model/providers';
 
 /** Model settings as the user configured them (docs/DESIGN.md §9). */
 export interface ModelSettings {
@@ -60,7 +62,8 @@ export class TasklaneSettings implements vscode.Disposable {
   model(): ModelSettings {
     const config = vscode.workspace.getConfiguration('tasklane.model');
     return {
-      provider: this.userOnly<ProviderId>('tasklane.model.provider', 'auto'),
+      // A value outside the list (hand-edited settings.json) is `auto`, never an unknown provider.
+      provider: providerOrAuto(this.userOnly<unknown>('tasklane.model.provider', 'auto')),
       model: this.userOnly('tasklane.model.id', ''),
       baseUrl: this.userOnly('tasklane.model.baseUrl', ''),
       timeoutMs: config.get<number>('timeoutSeconds', 60) * 1000,
@@ -242,4 +245,8 @@ export class TasklaneSettings implements vscode.Disposable {
     this.logger.warn('HOST', message);
     this.warn(message);
   }
+}
+
+function providerOrAuto(value: unknown): ProviderId {
+  return isProviderId(value) ? value : 'auto';
 }
