@@ -116,6 +116,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
           ...(values.store ? { storeDir: path.resolve(io.cwd, values.store) } : {}),
           ...(assets.wasmPath ? { wasmPath: assets.wasmPath } : {}),
           skillDirs: [assets.skillsDir, ...['.agents/skills', '.github/skills', '.claude/skills'].map((d) => path.join(workspace, d))],
+          env: io.env,
         });
         if (values['patch-out']) fs.writeFileSync(path.resolve(io.cwd, values['patch-out']), patch);
         io.err(

@@ -30,6 +30,8 @@ export interface OverlayChange {
 export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApplier {
   /** Workspace-relative path → text after the run's edits (null: deleted). */
   private readonly overlay = new Map<string, string | null>();
+  /** The disk text of each file `materialize` wrote, from before the run (null: did not exist). */
+  private readonly originals = new Map<string, string | null>();
 
   constructor(readonly root: string) {}
 
@@ -111,7 +113,36 @@ export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApp
     return out;
   }
 
+  /**
+   * Writes the run's edits into the folder, so a declared command (a build, the tests) sees them;
+   * `restore` puts every file back as it was. The patch is still computed against the originals.
+   * Changes a command itself makes on disk are not part of the patch.
+   */
+  async materialize(): Promise<void> {
+    for (const [file, text] of this.overlay) {
+      const target = path.join(this.root, file);
+      if (!this.originals.has(file)) this.originals.set(file, await this.readDisk(file));
+      if (text === null) await fsp.rm(target, { force: true });
+      else {
+        await fsp.mkdir(path.dirname(target), { recursive: true });
+        await fsp.writeFile(target, text);
+      }
+    }
+  }
+
+  /** Puts back every file `materialize` wrote (the folder ends as the run found it). */
+  async restore(): Promise<void> {
+    for (const [file, text] of this.originals) {
+      const target = path.join(this.root, file);
+      if (text === null) await fsp.rm(target, { force: true });
+      else await fsp.writeFile(target, text);
+    }
+    this.originals.clear();
+  }
+
   private async readDisk(relativePath: string): Promise<string | null> {
+    const key = normalise(relativePath);
+    if (this.originals.has(key)) return this.originals.get(key) ?? null;
     try {
       return await fsp.readFile(path.join(this.root, relativePath), 'utf8');
     } catch (error) {

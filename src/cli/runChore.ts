@@ -25,6 +25,7 @@ import { systemClock } from '../core/ports';
 import type { Redactor } from '../core/security/redact';
 import { openStore } from '../core/store/openStore';
 import type { TriggerStore } from '../core/store/types';
+import { cliCommandRunner } from './commandRunner';
 import { OverlayWorkspace } from './overlayWorkspace';
 import { unifiedDiff } from './patch';
 
@@ -57,6 +58,8 @@ export interface RunChoreOptions {
   /** The sql.js wasm file; default: the one beside the sql.js package. */
   wasmPath?: string;
   skillDirs: string[];
+  /** What declared commands inherit, scrubbed to a few harmless variables (commandRunner.ts). */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 /** Runs the fire to its end (retries included) and returns the last run plus the patch text. */
@@ -69,6 +72,12 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
   const workspace = new OverlayWorkspace(options.workspace);
   // The model's reads pass the same path guard as in VS Code (links out, hard links), overlay included.
   const reads = guardReads(workspace, options.workspace, nodeFs, { caseInsensitive: process.platform !== 'linux' });
+  const commands = cliCommandRunner({
+    cwd: options.workspace,
+    env: options.env,
+    beforeRun: () => workspace.materialize(),
+    maxTimeoutMs: options.chore.budget.maxSeconds * 1000,
+  });
   const engine = await createEngine({
     db,
     triggers,
@@ -89,6 +98,8 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
       secrets: { getSecret: async (name) => options.secrets(name) },
       workspaceName: path.basename(options.workspace),
     },
+    // The chore's declared commands and nothing else: nobody is here to approve another one.
+    commands: { runner: commands, gate: { allowedCommands: () => [], trusted: () => true, unattended: true } },
   });
   const { agent } = engine;
   const { runner, runLog } = engine.chores;
@@ -119,6 +130,8 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
     };
   } finally {
     await engine.shutdown();
+    // The folder ends as the run found it: the run's edits leave only as the patch.
+    await workspace.restore();
     if (ownStore) fs.rmSync(storeDir, { recursive: true, force: true });
   }
 }

@@ -178,7 +178,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
   const redact = (text: string) => redactor.redact(text);
   const ledger = new Ledger(db, clock);
   // Tasks are asked about only when an action runs, by which time the agent exists.
-  const late: { agent?: Agent } = {};
+  const late: { agent?: Agent; chores?: EngineChores } = {};
   const taskChore = (taskId: string) => {
     const task = late.agent?.views.snapshot().tasks.find((t) => t.id === taskId);
     return task ? choreIdOf(task) : undefined;
@@ -191,7 +191,10 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
         store: new DbCommandApprovalStore(db, clock),
         runner: adapters.commands.runner,
         ...(adapters.commands.mcp ? { mcp: adapters.commands.mcp } : {}),
-        gate: adapters.commands.gate,
+        gate: declaringGate(adapters.commands.gate, (taskId) => {
+          const choreId = taskChore(taskId);
+          return (choreId && late.chores?.runner.declaredCommands(choreId)) || [];
+        }),
         ledger,
         triggers,
         clock,
@@ -202,6 +205,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
   await commands?.recover();
 
   const chores = adapters.chores && buildChores(adapters, adapters.chores, ledger, redact);
+  late.chores = chores;
   // Commands first, then edits: the order the tools have always been advertised in (a stable prefix).
   const actions: ActionDef[] = [...(commands ? commandActions(commands) : []), ...(edits?.actions ?? []), ...(adapters.actions ?? [])];
   const hooks = composeTaskHooks(chores ? [chores.runner] : []);
@@ -329,4 +333,17 @@ function buildChangeSets(
       })
     : [];
   return { changeSets: { store, decider, onDidChange: changed.on }, actions };
+}
+
+/**
+ * The host's gate plus what a chore declares: a chore's task may run the `commands:` the person
+ * saw when they enabled it (the chore is consented to by its definition hash, commands included).
+ */
+function declaringGate(gate: CommandGate, declared: (taskId: string) => readonly string[]): CommandGate {
+  return {
+    allowedCommands: () => gate.allowedCommands(),
+    trusted: () => gate.trusted(),
+    declared,
+    ...(gate.unattended ? { unattended: true } : {}),
+  };
 }

@@ -26,6 +26,16 @@ export interface CommandGate {
   allowedCommands(): readonly string[];
   /** False in Restricted Mode (untrusted workspace): nothing runs. */
   trusted(): boolean;
+  /**
+   * The command lines this task may run without asking: the `commands:` its chore declares, which
+   * the person saw when they enabled it (createEngine fills this in from the chore runner).
+   */
+  declared?(taskId: string): readonly string[];
+  /**
+   * Nobody can answer an approval (a chore run on the command line): a command that would ask is
+   * refused with the reason instead of waiting forever.
+   */
+  unattended?: boolean;
 }
 
 /** Calls an MCP tool for an approved (or allowlisted) request; see src/core/mcp. */
@@ -118,15 +128,22 @@ export class CommandService {
     const timeoutMs = Math.min(Math.max(spec.timeoutMs ?? DEFAULT_TIMEOUT_MS, 1000), MAX_TIMEOUT_MS);
     const allowKey = allowlistKey(spec.kind, command);
     // An MCP key is matched exactly; the shell rules (chaining, redirects) are about command lines.
-    const verdict =
-      spec.kind === 'mcp'
+    const declared = spec.kind === 'command' ? (this.deps.gate.declared?.(spec.taskId) ?? []) : [];
+    const byChore = declared.length > 0 && classifyCommand(command, declared).decision === 'auto';
+    const verdict = byChore
+      ? ({ decision: 'auto' } as const)
+      : spec.kind === 'mcp'
         ? this.deps.gate.allowedCommands().includes(allowKey)
           ? ({ decision: 'auto' } as const)
           : ({ decision: 'ask', reason: `${allowKey} is not in tasklane.approval.allowedCommands` } as const)
         : classifyCommand(allowKey, this.deps.gate.allowedCommands());
     if (verdict.decision === 'auto') {
-      this.deps.logger.info('ACTION', `${spec.kind} ${command} is allowlisted: running without asking`);
+      this.deps.logger.info('ACTION', `${spec.kind} ${command} is ${byChore ? "declared by the task's chore" : 'allowlisted'}: running without asking`);
       return { ran: await this.execute(spec.taskId, spec.kind, command, timeoutMs, undefined, spec.input, spec.signal) };
+    }
+    if (this.deps.gate.unattended) {
+      const may = declared.length ? `It may run exactly: ${declared.map((c) => `\`${c}\``).join(', ')}.` : 'Its chore declares no commands.';
+      throw new Error(`${describeRequest(spec.kind, command)} was refused: nobody is here to approve it in this unattended run (${verdict.reason}). ${may}`);
     }
     const approval: CommandApproval = {
       id: `cmd-${this.deps.clock.now().toString(36)}${randomBytes(4).toString('hex')}`,

@@ -26,7 +26,7 @@ import type { FailurePolicyDeps } from './failurePolicy';
 import { RunTracking } from './runTracking';
 import { ReviewNotices } from './reviewNotice';
 import type { ReviewNoticeDeps } from './reviewNotice';
-import { blockedReason, rollingCapReached, whyNotStart } from './runGates';
+import { blockedReason, declaredCommands, rollingCapReached, whyNotStart } from './runGates';
 import type { RunGateDeps } from './runGates';
 
 export type { ChoreLedgerPort } from './runEscalation';
@@ -110,6 +110,11 @@ export class ChoreRunner implements TaskHooks {
 
   chore(id: string): ChoreDefinition | undefined {
     return this.chores.get(id)?.def;
+  }
+
+  /** What a task of this chore may run without asking (runGates.ts `declaredCommands`). */
+  declaredCommands(choreId: string): readonly string[] {
+    return declaredCommands(this.options, this.chore(choreId));
   }
 
   /** Connects the runner to the agent's changes and picks up runs a reload interrupted. */

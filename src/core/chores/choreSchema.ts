@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { isGrantableSet, unknownSetMessage } from '../actions/actionSets';
+import { declaredCommandProblem } from '../approval/commandLine';
 import { compileExpression } from './expressions';
 import type { ChoreBudget, ChoreDefinition, EscalationChannels } from './types';
 import { defaultDiagnosticsDebounceMs, defaultGitDebounceMs } from './eventTriggers';
@@ -149,6 +150,8 @@ export const choreSpecSchema = z
     prompt: nonEmpty('prompt'),
     actionSets: z.array(nonEmpty('actionSets entry').refine(isGrantableSet, { error: (issue) => unknownSetMessage(String(issue.input)) })).optional(),
     skills: z.array(nonEmpty('skills entry')).optional(),
+    commands: z.array(nonEmpty('commands entry')).optional(),
+    unsafe: z.boolean({ error: 'unsafe must be true or false' }).optional(),
     budget: budgetSchema.optional(),
     successWhen: nonEmpty('successWhen').optional(),
     onFailure: z.enum(['retry', 'escalate', 'silent'], { error: 'onFailure must be retry, escalate or silent' }).optional(),
@@ -161,6 +164,10 @@ export const choreSpecSchema = z
     enabled: z.boolean({ error: 'enabled must be true or false' }).optional(),
   })
   .superRefine((c, ctx) => {
+    for (const [index, line] of (c.commands ?? []).entries()) {
+      const problem = declaredCommandProblem(line, c.unsafe === true);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['commands', index], message: `commands: "${line}" cannot be declared: ${problem}` });
+    }
     if (c.successWhen !== undefined) {
       const problem = jsonataProblem(c.successWhen);
       if (problem) ctx.addIssue({ code: 'custom', path: ['successWhen'], message: `successWhen is not valid JSONata: ${problem}` });
@@ -224,8 +231,12 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
     name: spec.name,
     trigger,
     prompt: spec.prompt,
-    actionSets: spec.actionSets ?? [],
+    // Declaring commands grants the set that runs them (a chore that lists `npm test` means it).
+    actionSets: spec.commands?.length ? [...new Set([...(spec.actionSets ?? []), 'commands'])] : (spec.actionSets ?? []),
     skills: spec.skills ?? [],
+    // Present only when declared, so the consent hashes of chores without them are unchanged.
+    ...(spec.commands?.length ? { commands: [...new Set(spec.commands.map((c) => c.trim()))] } : {}),
+    ...(spec.unsafe ? { unsafe: true as const } : {}),
     budget,
     ...(spec.successWhen !== undefined ? { successWhen: spec.successWhen } : {}),
     // With nowhere to escalate to, a failure can only be recorded.

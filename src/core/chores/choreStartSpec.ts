@@ -27,6 +27,11 @@ export function choreInstruction(
     '',
     ...(trigger ? [trigger, ''] : []),
     `[chore ${chore.id}] This run is unattended: do not ask the user questions. Edits you propose wait in the review inbox; do not wait for them.`,
+    ...(chore.commands?.length
+      ? [
+          `You may run exactly these commands with run_command, each as written (no shell: no pipes, && or redirects): ${chore.commands.map((c) => `\`${c}\``).join(', ')}. Any other command is not run in this unattended run.`,
+        ]
+      : []),
     chore.successWhen
       ? `When finished call task_end with \`output\`: a JSON object; the run succeeds when the JSONata expression ${chore.successWhen} is true for it.`
       : 'When finished call task_end with a short summary and, if useful, an `output` JSON object.',

@@ -71,3 +71,11 @@ export function rollingCapReached(deps: RunGateDeps, chore: ChoreDefinition): st
   const check = spend.check(chore.id, chore.spendLimits ?? {}, workspaceLimits?.() ?? { maxCostUsdPerDay: 0, maxCostUsdPerMonth: 0 });
   return check.ok ? undefined : check.message;
 }
+
+/**
+ * The command lines a task of `chore` may run without asking: its `commands:`, and none while
+ * the chore may not run (consent withdrawn by an edit, the master switch, `enabled: false`).
+ */
+export function declaredCommands(deps: RunGateDeps, chore: ChoreDefinition | undefined): readonly string[] {
+  return chore?.commands && chore.enabled !== false && !blockedReason(deps, chore) ? chore.commands : [];
+}

@@ -81,6 +81,14 @@ export interface ChoreDefinition {
   prompt: string;
   actionSets: string[];
   skills: string[];
+  /**
+   * The exact command lines the chore may run without asking (chores.yaml `commands:`), each
+   * checked by approval/commandLine.ts. They are part of what Enable shows and of the consent hash;
+   * absent when none is declared. Any other command asks in VS Code and is refused headless.
+   */
+  commands?: string[];
+  /** `unsafe: true`: declared escape hatches (`npx`, `node -e`, `git push`…) are allowed. */
+  unsafe?: true;
   budget: ChoreBudget;
   /** JSONata over the run's final JSON output; undefined means "ended without error" is success. */
   successWhen?: string;

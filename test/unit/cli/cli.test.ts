@@ -190,6 +190,50 @@ describe('cli: tasklane chores run / validate / ci github', function () {
       assert.ok(!text.includes(secret), `the secret leaked: ${text.slice(Math.max(0, text.indexOf(secret) - 80), text.indexOf(secret) + 40)}`);
   });
 
+  it('run: a declared command runs without a shell on the edited tree with no keys in its environment; anything else is refused and recorded', async () => {
+    const dir = repo(choresYaml(`commands: ["node scripts/check.js"]\nsuccessWhen: "status = 'done'"`));
+    fs.mkdirSync(path.join(dir, 'scripts'));
+    fs.writeFileSync(
+      path.join(dir, 'scripts/check.js'),
+      [
+        "const text = require('fs').readFileSync('src/app.ts', 'utf8').trim();",
+        "const keys = ['OPENAI_API_KEY', 'TASKLANE_SECRET_OPS_HOOK', 'GITHUB_TOKEN'].filter((k) => process.env[k]);",
+        "console.log(`checked: ${text}; keys: ${keys.join(',') || 'none'}`);",
+        "process.exit(text.includes('42') ? 0 : 1);",
+        '',
+      ].join('\n'),
+    );
+    execFileSync('git', ['add', '-A'], { cwd: dir });
+    execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@tasklane.invalid', 'commit', '-q', '-m', 'check'], { cwd: dir });
+    const patchFile = path.join(dir, '..', `${path.basename(dir)}.patch`);
+    repos.push(patchFile);
+    const runCommand = (command: string) => ({ toolCalls: [{ name: 'run_command', arguments: { command } }] });
+    server.script([edit, runCommand('node scripts/check.js'), runCommand('npm publish'), end({ status: 'done' })]);
+    const result = await cli(['chores', 'run', 'fix-answer', '--workspace', dir, '--json', '--patch-out', patchFile], {
+      ...env(),
+      PATH: process.env.PATH ?? '',
+      GITHUB_TOKEN: 'ghs_cli_test_token',
+      TASKLANE_SECRET_OPS_HOOK: 'https://hooks.invalid/x',
+    });
+    assert.equal(result.code, 0, result.err);
+    const last = JSON.parse(result.out.trim().split('\n').pop() ?? '') as { steps: Array<{ name: string; status: string }> };
+    assert.deepEqual(
+      last.steps.map((s) => `${s.name}:${s.status}`),
+      ['replace_in_file:ok', 'run_command:ok', 'run_command:error', 'task_end:ok'],
+    );
+    // The task was told what it may run, the command saw the edit and no key, and the refusal says why.
+    assert.match(JSON.stringify(server.requests[0]?.body), /You may run exactly these commands.*node scripts\/check\.js/);
+    const afterCheck = JSON.stringify(server.requests[2]?.body);
+    assert.match(afterCheck, /exited with code 0/);
+    assert.match(afterCheck, /checked: export const answer = 42;; keys: none/);
+    assert.match(
+      JSON.stringify(server.requests[3]?.body),
+      /`npm publish` was refused: nobody is here to approve it.*It may run exactly: `node scripts\/check\.js`/,
+    );
+    assert.equal(execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' }), '', 'the folder ends as the run found it');
+    assert.match(fs.readFileSync(patchFile, 'utf8'), /\+export const answer = 42;/);
+  });
+
   it('run: exit 2 for an unknown chore, a missing model, or bad arguments; nothing reaches the model', async () => {
     const dir = repo(choresYaml());
     const unknown = await cli(['chores', 'run', 'nope', '--workspace', dir], env());
