@@ -77,6 +77,11 @@ describe('host: chores', function () {
         '    name: Broken',
         '    trigger: { cron: "not a cron" }',
         '    prompt: never runs',
+        '  - id: checker',
+        '    name: Checker',
+        '    trigger: { cron: "0 4 * * *" }',
+        '    prompt: Check the toolchain.',
+        '    commands: ["node --version"]',
       ].join('\n') + '\n';
     const loaded = await writeChoresFile<State>(yaml, (s) => Boolean(chore(s, 'fixer')));
     // Written by the test, not with New Chore: each waits for the person's Enable (the consent suite tests that).
@@ -84,7 +89,7 @@ describe('host: chores', function () {
       if (c.consent === 'needed' && c.review)
         await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', c.id, c.review!.definitionHash), 'Enable');
     }
-    await untilState('the chores to be enabled', (s) => ['notes-digest', 'failed-build', 'fixer'].every((id) => chore(s, id)?.enabled));
+    await untilState('the chores to be enabled', (s) => ['notes-digest', 'failed-build', 'fixer', 'checker'].every((id) => chore(s, id)?.enabled));
   });
 
   after(async () => {
@@ -154,5 +159,26 @@ describe('host: chores', function () {
     const now = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root(), 'README.md')));
     assert.equal(now, before, 'nothing written unattended');
     assert.equal(chore(await state(), 'fixer')?.runs[0]?.status, 'running', 'the run waits (until maxSeconds) for the review');
+  });
+
+  it('an enabled chore runs its declared command without a card, asks for any other, and an edit of commands: asks for Enable again', async () => {
+    const runCommand = (command: string) => ({ toolCalls: [{ name: 'run_command', arguments: { command } }] });
+    await scriptModel('Check the toolchain.', [runCommand('node --version'), runCommand('node --help')]);
+    await vscode.commands.executeCommand('tasklane.runChoreNow', 'checker');
+    const waiting = await untilState('the checker task to wait for an approval', (s) =>
+      s.tasks.find((t) => t.source === 'chore:checker' && t.waitingForApproval),
+    );
+    assert.match(waiting.waitingForApproval ?? '', /^cmd-/, 'the undeclared command waits for a person');
+    const requests = await requestsText('Check the toolchain.');
+    assert.match(requests[0] ?? '', /You may run exactly these commands.*node --version/);
+    assert.match(requests[1] ?? '', /`node --version` exited with code 0/, 'the declared command ran without a card');
+    await vscode.commands.executeCommand('tasklane.cancelTask', waiting.id);
+
+    const yaml = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root(), '.tasklane/chores.yaml')));
+    await writeChoresFile<State>(
+      yaml.replace('commands: ["node --version"]', 'commands: ["node --version", "npm publish"]'),
+      (s) => chore(s, 'checker')?.consent === 'needed',
+    );
+    assert.equal(chore(await state(), 'checker')?.enabled, false, 'a changed commands: list needs Enable again');
   });
 });
