@@ -29,7 +29,6 @@ import type { ReviewNoticeDeps } from './reviewNotice';
 import { blockedReason, declaredCommands, rollingCapReached, whyNotStart } from './runGates';
 import type { RunGateDeps } from './runGates';
 
-export type { ChoreLedgerPort } from './runEscalation';
 import { ChoreRunBudget } from './runBudget';
 import type { BudgetCheck } from './runBudget';
 import type { ChoreRunCause, ChoreRunLog, ChoreRunRecord } from './runLog';
@@ -38,9 +37,6 @@ import type { ChoreRunStatus, RunEnding } from './runPolicy';
 import { fireKey, fireTimeOf } from './schedule';
 import type { ChoreDefinition } from './types';
 import type { ChoreFireContext } from './fireContext';
-
-/** A chore fire as its durable trigger carries it: one schema, in engine/triggerPayloads.ts. */
-export type { ChoreFire } from '../engine/triggerPayloads';
 
 /** What the runner needs from the agent (the engine's public API). */
 export interface ChoreAgentPort {
@@ -158,15 +154,8 @@ export class ChoreRunner implements TaskHooks {
    */
   async recordDropped(choreId: string, dropped: ReadonlyArray<{ fireAt: number; status: 'missed' | 'skipped'; reason: string }>): Promise<void> {
     for (const d of dropped) {
-      const entry = await this.options.runLog.recordSkipped({
-        choreId,
-        fireKey: fireKey(choreId, d.fireAt),
-        cause: 'cron',
-        reason: d.reason,
-        status: d.status,
-        at: d.fireAt,
-      });
-      this.tracking.ended(entry);
+      const { reason, status, fireAt: at } = d;
+      this.tracking.ended(await this.options.runLog.recordSkipped({ choreId, fireKey: fireKey(choreId, at), cause: 'cron', reason, status, at }));
     }
   }
 

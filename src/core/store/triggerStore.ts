@@ -4,48 +4,15 @@ import type { Clock, Logger } from '../ports';
 import { silentLogger, systemClock } from '../ports';
 import type { RetryPolicy } from './backoff';
 import { backoffDelay, DEFAULT_RETRY } from './backoff';
+import { settleAbandonedClaims } from './abandonedClaims';
+import { postRestartNotice } from './restartNotice';
 import { DrainWaiters } from './drainWaiters';
 import { HistoryLog } from './historyLog';
 import { defaultPriority, INSERT_TRIGGER, insertParams, toTrigger, TRIGGER_COLUMNS, TRIGGER_SOURCES } from './triggerRows';
-import type { DurableDb, Lease, Row, Trigger, TriggerSpec, TriggerStore } from './types';
+import type { RecoveryReport, StartingTriggerStore, TriggerStoreOptions } from './triggerStoreOptions';
+import type { DurableDb, Lease, Row, Trigger, TriggerSpec } from './types';
 
-export interface TriggerStoreOptions {
-  /** Defaults to the db's clock (an opened store has one), else the system clock. */
-  clock?: Clock;
-  logger?: Logger;
-  /** Backoff and dead-letter policy; missing fields take DEFAULT_RETRY's. */
-  retry?: Partial<RetryPolicy>;
-  /** How long an acked trigger's dedup key keeps swallowing re-emits. Default 24 h. */
-  retentionMs?: number;
-  /** Called once per dead-lettered trigger, after it is durable, so the engine can post a visible event. */
-  onDeadLetter?: (trigger: Trigger) => void;
-  /** Session the restart notice is posted to; false: emit none. Default 'system'. */
-  restartNoticeSession?: string | false;
-  /** Archive file for acked/cancelled triggers; null: none. Default <db.dir>/history/triggers.jsonl when the db has a dir. */
-  historyFile?: string | null;
-  /** Identifies this process's claims; default the db's ownerId. Claims by any other owner are re-delivered at start. */
-  ownerId?: string;
-  /** Jitter source, injectable for deterministic tests. */
-  random?: () => number;
-}
-
-/** A trigger store that accepts calls while start-up recovery runs; they wait for `ready`. */
-export interface StartingTriggerStore extends TriggerStore {
-  /** Resolves when recovery (re-delivery, dead-lettering, the restart notice) is durable. */
-  readonly ready: Promise<void>;
-  /** What recovery did; set once ready. */
-  readonly recovery: RecoveryReport;
-}
-
-/** What the store found at start. */
-export interface RecoveryReport {
-  /** Triggers a dead process had claimed, now pending again (attempts kept). */
-  redelivered: string[];
-  /** Claimed triggers that had used up their attempts (poison pills), now dead. */
-  deadLettered: string[];
-  /** The restart notice emitted, if any. */
-  restartNotice: Trigger | null;
-}
+export type { RecoveryReport, StartingTriggerStore, TriggerStoreOptions } from './triggerStoreOptions';
 
 const SELECT = `SELECT ${TRIGGER_COLUMNS} FROM triggers`;
 const ORDER = 'ORDER BY priority, fire_at, rowid';
@@ -386,24 +353,11 @@ class TriggerStoreImpl implements StartingTriggerStore {
     if (this.db.readOnly) return;
     const now = this.clock.now();
     const claimed = this.db.query(`${SELECT} WHERE status = 'claimed' AND (lease_owner IS NULL OR lease_owner <> ?)`, [this.ownerId]);
-    const dead: Trigger[] = [];
+    let dead: Trigger[] = [];
     this.db.transaction((tx) => {
-      for (const row of claimed) {
-        const trigger = toTrigger(row);
-        if (trigger.attempts >= this.retry.maxAttempts) {
-          const error =
-            `The process stopped (crash or reload) while handling this trigger, ${trigger.attempts} time(s); it was dead-lettered ` +
-            `so it cannot take the extension down on every start. Fix the cause, then retry it from the dead letters.`;
-          tx.mutate(`UPDATE triggers SET status = 'dead', lease_token = NULL, lease_owner = NULL, last_error = ? WHERE id = ?`, [error, trigger.id]);
-          dead.push({ ...trigger, status: 'dead', lastError: error });
-        } else {
-          tx.mutate(`UPDATE triggers SET status = 'pending', lease_token = NULL, lease_owner = NULL, last_error = ? WHERE id = ?`, [
-            `The process stopped during delivery (attempt ${trigger.attempts}); re-delivered.`,
-            trigger.id,
-          ]);
-          this.recovery.redelivered.push(trigger.id);
-        }
-      }
+      const settled = settleAbandonedClaims(tx, claimed.map(toTrigger), this.retry.maxAttempts);
+      dead = settled.dead;
+      this.recovery.redelivered.push(...settled.redelivered);
       tx.mutate(`DELETE FROM triggers WHERE status = 'done' AND done_at <= ?`, [now - this.retentionMs]);
       this.recovery.restartNotice = this.restartNotice(now, dead.length);
     });
@@ -420,21 +374,9 @@ class TriggerStoreImpl implements StartingTriggerStore {
 
   private restartNotice(now: number, deadLettered: number): Trigger | null {
     const session = this.options.restartNoticeSession ?? 'system';
-    if (session === false || !this.db.opened?.restarted) return null;
-    // One per restart, even if the store is created twice on one db: remember which owner posted it.
-    const last = this.db.query(`SELECT value FROM meta WHERE key = 'restart_notice_owner'`)[0]?.value;
-    if (last === this.ownerId) return null;
-    this.db.mutate(`INSERT OR REPLACE INTO meta (key, value) VALUES ('restart_notice_owner', ?)`, [this.ownerId]);
-    const payload = { redelivered: this.recovery.redelivered.length, deadLettered, notices: this.db.opened.notices, at: now };
-    // Restarts in a row that were never delivered collapse into one notice rather than a pile.
-    const stale = this.db.query(`${SELECT} WHERE source = 'restart_notice' AND status = 'pending' ${ORDER} LIMIT 1`)[0];
-    if (stale) {
-      const previous = toTrigger(stale).payload as { restarts?: number } | null;
-      const merged = { ...payload, restarts: (previous?.restarts ?? 1) + 1 };
-      this.db.mutate(`UPDATE triggers SET payload = ?, fire_at = ? WHERE id = ?`, [JSON.stringify(merged), now, stale.id]);
-      return toTrigger(this.byId(String(stale.id))!);
-    }
-    return this.insertOrReuse({ source: 'restart_notice', sessionId: session, payload: { ...payload, restarts: 1 } });
+    if (session === false) return null;
+    const payload = { redelivered: this.recovery.redelivered.length, deadLettered, at: now };
+    return postRestartNotice(this.db, { ownerId: this.ownerId, session, payload, now, insert: (spec) => this.insertOrReuse(spec) });
   }
 }
 

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { serializeChore } from '../../../src/core/chores/choreSerialize';
 import { choreTemplates } from '../../../src/core/chores/templates';
 import { choreMark, withoutChoreLines } from '../../../src/core/memory/memory';
-import type { ChoreFire } from '../../../src/core/chores/choreRunner';
+import type { ChoreFire } from '../../../src/core/engine/triggerPayloads';
 import { startHttpReceiver } from '../../fixtures/escalationServers';
 import type { HttpReceiver } from '../../fixtures/escalationServers';
 import type { ModelServer } from '../../fixtures/modelServer';
