@@ -150,7 +150,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     registerMemoryReview(part((s) => s.agent)),
     ...registerHistoryCommands(runtime),
     // Tasklane's queue offered to VS Code's own agents (language model tools, @tasklane in Chat).
-    ...registerLmTools(agentOps),
+    ...registerLmTools(agentOps, dialogs),
     registerChatParticipant(agentOps, context.extensionUri),
     // The chat participant's links: a task's session (its id is the task's), or just the sidebar.
     vscode.commands.registerCommand('tasklane.showTask', async (taskId?: unknown) => {

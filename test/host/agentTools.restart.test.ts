@@ -33,8 +33,8 @@ async function invoke(name: string, input: object, token?: vscode.CancellationTo
   return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
 }
 
-/** tasklane_start_task outside a chat: VS Code shows its confirmation as a modal dialog first. */
-async function startTask(input: object, button = 'Yes'): Promise<{ taskId: string; dialog: string }> {
+/** tasklane_start_task: Tasklane asks in its own modal first (on every call, in a chat or not). */
+async function startTask(input: object, button = 'Queue'): Promise<{ taskId: string; dialog: string }> {
   const result = invoke('tasklane_start_task', input);
   result.catch(() => undefined);
   const dialog = await pressDialogButton(button);
