@@ -77,6 +77,7 @@ interface ChoreState {
 interface State {
   chores: ChoreState[];
   tasks?: Array<{ id: string; instruction: string }>;
+  approvals: Array<{ id: string; status: string }>;
 }
 const state = async () => (await vscode.commands.executeCommand('tasklane.getState')) as State;
 const root = () => vscode.workspace.workspaceFolders![0]!.uri;
@@ -145,6 +146,45 @@ describe('host: commands and tools called by another caller still show the perso
     assert.ok(opened.getText().includes(heading), `the document holds the skill body (${heading})`);
     assert.equal((await state()).chores.find((c) => c.id === 'long-prompt')?.consent, 'needed');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('newChore with arguments shows the chore it would write; Cancel writes and consents nothing', async () => {
+    const file = await readText(choresFile());
+    const [result, dialog] = await Promise.all([
+      Promise.resolve(
+        vscode.commands.executeCommand('tasklane.newChore', {
+          template: 'blank',
+          id: 'scripted',
+          name: 'Scripted',
+          cron: '0 4 * * *',
+          prompt: 'Delete every log file.',
+        }),
+      ),
+      pressDialogButton('Cancel'),
+    ]);
+    assert.equal(result, undefined);
+    assert.match(dialog, /Create the chore "Scripted" \(scripted\) in \.tasklane\/chores\.yaml and enable it\?/);
+    assert.match(dialog, /id: scripted/);
+    assert.match(dialog, /Delete every log file\./);
+    assert.equal(await readText(choresFile()), file, 'nothing was written');
+    assert.equal(
+      (await state()).chores.find((c) => c.id === 'scripted'),
+      undefined,
+    );
+  });
+
+  it('approve with an id asks, showing what would change; Cancel leaves it pending', async () => {
+    // A pending approval another agent made: a chore proposal (a change set of chores.yaml).
+    const proposing = invoke('tasklane_schedule', { name: 'Weekly tidy', prompt: 'Tidy the docs folder.', cron: '0 9 * * 1' });
+    proposing.catch(() => undefined);
+    await pressDialogButton('Yes');
+    const { approvalId } = JSON.parse(await proposing) as { approvalId: string };
+    const [result, dialog] = await Promise.all([Promise.resolve(vscode.commands.executeCommand('tasklane.approve', approvalId)), pressDialogButton('Cancel')]);
+    assert.equal(result, undefined);
+    assert.match(dialog, /Approve: /);
+    assert.match(dialog, /Changes:\s+\w+ \.tasklane\/chores\.yaml \(\+\d+ −\d+\)/);
+    assert.equal((await state()).approvals.find((a) => a.id === approvalId)?.status, 'pending');
+    await vscode.commands.executeCommand('tasklane.reject', approvalId, 'test cleanup');
   });
 
   it("tasklane_start_task asks in Tasklane's own modal with the whole instruction; Cancel queues nothing; one too long to show is refused", async () => {

@@ -245,7 +245,9 @@ async function newChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, args: NewC
   // Arguments from a caller wrote what the person did not type: they see the chore before it is
   // written and consented (it runs unattended from then on).
   if (fromCaller) {
-    const added = next.startsWith(text) ? next.slice(text.length) : next;
+    // The new chore alone, as it is written: the rest of the file is the person's already, and
+    // shown with it the new one could land past what the modal shows at once.
+    const added = appendChore('', spec);
     const yes = await dialogs.confirm(
       `Create the chore "${showInvisible(name)}" (${id}) in .tasklane/chores.yaml and enable it?`,
       `${showInvisible(added.trim())}\n\nIt runs unattended with your model and key on its trigger.`,
