@@ -76,6 +76,9 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
               ignoreFocusOut: true,
             });
       if (secret === undefined) return false;
+      // A value from a caller (another extension, an agent tool) is not one the person typed: it
+      // decides where enabled chores send their notices, so the person sees where and says yes.
+      if (typeof value === 'string' && !(await confirmSecret(dialogs, secretName, secret))) return false;
       // Scoped to this workspace: another repository naming the same secret cannot use it.
       if (secret === '') await secrets.delete(workspaceSecretKey(secretName));
       else await secrets.store(workspaceSecretKey(secretName), secret);
@@ -164,6 +167,30 @@ async function enableChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, id: str
   if (!yes) return false;
   await host.enable(choreId, review.definitionHash);
   return true;
+}
+
+/**
+ * Asks before a caller's value becomes a chore secret. The value itself is not shown (it often
+ * carries a token); where it sends is: the scheme and host of a URL.
+ */
+function confirmSecret(dialogs: ConsentDialogs, name: string, value: string): Promise<boolean> {
+  let where: string;
+  try {
+    const url = new URL(value);
+    where = `${url.protocol}//${url.host}`;
+  } catch {
+    where = 'a value that is not a URL';
+  }
+  const detail =
+    value === ''
+      ? 'Chores that name it can no longer send their notices (webhook or mail) until it is set again.'
+      : `Chores that name it (urlSecret / smtpSecret) send their notices, with their run summaries, to: ${showInvisible(where)}\n\nThe value was passed by a caller (another extension or an agent tool), not typed by you.`;
+  return dialogs.confirm(
+    `${value === '' ? 'Remove' : 'Set'} the Tasklane secret "${showInvisible(name)}" for this workspace?`,
+    detail,
+    value === '' ? 'Remove' : 'Set',
+    `secret-${name}`,
+  );
 }
 
 /** Everything the Enable modal shows: what reaches the model and what the chore may do. */

