@@ -1,4 +1,7 @@
 import * as vscode from 'vscode';
+import type { TaskView } from '../core/engine/types';
+import { showInvisible } from '../shared/visibleText';
+import type { ConsentDialogs } from './consentDialog';
 import type { ModelProvider } from './modelProvider';
 import { selectModelFlow, setApiKeyFlow } from './modelProvider';
 import type { Runtime } from './runtime';
@@ -14,6 +17,26 @@ export interface CommandDeps {
   trusted: () => boolean;
   /** Shows a session's conversation in the sidebar (after a palette message). */
   showSession?: (sessionId: string) => Promise<void>;
+  /** The consent modal: Continue called with a task id by a caller asks through it. */
+  dialogs?: ConsentDialogs;
+}
+
+/** Asks before a caller continues a paused task (past its budget, with raised limits). */
+function confirmContinue(dialogs: ConsentDialogs, task: TaskView): Promise<boolean> {
+  const { actions, tokens, cost } = task.counters;
+  const spent = [
+    `${actions.used} of ${actions.limit} actions`,
+    `${tokens.used} of ${tokens.limit} tokens`,
+    ...(cost ? [`$${cost.used.toFixed(2)} of $${cost.limit.toFixed(2)}`] : []),
+  ];
+  const detail = [
+    `Task: ${showInvisible(task.name)}`,
+    `It paused${task.pauseReason === 'budget' ? ' at its budget' : ''}: ${spent.join(', ')}.`,
+    ...(task.pauseReason === 'budget' ? ['Continuing raises its limits by another budget, spent with your model and key.'] : []),
+    '',
+    'Continue was asked for by a caller (another extension or an agent tool), not by you.',
+  ].join('\n');
+  return dialogs.confirm(`Continue the task "${showInvisible(task.name)}"?`, detail, 'Continue', `continue-${task.id}`);
 }
 
 /** Picks a task: the argument if given, else the user chooses among tasks in a fitting state. */
@@ -74,7 +97,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }),
     vscode.commands.registerCommand('tasklane.continueTask', async (taskId?: unknown) => {
       const id = await pickTask(deps, taskId, (t) => t.paused, 'continue');
-      if (id) await (await runtime.ready).agent.continueTask(id);
+      if (!id) return;
+      const { agent } = await runtime.ready;
+      // A caller's id is not the person's Continue: past a budget it raises the task's limits.
+      const task = typeof taskId === 'string' ? agent.snapshot().tasks.find((t) => t.id === id && t.paused) : undefined;
+      if (task && deps.dialogs && !(await confirmContinue(deps.dialogs, task))) return;
+      await agent.continueTask(id);
     }),
     vscode.commands.registerCommand('tasklane.abortTask', async (taskId?: unknown) => {
       const id = await pickTask(deps, taskId, (t) => t.paused || t.status === 'running', 'abort');
