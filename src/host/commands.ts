@@ -21,6 +21,19 @@ export interface CommandDeps {
   dialogs?: ConsentDialogs;
 }
 
+/** Asks before a caller's text is sent as the person's message (a new request, or an answer to a task). */
+function confirmMessage(dialogs: ConsentDialogs, text: string, answering: string | undefined): Promise<boolean> {
+  const detail = [
+    showInvisible(text),
+    '',
+    answering
+      ? `It answers the task "${showInvisible(answering)}" as you.`
+      : 'It is a request to Tasklane as you: the task it starts reads the workspace; its edits and commands still ask you.',
+    'The text was passed by a caller (another extension, an agent tool or a command link), not typed by you.',
+  ].join('\n');
+  return dialogs.confirm('Send this message to Tasklane as you?', detail, 'Send', 'message');
+}
+
 /** Asks before a caller continues a paused task (past its budget, with raised limits). */
 function confirmContinue(dialogs: ConsentDialogs, task: TaskView): Promise<boolean> {
   const { actions, tokens, cost } = task.counters;
@@ -72,9 +85,16 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (!message?.trim()) return undefined;
       const { agent } = await runtime.ready;
       const options = route && typeof route === 'object' ? (route as { sessionId?: unknown; replyToTaskId?: unknown }) : {};
+      const replyToTaskId = typeof options.replyToTaskId === 'string' ? options.replyToTaskId : undefined;
+      // Text from a caller (another extension, an agent tool, a command link) is not a message the
+      // person typed: it starts or answers work in their name, so they read it and say yes.
+      if (typeof text === 'string' && deps.dialogs) {
+        const answering = replyToTaskId ? agent.snapshot().tasks.find((t) => t.id === replyToTaskId) : undefined;
+        if (!(await confirmMessage(deps.dialogs, message, answering?.name ?? replyToTaskId))) return undefined;
+      }
       const { sessionId } = await agent.sendMessage(message, {
         sessionId: typeof options.sessionId === 'string' ? options.sessionId : undefined,
-        replyToTaskId: typeof options.replyToTaskId === 'string' ? options.replyToTaskId : undefined,
+        replyToTaskId,
       });
       // Where the answer will appear: the conversation opens in the sidebar.
       await deps.showSession?.(sessionId).catch(() => undefined);
