@@ -1,4 +1,7 @@
 import * as vscode from 'vscode';
+import type { TaskView } from '../core/engine/types';
+import { showInvisible } from '../shared/visibleText';
+import type { ConsentDialogs } from './consentDialog';
 import type { ModelProvider } from './modelProvider';
 import { selectModelFlow, setApiKeyFlow } from './modelProvider';
 import type { Runtime } from './runtime';
@@ -14,6 +17,39 @@ export interface CommandDeps {
   trusted: () => boolean;
   /** Shows a session's conversation in the sidebar (after a palette message). */
   showSession?: (sessionId: string) => Promise<void>;
+  /** The consent modal: Continue called with a task id by a caller asks through it. */
+  dialogs?: ConsentDialogs;
+}
+
+/** Asks before a caller's text is sent as the person's message (a new request, or an answer to a task). */
+function confirmMessage(dialogs: ConsentDialogs, text: string, answering: string | undefined): Promise<boolean> {
+  const detail = [
+    showInvisible(text),
+    '',
+    answering
+      ? `It answers the task "${showInvisible(answering)}" as you.`
+      : 'It is a request to Tasklane as you: the task it starts reads the workspace; its edits and commands still ask you.',
+    'The text was passed by a caller (another extension, an agent tool or a command link), not typed by you.',
+  ].join('\n');
+  return dialogs.confirm('Send this message to Tasklane as you?', detail, 'Send', 'message');
+}
+
+/** Asks before a caller continues a paused task (past its budget, with raised limits). */
+function confirmContinue(dialogs: ConsentDialogs, task: TaskView): Promise<boolean> {
+  const { actions, tokens, cost } = task.counters;
+  const spent = [
+    `${actions.used} of ${actions.limit} actions`,
+    `${tokens.used} of ${tokens.limit} tokens`,
+    ...(cost ? [`$${cost.used.toFixed(2)} of $${cost.limit.toFixed(2)}`] : []),
+  ];
+  const detail = [
+    `Task: ${showInvisible(task.name)}`,
+    `It paused${task.pauseReason === 'budget' ? ' at its budget' : ''}: ${spent.join(', ')}.`,
+    ...(task.pauseReason === 'budget' ? ['Continuing raises its limits by another budget, spent with your model and key.'] : []),
+    '',
+    'Continue was asked for by a caller (another extension or an agent tool), not by you.',
+  ].join('\n');
+  return dialogs.confirm(`Continue the task "${showInvisible(task.name)}"?`, detail, 'Continue', `continue-${task.id}`);
 }
 
 /** Picks a task: the argument if given, else the user chooses among tasks in a fitting state. */
@@ -49,9 +85,16 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (!message?.trim()) return undefined;
       const { agent } = await runtime.ready;
       const options = route && typeof route === 'object' ? (route as { sessionId?: unknown; replyToTaskId?: unknown }) : {};
+      const replyToTaskId = typeof options.replyToTaskId === 'string' ? options.replyToTaskId : undefined;
+      // Text from a caller (another extension, an agent tool, a command link) is not a message the
+      // person typed: it starts or answers work in their name, so they read it and say yes.
+      if (typeof text === 'string' && deps.dialogs) {
+        const answering = replyToTaskId ? agent.snapshot().tasks.find((t) => t.id === replyToTaskId) : undefined;
+        if (!(await confirmMessage(deps.dialogs, message, answering?.name ?? replyToTaskId))) return undefined;
+      }
       const { sessionId } = await agent.sendMessage(message, {
         sessionId: typeof options.sessionId === 'string' ? options.sessionId : undefined,
-        replyToTaskId: typeof options.replyToTaskId === 'string' ? options.replyToTaskId : undefined,
+        replyToTaskId,
       });
       // Where the answer will appear: the conversation opens in the sidebar.
       await deps.showSession?.(sessionId).catch(() => undefined);
@@ -74,7 +117,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }),
     vscode.commands.registerCommand('tasklane.continueTask', async (taskId?: unknown) => {
       const id = await pickTask(deps, taskId, (t) => t.paused, 'continue');
-      if (id) await (await runtime.ready).agent.continueTask(id);
+      if (!id) return;
+      const { agent } = await runtime.ready;
+      // A caller's id is not the person's Continue: past a budget it raises the task's limits.
+      const task = typeof taskId === 'string' ? agent.snapshot().tasks.find((t) => t.id === id && t.paused) : undefined;
+      if (task && deps.dialogs && !(await confirmContinue(deps.dialogs, task))) return;
+      await agent.continueTask(id);
     }),
     vscode.commands.registerCommand('tasklane.abortTask', async (taskId?: unknown) => {
       const id = await pickTask(deps, taskId, (t) => t.paused || t.status === 'running', 'abort');

@@ -114,7 +114,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
         void vscode.window.showWarningMessage(`Tasklane: nothing attached: ${(error as Error).message}.`);
       }
     }),
-    ...registerCommands({ runtime, models, channel, refreshModel, trusted, showSession: (id) => sidebar.showSession(id) }),
+    ...registerCommands({ runtime, models, channel, refreshModel, trusted, dialogs, showSession: (id) => sidebar.showSession(id) }),
     dialogs,
     ...registerChoreCommands(
       part((s) => s.chores),
@@ -147,10 +147,13 @@ export function start(context: vscode.ExtensionContext): MainParts {
       part((s) => s.mcp),
       dialogs,
     ),
-    registerMemoryReview(part((s) => s.agent)),
+    registerMemoryReview(
+      part((s) => s.agent),
+      dialogs,
+    ),
     ...registerHistoryCommands(runtime),
     // Tasklane's queue offered to VS Code's own agents (language model tools, @tasklane in Chat).
-    ...registerLmTools(agentOps),
+    ...registerLmTools(agentOps, dialogs),
     registerChatParticipant(agentOps, context.extensionUri),
     // The chat participant's links: a task's session (its id is the task's), or just the sidebar.
     vscode.commands.registerCommand('tasklane.showTask', async (taskId?: unknown) => {

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { pressDialogButton } from './support/dialogs';
 import { hostPhase, phaseState, restartExtensionHostAfterRun } from './support/phases';
 import { activateTasklane, heldAt, quiesce, releaseGate, requestsText, scriptModel, until, useScriptedModel } from './support/tasklane';
-import { asPerson } from './support/asPerson';
+import { asPerson, sendMessage } from './support/asPerson';
 
 interface TaskState {
   id: string;
@@ -33,8 +33,8 @@ async function invoke(name: string, input: object, token?: vscode.CancellationTo
   return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
 }
 
-/** tasklane_start_task outside a chat: VS Code shows its confirmation as a modal dialog first. */
-async function startTask(input: object, button = 'Yes'): Promise<{ taskId: string; dialog: string }> {
+/** tasklane_start_task: Tasklane asks in its own modal first (on every call, in a chat or not). */
+async function startTask(input: object, button = 'Queue'): Promise<{ taskId: string; dialog: string }> {
   const result = invoke('tasklane_start_task', input);
   result.catch(() => undefined);
   const dialog = await pressDialogButton(button);
@@ -188,9 +188,11 @@ describe(SUITE, function () {
       assert.equal(restored.waitingForUser, true);
       assert.equal(restored.name, 'Release notes');
       await scriptModel('Prepare the release notes.', [{ toolCalls: [{ name: 'task_end', arguments: { summary: 'released from main' } }] }]);
-      const waiting = invoke('tasklane_await', { taskId: state.toolTask });
-      await vscode.commands.executeCommand('tasklane.sendMessage', 'main', { replyToTaskId: state.toolTask });
-      const answer = JSON.parse(await waiting) as { outcome: string; task: { status: string; summary: string } };
+      // The answer is sent as the person (it asks first), then the agent that queued the task waits:
+      // awaited while the task still waited for its answer, await would say so (needs_person).
+      await sendMessage('main', { replyToTaskId: state.toolTask });
+      await taskWith((t) => t.id === state.toolTask && !t.waitingForUser, 'the answer to reach the task');
+      const answer = JSON.parse(await invoke('tasklane_await', { taskId: state.toolTask })) as { outcome: string; task: { status: string; summary: string } };
       assert.deepEqual([answer.outcome, answer.task.status, answer.task.summary], ['ended', 'completed', 'released from main']);
     });
   }

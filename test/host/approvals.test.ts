@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateTasklane, modelSaw, quiesce, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
 import { readOrNull } from '../support/files';
-import { asPerson } from './support/asPerson';
+import { asPerson, sendMessage } from './support/asPerson';
 
 // Approval-gated edits inside a real extension host: a scripted task proposes edits through the
 // real edit actions; the test decides with tasklane.approve / tasklane.reject and checks the disk,
@@ -48,7 +48,7 @@ async function proposeInTasks(calls: Call[][]): Promise<TaskState[]> {
     { toolCalls: names.map((name, i) => ({ name: 'task_start', arguments: { name, instruction: `Make the edit ${markers[i]}`, mode: 'simple' } })) },
   ]);
   for (const [i, toolCalls] of calls.entries()) await scriptModel(markers[i]!, [{ toolCalls }]);
-  await vscode.commands.executeCommand('tasklane.sendMessage', `please edit (${tag}) ${message}`);
+  await sendMessage(`please edit (${tag}) ${message}`);
   return until(`tasks ${tag} to settle`, async () => {
     const all = await tasks();
     const found = names.map((name) => all.find((t) => t.name === name));

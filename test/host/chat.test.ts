@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { StateSnapshot } from './support/tasklane';
 import { activateTasklane, modelRequests, modelUrl, quiesce, resetModel, route, scriptModel, waitForState } from './support/tasklane';
+import { sendMessage } from './support/asPerson';
 
 // The first vertical slice, inside a real extension host: a message sent with
 // `tasklane.sendMessage` becomes a trigger, one conversation turn calls the configured model,
@@ -20,7 +21,7 @@ describe('host: chat through each provider, and what the user sees when the mode
   }
 
   async function send(text: string): Promise<string> {
-    const sessionId = await vscode.commands.executeCommand<string>('tasklane.sendMessage', text);
+    const sessionId = await sendMessage(text);
     assert.equal(typeof sessionId, 'string', 'tasklane.sendMessage did not return a session id');
     return sessionId;
   }

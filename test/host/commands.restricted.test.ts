@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { activateTasklane, modelUrl, requestsText, resetModel, route, scriptModel, until } from './support/tasklane';
+import { sendMessage } from './support/asPerson';
 
 // Runs in a second host run with Workspace Trust on and the workspace untrusted (Restricted
 // Mode): Tasklane still chats, but run_command refuses with what to tell the user, and nothing runs.
@@ -33,7 +34,7 @@ describe('host (Restricted Mode): the agent talks but does not execute', functio
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'could not run' } }] },
     ]);
     const terminalsBefore = vscode.window.terminals.length;
-    await vscode.commands.executeCommand('tasklane.sendMessage', `run node --version ${r}`);
+    await sendMessage(`run node --version ${r}`);
     const seen = await until('the model to be told about Restricted Mode', async () => {
       const text = (await requestsText(r)).join('\n');
       return /Restricted Mode/.test(text) ? text : undefined;

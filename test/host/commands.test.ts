@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
-import { asPerson } from './support/asPerson';
+import { asPerson, sendMessage } from './support/asPerson';
 
 // run_command / run_task inside a real extension host: the exact-match allowlist, approval and
 // rejection through the command approval service, a visible terminal, and real VS Code tasks
@@ -42,7 +42,7 @@ describe('host: run_command and run_task with approval and the exact allowlist',
       { toolCalls: [call] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', `please run ${JSON.stringify(call.arguments)} ${r}`);
+    await sendMessage(`please run ${JSON.stringify(call.arguments)} ${r}`);
   }
 
   it('an exactly allowlisted command runs without asking, and the task gets its output', async () => {

@@ -3,7 +3,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as vscode from 'vscode';
 import { activateTasklane, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel, writeChoresFile } from './support/tasklane';
-import { asPerson } from './support/asPerson';
+import { asPerson, sendMessage } from './support/asPerson';
 
 // Issue #11 in a real workbench on a trusted folder: chores a repository ships stay disabled until
 // the person enables them (for that exact definition), and a repository's .vscode/settings.json
@@ -161,7 +161,7 @@ describe('host: consent for shipped chores, settings a repository cannot set', f
         ],
       },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', `probe the workspace settings ${r}`);
+    await sendMessage(`probe the workspace settings ${r}`);
     const ask = await until('node evil.js to ask for approval', async () => (await pendingCommands()).find((p) => p.command === 'node evil.js'));
     assert.match(ask.reason, /not in tasklane.approval.allowedCommands/);
     const edit = await until('the edit to wait for review', async () =>

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEMO_COMMAND, DEMO_EDIT, DEMO_FILE } from '../fixtures/demoModel';
 import { activateTasklane, modelSaw, modelUrl, quiesce, resetModel, until, useScriptedModel } from './support/tasklane';
-import { asPerson } from './support/asPerson';
+import { asPerson, sendMessage } from './support/asPerson';
 
 // The demo model `npm start` runs without a key (test/fixtures/demoModel.ts), in a real extension
 // host on the sample workspace: one message starts the demo task, which reads a file, proposes an
@@ -49,7 +49,7 @@ describe('host: the demo model plays its scenario through the real engine', func
 
   it('a task reads the file, its edit waits for approval, the allowlisted command runs, the task ends', async () => {
     assert.ok(!original.includes('greetAll'), 'the sample workspace already has the demo edit');
-    await vscode.commands.executeCommand('tasklane.sendMessage', 'show me what Tasklane does');
+    await sendMessage('show me what Tasklane does');
     const waiting = await until(
       'the demo task to wait on its proposal',
       async () => (await tasks()).find((t) => t.name.startsWith('Demo:') && t.waitingForApproval),

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { activateTasklane, quiesce, requestsText, route, scriptModel, storageUriOf, useScriptedModel, waitForState } from './support/tasklane';
+import { sendMessage } from './support/asPerson';
 
 interface TaskState {
   id: string;
@@ -61,7 +62,7 @@ describe('host: a complex task end to end', function () {
       },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'greet.js exports greet().' } }] },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', `Please review src/greet.js ${r}`);
+    await sendMessage(`Please review src/greet.js ${r}`);
 
     // The first task_end of a complex task asks the user instead of closing.
     const tasks = await tasksOf((all) => all.some((t) => t.name === name && t.waitingForUser));
@@ -87,7 +88,7 @@ describe('host: a complex task end to end', function () {
 
     // The user approves closing; the task completes.
     await scriptModel(r, [{ toolCalls: [{ name: 'task_end', arguments: { summary: 'greet.js exports greet().' } }] }]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', 'yes', { replyToTaskId: task.id });
+    await sendMessage('yes', { replyToTaskId: task.id });
     await tasksOf((all) => all.some((t) => t.name === name && t.status === 'completed'));
 
     const { api } = await activateTasklane();

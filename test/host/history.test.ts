@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateTasklane, quiesce, route, scriptModel, useScriptedModel, waitForState } from './support/tasklane';
+import { sendMessage } from './support/asPerson';
 
 interface Hit {
   kind: string;
@@ -28,7 +29,7 @@ describe('host: history search, open and export', function () {
     const word = `quetzal${Date.now()}`;
     const r = route('history');
     await scriptModel(r, [{ toolCalls: [{ name: 'send_message', arguments: { text: `The ${word} config lives in config/${word}.json.` } }] }]);
-    const sessionId = (await vscode.commands.executeCommand('tasklane.sendMessage', `Where is the ${word} config? ${r}`)) as string;
+    const sessionId = await sendMessage(`Where is the ${word} config? ${r}`);
     await waitForState((s) =>
       (s as unknown as { sessions: Array<{ id: string; status: string; messages: Array<{ role: string }> }> }).sessions.some(
         (x) => x.id === sessionId && x.status === 'idle' && x.messages.some((m) => m.role === 'assistant'),

@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel, waitForState } from './support/tasklane';
-import { asPerson } from './support/asPerson';
+import { asPerson, sendMessage } from './support/asPerson';
 
 // MCP servers a repository ships, in a real extension host, against the reference server
 // (@modelcontextprotocol/server-everything from the npm registry): nothing starts before the
@@ -83,7 +83,7 @@ describe('host: MCP servers a repository ships', function () {
       { toolCalls: [{ name: 'mcp_everything_echo', arguments: { message: 'hello from the host tier' } }] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'echoed' } }] },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', `echo something through MCP ${r}`);
+    await sendMessage(`echo something through MCP ${r}`);
     const state = await waitForState((s) => ((s as unknown as { approvals: Pending[] }).approvals ?? []).some((a) => a.kind === 'mcp'));
     const card = (state as unknown as { approvals: Pending[] }).approvals.find((a) => a.kind === 'mcp')!;
     assert.match(card.command ?? '', /^everything\/echo \{"message":"hello from the host tier"\}$/);
@@ -108,7 +108,7 @@ describe('host: MCP servers a repository ships', function () {
       { anyTool: true, toolCalls: [{ name: 'mcp_everything_echo', arguments: { message: 'after the change' } }] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', `echo again ${r}`);
+    await sendMessage(`echo again ${r}`);
     // Even allowlisted, an untrusted server's tool does not run.
     await modelSaw(/not trusted|no action 'mcp_everything_echo'/, 0, r);
   });
@@ -140,7 +140,7 @@ describe('host: MCP servers of the user: crash, hang, Streamable HTTP', function
       { toolCalls: [{ name: `mcp_${server}_${tool.replace(/-/g, '_')}`, arguments: args }] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'called' } }] },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', `call ${server}/${tool} ${r}`);
+    await sendMessage(`call ${server}/${tool} ${r}`);
     return modelSaw(expect, 0, r);
   }
 

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { sendMessage } from './support/asPerson';
 
 // Finding 2 of the December review, in a real extension host on a trusted folder: a repository
 // can ship `docs/assets -> ../../..`; VS Code's own file search follows links by default. Neither
@@ -65,7 +66,7 @@ describe('host: a symlinked folder pointing outside is invisible to search and l
       },
     ]);
     const before = (await requestsText()).length;
-    await vscode.commands.executeCommand('tasklane.sendMessage', `look around (${name}) ${r}`);
+    await sendMessage(`look around (${name}) ${r}`);
     // The request after the tool calls carries their results back to the model.
     const seen = await modelSaw(new RegExp(`inside-${insideMarker}\\.txt`), before);
     await until('the turn with the results', async () =>

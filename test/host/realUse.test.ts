@@ -15,6 +15,7 @@ import {
   useScriptedModel,
   waitForState,
 } from './support/tasklane';
+import { sendMessage } from './support/asPerson';
 
 // The loop under real use in a real workbench: what the person does while a real command runs
 // in its terminal, and while the task's last turn is in flight.
@@ -86,7 +87,7 @@ describe('host: the loop under real use (a real command in its terminal)', funct
       { toolCalls: [{ name: 'run_command', arguments: { command: 'node slowjob.js' } }] },
       ...after,
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', `please ${label} ${r}`);
+    await sendMessage(`please ${label} ${r}`);
     const pid = await until('the slow job to start', async () =>
       fs.existsSync(file('slowjob.pid')) ? Number(fs.readFileSync(file('slowjob.pid'), 'utf8')) : undefined,
     );
@@ -96,7 +97,7 @@ describe('host: the loop under real use (a real command in its terminal)', funct
 
   it('a reply sent while the command runs: its real output reaches the model, then the reply', async () => {
     const { task } = await startSlowJob('reply-job', [{ toolCalls: [{ name: 'task_end', arguments: { summary: 'built and noted' } }] }]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', 'also run the linter afterwards', { replyToTaskId: task.id });
+    await sendMessage('also run the linter afterwards', { replyToTaskId: task.id });
     fs.writeFileSync(file('slowjob.go'), '');
     const seen = await modelSaw(/BUILD OUTPUT 123/);
     assert.ok(!seen.includes('Not run'), 'the result was not replaced by "not run"');
@@ -127,10 +128,10 @@ describe('host: the loop under real use (a real command in its terminal)', funct
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'reported' } }], gate: 'final' },
       { toolCalls: [{ name: 'send_message', arguments: { text: 'Noted: I will also check the tests.' } }] },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', `please report ${r}`);
+    await sendMessage(`please report ${r}`);
     await until('the last turn to be in flight', async () => ((await (await fetch(`${modelUrl()}/__held`)).json()) as string[]).includes('final'));
     const task = (await state()).tasks.find((t) => t.instruction === `final-turn: report ${r}`)!;
-    await vscode.commands.executeCommand('tasklane.sendMessage', 'and check the tests too', { replyToTaskId: task.id });
+    await sendMessage('and check the tests too', { replyToTaskId: task.id });
     await fetch(`${modelUrl()}/__release`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ gate: 'final' }) });
     await modelSaw(/and check the tests too/, 2, r);
     await waitForState((s) =>

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { readOrNull } from '../support/files';
 import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
-import { asPerson } from './support/asPerson';
+import { asPerson, sendMessage } from './support/asPerson';
 
 // One reading of the workspace: with an unsaved change open (auto save off), what the model reads
 // (read_file, search_text) is the text VS Code shows, and a replace_in_file written from that text
@@ -83,7 +83,7 @@ describe('host: the agent reads what the editor shows (unsaved changes included)
       },
       { toolCalls: [{ name: 'replace_in_file', arguments: { path: file, edits: [{ oldText: unsavedLine, newText: `const note = '${marker}-renamed';` }] } }] },
     ]);
-    await vscode.commands.executeCommand('tasklane.sendMessage', `please rename the note (${marker}) ${r}`);
+    await sendMessage(`please rename the note (${marker}) ${r}`);
 
     const task = await until(`task ${name} to wait for approval`, async () => {
       assert.ok(opened.isDirty, 'the document was saved behind the test (auto save?)');

