@@ -89,7 +89,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       // Text from a caller (another extension, an agent tool, a command link) is not a message the
       // person typed: it starts or answers work in their name, so they read it and say yes.
       if (typeof text === 'string' && deps.dialogs) {
-        const answering = replyToTaskId ? agent.snapshot().tasks.find((t) => t.id === replyToTaskId) : undefined;
+        const answering = replyToTaskId ? agent.views.snapshot().tasks.find((t) => t.id === replyToTaskId) : undefined;
         if (!(await confirmMessage(deps.dialogs, message, answering?.name ?? replyToTaskId))) return undefined;
       }
       const { sessionId } = await agent.sendMessage(message, {
@@ -120,7 +120,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (!id) return;
       const { agent } = await runtime.ready;
       // A caller's id is not the person's Continue: past a budget it raises the task's limits.
-      const task = typeof taskId === 'string' ? agent.snapshot().tasks.find((t) => t.id === id && t.paused) : undefined;
+      const task = typeof taskId === 'string' ? agent.views.snapshot().tasks.find((t) => t.id === id && t.paused) : undefined;
       if (task && deps.dialogs && !(await confirmContinue(deps.dialogs, task))) return;
       await agent.continueTask(id);
     }),
