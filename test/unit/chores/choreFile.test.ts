@@ -305,5 +305,8 @@ describe('chores: starter templates', () => {
     assert.deepEqual(byId.get('build-failure-fix')?.trigger, { kind: 'task', name: 'build', when: 'exitCode != 0' });
     assert.equal(byId.get('weekly-dependency-check')?.trigger.kind, 'cron');
     for (const c of result.chores) assert.ok(c.successWhen, `${c.id} has a successWhen`);
+    // Each names the commands it runs, so it can run them unattended once enabled (and headless).
+    for (const c of result.chores) assert.ok(c.commands?.length && c.actionSets.includes('commands'), `${c.id} declares its commands`);
+    assert.deepEqual(byId.get('build-failure-fix')?.commands, ['npm run build', 'npm test']);
   });
 });
