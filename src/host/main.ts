@@ -95,7 +95,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     runtime,
     vscode.window.registerWebviewViewProvider(SidebarProvider.viewType, sidebar),
     runtime.onDidChange((change) => {
-      const row = (sessionId: string) => runtime.current?.agent.views.sessionRow(sessionId) ?? { session: undefined, tasks: [] };
+      const row = (sessionId: string) => runtime.current?.agent.views.listRow(sessionId);
       for (const message of toHostMessages(change, row, steps)) sidebar.post(message);
     }),
     runtime.onDidPost((message) => sidebar.post(message)),
