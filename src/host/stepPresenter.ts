@@ -180,6 +180,10 @@ function eventRow(event: TaskEvent): StepView | undefined {
   const text = str(data.text);
   switch (event.kind) {
     case 'user_message': {
+      // Written to steer the model (a revert it must know of, a chore's check): the person sees
+      // what it says for them, if anything.
+      if (data.forModel === true)
+        return typeof data.shown === 'string' ? { ...at, kind: 'decision', text: [clip(oneLine(data.shown), 200)], state: 'done' } : undefined;
       const decision = /^Approval \S+: (approved|rejected)(?: \(([\s\S]*)\))?$/.exec(text);
       if (decision) return decisionRow(at, decision[1] as 'approved' | 'rejected', decision[2] ?? '');
       return { ...at, kind: 'decision', text: [`You said: ${clip(oneLine(text), 200)}`], state: 'done' };
@@ -209,6 +213,8 @@ function decisionRow(at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approv
   const applied =
     /^The change was approved and applied: (.*)\.$/.exec(note)?.[1] ?? /^The change was partly approved\. Applied: (.*?)\. Rejected/.exec(note)?.[1];
   if (applied) return { ...at, kind: 'decision', text: [`You approved; applied ${applied}`], state: 'done' };
+  const stale = /^The change was not applied: ([\s\S]*)\.$/.exec(note)?.[1];
+  if (stale !== undefined) return { ...at, kind: 'decision', text: ['You approved; nothing was written'], state: 'failed', note: firstSentence(stale) };
   const command = /^`([\s\S]+?)`(?= exited| was| could)/.exec(note);
   const ran = commandOutcome(note);
   if (command && ran)
