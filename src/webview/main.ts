@@ -360,6 +360,17 @@ function onMessage(message: HostMessage): void {
       // A message sent from the palette: show its conversation here.
       selectSession(message.sessionId);
       break;
+    case 'view.newChat':
+      // The view title's New Chat: an empty thread, the composer ready.
+      selectSession(undefined);
+      input.focus();
+      break;
+    case 'view.showHistory': {
+      // The view title's History: the list of conversations, open, with its search box focused.
+      $<HTMLDetailsElement>('#sessions-section').open = true;
+      $('#session-search').focus();
+      break;
+    }
     case 'deadLetters':
       renderDeadLetters(message.deadLetters);
       break;

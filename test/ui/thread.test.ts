@@ -148,4 +148,25 @@ describe('ui: the thread shows the work of the task a message started', function
     assert.equal(await selected.count(), 1);
     assert.match((await selected.locator('.session-name').textContent()) ?? '', /^add greetAll to greet\.js/);
   });
+
+  it("the view title's New Chat, History and model actions", async function () {
+    const page = session().page;
+    const action = (label: string) => page.locator(`.part.sidebar .title-actions .action-label[aria-label^="${label}"]`);
+    // The thread of the test before is shown; New Chat (a codicon in the view title) empties it.
+    await block().waitFor();
+    await action('New Chat').click();
+    await frame.locator('#transcript .empty').waitFor({ timeout: 10_000 });
+    assert.equal(await frame.locator('#transcript .task-block').count(), 0);
+    assert.equal(await frame.evaluate(() => document.activeElement?.id), 'chat-input', 'the composer is ready to type in');
+    // History opens the list of conversations with its search box focused.
+    await frame.locator('#sessions-section > summary').click();
+    assert.equal(await frame.locator('#sessions-section').evaluate((el) => (el as HTMLDetailsElement).open), false);
+    await action('Show Conversations').click();
+    await frame.waitForFunction(
+      () => (document.querySelector('#sessions-section') as HTMLDetailsElement).open && document.activeElement?.id === 'session-search',
+    );
+    // The model picker is the third action, drawn as a codicon.
+    assert.match((await action('Select Model').getAttribute('class')) ?? '', /codicon-settings-gear/);
+    await screenshotSidebar(page, 'ui-thread-4-view-title');
+  });
 });
