@@ -205,6 +205,10 @@ function eventRow(event: TaskEvent): StepView | undefined {
 
 /** The person's decision on a proposal, in words: what it did to the files or what ran. */
 function decisionRow(at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approved' | 'rejected', note: string): StepView {
+  // Files changed after the proposal: nothing was written, whatever was decided.
+  const stale = /^The change was not applied: ([\s\S]*)\.$/.exec(note)?.[1];
+  if (stale !== undefined)
+    return { ...at, kind: 'decision', text: ['Not applied: the files changed since the proposal'], state: 'failed', note: firstSentence(stale) };
   if (decision === 'rejected') {
     const why = /^The change was rejected: ([\s\S]*?)\. Nothing was written\.$/.exec(note)?.[1];
     const said = why && why !== 'no reason given' ? `: “${clip(oneLine(why), 120)}”` : '';
@@ -213,8 +217,6 @@ function decisionRow(at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approv
   const applied =
     /^The change was approved and applied: (.*)\.$/.exec(note)?.[1] ?? /^The change was partly approved\. Applied: (.*?)\. Rejected/.exec(note)?.[1];
   if (applied) return { ...at, kind: 'decision', text: [`You approved; applied ${applied}`], state: 'done' };
-  const stale = /^The change was not applied: ([\s\S]*)\.$/.exec(note)?.[1];
-  if (stale !== undefined) return { ...at, kind: 'decision', text: ['You approved; nothing was written'], state: 'failed', note: firstSentence(stale) };
   const command = /^`([\s\S]+?)`(?= exited| was| could)/.exec(note);
   const ran = commandOutcome(note);
   if (command && ran)

@@ -86,7 +86,7 @@ describe('webview: the thread speaks to people', function () {
       'Proposed an edit to src/greet.js',
       'You approved; applied src/greet.js',
       "You reverted the task's edits to src/greet.js; they are back as they were.",
-      'You approved; nothing was written',
+      'Not applied: the files changed since the proposal',
       'You approved it',
     ]);
     const text = block.element.textContent ?? '';
