@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import type { TaskEvent } from '../src/core/engine/types';
 import { toTraceEvent } from '../src/host/viewMapping';
-import { openTasklaneView, runCommand, selectTaskSession, sendChatMessage, startUiSession, tasklaneFrame } from '../test/ui/support/workbench';
+import { openTasklaneView, runCommand, sendChatMessage, startUiSession, tasklaneFrame, waitForTaskBlock } from '../test/ui/support/workbench';
 import { emitLine, median, p95, round } from './support';
 import { measureFirstToken } from './uiFirstToken';
 
@@ -62,12 +62,12 @@ function findStreams(runDir: string): string[] {
   return found;
 }
 
-/** Clicks Trace and resolves with the ms until the rows are drawn (measured in the webview). */
+/** Clicks the task block's Details and resolves with the ms until the rows are drawn (measured in the webview). */
 function timeOpen(frame: Frame, taskId: string): Promise<number> {
   return frame.evaluate(async (id) => {
-    const card = document.querySelector(`[data-task-id="${CSS.escape(id)}"]`);
-    const button = card?.querySelector('.open-trace') as HTMLElement | null;
-    if (!button) throw new Error('no Trace button on the task card');
+    const block = document.querySelector(`.task-block[data-task-id="${CSS.escape(id)}"]`);
+    const button = block?.querySelector('.open-details') as HTMLElement | null;
+    if (!button) throw new Error('no Details button on the task block');
     const started = performance.now();
     button.click();
     await new Promise<void>((resolve, reject) => {
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     ]);
     await sendChatMessage(frame, 'start the bench task');
     await openTaskSession(frame);
-    const taskId = (await frame.locator('.task-card').first().getAttribute('data-task-id')) ?? '';
+    const taskId = (await frame.locator('#transcript .task-block').first().getAttribute('data-task-id')) ?? '';
     const stream = findStreams(ui.server.runDir).find((f) => path.basename(f) === `${taskId}.jsonl`);
     if (!stream) throw new Error(`the event log of ${taskId} was not found under ${ui.server.runDir}`);
     // Give the turn time to finish writing, then append the synthetic history after the real events.
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
     }
     frame = await tasklaneFrame(ui.page, 60_000);
     await openTaskSession(frame);
-    await frame.locator(`[data-task-id="${taskId}"] .open-trace`).waitFor({ timeout: 30_000 });
+    await frame.locator(`.task-block[data-task-id="${taskId}"] .open-details`).waitFor({ timeout: 30_000 });
 
     const markdown = await timeMarkdown(frame);
 
@@ -469,16 +469,16 @@ async function timeStreamAppend(frame: Frame): Promise<{ appends: number[]; naiv
   );
 }
 
-/** Selects the task's session in a (new) sidebar frame, ready for the bench's evaluate calls. */
+/** Shows the task's block in its conversation in a (new) sidebar frame, ready for the bench's evaluate calls. */
 async function openTaskSession(frame: Frame): Promise<void> {
   // tsx compiles with keepNames: functions passed to evaluate reference a __name helper the page lacks.
   await frame.evaluate('window.__name = (f) => f');
-  await selectTaskSession(frame);
+  await waitForTaskBlock(frame);
 }
 
 /** Replies to the task from the sidebar (Reply button, then Send), which wakes it for one turn. */
 async function vscodeReply(frame: Frame, taskId: string): Promise<void> {
-  await frame.locator(`[data-task-id="${taskId}"] .reply-task`).click();
+  await frame.locator(`.task-block[data-task-id="${taskId}"] .reply-task`).click();
   await sendChatMessage(frame, 'go on');
 }
 

@@ -95,7 +95,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     runtime,
     vscode.window.registerWebviewViewProvider(SidebarProvider.viewType, sidebar),
     runtime.onDidChange((change) => {
-      const row = (sessionId: string) => runtime.current?.agent.views.sessionRow(sessionId) ?? { session: undefined, tasks: [] };
+      const row = (sessionId: string) => runtime.current?.agent.views.listRow(sessionId);
       for (const message of toHostMessages(change, row, steps)) sidebar.post(message);
     }),
     runtime.onDidPost((message) => sidebar.post(message)),
@@ -155,6 +155,9 @@ export function start(context: vscode.ExtensionContext): MainParts {
     // Tasklane's queue offered to VS Code's own agents (language model tools, @tasklane in Chat).
     ...registerLmTools(agentOps, dialogs),
     registerChatParticipant(agentOps, context.extensionUri),
+    // The view title's actions (codicons): a new chat and the list of conversations.
+    vscode.commands.registerCommand('tasklane.newChat', () => sidebar.show({ type: 'view.newChat' })),
+    vscode.commands.registerCommand('tasklane.showHistory', () => sidebar.show({ type: 'view.showHistory' })),
     // The chat participant's links: a task's session (its id is the task's), or just the sidebar.
     vscode.commands.registerCommand('tasklane.showTask', async (taskId?: unknown) => {
       const task = typeof taskId === 'string' ? runtime.current?.agent.views.snapshot().tasks.find((t) => t.id === taskId) : undefined;

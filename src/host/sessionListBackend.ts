@@ -3,16 +3,31 @@ import { emptyTotals } from '../core/engine/records';
 import type { SessionListItem } from '../core/engine/sessionPages';
 import type { SessionSummary } from '../shared/protocol';
 import type { SessionHostMessage, SessionWebviewMessage } from '../shared/sessionProtocol';
-import { toMessageView, toSessionSummary } from './viewMapping';
+import { toListSummary, toMessageView, toSessionSummary } from './viewMapping';
 
 type ListAgent = Pick<Agent, 'views' | 'history'>;
 
-/** A list row with its live task's badges (hot sessions), or as archived. */
+/** A list row with its live task's badges (hot sessions), or as archived; a conversation's task lanes nested in it. */
 function summary(agent: ListAgent, item: SessionListItem): SessionSummary {
-  if (item.archived)
-    return { id: item.id, name: item.name, status: item.status, lastActivity: item.lastActivity, waitingForUser: false, pendingApprovals: 0, archived: true };
-  const { session, tasks } = agent.views.sessionRow(item.id);
-  return toSessionSummary(session ?? { ...item, usage: emptyTotals() }, tasks);
+  if (item.archived) {
+    const tasks = item.tasks?.map((t) => summary(agent, t));
+    return {
+      id: item.id,
+      name: item.name,
+      status: item.status,
+      lastActivity: item.lastActivity,
+      waitingForUser: false,
+      pendingApprovals: 0,
+      archived: true,
+      ...(item.parentId ? { parentId: item.parentId } : {}),
+      ...(tasks?.length ? { tasks } : {}),
+    };
+  }
+  const row = (id: string, fallback: SessionListItem) => {
+    const { session, tasks } = agent.views.sessionRow(id);
+    return { session: session ?? { ...fallback, usage: emptyTotals() }, tasks };
+  };
+  return toListSummary({ ...row(item.id, item), lastActivity: item.lastActivity, children: (item.tasks ?? []).map((t) => row(t.id, t)) });
 }
 
 /** The first page of the session list, for the sidebar's initial state. */
@@ -49,6 +64,7 @@ export async function handleSessionMessage(agent: ListAgent, message: SessionWeb
           waitingForUser: false,
           pendingApprovals: 0,
           archived: found.archived,
+          ...(s.parentId ? { parentId: s.parentId } : {}),
         };
       }
       return {

@@ -10,7 +10,7 @@ import { firstSessionPage, handleSessionMessage } from './sessionListBackend';
 import type { SidebarBackend } from './sidebarProvider';
 import type { ModelProvider } from './modelProvider';
 import type { StoreServices } from './storeServices';
-import { toDeadLetterView, toSessionView, toTaskView, toTraceEvent } from './viewMapping';
+import { toDeadLetterView, toListSummary, toSessionView, toTaskView, toTraceEvent } from './viewMapping';
 import { presentSteps } from './stepPresenter';
 import type { SidebarSection } from './sidebarSection';
 import { toMcpServerView } from './mcp/mcpView';
@@ -85,7 +85,13 @@ export class AgentSidebarBackend implements SidebarBackend {
         chores,
         sessions: [
           // A session started while the page was read would otherwise be missing until it changes.
-          ...snapshot.sessions.filter((s) => !listed.has(s.id) && s.lastActivity > newestListed).map((s) => toSessionView(s, snapshot.tasks)),
+          // A task's lane is shown in its conversation's row, not as one of its own.
+          ...snapshot.sessions
+            .filter((s) => !listed.has(s.id) && s.lastActivity > newestListed && !(s.parentId && loaded.has(s.parentId)))
+            .map((s) => {
+              const row = services.agent.views.listRow(s.id);
+              return { ...toSessionView(s, snapshot.tasks), ...(row ? toListSummary(row) : {}) };
+            }),
           ...page.sessions.map((summary) => {
             const core = loaded.get(summary.id);
             return core ? { ...toSessionView(core, snapshot.tasks), ...summary } : { ...summary, messages: [] };

@@ -40,8 +40,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
   private readonly visibilityListeners = new Set<() => void>();
   /** Attachments waiting for the view to load (Add to Tasklane before the view existed). */
   private pendingAttachments: AttachmentView[] = [];
-  /** A session to show once the view has loaded (it was asked for before the view existed). */
-  private pendingSession: string | undefined;
+  /** What to show once the view has loaded (a session, a new chat, the history; asked for before it existed). */
+  private pendingShow: HostMessage | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -103,8 +103,13 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
    * once it has loaded.
    */
   async showSession(sessionId: string): Promise<void> {
+    await this.show({ type: 'showSession', sessionId });
+  }
+
+  /** Reveals the view and has it show `message`'s part: a session, a new chat, the list of conversations. */
+  async show(message: Extract<HostMessage, { type: 'showSession' | 'view.newChat' | 'view.showHistory' }>): Promise<void> {
     // Kept until a loaded, visible view has it: showing a hidden view may reload its page.
-    this.pendingSession = sessionId;
+    this.pendingShow = message;
     if (this.view) {
       this.view.show(true);
       this.flushPendingSession();
@@ -114,9 +119,9 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
   }
 
   private flushPendingSession(): void {
-    if (!this.pendingSession || !this.view?.visible || !this.ready) return;
-    this.post({ type: 'showSession', sessionId: this.pendingSession });
-    this.pendingSession = undefined;
+    if (!this.pendingShow || !this.view?.visible || !this.ready) return;
+    this.post(this.pendingShow);
+    this.pendingShow = undefined;
   }
 
   /** Adds a chip to the composer (Add to Tasklane), opening the view if needed. */

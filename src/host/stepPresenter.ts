@@ -180,6 +180,10 @@ function eventRow(event: TaskEvent): StepView | undefined {
   const text = str(data.text);
   switch (event.kind) {
     case 'user_message': {
+      // Written to steer the model (a revert it must know of, a chore's check): the person sees
+      // what it says for them, if anything.
+      if (data.forModel === true)
+        return typeof data.shown === 'string' ? { ...at, kind: 'decision', text: [clip(oneLine(data.shown), 200)], state: 'done' } : undefined;
       const decision = /^Approval \S+: (approved|rejected)(?: \(([\s\S]*)\))?$/.exec(text);
       if (decision) return decisionRow(at, decision[1] as 'approved' | 'rejected', decision[2] ?? '');
       return { ...at, kind: 'decision', text: [`You said: ${clip(oneLine(text), 200)}`], state: 'done' };
@@ -201,6 +205,10 @@ function eventRow(event: TaskEvent): StepView | undefined {
 
 /** The person's decision on a proposal, in words: what it did to the files or what ran. */
 function decisionRow(at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approved' | 'rejected', note: string): StepView {
+  // Files changed after the proposal: nothing was written, whatever was decided.
+  const stale = /^The change was not applied: ([\s\S]*)\.$/.exec(note)?.[1];
+  if (stale !== undefined)
+    return { ...at, kind: 'decision', text: ['Not applied: the files changed since the proposal'], state: 'failed', note: firstSentence(stale) };
   if (decision === 'rejected') {
     const why = /^The change was rejected: ([\s\S]*?)\. Nothing was written\.$/.exec(note)?.[1];
     const said = why && why !== 'no reason given' ? `: “${clip(oneLine(why), 120)}”` : '';

@@ -158,7 +158,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     storageDir,
     root,
     files,
-    tellTask: (taskId, text) => agent.tellTask(taskId, text),
+    tellTask: (taskId, text, shown) => agent.tellTask(taskId, text, shown),
   });
   const commands = new CommandExecutionHost(commandService, engine.onDidChangeCommand);
   approvalOwners.push(changeSets, commands);

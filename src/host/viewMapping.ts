@@ -15,6 +15,33 @@ export function toSessionSummary(session: Omit<CoreSession, 'messages'>, tasks: 
     lastActivity: session.lastActivity,
     waitingForUser: task?.waitingForUser ?? false,
     pendingApprovals: task?.waitingForApproval ? 1 : 0,
+    ...(session.parentId ? { parentId: session.parentId } : {}),
+  };
+}
+
+/** A row of the session list: a session with its live task, and a conversation's task lanes. */
+export interface ListRow {
+  session: Omit<CoreSession, 'messages'> | undefined;
+  tasks: readonly CoreTask[];
+  /** The row's place in the list (the newest activity of the session and its lanes); default the session's. */
+  lastActivity?: number;
+  children?: ReadonlyArray<{ session: Omit<CoreSession, 'messages'>; tasks: readonly CoreTask[] }>;
+}
+
+/**
+ * A conversation's row with the tasks it started nested in it; its badges say what any of them
+ * waits for, so a task waiting for the person shows on the one row the person knows.
+ */
+export function toListSummary(row: ListRow & { session: Omit<CoreSession, 'messages'> }): SessionSummary {
+  const own = toSessionSummary(row.session, row.tasks);
+  const tasks = (row.children ?? []).map((c) => toSessionSummary(c.session, c.tasks));
+  if (tasks.length === 0) return { ...own, lastActivity: row.lastActivity ?? own.lastActivity };
+  return {
+    ...own,
+    lastActivity: row.lastActivity ?? Math.max(own.lastActivity, ...tasks.map((t) => t.lastActivity)),
+    waitingForUser: own.waitingForUser || tasks.some((t) => t.waitingForUser),
+    pendingApprovals: own.pendingApprovals + tasks.reduce((n, t) => n + t.pendingApprovals, 0),
+    tasks,
   };
 }
 
@@ -85,25 +112,28 @@ export function toTraceEvent(event: TaskEvent): TraceEventView {
   };
 }
 
-/** One session's row and its live task, as `Agent.sessionRow` gives them. */
-export type SessionRowLookup = (sessionId: string) => { session: Omit<CoreSession, 'messages'> | undefined; tasks: readonly CoreTask[] };
+/** The list row that shows a session (`AgentViews.listRow`: a task's lane is shown in its conversation's row). */
+export type SessionRowLookup = (sessionId: string) => ListRow | undefined;
 
 /**
- * An engine change as the few small sidebar messages it becomes. A task change also re-draws its
- * session's row, whose badges (waiting, to review) come from the task; a task event that is a
- * step of the task also becomes its row in the thread (`steps` remembers actions under way).
+ * An engine change as the few small sidebar messages it becomes. A task change also re-draws the
+ * row that shows its session (its conversation's, for a task started from one), whose badges
+ * (waiting, to review) come from the task; a task event that is a step of the task also becomes
+ * its row in the thread (`steps` remembers actions under way).
  */
 export function toHostMessages(change: AgentChange, row: SessionRowLookup, steps?: StepPresenter): HostMessage[] {
   switch (change.type) {
     case 'message':
       return [{ type: 'messageAppended', sessionId: change.sessionId, message: toMessageView(change.message) }];
-    case 'session':
-      return [{ type: 'sessionPatch', session: toSessionSummary(change.session, row(change.session.id).tasks) }];
+    case 'session': {
+      const shown = row(change.session.id);
+      return [{ type: 'sessionPatch', session: shown?.session ? toListSummary({ ...shown, session: shown.session }) : toSessionSummary(change.session, []) }];
+    }
     case 'task': {
-      const { session, tasks } = row(change.task.sessionId);
+      const shown = row(change.task.sessionId);
       return [
         { type: 'taskPatch', task: toTaskView(change.task) },
-        ...(session ? [{ type: 'sessionPatch' as const, session: toSessionSummary(session, tasks) }] : []),
+        ...(shown?.session ? [{ type: 'sessionPatch' as const, session: toListSummary({ ...shown, session: shown.session }) }] : []),
       ];
     }
     case 'taskEvent': {

@@ -118,6 +118,9 @@ export type HostMessage =
   | { type: 'streamDelta'; sessionId: string; turnId: string; delta: StreamDeltaView }
   /** Select a session (e.g. one a palette message went to). */
   | { type: 'showSession'; sessionId: string }
+  /** The view title's actions: a new chat, or the list of conversations opened and focused. */
+  | { type: 'view.newChat' }
+  | { type: 'view.showHistory' }
   | ApprovalHostMessage
   | ChoreHostMessage
   | ContextHostMessage

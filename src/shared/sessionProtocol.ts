@@ -28,6 +28,10 @@ export interface SessionSummary {
   pendingApprovals: number;
   /** Only in the archive: opening it reads its stream. */
   archived?: boolean;
+  /** A task's lane started from a conversation: that conversation (opening the lane shows its thread). */
+  parentId?: string;
+  /** A conversation's rows for the tasks it started (the list nests them; no row of their own). */
+  tasks?: SessionSummary[];
 }
 
 /** One search hit: a session, or a task (opened through its session). */

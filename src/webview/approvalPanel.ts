@@ -85,8 +85,36 @@ export class ApprovalPanel {
     return this.root.querySelector(`[data-approval-id="${CSS.escape(id)}"]`);
   }
 
+  /**
+   * A decided approval as one line of history ("✓ Applied src/greet.js [Revert]"): what the person
+   * decided stays visible without pushing what waits for them out of view. The reason it asked is
+   * the row's tooltip.
+   */
+  private row(approval: ApprovalView): HTMLElement {
+    const paths = approval.files.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path)).join(', ');
+    const what = paths || approval.command || approval.title;
+    const row = h(
+      'div',
+      {
+        class: `approval-card approval-row status-${approval.status}`,
+        'data-approval-id': approval.id,
+        'data-status': approval.status,
+        ...(approval.reason ? { title: approval.reason } : {}),
+      },
+      h('span', { class: 'approval-status' }, STATUS_LABELS[approval.status] ?? approval.status),
+      h('span', { class: 'approval-row-what' }, showInvisible(approval.choreId ? `[${approval.choreId}] ${what}` : what)),
+    );
+    if (approval.kind === 'edits' && (approval.status === 'applied' || approval.status === 'partially_applied')) {
+      const revert = h('vscode-button', { class: 'revert', secondary: true, 'aria-label': `Revert ${approvalSubject(approval)}` }, 'Revert');
+      revert.addEventListener('click', () => this.post({ type: 'approval.revert', id: approval.id }));
+      row.appendChild(revert);
+    }
+    return row;
+  }
+
   private card(approval: ApprovalView): HTMLElement {
     const pending = approval.status === 'pending';
+    if (!pending) return this.row(approval);
     const files = h(
       'ul',
       { class: 'approval-files' },

@@ -101,13 +101,6 @@ const details = new TaskDetails(traceArea, {
   state: persisted,
   save,
 });
-const thread = new Thread({
-  post,
-  task: (taskId) => tasks.get(taskId),
-  openDetails: (taskId) => openTrace(taskId),
-  follow: (change) => stream.follow(change),
-});
-
 const taskActions = {
   continueTask: (taskId: string) => post({ type: 'continueTask', taskId }),
   abortTask: (taskId: string) => post({ type: 'abortTask', taskId }),
@@ -121,8 +114,28 @@ const taskActions = {
   openTrace: (taskId: string) => openTrace(taskId),
   revertTask: (taskId: string) => post({ type: 'approval.revertTask', id: taskId }),
 };
+const thread = new Thread({
+  post,
+  task: (taskId) => tasks.get(taskId),
+  openDetails: (taskId) => openTrace(taskId),
+  taskActions,
+  follow: (change) => stream.follow(change),
+});
 
+/** A task whose block to bring into view once its conversation's thread is drawn. */
+let revealTaskId: string | undefined;
+
+/**
+ * Shows a session's thread. A task's lane started from a conversation is shown as that
+ * conversation, scrolled to the task's block: the lane is where the engine keeps the task's work,
+ * the conversation is where the person asked for it.
+ */
 function selectSession(sessionId: string | undefined): void {
+  const parent = sessionId ? (sessions.parentOf(sessionId) ?? openedSummaries.get(sessionId)?.parentId) : undefined;
+  if (sessionId && parent) {
+    revealTaskId = sessionId;
+    sessionId = parent;
+  }
   persisted.selectedSessionId = sessionId;
   save();
   details.sessionShown(sessionId);
@@ -166,6 +179,16 @@ function renderTranscript(): void {
   for (const message of messages) transcript.appendChild(messageElement(message));
   stream.redraw();
   transcript.scrollTop = transcript.scrollHeight;
+  revealTask();
+}
+
+/** Brings the block asked for by `selectSession` into view, once it is drawn. */
+function revealTask(): void {
+  if (!revealTaskId) return;
+  const block = transcript.querySelector<HTMLElement>(`[data-task-id="${CSS.escape(revealTaskId)}"]`);
+  if (!block) return;
+  revealTaskId = undefined;
+  block.scrollIntoView?.({ block: 'nearest' });
 }
 
 function renderTasks(): void {
@@ -261,6 +284,13 @@ function onMessage(message: HostMessage): void {
       }
       for (const t of message.state.tasks) tasks.set(t.id, t);
       thread.reset(message.state.approvals);
+      // A task's lane kept from an older page: its conversation is what is shown.
+      const laneParent = persisted.selectedSessionId ? sessions.parentOf(persisted.selectedSessionId) : undefined;
+      if (laneParent) {
+        revealTaskId = persisted.selectedSessionId;
+        persisted.selectedSessionId = laneParent;
+        save();
+      }
       if (persisted.selectedSessionId && !opened.has(persisted.selectedSessionId)) post({ type: 'sessions.open', sessionId: persisted.selectedSessionId });
       stream.reset(message.state.sessions.flatMap((s) => (s.liveTurnId ? [{ sessionId: s.id, turnId: s.liveTurnId }] : [])));
       renderBanner(message.state);
@@ -283,6 +313,11 @@ function onMessage(message: HostMessage): void {
       openedSummaries.set(message.session.id, message.session);
       transcripts.set(message.session.id, message.messages);
       opened.add(message.session.id);
+      // A task's lane asked for by id (a search hit, the status bar): show its conversation instead.
+      if (message.session.id === persisted.selectedSessionId && message.session.parentId) {
+        selectSession(message.session.id);
+        break;
+      }
       if (message.session.id === persisted.selectedSessionId) {
         renderSessions();
         renderTranscript();
@@ -325,6 +360,17 @@ function onMessage(message: HostMessage): void {
       // A message sent from the palette: show its conversation here.
       selectSession(message.sessionId);
       break;
+    case 'view.newChat':
+      // The view title's New Chat: an empty thread, the composer ready.
+      selectSession(undefined);
+      input.focus();
+      break;
+    case 'view.showHistory': {
+      // The view title's History: the list of conversations, open, with its search box focused.
+      $<HTMLDetailsElement>('#sessions-section').open = true;
+      $('#session-search').focus();
+      break;
+    }
     case 'deadLetters':
       renderDeadLetters(message.deadLetters);
       break;

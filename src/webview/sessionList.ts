@@ -20,20 +20,33 @@ export interface SessionListHost {
 
 const newer = (a: SessionSummary, b: SessionSummary) => a.lastActivity > b.lastActivity || (a.lastActivity === b.lastActivity && a.id > b.id);
 
+/** A row drawn in the list: a conversation, or (nested, one level in) a task it started. */
+interface ListEntry {
+  session: SessionSummary;
+  /** The conversation a task row is nested under. */
+  parent?: string;
+}
+
 /**
  * The session list, virtualised and paged like the trace (traceList.ts): the host sends a page
  * of sessions (newest first) and another when the list is scrolled near its end; only the rows in
- * view are in the DOM, however many pages were loaded. A search box above it asks the host's
- * history search (the archive included) and shows the hits in place of the list.
+ * view are in the DOM, however many pages were loaded. A row is a conversation, titled by its
+ * first message, with the tasks it started nested under it (`SessionSummary.tasks`): a task's
+ * lane is never a row of its own beside the conversation that asked for it. A search box above
+ * it asks the host's history search (the archive included) and shows the hits in place of the list.
  */
 export class SessionList {
   private rows: SessionSummary[] = [];
   /** The rows drawn now, by session id; the selection mark is part of what a row shows. */
-  private readonly drawn = new KeptRows<SessionSummary>(
-    (session) => session.id,
-    (session) => this.row(session, this.host.selected()),
+  private readonly drawn = new KeptRows<ListEntry>(
+    (entry) => entry.session.id,
+    (entry) => this.row(entry, this.host.selected()),
   );
   private readonly byId = new Map<string, SessionSummary>();
+  /** A nested task's lane → the conversation whose row shows it. */
+  private readonly parents = new Map<string, string>();
+  /** The rows as drawn, conversations with their tasks under them (rebuilt when `rows` change). */
+  private entries: ListEntry[] | undefined;
   private hasMore = false;
   private loading = false;
   /** Scroll events come many per frame: one render per frame. */
@@ -73,7 +86,14 @@ export class SessionList {
   }
 
   get(sessionId: string): SessionSummary | undefined {
+    const parent = this.parents.get(sessionId);
+    if (parent) return this.byId.get(parent)?.tasks?.find((t) => t.id === sessionId);
     return this.byId.get(sessionId);
+  }
+
+  /** The conversation whose row a task's lane is nested in (undefined: not a nested lane, or not loaded). */
+  parentOf(sessionId: string): string | undefined {
+    return this.parents.get(sessionId);
   }
 
   /** Sessions loaded so far (not all are drawn). */
@@ -84,6 +104,7 @@ export class SessionList {
   /** The first page (from `init`). */
   reset(sessions: SessionSummary[], hasMore: boolean): void {
     this.byId.clear();
+    this.parents.clear();
     this.rows = [];
     for (const s of sessions) this.insert(s);
     this.hasMore = hasMore;
@@ -109,6 +130,14 @@ export class SessionList {
   }
 
   remove(sessionId: string): void {
+    const parent = this.parents.get(sessionId);
+    const row = parent ? this.byId.get(parent) : undefined;
+    if (parent && row) {
+      const tasks = row.tasks?.filter((t) => t.id !== sessionId);
+      this.upsert({ ...row, ...(tasks?.length ? { tasks } : { tasks: undefined }) });
+      this.parents.delete(sessionId);
+      return;
+    }
     if (this.removeRow(sessionId)) this.render();
   }
 
@@ -147,6 +176,8 @@ export class SessionList {
 
   private remember(session: SessionSummary): SessionSummary {
     this.byId.set(session.id, session);
+    for (const task of session.tasks ?? []) this.parents.set(task.id, session.id);
+    this.entries = undefined;
     return session;
   }
 
@@ -157,36 +188,49 @@ export class SessionList {
   }
 
   private removeRow(sessionId: string): boolean {
-    if (!this.byId.delete(sessionId)) return false;
+    const row = this.byId.get(sessionId);
+    if (!row) return false;
+    this.byId.delete(sessionId);
+    for (const task of row.tasks ?? []) if (this.parents.get(task.id) === sessionId) this.parents.delete(task.id);
     this.rows = this.rows.filter((s) => s.id !== sessionId);
+    this.entries = undefined;
     return true;
   }
 
+  /** Conversations with their tasks under them, as drawn (and virtualised) row by row. */
+  private flat(): ListEntry[] {
+    this.entries ??= this.rows.flatMap((session) => [{ session }, ...(session.tasks ?? []).map((task) => ({ session: task, parent: session.id }))]);
+    return this.entries;
+  }
+
   private render(): void {
-    this.spacer.style.height = `${this.rows.length * ROW_HEIGHT}px`;
-    const { first, last } = visibleRows(this.viewport, this.rows.length, ROW_HEIGHT, OVERSCAN, 200);
+    const entries = this.flat();
+    this.spacer.style.height = `${entries.length * ROW_HEIGHT}px`;
+    const { first, last } = visibleRows(this.viewport, entries.length, ROW_HEIGHT, OVERSCAN, 200);
     this.rowBox.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
     const selected = this.host.selected();
     // Rows are buttons: one that shows the same is kept where it is, and a focused one that had to
     // be redrawn or moved (its session became active) keeps the focus.
-    const elements = this.drawn.draw(this.rows.slice(first, last), (session) => JSON.stringify([session, session.id === selected]));
+    const elements = this.drawn.draw(entries.slice(first, last), (entry) => JSON.stringify([entry.session, entry.parent, entry.session.id === selected]));
     keepingFocus(this.rowBox, 'data-session-id', () => syncChildren(this.rowBox, elements));
     // Near the end with more to come: ask for the next page (one request at a time).
     const end = this.rows[this.rows.length - 1];
-    if (this.hasMore && !this.loading && end && last >= this.rows.length - OVERSCAN) {
+    if (this.hasMore && !this.loading && end && last >= entries.length - OVERSCAN) {
       this.loading = true;
       this.host.loadMore({ at: end.lastActivity, id: end.id });
     }
   }
 
-  private row(session: SessionSummary, selected: string | undefined): HTMLElement {
+  private row({ session, parent }: ListEntry, selected: string | undefined): HTMLElement {
     return h(
       'button',
       {
-        class: `session${session.id === selected ? ' selected' : ''}${session.archived ? ' archived' : ''}`,
+        class: `session${parent ? ' session-task' : ''}${session.id === selected ? ' selected' : ''}${session.archived ? ' archived' : ''}`,
         'data-session-id': session.id,
+        ...(parent ? { 'data-parent-id': parent } : {}),
         title: session.name,
       },
+      parent ? h('span', { class: 'session-task-mark' }, h('span', { class: 'visually-hidden' }, 'task: '), h('span', { 'aria-hidden': 'true' }, '↳')) : null,
       h('span', { class: 'session-name' }, session.name),
       h('span', { class: 'session-meta' }, `${session.archived ? 'archived' : session.status} · ${formatTime(session.lastActivity)}`),
       session.waitingForUser ? h('vscode-badge', { class: 'badge-waiting' }, 'waiting') : null,

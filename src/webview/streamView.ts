@@ -1,5 +1,6 @@
 import type { HostMessage, StreamDeltaView } from '../shared/protocol';
 import { h } from './dom';
+import { toolLine } from './toolLine';
 
 /** Within this many pixels of the end, the transcript counts as "at the bottom" and follows new text. */
 const FOLLOW_SLACK_PX = 24;
@@ -197,7 +198,10 @@ export class StreamView {
       line = h('div', { class: 'stream-tool', 'data-call-id': callId });
       bubble.tools.appendChild(line);
     }
-    line.textContent = `→ ${name}${preview ? ` ${preview}` : ''}`;
+    // Words for people, never the call's name or its JSON (toolLine.ts); some calls show nothing.
+    const text = toolLine(name, preview);
+    line.hidden = !text;
+    line.replaceChildren(...(text ?? []).map((part) => (typeof part === 'string' ? part : h('code', {}, part.code))));
   }
 
   private removeBubble(): void {

@@ -6,6 +6,7 @@ import { approvalSubject } from './approvalPanel';
 import { clear, h, keepingFocus } from './dom';
 import { StepList } from './stepRows';
 import { renderCounters, renderTodos } from './taskCard';
+import type { TaskCardActions } from './taskCard';
 
 /** The one word for a task's state (the same on every block). */
 export function taskStateWord(task: Pick<TaskView, 'status' | 'paused' | 'waitingForUser' | 'waitingForApproval'>): TaskStateWord {
@@ -31,6 +32,8 @@ export interface TaskBlockActions {
   post(message: ApprovalWebviewMessage): void;
   /** Opens the task's details (the raw trace). */
   openDetails(taskId: string): void;
+  /** The task's own gestures (the same as its card's): Continue, Abort, Cancel, Reply, Revert edits. */
+  task?: Omit<TaskCardActions, 'openTrace'>;
 }
 
 /**
@@ -45,7 +48,10 @@ export class TaskBlock {
   private readonly progress: HTMLElement;
   private readonly waiting: HTMLElement;
   private readonly summary: HTMLElement;
+  private readonly buttons: HTMLElement;
+  private readonly details: HTMLElement;
   private waitingShown = '';
+  private buttonsShown = '';
 
   constructor(
     private task: TaskView,
@@ -55,8 +61,9 @@ export class TaskBlock {
     this.progress = h('div', { class: 'block-progress' });
     this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you' });
     this.summary = h('div', { class: 'block-summary' });
-    const details = h('vscode-button', { class: 'open-details', secondary: true, 'aria-label': `Details of task ${task.name}` }, 'Details');
-    details.addEventListener('click', () => this.actions.openDetails(this.task.id));
+    this.details = h('vscode-button', { class: 'open-details', secondary: true, 'aria-label': `Details of task ${task.name}` }, 'Details');
+    this.details.addEventListener('click', () => this.actions.openDetails(this.task.id));
+    this.buttons = h('div', { class: 'block-buttons task-buttons' }, this.details);
     this.element = h(
       'article',
       { class: 'task-block', 'data-role': 'task', 'data-task-id': task.id },
@@ -65,7 +72,7 @@ export class TaskBlock {
       this.steps.element,
       this.waiting,
       this.summary,
-      h('div', { class: 'block-buttons' }, details),
+      this.buttons,
     );
     this.update(task, []);
   }
@@ -92,6 +99,34 @@ export class TaskBlock {
     this.summary.textContent = task.finalSummary ?? '';
     this.summary.hidden = !task.finalSummary;
     this.showPending(pending);
+    this.showButtons(task);
+  }
+
+  /**
+   * The gestures the task's state allows. A task is patched after every action: while the same
+   * buttons apply they stay the same elements, so a Cancel pressed as an action ends is not lost.
+   */
+  private showButtons(task: TaskView): void {
+    const gestures = this.actions.task;
+    if (!gestures) return;
+    const list: Array<[label: string, cls: string, run: () => void, secondary: boolean]> = [];
+    if (task.paused) {
+      list.push(['Continue', 'continue-task', () => gestures.continueTask(task.id), false]);
+      list.push(['Abort', 'abort-task', () => gestures.abortTask(task.id), true]);
+    } else if (task.status === 'running') {
+      list.push(['Reply', 'reply-task', () => gestures.replyTo(task.id), true]);
+      list.push(['Cancel', 'cancel-task', () => gestures.cancelTask(task.id), true]);
+    }
+    if (task.status !== 'running' || task.paused) list.push(['Revert edits', 'revert-task', () => gestures.revertTask(task.id), true]);
+    const shown = list.map(([label, cls]) => `${cls}:${label}`).join('|');
+    if (shown === this.buttonsShown) return;
+    this.buttonsShown = shown;
+    const elements = list.map(([label, cls, run, secondary]) => {
+      const b = h('vscode-button', { class: cls, secondary, 'aria-label': `${label} task ${task.name}` }, label);
+      b.addEventListener('click', run);
+      return b;
+    });
+    keepingFocus(this.buttons, 'class', () => this.buttons.replaceChildren(...elements, this.details));
   }
 
   /** Adds or patches a step row; true when the block changed. */

@@ -2,6 +2,7 @@ import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalPro
 import type { HostMessage, TaskView } from '../shared/protocol';
 import type { ThreadWebviewMessage } from '../shared/threadProtocol';
 import { TaskBlock } from './taskBlock';
+import type { TaskBlockActions } from './taskBlock';
 
 /** What the thread needs from the page around it. */
 export interface ThreadDeps {
@@ -9,6 +10,8 @@ export interface ThreadDeps {
   /** The task as the sidebar knows it now (undefined: not known, e.g. long ended). */
   task(taskId: string): TaskView | undefined;
   openDetails(taskId: string): void;
+  /** The task's gestures (Continue, Abort, Cancel, Reply, Revert edits), shown on its block. */
+  taskActions?: TaskBlockActions['task'];
   /** Runs a change to the transcript, keeping its end in view if it was (StreamView.follow). */
   follow(change: () => void): void;
 }
@@ -32,7 +35,11 @@ export class Thread {
     if (kept) return kept.element;
     const task = this.deps.task(taskId);
     if (!task) return undefined;
-    const block = new TaskBlock(task, { post: (m) => this.deps.post(m), openDetails: (id) => this.deps.openDetails(id) });
+    const block = new TaskBlock(task, {
+      post: (m) => this.deps.post(m),
+      openDetails: (id) => this.deps.openDetails(id),
+      ...(this.deps.taskActions ? { task: this.deps.taskActions } : {}),
+    });
     block.update(task, this.pendingOf(taskId));
     this.blocks.set(taskId, block);
     this.deps.post({ type: 'thread.loadSteps', taskId });

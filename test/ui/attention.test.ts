@@ -9,11 +9,11 @@ import {
   runCommand,
   screenshotSidebar,
   screenshotsDir,
-  selectTaskSession,
   sendChatMessage,
   startUiSession,
   tasklaneFrame,
   waitForAssistantMessage,
+  waitForTaskBlock,
 } from './support/workbench';
 import type { UiSession } from './support/workbench';
 
@@ -73,7 +73,7 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'Left the notes alone' } }] },
     ]);
     await sendChatMessage(frame, `write the notes file ${r}`);
-    await selectTaskSession(frame);
+    await waitForTaskBlock(frame);
     await showExplorer();
     await session().model.release();
 
@@ -108,7 +108,7 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
     await frame.locator('.approval-card[data-status="pending"]', { hasText: 'notes.txt' }).waitFor({ timeout: 15_000 });
     await frame.locator('.approval-card[data-status="pending"] vscode-button.reject').click();
     await statusItem().filter({ hasNotText: 'waiting for you' }).waitFor({ timeout: 30_000 });
-    await frame.locator('.task-card .task-status', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    await frame.locator('#transcript .task-block .block-state', { hasText: /^done$/ }).waitFor({ timeout: 30_000 });
   });
 
   it('opens the conversation in the sidebar when a message is sent from the palette', async function () {
@@ -163,11 +163,11 @@ describe('ui: Tasklane says when it needs you, and the sidebar fits every theme'
     await frame.locator('.approval-card[data-status="reverted"]', { hasText: 'NOTES.md' }).waitFor({ timeout: 30_000 });
     assert.equal(readme(), original, 'README.md was not restored');
     assert.equal(fs.existsSync(path.join(workspace, 'NOTES.md')), false, 'NOTES.md, created by the task, is still there');
-    await frame.locator('.session', { hasText: 'Rewrite readme' }).first().click();
-    await frame
-      .locator('#transcript .msg[data-role="event"]', { hasText: /reverted your applied edit/ })
-      .first()
-      .waitFor({ timeout: 15_000 });
+    // The task's row opens its conversation; its block says what the person did, in their words.
+    await frame.locator('.session.session-task', { hasText: 'Rewrite readme' }).first().click();
+    const block = frame.locator('#transcript .task-block', { hasText: 'Rewrite readme' });
+    await block.locator('.step-text', { hasText: "You reverted the task's edits to README.md, NOTES.md" }).waitFor({ timeout: 15_000 });
+    assert.doesNotMatch((await block.textContent()) ?? '', /Read them again/);
     await screenshotSidebar(session().page, 'ui-attention-reverted');
   });
 

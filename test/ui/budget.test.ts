@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { openTasklaneView, route, screenshotSidebar, selectTaskSession, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
+import { openTasklaneView, route, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame, waitForTaskBlock } from './support/workbench';
 import type { UiSession } from './support/workbench';
 
 // A budget pause continued from the sidebar: with tasklane.budget.maxActionsPerTask = 2 a scripted
@@ -32,18 +32,18 @@ describe('ui: a task paused by its action budget is continued from the sidebar',
     await openTasklaneView(ui.page);
     const frame = await tasklaneFrame(ui.page);
     await sendChatMessage(frame, `read the files ${r}`);
-    await selectTaskSession(frame);
-    const card = frame.locator('.task-card').first();
+    // The task's block in the conversation carries its counters and its gestures.
+    const card = await waitForTaskBlock(frame);
     const continueButton = card.locator('.continue-task');
     await continueButton.waitFor({ state: 'visible', timeout: 30_000 });
     assert.equal(await card.locator('.abort-task').count(), 1, 'Abort is offered next to Continue');
     assert.match((await card.locator('.pause-reason').textContent()) ?? '', /budget/i);
-    assert.match((await card.locator('.task-status').textContent()) ?? '', /paused/);
+    assert.equal(await card.locator('.block-state').textContent(), 'paused');
     await screenshotSidebar(ui.page, 'ui-budget-1-paused');
     const requestsBefore = (await ui.requests(r)).length;
 
     await continueButton.click();
-    await card.locator('.task-status', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    await card.locator('.block-state', { hasText: /^done$/ }).waitFor({ timeout: 30_000 });
     await screenshotSidebar(ui.page, 'ui-budget-2-continued');
     assert.ok((await ui.requests(r)).length > requestsBefore, 'the task called the model again after Continue');
     assert.equal(await card.locator('.continue-task').count(), 0, 'Continue is gone once the task runs again');
@@ -63,9 +63,9 @@ describe('ui: a task paused by its action budget is continued from the sidebar',
     ]);
     const frame = await tasklaneFrame(ui.page);
     await sendChatMessage(frame, `read more files ${r}`);
-    // The task's own session shows its card.
-    await frame.locator('.session-rows .session', { hasText: 'Cancel demo' }).click({ timeout: 30_000 });
-    const card = frame.locator('.task-card', { hasText: 'Cancel demo' });
+    // The task's row, nested under its conversation in the list, shows that thread with its block.
+    await frame.locator('.session-rows .session.session-task', { hasText: 'Cancel demo' }).click({ timeout: 30_000 });
+    const card = frame.locator('#transcript .task-block', { hasText: 'Cancel demo' });
     const cancel = card.locator('.cancel-task');
     await cancel.waitFor({ state: 'visible', timeout: 30_000 });
     // Mark the button on screen, then let the card change (its action counter) under it.
@@ -73,14 +73,16 @@ describe('ui: a task paused by its action budget is continued from the sidebar',
     const counters = (await card.locator('.counters').textContent()) ?? '';
     await frame.waitForFunction(
       (before) => {
-        const now = [...document.querySelectorAll('.task-card')].find((c) => c.textContent?.includes('Cancel demo'))?.querySelector('.counters')?.textContent;
+        const now = [...document.querySelectorAll('#transcript .task-block')]
+          .find((c) => c.textContent?.includes('Cancel demo'))
+          ?.querySelector('.counters')?.textContent;
         return now !== undefined && now !== before;
       },
       counters,
       { timeout: 30_000 },
     );
-    assert.equal(await card.locator('.cancel-task[data-probe="kept"]').count(), 1, 'the card update replaced the Cancel button');
+    assert.equal(await card.locator('.cancel-task[data-probe="kept"]').count(), 1, 'the block update replaced the Cancel button');
     await cancel.click();
-    await card.locator('.task-status', { hasText: 'cancelled' }).waitFor({ timeout: 30_000 });
+    await card.locator('.block-state', { hasText: /^cancelled$/ }).waitFor({ timeout: 30_000 });
   });
 });

@@ -98,6 +98,20 @@ describe('ui: the thread shows the work of the task a message started', function
     assert.equal(await block().locator('.block-approval').count(), 0);
     assert.match(readOrNull(path.join(session().server.workspaceDir, 'src/greet.js')) ?? '', /greetAll/);
     await screenshotSidebar(session().page, 'ui-thread-2-done');
+
+    // The list has one entry for it: the conversation, titled by its message, the task nested in it.
+    const conversations = frame.locator('#sessions .session-rows .session:not(.session-task)');
+    assert.equal(await conversations.count(), 1, `the list shows ${JSON.stringify(await frame.locator('#sessions .session-rows .session').allTextContents())}`);
+    assert.match((await conversations.locator('.session-name').textContent()) ?? '', /^add greetAll to greet\.js/);
+    assert.equal(
+      await conversations
+        .first()
+        .getAttribute('class')
+        .then((c) => c?.includes('selected')),
+      true,
+    );
+    const nested = frame.locator('#sessions .session-rows .session.session-task');
+    assert.deepEqual(await nested.locator('.session-name').allTextContents(), ['Add greetAll']);
   });
 
   it("the task's details open from its block, close with × and Escape, and stay out of a new chat", async function () {
@@ -121,5 +135,38 @@ describe('ui: the thread shows the work of the task a message started', function
     await frame.locator('#new-chat').click();
     await area.waitFor({ state: 'hidden', timeout: 10_000 });
     assert.equal(await frame.locator('#transcript .task-block').count(), 0, 'a new chat shows the other thread’s task');
+  });
+
+  it("the task's row in the list opens its conversation at the task's block", async function () {
+    // The test before ends on a new chat: nothing of the task is shown.
+    assert.equal(await frame.locator('#transcript .task-block').count(), 0);
+    await frame.locator('#sessions .session.session-task', { hasText: 'Add greetAll' }).click();
+    await block().waitFor({ timeout: 15_000 });
+    assert.equal(await frame.locator('#transcript .msg-user', { hasText: 'add greetAll to greet.js' }).count(), 1, 'the thread is the conversation');
+    assert.equal(await block().locator('.block-state').textContent(), 'done');
+    const selected = frame.locator('#sessions .session.selected');
+    assert.equal(await selected.count(), 1);
+    assert.match((await selected.locator('.session-name').textContent()) ?? '', /^add greetAll to greet\.js/);
+  });
+
+  it("the view title's New Chat, History and model actions", async function () {
+    const page = session().page;
+    const action = (label: string) => page.locator(`.part.sidebar .title-actions .action-label[aria-label^="${label}"]`);
+    // The thread of the test before is shown; New Chat (a codicon in the view title) empties it.
+    await block().waitFor();
+    await action('New Chat').click();
+    await frame.locator('#transcript .empty').waitFor({ timeout: 10_000 });
+    assert.equal(await frame.locator('#transcript .task-block').count(), 0);
+    assert.equal(await frame.evaluate(() => document.activeElement?.id), 'chat-input', 'the composer is ready to type in');
+    // History opens the list of conversations with its search box focused.
+    await frame.locator('#sessions-section > summary').click();
+    assert.equal(await frame.locator('#sessions-section').evaluate((el) => (el as HTMLDetailsElement).open), false);
+    await action('Show Conversations').click();
+    await frame.waitForFunction(
+      () => (document.querySelector('#sessions-section') as HTMLDetailsElement).open && document.activeElement?.id === 'session-search',
+    );
+    // The model picker is the third action, drawn as a codicon.
+    assert.match((await action('Select Model').getAttribute('class')) ?? '', /codicon-settings-gear/);
+    await screenshotSidebar(page, 'ui-thread-4-view-title');
   });
 });

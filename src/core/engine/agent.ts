@@ -271,12 +271,14 @@ export class Agent {
   /**
    * Tells a task something the person did outside its turns (e.g. reverted its edits): an event
    * in its stream, which its next turn reads, and a line in its transcript. It does not wake it.
+   * `text` is written for the model; `shown` says the same for the person (the step row and the
+   * transcript line show it; without it they show nothing of the text and a neutral line).
    */
-  async tellTask(taskId: string, text: string): Promise<void> {
+  async tellTask(taskId: string, text: string, shown?: string): Promise<void> {
     const task = this.state.tasks.get(taskId);
     if (!task) throw new Error(`Task ${taskId} is unknown.`);
-    await this.state.appendEvent(task.sessionId, 'user_message', { text });
-    await this.state.appendMessage(task.sessionId, 'event', text);
+    await this.state.appendEvent(task.sessionId, 'user_message', { text, forModel: true, ...(shown ? { shown } : {}) });
+    await this.state.appendMessage(task.sessionId, 'event', shown ?? 'You changed something the task works on; it was told.');
     await this.state.commit();
   }
 

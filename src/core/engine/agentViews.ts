@@ -13,6 +13,19 @@ import { SESSION_PAGE } from './sessionPages';
 import type { SessionCursor, SessionPage } from './sessionPages';
 import type { AgentChange, AgentSnapshot, MessageView, SessionView, TaskEvent, TaskView } from './types';
 
+/** A session with its live task, as a list row draws it. */
+export interface SessionRowView {
+  session: SessionView;
+  tasks: TaskView[];
+}
+
+/** A row of the session list: a session, and for a conversation the lanes of the tasks it started. */
+export interface ListRowView extends SessionRowView {
+  /** The row's place in the list: the newest activity of the session and its task lanes. */
+  lastActivity: number;
+  children: SessionRowView[];
+}
+
 /** Transcript lines a snapshot carries per session. */
 const SNAPSHOT_MESSAGES = 50;
 
@@ -47,6 +60,24 @@ export class AgentViews {
     const session = state.sessions.get(sessionId);
     const task = state.taskOf(sessionId);
     return { session: session && sessionView(session, []), tasks: task ? [taskView(task)] : [] };
+  }
+
+  /**
+   * The session list's row that shows `sessionId` (its own, or for a task's lane, its
+   * conversation's), with each session's live task: the sidebar re-draws that row on a change.
+   */
+  listRow(sessionId: string): ListRowView | undefined {
+    const { state, pages } = this.parts;
+    const item = pages.row(sessionId);
+    if (!item) return undefined;
+    const view = (id: string) => {
+      const session = state.sessions.get(id);
+      const task = state.taskOf(id);
+      return session && { session: sessionView(session, []), tasks: task ? [taskView(task)] : [] };
+    };
+    const top = view(item.id);
+    if (!top) return undefined;
+    return { ...top, lastActivity: item.lastActivity, children: (item.tasks ?? []).flatMap((t) => view(t.id) ?? []) };
   }
 
   /** A page of the session list (newest first, hot and archived), after `cursor` (see sessionPages.ts). */

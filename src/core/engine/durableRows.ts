@@ -26,6 +26,7 @@ const sessionSchema = z.looseObject({
   name: z.string(),
   status: z.enum(['idle', 'working', 'waiting', 'error']),
   lastActivity: z.number(),
+  parentId: z.string().min(1).optional(),
   usage: usageTotals.default(noUsage),
 });
 

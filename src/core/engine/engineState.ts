@@ -128,7 +128,7 @@ export class EngineState {
     return this.transcripts.get(sessionId) ?? [];
   }
 
-  createSession(init: { id?: string; name: string; taskId?: string }): SessionRecord {
+  createSession(init: { id?: string; name: string; taskId?: string; parentId?: string }): SessionRecord {
     const now = this.clock.now();
     const session: SessionRecord = {
       id: init.id ?? newId('s-', now),
@@ -136,6 +136,7 @@ export class EngineState {
       status: 'idle',
       lastActivity: now,
       ...(init.taskId ? { taskId: init.taskId } : {}),
+      ...(init.parentId ? { parentId: init.parentId } : {}),
       usage: emptyTotals(),
     };
     this.transcripts.set(session.id, []);

@@ -12,6 +12,12 @@ export interface SessionRecord {
   status: SessionStatus;
   lastActivity: number;
   taskId?: string;
+  /**
+   * A task's lane only: the conversation whose message started it (for a task a task started,
+   * that task's conversation). The lane stays the task's own; the session list shows it nested
+   * under this conversation, and opening it shows that conversation's thread.
+   */
+  parentId?: string;
   usage: UsageTotals;
   /** The last turn failed before doing anything; `Agent.retry` re-queues this payload. */
   retryPayload?: Record<string, unknown>;

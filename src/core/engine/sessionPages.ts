@@ -8,6 +8,12 @@
  * a session archived meanwhile keeps its lastActivity, so it stays where it was in the order.
  * Nothing is shown twice and nothing that was there when paging began is skipped, unless it
  * became active again (then it is newer than the cursor, and its live change shows it on top).
+ *
+ * The list is of conversations: a task's lane started from one (`SessionRecord.parentId`) is not a
+ * row of its own but nested under that conversation, and the conversation's place in the order is
+ * its newest activity, its tasks' included (a task at work keeps its conversation on top). A lane
+ * whose conversation is in neither the hot store nor the archive is a row of its own, so nothing
+ * is ever lost from the list.
  */
 import type { Archive } from '../store/archive';
 import { decodeSession } from './durableRows';
@@ -31,8 +37,12 @@ export interface SessionListItem {
   status: SessionStatus;
   lastActivity: number;
   taskId?: string;
+  /** A task's lane: the conversation it is listed under. */
+  parentId?: string;
   /** Only in the archive (idle for a while); opening it reads its stream. */
   archived: boolean;
+  /** A conversation's task lanes, oldest first (absent: none). Its `lastActivity` includes theirs. */
+  tasks?: SessionListItem[];
 }
 
 export interface SessionPage {
@@ -47,15 +57,39 @@ function before(a: { lastActivity: number; id: string }, b: { lastActivity: numb
 
 const compare = (a: SessionListItem, b: SessionListItem) => (before(a, b) ? -1 : before(b, a) ? 1 : 0);
 
-function item(session: Pick<SessionRecord, 'id' | 'name' | 'status' | 'lastActivity' | 'taskId'>, archived: boolean): SessionListItem {
+function item(session: Pick<SessionRecord, 'id' | 'name' | 'status' | 'lastActivity' | 'taskId' | 'parentId'>, archived: boolean): SessionListItem {
   return {
     id: session.id,
     name: session.name,
     status: session.status,
     lastActivity: session.lastActivity,
     ...(session.taskId ? { taskId: session.taskId } : {}),
+    ...(session.parentId ? { parentId: session.parentId } : {}),
     archived,
   };
+}
+
+/**
+ * Rows of the list from `items`: lanes whose conversation is among `items` go under it, and the
+ * conversation's activity becomes the newest of its own and its tasks'.
+ */
+function nest(items: SessionListItem[]): SessionListItem[] {
+  const byId = new Map(items.map((i) => [i.id, i]));
+  const children = new Map<string, SessionListItem[]>();
+  const rows: SessionListItem[] = [];
+  for (const i of items) {
+    if (i.parentId && byId.has(i.parentId)) {
+      const list = children.get(i.parentId) ?? [];
+      list.push(i);
+      children.set(i.parentId, list);
+    } else rows.push(i);
+  }
+  return rows.map((row) => {
+    const tasks = children.get(row.id);
+    if (!tasks) return row;
+    tasks.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { ...row, lastActivity: Math.max(row.lastActivity, ...tasks.map((t) => t.lastActivity)), tasks };
+  });
 }
 
 export class SessionPages {
@@ -69,10 +103,20 @@ export class SessionPages {
     this.archived = undefined;
   }
 
+  /** The list row that shows `sessionId`: its own, or its conversation's (with the tasks nested); hot sessions only. */
+  row(sessionId: string): SessionListItem | undefined {
+    const { sessions } = this.deps.state;
+    const session = sessions.get(sessionId);
+    if (!session) return undefined;
+    const top = session.parentId ? sessions.get(session.parentId) : undefined;
+    const parent = top ?? session;
+    const lanes = [...sessions.values()].filter((s) => s.parentId === parent.id);
+    return nest([parent, ...lanes].map((s) => item(s, false)))[0];
+  }
+
   page(cursor: SessionCursor | undefined, limit = SESSION_PAGE): SessionPage {
     const after = (s: SessionListItem) => !cursor || before({ lastActivity: cursor.at, id: cursor.id }, s);
-    const hot = [...this.deps.state.sessions.values()]
-      .map((s) => item(s, false))
+    const hot = nest([...this.deps.state.sessions.values()].map((s) => item(s, false)))
       .filter(after)
       .sort(compare);
     let rows = hot.slice(0, limit + 1);
@@ -105,7 +149,8 @@ export class SessionPages {
           // A row that does not decode is left out of the list (history search reports it).
         }
       }
-      this.archived = [...byId.values()].sort(compare);
+      // Each side nests what it holds: a lane archived before its conversation is a row of its own.
+      this.archived = nest([...byId.values()]).sort(compare);
     }
     return this.archived;
   }

@@ -94,7 +94,11 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
     historyFromSeq: 1,
     createdAt: now,
   };
-  env.state.createSession({ id, name, taskId: id });
+  // The lane is the task's own; the conversation it came from is remembered for the list, which
+  // nests the lane under it (a task a task started goes under the first task's conversation).
+  const from = spec.fromSessionId && spec.fromSessionId !== id ? env.state.sessions.get(spec.fromSessionId) : undefined;
+  const parentId = from ? (from.parentId ?? from.id) : undefined;
+  env.state.createSession({ id, name, taskId: id, ...(parentId ? { parentId } : {}) });
   const session = env.state.sessions.get(id);
   if (session) {
     session.status = 'working';

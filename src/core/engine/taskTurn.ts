@@ -164,7 +164,8 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
       await endTask(env, task, { ...fx.ended, arrivedDuring });
       return;
     }
-    await state.appendEvent(task.sessionId, 'user_message', { text: again });
+    // Written for the model (why the task goes on): not a row in the person's thread.
+    await state.appendEvent(task.sessionId, 'user_message', { text: again, forModel: true });
     state.saveTask(task);
     await continueLater(env, task, undefined, 'reevaluate');
     return;

@@ -38,6 +38,8 @@ export interface SessionView {
   lastActivity: number;
   /** The task living in this session, when there is one (task id = session id). */
   taskId?: string;
+  /** A task's lane started from a conversation: that conversation (the list nests the lane under it). */
+  parentId?: string;
   /** Usage of every turn run for this session. */
   usage: UsageTotals;
   /** The last N transcript lines, oldest first. */

@@ -56,7 +56,7 @@ export interface ApprovalServiceDeps {
   /** The one reading of the workspace (unsaved editor text included), the same the read actions use. */
   files: VsCodeWorkspaceReader;
   /** Puts a line in a task's stream (what the person reverted). */
-  tellTask?: (taskId: string, text: string) => Promise<void>;
+  tellTask?: (taskId: string, text: string, shown: string) => Promise<void>;
 }
 
 /** Why the edit actions refuse in Restricted Mode, written for the model. */

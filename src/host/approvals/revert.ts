@@ -17,7 +17,8 @@ export interface RevertDeps {
   ledger: Pick<Ledger, 'intent' | 'outcome'>;
   durable(): boolean;
   /** Tells the task (an event in its stream) what the person undid. */
-  tellTask(taskId: string, text: string): Promise<void>;
+  /** `text` for the model, `shown` for the person (Agent.tellTask). */
+  tellTask(taskId: string, text: string, shown: string): Promise<void>;
   /** A set's card changed (now reverted). */
   onChange(changeSet: ChangeSet): void;
 }
@@ -63,6 +64,7 @@ export async function revertChangeSets(sets: readonly ChangeSet[], deps: RevertD
       .tellTask(
         task,
         `The user reverted ${applied.length > 1 ? 'your applied edits' : 'your applied edit'} to ${files.join(', ')}: those files are back as they were before. Read them again before editing them.`,
+        `You reverted the task's edits to ${files.join(', ')}; they are back as they were.`,
       )
       .catch(() => undefined);
   }

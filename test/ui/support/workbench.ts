@@ -384,16 +384,12 @@ export async function screenshotSidebar(page: Page, name: string): Promise<strin
   return file;
 }
 
-/** A task lives in a session of its own: clicks through the sessions until one shows a task card. */
-export async function selectTaskSession(frame: Frame, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const sessions = frame.locator('.session');
-    for (let i = 0; i < (await sessions.count()); i++) {
-      await sessions.nth(i).click();
-      if (await frame.locator('.task-card').count()) return;
-    }
-    await frame.waitForTimeout(250);
-  }
-  throw new Error(`no session with a task card appeared within ${timeoutMs / 1000} s`);
+/**
+ * A task a message started is drawn as a block in that conversation (shown after the send):
+ * waits for it, and returns the first block.
+ */
+export async function waitForTaskBlock(frame: Frame, timeoutMs = 30_000): Promise<Locator> {
+  const block = frame.locator('#transcript .task-block').first();
+  await block.waitFor({ timeout: timeoutMs });
+  return block;
 }

@@ -52,8 +52,8 @@ for (const wire of WIRES) {
       server.script([{ error: { status: 401, message: 'bad key' } }]);
       const { sessionId } = await h.agent.sendMessage('what is in src/app.ts?');
       await h.idle();
-      const error = h.agent
-        .views.snapshot()
+      const error = h.agent.views
+        .snapshot()
         .sessions.find((s) => s.id === sessionId)!
         .messages.find((m) => m.role === 'error');
       assert.match(error?.text ?? '', /send another message \("retry" will do\) and it is answered too/);
@@ -63,8 +63,8 @@ for (const wire of WIRES) {
       const body = JSON.stringify(server.requests.at(-1)?.body);
       assert.ok(body.includes('what is in src/app.ts?') && body.includes('retry'), 'the retried turn did not carry the kept message');
       assert.equal(
-        h.agent
-          .views.snapshot()
+        h.agent.views
+          .snapshot()
           .sessions.find((s) => s.id === sessionId)!
           .messages.at(-1)?.text,
         'It exports answer.',
@@ -117,6 +117,41 @@ for (const wire of WIRES) {
       const stored = (await h.agent.views.readTaskEvents(sessionId, { limit: 50 })).filter((e) => e.kind === 'message').map(toMessage);
       assert.deepEqual(stored.flatMap((m) => (m.taskId ? [m.taskId] : [])).sort(), ids);
       assert.equal(server.requests.length, 3);
+    });
+
+    it('lists a conversation once, with the tasks its message started nested under it', async () => {
+      server.script([
+        {
+          toolCalls: [
+            { name: 'task_start', arguments: { name: 'Read README', instruction: 'Summarise README.md', mode: 'simple' } },
+            { name: 'task_start', arguments: { name: 'Read app', instruction: 'Summarise src/app.ts', mode: 'simple' } },
+          ],
+        },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'done A' } }] },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'done B' } }] },
+      ]);
+      const { sessionId } = await h.agent.sendMessage('look at the repo');
+      await h.idle();
+      const ids = h.agent.views
+        .snapshot()
+        .tasks.map((t) => t.id)
+        .sort();
+      // Each task keeps its own lane (the engine's model), which remembers the conversation.
+      for (const id of ids) assert.equal(h.agent.views.sessionRow(id).session?.parentId, sessionId);
+      const page = await h.agent.views.sessionPage();
+      assert.deepEqual(
+        page.sessions.map((s) => s.id),
+        [sessionId],
+        'one row: the conversation',
+      );
+      const [row] = page.sessions;
+      assert.equal(row.name, 'look at the repo', 'titled by its first message');
+      assert.deepEqual(row.tasks?.map((t) => t.id).sort(), ids);
+      assert.equal(row.lastActivity, Math.max(...[row, ...(row.tasks ?? [])].map((s) => s.lastActivity)));
+      // A change in a task's lane re-draws the conversation's row.
+      const shown = h.agent.views.listRow(ids[0]);
+      assert.equal(shown?.session.id, sessionId);
+      assert.deepEqual(shown?.children.map((c) => c.session.id).sort(), ids);
     });
 
     it('ignores a message when the model says so', async () => {

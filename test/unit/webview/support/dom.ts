@@ -7,7 +7,20 @@
 import type * as HappyDom from 'happy-dom' with { 'resolution-mode': 'import' };
 import type { Window } from 'happy-dom' with { 'resolution-mode': 'import' };
 
-const GLOBALS = ['window', 'document', 'Node', 'Element', 'HTMLElement', 'KeyboardEvent', 'MouseEvent', 'Event', 'CSS', 'MutationObserver'] as const;
+const GLOBALS = [
+  'window',
+  'document',
+  'Node',
+  'Element',
+  'HTMLElement',
+  'KeyboardEvent',
+  'MouseEvent',
+  'Event',
+  'CSS',
+  'MutationObserver',
+  'requestAnimationFrame',
+  'cancelAnimationFrame',
+] as const;
 
 export function useDom(): { window: () => Window } {
   let window: Window | undefined;
