@@ -45,7 +45,8 @@ describe('webview: decided approvals are one-line rows', () => {
     assert.equal(pending.querySelector('.approve')?.getAttribute('aria-label'), 'Approve the edit to src/d.js');
 
     // Once decided, the card becomes a row in place.
-    panel.onMessage({ type: 'approvalPatch', approval: approval('d', 'applied', 'src/d.js') });
+    const patch = { type: 'approvalPatch', approval: approval('d', 'applied', 'src/d.js') };
+    panel.onMessage(patch);
     assert.equal(root.querySelectorAll('.approval-row').length, 4);
     rows[0]?.querySelector<HTMLElement>('.revert')?.click();
     assert.deepEqual(posted, [{ type: 'approval.revert', id: 'a' }]);
