@@ -1,4 +1,5 @@
 // `npm run bench` runs every group; `npm run bench -- <group>...` runs some (store, engine, ui, ext, history).
+// Flags (`--fresh`: rebuild the history fixture) are passed on to every group run.
 // Each group is bench/<group>.bench.ts run with tsx; it prints one JSON object per figure on stdout.
 // Progress and skip notices go to stderr, so stdout stays machine-readable JSON lines.
 import { spawnSync } from 'node:child_process';
@@ -36,6 +37,7 @@ function baselinePackages(group) {
 }
 
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
 const unknown = requested.filter((g) => !GROUPS.includes(g));
 if (unknown.length) {
   process.stderr.write(`unknown bench group(s): ${unknown.join(', ')}; use one of ${GROUPS.join(', ')} (e.g. npm run bench -- ext)\n`);
@@ -60,7 +62,7 @@ for (const group of requested.length ? requested : GROUPS) {
     continue;
   }
   const env = nodePath ? { ...process.env, NODE_PATH: [nodePath, process.env.NODE_PATH].filter(Boolean).join(path.delimiter) } : process.env;
-  const run = spawnSync(process.execPath, [tsxCli, file], { cwd: repoRoot, stdio: 'inherit', env });
+  const run = spawnSync(process.execPath, [tsxCli, file, ...flags], { cwd: repoRoot, stdio: 'inherit', env });
   const why = run.error ? run.error.message : run.status !== 0 ? `exit ${run.status ?? run.signal}` : '';
   if (why) {
     failures++;
