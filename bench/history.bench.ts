@@ -262,8 +262,10 @@ async function main(): Promise<void> {
   });
   fs.rmSync(empty, { recursive: true, force: true });
   await archiveMove();
-  if (process.env.HISTORY_SKIP_UI) progress('history.sidebar_open skipped (HISTORY_SKIP_UI)');
-  else {
+  if (process.env.HISTORY_SKIP_UI) {
+    progress('history.sidebar_open skipped (HISTORY_SKIP_UI)');
+    emitLine({ name: 'history.sidebar_open', skipped: 'HISTORY_SKIP_UI is set' });
+  } else {
     progress('history.sidebar_open: code-server + Chromium with the fixture as the store (a few minutes)');
     emitLine(await measureSidebarOpen(fixture, meta));
   }

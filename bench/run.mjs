@@ -105,5 +105,8 @@ const load = os
   .map((n) => n.toFixed(2))
   .join(' ');
 process.stderr.write(`\n${formatTable(rows)}\n\n`);
-process.stderr.write(`[bench] ${rows.length - failed} of ${rows.length} targets met, ${failed} missed; ${failures} group(s) failed; load average ${load}\n`);
+const skipped = rows.filter((r) => r.skipped).length;
+process.stderr.write(
+  `[bench] ${rows.length - failed - skipped} of ${rows.length} targets met, ${failed} missed, ${skipped} skipped; ${failures} group(s) failed; load average ${load}\n`,
+);
 process.exit(failures || failed ? 1 : 0);
