@@ -29,9 +29,9 @@ export const TARGETS = [
     name: 'store.commit',
     match: (f) => f.history === 1_000_000,
     label: 'store.commit, 1M history vs better-sqlite3',
-    target: '≤ 2×',
+    target: '≤ 1.5×',
     margin:
-      '+0.5: both sides are sampled round-robin in the same run, but ours is JS and wasm, which a busy CPU slows more than native code (2.2–2.9× seen at load average 10)',
+      '+1.0: both sides are sampled round-robin in the same run, but ours is JS and wasm, which a busy CPU slows more than native code (0.84–1.25× at load average 14–22; 2.2× with a native compile running beside)',
     shown: (f) => `${f.ratio}× (${ms(f.value)} vs ${ms(f.baseline)})`,
     pass: (f) => f.ratio <= 2.5,
   },
