@@ -1,7 +1,9 @@
 // Four bundles: the activation shim (dist/extension.js: tiny, so activation costs almost
 // nothing), the extension host's composition root with everything it uses (dist/main.js, loaded
 // by the shim right after activate returns), the `tasklane` command line (dist/cli.js), and the
-// sidebar webview (dist/webview.js, browser).
+// sidebar webview (dist/webview.js, browser). Libraries the extension host needs only on some
+// paths (a model SDK, the MCP client, email) are files of their own under dist/lazy/, loaded by
+// the source's `import()` on first use, so main.js stays small (ext.bundle_bytes).
 // The sql.js wasm is copied next to them and loaded at run time, off activation.
 //   --production   minified, no source maps (what is packaged and tested)
 //   --watch        rebuild on change
@@ -37,12 +39,59 @@ const extension = {
   external: ['vscode', './main.js'],
 };
 
+/**
+ * Loaded on first use: a dynamic `import()` of one of these specifiers in the extension host's
+ * code becomes a require of its file under dist/lazy/ (static imports of them stay bundled, and
+ * the bench's ext.bundle_bytes would show it). The MCP client's three modules share one file.
+ */
+const LAZY = {
+  '@anthropic-ai/sdk': 'anthropic-sdk',
+  openai: 'openai',
+  nodemailer: 'nodemailer',
+  '@modelcontextprotocol/sdk/client/index.js': 'mcp-sdk',
+  '@modelcontextprotocol/sdk/client/stdio.js': 'mcp-sdk',
+  '@modelcontextprotocol/sdk/client/streamableHttp.js': 'mcp-sdk',
+};
+const lazyFilter = new RegExp(
+  `^(${Object.keys(LAZY)
+    .map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+    .join('|')})$`,
+);
+
+/** @type {import('esbuild').Plugin} */
+const lazyChunks = {
+  name: 'lazy-chunks',
+  setup(build) {
+    build.onResolve({ filter: lazyFilter }, (args) => (args.kind === 'dynamic-import' ? { path: `./lazy/${LAZY[args.path]}.js`, external: true } : undefined));
+  },
+};
+
 const composition = {
   ...extension,
   entryPoints: ['src/host/main.ts'],
   outfile: 'dist/main.js',
   external: ['vscode'],
+  plugins: [lazyChunks],
+  // import() becomes require(): the lazy files are CommonJS, loaded like the rest of the bundle.
+  supported: { 'dynamic-import': false },
 };
+
+/** One CommonJS file per lazy chunk: everything its specifiers export. */
+const lazy = [...new Set(Object.values(LAZY))].map((chunk) => ({
+  ...common,
+  stdin: {
+    contents: Object.keys(LAZY)
+      .filter((specifier) => LAZY[specifier] === chunk)
+      .map((specifier) => `export * from ${JSON.stringify(specifier)};`)
+      .join('\n'),
+    resolveDir: __dirname,
+    sourcefile: `lazy-${chunk}.js`,
+  },
+  outfile: `dist/lazy/${chunk}.js`,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+}));
 
 /** The `tasklane` command line (bin/tasklane.js loads it): the core with a Node host, no VS Code. */
 const cli = {
@@ -91,7 +140,7 @@ function inputsHash() {
 
 async function main() {
   const inputs = watch ? '' : inputsHash();
-  const outputs = ['dist/extension.js', 'dist/main.js', 'dist/cli.js', 'dist/webview.js', 'dist/sql-wasm.wasm'];
+  const outputs = ['dist/extension.js', 'dist/main.js', 'dist/cli.js', 'dist/webview.js', 'dist/sql-wasm.wasm', ...lazy.map((options) => options.outfile)];
   if (ifStale && outputs.every((file) => fs.existsSync(file)) && fs.existsSync(STAMP) && fs.readFileSync(STAMP, 'utf8') === inputs) {
     process.stdout.write('build: dist/ was built from these sources already; not rebuilt\n');
     return;
@@ -99,10 +148,10 @@ async function main() {
   fs.rmSync(STAMP, { force: true });
   copyAssets();
   if (watch) {
-    for (const options of [extension, composition, cli, webview]) await (await esbuild.context(options)).watch();
+    for (const options of [extension, composition, cli, webview, ...lazy]) await (await esbuild.context(options)).watch();
     return;
   }
-  await Promise.all([extension, composition, cli, webview].map((options) => esbuild.build(options)));
+  await Promise.all([extension, composition, cli, webview, ...lazy].map((options) => esbuild.build(options)));
   fs.writeFileSync(STAMP, inputs);
 }
 

@@ -1,8 +1,8 @@
 // History benchmark (issue #12), one JSON line per figure on stdout; progress on stderr.
-// Builds a year of use through the store's own APIs (EngineState sessions and tasks, EventStreams
-// appends, the chore run log's persistence, approvals through DurableDb, the archive mover running
-// as the year goes), caches it under .vscode-test/, then opens it as the extension would in a
-// fresh child process, next to an empty store opened the same way in the same run:
+// Opens a year of use (bench/historyFixture.ts: built by today's code, cached under .vscode-test/
+// by a key of what made it; `npm run bench -- history --fresh` always rebuilds it) as the
+// extension would, in a fresh child process, next to an empty store opened the same way in the
+// same run. `history.ready` says whether the fixture was built in this run (`fixtureBuilt`):
 // - history.ready: ms from opening the store to the agent ready (restore done), median of 3
 // - history.rss: MB of resident memory over the empty store after ready
 // - history.fds: open descriptors after ready
@@ -19,165 +19,20 @@ import { DbRunPersistence } from '../src/core/chores/runLog';
 import type { ChoreRunRecord } from '../src/core/chores/runLog';
 import { createEngine } from '../src/core/createEngine';
 import { Redactor } from '../src/core/security/redact';
-import { EngineState } from '../src/core/engine/engineState';
-import { AppendFile, EventStreams } from '../src/core/engine/eventLog';
-import type { TaskRecord } from '../src/core/engine/records';
-import type { TaskEventKind } from '../src/core/engine/types';
-import type { Clock } from '../src/core/ports';
 import { silentLogger, systemClock } from '../src/core/ports';
-import { Archive, ARCHIVE_KINDS } from '../src/core/store/archive';
 import { openDurableDb } from '../src/core/store/durableDb';
 import { loadSqlJs } from '../src/core/store/sqlJs';
 import { createTriggerStore } from '../src/core/store/triggerStore';
 import { openStore } from '../src/core/store/openStore';
+import { DAY, ensureFixture, NEEDLE, YEAR_END } from './historyFixture';
 import { measureSidebarOpen } from './historySidebar';
 import { ClaimTimingLogger, emitLine, median, progressFor, round as roundTo } from './support';
 import { InstantModel } from '../test/fakes/instantModel';
 import { MemoryWorkspace } from '../test/fakes/memoryWorkspace';
 
-const SESSIONS = Number(process.env.HISTORY_SESSIONS ?? 10_000);
-const EVENTS_PER_SESSION = 100;
-const CHORE_RUNS = Number(process.env.HISTORY_CHORE_RUNS ?? 100_000);
-const APPROVALS = Number(process.env.HISTORY_APPROVALS ?? 20_000);
-const DAY = 86_400_000;
-const YEAR_START = Date.UTC(2025, 11, 1);
-const YEAR_END = YEAR_START + 365 * DAY;
-/** The session from 11 months ago that the search must find. */
-const NEEDLE = 'zanzibar';
-const NEEDLE_SESSION = Math.floor(SESSIONS / 12);
 const repoRoot = path.resolve(__dirname, '..');
-const fixture = path.join(repoRoot, '.vscode-test', `history-fixture-v1-${SESSIONS}-${CHORE_RUNS}-${APPROVALS}`);
-
 const progress = progressFor('history');
 const round = (n: number) => roundTo(n, 2);
-
-class ManualClock implements Clock {
-  constructor(public t: number) {}
-  now(): number {
-    return this.t;
-  }
-  setTimeout(): { cancel(): void } {
-    return { cancel() {} };
-  }
-}
-
-function topic(i: number): string {
-  if (i === NEEDLE_SESSION) return `plan the ${NEEDLE} payment migration`;
-  return ['fix the flaky login test', 'refactor the parser', 'explain the build', 'update dependencies', 'review the API docs'][i % 5];
-}
-
-async function build(dir: string): Promise<void> {
-  const started = Date.now();
-  fs.rmSync(dir, { recursive: true, force: true });
-  const clock = new ManualClock(YEAR_START);
-  const db = await openDurableDb({ dir: path.join(dir, 'store'), sqlJs: await loadSqlJs(), clock, snapshotEveryRecords: 50_000, snapshotIdleMs: 3_600_000 });
-  const streams = new EventStreams(path.join(dir, 'agent', 'events'));
-  const state = new EngineState(db, streams, new AppendFile(path.join(dir, 'agent', 'EVENT.md')), clock, silentLogger);
-  await state.load();
-  const archive = new Archive({
-    db,
-    dir: path.join(dir, 'store', 'archive'),
-    clock,
-    logger: silentLogger,
-    onMoved: (kind, ids) => kind === 'session' && ids.forEach((id) => state.forgetSession(id)),
-  });
-  const moveAll = () => {
-    for (const kind of ARCHIVE_KINDS) while (archive.moveBatch(kind, 2000) === 2000);
-  };
-  const runs = new DbRunPersistence(db);
-  const step = (365 * DAY) / SESSIONS;
-  let events = 0;
-  let runsMade = 0;
-  let approvalsMade = 0;
-  for (let i = 0; i < SESSIONS; i++) {
-    clock.t = YEAR_START + Math.floor(i * step);
-    const session = state.createSession({ name: `Session ${i}: ${topic(i)}` });
-    const items: Array<{ kind: TaskEventKind; data: Record<string, unknown>; at: number }> = [];
-    for (let k = 0; k < EVENTS_PER_SESSION; k++) {
-      const at = clock.t + k * 1000;
-      if (k % 10 === 0) items.push({ kind: 'message', data: { role: k % 20 === 0 ? 'user' : 'assistant', text: `${topic(i)} — step ${k}`, at }, at });
-      else if (k % 2 === 1) items.push({ kind: 'action_start', data: { name: 'read_file', input: { path: `src/module${k}.ts` }, callId: `c${k}` }, at });
-      else
-        items.push({ kind: 'action_end', data: { name: 'read_file', output: `export const v${k} = ${k};`.repeat(4), durationMs: 3, callId: `c${k - 1}` }, at });
-    }
-    await streams.appendMany(session.id, items);
-    events += items.length;
-    const task: TaskRecord = {
-      id: `t-${i}`,
-      sessionId: session.id,
-      name: topic(i),
-      instruction: `Please ${topic(i)}.`,
-      mode: 'simple',
-      status: 'completed',
-      todos: [],
-      actionSets: ['core'],
-      selectedSkills: [],
-      source: 'user',
-      waitingForUser: false,
-      paused: false,
-      actionCount: 45,
-      usage: { inputTokens: 40_000, outputTokens: 2_000, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0.05 },
-      limits: { actions: 50, tokens: 500_000 },
-      warned: { actions: false, tokens: false, cost: false },
-      turns: 12,
-      modelErrors: 0,
-      prefix: '',
-      historyFromSeq: 1,
-      createdAt: clock.t,
-      endedAt: clock.t + 100_000,
-      finalSummary: `Done: ${topic(i)}.`,
-    };
-    state.saveTask(task);
-    // Chore runs and approvals spread over the same year.
-    for (; runsMade < ((i + 1) * CHORE_RUNS) / SESSIONS; runsMade++) {
-      const run: ChoreRunRecord = {
-        runId: `run-${runsMade}`,
-        choreId: `chore-${runsMade % 7}`,
-        fireKey: `chore:chore-${runsMade % 7}:${clock.t + runsMade}`,
-        attempt: 0,
-        cause: 'cron',
-        startedAt: clock.t,
-        endedAt: clock.t + 30_000,
-        status: runsMade % 13 === 0 ? 'failed' : 'succeeded',
-        reason: null,
-        usage: { inputTokens: 5000, outputTokens: 300, costUsd: 0.004 } as unknown as ChoreRunRecord['usage'],
-        steps: [
-          { name: 'run_task', status: 'ok', args: '{"task":"build"}', result: 'exit 0', startedAt: clock.t, durationMs: 20_000 },
-        ] as unknown as ChoreRunRecord['steps'],
-      };
-      runs.upsert(run);
-    }
-    for (; approvalsMade < ((i + 1) * APPROVALS) / SESSIONS; approvalsMade++) {
-      db.mutate('INSERT INTO approvals (id, task_id, session_id, status, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-        `cs-${approvalsMade}`,
-        task.id,
-        session.id,
-        'applied',
-        JSON.stringify({ files: [{ path: 'src/a.ts', added: 3, removed: 1 }] }),
-        clock.t,
-        clock.t + 60_000,
-      ]);
-    }
-    if (i % 250 === 249) {
-      await state.commit();
-      moveAll();
-      await db.commit();
-      if (i % 2500 === 2499)
-        progress(`built ${i + 1}/${SESSIONS} sessions (${events} events, ${runsMade} chore runs) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    }
-  }
-  clock.t = YEAR_END;
-  await state.commit();
-  moveAll();
-  await db.commit();
-  await streams.close();
-  await db.close();
-  fs.writeFileSync(
-    path.join(dir, 'fixture.json'),
-    JSON.stringify({ sessions: SESSIONS, events, choreRuns: runsMade, approvals: approvalsMade, builtMs: Date.now() - started }),
-  );
-  progress(`fixture built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-}
 
 /** Child mode: open `dir` as the extension does; print ready ms, RSS, fds and (optionally) a search. */
 async function openOnce(dir: string, search: boolean): Promise<void> {
@@ -347,16 +202,7 @@ async function archiveMove(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(path.join(fixture, 'fixture.json'))) {
-    progress(`building a year of history in ${path.relative(repoRoot, fixture)} (cached for later runs)`);
-    await build(fixture);
-  } else progress(`using the cached fixture ${path.relative(repoRoot, fixture)}`);
-  const meta = JSON.parse(fs.readFileSync(path.join(fixture, 'fixture.json'), 'utf8')) as {
-    sessions: number;
-    events: number;
-    choreRuns: number;
-    approvals: number;
-  };
+  const { dir: fixture, key, built, meta } = await ensureFixture({ fresh: process.argv.includes('--fresh') });
   const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-history-empty-'));
   const emptyRuns: OpenResult[] = [];
   const fullRuns: OpenResult[] = [];
@@ -377,6 +223,8 @@ async function main(): Promise<void> {
     events: meta.events,
     choreRuns: meta.choreRuns,
     approvals: meta.approvals,
+    fixture: key,
+    fixtureBuilt: built,
     hotSessions: f[0].hotSessions,
     baseline: round(readyBase),
     baselineName: 'empty store, same run',
@@ -414,8 +262,10 @@ async function main(): Promise<void> {
   });
   fs.rmSync(empty, { recursive: true, force: true });
   await archiveMove();
-  if (process.env.HISTORY_SKIP_UI) progress('history.sidebar_open skipped (HISTORY_SKIP_UI)');
-  else {
+  if (process.env.HISTORY_SKIP_UI) {
+    progress('history.sidebar_open skipped (HISTORY_SKIP_UI)');
+    emitLine({ name: 'history.sidebar_open', skipped: 'HISTORY_SKIP_UI is set' });
+  } else {
     progress('history.sidebar_open: code-server + Chromium with the fixture as the store (a few minutes)');
     emitLine(await measureSidebarOpen(fixture, meta));
   }

@@ -1,10 +1,17 @@
 // `npm run bench` runs every group; `npm run bench -- <group>...` runs some (store, engine, ui, ext, history).
+// Flags (`--fresh`: rebuild the history fixture) are passed on to every group run.
 // Each group is bench/<group>.bench.ts run with tsx; it prints one JSON object per figure on stdout.
 // Progress and skip notices go to stderr, so stdout stays machine-readable JSON lines.
-import { spawnSync } from 'node:child_process';
+// At the end, every figure is checked against its target (bench/targets.mjs): a table of figure,
+// target, noise margin and pass/fail on stderr, and a non-zero exit when a target is missed or a
+// group failed.
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { checkTargets, formatTable } from './targets.mjs';
 
 const GROUPS = ['store', 'engine', 'ui', 'ext', 'history'];
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -36,14 +43,36 @@ function baselinePackages(group) {
 }
 
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
 const unknown = requested.filter((g) => !GROUPS.includes(g));
 if (unknown.length) {
   process.stderr.write(`unknown bench group(s): ${unknown.join(', ')}; use one of ${GROUPS.join(', ')} (e.g. npm run bench -- ext)\n`);
   process.exit(2);
 }
 
+/** Runs one group, passing its JSON lines through to stdout; resolves with the figures and why it failed ('' when it did not). */
+function runGroup(file, env) {
+  return new Promise((resolve) => {
+    const figures = [];
+    const child = spawn(process.execPath, [tsxCli, file, ...flags], { cwd: repoRoot, stdio: ['inherit', 'pipe', 'inherit'], env });
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      process.stdout.write(`${line}\n`);
+      try {
+        figures.push(JSON.parse(line));
+      } catch {
+        // Not a figure (a stray print); passed through as it is.
+      }
+    });
+    child.on('error', (error) => resolve({ figures, why: error.message }));
+    child.on('close', (code, signal) => resolve({ figures, why: code === 0 ? '' : `exit ${code ?? signal}` }));
+  });
+}
+
+const groups = requested.length ? requested : GROUPS;
+const figures = [];
+const ran = [];
 let failures = 0;
-for (const group of requested.length ? requested : GROUPS) {
+for (const group of groups) {
   const file = path.join(benchDir, `${group}.bench.ts`);
   if (!fs.existsSync(file)) {
     process.stderr.write(`[bench] skipping ${group}: bench/${group}.bench.ts does not exist yet\n`);
@@ -60,13 +89,24 @@ for (const group of requested.length ? requested : GROUPS) {
     continue;
   }
   const env = nodePath ? { ...process.env, NODE_PATH: [nodePath, process.env.NODE_PATH].filter(Boolean).join(path.delimiter) } : process.env;
-  const run = spawnSync(process.execPath, [tsxCli, file], { cwd: repoRoot, stdio: 'inherit', env });
-  const why = run.error ? run.error.message : run.status !== 0 ? `exit ${run.status ?? run.signal}` : '';
-  if (why) {
+  const run = await runGroup(file, env);
+  figures.push(...run.figures);
+  ran.push(group);
+  if (run.why) {
     failures++;
-    process.stderr.write(`[bench] ${group} failed (${why})\n`);
+    process.stderr.write(`[bench] ${group} failed (${run.why})\n`);
   } else {
     process.stderr.write(`[bench] ${group} done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   }
 }
-process.exit(failures ? 1 : 0);
+const { rows, failed } = checkTargets(figures, ran);
+const load = os
+  .loadavg()
+  .map((n) => n.toFixed(2))
+  .join(' ');
+process.stderr.write(`\n${formatTable(rows)}\n\n`);
+const skipped = rows.filter((r) => r.skipped).length;
+process.stderr.write(
+  `[bench] ${rows.length - failed - skipped} of ${rows.length} targets met, ${failed} missed, ${skipped} skipped; ${failures} group(s) failed; load average ${load}\n`,
+);
+process.exit(failures || failed ? 1 : 0);

@@ -2,7 +2,6 @@ import * as dns from 'node:dns';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP } from 'node:net';
-import { createTransport } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import type { Logger } from '../ports';
 import { emailText, escalationTitle, slackMessage } from './escalationPayload';
@@ -96,6 +95,8 @@ export async function sendEmail(email: NonNullable<EscalationChannels['email']>,
     throw new EscalationError('email', `the secret "${email.smtpSecret}" must be an SMTP URL such as smtps://user:password@smtp.example.com:465`);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const timeouts: SMTPTransport.Options = { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs };
+  // Loaded when a chore first escalates by email, not at activation (esbuild.js makes it its own file).
+  const { createTransport } = await import('nodemailer');
   const transport = createTransport(smtpUrl, timeouts);
   try {
     await transport.sendMail({

@@ -229,17 +229,25 @@ export async function sleepUntilReply(env: EngineEnv, task: TaskRecord): Promise
   });
 }
 
-/** Queues the next turn of a task now (or at `fireAt`). The dedup key makes a retried turn harmless. */
+/**
+ * Queues the next turn of a task now (or at `fireAt`). The dedup key makes a retried turn harmless.
+ * The turn's state and its next trigger are made durable together: the trigger's rows join the
+ * journal write of the state's (one write, in order), and the event streams are synced alongside
+ * it, instead of one sync after the other (each is a disk round trip of every turn).
+ */
 export async function continueLater(env: EngineEnv, task: TaskRecord, fireAt?: number, reason = 'next', payload?: Record<string, unknown>): Promise<void> {
   setSessionStatus(env, task.sessionId, 'working');
   await settleWaits(env, task);
-  await env.triggers.emit({
-    source: 'task_continuation',
-    sessionId: task.sessionId,
-    ...(fireAt !== undefined ? { fireAt } : {}),
-    ...(payload ? { payload } : {}),
-    dedupKey: `cont:${task.id}:${task.turns}:${reason}`,
-  });
+  await Promise.all([
+    env.triggers.emit({
+      source: 'task_continuation',
+      sessionId: task.sessionId,
+      ...(fireAt !== undefined ? { fireAt } : {}),
+      ...(payload ? { payload } : {}),
+      dedupKey: `cont:${task.id}:${task.turns}:${reason}`,
+    }),
+    env.state.commit(),
+  ]);
 }
 
 /** A user message for a task: into its stream at once, and the task woken. */

@@ -5,13 +5,36 @@
  * basics a process needs (PATH, HOME…) plus the `env` its definition names, never the editor's
  * or Tasklane's API keys.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { joinBounded, limitedFetch } from './mcpLimits';
 import type { Clock, Logger } from '../ports';
 import type { McpServerDefinition } from './mcpConfig';
+
+/**
+ * The SDK's client side, loaded when the first server starts rather than at activation: with its
+ * JSON Schema validator it is a tenth of the extension host's bundle, and most windows never start
+ * a server (esbuild.js builds these three imports into one file of their own, dist/lazy/).
+ */
+async function loadSdk() {
+  const [client, stdio, http] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
+  // Typed as the rest of this file sees the SDK (its CommonJS declarations): `import()` types it by
+  // its ES module ones, whose classes TypeScript holds distinct. At run time each class comes from
+  // the one module that was loaded.
+  return {
+    Client: client.Client as unknown as typeof Client,
+    StdioClientTransport: stdio.StdioClientTransport as unknown as typeof StdioClientTransport,
+    getDefaultEnvironment: stdio.getDefaultEnvironment,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport as unknown as typeof StreamableHTTPClientTransport,
+  };
+}
+type McpSdk = Awaited<ReturnType<typeof loadSdk>>;
 
 /** A tool as the server describes it. */
 export interface McpTool {
@@ -247,8 +270,20 @@ export class McpConnection {
       await new Promise<void>((resolve) => clock.setTimeout(resolve, wait));
     }
     this.stateValue = 'starting';
-    const client = new Client({ name: 'tasklane', version: '0.1.0' });
-    const transport = this.transport();
+    // Loaded on the first start (see mcpSdk.ts); a failure to load is a failed start like any other.
+    let client: Client;
+    let transport: Transport;
+    try {
+      const sdk = await loadSdk();
+      client = new sdk.Client({ name: 'tasklane', version: '0.1.0' });
+      transport = this.transport(sdk);
+    } catch (error) {
+      this.lastErrorText = error instanceof Error ? error.message : String(error);
+      this.failure = 'start';
+      this.stateValue = 'crashed';
+      this.noteCrash();
+      throw new Error(`The MCP server ${this.name} could not start: ${this.lastErrorText}`, { cause: error });
+    }
     transport.onclose = () => this.closed(client);
     try {
       await client.connect(transport, { timeout: START_TIMEOUT_MS });
@@ -267,7 +302,8 @@ export class McpConnection {
     return client;
   }
 
-  private transport(): Transport {
+  private transport(sdk: McpSdk): Transport {
+    const { getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } = sdk;
     const def = this.options.definition;
     if (def.transport === 'http') return new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers }, fetch: limitedFetch() });
     const transport = new StdioClientTransport({

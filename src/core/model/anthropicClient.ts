@@ -3,7 +3,7 @@
  * cache_control breakpoints on the byte-stable prefix (last tool, system prompt, last stable
  * message) so repeated turns of a task read the prefix from the prompt cache.
  */
-import { Anthropic, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type * as AnthropicSdk from '@anthropic-ai/sdk';
 import type {
   ContentBlockParam,
   Message,
@@ -18,7 +18,13 @@ import { deltaSink, drainStream, emitWhole, sdkCall } from './sdkRequest';
 import type { SdkCallSite } from './sdkRequest';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResponse, Usage } from './types';
 
-const sdkErrors = { APIError, APIUserAbortError, APIConnectionError, APIConnectionTimeoutError };
+/**
+ * The SDK as this file's types see it (its CommonJS declarations). `import()` would type it by
+ * its ES module declarations, whose classes TypeScript holds distinct; at run time the client and
+ * the error classes always come from the one module that was loaded.
+ */
+type Sdk = typeof AnthropicSdk;
+type SdkClient = InstanceType<Sdk['Anthropic']>;
 const ephemeral = { type: 'ephemeral' } as const;
 
 export interface AnthropicClientOptions extends SdkClientOptions {
@@ -32,36 +38,46 @@ export class AnthropicClient implements ModelClient {
   readonly provider = 'anthropic';
   readonly model: string;
   readonly baseUrl: string;
-  private readonly sdk: Anthropic;
+  /** The SDK is loaded on the first call, not at activation (a fifth of the bundle; esbuild.js makes it its own file). */
+  private sdk: Promise<{ client: SdkClient; site: SdkCallSite }> | undefined;
   private readonly stream: boolean;
-  private readonly site: SdkCallSite;
 
   constructor(private readonly options: AnthropicClientOptions) {
     this.model = options.model;
     this.stream = options.stream ?? true;
-    this.sdk = new Anthropic({
-      apiKey: options.apiKey,
-      // Not from ANTHROPIC_AUTH_TOKEN: the key the user configured is the only credential sent.
-      authToken: null,
-      // Explicit, so an ANTHROPIC_BASE_URL in the environment cannot silently redirect the key.
-      baseURL: options.baseUrl ?? 'https://api.anthropic.com',
-      // The guard (guarded.ts) times out and retries every client the same way; the SDK does neither.
-      maxRetries: 0,
-    });
-    this.baseUrl = this.sdk.baseURL;
-    this.site = { provider: this.provider, model: this.model, baseUrl: this.baseUrl, sdkErrors };
+    // Explicit, so an ANTHROPIC_BASE_URL in the environment cannot silently redirect the key.
+    this.baseUrl = options.baseUrl ?? 'https://api.anthropic.com';
   }
 
-  complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
-    return sdkCall(this.site, request.signal, async () => {
+  private load(): Promise<{ client: SdkClient; site: SdkCallSite }> {
+    this.sdk ??= import('@anthropic-ai/sdk')
+      .then((sdk) => sdk as unknown as Sdk)
+      .then(({ Anthropic, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError }) => {
+        const client = new Anthropic({
+          apiKey: this.options.apiKey,
+          // Not from ANTHROPIC_AUTH_TOKEN: the key the user configured is the only credential sent.
+          authToken: null,
+          baseURL: this.baseUrl,
+          // The guard (guarded.ts) times out and retries every client the same way; the SDK does neither.
+          maxRetries: 0,
+        });
+        const sdkErrors = { APIError, APIUserAbortError, APIConnectionError, APIConnectionTimeoutError };
+        return { client, site: { provider: this.provider, model: this.model, baseUrl: this.baseUrl, sdkErrors } };
+      });
+    return this.sdk;
+  }
+
+  async complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
+    const { client, site } = await this.load();
+    return sdkCall(site, request.signal, async () => {
       const params = buildAnthropicParams(request, this.model, this.options.defaultMaxOutputTokens ?? 8192);
       const emit = deltaSink(request, onText);
       if (!this.stream) {
-        const message = await this.sdk.messages.create({ ...params, stream: false }, { signal: request.signal });
+        const message = await client.messages.create({ ...params, stream: false }, { signal: request.signal });
         return emitWhole(fromMessage(message as Message, this.model), emit);
       }
       // The SDK passes the signal to fetch: aborting it closes the connection mid-stream.
-      const stream = await this.sdk.messages.create({ ...params, stream: true }, { signal: request.signal });
+      const stream = await client.messages.create({ ...params, stream: true }, { signal: request.signal });
       return drainStream(stream, new StreamAccumulator(this.model), request.signal, emit);
     });
   }

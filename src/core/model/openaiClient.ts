@@ -2,7 +2,7 @@
  * ModelClient over the OpenAI Chat Completions API with the official `openai` SDK. Also serves
  * OpenAI-compatible endpoints (Ollama, LM Studio, vLLM, OpenRouter) given a base URL.
  */
-import { OpenAI, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type * as OpenAiSdk from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -17,7 +17,13 @@ import { deltaSink, drainStream, emitWhole, sdkCall } from './sdkRequest';
 import type { SdkCallSite } from './sdkRequest';
 import type { ModelClient, ModelDelta, ModelMessage, ModelRequest, ModelResponse, ToolCall, Usage } from './types';
 
-const sdkErrors = { APIError, APIUserAbortError, APIConnectionError, APIConnectionTimeoutError };
+/**
+ * The SDK as this file's types see it (its CommonJS declarations). `import()` would type it by
+ * its ES module declarations, whose classes TypeScript holds distinct; at run time the client and
+ * the error classes always come from the one module that was loaded.
+ */
+type Sdk = typeof OpenAiSdk;
+type SdkClient = InstanceType<Sdk['OpenAI']>;
 
 export interface OpenAiClientOptions extends SdkClientOptions {
   /** 'openai-compatible' sends `max_tokens` (understood by local servers) instead of `max_completion_tokens`. */
@@ -28,37 +34,47 @@ export class OpenAiClient implements ModelClient {
   readonly provider: 'openai' | 'openai-compatible';
   readonly model: string;
   readonly baseUrl: string;
-  private readonly sdk: OpenAI;
+  /** The SDK is loaded on the first call, not at activation (esbuild.js makes it its own file). */
+  private sdk: Promise<{ client: SdkClient; site: SdkCallSite }> | undefined;
   private readonly stream: boolean;
-  private readonly site: SdkCallSite;
 
-  constructor(options: OpenAiClientOptions) {
+  constructor(private readonly options: OpenAiClientOptions) {
     this.provider = options.provider ?? 'openai';
     this.model = options.model;
     this.stream = options.stream ?? true;
-    this.sdk = new OpenAI({
-      apiKey: options.apiKey,
-      // Explicit, so an OPENAI_BASE_URL in the environment cannot silently redirect the key.
-      baseURL: options.baseUrl ?? 'https://api.openai.com/v1',
-      // The guard (guarded.ts) times out and retries every client the same way; the SDK does neither.
-      maxRetries: 0,
-      // OPENAI_ORG_ID / OPENAI_PROJECT_ID belong to api.openai.com; never send them to a third-party server.
-      ...(this.provider === 'openai-compatible' ? { organization: null, project: null } : {}),
-    });
-    this.baseUrl = this.sdk.baseURL;
-    this.site = { provider: this.provider, model: this.model, baseUrl: this.baseUrl, sdkErrors };
+    // Explicit, so an OPENAI_BASE_URL in the environment cannot silently redirect the key.
+    this.baseUrl = options.baseUrl ?? 'https://api.openai.com/v1';
   }
 
-  complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
-    return sdkCall(this.site, request.signal, async () => {
+  private load(): Promise<{ client: SdkClient; site: SdkCallSite }> {
+    this.sdk ??= import('openai')
+      .then((sdk) => sdk as unknown as Sdk)
+      .then(({ OpenAI, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError }) => {
+        const client = new OpenAI({
+          apiKey: this.options.apiKey,
+          baseURL: this.baseUrl,
+          // The guard (guarded.ts) times out and retries every client the same way; the SDK does neither.
+          maxRetries: 0,
+          // OPENAI_ORG_ID / OPENAI_PROJECT_ID belong to api.openai.com; never send them to a third-party server.
+          ...(this.provider === 'openai-compatible' ? { organization: null, project: null } : {}),
+        });
+        const sdkErrors = { APIError, APIUserAbortError, APIConnectionError, APIConnectionTimeoutError };
+        return { client, site: { provider: this.provider, model: this.model, baseUrl: this.baseUrl, sdkErrors } };
+      });
+    return this.sdk;
+  }
+
+  async complete(request: ModelRequest, onText?: (delta: string) => void): Promise<ModelResponse> {
+    const { client, site } = await this.load();
+    return sdkCall(site, request.signal, async () => {
       const params = this.buildParams(request);
       const emit = deltaSink(request, onText);
       if (!this.stream) {
-        const completion = await this.sdk.chat.completions.create({ ...params, stream: false }, { signal: request.signal });
+        const completion = await client.chat.completions.create({ ...params, stream: false }, { signal: request.signal });
         return emitWhole(fromCompletion(completion, this.model), emit);
       }
       // The SDK passes the signal to fetch: aborting it closes the connection mid-stream.
-      const stream = await this.sdk.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal: request.signal });
+      const stream = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal: request.signal });
       return drainStream(stream, new StreamAccumulator(this.model), request.signal, emit);
     });
   }

@@ -183,7 +183,8 @@ class DurableDbImpl implements OpenedDurableDb {
       const lsn = this.lastLsn;
       const bytes = this.sql.export();
       this.recordsSinceSnapshot = 0;
-      await writeFileAtomic(path.join(this.dir, snapshotName(lsn)), sealSnapshot(bytes));
+      // Every segment before the current one holds only records up to `lsn` (the rotation above).
+      await writeFileAtomic(path.join(this.dir, snapshotName(lsn)), sealSnapshot(bytes, writer.seq));
       this.prune(writer);
     } catch (error) {
       this.logger.error('STORE', `Snapshot failed (the journal still holds every change): ${(error as Error).message}`, error);

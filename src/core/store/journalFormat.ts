@@ -22,7 +22,10 @@ export interface JournalRecord {
 }
 
 export interface DecodedJournal {
+  /** The good records above `applied` (all of them when none was given), in file order. */
   records: JournalRecord[];
+  /** lsn of the last good record, skipped ones included (0: none). */
+  lastLsn: number;
   /** Bytes of well-formed records from the start of the buffer. */
   validBytes: number;
   /** Bytes after the last good record (a torn write or corruption); 0 when the file is clean or only zero-filled room follows. */
@@ -92,8 +95,26 @@ export function encodeRecord(record: JournalRecord): Buffer {
   );
 }
 
-export function decodeJournal(bytes: Buffer): DecodedJournal {
+/** The lsn an encoded payload starts with (`{"l":<lsn>,`), or undefined when it does not. */
+function payloadLsn(bytes: Buffer, start: number, end: number): number | undefined {
+  const PREFIX = '{"l":';
+  if (end - start < PREFIX.length + 2 || bytes.toString('latin1', start, start + PREFIX.length) !== PREFIX) return undefined;
+  let lsn = 0;
+  let at = start + PREFIX.length;
+  for (; at < end && bytes[at] >= 0x30 && bytes[at] <= 0x39; at++) lsn = lsn * 10 + (bytes[at] - 0x30);
+  return at > start + PREFIX.length && bytes[at] === 0x2c ? lsn : undefined;
+}
+
+/**
+ * Decodes the good records of a segment. With `applied` (what a snapshot already holds), records
+ * at or below it are checksummed and their lsn read, but not parsed: a segment kept only so that
+ * an older snapshot could be rolled forward costs a checksum pass at open, not a parse of every
+ * statement it holds (tens of MB after a large archive move).
+ */
+export function decodeJournal(bytes: Buffer, options: { applied?: number } = {}): DecodedJournal {
+  const applied = options.applied ?? -1;
   const records: JournalRecord[] = [];
+  let lastLsn = 0;
   let offset = 0;
   while (offset + HEADER_BYTES <= bytes.length) {
     const length = bytes.readUInt32LE(offset);
@@ -101,6 +122,12 @@ export function decodeJournal(bytes: Buffer): DecodedJournal {
     const end = offset + HEADER_BYTES + length;
     if (length === 0 || length > MAX_RECORD_BYTES || end > bytes.length) break;
     if (crc32(bytes, offset + HEADER_BYTES, end) !== checksum) break;
+    const lsn = payloadLsn(bytes, offset + HEADER_BYTES, end);
+    if (lsn !== undefined && lsn <= applied) {
+      lastLsn = lsn;
+      offset = end;
+      continue;
+    }
     let parsed: { l: number; s: Array<[string, EncodedParam[]?]> };
     try {
       parsed = JSON.parse(bytes.toString('utf8', offset + HEADER_BYTES, end));
@@ -109,10 +136,11 @@ export function decodeJournal(bytes: Buffer): DecodedJournal {
     }
     if (typeof parsed?.l !== 'number' || !Array.isArray(parsed.s)) break;
     records.push({ lsn: parsed.l, statements: parsed.s.map(([sql, params]) => ({ sql, params: (params ?? []).map(decodeParam) })) });
+    lastLsn = parsed.l;
     offset = end;
   }
   // Segments are preallocated with zeros: an all-zero rest is room, not damage.
   let rest = offset;
   while (rest < bytes.length && bytes[rest] === 0) rest++;
-  return { records, validBytes: offset, ignoredBytes: rest === bytes.length ? 0 : bytes.length - offset };
+  return { records, lastLsn, validBytes: offset, ignoredBytes: rest === bytes.length ? 0 : bytes.length - offset };
 }

@@ -4,7 +4,7 @@ import type { SqlJsStatic } from 'sql.js';
 import { decodeJournal } from './journalFormat';
 import { SqlRunner } from './sqlRunner';
 import type { DirListing } from './storeFiles';
-import { unsealSnapshot } from './storeFiles';
+import { unsealSnapshotFile } from './storeFiles';
 
 /** What loading the last snapshot and replaying the journal found. */
 export interface RecoveryResult {
@@ -34,11 +34,11 @@ function loadNewestGoodSnapshot(sqlJs: SqlJsStatic, listing: DirListing, notices
   for (const snapshot of listing.snapshots) {
     let reason: string;
     try {
-      const bytes = unsealSnapshot(fs.readFileSync(snapshot.file));
-      if (!(bytes instanceof Uint8Array)) {
-        reason = bytes.corrupt;
+      const unsealed = unsealSnapshotFile(fs.readFileSync(snapshot.file));
+      if ('corrupt' in unsealed) {
+        reason = unsealed.corrupt;
       } else {
-        const sql = new SqlRunner(sqlJs, bytes);
+        const sql = new SqlRunner(sqlJs, unsealed.db);
         try {
           // Opening is lazy in SQLite: touch the schema so a damaged file fails here, not later.
           sql.all('SELECT count(*) AS n FROM sqlite_master');
@@ -48,7 +48,7 @@ function loadNewestGoodSnapshot(sqlJs: SqlJsStatic, listing: DirListing, notices
                 `${path.basename(snapshot.file)} plus the journal. Nothing needs doing unless recent work looks missing.`,
             );
           }
-          return { sql, lsn: snapshot.lsn, corrupt };
+          return { sql, lsn: snapshot.lsn, journalSeq: unsealed.journalSeq, corrupt };
         } catch (error) {
           sql.close();
           reason = (error as Error).message;
@@ -65,7 +65,7 @@ function loadNewestGoodSnapshot(sqlJs: SqlJsStatic, listing: DirListing, notices
         `Check the session list; the damaged files are left in place for inspection.`,
     );
   }
-  return { sql: null, lsn: 0, corrupt };
+  return { sql: null, lsn: 0, journalSeq: 0, corrupt };
 }
 
 /** Rebuilds the hot database: newest good snapshot, then every journal record after it, in lsn order. */
@@ -91,9 +91,14 @@ export function recover(sqlJs: SqlJsStatic, listing: DirListing): RecoveryResult
   // One outer transaction: replaying thousands of records one autocommit at a time is far slower.
   sql.exec('BEGIN');
   for (const segment of listing.journals) {
-    const decoded = decodeJournal(fs.readFileSync(segment.file));
+    // Taken at a later segment, the snapshot holds every record of this one: not even read. (Kept
+    // on disk for the previous snapshot; pruned after the next one. Its numbers stay unknown here,
+    // which the writer's pruning reads as "covered", as it is.)
+    if (segment.seq < loaded.journalSeq) continue;
+    // Records the snapshot holds are only checksummed, not parsed (see decodeJournal).
+    const decoded = decodeJournal(fs.readFileSync(segment.file), { applied: result.lastLsn });
     result.segmentValidBytes.set(segment.seq, decoded.validBytes);
-    if (decoded.records.length > 0) result.segmentMaxLsn.set(segment.seq, decoded.records[decoded.records.length - 1].lsn);
+    if (decoded.lastLsn > 0) result.segmentMaxLsn.set(segment.seq, decoded.lastLsn);
     if (decoded.ignoredBytes > 0) {
       result.tornRecordIgnored = true;
       result.ignoredBytes += decoded.ignoredBytes;

@@ -5,14 +5,16 @@ import { crc32 } from './crc32';
 /**
  * File layout of one store folder (docs/STORAGE.md):
  *   lease.json                    owner pid + heartbeat
- *   snapshot-<lsn>.db             sql.js export + 16-byte trailer; the newest two are kept
+ *   snapshot-<lsn>.db             sql.js export + 20-byte trailer; the newest two are kept
  *   journal-<seq>.log             checksummed mutation records, one segment per open/snapshot
  *   history/triggers.jsonl        acked and cancelled triggers, append-only
  */
 
 const SNAPSHOT_RE = /^snapshot-(\d{16})\.db$/;
 const JOURNAL_RE = /^journal-(\d{8})\.log$/;
-const TRAILER_MAGIC = Buffer.from('TLSNAP01', 'latin1');
+/** v1: `[magic][crc u32][db length u32]`; v2 puts `[journal seq u32]` before that, under the crc. */
+const TRAILER_MAGIC_V1 = Buffer.from('TLSNAP01', 'latin1');
+const TRAILER_MAGIC = Buffer.from('TLSNAP02', 'latin1');
 const TRAILER_BYTES = 16;
 
 export const LEASE_FILE = 'lease.json';
@@ -50,24 +52,46 @@ export function listStoreDir(dir: string): DirListing {
   return { snapshots, journals, tempFiles };
 }
 
-/** Appends the trailer that lets open() reject a truncated or bit-flipped snapshot before sql.js sees it. */
-export function sealSnapshot(dbBytes: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(dbBytes.length + TRAILER_BYTES);
+/**
+ * Appends the trailer that lets open() reject a truncated or bit-flipped snapshot before sql.js
+ * sees it. `journalSeq` is the journal segment that was current when the snapshot was taken:
+ * every record of the segments before it is in the snapshot, so an open that uses this snapshot
+ * need not read them (they are kept only for rolling the previous snapshot forward).
+ */
+export function sealSnapshot(dbBytes: Uint8Array, journalSeq = 0): Buffer {
+  const out = Buffer.allocUnsafe(dbBytes.length + 4 + TRAILER_BYTES);
   out.set(dbBytes, 0);
-  TRAILER_MAGIC.copy(out, dbBytes.length);
-  out.writeUInt32LE(crc32(dbBytes), dbBytes.length + 8);
-  out.writeUInt32LE(dbBytes.length, dbBytes.length + 12);
+  out.writeUInt32LE(journalSeq, dbBytes.length);
+  const at = dbBytes.length + 4;
+  TRAILER_MAGIC.copy(out, at);
+  out.writeUInt32LE(crc32(out, 0, at), at + 8);
+  out.writeUInt32LE(dbBytes.length, at + 12);
   return out;
+}
+
+/** A snapshot's database bytes and the journal segment it was taken at (0: unknown, a v1 snapshot). */
+export interface UnsealedSnapshot {
+  db: Uint8Array;
+  journalSeq: number;
+}
+
+/** Returns the database bytes and the segment they cover up to, or a reason the snapshot cannot be trusted. */
+export function unsealSnapshotFile(file: Buffer): UnsealedSnapshot | { corrupt: string } {
+  if (file.length < TRAILER_BYTES) return { corrupt: 'file too short' };
+  const at = file.length - TRAILER_BYTES;
+  const magic = file.subarray(at, at + 8);
+  const v2 = magic.equals(TRAILER_MAGIC);
+  if (!v2 && !magic.equals(TRAILER_MAGIC_V1)) return { corrupt: 'missing trailer (truncated write?)' };
+  const dbLength = v2 ? at - 4 : at;
+  if (dbLength < 0 || file.readUInt32LE(at + 12) !== dbLength) return { corrupt: 'length mismatch' };
+  if (crc32(file, 0, at) !== file.readUInt32LE(at + 8)) return { corrupt: 'checksum mismatch' };
+  return { db: new Uint8Array(file.buffer, file.byteOffset, dbLength), journalSeq: v2 ? file.readUInt32LE(dbLength) : 0 };
 }
 
 /** Returns the database bytes, or a reason the snapshot cannot be trusted. */
 export function unsealSnapshot(file: Buffer): Uint8Array | { corrupt: string } {
-  if (file.length < TRAILER_BYTES) return { corrupt: 'file too short' };
-  const at = file.length - TRAILER_BYTES;
-  if (!file.subarray(at, at + 8).equals(TRAILER_MAGIC)) return { corrupt: 'missing trailer (truncated write?)' };
-  if (file.readUInt32LE(at + 12) !== at) return { corrupt: 'length mismatch' };
-  if (crc32(file, 0, at) !== file.readUInt32LE(at + 8)) return { corrupt: 'checksum mismatch' };
-  return new Uint8Array(file.buffer, file.byteOffset, at);
+  const unsealed = unsealSnapshotFile(file);
+  return 'corrupt' in unsealed ? unsealed : unsealed.db;
 }
 
 /** temp file, fsync, rename, fsync the folder: a crash leaves either the old or the new file, never half of one. */

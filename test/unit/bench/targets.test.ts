@@ -1,0 +1,61 @@
+import * as assert from 'node:assert/strict';
+
+interface Row {
+  label: string;
+  shown: string;
+  target: string;
+  margin: string;
+  pass: boolean;
+}
+interface TargetsModule {
+  checkTargets(figures: Array<Record<string, unknown>>, groups: string[]): { rows: Row[]; failed: number };
+  formatTable(rows: Row[]): string;
+  TARGETS: Array<{ name: string; margin: string }>;
+}
+
+// bench/ is plain JavaScript run by node (no declaration file): typed here by what the tests use.
+const targetsModule = '../../../bench/targets.mjs';
+const load = () => import(targetsModule) as Promise<TargetsModule>;
+
+describe('bench targets', () => {
+  it('passes a figure within its target and fails one past target and margin', async () => {
+    const { checkTargets } = await load();
+    const good = { name: 'ext.bundle_bytes', value: 1_900_000 };
+    const bad = { name: 'ext.bundle_bytes', value: 2_500_000 };
+    assert.equal(checkTargets([good], ['ext']).rows.find((r) => r.label.startsWith('ext.bundle_bytes'))?.pass, true);
+    const { rows } = checkTargets([bad], ['ext']);
+    assert.equal(rows.find((r) => r.label.startsWith('ext.bundle_bytes'))?.pass, false);
+  });
+
+  it('accepts a slow absolute figure when its same-run ratio is within the margin', async () => {
+    const { checkTargets } = await load();
+    const turn = { name: 'engine.turn_overhead', value: 14, p95: 40, ratio: 3.5, baseline: 4 };
+    const median = checkTargets([turn], ['engine']).rows.find((r) => r.label === 'engine.turn_overhead median');
+    assert.equal(median?.pass, true);
+    const worse = checkTargets([{ ...turn, ratio: 4.5 }], ['engine']).rows.find((r) => r.label === 'engine.turn_overhead median');
+    assert.equal(worse?.pass, false);
+  });
+
+  it('fails a target whose figure a group that ran did not print, and skips groups that did not run', async () => {
+    const { checkTargets } = await load();
+    const { rows, failed } = checkTargets([], ['ext']);
+    assert.ok(rows.length > 0 && rows.every((r) => r.label.startsWith('ext.') && r.shown === 'missing' && !r.pass));
+    assert.equal(failed, rows.length);
+  });
+
+  it('reports a figure the group was told to skip as skipped, not missed', async () => {
+    const { checkTargets, formatTable } = await load();
+    const { rows, failed } = checkTargets([{ name: 'history.sidebar_open', skipped: 'HISTORY_SKIP_UI is set' }], ['history']);
+    const row = rows.find((r) => r.label === 'history.sidebar_open');
+    assert.equal(row?.pass, true);
+    assert.match(formatTable(rows), /\| history\.sidebar_open \| skipped: HISTORY_SKIP_UI is set \|.*\| skipped \|/);
+    assert.equal(failed, rows.filter((r) => !r.pass).length);
+  });
+
+  it('states a noise margin for every target and prints them in the table', async () => {
+    const { TARGETS, checkTargets, formatTable } = await load();
+    for (const t of TARGETS) assert.ok(t.margin.length > 0, `${t.name} states no margin`);
+    const table = formatTable(checkTargets([{ name: 'ext.vsix_bytes', value: 4 * 1024 * 1024 }], ['ext']).rows);
+    assert.match(table, /\| ext\.vsix_bytes \| 4\.00 MB \| ≤ 3 MB \| none: deterministic \| FAIL \|/);
+  });
+});
