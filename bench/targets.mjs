@@ -13,7 +13,7 @@
  * @property {string} name the figure's name
  * @property {(f: Figure) => boolean} [match] which lines of that name (a history size, a kind)
  * @property {string} label the table's row name
- * @property {string} target the goal, as the issue or DESIGN.md §10 states it
+ * @property {string} target the goal, as the issue or docs/DESIGN.md §10 states it
  * @property {string} margin what is allowed for machine noise, and why
  * @property {(f: Figure) => string} shown the measured figure, as the table shows it
  * @property {(f: Figure) => boolean} pass

@@ -10,6 +10,8 @@ const keyOrder = [
   'trigger',
   'prompt',
   'actionSets',
+  'commands',
+  'unsafe',
   'skills',
   'budget',
   'successWhen',
@@ -22,7 +24,7 @@ const keyOrder = [
   'escalate',
 ];
 /** Small maps that read best on one line, as in the documented example. */
-const flowKeys = new Set(['budget', 'actionSets', 'skills', 'task', 'webhook', 'slack', 'email']);
+const flowKeys = new Set(['budget', 'actionSets', 'commands', 'skills', 'task', 'webhook', 'slack', 'email']);
 
 /**
  * One chore as a YAML list entry (`- id: …`, indented for a place under `chores:` at column 0).

@@ -48,6 +48,8 @@ const ALLOWED = [
   /^extension\/LICENSE\.txt$/,
   // The bundles the extension host and the sidebar load; not the command line's dist/cli.js, no source maps.
   /^extension\/dist\/(extension|main|webview)\.js$/,
+  // What main.js loads on first use (the model SDKs, the MCP client, mail): see esbuild.js.
+  /^extension\/dist\/lazy\/[\w-]+\.js$/,
   /^extension\/dist\/sql-wasm\.wasm$/,
   /^extension\/media\/[\w./-]+\.(png|svg|css|md)$/,
   /^extension\/schemas\/[\w.-]+\.json$/,

@@ -203,7 +203,7 @@ describe('security: commands called with arguments still ask (real handlers, sta
       pauseReason: 'budget',
       counters: { actions: { used: 50, limit: 50 }, tokens: { used: 200000, limit: 200000 } },
     };
-    const agent = { snapshot: () => ({ tasks: [task] }), continueTask: async (id: string) => void continued.push(id) };
+    const agent = { views: { snapshot: () => ({ tasks: [task] }) }, continueTask: async (id: string) => void continued.push(id) };
     const disposables = registerCommands({ runtime: { ready: Promise.resolve({ agent }) }, dialogs } as unknown as CommandDeps);
     try {
       // Continue past a budget raises the task's limits: a caller must not spend for the person.
@@ -224,7 +224,7 @@ describe('security: commands called with arguments still ask (real handlers, sta
   it('tasklane.sendMessage <text> shows the whole message (and the task it answers) and sends nothing on Cancel', async () => {
     const sent: Array<{ text: string; replyToTaskId?: string }> = [];
     const agent = {
-      snapshot: () => ({ tasks: [{ id: 't-9', name: 'Release notes', status: 'running', paused: false }] }),
+      views: { snapshot: () => ({ tasks: [{ id: 't-9', name: 'Release notes', status: 'running', paused: false }] }) },
       sendMessage: async (text: string, route: { replyToTaskId?: string }) => {
         sent.push({ text, ...(route.replyToTaskId ? { replyToTaskId: route.replyToTaskId } : {}) });
         return { sessionId: 's-1' };
