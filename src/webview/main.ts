@@ -2,18 +2,19 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
-import type { HostMessage, MessageView, SessionSummary, TaskView, ViewState, WebviewMessage } from '../shared/protocol';
+import type { HostMessage, MessageView, SessionSummary, TaskView, WebviewMessage } from '../shared/protocol';
 import { ApprovalPanel } from './approvalPanel';
 import { ChorePanel } from './chorePanel';
 import { McpPanel } from './mcpPanel';
 import { clear, h, keepingFocus } from './dom';
+import { renderDeadLetters } from './deadLetters';
 import { AttachmentChips } from './attachments';
 import { watchSection } from './layout';
 import { drawBanner } from './banner';
 import type { BannerState } from './banner';
 import { handleReplyActions, renderReply } from './replyView';
 import { StreamView } from './streamView';
-import { renderTaskCard } from './taskCard';
+import { patchTaskCard, renderTaskCard } from './taskCard';
 import { SessionList } from './sessionList';
 import { TaskDetails } from './taskDetails';
 import { Thread } from './thread';
@@ -61,12 +62,8 @@ const sendButton = $('#send');
 const replyTarget = $('#reply-target');
 const deadArea = $('#dead-letters');
 
-const stream = new StreamView(
-  transcript,
-  sendButton,
-  () => persisted.selectedSessionId,
-  (sessionId) => post({ type: 'stop', sessionId }),
-);
+const stopSession = (sessionId: string) => post({ type: 'stop', sessionId });
+const stream = new StreamView(transcript, sendButton, () => persisted.selectedSessionId, stopSession);
 const chips = new AttachmentChips($('#attachments'));
 const approvals = new ApprovalPanel($('#approvals'), post);
 watchSection(
@@ -204,28 +201,8 @@ function patchTask(task: TaskView): void {
   if (task.sessionId !== persisted.selectedSessionId) return;
   const existing = taskArea.querySelector(`[data-task-id="${CSS.escape(task.id)}"]`);
   const card = renderTaskCard(task, taskActions);
-  if (existing) keepingFocus(taskArea, 'data-task-id', () => patchCard(existing, card));
+  if (existing) keepingFocus(taskArea, 'data-task-id', () => patchTaskCard(existing, card));
   else taskArea.appendChild(card);
-}
-
-/**
- * Puts a task's new card in place of the old. A running task is patched after every action, so
- * when its buttons are the same ones (their listeners only know the task's id), the old buttons
- * stay in the page untouched and the rest of the card is swapped around them: a Cancel pressed
- * just as an action ends is not lost to a redraw.
- */
-function patchCard(existing: Element, card: HTMLElement): void {
-  const oldButtons = existing.querySelector(':scope > .task-buttons');
-  const newButtons = card.querySelector(':scope > .task-buttons');
-  const labels = (buttons: Element | null) => (buttons ? [...buttons.children].map((b) => `${b.className}:${b.textContent}`).join('|') : undefined);
-  if (!oldButtons || !newButtons || labels(oldButtons) !== labels(newButtons)) {
-    existing.replaceWith(card);
-    return;
-  }
-  for (const { name } of [...existing.attributes]) if (!card.hasAttribute(name)) existing.removeAttribute(name);
-  for (const { name, value } of [...card.attributes]) existing.setAttribute(name, value);
-  for (const child of [...existing.children]) if (child !== oldButtons) child.remove();
-  for (const child of [...card.children]) if (child !== newButtons) existing.insertBefore(child, oldButtons);
 }
 
 function renderReplyTarget(): void {
@@ -298,7 +275,7 @@ function onMessage(message: HostMessage): void {
       renderTranscript();
       renderTasks();
       renderReplyTarget();
-      renderDeadLetters(message.state.deadLetters);
+      renderDeadLetters(deadArea, message.state.deadLetters, post);
       approvals.init(message.state.approvals);
       chores.init(message.state.chores);
       mcp.init(message.state.mcpServers);
@@ -372,7 +349,7 @@ function onMessage(message: HostMessage): void {
       break;
     }
     case 'deadLetters':
-      renderDeadLetters(message.deadLetters);
+      renderDeadLetters(deadArea, message.deadLetters, post);
       break;
     case 'model':
       renderBanner({ ...bannerState, model: message.model });
@@ -395,15 +372,6 @@ function onMessage(message: HostMessage): void {
       }
       save();
       break;
-  }
-}
-
-function renderDeadLetters(deadLetters: ViewState['deadLetters']): void {
-  clear(deadArea);
-  for (const dead of deadLetters) {
-    const retry = h('vscode-button', { secondary: true, class: 'retry-dead' }, 'Retry');
-    retry.addEventListener('click', () => post({ type: 'retryDeadLetter', triggerId: dead.id }));
-    deadArea.appendChild(h('div', { class: 'dead-letter notice error' }, `A ${dead.source} trigger failed ${dead.attempts} times: ${dead.error} `, retry));
   }
 }
 

@@ -75,3 +75,23 @@ export function renderTaskCard(task: TaskView, actions: TaskCardActions): HTMLEl
   card.appendChild(buttons);
   return card;
 }
+
+/**
+ * Puts a task's new card in place of the old. A running task is patched after every action, so
+ * when its buttons are the same ones (their listeners only know the task's id), the old buttons
+ * stay in the page untouched and the rest of the card is swapped around them: a Cancel pressed
+ * just as an action ends is not lost to a redraw.
+ */
+export function patchTaskCard(existing: Element, card: HTMLElement): void {
+  const oldButtons = existing.querySelector(':scope > .task-buttons');
+  const newButtons = card.querySelector(':scope > .task-buttons');
+  const labels = (buttons: Element | null) => (buttons ? [...buttons.children].map((b) => `${b.className}:${b.textContent}`).join('|') : undefined);
+  if (!oldButtons || !newButtons || labels(oldButtons) !== labels(newButtons)) {
+    existing.replaceWith(card);
+    return;
+  }
+  for (const { name } of [...existing.attributes]) if (!card.hasAttribute(name)) existing.removeAttribute(name);
+  for (const { name, value } of [...card.attributes]) existing.setAttribute(name, value);
+  for (const child of [...existing.children]) if (child !== oldButtons) child.remove();
+  for (const child of [...card.children]) if (child !== newButtons) existing.insertBefore(child, oldButtons);
+}
