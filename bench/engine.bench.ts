@@ -268,6 +268,8 @@ async function mcpPrompt(): Promise<void> {
     skillDirs: [path.resolve(__dirname, '../skills')],
     workspaceRules: async () => '# Rules\n- TypeScript strict; tests with mocha.',
     settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000 }),
+    // The prompts list the server's set, as in VS Code.
+    grantableSets: () => servers.grantableSets(),
   });
   // Calls would ask for approval; this figure only offers the tools, it never calls one.
   const actions = await servers.actions({

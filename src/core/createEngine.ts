@@ -7,6 +7,7 @@
  * What a host adds on top is presentation (cards, views, palette commands) and its event sources
  * (file watchers, chores.yaml, the terminal). Read docs/ARCHITECTURE.md, "Composition".
  */
+import type { GrantableSet } from './actions/actionSets';
 import { Ledger } from './actions/ledger';
 import type { ActionDef } from './actions/types';
 import type { ChangeSet } from './approval/changeSet';
@@ -113,6 +114,12 @@ export interface EngineAdapters {
   chores?: ChoreAdapters;
   /** More actions next to commands and edits, withdrawn in Restricted Mode like them. */
   actions?: ActionDef[];
+  /**
+   * The sets a task can be granted besides files and commands, read at each request: one per MCP
+   * server the person trusted (`McpServers.grantableSets`). Listed in the conversation and task
+   * prompts, and the only `mcp:<server>` names task_start accepts. Absent: none.
+   */
+  grantableSets?: () => readonly GrantableSet[];
 }
 
 /** Change sets: the proposals, their decisions and a listener for every change. */
@@ -225,6 +232,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     trusted,
     skillDirs: adapters.skillDirs,
     ...(adapters.workspaceRules ? { workspaceRules: adapters.workspaceRules } : {}),
+    ...(adapters.grantableSets ? { grantableSets: adapters.grantableSets } : {}),
     settings: adapters.settings,
   });
   late.agent = agent;

@@ -119,6 +119,8 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     workspace,
     skillDirs,
     workspaceRules: () => workspace.readFile('AGENTS.md').catch(() => undefined),
+    // Listed in the prompts and accepted by task_start: the sets of the MCP servers that may run now.
+    grantableSets: () => mcp.servers.grantableSets(),
     // User settings only: a repository cannot raise the per-task budget (src/host/settings.ts).
     settings: () => ({ ...settings.budget(), storage: settings.storage(), memory: settings.memory(), modelPrices: settings.modelPrices() }),
     edits: {
