@@ -4,7 +4,7 @@
 //   real event-stream files; median and p95, compared with the store's bare emit+claim+ack cycle
 //   measured in the same run (the floor any turn pays).
 // - engine.prompt_tokens: first request size (≈ chars/4) for conversation and for a task with the
-//   core action set, the built-in skill catalog and one chosen skill.
+//   core action set, the code actions of VS Code's language features, the built-in skill catalog and one chosen skill.
 // - engine.stable_prefix_share: byte-identical prefix shared with the previous request, for each
 //   request from turn 2 of a 20-turn task (median and minimum).
 // - engine.cancel_latency: a task's turn runs a real allowlisted shell command (its own process
@@ -18,6 +18,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { CodeIntelPort } from '../src/core/codeIntel/codeIntelPort';
 import { createEngine } from '../src/core/createEngine';
 import { startChild } from '../src/host/execution/processRunner';
 import type { ModelRequest } from '../src/core/model/types';
@@ -78,6 +79,8 @@ async function main(): Promise<void> {
     skillDirs: [path.resolve(__dirname, '../skills')],
     workspaceRules: async () => '# Rules\n- TypeScript strict; tests with mocha.\n- Never commit generated files.',
     settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000 }),
+    // The code actions VS Code offers (their tools are in every task request; never called here).
+    codeIntel: unusedCodeIntel,
   });
 
   const overhead: number[] = [];
@@ -209,7 +212,7 @@ async function main(): Promise<void> {
     value: taskTokens,
     unit: 'tokens',
     estimate: 'chars/4',
-    actionSet: 'core+read, 1 skill',
+    actionSet: 'core+read (with the code actions), 1 skill',
     target: 4000,
   });
   const share = stats(shares);
@@ -229,6 +232,11 @@ async function main(): Promise<void> {
   await cancelLatency();
   await mcpPrompt();
 }
+
+/** A language-features port for the prompt figures: offered like in VS Code, never asked. */
+const unusedCodeIntel: CodeIntelPort = new Proxy({} as CodeIntelPort, {
+  get: () => () => Promise.reject(new Error('no language servers in this benchmark')),
+});
 
 /**
  * One 20-turn task with server-everything's tools offered and the same task without them: first
@@ -268,6 +276,10 @@ async function mcpPrompt(): Promise<void> {
     skillDirs: [path.resolve(__dirname, '../skills')],
     workspaceRules: async () => '# Rules\n- TypeScript strict; tests with mocha.',
     settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000 }),
+    // The code actions VS Code offers (their tools are in every task request; never called here).
+    codeIntel: unusedCodeIntel,
+    // The prompts list the server's set, as in VS Code.
+    grantableSets: () => servers.grantableSets(),
   });
   // Calls would ask for approval; this figure only offers the tools, it never calls one.
   const actions = await servers.actions({

@@ -7,6 +7,8 @@
  * What a host adds on top is presentation (cards, views, palette commands) and its event sources
  * (file watchers, chores.yaml, the terminal). Read docs/ARCHITECTURE.md, "Composition".
  */
+import type { GrantableSet } from './actions/actionSets';
+import { codeActions } from './actions/codeActions';
 import { Ledger } from './actions/ledger';
 import type { ActionDef } from './actions/types';
 import type { ChangeSet } from './approval/changeSet';
@@ -25,6 +27,7 @@ import { applyTimeGuard } from './approval/editTarget';
 import { nodeFs } from './approval/nodeFs';
 import type { EditPolicyOptions } from './approval/sensitivePaths';
 import { ChoreRunner } from './chores/choreRunner';
+import type { CodeIntelPort } from './codeIntel/codeIntelPort';
 import { ChoreScheduler } from './chores/choreScheduler';
 import type { SecretPort } from './chores/escalation';
 import type { ReviewLinkPort } from './chores/reviewNotice';
@@ -113,6 +116,14 @@ export interface EngineAdapters {
   chores?: ChoreAdapters;
   /** More actions next to commands and edits, withdrawn in Restricted Mode like them. */
   actions?: ActionDef[];
+  /**
+   * The sets a task can be granted besides files and commands, read at each request: one per MCP
+   * server the person trusted (`McpServers.grantableSets`). Listed in the conversation and task
+   * prompts, and the only `mcp:<server>` names task_start accepts. Absent: none.
+   */
+  grantableSets?: () => readonly GrantableSet[];
+  /** The host's language features (VS Code); absent (the command line): no code actions. */
+  codeIntel?: CodeIntelPort;
 }
 
 /** Change sets: the proposals, their decisions and a listener for every change. */
@@ -207,7 +218,13 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
   const chores = adapters.chores && buildChores(adapters, adapters.chores, ledger, redact);
   late.chores = chores;
   // Commands first, then edits: the order the tools have always been advertised in (a stable prefix).
-  const actions: ActionDef[] = [...(commands ? commandActions(commands) : []), ...(edits?.actions ?? []), ...(adapters.actions ?? [])];
+  const actions: ActionDef[] = [
+    ...(commands ? commandActions(commands) : []),
+    ...(edits?.actions ?? []),
+    ...(adapters.actions ?? []),
+    // Read-only, after the others: a host without language features offers the same tools otherwise.
+    ...(adapters.codeIntel ? codeActions(adapters.codeIntel) : []),
+  ];
   const hooks = composeTaskHooks(chores ? [chores.runner] : []);
   const agent = createAgent({
     ...(hooks ? { hooks } : {}),
@@ -225,6 +242,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     trusted,
     skillDirs: adapters.skillDirs,
     ...(adapters.workspaceRules ? { workspaceRules: adapters.workspaceRules } : {}),
+    ...(adapters.grantableSets ? { grantableSets: adapters.grantableSets } : {}),
     settings: adapters.settings,
   });
   late.agent = agent;

@@ -21,6 +21,7 @@ import { ChoreHost, workspaceSecretKey } from './chores/choreHost';
 import { CommandExecutionHost, combineApprovalSections, vscodeCommandRunner } from './execution/commandHost';
 import type { OwnedApprovalSection } from './execution/commandHost';
 import { McpHost } from './mcp/mcpHost';
+import { VsCodeCodeIntel } from './codeIntel/vscodeCodeIntel';
 import type { ModelProvider } from './modelProvider';
 
 /** What the store-time composition takes from the composition root (src/host/main.ts). */
@@ -119,6 +120,10 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     workspace,
     skillDirs,
     workspaceRules: () => workspace.readFile('AGENTS.md').catch(() => undefined),
+    // Listed in the prompts and accepted by task_start: the sets of the MCP servers that may run now.
+    grantableSets: () => mcp.servers.grantableSets(),
+    // The language servers' answers, for a folder on the local disk (its reads are the guard the actions use).
+    ...(folder && root.scheme === 'file' ? { codeIntel: new VsCodeCodeIntel(root) } : {}),
     // User settings only: a repository cannot raise the per-task budget (src/host/settings.ts).
     settings: () => ({ ...settings.budget(), storage: settings.storage(), memory: settings.memory(), modelPrices: settings.modelPrices() }),
     edits: {

@@ -3,7 +3,8 @@
  * in readActions.ts; edits and commands (approval-gated) are registered by their own modules.
  */
 import { z } from 'zod';
-import { ACTION_SETS, isGrantableSet, unknownSetMessage } from './actionSets';
+import { ACTION_SETS, isOfferedSet, unknownSetMessage } from './actionSets';
+import type { GrantableSet } from './actionSets';
 import { defineAction } from './types';
 import type { ActionDef } from './types';
 
@@ -26,42 +27,49 @@ export const sendMessage = defineAction({
   },
 });
 
-export const taskStart = defineAction({
-  name: 'task_start',
-  description:
-    'Start a task that works on its own over several turns. mode "simple" for a few steps, "complex" for multi-step work with a todo list. ' +
-    'You may start several independent tasks at once. Pick skills from the catalog when they fit.',
-  input: z.object({
-    name: z.string().min(1).max(80).describe('Short title'),
-    instruction: z.string().min(1).describe('Everything the task needs to know'),
-    mode: z.enum(['simple', 'complex']),
-    skills: z.array(z.string()).optional(),
-    actionSets: z
-      .array(z.string().refine(isGrantableSet, { error: (issue) => unknownSetMessage(String(issue.input)) }))
-      .optional()
-      .describe(
-        'The action sets the task gets besides reading: "files" (propose edits), "commands" (run commands and tasks), "mcp:<server>" (that MCP server\'s tools, listed as mcp_<server>_<tool>). Omitted: ["files", "commands"]. Name all the task needs: it gets exactly these.',
-      ),
-  }),
-  actionSets: [ACTION_SETS.conversation, ACTION_SETS.task],
-  parallelizable: true,
-  irreversible: false,
-  approval: 'never',
-  async run(input, ctx) {
-    const unknown = (input.skills ?? []).filter((s) => !ctx.skillNames.includes(s));
-    if (unknown.length) throw new Error(`Unknown skill(s): ${unknown.join(', ')}. Use names from the catalog: ${ctx.skillNames.join(', ') || '(none)'}.`);
-    const refused = ctx.admitTask?.();
-    if (refused) throw new Error(refused);
-    const id = ctx.turn.startTask({
-      name: input.name,
-      instruction: input.instruction,
-      mode: input.mode,
-      skills: input.skills,
-      ...(input.actionSets ? { actionSets: input.actionSets } : {}),
-    });
-    return `started task ${id}`;
-  },
-});
+/**
+ * task_start, checking the sets it names against what exists now (`grantable`: the host's sets,
+ * one per trusted MCP server): an unknown one is an input error naming the real sets, so the
+ * model's repair turn can pick one (a conversation never sees an action's run error).
+ */
+export function createTaskStart(grantable: () => readonly GrantableSet[]): ActionDef {
+  return defineAction({
+    name: 'task_start',
+    description:
+      'Start a task that works on its own over several turns. mode "simple" for a few steps, "complex" for multi-step work with a todo list. ' +
+      'You may start several independent tasks at once. Pick skills from the catalog when they fit.',
+    input: z.object({
+      name: z.string().min(1).max(80).describe('Short title'),
+      instruction: z.string().min(1).describe('Everything the task needs to know'),
+      mode: z.enum(['simple', 'complex']),
+      skills: z.array(z.string()).optional(),
+      actionSets: z
+        .array(z.string().refine((name) => isOfferedSet(name, grantable()), { error: (issue) => unknownSetMessage(String(issue.input), grantable()) }))
+        .optional()
+        .describe(
+          'The action sets the task gets besides reading: "files" (propose edits), "commands" (run commands and tasks), "mcp:<server>" (that MCP server\'s tools, listed as mcp_<server>_<tool>). Omitted: ["files", "commands"]. Name all the task needs: it gets exactly these.',
+        ),
+    }),
+    actionSets: [ACTION_SETS.conversation, ACTION_SETS.task],
+    parallelizable: true,
+    irreversible: false,
+    approval: 'never',
+    async run(input, ctx) {
+      const unknown = (input.skills ?? []).filter((s) => !ctx.skillNames.includes(s));
+      if (unknown.length) throw new Error(`Unknown skill(s): ${unknown.join(', ')}. Use names from the catalog: ${ctx.skillNames.join(', ') || '(none)'}.`);
+      const refused = ctx.admitTask?.();
+      if (refused) throw new Error(refused);
+      const id = ctx.turn.startTask({
+        name: input.name,
+        instruction: input.instruction,
+        mode: input.mode,
+        skills: input.skills,
+        ...(input.actionSets ? { actionSets: input.actionSets } : {}),
+      });
+      return `started task ${id}`;
+    },
+  });
+}
 
 export const ignore = defineAction({
   name: 'ignore',
@@ -170,4 +178,7 @@ export const remember = defineAction({
   },
 });
 
-export const coreActions: ActionDef[] = [sendMessage, taskStart, ignore, taskEnd, updateTodos, askUser, wait, remember];
+/** The core actions; `grantable` is what task_start may name besides files and commands (createTaskStart). */
+export function coreActions(grantable: () => readonly GrantableSet[]): ActionDef[] {
+  return [sendMessage, createTaskStart(grantable), ignore, taskEnd, updateTodos, askUser, wait, remember];
+}

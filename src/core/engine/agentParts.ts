@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import { coreActions } from '../actions/coreActions';
+import type { GrantableSet } from '../actions/actionSets';
 import type { Ledger } from '../actions/ledger';
 import { readActions } from '../actions/readActions';
 import { ActionRegistry } from '../actions/registry';
@@ -57,6 +58,8 @@ export interface AgentDeps {
   trusted?: () => boolean;
   /** More actions (edits, commands) registered next to the core set. */
   actions?: ActionDef[];
+  /** Sets a task can be granted besides files and commands (a trusted MCP server each), read at each use. Default: none. */
+  grantableSets?: () => readonly GrantableSet[];
   /** Supervisor hooks (the chore runner): resolve chore fires, guard and observe their tasks. */
   hooks?: TaskHooks;
   /** The one irreversible-action ledger over `db`, shared with edits, commands and chores (src/core/createEngine.ts). */
@@ -150,7 +153,8 @@ function turnEnv(
   own: Pick<AgentParts, 'state' | 'notes' | 'skills' | 'taskStopListeners'> & { redact: (text: string) => string; signal: AbortSignal },
 ): EngineEnv {
   // `remember` changes every later prompt: withdrawn in Restricted Mode like the other doing actions.
-  const core = coreActions.map((action) => (action.name === 'remember' && deps.trusted ? guardRestricted([action], deps.trusted)[0] : action));
+  const grantableSets = deps.grantableSets ?? (() => []);
+  const core = coreActions(grantableSets).map((action) => (action.name === 'remember' && deps.trusted ? guardRestricted([action], deps.trusted)[0] : action));
   const { state, notes, skills, taskStopListeners } = own;
   return {
     state,
@@ -178,6 +182,7 @@ function turnEnv(
     redact: own.redact,
     skills: () => skills,
     skillNames: () => skills.map((s) => s.name),
+    grantableSets,
     scratchDir: (taskId) => scratchDirOf(deps.storageDir, taskId),
     costOf: (model, usage, reportedUsd) => costOf(model, usage, { prices: deps.settings().modelPrices, ...(reportedUsd !== undefined ? { reportedUsd } : {}) }),
     remember: (note) => notes.propose(note),

@@ -2,7 +2,7 @@
  * Conversation mode: a session without a live task can only reply, start task(s) or ignore.
  * A message that arrived while tasks were running is first routed by the router model.
  */
-import { ACTION_SETS, DEFAULT_TASK_SETS } from '../actions/actionSets';
+import { ACTION_SETS, DEFAULT_TASK_SETS, grantableSetsText } from '../actions/actionSets';
 import { conversationRequest } from '../prompts/requestBuilder';
 import { skillCatalog } from '../skills/skills';
 import type { EngineEnv } from './engineEnv';
@@ -65,6 +65,7 @@ export async function runConversationTurn(env: EngineEnv, session: SessionRecord
     ...context,
     tools: env.registry.tools([ACTION_SETS.conversation]),
     skillCatalog: skillCatalog(env.skills()),
+    actionSets: grantableSetsText(env.grantableSets()),
     transcript,
   });
   const live = options.live;

@@ -1,4 +1,5 @@
 /** The services every part of the engine shares, built once by the Agent. */
+import type { GrantableSet } from '../actions/actionSets';
 import type { ModelClient } from '../model/types';
 import type { Skill } from '../skills/skills';
 import type { TriggerStore } from '../store/types';
@@ -13,6 +14,8 @@ export interface EngineEnv extends PipelineEnv {
   model: () => Promise<ModelClient>;
   settings: () => AgentSettings;
   skills(): Skill[];
+  /** Sets a task can be granted besides files and commands (a trusted MCP server each), listed in prompts. */
+  grantableSets(): readonly GrantableSet[];
   /** AGENTS.md and MEMORY.md, read fresh (they go into prefixes fixed at task start). */
   prefixContext(): Promise<{ rules?: string; memory?: string }>;
   taskHistory: AppendFile;

@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { taskActionSets } from '../actions/actionSets';
+import { grantableSetsText, taskActionSets } from '../actions/actionSets';
 import { taskPrefixText } from '../prompts/requestBuilder';
 import { initialLimits, narrowedLimits } from './budgets';
 import type { Trigger } from '../store/types';
@@ -90,6 +90,7 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
       instruction,
       mode: spec.mode,
       skills: chosen.map((name) => ({ name, body: known.get(name)?.body ?? '' })),
+      actionSets: grantableSetsText(env.grantableSets()),
     }),
     historyFromSeq: 1,
     createdAt: now,

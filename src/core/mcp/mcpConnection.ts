@@ -104,6 +104,7 @@ export class McpConnection {
   /** Whether the last failure was a start that failed (`start`) or a running process that exited (`exit`). */
   private failure: 'start' | 'exit' | undefined;
   private current: McpConnectionState = 'stopped';
+  private aboutText: string | undefined;
 
   constructor(private readonly options: McpConnectionOptions) {}
 
@@ -129,6 +130,14 @@ export class McpConnection {
   /** What the last failure was, while the server is `crashed`: it never started, or it exited. */
   get failedAt(): 'start' | 'exit' | undefined {
     return this.failure;
+  }
+
+  /**
+   * What the server said about itself when it last started (its description, else its
+   * instructions, else its title), unbounded and untrusted: the caller bounds it (`boundedAbout`).
+   */
+  get about(): string | undefined {
+    return this.aboutText;
   }
 
   /** The server's tools (starts it if needed); cached until it restarts. */
@@ -296,6 +305,8 @@ export class McpConnection {
       throw new Error(`The MCP server ${this.name} could not start: ${this.lastErrorText}`, { cause: error });
     }
     this.client = client;
+    const info = client.getServerVersion();
+    this.aboutText = [info?.description, client.getInstructions(), info?.title].find((text) => typeof text === 'string' && text.trim()) ?? undefined;
     this.stateValue = 'ready';
     logger.info('HOST', `MCP server ${this.name} (${definition.transport}) started`);
     this.touch();

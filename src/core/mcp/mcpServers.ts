@@ -8,6 +8,8 @@
  * card but never skip the ask.
  */
 import { z } from 'zod';
+import { boundedAbout } from '../actions/actionSets';
+import type { GrantableSet } from '../actions/actionSets';
 import { defineAction } from '../actions/types';
 import type { ActionDef } from '../actions/types';
 import type { CommandResult } from '../approval/commandApproval';
@@ -63,6 +65,8 @@ export interface McpServerStatus {
 export class McpServers implements McpCallPort {
   private readonly connections = new Map<string, { hash: string; connection: McpConnection }>();
   private readonly toolsByServer = new Map<string, McpTool[]>();
+  /** What each server said about itself, for the definition (hash) that said it. */
+  private readonly aboutByServer = new Map<string, { hash: string; text: string }>();
 
   constructor(private readonly deps: McpServersDeps) {}
 
@@ -70,6 +74,18 @@ export class McpServers implements McpCallPort {
   runnable(): McpServerDefinition[] {
     if (!this.deps.workspaceTrusted()) return [];
     return this.deps.definitions().filter((d) => this.deps.trusted(d));
+  }
+
+  /**
+   * The set of each server that may run now, with one bounded line of its own words (known once it
+   * has started and listed its tools), for the prompts and task_start. Same servers, same lines:
+   * the prompts' stable prefix changes only when a server is trusted, edited or removed.
+   */
+  grantableSets(): GrantableSet[] {
+    return this.runnable().map((d) => {
+      const about = this.aboutByServer.get(d.name);
+      return { name: mcpActionSet(d.name), about: about?.hash === d.hash ? about.text : `the tools of the MCP server ${d.name}` };
+    });
   }
 
   status(): McpServerStatus[] {
@@ -106,6 +122,8 @@ export class McpServers implements McpCallPort {
       try {
         const tools = boundedTools(definition.name, await this.connection(definition).tools(), this.deps.logger);
         this.toolsByServer.set(definition.name, tools);
+        const about = this.connection(definition).about;
+        if (about) this.aboutByServer.set(definition.name, { hash: definition.hash, text: boundedAbout(about) });
         // Offered only while this very definition may run: an edited or distrusted server's tools go away.
         const current = () => this.runnable().some((d) => d.name === definition.name && d.hash === definition.hash);
         for (const tool of tools) {
@@ -193,6 +211,7 @@ export class McpServers implements McpCallPort {
       if (runnable.get(name) === live.hash) continue;
       this.connections.delete(name);
       this.toolsByServer.delete(name);
+      this.aboutByServer.delete(name);
       await live.connection.stop();
       this.deps.logger.info('HOST', `MCP server ${name} stopped: its definition changed or it is no longer trusted`);
     }

@@ -1,9 +1,9 @@
 /**
  * Builds model requests as a byte-stable prefix (system prompt, tool schemas, the prefix user
- * message with AGENTS.md rules, memory, chosen skills and the task's instruction) followed by an
- * append-only history and a small per-turn tail. Everything volatile (counters, todos, the turn
- * number) lives in the tail, so consecutive requests of a task share almost all their bytes and
- * provider prompt caches hit.
+ * message with AGENTS.md rules, memory, chosen skills, the grantable action sets and the task's
+ * instruction) followed by an append-only history and a small per-turn tail. Everything volatile
+ * (counters, todos, the turn number) lives in the tail, so consecutive requests of a task share
+ * almost all their bytes and provider prompt caches hit.
  */
 import type { ModelMessage, ModelRequest, ToolCall, ToolSpec } from '../model/types';
 import type { MessageView, TaskEvent, TaskMode } from '../engine/types';
@@ -73,11 +73,21 @@ export function turnOrdered(lines: readonly MessageView[]): MessageView[] {
   return out;
 }
 
-export function conversationRequest(input: PrefixContext & { tools: ToolSpec[]; skillCatalog?: string; transcript: MessageView[] }): ModelRequest {
+/**
+ * The heading of the list of grantable sets (`grantableSetsText`). It is the last part of the
+ * prefix message: it changes only when the trusted MCP servers change, and then only the bytes
+ * from it on (the system prompt and tools, whose caches are the largest, stay the same).
+ */
+const SETS_HEADING = 'Action sets a task can be given';
+
+export function conversationRequest(
+  input: PrefixContext & { tools: ToolSpec[]; skillCatalog?: string; actionSets?: string; transcript: MessageView[] },
+): ModelRequest {
   const prefix = prefixMessage([
     ['Workspace rules (AGENTS.md)', input.rules],
     [MEMORY_HEADING, input.memory],
     ['Skills tasks can use', input.skillCatalog],
+    [SETS_HEADING, input.actionSets],
   ]);
   const lines = turnOrdered(input.transcript.filter((m) => m.role !== 'error'));
   const start =
@@ -104,6 +114,8 @@ export interface TaskPrefix extends PrefixContext {
   instruction: string;
   mode: TaskMode;
   skills: Array<{ name: string; body: string }>;
+  /** The grantable sets as `grantableSetsText` lists them when the task starts (for the tasks it starts). */
+  actionSets?: string;
 }
 
 export function taskPrefixText(task: TaskPrefix): string {
@@ -111,6 +123,7 @@ export function taskPrefixText(task: TaskPrefix): string {
     ['Workspace rules (AGENTS.md)', task.rules],
     [MEMORY_HEADING, task.memory],
     ...task.skills.map((s): [string, string] => [`Skill: ${s.name}`, s.body]),
+    [SETS_HEADING, task.actionSets],
     ['Mode', task.mode === 'complex' ? COMPLEX_TASK_RULES : SIMPLE_TASK_RULES],
     [`Task: ${task.name}`, task.instruction],
   ]);

@@ -19,7 +19,14 @@ describe('engine: action sets of tasks started from chat', () => {
   engineHooks('openai', { setServer: (s) => (server = s), setHarness: (next) => (h = next), harness: () => h }, async (s) => {
     const clock = new FakeClock();
     gated = gatedActions(clock);
-    return createHarness({ wire: 'openai', server: s, clock, actions: gated.actions });
+    // One trusted MCP server, as the host would list it.
+    return createHarness({
+      wire: 'openai',
+      server: s,
+      clock,
+      actions: gated.actions,
+      grantableSets: () => [{ name: 'mcp:tracker', about: 'Issues of the team' }],
+    });
   });
   afterEach(() => gated.dispose());
 
@@ -40,11 +47,17 @@ describe('engine: action sets of tasks started from chat', () => {
   });
 
   it('task_start naming an unknown set starts nothing and tells the model which sets exist', async () => {
-    server.script([start({ actionSets: ['files', 'shell'] }), { text: 'ok' }]);
+    // "mcp:github" has the form of a server's set, but no such server is trusted here.
+    server.script([start({ actionSets: ['files', 'shell', 'mcp:github'] }), { text: 'ok' }]);
     await h.agent.sendMessage('please do the work');
     await h.idle();
     assert.deepEqual(h.agent.views.snapshot().tasks, [], 'a task was started with an unknown set');
-    assert.match(JSON.stringify(server.requests[1].body), /unknown action set \\"shell\\": use \\"files\\"/);
+    const repair = JSON.stringify(server.requests[1].body);
+    for (const name of ['shell', 'mcp:github'])
+      assert.ok(
+        repair.includes(`unknown action set \\"${name}\\": the sets that exist are \\"files\\", \\"commands\\", \\"mcp:tracker\\"`),
+        `${name} refused with the real sets: ${repair.slice(0, 2000)}`,
+      );
   });
 
   it('task_start with actionSets [files]: edits only; a successor naming no sets inherits exactly that', async () => {

@@ -41,6 +41,8 @@ export interface HarnessOptions {
   actions?: EngineAdapters['actions'];
   /** run_command / run_task through the engine's CommandService (`Harness.engine.commands`). */
   commands?: EngineAdapters['commands'];
+  /** The sets the host adds (a trusted MCP server each). */
+  grantableSets?: EngineAdapters['grantableSets'];
   /** Reuse a storage dir (restart). */
   dir?: string;
   clock?: FakeClock;
@@ -118,6 +120,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     settings: () => settings,
     ...(options.actions ? { actions: options.actions } : {}),
     ...(options.commands ? { commands: options.commands } : {}),
+    ...(options.grantableSets ? { grantableSets: options.grantableSets } : {}),
   });
   const { agent } = engine;
   const changes: AgentChange[] = [];

@@ -1,0 +1,58 @@
+/**
+ * What the editor's language servers know about the workspace's code, asked read-only. The VS
+ * Code host answers through its language features (`src/host/codeIntel/vscodeCodeIntel.ts`); a
+ * host without them (the command line) gives no port and the code actions are not offered.
+ *
+ * Paths are workspace-relative with `/`; lines and columns are 1-based. An adapter leaves out
+ * every location outside the workspace folder; the actions re-check each one through the guarded
+ * workspace reads (links out, hard links) before showing it.
+ */
+
+/** A place in a workspace file. */
+export interface CodeLocation {
+  path: string;
+  line: number;
+  column: number;
+}
+
+/** A symbol found by name across the workspace. */
+export interface CodeSymbol {
+  name: string;
+  /** The language server's kind, lower case (function, class, variable, …). */
+  kind: string;
+  /** The enclosing symbol, when the server says. */
+  container?: string;
+  location: CodeLocation;
+}
+
+/** One entry of a file's outline, with its children. */
+export interface OutlineSymbol {
+  name: string;
+  kind: string;
+  detail?: string;
+  line: number;
+  endLine: number;
+  children: OutlineSymbol[];
+}
+
+export type DiagnosticSeverity = 'error' | 'warning' | 'info' | 'hint';
+
+/** One problem as the Problems view shows it. */
+export interface CodeDiagnostic extends CodeLocation {
+  severity: DiagnosticSeverity;
+  message: string;
+  source?: string;
+  code?: string;
+}
+
+/** The language features of a host, for workspace-relative files. */
+export interface CodeIntelPort {
+  workspaceSymbols(query: string): Promise<CodeSymbol[]>;
+  definition(at: CodeLocation): Promise<CodeLocation[]>;
+  references(at: CodeLocation): Promise<CodeLocation[]>;
+  /** The hover texts (types, signatures, docs) as Markdown or plain text. */
+  hover(at: CodeLocation): Promise<string[]>;
+  outline(path: string): Promise<OutlineSymbol[]>;
+  /** The problems of these files, or of every file the editor knows problems for. */
+  diagnostics(paths?: readonly string[]): Promise<CodeDiagnostic[]>;
+}

@@ -1,0 +1,127 @@
+/**
+ * The CodeIntelPort through VS Code's language features: the `vscode.execute*Provider` commands
+ * (whatever language servers the person has) and `languages.getDiagnostics` (the Problems view).
+ * Only files under the workspace folder are asked about or answered with: a location elsewhere
+ * (a library's .d.ts, another folder, an untitled buffer) is left out here, and the core's
+ * actions re-check what remains through the guarded reads.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { CodeDiagnostic, CodeIntelPort, CodeLocation, CodeSymbol, DiagnosticSeverity, OutlineSymbol } from '../../core/codeIntel/codeIntelPort';
+
+/** Most entries taken from one provider answer (the actions show fewer). */
+const MAX_ENTRIES = 500;
+
+const SEVERITY: Record<vscode.DiagnosticSeverity, DiagnosticSeverity> = {
+  [vscode.DiagnosticSeverity.Error]: 'error',
+  [vscode.DiagnosticSeverity.Warning]: 'warning',
+  [vscode.DiagnosticSeverity.Information]: 'info',
+  [vscode.DiagnosticSeverity.Hint]: 'hint',
+};
+
+function kindName(kind: vscode.SymbolKind): string {
+  return (vscode.SymbolKind[kind] ?? 'symbol').toLowerCase();
+}
+
+function hoverText(content: vscode.MarkdownString | vscode.MarkedString): string {
+  if (typeof content === 'string') return content;
+  if (content instanceof vscode.MarkdownString) return content.value;
+  return `\`\`\`${content.language}\n${content.value}\n\`\`\``;
+}
+
+export class VsCodeCodeIntel implements CodeIntelPort {
+  constructor(private readonly root: vscode.Uri) {}
+
+  async workspaceSymbols(query: string): Promise<CodeSymbol[]> {
+    const found = (await vscode.commands.executeCommand<vscode.SymbolInformation[] | undefined>('vscode.executeWorkspaceSymbolProvider', query)) ?? [];
+    const out: CodeSymbol[] = [];
+    for (const s of found.slice(0, MAX_ENTRIES)) {
+      const location = this.location(s.location.uri, s.location.range);
+      if (location) out.push({ name: s.name, kind: kindName(s.kind), ...(s.containerName ? { container: s.containerName } : {}), location });
+    }
+    return out;
+  }
+
+  async definition(at: CodeLocation): Promise<CodeLocation[]> {
+    return this.locations(await vscode.commands.executeCommand('vscode.executeDefinitionProvider', this.uri(at.path), this.position(at)));
+  }
+
+  async references(at: CodeLocation): Promise<CodeLocation[]> {
+    return this.locations(await vscode.commands.executeCommand('vscode.executeReferenceProvider', this.uri(at.path), this.position(at)));
+  }
+
+  async hover(at: CodeLocation): Promise<string[]> {
+    const hovers =
+      (await vscode.commands.executeCommand<vscode.Hover[] | undefined>('vscode.executeHoverProvider', this.uri(at.path), this.position(at))) ?? [];
+    return hovers.flatMap((h) => h.contents.map(hoverText));
+  }
+
+  async outline(relativePath: string): Promise<OutlineSymbol[]> {
+    const found =
+      (await vscode.commands.executeCommand<Array<vscode.DocumentSymbol | vscode.SymbolInformation> | undefined>(
+        'vscode.executeDocumentSymbolProvider',
+        this.uri(relativePath),
+      )) ?? [];
+    const convert = (s: vscode.DocumentSymbol | vscode.SymbolInformation): OutlineSymbol => {
+      const range = 'range' in s ? s.range : s.location.range;
+      return {
+        name: s.name,
+        kind: kindName(s.kind),
+        ...('detail' in s && s.detail ? { detail: s.detail } : {}),
+        line: range.start.line + 1,
+        endLine: range.end.line + 1,
+        children: 'children' in s ? s.children.map(convert) : [],
+      };
+    };
+    return found.slice(0, MAX_ENTRIES).map(convert);
+  }
+
+  async diagnostics(paths?: readonly string[]): Promise<CodeDiagnostic[]> {
+    const entries: Array<[vscode.Uri, readonly vscode.Diagnostic[]]> = paths
+      ? paths.map((p) => [this.uri(p), vscode.languages.getDiagnostics(this.uri(p))])
+      : vscode.languages.getDiagnostics();
+    const out: CodeDiagnostic[] = [];
+    for (const [uri, diagnostics] of entries) {
+      for (const d of diagnostics) {
+        if (out.length >= MAX_ENTRIES) return out;
+        const location = this.location(uri, d.range);
+        if (!location) continue;
+        const code = typeof d.code === 'object' ? d.code.value : d.code;
+        out.push({
+          ...location,
+          severity: SEVERITY[d.severity],
+          message: d.message,
+          ...(d.source ? { source: d.source } : {}),
+          ...(code !== undefined ? { code: String(code) } : {}),
+        });
+      }
+    }
+    return out;
+  }
+
+  private uri(relativePath: string): vscode.Uri {
+    return vscode.Uri.joinPath(this.root, ...relativePath.split('/'));
+  }
+
+  private position(at: CodeLocation): vscode.Position {
+    return new vscode.Position(at.line - 1, at.column - 1);
+  }
+
+  private locations(found: unknown): CodeLocation[] {
+    const list = Array.isArray(found) ? (found as Array<vscode.Location | vscode.LocationLink>) : [];
+    const out: CodeLocation[] = [];
+    for (const l of list.slice(0, MAX_ENTRIES)) {
+      const location = 'targetUri' in l ? this.location(l.targetUri, l.targetSelectionRange ?? l.targetRange) : this.location(l.uri, l.range);
+      if (location) out.push(location);
+    }
+    return out;
+  }
+
+  /** Workspace-relative, or undefined for anything not a file under the folder. */
+  private location(uri: vscode.Uri, range: vscode.Range): CodeLocation | undefined {
+    if (uri.scheme !== this.root.scheme || uri.authority !== this.root.authority) return undefined;
+    const relative = path.posix.relative(this.root.path, uri.path);
+    if (!relative || relative.startsWith('..') || path.posix.isAbsolute(relative)) return undefined;
+    return { path: relative, line: range.start.line + 1, column: range.start.character + 1 };
+  }
+}

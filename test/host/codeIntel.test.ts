@@ -1,0 +1,113 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { sendMessage } from './support/asPerson';
+
+// The code actions through VS Code's own TypeScript language features, on a small TypeScript
+// sample written into the workspace: what the model gets back is what the language server says.
+describe('host: code intelligence from the language servers', function () {
+  this.timeout(180_000);
+  const dir = `src/intel-${Date.now().toString(36)}`;
+  const root = () => {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) throw new Error('the host tier opens the sample workspace; no folder is open');
+    return folder.uri;
+  };
+  const shapes = [
+    '/** The area of a circle of this radius. */',
+    'export function circleArea(radius: number): number {',
+    '  return Math.PI * radius * radius;',
+    '}',
+    '',
+  ].join('\n');
+  const use = ["import { circleArea } from './shapes';", 'export const small = circleArea(1);', 'export const big = circleArea(10);', ''].join('\n');
+
+  before(async () => {
+    await activateTasklane();
+    await quiesce();
+    await useScriptedModel();
+    fs.mkdirSync(path.join(root().fsPath, dir), { recursive: true });
+    fs.writeFileSync(path.join(root().fsPath, dir, 'shapes.ts'), shapes);
+    fs.writeFileSync(path.join(root().fsPath, dir, 'use.ts'), use);
+    fs.writeFileSync(path.join(root().fsPath, dir, 'broken.ts'), "export const count: number = 'three';\n");
+    // A project of its own, so the language server does not depend on the folder's other files.
+    fs.writeFileSync(
+      path.join(root().fsPath, dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { strict: true, module: 'commonjs' }, include: ['*.ts'] }),
+    );
+    // The TypeScript features start with the first TypeScript document; wait until they answer.
+    const useUri = vscode.Uri.joinPath(root(), dir, 'use.ts');
+    await vscode.workspace.openTextDocument(useUri);
+    // Ready once they have loaded the project: a use resolves to the declaration in the other file.
+    await until(
+      'the TypeScript language features to load the sample project',
+      async () => {
+        const found =
+          (await vscode.commands.executeCommand<Array<vscode.Location | vscode.LocationLink>>(
+            'vscode.executeDefinitionProvider',
+            useUri,
+            new vscode.Position(1, 22),
+          )) ?? [];
+        return found.some((l) => ('targetUri' in l ? l.targetUri : l.uri).path.endsWith('/shapes.ts'));
+      },
+      120_000,
+    );
+    const brokenUri = vscode.Uri.joinPath(root(), dir, 'broken.ts');
+    // The TypeScript features report problems for files shown in an editor.
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(brokenUri), { preview: false, preserveFocus: true });
+    await until('the type error in the Problems view', async () => vscode.languages.getDiagnostics(brokenUri).length > 0, 60_000);
+  });
+  after(async () => {
+    const shown = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.path.includes(`/${dir}/`));
+    await vscode.window.tabGroups.close(shown);
+    fs.rmSync(path.join(root().fsPath, dir), { recursive: true, force: true });
+    await resetModel();
+  });
+
+  it('definition, references, hover, outline, problems and symbols come back with the right places and text', async () => {
+    const name = `code-intel-${Date.now().toString(36)}`;
+    const r = route('code-intel');
+    await scriptModel(r, [
+      { toolCalls: [{ name: 'task_start', arguments: { name, instruction: 'Look at circleArea', mode: 'simple' } }] },
+      {
+        toolCalls: [
+          { name: 'inspect_symbol', arguments: { path: `${dir}/use.ts`, line: 2, symbol: 'circleArea', what: 'definition' } },
+          { name: 'inspect_symbol', arguments: { path: `${dir}/shapes.ts`, line: 2, symbol: 'circleArea', what: 'references' } },
+          { name: 'inspect_symbol', arguments: { path: `${dir}/use.ts`, line: 3, symbol: 'circleArea', what: 'hover' } },
+          { name: 'get_outline', arguments: { path: `${dir}/shapes.ts` } },
+          { name: 'inspect_symbol', arguments: { path: '../outside.ts', line: 1, what: 'definition' } },
+          { name: 'get_diagnostics', arguments: { paths: [`${dir}/broken.ts`, `${dir}/use.ts`], severity: 'error' } },
+          { name: 'find_symbols', arguments: { query: 'circleArea' } },
+        ],
+      },
+      { toolCalls: [{ name: 'task_end', arguments: { summary: 'looked' } }] },
+    ]);
+    await sendMessage(`look at circleArea (${name}) ${r}`);
+    const seen = await modelSaw(/"role":"tool"/, 0, r);
+    const results = JSON.parse(seen) as { messages: Array<{ role: string; content: string }> };
+    const tool = results.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    assert.equal(tool.length, 7, tool.join('\n'));
+    const [definition, references, hover, outline, outside, problems, symbols] = tool as [string, string, string, string, string, string, string];
+    assert.equal(definition, `${dir}/shapes.ts:2:17: export function circleArea(radius: number): number {`);
+    assert.deepEqual(references.split('\n').sort(), [
+      `${dir}/shapes.ts:2:17: export function circleArea(radius: number): number {`,
+      `${dir}/use.ts:1:10: import { circleArea } from './shapes';`,
+      `${dir}/use.ts:2:22: export const small = circleArea(1);`,
+      `${dir}/use.ts:3:20: export const big = circleArea(10);`,
+    ]);
+    assert.match(hover, /circleArea\(radius: number\): number/);
+    assert.match(hover, /The area of a circle of this radius\./);
+    assert.match(outline, /^function circleArea .*\([12]-4\)$/m);
+    assert.match(outside, /^Error: .*outside the workspace/);
+    assert.match(problems, new RegExp(`^${dir}/broken\\.ts:1:14: error ts\\(2322\\): Type 'string' is not assignable to type 'number'\\.$`));
+    assert.match(symbols, new RegExp(`^${dir}/shapes\\.ts:2:\\d+: function circleArea`, 'm'));
+    assert.ok(
+      (await requestsText(r)).every((t) => !t.includes('lib.es5.d.ts')),
+      'a location outside the workspace was shown',
+    );
+  });
+});
