@@ -46,7 +46,15 @@ describe('engine: history (archive pass, retention, search, export)', function (
       now,
     ]);
     db.mutate("INSERT INTO tasks (id, session_id, status, data, updated_at) VALUES ('live', 'live', 'running', ?, ?)", [
-      JSON.stringify({ id: 'live', sessionId: 'live', status: 'running', name: 'live', instruction: '', createdAt: now, limits: { actions: 50, tokens: 1_000_000 } }),
+      JSON.stringify({
+        id: 'live',
+        sessionId: 'live',
+        status: 'running',
+        name: 'live',
+        instruction: '',
+        createdAt: now,
+        limits: { actions: 50, tokens: 1_000_000 },
+      }),
       now,
     ]);
     // Ledger outcomes 31 and 29 days old (rule: 30), and an open intent (never moves).

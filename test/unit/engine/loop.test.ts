@@ -38,8 +38,8 @@ for (const wire of WIRES) {
       await h.agent.sendMessage('are you alive?', { sessionId });
       await h.idle();
       assert.equal(
-        h.agent
-          .views.snapshot()
+        h.agent.views
+          .snapshot()
           .sessions.find((s) => s.id === sessionId)!
           .messages.at(-1)!.text,
         'still here',

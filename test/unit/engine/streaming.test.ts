@@ -140,8 +140,8 @@ for (const wire of WIRES) {
         await old.close();
       };
       assert.deepEqual(
-        h.agent
-          .views.snapshot()
+        h.agent.views
+          .snapshot()
           .sessions.find((s) => s.id === sessionId)!
           .messages.map((m) => m.role),
         ['user'],
@@ -171,8 +171,8 @@ for (const wire of WIRES) {
       await h.agent.sendMessage('again', { sessionId });
       await h.idle();
       assert.equal(
-        h.agent
-          .views.snapshot()
+        h.agent.views
+          .snapshot()
           .sessions.find((s) => s.id === sessionId)
           ?.messages.at(-1)?.text,
         'still here',

@@ -217,8 +217,8 @@ for (const wire of WIRES) {
       assert.equal(events.filter((e) => e.kind === 'warning').length, 2, 'a new crossing warns again');
       await h.agent.sendMessage('why did you stop?', { sessionId: id });
       assert.match(
-        h.agent
-          .views.snapshot()
+        h.agent.views
+          .snapshot()
           .sessions.find((s) => s.id === id)!
           .messages.at(-1)!.text,
         /paused: it will read your message when you press Continue/,

@@ -43,8 +43,8 @@ describe('engine: trigger payloads are validated when claimed', () => {
       assert.match(letter.lastError ?? '', new RegExp(`invalid .*payload \\(${field}: `), `${trigger.source}: ${letter.lastError}`);
     }
     assert.equal(server.requests.length, requestsBefore, 'an invalid payload reached the model');
-    const said = h.agent
-      .views.snapshot()
+    const said = h.agent.views
+      .snapshot()
       .sessions.find((s) => s.id === sessionId)!
       .messages.map((m) => m.text);
     assert.ok(
