@@ -109,8 +109,9 @@ describe('host: MCP servers a repository ships', function () {
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] },
     ]);
     await sendMessage(`echo again ${r}`);
-    // Even allowlisted, an untrusted server's tool does not run.
-    await modelSaw(/not trusted|no action 'mcp_everything_echo'/, 0, r);
+    // Even allowlisted, an untrusted server's tool does not run: its set is not offered any more
+    // (task_start refuses it, naming the sets that exist), and its tool is not an action.
+    await modelSaw(/not trusted|no action 'mcp_everything_echo'|unknown action set .{1,6}mcp:everything.{1,6}: the sets that exist are/, 0, r);
   });
 });
 

@@ -1,3 +1,4 @@
+import { grantableSetsText } from '../../../src/core/actions/actionSets';
 import * as assert from 'node:assert/strict';
 import { previewChore, previewMarkdown } from '../../../src/core/chores/chorePreview';
 import { ChoreSpendLedger, InMemorySpendPersistence } from '../../../src/core/chores/spendLedger';
@@ -114,7 +115,8 @@ describe('chore preview: next fires and a dry run without the model', function (
       const { dryRun } = preview;
       assert.equal(
         text,
-        taskPrefixText({ name: dryRun.name, instruction: dryRun.prompt, mode: dryRun.mode, skills: [] }),
+        // The prefix also lists the grantable sets (no MCP server here), as every task's does.
+        taskPrefixText({ name: dryRun.name, instruction: dryRun.prompt, mode: dryRun.mode, skills: [], actionSets: grantableSetsText([]) }),
         'the first message is the dry run prompt in the task prefix',
       );
       assert.ok(text.endsWith(dryRun.prompt));
