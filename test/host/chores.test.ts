@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, writeChoresFile, until, useScriptedModel } from './support/tasklane';
 import { asPerson } from './support/asPerson';
@@ -180,5 +182,17 @@ describe('host: chores', function () {
       (s) => chore(s, 'checker')?.consent === 'needed',
     );
     assert.equal(chore(await state(), 'checker')?.enabled, false, 'a changed commands: list needs Enable again');
+  });
+
+  it('a chores.yaml that a pull brings into a folder without .tasklane/ is loaded without a reload', async () => {
+    const yaml = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root(), '.tasklane/chores.yaml')));
+    // As git does it, outside VS Code: the folder goes, then comes back with the file in it.
+    const dir = path.join(root().fsPath, '.tasklane');
+    fs.rmSync(dir, { recursive: true, force: true });
+    await untilState('the chores to be gone with their file', (s) => s.chores.length === 0);
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'chores.yaml'), yaml);
+    // Written once: the watcher must see it (no rewrite, no reload).
+    await untilState('the chores to come back', (s) => Boolean(chore(s, 'checker')), 15_000);
   });
 });

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { choresFilePath, parseChoresFile } from '../../core/chores/choreFile';
 import type { ChoresFileResult } from '../../core/chores/choreFile';
@@ -121,7 +122,13 @@ export class ChoresFileSource implements vscode.Disposable {
   /** Calls `onChange` when the file is created, changed or deleted; dispose what it returns. */
   watch(onChange: () => void): vscode.Disposable[] {
     if (!this.root) return [];
-    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.root, choresFilePath));
+    // A glob, not the plain path: VS Code watches a plain relative path on its own, and that watch
+    // dies with its folder, so a pull that removes or brings `.tasklane/` was never seen. A glob
+    // rides the workspace's recursive watcher, and matching the folder too sees it go and come
+    // back. Any match just re-reads the one file.
+    const watcher = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(this.root, `**/${path.posix.dirname(choresFilePath)}{,/${path.posix.basename(choresFilePath)}}`),
+    );
     return [watcher, watcher.onDidChange(onChange), watcher.onDidCreate(onChange), watcher.onDidDelete(onChange)];
   }
 

@@ -142,25 +142,19 @@ export interface ChoresSnapshot {
 }
 
 /**
- * Writes `.tasklane/chores.yaml` and resolves with the state once `loaded` says the chores host read
- * it. A file written into a folder that did not exist a moment before can be missed by the
- * workspace's file watcher (on Linux the new folder is watched only after the file is already in
- * it), so an unread file is written again, with a comment line more each time, until it is read.
- * A person who creates the file in the editor saves it later, into a folder already watched.
+ * Writes `.tasklane/chores.yaml` once and resolves with the state once `loaded` says the chores
+ * host read it. Once: the chores watcher must see a file written into a folder that did not exist
+ * a moment before (a pull that brings the first chores.yaml), so a missed write is a failure here.
  */
 export async function writeChoresFile<S extends ChoresSnapshot>(yaml: string, loaded: (state: S) => boolean): Promise<S> {
   const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, '.tasklane/chores.yaml');
-  for (let attempt = 0; attempt < 6; attempt++) {
-    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(`${yaml}${'#'.repeat(attempt)}\n`));
-    const read = await until(
-      'chores.yaml to load',
-      async () => {
-        const state = (await vscode.commands.executeCommand('tasklane.getState')) as S;
-        return loaded(state) ? state : undefined;
-      },
-      5_000,
-    ).catch(() => undefined);
-    if (read) return read;
-  }
-  throw new Error('chores.yaml was written six times and never loaded');
+  await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(`${yaml}\n`));
+  return until(
+    'chores.yaml to load',
+    async () => {
+      const state = (await vscode.commands.executeCommand('tasklane.getState')) as S;
+      return loaded(state) ? state : undefined;
+    },
+    15_000,
+  );
 }
