@@ -32,6 +32,8 @@ export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApp
   private readonly overlay = new Map<string, string | null>();
   /** The disk text of each file `materialize` wrote, from before the run (null: did not exist). */
   private readonly originals = new Map<string, string | null>();
+  /** What `materialize` last wrote per file: a command after no new edit writes nothing. */
+  private readonly written = new Map<string, string | null>();
 
   constructor(readonly root: string) {}
 
@@ -120,8 +122,10 @@ export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApp
    */
   async materialize(): Promise<void> {
     for (const [file, text] of this.overlay) {
+      if (this.written.has(file) && this.written.get(file) === text) continue;
       const target = path.join(this.root, file);
       if (!this.originals.has(file)) this.originals.set(file, await this.readDisk(file));
+      this.written.set(file, text);
       if (text === null) await fsp.rm(target, { force: true });
       else {
         await fsp.mkdir(path.dirname(target), { recursive: true });
@@ -138,6 +142,7 @@ export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApp
       else await fsp.writeFile(target, text);
     }
     this.originals.clear();
+    this.written.clear();
   }
 
   private async readDisk(relativePath: string): Promise<string | null> {

@@ -82,16 +82,21 @@ function outlineText(symbols: readonly OutlineSymbol[], depth = 0, out: string[]
   return out;
 }
 
+/** What every code action is: a read, run in parallel, never approved, never undone. */
+const readOnly: Pick<ActionDef, 'actionSets' | 'parallelizable' | 'irreversible' | 'approval'> = {
+  actionSets: [ACTION_SETS.read],
+  parallelizable: true,
+  irreversible: false,
+  approval: 'never',
+};
+
 /** The code actions over a host's language features. */
 export function codeActions(port: CodeIntelPort): ActionDef[] {
   const findSymbols = defineAction({
     name: 'find_symbols',
     description: 'Find where functions, classes, types… are declared, by name, via the language servers.',
     input: z.object({ query: z.string().min(1), limit: z.coerce.number().int().min(1).max(100).default(30) }),
-    actionSets: [ACTION_SETS.read],
-    parallelizable: true,
-    irreversible: false,
-    approval: 'never',
+    ...readOnly,
     async run(input, ctx) {
       const lines = fileLines(ctx.workspace);
       const symbols = await port.workspaceSymbols(input.query);
@@ -111,10 +116,7 @@ export function codeActions(port: CodeIntelPort): ActionDef[] {
     name: 'inspect_symbol',
     description: 'Ask the language server about the symbol at a file position: its definition, all references, or its hover (type, signature, docs).',
     input: z.object({ ...position, what: z.enum(['definition', 'references', 'hover']), limit: z.coerce.number().int().min(1).max(200).default(50) }),
-    actionSets: [ACTION_SETS.read],
-    parallelizable: true,
-    irreversible: false,
-    approval: 'never',
+    ...readOnly,
     async run(input, ctx) {
       const lines = fileLines(ctx.workspace);
       // The guard first: a path outside the workspace is refused before any language server is asked.
@@ -139,10 +141,7 @@ export function codeActions(port: CodeIntelPort): ActionDef[] {
     name: 'get_outline',
     description: "A file's symbols (classes, functions, members) with their line ranges, via the language server.",
     input: z.object({ path: z.string().min(1) }),
-    actionSets: [ACTION_SETS.read],
-    parallelizable: true,
-    irreversible: false,
-    approval: 'never',
+    ...readOnly,
     async run(input, ctx) {
       await ctx.workspace.readFile(input.path);
       const symbols = await port.outline(input.path);
@@ -158,10 +157,7 @@ export function codeActions(port: CodeIntelPort): ActionDef[] {
       severity: z.enum(['error', 'warning', 'info', 'hint']).default('warning').describe('the least severe to include'),
       limit: z.coerce.number().int().min(1).max(200).default(50),
     }),
-    actionSets: [ACTION_SETS.read],
-    parallelizable: true,
-    irreversible: false,
-    approval: 'never',
+    ...readOnly,
     async run(input, ctx) {
       for (const path of input.paths ?? []) await ctx.workspace.readFile(path);
       const lines = fileLines(ctx.workspace);

@@ -280,22 +280,13 @@ export class McpConnection {
     }
     this.stateValue = 'starting';
     // Loaded on the first start (see mcpSdk.ts); a failure to load is a failed start like any other.
-    let client: Client;
-    let transport: Transport;
+    let client: Client | undefined;
     try {
       const sdk = await loadSdk();
-      client = new sdk.Client({ name: 'tasklane', version: '0.1.0' });
-      transport = this.transport(sdk);
-    } catch (error) {
-      this.lastErrorText = error instanceof Error ? error.message : String(error);
-      this.failure = 'start';
-      this.stateValue = 'crashed';
-      this.noteCrash();
-      throw new Error(`The MCP server ${this.name} could not start: ${this.lastErrorText}`, { cause: error });
-    }
-    transport.onclose = () => this.closed(client);
-    try {
-      await client.connect(transport, { timeout: START_TIMEOUT_MS });
+      const started = (client = new sdk.Client({ name: 'tasklane', version: '0.1.0' }));
+      const transport = this.transport(sdk);
+      transport.onclose = () => this.closed(started);
+      await started.connect(transport, { timeout: START_TIMEOUT_MS });
     } catch (error) {
       // Error first, then state: the state listener reads both.
       this.lastErrorText = error instanceof Error ? error.message : String(error);
