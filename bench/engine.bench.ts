@@ -348,8 +348,29 @@ async function mcpPrompt(): Promise<void> {
   await db.close();
 }
 
-/** Whether any process of the group led by `pid` still exists (the shell and what it started). */
+/**
+ * Whether any process of the group led by `pid` is still running (the shell and what it
+ * started). A killed child whose shell died first is reparented to the machine's init process and
+ * stays a zombie until init reaps it; in a container whose init does not reap, that can be
+ * forever. A zombie runs nothing and holds nothing but its process-table slot, so on Linux it does
+ * not count: the group is read from /proc. Elsewhere, signal 0 to the group decides.
+ */
 function groupAlive(pid: number): boolean {
+  if (process.platform === 'linux') {
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue; // exited while we looked
+      }
+      // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses, so split after the last ')'.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pid && state !== 'Z' && state !== 'X') return true;
+    }
+    return false;
+  }
   try {
     process.kill(-pid, 0);
     return true;
