@@ -4,6 +4,8 @@
  * the normalised form, with every default filled in and every limit clamped.
  */
 
+import type { ActorGate, ChoreOutputs, GithubTrigger } from './githubTypes';
+
 /** When a chore fires. Exactly one kind per chore. */
 export type ChoreTrigger =
   | {
@@ -40,6 +42,11 @@ export type ChoreTrigger =
       /** What is watched; only `head` (HEAD moved: commit, checkout, pull) for now. */
       watch: 'head';
       debounceMs: number;
+    }
+  | {
+      /** A repository event on GitHub Actions: runs on CI only, never in VS Code. */
+      kind: 'github';
+      github: GithubTrigger;
     };
 
 /** The loop policy: every run stops the moment one of these trips (status `budget_exhausted`). */
@@ -111,6 +118,10 @@ export interface ChoreDefinition {
   enabled?: false;
   /** Rolling caps of this chore (chores.yaml `budget.maxCostUsdPerDay` / `PerMonth`); absent when none is set. */
   spendLimits?: { maxCostUsdPerDay?: number; maxCostUsdPerMonth?: number };
+  /** GitHub chores: who may fire it (absent: the default role list, no bots). */
+  actors?: ActorGate;
+  /** GitHub chores: what the apply job may write (absent: nothing but the check run). */
+  outputs?: ChoreOutputs;
 }
 
 /**

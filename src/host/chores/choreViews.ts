@@ -46,6 +46,7 @@ export function describeTrigger(chore: ChoreDefinition): string {
   if (t.kind === 'files') return `files ${t.globs.join(', ')}`;
   if (t.kind === 'diagnostics') return `new ${t.severity === 'error' ? 'errors' : 'problems'} in ${t.globs.join(', ')}`;
   if (t.kind === 'git') return 'git HEAD moved (commit, checkout, pull)';
+  if (t.kind === 'github') return `runs on CI: GitHub ${t.github.event}${t.github.types?.length ? ` (${t.github.types.join(', ')})` : ''}`;
   return `task ${t.name}${t.when ? ` when ${t.when}` : ''}`;
 }
 
