@@ -5,6 +5,7 @@ import { declaredCommandProblem } from '../approval/commandLine';
 import { compileExpression } from './expressions';
 import type { ChoreBudget, ChoreDefinition, EscalationChannels } from './types';
 import { defaultDiagnosticsDebounceMs, defaultGitDebounceMs } from './eventTriggers';
+import { actorsSchema, githubTriggerSchema, normalizeActors, normalizeGithubTrigger, normalizeOutputs, outputsSchema } from './githubSchema';
 
 /**
  * The YAML shape of one chore (docs/DESIGN.md §7), validated with zod. Objects are strict so a typo in a
@@ -55,15 +56,16 @@ const triggerSchema = z
       })
       .optional(),
     git: z.literal('head', { error: 'trigger.git must be head (HEAD moved: commit, checkout, pull)' }).optional(),
+    github: githubTriggerSchema.optional(),
   })
   .superRefine((t, ctx) => {
-    const kinds = (['cron', 'files', 'task', 'diagnostics', 'git'] as const).filter((k) => t[k] !== undefined);
+    const kinds = (['cron', 'files', 'task', 'diagnostics', 'git', 'github'] as const).filter((k) => t[k] !== undefined);
     if (kinds.length !== 1) {
       ctx.addIssue({
         code: 'custom',
         message:
           kinds.length === 0
-            ? 'trigger needs exactly one of cron, files, task, diagnostics or git, e.g. cron: "0 2 * * *"'
+            ? 'trigger needs exactly one of cron, files, task, diagnostics, git or github, e.g. cron: "0 2 * * *"'
             : `trigger has ${kinds.join(' and ')}; keep exactly one (make a second chore for the other)`,
       });
       return;
@@ -79,6 +81,16 @@ const triggerSchema = z
     if (t.timezone !== undefined && !isTimezone(t.timezone)) {
       ctx.addIssue({ code: 'custom', path: ['timezone'], message: `unknown timezone "${t.timezone}"; use an IANA name such as Europe/Paris or UTC` });
     }
+    if (t.github?.cron !== undefined) {
+      const problem = cronProblem(t.github.cron);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['github', 'cron'], message: problem.replace('trigger.cron', 'trigger.github.cron') });
+    }
+    if (t.github?.timezone !== undefined && !isTimezone(t.github.timezone))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['github', 'timezone'],
+        message: `unknown timezone "${t.github.timezone}"; use an IANA name such as Europe/Paris or UTC`,
+      });
     if (t.task?.when !== undefined) {
       const problem = jsonataProblem(t.task.when);
       if (problem)
@@ -93,6 +105,7 @@ const budgetSchema = z.strictObject({
   maxCostUsd: positive('budget.maxCostUsd').optional(),
   maxCostUsdPerDay: positive('budget.maxCostUsdPerDay').optional(),
   maxCostUsdPerMonth: positive('budget.maxCostUsdPerMonth').optional(),
+  maxFiresPerItem: positive('budget.maxFiresPerItem').int({ error: 'budget.maxFiresPerItem must be a whole number' }).optional(),
 });
 
 const escalateSchema = z
@@ -162,8 +175,17 @@ export const choreSpecSchema = z
     drift: z.enum(['latest', 'catchup', 'skip'], { error: 'drift must be latest, catchup or skip' }).optional(),
     escalate: escalateSchema.optional(),
     enabled: z.boolean({ error: 'enabled must be true or false' }).optional(),
+    actors: actorsSchema.optional(),
+    outputs: outputsSchema.optional(),
   })
   .superRefine((c, ctx) => {
+    if (c.trigger.github === undefined) {
+      for (const key of ['actors', 'outputs'] as const)
+        if (c[key] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [key], message: `${key} only applies to a chore with trigger: { github: … }; remove it` });
+      if (c.budget?.maxFiresPerItem !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['budget', 'maxFiresPerItem'], message: 'budget.maxFiresPerItem only applies to a github trigger; remove it' });
+    }
     for (const [index, line] of (c.commands ?? []).entries()) {
       const problem = declaredCommandProblem(line, c.unsafe === true);
       if (problem) ctx.addIssue({ code: 'custom', path: ['commands', index], message: `commands: "${line}" cannot be declared: ${problem}` });
@@ -224,7 +246,9 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
             }
           : t.git !== undefined
             ? { kind: 'git', watch: 'head', debounceMs: t.debounceMs ?? defaultGitDebounceMs }
-            : { kind: 'task', name: t.task!.name, ...(t.task!.when !== undefined ? { when: t.task!.when } : {}) };
+            : t.github !== undefined
+              ? { kind: 'github', github: normalizeGithubTrigger(t.github) }
+              : { kind: 'task', name: t.task!.name, ...(t.task!.when !== undefined ? { when: t.task!.when } : {}) };
   const escalate = spec.escalate ? normalizeEscalation(spec.escalate) : undefined;
   const definition: ChoreDefinition = {
     id: spec.id,
@@ -256,6 +280,10 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
           },
         }
       : {}),
+    // GitHub chores always carry their gate (spelling out the default does not change the hash).
+    ...(t.github !== undefined ? { actors: normalizeActors(spec.actors) } : {}),
+    ...(spec.outputs ? { outputs: normalizeOutputs(spec.outputs) } : {}),
+    ...(spec.budget?.maxFiresPerItem !== undefined ? { maxFiresPerItem: spec.budget.maxFiresPerItem } : {}),
   };
   return { definition, clamped };
 }

@@ -22,9 +22,11 @@ const keyOrder = [
   'queueMaxWaitSeconds',
   'drift',
   'escalate',
+  'actors',
+  'outputs',
 ];
 /** Small maps that read best on one line, as in the documented example. */
-const flowKeys = new Set(['budget', 'actionSets', 'commands', 'skills', 'task', 'webhook', 'slack', 'email']);
+const flowKeys = new Set(['budget', 'actionSets', 'commands', 'skills', 'task', 'webhook', 'slack', 'email', 'actors']);
 
 /**
  * One chore as a YAML list entry (`- id: …`, indented for a place under `chores:` at column 0).
@@ -48,7 +50,7 @@ export function serializeChore(spec: ChoreSpec, indent = 2): string {
         const key = String((pair.key as { value?: unknown })?.value ?? pair.key);
         const value = pair.value as YamlNode | null;
         if (flowKeys.has(key) && (isMap(value) || isSeq(value))) value.flow = true;
-        if ((key === 'trigger' || key === 'escalate') && isMap(value)) {
+        if ((key === 'trigger' || key === 'escalate' || key === 'outputs') && isMap(value)) {
           for (const inner of value.items) {
             const innerValue = inner.value as YamlNode | null;
             if (isMap(innerValue) || isSeq(innerValue)) innerValue.flow = true;

@@ -122,6 +122,8 @@ export interface ChoreDefinition {
   actors?: ActorGate;
   /** GitHub chores: what the apply job may write (absent: nothing but the check run). */
   outputs?: ChoreOutputs;
+  /** GitHub chores (chores.yaml `budget.maxFiresPerItem`): fires per issue or pull request, counted from earlier check runs. */
+  maxFiresPerItem?: number;
 }
 
 /**

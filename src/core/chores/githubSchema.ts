@@ -1,0 +1,247 @@
+import { z } from 'zod';
+import type { ActorGate, ChoreOutputs, GithubEventName, GithubTrigger } from './githubTypes';
+import { DEFAULT_ACTOR_GATE } from './githubTypes';
+
+/**
+ * The YAML shape of a chore that runs on GitHub Actions: `trigger: { github: … }`, `actors:` and
+ * `outputs:` (issue 24's contract). Each value that the workflow generator may write into the
+ * workflow (labels, branches, workflow names, types) is one printable line without `${{`, so no
+ * chore text can become a workflow expression or a new YAML line (security review 2026-12b, 1).
+ */
+
+export const githubEvents: readonly GithubEventName[] = [
+  'issues',
+  'issue_comment',
+  'pull_request',
+  'pull_request_review',
+  'workflow_run',
+  'repository_dispatch',
+  'workflow_dispatch',
+  'schedule',
+];
+
+/** The activity types a trigger fires on when `types:` is left out (`repository_dispatch` has none). */
+export const defaultGithubTypes: Partial<Record<GithubEventName, string[]>> = {
+  issues: ['opened'],
+  issue_comment: ['created'],
+  pull_request: ['opened', 'ready_for_review'],
+  pull_request_review: ['submitted'],
+  workflow_run: ['completed'],
+};
+
+export const githubRoles = ['admin', 'maintain', 'write', 'triage', 'read'] as const;
+
+/** Most entries in any list of a github trigger, and the longest entry. */
+const maxEntries = 50;
+const maxEntryChars = 100;
+
+/** C0/C1 controls, line and paragraph separators, zero-width and bidi characters. */
+// eslint-disable-next-line no-control-regex
+const unsafeChars = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+
+/** Why `value` cannot be written into a workflow, or undefined when it can. */
+export function unsafeTextProblem(value: string): string | undefined {
+  if (value.length > maxEntryChars) return `is longer than ${maxEntryChars} characters`;
+  if (unsafeChars.test(value)) return 'contains a control, line-break, zero-width or bidi character';
+  if (/\$\{\{|\}\}/.test(value)) return 'contains "${{" or "}}" (GitHub would evaluate it as an expression)';
+  if (!value.trim()) return 'is empty';
+  return undefined;
+}
+
+const line = (what: string) =>
+  z.string({ error: `${what} must be a string` }).superRefine((value, ctx) => {
+    const problem = unsafeTextProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${what} "${value.slice(0, 40)}" ${problem}` });
+  });
+const lines = (what: string) =>
+  z
+    .array(line(`${what} entry`), { error: `${what} must be a list, e.g. [${what === 'trigger.github.types' ? 'opened' : 'main'}]` })
+    .min(1, { error: `${what} needs at least one entry` })
+    .max(maxEntries, { error: `${what} has more than ${maxEntries} entries` });
+const count = (what: string, cap: number) =>
+  z
+    .number({ error: `${what} must be a number` })
+    .int({ error: `${what} must be a whole number` })
+    .min(1, { error: `${what} must be at least 1` })
+    .max(cap, { error: `${what} must be at most ${cap}` });
+
+const inputSchema = z.strictObject({
+  description: line('trigger.github.inputs description').optional(),
+  required: z.boolean({ error: 'trigger.github.inputs required must be true or false' }).optional(),
+  type: z.enum(['string', 'boolean', 'choice', 'number'], { error: 'trigger.github.inputs type must be string, boolean, choice or number' }).optional(),
+  options: lines('trigger.github.inputs options').optional(),
+  default: line('trigger.github.inputs default').optional(),
+});
+
+/** Keys that only mean something for some events; anywhere else they are an error, not ignored. */
+const onlyFor: Record<string, readonly GithubEventName[]> = {
+  labels: ['issues', 'pull_request'],
+  command: ['issue_comment'],
+  workflows: ['workflow_run'],
+  branches: ['workflow_run', 'pull_request'],
+  cron: ['schedule'],
+  timezone: ['schedule'],
+  inputs: ['workflow_dispatch'],
+  synchronize: ['pull_request'],
+  forks: ['pull_request', 'pull_request_review'],
+};
+
+export const githubTriggerSchema = z
+  .strictObject({
+    event: z.string({ error: `trigger.github.event must be one of ${githubEvents.join(', ')}` }),
+    types: lines('trigger.github.types').optional(),
+    labels: lines('trigger.github.labels').optional(),
+    command: z.string({ error: 'trigger.github.command must be a string' }).optional(),
+    workflows: lines('trigger.github.workflows').optional(),
+    branches: lines('trigger.github.branches').optional(),
+    cron: line('trigger.github.cron').optional(),
+    timezone: line('trigger.github.timezone').optional(),
+    inputs: z.record(z.string(), inputSchema, { error: 'trigger.github.inputs must map input names to { description, required, type }' }).optional(),
+    synchronize: z.boolean({ error: 'trigger.github.synchronize must be true or false' }).optional(),
+    forks: z.enum(['skip', 'read-only'], { error: 'trigger.github.forks must be skip or read-only' }).optional(),
+  })
+  .superRefine((g, ctx) => {
+    if (g.event === 'pull_request_target') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['event'],
+        message:
+          'pull_request_target is refused: it runs with write access and secrets on code from the pull request author; use pull_request (fork PRs stay read-only)',
+      });
+      return;
+    }
+    if (!(githubEvents as readonly string[]).includes(g.event)) {
+      ctx.addIssue({ code: 'custom', path: ['event'], message: `trigger.github.event "${g.event.slice(0, 40)}" is not one of ${githubEvents.join(', ')}` });
+      return;
+    }
+    const event = g.event as GithubEventName;
+    for (const [key, events] of Object.entries(onlyFor)) {
+      if ((g as Record<string, unknown>)[key] !== undefined && !events.includes(event))
+        ctx.addIssue({ code: 'custom', path: [key], message: `trigger.github.${key} only applies to ${events.join(' or ')}; remove it` });
+    }
+    if (event === 'repository_dispatch' && !g.types)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['event'],
+        message: 'repository_dispatch needs types: the event_type values that fire this chore, e.g. [deploy-failed]',
+      });
+    if (event === 'workflow_run' && (!g.workflows || !g.branches))
+      ctx.addIssue({
+        code: 'custom',
+        // On the event's line: the key that is missing has no line of its own.
+        path: ['event'],
+        message: 'workflow_run needs workflows: [<workflow name>] and branches: [<branch>], so only the named runs on the named branches fire it',
+      });
+    if (event === 'issue_comment' && g.command === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['event'],
+        message: 'issue_comment needs command: <name>; the chore fires on "/tasklane <name>" at the start of a comment',
+      });
+    if (g.command !== undefined && !/^[a-z0-9-]{1,40}$/.test(g.command))
+      ctx.addIssue({ code: 'custom', path: ['command'], message: 'trigger.github.command must use only a-z, 0-9 and - (at most 40), e.g. triage' });
+    if (event === 'schedule' && g.cron === undefined)
+      ctx.addIssue({ code: 'custom', path: ['event'], message: 'schedule needs cron: "<5 fields>" (and timezone:), e.g. cron: "0 2 * * *"' });
+    if (g.types?.includes('synchronize'))
+      ctx.addIssue({ code: 'custom', path: ['types'], message: 'write synchronize: true instead of listing synchronize in types' });
+  });
+
+export const actorsSchema = z.strictObject({
+  roles: z
+    .array(z.string({ error: 'actors.roles entries must be strings' }), { error: 'actors.roles must be a list, e.g. [admin, maintain, write]' })
+    .min(1, { error: 'actors.roles needs at least one role' })
+    .superRefine((roles, ctx) => {
+      roles.forEach((role, i) => {
+        if (role === '*')
+          ctx.addIssue({
+            code: 'custom',
+            path: [i],
+            message: 'actors.roles may not contain "*": list the roles that may fire this chore, e.g. [admin, maintain, write]',
+          });
+        else if (!(githubRoles as readonly string[]).includes(role))
+          ctx.addIssue({ code: 'custom', path: [i], message: `actors.roles: "${role.slice(0, 40)}" is not a role; use ${githubRoles.join(', ')}` });
+      });
+    })
+    .optional(),
+  bots: z
+    .array(
+      z.string({ error: 'actors.bots entries must be strings' }).superRefine((bot, ctx) => {
+        if (bot.includes('*')) ctx.addIssue({ code: 'custom', message: 'actors.bots lists bots by exact login (e.g. dependabot[bot]); "*" is not allowed' });
+        else if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/.test(bot))
+          ctx.addIssue({ code: 'custom', message: `actors.bots: "${bot.slice(0, 40)}" is not a GitHub login such as dependabot[bot]` });
+      }),
+      { error: 'actors.bots must be a list of bot logins' },
+    )
+    .optional(),
+});
+
+/** Hard caps of the outputs a run may propose. */
+export const outputCaps = { labels: 10, comment: 1, issue: 20, review: 3 };
+
+export const outputsSchema = z
+  .strictObject({
+    labels: z.strictObject({ allowed: lines('outputs.labels.allowed'), max: count('outputs.labels.max', outputCaps.labels).optional() }).optional(),
+    comment: z.strictObject({ max: count('outputs.comment.max', outputCaps.comment).optional() }).optional(),
+    issue: z.strictObject({ max: count('outputs.issue.max', outputCaps.issue).optional() }).optional(),
+    pullRequest: z
+      .strictObject({
+        draft: z.literal(true, { error: 'outputs.pullRequest.draft must be true: Tasklane only opens draft pull requests' }).optional(),
+        paths: lines('outputs.pullRequest.paths').optional(),
+      })
+      .optional(),
+    review: z.strictObject({ max: count('outputs.review.max', outputCaps.review).optional() }).optional(),
+  })
+  .superRefine((o, ctx) => {
+    if (!o.labels && !o.comment && !o.issue && !o.pullRequest && !o.review)
+      ctx.addIssue({ code: 'custom', message: 'outputs needs at least one of labels, comment, issue, pullRequest or review (or remove it)' });
+  });
+
+/** The normalised trigger: the default activity types filled in, fork pull requests skipped unless asked. */
+export function normalizeGithubTrigger(g: z.output<typeof githubTriggerSchema>): GithubTrigger {
+  const event = g.event as GithubEventName;
+  const types = g.types ?? defaultGithubTypes[event];
+  return {
+    event,
+    ...(types ? { types: [...types, ...(g.synchronize ? ['synchronize'] : [])] } : {}),
+    ...(g.labels ? { labels: g.labels } : {}),
+    ...(g.command !== undefined ? { command: g.command } : {}),
+    ...(g.workflows ? { workflows: g.workflows } : {}),
+    ...(g.branches ? { branches: g.branches } : {}),
+    ...(g.cron !== undefined ? { cron: g.cron } : {}),
+    ...(g.timezone !== undefined ? { timezone: g.timezone } : {}),
+    ...(g.inputs
+      ? {
+          inputs: Object.fromEntries(
+            Object.entries(g.inputs).map(([name, i]) => [
+              name,
+              {
+                required: i.required ?? false,
+                type: i.type ?? 'string',
+                ...(i.description ? { description: i.description } : {}),
+                ...(i.options ? { options: i.options } : {}),
+                ...(i.default !== undefined ? { default: i.default } : {}),
+              },
+            ]),
+          ),
+        }
+      : {}),
+    ...(g.synchronize ? { synchronize: true } : {}),
+    ...(event === 'pull_request' || event === 'pull_request_review' ? { forks: g.forks ?? 'skip' } : {}),
+  };
+}
+
+/** The actor gate with its defaults: roles sorted and deduplicated, so the hash ignores their order. */
+export function normalizeActors(a: z.output<typeof actorsSchema> | undefined): ActorGate {
+  const roles = (a?.roles ?? DEFAULT_ACTOR_GATE.roles) as ActorGate['roles'];
+  return { roles: [...new Set(roles)].sort(), bots: [...new Set(a?.bots ?? DEFAULT_ACTOR_GATE.bots)].sort() };
+}
+
+export function normalizeOutputs(o: z.output<typeof outputsSchema>): ChoreOutputs {
+  return {
+    ...(o.labels ? { labels: { allowed: [...new Set(o.labels.allowed)].sort(), max: o.labels.max ?? Math.min(3, outputCaps.labels) } } : {}),
+    ...(o.comment ? { comment: { max: o.comment.max ?? 1 } } : {}),
+    ...(o.issue ? { issue: { max: o.issue.max ?? 1 } } : {}),
+    ...(o.pullRequest ? { pullRequest: { draft: true as const, ...(o.pullRequest.paths ? { paths: o.pullRequest.paths } : {}) } } : {}),
+    ...(o.review ? { review: { max: o.review.max ?? 1 } } : {}),
+  };
+}
