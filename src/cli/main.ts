@@ -1,7 +1,8 @@
 /**
  * The `tasklane` command line: the core, headless, for CI and pre-commit.
  *
- *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR]
+ *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--event FILE] [--out DIR]
+ *   tasklane chores apply --from DIR [--workspace DIR] [--event FILE]
  *   tasklane chores ci github [--workspace DIR] [--open-pr]
  *   tasklane chores validate [--workspace DIR]
  *
@@ -18,9 +19,11 @@ import { modelFromEnv, modelIdFromEnv, pricesFromEnv, pricesVariable, redactorFr
 import { costEstimateNote } from '../core/chores/chorePreview';
 import { githubWorkflow, WorkflowError } from './githubWorkflow';
 import { runChoreOnce } from './runChore';
+import { applyCommand, runCiFire } from './ciCommands';
 
 const USAGE = `Usage:
-  tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR]
+  tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--event FILE] [--out DIR]
+  tasklane chores apply --from DIR [--workspace DIR] [--event FILE]
   tasklane chores ci github [--workspace DIR] [--open-pr]
   tasklane chores validate [--workspace DIR]
 
@@ -28,7 +31,10 @@ Model: TASKLANE_MODEL_PROVIDER (anthropic | openai | openai-compatible), TASKLAN
 TASKLANE_MODEL_ID, and ANTHROPIC_API_KEY or OPENAI_API_KEY. Prices of models Tasklane does not know, in USD
 per million tokens: TASKLANE_MODEL_PRICES='{"<id or glob>": {"input": 0.5, "output": 1.5}}' (otherwise their
 cost is estimated at the highest known rate). Escalation secrets: TASKLANE_SECRET_<NAME>.
-Exit codes: 0 succeeded, 1 failed / budget_exhausted / awaiting_review, 2 invalid file or arguments.`;
+GitHub (chores on CI): --event defaults to GITHUB_EVENT_PATH; the actor gate asks GITHUB_API_URL with
+TASKLANE_GATE_TOKEN; apply writes with GITHUB_TOKEN to GITHUB_REPOSITORY.
+Exit codes: 0 succeeded (or skipped), 1 failed / budget_exhausted / awaiting_review / an output refused,
+2 invalid file or arguments.`;
 
 /** Where the bundled CLI finds what ships beside it (dist/sql-wasm.wasm, skills/). */
 export interface CliAssets {
@@ -56,6 +62,9 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         'patch-out': { type: 'string' },
         store: { type: 'string' },
         'open-pr': { type: 'boolean', default: false },
+        event: { type: 'string' },
+        out: { type: 'string' },
+        from: { type: 'string' },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -104,7 +113,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         if (report) io.err(`${report}\n`);
         const chore = chores.find((c) => c.id === id);
         if (!chore) throw new UsageError(`There is no valid chore "${id}" in ${choresFilePath}; chores: ${chores.map((c) => c.id).join(', ') || 'none'}.`);
-        const { result, patch } = await runChoreOnce({
+        const runOptions = {
           workspace,
           chore,
           chores,
@@ -117,7 +126,16 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
           ...(assets.wasmPath ? { wasmPath: assets.wasmPath } : {}),
           skillDirs: [assets.skillsDir, ...['.agents/skills', '.github/skills', '.claude/skills'].map((d) => path.join(workspace, d))],
           env: io.env,
-        });
+        };
+        if (chore.trigger.kind === 'github' || values.out !== undefined || values.event !== undefined)
+          return await runCiFire({
+            chore,
+            values,
+            io,
+            redactor,
+            run: (narrowed) => runChoreOnce({ ...runOptions, chore: narrowed, chores: chores.map((c) => (c.id === narrowed.id ? narrowed : c)) }),
+          });
+        const { result, patch } = await runChoreOnce(runOptions);
         if (values['patch-out']) fs.writeFileSync(path.resolve(io.cwd, values['patch-out']), patch);
         io.err(
           redactor.redact(
@@ -126,6 +144,18 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         );
         if (values.json) io.out(`${redactor.redact(JSON.stringify(result))}\n`);
         return result.status === 'succeeded' ? 0 : 1;
+      }
+      case 'apply': {
+        expectArgs(rest, 0);
+        if (!values.from) throw new UsageError('"chores apply" needs --from DIR, the folder chores run --out wrote.');
+        const { chores } = loadChores(workspace);
+        return await applyCommand({
+          from: path.resolve(io.cwd, values.from),
+          chores,
+          io,
+          redactor,
+          ...(values.event ? { event: path.resolve(io.cwd, values.event) } : {}),
+        });
       }
       default:
         throw new UsageError(command ? `Unknown chores command "${command}".` : 'No chores command given.');

@@ -14,7 +14,7 @@ import type { ChangeSetDecider } from '../core/approval/changeSetDecider';
 import type { ChangeSetStore } from '../core/approval/changeSetStore';
 import { guardReads } from '../core/approval/guardedWorkspace';
 import { nodeFs } from '../core/approval/nodeFs';
-import type { ChoreRunLog, ChoreRunRecord } from '../core/chores/runLog';
+import type { ChoreRunLog, ChoreRunRecord, ChoreStep } from '../core/chores/runLog';
 import type { ChoreDefinition } from '../core/chores/types';
 import { createEngine } from '../core/createEngine';
 import type { Agent } from '../core/engine/agent';
@@ -62,8 +62,10 @@ export interface RunChoreOptions {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-/** Runs the fire to its end (retries included) and returns the last run plus the patch text. */
-export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: CliRunResult; patch: string }> {
+/** Runs the fire to its end (retries included) and returns the last run, the patch text and the task's final output. */
+export async function runChoreOnce(
+  options: RunChoreOptions,
+): Promise<{ result: CliRunResult; patch: string; output?: Record<string, unknown>; trace: ChoreStep[] }> {
   const ownStore = options.storeDir === undefined;
   const storeDir = options.storeDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-'));
   const clock = systemClock;
@@ -115,7 +117,10 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
     const run = await ended;
     await approvals.settled();
     const changes = await workspace.changes();
+    const output = finalTaskOutput(agent, run.taskId);
     return {
+      ...(output ? { output } : {}),
+      trace: run.steps,
       result: {
         runId: run.runId,
         choreId: run.choreId,
@@ -134,6 +139,11 @@ export async function runChoreOnce(options: RunChoreOptions): Promise<{ result: 
     await workspace.restore();
     if (ownStore) fs.rmSync(storeDir, { recursive: true, force: true });
   }
+}
+
+/** The JSON object the run's task handed to task_end (what successWhen judged; on CI, the proposed outputs). */
+function finalTaskOutput(agent: Agent, taskId: string | undefined): Record<string, unknown> | undefined {
+  return taskId ? agent.views.snapshot().tasks.find((t) => t.id === taskId)?.output : undefined;
 }
 
 /**

@@ -1,0 +1,195 @@
+/**
+ * The apply step (`tasklane chores apply --from DIR`): the only part of a CI fire that writes to
+ * GitHub. It trusts nothing the agent job produced: the chore comes from the committed
+ * chores.yaml (and must hash as the run's did), the target from the event file, the gate and the
+ * taint are checked again, and each proposed output is held against the chore's `outputs:`
+ * (per-kind maximum, label allowlist, target = the triggering item, patch path rules). Every
+ * written text carries a hidden marker, so comments update in place, issues are not filed twice
+ * and Tasklane never fires on its own writes. Nothing here merges or approves.
+ */
+import { createHash } from 'node:crypto';
+import { DEFAULT_ACTOR_GATE } from '../core/chores/githubTypes';
+import type { ChoreOutputs } from '../core/chores/githubTypes';
+import type { ChoreDefinition } from '../core/chores/types';
+import { choreDefinitionHash } from '../core/consent/definitionHash';
+import { checkActorGate } from './actorGate';
+import type { GithubApi } from './githubApi';
+import { eventItem, selfTriggered } from './githubEvent';
+import type { GithubEvent } from './githubEvent';
+import { applyFilePatch, patchFiles, protectedPathProblem } from './patchRules';
+import type { ResultManifest } from './resultManifest';
+import { untaintedKinds } from './resultManifest';
+import { eventTexts } from './untrustedText';
+
+export interface ApplyInput {
+  manifest: ResultManifest;
+  patch: string | undefined;
+  /** The committed chore of that id (undefined: not in chores.yaml). */
+  chore: ChoreDefinition | undefined;
+  /** The event, read by this step itself; undefined when none was given. */
+  event: GithubEvent | undefined;
+  api: GithubApi;
+}
+
+/** What was applied and refused, one line each, for the output and the check run. */
+export interface ApplyReport {
+  applied: string[];
+  refused: string[];
+  /** Outputs the run proposed at all (0: "produced nothing"). */
+  proposed: number;
+}
+
+/** The hidden marker of a chore's outputs; `extra` makes it unique per issue. */
+export function marker(choreId: string, extra?: string): string {
+  return `<!-- tasklane:chore=${choreId}${extra ? ` ${extra}` : ''} -->`;
+}
+
+/** Proposed text never carries a marker of its own (it could impersonate another output). */
+function clean(text: string): string {
+  return text.replace(/<!--\s*tasklane:[\s\S]*?-->/gi, '').trim();
+}
+
+export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
+  const { manifest, api } = input;
+  const out = manifest.outputs;
+  const report: ApplyReport = { applied: [], refused: [], proposed: 0 };
+  report.proposed = out.labels.length + (out.comment ? 1 : 0) + out.issues.length + (out.review ? 1 : 0) + (out.pullRequest ? 1 : 0);
+  if (report.proposed === 0 || manifest.status === 'skipped') return report;
+  const refuseAll = (why: string) => {
+    report.refused.push(`every proposed output (${report.proposed}): ${why}`);
+    return report;
+  };
+  const chore = input.chore;
+  if (!chore) return refuseAll(`the chore ${manifest.choreId} is not a valid chore in the committed chores.yaml`);
+  if (choreDefinitionHash(chore) !== manifest.definitionHash) return refuseAll('the run used a chore definition that differs from the committed one');
+  if (!input.event) return refuseAll('no event file to confirm the triggering item (set GITHUB_EVENT_PATH or pass --event)');
+  const own = selfTriggered(input.event);
+  if (own) return refuseAll(`Tasklane's own event: ${own}`);
+  const item = eventItem(input.event, api.repo);
+  if (item.repo !== api.repo) return refuseAll(`the event is about ${item.repo}, not ${api.repo}`);
+  if (manifest.item && (manifest.item.repo !== item.repo || manifest.item.number !== item.number))
+    return refuseAll(`the result targets ${manifest.item.repo}#${String(manifest.item.number)}, not the triggering item ${item.repo}#${String(item.number)}`);
+  const gate = await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, input.event, eventTexts(input.event), api);
+  if (!gate.allowed) return refuseAll(gate.reason);
+  const tainted = manifest.tainted || gate.tainted;
+  const declared: ChoreOutputs = tainted ? untaintedKinds(chore.outputs ?? {}) : (chore.outputs ?? {});
+  const notDeclared = (kind: string) =>
+    tainted && ['issue', 'review', 'pullRequest'].includes(kind)
+      ? `the fire is tainted (text from outside the chore's roles), so only labels and a comment may be written`
+      : `the chore's outputs: do not declare ${kind}`;
+  const attempt = async (what: string, write: () => Promise<string>) => {
+    try {
+      report.applied.push(await write());
+    } catch (error) {
+      report.refused.push(`${what}: GitHub refused it (${error instanceof Error ? error.message : String(error)})`);
+    }
+  };
+
+  if (out.labels.length) {
+    const spec = declared.labels;
+    if (!spec) report.refused.push(`labels ${out.labels.join(', ')}: ${notDeclared('labels')}`);
+    else if (item.number === null) report.refused.push('labels: the event has no issue or pull request to label');
+    else {
+      const wanted = [...new Set(out.labels)];
+      const allowed = wanted.filter((l) => spec.allowed.includes(l));
+      for (const l of wanted.filter((l) => !spec.allowed.includes(l))) report.refused.push(`label "${l.slice(0, 60)}": not in outputs.labels.allowed`);
+      for (const l of allowed.slice(spec.max)) report.refused.push(`label "${l}": over outputs.labels.max ${spec.max}`);
+      const take = allowed.slice(0, spec.max);
+      if (take.length)
+        await attempt(`labels ${take.join(', ')}`, async () => (await api.addLabels(item.number!, take), `labels ${take.join(', ')} on #${item.number}`));
+    }
+  }
+  if (out.comment) {
+    if (!declared.comment) report.refused.push(`comment: ${notDeclared('comment')}`);
+    else if (item.number === null) report.refused.push('comment: the event has no issue or pull request to comment on');
+    else {
+      const body = `${clean(out.comment)}\n\n${marker(chore.id)}`;
+      await attempt('comment', async () => {
+        const existing = (await api.comments(item.number!)).find((c) => (c.body ?? '').includes(marker(chore.id)));
+        if (existing) {
+          await api.updateComment(existing.id, body);
+          return `comment on #${item.number} updated in place`;
+        }
+        await api.createComment(item.number!, body);
+        return `comment on #${item.number}`;
+      });
+    }
+  }
+  if (out.issues.length) {
+    const spec = declared.issue;
+    if (!spec) report.refused.push(`${out.issues.length} issue(s): ${notDeclared('issue')}`);
+    else {
+      for (const extra of out.issues.slice(spec.max)) report.refused.push(`issue "${extra.title.slice(0, 60)}": over outputs.issue.max ${spec.max}`);
+      const take = out.issues.slice(0, spec.max);
+      if (take.length) {
+        await attempt('issues', async () => {
+          const existing = await api.issues();
+          const done: string[] = [];
+          for (const issue of take) {
+            const key = marker(chore.id, `issue=${createHash('sha256').update(issue.title.trim().toLowerCase()).digest('hex').slice(0, 16)}`);
+            const found = existing.find((i) => (i.body ?? '').includes(key));
+            if (found) done.push(`issue "${issue.title.slice(0, 60)}" already filed as #${found.number}`);
+            else done.push(`issue #${await api.createIssue(clean(issue.title) || 'Tasklane', `${clean(issue.body)}\n\n${key}`)} "${issue.title.slice(0, 60)}"`);
+          }
+          return done.join('; ');
+        });
+      }
+    }
+  }
+  if (out.review) {
+    if (!declared.review) report.refused.push(`review: ${notDeclared('review')}`);
+    else if (item.kind !== 'pull_request' || item.number === null) report.refused.push('review: the triggering item is not a pull request');
+    else
+      await attempt(
+        'review',
+        async () => (await api.createReview(item.number!, `${clean(out.review!)}\n\n${marker(chore.id)}`), `review comment on #${item.number}`),
+      );
+  }
+  if (out.pullRequest) {
+    if (!declared.pullRequest) report.refused.push(`pull request: ${notDeclared('pullRequest')}`);
+    else if (manifest.status !== 'succeeded') report.refused.push(`pull request: the run ended ${manifest.status}, not succeeded`);
+    else if (!input.patch?.trim()) report.refused.push('pull request: the run edited no file (no tasklane.patch)');
+    else await draftPull(chore, out.pullRequest, input.patch, declared.pullRequest.paths ?? [], api, report);
+  }
+  return report;
+}
+
+/** The patch as a draft pull request through the git data API: blobs, a tree, a commit, a branch. */
+async function draftPull(
+  chore: ChoreDefinition,
+  pr: { title: string; body: string },
+  patch: string,
+  declaredPaths: readonly string[],
+  api: GithubApi,
+  report: ApplyReport,
+): Promise<void> {
+  let files;
+  try {
+    files = patchFiles(patch);
+  } catch (error) {
+    report.refused.push(`pull request: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  const blocked = files.map((f) => protectedPathProblem(f.path, declaredPaths)).filter((p): p is string => p !== undefined);
+  if (blocked.length) {
+    report.refused.push(`pull request: ${blocked.join('; ')}`);
+    return;
+  }
+  try {
+    const base = await api.defaultBranchHead();
+    const entries: Array<{ path: string; sha: string | null }> = [];
+    for (const file of files) {
+      const after = applyFilePatch(file, file.kind === 'created' ? undefined : await api.fileAt(file.path, base.sha));
+      entries.push({ path: file.path, sha: after === null ? null : await api.createBlob(after) });
+    }
+    const tree = await api.createTree(base.tree, entries);
+    const title = clean(pr.title).replace(/\s+/g, ' ').slice(0, 200) || `Tasklane: ${chore.name}`;
+    const commit = await api.createCommit(`${title}\n\nProposed by the Tasklane chore ${chore.id}.`, tree, base.sha);
+    const branch = `tasklane/${chore.id}/${commit.slice(0, 12)}`;
+    await api.createRef(branch, commit);
+    const number = await api.createDraftPull({ title, body: `${clean(pr.body)}\n\n${marker(chore.id)}`, head: branch, base: base.branch });
+    report.applied.push(`draft pull request #${number} (${files.map((f) => f.path).join(', ')})`);
+  } catch (error) {
+    report.refused.push(`pull request: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

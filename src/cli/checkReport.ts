@@ -1,0 +1,67 @@
+/**
+ * The check run of one CI fire (`Tasklane · <chore>`): its conclusion and a summary that says
+ * what happened even when nothing did. Its last line is the machine-readable fire record the
+ * next fire's budget reads (fireBudget.ts).
+ */
+import type { ChoreDefinition } from '../core/chores/types';
+import type { ApplyReport } from './applyOutputs';
+import { fireRecordLine } from './fireBudget';
+import type { ResultManifest } from './resultManifest';
+
+export type CheckConclusion = 'success' | 'neutral' | 'failure' | 'action_required';
+
+/** The check run for a fire, or undefined when the event was not a fire (no match, Tasklane's own). */
+export function checkReport(
+  manifest: ResultManifest,
+  report: ApplyReport,
+  chore: Pick<ChoreDefinition, 'onFailure'> | undefined,
+  itemKey: string | null,
+  now: Date,
+): { conclusion: CheckConclusion; title: string; summary: string } | undefined {
+  if (manifest.skip === 'event' || manifest.skip === 'self') return undefined;
+  const { conclusion, title } = decide(manifest, report, chore);
+  const u = manifest.usage;
+  const lines = [
+    `**${title}**`,
+    '',
+    `- Status: ${manifest.status}${manifest.reason ? ` (${oneLine(manifest.reason)})` : ''}`,
+    `- successWhen: ${manifest.verdict ? `\`${oneLine(manifest.verdict.expression)}\` ${manifest.verdict.met ? 'met' : 'not met'}` : 'none evaluated'}`,
+    `- Iterations: ${u.iterations} · tokens: ${u.inputTokens} in, ${u.outputTokens} out · cost: $${u.costUsd.toFixed(4)}${u.costEstimated ? ' (estimated: the model has no known price)' : ''}`,
+    `- Commands run: ${list(manifest.commands.run)} · refused: ${list(manifest.commands.refused)}`,
+    ...(manifest.tainted
+      ? [`- Tainted: ${manifest.taintReasons.map(oneLine).join('; ')}; commands and network were off, only labels and a comment allowed`]
+      : []),
+    `- Outputs applied: ${list(report.applied)}`,
+    `- Outputs refused: ${list(report.refused)}`,
+    ...(report.proposed === 0 && manifest.status !== 'skipped' ? ['- The run produced nothing to write.'] : []),
+    '',
+    fireRecordLine({
+      chore: manifest.choreId,
+      item: itemKey,
+      costUsd: u.costUsd,
+      at: now.toISOString(),
+      ...(manifest.skip === 'budget' || manifest.skip === 'gate' ? { stopped: true } : {}),
+    }),
+  ];
+  return { conclusion, title, summary: lines.join('\n') };
+}
+
+function decide(
+  manifest: ResultManifest,
+  report: ApplyReport,
+  chore: Pick<ChoreDefinition, 'onFailure'> | undefined,
+): { conclusion: CheckConclusion; title: string } {
+  if (manifest.skip === 'gate') return { conclusion: 'neutral', title: 'Skipped: the actor gate refused this fire' };
+  if (manifest.skip === 'budget') return { conclusion: 'neutral', title: 'Stopped: a budget across fires is reached' };
+  if (manifest.status === 'awaiting_review') return { conclusion: 'action_required', title: 'Escalated: the run waits for a person' };
+  if (manifest.status !== 'succeeded') {
+    const escalated = chore?.onFailure === 'escalate';
+    return { conclusion: escalated ? 'action_required' : 'failure', title: `The run ended ${manifest.status}${escalated ? ' and was escalated' : ''}` };
+  }
+  if (report.refused.length) return { conclusion: 'failure', title: `${report.refused.length} output(s) refused` };
+  if (report.proposed === 0) return { conclusion: 'neutral', title: 'No-op: the run produced nothing' };
+  return { conclusion: 'success', title: `${report.applied.length} output(s) applied` };
+}
+
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').slice(0, 300);
+const list = (items: readonly string[]): string => (items.length ? items.map(oneLine).join('; ') : 'none');

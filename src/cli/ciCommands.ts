@@ -1,0 +1,97 @@
+/**
+ * The command-line glue of chores on CI: `chores run` for a github chore (or with --event/--out)
+ * and `chores apply --from DIR`. Kept apart from main.ts so the argument parsing there stays one
+ * switch; what a fire does is in ciRun.ts and applyOutputs.ts.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ChoreDefinition } from '../core/chores/types';
+import type { Redactor } from '../core/security/redact';
+import { applyOutputs } from './applyOutputs';
+import { checkReport } from './checkReport';
+import { githubApiFromEnv, itemKey, runOnCi } from './ciRun';
+import type { CiRunInput } from './ciRun';
+import { UsageError } from './environment';
+import { checkName } from './fireBudget';
+import { eventHeadSha, eventItem, readGithubEvent } from './githubEvent';
+import { manifestFile, patchFile, readManifest, writeManifest } from './resultManifest';
+
+interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}
+
+/** `chores run <id>` on CI: exit 0 when the run succeeded or the fire was skipped, else 1. */
+export async function runCiFire(input: {
+  chore: ChoreDefinition;
+  values: { event?: string; out?: string; json?: boolean };
+  io: Io;
+  redactor: Redactor;
+  run: CiRunInput['run'];
+}): Promise<number> {
+  const { io, redactor, values } = input;
+  // The gate's token is for the gate and the budget only: never printed, never in the manifest.
+  redactor.addSecret(io.env.TASKLANE_GATE_TOKEN);
+  redactor.addSecret(io.env.GITHUB_TOKEN);
+  const eventFile = values.event !== undefined ? path.resolve(io.cwd, values.event) : io.env.GITHUB_EVENT_PATH || undefined;
+  const { manifest, patch } = await runOnCi({ chore: input.chore, eventFile, env: io.env, now: () => new Date(), run: input.run });
+  const safe = JSON.parse(redactor.redact(JSON.stringify(manifest))) as typeof manifest;
+  if (values.out !== undefined) writeManifest(path.resolve(io.cwd, values.out), safe, patch === undefined ? undefined : redactor.redact(patch));
+  io.err(
+    redactor.redact(
+      `chore ${manifest.choreId}: ${manifest.status}${manifest.reason ? `: ${manifest.reason}` : ''}${manifest.tainted ? ' (tainted)' : ''}; ${manifest.changedFiles.length} file(s) in the patch${values.out !== undefined ? `; wrote ${manifestFile}${patch ? ` and ${patchFile}` : ''}` : ''}\n`,
+    ),
+  );
+  if (values.json) io.out(`${JSON.stringify(safe)}\n`);
+  return manifest.status === 'succeeded' || manifest.status === 'skipped' ? 0 : 1;
+}
+
+/** `chores apply --from DIR`: 0 all applied or nothing proposed, 1 something refused, 2 bad input. */
+export async function applyCommand(input: { from: string; event?: string; chores: ChoreDefinition[]; io: Io; redactor: Redactor }): Promise<number> {
+  const { io, redactor } = input;
+  redactor.addSecret(io.env.GITHUB_TOKEN);
+  if (!fs.existsSync(input.from)) throw new UsageError(`--from ${input.from} does not exist; pass the folder chores run --out wrote.`);
+  let read;
+  try {
+    read = readManifest(input.from);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { manifest, patch } = read;
+  const repo = io.env.GITHUB_REPOSITORY;
+  if (!repo) throw new UsageError('GITHUB_REPOSITORY is not set: the apply step writes to that repository (owner/name).');
+  const api = githubApiFromEnv(io.env, io.env.GITHUB_TOKEN, repo)!;
+  const eventFile = input.event ?? (io.env.GITHUB_EVENT_PATH || undefined);
+  const event = eventFile ? readGithubEvent(eventFile, io.env.GITHUB_EVENT_NAME) : undefined;
+  const chore = input.chores.find((c) => c.id === manifest.choreId);
+  const report = await applyOutputs({ manifest, patch, chore, event, api });
+  const now = new Date();
+  const item = event ? eventItem(event, repo) : manifest.item;
+  const check = checkReport(manifest, report, chore, itemKey(item), now);
+  const sha = event ? eventHeadSha(event, io.env) : io.env.GITHUB_SHA;
+  if (check && sha) {
+    try {
+      await api.createCheckRun({ name: checkName(manifest.choreId), head_sha: sha, ...check, ...detailsUrl(io.env) });
+      report.applied.push(`check run "${checkName(manifest.choreId)}": ${check.conclusion}`);
+    } catch (error) {
+      report.refused.push(`check run: GitHub refused it (${error instanceof Error ? error.message : String(error)})`);
+    }
+  } else if (check) {
+    report.refused.push('check run: no commit to attach it to (GITHUB_SHA is not set)');
+  }
+  const lines = [
+    `chore ${manifest.choreId}: ${manifest.status}${manifest.reason ? `: ${manifest.reason}` : ''}`,
+    ...(report.proposed === 0 ? ['the run proposed nothing to write'] : []),
+    ...report.applied.map((a) => `applied: ${a}`),
+    ...report.refused.map((r) => `refused: ${r}`),
+  ];
+  io.out(redactor.redact(`${lines.join('\n')}\n`));
+  return report.refused.length ? 1 : 0;
+}
+
+function detailsUrl(env: Readonly<Record<string, string | undefined>>): { details_url?: string } {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: run } = env;
+  return server && repo && run && /^\d+$/.test(run) ? { details_url: `${server}/${repo}/actions/runs/${run}` } : {};
+}

@@ -1,0 +1,185 @@
+/**
+ * One fire of a chore on CI (`chores run <id> --event FILE --out DIR`): the event decides whether
+ * it fires, Tasklane's own events are ignored, the actor gate and the budgets across fires run
+ * before any model call, a tainted fire is narrowed, and what happened is written as
+ * `tasklane-result.json` (+ `tasklane.patch`) for the apply job. Nothing here writes to GitHub.
+ */
+import { compileExpression, evaluateSuccess } from '../core/chores/expressions';
+import { DEFAULT_ACTOR_GATE } from '../core/chores/githubTypes';
+import type { ChoreStep } from '../core/chores/runLog';
+import type { ChoreDefinition } from '../core/chores/types';
+import { choreDefinitionHash } from '../core/consent/definitionHash';
+import { checkActorGate } from './actorGate';
+import { budgetAcrossFires, checkName, fireRecords } from './fireBudget';
+import { GithubApi } from './githubApi';
+import { eventHeadSha, eventItem, isForkPullRequest, matchEvent, readGithubEvent, selfTriggered } from './githubEvent';
+import type { EventItem, GithubEvent } from './githubEvent';
+import { outputsInstruction, proposedOutputs, untaintedKinds } from './resultManifest';
+import type { ResultManifest } from './resultManifest';
+import type { CliRunResult } from './runChore';
+import { describeEvent, eventTexts } from './untrustedText';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface CiRunInput {
+  chore: ChoreDefinition;
+  /** The event file (`--event`, else `$GITHUB_EVENT_PATH`); undefined runs the chore by hand, ungated. */
+  eventFile: string | undefined;
+  env: Env;
+  now: () => Date;
+  /** Runs the (possibly narrowed) chore through the engine: runChoreOnce. */
+  run: (chore: ChoreDefinition) => Promise<{ result: CliRunResult; patch: string; output?: Record<string, unknown>; trace: ChoreStep[] }>;
+}
+
+/** The GitHub API a CI step may use, or undefined without a repository to point it at. */
+export function githubApiFromEnv(env: Env, token: string | undefined, repo?: string): GithubApi | undefined {
+  const name = env.GITHUB_REPOSITORY ?? repo;
+  if (!name) return undefined;
+  return new GithubApi({ baseUrl: env.GITHUB_API_URL || 'https://api.github.com', repo: name, token });
+}
+
+export function itemKey(item: EventItem | null): string | null {
+  return item && item.number !== null ? `${item.repo}#${item.number}` : null;
+}
+
+/** Runs the fire, or records why it is skipped; the caller writes the manifest (redacted) to `--out`. */
+export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultManifest; patch: string | undefined }> {
+  const { chore, env } = input;
+  const event = input.eventFile && chore.trigger.kind === 'github' ? readGithubEvent(input.eventFile, env.GITHUB_EVENT_NAME) : undefined;
+  const item = event ? eventItem(event, env.GITHUB_REPOSITORY) : null;
+  const base = baseManifest(chore, event, item);
+  const finish = (manifest: ResultManifest, patch?: string) => ({ manifest, patch });
+  const skip = (kind: NonNullable<ResultManifest['skip']>, reason: string) => finish({ ...base, status: 'skipped', skip: kind, reason });
+
+  let narrowed = chore;
+  if (event && chore.trigger.kind === 'github') {
+    const own = selfTriggered(event);
+    if (own) return skip('self', `Tasklane's own event: ${own}`);
+    const match = matchEvent(chore.trigger.github, event);
+    if (!match.fire) return skip('event', `the event does not fire this chore: ${match.reason}`);
+    const texts = eventTexts(event);
+    const gateApi = env.TASKLANE_GATE_TOKEN ? githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo) : undefined;
+    const verdict = await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, event, texts, gateApi);
+    if (!verdict.allowed) return skip('gate', verdict.reason);
+    const taintReasons = [...verdict.taintReasons];
+    if (isForkPullRequest(event)) taintReasons.push('the pull request comes from a fork (forks: read-only)');
+    base.tainted = taintReasons.length > 0;
+    base.taintReasons = taintReasons;
+    const stop = await crossFireBudget(chore, event, item, env, input.now());
+    if (stop.stop) return skip('budget', stop.stop);
+    narrowed = ciChore(chore, event, item!, base.tainted, stop.costLeftToday);
+  }
+  const { result, patch, output, trace } = await input.run(narrowed);
+  const outputs = proposedOutputs(output);
+  const manifest: ResultManifest = {
+    ...base,
+    status: result.status === 'running' ? 'failed' : result.status,
+    reason: result.reason,
+    usage: {
+      iterations: result.usage.iterations,
+      inputTokens: result.usage.inputTokens + result.usage.cacheReadTokens + result.usage.cacheWriteTokens,
+      outputTokens: result.usage.outputTokens,
+      costUsd: result.usage.costUsd,
+      costEstimated: result.usage.costEstimated === true,
+    },
+    verdict: await verdictOf(chore, output),
+    commands: commandsOf(trace),
+    // A tainted fire proposes the low-risk kinds only; the apply job checks again.
+    outputs: base.tainted ? { ...outputs, issues: [], review: null, pullRequest: null } : outputs,
+    changedFiles: base.tainted ? [] : result.changedFiles,
+  };
+  return finish(manifest, base.tainted || !patch ? undefined : patch);
+}
+
+function baseManifest(chore: ChoreDefinition, event: GithubEvent | undefined, item: EventItem | null): ResultManifest {
+  return {
+    version: 1,
+    choreId: chore.id,
+    definitionHash: choreDefinitionHash(chore),
+    status: 'skipped',
+    reason: null,
+    skip: null,
+    usage: { iterations: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, costEstimated: false },
+    verdict: null,
+    commands: { run: [], refused: [] },
+    tainted: false,
+    taintReasons: [],
+    item,
+    event: event ? { name: event.name, action: event.action ?? null } : null,
+    outputs: { labels: [], comment: null, issues: [], review: null, pullRequest: null },
+    changedFiles: [],
+  };
+}
+
+/**
+ * The chore as this fire runs it: the event as data after the prompt, the outputs it may
+ * propose, and, when tainted, no declared commands and no MCP servers (network) at all.
+ */
+export function ciChore(chore: ChoreDefinition, event: GithubEvent, item: EventItem, tainted: boolean, costLeftToday?: number): ChoreDefinition {
+  const outputs = tainted && chore.outputs ? untaintedKinds(chore.outputs) : chore.outputs;
+  const prompt = [
+    chore.prompt.trim(),
+    '',
+    describeEvent(event, item),
+    '',
+    ...(tainted
+      ? [
+          "Some of the text above comes from people outside this chore's roles: this run has no commands and no network, and may only propose labels or a comment.",
+          '',
+        ]
+      : []),
+    outputsInstruction(outputs),
+  ].join('\n');
+  const { commands: _commands, ...rest } = chore;
+  return {
+    ...(tainted ? rest : chore),
+    prompt,
+    actionSets: tainted ? chore.actionSets.filter((s) => s !== 'commands' && !s.startsWith('mcp:')) : chore.actionSets,
+    ...(outputs ? { outputs } : {}),
+    budget: costLeftToday !== undefined ? { ...chore.budget, maxCostUsd: Math.max(0, Math.min(chore.budget.maxCostUsd, costLeftToday)) } : chore.budget,
+  };
+}
+
+async function crossFireBudget(
+  chore: ChoreDefinition,
+  event: GithubEvent,
+  item: EventItem | null,
+  env: Env,
+  now: Date,
+): Promise<{ stop?: string; costLeftToday?: number }> {
+  if (chore.spendLimits?.maxCostUsdPerDay === undefined && chore.maxFiresPerItem === undefined) return {};
+  const ref = eventHeadSha(event, env);
+  const api = githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo);
+  // Fail closed: a cap that cannot be counted is a cap reached.
+  if (!ref || !api) return { stop: 'budget across fires: the earlier fires cannot be read (no commit or repository to read check runs from)' };
+  try {
+    const records = fireRecords(await api.checkRuns(ref, checkName(chore.id)), chore.id);
+    return budgetAcrossFires(chore, records, itemKey(item), now);
+  } catch (error) {
+    return { stop: `budget across fires: the earlier fires could not be read (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
+
+async function verdictOf(chore: ChoreDefinition, output: Record<string, unknown> | undefined): Promise<ResultManifest['verdict']> {
+  if (!chore.successWhen || output === undefined) return null;
+  const verdict = await evaluateSuccess(compileExpression(chore.successWhen), output);
+  return { expression: chore.successWhen, met: verdict.result === 'true' };
+}
+
+/** Commands the run ran and those refused, from its trace. */
+function commandsOf(trace: readonly ChoreStep[]): ResultManifest['commands'] {
+  const run: string[] = [];
+  const refused: string[] = [];
+  for (const step of trace) {
+    if (step.name !== 'run_command' && step.name !== 'run_task') continue;
+    let command = step.args;
+    try {
+      const args = JSON.parse(step.args) as { command?: unknown; name?: unknown };
+      command = String(args.command ?? args.name ?? step.args);
+    } catch {
+      // truncated args: keep the text
+    }
+    (step.status === 'error' && /refused/i.test(step.result) ? refused : run).push(command);
+  }
+  return { run, refused };
+}

@@ -1,0 +1,81 @@
+/**
+ * Budgets across CI fires: a chore's cost per UTC day (`budget.maxCostUsdPerDay`) and its fires
+ * per issue or pull request (`budget.maxFiresPerItem`). A CI machine keeps no store between
+ * fires, so the count comes from the repository itself: every fire's check run
+ * (`Tasklane · <chore>`) carries one machine-readable line in its summary, and the next fire lists
+ * the check runs of that name on the commit it reports to (the pull request's head, the failed
+ * run's commit, or the default branch's head for issue events) before any model call.
+ *
+ * Limit (said in the README): fires reported on another commit are not seen, so a day cap counts
+ * the fires since the last push to the branch the check runs sit on.
+ */
+import type { ChoreDefinition } from '../core/chores/types';
+import type { CheckRunSummary } from './githubApi';
+
+/** What one fire records about itself. */
+export interface FireRecord {
+  chore: string;
+  /** `owner/name#number`, or null for a fire about no item. */
+  item: string | null;
+  costUsd: number;
+  /** ISO time of the fire. */
+  at: string;
+  /** True when it stopped on a cap: a stop is recorded once, it does not count as a fire. */
+  stopped?: boolean;
+}
+
+const linePattern = /<!-- tasklane:fire (\{[^\n]*?\}) -->/;
+
+/** The check name of a chore's fires. */
+export function checkName(choreId: string): string {
+  return `Tasklane · ${choreId}`;
+}
+
+/** The hidden line a fire's check run summary carries. */
+export function fireRecordLine(record: FireRecord): string {
+  return `<!-- tasklane:fire ${JSON.stringify(record)} -->`;
+}
+
+/** The fire records of earlier check runs of this chore; anything unreadable is left out. */
+export function fireRecords(runs: readonly CheckRunSummary[], choreId: string): FireRecord[] {
+  const out: FireRecord[] = [];
+  for (const run of runs) {
+    const match = linePattern.exec(run.output?.summary ?? '');
+    if (!match) continue;
+    try {
+      const r = JSON.parse(match[1]) as Partial<FireRecord>;
+      if (r.chore !== choreId || typeof r.costUsd !== 'number' || !Number.isFinite(r.costUsd) || typeof r.at !== 'string') continue;
+      out.push({
+        chore: r.chore,
+        item: typeof r.item === 'string' ? r.item : null,
+        costUsd: Math.max(0, r.costUsd),
+        at: r.at,
+        ...(r.stopped ? { stopped: true } : {}),
+      });
+    } catch {
+      // a damaged line counts for nothing
+    }
+  }
+  return out;
+}
+
+/** Why this fire must stop before the model is called, or undefined; also the cost left today. */
+export function budgetAcrossFires(
+  chore: Pick<ChoreDefinition, 'id' | 'spendLimits' | 'maxFiresPerItem'>,
+  records: readonly FireRecord[],
+  item: string | null,
+  now: Date,
+): { stop?: string; costLeftToday?: number } {
+  const today = now.toISOString().slice(0, 10);
+  const fires = records.filter((r) => !r.stopped);
+  const spent = fires.filter((r) => r.at.slice(0, 10) === today).reduce((sum, r) => sum + r.costUsd, 0);
+  const cap = chore.spendLimits?.maxCostUsdPerDay;
+  if (cap !== undefined && spent >= cap)
+    return { stop: `budget across fires: ${chore.id} spent $${spent.toFixed(4)} today (UTC), at its cap of $${cap} (budget.maxCostUsdPerDay)` };
+  const perItem = chore.maxFiresPerItem;
+  if (perItem !== undefined && item !== null) {
+    const count = fires.filter((r) => r.item === item).length;
+    if (count >= perItem) return { stop: `budget across fires: ${chore.id} already fired ${count} time(s) for ${item} (budget.maxFiresPerItem ${perItem})` };
+  }
+  return cap !== undefined ? { costLeftToday: cap - spent } : {};
+}

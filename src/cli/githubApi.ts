@@ -1,0 +1,198 @@
+/**
+ * A tiny GitHub REST client over fetch: only the endpoints the CI side uses (collaborator
+ * permission, labels, comments, issues, check runs, the git data API for a draft pull request).
+ * `$GITHUB_API_URL` (default https://api.github.com) and the repository come from the
+ * environment; the token is whichever the step was given, never printed.
+ */
+
+export class GithubApiError extends Error {
+  override readonly name = 'GithubApiError';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface GithubApiOptions {
+  /** e.g. https://api.github.com, without a trailing slash. */
+  baseUrl: string;
+  /** `owner/name`. */
+  repo: string;
+  token: string | undefined;
+}
+
+/** A check run as listed (the fields the budget reads). */
+export interface CheckRunSummary {
+  id: number;
+  name: string;
+  started_at?: string | null;
+  output?: { summary?: string | null };
+}
+
+export interface IssueSummary {
+  number: number;
+  title: string;
+  body?: string | null;
+  pull_request?: unknown;
+}
+
+export interface CommentSummary {
+  id: number;
+  body?: string | null;
+}
+
+/** Most pages read from a list endpoint (100 per page). */
+const maxPages = 5;
+
+export class GithubApi {
+  constructor(private readonly options: GithubApiOptions) {
+    if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(options.repo)) throw new Error(`"${options.repo}" is not an owner/name repository`);
+  }
+
+  get repo(): string {
+    return this.options.repo;
+  }
+
+  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28', 'user-agent': 'tasklane' };
+    if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${this.options.baseUrl.replace(/\/+$/, '')}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await response.text();
+    if (!response.ok) {
+      let message = text.slice(0, 300);
+      try {
+        message = String((JSON.parse(text) as { message?: unknown }).message ?? message);
+      } catch {
+        // not JSON: keep the start of the text
+      }
+      throw new GithubApiError(response.status, `${method} ${path.split('?')[0]}: ${response.status} ${message}`);
+    }
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  private r(path: string): string {
+    return `/repos/${this.options.repo}${path}`;
+  }
+
+  /** The person's role: `role_name` (admin, maintain, write, triage, read) or the legacy `permission`. */
+  async permission(login: string): Promise<string> {
+    try {
+      const found = await this.request<{ permission?: string; role_name?: string }>('GET', this.r(`/collaborators/${encodeURIComponent(login)}/permission`));
+      return found.role_name ?? found.permission ?? 'none';
+    } catch (error) {
+      // Not a collaborator at all: GitHub answers 404.
+      if (error instanceof GithubApiError && error.status === 404) return 'none';
+      throw error;
+    }
+  }
+
+  async addLabels(issue: number, labels: string[]): Promise<void> {
+    await this.request('POST', this.r(`/issues/${issue}/labels`), { labels });
+  }
+
+  async comments(issue: number): Promise<CommentSummary[]> {
+    return this.pages<CommentSummary>(this.r(`/issues/${issue}/comments`));
+  }
+
+  async createComment(issue: number, body: string): Promise<number> {
+    return (await this.request<{ id: number }>('POST', this.r(`/issues/${issue}/comments`), { body })).id;
+  }
+
+  async updateComment(id: number, body: string): Promise<void> {
+    await this.request('PATCH', this.r(`/issues/comments/${id}`), { body });
+  }
+
+  /** Issues of the repository, open and closed (pull requests left out). */
+  async issues(): Promise<IssueSummary[]> {
+    return (await this.pages<IssueSummary>(this.r('/issues?state=all'))).filter((i) => !i.pull_request);
+  }
+
+  async createIssue(title: string, body: string): Promise<number> {
+    return (await this.request<{ number: number }>('POST', this.r('/issues'), { title, body })).number;
+  }
+
+  /** A review comment on a pull request: always `event: COMMENT`, never an approval. */
+  async createReview(pull: number, body: string): Promise<void> {
+    await this.request('POST', this.r(`/pulls/${pull}/reviews`), { body, event: 'COMMENT' });
+  }
+
+  async checkRuns(ref: string, name: string): Promise<CheckRunSummary[]> {
+    const found = await this.request<{ check_runs: CheckRunSummary[] }>(
+      'GET',
+      this.r(`/commits/${encodeURIComponent(ref)}/check-runs?check_name=${encodeURIComponent(name)}&filter=all&per_page=100`),
+    );
+    return found.check_runs ?? [];
+  }
+
+  async createCheckRun(run: { name: string; head_sha: string; conclusion: string; title: string; summary: string; details_url?: string }): Promise<void> {
+    await this.request('POST', this.r('/check-runs'), {
+      name: run.name,
+      head_sha: run.head_sha,
+      ...(run.details_url ? { details_url: run.details_url } : {}),
+      status: 'completed',
+      conclusion: run.conclusion,
+      completed_at: new Date().toISOString(),
+      output: { title: run.title, summary: run.summary },
+    });
+  }
+
+  async defaultBranchHead(): Promise<{ branch: string; sha: string; tree: string }> {
+    const repo = await this.request<{ default_branch: string }>('GET', this.r(''));
+    const ref = await this.request<{ object: { sha: string } }>('GET', this.r(`/git/ref/heads/${encodeURIComponent(repo.default_branch)}`));
+    const commit = await this.request<{ tree: { sha: string } }>('GET', this.r(`/git/commits/${ref.object.sha}`));
+    return { branch: repo.default_branch, sha: ref.object.sha, tree: commit.tree.sha };
+  }
+
+  async createBlob(content: string): Promise<string> {
+    return (await this.request<{ sha: string }>('POST', this.r('/git/blobs'), { content: Buffer.from(content).toString('base64'), encoding: 'base64' })).sha;
+  }
+
+  async createTree(base: string, entries: Array<{ path: string; sha: string | null }>): Promise<string> {
+    const tree = entries.map((e) => ({ path: e.path, mode: '100644', type: 'blob', sha: e.sha }));
+    return (await this.request<{ sha: string }>('POST', this.r('/git/trees'), { base_tree: base, tree })).sha;
+  }
+
+  async createCommit(message: string, tree: string, parent: string): Promise<string> {
+    return (await this.request<{ sha: string }>('POST', this.r('/git/commits'), { message, tree, parents: [parent] })).sha;
+  }
+
+  async createRef(branch: string, sha: string): Promise<void> {
+    await this.request('POST', this.r('/git/refs'), { ref: `refs/heads/${branch}`, sha });
+  }
+
+  async fileAt(path: string, ref: string): Promise<string | undefined> {
+    try {
+      const file = await this.request<{ content?: string; encoding?: string }>(
+        'GET',
+        this.r(`/contents/${path.split('/').map(encodeURIComponent).join('/')}?ref=${encodeURIComponent(ref)}`),
+      );
+      return file.content !== undefined ? Buffer.from(file.content, 'base64').toString('utf8') : undefined;
+    } catch (error) {
+      if (error instanceof GithubApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** Opens the pull request as a draft; there is no path here that merges or approves. */
+  async createDraftPull(pr: { title: string; body: string; head: string; base: string }): Promise<number> {
+    return (await this.request<{ number: number }>('POST', this.r('/pulls'), { ...pr, draft: true })).number;
+  }
+
+  private async pages<T>(path: string): Promise<T[]> {
+    const all: T[] = [];
+    for (let page = 1; page <= maxPages; page++) {
+      const batch = await this.request<T[]>('GET', `${path}${path.includes('?') ? '&' : '?'}per_page=100&page=${page}`);
+      all.push(...batch);
+      if (batch.length < 100) break;
+    }
+    return all;
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * The GitHub event a CI fire starts from, read by the CLI itself from the event file
+ * (`$GITHUB_EVENT_PATH`): the workflow passes only the chore id, never `${{ }}` of event text.
+ * Everything in the payload is data written by whoever opened the issue, commented or pushed:
+ * it decides whether the chore fires (this file) and reaches the model only through
+ * untrustedText.ts.
+ */
+import * as fs from 'node:fs';
+import type { GithubEventName, GithubTrigger } from '../core/chores/githubTypes';
+import { UsageError } from './environment';
+
+/** A parsed event: its name, its activity type and the raw payload (untrusted). */
+export interface GithubEvent {
+  name: GithubEventName | string;
+  action?: string;
+  payload: Record<string, unknown>;
+}
+
+/** The issue or pull request a fire is about (the only target the apply step writes to). */
+export interface EventItem {
+  /** `owner/name` from the payload's repository. */
+  repo: string;
+  /** null for events about no issue or pull request (schedule, dispatch, workflow_run without a PR). */
+  number: number | null;
+  kind: 'issue' | 'pull_request' | 'none';
+}
+
+/** The hidden marker every Tasklane output carries; an event whose text carries it is Tasklane's own. */
+export const markerPrefix = '<!-- tasklane:';
+/** The login GITHUB_TOKEN writes as: events it caused are Tasklane's own too. */
+export const workflowBotLogin = 'github-actions[bot]';
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** Reads the event file; a missing or malformed file is bad input (exit 2). */
+export function readGithubEvent(file: string, eventName: string | undefined): GithubEvent {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`the event file ${file} could not be read as JSON (${error instanceof Error ? error.message.split('\n')[0] : String(error)}).`);
+  }
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new UsageError(`the event file ${file} does not hold a JSON object.`);
+  const p = payload as Obj;
+  const name = eventName?.trim() || inferEventName(p);
+  if (!name) throw new UsageError("the event's name is unknown: set GITHUB_EVENT_NAME (GitHub Actions does) or pass a webhook payload of a known shape.");
+  return { name, ...(str(p.action) !== undefined ? { action: str(p.action) } : {}), payload: p };
+}
+
+/** The event name from the payload's shape, for a payload replayed without `$GITHUB_EVENT_NAME`. */
+export function inferEventName(p: Obj): GithubEventName | undefined {
+  if (p.comment && p.issue) return 'issue_comment';
+  if (p.review && p.pull_request) return 'pull_request_review';
+  if (p.pull_request) return 'pull_request';
+  if (p.issue) return 'issues';
+  if (p.workflow_run) return 'workflow_run';
+  if ('client_payload' in p && 'branch' in p) return 'repository_dispatch';
+  if ('inputs' in p && 'workflow' in p) return 'workflow_dispatch';
+  if ('schedule' in p) return 'schedule';
+  return undefined;
+}
+
+/** The repository and the issue or pull request of the event. */
+export function eventItem(event: GithubEvent, fallbackRepo?: string): EventItem {
+  const p = event.payload;
+  const repo = str(obj(p.repository).full_name) ?? fallbackRepo ?? '';
+  const issue = obj(p.issue);
+  const pr = obj(p.pull_request);
+  if (typeof pr.number === 'number') return { repo, number: pr.number, kind: 'pull_request' };
+  if (typeof issue.number === 'number') return { repo, number: issue.number, kind: issue.pull_request ? 'pull_request' : 'issue' };
+  return { repo, number: null, kind: 'none' };
+}
+
+/** The commit the fire's check run is attached to (and where earlier fires' check runs are read). */
+export function eventHeadSha(event: GithubEvent, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const p = event.payload;
+  return str(obj(obj(p.pull_request).head).sha) ?? str(obj(p.workflow_run).head_sha) ?? env.GITHUB_SHA;
+}
+
+export type EventMatch = { fire: true } | { fire: false; reason: string };
+
+/**
+ * Whether `event` fires a chore with `trigger`: the event name, the activity type, the label
+ * filter, `/tasklane <command>` at the very start of a comment, a failed run of a watched
+ * workflow on a watched branch, fork pull requests. A mismatch is recorded as skipped with why.
+ */
+export function matchEvent(trigger: GithubTrigger, event: GithubEvent): EventMatch {
+  const no = (reason: string): EventMatch => ({ fire: false, reason });
+  const p = event.payload;
+  if (event.name !== trigger.event) return no(`the event is ${event.name}; this chore fires on ${trigger.event}`);
+  if (trigger.types && trigger.event !== 'repository_dispatch' && !trigger.types.includes(event.action ?? ''))
+    return no(`the ${event.name} event's activity is ${event.action ?? 'none'}; this chore fires on ${trigger.types.join(', ')}`);
+  if (trigger.event === 'repository_dispatch' && !trigger.types?.includes(event.action ?? ''))
+    return no(`the dispatch type is ${event.action ?? 'none'}; this chore fires on ${(trigger.types ?? []).join(', ')}`);
+  if (trigger.labels) {
+    const item = obj(p.pull_request).number !== undefined ? obj(p.pull_request) : obj(p.issue);
+    const labels = (Array.isArray(item.labels) ? item.labels : []).map((l) => str(obj(l).name)).filter((l): l is string => l !== undefined);
+    if (!labels.some((l) => trigger.labels!.includes(l))) return no(`the item carries none of the labels ${trigger.labels.join(', ')}`);
+  }
+  if (trigger.event === 'issue_comment') {
+    const body = str(obj(p.comment).body) ?? '';
+    if (commandOf(body) !== trigger.command) return no(`the comment does not start with /tasklane ${trigger.command ?? ''}`.trim());
+  }
+  if (trigger.event === 'workflow_run') {
+    const run = obj(p.workflow_run);
+    if (run.conclusion !== 'failure') return no(`the workflow run concluded ${String(run.conclusion ?? 'nothing')}; this chore fires on failure`);
+    if (!trigger.workflows?.includes(str(run.name) ?? ''))
+      return no(`the workflow "${str(run.name) ?? ''}" is not one of ${(trigger.workflows ?? []).join(', ')}`);
+    if (!trigger.branches?.includes(str(run.head_branch) ?? '')) return no(`the run's branch is not one of ${(trigger.branches ?? []).join(', ')}`);
+  }
+  if (trigger.event === 'pull_request' && trigger.branches && !trigger.branches.includes(str(obj(obj(p.pull_request).base).ref) ?? ''))
+    return no(`the pull request's base branch is not one of ${trigger.branches.join(', ')}`);
+  if ((trigger.event === 'pull_request' || trigger.event === 'pull_request_review') && isForkPullRequest(event) && trigger.forks !== 'read-only')
+    return no('the pull request comes from a fork; this chore skips forks (forks: read-only opts in to a read-only review)');
+  return { fire: true };
+}
+
+/** `/tasklane <command>` at the very start of a comment (leading spaces allowed), else undefined. */
+export function commandOf(body: string): string | undefined {
+  return /^[ \t]*\/tasklane[ \t]+([a-z0-9-]+)(?:\s|$)/.exec(body)?.[1];
+}
+
+export function isForkPullRequest(event: GithubEvent): boolean {
+  const pr = obj(event.payload.pull_request);
+  const head = str(obj(obj(obj(pr.head).repo)).full_name);
+  const base = str(obj(obj(obj(pr.base).repo)).full_name);
+  return head !== undefined && base !== undefined && head !== base;
+}
+
+/**
+ * Why the event is Tasklane's own (its comment or issue carries the hidden marker, or the
+ * workflow's bot sent it), so it never fires Tasklane again; undefined otherwise.
+ */
+export function selfTriggered(event: GithubEvent): string | undefined {
+  const p = event.payload;
+  const sender = str(obj(p.sender).login);
+  if (sender === workflowBotLogin) return `the event was sent by ${workflowBotLogin} (Tasklane's own write)`;
+  for (const [field, text] of [
+    ['comment.body', obj(p.comment).body],
+    ['review.body', obj(p.review).body],
+    ['issue.body', event.name === 'issues' ? obj(p.issue).body : undefined],
+    ['pull_request.body', event.name === 'pull_request' ? obj(p.pull_request).body : undefined],
+  ] as const) {
+    if (typeof text === 'string' && text.includes(markerPrefix)) return `${field} carries Tasklane's marker (Tasklane wrote it)`;
+  }
+  return undefined;
+}

@@ -1,0 +1,133 @@
+/**
+ * `tasklane-result.json`: what one CI fire did and what it proposes, written by the read-only
+ * agent job (`chores run --out DIR`) and read by the apply job (`chores apply --from DIR`). The
+ * apply job trusts none of it: it validates every proposed output against the committed chore's
+ * `outputs:` and reads the target from the event itself.
+ *
+ * How the model proposes outputs (a decision): through the chore's final `task_end` output, the
+ * same JSON object `successWhen` judges. On CI the instruction names the declared outputs and the
+ * shape `{ labels, comment, issues: [{title, body}], review, pullRequest: {title, body} }`, so the
+ * model finds it from its request alone; no extra action is needed and a run that proposes
+ * nothing simply leaves the keys out.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import type { ChoreOutputs } from '../core/chores/githubTypes';
+
+export const manifestFile = 'tasklane-result.json';
+export const patchFile = 'tasklane.patch';
+
+/** Most characters kept of one proposed text (a comment, an issue body, a review). */
+export const maxProposedChars = 60_000;
+
+const text = z.string().max(maxProposedChars);
+
+/** What the run proposes to write; every kind is optional and judged by the apply job. */
+export const proposedOutputsSchema = z.object({
+  labels: z.array(z.string().max(100)).max(100).default([]),
+  comment: text.nullable().default(null),
+  issues: z
+    .array(z.object({ title: z.string().max(256), body: text }))
+    .max(100)
+    .default([]),
+  review: text.nullable().default(null),
+  pullRequest: z
+    .object({ title: z.string().max(256), body: text })
+    .nullable()
+    .default(null),
+});
+export type ProposedOutputs = z.output<typeof proposedOutputsSchema>;
+
+export const manifestSchema = z.object({
+  version: z.literal(1),
+  choreId: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+  definitionHash: z.string().regex(/^[0-9a-f]{64}$/),
+  /** A run status, or `skipped` when the fire never reached the model. */
+  status: z.enum(['succeeded', 'failed', 'budget_exhausted', 'awaiting_review', 'cancelled', 'missed', 'skipped']),
+  reason: z.string().nullable(),
+  /** Why a fire was skipped: the event does not match, the actor gate, Tasklane's own event, a budget across fires. */
+  skip: z.enum(['event', 'gate', 'self', 'budget']).nullable().default(null),
+  usage: z.object({
+    iterations: z.number().nonnegative(),
+    inputTokens: z.number().nonnegative(),
+    outputTokens: z.number().nonnegative(),
+    costUsd: z.number().nonnegative(),
+    costEstimated: z.boolean(),
+  }),
+  /** The successWhen verdict; null when the chore has none or the run never ended with task_end. */
+  verdict: z.object({ expression: z.string(), met: z.boolean() }).nullable(),
+  commands: z.object({ run: z.array(z.string()), refused: z.array(z.string()) }),
+  tainted: z.boolean(),
+  taintReasons: z.array(z.string()),
+  item: z.object({ repo: z.string(), number: z.number().int().positive().nullable(), kind: z.enum(['issue', 'pull_request', 'none']) }).nullable(),
+  event: z.object({ name: z.string(), action: z.string().nullable() }).nullable(),
+  outputs: proposedOutputsSchema,
+  /** Files of `tasklane.patch`, empty when the run edited nothing. */
+  changedFiles: z.array(z.string()),
+});
+export type ResultManifest = z.output<typeof manifestSchema>;
+
+/** The proposed outputs out of the run's final JSON output; anything malformed is left out, not guessed. */
+export function proposedOutputs(output: Record<string, unknown> | undefined): ProposedOutputs {
+  const o = output ?? {};
+  const pick = <T>(schema: z.ZodType<T>, value: unknown, fallback: T): T => {
+    const parsed = schema.safeParse(value);
+    return parsed.success ? parsed.data : fallback;
+  };
+  return {
+    labels: pick(z.array(z.string().max(100)).max(100), o.labels, []),
+    comment: pick(text, o.comment, null as string | null),
+    issues: pick(z.array(z.object({ title: z.string().max(256), body: text })).max(100), o.issues, []),
+    review: pick(text, o.review, null as string | null),
+    pullRequest: pick(z.object({ title: z.string().max(256), body: text }), o.pullRequest, null as { title: string; body: string } | null),
+  };
+}
+
+/** The outputs a tainted fire may still propose: the low-risk kinds only. */
+export function untaintedKinds(outputs: ChoreOutputs): ChoreOutputs {
+  return { ...(outputs.labels ? { labels: outputs.labels } : {}), ...(outputs.comment ? { comment: outputs.comment } : {}) };
+}
+
+/**
+ * What the CI instruction says about outputs: the declared kinds with their limits, and the
+ * `task_end` output shape, so the model can propose them from its request alone.
+ */
+export function outputsInstruction(outputs: ChoreOutputs | undefined): string {
+  if (!outputs || Object.keys(outputs).length === 0) return 'This run writes nothing to GitHub: report your findings in the task_end summary only.';
+  const kinds: string[] = [];
+  if (outputs.labels) kinds.push(`"labels": [<at most ${outputs.labels.max} of: ${outputs.labels.allowed.join(', ')}>]`);
+  if (outputs.comment) kinds.push('"comment": "<one Markdown comment on the triggering item>"');
+  if (outputs.issue) kinds.push(`"issues": [<at most ${outputs.issue.max} of {"title": "…", "body": "…"}>]`);
+  if (outputs.review) kinds.push('"review": "<one review comment on the pull request>"');
+  if (outputs.pullRequest) kinds.push('"pullRequest": {"title": "…", "body": "…"} (the files you edited become a draft pull request)');
+  return [
+    'Your results are written to GitHub by a separate step, only from your task_end `output` JSON object. Put in it only what you want written, with these keys:',
+    `{ ${kinds.join(', ')} }`,
+    'Leave a key out to write nothing of that kind. Anything else (other labels, more items, other targets) is refused.',
+  ].join('\n');
+}
+
+export function writeManifest(dir: string, manifest: ResultManifest, patch: string | undefined): void {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, manifestFile), `${JSON.stringify(manifest, null, 2)}\n`);
+  if (patch) fs.writeFileSync(path.join(dir, patchFile), patch);
+}
+
+/** Reads and validates the manifest; throws with what is wrong (the caller exits 2). */
+export function readManifest(dir: string): { manifest: ResultManifest; patch: string | undefined } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(path.join(dir, manifestFile), 'utf8'));
+  } catch (error) {
+    throw new Error(`${manifestFile} in ${dir} could not be read (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`, { cause: error });
+  }
+  const parsed = manifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`${manifestFile} is not a Tasklane result: ${issue.path.join('.') || 'the file'}: ${issue.message}`);
+  }
+  const patchPath = path.join(dir, patchFile);
+  const patch = fs.existsSync(patchPath) ? fs.readFileSync(patchPath, 'utf8') : undefined;
+  return { manifest: parsed.data, patch };
+}
