@@ -1,0 +1,234 @@
+import { createHash } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request the fake received, with the token it carried. */
+export interface GithubRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body: Record<string, unknown> | undefined;
+  token: string | undefined;
+}
+
+export interface FakeIssue {
+  number: number;
+  title: string;
+  body: string;
+  labels: string[];
+  pull_request?: object;
+}
+
+export interface FakeCheckRun {
+  id: number;
+  name: string;
+  head_sha: string;
+  conclusion: string;
+  started_at: string;
+  output: { title: string; summary: string };
+  details_url?: string;
+}
+
+/**
+ * A local stand-in for the GitHub REST endpoints the CI side uses: collaborator permission,
+ * labels, comments, issues, reviews, check runs, the git data API and pulls. It keeps state like
+ * GitHub (a comment updated in place, check runs listed by commit and name) and records every
+ * request, so tests assert what was written and with which token. Endpoints it does not serve
+ * (merging, approving) answer 404 and are recorded too.
+ */
+export interface FakeGithub {
+  readonly baseUrl: string;
+  readonly repo: string;
+  readonly requests: GithubRequest[];
+  /** login → role_name (admin, maintain, write, triage, read); absent: not a collaborator (404). */
+  readonly roles: Map<string, string>;
+  readonly issues: Map<number, FakeIssue>;
+  readonly comments: Array<{ id: number; issue: number; body: string }>;
+  readonly reviews: Array<{ pull: number; body: string; event: string }>;
+  readonly checkRuns: FakeCheckRun[];
+  readonly pulls: Array<{ number: number; title: string; body: string; head: string; base: string; draft: unknown }>;
+  /** Files of the default branch head, and what commits wrote (path → content, null = deleted). */
+  readonly files: Map<string, string>;
+  readonly commits: Map<string, { tree: string; parents: string[]; message: string; files: Map<string, string | null> }>;
+  readonly refs: Map<string, string>;
+  /** Requests that write (anything but GET). */
+  writes(): GithubRequest[];
+  close(): Promise<void>;
+}
+
+export async function startFakeGithub(options: {
+  repo: string;
+  defaultBranch?: string;
+  headSha?: string;
+  files?: Record<string, string>;
+}): Promise<FakeGithub> {
+  const defaultBranch = options.defaultBranch ?? 'main';
+  const headSha = options.headSha ?? 'a'.repeat(40);
+  const requests: GithubRequest[] = [];
+  const roles = new Map<string, string>();
+  const issues = new Map<number, FakeIssue>();
+  const comments: FakeGithub['comments'] = [];
+  const reviews: FakeGithub['reviews'] = [];
+  const checkRuns: FakeCheckRun[] = [];
+  const pulls: FakeGithub['pulls'] = [];
+  const files = new Map(Object.entries(options.files ?? {}));
+  const blobs = new Map<string, string>();
+  const trees = new Map<string, Map<string, string | null>>();
+  const commits: FakeGithub['commits'] = new Map([[headSha, { tree: 'tree-base', parents: [], message: 'base', files: new Map() }]]);
+  const refs = new Map([[`heads/${defaultBranch}`, headSha]]);
+  let counter = 100;
+  const sha = (text: string) => createHash('sha1').update(text).digest('hex');
+  const prefix = `/repos/${options.repo}`;
+
+  const route = (method: string, path: string, query: URLSearchParams, body: Record<string, unknown>): [number, unknown] => {
+    if (!path.startsWith(prefix)) return [404, { message: 'Not Found' }];
+    const p = path.slice(prefix.length);
+    let m: RegExpExecArray | null;
+    if (method === 'GET' && p === '') return [200, { full_name: options.repo, default_branch: defaultBranch }];
+    if (method === 'GET' && (m = /^\/collaborators\/([^/]+)\/permission$/.exec(p))) {
+      const role = roles.get(decodeURIComponent(m[1]));
+      if (!role) return [404, { message: 'Not Found' }];
+      const permission = role === 'maintain' ? 'write' : role === 'triage' ? 'read' : role;
+      return [200, { permission, role_name: role, user: { login: decodeURIComponent(m[1]) } }];
+    }
+    if (method === 'POST' && (m = /^\/issues\/(\d+)\/labels$/.exec(p))) {
+      const issue = issues.get(Number(m[1]));
+      if (!issue) return [404, { message: 'Not Found' }];
+      for (const l of (body.labels as string[]) ?? []) if (!issue.labels.includes(l)) issue.labels.push(l);
+      return [200, issue.labels.map((name) => ({ name }))];
+    }
+    if (method === 'GET' && (m = /^\/issues\/(\d+)\/comments$/.exec(p)))
+      return [
+        200,
+        page(
+          comments.filter((c) => c.issue === Number(m![1])),
+          query,
+        ),
+      ];
+    if (method === 'POST' && (m = /^\/issues\/(\d+)\/comments$/.exec(p))) {
+      const comment = { id: ++counter, issue: Number(m[1]), body: String(body.body) };
+      comments.push(comment);
+      return [201, comment];
+    }
+    if (method === 'PATCH' && (m = /^\/issues\/comments\/(\d+)$/.exec(p))) {
+      const comment = comments.find((c) => c.id === Number(m![1]));
+      if (!comment) return [404, { message: 'Not Found' }];
+      comment.body = String(body.body);
+      return [200, comment];
+    }
+    if (method === 'GET' && p === '/issues') return [200, page([...issues.values()], query)];
+    if (method === 'POST' && p === '/issues') {
+      const number = Math.max(0, ...issues.keys()) + 1;
+      const issue = { number, title: String(body.title), body: String(body.body ?? ''), labels: [] };
+      issues.set(number, issue);
+      return [201, issue];
+    }
+    if (method === 'POST' && (m = /^\/pulls\/(\d+)\/reviews$/.exec(p))) {
+      reviews.push({ pull: Number(m[1]), body: String(body.body), event: String(body.event) });
+      return [200, { id: ++counter }];
+    }
+    if (method === 'GET' && (m = /^\/commits\/([^/]+)\/check-runs$/.exec(p))) {
+      const ref = decodeURIComponent(m[1]);
+      const name = query.get('check_name');
+      const found = checkRuns.filter((c) => c.head_sha === ref && (!name || c.name === name));
+      return [200, { total_count: found.length, check_runs: found }];
+    }
+    if (method === 'POST' && p === '/check-runs') {
+      const run: FakeCheckRun = {
+        id: ++counter,
+        name: String(body.name),
+        head_sha: String(body.head_sha),
+        conclusion: String(body.conclusion),
+        started_at: new Date().toISOString(),
+        output: body.output as FakeCheckRun['output'],
+        ...(body.details_url ? { details_url: String(body.details_url) } : {}),
+      };
+      checkRuns.push(run);
+      return [201, run];
+    }
+    if (method === 'GET' && (m = /^\/git\/ref\/(.+)$/.exec(p))) {
+      const target = refs.get(decodeURIComponent(m[1]));
+      return target ? [200, { ref: `refs/${m[1]}`, object: { sha: target } }] : [404, { message: 'Not Found' }];
+    }
+    if (method === 'GET' && (m = /^\/git\/commits\/([0-9a-f]+)$/.exec(p))) {
+      const commit = commits.get(m[1]);
+      return commit ? [200, { sha: m[1], tree: { sha: commit.tree } }] : [404, { message: 'Not Found' }];
+    }
+    if (method === 'GET' && (m = /^\/contents\/(.+)$/.exec(p))) {
+      const file = files.get(m[1].split('/').map(decodeURIComponent).join('/'));
+      return file === undefined ? [404, { message: 'Not Found' }] : [200, { content: Buffer.from(file).toString('base64'), encoding: 'base64' }];
+    }
+    if (method === 'POST' && p === '/git/blobs') {
+      const content = Buffer.from(String(body.content), body.encoding === 'base64' ? 'base64' : 'utf8').toString('utf8');
+      const id = sha(`blob ${content}`);
+      blobs.set(id, content);
+      return [201, { sha: id }];
+    }
+    if (method === 'POST' && p === '/git/trees') {
+      const entries = new Map<string, string | null>();
+      for (const e of body.tree as Array<{ path: string; sha: string | null }>) entries.set(e.path, e.sha === null ? null : (blobs.get(e.sha) ?? ''));
+      const id = sha(`tree ${JSON.stringify([...entries])}`);
+      trees.set(id, entries);
+      return [201, { sha: id }];
+    }
+    if (method === 'POST' && p === '/git/commits') {
+      const id = sha(`commit ${String(body.tree)} ${String(body.message)}`);
+      commits.set(id, {
+        tree: String(body.tree),
+        parents: body.parents as string[],
+        message: String(body.message),
+        files: trees.get(String(body.tree)) ?? new Map(),
+      });
+      return [201, { sha: id }];
+    }
+    if (method === 'POST' && p === '/git/refs') {
+      refs.set(String(body.ref).replace(/^refs\//, ''), String(body.sha));
+      return [201, { ref: body.ref }];
+    }
+    if (method === 'POST' && p === '/pulls') {
+      const number = 1000 + pulls.length + 1;
+      pulls.push({ number, title: String(body.title), body: String(body.body), head: String(body.head), base: String(body.base), draft: body.draft });
+      return [201, { number, draft: body.draft }];
+    }
+    return [404, { message: 'Not Found' }];
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://fake');
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const method = req.method ?? 'GET';
+      requests.push({ method, path: url.pathname, query: url.searchParams, body, token });
+      const [status, answer] = route(method, url.pathname, url.searchParams, body ?? {});
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    repo: options.repo,
+    requests,
+    roles,
+    issues,
+    comments,
+    reviews,
+    checkRuns,
+    pulls,
+    files,
+    commits,
+    refs,
+    writes: () => requests.filter((r) => r.method !== 'GET'),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function page<T>(items: T[], query: URLSearchParams): T[] {
+  const per = Number(query.get('per_page') ?? 30);
+  const n = Number(query.get('page') ?? 1);
+  return items.slice((n - 1) * per, n * per);
+}
