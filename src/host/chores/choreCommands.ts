@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { appendChore } from '../../core/chores/choreSerialize';
 import type { ChoreSpec } from '../../core/chores/choreSchema';
-import { choreTemplates } from '../../core/chores/templates';
+import { allChoreTemplates } from '../../core/chores/templates';
 import type { ChoreHost } from './choreHost';
 import { workspaceSecretKey } from './choreHost';
 import { describeTrigger } from './choreViews';
@@ -221,16 +221,16 @@ async function newChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, args: NewC
     (
       await vscode.window.showQuickPick(
         [
-          ...choreTemplates.map((t) => ({ label: t.label, detail: t.detail, key: t.key })),
+          ...allChoreTemplates.map((t) => ({ label: t.label, detail: t.detail, key: t.key })),
           { label: 'Blank chore', detail: 'Start from an empty chore and write its prompt yourself.', key: 'blank' },
         ],
         { title: 'Tasklane: new chore: start from', ignoreFocusOut: true },
       )
     )?.key;
   if (!templateKey) return undefined;
-  const template = choreTemplates.find((t) => t.key === templateKey);
+  const template = allChoreTemplates.find((t) => t.key === templateKey);
   if (!template && templateKey !== 'blank')
-    throw new Error(`Unknown chore template "${templateKey}"; use one of ${choreTemplates.map((t) => t.key).join(', ')} or blank.`);
+    throw new Error(`Unknown chore template "${templateKey}"; use one of ${allChoreTemplates.map((t) => t.key).join(', ')} or blank.`);
   // A blank chore asks for its prompt too.
   const steps = template ? 4 : 5;
   const taken = new Set(host.validChores().map((c) => c.id));
@@ -300,6 +300,8 @@ async function askTrigger(args: NewChoreArgs, preset: ChoreSpec['trigger'] | und
         .filter(Boolean),
     };
   if (args.task) return { task: { name: args.task, when: 'exitCode != 0' } };
+  // A GitHub event trigger runs on CI: the template's is kept and edited in the file.
+  if (preset?.github) return preset;
   const kind = preset
     ? preset.cron !== undefined
       ? 'cron'

@@ -5,9 +5,10 @@ import Ajv from 'ajv';
 import { parse } from 'yaml';
 import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import { ChoreScheduler } from '../../../src/core/chores/choreScheduler';
-import { serializeChore } from '../../../src/core/chores/choreSerialize';
 import { InMemorySchedulePersistence } from '../../../src/core/chores/schedulePersistence';
 import { TaskTriggerMatcher } from '../../../src/core/chores/taskTriggers';
+import { appendChore, serializeChore } from '../../../src/core/chores/choreSerialize';
+import { ciChoreTemplates } from '../../../src/core/chores/templates';
 import { choreDefinitionHash } from '../../../src/core/consent/definitionHash';
 import type { ChoreDiagnostic } from '../../../src/core/chores/types';
 import { FakeClock } from '../../fakes/fakeClock';
@@ -183,5 +184,29 @@ describe('chores: github triggers, actors and outputs in chores.yaml', () => {
     const matcher = new TaskTriggerMatcher();
     matcher.configure([task, github]);
     assert.deepEqual(await matcher.match({ name: 'build', exitCode: 1 }), ['t']);
+  });
+
+  it('ships the four CI templates, each loading without a diagnostic and valid under the JSON Schema', () => {
+    assert.deepEqual(
+      ciChoreTemplates.map((t) => t.key),
+      ['triage-issues', 'review-dependency-updates', 'errors-into-issues', 'fix-failing-build'],
+    );
+    let text = '';
+    for (const template of ciChoreTemplates) text = appendChore(text, template.spec);
+    const result = parseChoresFile(text);
+    assert.deepEqual(result.diagnostics, [], text);
+    const byId = new Map(result.chores.map((c) => [c.id, c]));
+    assert.deepEqual(byId.get('triage-issues')?.outputs, {
+      labels: { allowed: ['bug', 'documentation', 'enhancement', 'question'], max: 2 },
+      comment: { max: 1 },
+    });
+    assert.deepEqual(byId.get('review-dependency-updates')?.actors, { roles: ['admin', 'maintain', 'write'], bots: ['dependabot[bot]', 'renovate[bot]'] });
+    assert.deepEqual(byId.get('errors-into-issues')?.trigger, { kind: 'github', github: { event: 'schedule', cron: '0 6 * * *', timezone: 'UTC' } });
+    assert.deepEqual(byId.get('fix-failing-build')?.commands, ['npm test'], 'the test command is its only command');
+    assert.deepEqual(byId.get('fix-failing-build')?.outputs, { pullRequest: { draft: true } });
+    for (const c of result.chores) assert.equal(c.trigger.kind, 'github');
+    const schema = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../schemas/chores.schema.json'), 'utf8')) as object;
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    assert.equal(validate(parse(text)), true, JSON.stringify(validate.errors));
   });
 });
