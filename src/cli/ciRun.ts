@@ -166,20 +166,20 @@ async function verdictOf(chore: ChoreDefinition, output: Record<string, unknown>
   return { expression: chore.successWhen, met: verdict.result === 'true' };
 }
 
-/** Commands the run ran and those refused, from its trace. */
+/** Commands the run ran and those refused (an error step: refused, not offered or failed to start), from its trace. */
 function commandsOf(trace: readonly ChoreStep[]): ResultManifest['commands'] {
   const run: string[] = [];
   const refused: string[] = [];
   for (const step of trace) {
     if (step.name !== 'run_command' && step.name !== 'run_task') continue;
-    let command = step.args;
+    let command = `${step.name} (${step.result.split('\n')[0].slice(0, 120)})`;
     try {
       const args = JSON.parse(step.args) as { command?: unknown; name?: unknown };
-      command = String(args.command ?? args.name ?? step.args);
+      if (typeof args.command === 'string' || typeof args.name === 'string') command = String(args.command ?? args.name);
     } catch {
-      // truncated args: keep the text
+      // not JSON (a call that never ran): named by its result
     }
-    (step.status === 'error' && /refused/i.test(step.result) ? refused : run).push(command);
+    (step.status === 'ok' ? run : refused).push(command);
   }
   return { run, refused };
 }
