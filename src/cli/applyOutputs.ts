@@ -105,7 +105,8 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
     else {
       const body = `${clean(out.comment)}\n\n${marker(chore.id)}`;
       await attempt('comment', async () => {
-        const existing = (await api.comments(item.number!)).find((c) => (c.body ?? '').includes(marker(chore.id)));
+        // Only a bot's comment is Tasklane's: a person can paste the marker, and must not get their comment overwritten.
+        const existing = (await api.comments(item.number!)).find((c) => c.user?.type === 'Bot' && (c.body ?? '').includes(marker(chore.id)));
         if (existing) {
           await api.updateComment(existing.id, body);
           return `comment on #${item.number} updated in place`;
@@ -127,7 +128,8 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
           const done: string[] = [];
           for (const issue of take) {
             const key = marker(chore.id, `issue=${createHash('sha256').update(issue.title.trim().toLowerCase()).digest('hex').slice(0, 16)}`);
-            const found = existing.find((i) => (i.body ?? '').includes(key));
+            // A person's issue carrying the marker does not stand in for Tasklane's (it could hide a report).
+            const found = existing.find((i) => i.user?.type === 'Bot' && (i.body ?? '').includes(key));
             if (found) done.push(`issue "${issue.title.slice(0, 60)}" already filed as #${found.number}`);
             else done.push(`issue #${await api.createIssue(clean(issue.title) || 'Tasklane', `${clean(issue.body)}\n\n${key}`)} "${issue.title.slice(0, 60)}"`);
           }

@@ -31,16 +31,24 @@ export interface CheckRunSummary {
   output?: { summary?: string | null };
 }
 
+/** Who wrote an issue or a comment: Tasklane's own writes are a Bot's (the workflow's token or an app). */
+export interface Author {
+  login?: string;
+  type?: string;
+}
+
 export interface IssueSummary {
   number: number;
   title: string;
   body?: string | null;
   pull_request?: unknown;
+  user?: Author | null;
 }
 
 export interface CommentSummary {
   id: number;
   body?: string | null;
+  user?: Author | null;
 }
 
 /** Most pages read from a list endpoint (100 per page). */

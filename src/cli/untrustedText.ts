@@ -70,6 +70,7 @@ export function eventTexts(event: GithubEvent): EventText[] {
   const sender = str(obj(p.sender).login);
   if (event.name === 'repository_dispatch' && p.client_payload !== undefined) add('client_payload', JSON.stringify(p.client_payload, null, 2), sender);
   if (event.name === 'repository_dispatch') add('branch', p.branch, sender);
+  if (event.name === 'repository_dispatch') add('event_type', p.action, sender);
   if (event.name === 'workflow_dispatch' && p.inputs && Object.keys(obj(p.inputs)).length) add('inputs', JSON.stringify(p.inputs, null, 2), sender);
   return out;
 }
@@ -82,7 +83,10 @@ export function describeEvent(event: GithubEvent, item: { repo: string; number: 
   const p = event.payload;
   const sender = str(obj(p.sender).login) ?? 'unknown';
   const where = item.number !== null ? `${item.kind === 'pull_request' ? 'pull request' : 'issue'} #${item.number} of ${item.repo}` : item.repo;
-  const lines = [`Trigger: the GitHub event ${event.name}${event.action ? ` (${event.action})` : ''} on ${where}, sent by ${sender}.`];
+  // A dispatch's event_type is chosen by whoever posts it: only a plain word is written outside a block.
+  const action = event.action && /^[a-z_]{1,40}$/.test(event.action) ? ` (${event.action})` : '';
+  const login = /^[A-Za-z0-9-]{1,39}(\[bot\])?$/.test(sender) ? sender : 'an account with an unusual login';
+  const lines = [`Trigger: the GitHub event ${event.name}${action} on ${where}, sent by ${login}.`];
   const labels = (
     Array.isArray(obj(p.issue).labels) ? obj(p.issue).labels : Array.isArray(obj(p.pull_request).labels) ? obj(p.pull_request).labels : []
   ) as unknown[];

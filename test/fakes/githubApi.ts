@@ -17,7 +17,11 @@ export interface FakeIssue {
   body: string;
   labels: string[];
   pull_request?: object;
+  user?: { login: string; type: string };
 }
+
+/** Who a write is recorded as: the workflow's token writes as its bot. */
+const bot = { login: 'github-actions[bot]', type: 'Bot' };
 
 export interface FakeCheckRun {
   id: number;
@@ -43,7 +47,7 @@ export interface FakeGithub {
   /** login → role_name (admin, maintain, write, triage, read); absent: not a collaborator (404). */
   readonly roles: Map<string, string>;
   readonly issues: Map<number, FakeIssue>;
-  readonly comments: Array<{ id: number; issue: number; body: string }>;
+  readonly comments: Array<{ id: number; issue: number; body: string; user: { login: string; type: string } }>;
   readonly reviews: Array<{ pull: number; body: string; event: string }>;
   readonly checkRuns: FakeCheckRun[];
   readonly pulls: Array<{ number: number; title: string; body: string; head: string; base: string; draft: unknown }>;
@@ -106,7 +110,7 @@ export async function startFakeGithub(options: {
         ),
       ];
     if (method === 'POST' && (m = /^\/issues\/(\d+)\/comments$/.exec(p))) {
-      const comment = { id: ++counter, issue: Number(m[1]), body: String(body.body) };
+      const comment = { id: ++counter, issue: Number(m[1]), body: String(body.body), user: bot };
       comments.push(comment);
       return [201, comment];
     }
@@ -119,7 +123,7 @@ export async function startFakeGithub(options: {
     if (method === 'GET' && p === '/issues') return [200, page([...issues.values()], query)];
     if (method === 'POST' && p === '/issues') {
       const number = Math.max(0, ...issues.keys()) + 1;
-      const issue = { number, title: String(body.title), body: String(body.body ?? ''), labels: [] };
+      const issue = { number, title: String(body.title), body: String(body.body ?? ''), labels: [], user: bot };
       issues.set(number, issue);
       return [201, issue];
     }

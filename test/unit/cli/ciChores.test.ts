@@ -161,6 +161,8 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
       'the agent job asked the gate with the gate token',
     );
 
+    // A person who pastes the marker into their own comment does not get it overwritten.
+    github.comments.unshift({ id: 1, issue: 1, body: 'me too <!-- tasklane:chore=triage-issues -->', user: { login: 'Codertocat', type: 'User' } });
     const second = await fire('triage-issues', 'issues', issueOpened(), [
       end({ status: 'triaged', labels: ['wontfix', 'question', 'bug', 'documentation'], comment: 'Updated <!-- tasklane:chore=other -->' }),
     ]);
@@ -168,8 +170,9 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     assert.match(second.apply.out, /refused: label "wontfix": not in outputs.labels.allowed/);
     assert.match(second.apply.out, /refused: label "documentation": over outputs.labels.max 2/);
     assert.match(second.apply.out, /applied: comment on #1 updated in place/);
-    assert.equal(github.comments.length, 1, 'one comment, updated in place');
-    assert.equal(github.comments[0].body, 'Updated\n\n<!-- tasklane:chore=triage-issues -->', 'a marker the model wrote is removed');
+    assert.equal(github.comments.length, 2, 'one comment of Tasklane, updated in place');
+    assert.equal(github.comments[0].body, 'me too <!-- tasklane:chore=triage-issues -->');
+    assert.equal(github.comments[1].body, 'Updated\n\n<!-- tasklane:chore=triage-issues -->', 'a marker the model wrote is removed');
     assert.equal(github.checkRuns.at(-1)?.conclusion, 'failure');
   });
 
