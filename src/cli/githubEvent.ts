@@ -109,6 +109,9 @@ export function matchEvent(trigger: GithubTrigger, event: GithubEvent): EventMat
     if (!trigger.workflows?.includes(str(run.name) ?? ''))
       return no(`the workflow "${str(run.name) ?? ''}" is not one of ${(trigger.workflows ?? []).join(', ')}`);
     if (!trigger.branches?.includes(str(run.head_branch) ?? '')) return no(`the run's branch is not one of ${(trigger.branches ?? []).join(', ')}`);
+    // A fork's pull request can name its branch main too: only runs of this repository's own branches fire.
+    const head = str(obj(run.head_repository).full_name);
+    if (head !== undefined && head !== str(obj(p.repository).full_name)) return no(`the failed run is of a fork's branch (${head})`);
   }
   if (trigger.event === 'pull_request' && trigger.branches && !trigger.branches.includes(str(obj(obj(p.pull_request).base).ref) ?? ''))
     return no(`the pull request's base branch is not one of ${trigger.branches.join(', ')}`);

@@ -222,6 +222,7 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     const run = webhookExample('workflow_run', (e) => e.action === 'completed') as Obj;
     Object.assign(run.workflow_run, { conclusion: 'failure', name: 'CI', head_branch: 'main', head_sha: headSha });
     run.repository.full_name = repoName;
+    run.workflow_run.head_repository.full_name = repoName;
     run.sender.login = 'Codertocat';
     const result = await fire('fix-failing-build', 'workflow_run', run, [
       { toolCalls: [{ name: 'run_command', arguments: { command: 'npm test' } }] },

@@ -55,7 +55,11 @@ describe('cli: GitHub events are data', () => {
     run.workflow_run.conclusion = 'failure';
     run.workflow_run.name = 'CI';
     run.workflow_run.head_branch = 'main';
+    run.workflow_run.head_repository.full_name = run.repository.full_name;
     assert.deepEqual(matchEvent(failing, ev('workflow_run', run)), { fire: true });
+    run.workflow_run.head_repository.full_name = 'someone/fork';
+    assert.match((matchEvent(failing, ev('workflow_run', run)) as { reason: string }).reason, /a fork's branch \(someone\/fork\)/);
+    run.workflow_run.head_repository.full_name = run.repository.full_name;
     run.workflow_run.head_branch = 'feature';
     assert.match((matchEvent(failing, ev('workflow_run', run)) as { reason: string }).reason, /branch is not one of main/);
 
