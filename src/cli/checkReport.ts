@@ -40,7 +40,7 @@ export function checkReport(
       item: itemKey,
       costUsd: u.costUsd,
       at: now.toISOString(),
-      ...(manifest.skip === 'budget' || manifest.skip === 'gate' ? { stopped: true } : {}),
+      ...(manifest.skip === 'budget' || manifest.skip === 'gate' ? { stopped: manifest.skip } : {}),
     }),
   ];
   return { conclusion, title, summary: lines.join('\n') };

@@ -5,13 +5,15 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { sendEscalation } from '../core/chores/escalation';
 import type { ChoreDefinition } from '../core/chores/types';
+import type { Logger } from '../core/ports';
 import type { Redactor } from '../core/security/redact';
 import { applyOutputs } from './applyOutputs';
 import { checkReport } from './checkReport';
 import { githubApiFromEnv, itemKey, runOnCi } from './ciRun';
 import type { CiRunInput } from './ciRun';
-import { UsageError } from './environment';
+import { secretsFromEnv, UsageError } from './environment';
 import { checkName } from './fireBudget';
 import { eventHeadSha, eventItem, readGithubEvent } from './githubEvent';
 import { manifestFile, patchFile, readManifest, writeManifest } from './resultManifest';
@@ -29,6 +31,7 @@ export async function runCiFire(input: {
   values: { event?: string; out?: string; json?: boolean };
   io: Io;
   redactor: Redactor;
+  logger: Logger;
   run: CiRunInput['run'];
 }): Promise<number> {
   const { io, redactor, values } = input;
@@ -36,7 +39,26 @@ export async function runCiFire(input: {
   redactor.addSecret(io.env.TASKLANE_GATE_TOKEN);
   redactor.addSecret(io.env.GITHUB_TOKEN);
   const eventFile = values.event !== undefined ? path.resolve(io.cwd, values.event) : io.env.GITHUB_EVENT_PATH || undefined;
-  const { manifest, patch } = await runOnCi({ chore: input.chore, eventFile, env: io.env, now: () => new Date(), run: input.run });
+  const secrets = secretsFromEnv(io.env);
+  const escalateStop = async (chore: ChoreDefinition, reason: string) => {
+    const now = new Date().toISOString();
+    const usage = { iterations: 0, elapsedMs: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
+    const payload = {
+      type: 'tasklane.chore_escalation' as const,
+      version: 1 as const,
+      chore: { id: chore.id, name: chore.name },
+      runId: `ci-${io.env.GITHUB_RUN_ID ?? 'local'}`,
+      status: 'budget_exhausted' as const,
+      reason: redactor.redact(reason),
+      usage,
+      lastSteps: [],
+      startedAt: now,
+      endedAt: now,
+      ...(io.env.GITHUB_REPOSITORY ? { workspace: io.env.GITHUB_REPOSITORY } : {}),
+    };
+    await sendEscalation(chore.escalate!, payload, { secrets: { getSecret: async (name) => secrets(name) }, logger: input.logger });
+  };
+  const { manifest, patch } = await runOnCi({ chore: input.chore, eventFile, env: io.env, now: () => new Date(), run: input.run, escalateStop });
   const safe = JSON.parse(redactor.redact(JSON.stringify(manifest))) as typeof manifest;
   if (values.out !== undefined) writeManifest(path.resolve(io.cwd, values.out), safe, patch === undefined ? undefined : redactor.redact(patch));
   io.err(

@@ -27,6 +27,8 @@ export interface CiRunInput {
   eventFile: string | undefined;
   env: Env;
   now: () => Date;
+  /** Tells the chore's escalation channels about a budget stop (once per day: the first stop). */
+  escalateStop?: (chore: ChoreDefinition, reason: string) => Promise<void>;
   /** Runs the (possibly narrowed) chore through the engine: runChoreOnce. */
   run: (chore: ChoreDefinition) => Promise<{ result: CliRunResult; patch: string; output?: Record<string, unknown>; trace: ChoreStep[] }>;
 }
@@ -66,7 +68,10 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     base.tainted = taintReasons.length > 0;
     base.taintReasons = taintReasons;
     const stop = await crossFireBudget(chore, event, item, env, input.now());
-    if (stop.stop) return skip('budget', stop.stop);
+    if (stop.stop) {
+      if (stop.firstStop && chore.escalate) await input.escalateStop?.(chore, stop.stop);
+      return skip('budget', stop.stop);
+    }
     narrowed = ciChore(chore, event, item!, base.tainted, stop.costLeftToday);
   }
   const { result, patch, output, trace } = await input.run(narrowed);
@@ -146,7 +151,7 @@ async function crossFireBudget(
   item: EventItem | null,
   env: Env,
   now: Date,
-): Promise<{ stop?: string; costLeftToday?: number }> {
+): Promise<{ stop?: string; costLeftToday?: number; firstStop?: boolean }> {
   if (chore.spendLimits?.maxCostUsdPerDay === undefined && chore.maxFiresPerItem === undefined) return {};
   const ref = eventHeadSha(event, env);
   const api = githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo);

@@ -20,8 +20,8 @@ export interface FireRecord {
   costUsd: number;
   /** ISO time of the fire. */
   at: string;
-  /** True when it stopped on a cap: a stop is recorded once, it does not count as a fire. */
-  stopped?: boolean;
+  /** Set when the fire never ran (a budget stop or the actor gate): it counts as no fire and no cost. */
+  stopped?: 'budget' | 'gate';
 }
 
 const linePattern = /<!-- tasklane:fire (\{[^\n]*?\}) -->/;
@@ -50,7 +50,7 @@ export function fireRecords(runs: readonly CheckRunSummary[], choreId: string): 
         item: typeof r.item === 'string' ? r.item : null,
         costUsd: Math.max(0, r.costUsd),
         at: r.at,
-        ...(r.stopped ? { stopped: true } : {}),
+        ...(r.stopped === 'budget' || r.stopped === 'gate' ? { stopped: r.stopped } : {}),
       });
     } catch {
       // a damaged line counts for nothing
@@ -59,23 +59,28 @@ export function fireRecords(runs: readonly CheckRunSummary[], choreId: string): 
   return out;
 }
 
-/** Why this fire must stop before the model is called, or undefined; also the cost left today. */
+/**
+ * Why this fire must stop before the model is called, or undefined; also the cost left today, and
+ * whether this is the first stop of the day (a stop is escalated once per window, not per fire).
+ */
 export function budgetAcrossFires(
   chore: Pick<ChoreDefinition, 'id' | 'spendLimits' | 'maxFiresPerItem'>,
   records: readonly FireRecord[],
   item: string | null,
   now: Date,
-): { stop?: string; costLeftToday?: number } {
+): { stop?: string; costLeftToday?: number; firstStop?: boolean } {
   const today = now.toISOString().slice(0, 10);
+  const firstStop = !records.some((r) => r.stopped === 'budget' && r.at.slice(0, 10) === today);
   const fires = records.filter((r) => !r.stopped);
   const spent = fires.filter((r) => r.at.slice(0, 10) === today).reduce((sum, r) => sum + r.costUsd, 0);
   const cap = chore.spendLimits?.maxCostUsdPerDay;
   if (cap !== undefined && spent >= cap)
-    return { stop: `budget across fires: ${chore.id} spent $${spent.toFixed(4)} today (UTC), at its cap of $${cap} (budget.maxCostUsdPerDay)` };
+    return { stop: `budget across fires: ${chore.id} spent $${spent.toFixed(4)} today (UTC), at its cap of $${cap} (budget.maxCostUsdPerDay)`, firstStop };
   const perItem = chore.maxFiresPerItem;
   if (perItem !== undefined && item !== null) {
     const count = fires.filter((r) => r.item === item).length;
-    if (count >= perItem) return { stop: `budget across fires: ${chore.id} already fired ${count} time(s) for ${item} (budget.maxFiresPerItem ${perItem})` };
+    if (count >= perItem)
+      return { stop: `budget across fires: ${chore.id} already fired ${count} time(s) for ${item} (budget.maxFiresPerItem ${perItem})`, firstStop };
   }
   return cap !== undefined ? { costLeftToday: cap - spent } : {};
 }

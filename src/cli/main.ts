@@ -133,6 +133,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
             values,
             io,
             redactor,
+            logger,
             run: (narrowed) => runChoreOnce({ ...runOptions, chore: narrowed, chores: chores.map((c) => (c.id === narrowed.id ? narrowed : c)) }),
           });
         const { result, patch } = await runChoreOnce(runOptions);

@@ -9,6 +9,8 @@ import { appendChore } from '../../../src/core/chores/choreSerialize';
 import { ciChoreTemplates } from '../../../src/core/chores/templates';
 import { startFakeGithub } from '../../fakes/githubApi';
 import type { FakeGithub } from '../../fakes/githubApi';
+import { startHttpReceiver } from '../../fixtures/escalationServers';
+import type { HttpReceiver } from '../../fixtures/escalationServers';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer, ScriptStep } from '../../fixtures/modelServer';
 import { webhookExample, writeEvent } from '../../support/webhookExamples';
@@ -44,6 +46,8 @@ const extraChores = `  - id: outsider-fix
     prompt: Say hello.
     budget: { maxCostUsdPerDay: 0.2 }
     outputs: { comment: {} }
+    escalate:
+      webhook: { urlSecret: ops-hook }
 `;
 
 function makeRepo(): string {
@@ -69,6 +73,7 @@ const end = (output: Obj): ScriptStep => ({ toolCalls: [{ name: 'task_end', argu
 describe('cli: chores on CI, end to end (chores run --event --out, then chores apply --from)', function () {
   this.timeout(120_000);
   let server: ModelServer;
+  let receiver: HttpReceiver;
   let github: FakeGithub;
   let dir: string;
   let tmp: string;
@@ -120,6 +125,7 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
 
   before(async () => {
     server = await startModelServer();
+    receiver = await startHttpReceiver();
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-ci-'));
     dir = makeRepo();
   });
@@ -132,6 +138,7 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
   afterEach(() => github.close());
   after(async () => {
     await server.close();
+    await receiver.close();
     for (const d of [tmp, dir]) fs.rmSync(d, { recursive: true, force: true });
   });
 
@@ -310,7 +317,12 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
 
   it('the third fire over a day cap stops with a neutral check run', async () => {
     // 10 input + 1 output tokens at 10,000 USD per million: 0.11 USD per call; the cap is 0.2.
-    const prices = { TASKLANE_MODEL_ID: 'priced-model', TASKLANE_MODEL_PRICES: JSON.stringify({ 'priced-model': { input: 10_000, output: 10_000 } }) };
+    const prices = {
+      TASKLANE_MODEL_ID: 'priced-model',
+      TASKLANE_MODEL_PRICES: JSON.stringify({ 'priced-model': { input: 10_000, output: 10_000 } }),
+      TASKLANE_SECRET_OPS_HOOK: `${receiver.baseUrl}/hook`,
+    };
+    receiver.requests.length = 0;
     const step = (): ScriptStep => ({ ...end({ comment: 'hi' }), usage: { input: 10, output: 1 } });
     const first = await fire('capped', 'issues', issueOpened(), [step()], prices);
     assert.ok(first.manifest.usage.costUsd > 0.1, JSON.stringify(first.manifest.usage));
@@ -322,6 +334,12 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     assert.equal(third.modelRequests, 0);
     assert.equal(github.checkRuns.at(-1)?.conclusion, 'neutral');
     assert.match(github.checkRuns.at(-1)?.output.title ?? '', /Stopped: a budget across fires is reached/);
+    const stops = () => receiver.requests.filter((r) => /^budget across fires/.test((r.body as { reason?: string }).reason ?? ''));
+    assert.equal(stops().length, 1, 'the stop is escalated');
+    assert.equal((stops()[0].body as { status: string }).status, 'budget_exhausted');
+    const fourth = await fire('capped', 'issues', issueOpened(), [], prices);
+    assert.equal(fourth.manifest.skip, 'budget');
+    assert.equal(stops().length, 1, 'once per day, not once per fire');
   });
 
   it('rejects bad input with exit 2', async () => {

@@ -59,7 +59,7 @@ describe('cli: what a draft pull request may carry, and budgets across fires', (
     const runs = [
       summary({ chore: 'x', item: 'o/r#1', costUsd: 0.5, at }),
       summary({ chore: 'x', item: 'o/r#1', costUsd: 0.25, at: '2026-12-01T23:00:00.000Z' }),
-      summary({ chore: 'x', item: 'o/r#1', costUsd: 9, at, stopped: true }),
+      summary({ chore: 'x', item: 'o/r#1', costUsd: 9, at, stopped: 'budget' }),
       summary({ chore: 'y', item: 'o/r#1', costUsd: 9, at }),
       { id: 2, name: 'Tasklane · x', output: { summary: '<!-- tasklane:fire {broken -->' } },
     ];
@@ -67,6 +67,16 @@ describe('cli: what a draft pull request may carry, and budgets across fires', (
     assert.equal(records.length, 3);
     const now = new Date('2026-12-02T12:00:00Z');
     assert.deepEqual(budgetAcrossFires({ id: 'x', spendLimits: { maxCostUsdPerDay: 1 } }, records, 'o/r#1', now), { costLeftToday: 0.5 });
+    assert.equal(budgetAcrossFires({ id: 'x', spendLimits: { maxCostUsdPerDay: 0.5 } }, records, 'o/r#1', now).firstStop, false, 'a stop was recorded today');
+    assert.equal(
+      budgetAcrossFires(
+        { id: 'x', spendLimits: { maxCostUsdPerDay: 0.5 } },
+        records.filter((r) => !r.stopped),
+        'o/r#1',
+        now,
+      ).firstStop,
+      true,
+    );
     assert.match(budgetAcrossFires({ id: 'x', spendLimits: { maxCostUsdPerDay: 0.5 } }, records, 'o/r#1', now).stop ?? '', /spent \$0\.5000 today/);
     assert.match(budgetAcrossFires({ id: 'x', maxFiresPerItem: 2 }, records, 'o/r#1', now).stop ?? '', /already fired 2 time\(s\) for o\/r#1/);
     assert.deepEqual(budgetAcrossFires({ id: 'x', maxFiresPerItem: 2 }, records, 'o/r#2', now), {});
