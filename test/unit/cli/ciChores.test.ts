@@ -342,6 +342,44 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     assert.equal(stops().length, 1, 'once per day, not once per fire');
   });
 
+  it('reports a run that produced nothing as a no-op, and trusts nothing in the result it applies', async () => {
+    const nothing = await fire('triage-issues', 'issues', issueOpened(), [end({ status: 'triaged' })]);
+    assert.equal(nothing.apply.code, 0);
+    assert.match(nothing.apply.out, /the run proposed nothing to write/);
+    assert.equal(github.checkRuns.at(-1)?.conclusion, 'neutral');
+    assert.match(github.checkRuns.at(-1)?.output.summary ?? '', /The run produced nothing to write\./);
+
+    const result = await fire('triage-issues', 'issues', issueOpened(), [end({ status: 'triaged', labels: ['bug'] })]);
+    const event = writeEvent(tmp, 'issues', issueOpened());
+    const tampered = async (change: (m: Obj) => void) => {
+      const manifest = JSON.parse(fs.readFileSync(path.join(result.out, 'tasklane-result.json'), 'utf8')) as Obj;
+      change(manifest);
+      const out = fs.mkdtempSync(path.join(tmp, 'tampered-'));
+      fs.writeFileSync(path.join(out, 'tasklane-result.json'), JSON.stringify(manifest));
+      const before = github.writes().length;
+      const applied = await cli(['chores', 'apply', '--from', out], { ...baseEnv('issues', event), GITHUB_TOKEN: 'write-token' });
+      return {
+        applied,
+        writes: github
+          .writes()
+          .slice(before)
+          .map((w) => w.path),
+      };
+    };
+    const otherItem = await tampered((m) => (m.item.number = 2));
+    assert.equal(otherItem.applied.code, 1);
+    assert.match(
+      otherItem.applied.out,
+      /refused: every proposed output \(1\): the result targets Codertocat\/Hello-World#2, not the triggering item Codertocat\/Hello-World#1/,
+    );
+    assert.deepEqual(otherItem.writes, [`/repos/${repoName}/check-runs`]);
+    const otherHash = await tampered((m) => (m.definitionHash = 'f'.repeat(64)));
+    assert.match(otherHash.applied.out, /differs from the committed one/);
+    const otherChore = await tampered((m) => (m.choreId = 'no-such-chore'));
+    assert.match(otherChore.applied.out, /the chore no-such-chore is not a valid chore/);
+    assert.deepEqual(github.issues.get(2)?.labels, [], 'nothing reached another item');
+  });
+
   it('rejects bad input with exit 2', async () => {
     const empty = fs.mkdtempSync(path.join(tmp, 'empty-'));
     fs.writeFileSync(path.join(empty, 'tasklane-result.json'), '{"version": 2}');
