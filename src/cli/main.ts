@@ -19,7 +19,7 @@ import { modelFromEnv, modelIdFromEnv, pricesFromEnv, pricesVariable, redactorFr
 import { costEstimateNote } from '../core/chores/chorePreview';
 import { githubWorkflow, WorkflowError } from './githubWorkflow';
 import { runChoreOnce } from './runChore';
-import { applyCommand, runCiFire } from './ciCommands';
+import { applyCommand, runCiFire } from './ciFire';
 
 const USAGE = `Usage:
   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--event FILE] [--out DIR]
