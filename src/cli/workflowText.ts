@@ -40,6 +40,13 @@ export function inputNameText(choreId: string, name: string): string {
   return name;
 }
 
+/** A branch filter: a ref name with GitHub's `*` / `**` / `!` pattern characters, nothing else. */
+export function branchText(choreId: string, branch: string): string {
+  if (!/^!?[A-Za-z0-9._/*+-]{1,200}$/.test(branch) || branch.includes('..'))
+    throw new WorkflowError(`chore ${choreId}: the branch filter ${JSON.stringify(branch)} is not a branch name or pattern.`);
+  return branch;
+}
+
 /** A 5-field cron of digits, names and `*,/-` only. */
 export function cronText(choreId: string, cron: string): string {
   if (!/^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$/.test(cron))

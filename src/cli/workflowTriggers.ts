@@ -8,7 +8,7 @@
  */
 import type { GithubDispatchInput, GithubEventName, GithubTrigger } from '../core/chores/githubTypes';
 import type { ChoreDefinition } from '../core/chores/types';
-import { choreIdText, commandText, cronText, inputNameText, quoted, quotedList, typeText, WorkflowError } from './workflowText';
+import { branchText, choreIdText, commandText, cronText, inputNameText, quoted, quotedList, typeText, WorkflowError } from './workflowText';
 
 /** A chore the workflow runs, with its trigger as a GitHub event. */
 export interface CiChore {
@@ -68,6 +68,7 @@ export function checkTrigger(chore: ChoreDefinition, trigger: GithubTrigger): vo
   if (trigger.event === 'issue_comment') commandText(id, trigger.command ?? '');
   if (trigger.event === 'workflow_run' && (!trigger.workflows?.length || !trigger.branches?.length))
     throw new WorkflowError(`chore ${id}: workflow_run needs workflows and branches.`);
+  for (const branch of trigger.branches ?? []) branchText(id, branch);
   if (trigger.event === 'workflow_dispatch') for (const name of Object.keys(trigger.inputs ?? {})) inputNameText(id, name);
   if (trigger.event === 'workflow_dispatch' && trigger.inputs && 'chore' in trigger.inputs)
     throw new WorkflowError(`chore ${id}: the workflow_dispatch input "chore" is Tasklane's own (it picks the chore to run); rename it.`);
