@@ -66,6 +66,7 @@ export function checkTrigger(chore: ChoreDefinition, trigger: GithubTrigger): vo
   for (const type of typesOf(trigger)) typeText(id, type);
   if (trigger.event === 'repository_dispatch' && !trigger.types?.length) throw new WorkflowError(`chore ${id}: repository_dispatch needs types.`);
   if (trigger.event === 'issue_comment') commandText(id, trigger.command ?? '');
+  if (trigger.event === 'schedule' && !trigger.cron) throw new WorkflowError(`chore ${id}: schedule needs cron.`);
   if (trigger.event === 'workflow_run' && (!trigger.workflows?.length || !trigger.branches?.length))
     throw new WorkflowError(`chore ${id}: workflow_run needs workflows and branches.`);
   for (const branch of trigger.branches ?? []) branchText(id, branch);

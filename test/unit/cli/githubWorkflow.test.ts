@@ -216,6 +216,7 @@ describe('cli: the generated GitHub workflow', () => {
     refuse({ event: 'pull_request_target' }, /pull_request_target is never generated/);
     refuse({ event: 'push' }, /not a GitHub event/);
     refuse({ event: 'repository_dispatch' }, /needs types/);
+    refuse({ event: 'schedule' }, /schedule needs cron/);
     refuse({ event: 'workflow_run', workflows: ['CI'] }, /needs workflows and branches/);
     refuse({ event: 'issue_comment' }, /comment command/);
     refuse({ event: 'issue_comment', command: "x' || true || '" }, /not \[a-z0-9-\]/);
