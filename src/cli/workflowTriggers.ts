@@ -70,7 +70,11 @@ export function checkTrigger(chore: ChoreDefinition, trigger: GithubTrigger): vo
   if (trigger.event === 'workflow_run' && (!trigger.workflows?.length || !trigger.branches?.length))
     throw new WorkflowError(`chore ${id}: workflow_run needs workflows and branches.`);
   for (const branch of trigger.branches ?? []) branchText(id, branch);
-  if (trigger.event === 'workflow_dispatch') for (const name of Object.keys(trigger.inputs ?? {})) inputNameText(id, name);
+  if (trigger.event === 'workflow_dispatch')
+    for (const [name, input] of Object.entries(trigger.inputs ?? {})) {
+      inputNameText(id, name);
+      if (!['string', 'boolean', 'choice', 'number'].includes(input.type)) throw new WorkflowError(`chore ${id}: the input ${name} has no type GitHub knows.`);
+    }
   if (trigger.event === 'workflow_dispatch' && trigger.inputs && 'chore' in trigger.inputs)
     throw new WorkflowError(`chore ${id}: the workflow_dispatch input "chore" is Tasklane's own (it picks the chore to run); rename it.`);
 }
@@ -139,7 +143,7 @@ function dispatchInputs(chores: readonly CiChore[]): string[] {
   for (const [name, { input }] of seen) {
     lines.push(`      ${name}:`);
     if (input.description) lines.push(`        description: ${quoted(input.description)}`);
-    lines.push(`        required: ${chores.length === 1 && input.required}`, `        type: ${input.type}`);
+    lines.push(`        required: ${chores.length === 1 && input.required === true}`, `        type: ${input.type}`);
     if (input.type === 'choice') lines.push(`        options: ${quotedList(input.options ?? [])}`);
     if (input.default !== undefined) lines.push(`        default: ${input.type === 'boolean' ? String(input.default === 'true') : quoted(input.default)}`);
   }

@@ -217,6 +217,7 @@ describe('cli: the generated GitHub workflow', () => {
     refuse({ event: 'push' }, /not a GitHub event/);
     refuse({ event: 'repository_dispatch' }, /needs types/);
     refuse({ event: 'schedule' }, /schedule needs cron/);
+    refuse({ event: 'workflow_dispatch', inputs: { x: { required: false, type: 'string\n  evil: 1' as 'string' } } }, /no type GitHub knows/);
     refuse({ event: 'workflow_run', workflows: ['CI'] }, /needs workflows and branches/);
     refuse({ event: 'issue_comment' }, /comment command/);
     refuse({ event: 'issue_comment', command: "x' || true || '" }, /not \[a-z0-9-\]/);
