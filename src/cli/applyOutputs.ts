@@ -11,7 +11,6 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_ACTOR_GATE } from '../core/chores/githubTypes';
 import type { ChoreOutputs } from '../core/chores/githubTypes';
 import type { ChoreDefinition } from '../core/chores/types';
-import { choreDefinitionHash } from '../core/consent/definitionHash';
 import { checkActorGate } from './actorGate';
 import type { GithubApi } from './githubApi';
 import { eventItem, selfTriggered } from './githubEvent';
@@ -26,6 +25,8 @@ export interface ApplyInput {
   patch: string | undefined;
   /** The committed chore of that id (undefined: not in chores.yaml). */
   chore: ChoreDefinition | undefined;
+  /** Its definition hash (skill bodies included), to compare with the one the run wrote. */
+  committedHash: string | undefined;
   /** The event, read by this step itself; undefined when none was given. */
   event: GithubEvent | undefined;
   api: GithubApi;
@@ -61,7 +62,7 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
   };
   const chore = input.chore;
   if (!chore) return refuseAll(`the chore ${manifest.choreId} is not a valid chore in the committed chores.yaml`);
-  if (choreDefinitionHash(chore) !== manifest.definitionHash) return refuseAll('the run used a chore definition that differs from the committed one');
+  if (input.committedHash !== manifest.definitionHash) return refuseAll('the run used a chore definition that differs from the committed one');
   if (!input.event) return refuseAll('no event file to confirm the triggering item (set GITHUB_EVENT_PATH or pass --event)');
   const own = selfTriggered(input.event);
   if (own) return refuseAll(`Tasklane's own event: ${own}`);

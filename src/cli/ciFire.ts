@@ -16,7 +16,8 @@ import type { CiRunInput } from './ciRun';
 import { secretsFromEnv, UsageError } from './environment';
 import { checkName } from './fireBudget';
 import { eventHeadSha, eventItem, readGithubEvent } from './githubEvent';
-import { manifestFile, patchFile, readManifest, writeManifest } from './resultManifest';
+import { manifestFile, patchFile, readManifest } from './resultManifest';
+import { writeRunOut } from './runOut';
 
 interface Io {
   out(text: string): void;
@@ -28,6 +29,8 @@ interface Io {
 /** `chores run <id>` on CI: exit 0 when the run succeeded or the fire was skipped, else 1. */
 export async function runCiFire(input: {
   chore: ChoreDefinition;
+  /** The chore's definition hash (skill bodies included), as `--expect-hash` and the workflow know it. */
+  definitionHash: string;
   values: { event?: string; out?: string; json?: boolean };
   io: Io;
   redactor: Redactor;
@@ -58,9 +61,18 @@ export async function runCiFire(input: {
     };
     await sendEscalation(chore.escalate!, payload, { secrets: { getSecret: async (name) => secrets(name) }, logger: input.logger });
   };
-  const { manifest, patch } = await runOnCi({ chore: input.chore, eventFile, env: io.env, now: () => new Date(), run: input.run, escalateStop });
+  const { manifest, patch } = await runOnCi({
+    chore: input.chore,
+    definitionHash: input.definitionHash,
+    eventFile,
+    env: io.env,
+    now: () => new Date(),
+    run: input.run,
+    escalateStop,
+  });
   const safe = JSON.parse(redactor.redact(JSON.stringify(manifest))) as typeof manifest;
-  if (values.out !== undefined) writeManifest(path.resolve(io.cwd, values.out), safe, patch === undefined ? undefined : redactor.redact(patch));
+  // Written through runOut.ts, which refuses a symbolic link for the folder and both files.
+  if (values.out !== undefined) writeRunOut(path.resolve(io.cwd, values.out), safe, patch === undefined ? '' : redactor.redact(patch));
   io.err(
     redactor.redact(
       `chore ${manifest.choreId}: ${manifest.status}${manifest.reason ? `: ${manifest.reason}` : ''}${manifest.tainted ? ' (tainted)' : ''}; ${manifest.changedFiles.length} file(s) in the patch${values.out !== undefined ? `; wrote ${manifestFile}${patch ? ` and ${patchFile}` : ''}` : ''}\n`,
@@ -71,7 +83,15 @@ export async function runCiFire(input: {
 }
 
 /** `chores apply --from DIR`: 0 all applied or nothing proposed, 1 something refused, 2 bad input. */
-export async function applyCommand(input: { from: string; event?: string; chores: ChoreDefinition[]; io: Io; redactor: Redactor }): Promise<number> {
+export async function applyCommand(input: {
+  from: string;
+  event?: string;
+  chores: ChoreDefinition[];
+  /** The committed chore's definition hash, computed as for `--expect-hash` (skill bodies included). */
+  hashOf: (chore: ChoreDefinition) => Promise<string>;
+  io: Io;
+  redactor: Redactor;
+}): Promise<number> {
   const { io, redactor } = input;
   redactor.addSecret(io.env.GITHUB_TOKEN);
   if (!fs.existsSync(input.from)) throw new UsageError(`--from ${input.from} does not exist; pass the folder chores run --out wrote.`);
@@ -88,7 +108,7 @@ export async function applyCommand(input: { from: string; event?: string; chores
   const eventFile = input.event ?? (io.env.GITHUB_EVENT_PATH || undefined);
   const event = eventFile ? readGithubEvent(eventFile, io.env.GITHUB_EVENT_NAME) : undefined;
   const chore = input.chores.find((c) => c.id === manifest.choreId);
-  const report = await applyOutputs({ manifest, patch, chore, event, api });
+  const report = await applyOutputs({ manifest, patch, chore, committedHash: chore ? await input.hashOf(chore) : undefined, event, api });
   const now = new Date();
   const item = event ? eventItem(event, repo) : manifest.item;
   const check = checkReport(manifest, report, chore, itemKey(item), now);

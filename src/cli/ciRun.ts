@@ -8,7 +8,6 @@ import { compileExpression, evaluateSuccess } from '../core/chores/expressions';
 import { DEFAULT_ACTOR_GATE } from '../core/chores/githubTypes';
 import type { ChoreStep } from '../core/chores/runLog';
 import type { ChoreDefinition } from '../core/chores/types';
-import { choreDefinitionHash } from '../core/consent/definitionHash';
 import { checkActorGate } from './actorGate';
 import { budgetAcrossFires, checkName, fireRecords } from './fireBudget';
 import { GithubApi } from './githubApi';
@@ -23,6 +22,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 export interface CiRunInput {
   chore: ChoreDefinition;
+  /** The chore's definition hash as the workflow pins it (`--expect-hash`), written into the manifest. */
+  definitionHash: string;
   /** The event file (`--event`, else `$GITHUB_EVENT_PATH`); undefined runs the chore by hand, ungated. */
   eventFile: string | undefined;
   env: Env;
@@ -49,7 +50,7 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
   const { chore, env } = input;
   const event = input.eventFile && chore.trigger.kind === 'github' ? readGithubEvent(input.eventFile, env.GITHUB_EVENT_NAME) : undefined;
   const item = event ? eventItem(event, env.GITHUB_REPOSITORY) : null;
-  const base = baseManifest(chore, event, item);
+  const base = baseManifest(chore, input.definitionHash, event, item);
   const finish = (manifest: ResultManifest, patch?: string) => ({ manifest, patch });
   const skip = (kind: NonNullable<ResultManifest['skip']>, reason: string) => finish({ ...base, status: 'skipped', skip: kind, reason });
 
@@ -96,11 +97,11 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
   return finish(manifest, base.tainted || !patch ? undefined : patch);
 }
 
-function baseManifest(chore: ChoreDefinition, event: GithubEvent | undefined, item: EventItem | null): ResultManifest {
+function baseManifest(chore: ChoreDefinition, definitionHash: string, event: GithubEvent | undefined, item: EventItem | null): ResultManifest {
   return {
     version: 1,
     choreId: chore.id,
-    definitionHash: choreDefinitionHash(chore),
+    definitionHash,
     status: 'skipped',
     reason: null,
     skip: null,

@@ -1,133 +1,102 @@
 /**
- * `tasklane chores ci github`: a GitHub Actions workflow that runs each cron chore on its
- * schedule with `tasklane chores run`, so a team's nightly chore does not depend on a laptop.
+ * `tasklane chores ci github`: one GitHub Actions workflow that runs each chore GitHub can start
+ * (cron chores on their schedule, chores with `trigger: { github: … }` on their repository event),
+ * each as an agent job that proposes and an apply job that disposes (workflowJobs.ts), with the
+ * triggers merged into one `on:` block (workflowTriggers.ts) and every piece of text from
+ * chores.yaml written through workflowText.ts. `tasklane chores ci verify` compares the committed
+ * file with this output.
  *
  * Decisions, since GitHub's scheduler is not croner:
  *  - GitHub schedules are 5-field and UTC only. A chore in a zone with a fixed offset is shifted
  *    to UTC; a zone with daylight saving cannot be one UTC cron all year, so it is refused with a
  *    message (rather than firing an hour off for half the year). No timezone means UTC here: a CI
  *    machine has no "machine's zone" that would mean what it meant on the author's laptop.
- *  - Concurrency: `replace` cancels the run in progress; `skip` and `queue` keep it (GitHub then
- *    holds at most one pending run, the closest it offers to either).
- *  - The patch is uploaded as an artifact; with `--open-pr` it is also opened as a pull request:
- *    the review inbox of CI. Edits never reach a branch anyone builds from without that review.
  *  - The model is fixed in the workflow's `env` from the generating environment
  *    (TASKLANE_MODEL_PROVIDER / _ID / _BASE_URL; default anthropic): these are not secrets, and
  *    writing them down makes the workflow say which model its budget was set for. Keys and
- *    escalation secrets come from repository secrets.
+ *    escalation secrets come from repository secrets, in the one step that runs the chore.
  */
+import type { GithubTrigger } from '../core/chores/githubTypes';
 import type { ChoreDefinition } from '../core/chores/types';
-import { secretVariable } from './environment';
+import { agentJob, applyJob } from './workflowJobs';
+import { checkTrigger, onBlock } from './workflowTriggers';
+import type { CiChore } from './workflowTriggers';
+import { choreIdText, cronText, quoted, WorkflowError } from './workflowText';
 
-export class WorkflowError extends Error {
-  override readonly name = 'WorkflowError';
-}
+export { WorkflowError } from './workflowText';
+
+/** Where `ci github` output is committed and `ci verify` looks by default. */
+export const DEFAULT_WORKFLOW_FILE = '.github/workflows/tasklane.yml';
 
 /** What the workflow is generated with, besides the chores. */
 export interface WorkflowOptions {
-  /** Add a step that opens each run's patch as a pull request. */
-  openPr?: boolean;
+  /** Each chore's definition hash (core/consent/definitionHash.ts: `choreDefinitionHash`). */
+  hashOf: (chore: ChoreDefinition) => string;
+  /** The CLI version the jobs install (the generator's own). */
+  cliVersion: string;
   /** TASKLANE_MODEL_PROVIDER / _ID / _BASE_URL (and _PRICES, when set) to write into the workflow. */
   model?: { provider?: string; id?: string; baseUrl?: string; prices?: string };
 }
 
-/** The workflow text for every cron chore; throws WorkflowError naming the chore that cannot be expressed. */
-export function githubWorkflow(chores: readonly ChoreDefinition[], options: WorkflowOptions = {}): string {
-  const scheduled = chores.filter((c) => c.trigger.kind === 'cron');
-  if (scheduled.length === 0)
-    throw new WorkflowError('No chore in .tasklane/chores.yaml has a cron trigger: there is nothing to schedule on CI (file and task triggers need VS Code).');
-  const crons = scheduled.map((chore) => ({ chore, cron: utcCron(chore) }));
+/** The chores the workflow runs, as GitHub events; file, task, diagnostics and git triggers need VS Code. */
+export function ciChores(chores: readonly ChoreDefinition[]): CiChore[] {
+  const out: CiChore[] = [];
+  for (const chore of chores) {
+    choreIdText(chore.id);
+    const trigger: GithubTrigger | undefined =
+      chore.trigger.kind === 'cron'
+        ? { event: 'schedule', cron: chore.trigger.cron, ...(chore.trigger.timezone ? { timezone: chore.trigger.timezone } : {}) }
+        : chore.trigger.kind === 'github'
+          ? chore.trigger.github
+          : undefined;
+    if (!trigger) continue;
+    checkTrigger(chore, trigger);
+    out.push({ chore, trigger, ...(trigger.event === 'schedule' ? { utcCron: cronText(chore.id, utcCron(chore)) } : {}) });
+  }
+  return out;
+}
+
+/** The workflow text; throws WorkflowError naming the chore that cannot be expressed. */
+export function githubWorkflow(chores: readonly ChoreDefinition[], options: WorkflowOptions): string {
+  const ci = ciChores(chores);
+  if (ci.length === 0)
+    throw new WorkflowError(
+      'No chore in .tasklane/chores.yaml has a cron or github trigger: there is nothing to run on CI (file and task triggers need VS Code).',
+    );
   const lines: string[] = [
-    '# Generated by `tasklane chores ci github` from .tasklane/chores.yaml: regenerate it after changing a chore.',
+    '# Generated by `tasklane chores ci github` from .tasklane/chores.yaml: regenerate it after changing a chore',
+    '# (`tasklane chores ci verify` fails while it is stale, and each job refuses a chore that changed since).',
     '# Needs repository secrets for the model key (ANTHROPIC_API_KEY or OPENAI_API_KEY) and, for escalation,',
     '# TASKLANE_SECRET_<NAME> for each secret name a chore uses.',
     'name: Tasklane chores',
-    'on:',
-    '  schedule:',
-    ...unique(crons.map((c) => c.cron)).map((cron) => `    - cron: ${quote(cron)}`),
-    '  workflow_dispatch:',
-    '    inputs:',
-    '      chore:',
-    '        description: The chore to run now',
-    '        required: true',
-    '        type: choice',
-    '        options:',
-    ...crons.map(({ chore }) => `          - ${chore.id}`),
-    'permissions:',
-    '  contents: read',
+    ...onBlock(ci),
+    'permissions: {}',
     'env:',
-    `  TASKLANE_MODEL_PROVIDER: ${quote(options.model?.provider || 'anthropic')}`,
-    `  TASKLANE_MODEL_ID: ${quote(options.model?.id ?? '')}`,
-    `  TASKLANE_MODEL_BASE_URL: ${quote(options.model?.baseUrl ?? '')}`,
-    ...(options.model?.prices ? [`  TASKLANE_MODEL_PRICES: ${quote(options.model.prices)}`] : []),
+    `  TASKLANE_MODEL_PROVIDER: ${quoted(options.model?.provider || 'anthropic')}`,
+    `  TASKLANE_MODEL_ID: ${quoted(options.model?.id ?? '')}`,
+    `  TASKLANE_MODEL_BASE_URL: ${quoted(options.model?.baseUrl ?? '')}`,
+    ...(options.model?.prices ? [`  TASKLANE_MODEL_PRICES: ${quoted(options.model.prices)}`] : []),
     'jobs:',
   ];
-  for (const { chore, cron } of crons) lines.push(...job(chore, cron, options.openPr ?? false));
+  for (const c of ci) {
+    const settings = { hash: options.hashOf(c.chore), cliVersion: options.cliVersion };
+    lines.push(...agentJob(c, settings), ...applyJob(c, settings));
+  }
   return `${lines.join('\n')}\n`;
 }
 
-function job(chore: ChoreDefinition, cron: string, openPr: boolean): string[] {
-  const secrets = chore.escalate
-    ? [chore.escalate.slack?.urlSecret, chore.escalate.webhook?.urlSecret, chore.escalate.email?.smtpSecret].filter((s): s is string => Boolean(s))
-    : [];
-  const patch = 'tasklane.patch';
-  const jobId = `chore-${chore.id}`;
-  const budget = chore.budget;
-  const steps = [
-    `  ${jobId}:`,
-    `    name: ${quote(`${plain(chore.name)} (${chore.id})`)}`,
-    `    if: github.event_name == 'workflow_dispatch' && inputs.chore == '${chore.id}' || github.event_name == 'schedule' && github.event.schedule == '${cron}'`,
-    '    runs-on: ubuntu-latest',
-    // The run stops itself at maxSeconds; the job limit is a backstop for npm ci and a hung step.
-    `    timeout-minutes: ${Math.ceil(budget.maxSeconds / 60) + 15}`,
-    '    concurrency:',
-    `      group: tasklane-chore-${chore.id}`,
-    `      cancel-in-progress: ${chore.concurrency === 'replace'}`,
-    '    permissions:',
-    '      contents: write',
-    '      pull-requests: write',
-    '    steps:',
-    '      - uses: actions/checkout@v4',
-    '      - uses: actions/setup-node@v4',
-    '        with:',
-    '          node-version: 20',
-    '      - run: npm ci',
-    `      - name: Run chore ${chore.id} (budget ${budget.maxIterations} model calls, ${budget.maxSeconds} s, ${budget.maxInputTokens} input tokens, $${budget.maxCostUsd})`,
-    '        env:',
-    '          ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}',
-    '          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}',
-    ...secrets.map((name) => `          ${secretVariable(name)}: \${{ secrets.${secretVariable(name)} }}`),
-    `        run: npx tasklane chores run ${chore.id} --json --patch-out ${patch}`,
-    '      - name: Upload the proposed patch',
-    "        if: always() && hashFiles('tasklane.patch') != ''",
-    '        uses: actions/upload-artifact@v4',
-    '        with:',
-    `          name: tasklane-${chore.id}-patch`,
-    `          path: ${patch}`,
-  ];
-  if (!openPr) return steps;
-  return [
-    ...steps,
-    '      - name: Open the patch as a pull request for review',
-    "        if: success() && hashFiles('tasklane.patch') != ''",
-    '        env:',
-    '          GH_TOKEN: ${{ github.token }}',
-    '        run: |',
-    `          branch="tasklane/${chore.id}-\${{ github.run_id }}"`,
-    `          git apply ${patch}`,
-    `          rm ${patch}`,
-    '          git switch -c "$branch"',
-    '          git add -A',
-    `          git -c user.name="Tasklane" -c user.email="tasklane@users.noreply.github.com" commit -m ${shellQuote(`${plain(chore.name)} (Tasklane chore ${chore.id})`)}`,
-    '          git push origin "$branch"',
-    `          gh pr create --head "$branch" --title ${shellQuote(plain(chore.name))} --body ${shellQuote(`Proposed by the Tasklane chore ${chore.id}. Review before merging.`)}`,
-  ];
+/** The chore's schedule: its cron trigger, or a github trigger on `schedule`. */
+function scheduleOf(chore: ChoreDefinition): { cron: string; timezone?: string } | undefined {
+  if (chore.trigger.kind === 'cron') return chore.trigger;
+  if (chore.trigger.kind === 'github' && chore.trigger.github.event === 'schedule' && chore.trigger.github.cron)
+    return { cron: chore.trigger.github.cron, ...(chore.trigger.github.timezone ? { timezone: chore.trigger.github.timezone } : {}) };
+  return undefined;
 }
 
 /** The chore's cron as GitHub's 5-field UTC cron. */
 export function utcCron(chore: ChoreDefinition): string {
-  const trigger = chore.trigger;
-  if (trigger.kind !== 'cron') throw new WorkflowError(`chore ${chore.id} has no cron trigger`);
+  const trigger = scheduleOf(chore);
+  if (!trigger) throw new WorkflowError(`chore ${chore.id} has no cron trigger`);
   let fields = trigger.cron.trim().split(/\s+/);
   if (fields.length === 6) {
     if (fields[0] !== '0')
@@ -137,7 +106,7 @@ export function utcCron(chore: ChoreDefinition): string {
     fields = fields.slice(1);
   }
   if (fields.length !== 5) throw new WorkflowError(`chore ${chore.id}: "${trigger.cron}" is not a 5-field cron pattern GitHub can run.`);
-  const offset = fixedOffsetMinutes(chore);
+  const offset = fixedOffsetMinutes(chore.id, trigger);
   if (offset === 0) return fields.join(' ');
   const [minute, hour, dayOfMonth, month, dayOfWeek] = fields as [string, string, string, string, string];
   const cannot = (why: string) =>
@@ -163,16 +132,15 @@ export function utcCron(chore: ChoreDefinition): string {
 }
 
 /** The zone's offset from UTC in minutes when it never changes; throws when the zone has daylight saving. */
-function fixedOffsetMinutes(chore: ChoreDefinition): number {
-  if (chore.trigger.kind !== 'cron') return 0;
-  const { timezone: zone, cron } = chore.trigger;
+function fixedOffsetMinutes(choreId: string, schedule: { cron: string; timezone?: string }): number {
+  const { timezone: zone, cron } = schedule;
   if (!zone || /^(UTC|Etc\/UTC|GMT|Etc\/GMT|Z)$/i.test(zone)) return 0;
   const year = new Date().getUTCFullYear();
   const offsets = new Set<number>();
   for (let month = 0; month < 12; month++) offsets.add(offsetAt(zone, Date.UTC(year, month, 15, 12)));
   if (offsets.size > 1) {
     throw new WorkflowError(
-      `chore ${chore.id}: the time zone ${zone} changes its UTC offset during the year (daylight saving), and GitHub schedules are UTC only, so "${cron}" cannot fire at the same local time all year. Write the schedule in UTC (timezone: UTC) or use a zone without daylight saving.`,
+      `chore ${choreId}: the time zone ${zone} changes its UTC offset during the year (daylight saving), and GitHub schedules are UTC only, so "${cron}" cannot fire at the same local time all year. Write the schedule in UTC (timezone: UTC) or use a zone without daylight saving.`,
     );
   }
   return [...offsets][0] ?? 0;
@@ -191,26 +159,4 @@ function offsetAt(zone: string, utcMs: number): number {
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   const local = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'));
   return Math.round((local - utcMs) / 60_000);
-}
-
-function unique(values: string[]): string[] {
-  return [...new Set(values)];
-}
-
-/**
- * A chore name as workflow text: GitHub evaluates `${{ … }}` anywhere in a workflow, so a name
- * written into the repository must not be able to reach expressions (and so secrets).
- */
-function plain(text: string): string {
-  return text.replace(/\$\{\{|\}\}/g, '').replace(/[\r\n]+/g, ' ');
-}
-
-/** A word for bash: single-quoted, with embedded single quotes closed and escaped. */
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, "'\\''")}'`;
-}
-
-/** A YAML double-quoted scalar. */
-function quote(text: string): string {
-  return JSON.stringify(text);
 }

@@ -1,9 +1,10 @@
 /**
  * The `tasklane` command line: the core, headless, for CI and pre-commit.
  *
- *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--event FILE] [--out DIR]
+ *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--out DIR]
  *   tasklane chores apply --from DIR [--workspace DIR] [--event FILE]
- *   tasklane chores ci github [--workspace DIR] [--open-pr]
+ *   tasklane chores ci github [--workspace DIR]
+ *   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
  *   tasklane chores validate [--workspace DIR]
  *
  * Exit codes: 0 succeeded (or valid); 1 the run failed, ran out of budget or waits for review;
@@ -17,30 +18,41 @@ import type { ChoreDefinition } from '../core/chores/types';
 import type { Logger, LogTag } from '../core/ports';
 import { modelFromEnv, modelIdFromEnv, pricesFromEnv, pricesVariable, redactorFromEnv, secretsFromEnv, UsageError } from './environment';
 import { costEstimateNote } from '../core/chores/chorePreview';
-import { githubWorkflow, WorkflowError } from './githubWorkflow';
+import { checkExpectedHash, choreHashes, skillDirsOf } from './ciCommands';
+import { ciCommand } from './ciMain';
+import { WorkflowError } from './githubWorkflow';
+import { writePatchFile } from './patch';
 import { runChoreOnce } from './runChore';
 import { applyCommand, runCiFire } from './ciFire';
 
 const USAGE = `Usage:
-  tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--event FILE] [--out DIR]
+  tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--out DIR] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE]
   tasklane chores apply --from DIR [--workspace DIR] [--event FILE]
-  tasklane chores ci github [--workspace DIR] [--open-pr]
+  tasklane chores ci github [--workspace DIR]
+  tasklane chores ci verify [--workspace DIR] [--workflow FILE]
   tasklane chores validate [--workspace DIR]
 
 Model: TASKLANE_MODEL_PROVIDER (anthropic | openai | openai-compatible), TASKLANE_MODEL_BASE_URL,
 TASKLANE_MODEL_ID, and ANTHROPIC_API_KEY or OPENAI_API_KEY. Prices of models Tasklane does not know, in USD
 per million tokens: TASKLANE_MODEL_PRICES='{"<id or glob>": {"input": 0.5, "output": 1.5}}' (otherwise their
 cost is estimated at the highest known rate). Escalation secrets: TASKLANE_SECRET_<NAME>.
+--expect-hash: refuse (exit 2) when the chore's definition hash differs (its workflow is stale);
+--chores-from DIR: read .tasklane/chores.yaml, AGENTS.md and skills from DIR (a pull request's
+default branch) while the run works on --workspace.
 GitHub (chores on CI): --event defaults to GITHUB_EVENT_PATH; the actor gate asks GITHUB_API_URL with
-TASKLANE_GATE_TOKEN; apply writes with GITHUB_TOKEN to GITHUB_REPOSITORY.
+TASKLANE_GATE_TOKEN; --out writes tasklane-result.json and tasklane.patch; apply writes with
+GITHUB_TOKEN to GITHUB_REPOSITORY.
 Exit codes: 0 succeeded (or skipped), 1 failed / budget_exhausted / awaiting_review / an output refused,
-2 invalid file or arguments.`;
+2 invalid file or arguments.
+ci verify: 0 when the workflow file is what ci github prints, 1 when it is stale.`;
 
 /** Where the bundled CLI finds what ships beside it (dist/sql-wasm.wasm, skills/). */
 export interface CliAssets {
   /** Absent when sql.js can find its own wasm (a source checkout). */
   wasmPath?: string;
   skillsDir: string;
+  /** The CLI's own version, which the generated workflow installs; default: from package.json beside the CLI. */
+  version?: string;
 }
 
 export interface CliIo {
@@ -62,8 +74,11 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         'patch-out': { type: 'string' },
         store: { type: 'string' },
         'open-pr': { type: 'boolean', default: false },
-        event: { type: 'string' },
+        'expect-hash': { type: 'string' },
+        'chores-from': { type: 'string' },
+        workflow: { type: 'string' },
         out: { type: 'string' },
+        event: { type: 'string' },
         from: { type: 'string' },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -91,28 +106,26 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         return 0;
       }
       case 'ci': {
-        if (rest[0] !== 'github') throw new UsageError(`"chores ci" takes one target: github (got ${rest[0] ? `"${rest[0]}"` : 'none'}).`);
-        expectArgs(rest, 1);
-        const { chores, report } = loadChores(workspace);
-        if (report) io.err(`${report}\n`);
-        pricesFromEnv(io.env); // a mistyped price fails here, not in the first scheduled run
-        const model = {
-          provider: io.env.TASKLANE_MODEL_PROVIDER,
-          id: io.env.TASKLANE_MODEL_ID,
-          baseUrl: io.env.TASKLANE_MODEL_BASE_URL,
-          prices: io.env[pricesVariable]?.trim(),
-        };
-        io.out(githubWorkflow(chores, { openPr: values['open-pr'], model }));
-        return 0;
+        if (values['open-pr'])
+          throw new UsageError(
+            '--open-pr is gone: the agent job no longer holds a writing token. Declare `outputs: { pullRequest: { draft: true } }` on the chore and its apply job opens the draft pull request.',
+          );
+        return await ciCommand({ args: rest, workspace, io, assets, loadChores, ...(values.workflow ? { workflow: values.workflow } : {}) });
       }
       case 'run': {
         const id = rest[0];
         if (!id) throw new UsageError('"chores run" needs the id of the chore to run.');
         expectArgs(rest, 1);
-        const { chores, report } = loadChores(workspace);
+        // A pull request's run reads its chores and instructions from the default branch (--chores-from).
+        const definitions = values['chores-from'] ? path.resolve(io.cwd, values['chores-from']) : workspace;
+        const { chores, report } = loadChores(definitions);
         if (report) io.err(`${report}\n`);
         const chore = chores.find((c) => c.id === id);
         if (!chore) throw new UsageError(`There is no valid chore "${id}" in ${choresFilePath}; chores: ${chores.map((c) => c.id).join(', ') || 'none'}.`);
+        const skillDirs = skillDirsOf(assets.skillsDir, definitions);
+        const expected = values['expect-hash'];
+        const hash = (await choreHashes([chore], skillDirs)).get(chore.id) ?? '';
+        if (expected !== undefined) checkExpectedHash(chore, hash, expected);
         const runOptions = {
           workspace,
           chore,
@@ -124,12 +137,15 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
           logger,
           ...(values.store ? { storeDir: path.resolve(io.cwd, values.store) } : {}),
           ...(assets.wasmPath ? { wasmPath: assets.wasmPath } : {}),
-          skillDirs: [assets.skillsDir, ...['.agents/skills', '.github/skills', '.claude/skills'].map((d) => path.join(workspace, d))],
+          skillDirs,
+          ...(definitions !== workspace ? { instructionsDir: definitions } : {}),
           env: io.env,
         };
+        // On CI (a github chore, an event or --out) the fire writes the result manifest the apply job reads.
         if (chore.trigger.kind === 'github' || values.out !== undefined || values.event !== undefined)
           return await runCiFire({
             chore,
+            definitionHash: hash,
             values,
             io,
             redactor,
@@ -137,7 +153,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
             run: (narrowed) => runChoreOnce({ ...runOptions, chore: narrowed, chores: chores.map((c) => (c.id === narrowed.id ? narrowed : c)) }),
           });
         const { result, patch } = await runChoreOnce(runOptions);
-        if (values['patch-out']) fs.writeFileSync(path.resolve(io.cwd, values['patch-out']), patch);
+        if (values['patch-out']) writePatchFile(path.resolve(io.cwd, values['patch-out']), patch);
         io.err(
           redactor.redact(
             `chore ${result.choreId}: run ${result.runId} ${result.status}${result.reason ? `: ${result.reason}` : ''}; ${result.changedFiles.length} file(s) in the patch\n`,
@@ -150,9 +166,11 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         expectArgs(rest, 0);
         if (!values.from) throw new UsageError('"chores apply" needs --from DIR, the folder chores run --out wrote.');
         const { chores } = loadChores(workspace);
+        const skillDirs = skillDirsOf(assets.skillsDir, workspace);
         return await applyCommand({
           from: path.resolve(io.cwd, values.from),
           chores,
+          hashOf: async (chore) => (await choreHashes([chore], skillDirs)).get(chore.id) ?? '',
           io,
           redactor,
           ...(values.event ? { event: path.resolve(io.cwd, values.event) } : {}),

@@ -17,6 +17,8 @@ import type { WorkspacePort, WorkspaceReader } from '../core/ports';
 const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
 const DEFAULT_LIST_LIMIT = 500;
 const DEFAULT_SEARCH_LIMIT = 200;
+/** Files one find_files looks at, at most. */
+const FIND_SCAN_LIMIT = 50_000;
 /** Files larger than this are not searched (minified bundles, data). */
 const MAX_SEARCHED_BYTES = 1_000_000;
 
@@ -87,6 +89,14 @@ export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApp
       if (hits.length >= limit) break;
     }
     return hits;
+  }
+
+  async findFiles(glob: string, options: { limit?: number } = {}): Promise<{ paths: string[]; complete: boolean }> {
+    const limit = options.limit ?? 100;
+    const matches = globMatcher(glob);
+    const listed = await this.listFiles('', { recursive: true, limit: FIND_SCAN_LIMIT });
+    const paths = listed.filter((file) => !file.endsWith('/') && matches(file));
+    return { paths: paths.slice(0, limit), complete: paths.length <= limit && listed.length < FIND_SCAN_LIMIT };
   }
 
   /** EditApplier: approved changes land in the overlay, all of them or none. */

@@ -108,12 +108,6 @@ export function outputsInstruction(outputs: ChoreOutputs | undefined): string {
   ].join('\n');
 }
 
-export function writeManifest(dir: string, manifest: ResultManifest, patch: string | undefined): void {
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, manifestFile), `${JSON.stringify(manifest, null, 2)}\n`);
-  if (patch) fs.writeFileSync(path.join(dir, patchFile), patch);
-}
-
 /** Reads and validates the manifest; throws with what is wrong (the caller exits 2). */
 export function readManifest(dir: string): { manifest: ResultManifest; patch: string | undefined } {
   let raw: unknown;

@@ -58,6 +58,11 @@ export interface RunChoreOptions {
   /** The sql.js wasm file; default: the one beside the sql.js package. */
   wasmPath?: string;
   skillDirs: string[];
+  /**
+   * Where AGENTS.md is read from when not the workspace: a pull request's run takes its
+   * instructions from the default branch (`--chores-from`), never from the pull request's head.
+   */
+  instructionsDir?: string;
   /** What declared commands inherit, scrubbed to a few harmless variables (commandRunner.ts). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -92,7 +97,10 @@ export async function runChoreOnce(
     redactor,
     workspace: reads,
     skillDirs: options.skillDirs,
-    workspaceRules: () => reads.readFile('AGENTS.md').catch(() => undefined),
+    workspaceRules: () =>
+      options.instructionsDir === undefined
+        ? reads.readFile('AGENTS.md').catch(() => undefined)
+        : fs.promises.readFile(path.join(options.instructionsDir, 'AGENTS.md'), 'utf8').catch(() => undefined),
     settings: () => ({ maxActionsPerTask: 500, maxTokensPerTask: 50_000_000, ...(options.modelPrices ? { modelPrices: options.modelPrices } : {}) }),
     // Chore proposals always wait for review; here the review is the patch (see approvePending).
     edits: { offered: true, root: options.workspace, files: workspace, applier: workspace, policy: () => ({ autoApproveEdits: false }) },

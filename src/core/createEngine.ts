@@ -28,6 +28,7 @@ import { nodeFs } from './approval/nodeFs';
 import type { EditPolicyOptions } from './approval/sensitivePaths';
 import { ChoreRunner } from './chores/choreRunner';
 import type { CodeIntelPort } from './codeIntel/codeIntelPort';
+import { problemsAfterApply } from './codeIntel/problemsAfterApply';
 import { ChoreScheduler } from './chores/choreScheduler';
 import type { SecretPort } from './chores/escalation';
 import type { ReviewLinkPort } from './chores/reviewNotice';
@@ -334,6 +335,7 @@ function buildChangeSets(
     onChange: changed.fire,
     // The guard again at apply time: a folder swapped for a link since the proposal is refused.
     recheck: applyTimeGuard(edits.root, nodeFs, { caseInsensitive }),
+    ...(adapters.codeIntel ? { problems: problemsAfterApply(adapters.codeIntel) } : {}),
   });
   const actions = edits.offered
     ? createEditActions({

@@ -109,4 +109,17 @@ export interface WorkspacePort {
   /** Workspace-relative paths (folders end with '/'), sorted. */
   listFiles(relativeDir: string, options?: { recursive?: boolean; limit?: number }): Promise<string[]>;
   searchText(query: string, options?: { isRegex?: boolean; include?: string; limit?: number }): Promise<SearchHit[]>;
+  /**
+   * Workspace-relative paths of files matching `glob` (a glob without `/` matches names at any
+   * depth), in walk order, at most `limit`; `scanned` says how many files were looked at and
+   * `complete` whether the walk reached the end (false: narrow the glob).
+   */
+  findFiles(glob: string, options?: { limit?: number }): Promise<FoundFiles>;
+}
+
+/** What `findFiles` found. */
+export interface FoundFiles {
+  paths: string[];
+  /** False when the limit or the walk's file cap stopped it before the end. */
+  complete: boolean;
 }

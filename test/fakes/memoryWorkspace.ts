@@ -1,4 +1,5 @@
-import type { WorkspacePort } from '../../src/core/ports';
+import { compileGlob } from '../../src/core/approval/textMatch';
+import type { FoundFiles, WorkspacePort } from '../../src/core/ports';
 
 /** An in-memory workspace: a map of relative paths to contents. */
 export class MemoryWorkspace implements WorkspacePort {
@@ -36,5 +37,12 @@ export class MemoryWorkspace implements WorkspacePort {
       });
     }
     return hits.slice(0, options.limit ?? 50);
+  }
+
+  async findFiles(glob: string, options: { limit?: number } = {}): Promise<FoundFiles> {
+    const matches = compileGlob(glob);
+    const paths = Object.keys(this.files).sort().filter(matches);
+    const limit = options.limit ?? 100;
+    return { paths: paths.slice(0, limit), complete: paths.length <= limit };
   }
 }

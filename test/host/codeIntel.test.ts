@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
-import { sendMessage } from './support/asPerson';
+import { asPerson, sendMessage } from './support/asPerson';
 
 // The code actions through VS Code's own TypeScript language features, on a small TypeScript
 // sample written into the workspace: what the model gets back is what the language server says.
@@ -109,5 +109,29 @@ describe('host: code intelligence from the language servers', function () {
       (await requestsText(r)).every((t) => !t.includes('lib.es5.d.ts')),
       'a location outside the workspace was shown',
     );
+  });
+
+  it('an applied edit that introduces a type error: the task is told with the outcome', async () => {
+    const name = `break-it-${Date.now().toString(36)}`;
+    const r = route('problems-after');
+    await scriptModel(r, [
+      { toolCalls: [{ name: 'task_start', arguments: { name, instruction: 'Make big use ten', mode: 'simple', actionSets: ['files'] } }] },
+      {
+        toolCalls: [{ name: 'replace_in_file', arguments: { path: `${dir}/use.ts`, edits: [{ oldText: 'circleArea(10)', newText: "circleArea('ten')" }] } }],
+      },
+      { toolCalls: [{ name: 'task_end', arguments: { summary: 'changed' } }] },
+    ]);
+    await sendMessage(`make big use ten (${name}) ${r}`);
+    const pending = await until('the proposal to wait for approval', async () => {
+      const { tasks } = (await vscode.commands.executeCommand('tasklane.getState')) as { tasks: Array<{ name: string; waitingForApproval?: string }> };
+      return tasks.find((t) => t.name === name && t.waitingForApproval)?.waitingForApproval;
+    });
+    const result = await asPerson(() => vscode.commands.executeCommand<{ status: string }>('tasklane.approve', pending), 'Approve');
+    assert.equal(result.status, 'applied', JSON.stringify(result));
+    // The wake-up turn's request carries the new error, placed where the language server put it.
+    const seen = await modelSaw(/New problems in the changed files since the edit/, 0, r);
+    assert.match(seen, new RegExp(`${dir}/use\\.ts:3:31: error ts\\(2345\\): Argument of type 'string' is not assignable to parameter of type 'number'`));
+    // The error that was there before (broken.ts is not in this edit) is not blamed on it.
+    assert.doesNotMatch(seen, /broken\.ts/);
   });
 });

@@ -5,6 +5,7 @@
  * goes through the guarded workspace reads first, and every location an answer names is shown
  * only if that same guard lets it be read, so nothing outside the folder is shown.
  */
+import { problemLine } from '../codeIntel/problemsAfterApply';
 import { z } from 'zod';
 import type { CodeIntelPort, CodeLocation, DiagnosticSeverity, OutlineSymbol } from '../codeIntel/codeIntelPort';
 import type { WorkspacePort } from '../ports';
@@ -169,10 +170,7 @@ export function codeActions(port: CodeIntelPort): ActionDef[] {
       for (const d of found) {
         if (out.length >= input.limit) break;
         if (!(await lines(d.path))) hidden++;
-        else
-          out.push(
-            `${d.path}:${d.line}:${d.column}: ${d.severity}${d.source ? ` ${d.source}` : ''}${d.code ? `(${d.code})` : ''}: ${d.message.replace(/\s+/g, ' ').slice(0, 300)}`,
-          );
+        else out.push(problemLine(d));
       }
       const more = found.length - out.length - hidden;
       if (more > 0) out.push(`[${more} more; raise limit or narrow paths]`);

@@ -89,4 +89,19 @@ export const searchText = defineAction({
   },
 });
 
-export const readActions: ActionDef[] = [readFile, listFiles, searchText];
+export const findFiles = defineAction({
+  name: 'find_files',
+  description: 'Find workspace files by path glob, e.g. src/**/*.test.ts (a glob without / matches file names at any depth).',
+  input: z.object({ glob: z.string().min(1), limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+  actionSets: [ACTION_SETS.read],
+  parallelizable: true,
+  irreversible: false,
+  approval: 'never',
+  async run(input, ctx) {
+    const { paths, complete } = await ctx.workspace.findFiles(input.glob, { limit: input.limit });
+    if (!paths.length) return complete ? `no file matches ${input.glob}` : `no file matches ${input.glob} in the files looked at; narrow the glob to a folder`;
+    return complete ? paths.join('\n') : `${paths.join('\n')}\n[more may match; narrow the glob or raise limit]`;
+  },
+});
+
+export const readActions: ActionDef[] = [readFile, listFiles, searchText, findFiles];

@@ -48,6 +48,12 @@ export interface ChangeSet {
   files: FileChange[];
   /** Why the set was rejected (the user's words, passed on to the task) or went stale (the files that changed). */
   reason?: string;
+  /**
+   * Applied sets, where the host has language features: the problems the language servers
+   * reported in the changed files after the apply that were not there before, described for the
+   * task and for the person (core/codeIntel/problemsAfterApply.ts).
+   */
+  problems?: string;
 }
 
 /** The hash stored for a file that does not exist. */
@@ -79,6 +85,7 @@ export const changeSetSchema = z.object({
     }),
   ),
   reason: z.string().optional(),
+  problems: z.string().optional(),
 });
 
 // The edit operations, as the engine's edit actions receive them. Descriptions are for the model.

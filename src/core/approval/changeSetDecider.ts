@@ -3,6 +3,7 @@
  * proposed side → staleness check → ledger intent → one apply → ledger outcome) or reject, each
  * stored compare-and-set and announced to the waiting task with an `approval` trigger.
  */
+import type { ProblemsWatch } from '../codeIntel/problemsAfterApply';
 import type { Ledger } from '../actions/ledger';
 import { USER_PRIORITY } from '../engine/engineEnv';
 import type { ApprovalPayload } from '../engine/triggerPayloads';
@@ -33,6 +34,8 @@ export interface ChangeSetDeciderDeps {
   /** Where the waiting task's wake-up goes. */
   triggers: Pick<TriggerStore, 'emit'>;
   logger: Logger;
+  /** The host's language features: new problems in the applied files reach the task (absent: none). */
+  problems?: ProblemsWatch;
   /** Called after each stored change of a set, so the sidebar can patch its card. */
   onChange?: (changeSet: ChangeSet) => void;
   /**
@@ -97,6 +100,9 @@ export class ChangeSetDecider {
     const paths = outcome.apply.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path));
     const ledgerId = await ledger.intent(changeSet.taskId, APPLY_EDITS_ACTION, { changeSetId: id, files: paths, userEdited: changeSet !== original });
     let final: ChangeSet;
+    // The files as the apply leaves them (a deleted one has no problems; a renamed one is at its new path).
+    const left = outcome.apply.filter((f) => f.kind !== 'delete').map((f) => f.newPath ?? f.path);
+    const problemsAfter = await this.deps.problems?.(left).catch(() => undefined);
     try {
       await this.deps.applier.apply(outcome.apply);
       final = markApplied(outcome.changeSet);
@@ -113,6 +119,16 @@ export class ChangeSetDecider {
     }
     await this.store(final, 'approved');
     logger.info('ACTION', `change set ${id} ${final.status}: ${paths.join(', ')}`);
+    if (final.status !== 'stale' && problemsAfter) {
+      // Stored first, so the card shows the outcome at once; the problems follow when the servers report.
+      const problems = await problemsAfter();
+      const withProblems = problems ? { ...final, problems } : undefined;
+      // Reverted meanwhile (the person is quicker than the language server): the revert tells the task.
+      if (withProblems && (await this.deps.store.update(withProblems, final.status))) {
+        this.deps.onChange?.(withProblems);
+        final = withProblems;
+      }
+    }
     if (options.notifyTask !== false) await this.notify(final, final.status === 'stale' ? 'rejected' : 'approved');
     return final;
   }

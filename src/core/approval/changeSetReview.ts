@@ -127,6 +127,11 @@ export function classifyChangeSet(changeSet: ChangeSet, options: EditPolicyOptio
 
 /** A one-paragraph account of a decided set, written for the task that proposed it. */
 export function describeOutcome(changeSet: ChangeSet): string {
+  const outcome = describeDecision(changeSet);
+  return changeSet.problems ? `${outcome}\n${changeSet.problems}` : outcome;
+}
+
+function describeDecision(changeSet: ChangeSet): string {
   const name = (f: FileChange): string => (f.kind === 'rename' ? `${f.path} → ${f.newPath}` : f.path);
   const applied = filesToApply(changeSet).map(name);
   const rejected = changeSet.files.filter((f) => f.decision === 'reject').map(name);

@@ -8,7 +8,7 @@
  */
 import * as nodePath from 'node:path';
 import { readBounded } from '../ports';
-import type { SearchHit, WorkspacePort, WorkspaceReader } from '../ports';
+import type { FoundFiles, SearchHit, WorkspacePort, WorkspaceReader } from '../ports';
 import type { BoundedText, WorkspaceFsPort } from './fsPort';
 import { compileGlob, compileSearchPattern } from './textMatch';
 
@@ -17,6 +17,8 @@ export const EXCLUDED_DIRS: readonly string[] = ['node_modules', '.git', 'dist',
 /** Most files a search looks at. */
 export const MAX_SEARCH_FILES = 5000;
 /** Larger files are skipped by search (read them with read_file and a line range). */
+/** Files one find_files walks at most (names only, so more than a text search reads). */
+export const MAX_FIND_FILES = 50_000;
 export const MAX_SEARCH_FILE_BYTES = 1_000_000;
 /** Longest file read_file / readFile loads; a larger one is read up to this bound. */
 export const MAX_READ_BYTES = 4 * 1024 * 1024;
@@ -132,6 +134,21 @@ export class FsWorkspace implements WorkspacePort {
       }
     }
     return hits;
+  }
+
+  async findFiles(glob: string, options: { limit?: number } = {}): Promise<FoundFiles> {
+    const matches = compileGlob(glob, this.options);
+    const limit = options.limit ?? 100;
+    const paths: string[] = [];
+    let files = 0;
+    for await (const path of this.walk('')) {
+      files += 1;
+      if (files > MAX_FIND_FILES) return { paths, complete: false };
+      if (!matches(path)) continue;
+      paths.push(path);
+      if (paths.length >= limit) return { paths, complete: false };
+    }
+    return { paths, complete: true };
   }
 
   /** Files below `start` (breadth first), never descending into a linked folder or an excluded one. */

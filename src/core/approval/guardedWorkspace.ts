@@ -54,11 +54,7 @@ export function guardReads(inner: WorkspacePort, root: string, fs: WorkspaceFsPo
       return kept;
     },
     searchText: async (query, searchOptions) => {
-      // The include glob is matched under the root; a `..` or an absolute glob would reach past it.
-      const include = searchOptions?.include;
-      if (include && (include.split(/[\\/]/).includes('..') || /^([a-zA-Z]:)?[\\/]/.test(include) || nodePath.isAbsolute(include))) {
-        throw new Error(`The include glob ${include} reaches outside the workspace; use a glob relative to the workspace root, such as src/**/*.ts.`);
-      }
+      if (searchOptions?.include) refuseOutsideGlob(searchOptions.include, 'include glob');
       const hits = await inner.searchText(query, searchOptions);
       const verdicts = new Map<string, boolean>();
       const kept: SearchHit[] = [];
@@ -68,7 +64,21 @@ export function guardReads(inner: WorkspacePort, root: string, fs: WorkspaceFsPo
       }
       return kept;
     },
+    findFiles: async (glob, findOptions) => {
+      refuseOutsideGlob(glob, 'glob');
+      const found = await inner.findFiles(glob, findOptions);
+      const kept: string[] = [];
+      for (const path of found.paths) if (await keep(path)) kept.push(path);
+      return { paths: kept, complete: found.complete };
+    },
   };
+}
+
+/** A glob is matched under the root; a `..` or an absolute glob would reach past it. */
+function refuseOutsideGlob(glob: string, what: string): void {
+  if (glob.split(/[\\/]/).includes('..') || /^([a-zA-Z]:)?[\\/]/.test(glob) || nodePath.isAbsolute(glob)) {
+    throw new Error(`The ${what} ${glob} reaches outside the workspace; use a glob relative to the workspace root, such as src/**/*.ts.`);
+  }
 }
 
 /** For a workspace root not on the local disk: every read is refused, since the guard cannot resolve its links. */
@@ -77,5 +87,5 @@ export function refusingWorkspace(root: string): WorkspacePort {
     Promise.reject(
       new Error(`Reading files is not available for ${root}: Tasklane reads only folders on a local disk, where its path guard can check every link.`),
     );
-  return { readFile: refuse, listFiles: refuse, searchText: refuse };
+  return { readFile: refuse, listFiles: refuse, searchText: refuse, findFiles: refuse };
 }

@@ -55,4 +55,10 @@ export interface CodeIntelPort {
   outline(path: string): Promise<OutlineSymbol[]>;
   /** The problems of these files, or of every file the editor knows problems for. */
   diagnostics(paths?: readonly string[]): Promise<CodeDiagnostic[]>;
+  /**
+   * Starts listening for the language servers' next report on these files; `settled` resolves
+   * once they reported and went quiet, or at `timeoutMs` (a file no server checks never reports).
+   * Optional: without it, problems are read right after the change.
+   */
+  watchDiagnostics?(paths: readonly string[]): Promise<{ settled(timeoutMs: number): Promise<void>; dispose(): void }>;
 }

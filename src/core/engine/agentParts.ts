@@ -9,6 +9,7 @@ import { coreActions } from '../actions/coreActions';
 import type { GrantableSet } from '../actions/actionSets';
 import type { Ledger } from '../actions/ledger';
 import { readActions } from '../actions/readActions';
+import { searchHistoryAction } from '../actions/historyActions';
 import { ActionRegistry } from '../actions/registry';
 import type { ActionDef } from '../actions/types';
 import { guardRestricted } from '../approval/commandActions';
@@ -131,7 +132,7 @@ export function buildAgentParts(deps: AgentDeps): AgentParts {
   const notes = new MemoryNotes(path.join(deps.storageDir, 'MEMORY.md'));
   const skills: Skill[] = [];
   const taskStopListeners = new Set<(taskId: string) => Promise<void>>();
-  const env = turnEnv(deps, { state, redact, notes, skills, signal: abort.signal, taskStopListeners });
+  const env = turnEnv(deps, { state, redact, notes, skills, signal: abort.signal, taskStopListeners, history });
   return {
     deps,
     state,
@@ -150,7 +151,7 @@ export function buildAgentParts(deps: AgentDeps): AgentParts {
 /** The EngineEnv every turn runs in: the action registry, caps, memory and the turn registry. */
 function turnEnv(
   deps: AgentDeps,
-  own: Pick<AgentParts, 'state' | 'notes' | 'skills' | 'taskStopListeners'> & { redact: (text: string) => string; signal: AbortSignal },
+  own: Pick<AgentParts, 'state' | 'notes' | 'skills' | 'taskStopListeners' | 'history'> & { redact: (text: string) => string; signal: AbortSignal },
 ): EngineEnv {
   // `remember` changes every later prompt: withdrawn in Restricted Mode like the other doing actions.
   const grantableSets = deps.grantableSets ?? (() => []);
@@ -158,7 +159,7 @@ function turnEnv(
   const { state, notes, skills, taskStopListeners } = own;
   return {
     state,
-    registry: new ActionRegistry([...core, ...readActions, ...(deps.actions ?? [])]),
+    registry: new ActionRegistry([...core, ...readActions, searchHistoryAction((query, limit) => own.history.search(query, limit)), ...(deps.actions ?? [])]),
     ledger: deps.ledger,
     workspace: deps.workspace,
     clock: deps.clock,

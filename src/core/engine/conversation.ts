@@ -7,7 +7,7 @@ import { conversationRequest } from '../prompts/requestBuilder';
 import { skillCatalog } from '../skills/skills';
 import type { EngineEnv } from './engineEnv';
 import type { LiveTurn } from './liveTurn';
-import { decideRoute } from './messageRouter';
+import { decideRoute, ROUTER_RECENT_MESSAGES } from './messageRouter';
 import { addTotals } from './records';
 import type { SessionRecord } from './records';
 import { runPipeline } from './pipeline';
@@ -25,6 +25,7 @@ export async function routeIncoming(env: EngineEnv, session: SessionRecord, text
       tasks,
       async (t) => (await env.state.streams.read(t.sessionId, { limit: 10 })).map((e) => `${e.kind} ${JSON.stringify(e.data).slice(0, 160)}`),
       env.signal,
+      await recentConversation(env, session.id),
     );
     env.logger.info('CHAT', `router: ${decision.decision}${decision.taskId ? ` ${decision.taskId}` : ''} (${decision.reason ?? ''})`);
     if (decision.decision === 'new' || !decision.taskId) return false;
@@ -45,6 +46,16 @@ export async function routeIncoming(env: EngineEnv, session: SessionRecord, text
     env.logger.warn('CHAT', `routing failed, keeping the message in a fresh session: ${(error as Error).message}`);
     return false;
   }
+}
+
+/** The last messages of the conversation the person was last in (not a task's own session, not `except`). */
+async function recentConversation(env: EngineEnv, except: string): Promise<Array<{ role: string; text: string }>> {
+  const latest = [...env.state.sessions.values()]
+    .filter((s) => s.id !== except && !s.taskId)
+    .reduce<SessionRecord | undefined>((best, s) => (!best || s.lastActivity > best.lastActivity ? s : best), undefined);
+  if (!latest) return [];
+  const transcript = await env.state.loadTranscript(latest.id);
+  return transcript.filter((m) => m.role === 'user' || m.role === 'assistant').slice(-ROUTER_RECENT_MESSAGES);
 }
 
 /** A conversation turn's stop signal, its live stream and the id that keys its effects (its trigger). */

@@ -66,20 +66,35 @@ const ROUTE_TOOL = {
 /** What the router sees per running task (docs/DESIGN.md §3). */
 export function describeTaskForRouter(task: TaskRecord, lastEvents: string[]): string {
   const done = task.todos.filter((t) => t.status === 'done').length;
+  const waits = [
+    task.waitingForUser ? "waiting for the user's reply" : '',
+    task.waitingForApproval ? "waiting for the user's approval of a proposed change" : '',
+    task.paused ? `paused (${task.pauseReason ?? 'by the user'})` : '',
+  ].filter(Boolean);
   return [
     `## Task ${task.id}: ${task.name}`,
-    `mode: ${task.mode}; source: ${task.source}; status: ${task.status}${task.waitingForUser ? "; waiting for the user's reply" : ''}`,
+    `mode: ${task.mode}; source: ${task.source}; status: ${task.status}${waits.length ? `; ${waits.join('; ')}` : ''}`,
     `todos: ${task.todos.length ? `${done}/${task.todos.length} done` : 'none'}`,
     `instruction: ${task.instruction.slice(0, 600)}`,
     `last events:\n${lastEvents.map((e) => `- ${e}`).join('\n') || '- none'}`,
   ].join('\n');
 }
 
-export function routerRequest(text: string, tasks: string[]): ModelRequest {
+/** Messages of the recent conversation the router sees, at most, and characters of each. */
+export const ROUTER_RECENT_MESSAGES = 6;
+const ROUTER_MESSAGE_CHARS = 300;
+
+/**
+ * The router's one request: the live tasks, then the last messages of the conversation the person
+ * was in (so "yes, do that" or "stop it" has its referent), then the new message.
+ */
+export function routerRequest(text: string, tasks: string[], recent: ReadonlyArray<{ role: string; text: string }> = []): ModelRequest {
+  const lines = recent.slice(-ROUTER_RECENT_MESSAGES).map((m) => `- ${m.role}: ${m.text.replace(/\s+/g, ' ').slice(0, ROUTER_MESSAGE_CHARS)}`);
+  const conversation = lines.length ? `\n\n# Recent conversation\n${lines.join('\n')}` : '';
   return {
     system: ROUTER_SYSTEM,
     tools: [ROUTE_TOOL],
-    messages: [{ role: 'user', content: `${tasks.join('\n\n')}\n\n# New message\n${text}` }],
+    messages: [{ role: 'user', content: `${tasks.join('\n\n')}${conversation}\n\n# New message\n${text}` }],
     toolChoice: 'required',
     maxOutputTokens: 200,
   };
@@ -95,9 +110,10 @@ export async function decideRoute(
   tasks: TaskRecord[],
   lastEvents: (task: TaskRecord) => Promise<string[]>,
   signal?: AbortSignal,
+  recent: ReadonlyArray<{ role: string; text: string }> = [],
 ): Promise<RouteDecision> {
   const described = await Promise.all(tasks.map(async (t) => describeTaskForRouter(t, await lastEvents(t))));
-  const response = await client.complete({ ...routerRequest(text, described), signal });
+  const response = await client.complete({ ...routerRequest(text, described, recent), signal });
   const call = response.toolCalls.find((c) => c.name === 'route_message');
   const parsed = routeDecisionSchema.safeParse(call?.arguments);
   if (!parsed.success) throw new Error(`router gave no valid route_message call (${call ? parsed.error?.issues[0]?.message : 'no tool call'})`);

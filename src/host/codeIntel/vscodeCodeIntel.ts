@@ -9,6 +9,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CodeDiagnostic, CodeIntelPort, CodeLocation, CodeSymbol, DiagnosticSeverity, OutlineSymbol } from '../../core/codeIntel/codeIntelPort';
 
+/** Files an applied edit opens at most so their problems are reported (see showUnshown). */
+const MAX_SHOWN_AFTER_EDIT = 5;
+/** Quiet time after a language server's report on a changed file before its problems are read. */
+const DIAGNOSTICS_QUIET_MS = 300;
+
 /** Most entries taken from one provider answer (the actions show fewer). */
 const MAX_ENTRIES = 500;
 
@@ -97,6 +102,64 @@ export class VsCodeCodeIntel implements CodeIntelPort {
       }
     }
     return out;
+  }
+
+  async watchDiagnostics(paths: readonly string[]): Promise<{ settled(timeoutMs: number): Promise<void>; dispose(): void }> {
+    // Opened before the edit is applied: an editor opening while the edit saves the file makes the save fail.
+    await this.showUnshown(paths);
+    const watched = new Set(paths.map((p) => this.uri(p).toString()));
+    const timers = new Set<NodeJS.Timeout>();
+    let quiet: NodeJS.Timeout | undefined;
+    let reported!: () => void;
+    const done = new Promise<void>((resolve) => (reported = resolve));
+    // A server reports a file more than once per change (syntax, then types): settled = quiet after a report.
+    const listener = vscode.languages.onDidChangeDiagnostics((event) => {
+      if (!event.uris.some((uri) => watched.has(uri.toString()))) return;
+      if (quiet) clearTimeout(quiet);
+      quiet = setTimeout(reported, DIAGNOSTICS_QUIET_MS);
+    });
+    return {
+      settled: (timeoutMs) =>
+        Promise.race([
+          done,
+          new Promise<void>((resolve) => {
+            timers.add(setTimeout(resolve, timeoutMs));
+          }),
+        ]),
+      dispose: () => {
+        listener.dispose();
+        if (quiet) clearTimeout(quiet);
+        for (const timer of timers) clearTimeout(timer);
+      },
+    };
+  }
+
+  /**
+   * VS Code's TypeScript features (and other servers) check only files open in an editor tab, so a
+   * file the edit changes that is in no tab is opened in one, without taking focus: the person who
+   * approved the edit sees the files it changed, and their problems are reported.
+   */
+  private async showUnshown(paths: readonly string[]): Promise<void> {
+    const open = new Set(
+      vscode.window.tabGroups.all.flatMap((group) =>
+        group.tabs.flatMap((tab) =>
+          tab.input instanceof vscode.TabInputText
+            ? [tab.input.uri.toString()]
+            : tab.input instanceof vscode.TabInputTextDiff
+              ? [tab.input.original.toString(), tab.input.modified.toString()]
+              : [],
+        ),
+      ),
+    );
+    for (const relativePath of paths.slice(0, MAX_SHOWN_AFTER_EDIT)) {
+      const uri = this.uri(relativePath);
+      if (open.has(uri.toString())) continue;
+      try {
+        await vscode.window.showTextDocument(uri, { preview: false, preserveFocus: true });
+      } catch {
+        // A file the edit deletes or a binary one: nothing to show, no problems to read.
+      }
+    }
   }
 
   private uri(relativePath: string): vscode.Uri {

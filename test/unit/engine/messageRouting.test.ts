@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { ModelServer } from '../../fixtures/modelServer';
+import type { TaskRecord } from '../../../src/core/engine/records';
+import { describeTaskForRouter, ROUTER_RECENT_MESSAGES, routerRequest } from '../../../src/core/engine/messageRouter';
 import { engineHooks, WIRES } from './harness';
 import type { Harness } from './harness';
 
@@ -67,6 +69,8 @@ for (const wire of WIRES) {
       assert.match(routerRequest, /route_message/);
       assert.match(routerRequest, /Deploy check/);
       assert.match(routerRequest, /waiting for the user's reply/);
+      // The conversation the person was in, so a short answer has its referent.
+      assert.match(routerRequest, /# Recent conversation\\n- user: check the deploy/);
       assert.ok(h.changes.some((c) => c.type === 'sessionRemoved' && c.sessionId === sessionId && c.movedTo === id));
       assert.equal(
         h.agent.views.snapshot().sessions.some((s) => s.id === sessionId),
@@ -128,3 +132,28 @@ for (const wire of WIRES) {
     });
   });
 }
+
+describe('engine: what the router reads about a task', () => {
+  it('says when a task waits for an approval or is paused, and bounds the recent conversation', () => {
+    const task = {
+      id: 't1',
+      name: 'Fix greet',
+      mode: 'simple',
+      source: 'user',
+      status: 'running',
+      todos: [],
+      instruction: 'Fix the greeting',
+      waitingForUser: false,
+      waitingForApproval: 'cs-1',
+      paused: false,
+    } as unknown as TaskRecord;
+    assert.match(describeTaskForRouter(task, []), /waiting for the user's approval of a proposed change/);
+    assert.match(describeTaskForRouter({ ...task, waitingForApproval: undefined, paused: true, pauseReason: 'budget' } as TaskRecord, []), /paused \(budget\)/);
+    const recent = Array.from({ length: 10 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', text: `message ${i}\nsecond line ${'x'.repeat(400)}` }));
+    const content = String(routerRequest('yes', ['## Task t1'], recent).messages[0]!.content);
+    const lines = content.split('# Recent conversation\n')[1]!.split('\n\n# New message')[0]!.split('\n');
+    assert.equal(lines.length, ROUTER_RECENT_MESSAGES);
+    assert.match(lines[0]!, /^- user: message 4 second line x+$/);
+    assert.ok(lines.every((l) => l.length < 320));
+  });
+});

@@ -22,7 +22,7 @@ describe('prompts: registry, stable prefix and history', () => {
     const tools = registry.tools(['task', 'read']);
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['send_message', 'task_start', 'task_end', 'update_todos', 'ask_user', 'wait', 'remember', 'read_file', 'list_files', 'search_text'],
+      ['send_message', 'task_start', 'task_end', 'update_todos', 'ask_user', 'wait', 'remember', 'read_file', 'list_files', 'search_text', 'find_files'],
     );
     assert.equal(registry.tools(['read', 'task']), tools, 'cached: byte-identical tool list per set');
     const json = JSON.stringify(tools);

@@ -14,9 +14,10 @@ import { FsWorkspace } from '../../../src/core/approval/fsWorkspace';
 import { guardReads } from '../../../src/core/approval/guardedWorkspace';
 import { nodeFs } from '../../../src/core/approval/nodeFs';
 import { resolveWorkspacePath } from '../../../src/core/approval/pathGuard';
+import { compileGlob } from '../../../src/core/approval/textMatch';
 import { classifyResolvedEdit } from '../../../src/core/approval/sensitivePaths';
 import { TurnEffectsRecorder } from '../../../src/core/engine/turnEffects';
-import type { SearchHit, WorkspacePort } from '../../../src/core/ports';
+import type { FoundFiles, SearchHit, WorkspacePort } from '../../../src/core/ports';
 import { silentLogger } from '../../../src/core/ports';
 import { FakeClock } from '../../fakes/fakeClock';
 import { attack } from './attackTally';
@@ -63,6 +64,10 @@ class FollowingWorkspace implements WorkspacePort {
         });
     }
     return hits;
+  }
+  async findFiles(glob: string): Promise<FoundFiles> {
+    const matches = compileGlob(glob);
+    return { paths: this.all('').filter(matches), complete: true };
   }
 }
 
@@ -151,6 +156,27 @@ describe('security: one path guard for seeing and changing files (real links in 
         const top = await guarded.listFiles('.', {});
         assert.ok(!top.some((f) => f.startsWith('abs-home') || f.startsWith('creds')), top.join(', '));
       });
+    }
+  });
+
+  it('find_files never names what a link out leads to, whatever the glob', async () => {
+    for (const [label, inner] of inners()) {
+      const guarded = guardReads(inner, ws, nodeFs);
+      for (const glob of ['**', '*', 'docs/assets/**', 'abs-home/**', '**/credentials', 'creds.txt', '**/*.txt']) {
+        await attack('find through a link out', async () => {
+          const { paths } = await guarded.findFiles(glob, { limit: 1000 });
+          assert.deepEqual(
+            paths.filter((f) => /assets|abs-home|creds|credentials|hard\.txt/.test(f)),
+            [],
+            `${label}, glob ${glob}: ${paths.join(', ')}`,
+          );
+        });
+      }
+      for (const glob of ['../**', '/etc/*', '..\\*']) {
+        await attack('find outside the root', () => assert.rejects(guarded.findFiles(glob), /reaches outside the workspace/));
+      }
+      // The inside file is still found, so the filter is not "return nothing".
+      assert.ok((await guarded.findFiles('*.ts')).paths.includes('src/a.ts'), label);
     }
   });
 

@@ -1,0 +1,179 @@
+/**
+ * The two jobs of a chore on CI (issue 24, security review 2026-12b finding 8): the agent
+ * proposes, a separate job disposes.
+ *
+ *  - `chore-<id>` (the agent job) holds `contents: read` only, checks out with
+ *    `persist-credentials: false`, has no GITHUB_TOKEN in any environment and no cache. It installs
+ *    the pinned CLI with install scripts off and runs `tasklane chores run <id> --expect-hash <h>
+ *    --out tasklane-out`: the hash binds the job to the definition that was reviewed when the
+ *    workflow was generated. The model key and escalation secrets are in the `env:` of that one
+ *    step. The repository is checked out into `repo/` (and, for pull-request events, the default
+ *    branch into `base/`, where chores.yaml and instruction files are read with `--chores-from`),
+ *    so `tasklane-out` is never a path the repository ships. It uploads `tasklane-out` (result
+ *    manifest, patch, trace).
+ *  - `apply-<id>` runs only when the agent job uploaded something, with only the write scopes the
+ *    chore's `outputs:` need (plus `checks: write` for the check run of every fire), and runs
+ *    `tasklane chores apply --from tasklane-out`, which validates the manifest before writing.
+ *
+ * Nothing of an event reaches a `run:` script: the CLI reads `$GITHUB_EVENT_PATH` itself. The
+ * only `${{ }}` in a script-free place are secrets, the token of the apply step, the default
+ * branch name as a checkout ref, and numbers in concurrency keys.
+ */
+import type { ChoreOutputs } from '../core/chores/githubTypes';
+import { secretVariable } from './environment';
+import { concurrencyGroup, isPullRequestEvent, jobCondition } from './workflowTriggers';
+import type { CiChore } from './workflowTriggers';
+import { ACTIONS, choreIdText, uses, WorkflowError } from './workflowText';
+
+/** Where the agent's result goes and the apply job reads it (outside every checkout). */
+export const OUT_DIR = 'tasklane-out';
+/** Minutes added to `maxSeconds` for checkout, install and upload; the run stops itself at maxSeconds. */
+export const TIMEOUT_MARGIN_MINUTES = 10;
+const NODE_VERSION = '22';
+
+/** What both jobs need besides the chore. */
+export interface JobSettings {
+  /** The chore's definition hash (core/consent/definitionHash.ts), checked by `--expect-hash`. */
+  hash: string;
+  /** The CLI version installed on CI: the generator's own, so its built-in skills hash alike. */
+  cliVersion: string;
+}
+
+/** The agent job's id for a chore. */
+export function agentJobId(choreId: string): string {
+  return `chore-${choreIdText(choreId)}`;
+}
+
+/** The apply job's id for a chore. */
+export function applyJobId(choreId: string): string {
+  return `apply-${choreIdText(choreId)}`;
+}
+
+/** The agent job's lines (indented under `jobs:`). */
+export function agentJob(c: CiChore, settings: JobSettings): string[] {
+  const { chore, trigger } = c;
+  const id = choreIdText(chore.id);
+  if (!/^[0-9a-f]{64}$/.test(settings.hash)) throw new WorkflowError(`chore ${id}: its definition hash is not a sha256.`);
+  const pullRequest = isPullRequestEvent(trigger);
+  // A fork's read-only review gets the model key and nothing else (GitHub gives a fork's run no
+  // secrets unless the repository's settings say otherwise, and never a writing token).
+  const escalation =
+    trigger.forks === 'read-only' || !chore.escalate
+      ? []
+      : [chore.escalate.slack?.urlSecret, chore.escalate.webhook?.urlSecret, chore.escalate.email?.smtpSecret].filter((s): s is string => Boolean(s));
+  const command = [
+    `tasklane chores run ${id} --workspace repo --expect-hash ${settings.hash} --out ${OUT_DIR}`,
+    ...(pullRequest ? ['--chores-from base'] : []),
+  ].join(' ');
+  return [
+    `  ${agentJobId(id)}:`,
+    `    if: ${JSON.stringify(jobCondition(c))}`,
+    '    runs-on: ubuntu-latest',
+    `    timeout-minutes: ${Math.ceil(chore.budget.maxSeconds / 60) + TIMEOUT_MARGIN_MINUTES}`,
+    '    concurrency:',
+    `      group: ${concurrencyGroup(c, 'tasklane-chore')}`,
+    // replace cancels the run in progress; skip and queue keep it (GitHub then holds one pending run).
+    `      cancel-in-progress: ${chore.concurrency === 'replace'}`,
+    '    permissions:',
+    '      contents: read',
+    '    outputs:',
+    '      artifact: ${{ steps.upload.outputs.artifact-id }}',
+    '    steps:',
+    `      - ${uses(ACTIONS.checkout)}`,
+    '        with:',
+    '          path: repo',
+    '          persist-credentials: false',
+    ...(pullRequest
+      ? [
+          // chores.yaml, AGENTS.md and skills come from the default branch, never from the pull request.
+          `      - ${uses(ACTIONS.checkout)}`,
+          '        with:',
+          '          ref: ${{ github.event.repository.default_branch }}',
+          '          path: base',
+          '          persist-credentials: false',
+        ]
+      : []),
+    ...setupCli(settings.cliVersion),
+    `      - name: Run chore ${id}`,
+    '        env:',
+    '          ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}',
+    '          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}',
+    ...escalation.map((name) => `          ${secretVariable(name)}: \${{ secrets.${secretVariable(name)} }}`),
+    `        run: ${command}`,
+    '      - id: upload',
+    '        if: always()',
+    `        ${uses(ACTIONS.uploadArtifact)}`,
+    '        with:',
+    `          name: tasklane-${id}`,
+    `          path: ${OUT_DIR}/`,
+    '          if-no-files-found: ignore',
+    '          retention-days: 30',
+  ];
+}
+
+/** The apply job's lines: it runs when the agent job uploaded a result, even if the run failed. */
+export function applyJob(c: CiChore, settings: JobSettings): string[] {
+  const id = choreIdText(c.chore.id);
+  const agent = agentJobId(id);
+  const pullRequest = isPullRequestEvent(c.trigger);
+  return [
+    `  ${applyJobId(id)}:`,
+    `    needs: ${agent}`,
+    // Not always(): a cancelled fire (replaced by a newer one) writes nothing.
+    `    if: "!cancelled() && needs.${agent}.outputs.artifact != ''"`,
+    '    runs-on: ubuntu-latest',
+    '    timeout-minutes: 10',
+    '    concurrency:',
+    `      group: ${concurrencyGroup(c, 'tasklane-apply')}`,
+    '      cancel-in-progress: false',
+    '    permissions:',
+    ...Object.entries(applyPermissions(c)).map(([scope, level]) => `      ${scope}: ${level}`),
+    '    steps:',
+    `      - ${uses(ACTIONS.checkout)}`,
+    '        with:',
+    ...(pullRequest ? ['          ref: ${{ github.event.repository.default_branch }}'] : []),
+    '          path: repo',
+    '          persist-credentials: false',
+    `      - ${uses(ACTIONS.downloadArtifact)}`,
+    '        with:',
+    `          name: tasklane-${id}`,
+    `          path: ${OUT_DIR}`,
+    ...setupCli(settings.cliVersion),
+    `      - name: Apply the outputs of chore ${id}`,
+    '        env:',
+    '          GITHUB_TOKEN: ${{ github.token }}',
+    `        run: tasklane chores apply --workspace repo --from ${OUT_DIR}`,
+  ];
+}
+
+/**
+ * The least the apply job needs: `checks: write` for the fire's check run, `contents: read` to
+ * check out chores.yaml, and the write scopes of the declared outputs only.
+ */
+export function applyPermissions(c: CiChore): Record<string, 'read' | 'write'> {
+  const outputs: ChoreOutputs = c.chore.outputs ?? {};
+  const onPullRequests = isPullRequestEvent(c.trigger) || c.trigger.event === 'issue_comment';
+  const scopes: Record<string, 'read' | 'write'> = { checks: 'write', contents: 'read' };
+  if (outputs.labels || outputs.comment || outputs.issue) {
+    scopes.issues = 'write';
+    if (onPullRequests) scopes['pull-requests'] = 'write';
+  }
+  if (outputs.review) scopes['pull-requests'] = 'write';
+  if (outputs.pullRequest) {
+    scopes.contents = 'write';
+    scopes['pull-requests'] = 'write';
+  }
+  return scopes;
+}
+
+/** Node and the CLI, pinned, with install scripts off; from the workspace root, outside the checkout (its .npmrc is not read). */
+function setupCli(version: string): string[] {
+  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) throw new WorkflowError(`"${version}" is not a version to pin the CLI to.`);
+  return [
+    `      - ${uses(ACTIONS.setupNode)}`,
+    '        with:',
+    `          node-version: ${NODE_VERSION}`,
+    '      - name: Install the Tasklane CLI',
+    `        run: npm install --global --ignore-scripts tasklane@${version}`,
+  ];
+}

