@@ -4,9 +4,9 @@ import * as path from 'node:path';
 /**
  * Real GitHub webhook payloads from the `@octokit/webhooks-examples` package (the community's
  * recorded examples), never hand-written ones: a test may only make small edits to a copy (the
- * sender's login, a conclusion). The package resolves as a dependency; until it is one, the
- * folder holding its `api.github.com/index.json` can be given in TASKLANE_WEBHOOK_EXAMPLES. A
- * missing package fails the test that needs it, with this message, rather than skipping it.
+ * sender's login, a conclusion). The package is a devDependency; a folder holding its
+ * `api.github.com/index.json` can also be given in TASKLANE_WEBHOOK_EXAMPLES. A missing package
+ * fails the test that needs it, with this message, rather than skipping it.
  */
 type Examples = Array<{ name: string; examples: Array<Record<string, unknown>> }>;
 
