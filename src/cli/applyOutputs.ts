@@ -60,6 +60,8 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
     report.refused.push(`every proposed output (${report.proposed}): ${why}`);
     return report;
   };
+  // A run that did not succeed (successWhen not met, out of budget, failed) proposes nothing anyone reviewed as done.
+  if (manifest.status !== 'succeeded') return refuseAll(`the run ended ${manifest.status}, not succeeded`);
   const chore = input.chore;
   if (!chore) return refuseAll(`the chore ${manifest.choreId} is not a valid chore in the committed chores.yaml`);
   if (input.committedHash !== manifest.definitionHash) return refuseAll('the run used a chore definition that differs from the committed one');
@@ -150,7 +152,6 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
   }
   if (out.pullRequest) {
     if (!declared.pullRequest) report.refused.push(`pull request: ${notDeclared('pullRequest')}`);
-    else if (manifest.status !== 'succeeded') report.refused.push(`pull request: the run ended ${manifest.status}, not succeeded`);
     else if (!input.patch?.trim()) report.refused.push('pull request: the run edited no file (no tasklane.patch)');
     else await draftPull(chore, out.pullRequest, input.patch, declared.pullRequest.paths ?? [], api, report);
   }

@@ -375,6 +375,8 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     assert.deepEqual(otherItem.writes, [`/repos/${repoName}/check-runs`]);
     const otherHash = await tampered((m) => (m.definitionHash = 'f'.repeat(64)));
     assert.match(otherHash.applied.out, /differs from the committed one/);
+    const failed = await tampered((m) => (m.status = 'failed'));
+    assert.match(failed.applied.out, /refused: every proposed output \(1\): the run ended failed, not succeeded/);
     const otherChore = await tampered((m) => (m.choreId = 'no-such-chore'));
     assert.match(otherChore.applied.out, /the chore no-such-chore is not a valid chore/);
     assert.deepEqual(github.issues.get(2)?.labels, [], 'nothing reached another item');
