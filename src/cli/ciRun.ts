@@ -75,6 +75,8 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     }
     narrowed = ciChore(chore, event, item!, base.tainted, stop.costLeftToday);
   }
+  // A cron chore on CI is told the outputs it may propose too (it has no event to describe).
+  if (!event && chore.outputs) narrowed = { ...chore, prompt: `${chore.prompt.trim()}\n\n${outputsInstruction(chore.outputs)}` };
   const { result, patch, output, trace } = await input.run(narrowed);
   const outputs = proposedOutputs(output);
   const manifest: ResultManifest = {

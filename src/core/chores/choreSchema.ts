@@ -180,9 +180,11 @@ export const choreSpecSchema = z
   })
   .superRefine((c, ctx) => {
     if (c.trigger.github === undefined) {
-      for (const key of ['actors', 'outputs'] as const)
-        if (c[key] !== undefined)
-          ctx.addIssue({ code: 'custom', path: [key], message: `${key} only applies to a chore with trigger: { github: … }; remove it` });
+      if (c.actors !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['actors'], message: 'actors only applies to a chore with trigger: { github: … }; remove it' });
+      // A cron chore also runs on CI (`ci github`), where its apply job writes the outputs it declares.
+      if (c.outputs !== undefined && c.trigger.cron === undefined)
+        ctx.addIssue({ code: 'custom', path: ['outputs'], message: 'outputs only applies to a chore that runs on CI: trigger: { github: … } or a cron; remove it' });
       if (c.budget?.maxFiresPerItem !== undefined)
         ctx.addIssue({ code: 'custom', path: ['budget', 'maxFiresPerItem'], message: 'budget.maxFiresPerItem only applies to a github trigger; remove it' });
     }
