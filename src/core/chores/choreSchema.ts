@@ -184,7 +184,11 @@ export const choreSpecSchema = z
         ctx.addIssue({ code: 'custom', path: ['actors'], message: 'actors only applies to a chore with trigger: { github: … }; remove it' });
       // A cron chore also runs on CI (`ci github`), where its apply job writes the outputs it declares.
       if (c.outputs !== undefined && c.trigger.cron === undefined)
-        ctx.addIssue({ code: 'custom', path: ['outputs'], message: 'outputs only applies to a chore that runs on CI: trigger: { github: … } or a cron; remove it' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['outputs'],
+          message: 'outputs only applies to a chore that runs on CI: trigger: { github: … } or a cron; remove it',
+        });
       if (c.budget?.maxFiresPerItem !== undefined)
         ctx.addIssue({ code: 'custom', path: ['budget', 'maxFiresPerItem'], message: 'budget.maxFiresPerItem only applies to a github trigger; remove it' });
     }

@@ -115,7 +115,11 @@ describe('chores: github triggers, actors and outputs in chores.yaml', () => {
     assert.deepEqual(parseChoresFile(text).chores[0].outputs, { pullRequest: { draft: true } }, 'a cron chore on CI may open a draft pull request');
     refused(text.replace('cron: "0 2 * * *"', 'files: "src/**"'), 'outputs:', /outputs only applies to a chore that runs on CI/);
     refused(text.replace('outputs: { pullRequest: {} }', 'actors: { roles: [admin] }'), 'actors:', /actors only applies to a chore with trigger: \{ github/);
-    refused(text.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerItem: 2 }'), 'maxFiresPerItem', /maxFiresPerItem only applies to a github trigger/);
+    refused(
+      text.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerItem: 2 }'),
+      'maxFiresPerItem',
+      /maxFiresPerItem only applies to a github trigger/,
+    );
   });
 
   it('puts trigger.github, actors and outputs in the definition hash; spelling out a default does not change it', () => {
