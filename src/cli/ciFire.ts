@@ -17,6 +17,7 @@ import { secretsFromEnv, UsageError } from './environment';
 import { checkName } from './fireBudget';
 import { eventHeadSha, eventItem, readGithubEvent } from './githubEvent';
 import { manifestFile, patchFile, readManifest } from './resultManifest';
+import { actionsRunUrl } from './runChore';
 import { writeRunOut } from './runOut';
 
 interface Io {
@@ -115,7 +116,8 @@ export async function applyCommand(input: {
   const sha = event ? eventHeadSha(event, io.env) : io.env.GITHUB_SHA;
   if (check && sha) {
     try {
-      await api.createCheckRun({ name: checkName(manifest.choreId), head_sha: sha, ...check, ...detailsUrl(io.env) });
+      const url = actionsRunUrl(io.env);
+      await api.createCheckRun({ name: checkName(manifest.choreId), head_sha: sha, ...check, ...(url ? { details_url: url } : {}) });
       report.applied.push(`check run "${checkName(manifest.choreId)}": ${check.conclusion}`);
     } catch (error) {
       report.refused.push(`check run: GitHub refused it (${error instanceof Error ? error.message : String(error)})`);
@@ -131,9 +133,4 @@ export async function applyCommand(input: {
   ];
   io.out(redactor.redact(`${lines.join('\n')}\n`));
   return report.refused.length ? 1 : 0;
-}
-
-function detailsUrl(env: Readonly<Record<string, string | undefined>>): { details_url?: string } {
-  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: run } = env;
-  return server && repo && run && /^\d+$/.test(run) ? { details_url: `${server}/${repo}/actions/runs/${run}` } : {};
 }

@@ -41,9 +41,10 @@ export async function ciCommand(input: CiCommandInput): Promise<number> {
     baseUrl: io.env.TASKLANE_MODEL_BASE_URL,
     prices: io.env[pricesVariable]?.trim(),
   };
+  let cliPackage = io.env.TASKLANE_CLI_PACKAGE;
   const generate = async (model: Model) => {
     const hashes = await choreHashes(chores, skillDirsOf(input.assets.skillsDir, workspace));
-    return githubWorkflow(chores, { model, cliVersion: input.assets.version ?? ownVersion(), hashOf: (c) => hashes.get(c.id) ?? '' });
+    return githubWorkflow(chores, { model, cliPackage, cliVersion: input.assets.version ?? ownVersion(), hashOf: (c) => hashes.get(c.id) ?? '' });
   };
   if (target === 'github') {
     io.out(await generate(fromEnv));
@@ -54,6 +55,7 @@ export async function ciCommand(input: CiCommandInput): Promise<number> {
   // The model settings were written from the generating machine's environment; a CI check that
   // does not set them compares with the ones the file names.
   const committed = committedModel(file);
+  cliPackage ??= committed.cliPackage;
   const model: Model = {
     provider: fromEnv.provider ?? committed.provider,
     id: fromEnv.id ?? committed.id,
@@ -66,13 +68,19 @@ export async function ciCommand(input: CiCommandInput): Promise<number> {
   return verdict.ok ? 0 : 1;
 }
 
-/** TASKLANE_MODEL_* of the committed workflow's top-level env (empty when unreadable). */
-function committedModel(file: string): Model {
+/** TASKLANE_MODEL_* and TASKLANE_CLI_PACKAGE of the committed workflow's top-level env (empty when unreadable). */
+function committedModel(file: string): Model & { cliPackage?: string } {
   try {
     const parsed = parseYaml(fs.readFileSync(file, 'utf8')) as { env?: Record<string, unknown> } | null;
     const env = parsed?.env ?? {};
     const text = (key: string) => (typeof env[key] === 'string' ? env[key] : undefined);
-    return { provider: text('TASKLANE_MODEL_PROVIDER'), id: text('TASKLANE_MODEL_ID'), baseUrl: text('TASKLANE_MODEL_BASE_URL'), prices: text(pricesVariable) };
+    return {
+      provider: text('TASKLANE_MODEL_PROVIDER'),
+      id: text('TASKLANE_MODEL_ID'),
+      baseUrl: text('TASKLANE_MODEL_BASE_URL'),
+      prices: text(pricesVariable),
+      cliPackage: text('TASKLANE_CLI_PACKAGE'),
+    };
   } catch {
     return {};
   }

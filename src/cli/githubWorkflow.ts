@@ -34,8 +34,23 @@ export interface WorkflowOptions {
   hashOf: (chore: ChoreDefinition) => string;
   /** The CLI version the jobs install (the generator's own). */
   cliVersion: string;
+  /**
+   * The npm package the jobs install the CLI from (TASKLANE_CLI_PACKAGE; default `tasklane`). A
+   * team that publishes the CLI under its own scope names it here: the workflow installs exactly
+   * that name at exactly the generator's version, never whatever a registry serves under a name.
+   */
+  cliPackage?: string;
   /** TASKLANE_MODEL_PROVIDER / _ID / _BASE_URL (and _PRICES, when set) to write into the workflow. */
   model?: { provider?: string; id?: string; baseUrl?: string; prices?: string };
+}
+
+/** npm's rule for a package name (lower case, optional scope): nothing else reaches the install step. */
+const NPM_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]{0,213}$/;
+
+export function cliPackageName(name: string | undefined): string {
+  const chosen = name?.trim() || 'tasklane';
+  if (!NPM_NAME.test(chosen)) throw new WorkflowError(`TASKLANE_CLI_PACKAGE "${chosen}" is not an npm package name (such as tasklane or @your-org/tasklane).`);
+  return chosen;
 }
 
 /** The chores the workflow runs, as GitHub events; file, task, diagnostics and git triggers need VS Code. */
@@ -76,6 +91,7 @@ export function githubWorkflow(chores: readonly ChoreDefinition[], options: Work
     `  TASKLANE_MODEL_ID: ${quoted(options.model?.id ?? '')}`,
     `  TASKLANE_MODEL_BASE_URL: ${quoted(options.model?.baseUrl ?? '')}`,
     ...(options.model?.prices ? [`  TASKLANE_MODEL_PRICES: ${quoted(options.model.prices)}`] : []),
+    `  TASKLANE_CLI_PACKAGE: ${quoted(cliPackageName(options.cliPackage))}`,
     'jobs:',
   ];
   for (const c of ci) {

@@ -67,6 +67,20 @@ export interface RunChoreOptions {
   env: Readonly<Record<string, string | undefined>>;
 }
 
+/**
+ * The page of the GitHub Actions run this process is part of, from the variables every Actions job
+ * sets (`GITHUB_SERVER_URL`, `GITHUB_REPOSITORY`, `GITHUB_RUN_ID`); undefined outside Actions or
+ * when one of them is not the shape GitHub gives it.
+ */
+export function actionsRunUrl(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const server = env.GITHUB_SERVER_URL;
+  const repository = env.GITHUB_REPOSITORY;
+  const runId = env.GITHUB_RUN_ID;
+  if (!server || !repository || !runId) return undefined;
+  if (!/^https:\/\/[^\s/?#]+$/.test(server) || !/^[\w.-]+\/[\w.-]+$/.test(repository) || !/^\d+$/.test(runId)) return undefined;
+  return `${server}/${repository}/actions/runs/${runId}`;
+}
+
 /** Runs the fire to its end (retries included) and returns the last run, the patch text and the task's final output. */
 export async function runChoreOnce(
   options: RunChoreOptions,
@@ -107,6 +121,8 @@ export async function runChoreOnce(
     chores: {
       secrets: { getSecret: async (name) => options.secrets(name) },
       workspaceName: path.basename(options.workspace),
+      // On GitHub Actions an escalation links the run's page; elsewhere a run from a temporary store has no link.
+      runLink: async () => actionsRunUrl(options.env),
     },
     // The chore's declared commands and nothing else: nobody is here to approve another one.
     commands: { runner: commands, gate: { allowedCommands: () => [], trusted: () => true, unattended: true } },

@@ -166,7 +166,10 @@ export function applyPermissions(c: CiChore): Record<string, 'read' | 'write'> {
   return scopes;
 }
 
-/** Node and the CLI, pinned, with install scripts off; from the workspace root, outside the checkout (its .npmrc is not read). */
+/**
+ * Node and the CLI, pinned, with install scripts off; from the workspace root, outside the checkout
+ * (its .npmrc is not read). The package is the workflow's TASKLANE_CLI_PACKAGE (see githubWorkflow.ts).
+ */
 function setupCli(version: string): string[] {
   if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) throw new WorkflowError(`"${version}" is not a version to pin the CLI to.`);
   return [
@@ -174,6 +177,6 @@ function setupCli(version: string): string[] {
     '        with:',
     `          node-version: ${NODE_VERSION}`,
     '      - name: Install the Tasklane CLI',
-    `        run: npm install --global --ignore-scripts tasklane@${version}`,
+    `        run: npm install --global --ignore-scripts "$TASKLANE_CLI_PACKAGE@${version}"`,
   ];
 }

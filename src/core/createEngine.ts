@@ -84,6 +84,8 @@ export interface ChoreAdapters {
   workspaceLimits?: () => WorkspaceSpendLimits;
   /** Links to approvals for runs parked on a review; without them no review notice is sent. */
   reviewLinks?: ReviewLinkPort;
+  /** A link that opens a run where it ran (VS Code's run link, the CI run page); every escalation carries it. */
+  runLink?: (runId: string) => Promise<string | undefined>;
   /** Cron schedules are kept (VS Code); the command line fires once and keeps none. */
   schedule?: boolean;
 }
@@ -310,6 +312,7 @@ function buildChores(adapters: EngineAdapters, options: ChoreAdapters, ledger: L
     ...(options.blocked ? { blocked: options.blocked } : {}),
     ...(options.workspaceName !== undefined ? { workspaceName: options.workspaceName } : {}),
     ...(options.reviewLinks ? { reviewLinks: options.reviewLinks } : {}),
+    ...(options.runLink ? { runLink: options.runLink } : {}),
   });
   late.runner = runner;
   return { runner, runLog, spend, ...(scheduler ? { scheduler } : {}) };

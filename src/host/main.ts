@@ -142,6 +142,10 @@ export function start(context: vscode.ExtensionContext): MainParts {
         ownsCommand: (id: string) => s.commands.owns(id),
         showSession: (sessionId: string) => sidebar.showSession(sessionId),
       })),
+      part((s) => ({
+        run: (runId: string) => s.chores.run(runId),
+        choreName: (choreId: string) => s.chores.validChores().find((c) => c.id === choreId)?.name,
+      })),
     ),
     ...registerMcpCommands(
       part((s) => s.mcp),

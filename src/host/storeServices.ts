@@ -1,3 +1,4 @@
+import { runLink } from './chores/runLinks';
 import * as vscode from 'vscode';
 import type { Ledger } from '../core/actions/ledger';
 import { guardRestricted } from '../core/approval/commandActions';
@@ -146,6 +147,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
       blocked: (id) => (late.chores ? late.chores.blockedReason(id) : 'chores are still loading'),
       workspaceLimits: () => settings.chores(),
       reviewLinks: reviewLinkPort(env.extensionId, approvalOwners),
+      runLink: (runId) => runLink(env.extensionId, runId),
       schedule: true,
     },
   });

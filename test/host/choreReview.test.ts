@@ -28,6 +28,7 @@ interface Notice {
   status: string;
   runId: string;
   approval?: { id: string; summary: string; link: string };
+  runLink?: string;
 }
 
 const root = () => vscode.workspace.workspaceFolders![0].uri;
@@ -109,6 +110,22 @@ describe('host: chore review links', function () {
     assert.equal(run.status, 'running');
     assert.equal(sent.runId, run.id);
     const callsWhileParked = (await modelRequests(PROMPT)).length;
+
+    // The run link opens that run's trace, read-only; a run of another workspace is refused.
+    assert.ok(sent.runLink?.includes(encodeURIComponent(run.id)) || sent.runLink?.includes(run.id), sent.runLink);
+    const trace = await vscode.commands.executeCommand('tasklane.openRunLink', sent.runLink);
+    assert.deepEqual(trace, { opened: 'trace', id: run.id });
+    const shown = vscode.window.activeTextEditor?.document;
+    assert.equal(shown?.uri.scheme, 'tasklane-run');
+    assert.match(shown?.getText() ?? '', new RegExp(`^# Run ${run.id} of .*\\(\`reviewed\`\\)\n\n- \\*\\*Status:\\*\\* running`));
+    const elsewhere = await vscode.commands.executeCommand(
+      'tasklane.openRunLink',
+      sent.runLink!.replace(encodeURIComponent(run.id), 'run-of-another-workspace').replace(run.id, 'run-of-another-workspace'),
+    );
+    assert.deepEqual(elsewhere, {
+      opened: false,
+      reason: 'there is no chore run run-of-another-workspace in this workspace; the link may come from another workspace or window.',
+    });
 
     const opened = await vscode.commands.executeCommand('tasklane.openApprovalLink', sent.approval!.link);
     assert.deepEqual(opened, { opened: 'diff', id: approvalId });

@@ -21,6 +21,8 @@ export interface EscalationPayload {
   endedAt: string | null;
   /** Workspace folder name, so a team with several repos knows which one. */
   workspace?: string;
+  /** Opens the run: its trace in VS Code (`vscode://tasklane.tasklane/run?id=…`), or the CI run page. */
+  runLink?: string;
   /**
    * Set when the run parked waiting for a person's review (status `awaiting_review` while the run
    * is still open): what waits, and the link that opens it in VS Code. Deciding there resumes the run.
@@ -109,7 +111,7 @@ export function slackMessage(p: EscalationPayload): Record<string, unknown> {
         fields: [
           { type: 'mrkdwn', text: `*Chore*\n${p.chore.name} (\`${p.chore.id}\`)` },
           { type: 'mrkdwn', text: `*Status*\n${p.status}` },
-          { type: 'mrkdwn', text: `*Run*\n\`${p.runId}\`` },
+          { type: 'mrkdwn', text: `*Run*\n${p.runLink ? `<${p.runLink}|${p.runId}>` : `\`${p.runId}\``}` },
           { type: 'mrkdwn', text: `*Started*\n${p.startedAt}` },
         ],
       },
@@ -143,7 +145,7 @@ export function emailText(p: EscalationPayload): string {
     ...(steps.length ? steps : ['  (none)']),
     '',
     ...(p.approval ? [`Review it in VS Code (approving or rejecting there resumes the run where it waits):`, `  ${p.approval.link}`, ''] : []),
-    'Open the Tasklane sidebar in VS Code to see the full trace and any proposals waiting for review.',
+    p.runLink ? `The run's full trace: ${p.runLink}` : 'Open the Tasklane sidebar in VS Code to see the full trace and any proposals waiting for review.',
   ].join('\n');
 }
 

@@ -9,7 +9,7 @@
 import { recordRetry } from './choreFires';
 import type { FireWriterDeps } from './choreFires';
 import { buildEscalationPayload } from './escalationPayload';
-import { sendRunEscalation } from './runEscalation';
+import { sendRunEscalation, withRunLink } from './runEscalation';
 import type { RunNoticeDeps } from './runEscalation';
 import type { ChoreRunRecord } from './runLog';
 import { decideFailureAction } from './runPolicy';
@@ -34,7 +34,7 @@ export async function applyFailurePolicy(deps: FailurePolicyDeps, chore: ChoreDe
 /** Tells the chore's channels (if it has any) how the run ended. */
 async function escalateFailure(deps: FailurePolicyDeps, chore: ChoreDefinition, run: ChoreRunRecord): Promise<void> {
   if (!chore.escalate) return;
-  const payload = buildEscalationPayload(chore, run, deps.workspaceName, deps.redact);
+  const payload = await withRunLink(deps, buildEscalationPayload(chore, run, deps.workspaceName, deps.redact));
   const results = await sendRunEscalation(deps, chore.escalate, payload, 'chore_escalation', { choreId: chore.id, runId: run.runId });
   deps.onEscalated?.(run, results);
 }

@@ -7,7 +7,7 @@
  * waits; the decision wakes the task. Kept apart from the runner, which only notices the park.
  */
 import { buildReviewPayload } from './escalationPayload';
-import { sendRunEscalation } from './runEscalation';
+import { sendRunEscalation, withRunLink } from './runEscalation';
 import type { RunNoticeDeps } from './runEscalation';
 import type { ChoreRunRecord } from './runLog';
 import type { ChoreDefinition } from './types';
@@ -49,7 +49,7 @@ export class ReviewNotices {
     const summary = await reviewLinks.describe(approvalId);
     if (summary === undefined) return; // Decided or gone before we got here: nothing to ask for.
     const link = await reviewLinks.linkFor(approvalId);
-    const payload = buildReviewPayload(chore, run, { id: approvalId, summary, link }, this.deps.workspaceName, this.deps.redact);
+    const payload = await withRunLink(this.deps, buildReviewPayload(chore, run, { id: approvalId, summary, link }, this.deps.workspaceName, this.deps.redact));
     const results = await sendRunEscalation(this.deps, chore.escalate, payload, 'chore_review_notice', { choreId: chore.id, runId: run.runId, approvalId });
     this.deps.logger.info(
       'CHORE',

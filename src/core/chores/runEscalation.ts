@@ -30,6 +30,17 @@ export interface RunNoticeDeps extends RunEscalationDeps {
   redact?: (text: string) => string;
   /** Told after each escalation (tests, the log). */
   onEscalated?: (run: ChoreRunRecord, results: EscalationResult[]) => void;
+  /**
+   * A link that opens the run where it ran: VS Code's `vscode://tasklane.tasklane/run?id=…` (the
+   * host's URI handler shows its trace), the Actions run page on CI. Every escalation carries it.
+   */
+  runLink?: (runId: string) => Promise<string | undefined>;
+}
+
+/** `payload` with the run's link, when the host has one (a failure to make it loses only the link). */
+export async function withRunLink(deps: RunNoticeDeps, payload: EscalationPayload): Promise<EscalationPayload> {
+  const link = await deps.runLink?.(payload.runId).catch(() => undefined);
+  return link ? { ...payload, runLink: link } : payload;
 }
 
 /**

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import type { ReviewLinkPort } from '../../core/chores/reviewNotice';
 import type { ApprovalView } from '../../shared/approvalProtocol';
+import { RUN_LINK_PATH, RunDocuments } from '../chores/runLinks';
+import type { RunLinkResult, RunLinkTargets } from '../chores/runLinks';
 
 /**
  * Approval away from the keyboard: `vscode://tasklane.tasklane/approval?id=<approval id>` opens
@@ -40,10 +42,11 @@ export async function approvalLink(extensionId: string, approvalId: string): Pro
 }
 
 /**
- * The approval id a link names. Accepts the app link (`<scheme>://<extension id>/approval?id=…`)
- * and the web callback form a browser workbench turns it into (`…?vscode-authority=…&vscode-path=/approval&vscode-query=id%3D…`).
+ * The path and id a Tasklane link names (`/approval` or `/run`). Accepts the app link
+ * (`<scheme>://<extension id>/approval?id=…`) and the web callback form a browser workbench turns
+ * it into (`…?vscode-authority=…&vscode-path=/approval&vscode-query=id%3D…`).
  */
-export function approvalIdOf(link: vscode.Uri, extensionId: string): string | undefined {
+export function linkTarget(link: vscode.Uri, extensionId: string): { path: string; id: string } | undefined {
   let { authority, path, query } = link;
   const params = new URLSearchParams(query);
   if (params.has('vscode-path')) {
@@ -51,9 +54,15 @@ export function approvalIdOf(link: vscode.Uri, extensionId: string): string | un
     path = params.get('vscode-path') ?? '';
     query = params.get('vscode-query') ?? '';
   }
-  if (authority.toLowerCase() !== extensionId.toLowerCase() || path !== APPROVAL_LINK_PATH) return undefined;
+  if (authority.toLowerCase() !== extensionId.toLowerCase()) return undefined;
   const id = new URLSearchParams(query).get('id')?.trim();
-  return id ? id : undefined;
+  return id ? { path, id } : undefined;
+}
+
+/** The approval id a link names, if it is an approval link. */
+export function approvalIdOf(link: vscode.Uri, extensionId: string): string | undefined {
+  const target = linkTarget(link, extensionId);
+  return target?.path === APPROVAL_LINK_PATH ? target.id : undefined;
 }
 
 /** Carries out one approval link; every refusal is shown to the person and returned. */
@@ -78,13 +87,32 @@ export async function openApprovalLink(link: vscode.Uri, extensionId: string, ta
 }
 
 /**
- * The URI handler and `tasklane.openApprovalLink`. The targets exist once the store is open; both
- * wait for them.
+ * The URI handler (approval and run links), `tasklane.openApprovalLink` and `tasklane.openRunLink`.
+ * The targets exist once the store is open; all wait for them.
  */
-export function registerApprovalLinks(extensionId: string, targets: Promise<ApprovalLinkTargets>): vscode.Disposable[] {
+export function registerApprovalLinks(extensionId: string, targets: Promise<ApprovalLinkTargets>, runs: Promise<RunLinkTargets>): vscode.Disposable[] {
   const open = async (link: vscode.Uri) => openApprovalLink(link, extensionId, await targets);
+  const documents = new RunDocuments();
+  const openRun = async (link: vscode.Uri): Promise<RunLinkResult> => {
+    const target = linkTarget(link, extensionId);
+    if (target?.path !== RUN_LINK_PATH) {
+      const reason = `this is not a Tasklane run link (expected ${vscode.env.uriScheme}://${extensionId}${RUN_LINK_PATH}?id=…).`;
+      void vscode.window.showWarningMessage(`Tasklane: ${reason}`);
+      return { opened: false, reason };
+    }
+    return documents.open(target.id, await runs);
+  };
   return [
-    vscode.window.registerUriHandler({ handleUri: (uri) => void open(uri) }),
+    documents,
+    vscode.window.registerUriHandler({ handleUri: (uri) => void (linkTarget(uri, extensionId)?.path === RUN_LINK_PATH ? openRun(uri) : open(uri)) }),
+    vscode.commands.registerCommand('tasklane.openRunLink', async (link?: unknown) => {
+      if (typeof link !== 'string') return { opened: false, reason: 'no link' } satisfies RunLinkResult;
+      try {
+        return await openRun(vscode.Uri.parse(link.trim(), true));
+      } catch {
+        return { opened: false, reason: 'not a link' } satisfies RunLinkResult;
+      }
+    }),
     vscode.commands.registerCommand('tasklane.openApprovalLink', async (link?: unknown) => {
       const text =
         typeof link === 'string'

@@ -131,15 +131,22 @@ describe('cli: tasklane chores run / validate', function () {
       choresYaml(`successWhen: "status = 'done'"\nbudget: { maxIterations: 1 }\nonFailure: escalate\nescalate:\n  webhook: { urlSecret: ops-hook }`),
     );
     server.script([end({ status: 'gave up' })]);
-    const result = await cli(['chores', 'run', 'fix-answer', '--workspace', dir, '--json'], { ...env(), TASKLANE_SECRET_OPS_HOOK: `${receiver.baseUrl}/hook` });
+    // As on GitHub Actions: the escalation links the run's page.
+    const actions = { GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'octo-org/octo-repo', GITHUB_RUN_ID: '4242' };
+    const result = await cli(['chores', 'run', 'fix-answer', '--workspace', dir, '--json'], {
+      ...env(),
+      ...actions,
+      TASKLANE_SECRET_OPS_HOOK: `${receiver.baseUrl}/hook`,
+    });
     assert.equal(result.code, 1, result.err);
     const last = JSON.parse(result.out.trim().split('\n').pop() ?? '') as { status: string; reason: string; runId: string };
     assert.equal(last.status, 'failed');
     assert.match(last.reason, /successWhen/);
     assert.equal(receiver.requests.length, 1, 'one escalation');
-    const body = receiver.requests[0]?.body as { runId?: string; status?: string; choreId?: string };
+    const body = receiver.requests[0]?.body as { runId?: string; status?: string; choreId?: string; runLink?: string };
     assert.equal(body.runId, last.runId);
     assert.equal(body.status, 'failed');
+    assert.equal(body.runLink, 'https://github.com/octo-org/octo-repo/actions/runs/4242');
   });
 
   it('run: a secret of the environment that the chore reads leaves in none of the JSON line, log, trace, escalation or patch', async () => {

@@ -138,7 +138,7 @@ describe('cli: the generated GitHub workflow', () => {
       [
         'actions/checkout',
         'actions/setup-node',
-        'npm install --global --ignore-scripts tasklane@0.1.0',
+        'npm install --global --ignore-scripts "$TASKLANE_CLI_PACKAGE@0.1.0"',
         `tasklane chores run triage --workspace repo --expect-hash ${HASH} --out tasklane-out`,
         'actions/upload-artifact',
       ],

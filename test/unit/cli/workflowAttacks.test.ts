@@ -56,7 +56,7 @@ describe('cli: attacks on the generated workflow and the patch', function () {
       [
         'actions/checkout',
         'actions/setup-node',
-        'npm install --global --ignore-scripts tasklane@0.1.0',
+        'npm install --global --ignore-scripts "$TASKLANE_CLI_PACKAGE@0.1.0"',
         `tasklane chores run tidy --workspace repo --expect-hash ${'cd'.repeat(32)} --out tasklane-out`,
         'actions/upload-artifact',
       ],

