@@ -61,6 +61,12 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
     trigger.forks === 'read-only' || !chore.escalate
       ? []
       : [chore.escalate.slack?.urlSecret, chore.escalate.webhook?.urlSecret, chore.escalate.email?.smtpSecret].filter((s): s is string => Boolean(s));
+  // The actor gate (cli/actorGate.ts) asks GitHub for the sender's role before any model call, and the
+  // budgets across fires read earlier check runs: with the job's own token, read-only (the job has
+  // no write scope), in this one step's environment; declared commands never inherit it
+  // (commandRunner.ts passes an allowlist) and the redactor knows it.
+  const gated = trigger.event !== 'schedule';
+  const readsChecks = chore.spendLimits?.maxCostUsdPerDay !== undefined || chore.maxFiresPerItem !== undefined;
   const command = [
     `tasklane chores run ${id} --workspace repo --expect-hash ${settings.hash} --out ${OUT_DIR}`,
     ...(pullRequest ? ['--chores-from base'] : []),
@@ -76,6 +82,7 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
     `      cancel-in-progress: ${chore.concurrency === 'replace'}`,
     '    permissions:',
     '      contents: read',
+    ...(readsChecks ? ['      checks: read'] : []),
     '    outputs:',
     '      artifact: ${{ steps.upload.outputs.artifact-id }}',
     '    steps:',
@@ -99,6 +106,7 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
     '          ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}',
     '          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}',
     ...escalation.map((name) => `          ${secretVariable(name)}: \${{ secrets.${secretVariable(name)} }}`),
+    ...(gated || readsChecks ? ['          TASKLANE_GATE_TOKEN: ${{ github.token }}'] : []),
     `        run: ${command}`,
     '      - id: upload',
     '        if: always()',

@@ -68,7 +68,7 @@ describe('cli: the generated GitHub workflow', () => {
     assert.deepEqual(apply('on-review'), { checks: 'write', contents: 'read' });
   });
 
-  it('agent jobs: no token, no persisted credentials, no cache; apply runs only after an upload', () => {
+  it('agent jobs: no writing token, no persisted credentials, no cache; apply runs only after an upload', () => {
     const text = generate(everyEventKind());
     const workflow = parsed(text);
     assert.doesNotMatch(text, /actions\/cache|cache:/);
@@ -76,7 +76,24 @@ describe('cli: the generated GitHub workflow', () => {
       for (const step of job.steps.filter((s) => s.uses?.startsWith('actions/checkout@')))
         assert.equal(step.with?.['persist-credentials'], false, `${id}: ${JSON.stringify(step)}`);
       if (!id.startsWith('chore-')) continue;
-      assert.doesNotMatch(JSON.stringify(job), /GITHUB_TOKEN|github\.token|GH_TOKEN/, id);
+      // The job's own read-only token reaches one place: the run step's TASKLANE_GATE_TOKEN, for the
+      // actor gate of an event chore (a schedule has no sender, so it gets none).
+      const { steps, ...rest } = job;
+      assert.doesNotMatch(JSON.stringify(rest), /GITHUB_TOKEN|github\.token|GH_TOKEN/, id);
+      for (const step of steps) {
+        const env = (step as { env?: Record<string, string> }).env ?? {};
+        const token = Object.entries(env).filter(([, v]) => v.includes('github.token'));
+        assert.ok(
+          token.length === 0 || (step.run?.startsWith('tasklane chores run') && token.length === 1 && token[0]![0] === 'TASKLANE_GATE_TOKEN'),
+          `${id}: ${JSON.stringify(step)}`,
+        );
+        assert.doesNotMatch(JSON.stringify({ ...step, env: {} }), /GITHUB_TOKEN|github\.token|GH_TOKEN/, id);
+      }
+      assert.equal(
+        steps.some((s) => (s as { env?: Record<string, string> }).env?.TASKLANE_GATE_TOKEN !== undefined),
+        !['chore-nightly', 'chore-tokyo'].includes(id),
+        `${id}: only event chores get the gate token`,
+      );
       const applyJob = workflow.jobs[id.replace(/^chore-/, 'apply-')];
       assert.equal(applyJob?.needs, id);
       assert.equal(applyJob?.if, `!cancelled() && needs.${id}.outputs.artifact != ''`);
@@ -127,7 +144,7 @@ describe('cli: the generated GitHub workflow', () => {
     }
     const runStep = (id: string) => workflow.jobs[`chore-${id}`]?.steps.find((s) => s.run?.startsWith('tasklane chores run'));
     assert.deepEqual(Object.keys(runStep('nightly')?.env ?? {}), ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_SECRET_TEAM_SLACK']);
-    assert.deepEqual(Object.keys(runStep('fork-review')?.env ?? {}), ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY']);
+    assert.deepEqual(Object.keys(runStep('fork-review')?.env ?? {}), ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_GATE_TOKEN']);
   });
 
   it('runs the chore by id with its hash through the pinned CLI; pull request chores read chores.yaml from the default branch', () => {

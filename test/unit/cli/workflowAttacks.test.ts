@@ -77,8 +77,9 @@ describe('cli: attacks on the generated workflow and the patch', function () {
     const text = generate(chores);
     // Every line a libyaml-family parser would see is a line here: no separator is left raw.
     assert.doesNotMatch(text, /[\u2028\u2029\u0085\r]/);
-    // The token appears only where the generator puts it: the env of each apply step.
-    assert.equal(text.match(/\$\{\{ github\.token \}\}/g)?.length, 2);
+    // The token appears only where the generator puts it: the env of each apply step, and the
+    // read-only one of each event chore's run step (its actor gate).
+    assert.equal(text.match(/\$\{\{ github\.token \}\}/g)?.length, 4);
     assert.equal(
       text.match(/\$\{\{/g)?.length,
       text.match(/\$\{\{ (github\.token|secrets\.\w+|steps\.upload\.outputs\.artifact-id|github\.event\.[\w.]+( \|\| [\w.]+)*) \}\}/g)?.length,
