@@ -17,7 +17,7 @@ import { secretsFromEnv, UsageError } from './environment';
 import { checkName } from './fireBudget';
 import { eventHeadSha, eventItem, readGithubEvent } from './githubEvent';
 import { manifestFile, patchFile, readManifest } from './resultManifest';
-import { actionsRunUrl } from './runChore';
+import { actionsRunUrl } from './cliEngine';
 import { writeRunOut } from './runOut';
 
 interface Io {

@@ -12,21 +12,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ChangeSetDecider } from '../core/approval/changeSetDecider';
 import type { ChangeSetStore } from '../core/approval/changeSetStore';
-import { guardReads } from '../core/approval/guardedWorkspace';
-import { nodeFs } from '../core/approval/nodeFs';
 import type { ChoreRunLog, ChoreRunRecord, ChoreStep } from '../core/chores/runLog';
 import type { ChoreDefinition } from '../core/chores/types';
-import { createEngine } from '../core/createEngine';
 import type { Agent } from '../core/engine/agent';
 import type { ModelClient } from '../core/model/types';
 import type { ModelPrices } from '../core/model/pricing';
 import type { Logger } from '../core/ports';
-import { systemClock } from '../core/ports';
 import type { Redactor } from '../core/security/redact';
-import { openStore } from '../core/store/openStore';
 import type { TriggerStore } from '../core/store/types';
-import { cliCommandRunner } from './commandRunner';
-import { OverlayWorkspace } from './overlayWorkspace';
+import { openCliEngine } from './cliEngine';
 import { unifiedDiff } from './patch';
 
 /** What `chores run` reports: the JSON object of its last line with --json. */
@@ -67,66 +61,14 @@ export interface RunChoreOptions {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-/**
- * The page of the GitHub Actions run this process is part of, from the variables every Actions job
- * sets (`GITHUB_SERVER_URL`, `GITHUB_REPOSITORY`, `GITHUB_RUN_ID`); undefined outside Actions or
- * when one of them is not the shape GitHub gives it.
- */
-export function actionsRunUrl(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const server = env.GITHUB_SERVER_URL;
-  const repository = env.GITHUB_REPOSITORY;
-  const runId = env.GITHUB_RUN_ID;
-  if (!server || !repository || !runId) return undefined;
-  if (!/^https:\/\/[^\s/?#]+$/.test(server) || !/^[\w.-]+\/[\w.-]+$/.test(repository) || !/^\d+$/.test(runId)) return undefined;
-  return `${server}/${repository}/actions/runs/${runId}`;
-}
-
 /** Runs the fire to its end (retries included) and returns the last run, the patch text and the task's final output. */
 export async function runChoreOnce(
   options: RunChoreOptions,
 ): Promise<{ result: CliRunResult; patch: string; output?: Record<string, unknown>; trace: ChoreStep[] }> {
   const ownStore = options.storeDir === undefined;
   const storeDir = options.storeDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-'));
-  const clock = systemClock;
   const { logger, redactor } = options;
-  const { db, triggers } = await openStore({ dir: path.join(storeDir, 'store'), ...(options.wasmPath ? { wasmPath: options.wasmPath } : {}), clock, logger });
-  const workspace = new OverlayWorkspace(options.workspace);
-  // The model's reads pass the same path guard as in VS Code (links out, hard links), overlay included.
-  const reads = guardReads(workspace, options.workspace, nodeFs, { caseInsensitive: process.platform !== 'linux' });
-  const commands = cliCommandRunner({
-    cwd: options.workspace,
-    env: options.env,
-    beforeRun: () => workspace.materialize(),
-    maxTimeoutMs: options.chore.budget.maxSeconds * 1000,
-  });
-  const engine = await createEngine({
-    db,
-    triggers,
-    clock,
-    logger,
-    storageDir: path.join(storeDir, 'agent'),
-    model: options.model,
-    // The person ran it on their own folder: nothing here is Restricted Mode.
-    trusted: () => true,
-    redactor,
-    workspace: reads,
-    skillDirs: options.skillDirs,
-    workspaceRules: () =>
-      options.instructionsDir === undefined
-        ? reads.readFile('AGENTS.md').catch(() => undefined)
-        : fs.promises.readFile(path.join(options.instructionsDir, 'AGENTS.md'), 'utf8').catch(() => undefined),
-    settings: () => ({ maxActionsPerTask: 500, maxTokensPerTask: 50_000_000, ...(options.modelPrices ? { modelPrices: options.modelPrices } : {}) }),
-    // Chore proposals always wait for review; here the review is the patch (see approvePending).
-    edits: { offered: true, root: options.workspace, files: workspace, applier: workspace, policy: () => ({ autoApproveEdits: false }) },
-    chores: {
-      secrets: { getSecret: async (name) => options.secrets(name) },
-      workspaceName: path.basename(options.workspace),
-      // On GitHub Actions an escalation links the run's page; elsewhere a run from a temporary store has no link.
-      runLink: async () => actionsRunUrl(options.env),
-    },
-    // The chore's declared commands and nothing else: nobody is here to approve another one.
-    commands: { runner: commands, gate: { allowedCommands: () => [], trusted: () => true, unattended: true } },
-  });
+  const { engine, workspace, triggers } = await openCliEngine({ ...options, storeDir, maxCommandMs: options.chore.budget.maxSeconds * 1000 });
   const { agent } = engine;
   const { runner, runLog } = engine.chores;
   const { changeSets } = engine;

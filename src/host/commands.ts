@@ -101,13 +101,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return sessionId;
     }),
     vscode.commands.registerCommand('tasklane.getState', async () => {
-      const { agent, approvals, chores, mcp } = await runtime.ready;
+      const { agent, approvals, chores, mcp, surface } = await runtime.ready;
       const pending = (await approvals.list()).filter((a) => a.status === 'pending');
       return {
         ...agent.views.snapshot(),
         approvals: pending,
         chores: await chores.state(),
         mcpServers: mcp.status(),
+        engine: surface(),
         model: await deps.models.status(),
         restricted: !deps.trusted(),
         // User-only settings a workspace tried to set (ignored), and the notes shown about them.

@@ -1,3 +1,5 @@
+import { describeEngine } from '../core/engineSurface';
+import type { EngineSurface } from '../core/engineSurface';
 import { runLink } from './chores/runLinks';
 import * as vscode from 'vscode';
 import type { Ledger } from '../core/actions/ledger';
@@ -67,6 +69,8 @@ export interface StoreServices extends vscode.Disposable {
   approvals: OwnedApprovalSection;
   /** Who `tasklane.approve` / `tasklane.reject` ask, in order. */
   approvalOwners: readonly ApprovalOwner[];
+  /** What the engine exposes (services, the tools each kind of turn is offered), for `tasklane.getState`. */
+  surface(): EngineSurface;
 }
 
 /**
@@ -207,6 +211,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     mcp,
     approvals: combineApprovalSections(changeSets, commands),
     approvalOwners,
+    surface: () => describeEngine(engine),
     dispose() {
       // Stop the sources of new work first (schedules, watchers), then the loop, then the store.
       for (const subscription of subscriptions) subscription.dispose();

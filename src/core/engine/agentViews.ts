@@ -36,6 +36,11 @@ export class AgentViews {
     private readonly ready: Promise<void>,
   ) {}
 
+  /** The tools a turn granted `actionSets` is offered now, by name, in the order its request lists them. */
+  toolNames(actionSets: readonly string[]): string[] {
+    return this.parts.env.registry.tools(actionSets).map((tool) => tool.name);
+  }
+
   /** Every hot session (newest activity first, with its transcript tail), every task, the dead letters. */
   snapshot(): AgentSnapshot {
     const { state, env, deadLetters } = this.parts;

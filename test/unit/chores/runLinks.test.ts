@@ -4,7 +4,7 @@ import type { EscalationPayload } from '../../../src/core/chores/escalationPaylo
 import { withRunLink } from '../../../src/core/chores/runEscalation';
 import type { ChoreRunRecord } from '../../../src/core/chores/runRows';
 import { runTraceMarkdown } from '../../../src/core/chores/runTrace';
-import { actionsRunUrl } from '../../../src/cli/runChore';
+import { actionsRunUrl } from '../../../src/cli/cliEngine';
 import { silentLogger } from '../../../src/core/ports';
 
 const run: ChoreRunRecord = {
