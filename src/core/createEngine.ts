@@ -31,6 +31,7 @@ import type { CodeIntelPort } from './codeIntel/codeIntelPort';
 import { problemsAfterApply } from './codeIntel/problemsAfterApply';
 import { ChoreScheduler } from './chores/choreScheduler';
 import type { SecretPort } from './chores/escalation';
+import type { EscalationChannels } from './chores/types';
 import type { ReviewLinkPort } from './chores/reviewNotice';
 import { ChoreRunLog, DbRunPersistence } from './chores/runLog';
 import { DbSchedulePersistence } from './chores/schedulePersistence';
@@ -86,6 +87,8 @@ export interface ChoreAdapters {
   reviewLinks?: ReviewLinkPort;
   /** A link that opens a run where it ran (VS Code's run link, the CI run page); every escalation carries it. */
   runLink?: (runId: string) => Promise<string | undefined>;
+  /** The person's default escalation channel, for chores that name none (VS Code's tasklane.chores.escalate). */
+  defaultEscalation?: () => EscalationChannels | undefined;
   /** Cron schedules are kept (VS Code); the command line fires once and keeps none. */
   schedule?: boolean;
 }
@@ -313,6 +316,7 @@ function buildChores(adapters: EngineAdapters, options: ChoreAdapters, ledger: L
     ...(options.workspaceName !== undefined ? { workspaceName: options.workspaceName } : {}),
     ...(options.reviewLinks ? { reviewLinks: options.reviewLinks } : {}),
     ...(options.runLink ? { runLink: options.runLink } : {}),
+    ...(options.defaultEscalation ? { defaultEscalation: options.defaultEscalation } : {}),
   });
   late.runner = runner;
   return { runner, runLog, spend, ...(scheduler ? { scheduler } : {}) };

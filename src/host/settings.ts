@@ -11,6 +11,8 @@ import type { ModelCostContext } from '../core/chores/chorePreview';
 import type { ModelPrices } from '../core/model/pricing';
 import { USER_ONLY_SETTINGS, userOnlyKeysIn, userValue } from '../core/settings/userOnlySettings';
 import type { UserOnlySetting } from '../core/settings/userOnlySettings';
+import { escalationChannelsFrom } from '../core/chores/choreSchema';
+import type { EscalationChannels } from '../core/chores/types';
 
 export type { ProviderId } from '../core/model/providers';
 
@@ -183,6 +185,25 @@ export class TasklaneSettings implements vscode.Disposable {
       maxCostUsdPerMonth: number('tasklane.chores.maxCostUsdPerMonth', 50),
     };
   }
+
+  /**
+   * The person's default escalation channel (`tasklane.chores.escalate`, user settings only), or
+   * undefined when none is set or it is malformed (then the problem is logged once per value).
+   */
+  escalate(): EscalationChannels | undefined {
+    const value = this.userOnly<unknown>('tasklane.chores.escalate', undefined);
+    if (!value || typeof value !== 'object' || Object.keys(value).length === 0) return undefined;
+    const parsed = escalationChannelsFrom(value);
+    if ('channels' in parsed) return parsed.channels;
+    const key = JSON.stringify(value);
+    if (this.reportedEscalate !== key) {
+      this.reportedEscalate = key;
+      void vscode.window.showWarningMessage(`Tasklane: the setting tasklane.chores.escalate is not used: ${parsed.problem}.`);
+    }
+    return undefined;
+  }
+
+  private reportedEscalate: string | undefined;
 
   /**
    * Looks for user-only keys in each folder's `.vscode/settings.json` now and whenever it changes.

@@ -152,6 +152,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
       workspaceLimits: () => settings.chores(),
       reviewLinks: reviewLinkPort(env.extensionId, approvalOwners),
       runLink: (runId) => runLink(env.extensionId, runId),
+      defaultEscalation: () => settings.escalate(),
       schedule: true,
     },
   });

@@ -200,13 +200,6 @@ export const choreSpecSchema = z
       const problem = jsonataProblem(c.successWhen);
       if (problem) ctx.addIssue({ code: 'custom', path: ['successWhen'], message: `successWhen is not valid JSONata: ${problem}` });
     }
-    if (c.onFailure === 'escalate' && !c.escalate) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['onFailure'],
-        message: 'onFailure: escalate needs an escalate: block (slack, webhook or email), or use retry or silent',
-      });
-    }
     if (c.drift !== undefined && c.trigger.cron === undefined) {
       ctx.addIssue({ code: 'custom', path: ['drift'], message: 'drift only applies to a cron trigger; remove it' });
     }
@@ -296,7 +289,17 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
 
 const budgetUnit: Record<keyof ChoreBudget, string> = { maxIterations: 'iterations', maxSeconds: 'seconds', maxInputTokens: 'tokens', maxCostUsd: 'USD' };
 
-function normalizeEscalation(e: NonNullable<z.output<typeof choreSpecSchema>['escalate']>): EscalationChannels {
+/**
+ * The person's default channel (the `tasklane.chores.escalate` setting), checked by the same rules
+ * as a chore's `escalate:`: the channels, or what is wrong with them.
+ */
+export function escalationChannelsFrom(value: unknown): { channels: EscalationChannels } | { problem: string } {
+  const parsed = escalateSchema.safeParse(value);
+  if (!parsed.success) return { problem: parsed.error.issues.map((i) => i.message).join('; ') };
+  return { channels: normalizeEscalation(parsed.data) };
+}
+
+function normalizeEscalation(e: z.output<typeof escalateSchema>): EscalationChannels {
   const out: EscalationChannels = {};
   if (e.slack?.urlSecret) out.slack = { urlSecret: e.slack.urlSecret };
   if (e.webhook) out.webhook = e.webhook.url !== undefined ? { url: e.webhook.url } : { urlSecret: e.webhook.urlSecret! };

@@ -9,7 +9,7 @@
 import { recordRetry } from './choreFires';
 import type { FireWriterDeps } from './choreFires';
 import { buildEscalationPayload } from './escalationPayload';
-import { sendRunEscalation, withRunLink } from './runEscalation';
+import { channelsOf, sendRunEscalation, withRunLink } from './runEscalation';
 import type { RunNoticeDeps } from './runEscalation';
 import type { ChoreRunRecord } from './runLog';
 import { decideFailureAction } from './runPolicy';
@@ -33,8 +33,15 @@ export async function applyFailurePolicy(deps: FailurePolicyDeps, chore: ChoreDe
 
 /** Tells the chore's channels (if it has any) how the run ended. */
 async function escalateFailure(deps: FailurePolicyDeps, chore: ChoreDefinition, run: ChoreRunRecord): Promise<void> {
-  if (!chore.escalate) return;
+  const channels = channelsOf(deps, chore);
+  if (!channels) {
+    deps.logger.warn(
+      'CHORE',
+      `run ${run.runId} of ${chore.id} ended ${run.status}; it escalates, but names no channel and there is no default (tasklane.chores.escalate)`,
+    );
+    return;
+  }
   const payload = await withRunLink(deps, buildEscalationPayload(chore, run, deps.workspaceName, deps.redact));
-  const results = await sendRunEscalation(deps, chore.escalate, payload, 'chore_escalation', { choreId: chore.id, runId: run.runId });
+  const results = await sendRunEscalation(deps, channels, payload, 'chore_escalation', { choreId: chore.id, runId: run.runId });
   deps.onEscalated?.(run, results);
 }

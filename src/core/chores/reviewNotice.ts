@@ -7,7 +7,7 @@
  * waits; the decision wakes the task. Kept apart from the runner, which only notices the park.
  */
 import { buildReviewPayload } from './escalationPayload';
-import { sendRunEscalation, withRunLink } from './runEscalation';
+import { channelsOf, sendRunEscalation, withRunLink } from './runEscalation';
 import type { RunNoticeDeps } from './runEscalation';
 import type { ChoreRunRecord } from './runLog';
 import type { ChoreDefinition } from './types';
@@ -42,7 +42,8 @@ export class ReviewNotices {
    */
   async announce(run: ChoreRunRecord | undefined, chore: ChoreDefinition | undefined, approvalId: string): Promise<void> {
     const { reviewLinks } = this.deps;
-    if (!reviewLinks || !run || run.status !== 'running' || !chore?.escalate || chore.onFailure === 'silent') return;
+    const channels = chore && channelsOf(this.deps, chore);
+    if (!reviewLinks || !run || run.status !== 'running' || !chore || !channels || chore.onFailure === 'silent') return;
     const key = `${run.runId}:${approvalId}`;
     if (this.announced.has(key)) return;
     this.announced.add(key);
@@ -50,7 +51,7 @@ export class ReviewNotices {
     if (summary === undefined) return; // Decided or gone before we got here: nothing to ask for.
     const link = await reviewLinks.linkFor(approvalId);
     const payload = await withRunLink(this.deps, buildReviewPayload(chore, run, { id: approvalId, summary, link }, this.deps.workspaceName, this.deps.redact));
-    const results = await sendRunEscalation(this.deps, chore.escalate, payload, 'chore_review_notice', { choreId: chore.id, runId: run.runId, approvalId });
+    const results = await sendRunEscalation(this.deps, channels, payload, 'chore_review_notice', { choreId: chore.id, runId: run.runId, approvalId });
     this.deps.logger.info(
       'CHORE',
       `run ${run.runId} of ${chore.id} waits for review of ${approvalId}; told ${

@@ -35,6 +35,16 @@ export interface RunNoticeDeps extends RunEscalationDeps {
    * host's URI handler shows its trace), the Actions run page on CI. Every escalation carries it.
    */
   runLink?: (runId: string) => Promise<string | undefined>;
+  /**
+   * The person's default channel (VS Code's `tasklane.chores.escalate`), for a chore whose
+   * onFailure is escalate but that names no `escalate:` of its own; the chore's own always wins.
+   */
+  defaultEscalation?: () => EscalationChannels | undefined;
+}
+
+/** Where `chore`'s escalations go: its own channels, else the person's default, else nowhere. */
+export function channelsOf(deps: RunNoticeDeps, chore: { escalate?: EscalationChannels }): EscalationChannels | undefined {
+  return chore.escalate ?? deps.defaultEscalation?.();
 }
 
 /** `payload` with the run's link, when the host has one (a failure to make it loses only the link). */

@@ -27,6 +27,8 @@ export const USER_ONLY_SETTINGS = [
   'tasklane.commands.hiddenEnvironmentVariables',
   'tasklane.chores.maxCostUsdPerDay',
   'tasklane.chores.maxCostUsdPerMonth',
+  // Escalations carry a run's steps: a repository must not send them to its own webhook.
+  'tasklane.chores.escalate',
 ] as const;
 
 export type UserOnlySetting = (typeof USER_ONLY_SETTINGS)[number];

@@ -6,6 +6,12 @@ import type { ChoreRunRecord } from '../../../src/core/chores/runRows';
 import { runTraceMarkdown } from '../../../src/core/chores/runTrace';
 import { actionsRunUrl } from '../../../src/cli/cliEngine';
 import { silentLogger } from '../../../src/core/ports';
+import { parseChoresFile } from '../../../src/core/chores/choreFile';
+import { escalationChannelsFrom } from '../../../src/core/chores/choreSchema';
+import { applyFailurePolicy } from '../../../src/core/chores/failurePolicy';
+import type { ChoreDefinition } from '../../../src/core/chores/types';
+import { startHttpReceiver } from '../../fixtures/escalationServers';
+import type { HttpReceiver } from '../../fixtures/escalationServers';
 
 const run: ChoreRunRecord = {
   runId: 'run-7',
@@ -75,5 +81,49 @@ describe('chores: run links and the run trace', () => {
     assert.equal((await withRunLink(deps, payload)).runLink, undefined);
     const broken = await withRunLink({ ...deps, runLink: async () => Promise.reject(new Error('no URI handler')) }, payload);
     assert.deepEqual(broken, payload);
+  });
+});
+
+describe("chores: the person's default escalation channel", function () {
+  this.timeout(20_000);
+  let receiver: HttpReceiver;
+  before(async () => (receiver = await startHttpReceiver()));
+  after(() => receiver.close());
+  beforeEach(() => receiver.requests.splice(0));
+
+  const chore = (escalate?: ChoreDefinition['escalate']): ChoreDefinition =>
+    parseChoresFile(
+      `chores:\n  - id: nightly\n    name: Nightly\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n    onFailure: escalate\n${escalate ? `    escalate:\n      webhook: { url: "${escalate.webhook!.url}" }\n` : ''}`,
+    ).chores[0]!;
+  const deps = (defaultUrl?: string) => ({
+    secrets: { getSecret: async () => undefined },
+    logger: silentLogger,
+    triggers: { emit: async () => ({}) as never },
+    clock: { now: () => 0 },
+    ...(defaultUrl ? { defaultEscalation: () => ({ webhook: { url: defaultUrl } }) } : {}),
+  });
+
+  it('a chore that escalates but names no channel is valid, and goes to the default; its own channel wins; with neither, nothing is sent', async () => {
+    const bare = chore();
+    assert.equal(bare.onFailure, 'escalate');
+    assert.equal(bare.escalate, undefined);
+    await applyFailurePolicy(deps(`${receiver.baseUrl}/default`), bare, run);
+    assert.deepEqual(
+      receiver.requests.map((r) => r.path),
+      ['/default'],
+    );
+    await applyFailurePolicy(deps(`${receiver.baseUrl}/default`), chore({ webhook: { url: `${receiver.baseUrl}/own` } }), run);
+    assert.equal(receiver.requests.at(-1)?.path, '/own');
+    await applyFailurePolicy(deps(), bare, run);
+    assert.equal(receiver.requests.length, 2, 'no channel, no default: nothing sent');
+  });
+
+  it('the setting is checked by the rules of a chore’s escalate:', () => {
+    assert.deepEqual(escalationChannelsFrom({ email: { to: 'ops@example.com', smtpSecret: 'smtp' } }), {
+      channels: { email: { to: ['ops@example.com'], smtpSecret: 'smtp' } },
+    });
+    const slackUrl = escalationChannelsFrom({ slack: { url: 'https://hooks.slack.com/services/T/B/X' } });
+    assert.match('problem' in slackUrl ? slackUrl.problem : '', /a Slack webhook URL carries a token/);
+    assert.ok('problem' in escalationChannelsFrom({ pager: {} }));
   });
 });

@@ -32,6 +32,7 @@ const hostile: Record<UserOnlySetting, { workspace: unknown; user: unknown }> = 
   'tasklane.commands.hiddenEnvironmentVariables': { workspace: [], user: ['AWS_*'] },
   'tasklane.chores.maxCostUsdPerDay': { workspace: 1e12, user: 5 },
   'tasklane.chores.maxCostUsdPerMonth': { workspace: 1e12, user: 50 },
+  'tasklane.chores.escalate': { workspace: { webhook: { url: 'https://attacker.example/collect' } }, user: { slack: { urlSecret: 'team-slack' } } },
   'tasklane.model.prices': { workspace: { '*': { input: 0, output: 0 } }, user: { 'llama*': { input: 0, output: 0 } } },
 };
 
