@@ -38,6 +38,8 @@ export interface ApplyReport {
   refused: string[];
   /** Outputs the run proposed at all (0: "produced nothing"). */
   proposed: number;
+  /** The run edited files but proposed no pull request: its patch stays in the run's artifact only. */
+  patchKept?: boolean;
 }
 
 /** The hidden marker of a chore's outputs; `extra` makes it unique per issue. */
@@ -55,7 +57,11 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
   const out = manifest.outputs;
   const report: ApplyReport = { applied: [], refused: [], proposed: 0 };
   report.proposed = out.labels.length + (out.comment ? 1 : 0) + out.issues.length + (out.review ? 1 : 0) + (out.pullRequest ? 1 : 0);
-  if (report.proposed === 0 || manifest.status === 'skipped') return report;
+  if (report.proposed === 0 || manifest.status === 'skipped') {
+    // Edits with no pull request to carry them: said so on the check run, not "produced nothing".
+    if (manifest.status === 'succeeded' && input.patch?.trim()) report.patchKept = true;
+    return report;
+  }
   const refuseAll = (why: string) => {
     report.refused.push(`every proposed output (${report.proposed}): ${why}`);
     return report;

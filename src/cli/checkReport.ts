@@ -33,7 +33,13 @@ export function checkReport(
       : []),
     `- Outputs applied: ${list(report.applied)}`,
     `- Outputs refused: ${list(report.refused)}`,
-    ...(report.proposed === 0 && manifest.status !== 'skipped' ? ['- The run produced nothing to write.'] : []),
+    ...(report.proposed === 0 && manifest.status !== 'skipped'
+      ? [
+          report.patchKept
+            ? "- The run's edits are in its artifact (tasklane.patch); declare outputs.pullRequest to open them as a draft."
+            : '- The run produced nothing to write.',
+        ]
+      : []),
     '',
     fireRecordLine({
       chore: manifest.choreId,
@@ -59,6 +65,8 @@ function decide(
     return { conclusion: escalated ? 'action_required' : 'failure', title: `The run ended ${manifest.status}${escalated ? ' and was escalated' : ''}` };
   }
   if (report.refused.length) return { conclusion: 'failure', title: `${report.refused.length} output(s) refused` };
+  if (report.proposed === 0 && report.patchKept)
+    return { conclusion: 'neutral', title: "The run edited files and proposed no pull request: its patch is in the run's artifact" };
   if (report.proposed === 0) return { conclusion: 'neutral', title: 'No-op: the run produced nothing' };
   return { conclusion: 'success', title: `${report.applied.length} output(s) applied` };
 }

@@ -79,6 +79,8 @@ export interface RunnerSetup {
   /** The version `npm install --global` must pin. */
   cliVersion: string;
   repository?: string;
+  /** More of what a runner sets in every step (GITHUB_API_URL of a fake API, GITHUB_SHA…). */
+  env?: Record<string, string>;
 }
 
 export class WorkflowRunner {
@@ -229,6 +231,7 @@ export class WorkflowRunner {
       GITHUB_REPOSITORY: this.setup.repository ?? 'octo-org/octo-repo',
       GITHUB_OUTPUT: outputFile,
       RUNNER_TEMP: path.join(this.setup.workDir, 'tmp'),
+      ...this.setup.env,
       ...values(this.workflow.env),
       ...values((job as { env?: Record<string, unknown> }).env),
       ...values(step.env),

@@ -1,9 +1,8 @@
 /**
  * The generated workflow, exercised: its jobs' steps run in order on this machine (the workflow
  * runner in test/support), with this checkout's CLI standing in for the installed `tasklane`, the
- * scripted model server as the model, and `$GITHUB_EVENT_PATH` set. `chores apply` is not part of
- * this CLI yet, so the apply job runs up to the step that calls it: its checkout, artifact
- * download and pinned install are exercised, and the step itself is asserted, not run.
+ * scripted model server as the model, `$GITHUB_EVENT_PATH` set, and the apply job writing to a
+ * local fake of GitHub's REST API.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -12,6 +11,7 @@ import * as path from 'node:path';
 import { githubWorkflow } from '../../../src/cli/githubWorkflow';
 import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import { choreDefinitionHash } from '../../../src/core/consent/definitionHash';
+import { startFakeGithub } from '../../fakes/githubApi';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { choresYaml, cli, CLI_VERSION, makeRepo, root } from '../../support/ciRepo';
@@ -40,7 +40,7 @@ describe('cli: the generated workflow, run step by step', function () {
   beforeEach(() => server.reset());
 
   /** The fixture repository with its workflow generated for the scripted model, and a runner for one event. */
-  async function setUp(eventName: string, event: Record<string, unknown>) {
+  async function setUp(eventName: string, event: Record<string, unknown>, env?: Record<string, string>) {
     const repo = makeRepo(choresYaml(`successWhen: "status = 'done'"`));
     dirs.push(repo);
     const generated = await cli(['chores', 'ci', 'github', '--workspace', repo], {
@@ -58,12 +58,19 @@ describe('cli: the generated workflow, run step by step', function () {
       secrets: { OPENAI_API_KEY: 'test-key', ANTHROPIC_API_KEY: '' },
       cli: [process.execPath, path.join(root, 'bin/tasklane.js')],
       cliVersion: CLI_VERSION,
+      ...(env ? { env } : {}),
     });
     return { repo, runner };
   }
 
   it('a schedule fires the agent job: the chore runs read-only and its result and patch are uploaded; the apply job gets them', async () => {
-    const { repo, runner } = await setUp('schedule', { schedule: '0 2 * * *' });
+    const github = await startFakeGithub({ repo: 'octo-org/octo-repo' });
+    after(() => github.close());
+    const { repo, runner } = await setUp(
+      'schedule',
+      { schedule: '0 2 * * *' },
+      { GITHUB_API_URL: github.baseUrl, GITHUB_SHA: 'a'.repeat(40), GITHUB_RUN_ID: '4242' },
+    );
     assert.deepEqual(runner.selectedJobs(), ['chore-fix-answer']);
     server.script([edit, end]);
     const agent = await runner.runJob('chore-fix-answer');
@@ -90,8 +97,17 @@ describe('cli: the generated workflow, run step by step', function () {
     assert.equal(agent.outputs.artifact, '1001');
 
     assert.equal(runner.wouldRun('apply-fix-answer'), true);
-    const apply = await runner.runJob('apply-fix-answer', (step) => step.run?.startsWith('tasklane chores apply') ?? false);
+    const apply = await runner.runJob('apply-fix-answer');
     assert.equal(apply.conclusion, 'success', apply.steps.map((s) => `${s.label}: ${s.output}`).join('\n'));
+    // The chore declares no outputs: the apply job writes its check run and nothing else, and says
+    // where the run's edits are rather than that it produced nothing.
+    assert.deepEqual(
+      github.writes().map((w) => `${w.method} ${w.path}`),
+      ['POST /repos/octo-org/octo-repo/check-runs'],
+    );
+    assert.equal(github.checkRuns[0]?.name, 'Tasklane · fix-answer');
+    assert.equal(github.checkRuns[0]?.conclusion, 'neutral');
+    assert.match(JSON.stringify(github.checkRuns[0]), /its patch is in the run's artifact/, JSON.stringify(github.checkRuns[0]));
     assert.deepEqual(fs.readdirSync(path.join(apply.dir, 'tasklane-out')).sort(), ['tasklane-result.json', 'tasklane.patch']);
     assert.ok(fs.existsSync(path.join(apply.dir, 'repo/.tasklane/chores.yaml')), 'apply reads the chore definitions from its own checkout');
     const applyStep = runner.workflow.jobs['apply-fix-answer']?.steps.at(-1);
