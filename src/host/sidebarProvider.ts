@@ -226,14 +226,6 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 <summary class="section-summary"><span class="section-title">Review</span> <span id="review-count" class="section-note"></span></summary>
 <section id="approvals" aria-label="Proposed changes to review" tabindex="0"></section>
 </details>
-<details id="chores-section" class="section">
-<summary class="section-summary"><span class="section-title">Chores</span></summary>
-<section id="chores" aria-label="Chores" tabindex="0"></section>
-</details>
-<details id="mcp-section" class="section" hidden>
-<summary class="section-summary"><span class="section-title">MCP servers</span> <span id="mcp-note" class="section-note"></span></summary>
-<section id="mcp-servers" role="list" aria-label="MCP servers" tabindex="0"></section>
-</details>
 <footer id="composer">
 <div id="reply-target"></div>
 <div id="attachments" role="list" aria-label="Attached context"></div>
