@@ -28,8 +28,8 @@ const GESTURES: Partial<Record<WebviewMessage['type'], string>> = {
 };
 
 /**
- * The `tasklane.sidebar` webview view. Its content is built from dist/webview.js and
- * media/sidebar.css only (localResourceRoots), behind a CSP that allows no remote source and only
+ * The `tasklane.sidebar` webview view. Its content is built from dist/webview.js, dist/codicon.css
+ * (with its font) and media/sidebar.css only (localResourceRoots), behind a CSP that allows no remote source and only
  * the one script with this load's nonce. Every incoming message is validated with zod: the
  * webview shows model and workspace text and must be treated as untrusted.
  */
@@ -192,6 +192,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
     const nonce = randomBytes(16).toString('base64');
     const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js'));
     const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'sidebar.css'));
+    // The codicon font (copied into dist/ by esbuild.js): the state icons, as VS Code draws them.
+    const codicons = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'codicon.css'));
     const csp = [
       "default-src 'none'",
       `style-src ${webview.cspSource}`,
@@ -205,6 +207,7 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${codicons}">
 <link rel="stylesheet" href="${style}">
 <title>Tasklane</title>
 </head>

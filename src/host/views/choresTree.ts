@@ -3,6 +3,8 @@ import type { ChoreRunRecord } from '../../core/chores/runLog';
 import { choreChartModel } from '../../shared/choreChartModel';
 import type { ChoreHostMessage, ChoreRunView, ChoreStepView, ChoreView } from '../../shared/choreProtocol';
 import { costText } from '../../shared/costText';
+import { choreRunState, TASK_STATES } from '../../shared/taskState';
+import type { TaskStateWord } from '../../shared/taskState';
 import { toStepView } from '../chores/choreViews';
 import { throttled } from './throttle';
 
@@ -26,16 +28,23 @@ const RUNS_SHOWN = 10;
 /** A detail line's visible text; the whole text is its tooltip. */
 const LINE_CHARS = 160;
 
-const RUN_ICON: Record<string, [string, string?]> = {
-  succeeded: ['pass', 'testing.iconPassed'],
-  failed: ['error', 'testing.iconFailed'],
-  running: ['sync~spin'],
+/** A run's icon: its task's state icon where the vocabulary has a word for it (src/shared/taskState.ts). */
+const STATE_COLOUR: Partial<Record<TaskStateWord, string>> = {
+  done: 'testing.iconPassed',
+  failed: 'testing.iconFailed',
+  'waiting for you': 'list.warningForeground',
+};
+const RUN_ONLY_ICON: Record<string, [string, string?]> = {
   budget_exhausted: ['warning', 'list.warningForeground'],
-  awaiting_review: ['bell', 'list.warningForeground'],
   skipped: ['debug-step-over'],
   missed: ['debug-step-over'],
-  cancelled: ['circle-slash'],
 };
+function runIcon(status: string): [string, string?] {
+  const word = choreRunState(status);
+  if (!word) return RUN_ONLY_ICON[status] ?? ['circle-outline'];
+  const look = TASK_STATES[word];
+  return [`${look.codicon}${look.spin ? '~spin' : ''}`, STATE_COLOUR[word]];
+}
 
 const icon = ([id, colour]: [string, string?]) => new vscode.ThemeIcon(id, colour ? new vscode.ThemeColor(colour) : undefined);
 
@@ -163,7 +172,7 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
         item.contextValue = choreFlags(chore);
         const running = chore.lastRun?.status === 'running';
         item.iconPath = running
-          ? icon(['sync~spin'])
+          ? icon(runIcon('running'))
           : !chore.review
             ? icon(['error', 'list.errorForeground'])
             : needsConsent
@@ -182,7 +191,7 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
         item.description = description;
         item.tooltip = node.label;
         item.accessibilityInformation = { label: `Run ${node.label}` };
-        item.iconPath = icon(RUN_ICON[node.run.status] ?? ['circle-outline']);
+        item.iconPath = icon(runIcon(node.run.status));
         item.contextValue = 'choreRun';
         return item;
       }
