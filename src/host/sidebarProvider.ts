@@ -213,6 +213,7 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 </head>
 <body>
 <header id="header">
+<h1 class="visually-hidden">Tasklane chat</h1>
 <div id="banner"></div>
 <details id="sessions-section" class="section" open>
 <summary class="section-summary"><span class="section-title">Sessions</span> <span id="current-session" class="section-note"></span></summary>

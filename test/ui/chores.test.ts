@@ -39,10 +39,10 @@ describe('ui: a chore created from the palette, run now and traced live in the C
   };
   const choresFile = () => path.join(session().server.workspaceDir, '.tasklane/chores.yaml');
   let view: Locator;
-  const row = () => treeRow(view, `Chore ${choreName},`);
+  const row = () => treeRow(view, `${choreName} cron`);
   /** The runs under the chore, newest first: their accessible names. */
-  const runs = async () => (await treeLabels(view)).filter((l) => l.startsWith('Run '));
-  const steps = async () => (await treeLabels(view)).filter((l) => l.startsWith('Step '));
+  const runs = async () => (await treeLabels(view)).filter((l) => /^(running|succeeded|failed) · /.test(l));
+  const steps = async () => (await treeLabels(view)).filter((l) => /^\w+ · (ok|error|running)\b/.test(l));
   const shot = (name: string) => screenshotSidebar(session().page, name);
 
   before(async function () {
@@ -98,7 +98,8 @@ describe('ui: a chore created from the palette, run now and traced live in the C
     // The chores get the side bar's height, as a person would give it them: the chat folds.
     await foldSideView(page, 'Chat');
     await row().waitFor({ timeout: 20_000 });
-    assert.equal(await row().getAttribute('aria-label'), `Chore ${choreName}, cron ${cron}, enabled. No runs yet.`);
+    // The accessible name starts with what the row shows, then says where the chore stands.
+    assert.match((await row().getAttribute('aria-label')) ?? '', /^README check cron 30 4 \* \* 1 · next .*, enabled\. No runs yet\.$/);
     assert.match((await row().textContent()) ?? '', /README check\s*cron 30 4 \* \* 1 · next /, 'the trigger and the next fire are shown');
     await row().hover();
     assert.equal(await row().locator('.actions .action-label[aria-label^="Run Now"]').count(), 1, 'Run Now is offered in a trusted folder');
@@ -117,18 +118,22 @@ describe('ui: a chore created from the palette, run now and traced live in the C
 
     await inlineAction(row(), 'Run Now');
     await expandRow(row());
-    const running = treeRow(view, 'Run running');
+    const running = treeRow(view, 'running · ');
     await running.waitFor({ timeout: 15_000 });
     await expandRow(running);
     assert.deepEqual(await steps(), [], 'no step yet: the first model turn is still in flight');
     await shot('ui-chores-2-running-empty-trace');
 
     // The first step arrives under the open run while the run is still running.
-    const read = treeRow(view, 'Step read_file · ok');
+    const read = treeRow(view, 'read_file · ok');
     await read.waitFor({ timeout: 20_000 });
-    assert.equal(await treeRow(view, 'Run running').count(), 1, 'the run is still running when its first step shows');
-    assert.equal(await treeRow(view, 'Step task_end').count(), 0, 'task_end has not happened yet');
-    assert.match((await read.getAttribute('aria-label')) ?? '', /^Step read_file · ok · \d+ ms$/);
+    assert.equal(await treeRow(view, 'running · ').count(), 1, 'the run is still running when its first step shows');
+    assert.equal(await treeRow(view, 'task_end').count(), 0, 'task_end has not happened yet');
+    // Rows are redrawn as the run progresses: read the step's name from the tree as it is now.
+    assert.ok(
+      (await steps()).some((l) => /^read_file · ok · \d+ ms$/.test(l)),
+      (await steps()).join('\n'),
+    );
     await expandRow(read); // its arguments and result
     await until('the step to show its arguments and result', async () => ((await treeLabels(view)).some((l) => l.startsWith('result: ')) ? true : undefined));
     const labels = await treeLabels(view);
@@ -139,12 +144,12 @@ describe('ui: a chore created from the palette, run now and traced live in the C
     await shot('ui-chores-3-first-step-live');
 
     // Then task_end, and the run ends with the status successWhen gives it.
-    await treeRow(view, 'Step task_end · ok').waitFor({ timeout: 20_000 });
-    await treeRow(view, 'Run succeeded').waitFor({ timeout: 20_000 });
+    await treeRow(view, 'task_end · ok').waitFor({ timeout: 20_000 });
+    await treeRow(view, 'succeeded · ').waitFor({ timeout: 20_000 });
     const shown = (await steps()).map((l) => l.replace(/ · \d+ ms$/, ''));
-    assert.deepEqual(shown, ['Step read_file · ok', 'Step task_end · ok'], 'the run holds exactly the two tool calls, in order, both ok');
-    assert.match((await treeRow(view, 'Run succeeded').textContent()) ?? '', /succeeded · .*2 turns · \d+ tokens/);
-    await expandRow(treeRow(view, 'Step task_end · ok'));
+    assert.deepEqual(shown, ['read_file · ok', 'task_end · ok'], 'the run holds exactly the two tool calls, in order, both ok');
+    assert.match((await treeRow(view, 'succeeded · ').textContent()) ?? '', /succeeded · .*2 turns · \d+ tokens/);
+    await expandRow(treeRow(view, 'task_end · ok'));
     await until('the final step to show its output', async () => ((await treeLabels(view)).some((l) => /"status":"done"/.test(l)) ? true : undefined));
     await page.keyboard.press('Escape');
     await shot('ui-chores-4-succeeded');
@@ -163,13 +168,13 @@ describe('ui: a chore created from the palette, run now and traced live in the C
     await inlineAction(row(), 'Run Now');
     await until('a second run listed first under the chore', async () => {
       const listed = await runs();
-      return listed.length === 2 && listed[0]!.startsWith('Run running') ? true : undefined;
+      return listed.length === 2 && listed[0]!.startsWith('running · ') ? true : undefined;
     });
-    const newest = treeRow(view, 'Run running');
+    const newest = treeRow(view, 'running · ');
     await expandRow(newest);
-    await until('the second run to succeed', async () => ((await runs()).every((l) => l.startsWith('Run succeeded')) ? true : undefined));
+    await until('the second run to succeed', async () => ((await runs()).every((l) => l.startsWith('succeeded · ')) ? true : undefined));
     assert.ok(
-      (await steps()).some((l) => l.startsWith('Step task_end · ok')),
+      (await steps()).some((l) => l.startsWith('task_end · ok')),
       (await treeLabels(view)).join('\n'),
     );
     await shot('ui-chores-5-next-run-followed');
@@ -184,7 +189,7 @@ describe('ui: a chore created from the palette, run now and traced live in the C
       (await row().getAttribute('aria-label')) ?? '',
       /Last 2 runs: 2 succeeded\. Median duration \d+ s, total cost ≈\$\d+\.\d{3} estimated\. Latest: succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/,
     );
-    assert.match((await runs())[0] ?? '', /^Run succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/);
+    assert.match((await runs())[0] ?? '', /^succeeded · .*\. succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/);
     await shot('ui-chores-6-history');
   });
 
@@ -207,12 +212,15 @@ describe('ui: a chore created from the palette, run now and traced live in the C
     // The first chore's runs fold away (the view title's Collapse All), so the new one is in view.
     await view.locator('.pane-header').hover();
     await view.locator('.pane-header .action-label[aria-label^="Collapse All"]').click();
-    const shipped = treeRow(view, 'Chore Shipped digest, files docs/**, waits for Enable');
+    const shipped = treeRow(view, 'Shipped digest files docs/**', 'waits for Enable');
     await shipped.waitFor({ timeout: 20_000 });
     await shipped.hover();
     assert.equal(await shipped.locator('.actions .action-label[aria-label^="Run Now"]').count(), 0, 'no Run Now before consent');
     // It opens by itself on what it would do.
-    const review = (await treeLabels(view)).join('\n');
+    const review = await until('the new chore to open on what it would do', async () => {
+      const labels = (await treeLabels(view)).join('\n');
+      return /Escalation: /.test(labels) ? labels : undefined;
+    });
     assert.match(review, /Prompt: Summarise the docs and post the summary\./, 'the prompt is shown');
     assert.match(review, /Action sets: read, files/);
     assert.match(review, /Budget: 4 model calls/);
@@ -229,11 +237,11 @@ describe('ui: a chore created from the palette, run now and traced live in the C
       .locator('a.monaco-button, .monaco-button', { hasText: /^Enable$/ })
       .first()
       .click();
-    const enabled = treeRow(view, 'Chore Shipped digest, files docs/**, enabled');
+    const enabled = treeRow(view, 'Shipped digest files docs/**', ', enabled.');
     await enabled.waitFor({ timeout: 10_000 });
     await enabled.hover();
     assert.equal(await enabled.locator('.actions .action-label[aria-label^="Run Now"]').count(), 1, 'Run Now once enabled');
     await contextAction(page, enabled, 'Disable');
-    await treeRow(view, 'Chore Shipped digest, files docs/**, waits for Enable').waitFor({ timeout: 10_000 });
+    await treeRow(view, 'Shipped digest files docs/**', 'waits for Enable').waitFor({ timeout: 10_000 });
   });
 });

@@ -153,7 +153,7 @@ describe('ui: the pictures of the Marketplace listing', function () {
     // The chores get the side bar: the Chores view opens and the chat folds, as a person would.
     const view = await openSideView(page, 'Chores');
     await foldSideView(page, 'Chat');
-    const chore = treeRow(view, 'Chore Weekly README check, cron 0 9 * * 1 (Europe/Paris), waits for Enable');
+    const chore = treeRow(view, 'Weekly README check cron 0 9 * * 1 (Europe/Paris)', 'waits for Enable');
     await chore.waitFor({ timeout: 30_000 });
     // It opens by itself on what it would do.
     await treeRow(view, `Prompt: ${CHORE_PROMPT}`).waitFor({ timeout: 10_000 });
@@ -176,17 +176,17 @@ describe('ui: the pictures of the Marketplace listing', function () {
       .locator('a.monaco-button, .monaco-button', { hasText: /^Enable$/ })
       .first()
       .click();
-    const enabled = treeRow(view, 'Chore Weekly README check, cron 0 9 * * 1 (Europe/Paris), enabled');
+    const enabled = treeRow(view, 'Weekly README check cron 0 9 * * 1 (Europe/Paris)', ', enabled.');
     await enabled.waitFor({ timeout: 10_000 });
     await inlineAction(enabled, 'Run Now');
     await expandRow(enabled);
-    const run = treeRow(view, 'Run succeeded');
+    const run = treeRow(view, 'succeeded · ');
     await run.waitFor({ timeout: 60_000 });
     await expandRow(run);
     await until('the run to list its three steps', async () => {
-      const steps = (await treeLabels(view)).filter((l) => l.startsWith('Step ')).map((l) => l.split(' · ')[0]);
+      const steps = (await treeLabels(view)).filter((l) => /^\w+ · (ok|error|running)\b/.test(l)).map((l) => l.split(' · ')[0]);
       return steps.length === 3 ? steps : undefined;
-    }).then((steps) => assert.deepEqual(steps, ['Step read_file', 'Step read_file', 'Step task_end']));
+    }).then((steps) => assert.deepEqual(steps, ['read_file', 'read_file', 'task_end']));
     await picture(page, 'chore');
   });
 });

@@ -43,9 +43,9 @@ describe('ui: the MCP servers view', function () {
     const view = await openSideView(page, 'MCP Servers', 60_000);
     const frame = await tasklaneFrame(page);
     assert.equal(await frame.locator('#mcp-section').count(), 0, 'the chat view holds no MCP section any more');
-    const row = treeRow(view, 'MCP server broken from user settings: failed');
+    const row = treeRow(view, 'broken failed: MCP server from user settings');
     await row.waitFor({ timeout: 60_000 });
-    assert.match((await row.getAttribute('aria-label')) ?? '', /MCP server broken from user settings: failed\. Last error: .*(ENOENT|spawn)/);
+    assert.match((await row.getAttribute('aria-label')) ?? '', /^broken failed: MCP server from user settings\. Last error: .*(ENOENT|spawn)/);
     assert.match((await row.textContent()) ?? '', /broken\s*failed/);
     // A broken server opens by itself: where it comes from and its error are its children.
     const labels = await treeLabels(view);
@@ -70,12 +70,12 @@ describe('ui: the MCP servers view', function () {
     const servers: Record<string, unknown> = { everything: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'] } };
     fs.writeFileSync(mcpJson, JSON.stringify({ servers }, null, 2));
     const view = await openSideView(page, 'MCP Servers');
-    const row = treeRow(view, 'MCP server everything from workspace .vscode/mcp.json: not trusted');
+    const row = treeRow(view, 'everything not trusted: MCP server from workspace .vscode/mcp.json');
     await row.waitFor({ timeout: 30_000 });
     // Another server arrives in mcp.json while the person looks: both wait for trust.
     servers.other = { type: 'stdio', command: process.execPath, args: ['other-server.js'] };
     fs.writeFileSync(mcpJson, JSON.stringify({ servers }, null, 2));
-    await treeRow(view, 'MCP server other from workspace .vscode/mcp.json: not trusted').waitFor({ timeout: 30_000 });
+    await treeRow(view, 'other not trusted: MCP server from workspace .vscode/mcp.json').waitFor({ timeout: 30_000 });
     await inlineAction(row, 'Trust');
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 15_000 });
@@ -84,13 +84,13 @@ describe('ui: the MCP servers view', function () {
       .locator('a.monaco-button, .monaco-button', { hasText: /^Trust$/ })
       .first()
       .click();
-    const running = treeRow(view, 'MCP server everything from workspace .vscode/mcp.json: running');
+    const running = treeRow(view, 'everything running');
     await running.waitFor({ timeout: 60_000 });
     assert.match((await running.getAttribute('aria-label')) ?? '', /running · \d+ tools/);
     await running.hover();
     assert.equal(await running.locator('.actions .action-label[aria-label^="Trust"]').count(), 0, 'a trusted server offers no Trust… any more');
     // What was trusted can be taken back from the same row.
     await contextAction(page, running, 'Stop Trusting');
-    await treeRow(view, 'MCP server everything from workspace .vscode/mcp.json: not trusted').waitFor({ timeout: 30_000 });
+    await treeRow(view, 'everything not trusted: MCP server from workspace .vscode/mcp.json').waitFor({ timeout: 30_000 });
   });
 });

@@ -46,6 +46,13 @@ function runIcon(status: string): [string, string?] {
   return [`${look.codicon}${look.spin ? '~spin' : ''}`, STATE_COLOUR[word]];
 }
 
+/**
+ * Ends a label shown with a description: VS Code draws the two side by side with no text between
+ * them, so without it the row's visible text ("Docs digestcron 0 9…") is not part of its
+ * accessible name ("Docs digest cron 0 9…"), which axe reports (label-content-name-mismatch).
+ */
+export const SPACE = ' ';
+
 const icon = ([id, colour]: [string, string?]) => new vscode.ThemeIcon(id, colour ? new vscode.ThemeColor(colour) : undefined);
 
 /** `when` flags of a chore's row (`viewItem =~ /\brunnable\b/`): which of its actions apply now. */
@@ -153,7 +160,7 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
         const chore = node.chore;
         const needsConsent = chore.consent === 'needed' && chore.review;
         // Waiting for Enable opens by itself: what it would do is the point of the row.
-        const item = new vscode.TreeItem(chore.name, needsConsent ? vscode.TreeItemCollapsibleState.Expanded : Collapsed);
+        const item = new vscode.TreeItem(`${chore.name}${SPACE}`, needsConsent ? vscode.TreeItemCollapsibleState.Expanded : Collapsed);
         item.id = `chore/${chore.id}`;
         const next = chore.nextFireAt ? ` · next ${new Date(chore.nextFireAt).toLocaleString()}` : '';
         item.description = `${chore.trigger}${next}`;
@@ -168,7 +175,8 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
                 ? 'enabled'
                 : (chore.problem ?? 'not running');
         item.tooltip = `${chore.name} (${chore.id})\n${chore.trigger}${next}\n${state}\n${summary}`;
-        item.accessibilityInformation = { label: `Chore ${chore.name}, ${chore.trigger}, ${state}. ${summary}` };
+        // The accessible name starts with what the row shows (label, then description), then says more.
+        item.accessibilityInformation = { label: `${chore.name} ${item.description}, ${state}. ${summary}` };
         item.contextValue = choreFlags(chore);
         const running = chore.lastRun?.status === 'running';
         item.iconPath = running
@@ -186,11 +194,11 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
       }
       case 'run': {
         const { label, description } = runLabel(node.run);
-        const item = new vscode.TreeItem(label, Collapsed);
+        const item = new vscode.TreeItem(`${label}${SPACE}`, Collapsed);
         item.id = `run/${node.run.id}`;
         item.description = description;
         item.tooltip = node.label;
-        item.accessibilityInformation = { label: `Run ${node.label}` };
+        item.accessibilityInformation = { label: `${label} ${description}. ${node.label}` };
         item.iconPath = icon(runIcon(node.run.status));
         item.contextValue = 'choreRun';
         return item;
@@ -200,7 +208,7 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
         const label = `${step.tool} · ${step.status}${step.durationMs === undefined ? '' : ` · ${step.durationMs} ms`}`;
         const item = new vscode.TreeItem(label, Collapsed);
         item.id = `step/${node.runId}/${step.seq}`;
-        item.accessibilityInformation = { label: `Step ${label}` };
+        item.accessibilityInformation = { label };
         item.iconPath = icon(step.status === 'ok' ? ['check'] : step.status === 'error' ? ['error', 'list.errorForeground'] : ['loading~spin']);
         item.contextValue = 'choreStep';
         return item;

@@ -4,6 +4,7 @@ import { mcpRowModel } from '../../shared/mcpRows';
 import type { McpRowModel } from '../../shared/mcpRows';
 import { toMcpServerView } from '../mcp/mcpView';
 import { throttled } from './throttle';
+import { SPACE } from './choresTree';
 
 /** What the MCP servers view reads: the MCP host once the store is open (src/host/mcp/mcpHost.ts). */
 export interface McpSource {
@@ -73,11 +74,17 @@ export class McpTree implements vscode.TreeDataProvider<McpNode>, vscode.Disposa
     }
     const { row } = node;
     // A broken server opens by itself: its error is what the person needs to read.
-    const item = new vscode.TreeItem(row.name, row.tone === 'error' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    const item = new vscode.TreeItem(
+      `${row.name}${SPACE}`,
+      row.tone === 'error' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
+    );
     item.id = `server/${row.name}`;
     item.description = row.stateLabel;
     item.tooltip = `${row.name}: ${row.stateLabel}\n${row.origin} · ${row.target}${row.lastError ? `\nLast error: ${row.lastError}` : ''}`;
-    item.accessibilityInformation = { label: row.ariaLabel };
+    // What the row shows (name, state), then where it comes from and its error.
+    item.accessibilityInformation = {
+      label: `${row.name} ${row.stateLabel}: MCP server from ${row.origin}${row.lastError ? `. Last error: ${row.lastError}` : ''}`,
+    };
     item.iconPath = TONE_ICON[row.tone];
     item.contextValue = ['mcpServer', `state-${row.state}`, row.canTrust ? 'canTrust' : '', node.canDistrust ? 'canDistrust' : ''].filter(Boolean).join(' ');
     return item;

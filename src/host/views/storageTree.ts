@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { StorageItem } from '../../core/engine/history';
+import { SPACE } from './choresTree';
 
 /** What the Storage view reads: the agent's history and dead letters once the store is open. */
 export interface StorageSource {
@@ -50,11 +51,11 @@ export class StorageTree implements vscode.TreeDataProvider<StorageNode>, vscode
   getTreeItem(node: StorageNode): vscode.TreeItem {
     if (node.kind === 'item') {
       const { item } = node;
-      const item_ = new vscode.TreeItem(item.what, vscode.TreeItemCollapsibleState.Collapsed);
+      const item_ = new vscode.TreeItem(`${item.what}${SPACE}`, vscode.TreeItemCollapsibleState.Collapsed);
       item_.id = `storage/${item.what}`;
       item_.description = `${item.count} · ${formatBytes(item.bytes)}`;
       item_.tooltip = `${item.what}: ${item.count}, ${formatBytes(item.bytes)}\n${item.rule}`;
-      item_.accessibilityInformation = { label: `${item.what}: ${item.count}, ${formatBytes(item.bytes)}. ${item.rule}` };
+      item_.accessibilityInformation = { label: `${item.what} ${item_.description}. ${item.rule}` };
       item_.iconPath = new vscode.ThemeIcon('database');
       return item_;
     }
@@ -65,7 +66,7 @@ export class StorageTree implements vscode.TreeDataProvider<StorageNode>, vscode
       rule.iconPath = new vscode.ThemeIcon('law');
       return rule;
     }
-    const dead = new vscode.TreeItem(`${node.count} dead letter${node.count === 1 ? '' : 's'}`, vscode.TreeItemCollapsibleState.None);
+    const dead = new vscode.TreeItem(`${node.count} dead letter${node.count === 1 ? '' : 's'}${SPACE}`, vscode.TreeItemCollapsibleState.None);
     dead.id = 'storage/dead-letters';
     dead.description = 'work that failed for good';
     dead.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));

@@ -22,9 +22,10 @@ export async function foldSideView(page: Page, title: string): Promise<void> {
   if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
 }
 
-/** The row of a tree view whose accessible name starts with `label`. */
-export function treeRow(view: Locator, label: string): Locator {
-  return view.locator(`.monaco-list-row[aria-label^="${label.replace(/"/g, '\\"')}"]`).first();
+/** The row of a tree view whose accessible name starts with `label` (and holds `holding`). */
+export function treeRow(view: Locator, label: string, holding?: string): Locator {
+  const quote = (text: string) => text.replace(/"/g, '\\"');
+  return view.locator(`.monaco-list-row[aria-label^="${quote(label)}"]${holding ? `[aria-label*="${quote(holding)}"]` : ''}`).first();
 }
 
 /** The accessible names of a tree's rows as shown (expanded children included), top to bottom. */
