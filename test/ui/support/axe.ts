@@ -30,6 +30,11 @@ export async function axeViolations(frame: Frame, selector?: string): Promise<Ax
     ).axe;
     const context = scope ? { include: [...document.querySelectorAll(scope)] } : document;
     const result = await axe.run(context, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => `${JSON.stringify(n.target)} ${n.html.slice(0, 300)}`) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 3).map((n) => `${JSON.stringify(n.target)} ${n.html.slice(0, 300)}`),
+    }));
   }, selector);
 }
