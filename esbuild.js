@@ -115,6 +115,9 @@ const webview = {
 function copyAssets() {
   fs.mkdirSync('dist', { recursive: true });
   fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join('dist', 'sql-wasm.wasm'));
+  // The sidebar's state icons: VS Code's codicon font and its stylesheet (which names the font
+  // next to it), loaded by the webview from dist/ like its script.
+  for (const file of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(require.resolve(`@vscode/codicons/dist/${file}`), path.join('dist', file));
 }
 
 /**
@@ -140,7 +143,16 @@ function inputsHash() {
 
 async function main() {
   const inputs = watch ? '' : inputsHash();
-  const outputs = ['dist/extension.js', 'dist/main.js', 'dist/cli.js', 'dist/webview.js', 'dist/sql-wasm.wasm', ...lazy.map((options) => options.outfile)];
+  const outputs = [
+    'dist/extension.js',
+    'dist/main.js',
+    'dist/cli.js',
+    'dist/webview.js',
+    'dist/sql-wasm.wasm',
+    'dist/codicon.css',
+    'dist/codicon.ttf',
+    ...lazy.map((options) => options.outfile),
+  ];
   if (ifStale && outputs.every((file) => fs.existsSync(file)) && fs.existsSync(STAMP) && fs.readFileSync(STAMP, 'utf8') === inputs) {
     process.stdout.write('build: dist/ was built from these sources already; not rebuilt\n');
     return;

@@ -147,6 +147,18 @@ export const TARGETS = [
     shown: (f) => `${ms(f.value)} (baseline ${ms(f.baseline)})`,
     pass: (f) => f.value <= limit * 1.25,
   })),
+  // The thread (issue #21), measured in happy-dom, not a browser (bench/uiThreadDom.ts): no layout or paint.
+  ...[
+    ['ui.thread_open_happydom', 150],
+    ['ui.thread_append_happydom', 4],
+  ].map(([name, limit]) => ({
+    name,
+    label: `${name} (happy-dom, not a browser)`,
+    target: `≤ ${limit} ms`,
+    margin: '+25%: a shared machine',
+    shown: (f) => `${ms(f.value)} (plain text nodes ${ms(f.baseline)})`,
+    pass: (f) => f.value <= limit * 1.25,
+  })),
   {
     name: 'ui.update_bytes',
     label: 'ui.update_bytes (largest update)',

@@ -18,6 +18,7 @@ import { toTraceEvent } from '../src/host/viewMapping';
 import { openTasklaneView, runCommand, sendChatMessage, startUiSession, tasklaneFrame, waitForTaskBlock } from '../test/ui/support/workbench';
 import { emitLine, median, p95, round } from './support';
 import { measureFirstToken } from './uiFirstToken';
+import { measureThreadInHappyDom } from './uiThreadDom';
 
 const EVENTS = 10_000;
 const RUNS = 7;
@@ -85,6 +86,8 @@ function timeOpen(frame: Frame, taskId: string): Promise<number> {
 }
 
 async function main(): Promise<void> {
+  // The thread with 50 task blocks and 2,000 step rows, in happy-dom (bench/uiThreadDom.ts says why it is named so).
+  await measureThreadInHappyDom();
   const ui = await startUiSession({ name: 'bench-ui' });
   let failed = false;
   try {

@@ -4,6 +4,7 @@ import type { Logger } from '../core/ports';
 import type { ApprovalHostMessage, ApprovalView } from '../shared/approvalProtocol';
 import type { ChoreHostMessage } from '../shared/choreProtocol';
 import type { HostMessage } from '../shared/protocol';
+import { stateIconText } from '../shared/taskState';
 import { AttentionState } from './attentionState';
 import type { AttentionSummary } from './attentionState';
 
@@ -107,12 +108,13 @@ export class Attention implements vscode.Disposable {
 
   private render(summary: AttentionSummary): void {
     const waiting = summary.waiting.length;
+    // The task words of the thread and the sidebar (src/shared/taskState.ts), with their icons.
     if (waiting > 0) {
-      this.item.text = `$(bell-dot) Tasklane: waiting for you: ${waiting}`;
+      this.item.text = `${stateIconText('waiting for you')} Tasklane: waiting for you: ${waiting}`;
       this.item.tooltip = new vscode.MarkdownString(summary.waiting.map((w) => `- ${w.text.replace(/[\\`*_[\]<>]/g, '\\$&')}`).join('\n'));
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
     } else {
-      this.item.text = summary.running > 0 ? `$(sync~spin) Tasklane: ${summary.running} running` : '$(comment-discussion) Tasklane';
+      this.item.text = summary.running > 0 ? `${stateIconText('working')} Tasklane: ${summary.running} working` : '$(comment-discussion) Tasklane';
       this.item.tooltip =
         summary.running > 0
           ? 'Tasklane is working; nothing waits for you. Click to open the sidebar.'
@@ -120,7 +122,7 @@ export class Attention implements vscode.Disposable {
       this.item.backgroundColor = undefined;
     }
     this.item.accessibilityInformation = {
-      label: waiting > 0 ? `Tasklane: ${waiting} waiting for you` : summary.running > 0 ? `Tasklane: ${summary.running} running` : 'Tasklane: idle',
+      label: waiting > 0 ? `Tasklane: ${waiting} waiting for you` : summary.running > 0 ? `Tasklane: ${summary.running} working` : 'Tasklane: idle',
       role: 'button',
     };
     const view = this.view.current;

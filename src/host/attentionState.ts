@@ -75,7 +75,7 @@ export class AttentionState {
         waiting.push({
           key: `pause:${task.id}:${task.pauseReason ?? ''}:${task.counters.actions.used}`,
           sessionId: task.sessionId,
-          text: `“${task.name}” is paused (${task.pauseReason === 'budget' ? 'budget reached' : 'model error'}): Continue or Abort`,
+          text: `“${task.name}” is paused (${task.pauseReason === 'budget' ? 'budget reached' : 'model error'}): Continue or Cancel`,
         });
       } else if (task.waitingForUser && !task.waitingForApproval) {
         waiting.push({ key: `question:${task.id}:${task.counters.actions.used}`, sessionId: task.sessionId, text: `“${task.name}” asks you something` });

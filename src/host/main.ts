@@ -22,12 +22,12 @@ import { redactingSecrets } from './redactingSecrets';
 import { ReplyActions } from './reply/replyActions';
 import { Runtime } from './runtime';
 import { AgentSidebarBackend } from './sidebarBackend';
-import { toMcpServerView } from './mcp/mcpView';
 import { TasklaneSettings } from './settings';
 import { SidebarProvider } from './sidebarProvider';
 import type { StoreServices } from './storeServices';
 import { toHostMessages } from './viewMapping';
 import { StepPresenter } from './stepPresenter';
+import { registerSideViews } from './views/sideViews';
 
 /** What the composition root hands back to the activation shim (src/extension.ts). */
 export interface MainParts {
@@ -156,6 +156,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
       dialogs,
     ),
     ...registerHistoryCommands(runtime),
+    // Chores, MCP servers and Storage: native views of their own next to the chat.
+    ...registerSideViews(part((s) => s)),
     // Tasklane's queue offered to VS Code's own agents (language model tools, @tasklane in Chat).
     ...registerLmTools(agentOps, dialogs),
     registerChatParticipant(agentOps, context.extensionUri),
@@ -172,8 +174,6 @@ export function start(context: vscode.ExtensionContext): MainParts {
 
   const started = ready.then(
     async (services) => {
-      // MCP servers starting, failing or crashing, and trust given: the sidebar's MCP section follows.
-      context.subscriptions.push(services.mcp.onDidChange(() => sidebar.post({ type: 'mcpServers', servers: services.mcp.status().map(toMcpServerView) })));
       attention.seed(services.agent.views.snapshot().tasks, await services.approvals.list());
       await refreshSidebar();
     },

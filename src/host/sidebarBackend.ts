@@ -13,7 +13,6 @@ import type { StoreServices } from './storeServices';
 import { toDeadLetterView, toListSummary, toSessionView, toTaskView, toTraceEvent } from './viewMapping';
 import { presentSteps } from './stepPresenter';
 import type { SidebarSection } from './sidebarSection';
-import { toMcpServerView } from './mcp/mcpView';
 
 export type { SidebarSection };
 
@@ -61,18 +60,13 @@ export class AgentSidebarBackend implements SidebarBackend {
     const services = this.runtime.current;
     if (!services) {
       const base = { model: await this.models.status(), restricted: !this.trusted() };
-      return () => ({ ...base, approvals: [], chores: [], sessions: [], tasks: [], deadLetters: [], storeProblem: this.runtime.problem ?? 'Starting…' });
+      return () => ({ ...base, approvals: [], sessions: [], tasks: [], deadLetters: [], storeProblem: this.runtime.problem ?? 'Starting…' });
     }
     // Side by side: the view's first paint waits for all of them (the model status may ask
     // SecretStorage, a round trip of its own). The first page of the list only (newest first);
     // the webview asks for more as it scrolls and for a session's transcript when it opens one.
     // Tails already in memory (live work) come along.
-    const [model, page, approvals, chores] = await Promise.all([
-      this.models.status(),
-      firstSessionPage(services.agent),
-      services.approvals.list(),
-      services.chores.list(),
-    ]);
+    const [model, page, approvals] = await Promise.all([this.models.status(), firstSessionPage(services.agent), services.approvals.list()]);
     return () => {
       const snapshot = services.agent.views.snapshot();
       const loaded = new Map(snapshot.sessions.map((s) => [s.id, s]));
@@ -82,7 +76,6 @@ export class AgentSidebarBackend implements SidebarBackend {
         model,
         restricted: !this.trusted(),
         approvals,
-        chores,
         sessions: [
           // A session started while the page was read would otherwise be missing until it changes.
           // A task's lane is shown in its conversation's row, not as one of its own.
@@ -100,24 +93,17 @@ export class AgentSidebarBackend implements SidebarBackend {
         sessionsHaveMore: page.hasMore,
         tasks: snapshot.tasks.map(toTaskView),
         deadLetters: snapshot.deadLetters.map(toDeadLetterView),
-        mcpServers: services.mcp?.status().map(toMcpServerView) ?? [],
       };
     };
   }
 
   async handle(message: Exclude<WebviewMessage, { type: 'ready' }>): Promise<HostMessage | undefined> {
     if (message.type.startsWith('approval.')) return (await this.runtime.ready).approvals.handle(message as ApprovalWebviewMessage);
-    if (message.type.startsWith('chore.')) return (await this.runtime.ready).chores.handle(message as ChoreWebviewMessage);
     if (message.type.startsWith('reply.')) {
       if (!this.parts.replies) throw new Error('Reply actions are not available in this build.');
       return this.parts.replies.handle(message as ReplyWebviewMessage);
     }
     if (message.type.startsWith('sessions.')) return handleSessionMessage((await this.runtime.ready).agent, message as SessionWebviewMessage);
-    if (message.type === 'mcp.trust') {
-      // Never trusted from here: the command shows what would run in a modal and asks.
-      await vscode.commands.executeCommand('tasklane.trustMcpServer', message.name);
-      return undefined;
-    }
     if (message.type === 'context.pick') {
       try {
         const attachment = await this.parts.context?.pick();

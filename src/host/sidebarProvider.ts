@@ -28,8 +28,8 @@ const GESTURES: Partial<Record<WebviewMessage['type'], string>> = {
 };
 
 /**
- * The `tasklane.sidebar` webview view. Its content is built from dist/webview.js and
- * media/sidebar.css only (localResourceRoots), behind a CSP that allows no remote source and only
+ * The `tasklane.sidebar` webview view. Its content is built from dist/webview.js, dist/codicon.css
+ * (with its font) and media/sidebar.css only (localResourceRoots), behind a CSP that allows no remote source and only
  * the one script with this load's nonce. Every incoming message is validated with zod: the
  * webview shows model and workspace text and must be treated as untrusted.
  */
@@ -192,6 +192,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
     const nonce = randomBytes(16).toString('base64');
     const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js'));
     const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'sidebar.css'));
+    // The codicon font (copied into dist/ by esbuild.js): the state icons, as VS Code draws them.
+    const codicons = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'codicon.css'));
     const csp = [
       "default-src 'none'",
       `style-src ${webview.cspSource}`,
@@ -205,11 +207,13 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${codicons}">
 <link rel="stylesheet" href="${style}">
 <title>Tasklane</title>
 </head>
 <body>
 <header id="header">
+<h1 class="visually-hidden">Tasklane chat</h1>
 <div id="banner"></div>
 <details id="sessions-section" class="section" open>
 <summary class="section-summary"><span class="section-title">Sessions</span> <span id="current-session" class="section-note"></span></summary>
@@ -225,14 +229,6 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 <details id="review-section" class="section" open>
 <summary class="section-summary"><span class="section-title">Review</span> <span id="review-count" class="section-note"></span></summary>
 <section id="approvals" aria-label="Proposed changes to review" tabindex="0"></section>
-</details>
-<details id="chores-section" class="section">
-<summary class="section-summary"><span class="section-title">Chores</span></summary>
-<section id="chores" aria-label="Chores" tabindex="0"></section>
-</details>
-<details id="mcp-section" class="section" hidden>
-<summary class="section-summary"><span class="section-title">MCP servers</span> <span id="mcp-note" class="section-note"></span></summary>
-<section id="mcp-servers" role="list" aria-label="MCP servers" tabindex="0"></section>
 </details>
 <footer id="composer">
 <div id="reply-target"></div>

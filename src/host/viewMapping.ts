@@ -78,11 +78,11 @@ export function toTaskView(task: CoreTask): TaskView {
     paused: task.paused,
     pauseReason:
       task.pauseReason === 'budget'
-        ? 'The task reached its budget. Continue raises the limit; Abort ends it.'
+        ? 'The task reached its budget. Continue raises the limit; Cancel ends it.'
         : task.pauseReason === 'model_error'
-          ? 'The model failed. Continue retries; Abort ends the task.'
+          ? 'The model failed. Continue retries; Cancel ends the task.'
           : task.pauseReason === 'stopped'
-            ? 'You stopped the task. Continue resumes it; Abort ends it.'
+            ? 'You stopped the task. Continue resumes it; Cancel ends it.'
             : undefined,
     ...(task.finalSummary ? { finalSummary: task.finalSummary } : {}),
   };

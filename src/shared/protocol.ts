@@ -9,8 +9,7 @@
 import { z } from 'zod';
 import type { ApprovalHostMessage, ApprovalView } from './approvalProtocol';
 import { approvalMessageSchemas } from './approvalProtocol';
-import type { ChoreHostMessage, ChoreView } from './choreProtocol';
-import { choreMessageSchemas } from './choreProtocol';
+import type { ChoreHostMessage } from './choreProtocol';
 import { replyMessageSchemas } from './replyProtocol';
 import type { MessageView, SessionHostMessage, SessionSummary } from './sessionProtocol';
 import { sessionMessageSchemas } from './sessionProtocol';
@@ -20,8 +19,7 @@ export type { MessageView, SessionSummary } from './sessionProtocol';
 import type { ContextHostMessage } from './contextProtocol';
 import type { ThreadHostMessage } from './threadProtocol';
 import { threadMessageSchemas } from './threadProtocol';
-import type { McpHostMessage, McpServerView } from './mcpProtocol';
-import { mcpMessageSchemas } from './mcpProtocol';
+import type { McpHostMessage } from './mcpProtocol';
 import { attachmentSchema, contextMessageSchemas } from './contextProtocol';
 
 /** A piece of a running turn's live reply: text to append, or a tool call's progress line. */
@@ -93,11 +91,8 @@ export interface ViewState {
   /** Set while the store is opening or if it could not be opened. */
   storeProblem?: string;
   approvals: ApprovalView[];
-  chores: ChoreView[];
   /** `sessions` is the first page of the list; more come with `sessions.page` on scroll. */
   sessionsHaveMore?: boolean;
-  /** The configured MCP servers (absent while the store is not open); the section hides when empty. */
-  mcpServers?: McpServerView[];
 }
 
 export type HostMessage =
@@ -151,11 +146,9 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('retryDeadLetter'), triggerId: id }),
   z.object({ type: z.literal('command'), command: z.enum(['setApiKey', 'selectModel', 'showLog', 'manageTrust']) }),
   ...approvalMessageSchemas,
-  ...choreMessageSchemas,
   ...replyMessageSchemas,
   ...contextMessageSchemas,
   ...sessionMessageSchemas,
-  ...mcpMessageSchemas,
   ...threadMessageSchemas,
 ]);
 

@@ -45,5 +45,5 @@ export const threadMessageSchemas = [
 
 export type ThreadWebviewMessage = z.infer<(typeof threadMessageSchemas)[number]>;
 
-/** The one set of words for a task's state, on its block (and, later, wherever a task shows). */
-export type TaskStateWord = 'working' | 'waiting for you' | 'paused' | 'done' | 'failed' | 'cancelled';
+/** The one set of words for a task's state, wherever a task shows (src/shared/taskState.ts). */
+export type { TaskStateWord } from './taskState';

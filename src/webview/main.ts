@@ -4,8 +4,6 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { HostMessage, MessageView, SessionSummary, TaskView, WebviewMessage } from '../shared/protocol';
 import { ApprovalPanel } from './approvalPanel';
-import { ChorePanel } from './chorePanel';
-import { McpPanel } from './mcpPanel';
 import { clear, h, keepingFocus } from './dom';
 import { renderDeadLetters } from './deadLetters';
 import { AttachmentChips } from './attachments';
@@ -73,8 +71,6 @@ watchSection(
   () => ({ shown: $('#approvals').children.length, needsYou: $('#approvals').querySelectorAll('[data-status="pending"]').length }),
   (n) => `${n} to review`,
 );
-const chores = new ChorePanel($('#chores'), post);
-const mcp = new McpPanel($('#mcp-section'), $('#mcp-servers'), $('#mcp-note'), post);
 
 handleReplyActions(transcript, post, () => persisted.selectedSessionId);
 
@@ -242,7 +238,7 @@ function send(): void {
 
 function onMessage(message: HostMessage): void {
   if (thread.onMessage(message) || details.onMessage(message)) return;
-  if (approvals.onMessage(message) || chores.onMessage(message) || mcp.onMessage(message) || stream.onMessage(message) || sessions.onMessage(message)) return;
+  if (approvals.onMessage(message) || stream.onMessage(message) || sessions.onMessage(message)) return;
   switch (message.type) {
     case 'init': {
       if (performance.getEntriesByName(SIDEBAR_INIT_MARK).length === 0) performance.mark(SIDEBAR_INIT_MARK);
@@ -277,8 +273,6 @@ function onMessage(message: HostMessage): void {
       renderReplyTarget();
       renderDeadLetters(deadArea, message.state.deadLetters, post);
       approvals.init(message.state.approvals);
-      chores.init(message.state.chores);
-      mcp.init(message.state.mcpServers);
       details.restore(persisted.selectedSessionId, (taskId) => tasks.has(taskId));
       break;
     }

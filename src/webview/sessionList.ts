@@ -1,6 +1,8 @@
 import type { SessionSummary } from '../shared/protocol';
 import type { SessionHitView, SessionHostMessage } from '../shared/sessionProtocol';
 import { SESSIONS_FIRST_PAINT_MARK } from '../shared/viewConstants';
+import { sessionStateWord } from '../shared/taskState';
+import { stateIcon } from './stateIcon';
 import { clear, formatTime, h, KeptRows, keepingFocus, oncePerFrame, syncChildren, visibleRows } from './dom';
 
 const ROW_HEIGHT = 24;
@@ -232,10 +234,17 @@ export class SessionList {
       },
       parent ? h('span', { class: 'session-task-mark' }, h('span', { class: 'visually-hidden' }, 'task: '), h('span', { 'aria-hidden': 'true' }, '↳')) : null,
       h('span', { class: 'session-name' }, session.name),
-      h('span', { class: 'session-meta' }, `${session.archived ? 'archived' : session.status} · ${formatTime(session.lastActivity)}`),
-      session.waitingForUser ? h('vscode-badge', { class: 'badge-waiting' }, 'waiting') : null,
+      this.meta(session),
       session.pendingApprovals > 0 ? h('vscode-badge', { class: 'badge-approval' }, `${session.pendingApprovals} to review`) : null,
     );
+  }
+
+  /** The row's state in the one task vocabulary (with its icon), then when it last moved. */
+  private meta(session: SessionSummary): HTMLElement {
+    const word = session.archived ? 'archived' : sessionStateWord(session.status, session.waitingForUser);
+    const when = ` · ${formatTime(session.lastActivity)}`;
+    if (word === 'archived' || word === 'idle') return h('span', { class: 'session-meta', 'data-state': word }, `${word}${when}`);
+    return h('span', { class: 'session-meta', 'data-state': word }, stateIcon(word), `${word}${when}`);
   }
 
   private scheduleSearch(): void {

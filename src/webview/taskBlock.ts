@@ -1,6 +1,8 @@
 import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
 import type { TaskView } from '../shared/protocol';
-import type { StepView, TaskStateWord } from '../shared/threadProtocol';
+import type { StepView } from '../shared/threadProtocol';
+import { STOP_TASK_WORD, taskState } from '../shared/taskState';
+import { stateIcon } from './stateIcon';
 import { showInvisible } from '../shared/visibleText';
 import { approvalSubject } from './approvalPanel';
 import { clear, h, keepingFocus } from './dom';
@@ -8,31 +10,12 @@ import { StepList } from './stepRows';
 import { renderCounters, renderTodos } from './taskCard';
 import type { TaskCardActions } from './taskCard';
 
-/** The one word for a task's state (the same on every block). */
-export function taskStateWord(task: Pick<TaskView, 'status' | 'paused' | 'waitingForUser' | 'waitingForApproval'>): TaskStateWord {
-  if (task.status === 'completed') return 'done';
-  if (task.status === 'error') return 'failed';
-  if (task.status === 'cancelled') return 'cancelled';
-  if (task.paused || task.status === 'paused') return 'paused';
-  if (task.waitingForUser || task.waitingForApproval) return 'waiting for you';
-  return 'working';
-}
-
-const STATE_ICONS: Record<TaskStateWord, string> = {
-  working: '◐',
-  'waiting for you': '●',
-  paused: '❚❚',
-  done: '✓',
-  failed: '✗',
-  cancelled: '⊘',
-};
-
 /** What a block needs from around it. */
 export interface TaskBlockActions {
   post(message: ApprovalWebviewMessage): void;
   /** Opens the task's details (the raw trace). */
   openDetails(taskId: string): void;
-  /** The task's own gestures (the same as its card's): Continue, Abort, Cancel, Reply, Revert edits. */
+  /** The task's own gestures (the same as its card's): Continue, Cancel (of a paused or a running task), Reply, Revert edits. */
   task?: Omit<TaskCardActions, 'openTrace'>;
 }
 
@@ -84,15 +67,11 @@ export class TaskBlock {
   /** Redraws what `task` and its pending approvals say; the step rows are left alone. */
   update(task: TaskView, pending: readonly ApprovalView[]): void {
     this.task = task;
-    const state = taskStateWord(task);
+    const state = taskState(task);
     this.element.setAttribute('data-state', state);
     this.element.setAttribute('aria-label', `Task ${task.name}: ${state}`);
     clear(this.head);
-    this.head.append(
-      h('span', { class: 'block-state-icon', 'aria-hidden': 'true' }, STATE_ICONS[state]),
-      h('span', { class: 'block-name' }, task.name),
-      h('span', { class: 'block-state' }, state),
-    );
+    this.head.append(stateIcon(state), h('span', { class: 'block-name' }, task.name), h('span', { class: 'block-state' }, state));
     clear(this.progress);
     this.progress.append(renderCounters(task), renderTodos(task) ?? '');
     if (task.paused && task.pauseReason) this.progress.append(h('div', { class: 'pause-reason' }, task.pauseReason));
@@ -112,10 +91,10 @@ export class TaskBlock {
     const list: Array<[label: string, cls: string, run: () => void, secondary: boolean]> = [];
     if (task.paused) {
       list.push(['Continue', 'continue-task', () => gestures.continueTask(task.id), false]);
-      list.push(['Abort', 'abort-task', () => gestures.abortTask(task.id), true]);
+      list.push([STOP_TASK_WORD, 'abort-task', () => gestures.abortTask(task.id), true]);
     } else if (task.status === 'running') {
       list.push(['Reply', 'reply-task', () => gestures.replyTo(task.id), true]);
-      list.push(['Cancel', 'cancel-task', () => gestures.cancelTask(task.id), true]);
+      list.push([STOP_TASK_WORD, 'cancel-task', () => gestures.cancelTask(task.id), true]);
     }
     if (task.status !== 'running' || task.paused) list.push(['Revert edits', 'revert-task', () => gestures.revertTask(task.id), true]);
     const shown = list.map(([label, cls]) => `${cls}:${label}`).join('|');

@@ -1,6 +1,8 @@
 import { costText } from '../shared/costText';
 import type { TaskView } from '../shared/protocol';
+import { STOP_TASK_WORD, taskState } from '../shared/taskState';
 import { h } from './dom';
+import { stateLabel } from './stateIcon';
 
 export interface TaskCardActions {
   continueTask(taskId: string): void;
@@ -47,12 +49,7 @@ export function renderTaskCard(task: TaskView, actions: TaskCardActions): HTMLEl
   const card = h(
     'div',
     { class: `task-card status-${task.status}`, 'data-task-id': task.id },
-    h(
-      'div',
-      { class: 'task-head' },
-      h('span', { class: 'task-name' }, task.name),
-      h('vscode-badge', { class: 'task-status' }, task.paused ? 'paused' : task.waitingForUser ? 'waiting for you' : task.status),
-    ),
+    h('div', { class: 'task-head' }, h('span', { class: 'task-name' }, task.name), stateLabel(taskState(task), 'task-status')),
     renderTodos(task),
     renderCounters(task),
     task.paused && task.pauseReason ? h('div', { class: 'pause-reason' }, task.pauseReason) : null,
@@ -65,10 +62,10 @@ export function renderTaskCard(task: TaskView, actions: TaskCardActions): HTMLEl
   };
   if (task.paused) {
     button('Continue', 'continue-task', () => actions.continueTask(task.id));
-    button('Abort', 'abort-task', () => actions.abortTask(task.id), true);
+    button(STOP_TASK_WORD, 'abort-task', () => actions.abortTask(task.id), true);
   } else if (running) {
     button('Reply', 'reply-task', () => actions.replyTo(task.id), true);
-    button('Cancel', 'cancel-task', () => actions.cancelTask(task.id), true);
+    button(STOP_TASK_WORD, 'cancel-task', () => actions.cancelTask(task.id), true);
   }
   button('Trace', 'open-trace', () => actions.openTrace(task.id), true);
   button('Revert edits', 'revert-task', () => actions.revertTask(task.id), true);

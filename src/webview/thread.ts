@@ -10,7 +10,7 @@ export interface ThreadDeps {
   /** The task as the sidebar knows it now (undefined: not known, e.g. long ended). */
   task(taskId: string): TaskView | undefined;
   openDetails(taskId: string): void;
-  /** The task's gestures (Continue, Abort, Cancel, Reply, Revert edits), shown on its block. */
+  /** The task's gestures (Continue, Cancel, Reply, Revert edits), shown on its block. */
   taskActions?: TaskBlockActions['task'];
   /** Runs a change to the transcript, keeping its end in view if it was (StreamView.follow). */
   follow(change: () => void): void;

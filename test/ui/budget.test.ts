@@ -3,7 +3,7 @@ import { openTasklaneView, route, screenshotSidebar, sendChatMessage, startUiSes
 import type { UiSession } from './support/workbench';
 
 // A budget pause continued from the sidebar: with tasklane.budget.maxActionsPerTask = 2 a scripted
-// task that keeps reading files pauses, its card shows Continue / Abort, and Continue resumes it.
+// task that keeps reading files pauses, its card shows Continue / Cancel, and Continue resumes it.
 describe('ui: a task paused by its action budget is continued from the sidebar', function () {
   let ui: UiSession | undefined;
   let anyFailed = false;
@@ -18,7 +18,7 @@ describe('ui: a task paused by its action budget is continued from the sidebar',
     await ui?.stop({ keep: anyFailed });
   });
 
-  it('pauses at the limit, shows Continue/Abort, and Continue lets the task finish', async function () {
+  it('pauses at the limit, shows Continue/Cancel, and Continue lets the task finish', async function () {
     assert.ok(ui);
     await ui.model.reset();
     const r = route('budget');
@@ -36,7 +36,9 @@ describe('ui: a task paused by its action budget is continued from the sidebar',
     const card = await waitForTaskBlock(frame);
     const continueButton = card.locator('.continue-task');
     await continueButton.waitFor({ state: 'visible', timeout: 30_000 });
-    assert.equal(await card.locator('.abort-task').count(), 1, 'Abort is offered next to Continue');
+    // One word for ending a task, the one its state then shows ("cancelled"): no "Abort" beside "Cancel".
+    assert.equal(await card.locator('.abort-task').textContent(), 'Cancel', 'Cancel is offered next to Continue');
+    assert.equal(await card.locator('.block-head .codicon-debug-pause').count(), 1, "the state's icon is drawn from the codicon font");
     assert.match((await card.locator('.pause-reason').textContent()) ?? '', /budget/i);
     assert.equal(await card.locator('.block-state').textContent(), 'paused');
     await screenshotSidebar(ui.page, 'ui-budget-1-paused');

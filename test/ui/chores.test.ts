@@ -1,16 +1,18 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Frame } from 'playwright-core';
+import type { Frame, Locator } from 'playwright-core';
 import { parse } from 'yaml';
 import { openTasklaneView, runCommand, screenshotSidebar, screenshotsDir, startUiSession, tasklaneFrame } from './support/workbench';
+import { contextAction, expandRow, foldSideView, inlineAction, openSideView, treeLabels, treeRow } from './support/treeView';
 import type { UiSession } from './support/workbench';
 import { until as poll } from '../support/poll';
 import { answer, pick } from './support/quickInput';
 
 // Issue #6, the UI-tier item: a chore created from the command palette with the keyboard only,
-// written to .tasklane/chores.yaml, listed in the sidebar, run with its Run now button, and its
-// step trace watched live in the sidebar until the run ends. Screenshots at each step.
+// written to .tasklane/chores.yaml, listed in the Chores view (a native tree of its own in the
+// Tasklane container since issue #21), run with its Run Now action, and its steps watched live
+// under the run until it ends. Screenshots at each step.
 
 const choreId = 'readme-check';
 const choreName = 'README check';
@@ -26,7 +28,7 @@ interface ChoresFile {
 const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> =>
   poll(what, probe, { timeoutMs, intervalMs: 200 });
 
-describe('ui: a chore created from the palette, run now and traced live in the sidebar', function () {
+describe('ui: a chore created from the palette, run now and traced live in the Chores view', function () {
   let ui: UiSession | undefined;
   let frame: Frame;
   let anyFailed = false;
@@ -36,19 +38,12 @@ describe('ui: a chore created from the palette, run now and traced live in the s
     return ui;
   };
   const choresFile = () => path.join(session().server.workspaceDir, '.tasklane/chores.yaml');
-  const row = () => frame.locator(`.chore[data-chore-id="${choreId}"]`);
-  /** Opens the collapsible Chores section as a person would (clicking its heading) when it is closed. */
-  const openChores = async () => {
-    const section = frame.locator('#chores-section');
-    await section.waitFor({ state: 'attached', timeout: 20_000 });
-    if (!(await section.evaluate((d) => (d as HTMLDetailsElement).open))) await section.locator('summary').first().click();
-  };
-  const shot = async (name: string) => {
-    // The chores section sits under the chat: bring what the step is about into view first.
-    const trace = frame.locator('.chore-steps:not([hidden])');
-    await ((await trace.count()) ? trace : frame.locator('#chores')).scrollIntoViewIfNeeded({ timeout: 5_000 });
-    return screenshotSidebar(session().page, name);
-  };
+  let view: Locator;
+  const row = () => treeRow(view, `${choreName} cron`);
+  /** The runs under the chore, newest first: their accessible names. */
+  const runs = async () => (await treeLabels(view)).filter((l) => /^(running|succeeded|failed) · /.test(l));
+  const steps = async () => (await treeLabels(view)).filter((l) => /^\w+ · (ok|error|running)\b/.test(l));
+  const shot = (name: string) => screenshotSidebar(session().page, name);
 
   before(async function () {
     ui = await startUiSession({ name: 'ui-chores' });
@@ -94,67 +89,69 @@ describe('ui: a chore created from the palette, run now and traced live in the s
     await page.locator('.tabs-container .tab', { hasText: 'chores.yaml' }).first().waitFor({ timeout: 15_000 });
   });
 
-  it('lists the new chore in the sidebar with its trigger and Run now', async function () {
-    await openTasklaneView(session().page);
-    frame = await tasklaneFrame(session().page);
-    await openChores();
+  it('lists the new chore in the Chores view with its trigger and Run Now', async function () {
+    const { page } = session();
+    await openTasklaneView(page);
+    frame = await tasklaneFrame(page);
+    assert.equal(await frame.locator('#chores-section, #chores').count(), 0, 'the chat view holds no chores section any more');
+    view = await openSideView(page, 'Chores');
+    // The chores get the side bar's height, as a person would give it them: the chat folds.
+    await foldSideView(page, 'Chat');
     await row().waitFor({ timeout: 20_000 });
-    assert.equal(await row().locator('.chore-name').textContent(), choreName);
-    assert.match((await row().locator('.chore-meta').textContent()) ?? '', /^cron 30 4 \* \* 1 · next /, 'the trigger and the next fire are shown');
-    assert.equal(await row().locator('.chore-run').count(), 0, 'no run yet');
-    const runNow = row().locator('.run-now');
-    assert.equal(await runNow.getAttribute('disabled'), null, 'Run now is enabled in a trusted folder');
-    assert.equal(await row().getAttribute('data-consent'), 'given', 'a chore made with New Chore on this machine starts enabled');
+    // The accessible name starts with what the row shows, then says where the chore stands.
+    assert.match((await row().getAttribute('aria-label')) ?? '', /^README check cron 30 4 \* \* 1 · next .*, enabled\. No runs yet\.$/);
+    assert.match((await row().textContent()) ?? '', /README check\s*cron 30 4 \* \* 1 · next /, 'the trigger and the next fire are shown');
+    await row().hover();
+    assert.equal(await row().locator('.actions .action-label[aria-label^="Run Now"]').count(), 1, 'Run Now is offered in a trusted folder');
+    assert.equal(await row().locator('.actions .action-label[aria-label^="Enable"]').count(), 0, 'a chore made with New Chore on this machine starts enabled');
     await shot('ui-chores-1-listed');
   });
 
-  it('runs it with Run now and shows its steps live in the trace until the run succeeds', async function () {
-    const { model } = session();
+  it('runs it with Run Now and shows its steps live under the run until it succeeds', async function () {
+    const { model, page } = session();
     await model.reset();
     await session().script(promptRoute, [
-      // Slow turns, so the trace is open before each step arrives: what we see is the live update.
+      // Slow turns, so the run is open before each step arrives: what we see is the live update.
       { delayMs: 2500, toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
       { delayMs: 3000, toolCalls: [{ name: 'task_end', arguments: { summary: 'README read', output: { status: 'done', lines: 12 } } }] },
     ]);
 
-    await row().locator('.run-now').click();
-    const runLine = row().locator('.chore-run');
-    await runLine.waitFor({ timeout: 15_000 });
-    assert.equal(await runLine.getAttribute('data-status'), 'running', 'the run is listed as running right after Run now');
-    const runId = await runLine.getAttribute('data-run-id');
-    assert.ok(runId);
-
-    await runLine.locator('.open-run').click();
-    const head = frame.locator('.chore-trace-head');
-    await head.waitFor({ state: 'visible', timeout: 10_000 });
-    assert.equal(await head.getAttribute('data-run-id'), runId, 'the trace shows the run that was opened');
-    const steps = frame.locator('.chore-steps .chore-step');
-    assert.equal(await steps.count(), 0, 'no step yet: the first model turn is still in flight');
-    assert.match((await head.textContent()) ?? '', /README check · running/);
+    await inlineAction(row(), 'Run Now');
+    await expandRow(row());
+    const running = treeRow(view, 'running · ');
+    await running.waitFor({ timeout: 15_000 });
+    await expandRow(running);
+    assert.deepEqual(await steps(), [], 'no step yet: the first model turn is still in flight');
     await shot('ui-chores-2-running-empty-trace');
 
-    // The first step arrives into the open trace while the run is still running.
-    const read = frame.locator('.chore-step[data-tool="read_file"]');
+    // The first step arrives under the open run while the run is still running.
+    const read = treeRow(view, 'read_file · ok');
     await read.waitFor({ timeout: 20_000 });
-    await frame.locator('.chore-step[data-tool="read_file"][data-status="ok"]').waitFor({ timeout: 10_000 });
-    assert.equal(await head.getAttribute('data-status'), 'running', 'the run is still running when its first step shows');
-    assert.equal(await frame.locator('.chore-step[data-tool="task_end"]').count(), 0, 'task_end has not happened yet');
-    assert.match((await read.locator('summary').textContent()) ?? '', /^read_file · ok · \d+ ms$/);
-    await read.locator('summary').click(); // expand: arguments and result
-    const detail = (await read.locator('pre').textContent()) ?? '';
-    assert.match(detail, /args: .*README\.md/);
-    assert.match(detail, /result: [\s\S]*sample-workspace/, 'the result is the real README of the workspace');
+    assert.equal(await treeRow(view, 'running · ').count(), 1, 'the run is still running when its first step shows');
+    assert.equal(await treeRow(view, 'task_end').count(), 0, 'task_end has not happened yet');
+    // Rows are redrawn as the run progresses: read the step's name from the tree as it is now.
+    assert.ok(
+      (await steps()).some((l) => /^read_file · ok · \d+ ms$/.test(l)),
+      (await steps()).join('\n'),
+    );
+    await expandRow(read); // its arguments and result
+    await until('the step to show its arguments and result', async () => ((await treeLabels(view)).some((l) => l.startsWith('result: ')) ? true : undefined));
+    const labels = await treeLabels(view);
+    assert.ok(
+      labels.some((l) => /^args: .*README\.md/.test(l)),
+      labels.join('\n'),
+    );
     await shot('ui-chores-3-first-step-live');
 
     // Then task_end, and the run ends with the status successWhen gives it.
-    await frame.locator('.chore-step[data-tool="task_end"]').waitFor({ timeout: 20_000 });
-    await frame.locator('.chore-trace-head[data-status="succeeded"]').waitFor({ timeout: 20_000 });
-    await row().locator('.chore-run[data-status="succeeded"]').waitFor({ timeout: 10_000 });
-    const tools = await steps.evaluateAll((els) => els.map((el) => `${el.getAttribute('data-tool')}:${el.getAttribute('data-status')}`));
-    assert.deepEqual(tools, ['read_file:ok', 'task_end:ok'], 'the trace holds exactly the two tool calls, in order, both ok');
-    assert.match((await row().locator('.chore-run').textContent()) ?? '', /last run succeeded · .* · 2 turns · \d+ tokens/);
-    assert.match((await frame.locator('.chore-step[data-tool="task_end"] pre').textContent()) ?? '', /"status":"done"/);
-    await read.locator('summary').click(); // collapse it again, so both steps fit in the screenshot
+    await treeRow(view, 'task_end · ok').waitFor({ timeout: 20_000 });
+    await treeRow(view, 'succeeded · ').waitFor({ timeout: 20_000 });
+    const shown = (await steps()).map((l) => l.replace(/ · \d+ ms$/, ''));
+    assert.deepEqual(shown, ['read_file · ok', 'task_end · ok'], 'the run holds exactly the two tool calls, in order, both ok');
+    assert.match((await treeRow(view, 'succeeded · ').textContent()) ?? '', /succeeded · .*2 turns · \d+ tokens/);
+    await expandRow(treeRow(view, 'task_end · ok'));
+    await until('the final step to show its output', async () => ((await treeLabels(view)).some((l) => /"status":"done"/.test(l)) ? true : undefined));
+    await page.keyboard.press('Escape');
     await shot('ui-chores-4-succeeded');
 
     // The run used the chore as written in chores.yaml: its prompt reached the model.
@@ -162,53 +159,42 @@ describe('ui: a chore created from the palette, run now and traced live in the s
     assert.ok(requests.includes('Read README.md and finish with task_end'), 'the chore prompt never reached the model');
   });
 
-  it('the open trace follows the next run of the same chore', async function () {
+  it('the next run of the same chore is listed first, with its own steps', async function () {
     const { model } = session();
-    const head = frame.locator('.chore-trace-head');
-    const firstRunId = await head.getAttribute('data-run-id');
-    assert.ok(firstRunId, 'the previous test left the first run open');
     await model.reset();
     await session().script(promptRoute, [
       { delayMs: 1500, toolCalls: [{ name: 'task_end', arguments: { summary: 'again', output: { status: 'done', lines: 12 } } }] },
     ]);
-
-    // From the keyboard this time: Run now keeps the focus while the run's updates redraw the row.
-    await row().locator('.run-now').focus();
-    await session().page.keyboard.press('Enter');
-    const secondRunId = await until('a second run in the chore row', async () => {
-      const id = await row().locator('.chore-run').getAttribute('data-run-id');
-      return id && id !== firstRunId ? id : undefined;
+    await inlineAction(row(), 'Run Now');
+    await until('a second run listed first under the chore', async () => {
+      const listed = await runs();
+      return listed.length === 2 && listed[0]!.startsWith('running · ') ? true : undefined;
     });
-    await frame.locator(`.chore-trace-head[data-run-id="${secondRunId}"]`).waitFor({ timeout: 10_000 });
-    await frame.locator('.chore-trace-head[data-status="succeeded"]').waitFor({ timeout: 20_000 });
-    const tools = await frame
-      .locator('.chore-steps .chore-step')
-      .evaluateAll((els) => els.map((el) => `${el.getAttribute('data-tool')}:${el.getAttribute('data-status')}`));
-    assert.deepEqual(tools, ['task_end:ok'], "the trace shows the new run's steps only");
-    const focused = await frame.evaluate(() => {
-      const active = document.activeElement;
-      return active?.classList.contains('run-now') ? active.closest('[data-chore-id]')?.getAttribute('data-chore-id') : null;
-    });
-    assert.equal(focused, choreId, "Run now lost the focus while the run's updates redrew the chore list");
+    const newest = treeRow(view, 'running · ');
+    await expandRow(newest);
+    await until('the second run to succeed', async () => ((await runs()).every((l) => l.startsWith('succeeded · ')) ? true : undefined));
+    assert.ok(
+      (await steps()).some((l) => l.startsWith('task_end · ok')),
+      (await treeLabels(view)).join('\n'),
+    );
     await shot('ui-chores-5-next-run-followed');
   });
 
-  it("the chore's history chart shows both runs, oldest first, with an accessible summary", async function () {
-    const chart = row().locator('svg.chore-chart[role="img"]');
-    await row().locator('svg.chore-chart g.chart-run[data-outcome="succeeded"]:nth-of-type(2)').waitFor({ timeout: 10_000 });
-    const runs = await chart.locator('g.chart-run').evaluateAll((els) => els.map((el) => `${el.getAttribute('data-outcome')}`));
-    assert.deepEqual(runs, ['succeeded', 'succeeded']);
-    const lastId = await row().locator('.chore-run').getAttribute('data-run-id');
-    assert.equal(await chart.locator('g.chart-run').last().getAttribute('data-run-id'), lastId, 'the newest run is the rightmost bar');
+  it("the chore's row sums up its history: both runs, with an accessible summary", async function () {
+    await until('the chore to sum up two runs', async () =>
+      /Last 2 runs: 2 succeeded/.test((await row().getAttribute('aria-label')) ?? '') ? true : undefined,
+    );
     // The scripted model has no price: its cost is the conservative estimate, and says so.
     assert.match(
-      (await chart.getAttribute('aria-label')) ?? '',
-      /^Last 2 runs: 2 succeeded\. Median duration \d+ s, total cost ≈\$\d+\.\d{3} estimated\. Latest: succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/,
+      (await row().getAttribute('aria-label')) ?? '',
+      /Last 2 runs: 2 succeeded\. Median duration \d+ s, total cost ≈\$\d+\.\d{3} estimated\. Latest: succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/,
     );
-    assert.match((await chart.locator('g.chart-run').first().locator('title').textContent()) ?? '', /^succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/);
-    await shot('ui-chores-6-history-chart');
+    assert.match((await runs())[0] ?? '', /^succeeded · .*\. succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/);
+    await shot('ui-chores-6-history');
   });
+
   it('a chore that arrives in chores.yaml from outside waits for Enable, showing what it does', async function () {
+    const { page } = session();
     // Appended by another program (a pull, another editor): not made with New Chore here.
     fs.appendFileSync(
       choresFile(),
@@ -223,24 +209,39 @@ describe('ui: a chore created from the palette, run now and traced live in the s
         '',
       ].join('\n'),
     );
-    await openChores();
-    const shipped = frame.locator('.chore[data-chore-id="shipped-digest"]');
-    await frame.locator('.chore[data-chore-id="shipped-digest"][data-consent="needed"]').waitFor({ timeout: 20_000 });
-    assert.equal(await shipped.locator('.run-now').count(), 0, 'no Run now before consent');
-    const review = (await shipped.locator('.chore-review').textContent()) ?? '';
-    assert.match(review, /Summarise the docs and post the summary\./, 'the prompt is shown');
+    // The first chore's runs fold away (the view title's Collapse All), so the new one is in view.
+    await view.locator('.pane-header').hover();
+    await view.locator('.pane-header .action-label[aria-label^="Collapse All"]').click();
+    const shipped = treeRow(view, 'Shipped digest files docs/**', 'waits for Enable');
+    await shipped.waitFor({ timeout: 20_000 });
+    await shipped.hover();
+    assert.equal(await shipped.locator('.actions .action-label[aria-label^="Run Now"]').count(), 0, 'no Run Now before consent');
+    // It opens by itself on what it would do.
+    const review = await until('the new chore to open on what it would do', async () => {
+      const labels = (await treeLabels(view)).join('\n');
+      return /Escalation: /.test(labels) ? labels : undefined;
+    });
+    assert.match(review, /Prompt: Summarise the docs and post the summary\./, 'the prompt is shown');
     assert.match(review, /Action sets: read, files/);
     assert.match(review, /Budget: 4 model calls/);
     assert.match(review, /Escalation: webhook POST to 127\.0\.0\.1:9/);
-    assert.equal(await row().getAttribute('data-consent'), 'given', 'adding another chore leaves the existing one enabled');
-    await shipped.scrollIntoViewIfNeeded();
-    await screenshotSidebar(session().page, 'ui-chores-6-shipped-needs-consent');
+    assert.match((await row().getAttribute('aria-label')) ?? '', /, enabled\./, 'adding another chore leaves the existing one enabled');
+    await screenshotSidebar(page, 'ui-chores-6-shipped-needs-consent');
 
-    await shipped.locator('.enable-chore').click();
-    await frame.locator('.chore[data-chore-id="shipped-digest"][data-consent="given"]').waitFor({ timeout: 10_000 });
-    assert.equal(await shipped.locator('.run-now').getAttribute('disabled'), null, 'Run now once enabled');
-    assert.equal(await shipped.locator('.chore-review').count(), 0);
-    await shipped.locator('.disable-chore').click();
-    await frame.locator('.chore[data-chore-id="shipped-digest"][data-consent="needed"]').waitFor({ timeout: 10_000 });
+    // Enable… asks in VS Code's modal, with what the chore does, before anything is enabled.
+    await inlineAction(shipped, 'Enable');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 15_000 });
+    assert.match((await dialog.textContent()) ?? '', /Summarise the docs and post the summary/);
+    await dialog
+      .locator('a.monaco-button, .monaco-button', { hasText: /^Enable$/ })
+      .first()
+      .click();
+    const enabled = treeRow(view, 'Shipped digest files docs/**', ', enabled.');
+    await enabled.waitFor({ timeout: 10_000 });
+    await enabled.hover();
+    assert.equal(await enabled.locator('.actions .action-label[aria-label^="Run Now"]').count(), 1, 'Run Now once enabled');
+    await contextAction(page, enabled, 'Disable');
+    await treeRow(view, 'Shipped digest files docs/**', 'waits for Enable').waitFor({ timeout: 10_000 });
   });
 });

@@ -3,13 +3,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { answer, pick } from './support/quickInput';
+import { expandRow, foldSideView, inlineAction, openSideView, treeLabels, treeRow } from './support/treeView';
 import { openTasklaneView, runCommand, screenshotsDir, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
 import { until } from '../support/poll';
 
 // The pictures of the Marketplace listing (docs/marketplace/README.md), taken from the real
-// workbench: a task working in the thread, its edit waiting for approval there, and a chore's card
-// before and after its first run. In the UI tier they land in test/ui/screenshots/ like every
+// workbench: a task working in the thread, its edit waiting for approval there, and a chore in the
+// Chores view before and after its first run. In the UI tier they land in test/ui/screenshots/ like every
 // other test's; `npm run screenshots` runs this file with TASKLANE_LISTING_SCREENSHOTS set to
 // docs/marketplace/screenshots/, the committed pictures the listing links to.
 //
@@ -48,7 +49,6 @@ describe('ui: the pictures of the Marketplace listing', function () {
     return ui;
   };
   const block = () => frame.locator('#transcript .task-block').first();
-  const chore = () => frame.locator(`.chore[data-chore-id="${CHORE_ID}"]`);
 
   /** The side bar as a PNG: listing pictures by their own name, else test/ui/screenshots/ui-listing-<name>.png. */
   async function picture(page: Page, name: string): Promise<string> {
@@ -60,13 +60,6 @@ describe('ui: the pictures of the Marketplace listing', function () {
     const size = fs.statSync(file).size;
     assert.ok(size > 10_000, `${file} is ${size} bytes: the side bar did not render`);
     return file;
-  }
-
-  /** Opens or folds one of the sidebar's sections by clicking its heading. */
-  async function showSection(id: string, open: boolean): Promise<void> {
-    const section = frame.locator(`#${id}`);
-    await section.waitFor({ state: 'attached', timeout: 20_000 });
-    if ((await section.evaluate((d) => (d as HTMLDetailsElement).open)) !== open) await section.locator('summary').first().click();
   }
 
   /** Drags the side bar's edge so the pictures are wide enough to read (the default is about 300 px). */
@@ -142,7 +135,7 @@ describe('ui: the pictures of the Marketplace listing', function () {
     await picture(page, 'thread');
   });
 
-  it('a chore from the repository: its card says what it would do, then runs once it is enabled', async function () {
+  it('a chore from the repository: its row says what it would do, then runs once it is enabled', async function () {
     const { model, page, server } = session();
     // A chore of this machine first (New Chore makes .tasklane/chores.yaml), as chores.test.ts does.
     await runCommand(page, 'Tasklane: New Chore');
@@ -157,15 +150,13 @@ describe('ui: the pictures of the Marketplace listing', function () {
     // Then one arrives as a pull would bring it: not made here, so it waits for Enable.
     fs.appendFileSync(file, CHORES_YAML);
     await openTasklaneView(page);
-    frame = await tasklaneFrame(page);
-    await frame.locator('#new-chat').click();
-    // The chores get the view: the other sections fold, as a person would fold them.
-    await showSection('sessions-section', false);
-    await showSection('review-section', false);
-    await showSection('chores-section', true);
-    await frame.locator(`.chore[data-chore-id="${CHORE_ID}"][data-consent="needed"]`).waitFor({ timeout: 30_000 });
-    assert.match((await chore().locator('.chore-review').textContent()) ?? '', /Check that README\.md still describes the scripts/);
-    await chore().scrollIntoViewIfNeeded();
+    // The chores get the side bar: the Chores view opens and the chat folds, as a person would.
+    const view = await openSideView(page, 'Chores');
+    await foldSideView(page, 'Chat');
+    const chore = treeRow(view, 'Weekly README check cron 0 9 * * 1 (Europe/Paris)', 'waits for Enable');
+    await chore.waitFor({ timeout: 30_000 });
+    // It opens by itself on what it would do.
+    await treeRow(view, `Prompt: ${CHORE_PROMPT}`).waitFor({ timeout: 10_000 });
     await picture(page, 'chore-review');
 
     await model.reset();
@@ -178,15 +169,24 @@ describe('ui: the pictures of the Marketplace listing', function () {
         },
       ].map((step) => ({ ...step, route: CHORE_PROMPT })),
     );
-    await chore().locator('.enable-chore').click();
-    await frame.locator(`.chore[data-chore-id="${CHORE_ID}"][data-consent="given"]`).waitFor({ timeout: 10_000 });
-    await chore().locator('.run-now').click();
-    await chore().locator('.chore-run[data-status="succeeded"]').waitFor({ timeout: 60_000 });
-    await chore().locator('.chore-run .open-run').click();
-    await frame.locator('.chore-trace-head[data-status="succeeded"]').waitFor({ timeout: 20_000 });
-    const tools = await frame.locator('.chore-steps .chore-step').evaluateAll((els) => els.map((el) => el.getAttribute('data-tool')));
-    assert.deepEqual(tools, ['read_file', 'read_file', 'task_end']);
-    await frame.locator('.chore-steps').scrollIntoViewIfNeeded();
+    await inlineAction(chore, 'Enable');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 15_000 });
+    await dialog
+      .locator('a.monaco-button, .monaco-button', { hasText: /^Enable$/ })
+      .first()
+      .click();
+    const enabled = treeRow(view, 'Weekly README check cron 0 9 * * 1 (Europe/Paris)', ', enabled.');
+    await enabled.waitFor({ timeout: 10_000 });
+    await inlineAction(enabled, 'Run Now');
+    await expandRow(enabled);
+    const run = treeRow(view, 'succeeded · ');
+    await run.waitFor({ timeout: 60_000 });
+    await expandRow(run);
+    await until('the run to list its three steps', async () => {
+      const steps = (await treeLabels(view)).filter((l) => /^\w+ · (ok|error|running)\b/.test(l)).map((l) => l.split(' · ')[0]);
+      return steps.length === 3 ? steps : undefined;
+    }).then((steps) => assert.deepEqual(steps, ['read_file', 'read_file', 'task_end']));
     await picture(page, 'chore');
   });
 });

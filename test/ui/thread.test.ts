@@ -151,7 +151,9 @@ describe('ui: the thread shows the work of the task a message started', function
 
   it("the view title's New Chat, History and model actions", async function () {
     const page = session().page;
-    const action = (label: string) => page.locator(`.part.sidebar .title-actions .action-label[aria-label^="${label}"]`);
+    // The Chat view's own header: the Tasklane container also holds Chores and Storage, so the actions
+    // are the view's, not merged into the container's title.
+    const action = (label: string) => page.locator(`.part.sidebar .pane-header[aria-label^="Chat"] .action-label[aria-label^="${label}"]`);
     // The thread of the test before is shown; New Chat (a codicon in the view title) empties it.
     await block().waitFor();
     await action('New Chat').click();

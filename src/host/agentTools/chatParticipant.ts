@@ -116,7 +116,7 @@ function progressLine(task: TaskBrief): string {
 function outcomeMarkdown(task: TaskBrief): string {
   if (task.waitingFor === 'reply') return `The task asks you something: answer it in the Tasklane sidebar.`;
   if (task.waitingFor === 'approval') return `The task waits for your approval in the Tasklane sidebar.`;
-  if (task.waitingFor === 'continue') return `The task paused (its budget is spent): Continue or Abort it in the Tasklane sidebar.`;
+  if (task.waitingFor === 'continue') return `The task paused (its budget is spent): Continue or Cancel it in the Tasklane sidebar.`;
   return `The task ended **${task.status}**${task.summary ? `: ${task.summary}` : '.'}`;
 }
 

@@ -65,7 +65,7 @@ describe('attention: what waits for the person', function () {
     const first = state.takeNew();
     assert.deepEqual(
       first.map((i) => i.text),
-      ['“Task t1” asks you something', '“Task t2” is paused (budget reached): Continue or Abort'],
+      ['“Task t1” asks you something', '“Task t2” is paused (budget reached): Continue or Cancel'],
     );
     assert.deepEqual(state.takeNew(), [], 'the same waits are not announced again');
 

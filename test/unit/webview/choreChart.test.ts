@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { choreChartModel } from '../../../src/webview/choreChart';
+import { choreChartModel } from '../../../src/shared/choreChartModel';
 import type { ChoreRunView } from '../../../src/shared/choreProtocol';
 
 // The per-chore history chart's model: oldest run left, height by duration, cost strip, outcomes

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { mcpRowModel } from '../../../src/webview/mcpPanel';
+import { mcpRowModel } from '../../../src/shared/mcpRows';
 
 // The sidebar's MCP section row, as a model (the webview tests have no DOM): what each state reads
 // as, where the server is defined, the last error, and who gets a Trust… button.

@@ -57,7 +57,9 @@ describe('webview: session list of conversations with their tasks', () => {
       ['s-1', 't-1', 't-2', 's-0'],
     );
     assert.equal(element.querySelectorAll('.session-rows .session:not(.session-task)').length, 2);
-    assert.ok(element.querySelector('[data-session-id="s-1"] .badge-waiting'), 'the conversation shows its task waits');
+    const meta = element.querySelector('[data-session-id="s-1"] .session-meta');
+    assert.equal(meta?.getAttribute('data-state'), 'waiting for you', 'the conversation shows its task waits, in the one vocabulary');
+    assert.ok(meta?.querySelector('.codicon-bell-dot[aria-hidden="true"]'), 'with its icon');
 
     // A nested task row is picked by its own id (the page shows its conversation).
     element.querySelector<HTMLElement>('[data-session-id="t-2"]')?.click();

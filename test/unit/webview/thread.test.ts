@@ -4,7 +4,8 @@ import type { TaskView, WebviewMessage } from '../../../src/shared/protocol';
 import type { StepView } from '../../../src/shared/threadProtocol';
 import { StepList, renderStep } from '../../../src/webview/stepRows';
 import { ApprovalPanel, approvalSubject } from '../../../src/webview/approvalPanel';
-import { TaskBlock, taskStateWord } from '../../../src/webview/taskBlock';
+import { TaskBlock } from '../../../src/webview/taskBlock';
+import { taskState as taskStateWord } from '../../../src/shared/taskState';
 import { Thread } from '../../../src/webview/thread';
 import { useDom } from './support/dom';
 

@@ -1,0 +1,98 @@
+import * as vscode from 'vscode';
+import type { McpServerStatus } from '../../core/mcp/mcpServers';
+import { mcpRowModel } from '../../shared/mcpRows';
+import type { McpRowModel } from '../../shared/mcpRows';
+import { toMcpServerView } from '../mcp/mcpView';
+import { throttled } from './throttle';
+import { SPACE } from './choresTree';
+
+/** What the MCP servers view reads: the MCP host once the store is open (src/host/mcp/mcpHost.ts). */
+export interface McpSource {
+  status(): Array<McpServerStatus & { consent: 'given' | 'needed' | 'user' }>;
+  onDidChange(listener: () => void): vscode.Disposable;
+}
+
+/** A server's row, with whether the person may take back a repository server's trust. */
+export type McpNode = { kind: 'server'; row: McpRowModel; canDistrust: boolean } | { kind: 'line'; id: string; label: string; icon?: string };
+
+const TONE_ICON: Record<McpRowModel['tone'], vscode.ThemeIcon> = {
+  ok: new vscode.ThemeIcon('server'),
+  warn: new vscode.ThemeIcon('shield', new vscode.ThemeColor('list.warningForeground')),
+  error: new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground')),
+};
+
+/**
+ * The MCP servers view (`tasklane.mcpServers`): each configured server with where it is defined,
+ * its state and last error; Trust… on a repository's server waiting for the person (the command
+ * asks in a modal with the command line), Stop Trusting on one trusted. Hidden while no server is
+ * configured (`tasklane.hasMcpServers`).
+ */
+export class McpTree implements vscode.TreeDataProvider<McpNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<McpNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private source: McpSource | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly refresh = throttled(100, () => {
+    this.changed.fire(undefined);
+    this.setContext();
+  });
+
+  attach(source: McpSource): void {
+    this.source = source;
+    this.disposables.push(source.onDidChange(() => this.refresh()));
+    this.changed.fire(undefined);
+    this.setContext();
+  }
+
+  private setContext(): void {
+    void vscode.commands.executeCommand('setContext', 'tasklane.hasMcpServers', (this.source?.status().length ?? 0) > 0);
+  }
+
+  getChildren(node?: McpNode): McpNode[] {
+    if (!this.source) return [];
+    if (!node)
+      return this.source.status().map((status) => ({
+        kind: 'server',
+        row: mcpRowModel(toMcpServerView(status)),
+        canDistrust: status.consent === 'given' && status.source === 'workspace',
+      }));
+    if (node.kind === 'server')
+      return [
+        { kind: 'line', id: `${node.row.name}/target`, label: `${node.row.origin} · ${node.row.target}` },
+        ...(node.row.lastError ? [{ kind: 'line' as const, id: `${node.row.name}/error`, label: `Last error: ${node.row.lastError}`, icon: 'error' }] : []),
+      ];
+    return [];
+  }
+
+  getTreeItem(node: McpNode): vscode.TreeItem {
+    if (node.kind === 'line') {
+      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+      item.id = `line/${node.id}`;
+      item.tooltip = node.label;
+      if (node.icon) item.iconPath = new vscode.ThemeIcon(node.icon);
+      return item;
+    }
+    const { row } = node;
+    // A broken server opens by itself: its error is what the person needs to read.
+    const item = new vscode.TreeItem(
+      `${row.name}${SPACE}`,
+      row.tone === 'error' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
+    );
+    item.id = `server/${row.name}`;
+    item.description = row.stateLabel;
+    item.tooltip = `${row.name}: ${row.stateLabel}\n${row.origin} · ${row.target}${row.lastError ? `\nLast error: ${row.lastError}` : ''}`;
+    // What the row shows (name, state), then where it comes from and its error.
+    item.accessibilityInformation = {
+      label: `${row.name} ${row.stateLabel}: MCP server from ${row.origin}${row.lastError ? `. Last error: ${row.lastError}` : ''}`,
+    };
+    item.iconPath = TONE_ICON[row.tone];
+    item.contextValue = ['mcpServer', `state-${row.state}`, row.canTrust ? 'canTrust' : '', node.canDistrust ? 'canDistrust' : ''].filter(Boolean).join(' ');
+    return item;
+  }
+
+  dispose(): void {
+    this.refresh.cancel();
+    for (const d of this.disposables) d.dispose();
+    this.changed.dispose();
+  }
+}

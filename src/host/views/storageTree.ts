@@ -1,0 +1,80 @@
+import * as vscode from 'vscode';
+import type { StorageItem } from '../../core/engine/history';
+import { SPACE } from './choresTree';
+
+/** What the Storage view reads: the agent's history and dead letters once the store is open. */
+export interface StorageSource {
+  storage(): Promise<StorageItem[]>;
+  deadLetters(): number;
+}
+
+/** A row of the Storage view: what is kept (with its rule as its one child), or the dead letters. */
+export type StorageNode = { kind: 'item'; item: StorageItem } | { kind: 'rule'; what: string; rule: string } | { kind: 'dead'; count: number };
+
+/** Sizes as people read them. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * The Storage view (`tasklane.storage`): what Tasklane keeps for this workspace, how much and by
+ * which rule, read when the view is shown or refreshed; Archive and Clean Up Now in its title, and
+ * the dead letters with Retry and Dismiss. A view, not a document: nothing to save.
+ */
+export class StorageTree implements vscode.TreeDataProvider<StorageNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<StorageNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private source: StorageSource | undefined;
+
+  attach(source: StorageSource): void {
+    this.source = source;
+    this.refresh();
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  async getChildren(node?: StorageNode): Promise<StorageNode[]> {
+    if (!this.source) return [];
+    if (!node) {
+      const items = await this.source.storage();
+      const dead = this.source.deadLetters();
+      return [...items.map((item): StorageNode => ({ kind: 'item', item })), ...(dead ? [{ kind: 'dead' as const, count: dead }] : [])];
+    }
+    if (node.kind === 'item') return [{ kind: 'rule', what: node.item.what, rule: node.item.rule }];
+    return [];
+  }
+
+  getTreeItem(node: StorageNode): vscode.TreeItem {
+    if (node.kind === 'item') {
+      const { item } = node;
+      const item_ = new vscode.TreeItem(`${item.what}${SPACE}`, vscode.TreeItemCollapsibleState.Collapsed);
+      item_.id = `storage/${item.what}`;
+      item_.description = `${item.count} · ${formatBytes(item.bytes)}`;
+      item_.tooltip = `${item.what}: ${item.count}, ${formatBytes(item.bytes)}\n${item.rule}`;
+      item_.accessibilityInformation = { label: `${item.what} ${item_.description}. ${item.rule}` };
+      item_.iconPath = new vscode.ThemeIcon('database');
+      return item_;
+    }
+    if (node.kind === 'rule') {
+      const rule = new vscode.TreeItem(node.rule, vscode.TreeItemCollapsibleState.None);
+      rule.id = `storage/${node.what}/rule`;
+      rule.tooltip = node.rule;
+      rule.iconPath = new vscode.ThemeIcon('law');
+      return rule;
+    }
+    const dead = new vscode.TreeItem(`${node.count} dead letter${node.count === 1 ? '' : 's'}${SPACE}`, vscode.TreeItemCollapsibleState.None);
+    dead.id = 'storage/dead-letters';
+    dead.description = 'work that failed for good';
+    dead.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+    dead.contextValue = 'deadLetters';
+    return dead;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
