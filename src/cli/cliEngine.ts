@@ -46,7 +46,12 @@ export interface CliEngineOptions {
 export async function openCliEngine(options: CliEngineOptions) {
   const clock = systemClock;
   const { logger, redactor } = options;
-  const { db, triggers } = await openStore({ dir: path.join(options.storeDir, 'store'), ...(options.wasmPath ? { wasmPath: options.wasmPath } : {}), clock, logger });
+  const { db, triggers } = await openStore({
+    dir: path.join(options.storeDir, 'store'),
+    ...(options.wasmPath ? { wasmPath: options.wasmPath } : {}),
+    clock,
+    logger,
+  });
   const workspace = new OverlayWorkspace(options.workspace);
   // The model's reads pass the same path guard as in VS Code (links out, hard links), overlay included.
   const reads = guardReads(workspace, options.workspace, nodeFs, { caseInsensitive: process.platform !== 'linux' });
