@@ -51,6 +51,8 @@ const ALLOWED = [
   // What main.js loads on first use (the model SDKs, the MCP client, mail): see esbuild.js.
   /^extension\/dist\/lazy\/[\w-]+\.js$/,
   /^extension\/dist\/sql-wasm\.wasm$/,
+  // The task-state icons of the webview (the @vscode/codicons font and its stylesheet).
+  /^extension\/dist\/codicon\.(ttf|css)$/,
   /^extension\/media\/[\w./-]+\.(png|svg|css|md)$/,
   /^extension\/schemas\/[\w.-]+\.json$/,
   /^extension\/skills\/[\w-]+\/SKILL\.md$/,
@@ -93,6 +95,7 @@ describe('packaging: the .vsix', function () {
       'extension/dist/main.js',
       'extension/dist/webview.js',
       'extension/dist/sql-wasm.wasm',
+      'extension/dist/codicon.ttf',
       'extension/media/tasklane.svg',
     ])
       assert.ok(entries.has(needed), `${needed} is missing`);
