@@ -121,6 +121,9 @@ describe('host: code intelligence from the language servers', function () {
       },
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'changed' } }] },
     ]);
+    // The person has the file open, as when they look at what the task works on: VS Code's
+    // TypeScript features check only files open in a tab.
+    await vscode.window.showTextDocument(vscode.Uri.joinPath(root(), dir, 'use.ts'), { preview: false, preserveFocus: true });
     await sendMessage(`make big use ten (${name}) ${r}`);
     const pending = await until('the proposal to wait for approval', async () => {
       const { tasks } = (await vscode.commands.executeCommand('tasklane.getState')) as { tasks: Array<{ name: string; waitingForApproval?: string }> };

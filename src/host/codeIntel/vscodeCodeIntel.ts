@@ -9,8 +9,6 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CodeDiagnostic, CodeIntelPort, CodeLocation, CodeSymbol, DiagnosticSeverity, OutlineSymbol } from '../../core/codeIntel/codeIntelPort';
 
-/** Files an applied edit opens at most so their problems are reported (see showUnshown). */
-const MAX_SHOWN_AFTER_EDIT = 5;
 /** Quiet time after a language server's report on a changed file before its problems are read. */
 const DIAGNOSTICS_QUIET_MS = 300;
 
@@ -105,8 +103,9 @@ export class VsCodeCodeIntel implements CodeIntelPort {
   }
 
   async watchDiagnostics(paths: readonly string[]): Promise<{ settled(timeoutMs: number): Promise<void>; dispose(): void }> {
-    // Opened before the edit is applied: an editor opening while the edit saves the file makes the save fail.
-    await this.showUnshown(paths);
+    // No editor is opened for this: opening one while the edit is applied and saved made the save
+    // fail in the workbench. VS Code's TypeScript features check only files open in a tab, so the
+    // problems of a changed file in no tab are not reported (docs/ARCHITECTURE.md says so).
     const watched = new Set(paths.map((p) => this.uri(p).toString()));
     const timers = new Set<NodeJS.Timeout>();
     let quiet: NodeJS.Timeout | undefined;
@@ -132,34 +131,6 @@ export class VsCodeCodeIntel implements CodeIntelPort {
         for (const timer of timers) clearTimeout(timer);
       },
     };
-  }
-
-  /**
-   * VS Code's TypeScript features (and other servers) check only files open in an editor tab, so a
-   * file the edit changes that is in no tab is opened in one, without taking focus: the person who
-   * approved the edit sees the files it changed, and their problems are reported.
-   */
-  private async showUnshown(paths: readonly string[]): Promise<void> {
-    const open = new Set(
-      vscode.window.tabGroups.all.flatMap((group) =>
-        group.tabs.flatMap((tab) =>
-          tab.input instanceof vscode.TabInputText
-            ? [tab.input.uri.toString()]
-            : tab.input instanceof vscode.TabInputTextDiff
-              ? [tab.input.original.toString(), tab.input.modified.toString()]
-              : [],
-        ),
-      ),
-    );
-    for (const relativePath of paths.slice(0, MAX_SHOWN_AFTER_EDIT)) {
-      const uri = this.uri(relativePath);
-      if (open.has(uri.toString())) continue;
-      try {
-        await vscode.window.showTextDocument(uri, { preview: false, preserveFocus: true });
-      } catch {
-        // A file the edit deletes or a binary one: nothing to show, no problems to read.
-      }
-    }
   }
 
   private uri(relativePath: string): vscode.Uri {
