@@ -15,12 +15,10 @@ import type { ChangeSetStore } from '../core/approval/changeSetStore';
 import type { ChoreRunLog, ChoreRunRecord, ChoreStep } from '../core/chores/runLog';
 import type { ChoreDefinition } from '../core/chores/types';
 import type { Agent } from '../core/engine/agent';
-import type { ModelClient } from '../core/model/types';
-import type { ModelPrices } from '../core/model/pricing';
 import type { Logger } from '../core/ports';
-import type { Redactor } from '../core/security/redact';
 import type { TriggerStore } from '../core/store/types';
 import { openCliEngine } from './cliEngine';
+import type { CliEngineOptions } from './cliEngine';
 import { unifiedDiff } from './patch';
 
 /** What `chores run` reports: the JSON object of its last line with --json. */
@@ -35,30 +33,13 @@ export interface CliRunResult {
   changedFiles: string[];
 }
 
-export interface RunChoreOptions {
-  workspace: string;
+/** A CLI engine's options (cliEngine.ts), with the chore to fire; the store is a temp folder unless given. */
+export interface RunChoreOptions extends Omit<CliEngineOptions, 'storeDir' | 'maxCommandMs'> {
   chore: ChoreDefinition;
   /** Every loaded chore (the runner knows them all; only `chore` fires). */
   chores: ChoreDefinition[];
-  model: () => Promise<ModelClient>;
-  /** The person's model prices (TASKLANE_MODEL_PRICES); an unpriced model is charged at the conservative rate. */
-  modelPrices?: ModelPrices;
-  secrets: (name: string) => string | undefined;
-  /** Knows every secret of the environment (model keys, TASKLANE_SECRET_*): nothing written or printed carries them. */
-  redactor: Redactor;
-  logger: Logger;
   /** Where the store lives; default a temp folder removed afterwards. */
   storeDir?: string;
-  /** The sql.js wasm file; default: the one beside the sql.js package. */
-  wasmPath?: string;
-  skillDirs: string[];
-  /**
-   * Where AGENTS.md is read from when not the workspace: a pull request's run takes its
-   * instructions from the default branch (`--chores-from`), never from the pull request's head.
-   */
-  instructionsDir?: string;
-  /** What declared commands inherit, scrubbed to a few harmless variables (commandRunner.ts). */
-  env: Readonly<Record<string, string | undefined>>;
 }
 
 /** Runs the fire to its end (retries included) and returns the last run, the patch text and the task's final output. */
