@@ -99,7 +99,11 @@ export class McpHost implements vscode.Disposable {
     this.addActions = addActions;
     await this.reload();
     if (this.deps.root) {
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.deps.root, MCP_FILE));
+      // A glob, as for chores.yaml (chores/choreWatchers.ts): a plain relative path is watched on its
+      // own and that watch misses the file when its folder (`.vscode/`) is created or removed after
+      // the start; a glob rides the workspace's recursive watcher. Any match re-reads the one file.
+      const [folder, file] = MCP_FILE.split('/') as [string, string];
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.deps.root, `**/${folder}{,/${file}}`));
       const reload = () => void this.reload().catch((e) => this.deps.logger.error('HOST', `could not reload ${MCP_FILE}`, e));
       this.disposables.push(watcher, watcher.onDidChange(reload), watcher.onDidCreate(reload), watcher.onDidDelete(reload));
     }
