@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { extensionLink } from '../extensionLinks';
 import type { ReviewLinkPort } from '../../core/chores/reviewNotice';
 import type { ApprovalView } from '../../shared/approvalProtocol';
 import { RUN_LINK_PATH, RunDocuments } from '../chores/runLinks';
@@ -31,14 +32,8 @@ export interface ApprovalLinkTargets {
 export type ApprovalLinkResult = { opened: 'diff' | 'card'; id: string } | { opened: false; reason: string };
 
 /** The link for `approvalId`, external so it is right in the desktop app, code-server and vscode.dev. */
-export async function approvalLink(extensionId: string, approvalId: string): Promise<string> {
-  const uri = vscode.Uri.from({
-    scheme: vscode.env.uriScheme,
-    authority: extensionId.toLowerCase(),
-    path: APPROVAL_LINK_PATH,
-    query: `id=${encodeURIComponent(approvalId)}`,
-  });
-  return (await vscode.env.asExternalUri(uri)).toString(true);
+export function approvalLink(extensionId: string, approvalId: string): Promise<string> {
+  return extensionLink(extensionId, APPROVAL_LINK_PATH, approvalId);
 }
 
 /**

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { extensionLink } from '../extensionLinks';
 import type { ChoreRunRecord } from '../../core/chores/runRows';
 import { runTraceMarkdown } from '../../core/chores/runTrace';
 
@@ -22,14 +23,8 @@ export interface RunLinkTargets {
 export type RunLinkResult = { opened: 'trace'; id: string } | { opened: false; reason: string };
 
 /** The link for `runId`, external so it is right in the desktop app, code-server and vscode.dev. */
-export async function runLink(extensionId: string, runId: string): Promise<string> {
-  const uri = vscode.Uri.from({
-    scheme: vscode.env.uriScheme,
-    authority: extensionId.toLowerCase(),
-    path: RUN_LINK_PATH,
-    query: `id=${encodeURIComponent(runId)}`,
-  });
-  return (await vscode.env.asExternalUri(uri)).toString(true);
+export function runLink(extensionId: string, runId: string): Promise<string> {
+  return extensionLink(extensionId, RUN_LINK_PATH, runId);
 }
 
 /** The read-only documents run links open; one per run, re-rendered at each open. */
