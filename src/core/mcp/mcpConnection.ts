@@ -140,6 +140,14 @@ export class McpConnection {
     return this.aboutText;
   }
 
+  /**
+   * How long until a server that failed may start again (0 when it may start now or is running).
+   * A listing skips a server that is waiting out its backoff rather than wait for it; a call waits.
+   */
+  restartInMs(): number {
+    return this.client ? 0 : Math.max(0, this.restartAt - this.options.clock.now());
+  }
+
   /** The server's tools (starts it if needed); cached until it restarts. */
   async tools(): Promise<McpTool[]> {
     const client = await this.connect();

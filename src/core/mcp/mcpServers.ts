@@ -111,34 +111,35 @@ export class McpServers implements McpCallPort {
   }
 
   /**
-   * The actions of every runnable server (each started if needed to list its tools). A server that
-   * cannot start is logged and left out: a broken server never blocks a turn.
+   * The actions of every runnable server (each started if needed to list its tools). The servers
+   * start side by side, and one that cannot start, or waits out its restart backoff, is logged and
+   * left out: a broken server never blocks a turn, nor holds back the tools of the others.
    */
   async actions(service: Pick<CommandService, 'request'>): Promise<ActionDef[]> {
+    const listed = await this.eachRunnable('offers no tools now', async (definition) => {
+      const tools = boundedTools(definition.name, await this.connection(definition).tools(), this.deps.logger);
+      this.toolsByServer.set(definition.name, tools);
+      const about = this.connection(definition).about;
+      if (about) this.aboutByServer.set(definition.name, { hash: definition.hash, text: boundedAbout(about) });
+      return tools;
+    });
     const out: ActionDef[] = [];
     /** Action name → where it came from: two tools that spell the same name are never offered silently. */
     const taken = new Map<string, string>();
-    for (const definition of this.runnable()) {
-      try {
-        const tools = boundedTools(definition.name, await this.connection(definition).tools(), this.deps.logger);
-        this.toolsByServer.set(definition.name, tools);
-        const about = this.connection(definition).about;
-        if (about) this.aboutByServer.set(definition.name, { hash: definition.hash, text: boundedAbout(about) });
-        // Offered only while this very definition may run: an edited or distrusted server's tools go away.
-        const current = () => this.runnable().some((d) => d.name === definition.name && d.hash === definition.hash);
-        for (const tool of tools) {
-          const name = mcpActionName(definition.name, tool.name);
-          const from = `${definition.name}/${tool.name}`;
-          const first = taken.get(name);
-          if (first) {
-            this.deps.logger.warn('HOST', `MCP tool ${from} is left out: its action name ${name} is already ${first}'s; rename one of them`);
-            continue;
-          }
-          taken.set(name, from);
-          out.push(toolAction(definition.name, tool, service, current));
+    // In definition order, whichever server answered first: the same names win every time.
+    for (const { definition, value: tools } of listed) {
+      // Offered only while this very definition may run: an edited or distrusted server's tools go away.
+      const current = () => this.runnable().some((d) => d.name === definition.name && d.hash === definition.hash);
+      for (const tool of tools) {
+        const name = mcpActionName(definition.name, tool.name);
+        const from = `${definition.name}/${tool.name}`;
+        const first = taken.get(name);
+        if (first) {
+          this.deps.logger.warn('HOST', `MCP tool ${from} is left out: its action name ${name} is already ${first}'s; rename one of them`);
+          continue;
         }
-      } catch (error) {
-        this.deps.logger.warn('HOST', `MCP server ${definition.name} offers no tools now: ${error instanceof Error ? error.message : String(error)}`);
+        taken.set(name, from);
+        out.push(toolAction(definition.name, tool, service, current));
       }
     }
     return out;
@@ -149,18 +150,31 @@ export class McpServers implements McpCallPort {
    * as for tools). A server that cannot start or list is logged and left out.
    */
   async contextItems(): Promise<Array<{ server: string; resources: McpResourceInfo[]; prompts: McpPromptInfo[] }>> {
-    const out: Array<{ server: string; resources: McpResourceInfo[]; prompts: McpPromptInfo[] }> = [];
-    for (const definition of this.runnable()) {
-      try {
-        out.push({ server: definition.name, ...(await this.connection(definition).contextItems()) });
-      } catch (error) {
-        this.deps.logger.warn(
-          'HOST',
-          `MCP server ${definition.name} offers no resources or prompts now: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
-    }
-    return out;
+    const listed = await this.eachRunnable('offers no resources or prompts now', (definition) => this.connection(definition).contextItems());
+    return listed.map(({ definition, value }) => ({ server: definition.name, ...value }));
+  }
+
+  /**
+   * `list` for every runnable server at once, in definition order; a server that fails, or is
+   * waiting out its restart backoff, is logged with `missing` and left out.
+   */
+  private async eachRunnable<T>(
+    missing: string,
+    list: (definition: McpServerDefinition) => Promise<T>,
+  ): Promise<Array<{ definition: McpServerDefinition; value: T }>> {
+    const settled = await Promise.all(
+      this.runnable().map(async (definition) => {
+        try {
+          const wait = this.connection(definition).restartInMs();
+          if (wait > 0) throw new Error(`it failed and may restart in ${Math.ceil(wait / 1000)} s`);
+          return { definition, value: await list(definition) };
+        } catch (error) {
+          this.deps.logger.warn('HOST', `MCP server ${definition.name} ${missing}: ${error instanceof Error ? error.message : String(error)}`);
+          return undefined;
+        }
+      }),
+    );
+    return settled.filter((entry) => entry !== undefined);
   }
 
   /** A resource's text, from a server that may still run (consent can be withdrawn while the picker is open). */

@@ -124,7 +124,7 @@ describe('mcp: what a trusted server hands back is bounded (review 2026-12b find
     const defs = parseMcpServers({ servers: { 'my-db': { command: 'a' }, my: { command: 'b' } } }, 'user').servers;
     const mcp = new McpServers({ definitions: () => defs, trusted: () => true, workspaceTrusted: () => true, cwd: '/', clock: new FakeClock(0), logger });
     const lists: Record<string, McpTool[]> = { 'my-db': [tool('echo'), tool('get-data'), tool('get_data')], my: [tool('db_echo')] };
-    (mcp as unknown as { connection: (d: { name: string }) => unknown }).connection = (d) => ({ tools: async () => lists[d.name] });
+    (mcp as unknown as { connection: (d: { name: string }) => unknown }).connection = (d) => ({ tools: async () => lists[d.name], restartInMs: () => 0 });
     const actions = await mcp.actions({ request: async () => ({ ran: undefined }) as never });
     assert.deepEqual(actions.map((a) => a.name).sort(), ['mcp_my_db_echo', 'mcp_my_db_get_data']);
     assert.ok(logger.lines.filter((l: string) => /is left out: its action name/.test(l)).length === 2, logger.lines.join('\n'));
