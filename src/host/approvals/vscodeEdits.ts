@@ -92,8 +92,30 @@ export class VsCodeEditApplier implements EditApplier {
       const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) ?? (await vscode.workspace.openTextDocument(uri));
       documents.push({ document, name: vscode.workspace.asRelativePath(uri) });
     }
-    await saveEdited(documents);
+    await saveEdited(documents, (document) => untilSaved(document, SETTLE_SAVE_MS));
   }
+}
+
+/** How long a save that overlapped another (auto-save) waits for that one to land. */
+const SETTLE_SAVE_MS = 5_000;
+
+/** Resolves when `document` is saved or no longer dirty, or after `ms`. */
+function untilSaved(document: vscode.TextDocument, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const subscriptions: vscode.Disposable[] = [];
+    const done = () => {
+      clearTimeout(timer);
+      for (const s of subscriptions) s.dispose();
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const isThis = (d: vscode.TextDocument) => d.uri.toString() === document.uri.toString();
+    subscriptions.push(
+      vscode.workspace.onDidSaveTextDocument((d) => isThis(d) && done()),
+      vscode.workspace.onDidChangeTextDocument((e) => isThis(e.document) && !e.document.isDirty && done()),
+    );
+    if (!document.isDirty) done();
+  });
 }
 
 /** The range covering all of `text`, whatever its line ends. */

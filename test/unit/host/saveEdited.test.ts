@@ -30,6 +30,38 @@ describe('host: saving the documents an approved change edited', () => {
     await assert.rejects(saveEdited([{ document: failing, name: 'src/a.ts' }]), /src\/a\.ts could not be saved/);
   });
 
+  it('a save overlapping an auto-save answers false while still dirty: it waits for that save to land, and succeeds', async () => {
+    // As the workbench does when our save arrives while its auto-save is writing: false, still dirty;
+    // the auto-save lands a moment later.
+    const overlapped = document({ answer: false });
+    const settled: string[] = [];
+    await saveEdited([{ document: overlapped, name: 'README.md' }], async (doc) => {
+      settled.push('waited');
+      doc.isDirty = false; // the auto-save landed
+    });
+    assert.deepEqual(settled, ['waited']);
+    assert.equal(overlapped.saves, 1, 'a document the other save left clean is not saved again');
+  });
+
+  it('after the wait it saves once more: a second false on a still dirty document is the error', async () => {
+    const retried = document({ answer: false });
+    let waits = 0;
+    await assert.rejects(
+      saveEdited([{ document: retried, name: 'README.md' }], async () => void (waits += 1)),
+      /README\.md could not be saved/,
+    );
+    assert.deepEqual([waits, retried.saves], [1, 2]);
+    const secondWorks = document({ answer: false });
+    await saveEdited([{ document: secondWorks, name: 'a' }], async () => {
+      secondWorks.save = async () => {
+        secondWorks.saves += 1;
+        secondWorks.isDirty = false;
+        return true;
+      };
+    });
+    assert.equal(secondWorks.saves, 2);
+  });
+
   it('saves only dirty documents, each once', async () => {
     const dirty = document({ answer: true });
     const clean = document({ answer: true });
