@@ -8,6 +8,7 @@ import type { CodeServer } from '../../harness/codeServer.mjs' with { 'resolutio
 import type { ModelServer } from '../../harness/modelServer.mjs' with { 'resolution-mode': 'import' };
 import { until } from '../../support/poll';
 import { routeSteps } from '../../support/routes';
+import { tasklaneWarnings } from './runLogs';
 
 export { route } from '../../support/routes';
 
@@ -126,8 +127,10 @@ export async function stopSharedWorkbench(): Promise<void> {
   await running.browser.close().catch(() => undefined);
   await running.server.stop();
   await running.model.stop();
-  if (keepShared) process.stderr.write(`[ui] workbench kept for inspection: ${running.server.runDir}\n`);
-  else fs.rmSync(running.server.runDir, { recursive: true, force: true });
+  if (keepShared) {
+    process.stderr.write(`[ui] workbench kept for inspection: ${running.server.runDir}\n`);
+    process.stderr.write(tasklaneWarnings(running.server.runDir));
+  } else fs.rmSync(running.server.runDir, { recursive: true, force: true });
 }
 
 /**
