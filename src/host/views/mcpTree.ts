@@ -32,7 +32,12 @@ export class McpTree implements vscode.TreeDataProvider<McpNode>, vscode.Disposa
   readonly onDidChangeTreeData = this.changed.event;
   private source: McpSource | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  /** The rows last drawn: a change that draws the same rows redraws nothing (a hovered action stays put). */
+  private drawn = '';
   private readonly refresh = throttled(100, () => {
+    const rows = JSON.stringify(this.getChildren());
+    if (rows === this.drawn) return;
+    this.drawn = rows;
     this.changed.fire(undefined);
     this.setContext();
   });
@@ -40,6 +45,7 @@ export class McpTree implements vscode.TreeDataProvider<McpNode>, vscode.Disposa
   attach(source: McpSource): void {
     this.source = source;
     this.disposables.push(source.onDidChange(() => this.refresh()));
+    this.drawn = JSON.stringify(this.getChildren());
     this.changed.fire(undefined);
     this.setContext();
   }
