@@ -9,8 +9,9 @@ import { DEFAULT_ACTOR_GATE } from '../core/chores/githubTypes';
 import type { ChoreStep } from '../core/chores/runLog';
 import type { ChoreDefinition } from '../core/chores/types';
 import { checkActorGate } from './actorGate';
-import { budgetAcrossFires, checkName, fireRecords } from './fireBudget';
+import { budgetAcrossFires, checkName, earlierFiresSince, fireRecords, MAX_COMMITS_READ, readsEarlierFires } from './fireBudget';
 import { GithubApi } from './githubApi';
+import type { CheckRunSummary } from './githubApi';
 import { eventHeadSha, eventItem, isForkPullRequest, matchEvent, readGithubEvent, selfTriggered } from './githubEvent';
 import type { EventItem, GithubEvent } from './githubEvent';
 import { outputsInstruction, proposedOutputs, untaintedKinds } from './resultManifest';
@@ -155,13 +156,18 @@ async function crossFireBudget(
   env: Env,
   now: Date,
 ): Promise<{ stop?: string; costLeftToday?: number; firstStop?: boolean }> {
-  if (chore.spendLimits?.maxCostUsdPerDay === undefined && chore.maxFiresPerItem === undefined) return {};
+  if (!readsEarlierFires(chore)) return {};
   const ref = eventHeadSha(event, env);
   const api = githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo);
   // Fail closed: a cap that cannot be counted is a cap reached.
   if (!ref || !api) return { stop: 'budget across fires: the earlier fires cannot be read (no commit or repository to read check runs from)' };
   try {
-    const records = fireRecords(await api.checkRuns(ref, checkName(chore.id)), chore.id);
+    // The fire's own commit, then every commit a workflow ran on since the widest window began: a
+    // pull request pushed to again, or a branch moved on, still counts the fires made before.
+    const commits = [...new Set([ref, ...(await api.workflowRunCommits(earlierFiresSince(chore, now)))])].slice(0, MAX_COMMITS_READ);
+    const runs = new Map<number, CheckRunSummary>();
+    for (const commit of commits) for (const run of await api.checkRuns(commit, checkName(chore.id))) runs.set(run.id, run);
+    const records = fireRecords([...runs.values()], chore.id);
     return budgetAcrossFires(chore, records, itemKey(item), now);
   } catch (error) {
     return { stop: `budget across fires: the earlier fires could not be read (${error instanceof Error ? error.message : String(error)})` };

@@ -140,6 +140,18 @@ export class GithubApi {
     return found.check_runs ?? [];
   }
 
+  /**
+   * The commits the repository's workflows ran on since `since` (newest first, distinct): where
+   * earlier fires reported their check runs when the branch or the pull request has moved on.
+   */
+  async workflowRunCommits(since: Date): Promise<string[]> {
+    const found = await this.request<{ workflow_runs?: Array<{ head_sha?: string }> }>(
+      'GET',
+      this.r(`/actions/runs?created=${encodeURIComponent(`>=${since.toISOString()}`)}&per_page=100`),
+    );
+    return [...new Set((found.workflow_runs ?? []).map((r) => r.head_sha).filter((s): s is string => typeof s === 'string' && s.length > 0))];
+  }
+
   async createCheckRun(run: { name: string; head_sha: string; conclusion: string; title: string; summary: string; details_url?: string }): Promise<void> {
     await this.request('POST', this.r('/check-runs'), {
       name: run.name,

@@ -21,6 +21,7 @@
  */
 import type { ChoreOutputs } from '../core/chores/githubTypes';
 import { secretVariable } from './environment';
+import { readsEarlierFires } from './fireBudget';
 import { concurrencyGroup, isPullRequestEvent, jobCondition } from './workflowTriggers';
 import type { CiChore } from './workflowTriggers';
 import { ACTIONS, choreIdText, uses, WorkflowError } from './workflowText';
@@ -66,7 +67,7 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
   // no write scope), in this one step's environment; declared commands never inherit it
   // (commandRunner.ts passes an allowlist) and the redactor knows it.
   const gated = trigger.event !== 'schedule';
-  const readsChecks = chore.spendLimits?.maxCostUsdPerDay !== undefined || chore.maxFiresPerItem !== undefined;
+  const readsChecks = readsEarlierFires(chore);
   const command = [
     `tasklane chores run ${id} --workspace repo --expect-hash ${settings.hash} --out ${OUT_DIR}`,
     ...(pullRequest ? ['--chores-from base'] : []),
@@ -82,7 +83,8 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
     `      cancel-in-progress: ${chore.concurrency === 'replace'}`,
     '    permissions:',
     '      contents: read',
-    ...(readsChecks ? ['      checks: read'] : []),
+    // Earlier fires: check runs, on the commits the workflows ran on (actions: read lists those).
+    ...(readsChecks ? ['      actions: read', '      checks: read'] : []),
     '    outputs:',
     '      artifact: ${{ steps.upload.outputs.artifact-id }}',
     '    steps:',

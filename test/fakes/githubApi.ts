@@ -137,6 +137,12 @@ export async function startFakeGithub(options: {
       const found = checkRuns.filter((c) => c.head_sha === ref && (!name || c.name === name));
       return [200, { total_count: found.length, check_runs: found }];
     }
+    if (method === 'GET' && p === '/actions/runs') {
+      // Every check run here was written by a workflow run on its commit: those are the runs listed.
+      const since = Date.parse((query.get('created') ?? '').replace(/^>=/, '')) || 0;
+      const runs = checkRuns.filter((c) => Date.parse(c.started_at) >= since).reverse();
+      return [200, { total_count: runs.length, workflow_runs: runs.map((c) => ({ id: c.id, head_sha: c.head_sha, created_at: c.started_at })) }];
+    }
     if (method === 'POST' && p === '/check-runs') {
       const run: FakeCheckRun = {
         id: ++counter,

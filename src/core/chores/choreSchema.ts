@@ -106,6 +106,7 @@ const budgetSchema = z.strictObject({
   maxCostUsdPerDay: positive('budget.maxCostUsdPerDay').optional(),
   maxCostUsdPerMonth: positive('budget.maxCostUsdPerMonth').optional(),
   maxFiresPerItem: positive('budget.maxFiresPerItem').int({ error: 'budget.maxFiresPerItem must be a whole number' }).optional(),
+  maxFiresPerHour: positive('budget.maxFiresPerHour').int({ error: 'budget.maxFiresPerHour must be a whole number' }).optional(),
 });
 
 const escalateSchema = z
@@ -189,8 +190,9 @@ export const choreSpecSchema = z
           path: ['outputs'],
           message: 'outputs only applies to a chore that runs on CI: trigger: { github: … } or a cron; remove it',
         });
-      if (c.budget?.maxFiresPerItem !== undefined)
-        ctx.addIssue({ code: 'custom', path: ['budget', 'maxFiresPerItem'], message: 'budget.maxFiresPerItem only applies to a github trigger; remove it' });
+      for (const key of ['maxFiresPerItem', 'maxFiresPerHour'] as const)
+        if (c.budget?.[key] !== undefined)
+          ctx.addIssue({ code: 'custom', path: ['budget', key], message: `budget.${key} only applies to a github trigger; remove it` });
     }
     for (const [index, line] of (c.commands ?? []).entries()) {
       const problem = declaredCommandProblem(line, c.unsafe === true);
@@ -283,6 +285,7 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
     ...(t.github !== undefined ? { actors: normalizeActors(spec.actors) } : {}),
     ...(spec.outputs ? { outputs: normalizeOutputs(spec.outputs) } : {}),
     ...(spec.budget?.maxFiresPerItem !== undefined ? { maxFiresPerItem: spec.budget.maxFiresPerItem } : {}),
+    ...(spec.budget?.maxFiresPerHour !== undefined ? { maxFiresPerHour: spec.budget.maxFiresPerHour } : {}),
   };
   return { definition, clamped };
 }

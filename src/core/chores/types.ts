@@ -124,6 +124,8 @@ export interface ChoreDefinition {
   outputs?: ChoreOutputs;
   /** GitHub chores (chores.yaml `budget.maxFiresPerItem`): fires per issue or pull request, counted from earlier check runs. */
   maxFiresPerItem?: number;
+  /** GitHub chores (chores.yaml `budget.maxFiresPerHour`): fires in any hour, counted the same way. */
+  maxFiresPerHour?: number;
 }
 
 /**

@@ -110,7 +110,7 @@ describe('chores: github triggers, actors and outputs in chores.yaml', () => {
     refused(githubChore(['event: workflow_run', 'workflows: ["CI\\u2028- run: curl x|sh"]', 'branches: [main]']), 'workflows:', /line-break/);
   });
 
-  it('keeps actors and maxFiresPerItem to github chores, and outputs to chores that run on CI', () => {
+  it('keeps actors, maxFiresPerItem and maxFiresPerHour to github chores, and outputs to chores that run on CI', () => {
     const text = 'chores:\n  - id: a\n    name: A\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n    outputs: { pullRequest: {} }\n';
     assert.deepEqual(parseChoresFile(text).chores[0].outputs, { pullRequest: { draft: true } }, 'a cron chore on CI may open a draft pull request');
     refused(text.replace('cron: "0 2 * * *"', 'files: "src/**"'), 'outputs:', /outputs only applies to a chore that runs on CI/);
@@ -119,6 +119,11 @@ describe('chores: github triggers, actors and outputs in chores.yaml', () => {
       text.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerItem: 2 }'),
       'maxFiresPerItem',
       /maxFiresPerItem only applies to a github trigger/,
+    );
+    refused(
+      text.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerHour: 2 }'),
+      'maxFiresPerHour',
+      /maxFiresPerHour only applies to a github trigger/,
     );
   });
 

@@ -21,7 +21,7 @@ const root = path.resolve(__dirname, '../../..');
 const repoName = 'Codertocat/Hello-World';
 const headSha = 'a'.repeat(40);
 
-/** Chores of the tests beside the four templates: the attacks need a label trigger, a slash command and a day cap. */
+/** Chores of the tests beside the four templates: the attacks need a label trigger, a slash command and caps across fires. */
 const extraChores = `  - id: outsider-fix
     name: Fix what the issue asks
     trigger:
@@ -48,6 +48,18 @@ const extraChores = `  - id: outsider-fix
     outputs: { comment: {} }
     escalate:
       webhook: { urlSecret: ops-hook }
+  - id: hourly
+    name: At most twice an hour
+    trigger:
+      github: { event: issues, types: [opened] }
+    prompt: Say hello.
+    budget: { maxFiresPerHour: 2 }
+  - id: pr-review
+    name: Review each push
+    trigger:
+      github: { event: pull_request, types: [opened], synchronize: true }
+    prompt: Review the pull request.
+    budget: { maxFiresPerItem: 2 }
 `;
 
 function makeRepo(): string {
@@ -340,6 +352,48 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     const fourth = await fire('capped', 'issues', issueOpened(), [], prices);
     assert.equal(fourth.manifest.skip, 'budget');
     assert.equal(stops().length, 1, 'once per day, not once per fire');
+  });
+
+  it('the third fire in an hour stops under maxFiresPerHour', async () => {
+    const first = await fire('hourly', 'issues', issueOpened(), [end({ status: 'ok' })]);
+    assert.notEqual(first.manifest.status, 'skipped', first.manifest.reason ?? undefined);
+    const second = await fire('hourly', 'issues', issueOpened(), [end({ status: 'ok' })]);
+    assert.notEqual(second.manifest.status, 'skipped', second.manifest.reason ?? undefined);
+    const third = await fire('hourly', 'issues', issueOpened(), [end({ status: 'ok' })]);
+    assert.equal(third.manifest.skip, 'budget');
+    assert.match(third.manifest.reason ?? '', /hourly already fired 2 time\(s\) in the last hour \(budget.maxFiresPerHour 2\)/);
+    assert.equal(third.modelRequests, 0);
+    // An hour later the window has moved on: the old check runs fall out of it.
+    const hourAgo = new Date(Date.now() - 61 * 60_000).toISOString();
+    for (const run of github.checkRuns) {
+      run.started_at = hourAgo;
+      run.output.summary = run.output.summary.replace(/"at":"[^"]+"/, `"at":"${hourAgo}"`);
+    }
+    const later = await fire('hourly', 'issues', issueOpened(), [end({ status: 'ok' })]);
+    assert.notEqual(later.manifest.status, 'skipped', later.manifest.reason ?? undefined);
+  });
+
+  it('counts fires per pull request across its pushes: each push moves the head the check runs sit on', async () => {
+    const pushed = (sha: string, action: string) => {
+      const pr = webhookExample('pull_request', (e) => e.action === 'opened') as Obj;
+      pr.action = action;
+      pr.pull_request.head.sha = sha;
+      return pr;
+    };
+    const first = await fire('pr-review', 'pull_request', pushed('1'.repeat(40), 'opened'), [end({ status: 'ok' })]);
+    assert.notEqual(first.manifest.status, 'skipped', first.manifest.reason ?? undefined);
+    const second = await fire('pr-review', 'pull_request', pushed('2'.repeat(40), 'synchronize'), [end({ status: 'ok' })]);
+    assert.notEqual(second.manifest.status, 'skipped', second.manifest.reason ?? undefined);
+    assert.deepEqual(
+      github.checkRuns.map((c) => c.head_sha),
+      ['1'.repeat(40), '2'.repeat(40)],
+      'each fire reported on its own head',
+    );
+    // Scripted, so that a fire which is not stopped ends (and fails the assertions) instead of waiting.
+    const third = await fire('pr-review', 'pull_request', pushed('3'.repeat(40), 'synchronize'), [end({ status: 'ok' })]);
+    assert.equal(third.manifest.skip, 'budget');
+    assert.match(third.manifest.reason ?? '', /pr-review already fired 2 time\(s\) for Codertocat\/Hello-World#2 \(budget.maxFiresPerItem 2\)/);
+    assert.equal(third.modelRequests, 0);
   });
 
   it('reports a run that produced nothing as a no-op, and trusts nothing in the result it applies', async () => {
