@@ -13,8 +13,8 @@
  * only by exact login, never `*` (the schema refuses it). A refused fire is skipped, not failed.
  */
 import type { ActorGate } from '../core/chores/githubTypes';
-import type { GithubEvent } from './githubEvent';
-import type { EventText } from './untrustedText';
+import type { GithubEvent } from '../core/chores/githubEvent';
+import type { EventText } from '../core/chores/eventText';
 
 /** What the gate needs from the REST API (githubApi.ts implements it). */
 export interface PermissionSource {

@@ -13,12 +13,12 @@ import type { ChoreOutputs } from '../core/chores/githubTypes';
 import type { ChoreDefinition } from '../core/chores/types';
 import { checkActorGate } from './actorGate';
 import type { GithubApi } from './githubApi';
-import { eventItem, selfTriggered } from './githubEvent';
-import type { GithubEvent } from './githubEvent';
+import { eventItem, selfTriggered } from '../core/chores/githubEvent';
+import type { GithubEvent } from '../core/chores/githubEvent';
 import { applyFilePatch, patchFiles, protectedPathProblem } from './patchRules';
 import type { ResultManifest } from './resultManifest';
-import { untaintedKinds } from './resultManifest';
-import { eventTexts } from './untrustedText';
+import { untaintedKinds } from '../core/chores/githubFire';
+import { eventTexts } from '../core/chores/eventText';
 
 export interface ApplyInput {
   manifest: ResultManifest;

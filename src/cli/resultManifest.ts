@@ -13,7 +13,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import type { ChoreOutputs } from '../core/chores/githubTypes';
 
 export const manifestFile = 'tasklane-result.json';
 export const patchFile = 'tasklane.patch';
@@ -82,30 +81,6 @@ export function proposedOutputs(output: Record<string, unknown> | undefined): Pr
     review: pick(text, o.review, null as string | null),
     pullRequest: pick(z.object({ title: z.string().max(256), body: text }), o.pullRequest, null as { title: string; body: string } | null),
   };
-}
-
-/** The outputs a tainted fire may still propose: the low-risk kinds only. */
-export function untaintedKinds(outputs: ChoreOutputs): ChoreOutputs {
-  return { ...(outputs.labels ? { labels: outputs.labels } : {}), ...(outputs.comment ? { comment: outputs.comment } : {}) };
-}
-
-/**
- * What the CI instruction says about outputs: the declared kinds with their limits, and the
- * `task_end` output shape, so the model can propose them from its request alone.
- */
-export function outputsInstruction(outputs: ChoreOutputs | undefined): string {
-  if (!outputs || Object.keys(outputs).length === 0) return 'This run writes nothing to GitHub: report your findings in the task_end summary only.';
-  const kinds: string[] = [];
-  if (outputs.labels) kinds.push(`"labels": [<at most ${outputs.labels.max} of: ${outputs.labels.allowed.join(', ')}>]`);
-  if (outputs.comment) kinds.push('"comment": "<one Markdown comment on the triggering item>"');
-  if (outputs.issue) kinds.push(`"issues": [<at most ${outputs.issue.max} of {"title": "…", "body": "…"}>]`);
-  if (outputs.review) kinds.push('"review": "<one review comment on the pull request>"');
-  if (outputs.pullRequest) kinds.push('"pullRequest": {"title": "…", "body": "…"} (the files you edited become a draft pull request)');
-  return [
-    'Your results are written to GitHub by a separate step, only from your task_end `output` JSON object. Put in it only what you want written, with these keys:',
-    `{ ${kinds.join(', ')} }`,
-    'Leave a key out to write nothing of that kind. Anything else (other labels, more items, other targets) is refused.',
-  ].join('\n');
 }
 
 /** Reads and validates the manifest; throws with what is wrong (the caller exits 2). */

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { applyOutputs } from '../../../src/cli/applyOutputs';
 import { runOnCi } from '../../../src/cli/ciRun';
 import { GithubApi } from '../../../src/cli/githubApi';
-import { readGithubEvent } from '../../../src/cli/githubEvent';
+import { readGithubEvent } from '../../../src/cli/eventFile';
 import { unifiedDiff } from '../../../src/cli/patch';
 import type { CliRunResult } from '../../../src/cli/runChore';
 import { parseChoresFile } from '../../../src/core/chores/choreFile';

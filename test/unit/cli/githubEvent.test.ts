@@ -4,9 +4,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkActorGate } from '../../../src/cli/actorGate';
 import { GithubApi } from '../../../src/cli/githubApi';
-import { commandOf, eventItem, inferEventName, matchEvent, readGithubEvent, selfTriggered } from '../../../src/cli/githubEvent';
-import type { GithubEvent } from '../../../src/cli/githubEvent';
-import { describeEvent, eventTexts, stripHiddenText, untrustedBlock } from '../../../src/cli/untrustedText';
+import { readGithubEvent } from '../../../src/cli/eventFile';
+import { describeEvent, eventTexts, stripHiddenText, untrustedBlock } from '../../../src/core/chores/eventText';
+import { commandOf, eventFromPayload, eventItem, matchEvent, selfTriggered } from '../../../src/core/chores/githubEvent';
+import type { GithubEvent } from '../../../src/core/chores/githubEvent';
 import type { GithubTrigger } from '../../../src/core/chores/githubTypes';
 import { DEFAULT_ACTOR_GATE } from '../../../src/core/chores/githubTypes';
 import { startFakeGithub } from '../../fakes/githubApi';
@@ -27,7 +28,7 @@ describe('cli: GitHub events are data', () => {
     assert.equal(readGithubEvent(file, undefined).name, 'issues');
     assert.equal(readGithubEvent(file, 'issues').action, 'opened');
     for (const name of ['issue_comment', 'pull_request', 'pull_request_review', 'workflow_run', 'repository_dispatch', 'workflow_dispatch'])
-      assert.equal(inferEventName(webhookExample(name)), name, name);
+      assert.equal(eventFromPayload(webhookExample(name), undefined).name, name, name);
     fs.writeFileSync(path.join(dir, 'bad.json'), '{ not json');
     assert.throws(() => readGithubEvent(path.join(dir, 'bad.json'), undefined), /could not be read as JSON/);
   });

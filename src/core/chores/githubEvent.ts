@@ -1,13 +1,11 @@
 /**
- * The GitHub event a CI fire starts from, read by the CLI itself from the event file
- * (`$GITHUB_EVENT_PATH`): the workflow passes only the chore id, never `${{ }}` of event text.
- * Everything in the payload is data written by whoever opened the issue, commented or pushed:
- * it decides whether the chore fires (this file) and reaches the model only through
- * untrustedText.ts.
+ * The GitHub event a fire starts from: on CI read by the command line itself from the event file
+ * (`$GITHUB_EVENT_PATH`, cli/eventFile.ts; the workflow passes only the chore id, never `${{ }}`
+ * of event text), in VS Code a recorded payload replayed by Run now. Everything in the payload is
+ * data written by whoever opened the issue, commented or pushed: it decides whether the chore
+ * fires (this file) and reaches the model only through eventText.ts.
  */
-import * as fs from 'node:fs';
-import type { GithubEventName, GithubTrigger } from '../core/chores/githubTypes';
-import { UsageError } from './environment';
+import type { GithubEventName, GithubTrigger } from './githubTypes';
 
 /** A parsed event: its name, its activity type and the raw payload (untrusted). */
 export interface GithubEvent {
@@ -34,23 +32,20 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** Reads the event file; a missing or malformed file is bad input (exit 2). */
-export function readGithubEvent(file: string, eventName: string | undefined): GithubEvent {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new UsageError(`the event file ${file} could not be read as JSON (${error instanceof Error ? error.message.split('\n')[0] : String(error)}).`);
-  }
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new UsageError(`the event file ${file} does not hold a JSON object.`);
+/**
+ * A webhook payload as an event: `eventName` when the runner names it (`$GITHUB_EVENT_NAME`), else
+ * inferred from its shape. Throws saying what is wrong with a payload that is not one.
+ */
+export function eventFromPayload(payload: unknown, eventName: string | undefined): GithubEvent {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new Error('it does not hold a JSON object');
   const p = payload as Obj;
   const name = eventName?.trim() || inferEventName(p);
-  if (!name) throw new UsageError("the event's name is unknown: set GITHUB_EVENT_NAME (GitHub Actions does) or pass a webhook payload of a known shape.");
+  if (!name) throw new Error("the event's name is unknown: set GITHUB_EVENT_NAME (GitHub Actions does) or pass a webhook payload of a known shape");
   return { name, ...(str(p.action) !== undefined ? { action: str(p.action) } : {}), payload: p };
 }
 
 /** The event name from the payload's shape, for a payload replayed without `$GITHUB_EVENT_NAME`. */
-export function inferEventName(p: Obj): GithubEventName | undefined {
+function inferEventName(p: Obj): GithubEventName | undefined {
   if (p.comment && p.issue) return 'issue_comment';
   if (p.review && p.pull_request) return 'pull_request_review';
   if (p.pull_request) return 'pull_request';
