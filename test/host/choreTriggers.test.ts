@@ -3,6 +3,10 @@ import { execFileSync } from 'node:child_process';
 import * as vscode from 'vscode';
 import { activateTasklane, quiesce, requestsText, resetModel, scriptModel, until, useScriptedModel, writeChoresFile } from './support/tasklane';
 import { asPerson } from './support/asPerson';
+import { webhookExample } from '../support/webhookExamples';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 // Issue #14 in the real workbench: the diagnostics and git-HEAD triggers fire once per burst and
 // tell the run what happened, and the workspace's daily cap stops a run, pauses its chore, and
@@ -71,6 +75,8 @@ function nextDiagnosticsChange(): Promise<void> {
 const DIAG = 'DIAG-CHORE: fix the errors that appeared.';
 const SPEND = 'SPEND-CHORE: tidy something.';
 const HEAD = 'HEAD-CHORE: review the new commits.';
+const REPLAY = 'REPLAY-CHORE: triage the issue.';
+const IDS = ['diag-watch', 'spender', 'head-watch', 'issue-triage'];
 
 describe('host: chore triggers and caps', function () {
   this.timeout(180_000);
@@ -104,13 +110,18 @@ describe('host: chore triggers and caps', function () {
         // Long enough for the git extension to report the first commit (seconds on a busy machine) before the second is made.
         '    trigger: { git: head, debounceMs: 15000 }',
         `    prompt: "${HEAD}"`,
+        '  - id: issue-triage',
+        '    name: Issue triage',
+        '    trigger: { github: { event: issues, types: [opened] } }',
+        `    prompt: "${REPLAY}"`,
+        '    outputs: { labels: { allowed: [bug, question], max: 1 } }',
       ].join('\n') + '\n';
-    const loaded = await writeChoresFile<State>(yaml, (s) => ['diag-watch', 'spender', 'head-watch'].every((id) => chore(s, id)?.review));
+    const loaded = await writeChoresFile<State>(yaml, (s) => IDS.every((id) => chore(s, id)?.review));
     for (const c of loaded.chores) {
       if (c.consent === 'needed' && c.review)
         await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', c.id, c.review!.definitionHash), 'Enable');
     }
-    await untilState('the chores to be enabled', (s) => ['diag-watch', 'spender', 'head-watch'].every((id) => chore(s, id)?.enabled));
+    await untilState('the chores to be enabled', (s) => IDS.every((id) => chore(s, id)?.enabled));
   });
 
   after(async () => {
@@ -120,6 +131,31 @@ describe('host: chore triggers and caps', function () {
     await vscode.workspace.getConfiguration('tasklane.model').update('prices', undefined, vscode.ConfigurationTarget.Global);
     await quiesce();
     await vscode.workspace.getConfiguration('tasklane.model').update('provider', 'auto', vscode.ConfigurationTarget.Global);
+  });
+
+  it('Run now on a chore that runs on CI replays a recorded event: the model gets it as CI would; an event that does not fire it is refused', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-replay-'));
+    const opened = webhookExample('issues', (e) => e.action === 'opened') as { issue: { title: string } };
+    const openedFile = path.join(dir, 'issue-opened.json');
+    fs.writeFileSync(openedFile, JSON.stringify(opened));
+    const comment = path.join(dir, 'comment.json');
+    fs.writeFileSync(comment, JSON.stringify(webhookExample('issue_comment', (e) => e.action === 'created')));
+
+    await assert.rejects(
+      Promise.resolve(vscode.commands.executeCommand('tasklane.runChoreNow', 'issue-triage', comment)),
+      /does not run: this event does not fire "issue-triage": the event is issue_comment; this chore fires on issues/,
+    );
+    await scriptModel(REPLAY, [{ toolCalls: [{ name: 'task_end', arguments: { summary: 'labelled', output: { labels: ['bug'] } } }] }]);
+    await vscode.commands.executeCommand('tasklane.runChoreNow', 'issue-triage', openedFile);
+    const [run] = await settledRuns('issue-triage', 1);
+    assert.equal(run.status, 'succeeded', run.reason);
+    const [request] = await requestsOf(REPLAY);
+    assert.ok(request, 'the replayed run asked the model');
+    assert.match(request, /a recorded GitHub issues \(opened\) event on [\w.-]+\/[\w.-]+#\d+, replayed in VS Code/);
+    assert.ok(request.includes('untrusted-event-text'), 'the event text is in its delimited, untrusted block');
+    assert.ok(request.includes(JSON.stringify(opened.issue.title).slice(1, -1)), 'the issue title reached the model');
+    assert.match(request, /\\"labels\\": \[<at most 1 of: bug, question>\]/, 'the outputs it may propose, as on CI');
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('a burst of new errors under src/** is one run that names the files; a later burst is a second', async () => {

@@ -40,6 +40,16 @@ export type ChoreFireContext =
       severity: 'error' | 'warning';
     }
   | {
+      /** A recorded GitHub event replayed by Run now on a chore that runs on CI (githubFire.ts). */
+      kind: 'github';
+      /** The event's name and activity ("issues", "opened"), and its item (`owner/name#12`). */
+      event: string;
+      action?: string;
+      item?: string;
+      /** What the model is told: the event as delimited untrusted data and the outputs it may propose. */
+      text: string;
+    }
+  | {
       kind: 'git';
       /** What moved HEAD, as far as the host can tell. */
       change: 'commit' | 'checkout' | 'pull' | 'moved';
@@ -111,6 +121,11 @@ export function describeFireContext(input: {
   } else if (context?.kind === 'diagnostics') {
     lines.push(`Trigger: new ${context.severity === 'error' ? 'errors' : 'problems'} appeared in ${context.files.length} file(s):`);
     for (const f of context.files.slice(0, maxContextFiles)) lines.push(`- ${f.path}: ${f.count} (first: ${f.first})`);
+  } else if (context?.kind === 'github') {
+    lines.push(
+      `Trigger: a recorded GitHub ${context.event}${context.action ? ` (${context.action})` : ''} event${context.item ? ` on ${context.item}` : ''}, replayed in VS Code by hand. Nothing is written to GitHub from here: your task_end output is shown to the person as what this chore would propose on CI.`,
+      context.text,
+    );
   } else if (context?.kind === 'git') {
     lines.push(
       `Trigger: git HEAD moved (${context.change}) ${context.from ? `from ${context.from.slice(0, 12)} ` : ''}to ${context.to.slice(0, 12)}${context.branch ? ` on ${context.branch}` : ''}.`,
@@ -137,5 +152,7 @@ export function summarizeFireContext(context: ChoreFireContext): string {
         .join(', ')}`;
     case 'git':
       return `git HEAD ${context.change} to ${context.to.slice(0, 12)}`;
+    case 'github':
+      return `GitHub ${context.event}${context.action ? ` (${context.action})` : ''} replayed${context.item ? ` for ${context.item}` : ''}`;
   }
 }

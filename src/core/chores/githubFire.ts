@@ -5,8 +5,11 @@
  * (cli/ciRun.ts) and for a recorded event replayed in VS Code (Run now).
  */
 import { describeEvent } from './eventText';
+import type { ChoreFireContext } from './fireContext';
+import { eventFromPayload, eventItem, matchEvent, selfTriggered } from './githubEvent';
 import type { EventItem, GithubEvent } from './githubEvent';
 import type { ChoreOutputs } from './githubTypes';
+import type { ChoreDefinition } from './types';
 
 /** The text after the chore's prompt for a fire of `event`. */
 export function githubFireText(event: GithubEvent, item: EventItem, outputs: ChoreOutputs | undefined, tainted: boolean): string {
@@ -45,4 +48,35 @@ export function outputsInstruction(outputs: ChoreOutputs | undefined): string {
     `{ ${kinds.join(', ')} }`,
     'Leave a key out to write nothing of that kind. Anything else (other labels, more items, other targets) is refused.',
   ].join('\n');
+}
+
+/**
+ * A recorded event payload (a webhook delivery, or the `event.json` of an Actions run) replayed by
+ * Run now on a chore that runs on CI: the fire context that tells the model the event exactly as
+ * CI would, or why this event does not fire the chore. The actor gate and the budgets across
+ * fires need GitHub and do not apply: the person who picks the file starts the run, and nothing
+ * is written to GitHub from VS Code.
+ */
+export function replayContext(chore: ChoreDefinition, payloadText: string): { context: Extract<ChoreFireContext, { kind: 'github' }> } | { problem: string } {
+  if (chore.trigger.kind !== 'github') return { problem: `the chore "${chore.id}" does not run on a GitHub event; Run now runs it without one` };
+  let event: GithubEvent;
+  try {
+    event = eventFromPayload(JSON.parse(payloadText), undefined);
+  } catch (error) {
+    return { problem: `the file is not a GitHub event payload: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
+  }
+  const own = selfTriggered(event);
+  if (own) return { problem: `this is Tasklane's own event (${own}); on CI it would be skipped` };
+  const match = matchEvent(chore.trigger.github, event);
+  if (!match.fire) return { problem: `this event does not fire "${chore.id}": ${match.reason}` };
+  const item = eventItem(event);
+  return {
+    context: {
+      kind: 'github',
+      event: String(event.name),
+      ...(event.action ? { action: event.action } : {}),
+      ...(item.number !== null ? { item: `${item.repo}#${item.number}` } : {}),
+      text: githubFireText(event, item, chore.outputs, false),
+    },
+  };
 }

@@ -38,7 +38,8 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
     vscode.commands.registerCommand('tasklane.newChore', async (args?: unknown) =>
       newChoreFlow(await ready, dialogs, (args && typeof args === 'object' ? args : {}) as NewChoreArgs, args !== undefined),
     ),
-    vscode.commands.registerCommand('tasklane.runChoreNow', async (id?: unknown) => {
+    // A chore that runs on CI replays a recorded GitHub event: `eventFile` (a path or a Uri), else the one the person picks.
+    vscode.commands.registerCommand('tasklane.runChoreNow', async (id?: unknown, eventFile?: unknown) => {
       const host = await ready;
       let choreId = typeof id === 'string' && id ? id : undefined;
       if (!choreId) {
@@ -55,7 +56,8 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
         )?.id;
       }
       if (!choreId) return undefined;
-      return host.runNow(choreId);
+      const file = eventFile instanceof vscode.Uri ? eventFile : typeof eventFile === 'string' && eventFile ? vscode.Uri.file(eventFile) : undefined;
+      return host.runNow(choreId, file);
     }),
     vscode.commands.registerCommand('tasklane.setSecret', async (name?: unknown, value?: unknown) => {
       const secretName =

@@ -16,6 +16,7 @@ import { ConsentStore } from '../../core/consent/consentStore';
 import type { ConsentBackend } from '../../core/consent/consentStore';
 import { choreSecretKey, workspaceSecretScope } from '../../core/chores/secretScope';
 import type { ChoreDefinition } from '../../core/chores/types';
+import { replayContext } from '../../core/chores/githubFire';
 import { ChoreConsent, notEnabledForRunNow, notEnabledReason } from './choreConsent';
 import { choreCard, choreCards, spendSummary, toChoreReview, toRunView } from './choreViews';
 import { choreSkillBodies } from '../../core/consent/definitionHash';
@@ -239,13 +240,22 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   }
 
   /** Run now (palette, sidebar): a durable fire like any other. */
-  async runNow(choreId: string): Promise<string> {
+  /**
+   * Run now. A chore that runs on CI (a GitHub event trigger) replays a recorded event payload:
+   * `eventFile`, or the file the person picks; undefined when they pick none.
+   */
+  async runNow(choreId: string, eventFile?: vscode.Uri): Promise<string | undefined> {
     if (!this.trusted()) throw new Error('Chores do not run in Restricted Mode: trust this folder (Manage Workspace Trust) first.');
     const chore = this.loaded.chores.find((c) => c.id === choreId);
     if (chore && this.consentOf(chore) === 'needed') throw new Error(notEnabledForRunNow(choreId));
     const stopped = chore && this.stoppedProblem(chore);
     if (stopped) throw new Error(`The chore "${choreId}" does not run now: ${stopped}`);
-    return this.runner.fire(choreId, 'manual');
+    if (chore?.trigger.kind !== 'github') return this.runner.fire(choreId, 'manual');
+    const file = eventFile ?? (await pickEventPayload(chore.name));
+    if (!file) return undefined;
+    const replay = replayContext(chore, await readEventPayload(file));
+    if ('problem' in replay) throw new Error(`The chore "${choreId}" does not run: ${replay.problem}.`);
+    return this.runner.fire(choreId, 'manual', replay.context);
   }
 
   /** Ids and names of the chores that can run now (valid and consented). */
@@ -369,4 +379,24 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private post(message: ChoreHostMessage): void {
     for (const listener of this.listeners) listener(message);
   }
+}
+
+/** Largest event payload Run now reads (GitHub's webhook payloads are capped at 25 MB; real ones are kilobytes). */
+const MAX_EVENT_PAYLOAD_BYTES = 2_000_000;
+
+/** Asks for a recorded event payload (a webhook delivery, or an Actions run's event.json). */
+async function pickEventPayload(choreName: string): Promise<vscode.Uri | undefined> {
+  const picked = await vscode.window.showOpenDialog({
+    title: `Tasklane: replay which GitHub event for "${choreName}"?`,
+    openLabel: 'Replay event',
+    canSelectMany: false,
+    filters: { 'GitHub event payload': ['json'] },
+  });
+  return picked?.[0];
+}
+
+async function readEventPayload(file: vscode.Uri): Promise<string> {
+  const { size } = await vscode.workspace.fs.stat(file);
+  if (size > MAX_EVENT_PAYLOAD_BYTES) throw new Error(`The event payload ${file.fsPath} is ${size} bytes; Run now replays at most ${MAX_EVENT_PAYLOAD_BYTES}.`);
+  return new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
 }
