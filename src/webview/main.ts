@@ -96,7 +96,6 @@ const details = new TaskDetails(traceArea, {
 });
 const taskActions = {
   continueTask: (taskId: string) => post({ type: 'continueTask', taskId }),
-  abortTask: (taskId: string) => post({ type: 'abortTask', taskId }),
   cancelTask: (taskId: string) => post({ type: 'cancelTask', taskId }),
   replyTo: (taskId: string) => {
     persisted.replyToTaskId = taskId;

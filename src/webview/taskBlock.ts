@@ -1,7 +1,7 @@
 import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
 import type { TaskView } from '../shared/protocol';
 import type { StepView } from '../shared/threadProtocol';
-import { STOP_TASK_WORD, taskState } from '../shared/taskState';
+import { CANCEL_TASK_WORD, taskState } from '../shared/taskState';
 import { stateIcon } from './stateIcon';
 import { showInvisible } from '../shared/visibleText';
 import { approvalSubject } from './approvalPanel';
@@ -91,10 +91,10 @@ export class TaskBlock {
     const list: Array<[label: string, cls: string, run: () => void, secondary: boolean]> = [];
     if (task.paused) {
       list.push(['Continue', 'continue-task', () => gestures.continueTask(task.id), false]);
-      list.push([STOP_TASK_WORD, 'abort-task', () => gestures.abortTask(task.id), true]);
+      list.push([CANCEL_TASK_WORD, 'cancel-task', () => gestures.cancelTask(task.id), true]);
     } else if (task.status === 'running') {
       list.push(['Reply', 'reply-task', () => gestures.replyTo(task.id), true]);
-      list.push([STOP_TASK_WORD, 'cancel-task', () => gestures.cancelTask(task.id), true]);
+      list.push([CANCEL_TASK_WORD, 'cancel-task', () => gestures.cancelTask(task.id), true]);
     }
     if (task.status !== 'running' || task.paused) list.push(['Revert edits', 'revert-task', () => gestures.revertTask(task.id), true]);
     const shown = list.map(([label, cls]) => `${cls}:${label}`).join('|');

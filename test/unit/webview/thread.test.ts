@@ -148,6 +148,24 @@ describe('webview: a task block in the thread', function () {
     assert.equal(root.querySelector('.reject')?.getAttribute('aria-label'), 'Reject the edits to 2 files: src/greet.js, src/math.js');
   });
 
+  it('ends a task, running or paused, with the one word Cancel; Stop is the turn’s, and Abort is nowhere', function () {
+    const gestures: string[] = [];
+    const task_ = {
+      continueTask: (id: string) => gestures.push(`continue ${id}`),
+      cancelTask: (id: string) => gestures.push(`cancel ${id}`),
+      replyTo: (id: string) => gestures.push(`reply ${id}`),
+      revertTask: (id: string) => gestures.push(`revert ${id}`),
+    };
+    const block = new TaskBlock(task(), { ...actions, task: task_ });
+    assert.deepEqual(texts(block.element, '.block-buttons vscode-button'), ['Reply', 'Cancel', 'Details']);
+    (block.element.querySelector('.cancel-task') as HTMLElement).click();
+    block.update(task({ status: 'paused', paused: true, pauseReason: 'You stopped the task. Continue resumes it; Cancel ends it.' }), []);
+    assert.deepEqual(texts(block.element, '.block-buttons vscode-button'), ['Continue', 'Cancel', 'Revert edits', 'Details']);
+    (block.element.querySelector('.cancel-task') as HTMLElement).click();
+    assert.deepEqual(gestures, ['cancel t-1', 'cancel t-1']);
+    assert.doesNotMatch(block.element.textContent ?? '', /abort/i);
+  });
+
   it('a command approval names the command', function () {
     const block = new TaskBlock(task(), actions);
     block.update(task(), [approval({ id: 'a-1', kind: 'command', title: 'Run a command', files: [], command: 'rm -rf build' })]);
