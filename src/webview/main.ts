@@ -193,6 +193,7 @@ function renderTasks(): void {
 function patchTask(task: TaskView): void {
   tasks.set(task.id, task);
   thread.taskChanged(task);
+  revealTask();
   if (task.sessionId !== persisted.selectedSessionId) return;
   const existing = taskArea.querySelector(`[data-task-id="${CSS.escape(task.id)}"]`);
   const card = renderTaskCard(task, taskActions);
@@ -236,7 +237,12 @@ function send(): void {
 }
 
 function onMessage(message: HostMessage): void {
-  if (thread.onMessage(message) || details.onMessage(message)) return;
+  if (thread.onMessage(message)) {
+    // A page of steps may have drawn the block of a sub-task asked for by `selectSession`.
+    revealTask();
+    return;
+  }
+  if (details.onMessage(message)) return;
   if (approvals.onMessage(message) || stream.onMessage(message) || sessions.onMessage(message)) return;
   switch (message.type) {
     case 'init': {

@@ -37,15 +37,21 @@ export function renderStep(step: StepView): HTMLElement {
 }
 
 /**
+ * The block of a task a step started, to draw in the step's row; undefined while that task is not
+ * known (the row is then plain words until `refreshTask`).
+ */
+export type NestedBlock = (taskId: string) => HTMLElement | undefined;
+
+/**
  * A task's steps, in the order they began. A row is patched in place by id, and only by a newer
  * version of it (`rev`): a live step and the page of steps asked for when the block appeared can
- * arrive in either order.
+ * arrive in either order. A step that started a task shows that task's block (`nested`).
  */
 export class StepList {
   readonly element: HTMLOListElement;
   private readonly rows = new Map<string, { step: StepView; element: HTMLElement }>();
 
-  constructor() {
+  constructor(private readonly nested?: NestedBlock) {
     this.element = h('ol', { class: 'steps', 'aria-label': 'Steps' });
   }
 
@@ -57,11 +63,31 @@ export class StepList {
   upsert(step: StepView): boolean {
     const kept = this.rows.get(step.id);
     if (kept && kept.step.rev >= step.rev) return false;
-    const element = renderStep(step);
+    const element = this.render(step);
     if (kept) kept.element.replaceWith(element);
     else this.element.insertBefore(element, this.after(step.seq));
     this.rows.set(step.id, { step, element });
     return true;
+  }
+
+  /** The task `taskId` became known: the row that started it draws its block. */
+  refreshTask(taskId: string): boolean {
+    for (const [id, row] of this.rows) {
+      if (row.step.taskId !== taskId) continue;
+      const element = this.render(row.step);
+      row.element.replaceWith(element);
+      this.rows.set(id, { step: row.step, element });
+      return true;
+    }
+    return false;
+  }
+
+  /** A row, or for a step that started a known task, that task's block in the row. */
+  private render(step: StepView): HTMLElement {
+    const block = step.taskId ? this.nested?.(step.taskId) : undefined;
+    // Never a block inside itself (an id that names this list's own task or an ancestor's).
+    if (!block || block.contains(this.element)) return renderStep(step);
+    return h('li', { class: 'step step-nested-task', 'data-step-id': step.id, 'data-state': step.state }, block);
   }
 
   /** The row a step beginning at `seq` goes before (null: at the end). New steps come last, as a rule. */

@@ -7,6 +7,7 @@ import { showInvisible } from '../shared/visibleText';
 import { approvalSubject } from './approvalPanel';
 import { clear, h, keepingFocus } from './dom';
 import { StepList } from './stepRows';
+import type { NestedBlock } from './stepRows';
 import { renderCounters, renderTodos } from './taskCard';
 import type { TaskCardActions } from './taskCard';
 
@@ -17,6 +18,8 @@ export interface TaskBlockActions {
   openDetails(taskId: string): void;
   /** The task's own gestures (the same as its card's): Continue, Cancel (of a paused or a running task), Reply, Revert edits. */
   task?: Omit<TaskCardActions, 'openTrace'>;
+  /** The block of a task this one started, drawn in the step that started it (the Thread's). */
+  nested?: NestedBlock;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface TaskBlockActions {
  */
 export class TaskBlock {
   readonly element: HTMLElement;
-  readonly steps = new StepList();
+  readonly steps: StepList;
   private readonly head: HTMLElement;
   private readonly progress: HTMLElement;
   private readonly waiting: HTMLElement;
@@ -40,6 +43,7 @@ export class TaskBlock {
     private task: TaskView,
     private readonly actions: TaskBlockActions,
   ) {
+    this.steps = new StepList(actions.nested);
     this.head = h('div', { class: 'block-head' });
     this.progress = h('div', { class: 'block-progress' });
     this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you' });

@@ -21,9 +21,13 @@ export interface ThreadDeps {
  * redraws of the transcript (a session switch re-attaches the same element), fed with the task's
  * patches, its step rows and the approvals that wait on it. A block asks the host for its steps
  * once, when it is first drawn; steps of tasks not drawn are not kept (the page brings them).
+ * A task that a task started is drawn inside its starter's block, in the step that started it, so
+ * the whole tree of work stays in the conversation where the person asked.
  */
 export class Thread {
   private readonly blocks = new Map<string, TaskBlock>();
+  /** Tasks a drawn step started before the task itself was known: the block whose step waits for it. */
+  private readonly awaiting = new Map<string, TaskBlock>();
   /** Pending approvals by id (the Review section gets the same messages). */
   private readonly pending = new Map<string, ApprovalView>();
 
@@ -35,10 +39,15 @@ export class Thread {
     if (kept) return kept.element;
     const task = this.deps.task(taskId);
     if (!task) return undefined;
-    const block = new TaskBlock(task, {
+    const block: TaskBlock = new TaskBlock(task, {
       post: (m) => this.deps.post(m),
       openDetails: (id) => this.deps.openDetails(id),
       ...(this.deps.taskActions ? { task: this.deps.taskActions } : {}),
+      nested: (childId) => {
+        const child = this.block(childId);
+        if (!child) this.awaiting.set(childId, block);
+        return child;
+      },
     });
     block.update(task, this.pendingOf(taskId));
     this.blocks.set(taskId, block);
@@ -49,14 +58,22 @@ export class Thread {
   /** The whole state arrived again (`init`): blocks are made afresh as the transcript is drawn. */
   reset(approvals: readonly ApprovalView[]): void {
     this.blocks.clear();
+    this.awaiting.clear();
     this.pending.clear();
     for (const approval of approvals) if (approval.status === 'pending') this.pending.set(approval.id, approval);
   }
 
-  /** A task changed: its block, if drawn, shows it. */
+  /** A task changed: its block, if drawn, shows it; a task a drawn step started is drawn in that step. */
   taskChanged(task: TaskView): void {
     const block = this.blocks.get(task.id);
-    if (block) this.change(block, () => block.update(task, this.pendingOf(task.id)));
+    if (block) {
+      this.change(block, () => block.update(task, this.pendingOf(task.id)));
+      return;
+    }
+    const starter = this.awaiting.get(task.id);
+    if (!starter) return;
+    this.awaiting.delete(task.id);
+    this.change(starter, () => starter.steps.refreshTask(task.id));
   }
 
   /**

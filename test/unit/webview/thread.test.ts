@@ -230,6 +230,53 @@ describe('webview: the thread’s blocks', function () {
     assert.equal(block.querySelectorAll('.block-approval').length, 0);
   });
 
+  it('draws a task a task started inside its starter’s block, in the step that started it, with its own steps', function () {
+    tasks.set('t-2', task({ id: 't-2', sessionId: 't-2', name: 'Fix tests' }));
+    const thread = make();
+    const parent = thread.block('t-1') as HTMLElement;
+    thread.onMessage({
+      type: 'thread.steps',
+      taskId: 't-1',
+      steps: [
+        step('c1', 2, 2, 'Read src/greet.js'),
+        step('c2', 4, 5, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' }),
+        step('c3', 6, 6, 'Read test/a.test.js'),
+      ],
+    });
+    const nested = parent.querySelector('.steps .task-block[data-task-id="t-2"]');
+    assert.ok(nested, 'the sub-task has no block in its starter’s');
+    assert.equal(thread.block('t-2'), nested, 'one block per task, wherever it is drawn');
+    // In the order the steps began: the sub-task between the two reads.
+    assert.deepEqual(
+      [...(parent.querySelector('.steps') as HTMLElement).children].map(
+        (row) => row.querySelector('.block-name')?.textContent ?? row.querySelector('.step-text')?.textContent,
+      ),
+      ['Read src/greet.js', 'Fix tests', 'Read test/a.test.js'],
+    );
+    assert.deepEqual(posted, [
+      { type: 'thread.loadSteps', taskId: 't-1' },
+      { type: 'thread.loadSteps', taskId: 't-2' },
+    ]);
+    // The sub-task's own steps and state go to its nested block.
+    thread.onMessage({ type: 'thread.step', taskId: 't-2', step: step('d1', 1, 1, 'Ran npm test', { kind: 'command' }) });
+    thread.taskChanged(task({ id: 't-2', sessionId: 't-2', name: 'Fix tests', status: 'completed', finalSummary: 'Tests pass.' }));
+    assert.deepEqual(texts(nested as Element, '.step-text'), ['Ran npm test']);
+    assert.equal(nested?.querySelector('.block-summary')?.textContent, 'Tests pass.');
+  });
+
+  it('a sub-task not known when its step arrives is drawn there once it is', function () {
+    const thread = make();
+    const parent = thread.block('t-1') as HTMLElement;
+    thread.onMessage({ type: 'thread.step', taskId: 't-1', step: step('c2', 4, 5, 'Started task “Lint”', { kind: 'task', taskId: 't-3' }) });
+    assert.deepEqual(texts(parent, '.step-text'), ['Started task “Lint”'], 'the words until the task is known');
+    tasks.set('t-3', task({ id: 't-3', sessionId: 't-3', name: 'Lint' }));
+    thread.taskChanged(tasks.get('t-3') as TaskView);
+    assert.equal(parent.querySelector('.steps .task-block')?.getAttribute('data-task-id'), 't-3');
+    // A step naming its own task (or an ancestor) stays words: a block is never drawn inside itself.
+    thread.onMessage({ type: 'thread.step', taskId: 't-3', step: step('x', 1, 1, 'Started task “Add greetAll”', { kind: 'task', taskId: 't-1' }) });
+    assert.equal(parent.querySelector('.task-block[data-task-id="t-3"] .task-block'), null);
+  });
+
   it('a task patch redraws its block; an init starts afresh with the approvals it carries', function () {
     const thread = make();
     const block = thread.block('t-1') as HTMLElement;
