@@ -15,6 +15,7 @@ import { StreamView } from './streamView';
 import { patchTaskCard, renderTaskCard } from './taskCard';
 import { SessionList } from './sessionList';
 import { TaskDetails } from './taskDetails';
+import { nearView } from './nearView';
 import { Thread } from './thread';
 import { SIDEBAR_INIT_MARK, SIDEBAR_SCRIPT_MARK } from '../shared/viewConstants';
 
@@ -112,6 +113,7 @@ const thread = new Thread({
   openDetails: (taskId) => openTrace(taskId),
   taskActions,
   follow: (change) => stream.follow(change),
+  nearView: nearView(transcript),
 });
 
 /** A task whose block to bring into view once its conversation's thread is drawn. */
@@ -177,6 +179,8 @@ function renderTranscript(): void {
 /** Brings the block asked for by `selectSession` into view, once it is drawn. */
 function revealTask(): void {
   if (!revealTaskId) return;
+  // A sub-task's block is in its starter's rows: draw those first.
+  thread.drawTowards(revealTaskId);
   const block = transcript.querySelector<HTMLElement>(`[data-task-id="${CSS.escape(revealTaskId)}"]`);
   if (!block) return;
   revealTaskId = undefined;

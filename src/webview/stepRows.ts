@@ -42,38 +42,80 @@ export function renderStep(step: StepView): HTMLElement {
  */
 export type NestedBlock = (taskId: string) => HTMLElement | undefined;
 
+/** The height a row not drawn yet is given (a one-line row), so the list keeps about its size. */
+const ROW_ESTIMATE_PX = 20;
+
 /**
  * A task's steps, in the order they began. A row is patched in place by id, and only by a newer
  * version of it (`rev`): a live step and the page of steps asked for when the block appeared can
  * arrive in either order. A step that started a task shows that task's block (`nested`).
+ *
+ * A list made `held` keeps its steps without drawing them, at about their height, until `draw()`:
+ * the thread draws a block's rows when the block comes near the visible part of the transcript,
+ * so a thread of 50 blocks and 2,000 rows opens at the cost of the few blocks in view.
  */
 export class StepList {
   readonly element: HTMLOListElement;
-  private readonly rows = new Map<string, { step: StepView; element: HTMLElement }>();
+  private readonly rows = new Map<string, { step: StepView; element?: HTMLElement }>();
+  private drawn: boolean;
 
-  constructor(private readonly nested?: NestedBlock) {
+  constructor(
+    private readonly nested?: NestedBlock,
+    held = false,
+  ) {
     this.element = h('ol', { class: 'steps', 'aria-label': 'Steps' });
+    this.drawn = !held;
   }
 
   get size(): number {
     return this.rows.size;
   }
 
+  /** Whether the rows are in the page (else they wait for `draw`). */
+  get isDrawn(): boolean {
+    return this.drawn;
+  }
+
+  /** Whether one of the steps started a task. */
+  get startsTasks(): boolean {
+    for (const row of this.rows.values()) if (row.step.taskId) return true;
+    return false;
+  }
+
   /** Adds or patches a row; false when the row already shows this version or a newer one. */
   upsert(step: StepView): boolean {
     const kept = this.rows.get(step.id);
     if (kept && kept.step.rev >= step.rev) return false;
+    if (!this.drawn) {
+      this.rows.set(step.id, { step });
+      this.element.style.minHeight = `${this.rows.size * ROW_ESTIMATE_PX}px`;
+      return true;
+    }
     const element = this.render(step);
-    if (kept) kept.element.replaceWith(element);
+    if (kept?.element) kept.element.replaceWith(element);
     else this.element.insertBefore(element, this.after(step.seq));
     this.rows.set(step.id, { step, element });
     return true;
   }
 
+  /** Draws the rows held so far, in one fragment; later steps are drawn as they come. */
+  draw(): void {
+    if (this.drawn) return;
+    this.drawn = true;
+    const fragment = document.createDocumentFragment();
+    for (const [id, row] of [...this.rows].sort(([, a], [, b]) => a.step.seq - b.step.seq)) {
+      const element = this.render(row.step);
+      this.rows.set(id, { step: row.step, element });
+      fragment.appendChild(element);
+    }
+    this.element.replaceChildren(fragment);
+    this.element.style.minHeight = '';
+  }
+
   /** The task `taskId` became known: the row that started it draws its block. */
   refreshTask(taskId: string): boolean {
     for (const [id, row] of this.rows) {
-      if (row.step.taskId !== taskId) continue;
+      if (row.step.taskId !== taskId || !row.element) continue;
       const element = this.render(row.step);
       row.element.replaceWith(element);
       this.rows.set(id, { step: row.step, element });

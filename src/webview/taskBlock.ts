@@ -20,6 +20,8 @@ export interface TaskBlockActions {
   task?: Omit<TaskCardActions, 'openTrace'>;
   /** The block of a task this one started, drawn in the step that started it (the Thread's). */
   nested?: NestedBlock;
+  /** Keep the step rows undrawn until `steps.draw()` (the Thread draws them when the block nears the view). */
+  held?: boolean;
 }
 
 /**
@@ -43,7 +45,7 @@ export class TaskBlock {
     private task: TaskView,
     private readonly actions: TaskBlockActions,
   ) {
-    this.steps = new StepList(actions.nested);
+    this.steps = new StepList(actions.nested, actions.held);
     this.head = h('div', { class: 'block-head' });
     this.progress = h('div', { class: 'block-progress' });
     this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you' });

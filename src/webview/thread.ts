@@ -1,6 +1,7 @@
 import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
 import type { HostMessage, TaskView } from '../shared/protocol';
 import type { ThreadWebviewMessage } from '../shared/threadProtocol';
+import type { NearView } from './nearView';
 import { TaskBlock } from './taskBlock';
 import type { TaskBlockActions } from './taskBlock';
 
@@ -14,6 +15,11 @@ export interface ThreadDeps {
   taskActions?: TaskBlockActions['task'];
   /** Runs a change to the transcript, keeping its end in view if it was (StreamView.follow). */
   follow(change: () => void): void;
+  /**
+   * When given, a block's step rows are drawn only once the block comes near the visible part of
+   * the transcript (a long thread opens at the cost of what is in view); without, at once.
+   */
+  nearView?: NearView;
 }
 
 /**
@@ -43,6 +49,7 @@ export class Thread {
       post: (m) => this.deps.post(m),
       openDetails: (id) => this.deps.openDetails(id),
       ...(this.deps.taskActions ? { task: this.deps.taskActions } : {}),
+      held: this.deps.nearView !== undefined,
       nested: (childId) => {
         const child = this.block(childId);
         if (!child) this.awaiting.set(childId, block);
@@ -51,6 +58,7 @@ export class Thread {
     });
     block.update(task, this.pendingOf(taskId));
     this.blocks.set(taskId, block);
+    this.deps.nearView?.watch(block.element, () => this.change(block, () => block.steps.draw(), true));
     this.deps.post({ type: 'thread.loadSteps', taskId });
     return block.element;
   }
@@ -59,8 +67,22 @@ export class Thread {
   reset(approvals: readonly ApprovalView[]): void {
     this.blocks.clear();
     this.awaiting.clear();
+    this.deps.nearView?.clear();
     this.pending.clear();
     for (const approval of approvals) if (approval.status === 'pending') this.pending.set(approval.id, approval);
+  }
+
+  /**
+   * Draws the rows that lead to `taskId`'s block (a sub-task's block is made when its starter's
+   * rows are drawn), so it can be scrolled to; true when the block exists.
+   */
+  drawTowards(taskId: string): boolean {
+    for (let depth = 0; depth < 8 && !this.blocks.has(taskId); depth++) {
+      const held = [...this.blocks.values()].filter((b) => !b.steps.isDrawn && b.steps.startsTasks);
+      if (held.length === 0) break;
+      for (const b of held) this.change(b, () => b.steps.draw(), true);
+    }
+    return this.blocks.has(taskId);
   }
 
   /** A task changed: its block, if drawn, shows it; a task a drawn step started is drawn in that step. */
@@ -123,9 +145,13 @@ export class Thread {
     return [...this.pending.values()].filter((a) => a.taskId === taskId).sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  /** A change to a block on screen keeps the transcript's end in view; one off screen just happens. */
-  private change(block: TaskBlock, change: () => void): void {
-    if (block.element.isConnected) this.deps.follow(change);
+  /**
+   * A change to a block on screen keeps the transcript's end in view; one off screen just happens.
+   * A block whose rows wait to be drawn is not near the view: its change needs no forced layout
+   * to follow the end (the browser's scroll anchoring keeps what is in view in place).
+   */
+  private change(block: TaskBlock, change: () => void, drawing = false): void {
+    if (block.element.isConnected && (drawing || block.steps.isDrawn)) this.deps.follow(change);
     else change();
   }
 }

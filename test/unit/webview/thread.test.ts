@@ -74,6 +74,20 @@ describe('webview: step rows', function () {
     assert.deepEqual(texts(list.element, '.step-text'), ['Read a.js', 'You approved', 'Read b.js']);
     assert.equal(list.size, 3);
   });
+
+  it('a held list keeps its steps at about their height and draws them, newest versions in order, when asked', function () {
+    const list = new StepList(undefined, true);
+    list.upsert(step('c2', 5, 5, 'Read b.js'));
+    list.upsert(step('c1', 1, 1, 'Reading a.js', { state: 'running' }));
+    list.upsert(step('c1', 1, 4, 'Read a.js'));
+    assert.equal(list.element.children.length, 0, 'nothing drawn while held');
+    assert.equal(list.element.style.minHeight, '40px', 'two rows’ height kept');
+    list.draw();
+    assert.deepEqual(texts(list.element, '.step-text'), ['Read a.js', 'Read b.js']);
+    assert.equal(list.element.style.minHeight, '');
+    list.upsert(step('c3', 7, 7, 'Ran npm test'));
+    assert.deepEqual(texts(list.element, '.step-text'), ['Read a.js', 'Read b.js', 'Ran npm test'], 'drawn at once after');
+  });
 });
 
 describe('webview: a task block in the thread', function () {
@@ -275,6 +289,35 @@ describe('webview: the thread’s blocks', function () {
     // A step naming its own task (or an ancestor) stays words: a block is never drawn inside itself.
     thread.onMessage({ type: 'thread.step', taskId: 't-3', step: step('x', 1, 1, 'Started task “Add greetAll”', { kind: 'task', taskId: 't-1' }) });
     assert.equal(parent.querySelector('.task-block[data-task-id="t-3"] .task-block'), null);
+  });
+
+  it('draws a block’s rows only once it nears the view, and the rows leading to a sub-task when it is shown', function () {
+    const watched = new Map<Element, () => void>();
+    const thread = new Thread({
+      post: (m) => posted.push(m),
+      task: (id) => tasks.get(id),
+      openDetails: () => undefined,
+      follow: (change) => change(),
+      nearView: { watch: (element, near) => watched.set(element, near), clear: () => watched.clear() },
+    });
+    const one = thread.block('t-1') as HTMLElement;
+    thread.onMessage({
+      type: 'thread.steps',
+      taskId: 't-1',
+      steps: [step('c1', 2, 2, 'Read src/greet.js'), step('c2', 4, 5, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' })],
+    });
+    assert.equal(one.querySelectorAll('.step').length, 0, 'a block out of view has no rows yet');
+    watched.get(one)?.();
+    assert.deepEqual(texts(one, ':scope > .steps > .step > .step-text'), ['Read src/greet.js']);
+    assert.ok(one.querySelector('.task-block[data-task-id="t-2"]'), 'the sub-task’s block is in the drawn rows');
+
+    // A thread drawn afresh: showing the sub-task draws its starter’s rows without waiting for the view.
+    thread.reset([]);
+    const again = thread.block('t-1') as HTMLElement;
+    thread.onMessage({ type: 'thread.steps', taskId: 't-1', steps: [step('c2', 4, 5, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' })] });
+    assert.equal(again.querySelector('.task-block'), null);
+    assert.equal(thread.drawTowards('t-2'), true);
+    assert.ok(again.querySelector('.task-block[data-task-id="t-2"]'));
   });
 
   it('a task patch redraws its block; an init starts afresh with the approvals it carries', function () {
