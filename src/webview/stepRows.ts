@@ -1,19 +1,19 @@
 import type { StepKind, StepText, StepView } from '../shared/threadProtocol';
 import { h } from './dom';
 
-/** A glyph per kind of step (decorative: the row's words say what happened). */
+/** A codicon per kind of step (decorative: the row's words say what happened). */
 const ICONS: Record<StepKind, string> = {
-  read: '▤',
-  list: '☰',
-  search: '⌕',
-  edit: '✎',
-  command: '❯',
-  ask: '?',
-  task: '◇',
-  decision: '✓',
-  notice: 'ℹ',
-  error: '⚠',
-  tool: '⚙',
+  read: 'file',
+  list: 'list-tree',
+  search: 'search',
+  edit: 'edit',
+  command: 'terminal',
+  ask: 'question',
+  task: 'tasklist',
+  decision: 'check',
+  notice: 'info',
+  error: 'warning',
+  tool: 'tools',
 };
 
 const STATE_WORDS: Record<StepView['state'], string> = { running: 'in progress', done: '', failed: 'failed' };
@@ -29,7 +29,7 @@ export function renderStep(step: StepView): HTMLElement {
   return h(
     'li',
     { class: `step step-${step.state} step-${step.kind}`, 'data-step-id': step.id, 'data-state': step.state },
-    h('span', { class: 'step-icon', 'aria-hidden': 'true' }, ICONS[step.kind] ?? '•'),
+    h('span', { class: `step-icon codicon codicon-${ICONS[step.kind] ?? 'circle-small'}`, 'aria-hidden': 'true' }),
     renderStepText(step.text),
     step.note ? h('span', { class: 'step-note' }, step.note) : null,
     state ? h('span', { class: 'visually-hidden' }, ` (${state})`) : null,

@@ -55,6 +55,7 @@ describe('webview: step rows', function () {
     assert.equal(row.getAttribute('data-state'), 'running');
     assert.match(row.textContent ?? '', /Ran npm run build✓ 1\.5 s \(in progress\)$/);
     assert.equal(row.querySelector('.step-icon')?.getAttribute('aria-hidden'), 'true');
+    assert.ok(row.querySelector('.step-icon')?.classList.contains('codicon-terminal'), 'a command’s row has the terminal codicon');
   });
 
   it('never parses a row as HTML', function () {
