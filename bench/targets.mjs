@@ -139,6 +139,8 @@ export const TARGETS = [
     ['ui.trace_append', 16],
     ['ui.markdown_render', 50],
     ['ui.stream_append', 4],
+    ['ui.thread_open', 150],
+    ['ui.thread_append', 4],
   ].map(([name, limit]) => ({
     name,
     label: name,

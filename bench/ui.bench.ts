@@ -1,6 +1,8 @@
 /**
- * UI benchmark (docs/DESIGN.md §10), measured in the real workbench in Chromium. First ui.first_token
- * (bench/uiFirstToken.ts: first streamed byte → shown in the sidebar). Then one task with 10,000
+ * UI benchmark (docs/DESIGN.md §10), measured in the real workbench in Chromium. First ui.thread_open
+ * and ui.thread_append (bench/uiThreadOpen.ts: a thread of 50 task blocks and 2,000 step rows shown
+ * and painted; a live step appended), then ui.first_token (bench/uiFirstToken.ts: first streamed
+ * byte → shown in the sidebar). Then one task with 10,000
  * events: ui.markdown_render (a 2,000-line reply with 20 code blocks appended), ui.trace_open
  * (click Trace → first rows drawn, host round trip included), ui.trace_append (one appended event
  * rendered with all 10,000 events loaded in the list), ui.stream_append (one streamed chunk
@@ -19,6 +21,7 @@ import { openTasklaneView, runCommand, sendChatMessage, startUiSession, tasklane
 import { emitLine, median, p95, round } from './support';
 import { measureFirstToken } from './uiFirstToken';
 import { measureThreadInHappyDom } from './uiThreadDom';
+import { measureThreadOpen } from './uiThreadOpen';
 
 const EVENTS = 10_000;
 const RUNS = 7;
@@ -93,6 +96,9 @@ async function main(): Promise<void> {
   try {
     await openTasklaneView(ui.page);
     let frame = await tasklaneFrame(ui.page);
+
+    // The thread with 50 task blocks and 2,000 step rows, in this browser (bench/uiThreadOpen.ts).
+    await measureThreadOpen(frame);
 
     // First token, on a fresh window (before the 10,000-event task exists).
     const ft = await measureFirstToken(ui, frame, RUNS);

@@ -125,10 +125,6 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (task && deps.dialogs && !(await confirmContinue(deps.dialogs, task))) return;
       await agent.continueTask(id);
     }),
-    vscode.commands.registerCommand('tasklane.abortTask', async (taskId?: unknown) => {
-      const id = await pickTask(deps, taskId, (t) => t.paused || t.status === 'running', 'abort');
-      if (id) await (await runtime.ready).agent.abortTask(id);
-    }),
     vscode.commands.registerCommand('tasklane.cancelTask', async (taskId?: unknown) => {
       const id = await pickTask(deps, taskId, (t) => t.status === 'running' || t.paused, 'cancel');
       if (id) await (await runtime.ready).agent.cancelTask(id);

@@ -1,7 +1,11 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { HistoryHit, TaskEvent } from '../core/engine/types';
 import { dismissDeadLettersCommand, retryDeadLettersCommand } from './deadLetterCommands';
 import type { DeadLetterPrompts } from './deadLetterCommands';
+import { defaultExportFolder } from './exportFolder';
+import { ReadOnlyDocuments } from './readOnlyDocuments';
 import type { Runtime } from './runtime';
 
 const prompts: DeadLetterPrompts = {
@@ -10,16 +14,22 @@ const prompts: DeadLetterPrompts = {
   confirm: async (text, action) => (await vscode.window.showWarningMessage(text, { modal: true }, action)) === action,
 };
 
+/** Scheme of the read-only history pages and storage report. */
+const HISTORY_SCHEME = 'tasklane-history';
+
 /** Events per page when an old session is opened (the same page size as the sidebar trace). */
 const PAGE = 200;
 
 /**
  * `Tasklane: Search History`, `Open History Session`, `Export Session`, `Storage`, and bulk dead
  * letters. Each command also takes arguments and returns its result, so scripts and host tests can
- * drive it without the UI.
+ * drive it without the UI. History pages and the storage report open as read-only documents (views,
+ * not drafts: closing one never asks to save it).
  */
 export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
+  const documents = new ReadOnlyDocuments(HISTORY_SCHEME);
   return [
+    documents,
     // (query?): with a query, returns the hits; without, a quick pick that searches as you type.
     vscode.commands.registerCommand('tasklane.searchHistory', async (query?: unknown) => {
       const { agent } = await runtime.ready;
@@ -46,8 +56,7 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
         '',
         hasMore ? `_Older events: run \`tasklane.openHistorySession\` with beforeSeq ${page[0]?.seq}._` : '_Start of the session._',
       ];
-      const doc = await vscode.workspace.openTextDocument({ content: lines.join('\n'), language: 'markdown' });
-      await vscode.window.showTextDocument(doc, { preview: true });
+      await documents.show(found.session.name, lines.join('\n'));
       return { session: found.session, archived: found.archived, tasks: found.tasks.length, events: page, hasMore };
     }),
     // (sessionId?, folder?): writes <folder>/tasklane-session-<id>.jsonl and .md; returns their paths.
@@ -61,7 +70,10 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       if (!id) return undefined;
       let out = typeof folder === 'string' ? folder : undefined;
       if (!out) {
+        // Asked, starting outside the workspace: an export is not a change to the repository.
+        const workspace = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
         const picked = await vscode.window.showOpenDialog({
+          defaultUri: vscode.Uri.file(defaultExportFolder(os.homedir(), os.tmpdir(), workspace, (folder) => fs.existsSync(folder))),
           canSelectFolders: true,
           canSelectFiles: false,
           title: 'Tasklane: export the session into which folder?',
@@ -88,8 +100,7 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       const lines = ['# Tasklane storage', '', '| what | count | size | rule |', '| --- | --- | --- | --- |'];
       for (const item of items) lines.push(`| ${item.what} | ${item.count} | ${formatBytes(item.bytes)} | ${item.rule} |`);
       lines.push('', 'Schedules and settings: `tasklane.storage.*` (see the README, "Storage").');
-      const doc = await vscode.workspace.openTextDocument({ content: lines.join('\n'), language: 'markdown' });
-      await vscode.window.showTextDocument(doc, { preview: true });
+      await documents.show('Tasklane storage', lines.join('\n'));
       const dead = agent.deadLetters.list().length;
       const actions = ['Archive and clean up now', ...(dead ? [`Retry ${dead} dead letters`, `Dismiss ${dead} dead letters`] : [])];
       const choice = await vscode.window.showInformationMessage('Tasklane storage', ...actions);

@@ -125,9 +125,6 @@ export class AgentSidebarBackend implements SidebarBackend {
       case 'continueTask':
         await (await this.runtime.ready).agent.continueTask(message.taskId);
         return undefined;
-      case 'abortTask':
-        await (await this.runtime.ready).agent.abortTask(message.taskId);
-        return undefined;
       case 'cancelTask':
         await (await this.runtime.ready).agent.cancelTask(message.taskId);
         return undefined;

@@ -20,7 +20,6 @@ export interface SidebarBackend {
 const GESTURES: Partial<Record<WebviewMessage['type'], string>> = {
   retryDeadLetter: 'Retry',
   continueTask: 'Continue',
-  abortTask: 'Abort',
   cancelTask: 'Cancel',
   stop: 'Stop',
   loadTrace: 'Loading the trace',

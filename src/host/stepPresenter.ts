@@ -120,8 +120,12 @@ function actionRow(id: string, seq: number, rev: number, name: string, input: Re
     }
     case 'ask_user':
       return row('ask', [`Asked you: ${clip(oneLine(str(input.question)), 200)}`], failure);
-    case 'task_start':
-      return row('task', [`Started task “${clip(str(input.name), LITERAL_MAX)}”`], failure);
+    case 'task_start': {
+      const started = row('task', [`Started task “${clip(str(input.name), LITERAL_MAX)}”`], failure);
+      // The thread draws the task it started here, as a block nested in this one's.
+      const taskId = /^started task (\S+)$/.exec(end?.output ?? '')?.[1];
+      return taskId && !failure ? { ...started, taskId } : started;
+    }
     case 'wait':
       return row('notice', [`Waited ${str(input.seconds)} s`], failure);
     case 'remember':

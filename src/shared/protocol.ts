@@ -138,7 +138,6 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
     attachments: z.array(attachmentSchema).max(20).optional(),
   }),
   z.object({ type: z.literal('continueTask'), taskId: id }),
-  z.object({ type: z.literal('abortTask'), taskId: id }),
   z.object({ type: z.literal('cancelTask'), taskId: id }),
   /** Stop the turn running in a session (the Stop button that replaces Send). */
   z.object({ type: z.literal('stop'), sessionId: id }),

@@ -28,7 +28,7 @@ export const TASK_STATES: Record<TaskStateWord, TaskStateLook> = {
 };
 
 /** The one word for ending a task before it is done (its state is then `cancelled`). */
-export const STOP_TASK_WORD = 'Cancel';
+export const CANCEL_TASK_WORD = 'Cancel';
 
 /** What decides a task's state, as the engine records it (and its views carry it). */
 export interface TaskStateFacts {

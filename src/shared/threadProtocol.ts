@@ -28,6 +28,11 @@ export interface StepView {
   state: 'running' | 'done' | 'failed';
   /** A short outcome after the text: "4 hits", "✓ 1.5 s", "exit code 1 · 0.4 s". */
   note?: string;
+  /**
+   * The task this step started (`task_start`): the thread draws that task's block in this row,
+   * nested in the block of the task that started it, so a sub-task lives in the conversation.
+   */
+  taskId?: string;
 }
 
 export type ThreadHostMessage =

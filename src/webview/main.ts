@@ -15,6 +15,7 @@ import { StreamView } from './streamView';
 import { patchTaskCard, renderTaskCard } from './taskCard';
 import { SessionList } from './sessionList';
 import { TaskDetails } from './taskDetails';
+import { nearView } from './nearView';
 import { Thread } from './thread';
 import { SIDEBAR_INIT_MARK, SIDEBAR_SCRIPT_MARK } from '../shared/viewConstants';
 
@@ -96,7 +97,6 @@ const details = new TaskDetails(traceArea, {
 });
 const taskActions = {
   continueTask: (taskId: string) => post({ type: 'continueTask', taskId }),
-  abortTask: (taskId: string) => post({ type: 'abortTask', taskId }),
   cancelTask: (taskId: string) => post({ type: 'cancelTask', taskId }),
   replyTo: (taskId: string) => {
     persisted.replyToTaskId = taskId;
@@ -113,6 +113,7 @@ const thread = new Thread({
   openDetails: (taskId) => openTrace(taskId),
   taskActions,
   follow: (change) => stream.follow(change),
+  nearView: nearView(transcript),
 });
 
 /** A task whose block to bring into view once its conversation's thread is drawn. */
@@ -178,6 +179,8 @@ function renderTranscript(): void {
 /** Brings the block asked for by `selectSession` into view, once it is drawn. */
 function revealTask(): void {
   if (!revealTaskId) return;
+  // A sub-task's block is in its starter's rows: draw those first.
+  thread.drawTowards(revealTaskId);
   const block = transcript.querySelector<HTMLElement>(`[data-task-id="${CSS.escape(revealTaskId)}"]`);
   if (!block) return;
   revealTaskId = undefined;
@@ -194,6 +197,7 @@ function renderTasks(): void {
 function patchTask(task: TaskView): void {
   tasks.set(task.id, task);
   thread.taskChanged(task);
+  revealTask();
   if (task.sessionId !== persisted.selectedSessionId) return;
   const existing = taskArea.querySelector(`[data-task-id="${CSS.escape(task.id)}"]`);
   const card = renderTaskCard(task, taskActions);
@@ -237,7 +241,12 @@ function send(): void {
 }
 
 function onMessage(message: HostMessage): void {
-  if (thread.onMessage(message) || details.onMessage(message)) return;
+  if (thread.onMessage(message)) {
+    // A page of steps may have drawn the block of a sub-task asked for by `selectSession`.
+    revealTask();
+    return;
+  }
+  if (details.onMessage(message)) return;
   if (approvals.onMessage(message) || stream.onMessage(message) || sessions.onMessage(message)) return;
   switch (message.type) {
     case 'init': {

@@ -1,12 +1,13 @@
 import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
 import type { TaskView } from '../shared/protocol';
 import type { StepView } from '../shared/threadProtocol';
-import { STOP_TASK_WORD, taskState } from '../shared/taskState';
+import { CANCEL_TASK_WORD, taskState } from '../shared/taskState';
 import { stateIcon } from './stateIcon';
 import { showInvisible } from '../shared/visibleText';
 import { approvalSubject } from './approvalPanel';
 import { clear, h, keepingFocus } from './dom';
 import { StepList } from './stepRows';
+import type { NestedBlock } from './stepRows';
 import { renderCounters, renderTodos } from './taskCard';
 import type { TaskCardActions } from './taskCard';
 
@@ -17,6 +18,10 @@ export interface TaskBlockActions {
   openDetails(taskId: string): void;
   /** The task's own gestures (the same as its card's): Continue, Cancel (of a paused or a running task), Reply, Revert edits. */
   task?: Omit<TaskCardActions, 'openTrace'>;
+  /** The block of a task this one started, drawn in the step that started it (the Thread's). */
+  nested?: NestedBlock;
+  /** Keep the step rows undrawn until `steps.draw()` (the Thread draws them when the block nears the view). */
+  held?: boolean;
 }
 
 /**
@@ -26,7 +31,7 @@ export interface TaskBlockActions {
  */
 export class TaskBlock {
   readonly element: HTMLElement;
-  readonly steps = new StepList();
+  readonly steps: StepList;
   private readonly head: HTMLElement;
   private readonly progress: HTMLElement;
   private readonly waiting: HTMLElement;
@@ -40,6 +45,7 @@ export class TaskBlock {
     private task: TaskView,
     private readonly actions: TaskBlockActions,
   ) {
+    this.steps = new StepList(actions.nested, actions.held);
     this.head = h('div', { class: 'block-head' });
     this.progress = h('div', { class: 'block-progress' });
     this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you' });
@@ -91,10 +97,10 @@ export class TaskBlock {
     const list: Array<[label: string, cls: string, run: () => void, secondary: boolean]> = [];
     if (task.paused) {
       list.push(['Continue', 'continue-task', () => gestures.continueTask(task.id), false]);
-      list.push([STOP_TASK_WORD, 'abort-task', () => gestures.abortTask(task.id), true]);
+      list.push([CANCEL_TASK_WORD, 'cancel-task', () => gestures.cancelTask(task.id), true]);
     } else if (task.status === 'running') {
       list.push(['Reply', 'reply-task', () => gestures.replyTo(task.id), true]);
-      list.push([STOP_TASK_WORD, 'cancel-task', () => gestures.cancelTask(task.id), true]);
+      list.push([CANCEL_TASK_WORD, 'cancel-task', () => gestures.cancelTask(task.id), true]);
     }
     if (task.status !== 'running' || task.paused) list.push(['Revert edits', 'revert-task', () => gestures.revertTask(task.id), true]);
     const shown = list.map(([label, cls]) => `${cls}:${label}`).join('|');

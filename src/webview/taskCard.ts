@@ -1,12 +1,11 @@
 import { costText } from '../shared/costText';
 import type { TaskView } from '../shared/protocol';
-import { STOP_TASK_WORD, taskState } from '../shared/taskState';
+import { CANCEL_TASK_WORD, taskState } from '../shared/taskState';
 import { h } from './dom';
 import { stateLabel } from './stateIcon';
 
 export interface TaskCardActions {
   continueTask(taskId: string): void;
-  abortTask(taskId: string): void;
   cancelTask(taskId: string): void;
   replyTo(taskId: string): void;
   openTrace(taskId: string): void;
@@ -62,10 +61,10 @@ export function renderTaskCard(task: TaskView, actions: TaskCardActions): HTMLEl
   };
   if (task.paused) {
     button('Continue', 'continue-task', () => actions.continueTask(task.id));
-    button(STOP_TASK_WORD, 'abort-task', () => actions.abortTask(task.id), true);
+    button(CANCEL_TASK_WORD, 'cancel-task', () => actions.cancelTask(task.id), true);
   } else if (running) {
     button('Reply', 'reply-task', () => actions.replyTo(task.id), true);
-    button(STOP_TASK_WORD, 'cancel-task', () => actions.cancelTask(task.id), true);
+    button(CANCEL_TASK_WORD, 'cancel-task', () => actions.cancelTask(task.id), true);
   }
   button('Trace', 'open-trace', () => actions.openTrace(task.id), true);
   button('Revert edits', 'revert-task', () => actions.revertTask(task.id), true);

@@ -1,6 +1,7 @@
 import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
 import type { HostMessage, TaskView } from '../shared/protocol';
 import type { ThreadWebviewMessage } from '../shared/threadProtocol';
+import type { NearView } from './nearView';
 import { TaskBlock } from './taskBlock';
 import type { TaskBlockActions } from './taskBlock';
 
@@ -14,6 +15,11 @@ export interface ThreadDeps {
   taskActions?: TaskBlockActions['task'];
   /** Runs a change to the transcript, keeping its end in view if it was (StreamView.follow). */
   follow(change: () => void): void;
+  /**
+   * When given, a block's step rows are drawn only once the block comes near the visible part of
+   * the transcript (a long thread opens at the cost of what is in view); without, at once.
+   */
+  nearView?: NearView;
 }
 
 /**
@@ -21,9 +27,13 @@ export interface ThreadDeps {
  * redraws of the transcript (a session switch re-attaches the same element), fed with the task's
  * patches, its step rows and the approvals that wait on it. A block asks the host for its steps
  * once, when it is first drawn; steps of tasks not drawn are not kept (the page brings them).
+ * A task that a task started is drawn inside its starter's block, in the step that started it, so
+ * the whole tree of work stays in the conversation where the person asked.
  */
 export class Thread {
   private readonly blocks = new Map<string, TaskBlock>();
+  /** Tasks a drawn step started before the task itself was known: the block whose step waits for it. */
+  private readonly awaiting = new Map<string, TaskBlock>();
   /** Pending approvals by id (the Review section gets the same messages). */
   private readonly pending = new Map<string, ApprovalView>();
 
@@ -35,13 +45,20 @@ export class Thread {
     if (kept) return kept.element;
     const task = this.deps.task(taskId);
     if (!task) return undefined;
-    const block = new TaskBlock(task, {
+    const block: TaskBlock = new TaskBlock(task, {
       post: (m) => this.deps.post(m),
       openDetails: (id) => this.deps.openDetails(id),
       ...(this.deps.taskActions ? { task: this.deps.taskActions } : {}),
+      held: this.deps.nearView !== undefined,
+      nested: (childId) => {
+        const child = this.block(childId);
+        if (!child) this.awaiting.set(childId, block);
+        return child;
+      },
     });
     block.update(task, this.pendingOf(taskId));
     this.blocks.set(taskId, block);
+    this.deps.nearView?.watch(block.element, () => this.change(block, () => block.steps.draw(), true));
     this.deps.post({ type: 'thread.loadSteps', taskId });
     return block.element;
   }
@@ -49,14 +66,36 @@ export class Thread {
   /** The whole state arrived again (`init`): blocks are made afresh as the transcript is drawn. */
   reset(approvals: readonly ApprovalView[]): void {
     this.blocks.clear();
+    this.awaiting.clear();
+    this.deps.nearView?.clear();
     this.pending.clear();
     for (const approval of approvals) if (approval.status === 'pending') this.pending.set(approval.id, approval);
   }
 
-  /** A task changed: its block, if drawn, shows it. */
+  /**
+   * Draws the rows that lead to `taskId`'s block (a sub-task's block is made when its starter's
+   * rows are drawn), so it can be scrolled to; true when the block exists.
+   */
+  drawTowards(taskId: string): boolean {
+    for (let depth = 0; depth < 8 && !this.blocks.has(taskId); depth++) {
+      const held = [...this.blocks.values()].filter((b) => !b.steps.isDrawn && b.steps.startsTasks);
+      if (held.length === 0) break;
+      for (const b of held) this.change(b, () => b.steps.draw(), true);
+    }
+    return this.blocks.has(taskId);
+  }
+
+  /** A task changed: its block, if drawn, shows it; a task a drawn step started is drawn in that step. */
   taskChanged(task: TaskView): void {
     const block = this.blocks.get(task.id);
-    if (block) this.change(block, () => block.update(task, this.pendingOf(task.id)));
+    if (block) {
+      this.change(block, () => block.update(task, this.pendingOf(task.id)));
+      return;
+    }
+    const starter = this.awaiting.get(task.id);
+    if (!starter) return;
+    this.awaiting.delete(task.id);
+    this.change(starter, () => starter.steps.refreshTask(task.id));
   }
 
   /**
@@ -106,9 +145,13 @@ export class Thread {
     return [...this.pending.values()].filter((a) => a.taskId === taskId).sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  /** A change to a block on screen keeps the transcript's end in view; one off screen just happens. */
-  private change(block: TaskBlock, change: () => void): void {
-    if (block.element.isConnected) this.deps.follow(change);
+  /**
+   * A change to a block on screen keeps the transcript's end in view; one off screen just happens.
+   * A block whose rows wait to be drawn is not near the view: its change needs no forced layout
+   * to follow the end (the browser's scroll anchoring keeps what is in view in place).
+   */
+  private change(block: TaskBlock, change: () => void, drawing = false): void {
+    if (block.element.isConnected && (drawing || block.steps.isDrawn)) this.deps.follow(change);
     else change();
   }
 }

@@ -69,7 +69,12 @@ describe('host: history search, open and export', function () {
       [opened.events[0].seq],
       'the page before seq 2 is the first event',
     );
-    assert.match(vscode.window.activeTextEditor?.document.getText() ?? '', /\(archived\)/);
+    const page = vscode.window.activeTextEditor?.document;
+    assert.match(page?.getText() ?? '', /\(archived\)/);
+    // A view, not a draft: a read-only document of Tasklane's own that closing never asks to save.
+    assert.equal(page?.uri.scheme, 'tasklane-history');
+    assert.equal(page?.isUntitled, false);
+    assert.equal(page?.isDirty, false);
 
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-export-'));
     const result = (await vscode.commands.executeCommand('tasklane.exportSession', sessionId, out)) as { jsonl: string; markdown: string };

@@ -37,7 +37,8 @@ describe('ui: a task paused by its action budget is continued from the sidebar',
     const continueButton = card.locator('.continue-task');
     await continueButton.waitFor({ state: 'visible', timeout: 30_000 });
     // One word for ending a task, the one its state then shows ("cancelled"): no "Abort" beside "Cancel".
-    assert.equal(await card.locator('.abort-task').textContent(), 'Cancel', 'Cancel is offered next to Continue');
+    assert.equal(await card.locator('.cancel-task').textContent(), 'Cancel', 'Cancel is offered next to Continue');
+    assert.equal(await card.getByText('Abort').count(), 0, 'no Abort anywhere on the card');
     assert.equal(await card.locator('.block-head .codicon-debug-pause').count(), 1, "the state's icon is drawn from the codicon font");
     assert.match((await card.locator('.pause-reason').textContent()) ?? '', /budget/i);
     assert.equal(await card.locator('.block-state').textContent(), 'paused');

@@ -60,7 +60,7 @@ export interface ActionContext {
   /** Asks the runaway caps whether one more task may start now: undefined if so, else why not. */
   admitTask?: () => string | undefined;
   /**
-   * Fires when the person stops the turn (Stop, Cancel, Abort) or the agent shuts down. A
+   * Fires when the person stops the turn (Stop, Cancel) or the agent shuts down. A
    * long-running action passes it on (the command runner kills its child) and gives up early.
    */
   signal?: AbortSignal;

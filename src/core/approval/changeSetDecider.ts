@@ -143,7 +143,7 @@ export class ChangeSetDecider {
   }
 
   /**
-   * Withdraws a pending set of a task that was stopped (Cancel, Abort, Stop): rejected with the
+   * Withdraws a pending set of a task that was stopped (Cancel, Stop): rejected with the
    * reason and the task not woken, since nothing waits for the outcome any more. Without this, a
    * later Approve would change files behind a task that is gone.
    */

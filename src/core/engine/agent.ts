@@ -213,22 +213,20 @@ export class Agent {
     await continueLater(this.env, task, undefined, `continue${this.deps.clock.now()}`);
   }
 
-  /** Abort a paused (or running) task: it ends as cancelled, through the same machinery as Stop. */
-  async abortTask(taskId: string): Promise<void> {
-    const task = this.liveTask(taskId);
-    await this.stopTask(task, task.paused ? `Aborted by the user while paused (${task.pauseReason}).` : 'Aborted by the user.');
-  }
-
-  /** Cancel a task: its turn is aborted, its child process killed, and it ends as cancelled. */
+  /**
+   * Cancel a task, running or paused: its turn is stopped, its child process killed, and it ends
+   * as cancelled. Cancel is the one word for ending a task; Stop (`stop`) only ends the turn.
+   */
   async cancelTask(taskId: string): Promise<void> {
-    await this.stopTask(this.liveTask(taskId), 'Cancelled by the user.');
+    const task = this.liveTask(taskId);
+    await this.stopTask(task, task.paused ? `Cancelled by the user while paused (${task.pauseReason}).` : 'Cancelled by the user.');
   }
 
   /**
    * Stop the turn running in a session: its model request is aborted, its action stopped (the
    * child process killed). A conversation keeps what streamed as a reply marked stopped and
-   * shows idle at once; a task keeps it too and pauses (Continue resumes, Abort ends it; Cancel
-   * is `cancelTask`). Resolves once the turn has returned and any child is gone. A session with
+   * shows idle at once; a task keeps it too and pauses (Continue resumes, Cancel ends it:
+   * `cancelTask`). Resolves once the turn has returned and any child is gone. A session with
    * no turn running is left alone. A message queued after the stopped turn began is still
    * answered: Stop ends the work in flight, not what the person typed next.
    */
@@ -247,7 +245,7 @@ export class Agent {
   }
 
   /**
-   * Called when a task is stopped (Cancel, Abort, Stop): the listener stops what the task owns
+   * Called when a task is stopped (Cancel, Stop): the listener stops what the task owns
    * outside its turn (an approved command running) and resolves once it is gone.
    */
   onTaskStopped(listener: (taskId: string) => Promise<void>): { dispose(): void } {

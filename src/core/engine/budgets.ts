@@ -1,7 +1,7 @@
 /**
  * Task budgets (docs/DESIGN.md §3): actions, tokens and optionally cost. At 80% of any limit the task
  * gets one warning (once per crossing: the flag resets only when Continue raises the limit); at
- * 100% it pauses until Continue or Abort.
+ * 100% it pauses until Continue or Cancel.
  */
 import type { AgentSettings } from './types';
 import { tokensUsed } from './records';

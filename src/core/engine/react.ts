@@ -175,10 +175,10 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
           } catch (error) {
             if (env.signal.aborted || !(turn.stopped || isAbortError(error, turn.signal))) throw error;
             // Cancel ended the task already; Stop keeps what was said and holds the task until
-            // the person says how to go on (Continue / Abort).
+            // the person says how to go on (Continue / Cancel).
             if (task.status !== 'running') return;
             await commitStopped(env, task.sessionId, live);
-            await pauseTask(env, task, 'stopped', 'Stopped. Continue resumes the task; Abort ends it.');
+            await pauseTask(env, task, 'stopped', 'Stopped. Continue resumes the task; Cancel ends it.');
           }
         });
       } catch (error) {

@@ -83,7 +83,7 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, options: Tas
       env,
       task,
       'budget',
-      `Budget reached (${budget.exceeded.map((k) => describeBudget(task, k)).join(', ')}). Continue raises the limit; Abort ends the task.`,
+      `Budget reached (${budget.exceeded.map((k) => describeBudget(task, k)).join(', ')}). Continue raises the limit; Cancel ends the task.`,
     );
     return;
   }
@@ -181,7 +181,7 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
       env,
       task,
       'model_error',
-      `The model sent invalid tool calls twice (${result.invalid.slice(0, 300)}). Continue retries; Abort ends the task.`,
+      `The model sent invalid tool calls twice (${result.invalid.slice(0, 300)}). Continue retries; Cancel ends the task.`,
     );
     return;
   }

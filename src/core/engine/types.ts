@@ -93,7 +93,7 @@ export interface TaskView {
   waitingForUser: boolean;
   /** The task waits for the user's decision on a proposed action (edits, commands). */
   waitingForApproval?: string;
-  /** Paused by a budget or a model error; the sidebar shows Continue / Abort. */
+  /** Paused by a budget or a model error; the sidebar shows Continue / Cancel. */
   paused: boolean;
   pauseReason?: PauseReason;
   /** Where the task came from: 'user', 'chore:<id>', 'memory'… */

@@ -236,7 +236,7 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
   }
 
   /**
-   * Cancel, Abort or Stop of a task withdraws its pending proposals, as its pending commands are
+   * Cancel or Stop of a task withdraws its pending proposals, as its pending commands are
    * (commandService.ts `stopTask`): the cards show "rejected: the task was stopped".
    */
   async withdrawTask(taskId: string): Promise<void> {

@@ -3,6 +3,7 @@ import { choresFilePath } from '../../core/chores/choreFile';
 import { previewMarkdown } from '../../core/chores/chorePreview';
 import type { ChorePreview, ModelCostContext } from '../../core/chores/chorePreview';
 import type { ChoreHost } from './choreHost';
+import { ReadOnlyDocuments } from '../readOnlyDocuments';
 
 /**
  * `tasklane.previewChore [id]` and a "Preview" code lens on each chore in .tasklane/chores.yaml:
@@ -17,9 +18,9 @@ export function registerChorePreview(
   modelCost: () => ModelCostContext | undefined = () => undefined,
 ): vscode.Disposable[] {
   // A read-only document, not an untitled one: closing it never asks to save a preview.
-  const shown = new Map<string, string>();
+  const documents = new ReadOnlyDocuments(PREVIEW_SCHEME);
   return [
-    vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, { provideTextDocumentContent: (uri) => shown.get(uri.toString()) ?? '' }),
+    documents,
     vscode.languages.registerCodeLensProvider({ pattern: `**/${choresFilePath}` }, new ChoreCodeLenses(ready)),
     vscode.commands.registerCommand('tasklane.previewChore', async (id?: unknown): Promise<ChorePreview | undefined> => {
       const host = await ready;
@@ -45,13 +46,7 @@ export function registerChorePreview(
         );
         return undefined;
       }
-      // A new query per preview: the next fires move on, and VS Code caches a document per URI.
-      const uri = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/${choreId}.md`, query: String(Date.now()) });
-      shown.set(uri.toString(), previewMarkdown(found.chore, found.preview));
-      // Keep the last few: an old preview tab reopened after that shows empty, which is honest enough.
-      for (const key of [...shown.keys()].slice(0, Math.max(0, shown.size - 20))) shown.delete(key);
-      const document = await vscode.languages.setTextDocumentLanguage(await vscode.workspace.openTextDocument(uri), 'markdown');
-      await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+      await documents.show(choreId, previewMarkdown(found.chore, found.preview), { preview: true, viewColumn: vscode.ViewColumn.Beside });
       return found.preview;
     }),
   ];

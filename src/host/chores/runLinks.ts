@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { extensionLink } from '../extensionLinks';
 import type { ChoreRunRecord } from '../../core/chores/runRows';
 import { runTraceMarkdown } from '../../core/chores/runTrace';
+import { ReadOnlyDocuments } from '../readOnlyDocuments';
 
 /**
  * Run links: every chore escalation carries `vscode://tasklane.tasklane/run?id=<run id>`, which
@@ -29,10 +30,7 @@ export function runLink(extensionId: string, runId: string): Promise<string> {
 
 /** The read-only documents run links open; one per run, re-rendered at each open. */
 export class RunDocuments implements vscode.Disposable {
-  private readonly shown = new Map<string, string>();
-  private readonly registration = vscode.workspace.registerTextDocumentContentProvider(RUN_SCHEME, {
-    provideTextDocumentContent: (uri) => this.shown.get(uri.toString()) ?? '',
-  });
+  private readonly documents = new ReadOnlyDocuments(RUN_SCHEME);
 
   /** Opens `id`'s trace; every refusal is shown to the person and returned. */
   async open(id: string, targets: RunLinkTargets): Promise<RunLinkResult> {
@@ -42,16 +40,11 @@ export class RunDocuments implements vscode.Disposable {
       void vscode.window.showWarningMessage(`Tasklane: ${reason}`);
       return { opened: false, reason };
     }
-    // A new query per open: VS Code caches a document per URI, and a running run moves on.
-    const uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${run.runId}.md`, query: String(Date.now()) });
-    this.shown.set(uri.toString(), runTraceMarkdown(run, targets.choreName(run.choreId)));
-    for (const key of [...this.shown.keys()].slice(0, Math.max(0, this.shown.size - 20))) this.shown.delete(key);
-    const document = await vscode.languages.setTextDocumentLanguage(await vscode.workspace.openTextDocument(uri), 'markdown');
-    await vscode.window.showTextDocument(document, { preview: true });
+    await this.documents.show(run.runId, runTraceMarkdown(run, targets.choreName(run.choreId)));
     return { opened: 'trace', id: run.runId };
   }
 
   dispose(): void {
-    this.registration.dispose();
+    this.documents.dispose();
   }
 }

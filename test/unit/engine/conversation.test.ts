@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { toMessage } from '../../../src/core/engine/engineState';
+import { presentSteps } from '../../../src/host/stepPresenter';
 import { ModelError } from '../../../src/core/model/types';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { createHarness, engineHooks, WIRES } from './harness';
@@ -152,6 +153,42 @@ for (const wire of WIRES) {
       const shown = h.agent.views.listRow(ids[0]);
       assert.equal(shown?.session.id, sessionId);
       assert.deepEqual(shown?.children.map((c) => c.session.id).sort(), ids);
+    });
+
+    it('keeps a task a task started in the conversation: nested in its row, drawn from its starter’s step', async () => {
+      server.script([
+        { toolCalls: [{ name: 'task_start', arguments: { name: 'Fix the build', instruction: 'Make npm run build pass', mode: 'simple' } }] },
+        { toolCalls: [{ name: 'task_start', arguments: { name: 'Fix the tests', instruction: 'Make npm test pass', mode: 'simple' } }] },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] },
+        { toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] },
+      ]);
+      const { sessionId } = await h.agent.sendMessage('fix the build');
+      await h.idle();
+      const tasks = h.agent.views.snapshot().tasks;
+      const parent = tasks.find((t) => t.name === 'Fix the build')!;
+      const child = tasks.find((t) => t.name === 'Fix the tests')!;
+      assert.equal(child.source, `successor:${parent.id}`);
+      // Not a conversation of its own: its lane is listed under the conversation, beside its starter.
+      assert.equal(h.agent.views.sessionRow(child.id).session?.parentId, sessionId);
+      const page = await h.agent.views.sessionPage();
+      assert.deepEqual(
+        page.sessions.map((s) => s.id),
+        [sessionId],
+      );
+      assert.deepEqual(page.sessions[0]!.tasks?.map((t) => t.id).sort(), [parent.id, child.id].sort());
+      assert.equal(h.agent.views.listRow(child.id)?.session.id, sessionId, 'a change of the sub-task re-draws the conversation’s row');
+      // The conversation's transcript draws the starter's block; the starter's steps name the
+      // sub-task, so the thread draws its block there (the webview nests it, thread.test.ts).
+      const conversation = h.agent.views.snapshot().sessions.find((s) => s.id === sessionId)!;
+      assert.deepEqual(
+        conversation.messages.flatMap((m) => (m.taskId ? [m.taskId] : [])),
+        [parent.id],
+      );
+      const steps = presentSteps(parent.id, await h.agent.views.readTaskEvents(parent.id, { limit: 100 }));
+      assert.deepEqual(
+        steps.filter((s) => s.kind === 'task').map((s) => [s.text.join(''), s.taskId]),
+        [['Started task “Fix the tests”', child.id]],
+      );
     });
 
     it('ignores a message when the model says so', async () => {

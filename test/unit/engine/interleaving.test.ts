@@ -1,6 +1,6 @@
 /**
  * Model-based interleaving test: seeded random schedules of what a person does while the agent
- * works (send, reply to a task, cancel, stop, approve, reject, continue, abort) plus process
+ * works (send, reply to a task, cancel, stop, approve, reject, continue, cancel a paused task) plus process
  * crashes, against the real engine and store, the scripted model server held at gates mid-stream
  * (a slow, streaming model without sleeps) through the real SDKs, and commands that run until
  * released. After each schedule the invariants of issue "the loop under real use" are checked.
@@ -282,7 +282,7 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
         if (pick() < 0.6) track(`continue ${task.id}`, world.h.agent.continueTask(task.id));
         else {
           const mark = stopMark(task.sessionId, task.id);
-          track(`abort ${task.id}`, world.h.agent.abortTask(task.id), undefined, markResolved(mark));
+          track(`cancel ${task.id}`, world.h.agent.cancelTask(task.id), undefined, markResolved(mark));
         }
       },
     },
@@ -326,7 +326,7 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
       await settle();
     }
     // Drain: the model answers at once from now on; commands finish; approvals are decided;
-    // paused tasks are aborted; waits fire.
+    // paused tasks are cancelled; waits fire.
     gating = false;
     let quiet = 0;
     for (let round = 0; round < 60 && quiet < 2; round++) {
@@ -337,7 +337,7 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
         track(`approve ${approval.id}`, world.service.approve(approval.id), () => runner.running().some((r) => r.command === approval.command));
       for (const task of liveTasks().filter((t) => t.paused)) {
         const mark = stopMark(task.sessionId, task.id);
-        track(`abort ${task.id}`, world.h.agent.abortTask(task.id), undefined, markResolved(mark));
+        track(`cancel ${task.id}`, world.h.agent.cancelTask(task.id), undefined, markResolved(mark));
       }
       await settle();
       if (signature() === before) {

@@ -189,7 +189,7 @@ for (const wire of WIRES) {
       assert.ok(JSON.stringify(server.requests.at(-1)!.body).includes('User: main'));
     });
 
-    it('budgets: one warning at 80%, pause at 100%, Continue raises the limit, Abort ends', async () => {
+    it('budgets: one warning at 80%, pause at 100%, Continue raises the limit, Cancel ends', async () => {
       await h.close();
       h = await createHarness({ wire, server, settings: { maxActionsPerTask: 5, budgetIncrement: { actions: 5 } } });
       const read = { toolCalls: [{ name: 'list_files', arguments: { dir: '.' } }] };
@@ -224,9 +224,10 @@ for (const wire of WIRES) {
         /paused: it will read your message when you press Continue/,
       );
       assert.ok(JSON.stringify(await h.agent.views.readTaskEvents(id, { limit: 3 })).includes('why did you stop?'));
-      await h.agent.abortTask(id);
+      await h.agent.cancelTask(id);
       task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'cancelled');
+      assert.equal(task.finalSummary, 'Cancelled by the user while paused (budget).');
       assert.equal(h.triggers.pending(id).length, 0);
     });
 

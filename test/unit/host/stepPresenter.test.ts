@@ -94,7 +94,7 @@ describe('host step presenter: task events → readable step rows', function () 
       ev('action_end', { callId: 'c1', name: 'run_command', output: 'Asked the user to approve `rm -rf build` (not allowlisted). Nothing has run yet…' }),
       ev('user_message', { text: 'Approval a-1: approved (`rm -rf build` exited with code 0 in 40 ms.\n(no output))' }),
       ev('user_message', { text: 'Approval cs-2: rejected (The change was rejected: not now. Nothing was written.)' }),
-      ev('pause', { reason: 'stopped', text: 'You stopped the task. Continue resumes it; Abort ends it.', forModel: false }),
+      ev('pause', { reason: 'stopped', text: 'You stopped the task. Continue resumes it; Cancel ends it.', forModel: false }),
       ev('turn', { text: 'thinking' }),
       ev('todos', { todos: [] }),
     ]);

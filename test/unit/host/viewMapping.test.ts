@@ -67,6 +67,11 @@ describe('host view mapping: engine changes → sidebar messages', () => {
     assert.ok(!webviewMessageSchema.safeParse({ type: 'thread.loadSteps', taskId: '' }).success);
   });
 
+  it('knows one message for ending a task, cancelTask; there is no abortTask', () => {
+    assert.ok(webviewMessageSchema.safeParse({ type: 'cancelTask', taskId: 't-1' }).success);
+    assert.ok(!webviewMessageSchema.safeParse({ type: 'abortTask', taskId: 't-1' }).success);
+  });
+
   it('accepts a stop message only with a session id', () => {
     assert.ok(webviewMessageSchema.safeParse({ type: 'stop', sessionId: 's-1' }).success);
     assert.ok(!webviewMessageSchema.safeParse({ type: 'stop' }).success);

@@ -55,6 +55,7 @@ describe('webview: step rows', function () {
     assert.equal(row.getAttribute('data-state'), 'running');
     assert.match(row.textContent ?? '', /Ran npm run build✓ 1\.5 s \(in progress\)$/);
     assert.equal(row.querySelector('.step-icon')?.getAttribute('aria-hidden'), 'true');
+    assert.ok(row.querySelector('.step-icon')?.classList.contains('codicon-terminal'), 'a command’s row has the terminal codicon');
   });
 
   it('never parses a row as HTML', function () {
@@ -73,6 +74,20 @@ describe('webview: step rows', function () {
     list.upsert(step('e3', 3, 3, 'You approved'));
     assert.deepEqual(texts(list.element, '.step-text'), ['Read a.js', 'You approved', 'Read b.js']);
     assert.equal(list.size, 3);
+  });
+
+  it('a held list keeps its steps at about their height and draws them, newest versions in order, when asked', function () {
+    const list = new StepList(undefined, true);
+    list.upsert(step('c2', 5, 5, 'Read b.js'));
+    list.upsert(step('c1', 1, 1, 'Reading a.js', { state: 'running' }));
+    list.upsert(step('c1', 1, 4, 'Read a.js'));
+    assert.equal(list.element.children.length, 0, 'nothing drawn while held');
+    assert.equal(list.element.style.minHeight, '40px', 'two rows’ height kept');
+    list.draw();
+    assert.deepEqual(texts(list.element, '.step-text'), ['Read a.js', 'Read b.js']);
+    assert.equal(list.element.style.minHeight, '');
+    list.upsert(step('c3', 7, 7, 'Ran npm test'));
+    assert.deepEqual(texts(list.element, '.step-text'), ['Read a.js', 'Read b.js', 'Ran npm test'], 'drawn at once after');
   });
 });
 
@@ -148,6 +163,24 @@ describe('webview: a task block in the thread', function () {
     assert.equal(root.querySelector('.reject')?.getAttribute('aria-label'), 'Reject the edits to 2 files: src/greet.js, src/math.js');
   });
 
+  it('ends a task, running or paused, with the one word Cancel; Stop is the turn’s, and Abort is nowhere', function () {
+    const gestures: string[] = [];
+    const task_ = {
+      continueTask: (id: string) => gestures.push(`continue ${id}`),
+      cancelTask: (id: string) => gestures.push(`cancel ${id}`),
+      replyTo: (id: string) => gestures.push(`reply ${id}`),
+      revertTask: (id: string) => gestures.push(`revert ${id}`),
+    };
+    const block = new TaskBlock(task(), { ...actions, task: task_ });
+    assert.deepEqual(texts(block.element, '.block-buttons vscode-button'), ['Reply', 'Cancel', 'Details']);
+    (block.element.querySelector('.cancel-task') as HTMLElement).click();
+    block.update(task({ status: 'paused', paused: true, pauseReason: 'You stopped the task. Continue resumes it; Cancel ends it.' }), []);
+    assert.deepEqual(texts(block.element, '.block-buttons vscode-button'), ['Continue', 'Cancel', 'Revert edits', 'Details']);
+    (block.element.querySelector('.cancel-task') as HTMLElement).click();
+    assert.deepEqual(gestures, ['cancel t-1', 'cancel t-1']);
+    assert.doesNotMatch(block.element.textContent ?? '', /abort/i);
+  });
+
   it('a command approval names the command', function () {
     const block = new TaskBlock(task(), actions);
     block.update(task(), [approval({ id: 'a-1', kind: 'command', title: 'Run a command', files: [], command: 'rm -rf build' })]);
@@ -210,6 +243,82 @@ describe('webview: the thread’s blocks', function () {
     thread.onMessage({ type: 'approvalPatch', approval: approval({ id: 'a-2', kind: 'command', files: [], command: 'npm test' }) });
     assert.equal(thread.onMessage({ type: 'approvalRemoved', id: 'a-2' }), false);
     assert.equal(block.querySelectorAll('.block-approval').length, 0);
+  });
+
+  it('draws a task a task started inside its starter’s block, in the step that started it, with its own steps', function () {
+    tasks.set('t-2', task({ id: 't-2', sessionId: 't-2', name: 'Fix tests' }));
+    const thread = make();
+    const parent = thread.block('t-1') as HTMLElement;
+    thread.onMessage({
+      type: 'thread.steps',
+      taskId: 't-1',
+      steps: [
+        step('c1', 2, 2, 'Read src/greet.js'),
+        step('c2', 4, 5, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' }),
+        step('c3', 6, 6, 'Read test/a.test.js'),
+      ],
+    });
+    const nested = parent.querySelector('.steps .task-block[data-task-id="t-2"]');
+    assert.ok(nested, 'the sub-task has no block in its starter’s');
+    assert.equal(thread.block('t-2'), nested, 'one block per task, wherever it is drawn');
+    // In the order the steps began: the sub-task between the two reads.
+    assert.deepEqual(
+      [...(parent.querySelector('.steps') as HTMLElement).children].map(
+        (row) => row.querySelector('.block-name')?.textContent ?? row.querySelector('.step-text')?.textContent,
+      ),
+      ['Read src/greet.js', 'Fix tests', 'Read test/a.test.js'],
+    );
+    assert.deepEqual(posted, [
+      { type: 'thread.loadSteps', taskId: 't-1' },
+      { type: 'thread.loadSteps', taskId: 't-2' },
+    ]);
+    // The sub-task's own steps and state go to its nested block.
+    thread.onMessage({ type: 'thread.step', taskId: 't-2', step: step('d1', 1, 1, 'Ran npm test', { kind: 'command' }) });
+    thread.taskChanged(task({ id: 't-2', sessionId: 't-2', name: 'Fix tests', status: 'completed', finalSummary: 'Tests pass.' }));
+    assert.deepEqual(texts(nested as Element, '.step-text'), ['Ran npm test']);
+    assert.equal(nested?.querySelector('.block-summary')?.textContent, 'Tests pass.');
+  });
+
+  it('a sub-task not known when its step arrives is drawn there once it is', function () {
+    const thread = make();
+    const parent = thread.block('t-1') as HTMLElement;
+    thread.onMessage({ type: 'thread.step', taskId: 't-1', step: step('c2', 4, 5, 'Started task “Lint”', { kind: 'task', taskId: 't-3' }) });
+    assert.deepEqual(texts(parent, '.step-text'), ['Started task “Lint”'], 'the words until the task is known');
+    tasks.set('t-3', task({ id: 't-3', sessionId: 't-3', name: 'Lint' }));
+    thread.taskChanged(tasks.get('t-3') as TaskView);
+    assert.equal(parent.querySelector('.steps .task-block')?.getAttribute('data-task-id'), 't-3');
+    // A step naming its own task (or an ancestor) stays words: a block is never drawn inside itself.
+    thread.onMessage({ type: 'thread.step', taskId: 't-3', step: step('x', 1, 1, 'Started task “Add greetAll”', { kind: 'task', taskId: 't-1' }) });
+    assert.equal(parent.querySelector('.task-block[data-task-id="t-3"] .task-block'), null);
+  });
+
+  it('draws a block’s rows only once it nears the view, and the rows leading to a sub-task when it is shown', function () {
+    const watched = new Map<Element, () => void>();
+    const thread = new Thread({
+      post: (m) => posted.push(m),
+      task: (id) => tasks.get(id),
+      openDetails: () => undefined,
+      follow: (change) => change(),
+      nearView: { watch: (element, near) => watched.set(element, near), clear: () => watched.clear() },
+    });
+    const one = thread.block('t-1') as HTMLElement;
+    thread.onMessage({
+      type: 'thread.steps',
+      taskId: 't-1',
+      steps: [step('c1', 2, 2, 'Read src/greet.js'), step('c2', 4, 5, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' })],
+    });
+    assert.equal(one.querySelectorAll('.step').length, 0, 'a block out of view has no rows yet');
+    watched.get(one)?.();
+    assert.deepEqual(texts(one, ':scope > .steps > .step > .step-text'), ['Read src/greet.js']);
+    assert.ok(one.querySelector('.task-block[data-task-id="t-2"]'), 'the sub-task’s block is in the drawn rows');
+
+    // A thread drawn afresh: showing the sub-task draws its starter’s rows without waiting for the view.
+    thread.reset([]);
+    const again = thread.block('t-1') as HTMLElement;
+    thread.onMessage({ type: 'thread.steps', taskId: 't-1', steps: [step('c2', 4, 5, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' })] });
+    assert.equal(again.querySelector('.task-block'), null);
+    assert.equal(thread.drawTowards('t-2'), true);
+    assert.ok(again.querySelector('.task-block[data-task-id="t-2"]'));
   });
 
   it('a task patch redraws its block; an init starts afresh with the approvals it carries', function () {
