@@ -208,10 +208,17 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
         store: new DbCommandApprovalStore(db, clock),
         runner: adapters.commands.runner,
         ...(adapters.commands.mcp ? { mcp: adapters.commands.mcp } : {}),
-        gate: declaringGate(adapters.commands.gate, (taskId) => {
-          const choreId = taskChore(taskId);
-          return (choreId && late.chores?.runner.declaredCommands(choreId)) || [];
-        }),
+        gate: declaringGate(
+          adapters.commands.gate,
+          (taskId) => {
+            const choreId = taskChore(taskId);
+            return (choreId && late.chores?.runner.declaredCommands(choreId)) || [];
+          },
+          (taskId) => {
+            const choreId = taskChore(taskId);
+            return (choreId && late.chores?.runner.declaredMcp(choreId)) || {};
+          },
+        ),
         ledger,
         triggers,
         clock,
@@ -363,14 +370,20 @@ function buildChangeSets(
 }
 
 /**
- * The host's gate plus what a chore declares: a chore's task may run the `commands:` the person
- * saw when they enabled it (the chore is consented to by its definition hash, commands included).
+ * The host's gate plus what a chore declares: a chore's task may run the `commands:` and call the
+ * `mcp:` tools the person saw when they enabled it (the chore is consented to by its definition
+ * hash, both included).
  */
-function declaringGate(gate: CommandGate, declared: (taskId: string) => readonly string[]): CommandGate {
+function declaringGate(
+  gate: CommandGate,
+  declared: (taskId: string) => readonly string[],
+  declaredMcp: (taskId: string) => Readonly<Record<string, readonly string[]>>,
+): CommandGate {
   return {
     allowedCommands: () => gate.allowedCommands(),
     trusted: () => gate.trusted(),
     declared,
+    declaredMcp,
     ...(gate.unattended ? { unattended: true } : {}),
   };
 }

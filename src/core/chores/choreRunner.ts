@@ -26,7 +26,7 @@ import type { FailurePolicyDeps } from './failurePolicy';
 import { RunTracking } from './runTracking';
 import { ReviewNotices } from './reviewNotice';
 import type { ReviewNoticeDeps } from './reviewNotice';
-import { blockedReason, declaredCommands, rollingCapReached, whyNotStart } from './runGates';
+import { blockedReason, declaredCommands, declaredMcp, rollingCapReached, whyNotStart } from './runGates';
 import type { RunGateDeps } from './runGates';
 
 import { ChoreRunBudget } from './runBudget';
@@ -111,6 +111,11 @@ export class ChoreRunner implements TaskHooks {
   /** What a task of this chore may run without asking (runGates.ts `declaredCommands`). */
   declaredCommands(choreId: string): readonly string[] {
     return declaredCommands(this.options, this.chore(choreId));
+  }
+
+  /** The MCP tools a task of this chore may call without asking, by server (runGates.ts `declaredMcp`). */
+  declaredMcp(choreId: string): Readonly<Record<string, readonly string[]>> {
+    return declaredMcp(this.options, this.chore(choreId));
   }
 
   /** Connects the runner to the agent's changes and picks up runs a reload interrupted. */
