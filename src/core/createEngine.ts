@@ -31,7 +31,7 @@ import type { CodeIntelPort } from './codeIntel/codeIntelPort';
 import { problemsAfterApply } from './codeIntel/problemsAfterApply';
 import { ChoreScheduler } from './chores/choreScheduler';
 import type { SecretPort } from './chores/escalation';
-import type { EscalationChannels } from './chores/types';
+import type { ChoreDefinition, EscalationChannels } from './chores/types';
 import type { ReviewLinkPort } from './chores/reviewNotice';
 import { ChoreRunLog, DbRunPersistence } from './chores/runLog';
 import { DbSchedulePersistence } from './chores/schedulePersistence';
@@ -91,6 +91,8 @@ export interface ChoreAdapters {
   defaultEscalation?: () => EscalationChannels | undefined;
   /** Cron schedules are kept (VS Code); the command line fires once and keeps none. */
   schedule?: boolean;
+  /** Readies what a run needs before its task starts (the command line starts the chore's MCP servers); a throw fails the run. */
+  prepare?: (chore: ChoreDefinition) => Promise<void>;
 }
 
 /** The ports a host gives the engine. */
@@ -324,6 +326,7 @@ function buildChores(adapters: EngineAdapters, options: ChoreAdapters, ledger: L
     ...(options.reviewLinks ? { reviewLinks: options.reviewLinks } : {}),
     ...(options.runLink ? { runLink: options.runLink } : {}),
     ...(options.defaultEscalation ? { defaultEscalation: options.defaultEscalation } : {}),
+    ...(options.prepare ? { prepare: options.prepare } : {}),
   });
   late.runner = runner;
   return { runner, runLog, spend, ...(scheduler ? { scheduler } : {}) };

@@ -9,8 +9,9 @@
 import * as vscode from 'vscode';
 import type { ActionDef } from '../../core/actions/types';
 import type { CommandService } from '../../core/approval/commandService';
-import { parseMcpServers } from '../../core/mcp/mcpConfig';
+import { parseMcpServers, stripJsonComments } from '../../core/mcp/mcpConfig';
 import type { McpConfigProblem, McpServerDefinition } from '../../core/mcp/mcpConfig';
+import { MCP_FILE } from '../../core/mcp/mcpConfig';
 import { McpServers } from '../../core/mcp/mcpServers';
 import { McpContext } from '../../core/mcp/mcpContext';
 import { McpReviewer } from '../../core/mcp/mcpReview';
@@ -36,8 +37,6 @@ export interface McpHostDeps {
   /** Where a stdio server runs when its definition names no `cwd`. */
   cwd: string;
 }
-
-export const MCP_FILE = '.vscode/mcp.json';
 
 export class McpHost implements vscode.Disposable {
   readonly servers: McpServers;
@@ -212,31 +211,4 @@ export class McpHost implements vscode.Disposable {
     const parsed = parseMcpServers(value, 'user');
     return parsed.servers;
   }
-}
-
-/** JSON with comments and trailing commas (mcp.json is JSONC, like VS Code's other settings files). */
-export function stripJsonComments(text: string): string {
-  let out = '';
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      out += c;
-      if (c === '\\') out += text[++i] ?? '';
-      else if (c === '"') inString = false;
-    } else if (c === '"') {
-      inString = true;
-      out += c;
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      i += 2;
-      while (i < text.length && !(text[i] === '*' && text[i + 1] === '/')) i++;
-      i++;
-    } else {
-      out += c;
-    }
-  }
-  return out.replace(/,(\s*[}\]])/g, '$1');
 }
