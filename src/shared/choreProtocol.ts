@@ -36,6 +36,8 @@ export interface ChoreReview {
   budget: string;
   /** "webhook to 127.0.0.1:9000", "Slack (secret team-slack)", "email to a@b.c (secret ops-smtp)". */
   escalation: string[];
+  /** Each MCP server the chore declares: what it runs, the tools it may call without asking, the secrets it gets. */
+  mcp?: string[];
   /** onFailure, retries, concurrency in one line. */
   policy: string;
 }
