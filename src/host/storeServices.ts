@@ -182,6 +182,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     consent: env.consent,
     root: folder?.uri,
     choreSettings: () => settings.chores(),
+    modelCost: () => settings.modelCost(),
     mcp,
   });
   late.chores = chores;

@@ -45,6 +45,8 @@ export interface ChoreReview {
 export interface ChoreView {
   id: string;
   name: string;
+  /** Set when the model has no known price: the chore's cost will be estimated, and how to give a real price. */
+  costNote?: string;
   /** Human description of the trigger ("cron 0 2 * * * (Europe/Paris)", "files src/**", "task build exitCode != 0"). */
   trigger: string;
   enabled: boolean;

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ChoresFileResult } from '../../core/chores/choreFile';
 import type { ChoreRunner } from '../../core/chores/choreRunner';
 import type { ChoreScheduler } from '../../core/chores/choreScheduler';
-import { previewChore } from '../../core/chores/chorePreview';
+import { costEstimateNote, previewChore } from '../../core/chores/chorePreview';
 import type { ChorePreview, ModelCostContext } from '../../core/chores/chorePreview';
 import type { ChoreRunLog } from '../../core/chores/runLog';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
@@ -50,6 +50,8 @@ export interface ChoreHostDeps {
   root: vscode.Uri | undefined;
   /** The master switch and the caps across chores (src/host/settings.ts), read at each use. */
   choreSettings?: () => ChoreSettings;
+  /** The model chores run on and the person's prices: an unpriced model's cost note on chores.yaml and the cards. */
+  modelCost?: () => ModelCostContext | undefined;
   /** The MCP servers chores name (src/host/mcp/mcpHost.ts): their facts for the review and hash, and which chores may use them. */
   mcp?: ChoreMcpPort;
 }
@@ -99,6 +101,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   readonly spend: ChoreSpendLedger;
   private readonly choreSettings: () => ChoreSettings;
   private readonly mcp: ChoreMcpPort | undefined;
+  private readonly modelCost: () => ModelCostContext | undefined;
   /** Which chores were consented at the last `apply`, to see when an MCP change moved one. */
   private consentKey = '';
   /** The agent's skills once it started (none before: a chore naming a skill waits until then). */
@@ -112,6 +115,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.file = new ChoresFileSource(deps.root, logger);
     this.consent = new ConsentStore(deps.consent, () => clock.now());
     this.mcp = deps.mcp;
+    this.modelCost = deps.modelCost ?? (() => undefined);
     this.choreConsent = new ChoreConsent(
       this.consent,
       logger,
@@ -175,6 +179,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('tasklane.chores'))
           void this.apply().catch((error) => this.logger.error('CHORE', 'could not apply the chore settings', error));
+        // Another model or a price given: the cost note on chores.yaml and the cards follows.
+        else if (e.affectsConfiguration('tasklane.model'))
+          void this.reload().catch((error) => this.logger.error('CHORE', 'could not re-read chores.yaml after a model setting changed', error));
       }),
     );
     this.sources.listen();
@@ -185,7 +192,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   async reload(): Promise<void> {
     const text = await this.file.read();
     const before = new Set([...this.loaded.chores.map((c) => c.id), ...this.loaded.disabled]);
-    this.loaded = this.file.parse(text);
+    this.loaded = this.file.parse(text, this.costNote());
     await this.apply(before);
   }
 
@@ -246,6 +253,11 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     return chore
       ? { chore, consent: this.consentOf(chore), review: toChoreReview(chore, choreSkillBodies(chore, this.knownSkills()), this.mcpFacts(chore)) }
       : undefined;
+  }
+
+  /** Says the chores' cost will be estimated, and how to price the model, when it has no known price. */
+  private costNote(): string | undefined {
+    return costEstimateNote(this.modelCost());
   }
 
   private mcpFacts(chore: ChoreDefinition): ChoreMcpFacts {
@@ -326,6 +338,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       consentOf: (chore) => this.consentOf(chore),
       skillBodies: (chore) => choreSkillBodies(chore, this.knownSkills()),
       mcpServers: (chore) => this.mcpFacts(chore),
+      costNote: () => this.costNote(),
       stoppedProblem: (chore) => this.stoppedProblem(chore),
       paused: (id) => this.spend.paused(id),
       nextFireAt: (id) => this.scheduler.nextFireAt(id),

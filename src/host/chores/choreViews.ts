@@ -28,6 +28,8 @@ export interface ChoreCardFacts {
   consentOf(chore: ChoreDefinition): 'given' | 'needed';
   /** The bodies of the chore's skills (shown for Enable and part of its hash). */
   skillBodies?(chore: ChoreDefinition): ChoreSkillBodies;
+  /** Set when the chores' model has no known price: their cost will be estimated, and how to price it. */
+  costNote?(): string | undefined;
   /** The MCP servers the chore names: what each runs, and the hashes of those from mcp.json (part of its hash). */
   mcpServers?(chore: ChoreDefinition): ChoreMcpFacts;
   /** Why a consented chore does not run now (master switch, `enabled: false`, a budget pause). */
@@ -141,6 +143,7 @@ export function toChoreView(
     paused?: string;
     skillBodies?: ChoreSkillBodies;
     mcp?: ChoreMcpFacts;
+    costNote?: string;
   },
 ): ChoreView {
   return {
@@ -151,6 +154,7 @@ export function toChoreView(
     consent: extra.consent,
     review: toChoreReview(chore, extra.skillBodies, extra.mcp),
     ...(extra.problem ? { problem: extra.problem } : {}),
+    ...(extra.costNote ? { costNote: extra.costNote } : {}),
     ...(extra.paused ? { paused: extra.paused } : {}),
     ...(extra.nextFireAt !== undefined ? { nextFireAt: extra.nextFireAt } : {}),
     ...(extra.lastRun ? { lastRun: toRunView(extra.lastRun) } : {}),
@@ -179,6 +183,7 @@ export function choreCard(chore: ChoreDefinition, facts: ChoreCardFacts, run?: C
   return toChoreView(chore, {
     ...(facts.skillBodies ? { skillBodies: facts.skillBodies(chore) } : {}),
     ...(facts.mcpServers ? { mcp: facts.mcpServers(chore) } : {}),
+    ...(facts.costNote?.() ? { costNote: facts.costNote()! } : {}),
     enabled: facts.trusted && consent === 'given' && !facts.stoppedProblem(chore),
     consent,
     ...(problem ? { problem } : {}),
