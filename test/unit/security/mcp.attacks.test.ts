@@ -94,7 +94,7 @@ describe('security: MCP servers a repository ships (real review, servers and con
     });
     // The probe's server, without a process: the connection answers tools/list with its 200 tools.
     const listed = Array.from({ length: 200 }, (_, i) => tool(`t${i}`));
-    (mcp as unknown as { connection: () => unknown }).connection = () => ({ tools: async () => listed });
+    (mcp as unknown as { connection: () => unknown }).connection = () => ({ tools: async () => listed, restartInMs: () => 0 });
     const actions = await mcp.actions({ request: async () => ({ ran: undefined }) as never });
     // What every request of a task with mcp:big carries: each action's name, description and schema.
     const chars = actions.reduce((n, a) => n + a.name.length + a.description.length + JSON.stringify(z.toJSONSchema(a.input)).length, 0);
