@@ -1,7 +1,8 @@
 /**
  * The command line's engine: Node adapters in, the one engine graph out (core/createEngine.ts).
  * The folder is seen through an overlay (an approved edit lands there and leaves as the patch),
- * commands are the chore's declared ones only (no person to ask), the model and secrets come from
+ * commands and MCP tools are the chore's declared ones only (no person to ask; its servers start
+ * with its run, see choreMcpServers.ts), the model and secrets come from
  * the environment. `chores run` uses it for one fire; a host test builds it beside VS Code's and
  * compares what the two expose (core/engineSurface.ts).
  */
@@ -16,6 +17,7 @@ import type { Logger } from '../core/ports';
 import { systemClock } from '../core/ports';
 import type { Redactor } from '../core/security/redact';
 import { openStore } from '../core/store/openStore';
+import { CliChoreMcp } from './choreMcpServers';
 import { cliCommandRunner } from './commandRunner';
 import { OverlayWorkspace } from './overlayWorkspace';
 
@@ -61,6 +63,8 @@ export async function openCliEngine(options: CliEngineOptions) {
     beforeRun: () => workspace.materialize(),
     maxTimeoutMs: options.maxCommandMs,
   });
+  // The chore's declared MCP servers, started when its run starts (a failure fails the run).
+  const mcp = new CliChoreMcp({ workspace: options.workspace, env: options.env, secrets: options.secrets, clock, logger });
   const engine = await createEngine({
     db,
     triggers,
@@ -73,6 +77,7 @@ export async function openCliEngine(options: CliEngineOptions) {
     redactor,
     workspace: reads,
     skillDirs: options.skillDirs,
+    grantableSets: () => mcp.grantableSets(),
     workspaceRules: () =>
       options.instructionsDir === undefined
         ? reads.readFile('AGENTS.md').catch(() => undefined)
@@ -85,11 +90,13 @@ export async function openCliEngine(options: CliEngineOptions) {
       workspaceName: path.basename(options.workspace),
       // On GitHub Actions an escalation links the run's page; elsewhere a run from a temporary store has no link.
       runLink: async () => actionsRunUrl(options.env),
+      prepare: (chore) => mcp.prepare(chore),
     },
-    // The chore's declared commands and nothing else: nobody is here to approve another one.
-    commands: { runner: commands, gate: { allowedCommands: () => [], trusted: () => true, unattended: true } },
+    // The chore's declared commands and MCP tools and nothing else: nobody is here to approve another one.
+    commands: { runner: commands, gate: { allowedCommands: () => [], trusted: () => true, unattended: true }, mcp },
   });
-  return { engine, workspace, triggers };
+  if (engine.commands) mcp.bind(engine.commands, (actions) => engine.agent.addActions(actions));
+  return { engine, workspace, triggers, mcp };
 }
 
 /**

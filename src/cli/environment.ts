@@ -12,6 +12,7 @@ import type { ModelPrices } from '../core/model/pricing';
 import type { SdkProvider } from '../core/model/createModelClient';
 import type { ModelClient } from '../core/model/types';
 import type { Logger } from '../core/ports';
+import { secretVariable } from '../core/chores/secretScope';
 import { MODEL_KEY_VARIABLES, Redactor } from '../core/security/redact';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -80,11 +81,6 @@ export function modelFromEnv(env: Env, logger: Logger): () => Promise<ModelClien
     logger,
   });
   return async () => client;
-}
-
-/** The environment variable a chore secret is read from: `team-slack` → TASKLANE_SECRET_TEAM_SLACK. */
-export function secretVariable(name: string): string {
-  return `TASKLANE_SECRET_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
 export function secretsFromEnv(env: Env): (name: string) => string | undefined {

@@ -4,7 +4,8 @@
  *  - the workspace is the folder on disk seen through an overlay: an edit the run proposes is
  *    approved into the overlay at once (nobody is at a CI machine to review it) and leaves as one
  *    unified diff, so the working tree is never touched and a person reviews the patch instead;
- *  - commands and VS Code tasks are not available (no terminal, no allowlist to consult);
+ *  - only the chore's declared commands run, and only its declared MCP tools, on servers started
+ *    here (no terminal, no allowlist to consult, no VS Code tasks);
  *  - the model comes from TASKLANE_MODEL_* variables, secrets from TASKLANE_SECRET_<NAME>.
  */
 import * as fs from 'node:fs';
@@ -49,7 +50,7 @@ export async function runChoreOnce(
   const ownStore = options.storeDir === undefined;
   const storeDir = options.storeDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-'));
   const { logger, redactor } = options;
-  const { engine, workspace, triggers } = await openCliEngine({ ...options, storeDir, maxCommandMs: options.chore.budget.maxSeconds * 1000 });
+  const { engine, workspace, triggers, mcp } = await openCliEngine({ ...options, storeDir, maxCommandMs: options.chore.budget.maxSeconds * 1000 });
   const { agent } = engine;
   const { runner, runLog } = engine.chores;
   const { changeSets } = engine;
@@ -81,6 +82,7 @@ export async function runChoreOnce(
       patch: redactor.redact(unifiedDiff(changes)),
     };
   } finally {
+    await mcp.stop();
     await engine.shutdown();
     // The folder ends as the run found it: the run's edits leave only as the patch.
     await workspace.restore();

@@ -20,7 +20,7 @@
  * branch name as a checkout ref, and numbers in concurrency keys.
  */
 import type { ChoreOutputs } from '../core/chores/githubTypes';
-import { secretVariable } from './environment';
+import { secretVariable } from '../core/chores/secretScope';
 import { readsEarlierFires } from './fireBudget';
 import { concurrencyGroup, isPullRequestEvent, jobCondition } from './workflowTriggers';
 import type { CiChore } from './workflowTriggers';

@@ -31,7 +31,7 @@ import type { CodeIntelPort } from './codeIntel/codeIntelPort';
 import { problemsAfterApply } from './codeIntel/problemsAfterApply';
 import { ChoreScheduler } from './chores/choreScheduler';
 import type { SecretPort } from './chores/escalation';
-import type { EscalationChannels } from './chores/types';
+import type { ChoreDefinition, EscalationChannels } from './chores/types';
 import type { ReviewLinkPort } from './chores/reviewNotice';
 import { ChoreRunLog, DbRunPersistence } from './chores/runLog';
 import { DbSchedulePersistence } from './chores/schedulePersistence';
@@ -91,6 +91,8 @@ export interface ChoreAdapters {
   defaultEscalation?: () => EscalationChannels | undefined;
   /** Cron schedules are kept (VS Code); the command line fires once and keeps none. */
   schedule?: boolean;
+  /** Readies what a run needs before its task starts (the command line starts the chore's MCP servers); a throw fails the run. */
+  prepare?: (chore: ChoreDefinition) => Promise<void>;
 }
 
 /** The ports a host gives the engine. */
@@ -208,10 +210,17 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
         store: new DbCommandApprovalStore(db, clock),
         runner: adapters.commands.runner,
         ...(adapters.commands.mcp ? { mcp: adapters.commands.mcp } : {}),
-        gate: declaringGate(adapters.commands.gate, (taskId) => {
-          const choreId = taskChore(taskId);
-          return (choreId && late.chores?.runner.declaredCommands(choreId)) || [];
-        }),
+        gate: declaringGate(
+          adapters.commands.gate,
+          (taskId) => {
+            const choreId = taskChore(taskId);
+            return (choreId && late.chores?.runner.declaredCommands(choreId)) || [];
+          },
+          (taskId) => {
+            const choreId = taskChore(taskId);
+            return (choreId && late.chores?.runner.declaredMcp(choreId)) || {};
+          },
+        ),
         ledger,
         triggers,
         clock,
@@ -317,6 +326,7 @@ function buildChores(adapters: EngineAdapters, options: ChoreAdapters, ledger: L
     ...(options.reviewLinks ? { reviewLinks: options.reviewLinks } : {}),
     ...(options.runLink ? { runLink: options.runLink } : {}),
     ...(options.defaultEscalation ? { defaultEscalation: options.defaultEscalation } : {}),
+    ...(options.prepare ? { prepare: options.prepare } : {}),
   });
   late.runner = runner;
   return { runner, runLog, spend, ...(scheduler ? { scheduler } : {}) };
@@ -363,14 +373,20 @@ function buildChangeSets(
 }
 
 /**
- * The host's gate plus what a chore declares: a chore's task may run the `commands:` the person
- * saw when they enabled it (the chore is consented to by its definition hash, commands included).
+ * The host's gate plus what a chore declares: a chore's task may run the `commands:` and call the
+ * `mcp:` tools the person saw when they enabled it (the chore is consented to by its definition
+ * hash, both included).
  */
-function declaringGate(gate: CommandGate, declared: (taskId: string) => readonly string[]): CommandGate {
+function declaringGate(
+  gate: CommandGate,
+  declared: (taskId: string) => readonly string[],
+  declaredMcp: (taskId: string) => Readonly<Record<string, readonly string[]>>,
+): CommandGate {
   return {
     allowedCommands: () => gate.allowedCommands(),
     trusted: () => gate.trusted(),
     declared,
+    declaredMcp,
     ...(gate.unattended ? { unattended: true } : {}),
   };
 }

@@ -182,6 +182,8 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     consent: env.consent,
     root: folder?.uri,
     choreSettings: () => settings.chores(),
+    modelCost: () => settings.modelCost(),
+    mcp,
   });
   late.chores = chores;
   const subscriptions = [
@@ -190,6 +192,8 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     changeSets.onDidChange((message) => chores.followApprovals(message)),
     commands.onDidPost(env.post),
     chores.onDidPost(env.post),
+    // A server a chore names from mcp.json is part of its consent: a read or an edit re-checks it.
+    mcp.onDidChange(() => chores.mcpChanged()),
   ];
   agent.onTaskStopped((taskId) => changeSets.withdrawTask(taskId));
   agent.views.onDidChange(env.agentChanged);

@@ -36,6 +36,8 @@ export interface ChoreReview {
   budget: string;
   /** "webhook to 127.0.0.1:9000", "Slack (secret team-slack)", "email to a@b.c (secret ops-smtp)". */
   escalation: string[];
+  /** Each MCP server the chore declares: what it runs, the tools it may call without asking, the secrets it gets. */
+  mcp?: string[];
   /** onFailure, retries, concurrency in one line. */
   policy: string;
 }
@@ -43,6 +45,8 @@ export interface ChoreReview {
 export interface ChoreView {
   id: string;
   name: string;
+  /** Set when the model has no known price: the chore's cost will be estimated, and how to give a real price. */
+  costNote?: string;
   /** Human description of the trigger ("cron 0 2 * * * (Europe/Paris)", "files src/**", "task build exitCode != 0"). */
   trigger: string;
   enabled: boolean;

@@ -31,6 +31,7 @@ interface State {
 }
 
 const root = () => vscode.workspace.workspaceFolders![0].uri;
+const everything = path.join(process.env.TASKLANE_REPO_ROOT ?? '', 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const write = (rel: string, text: string) => vscode.workspace.fs.writeFile(vscode.Uri.joinPath(root(), rel), new TextEncoder().encode(text));
 const state = async () => (await vscode.commands.executeCommand('tasklane.getState')) as State;
 
@@ -84,6 +85,12 @@ describe('host: chores', function () {
         '    trigger: { cron: "0 4 * * *" }',
         '    prompt: Check the toolchain.',
         '    commands: ["node --version"]',
+        '  - id: echoer',
+        '    name: Echoer',
+        '    trigger: { cron: "0 5 * * *" }',
+        '    prompt: Echo through the chore server.',
+        '    mcp:',
+        `      kit: { tools: [echo], command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(everything)}, stdio] }`,
       ].join('\n') + '\n';
     const loaded = await writeChoresFile<State>(yaml, (s) => Boolean(chore(s, 'fixer')));
     // Written by the test, not with New Chore: each waits for the person's Enable (the consent suite tests that).
@@ -91,7 +98,7 @@ describe('host: chores', function () {
       if (c.consent === 'needed' && c.review)
         await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', c.id, c.review!.definitionHash), 'Enable');
     }
-    await untilState('the chores to be enabled', (s) => ['notes-digest', 'failed-build', 'fixer', 'checker'].every((id) => chore(s, id)?.enabled));
+    await untilState('the chores to be enabled', (s) => ['notes-digest', 'failed-build', 'fixer', 'checker', 'echoer'].every((id) => chore(s, id)?.enabled));
   });
 
   after(async () => {
@@ -182,6 +189,23 @@ describe('host: chores', function () {
       (s) => chore(s, 'checker')?.consent === 'needed',
     );
     assert.equal(chore(await state(), 'checker')?.enabled, false, 'a changed commands: list needs Enable again');
+  });
+
+  it('an enabled chore starts the MCP server it defines, calls its declared tool without a card, and is refused any other', async () => {
+    const call = (name: string, args: Record<string, unknown> = {}) => ({ toolCalls: [{ name, arguments: args }] });
+    await scriptModel('Echo through the chore server.', [call('mcp_kit_echo', { message: 'hello unattended' }), call('mcp_kit_get_env'), endStep({})]);
+    // Enable started the server and offered its tools.
+    await until('the chore server to be ready', async () => {
+      const servers = ((await vscode.commands.executeCommand('tasklane.getState')) as { mcpServers: Array<{ name: string; state: string; tools?: number }> })
+        .mcpServers;
+      return servers.some((m) => m.name === 'kit' && m.state === 'ready' && (m.tools ?? 0) > 0);
+    });
+    await vscode.commands.executeCommand('tasklane.runChoreNow', 'echoer');
+    const run = await untilState('the echoer run to end', (s) => chore(s, 'echoer')?.runs.find((r) => r.status !== 'running'));
+    assert.equal(run.status, 'succeeded', run.reason);
+    const requests = await requestsText('Echo through the chore server.');
+    assert.match(requests[1] ?? '', /MCP tool kit\/echo returned:\\nEcho: hello unattended/, 'the declared tool ran without a card');
+    assert.match(requests[2] ?? '', /MCP tool kit\/get-env was refused: this task's chore declares only kit\/echo/);
   });
 
   it('a chores.yaml that a pull brings into a folder without .tasklane/ is loaded without a reload', async () => {

@@ -32,6 +32,12 @@ export interface CommandGate {
    */
   declared?(taskId: string): readonly string[];
   /**
+   * The MCP servers this task's chore declares (`mcp:`) and the exact tools of each, as the person
+   * saw them when they enabled it: a declared tool runs without asking, any other tool of a
+   * declared server is refused (createEngine fills this in from the chore runner).
+   */
+  declaredMcp?(taskId: string): Readonly<Record<string, readonly string[]>>;
+  /**
    * Nobody can answer an approval (a chore run on the command line): a command that would ask is
    * refused with the reason instead of waiting forever.
    */
@@ -129,7 +135,16 @@ export class CommandService {
     const allowKey = allowlistKey(spec.kind, command);
     // An MCP key is matched exactly; the shell rules (chaining, redirects) are about command lines.
     const declared = spec.kind === 'command' ? (this.deps.gate.declared?.(spec.taskId) ?? []) : [];
-    const byChore = declared.length > 0 && classifyCommand(command, declared).decision === 'auto';
+    const mcpDeclared = spec.kind === 'mcp' ? this.deps.gate.declaredMcp?.(spec.taskId) : undefined;
+    const [server = '', tool = ''] = spec.kind === 'mcp' ? splitMcp(command) : [];
+    const serverTools = mcpDeclared?.[server];
+    if (serverTools && !serverTools.includes(tool)) {
+      const named = serverTools.map((t) => `${server}/${t}`).join(', ');
+      throw new Error(
+        `${describeRequest(spec.kind, command)} was refused: this task's chore declares only ${named} of the MCP server ${server} (mcp: in .tasklane/chores.yaml). Use a declared tool, or tell the user the chore needs ${tool} declared.`,
+      );
+    }
+    const byChore = serverTools !== undefined || (declared.length > 0 && classifyCommand(command, declared).decision === 'auto');
     const verdict = byChore
       ? ({ decision: 'auto' } as const)
       : spec.kind === 'mcp'
@@ -142,7 +157,15 @@ export class CommandService {
       return { ran: await this.execute(spec.taskId, spec.kind, command, timeoutMs, undefined, spec.input, spec.signal) };
     }
     if (this.deps.gate.unattended) {
-      const may = declared.length ? `It may run exactly: ${declared.map((c) => `\`${c}\``).join(', ')}.` : 'Its chore declares no commands.';
+      const mcpTools = Object.entries(mcpDeclared ?? {}).flatMap(([name, tools]) => tools.map((t) => `${name}/${t}`));
+      const may =
+        spec.kind === 'mcp'
+          ? mcpTools.length
+            ? `It may call exactly the MCP tools ${mcpTools.join(', ')}.`
+            : 'Its chore declares no MCP tools.'
+          : declared.length
+            ? `It may run exactly: ${declared.map((c) => `\`${c}\``).join(', ')}.`
+            : 'Its chore declares no commands.';
       throw new Error(`${describeRequest(spec.kind, command)} was refused: nobody is here to approve it in this unattended run (${verdict.reason}). ${may}`);
     }
     const approval: CommandApproval = {

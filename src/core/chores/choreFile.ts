@@ -178,3 +178,20 @@ function findKey(map: { items: Array<{ key: unknown }> }, name: string): YamlNod
   const pair = map.items.find((p) => isScalar(p.key) && p.key.value === name);
   return pair?.key as YamlNode | undefined;
 }
+
+/**
+ * The note that the chores' cost will be estimated (their model has no known price; see
+ * chorePreview.ts `costEstimateNote`), as a warning on the file's `chores:` key: the editor shows
+ * it where the budgets are written, beside the other problems. Undefined when there is no note or
+ * no chore.
+ */
+export function costNoteDiagnostic(text: string, loaded: Pick<ChoresFileResult, 'chores'>, note: string | undefined): ChoreDiagnostic | undefined {
+  if (!note || !loaded.chores.length) return undefined;
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter });
+  const key = isMap(doc.contents) ? findKey(doc.contents, 'chores') : undefined;
+  const [start, end] = key?.range ?? [0, 0];
+  const from = lineCounter.linePos(start);
+  const to = lineCounter.linePos(Math.max(end, start + 1));
+  return { line: from.line, column: from.col, endLine: to.line, endColumn: to.col, message: `Chore cost will be estimated: ${note}`, severity: 'warning' };
+}

@@ -26,7 +26,7 @@ import type { FailurePolicyDeps } from './failurePolicy';
 import { RunTracking } from './runTracking';
 import { ReviewNotices } from './reviewNotice';
 import type { ReviewNoticeDeps } from './reviewNotice';
-import { blockedReason, declaredCommands, rollingCapReached, whyNotStart } from './runGates';
+import { blockedReason, declaredCommands, declaredMcp, rollingCapReached, whyNotStart } from './runGates';
 import type { RunGateDeps } from './runGates';
 
 import { ChoreRunBudget } from './runBudget';
@@ -60,6 +60,11 @@ export interface ChoreRunnerOptions extends RunGateDeps, FailurePolicyDeps, Revi
   scheduler?: { markDone(choreId: string, fireAtMs: number): Promise<void> };
   clock: Clock;
   logger: Logger;
+  /**
+   * What a run needs before its task starts (the command line starts the chore's MCP servers). A
+   * throw fails the run with that error before any model call: it never runs on without it.
+   */
+  prepare?: (chore: ChoreDefinition) => Promise<void>;
 }
 
 interface LiveRun {
@@ -111,6 +116,11 @@ export class ChoreRunner implements TaskHooks {
   /** What a task of this chore may run without asking (runGates.ts `declaredCommands`). */
   declaredCommands(choreId: string): readonly string[] {
     return declaredCommands(this.options, this.chore(choreId));
+  }
+
+  /** The MCP tools a task of this chore may call without asking, by server (runGates.ts `declaredMcp`). */
+  declaredMcp(choreId: string): Readonly<Record<string, readonly string[]>> {
+    return declaredMcp(this.options, this.chore(choreId));
   }
 
   /** Connects the runner to the agent's changes and picks up runs a reload interrupted. */
@@ -206,6 +216,14 @@ export class ChoreRunner implements TaskHooks {
     }
     const { run } = await runLog.start({ choreId: fire.choreId, fireKey: key, attempt, cause, ...(fire.context ? { context: fire.context } : {}) });
     logger.info('CHORE', `chore ${fire.choreId}: run ${run.runId} started (${cause}${attempt ? `, retry ${attempt}` : ''})`);
+    try {
+      await this.options.prepare?.(entry.def);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      logger.error('CHORE', `chore ${fire.choreId}: run ${run.runId} cannot start: ${message}`);
+      await this.endRun(run, { kind: 'error', message }, false);
+      return undefined;
+    }
     return this.startPayload(entry.def, run, trigger, fire);
   }
 

@@ -2,6 +2,7 @@ import { Cron } from 'croner';
 import { z } from 'zod';
 import { isGrantableSet, unknownSetMessage } from '../actions/actionSets';
 import { declaredCommandProblem } from '../approval/commandLine';
+import { choreMcpProblems, choreMcpSchema, normalizeChoreMcp } from './choreMcp';
 import { compileExpression } from './expressions';
 import type { ChoreBudget, ChoreDefinition, EscalationChannels } from './types';
 import { defaultDiagnosticsDebounceMs, defaultGitDebounceMs } from './eventTriggers';
@@ -166,6 +167,7 @@ export const choreSpecSchema = z
     skills: z.array(nonEmpty('skills entry')).optional(),
     commands: z.array(nonEmpty('commands entry')).optional(),
     unsafe: z.boolean({ error: 'unsafe must be true or false' }).optional(),
+    mcp: choreMcpSchema.optional(),
     budget: budgetSchema.optional(),
     successWhen: nonEmpty('successWhen').optional(),
     onFailure: z.enum(['retry', 'escalate', 'silent'], { error: 'onFailure must be retry, escalate or silent' }).optional(),
@@ -198,6 +200,9 @@ export const choreSpecSchema = z
       const problem = declaredCommandProblem(line, c.unsafe === true);
       if (problem) ctx.addIssue({ code: 'custom', path: ['commands', index], message: `commands: "${line}" cannot be declared: ${problem}` });
     }
+    for (const [server, declared] of Object.entries(c.mcp ?? {}))
+      for (const problem of choreMcpProblems(server, declared))
+        ctx.addIssue({ code: 'custom', path: ['mcp', server, ...problem.path], message: problem.message });
     if (c.successWhen !== undefined) {
       const problem = jsonataProblem(c.successWhen);
       if (problem) ctx.addIssue({ code: 'custom', path: ['successWhen'], message: `successWhen is not valid JSONata: ${problem}` });
@@ -256,12 +261,21 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
     name: spec.name,
     trigger,
     prompt: spec.prompt,
-    // Declaring commands grants the set that runs them (a chore that lists `npm test` means it).
-    actionSets: spec.commands?.length ? [...new Set([...(spec.actionSets ?? []), 'commands'])] : (spec.actionSets ?? []),
+    // Declaring commands or MCP servers grants the sets that run them (a chore that lists `npm test` means it).
+    actionSets: [
+      ...new Set([
+        ...(spec.actionSets ?? []),
+        ...(spec.commands?.length ? ['commands'] : []),
+        ...Object.keys(spec.mcp ?? {})
+          .sort()
+          .map((server) => `mcp:${server}`),
+      ]),
+    ],
     skills: spec.skills ?? [],
     // Present only when declared, so the consent hashes of chores without them are unchanged.
     ...(spec.commands?.length ? { commands: [...new Set(spec.commands.map((c) => c.trim()))] } : {}),
     ...(spec.unsafe ? { unsafe: true as const } : {}),
+    ...(spec.mcp && Object.keys(spec.mcp).length ? { mcp: normalizeChoreMcp(spec.mcp) } : {}),
     budget,
     ...(spec.successWhen !== undefined ? { successWhen: spec.successWhen } : {}),
     // With nowhere to escalate to, a failure can only be recorded.

@@ -12,6 +12,7 @@ const keyOrder = [
   'actionSets',
   'commands',
   'unsafe',
+  'mcp',
   'skills',
   'budget',
   'successWhen',
@@ -50,7 +51,7 @@ export function serializeChore(spec: ChoreSpec, indent = 2): string {
         const key = String((pair.key as { value?: unknown })?.value ?? pair.key);
         const value = pair.value as YamlNode | null;
         if (flowKeys.has(key) && (isMap(value) || isSeq(value))) value.flow = true;
-        if ((key === 'trigger' || key === 'escalate' || key === 'outputs') && isMap(value)) {
+        if ((key === 'trigger' || key === 'escalate' || key === 'outputs' || key === 'mcp') && isMap(value)) {
           for (const inner of value.items) {
             const innerValue = inner.value as YamlNode | null;
             if (isMap(innerValue) || isSeq(innerValue)) innerValue.flow = true;

@@ -32,6 +32,13 @@ export function choreInstruction(
           `You may run exactly these commands with run_command, each as written (no shell: no pipes, && or redirects): ${chore.commands.map((c) => `\`${c}\``).join(', ')}. Any other command is not run in this unattended run.`,
         ]
       : []),
+    ...(chore.mcp
+      ? [
+          `You may call exactly these MCP tools, each without asking: ${Object.entries(chore.mcp)
+            .flatMap(([server, declared]) => declared.tools.map((tool) => `${tool} of the server ${server}`))
+            .join(', ')}. Any other tool of those servers is refused.`,
+        ]
+      : []),
     chore.successWhen
       ? `When finished call task_end with \`output\`: a JSON object; the run succeeds when the JSONata expression ${chore.successWhen} is true for it.`
       : 'When finished call task_end with a short summary and, if useful, an `output` JSON object.',

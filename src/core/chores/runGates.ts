@@ -79,3 +79,13 @@ export function rollingCapReached(deps: RunGateDeps, chore: ChoreDefinition): st
 export function declaredCommands(deps: RunGateDeps, chore: ChoreDefinition | undefined): readonly string[] {
   return chore?.commands && chore.enabled !== false && !blockedReason(deps, chore) ? chore.commands : [];
 }
+
+/**
+ * The MCP tools a task of `chore` may call without asking, by server: its `mcp:`, and none while
+ * the chore may not run. A server that is declared but not listed here (consent withdrawn) asks
+ * again like any other, in VS Code, and is refused headless.
+ */
+export function declaredMcp(deps: RunGateDeps, chore: ChoreDefinition | undefined): Readonly<Record<string, readonly string[]>> {
+  if (!chore?.mcp || chore.enabled === false || blockedReason(deps, chore)) return {};
+  return Object.fromEntries(Object.entries(chore.mcp).map(([server, declared]) => [server, declared.tools]));
+}

@@ -18,3 +18,11 @@ export function workspaceSecretScope(workspaceUri: string): string {
 export function choreSecretKey(scope: string, name: string): string {
   return `tasklane.secret.${scope}.${name}`;
 }
+
+/**
+ * The environment variable a chore secret lives in headless, and the one a declared MCP server gets
+ * it in: `team-slack` → TASKLANE_SECRET_TEAM_SLACK.
+ */
+export function secretVariable(name: string): string {
+  return `TASKLANE_SECRET_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}

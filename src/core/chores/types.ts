@@ -78,6 +78,21 @@ export interface EscalationChannels {
   email?: { to: string[]; smtpSecret: string; from?: string };
 }
 
+/**
+ * One server a chore declares. Without `command` it is the server of that name in `.vscode/mcp.json`
+ * (or the person's `tasklane.mcp.servers`); with one, the chore defines it (a stdio server).
+ */
+export interface ChoreMcpServer {
+  /** The exact tools the chore may call, sorted; nothing else of the server (read-only unless a write tool is listed). */
+  tools: string[];
+  /** Names of secrets this server gets, as `TASKLANE_SECRET_<NAME>` in its environment (no other server sees them). */
+  secrets?: string[];
+  /** A server defined in the chore: the program, its arguments and environment (never a secret's value). */
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
 /** A chore as the rest of the extension sees it once `.tasklane/chores.yaml` has been validated. */
 export interface ChoreDefinition {
   /** Unique, `[a-z0-9-]`; also the stem of every fire's dedup key. */
@@ -96,6 +111,12 @@ export interface ChoreDefinition {
   commands?: string[];
   /** `unsafe: true`: declared escape hatches (`npx`, `node -e`, `git push`…) are allowed. */
   unsafe?: true;
+  /**
+   * The MCP servers the chore may use and the exact tools of each (chores.yaml `mcp:`), by server
+   * name; absent when none is declared. Part of what Enable shows and of the consent hash. A task
+   * of the chore calls a declared tool without a card and is refused any other tool of that server.
+   */
+  mcp?: Record<string, ChoreMcpServer>;
   budget: ChoreBudget;
   /** JSONata over the run's final JSON output; undefined means "ended without error" is success. */
   successWhen?: string;

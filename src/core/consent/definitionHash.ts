@@ -32,10 +32,16 @@ export function choreSkillBodies(chore: Pick<ChoreDefinition, 'skills'>, known: 
 /**
  * The hash of everything of a chore that decides what runs or reaches the model: its name (the
  * task is named after it and the model reads it as the task's heading), trigger, prompt, action
- * sets, skills and the bodies of those skills (a SKILL.md edited in a pull asks again), budget,
+ * sets, skills and the bodies of those skills (a SKILL.md edited in a pull asks again), its MCP
+ * servers and tools with the definitions of the servers it names from mcp.json, budget,
  * success condition, failure, retry, concurrency and drift policies, and escalation targets.
  */
-export function choreDefinitionHash(chore: ChoreDefinition, skillBodies: ChoreSkillBodies = {}): string {
+export function choreDefinitionHash(
+  chore: ChoreDefinition,
+  skillBodies: ChoreSkillBodies = {},
+  /** The hashes of the servers its `mcp:` names from mcp.json or settings (`null`: nobody defines it). */
+  mcpServers: Readonly<Record<string, string | null>> = {},
+): string {
   // `enabled: false` only stops a chore; switching it back on restores the consented behaviour.
   const { enabled: _enabled, ...behaviour } = chore;
   const bodies = Object.fromEntries([...new Set(chore.skills)].sort().map((name) => [name, skillBodies[name] ?? null]));
@@ -46,5 +52,16 @@ export function choreDefinitionHash(chore: ChoreDefinition, skillBodies: ChoreSk
     actionSets: [...new Set(chore.actionSets)].sort(),
     skills: [...new Set(chore.skills)].sort(),
     skillBodies: bodies,
+    // Only for a chore that declares servers, so the hashes of all others are unchanged: an edit
+    // of such a server in mcp.json withdraws the chore's consent like an edit of the chore.
+    ...(chore.mcp
+      ? {
+          mcpServers: Object.fromEntries(
+            Object.entries(chore.mcp)
+              .filter(([, declared]) => declared.command === undefined)
+              .map(([name]) => [name, mcpServers[name] ?? null]),
+          ),
+        }
+      : {}),
   });
 }

@@ -8,6 +8,9 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
+/** The workspace's MCP servers, in VS Code's own format; the command line reads the same file. */
+export const MCP_FILE = '.vscode/mcp.json';
+
 /** Where a definition came from: a repository's file (needs the person's trust) or their own settings. */
 export type McpSource = 'workspace' | 'user';
 
@@ -85,4 +88,31 @@ function canonicalJson(value: unknown): string {
       .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
+}
+
+/** JSON with comments and trailing commas (mcp.json is JSONC, like VS Code's other settings files). */
+export function stripJsonComments(text: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      out += c;
+      if (c === '\\') out += text[++i] ?? '';
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+      out += c;
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+    } else if (c === '/' && text[i + 1] === '*') {
+      i += 2;
+      while (i < text.length && !(text[i] === '*' && text[i + 1] === '/')) i++;
+      i++;
+    } else {
+      out += c;
+    }
+  }
+  return out.replace(/,(\s*[}\]])/g, '$1');
 }

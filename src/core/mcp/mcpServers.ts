@@ -146,6 +146,26 @@ export class McpServers implements McpCallPort {
   }
 
   /**
+   * Starts every runnable server and lists its tools, side by side, and rejects naming each one
+   * that cannot start with its error. For a run that must not go on without its servers (a chore
+   * on the command line); a turn uses {@link actions}, which leaves a broken server out.
+   */
+  async startAll(): Promise<void> {
+    const failures = await Promise.all(
+      this.runnable().map(async (definition) => {
+        try {
+          await this.connection(definition).tools();
+          return undefined;
+        } catch (error) {
+          return `the MCP server ${definition.name} could not start: ${error instanceof Error ? error.message : String(error)}`;
+        }
+      }),
+    );
+    const failed = failures.filter((f) => f !== undefined);
+    if (failed.length) throw new Error(failed.join('; '));
+  }
+
+  /**
    * The resources and prompts of every runnable server, for the `@` picker (each started if needed,
    * as for tools). A server that cannot start or list is logged and left out.
    */

@@ -204,11 +204,15 @@ export function enableDetail(chore: ChoreDefinition, review: ChoreReview): strin
       s.body !== undefined ? `Skill ${s.name} (its instructions reach the model):\n${showInvisible(s.body.trim())}` : `Skill ${s.name}: not installed`,
     ),
     `Action sets: ${review.actionSets.join(', ')} (edits and commands still ask for approval)`,
+    ...(chore.commands?.length ? [`Commands it runs without asking: ${chore.commands.join(', ')}`] : []),
+    ...(review.mcp?.length
+      ? [`MCP servers it starts and the only tools it may call, without asking:\n${review.mcp.map((line) => `- ${line}`).join('\n')}`]
+      : []),
     `Budget: ${review.budget}`,
     `Escalation: ${review.escalation.length ? review.escalation.join('; ') : 'none'}`,
     `Policy: ${review.policy}`,
     '',
-    'It runs unattended with your model and key. Any change to this definition or to the skills it names disables it again until you review it.',
+    'It runs unattended with your model and key. Any change to this definition, to the skills it names or to the MCP servers it names disables it again until you review it.',
   ].join('\n');
 }
 

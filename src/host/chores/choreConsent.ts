@@ -30,11 +30,13 @@ export class ChoreConsent {
     private readonly logger: Logger,
     /** The bodies of the chore's skills as the agent would inject them (part of the hash). */
     private readonly skillBodies: (chore: ChoreDefinition) => ChoreSkillBodies = () => ({}),
+    /** The consent hashes of the mcp.json servers the chore names (part of its hash). */
+    private readonly mcpServers: (chore: ChoreDefinition) => Readonly<Record<string, string | null>> = () => ({}),
   ) {}
 
-  /** The hash consent binds to: the definition and the bodies of the skills it names. */
+  /** The hash consent binds to: the definition, the bodies of the skills and the MCP servers it names. */
   hashOf(chore: ChoreDefinition): string {
-    return choreDefinitionHash(chore, this.skillBodies(chore));
+    return choreDefinitionHash(chore, this.skillBodies(chore), this.mcpServers(chore));
   }
 
   /** Whether the person consented to this chore's current definition on this machine. */

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ChoresFileResult } from '../../core/chores/choreFile';
 import type { ChoreRunner } from '../../core/chores/choreRunner';
 import type { ChoreScheduler } from '../../core/chores/choreScheduler';
-import { previewChore } from '../../core/chores/chorePreview';
+import { costEstimateNote, previewChore } from '../../core/chores/chorePreview';
 import type { ChorePreview, ModelCostContext } from '../../core/chores/chorePreview';
 import type { ChoreRunLog } from '../../core/chores/runLog';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
@@ -21,7 +21,7 @@ import { ChoreConsent, notEnabledForRunNow, notEnabledReason } from './choreCons
 import { choreCard, choreCards, spendSummary, toChoreReview, toRunView } from './choreViews';
 import { choreSkillBodies } from '../../core/consent/definitionHash';
 import type { ChoreReview } from '../../shared/choreProtocol';
-import type { ChoreCardFacts, ChoreStateView } from './choreViews';
+import type { ChoreCardFacts, ChoreMcpFacts, ChoreStateView } from './choreViews';
 import { RunTraceFollower } from './runTraceFollower';
 import { ChoreFireSources } from './choreFireSources';
 import { ChoresFileSource } from './choreWatchers';
@@ -51,6 +51,18 @@ export interface ChoreHostDeps {
   root: vscode.Uri | undefined;
   /** The master switch and the caps across chores (src/host/settings.ts), read at each use. */
   choreSettings?: () => ChoreSettings;
+  /** The model chores run on and the person's prices: an unpriced model's cost note on chores.yaml and the cards. */
+  modelCost?: () => ModelCostContext | undefined;
+  /** The MCP servers chores name (src/host/mcp/mcpHost.ts): their facts for the review and hash, and which chores may use them. */
+  mcp?: ChoreMcpPort;
+}
+
+/** What chores need of the window's MCP servers. */
+export interface ChoreMcpPort {
+  /** What the servers `chore` names run, and the hashes of those from mcp.json (part of its consent hash). */
+  facts(chore: ChoreDefinition): ChoreMcpFacts;
+  /** The chores that may run now: the servers they declare may start for their runs. */
+  granted(chores: readonly ChoreDefinition[]): void;
 }
 
 /**
@@ -89,6 +101,10 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   /** What chores spent today and this month, and which a tripped cap paused. */
   readonly spend: ChoreSpendLedger;
   private readonly choreSettings: () => ChoreSettings;
+  private readonly mcp: ChoreMcpPort | undefined;
+  private readonly modelCost: () => ModelCostContext | undefined;
+  /** Which chores were consented at the last `apply`, to see when an MCP change moved one. */
+  private consentKey = '';
   /** The agent's skills once it started (none before: a chore naming a skill waits until then). */
   private knownSkills: () => ReadonlyArray<{ name: string; body: string }> = () => [];
 
@@ -99,7 +115,14 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.trusted = deps.trusted;
     this.file = new ChoresFileSource(deps.root, logger);
     this.consent = new ConsentStore(deps.consent, () => clock.now());
-    this.choreConsent = new ChoreConsent(this.consent, logger, (chore) => choreSkillBodies(chore, this.knownSkills()));
+    this.mcp = deps.mcp;
+    this.modelCost = deps.modelCost ?? (() => undefined);
+    this.choreConsent = new ChoreConsent(
+      this.consent,
+      logger,
+      (chore) => choreSkillBodies(chore, this.knownSkills()),
+      (chore) => this.mcpFacts(chore).hashes,
+    );
     this.sources = new ChoreFireSources({
       root: deps.root,
       clock,
@@ -157,6 +180,9 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('tasklane.chores'))
           void this.apply().catch((error) => this.logger.error('CHORE', 'could not apply the chore settings', error));
+        // Another model or a price given: the cost note on chores.yaml and the cards follows.
+        else if (e.affectsConfiguration('tasklane.model'))
+          void this.reload().catch((error) => this.logger.error('CHORE', 'could not re-read chores.yaml after a model setting changed', error));
       }),
     );
     this.sources.listen();
@@ -167,7 +193,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   async reload(): Promise<void> {
     const text = await this.file.read();
     const before = new Set([...this.loaded.chores.map((c) => c.id), ...this.loaded.disabled]);
-    this.loaded = this.file.parse(text);
+    this.loaded = this.file.parse(text, this.costNote());
     await this.apply(before);
   }
 
@@ -225,13 +251,37 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   /** What a chore does, for the Enable confirmation: the review (its hash is what Enable binds to). */
   review(choreId: string): { chore: ChoreDefinition; consent: 'given' | 'needed'; review: ChoreReview } | undefined {
     const chore = this.loaded.chores.find((c) => c.id === choreId);
-    return chore ? { chore, consent: this.consentOf(chore), review: toChoreReview(chore, choreSkillBodies(chore, this.knownSkills())) } : undefined;
+    return chore
+      ? { chore, consent: this.consentOf(chore), review: toChoreReview(chore, choreSkillBodies(chore, this.knownSkills()), this.mcpFacts(chore)) }
+      : undefined;
+  }
+
+  /** Says the chores' cost will be estimated, and how to price the model, when it has no known price. */
+  private costNote(): string | undefined {
+    return costEstimateNote(this.modelCost());
+  }
+
+  private mcpFacts(chore: ChoreDefinition): ChoreMcpFacts {
+    return chore.mcp && this.mcp ? this.mcp.facts(chore) : { hashes: {}, targets: {} };
+  }
+
+  /**
+   * The MCP servers changed (mcp.json read or edited, a setting): a chore naming one of them may
+   * have gained or lost its consent, since the server's definition is part of its hash.
+   */
+  mcpChanged(): void {
+    if (!this.loaded.chores.some((c) => c.mcp)) return;
+    const key = this.loaded.chores.map((c) => `${c.id}:${this.consentOf(c)}`).join(',');
+    if (key === this.consentKey) return;
+    void this.apply().catch((error) => this.logger.error('CHORE', 'could not refresh the chores after an MCP change', error));
   }
 
   /** Hands only consented chores to the runner, schedule, watchers and task matcher; patches the sidebar. */
   private async apply(before: Set<string> = new Set()): Promise<void> {
     const runnable = this.choreConsent.runnable(this.loaded.chores);
+    this.consentKey = this.loaded.chores.map((c) => `${c.id}:${runnable.includes(c) ? 'given' : 'needed'}`).join(',');
     this.runner.setChores(runnable);
+    this.mcp?.granted(runnable);
     this.scheduler.setChores(runnable);
     this.sources.configure(runnable);
     const views = await this.list();
@@ -297,6 +347,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
       trusted: this.trusted(),
       consentOf: (chore) => this.consentOf(chore),
       skillBodies: (chore) => choreSkillBodies(chore, this.knownSkills()),
+      mcpServers: (chore) => this.mcpFacts(chore),
+      costNote: () => this.costNote(),
       stoppedProblem: (chore) => this.stoppedProblem(chore),
       paused: (id) => this.spend.paused(id),
       nextFireAt: (id) => this.scheduler.nextFireAt(id),

@@ -28,6 +28,10 @@ export interface ChoreCardFacts {
   consentOf(chore: ChoreDefinition): 'given' | 'needed';
   /** The bodies of the chore's skills (shown for Enable and part of its hash). */
   skillBodies?(chore: ChoreDefinition): ChoreSkillBodies;
+  /** Set when the chores' model has no known price: their cost will be estimated, and how to price it. */
+  costNote?(): string | undefined;
+  /** The MCP servers the chore names: what each runs, and the hashes of those from mcp.json (part of its hash). */
+  mcpServers?(chore: ChoreDefinition): ChoreMcpFacts;
   /** Why a consented chore does not run now (master switch, `enabled: false`, a budget pause). */
   stoppedProblem(chore: ChoreDefinition): string | undefined;
   paused(choreId: string): ChorePause | undefined;
@@ -79,8 +83,16 @@ export function toStepView(step: ChoreStep): ChoreStepView {
   };
 }
 
+/** What the host knows of the servers a chore names. */
+export interface ChoreMcpFacts {
+  /** Consent hashes of the servers named from mcp.json or settings (`null`: nobody defines it). */
+  hashes: Readonly<Record<string, string | null>>;
+  /** What each server runs (its command line or URL), for the review. */
+  targets: Readonly<Record<string, string>>;
+}
+
 /** Everything a person should see before enabling a chore. */
-export function toChoreReview(chore: ChoreDefinition, skillBodies: ChoreSkillBodies = {}): ChoreReview {
+export function toChoreReview(chore: ChoreDefinition, skillBodies: ChoreSkillBodies = {}, mcp: ChoreMcpFacts = { hashes: {}, targets: {} }): ChoreReview {
   const b = chore.budget;
   const e = chore.escalate;
   const escalation = [
@@ -91,13 +103,21 @@ export function toChoreReview(chore: ChoreDefinition, skillBodies: ChoreSkillBod
       : []),
   ];
   return {
-    definitionHash: choreDefinitionHash(chore, skillBodies),
+    definitionHash: choreDefinitionHash(chore, skillBodies, mcp.hashes),
     prompt: chore.prompt,
     actionSets: [...new Set(['read', ...chore.actionSets])],
     skills: chore.skills,
     skillBodies: [...new Set(chore.skills)].map((name) => ({ name, ...(typeof skillBodies[name] === 'string' ? { body: skillBodies[name] } : {}) })),
     budget: `${b.maxIterations} model calls, ${b.maxSeconds} s, ${b.maxInputTokens} input tokens, $${b.maxCostUsd} per run${chore.spendLimits?.maxCostUsdPerDay !== undefined ? `, $${chore.spendLimits.maxCostUsdPerDay} per day` : ''}${chore.spendLimits?.maxCostUsdPerMonth !== undefined ? `, $${chore.spendLimits.maxCostUsdPerMonth} per month` : ''}`,
     escalation,
+    ...(chore.mcp
+      ? {
+          mcp: Object.entries(chore.mcp).map(
+            ([name, declared]) =>
+              `${name} (${mcp.targets[name] ?? 'not defined in .vscode/mcp.json'}): may call ${declared.tools.join(', ')} without asking${declared.secrets?.length ? `; gets the secrets ${declared.secrets.join(', ')}` : ''}`,
+          ),
+        }
+      : {}),
     policy: `on failure: ${chore.onFailure}${chore.onFailure === 'retry' ? ` (up to ${chore.maxRetries} retries)` : ''}; concurrency: ${chore.concurrency}${chore.successWhen ? `; succeeds when ${chore.successWhen}` : ''}`,
   };
 }
@@ -122,6 +142,8 @@ export function toChoreView(
     consent: 'needed' | 'given';
     paused?: string;
     skillBodies?: ChoreSkillBodies;
+    mcp?: ChoreMcpFacts;
+    costNote?: string;
   },
 ): ChoreView {
   return {
@@ -130,8 +152,9 @@ export function toChoreView(
     trigger: describeTrigger(chore),
     enabled: extra.enabled,
     consent: extra.consent,
-    review: toChoreReview(chore, extra.skillBodies),
+    review: toChoreReview(chore, extra.skillBodies, extra.mcp),
     ...(extra.problem ? { problem: extra.problem } : {}),
+    ...(extra.costNote ? { costNote: extra.costNote } : {}),
     ...(extra.paused ? { paused: extra.paused } : {}),
     ...(extra.nextFireAt !== undefined ? { nextFireAt: extra.nextFireAt } : {}),
     ...(extra.lastRun ? { lastRun: toRunView(extra.lastRun) } : {}),
@@ -159,6 +182,8 @@ export function choreCard(chore: ChoreDefinition, facts: ChoreCardFacts, run?: C
   const lastRun = history[0] ?? run;
   return toChoreView(chore, {
     ...(facts.skillBodies ? { skillBodies: facts.skillBodies(chore) } : {}),
+    ...(facts.mcpServers ? { mcp: facts.mcpServers(chore) } : {}),
+    ...(facts.costNote?.() ? { costNote: facts.costNote()! } : {}),
     enabled: facts.trusted && consent === 'given' && !facts.stoppedProblem(chore),
     consent,
     ...(problem ? { problem } : {}),

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { choresFilePath, parseChoresFile } from '../../core/chores/choreFile';
+import { choresFilePath, costNoteDiagnostic, parseChoresFile } from '../../core/chores/choreFile';
 import type { ChoresFileResult } from '../../core/chores/choreFile';
 import type { FileProblems } from '../../core/chores/eventTriggers';
 import type { FileChangeKind } from '../../core/chores/fireContext';
@@ -143,11 +143,15 @@ export class ChoresFileSource implements vscode.Disposable {
     }
   }
 
-  /** Parses `text` as the file, shows its problems on it and logs what loaded. */
-  parse(text: string): ChoresFileResult {
+  /**
+   * Parses `text` as the file, shows its problems on it and logs what loaded. `costNote`: the
+   * chores' model has no known price (chorePreview.ts `costEstimateNote`), shown on `chores:`.
+   */
+  parse(text: string, costNote?: string): ChoresFileResult {
     const loaded = parseChoresFile(text);
     const uri = this.uri();
-    if (uri) this.diagnostics.set(uri, loaded.diagnostics.map(toDiagnostic));
+    const cost = costNoteDiagnostic(text, loaded, costNote);
+    if (uri) this.diagnostics.set(uri, [...loaded.diagnostics, ...(cost ? [cost] : [])].map(toDiagnostic));
     const errors = loaded.diagnostics.filter((d) => d.severity === 'error').length;
     this.logger.info(
       'CHORE',

@@ -9,11 +9,14 @@
 import * as vscode from 'vscode';
 import type { ActionDef } from '../../core/actions/types';
 import type { CommandService } from '../../core/approval/commandService';
-import { parseMcpServers } from '../../core/mcp/mcpConfig';
+import { parseMcpServers, stripJsonComments } from '../../core/mcp/mcpConfig';
 import type { McpConfigProblem, McpServerDefinition } from '../../core/mcp/mcpConfig';
+import { MCP_FILE } from '../../core/mcp/mcpConfig';
 import { McpServers } from '../../core/mcp/mcpServers';
 import { McpContext } from '../../core/mcp/mcpContext';
 import { McpReviewer } from '../../core/mcp/mcpReview';
+import { choreServerDefinition } from '../../core/chores/choreMcp';
+import type { ChoreDefinition } from '../../core/chores/types';
 import type { McpServerReview } from '../../core/mcp/mcpReview';
 import type { McpServerStatus } from '../../core/mcp/mcpServers';
 import type { Clock, Logger } from '../../core/ports';
@@ -37,8 +40,6 @@ export interface McpHostDeps {
   cwd: string;
 }
 
-export const MCP_FILE = '.vscode/mcp.json';
-
 export class McpHost implements vscode.Disposable {
   readonly servers: McpServers;
   /** Resources and prompts of the runnable servers, for the `@` picker (never auto-injected). */
@@ -51,6 +52,9 @@ export class McpHost implements vscode.Disposable {
   private service: Pick<CommandService, 'request'> | undefined;
   private readonly changeListeners = new Set<() => void>();
 
+  /** The servers the enabled chores declare, and the ones they define themselves (`granted`). */
+  private choreGrant: { names: Set<string>; defs: McpServerDefinition[]; key: string } = { names: new Set(), defs: [], key: '' };
+
   /** What the Trust dialog shows of each server, and the hash consent binds to (core/mcp/mcpReview.ts). */
   private readonly reviewer: McpReviewer;
 
@@ -59,7 +63,10 @@ export class McpHost implements vscode.Disposable {
     this.servers = new McpServers({
       definitions: () => this.definitions(),
       // Bound to what the dialog showed: the definition and the content of the workspace files it runs.
-      trusted: (d) => d.source === 'user' || deps.consent.status('mcpServer', d.name, this.reviewer.review(d).hash) === 'given',
+      // Or named by a chore the person enabled: that consent covers the server's definition too
+      // (the chore's hash includes it, see `facts`), so an edit of either asks again.
+      trusted: (d) =>
+        d.source === 'user' || this.choreGrant.names.has(d.name) || deps.consent.status('mcpServer', d.name, this.reviewer.review(d).hash) === 'given',
       workspaceTrusted: deps.trusted,
       cwd: deps.cwd,
       clock: deps.clock,
@@ -86,11 +93,59 @@ export class McpHost implements vscode.Disposable {
     }
   }
 
-  /** Every definition: the user's own first, then the workspace's (a workspace entry does not replace a user one). */
+  /**
+   * Every definition: the user's own first, then the workspace's (a workspace entry does not
+   * replace a user one), then those enabled chores define themselves under a name still free.
+   */
   definitions(): McpServerDefinition[] {
+    const configured = this.configuredDefinitions();
+    const names = new Set(configured.map((d) => d.name));
+    return [...configured, ...this.choreGrant.defs.filter((d) => !names.has(d.name))];
+  }
+
+  private configuredDefinitions(): McpServerDefinition[] {
     const user = this.userDefinitions();
     const names = new Set(user.map((d) => d.name));
     return [...user, ...this.workspaceDefs.filter((d) => !names.has(d.name))];
+  }
+
+  /**
+   * What the servers a chore declares run, for Enable, and the consent hashes of those it names
+   * from mcp.json or settings: part of the chore's own hash.
+   */
+  facts(chore: ChoreDefinition): { hashes: Record<string, string | null>; targets: Record<string, string> } {
+    const configured = this.configuredDefinitions();
+    const hashes: Record<string, string | null> = {};
+    const targets: Record<string, string> = {};
+    for (const [name, declared] of Object.entries(chore.mcp ?? {})) {
+      const definition = choreServerDefinition(name, declared, configured);
+      if (declared.command === undefined) hashes[name] = definition ? this.reviewer.review(definition).hash : null;
+      if (definition) targets[name] = definition.transport === 'stdio' ? [definition.command, ...definition.args].join(' ') : definition.url;
+    }
+    return { hashes, targets };
+  }
+
+  /**
+   * The chores that may run now (consented, current): the servers they declare may start, and
+   * their declared tools run for their tasks without a card (CommandService asks the runner).
+   */
+  granted(chores: readonly ChoreDefinition[]): void {
+    const names = new Set<string>();
+    const defs: McpServerDefinition[] = [];
+    for (const chore of chores) {
+      for (const [name, declared] of Object.entries(chore.mcp ?? {})) {
+        names.add(name);
+        const own = declared.command !== undefined ? choreServerDefinition(name, declared, []) : undefined;
+        if (!own) continue;
+        if (defs.some((d) => d.name === name) || this.configuredDefinitions().some((d) => d.name === name))
+          this.deps.logger.warn('HOST', `chore ${chore.id} defines the MCP server ${name}, a name already defined; the first definition is used`);
+        else defs.push(own);
+      }
+    }
+    const key = JSON.stringify([[...names].sort(), defs.map((d) => d.hash)]);
+    if (key === this.choreGrant.key) return;
+    this.choreGrant = { names, defs, key };
+    void this.refresh().catch((error) => this.deps.logger.error('HOST', 'could not start the MCP servers of the enabled chores', error));
   }
 
   /** Reads mcp.json now and whenever it changes; new tools reach the agent through `addActions`. */
@@ -212,31 +267,4 @@ export class McpHost implements vscode.Disposable {
     const parsed = parseMcpServers(value, 'user');
     return parsed.servers;
   }
-}
-
-/** JSON with comments and trailing commas (mcp.json is JSONC, like VS Code's other settings files). */
-export function stripJsonComments(text: string): string {
-  let out = '';
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      out += c;
-      if (c === '\\') out += text[++i] ?? '';
-      else if (c === '"') inString = false;
-    } else if (c === '"') {
-      inString = true;
-      out += c;
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      i += 2;
-      while (i < text.length && !(text[i] === '*' && text[i + 1] === '/')) i++;
-      i++;
-    } else {
-      out += c;
-    }
-  }
-  return out.replace(/,(\s*[}\]])/g, '$1');
 }

@@ -83,6 +83,7 @@ function detailLines(chore: ChoreView): ChoreNode[] {
   const lines: ChoreNode[] = [];
   const key = (name: string) => `${chore.id}/${name}`;
   if (chore.problem) lines.push(line(key('problem'), chore.problem, chore.consent === 'needed' ? 'shield' : 'warning'));
+  if (chore.costNote) lines.push(line(key('cost'), `Cost will be estimated: ${chore.costNote}`, 'info'));
   const review = chore.review;
   if (chore.consent === 'needed' && review) {
     lines.push(line(key('trigger'), `Trigger: ${chore.trigger}`));
@@ -95,6 +96,7 @@ function detailLines(chore: ChoreView): ChoreNode[] {
           skill.body === undefined ? `Skill ${skill.name}: not installed (nothing is injected)` : `Skill ${skill.name}: ${skill.body}`,
         ),
       );
+    for (const [i, server] of (review.mcp ?? []).entries()) lines.push(line(key(`mcp/${i}`), `MCP server ${server}`));
     lines.push(line(key('budget'), `Budget: ${review.budget}`));
     lines.push(line(key('escalation'), `Escalation: ${review.escalation.length ? review.escalation.join('; ') : 'none'}`));
     lines.push(line(key('policy'), `Policy: ${review.policy}`));

@@ -238,6 +238,73 @@ describe('cli: tasklane chores run / validate', function () {
     assert.match(fs.readFileSync(patchFile, 'utf8'), /\+export const answer = 42;/);
   });
 
+  it('run: the CLI starts the declared MCP servers; a declared tool runs, another is refused, and a secret reaches only the server naming it', async () => {
+    const everything = path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+    const declare = (name: string, tools: string, secrets = '') =>
+      `  ${name}: { tools: [${tools}], command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(everything)}, stdio]${secrets} }`;
+    const dir = repo(
+      choresYaml(
+        [
+          'mcp:',
+          declare('everything', 'echo', ', secrets: [ops-token]'),
+          declare('witness', 'get-env', ', secrets: [ops-token]'),
+          declare('plain', 'get-env'),
+        ].join('\n'),
+      ),
+    );
+    const call = (name: string, args: Record<string, unknown> = {}) => ({ toolCalls: [{ name, arguments: args }] });
+    server.script([
+      call('mcp_everything_echo', { message: 'hello from the chore' }),
+      call('mcp_everything_get_env'),
+      call('mcp_witness_get_env'),
+      call('mcp_plain_get_env'),
+      end({}),
+    ]);
+    const result = await cli(['chores', 'run', 'fix-answer', '--workspace', dir, '--json'], {
+      ...env(),
+      PATH: process.env.PATH ?? '',
+      TASKLANE_SECRET_OPS_TOKEN: 'ops-secret-value-123',
+    });
+    assert.equal(result.code, 0, result.err);
+    const last = JSON.parse(result.out.trim().split('\n').pop() ?? '') as { status: string; steps: Array<{ name: string; status: string }> };
+    assert.equal(last.status, 'succeeded');
+    assert.deepEqual(
+      last.steps.map((s) => `${s.name}:${s.status}`),
+      ['mcp_everything_echo:ok', 'mcp_everything_get_env:error', 'mcp_witness_get_env:ok', 'mcp_plain_get_env:ok', 'task_end:ok'],
+    );
+    assert.match(JSON.stringify(server.requests[0]?.body), /You may call exactly these MCP tools.*echo of the server everything/);
+    assert.match(JSON.stringify(server.requests[1]?.body), /MCP tool everything\/echo returned:.*Echo: hello from the chore/);
+    assert.match(
+      JSON.stringify(server.requests[2]?.body),
+      /MCP tool everything\/get-env was refused: this task's chore declares only everything\/echo of the MCP server everything/,
+    );
+    // What each get-env returned: the last message of the request that followed it.
+    const lastResult = (i: number) => JSON.stringify((server.requests[i]?.body as { messages: unknown[] }).messages.at(-1));
+    assert.match(lastResult(3), /MCP tool witness\/get-env returned:.*TASKLANE_SECRET_OPS_TOKEN/, 'the server that names the secret gets it');
+    assert.doesNotMatch(lastResult(3), /OPENAI_API_KEY|test-key/, 'no model key reaches a server');
+    assert.match(lastResult(4), /MCP tool plain\/get-env returned:.*PATH/);
+    assert.doesNotMatch(lastResult(4), /TASKLANE_SECRET_OPS_TOKEN|ops-secret-value/, 'a server that names no secret gets none');
+  });
+
+  it('run: a declared MCP server that cannot start fails the run with its error before any model call', async () => {
+    const dir = repo(choresYaml('mcp:\n  broken: { tools: [echo], command: tasklane-no-such-server-program }'));
+    const result = await cli(['chores', 'run', 'fix-answer', '--workspace', dir, '--json'], { ...env(), PATH: process.env.PATH ?? '' });
+    assert.equal(result.code, 1, result.err);
+    const last = JSON.parse(result.out.trim().split('\n').pop() ?? '') as { status: string; reason: string };
+    assert.equal(last.status, 'failed');
+    assert.match(last.reason, /the MCP server broken could not start: .*ENOENT/);
+    assert.equal(server.requests.length, 0, 'the model is never called without the server');
+  });
+
+  it('validate: a chore whose MCP server npx would download without an exact version is refused on its line', async () => {
+    const dir = repo(choresYaml('mcp:\n  memory:\n    tools: [read_graph]\n    command: npx\n    args: [-y, "@modelcontextprotocol/server-memory"]'));
+    const text = fs.readFileSync(path.join(dir, '.tasklane/chores.yaml'), 'utf8');
+    const line = text.split('\n').findIndex((l) => l.includes('args:')) + 1;
+    const failed = await cli(['chores', 'validate', '--workspace', dir]);
+    assert.equal(failed.code, 2);
+    assert.match(failed.err, new RegExp(`\\.tasklane/chores\\.yaml:${line}:\\d+: error: mcp\\.memory: .*without an exact version; pin it`));
+  });
+
   it('run: exit 2 for an unknown chore, a missing model, or bad arguments; nothing reaches the model', async () => {
     const dir = repo(choresYaml());
     const unknown = await cli(['chores', 'run', 'nope', '--workspace', dir], env());

@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { parseChoresFile } from '../../../src/core/chores/choreFile';
+import { costNoteDiagnostic, parseChoresFile } from '../../../src/core/chores/choreFile';
+import { costEstimateNote } from '../../../src/core/chores/chorePreview';
+import type { ModelPrices } from '../../../src/core/model/pricing';
 import type { ChoreRunRecord } from '../../../src/core/chores/runLog';
 import type { ChoreDefinition } from '../../../src/core/chores/types';
 import type { ChoreCardFacts } from '../../../src/host/chores/choreViews';
@@ -54,5 +56,30 @@ describe('host: chore cards', () => {
     assert.match(afterRun.problem ?? '', /Restricted Mode: chores do not run until you trust this folder/);
     assert.equal(afterRun.enabled, false);
     assert.equal(afterRun.lastRun?.id, 'r1', 'the run that just changed shows as the last run');
+  });
+});
+
+describe('host: the chore card and chores.yaml say when cost is estimated', () => {
+  const note = (prices?: ModelPrices) =>
+    costEstimateNote({ id: 'deepseek/deepseek-chat', ...(prices ? { prices } : {}), where: 'your user setting tasklane.model.prices' });
+
+  it('the card carries the note for an unpriced model, and none once the setting prices it', () => {
+    const unpriced = choreCard(chore, facts({ costNote: () => note() }));
+    assert.match(unpriced.costNote ?? '', /no price is known for the model "deepseek\/deepseek-chat".*tasklane\.model\.prices/);
+    const priced = choreCard(chore, facts({ costNote: () => note({ 'deepseek/*': { input: 0.3, output: 1.2, cacheRead: 0.3, cacheWrite: 0.3 } }) }));
+    assert.equal(priced.costNote, undefined);
+  });
+
+  it('chores.yaml gets a warning on its chores: key, only when a chore would run on an unpriced model', () => {
+    const text = '# chores\nchores:\n  - id: lint\n    name: Lint\n    trigger: { files: "src/**/*.ts" }\n    prompt: run the linter\n';
+    const warning = costNoteDiagnostic(text, parseChoresFile(text), note());
+    assert.equal(warning?.severity, 'warning');
+    assert.equal(warning?.line, 2);
+    assert.match(warning?.message ?? '', /^Chore cost will be estimated: no price is known.*Give its real price in your user setting tasklane\.model\.prices/);
+    assert.equal(
+      costNoteDiagnostic(text, parseChoresFile(text), note({ 'deepseek/*': { input: 0.3, output: 1.2, cacheRead: 0.3, cacheWrite: 0.3 } })),
+      undefined,
+    );
+    assert.equal(costNoteDiagnostic('chores: []\n', parseChoresFile('chores: []\n'), note()), undefined, 'no chore, no note');
   });
 });

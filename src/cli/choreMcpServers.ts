@@ -1,0 +1,135 @@
+/**
+ * The MCP servers of a chore run on the command line. Nothing is configured but what the chore
+ * declares (`mcp:`): each server is the chore's own definition or the one of that name in the
+ * folder's `.vscode/mcp.json`, started here with a scrubbed environment plus the secrets it names
+ * (TASKLANE_SECRET_<NAME>, to that server only). A package npx would download must be pinned, and
+ * a server that cannot start fails the run with its error before the model is called: the run
+ * never goes on without a tool it was reviewed with. Calls go through the engine's command service
+ * (unattended gate: the declared tools or a refusal), like declared commands.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ActionDef } from '../core/actions/types';
+import type { GrantableSet } from '../core/actions/actionSets';
+import type { CommandResult } from '../core/approval/commandApproval';
+import type { CommandService, McpCallPort } from '../core/approval/commandService';
+import { choreServerDefinition, unpinnedPackage } from '../core/chores/choreMcp';
+import { secretVariable } from '../core/chores/secretScope';
+import type { ChoreDefinition } from '../core/chores/types';
+import { MCP_FILE, parseMcpServers, stripJsonComments } from '../core/mcp/mcpConfig';
+import type { McpServerDefinition } from '../core/mcp/mcpConfig';
+import { McpServers } from '../core/mcp/mcpServers';
+import type { Clock, Logger } from '../core/ports';
+import { scrubbedEnv } from './commandRunner';
+
+export interface CliChoreMcpOptions {
+  /** The folder the chore works on: its `.vscode/mcp.json` and the servers' working directory. */
+  workspace: string;
+  /** What a server inherits, scrubbed to a few harmless variables (as for declared commands). */
+  env: Readonly<Record<string, string | undefined>>;
+  secrets: (name: string) => string | undefined;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The chore's servers: the call port the engine is built with, then `bind` and, per run, `prepare`. */
+export class CliChoreMcp implements McpCallPort {
+  private servers: McpServers | undefined;
+  private prepared: string | undefined;
+  private service: Pick<CommandService, 'request'> | undefined;
+  private addActions: ((actions: ActionDef[]) => void) | undefined;
+  private readonly offered = new Set<string>();
+
+  constructor(private readonly options: CliChoreMcpOptions) {}
+
+  /** Where the tools' actions go once a run's servers have started (the engine's command service and agent). */
+  bind(service: Pick<CommandService, 'request'>, addActions: (actions: ActionDef[]) => void): void {
+    this.service = service;
+    this.addActions = addActions;
+  }
+
+  /** The sets of the servers that run now, for the prompts. */
+  grantableSets(): readonly GrantableSet[] {
+    return this.servers?.grantableSets() ?? [];
+  }
+
+  /**
+   * Starts the servers `chore` declares and offers their tools; throws (the run fails with it) when
+   * one is not defined, runs an unpinned package, lacks a secret or cannot start.
+   */
+  async prepare(chore: ChoreDefinition): Promise<void> {
+    if (!chore.mcp || this.prepared === chore.id) return;
+    const definitions = this.definitions(chore);
+    const servers = new McpServers({
+      definitions: () => definitions,
+      // The person ran this chore on their own folder: what it declares is what they chose to run.
+      trusted: () => true,
+      workspaceTrusted: () => true,
+      cwd: this.options.workspace,
+      clock: this.options.clock,
+      logger: this.options.logger,
+      baseEnv: () => scrubbedEnv(this.options.env) as Record<string, string>,
+    });
+    this.servers = servers;
+    await servers.startAll();
+    this.prepared = chore.id;
+    if (!this.service || !this.addActions) throw new Error('the MCP servers were started before the engine was bound');
+    const fresh = (await servers.actions(this.service)).filter((a) => !this.offered.has(a.name));
+    for (const action of fresh) this.offered.add(action.name);
+    this.addActions(fresh);
+    this.options.logger.info('CHORE', `chore ${chore.id}: MCP servers started: ${definitions.map((d) => d.name).join(', ')}`);
+  }
+
+  call(server: string, tool: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult> {
+    if (!this.servers) throw new Error(`the MCP server ${server} was not started for this run`);
+    return this.servers.call(server, tool, args, options);
+  }
+
+  readOnly(server: string, tool: string): boolean {
+    return this.servers?.readOnly(server, tool) ?? false;
+  }
+
+  async stop(): Promise<void> {
+    await this.servers?.stopAll();
+  }
+
+  /** Each declared server as it will run, with its secrets in its own environment. */
+  private definitions(chore: ChoreDefinition): McpServerDefinition[] {
+    const known = this.workspaceServers();
+    return Object.entries(chore.mcp ?? {}).map(([name, declared]) => {
+      const definition = choreServerDefinition(name, declared, known);
+      if (!definition) throw new Error(`the chore declares the MCP server ${name}, which neither its mcp: entry (command) nor ${MCP_FILE} defines`);
+      if (definition.transport === 'stdio' && declared.command === undefined) {
+        const unpinned = unpinnedPackage(definition.command, definition.args);
+        if (unpinned) throw new Error(`${MCP_FILE} server ${name}: ${unpinned}`);
+      }
+      if (!declared.secrets?.length) return definition;
+      if (definition.transport !== 'stdio') throw new Error(`the MCP server ${name} is reached over HTTP: secrets: is for a server the run starts`);
+      const env = { ...definition.env };
+      for (const secret of declared.secrets) {
+        const value = this.options.secrets(secret);
+        if (value === undefined) throw new Error(`the MCP server ${name} needs the secret ${secret}: set ${secretVariable(secret)}`);
+        env[secretVariable(secret)] = value;
+      }
+      return { ...definition, env };
+    });
+  }
+
+  /** The servers of the folder's `.vscode/mcp.json` (none when there is no such file). */
+  private workspaceServers(): McpServerDefinition[] {
+    const file = path.join(this.options.workspace, MCP_FILE);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      return [];
+    }
+    try {
+      const parsed = parseMcpServers(JSON.parse(stripJsonComments(text)), 'workspace');
+      for (const problem of parsed.problems) this.options.logger.warn('CHORE', `${MCP_FILE} server ${problem.name}: ${problem.message}`);
+      return parsed.servers;
+    } catch (error) {
+      throw new Error(`${MCP_FILE} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  }
+}
