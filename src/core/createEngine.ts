@@ -9,6 +9,7 @@
  */
 import type { GrantableSet } from './actions/actionSets';
 import { codeActions } from './actions/codeActions';
+import { gitActions } from './actions/gitActions';
 import { Ledger } from './actions/ledger';
 import type { ActionDef } from './actions/types';
 import type { ChangeSet } from './approval/changeSet';
@@ -28,6 +29,7 @@ import { nodeFs } from './approval/nodeFs';
 import type { EditPolicyOptions } from './approval/sensitivePaths';
 import { ChoreRunner } from './chores/choreRunner';
 import type { CodeIntelPort } from './codeIntel/codeIntelPort';
+import type { GitReader } from './git/readOnlyGit';
 import { problemsAfterApply } from './codeIntel/problemsAfterApply';
 import { ChoreScheduler } from './chores/choreScheduler';
 import type { SecretPort } from './chores/escalation';
@@ -130,6 +132,8 @@ export interface EngineAdapters {
   grantableSets?: () => readonly GrantableSet[];
   /** The host's language features (VS Code); absent (the command line): no code actions. */
   codeIntel?: CodeIntelPort;
+  /** The workspace's repository, read-only (`ReadOnlyGit`); absent: no git action. */
+  git?: GitReader;
 }
 
 /** Change sets: the proposals, their decisions and a listener for every change. */
@@ -230,6 +234,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     ...(adapters.actions ?? []),
     // Read-only, after the others: a host without language features offers the same tools otherwise.
     ...(adapters.codeIntel ? codeActions(adapters.codeIntel) : []),
+    ...(adapters.git ? gitActions(adapters.git, trusted) : []),
   ];
   const hooks = composeTaskHooks(chores ? [chores.runner] : []);
   const agent = createAgent({

@@ -25,6 +25,7 @@ import { CommandExecutionHost, combineApprovalSections, vscodeCommandRunner } fr
 import type { OwnedApprovalSection } from './execution/commandHost';
 import { McpHost } from './mcp/mcpHost';
 import { VsCodeCodeIntel } from './codeIntel/vscodeCodeIntel';
+import { ReadOnlyGit } from '../core/git/readOnlyGit';
 import type { ModelProvider } from './modelProvider';
 
 /** What the store-time composition takes from the composition root (src/host/main.ts). */
@@ -129,6 +130,8 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     grantableSets: () => mcp.servers.grantableSets(),
     // The language servers' answers, for a folder on the local disk (its reads are the guard the actions use).
     ...(folder && root.scheme === 'file' ? { codeIntel: new VsCodeCodeIntel(root) } : {}),
+    // The repository's history through a git that runs nothing the repository configures.
+    ...(folder && root.scheme === 'file' ? { git: new ReadOnlyGit(root.fsPath) } : {}),
     // User settings only: a repository cannot raise the per-task budget (src/host/settings.ts).
     settings: () => ({ ...settings.budget(), storage: settings.storage(), memory: settings.memory(), modelPrices: settings.modelPrices() }),
     edits: {
