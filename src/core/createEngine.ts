@@ -361,6 +361,8 @@ function buildChangeSets(
         policy: edits.policy,
         taskChore,
         ...(edits.blocked ? { editBlocked: edits.blocked } : {}),
+        // The language server's rename, proposed like any edit (VS Code; the command line has none).
+        ...(adapters.codeIntel?.rename ? { rename: adapters.codeIntel.rename.bind(adapters.codeIntel) } : {}),
         onProposed: (changeSet) => changed.fire(changeSet),
       })
     : [];
