@@ -30,6 +30,8 @@ import type { EditPolicyOptions } from './approval/sensitivePaths';
 import { ChoreRunner } from './chores/choreRunner';
 import type { CodeIntelPort } from './codeIntel/codeIntelPort';
 import type { GitReader } from './git/readOnlyGit';
+import { DbPlannerPersistence, Planner } from './planner/planner';
+import type { PlannerSettings, PlannerSignal } from './planner/planner';
 import { problemsAfterApply } from './codeIntel/problemsAfterApply';
 import { ChoreScheduler } from './chores/choreScheduler';
 import type { SecretPort } from './chores/escalation';
@@ -134,6 +136,17 @@ export interface EngineAdapters {
   codeIntel?: CodeIntelPort;
   /** The workspace's repository, read-only (`ReadOnlyGit`); absent: no git action. */
   git?: GitReader;
+  /** The proactive planner's host side (VS Code); absent: no planner. */
+  planner?: PlannerAdapters;
+}
+
+/** What the planner reads from its host. */
+export interface PlannerAdapters {
+  /** `tasklane.planner.enabled`, read at every tick. */
+  enabled: () => boolean;
+  settings: () => PlannerSettings;
+  /** The signals of the workspace now (Problems, chores, paused tasks, recent commits). */
+  signals: () => Promise<PlannerSignal[]>;
 }
 
 /** Change sets: the proposals, their decisions and a listener for every change. */
@@ -163,6 +176,8 @@ export interface EngineCore {
   redact: (text: string) => string;
   /** The chore a task works for (its own run, or by descent), else undefined. */
   choreOfTask(taskId: string): string | undefined;
+  /** The proactive planner, when the host gave `planner`. */
+  planner?: Planner;
   /** Starts the loop (once every host part is attached). */
   start(): void;
   /** Stops the loop and closes the store. */
@@ -260,9 +275,22 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
   // Cancel / Stop of a task also kills the approved command it runs and withdraws its pending ones.
   if (commands) agent.onTaskStopped((taskId) => commands.stopTask(taskId));
 
+  const planner =
+    adapters.planner &&
+    new Planner({
+      ...adapters.planner,
+      model: adapters.model,
+      persistence: new DbPlannerPersistence(db),
+      triggers,
+      clock,
+      logger,
+      redact,
+      prices: () => adapters.settings().modelPrices,
+    });
   const engine: Engine = {
     ledger,
     agent,
+    ...(planner ? { planner } : {}),
     ...(edits ? { changeSets: edits.changeSets } : {}),
     ...(commands ? { commands } : {}),
     onDidChangeCommand: commandChanged.on,
