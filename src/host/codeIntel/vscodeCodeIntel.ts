@@ -144,6 +144,9 @@ export class VsCodeCodeIntel implements CodeIntelPort {
   async rename(at: CodeLocation, newName: string): Promise<FileRename[]> {
     let edit: vscode.WorkspaceEdit | undefined;
     try {
+      // Loaded first (no editor is shown): for a file with no document yet, the workbench hands the
+      // rename command its new name wrapped in an array and refuses it ("Unexpected type").
+      await vscode.workspace.openTextDocument(this.uri(at.path));
       edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit | undefined>(
         'vscode.executeDocumentRenameProvider',
         this.uri(at.path),
