@@ -164,12 +164,8 @@ describe('host: code intelligence from the language servers', function () {
       throw new Error(`${error.message}; the task was told: ${told.join(' | ')}`);
     });
     assert.deepEqual({ shapes: read('shapes.ts'), use: read('use.ts') }, before, 'nothing is written before the approval');
-    const result = await asPerson(
-      () => vscode.commands.executeCommand<{ status: string; files: Array<{ path: string }> }>('tasklane.approve', pending),
-      'Approve',
-    );
+    const result = await asPerson(() => vscode.commands.executeCommand<{ status: string }>('tasklane.approve', pending), 'Approve');
     assert.equal(result.status, 'applied', JSON.stringify(result));
-    assert.deepEqual(result.files.map((f) => f.path).sort(), [`${dir}/shapes.ts`, `${dir}/use.ts`]);
     const after = { shapes: read('shapes.ts'), use: read('use.ts') };
     assert.equal(uses(after.shapes, 'circleArea') + uses(after.use, 'circleArea'), 0, JSON.stringify(after));
     assert.equal(uses(after.shapes, 'computeArea'), uses(before.shapes, 'circleArea'));
