@@ -4,7 +4,7 @@
 //   real event-stream files; median and p95, compared with the store's bare emit+claim+ack cycle
 //   measured in the same run (the floor any turn pays).
 // - engine.prompt_tokens: first request size (≈ chars/4) for conversation and for a task with the
-//   core action set, the code actions of VS Code's language features, the built-in skill catalog and one chosen skill.
+//   core action set, the code actions of VS Code's language features, the git action, the built-in skill catalog and one chosen skill.
 // - engine.stable_prefix_share: byte-identical prefix shared with the previous request, for each
 //   request from turn 2 of a 20-turn task (median and minimum).
 // - engine.cancel_latency: a task's turn runs a real allowlisted shell command (its own process
@@ -20,6 +20,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CodeIntelPort } from '../src/core/codeIntel/codeIntelPort';
 import { createEngine } from '../src/core/createEngine';
+import { ReadOnlyGit } from '../src/core/git/readOnlyGit';
 import { startChild } from '../src/host/execution/processRunner';
 import type { ModelRequest } from '../src/core/model/types';
 import { systemClock } from '../src/core/ports';
@@ -81,6 +82,8 @@ async function main(): Promise<void> {
     settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000 }),
     // The code actions VS Code offers (their tools are in every task request; never called here).
     codeIntel: unusedCodeIntel,
+    // The git action both hosts offer (offered, never called).
+    git: new ReadOnlyGit(root),
   });
 
   const overhead: number[] = [];
@@ -278,6 +281,8 @@ async function mcpPrompt(): Promise<void> {
     settings: () => ({ maxActionsPerTask: 1000, maxTokensPerTask: 10_000_000 }),
     // The code actions VS Code offers (their tools are in every task request; never called here).
     codeIntel: unusedCodeIntel,
+    // The git action both hosts offer (offered, never called).
+    git: new ReadOnlyGit(root),
     // The prompts list the server's set, as in VS Code.
     grantableSets: () => servers.grantableSets(),
   });

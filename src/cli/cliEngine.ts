@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { guardReads } from '../core/approval/guardedWorkspace';
 import { nodeFs } from '../core/approval/nodeFs';
 import { createEngine } from '../core/createEngine';
+import { ReadOnlyGit } from '../core/git/readOnlyGit';
 import type { ModelPrices } from '../core/model/pricing';
 import type { ModelClient } from '../core/model/types';
 import type { Logger } from '../core/ports';
@@ -76,6 +77,8 @@ export async function openCliEngine(options: CliEngineOptions) {
     trusted: () => true,
     redactor,
     workspace: reads,
+    // The repository's history as it is on disk (the run's own edits are only in the overlay).
+    git: new ReadOnlyGit(options.workspace, { env: options.env }),
     skillDirs: options.skillDirs,
     grantableSets: () => mcp.grantableSets(),
     workspaceRules: () =>

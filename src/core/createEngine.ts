@@ -9,6 +9,7 @@
  */
 import type { GrantableSet } from './actions/actionSets';
 import { codeActions } from './actions/codeActions';
+import { gitActions } from './actions/gitActions';
 import { Ledger } from './actions/ledger';
 import type { ActionDef } from './actions/types';
 import type { ChangeSet } from './approval/changeSet';
@@ -28,6 +29,9 @@ import { nodeFs } from './approval/nodeFs';
 import type { EditPolicyOptions } from './approval/sensitivePaths';
 import { ChoreRunner } from './chores/choreRunner';
 import type { CodeIntelPort } from './codeIntel/codeIntelPort';
+import type { GitReader } from './git/readOnlyGit';
+import { DbPlannerPersistence, Planner } from './planner/planner';
+import type { PlannerSettings, PlannerSignal } from './planner/planner';
 import { problemsAfterApply } from './codeIntel/problemsAfterApply';
 import { ChoreScheduler } from './chores/choreScheduler';
 import type { SecretPort } from './chores/escalation';
@@ -132,6 +136,19 @@ export interface EngineAdapters {
   grantableSets?: () => readonly GrantableSet[];
   /** The host's language features (VS Code); absent (the command line): no code actions. */
   codeIntel?: CodeIntelPort;
+  /** The workspace's repository, read-only (`ReadOnlyGit`); absent: no git action. */
+  git?: GitReader;
+  /** The proactive planner's host side (VS Code); absent: no planner. */
+  planner?: PlannerAdapters;
+}
+
+/** What the planner reads from its host. */
+export interface PlannerAdapters {
+  /** `tasklane.planner.enabled`, read at every tick. */
+  enabled: () => boolean;
+  settings: () => PlannerSettings;
+  /** The signals of the workspace now (Problems, chores, paused tasks, recent commits). */
+  signals: () => Promise<PlannerSignal[]>;
 }
 
 /** Change sets: the proposals, their decisions and a listener for every change. */
@@ -161,6 +178,8 @@ export interface EngineCore {
   redact: (text: string) => string;
   /** The chore a task works for (its own run, or by descent), else undefined. */
   choreOfTask(taskId: string): string | undefined;
+  /** The proactive planner, when the host gave `planner`. */
+  planner?: Planner;
   /** Starts the loop (once every host part is attached). */
   start(): void;
   /** Stops the loop and closes the store. */
@@ -239,6 +258,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     ...(adapters.actions ?? []),
     // Read-only, after the others: a host without language features offers the same tools otherwise.
     ...(adapters.codeIntel ? codeActions(adapters.codeIntel) : []),
+    ...(adapters.git ? gitActions(adapters.git, trusted) : []),
   ];
   const hooks = composeTaskHooks(chores ? [chores.runner] : []);
   const agent = createAgent({
@@ -264,9 +284,22 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
   // Cancel / Stop of a task also kills the approved command it runs and withdraws its pending ones.
   if (commands) agent.onTaskStopped((taskId) => commands.stopTask(taskId));
 
+  const planner =
+    adapters.planner &&
+    new Planner({
+      ...adapters.planner,
+      model: adapters.model,
+      persistence: new DbPlannerPersistence(db),
+      triggers,
+      clock,
+      logger,
+      redact,
+      prices: () => adapters.settings().modelPrices,
+    });
   const engine: Engine = {
     ledger,
     agent,
+    ...(planner ? { planner } : {}),
     ...(edits ? { changeSets: edits.changeSets } : {}),
     ...(commands ? { commands } : {}),
     onDidChangeCommand: commandChanged.on,
@@ -366,6 +399,8 @@ function buildChangeSets(
         policy: edits.policy,
         taskChore,
         ...(edits.blocked ? { editBlocked: edits.blocked } : {}),
+        // The language server's rename, proposed like any edit (VS Code; the command line has none).
+        ...(adapters.codeIntel?.rename ? { rename: adapters.codeIntel.rename.bind(adapters.codeIntel) } : {}),
         onProposed: (changeSet) => changed.fire(changeSet),
       })
     : [];

@@ -115,6 +115,13 @@ export interface WorkspacePort {
    * `complete` whether the walk reached the end (false: narrow the glob).
    */
   findFiles(glob: string, options?: { limit?: number }): Promise<FoundFiles>;
+  /**
+   * The workspace-relative path `relativePath` names once links are resolved (`.` for the root),
+   * whether or not it exists, or rejects with why it may not be read (the guard's reason). For
+   * what names a path without reading the file (git's history of a file deleted since). Optional:
+   * a port without it (in-memory fakes) has no links, and a lexical check is enough.
+   */
+  resolvePath?(relativePath: string): Promise<string>;
 }
 
 /** What `findFiles` found. */

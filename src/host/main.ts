@@ -28,6 +28,7 @@ import type { StoreServices } from './storeServices';
 import { toHostMessages } from './viewMapping';
 import { StepPresenter } from './stepPresenter';
 import { registerSideViews } from './views/sideViews';
+import { registerPlanner } from './planner/plannerHost';
 
 /** What the composition root hands back to the activation shim (src/extension.ts). */
 export interface MainParts {
@@ -158,6 +159,13 @@ export function start(context: vscode.ExtensionContext): MainParts {
     ...registerHistoryCommands(runtime),
     // Chores, MCP servers and Storage: native views of their own next to the chat.
     ...registerSideViews(part((s) => s)),
+    // The planner's suggestions (a view shown while tasklane.planner.enabled is on) and its timer.
+    ...registerPlanner({
+      planner: part((s) => s.planner),
+      enabled: () => trusted() && settings.planner().enabled,
+      logger,
+      openTask: async (taskId) => void (await vscode.commands.executeCommand('tasklane.showTask', taskId)),
+    }),
     // Tasklane's queue offered to VS Code's own agents (language model tools, @tasklane in Chat).
     ...registerLmTools(agentOps, dialogs),
     registerChatParticipant(agentOps, context.extensionUri),

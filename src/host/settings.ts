@@ -171,6 +171,20 @@ export class TasklaneSettings implements vscode.Disposable {
   }
 
   /**
+   * The proactive planner: on and its cap are user-only (it spends on the person's model); the
+   * interval may come from anywhere (a longer one only spends less).
+   */
+  planner(): { enabled: boolean; intervalMs: number; dailyCapUsd: number } {
+    const cap = this.userOnly<unknown>('tasklane.planner.maxCostUsdPerDay', 0.1);
+    const minutes = vscode.workspace.getConfiguration('tasklane.planner').get<number>('intervalMinutes', 240);
+    return {
+      enabled: this.userOnly<unknown>('tasklane.planner.enabled', false) === true,
+      intervalMs: Math.max(30, typeof minutes === 'number' ? minutes : 240) * 60_000,
+      dailyCapUsd: typeof cap === 'number' && cap >= 0 ? cap : 0.1,
+    };
+  }
+
+  /**
    * The master switch may come from the workspace (a repository turning its chores off is safe);
    * the caps are user-only, like every budget, so a repository cannot raise them.
    */

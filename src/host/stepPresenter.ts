@@ -109,6 +109,18 @@ function actionRow(id: string, seq: number, rev: number, name: string, input: Re
     case 'delete_file':
     case 'rename_file':
       return editRow(row, name, path, str(input.newPath), end, failure);
+    case 'rename_symbol': {
+      const what: StepText = [{ code: clip(str(input.symbol), LITERAL_MAX) }, ' → ', { code: clip(str(input.newName), LITERAL_MAX) }];
+      if (!end) return row('edit', ['Proposing to rename ', ...what]);
+      if (failure) return row('edit', ['Could not rename ', ...what], failure);
+      if (end.output?.startsWith('The change was approved and applied')) return row('edit', ['Renamed ', ...what], 'applied without asking');
+      return row('edit', ['Proposed renaming ', ...what]);
+    }
+    case 'read_git': {
+      const what = `git ${str(input.what)}${path ? ` of ${path}` : ''}`;
+      if (!end) return row('read', [`Reading ${what}`]);
+      return failure ? row('read', [`Could not read ${what}`], failure) : row('read', [`Read ${what}`]);
+    }
     case 'run_command':
     case 'run_task': {
       const what: StepText = name === 'run_task' ? ['task ', { code: clip(str(input.name), LITERAL_MAX) }] : [{ code: clip(str(input.command), LITERAL_MAX) }];

@@ -25,6 +25,10 @@ import { CommandExecutionHost, combineApprovalSections, vscodeCommandRunner } fr
 import type { OwnedApprovalSection } from './execution/commandHost';
 import { McpHost } from './mcp/mcpHost';
 import { VsCodeCodeIntel } from './codeIntel/vscodeCodeIntel';
+import { ReadOnlyGit } from '../core/git/readOnlyGit';
+import type { Planner } from '../core/planner/planner';
+import type { ChoreRunLog } from '../core/chores/runLog';
+import { plannerSignals } from './planner/plannerHost';
 import type { ModelProvider } from './modelProvider';
 
 /** What the store-time composition takes from the composition root (src/host/main.ts). */
@@ -71,6 +75,8 @@ export interface StoreServices extends vscode.Disposable {
   approvalOwners: readonly ApprovalOwner[];
   /** What the engine exposes (services, the tools each kind of turn is offered), for `tasklane.getState`. */
   surface(): EngineSurface;
+  /** The proactive planner (its suggestions view and commands are registered in main.ts). */
+  planner?: Planner;
 }
 
 /**
@@ -112,7 +118,8 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
       : refusingWorkspace(root.toString());
   // Built after the engine, asked only when a run parks on a review or a fire is claimed.
   const approvalOwners: Array<OwnedApprovalSection & ApprovalOwner> = [];
-  const late: { chores?: ChoreHost } = {};
+  const late: { chores?: ChoreHost; agent?: Agent; runLog?: ChoreRunLog } = {};
+  const git = folder && root.scheme === 'file' ? new ReadOnlyGit(root.fsPath) : undefined;
   const engine = await createEngine({
     db,
     triggers,
@@ -129,6 +136,21 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     grantableSets: () => mcp.servers.grantableSets(),
     // The language servers' answers, for a folder on the local disk (its reads are the guard the actions use).
     ...(folder && root.scheme === 'file' ? { codeIntel: new VsCodeCodeIntel(root) } : {}),
+    // The repository's history through a git that runs nothing the repository configures.
+    ...(git ? { git } : {}),
+    // The proactive planner: off unless the person's settings say so (and never in Restricted Mode).
+    planner: {
+      enabled: () => trusted() && settings.planner().enabled,
+      settings: () => settings.planner(),
+      signals: () =>
+        plannerSignals({
+          root: folder?.uri,
+          ...(git ? { git } : {}),
+          agent: () => late.agent,
+          chores: () => (late.chores && late.runLog ? { ids: late.chores.enabledChores().map((c) => c.id), runLog: late.runLog } : undefined),
+          now: () => clock.now(),
+        }),
+    },
     // User settings only: a repository cannot raise the per-task budget (src/host/settings.ts).
     settings: () => ({ ...settings.budget(), storage: settings.storage(), memory: settings.memory(), modelPrices: settings.modelPrices() }),
     edits: {
@@ -157,6 +179,8 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     },
   });
   const { agent, commands: commandService, changeSets: engineChangeSets } = engine;
+  late.agent = agent;
+  late.runLog = engine.chores.runLog;
   const changeSets = new ApprovalService({
     changeSets: engineChangeSets,
     applier,
@@ -217,6 +241,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     approvals: combineApprovalSections(changeSets, commands),
     approvalOwners,
     surface: () => describeEngine(engine),
+    ...(engine.planner ? { planner: engine.planner } : {}),
     dispose() {
       // Stop the sources of new work first (schedules, watchers), then the loop, then the store.
       for (const subscription of subscriptions) subscription.dispose();

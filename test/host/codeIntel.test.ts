@@ -137,4 +137,39 @@ describe('host: code intelligence from the language servers', function () {
     // The error that was there before (broken.ts is not in this edit) is not blamed on it.
     assert.doesNotMatch(seen, /broken\.ts/);
   });
+  it('rename_symbol: the language server rename is a change set that renames every use once approved, and nothing before', async () => {
+    const name = `rename-${Date.now().toString(36)}`;
+    const r = route('rename-symbol');
+    await scriptModel(r, [
+      { toolCalls: [{ name: 'task_start', arguments: { name, instruction: 'Rename circleArea to computeArea', mode: 'simple', actionSets: ['files'] } }] },
+      { toolCalls: [{ name: 'rename_symbol', arguments: { path: `${dir}/shapes.ts`, line: 2, symbol: 'circleArea', newName: 'computeArea' } }] },
+      { toolCalls: [{ name: 'task_end', arguments: { summary: 'renamed' } }] },
+    ]);
+    // Every file of the sample saved and out of the editors first (the edit before left use.ts in a tab).
+    await vscode.workspace.saveAll(false);
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.path.includes(`/${dir}/`));
+    await vscode.window.tabGroups.close(tabs);
+    const read = (file: string) => fs.readFileSync(path.join(root().fsPath, dir, file), 'utf8');
+    const uses = (text: string, word: string) => text.split(word).length - 1;
+    const before = { shapes: read('shapes.ts'), use: read('use.ts') };
+    await sendMessage(`rename circleArea (${name}) ${r}`);
+    const pending = await until('the rename to wait for approval', async () => {
+      const { tasks } = (await vscode.commands.executeCommand('tasklane.getState')) as { tasks: Array<{ name: string; waitingForApproval?: string }> };
+      return tasks.find((t) => t.name === name && t.waitingForApproval)?.waitingForApproval;
+    }).catch(async (error: Error) => {
+      // What the task was told instead (the rename's error), to say why.
+      const told = (await requestsText(r)).flatMap((t) => /"role":"tool"[^}]*/.exec(t) ?? []);
+      throw new Error(`${error.message}; the task was told: ${told.join(' | ')}`);
+    });
+    assert.deepEqual({ shapes: read('shapes.ts'), use: read('use.ts') }, before, 'nothing is written before the approval');
+    const result = await asPerson(() => vscode.commands.executeCommand<{ status: string }>('tasklane.approve', pending), 'Approve');
+    assert.equal(result.status, 'applied', JSON.stringify(result));
+    const after = { shapes: read('shapes.ts'), use: read('use.ts') };
+    assert.equal(uses(after.shapes, 'circleArea') + uses(after.use, 'circleArea'), 0, JSON.stringify(after));
+    assert.equal(uses(after.shapes, 'computeArea'), uses(before.shapes, 'circleArea'));
+    assert.equal(uses(after.use, 'computeArea'), uses(before.use, 'circleArea'));
+    assert.equal(after.use, before.use.replace(/circleArea/g, 'computeArea'), 'only the name changed');
+  });
 });

@@ -42,11 +42,12 @@ describe('host: the VS Code host and the command line build the same engine', fu
       assert.deepEqual(onCli.services, ['changeSets', 'chores', 'commands']);
       assert.deepEqual(inEditor.services, ['changeSets', 'choreScheduler', 'chores', 'commands']);
       assert.deepEqual(onCli.conversationTools, inEditor.conversationTools);
-      const editorOnly = new Set(codeActions({} as CodeIntelPort).map((a) => a.name));
+      // The language features' actions, and the rename they make (an edit action).
+      const editorOnly = new Set([...codeActions({} as CodeIntelPort).map((a) => a.name), 'rename_symbol']);
       const shared = inEditor.choreTaskTools.filter((name) => !editorOnly.has(name) && !name.startsWith('mcp_'));
       assert.deepEqual(onCli.choreTaskTools, shared, 'the same tools, in the same order (a stable prompt prefix on both)');
       // The comparison is not of two empty lists: edits, commands and reads are there.
-      for (const name of ['write_file', 'run_command', 'read_file', 'find_files', 'search_history', 'task_end'])
+      for (const name of ['write_file', 'run_command', 'read_file', 'find_files', 'search_history', 'read_git', 'task_end'])
         assert.ok(onCli.choreTaskTools.includes(name), name);
       assert.ok(inEditor.choreTaskTools.includes('get_diagnostics'), 'VS Code adds its language features');
     } finally {

@@ -61,7 +61,7 @@ async function shown(locations: readonly CodeLocation[], lines: (path: string) =
 const isWordChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}_$]/u.test(c);
 
 /** The 1-based column of `symbol` as a whole word on `line`. */
-function columnOf(lineText: string, symbol: string): number | undefined {
+export function columnOf(lineText: string, symbol: string): number | undefined {
   for (let i = lineText.indexOf(symbol); i >= 0; i = lineText.indexOf(symbol, i + 1)) {
     if (!isWordChar(lineText[i - 1]) && !isWordChar(lineText[i + symbol.length])) return i + 1;
   }

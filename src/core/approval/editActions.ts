@@ -1,6 +1,6 @@
 /**
- * The edit actions (docs/DESIGN.md §6): create_file, replace_in_file, write_file, delete_file and
- * rename_file. None of them writes: each guards its paths, folds its operation into the turn's
+ * The edit actions (docs/DESIGN.md §6): create_file, replace_in_file, write_file, delete_file,
+ * rename_file and, where the host has a language server's rename, rename_symbol. None of them writes: each guards its paths, folds its operation into the turn's
  * proposed change set (several edits in one turn become ONE set, approved and undone as a unit),
  * stores it durably, and then either applies it at once (autoApproveEdits and nothing sensitive)
  * or makes the task wait for the user's decision like for a reply.
@@ -19,6 +19,8 @@ import type { EditTarget } from './editTarget';
 import type { WorkspaceFsPort } from './fsPort';
 import { resolveWorkspacePath } from './pathGuard';
 import { EditError, proposeChangeSet } from './proposeChangeSet';
+import { renameSymbolAction } from './renameSymbol';
+import type { CodeLocation, FileRename } from '../codeIntel/codeIntelPort';
 import { classifyResolvedEdit } from './sensitivePaths';
 import type { EditClassification, EditPolicyOptions } from './sensitivePaths';
 
@@ -44,6 +46,8 @@ export interface EditActionDeps {
   /** Called when a set is proposed or grows, so the sidebar can show or patch its card. */
   onProposed?: (changeSet: ChangeSet, classification: EditClassification) => void;
   newId?: () => string;
+  /** The language server's rename (VS Code); absent (the command line): no rename_symbol. */
+  rename?: (at: CodeLocation, newName: string) => Promise<FileRename[]>;
 }
 
 /** The set a turn is building: later edits of the same turn join it. */
@@ -73,35 +77,40 @@ export function createEditActions(deps: EditActionDeps): ActionDef[] {
     return { path: resolved.relativePath, target: await inspectEditTarget(deps.root, resolved, deps.fs, { caseInsensitive: deps.caseInsensitive }) };
   };
 
-  async function propose(operation: EditOperation, ctx: ActionContext): Promise<string> {
+  async function propose(operations: readonly EditOperation[], ctx: ActionContext): Promise<string> {
     if (!ctx.taskId) throw new EditError('Edits are proposed by tasks; start a task with task_start and edit from there.');
     const blocked = deps.editBlocked?.();
     if (blocked) throw new EditError(blocked);
     const policy = deps.policy();
-    const source = await guard(operation.path);
-    const guarded: EditOperation = { ...operation, path: source.path };
-    const targets = [source.target];
-    if (operation.op === 'rename_file') {
-      const target = await guard(operation.newPath);
-      (guarded as Extract<EditOperation, { op: 'rename_file' }>).newPath = target.path;
-      targets.push(target.target);
+    const guardedOps: EditOperation[] = [];
+    const targets: EditTarget[] = [];
+    for (const operation of operations) {
+      const source = await guard(operation.path);
+      const guarded: EditOperation = { ...operation, path: source.path };
+      targets.push(source.target);
+      if (operation.op === 'rename_file') {
+        const target = await guard(operation.newPath);
+        (guarded as Extract<EditOperation, { op: 'rename_file' }>).newPath = target.path;
+        targets.push(target.target);
+      }
+      guardedOps.push(guarded);
     }
     const reasons = targets.map((t) => classifyResolvedEdit(t, policy)).flatMap((c) => (c.decision === 'ask' ? [c.reason] : []));
     const chore = deps.taskChore(ctx.taskId) !== undefined;
     if (chore) reasons.push('a chore run never writes to the workspace unattended; its edits wait for review');
 
     let batch = batches.get(ctx.turn);
-    let changeSet = await build(batch, guarded, ctx);
+    let changeSet = await build(batch, guardedOps, ctx);
     if (batch) {
       const grown: ChangeSet = { ...changeSet, createdAt: batch.createdAt };
       if (await deps.store.update(grown, 'pending')) {
-        batch.operations.push(guarded);
+        batch.operations.push(...guardedOps);
         batch.askReasons.push(...reasons);
         changeSet = grown;
       } else {
         // The user decided the first part while this turn was still running: start a new set.
         batch = undefined;
-        changeSet = await build(undefined, guarded, ctx);
+        changeSet = await build(undefined, guardedOps, ctx);
       }
     }
     const classification = merge(classifyChangeSet(changeSet, policy), [...(batch?.askReasons ?? []), ...(batch ? [] : reasons)]);
@@ -114,7 +123,7 @@ export function createEditActions(deps: EditActionDeps): ActionDef[] {
     }
     if (!batch) {
       await deps.store.insert(changeSet);
-      batch = { id: changeSet.id, createdAt: changeSet.createdAt, operations: [guarded], askReasons: reasons };
+      batch = { id: changeSet.id, createdAt: changeSet.createdAt, operations: [...guardedOps], askReasons: reasons };
       batches.set(ctx.turn, batch);
     }
     deps.onProposed?.(changeSet, classification);
@@ -126,9 +135,9 @@ export function createEditActions(deps: EditActionDeps): ActionDef[] {
     );
   }
 
-  async function build(batch: TurnBatch | undefined, operation: EditOperation, ctx: ActionContext): Promise<ChangeSet> {
+  async function build(batch: TurnBatch | undefined, operations: readonly EditOperation[], ctx: ActionContext): Promise<ChangeSet> {
     return proposeChangeSet(
-      { taskId: ctx.taskId as string, sessionId: ctx.sessionId, operations: [...(batch?.operations ?? []), operation] },
+      { taskId: ctx.taskId as string, sessionId: ctx.sessionId, operations: [...(batch?.operations ?? []), ...operations] },
       { files: deps.files, clock: deps.clock, caseInsensitive: deps.caseInsensitive, newId: batch ? () => batch.id : deps.newId },
     );
   }
@@ -144,43 +153,46 @@ export function createEditActions(deps: EditActionDeps): ActionDef[] {
   };
   const note = ' Writes nothing by itself: edits are proposed to the user for approval (several edits in one turn form one change set).';
 
-  return [
+  const actions = [
     defineAction({
       name: 'create_file',
       description: `Create a new file with the given content (fails if it exists).${note}`,
       input: createFileInputSchema,
       ...common,
-      run: (input, ctx) => propose({ op: 'create_file', ...input }, ctx),
+      run: (input, ctx) => propose([{ op: 'create_file', ...input }], ctx),
     }),
     defineAction({
       name: 'replace_in_file',
       description: `Change part of a file: each edit replaces an exact excerpt (occurring exactly once) with new text, in order. Prefer it over write_file for small changes.${note}`,
       input: replaceInFileInputSchema,
       ...common,
-      run: (input, ctx) => propose({ op: 'replace_in_file', ...input }, ctx),
+      run: (input, ctx) => propose([{ op: 'replace_in_file', ...input }], ctx),
     }),
     defineAction({
       name: 'write_file',
       description: `Replace the whole content of a file (or create it).${note}`,
       input: writeFileInputSchema,
       ...common,
-      run: (input, ctx) => propose({ op: 'write_file', ...input }, ctx),
+      run: (input, ctx) => propose([{ op: 'write_file', ...input }], ctx),
     }),
     defineAction({
       name: 'delete_file',
       description: `Delete a file.${note}`,
       input: deleteFileInputSchema,
       ...common,
-      run: (input, ctx) => propose({ op: 'delete_file', ...input }, ctx),
+      run: (input, ctx) => propose([{ op: 'delete_file', ...input }], ctx),
     }),
     defineAction({
       name: 'rename_file',
       description: `Rename or move a file to a new path that does not exist yet.${note}`,
       input: renameFileInputSchema,
       ...common,
-      run: (input, ctx) => propose({ op: 'rename_file', ...input }, ctx),
+      run: (input, ctx) => propose([{ op: 'rename_file', ...input }], ctx),
     }),
   ];
+  // The language server's rename, proposed like the edits above (one set, the same card).
+  if (deps.rename) actions.push(renameSymbolAction({ rename: deps.rename, files: deps.files, guard, propose, common, note }));
+  return actions;
 }
 
 function merge(base: EditClassification, extra: readonly string[]): EditClassification {

@@ -39,6 +39,7 @@ export function guardReads(inner: WorkspacePort, root: string, fs: WorkspaceFsPo
   };
   const keep = async (path: string): Promise<boolean> => (await check(path.replace(/\/$/, '')).catch(() => ({ ok: false }))).ok;
   return {
+    resolvePath: inside,
     readFile: async (relativePath) => inner.readFile(await inside(relativePath)),
     readText: async (relativePath, maxBytes) => {
       const path = await inside(relativePath);

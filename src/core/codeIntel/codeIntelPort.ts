@@ -45,6 +45,19 @@ export interface CodeDiagnostic extends CodeLocation {
   code?: string;
 }
 
+/** One replacement of a rename: the text from (line, column) to (endLine, endColumn), end exclusive. */
+export interface TextReplacement extends CodeLocation {
+  endLine: number;
+  endColumn: number;
+  newText: string;
+}
+
+/** What a rename changes in one file. */
+export interface FileRename {
+  path: string;
+  edits: TextReplacement[];
+}
+
 /** The language features of a host, for workspace-relative files. */
 export interface CodeIntelPort {
   workspaceSymbols(query: string): Promise<CodeSymbol[]>;
@@ -61,4 +74,11 @@ export interface CodeIntelPort {
    * Optional: without it, problems are read right after the change.
    */
   watchDiagnostics?(paths: readonly string[]): Promise<{ settled(timeoutMs: number): Promise<void>; dispose(): void }>;
+  /**
+   * The language server's rename of the symbol at `at` to `newName`, as replacements per file
+   * (columns count UTF-16 code units, as editors do). Rejects, with a message for the model, when
+   * the server cannot rename there or the rename would touch a file outside the workspace. Text
+   * edits only. Writes nothing. Optional: without it, no rename_symbol.
+   */
+  rename?(at: CodeLocation, newName: string): Promise<FileRename[]>;
 }

@@ -29,6 +29,9 @@ export const USER_ONLY_SETTINGS = [
   'tasklane.chores.maxCostUsdPerMonth',
   // Escalations carry a run's steps: a repository must not send them to its own webhook.
   'tasklane.chores.escalate',
+  // The planner spends on the person's model: a repository must not switch it on or raise its cap.
+  'tasklane.planner.enabled',
+  'tasklane.planner.maxCostUsdPerDay',
 ] as const;
 
 export type UserOnlySetting = (typeof USER_ONLY_SETTINGS)[number];

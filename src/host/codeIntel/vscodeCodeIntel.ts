@@ -7,7 +7,15 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CodeDiagnostic, CodeIntelPort, CodeLocation, CodeSymbol, DiagnosticSeverity, OutlineSymbol } from '../../core/codeIntel/codeIntelPort';
+import type {
+  CodeDiagnostic,
+  CodeIntelPort,
+  CodeLocation,
+  CodeSymbol,
+  DiagnosticSeverity,
+  FileRename,
+  OutlineSymbol,
+} from '../../core/codeIntel/codeIntelPort';
 
 /** Quiet time after a language server's report on a changed file before its problems are read. */
 const DIAGNOSTICS_QUIET_MS = 300;
@@ -131,6 +139,45 @@ export class VsCodeCodeIntel implements CodeIntelPort {
         for (const timer of timers) clearTimeout(timer);
       },
     };
+  }
+
+  async rename(at: CodeLocation, newName: string): Promise<FileRename[]> {
+    let edit: vscode.WorkspaceEdit | undefined;
+    try {
+      // Loaded first (no editor is shown): for a file with no document yet, the workbench hands the
+      // rename command its new name wrapped in an array and refuses it ("Unexpected type").
+      await vscode.workspace.openTextDocument(this.uri(at.path));
+      edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit | undefined>(
+        'vscode.executeDocumentRenameProvider',
+        this.uri(at.path),
+        this.position(at),
+        newName,
+      );
+    } catch (error) {
+      // The provider's own reason ("You cannot rename this element."), for the model.
+      throw new Error(`The language server cannot rename the symbol at ${at.path}:${at.line}:${at.column}: ${(error as Error).message}`, { cause: error });
+    }
+    if (!edit || edit.size === 0)
+      throw new Error(`No language server renames the symbol at ${at.path}:${at.line}:${at.column}; check the position with inspect_symbol.`);
+    const out: FileRename[] = [];
+    // `entries()` lists the text edits only: a file a provider would also move (rare for a
+    // symbol) is not part of the proposal. A file outside the folder refuses the whole rename.
+    for (const [uri, edits] of edit.entries()) {
+      const where = this.location(uri, new vscode.Range(0, 0, 0, 0));
+      if (!where) throw new Error(`Renaming there would change ${uri.fsPath || uri.toString()}, outside the workspace; nothing was proposed.`);
+      out.push({
+        path: where.path,
+        edits: edits.map((e) => ({
+          path: where.path,
+          line: e.range.start.line + 1,
+          column: e.range.start.character + 1,
+          endLine: e.range.end.line + 1,
+          endColumn: e.range.end.character + 1,
+          newText: e.newText,
+        })),
+      });
+    }
+    return out;
   }
 
   private uri(relativePath: string): vscode.Uri {

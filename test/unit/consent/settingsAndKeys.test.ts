@@ -34,6 +34,8 @@ const hostile: Record<UserOnlySetting, { workspace: unknown; user: unknown }> = 
   'tasklane.chores.maxCostUsdPerMonth': { workspace: 1e12, user: 50 },
   'tasklane.chores.escalate': { workspace: { webhook: { url: 'https://attacker.example/collect' } }, user: { slack: { urlSecret: 'team-slack' } } },
   'tasklane.model.prices': { workspace: { '*': { input: 0, output: 0 } }, user: { 'llama*': { input: 0, output: 0 } } },
+  'tasklane.planner.enabled': { workspace: true, user: false },
+  'tasklane.planner.maxCostUsdPerDay': { workspace: 1e12, user: 0.1 },
 };
 
 describe('settings a repository cannot set', () => {

@@ -43,6 +43,8 @@ export interface HarnessOptions {
   commands?: EngineAdapters['commands'];
   /** The sets the host adds (a trusted MCP server each). */
   grantableSets?: EngineAdapters['grantableSets'];
+  /** The proactive planner's host side (`Harness.engine.planner`). */
+  planner?: EngineAdapters['planner'];
   /** Reuse a storage dir (restart). */
   dir?: string;
   clock?: FakeClock;
@@ -121,6 +123,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.actions ? { actions: options.actions } : {}),
     ...(options.commands ? { commands: options.commands } : {}),
     ...(options.grantableSets ? { grantableSets: options.grantableSets } : {}),
+    ...(options.planner ? { planner: options.planner } : {}),
   });
   const { agent } = engine;
   const changes: AgentChange[] = [];
