@@ -16,6 +16,10 @@ export type { RecoveryReport, StartingTriggerStore, TriggerStoreOptions } from '
 
 const SELECT = `SELECT ${TRIGGER_COLUMNS} FROM triggers`;
 const ORDER = 'ORDER BY priority, fire_at, rowid';
+const SELECT_WITH_ROWID = `SELECT ${TRIGGER_COLUMNS}, rowid FROM triggers`;
+/** `ORDER` in JavaScript, for rows selected with their rowid. */
+const byClaimOrder = (a: Row, b: Row): number =>
+  Number(a.priority) - Number(b.priority) || Number(a.fire_at) - Number(b.fire_at) || Number(a.rowid) - Number(b.rowid);
 /** Done rows past retention are swept at most this often (on ack), so acks stay O(1). */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -194,10 +198,11 @@ class TriggerStoreImpl implements StartingTriggerStore {
   }
 
   pending(sessionId?: string): Trigger[] {
-    const rows =
-      sessionId === undefined
-        ? this.db.query(`${SELECT} WHERE status IN ('pending', 'claimed') ${ORDER}`)
-        : this.db.query(`${SELECT} WHERE session_id = ? AND status IN ('pending', 'claimed') ${ORDER}`, [sessionId]);
+    if (sessionId === undefined) return this.db.query(`${SELECT} WHERE status IN ('pending', 'claimed') ${ORDER}`).map(toTrigger);
+    // A session has a handful of live triggers: sorting them here costs less than SQLite's
+    // sorter, which the session index cannot spare it (it orders by session and status only).
+    const rows = this.db.query(`${SELECT_WITH_ROWID} WHERE session_id = ? AND status IN ('pending', 'claimed')`, [sessionId]);
+    rows.sort(byClaimOrder);
     return rows.map(toTrigger);
   }
 
