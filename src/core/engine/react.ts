@@ -169,7 +169,7 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       }
       const turn = env.turns.begin(task.sessionId, env.signal);
       try {
-        await runLiveTurn(env, task.sessionId, async (live) => {
+        await runLiveTurn(env, task.sessionId, turn, async (live) => {
           try {
             await runTaskTurn(env, task, { signal: turn.signal, keyBase: trigger.id, seenInputs: env.state.sessions.get(task.sessionId)?.inputs, live });
           } catch (error) {
@@ -218,7 +218,7 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       const turn = env.turns.begin(session.id, env.signal);
       let stoppedTurn = false;
       try {
-        await runLiveTurn(env, session.id, (live) =>
+        await runLiveTurn(env, session.id, turn, (live) =>
           runConversationTurn(env, session, { signal: turn.signal, keyBase: trigger.id, seen, live }).catch(async (error: unknown) => {
             if (env.signal.aborted || !(turn.stopped || isAbortError(error, turn.signal))) throw error;
             // Stop: what streamed so far is the reply, marked stopped; no error line, no retry.
