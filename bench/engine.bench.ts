@@ -2,7 +2,8 @@
 // - engine.turn_overhead: wall time of a task turn from claim to ack minus the time inside the
 //   model call, with an instant in-process model, on the real durable store (journal + fsync) and
 //   real event-stream files; median and p95, compared with the store's bare emit+claim+ack cycle
-//   measured in the same run (the floor any turn pays).
+//   measured in the same run (the floor any turn pays); `cpu_ms` is the median CPU time of the
+//   same spans (the process's, less the model's time).
 // - engine.prompt_tokens: first request size (≈ chars/4) for conversation and for a task with the
 //   core action set, the code actions of VS Code's language features, the git action, the built-in skill catalog and one chosen skill.
 // - engine.stable_prefix_share: byte-identical prefix shared with the previous request, for each
@@ -87,15 +88,27 @@ async function main(): Promise<void> {
   });
 
   const overhead: number[] = [];
+  // The process's CPU time over the same span (threads included), minus the model's time: on a
+  // crowded machine wall time mostly measures the run queue; this says what the turn itself costs.
+  const cpu: number[] = [];
   let modelAtClaim = 0;
+  let cpuAtClaim = process.cpuUsage();
   agent.onDidSettle(({ trigger }) => {
-    if (trigger.source === 'task_continuation') overhead.push(performance.now() - logger.claimedAt - (model.modelMs - modelAtClaim));
+    const modelMs = model.modelMs - modelAtClaim;
+    if (trigger.source === 'task_continuation') {
+      overhead.push(performance.now() - logger.claimedAt - modelMs);
+      const used = process.cpuUsage(cpuAtClaim);
+      cpu.push((used.user + used.system) / 1000 - modelMs);
+    }
     modelAtClaim = model.modelMs;
   });
   const origInfo = logger.info.bind(logger);
   logger.info = (tag, message) => {
     origInfo(tag, message);
-    if (tag === 'TRIGGER' && message.startsWith('claimed ')) modelAtClaim = model.modelMs;
+    if (tag === 'TRIGGER' && message.startsWith('claimed ')) {
+      modelAtClaim = model.modelMs;
+      cpuAtClaim = process.cpuUsage();
+    }
   };
   await agent.whenReady();
   agent.start();
@@ -202,6 +215,7 @@ async function main(): Promise<void> {
     value: turn.median,
     unit: 'ms',
     p95: turn.p95,
+    cpu_ms: stats(cpu.slice(TURNS)).median,
     runs: samples.length,
     baseline: base.median,
     baselineName: 'store emit+claim+ack cycle',

@@ -11,6 +11,7 @@ import type { AgentDeps, AgentParts } from './agentParts';
 import { AgentViews } from './agentViews';
 import { raiseLimits } from './budgets';
 import { USER_PRIORITY } from './engineEnv';
+import type { TurnClaim } from './engineEnv';
 import { routeCheap } from './messageRouter';
 import type { MessageOptions } from './messageRouter';
 import { react } from './react';
@@ -127,9 +128,11 @@ export class Agent {
       this.holding = true;
       this.deps.logger.info('TRIGGER', `claimed ${trigger.source} ${trigger.id} (session ${trigger.sessionId}, attempt ${trigger.attempts})`);
       let rung: Rung | 'failed';
+      // A task turn acks this claim with its continuation's write; any other rung is acked here.
+      const claim: TurnClaim = { token, acked: false };
       try {
-        rung = await react(this.env, trigger);
-        await this.deps.triggers.ack(token);
+        rung = await react(this.env, trigger, claim);
+        if (!claim.acked) await this.deps.triggers.ack(token);
       } catch (error) {
         rung = 'failed';
         const message = (error as Error).message ?? String(error);

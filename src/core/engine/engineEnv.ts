@@ -58,3 +58,14 @@ export interface LiveTurn {
   /** Stops the turn: the model request is cancelled. */
   stop(): void;
 }
+
+/**
+ * The claim of the trigger a turn runs for. A task turn that queues its continuation acks the
+ * claim in the same transaction (`TriggerStore.ackAndEmit`): one durable write settles the turn
+ * and makes its next step durable, and a crash keeps both or neither. `acked` tells the agent's
+ * loop the ack is done.
+ */
+export interface TurnClaim {
+  readonly token: string;
+  acked: boolean;
+}

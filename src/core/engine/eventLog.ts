@@ -9,8 +9,15 @@
  * tail); a page is found by scanning backwards from the end or from a remembered page boundary.
  * A file is open only while it is read, or between an append and the flush that syncs it, so open
  * descriptors stay bounded by the streams written in one turn, not by the number of sessions.
+ *
+ * An append is one synchronous write of its lines (no sync; the turn's flush syncs): a few
+ * microseconds, where an asynchronous write costs the host's thread a thread-pool round trip. A
+ * write that fails part-way is cut back at once, and a crash mid-write leaves a torn last line
+ * that the next open cuts. The lines of each stream's recent events are kept in memory (bounded
+ * per stream and in all), so a task's turn rebuilds its history without reading its file again.
  */
 import * as fs from 'node:fs/promises';
+import { closeSync, fdatasync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import type { TaskEvent, TaskEventKind } from './types';
 
@@ -19,6 +26,10 @@ const META_CACHE = 512;
 /** Page boundaries remembered per stream (seq → byte offset), so paging back is O(page). */
 const ANCHORS_KEPT = 64;
 const CHUNK = 64 * 1024;
+/** Characters of recent lines kept per stream: more than a task's history window (taskTurn.ts). */
+const RECENT_CHARS = 256 * 1024;
+/** Characters of recent lines kept over all streams; the least recently written give theirs up first. */
+const RECENT_TOTAL_CHARS = 8 * 1024 * 1024;
 
 interface Stream {
   /** Bytes of whole, valid lines. */
@@ -27,9 +38,14 @@ interface Stream {
   count: number;
   /** Byte offset where the line of a seq starts, for seqs seen as page boundaries. */
   anchors: Map<number, number>;
-  /** Open only between an append and the flush that syncs it. */
-  handle?: fs.FileHandle;
+  /** Open (append mode) only between an append and the flush that syncs it. */
+  fd?: number;
+  /** Written through `fd` since it was opened, not yet synced. */
   dirty: boolean;
+  /** The lines of seqs `recentFrom`..`count`, as written (empty when none is kept). */
+  recent: string[];
+  recentFrom: number;
+  recentChars: number;
   /** Serialises appends, flushes and reads of this stream. */
   tail: Promise<unknown>;
   /** Operations queued on `tail`: a busy stream is never evicted (its seq must not be re-read). */
@@ -38,7 +54,14 @@ interface Stream {
 
 export class EventStreams {
   private readonly streams = new Map<string, Promise<Stream>>();
-  private madeDir?: Promise<unknown>;
+  private madeDir = false;
+  /** Streams with an open file (written since the last flush). */
+  private readonly written = new Set<Stream>();
+  /** Appends waiting for their stream's first read, which a flush called meanwhile must cover. */
+  private readonly appending = new Set<Promise<unknown>>();
+  /** Streams keeping recent lines, least recently written first, and their characters in all. */
+  private readonly keeping = new Set<Stream>();
+  private keptChars = 0;
 
   /**
    * `redact` is applied to every event's data before it is written or returned (security/redact.ts):
@@ -48,6 +71,8 @@ export class EventStreams {
   constructor(
     private readonly dir: string,
     private readonly redact: (data: Record<string, unknown>) => Record<string, unknown> = (data) => data,
+    /** How bytes reach a stream's file; tests replace it to make the disk fill part-way. */
+    private readonly writeBytes: (fd: number, bytes: Buffer, offset: number, length: number) => number = writeSync,
   ) {}
 
   private file(id: string): string {
@@ -76,14 +101,26 @@ export class EventStreams {
     for (const [id, pending] of this.streams) {
       if (this.streams.size <= META_CACHE) return;
       const stream = await pending.catch(() => undefined);
-      if (!stream || stream.handle || stream.dirty || stream.busy > 0) continue;
-      if (this.streams.get(id) === pending) this.streams.delete(id);
+      if (!stream || stream.fd !== undefined || stream.dirty || stream.busy > 0) continue;
+      if (this.streams.get(id) !== pending) continue;
+      this.streams.delete(id);
+      this.forget(stream);
     }
   }
 
   /** Learns size and last seq from the file's tail; a torn last line (crash mid-append) is cut off. */
   private async load(file: string): Promise<Stream> {
-    const stream: Stream = { size: 0, count: 0, anchors: new Map(), dirty: false, tail: Promise.resolve(), busy: 0 };
+    const stream: Stream = {
+      size: 0,
+      count: 0,
+      anchors: new Map(),
+      dirty: false,
+      recent: [],
+      recentFrom: 1,
+      recentChars: 0,
+      tail: Promise.resolve(),
+      busy: 0,
+    };
     let handle: fs.FileHandle;
     try {
       handle = await fs.open(file, 'r');
@@ -119,12 +156,8 @@ export class EventStreams {
       await handle.close();
     }
     if (stream.size < fileSize) await fs.truncate(file, stream.size);
+    stream.recentFrom = stream.count + 1;
     return stream;
-  }
-
-  private async ensureDir(): Promise<void> {
-    this.madeDir ??= fs.mkdir(this.dir, { recursive: true });
-    await this.madeDir;
   }
 
   /** Appends one event; resolves with it (seq assigned) once written (not yet synced). */
@@ -136,18 +169,80 @@ export class EventStreams {
   /** Appends events in one write (bulk import, benchmarks); seqs are assigned in order. */
   async appendMany(id: string, items: ReadonlyArray<{ kind: TaskEventKind; data: Record<string, unknown>; at: number }>): Promise<TaskEvent[]> {
     const file = this.file(id);
-    const stream = await this.open(id);
-    return queue(stream, async () => {
-      await this.ensureDir();
-      stream.handle ??= await fs.open(file, 'a');
-      const events = items.map((item, i): TaskEvent => ({ seq: stream.count + 1 + i, at: item.at, kind: item.kind, data: this.redact(item.data) }));
-      const bytes = Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
-      await stream.handle.write(bytes, 0, bytes.length, null);
-      stream.size += bytes.length;
-      stream.count += events.length;
-      stream.dirty = true;
-      return events;
-    });
+    const opening = this.open(id);
+    // A flush called before the stream's first read finishes must still cover this append.
+    const written = opening.then((stream) => this.write(file, stream, items));
+    this.appending.add(written);
+    void written.then(
+      () => this.appending.delete(written),
+      () => this.appending.delete(written),
+    );
+    return written;
+  }
+
+  /** One synchronous write of the events' lines; a write that fails part-way is cut back. */
+  private write(file: string, stream: Stream, items: ReadonlyArray<{ kind: TaskEventKind; data: Record<string, unknown>; at: number }>): TaskEvent[] {
+    if (!this.madeDir) {
+      mkdirSync(this.dir, { recursive: true });
+      this.madeDir = true;
+    }
+    const events = items.map((item, i): TaskEvent => ({ seq: stream.count + 1 + i, at: item.at, kind: item.kind, data: this.redact(item.data) }));
+    const lines = events.map((e) => JSON.stringify(e));
+    const bytes = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+    if (stream.fd === undefined) {
+      stream.fd = openSync(file, 'a');
+      this.written.add(stream);
+    }
+    try {
+      for (let offset = 0; offset < bytes.length;) offset += this.writeBytes(stream.fd, bytes, offset, bytes.length - offset);
+    } catch (error) {
+      // A full disk can take part of the lines: cut them off, or later lines would follow garbage.
+      try {
+        ftruncateSync(stream.fd, stream.size);
+      } catch {
+        // The next open cuts a torn tail anyway.
+      }
+      throw error;
+    }
+    stream.size += bytes.length;
+    stream.count += events.length;
+    stream.dirty = true;
+    this.keep(stream, lines);
+    return events;
+  }
+
+  /** Adds lines (the newest of the stream) to its kept recent lines, within both bounds. */
+  private keep(stream: Stream, lines: readonly string[]): void {
+    for (const line of lines) {
+      stream.recent.push(line);
+      stream.recentChars += line.length;
+      this.keptChars += line.length;
+    }
+    let drop = 0;
+    while (stream.recentChars > RECENT_CHARS && drop < stream.recent.length) {
+      stream.recentChars -= stream.recent[drop].length;
+      this.keptChars -= stream.recent[drop].length;
+      drop++;
+    }
+    if (drop) {
+      stream.recent.splice(0, drop);
+      stream.recentFrom += drop;
+    }
+    this.keeping.delete(stream);
+    this.keeping.add(stream);
+    for (const other of this.keeping) {
+      if (this.keptChars <= RECENT_TOTAL_CHARS) break;
+      if (other !== stream) this.forget(other);
+    }
+  }
+
+  /** Drops a stream's recent lines (its pages are read from the file again). */
+  private forget(stream: Stream): void {
+    this.keptChars -= stream.recentChars;
+    stream.recentFrom = stream.count + 1;
+    stream.recent = [];
+    stream.recentChars = 0;
+    this.keeping.delete(stream);
   }
 
   /** Number of events in the stream. */
@@ -160,7 +255,7 @@ export class EventStreams {
   async read(id: string, options: { beforeSeq?: number; limit: number }): Promise<TaskEvent[]> {
     const file = this.file(id);
     const stream = await this.open(id);
-    return queue(stream, () => readPage(file, stream, options));
+    return recentPage(stream, options) ?? queue(stream, () => readPage(file, stream, options));
   }
 
   /**
@@ -178,7 +273,9 @@ export class EventStreams {
     while (found.length < limit && read < maxEvents && before > 1) {
       const limitNow = Math.min(200, maxEvents - read);
       const end = before;
-      const page = await queue(stream, () => readPage(file, stream, { beforeSeq: end, limit: limitNow }, marker));
+      const page =
+        recentPage(stream, { beforeSeq: end, limit: limitNow }, marker) ??
+        (await queue(stream, () => readPage(file, stream, { beforeSeq: end, limit: limitNow }, marker)));
       read += Math.min(limitNow, end - 1);
       before = Math.max(1, end - limitNow);
       found.unshift(...page.filter((e) => e.kind === kind));
@@ -186,15 +283,12 @@ export class EventStreams {
     return found.slice(-limit);
   }
 
-  /** fdatasyncs every stream written since the last flush, then closes its file. */
+  /** fdatasyncs every stream written since the last flush (appends called before it included), then closes its file. */
   async flush(): Promise<void> {
-    await Promise.all(
-      [...this.streams.values()].map(async (pending) => {
-        const stream = await pending.catch(() => undefined);
-        if (!stream?.handle && !stream?.busy) return;
-        await queue(stream, () => closeStream(stream));
-      }),
-    );
+    if (this.appending.size) await Promise.allSettled([...this.appending]);
+    const written = [...this.written];
+    this.written.clear();
+    await Promise.all(written.map((stream) => closeStream(stream)));
   }
 
   /** Syncs and closes one stream's file (a task ended); it reopens on the next use. */
@@ -203,7 +297,8 @@ export class EventStreams {
     if (!pending) return;
     const stream = await pending.catch(() => undefined);
     if (!stream) return;
-    await queue(stream, () => closeStream(stream));
+    this.written.delete(stream);
+    await closeStream(stream);
   }
 
   async close(): Promise<void> {
@@ -222,15 +317,30 @@ function queue<T>(stream: Stream, fn: () => Promise<T>): Promise<T> {
 }
 
 async function closeStream(stream: Stream): Promise<void> {
-  const handle = stream.handle;
-  if (!handle) return;
-  stream.handle = undefined;
+  const fd = stream.fd;
+  if (fd === undefined) return;
+  // Detached first: an append from here on opens the file again and is synced by a later flush.
+  const dirty = stream.dirty;
+  stream.fd = undefined;
+  stream.dirty = false;
   try {
-    if (stream.dirty) await handle.datasync();
-    stream.dirty = false;
+    if (dirty) await new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
+}
+
+/**
+ * The page `read` would return, from the stream's recent lines, or undefined when they do not
+ * cover it. `marker` skips lines without it before parsing (see `tail`).
+ */
+function recentPage(stream: Stream, options: { beforeSeq?: number; limit: number }, marker?: string): TaskEvent[] | undefined {
+  const end = Math.min(stream.count + 1, Math.max(1, options.beforeSeq ?? stream.count + 1));
+  const start = Math.max(1, end - Math.max(0, options.limit));
+  if (end <= start) return [];
+  if (start < stream.recentFrom) return undefined;
+  const lines = stream.recent.slice(start - stream.recentFrom, end - stream.recentFrom);
+  return lines.filter((line) => !marker || line.includes(marker)).map((line) => JSON.parse(line) as TaskEvent);
 }
 
 function parseSeq(line: Buffer): number | undefined {

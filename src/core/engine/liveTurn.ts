@@ -1,29 +1,31 @@
 /**
- * One running turn of a session, as the person sees and stops it: its id, its stop signal and
- * its stream. `runLiveTurn` brackets a conversation or task turn with `turn` changes (running,
- * then not) so the sidebar shows Stop exactly while a turn runs.
+ * One running turn of a session, as the person sees and stops it: its id, its stop signal (the
+ * turn registry's, see stopping.ts) and its stream. `runLiveTurn` brackets a conversation or
+ * task turn with `turn` changes (running, then not) so the sidebar shows Stop exactly while a
+ * turn runs.
  */
 import { newId } from './engineState';
 import type { EngineEnv, LiveTurn } from './engineEnv';
+import type { RunningTurn } from './stopping';
 import { TurnStream } from './streaming';
 
 export type { LiveTurn };
 
-export async function runLiveTurn<T>(env: EngineEnv, sessionId: string, run: (turn: LiveTurn) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
+export async function runLiveTurn<T>(env: EngineEnv, sessionId: string, running: RunningTurn, run: (turn: LiveTurn) => Promise<T>): Promise<T> {
   const id = newId('turn-', env.clock.now());
   const stream = new TurnStream((delta) => env.state.publish({ type: 'stream', sessionId, turnId: id, delta }), { redact: env.redact });
-  let stopped = false;
+  // The registry's turn already has the one signal Stop, Cancel and the agent's shutdown abort
+  // (one listener on the shutdown signal): the live turn shares it rather than joining a second
+  // controller to it with AbortSignal.any on every turn.
   const turn: LiveTurn = {
     id,
-    signal: AbortSignal.any([env.signal, controller.signal]),
+    signal: running.signal,
     stream,
     get stopped() {
-      return stopped;
+      return running.stopped;
     },
     stop() {
-      stopped = true;
-      controller.abort();
+      running.abort();
     },
   };
   env.liveTurns.set(sessionId, turn);

@@ -6,7 +6,7 @@ import { ModelError } from '../model/types';
 import type { Trigger } from '../store/types';
 import { routeIncoming, runConversationTurn } from './conversation';
 import { runMemoryRung } from './memoryRung';
-import type { EngineEnv } from './engineEnv';
+import type { EngineEnv, TurnClaim } from './engineEnv';
 import { LATE_NOTE_MS, STALE_MS, WAIT_REARM_MS } from './engineEnv';
 import type { EngineState } from './engineState';
 import { commitStopped, runLiveTurn } from './liveTurn';
@@ -84,7 +84,11 @@ export function chooseRung(trigger: Trigger, state: EngineState): Rung {
   return 'stale';
 }
 
-export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
+/**
+ * Runs the rung `trigger` calls for. `claim` is its claim: a task turn that queues its
+ * continuation acks it in the same write (see `TurnClaim`); otherwise the caller acks.
+ */
+export async function react(env: EngineEnv, trigger: Trigger, claim?: TurnClaim): Promise<Rung> {
   const rung = chooseRung(trigger, env.state);
   env.logger.info('REACT', `${trigger.source} ${trigger.id} session=${trigger.sessionId} → ${rung}`);
   // Parsed once, here, where the trigger is claimed: a payload that does not fit its source throws
@@ -169,9 +173,15 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       }
       const turn = env.turns.begin(task.sessionId, env.signal);
       try {
-        await runLiveTurn(env, task.sessionId, async (live) => {
+        await runLiveTurn(env, task.sessionId, turn, async (live) => {
           try {
-            await runTaskTurn(env, task, { signal: turn.signal, keyBase: trigger.id, seenInputs: env.state.sessions.get(task.sessionId)?.inputs, live });
+            await runTaskTurn(env, task, {
+              signal: turn.signal,
+              keyBase: trigger.id,
+              seenInputs: env.state.sessions.get(task.sessionId)?.inputs,
+              live,
+              ...(claim ? { claim } : {}),
+            });
           } catch (error) {
             if (env.signal.aborted || !(turn.stopped || isAbortError(error, turn.signal))) throw error;
             // Cancel ended the task already; Stop keeps what was said and holds the task until
@@ -218,7 +228,7 @@ export async function react(env: EngineEnv, trigger: Trigger): Promise<Rung> {
       const turn = env.turns.begin(session.id, env.signal);
       let stoppedTurn = false;
       try {
-        await runLiveTurn(env, session.id, (live) =>
+        await runLiveTurn(env, session.id, turn, (live) =>
           runConversationTurn(env, session, { signal: turn.signal, keyBase: trigger.id, seen, live }).catch(async (error: unknown) => {
             if (env.signal.aborted || !(turn.stopped || isAbortError(error, turn.signal))) throw error;
             // Stop: what streamed so far is the reply, marked stopped; no error line, no retry.

@@ -8,7 +8,7 @@ import { grantableSetsText, taskActionSets } from '../actions/actionSets';
 import { taskPrefixText } from '../prompts/requestBuilder';
 import { initialLimits, narrowedLimits } from './budgets';
 import type { Trigger } from '../store/types';
-import type { EngineEnv } from './engineEnv';
+import type { EngineEnv, TurnClaim } from './engineEnv';
 import { USER_PRIORITY, WAIT_REARM_MS } from './engineEnv';
 import { newId } from './engineState';
 import { emptyTotals } from './records';
@@ -234,19 +234,33 @@ export async function sleepUntilReply(env: EngineEnv, task: TaskRecord): Promise
  * Queues the next turn of a task now (or at `fireAt`). The dedup key makes a retried turn harmless.
  * The turn's state and its next trigger are made durable together: the trigger's rows join the
  * journal write of the state's (one write, in order), and the event streams are synced alongside
- * it, instead of one sync after the other (each is a disk round trip of every turn).
+ * it, instead of one sync after the other (each is a disk round trip of every turn). Called from
+ * a turn with its `claim`, the same record acks the turn's trigger: the turn is settled exactly
+ * when its continuation is durable, with no second write for the ack.
  */
-export async function continueLater(env: EngineEnv, task: TaskRecord, fireAt?: number, reason = 'next', payload?: Record<string, unknown>): Promise<void> {
+export async function continueLater(
+  env: EngineEnv,
+  task: TaskRecord,
+  fireAt?: number,
+  reason = 'next',
+  payload?: Record<string, unknown>,
+  claim?: TurnClaim,
+): Promise<void> {
   setSessionStatus(env, task.sessionId, 'working');
   await settleWaits(env, task);
+  const next = {
+    source: 'task_continuation' as const,
+    sessionId: task.sessionId,
+    ...(fireAt !== undefined ? { fireAt } : {}),
+    ...(payload ? { payload } : {}),
+    dedupKey: `cont:${task.id}:${task.turns}:${reason}`,
+  };
   await Promise.all([
-    env.triggers.emit({
-      source: 'task_continuation',
-      sessionId: task.sessionId,
-      ...(fireAt !== undefined ? { fireAt } : {}),
-      ...(payload ? { payload } : {}),
-      dedupKey: `cont:${task.id}:${task.turns}:${reason}`,
-    }),
+    claim && !claim.acked
+      ? env.triggers.ackAndEmit(claim.token, next).then(({ acked }) => {
+          claim.acked = acked;
+        })
+      : env.triggers.emit(next),
     env.state.commit(),
   ]);
 }

@@ -6,7 +6,7 @@
 import type { ModelError } from '../model/types';
 import { historyFromEvents, taskRequest } from '../prompts/requestBuilder';
 import { checkBudget, describeBudget, describeBudgetStep } from './budgets';
-import type { EngineEnv } from './engineEnv';
+import type { EngineEnv, TurnClaim } from './engineEnv';
 import type { LiveTurn } from './liveTurn';
 import { runPipeline } from './pipeline';
 import { addTotals } from './records';
@@ -74,6 +74,8 @@ export interface TaskTurnOptions {
   seenInputs?: number;
   /** Streams the turn to the sidebar. */
   live?: LiveTurn;
+  /** The claim of the trigger the turn runs for: acked with the continuation's write. */
+  claim?: TurnClaim;
 }
 
 export async function runTaskTurn(env: EngineEnv, task: TaskRecord, options: TaskTurnOptions = {}): Promise<void> {
@@ -167,7 +169,7 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
     // Written for the model (why the task goes on): not a row in the person's thread.
     await state.appendEvent(task.sessionId, 'user_message', { text: again, forModel: true });
     state.saveTask(task);
-    await continueLater(env, task, undefined, 'reevaluate');
+    await continueLater(env, task, undefined, 'reevaluate', undefined, options.claim);
     return;
   }
   // An approval to end is good for the one turn that reads the reply.
@@ -209,12 +211,12 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
   state.saveTask(task);
   if (fx.waitAt && !woken) {
     await state.appendEvent(task.sessionId, 'wait', { until: fx.waitAt.at, reason: fx.waitAt.reason, forModel: false });
-    await continueLater(env, task, fx.waitAt.at, 'wait');
+    await continueLater(env, task, fx.waitAt.at, 'wait', undefined, options.claim);
     return;
   }
   // Woken while an approval is pending: this continuation carries the reply, so it runs a turn
   // instead of re-arming the approval wait.
-  await continueLater(env, task, undefined, woken ? 'woken' : 'next', woken ? { wake: 'reply' } : undefined);
+  await continueLater(env, task, undefined, woken ? 'woken' : 'next', woken ? { wake: 'reply' } : undefined, options.claim);
 }
 
 /** A model failure inside a task turn: transient ones back off, the rest pause the task. */

@@ -13,7 +13,11 @@ const PRAGMAS = [
   'PRAGMA temp_store = MEMORY',
   'PRAGMA foreign_keys = ON',
   'PRAGMA recursive_triggers = OFF',
+  'PRAGMA locking_mode = EXCLUSIVE',
 ];
+
+/** Statements after which a cached statement's result columns may differ. */
+const SCHEMA_CHANGE = /^\s*(CREATE|ALTER|DROP)\b/i;
 
 /** Free pages (of 4 KB) a snapshot tolerates before it compacts: a quarter of the file and at least 1 MB. */
 const COMPACT_MIN_FREE_PAGES = 256;
@@ -27,6 +31,12 @@ const MAX_CACHED_STATEMENTS = 256;
  */
 export class SqlRunner {
   private readonly statements = new Map<string, Statement>();
+  /**
+   * Result column names per cached statement, read once: sql.js `getAsObject` asks SQLite for
+   * every name again on every row. Dropped with the statement, and on any schema change (a
+   * `SELECT *` prepared before an ALTER would list the old columns).
+   */
+  private readonly columns = new Map<Statement, string[]>();
   private db: Database;
 
   constructor(sqlJs: SqlJsStatic, bytes?: Uint8Array) {
@@ -39,7 +49,18 @@ export class SqlRunner {
     try {
       stmt.bind(params);
       const rows: Row[] = [];
-      while (stmt.step()) rows.push(stmt.getAsObject() as Row);
+      if (!stmt.step()) return rows;
+      let names = this.columns.get(stmt);
+      if (!names) {
+        names = stmt.getColumnNames();
+        this.columns.set(stmt, names);
+      }
+      do {
+        const values = stmt.get() as SqlValue[];
+        const row: Row = {};
+        for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
+        rows.push(row);
+      } while (stmt.step());
       return rows;
     } finally {
       stmt.reset();
@@ -47,6 +68,7 @@ export class SqlRunner {
   }
 
   run(sql: string, params: SqlValue[] = []): number {
+    if (SCHEMA_CHANGE.test(sql)) this.columns.clear();
     const stmt = this.prepare(sql);
     try {
       stmt.run(params);
@@ -58,12 +80,14 @@ export class SqlRunner {
 
   /** For BEGIN/COMMIT/ROLLBACK and DDL: no caching needed. */
   exec(sql: string): void {
+    this.columns.clear();
     this.db.run(sql);
   }
 
   /** Serialises the database. Never call inside a transaction: sql.js closes the connection, which would roll it back. */
   export(): Uint8Array {
     this.statements.clear(); // export() frees them all; a stale handle would crash on next use
+    this.columns.clear();
     this.compactIfSparse();
     const bytes = this.db.export();
     this.applyPragmas();
@@ -84,6 +108,7 @@ export class SqlRunner {
 
   close(): void {
     this.statements.clear();
+    this.columns.clear();
     this.db.close();
   }
 
@@ -95,6 +120,7 @@ export class SqlRunner {
         const [oldestSql, oldest] = this.statements.entries().next().value as [string, Statement];
         oldest.free();
         this.statements.delete(oldestSql);
+        this.columns.delete(oldest);
       }
       this.statements.set(sql, stmt);
     }

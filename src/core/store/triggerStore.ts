@@ -16,6 +16,10 @@ export type { RecoveryReport, StartingTriggerStore, TriggerStoreOptions } from '
 
 const SELECT = `SELECT ${TRIGGER_COLUMNS} FROM triggers`;
 const ORDER = 'ORDER BY priority, fire_at, rowid';
+const SELECT_WITH_ROWID = `SELECT ${TRIGGER_COLUMNS}, rowid FROM triggers`;
+/** `ORDER` in JavaScript, for rows selected with their rowid. */
+const byClaimOrder = (a: Row, b: Row): number =>
+  Number(a.priority) - Number(b.priority) || Number(a.fire_at) - Number(b.fire_at) || Number(a.rowid) - Number(b.rowid);
 /** Done rows past retention are swept at most this often (on ack), so acks stay O(1). */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -58,14 +62,22 @@ class TriggerStoreImpl implements StartingTriggerStore {
 
   async emit(spec: TriggerSpec): Promise<Trigger> {
     await this.ready;
-    if (!TRIGGER_SOURCES.includes(spec.source)) {
-      throw new Error(`Unknown trigger source "${spec.source}"; use one of: ${TRIGGER_SOURCES.join(', ')}.`);
-    }
-    if (typeof spec.sessionId !== 'string') throw new Error('emit() needs a sessionId string (use "system" for triggers outside any session).');
+    checkSpec(spec);
     const trigger = this.db.transaction(() => this.insertOrReuse(spec));
     await this.db.commit();
     this.wake();
     return trigger;
+  }
+
+  async ackAndEmit(token: string, next: TriggerSpec): Promise<{ acked: boolean; trigger: Trigger }> {
+    await this.ready;
+    checkSpec(next);
+    const now = this.clock.now();
+    const { trigger, settled } = this.db.transaction(() => ({ trigger: this.insertOrReuse(next), settled: this.settleAcked(token, now) }));
+    await this.db.commit();
+    this.wake();
+    if (settled) this.acked(settled, now);
+    return { acked: settled !== undefined, trigger };
   }
 
   async next(signal?: AbortSignal): Promise<Lease> {
@@ -96,9 +108,18 @@ class TriggerStoreImpl implements StartingTriggerStore {
 
   async ack(token: string): Promise<boolean> {
     await this.ready;
-    const row = this.byToken(token);
-    if (!row) return false;
     const now = this.clock.now();
+    const row = this.settleAcked(token, now);
+    if (!row) return false;
+    await this.db.commit();
+    this.acked(row, now);
+    return true;
+  }
+
+  /** The mutations of an ack (not yet durable); the claimed row, or undefined for a stale token. */
+  private settleAcked(token: string, now: number): Row | undefined {
+    const row = this.byToken(token);
+    if (!row) return undefined;
     if (row.dedup_key !== null) {
       // Kept (status done) for retentionMs so a late duplicate emit is recognised.
       this.db.mutate(`UPDATE triggers SET status = 'done', lease_token = NULL, lease_owner = NULL, done_at = ? WHERE id = ?`, [now, row.id]);
@@ -106,10 +127,13 @@ class TriggerStoreImpl implements StartingTriggerStore {
       this.db.mutate(`DELETE FROM triggers WHERE id = ?`, [row.id]);
     }
     this.maybePrune(now);
-    await this.db.commit();
+    return row;
+  }
+
+  /** After an ack is durable: its history line, and whoever waits for the queue to drain. */
+  private acked(row: Row, now: number): void {
     this.history?.append({ ...toTrigger(row), status: 'done', doneAt: now });
     this.drainWaiters.check();
-    return true;
   }
 
   async nack(token: string, error: string, options: { final?: boolean } = {}): Promise<boolean> {
@@ -194,10 +218,11 @@ class TriggerStoreImpl implements StartingTriggerStore {
   }
 
   pending(sessionId?: string): Trigger[] {
-    const rows =
-      sessionId === undefined
-        ? this.db.query(`${SELECT} WHERE status IN ('pending', 'claimed') ${ORDER}`)
-        : this.db.query(`${SELECT} WHERE session_id = ? AND status IN ('pending', 'claimed') ${ORDER}`, [sessionId]);
+    if (sessionId === undefined) return this.db.query(`${SELECT} WHERE status IN ('pending', 'claimed') ${ORDER}`).map(toTrigger);
+    // A session has a handful of live triggers: sorting them here costs less than SQLite's
+    // sorter, which the session index cannot spare it (it orders by session and status only).
+    const rows = this.db.query(`${SELECT_WITH_ROWID} WHERE session_id = ? AND status IN ('pending', 'claimed')`, [sessionId]);
+    rows.sort(byClaimOrder);
     return rows.map(toTrigger);
   }
 
@@ -378,6 +403,13 @@ class TriggerStoreImpl implements StartingTriggerStore {
     const payload = { redelivered: this.recovery.redelivered.length, deadLettered, at: now };
     return postRestartNotice(this.db, { ownerId: this.ownerId, session, payload, now, insert: (spec) => this.insertOrReuse(spec) });
   }
+}
+
+function checkSpec(spec: TriggerSpec): void {
+  if (!TRIGGER_SOURCES.includes(spec.source)) {
+    throw new Error(`Unknown trigger source "${spec.source}"; use one of: ${TRIGGER_SOURCES.join(', ')}.`);
+  }
+  if (typeof spec.sessionId !== 'string') throw new Error('emit() needs a sessionId string (use "system" for triggers outside any session).');
 }
 
 /** Creates the store and starts recovery; calls made before `ready` wait for it (nothing is lost or doubled). */

@@ -91,6 +91,13 @@ export interface TriggerStore {
   /** Only the matching token takes effect; returns false for a stale token. */
   ack(token: string): Promise<boolean>;
   /**
+   * Emits `next` and acks `token` in one transaction, so one journal record: the claimed trigger
+   * is settled exactly when its successor is durable (a crash keeps both or neither), and a turn
+   * pays one durable write for the two. `acked` is false for a stale token (then only the emit
+   * happened, as `emit` would do it).
+   */
+  ackAndEmit(token: string, next: TriggerSpec): Promise<{ acked: boolean; trigger: Trigger }>;
+  /**
    * The delivery failed: retried with backoff, dead-lettered after the last attempt. `final`:
    * dead-letter it now (retrying cannot help, e.g. its payload is invalid).
    */

@@ -16,6 +16,7 @@ import { openDurableDb } from '../../../src/core/store/durableDb';
 import type { OpenedDurableDb } from '../../../src/core/store/durableDb';
 import { createTriggerStore } from '../../../src/core/store/triggerStore';
 import type { StartingTriggerStore } from '../../../src/core/store/triggerStore';
+import type { JournalIo } from '../../../src/core/store/storeFiles';
 import type { TriggerStore } from '../../../src/core/store/types';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
@@ -48,6 +49,8 @@ export interface HarnessOptions {
   /** Reuse a storage dir (restart). */
   dir?: string;
   clock?: FakeClock;
+  /** The journal's writes (a test stops the world around one of them). */
+  journalIo?: JournalIo;
 }
 
 export interface Harness {
@@ -102,7 +105,13 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-engine-'));
   const clock = options.clock ?? new FakeClock();
   const logger = new MemoryLogger();
-  const db = await openDurableDb({ dir: path.join(dir, 'store'), sqlJs: await sqlJs(), clock, lease: { recheckMs: 20 } });
+  const db = await openDurableDb({
+    dir: path.join(dir, 'store'),
+    sqlJs: await sqlJs(),
+    clock,
+    lease: { recheckMs: 20 },
+    ...(options.journalIo ? { io: options.journalIo } : {}),
+  });
   const triggers = await createTriggerStore(db, { clock, logger, random: () => 0.5 });
   const workspace = new MemoryWorkspace(options.files ?? { 'README.md': '# Demo\nHello.\n', 'src/app.ts': 'export const answer = 42;\n' });
   const settings: AgentSettings = { maxActionsPerTask: 50, maxTokensPerTask: 1_000_000, ...options.settings };

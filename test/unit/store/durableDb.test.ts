@@ -177,7 +177,20 @@ describe('store: durable db (journal + snapshot)', () => {
     assert.equal(db.query(sql, ['a'])[0].n, 1);
     assert.equal(db.query('PRAGMA foreign_keys')[0].foreign_keys, 1);
     assert.equal(db.query('PRAGMA journal_mode')[0].journal_mode, 'memory');
+    // One connection owns the in-memory file: SQLite keeps its lock and page cache between statements.
+    assert.equal(db.query('PRAGMA locking_mode')[0].locking_mode, 'exclusive');
     db.mutate(`UPDATE sessions SET status = 'b'`);
+    await db.commit();
+  });
+
+  it('gives a cached SELECT * the columns a later ALTER TABLE added (column names are cached per statement)', async () => {
+    const db = await openDb(tempDir());
+    db.mutate(`CREATE TABLE notes (id TEXT PRIMARY KEY)`);
+    db.mutate(`INSERT INTO notes (id) VALUES ('n1')`);
+    assert.deepEqual(db.query(`SELECT * FROM notes`), [{ id: 'n1' }]);
+    db.mutate(`ALTER TABLE notes ADD COLUMN body TEXT NOT NULL DEFAULT 'x'`);
+    assert.deepEqual(db.query(`SELECT * FROM notes`), [{ id: 'n1', body: 'x' }]);
+    assert.deepEqual(db.query(`SELECT id AS a, id AS b FROM notes WHERE id = ?`, ['none']), []);
     await db.commit();
   });
 

@@ -122,6 +122,46 @@ describe('store: trigger store', () => {
     );
   });
 
+  it('ackAndEmit settles a claim and queues its successor in one journal record: a crash keeps both', async () => {
+    await store.emit({ source: 'task_continuation', sessionId: 't', dedupKey: 'cont:t:0:next' });
+    const lease = await store.next();
+    const before = db.lastLsn;
+    const { acked, trigger } = await store.ackAndEmit(lease.token, { source: 'task_continuation', sessionId: 't', dedupKey: 'cont:t:1:next' });
+    assert.equal(acked, true);
+    assert.equal(db.lastLsn, before + 1, 'the ack and the successor are one record');
+    await crashAndReopen({ restartNoticeSession: false });
+    assert.deepEqual(
+      store.pending('t').map((t) => [t.id, t.status]),
+      [[trigger.id, 'pending']],
+    );
+    assert.equal(db.query(`SELECT status FROM triggers WHERE id = ?`, [lease.trigger.id])[0].status, 'done');
+    assert.equal(store.recovery.redelivered.length, 0);
+    // A stale token acks nothing; the emit still happens (dedup rules as for emit).
+    const again = await store.ackAndEmit(lease.token, { source: 'task_continuation', sessionId: 't', dedupKey: 'cont:t:2:next' });
+    assert.equal(again.acked, false);
+    assert.equal(store.pending('t').length, 2);
+  });
+
+  it('ackAndEmit whose record never reached the disk keeps neither: the claim is re-delivered, no successor', async () => {
+    await store.emit({ source: 'task_continuation', sessionId: 't', dedupKey: 'cont:t:0:next' });
+    const lease = await store.next();
+    await db.commit();
+    // Everything up to the claim is on disk; the process dies before the next write is durable.
+    const onDisk = tempDir('triggers-crash');
+    fs.cpSync(dir, onDisk, { recursive: true });
+    await store.ackAndEmit(lease.token, { source: 'task_continuation', sessionId: 't', dedupKey: 'cont:t:1:next' });
+    await store.close();
+    await db.close();
+    dir = onDisk;
+    fs.rmSync(path.join(dir, 'lease.json'));
+    await openStore({ restartNoticeSession: false });
+    assert.deepEqual(store.recovery.redelivered, [lease.trigger.id]);
+    assert.deepEqual(
+      store.pending('t').map((t) => [t.id, t.status, t.dedupKey]),
+      [[lease.trigger.id, 'pending', 'cont:t:0:next']],
+    );
+  });
+
   it('a stale token from before a re-delivery changes nothing', async () => {
     await store.emit({ source: 'task_event', sessionId: 's', payload: 'x' });
     const first = await store.next();
