@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { openTasklaneView, screenshotSidebar, startUiSession, tasklaneFrame } from './support/workbench';
 import { contextAction, inlineAction, openSideView, treeLabels, treeRow } from './support/treeView';
 import type { UiSession } from './support/workbench';
+import { until } from '../support/poll';
 
 // Issue #15, the sidebar part (since issue #21 a view of its own): a broken MCP server is shown with its last error (and the rest of
 // Tasklane keeps working), and a repository's server waits for Trust…, which asks in VS Code's own
@@ -91,6 +92,11 @@ describe('ui: the MCP servers view', function () {
     assert.equal(await running.locator('.actions .action-label[aria-label^="Trust"]').count(), 0, 'a trusted server offers no Trust… any more');
     // What was trusted can be taken back from the same row.
     await contextAction(page, running, 'Stop Trusting');
-    await treeRow(view, 'everything not trusted: MCP server from workspace .vscode/mcp.json').waitFor({ timeout: 30_000 });
+    let rows: string[] = [];
+    await until(
+      'the server to wait for Trust again',
+      async () => (rows = await treeLabels(view)).some((l) => l.startsWith('everything not trusted: MCP server from workspace .vscode/mcp.json')),
+      { timeoutMs: 30_000, detail: () => `rows: ${rows.join(' | ')}` },
+    );
   });
 });

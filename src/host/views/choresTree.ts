@@ -219,6 +219,8 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
         const item = new vscode.TreeItem(node.label, None);
         item.id = `line/${node.id}`;
         item.tooltip = node.tooltip ?? node.label;
+        // The name starts with the text shown (axe: label-content-name-mismatch), then the whole line it cuts.
+        item.accessibilityInformation = { label: node.tooltip ? `${node.label} In full: ${node.tooltip}` : node.label };
         if (node.icon) item.iconPath = new vscode.ThemeIcon(node.icon);
         return item;
       }

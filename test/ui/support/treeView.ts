@@ -41,6 +41,10 @@ export async function expandRow(row: Locator): Promise<void> {
 
 /** Clicks a row's inline action (the icon shown on hover), named by its command title. */
 export async function inlineAction(row: Locator, title: string): Promise<void> {
+  // A tooltip still open over another row (the pointer rested there) would take the hover: close it.
+  await row.page().mouse.move(0, 0);
+  await row.page().keyboard.press('Escape');
+  await row.page().locator('.context-view .hover-contents').waitFor({ state: 'hidden', timeout: 5_000 });
   await row.hover();
   await row.locator(`.actions .action-label[aria-label^="${title}"]`).click();
 }
