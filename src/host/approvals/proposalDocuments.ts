@@ -49,8 +49,8 @@ export class ProposalDocuments implements vscode.TextDocumentContentProvider, vs
     }
     const proposed = this.proposedUri(changeSet.id, file);
     if (!(await exists(proposed))) await vscode.workspace.fs.writeFile(proposed, new TextEncoder().encode(file.after));
-    const label = file.kind === 'create' ? 'new file' : file.kind === 'rename' ? `renamed from ${file.path}` : 'original';
-    await vscode.commands.executeCommand('vscode.diff', original, proposed, `${shownPath} (${label} ↔ proposed, editable)`);
+    const label = file.kind === 'create' ? 'New file' : file.kind === 'rename' ? `Current: ${file.path}` : 'Current';
+    await vscode.commands.executeCommand('vscode.diff', original, proposed, `${shownPath} (${label} ↔ Proposed)`);
   }
 
   /** The user's text of each proposed side they opened, unsaved changes included. */
