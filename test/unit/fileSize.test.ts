@@ -39,9 +39,6 @@ describe('source size limits (issue 20)', () => {
     const modules = new Set([...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+['"]([^'"]+)['"]/gms)].map((m) => m[1]));
     for (const m of text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) modules.add(m[1]);
     assert.ok(modules.size > 0, 'found no imports in agent.ts: the pattern is broken');
-    assert.ok(
-      modules.size <= MAX_AGENT_IMPORTS,
-      `agent.ts imports ${modules.size} modules (at most ${MAX_AGENT_IMPORTS}): ${[...modules].join(', ')}`,
-    );
+    assert.ok(modules.size <= MAX_AGENT_IMPORTS, `agent.ts imports ${modules.size} modules (at most ${MAX_AGENT_IMPORTS}): ${[...modules].join(', ')}`);
   });
 });
