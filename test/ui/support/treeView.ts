@@ -41,18 +41,34 @@ export async function expandRow(row: Locator): Promise<void> {
 
 /** Clicks a row's inline action (the icon shown on hover), named by its command title. */
 export async function inlineAction(row: Locator, title: string): Promise<void> {
-  // A tooltip still open over another row (the pointer rested there) would take the hover: close it.
-  await row.page().mouse.move(0, 0);
-  await row.page().keyboard.press('Escape');
-  await row.page().locator('.context-view .hover-contents').waitFor({ state: 'hidden', timeout: 5_000 });
+  await closeTooltips(row.page());
   await row.hover();
   await row.locator(`.actions .action-label[aria-label^="${title}"]`).click();
 }
 
 /** Runs an action of a row's context menu, named by its command title. */
 export async function contextAction(page: Page, row: Locator, title: string): Promise<void> {
+  await closeTooltips(page);
   await row.click({ button: 'right' });
   const item = page.locator('.monaco-menu .action-item .action-label', { hasText: title }).first();
   await item.waitFor({ timeout: 10_000 });
-  await item.click();
+  // VS Code's menu ignores a click that comes too soon after it opened (so the right button's own
+  // release picks nothing); on a busy machine ours can: click again until the menu has closed.
+  const menu = page.locator('.monaco-menu');
+  for (let attempt = 0; ; attempt++) {
+    await item.click();
+    const closed = await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (closed) return;
+    if (attempt === 2) throw new Error(`the context menu stayed open after clicking "${title}" three times`);
+  }
+}
+
+/** Closes a tooltip left open over a row (the pointer rested there): it would take the next hover or click. */
+async function closeTooltips(page: Page): Promise<void> {
+  await page.mouse.move(0, 0);
+  await page.keyboard.press('Escape');
+  await page.locator('.context-view .hover-contents').waitFor({ state: 'hidden', timeout: 5_000 });
 }
