@@ -22,6 +22,8 @@ describe('approval: rename_symbol proposes the language server rename as one cha
   let store: InMemoryChangeSetStore;
   let decider: ChangeSetDecider;
   let actions: Map<string, ActionDef>;
+  /** The edit actions' dependencies, without a rename (as the command line builds them). */
+  let common: Parameters<typeof createEditActions>[0];
   let asked: Array<{ at: CodeLocation; newName: string }>;
   const clock = new FakeClock();
   const disk = async (relative: string) => readOrNull(path.join(ws, relative));
@@ -87,7 +89,7 @@ describe('approval: rename_symbol proposes the language server rename as one cha
       triggers: { emit: async () => ({}) as never },
       logger: silentLogger,
     });
-    const common = {
+    common = {
       root: ws,
       fs: nodeFs,
       files: { read: disk },
@@ -135,16 +137,7 @@ describe('approval: rename_symbol proposes the language server rename as one cha
   });
 
   it('is not offered without a rename (the command line)', () => {
-    const without = createEditActions({
-      root: ws,
-      fs: nodeFs,
-      files: { read: disk },
-      store,
-      decider,
-      clock,
-      policy: () => ({ autoApproveEdits: false }),
-      taskChore: () => undefined,
-    });
+    const without = createEditActions(common);
     assert.ok(!without.some((a) => a.name === 'rename_symbol'));
   });
 
