@@ -5,11 +5,16 @@
 //   npm test -- test/unit/store/lease.test.ts only these files (their tiers are inferred)
 //   npm test -- ui --grep "approval card"     only the tests whose title matches
 //   --no-build / --no-provision               skip those steps (when you just did them)
+//   --serial                                  one tier after another (default: two lanes, below)
+// Two lanes run side by side: unit then host, and ui. The workbench tiers spend most of their time
+// waiting on a real VS Code (windows opening, debounces, a model's stream), so the two cores have
+// room for a second lane; each lane is this script run again with --serial, its lines prefixed.
 // The last line of output is always `N passed, N failed` (totals across tiers); the exit code is
 // non-zero on any failure or when a tier could not run.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { cacheDir, repoRoot, uniqueRunName } from './codeServer.mjs';
 import { hostPasses, printHostResults, runHostTier } from './hostTier.mjs';
 
@@ -17,7 +22,7 @@ const TIERS = ['unit', 'host', 'ui'];
 const { args, files, grep, problems } = parseArguments(process.argv.slice(2));
 if (problems.length) {
   for (const problem of problems) process.stderr.write(`${problem}\n`);
-  process.stderr.write(`usage: npm test -- [unit|host|ui ...] [test/<tier>/<file>.test.ts ...] [--grep <pattern>] [--no-build] [--no-provision]\n`);
+  process.stderr.write(`usage: npm test -- [unit|host|ui ...] [test/<tier>/<file>.test.ts ...] [--grep <pattern>] [--no-build] [--no-provision] [--serial]\n`);
   process.stdout.write('0 passed, 1 failed\n');
   process.exit(2);
 }
@@ -34,7 +39,7 @@ function parseArguments(argv) {
       if (!parsed.grep) parsed.problems.push(`${arg} needs a pattern`);
     } else if (arg.startsWith('--grep=')) {
       parsed.grep = arg.slice('--grep='.length);
-    } else if (TIERS.includes(arg) || arg.startsWith('--')) {
+    } else if (TIERS.includes(arg) || ['--no-build', '--no-provision', '--serial'].includes(arg)) {
       parsed.args.push(arg);
     } else if (arg.endsWith('.ts')) {
       const file = path.resolve(arg);
@@ -43,14 +48,16 @@ function parseArguments(argv) {
       else if (!tier) parsed.problems.push(`${arg} is not under test/unit, test/host or test/ui`);
       else parsed.files[tier].push(file);
     } else {
-      parsed.problems.push(`unknown argument: ${arg} (a tier is one of ${TIERS.join(', ')}; a file ends in .ts)`);
+      parsed.problems.push(
+        `unknown argument: ${arg} (a tier is one of ${TIERS.join(', ')}; a file ends in .ts; flags: --grep, --no-build, --no-provision, --serial)`,
+      );
     }
   }
   return parsed;
 }
 const needsWorkbench = tiers.some((t) => t !== 'unit');
 // Per process, so two engineers' runs in one working tree do not read each other's reports.
-const reportsDir = path.join(cacheDir, 'reports', uniqueRunName('test'));
+const reportsDir = process.env.TASKLANE_REPORTS_DIR ?? path.join(cacheDir, 'reports', uniqueRunName('test'));
 fs.mkdirSync(reportsDir, { recursive: true });
 
 function heading(text) {
@@ -92,6 +99,7 @@ function runMochaTier(tier, config) {
   return report;
 }
 
+const runStarted = Date.now();
 const results = [];
 let buildOk = true;
 let provisionOk = true;
@@ -109,7 +117,58 @@ if (needsWorkbench && !args.includes('--no-build')) {
   if (!run.ok) process.stdout.write(`build failed (${run.why}): the host and UI tiers need dist/\n`);
 }
 
-for (const tier of tiers) {
+/**
+ * The lanes of this run: unit then host, and ui, when both sides have a tier (and not --serial).
+ * A lane is this script again with --serial on its tiers, --no-build and --no-provision (done
+ * above, once), and the report folder of this run, so its tier reports are counted here.
+ */
+function lanesOf(selectedTiers) {
+  if (args.includes('--serial')) return [];
+  const lanes = [selectedTiers.filter((t) => t !== 'ui'), selectedTiers.filter((t) => t === 'ui')];
+  return lanes.every((lane) => lane.length) ? lanes : [];
+}
+
+/** Runs one lane as a child process, every line of its output prefixed with the lane's tiers. */
+function runLane(laneTiers) {
+  const laneFiles = laneTiers.flatMap((t) => files[t]);
+  const laneArgs = [...(laneFiles.length ? laneFiles : laneTiers), ...(grep ? ['--grep', grep] : []), '--serial', '--no-build', '--no-provision'];
+  const summaryFile = path.join(reportsDir, `lane-${laneTiers.join('-')}.json`);
+  const prefix = `[${laneTiers.join('+')}] `;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...laneArgs], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TASKLANE_REPORTS_DIR: reportsDir, TASKLANE_SUMMARY_FILE: summaryFile },
+    });
+    for (const [from, to] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ]) {
+      let partial = '';
+      from.setEncoding('utf8');
+      from.on('data', (chunk) => {
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop();
+        if (lines.length) to.write(lines.map((line) => prefix + line).join('\n') + '\n');
+      });
+      from.on('end', () => partial && to.write(prefix + partial + '\n'));
+    }
+    child.on('error', (error) => resolve(laneTiers.map((t) => couldNotRun(t, `the ${t} lane could not start: ${error.message}`))));
+    child.on('close', (code, signal) => {
+      const summary = fs.existsSync(summaryFile) ? JSON.parse(fs.readFileSync(summaryFile, 'utf8')) : undefined;
+      const laneResults = summary?.tiers ?? laneTiers.map((t) => couldNotRun(t, `the ${t} lane exited with ${code ?? signal} before its summary`));
+      resolve(laneResults);
+    });
+  });
+}
+
+const lanes = provisionOk && buildOk ? lanesOf(tiers) : [];
+if (lanes.length) {
+  heading(`${lanes.map((lane) => lane.join(' then ')).join(', side by side with ')}`);
+  results.push(...(await Promise.all(lanes.map(runLane))).flat());
+}
+
+for (const tier of lanes.length ? [] : tiers) {
   heading(`${tier} tier`);
   const started = Date.now();
   let result;
@@ -142,16 +201,25 @@ for (const tier of tiers) {
   results.push(result);
 }
 
-heading('summary');
 let passed = 0;
 let failed = 0;
 for (const result of results) {
   passed += result.passed;
   failed += result.failed;
-  const note = result.error ? ` (could not run: ${result.error.split('\n')[0]})` : '';
-  process.stdout.write(`${result.tier.padEnd(5)} ${result.passed} passed, ${result.failed} failed, ${Math.round(result.wallMs / 1000)} s${note}\n`);
-  for (const failure of result.failures ?? []) process.stdout.write(`      ✘ ${failure.fullTitle}: ${String(failure.message).split('\n')[0]}\n`);
 }
-fs.writeFileSync(path.join(reportsDir, 'summary.json'), JSON.stringify({ passed, failed, tiers: results }, null, 2));
-process.stdout.write(`${passed} passed, ${failed} failed\n`);
+const laneSummary = process.env.TASKLANE_SUMMARY_FILE;
+if (laneSummary) {
+  // A lane: the run that started it prints the summary.
+  fs.writeFileSync(laneSummary, JSON.stringify({ passed, failed, tiers: results }, null, 2));
+} else {
+  heading('summary');
+  for (const result of results) {
+    const note = result.error ? ` (could not run: ${result.error.split('\n')[0]})` : '';
+    process.stdout.write(`${result.tier.padEnd(5)} ${result.passed} passed, ${result.failed} failed, ${Math.round(result.wallMs / 1000)} s${note}\n`);
+    for (const failure of result.failures ?? []) process.stdout.write(`      ✘ ${failure.fullTitle}: ${String(failure.message).split('\n')[0]}\n`);
+  }
+  process.stdout.write(`all   ${Math.round((Date.now() - runStarted) / 1000)} s by the clock${lanes.length ? ', in two lanes side by side' : ''}\n`);
+  fs.writeFileSync(path.join(reportsDir, 'summary.json'), JSON.stringify({ passed, failed, tiers: results }, null, 2));
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+}
 process.exit(failed > 0 ? 1 : 0);

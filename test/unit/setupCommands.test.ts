@@ -57,6 +57,18 @@ describe('set-up: the README and .ci/run agree', () => {
     assert.ok(manifest.repository, 'package.json has "repository" (vsce warns without it)');
   });
 
+  it('every test file the docs tell a developer to run exists', () => {
+    const docs = ['README.md', 'CONTRIBUTING.md', 'docs/ARCHITECTURE.md'];
+    const named = docs.flatMap((doc) =>
+      [...fs.readFileSync(path.join(root, doc), 'utf8').matchAll(/npm test -- [^\n`]*/g)].flatMap((m) =>
+        [...m[0].matchAll(/\btest\/(?:unit|host|ui)\/[\w./-]+\.test\.ts\b/g)].map((f) => ({ doc, file: f[0] })),
+      ),
+    );
+    assert.ok(named.length > 0, 'the docs name at least one test file to run');
+    const missing = named.filter(({ file }) => !fs.existsSync(path.join(root, file)));
+    assert.deepEqual(missing, []);
+  });
+
   it("provisioning drops npm lifecycle variables and prints a failing step's own output", () => {
     // Stand-ins on PATH: chromium and dpkg say "installed"; npm records what it was given and fails.
     const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-provision-'));
