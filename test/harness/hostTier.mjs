@@ -60,7 +60,8 @@ export async function bundleHostSuites(outfile, files) {
 /**
  * Answers the workbench's modal dialog for a suite that asked to (support/dialogs.ts writes
  * `dialog-request.json` with the button's label): clicks that button once the dialog shows, and
- * hands the dialog's text back in `dialog-answer.json`, so the suite can assert what it said.
+ * hands the dialog's text back in `dialog-answer.json`, so the suite can assert what it said. A
+ * request without a button only reads the text once the dialog shows, and leaves it open.
  */
 async function answerDialog(page, runDir) {
   const requestFile = path.join(runDir, 'dialog-request.json');
@@ -69,7 +70,7 @@ async function answerDialog(page, runDir) {
   const box = page.locator('.monaco-dialog-box');
   if ((await box.count()) === 0) return;
   const text = await box.first().innerText();
-  await box.first().locator('.monaco-button', { hasText: button }).first().click();
+  if (button) await box.first().locator('.monaco-button', { hasText: button }).first().click();
   fs.rmSync(requestFile);
   fs.writeFileSync(path.join(runDir, 'dialog-answer.json.tmp'), JSON.stringify({ text }));
   fs.renameSync(path.join(runDir, 'dialog-answer.json.tmp'), path.join(runDir, 'dialog-answer.json'));

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { pressDialogButton } from './support/dialogs';
+import { dialogShown, pressDialogButton } from './support/dialogs';
 import { activateTasklane, quiesce, TASKLANE_ID, until, writeChoresFile } from './support/tasklane';
 
 // Review 2026-12b findings 2, 3, 4, 6, 14 and 16 in a real workbench: the MCP Trust modal shows the
@@ -59,7 +59,7 @@ describe('host: consent dialogs show what is decided and bind to it', function (
       (error: Error) => error.message,
     );
     // While the modal is up, a pull rewrites the definition; the watcher reloads it.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await dialogShown();
     await write(mcpJson(), definition('/tmp/evil:/usr/bin'));
     await until('the changed definition to load', async () => (await servers()).find((s) => s.name === 'probe')?.hash !== server.hash || undefined);
     const dialog = await pressDialogButton('Trust');

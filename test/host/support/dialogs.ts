@@ -7,14 +7,23 @@ import { until } from './tasklane';
  * before a language model tool with confirmation messages runs outside a chat) and returns the
  * dialog's text. The host harness's browser does the clicking: an extension host cannot.
  */
-export async function pressDialogButton(button: string, timeoutMs = 30_000): Promise<string> {
+export function pressDialogButton(button: string, timeoutMs = 30_000): Promise<string> {
+  return askHarness({ button }, `the harness to press "${button}" on a dialog`, timeoutMs);
+}
+
+/** Waits until a modal dialog shows and returns its text, leaving it open for pressDialogButton. */
+export function dialogShown(timeoutMs = 30_000): Promise<string> {
+  return askHarness({ button: null }, 'a modal dialog to show', timeoutMs);
+}
+
+async function askHarness(request: { button: string | null }, waitingFor: string, timeoutMs: number): Promise<string> {
   const dir = process.env.TASKLANE_HOST_DIALOG_DIR;
   if (!dir) throw new Error('the host harness set no TASKLANE_HOST_DIALOG_DIR');
   const answer = path.join(dir, 'dialog-answer.json');
   fs.rmSync(answer, { force: true });
-  fs.writeFileSync(path.join(dir, 'dialog-request.json'), JSON.stringify({ button }));
+  fs.writeFileSync(path.join(dir, 'dialog-request.json'), JSON.stringify(request));
   const text = await until(
-    `the harness to press "${button}" on a dialog`,
+    waitingFor,
     async () => (fs.existsSync(answer) ? (JSON.parse(fs.readFileSync(answer, 'utf8')) as { text: string }).text : undefined),
     timeoutMs,
   );
