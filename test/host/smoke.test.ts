@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateTasklane, storageUriOf } from './support/tasklane';
@@ -23,6 +24,20 @@ describe('host smoke: a real VS Code extension host', () => {
     const workspaceStorage = path.join(userDataDir, 'User', 'workspaceStorage') + path.sep;
     assert.ok(storage.fsPath.startsWith(workspaceStorage), `${storage.fsPath} is not under ${workspaceStorage}`);
     assert.equal(path.basename(storage.fsPath), 'tasklane.tasklane');
+  });
+
+  // package.json's extensionKind ["workspace"] (README "Where it runs"): code-server serves the
+  // workbench to a browser and runs extensions in its remote extension host, next to the files,
+  // which is where Tasklane runs in Remote-SSH, WSL and dev containers too.
+  it('runs as a workspace extension in the remote extension host, next to the files', async () => {
+    const { extension } = await activateTasklane();
+    assert.equal(extension.extensionKind, vscode.ExtensionKind.Workspace);
+    // A remote window (code-server names it by its authority) whose workbench is a web page...
+    assert.ok(vscode.env.remoteName, 'not a remote window');
+    assert.equal(vscode.env.uiKind, vscode.UIKind.Web);
+    // ...while the extension host that runs Tasklane reads the workspace's files from its own disk.
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder && fs.statSync(folder.uri.fsPath).isDirectory());
   });
 
   it("writes and reads back a file in Tasklane's storage through vscode.workspace.fs", async () => {

@@ -13,9 +13,12 @@ import { RE2JS } from 're2js';
  * on RE2 (linear time) instead of a backtracking RegExp. A single step is bounded too: the
  * built-ins that build output from a constant argument rather than from the input (`$pad` of a
  * width, `$join`, `$replace` with a string) check the size they would build before building it,
- * every step's result is checked against a size cap, and one evaluation may take only so many
- * steps and build only so many characters in all ({@link JSONATA_BOUNDS}). So `$pad('', 5e7)` or
- * doubling a string in a recursion ends with an error at the bound instead of freezing the host.
+ * the ones that parse a picture string (`$formatNumber`, `$formatInteger`, `$fromMillis`,
+ * `$toMillis`, `$now`, whose parsing grows faster than the picture) refuse a long one, every
+ * step's result is checked against a size cap, and one evaluation may take only so many steps and
+ * build only so many characters in all ({@link JSONATA_BOUNDS}). So `$pad('', 5e7)`, a 900,000
+ * character number picture or doubling a string in a recursion ends with an error at the bound
+ * instead of freezing the host.
  */
 
 /** Bounds of one evaluation. */
@@ -36,7 +39,13 @@ export const JSONATA_BOUNDS = {
   valueChars: 1_000_000,
   /** Characters of step results in all, over one evaluation. */
   totalChars: 8_000_000,
+  /** Longest picture string `$formatNumber`, `$formatInteger`, `$fromMillis`, `$toMillis` and `$now` may parse. */
+  pictureChars: 1_000,
 } as const;
+
+/** The built-ins that parse a picture string, and which argument it is. */
+const PICTURE_ARGUMENT = { formatNumber: 1, formatInteger: 1, fromMillis: 1, toMillis: 1, now: 0 } as const;
+type PictureBuiltin = keyof typeof PICTURE_ARGUMENT;
 
 /** Longest expression accepted. */
 export const MAX_EXPRESSION_CHARS = 2000;
@@ -89,14 +98,18 @@ function overBound(what: string): Error {
 }
 
 /** The built-ins' implementations, taken once from jsonata itself so the bounded ones can delegate. */
-let builtins: Promise<Record<'pad' | 'join' | 'replace', { implementation: (...args: unknown[]) => unknown; signature: string }>> | undefined;
+let builtins: Promise<Record<'pad' | 'join' | 'replace' | PictureBuiltin, { implementation: (...args: unknown[]) => unknown; signature: string }>> | undefined;
 function builtinsOf(): NonNullable<typeof builtins> {
   builtins ??= (async () => {
     const take = async (name: string) => {
       const fn = (await jsonata(`$${name}`).evaluate({})) as { implementation: (...args: unknown[]) => unknown; signature: { definition: string } };
       return { implementation: fn.implementation, signature: fn.signature.definition };
     };
-    return { pad: await take('pad'), join: await take('join'), replace: await take('replace') };
+    const pictures = Object.fromEntries(await Promise.all(Object.keys(PICTURE_ARGUMENT).map(async (name) => [name, await take(name)] as const))) as Record<
+      PictureBuiltin,
+      Awaited<ReturnType<typeof take>>
+    >;
+    return { pad: await take('pad'), join: await take('join'), replace: await take('replace'), ...pictures };
   })();
   return builtins;
 }
@@ -110,7 +123,8 @@ function codePoints(text: string): number {
 
 /**
  * Installs the step and memory bounds on a compiled expression: a step counter and a size check of
- * every step's result (jsonata's evaluate-exit hook), and size-checked `$pad`, `$join`, `$replace`.
+ * every step's result (jsonata's evaluate-exit hook), size-checked `$pad`, `$join`, `$replace`, and
+ * picture-checked `$formatNumber`, `$formatInteger`, `$fromMillis`, `$toMillis`, `$now`.
  * The counters are per evaluation ({@link evaluateBounded} resets them).
  */
 async function bound(compiled: CompiledExpression): Promise<{ reset(): void }> {
@@ -160,6 +174,18 @@ async function bound(compiled: CompiledExpression): Promise<{ reset(): void }> {
     },
     b.replace.signature,
   );
+  for (const [name, at] of Object.entries(PICTURE_ARGUMENT) as Array<[PictureBuiltin, number]>) {
+    expression.registerFunction(
+      name,
+      function (this: unknown, ...args: unknown[]) {
+        const picture = args[at];
+        if (typeof picture === 'string' && picture.length > JSONATA_BOUNDS.pictureChars)
+          throw overBound(`gave $${name} a picture of ${picture.length} characters (at most ${JSONATA_BOUNDS.pictureChars})`);
+        return b[name].implementation.apply(this, args);
+      },
+      b[name].signature,
+    );
+  }
   return {
     reset() {
       state.steps = 0;

@@ -13,6 +13,7 @@ import type { Agent } from '../../core/engine/agent';
 import type { GitReader } from '../../core/git/readOnlyGit';
 import type { Planner, PlannerSignal, Suggestion } from '../../core/planner/planner';
 import type { Logger } from '../../core/ports';
+import { showInvisible } from '../../shared/visibleText';
 
 const DAY = 86_400_000;
 /** How often the timer asks; the planner itself keeps to its interval. */
@@ -133,6 +134,18 @@ export class SuggestionsTree implements vscode.TreeDataProvider<Node>, vscode.Di
   }
 }
 
+/**
+ * The Start modal of a suggestion: the whole instruction the task gets (the planner accepts at most
+ * 2,000 characters) and why it was suggested. The model wrote both from repository text, so
+ * invisible and reordering characters are written out, as on every card the person decides on.
+ */
+export function startQuestion(suggestion: Pick<Suggestion, 'title' | 'instruction' | 'why'>): { question: string; detail: string } {
+  return {
+    question: `Start the task “${showInvisible(suggestion.title)}”?`,
+    detail: `${showInvisible(suggestion.instruction)}\n\nSuggested because: ${showInvisible(suggestion.why)}\n\nIts edits still ask before they are written.`,
+  };
+}
+
 /** The Suggestions view and its row commands (registered at once), and the timer once the planner exists. */
 export function registerPlanner(options: {
   planner: Promise<Planner | undefined>;
@@ -186,11 +199,8 @@ export function registerPlanner(options: {
     vscode.commands.registerCommand('tasklane.planner.start', async (node: unknown) => {
       const { planner, suggestion } = await suggestionOf(node);
       // The whole instruction, as the task would get it: the yes is to exactly this.
-      const yes = await vscode.window.showInformationMessage(
-        `Start the task “${suggestion.title}”?`,
-        { modal: true, detail: `${suggestion.instruction}\n\nSuggested because: ${suggestion.why}\n\nIts edits still ask before they are written.` },
-        'Start Task',
-      );
+      const { question, detail } = startQuestion(suggestion);
+      const yes = await vscode.window.showInformationMessage(question, { modal: true, detail }, 'Start Task');
       if (yes !== 'Start Task') return undefined;
       const { taskId } = await planner.start(suggestion.id);
       await options.openTask(taskId);

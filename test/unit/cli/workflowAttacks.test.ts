@@ -19,6 +19,7 @@ import type { ModelServer } from '../../fixtures/modelServer';
 import { cronChore, githubChore } from '../../support/ciChores';
 import { choresYaml, cli, makeRepo } from '../../support/ciRepo';
 import type { Workflow } from '../../support/workflowRunner';
+import { attack } from '../security/attackTally';
 
 const generate = (chores: ChoreDefinition[]) => githubWorkflow(chores, { hashOf: () => 'cd'.repeat(32), cliVersion: '0.1.0' });
 
@@ -42,12 +43,14 @@ describe('cli: attacks on the generated workflow and the patch', function () {
   it('finding 1: a chore name never reaches the workflow, which parses to exactly the same jobs and steps', async () => {
     const benign = generate([cronChore('tidy'), githubChore('triage', { event: 'issues' }, { comment: { max: 1 } })]);
     for (const name of ATTACK_NAMES) {
-      const text = generate([
-        { ...cronChore('tidy'), name },
-        { ...githubChore('triage', { event: 'issues' }, { comment: { max: 1 } }), name },
-      ]);
-      assert.equal(text, benign, JSON.stringify(name));
-      assert.doesNotMatch(text, /\$\{\{ github\.token \}\}"|curl|toJSON|rm -rf/);
+      await attack('workflow injection by a chore name', () => {
+        const text = generate([
+          { ...cronChore('tidy'), name },
+          { ...githubChore('triage', { event: 'issues' }, { comment: { max: 1 } }), name },
+        ]);
+        assert.equal(text, benign, JSON.stringify(name));
+        assert.doesNotMatch(text, /\$\{\{ github\.token \}\}"|curl|toJSON|rm -rf/);
+      });
     }
     const workflow = parseYaml(benign) as Workflow;
     assert.deepEqual(Object.keys(workflow.jobs), ['chore-tidy', 'apply-tidy', 'chore-triage', 'apply-triage']);
@@ -113,7 +116,10 @@ describe('cli: attacks on the generated workflow and the patch', function () {
     }
   });
 
-  it('finding 15: a file name carrying newlines and header text stays one quoted header field that git applies as that name', () => {
+  it('finding 15: a file name carrying newlines and header text stays one quoted header field that git applies as that name', () =>
+    attack('patch header injection by a file name', patchHeaderAttack));
+
+  function patchHeaderAttack(): void {
     const name = 'notes.md\nnew file mode 120000\n--- /dev/null\n+++ b/run\n@@ -0,0 +1 @@\n+/home/runner/.ssh\ndiff --git a/x b/x';
     const patch = unifiedDiff([
       { path: name, before: null, after: 'hello\n' },
@@ -147,7 +153,21 @@ describe('cli: attacks on the generated workflow and the patch', function () {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     assert.equal(gitQuotedPath('a/src/app.ts'), 'a/src/app.ts', 'plain names stay as they are');
-  });
+  }
+
+  it('finding 8: a chore job reads only, keeps no token, installs without scripts and runs only the reviewed definition', () =>
+    attack('CI job rights', () => {
+      // The probe: a plain workflow (no pull request opened) gave every chore job contents: write,
+      // a persisted token, `npm ci` with install scripts, and ran whatever chores.yaml said then.
+      const workflow = parseYaml(generate([cronChore('tidy')])) as Workflow;
+      const job = workflow.jobs['chore-tidy'];
+      assert.deepEqual(job?.permissions, { contents: 'read' });
+      for (const step of job?.steps ?? []) {
+        if (step.uses?.startsWith('actions/checkout@')) assert.equal(step.with?.['persist-credentials'], false);
+        if (step.run?.includes('npm ')) assert.match(step.run, /--ignore-scripts/);
+      }
+      assert.ok(job?.steps.some((s) => s.run?.includes(`--expect-hash ${'cd'.repeat(32)}`)));
+    }));
 
   describe('finding 7: --patch-out and --out through a link the repository ships', () => {
     let server: ModelServer;
@@ -185,10 +205,12 @@ describe('cli: attacks on the generated workflow and the patch', function () {
         server.reset();
         server.script([edit, end]);
         const result = await cli(['chores', 'run', 'fix-answer', ...args], env, dir);
-        assert.equal(result.code, 2, result.err);
-        assert.match(result.err, /is a symbolic link; nothing is written through it/);
-        assert.equal(fs.readFileSync(victim, 'utf8'), 'ssh-ed25519 AAAA-owner owner\n');
-        assert.deepEqual(fs.readdirSync(outside), ['authorized_keys']);
+        await attack('CLI output through a shipped link', () => {
+          assert.equal(result.code, 2, result.err);
+          assert.match(result.err, /is a symbolic link; nothing is written through it/);
+          assert.equal(fs.readFileSync(victim, 'utf8'), 'ssh-ed25519 AAAA-owner owner\n');
+          assert.deepEqual(fs.readdirSync(outside), ['authorized_keys']);
+        });
       }
       server.reset();
       server.script([edit, end]);

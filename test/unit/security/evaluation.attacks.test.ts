@@ -66,6 +66,36 @@ describe('security: evaluation that cannot freeze the extension host', function 
     );
   });
 
+  // The residue of finding 9 past $pad: built-ins that parse a picture string take seconds on a
+  // long one (a 900,000-character `$formatInteger` picture froze the host 2.5 s, `$formatNumber`
+  // 4 s, before jsonata's 1 s time box could report). Each must end at the picture bound.
+  const PICTURE_BOMBS = [
+    "$length($formatNumber(1, $pad('', 900000, '0'))) > 0",
+    "$length($formatInteger(1, $pad('', 900000, '0'))) > 0",
+    "$length($fromMillis(0, $pad('', 900000, 'Y'))) > 0",
+    "$toMillis('1970', $pad('', 900000, 'Y')) > 0",
+    "$length($now($pad('', 900000, 'Y'))) > 0",
+  ];
+
+  it('JSONata built-ins that parse a picture refuse a long one before parsing it', async function () {
+    this.timeout(30_000);
+    for (const source of PICTURE_BOMBS) {
+      await attack('JSONata bomb', async () => {
+        const verdict = await evaluateSuccess(compileExpression(source), { status: 'done' });
+        assert.equal(verdict.result, 'error', `${source} → ${JSON.stringify(verdict)}`);
+        assert.match(verdict.reason, /a picture of 900000 characters \(at most \d+\)/, source);
+      });
+    }
+    // Ordinary pictures still work.
+    assert.deepEqual(
+      await evaluateSuccess(
+        compileExpression("$formatNumber(1234.5, '#,##0.00') = '1,234.50' and $formatInteger(7, '001') = '007' and $fromMillis(0, '[Y0001]') = '1970'"),
+        {},
+      ),
+      { result: 'true' },
+    );
+  });
+
   it('JSONata successWhen bombs end with an error', async () => {
     for (const source of JSONATA_BOMBS) {
       await attack('JSONata bomb', async () => {
