@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { answer, pick } from './support/quickInput';
 import { expandRow, foldSideView, inlineAction, openSideView, treeLabels, treeRow } from './support/treeView';
-import { openTasklaneView, runCommand, screenshotsDir, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
+import { openTasklaneView, resizeSidebar, runCommand, screenshotsDir, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
 import { until } from '../support/poll';
 
@@ -62,19 +62,6 @@ describe('ui: the pictures of the Marketplace listing', function () {
     return file;
   }
 
-  /** Drags the side bar's edge so the pictures are wide enough to read (the default is about 300 px). */
-  async function widenSidebar(page: Page, width: number): Promise<void> {
-    const box = await page.locator('.part.sidebar').boundingBox();
-    assert.ok(box, 'the side bar is not shown');
-    const y = box.y + box.height / 2;
-    await page.mouse.move(box.x + box.width + 1, y);
-    await page.mouse.down();
-    await page.mouse.move(box.x + width, y, { steps: 8 });
-    await page.mouse.up();
-    const after = await page.locator('.part.sidebar').boundingBox();
-    assert.ok(after && after.width > box.width + 100, `the side bar stayed ${after?.width ?? '?'} px wide after dragging its edge`);
-  }
-
   before(async function () {
     ui = await startUiSession({
       name: 'ui-listing',
@@ -89,7 +76,7 @@ describe('ui: the pictures of the Marketplace listing', function () {
     });
     await openTasklaneView(ui.page);
     frame = await tasklaneFrame(ui.page);
-    await widenSidebar(ui.page, 560);
+    await resizeSidebar(ui.page, 560);
   });
   afterEach(function () {
     if (this.currentTest?.state !== 'passed') anyFailed = true;

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { readOrNull } from '../support/files';
-import { openTasklaneView, route, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
+import { openTasklaneView, resizeSidebar, route, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
 
 const EDIT = {
@@ -52,10 +52,13 @@ describe('ui: the thread shows the work of the task a message started', function
       { toolCalls: [{ name: 'run_command', arguments: { command: 'npm run build' } }] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: SUMMARY } }] },
     ]);
+    // The five moments of issue 21's pictures: first open, at work, waiting, done, narrow.
+    await screenshotSidebar(session().page, 'ui-thread-0-first-open');
     await sendChatMessage(frame, `add greetAll to greet.js and build it ${r}`);
 
     // The task is drawn in this conversation, after the message that started it.
     await block().waitFor({ timeout: 30_000 });
+    await screenshotSidebar(session().page, 'ui-thread-0-at-work');
     const order = await frame.locator('#transcript > *').evaluateAll((els) => els.map((el) => el.getAttribute('data-role')));
     assert.deepEqual(order.slice(0, 2), ['user', 'task'], `the transcript reads ${order.join(', ')}`);
     assert.equal(await frame.locator('#transcript .msg', { hasText: 'Started task' }).count(), 0, 'the thread shows only "Started task"');
@@ -170,5 +173,35 @@ describe('ui: the thread shows the work of the task a message started', function
     // The model picker is the third action, drawn as a codicon.
     assert.match((await action('Select Model').getAttribute('class')) ?? '', /codicon-settings-gear/);
     await screenshotSidebar(page, 'ui-thread-4-view-title');
+  });
+
+  it('in the narrowest side bar the thread keeps its titles, the composer and Send, and nothing scrolls sideways', async function () {
+    const page = session().page;
+    await frame.locator('#sessions .session.session-task', { hasText: 'Add greetAll' }).click();
+    await block().waitFor({ timeout: 15_000 });
+    await resizeSidebar(page, 170);
+    try {
+      if (!(await frame.locator('#sessions-section').evaluate((el) => (el as HTMLDetailsElement).open)))
+        await frame.locator('#sessions-section > summary').click();
+      await frame.waitForFunction(() => (document.querySelector('#sessions-section') as HTMLDetailsElement).open);
+      const names = await frame
+        .locator('#sessions .session-rows .session .session-name')
+        .evaluateAll((els) => els.map((el) => ({ text: el.textContent ?? '', width: el.getBoundingClientRect().width })));
+      assert.ok(names.length >= 2, `the list shows ${JSON.stringify(names)}`);
+      // The review saw "List T…" and rows with no title at all: a title keeps at least a few words' room.
+      for (const name of names) assert.ok(name.width >= 60, `"${name.text}" has ${name.width} px of its row`);
+      const send = frame.getByRole('button', { name: /^Send/ });
+      assert.ok(await send.isVisible(), 'Send is not visible');
+      const layout = await frame.evaluate(() => {
+        const box = (document.querySelector('#chat-input') as HTMLElement).getBoundingClientRect();
+        const root = document.documentElement;
+        return { inputVisible: box.width > 40 && box.bottom <= window.innerHeight, overflow: root.scrollWidth - root.clientWidth };
+      });
+      assert.ok(layout.inputVisible, 'the composer is not in view');
+      assert.ok(layout.overflow <= 1, `the view scrolls ${layout.overflow} px sideways`);
+      await screenshotSidebar(page, 'ui-thread-5-narrow');
+    } finally {
+      await resizeSidebar(page, 300);
+    }
   });
 });

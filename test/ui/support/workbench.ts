@@ -387,6 +387,21 @@ export async function screenshotSidebar(page: Page, name: string): Promise<strin
   return file;
 }
 
+/** Drags the side bar's edge until it is about `width` px wide (VS Code stops it at 170). */
+export async function resizeSidebar(page: Page, width: number): Promise<void> {
+  const sidebar = page.locator('.part.sidebar');
+  const box = await sidebar.boundingBox();
+  if (!box) throw new Error('the side bar is not shown');
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width + 1, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + width, y, { steps: 8 });
+  await page.mouse.up();
+  const after = await sidebar.boundingBox();
+  if (!after || Math.abs(after.width - Math.max(width, 170)) > 60)
+    throw new Error(`the side bar is ${after?.width ?? '?'} px wide after dragging its edge to ${width}`);
+}
+
 /**
  * A task a message started is drawn as a block in that conversation (shown after the send):
  * waits for it, and returns the first block.
