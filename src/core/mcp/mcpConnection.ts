@@ -9,20 +9,24 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { joinBounded, limitedFetch } from './mcpLimits';
 import type { Clock, Logger } from '../ports';
 import type { McpServerDefinition } from './mcpConfig';
+import { ElicitationRefused, elicitFields, headlessRefusal } from './mcpElicitation';
+import type { ElicitationAnswer, ElicitationPort } from './mcpElicitation';
 
 /**
  * The SDK's client side, loaded when the first server starts rather than at activation: with its
  * JSON Schema validator it is a tenth of the extension host's bundle, and most windows never start
- * a server (esbuild.js builds these three imports into one file of their own, dist/lazy/).
+ * a server (esbuild.js builds these imports into one file of their own, dist/lazy/).
  */
 async function loadSdk() {
-  const [client, stdio, http] = await Promise.all([
+  const [client, stdio, http, types] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/stdio.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
   ]);
   // Typed as the rest of this file sees the SDK (its CommonJS declarations): `import()` types it by
   // its ES module ones, whose classes TypeScript holds distinct. At run time each class comes from
@@ -32,6 +36,7 @@ async function loadSdk() {
     StdioClientTransport: stdio.StdioClientTransport as unknown as typeof StdioClientTransport,
     getDefaultEnvironment: stdio.getDefaultEnvironment,
     StreamableHTTPClientTransport: http.StreamableHTTPClientTransport as unknown as typeof StreamableHTTPClientTransport,
+    ElicitRequestSchema: types.ElicitRequestSchema as unknown as typeof ElicitRequestSchema,
   };
 }
 type McpSdk = Awaited<ReturnType<typeof loadSdk>>;
@@ -85,12 +90,16 @@ export interface McpConnectionOptions {
   baseEnv?: () => Record<string, string>;
   /** Told on every state change (the sidebar shows a broken server with its last error). */
   onState?: (server: string, state: McpConnectionState) => void;
+  /** Asks the person when the server requests input (elicitation); without it (headless) such a request is refused. */
+  elicit?: ElicitationPort;
 }
 
 const MAX_RESULT_CHARS = 20_000;
 /** Starting a server (npx may install it first) and listing its tools get longer than one call. */
 const START_TIMEOUT_MS = 60_000;
 const BACKOFF_MS = [1_000, 2_000, 5_000, 15_000, 60_000];
+/** The SDK's own limit on a call, past any form a person could be filling in. */
+const BACKSTOP_TIMEOUT_MS = 24 * 60 * 60_000;
 
 export class McpConnection {
   private client: Client | undefined;
@@ -105,6 +114,8 @@ export class McpConnection {
   private failure: 'start' | 'exit' | undefined;
   private current: McpConnectionState = 'stopped';
   private aboutText: string | undefined;
+  /** Elicitation forms open now: a call's timeout does not run out while the person is typing. */
+  private eliciting = 0;
 
   constructor(private readonly options: McpConnectionOptions) {}
 
@@ -227,8 +238,10 @@ export class McpConnection {
   async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallResult> {
     const client = await this.connect();
     this.touch();
+    const timeout = this.callTimeout(signal);
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.timeoutMs, ...(signal ? { signal } : {}) });
+      // The SDK's own timeout is only a backstop: ours waits while a form is open (see callTimeout).
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: BACKSTOP_TIMEOUT_MS, signal: timeout.signal });
       return toText(result as { content?: unknown[]; structuredContent?: unknown; isError?: boolean });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -240,6 +253,66 @@ export class McpConnection {
       }
       throw new Error(`The MCP tool ${this.name}/${tool} failed: ${message}`, { cause: error });
     } finally {
+      timeout.cancel();
+      this.touch();
+    }
+  }
+
+  /**
+   * A signal that fires when `outer` does (Stop, Cancel) or when the call has run `timeoutMs`
+   * without an answer. While an elicitation form is open the time does not run out: the clock
+   * starts again when the person is done, so a call is never cut while they type.
+   */
+  private callTimeout(outer: AbortSignal | undefined): { signal: AbortSignal; cancel(): void } {
+    const controller = new AbortController();
+    const ms = this.timeoutMs;
+    let timer: { cancel(): void } | undefined;
+    const arm = () => {
+      timer = this.options.clock.setTimeout(() => {
+        if (this.eliciting > 0) arm();
+        else controller.abort(new Error(`Request timed out after ${ms} ms`));
+      }, ms);
+    };
+    arm();
+    const onAbort = () => controller.abort(outer?.reason);
+    if (outer?.aborted) onAbort();
+    else outer?.addEventListener('abort', onAbort, { once: true });
+    return {
+      signal: controller.signal,
+      cancel: () => {
+        timer?.cancel();
+        outer?.removeEventListener('abort', onAbort);
+      },
+    };
+  }
+
+  /**
+   * A server's `elicitation/create`: shown to the person as a form (the host's port), refused
+   * headless or when the schema is more than a form can ask. The values go back to the server
+   * only; the log names the request, never what was typed.
+   */
+  private async elicit(params: { mode?: string; message: string; requestedSchema?: unknown }, signal: AbortSignal): Promise<ElicitationAnswer> {
+    const port = this.options.elicit;
+    if (!port) {
+      this.options.logger.warn('HOST', `MCP server ${this.name} asked for input; refused (no one to ask here)`);
+      throw new Error(headlessRefusal(this.name));
+    }
+    let fields;
+    try {
+      fields = elicitFields(params.requestedSchema);
+    } catch (error) {
+      if (!(error instanceof ElicitationRefused)) throw error;
+      this.options.logger.warn('HOST', `MCP server ${this.name} asked for input Tasklane cannot show: ${error.message}`);
+      throw new Error(`Tasklane cannot show this request as a form: ${error.message}.`, { cause: error });
+    }
+    this.options.logger.info('HOST', `MCP server ${this.name} asks the person for ${fields.length} value(s)`);
+    this.eliciting++;
+    try {
+      const answer = await port.elicit({ server: this.name, message: params.message, fields }, signal);
+      this.options.logger.info('HOST', `MCP server ${this.name}: the person chose ${answer.action}`);
+      return answer;
+    } finally {
+      this.eliciting--;
       this.touch();
     }
   }
@@ -291,7 +364,10 @@ export class McpConnection {
     let client: Client | undefined;
     try {
       const sdk = await loadSdk();
-      const started = (client = new sdk.Client({ name: 'tasklane', version: '0.1.0' }));
+      // Elicitation is declared everywhere (form mode): headless, a request gets a clear refusal
+      // rather than a server quietly going on without what it asked for.
+      const started = (client = new sdk.Client({ name: 'tasklane', version: '0.1.0' }, { capabilities: { elicitation: { form: { applyDefaults: true } } } }));
+      started.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => this.elicit(request.params, extra.signal));
       const transport = this.transport(sdk);
       transport.onclose = () => this.closed(started);
       await started.connect(transport, { timeout: START_TIMEOUT_MS });

@@ -20,6 +20,7 @@ import type { McpServerDefinition } from './mcpConfig';
 import { McpConnection } from './mcpConnection';
 import { boundedTools } from './mcpLimits';
 import type { McpConnectionState, McpPromptInfo, McpResourceInfo, McpTool } from './mcpConnection';
+import type { ElicitationPort } from './mcpElicitation';
 
 /** Longest tool description offered to the model; longer ones are cut (the stable prefix stays small). */
 export const MAX_TOOL_DESCRIPTION = 300;
@@ -39,6 +40,8 @@ export interface McpServersDeps {
   idleStopMs?: number;
   baseEnv?: () => Record<string, string>;
   onStateChange?: (server: string, state: McpConnectionState) => void;
+  /** The person's form for a server's request for input; absent headless, where such requests are refused. */
+  elicit?: ElicitationPort;
 }
 
 /** One server's state, for the sidebar and getState. */
@@ -261,7 +264,7 @@ export class McpServers implements McpCallPort {
     if (live?.hash === definition.hash) return live.connection;
     // A changed definition is a different server: the old process must not keep serving it.
     if (live) void live.connection.stop();
-    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange } = this.deps;
+    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit } = this.deps;
     const connection = new McpConnection({
       definition,
       cwd,
@@ -271,6 +274,7 @@ export class McpServers implements McpCallPort {
       ...(idleStopMs ? { idleStopMs } : {}),
       ...(baseEnv ? { baseEnv } : {}),
       ...(onStateChange ? { onState: onStateChange } : {}),
+      ...(elicit ? { elicit } : {}),
     });
     this.connections.set(definition.name, { hash: definition.hash, connection });
     return connection;

@@ -21,6 +21,7 @@ import type { McpServerReview } from '../../core/mcp/mcpReview';
 import type { McpServerStatus } from '../../core/mcp/mcpServers';
 import type { Clock, Logger } from '../../core/ports';
 import type { TasklaneSettings } from '../settings';
+import { ElicitationForm } from './elicitationForm';
 
 /** The consent the MCP host needs: the shape of the consent store (src/core/consent). */
 export interface McpConsent {
@@ -73,6 +74,8 @@ export class McpHost implements vscode.Disposable {
       logger: deps.logger,
       callTimeoutMs: () => deps.settings.mcpCallTimeoutMs(),
       onStateChange: () => this.changed(),
+      // A server's request for input is shown to the person; the values go to that server only.
+      elicit: new ElicitationForm(),
     });
     this.context = new McpContext(this.servers);
   }
