@@ -52,6 +52,7 @@ const LAZY = {
   '@modelcontextprotocol/sdk/client/stdio.js': 'mcp-sdk',
   '@modelcontextprotocol/sdk/client/streamableHttp.js': 'mcp-sdk',
   '@modelcontextprotocol/sdk/types.js': 'mcp-sdk',
+  '@modelcontextprotocol/sdk/client/auth.js': 'mcp-sdk',
 };
 const lazyFilter = new RegExp(
   `^(${Object.keys(LAZY)

@@ -6,6 +6,7 @@
  * result, which reaches the task like any other result). Without a person to ask (the command
  * line) the request is refused with an error that says why.
  */
+import type { Logger } from '../ports';
 
 /** One value the server asks for, as the form shows it. */
 export type ElicitField = {
@@ -180,4 +181,34 @@ export function fieldHint(f: ElicitField): string {
         ? { email: 'an email address', uri: 'an address (URI)', date: 'a date (YYYY-MM-DD)', 'date-time': 'a date and time' }[f.format]
         : '';
   return [f.description, expect ? `Expects ${expect}.` : '', f.required ? '' : 'Optional: leave empty to skip.'].filter(Boolean).join(' ');
+}
+
+/**
+ * A server's `elicitation/create`: shown to the person through `port` (the host's form), refused
+ * headless or when the schema is more than a form can ask. The values go back to the server only;
+ * the log names the request, never what was typed.
+ */
+export async function answerElicitation(
+  server: string,
+  port: ElicitationPort | undefined,
+  logger: Logger,
+  params: { message: string; requestedSchema?: unknown },
+  signal: AbortSignal,
+): Promise<ElicitationAnswer> {
+  if (!port) {
+    logger.warn('HOST', `MCP server ${server} asked for input; refused (no one to ask here)`);
+    throw new Error(headlessRefusal(server));
+  }
+  let fields: ElicitField[];
+  try {
+    fields = elicitFields(params.requestedSchema);
+  } catch (error) {
+    if (!(error instanceof ElicitationRefused)) throw error;
+    logger.warn('HOST', `MCP server ${server} asked for input Tasklane cannot show: ${error.message}`);
+    throw new Error(`Tasklane cannot show this request as a form: ${error.message}.`, { cause: error });
+  }
+  logger.info('HOST', `MCP server ${server} asks the person for ${fields.length} value(s)`);
+  const answer = await port.elicit({ server, message: params.message, fields }, signal);
+  logger.info('HOST', `MCP server ${server}: the person chose ${answer.action}`);
+  return answer;
 }

@@ -63,7 +63,8 @@ describe('mcp: elicitation (a server asks the person for input)', function () {
     const byKey = new Map(shown!.fields.map((f) => [f.key, f]));
     assert.equal(byKey.get('name')?.kind, 'text');
     assert.equal(byKey.get('name')?.required, true);
-    assert.equal(byKey.get('email')?.kind === 'text' && byKey.get('email')?.format, 'email');
+    const email = byKey.get('email');
+    assert.equal(email?.kind === 'text' && email.format, 'email');
     const integer = byKey.get('integer');
     assert.ok(integer?.kind === 'number' && integer.integer && integer.minimum === 1 && integer.maximum === 100);
     const hero = byKey.get('titledSingleSelectEnum');
