@@ -107,6 +107,9 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     clock,
     logger,
     cwd: folder?.uri.fsPath ?? storageDir,
+    secrets: env.secrets,
+    extensionId: env.extensionId,
+    onSecret: (value) => env.redactor.addSecret(value),
   });
   const skillDirs = [vscode.Uri.joinPath(env.extensionUri, 'skills').fsPath];
   if (folder) {
