@@ -323,7 +323,7 @@ function toolAction(server: string, tool: McpTool, service: Pick<CommandService,
     (h): h is string => Boolean(h),
   );
   const described = tool.description.replace(/\s+/g, ' ').trim();
-  const description = `[MCP server ${server}] ${described.length > MAX_TOOL_DESCRIPTION ? `${described.slice(0, MAX_TOOL_DESCRIPTION - 1)}…` : described || tool.name} The user approves each call unless it is allowlisted; if approval is needed the task waits and the result comes in the next turn.`;
+  const description = `[MCP server ${server}] ${described.length > MAX_TOOL_DESCRIPTION ? `${described.slice(0, MAX_TOOL_DESCRIPTION - 1)}…` : described || tool.name} Each call needs the user's approval unless allowlisted.`;
   return defineAction({
     name: mcpActionName(server, tool.name),
     description,
