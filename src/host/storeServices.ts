@@ -152,6 +152,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
           agent: () => late.agent,
           chores: () => (late.chores && late.runLog ? { ids: late.chores.enabledChores().map((c) => c.id), runLog: late.runLog } : undefined),
           now: () => clock.now(),
+          memoryFile: vscode.Uri.joinPath(env.storage, 'MEMORY.md').fsPath,
         }),
     },
     // User settings only: a repository cannot raise the per-task budget (src/host/settings.ts).
