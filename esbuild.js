@@ -42,7 +42,7 @@ const extension = {
 /**
  * Loaded on first use: a dynamic `import()` of one of these specifiers in the extension host's
  * code becomes a require of its file under dist/lazy/ (static imports of them stay bundled, and
- * the bench's ext.bundle_bytes would show it). The MCP client's three modules share one file.
+ * the bench's ext.bundle_bytes would show it). The MCP client's modules share one file.
  */
 const LAZY = {
   '@anthropic-ai/sdk': 'anthropic-sdk',
@@ -51,6 +51,8 @@ const LAZY = {
   '@modelcontextprotocol/sdk/client/index.js': 'mcp-sdk',
   '@modelcontextprotocol/sdk/client/stdio.js': 'mcp-sdk',
   '@modelcontextprotocol/sdk/client/streamableHttp.js': 'mcp-sdk',
+  '@modelcontextprotocol/sdk/types.js': 'mcp-sdk',
+  '@modelcontextprotocol/sdk/client/auth.js': 'mcp-sdk',
 };
 const lazyFilter = new RegExp(
   `^(${Object.keys(LAZY)

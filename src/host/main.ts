@@ -15,6 +15,7 @@ import { Attention } from './attention';
 import { ContextPicker, selectionAttachment } from './context/contextPicker';
 import { createLogger } from './logger';
 import { registerMcpCommands } from './mcp/mcpCommands';
+import { McpOAuth } from '../core/mcp/mcpOAuth';
 import { ConsentDialogs } from './consentDialog';
 import { ModelProvider, offerModelSetup } from './modelProvider';
 import { registerMemoryReview } from './memoryReview';
@@ -147,6 +148,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
         run: (runId: string) => s.chores.run(runId),
         choreName: (choreId: string) => s.chores.validChores().find((c) => c.id === choreId)?.name,
       })),
+      // The browser coming back from an MCP server's sign-in.
+      { [McpOAuth.path]: (uri) => void part((s) => s.mcp).then((mcp) => mcp.handleRedirect(uri.toString(true))) },
     ),
     ...registerMcpCommands(
       part((s) => s.mcp),

@@ -107,6 +107,9 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     clock,
     logger,
     cwd: folder?.uri.fsPath ?? storageDir,
+    secrets: env.secrets,
+    extensionId: env.extensionId,
+    onSecret: (value) => env.redactor.addSecret(value),
   });
   const skillDirs = [vscode.Uri.joinPath(env.extensionUri, 'skills').fsPath];
   if (folder) {
@@ -149,6 +152,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
           agent: () => late.agent,
           chores: () => (late.chores && late.runLog ? { ids: late.chores.enabledChores().map((c) => c.id), runLog: late.runLog } : undefined),
           now: () => clock.now(),
+          memoryFile: vscode.Uri.joinPath(env.storage, 'MEMORY.md').fsPath,
         }),
     },
     // User settings only: a repository cannot raise the per-task budget (src/host/settings.ts).

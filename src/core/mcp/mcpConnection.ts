@@ -6,35 +6,16 @@
  * or Tasklane's API keys.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { joinBounded, limitedFetch } from './mcpLimits';
+import { callDeadline, limitedFetch } from './mcpLimits';
 import type { Clock, Logger } from '../ports';
 import type { McpServerDefinition } from './mcpConfig';
-
-/**
- * The SDK's client side, loaded when the first server starts rather than at activation: with its
- * JSON Schema validator it is a tenth of the extension host's bundle, and most windows never start
- * a server (esbuild.js builds these three imports into one file of their own, dist/lazy/).
- */
-async function loadSdk() {
-  const [client, stdio, http] = await Promise.all([
-    import('@modelcontextprotocol/sdk/client/index.js'),
-    import('@modelcontextprotocol/sdk/client/stdio.js'),
-    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-  ]);
-  // Typed as the rest of this file sees the SDK (its CommonJS declarations): `import()` types it by
-  // its ES module ones, whose classes TypeScript holds distinct. At run time each class comes from
-  // the one module that was loaded.
-  return {
-    Client: client.Client as unknown as typeof Client,
-    StdioClientTransport: stdio.StdioClientTransport as unknown as typeof StdioClientTransport,
-    getDefaultEnvironment: stdio.getDefaultEnvironment,
-    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport as unknown as typeof StreamableHTTPClientTransport,
-  };
-}
-type McpSdk = Awaited<ReturnType<typeof loadSdk>>;
+import { answerElicitation } from './mcpElicitation';
+import type { ElicitationPort } from './mcpElicitation';
+import type { McpOAuth, ServerOAuth } from './mcpOAuth';
+import { loadSdk, promptText, toText } from './mcpSdk';
+import type { McpCallResult, McpSdk } from './mcpSdk';
 
 /** A tool as the server describes it. */
 export interface McpTool {
@@ -43,14 +24,6 @@ export interface McpTool {
   inputSchema: Record<string, unknown>;
   /** The server's hints; shown to the person, never a reason to skip the ask. */
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; title?: string };
-}
-
-/** What a call returned, as text for the model. */
-export interface McpCallResult {
-  text: string;
-  isError: boolean;
-  /** Characters cut from the end to keep the result bounded. */
-  truncatedChars: number;
 }
 
 /** A resource a server offers (resources/list). */
@@ -85,12 +58,17 @@ export interface McpConnectionOptions {
   baseEnv?: () => Record<string, string>;
   /** Told on every state change (the sidebar shows a broken server with its last error). */
   onState?: (server: string, state: McpConnectionState) => void;
+  /** Asks the person when the server requests input (elicitation); without it (headless) such a request is refused. */
+  elicit?: ElicitationPort;
+  /** Signs in to an HTTP server that asks for OAuth; without it such a server fails to start with its 401. */
+  oauth?: McpOAuth;
 }
 
-const MAX_RESULT_CHARS = 20_000;
 /** Starting a server (npx may install it first) and listing its tools get longer than one call. */
 const START_TIMEOUT_MS = 60_000;
 const BACKOFF_MS = [1_000, 2_000, 5_000, 15_000, 60_000];
+/** The SDK's own limit on a call, past any form a person could be filling in. */
+const BACKSTOP_TIMEOUT_MS = 24 * 60 * 60_000;
 
 export class McpConnection {
   private client: Client | undefined;
@@ -105,6 +83,12 @@ export class McpConnection {
   private failure: 'start' | 'exit' | undefined;
   private current: McpConnectionState = 'stopped';
   private aboutText: string | undefined;
+  /** Elicitation forms open now: a call's timeout does not run out while the person is typing. */
+  private eliciting = 0;
+  private sdk: McpSdk | undefined;
+  /** The sign-in of an HTTP server (when the host offers sign-ins) and its transport, for a sign-in mid-session. */
+  private auth: ServerOAuth | undefined;
+  private httpTransport: StreamableHTTPClientTransport | undefined;
 
   constructor(private readonly options: McpConnectionOptions) {}
 
@@ -209,26 +193,25 @@ export class McpConnection {
     const client = await this.connect();
     this.touch();
     const result = await client.getPrompt({ name, arguments: args }, { timeout: this.timeoutMs });
-    return result.messages
-      .map((m) => {
-        const c = m.content as { type: string; text?: string; resource?: { uri?: string; text?: string } };
-        const text =
-          c.type === 'text'
-            ? (c.text ?? '')
-            : c.type === 'resource'
-              ? `[resource ${c.resource?.uri ?? ''}]${c.resource?.text ? `\n${c.resource.text}` : ''}`
-              : `[${c.type}]`;
-        return `${m.role}: ${text}`;
-      })
-      .join('\n\n');
+    return promptText(result.messages);
   }
 
   /** Calls a tool; rejects with a message for the model on timeout, abort or a dead server. */
   async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallResult> {
     const client = await this.connect();
     this.touch();
+    const deadline = callDeadline(this.options.clock, this.timeoutMs, signal, () => this.eliciting > 0);
+    // The SDK's own timeout is only a backstop: the deadline waits while a form is open.
+    const options = { timeout: BACKSTOP_TIMEOUT_MS, signal: deadline.signal };
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.timeoutMs, ...(signal ? { signal } : {}) });
+      let result;
+      try {
+        result = await client.callTool({ name: tool, arguments: args }, undefined, options);
+      } catch (error) {
+        // The sign-in ran out and could not be refreshed: sign in again (the person is asked), then retry once.
+        if (!(await this.signedInAgain(error))) throw error;
+        result = await client.callTool({ name: tool, arguments: args }, undefined, options);
+      }
       return toText(result as { content?: unknown[]; structuredContent?: unknown; isError?: boolean });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -240,6 +223,7 @@ export class McpConnection {
       }
       throw new Error(`The MCP tool ${this.name}/${tool} failed: ${message}`, { cause: error });
     } finally {
+      deadline.cancel();
       this.touch();
     }
   }
@@ -287,14 +271,18 @@ export class McpConnection {
       await new Promise<void>((resolve) => clock.setTimeout(resolve, wait));
     }
     this.stateValue = 'starting';
-    // Loaded on the first start (see mcpSdk.ts); a failure to load is a failed start like any other.
+    // Loaded on the first start; a failure to load is a failed start like any other.
     let client: Client | undefined;
     try {
-      const sdk = await loadSdk();
-      const started = (client = new sdk.Client({ name: 'tasklane', version: '0.1.0' }));
-      const transport = this.transport(sdk);
-      transport.onclose = () => this.closed(started);
-      await started.connect(transport, { timeout: START_TIMEOUT_MS });
+      const sdk = (this.sdk = await loadSdk());
+      const auth = definition.transport === 'http' && this.options.oauth ? await this.options.oauth.provider(definition.name, definition.url) : undefined;
+      try {
+        client = await this.open(sdk, auth);
+      } catch (error) {
+        // A server that wants a sign-in answers 401 and the SDK records its page: the person is asked, then once more.
+        if (!(await this.signedInAgain(error, auth))) throw error;
+        client = await this.open(sdk, auth);
+      }
     } catch (error) {
       // Error first, then state: the state listener reads both.
       this.lastErrorText = error instanceof Error ? error.message : String(error);
@@ -312,10 +300,57 @@ export class McpConnection {
     return client;
   }
 
-  private transport(sdk: McpSdk): Transport {
+  /** A client with its transport, connected. */
+  private async open(sdk: McpSdk, auth: ServerOAuth | undefined): Promise<Client> {
+    // Elicitation is declared everywhere (form mode): headless, a request gets a clear refusal
+    // rather than a server quietly going on without what it asked for.
+    const client = new sdk.Client({ name: 'tasklane', version: '0.1.0' }, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
+    client.setRequestHandler(sdk.ElicitRequestSchema, async (request, extra) => {
+      this.eliciting++;
+      try {
+        return await answerElicitation(this.name, this.options.elicit, this.options.logger, request.params, extra.signal);
+      } finally {
+        this.eliciting--;
+        this.touch();
+      }
+    });
+    const transport = this.transport(sdk, auth);
+    this.httpTransport = transport instanceof sdk.StreamableHTTPClientTransport ? transport : undefined;
+    transport.onclose = () => this.closed(client);
+    try {
+      await client.connect(transport, { timeout: START_TIMEOUT_MS });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+    return client;
+  }
+
+  /**
+   * After a 401 the SDK could not answer with saved or refreshed tokens (it recorded a sign-in
+   * page instead): asks the person, waits for the browser, trades the code for tokens. False when
+   * `error` is not that.
+   */
+  private async signedInAgain(error: unknown, auth: ServerOAuth | undefined = this.auth): Promise<boolean> {
+    const page = auth?.takeAuthorizationUrl();
+    if (!auth || !page || !this.sdk || !(error instanceof this.sdk.UnauthorizedError) || !this.httpTransport) return false;
+    this.options.logger.info('HOST', `MCP server ${this.name} asks for a sign-in`);
+    const code = await auth.authorize(page);
+    await this.httpTransport.finishAuth(code);
+    this.options.logger.info('HOST', `MCP server ${this.name}: signed in`);
+    return true;
+  }
+
+  private transport(sdk: McpSdk, auth: ServerOAuth | undefined): Transport {
     const { getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } = sdk;
     const def = this.options.definition;
-    if (def.transport === 'http') return new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers }, fetch: limitedFetch() });
+    this.auth = auth;
+    if (def.transport === 'http')
+      return new StreamableHTTPClientTransport(new URL(def.url), {
+        requestInit: { headers: def.headers },
+        fetch: limitedFetch(),
+        ...(auth ? { authProvider: auth } : {}),
+      });
     const transport = new StdioClientTransport({
       command: def.command,
       args: def.args,
@@ -359,20 +394,4 @@ export class McpConnection {
     this.idleTimer?.cancel();
     this.idleTimer = this.options.clock.setTimeout(() => void this.stop(), this.options.idleStopMs ?? 10 * 60_000);
   }
-}
-
-/** Text content joined; other content named; structured content as JSON; bounded. */
-function toText(result: { content?: unknown[]; structuredContent?: unknown; isError?: boolean }): McpCallResult {
-  const parts: string[] = [];
-  for (const item of result.content ?? []) {
-    const c = item as { type?: string; text?: string; uri?: string; mimeType?: string; resource?: { uri?: string; text?: string } };
-    if (c.type === 'text' && typeof c.text === 'string') parts.push(c.text);
-    else if (c.type === 'resource_link' || c.type === 'resource')
-      parts.push(`[resource ${c.uri ?? c.resource?.uri ?? ''}]${c.resource?.text ? `\n${c.resource.text}` : ''}`);
-    else parts.push(`[${c.type ?? 'content'}${c.mimeType ? ` ${c.mimeType}` : ''}]`);
-  }
-  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
-  // Cut while joining: a huge result is never built whole.
-  const { text, truncatedChars } = joinBounded(parts, '\n', MAX_RESULT_CHARS);
-  return { text, isError: result.isError === true, truncatedChars };
 }

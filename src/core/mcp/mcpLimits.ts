@@ -5,7 +5,7 @@
  * and how much of a result is joined before it is cut. Each cut says so: in the log, in the
  * schema's own description, or in the error the task gets.
  */
-import type { Logger } from '../ports';
+import type { Clock, Logger } from '../ports';
 
 export const MCP_LIMITS = {
   /** Tools offered per server; the rest are left out with a note in the log. */
@@ -91,4 +91,31 @@ export function joinBounded(parts: readonly string[], separator: string, max: nu
     }
   }
   return { text, truncatedChars };
+}
+
+/**
+ * A call's deadline: a signal that fires when `outer` does (Stop, Cancel) or when the call has run
+ * `ms` without an answer. While `paused()` (an elicitation form is open) the time does not run
+ * out: the clock starts again, so a call is never cut while the person types.
+ */
+export function callDeadline(clock: Clock, ms: number, outer: AbortSignal | undefined, paused: () => boolean): { signal: AbortSignal; cancel(): void } {
+  const controller = new AbortController();
+  let timer: { cancel(): void } | undefined;
+  const arm = () => {
+    timer = clock.setTimeout(() => {
+      if (paused()) arm();
+      else controller.abort(new Error(`Request timed out after ${ms} ms`));
+    }, ms);
+  };
+  arm();
+  const onAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) onAbort();
+  else outer?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    cancel: () => {
+      timer?.cancel();
+      outer?.removeEventListener('abort', onAbort);
+    },
+  };
 }

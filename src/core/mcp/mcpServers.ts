@@ -20,6 +20,8 @@ import type { McpServerDefinition } from './mcpConfig';
 import { McpConnection } from './mcpConnection';
 import { boundedTools } from './mcpLimits';
 import type { McpConnectionState, McpPromptInfo, McpResourceInfo, McpTool } from './mcpConnection';
+import type { ElicitationPort } from './mcpElicitation';
+import type { McpOAuth } from './mcpOAuth';
 
 /** Longest tool description offered to the model; longer ones are cut (the stable prefix stays small). */
 export const MAX_TOOL_DESCRIPTION = 300;
@@ -39,6 +41,10 @@ export interface McpServersDeps {
   idleStopMs?: number;
   baseEnv?: () => Record<string, string>;
   onStateChange?: (server: string, state: McpConnectionState) => void;
+  /** The person's form for a server's request for input; absent headless, where such requests are refused. */
+  elicit?: ElicitationPort;
+  /** Sign-ins to HTTP servers that ask for OAuth; absent headless, where such a server fails with its 401. */
+  oauth?: McpOAuth;
 }
 
 /** One server's state, for the sidebar and getState. */
@@ -251,6 +257,24 @@ export class McpServers implements McpCallPort {
     }
   }
 
+  /**
+   * Signs in to a remote server now (the person asked to): it starts, and the person is asked to
+   * sign in if the server wants it, even after they said no to an earlier ask.
+   */
+  async signIn(server: string): Promise<void> {
+    this.deps.oauth?.allowSignIn(server);
+    const connection = this.runnableConnection(server);
+    if (connection.state === 'crashed') await connection.stop();
+    await connection.tools();
+  }
+
+  /** Deletes a server's sign-in (its tokens and registration) and stops it: its next use asks to sign in again. */
+  async signOut(server: string): Promise<boolean> {
+    if (!this.deps.oauth) return false;
+    await this.connections.get(server)?.connection.stop();
+    return this.deps.oauth.signOut(server);
+  }
+
   /** Stops every server (window closing, trust withdrawn). */
   async stopAll(): Promise<void> {
     await Promise.all([...this.connections.values()].map(({ connection }) => connection.stop()));
@@ -261,7 +285,7 @@ export class McpServers implements McpCallPort {
     if (live?.hash === definition.hash) return live.connection;
     // A changed definition is a different server: the old process must not keep serving it.
     if (live) void live.connection.stop();
-    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange } = this.deps;
+    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit, oauth } = this.deps;
     const connection = new McpConnection({
       definition,
       cwd,
@@ -271,6 +295,8 @@ export class McpServers implements McpCallPort {
       ...(idleStopMs ? { idleStopMs } : {}),
       ...(baseEnv ? { baseEnv } : {}),
       ...(onStateChange ? { onState: onStateChange } : {}),
+      ...(elicit ? { elicit } : {}),
+      ...(oauth ? { oauth } : {}),
     });
     this.connections.set(definition.name, { hash: definition.hash, connection });
     return connection;
@@ -297,7 +323,7 @@ function toolAction(server: string, tool: McpTool, service: Pick<CommandService,
     (h): h is string => Boolean(h),
   );
   const described = tool.description.replace(/\s+/g, ' ').trim();
-  const description = `[MCP server ${server}] ${described.length > MAX_TOOL_DESCRIPTION ? `${described.slice(0, MAX_TOOL_DESCRIPTION - 1)}…` : described || tool.name} The user approves each call unless it is allowlisted; if approval is needed the task waits and the result comes in the next turn.`;
+  const description = `[MCP server ${server}] ${described.length > MAX_TOOL_DESCRIPTION ? `${described.slice(0, MAX_TOOL_DESCRIPTION - 1)}…` : described || tool.name} Each call needs the user's approval unless allowlisted.`;
   return defineAction({
     name: mcpActionName(server, tool.name),
     description,

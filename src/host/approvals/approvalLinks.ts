@@ -83,9 +83,15 @@ export async function openApprovalLink(link: vscode.Uri, extensionId: string, ta
 
 /**
  * The URI handler (approval and run links), `tasklane.openApprovalLink` and `tasklane.openRunLink`.
- * The targets exist once the store is open; all wait for them.
+ * The targets exist once the store is open; all wait for them. An extension has one URI handler:
+ * `others` are the paths it hands elsewhere (an MCP sign-in's redirect).
  */
-export function registerApprovalLinks(extensionId: string, targets: Promise<ApprovalLinkTargets>, runs: Promise<RunLinkTargets>): vscode.Disposable[] {
+export function registerApprovalLinks(
+  extensionId: string,
+  targets: Promise<ApprovalLinkTargets>,
+  runs: Promise<RunLinkTargets>,
+  others: Record<string, (uri: vscode.Uri) => void> = {},
+): vscode.Disposable[] {
   const open = async (link: vscode.Uri) => openApprovalLink(link, extensionId, await targets);
   const documents = new RunDocuments();
   const openRun = async (link: vscode.Uri): Promise<RunLinkResult> => {
@@ -99,7 +105,13 @@ export function registerApprovalLinks(extensionId: string, targets: Promise<Appr
   };
   return [
     documents,
-    vscode.window.registerUriHandler({ handleUri: (uri) => void (linkTarget(uri, extensionId)?.path === RUN_LINK_PATH ? openRun(uri) : open(uri)) }),
+    vscode.window.registerUriHandler({
+      handleUri: (uri) => {
+        const other = Object.hasOwn(others, uri.path) ? others[uri.path] : undefined;
+        if (other) return other(uri);
+        void (linkTarget(uri, extensionId)?.path === RUN_LINK_PATH ? openRun(uri) : open(uri));
+      },
+    }),
     vscode.commands.registerCommand('tasklane.openRunLink', async (link?: unknown) => {
       if (typeof link !== 'string') return { opened: false, reason: 'no link' } satisfies RunLinkResult;
       try {

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ConsentDialogs } from '../consentDialog';
+import type { McpServerStatus } from '../../core/mcp/mcpServers';
 import type { McpHost } from './mcpHost';
 
 /**
@@ -46,6 +47,27 @@ export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDia
       await host.trust(chosen, review.hash);
       return true;
     }),
+    // Sign-in asks in its own modal before the browser opens (mcpSignIn.ts); sign-out only takes access away.
+    vscode.commands.registerCommand('tasklane.signInMcpServer', async (name?: unknown) => {
+      const host = await ready;
+      const chosen = await pickRemote(host, name, 'sign in to', (s) => s.trusted);
+      if (!chosen) return false;
+      await host.signIn(chosen);
+      void vscode.window.showInformationMessage(`Tasklane: signed in to the MCP server "${chosen}".`);
+      return true;
+    }),
+    vscode.commands.registerCommand('tasklane.signOutMcpServer', async (name?: unknown) => {
+      const host = await ready;
+      const chosen = await pickRemote(host, name, 'sign out of', () => true);
+      if (!chosen) return false;
+      const had = await host.signOut(chosen);
+      void vscode.window.showInformationMessage(
+        had
+          ? `Tasklane: signed out of the MCP server "${chosen}"; its next use asks you to sign in again.`
+          : `Tasklane: you were not signed in to "${chosen}".`,
+      );
+      return had;
+    }),
     vscode.commands.registerCommand('tasklane.distrustMcpServer', async (name?: unknown) => {
       const host = await ready;
       let chosen = typeof name === 'string' && name ? name : undefined;
@@ -63,4 +85,19 @@ export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDia
       return true;
     }),
   ];
+}
+
+/** The server named by the caller, else the person's pick among the remote (HTTP) servers that fit. */
+async function pickRemote(host: McpHost, name: unknown, verb: string, fits: (s: McpServerStatus) => boolean): Promise<string | undefined> {
+  if (typeof name === 'string' && name) return name;
+  const remote = host.status().filter((s) => s.transport === 'http' && fits(s));
+  if (!remote.length) {
+    void vscode.window.showInformationMessage(`Tasklane: there is no remote MCP server to ${verb}.`);
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    remote.map((s) => ({ label: s.name, description: s.target, name: s.name })),
+    { title: `Tasklane: ${verb} which MCP server?` },
+  );
+  return picked?.name;
 }

@@ -21,6 +21,10 @@ import type { McpServerReview } from '../../core/mcp/mcpReview';
 import type { McpServerStatus } from '../../core/mcp/mcpServers';
 import type { Clock, Logger } from '../../core/ports';
 import type { TasklaneSettings } from '../settings';
+import { ElicitationForm } from './elicitationForm';
+import { McpOAuth } from '../../core/mcp/mcpOAuth';
+import type { McpSecretStore } from '../../core/mcp/mcpOAuth';
+import { VsCodeSignIn } from './mcpSignIn';
 
 /** The consent the MCP host needs: the shape of the consent store (src/core/consent). */
 export interface McpConsent {
@@ -38,10 +42,18 @@ export interface McpHostDeps {
   logger: Logger;
   /** Where a stdio server runs when its definition names no `cwd`. */
   cwd: string;
+  /** Where remote servers' sign-ins are kept (VS Code's SecretStorage). */
+  secrets: McpSecretStore;
+  /** `publisher.name`: the authority of the sign-in redirect. */
+  extensionId: string;
+  /** Told each sign-in token, so none is written down anywhere. */
+  onSecret: (value: string) => void;
 }
 
 export class McpHost implements vscode.Disposable {
   readonly servers: McpServers;
+  /** Sign-ins to remote servers; the URI handler hands it the browser's redirect (`handleRedirect`). */
+  private readonly oauth: McpOAuth;
   /** Resources and prompts of the runnable servers, for the `@` picker (never auto-injected). */
   readonly context: McpContext;
   private workspaceDefs: McpServerDefinition[] = [];
@@ -60,6 +72,13 @@ export class McpHost implements vscode.Disposable {
 
   constructor(private readonly deps: McpHostDeps) {
     this.reviewer = new McpReviewer(deps.cwd);
+    this.oauth = new McpOAuth({
+      secrets: deps.secrets,
+      signIn: new VsCodeSignIn(deps.extensionId),
+      clock: deps.clock,
+      logger: deps.logger,
+      onSecret: deps.onSecret,
+    });
     this.servers = new McpServers({
       definitions: () => this.definitions(),
       // Bound to what the dialog showed: the definition and the content of the workspace files it runs.
@@ -73,6 +92,9 @@ export class McpHost implements vscode.Disposable {
       logger: deps.logger,
       callTimeoutMs: () => deps.settings.mcpCallTimeoutMs(),
       onStateChange: () => this.changed(),
+      // A server's request for input is shown to the person; the values go to that server only.
+      elicit: new ElicitationForm(),
+      oauth: this.oauth,
     });
     this.context = new McpContext(this.servers);
   }
@@ -207,6 +229,24 @@ export class McpHost implements vscode.Disposable {
   async distrust(name: string): Promise<void> {
     await this.deps.consent.revoke('mcpServer', name);
     await this.refresh();
+  }
+
+  /** The browser came back from a sign-in (the extension's URI handler): true when a sign-in was waiting for it. */
+  handleRedirect(uri: string): boolean {
+    return this.oauth.deliver(uri);
+  }
+
+  /** Signs in to a remote server now (asking even if the person said no before), then offers its tools. */
+  async signIn(name: string): Promise<void> {
+    await this.servers.signIn(name);
+    await this.refresh();
+  }
+
+  /** Deletes a remote server's sign-in; false when there was none. */
+  async signOut(name: string): Promise<boolean> {
+    const had = await this.servers.signOut(name);
+    this.changed();
+    return had;
   }
 
   /** Lists the tools of every runnable server and hands the new ones to the agent. Never throws. */

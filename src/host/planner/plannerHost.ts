@@ -1,7 +1,8 @@
 /**
  * The planner in VS Code: the signals it looks at (the Problems view's errors, chores failing
- * again and again, tasks paused for days, TODO/FIXME added by recent commits), the timer that asks
- * it to look (a no-op while `tasklane.planner.enabled` is off), and its suggestions as a native
+ * again and again, tasks paused for days, TODO/FIXME added by recent commits, open items in
+ * MEMORY.md), the timer that asks it to look (a no-op while `tasklane.planner.enabled` is off),
+ * and its suggestions as a native
  * view in the Tasklane container with Start Task…, Dismiss and Don't Suggest This Again. Start
  * Task shows the whole instruction in a modal first: a suggestion is model output made from
  * workspace text, and it becomes work only on that yes.
@@ -12,6 +13,7 @@ import type { ChoreRunLog } from '../../core/chores/runLog';
 import type { Agent } from '../../core/engine/agent';
 import type { GitReader } from '../../core/git/readOnlyGit';
 import type { Planner, PlannerSignal, Suggestion } from '../../core/planner/planner';
+import { memoryFileSignals } from '../../core/planner/memorySignals';
 import type { Logger } from '../../core/ports';
 import { showInvisible } from '../../shared/visibleText';
 
@@ -28,6 +30,8 @@ export interface SignalSources {
   agent: () => Agent | undefined;
   chores: () => { ids: string[]; runLog: ChoreRunLog } | undefined;
   now: () => number;
+  /** The agent's MEMORY.md: notes that leave work open are signals. */
+  memoryFile?: string;
 }
 
 /** The workspace's signals now, each with a key stable for its subject. */
@@ -70,6 +74,7 @@ export async function plannerSignals(sources: SignalSources): Promise<PlannerSig
     }
   }
   if (sources.git) out.push(...(await todoSignals(sources.git).catch(() => [])));
+  if (sources.memoryFile) out.push(...(await memoryFileSignals(sources.memoryFile).catch(() => [])));
   return out;
 }
 

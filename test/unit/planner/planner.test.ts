@@ -1,6 +1,10 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { ModelServer } from '../../fixtures/modelServer';
 import type { PlannerSignal } from '../../../src/core/planner/planner';
+import { memoryFileSignals, memorySignals } from '../../../src/core/planner/memorySignals';
 import { createHarness, engineHooks } from '../engine/harness';
 import type { Harness } from '../engine/harness';
 
@@ -153,5 +157,39 @@ describe('planner: proposes work from existing signals, never starts it alone', 
         .map((s) => s.title),
       ['Fix a again'],
     );
+  });
+
+  it('MEMORY.md is a signal: a note that leaves work open is proposed on, the others are not', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-memory-'));
+    const file = path.join(dir, 'MEMORY.md');
+    fs.writeFileSync(
+      file,
+      [
+        '# Memory',
+        '- The API client lives in src/api.ts.',
+        '- TODO: move the retry settings out of src/api.ts into settings.json.',
+        '- [ ] Follow up on the flaky upload test once CI has a bigger runner.',
+        '- Tests run with npm test.',
+        '',
+      ].join('\n'),
+    );
+    assert.deepEqual(await memoryFileSignals(path.join(dir, 'missing.md')), []);
+    host.signals = await memoryFileSignals(file);
+    assert.deepEqual(
+      host.signals.map((s) => s.text),
+      [
+        "A note in the agent's memory (MEMORY.md) leaves work open: TODO: move the retry settings out of src/api.ts into settings.json.",
+        "A note in the agent's memory (MEMORY.md) leaves work open: [ ] Follow up on the flaky upload test once CI has a bigger runner.",
+      ],
+    );
+    const key = host.signals[0]!.key;
+    server.script([proposal(key, 'Move the retry settings into settings.json')]);
+    assert.equal(await planner().tick(), 'proposed');
+    assert.match(JSON.stringify(server.requests[0]!.body), /move the retry settings out of src\/api\.ts/);
+    assert.equal(planner().suggestions()[0]?.title, 'Move the retry settings into settings.json');
+    assert.deepEqual(h.agent.views.snapshot().tasks, [], 'proposed, not started');
+    // Bounded: a memory full of open notes gives a few signals, not all of them.
+    assert.equal(memorySignals(Array.from({ length: 10 }, (_, i) => `- TODO item ${i}`).join('\n')).length, 3);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

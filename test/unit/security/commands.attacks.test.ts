@@ -266,6 +266,9 @@ describe('security: commands called with arguments still ask (real handlers, sta
       clock: new FakeClock(),
       logger: new MemoryLogger(),
       cwd: root,
+      secrets: { get: async () => undefined, store: async () => undefined, delete: async () => undefined },
+      extensionId: 'tasklane.tasklane',
+      onSecret: () => undefined,
     });
     await host.start({ request: async () => ({ status: 'rejected' }) } as never, () => undefined);
     return { host, consent, write };

@@ -1,0 +1,320 @@
+/**
+ * Signing in to remote (HTTP) MCP servers with OAuth: the SDK's client auth provider
+ * (`OAuthClientProvider`) does discovery, dynamic client registration, the authorization code
+ * flow with PKCE, the token exchange and the refresh; this module keeps what it saves and brings
+ * the browser's answer back. Per server, the registration and the tokens live in one entry of
+ * the host's secret store (VS Code's SecretStorage), bound to the server's URL: tokens saved for
+ * one URL are never sent to another. Nothing of them is logged, and each token is told to the
+ * redactor. A sign-in is started by a server answering 401 and always asks the person before the
+ * browser opens; the redirect comes back through the host's URI handler (`deliver`), matched by
+ * the `state` this module made.
+ */
+import { randomBytes } from 'node:crypto';
+import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Clock, Logger } from '../ports';
+
+/** Where sign-in state is kept: the host's secret store (SecretStorage in VS Code, a map in tests). */
+export interface McpSecretStore {
+  get(key: string): PromiseLike<string | undefined>;
+  store(key: string, value: string): PromiseLike<void>;
+  delete(key: string): PromiseLike<void>;
+}
+
+/** The person's side of a sign-in. */
+export interface McpSignInPort {
+  /** Where the browser is sent back to: the extension's URI handler, as the browser can reach it. */
+  redirectUri(): Promise<string>;
+  /**
+   * Asks the person whether to sign in to `server` (naming the site that will ask for their
+   * credentials) and opens `authorizationUrl` in their browser; false when they said no.
+   */
+  open(server: string, authorizationUrl: URL): Promise<boolean>;
+}
+
+export interface McpOAuthDeps {
+  secrets: McpSecretStore;
+  signIn: McpSignInPort;
+  clock: Clock;
+  logger: Logger;
+  /** Told each token as it is read or saved, so no trace, log or payload can carry it. */
+  onSecret?: (value: string) => void;
+  /** How long a sign-in waits for the browser to come back (default 5 minutes). */
+  redirectTimeoutMs?: number;
+}
+
+/** What one server's entry in the secret store holds. */
+interface SavedAuth {
+  /** The server URL this was obtained for. */
+  url: string;
+  client?: OAuthClientInformationMixed;
+  tokens?: OAuthTokens;
+  discovery?: OAuthDiscoveryState;
+}
+
+const KEY_PREFIX = 'tasklane.mcp.oauth/';
+const PATH = '/mcp/oauth';
+
+/** Thrown when a server needs a sign-in the person did not give (declined, or no browser came back). */
+export class McpSignInNeeded extends Error {}
+
+export class McpOAuth {
+  /** Sign-ins waiting for the browser, by the `state` they sent. */
+  private readonly waiting = new Map<string, { resolve(code: string): void; reject(error: Error): void }>();
+  /** Servers whose sign-in the person declined in this window: not asked again until they sign in by command. */
+  private readonly declined = new Set<string>();
+
+  constructor(private readonly deps: McpOAuthDeps) {}
+
+  /** The redirect path the host's URI handler routes here. */
+  static readonly path = PATH;
+
+  /** A provider for one server's transport, with the redirect URI resolved. */
+  async provider(server: string, url: string): Promise<ServerOAuth> {
+    return new ServerOAuth(this, server, url, await this.deps.signIn.redirectUri());
+  }
+
+  /** Whether tokens are saved for `server` (at `url`). */
+  async signedIn(server: string, url: string): Promise<boolean> {
+    return (await this.load(server, url)).tokens !== undefined;
+  }
+
+  /**
+   * Forgets the server's tokens and registration (and tries to revoke the refresh token where the
+   * authorization server offers revocation). The next use signs in again.
+   */
+  async signOut(server: string): Promise<boolean> {
+    const raw = await this.deps.secrets.get(KEY_PREFIX + server);
+    this.declined.delete(server);
+    if (raw === undefined) return false;
+    await this.deps.secrets.delete(KEY_PREFIX + server);
+    this.deps.logger.info('HOST', `MCP server ${server}: signed out (its tokens were deleted)`);
+    await this.revoke(server, raw);
+    return true;
+  }
+
+  /** Lets a server whose sign-in was declined ask again (the person chose Sign In). */
+  allowSignIn(server: string): void {
+    this.declined.delete(server);
+  }
+
+  /**
+   * The browser came back to the URI handler. True when it answered a sign-in of this window;
+   * the authorization server's error, if any, ends that sign-in with its words.
+   */
+  deliver(uri: string): boolean {
+    let parsed: URL;
+    try {
+      parsed = new URL(uri);
+    } catch {
+      return false;
+    }
+    if (parsed.pathname !== PATH) return false;
+    const state = parsed.searchParams.get('state') ?? '';
+    const pending = this.waiting.get(state);
+    if (!pending) {
+      this.deps.logger.warn('HOST', 'an MCP sign-in redirect arrived that no sign-in of this window is waiting for; ignored');
+      return false;
+    }
+    this.waiting.delete(state);
+    const code = parsed.searchParams.get('code');
+    const error = parsed.searchParams.get('error');
+    if (code && !error) pending.resolve(code);
+    else pending.reject(new McpSignInNeeded(`the sign-in was not completed: ${error ?? 'no code'}${describe(parsed.searchParams.get('error_description'))}`));
+    return true;
+  }
+
+  /** @internal Asks the person, opens the browser and waits for the redirect; the code it carried. */
+  async authorize(server: string, authorizationUrl: URL): Promise<string> {
+    if (this.declined.has(server)) throw new McpSignInNeeded(`the MCP server ${server} needs you to sign in; run "Tasklane: Sign In to MCP Server" to do it`);
+    if (!safeAuthorizationUrl(authorizationUrl))
+      throw new McpSignInNeeded(`the MCP server ${server} sent a sign-in page that is not https (${authorizationUrl.origin}); it was not opened`);
+    const state = authorizationUrl.searchParams.get('state');
+    if (!state) throw new McpSignInNeeded('the sign-in request carries no state; it was not opened');
+    const code = new Promise<string>((resolve, reject) => this.waiting.set(state, { resolve, reject }));
+    // Settled by the timer or the person's no as well: nothing may be left unhandled.
+    code.catch(() => undefined);
+    const ms = this.deps.redirectTimeoutMs ?? 5 * 60_000;
+    const timer = this.deps.clock.setTimeout(() => this.fail(state, `no sign-in came back from the browser within ${Math.round(ms / 1000)} s`), ms);
+    try {
+      if (!(await this.deps.signIn.open(server, authorizationUrl))) {
+        this.declined.add(server);
+        this.fail(state, `you did not sign in to the MCP server ${server}; run "Tasklane: Sign In to MCP Server" to do it`);
+      }
+      return await code;
+    } finally {
+      timer.cancel();
+      this.waiting.delete(state);
+    }
+  }
+
+  private fail(state: string, message: string): void {
+    this.waiting.get(state)?.reject(new McpSignInNeeded(message));
+    this.waiting.delete(state);
+  }
+
+  /** @internal */
+  async load(server: string, url: string): Promise<SavedAuth> {
+    const raw = await this.deps.secrets.get(KEY_PREFIX + server);
+    if (raw === undefined) return { url };
+    try {
+      const saved = JSON.parse(raw) as SavedAuth;
+      // Saved for another URL (the definition was edited): none of it is sent to this one.
+      if (saved.url !== url) return { url };
+      this.tell(saved.tokens);
+      return saved;
+    } catch {
+      return { url };
+    }
+  }
+
+  /** @internal */
+  async save(server: string, url: string, change: (saved: SavedAuth) => SavedAuth): Promise<void> {
+    const next = change(await this.load(server, url));
+    this.tell(next.tokens);
+    await this.deps.secrets.store(KEY_PREFIX + server, JSON.stringify(next));
+  }
+
+  private tell(tokens: OAuthTokens | undefined): void {
+    if (!tokens) return;
+    for (const value of [tokens.access_token, tokens.refresh_token, tokens.id_token]) if (value) this.deps.onSecret?.(value);
+  }
+
+  /** Best effort (RFC 7009): a server without a revocation endpoint, or one that fails, still ends signed out here. */
+  private async revoke(server: string, raw: string): Promise<void> {
+    try {
+      const saved = JSON.parse(raw) as SavedAuth;
+      const endpoint = (saved.discovery?.authorizationServerMetadata as { revocation_endpoint?: string } | undefined)?.revocation_endpoint;
+      const token = saved.tokens?.refresh_token ?? saved.tokens?.access_token;
+      if (!endpoint || !token || !saved.client) return;
+      const body = new URLSearchParams({
+        token,
+        token_type_hint: saved.tokens?.refresh_token ? 'refresh_token' : 'access_token',
+        client_id: saved.client.client_id,
+      });
+      if (saved.client.client_secret) body.set('client_secret', saved.client.client_secret);
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      this.deps.logger.info('HOST', `MCP server ${server}: token revocation answered ${response.status}`);
+    } catch (error) {
+      this.deps.logger.warn(
+        'HOST',
+        `MCP server ${server}: could not revoke its token (${error instanceof Error ? error.message : String(error)}); it was deleted here`,
+      );
+    }
+  }
+}
+
+/** https, or http only to this machine (a server under development). */
+function safeAuthorizationUrl(url: URL): boolean {
+  if (url.protocol === 'https:') return true;
+  return url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+}
+
+function describe(text: string | null): string {
+  return text ? ` (${text.slice(0, 200)})` : '';
+}
+
+/**
+ * The SDK's view of one server's sign-in. The SDK calls these while it connects or refreshes;
+ * `redirectToAuthorization` only records the page, and the connection runs `authorize` (the
+ * person is asked there, not inside the SDK's request).
+ */
+export class ServerOAuth implements OAuthClientProvider {
+  private verifier: string | undefined;
+  private pendingUrl: URL | undefined;
+
+  constructor(
+    private readonly owner: McpOAuth,
+    readonly server: string,
+    private readonly url: string,
+    private readonly redirect: string,
+  ) {}
+
+  get redirectUrl(): string {
+    return this.redirect;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'Tasklane (VS Code)',
+      redirect_uris: [this.redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+
+  state(): string {
+    return randomBytes(24).toString('base64url');
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    const client = (await this.owner.load(this.server, this.url)).client;
+    // Registered for another redirect (another editor build, a remote window): register again.
+    const uris = (client as { redirect_uris?: string[] } | undefined)?.redirect_uris;
+    return client && (!uris || uris.includes(this.redirect)) ? client : undefined;
+  }
+
+  async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+    await this.owner.save(this.server, this.url, (saved) => ({ ...saved, client }));
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    return (await this.owner.load(this.server, this.url)).tokens;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    await this.owner.save(this.server, this.url, (saved) => ({ ...saved, tokens }));
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    return (await this.owner.load(this.server, this.url)).discovery;
+  }
+
+  async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
+    await this.owner.save(this.server, this.url, (saved) => ({ ...saved, discovery }));
+  }
+
+  redirectToAuthorization(authorizationUrl: URL): void {
+    this.pendingUrl = authorizationUrl;
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    if (!this.verifier) throw new Error('no sign-in is under way for this server');
+    return this.verifier;
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    if (scope === 'verifier') {
+      this.verifier = undefined;
+      return;
+    }
+    await this.owner.save(this.server, this.url, (saved) => ({
+      url: saved.url,
+      ...(scope !== 'all' && scope !== 'client' && saved.client ? { client: saved.client } : {}),
+      ...(scope !== 'all' && scope !== 'tokens' && saved.tokens ? { tokens: saved.tokens } : {}),
+      ...(scope !== 'all' && scope !== 'discovery' && saved.discovery ? { discovery: saved.discovery } : {}),
+    }));
+  }
+
+  /** The sign-in page the SDK asked for, once: the connection asks the person about it. */
+  takeAuthorizationUrl(): URL | undefined {
+    const url = this.pendingUrl;
+    this.pendingUrl = undefined;
+    return url;
+  }
+
+  /** Asks the person and waits for the browser: the authorization code. */
+  authorize(authorizationUrl: URL): Promise<string> {
+    return this.owner.authorize(this.server, authorizationUrl);
+  }
+}

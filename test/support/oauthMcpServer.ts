@@ -1,0 +1,143 @@
+/**
+ * An OAuth-protected MCP server on localhost, built from the SDK's own server-side auth helpers:
+ * `mcpAuthRouter` (metadata, dynamic registration, authorize, token, revoke) over an in-memory
+ * provider, and `requireBearerAuth` in front of a stateless Streamable HTTP MCP server whose one
+ * tool says which client called it. The provider approves every authorization at once (the test
+ * plays the browser) and can expire every access token, so a refresh can be forced without waiting.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
+import { InvalidGrantError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
+import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
+import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+
+interface Issued {
+  clientId: string;
+  expiresAt: number;
+}
+
+class MemoryProvider implements OAuthServerProvider {
+  readonly clients = new Map<string, OAuthClientInformationFull>();
+  private readonly codes = new Map<string, { client: OAuthClientInformationFull; params: AuthorizationParams }>();
+  readonly access = new Map<string, Issued>();
+  readonly refresh = new Map<string, string>();
+  /** What happened, in order: `authorize`, `code`, `refresh`, `revoke`. */
+  readonly events: string[] = [];
+
+  readonly clientsStore: OAuthRegisteredClientsStore = {
+    getClient: (id) => this.clients.get(id),
+    registerClient: (client) => {
+      const full = { ...client, client_id: randomUUID(), client_id_issued_at: Math.floor(Date.now() / 1000) };
+      this.clients.set(full.client_id, full);
+      return full;
+    },
+  };
+
+  async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: { redirect(url: string): void }): Promise<void> {
+    this.events.push('authorize');
+    const code = randomUUID();
+    this.codes.set(code, { client, params });
+    const target = new URL(params.redirectUri);
+    target.searchParams.set('code', code);
+    if (params.state !== undefined) target.searchParams.set('state', params.state);
+    res.redirect(target.toString());
+  }
+
+  async challengeForAuthorizationCode(_client: OAuthClientInformationFull, code: string): Promise<string> {
+    const entry = this.codes.get(code);
+    if (!entry) throw new InvalidGrantError('unknown code');
+    return entry.params.codeChallenge;
+  }
+
+  async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<OAuthTokens> {
+    const entry = this.codes.get(code);
+    if (!entry || entry.client.client_id !== client.client_id) throw new InvalidGrantError('unknown code');
+    this.codes.delete(code);
+    this.events.push('code');
+    return this.issue(client.client_id);
+  }
+
+  async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string): Promise<OAuthTokens> {
+    if (this.refresh.get(refreshToken) !== client.client_id) throw new InvalidGrantError('unknown refresh token');
+    this.refresh.delete(refreshToken);
+    this.events.push('refresh');
+    return this.issue(client.client_id);
+  }
+
+  async verifyAccessToken(token: string): Promise<AuthInfo> {
+    const issued = this.access.get(token);
+    if (!issued) throw new InvalidTokenError('unknown token');
+    return { token, clientId: issued.clientId, scopes: [], expiresAt: issued.expiresAt };
+  }
+
+  async revokeToken(_client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
+    this.events.push('revoke');
+    this.refresh.delete(request.token);
+    this.access.delete(request.token);
+  }
+
+  /** Every access token given so far is now past its expiry. */
+  expireAll(): void {
+    for (const issued of this.access.values()) issued.expiresAt = Math.floor(Date.now() / 1000) - 60;
+  }
+
+  private issue(clientId: string): OAuthTokens {
+    const access = randomUUID();
+    const refresh = randomUUID();
+    this.access.set(access, { clientId, expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+    this.refresh.set(refresh, clientId);
+    return { access_token: access, token_type: 'bearer', expires_in: 3600, refresh_token: refresh };
+  }
+}
+
+export interface OAuthMcpServer {
+  /** The MCP endpoint. */
+  url: string;
+  provider: MemoryProvider;
+  /** Requests to the MCP endpoint, with the status they got. */
+  statuses: number[];
+  close(): Promise<void>;
+}
+
+export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
+  const provider = new MemoryProvider();
+  const statuses: number[] = [];
+  const app = createMcpExpressApp({ host: '127.0.0.1' });
+  const listener = await new Promise<Server>((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () => resolve(server));
+  });
+  const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+  const mcpUrl = new URL(`${base}/mcp`);
+  app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl, resourceName: 'test server' }));
+  const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
+  app.all('/mcp', (_req: unknown, res: { on(e: string, f: () => void): void; statusCode: number }, next: () => void) => {
+    res.on('finish', () => statuses.push(res.statusCode));
+    next();
+  });
+  app.post('/mcp', bearer, async (req: { auth?: AuthInfo; body: unknown }, res: never) => {
+    const server = new McpServer({ name: 'oauth-test', version: '1.0.0' });
+    server.registerTool('whoami', { description: 'Says which OAuth client called', inputSchema: { greeting: z.string().optional() } }, (args, extra) => ({
+      content: [{ type: 'text', text: `${args.greeting ?? 'hello'}, client ${extra.authInfo?.clientId ?? 'nobody'}` }],
+    }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    await server.connect(transport);
+    await transport.handleRequest(req as never, res, req.body);
+  });
+  app.get('/mcp', bearer, (_req: unknown, res: { status(n: number): { end(): void } }) => res.status(405).end());
+  app.delete('/mcp', bearer, (_req: unknown, res: { status(n: number): { end(): void } }) => res.status(405).end());
+  return {
+    url: mcpUrl.toString(),
+    provider,
+    statuses,
+    close: () => new Promise<void>((resolve) => listener.close(() => resolve())),
+  };
+}
