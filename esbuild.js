@@ -143,6 +143,15 @@ function inputsHash() {
   return hash.digest('hex');
 }
 
+function removeSourceMaps(dir) {
+  if (!fs.existsSync(dir)) return;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) removeSourceMaps(file);
+    else if (entry.name.endsWith('.map')) fs.rmSync(file);
+  }
+}
+
 async function main() {
   const inputs = watch ? '' : inputsHash();
   const outputs = [
@@ -160,6 +169,9 @@ async function main() {
     return;
   }
   fs.rmSync(STAMP, { force: true });
+  // A production build after a development one: the development build's source maps would
+  // otherwise stay in dist/ and be packaged (the .vsix test lists exactly what it may hold).
+  if (production) removeSourceMaps('dist');
   copyAssets();
   if (watch) {
     for (const options of [extension, composition, cli, webview, ...lazy]) await (await esbuild.context(options)).watch();
