@@ -76,7 +76,8 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     await screenshotSidebar(page, 'ui-approvals-2-diff-edited');
 
     await card.locator('vscode-button.approve').click();
-    await frame.locator('.approval-card[data-status="applied"]').first().waitFor({ timeout: 30_000 });
+    // Decided: the card leaves the Review section (the thread keeps the decision).
+    await card.waitFor({ state: 'detached', timeout: 30_000 });
     await screenshotSidebar(page, 'ui-approvals-3-applied');
     const greet = originals.greet.replace("'world'", "'everyone'");
     assert.equal(onDisk('src/greet.js'), `${greet}// reviewed in the diff editor\n`, 'the edited proposal was not what got applied');
@@ -138,7 +139,7 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     assert.equal(await card.locator('.reject-reason input').inputValue(), 'the README is fine as it is', 'the typed reason was lost when the card redrew');
     await screenshotSidebar(session().page, 'ui-approvals-5-reject-reason');
     await card.locator('vscode-button.reject').click();
-    await frame.locator('.approval-card[data-status="rejected"]').first().waitFor({ timeout: 30_000 });
+    await card.waitFor({ state: 'detached', timeout: 30_000 });
     assert.equal(onDisk('README.md'), readme);
     assert.equal(onDisk('NOTES.md'), null);
     await modelSaw(/rejected \(The change was rejected: the README is fine as it is/);
