@@ -287,7 +287,7 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
       const result = await fromTitleBar('tasklane.diff.reject', proposed);
       assert.equal(result.status, 'rejected', JSON.stringify(result));
       assert.equal(onDisk(file), null);
-      await modelSaw(/rejected \(The change was rejected: no reason given\. Nothing was written/);
+      await modelSaw(/rejected \(The change was rejected: the user rejected the change without a reason\. Nothing was written/);
       // The same diff's resource, once decided, is refused.
       const again = await fromTitleBar('tasklane.diff.approve', proposed);
       assert.equal(again.status, 'refused');
