@@ -17,7 +17,16 @@ import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import type { TaskEvent } from '../src/core/engine/types';
 import { toTraceEvent } from '../src/host/viewMapping';
-import { openTasklaneView, route, runCommand, sendChatMessage, startUiSession, tasklaneFrame, waitForTaskBlock } from '../test/ui/support/workbench';
+import {
+  openTasklaneView,
+  route,
+  runCommand,
+  sendChatMessage,
+  startUiSession,
+  stopSharedWorkbench,
+  tasklaneFrame,
+  waitForTaskBlock,
+} from '../test/ui/support/workbench';
 import { emitLine, median, p95, round } from './support';
 import { measureFirstToken } from './uiFirstToken';
 import { measureThreadInHappyDom } from './uiThreadDom';
@@ -292,6 +301,9 @@ async function main(): Promise<void> {
     throw error;
   } finally {
     await ui.stop({ keep: failed });
+    // The workbench is the tier's shared one, which the UI tier's root hook stops; here nothing
+    // else would, and its processes would keep the benchmark from exiting.
+    await stopSharedWorkbench();
   }
 }
 
