@@ -17,7 +17,16 @@ import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import type { TaskEvent } from '../src/core/engine/types';
 import { toTraceEvent } from '../src/host/viewMapping';
-import { openTasklaneView, runCommand, sendChatMessage, startUiSession, tasklaneFrame, waitForTaskBlock } from '../test/ui/support/workbench';
+import {
+  openTasklaneView,
+  route,
+  runCommand,
+  sendChatMessage,
+  startUiSession,
+  stopSharedWorkbench,
+  tasklaneFrame,
+  waitForTaskBlock,
+} from '../test/ui/support/workbench';
 import { emitLine, median, p95, round } from './support';
 import { measureFirstToken } from './uiFirstToken';
 import { measureThreadInHappyDom } from './uiThreadDom';
@@ -114,12 +123,14 @@ async function main(): Promise<void> {
     });
 
     // A task that stays running (it waits an hour), so its card and trace are live.
+    // Routed like every answer on the shared workbench: the task's instruction carries the marker.
+    const task = route('bench-task');
     await ui.model.reset();
-    await ui.model.script([
+    await ui.script(task, [
       { toolCalls: [{ name: 'task_start', arguments: { name: 'Bench task', instruction: 'Long task', mode: 'simple' } }] },
       { toolCalls: [{ name: 'wait', arguments: { seconds: 3600, reason: 'bench' } }] },
     ]);
-    await sendChatMessage(frame, 'start the bench task');
+    await sendChatMessage(frame, `start the bench task ${task}`);
     await openTaskSession(frame);
     const taskId = (await frame.locator('#transcript .task-block').first().getAttribute('data-task-id')) ?? '';
     const stream = findStreams(ui.server.runDir).find((f) => path.basename(f) === `${taskId}.jsonl`);
@@ -212,7 +223,7 @@ async function main(): Promise<void> {
         if (e.isTrusted) (window as unknown as { __sizes: number[] }).__sizes.push(new TextEncoder().encode(JSON.stringify(e.data)).length);
       });
     });
-    await ui.model.script([
+    await ui.script(task, [
       { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
       { toolCalls: [{ name: 'wait', arguments: { seconds: 3600 } }] },
     ]);
@@ -290,6 +301,9 @@ async function main(): Promise<void> {
     throw error;
   } finally {
     await ui.stop({ keep: failed });
+    // The workbench is the tier's shared one, which the UI tier's root hook stops; here nothing
+    // else would, and its processes would keep the benchmark from exiting.
+    await stopSharedWorkbench();
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import type { Frame } from 'playwright-core';
 import type { UiSession } from '../test/ui/support/workbench';
-import { sendChatMessage } from '../test/ui/support/workbench';
+import { route, sendChatMessage } from '../test/ui/support/workbench';
 
 interface Stamp {
   marker: string;
@@ -60,15 +60,18 @@ export async function measureFirstToken(ui: UiSession, frame: Frame, runs: numbe
     const marker = `ft${i}x${Date.now().toString(36).slice(-3)}`.slice(0, 7);
     const text = `${marker}${' and more streamed words'.repeat(CHUNKS)}`.slice(0, CHUNKS * 8);
     await frame.evaluate((m) => (window as unknown as { __markers: string[] }).__markers.push(m), marker);
+    // The workbench is shared with background work (memory, the message router): the reply is
+    // routed to this run's message (test/support/routes.ts).
+    const r = route('first-token');
     await ui.model.reset();
-    await ui.model.script([{ text, chunkDelayMs: CHUNK_DELAY_MS }]);
-    await sendChatMessage(frame, `first token run ${i}`);
+    await ui.script(r, [{ text, chunkDelayMs: CHUNK_DELAY_MS }]);
+    await sendChatMessage(frame, `first token run ${i} ${r}`);
     await frame.locator('#transcript .msg[data-role="assistant"]', { hasText: marker }).waitFor({ timeout: 30_000 });
     const stamp = await frame.evaluate(
       (m) => ({ marker: m, ...(window as unknown as { __stamps: Record<string, Omit<Stamp, 'marker'>> }).__stamps[m] }),
       marker,
     );
-    const request = ((await ui.model.requests()) as Array<{ firstChunkAt?: number }>).at(-1);
+    const request = (await ui.requests<{ firstChunkAt?: number }>(r)).at(-1);
     if (request?.firstChunkAt === undefined || stamp.firstShownAt === undefined || stamp.committedAt === undefined) {
       throw new Error(`run ${i}: missing stamps (server first chunk ${request?.firstChunkAt}, shown ${stamp.firstShownAt}, committed ${stamp.committedAt})`);
     }

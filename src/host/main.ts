@@ -6,6 +6,7 @@ import { registerLmTools } from './agentTools/lmTools';
 import { TasklaneOps } from './agentTools/tasklaneOps';
 import { registerApprovalCommands } from './approvals/approvalCommands';
 import { registerApprovalLinks } from './approvals/approvalLinks';
+import { registerDiffTitleCommands } from './approvals/diffTitleCommands';
 import { registerChoreCommands } from './chores/choreCommands';
 import { registerChorePreview } from './chores/chorePreviewCommands';
 import { registerCommands } from './commands';
@@ -135,6 +136,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
       part((s) => s.approvalOwners),
       dialogs,
     ),
+    // Approve and Reject in the title bar of a proposed change's diff.
+    ...registerDiffTitleCommands(part((s) => s.changeSets)),
     // Approval links from chore escalations: the proposal's diff, or a command's card in the sidebar.
     ...registerApprovalLinks(
       context.extension.id,

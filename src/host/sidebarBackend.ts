@@ -152,6 +152,7 @@ export class AgentSidebarBackend implements SidebarBackend {
           selectModel: 'tasklane.selectModel',
           showLog: 'tasklane.showLog',
           manageTrust: 'workbench.trust.manage',
+          showHistory: 'tasklane.showHistory',
         }[message.command];
         await vscode.commands.executeCommand(command);
         return undefined;

@@ -143,7 +143,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('stop'), sessionId: id }),
   z.object({ type: z.literal('loadTrace'), taskId: id, beforeSeq: z.number().int().nonnegative().optional() }),
   z.object({ type: z.literal('retryDeadLetter'), triggerId: id }),
-  z.object({ type: z.literal('command'), command: z.enum(['setApiKey', 'selectModel', 'showLog', 'manageTrust']) }),
+  z.object({ type: z.literal('command'), command: z.enum(['setApiKey', 'selectModel', 'showLog', 'manageTrust', 'showHistory']) }),
   ...approvalMessageSchemas,
   ...replyMessageSchemas,
   ...contextMessageSchemas,

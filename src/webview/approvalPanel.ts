@@ -2,15 +2,6 @@ import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '
 import { showInvisible } from '../shared/visibleText';
 import { h, keepingFocus } from './dom';
 
-/** How a decided card says what happened. */
-const STATUS_LABELS: Record<string, string> = {
-  applied: '✓ Applied',
-  partially_applied: '✓ Partly applied',
-  rejected: '✗ Rejected',
-  stale: '! Not applied: files changed',
-  reverted: '↶ Reverted',
-};
-
 /** What an approval asks about, for the names of its buttons: "the edit to src/greet.js". */
 export function approvalSubject(approval: Pick<ApprovalView, 'kind' | 'files' | 'command'>): string {
   if (approval.kind === 'edits') {
@@ -22,46 +13,85 @@ export function approvalSubject(approval: Pick<ApprovalView, 'kind' | 'files' | 
   return `running ${approval.command ?? 'the command'}`;
 }
 
+/** What the Review section's empty state asks the host for: the history of conversations. */
+export type ReviewHistoryRequest = { type: 'command'; command: 'showHistory' };
+
+/** The Review section's words when nothing waits (one line, so the thread keeps the room). */
+export const REVIEW_EMPTY_TEXT = 'Nothing waits for your review. What you decided stays in each task’s thread.';
+
 /**
- * Proposed changes waiting for the user: one card per change set (or command), with per-file
- * +/− counts, Open diff, per-file accept/reject, Approve, and Reject with an optional reason.
+ * The Review section: what waits for the person, across sessions and chores, newest first. One
+ * card per change set (or command), with per-file +/− counts, Open diff, per-file accept/reject,
+ * Approve, and Reject with an optional reason. A decided approval leaves it: the decision is a
+ * row in the thread of the task that asked (and in History), so what waits is never pushed out
+ * of view by what is done. With nothing waiting it says so, with a way to the history.
  */
 export class ApprovalPanel {
   private readonly approvals = new Map<string, ApprovalView>();
   /** The view each card was last drawn from, to leave a card alone when nothing on it changed. */
   private readonly drawn = new Map<string, string>();
+  private readonly empty: HTMLElement;
 
   constructor(
     private readonly root: HTMLElement,
-    private readonly post: (message: ApprovalWebviewMessage) => void,
-  ) {}
+    private readonly post: (message: ApprovalWebviewMessage | ReviewHistoryRequest) => void,
+  ) {
+    const history = h('a', { href: '#', class: 'review-history' }, 'Open history');
+    history.addEventListener('click', (e) => {
+      e.preventDefault();
+      this.post({ type: 'command', command: 'showHistory' });
+    });
+    this.empty = h('p', { class: 'review-empty' }, `${REVIEW_EMPTY_TEXT} `, history);
+  }
 
   init(approvals: ApprovalView[]): void {
     this.approvals.clear();
-    for (const approval of approvals) this.approvals.set(approval.id, approval);
-    const cards = approvals.map((approval) => this.cardFor(approval));
+    for (const approval of approvals) if (approval.status === 'pending') this.approvals.set(approval.id, approval);
+    const cards = this.newestFirst().map((approval) => this.cardFor(approval));
     for (const id of [...this.drawn.keys()]) if (!this.approvals.has(id)) this.drawn.delete(id);
-    keepingFocus(this.root, 'data-approval-id', () => this.root.replaceChildren(...cards));
+    keepingFocus(this.root, 'data-approval-id', () => this.root.replaceChildren(...(cards.length ? cards : [this.empty])));
   }
 
   /** Applies an approval message; false if the message is not the panel's. */
   onMessage(message: { type: string }): boolean {
     const m = message as ApprovalHostMessage;
     if (m.type === 'approvalPatch') {
+      if (m.approval.status !== 'pending') {
+        this.remove(m.approval.id);
+        return true;
+      }
       this.approvals.set(m.approval.id, m.approval);
       const existing = this.find(m.approval.id);
       const card = this.cardFor(m.approval);
-      if (!existing) this.root.appendChild(card);
+      if (!existing) this.insert(card, m.approval);
       else if (existing !== card) keepingFocus(this.root, 'data-approval-id', () => existing.replaceWith(card));
       return true;
     }
     if (m.type === 'approvalRemoved') {
-      this.approvals.delete(m.id);
-      this.drawn.delete(m.id);
-      this.find(m.id)?.remove();
+      this.remove(m.id);
       return true;
     }
     return false;
+  }
+
+  private newestFirst(): ApprovalView[] {
+    return [...this.approvals.values()].sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  /** A new card, in its place among the others (newest first). */
+  private insert(card: HTMLElement, approval: ApprovalView): void {
+    this.empty.remove();
+    const older = this.newestFirst().find((a) => a.id !== approval.id && a.createdAt <= approval.createdAt);
+    const before = older ? this.find(older.id) : null;
+    if (before) before.before(card);
+    else this.root.appendChild(card);
+  }
+
+  private remove(id: string): void {
+    this.approvals.delete(id);
+    this.drawn.delete(id);
+    this.find(id)?.remove();
+    if (this.approvals.size === 0 && !this.empty.isConnected) this.root.appendChild(this.empty);
   }
 
   /**
@@ -85,36 +115,8 @@ export class ApprovalPanel {
     return this.root.querySelector(`[data-approval-id="${CSS.escape(id)}"]`);
   }
 
-  /**
-   * A decided approval as one line of history ("✓ Applied src/greet.js [Revert]"): what the person
-   * decided stays visible without pushing what waits for them out of view. The reason it asked is
-   * the row's tooltip.
-   */
-  private row(approval: ApprovalView): HTMLElement {
-    const paths = approval.files.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path)).join(', ');
-    const what = paths || approval.command || approval.title;
-    const row = h(
-      'div',
-      {
-        class: `approval-card approval-row status-${approval.status}`,
-        'data-approval-id': approval.id,
-        'data-status': approval.status,
-        ...(approval.reason ? { title: approval.reason } : {}),
-      },
-      h('span', { class: 'approval-status' }, STATUS_LABELS[approval.status] ?? approval.status),
-      h('span', { class: 'approval-row-what' }, showInvisible(approval.choreId ? `[${approval.choreId}] ${what}` : what)),
-    );
-    if (approval.kind === 'edits' && (approval.status === 'applied' || approval.status === 'partially_applied')) {
-      const revert = h('vscode-button', { class: 'revert', secondary: true, 'aria-label': `Revert ${approvalSubject(approval)}` }, 'Revert');
-      revert.addEventListener('click', () => this.post({ type: 'approval.revert', id: approval.id }));
-      row.appendChild(revert);
-    }
-    return row;
-  }
-
+  /** A pending approval's card. */
   private card(approval: ApprovalView): HTMLElement {
-    const pending = approval.status === 'pending';
-    if (!pending) return this.row(approval);
     const files = h(
       'ul',
       { class: 'approval-files' },
@@ -137,35 +139,26 @@ export class ApprovalPanel {
           h('span', { class: 'file-path' }, showInvisible(file.newPath ? `${file.path} → ${file.newPath}` : file.path)),
           h('span', { class: 'file-counts' }, `+${file.added} −${file.removed}`),
           file.sensitive ? h('span', { class: 'file-sensitive', title: file.sensitive }, '⚠') : null,
-          file.kind === 'delete' || !pending ? null : openDiff,
-          pending && approval.files.length > 1 ? toggle : null,
+          file.kind === 'delete' ? null : openDiff,
+          approval.files.length > 1 ? toggle : null,
         );
       }),
     );
-    const card = h(
+    const reason = h('vscode-textfield', { class: 'reject-reason', placeholder: 'Reason (optional, told to the task)' }) as HTMLElement & { value: string };
+    // Named for what they decide: with several cards, "Approve" alone does not say which.
+    const subject = approvalSubject(approval);
+    const approve = h('vscode-button', { class: 'approve', 'aria-label': `Approve ${subject}` }, 'Approve');
+    approve.addEventListener('click', () => this.post({ type: 'approval.approve', id: approval.id }));
+    const reject = h('vscode-button', { class: 'reject', secondary: true, 'aria-label': `Reject ${subject}` }, 'Reject');
+    reject.addEventListener('click', () => this.post({ type: 'approval.reject', id: approval.id, reason: reason.value?.trim() || undefined }));
+    return h(
       'div',
       { class: `approval-card status-${approval.status}`, 'data-approval-id': approval.id, 'data-status': approval.status },
       h('div', { class: 'approval-title' }, showInvisible(approval.choreId ? `[${approval.choreId}] ${approval.title}` : approval.title)),
-      pending ? null : h('div', { class: 'approval-status' }, STATUS_LABELS[approval.status] ?? approval.status),
       approval.command ? h('pre', { class: 'approval-command' }, showInvisible(approval.command)) : null,
       approval.files.length > 0 ? files : null,
       approval.reason ? h('div', { class: 'approval-reason' }, showInvisible(approval.reason)) : null,
+      h('div', { class: 'approval-buttons' }, approve, reject, reason),
     );
-    if (approval.kind === 'edits' && (approval.status === 'applied' || approval.status === 'partially_applied')) {
-      const revert = h('vscode-button', { class: 'revert', secondary: true }, 'Revert');
-      revert.addEventListener('click', () => this.post({ type: 'approval.revert', id: approval.id }));
-      card.appendChild(h('div', { class: 'approval-buttons' }, revert));
-    }
-    if (pending) {
-      const reason = h('vscode-textfield', { class: 'reject-reason', placeholder: 'Reason (optional, told to the task)' }) as HTMLElement & { value: string };
-      // Named for what they decide: with several cards, "Approve" alone does not say which.
-      const subject = approvalSubject(approval);
-      const approve = h('vscode-button', { class: 'approve', 'aria-label': `Approve ${subject}` }, 'Approve');
-      approve.addEventListener('click', () => this.post({ type: 'approval.approve', id: approval.id }));
-      const reject = h('vscode-button', { class: 'reject', secondary: true, 'aria-label': `Reject ${subject}` }, 'Reject');
-      reject.addEventListener('click', () => this.post({ type: 'approval.reject', id: approval.id, reason: reason.value?.trim() || undefined }));
-      card.appendChild(h('div', { class: 'approval-buttons' }, approve, reject, reason));
-    }
-    return card;
   }
 }

@@ -237,6 +237,85 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
     assert.equal(onDisk('src/twice.txt'), null);
   });
 
+  describe("Approve and Reject in the title bar of the proposed change's diff", () => {
+    type DiffDecision = ApprovalResult | { status: 'refused'; reason: string };
+    /** Opens the proposal's diff as an approval link does (the card's Open diff) and returns its right side, the resource the title bar hands its commands. */
+    const openDiff = async (id: string): Promise<vscode.Uri> => {
+      const link = `${vscode.env.uriScheme}://tasklane.tasklane/approval?id=${encodeURIComponent(id)}`;
+      assert.deepEqual(await vscode.commands.executeCommand('tasklane.openApprovalLink', link), { opened: 'diff', id });
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      assert.ok(input instanceof vscode.TabInputTextDiff, 'the diff editor is the active tab');
+      return input.modified;
+    };
+    /** Runs a title-bar command as VS Code's menu does: the editor's resource, then the editor's place. */
+    const fromTitleBar = (command: string, uri: vscode.Uri) =>
+      vscode.commands.executeCommand<DiffDecision>(command, uri, { groupId: vscode.window.tabGroups.activeTabGroup.viewColumn, editorIndex: 0 });
+
+    it("Approve applies what the diff shows, the person's edit on the proposed side included", async () => {
+      const file = `src/title-approve-${runs + 1}.txt`;
+      const [task] = await proposeInTasks([[write(file, 'proposed by the task\n')]]);
+      const id = task.waitingForApproval as string;
+      assert.ok(id, 'the edit waits for approval');
+      const proposed = await openDiff(id);
+      // The person edits the proposed side and does not save.
+      const document = await vscode.workspace.openTextDocument(proposed);
+      const edit = new vscode.WorkspaceEdit();
+      edit.insert(proposed, document.positionAt(document.getText().length), 'and edited in the diff\n');
+      assert.ok(await vscode.workspace.applyEdit(edit));
+      try {
+        const result = await fromTitleBar('tasklane.diff.approve', proposed);
+        assert.equal(result.status, 'applied', JSON.stringify(result));
+        assert.equal(onDisk(file), 'proposed by the task\nand edited in the diff\n');
+        await modelSaw(new RegExp(`approved \\(The change was approved and applied: ${file.replace(/[.]/g, '\\.')}`));
+        await until('the decided diff to close', async () =>
+          vscode.window.tabGroups.all
+            .flatMap((g) => g.tabs)
+            .some((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === proposed.toString())
+            ? undefined
+            : true,
+        );
+      } finally {
+        fs.rmSync(path.join(root(), file), { force: true });
+      }
+    });
+
+    it('Reject writes nothing and the task is told', async () => {
+      const file = `src/title-reject-${runs + 1}.txt`;
+      const [task] = await proposeInTasks([[write(file, 'not wanted\n')]]);
+      const id = task.waitingForApproval as string;
+      const proposed = await openDiff(id);
+      const result = await fromTitleBar('tasklane.diff.reject', proposed);
+      assert.equal(result.status, 'rejected', JSON.stringify(result));
+      assert.equal(onDisk(file), null);
+      await modelSaw(/rejected \(The change was rejected: the user rejected the change without a reason\. Nothing was written/);
+      // The same diff's resource, once decided, is refused.
+      const again = await fromTitleBar('tasklane.diff.approve', proposed);
+      assert.equal(again.status, 'refused');
+      assert.match((again as { reason: string }).reason, new RegExp(`(already decided|no proposed change ${id})`));
+      assert.equal(onDisk(file), null);
+    });
+
+    it("a resource that is not a pending proposal's diff is refused with a clear message, and nothing is decided", async () => {
+      const file = `src/title-refused-${runs + 1}.txt`;
+      const [task] = await proposeInTasks([[write(file, 'still pending\n')]]);
+      const id = task.waitingForApproval as string;
+      const workspaceFile = vscode.Uri.file(path.join(root(), 'src/greet.js'));
+      const refused = await fromTitleBar('tasklane.diff.approve', workspaceFile);
+      assert.deepEqual(refused, {
+        status: 'refused',
+        reason: 'this editor does not show a change a task proposed; open one with Open diff on its card.',
+      });
+      // A proposal's resource whose diff nobody is looking at: refused too, the proposal still waits.
+      const proposed = await openDiff(id);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      const unseen = await fromTitleBar('tasklane.diff.approve', proposed);
+      assert.equal(unseen.status, 'refused');
+      assert.match((unseen as { reason: string }).reason, /is not open; decide what you can see/);
+      assert.equal((await tasks()).find((t) => t.id === task.id)?.waitingForApproval, id, 'the proposal still waits');
+      assert.equal(onDisk(file), null);
+    });
+  });
+
   it('cancelling a task withdraws its pending proposal: it is no longer pending and a later Approve writes nothing', async () => {
     const file = `src/cancelled-${runs + 1}.txt`;
     const [task] = await proposeInTasks([[write(file, 'from a cancelled task\n')]]);

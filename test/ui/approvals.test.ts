@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
-import { openTasklaneView, route, runCommand, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
+import { openTasklaneView, route, runCommand, screenshotSidebar, screenshotsDir, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
 import { until as poll } from '../support/poll';
 import { readOrNull } from '../support/files';
@@ -76,7 +76,8 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     await screenshotSidebar(page, 'ui-approvals-2-diff-edited');
 
     await card.locator('vscode-button.approve').click();
-    await frame.locator('.approval-card[data-status="applied"]').first().waitFor({ timeout: 30_000 });
+    // Decided: the card leaves the Review section (the thread keeps the decision).
+    await card.waitFor({ state: 'detached', timeout: 30_000 });
     await screenshotSidebar(page, 'ui-approvals-3-applied');
     const greet = originals.greet.replace("'world'", "'everyone'");
     assert.equal(onDisk('src/greet.js'), `${greet}// reviewed in the diff editor\n`, 'the edited proposal was not what got applied');
@@ -123,6 +124,42 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     await screenshotSidebar(page, 'ui-approvals-4-undone');
   });
 
+  it("Approve in the diff editor's title bar applies what the diff shows; a plain editor has no such button", async function () {
+    const { page } = session();
+    await propose([{ name: 'create_file', arguments: { path: 'TITLE.md', content: 'from the task\n' } }]);
+    const card = pendingCard();
+    await card.waitFor({ timeout: 30_000 });
+    await card.locator('.open-diff[data-path="TITLE.md"]').click();
+    const modified = page.locator('.monaco-diff-editor .editor.modified .view-lines').first();
+    await modified.waitFor({ timeout: 60_000 });
+    const titleBar = page.locator('.part.editor .editor-actions');
+    const approve = titleBar.getByRole('button', { name: 'Approve This Proposed Change' });
+    await approve.waitFor({ timeout: 15_000 });
+    assert.equal(await titleBar.getByRole('button', { name: 'Reject This Proposed Change' }).count(), 1, 'Reject is next to Approve');
+    await modified.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('edited in the diff\n');
+    const shot = path.join(screenshotsDir, 'ui-approvals-title-bar.png');
+    fs.mkdirSync(screenshotsDir, { recursive: true });
+    await page.screenshot({ path: shot });
+
+    await approve.click();
+    await until('the edited proposal applied', async () => (onDisk('TITLE.md') === 'from the task\nedited in the diff\n' ? true : undefined));
+    await card.waitFor({ state: 'detached', timeout: 30_000 });
+    await modelSaw(/approved \(The change was approved and applied: TITLE\.md/);
+    await page.locator('.monaco-diff-editor').first().waitFor({ state: 'detached', timeout: 15_000 });
+
+    // A workspace file in a plain editor: no Approve in its title bar.
+    await page.keyboard.press('F1');
+    const quickOpen = page.locator('.quick-input-widget .quick-input-box input');
+    await quickOpen.waitFor({ state: 'visible', timeout: 10_000 });
+    await quickOpen.fill('TITLE.md');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'TITLE.md' }).first().click();
+    await page.locator('.part.editor .tab.active', { hasText: 'TITLE.md' }).first().waitFor({ timeout: 10_000 });
+    assert.equal(await approve.count(), 0, 'Approve shows in the title bar of a file that is no proposal');
+    fs.rmSync(path.join(session().server.workspaceDir, 'TITLE.md'), { force: true });
+  });
+
   it('reject with a reason: the disk is untouched and the task receives the reason', async function () {
     const readme = onDisk('README.md');
     await propose([
@@ -138,7 +175,7 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     assert.equal(await card.locator('.reject-reason input').inputValue(), 'the README is fine as it is', 'the typed reason was lost when the card redrew');
     await screenshotSidebar(session().page, 'ui-approvals-5-reject-reason');
     await card.locator('vscode-button.reject').click();
-    await frame.locator('.approval-card[data-status="rejected"]').first().waitFor({ timeout: 30_000 });
+    await card.waitFor({ state: 'detached', timeout: 30_000 });
     assert.equal(onDisk('README.md'), readme);
     assert.equal(onDisk('NOTES.md'), null);
     await modelSaw(/rejected \(The change was rejected: the README is fine as it is/);

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
+import { until } from '../support/poll';
 import {
   openTasklaneView,
   route,
@@ -147,12 +148,12 @@ describe('ui: Tasklane says when it needs you, and the sidebar passes axe', func
     await sendChatMessage(frame, `rewrite the readme ${r}`);
     const card = frame.locator('.approval-card[data-status="pending"]', { hasText: 'NOTES.md' });
     await card.waitFor({ timeout: 30_000 });
-    const applied = frame.locator('.approval-card[data-status="applied"]', { hasText: 'NOTES.md' });
     // One click: a redraw that changes nothing on the card (a repeated patch, a sidebar refresh)
-    // keeps the card, so the click is not lost under it (src/webview/approvalPanel.ts).
+    // keeps the card, so the click is not lost under it (src/webview/approvalPanel.ts). Decided,
+    // the card leaves the Review section.
     await card.locator('vscode-button.approve').click();
-    await applied.waitFor({ timeout: 30_000 });
-    assert.equal(readme(), '# Rewritten\n');
+    await card.waitFor({ state: 'detached', timeout: 30_000 });
+    await until('the approved edits on disk', () => readme() === '# Rewritten\n', { timeoutMs: 15_000 });
     assert.ok(fs.existsSync(path.join(workspace, 'NOTES.md')));
 
     await runCommand(session().page, 'Tasklane: Revert Task');
@@ -160,8 +161,7 @@ describe('ui: Tasklane says when it needs you, and the sidebar passes axe', func
     await pickInput.waitFor({ state: 'visible', timeout: 10_000 });
     await session().page.keyboard.type('Rewrite readme');
     await session().page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rewrite readme' }).first().click();
-    await frame.locator('.approval-card[data-status="reverted"]', { hasText: 'NOTES.md' }).waitFor({ timeout: 30_000 });
-    assert.equal(readme(), original, 'README.md was not restored');
+    await until('README.md restored', () => readme() === original);
     assert.equal(fs.existsSync(path.join(workspace, 'NOTES.md')), false, 'NOTES.md, created by the task, is still there');
     // The task's row opens its conversation; its block says what the person did, in their words.
     await frame.locator('.session.session-task', { hasText: 'Rewrite readme' }).first().click();

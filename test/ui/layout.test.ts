@@ -51,11 +51,13 @@ describe('ui layout: the thread has the room at 900 px', function () {
       const approve = block.getByRole('button', { name: 'Approve the edit to src/greet.js' });
       await approve.waitFor({ timeout: 30_000 });
       await approve.click();
-      await frame.locator('#approvals [data-status]:not([data-status="pending"])').nth(decided).waitFor({ timeout: 30_000 });
+      // A decided proposal is a row in the thread; the Review section keeps only what waits.
+      await block.locator('.step-decision').nth(decided).waitFor({ timeout: 30_000 });
     }
     await frame.locator('#approvals [data-status="pending"]').waitFor({ timeout: 30_000 });
     await block.getByRole('button', { name: 'Approve the edit to src/greet.js' }).waitFor({ timeout: 30_000 });
-    assert.equal(await frame.locator('#approvals [data-status]:not([data-status="pending"])').count(), 3, 'three decided cards');
+    assert.equal(await block.locator('.step-decision').count(), 3, 'three decisions in the thread');
+    assert.equal(await frame.locator('#approvals [data-status]').count(), 1, 'the Review section lists only the pending proposal');
     assert.ok((await frame.locator('.session-rows .session').count()) >= 10, 'the history list is drawn');
 
     // Measured in the page (no helper function: the test's transpiler would name it for Node only).

@@ -9,7 +9,8 @@ import type { UiSession } from './support/workbench';
 import { until } from '../support/poll';
 
 // The pictures of the Marketplace listing (docs/marketplace/README.md), taken from the real
-// workbench: a task working in the thread, its edit waiting for approval there, and a chore in the
+// workbench: a task working in the thread, its edit waiting for approval there and in the diff
+// editor with Approve in its title bar, and a chore in the
 // Chores view before and after its first run. In the UI tier they land in test/ui/screenshots/ like every
 // other test's; `npm run screenshots` runs this file with TASKLANE_LISTING_SCREENSHOTS set to
 // docs/marketplace/screenshots/, the committed pictures the listing links to.
@@ -50,15 +51,15 @@ describe('ui: the pictures of the Marketplace listing', function () {
   };
   const block = () => frame.locator('#transcript .task-block').first();
 
-  /** The side bar as a PNG: listing pictures by their own name, else test/ui/screenshots/ui-listing-<name>.png. */
-  async function picture(page: Page, name: string): Promise<string> {
+  /** The side bar (or `part`) as a PNG: listing pictures by their own name, else test/ui/screenshots/ui-listing-<name>.png. */
+  async function picture(page: Page, name: string, part = '.part.sidebar'): Promise<string> {
     const file = listingDir ? path.join(listingDir, `${name}.png`) : path.join(screenshotsDir, `ui-listing-${name}.png`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     // Let the last layout and the code colouring settle: a picture, not a test of timing.
     await page.waitForTimeout(500);
-    await page.locator('.part.sidebar').screenshot({ path: file });
+    await page.locator(part).first().screenshot({ path: file });
     const size = fs.statSync(file).size;
-    assert.ok(size > 10_000, `${file} is ${size} bytes: the side bar did not render`);
+    assert.ok(size > 10_000, `${file} is ${size} bytes: ${part} did not render`);
     return file;
   }
 
@@ -72,6 +73,10 @@ describe('ui: the pictures of the Marketplace listing', function () {
         'tasklane.memory.enabled': false,
         // Priced like a hosted model, so the pictures show costs, not the conservative estimate.
         'tasklane.model.prices': { scripted: { input: 3, output: 15 } },
+        // The diff picture shows the editor only: no breadcrumb path into the storage folder, no
+        // offer to open the repositories around the test's workspace.
+        'breadcrumbs.enabled': false,
+        'git.openRepositoryInParentFolders': 'never',
       },
     });
     await openTasklaneView(ui.page);
@@ -109,7 +114,13 @@ describe('ui: the pictures of the Marketplace listing', function () {
     await approve.scrollIntoViewIfNeeded();
     await picture(page, 'approval');
 
-    await approve.click();
+    // The same edit in the diff editor, decided from its title bar's Approve.
+    await block().getByRole('link', { name: 'Open diff of src/greet.js' }).click();
+    await page.locator('.monaco-diff-editor .editor.modified .view-lines').first().waitFor({ timeout: 60_000 });
+    const titleApprove = page.locator('.part.editor .editor-actions').getByRole('button', { name: 'Approve This Proposed Change' });
+    await titleApprove.waitFor({ timeout: 15_000 });
+    await picture(page, 'diff-approve', '.part.editor');
+    await titleApprove.click();
     await block().locator('.block-summary', { hasText: SUMMARY }).waitFor({ timeout: 60_000 });
     assert.equal(await block().locator('.block-state').textContent(), 'done');
     assert.deepEqual(await block().locator('.step .step-text').allTextContents(), [

@@ -109,6 +109,28 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
     return { opened: true };
   }
 
+  /**
+   * The pending change set a diff editor shows (`uri` is either side of one of its diffs), for
+   * the diff's title bar; else why there is none, in words for the person.
+   */
+  async shownIn(uri: vscode.Uri): Promise<{ id: string } | { refused: string }> {
+    const id = this.documents.changeSetIdOf(uri);
+    if (!id) return { refused: 'this editor does not show a change a task proposed; open one with Open diff on its card.' };
+    const changeSet = await this.store.load(id);
+    if (changeSet?.status === 'pending') return { id };
+    const decided = changeSet?.status ?? this.recent.find((v) => v.id === id)?.status;
+    return {
+      refused: decided
+        ? `the proposed change ${id} was already decided (${decided.replace('_', ' ')}); there is nothing to approve or reject.`
+        : `there is no proposed change ${id} waiting for a decision any more.`,
+    };
+  }
+
+  /** Where the title bar reads each pending proposal's diff (its right side), for Approve/Reject there. */
+  async pendingSides(): Promise<string[]> {
+    return (await this.store.list({ status: 'pending' })).flatMap((changeSet) => this.documents.shownSides(changeSet));
+  }
+
   /** The oldest pending change set, for the palette commands without an id. */
   async oldestPending(): Promise<{ id: string; createdAt: number } | undefined> {
     return this.store.oldestPending();

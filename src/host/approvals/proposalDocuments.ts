@@ -32,6 +32,29 @@ export class ProposalDocuments implements vscode.TextDocumentContentProvider, vs
     return vscode.Uri.joinPath(this.storageDir, 'proposals', changeSetId, ...(file.newPath ?? file.path).split('/'));
   }
 
+  /**
+   * The change set a side of one of its diffs shows: the read-only left side
+   * (`tasklane-original:/<set id>/…`, also the right side of a deleted file's diff) or the
+   * editable right side (`proposals/<set id>/…` under the storage folder). Undefined for any other
+   * URI. Says nothing about whether that set still exists or waits.
+   */
+  changeSetIdOf(uri: vscode.Uri): string | undefined {
+    if (uri.scheme === ORIGINAL_SCHEME) return uri.path.split('/')[1] || undefined;
+    const folder = vscode.Uri.joinPath(this.storageDir, 'proposals').toString();
+    const shown = uri.toString();
+    if (!shown.startsWith(`${folder}/`)) return undefined;
+    const [id, ...rest] = shown.slice(folder.length + 1).split('/');
+    return id && rest.length > 0 ? decodeURIComponent(id) : undefined;
+  }
+
+  /**
+   * Where the title bar reads a diff's resource (its right side) for each file of `changeSet`
+   * that has a diff: the proposed file's path, or the left-side path of a deleted file's diff.
+   */
+  shownSides(changeSet: ChangeSet): string[] {
+    return changeSet.files.map((file) => (file.after === null ? deletedSide(changeSet.id) : this.proposedUri(changeSet.id, file)).fsPath);
+  }
+
   /** Opens VS Code's diff editor: original (read-only) vs proposed (editable). */
   async open(changeSet: ChangeSet, path: string): Promise<void> {
     const file = changeSet.files.find((f) => f.path === path || f.newPath === path);
@@ -39,12 +62,7 @@ export class ProposalDocuments implements vscode.TextDocumentContentProvider, vs
     const original = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${changeSet.id}/${file.path}` });
     const shownPath = file.newPath ?? file.path;
     if (file.after === null) {
-      await vscode.commands.executeCommand(
-        'vscode.diff',
-        original,
-        vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${changeSet.id}/__deleted__` }),
-        `${shownPath} (deleted by the proposal)`,
-      );
+      await vscode.commands.executeCommand('vscode.diff', original, deletedSide(changeSet.id), `${shownPath} (deleted by the proposal)`);
       return;
     }
     const proposed = this.proposedUri(changeSet.id, file);
@@ -88,6 +106,11 @@ export class ProposalDocuments implements vscode.TextDocumentContentProvider, vs
   dispose(): void {
     this.registration.dispose();
   }
+}
+
+/** The right side of a deleted file's diff: nothing, read-only. */
+function deletedSide(changeSetId: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${changeSetId}/__deleted__` });
 }
 
 async function exists(uri: vscode.Uri): Promise<boolean> {

@@ -152,7 +152,7 @@ describe('packaging: the listing README', () => {
       assert.ok(tracked.has(file), `${file} is not committed (npm run screenshots takes it)`);
     }
     const names = images.map((url) => path.basename(url, '.png')).sort();
-    assert.deepEqual(names, ['approval', 'chore', 'chore-review', 'thread']);
+    assert.deepEqual(names, ['approval', 'chore', 'chore-review', 'diff-approve', 'thread']);
   });
 
   it('links into the repository only at files and headings that exist', () => {
