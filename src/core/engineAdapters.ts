@@ -4,9 +4,9 @@
  */
 import type { GrantableSet } from './actions/actionSets';
 import type { ActionDef } from './actions/types';
-import type { CommandGate, CommandRunner, McpCallPort } from './approval/commandService';
-import type { EditApplier } from './approval/editPorts';
-import type { EditPolicyOptions } from './approval/sensitivePaths';
+import type { CommandGate, CommandRunner, McpCallPort } from './approval/commands/commandService';
+import type { EditApplier } from './approval/changes/editPorts';
+import type { EditPolicyOptions } from './approval/paths/sensitivePaths';
 import type { SecretPort } from './chores/escalation';
 import type { ReviewLinkPort } from './chores/reviewNotice';
 import type { WorkspaceSpendLimits } from './chores/spendLedger';

@@ -5,13 +5,13 @@
  */
 import type { Ledger } from './actions/ledger';
 import type { ActionDef } from './actions/types';
-import type { ChangeSet } from './approval/changeSet';
-import { ChangeSetDecider } from './approval/changeSetDecider';
-import { DbChangeSetStore } from './approval/changeSetStore';
-import type { ChangeSetStore } from './approval/changeSetStore';
-import { createEditActions } from './approval/editActions';
-import { applyTimeGuard } from './approval/editTarget';
-import { nodeFs } from './approval/nodeFs';
+import type { ChangeSet } from './approval/changes/changeSet';
+import { ChangeSetDecider } from './approval/changes/changeSetDecider';
+import { DbChangeSetStore } from './approval/changes/changeSetStore';
+import type { ChangeSetStore } from './approval/changes/changeSetStore';
+import { createEditActions } from './approval/changes/editActions';
+import { applyTimeGuard } from './approval/paths/editTarget';
+import { nodeFs } from './approval/paths/nodeFs';
 import { problemsAfterApply } from './codeIntel/problemsAfterApply';
 import { emitter } from './emitter';
 import type { EditAdapters, EngineAdapters } from './engineAdapters';
