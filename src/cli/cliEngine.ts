@@ -8,8 +8,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { guardReads } from '../core/approval/guardedWorkspace';
-import { nodeFs } from '../core/approval/nodeFs';
+import { guardReads } from '../core/approval/paths/guardedWorkspace';
+import { nodeFs } from '../core/approval/paths/nodeFs';
 import { createEngine } from '../core/createEngine';
 import { ReadOnlyGit } from '../core/git/readOnlyGit';
 import type { ModelPrices } from '../core/model/pricing';

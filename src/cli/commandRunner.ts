@@ -5,9 +5,9 @@
  * before this (CommandService with an unattended gate: the chore's `commands:` or nothing).
  */
 import { spawn } from 'node:child_process';
-import { parseCommandLine } from '../core/approval/commandLine';
-import type { CommandResult } from '../core/approval/commandApproval';
-import type { CommandRunner } from '../core/approval/commandService';
+import { parseCommandLine } from '../core/approval/commands/commandLine';
+import type { CommandResult } from '../core/approval/commands/commandApproval';
+import type { CommandRunner } from '../core/approval/commands/commandService';
 
 /**
  * The variables a command inherits; everything else (model keys, tokens, TASKLANE_SECRET_*) stays

@@ -8,9 +8,9 @@ import { promises as fsp } from 'node:fs';
 import type { Dirent } from 'node:fs';
 import * as path from 'node:path';
 import { RE2JS } from 're2js';
-import type { FileChange } from '../core/approval/changeSet';
-import { compileGlob } from '../core/approval/textMatch';
-import type { EditApplier } from '../core/approval/editPorts';
+import type { FileChange } from '../core/approval/changes/changeSet';
+import { compileGlob } from '../core/approval/changes/textMatch';
+import type { EditApplier } from '../core/approval/changes/editPorts';
 import type { WorkspacePort, WorkspaceReader } from '../core/ports';
 
 /** Folders a listing or search never walks into: generated, vendored or the VCS itself. */

@@ -11,8 +11,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ChangeSetDecider } from '../core/approval/changeSetDecider';
-import type { ChangeSetStore } from '../core/approval/changeSetStore';
+import type { ChangeSetDecider } from '../core/approval/changes/changeSetDecider';
+import type { ChangeSetStore } from '../core/approval/changes/changeSetStore';
 import type { ChoreRunLog, ChoreRunRecord, ChoreStep } from '../core/chores/runLog';
 import type { ChoreDefinition } from '../core/chores/types';
 import type { Agent } from '../core/engine/agent';

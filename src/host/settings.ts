@@ -2,7 +2,7 @@ import { isProviderId } from '../core/model/providers';
 import type { ProviderId } from '../core/model/providers';
 import * as vscode from 'vscode';
 import type { MemorySettings, StorageSettings } from '../core/engine/types';
-import type { EditPolicyOptions } from '../core/approval/sensitivePaths';
+import type { EditPolicyOptions } from '../core/approval/paths/sensitivePaths';
 import type { RunawayCaps } from '../core/engine/caps';
 import type { Logger } from '../core/ports';
 import { parseModelPrices } from '../core/model/pricing';

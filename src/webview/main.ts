@@ -7,6 +7,8 @@ import { ApprovalPanel } from './approvalPanel';
 import { clear, h, keepingFocus } from './dom';
 import { renderDeadLetters } from './deadLetters';
 import { AttachmentChips } from './attachments';
+import { Composer } from './composer';
+import type { ComposerState } from './composer';
 import { watchSection } from './layout';
 import { drawBanner } from './banner';
 import type { BannerState } from './banner';
@@ -29,10 +31,7 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 /** What survives the view being hidden or reloaded (the rest comes back with `init`). */
-interface Persisted {
-  selectedSessionId?: string;
-  draft?: string;
-  replyToTaskId?: string;
+interface Persisted extends ComposerState {
   /** The task whose details are open, and the session they were opened from. */
   traceTaskId?: string;
   traceSessionId?: string;
@@ -47,7 +46,6 @@ const transcripts = new Map<string, MessageView[]>();
 /** Sessions whose transcript tail the host sent (`init` for live work, else `sessions.opened`). */
 const opened = new Set<string>();
 const tasks = new Map<string, TaskView>();
-let pendingSend: { requestId: string; text: string } | undefined;
 let bannerState: BannerState = { model: { provider: '', model: '' }, restricted: false };
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector(selector) as T;
@@ -64,6 +62,18 @@ const deadArea = $('#dead-letters');
 const stopSession = (sessionId: string) => post({ type: 'stop', sessionId });
 const stream = new StreamView(transcript, sendButton, () => persisted.selectedSessionId, stopSession);
 const chips = new AttachmentChips($('#attachments'));
+const composer = new Composer({
+  input,
+  sendButton,
+  replyTarget,
+  banner,
+  chips,
+  post,
+  state: persisted,
+  save,
+  task: (taskId) => tasks.get(taskId),
+  selectSession: (sessionId) => selectSession(sessionId),
+});
 const approvals = new ApprovalPanel($('#approvals'), post);
 watchSection(
   $('#review-section'),
@@ -98,12 +108,7 @@ const details = new TaskDetails(traceArea, {
 const taskActions = {
   continueTask: (taskId: string) => post({ type: 'continueTask', taskId }),
   cancelTask: (taskId: string) => post({ type: 'cancelTask', taskId }),
-  replyTo: (taskId: string) => {
-    persisted.replyToTaskId = taskId;
-    save();
-    renderReplyTarget();
-    input.focus();
-  },
+  replyTo: (taskId: string) => composer.replyTo(taskId),
   openTrace: (taskId: string) => openTrace(taskId),
   revertTask: (taskId: string) => post({ type: 'approval.revertTask', id: taskId }),
 };
@@ -205,39 +210,8 @@ function patchTask(task: TaskView): void {
   else taskArea.appendChild(card);
 }
 
-function renderReplyTarget(): void {
-  clear(replyTarget);
-  const task = persisted.replyToTaskId ? tasks.get(persisted.replyToTaskId) : undefined;
-  if (!task) return;
-  const cancel = h('a', { href: '#' }, 'cancel');
-  cancel.addEventListener('click', (e) => {
-    e.preventDefault();
-    persisted.replyToTaskId = undefined;
-    save();
-    renderReplyTarget();
-  });
-  replyTarget.appendChild(h('span', {}, `Replying to task “${task.name}” · `, cancel));
-}
-
 function openTrace(taskId: string): void {
   details.open(taskId, persisted.selectedSessionId);
-}
-
-function send(): void {
-  const text = input.value.trim();
-  if (!text || pendingSend) return;
-  const requestId = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
-  pendingSend = { requestId, text };
-  sendButton.setAttribute('disabled', '');
-  const attachments = chips.list;
-  post({
-    type: 'send',
-    requestId,
-    text,
-    sessionId: persisted.selectedSessionId,
-    replyToTaskId: persisted.replyToTaskId,
-    ...(attachments.length ? { attachments } : {}),
-  });
 }
 
 function onMessage(message: HostMessage): void {
@@ -279,7 +253,7 @@ function onMessage(message: HostMessage): void {
       renderSessions();
       renderTranscript();
       renderTasks();
-      renderReplyTarget();
+      composer.renderReplyTarget();
       renderDeadLetters(deadArea, message.state.deadLetters, post);
       approvals.init(message.state.approvals);
       details.restore(persisted.selectedSessionId, (taskId) => tasks.has(taskId));
@@ -358,44 +332,11 @@ function onMessage(message: HostMessage): void {
       renderBanner({ ...bannerState, model: message.model });
       break;
     case 'sendResult':
-      if (message.requestId !== pendingSend?.requestId) break;
-      pendingSend = undefined;
-      sendButton.removeAttribute('disabled');
-      banner.querySelectorAll('.send-error').forEach((e) => e.remove());
-      if (message.ok) {
-        // Only now is the text durable in a trigger: clear the box.
-        input.value = '';
-        persisted.draft = '';
-        chips.clear();
-        persisted.replyToTaskId = undefined;
-        renderReplyTarget();
-        if (message.sessionId) selectSession(message.sessionId);
-      } else {
-        banner.appendChild(h('div', { class: 'notice error send-error' }, message.error ?? 'The message could not be sent; it is still in the box.'));
-      }
-      save();
+      composer.onSendResult(message);
       break;
   }
 }
 
-input.value = persisted.draft ?? '';
-input.addEventListener('input', () => {
-  persisted.draft = input.value;
-  save();
-});
-input.addEventListener('keydown', (event: KeyboardEvent) => {
-  // `@` at the start or after a space opens the context picker (an @ inside a word, e.g. an
-  // e-mail address, is just typed).
-  if (event.key === '@' && !event.isComposing && (input.value === '' || /\s$/.test(input.value))) {
-    event.preventDefault();
-    post({ type: 'context.pick' });
-    return;
-  }
-  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-    event.preventDefault();
-    send();
-  }
-});
-sendButton.addEventListener('click', send);
+composer.listen();
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => onMessage(event.data));
 post({ type: 'ready' });

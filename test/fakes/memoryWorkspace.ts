@@ -1,4 +1,4 @@
-import { compileGlob } from '../../src/core/approval/textMatch';
+import { compileGlob } from '../../src/core/approval/changes/textMatch';
 import type { FoundFiles, WorkspacePort } from '../../src/core/ports';
 
 /** An in-memory workspace: a map of relative paths to contents. */

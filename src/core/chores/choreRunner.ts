@@ -7,7 +7,9 @@
  * agent's change stream (the live step trace). The runner orchestrates one run; the parts live
  * beside it: what the task is told (choreStartSpec.ts), how fires are written (choreFires.ts), why
  * a chore may not run now (runGates.ts), the pure decisions (runPolicy.ts), carrying out onFailure
- * (failurePolicy.ts) and telling a person about a review a run waits for (reviewNotice.ts).
+ * (failurePolicy.ts), telling a person about a review a run waits for (reviewNotice.ts), a running
+ * run's budget, deadline and step trace (liveRuns.ts) and what the runner is built from
+ * (choreRunnerOptions.ts).
  */
 import type { AgentChange, TaskView } from '../engine/types';
 import { proactiveTaskId, readChoreFire } from '../engine/triggerPayloads';
@@ -15,74 +17,32 @@ import type { ChoreFire, ProactivePayload } from '../engine/triggerPayloads';
 import type { GuardPoint, TaskHooks } from '../engine/taskHooks';
 import type { TaskRecord } from '../engine/records';
 import type { Usage } from '../model/types';
-import type { Clock, Logger } from '../ports';
-import type { Trigger, TriggerStore } from '../store/types';
+import type { Trigger } from '../store/types';
 import { compileExpression, evaluateSuccess, finalOutput } from './expressions';
-import type { CompiledExpression, SuccessVerdict } from './expressions';
+import type { CompiledExpression } from './expressions';
 import { recordFire } from './choreFires';
 import { choreStartSpec } from './choreStartSpec';
 import { applyFailurePolicy } from './failurePolicy';
-import type { FailurePolicyDeps } from './failurePolicy';
 import { RunTracking } from './runTracking';
 import { ReviewNotices } from './reviewNotice';
-import type { ReviewNoticeDeps } from './reviewNotice';
 import { blockedReason, declaredCommands, declaredMcp, rollingCapReached, whyNotStart } from './runGates';
-import type { RunGateDeps } from './runGates';
-
-import { ChoreRunBudget } from './runBudget';
-import type { BudgetCheck } from './runBudget';
-import type { ChoreRunCause, ChoreRunLog, ChoreRunRecord } from './runLog';
+import { LiveRuns } from './liveRuns';
+import type { ChoreRunCause, ChoreRunRecord } from './runLog';
 import { decideConcurrency, decideRunOutcome, stoppedTaskEnding } from './runPolicy';
 import type { ChoreRunStatus, RunEnding } from './runPolicy';
 import { fireKey, fireTimeOf } from './schedule';
 import type { ChoreDefinition } from './types';
 import type { ChoreFireContext } from './fireContext';
+import type { ChoreAgentPort, ChoreRunnerOptions } from './choreRunnerOptions';
 
-/** What the runner needs from the agent (the engine's public API). */
-export interface ChoreAgentPort {
-  views: {
-    snapshot(): { tasks: TaskView[] };
-    onDidChange(listener: (change: AgentChange) => void): { dispose(): void };
-  };
-  cancelTask(taskId: string): Promise<void>;
-}
-
-/**
- * What the runner is built from. Most fields are declared by the modules that use them: trust,
- * blocks and spend by runGates.ts; escalation (secrets, ledger, workspace name, redaction,
- * onEscalated, review links) by failurePolicy.ts and reviewNotice.ts, through runEscalation.ts.
- */
-export interface ChoreRunnerOptions extends RunGateDeps, FailurePolicyDeps, ReviewNoticeDeps {
-  /** Fires are recorded here (Run now, file bursts, task ends); a queued fire is re-armed. */
-  triggers: Pick<TriggerStore, 'emit' | 'rearm'>;
-  runLog: ChoreRunLog;
-  /** Cron bookkeeping: a fire stays outstanding until the runner marks it done. */
-  scheduler?: { markDone(choreId: string, fireAtMs: number): Promise<void> };
-  clock: Clock;
-  logger: Logger;
-  /**
-   * What a run needs before its task starts (the command line starts the chore's MCP servers). A
-   * throw fails the run with that error before any model call: it never runs on without it.
-   */
-  prepare?: (chore: ChoreDefinition) => Promise<void>;
-}
-
-interface LiveRun {
-  chore: ChoreDefinition;
-  budget: ChoreRunBudget;
-  /** Set when the guard stopped the task: the run ends budget_exhausted. */
-  stopped?: Extract<BudgetCheck, { ok: false }>;
-  /** The verdict beforeTaskEnd reached, so the end is judged once. */
-  verdict?: SuccessVerdict;
-  steps: Map<string, number>;
-  deadline?: { cancel(): void };
-}
+export type { ChoreAgentPort, ChoreRunnerOptions } from './choreRunnerOptions';
 
 const terminal = new Set(['completed', 'error', 'cancelled']);
 
 export class ChoreRunner implements TaskHooks {
   private chores = new Map<string, { def: ChoreDefinition; success?: CompiledExpression }>();
-  private readonly live = new Map<string, LiveRun>();
+  /** The in-memory side of running runs: budgets, deadlines, step traces (liveRuns.ts). */
+  private readonly live: LiveRuns;
   private agent: ChoreAgentPort | undefined;
   private subscription: { dispose(): void } | undefined;
   /** Run ends in flight, so a change event and a timer cannot end one run twice. */
@@ -92,6 +52,12 @@ export class ChoreRunner implements TaskHooks {
 
   constructor(private readonly options: ChoreRunnerOptions) {
     [this.reviews, this.tracking] = [new ReviewNotices(options), new RunTracking(options.logger)];
+    this.live = new LiveRuns({
+      runLog: options.runLog,
+      clock: options.clock,
+      chore: (id) => this.chore(id),
+      onDeadline: (runId) => void this.tracking.track(this.onDeadline(runId), `run ${runId}: deadline handling failed`),
+    });
   }
 
   /** The loaded chores (after chores.yaml loads or changes). A removed chore's fires are dropped when claimed. */
@@ -132,7 +98,7 @@ export class ChoreRunner implements TaskHooks {
     for (const run of this.options.runLog.active()) {
       const task = run.taskId ? tasks.get(run.taskId) : undefined;
       if (task && (terminal.has(task.status) || task.paused)) await this.onTask(task);
-      else if (this.chores.has(run.choreId)) this.liveOf(run);
+      else if (this.chores.has(run.choreId)) this.live.of(run);
     }
   }
 
@@ -148,8 +114,7 @@ export class ChoreRunner implements TaskHooks {
 
   dispose(): void {
     this.subscription?.dispose();
-    for (const live of this.live.values()) live.deadline?.cancel();
-    this.live.clear();
+    this.live.dispose();
   }
 
   /** Records a fire as a durable trigger (Run now, a file burst, a task end). Dedup key: chore id + fire time. */
@@ -235,7 +200,7 @@ export class ChoreRunner implements TaskHooks {
     if (!entry) return `The chore ${run.choreId} was removed or disabled; stop here.`;
     const blocked = blockedReason(this.options, entry.def);
     if (blocked) return `This chore may not run now (${blocked}); stop here.`;
-    const live = this.liveOf(run);
+    const live = this.live.of(run);
     if (live.stopped) return `Chore budget exhausted: ${live.stopped.message}`;
     const rolling = point === 'model' ? rollingCapReached(this.options, entry.def) : undefined;
     if (rolling) {
@@ -257,7 +222,7 @@ export class ChoreRunner implements TaskHooks {
   modelCalled(task: TaskRecord, usage: Usage, costUsd: number, costEstimated = false): void {
     const run = this.runOf(task);
     if (!run || run.status !== 'running' || !this.chores.has(run.choreId)) return;
-    const live = this.liveOf(run);
+    const live = this.live.of(run);
     live.budget.recordModelCall(usage, costUsd, costEstimated);
     this.options.spend?.add(run.choreId, costUsd);
     this.options.runLog.updateUsage(run.runId, live.budget.totals());
@@ -270,7 +235,7 @@ export class ChoreRunner implements TaskHooks {
     const run = this.runOf(task);
     const entry = run && this.chores.get(run.choreId);
     if (!run || !entry?.success || run.status !== 'running' || result.status !== 'completed') return undefined;
-    const live = this.liveOf(run);
+    const live = this.live.of(run);
     const verdict = await evaluateSuccess(entry.success, finalOutput(result.output, result.summary));
     const decision = decideRunOutcome({ kind: 'task_end', verdict }, live.budget.iterationsLeft());
     if (decision.kind === 'continue') {
@@ -285,7 +250,7 @@ export class ChoreRunner implements TaskHooks {
 
   private async startPayload(chore: ChoreDefinition, run: ChoreRunRecord, trigger: Trigger, fire: ChoreFire): Promise<ProactivePayload> {
     await this.options.runLog.linkTask(run.runId, proactiveTaskId(trigger));
-    this.liveOf(run);
+    this.live.of(run);
     return {
       ...choreStartSpec(chore, {
         cause: run.cause,
@@ -306,22 +271,6 @@ export class ChoreRunner implements TaskHooks {
     return this.options.runLog.activeForTask(task.id) ?? this.options.runLog.history(task.source.slice('chore:'.length)).find((r) => r.taskId === task.id);
   }
 
-  /** The in-memory side of a running run, rebuilt from its record after a reload. */
-  private liveOf(run: ChoreRunRecord): LiveRun {
-    let live = this.live.get(run.runId);
-    if (live) return live;
-    const chore = this.chores.get(run.choreId)?.def;
-    if (!chore) throw new Error(`chore ${run.choreId} of run ${run.runId} is not loaded`);
-    live = { chore, budget: new ChoreRunBudget(chore.budget, this.options.clock, run.startedAt, run.usage), steps: new Map() };
-    const due = run.startedAt + chore.budget.maxSeconds * 1000 - this.options.clock.now();
-    live.deadline = this.options.clock.setTimeout(
-      () => this.tracking.track(this.onDeadline(run.runId), `run ${run.runId}: deadline handling failed`),
-      Math.max(0, due),
-    );
-    this.live.set(run.runId, live);
-    return live;
-  }
-
   private onChange(change: AgentChange): void {
     if (change.type === 'task' && change.task.source.startsWith('chore:') && (terminal.has(change.task.status) || change.task.paused)) {
       void this.tracking.track(this.onTask(change.task), `could not record the end of task ${change.task.id}`);
@@ -332,29 +281,14 @@ export class ChoreRunner implements TaskHooks {
       );
     } else if (change.type === 'taskEvent' && (change.event.kind === 'action_start' || change.event.kind === 'action_end')) {
       const run = this.options.runLog.activeForTask(change.taskId);
-      if (run && this.chores.has(run.choreId)) this.traceStep(run, change.event.kind, change.event.data);
+      if (run && this.chores.has(run.choreId)) this.live.traceStep(run, change.event.kind, change.event.data);
     }
-  }
-
-  private traceStep(run: ChoreRunRecord, kind: 'action_start' | 'action_end', data: Record<string, unknown>): void {
-    const live = this.liveOf(run);
-    const callId = String(data.callId ?? '');
-    const name = String(data.name ?? 'action');
-    if (kind === 'action_start') {
-      live.steps.set(callId, this.options.runLog.stepStarted(run.runId, name, data.input ?? {}));
-      return;
-    }
-    // An invalid call (repaired) ends without having started.
-    const stepId = live.steps.get(callId) ?? this.options.runLog.stepStarted(run.runId, name, '(not run)');
-    live.steps.delete(callId);
-    const failed = data.error !== undefined;
-    this.options.runLog.stepEnded(run.runId, stepId, failed ? 'error' : 'ok', failed ? data.error : data.output);
   }
 
   private async onTask(task: TaskView): Promise<void> {
     const run = this.options.runLog.activeForTask(task.id);
     if (!run) return;
-    const live = this.chores.has(run.choreId) ? this.liveOf(run) : undefined;
+    const live = this.chores.has(run.choreId) ? this.live.of(run) : undefined;
     let ending = stoppedTaskEnding(task, live?.stopped);
     if (!ending) {
       const success = this.chores.get(run.choreId)?.success;
@@ -369,7 +303,7 @@ export class ChoreRunner implements TaskHooks {
     const run = this.options.runLog.get(runId);
     if (!run || run.status !== 'running') return;
     const task = run.taskId ? this.agent?.views.snapshot().tasks.find((t) => t.id === run.taskId) : undefined;
-    const seconds = this.live.get(runId)?.chore.budget.maxSeconds;
+    const seconds = this.live.peek(runId)?.chore.budget.maxSeconds;
     if (task?.waitingForApproval) {
       await this.endRun(run, { kind: 'approval_timeout', pendingApprovals: 1 }, false);
     } else if (!task || task.waitingForUser || task.paused) {
@@ -383,9 +317,7 @@ export class ChoreRunner implements TaskHooks {
     if (this.ending.has(run.runId) || run.status !== 'running') return;
     this.ending.add(run.runId);
     try {
-      const live = this.live.get(run.runId);
-      live?.deadline?.cancel();
-      this.live.delete(run.runId);
+      const live = this.live.take(run.runId);
       const decision = decideRunOutcome(ending, 0);
       const status: Exclude<ChoreRunStatus, 'running'> = decision.kind === 'end' ? decision.status : 'failed';
       const reason = decision.kind === 'end' ? decision.reason : undefined;

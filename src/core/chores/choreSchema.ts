@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { isGrantableSet, unknownSetMessage } from '../actions/actionSets';
-import { declaredCommandProblem } from '../approval/commandLine';
+import { declaredCommandProblem } from '../approval/commands/commandLine';
 import { choreMcpProblems, choreMcpSchema, normalizeChoreMcp } from './choreMcp';
 import { compileExpression } from './expressions';
 import type { ChoreBudget, ChoreDefinition, EscalationChannels } from './types';

@@ -5,7 +5,7 @@
  * HEAD several times, and each burst must be one run. The host feeds raw events; everything that
  * decides whether and when a chore fires is here, so it is tested without VS Code.
  */
-import { compileGlob } from '../approval/textMatch';
+import { compileGlob } from '../approval/changes/textMatch';
 import type { Clock } from '../ports';
 import type { ChoreFireContext } from './fireContext';
 import type { ChoreDefinition } from './types';
@@ -18,7 +18,7 @@ export const defaultGitDebounceMs = 2_000;
 /**
  * A workspace-relative trigger glob as a matcher: `**` any depth, `*` and `?` within a segment,
  * `{a,b}` alternatives; a glob without `/` matches at the root, as VS Code's RelativePattern does.
- * It runs on RE2 (src/core/approval/textMatch.ts) like every other glob: a chores.yaml glob must
+ * It runs on RE2 (src/core/approval/changes/textMatch.ts) like every other glob: a chores.yaml glob must
  * not be able to make a backtracking RegExp spin on the host thread.
  */
 export function globMatch(glob: string): (relativePath: string) => boolean {

@@ -105,7 +105,7 @@ export interface ChoreDefinition {
   skills: string[];
   /**
    * The exact command lines the chore may run without asking (chores.yaml `commands:`), each
-   * checked by approval/commandLine.ts. They are part of what Enable shows and of the consent hash;
+   * checked by approval/commands/commandLine.ts. They are part of what Enable shows and of the consent hash;
    * absent when none is declared. Any other command asks in VS Code and is refused headless.
    */
   commands?: string[];

@@ -12,7 +12,7 @@ import { readActions } from '../actions/readActions';
 import { searchHistoryAction } from '../actions/historyActions';
 import { ActionRegistry } from '../actions/registry';
 import type { ActionDef } from '../actions/types';
-import { guardRestricted } from '../approval/commandActions';
+import { guardRestricted } from '../approval/commands/commandActions';
 import { readMemory } from '../memory/memory';
 import { MemoryNotes } from '../memory/memoryNotes';
 import { costOf } from '../model/pricing';

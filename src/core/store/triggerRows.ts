@@ -4,6 +4,18 @@ import type { Row, SqlValue, Trigger, TriggerSource, TriggerStatus } from './typ
 export const TRIGGER_COLUMNS =
   'id, source, session_id, payload, fire_at, priority, dedup_key, attempts, status, lease_token, lease_owner, created_at, last_error, done_at';
 
+/** Every column of every trigger: add a WHERE. */
+export const SELECT_TRIGGERS = `SELECT ${TRIGGER_COLUMNS} FROM triggers`;
+
+/** The order triggers are claimed in: priority, then due time, then insertion. */
+export const CLAIM_ORDER = 'ORDER BY priority, fire_at, rowid';
+
+export const SELECT_WITH_ROWID = `SELECT ${TRIGGER_COLUMNS}, rowid FROM triggers`;
+
+/** `CLAIM_ORDER` in JavaScript, for rows selected with their rowid. */
+export const byClaimOrder = (a: Row, b: Row): number =>
+  Number(a.priority) - Number(b.priority) || Number(a.fire_at) - Number(b.fire_at) || Number(a.rowid) - Number(b.rowid);
+
 export const TRIGGER_SOURCES: readonly TriggerSource[] = [
   'user_message',
   'task_continuation',

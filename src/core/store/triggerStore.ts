@@ -1,34 +1,27 @@
+/**
+ * The durable trigger queue: emit, claim (`next`), ack, nack with backoff, dead letters. The parts
+ * live beside it: what an emit writes (triggerInsert.ts), how `next` waits (workWaiters.ts) and
+ * what start-up recovery does (triggerRecovery.ts).
+ */
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type { Clock, Logger } from '../ports';
 import { silentLogger, systemClock } from '../ports';
 import type { RetryPolicy } from './backoff';
 import { backoffDelay, DEFAULT_RETRY } from './backoff';
-import { settleAbandonedClaims } from './abandonedClaims';
-import { postRestartNotice } from './restartNotice';
+import { recoverClaims } from './triggerRecovery';
 import { DrainWaiters } from './drainWaiters';
 import { HistoryLog } from './historyLog';
-import { defaultPriority, INSERT_TRIGGER, insertParams, toTrigger, TRIGGER_COLUMNS, TRIGGER_SOURCES } from './triggerRows';
+import { byClaimOrder, CLAIM_ORDER, SELECT_TRIGGERS, SELECT_WITH_ROWID, toTrigger } from './triggerRows';
+import { checkSpec, insertOrReuse } from './triggerInsert';
+import { AbortError, WorkWaiters } from './workWaiters';
 import type { RecoveryReport, StartingTriggerStore, TriggerStoreOptions } from './triggerStoreOptions';
 import type { DurableDb, Lease, Row, Trigger, TriggerSpec } from './types';
 
 export type { RecoveryReport, StartingTriggerStore, TriggerStoreOptions } from './triggerStoreOptions';
 
-const SELECT = `SELECT ${TRIGGER_COLUMNS} FROM triggers`;
-const ORDER = 'ORDER BY priority, fire_at, rowid';
-const SELECT_WITH_ROWID = `SELECT ${TRIGGER_COLUMNS}, rowid FROM triggers`;
-/** `ORDER` in JavaScript, for rows selected with their rowid. */
-const byClaimOrder = (a: Row, b: Row): number =>
-  Number(a.priority) - Number(b.priority) || Number(a.fire_at) - Number(b.fire_at) || Number(a.rowid) - Number(b.rowid);
 /** Done rows past retention are swept at most this often (on ack), so acks stay O(1). */
 const PRUNE_EVERY_MS = 60_000;
-
-class AbortError extends Error {
-  constructor() {
-    super('next() was aborted.');
-    this.name = 'AbortError';
-  }
-}
 
 class TriggerStoreImpl implements StartingTriggerStore {
   readonly ready: Promise<void>;
@@ -39,7 +32,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
   private readonly retentionMs: number;
   private readonly ownerId: string;
   private readonly history: HistoryLog | null;
-  private readonly waiters = new Set<() => void>();
+  private readonly work: WorkWaiters;
   private readonly drainWaiters: DrainWaiters;
   private closed = false;
   private lastPrune = 0;
@@ -54,6 +47,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
     this.retentionMs = options.retentionMs ?? 24 * 3_600_000;
     this.ownerId = options.ownerId ?? db.ownerId ?? randomUUID();
     this.drainWaiters = new DrainWaiters(db);
+    this.work = new WorkWaiters(this.clock);
     const historyFile = options.historyFile === undefined ? (db.dir ? path.join(db.dir, 'history', 'triggers.jsonl') : null) : options.historyFile;
     this.history = historyFile && !db.readOnly ? new HistoryLog(historyFile, this.logger) : null;
     this.ready = this.recover();
@@ -63,9 +57,9 @@ class TriggerStoreImpl implements StartingTriggerStore {
   async emit(spec: TriggerSpec): Promise<Trigger> {
     await this.ready;
     checkSpec(spec);
-    const trigger = this.db.transaction(() => this.insertOrReuse(spec));
+    const trigger = this.db.transaction(() => this.insert(spec));
     await this.db.commit();
-    this.wake();
+    this.work.wake();
     return trigger;
   }
 
@@ -73,9 +67,9 @@ class TriggerStoreImpl implements StartingTriggerStore {
     await this.ready;
     checkSpec(next);
     const now = this.clock.now();
-    const { trigger, settled } = this.db.transaction(() => ({ trigger: this.insertOrReuse(next), settled: this.settleAcked(token, now) }));
+    const { trigger, settled } = this.db.transaction(() => ({ trigger: this.insert(next), settled: this.settleAcked(token, now) }));
     await this.db.commit();
-    this.wake();
+    this.work.wake();
     if (settled) this.acked(settled, now);
     return { acked: settled !== undefined, trigger };
   }
@@ -102,7 +96,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
         );
         return lease;
       }
-      await this.waitForWork(signal);
+      await this.work.wait(this.earliestPending(), signal);
     }
   }
 
@@ -159,7 +153,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
       'TRIGGER',
       `${trigger.source} ${trigger.id} failed (attempt ${trigger.attempts}/${this.retry.maxAttempts}); retrying in ${delay} ms: ${error}`,
     );
-    this.wake();
+    this.work.wake();
     this.drainWaiters.check();
     return true;
   }
@@ -182,7 +176,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
       this.db.mutate(`UPDATE triggers SET fire_at = ? WHERE id = ?`, [fireAt, triggerId]);
     }
     await this.db.commit();
-    this.wake();
+    this.work.wake();
     this.drainWaiters.check();
   }
 
@@ -196,12 +190,12 @@ class TriggerStoreImpl implements StartingTriggerStore {
       now,
     ]);
     await this.db.commit();
-    if (changes > 0) this.wake();
+    if (changes > 0) this.work.wake();
   }
 
   async cancel(sessionId: string, only?: (trigger: Trigger) => boolean): Promise<number> {
     await this.ready;
-    const rows = this.db.query(`${SELECT} WHERE session_id = ? AND status = 'pending'`, [sessionId]).filter((row) => !only || only(toTrigger(row)));
+    const rows = this.db.query(`${SELECT_TRIGGERS} WHERE session_id = ? AND status = 'pending'`, [sessionId]).filter((row) => !only || only(toTrigger(row)));
     if (rows.length === 0) return 0;
     if (only) for (const row of rows) this.db.mutate(`DELETE FROM triggers WHERE id = ? AND status = 'pending'`, [row.id as string]);
     else this.db.mutate(`DELETE FROM triggers WHERE session_id = ? AND status = 'pending'`, [sessionId]);
@@ -218,7 +212,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
   }
 
   pending(sessionId?: string): Trigger[] {
-    if (sessionId === undefined) return this.db.query(`${SELECT} WHERE status IN ('pending', 'claimed') ${ORDER}`).map(toTrigger);
+    if (sessionId === undefined) return this.db.query(`${SELECT_TRIGGERS} WHERE status IN ('pending', 'claimed') ${CLAIM_ORDER}`).map(toTrigger);
     // A session has a handful of live triggers: sorting them here costs less than SQLite's
     // sorter, which the session index cannot spare it (it orders by session and status only).
     const rows = this.db.query(`${SELECT_WITH_ROWID} WHERE session_id = ? AND status IN ('pending', 'claimed')`, [sessionId]);
@@ -227,7 +221,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
   }
 
   deadLetters(): Trigger[] {
-    return this.db.query(`${SELECT} WHERE status = 'dead' ORDER BY created_at, rowid`).map(toTrigger);
+    return this.db.query(`${SELECT_TRIGGERS} WHERE status = 'dead' ORDER BY created_at, rowid`).map(toTrigger);
   }
 
   async retryDead(triggerId: string): Promise<Trigger> {
@@ -238,7 +232,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
     }
     this.db.mutate(`UPDATE triggers SET status = 'pending', attempts = 0, last_error = NULL, fire_at = ? WHERE id = ?`, [this.clock.now(), triggerId]);
     await this.db.commit();
-    this.wake();
+    this.work.wake();
     return toTrigger(this.byId(triggerId)!);
   }
 
@@ -261,57 +255,18 @@ class TriggerStoreImpl implements StartingTriggerStore {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.wake();
+    this.work.wake();
     this.drainWaiters.fail(new Error('The trigger store closed before it drained.'));
     await this.history?.close();
   }
 
-  /** Inside a transaction: applies dedup and coalescing rules, inserts if still needed. */
-  private insertOrReuse(spec: TriggerSpec): Trigger {
-    const now = this.clock.now();
-    const fireAt = spec.fireAt ?? now;
-    const priority = spec.priority ?? defaultPriority(spec.source);
-    if (spec.dedupKey !== undefined) {
-      const existing = this.db.query(`${SELECT} WHERE dedup_key = ?`, [spec.dedupKey])[0];
-      if (existing) {
-        const doneExpired = existing.status === 'done' && now - Number(existing.done_at) >= this.retentionMs;
-        // pending, claimed, dead, or done within retention: the key is taken; return what holds it.
-        if (!doneExpired) return toTrigger(existing);
-        this.db.mutate(`DELETE FROM triggers WHERE id = ?`, [existing.id]);
-      }
-    } else if (spec.source === 'task_continuation') {
-      // Fresh continuations of one session collapse into one. A pending retry (last_error set) is
-      // a different thing, kept apart: neither swallows the other.
-      const existing = this.db.query(
-        `${SELECT} WHERE session_id = ? AND source = 'task_continuation' AND status = 'pending' AND last_error IS NULL AND dedup_key IS NULL ${ORDER} LIMIT 1`,
-        [spec.sessionId],
-      )[0];
-      if (existing) {
-        if (fireAt < Number(existing.fire_at) || priority < Number(existing.priority)) {
-          this.db.mutate(`UPDATE triggers SET fire_at = min(fire_at, ?), priority = min(priority, ?) WHERE id = ?`, [fireAt, priority, existing.id]);
-        }
-        return toTrigger(this.byId(String(existing.id))!);
-      }
-    }
-    const trigger: Trigger = {
-      id: randomUUID(),
-      source: spec.source,
-      sessionId: spec.sessionId,
-      payload: spec.payload ?? null,
-      fireAt,
-      priority,
-      dedupKey: spec.dedupKey ?? null,
-      attempts: 0,
-      status: 'pending',
-      createdAt: now,
-      lastError: null,
-    };
-    this.db.mutate(INSERT_TRIGGER, insertParams(trigger));
-    return trigger;
+  /** Inside a transaction: the dedup and coalescing rules of triggerInsert.ts, at the store's clock and retention. */
+  private insert(spec: TriggerSpec): Trigger {
+    return insertOrReuse(this.db, spec, this.clock.now(), this.retentionMs);
   }
 
   private claimDue(): Lease | null {
-    const row = this.db.query(`${SELECT} WHERE status = 'pending' AND fire_at <= ? ${ORDER} LIMIT 1`, [this.clock.now()])[0];
+    const row = this.db.query(`${SELECT_TRIGGERS} WHERE status = 'pending' AND fire_at <= ? ${CLAIM_ORDER} LIMIT 1`, [this.clock.now()])[0];
     if (!row) return null;
     const token = randomUUID();
     // The attempt is counted at claim time, so a delivery that kills the process still counts.
@@ -323,36 +278,18 @@ class TriggerStoreImpl implements StartingTriggerStore {
     return { token, trigger: { ...toTrigger(row), status: 'claimed', attempts: Number(row.attempts) + 1 } };
   }
 
-  private waitForWork(signal?: AbortSignal): Promise<void> {
-    const earliest = this.db.query(`SELECT min(fire_at) AS at FROM triggers WHERE status = 'pending'`)[0]?.at;
-    return new Promise<void>((resolve, reject) => {
-      let timer: { cancel(): void } | null = null;
-      const done = (error?: Error): void => {
-        this.waiters.delete(wakeUp);
-        timer?.cancel();
-        signal?.removeEventListener('abort', onAbort);
-        if (error) reject(error);
-        else resolve();
-      };
-      const wakeUp = (): void => done();
-      const onAbort = (): void => done(new AbortError());
-      this.waiters.add(wakeUp);
-      signal?.addEventListener('abort', onAbort);
-      // One timer for the earliest future trigger; emit() wakes us sooner. No polling.
-      if (earliest !== null && earliest !== undefined) timer = this.clock.setTimeout(wakeUp, Math.max(0, Number(earliest) - this.clock.now()));
-    });
-  }
-
-  private wake(): void {
-    for (const waiter of [...this.waiters]) waiter();
+  /** When the earliest pending trigger is due; undefined when none is pending. */
+  private earliestPending(): number | undefined {
+    const at = this.db.query(`SELECT min(fire_at) AS at FROM triggers WHERE status = 'pending'`)[0]?.at;
+    return at === null || at === undefined ? undefined : Number(at);
   }
 
   private byToken(token: string): Row | undefined {
-    return this.db.query(`${SELECT} WHERE lease_token = ? AND status = 'claimed'`, [token])[0];
+    return this.db.query(`${SELECT_TRIGGERS} WHERE lease_token = ? AND status = 'claimed'`, [token])[0];
   }
 
   private byId(id: string): Row | undefined {
-    return this.db.query(`${SELECT} WHERE id = ?`, [id])[0];
+    return this.db.query(`${SELECT_TRIGGERS} WHERE id = ?`, [id])[0];
   }
 
   private maybePrune(now: number): void {
@@ -373,43 +310,30 @@ class TriggerStoreImpl implements StartingTriggerStore {
     }
   }
 
-  /** Re-delivers a dead owner's claims, dead-letters poison pills, emits one restart notice. */
+  /** Re-delivers a dead owner's claims, dead-letters poison pills, emits one restart notice (triggerRecovery.ts). */
   private async recover(): Promise<void> {
     if (this.db.readOnly) return;
     const now = this.clock.now();
-    const claimed = this.db.query(`${SELECT} WHERE status = 'claimed' AND (lease_owner IS NULL OR lease_owner <> ?)`, [this.ownerId]);
-    let dead: Trigger[] = [];
-    this.db.transaction((tx) => {
-      const settled = settleAbandonedClaims(tx, claimed.map(toTrigger), this.retry.maxAttempts);
-      dead = settled.dead;
-      this.recovery.redelivered.push(...settled.redelivered);
-      tx.mutate(`DELETE FROM triggers WHERE status = 'done' AND done_at <= ?`, [now - this.retentionMs]);
-      this.recovery.restartNotice = this.restartNotice(now, dead.length);
+    const found = recoverClaims(this.db, {
+      ownerId: this.ownerId,
+      maxAttempts: this.retry.maxAttempts,
+      retentionMs: this.retentionMs,
+      now,
+      noticeSession: this.options.restartNoticeSession ?? 'system',
+      insert: (spec) => this.insert(spec),
     });
-    this.recovery.deadLettered = dead.map((t) => t.id);
+    this.recovery.redelivered.push(...found.redelivered);
+    this.recovery.restartNotice = found.restartNotice;
+    this.recovery.deadLettered = found.dead.map((t) => t.id);
     this.lastPrune = now;
     await this.db.commit();
-    for (const trigger of dead) this.deadLettered(trigger);
-    if (claimed.length > 0)
+    for (const trigger of found.dead) this.deadLettered(trigger);
+    if (found.claimed > 0)
       this.logger.info(
         'TRIGGER',
-        `Recovered ${claimed.length} claimed trigger(s) from a previous run: ${this.recovery.redelivered.length} re-delivered, ${dead.length} dead-lettered.`,
+        `Recovered ${found.claimed} claimed trigger(s) from a previous run: ${found.redelivered.length} re-delivered, ${found.dead.length} dead-lettered.`,
       );
   }
-
-  private restartNotice(now: number, deadLettered: number): Trigger | null {
-    const session = this.options.restartNoticeSession ?? 'system';
-    if (session === false) return null;
-    const payload = { redelivered: this.recovery.redelivered.length, deadLettered, at: now };
-    return postRestartNotice(this.db, { ownerId: this.ownerId, session, payload, now, insert: (spec) => this.insertOrReuse(spec) });
-  }
-}
-
-function checkSpec(spec: TriggerSpec): void {
-  if (!TRIGGER_SOURCES.includes(spec.source)) {
-    throw new Error(`Unknown trigger source "${spec.source}"; use one of: ${TRIGGER_SOURCES.join(', ')}.`);
-  }
-  if (typeof spec.sessionId !== 'string') throw new Error('emit() needs a sessionId string (use "system" for triggers outside any session).');
 }
 
 /** Creates the store and starts recovery; calls made before `ready` wait for it (nothing is lost or doubled). */

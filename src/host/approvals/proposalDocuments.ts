@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ChangeSet, FileChange } from '../../core/approval/changeSet';
+import type { ChangeSet, FileChange } from '../../core/approval/changes/changeSet';
 
 /** Read-only scheme of the diff's left side (the file as it was proposed against). */
 export const ORIGINAL_SCHEME = 'tasklane-original';

@@ -1,10 +1,10 @@
 import type { Ledger } from '../../core/actions/ledger';
-import type { ChangeSet } from '../../core/approval/changeSet';
-import { PERSON_PROPOSAL_PREFIX } from '../../core/approval/changeSetDecider';
-import { planRevert } from '../../core/approval/checkpoints';
-import type { ChangeSetStore } from '../../core/approval/changeSetStore';
-import type { EditApplier } from '../../core/approval/editPorts';
-import { transition } from '../../core/approval/changeSetReview';
+import type { ChangeSet } from '../../core/approval/changes/changeSet';
+import { PERSON_PROPOSAL_PREFIX } from '../../core/approval/changes/changeSetDecider';
+import { planRevert } from '../../core/approval/changes/checkpoints';
+import type { ChangeSetStore } from '../../core/approval/changes/changeSetStore';
+import type { EditApplier } from '../../core/approval/changes/editPorts';
+import { transition } from '../../core/approval/changes/changeSetReview';
 
 /** The ledger's action name for reverting applied change sets. */
 export const REVERT_EDITS_ACTION = 'revert_edits';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { FileChange } from '../../core/approval/changeSet';
-import type { EditApplier } from '../../core/approval/editPorts';
+import type { FileChange } from '../../core/approval/changes/changeSet';
+import type { EditApplier } from '../../core/approval/changes/editPorts';
 import { cutText } from '../../core/ports';
 import { saveEdited } from './saveEdited';
 import type { BoundedText, WorkspaceReader } from '../../core/ports';

@@ -6,19 +6,22 @@ import { costEstimateNote, previewChore } from '../../core/chores/chorePreview';
 import type { ChorePreview, ModelCostContext } from '../../core/chores/chorePreview';
 import type { ChoreRunLog } from '../../core/chores/runLog';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
-import type { EngineChores } from '../../core/createEngine';
 import type { Agent } from '../../core/engine/agent';
 import type { Clock, Logger } from '../../core/ports';
 import type { ApprovalHostMessage } from '../../shared/approvalProtocol';
 import type { ChoreHostMessage, ChoreView, ChoreWebviewMessage } from '../../shared/choreProtocol';
 import type { SidebarSection } from '../sidebarSection';
 import { ConsentStore } from '../../core/consent/consentStore';
-import type { ConsentBackend } from '../../core/consent/consentStore';
 import { choreSecretKey, workspaceSecretScope } from '../../core/chores/secretScope';
 import type { ChoreDefinition } from '../../core/chores/types';
-import { replayContext } from '../../core/chores/githubFire';
+import { replayedEvent } from './eventReplay';
+import { handleChoreMessage } from './choreMessages';
+import type { ChoreHostDeps, ChoreMcpPort } from './choreHostDeps';
+
+export type { ChoreHostDeps, ChoreMcpPort } from './choreHostDeps';
 import { ChoreConsent, notEnabledForRunNow, notEnabledReason } from './choreConsent';
-import { choreCard, choreCards, spendSummary, toChoreReview, toRunView } from './choreViews';
+import { choreCard, choreCards, toChoreReview, toRunView } from './choreViews';
+import { resumeChore, stoppedProblem } from './choreSpend';
 import { choreSkillBodies } from '../../core/consent/definitionHash';
 import type { ChoreReview } from '../../shared/choreProtocol';
 import type { ChoreCardFacts, ChoreMcpFacts, ChoreStateView } from './choreViews';
@@ -35,34 +38,6 @@ import type { ChoreSettings } from '../settings';
 export function workspaceSecretKey(name: string): string {
   const workspace = vscode.workspace.workspaceFile ?? vscode.workspace.workspaceFolders?.[0]?.uri;
   return choreSecretKey(workspaceSecretScope(workspace?.toString() ?? 'no-folder'), name);
-}
-
-/** What the chore host is built from, once the engine exists (src/host/storeServices.ts). */
-export interface ChoreHostDeps {
-  /** The engine's chore runner, run log, spend ledger and scheduler. */
-  engine: EngineChores;
-  clock: Clock;
-  logger: Logger;
-  /** Workspace Trust, read at each use: chores never run in an untrusted workspace. */
-  trusted: () => boolean;
-  /** Where consent is kept: the workspace's state (workspaceState), never the repository. */
-  consent: ConsentBackend;
-  /** The first workspace folder (where `.tasklane/chores.yaml` lives); undefined when none is open. */
-  root: vscode.Uri | undefined;
-  /** The master switch and the caps across chores (src/host/settings.ts), read at each use. */
-  choreSettings?: () => ChoreSettings;
-  /** The model chores run on and the person's prices: an unpriced model's cost note on chores.yaml and the cards. */
-  modelCost?: () => ModelCostContext | undefined;
-  /** The MCP servers chores name (src/host/mcp/mcpHost.ts): their facts for the review and hash, and which chores may use them. */
-  mcp?: ChoreMcpPort;
-}
-
-/** What chores need of the window's MCP servers. */
-export interface ChoreMcpPort {
-  /** What the servers `chore` names run, and the hashes of those from mcp.json (part of its consent hash). */
-  facts(chore: ChoreDefinition): ChoreMcpFacts;
-  /** The chores that may run now: the servers they declare may start for their runs. */
-  granted(chores: readonly ChoreDefinition[]): void;
 }
 
 /**
@@ -151,16 +126,13 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
 
   /** Lifts the pause a tripped budget put on a chore; says what it has spent against its caps. */
   async resume(choreId: string): Promise<string> {
-    const resumed = await this.spend.resume(choreId);
-    const own = this.spend.spent(choreId);
-    const all = this.spend.spent();
-    const caps = this.choreSettings();
-    const chore = this.loaded.chores.find((c) => c.id === choreId);
-    const summary = spendSummary(own, all, chore?.spendLimits, caps);
-    if (resumed) this.logger.info('CHORE', `chore ${choreId} resumed by the user (${summary})`);
-    // A cap still reached stops the next run again at its first model call: say so now.
-    const still = chore && this.spend.check(choreId, chore.spendLimits ?? {}, caps);
-    return `${resumed ? 'Resumed' : 'Not paused'}: ${summary}${still && !still.ok ? `. Note: ${still.message}, so its next run will stop again; raise the cap or wait for the next period.` : ''}`;
+    return resumeChore(
+      this.spend,
+      choreId,
+      this.loaded.chores.find((c) => c.id === choreId),
+      this.choreSettings(),
+      this.logger,
+    );
   }
 
   /**
@@ -301,11 +273,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     const stopped = chore && this.stoppedProblem(chore);
     if (stopped) throw new Error(`The chore "${choreId}" does not run now: ${stopped}`);
     if (chore?.trigger.kind !== 'github') return this.runner.fire(choreId, 'manual');
-    const file = eventFile ?? (await pickEventPayload(chore.name));
-    if (!file) return undefined;
-    const replay = replayContext(chore, await readEventPayload(file));
-    if ('problem' in replay) throw new Error(`The chore "${choreId}" does not run: ${replay.problem}.`);
-    return this.runner.fire(choreId, 'manual', replay.context);
+    const context = await replayedEvent(chore, eventFile);
+    return context && this.runner.fire(choreId, 'manual', context);
   }
 
   /** Ids and names of the chores that can run now (valid and consented). */
@@ -337,6 +306,11 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     return new vscode.Disposable(() => this.listeners.delete(listener));
   }
 
+  /** A message from the chores section of the sidebar (choreMessages.ts). */
+  handle(message: ChoreWebviewMessage): Promise<ChoreHostMessage | undefined> {
+    return handleChoreMessage(this, this.trace, message);
+  }
+
   async list(): Promise<ChoreView[]> {
     return choreCards(this.loaded, this.cardFacts());
   }
@@ -358,11 +332,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
 
   /** Why a consented chore does not run now: the master switch, `enabled: false`, a budget pause. */
   private stoppedProblem(chore: ChoreDefinition): string | undefined {
-    if (!this.choreSettings().enabled) return 'Chores are switched off (setting tasklane.chores.enabled).';
-    if (chore.enabled === false) return 'Disabled in .tasklane/chores.yaml (enabled: false).';
-    const paused = this.spend.paused(chore.id);
-    if (paused) return `Paused: ${paused.reason}. Resume it to run again.`;
-    return undefined;
+    return stoppedProblem(chore, this.choreSettings(), this.spend);
   }
 
   /** For `tasklane.getState`: every chore with its last runs (and a files chore's bursts). */
@@ -377,33 +347,6 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   /** The full record of a run (trace included), for tests and the sidebar. */
   run(runId: string): ChoreRunRecord | undefined {
     return this.runLog.get(runId);
-  }
-
-  async handle(message: ChoreWebviewMessage): Promise<ChoreHostMessage | undefined> {
-    switch (message.type) {
-      case 'chore.runNow':
-        await this.runNow(message.id);
-        return undefined;
-      case 'chore.openRun':
-        return this.trace.openRun(message.runId);
-      case 'chore.new':
-        await vscode.commands.executeCommand('tasklane.newChore');
-        return undefined;
-      case 'chore.enable':
-        await this.enable(message.id, message.hash);
-        return undefined;
-      case 'chore.disable':
-        await this.disable(message.id);
-        return undefined;
-      case 'chore.resume':
-        void vscode.window.showInformationMessage(`Tasklane: ${await this.resume(message.id)}`);
-        return undefined;
-      case 'chore.openFile': {
-        const uri = this.fileUri();
-        if (uri) await vscode.window.showTextDocument(uri);
-        return undefined;
-      }
-    }
   }
 
   dispose(): void {
@@ -431,24 +374,4 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private post(message: ChoreHostMessage): void {
     for (const listener of this.listeners) listener(message);
   }
-}
-
-/** Largest event payload Run now reads (GitHub's webhook payloads are capped at 25 MB; real ones are kilobytes). */
-const MAX_EVENT_PAYLOAD_BYTES = 2_000_000;
-
-/** Asks for a recorded event payload (a webhook delivery, or an Actions run's event.json). */
-async function pickEventPayload(choreName: string): Promise<vscode.Uri | undefined> {
-  const picked = await vscode.window.showOpenDialog({
-    title: `Tasklane: replay which GitHub event for "${choreName}"?`,
-    openLabel: 'Replay event',
-    canSelectMany: false,
-    filters: { 'GitHub event payload': ['json'] },
-  });
-  return picked?.[0];
-}
-
-async function readEventPayload(file: vscode.Uri): Promise<string> {
-  const { size } = await vscode.workspace.fs.stat(file);
-  if (size > MAX_EVENT_PAYLOAD_BYTES) throw new Error(`The event payload ${file.fsPath} is ${size} bytes; Run now replays at most ${MAX_EVENT_PAYLOAD_BYTES}.`);
-  return new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { CommandApproval, CommandResult } from '../../core/approval/commandApproval';
-import type { CommandRunner, CommandService } from '../../core/approval/commandService';
+import type { CommandApproval, CommandResult } from '../../core/approval/commands/commandApproval';
+import type { CommandRunner, CommandService } from '../../core/approval/commands/commandService';
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../../shared/approvalProtocol';
 import type { HostMessage } from '../../shared/protocol';
 import type { TasklaneSettings } from '../settings';

@@ -6,7 +6,7 @@
 import { commandEnvironment } from '../../core/security/redact';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import type { CommandResult } from '../../core/approval/commandApproval';
+import type { CommandResult } from '../../core/approval/commands/commandApproval';
 
 /** Output kept for the model: this much from the start and this much from the end. */
 const HEAD_CHARS = 6000;

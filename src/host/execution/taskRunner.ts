@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { CommandResult } from '../../core/approval/commandApproval';
-import { pickTask } from '../../core/approval/taskPick';
+import type { CommandResult } from '../../core/approval/commands/commandApproval';
+import { pickTask } from '../../core/approval/commands/taskPick';
 import { hiddenVariableNames } from '../../core/security/redact';
 
 /**

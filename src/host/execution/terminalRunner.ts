@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { CommandResult } from '../../core/approval/commandApproval';
+import type { CommandResult } from '../../core/approval/commands/commandApproval';
 import { startChild } from './processRunner';
 
 export { BoundedOutput } from './processRunner';

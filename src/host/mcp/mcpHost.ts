@@ -8,7 +8,7 @@
  */
 import * as vscode from 'vscode';
 import type { ActionDef } from '../../core/actions/types';
-import type { CommandService } from '../../core/approval/commandService';
+import type { CommandService } from '../../core/approval/commands/commandService';
 import { parseMcpServers, stripJsonComments } from '../../core/mcp/mcpConfig';
 import type { McpConfigProblem, McpServerDefinition } from '../../core/mcp/mcpConfig';
 import { MCP_FILE } from '../../core/mcp/mcpConfig';

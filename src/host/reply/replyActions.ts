@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { nodeFs } from '../../core/approval/nodeFs';
-import { resolveWorkspacePath } from '../../core/approval/pathGuard';
+import { nodeFs } from '../../core/approval/paths/nodeFs';
+import { resolveWorkspacePath } from '../../core/approval/paths/pathGuard';
 import type { Logger } from '../../core/ports';
 import { vscodeLink } from '../../shared/linkPolicy';
 import type { ReplyWebviewMessage } from '../../shared/replyProtocol';

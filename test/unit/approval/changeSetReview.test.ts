@@ -9,8 +9,8 @@ import {
   markApplied,
   rejectChangeSet,
   transition,
-} from '../../../src/core/approval/changeSetReview';
-import { proposeChangeSet } from '../../../src/core/approval/proposeChangeSet';
+} from '../../../src/core/approval/changes/changeSetReview';
+import { proposeChangeSet } from '../../../src/core/approval/changes/proposeChangeSet';
 import type { Clock } from '../../../src/core/ports';
 
 const clock: Clock = { now: () => 1000, setTimeout: () => ({ cancel() {} }) };

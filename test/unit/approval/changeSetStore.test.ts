@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
 import initSqlJs from 'sql.js';
 import type { Database } from 'sql.js';
-import type { ChangeSet, ChangeSetStatus } from '../../../src/core/approval/changeSet';
-import { hashContent } from '../../../src/core/approval/changeSet';
-import { approveChangeSet, decideFile, markApplied } from '../../../src/core/approval/changeSetReview';
-import { DbChangeSetStore, InMemoryChangeSetStore } from '../../../src/core/approval/changeSetStore';
-import type { ChangeSetStore } from '../../../src/core/approval/changeSetStore';
+import type { ChangeSet, ChangeSetStatus } from '../../../src/core/approval/changes/changeSet';
+import { hashContent } from '../../../src/core/approval/changes/changeSet';
+import { approveChangeSet, decideFile, markApplied } from '../../../src/core/approval/changes/changeSetReview';
+import { DbChangeSetStore, InMemoryChangeSetStore } from '../../../src/core/approval/changes/changeSetStore';
+import type { ChangeSetStore } from '../../../src/core/approval/changes/changeSetStore';
 import type { Clock } from '../../../src/core/ports';
 import { schemaStatements } from '../../../src/core/store/schema';
 import type { DurableDb, Row, SqlValue } from '../../../src/core/store/types';

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import type { ChangeSet, ChangeSetStatus, FileChange } from '../../../src/core/approval/changeSet';
-import { planRevert } from '../../../src/core/approval/checkpoints';
-import { toFileChange } from '../../../src/core/approval/proposeChangeSet';
+import type { ChangeSet, ChangeSetStatus, FileChange } from '../../../src/core/approval/changes/changeSet';
+import { planRevert } from '../../../src/core/approval/changes/checkpoints';
+import { toFileChange } from '../../../src/core/approval/changes/proposeChangeSet';
 
 const set = (id: string, createdAt: number, files: FileChange[], status: ChangeSetStatus = 'applied'): ChangeSet => ({
   id,

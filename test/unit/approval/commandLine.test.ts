@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { declaredCommandProblem, escapeHatch, parseCommandLine } from '../../../src/core/approval/commandLine';
+import { declaredCommandProblem, escapeHatch, parseCommandLine } from '../../../src/core/approval/commands/commandLine';
 import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import { choreDefinitionHash } from '../../../src/core/consent/definitionHash';
 

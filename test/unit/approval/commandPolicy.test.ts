@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { classifyCommand } from '../../../src/core/approval/commandPolicy';
+import { classifyCommand } from '../../../src/core/approval/commands/commandPolicy';
 
 function reasonOf(command: string, allowed: string[]): string {
   const result = classifyCommand(command, allowed);

@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { Ledger } from '../../../src/core/actions/ledger';
-import { commandActions, guardRestricted } from '../../../src/core/approval/commandActions';
-import type { CommandResult } from '../../../src/core/approval/commandApproval';
-import { DbCommandApprovalStore } from '../../../src/core/approval/commandApproval';
-import type { CommandRunner } from '../../../src/core/approval/commandService';
-import { CommandService } from '../../../src/core/approval/commandService';
+import { commandActions, guardRestricted } from '../../../src/core/approval/commands/commandActions';
+import type { CommandResult } from '../../../src/core/approval/commands/commandApproval';
+import { DbCommandApprovalStore } from '../../../src/core/approval/commands/commandApproval';
+import type { CommandRunner } from '../../../src/core/approval/commands/commandService';
+import { CommandService } from '../../../src/core/approval/commands/commandService';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { createHarness } from '../engine/harness';

@@ -2,12 +2,12 @@ import * as assert from 'node:assert/strict';
 import { mkdtemp, mkdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { EditOperation } from '../../../src/core/approval/changeSet';
-import { approveChangeSet, classifyChangeSet } from '../../../src/core/approval/changeSetReview';
-import { nodeFs } from '../../../src/core/approval/nodeFs';
-import { resolveWorkspacePath } from '../../../src/core/approval/pathGuard';
-import { proposeChangeSet } from '../../../src/core/approval/proposeChangeSet';
-import { classifyResolvedEdit } from '../../../src/core/approval/sensitivePaths';
+import type { EditOperation } from '../../../src/core/approval/changes/changeSet';
+import { approveChangeSet, classifyChangeSet } from '../../../src/core/approval/changes/changeSetReview';
+import { nodeFs } from '../../../src/core/approval/paths/nodeFs';
+import { resolveWorkspacePath } from '../../../src/core/approval/paths/pathGuard';
+import { proposeChangeSet } from '../../../src/core/approval/changes/proposeChangeSet';
+import { classifyResolvedEdit } from '../../../src/core/approval/paths/sensitivePaths';
 import type { Clock } from '../../../src/core/ports';
 import { readOrNull } from '../../support/files';
 

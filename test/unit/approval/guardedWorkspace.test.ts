@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { guardReads } from '../../../src/core/approval/guardedWorkspace';
-import { nodeFs } from '../../../src/core/approval/nodeFs';
+import { guardReads } from '../../../src/core/approval/paths/guardedWorkspace';
+import { nodeFs } from '../../../src/core/approval/paths/nodeFs';
 import type { WorkspacePort } from '../../../src/core/ports';
 
 describe('approval: reads are guarded like edits', () => {

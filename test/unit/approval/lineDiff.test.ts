@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { countLineChanges, splitLines } from '../../../src/core/approval/lineDiff';
+import { countLineChanges, splitLines } from '../../../src/core/approval/changes/lineDiff';
 
 /** Reference: classic O(NM) longest common subsequence, only for checking the fast path. */
 function lcsCounts(before: string, after: string): { added: number; removed: number } {

@@ -2,9 +2,9 @@ import * as assert from 'node:assert/strict';
 import { mkdtemp, mkdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { nodeFs } from '../../../src/core/approval/nodeFs';
-import { resolveWorkspacePath } from '../../../src/core/approval/pathGuard';
-import type { WorkspacePathResolution } from '../../../src/core/approval/pathGuard';
+import { nodeFs } from '../../../src/core/approval/paths/nodeFs';
+import { resolveWorkspacePath } from '../../../src/core/approval/paths/pathGuard';
+import type { WorkspacePathResolution } from '../../../src/core/approval/paths/pathGuard';
 
 function assertInside(result: WorkspacePathResolution): Extract<WorkspacePathResolution, { ok: true }> {
   if (!result.ok) assert.fail(`expected the path to be accepted, got: ${result.reason}`);

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { ABSENT_HASH, changeSetSchema, hashContent } from '../../../src/core/approval/changeSet';
-import type { ChangeSet, EditOperation } from '../../../src/core/approval/changeSet';
-import { EditError, applyReplacements, proposeChangeSet } from '../../../src/core/approval/proposeChangeSet';
+import { ABSENT_HASH, changeSetSchema, hashContent } from '../../../src/core/approval/changes/changeSet';
+import type { ChangeSet, EditOperation } from '../../../src/core/approval/changes/changeSet';
+import { EditError, applyReplacements, proposeChangeSet } from '../../../src/core/approval/changes/proposeChangeSet';
 import type { Clock } from '../../../src/core/ports';
 
 const clock: Clock = { now: () => 1_700_000_000_000, setTimeout: () => ({ cancel() {} }) };

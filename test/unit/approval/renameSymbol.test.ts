@@ -3,11 +3,11 @@ import { mkdtemp, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { ActionContext, ActionDef } from '../../../src/core/actions/types';
-import { ChangeSetDecider } from '../../../src/core/approval/changeSetDecider';
-import { InMemoryChangeSetStore } from '../../../src/core/approval/changeSetStore';
-import { createEditActions } from '../../../src/core/approval/editActions';
-import { nodeFs } from '../../../src/core/approval/nodeFs';
-import { applyReplacements } from '../../../src/core/approval/renameSymbol';
+import { ChangeSetDecider } from '../../../src/core/approval/changes/changeSetDecider';
+import { InMemoryChangeSetStore } from '../../../src/core/approval/changes/changeSetStore';
+import { createEditActions } from '../../../src/core/approval/changes/editActions';
+import { nodeFs } from '../../../src/core/approval/paths/nodeFs';
+import { applyReplacements } from '../../../src/core/approval/changes/renameSymbol';
 import type { CodeLocation, FileRename } from '../../../src/core/codeIntel/codeIntelPort';
 import { TurnEffectsRecorder } from '../../../src/core/engine/turnEffects';
 import { silentLogger } from '../../../src/core/ports';

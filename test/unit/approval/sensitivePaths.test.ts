@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { classifyEdit, classifyEdits, normaliseForMatching, sensitiveReason } from '../../../src/core/approval/sensitivePaths';
+import { classifyEdit, classifyEdits, normaliseForMatching, sensitiveReason } from '../../../src/core/approval/paths/sensitivePaths';
 
 const ask = { autoApproveEdits: false };
 const auto = { autoApproveEdits: true };

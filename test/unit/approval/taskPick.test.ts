@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { pickTask } from '../../../src/core/approval/taskPick';
+import { pickTask } from '../../../src/core/approval/commands/taskPick';
 
 describe('run_task: which task a name designates', () => {
   const task = (source: string, name: string) => ({ source, name });

@@ -4,16 +4,16 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { readFile as readFileAction, searchText as searchTextAction } from '../../../src/core/actions/readActions';
 import type { ActionContext, ActionDef } from '../../../src/core/actions/types';
-import { ChangeSetDecider } from '../../../src/core/approval/changeSetDecider';
-import { createEditActions } from '../../../src/core/approval/editActions';
-import { DiskReader, FsWorkspace } from '../../../src/core/approval/fsWorkspace';
-import { guardReads } from '../../../src/core/approval/guardedWorkspace';
-import { nodeFs } from '../../../src/core/approval/nodeFs';
+import { ChangeSetDecider } from '../../../src/core/approval/changes/changeSetDecider';
+import { createEditActions } from '../../../src/core/approval/changes/editActions';
+import { DiskReader, FsWorkspace } from '../../../src/core/approval/paths/fsWorkspace';
+import { guardReads } from '../../../src/core/approval/paths/guardedWorkspace';
+import { nodeFs } from '../../../src/core/approval/paths/nodeFs';
 import { TurnEffectsRecorder } from '../../../src/core/engine/turnEffects';
 import { cutText, silentLogger } from '../../../src/core/ports';
 import type { BoundedText, WorkspaceReader } from '../../../src/core/ports';
 import { FakeClock } from '../../fakes/fakeClock';
-import { InMemoryChangeSetStore } from '../../../src/core/approval/changeSetStore';
+import { InMemoryChangeSetStore } from '../../../src/core/approval/changes/changeSetStore';
 
 /** An editor over the disk: open documents with unsaved text shadow the saved file, like VS Code's. */
 class EditorReader implements WorkspaceReader {

@@ -3,11 +3,11 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { ActionDef } from '../../../src/core/actions/types';
-import type { FileChange } from '../../../src/core/approval/changeSet';
-import { ChangeSetDecider } from '../../../src/core/approval/changeSetDecider';
-import { InMemoryChangeSetStore } from '../../../src/core/approval/changeSetStore';
-import { createEditActions } from '../../../src/core/approval/editActions';
-import { nodeFs } from '../../../src/core/approval/nodeFs';
+import type { FileChange } from '../../../src/core/approval/changes/changeSet';
+import { ChangeSetDecider } from '../../../src/core/approval/changes/changeSetDecider';
+import { InMemoryChangeSetStore } from '../../../src/core/approval/changes/changeSetStore';
+import { createEditActions } from '../../../src/core/approval/changes/editActions';
+import { nodeFs } from '../../../src/core/approval/paths/nodeFs';
 import type { CodeDiagnostic, CodeIntelPort } from '../../../src/core/codeIntel/codeIntelPort';
 import { describeProblems, problemsAfterApply } from '../../../src/core/codeIntel/problemsAfterApply';
 import type { ApprovalPayload } from '../../../src/core/engine/triggerPayloads';

@@ -8,8 +8,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { CommandResult } from '../../../src/core/approval/commandApproval';
-import type { CommandRunner, CommandService } from '../../../src/core/approval/commandService';
+import type { CommandResult } from '../../../src/core/approval/commands/commandApproval';
+import type { CommandRunner, CommandService } from '../../../src/core/approval/commands/commandService';
 import type { TaskView } from '../../../src/core/engine/types';
 import { LEASE_FILE } from '../../../src/core/store/storeFiles';
 import type { ModelServer, RecordedRequest, ScriptStep } from '../../fixtures/modelServer';

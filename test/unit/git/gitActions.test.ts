@@ -5,9 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gitActions } from '../../../src/core/actions/gitActions';
 import type { ActionContext, ActionDef } from '../../../src/core/actions/types';
-import { FsWorkspace } from '../../../src/core/approval/fsWorkspace';
-import { guardReads } from '../../../src/core/approval/guardedWorkspace';
-import { nodeFs } from '../../../src/core/approval/nodeFs';
+import { FsWorkspace } from '../../../src/core/approval/paths/fsWorkspace';
+import { guardReads } from '../../../src/core/approval/paths/guardedWorkspace';
+import { nodeFs } from '../../../src/core/approval/paths/nodeFs';
 import { ReadOnlyGit } from '../../../src/core/git/readOnlyGit';
 import { silentLogger } from '../../../src/core/ports';
 

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { classifyEdit, sensitiveReason } from '../../../src/core/approval/sensitivePaths';
+import { classifyEdit, sensitiveReason } from '../../../src/core/approval/paths/sensitivePaths';
 import { attack } from './attackTally';
 
 const auto = { autoApproveEdits: true };

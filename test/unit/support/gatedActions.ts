@@ -7,14 +7,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ActionDef } from '../../../src/core/actions/types';
-import { ChangeSetDecider } from '../../../src/core/approval/changeSetDecider';
-import { commandActions } from '../../../src/core/approval/commandActions';
-import { createEditActions } from '../../../src/core/approval/editActions';
-import { nodeFs } from '../../../src/core/approval/nodeFs';
+import { ChangeSetDecider } from '../../../src/core/approval/changes/changeSetDecider';
+import { commandActions } from '../../../src/core/approval/commands/commandActions';
+import { createEditActions } from '../../../src/core/approval/changes/editActions';
+import { nodeFs } from '../../../src/core/approval/paths/nodeFs';
 import { silentLogger } from '../../../src/core/ports';
 import type { Clock } from '../../../src/core/ports';
-import { InMemoryChangeSetStore } from '../../../src/core/approval/changeSetStore';
-import { DiskReader } from '../../../src/core/approval/fsWorkspace';
+import { InMemoryChangeSetStore } from '../../../src/core/approval/changes/changeSetStore';
+import { DiskReader } from '../../../src/core/approval/paths/fsWorkspace';
 
 export interface GatedActions {
   actions: ActionDef[];

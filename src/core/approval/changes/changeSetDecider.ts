@@ -3,12 +3,12 @@
  * proposed side → staleness check → ledger intent → one apply → ledger outcome) or reject, each
  * stored compare-and-set and announced to the waiting task with an `approval` trigger.
  */
-import type { ProblemsWatch } from '../codeIntel/problemsAfterApply';
-import type { Ledger } from '../actions/ledger';
-import { USER_PRIORITY } from '../engine/engineEnv';
-import type { ApprovalPayload } from '../engine/triggerPayloads';
-import type { Logger, WorkspaceReader } from '../ports';
-import type { TriggerStore } from '../store/types';
+import type { ProblemsWatch } from '../../codeIntel/problemsAfterApply';
+import type { Ledger } from '../../actions/ledger';
+import { USER_PRIORITY } from '../../engine/engineEnv';
+import type { ApprovalPayload } from '../../engine/triggerPayloads';
+import type { Logger, WorkspaceReader } from '../../ports';
+import type { TriggerStore } from '../../store/types';
 import type { ChangeSet, ChangeSetStatus, FileDecision } from './changeSet';
 import { approveChangeSet, decideFile, describeOutcome, editProposedContent, markApplied, rejectChangeSet, transition } from './changeSetReview';
 import type { ChangeSetStore } from './changeSetStore';

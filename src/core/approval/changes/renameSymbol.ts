@@ -5,11 +5,11 @@
  * edit policy auto-approves it), and the set is applied, undone and reverted like any other.
  */
 import { z } from 'zod';
-import { columnOf } from '../actions/codeActions';
-import { defineAction } from '../actions/types';
-import type { ActionContext, ActionDef } from '../actions/types';
-import type { CodeLocation, FileRename, TextReplacement } from '../codeIntel/codeIntelPort';
-import type { WorkspaceReader } from '../ports';
+import { columnOf } from '../../actions/codeActions';
+import { defineAction } from '../../actions/types';
+import type { ActionContext, ActionDef } from '../../actions/types';
+import type { CodeLocation, FileRename, TextReplacement } from '../../codeIntel/codeIntelPort';
+import type { WorkspaceReader } from '../../ports';
 import type { EditOperation } from './changeSet';
 import { EditError } from './proposeChangeSet';
 

@@ -6,9 +6,9 @@
  * trigger whose note carries the result; on rejection the note carries the user's reason.
  */
 import { randomBytes } from 'node:crypto';
-import type { Ledger } from '../actions/ledger';
-import type { Clock, Logger } from '../ports';
-import type { TriggerStore } from '../store/types';
+import type { Ledger } from '../../actions/ledger';
+import type { Clock, Logger } from '../../ports';
+import type { TriggerStore } from '../../store/types';
 import type { CommandApproval, CommandApprovalStore, CommandKind, CommandResult } from './commandApproval';
 import { classifyCommand } from './commandPolicy';
 

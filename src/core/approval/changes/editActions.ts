@@ -5,24 +5,24 @@
  * stores it durably, and then either applies it at once (autoApproveEdits and nothing sensitive)
  * or makes the task wait for the user's decision like for a reply.
  */
-import { ACTION_SETS } from '../actions/actionSets';
-import { defineAction } from '../actions/types';
-import type { ActionContext, ActionDef, TurnEffects } from '../actions/types';
-import type { Clock, WorkspaceReader } from '../ports';
+import { ACTION_SETS } from '../../actions/actionSets';
+import { defineAction } from '../../actions/types';
+import type { ActionContext, ActionDef, TurnEffects } from '../../actions/types';
+import type { Clock, WorkspaceReader } from '../../ports';
 import { createFileInputSchema, deleteFileInputSchema, renameFileInputSchema, replaceInFileInputSchema, writeFileInputSchema } from './changeSet';
 import type { ChangeSet, EditOperation } from './changeSet';
 import { classifyChangeSet, describeOutcome } from './changeSetReview';
 import type { ChangeSetDecider } from './changeSetDecider';
 import type { ChangeSetStore } from './changeSetStore';
-import { inspectEditTarget } from './editTarget';
-import type { EditTarget } from './editTarget';
-import type { WorkspaceFsPort } from './fsPort';
-import { resolveWorkspacePath } from './pathGuard';
+import { inspectEditTarget } from '../paths/editTarget';
+import type { EditTarget } from '../paths/editTarget';
+import type { WorkspaceFsPort } from '../paths/fsPort';
+import { resolveWorkspacePath } from '../paths/pathGuard';
 import { EditError, proposeChangeSet } from './proposeChangeSet';
 import { renameSymbolAction } from './renameSymbol';
-import type { CodeLocation, FileRename } from '../codeIntel/codeIntelPort';
-import { classifyResolvedEdit } from './sensitivePaths';
-import type { EditClassification, EditPolicyOptions } from './sensitivePaths';
+import type { CodeLocation, FileRename } from '../../codeIntel/codeIntelPort';
+import { classifyResolvedEdit } from '../paths/sensitivePaths';
+import type { EditClassification, EditPolicyOptions } from '../paths/sensitivePaths';
 
 /** What the edit actions need; the host builds it once. */
 export interface EditActionDeps {

@@ -1,9 +1,9 @@
 import { hashContent } from './changeSet';
 import type { ChangeSet, ChangeSetStatus, FileChange, FileDecision } from './changeSet';
 import { EditError, toFileChange } from './proposeChangeSet';
-import { classifyEdits } from './sensitivePaths';
-import type { EditClassification, EditPolicyOptions } from './sensitivePaths';
-import type { WorkspaceReader } from '../ports';
+import { classifyEdits } from '../paths/sensitivePaths';
+import type { EditClassification, EditPolicyOptions } from '../paths/sensitivePaths';
+import type { WorkspaceReader } from '../../ports';
 
 /**
  * What happens to a proposed change set between the proposal and the disk: per-file decisions,

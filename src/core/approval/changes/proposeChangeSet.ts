@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock, WorkspaceReader } from '../ports';
+import type { Clock, WorkspaceReader } from '../../ports';
 import { hashContent } from './changeSet';
 import type { ChangeSet, EditOperation, FileChange } from './changeSet';
 import { countLineChanges } from './lineDiff';

@@ -5,8 +5,8 @@
  * there would read as a damaged change set.
  */
 import { z } from 'zod';
-import type { Clock } from '../ports';
-import type { DurableDb } from '../store/types';
+import type { Clock } from '../../ports';
+import type { DurableDb } from '../../store/types';
 
 /** `command`: a shell command line; `task`: a VS Code task by name; `mcp`: an MCP tool call (`server/tool`). */
 export type CommandKind = 'command' | 'task' | 'mcp';

@@ -7,10 +7,10 @@
  * match with RE2 (textMatch.ts), so a pattern cannot block the host.
  */
 import * as nodePath from 'node:path';
-import { readBounded } from '../ports';
-import type { FoundFiles, SearchHit, WorkspacePort, WorkspaceReader } from '../ports';
+import { readBounded } from '../../ports';
+import type { FoundFiles, SearchHit, WorkspacePort, WorkspaceReader } from '../../ports';
 import type { BoundedText, WorkspaceFsPort } from './fsPort';
-import { compileGlob, compileSearchPattern } from './textMatch';
+import { compileGlob, compileSearchPattern } from '../changes/textMatch';
 
 /** Folders neither listed recursively nor searched: generated or installed, large, rarely what a task wants. */
 export const EXCLUDED_DIRS: readonly string[] = ['node_modules', '.git', 'dist', 'out'];

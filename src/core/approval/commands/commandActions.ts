@@ -4,12 +4,12 @@
  * wait for approval.
  */
 import { z } from 'zod';
-import { defineAction } from '../actions/types';
-import type { ActionDef } from '../actions/types';
+import { defineAction } from '../../actions/types';
+import type { ActionDef } from '../../actions/types';
 import type { CommandService } from './commandService';
 import { describeResult, MAX_TIMEOUT_MS, RESTRICTED_MESSAGE } from './commandService';
 import type { CommandKind } from './commandApproval';
-import { ACTION_SETS } from '../actions/actionSets';
+import { ACTION_SETS } from '../../actions/actionSets';
 
 /** What the actions need from the service (a narrow view, so tests and late wiring can pass a forwarder). */
 export type CommandRequester = Pick<CommandService, 'request'>;

@@ -3,7 +3,7 @@
  * so a headless runner, a remote file system or a test can supply its own; nodeFs.ts is the
  * Node implementation.
  */
-import type { BoundedText } from '../ports';
+import type { BoundedText } from '../../ports';
 
 export type { BoundedText };
 

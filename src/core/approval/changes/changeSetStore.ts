@@ -1,5 +1,5 @@
-import type { Clock } from '../ports';
-import type { DurableDb, SqlValue } from '../store/types';
+import type { Clock } from '../../ports';
+import type { DurableDb, SqlValue } from '../../store/types';
 import { changeSetSchema } from './changeSet';
 import type { ChangeSet, ChangeSetStatus } from './changeSet';
 

@@ -1,5 +1,5 @@
 import * as nodePath from 'node:path';
-import type { SearchHit, WorkspacePort } from '../ports';
+import type { SearchHit, WorkspacePort } from '../../ports';
 import type { WorkspaceFsPort } from './fsPort';
 import type { PathGuardOptions } from './pathGuard';
 import { resolveWorkspacePath } from './pathGuard';

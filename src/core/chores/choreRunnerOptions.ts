@@ -1,0 +1,37 @@
+import type { AgentChange, TaskView } from '../engine/types';
+import type { Clock, Logger } from '../ports';
+import type { TriggerStore } from '../store/types';
+import type { FailurePolicyDeps } from './failurePolicy';
+import type { ReviewNoticeDeps } from './reviewNotice';
+import type { RunGateDeps } from './runGates';
+import type { ChoreRunLog } from './runLog';
+import type { ChoreDefinition } from './types';
+
+/** What the runner needs from the agent (the engine's public API). */
+export interface ChoreAgentPort {
+  views: {
+    snapshot(): { tasks: TaskView[] };
+    onDidChange(listener: (change: AgentChange) => void): { dispose(): void };
+  };
+  cancelTask(taskId: string): Promise<void>;
+}
+
+/**
+ * What the runner is built from. Most fields are declared by the modules that use them: trust,
+ * blocks and spend by runGates.ts; escalation (secrets, ledger, workspace name, redaction,
+ * onEscalated, review links) by failurePolicy.ts and reviewNotice.ts, through runEscalation.ts.
+ */
+export interface ChoreRunnerOptions extends RunGateDeps, FailurePolicyDeps, ReviewNoticeDeps {
+  /** Fires are recorded here (Run now, file bursts, task ends); a queued fire is re-armed. */
+  triggers: Pick<TriggerStore, 'emit' | 'rearm'>;
+  runLog: ChoreRunLog;
+  /** Cron bookkeeping: a fire stays outstanding until the runner marks it done. */
+  scheduler?: { markDone(choreId: string, fireAtMs: number): Promise<void> };
+  clock: Clock;
+  logger: Logger;
+  /**
+   * What a run needs before its task starts (the command line starts the chore's MCP servers). A
+   * throw fails the run with that error before any model call: it never runs on without it.
+   */
+  prepare?: (chore: ChoreDefinition) => Promise<void>;
+}

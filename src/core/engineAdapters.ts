@@ -1,0 +1,118 @@
+/**
+ * The ports a host gives `createEngine` (createEngine.ts): the store, the clock, the model, the
+ * workspace, and per service (edits, commands, chores, the planner) what only a host can supply.
+ */
+import type { GrantableSet } from './actions/actionSets';
+import type { ActionDef } from './actions/types';
+import type { CommandGate, CommandRunner, McpCallPort } from './approval/commands/commandService';
+import type { EditApplier } from './approval/changes/editPorts';
+import type { EditPolicyOptions } from './approval/paths/sensitivePaths';
+import type { SecretPort } from './chores/escalation';
+import type { ReviewLinkPort } from './chores/reviewNotice';
+import type { WorkspaceSpendLimits } from './chores/spendLedger';
+import type { ChoreDefinition, EscalationChannels } from './chores/types';
+import type { CodeIntelPort } from './codeIntel/codeIntelPort';
+import type { AgentSettings } from './engine/types';
+import type { GitReader } from './git/readOnlyGit';
+import type { ModelClient } from './model/types';
+import type { PlannerSettings, PlannerSignal } from './planner/planner';
+import type { Clock, Logger, WorkspacePort, WorkspaceReader } from './ports';
+import type { Redactor } from './security/redact';
+import type { DurableDb, TriggerStore } from './store/types';
+
+/** Where edits are proposed, reviewed and applied. */
+export interface EditAdapters {
+  /** False when no folder is open: nothing for the model to edit, so no edit actions. */
+  offered: boolean;
+  /** Absolute path of the workspace root the path guard resolves against. */
+  root: string;
+  /** The one reading of the workspace (a host may put unsaved editor text first). */
+  files: WorkspaceReader;
+  /** Where an approved set is written (the editor's buffers, or an overlay). */
+  applier: EditApplier;
+  /** Read at each edit (user settings only). */
+  policy: () => EditPolicyOptions;
+  /** Undefined when edits are allowed, otherwise why not, written for the model (Restricted Mode). */
+  blocked?: () => string | undefined;
+}
+
+/** How run_command / run_task run and who may run them. Absent: no command actions. */
+export interface CommandAdapters {
+  runner: CommandRunner;
+  gate: CommandGate;
+  /** MCP tool calls share the command approvals (cards, ledger, wake-up). */
+  mcp?: McpCallPort;
+}
+
+/** The host's say over chore runs. */
+export interface ChoreAdapters {
+  /** Named chore secrets (escalation channels); every value read is added to the redactor. */
+  secrets: SecretPort;
+  workspaceName?: string;
+  /** Why a chore may not run now (consent, a master switch), asked at claim and before each step. */
+  blocked?: (choreId: string) => string | undefined;
+  /** The caps across chores, read at each check. */
+  workspaceLimits?: () => WorkspaceSpendLimits;
+  /** Links to approvals for runs parked on a review; without them no review notice is sent. */
+  reviewLinks?: ReviewLinkPort;
+  /** A link that opens a run where it ran (VS Code's run link, the CI run page); every escalation carries it. */
+  runLink?: (runId: string) => Promise<string | undefined>;
+  /** The person's default escalation channel, for chores that name none (VS Code's tasklane.chores.escalate). */
+  defaultEscalation?: () => EscalationChannels | undefined;
+  /** Cron schedules are kept (VS Code); the command line fires once and keeps none. */
+  schedule?: boolean;
+  /** Readies what a run needs before its task starts (the command line starts the chore's MCP servers); a throw fails the run. */
+  prepare?: (chore: ChoreDefinition) => Promise<void>;
+}
+
+/** The ports a host gives the engine. */
+export interface EngineAdapters {
+  db: DurableDb;
+  triggers: TriggerStore;
+  clock: Clock;
+  logger: Logger;
+  /** Event logs, EVENT.md, MEMORY.md, TASK_HISTORY.md and scratch folders live here. */
+  storageDir: string;
+  /** Resolved per turn. */
+  model: () => Promise<ModelClient>;
+  /** Workspace Trust, read at each use; an untrusted workspace only chats. */
+  trusted: () => boolean;
+  /** The one redactor: every writer of streams, traces, run records and payloads uses it. */
+  redactor: Redactor;
+  /** What the model reads (path-guarded). */
+  workspace: WorkspacePort;
+  /** Built-in skills first, then the workspace's. */
+  skillDirs: string[];
+  /** AGENTS.md. */
+  workspaceRules?: () => Promise<string | undefined>;
+  settings: () => AgentSettings;
+  /** Absent: no change sets and no edit actions (a chat-only engine, some tests). */
+  edits?: EditAdapters;
+  /** Absent: no command actions. */
+  commands?: CommandAdapters;
+  /** Absent: no chore runner (a chore fire then fails like any trigger nobody can handle). */
+  chores?: ChoreAdapters;
+  /** More actions next to commands and edits, withdrawn in Restricted Mode like them. */
+  actions?: ActionDef[];
+  /**
+   * The sets a task can be granted besides files and commands, read at each request: one per MCP
+   * server the person trusted (`McpServers.grantableSets`). Listed in the conversation and task
+   * prompts, and the only `mcp:<server>` names task_start accepts. Absent: none.
+   */
+  grantableSets?: () => readonly GrantableSet[];
+  /** The host's language features (VS Code); absent (the command line): no code actions. */
+  codeIntel?: CodeIntelPort;
+  /** The workspace's repository, read-only (`ReadOnlyGit`); absent: no git action. */
+  git?: GitReader;
+  /** The proactive planner's host side (VS Code); absent: no planner. */
+  planner?: PlannerAdapters;
+}
+
+/** What the planner reads from its host. */
+export interface PlannerAdapters {
+  /** `tasklane.planner.enabled`, read at every tick. */
+  enabled: () => boolean;
+  settings: () => PlannerSettings;
+  /** The signals of the workspace now (Problems, chores, paused tasks, recent commits). */
+  signals: () => Promise<PlannerSignal[]>;
+}

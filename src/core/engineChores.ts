@@ -1,0 +1,68 @@
+/**
+ * The chores part of the engine (createEngine.ts): the run log, the spend ledger, the scheduler
+ * when the host keeps schedules, and the runner over them, with every secret a chore reads added
+ * to the one redactor.
+ */
+import type { Ledger } from './actions/ledger';
+import { ChoreRunner } from './chores/choreRunner';
+import { ChoreScheduler } from './chores/choreScheduler';
+import { ChoreRunLog, DbRunPersistence } from './chores/runLog';
+import { DbSchedulePersistence } from './chores/schedulePersistence';
+import { ChoreSpendLedger, DbSpendPersistence } from './chores/spendLedger';
+import type { ChoreAdapters, EngineAdapters } from './engineAdapters';
+
+/** The chore runner and what it keeps. */
+export interface EngineChores {
+  runner: ChoreRunner;
+  runLog: ChoreRunLog;
+  spend: ChoreSpendLedger;
+  /** Only when `chores.schedule` was asked for. */
+  scheduler?: ChoreScheduler;
+}
+
+export function buildChores(adapters: EngineAdapters, options: ChoreAdapters, ledger: Ledger, redact: (text: string) => string): EngineChores {
+  const { db, triggers, clock, logger, redactor } = adapters;
+  const runLog = new ChoreRunLog(new DbRunPersistence(db, (message) => adapters.logger.error('CHORE', message)), clock);
+  runLog.redact = redact;
+  const spend = new ChoreSpendLedger(new DbSpendPersistence(db), () => clock.now());
+  const late: { runner?: ChoreRunner } = {};
+  const scheduler = options.schedule
+    ? new ChoreScheduler({
+        triggers,
+        clock,
+        persistence: new DbSchedulePersistence(db, () => clock.now()),
+        logger,
+        onDropped: async (id, dropped) => {
+          await late.runner?.recordDropped(id, dropped);
+        },
+      })
+    : undefined;
+  const runner = new ChoreRunner({
+    triggers,
+    runLog,
+    ...(scheduler ? { scheduler } : {}),
+    clock,
+    logger,
+    // A secret a chore reads is redacted wherever the run is written down.
+    secrets: {
+      getSecret: async (name) => {
+        const value = await options.secrets.getSecret(name);
+        redactor.addSecret(value);
+        return value;
+      },
+    },
+    redact,
+    ledger,
+    canRun: adapters.trusted,
+    spend,
+    ...(options.workspaceLimits ? { workspaceLimits: options.workspaceLimits } : {}),
+    ...(options.blocked ? { blocked: options.blocked } : {}),
+    ...(options.workspaceName !== undefined ? { workspaceName: options.workspaceName } : {}),
+    ...(options.reviewLinks ? { reviewLinks: options.reviewLinks } : {}),
+    ...(options.runLink ? { runLink: options.runLink } : {}),
+    ...(options.defaultEscalation ? { defaultEscalation: options.defaultEscalation } : {}),
+    ...(options.prepare ? { prepare: options.prepare } : {}),
+  });
+  late.runner = runner;
+  return { runner, runLog, spend, ...(scheduler ? { scheduler } : {}) };
+}
