@@ -99,9 +99,11 @@ describe('mcp: elicitation (a server asks the person for input)', function () {
 
   it('the call timeout does not run out while the person is filling in the form', async () => {
     const person = new ScriptedPerson(
-      () => new Promise<ElicitationAnswer>((resolve) => setTimeout(() => resolve({ action: 'accept', content: { name: 'Slow Typist' } }), 1_500)),
+      () => new Promise<ElicitationAnswer>((resolve) => setTimeout(() => resolve({ action: 'accept', content: { name: 'Slow Typist' } }), 2_500)),
     );
-    const { connection } = connect(person, 500);
+    const { connection } = connect(person, 1_000);
+    // Started first, so the deadline covers only the call: a loaded machine can take longer than it to start the server.
+    await connection.tools();
     const result = await connection.call('trigger-elicitation-request', {});
     assert.equal(result.isError, false, result.text);
     assert.match(result.text, /Name: Slow Typist/);
