@@ -137,15 +137,3 @@ export function choreServerDefinition(server: string, declared: ChoreMcpServer, 
   const body = { transport: 'stdio' as const, command: declared.command, args: declared.args ?? [], env: declared.env ?? {} };
   return { name: server, source: 'workspace', ...body, hash: definitionHash({ name: server, ...body }) };
 }
-
-/**
- * The definitions of the servers a chore declares that come from elsewhere (mcp.json, settings),
- * by name, with their hashes: part of the chore's consent hash, so an edit of such a server in
- * mcp.json withdraws the chore's consent too. A name nobody defines is `null`.
- */
-export function referencedServerHashes(chore: Pick<ChoreDefinition, 'mcp'>, known: readonly McpServerDefinition[]): Record<string, string | null> {
-  const out: Record<string, string | null> = {};
-  for (const [name, declared] of Object.entries(chore.mcp ?? {}))
-    if (declared.command === undefined) out[name] = known.find((d) => d.name === name)?.hash ?? null;
-  return out;
-}

@@ -10,9 +10,13 @@ import type { ChorePause } from '../../core/chores/spendLedger';
 import type { ChoreDefinition } from '../../core/chores/types';
 import { choreDefinitionHash } from '../../core/consent/definitionHash';
 import type { ChoreSkillBodies } from '../../core/consent/definitionHash';
+import type { ChoreMcpFacts } from '../../core/consent/choreConsentHash';
 import { CHART_RUNS } from '../../shared/choreProtocol';
 import type { ChoreReview, ChoreRunView, ChoreStepView, ChoreView } from '../../shared/choreProtocol';
 import type { ChoreSettings } from '../settings';
+
+/** What the host knows of the servers a chore declares (computed in core, as the CLI does). */
+export type { ChoreMcpFacts };
 
 /** A chore and its recent runs, as `tasklane.getState` reports it (with `consent` and `review`). */
 export interface ChoreStateView extends ChoreView {
@@ -81,14 +85,6 @@ export function toStepView(step: ChoreStep): ChoreStepView {
     ...(step.status !== 'running' ? { result: step.result } : {}),
     ...(step.durationMs !== null ? { durationMs: step.durationMs } : {}),
   };
-}
-
-/** What the host knows of the servers a chore names. */
-export interface ChoreMcpFacts {
-  /** Consent hashes of the servers named from mcp.json or settings (`null`: nobody defines it). */
-  hashes: Readonly<Record<string, string | null>>;
-  /** What each server runs (its command line or URL), for the review. */
-  targets: Readonly<Record<string, string>>;
 }
 
 /** Everything a person should see before enabling a chore. */

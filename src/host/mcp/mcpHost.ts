@@ -16,6 +16,8 @@ import { McpServers } from '../../core/mcp/mcpServers';
 import { McpContext } from '../../core/mcp/mcpContext';
 import { McpReviewer } from '../../core/mcp/mcpReview';
 import { choreServerDefinition } from '../../core/chores/choreMcp';
+import { choreMcpFacts } from '../../core/consent/choreConsentHash';
+import type { ChoreMcpFacts } from '../../core/consent/choreConsentHash';
 import type { ChoreDefinition } from '../../core/chores/types';
 import type { McpServerReview } from '../../core/mcp/mcpReview';
 import type { McpServerStatus } from '../../core/mcp/mcpServers';
@@ -110,19 +112,11 @@ export class McpHost implements vscode.Disposable {
   }
 
   /**
-   * What the servers a chore declares run, for Enable, and the consent hashes of those it names
-   * from mcp.json or settings: part of the chore's own hash.
+   * What the servers a chore declares run, for Enable, and their review hashes: part of the
+   * chore's own hash, computed as the CLI does (core/consent/choreConsentHash.ts).
    */
-  facts(chore: ChoreDefinition): { hashes: Record<string, string | null>; targets: Record<string, string> } {
-    const configured = this.configuredDefinitions();
-    const hashes: Record<string, string | null> = {};
-    const targets: Record<string, string> = {};
-    for (const [name, declared] of Object.entries(chore.mcp ?? {})) {
-      const definition = choreServerDefinition(name, declared, configured);
-      if (declared.command === undefined) hashes[name] = definition ? this.reviewer.review(definition).hash : null;
-      if (definition) targets[name] = definition.transport === 'stdio' ? [definition.command, ...definition.args].join(' ') : definition.url;
-    }
-    return { hashes, targets };
+  facts(chore: ChoreDefinition): ChoreMcpFacts {
+    return choreMcpFacts(chore, { configured: this.configuredDefinitions(), review: (d) => this.reviewer.review(d) });
   }
 
   /**
