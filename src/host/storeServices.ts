@@ -107,6 +107,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     clock,
     logger,
     cwd: folder?.uri.fsPath ?? storageDir,
+    secret: (name) => Promise.resolve(env.secrets.get(workspaceSecretKey(name))),
   });
   const skillDirs = [vscode.Uri.joinPath(env.extensionUri, 'skills').fsPath];
   if (folder) {

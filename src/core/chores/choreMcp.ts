@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { definitionHash } from '../mcp/mcpConfig';
 import type { McpServerDefinition } from '../mcp/mcpConfig';
+import { secretVariable } from './secretScope';
 import type { ChoreDefinition, ChoreMcpServer } from './types';
 
 const serverNamePattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
@@ -136,4 +137,25 @@ export function choreServerDefinition(server: string, declared: ChoreMcpServer, 
   if (declared.command === undefined) return known.find((d) => d.name === server);
   const body = { transport: 'stdio' as const, command: declared.command, args: declared.args ?? [], env: declared.env ?? {} };
   return { name: server, source: 'workspace', ...body, hash: definitionHash({ name: server, ...body }) };
+}
+
+/**
+ * The variables the MCP server `server` gets for the secrets `chores` declare for it
+ * (`TASKLANE_SECRET_<NAME>`, the union over the chores that may run), read through `read` at each
+ * start. Throws naming the first missing secret and `howToSet` it; a value is never in a message.
+ */
+export async function choreServerSecretEnv(
+  server: string,
+  chores: ReadonlyArray<Pick<ChoreDefinition, 'mcp'>>,
+  read: (name: string) => Promise<string | undefined> | string | undefined,
+  howToSet: (name: string) => string,
+): Promise<Record<string, string>> {
+  const names = [...new Set(chores.flatMap((c) => c.mcp?.[server]?.secrets ?? []))].sort();
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    const value = await read(name);
+    if (value === undefined || value === '') throw new Error(`the MCP server ${server} needs the secret ${name}: ${howToSet(name)}`);
+    env[secretVariable(name)] = value;
+  }
+  return env;
 }

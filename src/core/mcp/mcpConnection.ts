@@ -85,6 +85,11 @@ export interface McpConnectionOptions {
   baseEnv?: () => Record<string, string>;
   /** Told on every state change (the sidebar shows a broken server with its last error). */
   onState?: (server: string, state: McpConnectionState) => void;
+  /**
+   * Variables only this server gets, read at each start and never shown or logged: the secrets its
+   * enabled chores name for it. A rejection is a failed start with that message.
+   */
+  secretEnv?: () => Promise<Record<string, string>>;
 }
 
 const MAX_RESULT_CHARS = 20_000;
@@ -291,8 +296,9 @@ export class McpConnection {
     let client: Client | undefined;
     try {
       const sdk = await loadSdk();
+      const secrets = (await this.options.secretEnv?.()) ?? {};
       const started = (client = new sdk.Client({ name: 'tasklane', version: '0.1.0' }));
-      const transport = this.transport(sdk);
+      const transport = this.transport(sdk, secrets);
       transport.onclose = () => this.closed(started);
       await started.connect(transport, { timeout: START_TIMEOUT_MS });
     } catch (error) {
@@ -312,7 +318,7 @@ export class McpConnection {
     return client;
   }
 
-  private transport(sdk: McpSdk): Transport {
+  private transport(sdk: McpSdk, secrets: Record<string, string>): Transport {
     const { getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } = sdk;
     const def = this.options.definition;
     if (def.transport === 'http') return new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers }, fetch: limitedFetch() });
@@ -320,7 +326,7 @@ export class McpConnection {
       command: def.command,
       args: def.args,
       // Only the basics and what the definition names: API keys in the editor's environment stay there.
-      env: { ...(this.options.baseEnv?.() ?? getDefaultEnvironment()), ...def.env },
+      env: { ...(this.options.baseEnv?.() ?? getDefaultEnvironment()), ...def.env, ...secrets },
       cwd: def.cwd ?? this.options.cwd,
       stderr: 'pipe',
     });

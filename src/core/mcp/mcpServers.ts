@@ -39,6 +39,8 @@ export interface McpServersDeps {
   idleStopMs?: number;
   baseEnv?: () => Record<string, string>;
   onStateChange?: (server: string, state: McpConnectionState) => void;
+  /** Secrets one server gets at its start (McpConnectionOptions.secretEnv), by server name. */
+  secretEnv?: (server: string) => Promise<Record<string, string>>;
 }
 
 /** One server's state, for the sidebar and getState. */
@@ -251,6 +253,16 @@ export class McpServers implements McpCallPort {
     }
   }
 
+  /** Stops one server; its next use starts it again (with the secrets it gets then). */
+  async stop(name: string): Promise<void> {
+    const live = this.connections.get(name);
+    if (!live) return;
+    this.connections.delete(name);
+    this.toolsByServer.delete(name);
+    this.aboutByServer.delete(name);
+    await live.connection.stop();
+  }
+
   /** Stops every server (window closing, trust withdrawn). */
   async stopAll(): Promise<void> {
     await Promise.all([...this.connections.values()].map(({ connection }) => connection.stop()));
@@ -261,7 +273,7 @@ export class McpServers implements McpCallPort {
     if (live?.hash === definition.hash) return live.connection;
     // A changed definition is a different server: the old process must not keep serving it.
     if (live) void live.connection.stop();
-    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange } = this.deps;
+    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, secretEnv } = this.deps;
     const connection = new McpConnection({
       definition,
       cwd,
@@ -271,6 +283,7 @@ export class McpServers implements McpCallPort {
       ...(idleStopMs ? { idleStopMs } : {}),
       ...(baseEnv ? { baseEnv } : {}),
       ...(onStateChange ? { onState: onStateChange } : {}),
+      ...(secretEnv ? { secretEnv: () => secretEnv(definition.name) } : {}),
     });
     this.connections.set(definition.name, { hash: definition.hash, connection });
     return connection;

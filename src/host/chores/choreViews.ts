@@ -7,6 +7,7 @@
 import type { ChoresFileResult } from '../../core/chores/choreFile';
 import type { ChoreRunRecord, ChoreStep } from '../../core/chores/runLog';
 import type { ChorePause } from '../../core/chores/spendLedger';
+import { secretVariable } from '../../core/chores/secretScope';
 import type { ChoreDefinition } from '../../core/chores/types';
 import { choreDefinitionHash } from '../../core/consent/definitionHash';
 import type { ChoreSkillBodies } from '../../core/consent/definitionHash';
@@ -110,7 +111,7 @@ export function toChoreReview(chore: ChoreDefinition, skillBodies: ChoreSkillBod
       ? {
           mcp: Object.entries(chore.mcp).map(
             ([name, declared]) =>
-              `${name} (${mcp.targets[name] ?? 'not defined in .vscode/mcp.json'}): may call ${declared.tools.join(', ')} without asking${declared.secrets?.length ? `; gets the secrets ${declared.secrets.join(', ')}` : ''}`,
+              `${name} (${mcp.targets[name] ?? 'not defined in .vscode/mcp.json'}): may call ${declared.tools.join(', ')} without asking${declared.secrets?.length ? `; only this server gets ${declared.secrets.map((name) => `the secret ${name} (as ${secretVariable(name)})`).join(', ')}` : ''}`,
           ),
         }
       : {}),

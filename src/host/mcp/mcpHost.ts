@@ -15,7 +15,7 @@ import { MCP_FILE } from '../../core/mcp/mcpConfig';
 import { McpServers } from '../../core/mcp/mcpServers';
 import { McpContext } from '../../core/mcp/mcpContext';
 import { McpReviewer } from '../../core/mcp/mcpReview';
-import { choreServerDefinition } from '../../core/chores/choreMcp';
+import { choreServerDefinition, choreServerSecretEnv } from '../../core/chores/choreMcp';
 import { choreMcpFacts } from '../../core/consent/choreConsentHash';
 import type { ChoreMcpFacts } from '../../core/consent/choreConsentHash';
 import type { ChoreDefinition } from '../../core/chores/types';
@@ -40,6 +40,8 @@ export interface McpHostDeps {
   logger: Logger;
   /** Where a stdio server runs when its definition names no `cwd`. */
   cwd: string;
+  /** This workspace's chore secret of that name (SecretStorage), for the servers enabled chores give it to. */
+  secret?: (name: string) => Promise<string | undefined>;
 }
 
 export class McpHost implements vscode.Disposable {
@@ -55,7 +57,12 @@ export class McpHost implements vscode.Disposable {
   private readonly changeListeners = new Set<() => void>();
 
   /** The servers the enabled chores declare, and the ones they define themselves (`granted`). */
-  private choreGrant: { names: Set<string>; defs: McpServerDefinition[]; key: string } = { names: new Set(), defs: [], key: '' };
+  private choreGrant: { names: Set<string>; defs: McpServerDefinition[]; chores: readonly ChoreDefinition[]; key: string } = {
+    names: new Set(),
+    defs: [],
+    chores: [],
+    key: '',
+  };
 
   /** What the Trust dialog shows of each server, and the hash consent binds to (core/mcp/mcpReview.ts). */
   private readonly reviewer: McpReviewer;
@@ -75,6 +82,8 @@ export class McpHost implements vscode.Disposable {
       logger: deps.logger,
       callTimeoutMs: () => deps.settings.mcpCallTimeoutMs(),
       onStateChange: () => this.changed(),
+      // `secrets:` of the enabled chores, to the server that names each and no other (core/chores/choreMcp.ts).
+      secretEnv: (server) => this.choreSecrets(server),
     });
     this.context = new McpContext(this.servers);
   }
@@ -136,10 +145,26 @@ export class McpHost implements vscode.Disposable {
         else defs.push(own);
       }
     }
-    const key = JSON.stringify([[...names].sort(), defs.map((d) => d.hash)]);
+    const secrets = new Map([...names].map((name) => [name, secretNames(chores, name)]));
+    const key = JSON.stringify([[...names].sort(), defs.map((d) => d.hash), [...secrets].sort()]);
     if (key === this.choreGrant.key) return;
-    this.choreGrant = { names, defs, key };
-    void this.refresh().catch((error) => this.deps.logger.error('HOST', 'could not start the MCP servers of the enabled chores', error));
+    // A running server whose chores now give it other secrets starts again with them.
+    const restart = [...new Set([...this.choreGrant.names, ...names])].filter(
+      (name) => secretNames(this.choreGrant.chores, name) !== (secrets.get(name) ?? ''),
+    );
+    this.choreGrant = { names, defs, chores, key };
+    void Promise.all(restart.map((name) => this.servers.stop(name)))
+      .then(() => this.refresh())
+      .catch((error) => this.deps.logger.error('HOST', 'could not start the MCP servers of the enabled chores', error));
+  }
+
+  /** What `server` gets at its start for the secrets the enabled chores name for it; throws naming a missing one. */
+  private async choreSecrets(server: string): Promise<Record<string, string>> {
+    const read = this.deps.secret ?? (() => Promise.resolve(undefined));
+    const env = await choreServerSecretEnv(server, this.choreGrant.chores, read, (name) => `set it with "Tasklane: Set Secret" (name ${name})`);
+    if (Object.keys(env).length && this.definitions().find((d) => d.name === server)?.transport === 'http')
+      throw new Error(`the MCP server ${server} is reached over HTTP: secrets: is for a server Tasklane starts`);
+    return env;
   }
 
   /** Reads mcp.json now and whenever it changes; new tools reach the agent through `addActions`. */
@@ -261,4 +286,9 @@ export class McpHost implements vscode.Disposable {
     const parsed = parseMcpServers(value, 'user');
     return parsed.servers;
   }
+}
+
+/** The secret names `chores` give the server `server`, as one comparable string. */
+function secretNames(chores: readonly ChoreDefinition[], server: string): string {
+  return [...new Set(chores.flatMap((c) => c.mcp?.[server]?.secrets ?? []))].sort().join(',');
 }
