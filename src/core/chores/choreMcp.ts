@@ -159,3 +159,11 @@ export async function choreServerSecretEnv(
   }
   return env;
 }
+
+/** The chores of `chores` that declare the MCP server `server`, with the tools each may call of it. */
+export function choreGrantsOf(server: string, chores: ReadonlyArray<Pick<ChoreDefinition, 'id' | 'mcp'>>): Array<{ chore: string; tools: string[] }> {
+  return chores.flatMap((c) => {
+    const declared = c.mcp?.[server];
+    return declared ? [{ chore: c.id, tools: declared.tools }] : [];
+  });
+}

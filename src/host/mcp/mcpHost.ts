@@ -15,7 +15,7 @@ import { MCP_FILE } from '../../core/mcp/mcpConfig';
 import { McpServers } from '../../core/mcp/mcpServers';
 import { McpContext } from '../../core/mcp/mcpContext';
 import { McpReviewer } from '../../core/mcp/mcpReview';
-import { choreServerDefinition, choreServerSecretEnv } from '../../core/chores/choreMcp';
+import { choreGrantsOf, choreServerDefinition, choreServerSecretEnv } from '../../core/chores/choreMcp';
 import { choreMcpFacts } from '../../core/consent/choreConsentHash';
 import type { ChoreMcpFacts } from '../../core/consent/choreConsentHash';
 import type { ChoreDefinition } from '../../core/chores/types';
@@ -30,6 +30,13 @@ export interface McpConsent {
   give(kind: 'mcpServer', id: string, hash: string, how: 'enabled' | 'created'): Promise<void>;
   revoke(kind: 'mcpServer', id: string): Promise<boolean>;
 }
+
+/** A server as getState and the MCP Servers view read it. */
+export type McpHostStatus = McpServerStatus & {
+  consent: 'given' | 'needed' | 'user' | 'chore';
+  /** With `chore`: the enabled chores that declare the server and the tools each may call. */
+  trustedFor?: Array<{ chore: string; tools: string[] }>;
+};
 
 export interface McpHostDeps {
   root: vscode.Uri | undefined;
@@ -187,13 +194,19 @@ export class McpHost implements vscode.Disposable {
     );
   }
 
-  /** For getState and the sidebar: every server with its state, what it would run, and whether it is trusted. */
-  status(): Array<McpServerStatus & { consent: 'given' | 'needed' | 'user' }> {
+  /**
+   * For getState and the sidebar: every server with its state, what it would run, and whether it
+   * is trusted: by the person (`given`, `user`), only through enabled chores (`chore`, with which
+   * chores and tools in `trustedFor`), or not (`needed`).
+   */
+  status(): McpHostStatus[] {
     return this.servers.status().map((s) => {
       const def = this.definitions().find((d) => d.name === s.name);
       const hash = def ? this.reviewer.review(def).hash : s.hash;
       // `hash` is the consent hash: what `tasklane.trustMcpServer <name> <hash>` pins.
-      return { ...s, hash, consent: def?.source === 'user' ? 'user' : def ? this.deps.consent.status('mcpServer', def.name, hash) : 'needed' };
+      const consent = def?.source === 'user' ? 'user' : def ? this.deps.consent.status('mcpServer', def.name, hash) : 'needed';
+      const trustedFor = consent === 'needed' && this.choreGrant.names.has(s.name) ? choreGrantsOf(s.name, this.choreGrant.chores) : [];
+      return { ...s, hash, ...(trustedFor.length ? { consent: 'chore' as const, trustedFor } : { consent }) };
     });
   }
 
