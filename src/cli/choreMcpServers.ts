@@ -95,7 +95,7 @@ export class CliChoreMcp implements McpCallPort {
 
   /** Each declared server as it will run, with its secrets in its own environment. */
   private definitions(chore: ChoreDefinition): McpServerDefinition[] {
-    const known = this.workspaceServers();
+    const known = workspaceMcpServers(this.options.workspace, this.options.logger);
     return Object.entries(chore.mcp ?? {}).map(([name, declared]) => {
       const definition = choreServerDefinition(name, declared, known);
       if (!definition) throw new Error(`the chore declares the MCP server ${name}, which neither its mcp: entry (command) nor ${MCP_FILE} defines`);
@@ -114,22 +114,25 @@ export class CliChoreMcp implements McpCallPort {
       return { ...definition, env };
     });
   }
+}
 
-  /** The servers of the folder's `.vscode/mcp.json` (none when there is no such file). */
-  private workspaceServers(): McpServerDefinition[] {
-    const file = path.join(this.options.workspace, MCP_FILE);
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      return [];
-    }
-    try {
-      const parsed = parseMcpServers(JSON.parse(stripJsonComments(text)), 'workspace');
-      for (const problem of parsed.problems) this.options.logger.warn('CHORE', `${MCP_FILE} server ${problem.name}: ${problem.message}`);
-      return parsed.servers;
-    } catch (error) {
-      throw new Error(`${MCP_FILE} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    }
+/**
+ * The servers of `workspace`'s `.vscode/mcp.json` (none when there is no such file), read as
+ * VS Code's McpHost reads it; problems of single entries are logged, invalid JSON throws.
+ */
+export function workspaceMcpServers(workspace: string, logger: Pick<Logger, 'warn'>): McpServerDefinition[] {
+  const file = path.join(workspace, MCP_FILE);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  try {
+    const parsed = parseMcpServers(JSON.parse(stripJsonComments(text)), 'workspace');
+    for (const problem of parsed.problems) logger.warn('CHORE', `${MCP_FILE} server ${problem.name}: ${problem.message}`);
+    return parsed.servers;
+  } catch (error) {
+    throw new Error(`${MCP_FILE} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }

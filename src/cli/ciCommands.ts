@@ -2,15 +2,21 @@
  * What binds a CI run to the chore definition that was reviewed (security review 2026-12b
  * finding 8, issue 24): the hash `ci github` writes into each job, the `--expect-hash` check of
  * `chores run`, and `ci verify`, which fails while the committed workflow is not what would be
- * generated now. The hash is the consent hash of VS Code's Enable (`choreDefinitionHash`: the
- * normalised definition and the bodies of the skills it names), computed over the same skill
- * folders the run reads, so a skill edited on the default branch also makes the workflow stale.
+ * generated now. The hash is the consent hash of VS Code's Enable (core/consent/choreConsentHash.ts:
+ * the normalised definition, the bodies of the skills it names and the review of each MCP server it
+ * declares), computed over the same skill folders and mcp.json the run reads, so a skill edited on
+ * the default branch also makes the workflow stale.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { choreDefinitionHash, choreSkillBodies } from '../core/consent/definitionHash';
+import { choreConsentHash } from '../core/consent/choreConsentHash';
+import type { ChoreServerSources } from '../core/consent/choreConsentHash';
+import { choreSkillBodies } from '../core/consent/definitionHash';
 import type { ChoreDefinition } from '../core/chores/types';
+import { McpReviewer } from '../core/mcp/mcpReview';
+import type { Logger } from '../core/ports';
 import { discoverSkills } from '../core/skills/skills';
+import { workspaceMcpServers } from './choreMcpServers';
 import { WorkflowError } from './workflowText';
 
 /** The skill folders a run reads: the built-in ones, then the repository's (first name wins). */
@@ -18,10 +24,25 @@ export function skillDirsOf(builtIn: string, repository: string): string[] {
   return [builtIn, ...['.agents/skills', '.github/skills', '.claude/skills'].map((d) => path.join(repository, d))];
 }
 
-/** Each chore's definition hash, with the skill bodies found in `skillDirs`. */
-export async function choreHashes(chores: readonly ChoreDefinition[], skillDirs: readonly string[]): Promise<Map<string, string>> {
+/**
+ * Each chore's consent hash, as VS Code's Enable computes it: with the skill bodies found in
+ * `skillDirs` and the review of each MCP server it declares, defined in the chore or in
+ * `workspace`'s `.vscode/mcp.json` (the servers a run there starts, reviewed over that folder).
+ */
+export async function choreHashes(
+  chores: readonly ChoreDefinition[],
+  skillDirs: readonly string[],
+  workspace: string,
+  logger: Pick<Logger, 'warn'>,
+): Promise<Map<string, string>> {
   const known = await discoverSkills(skillDirs);
-  return new Map(chores.map((c) => [c.id, choreDefinitionHash(c, choreSkillBodies(c, known))]));
+  const needsServers = chores.some((c) => c.mcp);
+  const reviewer = new McpReviewer(workspace);
+  const sources: ChoreServerSources = {
+    configured: needsServers ? workspaceMcpServers(workspace, logger) : [],
+    review: (definition) => reviewer.review(definition),
+  };
+  return new Map(chores.map((c) => [c.id, choreConsentHash(c, choreSkillBodies(c, known), sources)]));
 }
 
 /** The command that brings a stale workflow up to date, for the messages of `--expect-hash` and `ci verify`. */

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { ChoreDefinition } from '../core/chores/types';
+import type { Logger } from '../core/ports';
 import { choreHashes, skillDirsOf, verifyWorkflow } from './ciCommands';
 import { pricesFromEnv, pricesVariable, UsageError } from './environment';
 import { DEFAULT_WORKFLOW_FILE, githubWorkflow } from './githubWorkflow';
@@ -21,6 +22,8 @@ export interface CiCommandInput {
   loadChores: (workspace: string) => { chores: ChoreDefinition[]; report: string };
   /** `ci verify --workflow FILE`, relative to the workspace; default {@link DEFAULT_WORKFLOW_FILE}. */
   workflow?: string;
+  /** Where a problem of an mcp.json entry is told. */
+  logger: Pick<Logger, 'warn'>;
 }
 
 type Model = NonNullable<WorkflowOptions['model']>;
@@ -43,7 +46,7 @@ export async function ciCommand(input: CiCommandInput): Promise<number> {
   };
   let cliPackage = io.env.TASKLANE_CLI_PACKAGE;
   const generate = async (model: Model) => {
-    const hashes = await choreHashes(chores, skillDirsOf(input.assets.skillsDir, workspace));
+    const hashes = await choreHashes(chores, skillDirsOf(input.assets.skillsDir, workspace), workspace, input.logger);
     return githubWorkflow(chores, { model, cliPackage, cliVersion: input.assets.version ?? ownVersion(), hashOf: (c) => hashes.get(c.id) ?? '' });
   };
   if (target === 'github') {

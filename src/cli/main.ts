@@ -110,7 +110,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
           throw new UsageError(
             '--open-pr is gone: the agent job no longer holds a writing token. Declare `outputs: { pullRequest: { draft: true } }` on the chore and its apply job opens the draft pull request.',
           );
-        return await ciCommand({ args: rest, workspace, io, assets, loadChores, ...(values.workflow ? { workflow: values.workflow } : {}) });
+        return await ciCommand({ args: rest, workspace, io, assets, loadChores, logger, ...(values.workflow ? { workflow: values.workflow } : {}) });
       }
       case 'run': {
         const id = rest[0];
@@ -124,7 +124,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         if (!chore) throw new UsageError(`There is no valid chore "${id}" in ${choresFilePath}; chores: ${chores.map((c) => c.id).join(', ') || 'none'}.`);
         const skillDirs = skillDirsOf(assets.skillsDir, definitions);
         const expected = values['expect-hash'];
-        const hash = (await choreHashes([chore], skillDirs)).get(chore.id) ?? '';
+        const hash = (await choreHashes([chore], skillDirs, workspace, logger)).get(chore.id) ?? '';
         if (expected !== undefined) checkExpectedHash(chore, hash, expected);
         const runOptions = {
           workspace,
@@ -170,7 +170,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         return await applyCommand({
           from: path.resolve(io.cwd, values.from),
           chores,
-          hashOf: async (chore) => (await choreHashes([chore], skillDirs)).get(chore.id) ?? '',
+          hashOf: async (chore) => (await choreHashes([chore], skillDirs, workspace, logger)).get(chore.id) ?? '',
           io,
           redactor,
           ...(values.event ? { event: path.resolve(io.cwd, values.event) } : {}),

@@ -6,8 +6,8 @@
  *    `persist-credentials: false`, has no GITHUB_TOKEN in any environment and no cache. It installs
  *    the pinned CLI with install scripts off and runs `tasklane chores run <id> --expect-hash <h>
  *    --out tasklane-out`: the hash binds the job to the definition that was reviewed when the
- *    workflow was generated. The model key and escalation secrets are in the `env:` of that one
- *    step. The repository is checked out into `repo/` (and, for pull-request events, the default
+ *    workflow was generated. The model key, the escalation secrets and those its MCP servers name
+ *    are in the `env:` of that one step, where the CLI starts the servers. The repository is checked out into `repo/` (and, for pull-request events, the default
  *    branch into `base/`, where chores.yaml and instruction files are read with `--chores-from`),
  *    so `tasklane-out` is never a path the repository ships. It uploads `tasklane-out` (result
  *    manifest, patch, trace).
@@ -62,6 +62,10 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
     trigger.forks === 'read-only' || !chore.escalate
       ? []
       : [chore.escalate.slack?.urlSecret, chore.escalate.webhook?.urlSecret, chore.escalate.email?.smtpSecret].filter((s): s is string => Boolean(s));
+  // The secrets its MCP servers name: the CLI gives each only to the server naming it. The servers
+  // start inside this step (choreMcpServers.ts) and need no permission of the job's token.
+  const mcpSecrets = trigger.forks === 'read-only' ? [] : Object.values(chore.mcp ?? {}).flatMap((s) => s.secrets ?? []);
+  const secrets = [...new Set([...escalation, ...mcpSecrets].map(secretVariable))];
   // The actor gate (cli/actorGate.ts) asks GitHub for the sender's role before any model call, and the
   // budgets across fires read earlier check runs: with the job's own token, read-only (the job has
   // no write scope), in this one step's environment; declared commands never inherit it
@@ -107,7 +111,7 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
     '        env:',
     '          ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}',
     '          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}',
-    ...escalation.map((name) => `          ${secretVariable(name)}: \${{ secrets.${secretVariable(name)} }}`),
+    ...secrets.map((variable) => `          ${variable}: \${{ secrets.${variable} }}`),
     ...(gated || readsChecks ? ['          TASKLANE_GATE_TOKEN: ${{ github.token }}'] : []),
     `        run: ${command}`,
     '      - id: upload',

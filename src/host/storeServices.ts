@@ -110,6 +110,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     secrets: env.secrets,
     extensionId: env.extensionId,
     onSecret: (value) => env.redactor.addSecret(value),
+    secret: (name) => Promise.resolve(env.secrets.get(workspaceSecretKey(name))),
   });
   const skillDirs = [vscode.Uri.joinPath(env.extensionUri, 'skills').fsPath];
   if (folder) {

@@ -27,6 +27,11 @@ export interface McpServerView {
   lastError?: string;
   /** How many tools it offers, once listed. */
   tools?: number;
+  /**
+   * Set when the server may run only because enabled chores declare it (the person never trusted
+   * it by itself): each chore's id and the tools it may call.
+   */
+  trustedFor?: Array<{ chore: string; tools: string[] }>;
 }
 
 export type McpHostMessage = { type: 'mcpServers'; servers: McpServerView[] };

@@ -6,7 +6,8 @@
  *  - `run:` steps run with `bash --noprofile --norc -eo pipefail` (GitHub's default shell), in an
  *    environment built like a runner's: the workflow, job and step `env:` with `${{ }}` filled in,
  *    GITHUB_* variables, and a PATH whose first folder holds the stand-ins of `tasklane` (this
- *    checkout's CLI) and `npm` (accepts only the pinned, script-free global install of tasklane);
+ *    checkout's CLI), `npm` (accepts only the pinned, script-free global install of tasklane) and
+ *    `npx` (runs only the exact packages a test names, from node_modules: no download);
  *    nothing else of this process's environment;
  *  - `uses:` steps are emulated and must be pinned by commit: checkout copies the fixture
  *    repository (or, for a `ref:`, the default branch's fixture) into its `path`, setup-node does
@@ -81,6 +82,12 @@ export interface RunnerSetup {
   repository?: string;
   /** More of what a runner sets in every step (GITHUB_API_URL of a fake API, GITHUB_SHA…). */
   env?: Record<string, string>;
+  /**
+   * Packages the `npx` stand-in runs, by their exact `name@version`, as the command line that runs
+   * the installed copy (a pinned MCP server in node_modules): npx would download it, and tests run
+   * offline. Any other npx call fails.
+   */
+  npxPackages?: Record<string, string[]>;
 }
 
 export class WorkflowRunner {
@@ -103,6 +110,14 @@ export class WorkflowRunner {
     fs.writeFileSync(
       path.join(this.shims, 'npm'),
       `#!/bin/sh\n[ "$*" = ${quote(`install --global --ignore-scripts tasklane@${setup.cliVersion}`)} ] && exit 0\necho "npm stand-in: unexpected npm $*" >&2\nexit 97\n`,
+      { mode: 0o755 },
+    );
+    const packages = Object.entries(setup.npxPackages ?? {}).map(
+      ([spec, command]) => `  ${quote(spec)}) shift; exec ${command.map(quote).join(' ')} "$@" ;;\n`,
+    );
+    fs.writeFileSync(
+      path.join(this.shims, 'npx'),
+      `#!/bin/sh\n[ "$1" = -y ] && shift\ncase "$1" in\n${packages.join('')}esac\necho "npx stand-in: unexpected npx $*" >&2\nexit 97\n`,
       { mode: 0o755 },
     );
   }

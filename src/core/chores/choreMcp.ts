@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { definitionHash } from '../mcp/mcpConfig';
 import type { McpServerDefinition } from '../mcp/mcpConfig';
+import { secretVariable } from './secretScope';
 import type { ChoreDefinition, ChoreMcpServer } from './types';
 
 const serverNamePattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
@@ -139,13 +140,30 @@ export function choreServerDefinition(server: string, declared: ChoreMcpServer, 
 }
 
 /**
- * The definitions of the servers a chore declares that come from elsewhere (mcp.json, settings),
- * by name, with their hashes: part of the chore's consent hash, so an edit of such a server in
- * mcp.json withdraws the chore's consent too. A name nobody defines is `null`.
+ * The variables the MCP server `server` gets for the secrets `chores` declare for it
+ * (`TASKLANE_SECRET_<NAME>`, the union over the chores that may run), read through `read` at each
+ * start. Throws naming the first missing secret and `howToSet` it; a value is never in a message.
  */
-export function referencedServerHashes(chore: Pick<ChoreDefinition, 'mcp'>, known: readonly McpServerDefinition[]): Record<string, string | null> {
-  const out: Record<string, string | null> = {};
-  for (const [name, declared] of Object.entries(chore.mcp ?? {}))
-    if (declared.command === undefined) out[name] = known.find((d) => d.name === name)?.hash ?? null;
-  return out;
+export async function choreServerSecretEnv(
+  server: string,
+  chores: ReadonlyArray<Pick<ChoreDefinition, 'mcp'>>,
+  read: (name: string) => Promise<string | undefined> | string | undefined,
+  howToSet: (name: string) => string,
+): Promise<Record<string, string>> {
+  const names = [...new Set(chores.flatMap((c) => c.mcp?.[server]?.secrets ?? []))].sort();
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    const value = await read(name);
+    if (value === undefined || value === '') throw new Error(`the MCP server ${server} needs the secret ${name}: ${howToSet(name)}`);
+    env[secretVariable(name)] = value;
+  }
+  return env;
+}
+
+/** The chores of `chores` that declare the MCP server `server`, with the tools each may call of it. */
+export function choreGrantsOf(server: string, chores: ReadonlyArray<Pick<ChoreDefinition, 'id' | 'mcp'>>): Array<{ chore: string; tools: string[] }> {
+  return chores.flatMap((c) => {
+    const declared = c.mcp?.[server];
+    return declared ? [{ chore: c.id, tools: declared.tools }] : [];
+  });
 }

@@ -33,13 +33,13 @@ export function choreSkillBodies(chore: Pick<ChoreDefinition, 'skills'>, known: 
  * The hash of everything of a chore that decides what runs or reaches the model: its name (the
  * task is named after it and the model reads it as the task's heading), trigger, prompt, action
  * sets, skills and the bodies of those skills (a SKILL.md edited in a pull asks again), its MCP
- * servers and tools with the definitions of the servers it names from mcp.json, budget,
+ * servers and tools with the review of each (core/consent/choreConsentHash.ts), budget,
  * success condition, failure, retry, concurrency and drift policies, and escalation targets.
  */
 export function choreDefinitionHash(
   chore: ChoreDefinition,
   skillBodies: ChoreSkillBodies = {},
-  /** The hashes of the servers its `mcp:` names from mcp.json or settings (`null`: nobody defines it). */
+  /** The review hash of each server its `mcp:` declares (`null`: nobody defines it): `choreMcpFacts`. */
   mcpServers: Readonly<Record<string, string | null>> = {},
 ): string {
   // `enabled: false` only stops a chore; switching it back on restores the consented behaviour.
@@ -53,15 +53,8 @@ export function choreDefinitionHash(
     skills: [...new Set(chore.skills)].sort(),
     skillBodies: bodies,
     // Only for a chore that declares servers, so the hashes of all others are unchanged: an edit
-    // of such a server in mcp.json withdraws the chore's consent like an edit of the chore.
-    ...(chore.mcp
-      ? {
-          mcpServers: Object.fromEntries(
-            Object.entries(chore.mcp)
-              .filter(([, declared]) => declared.command === undefined)
-              .map(([name]) => [name, mcpServers[name] ?? null]),
-          ),
-        }
-      : {}),
+    // of such a server in mcp.json, or of a workspace file a server runs, withdraws the chore's
+    // consent like an edit of the chore.
+    ...(chore.mcp ? { mcpServers: Object.fromEntries(Object.keys(chore.mcp).map((name) => [name, mcpServers[name] ?? null])) } : {}),
   });
 }

@@ -8,13 +8,14 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { callDeadline, limitedFetch } from './mcpLimits';
+import { callDeadline } from './mcpLimits';
 import type { Clock, Logger } from '../ports';
 import type { McpServerDefinition } from './mcpConfig';
 import { answerElicitation } from './mcpElicitation';
 import type { ElicitationPort } from './mcpElicitation';
 import type { McpOAuth, ServerOAuth } from './mcpOAuth';
 import { loadSdk, promptText, toText } from './mcpSdk';
+import { openTransport } from './mcpTransport';
 import type { McpCallResult, McpSdk } from './mcpSdk';
 
 /** A tool as the server describes it. */
@@ -62,6 +63,11 @@ export interface McpConnectionOptions {
   elicit?: ElicitationPort;
   /** Signs in to an HTTP server that asks for OAuth; without it such a server fails to start with its 401. */
   oauth?: McpOAuth;
+  /**
+   * Variables only this server gets, read at each start and never shown or logged: the secrets its
+   * enabled chores name for it. A rejection is a failed start with that message.
+   */
+  secretEnv?: () => Promise<Record<string, string>>;
 }
 
 /** Starting a server (npx may install it first) and listing its tools get longer than one call. */
@@ -275,13 +281,14 @@ export class McpConnection {
     let client: Client | undefined;
     try {
       const sdk = (this.sdk = await loadSdk());
+      const secrets = (await this.options.secretEnv?.()) ?? {};
       const auth = definition.transport === 'http' && this.options.oauth ? await this.options.oauth.provider(definition.name, definition.url) : undefined;
       try {
-        client = await this.open(sdk, auth);
+        client = await this.open(sdk, auth, secrets);
       } catch (error) {
         // A server that wants a sign-in answers 401 and the SDK records its page: the person is asked, then once more.
         if (!(await this.signedInAgain(error, auth))) throw error;
-        client = await this.open(sdk, auth);
+        client = await this.open(sdk, auth, secrets);
       }
     } catch (error) {
       // Error first, then state: the state listener reads both.
@@ -301,7 +308,7 @@ export class McpConnection {
   }
 
   /** A client with its transport, connected. */
-  private async open(sdk: McpSdk, auth: ServerOAuth | undefined): Promise<Client> {
+  private async open(sdk: McpSdk, auth: ServerOAuth | undefined, secrets: Record<string, string>): Promise<Client> {
     // Elicitation is declared everywhere (form mode): headless, a request gets a clear refusal
     // rather than a server quietly going on without what it asked for.
     const client = new sdk.Client({ name: 'tasklane', version: '0.1.0' }, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
@@ -314,7 +321,7 @@ export class McpConnection {
         this.touch();
       }
     });
-    const transport = this.transport(sdk, auth);
+    const transport = this.transport(sdk, auth, secrets);
     this.httpTransport = transport instanceof sdk.StreamableHTTPClientTransport ? transport : undefined;
     transport.onclose = () => this.closed(client);
     try {
@@ -341,32 +348,16 @@ export class McpConnection {
     return true;
   }
 
-  private transport(sdk: McpSdk, auth: ServerOAuth | undefined): Transport {
-    const { getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } = sdk;
-    const def = this.options.definition;
+  private transport(sdk: McpSdk, auth: ServerOAuth | undefined, secrets: Record<string, string>): Transport {
     this.auth = auth;
-    if (def.transport === 'http')
-      return new StreamableHTTPClientTransport(new URL(def.url), {
-        requestInit: { headers: def.headers },
-        fetch: limitedFetch(),
-        ...(auth ? { authProvider: auth } : {}),
-      });
-    const transport = new StdioClientTransport({
-      command: def.command,
-      args: def.args,
-      // Only the basics and what the definition names: API keys in the editor's environment stay there.
-      env: { ...(this.options.baseEnv?.() ?? getDefaultEnvironment()), ...def.env },
-      cwd: def.cwd ?? this.options.cwd,
-      stderr: 'pipe',
+    const { definition, cwd, baseEnv, logger } = this.options;
+    return openTransport(sdk, definition, {
+      cwd,
+      auth,
+      secrets,
+      ...(baseEnv ? { baseEnv } : {}),
+      stderr: (line) => logger.info('HOST', `MCP ${this.name} stderr: ${line}`),
     });
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      for (const line of chunk
-        .toString('utf8')
-        .split('\n')
-        .filter((l) => l.trim()))
-        this.options.logger.info('HOST', `MCP ${this.name} stderr: ${line.slice(0, 500)}`);
-    });
-    return transport;
   }
 
   private closed(client: Client): void {

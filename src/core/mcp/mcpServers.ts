@@ -45,6 +45,8 @@ export interface McpServersDeps {
   elicit?: ElicitationPort;
   /** Sign-ins to HTTP servers that ask for OAuth; absent headless, where such a server fails with its 401. */
   oauth?: McpOAuth;
+  /** Secrets one server gets at its start (McpConnectionOptions.secretEnv), by server name. */
+  secretEnv?: (server: string) => Promise<Record<string, string>>;
 }
 
 /** One server's state, for the sidebar and getState. */
@@ -275,6 +277,16 @@ export class McpServers implements McpCallPort {
     return this.deps.oauth.signOut(server);
   }
 
+  /** Stops one server; its next use starts it again (with the secrets it gets then). */
+  async stop(name: string): Promise<void> {
+    const live = this.connections.get(name);
+    if (!live) return;
+    this.connections.delete(name);
+    this.toolsByServer.delete(name);
+    this.aboutByServer.delete(name);
+    await live.connection.stop();
+  }
+
   /** Stops every server (window closing, trust withdrawn). */
   async stopAll(): Promise<void> {
     await Promise.all([...this.connections.values()].map(({ connection }) => connection.stop()));
@@ -285,7 +297,7 @@ export class McpServers implements McpCallPort {
     if (live?.hash === definition.hash) return live.connection;
     // A changed definition is a different server: the old process must not keep serving it.
     if (live) void live.connection.stop();
-    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit, oauth } = this.deps;
+    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit, oauth, secretEnv } = this.deps;
     const connection = new McpConnection({
       definition,
       cwd,
@@ -297,6 +309,7 @@ export class McpServers implements McpCallPort {
       ...(onStateChange ? { onState: onStateChange } : {}),
       ...(elicit ? { elicit } : {}),
       ...(oauth ? { oauth } : {}),
+      ...(secretEnv ? { secretEnv: () => secretEnv(definition.name) } : {}),
     });
     this.connections.set(definition.name, { hash: definition.hash, connection });
     return connection;

@@ -64,7 +64,7 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
         typeof name === 'string' && name
           ? name
           : await vscode.window.showInputBox({
-              title: 'Tasklane: secret name (as written in urlSecret / smtpSecret)',
+              title: "Tasklane: secret name (as written in urlSecret / smtpSecret, or an MCP server's secrets:)",
               ignoreFocusOut: true,
               validateInput: (v) => (v.trim() ? undefined : 'Enter the name used in .tasklane/chores.yaml'),
             });
@@ -73,7 +73,7 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
         typeof value === 'string'
           ? value
           : await vscode.window.showInputBox({
-              title: `Tasklane: value of secret "${secretName}" (a webhook URL, or an SMTP URL such as smtps://user:pass@host:465)`,
+              title: `Tasklane: value of secret "${secretName}" (a webhook URL, an SMTP URL such as smtps://user:pass@host:465, or a token an MCP server gets)`,
               password: true,
               ignoreFocusOut: true,
             });

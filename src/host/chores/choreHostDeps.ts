@@ -29,7 +29,7 @@ export interface ChoreHostDeps {
 
 /** What chores need of the window's MCP servers. */
 export interface ChoreMcpPort {
-  /** What the servers `chore` names run, and the hashes of those from mcp.json (part of its consent hash). */
+  /** What the servers `chore` declares run, and their review hashes (part of its consent hash). */
   facts(chore: ChoreDefinition): ChoreMcpFacts;
   /** The chores that may run now: the servers they declare may start for their runs. */
   granted(chores: readonly ChoreDefinition[]): void;

@@ -7,12 +7,17 @@
 import type { ChoresFileResult } from '../../core/chores/choreFile';
 import type { ChoreRunRecord, ChoreStep } from '../../core/chores/runLog';
 import type { ChorePause } from '../../core/chores/spendLedger';
+import { secretVariable } from '../../core/chores/secretScope';
 import type { ChoreDefinition } from '../../core/chores/types';
 import { choreDefinitionHash } from '../../core/consent/definitionHash';
 import type { ChoreSkillBodies } from '../../core/consent/definitionHash';
+import type { ChoreMcpFacts } from '../../core/consent/choreConsentHash';
 import { CHART_RUNS } from '../../shared/choreProtocol';
 import type { ChoreReview, ChoreRunView, ChoreStepView, ChoreView } from '../../shared/choreProtocol';
 import type { ChoreSettings } from '../settings';
+
+/** What the host knows of the servers a chore declares (computed in core, as the CLI does). */
+export type { ChoreMcpFacts };
 
 /** A chore and its recent runs, as `tasklane.getState` reports it (with `consent` and `review`). */
 export interface ChoreStateView extends ChoreView {
@@ -83,14 +88,6 @@ export function toStepView(step: ChoreStep): ChoreStepView {
   };
 }
 
-/** What the host knows of the servers a chore names. */
-export interface ChoreMcpFacts {
-  /** Consent hashes of the servers named from mcp.json or settings (`null`: nobody defines it). */
-  hashes: Readonly<Record<string, string | null>>;
-  /** What each server runs (its command line or URL), for the review. */
-  targets: Readonly<Record<string, string>>;
-}
-
 /** Everything a person should see before enabling a chore. */
 export function toChoreReview(chore: ChoreDefinition, skillBodies: ChoreSkillBodies = {}, mcp: ChoreMcpFacts = { hashes: {}, targets: {} }): ChoreReview {
   const b = chore.budget;
@@ -114,7 +111,7 @@ export function toChoreReview(chore: ChoreDefinition, skillBodies: ChoreSkillBod
       ? {
           mcp: Object.entries(chore.mcp).map(
             ([name, declared]) =>
-              `${name} (${mcp.targets[name] ?? 'not defined in .vscode/mcp.json'}): may call ${declared.tools.join(', ')} without asking${declared.secrets?.length ? `; gets the secrets ${declared.secrets.join(', ')}` : ''}`,
+              `${name} (${mcp.targets[name] ?? 'not defined in .vscode/mcp.json'}): may call ${declared.tools.join(', ')} without asking${declared.secrets?.length ? `; only this server gets ${declared.secrets.map((name) => `the secret ${name} (as ${secretVariable(name)})`).join(', ')}` : ''}`,
           ),
         }
       : {}),

@@ -15,7 +15,9 @@ import { MCP_FILE } from '../../core/mcp/mcpConfig';
 import { McpServers } from '../../core/mcp/mcpServers';
 import { McpContext } from '../../core/mcp/mcpContext';
 import { McpReviewer } from '../../core/mcp/mcpReview';
-import { choreServerDefinition } from '../../core/chores/choreMcp';
+import { choreGrantsOf, choreServerDefinition, choreServerSecretEnv } from '../../core/chores/choreMcp';
+import { choreMcpFacts } from '../../core/consent/choreConsentHash';
+import type { ChoreMcpFacts } from '../../core/consent/choreConsentHash';
 import type { ChoreDefinition } from '../../core/chores/types';
 import type { McpServerReview } from '../../core/mcp/mcpReview';
 import type { McpServerStatus } from '../../core/mcp/mcpServers';
@@ -33,6 +35,13 @@ export interface McpConsent {
   revoke(kind: 'mcpServer', id: string): Promise<boolean>;
 }
 
+/** A server as getState and the MCP Servers view read it. */
+export type McpHostStatus = McpServerStatus & {
+  consent: 'given' | 'needed' | 'user' | 'chore';
+  /** With `chore`: the enabled chores that declare the server and the tools each may call. */
+  trustedFor?: Array<{ chore: string; tools: string[] }>;
+};
+
 export interface McpHostDeps {
   root: vscode.Uri | undefined;
   settings: Pick<TasklaneSettings, 'mcpServers' | 'mcpCallTimeoutMs'>;
@@ -48,6 +57,8 @@ export interface McpHostDeps {
   extensionId: string;
   /** Told each sign-in token, so none is written down anywhere. */
   onSecret: (value: string) => void;
+  /** This workspace's chore secret of that name (SecretStorage), for the servers enabled chores give it to. */
+  secret?: (name: string) => Promise<string | undefined>;
 }
 
 export class McpHost implements vscode.Disposable {
@@ -65,7 +76,12 @@ export class McpHost implements vscode.Disposable {
   private readonly changeListeners = new Set<() => void>();
 
   /** The servers the enabled chores declare, and the ones they define themselves (`granted`). */
-  private choreGrant: { names: Set<string>; defs: McpServerDefinition[]; key: string } = { names: new Set(), defs: [], key: '' };
+  private choreGrant: { names: Set<string>; defs: McpServerDefinition[]; chores: readonly ChoreDefinition[]; key: string } = {
+    names: new Set(),
+    defs: [],
+    chores: [],
+    key: '',
+  };
 
   /** What the Trust dialog shows of each server, and the hash consent binds to (core/mcp/mcpReview.ts). */
   private readonly reviewer: McpReviewer;
@@ -95,6 +111,8 @@ export class McpHost implements vscode.Disposable {
       // A server's request for input is shown to the person; the values go to that server only.
       elicit: new ElicitationForm(),
       oauth: this.oauth,
+      // `secrets:` of the enabled chores, to the server that names each and no other (core/chores/choreMcp.ts).
+      secretEnv: (server) => this.choreSecrets(server),
     });
     this.context = new McpContext(this.servers);
   }
@@ -132,19 +150,11 @@ export class McpHost implements vscode.Disposable {
   }
 
   /**
-   * What the servers a chore declares run, for Enable, and the consent hashes of those it names
-   * from mcp.json or settings: part of the chore's own hash.
+   * What the servers a chore declares run, for Enable, and their review hashes: part of the
+   * chore's own hash, computed as the CLI does (core/consent/choreConsentHash.ts).
    */
-  facts(chore: ChoreDefinition): { hashes: Record<string, string | null>; targets: Record<string, string> } {
-    const configured = this.configuredDefinitions();
-    const hashes: Record<string, string | null> = {};
-    const targets: Record<string, string> = {};
-    for (const [name, declared] of Object.entries(chore.mcp ?? {})) {
-      const definition = choreServerDefinition(name, declared, configured);
-      if (declared.command === undefined) hashes[name] = definition ? this.reviewer.review(definition).hash : null;
-      if (definition) targets[name] = definition.transport === 'stdio' ? [definition.command, ...definition.args].join(' ') : definition.url;
-    }
-    return { hashes, targets };
+  facts(chore: ChoreDefinition): ChoreMcpFacts {
+    return choreMcpFacts(chore, { configured: this.configuredDefinitions(), review: (d) => this.reviewer.review(d) });
   }
 
   /**
@@ -164,10 +174,26 @@ export class McpHost implements vscode.Disposable {
         else defs.push(own);
       }
     }
-    const key = JSON.stringify([[...names].sort(), defs.map((d) => d.hash)]);
+    const secrets = new Map([...names].map((name) => [name, secretNames(chores, name)]));
+    const key = JSON.stringify([[...names].sort(), defs.map((d) => d.hash), [...secrets].sort()]);
     if (key === this.choreGrant.key) return;
-    this.choreGrant = { names, defs, key };
-    void this.refresh().catch((error) => this.deps.logger.error('HOST', 'could not start the MCP servers of the enabled chores', error));
+    // A running server whose chores now give it other secrets starts again with them.
+    const restart = [...new Set([...this.choreGrant.names, ...names])].filter(
+      (name) => secretNames(this.choreGrant.chores, name) !== (secrets.get(name) ?? ''),
+    );
+    this.choreGrant = { names, defs, chores, key };
+    void Promise.all(restart.map((name) => this.servers.stop(name)))
+      .then(() => this.refresh())
+      .catch((error) => this.deps.logger.error('HOST', 'could not start the MCP servers of the enabled chores', error));
+  }
+
+  /** What `server` gets at its start for the secrets the enabled chores name for it; throws naming a missing one. */
+  private async choreSecrets(server: string): Promise<Record<string, string>> {
+    const read = this.deps.secret ?? (() => Promise.resolve(undefined));
+    const env = await choreServerSecretEnv(server, this.choreGrant.chores, read, (name) => `set it with "Tasklane: Set Secret" (name ${name})`);
+    if (Object.keys(env).length && this.definitions().find((d) => d.name === server)?.transport === 'http')
+      throw new Error(`the MCP server ${server} is reached over HTTP: secrets: is for a server Tasklane starts`);
+    return env;
   }
 
   /** Reads mcp.json now and whenever it changes; new tools reach the agent through `addActions`. */
@@ -190,13 +216,19 @@ export class McpHost implements vscode.Disposable {
     );
   }
 
-  /** For getState and the sidebar: every server with its state, what it would run, and whether it is trusted. */
-  status(): Array<McpServerStatus & { consent: 'given' | 'needed' | 'user' }> {
+  /**
+   * For getState and the sidebar: every server with its state, what it would run, and whether it
+   * is trusted: by the person (`given`, `user`), only through enabled chores (`chore`, with which
+   * chores and tools in `trustedFor`), or not (`needed`).
+   */
+  status(): McpHostStatus[] {
     return this.servers.status().map((s) => {
       const def = this.definitions().find((d) => d.name === s.name);
       const hash = def ? this.reviewer.review(def).hash : s.hash;
       // `hash` is the consent hash: what `tasklane.trustMcpServer <name> <hash>` pins.
-      return { ...s, hash, consent: def?.source === 'user' ? 'user' : def ? this.deps.consent.status('mcpServer', def.name, hash) : 'needed' };
+      const consent = def?.source === 'user' ? 'user' : def ? this.deps.consent.status('mcpServer', def.name, hash) : 'needed';
+      const trustedFor = consent === 'needed' && this.choreGrant.names.has(s.name) ? choreGrantsOf(s.name, this.choreGrant.chores) : [];
+      return { ...s, hash, ...(trustedFor.length ? { consent: 'chore' as const, trustedFor } : { consent }) };
     });
   }
 
@@ -307,4 +339,9 @@ export class McpHost implements vscode.Disposable {
     const parsed = parseMcpServers(value, 'user');
     return parsed.servers;
   }
+}
+
+/** The secret names `chores` give the server `server`, as one comparable string. */
+function secretNames(chores: readonly ChoreDefinition[], server: string): string {
+  return [...new Set(chores.flatMap((c) => c.mcp?.[server]?.secrets ?? []))].sort().join(',');
 }

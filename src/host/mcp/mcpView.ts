@@ -2,7 +2,7 @@ import type { McpServerStatus } from '../../core/mcp/mcpServers';
 import type { McpServerStateView, McpServerView } from '../../shared/mcpProtocol';
 
 /** A server's status as the sidebar shows it (see McpServerStateView for what each state means). */
-export function toMcpServerView(status: McpServerStatus): McpServerView {
+export function toMcpServerView(status: McpServerStatus & Pick<McpServerView, 'trustedFor'>): McpServerView {
   return {
     name: status.name,
     source: status.source,
@@ -10,6 +10,7 @@ export function toMcpServerView(status: McpServerStatus): McpServerView {
     state: viewState(status),
     ...(status.lastError ? { lastError: status.lastError } : {}),
     ...(status.tools !== undefined ? { tools: status.tools } : {}),
+    ...(status.trustedFor?.length ? { trustedFor: status.trustedFor } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { McpServerStatus } from '../../core/mcp/mcpServers';
+import type { McpHostStatus } from '../mcp/mcpHost';
 import { mcpRowModel } from '../../shared/mcpRows';
 import type { McpRowModel } from '../../shared/mcpRows';
 import { toMcpServerView } from '../mcp/mcpView';
@@ -8,7 +8,7 @@ import { SPACE } from './choresTree';
 
 /** What the MCP servers view reads: the MCP host once the store is open (src/host/mcp/mcpHost.ts). */
 export interface McpSource {
-  status(): Array<McpServerStatus & { consent: 'given' | 'needed' | 'user' }>;
+  status(): McpHostStatus[];
   onDidChange(listener: () => void): vscode.Disposable;
 }
 
@@ -86,7 +86,7 @@ export class McpTree implements vscode.TreeDataProvider<McpNode>, vscode.Disposa
     );
     item.id = `server/${row.name}`;
     item.description = row.stateLabel;
-    item.tooltip = `${row.name}: ${row.stateLabel}\n${row.origin} · ${row.target}${row.lastError ? `\nLast error: ${row.lastError}` : ''}`;
+    item.tooltip = `${row.name}: ${row.stateLabel}\n${row.origin} · ${row.target}${row.trustNote ? `\n${row.trustNote}` : ''}${row.lastError ? `\nLast error: ${row.lastError}` : ''}`;
     // What the row shows (name, state), then where it comes from and its error.
     item.accessibilityInformation = {
       label: `${row.name} ${row.stateLabel}: MCP server from ${row.origin}${row.lastError ? `. Last error: ${row.lastError}` : ''}`,

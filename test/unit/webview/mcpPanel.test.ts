@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { toMcpServerView } from '../../../src/host/mcp/mcpView';
 import { mcpRowModel } from '../../../src/shared/mcpRows';
 
 // The sidebar's MCP section row, as a model (the webview tests have no DOM): what each state reads
@@ -43,5 +44,34 @@ describe('webview: MCP servers section rows', function () {
     assert.equal(crashed.tone, 'error');
     assert.equal(crashed.lastError, 'the server process exited');
     assert.equal(mcpRowModel({ name: 'e', source: 'user', target: 't', state: 'running', tools: 1 }).stateLabel, 'running · 1 tool');
+  });
+
+  it('a server trusted only through an enabled chore reads "trusted for chore <id>", its tooltip naming the tools, and offers no Trust…', function () {
+    const view = toMcpServerView({
+      name: 'everything',
+      source: 'workspace',
+      transport: 'stdio',
+      target: 'npx -y @modelcontextprotocol/server-everything@2025.9.12',
+      hash: 'h',
+      trusted: true,
+      state: 'stopped',
+      trustedFor: [{ chore: 'triage', tools: ['echo', 'get-sum'] }],
+    });
+    const row = mcpRowModel(view);
+    assert.equal(row.stateLabel, 'idle · trusted for chore triage');
+    assert.doesNotMatch(row.stateLabel, /not trusted/);
+    assert.equal(row.tone, 'ok');
+    assert.equal(row.canTrust, false);
+    assert.equal(row.trustNote, 'Trusted only through the enabled chore triage, which may call echo, get-sum.');
+    assert.match(row.ariaLabel, /: idle · trusted for chore triage$/);
+    const running = mcpRowModel({ ...view, state: 'running', tools: 12, trustedFor: [...view.trustedFor!, { chore: 'nightly', tools: ['echo'] }] });
+    assert.equal(running.stateLabel, 'running · 12 tools · trusted for chores triage, nightly');
+    assert.equal(running.trustNote, 'Trusted only through the enabled chores triage, which may call echo, get-sum; nightly, which may call echo.');
+    // Restricted Mode wins: nothing runs, whatever the chores say.
+    const restricted = mcpRowModel({ ...view, state: 'restricted' });
+    assert.equal(restricted.stateLabel, 'off in Restricted Mode');
+    assert.equal(restricted.trustNote, undefined);
+    // A server the person trusted, or from user settings, has no chore note.
+    assert.equal(mcpRowModel({ name: 'e', source: 'workspace', target: 't', state: 'idle' }).trustNote, undefined);
   });
 });

@@ -1,0 +1,46 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpServerDefinition } from './mcpConfig';
+import { limitedFetch } from './mcpLimits';
+import type { ServerOAuth } from './mcpOAuth';
+import type { McpSdk } from './mcpSdk';
+
+/** How a server's transport is opened: where it runs, what it may see, where its stderr goes. */
+export interface TransportOptions {
+  /** Where a stdio server runs when its definition names no `cwd`. */
+  cwd: string;
+  /** The sign-in of an HTTP server that asks for OAuth. */
+  auth?: ServerOAuth | undefined;
+  /** Variables only this server gets (its chores' secrets), after the definition's own. */
+  secrets: Record<string, string>;
+  /** The process environment the basics are picked from (default process.env, through the SDK). */
+  baseEnv?: () => Record<string, string>;
+  /** Each non-empty line the server writes to stderr, cut at 500 characters. */
+  stderr: (line: string) => void;
+}
+
+/** The transport of one server: Streamable HTTP with bounded reads, or a stdio process with a minimal environment. */
+export function openTransport(sdk: McpSdk, def: McpServerDefinition, options: TransportOptions): Transport {
+  const { getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } = sdk;
+  if (def.transport === 'http')
+    return new StreamableHTTPClientTransport(new URL(def.url), {
+      requestInit: { headers: def.headers },
+      fetch: limitedFetch(),
+      ...(options.auth ? { authProvider: options.auth } : {}),
+    });
+  const transport = new StdioClientTransport({
+    command: def.command,
+    args: def.args,
+    // Only the basics and what the definition names: API keys in the editor's environment stay there.
+    env: { ...(options.baseEnv?.() ?? getDefaultEnvironment()), ...def.env, ...options.secrets },
+    cwd: def.cwd ?? options.cwd,
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    for (const line of chunk
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.trim()))
+      options.stderr(line.slice(0, 500));
+  });
+  return transport;
+}
