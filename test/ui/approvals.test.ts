@@ -78,11 +78,12 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     await card.locator('vscode-button.approve').click();
     // Decided: the card leaves the Review section (the thread keeps the decision).
     await card.waitFor({ state: 'detached', timeout: 30_000 });
+    // The card leaves at the decision; the files are written and saved after it, and the task is told once they are.
+    await modelSaw(/approved \(The change was approved and applied: src\/greet\.js, src\/math\.js/);
     await screenshotSidebar(page, 'ui-approvals-3-applied');
     const greet = originals.greet.replace("'world'", "'everyone'");
     assert.equal(onDisk('src/greet.js'), `${greet}// reviewed in the diff editor\n`, 'the edited proposal was not what got applied');
     assert.equal(onDisk('src/math.js'), originals.math.replace('return a + b;', 'return Number(a) + Number(b);'));
-    await modelSaw(/approved \(The change was approved and applied: src\/greet\.js, src\/math\.js/);
 
     // One Undo in an editor of one of the files reverts the whole change set; Save All writes it back.
     // Quick Open, filled only once it is there: keys typed before it opens go to whatever had the

@@ -195,6 +195,10 @@ describe('ui: a chore created from the palette, run now and traced live in the C
 
   it('a chore that arrives in chores.yaml from outside waits for Enable, showing what it does', async function () {
     const { page } = session();
+    // The first chore's runs fold away (the view title's Collapse All), so the new one is in view. Before
+    // the file changes: the new chore opens by itself, and a Collapse All after it would fold it again.
+    await view.locator('.pane-header').hover();
+    await view.locator('.pane-header .action-label[aria-label^="Collapse All"]').click();
     // Appended by another program (a pull, another editor): not made with New Chore here.
     fs.appendFileSync(
       choresFile(),
@@ -209,9 +213,6 @@ describe('ui: a chore created from the palette, run now and traced live in the C
         '',
       ].join('\n'),
     );
-    // The first chore's runs fold away (the view title's Collapse All), so the new one is in view.
-    await view.locator('.pane-header').hover();
-    await view.locator('.pane-header .action-label[aria-label^="Collapse All"]').click();
     const shipped = treeRow(view, 'Shipped digest files docs/**', 'waits for Enable');
     await shipped.waitFor({ timeout: 20_000 });
     await shipped.hover();
