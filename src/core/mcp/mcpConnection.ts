@@ -157,7 +157,6 @@ export class McpConnection {
   async contextItems(): Promise<{ resources: McpResourceInfo[]; prompts: McpPromptInfo[] }> {
     const options = { timeout: this.timeoutMs };
     const [resources, prompts] = await this.signingIn((client) => {
-      this.touch();
       const caps = client.getServerCapabilities() ?? {};
       return Promise.all([
         caps.resources ? client.listResources(undefined, options).then((r) => r.resources) : Promise.resolve([]),
@@ -182,14 +181,12 @@ export class McpConnection {
 
   /** One resource's contents: text parts as they are, binary parts named. */
   async readResource(uri: string): Promise<string> {
-    this.touch();
     const result = await this.signingIn((client) => client.readResource({ uri }, { timeout: this.timeoutMs }));
     return result.contents.map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[binary ${c.mimeType ?? 'content'} ${c.uri}]`)).join('\n');
   }
 
   /** A prompt's messages as text (`role: text`), with the arguments given. */
   async getPrompt(name: string, args: Record<string, string>): Promise<string> {
-    this.touch();
     const result = await this.signingIn((client) => client.getPrompt({ name, arguments: args }, { timeout: this.timeoutMs }));
     return promptText(result.messages);
   }
@@ -318,12 +315,12 @@ export class McpConnection {
   }
 
   /**
-   * A request to the server (started if needed). When the server asks for a sign-in on it rather
-   * than at the start (its 401, or a 403 for a scope the token lacks, that saved or refreshed
-   * tokens could not answer), the person is asked to sign in and the request runs once more.
+   * A request to the server (started if needed). When the server asks for a sign-in on it, not at
+   * the start (a 401, or a 403 for a missing scope), the person is asked and it runs once more.
    */
   private async signingIn<T>(request: (client: Client) => Promise<T>): Promise<T> {
     const client = await this.connect();
+    this.touch();
     try {
       return await request(client);
     } catch (error) {
