@@ -33,7 +33,7 @@ export default tseslint.config(
   // `void`ed with the reason in a comment; an async function is never passed where a plain
   // callback is expected (its rejection would vanish). One TypeScript program (tsconfig.json).
   {
-    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     // The layer fixtures are linted on purpose by test/unit/layers.test.ts, outside any program.
     ignores: ['test/lint-fixtures/**'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

@@ -2,7 +2,8 @@
  * An OAuth-protected MCP server on localhost, built from the SDK's own server-side auth helpers:
  * `mcpAuthRouter` (metadata, dynamic registration, authorize, token, revoke) over an in-memory
  * provider, and `requireBearerAuth` in front of a stateless Streamable HTTP MCP server whose one
- * tool says which client called it. The provider approves every authorization at once (the test
+ * tool says which client called it. Methods named in `open` are answered without a token (a server
+ * that lets a client initialize and asks for a sign-in only when it lists or calls tools). The provider approves every authorization at once (the test
  * plays the browser) and can expire every access token, so a refresh can be forced without waiting.
  */
 import { randomUUID } from 'node:crypto';
@@ -108,7 +109,8 @@ export interface OAuthMcpServer {
   close(): Promise<void>;
 }
 
-export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
+export async function startOAuthMcpServer(options: { open?: string[] } = {}): Promise<OAuthMcpServer> {
+  const open = new Set(options.open ?? []);
   const provider = new MemoryProvider();
   const statuses: number[] = [];
   const app = createMcpExpressApp({ host: '127.0.0.1' });
@@ -123,7 +125,9 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
     res.on('finish', () => statuses.push(res.statusCode));
     next();
   });
-  app.post('/mcp', bearer, async (req: { auth?: AuthInfo; body: unknown }, res: never) => {
+  const bearerUnlessOpen = (req: { body?: { method?: unknown } }, res: never, next: () => void) =>
+    open.has(String(req.body?.method)) ? next() : (bearer as (req: unknown, res: unknown, next: () => void) => void)(req, res, next);
+  app.post('/mcp', bearerUnlessOpen, async (req: { auth?: AuthInfo; body: unknown }, res: never) => {
     const server = new McpServer({ name: 'oauth-test', version: '1.0.0' });
     server.registerTool('whoami', { description: 'Says which OAuth client called', inputSchema: { greeting: z.string().optional() } }, (args, extra) => ({
       content: [{ type: 'text', text: `${args.greeting ?? 'hello'}, client ${extra.authInfo?.clientId ?? 'nobody'}` }],

@@ -140,9 +140,8 @@ export class McpConnection {
 
   /** The server's tools (starts it if needed); cached until it restarts. */
   async tools(): Promise<McpTool[]> {
-    const client = await this.connect();
     if (!this.toolList) {
-      const listed = await client.listTools(undefined, { timeout: START_TIMEOUT_MS });
+      const listed = await this.signingIn((client) => client.listTools(undefined, { timeout: START_TIMEOUT_MS }));
       this.toolList = listed.tools.map((tool) => ({
         name: tool.name,
         description: tool.description ?? tool.title ?? '',
@@ -162,14 +161,14 @@ export class McpConnection {
    * does not declare the capability has none; the first page only (the picker is for a person).
    */
   async contextItems(): Promise<{ resources: McpResourceInfo[]; prompts: McpPromptInfo[] }> {
-    const client = await this.connect();
-    this.touch();
-    const caps = client.getServerCapabilities() ?? {};
     const options = { timeout: this.timeoutMs };
-    const [resources, prompts] = await Promise.all([
-      caps.resources ? client.listResources(undefined, options).then((r) => r.resources) : Promise.resolve([]),
-      caps.prompts ? client.listPrompts(undefined, options).then((r) => r.prompts) : Promise.resolve([]),
-    ]);
+    const [resources, prompts] = await this.signingIn((client) => {
+      const caps = client.getServerCapabilities() ?? {};
+      return Promise.all([
+        caps.resources ? client.listResources(undefined, options).then((r) => r.resources) : Promise.resolve([]),
+        caps.prompts ? client.listPrompts(undefined, options).then((r) => r.prompts) : Promise.resolve([]),
+      ]);
+    });
     return {
       resources: resources.map((r) => ({
         uri: r.uri,
@@ -188,36 +187,25 @@ export class McpConnection {
 
   /** One resource's contents: text parts as they are, binary parts named. */
   async readResource(uri: string): Promise<string> {
-    const client = await this.connect();
-    this.touch();
-    const result = await client.readResource({ uri }, { timeout: this.timeoutMs });
+    const result = await this.signingIn((client) => client.readResource({ uri }, { timeout: this.timeoutMs }));
     return result.contents.map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[binary ${c.mimeType ?? 'content'} ${c.uri}]`)).join('\n');
   }
 
   /** A prompt's messages as text (`role: text`), with the arguments given. */
   async getPrompt(name: string, args: Record<string, string>): Promise<string> {
-    const client = await this.connect();
-    this.touch();
-    const result = await client.getPrompt({ name, arguments: args }, { timeout: this.timeoutMs });
+    const result = await this.signingIn((client) => client.getPrompt({ name, arguments: args }, { timeout: this.timeoutMs }));
     return promptText(result.messages);
   }
 
   /** Calls a tool; rejects with a message for the model on timeout, abort or a dead server. */
   async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallResult> {
-    const client = await this.connect();
+    await this.connect();
     this.touch();
     const deadline = callDeadline(this.options.clock, this.timeoutMs, signal, () => this.eliciting > 0);
     // The SDK's own timeout is only a backstop: the deadline waits while a form is open.
     const options = { timeout: BACKSTOP_TIMEOUT_MS, signal: deadline.signal };
     try {
-      let result;
-      try {
-        result = await client.callTool({ name: tool, arguments: args }, undefined, options);
-      } catch (error) {
-        // The sign-in ran out and could not be refreshed: sign in again (the person is asked), then retry once.
-        if (!(await this.signedInAgain(error))) throw error;
-        result = await client.callTool({ name: tool, arguments: args }, undefined, options);
-      }
+      const result = await this.signingIn((client) => client.callTool({ name: tool, arguments: args }, undefined, options));
       return toText(result as { content?: unknown[]; structuredContent?: unknown; isError?: boolean });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -331,6 +319,21 @@ export class McpConnection {
       throw error;
     }
     return client;
+  }
+
+  /**
+   * A request to the server (started if needed). When the server asks for a sign-in on it, not at
+   * the start (a 401, or a 403 for a missing scope), the person is asked and it runs once more.
+   */
+  private async signingIn<T>(request: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.connect();
+    this.touch();
+    try {
+      return await request(client);
+    } catch (error) {
+      if (!(await this.signedInAgain(error))) throw error;
+      return request(client);
+    }
   }
 
   /**

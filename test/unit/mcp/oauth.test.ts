@@ -133,6 +133,20 @@ describe('mcp: remote servers that ask for OAuth', function () {
     assert.match(await whoami('signed in'), /^signed in, client /);
   });
 
+  it('a server that lets the client initialize and asks for a sign-in only to list its tools gets one', async () => {
+    // As the conformance suite's scope scenarios do: initialize answers without a token, tools/list answers 401.
+    await server.close();
+    server = await startOAuthMcpServer({ open: ['initialize', 'notifications/initialized'] });
+    const { servers: defs } = parseMcpServers({ servers: { tracker: { type: 'http', url: server.url } } }, 'user');
+    servers = new McpServers({ definitions: () => defs, trusted: () => true, workspaceTrusted: () => true, cwd: '/', clock: systemClock, logger, oauth });
+    await servers.startAll();
+    assert.equal(browser.asked.length, 1);
+    assert.deepEqual(server.provider.events, ['authorize', 'code']);
+    assert.equal(servers.status()[0]?.state, 'ready');
+    assert.match(await whoami('listed'), /^listed, client /);
+    assert.equal(browser.asked.length, 1);
+  });
+
   it('a redirect with a state no sign-in sent is ignored, and an error from the authorization server ends the sign-in', async () => {
     assert.equal(oauth.deliver(`${REDIRECT}?code=stolen&state=forged`), false);
     assert.equal(oauth.deliver('vscode://tasklane.tasklane/approve?id=1'), false);

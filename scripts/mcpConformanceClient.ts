@@ -1,0 +1,122 @@
+/**
+ * The client command the MCP conformance suite runs (`npm run conformance:mcp`): Tasklane's own
+ * MCP client path against the suite's scenario server. The suite appends the server URL as the
+ * last argument and names the scenario in MCP_CONFORMANCE_SCENARIO.
+ *
+ * What runs is the product's path: McpServers over a remote (`http`) definition, McpOAuth with a
+ * secret store in memory and a "browser" that follows the authorization page and hands the
+ * redirect to the URI handler (as the person would by signing in), and a form that accepts every
+ * elicitation with the defaults it was shown. Each tool is offered as the model sees it and called
+ * through its action, its approval answered yes. Exit 0 when every call went through.
+ */
+import { parseMcpServers } from '../src/core/mcp/mcpConfig';
+import type { ElicitationAnswer, ElicitationPort, ElicitationRequest, ElicitValue } from '../src/core/mcp/mcpElicitation';
+import { McpOAuth } from '../src/core/mcp/mcpOAuth';
+import type { McpSecretStore, McpSignInPort } from '../src/core/mcp/mcpOAuth';
+import { McpServers } from '../src/core/mcp/mcpServers';
+import type { ActionContext } from '../src/core/actions/types';
+import type { CommandService } from '../src/core/approval/commands/commandService';
+import { systemClock } from '../src/core/ports';
+import type { Logger, LogTag } from '../src/core/ports';
+
+const SERVER = 'conformance';
+const REDIRECT = 'vscode://tasklane.tasklane/mcp/oauth';
+
+const logger: Logger = {
+  trace: () => undefined,
+  info: (tag: LogTag, message: string) => console.error(`[${tag}] ${message}`),
+  warn: (tag: LogTag, message: string) => console.error(`[${tag}] warn: ${message}`),
+  error: (tag: LogTag, message: string, error?: unknown) => console.error(`[${tag}] error: ${message}${error ? `: ${String(error)}` : ''}`),
+};
+
+class MemorySecrets implements McpSecretStore {
+  private readonly values = new Map<string, string>();
+  async get(key: string) {
+    return this.values.get(key);
+  }
+  async store(key: string, value: string) {
+    this.values.set(key, value);
+  }
+  async delete(key: string) {
+    this.values.delete(key);
+  }
+}
+
+/** The person says yes to signing in; their browser follows the page and comes back to the URI handler. */
+class Browser implements McpSignInPort {
+  deliver: (uri: string) => boolean = () => false;
+  async redirectUri() {
+    return REDIRECT;
+  }
+  async open(_server: string, url: URL): Promise<boolean> {
+    const response = await fetch(url, { redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (!location?.startsWith(REDIRECT)) throw new Error(`the authorization page answered ${response.status} and sent the browser to ${location ?? 'nowhere'}`);
+    setImmediate(() => this.deliver(location));
+    return true;
+  }
+}
+
+/** The form, accepted as shown: every field at the default the server asked for. */
+class AcceptDefaults implements ElicitationPort {
+  async elicit(request: ElicitationRequest): Promise<ElicitationAnswer> {
+    const content: Record<string, ElicitValue> = {};
+    for (const field of request.fields) if (field.default !== undefined) content[field.key] = field.default;
+    return { action: 'accept', content };
+  }
+}
+
+async function main(): Promise<number> {
+  const url = process.argv.at(-1);
+  if (!url || !/^https?:\/\//.test(url)) throw new Error('usage: mcpConformanceClient <server-url>');
+  console.error(`scenario ${process.env.MCP_CONFORMANCE_SCENARIO ?? '(none)'} at ${url}`);
+
+  const browser = new Browser();
+  const oauth = new McpOAuth({ secrets: new MemorySecrets(), signIn: browser, clock: systemClock, logger });
+  browser.deliver = (uri) => oauth.deliver(uri);
+  const { servers: definitions, problems } = parseMcpServers({ servers: { [SERVER]: { type: 'http', url } } }, 'user');
+  if (problems.length) throw new Error(JSON.stringify(problems));
+  const servers = new McpServers({
+    definitions: () => definitions,
+    trusted: () => true,
+    workspaceTrusted: () => true,
+    cwd: process.cwd(),
+    clock: systemClock,
+    logger,
+    elicit: new AcceptDefaults(),
+    oauth,
+  });
+
+  let failures = 0;
+  // Approved at once: the call runs as an approved one does, through McpServers.call.
+  const service: Pick<CommandService, 'request'> = {
+    async request(spec) {
+      const [server, ...tool] = spec.command.split('/');
+      const ran = await servers.call(server!, tool.join('/'), JSON.parse(spec.input ?? '{}') as Record<string, unknown>, { timeoutMs: 20_000 });
+      if (ran.error !== undefined || ran.exitCode !== 0) failures++;
+      return { ran };
+    },
+  };
+  const ctx = { taskId: 'conformance', sessionId: 'conformance', turn: { needsApproval: () => undefined } } as unknown as ActionContext;
+
+  try {
+    await servers.startAll();
+    const actions = await servers.actions(service);
+    console.error(`offered: ${actions.map((a) => a.name).join(', ') || '(no tools)'}`);
+    for (const action of actions) {
+      const output = await action.run({}, ctx);
+      console.log(`${action.name}: ${String(output).slice(0, 500)}`);
+    }
+  } finally {
+    await servers.stopAll();
+  }
+  return failures ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  },
+);
