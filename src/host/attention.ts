@@ -43,6 +43,8 @@ export class Attention implements vscode.Disposable {
     this.disposables.push(
       this.item,
       view.onDidChangeVisibility(() => {
+        // Said in the log: what is announced depends on it (and the UI tier waits for it).
+        this.logger.info('HOST', `attention: the Tasklane view is ${view.visible ? 'shown' : 'hidden'}`);
         if (view.visible) this.state.markSeen();
         this.render(this.state.summary());
       }),

@@ -17,6 +17,7 @@ import {
   waitForTaskBlock,
 } from './support/workbench';
 import type { UiSession } from './support/workbench';
+import { tasklaneLogCount } from './support/runLogs';
 
 // Attention and fit on the real workbench: the status bar item, a notification (with Open) for an
 // approval that arrives while the Explorer is showing, the view badge, a palette message opening
@@ -33,11 +34,18 @@ describe('ui: Tasklane says when it needs you, and the sidebar passes axe', func
   };
   const statusItem = () => session().page.locator('.statusbar-item', { hasText: 'Tasklane' }).first();
   const showExplorer = async () => {
+    const hidden = /attention: the Tasklane view is hidden/;
+    const before = tasklaneLogCount(session().server.runDir, hidden);
     await runCommand(session().page, 'View: Show Explorer');
     await session()
       .page.locator('.part.sidebar .composite.title', { hasText: /Explorer/i })
       .first()
       .waitFor({ timeout: 15_000 });
+    // Announcing depends on the extension host knowing the view is hidden, which a busy machine
+    // tells it later than the page shows the Explorer.
+    await until('the extension host to know the Tasklane view is hidden', () => tasklaneLogCount(session().server.runDir, hidden) > before || undefined, {
+      timeoutMs: 30_000,
+    });
   };
 
   before(async function () {
