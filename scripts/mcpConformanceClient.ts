@@ -12,12 +12,13 @@
 import { parseMcpServers } from '../src/core/mcp/mcpConfig';
 import type { ElicitationAnswer, ElicitationPort, ElicitationRequest, ElicitValue } from '../src/core/mcp/mcpElicitation';
 import { McpOAuth } from '../src/core/mcp/mcpOAuth';
-import type { McpSecretStore, McpSignInPort } from '../src/core/mcp/mcpOAuth';
+import type { McpSignInPort } from '../src/core/mcp/mcpOAuth';
 import { McpServers } from '../src/core/mcp/mcpServers';
 import type { ActionContext } from '../src/core/actions/types';
 import type { CommandService } from '../src/core/approval/commands/commandService';
 import { systemClock } from '../src/core/ports';
 import type { Logger, LogTag } from '../src/core/ports';
+import { MemorySecrets } from '../test/fakes/memorySecrets';
 
 const SERVER = 'conformance';
 const REDIRECT = 'vscode://tasklane.tasklane/mcp/oauth';
@@ -28,19 +29,6 @@ const logger: Logger = {
   warn: (tag: LogTag, message: string) => console.error(`[${tag}] warn: ${message}`),
   error: (tag: LogTag, message: string, error?: unknown) => console.error(`[${tag}] error: ${message}${error ? `: ${String(error)}` : ''}`),
 };
-
-class MemorySecrets implements McpSecretStore {
-  private readonly values = new Map<string, string>();
-  async get(key: string) {
-    return this.values.get(key);
-  }
-  async store(key: string, value: string) {
-    this.values.set(key, value);
-  }
-  async delete(key: string) {
-    this.values.delete(key);
-  }
-}
 
 /** The person says yes to signing in; their browser follows the page and comes back to the URI handler. */
 class Browser implements McpSignInPort {

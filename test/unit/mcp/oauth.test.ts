@@ -1,27 +1,15 @@
 import * as assert from 'node:assert/strict';
 import { parseMcpServers } from '../../../src/core/mcp/mcpConfig';
 import { McpOAuth } from '../../../src/core/mcp/mcpOAuth';
-import type { McpSecretStore, McpSignInPort } from '../../../src/core/mcp/mcpOAuth';
+import type { McpSignInPort } from '../../../src/core/mcp/mcpOAuth';
 import { McpServers } from '../../../src/core/mcp/mcpServers';
 import { systemClock } from '../../../src/core/ports';
 import { MemoryLogger } from '../../fakes/memoryLogger';
 import { startOAuthMcpServer } from '../../support/oauthMcpServer';
 import type { OAuthMcpServer } from '../../support/oauthMcpServer';
+import { MemorySecrets } from '../../fakes/memorySecrets';
 
 /** SecretStorage as a map (VS Code's is the same three calls). */
-class MemorySecrets implements McpSecretStore {
-  readonly values = new Map<string, string>();
-  async get(key: string) {
-    return this.values.get(key);
-  }
-  async store(key: string, value: string) {
-    this.values.set(key, value);
-  }
-  async delete(key: string) {
-    this.values.delete(key);
-  }
-}
-
 const REDIRECT = 'vscode://tasklane.tasklane/mcp/oauth';
 
 /**
