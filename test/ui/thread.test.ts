@@ -52,7 +52,9 @@ describe('ui: the thread shows the work of the task a message started', function
       { toolCalls: [{ name: 'run_command', arguments: { command: 'npm run build' } }] },
       { toolCalls: [{ name: 'task_end', arguments: { summary: SUMMARY } }] },
     ]);
-    // The five moments of issue 21's pictures: first open, at work, waiting, done, narrow.
+    // The five moments of issue 21's pictures: first open, at work, waiting, done, narrow. The first
+    // once the page has its state (the model line), not the bare page before it.
+    await frame.locator('.model-line', { hasText: 'Model:' }).waitFor({ timeout: 30_000 });
     await screenshotSidebar(session().page, 'ui-thread-0-first-open');
     await sendChatMessage(frame, `add greetAll to greet.js and build it ${r}`);
 
