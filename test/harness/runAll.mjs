@@ -130,8 +130,9 @@ function lanesOf(selectedTiers) {
 
 /** Runs one lane as a child process, every line of its output prefixed with the lane's tiers. */
 function runLane(laneTiers) {
-  const laneFiles = laneTiers.flatMap((t) => files[t]);
-  const laneArgs = [...(laneFiles.length ? laneFiles : laneTiers), ...(grep ? ['--grep', grep] : []), '--serial', '--no-build', '--no-provision'];
+  // Per tier: its files when some were named, else the whole tier (`host test/unit/x.test.ts` keeps host whole).
+  const selection = laneTiers.flatMap((t) => (files[t].length ? files[t] : [t]));
+  const laneArgs = [...selection, ...(grep ? ['--grep', grep] : []), '--serial', '--no-build', '--no-provision'];
   const summaryFile = path.join(reportsDir, `lane-${laneTiers.join('-')}.json`);
   const prefix = `[${laneTiers.join('+')}] `;
   return new Promise((resolve) => {
