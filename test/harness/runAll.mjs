@@ -218,6 +218,8 @@ if (laneSummary) {
     const note = result.error ? ` (could not run: ${result.error.split('\n')[0]})` : '';
     process.stdout.write(`${result.tier.padEnd(5)} ${result.passed} passed, ${result.failed} failed, ${Math.round(result.wallMs / 1000)} s${note}\n`);
     for (const failure of result.failures ?? []) process.stdout.write(`      ✘ ${failure.fullTitle}: ${String(failure.message).split('\n')[0]}\n`);
+    const slowest = (result.files ?? []).slice(0, 3).map(({ file, ms }) => `${path.basename(file)} ${Math.round(ms / 1000)} s`);
+    if (slowest.length) process.stdout.write(`      slowest: ${slowest.join(', ')}\n`);
   }
   process.stdout.write(`all   ${Math.round((Date.now() - runStarted) / 1000)} s by the clock${lanes.length ? ', in two lanes side by side' : ''}\n`);
   fs.writeFileSync(path.join(reportsDir, 'summary.json'), JSON.stringify({ passed, failed, tiers: results }, null, 2));
