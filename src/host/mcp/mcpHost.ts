@@ -75,11 +75,21 @@ export class McpHost implements vscode.Disposable {
   private service: Pick<CommandService, 'request'> | undefined;
   private readonly changeListeners = new Set<() => void>();
 
-  /** The servers the enabled chores declare, and the ones they define themselves (`granted`). */
-  private choreGrant: { names: Set<string>; defs: McpServerDefinition[]; chores: readonly ChoreDefinition[]; key: string } = {
+  /**
+   * The servers the enabled chores declare, the ones they define themselves, and the review hash
+   * each chore's consent covers for each server it names (`granted`).
+   */
+  private choreGrant: {
+    names: Set<string>;
+    defs: McpServerDefinition[];
+    chores: readonly ChoreDefinition[];
+    reviewed: Map<string, Set<string>>;
+    key: string;
+  } = {
     names: new Set(),
     defs: [],
     chores: [],
+    reviewed: new Map(),
     key: '',
   };
 
@@ -98,10 +108,8 @@ export class McpHost implements vscode.Disposable {
     this.servers = new McpServers({
       definitions: () => this.definitions(),
       // Bound to what the dialog showed: the definition and the content of the workspace files it runs.
-      // Or named by a chore the person enabled: that consent covers the server's definition too
-      // (the chore's hash includes it, see `facts`), so an edit of either asks again.
-      trusted: (d) =>
-        d.source === 'user' || this.choreGrant.names.has(d.name) || deps.consent.status('mcpServer', d.name, this.reviewer.review(d).hash) === 'given',
+      // Or what a chore the person enabled covers (`choreTrusted`), so an edit of either asks again.
+      trusted: (d) => d.source === 'user' || this.choreTrusted(d) || deps.consent.status('mcpServer', d.name, this.reviewer.review(d).hash) === 'given',
       workspaceTrusted: deps.trusted,
       cwd: deps.cwd,
       clock: deps.clock,
@@ -164,7 +172,9 @@ export class McpHost implements vscode.Disposable {
   granted(chores: readonly ChoreDefinition[]): void {
     const names = new Set<string>();
     const defs: McpServerDefinition[] = [];
+    const reviewed = new Map<string, Set<string>>();
     for (const chore of chores) {
+      for (const [name, hash] of Object.entries(this.facts(chore).hashes)) if (hash) reviewed.set(name, (reviewed.get(name) ?? new Set()).add(hash));
       for (const [name, declared] of Object.entries(chore.mcp ?? {})) {
         names.add(name);
         const own = declared.command !== undefined ? choreServerDefinition(name, declared, []) : undefined;
@@ -175,16 +185,28 @@ export class McpHost implements vscode.Disposable {
       }
     }
     const secrets = new Map([...names].map((name) => [name, secretNames(chores, name)]));
-    const key = JSON.stringify([[...names].sort(), defs.map((d) => d.hash), [...secrets].sort()]);
+    const hashes = [...reviewed].map(([name, set]) => [name, [...set].sort()]).sort();
+    const key = JSON.stringify([[...names].sort(), defs.map((d) => d.hash), [...secrets].sort(), hashes]);
     if (key === this.choreGrant.key) return;
     // A running server whose chores now give it other secrets starts again with them.
     const restart = [...new Set([...this.choreGrant.names, ...names])].filter(
       (name) => secretNames(this.choreGrant.chores, name) !== (secrets.get(name) ?? ''),
     );
-    this.choreGrant = { names, defs, chores, key };
+    this.choreGrant = { names, defs, chores, reviewed, key };
     void Promise.all(restart.map((name) => this.servers.stop(name)))
       .then(() => this.refresh())
       .catch((error) => this.deps.logger.error('HOST', 'could not start the MCP servers of the enabled chores', error));
+  }
+
+  /**
+   * Whether an enabled chore's consent covers `definition`: the chore names the server, and what
+   * the person saw at Enable (the review hash in the chore's hash) is what would run. A name is not
+   * enough: a chore that defines `kit` itself, next to a `.vscode/mcp.json` that defines another
+   * `kit`, was enabled for its own command line, not for the one mcp.json's entry (which wins the
+   * name) would start.
+   */
+  private choreTrusted(definition: McpServerDefinition): boolean {
+    return this.choreGrant.reviewed.get(definition.name)?.has(this.reviewer.review(definition).hash) ?? false;
   }
 
   /** What `server` gets at its start for the secrets the enabled chores name for it; throws naming a missing one. */
@@ -227,7 +249,7 @@ export class McpHost implements vscode.Disposable {
       const hash = def ? this.reviewer.review(def).hash : s.hash;
       // `hash` is the consent hash: what `tasklane.trustMcpServer <name> <hash>` pins.
       const consent = def?.source === 'user' ? 'user' : def ? this.deps.consent.status('mcpServer', def.name, hash) : 'needed';
-      const trustedFor = consent === 'needed' && this.choreGrant.names.has(s.name) ? choreGrantsOf(s.name, this.choreGrant.chores) : [];
+      const trustedFor = consent === 'needed' && def && this.choreTrusted(def) ? choreGrantsOf(s.name, this.choreGrant.chores) : [];
       return { ...s, hash, ...(trustedFor.length ? { consent: 'chore' as const, trustedFor } : { consent }) };
     });
   }
