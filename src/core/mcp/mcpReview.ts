@@ -3,8 +3,10 @@
  * binds to (review 2026-12b findings 2 and 6). Everything that decides what runs is shown: the
  * command, each argument, the working folder, every `env` entry (variables that change which
  * program or library loads, such as PATH, NODE_OPTIONS, LD_PRELOAD, DYLD_* or PYTHONPATH, are
- * flagged), and each workspace file the command line or a loader variable names, or that the
- * definition's own PATH resolves the command to, with a hash of its content. The
+ * flagged), and each workspace file the command line or a loader variable names, that the
+ * definition's own PATH resolves the command to, or that its launcher runs (an installed
+ * package's bin, a package.json script, a Python module: `launcherFiles.ts`), with a hash of its
+ * content. The
  * consent hash is taken over exactly that, so a pull that rewrites `tools/server.cjs` asks again,
  * and a Trust click binds to the review that was on screen, not to the file at the click.
  */
@@ -12,6 +14,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { showInvisible } from '../../shared/visibleText';
+import { launcherFiles } from './launcherFiles';
 import { definitionHash } from './mcpConfig';
 import type { McpServerDefinition } from './mcpConfig';
 
@@ -77,6 +80,10 @@ export function reviewMcpServer(
   // of npx. A program found inside the workspace is shown and its content hashed like a script.
   const resolved = def.env.PATH !== undefined && !/[\\/]/.test(def.command) ? resolveOnPath(def.command, def.env.PATH, cwd) : undefined;
   const resolvedInWorkspace = resolved ? addFile(resolved) : undefined;
+  // What a launcher runs from the workspace without naming it: an installed package's bin, a
+  // package.json script, a Python module in the working folder.
+  const launcher = launcherFiles(def.command, def.args, cwd, workspace);
+  const launched = launcher?.files.flatMap((file) => addFile(file) ?? []) ?? [];
   const candidates = [
     def.command,
     ...def.args,
@@ -96,6 +103,7 @@ export function reviewMcpServer(
             : `  (its PATH makes this ${showInvisible(resolved)})`,
         ]
       : []),
+    ...(launcher && launched.length ? [`  ⚠ it ${showInvisible(launcher.note)}: ${launched.map((f) => showInvisible(f)).join(', ')}`] : []),
     `Arguments: ${def.args.length ? def.args.map((a) => showInvisible(JSON.stringify(a))).join(' ') : '(none)'}`,
     `Working folder: ${def.cwd ? showInvisible(def.cwd) : 'the workspace folder'}`,
     envNames.length ? 'Environment it sets (on top of a minimal one without your keys):' : 'Environment: a minimal one without your keys (it sets none)',

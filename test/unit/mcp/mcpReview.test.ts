@@ -67,6 +67,38 @@ describe('mcp: what the Trust dialog shows and what consent binds to', () => {
     assert.equal(servers({ node: { command: 'node', args: ['tools/mcp-server.cjs'] } })[0]!.hash, node!.hash);
   });
 
+  it("hashes what a launcher runs from the workspace: npx's installed package, a package.json script, a Python module", () => {
+    const write = (rel: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      fs.writeFileSync(path.join(root, rel), text);
+      // A new modification time, so the reviewer's cache sees the rewrite.
+      fs.utimesSync(path.join(root, rel), new Date(), new Date(Date.now() + Math.random() * 1e6));
+    };
+    write('node_modules/@acme/mcp/package.json', JSON.stringify({ name: '@acme/mcp', bin: { 'acme-mcp': 'bin/server.js' } }));
+    write('node_modules/@acme/mcp/bin/server.js', 'serve()\n');
+    write('package.json', JSON.stringify({ scripts: { mcp: 'node tools/server.js' } }));
+    write('tools/mcp_server/__main__.py', 'serve()\n');
+    const reviewer = new McpReviewer(root);
+    const cases = [
+      { def: { command: 'npx', args: ['-y', '@acme/mcp@1.2.3'] }, file: 'node_modules/@acme/mcp/bin/server.js', note: /runs @acme\/mcp@1\.2\.3 as installed/ },
+      { def: { command: 'npm', args: ['exec', '--package=@acme/mcp', 'acme-mcp'] }, file: 'node_modules/@acme/mcp/bin/server.js', note: /as installed/ },
+      { def: { command: 'npm', args: ['run', 'mcp'] }, file: 'package.json', note: /runs the package\.json script "mcp"/ },
+      { def: { command: 'yarn', args: ['mcp'] }, file: 'package.json', note: /script "mcp"/ },
+      { def: { command: 'python3', args: ['-m', 'mcp_server'], cwd: 'tools' }, file: 'tools/mcp_server/__main__.py', note: /runs the module mcp_server/ },
+    ];
+    for (const { def, file, note } of cases) {
+      const [server] = servers({ s: def });
+      const before = reviewer.review(server!);
+      assert.ok(before.localFiles.includes(file), `${JSON.stringify(def)}: ${file} is not hashed (${before.localFiles.join(', ')})`);
+      assert.match(before.text, note);
+      write(file, `${fs.readFileSync(path.join(root, file), 'utf8')}// rewritten by a pull\n`);
+      assert.notEqual(reviewer.review(server!).hash, before.hash, `${JSON.stringify(def)}: consent still covered a rewritten ${file}`);
+    }
+    // A package the workspace has not installed is downloaded: nothing of the workspace runs.
+    const [remote] = servers({ s: { command: 'npx', args: ['-y', '@other/server@2.0.0'] } });
+    assert.deepEqual(reviewer.review(remote!).localFiles, []);
+  });
+
   it('a changed env (or any field) changes the hash; the same definition keeps it', () => {
     const [a] = servers({ s: { command: 'npx', args: ['srv'] } });
     const [b] = servers({ s: { command: 'npx', args: ['srv'], env: { PATH: './.bin' } } });
