@@ -102,6 +102,7 @@ export class StepList {
   private drawn: boolean;
   private open: boolean;
   private earlierShown = 0;
+  private toggleShown = '';
   private readonly taskName: (() => string) | undefined;
 
   constructor(
@@ -254,8 +255,11 @@ export class StepList {
     return first;
   }
 
-  /** The fold control's words: what opening shows, or that it folds. */
+  /** The fold control's words: what opening shows, or that it folds (written only when they change). */
   private showToggle(): void {
+    const shown = `${this.rows.size === 0}|${this.open ? 'Hide steps' : `Show ${plural(this.rows.size, 'step')}`}`;
+    if (shown === this.toggleShown) return;
+    this.toggleShown = shown;
     this.toggle.hidden = this.rows.size === 0;
     this.toggle.setAttribute('aria-expanded', String(this.open));
     this.name(this.toggle, this.open ? 'Hide steps' : `Show ${plural(this.rows.size, 'step')}`);

@@ -43,7 +43,8 @@ export class TaskBlock {
   private readonly summary: HTMLElement;
   private readonly buttons: HTMLElement;
   private readonly details: HTMLElement;
-  private waitingShown = '';
+  /** What the waiting part shows (`[]`: nothing, as it is made). */
+  private waitingShown = '[]';
   private buttonsShown = '';
   /** The person folded the rows: the block's state does not open them again. */
   private foldedByPerson = false;
@@ -56,7 +57,7 @@ export class TaskBlock {
     this.steps.toggle.addEventListener('click', () => (this.foldedByPerson = !this.steps.isOpen));
     this.head = h('div', { class: 'block-head' });
     this.progress = h('div', { class: 'block-progress' });
-    this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you' });
+    this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you', hidden: true });
     this.summary = h('div', { class: 'block-summary' });
     this.details = h('vscode-button', { class: 'open-details', secondary: true, 'aria-label': `Details of task ${task.name}` }, 'Details');
     this.details.addEventListener('click', () => this.actions.openDetails(this.task.id));
