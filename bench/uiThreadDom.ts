@@ -2,8 +2,9 @@
  * ui.thread_open_happydom and ui.thread_append_happydom: the thread of a conversation with 50 task
  * blocks and 2,000 step rows, built by the webview's own modules (TaskBlock, StepList) in
  * happy-dom, NOT in Chromium: no layout or paint happens, so "open" is the time to build and
- * attach the DOM the browser would then lay out. Named `_happydom` so it is never read as a
- * browser figure. Baseline, same run and same DOM: the same 2,000 rows as plain text nodes.
+ * attach the DOM the browser would then lay out (each block builds the rows it shows: its latest
+ * ones, src/webview/stepRows.ts). Named `_happydom` so it is never read as a browser figure.
+ * Baseline, same run and same DOM: the same 2,000 rows as plain text nodes.
  */
 import type { TaskView } from '../src/shared/protocol';
 import type { StepView } from '../src/shared/threadProtocol';
@@ -57,7 +58,9 @@ export async function measureThreadInHappyDom(): Promise<void> {
     blocks = [];
     for (let b = 0; b < BLOCKS; b++) {
       const block = new TaskBlock(task(b), { post: () => undefined, openDetails: () => undefined });
-      for (let s = 0; s < perBlock; s++) block.step(step(b, s + 1));
+      // Each block's steps come as the one page the host answers `thread.loadSteps` with (`thread.steps`,
+      // as bench/uiThreadOpen.ts plays them); live steps are the appends below.
+      block.page(Array.from({ length: perBlock }, (_, s) => step(b, s + 1)));
       transcript.appendChild(block.element as never);
       blocks.push(block);
     }

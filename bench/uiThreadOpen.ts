@@ -7,7 +7,8 @@
  * of these tasks and answers with nothing.
  *
  * ui.thread_open: from showing the conversation until the frame that paints it with its end in
- * view (the last block's rows drawn) has been painted. ui.thread_append: one live step (a
+ * view (the last block's rows drawn: its latest ones, the rest counted on "Show N earlier steps")
+ * has been painted. ui.thread_append: one live step (a
  * `thread.step` message) appended to the last block with the transcript at its end, until laid
  * out (as ui.stream_append), p95. Baselines, same run and same view: the 2,000 rows as plain text
  * lines in the transcript, painted; one plain text line appended to that transcript, laid out.
@@ -107,8 +108,12 @@ function timeOpen(frame: Frame, sessionId: string, init: HostMessage, pages: Hos
       await new Promise<void>((resolve, reject) => {
         const deadline = started + 30_000;
         const check = () => {
+          // The last block shows its latest rows and says how many earlier ones wait (src/webview/stepRows.ts):
+          // done when every one of its steps is accounted for, the newest drawn.
           const last = document.querySelector(`.task-block[data-task-id="${CSS.escape(lastTaskId)}"]`);
-          if (last && last.querySelectorAll(':scope > .steps > .step').length >= perBlock) resolve();
+          const rows = last ? last.querySelectorAll(':scope > .steps > .step').length : 0;
+          const earlier = Number(last?.querySelector(':scope > .steps-earlier:not([hidden])')?.textContent?.match(/\d+/)?.[0] ?? 0);
+          if (last && rows > 0 && rows + earlier >= perBlock) resolve();
           else if (performance.now() > deadline) reject(new Error('the last block never got its rows'));
           else setTimeout(check, 0);
         };

@@ -24,10 +24,15 @@ export interface TaskBlockActions {
   held?: boolean;
 }
 
+/** A task that has ended: its block is drawn folded (header, counters, summary) until opened. */
+const ended = (task: TaskView) => ['completed', 'error', 'cancelled'].includes(task.status);
+
 /**
  * A task in the thread that started it: its name and state, counters, todos, a row per step, what
  * it waits for from the person (Approve / Reject right there), and its summary once it ends. It
  * updates in place: the step rows and the Details button stay the same elements across updates.
+ * A task that had ended when its block was drawn shows its rows only once opened ("Show N steps");
+ * one at work, or waiting for the person, is open with its latest rows (see StepList).
  */
 export class TaskBlock {
   readonly element: HTMLElement;
@@ -38,17 +43,21 @@ export class TaskBlock {
   private readonly summary: HTMLElement;
   private readonly buttons: HTMLElement;
   private readonly details: HTMLElement;
-  private waitingShown = '';
+  /** What the waiting part shows (`[]`: nothing, as it is made). */
+  private waitingShown = '[]';
   private buttonsShown = '';
+  /** The person folded the rows: the block's state does not open them again. */
+  private foldedByPerson = false;
 
   constructor(
     private task: TaskView,
     private readonly actions: TaskBlockActions,
   ) {
-    this.steps = new StepList(actions.nested, actions.held);
+    this.steps = new StepList(actions.nested, { held: actions.held, folded: ended(task), taskName: () => this.task.name });
+    this.steps.toggle.addEventListener('click', () => (this.foldedByPerson = !this.steps.isOpen));
     this.head = h('div', { class: 'block-head' });
     this.progress = h('div', { class: 'block-progress' });
-    this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you' });
+    this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you', hidden: true });
     this.summary = h('div', { class: 'block-summary' });
     this.details = h('vscode-button', { class: 'open-details', secondary: true, 'aria-label': `Details of task ${task.name}` }, 'Details');
     this.details.addEventListener('click', () => this.actions.openDetails(this.task.id));
@@ -58,6 +67,8 @@ export class TaskBlock {
       { class: 'task-block', 'data-role': 'task', 'data-task-id': task.id },
       this.head,
       this.progress,
+      this.steps.toggle,
+      this.steps.earlier,
       this.steps.element,
       this.waiting,
       this.summary,
@@ -85,6 +96,8 @@ export class TaskBlock {
     this.summary.hidden = !task.finalSummary;
     this.showPending(pending);
     this.showButtons(task);
+    // A task at work again, or one that waits for an approval, shows its latest rows.
+    if (!this.steps.isOpen && !this.foldedByPerson && (!ended(task) || pending.length > 0)) this.steps.setOpen(true);
   }
 
   /**
@@ -117,6 +130,11 @@ export class TaskBlock {
   /** Adds or patches a step row; true when the block changed. */
   step(step: StepView): boolean {
     return this.steps.upsert(step);
+  }
+
+  /** The task's steps so far (the page asked for when the block was drawn); builds only the rows shown. */
+  page(steps: readonly StepView[]): boolean {
+    return this.steps.page(steps);
   }
 
   /** The first pending approval's element, to bring into view when it appears. */

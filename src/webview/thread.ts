@@ -74,13 +74,14 @@ export class Thread {
 
   /**
    * Draws the rows that lead to `taskId`'s block (a sub-task's block is made when its starter's
-   * rows are drawn), so it can be scrolled to; true when the block exists.
+   * row is built: held, folded or earlier rows are built for it), so it can be scrolled to; true
+   * when the block exists.
    */
   drawTowards(taskId: string): boolean {
     for (let depth = 0; depth < 8 && !this.blocks.has(taskId); depth++) {
-      const held = [...this.blocks.values()].filter((b) => !b.steps.isDrawn && b.steps.startsTasks);
-      if (held.length === 0) break;
-      for (const b of held) this.change(b, () => b.steps.draw(), true);
+      const hiding = [...this.blocks.values()].filter((b) => b.steps.hidesTasks);
+      if (hiding.length === 0) break;
+      for (const b of hiding) this.change(b, () => b.steps.showEarlier(), true);
     }
     return this.blocks.has(taskId);
   }
@@ -111,7 +112,7 @@ export class Thread {
       }
       case 'thread.steps': {
         const block = this.blocks.get(message.taskId);
-        if (block) this.change(block, () => message.steps.forEach((step) => block.step(step)));
+        if (block) this.change(block, () => block.page(message.steps));
         return true;
       }
       case 'approvalPatch':

@@ -81,6 +81,8 @@ describe('webview: the thread speaks to people', function () {
     const block = new TaskBlock(task, { post: () => undefined, openDetails: () => undefined });
     for (const step of presentSteps('t-1', events)) block.step(step);
     document.body.appendChild(block.element);
+    // The task has ended: its block is drawn folded; opened, it shows its rows.
+    (block.element.querySelector('.steps-toggle') as HTMLElement).click();
     const rows = [...block.element.querySelectorAll('.step .step-text')].map((r) => r.textContent);
     assert.deepEqual(rows, [
       'Proposed an edit to src/greet.js',

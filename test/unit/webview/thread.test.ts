@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { ApprovalView } from '../../../src/shared/approvalProtocol';
 import type { TaskView, WebviewMessage } from '../../../src/shared/protocol';
 import type { StepView } from '../../../src/shared/threadProtocol';
-import { StepList, renderStep } from '../../../src/webview/stepRows';
+import { LATEST_ROWS, StepList, renderStep } from '../../../src/webview/stepRows';
 import { ApprovalPanel, approvalSubject } from '../../../src/webview/approvalPanel';
 import { TaskBlock } from '../../../src/webview/taskBlock';
 import { taskState as taskStateWord } from '../../../src/shared/taskState';
@@ -77,7 +77,7 @@ describe('webview: step rows', function () {
   });
 
   it('a held list keeps its steps at about their height and draws them, newest versions in order, when asked', function () {
-    const list = new StepList(undefined, true);
+    const list = new StepList(undefined, { held: true });
     list.upsert(step('c2', 5, 5, 'Read b.js'));
     list.upsert(step('c1', 1, 1, 'Reading a.js', { state: 'running' }));
     list.upsert(step('c1', 1, 4, 'Read a.js'));
@@ -88,6 +88,105 @@ describe('webview: step rows', function () {
     assert.equal(list.element.style.minHeight, '');
     list.upsert(step('c3', 7, 7, 'Ran npm test'));
     assert.deepEqual(texts(list.element, '.step-text'), ['Read a.js', 'Read b.js', 'Ran npm test'], 'drawn at once after');
+  });
+});
+
+describe('webview: a block builds only the rows it shows', function () {
+  useDom();
+  const actions = { post: () => undefined, openDetails: () => undefined };
+  const steps = (count: number, from = 1) => Array.from({ length: count }, (_, i) => step(`c${from + i}`, from + i, from + i, `Read f${from + i}.js`));
+  const rowTexts = (block: TaskBlock) => texts(block.element, ':scope > .steps > .step > .step-text');
+  const control = (block: TaskBlock, cls: string) => block.element.querySelector(`:scope > .${cls}`) as HTMLButtonElement;
+
+  it('a task that had ended is drawn folded: no row until it is opened, then its rows in order', function () {
+    const block = new TaskBlock(task({ status: 'completed', finalSummary: 'Done.' }), actions);
+    document.body.appendChild(block.element);
+    block.page([step('c2', 4, 4, 'Read b.js'), step('c1', 2, 2, 'Read a.js'), step('c3', 6, 6, 'Ran npm test')]);
+    assert.equal(block.element.querySelectorAll('.step').length, 0, 'a folded block has rows');
+    assert.equal(block.element.querySelector('.block-summary')?.textContent, 'Done.');
+    const toggle = control(block, 'steps-toggle');
+    assert.equal(toggle.tagName, 'BUTTON', 'the fold is a keyboard-reachable button');
+    assert.equal(toggle.getAttribute('aria-expanded'), 'false');
+    assert.equal(toggle.getAttribute('aria-label'), 'Show 3 steps of task Add greetAll');
+    toggle.click();
+    assert.deepEqual(rowTexts(block), ['Read a.js', 'Read b.js', 'Ran npm test']);
+    assert.equal(toggle.getAttribute('aria-expanded'), 'true');
+    assert.equal(control(block, 'steps-earlier').hidden, true, 'nothing waits');
+    // Folded again by the person, a task update does not open it.
+    toggle.click();
+    block.update(task({ status: 'completed', finalSummary: 'Done.' }), []);
+    assert.equal((block.element.querySelector('.steps') as HTMLElement).hidden, true);
+  });
+
+  it('a block with many rows shows its latest, and "Show N earlier steps" brings the rest, in order', function () {
+    const block = new TaskBlock(task(), actions);
+    document.body.appendChild(block.element);
+    block.page(steps(40));
+    assert.deepEqual(
+      rowTexts(block),
+      steps(LATEST_ROWS, 41 - LATEST_ROWS).map((s) => s.text[0]),
+    );
+    const earlier = control(block, 'steps-earlier');
+    assert.equal(earlier.hidden, false);
+    assert.equal(earlier.textContent, `Show ${40 - LATEST_ROWS} earlier steps`);
+    assert.equal(earlier.getAttribute('aria-label'), `Show ${40 - LATEST_ROWS} earlier steps of task Add greetAll`);
+    earlier.focus();
+    earlier.click();
+    assert.deepEqual(
+      rowTexts(block),
+      steps(40).map((s) => s.text[0]),
+    );
+    assert.equal(earlier.hidden, true);
+    assert.equal(document.activeElement?.textContent, 'Read f1.js', 'the keyboard goes on from the first row brought');
+  });
+
+  it('a live step lands at the end of rows built lazily, touching nothing else', function () {
+    const block = new TaskBlock(task({ status: 'completed' }), actions);
+    document.body.appendChild(block.element);
+    block.page(steps(12));
+    control(block, 'steps-toggle').click();
+    block.update(task(), []);
+    const list = block.element.querySelector('.steps') as HTMLElement;
+    const before = [...list.children];
+    const changes: MutationRecord[] = [];
+    const observer = new MutationObserver((records) => changes.push(...records));
+    observer.observe(block.element, { subtree: true, childList: true, attributes: true, characterData: true });
+    block.step(step('c13', 13, 13, 'Ran npm test'));
+    // happy-dom delivers records at a microtask; take them now.
+    changes.push(...observer.takeRecords());
+    observer.disconnect();
+    assert.deepEqual(rowTexts(block).slice(-2), ['Read f12.js', 'Ran npm test']);
+    assert.deepEqual([...list.children].slice(0, -1), before, 'the rows before were rebuilt');
+    assert.equal(changes.length, 1, `one change: ${changes.map((c) => c.type).join(', ')}`);
+    assert.equal(changes[0]?.target, list);
+    assert.equal(changes[0]?.addedNodes.length, 1);
+    // The earlier rows are still all there, in order.
+    control(block, 'steps-earlier').click();
+    assert.deepEqual(rowTexts(block), [...steps(12).map((s) => s.text[0]), 'Ran npm test']);
+  });
+
+  it('nothing is lost when steps arrive while folded, or older ones after the latest were built', function () {
+    const block = new TaskBlock(task({ status: 'cancelled' }), actions);
+    document.body.appendChild(block.element);
+    block.step(step('c3', 3, 3, 'Read c.js'));
+    block.step(step('c1', 1, 1, 'Reading a.js', { state: 'running' }));
+    block.step(step('c1', 1, 2, 'Read a.js'));
+    assert.equal(block.element.querySelectorAll('.step').length, 0);
+    assert.equal(control(block, 'steps-toggle').textContent, 'Show 2 steps');
+    control(block, 'steps-toggle').click();
+    assert.deepEqual(rowTexts(block), ['Read a.js', 'Read c.js'], 'the newest version of each, in order');
+    // A page of the task's steps so far (older than the rows built, and a newer version of one).
+    block.page([...steps(LATEST_ROWS + 2, 10), step('c3', 3, 9, 'Read c.js again')]);
+    control(block, 'steps-earlier').click();
+    assert.deepEqual(rowTexts(block), ['Read a.js', 'Read c.js again', ...steps(LATEST_ROWS + 2, 10).map((s) => s.text[0])]);
+  });
+
+  it('a task at work again, or waiting for an approval, opens its folded block', function () {
+    const block = new TaskBlock(task({ status: 'completed' }), actions);
+    block.page(steps(3));
+    assert.equal(block.element.querySelectorAll('.step').length, 0);
+    block.update(task({ status: 'completed' }), [approval()]);
+    assert.deepEqual(rowTexts(block), ['Read f1.js', 'Read f2.js', 'Read f3.js']);
   });
 });
 
@@ -319,6 +418,23 @@ describe('webview: the thread’s blocks', function () {
     assert.equal(again.querySelector('.task-block'), null);
     assert.equal(thread.drawTowards('t-2'), true);
     assert.ok(again.querySelector('.task-block[data-task-id="t-2"]'));
+  });
+
+  it('showing a sub-task opens the folded block, and the earlier rows, that lead to it', function () {
+    tasks.set('t-1', task({ status: 'completed' }));
+    const thread = make();
+    const parent = thread.block('t-1') as HTMLElement;
+    thread.onMessage({
+      type: 'thread.steps',
+      taskId: 't-1',
+      steps: [
+        step('c0', 1, 1, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' }),
+        ...Array.from({ length: LATEST_ROWS }, (_, i) => step(`c${i + 1}`, i + 2, i + 2, `Read f${i}.js`)),
+      ],
+    });
+    assert.equal(parent.querySelector('.task-block'), null, 'a folded block drew its rows');
+    assert.equal(thread.drawTowards('t-2'), true);
+    assert.equal(parent.querySelector(':scope > .steps > .step:first-child > .task-block')?.getAttribute('data-task-id'), 't-2');
   });
 
   it('a task patch redraws its block; an init starts afresh with the approvals it carries', function () {
