@@ -149,18 +149,27 @@ export const TARGETS = [
     shown: (f) => `${ms(f.value)} (baseline ${ms(f.baseline)})`,
     pass: (f) => f.value <= limit * 1.25,
   })),
-  // The thread (issue #21), measured in happy-dom, not a browser (bench/uiThreadDom.ts): no layout or paint.
-  ...[
-    ['ui.thread_open_happydom', 150],
-    ['ui.thread_append_happydom', 4],
-  ].map(([name, limit]) => ({
-    name,
-    label: `${name} (happy-dom, not a browser)`,
-    target: `≤ ${limit} ms`,
+  // The thread (issue #21) in happy-dom, not a browser (bench/uiThreadDom.ts): no layout or paint.
+  // The issue's 150 ms is to first paint, which ui.thread_open measures in Chromium. happy-dom's
+  // DOM calls cost several times Chromium's, so an absolute browser figure means nothing here:
+  // opening is held to its same-run baseline, the same 2,000 rows as plain text nodes (the least
+  // DOM work a thread could do), so a regression in the webview's own code shows on any machine.
+  {
+    name: 'ui.thread_open_happydom',
+    label: 'ui.thread_open_happydom (happy-dom, not a browser)',
+    target: '≤ 2.5× the plain text nodes',
+    margin: 'none: same-run ratio',
+    shown: (f) => `${ms(f.value)} (plain text nodes ${ms(f.baseline)}, ${(f.value / f.baseline).toFixed(2)}×)`,
+    pass: (f) => f.value <= 2.5 * f.baseline,
+  },
+  {
+    name: 'ui.thread_append_happydom',
+    label: 'ui.thread_append_happydom (happy-dom, not a browser)',
+    target: '≤ 4 ms',
     margin: '+25%: a shared machine',
-    shown: (f) => `${ms(f.value)} (plain text nodes ${ms(f.baseline)})`,
-    pass: (f) => f.value <= limit * 1.25,
-  })),
+    shown: (f) => `${ms(f.value)} (plain text node ${ms(f.baseline)})`,
+    pass: (f) => f.value <= 4 * 1.25,
+  },
   {
     name: 'ui.update_bytes',
     label: 'ui.update_bytes (largest update)',
