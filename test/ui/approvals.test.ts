@@ -79,9 +79,13 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     assert.deepEqual(shown.slice(0, 2), ['src', 'greet.js'], `breadcrumb: ${shown.join(' › ')}`);
     for (const item of shown)
       assert.doesNotMatch(item, /proposals|workspaceStorage|tasklane\.tasklane|User|[0-9a-f]{8}-[0-9a-f]{4}/, `breadcrumb: ${shown.join(' › ')}`);
-    const tab = page.locator('.part.editor .tab.active').first();
-    const tooltip = `${(await tab.getAttribute('title')) ?? ''} ${(await tab.getAttribute('aria-label')) ?? ''}`;
-    assert.doesNotMatch(tooltip, /proposals|workspaceStorage/, `the tab reads ${tooltip}`);
+    // The tab's tooltip (a workbench hover) names both sides by their paths: /src/greet.js, no set id.
+    await page.locator('.part.editor .tab.active').first().hover();
+    const hover = page.locator('.workbench-hover', { hasText: 'greet.js' }).first();
+    await hover.waitFor({ timeout: 15_000 });
+    const tooltip = (await hover.innerText()).trim();
+    assert.match(tooltip, /\/src\/greet\.js/, `the tab's tooltip reads ${tooltip}`);
+    assert.doesNotMatch(tooltip, /proposals|workspaceStorage|tasklane\.tasklane|[0-9a-f]{8}-[0-9a-f]{4}/, `the tab's tooltip reads ${tooltip}`);
     fs.mkdirSync(screenshotsDir, { recursive: true });
     await page.screenshot({ path: path.join(screenshotsDir, 'ui-diff-breadcrumb.png') });
     await modified.click();
@@ -165,12 +169,13 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     await modelSaw(/approved \(The change was approved and applied: TITLE\.md/);
     await page.locator('.monaco-diff-editor').first().waitFor({ state: 'detached', timeout: 15_000 });
 
-    // A workspace file in a plain editor: no Approve in its title bar.
-    await page.keyboard.press('F1');
-    const quickOpen = page.locator('.quick-input-widget .quick-input-box input');
-    await quickOpen.waitFor({ state: 'visible', timeout: 10_000 });
-    await quickOpen.fill('TITLE.md');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'TITLE.md' }).first().click();
+    // A workspace file in a plain editor: no Approve in its title bar. Opened by its path (File:
+    // Open File…): Quick Open's file search may still hold the list it made before TITLE.md existed.
+    await runCommand(page, 'File: Open File...');
+    const pathInput = page.locator('.quick-input-widget .quick-input-box input');
+    await until('the open-file dialog to show a folder', async () => ((await pathInput.inputValue()).startsWith('/') ? true : undefined), 15_000);
+    await pathInput.fill(path.join(session().server.workspaceDir, 'TITLE.md'));
+    await page.keyboard.press('Enter');
     await page.locator('.part.editor .tab.active', { hasText: 'TITLE.md' }).first().waitFor({ timeout: 10_000 });
     assert.equal(await approve.count(), 0, 'Approve shows in the title bar of a file that is no proposal');
     fs.rmSync(path.join(session().server.workspaceDir, 'TITLE.md'), { force: true });
