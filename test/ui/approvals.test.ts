@@ -169,14 +169,18 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     await modelSaw(/approved \(The change was approved and applied: TITLE\.md/);
     await page.locator('.monaco-diff-editor').first().waitFor({ state: 'detached', timeout: 15_000 });
 
-    // A workspace file in a plain editor: no Approve in its title bar. Opened by its path (File:
-    // Open File…): Quick Open's file search may still hold the list it made before TITLE.md existed.
-    await runCommand(page, 'File: Open File...');
-    const pathInput = page.locator('.quick-input-widget .quick-input-box input');
-    await until('the open-file dialog to show a folder', async () => ((await pathInput.inputValue()).startsWith('/') ? true : undefined), 15_000);
-    await pathInput.fill(path.join(session().server.workspaceDir, 'TITLE.md'));
-    await page.keyboard.press('Enter');
-    await page.locator('.part.editor .tab.active', { hasText: 'TITLE.md' }).first().waitFor({ timeout: 10_000 });
+    // A workspace file in a plain editor: no Approve in its title bar. One that was there from the
+    // start: Quick Open's file search may still hold the list it made before TITLE.md existed.
+    await page.keyboard.press('F1');
+    const quickOpen = page.locator('.quick-input-widget .quick-input-box input');
+    await quickOpen.waitFor({ state: 'visible', timeout: 10_000 });
+    await quickOpen.fill('src/math.js');
+    await page
+      .locator('.quick-input-list .monaco-list-row', { hasText: 'math.js' })
+      .filter({ hasNot: page.locator('.label-description', { hasText: /^\s*\// }) })
+      .first()
+      .click({ timeout: 30_000 });
+    await page.locator('.part.editor .tab.active', { hasText: 'math.js' }).first().waitFor({ timeout: 10_000 });
     assert.equal(await approve.count(), 0, 'Approve shows in the title bar of a file that is no proposal');
     fs.rmSync(path.join(session().server.workspaceDir, 'TITLE.md'), { force: true });
   });
