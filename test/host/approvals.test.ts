@@ -282,32 +282,35 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
 
     it('the proposed side is tasklane-proposed://<set id>/<workspace path>, a JavaScript editor; saved and unsaved typing is what Approve applies', async () => {
       const file = `src/proposed-side-${runs + 1}.js`;
-      const [task] = await proposeInTasks([[write(file, 'export const proposed = 1;\n')]]);
-      const id = task.waitingForApproval as string;
-      assert.ok(id, 'the edit waits for approval');
-      const proposed = await openDiff(id);
-      assert.equal(proposed.scheme, 'tasklane-proposed');
-      assert.equal(proposed.authority, id);
-      assert.equal(proposed.path, `/${file}`);
-      assert.ok(storage, 'the host tier has a workspace storage folder');
-      const stored = vscode.Uri.joinPath(storage, 'proposals', id, ...file.split('/'));
-      const editor = await until('the proposed side in an editor', async () =>
-        vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === proposed.toString()),
-      );
-      assert.equal(editor.document.languageId, 'javascript', 'the proposed side keeps its language (syntax colours, language features)');
-      assert.equal(editor.document.getText(), 'export const proposed = 1;\n');
-      // A file the set does not propose does not exist under the scheme; nor does another set.
-      await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(proposed.with({ path: '/src/greet.js' }))), /not ?found|EntryNotFound/i);
-      await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(proposed.with({ authority: 'no-such-set' }))), /not ?found|EntryNotFound/i);
-      assert.equal(fs.existsSync(stored.fsPath), false, 'nothing is written to storage before the person saves');
-
-      // Typed and saved: kept in the storage folder (a window reload keeps it). Then typed, unsaved.
-      assert.ok(await editor.edit((b) => b.insert(editor.document.positionAt(editor.document.getText().length), 'export const saved = 2;\n')));
-      assert.ok(await editor.document.save(), 'the proposed side saves through its file system');
-      assert.equal(fs.readFileSync(stored.fsPath, 'utf8'), 'export const proposed = 1;\nexport const saved = 2;\n');
-      assert.ok(await editor.edit((b) => b.insert(editor.document.positionAt(editor.document.getText().length), 'export const unsaved = 3;\n')));
-      assert.ok(editor.document.isDirty);
+      // The browser workbench saves on its own a second after a change: off, so the unsaved typing stays unsaved.
+      const files = vscode.workspace.getConfiguration('files');
+      await files.update('autoSave', 'off', target);
       try {
+        const [task] = await proposeInTasks([[write(file, 'export const proposed = 1;\n')]]);
+        const id = task.waitingForApproval as string;
+        assert.ok(id, 'the edit waits for approval');
+        const proposed = await openDiff(id);
+        assert.equal(proposed.scheme, 'tasklane-proposed');
+        assert.equal(proposed.authority, id);
+        assert.equal(proposed.path, `/${file}`);
+        assert.ok(storage, 'the host tier has a workspace storage folder');
+        const stored = vscode.Uri.joinPath(storage, 'proposals', id, ...file.split('/'));
+        const editor = await until('the proposed side in an editor', async () =>
+          vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === proposed.toString()),
+        );
+        assert.equal(editor.document.languageId, 'javascript', 'the proposed side keeps its language (syntax colours, language features)');
+        assert.equal(editor.document.getText(), 'export const proposed = 1;\n');
+        // A file the set does not propose does not exist under the scheme; nor does another set.
+        await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(proposed.with({ path: '/src/greet.js' }))), /not ?found|EntryNotFound/i);
+        await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(proposed.with({ authority: 'no-such-set' }))), /not ?found|EntryNotFound/i);
+        assert.equal(fs.existsSync(stored.fsPath), false, 'nothing is written to storage before the person saves');
+
+        // Typed and saved: kept in the storage folder (a window reload keeps it). Then typed, unsaved.
+        assert.ok(await editor.edit((b) => b.insert(editor.document.positionAt(editor.document.getText().length), 'export const saved = 2;\n')));
+        assert.ok(await editor.document.save(), 'the proposed side saves through its file system');
+        assert.equal(fs.readFileSync(stored.fsPath, 'utf8'), 'export const proposed = 1;\nexport const saved = 2;\n');
+        assert.ok(await editor.edit((b) => b.insert(editor.document.positionAt(editor.document.getText().length), 'export const unsaved = 3;\n')));
+        assert.ok(editor.document.isDirty);
         const result = await fromTitleBar('tasklane.diff.approve', proposed);
         assert.equal(result.status, 'applied', JSON.stringify(result));
         assert.equal(onDisk(file), 'export const proposed = 1;\nexport const saved = 2;\nexport const unsaved = 3;\n');
@@ -323,6 +326,7 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
         await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(proposed, new TextEncoder().encode('late\n'))), /already decided/);
       } finally {
         fs.rmSync(path.join(root(), file), { force: true });
+        await files.update('autoSave', undefined, target);
       }
     });
 
