@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type * as Main from './host/main';
 import type { MainParts } from './host/main';
+import { registerProposedSide } from './host/approvals/proposedSide';
 
 /** What `activate` returns: for tests and other extensions. */
 export interface TasklaneApi {
@@ -11,8 +12,10 @@ export interface TasklaneApi {
 }
 
 /**
- * The activation shim. Activation must cost almost nothing, so this bundle holds only this file:
- * it registers stand-ins for the contributed commands and the sidebar, returns, and on the next
+ * The activation shim. Activation must cost almost nothing, so this bundle holds only this file
+ * and the proposed side's stand-in (src/host/approvals/proposedSide.ts):
+ * it registers stand-ins for the contributed commands, the sidebar and the proposed side of a diff
+ * (a file system a restored editor may ask for before the store opens), returns, and on the next
  * tick loads the composition root (src/host/main.ts, bundled as dist/main.js) which registers the
  * real ones. A command or the sidebar used in that window waits for the load and is then handed
  * to the real implementation. The composition root, not this file, is where services are wired.
@@ -36,6 +39,8 @@ export function activate(context: vscode.ExtensionContext): TasklaneApi {
       resolveWebviewView: async (view, resolveContext, token) => (await loaded).sidebar.resolveWebviewView(view, resolveContext, token),
     }),
   ];
+
+  context.subscriptions.push(registerProposedSide(loaded.then((parts) => parts.proposedFiles)));
 
   setImmediate(() => {
     try {

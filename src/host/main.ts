@@ -37,6 +37,8 @@ export interface MainParts {
   sidebar: vscode.WebviewViewProvider;
   /** Resolves when the store is open and the agent runs. */
   ready: Promise<void>;
+  /** The proposed side of a diff (`tasklane-proposed:`), once the store is open; registered by the shim. */
+  proposedFiles: Promise<vscode.FileSystemProvider>;
 }
 
 /**
@@ -196,5 +198,5 @@ export function start(context: vscode.ExtensionContext): MainParts {
   // Once per start, after the sidebar shows the state; its failure is only a missed prompt.
   started.then(() => offerModelSetup(models)).catch((error) => logger.warn('MODEL', `could not offer the model set-up: ${(error as Error).message}`));
   settings.watchWorkspaceFiles();
-  return { sidebar, ready: part(() => undefined) };
+  return { sidebar, ready: part(() => undefined), proposedFiles: part((s) => s.changeSets.proposedFiles) };
 }

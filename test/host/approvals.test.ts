@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateTasklane, modelSaw, quiesce, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
+import { activateTasklane, modelSaw, storageUriOf, quiesce, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
 import { readOrNull } from '../support/files';
 import { asPerson, sendMessage } from './support/asPerson';
 
@@ -69,9 +69,10 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
   const approval = () => vscode.workspace.getConfiguration('tasklane.approval');
   const target = vscode.ConfigurationTarget.Global;
   let outside: string;
+  let storage: vscode.Uri | undefined;
 
   before(async () => {
-    await activateTasklane();
+    storage = storageUriOf((await activateTasklane()).api);
     // Live tasks left by another suite would send every new message through the router model.
     await quiesce();
     await useScriptedModel();
@@ -276,6 +277,56 @@ describe('host: approval-gated edits (policy, stale check, one WorkspaceEdit, re
         );
       } finally {
         fs.rmSync(path.join(root(), file), { force: true });
+      }
+    });
+
+    it('the proposed side is tasklane-proposed://<set id>/<workspace path>, a JavaScript editor; saved and unsaved typing is what Approve applies', async () => {
+      const file = `src/proposed-side-${runs + 1}.js`;
+      // The browser workbench saves on its own a second after a change: off, so the unsaved typing stays unsaved.
+      const files = vscode.workspace.getConfiguration('files');
+      await files.update('autoSave', 'off', target);
+      try {
+        const [task] = await proposeInTasks([[write(file, 'export const proposed = 1;\n')]]);
+        const id = task.waitingForApproval as string;
+        assert.ok(id, 'the edit waits for approval');
+        const proposed = await openDiff(id);
+        assert.equal(proposed.scheme, 'tasklane-proposed');
+        assert.equal(proposed.authority, id);
+        assert.equal(proposed.path, `/${file}`);
+        assert.ok(storage, 'the host tier has a workspace storage folder');
+        const stored = vscode.Uri.joinPath(storage, 'proposals', id, ...file.split('/'));
+        const editor = await until('the proposed side in an editor', async () =>
+          vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === proposed.toString()),
+        );
+        assert.equal(editor.document.languageId, 'javascript', 'the proposed side keeps its language (syntax colours, language features)');
+        assert.equal(editor.document.getText(), 'export const proposed = 1;\n');
+        // A file the set does not propose does not exist under the scheme; nor does another set.
+        await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(proposed.with({ path: '/src/greet.js' }))), /not ?found|EntryNotFound/i);
+        await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(proposed.with({ authority: 'no-such-set' }))), /not ?found|EntryNotFound/i);
+        assert.equal(fs.existsSync(stored.fsPath), false, 'nothing is written to storage before the person saves');
+
+        // Typed and saved: kept in the storage folder (a window reload keeps it). Then typed, unsaved.
+        assert.ok(await editor.edit((b) => b.insert(editor.document.positionAt(editor.document.getText().length), 'export const saved = 2;\n')));
+        assert.ok(await editor.document.save(), 'the proposed side saves through its file system');
+        assert.equal(fs.readFileSync(stored.fsPath, 'utf8'), 'export const proposed = 1;\nexport const saved = 2;\n');
+        assert.ok(await editor.edit((b) => b.insert(editor.document.positionAt(editor.document.getText().length), 'export const unsaved = 3;\n')));
+        assert.ok(editor.document.isDirty);
+        const result = await fromTitleBar('tasklane.diff.approve', proposed);
+        assert.equal(result.status, 'applied', JSON.stringify(result));
+        assert.equal(onDisk(file), 'export const proposed = 1;\nexport const saved = 2;\nexport const unsaved = 3;\n');
+        await until('the decided diff to close and its saved edit to go', async () =>
+          fs.existsSync(stored.fsPath) ||
+          vscode.window.tabGroups.all
+            .flatMap((g) => g.tabs)
+            .some((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === proposed.toString())
+            ? undefined
+            : true,
+        );
+        // A decided set's proposed side takes no more writes.
+        await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(proposed, new TextEncoder().encode('late\n'))), /already decided/);
+      } finally {
+        fs.rmSync(path.join(root(), file), { force: true });
+        await files.update('autoSave', undefined, target);
       }
     });
 

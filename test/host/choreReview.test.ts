@@ -131,7 +131,8 @@ describe('host: chore review links', function () {
     assert.deepEqual(opened, { opened: 'diff', id: approvalId });
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
     assert.ok(tab?.input instanceof vscode.TabInputTextDiff, `active tab: ${tab?.label}`);
-    assert.ok(tab.input.original.path.startsWith(`/${approvalId}/`), `the diff of ${approvalId}: ${tab.input.original.toString()}`);
+    assert.equal(tab.input.original.authority, approvalId, `the diff of ${approvalId}: ${tab.input.original.toString()}`);
+    assert.equal(tab.input.modified.toString(), `tasklane-proposed://${approvalId}/README.md`);
     assert.match(tab.label, /README\.md/);
 
     const unknown = await vscode.commands.executeCommand(

@@ -70,6 +70,24 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     const modified = page.locator('.monaco-diff-editor .editor.modified .view-lines').first();
     // The first diff editor of a window loads its code then: on a loaded 2-core machine that took over 20 s.
     await modified.waitFor({ timeout: 60_000 });
+    // The proposed side reads as the workspace file: the breadcrumb is src › greet.js, nothing of the storage folder.
+    const crumbs = page.locator('.part.editor .breadcrumbs-control .monaco-breadcrumb-item');
+    const shown = await until('the diff breadcrumb to name src/greet.js', async () => {
+      const items = (await crumbs.allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+      return items.includes('src') && items.includes('greet.js') ? items : undefined;
+    });
+    assert.deepEqual(shown.slice(0, 2), ['src', 'greet.js'], `breadcrumb: ${shown.join(' › ')}`);
+    for (const item of shown)
+      assert.doesNotMatch(item, /proposals|workspaceStorage|tasklane\.tasklane|User|[0-9a-f]{8}-[0-9a-f]{4}/, `breadcrumb: ${shown.join(' › ')}`);
+    // The tab's tooltip (a workbench hover) names both sides by their paths: /src/greet.js, no set id.
+    await page.locator('.part.editor .tab.active').first().hover();
+    const hover = page.locator('.workbench-hover', { hasText: 'greet.js' }).first();
+    await hover.waitFor({ timeout: 15_000 });
+    const tooltip = (await hover.innerText()).trim();
+    assert.match(tooltip, /\/src\/greet\.js/, `the tab's tooltip reads ${tooltip}`);
+    assert.doesNotMatch(tooltip, /proposals|workspaceStorage|tasklane\.tasklane|[0-9a-f]{8}-[0-9a-f]{4}/, `the tab's tooltip reads ${tooltip}`);
+    fs.mkdirSync(screenshotsDir, { recursive: true });
+    await page.screenshot({ path: path.join(screenshotsDir, 'ui-diff-breadcrumb.png') });
     await modified.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('// reviewed in the diff editor\n');
@@ -94,10 +112,11 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     const quickOpen = page.locator('.quick-input-widget .quick-input-box input');
     await quickOpen.waitFor({ state: 'visible', timeout: 10_000 });
     await quickOpen.fill('src/greet.js');
-    // The workspace's src/greet.js, not the (now removed) proposal copy Quick Open also remembers.
+    // The workspace's src/greet.js, not the (now decided) proposed side Quick Open may also remember
+    // (described by its absolute path, `/src`, as it is no file of the workspace folder).
     const workspaceGreet = page
       .locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' })
-      .filter({ hasNot: page.locator('.label-description', { hasText: 'proposals' }) })
+      .filter({ hasNot: page.locator('.label-description', { hasText: /^\s*\// }) })
       .first();
     await workspaceGreet.waitFor({ timeout: 30_000 });
     await workspaceGreet.click();
@@ -146,13 +165,18 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     await modelSaw(/approved \(The change was approved and applied: TITLE\.md/);
     await page.locator('.monaco-diff-editor').first().waitFor({ state: 'detached', timeout: 15_000 });
 
-    // A workspace file in a plain editor: no Approve in its title bar.
+    // A workspace file in a plain editor: no Approve in its title bar. One that was there from the
+    // start: Quick Open's file search may still hold the list it made before TITLE.md existed.
     await page.keyboard.press('F1');
     const quickOpen = page.locator('.quick-input-widget .quick-input-box input');
     await quickOpen.waitFor({ state: 'visible', timeout: 10_000 });
-    await quickOpen.fill('TITLE.md');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'TITLE.md' }).first().click();
-    await page.locator('.part.editor .tab.active', { hasText: 'TITLE.md' }).first().waitFor({ timeout: 10_000 });
+    await quickOpen.fill('src/math.js');
+    await page
+      .locator('.quick-input-list .monaco-list-row', { hasText: 'math.js' })
+      .filter({ hasNot: page.locator('.label-description', { hasText: /^\s*\// }) })
+      .first()
+      .click({ timeout: 30_000 });
+    await page.locator('.part.editor .tab.active', { hasText: 'math.js' }).first().waitFor({ timeout: 10_000 });
     assert.equal(await approve.count(), 0, 'Approve shows in the title bar of a file that is no proposal');
     fs.rmSync(path.join(session().server.workspaceDir, 'TITLE.md'), { force: true });
   });

@@ -49,7 +49,7 @@ export interface ApprovalServiceDeps {
   taskChore: (taskId: string) => string | undefined;
   /** Where the edit policy is read (user settings only). */
   settings: Pick<TasklaneSettings, 'editPolicy'>;
-  /** Where the proposals' editable right sides live (`proposals/<set id>/…`). */
+  /** Where saved edits of the proposals' right sides are kept (`proposals/<set id>/…`). */
   storageDir: string;
   /** Where the workspace's files are read and written (the first folder; the storage folder when none is open). */
   root: vscode.Uri;
@@ -87,6 +87,11 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
     const store = this.store;
     this.documents = new ProposalDocuments(vscode.Uri.file(deps.storageDir), (id) => store.load(id));
     this.subscription = deps.changeSets.onDidChange((changeSet) => this.publish(changeSet));
+  }
+
+  /** The proposed sides of the diffs (`tasklane-proposed:`), for the activation shim to register. */
+  get proposedFiles(): vscode.FileSystemProvider {
+    return this.documents.files;
   }
 
   async owns(id: string): Promise<boolean> {

@@ -2,9 +2,11 @@ import * as vscode from 'vscode';
 import type { ApprovalResult } from './approvalService';
 
 /**
- * The context key listing where the title bar finds each pending proposal's diff (the path of its
- * right side): package.json's `editor/title` Approve and Reject show when
- * `resourcePath in tasklane.proposedSides`, so on Tasklane's proposed-change diffs only.
+ * The context key listing each pending proposal's diff as the title bar sees it (its right side's
+ * URI, as a string): package.json's `editor/title` Approve and Reject show when
+ * `resource in tasklane.proposedSides`, so on Tasklane's proposed-change diffs only. `resource`,
+ * not `resourcePath`: for a scheme other than `file` the path is the workspace-relative one, the
+ * same for every proposal of that file; the URI also holds the set id.
  */
 export const PROPOSED_SIDES_KEY = 'tasklane.proposedSides';
 
