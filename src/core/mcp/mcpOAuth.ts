@@ -209,10 +209,10 @@ export class McpOAuth {
   }
 }
 
-/** https, or http only to this machine (a server under development). */
+/** https, or http only to this machine (a server under development): localhost, 127.0.0.0/8, [::1]. */
 function safeAuthorizationUrl(url: URL): boolean {
   if (url.protocol === 'https:') return true;
-  return url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  return url.protocol === 'http:' && (['localhost', '[::1]'].includes(url.hostname) || /^127(\.\d{1,3}){3}$/.test(url.hostname));
 }
 
 function describe(text: string | null): string {
