@@ -22,6 +22,9 @@ import { MemorySecrets } from '../test/fakes/memorySecrets';
 
 const SERVER = 'conformance';
 const REDIRECT = 'vscode://tasklane.tasklane/mcp/oauth';
+/** The client ID metadata document the suite's CIMD scenario expects as the client id. */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+const SECRET_VARIABLE = 'TASKLANE_CONFORMANCE_CLIENT_SECRET';
 
 const logger: Logger = {
   trace: () => undefined,
@@ -62,7 +65,15 @@ async function main(): Promise<number> {
   const browser = new Browser();
   const oauth = new McpOAuth({ secrets: new MemorySecrets(), signIn: browser, clock: systemClock, logger });
   browser.deliver = (uri) => oauth.deliver(uri);
-  const { servers: definitions, problems } = parseMcpServers({ servers: { [SERVER]: { type: 'http', url } } }, 'user');
+  // As a person would configure the client: a client registered beforehand when the scenario
+  // hands one over (its secret through the environment, never the definition), else a client ID
+  // metadata document, which the SDK uses only where the authorization server accepts them.
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+  if (context.client_secret) process.env[SECRET_VARIABLE] = context.client_secret;
+  const client = context.client_id
+    ? { clientId: context.client_id, ...(context.client_secret ? { clientSecret: `\${env:${SECRET_VARIABLE}}` } : {}) }
+    : { clientId: CLIENT_METADATA_URL };
+  const { servers: definitions, problems } = parseMcpServers({ servers: { [SERVER]: { type: 'http', url, oauth: client } } }, 'user');
   if (problems.length) throw new Error(JSON.stringify(problems));
   const servers = new McpServers({
     definitions: () => definitions,

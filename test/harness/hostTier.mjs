@@ -61,16 +61,29 @@ export async function bundleHostSuites(outfile, files) {
  * Answers the workbench's modal dialog for a suite that asked to (support/dialogs.ts writes
  * `dialog-request.json` with the button's label): clicks that button once the dialog shows, and
  * hands the dialog's text back in `dialog-answer.json`, so the suite can assert what it said. A
- * request without a button only reads the text once the dialog shows, and leaves it open.
+ * request without a button only reads the text once the dialog shows, and leaves it open. A request
+ * with `input` types it into the input box (or quick pick filter) titled `title`, then Enter.
  */
 async function answerDialog(page, runDir) {
   const requestFile = path.join(runDir, 'dialog-request.json');
   if (!fs.existsSync(requestFile)) return;
-  const { button } = JSON.parse(fs.readFileSync(requestFile, 'utf8'));
-  const box = page.locator('.monaco-dialog-box');
-  if ((await box.count()) === 0) return;
-  const text = await box.first().innerText();
-  if (button) await box.first().locator('.monaco-button', { hasText: button }).first().click();
+  const { button, input, title } = JSON.parse(fs.readFileSync(requestFile, 'utf8'));
+  let text;
+  if (typeof input === 'string') {
+    // An input box or quick pick whose title holds `title`: types `input` and presses Enter.
+    const widget = page.locator('.quick-input-widget');
+    if (!(await widget.isVisible())) return;
+    text = await widget.innerText();
+    if (!text.includes(title)) return;
+    const field = widget.locator('.quick-input-box input');
+    await field.fill(input);
+    await field.press('Enter');
+  } else {
+    const box = page.locator('.monaco-dialog-box');
+    if ((await box.count()) === 0) return;
+    text = await box.first().innerText();
+    if (button) await box.first().locator('.monaco-button', { hasText: button }).first().click();
+  }
   fs.rmSync(requestFile);
   fs.writeFileSync(path.join(runDir, 'dialog-answer.json.tmp'), JSON.stringify({ text }));
   fs.renameSync(path.join(runDir, 'dialog-answer.json.tmp'), path.join(runDir, 'dialog-answer.json'));

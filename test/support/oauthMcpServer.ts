@@ -6,8 +6,9 @@
  * that lets a client initialize and asks for a sign-in only when it lists or calls tools). The provider approves every authorization at once (the test
  * plays the browser) and can expire every access token, so a refresh can be forced without waiting.
  */
+import './insecureIssuer';
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
@@ -106,18 +107,31 @@ export interface OAuthMcpServer {
   provider: MemoryProvider;
   /** Requests to the MCP endpoint, with the status they got. */
   statuses: number[];
+  /** Every request to the server (MCP endpoint, metadata, authorization, token), as `METHOD path status`. */
+  requests: string[];
   close(): Promise<void>;
 }
 
-export async function startOAuthMcpServer(options: { open?: string[] } = {}): Promise<OAuthMcpServer> {
+/**
+ * `host` is the loopback address it listens on (default 127.0.0.1). Another one of 127.0.0.0/8
+ * serves a test in VS Code for the web: the workbench forwards ports of localhost and 127.0.0.1
+ * only, and re-encodes the query of a URL it forwards, which mangles an authorization URL.
+ */
+export async function startOAuthMcpServer(options: { open?: string[]; host?: string } = {}): Promise<OAuthMcpServer> {
+  const host = options.host ?? '127.0.0.1';
   const open = new Set(options.open ?? []);
   const provider = new MemoryProvider();
   const statuses: number[] = [];
-  const app = createMcpExpressApp({ host: '127.0.0.1' });
+  const requests: string[] = [];
+  const app = createMcpExpressApp({ host, ...(host === '127.0.0.1' ? {} : { allowedHosts: [host] }) });
   const listener = await new Promise<Server>((resolve) => {
-    const server = app.listen(0, '127.0.0.1', () => resolve(server));
+    const server = app.listen(0, host, () => resolve(server));
   });
-  const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+  // On the HTTP server, so a request the app refuses early (a Host it does not accept) is seen too.
+  listener.on('request', (req: IncomingMessage, res: ServerResponse) =>
+    res.on('finish', () => requests.push(`${req.method} ${((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0]} ${res.statusCode}`)),
+  );
+  const base = `http://${host}:${(listener.address() as AddressInfo).port}`;
   const mcpUrl = new URL(`${base}/mcp`);
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl, resourceName: 'test server' }));
   const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
@@ -142,6 +156,7 @@ export async function startOAuthMcpServer(options: { open?: string[] } = {}): Pr
     url: mcpUrl.toString(),
     provider,
     statuses,
+    requests,
     close: () => new Promise<void>((resolve) => listener.close(() => resolve())),
   };
 }

@@ -24,16 +24,40 @@ const stdioSchema = z.object({
   cwd: z.string().optional(),
 });
 
+/** `${env:NAME}`: the only form a client secret may take in a definition. */
+const ENV_REFERENCE = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+const oauthSchema = z.object({
+  clientId: z.string().min(1).max(2_000),
+  clientSecret: z
+    .string()
+    .regex(ENV_REFERENCE, 'write "${env:NAME}" and put the secret in that environment variable: a secret is never kept in mcp.json or settings')
+    .optional(),
+});
+
 const httpSchema = z.object({
   type: z.enum(['http', 'sse']),
   url: z.url(),
   headers: z.record(z.string(), z.string()).default({}),
+  oauth: oauthSchema.optional(),
 });
+
+/**
+ * A remote server's OAuth client, when the person does not want dynamic registration: a client
+ * registered beforehand (`clientId`, and for a confidential one the environment variable holding
+ * its secret), or a client ID metadata document (`clientId` is its https URL), which the SDK
+ * uses with authorization servers that accept them and registers otherwise.
+ */
+export interface McpOAuthClient {
+  clientId: string;
+  /** The environment variable holding the client secret (`${env:NAME}` in the definition). */
+  clientSecretEnv?: string;
+}
 
 /** One server as Tasklane runs it. */
 export type McpServerDefinition =
   | { name: string; source: McpSource; transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string; hash: string }
-  | { name: string; source: McpSource; transport: 'http'; url: string; headers: Record<string, string>; hash: string };
+  | { name: string; source: McpSource; transport: 'http'; url: string; headers: Record<string, string>; oauth?: McpOAuthClient; hash: string };
 
 /** A server entry that could not be read, with what is wrong. */
 export interface McpConfigProblem {
@@ -67,7 +91,18 @@ export function parseMcpServers(raw: unknown, source: McpSource): { servers: Mcp
       const body = { transport: 'stdio' as const, command: def.command, args: def.args, env: def.env, ...(def.cwd ? { cwd: def.cwd } : {}) };
       servers.push({ name, source, ...body, hash: definitionHash({ name, ...body }) });
     } else {
-      const body = { transport: 'http' as const, url: def.url, headers: def.headers };
+      const secretEnv = def.oauth?.clientSecret?.match(ENV_REFERENCE)?.[1];
+      // A repository's file naming a variable would send whatever it holds to a site the repository chose.
+      if (secretEnv && source === 'workspace') {
+        problems.push({
+          name,
+          source,
+          message: `oauth.clientSecret: a repository's ${MCP_FILE} may not read your environment; define this server in your own settings (tasklane.mcp.servers) to give it a client secret`,
+        });
+        continue;
+      }
+      const oauth = def.oauth ? { clientId: def.oauth.clientId, ...(secretEnv ? { clientSecretEnv: secretEnv } : {}) } : undefined;
+      const body = { transport: 'http' as const, url: def.url, headers: def.headers, ...(oauth ? { oauth } : {}) };
       servers.push({ name, source, ...body, hash: definitionHash({ name, ...body }) });
     }
   }

@@ -270,7 +270,10 @@ export class McpConnection {
     try {
       const sdk = (this.sdk = await loadSdk());
       const secrets = (await this.options.secretEnv?.()) ?? {};
-      const auth = definition.transport === 'http' && this.options.oauth ? await this.options.oauth.provider(definition.name, definition.url) : undefined;
+      const auth =
+        definition.transport === 'http' && this.options.oauth
+          ? await this.options.oauth.provider(definition.name, definition.url, definition.oauth)
+          : undefined;
       try {
         client = await this.open(sdk, auth, secrets);
       } catch (error) {

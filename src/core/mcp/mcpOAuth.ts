@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Clock, Logger } from '../ports';
+import type { McpOAuthClient } from './mcpConfig';
 
 /** Where sign-in state is kept: the host's secret store (SecretStorage in VS Code, a map in tests). */
 export interface McpSecretStore {
@@ -41,6 +42,8 @@ export interface McpOAuthDeps {
   onSecret?: (value: string) => void;
   /** How long a sign-in waits for the browser to come back (default 5 minutes). */
   redirectTimeoutMs?: number;
+  /** Reads the environment variable a definition names for a client secret (default: this process's). */
+  env?: (name: string) => string | undefined;
 }
 
 /** What one server's entry in the secret store holds. */
@@ -69,9 +72,17 @@ export class McpOAuth {
   /** The redirect path the host's URI handler routes here. */
   static readonly path = PATH;
 
-  /** A provider for one server's transport, with the redirect URI resolved. */
-  async provider(server: string, url: string): Promise<ServerOAuth> {
-    return new ServerOAuth(this, server, url, await this.deps.signIn.redirectUri());
+  /** A provider for one server's transport, with the redirect URI resolved; `client` is the definition's own OAuth client. */
+  async provider(server: string, url: string, client?: McpOAuthClient): Promise<ServerOAuth> {
+    return new ServerOAuth(this, server, url, await this.deps.signIn.redirectUri(), client);
+  }
+
+  /** @internal A pre-registered client's secret, read from the variable its definition names; throws naming a missing one. */
+  clientSecret(server: string, variable: string): string {
+    const value = (this.deps.env ?? ((name) => process.env[name]))(variable);
+    if (!value) throw new McpSignInNeeded(`the MCP server ${server} signs in with a client secret from the environment variable ${variable}, which is not set`);
+    this.deps.onSecret?.(value);
+    return value;
   }
 
   /** Whether tokens are saved for `server` (at `url`). */
@@ -209,10 +220,20 @@ export class McpOAuth {
   }
 }
 
-/** https, or http only to this machine (a server under development). */
+/** https, or http only to this machine (a server under development): localhost, 127.0.0.0/8, [::1]. */
 function safeAuthorizationUrl(url: URL): boolean {
   if (url.protocol === 'https:') return true;
-  return url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  return url.protocol === 'http:' && (['localhost', '[::1]'].includes(url.hostname) || /^127(\.\d{1,3}){3}$/.test(url.hostname));
+}
+
+/** An https URL with a path: what a client ID metadata document's id is (SEP-991). */
+function isMetadataDocumentUrl(id: string): boolean {
+  try {
+    const url = new URL(id);
+    return url.protocol === 'https:' && url.pathname !== '/';
+  } catch {
+    return false;
+  }
 }
 
 function describe(text: string | null): string {
@@ -233,10 +254,25 @@ export class ServerOAuth implements OAuthClientProvider {
     readonly server: string,
     private readonly url: string,
     private readonly redirect: string,
+    private readonly client?: McpOAuthClient,
   ) {}
 
   get redirectUrl(): string {
     return this.redirect;
+  }
+
+  /**
+   * A client ID metadata document (the definition's `oauth.clientId` is its https URL): the SDK
+   * uses it as the client id where the authorization server says it accepts them, and registers
+   * dynamically elsewhere.
+   */
+  get clientMetadataUrl(): string | undefined {
+    return this.client && isMetadataDocumentUrl(this.client.clientId) ? this.client.clientId : undefined;
+  }
+
+  /** A client registered beforehand (the definition's `oauth.clientId`, not a URL). */
+  private get preRegistered(): McpOAuthClient | undefined {
+    return this.client && !isMetadataDocumentUrl(this.client.clientId) ? this.client : undefined;
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -254,6 +290,12 @@ export class ServerOAuth implements OAuthClientProvider {
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    // Registered beforehand: its id from the definition, its secret from the environment, each time (never saved here).
+    const own = this.preRegistered;
+    if (own) {
+      const secret = own.clientSecretEnv ? this.owner.clientSecret(this.server, own.clientSecretEnv) : undefined;
+      return { client_id: own.clientId, ...(secret ? { client_secret: secret } : {}) };
+    }
     const client = (await this.owner.load(this.server, this.url)).client;
     // Registered for another redirect (another editor build, a remote window): register again.
     const uris = (client as { redirect_uris?: string[] } | undefined)?.redirect_uris;
@@ -261,6 +303,7 @@ export class ServerOAuth implements OAuthClientProvider {
   }
 
   async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+    if (this.preRegistered) return;
     await this.owner.save(this.server, this.url, (saved) => ({ ...saved, client }));
   }
 

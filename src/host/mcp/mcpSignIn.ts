@@ -29,6 +29,17 @@ export class VsCodeSignIn implements McpSignInPort {
       SIGN_IN,
     );
     if (choice !== SIGN_IN) return false;
-    return vscode.env.openExternal(vscode.Uri.parse(authorizationUrl.toString(), true));
+    return vscode.env.openExternal(exactly(authorizationUrl));
   }
+}
+
+/**
+ * The page as a string, passed where the API's type says Uri. A vscode.Uri decodes the query and
+ * encodes it again its own way, which turns `%26` inside a parameter into `&`: the `redirect_uri`
+ * code-server and vscode.dev give (`…/callback?vscode-reqid=…&vscode-scheme=…`) arrived cut into
+ * pieces and the authorization server refused it. The extension host's openExternal takes a string
+ * as well and hands it on untouched (what the `open` shim of the extension host relies on).
+ */
+function exactly(url: URL): vscode.Uri {
+  return url.toString() as unknown as vscode.Uri;
 }

@@ -16,7 +16,16 @@ export function dialogShown(timeoutMs = 30_000): Promise<string> {
   return askHarness({ button: null }, 'a modal dialog to show', timeoutMs);
 }
 
-async function askHarness(request: { button: string | null }, waitingFor: string, timeoutMs: number): Promise<string> {
+/**
+ * Types `text` into the input box or quick pick whose title holds `title` once it shows, and
+ * presses Enter (on a quick pick, the text filters the items and Enter picks the first match).
+ * Returns the widget's text as it was before typing.
+ */
+export function typeIntoInput(title: string, text: string, timeoutMs = 30_000): Promise<string> {
+  return askHarness({ input: text, title }, `the harness to type into the input "${title}"`, timeoutMs);
+}
+
+async function askHarness(request: { button: string | null } | { input: string; title: string }, waitingFor: string, timeoutMs: number): Promise<string> {
   const dir = process.env.TASKLANE_HOST_DIALOG_DIR;
   if (!dir) throw new Error('the host harness set no TASKLANE_HOST_DIALOG_DIR');
   const answer = path.join(dir, 'dialog-answer.json');

@@ -146,4 +146,41 @@ describe('mcp: remote servers that ask for OAuth', function () {
     const result = await servers.call('tracker', 'whoami', {}, { timeoutMs: 10_000 });
     assert.match(result.error ?? '', /the sign-in was not completed: access_denied \(nope\)/);
   });
+  it('a client registered beforehand: its id from the definition, its secret from the environment, never registered or saved', async () => {
+    server.provider.clients.set('pre-registered', {
+      client_id: 'pre-registered',
+      client_secret: 'the-app-secret',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
+    oauth = new McpOAuth({ secrets, signIn: browser, clock: systemClock, logger, env: (name) => (name === 'TRACKER_SECRET' ? 'the-app-secret' : undefined) });
+    browser.deliver = (uri) => oauth.deliver(uri);
+    const raw = { servers: { tracker: { type: 'http', url: server.url, oauth: { clientId: 'pre-registered', clientSecret: '${env:TRACKER_SECRET}' } } } };
+    const { servers: defs, problems } = parseMcpServers(raw, 'user');
+    assert.deepEqual(problems, []);
+    servers = new McpServers({ definitions: () => defs, trusted: () => true, workspaceTrusted: () => true, cwd: '/', clock: systemClock, logger, oauth });
+    assert.equal(await whoami('registered'), 'registered, client pre-registered');
+    assert.ok(!server.requests.some((r) => r.startsWith('POST /register')), 'no dynamic registration');
+    assert.ok(![...secrets.values.values()].some((v) => v.includes('the-app-secret')), 'the client secret is not saved');
+  });
+
+  it('a client secret in a definition is only ever a reference to the environment, and never from a repository', () => {
+    const literal = parseMcpServers(
+      { servers: { t: { type: 'http', url: 'https://x.example/mcp', oauth: { clientId: 'id', clientSecret: 'hunter2' } } } },
+      'user',
+    );
+    assert.match(literal.problems[0]?.message ?? '', /oauth\.clientSecret: write "\$\{env:NAME\}"/);
+    const fromRepo = parseMcpServers(
+      { servers: { t: { type: 'http', url: 'https://x.example/mcp', oauth: { clientId: 'id', clientSecret: '${env:AWS_SECRET}' } } } },
+      'workspace',
+    );
+    assert.match(fromRepo.problems[0]?.message ?? '', /a repository's .vscode\/mcp\.json may not read your environment/);
+    const cimd = parseMcpServers(
+      { servers: { t: { type: 'http', url: 'https://x.example/mcp', oauth: { clientId: 'https://app.example/client.json' } } } },
+      'workspace',
+    );
+    const plain = parseMcpServers({ servers: { t: { type: 'http', url: 'https://x.example/mcp' } } }, 'workspace');
+    assert.equal(cimd.servers[0]?.transport === 'http' && cimd.servers[0].oauth?.clientId, 'https://app.example/client.json');
+    assert.notEqual(cimd.servers[0]?.hash, plain.servers[0]?.hash, 'consent binds to the OAuth client too');
+  });
 });
