@@ -58,6 +58,11 @@ export function reviewMcpServer(
     const text = [
       `URL: ${showInvisible(def.url)}`,
       ...(headers.length ? [`Headers sent: ${headers.map((h) => showInvisible(h)).join(', ')} (values not shown)`] : []),
+      ...(def.oauth
+        ? [
+            `Signs in as the OAuth client ${showInvisible(def.oauth.clientId)}${def.oauth.clientSecretEnv ? ` with the secret in $${def.oauth.clientSecretEnv} (value not shown)` : ''}`,
+          ]
+        : []),
     ].join('\n');
     return { text, loaderVariables: [], localFiles: [], hash: definitionHash({ definition: def.hash }) };
   }

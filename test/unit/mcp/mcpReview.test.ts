@@ -99,6 +99,14 @@ describe('mcp: what the Trust dialog shows and what consent binds to', () => {
     assert.deepEqual(reviewer.review(remote!).localFiles, []);
   });
 
+  it("a remote server's review names the OAuth client it signs in as, which its hash covers", () => {
+    const [plain] = servers({ remote: { type: 'http', url: 'https://mcp.example.com/mcp' } });
+    const [client] = servers({ remote: { type: 'http', url: 'https://mcp.example.com/mcp', oauth: { clientId: 'https://repo.example/client.json' } } });
+    const review = reviewMcpServer(client!, root);
+    assert.match(review.text, /Signs in as the OAuth client https:\/\/repo\.example\/client\.json/);
+    assert.notEqual(review.hash, reviewMcpServer(plain!, root).hash);
+  });
+
   it('a changed env (or any field) changes the hash; the same definition keeps it', () => {
     const [a] = servers({ s: { command: 'npx', args: ['srv'] } });
     const [b] = servers({ s: { command: 'npx', args: ['srv'], env: { PATH: './.bin' } } });
