@@ -12,7 +12,8 @@ export class DurableRowError extends Error {
     readonly kind: string,
     readonly id: string,
     readonly field: string,
-    detail: string,
+    /** What is wrong with `field` ("not JSON (…)", zod's message). */
+    readonly detail: string,
   ) {
     super(`The stored ${kind} ${id} cannot be read: ${field ? `${field}: ` : ''}${detail}. It is left out; the rest of the store is used.`);
     this.name = 'DurableRowError';

@@ -1,6 +1,5 @@
 import type { Clock } from '../../ports';
-import { decodeRow, decodeRows } from '../../store/decodeRow';
-import type { DurableRowError } from '../../store/decodeRow';
+import { decodeRow, decodeRows, DurableRowError } from '../../store/decodeRow';
 import type { DurableDb, SqlValue } from '../../store/types';
 import { changeSetSchema } from './changeSet';
 import type { ChangeSet, ChangeSetStatus } from './changeSet';
@@ -115,7 +114,16 @@ export class DbChangeSetStore implements ChangeSetStore {
 
   async load(id: string): Promise<ChangeSet | undefined> {
     const [row] = this.db.query('SELECT id, data FROM approvals WHERE id = ?', [id]);
-    return row === undefined ? undefined : parseRow(row.id, row.data);
+    if (row === undefined) return undefined;
+    try {
+      return parseRow(row.id, row.data);
+    } catch (error) {
+      if (!(error instanceof DurableRowError)) throw error;
+      throw new Error(
+        `Change set ${id} in the approvals table is damaged (${error.field || 'data'}: ${error.detail.slice(0, 200)}); delete it and let the task propose the edit again`,
+        { cause: error },
+      );
+    }
   }
 
   async list(filter: ChangeSetFilter = {}): Promise<ChangeSet[]> {
