@@ -149,7 +149,12 @@ export class DbChangeSetStore implements ChangeSetStore {
   }
 
   async oldestPending(): Promise<ChangeSet | undefined> {
-    return (await this.list({ status: 'pending' }))[0];
+    // The first that decodes: a damaged older set is reported, and does not block the review of the next.
+    for (const row of this.db.query("SELECT id, data FROM approvals WHERE status = 'pending' ORDER BY created_at, id")) {
+      const [set] = decodeRows([row], (r) => parseRow(r.id, r.data), this.report);
+      if (set) return set;
+    }
+    return undefined;
   }
 
   async delete(id: string): Promise<boolean> {
