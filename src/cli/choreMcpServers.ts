@@ -2,7 +2,8 @@
  * The MCP servers of a chore run on the command line. Nothing is configured but what the chore
  * declares (`mcp:`): each server is the chore's own definition or the one of that name in the
  * folder's `.vscode/mcp.json`, started here with a scrubbed environment plus the secrets it names
- * (TASKLANE_SECRET_<NAME>, to that server only). A package npx would download must be pinned, and
+ * (TASKLANE_SECRET_<NAME>, to that server only), given through the servers' `secretEnv` hook as in
+ * VS Code (each value told to the run's redactor first), never written into a definition. A package npx would download must be pinned, and
  * a server that cannot start fails the run with its error before the model is called: the run
  * never goes on without a tool it was reviewed with. Calls go through the engine's command service
  * (unattended gate: the declared tools or a refusal), like declared commands.
@@ -13,7 +14,7 @@ import type { ActionDef } from '../core/actions/types';
 import type { GrantableSet } from '../core/actions/actionSets';
 import type { CommandResult } from '../core/approval/commands/commandApproval';
 import type { CommandService, McpCallPort } from '../core/approval/commands/commandService';
-import { choreServerDefinition, unpinnedPackage } from '../core/chores/choreMcp';
+import { choreServerDefinition, choreServerSecretEnv, unpinnedPackage } from '../core/chores/choreMcp';
 import { secretVariable } from '../core/chores/secretScope';
 import type { ChoreDefinition } from '../core/chores/types';
 import { MCP_FILE, parseMcpServers, stripJsonComments } from '../core/mcp/mcpConfig';
@@ -28,6 +29,8 @@ export interface CliChoreMcpOptions {
   /** What a server inherits, scrubbed to a few harmless variables (as for declared commands). */
   env: Readonly<Record<string, string | undefined>>;
   secrets: (name: string) => string | undefined;
+  /** Told each secret value a server is given, before it starts (the run's redactor). */
+  onSecret: (value: string) => void;
   clock: Clock;
   logger: Logger;
 }
@@ -69,6 +72,9 @@ export class CliChoreMcp implements McpCallPort {
       clock: this.options.clock,
       logger: this.options.logger,
       baseEnv: () => scrubbedEnv(this.options.env) as Record<string, string>,
+      // The one path for chore secrets, VS Code's too (host/mcp/mcpHost.ts): to the server naming each.
+      secretEnv: (server) => choreServerSecretEnv(server, [chore], this.options.secrets, (name) => `set ${secretVariable(name)}`),
+      onSecret: this.options.onSecret,
     });
     this.servers = servers;
     await servers.startAll();
@@ -93,7 +99,7 @@ export class CliChoreMcp implements McpCallPort {
     await this.servers?.stopAll();
   }
 
-  /** Each declared server as it will run, with its secrets in its own environment. */
+  /** Each declared server as it will run; its secrets are checked here and given at its start (`secretEnv`). */
   private definitions(chore: ChoreDefinition): McpServerDefinition[] {
     const known = workspaceMcpServers(this.options.workspace, this.options.logger);
     return Object.entries(chore.mcp ?? {}).map(([name, declared]) => {
@@ -105,13 +111,10 @@ export class CliChoreMcp implements McpCallPort {
       }
       if (!declared.secrets?.length) return definition;
       if (definition.transport !== 'stdio') throw new Error(`the MCP server ${name} is reached over HTTP: secrets: is for a server the run starts`);
-      const env = { ...definition.env };
-      for (const secret of declared.secrets) {
-        const value = this.options.secrets(secret);
-        if (value === undefined) throw new Error(`the MCP server ${name} needs the secret ${secret}: set ${secretVariable(secret)}`);
-        env[secretVariable(secret)] = value;
-      }
-      return { ...definition, env };
+      // Said before any server starts, so the run fails on the first missing one with what to set.
+      const missing = declared.secrets.find((secret) => !this.options.secrets(secret));
+      if (missing !== undefined) throw new Error(`the MCP server ${name} needs the secret ${missing}: set ${secretVariable(missing)}`);
+      return definition;
     });
   }
 }

@@ -31,7 +31,10 @@ export interface CliEngineOptions {
   /** The person's model prices (TASKLANE_MODEL_PRICES); an unpriced model is charged at the conservative rate. */
   modelPrices?: ModelPrices;
   secrets: (name: string) => string | undefined;
-  /** Knows every secret of the environment (model keys, TASKLANE_SECRET_*): nothing written or printed carries them. */
+  /**
+   * Knows every secret of the environment (model keys, TASKLANE_SECRET_*), and learns each one a
+   * chore's MCP server is given: nothing written or printed carries them.
+   */
   redactor: Redactor;
   logger: Logger;
   /** The sql.js wasm file; default: the one beside the sql.js package. */
@@ -65,7 +68,14 @@ export async function openCliEngine(options: CliEngineOptions) {
     maxTimeoutMs: options.maxCommandMs,
   });
   // The chore's declared MCP servers, started when its run starts (a failure fails the run).
-  const mcp = new CliChoreMcp({ workspace: options.workspace, env: options.env, secrets: options.secrets, clock, logger });
+  const mcp = new CliChoreMcp({
+    workspace: options.workspace,
+    env: options.env,
+    secrets: options.secrets,
+    onSecret: (value) => redactor.addSecret(value),
+    clock,
+    logger,
+  });
   const engine = await createEngine({
     db,
     triggers,

@@ -28,6 +28,7 @@ import type { Agent } from './engine/agent';
 import { composeTaskHooks } from './engine/composeTaskHooks';
 import { choreIdOf } from './engine/records';
 import { DbPlannerPersistence, Planner } from './planner/planner';
+import type { DurableRowError } from './store/decodeRow';
 
 export type { ChoreAdapters, CommandAdapters, EditAdapters, EngineAdapters, PlannerAdapters } from './engineAdapters';
 export type { EngineChangeSets } from './engineChangeSets';
@@ -68,7 +69,9 @@ export type Engine<A extends EngineAdapters = EngineAdapters> = EngineCore &
 export async function createEngine<A extends EngineAdapters>(adapters: A): Promise<Engine<A>> {
   const { db, triggers, clock, logger, trusted, redactor } = adapters;
   const redact = (text: string) => redactor.redact(text);
-  const ledger = new Ledger(db, clock);
+  // A durable row that does not decode is logged with its table, id and field, and left out (store/decodeRow.ts).
+  const reportRow = (error: DurableRowError) => logger.error('STORE', error.message);
+  const ledger = new Ledger(db, clock, reportRow);
   // Tasks are asked about only when an action runs, by which time the agent exists.
   const late: { agent?: Agent; chores?: EngineChores } = {};
   const taskChore = (taskId: string) => {
@@ -80,7 +83,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
   const commandChanged = emitter<[string, CommandApproval | undefined]>();
   const commands = adapters.commands
     ? new CommandService({
-        store: new DbCommandApprovalStore(db, clock),
+        store: new DbCommandApprovalStore(db, clock, reportRow),
         runner: adapters.commands.runner,
         ...(adapters.commands.mcp ? { mcp: adapters.commands.mcp } : {}),
         gate: declaringGate(
@@ -143,7 +146,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     new Planner({
       ...adapters.planner,
       model: adapters.model,
-      persistence: new DbPlannerPersistence(db),
+      persistence: new DbPlannerPersistence(db, reportRow),
       triggers,
       clock,
       logger,

@@ -35,7 +35,7 @@ export function buildChangeSets(
 ): { changeSets: EngineChangeSets; actions: ActionDef[] } {
   const { db, triggers, clock, logger } = adapters;
   const changed = emitter<[ChangeSet]>();
-  const store = new DbChangeSetStore(db, clock);
+  const store = new DbChangeSetStore(db, clock, (error) => logger.error('STORE', error.message));
   const decider = new ChangeSetDecider({
     store,
     files: edits.files,

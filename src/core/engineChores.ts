@@ -8,6 +8,7 @@ import { ChoreRunner } from './chores/choreRunner';
 import { ChoreScheduler } from './chores/choreScheduler';
 import { ChoreRunLog, DbRunPersistence } from './chores/runLog';
 import { DbSchedulePersistence } from './chores/schedulePersistence';
+import type { DurableRowError } from './store/decodeRow';
 import { ChoreSpendLedger, DbSpendPersistence } from './chores/spendLedger';
 import type { ChoreAdapters, EngineAdapters } from './engineAdapters';
 
@@ -24,13 +25,14 @@ export function buildChores(adapters: EngineAdapters, options: ChoreAdapters, le
   const { db, triggers, clock, logger, redactor } = adapters;
   const runLog = new ChoreRunLog(new DbRunPersistence(db, (message) => adapters.logger.error('CHORE', message)), clock);
   runLog.redact = redact;
-  const spend = new ChoreSpendLedger(new DbSpendPersistence(db), () => clock.now());
+  const reportRow = (error: DurableRowError) => logger.error('STORE', error.message);
+  const spend = new ChoreSpendLedger(new DbSpendPersistence(db, reportRow), () => clock.now());
   const late: { runner?: ChoreRunner } = {};
   const scheduler = options.schedule
     ? new ChoreScheduler({
         triggers,
         clock,
-        persistence: new DbSchedulePersistence(db, () => clock.now()),
+        persistence: new DbSchedulePersistence(db, () => clock.now(), reportRow),
         logger,
         onDropped: async (id, dropped) => {
           await late.runner?.recordDropped(id, dropped);

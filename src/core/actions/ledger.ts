@@ -4,8 +4,11 @@
  * `unresolved()` lists them so the engine can tell the task and the user.
  */
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import type { Clock } from '../ports';
-import type { DurableDb } from '../store/types';
+import { decodeColumn, decodeRows, decodeValue } from '../store/decodeRow';
+import type { DurableRowError } from '../store/decodeRow';
+import type { DurableDb, Row } from '../store/types';
 
 /** One ledger row. `status`: intent (running or interrupted), done, failed, interrupted (reconciled). */
 export interface LedgerEntry {
@@ -18,10 +21,37 @@ export interface LedgerEntry {
   createdAt: number;
 }
 
+const STATUSES = ['intent', 'done', 'failed', 'interrupted'] as const;
+
+const ledgerColumns = z.object({
+  id: z.string().min(1),
+  task_id: z.string(),
+  action: z.string(),
+  status: z.enum(STATUSES),
+  created_at: z.number(),
+});
+
+/** A `ledger` row; throws DurableRowError naming the entry and the column (intent and outcome are JSON). */
+export function decodeLedgerRow(row: Row): LedgerEntry {
+  const id = typeof row.id === 'string' ? row.id : '?';
+  const columns = decodeValue(ledgerColumns, 'ledger entry', id, '', row);
+  return {
+    id,
+    taskId: columns.task_id,
+    action: columns.action,
+    status: columns.status,
+    intent: decodeColumn(z.unknown(), 'ledger entry', id, 'intent', row.intent),
+    outcome: row.outcome === null ? null : decodeColumn(z.unknown(), 'ledger entry', id, 'outcome', row.outcome),
+    createdAt: columns.created_at,
+  };
+}
+
 export class Ledger {
   constructor(
     private readonly db: DurableDb,
     private readonly clock: Clock,
+    /** Told about each row that does not decode (its id and column); the row is left out. */
+    private readonly report: (error: DurableRowError) => void = () => {},
   ) {}
 
   /** Records the intent and waits until it is on disk; refuses when the store cannot commit. */
@@ -51,15 +81,7 @@ export class Ledger {
 
   /** Intents with no outcome: the process died while the action ran. */
   unresolved(): LedgerEntry[] {
-    return this.db.query("SELECT * FROM ledger WHERE status = 'intent' ORDER BY created_at").map((row) => ({
-      id: String(row.id),
-      taskId: String(row.task_id),
-      action: String(row.action),
-      status: 'intent',
-      intent: JSON.parse(String(row.intent)),
-      outcome: null,
-      createdAt: Number(row.created_at),
-    }));
+    return this.read("SELECT * FROM ledger WHERE status = 'intent' ORDER BY created_at");
   }
 
   /** Marks an interrupted intent as seen, so it is reported once. */
@@ -72,14 +94,10 @@ export class Ledger {
   }
 
   entries(taskId: string): LedgerEntry[] {
-    return this.db.query('SELECT * FROM ledger WHERE task_id = ? ORDER BY created_at', [taskId]).map((row) => ({
-      id: String(row.id),
-      taskId: String(row.task_id),
-      action: String(row.action),
-      status: String(row.status) as LedgerEntry['status'],
-      intent: JSON.parse(String(row.intent)),
-      outcome: row.outcome === null ? null : JSON.parse(String(row.outcome)),
-      createdAt: Number(row.created_at),
-    }));
+    return this.read('SELECT * FROM ledger WHERE task_id = ? ORDER BY created_at', [taskId]);
+  }
+
+  private read(sql: string, params: string[] = []): LedgerEntry[] {
+    return decodeRows(this.db.query(sql, params), decodeLedgerRow, this.report);
   }
 }

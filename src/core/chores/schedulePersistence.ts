@@ -1,4 +1,7 @@
-import type { DurableDb } from '../store/types';
+import { z } from 'zod';
+import { decodeColumn, decodeRows, decodeValue } from '../store/decodeRow';
+import type { DurableRowError } from '../store/decodeRow';
+import type { DurableDb, Row } from '../store/types';
 
 /**
  * What the scheduler keeps per cron chore. `cursor` and `outstanding` together guarantee that the
@@ -45,6 +48,16 @@ export class InMemorySchedulePersistence implements ChoreSchedulePersistence {
   async flush(): Promise<void> {}
 }
 
+const scheduleData = z.object({ cronKey: z.string(), cursor: z.number(), outstanding: z.array(z.number()).default([]) });
+
+/** A `chores` row; throws DurableRowError naming the chore and the field. */
+function decodeScheduleRow(row: Row): ChoreScheduleRecord {
+  const choreId = String(row.id);
+  const data = decodeColumn(scheduleData, 'chore schedule', choreId, 'data', row.data);
+  const nextFireAt = decodeValue(z.number().nullable(), 'chore schedule', choreId, 'next_fire_at', row.next_fire_at);
+  return { choreId, cronKey: data.cronKey, cursor: data.cursor, outstanding: data.outstanding, nextFireAt };
+}
+
 /**
  * Schedule records in the store's `chores(id, next_fire_at, data, updated_at)` table; `data` holds
  * the JSON of `{ cronKey, cursor, outstanding }`.
@@ -53,26 +66,13 @@ export class DbSchedulePersistence implements ChoreSchedulePersistence {
   constructor(
     private readonly db: DurableDb,
     private readonly now: () => number,
+    /** Told about each row that does not decode (its id and field); it is left out. */
+    private readonly report: (error: DurableRowError) => void = () => {},
   ) {}
 
   loadAll(): ChoreScheduleRecord[] {
-    const records: ChoreScheduleRecord[] = [];
-    for (const row of this.db.query('SELECT id, next_fire_at, data FROM chores')) {
-      try {
-        const data = JSON.parse(String(row.data)) as Partial<ChoreScheduleRecord>;
-        if (typeof data.cronKey !== 'string' || typeof data.cursor !== 'number') continue;
-        records.push({
-          choreId: String(row.id),
-          cronKey: data.cronKey,
-          cursor: data.cursor,
-          outstanding: Array.isArray(data.outstanding) ? data.outstanding.filter((t): t is number => typeof t === 'number') : [],
-          nextFireAt: typeof row.next_fire_at === 'number' ? row.next_fire_at : null,
-        });
-      } catch {
-        // A record we cannot read restarts that chore's schedule from now rather than blocking the rest.
-      }
-    }
-    return records;
+    // A record we cannot read is reported and restarts that chore's schedule from now rather than blocking the rest.
+    return decodeRows(this.db.query('SELECT id, next_fire_at, data FROM chores'), decodeScheduleRow, this.report);
   }
 
   save(record: ChoreScheduleRecord): void {

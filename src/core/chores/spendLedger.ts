@@ -7,6 +7,8 @@
  * time-zone change cannot reset them. A pause lasts until the person resumes the chore, even past
  * midnight: a chore that ran away once should not silently start again the next day.
  */
+import { z } from 'zod';
+import { decodeColumn, DurableRowError } from '../store/decodeRow';
 import type { DurableDb } from '../store/types';
 
 /** Caps across all chores of the workspace (user settings `tasklane.chores.maxCostUsdPer*`); 0 means none. */
@@ -169,14 +171,30 @@ export class InMemorySpendPersistence implements SpendPersistence {
   async flush(): Promise<void> {}
 }
 
+const spendTable = z.record(z.string(), z.number().finite());
+
+/** What the `chore_spend` row holds (SpendState). */
+const spendStateSchema = z.object({
+  days: z.record(z.string(), spendTable).default({}),
+  months: z.record(z.string(), spendTable).default({}),
+  paused: z.record(z.string(), z.object({ reason: z.string(), at: z.number() })).default({}),
+});
+
 /** The ledger as one row of the store's `meta` table (key `chore_spend`). */
 export class DbSpendPersistence implements SpendPersistence {
-  constructor(private readonly db: DurableDb) {}
+  constructor(
+    private readonly db: DurableDb,
+    /** Told when the row does not decode (the field at fault); the ledger then starts over. */
+    private readonly report: (error: DurableRowError) => void = () => {},
+  ) {}
   load(): unknown {
     const row = this.db.query("SELECT value FROM meta WHERE key = 'chore_spend'")[0];
+    if (!row) return undefined;
     try {
-      return row ? JSON.parse(String(row.value)) : undefined;
-    } catch {
+      return decodeColumn(spendStateSchema, 'chore spend ledger', 'chore_spend', 'value', row.value);
+    } catch (error) {
+      if (!(error instanceof DurableRowError)) throw error;
+      this.report(error);
       return undefined; // An unreadable ledger starts over rather than blocking every chore.
     }
   }

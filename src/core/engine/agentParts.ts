@@ -116,7 +116,7 @@ export function buildAgentParts(deps: AgentDeps): AgentParts {
       })
     : undefined;
   const withArchive = archive ? { archive } : {};
-  const pages = (late.pages = new SessionPages({ state, ...withArchive }));
+  const pages = (late.pages = new SessionPages({ state, ...withArchive, report: (error) => deps.logger.error('STORE', error.message) }));
   const history = (late.history = new History({
     db: deps.db,
     state,

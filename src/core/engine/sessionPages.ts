@@ -16,6 +16,7 @@
  * is ever lost from the list.
  */
 import type { Archive } from '../store/archive';
+import { DurableRowError } from '../store/decodeRow';
 import { decodeSession } from './durableRows';
 import type { EngineState } from './engineState';
 import type { SessionRecord } from './records';
@@ -96,7 +97,7 @@ export class SessionPages {
   /** Archived sessions, in list order; read on the first page that reaches past the hot ones. */
   private archived?: SessionListItem[];
 
-  constructor(private readonly deps: { state: EngineState; archive?: Archive }) {}
+  constructor(private readonly deps: { state: EngineState; archive?: Archive; report?: (error: DurableRowError) => void }) {}
 
   /** The archive took sessions: the archived index is read again when next needed. */
   invalidate(): void {
@@ -145,8 +146,10 @@ export class SessionPages {
         try {
           const session = decodeSession(record.row.data, record.id);
           byId.set(session.id, item(session, true));
-        } catch {
-          // A row that does not decode is left out of the list (history search reports it).
+        } catch (error) {
+          // A row that does not decode is reported and left out of the list.
+          if (!(error instanceof DurableRowError)) throw error;
+          this.deps.report?.(error);
         }
       }
       // Each side nests what it holds: a lane archived before its conversation is a row of its own.

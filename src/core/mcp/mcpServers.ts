@@ -47,6 +47,11 @@ export interface McpServersDeps {
   oauth?: McpOAuth;
   /** Secrets one server gets at its start (McpConnectionOptions.secretEnv), by server name. */
   secretEnv?: (server: string) => Promise<Record<string, string>>;
+  /**
+   * Told each value `secretEnv` gives a server, before the server starts: the host's redactor, so
+   * nothing the server echoes back (a tool result, an error) carries it into a trace or a prompt.
+   */
+  onSecret?: (value: string) => void;
 }
 
 /** One server's state, for the sidebar and getState. */
@@ -297,7 +302,7 @@ export class McpServers implements McpCallPort {
     if (live?.hash === definition.hash) return live.connection;
     // A changed definition is a different server: the old process must not keep serving it.
     if (live) void live.connection.stop();
-    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit, oauth, secretEnv } = this.deps;
+    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit, oauth, secretEnv, onSecret } = this.deps;
     const connection = new McpConnection({
       definition,
       cwd,
@@ -309,11 +314,16 @@ export class McpServers implements McpCallPort {
       ...(onStateChange ? { onState: onStateChange } : {}),
       ...(elicit ? { elicit } : {}),
       ...(oauth ? { oauth } : {}),
-      ...(secretEnv ? { secretEnv: () => secretEnv(definition.name) } : {}),
+      ...(secretEnv ? { secretEnv: () => secretEnv(definition.name).then((env) => toldSecrets(env, onSecret)) } : {}),
     });
     this.connections.set(definition.name, { hash: definition.hash, connection });
     return connection;
   }
+}
+
+function toldSecrets(env: Record<string, string>, onSecret: ((value: string) => void) | undefined): Record<string, string> {
+  for (const value of Object.values(env)) onSecret?.(value);
+  return env;
 }
 
 /** The action set a server's tools are in; tasks and chores name it like any other set. */

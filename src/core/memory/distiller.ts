@@ -17,6 +17,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ModelClient, ModelResponse } from '../model/types';
 import type { Clock, Logger } from '../ports';
+import { z } from 'zod';
+import { decodeColumn } from '../store/decodeRow';
 import type { DurableDb, TriggerStore } from '../store/types';
 import type { MemorySettings } from '../engine/types';
 import { distillChunk, fitEntries, withoutChoreLines, writeAtomic } from './memory';
@@ -49,11 +51,16 @@ export interface DistillDeps {
 
 export type DistillOutcome = 'disabled' | 'too_soon' | 'too_few' | 'only_chores' | 'distilled' | 'model_unavailable';
 
+const cursorSchema = z.object({ offset: z.number().finite().nonnegative().default(0), lastRunAt: z.number().finite().default(0) });
+
+/**
+ * The distiller's cursor; throws DurableRowError naming the field when the row does not decode (the
+ * pass fails with it rather than re-reading the events from a guessed offset).
+ */
 export function readCursor(db: DurableDb): CursorState {
   const [row] = db.query('SELECT value FROM meta WHERE key = ?', [META_KEY]);
   if (!row) return { offset: 0, lastRunAt: 0 };
-  const parsed = JSON.parse(String(row.value)) as Partial<CursorState>;
-  return { offset: Number(parsed.offset ?? 0), lastRunAt: Number(parsed.lastRunAt ?? 0) };
+  return decodeColumn(cursorSchema, 'memory cursor', META_KEY, 'value', row.value);
 }
 
 function writeCursor(db: DurableDb, state: CursorState): void {

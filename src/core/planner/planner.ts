@@ -18,6 +18,7 @@ import type { ModelClient, ModelRequest, ToolSpec } from '../model/types';
 import type { Clock, Logger } from '../ports';
 import { estimateTokens } from '../prompts/requestBuilder';
 import { proactiveTaskId } from '../engine/triggerPayloads';
+import { decodeColumn, DurableRowError } from '../store/decodeRow';
 import type { DurableDb, TriggerStore } from '../store/types';
 
 /** One thing worth looking at, from the host. */
@@ -265,13 +266,20 @@ export function plannerRequest(signals: readonly PlannerSignal[]): ModelRequest 
 
 /** The planner's row in the store's `meta` table. */
 export class DbPlannerPersistence implements PlannerPersistence {
-  constructor(private readonly db: DurableDb) {}
+  constructor(
+    private readonly db: DurableDb,
+    /** Told when the row does not decode (the field at fault); the planner then starts over. */
+    private readonly report: (error: DurableRowError) => void = () => {},
+  ) {}
   load(): unknown {
     const row = this.db.query("SELECT value FROM meta WHERE key = 'planner'")[0];
+    if (!row) return undefined;
     try {
-      return row ? JSON.parse(String(row.value)) : undefined;
-    } catch {
-      return undefined; // Unreadable: start over (suggestions are cheap to make again; the cap resets).
+      return decodeColumn(stateSchema, 'planner state', 'planner', 'value', row.value);
+    } catch (error) {
+      if (!(error instanceof DurableRowError)) throw error;
+      this.report(error);
+      return undefined; // Start over: suggestions are cheap to make again; the cap resets.
     }
   }
   save(state: unknown): void {

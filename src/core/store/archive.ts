@@ -13,7 +13,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { z } from 'zod';
 import type { Clock, Logger } from '../ports';
+import { decodeColumn, DurableRowError } from './decodeRow';
 import { encodeFrame, frameIsValid, walkFrames } from './journalFormat';
 import { ARCHIVE_KINDS, DEFAULT_ARCHIVE_AGES, RULES } from './archiveRules';
 import type { ArchiveAges, ArchiveKind } from './archiveRules';
@@ -99,7 +101,15 @@ export class Archive {
 
   private watermark(kind: ArchiveKind): { f: string; o: number } | undefined {
     const [row] = this.options.db.query('SELECT value FROM meta WHERE key = ?', [`archive:${kind}`]);
-    return row ? (JSON.parse(String(row.value)) as { f: string; o: number }) : undefined;
+    if (!row) return undefined;
+    try {
+      return decodeColumn(watermarkSchema, 'archive watermark', `archive:${kind}`, 'value', row.value);
+    } catch (error) {
+      if (!(error instanceof DurableRowError)) throw error;
+      // Without it every archived file is read once more: slower, never wrong (a copy is deduplicated).
+      this.options.logger.error('STORE', error.message);
+      return undefined;
+    }
   }
 
   /**
@@ -307,13 +317,33 @@ export class Archive {
   }
 }
 
+const watermarkSchema = z.object({ f: z.string(), o: z.number().int().nonnegative() });
+
+/**
+ * An archived record's envelope (its frame's checksum already passed). The row inside, `d`, is
+ * decoded by its reader (decodeSession, decodeTask, decodeRun); a record that does not fit is left out.
+ */
+const recordSchema = z.object({
+  k: z.enum(ARCHIVE_KINDS),
+  id: z.string(),
+  s: z.string().optional(),
+  tk: z.string().optional(),
+  t: z.number(),
+  q: z.string(),
+  d: z.record(z.string(), z.unknown()),
+});
+
 function decode(json: string): ArchivedRecord | undefined {
+  let raw: unknown;
   try {
-    const r = JSON.parse(json) as { k: ArchiveKind; id: string; s?: string; tk?: string; t: number; q: string; d: Row };
-    return { kind: r.k, id: r.id, ...(r.s ? { sessionId: r.s } : {}), ...(r.tk ? { taskId: r.tk } : {}), at: r.t, text: r.q, row: r.d };
+    raw = JSON.parse(json);
   } catch {
     return undefined;
   }
+  const parsed = recordSchema.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const r = parsed.data;
+  return { kind: r.k, id: r.id, ...(r.s ? { sessionId: r.s } : {}), ...(r.tk ? { taskId: r.tk } : {}), at: r.t, text: r.q, row: r.d as Row };
 }
 
 function readRange(file: string, from: number, to: number): Buffer {

@@ -55,7 +55,7 @@ export interface McpHostDeps {
   secrets: McpSecretStore;
   /** `publisher.name`: the authority of the sign-in redirect. */
   extensionId: string;
-  /** Told each sign-in token, so none is written down anywhere. */
+  /** Told each sign-in token and each chore secret a server is given, so none is written down anywhere. */
   onSecret: (value: string) => void;
   /** This workspace's chore secret of that name (SecretStorage), for the servers enabled chores give it to. */
   secret?: (name: string) => Promise<string | undefined>;
@@ -121,6 +121,7 @@ export class McpHost implements vscode.Disposable {
       oauth: this.oauth,
       // `secrets:` of the enabled chores, to the server that names each and no other (core/chores/choreMcp.ts).
       secretEnv: (server) => this.choreSecrets(server),
+      onSecret: deps.onSecret,
     });
     this.context = new McpContext(this.servers);
   }

@@ -3,7 +3,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { modelFromEnv } from '../../../src/cli/environment';
 import { runCli } from '../../../src/cli/main';
+import { runChoreOnce } from '../../../src/cli/runChore';
+import { parseChoresFile } from '../../../src/core/chores/choreFile';
+import { silentLogger } from '../../../src/core/ports';
+import { Redactor } from '../../../src/core/security/redact';
 import { startHttpReceiver } from '../../fixtures/escalationServers';
 import type { HttpReceiver } from '../../fixtures/escalationServers';
 import { startModelServer } from '../../fixtures/modelServer';
@@ -284,6 +289,70 @@ describe('cli: tasklane chores run / validate', function () {
     assert.doesNotMatch(lastResult(3), /OPENAI_API_KEY|test-key/, 'no model key reaches a server');
     assert.match(lastResult(4), /MCP tool plain\/get-env returned:.*PATH/);
     assert.doesNotMatch(lastResult(4), /TASKLANE_SECRET_OPS_TOKEN|ops-secret-value/, 'a server that names no secret gets none');
+  });
+
+  it("run: a secret given to a chore's MCP server is learnt by the redactor at the start: it leaves in none of the JSON line, trace, escalation or patch", async () => {
+    // The redactor starts empty and the secret is in no environment variable: the only way it can
+    // know the value is the MCP servers' secretEnv hook telling it, as in VS Code.
+    const secret = 'mcp-only-secret-4e8b1c9d';
+    const everything = path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+    const dir = repo(
+      choresYaml(
+        [
+          `successWhen: "status = 'done'"`,
+          'budget: { maxIterations: 3 }',
+          'onFailure: escalate',
+          'escalate:',
+          '  webhook: { urlSecret: ops-hook }',
+          'mcp:',
+          `  witness: { tools: [get-env], command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(everything)}, stdio], secrets: [ops-token] }`,
+        ].join('\n'),
+      ),
+    );
+    const store = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-store-'));
+    repos.push(store);
+    server.script([
+      { toolCalls: [{ name: 'mcp_witness_get_env', arguments: {} }] },
+      { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/app.ts', edits: [{ oldText: 'answer = 41', newText: `answer = '${secret}'` }] } }] },
+      end({ status: `gave up on ${secret}`, token: secret }),
+    ]);
+    const secrets: Record<string, string> = { 'ops-token': secret, 'ops-hook': `${receiver.baseUrl}/hook` };
+    const redactor = new Redactor();
+    const { chores } = parseChoresFile(fs.readFileSync(path.join(dir, '.tasklane/chores.yaml'), 'utf8'));
+    const chore = chores.find((c) => c.id === 'fix-answer')!;
+    const { result, patch, trace } = await runChoreOnce({
+      workspace: dir,
+      chore,
+      chores,
+      model: modelFromEnv(env(), silentLogger),
+      secrets: (name) => secrets[name],
+      redactor,
+      logger: silentLogger,
+      storeDir: store,
+      skillDirs: [path.join(root, 'skills')],
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    assert.equal(result.status, 'failed', JSON.stringify(result));
+    assert.deepEqual(
+      trace.map((s) => `${s.name}:${s.status}`),
+      ['mcp_witness_get_env:ok', 'replace_in_file:ok', 'task_end:ok'],
+    );
+    // The server did get the value (the test is not vacuous); the model saw only its redaction.
+    const afterGetEnv = JSON.stringify((server.requests[1]?.body as { messages: unknown[] }).messages.at(-1));
+    assert.match(afterGetEnv, /TASKLANE_SECRET_OPS_TOKEN[^,]*\[REDACTED/);
+    assert.equal(receiver.requests.length, 1, 'one escalation');
+    assert.match(patch, /answer = '\[REDACTED/);
+    const written = [
+      // The JSON line as `chores run --json` prints it.
+      redactor.redact(JSON.stringify(result)),
+      JSON.stringify(trace),
+      JSON.stringify(receiver.requests[0]?.body),
+      patch,
+      JSON.stringify(server.requests.slice(0, 2).map((r) => r.body)),
+      ...filesUnder(path.join(store, 'agent')).map((f) => fs.readFileSync(f, 'latin1')),
+    ];
+    for (const text of written)
+      assert.ok(!text.includes(secret), `the secret leaked: ${text.slice(Math.max(0, text.indexOf(secret) - 80), text.indexOf(secret) + 40)}`);
   });
 
   it('run: a declared MCP server that cannot start fails the run with its error before any model call', async () => {

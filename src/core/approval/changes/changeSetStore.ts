@@ -1,4 +1,5 @@
 import type { Clock } from '../../ports';
+import { decodeRow, decodeRows, DurableRowError } from '../../store/decodeRow';
 import type { DurableDb, SqlValue } from '../../store/types';
 import { changeSetSchema } from './changeSet';
 import type { ChangeSet, ChangeSetStatus } from './changeSet';
@@ -80,6 +81,8 @@ export class DbChangeSetStore implements ChangeSetStore {
   constructor(
     private readonly db: DurableDb,
     private readonly clock: Clock,
+    /** Told about each row a list leaves out because it does not decode (its id and field). */
+    private readonly report: (error: DurableRowError) => void = () => {},
   ) {}
 
   async insert(changeSet: ChangeSet): Promise<void> {
@@ -111,7 +114,16 @@ export class DbChangeSetStore implements ChangeSetStore {
 
   async load(id: string): Promise<ChangeSet | undefined> {
     const [row] = this.db.query('SELECT id, data FROM approvals WHERE id = ?', [id]);
-    return row === undefined ? undefined : parseRow(row.id, row.data);
+    if (row === undefined) return undefined;
+    try {
+      return parseRow(row.id, row.data);
+    } catch (error) {
+      if (!(error instanceof DurableRowError)) throw error;
+      throw new Error(
+        `Change set ${id} in the approvals table is damaged (${error.field || 'data'}: ${error.detail.slice(0, 200)}); delete it and let the task propose the edit again`,
+        { cause: error },
+      );
+    }
   }
 
   async list(filter: ChangeSetFilter = {}): Promise<ChangeSet[]> {
@@ -132,12 +144,17 @@ export class DbChangeSetStore implements ChangeSetStore {
       params.push(filter.sessionId);
     }
     const sql = `SELECT id, data FROM approvals${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id`;
-    return this.db.query(sql, params).map((row) => parseRow(row.id, row.data));
+    // One damaged row must not hide the other sets (nor the review of them): it is reported, left out.
+    return decodeRows(this.db.query(sql, params), (row) => parseRow(row.id, row.data), this.report);
   }
 
   async oldestPending(): Promise<ChangeSet | undefined> {
-    const [row] = this.db.query("SELECT id, data FROM approvals WHERE status = 'pending' ORDER BY created_at, id LIMIT 1");
-    return row === undefined ? undefined : parseRow(row.id, row.data);
+    // The first that decodes: a damaged older set is reported, and does not block the review of the next.
+    for (const row of this.db.query("SELECT id, data FROM approvals WHERE status = 'pending' ORDER BY created_at, id")) {
+      const [set] = decodeRows([row], (r) => parseRow(r.id, r.data), this.report);
+      if (set) return set;
+    }
+    return undefined;
   }
 
   async delete(id: string): Promise<boolean> {
@@ -151,15 +168,10 @@ function statusList(status: ChangeSetFilter['status']): readonly ChangeSetStatus
   return status === undefined ? undefined : typeof status === 'string' ? [status] : status;
 }
 
-/** A damaged row is reported, not half-used: applying a change set built from garbage would be worse. */
+/**
+ * A damaged row is reported, not half-used: applying a change set built from garbage would be
+ * worse. Throws DurableRowError naming the set and the field.
+ */
 function parseRow(id: SqlValue, data: SqlValue): ChangeSet {
-  let problem: string;
-  try {
-    const parsed = changeSetSchema.safeParse(JSON.parse(String(data)));
-    if (parsed.success) return parsed.data as ChangeSet;
-    problem = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'data'}: ${issue.message}`).join('; ');
-  } catch (error) {
-    problem = (error as Error).message;
-  }
-  throw new Error(`Change set ${String(id)} in the approvals table is damaged (${problem.slice(0, 200)}); delete it and let the task propose the edit again`);
+  return decodeRow(changeSetSchema, 'change set', data, String(id)) as ChangeSet;
 }

@@ -6,7 +6,9 @@
  */
 import { z } from 'zod';
 import type { Clock } from '../../ports';
-import type { DurableDb } from '../../store/types';
+import { decodeRow, decodeRows } from '../../store/decodeRow';
+import type { DurableRowError } from '../../store/decodeRow';
+import type { DurableDb, SqlValue } from '../../store/types';
 
 /** `command`: a shell command line; `task`: a VS Code task by name; `mcp`: an MCP tool call (`server/tool`). */
 export type CommandKind = 'command' | 'task' | 'mcp';
@@ -93,6 +95,8 @@ export class DbCommandApprovalStore implements CommandApprovalStore {
   constructor(
     private readonly db: DurableDb,
     private readonly clock: Clock,
+    /** Told about each row a list leaves out because it does not decode (its id and field). */
+    private readonly report: (error: DurableRowError) => void = () => {},
   ) {}
 
   async insert(approval: CommandApproval): Promise<void> {
@@ -121,16 +125,17 @@ export class DbCommandApprovalStore implements CommandApprovalStore {
   }
 
   async load(id: string): Promise<CommandApproval | undefined> {
-    const [row] = this.db.query('SELECT data FROM command_approvals WHERE id = ?', [id]);
-    return row && parse(row.data);
+    const [row] = this.db.query('SELECT id, data FROM command_approvals WHERE id = ?', [id]);
+    return row && parse(row.id, row.data);
   }
 
   async list(status?: CommandApprovalStatus): Promise<CommandApproval[]> {
     const rows =
       status === undefined
-        ? this.db.query('SELECT data FROM command_approvals ORDER BY created_at, id')
-        : this.db.query('SELECT data FROM command_approvals WHERE status = ? ORDER BY created_at, id', [status]);
-    return rows.map((row) => parse(row.data));
+        ? this.db.query('SELECT id, data FROM command_approvals ORDER BY created_at, id')
+        : this.db.query('SELECT id, data FROM command_approvals WHERE status = ? ORDER BY created_at, id', [status]);
+    // A damaged row is reported and left out; the waiting task can be cancelled and asked again.
+    return decodeRows(rows, (row) => parse(row.id, row.data), this.report);
   }
 
   async delete(id: string): Promise<void> {
@@ -139,11 +144,7 @@ export class DbCommandApprovalStore implements CommandApprovalStore {
   }
 }
 
-function parse(data: unknown): CommandApproval {
-  const parsed = approvalSchema.safeParse(JSON.parse(String(data)));
-  if (!parsed.success)
-    throw new Error(
-      `A command approval row is damaged (${parsed.error.issues[0]?.message}); it is skipped; the waiting task can be cancelled and asked again.`,
-    );
-  return parsed.data;
+/** A `command_approvals` row's data; throws DurableRowError naming the approval and the field. */
+function parse(id: SqlValue, data: SqlValue): CommandApproval {
+  return decodeRow(approvalSchema, 'command approval', data, String(id));
 }
