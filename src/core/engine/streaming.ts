@@ -60,13 +60,18 @@ export class TurnStream {
   private pendingText = '';
   private readonly calls = new Map<string, CallState>();
   private readonly dirtyCalls = new Set<string>();
-  /** The bubble's text as the model wrote it; only its redacted, settled part is shown. */
-  private rawText = '';
-  /** How much of rawText the shown text covers. */
+  /**
+   * The bubble's text as the model wrote it, from the frozen point on (`frozenRaw` characters
+   * before it are done with and not kept); only its redacted, settled part is shown. Keeping only
+   * this part keeps each publish's cost to the window: slicing a string built by appends flattens
+   * all of it, and a 400 KB reply copied at every publish cost the extension host seconds.
+   */
+  private openRaw = '';
+  /** How much of the raw text (frozen part included) the shown text covers. */
   private settled = 0;
-  /** rawText before this is frozen: redacted into `frozenText` and never looked at again. */
+  /** Raw characters before the open part: redacted into `frozenText` and never looked at again. */
   private frozenRaw = 0;
-  /** The shown (redacted) text of rawText[0, frozenRaw). */
+  /** The shown (redacted) text of the frozen raw text. */
   private frozenText = '';
   /** The shown text after the frozen part. */
   private tailText = '';
@@ -162,7 +167,8 @@ export class TurnStream {
   }
 
   private appendRaw(part: string, text: string): void {
-    this.rawText += this.lastPart !== undefined && this.lastPart !== part && this.rawText ? PART_SEPARATOR + text : text;
+    const started = this.frozenRaw > 0 || this.openRaw !== '';
+    this.openRaw += this.lastPart !== undefined && this.lastPart !== part && started ? PART_SEPARATOR + text : text;
     this.lastPart = part;
   }
 
@@ -171,9 +177,10 @@ export class TurnStream {
    * the text after the frozen point is redacted (at most the window plus what arrived since).
    */
   private showSettled(final: boolean): void {
-    const end = final ? this.rawText.length : settledEnd(this.rawText);
+    const openEnd = final ? this.openRaw.length : settledEnd(this.openRaw);
+    const end = this.frozenRaw + openEnd;
     if (end <= this.settled || this.diverged) return;
-    const window = this.rawText.slice(this.frozenRaw, end);
+    const window = this.openRaw.slice(0, openEnd);
     const redacted = this.redact(window);
     this.settled = end;
     if (!redacted.startsWith(this.tailText)) {
@@ -204,6 +211,7 @@ export class TurnStream {
     const before = this.redact(window.slice(0, cut));
     if (!redacted.startsWith(before) || this.redact(window.slice(cut)) !== redacted.slice(before.length)) return;
     this.frozenRaw += cut;
+    this.openRaw = this.openRaw.slice(cut);
     this.frozenText += before;
     this.tailText = redacted.slice(before.length);
   }

@@ -63,4 +63,23 @@ describe('streaming: redaction of previews and of long replies', () => {
     assert.ok(shown.startsWith(reply.slice(0, 1000)), 'the reply is shown');
     assert.ok(redacted < 20 * reply.length, `redacted ${redacted} characters for a reply of ${reply.length}`);
   });
+
+  it('a publish late in a 400 KB reply costs about what one early in it did (CPU time, same run)', () => {
+    // The redacted window is bounded (above); finding where the settled text ends must be too.
+    // It once scanned the whole reply at every publish: the last publishes cost 6× the early ones.
+    const { turn } = stream();
+    const chunk = `${'lorem ipsum dolor sit amet '.repeat(15)}\n`;
+    const cpuOf = (publishes: number) => {
+      const started = process.cpuUsage();
+      for (let i = 0; i < publishes; i++) turn.onDelta({ kind: 'text', text: chunk });
+      const used = process.cpuUsage(started);
+      return used.user + used.system;
+    };
+    cpuOf(100); // warm-up: the code is optimized before anything is measured
+    const early = cpuOf(100); // around 40-80 KB
+    cpuOf(700);
+    const late = cpuOf(100); // around 360-400 KB
+    turn.close();
+    assert.ok(late < 3 * early, `100 publishes took ${(late / 1000).toFixed(1)} ms of CPU at 360 KB, ${(early / 1000).toFixed(1)} ms at 40 KB`);
+  });
 });
