@@ -78,7 +78,9 @@ export function modelFactory(wire: Wire, server: ModelServer): () => Promise<Mod
       apiKey: 'test-key',
       model: wire === 'openai' ? 'gpt-5-mini' : 'claude-sonnet-4-6',
       maxRetries: 0,
-      timeoutMs: 5_000,
+      // The scripted model answers at once; no test here is about a stall (test/unit/model is).
+      // A loaded 2-core machine has taken over 5 s for a first answer, so the bound is generous.
+      timeoutMs: 60_000,
     });
 }
 
