@@ -16,8 +16,12 @@ export function approvalSubject(approval: Pick<ApprovalView, 'kind' | 'files' | 
 /** What the Review section's empty state asks the host for: the history of conversations. */
 export type ReviewHistoryRequest = { type: 'command'; command: 'showHistory' };
 
-/** The Review section's words when nothing waits (one line, so the thread keeps the room). */
-export const REVIEW_EMPTY_TEXT = 'Nothing waits for your review. What you decided stays in each task’s thread.';
+/**
+ * The Review section's words when nothing waits: short, so they stay about one line even in a
+ * narrow side bar and the thread keeps the room (at 170 px the longer sentence took five lines).
+ * Where decisions went is the link's tooltip.
+ */
+export const REVIEW_EMPTY_TEXT = 'Nothing waits for review.';
 
 /**
  * The Review section: what waits for the person, across sessions and chores, newest first. One
@@ -36,7 +40,7 @@ export class ApprovalPanel {
     private readonly root: HTMLElement,
     private readonly post: (message: ApprovalWebviewMessage | ReviewHistoryRequest) => void,
   ) {
-    const history = h('a', { href: '#', class: 'review-history' }, 'Open history');
+    const history = h('a', { href: '#', class: 'review-history', title: 'What you decided stays in each task’s thread, and in History' }, 'Open history');
     history.addEventListener('click', (e) => {
       e.preventDefault();
       this.post({ type: 'command', command: 'showHistory' });
