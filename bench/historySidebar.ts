@@ -37,6 +37,8 @@ async function startWith(name: string, fixture: string | undefined): Promise<UiS
     // The extension keeps the database and the event streams in one folder.
     for (const part of ['store', 'agent']) fs.cpSync(path.join(fixture, part), storageDir, { recursive: true });
   });
+  // The seeded window opens on the workbench's default view: open Tasklane's, as a person would.
+  await openTasklaneView(ui.page);
   await (await tasklaneFrame(ui.page, 90_000)).locator('.session-rows .session').first().waitFor({ timeout: 120_000 });
   return ui;
 }
