@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { SESSIONS_FIRST_PAINT_MARK as FIRST_PAINT_MARK, SIDEBAR_INIT_MARK, SIDEBAR_SCRIPT_MARK } from '../src/shared/viewConstants';
-import { openTasklaneView, runCommand, startSeededUiSession, startUiSession, tasklaneFrame } from '../test/ui/support/workbench';
+import { openTasklaneView, runCommand, startSeededUiSession, startUiSession, stopSharedWorkbench, tasklaneFrame } from '../test/ui/support/workbench';
 import type { UiSession } from '../test/ui/support/workbench';
 import { median } from './support';
 
@@ -86,6 +86,8 @@ export async function measureSidebarOpen(fixture: string, meta: { sessions: numb
       await ui.stop();
     }
   }
+  // Both windows ran on the UI harness's shared workbench: stop it, or its code-server keeps this process alive.
+  await stopSharedWorkbench();
   const value = median(runs.full.map((r) => r.paintMs));
   const baseline = median(runs.empty.map((r) => r.paintMs));
   return {
