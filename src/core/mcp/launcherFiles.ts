@@ -68,8 +68,8 @@ export function launcherFiles(command: string, args: readonly string[], cwd: str
   let rest = [...args];
   if (PACKAGE_MANAGERS.has(program)) {
     const verb = firstOperand(rest);
-    const after = rest.slice(rest.indexOf(verb ?? '') + 1);
     if (verb === undefined) return undefined;
+    const after = rest.slice(rest.indexOf(verb) + 1);
     if (!['exec', 'dlx', 'x'].includes(verb)) {
       // `npm run name` and `npm start`; `yarn name`, `pnpm name` and `bun name` run a script too.
       const script = verb === 'run' || verb === 'run-script' ? firstOperand(after) : program !== 'npm' || NPM_SCRIPT_VERBS.has(verb) ? verb : undefined;
