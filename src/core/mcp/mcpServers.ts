@@ -253,15 +253,21 @@ export class McpServers implements McpCallPort {
 
   /** Stops the servers that may no longer run: definition changed or gone, consent withdrawn, Restricted Mode. */
   async prune(): Promise<void> {
+    // Which to stop is decided at once, against one reading of the definitions: a server that
+    // starts while a slow one stops (a trust given meanwhile) is not judged by this stale reading.
     const runnable = new Map(this.runnable().map((d) => [d.name, d.hash]));
-    for (const [name, live] of this.connections) {
-      if (runnable.get(name) === live.hash) continue;
+    const stale = [...this.connections].filter(([name, live]) => runnable.get(name) !== live.hash);
+    for (const [name] of stale) {
       this.connections.delete(name);
       this.toolsByServer.delete(name);
       this.aboutByServer.delete(name);
-      await live.connection.stop();
-      this.deps.logger.info('HOST', `MCP server ${name} stopped: its definition changed or it is no longer trusted`);
     }
+    await Promise.all(
+      stale.map(async ([name, live]) => {
+        await live.connection.stop();
+        this.deps.logger.info('HOST', `MCP server ${name} stopped: its definition changed or it is no longer trusted`);
+      }),
+    );
   }
 
   /**

@@ -268,6 +268,28 @@ describe('mcp: reference servers as approval-gated tools', function () {
     );
   });
 
+  it('a server started while a removed one is still stopping keeps running (its call succeeds)', async () => {
+    // The order a workbench gave: one server's settings removed (prune starts stopping it), a
+    // repository server trusted meanwhile starts and is called. The prune must not judge the
+    // newcomer by the definitions it read before it existed.
+    const definitions = [stdio('old', [everything, 'stdio'], 'user')];
+    const r = await rig(definitions, { allowed: ['mcp:old/echo'] });
+    assert.match(await r.run('mcp_old_echo', { message: 'running' }), /Echo: running/);
+    definitions.splice(0, 1);
+    const pruning = r.servers.prune();
+    definitions.push(stdio('fresh', [everything, 'stdio'], 'user'));
+    const call = r.servers.call('fresh', 'echo', { message: 'started meanwhile' }, { timeoutMs: 30_000 });
+    await pruning;
+    const result = await call;
+    assert.equal(result.exitCode, 0, result.output);
+    assert.match(result.output, /Echo: started meanwhile/);
+    assert.deepEqual(
+      r.servers.status().map((s) => [s.name, s.state]),
+      [['fresh', 'ready']],
+    );
+    assert.equal(r.logger.lines.filter((l) => /stopped: its definition changed/.test(l)).length, 1, 'only the removed server stopped');
+  });
+
   it('a hanging call times out with a clear error', async () => {
     const r = await rig([stdio('everything', [everything, 'stdio'])], { allowed: ['mcp:everything/trigger-long-running-operation'], callTimeoutMs: 1_000 });
     const out = await r.run('mcp_everything_trigger_long_running_operation', { duration: 30, steps: 3 });
