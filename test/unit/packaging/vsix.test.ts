@@ -8,7 +8,7 @@ import { pngSize } from '../support/png';
 
 // The .vsix a person installs, opened as what it is (a zip): `npm run package`'s own script builds
 // it into a temporary folder (vsce builds first, only when a source changed since the last build,
-// so in `npm test`, after the build step, this is packaging alone: about ten seconds).
+// so in `npm test`, after the build step, this is packaging alone: a few seconds).
 
 const root = path.resolve(__dirname, '../../..');
 const MAX_BYTES = 3 * 1024 * 1024;
