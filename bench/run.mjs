@@ -90,6 +90,47 @@ if (groups.some((g) => ['ui', 'ext', 'history'].includes(g))) {
   }
 }
 
+/** The 1, 5 and 15-minute load averages, as `uptime` prints them. */
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
+
+/** The share of all cores busy over `ms` (Linux /proc/stat); undefined elsewhere. */
+async function busyShare(ms) {
+  const sample = () => {
+    const [, ...times] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    const idle = times[3] + (times[4] ?? 0);
+    return { idle, total: times.reduce((a, b) => a + b, 0) };
+  };
+  if (!fs.existsSync('/proc/stat')) return undefined;
+  const before = sample();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const after = sample();
+  const total = after.total - before.total;
+  return total > 0 ? 1 - (after.idle - before.idle) / total : 0;
+}
+
+/**
+ * Waits (at most QUIET_WAIT_MS) until less than half the machine is busy before a group measures:
+ * the provisioning and build above, or a test run just before, leave compilers and workbench
+ * processes finishing for a while, and a figure taken then measures them. Other work on the
+ * machine that does not stop is measured as it is; the load average is printed with the table.
+ */
+const QUIET_WAIT_MS = 120_000;
+async function waitForQuiet(group) {
+  const started = Date.now();
+  for (;;) {
+    const busy = await busyShare(2_000);
+    if (busy === undefined || busy < 0.5) return;
+    if (Date.now() - started > QUIET_WAIT_MS) {
+      process.stderr.write(`[bench] ${group}: the machine is still ${Math.round(busy * 100)} % busy after ${QUIET_WAIT_MS / 1000} s; measuring anyway\n`);
+      return;
+    }
+  }
+}
+
 const figures = [];
 const ran = [];
 let failures = 0;
@@ -99,7 +140,8 @@ for (const group of groups) {
     process.stderr.write(`[bench] skipping ${group}: bench/${group}.bench.ts does not exist yet\n`);
     continue;
   }
-  process.stderr.write(`[bench] ${group}\n`);
+  await waitForQuiet(group);
+  process.stderr.write(`[bench] ${group} (load average ${loadAverage()})\n`);
   const started = Date.now();
   let nodePath;
   try {
@@ -121,13 +163,9 @@ for (const group of groups) {
   }
 }
 const { rows, failed } = checkTargets(figures, ran);
-const load = os
-  .loadavg()
-  .map((n) => n.toFixed(2))
-  .join(' ');
 process.stderr.write(`\n${formatTable(rows)}\n\n`);
 const skipped = rows.filter((r) => r.skipped).length;
 process.stderr.write(
-  `[bench] ${rows.length - failed - skipped} of ${rows.length} targets met, ${failed} missed, ${skipped} skipped; ${failures} group(s) failed; load average ${load}\n`,
+  `[bench] ${rows.length - failed - skipped} of ${rows.length} targets met, ${failed} missed, ${skipped} skipped; ${failures} group(s) failed; load average ${loadAverage()}\n`,
 );
 process.exit(failures || failed ? 1 : 0);
