@@ -2,7 +2,9 @@
  * ui.first_token: from the model's first streamed byte to the sidebar showing it, in the real
  * workbench. The scripted model server stamps the moment it writes a reply's first content chunk
  * (wall clock, sub-ms); a MutationObserver in the sidebar stamps the moment that text is in the
- * DOM (the same machine's wall clock, performance.timeOrigin + performance.now()).
+ * DOM (the same machine's wall clock). Both sides follow a step of the system clock as it happens
+ * (test/fixtures/modelServer.ts's `wallClock`): the model server starts before the browser page,
+ * and a clock step between the two starts once shifted every figure of a run by 175 ms.
  * Baseline, measured in the same run on the same replies: when the committed reply shows, which
  * is when the person first saw any of it before replies streamed to the sidebar.
  */
@@ -34,7 +36,16 @@ export async function measureFirstToken(ui: UiSession, frame: Frame, runs: numbe
     w.__stamps = {};
     w.__markers = [];
     const transcript = document.querySelector('#transcript') as HTMLElement;
-    const now = () => performance.timeOrigin + performance.now();
+    // wallClock() of test/fixtures/modelServer.ts, inline: the page has no module of ours.
+    let anchor = { wall: Date.now(), mono: performance.now() };
+    const now = () => {
+      const mono = performance.now();
+      const estimate = anchor.wall + (mono - anchor.mono);
+      const wall = Date.now();
+      if (Math.abs(wall - estimate) <= 2) return estimate;
+      anchor = { wall, mono };
+      return wall;
+    };
     new MutationObserver(() => {
       const at = now();
       for (const marker of w.__markers) {
