@@ -3,7 +3,7 @@
  * workbench. The scripted model server stamps the moment it writes a reply's first content chunk
  * (wall clock, sub-ms); a MutationObserver in the sidebar stamps the moment that text is in the
  * DOM (the same machine's wall clock). Both sides follow a step of the system clock as it happens
- * (test/fixtures/modelServer.ts's `wallClock`): the model server starts before the browser page,
+ * (test/fixtures/modelServer.ts's `followingWallClock`, the same function in both): the model server starts before the browser page,
  * and a clock step between the two starts once shifted every figure of a run by 175 ms.
  * Baseline, measured in the same run on the same replies: when the committed reply shows, which
  * is when the person first saw any of it before replies streamed to the sidebar.
@@ -11,6 +11,7 @@
 import type { Frame } from 'playwright-core';
 import type { UiSession } from '../test/ui/support/workbench';
 import { route, sendChatMessage } from '../test/ui/support/workbench';
+import { followingWallClock } from '../test/fixtures/modelServer';
 
 interface Stamp {
   marker: string;
@@ -31,21 +32,14 @@ export interface FirstTokenResult {
 
 export async function measureFirstToken(ui: UiSession, frame: Frame, runs: number): Promise<FirstTokenResult> {
   await frame.evaluate('window.__name = (f) => f');
+  // The model server's clock, made in the page from the same source (the page has no module of ours).
+  await frame.evaluate(`window.__wallClock = (${followingWallClock.toString()})()`);
   await frame.evaluate(() => {
     const w = window as unknown as { __stamps: Record<string, { firstShownAt?: number; committedAt?: number }>; __markers: string[] };
     w.__stamps = {};
     w.__markers = [];
     const transcript = document.querySelector('#transcript') as HTMLElement;
-    // wallClock() of test/fixtures/modelServer.ts, inline: the page has no module of ours.
-    let anchor = { wall: Date.now(), mono: performance.now() };
-    const now = () => {
-      const mono = performance.now();
-      const estimate = anchor.wall + (mono - anchor.mono);
-      const wall = Date.now();
-      if (Math.abs(wall - estimate) <= 2) return estimate;
-      anchor = { wall, mono };
-      return wall;
-    };
+    const now = (window as unknown as { __wallClock: () => number }).__wallClock;
     new MutationObserver(() => {
       const at = now();
       for (const marker of w.__markers) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { startModelServer } from '../../fixtures/modelServer';
+import { followingWallClock, startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 
 const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -194,5 +194,28 @@ describe('modelServerMain (standalone process)', () => {
     await post(`${info.url}/__script`, [{ text: 'scripted from outside' }]);
     const res = await post(`${info.openaiBaseUrl}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'q' }] }, { authorization: 'Bearer k' });
     assert.equal(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content, 'scripted from outside');
+  });
+});
+
+describe('scripted model server: the wall clock its stamps use', () => {
+  // A fake system clock stepped by 175 ms, as a virtual machine's clock sync steps it.
+  function clocks() {
+    const now = { wall: 1_000_000, mono: 50 };
+    return { now, wall: () => Math.floor(now.wall), mono: () => now.mono, advance: (ms: number) => ((now.wall += ms), (now.mono += ms)) };
+  }
+
+  it('keeps sub-ms steps between reads and follows a step of the system clock at once', () => {
+    const c = clocks();
+    const read = followingWallClock(c.wall, c.mono);
+    const first = read();
+    c.advance(7.25);
+    assert.equal(read() - first, 7.25, 'the monotonic clock carries the time between reads, with its precision');
+    // The system clock is stepped: a stamp taken after it agrees with Date.now() of any process.
+    c.now.wall += 175;
+    c.advance(3);
+    assert.ok(Math.abs(read() - c.wall()) <= 1, 'the stepped wall clock is followed');
+    // What performance.timeOrigin + performance.now() would say: the wall clock of the start, 175 ms behind.
+    const fromOrigin = 1_000_000 - 50 + c.mono();
+    assert.ok(c.wall() - fromOrigin >= 174, 'without following, the stamp is off by the step');
   });
 });
