@@ -3,8 +3,9 @@
  * workbench. The scripted model server stamps the moment it writes a reply's first content chunk
  * (wall clock, sub-ms); a MutationObserver in the sidebar stamps the moment that text is in the
  * DOM (the same machine's wall clock). Both sides follow a step of the system clock as it happens
- * (test/fixtures/modelServer.ts's `followingWallClock`, the same function in both): the model server starts before the browser page,
- * and a clock step between the two starts once shifted every figure of a run by 175 ms.
+ * (`followingWallClock` of test/fixtures/modelServer.ts, the same function in both): the model
+ * server starts before the browser page, and a clock step between the two starts once shifted
+ * every figure of a run by 175 ms.
  * Baseline, measured in the same run on the same replies: when the committed reply shows, which
  * is when the person first saw any of it before replies streamed to the sidebar.
  */
