@@ -140,9 +140,7 @@ for (const group of groups) {
     process.stderr.write(`[bench] skipping ${group}: bench/${group}.bench.ts does not exist yet\n`);
     continue;
   }
-  await waitForQuiet(group);
-  process.stderr.write(`[bench] ${group} (load average ${loadAverage()})\n`);
-  const started = Date.now();
+  // The baseline packages first: better-sqlite3 compiles from source, and the settling waits for that too.
   let nodePath;
   try {
     nodePath = baselinePackages(group);
@@ -151,6 +149,9 @@ for (const group of groups) {
     process.stderr.write(`[bench] ${group} failed: ${error.message}\n`);
     continue;
   }
+  await waitForQuiet(group);
+  process.stderr.write(`[bench] ${group} (load average ${loadAverage()})\n`);
+  const started = Date.now();
   const env = nodePath ? { ...process.env, NODE_PATH: [nodePath, process.env.NODE_PATH].filter(Boolean).join(path.delimiter) } : process.env;
   const run = await runGroup(file, env);
   figures.push(...run.figures);
