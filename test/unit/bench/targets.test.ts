@@ -36,6 +36,15 @@ describe('bench targets', () => {
     assert.equal(worse?.pass, false);
   });
 
+  it('holds ui.thread_append to 4 ms, or to twice the plain line appended in the same run', async () => {
+    const { checkTargets } = await load();
+    const row = (value: number, baseline: number) =>
+      checkTargets([{ name: 'ui.thread_append', value, baseline, median: value / 2 }], ['ui']).rows.find((r) => r.label === 'ui.thread_append p95');
+    assert.equal(row(3.9, 2.4)?.pass, true, 'within 4 ms');
+    assert.equal(row(7.1, 5.8)?.pass, true, 'a slow browser: 1.2x its own plain append');
+    assert.equal(row(7.1, 2.5)?.pass, false, 'slow while a plain append was fast: the thread code');
+  });
+
   it('fails a target whose figure a group that ran did not print, and skips groups that did not run', async () => {
     const { checkTargets } = await load();
     const { rows, failed } = checkTargets([], ['ext']);
