@@ -257,11 +257,7 @@ export class McpServers implements McpCallPort {
     // starts while a slow one stops (a trust given meanwhile) is not judged by this stale reading.
     const runnable = new Map(this.runnable().map((d) => [d.name, d.hash]));
     const stale = [...this.connections].filter(([name, live]) => runnable.get(name) !== live.hash);
-    for (const [name] of stale) {
-      this.connections.delete(name);
-      this.toolsByServer.delete(name);
-      this.aboutByServer.delete(name);
-    }
+    for (const [name] of stale) this.forget(name);
     await Promise.all(
       stale.map(async ([name, live]) => {
         await live.connection.stop();
@@ -292,10 +288,15 @@ export class McpServers implements McpCallPort {
   async stop(name: string): Promise<void> {
     const live = this.connections.get(name);
     if (!live) return;
+    this.forget(name);
+    await live.connection.stop();
+  }
+
+  /** Drops a server's connection and what it said about itself; stopping it is the caller's. */
+  private forget(name: string): void {
     this.connections.delete(name);
     this.toolsByServer.delete(name);
     this.aboutByServer.delete(name);
-    await live.connection.stop();
   }
 
   /** Stops every server (window closing, trust withdrawn). */

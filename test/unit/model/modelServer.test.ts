@@ -213,9 +213,7 @@ describe('scripted model server: the wall clock its stamps use', () => {
     // The system clock is stepped: a stamp taken after it agrees with Date.now() of any process.
     c.now.wall += 175;
     c.advance(3);
+    // Carried on from the start alone (as timeOrigin + now() is), the stamp would be 175 ms behind.
     assert.ok(Math.abs(read() - c.wall()) <= 1, 'the stepped wall clock is followed');
-    // What performance.timeOrigin + performance.now() would say: the wall clock of the start, 175 ms behind.
-    const fromOrigin = 1_000_000 - 50 + c.mono();
-    assert.ok(c.wall() - fromOrigin >= 174, 'without following, the stamp is off by the step');
   });
 });
