@@ -248,7 +248,7 @@ export class History {
     };
     for (const stat of this.deps.archive?.stats() ?? []) {
       items.push({
-        what: `${stat.kind.replace('_', ' ')}s: ${stat.hotRows} hot, ${stat.records} archived`,
+        what: `${stat.kind.replace('_', ' ')}s: ${stat.hotRows} hot, ${stat.records} archived${stat.damaged ? `, ${stat.damaged} damaged place(s) skipped` : ''}`,
         where: path.join('archive', stat.kind),
         count: stat.records,
         bytes: stat.bytes,

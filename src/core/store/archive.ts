@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { Clock, Logger } from '../ports';
 import { decodeColumn, DurableRowError } from './decodeRow';
+import type { DamagedRange } from './journalFormat';
 import { encodeFrame, frameIsValid, walkFrames } from './journalFormat';
 import { ARCHIVE_KINDS, DEFAULT_ARCHIVE_AGES, RULES } from './archiveRules';
 import type { ArchiveAges, ArchiveKind } from './archiveRules';
@@ -72,11 +73,15 @@ export interface ArchiveStats {
   files: number;
   bytes: number;
   records: number;
+  /** Places where a segment is damaged (each cost the record there; the rest are read). */
+  damaged: number;
   hotRows: number;
 }
 
 export class Archive {
   private readonly segments = new Map<ArchiveKind, Segment>();
+  /** Damaged ranges already logged (file:offset), so each is said once. */
+  private readonly reportedDamage = new Set<string>();
 
   constructor(private readonly options: ArchiveOptions) {}
 
@@ -137,9 +142,16 @@ export class Archive {
         const from = mark && i === firstIndex && path.basename(files[i]) === mark.f ? mark.o : 0;
         const size = fs.statSync(files[i]).size;
         const bytes = readRange(files[i], Math.min(from, size), size);
-        const valid = walkFrames(bytes, 0, (start, end) => {
-          ids.push((JSON.parse(bytes.toString('utf8', start, end)) as { id: string }).id);
-        });
+        // Past damage too: cutting at the first bad frame would delete the good records after it.
+        const valid = walkFrames(
+          bytes,
+          0,
+          (start, end) => {
+            ids.push((JSON.parse(bytes.toString('utf8', start, end)) as { id: string }).id);
+          },
+          true,
+          this.resync(files[i]),
+        );
         if (valid < bytes.length) {
           if (i === files.length - 1) {
             fs.truncateSync(files[i], Math.min(from, size) + valid);
@@ -253,12 +265,37 @@ export class Archive {
     const found: ArchivedRecord[] = [];
     for (const file of this.files(kind)) {
       const bytes = fs.readFileSync(file);
-      walkFrames(bytes, 0, (start, end) => {
-        const record = decode(bytes.toString('utf8', start, end));
-        if (record) found.push(record);
-      });
+      walkFrames(
+        bytes,
+        0,
+        (start, end) => {
+          const record = decode(bytes.toString('utf8', start, end));
+          if (record) found.push(record);
+        },
+        true,
+        this.resync(file),
+      );
     }
     return found;
+  }
+
+  /**
+   * Reads past damage: a frame that does not check out costs that record only; reading resumes at
+   * the next frame that does, and the damaged range is logged once per file and range.
+   */
+  private resync(file: string): { prefix: Buffer; onDamage: (range: DamagedRange) => void } {
+    return {
+      prefix: ARCHIVE_PAYLOAD_PREFIX,
+      onDamage: (range) => {
+        const key = `${file}:${range.start}`;
+        if (this.reportedDamage.has(key)) return;
+        this.reportedDamage.add(key);
+        this.options.logger.warn(
+          'STORE',
+          `Archive segment ${path.basename(file)} is damaged at bytes ${range.start}–${range.end} (the record there is unreadable); the records after it are read.`,
+        );
+      },
+    };
   }
 
   /** Archived records of a session or a task (export, history view), oldest first. */
@@ -279,21 +316,37 @@ export class Archive {
       const hits: number[] = [];
       for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) hits.push(at);
       if (hits.length === 0) continue;
-      const inFile: ArchivedRecord[] = [];
+      let inFile: ArchivedRecord[] = [];
       let h = 0;
-      walkFrames(
+      let damaged = false;
+      const end = walkFrames(
         bytes,
         0,
         (start, end, frameStart) => {
           if (hits[h] >= end) return true;
           while (h < hits.length && hits[h] < end) h++;
-          if (!frameIsValid(bytes, frameStart)) return false;
+          if (!frameIsValid(bytes, frameStart)) return !(damaged = true);
           const record = decode(bytes.toString('utf8', start, end));
           if (record && keep(record)) inFile.push(record);
           return h < hits.length;
         },
         false,
       );
+      // The fast walk trusts length fields; where it met damage (or stopped short of a hit) the
+      // file is read again, every frame checked, past the damage.
+      if (damaged || (h < hits.length && end < bytes.length)) {
+        inFile = [];
+        walkFrames(
+          bytes,
+          0,
+          (start, end) => {
+            const record = decode(bytes.toString('utf8', start, end));
+            if (record && keep(record)) inFile.push(record);
+          },
+          true,
+          this.resync(file),
+        );
+      }
       found.push(...inFile.reverse());
       if (found.length >= limit) break;
     }
@@ -305,17 +358,22 @@ export class Archive {
     return ARCHIVE_KINDS.map((kind) => {
       let bytes = 0;
       let records = 0;
+      let damaged = 0;
       const files = this.files(kind);
       for (const file of files) {
         const content = fs.readFileSync(file);
         bytes += content.length;
-        walkFrames(content, 0, () => void records++, false);
+        const resync = this.resync(file);
+        walkFrames(content, 0, () => void records++, true, { ...resync, onDamage: (range) => (damaged++, resync.onDamage(range)) });
       }
       const [hot] = this.options.db.query(`SELECT COUNT(*) AS n FROM ${RULES[kind].table}`);
-      return { kind, files: files.length, bytes, records, hotRows: Number(hot?.n ?? 0) };
+      return { kind, files: files.length, bytes, records, damaged, hotRows: Number(hot?.n ?? 0) };
     });
   }
 }
+
+/** Every archived record's payload starts with its kind: what a read past damage looks for. */
+const ARCHIVE_PAYLOAD_PREFIX = Buffer.from('{"k":', 'latin1');
 
 const watermarkSchema = z.object({ f: z.string(), o: z.number().int().nonnegative() });
 

@@ -12,7 +12,7 @@ import { acquireLease } from './lease';
 import { recover } from './recovery';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './schema';
 import type { SqlRunner } from './sqlRunner';
-import { journalName, listStoreDir, nodeJournalIo, sealSnapshot, snapshotName, writeFileAtomic } from './storeFiles';
+import { journalName, listStoreDir, moveAside, nodeJournalIo, sealSnapshot, snapshotName, unsealSnapshotFile, writeFileAtomic } from './storeFiles';
 import type { OpenDurableDbOptions, OpenedDurableDb, OpenReport } from './openedDb';
 import type { DurableDb, Row, SqlValue } from './types';
 
@@ -36,6 +36,8 @@ class DurableDbImpl implements OpenedDurableDb {
   private closed = false;
   private leaseLost = false;
   private readonly listeners: Array<(message: string) => void> = [];
+  /** Snapshot file names known to check out (written here, or loaded or verified since open). */
+  private readonly goodSnapshots = new Set<string>();
 
   constructor(
     private readonly sql: SqlRunner,
@@ -136,19 +138,41 @@ class DurableDbImpl implements OpenedDurableDb {
   async close(): Promise<void> {
     if (this.closed) return;
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    if (this.writer && !this.readOnly) {
+    try {
+      if (this.writer && !this.readOnly) await this.finalSave(this.writer);
+    } finally {
+      // Whatever the last save did, this process lets go of the store: a kept lease would make the
+      // next window read-only for no one, and the database's memory is freed.
+      this.closed = true;
       try {
-        await this.writer.commit();
-        if (this.recordsSinceSnapshot > 0) await this.snapshot();
-        else await this.snapshotting;
-      } catch (error) {
-        this.logger.error('STORE', `Closing the store without a final save: ${(error as Error).message}`, error);
+        await this.writer?.close();
+      } finally {
+        this.lease?.release();
+        this.sql.close();
       }
     }
-    this.closed = true;
-    if (this.writer) await this.writer.close();
-    this.lease?.release();
-    this.sql.close();
+  }
+
+  /**
+   * The journal's last batch, then a snapshot. A snapshot is its own file, so when the journal
+   * cannot be written (its segment failed, the disk is full for appends) it is still tried: it
+   * holds every change in memory, and a reload would otherwise lose everything since the failure.
+   */
+  private async finalSave(writer: JournalWriter): Promise<void> {
+    let journalError: Error | null = null;
+    try {
+      await writer.commit();
+    } catch (error) {
+      journalError = error as Error;
+    }
+    if (this.recordsSinceSnapshot > 0 || journalError) {
+      await this.snapshot();
+    } else {
+      await this.snapshotting;
+    }
+    if (journalError && this.recordsSinceSnapshot > 0) {
+      this.logger.error('STORE', `Closing the store without a final save: ${journalError.message}`, journalError);
+    }
   }
 
   private journal(statements: JournalStatement[]): void {
@@ -176,27 +200,49 @@ class DurableDbImpl implements OpenedDurableDb {
   private async writeSnapshot(): Promise<void> {
     const writer = this.writer!;
     try {
-      await writer.rotate();
+      try {
+        await writer.rotate();
+      } catch (error) {
+        // The writer kept its segment. A snapshot sealed at that segment is still whole (replay
+        // skips the records it holds), so state is saved; only pruning waits for a later rotation.
+        this.logger.warn('STORE', `Could not start a new journal segment; snapshotting without one: ${(error as Error).message}`);
+      }
       // From here to export() is synchronous, and transaction() never yields, so this can
       // never run inside a transaction; the check guards against a future change breaking that.
       if (this.inTransaction) throw new Error('refusing to export inside a transaction');
       const lsn = this.lastLsn;
+      const counted = this.recordsSinceSnapshot;
       const bytes = this.sql.export();
-      this.recordsSinceSnapshot = 0;
+      const name = snapshotName(lsn);
       // Every segment before the current one holds only records up to `lsn` (the rotation above).
-      await writeFileAtomic(path.join(this.dir, snapshotName(lsn)), sealSnapshot(bytes, writer.seq));
+      await writeFileAtomic(path.join(this.dir, name), sealSnapshot(bytes, writer.seq));
+      this.goodSnapshots.add(name);
+      this.recordsSinceSnapshot -= counted;
       this.prune(writer);
     } catch (error) {
       this.logger.error('STORE', `Snapshot failed (the journal still holds every change): ${(error as Error).message}`, error);
     }
   }
 
-  /** Keeps the newest two snapshots and every journal segment the older of them still needs. */
+  /**
+   * Keeps the newest two snapshots that check out and every journal segment the older of them
+   * still needs. A damaged snapshot never counts as one of the two (it would let the good one and
+   * its journal go, and the next damage would lose everything): it is moved aside for inspection.
+   */
   private prune(writer: JournalWriter): void {
     const listing = listStoreDir(this.dir);
-    for (const old of listing.snapshots.slice(2)) fs.rmSync(old.file, { force: true });
-    // With a single snapshot, a corrupt one would fall back to the journal alone: keep it all.
-    const floor = listing.snapshots.length >= 2 ? listing.snapshots[1].lsn : 0;
+    const good: Array<{ file: string; lsn: number }> = [];
+    for (const snapshot of listing.snapshots) {
+      if (good.length >= 2) {
+        fs.rmSync(snapshot.file, { force: true });
+      } else if (this.snapshotChecksOut(snapshot.file)) {
+        good.push(snapshot);
+      } else {
+        moveAside(snapshot.file);
+      }
+    }
+    // With a single good snapshot, a damaged one would fall back to the journal alone: keep it all.
+    const floor = good.length >= 2 ? good[1].lsn : 0;
     if (floor === 0) return;
     for (const segment of listing.journals) {
       if (segment.seq >= writer.seq) continue;
@@ -206,6 +252,23 @@ class DurableDbImpl implements OpenedDurableDb {
         writer.segmentMaxLsn.delete(segment.seq);
       }
     }
+  }
+
+  knownGood(snapshotName: string): void {
+    this.goodSnapshots.add(snapshotName);
+  }
+
+  /** Snapshots this process wrote or loaded are known good; any other is read and its checksum checked. */
+  private snapshotChecksOut(file: string): boolean {
+    const name = path.basename(file);
+    if (this.goodSnapshots.has(name)) return true;
+    try {
+      if ('corrupt' in unsealSnapshotFile(fs.readFileSync(file))) return false;
+    } catch {
+      return false;
+    }
+    this.goodSnapshots.add(name);
+    return true;
   }
 
   private assertOpen(): void {
@@ -262,6 +325,8 @@ export async function openDurableDb(options: OpenDurableDbOptions): Promise<Open
   let writer: JournalWriter | null = null;
   if (!readOnly) {
     for (const temp of listing.tempFiles) fs.rmSync(temp, { force: true });
+    // Damaged snapshots are kept for inspection but out of the listing, so no later prune can count them.
+    for (const file of recovered.corruptSnapshotFiles) moveAside(file);
     // Numbered before any empty segment goes, so segment numbers only ever grow.
     const nextSeq = (listing.journals.at(-1)?.seq ?? 0) + 1;
     // Cut torn tails so they cannot sit in front of later segments' records. A segment with no
@@ -295,6 +360,8 @@ export async function openDurableDb(options: OpenDurableDbOptions): Promise<Open
     journalRecordsReplayed: recovered.journalRecordsReplayed,
     tornRecordIgnored: recovered.tornRecordIgnored,
     ignoredBytes: recovered.ignoredBytes,
+    damagedRecords: recovered.damagedRecords,
+    staleRecords: recovered.staleRecords,
     schemaVersion: 0,
     migrated: [],
     openMs: 0,
@@ -312,6 +379,7 @@ export async function openDurableDb(options: OpenDurableDbOptions): Promise<Open
     recovered.lastLsn,
     options,
   );
+  if (recovered.loadedSnapshot) impl.knownGood(recovered.loadedSnapshot);
   report.schemaVersion = schemaVersion(impl);
   if (!readOnly) {
     for (const migration of MIGRATIONS) {

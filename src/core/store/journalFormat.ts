@@ -6,8 +6,9 @@ import type { SqlValue } from './types';
  *
  *   [u32 LE payload length][u32 LE CRC-32 of payload][payload: UTF-8 JSON {"l": lsn, "s": [[sql, params], ...]}]
  *
- * The checksum is what lets replay tell a torn or corrupt tail from a good record: reading stops
- * at the first frame that does not check out, and everything before it is kept.
+ * The checksum is what lets replay tell a damaged record from a good one: a frame that does not
+ * check out is skipped up to the next frame that does (resyncFrame), so a flipped bit costs one
+ * record and the lsn gap names it; non-zero bytes after the last good frame are a torn tail.
  */
 
 export interface JournalStatement {
@@ -18,6 +19,8 @@ export interface JournalStatement {
 export interface JournalRecord {
   /** Log sequence number: strictly increasing, so replay can skip what a snapshot already holds. */
   lsn: number;
+  /** The writer's fencing token (its lease epoch); absent in records written before epochs. */
+  epoch?: number;
   statements: JournalStatement[];
 }
 
@@ -28,8 +31,10 @@ export interface DecodedJournal {
   lastLsn: number;
   /** Bytes of well-formed records from the start of the buffer. */
   validBytes: number;
-  /** Bytes after the last good record (a torn write or corruption); 0 when the file is clean or only zero-filled room follows. */
+  /** Non-zero bytes after the last good record (a torn write at a crash or full disk); 0 when the file is clean or only zero-filled room follows. */
   ignoredBytes: number;
+  /** Damage between good records (a flipped bit at rest): each range cost the records in it, not the ones after. */
+  damaged: DamagedRange[];
 }
 
 const HEADER_BYTES = 8;
@@ -58,21 +63,58 @@ export function encodeFrame(payload: Buffer): Buffer {
 
 export const FRAME_HEADER_BYTES = HEADER_BYTES;
 
+/** A run of bytes between good frames that did not check out (a flipped bit, a damaged length). */
+export interface DamagedRange {
+  /** Offset of the first byte that did not check out. */
+  start: number;
+  /** Offset of the next good frame. */
+  end: number;
+}
+
+/**
+ * Finds the next frame at or after `from` whose length and checksum check out and whose payload
+ * begins with `prefix` (every writer's payload starts the same way: `{"l":` for the journal, `{"k":`
+ * for the archive). A flipped bit costs the one record it hit, not every record after it: each
+ * frame is self-delimiting, so reading resumes at the next frame that proves itself.
+ */
+export function resyncFrame(bytes: Buffer, from: number, prefix: Buffer): number | undefined {
+  for (let at = bytes.indexOf(prefix, from + HEADER_BYTES); at >= 0; at = bytes.indexOf(prefix, at + 1)) {
+    if (frameIsValid(bytes, at - HEADER_BYTES)) return at - HEADER_BYTES;
+  }
+  return undefined;
+}
+
 /**
  * Walks the frames of `bytes` from `offset`, calling `visit(payloadStart, payloadEnd, frameStart)`
- * for each one whose length and checksum check out; stops at the first that does not. Returns the
- * end of the last good frame.
+ * for each one whose length and checksum check out. Without `resync` it stops at the first frame
+ * that does not; with it, it skips to the next good frame (see resyncFrame) and reports the
+ * skipped range to `onDamage`. Returns the end of the last good frame.
  */
-export function walkFrames(bytes: Buffer, offset: number, visit: (start: number, end: number, frameStart: number) => boolean | void, verify = true): number {
+export function walkFrames(
+  bytes: Buffer,
+  offset: number,
+  visit: (start: number, end: number, frameStart: number) => boolean | void,
+  verify = true,
+  resync?: { prefix: Buffer; onDamage?: (range: DamagedRange) => void },
+): number {
+  let goodEnd = offset;
   while (offset + HEADER_BYTES <= bytes.length) {
     const length = bytes.readUInt32LE(offset);
     const end = offset + HEADER_BYTES + length;
-    if (length === 0 || length > MAX_RECORD_BYTES || end > bytes.length) break;
-    if (verify && crc32(bytes, offset + HEADER_BYTES, end) !== bytes.readUInt32LE(offset + 4)) break;
+    const sane = length !== 0 && length <= MAX_RECORD_BYTES && end <= bytes.length;
+    if (!sane || (verify && crc32(bytes, offset + HEADER_BYTES, end) !== bytes.readUInt32LE(offset + 4))) {
+      // Preallocated zero room ends a segment: resyncFrame finds no payload in it and the walk stops.
+      const next = resync ? resyncFrame(bytes, offset + 1, resync.prefix) : undefined;
+      if (next === undefined) break;
+      resync!.onDamage?.({ start: offset, end: next });
+      offset = next;
+      continue;
+    }
     if (visit(offset + HEADER_BYTES, end, offset) === false) return end;
     offset = end;
+    goodEnd = end;
   }
-  return offset;
+  return goodEnd;
 }
 
 /** The checksum of one frame at `frameStart` checks out. */
@@ -83,11 +125,15 @@ export function frameIsValid(bytes: Buffer, frameStart: number): boolean {
   return length > 0 && end <= bytes.length && crc32(bytes, frameStart + HEADER_BYTES, end) === bytes.readUInt32LE(frameStart + 4);
 }
 
+/** Every journal payload starts with its lsn: what resyncFrame looks for after damage. */
+const JOURNAL_PAYLOAD_PREFIX = Buffer.from('{"l":', 'latin1');
+
 export function encodeRecord(record: JournalRecord): Buffer {
   return encodeFrame(
     Buffer.from(
       JSON.stringify({
         l: record.lsn,
+        ...(record.epoch !== undefined ? { e: record.epoch } : {}),
         s: record.statements.map((s) => (s.params.length ? [s.sql, s.params.map(encodeParam)] : [s.sql])),
       }),
       'utf8',
@@ -114,33 +160,37 @@ function payloadLsn(bytes: Buffer, start: number, end: number): number | undefin
 export function decodeJournal(bytes: Buffer, options: { applied?: number } = {}): DecodedJournal {
   const applied = options.applied ?? -1;
   const records: JournalRecord[] = [];
+  const damaged: DamagedRange[] = [];
   let lastLsn = 0;
-  let offset = 0;
-  while (offset + HEADER_BYTES <= bytes.length) {
-    const length = bytes.readUInt32LE(offset);
-    const checksum = bytes.readUInt32LE(offset + 4);
-    const end = offset + HEADER_BYTES + length;
-    if (length === 0 || length > MAX_RECORD_BYTES || end > bytes.length) break;
-    if (crc32(bytes, offset + HEADER_BYTES, end) !== checksum) break;
-    const lsn = payloadLsn(bytes, offset + HEADER_BYTES, end);
-    if (lsn !== undefined && lsn <= applied) {
-      lastLsn = lsn;
-      offset = end;
-      continue;
-    }
-    let parsed: { l: number; s: Array<[string, EncodedParam[]?]> };
-    try {
-      parsed = JSON.parse(bytes.toString('utf8', offset + HEADER_BYTES, end));
-    } catch {
-      break;
-    }
-    if (typeof parsed?.l !== 'number' || !Array.isArray(parsed.s)) break;
-    records.push({ lsn: parsed.l, statements: parsed.s.map(([sql, params]) => ({ sql, params: (params ?? []).map(decodeParam) })) });
-    lastLsn = parsed.l;
-    offset = end;
-  }
-  // Segments are preallocated with zeros: an all-zero rest is room, not damage.
-  let rest = offset;
-  while (rest < bytes.length && bytes[rest] === 0) rest++;
-  return { records, lastLsn, validBytes: offset, ignoredBytes: rest === bytes.length ? 0 : bytes.length - offset };
+  const validBytes = walkFrames(
+    bytes,
+    0,
+    (start, end) => {
+      const lsn = payloadLsn(bytes, start, end);
+      if (lsn !== undefined && lsn <= applied) {
+        lastLsn = lsn;
+        return;
+      }
+      let parsed: { l: number; e?: number; s: Array<[string, EncodedParam[]?]> };
+      try {
+        parsed = JSON.parse(bytes.toString('utf8', start, end));
+      } catch {
+        return; // checksummed yet not JSON: a writer bug, not damage; the lsn gap reports it
+      }
+      if (typeof parsed?.l !== 'number' || !Array.isArray(parsed.s)) return;
+      records.push({
+        lsn: parsed.l,
+        ...(typeof parsed.e === 'number' ? { epoch: parsed.e } : {}),
+        statements: parsed.s.map(([sql, params]) => ({ sql, params: (params ?? []).map(decodeParam) })),
+      });
+      lastLsn = parsed.l;
+    },
+    true,
+    { prefix: JOURNAL_PAYLOAD_PREFIX, onDamage: (range) => damaged.push(range) },
+  );
+  // Segments are preallocated with zeros: an all-zero rest is room, not damage. A non-zero rest is
+  // a torn tail: count its bytes, not the room after them.
+  let tornEnd = bytes.length;
+  while (tornEnd > validBytes && bytes[tornEnd - 1] === 0) tornEnd--;
+  return { records, lastLsn, validBytes, ignoredBytes: tornEnd - validBytes, damaged };
 }

@@ -69,6 +69,7 @@ const PREALLOCATE_BYTES = 1 << 20;
 const ZEROS = Buffer.alloc(PREALLOCATE_BYTES);
 
 export class JournalWriter {
+  /** The current segment's descriptor; -1 once closed (never a closed number: see rotate()). */
   private fd: number;
   /** End of the good records: where the next batch goes. */
   private position = 0;
@@ -92,7 +93,10 @@ export class JournalWriter {
     private readonly onFlushed: (records: number) => void,
     private readonly onFailure: (error: CommitError) => void,
   ) {
-    this.fd = this.openSegment(seqNo);
+    const opened = this.openSegment(seqNo);
+    this.fd = opened.fd;
+    this.position = opened.size;
+    this.allocated = opened.size;
   }
 
   get seq(): number {
@@ -129,40 +133,64 @@ export class JournalWriter {
     return this.inflightWaiters?.promise ?? Promise.resolve();
   }
 
-  /** Waits for in-flight writes, then starts a new segment; returns the previous segment's number. */
+  /**
+   * Waits for in-flight writes, then starts a new segment; returns the previous segment's number.
+   * The new segment is opened before the old one is closed: if the open fails (no descriptors left,
+   * a read-only or vanished folder), the writer keeps the old segment and its number and rethrows.
+   * It never holds a closed descriptor, whose number the process would hand to the next file it
+   * opens (another file would then receive the journal's records while commits report success).
+   */
   async rotate(): Promise<number> {
     while (this.inflight) await this.inflight.catch(() => undefined);
     const previous = this.seqNo;
-    this.trimAndClose();
-    this.seqNo += 1;
-    this.fd = this.openSegment(this.seqNo);
+    const opened = this.openSegment(previous + 1);
+    const old = { fd: this.fd, position: this.position, allocated: this.allocated };
+    this.trimAndClose(old);
+    this.seqNo = previous + 1;
+    this.fd = opened.fd;
+    this.position = opened.size;
+    this.allocated = opened.size;
     return previous;
   }
 
   async close(): Promise<void> {
     while (this.inflight) await this.inflight.catch(() => undefined);
-    this.trimAndClose();
+    if (this.fd < 0) return;
+    const fd = this.fd;
+    this.fd = -1;
+    this.trimAndClose({ fd, position: this.position, allocated: this.allocated });
   }
 
   /** A finished segment does not need its zero-filled room. */
-  private trimAndClose(): void {
+  private trimAndClose(segment: { fd: number; position: number; allocated: number }): void {
     try {
-      if (this.allocated > this.position) fs.ftruncateSync(this.fd, this.position);
+      if (segment.allocated > segment.position) fs.ftruncateSync(segment.fd, segment.position);
     } catch {
       // Harmless: open() treats trailing zeros as room and cuts them.
     }
-    fs.closeSync(this.fd);
+    try {
+      fs.closeSync(segment.fd);
+    } catch {
+      // Closing can report a failed deferred write-back (EIO); every batch was already synced or reported.
+    }
   }
 
-  private openSegment(seq: number): number {
+  private openSegment(seq: number): { fd: number; size: number } {
     // No O_APPEND: writes are positional so a retry can overwrite a torn tail. O_DSYNC makes the
     // write itself durable, saving a second thread-pool hop for fdatasync where the OS has it.
     const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | (this.dsync ? fs.constants.O_DSYNC : 0);
-    const fd = fs.openSync(path.join(this.dir, journalName(seq)), flags, 0o600);
-    // Segments are always new (one per open and per snapshot), so they start empty.
-    this.position = fs.fstatSync(fd).size;
-    this.allocated = this.position;
-    return fd;
+    const file = path.join(this.dir, journalName(seq));
+    const created = !fs.existsSync(file);
+    const fd = this.io.open(file, flags);
+    try {
+      // A new segment's directory entry must survive a power cut as its records will: sync the folder.
+      if (created) this.io.syncDir(this.dir);
+      // Segments are always new (one per open and per snapshot), so they start empty.
+      return { fd, size: fs.fstatSync(fd).size };
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
   }
 
   private schedule(): void {

@@ -42,6 +42,10 @@ export interface OpenReport {
   journalRecordsReplayed: number;
   tornRecordIgnored: boolean;
   ignoredBytes: number;
+  /** Records lost to damage at rest between good records (each flipped bit costs the record it hit). */
+  damagedRecords: number;
+  /** Records a replaced owner wrote after the takeover, discarded at replay (fenced by epoch). */
+  staleRecords: number;
   schemaVersion: number;
   /** Migration versions applied by this open. */
   migrated: number[];

@@ -94,6 +94,24 @@ export function unsealSnapshot(file: Buffer): Uint8Array | { corrupt: string } {
   return 'corrupt' in unsealed ? unsealed : unsealed.db;
 }
 
+/**
+ * Renames a damaged file to `<name>.damaged` (numbered if that exists): out of every listing, never
+ * read or pruned again, left for a person to inspect.
+ */
+export function moveAside(file: string): string | null {
+  for (let n = 0; n < 100; n++) {
+    const target = `${file}.damaged${n === 0 ? '' : `.${n}`}`;
+    if (fs.existsSync(target)) continue;
+    try {
+      fs.renameSync(file, target);
+      return target;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
 /** temp file, fsync, rename, fsync the folder: a crash leaves either the old or the new file, never half of one. */
 export async function writeFileAtomic(file: string, data: Uint8Array): Promise<void> {
   const temp = `${file}.tmp`;
@@ -121,12 +139,27 @@ export async function fsyncDir(dir: string): Promise<void> {
 
 /** The journal's write path, injectable so tests can make the disk full or read-only on demand. */
 export interface JournalIo {
+  /** Opens (creating if needed) a segment for writing; returns its descriptor. */
+  open(file: string, flags: number): number;
+  /** Makes a folder's entries durable (a newly created segment). */
+  syncDir(dir: string): void;
   /** Writes all of data at position (no O_APPEND, so a retried batch overwrites a torn tail). */
   write(fd: number, data: Buffer, position: number): Promise<void>;
   fdatasync(fd: number): Promise<void>;
 }
 
 export const nodeJournalIo: JournalIo = {
+  open: (file, flags) => fs.openSync(file, flags, 0o600),
+  syncDir(dir) {
+    // Windows cannot open a folder for fsync; there the entry is durable enough.
+    if (process.platform === 'win32') return;
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
   write(fd, data, position) {
     return new Promise((resolve, reject) => {
       const step = (offset: number): void => {

@@ -43,6 +43,7 @@ describe('engine: a task turn is acked exactly when its continuation is durable'
     const copies: { before?: string; after?: string } = {};
     let dir = '';
     const io: JournalIo = {
+      ...nodeJournalIo,
       async write(fd, data, position) {
         const boundary = !copies.after && /"cont:t-[^"]*:1:next"/.test(data.toString('utf8'));
         if (boundary) copies.before = crashCopy(dir);

@@ -36,13 +36,14 @@ describe('store: journal format, snapshot seal, backoff', () => {
     const covered = decodeJournal(journal, { applied: 2 });
     assert.deepEqual(covered.records, []);
     assert.equal(covered.lastLsn, 2);
-    // A skipped record is still checksummed: a flipped byte in it ends the good part there.
+    // A skipped record is still checksummed: a flipped byte in it is damage, and the next record is read.
     const bad = Buffer.from(journal);
     bad[10] ^= 0x41;
     const damaged = decodeJournal(bad, { applied: 2 });
-    assert.equal(damaged.validBytes, 0);
-    assert.equal(damaged.lastLsn, 0);
-    assert.ok(damaged.ignoredBytes > 0);
+    assert.deepEqual(damaged.damaged, [{ start: 0, end: encodeRecord(records[0]).length }]);
+    assert.equal(damaged.lastLsn, 2);
+    assert.equal(damaged.validBytes, journal.length);
+    assert.equal(damaged.ignoredBytes, 0);
   });
 
   it('treats zero-filled room after the last record as clean, anything else as a torn tail', () => {
@@ -57,14 +58,45 @@ describe('store: journal format, snapshot seal, backoff', () => {
     }
   });
 
-  it('rejects every single-byte corruption of a record', () => {
+  it('rejects every single-byte corruption of a record, and keeps every record it did not hit', () => {
     for (let i = 0; i < journal.length; i += 3) {
       const bad = Buffer.from(journal);
       bad[i] ^= 0x41;
       const decoded = decodeJournal(bad);
-      assert.ok(decoded.records.length < 2 || decoded.ignoredBytes > 0, `byte ${i}`);
-      // What is kept is a prefix of the truth, never altered content.
-      assert.deepEqual(decoded.records, records.slice(0, decoded.records.length));
+      const hitFirst = i < encodeRecord(records[0]).length;
+      // Never altered content: exactly the record the byte was in is gone, and the loss is reported.
+      assert.deepEqual(decoded.records, hitFirst ? records.slice(1) : records.slice(0, 1), `byte ${i}`);
+      assert.ok(decoded.damaged.length > 0 || decoded.ignoredBytes > 0, `byte ${i}`);
+    }
+  });
+
+  it('a flipped bit anywhere in a 100-record segment loses that record only (payload, checksum or length field)', () => {
+    const many = Array.from({ length: 100 }, (_, i) => ({
+      lsn: i + 1,
+      statements: [{ sql: 'INSERT INTO t VALUES (?, ?)', params: [`row-${i}`, i] }],
+    }));
+    const frames = many.map(encodeRecord);
+    const segment = Buffer.concat([...frames, Buffer.alloc(4096)]);
+    const starts: number[] = [];
+    frames.reduce((at, frame) => (starts.push(at), at + frame.length), 0);
+    // Every offset class of record 31: its length field, its checksum, the start, middle and end of its payload.
+    const target = 30;
+    const frameStart = starts[target];
+    const offsets = [0, 2, 4, 7, 8, 12, Math.floor(frames[target].length / 2), frames[target].length - 1].map((o) => frameStart + o);
+    for (const offset of offsets) {
+      for (const bit of [0, 3, 7]) {
+        const bad = Buffer.from(segment);
+        bad[offset] ^= 1 << bit;
+        const decoded = decodeJournal(bad);
+        const lsns = decoded.records.map((r) => r.lsn);
+        assert.deepEqual(
+          lsns,
+          [...many.keys()].filter((i) => i !== target).map((i) => i + 1),
+          `offset ${offset - frameStart} bit ${bit}`,
+        );
+        assert.equal(decoded.damaged.length, 1);
+        assert.equal(decoded.ignoredBytes, 0);
+      }
     }
   });
 
