@@ -12,6 +12,7 @@ import { backoffDelay, DEFAULT_RETRY } from './backoff';
 import { recoverClaims } from './triggerRecovery';
 import { DrainWaiters } from './drainWaiters';
 import { HistoryLog } from './historyLog';
+import { CommitError } from './journalWriter';
 import { byClaimOrder, CLAIM_ORDER, SELECT_TRIGGERS, SELECT_WITH_ROWID, toTrigger } from './triggerRows';
 import { checkSpec, insertOrReuse } from './triggerInsert';
 import { AbortError, WorkWaiters } from './workWaiters';
@@ -19,6 +20,9 @@ import type { RecoveryReport, StartingTriggerStore, TriggerStoreOptions } from '
 import type { DurableDb, Lease, Row, Trigger, TriggerSpec } from './types';
 
 export type { RecoveryReport, StartingTriggerStore, TriggerStoreOptions } from './triggerStoreOptions';
+
+/** The longest wait between two attempts to save a claim while the disk refuses writes. */
+const CLAIM_RETRY_MAX_MS = 60_000;
 
 /** Done rows past retention are swept at most this often (on ack), so acks stay O(1). */
 const PRUNE_EVERY_MS = 60_000;
@@ -76,6 +80,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
 
   async next(signal?: AbortSignal): Promise<Lease> {
     await this.ready;
+    let failedClaims = 0;
     for (;;) {
       if (this.closed) throw new Error('The trigger store is closed; next() will not return a trigger.');
       if (signal?.aborted) throw new AbortError();
@@ -88,7 +93,14 @@ class TriggerStoreImpl implements StartingTriggerStore {
           this.db.mutate(`UPDATE triggers SET status = 'pending', lease_token = NULL, lease_owner = NULL, attempts = attempts - 1 WHERE lease_token = ?`, [
             lease.token,
           ]);
-          throw error;
+          // A full disk or an I/O error passes: the consumer waits and claims again (as the notice
+          // promises, "retries"), 1 s, 2 s, 4 s … up to a minute, or sooner when an emit succeeds.
+          // Anything else (the store closed or taken over) ends the loop.
+          if (!(error instanceof CommitError)) throw error;
+          const delay = Math.min(CLAIM_RETRY_MAX_MS, 1_000 * 2 ** failedClaims++);
+          this.logger.warn('TRIGGER', `Could not save the claim of ${lease.trigger.source} ${lease.trigger.id}; trying again in ${delay / 1000} s.`);
+          await this.work.wait(this.clock.now() + delay, signal);
+          continue;
         }
         this.logger.trace(
           'TRIGGER',

@@ -11,7 +11,7 @@ import type { LeaseTimers } from '../../../src/core/store/lease';
 import type { JournalIo } from '../../../src/core/store/storeFiles';
 import { listStoreDir, nodeJournalIo } from '../../../src/core/store/storeFiles';
 import { createTriggerStore } from '../../../src/core/store/triggerStore';
-import { removeTempDirs, sqlJs, tempDir } from './helpers';
+import { FakeClock, removeTempDirs, settle, sqlJs, tempDir } from './helpers';
 
 const INSERT = `INSERT INTO sessions (id, status, data, updated_at) VALUES (?, 'a', '{}', 1)`;
 
@@ -170,6 +170,39 @@ describe('store: faults', function () {
     await db.commit();
     assert.equal(db.durable, true);
     await store.close();
+  });
+
+  it('a failed claim write does not stop the consumer: it waits, claims again when space returns, and delivers once', async () => {
+    const dir = tempDir();
+    const io = faultyIo();
+    const db = await openDb(dir, { io });
+    const clock = new FakeClock(Date.now());
+    const store = await createTriggerStore(db, { restartNoticeSession: false, clock });
+    const emitted = await store.emit({ source: 'user_message', sessionId: 's', payload: { text: 'question 1' } });
+    io.failing = 'ENOSPC';
+    let settled: unknown = undefined;
+    const claimed = store.next().then(
+      (lease) => (settled = lease),
+      (error) => (settled = error),
+    );
+    // The claim's write fails and the claim is given back; next() keeps waiting (before the fix it
+    // rejected, and the agent's loop ended until a reload).
+    const status = () => db.query(`SELECT status FROM triggers WHERE id = ?`, [emitted.id])[0].status;
+    for (let i = 0; i < 500 && !(status() === 'pending' && !db.durable); i++) await settle(1);
+    assert.equal(status(), 'pending');
+    assert.equal(db.durable, false);
+    await settle(5);
+    assert.equal(settled, undefined, `next() settled while the disk was full: ${String(settled)}`);
+    io.failing = null;
+    clock.advance(1_000);
+    const lease = (await claimed) as Awaited<ReturnType<typeof store.next>>;
+    assert.equal(lease.trigger.id, emitted.id);
+    assert.equal(lease.trigger.attempts, 1);
+    assert.equal(await store.ack(lease.token), true);
+    crash(db);
+    const again = await openDb(dir);
+    const rows = again.query(`SELECT status FROM triggers WHERE id = ?`, [emitted.id]);
+    assert.ok(rows.length === 0 || rows[0].status === 'done', 'acked once, never pending again');
   });
 
   it('never exports inside a transaction: a snapshot asked for mid-transaction sees the committed result', async () => {
