@@ -13,31 +13,19 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
 import type { Clock, Logger } from '../ports';
 import { decodeColumn, DurableRowError } from './decodeRow';
 import type { DamagedRange } from './journalFormat';
 import { encodeFrame, frameIsValid, walkFrames } from './journalFormat';
+import type { ArchivedRecord } from './archiveFormat';
+import { ARCHIVE_PAYLOAD_PREFIX, decode, readRange, syncDir, watermarkSchema } from './archiveFormat';
 import { ARCHIVE_KINDS, DEFAULT_ARCHIVE_AGES, RULES } from './archiveRules';
 import type { ArchiveAges, ArchiveKind } from './archiveRules';
 import type { DurableDb, Row } from './types';
 
 export { ARCHIVE_KINDS, DEFAULT_ARCHIVE_AGES } from './archiveRules';
 export type { ArchiveAges, ArchiveKind } from './archiveRules';
-
-/** One archived row, as search, history and export see it. */
-export interface ArchivedRecord {
-  kind: ArchiveKind;
-  id: string;
-  sessionId?: string;
-  taskId?: string;
-  /** When the work ended (or the session was last active), ms. */
-  at: number;
-  /** Lower-cased text search matches against. */
-  text: string;
-  /** The hot row as it was, column by column. */
-  row: Row;
-}
+export type { ArchivedRecord } from './archiveFormat';
 
 export const SEGMENT_BYTES = 32 * 1024 * 1024;
 
@@ -369,62 +357,5 @@ export class Archive {
       const [hot] = this.options.db.query(`SELECT COUNT(*) AS n FROM ${RULES[kind].table}`);
       return { kind, files: files.length, bytes, records, damaged, hotRows: Number(hot?.n ?? 0) };
     });
-  }
-}
-
-/** Every archived record's payload starts with its kind: what a read past damage looks for. */
-const ARCHIVE_PAYLOAD_PREFIX = Buffer.from('{"k":', 'latin1');
-
-const watermarkSchema = z.object({ f: z.string(), o: z.number().int().nonnegative() });
-
-/**
- * An archived record's envelope (its frame's checksum already passed). The row inside, `d`, is
- * decoded by its reader (decodeSession, decodeTask, decodeRun); a record that does not fit is left out.
- */
-const recordSchema = z.object({
-  k: z.enum(ARCHIVE_KINDS),
-  id: z.string(),
-  s: z.string().optional(),
-  tk: z.string().optional(),
-  t: z.number(),
-  q: z.string(),
-  d: z.record(z.string(), z.unknown()),
-});
-
-function decode(json: string): ArchivedRecord | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(json);
-  } catch {
-    return undefined;
-  }
-  const parsed = recordSchema.safeParse(raw);
-  if (!parsed.success) return undefined;
-  const r = parsed.data;
-  return { kind: r.k, id: r.id, ...(r.s ? { sessionId: r.s } : {}), ...(r.tk ? { taskId: r.tk } : {}), at: r.t, text: r.q, row: r.d as Row };
-}
-
-function readRange(file: string, from: number, to: number): Buffer {
-  const bytes = Buffer.alloc(Math.max(0, to - from));
-  if (bytes.length === 0) return bytes;
-  const fd = fs.openSync(file, 'r');
-  try {
-    fs.readSync(fd, bytes, 0, bytes.length, from);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return bytes;
-}
-
-function syncDir(dir: string): void {
-  try {
-    const fd = fs.openSync(dir, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    // Not every platform can fsync a directory; the file's own sync still holds its bytes.
   }
 }

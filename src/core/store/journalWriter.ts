@@ -34,6 +34,27 @@ export class CommitError extends Error {
   }
 }
 
+/** Thrown by commit() when the store stopped being this process's (another took it over): nothing more is written. */
+export class StoreLostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreLostError';
+  }
+}
+
+/** What the writer asks its owner around each write. */
+export interface WriterGuard {
+  /** Before a write: is the store still ours? False refuses the write for good (fencing). */
+  stillOwner(): boolean;
+  /** The error a refused write reports. */
+  lostError(): StoreLostError;
+  /**
+   * After a write: the segment has no name any more (its folder was removed). The owner saves
+   * everything again where it belongs; true when it did, and the batch counts as durable.
+   */
+  segmentVanished(): Promise<boolean>;
+}
+
 export function describeIoError(error: unknown, file: string): CommitError {
   const code = (error as NodeJS.ErrnoException)?.code;
   const what =
@@ -82,6 +103,7 @@ export class JournalWriter {
   private inflightWaiters: Deferred | null = null;
   private scheduled = false;
   private failed: CommitError | null = null;
+  private lost: StoreLostError | null = null;
   /** Highest lsn durably written to each segment, so snapshots know which segments are obsolete. */
   readonly segmentMaxLsn = new Map<number, number>();
 
@@ -92,6 +114,7 @@ export class JournalWriter {
     private readonly dsync: boolean,
     private readonly onFlushed: (records: number) => void,
     private readonly onFailure: (error: CommitError) => void,
+    private readonly guard: WriterGuard,
   ) {
     const opened = this.openSegment(seqNo);
     this.fd = opened.fd;
@@ -104,11 +127,25 @@ export class JournalWriter {
   }
 
   get durable(): boolean {
-    return this.failed === null;
+    return this.failed === null && this.lost === null;
   }
 
   get lastError(): CommitError | null {
     return this.failed;
+  }
+
+  /** Resolves when no write is in flight. */
+  async idle(): Promise<void> {
+    while (this.inflight) await this.inflight.catch(() => undefined);
+  }
+
+  /** The current segment has no name any more (its folder was removed). */
+  isDetached(): boolean {
+    try {
+      return this.fd >= 0 && fs.fstatSync(this.fd).nlink === 0;
+    } catch {
+      return false;
+    }
   }
 
   get hasQueued(): boolean {
@@ -116,6 +153,7 @@ export class JournalWriter {
   }
 
   append(record: Buffer, lsn: number): void {
+    if (this.lost) throw this.lost;
     this.queued.push(record);
     this.queuedMaxLsn = lsn;
     this.waiters ??= deferred();
@@ -124,6 +162,7 @@ export class JournalWriter {
 
   /** Resolves when everything appended so far is durable; rejects with a CommitError if that failed. */
   commit(): Promise<void> {
+    if (this.lost) return Promise.reject(this.lost);
     if (this.queued.length > 0 && this.waiters) {
       this.waiters.awaited = true;
       this.schedule();
@@ -151,6 +190,19 @@ export class JournalWriter {
     this.position = opened.size;
     this.allocated = opened.size;
     return previous;
+  }
+
+  /**
+   * Starts a new segment at once, without waiting for the write in flight: for the owner's
+   * segmentVanished(), which runs inside that write. The old descriptor (an unlinked file) is closed.
+   */
+  reopenSegment(): void {
+    const opened = this.openSegment(this.seqNo + 1);
+    this.trimAndClose({ fd: this.fd, position: this.position, allocated: this.allocated });
+    this.seqNo += 1;
+    this.fd = opened.fd;
+    this.position = opened.size;
+    this.allocated = opened.size;
   }
 
   async close(): Promise<void> {
@@ -216,6 +268,16 @@ export class JournalWriter {
     const seq = this.seqNo;
     const file = path.join(this.dir, journalName(seq));
     const run = async (): Promise<void> => {
+      if (!this.guard.stillOwner()) {
+        // Fenced: another process owns the store. Nothing queued is ever written (it would land
+        // beside the new owner's records); every waiter is told, now and later.
+        this.lost = this.guard.lostError();
+        this.queued = [];
+        const rejected = [waiters, this.waiters];
+        this.waiters = null;
+        for (const waiter of rejected) waiter?.reject(this.lost);
+        return;
+      }
       try {
         if (this.position + data.length > this.allocated) {
           const grow = Math.max(PREALLOCATE_BYTES, data.length);
@@ -224,6 +286,18 @@ export class JournalWriter {
         }
         await this.io.write(fd, data, this.position);
         if (!this.dsync) await this.io.fdatasync(fd);
+        // Synced into a file that no longer has a name (its folder was removed): not durable until
+        // the owner has saved everything again in the folder's place.
+        if (fs.fstatSync(fd).nlink === 0 && !(await this.guard.segmentVanished())) {
+          throw Object.assign(new Error(`the storage folder ${this.dir} was removed`), { code: 'ENOENT' });
+        }
+        if (this.fd !== fd) {
+          // segmentVanished() started a new segment and a snapshot holds this batch.
+          this.failed = null;
+          waiters?.resolve();
+          this.onFlushed(batch.length);
+          return;
+        }
         this.position += data.length;
         this.segmentMaxLsn.set(seq, maxLsn);
         this.failed = null;

@@ -46,6 +46,8 @@ export interface OpenReport {
   damagedRecords: number;
   /** Records a replaced owner wrote after the takeover, discarded at replay (fenced by epoch). */
   staleRecords: number;
+  /** The newest journal segment the manifest names, when it is missing (its records are lost). */
+  missingSegment: number | null;
   schemaVersion: number;
   /** Migration versions applied by this open. */
   migrated: number[];
