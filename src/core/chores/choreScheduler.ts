@@ -1,7 +1,10 @@
 import type { Clock, Logger } from '../ports';
+import { systemClock } from '../ports';
+import { performanceClock } from '../store/clockWatch';
 import type { TriggerStore } from '../store/types';
 import { cronKey, fireKey, nextFireAfter, selectDueFires } from './schedule';
 import type { ChoreSchedulePersistence, ChoreScheduleRecord } from './schedulePersistence';
+import { ScheduleTime } from './scheduleTime';
 import type { ChoreDefinition, DriftPolicy } from './types';
 
 import type { ChoreFirePayload } from '../engine/triggerPayloads';
@@ -23,6 +26,11 @@ export interface ChoreSchedulerOptions {
   /** Wait before retrying a fire whose trigger could not be recorded (default 30 s), so a full disk is not a hot loop. */
   retryDelayMs?: number;
   /**
+   * A clock that never steps (default: performance.now with the system clock; none, and so the
+   * wall clock followed as it is, with a test's fake clock unless it gives one). See ScheduleTime.
+   */
+  monotonic?: () => number;
+  /**
    * Told of every fire the drift policy drops, before the schedule moves past it, so each one ends
    * as a history entry (see {@link ChoreRunner.recordDropped}). A failure here is logged, not retried.
    */
@@ -43,9 +51,12 @@ export interface DroppedFire {
 }
 
 /** Why each drift policy leaves a missed fire out. */
-function dropReason(drift: DriftPolicy, fireAt: number, count = 1): { status: 'missed' | 'skipped'; reason: string } {
+function dropReason(drift: DriftPolicy, fireAt: number, count = 1, jumpedFrom?: number): { status: 'missed' | 'skipped'; reason: string } {
   const when = count > 1 ? `${count} occurrences` : `the occurrence of ${new Date(fireAt).toISOString()}`;
-  const closed = 'VS Code was closed (or the machine asleep) at the scheduled time';
+  const closed =
+    jumpedFrom !== undefined && fireAt >= jumpedFrom
+      ? `the system clock jumped forward past it (from ${new Date(jumpedFrom).toISOString()})`
+      : 'VS Code was closed (or the machine asleep) at the scheduled time';
   switch (drift) {
     case 'skip':
       return { status: 'skipped', reason: `${when}: ${closed}; drift: skip drops an occurrence more than one interval late` };
@@ -77,9 +88,17 @@ export class ChoreScheduler {
   private ticking: Promise<void> = Promise.resolve();
   /** Set when the last tick could not record a fire: the next timer is the retry delay. */
   private retryPending = false;
+  private readonly time: ScheduleTime | null;
 
   constructor(private readonly options: ChoreSchedulerOptions) {
     for (const record of options.persistence.loadAll()) this.records.set(record.choreId, record);
+    const monotonic = options.monotonic ?? (options.clock === systemClock ? performanceClock : undefined);
+    this.time = monotonic ? new ScheduleTime(options.clock, monotonic) : null;
+  }
+
+  /** The time the schedule follows: the wall clock, unless it just jumped forward (ScheduleTime). */
+  private now(): number {
+    return this.time ? this.time.peek() : this.options.clock.now();
   }
 
   /**
@@ -87,7 +106,7 @@ export class ChoreScheduler {
    * edited cron/timezone starts from now; a removed chore's record is dropped.
    */
   setChores(definitions: readonly ChoreDefinition[]): void {
-    const now = this.options.clock.now();
+    const now = this.now();
     this.chores.clear();
     for (const def of definitions) {
       if (def.trigger.kind !== 'cron') continue;
@@ -156,8 +175,10 @@ export class ChoreScheduler {
   }
 
   private async tickNow(): Promise<void> {
-    const { clock, triggers, logger } = this.options;
-    const now = clock.now();
+    const { triggers, logger } = this.options;
+    const { now, jumpedFrom } = this.time ? this.time.read() : { now: this.options.clock.now() };
+    if (jumpedFrom !== undefined)
+      logger.warn('CHORE', `The system clock moved forward ${Math.round((now - jumpedFrom) / 60_000)} min and stayed there; schedules follow it now.`);
     let dirty = false;
     this.retryPending = false;
     for (const chore of this.chores.values()) {
@@ -178,13 +199,13 @@ export class ChoreScheduler {
       }
       if (selection.dropped > 0) {
         logger.info('CHORE', `chore ${chore.id}: drift ${chore.drift} drops ${selection.dropped} missed fire(s)`);
-        const dropped: DroppedFire[] = selection.droppedTimes.map((fireAt) => ({ fireAt, ...dropReason(chore.drift, fireAt) }));
+        const dropped: DroppedFire[] = selection.droppedTimes.map((fireAt) => ({ fireAt, ...dropReason(chore.drift, fireAt, 1, jumpedFrom) }));
         const earlier = selection.earlier;
         if (earlier && earlier.count <= maxListedMissed - dropped.length) {
-          dropped.unshift(...earlier.times.map((fireAt) => ({ fireAt, ...dropReason(chore.drift, fireAt) })));
+          dropped.unshift(...earlier.times.map((fireAt) => ({ fireAt, ...dropReason(chore.drift, fireAt, 1, jumpedFrom) })));
         } else if (earlier) {
           // A long absence of a frequent chore: one entry for the oldest, so the history is not all misses.
-          const { status, reason } = dropReason(chore.drift, earlier.firstAt, earlier.count);
+          const { status, reason } = dropReason(chore.drift, earlier.firstAt, earlier.count, jumpedFrom);
           dropped.unshift({
             fireAt: earlier.firstAt,
             status,
@@ -198,7 +219,8 @@ export class ChoreScheduler {
         }
       }
       const outstanding = [...record.outstanding];
-      let cursor = now + 1;
+      // Never backwards: a clock set back must not select fires that were already emitted.
+      let cursor = Math.max(record.cursor, now + 1);
       for (const fireAt of selection.run) {
         const payload: ChoreFirePayload = {
           kind: 'chore_fire',
@@ -251,7 +273,7 @@ export class ChoreScheduler {
     this.timer?.cancel();
     this.timer = undefined;
     if (!this.running) return;
-    const now = this.options.clock.now();
+    const now = this.now();
     let earliest = Infinity;
     for (const chore of this.chores.values()) {
       const record = this.records.get(chore.id);

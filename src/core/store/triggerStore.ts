@@ -12,6 +12,7 @@ import { backoffDelay, DEFAULT_RETRY } from './backoff';
 import { recoverClaims } from './triggerRecovery';
 import { DrainWaiters } from './drainWaiters';
 import { HistoryLog } from './historyLog';
+import { ClockWatch, performanceClock } from './clockWatch';
 import { CommitError } from './journalWriter';
 import { byClaimOrder, CLAIM_ORDER, SELECT_TRIGGERS, SELECT_WITH_ROWID, toTrigger } from './triggerRows';
 import { checkSpec, insertOrReuse } from './triggerInsert';
@@ -40,6 +41,8 @@ class TriggerStoreImpl implements StartingTriggerStore {
   private readonly drainWaiters: DrainWaiters;
   private closed = false;
   private lastPrune = 0;
+  /** Watches the wall clock against the monotonic one; only for the system clock (a test's fake clock has no monotonic twin unless it gives one). */
+  private readonly clockWatch: ClockWatch | null;
 
   constructor(
     private readonly db: DurableDb,
@@ -52,6 +55,8 @@ class TriggerStoreImpl implements StartingTriggerStore {
     this.ownerId = options.ownerId ?? db.ownerId ?? randomUUID();
     this.drainWaiters = new DrainWaiters(db);
     this.work = new WorkWaiters(this.clock);
+    const monotonic = options.monotonic ?? (this.clock === systemClock ? performanceClock : undefined);
+    this.clockWatch = monotonic ? new ClockWatch(monotonic) : null;
     const historyFile = options.historyFile === undefined ? (db.dir ? path.join(db.dir, 'history', 'triggers.jsonl') : null) : options.historyFile;
     this.history = historyFile && !db.readOnly ? new HistoryLog(historyFile, this.logger) : null;
     this.ready = this.recover();
@@ -84,6 +89,7 @@ class TriggerStoreImpl implements StartingTriggerStore {
     for (;;) {
       if (this.closed) throw new Error('The trigger store is closed; next() will not return a trigger.');
       if (signal?.aborted) throw new AbortError();
+      this.followClockSteps();
       const lease = this.claimDue();
       if (lease) {
         try {
@@ -277,6 +283,26 @@ class TriggerStoreImpl implements StartingTriggerStore {
     return insertOrReuse(this.db, spec, this.clock.now(), this.retentionMs);
   }
 
+  /**
+   * A wall clock set back would leave queued work waiting for the size of the step: what was due
+   * "now" is due an hour from the new now. Pending triggers keep their distance from now instead
+   * (a 2 s retry stays 2 s away, a message due now is due now), and the log says so.
+   */
+  private followClockSteps(): void {
+    const now = this.clock.now();
+    const step = this.clockWatch?.step(now) ?? 0;
+    if (step >= 0 || this.db.readOnly) return;
+    const { changes } = this.db.mutate(`UPDATE triggers SET fire_at = max(?, fire_at + ?) WHERE status = 'pending' AND fire_at > ?`, [
+      now,
+      Math.round(step),
+      now,
+    ]);
+    this.logger.warn(
+      'TRIGGER',
+      `The system clock went back ${Math.round(-step / 1000)} s; ${changes} queued trigger(s) keep their place instead of waiting that much longer.`,
+    );
+  }
+
   private claimDue(): Lease | null {
     const row = this.db.query(`${SELECT_TRIGGERS} WHERE status = 'pending' AND fire_at <= ? ${CLAIM_ORDER} LIMIT 1`, [this.clock.now()])[0];
     if (!row) return null;
@@ -326,6 +352,14 @@ class TriggerStoreImpl implements StartingTriggerStore {
   private async recover(): Promise<void> {
     if (this.db.readOnly) return;
     const now = this.clock.now();
+    // The clock went back while no one was running: a trigger created "in the future" keeps the
+    // delay it was given at creation, from now (the best a restart can know).
+    this.db.mutate(`UPDATE triggers SET fire_at = max(?, fire_at - (created_at - ?)), created_at = ? WHERE status = 'pending' AND created_at > ?`, [
+      now,
+      now,
+      now,
+      now + 60_000,
+    ]);
     const found = recoverClaims(this.db, {
       ownerId: this.ownerId,
       maxAttempts: this.retry.maxAttempts,

@@ -6,6 +6,8 @@ import type { Trigger, TriggerStore } from './types';
 export interface TriggerStoreOptions {
   /** Defaults to the db's clock (an opened store has one), else the system clock. */
   clock?: Clock;
+  /** A clock that never steps, to notice the wall clock being set back (default: performance.now with the system clock, none with another). */
+  monotonic?: () => number;
   logger?: Logger;
   /** Backoff and dead-letter policy; missing fields take DEFAULT_RETRY's. */
   retry?: Partial<RetryPolicy>;
