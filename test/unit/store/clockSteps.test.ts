@@ -34,8 +34,9 @@ describe('store: the wall clock set back', function () {
 
   /** The lease, if next() delivers without the fake wall clock moving (bounded by 5 s of real time for its disk write). */
   async function resolvesNow(promise: Promise<Lease>): Promise<Lease | undefined> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const bound = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, 5_000)));
+    let giveUp!: (value: undefined) => void;
+    const bound = new Promise<undefined>((resolve) => (giveUp = resolve));
+    const timer = setTimeout(() => giveUp(undefined), 5_000);
     try {
       return await Promise.race([promise, bound]);
     } finally {
