@@ -57,6 +57,8 @@ export async function openCliEngine(options: CliEngineOptions) {
     ...(options.wasmPath ? { wasmPath: options.wasmPath } : {}),
     clock,
     logger,
+    // A run can do nothing on a store it does not own: refuse (main.ts says so in one line).
+    whenInUse: 'throw',
   });
   const workspace = new OverlayWorkspace(options.workspace);
   // The model's reads pass the same path guard as in VS Code (links out, hard links), overlay included.

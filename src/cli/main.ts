@@ -24,6 +24,7 @@ import { WorkflowError } from './githubWorkflow';
 import { writePatchFile } from './patch';
 import { runChoreOnce } from './runChore';
 import { applyCommand, runCiFire } from './ciFire';
+import { StoreInUseError } from '../core/store/lease';
 
 const USAGE = `Usage:
   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--out DIR] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE]
@@ -187,6 +188,13 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
     ) {
       io.err(`tasklane: ${error.message}\n${error instanceof WorkflowError ? '' : `\n${USAGE}\n`}`);
       return 2;
+    }
+    if (error instanceof StoreInUseError) {
+      // One line, with the advice a command line needs (not a stack, not "close the other VS Code window").
+      io.err(
+        `tasklane: the store in ${error.dir} is in use by another Tasklane process (${error.owner}); wait for it to finish, or give this run its own --store folder.\n`,
+      );
+      return 1;
     }
     io.err(`tasklane: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return 1;

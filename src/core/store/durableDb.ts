@@ -6,7 +6,7 @@ import { silentLogger, systemClock } from '../ports';
 import { DurableDbImpl } from './durableDbImpl';
 import { JournalWriter } from './journalWriter';
 import type { LeaseResult } from './lease';
-import { acquireLease } from './lease';
+import { acquireLease, StoreInUseError } from './lease';
 import { recover } from './recovery';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './schema';
 import { SnapshotPruner } from './snapshotPruner';
@@ -37,6 +37,7 @@ export async function openDurableDb(options: OpenDurableDbOptions): Promise<Open
     onTick: () => impl?.heartbeat(),
   });
   const lease = leaseResult.kind === 'owner' ? leaseResult.lease : null;
+  if (leaseResult.kind === 'readOnly' && options.whenInUse === 'throw') throw new StoreInUseError(options.dir, leaseResult.holder);
   try {
     impl = await openOwned(options, leaseResult, { clock, logger, ownerId });
   } catch (error) {

@@ -135,6 +135,7 @@ export class DurableDbImpl implements OpenedDurableDb {
   }
 
   leaseWasLost(holder: LeaseInfo | null): void {
+    if (this.leaseLost) return;
     this.leaseLost = true;
     this.notice(
       `Another Tasklane process${holder ? ` (pid ${holder.pid})` : ''} took over this workspace's storage; this window stopped saving. ` +
@@ -262,18 +263,25 @@ export class DurableDbImpl implements OpenedDurableDb {
 
   private async writeSnapshot(): Promise<void> {
     const writer = this.writer!;
+    // A replaced owner (fenced) neither rotates, nor snapshots, nor prunes: each would write over or
+    // delete its successor's files. Asked again before each step, since each one yields.
+    const owner = (): boolean => this.guard.stillOwner();
     try {
+      if (!owner()) return;
       try {
         await writer.rotate();
-        await writeManifest(this.dir, { segment: writer.seq, epoch: this.lease?.epoch ?? 0 });
       } catch (error) {
         // The writer kept its segment. A snapshot sealed at that segment is still whole (replay
         // skips the records it holds), so state is saved; only pruning waits for a later rotation.
         this.logger.warn('STORE', `Could not start a new journal segment; snapshotting without one: ${(error as Error).message}`);
       }
+      await writeManifest(this.dir, { segment: writer.seq, epoch: this.lease?.epoch ?? 0 }).catch((error: Error) =>
+        this.logger.warn('STORE', `Could not record the new journal segment in the manifest (the next one will): ${error.message}`),
+      );
       // From here to export() is synchronous, and transaction() never yields, so this can
       // never run inside a transaction; the check guards against a future change breaking that.
       if (this.inTransaction) throw new Error('refusing to export inside a transaction');
+      if (!owner()) return;
       const lsn = this.lastLsn;
       const counted = this.recordsSinceSnapshot;
       const bytes = this.sql.export();
@@ -282,7 +290,7 @@ export class DurableDbImpl implements OpenedDurableDb {
       await writeFileAtomic(path.join(this.dir, name), sealSnapshot(bytes, writer.seq));
       this.pruner.knownGood(name);
       this.recordsSinceSnapshot -= counted;
-      this.pruner.prune(writer);
+      if (owner()) this.pruner.prune(writer);
     } catch (error) {
       this.logger.error('STORE', `Snapshot failed (the journal still holds every change): ${(error as Error).message}`, error);
     }

@@ -87,6 +87,25 @@ export interface LeaseOptions {
   timers?: LeaseTimers;
 }
 
+/** Thrown by an open asked to refuse (`whenInUse: 'throw'`) when a live process owns the store. */
+export class StoreInUseError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly holder: LeaseInfo,
+  ) {
+    super(`Tasklane's storage (${dir}) is in use by another process (${describeOwner(holder)}).`);
+    this.name = 'StoreInUseError';
+  }
+
+  get owner(): string {
+    return describeOwner(this.holder);
+  }
+}
+
+function describeOwner(holder: LeaseInfo): string {
+  return `pid ${holder.pid}${holder.hostname ? ` on ${holder.hostname}` : ''}`;
+}
+
 export type LeaseResult = { kind: 'owner'; lease: LeaseHolder; tookOverFrom: LeaseInfo | null } | { kind: 'readOnly'; holder: LeaseInfo };
 
 export function isPidAlive(pid: number): boolean {

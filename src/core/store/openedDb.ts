@@ -20,6 +20,11 @@ export interface OpenDurableDbOptions {
   /** Take a snapshot after this long without mutations, if anything changed. Default 30 s. */
   snapshotIdleMs?: number;
   lease?: { heartbeatMs?: number; staleMs?: number; recheckMs?: number; timers?: LeaseTimers };
+  /**
+   * When a live process owns the store: open read-only and say so (the default: a window can still
+   * show history), or throw a StoreInUseError (a command-line run, which can do nothing read-only).
+   */
+  whenInUse?: 'readOnly' | 'throw';
   /** Journal write path; tests inject faults here. */
   io?: JournalIo;
   /** Use O_DSYNC writes (one syscall per commit) instead of write + fdatasync. Default: where the OS supports it. */

@@ -9,6 +9,8 @@ import { runChoreOnce } from '../../../src/cli/runChore';
 import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import { silentLogger } from '../../../src/core/ports';
 import { Redactor } from '../../../src/core/security/redact';
+import { openDurableDb } from '../../../src/core/store/durableDb';
+import { loadSqlJs } from '../../../src/core/store/sqlJs';
 import { startHttpReceiver } from '../../fixtures/escalationServers';
 import type { HttpReceiver } from '../../fixtures/escalationServers';
 import { startModelServer } from '../../fixtures/modelServer';
@@ -152,6 +154,23 @@ describe('cli: tasklane chores run / validate', function () {
     assert.equal(body.runId, last.runId);
     assert.equal(body.status, 'failed');
     assert.equal(body.runLink, 'https://github.com/octo-org/octo-repo/actions/runs/4242');
+  });
+
+  it('run: a store another process holds is refused in one line, with the advice a command line needs', async () => {
+    const dir = repo(choresYaml());
+    const store = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-store-'));
+    repos.push(store);
+    const holder = await openDurableDb({ dir: path.join(store, 'store'), sqlJs: await loadSqlJs(), lease: { recheckMs: 5 } });
+    try {
+      const result = await cli(['chores', 'run', 'fix-answer', '--workspace', dir, '--store', store], env());
+      assert.equal(result.code, 1);
+      assert.equal(result.err.trim().split('\n').length, 1, result.err);
+      assert.match(result.err, /^tasklane: the store in .* is in use by another Tasklane process \(pid \d+.*give this run its own --store folder/);
+      assert.doesNotMatch(result.err, /VS Code window|\n {4}at /);
+      assert.equal(server.requests.length, 0, 'no model call');
+    } finally {
+      await holder.close();
+    }
   });
 
   it('run: a secret of the environment that the chore reads leaves in none of the JSON line, log, trace, escalation or patch', async () => {
