@@ -154,9 +154,23 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
   }
   for (const text of fx.said) await postReply(env, task.sessionId, keyBase, text);
   // Text without any tool call: the model is talking to the user, so, like a chat agent, the
-  // task then waits for their answer instead of looping on text-only turns.
+  // task then waits for their answer instead of looping on text-only turns. An unattended task
+  // has nobody to answer: its supervisor (the chore runner) nudges it or ends it instead.
   const textOnly = result.actionsRun === 0 && !result.invalid && result.text.trim() !== '';
-  if (textOnly && !fx.question) fx.askUser(result.text.trim());
+  const unanswered = !fx.ended && !fx.approval && !fx.waitAt && (fx.question !== undefined || textOnly);
+  const instead = unanswered
+    ? await env.hooks?.turnWithoutEnd?.(task, { text: [result.text.trim(), fx.question ?? ''].filter(Boolean).join('\n') })
+    : undefined;
+  if (instead?.kind === 'nudge') {
+    for (const text of [result.text.trim(), fx.question ?? '']) if (text) await postReply(env, task.sessionId, keyBase, text);
+    // Written for the model (why the task goes on): not a row in the person's thread.
+    await state.appendEvent(task.sessionId, 'user_message', { text: instead.message, forModel: true });
+    state.saveTask(task);
+    await continueLater(env, task, undefined, 'nudge', undefined, options.claim);
+    return;
+  }
+  if (instead?.kind === 'end') fx.endTask(instead.result);
+  else if (textOnly && !fx.question) fx.askUser(result.text.trim());
   for (const spec of fx.started) {
     await createTask(env, { ...spec, source: `successor:${task.id}`, fromSessionId: task.sessionId, ...successorPolicy(task, spec.actionSets) });
   }
