@@ -165,8 +165,13 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     choreOfTask: taskChore,
     start: () => agent.start(),
     async shutdown() {
+      // The runner's own work (a run's end: its record, failure policy, escalation, its task's
+      // cancel) finishes before the store closes, before and after the agent stops (stopping
+      // tasks can end runs); disposing stops new work (change events, deadline timers).
+      await chores?.runner.settled();
       chores?.runner.dispose();
       await agent.shutdown();
+      await chores?.runner.settled();
       await triggers.close();
       await db.close();
     },
