@@ -13,7 +13,7 @@ import type {
 import type { CompletionUsage } from 'openai/resources/completions';
 import { toToolCall } from './clientOptions';
 import type { SdkClientOptions } from './clientOptions';
-import { deltaSink, drainStream, emitWhole, sdkCall } from './sdkRequest';
+import { deltaSink, drainStream, emitWhole, sdkCall, UNFINISHED } from './sdkRequest';
 import type { SdkCallSite } from './sdkRequest';
 import type { ModelClient, ModelDelta, ModelMessage, ModelRequest, ModelResponse, ToolCall, Usage } from './types';
 
@@ -203,7 +203,13 @@ class StreamAccumulator {
   finish(): ModelResponse {
     const toolCalls = [...this.calls.entries()].sort(([a], [b]) => a - b).map(([index, c]) => toToolCall(c.id || `call_${index}`, c.name, c.raw));
     return withCost(
-      { text: this.text, toolCalls, usage: fromOpenAiUsage(this.usage), stopReason: normaliseOpenAiStop(this.finishReason), model: this.model },
+      {
+        text: this.text,
+        toolCalls,
+        usage: fromOpenAiUsage(this.usage),
+        stopReason: this.finishReason === null ? UNFINISHED : normaliseOpenAiStop(this.finishReason),
+        model: this.model,
+      },
       this.usage,
     );
   }

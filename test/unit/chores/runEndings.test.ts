@@ -112,6 +112,61 @@ ${extra
     assert.equal(sentTo('failed'), 1);
   });
 
+  it('malformed tool arguments: one repair turn; malformed again, the run fails and escalates once', async () => {
+    h = await open(chore(`successWhen: "status = 'done'"\nonFailure: escalate`));
+    const broken = { toolCalls: [{ name: 'task_end', arguments: '{"status": "completed", "summary": "done", "output": {"status": "do' }] };
+    server.script([broken, end({ status: 'done' })]);
+    const repaired = await fireAndSettle();
+    assert.equal(repaired.status, 'succeeded', repaired.reason ?? '');
+    assert.equal(server.requests.length, 2);
+    server.reset();
+    await h.clock.advance(1000);
+    server.script([broken, broken]);
+    const run = await fireAndSettle();
+    assert.equal(run.status, 'failed');
+    assert.match(run.reason ?? '', /the model failed repeatedly/);
+    assert.equal(server.requests.length, 2, 'one repair turn, no more');
+    assert.equal(sentTo('failed'), 1);
+  });
+
+  it('a stream cut before its finish reason is not an answer: the turn is retried and the run judged on the real one', async () => {
+    h = await open(chore(`successWhen: "status = 'done'"\nonFailure: escalate`));
+    server.script([{ ...end({ status: 'done' }), truncateAfterChunks: 1 }, end({ status: 'done' })]);
+    const first = await fireAndSettle();
+    assert.equal(first.status, 'running', 'the half answer ended nothing');
+    await h.clock.advance(15_000);
+    await h.idle();
+    const run = h.runLog.get(first.runId)!;
+    assert.equal(run.status, 'succeeded', run.reason ?? '');
+    assert.equal(server.requests.length, 2);
+    assert.equal(receiver.requests.length, 0);
+  });
+
+  it('a context-length error is retried once with the history cut; refused again, the run fails and escalates once', async () => {
+    h = await open(chore(`successWhen: "status = 'done'"\nonFailure: escalate`));
+    const tooLong = {
+      status: 400,
+      code: 'context_length_exceeded',
+      message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
+    };
+    const read = { toolCalls: [{ name: 'read_file', arguments: { path: 'src/app.ts' } }] };
+    server.script([read, { error: tooLong }, end({ status: 'done' })]);
+    const retried = await fireAndSettle();
+    assert.equal(retried.status, 'succeeded', retried.reason ?? '');
+    assert.deepEqual(
+      server.requests.map((r) => r.status ?? 200),
+      [200, 400, 200],
+    );
+    server.reset();
+    await h.clock.advance(1000);
+    server.script([read, { error: tooLong }, { error: tooLong }]);
+    const run = await fireAndSettle();
+    assert.equal(run.status, 'failed');
+    assert.match(run.reason ?? '', /the model failed repeatedly/);
+    assert.equal(server.requests.length, 3, 'retried once, not more');
+    assert.equal(sentTo('failed'), 1);
+  });
+
   it('maxSeconds is a wall clock: a wait past it ends the run at its deadline, escalates once and frees the slot', async () => {
     h = await open(chore(`budget: { maxSeconds: 60 }\nonFailure: escalate\nconcurrency: skip`));
     server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 3600 } }] }]);
