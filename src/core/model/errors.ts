@@ -101,12 +101,12 @@ export function toModelError(error: unknown, sdk: SdkErrorClasses, ctx: ErrorCon
 /**
  * How providers word a request longer than the model's context, from their API references and SDK
  * fixtures: OpenAI `context_length_exceeded` ("This model's maximum context length is … tokens"),
- * Anthropic "prompt is too long: … tokens > … maximum", vLLM / llama.cpp / Ollama "maximum context
- * length", "exceeds the context window", "too many tokens", LM Studio "context length", a 413
- * "Request too large".
+ * Anthropic "prompt is too long: … tokens > … maximum" (and a 413 "Request exceeds the maximum
+ * allowed number of bytes"), vLLM "maximum context length", llama.cpp "the request exceeds the
+ * available context size", "too many tokens", LM Studio "context length".
  */
 const CONTEXT_TOO_LONG =
-  /context[_ ]length|context window|maximum context|prompt is too long|too many tokens|input is too long|request too large|exceeds? the (?:model'?s? )?(?:maximum|context)/i;
+  /context[_ ]length|context window|maximum context|prompt is too long|too many tokens|input is too long|request too large|exceeds? the (?:[\w']+ )?(?:maximum|context)/i;
 
 /** The provider's error code (OpenAI `{error:{code}}`), where it gives one. */
 function codeOf(error: Error): string {
