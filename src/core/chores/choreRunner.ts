@@ -242,7 +242,7 @@ export class ChoreRunner implements TaskHooks {
     if (!run || !entry?.success || run.status !== 'running' || result.status !== 'completed') return undefined;
     const output = finalOutput(result.output, result.summary);
     // An honest give-up ends the run (onTask reads it from the task's output): never re-prompted.
-    if (terminalAnswer(output)) return undefined;
+    if (terminalAnswer(output, entry.def.terminalStatuses)) return undefined;
     const live = this.live.of(run);
     const verdict = await evaluateSuccess(entry.success, output);
     // One more turn at most per run (README: "one more turn"), not one per iteration left.
@@ -326,7 +326,8 @@ export class ChoreRunner implements TaskHooks {
     if (!run) return;
     const live = this.chores.has(run.choreId) ? this.live.of(run) : undefined;
     let ending = stoppedTaskEnding(task, live?.stopped);
-    const gaveUp = !ending && task.status === 'completed' ? terminalAnswer(finalOutput(task.output, task.finalSummary)) : undefined;
+    const declared = this.chores.get(run.choreId)?.def.terminalStatuses;
+    const gaveUp = !ending && task.status === 'completed' ? terminalAnswer(finalOutput(task.output, task.finalSummary), declared) : undefined;
     if (gaveUp) ending = { kind: 'gave_up', ...gaveUp };
     if (!ending) {
       const success = this.chores.get(run.choreId)?.success;

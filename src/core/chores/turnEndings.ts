@@ -10,19 +10,17 @@ import type { SuccessVerdict } from './expressions';
 
 /**
  * The `status` values of a run's output that end it at once, whatever successWhen says, and are
- * never retried: the agent says a person must act. Decision: one built-in list rather than a new
- * chores.yaml field, because the shipped templates and the chore instruction already use
- * `needs_human`; a chore that names another give-up in its prompt can still be judged by its
- * successWhen (one re-prompt, then failed).
+ * never retried: the agent says a person must act. `needs_human` always counts (the shipped
+ * templates offer it); a chore adds its own with `terminalStatuses` in chores.yaml.
  */
 export const TERMINAL_ANSWERS: readonly string[] = ['needs_human'];
 
-/** The give-up an output carries (`status` in {@link TERMINAL_ANSWERS}) and why, if it carries one. */
-export function terminalAnswer(output: unknown): { answer: string; cause?: string } | undefined {
+/** The give-up an output carries (`status` in {@link TERMINAL_ANSWERS} or the chore's `declared` ones) and why, if it carries one. */
+export function terminalAnswer(output: unknown, declared: readonly string[] = []): { answer: string; cause?: string } | undefined {
   if (!output || typeof output !== 'object' || Array.isArray(output)) return undefined;
   const record = output as Record<string, unknown>;
   const status = typeof record.status === 'string' ? record.status.trim().toLowerCase() : undefined;
-  if (!status || !TERMINAL_ANSWERS.includes(status)) return undefined;
+  if (!status || !(TERMINAL_ANSWERS.includes(status) || declared.includes(status))) return undefined;
   const why = record.cause ?? record.reason ?? record.why;
   return { answer: status, ...(typeof why === 'string' && why.trim() ? { cause: why.trim().slice(0, 500) } : {}) };
 }

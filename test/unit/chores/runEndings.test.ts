@@ -102,6 +102,17 @@ ${extra
     assert.equal(receiver.requests.length, 1, 'escalated once instead');
   });
 
+  it('a terminal status the chore declares ends the run like needs_human, and the task is told about it', async () => {
+    h = await open(chore(`successWhen: "status = 'done'"\nterminalStatuses: [blocked]\nonFailure: escalate`));
+    server.script([end({ status: 'blocked', reason: 'the staging server is down' }), end({ status: 'done' })]);
+    const run = await fireAndSettle();
+    assert.equal(run.status, 'failed');
+    assert.match(run.reason ?? '', /answered blocked: the staging server is down/);
+    assert.equal(server.requests.length, 1);
+    assert.match(JSON.stringify(server.requests[0].body), /status is one of needs_human, blocked/);
+    assert.equal(sentTo('failed'), 1);
+  });
+
   it('a false successWhen is re-prompted at most once, however many iterations are left', async () => {
     h = await open(chore(`successWhen: "status = 'done'"\nbudget: { maxIterations: 10 }\nonFailure: escalate`));
     server.script([end({ status: 'almost' }), end({ status: 'nearly' }), end({ status: 'done' })]);
