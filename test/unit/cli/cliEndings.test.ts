@@ -1,6 +1,7 @@
 /**
  * `tasklane chores run` when the model behaves as real ones do (issue 39), headless and on the
- * real clock: a final JSON in prose, prose without JSON, needs_human, and a `wait` past maxSeconds.
+ * real clock: a final JSON in prose, prose without JSON, needs_human, malformed tool arguments, a
+ * context-length error and a `wait` past maxSeconds.
  * Each run ends within its deadline with the right status and exit code, successWhen evaluated,
  * the escalation received exactly once, and the store never closed under a listener.
  */
@@ -109,6 +110,28 @@ ${policy
     assert.match(last.reason ?? '', /needs_human: a person must rotate the token/);
     assert.equal(server.requests.length, 1);
     assert.equal(receiver.requests.length, 1);
+  });
+
+  it('malformed tool arguments twice: failed after one repair turn, escalated once', async () => {
+    const broken = { toolCalls: [{ name: 'task_end', arguments: '{"status": "completed", "output": {"no_new' }] };
+    server.script([broken, broken]);
+    const { code, last, ms } = await run(`successWhen: "no_new_issues"\nbudget: { maxSeconds: 30 }`);
+    assert.equal(code, 1);
+    assert.equal(last.status, 'failed');
+    assert.match(last.reason ?? '', /the model failed repeatedly/);
+    assert.equal(server.requests.length, 2);
+    assert.ok(ms < 15_000, `took ${ms} ms`);
+    assert.equal(receiver.requests.length, 1);
+  });
+
+  it('a context-length error: the history is cut, the request retried once, and the run succeeds', async () => {
+    const tooLong = { status: 400, code: 'context_length_exceeded', message: "This model's maximum context length is 8192 tokens." };
+    server.script([{ toolCalls: [{ name: 'list_files', arguments: {} }] }, { error: tooLong }, end({ no_new_issues: true })]);
+    const { code, last } = await run(`successWhen: "no_new_issues"\nbudget: { maxSeconds: 30 }`);
+    assert.equal(code, 0, last.reason ?? '');
+    assert.equal(last.status, 'succeeded');
+    assert.equal(server.requests.length, 3);
+    assert.equal(receiver.requests.length, 0);
   });
 
   it('a wait past maxSeconds ends at the deadline, not after the wait, and its escalation is sent once', async () => {
