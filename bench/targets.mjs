@@ -100,6 +100,15 @@ export const TARGETS = [
     pass: (f) => f.value >= 0.95,
   })),
   {
+    name: 'engine.stable_prefix_share',
+    match: (f) => f.kind === 'long_task',
+    label: 'engine.stable_prefix_share long_task',
+    target: '≥ 0.9 (median and byte-weighted) over 200 turns with large reads, across history cuts',
+    margin: 'none: deterministic',
+    shown: (f) => `${f.value} (byte-weighted ${f.byteWeighted}, ${f.cuts} cuts)`,
+    pass: (f) => f.value >= 0.9 && f.byteWeighted >= 0.9,
+  },
+  {
     name: 'engine.cancel_latency',
     label: 'engine.cancel_latency',
     target: 'median ≤ 100 ms, p95 ≤ 500 ms; session idle, no child left',

@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ChangeSetDecider } from '../core/approval/changes/changeSetDecider';
 import type { ChangeSetStore } from '../core/approval/changes/changeSetStore';
+import type { ChoreRunner } from '../core/chores/choreRunner';
 import type { ChoreRunLog, ChoreRunRecord, ChoreStep } from '../core/chores/runLog';
 import type { ChoreDefinition } from '../core/chores/types';
 import type { Agent } from '../core/engine/agent';
@@ -60,9 +61,12 @@ export async function runChoreOnce(
     await runner.attach(agent);
     const approvals = approvePending(agent, changeSets.store, changeSets.decider, logger);
     engine.start();
-    const ended = lastRunOf(options.chore.id, runLog, triggers, agent);
+    const ended = lastRunOf(options.chore.id, runner, runLog, triggers, agent);
     await runner.fire(options.chore.id, 'manual', 'command line');
     const run = await ended;
+    // What the run's end started on its own (cancelling its task, a notice) is done before the
+    // store closes: "The Tasklane store is closed" must never cost an escalation.
+    await runner.settled();
     await approvals.settled();
     const changes = await workspace.changes();
     const output = finalTaskOutput(agent, run.taskId);
@@ -123,12 +127,23 @@ function approvePending(agent: Agent, store: ChangeSetStore, decider: ChangeSetD
   };
 }
 
-/** Resolves with the fire's last run once it has ended and no retry of it is still queued. */
-function lastRunOf(choreId: string, runLog: ChoreRunLog, triggers: Pick<TriggerStore, 'pending'>, agent: Agent): Promise<ChoreRunRecord> {
+/**
+ * Resolves with the fire's last run once it has ended (the runner says so after its failure policy,
+ * escalation included, and the fire's release: the record alone is written before them) and no
+ * retry of it is still queued.
+ */
+function lastRunOf(
+  choreId: string,
+  runner: Pick<ChoreRunner, 'onRunEnded'>,
+  runLog: ChoreRunLog,
+  triggers: Pick<TriggerStore, 'pending'>,
+  agent: Agent,
+): Promise<ChoreRunRecord> {
+  const told = new Set<string>();
   return new Promise((resolve) => {
     const check = () => {
       const run = runLog.history(choreId)[0];
-      if (!run || run.status === 'running') return;
+      if (!run || run.status === 'running' || !told.has(run.runId)) return;
       // A retry is a trigger in the chore's session: the fire is over when none is left. The
       // retry may be queued just after the run's end is written, so settled triggers look again.
       if (triggers.pending(`chore:${choreId}`).length > 0) return;
@@ -136,7 +151,11 @@ function lastRunOf(choreId: string, runLog: ChoreRunLog, triggers: Pick<TriggerS
       settled.dispose();
       resolve(run);
     };
-    const unsubscribe = runLog.onDidChange(check);
+    const ends = runner.onRunEnded((run) => {
+      told.add(run.runId);
+      check();
+    });
+    const unsubscribe = () => ends.dispose();
     const settled = agent.onDidSettle(check);
   });
 }

@@ -21,7 +21,7 @@ import { emitter } from './emitter';
 import type { ChoreAdapters, CommandAdapters, EditAdapters, EngineAdapters } from './engineAdapters';
 import { buildChangeSets } from './engineChangeSets';
 import type { EngineChangeSets } from './engineChangeSets';
-import { buildChores } from './engineChores';
+import { archivedRun, buildChores } from './engineChores';
 import type { EngineChores } from './engineChores';
 import { createAgent } from './engine/agent';
 import type { Agent } from './engine/agent';
@@ -138,6 +138,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     settings: adapters.settings,
   });
   late.agent = agent;
+  if (chores) chores.runLog.archived = archivedRun(agent, logger);
   // Cancel / Stop of a task also kills the approved command it runs and withdraws its pending ones.
   if (commands) agent.onTaskStopped((taskId) => commands.stopTask(taskId));
 
@@ -165,8 +166,13 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     choreOfTask: taskChore,
     start: () => agent.start(),
     async shutdown() {
+      // The runner's own work (a run's end: its record, failure policy, escalation, its task's
+      // cancel) finishes before the store closes, before and after the agent stops (stopping
+      // tasks can end runs); disposing stops new work (change events, deadline timers).
+      await chores?.runner.settled();
       chores?.runner.dispose();
       await agent.shutdown();
+      await chores?.runner.settled();
       await triggers.close();
       await db.close();
     },

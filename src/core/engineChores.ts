@@ -7,6 +7,10 @@ import type { Ledger } from './actions/ledger';
 import { ChoreRunner } from './chores/choreRunner';
 import { ChoreScheduler } from './chores/choreScheduler';
 import { ChoreRunLog, DbRunPersistence } from './chores/runLog';
+import type { ChoreRunRecord } from './chores/runLog';
+import { decodeRun } from './chores/runRows';
+import type { Agent } from './engine/agent';
+import type { Logger } from './ports';
 import { DbSchedulePersistence } from './chores/schedulePersistence';
 import type { DurableRowError } from './store/decodeRow';
 import { ChoreSpendLedger, DbSpendPersistence } from './chores/spendLedger';
@@ -67,4 +71,21 @@ export function buildChores(adapters: EngineAdapters, options: ChoreAdapters, le
   });
   late.runner = runner;
   return { runner, runLog, spend, ...(scheduler ? { scheduler } : {}) };
+}
+
+/**
+ * How the run log finds a run that left the hot store: in the agent's archive (`History.archived`),
+ * decoded like a hot row. A row that does not decode is reported and not found.
+ */
+export function archivedRun(agent: Pick<Agent, 'history'>, logger: Logger): (runId: string) => ChoreRunRecord | undefined {
+  return (runId) => {
+    const row = agent.history.archived('chore_run', runId);
+    if (!row) return undefined;
+    try {
+      return decodeRun(row.data, runId);
+    } catch (error) {
+      logger.error('CHORE', `archived run ${runId} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  };
 }

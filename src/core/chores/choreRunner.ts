@@ -14,7 +14,7 @@
 import type { AgentChange, TaskView } from '../engine/types';
 import { proactiveTaskId, readChoreFire } from '../engine/triggerPayloads';
 import type { ChoreFire, ProactivePayload } from '../engine/triggerPayloads';
-import type { GuardPoint, TaskHooks } from '../engine/taskHooks';
+import type { GuardPoint, TaskHooks, TurnWithoutEnd } from '../engine/taskHooks';
 import type { TaskRecord } from '../engine/records';
 import type { Usage } from '../model/types';
 import type { Trigger } from '../store/types';
@@ -34,10 +34,15 @@ import { fireKey, fireTimeOf } from './schedule';
 import type { ChoreDefinition } from './types';
 import type { ChoreFireContext } from './fireContext';
 import type { ChoreAgentPort, ChoreRunnerOptions } from './choreRunnerOptions';
+import { acceptedAsOutput, jsonInProse, terminalAnswer } from './turnEndings';
 
 export type { ChoreAgentPort, ChoreRunnerOptions } from './choreRunnerOptions';
 
 const terminal = new Set(['completed', 'error', 'cancelled']);
+
+/** What an unattended task is told once after a turn that ended without task_end (written for the model). */
+const NUDGE =
+  'This chore run is unattended: nobody reads text replies or answers questions. If the work is done, call task_end now with your `output` JSON object. If it cannot be done, call task_end with status "error" (or an output whose status is "needs_human") and say why. Do not reply in plain text.';
 
 export class ChoreRunner implements TaskHooks {
   private chores = new Map<string, { def: ChoreDefinition; success?: CompiledExpression }>();
@@ -235,15 +240,46 @@ export class ChoreRunner implements TaskHooks {
     const run = this.runOf(task);
     const entry = run && this.chores.get(run.choreId);
     if (!run || !entry?.success || run.status !== 'running' || result.status !== 'completed') return undefined;
+    const output = finalOutput(result.output, result.summary);
+    // An honest give-up ends the run (onTask reads it from the task's output): never re-prompted.
+    if (terminalAnswer(output, entry.def.terminalStatuses)) return undefined;
     const live = this.live.of(run);
-    const verdict = await evaluateSuccess(entry.success, finalOutput(result.output, result.summary));
-    const decision = decideRunOutcome({ kind: 'task_end', verdict }, live.budget.iterationsLeft());
+    const verdict = await evaluateSuccess(entry.success, output);
+    // One more turn at most per run (README: "one more turn"), not one per iteration left.
+    const decision = decideRunOutcome({ kind: 'task_end', verdict }, live.reprompted ? 0 : live.budget.iterationsLeft());
     if (decision.kind === 'continue') {
+      live.reprompted = true;
       this.options.logger.info('CHORE', `run ${run.runId}: successWhen not met; one more turn`);
       return decision.message;
     }
     live.verdict = verdict;
     return undefined;
+  }
+
+  /**
+   * A chore task's turn ended with text or a question and no task_end. Nobody answers a chore, so
+   * waiting would only idle until maxSeconds: the first time the task is nudged to call task_end;
+   * the next time the run ends, on the last JSON object the agent wrote in prose if the chore can
+   * judge it (successWhen is then evaluated as for task_end), else failed "ended without task_end".
+   */
+  async turnWithoutEnd(task: TaskRecord, turn: { text: string }): Promise<TurnWithoutEnd | undefined> {
+    const run = this.runOf(task);
+    const entry = run && this.chores.get(run.choreId);
+    if (!run || !entry || run.status !== 'running') return undefined;
+    const live = this.live.of(run);
+    const found = jsonInProse(turn.text);
+    if (found && acceptedAsOutput(entry.success ? await evaluateSuccess(entry.success, found) : undefined)) live.proseOutput = found;
+    if (!live.nudged) {
+      live.nudged = true;
+      this.options.logger.info('CHORE', `run ${run.runId}: a turn ended without task_end; nudged once`);
+      return { kind: 'nudge', message: NUDGE };
+    }
+    const said = turn.text.replace(/\s+/g, ' ').slice(0, 300);
+    if (live.proseOutput) {
+      this.options.logger.info('CHORE', `run ${run.runId}: no task_end after a nudge; the JSON the agent wrote is its output`);
+      return { kind: 'end', result: { status: 'completed', summary: said || 'The agent wrote its output as text.', output: live.proseOutput } };
+    }
+    return { kind: 'end', result: { status: 'error', summary: `ended without task_end: the agent answered in text after a nudge ("${said}")` } };
   }
 
   // ---- run lifecycle ----
@@ -290,6 +326,9 @@ export class ChoreRunner implements TaskHooks {
     if (!run) return;
     const live = this.chores.has(run.choreId) ? this.live.of(run) : undefined;
     let ending = stoppedTaskEnding(task, live?.stopped);
+    const declared = this.chores.get(run.choreId)?.def.terminalStatuses;
+    const gaveUp = !ending && task.status === 'completed' ? terminalAnswer(finalOutput(task.output, task.finalSummary), declared) : undefined;
+    if (gaveUp) ending = { kind: 'gave_up', ...gaveUp };
     if (!ending) {
       const success = this.chores.get(run.choreId)?.success;
       const verdict = live?.verdict ?? (success ? await evaluateSuccess(success, finalOutput(task.output, task.finalSummary)) : undefined);
@@ -306,10 +345,12 @@ export class ChoreRunner implements TaskHooks {
     const seconds = this.live.peek(runId)?.chore.budget.maxSeconds;
     if (task?.waitingForApproval) {
       await this.endRun(run, { kind: 'approval_timeout', pendingApprovals: 1 }, false);
-    } else if (!task || task.waitingForUser || task.paused) {
-      await this.endRun(run, { kind: 'budget_exhausted', limit: 'seconds', message: `ran for ${seconds} s (budget.maxSeconds)` }, Boolean(task));
+      return;
     }
-    // A turn in flight is stopped by the guard at its next model call or action.
+    // maxSeconds is a wall clock: whatever the task does at the deadline (a turn in flight, a
+    // `wait`, a retry's backoff, a question), the run ends now and the task is cancelled, so the
+    // concurrency slot is free and the failure policy runs on time.
+    await this.endRun(run, { kind: 'budget_exhausted', limit: 'seconds', message: `ran for ${seconds} s (budget.maxSeconds)` }, Boolean(task));
   }
 
   /** Ends a run (once), then applies the failure policy and releases its fire. */
@@ -326,7 +367,8 @@ export class ChoreRunner implements TaskHooks {
       this.options.logger.info('CHORE', `run ${run.runId} of ${run.choreId} ended ${status}${reason ? `: ${reason}` : ''}`);
       if (cancelTask && run.taskId) await this.agent?.cancelTask(run.taskId).catch(() => undefined);
       const chore = this.chores.get(run.choreId)?.def;
-      if (chore) await applyFailurePolicy(this.options, chore, ended);
+      // A give-up is not retried: the same run would give up again; it escalates per policy.
+      if (chore) await applyFailurePolicy(this.options, chore, ended, ending.kind !== 'gave_up');
       await this.markDone(run.choreId, fireTimeOf(run));
       this.tracking.ended(ended);
     } finally {

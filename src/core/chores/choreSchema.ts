@@ -170,6 +170,7 @@ export const choreSpecSchema = z
     mcp: choreMcpSchema.optional(),
     budget: budgetSchema.optional(),
     successWhen: nonEmpty('successWhen').optional(),
+    terminalStatuses: z.array(nonEmpty('terminalStatuses entry')).optional(),
     onFailure: z.enum(['retry', 'escalate', 'silent'], { error: 'onFailure must be retry, escalate or silent' }).optional(),
     maxRetries: z.number().int({ error: 'maxRetries must be a whole number' }).min(0, { error: 'maxRetries must be 0 or more' }).optional(),
     retryDelaySeconds: z.number().min(0, { error: 'retryDelaySeconds must be 0 or more' }).optional(),
@@ -278,6 +279,8 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
     ...(spec.mcp && Object.keys(spec.mcp).length ? { mcp: normalizeChoreMcp(spec.mcp) } : {}),
     budget,
     ...(spec.successWhen !== undefined ? { successWhen: spec.successWhen } : {}),
+    // Present only when declared, so the consent hashes of chores without it are unchanged.
+    ...(spec.terminalStatuses?.length ? { terminalStatuses: [...new Set(spec.terminalStatuses.map((s) => s.trim().toLowerCase()))] } : {}),
     // With nowhere to escalate to, a failure can only be recorded.
     onFailure: spec.onFailure ?? (escalate ? 'escalate' : 'silent'),
     maxRetries: clamp(['maxRetries'], spec.maxRetries, retryLimits.maxRetriesDefault, retryLimits.maxRetriesCap, 'retries'),

@@ -16,6 +16,7 @@ const keyOrder = [
   'skills',
   'budget',
   'successWhen',
+  'terminalStatuses',
   'onFailure',
   'maxRetries',
   'retryDelaySeconds',

@@ -42,6 +42,11 @@ export function choreInstruction(
     chore.successWhen
       ? `When finished call task_end with \`output\`: a JSON object; the run succeeds when the JSONata expression ${chore.successWhen} is true for it.`
       : 'When finished call task_end with a short summary and, if useful, an `output` JSON object.',
+    ...(chore.terminalStatuses?.length
+      ? [
+          `If a person must act before this can be done, call task_end with an output whose status is one of ${['needs_human', ...chore.terminalStatuses.filter((s) => s !== 'needs_human')].join(', ')} and a cause.`,
+        ]
+      : []),
   ].join('\n');
 }
 

@@ -19,8 +19,8 @@ import type { ChoreDefinition } from './types';
 export interface FailurePolicyDeps extends FireWriterDeps, RunNoticeDeps {}
 
 /** Follows `chore`'s onFailure for `run`, which just ended: schedules its retry, escalates it, or logs that it stays silent. */
-export async function applyFailurePolicy(deps: FailurePolicyDeps, chore: ChoreDefinition, run: ChoreRunRecord): Promise<void> {
-  const action = decideFailureAction(chore, run.status, run.attempt);
+export async function applyFailurePolicy(deps: FailurePolicyDeps, chore: ChoreDefinition, run: ChoreRunRecord, retryable = true): Promise<void> {
+  const action = decideFailureAction(chore, run.status, run.attempt, retryable);
   if (action.kind === 'retry') {
     await recordRetry(deps, run, action.attempt, action.delayMs);
     deps.logger.info('CHORE', `run ${run.runId}: retry ${action.attempt} in ${Math.round(action.delayMs / 1000)} s`);

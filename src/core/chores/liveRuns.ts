@@ -16,6 +16,15 @@ export interface LiveRun {
   stopped?: Extract<BudgetCheck, { ok: false }>;
   /** The verdict beforeTaskEnd reached, so the end is judged once. */
   verdict?: SuccessVerdict;
+  /**
+   * A turn without task_end was nudged, and a false successWhen was re-prompted: each happens at
+   * most once per run. In memory: after a reload a run may get one more of each (acceptable; it
+   * is still bounded by maxIterations and maxSeconds).
+   */
+  nudged?: boolean;
+  reprompted?: boolean;
+  /** The last JSON object the agent wrote in prose that the chore can judge (turnEndings.ts). */
+  proseOutput?: Record<string, unknown>;
   steps: Map<string, number>;
   deadline?: { cancel(): void };
 }

@@ -1,6 +1,7 @@
 import { redactCredentials } from '../security/redact';
 import type { Clock } from '../ports';
 import { decodeRows } from '../store/decodeRow';
+import { CHORE_RUNS_KEPT_HOT } from '../store/archiveRules';
 import type { DurableDb } from '../store/types';
 import { decodeRun } from './runRows';
 import type { ChoreUsageTotals } from './runBudget';
@@ -14,6 +15,8 @@ export type { ChoreRunCause, ChoreRunRecord, ChoreStep } from './runRows';
 /** Where run records live; `upsert` writes the whole record (steps included) so a step updates in place. */
 export interface ChoreRunPersistence {
   loadAll(): ChoreRunRecord[];
+  /** One stored run by id (one pruned from the log's memory but not yet archived). */
+  find?(runId: string): ChoreRunRecord | undefined;
   upsert(record: ChoreRunRecord): void;
   remove(runIds: readonly string[]): void;
   flush(): Promise<void>;
@@ -21,8 +24,8 @@ export interface ChoreRunPersistence {
 
 /** Longest args/result text kept per step, so a trace cannot bloat the hot database. */
 export const maxStepTextChars = 1_000;
-/** Runs kept per chore; older ones leave the database. */
-export const defaultRunsKeptPerChore = 30;
+/** Runs kept per chore in memory: the same number the archive keeps hot, so a reload loads them all. */
+export const defaultRunsKeptPerChore = CHORE_RUNS_KEPT_HOT;
 
 const emptyTotals = (): ChoreUsageTotals => ({
   iterations: 0,
@@ -49,6 +52,13 @@ export class ChoreRunLog {
    * Redactor, which also knows the secret values it has read.
    */
   redact: (text: string) => string = redactCredentials;
+  /**
+   * Finds an ended run that left the hot store (the archive; createEngine sets it), so a run link
+   * older than the newest runs kept per chore still opens its run. Read-only: such a run is
+   * never written again.
+   */
+  archived?: (runId: string) => ChoreRunRecord | undefined;
+  private readonly fromArchive = new Map<string, ChoreRunRecord | undefined>();
 
   constructor(
     private readonly persistence: ChoreRunPersistence,
@@ -173,8 +183,16 @@ export class ChoreRunLog {
     return run;
   }
 
+  /**
+   * The run of this id: in memory, else (a link to an older run) its row still hot but pruned from
+   * memory, else the archive. A hit is kept; a miss is asked again (the run may move meanwhile).
+   */
   get(runId: string): ChoreRunRecord | undefined {
-    return this.runs.get(runId);
+    const run = this.runs.get(runId) ?? this.fromArchive.get(runId);
+    if (run) return run;
+    const found = this.persistence.find?.(runId) ?? this.archived?.(runId);
+    if (found) this.fromArchive.set(runId, found);
+    return found;
   }
 
   findByFire(fireKey: string, attempt = 0): ChoreRunRecord | undefined {
@@ -241,6 +259,10 @@ export class DbRunPersistence implements ChoreRunPersistence {
     // One unreadable record must not hide the rest of the history: it is reported and left out.
     const rows = this.db.query('SELECT data FROM chore_runs').map((row) => row.data);
     return decodeRows(rows, decodeRun, (error) => this.report?.(error.message));
+  }
+  find(runId: string): ChoreRunRecord | undefined {
+    const rows = this.db.query('SELECT data FROM chore_runs WHERE id = ?', [runId]).map((row) => row.data);
+    return decodeRows(rows, decodeRun, (error) => this.report?.(error.message))[0];
   }
   upsert(r: ChoreRunRecord): void {
     this.db.mutate(

@@ -25,7 +25,9 @@ export type RunEnding =
   | { kind: 'budget_exhausted'; limit: BudgetLimit; message: string }
   /** An approval (edit, command) was still pending when maxSeconds ran out. */
   | { kind: 'approval_timeout'; pendingApprovals: number }
-  | { kind: 'cancelled'; reason: string };
+  | { kind: 'cancelled'; reason: string }
+  /** The agent's output gave up (`status: needs_human`, turnEndings.ts): failed, never retried. */
+  | { kind: 'gave_up'; answer: string; cause?: string };
 
 /**
  * How a chore task that stopped ended, before any success condition is judged: the guard stopped
@@ -80,6 +82,8 @@ export function decideRunOutcome(ending: RunEnding, iterationsLeft: number): Out
       };
     case 'cancelled':
       return { kind: 'end', status: 'cancelled', reason: ending.reason };
+    case 'gave_up':
+      return { kind: 'end', status: 'failed', reason: `the agent answered ${ending.answer}${ending.cause ? `: ${ending.cause}` : ''}; a person needs to act` };
   }
 }
 
@@ -90,11 +94,13 @@ export type FailureAction = { kind: 'none' } | { kind: 'retry'; attempt: number;
  * first retry, and so on. Retries back off exponentially from retryDelaySeconds. A budget
  * exhaustion is not retried (the next attempt would hit the same wall), and when retries run out
  * the failure is escalated if there is a channel, so a retrying chore never fails quietly forever.
+ * A run that is not `retryable` (the agent said a person must act) goes straight to that fallback.
  */
 export function decideFailureAction(
   chore: Pick<ChoreDefinition, 'onFailure' | 'maxRetries' | 'retryDelaySeconds' | 'escalate'>,
   status: ChoreRunStatus,
   attempt: number,
+  retryable = true,
 ): FailureAction {
   if (status === 'succeeded' || status === 'cancelled' || status === 'running' || status === 'skipped' || status === 'missed') return { kind: 'none' };
   const fallback: FailureAction = chore.escalate ? { kind: 'escalate' } : { kind: 'silent' };
@@ -104,7 +110,7 @@ export function decideFailureAction(
     case 'escalate':
       return { kind: 'escalate' };
     case 'retry':
-      if (status === 'failed' && attempt < chore.maxRetries) {
+      if (status === 'failed' && retryable && attempt < chore.maxRetries) {
         return { kind: 'retry', attempt: attempt + 1, delayMs: chore.retryDelaySeconds * 1000 * 2 ** attempt };
       }
       // awaiting_review is not retried either: the proposals already wait for a person.

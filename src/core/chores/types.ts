@@ -120,6 +120,11 @@ export interface ChoreDefinition {
   budget: ChoreBudget;
   /** JSONata over the run's final JSON output; undefined means "ended without error" is success. */
   successWhen?: string;
+  /**
+   * Output `status` values that end a run at once as failed with that answer (chores.yaml
+   * `terminalStatuses`; default `needs_human`, turnEndings.ts): never re-prompted or retried.
+   */
+  terminalStatuses?: string[];
   onFailure: FailurePolicy;
   /** Retries after a failed run when `onFailure` is `retry` (default 2, cap 5). */
   maxRetries: number;

@@ -21,6 +21,7 @@ import type { Clock, Logger, WorkspacePort } from '../ports';
 import { redactCredentials, redactDeep } from '../security/redact';
 import type { Skill } from '../skills/skills';
 import { Archive } from '../store/archive';
+import { CHORE_RUNS_KEPT_HOT } from '../store/archiveRules';
 import type { DurableDb, TriggerStore } from '../store/types';
 import { RunawayGuard } from './caps';
 import { DeadLetters } from './deadLetters';
@@ -99,6 +100,8 @@ export function buildAgentParts(deps: AgentDeps): AgentParts {
     ? new Archive({
         db: deps.db,
         dir: path.join(storeDir, 'archive'),
+        // The newest runs per chore stay hot: the run log loads them at start (archiveRules.ts).
+        choreRunsKeptHot: CHORE_RUNS_KEPT_HOT,
         clock: deps.clock,
         logger: deps.logger,
         ages: () => late.history!.archiveAges(),

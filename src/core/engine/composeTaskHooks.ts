@@ -12,7 +12,8 @@ import type { TaskHooks } from './taskHooks';
  * - `guard`: the first reason to stop stops the task;
  * - `modelCalled`: every provider hears of every call;
  * - `beforeTaskEnd`: the first message that keeps the task running wins (the others are asked
- *   again when the task next tries to end).
+ *   again when the task next tries to end);
+ * - `turnWithoutEnd`: the first provider that supervises the task (returns an answer) decides.
  * A member is set only when some provider has it, so the engine sees no hook where none exists.
  * With no provider the result is undefined (the engine runs without hooks); with one, that
  * provider itself.
@@ -54,6 +55,16 @@ export function composeTaskHooks(providers: readonly TaskHooks[]): TaskHooks | u
       for (const p of enders) {
         const message = await p.beforeTaskEnd?.(task, result);
         if (message) return message;
+      }
+      return undefined;
+    };
+  }
+  const supervisors = having('turnWithoutEnd');
+  if (supervisors.length) {
+    hooks.turnWithoutEnd = async (task, turn) => {
+      for (const p of supervisors) {
+        const answer = await p.turnWithoutEnd?.(task, turn);
+        if (answer) return answer;
       }
       return undefined;
     };

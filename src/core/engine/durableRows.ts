@@ -54,6 +54,10 @@ const taskSchema = z.looseObject({
   modelErrors: count.default(0),
   prefix: z.string().default(''),
   historyFromSeq: count.default(0),
+  historySummary: z
+    .looseObject({ turns: count, said: z.array(z.string()), files: z.record(z.string(), z.array(z.string())), failed: z.array(z.string()) })
+    .optional(),
+  historyMaxChars: count.optional(),
   createdAt: z.number(),
 });
 

@@ -10,7 +10,7 @@ import type { Clock, Logger } from '../ports';
 import type { Archive, ArchiveKind } from '../store/archive';
 import { ARCHIVE_KINDS } from '../store/archive';
 import { decodeRows, DurableRowError } from '../store/decodeRow';
-import type { DurableDb, SqlValue, TriggerStore } from '../store/types';
+import type { DurableDb, Row, SqlValue, TriggerStore } from '../store/types';
 import { decodeSession, decodeTask } from './durableRows';
 import type { EngineState } from './engineState';
 import type { SessionRecord, TaskRecord } from './records';
@@ -68,6 +68,11 @@ export class History {
   archiveAges(): { ended: number; approvals: number; sessions: number; ledger: number } {
     const s = { ...STORAGE_DEFAULTS, ...this.deps.settings().storage };
     return { ended: DAY, approvals: s.approvalDays * DAY, sessions: s.sessionDays * DAY, ledger: s.ledgerDays * DAY };
+  }
+
+  /** The archived row of a kind with this id, as it was hot (a chore run a link names); undefined without an archive. */
+  archived(kind: ArchiveKind, id: string): Row | undefined {
+    return this.deps.archive?.byId(kind, id)?.row;
   }
 
   /** Starts the background passes (archive moves, then retention). */

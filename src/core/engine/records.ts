@@ -5,6 +5,7 @@
 import type { Usage } from '../model/types';
 import type { MessageView, PauseReason, SessionStatus, SessionView, TaskMode, TaskStatus, TaskView, Todo, UsageTotals } from './types';
 import { totalTokens } from '../model/usage';
+import type { HistorySummary } from './historySummary';
 
 export interface SessionRecord {
   id: string;
@@ -94,6 +95,14 @@ export interface TaskRecord {
   lastStatus?: string;
   /** History is rebuilt from events with seq >= this (moved forward in big steps when it grows). */
   historyFromSeq: number;
+  /** What the history before `historyFromSeq` held (historySummary.ts); absent until the first cut. */
+  historySummary?: HistorySummary;
+  /** This task's history bound when its model said "context too long" (below the engine's default). */
+  historyMaxChars?: number;
+  /** Characters of the history the last request was built from (to size that bound). */
+  historyChars?: number;
+  /** A context-length error was retried with a cut and no turn has succeeded since. */
+  contextRetried?: boolean;
   createdAt: number;
   endedAt?: number;
   finalSummary?: string;

@@ -31,7 +31,19 @@ export interface TaskHooks {
    * as a user message and one more turn is queued (e.g. the chore's success condition was not met).
    */
   beforeTaskEnd?(task: TaskRecord, result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> }): Promise<string | undefined>;
+  /**
+   * A turn of a task ended without task_end, with only text or a question for the user. Nobody
+   * answers an unattended task, so its supervisor says what happens instead of the default (the
+   * task waits for the user): `nudge` queues one more turn told `message`; `end` ends the task as
+   * if task_end had been called with `result` (beforeTaskEnd still judges it). Undefined keeps
+   * the default.
+   */
+  turnWithoutEnd?(task: TaskRecord, turn: { text: string }): Promise<TurnWithoutEnd | undefined>;
 }
+
+/** What a supervisor does with a turn that ended without task_end (see {@link TaskHooks.turnWithoutEnd}). */
+export type TurnWithoutEnd =
+  { kind: 'nudge'; message: string } | { kind: 'end'; result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> } };
 
 /** Thrown inside a turn when the guard stops the task; react() ends the task with its message. */
 export class TaskStopped extends Error {

@@ -5,6 +5,7 @@
  */
 import type { ModelError } from '../model/types';
 import { historyFromEvents, taskRequest } from '../prompts/requestBuilder';
+import { renderSummary, summarizeDropped } from './historySummary';
 import { checkBudget, describeBudget, describeBudgetStep } from './budgets';
 import type { EngineEnv, TurnClaim } from './engineEnv';
 import type { LiveTurn } from './liveTurn';
@@ -16,8 +17,14 @@ import type { TaskEvent } from './types';
 import { describeTokens } from '../model/usage';
 import { costText } from '../../shared/costText';
 
-/** History above this many characters is cut at a turn boundary near its middle (in one step, so the prefix stays stable between cuts). */
-const HISTORY_MAX_CHARS = 120_000;
+/**
+ * History above this many characters (about 80k tokens) is cut at a turn boundary near its middle,
+ * in one step, so the prefix stays stable between cuts. Large enough that a turn's new bytes are a
+ * small share of a request (the cached prefix is most of it); a model with a smaller window
+ * answers "context too long", and the task then lowers its own bound (`historyMaxChars`) and
+ * retries once (handleTaskModelError).
+ */
+const HISTORY_MAX_CHARS = 320_000;
 
 export function statusTail(task: TaskRecord): string {
   const budget = [
@@ -37,33 +44,56 @@ function freshStatus(task: TaskRecord): string | undefined {
   return status === task.lastStatus ? undefined : status;
 }
 
-function cutHistory(task: TaskRecord, events: TaskEvent[]): void {
+/** Moves `historyFromSeq` to a turn near the middle when the history is too big; returns the dropped range. */
+function cutHistory(task: TaskRecord, events: TaskEvent[]): { from: number; to: number } | undefined {
   const size = events.filter((e) => e.seq >= task.historyFromSeq).reduce((n, e) => n + JSON.stringify(e.data).length, 0);
-  if (size <= HISTORY_MAX_CHARS) return;
+  task.historyChars = size;
+  if (size <= (task.historyMaxChars ?? HISTORY_MAX_CHARS)) return undefined;
   let acc = 0;
   for (const event of events) {
     if (event.seq < task.historyFromSeq) continue;
     acc += JSON.stringify(event.data).length;
     if (acc > size / 2 && event.kind === 'turn') {
+      const from = task.historyFromSeq;
       task.historyFromSeq = event.seq;
-      return;
+      task.historyChars = size - acc + JSON.stringify(event.data).length;
+      return { from, to: event.seq };
     }
   }
+  return undefined;
 }
 
-/** Builds the request a task would send now. */
-export async function buildTaskRequest(env: EngineEnv, task: TaskRecord, status = freshStatus(task)) {
+/**
+ * Builds the request a task sends now, and the status line it ends with (none when unchanged).
+ * A cut folds the dropped turns into the task's history summary (historySummary.ts), which then
+ * opens the history: written once per cut, so the requests between two cuts share their bytes.
+ */
+export async function buildTaskRequest(env: EngineEnv, task: TaskRecord) {
   // Only the events the history is built from (seq >= historyFromSeq, kept under
   // HISTORY_MAX_CHARS by cutHistory), not the whole stream of a long task on every turn.
   const count = await env.state.streams.count(task.sessionId);
   const events = await env.state.streams.read(task.sessionId, { limit: count - task.historyFromSeq + 1 });
-  cutHistory(task, events);
-  return taskRequest({
+  const cut = cutHistory(task, events);
+  if (cut) {
+    task.historySummary = summarizeDropped(events, cut.from, cut.to, task.historySummary);
+    // The status lines of the dropped turns went with them: the next one is sent again, todo list included.
+    delete task.lastStatus;
+    env.logger.info('TASK', `${task.id}: history cut at event ${cut.to}; ${task.historySummary.turns} turn(s) summarised`);
+    await env.state.appendMessage(
+      task.sessionId,
+      'event',
+      `This task's first ${task.historySummary.turns} turns were summarised to keep it within the model's context: what you said, the files touched and what failed are kept.`,
+    );
+  }
+  const status = freshStatus(task);
+  const summary = task.historySummary ? [{ role: 'user' as const, content: renderSummary(task.historySummary) }] : [];
+  const request = taskRequest({
     tools: env.registry.tools(task.actionSets),
     prefix: task.prefix,
-    history: historyFromEvents(events, task.historyFromSeq),
+    history: [...summary, ...historyFromEvents(events, task.historyFromSeq)],
     tail: status,
   });
+  return { request, status };
 }
 
 /** How a task turn is run: its own stop signal, its live stream and the id that keys its effects (the trigger). */
@@ -98,8 +128,7 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, options: Tas
   }
 
   const model = await env.model();
-  const status = freshStatus(task);
-  const request = await buildTaskRequest(env, task, status);
+  const { request, status } = await buildTaskRequest(env, task);
   if (status) task.lastStatus = status;
   const live = options.live;
   const signal = options.signal ?? live?.signal ?? env.signal;
@@ -118,6 +147,7 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, options: Tas
 
   task.turns += 1;
   task.modelErrors = 0;
+  delete task.contextRetried;
   // A turn always costs at least one action, so a model that never calls tools cannot loop for free.
   task.actionCount += Math.max(result.actionsRun, 1);
   task.usage = addTotals(task.usage, result.usage, result.cost, result.costEstimated);
@@ -154,9 +184,23 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
   }
   for (const text of fx.said) await postReply(env, task.sessionId, keyBase, text);
   // Text without any tool call: the model is talking to the user, so, like a chat agent, the
-  // task then waits for their answer instead of looping on text-only turns.
+  // task then waits for their answer instead of looping on text-only turns. An unattended task
+  // has nobody to answer: its supervisor (the chore runner) nudges it or ends it instead.
   const textOnly = result.actionsRun === 0 && !result.invalid && result.text.trim() !== '';
-  if (textOnly && !fx.question) fx.askUser(result.text.trim());
+  const unanswered = !fx.ended && !fx.approval && !fx.waitAt && (fx.question !== undefined || textOnly);
+  const instead = unanswered
+    ? await env.hooks?.turnWithoutEnd?.(task, { text: [result.text.trim(), fx.question ?? ''].filter(Boolean).join('\n') })
+    : undefined;
+  if (instead?.kind === 'nudge') {
+    for (const text of [result.text.trim(), fx.question ?? '']) if (text) await postReply(env, task.sessionId, keyBase, text);
+    // Written for the model (why the task goes on): not a row in the person's thread.
+    await state.appendEvent(task.sessionId, 'user_message', { text: instead.message, forModel: true });
+    state.saveTask(task);
+    await continueLater(env, task, undefined, 'nudge', undefined, options.claim);
+    return;
+  }
+  if (instead?.kind === 'end') fx.endTask(instead.result);
+  else if (textOnly && !fx.question) fx.askUser(result.text.trim());
   for (const spec of fx.started) {
     await createTask(env, { ...spec, source: `successor:${task.id}`, fromSessionId: task.sessionId, ...successorPolicy(task, spec.actionSets) });
   }
@@ -223,6 +267,16 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
 export async function handleTaskModelError(env: EngineEnv, task: TaskRecord, error: ModelError): Promise<void> {
   const transient = error.kind === 'rate_limit' || error.kind === 'timeout' || error.kind === 'connection' || error.kind === 'server';
   await env.state.appendEvent(task.sessionId, 'error', { text: error.message, kind: error.kind, forModel: false });
+  if (error.kind === 'context_length' && !task.contextRetried && (task.historyChars ?? 0) > 0) {
+    // The model's window is smaller than the history bound: this task's bound drops below what
+    // was sent, so the next request cuts (and summarises) the history; retried once, at once.
+    task.contextRetried = true;
+    task.historyMaxChars = Math.floor((task.historyChars ?? 0) * 0.6);
+    env.state.saveTask(task);
+    await env.state.appendMessage(task.sessionId, 'event', `${error.message} Cutting this task's history to fit and retrying once.`);
+    await continueLater(env, task, undefined, 'context');
+    return;
+  }
   if (transient && task.modelErrors < 3) {
     task.modelErrors += 1;
     const delay = error.details.retryAfterMs ?? 15_000 * 2 ** (task.modelErrors - 1);
@@ -232,7 +286,11 @@ export async function handleTaskModelError(env: EngineEnv, task: TaskRecord, err
     return;
   }
   task.modelErrors = 0;
-  await pauseTask(env, task, 'model_error', `${error.message} Fix it, then press Continue.`);
+  const next =
+    error.kind === 'context_length'
+      ? ' Cutting the history did not make it fit: choose a model with a larger context (tasklane.model.id), or start a new task with a shorter instruction; Continue retries.'
+      : ' Fix it, then press Continue.';
+  await pauseTask(env, task, 'model_error', `${error.message}${next}`);
 }
 
 /**

@@ -14,7 +14,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { toToolCall } from './clientOptions';
 import type { SdkClientOptions } from './clientOptions';
-import { deltaSink, drainStream, emitWhole, sdkCall } from './sdkRequest';
+import { deltaSink, drainStream, emitWhole, sdkCall, UNFINISHED } from './sdkRequest';
 import type { SdkCallSite } from './sdkRequest';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResponse, Usage } from './types';
 
@@ -241,7 +241,13 @@ class StreamAccumulator {
       .sort(([a], [b]) => a - b)
       // A tool without parameters may stream no input deltas: its input is the start block's.
       .map(([, b]) => toToolCall(b.id, b.name, b.raw === '' ? JSON.stringify(b.initial ?? {}) : b.raw));
-    return { text: this.text, toolCalls, usage: fromAnthropicUsage(this.usage), stopReason: normaliseAnthropicStop(this.stopReason), model: this.model };
+    return {
+      text: this.text,
+      toolCalls,
+      usage: fromAnthropicUsage(this.usage),
+      stopReason: this.stopReason === null ? UNFINISHED : normaliseAnthropicStop(this.stopReason),
+      model: this.model,
+    };
   }
 }
 

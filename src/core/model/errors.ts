@@ -78,6 +78,13 @@ export function toModelError(error: unknown, sdk: SdkErrorClasses, ctx: ErrorCon
         details,
       );
     }
+    if ((status === 400 || status === 413) && CONTEXT_TOO_LONG.test(`${detail} ${codeOf(error)}`)) {
+      return new ModelError(
+        'context_length',
+        `The request is longer than the context of '${ctx.model}' at ${ctx.baseUrl} (${status}${detail ? `: ${detail}` : ''}).`,
+        details,
+      );
+    }
     if (status !== undefined && status >= 500) {
       return new ModelError('server', `The model server at ${ctx.baseUrl} failed (${status})${detail ? `: ${detail}` : ''}. Try again later.`, details);
     }
@@ -89,6 +96,22 @@ export function toModelError(error: unknown, sdk: SdkErrorClasses, ctx: ErrorCon
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ModelError('server', `The model call to ${ctx.baseUrl} failed unexpectedly: ${message}. Try again; if it persists, see the Tasklane log.`, base);
+}
+
+/**
+ * How providers word a request longer than the model's context, from their API references and SDK
+ * fixtures: OpenAI `context_length_exceeded` ("This model's maximum context length is … tokens"),
+ * Anthropic "prompt is too long: … tokens > … maximum" (and a 413 "Request exceeds the maximum
+ * allowed number of bytes"), vLLM "maximum context length", llama.cpp "the request exceeds the
+ * available context size", "too many tokens", LM Studio "context length".
+ */
+const CONTEXT_TOO_LONG =
+  /context[_ ]length|context window|maximum context|prompt is too long|too many tokens|input is too long|request too large|exceeds? the (?:[\w']+ )?(?:maximum|context)/i;
+
+/** The provider's error code (OpenAI `{error:{code}}`), where it gives one. */
+function codeOf(error: Error): string {
+  const code = (error as { code?: unknown }).code ?? ((error as { error?: { code?: unknown } }).error?.code as unknown);
+  return typeof code === 'string' ? code : '';
 }
 
 /** The provider's own error text: OpenAI `{error:{message}}`, Anthropic `{type:'error', error:{message}}`. */

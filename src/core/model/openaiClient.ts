@@ -13,7 +13,8 @@ import type {
 import type { CompletionUsage } from 'openai/resources/completions';
 import { toToolCall } from './clientOptions';
 import type { SdkClientOptions } from './clientOptions';
-import { deltaSink, drainStream, emitWhole, sdkCall } from './sdkRequest';
+import { deltaSink, drainStream, emitWhole, sdkCall, UNFINISHED } from './sdkRequest';
+import { recoverTextToolCalls } from './textToolCalls';
 import type { SdkCallSite } from './sdkRequest';
 import type { ModelClient, ModelDelta, ModelMessage, ModelRequest, ModelResponse, ToolCall, Usage } from './types';
 
@@ -71,11 +72,11 @@ export class OpenAiClient implements ModelClient {
       const emit = deltaSink(request, onText);
       if (!this.stream) {
         const completion = await client.chat.completions.create({ ...params, stream: false }, { signal: request.signal });
-        return emitWhole(fromCompletion(completion, this.model), emit);
+        return recoverTextToolCalls(emitWhole(fromCompletion(completion, this.model), emit), request.tools);
       }
       // The SDK passes the signal to fetch: aborting it closes the connection mid-stream.
       const stream = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal: request.signal });
-      return drainStream(stream, new StreamAccumulator(this.model), request.signal, emit);
+      return recoverTextToolCalls(await drainStream(stream, new StreamAccumulator(this.model), request.signal, emit), request.tools);
     });
   }
 
@@ -203,7 +204,13 @@ class StreamAccumulator {
   finish(): ModelResponse {
     const toolCalls = [...this.calls.entries()].sort(([a], [b]) => a - b).map(([index, c]) => toToolCall(c.id || `call_${index}`, c.name, c.raw));
     return withCost(
-      { text: this.text, toolCalls, usage: fromOpenAiUsage(this.usage), stopReason: normaliseOpenAiStop(this.finishReason), model: this.model },
+      {
+        text: this.text,
+        toolCalls,
+        usage: fromOpenAiUsage(this.usage),
+        stopReason: this.finishReason === null ? UNFINISHED : normaliseOpenAiStop(this.finishReason),
+        model: this.model,
+      },
       this.usage,
     );
   }

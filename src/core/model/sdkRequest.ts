@@ -7,6 +7,7 @@
 import { toModelError } from './errors';
 import type { SdkErrorClasses } from './errors';
 import type { ModelDelta, ModelRequest, ModelResponse } from './types';
+import { ModelError } from './types';
 
 /** The client's identity, as its error messages name it. */
 export interface SdkCallSite {
@@ -62,5 +63,18 @@ export async function drainStream<E>(
     for (const delta of acc.add(event)) emit(delta);
   }
   if (signal?.aborted) throw new Error('request aborted');
-  return acc.finish();
+  const response = acc.finish();
+  // Both wire formats end every complete answer with a finish (stop) reason: a stream that closed
+  // without one was cut (a proxy, a crashed server), and its text or tool arguments may be half
+  // there. It is a transient failure, so the turn is retried, never taken as the answer.
+  if (response.stopReason === UNFINISHED) {
+    throw new ModelError(
+      'connection',
+      `The model's answer stopped before it finished (the stream ended without a finish reason, after ${response.text.length} characters and ${response.toolCalls.length} tool call(s)). The turn is retried.`,
+    );
+  }
+  return response;
 }
+
+/** The stop reason an accumulator reports for a stream that ended without one. */
+export const UNFINISHED = 'unfinished';

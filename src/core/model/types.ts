@@ -93,7 +93,18 @@ export interface ModelClient {
 
 /** Why a model call failed, in terms a user can act on. */
 export type ModelErrorKind =
-  'missing_key' | 'auth' | 'rate_limit' | 'timeout' | 'connection' | 'not_found' | 'bad_request' | 'server' | 'cancelled' | 'no_model';
+  | 'missing_key'
+  | 'auth'
+  | 'rate_limit'
+  | 'timeout'
+  | 'connection'
+  | 'not_found'
+  | 'bad_request'
+  /** The request is longer than the model's context window (a 400 or 413 saying so): cut and retry. */
+  | 'context_length'
+  | 'server'
+  | 'cancelled'
+  | 'no_model';
 
 export class ModelError extends Error {
   constructor(

@@ -19,7 +19,7 @@ import type { DamagedRange } from './journalFormat';
 import { encodeFrame, frameIsValid, walkFrames } from './journalFormat';
 import type { ArchivedRecord } from './archiveFormat';
 import { ARCHIVE_PAYLOAD_PREFIX, decode, readRange, syncDir, watermarkSchema } from './archiveFormat';
-import { ARCHIVE_KINDS, DEFAULT_ARCHIVE_AGES, RULES } from './archiveRules';
+import { ARCHIVE_KINDS, CHORE_RUNS_BEYOND_KEPT, DEFAULT_ARCHIVE_AGES, RULES } from './archiveRules';
 import type { ArchiveAges, ArchiveKind } from './archiveRules';
 import type { DurableDb, Row } from './types';
 
@@ -44,6 +44,8 @@ export interface ArchiveOptions {
   ages?: () => Partial<ArchiveAges>;
   /** More text to make a session findable by (its transcript tail); the hot row has only its name. */
   sessionText?: (sessionId: string) => string;
+  /** Ended chore runs kept hot per chore whatever their age (the engine: `CHORE_RUNS_KEPT_HOT`); default 0. */
+  choreRunsKeptHot?: number;
   /** Rows that just left the hot database (the engine drops archived sessions from memory). */
   onMoved?: (kind: ArchiveKind, ids: string[]) => void;
 }
@@ -195,7 +197,10 @@ export class Archive {
   /** Rows of a kind ready to move at `now` (oldest first), without moving them. */
   ready(kind: ArchiveKind, limit: number, now = this.options.clock.now()): Row[] {
     const ages = { ...DEFAULT_ARCHIVE_AGES, ...this.options.ages?.() };
-    return this.options.db.query(RULES[kind].select, [now - ages[RULES[kind].age], limit]);
+    const cutoff = now - ages[RULES[kind].age];
+    const kept = kind === 'chore_run' ? (this.options.choreRunsKeptHot ?? 0) : 0;
+    if (kept > 0) return this.options.db.query(CHORE_RUNS_BEYOND_KEPT, [cutoff, kept, limit]);
+    return this.options.db.query(RULES[kind].select, [cutoff, limit]);
   }
 
   /** Moves up to `limit` ready rows of a kind; returns how many moved. Synchronous on purpose (see top). */
@@ -284,6 +289,11 @@ export class Archive {
         );
       },
     };
+  }
+
+  /** The archived record of a kind with this id (a run link to a run that left the hot store), newest segment first. */
+  byId(kind: ArchiveKind, id: string): ArchivedRecord | undefined {
+    return this.scan([kind], `"id":${JSON.stringify(id)}`, (r) => r.id === id, 1)[0];
   }
 
   /** Archived records of a session or a task (export, history view), oldest first. */

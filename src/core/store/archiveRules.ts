@@ -21,6 +21,22 @@ export interface ArchiveAges {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+
+/**
+ * Ended chore runs the engine keeps hot per chore, whatever their age (`ArchiveOptions.choreRunsKeptHot`):
+ * the newest ones are what the Chores view, the 20-run chart, run links and the planner's "failing
+ * chore" signal read at start (the run log loads the hot table only), so a daily chore's runs
+ * outlive the one-day `ended` age. Older runs move to the archive and a run link still finds them
+ * there (`Archive.byId`).
+ */
+export const CHORE_RUNS_KEPT_HOT = 30;
+
+/** Ended chore runs ready to move that are not among the newest `?` of their chore (params: cutoff, kept, limit). */
+export const CHORE_RUNS_BEYOND_KEPT = `SELECT * FROM chore_runs r WHERE r.ended_at IS NOT NULL AND r.ended_at <= ?
+  AND (SELECT COUNT(*) FROM chore_runs n WHERE n.chore_id = r.chore_id
+    AND (n.started_at > r.started_at OR (n.started_at = r.started_at AND n.id > r.id))) >= ?
+  LIMIT ?`;
+
 export const DEFAULT_ARCHIVE_AGES: ArchiveAges = { ended: DAY, approvals: 7 * DAY, sessions: 7 * DAY, ledger: 30 * DAY };
 
 interface KindRule {

@@ -46,6 +46,8 @@ export interface HarnessOptions {
   grantableSets?: EngineAdapters['grantableSets'];
   /** The proactive planner's host side (`Harness.engine.planner`). */
   planner?: EngineAdapters['planner'];
+  /** The chores part's host side (`Harness.engine.chores`). */
+  chores?: EngineAdapters['chores'];
   /** Reuse a storage dir (restart). */
   dir?: string;
   clock?: FakeClock;
@@ -117,7 +119,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const triggers = await createTriggerStore(db, { clock, logger, random: () => 0.5 });
   const workspace = new MemoryWorkspace(options.files ?? { 'README.md': '# Demo\nHello.\n', 'src/app.ts': 'export const answer = 42;\n' });
   const settings: AgentSettings = { maxActionsPerTask: 50, maxTokensPerTask: 1_000_000, ...options.settings };
-  // The graph as every host builds it (src/core/createEngine.ts); no edits, no chores.
+  // The graph as every host builds it (src/core/createEngine.ts); no edits; chores when asked.
   const engine = await createEngine({
     db,
     triggers,
@@ -135,6 +137,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.commands ? { commands: options.commands } : {}),
     ...(options.grantableSets ? { grantableSets: options.grantableSets } : {}),
     ...(options.planner ? { planner: options.planner } : {}),
+    ...(options.chores ? { chores: options.chores } : {}),
   });
   const { agent } = engine;
   const changes: AgentChange[] = [];

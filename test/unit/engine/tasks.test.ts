@@ -296,16 +296,16 @@ describe('engine: a long task keeps its prompt bounded', () => {
   });
 
   it('drops the oldest turns from the history once it passes its size, keeping the newest', async () => {
-    // Ten 18 KB files: ten reads pass the 120,000-character history bound.
+    // Sixteen 40 KB files (a read returns at most about 24,000 characters): sixteen reads pass the 320,000-character history bound.
     const files: Record<string, string> = {};
-    for (let i = 0; i < 10; i++) files[`src/big${i}.ts`] = `// file ${i} marker-${i}\n${'x'.repeat(18_000)}\n`;
+    for (let i = 0; i < 16; i++) files[`src/big${i}.ts`] = `// file ${i} marker-${i}\n${'x'.repeat(40_000)}\n`;
     h = await createHarness({ wire: 'openai', server, files, settings: { maxActionsPerTask: 100, maxTokensPerTask: 10_000_000 } });
-    const reads = Array.from({ length: 10 }, (_, i) => ({ toolCalls: [{ name: 'read_file', arguments: { path: `src/big${i}.ts` } }] }));
+    const reads = Array.from({ length: 16 }, (_, i) => ({ toolCalls: [{ name: 'read_file', arguments: { path: `src/big${i}.ts` } }] }));
     await startTask(h, server, 'simple', [...reads, { toolCalls: [{ name: 'task_end', arguments: { summary: 'read them all' } }] }]);
     const last = JSON.stringify(server.requests.at(-1)!.body);
-    assert.ok(last.includes('marker-9'), 'the newest tool output is missing');
+    assert.ok(last.includes('marker-15'), 'the newest tool output is missing');
     assert.ok(!last.includes('marker-0'), 'the oldest tool output is still in the prompt');
-    assert.ok(last.length < 150_000, `the last request is ${last.length} characters`);
+    assert.ok(last.length < 360_000, `the last request is ${last.length} characters`);
     assert.ok(last.includes('# Task: Work'), 'the stable prefix was dropped with the history');
   });
 });
