@@ -6,6 +6,7 @@
  *   tasklane chores ci github [--workspace DIR]
  *   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
  *   tasklane chores validate [--workspace DIR]
+ *   tasklane cli digest | tasklane cli pack --out DIR
  *
  * Exit codes: 0 succeeded (or valid); 1 the run failed, ran out of budget or waits for review;
  * 2 invalid chores file or arguments (the message names the line).
@@ -19,7 +20,8 @@ import type { Logger, LogTag } from '../core/ports';
 import { modelFromEnv, modelIdFromEnv, pricesFromEnv, pricesVariable, redactorFromEnv, secretsFromEnv, UsageError } from './environment';
 import { costEstimateNote } from '../core/chores/chorePreview';
 import { checkExpectedHash, choreHashes, skillDirsOf } from './ciCommands';
-import { ciCommand } from './ciMain';
+import { ciCommand, ownRoot, ownVersion } from './ciMain';
+import { cliContentDigest, packCli } from './cliArtifact';
 import { WorkflowError } from './githubWorkflow';
 import { writePatchFile } from './patch';
 import { runChoreOnce } from './runChore';
@@ -31,6 +33,8 @@ const USAGE = `Usage:
   tasklane chores ci github [--workspace DIR]
   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
   tasklane chores validate [--workspace DIR]
+  tasklane cli digest                 print this CLI's content digest (what a generated workflow pins)
+  tasklane cli pack --out DIR         write this CLI's release asset, tasklane-cli-<version>.tar.gz
 
 Model: TASKLANE_MODEL_PROVIDER (anthropic | openai | openai-compatible), TASKLANE_MODEL_BASE_URL,
 TASKLANE_MODEL_ID, and ANTHROPIC_API_KEY or OPENAI_API_KEY. Prices of models Tasklane does not know, in USD
@@ -53,6 +57,10 @@ export interface CliAssets {
   skillsDir: string;
   /** The CLI's own version, which the generated workflow installs; default: from package.json beside the CLI. */
   version?: string;
+  /** The folder holding bin/, dist/ and skills/: the files the workflow pins by content (cliArtifact.ts). */
+  cliRoot?: string;
+  /** Tests only: the content digest to write instead of hashing cliRoot (a source checkout has no bundle). */
+  cliDigest?: string;
 }
 
 export interface CliIo {
@@ -90,6 +98,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
     }
     const workspace = path.resolve(io.cwd, values.workspace ?? '.');
     const [group, command, ...rest] = positionals;
+    if (group === 'cli') return cliCommand(command, rest, values.out, io, assets);
     if (group !== 'chores') throw new UsageError(group ? `Unknown command "${group}".` : 'No command given.');
     // What the run prints (its log, its JSON line, the patch) never carries a secret of the environment.
     const redactor = redactorFromEnv(io.env);
@@ -225,4 +234,19 @@ function cliLogger(io: CliIo, verbose: boolean, redact: (text: string) => string
     warn: (tag: LogTag, message: string) => line('warn', tag, message),
     error: (tag: LogTag, message: string, error?: unknown) => line('error', tag, message, error),
   };
+}
+
+/** `tasklane cli digest` and `tasklane cli pack --out DIR` (cliArtifact.ts: how the CLI is published). */
+function cliCommand(command: string | undefined, rest: string[], out: string | undefined, io: CliIo, assets: CliAssets): number {
+  expectArgs(rest, 0);
+  const root = assets.cliRoot ?? ownRoot();
+  if (command === 'digest') {
+    io.out(`${cliContentDigest(root)}\n`);
+    return 0;
+  }
+  if (command !== 'pack') throw new UsageError(`"cli" takes digest or pack (got ${command ? `"${command}"` : 'none'}).`);
+  if (!out) throw new UsageError('"cli pack" needs --out DIR, the folder to write the release asset to.');
+  const packed = packCli(root, path.resolve(io.cwd, out), assets.version ?? ownVersion());
+  io.out(`${packed.file}\ncontent digest ${packed.digest}\n`);
+  return 0;
 }

@@ -9,20 +9,22 @@ import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import type { GithubTrigger } from '../../../src/core/chores/githubTypes';
 import type { ChoreDefinition } from '../../../src/core/chores/types';
 import { githubWorkflow, utcCron, WorkflowError } from '../../../src/cli/githubWorkflow';
+import { INSTALL_CLI_SCRIPT } from '../../../src/cli/cliArtifact';
 import { ACTIONS } from '../../../src/cli/workflowText';
 import { cronChore, everyEventKind, githubChore } from '../../support/ciChores';
+import { TEST_CLI } from '../../support/ciRepo';
 import { WorkflowRunner } from '../../support/workflowRunner';
 import type { Workflow } from '../../support/workflowRunner';
 
 const HASH = 'ab'.repeat(32);
-const generate = (chores: ChoreDefinition[]) => githubWorkflow(chores, { hashOf: () => HASH, cliVersion: '0.1.0' });
+const generate = (chores: ChoreDefinition[]) => githubWorkflow(chores, { hashOf: () => HASH, cli: TEST_CLI });
 const parsed = (text: string) => parseYaml(text) as Workflow;
 
 /** Which agent jobs an event selects, by evaluating each job's `if:` as GitHub would. */
 function selected(text: string, eventName: string, event: Record<string, unknown>): string[] {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-wf-select-'));
   try {
-    return new WorkflowRunner({ workflow: text, eventName, event, repo: workDir, workDir, cli: ['false'], cliVersion: '0.1.0' }).selectedJobs();
+    return new WorkflowRunner({ workflow: text, eventName, event, repo: workDir, workDir, cli: ['false'] }).selectedJobs();
   } finally {
     fs.rmSync(workDir, { recursive: true, force: true });
   }
@@ -155,7 +157,7 @@ describe('cli: the generated GitHub workflow', () => {
       [
         'actions/checkout',
         'actions/setup-node',
-        'npm install --global --ignore-scripts "$TASKLANE_CLI_PACKAGE@0.1.0"',
+        `${INSTALL_CLI_SCRIPT}\n`,
         `tasklane chores run triage --workspace repo --expect-hash ${HASH} --out tasklane-out`,
         'actions/upload-artifact',
       ],

@@ -14,7 +14,7 @@ import { choreDefinitionHash } from '../../../src/core/consent/definitionHash';
 import { startFakeGithub } from '../../fakes/githubApi';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { choresYaml, cli, CLI_VERSION, makeRepo, root } from '../../support/ciRepo';
+import { choresYaml, cli, makeRepo, root, TEST_CLI } from '../../support/ciRepo';
 import { WorkflowRunner } from '../../support/workflowRunner';
 
 const edit = { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/app.ts', edits: [{ oldText: 'answer = 41', newText: 'answer = 42' }] } }] };
@@ -57,7 +57,6 @@ describe('cli: the generated workflow, run step by step', function () {
       workDir: temp('tasklane-wf-run-'),
       secrets: { OPENAI_API_KEY: 'test-key', ANTHROPIC_API_KEY: '' },
       cli: [process.execPath, path.join(root, 'bin/tasklane.js')],
-      cliVersion: CLI_VERSION,
       ...(env ? { env } : {}),
     });
     return { repo, runner };
@@ -141,7 +140,7 @@ describe('cli: the generated workflow, run step by step', function () {
     const onPullRequest = { ...reviewed, trigger: { kind: 'github' as const, github: { event: 'pull_request' as const } } };
     const workflow = githubWorkflow([onPullRequest], {
       hashOf: () => choreDefinitionHash(reviewed),
-      cliVersion: CLI_VERSION,
+      cli: TEST_CLI,
       model: { provider: 'openai-compatible', baseUrl: server.openaiBaseUrl, id: 'gpt-5-mini' },
     });
     const event = (fullName: string) => ({
@@ -151,7 +150,7 @@ describe('cli: the generated workflow, run step by step', function () {
       repository: { full_name: 'octo-org/octo-repo', default_branch: 'main' },
     });
     const setup = { workflow, eventName: 'pull_request', repo: head, defaultBranchRepo: base, secrets: { OPENAI_API_KEY: 'test-key' } };
-    const cliOf = { cli: [process.execPath, path.join(root, 'bin/tasklane.js')], cliVersion: CLI_VERSION };
+    const cliOf = { cli: [process.execPath, path.join(root, 'bin/tasklane.js')] };
     const fork = new WorkflowRunner({ ...setup, ...cliOf, event: event('stranger/octo-repo'), workDir: temp('tasklane-wf-fork-') });
     assert.deepEqual(fork.selectedJobs(), []);
 
