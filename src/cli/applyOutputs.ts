@@ -18,7 +18,6 @@ import type { GithubEvent } from '../core/chores/githubEvent';
 import { applyFilePatch, patchFiles, protectedPathProblem } from './patchRules';
 import type { ResultManifest } from './resultManifest';
 import { untaintedKinds } from '../core/chores/githubFire';
-import { eventTexts } from '../core/chores/eventText';
 
 export interface ApplyInput {
   manifest: ResultManifest;
@@ -78,13 +77,13 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
   if (item.repo !== api.repo) return refuseAll(`the event is about ${item.repo}, not ${api.repo}`);
   if (manifest.item && (manifest.item.repo !== item.repo || manifest.item.number !== item.number))
     return refuseAll(`the result targets ${manifest.item.repo}#${String(manifest.item.number)}, not the triggering item ${item.repo}#${String(item.number)}`);
-  const gate = await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, input.event, eventTexts(input.event), api);
+  const gate = await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, input.event, api);
   if (!gate.allowed) return refuseAll(gate.reason);
   const tainted = manifest.tainted || gate.tainted;
   const declared: ChoreOutputs = tainted ? untaintedKinds(chore.outputs ?? {}) : (chore.outputs ?? {});
   const notDeclared = (kind: string) =>
     tainted && ['issue', 'review', 'pullRequest'].includes(kind)
-      ? `the fire is tainted (text from outside the chore's roles), so only labels and a comment may be written`
+      ? `the fire is tainted (${manifest.taintReasons[0] ?? gate.taintReasons[0] ?? 'asked for by a role outside actors.trustedRoles'}), so only labels and a comment may be written`
       : `the chore's outputs: do not declare ${kind}`;
   const attempt = async (what: string, write: () => Promise<string>) => {
     try {
@@ -106,23 +105,6 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
       const take = allowed.slice(0, spec.max);
       if (take.length)
         await attempt(`labels ${take.join(', ')}`, async () => (await api.addLabels(item.number!, take), `labels ${take.join(', ')} on #${item.number}`));
-    }
-  }
-  if (out.comment) {
-    if (!declared.comment) report.refused.push(`comment: ${notDeclared('comment')}`);
-    else if (item.number === null) report.refused.push('comment: the event has no issue or pull request to comment on');
-    else {
-      const body = `${clean(out.comment)}\n\n${marker(chore.id)}`;
-      await attempt('comment', async () => {
-        // Only a bot's comment is Tasklane's: a person can paste the marker, and must not get their comment overwritten.
-        const existing = (await api.comments(item.number!)).find((c) => c.user?.type === 'Bot' && (c.body ?? '').includes(marker(chore.id)));
-        if (existing) {
-          await api.updateComment(existing.id, body);
-          return `comment on #${item.number} updated in place`;
-        }
-        await api.createComment(item.number!, body);
-        return `comment on #${item.number}`;
-      });
     }
   }
   if (out.issues.length) {
@@ -161,7 +143,42 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
     else if (!input.patch?.trim()) report.refused.push('pull request: the run edited no file (no tasklane.patch)');
     else await draftPull(chore, out.pullRequest, input.patch, declared.pullRequest.paths ?? [], api, report);
   }
+  // The comment goes last, so it can say what was not written (it may mention a pull request).
+  if (out.comment) await applyComment(out.comment, declared, item.number, chore.id, api, report, notDeclared('comment'));
   return report;
+}
+
+/**
+ * The sticky comment on the triggering item, written after every other output: when one was
+ * refused the comment says so under the model's text, so nobody reads a claim ("I opened a pull
+ * request") that did not happen without the correction beside it.
+ */
+async function applyComment(
+  text: string,
+  declared: ChoreOutputs,
+  number: number | null,
+  choreId: string,
+  api: GithubApi,
+  report: ApplyReport,
+  notDeclared: string,
+): Promise<void> {
+  if (!declared.comment) return void report.refused.push(`comment: ${notDeclared}`);
+  if (number === null) return void report.refused.push('comment: the event has no issue or pull request to comment on');
+  const refused = report.refused.length ? `\n\n---\n**Not written by Tasklane:** ${report.refused.map((r) => clean(r).replace(/\s+/g, ' ')).join('; ')}` : '';
+  const body = `${clean(text)}${refused}\n\n${marker(choreId)}`;
+  try {
+    // Only a bot's comment is Tasklane's: a person can paste the marker, and must not get their comment overwritten.
+    const existing = (await api.comments(number)).find((c) => c.user?.type === 'Bot' && (c.body ?? '').includes(marker(choreId)));
+    if (existing) {
+      await api.updateComment(existing.id, body);
+      report.applied.push(`comment on #${number} updated in place`);
+    } else {
+      await api.createComment(number, body);
+      report.applied.push(`comment on #${number}`);
+    }
+  } catch (error) {
+    report.refused.push(`comment: GitHub refused it (${error instanceof Error ? error.message : String(error)})`);
+  }
 }
 
 /** The patch as a draft pull request through the git data API: blobs, a tree, a commit, a branch. */

@@ -19,7 +19,6 @@ import { proposedOutputs } from './resultManifest';
 import { githubFireText, outputsInstruction, untaintedKinds } from '../core/chores/githubFire';
 import type { ResultManifest } from './resultManifest';
 import type { CliRunResult } from './runChore';
-import { eventTexts } from '../core/chores/eventText';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -63,9 +62,8 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     if (own) return skip('self', `Tasklane's own event: ${own}`);
     const match = matchEvent(chore.trigger.github, event);
     if (!match.fire) return skip('event', `the event does not fire this chore: ${match.reason}`);
-    const texts = eventTexts(event);
     const gateApi = env.TASKLANE_GATE_TOKEN ? githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo) : undefined;
-    const verdict = await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, event, texts, gateApi);
+    const verdict = await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, event, gateApi);
     if (!verdict.allowed) return skip('gate', verdict.reason);
     const taintReasons = [...verdict.taintReasons];
     if (isForkPullRequest(event)) taintReasons.push('the pull request comes from a fork (forks: read-only)');
@@ -95,8 +93,10 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     },
     verdict: await verdictOf(chore, output),
     commands: commandsOf(trace),
-    // A tainted fire proposes the low-risk kinds only; the apply job checks again.
-    outputs: base.tainted ? { ...outputs, issues: [], review: null, pullRequest: null } : outputs,
+    // A tainted fire may write the low-risk kinds only. What it proposed beyond them stays in the
+    // manifest, so the apply job refuses it by name (the check and the comment say so) instead
+    // of it vanishing; the patch itself is withheld below.
+    outputs,
     changedFiles: base.tainted ? [] : result.changedFiles,
   };
   return finish(manifest, base.tainted || !patch ? undefined : patch);
