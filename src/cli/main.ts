@@ -1,7 +1,7 @@
 /**
  * The `tasklane` command line: the core, headless, for CI and pre-commit.
  *
- *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--out DIR]
+ *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--out DIR] [--secrets-dir DIR]
  *   tasklane chores apply --from DIR [--workspace DIR] [--event FILE]
  *   tasklane chores ci github [--workspace DIR]
  *   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
@@ -24,11 +24,12 @@ import { ciCommand, ownRoot, ownVersion } from './ciMain';
 import { cliContentDigest, packCli } from './cliArtifact';
 import { WorkflowError } from './githubWorkflow';
 import { writePatchFile } from './patch';
+import { takeSealedSecrets } from './sealedSecrets';
 import { runChoreOnce } from './runChore';
 import { applyCommand, runCiFire } from './ciFire';
 
 const USAGE = `Usage:
-  tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--out DIR] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE]
+  tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--out DIR] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--secrets-dir DIR]
   tasklane chores apply --from DIR [--workspace DIR] [--event FILE]
   tasklane chores ci github [--workspace DIR]
   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
@@ -43,6 +44,8 @@ cost is estimated at the highest known rate). Escalation secrets: TASKLANE_SECRE
 --expect-hash: refuse (exit 2) when the chore's definition hash differs (its workflow is stale);
 --chores-from DIR: read .tasklane/chores.yaml, AGENTS.md and skills from DIR (a pull request's
 default branch) while the run works on --workspace.
+--secrets-dir DIR: read the keys and secrets from the files of DIR (one per variable) and delete it
+first, so no process a command can read holds them in its environment (the generated workflow).
 GitHub (chores on CI): --event defaults to GITHUB_EVENT_PATH; the actor gate asks GITHUB_API_URL with
 TASKLANE_GATE_TOKEN; --out writes tasklane-result.json and tasklane.patch; apply writes with
 GITHUB_TOKEN to GITHUB_REPOSITORY.
@@ -88,6 +91,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         out: { type: 'string' },
         event: { type: 'string' },
         from: { type: 'string' },
+        'secrets-dir': { type: 'string' },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -96,6 +100,9 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
       io.out(`${USAGE}\n`);
       return 0;
     }
+    // The secrets the hand-over step wrote (sealedSecrets.ts): read, deleted, and from here on only
+    // in this run's environment object, never in the process's own (which commands' /proc can read).
+    if (values['secrets-dir']) io = { ...io, env: { ...io.env, ...takeSealedSecrets(path.resolve(io.cwd, values['secrets-dir'])) } };
     const workspace = path.resolve(io.cwd, values.workspace ?? '.');
     const [group, command, ...rest] = positionals;
     if (group === 'cli') return cliCommand(command, rest, values.out, io, assets);

