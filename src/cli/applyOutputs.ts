@@ -16,7 +16,9 @@ import type { GithubApi } from './githubApi';
 import { eventItem, selfTriggered } from '../core/chores/githubEvent';
 import type { GithubEvent } from '../core/chores/githubEvent';
 import { applyFilePatch, patchFiles, protectedPathProblem } from './patchRules';
+import { maxProposedChars } from './resultManifest';
 import type { ResultManifest } from './resultManifest';
+import { fitText, neutralise } from './outputRules';
 import { untaintedKinds } from '../core/chores/githubFire';
 
 export interface ApplyInput {
@@ -46,6 +48,13 @@ export function marker(choreId: string, extra?: string): string {
   return `<!-- tasklane:chore=${choreId}${extra ? ` ${extra}` : ''} -->`;
 }
 
+/** Proposed Markdown as it may be posted for this event: cut to fit, mentions, links and images neutralised. */
+function safeText(event: GithubEvent): (text: string) => string {
+  const p = event.payload as Record<string, { login?: unknown; user?: { login?: unknown } } | undefined>;
+  const allowed = [p.sender?.login, p.issue?.user?.login, p.pull_request?.user?.login].filter((l): l is string => typeof l === 'string');
+  return (text) => neutralise(fitText(text, maxProposedChars), { allowed });
+}
+
 /** Proposed text never carries a marker of its own (it could impersonate another output). */
 function clean(text: string): string {
   return text.replace(/<!--\s*tasklane:[\s\S]*?-->/gi, '').trim();
@@ -53,7 +62,7 @@ function clean(text: string): string {
 
 export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
   const { manifest, api } = input;
-  const out = manifest.outputs;
+  let out = manifest.outputs;
   const report: ApplyReport = { applied: [], refused: [], proposed: 0 };
   report.proposed = out.labels.length + (out.comment ? 1 : 0) + out.issues.length + (out.review ? 1 : 0) + (out.pullRequest ? 1 : 0);
   if (report.proposed === 0 || manifest.status === 'skipped') {
@@ -79,6 +88,16 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
     return refuseAll(`the result targets ${manifest.item.repo}#${String(manifest.item.number)}, not the triggering item ${item.repo}#${String(item.number)}`);
   const gate = await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, input.event, api);
   if (!gate.allowed) return refuseAll(gate.reason);
+  // What is posted mentions only the asker and the item's author, links and shows images on GitHub
+  // only, and fits GitHub's limits (outputRules.ts); the manifest is not trusted to have done so.
+  const safe = safeText(input.event);
+  out = {
+    ...out,
+    comment: out.comment === null ? null : safe(out.comment),
+    review: out.review === null ? null : safe(out.review),
+    issues: out.issues.map((i) => ({ title: i.title, body: safe(i.body) })),
+    pullRequest: out.pullRequest && { title: out.pullRequest.title, body: safe(out.pullRequest.body) },
+  };
   const tainted = manifest.tainted || gate.tainted;
   const declared: ChoreOutputs = tainted ? untaintedKinds(chore.outputs ?? {}) : (chore.outputs ?? {});
   const notDeclared = (kind: string) =>
@@ -144,7 +163,7 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
     else await draftPull(chore, out.pullRequest, input.patch, declared.pullRequest.paths ?? [], api, report);
   }
   // The comment goes last, so it can say what was not written (it may mention a pull request).
-  if (out.comment) await applyComment(out.comment, declared, item.number, chore.id, api, report, notDeclared('comment'));
+  if (out.comment) await applyComment(out.comment, declared, item.number, chore.id, api, report, notDeclared('comment'), safe);
   return report;
 }
 
@@ -161,10 +180,13 @@ async function applyComment(
   api: GithubApi,
   report: ApplyReport,
   notDeclared: string,
+  safe: (text: string) => string,
 ): Promise<void> {
   if (!declared.comment) return void report.refused.push(`comment: ${notDeclared}`);
   if (number === null) return void report.refused.push('comment: the event has no issue or pull request to comment on');
-  const refused = report.refused.length ? `\n\n---\n**Not written by Tasklane:** ${report.refused.map((r) => clean(r).replace(/\s+/g, ' ')).join('; ')}` : '';
+  const refused = report.refused.length
+    ? `\n\n---\n**Not written by Tasklane:** ${safe(report.refused.map((r) => clean(r).replace(/\s+/g, ' ')).join('; '))}`
+    : '';
   const body = `${clean(text)}${refused}\n\n${marker(choreId)}`;
   try {
     // Only a bot's comment is Tasklane's: a person can paste the marker, and must not get their comment overwritten.

@@ -127,14 +127,16 @@ function baseManifest(chore: ChoreDefinition, definitionHash: string, event: Git
  * propose, and, when tainted, no declared commands and no MCP servers (network) at all.
  */
 export function ciChore(chore: ChoreDefinition, event: GithubEvent, item: EventItem, tainted: boolean, costLeftToday?: number): ChoreDefinition {
-  const outputs = tainted && chore.outputs ? untaintedKinds(chore.outputs) : chore.outputs;
-  const prompt = `${chore.prompt.trim()}\n\n${githubFireText(event, item, outputs, tainted)}`;
+  // A tainted fire is told only the low-risk kinds; its task_end is still checked against the
+  // chore's own outputs, so a kind taint removes reaches the apply job and is refused there by name.
+  const offered = tainted && chore.outputs ? untaintedKinds(chore.outputs) : chore.outputs;
+  const prompt = `${chore.prompt.trim()}\n\n${githubFireText(event, item, offered, tainted)}`;
   const { commands: _commands, ...rest } = chore;
   return {
     ...(tainted ? rest : chore),
     prompt,
     actionSets: tainted ? chore.actionSets.filter((s) => s !== 'commands' && !s.startsWith('mcp:')) : chore.actionSets,
-    ...(outputs ? { outputs } : {}),
+    ...(chore.outputs ? { outputs: chore.outputs } : {}),
     budget: costLeftToday !== undefined ? { ...chore.budget, maxCostUsd: Math.max(0, Math.min(chore.budget.maxCostUsd, costLeftToday)) } : chore.budget,
   };
 }

@@ -183,21 +183,37 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
 
     // A person who pastes the marker into their own comment does not get it overwritten.
     github.comments.unshift({ id: 1, issue: 1, body: 'me too <!-- tasklane:chore=triage-issues -->', user: { login: 'Codertocat', type: 'User' } });
+    // Labels off the allowlist or over max: the agent job sends task_end back with what to fix.
     const second = await fire('triage-issues', 'issues', issueOpened(), [
       end({ status: 'triaged', labels: ['wontfix', 'question', 'bug', 'documentation'], comment: 'Updated <!-- tasklane:chore=other -->' }),
+      end({ status: 'triaged', labels: ['question', 'bug'], comment: 'Updated <!-- tasklane:chore=other -->' }),
     ]);
-    assert.equal(second.apply.code, 1, 'something was refused');
-    assert.match(second.apply.out, /refused: label "wontfix": not in outputs.labels.allowed/);
-    assert.match(second.apply.out, /refused: label "documentation": over outputs.labels.max 2/);
+    assert.equal(second.modelRequests, 2);
+    assert.match(
+      JSON.stringify(server.requests[1]?.body),
+      /Your task_end was not accepted: .*\\"labels\\": \\"wontfix\\" not in the allowed labels bug, documentation, enhancement, question; \\"labels\\": at most 2/,
+    );
+    assert.equal(second.apply.code, 0, second.apply.out);
     assert.match(second.apply.out, /applied: comment on #1 updated in place/);
     assert.equal(github.comments.length, 2, 'one comment of Tasklane, updated in place');
     assert.equal(github.comments[0].body, 'me too <!-- tasklane:chore=triage-issues -->');
-    assert.equal(
-      github.comments[1].body,
-      'Updated\n\n---\n**Not written by Tasklane:** label "wontfix": not in outputs.labels.allowed; label "documentation": over outputs.labels.max 2\n\n<!-- tasklane:chore=triage-issues -->',
-      'a marker the model wrote is removed; what was refused is said under the comment',
+    assert.equal(github.comments[1].body, 'Updated\n\n<!-- tasklane:chore=triage-issues -->', 'a marker the model wrote is removed');
+    assert.equal(github.checkRuns.at(-1)?.conclusion, 'success');
+  });
+
+  it('what is posted is cut to fit rather than dropped, and mentions, links and images are neutralised', async () => {
+    const body = `Thanks @Codertocat! cc @octo-org/security @everyone, see [the fix](https://evil.example/x) and https://github.com/octo-org/octo-repo/issues/2 ![](https://tracker.example/p.gif)\n`;
+    const result = await fire('triage-issues', 'issues', issueOpened(), [end({ status: 'triaged', labels: ['bug'], comment: body + 'x'.repeat(70_000) })]);
+    assert.equal(result.apply.code, 0, result.apply.out);
+    const posted = github.comments.at(-1)?.body ?? '';
+    assert.ok(posted.length < 65_536, `${posted.length} characters fit a GitHub comment`);
+    assert.match(posted, /\[Truncated by Tasklane: \d+ more characters were over GitHub's limit\.\]\n\n<!-- tasklane:chore=triage-issues -->$/);
+    assert.match(
+      posted,
+      /^Thanks @Codertocat! cc `@octo-org\/security` `@everyone`, see the fix \(`https:\/\/evil\.example\/x`\) and https:\/\/github\.com\/octo-org/,
     );
-    assert.equal(github.checkRuns.at(-1)?.conclusion, 'failure');
+    assert.match(posted, /\[image from tracker\.example removed\]/);
+    assert.equal(github.checkRuns.at(-1)?.conclusion, 'success');
   });
 
   it('Review dependency updates: a review comment (never an approval) and a label, for the named bot only', async () => {
