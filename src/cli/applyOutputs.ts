@@ -39,6 +39,8 @@ export interface ApplyReport {
   refused: string[];
   /** Outputs the run proposed at all (0: "produced nothing"). */
   proposed: number;
+  /** The result as a whole was refused (it does not match the committed chore, the event or the gate): never neutral. */
+  rejected?: boolean;
   /** The run edited files but proposed no pull request: its patch stays in the run's artifact only. */
   patchKept?: boolean;
 }
@@ -72,6 +74,7 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
   }
   const refuseAll = (why: string) => {
     report.refused.push(`every proposed output (${report.proposed}): ${why}`);
+    report.rejected = true;
     return report;
   };
   // A run that did not succeed (successWhen not met, out of budget, failed) proposes nothing anyone reviewed as done.
