@@ -249,6 +249,11 @@ describe('cli: the generated GitHub workflow', () => {
     refuse({ event: 'issues', types: ["opened') || true || ('"] }, /not one word/);
     refuse({ event: 'workflow_dispatch', inputs: { chore: { required: false, type: 'string' } } }, /input "chore" is Tasklane's own/);
     assert.throws(() => generate([{ ...cronChore(), id: 'Bad id' }]), /not \[a-z0-9-\]/);
+    // A month cap CI would not count is refused, not accepted and ignored.
+    assert.throws(
+      () => generate([githubChore('monthly', { event: 'issues' }, undefined, { spendLimits: { maxCostUsdPerDay: 1, maxCostUsdPerMonth: 10 } })]),
+      /chore monthly: budget.maxCostUsdPerMonth is not counted on CI/,
+    );
     assert.throws(
       () => generate([cronChore('a'), githubChore('b', { event: 'issues' })].map((c) => ({ ...c, trigger: { kind: 'files', globs: ['a'], debounceMs: 1 } }))),
       /nothing to run on CI/,
