@@ -63,7 +63,12 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     const match = matchEvent(chore.trigger.github, event);
     if (!match.fire) return skip('event', `the event does not fire this chore: ${match.reason}`);
     const gateApi = env.TASKLANE_GATE_TOKEN ? githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo) : undefined;
-    const verdict = await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, event, gateApi);
+    // A schedule chore run by hand (Run workflow): GitHub lets only people with write access
+    // dispatch a workflow, and its agent job has no gate token; it runs as its schedule would.
+    const byHand = chore.trigger.github.event === 'schedule' && event.name === 'workflow_dispatch';
+    const verdict = byHand
+      ? ({ allowed: true, actor: 'workflow_dispatch', role: 'write', tainted: false, taintReasons: [] } as const)
+      : await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, event, gateApi);
     if (!verdict.allowed) return skip('gate', verdict.reason);
     const taintReasons = [...verdict.taintReasons];
     if (isForkPullRequest(event)) taintReasons.push('the pull request comes from a fork (forks: read-only)');

@@ -417,6 +417,24 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     assert.equal(github.pulls.length, 1);
   });
 
+  it('Run workflow on a schedule chore runs it (the job was selected by its chore input), not skipped', async () => {
+    const dispatch = {
+      inputs: { chore: 'errors-into-issues' },
+      ref: 'refs/heads/main',
+      workflow: '.github/workflows/tasklane.yml',
+      repository: { full_name: repoName },
+      sender: { login: 'Codertocat', type: 'User' },
+    };
+    const byHand = await fire('errors-into-issues', 'workflow_dispatch', dispatch, [
+      end({ status: 'done', issues: [{ title: 'TypeError in app.js', body: 'Seen 3 times.' }] }),
+    ]);
+    assert.equal(byHand.manifest.skip, null, byHand.manifest.reason ?? '');
+    assert.equal(byHand.manifest.status, 'succeeded');
+    assert.equal(byHand.modelRequests, 1);
+    assert.equal(byHand.apply.code, 0, byHand.apply.out);
+    assert.match(byHand.apply.out, /applied: issue #\d+ "TypeError in app\.js"/);
+  });
+
   it('a Tasklane comment does not fire Tasklane again', async () => {
     const comment = webhookExample('issue_comment', (e) => e.action === 'created') as Obj;
     comment.comment.body = '/tasklane triage\n\n<!-- tasklane:chore=slash-triage -->';
