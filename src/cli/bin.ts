@@ -14,8 +14,8 @@ const assets = {
   // From a source checkout (run through tsx) sql.js finds its own wasm.
   ...(fs.existsSync(wasm) ? { wasmPath: wasm } : {}),
   skillsDir: path.resolve(__dirname, '..', 'skills'),
-  cliRoot: path.resolve(__dirname, '..'),
-  ...(typeof TASKLANE_CLI_VERSION === 'string' ? { version: TASKLANE_CLI_VERSION } : {}),
+  // The bundle's root is one up from dist/; from source (src/cli/) ciMain.ts finds it itself.
+  ...(typeof TASKLANE_CLI_VERSION === 'string' ? { version: TASKLANE_CLI_VERSION, cliRoot: path.resolve(__dirname, '..') } : {}),
 };
 
 void runCli(
