@@ -103,6 +103,8 @@ const cli = {
   format: 'cjs',
   platform: 'node',
   target: 'node20',
+  // The released CLI ships without package.json (src/cli/cliArtifact.ts): its version is built in.
+  define: { TASKLANE_CLI_VERSION: JSON.stringify(require('./package.json').version) },
 };
 
 const webview = {
@@ -181,7 +183,11 @@ async function main() {
   fs.writeFileSync(STAMP, inputs);
 }
 
-main().catch((error) => {
-  process.stderr.write(`${error.stack ?? error}\n`);
-  process.exit(1);
-});
+// The CLI's options are exported so the release-asset test builds exactly what `npm run build` does.
+module.exports = { cli };
+
+if (require.main === module)
+  main().catch((error) => {
+    process.stderr.write(`${error.stack ?? error}\n`);
+    process.exit(1);
+  });

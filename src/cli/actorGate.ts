@@ -1,5 +1,6 @@
 /**
- * Who may fire a chore on CI, checked before any model call, and whether the fire is tainted.
+ * Who may fire a chore on CI, checked before any model call, and whether the fire is tainted
+ * (judged by who asked: core/chores/githubTaint.ts).
  *
  * Where the check runs (a decision, also in the README): in `chores run`, in the read-only agent
  * job, with a token given to that step as `TASKLANE_GATE_TOKEN` (the workflow's own token with no
@@ -14,7 +15,7 @@
  */
 import type { ActorGate } from '../core/chores/githubTypes';
 import type { GithubEvent } from '../core/chores/githubEvent';
-import type { EventText } from '../core/chores/eventText';
+import { askerTaint } from '../core/chores/githubTaint';
 
 /** What the gate needs from the REST API (githubApi.ts implements it). */
 export interface PermissionSource {
@@ -28,15 +29,10 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 
 /**
- * Checks the event's sender against the gate, then every other author whose text reaches the
- * model: one outside the role list taints the fire (commands, network and high-risk outputs off).
+ * Checks the event's sender (who asked) against the gate; a sender outside `actors.trustedRoles`
+ * taints the fire (commands, network and high-risk outputs off). Other authors' text is data.
  */
-export async function checkActorGate(
-  gate: ActorGate,
-  event: GithubEvent,
-  texts: readonly EventText[],
-  api: PermissionSource | undefined,
-): Promise<GateVerdict> {
+export async function checkActorGate(gate: ActorGate, event: GithubEvent, api: PermissionSource | undefined): Promise<GateVerdict> {
   const sender = obj(event.payload.sender);
   const login = typeof sender.login === 'string' ? sender.login : undefined;
   // A scheduled run has no sender: nobody's text reaches the model and nobody can be refused.
@@ -44,15 +40,10 @@ export async function checkActorGate(
     return event.name === 'schedule'
       ? { allowed: true, actor: 'schedule', role: 'schedule', tainted: false, taintReasons: [] }
       : refuse('unknown', 'the event names no sender');
-  const roleCache = new Map<string, string>();
-  const roleOf = async (who: string): Promise<string> => {
-    if (!roleCache.has(who)) roleCache.set(who, api ? await api.permission(who) : 'unknown');
-    return roleCache.get(who)!;
-  };
   const inside = async (who: string, type?: unknown): Promise<{ ok: boolean; role: string }> => {
     if (type === 'Bot' || who.endsWith('[bot]')) return { ok: gate.bots.includes(who), role: 'bot' };
     if (!api) return { ok: false, role: 'unknown (no token to ask GitHub)' };
-    const role = await roleOf(who);
+    const role = await api.permission(who);
     return { ok: (gate.roles as readonly string[]).includes(role), role };
   };
   if (sender.type !== 'User' && sender.type !== 'Bot')
@@ -63,16 +54,7 @@ export async function checkActorGate(
     if (!api) return refuse(login, `${login}'s role could not be checked: TASKLANE_GATE_TOKEN is not set`);
     return refuse(login, `${login} has the role ${own.role}; this chore needs one of ${gate.roles.join(', ')}`);
   }
-  const taintReasons: string[] = [];
-  for (const author of [...new Set(texts.map((t) => t.author).filter((a): a is string => a !== undefined && a !== login))]) {
-    const other = await inside(author);
-    if (!other.ok) {
-      const fields = texts.filter((t) => t.author === author).map((t) => t.field);
-      taintReasons.push(
-        `${fields.join(', ')} ${fields.length > 1 ? 'were' : 'was'} written by ${author} (role ${other.role}), outside ${gate.roles.join(', ')}`,
-      );
-    }
-  }
+  const taintReasons = askerTaint(gate, { login, role: own.role, bot: own.role === 'bot' });
   return { allowed: true, actor: login, role: own.role, tainted: taintReasons.length > 0, taintReasons };
 }
 

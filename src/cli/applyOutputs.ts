@@ -16,9 +16,10 @@ import type { GithubApi } from './githubApi';
 import { eventItem, selfTriggered } from '../core/chores/githubEvent';
 import type { GithubEvent } from '../core/chores/githubEvent';
 import { applyFilePatch, patchFiles, protectedPathProblem } from './patchRules';
+import { maxProposedChars } from './resultManifest';
 import type { ResultManifest } from './resultManifest';
+import { fitText, neutralise } from './outputRules';
 import { untaintedKinds } from '../core/chores/githubFire';
-import { eventTexts } from '../core/chores/eventText';
 
 export interface ApplyInput {
   manifest: ResultManifest;
@@ -38,6 +39,8 @@ export interface ApplyReport {
   refused: string[];
   /** Outputs the run proposed at all (0: "produced nothing"). */
   proposed: number;
+  /** The result as a whole was refused (it does not match the committed chore, the event or the gate): never neutral. */
+  rejected?: boolean;
   /** The run edited files but proposed no pull request: its patch stays in the run's artifact only. */
   patchKept?: boolean;
 }
@@ -47,6 +50,13 @@ export function marker(choreId: string, extra?: string): string {
   return `<!-- tasklane:chore=${choreId}${extra ? ` ${extra}` : ''} -->`;
 }
 
+/** Proposed Markdown as it may be posted for this event: cut to fit, mentions, links and images neutralised. */
+function safeText(event: GithubEvent): (text: string) => string {
+  const p = event.payload as Record<string, { login?: unknown; user?: { login?: unknown } } | undefined>;
+  const allowed = [p.sender?.login, p.issue?.user?.login, p.pull_request?.user?.login].filter((l): l is string => typeof l === 'string');
+  return (text) => neutralise(fitText(text, maxProposedChars), { allowed });
+}
+
 /** Proposed text never carries a marker of its own (it could impersonate another output). */
 function clean(text: string): string {
   return text.replace(/<!--\s*tasklane:[\s\S]*?-->/gi, '').trim();
@@ -54,7 +64,7 @@ function clean(text: string): string {
 
 export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
   const { manifest, api } = input;
-  const out = manifest.outputs;
+  let out = manifest.outputs;
   const report: ApplyReport = { applied: [], refused: [], proposed: 0 };
   report.proposed = out.labels.length + (out.comment ? 1 : 0) + out.issues.length + (out.review ? 1 : 0) + (out.pullRequest ? 1 : 0);
   if (report.proposed === 0 || manifest.status === 'skipped') {
@@ -64,6 +74,7 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
   }
   const refuseAll = (why: string) => {
     report.refused.push(`every proposed output (${report.proposed}): ${why}`);
+    report.rejected = true;
     return report;
   };
   // A run that did not succeed (successWhen not met, out of budget, failed) proposes nothing anyone reviewed as done.
@@ -78,13 +89,23 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
   if (item.repo !== api.repo) return refuseAll(`the event is about ${item.repo}, not ${api.repo}`);
   if (manifest.item && (manifest.item.repo !== item.repo || manifest.item.number !== item.number))
     return refuseAll(`the result targets ${manifest.item.repo}#${String(manifest.item.number)}, not the triggering item ${item.repo}#${String(item.number)}`);
-  const gate = await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, input.event, eventTexts(input.event), api);
+  const gate = await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, input.event, api);
   if (!gate.allowed) return refuseAll(gate.reason);
+  // What is posted mentions only the asker and the item's author, links and shows images on GitHub
+  // only, and fits GitHub's limits (outputRules.ts); the manifest is not trusted to have done so.
+  const safe = safeText(input.event);
+  out = {
+    ...out,
+    comment: out.comment === null ? null : safe(out.comment),
+    review: out.review === null ? null : safe(out.review),
+    issues: out.issues.map((i) => ({ title: i.title, body: safe(i.body) })),
+    pullRequest: out.pullRequest && { title: out.pullRequest.title, body: safe(out.pullRequest.body) },
+  };
   const tainted = manifest.tainted || gate.tainted;
   const declared: ChoreOutputs = tainted ? untaintedKinds(chore.outputs ?? {}) : (chore.outputs ?? {});
   const notDeclared = (kind: string) =>
     tainted && ['issue', 'review', 'pullRequest'].includes(kind)
-      ? `the fire is tainted (text from outside the chore's roles), so only labels and a comment may be written`
+      ? `the fire is tainted (${manifest.taintReasons[0] ?? gate.taintReasons[0] ?? 'asked for by a role outside actors.trustedRoles'}), so only labels and a comment may be written`
       : `the chore's outputs: do not declare ${kind}`;
   const attempt = async (what: string, write: () => Promise<string>) => {
     try {
@@ -106,23 +127,6 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
       const take = allowed.slice(0, spec.max);
       if (take.length)
         await attempt(`labels ${take.join(', ')}`, async () => (await api.addLabels(item.number!, take), `labels ${take.join(', ')} on #${item.number}`));
-    }
-  }
-  if (out.comment) {
-    if (!declared.comment) report.refused.push(`comment: ${notDeclared('comment')}`);
-    else if (item.number === null) report.refused.push('comment: the event has no issue or pull request to comment on');
-    else {
-      const body = `${clean(out.comment)}\n\n${marker(chore.id)}`;
-      await attempt('comment', async () => {
-        // Only a bot's comment is Tasklane's: a person can paste the marker, and must not get their comment overwritten.
-        const existing = (await api.comments(item.number!)).find((c) => c.user?.type === 'Bot' && (c.body ?? '').includes(marker(chore.id)));
-        if (existing) {
-          await api.updateComment(existing.id, body);
-          return `comment on #${item.number} updated in place`;
-        }
-        await api.createComment(item.number!, body);
-        return `comment on #${item.number}`;
-      });
     }
   }
   if (out.issues.length) {
@@ -161,7 +165,45 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
     else if (!input.patch?.trim()) report.refused.push('pull request: the run edited no file (no tasklane.patch)');
     else await draftPull(chore, out.pullRequest, input.patch, declared.pullRequest.paths ?? [], api, report);
   }
+  // The comment goes last, so it can say what was not written (it may mention a pull request).
+  if (out.comment) await applyComment(out.comment, declared, item.number, chore.id, api, report, notDeclared('comment'), safe);
   return report;
+}
+
+/**
+ * The sticky comment on the triggering item, written after every other output: when one was
+ * refused the comment says so under the model's text, so nobody reads a claim ("I opened a pull
+ * request") that did not happen without the correction beside it.
+ */
+async function applyComment(
+  text: string,
+  declared: ChoreOutputs,
+  number: number | null,
+  choreId: string,
+  api: GithubApi,
+  report: ApplyReport,
+  notDeclared: string,
+  safe: (text: string) => string,
+): Promise<void> {
+  if (!declared.comment) return void report.refused.push(`comment: ${notDeclared}`);
+  if (number === null) return void report.refused.push('comment: the event has no issue or pull request to comment on');
+  const refused = report.refused.length
+    ? `\n\n---\n**Not written by Tasklane:** ${safe(report.refused.map((r) => clean(r).replace(/\s+/g, ' ')).join('; '))}`
+    : '';
+  const body = `${clean(text)}${refused}\n\n${marker(choreId)}`;
+  try {
+    // Only a bot's comment is Tasklane's: a person can paste the marker, and must not get their comment overwritten.
+    const existing = (await api.comments(number)).find((c) => c.user?.type === 'Bot' && (c.body ?? '').includes(marker(choreId)));
+    if (existing) {
+      await api.updateComment(existing.id, body);
+      report.applied.push(`comment on #${number} updated in place`);
+    } else {
+      await api.createComment(number, body);
+      report.applied.push(`comment on #${number}`);
+    }
+  } catch (error) {
+    report.refused.push(`comment: GitHub refused it (${error instanceof Error ? error.message : String(error)})`);
+  }
 }
 
 /** The patch as a draft pull request through the git data API: blobs, a tree, a commit, a branch. */

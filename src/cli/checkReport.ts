@@ -17,9 +17,10 @@ export function checkReport(
   chore: Pick<ChoreDefinition, 'onFailure'> | undefined,
   itemKey: string | null,
   now: Date,
+  onPullRequest = false,
 ): { conclusion: CheckConclusion; title: string; summary: string } | undefined {
   if (manifest.skip === 'event' || manifest.skip === 'self') return undefined;
-  const { conclusion, title } = decide(manifest, report, chore);
+  const { conclusion, title } = decide(manifest, report, chore, onPullRequest);
   const u = manifest.usage;
   const lines = [
     `**${title}**`,
@@ -56,6 +57,7 @@ function decide(
   manifest: ResultManifest,
   report: ApplyReport,
   chore: Pick<ChoreDefinition, 'onFailure'> | undefined,
+  onPullRequest: boolean,
 ): { conclusion: CheckConclusion; title: string } {
   if (manifest.skip === 'gate') return { conclusion: 'neutral', title: 'Skipped: the actor gate refused this fire' };
   if (manifest.skip === 'budget') return { conclusion: 'neutral', title: 'Stopped: a budget across fires is reached' };
@@ -64,7 +66,11 @@ function decide(
     const escalated = chore?.onFailure === 'escalate';
     return { conclusion: escalated ? 'action_required' : 'failure', title: `The run ended ${manifest.status}${escalated ? ' and was escalated' : ''}` };
   }
-  if (report.refused.length) return { conclusion: 'failure', title: `${report.refused.length} output(s) refused` };
+  // An output refused by the chore's rules is the chore's own business: on a pull request it fails
+  // the pull request's check; elsewhere the check sits on the default branch's head, which such a
+  // refusal must not turn red. A result rejected whole (tampered, stale, gate) always fails.
+  if (report.refused.length)
+    return { conclusion: onPullRequest || report.rejected ? 'failure' : 'neutral', title: `${report.refused.length} output(s) refused` };
   if (report.proposed === 0 && report.patchKept)
     return { conclusion: 'neutral', title: "The run edited files and proposed no pull request: its patch is in the run's artifact" };
   if (report.proposed === 0) return { conclusion: 'neutral', title: 'No-op: the run produced nothing' };

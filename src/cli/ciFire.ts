@@ -113,7 +113,8 @@ export async function applyCommand(input: {
   const report = await applyOutputs({ manifest, patch, chore, committedHash: chore ? await input.hashOf(chore) : undefined, event, api });
   const now = new Date();
   const item = event ? eventItem(event, repo) : manifest.item;
-  const check = checkReport(manifest, report, chore, itemKey(item), now);
+  const check = checkReport(manifest, report, chore, itemKey(item), now, item?.kind === 'pull_request');
+  const refusedOutputs = report.refused.length;
   const sha = event ? eventHeadSha(event, io.env) : io.env.GITHUB_SHA;
   if (check && sha) {
     try {
@@ -126,6 +127,9 @@ export async function applyCommand(input: {
   } else if (check) {
     report.refused.push('check run: no commit to attach it to (GITHUB_SHA is not set)');
   }
+  // The same summary on the workflow run's page, where a fire without a pull request shows it.
+  if (check && io.env.GITHUB_STEP_SUMMARY)
+    fs.appendFileSync(io.env.GITHUB_STEP_SUMMARY, redactor.redact(`## ${checkName(manifest.choreId)}\n\n${check.summary}\n`));
   const lines = [
     `chore ${manifest.choreId}: ${manifest.status}${manifest.reason ? `: ${manifest.reason}` : ''}`,
     ...(report.proposed === 0 ? ['the run proposed nothing to write'] : []),
@@ -133,5 +137,8 @@ export async function applyCommand(input: {
     ...report.refused.map((r) => `refused: ${r}`),
   ];
   io.out(redactor.redact(`${lines.join('\n')}\n`));
-  return report.refused.length ? 1 : 0;
+  // A refused output fails the job with its check: off a pull request the check is neutral, and
+  // so is the job (the workflow run is on the default branch too). A check that could not be written fails it.
+  const failing = !check || check.conclusion === 'failure' || check.conclusion === 'action_required';
+  return report.refused.length > refusedOutputs || (refusedOutputs > 0 && failing) ? 1 : 0;
 }

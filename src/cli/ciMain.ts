@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { ChoreDefinition } from '../core/chores/types';
 import type { Logger } from '../core/ports';
+import { cliContentDigest, defaultCliUrl } from './cliArtifact';
 import { choreHashes, skillDirsOf, verifyWorkflow } from './ciCommands';
 import { pricesFromEnv, pricesVariable, UsageError } from './environment';
 import { DEFAULT_WORKFLOW_FILE, githubWorkflow } from './githubWorkflow';
@@ -17,8 +18,8 @@ export interface CiCommandInput {
   args: string[];
   workspace: string;
   io: { out(text: string): void; err(text: string): void; env: Readonly<Record<string, string | undefined>> };
-  /** As the CLI's CliAssets: the built-in skills folder and the version to pin (default: package.json's). */
-  assets: { skillsDir: string; version?: string };
+  /** As the CLI's CliAssets: the built-in skills folder, the version and the CLI's own files or digest. */
+  assets: { skillsDir: string; version?: string; cliRoot?: string; cliDigest?: string };
   loadChores: (workspace: string) => { chores: ChoreDefinition[]; report: string };
   /** `ci verify --workflow FILE`, relative to the workspace; default {@link DEFAULT_WORKFLOW_FILE}. */
   workflow?: string;
@@ -44,10 +45,15 @@ export async function ciCommand(input: CiCommandInput): Promise<number> {
     baseUrl: io.env.TASKLANE_MODEL_BASE_URL,
     prices: io.env[pricesVariable]?.trim(),
   };
-  let cliPackage = io.env.TASKLANE_CLI_PACKAGE;
+  let cliUrl = io.env.TASKLANE_CLI_URL?.trim() || undefined;
+  // The digest is always this CLI's own: a workflow whose digest was edited is stale, whatever it says.
   const generate = async (model: Model) => {
     const hashes = await choreHashes(chores, skillDirsOf(input.assets.skillsDir, workspace), workspace, input.logger);
-    return githubWorkflow(chores, { model, cliPackage, cliVersion: input.assets.version ?? ownVersion(), hashOf: (c) => hashes.get(c.id) ?? '' });
+    const cli = {
+      digest: input.assets.cliDigest ?? cliContentDigest(input.assets.cliRoot ?? ownRoot()),
+      url: cliUrl ?? defaultCliUrl(input.assets.version ?? ownVersion()),
+    };
+    return githubWorkflow(chores, { model, cli, hashOf: (c) => hashes.get(c.id) ?? '' });
   };
   if (target === 'github') {
     io.out(await generate(fromEnv));
@@ -58,7 +64,8 @@ export async function ciCommand(input: CiCommandInput): Promise<number> {
   // The model settings were written from the generating machine's environment; a CI check that
   // does not set them compares with the ones the file names.
   const committed = committedModel(file);
-  cliPackage ??= committed.cliPackage;
+  // Where the asset is mirrored is the team's choice; what it must contain is not (the digest).
+  cliUrl ??= committed.cliUrl;
   const model: Model = {
     provider: fromEnv.provider ?? committed.provider,
     id: fromEnv.id ?? committed.id,
@@ -71,8 +78,8 @@ export async function ciCommand(input: CiCommandInput): Promise<number> {
   return verdict.ok ? 0 : 1;
 }
 
-/** TASKLANE_MODEL_* and TASKLANE_CLI_PACKAGE of the committed workflow's top-level env (empty when unreadable). */
-function committedModel(file: string): Model & { cliPackage?: string } {
+/** TASKLANE_MODEL_* and TASKLANE_CLI_URL of the committed workflow's top-level env (empty when unreadable). */
+function committedModel(file: string): Model & { cliUrl?: string } {
   try {
     const parsed = parseYaml(fs.readFileSync(file, 'utf8')) as { env?: Record<string, unknown> } | null;
     const env = parsed?.env ?? {};
@@ -82,15 +89,22 @@ function committedModel(file: string): Model & { cliPackage?: string } {
       id: text('TASKLANE_MODEL_ID'),
       baseUrl: text('TASKLANE_MODEL_BASE_URL'),
       prices: text(pricesVariable),
-      cliPackage: text('TASKLANE_CLI_PACKAGE'),
+      cliUrl: text('TASKLANE_CLI_URL'),
     };
   } catch {
     return {};
   }
 }
 
+/** The folder holding this CLI's bin/tasklane.js: one up from the bundle (dist/), two from the source (src/cli/). */
+export function ownRoot(): string {
+  const found = [path.join(__dirname, '..'), path.join(__dirname, '..', '..')].find((dir) => fs.existsSync(path.join(dir, 'bin', 'tasklane.js')));
+  if (!found) throw new UsageError('The Tasklane CLI cannot find its own files, so it cannot pin itself in the workflow.');
+  return found;
+}
+
 /** The version in the CLI's package.json: one folder up from the bundle (dist/), two from the source (src/cli/). */
-function ownVersion(): string {
+export function ownVersion(): string {
   for (const file of [path.join(__dirname, '..', 'package.json'), path.join(__dirname, '..', '..', 'package.json')]) {
     try {
       const { name, version } = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };

@@ -19,7 +19,6 @@ import { proposedOutputs } from './resultManifest';
 import { githubFireText, outputsInstruction, untaintedKinds } from '../core/chores/githubFire';
 import type { ResultManifest } from './resultManifest';
 import type { CliRunResult } from './runChore';
-import { eventTexts } from '../core/chores/eventText';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -63,9 +62,13 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     if (own) return skip('self', `Tasklane's own event: ${own}`);
     const match = matchEvent(chore.trigger.github, event);
     if (!match.fire) return skip('event', `the event does not fire this chore: ${match.reason}`);
-    const texts = eventTexts(event);
     const gateApi = env.TASKLANE_GATE_TOKEN ? githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo) : undefined;
-    const verdict = await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, event, texts, gateApi);
+    // A schedule chore run by hand (Run workflow): GitHub lets only people with write access
+    // dispatch a workflow, and its agent job has no gate token; it runs as its schedule would.
+    const byHand = chore.trigger.github.event === 'schedule' && event.name === 'workflow_dispatch';
+    const verdict = byHand
+      ? ({ allowed: true, actor: 'workflow_dispatch', role: 'write', tainted: false, taintReasons: [] } as const)
+      : await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, event, gateApi);
     if (!verdict.allowed) return skip('gate', verdict.reason);
     const taintReasons = [...verdict.taintReasons];
     if (isForkPullRequest(event)) taintReasons.push('the pull request comes from a fork (forks: read-only)');
@@ -95,8 +98,10 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     },
     verdict: await verdictOf(chore, output),
     commands: commandsOf(trace),
-    // A tainted fire proposes the low-risk kinds only; the apply job checks again.
-    outputs: base.tainted ? { ...outputs, issues: [], review: null, pullRequest: null } : outputs,
+    // A tainted fire may write the low-risk kinds only. What it proposed beyond them stays in the
+    // manifest, so the apply job refuses it by name (the check and the comment say so) instead
+    // of it vanishing; the patch itself is withheld below.
+    outputs,
     changedFiles: base.tainted ? [] : result.changedFiles,
   };
   return finish(manifest, base.tainted || !patch ? undefined : patch);
@@ -127,14 +132,16 @@ function baseManifest(chore: ChoreDefinition, definitionHash: string, event: Git
  * propose, and, when tainted, no declared commands and no MCP servers (network) at all.
  */
 export function ciChore(chore: ChoreDefinition, event: GithubEvent, item: EventItem, tainted: boolean, costLeftToday?: number): ChoreDefinition {
-  const outputs = tainted && chore.outputs ? untaintedKinds(chore.outputs) : chore.outputs;
-  const prompt = `${chore.prompt.trim()}\n\n${githubFireText(event, item, outputs, tainted)}`;
+  // A tainted fire is told only the low-risk kinds; its task_end is still checked against the
+  // chore's own outputs, so a kind taint removes reaches the apply job and is refused there by name.
+  const offered = tainted && chore.outputs ? untaintedKinds(chore.outputs) : chore.outputs;
+  const prompt = `${chore.prompt.trim()}\n\n${githubFireText(event, item, offered, tainted)}`;
   const { commands: _commands, ...rest } = chore;
   return {
     ...(tainted ? rest : chore),
     prompt,
     actionSets: tainted ? chore.actionSets.filter((s) => s !== 'commands' && !s.startsWith('mcp:')) : chore.actionSets,
-    ...(outputs ? { outputs } : {}),
+    ...(chore.outputs ? { outputs: chore.outputs } : {}),
     budget: costLeftToday !== undefined ? { ...chore.budget, maxCostUsd: Math.max(0, Math.min(chore.budget.maxCostUsd, costLeftToday)) } : chore.budget,
   };
 }

@@ -10,7 +10,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { guardReads } from '../core/approval/paths/guardedWorkspace';
 import { nodeFs } from '../core/approval/paths/nodeFs';
+import type { ChoreOutputs } from '../core/chores/githubTypes';
 import { createEngine } from '../core/createEngine';
+import { outputCheckHook } from './outputRules';
 import { ReadOnlyGit } from '../core/git/readOnlyGit';
 import type { ModelPrices } from '../core/model/pricing';
 import type { ModelClient } from '../core/model/types';
@@ -25,6 +27,8 @@ import { OverlayWorkspace } from './overlayWorkspace';
 export interface CliEngineOptions {
   /** The folder the chore works on. */
   workspace: string;
+  /** The chore's `outputs:`: a task_end whose output breaks them is sent back (outputRules.ts). */
+  outputs?: ChoreOutputs;
   /** Where the store and the agent's files live. */
   storeDir: string;
   model: () => Promise<ModelClient>;
@@ -109,6 +113,7 @@ export async function openCliEngine(options: CliEngineOptions) {
     },
     // The chore's declared commands and MCP tools and nothing else: nobody is here to approve another one.
     commands: { runner: commands, gate: { allowedCommands: () => [], trusted: () => true, unattended: true }, mcp },
+    ...(options.outputs ? { taskHooks: [outputCheckHook(options.outputs)] } : {}),
   });
   if (engine.commands) mcp.bind(engine.commands, (actions) => engine.agent.addActions(actions));
   return { engine, workspace, triggers, mcp };

@@ -18,6 +18,7 @@
  */
 import type { GithubTrigger } from '../core/chores/githubTypes';
 import type { ChoreDefinition } from '../core/chores/types';
+import { cliDigestText, cliUrlText } from './cliArtifact';
 import { agentJob, applyJob } from './workflowJobs';
 import { checkTrigger, onBlock } from './workflowTriggers';
 import type { CiChore } from './workflowTriggers';
@@ -32,25 +33,14 @@ export const DEFAULT_WORKFLOW_FILE = '.github/workflows/tasklane.yml';
 export interface WorkflowOptions {
   /** Each chore's definition hash (core/consent/definitionHash.ts: `choreDefinitionHash`). */
   hashOf: (chore: ChoreDefinition) => string;
-  /** The CLI version the jobs install (the generator's own). */
-  cliVersion: string;
   /**
-   * The npm package the jobs install the CLI from (TASKLANE_CLI_PACKAGE; default `tasklane`). A
-   * team that publishes the CLI under its own scope names it here: the workflow installs exactly
-   * that name at exactly the generator's version, never whatever a registry serves under a name.
+   * The CLI the jobs install: its content digest (the generator's own files, cliArtifact.ts) and
+   * where its release asset is downloaded from (TASKLANE_CLI_URL; default this project's release
+   * of the generator's version). The digest decides what runs; the URL only where to look.
    */
-  cliPackage?: string;
+  cli: { digest: string; url: string };
   /** TASKLANE_MODEL_PROVIDER / _ID / _BASE_URL (and _PRICES, when set) to write into the workflow. */
   model?: { provider?: string; id?: string; baseUrl?: string; prices?: string };
-}
-
-/** npm's rule for a package name (lower case, optional scope): nothing else reaches the install step. */
-const NPM_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]{0,213}$/;
-
-export function cliPackageName(name: string | undefined): string {
-  const chosen = name?.trim() || 'tasklane';
-  if (!NPM_NAME.test(chosen)) throw new WorkflowError(`TASKLANE_CLI_PACKAGE "${chosen}" is not an npm package name (such as tasklane or @your-org/tasklane).`);
-  return chosen;
 }
 
 /** The chores the workflow runs, as GitHub events; file, task, diagnostics and git triggers need VS Code. */
@@ -91,12 +81,13 @@ export function githubWorkflow(chores: readonly ChoreDefinition[], options: Work
     `  TASKLANE_MODEL_ID: ${quoted(options.model?.id ?? '')}`,
     `  TASKLANE_MODEL_BASE_URL: ${quoted(options.model?.baseUrl ?? '')}`,
     ...(options.model?.prices ? [`  TASKLANE_MODEL_PRICES: ${quoted(options.model.prices)}`] : []),
-    `  TASKLANE_CLI_PACKAGE: ${quoted(cliPackageName(options.cliPackage))}`,
+    `  TASKLANE_CLI_URL: ${quoted(cliUrlText(options.cli.url))}`,
+    `  TASKLANE_CLI_SHA256: ${quoted(cliDigestText(options.cli.digest))}`,
     'jobs:',
   ];
   for (const c of ci) {
-    const settings = { hash: options.hashOf(c.chore), cliVersion: options.cliVersion };
-    lines.push(...agentJob(c, settings), ...applyJob(c, settings));
+    const settings = { hash: options.hashOf(c.chore) };
+    lines.push(...agentJob(c, settings), ...applyJob(c));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,11 +1,12 @@
 /**
  * The `tasklane` command line: the core, headless, for CI and pre-commit.
  *
- *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--out DIR]
+ *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--out DIR] [--secrets-dir DIR]
  *   tasklane chores apply --from DIR [--workspace DIR] [--event FILE]
  *   tasklane chores ci github [--workspace DIR]
  *   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
  *   tasklane chores validate [--workspace DIR]
+ *   tasklane cli digest | tasklane cli pack --out DIR
  *
  * Exit codes: 0 succeeded (or valid); 1 the run failed, ran out of budget or waits for review;
  * 2 invalid chores file or arguments (the message names the line).
@@ -19,19 +20,23 @@ import type { Logger, LogTag } from '../core/ports';
 import { modelFromEnv, modelIdFromEnv, pricesFromEnv, pricesVariable, redactorFromEnv, secretsFromEnv, UsageError } from './environment';
 import { costEstimateNote } from '../core/chores/chorePreview';
 import { checkExpectedHash, choreHashes, skillDirsOf } from './ciCommands';
-import { ciCommand } from './ciMain';
+import { ciCommand, ownRoot, ownVersion } from './ciMain';
+import { cliContentDigest, packCli } from './cliArtifact';
 import { WorkflowError } from './githubWorkflow';
 import { writePatchFile } from './patch';
+import { takeSealedSecrets } from './sealedSecrets';
 import { runChoreOnce } from './runChore';
 import { applyCommand, runCiFire } from './ciFire';
 import { StoreInUseError } from '../core/store/lease';
 
 const USAGE = `Usage:
-  tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--out DIR] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE]
+  tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--out DIR] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--secrets-dir DIR]
   tasklane chores apply --from DIR [--workspace DIR] [--event FILE]
   tasklane chores ci github [--workspace DIR]
   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
   tasklane chores validate [--workspace DIR]
+  tasklane cli digest                 print this CLI's content digest (what a generated workflow pins)
+  tasklane cli pack --out DIR         write this CLI's release asset, tasklane-cli-<version>.tar.gz
 
 Model: TASKLANE_MODEL_PROVIDER (anthropic | openai | openai-compatible), TASKLANE_MODEL_BASE_URL,
 TASKLANE_MODEL_ID, and ANTHROPIC_API_KEY or OPENAI_API_KEY. Prices of models Tasklane does not know, in USD
@@ -40,10 +45,12 @@ cost is estimated at the highest known rate). Escalation secrets: TASKLANE_SECRE
 --expect-hash: refuse (exit 2) when the chore's definition hash differs (its workflow is stale);
 --chores-from DIR: read .tasklane/chores.yaml, AGENTS.md and skills from DIR (a pull request's
 default branch) while the run works on --workspace.
+--secrets-dir DIR: read the keys and secrets from the files of DIR (one per variable) and delete it
+first, so no process a command can read holds them in its environment (the generated workflow).
 GitHub (chores on CI): --event defaults to GITHUB_EVENT_PATH; the actor gate asks GITHUB_API_URL with
 TASKLANE_GATE_TOKEN; --out writes tasklane-result.json and tasklane.patch; apply writes with
 GITHUB_TOKEN to GITHUB_REPOSITORY.
-Exit codes: 0 succeeded (or skipped), 1 failed / budget_exhausted / awaiting_review / an output refused,
+Exit codes: 0 succeeded (or skipped), 1 failed / budget_exhausted / awaiting_review / an output refused (apply: on a pull request),
 2 invalid file or arguments.
 ci verify: 0 when the workflow file is what ci github prints, 1 when it is stale.`;
 
@@ -54,6 +61,10 @@ export interface CliAssets {
   skillsDir: string;
   /** The CLI's own version, which the generated workflow installs; default: from package.json beside the CLI. */
   version?: string;
+  /** The folder holding bin/, dist/ and skills/: the files the workflow pins by content (cliArtifact.ts). */
+  cliRoot?: string;
+  /** Tests only: the content digest to write instead of hashing cliRoot (a source checkout has no bundle). */
+  cliDigest?: string;
 }
 
 export interface CliIo {
@@ -81,6 +92,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         out: { type: 'string' },
         event: { type: 'string' },
         from: { type: 'string' },
+        'secrets-dir': { type: 'string' },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -89,8 +101,12 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
       io.out(`${USAGE}\n`);
       return 0;
     }
+    // The secrets the hand-over step wrote (sealedSecrets.ts): read, deleted, and from here on only
+    // in this run's environment object, never in the process's own (which commands' /proc can read).
+    if (values['secrets-dir']) io = { ...io, env: { ...io.env, ...takeSealedSecrets(path.resolve(io.cwd, values['secrets-dir'])) } };
     const workspace = path.resolve(io.cwd, values.workspace ?? '.');
     const [group, command, ...rest] = positionals;
+    if (group === 'cli') return cliCommand(command, rest, values.out, io, assets);
     if (group !== 'chores') throw new UsageError(group ? `Unknown command "${group}".` : 'No command given.');
     // What the run prints (its log, its JSON line, the patch) never carries a secret of the environment.
     const redactor = redactorFromEnv(io.env);
@@ -233,4 +249,19 @@ function cliLogger(io: CliIo, verbose: boolean, redact: (text: string) => string
     warn: (tag: LogTag, message: string) => line('warn', tag, message),
     error: (tag: LogTag, message: string, error?: unknown) => line('error', tag, message, error),
   };
+}
+
+/** `tasklane cli digest` and `tasklane cli pack --out DIR` (cliArtifact.ts: how the CLI is published). */
+function cliCommand(command: string | undefined, rest: string[], out: string | undefined, io: CliIo, assets: CliAssets): number {
+  expectArgs(rest, 0);
+  const root = assets.cliRoot ?? ownRoot();
+  if (command === 'digest') {
+    io.out(`${cliContentDigest(root)}\n`);
+    return 0;
+  }
+  if (command !== 'pack') throw new UsageError(`"cli" takes digest or pack (got ${command ? `"${command}"` : 'none'}).`);
+  if (!out) throw new UsageError('"cli pack" needs --out DIR, the folder to write the release asset to.');
+  const packed = packCli(root, path.resolve(io.cwd, out), assets.version ?? ownVersion());
+  io.out(`${packed.file}\ncontent digest ${packed.digest}\n`);
+  return 0;
 }

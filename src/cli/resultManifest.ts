@@ -13,12 +13,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { fitText, MAX_BODY_CHARS, MAX_TITLE_CHARS } from './outputRules';
 
 export const manifestFile = 'tasklane-result.json';
 export const patchFile = 'tasklane.patch';
 
-/** Most characters kept of one proposed text (a comment, an issue body, a review). */
-export const maxProposedChars = 60_000;
+/** Most characters kept of one proposed text (a comment, an issue body, a review): GitHub's limit less room for the marker. */
+export const maxProposedChars = MAX_BODY_CHARS;
 
 const text = z.string().max(maxProposedChars);
 
@@ -67,19 +68,31 @@ export const manifestSchema = z.object({
 });
 export type ResultManifest = z.output<typeof manifestSchema>;
 
-/** The proposed outputs out of the run's final JSON output; anything malformed is left out, not guessed. */
+/**
+ * The proposed outputs out of the run's final JSON output. Text over GitHub's limits is cut and
+ * says so, never dropped (outputRules.ts); a malformed item is left out on its own, not with its
+ * kind (the agent job already sent a malformed task_end back to the model).
+ */
 export function proposedOutputs(output: Record<string, unknown> | undefined): ProposedOutputs {
   const o = output ?? {};
-  const pick = <T>(schema: z.ZodType<T>, value: unknown, fallback: T): T => {
-    const parsed = schema.safeParse(value);
-    return parsed.success ? parsed.data : fallback;
+  const str = (v: unknown): v is string => typeof v === 'string';
+  const body = (v: unknown) => (str(v) ? fitText(v, maxProposedChars) : null);
+  const item = (v: unknown) => {
+    const x = (v ?? {}) as Record<string, unknown>;
+    return str(x.title) && str(x.body) ? { title: fitText(x.title, MAX_TITLE_CHARS), body: fitText(x.body, maxProposedChars) } : null;
   };
+  const list = (v: unknown) => (Array.isArray(v) ? v : []);
   return {
-    labels: pick(z.array(z.string().max(100)).max(100), o.labels, []),
-    comment: pick(text, o.comment, null as string | null),
-    issues: pick(z.array(z.object({ title: z.string().max(256), body: text })).max(100), o.issues, []),
-    review: pick(text, o.review, null as string | null),
-    pullRequest: pick(z.object({ title: z.string().max(256), body: text }), o.pullRequest, null as { title: string; body: string } | null),
+    labels: list(o.labels)
+      .filter((l): l is string => str(l) && l.length <= 100)
+      .slice(0, 100),
+    comment: body(o.comment),
+    issues: list(o.issues)
+      .map(item)
+      .filter((i): i is { title: string; body: string } => i !== null)
+      .slice(0, 100),
+    review: body(o.review),
+    pullRequest: item(o.pullRequest),
   };
 }
 

@@ -51,7 +51,12 @@ export async function runChoreOnce(
   const ownStore = options.storeDir === undefined;
   const storeDir = options.storeDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-'));
   const { logger, redactor } = options;
-  const { engine, workspace, triggers, mcp } = await openCliEngine({ ...options, storeDir, maxCommandMs: options.chore.budget.maxSeconds * 1000 });
+  const { engine, workspace, triggers, mcp } = await openCliEngine({
+    ...options,
+    storeDir,
+    maxCommandMs: options.chore.budget.maxSeconds * 1000,
+    ...(options.chore.outputs ? { outputs: options.chore.outputs } : {}),
+  });
   const { agent } = engine;
   const { runner, runLog } = engine.chores;
   const { changeSets } = engine;

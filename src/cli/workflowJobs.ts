@@ -4,10 +4,11 @@
  *
  *  - `chore-<id>` (the agent job) holds `contents: read` only, checks out with
  *    `persist-credentials: false`, has no GITHUB_TOKEN in any environment and no cache. It installs
- *    the pinned CLI with install scripts off and runs `tasklane chores run <id> --expect-hash <h>
+ *    the CLI pinned by content (cliArtifact.ts) and runs `tasklane chores run <id> --expect-hash <h>
  *    --out tasklane-out`: the hash binds the job to the definition that was reviewed when the
- *    workflow was generated. The model key, the escalation secrets and those its MCP servers name
- *    are in the `env:` of that one step, where the CLI starts the servers. The repository is checked out into `repo/` (and, for pull-request events, the default
+ *    workflow was generated. The model key, the escalation secrets, those its MCP servers name and
+ *    the gate token are handed over in files by the step before (sealedSecrets.ts), so no process
+ *    a declared command can read holds them in its environment; the CLI starts the servers. The repository is checked out into `repo/` (and, for pull-request events, the default
  *    branch into `base/`, where chores.yaml and instruction files are read with `--chores-from`),
  *    so `tasklane-out` is never a path the repository ships. It uploads `tasklane-out` (result
  *    manifest, patch, trace).
@@ -20,6 +21,8 @@
  * branch name as a checkout ref, and numbers in concurrency keys.
  */
 import type { ChoreOutputs } from '../core/chores/githubTypes';
+import { INSTALL_CLI_SCRIPT } from './cliArtifact';
+import { handOverScript, SECRETS_DIR } from './sealedSecrets';
 import { secretVariable } from '../core/chores/secretScope';
 import { readsEarlierFires } from './fireBudget';
 import { concurrencyGroup, isPullRequestEvent, jobCondition } from './workflowTriggers';
@@ -36,8 +39,6 @@ const NODE_VERSION = '22';
 export interface JobSettings {
   /** The chore's definition hash (core/consent/definitionHash.ts), checked by `--expect-hash`. */
   hash: string;
-  /** The CLI version installed on CI: the generator's own, so its built-in skills hash alike. */
-  cliVersion: string;
 }
 
 /** The agent job's id for a chore. */
@@ -75,7 +76,16 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
   const command = [
     `tasklane chores run ${id} --workspace repo --expect-hash ${settings.hash} --out ${OUT_DIR}`,
     ...(pullRequest ? ['--chores-from base'] : []),
+    `--secrets-dir "${SECRETS_DIR}"`,
   ].join(' ');
+  // Every secret of the run, handed over in files by a step of its own (sealedSecrets.ts): the run
+  // step, and so every command it starts, has none in any ancestor's environment.
+  const handed: Array<[string, string]> = [
+    ['ANTHROPIC_API_KEY', '${{ secrets.ANTHROPIC_API_KEY }}'],
+    ['OPENAI_API_KEY', '${{ secrets.OPENAI_API_KEY }}'],
+    ...secrets.map((variable): [string, string] => [variable, `\${{ secrets.${variable} }}`]),
+    ...(gated || readsChecks ? [['TASKLANE_GATE_TOKEN', '${{ github.token }}'] as [string, string]] : []),
+  ];
   return [
     `  ${agentJobId(id)}:`,
     `    if: ${JSON.stringify(jobCondition(c))}`,
@@ -106,14 +116,19 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
           '          persist-credentials: false',
         ]
       : []),
-    ...setupCli(settings.cliVersion),
-    `      - name: Run chore ${id}`,
+    ...setupCli(),
+    '      - name: Hand the keys to Tasklane',
     '        env:',
-    '          ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}',
-    '          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}',
-    ...secrets.map((variable) => `          ${variable}: \${{ secrets.${variable} }}`),
-    ...(gated || readsChecks ? ['          TASKLANE_GATE_TOKEN: ${{ github.token }}'] : []),
+    ...handed.map(([variable, value]) => `          ${variable}: ${value}`),
+    '        run: |',
+    ...handOverScript(handed.map(([variable]) => variable))
+      .split('\n')
+      .map((line) => `          ${line}`),
+    `      - name: Run chore ${id}`,
     `        run: ${command}`,
+    '      - name: Remove the keys',
+    '        if: always()',
+    `        run: rm -rf "${SECRETS_DIR}"`,
     '      - id: upload',
     '        if: always()',
     `        ${uses(ACTIONS.uploadArtifact)}`,
@@ -126,7 +141,7 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
 }
 
 /** The apply job's lines: it runs when the agent job uploaded a result, even if the run failed. */
-export function applyJob(c: CiChore, settings: JobSettings): string[] {
+export function applyJob(c: CiChore): string[] {
   const id = choreIdText(c.chore.id);
   const agent = agentJobId(id);
   const pullRequest = isPullRequestEvent(c.trigger);
@@ -152,7 +167,7 @@ export function applyJob(c: CiChore, settings: JobSettings): string[] {
     '        with:',
     `          name: tasklane-${id}`,
     `          path: ${OUT_DIR}`,
-    ...setupCli(settings.cliVersion),
+    ...setupCli(),
     `      - name: Apply the outputs of chore ${id}`,
     '        env:',
     '          GITHUB_TOKEN: ${{ github.token }}',
@@ -181,16 +196,17 @@ export function applyPermissions(c: CiChore): Record<string, 'read' | 'write'> {
 }
 
 /**
- * Node and the CLI, pinned, with install scripts off; from the workspace root, outside the checkout
- * (its .npmrc is not read). The package is the workflow's TASKLANE_CLI_PACKAGE (see githubWorkflow.ts).
+ * Node, and the CLI pinned by content: the step downloads TASKLANE_CLI_URL and refuses it unless
+ * its files hash to TASKLANE_CLI_SHA256, the generator's own (cliArtifact.ts). It runs from the
+ * workspace root, outside the checkout, and runs nothing the artifact ships until it matched.
  */
-function setupCli(version: string): string[] {
-  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) throw new WorkflowError(`"${version}" is not a version to pin the CLI to.`);
+function setupCli(): string[] {
   return [
     `      - ${uses(ACTIONS.setupNode)}`,
     '        with:',
     `          node-version: ${NODE_VERSION}`,
     '      - name: Install the Tasklane CLI',
-    `        run: npm install --global --ignore-scripts "$TASKLANE_CLI_PACKAGE@${version}"`,
+    '        run: |',
+    ...INSTALL_CLI_SCRIPT.split('\n').map((line) => `          ${line}`),
   ];
 }

@@ -67,6 +67,12 @@ export function checkTrigger(chore: ChoreDefinition, trigger: GithubTrigger): vo
   if (trigger.event === 'repository_dispatch' && !trigger.types?.length) throw new WorkflowError(`chore ${id}: repository_dispatch needs types.`);
   if (trigger.event === 'issue_comment') commandText(id, trigger.command ?? '');
   if (trigger.event === 'schedule' && !trigger.cron) throw new WorkflowError(`chore ${id}: schedule needs cron.`);
+  // The budgets across fires on CI are counted from a day of check runs at most: a month cap would
+  // be accepted and never held (review ci-2026-12c s12), so it is refused until it is counted.
+  if (chore.spendLimits?.maxCostUsdPerMonth !== undefined)
+    throw new WorkflowError(
+      `chore ${id}: budget.maxCostUsdPerMonth is not counted on CI (only the day, hour and per-item caps are), so the workflow would not hold it. Remove it and cap the chore with maxCostUsdPerDay, or keep the chore in VS Code, where the month cap holds.`,
+    );
   if (trigger.event === 'workflow_run' && (!trigger.workflows?.length || !trigger.branches?.length))
     throw new WorkflowError(`chore ${id}: workflow_run needs workflows and branches.`);
   for (const branch of trigger.branches ?? []) branchText(id, branch);

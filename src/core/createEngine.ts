@@ -117,7 +117,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     ...(adapters.codeIntel ? codeActions(adapters.codeIntel) : []),
     ...(adapters.git ? gitActions(adapters.git, trusted) : []),
   ];
-  const hooks = composeTaskHooks(chores ? [chores.runner] : []);
+  const hooks = composeTaskHooks([...(adapters.taskHooks ?? []), ...(chores ? [chores.runner] : [])]);
   const agent = createAgent({
     ...(hooks ? { hooks } : {}),
     db,

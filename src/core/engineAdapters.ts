@@ -2,6 +2,7 @@
  * The ports a host gives `createEngine` (createEngine.ts): the store, the clock, the model, the
  * workspace, and per service (edits, commands, chores, the planner) what only a host can supply.
  */
+import type { TaskHooks } from './engine/taskHooks';
 import type { GrantableSet } from './actions/actionSets';
 import type { ActionDef } from './actions/types';
 import type { CommandGate, CommandRunner, McpCallPort } from './approval/commands/commandService';
@@ -94,6 +95,8 @@ export interface EngineAdapters {
   chores?: ChoreAdapters;
   /** More actions next to commands and edits, withdrawn in Restricted Mode like them. */
   actions?: ActionDef[];
+  /** More task supervisors, asked before the chore runner (the CLI's check of a CI fire's outputs). */
+  taskHooks?: TaskHooks[];
   /**
    * The sets a task can be granted besides files and commands, read at each request: one per MCP
    * server the person trusted (`McpServers.grantableSets`). Listed in the conversation and task

@@ -6,9 +6,12 @@
  *  - `run:` steps run with `bash --noprofile --norc -eo pipefail` (GitHub's default shell), in an
  *    environment built like a runner's: the workflow, job and step `env:` with `${{ }}` filled in,
  *    GITHUB_* variables, and a PATH whose first folder holds the stand-ins of `tasklane` (this
- *    checkout's CLI), `npm` (accepts only the pinned, script-free global install of tasklane) and
+ *    checkout's CLI), `npm` (refuses everything: the CLI is never installed from a registry) and
  *    `npx` (runs only the exact packages a test names, from node_modules: no download);
- *    nothing else of this process's environment;
+ *    nothing else of this process's environment. Folders a step appends to `$GITHUB_PATH` come
+ *    first on PATH in the job's later steps, as on a runner;
+ *  - the CLI's install step is checked to be exactly the generated script and stood in for, or,
+ *    with `installCli: 'run'`, run for real (it downloads from TASKLANE_CLI_URL, a local server);
  *  - `uses:` steps are emulated and must be pinned by commit: checkout copies the fixture
  *    repository (or, for a `ref:`, the default branch's fixture) into its `path`, setup-node does
  *    nothing, upload-artifact and download-artifact copy a folder to and from an artifact store.
@@ -18,6 +21,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { INSTALL_CLI_SCRIPT } from '../../src/cli/cliArtifact';
 import { condition, interpolate } from './workflowExpressions';
 import type { Context } from './workflowExpressions';
 
@@ -77,8 +81,11 @@ export interface RunnerSetup {
   workDir: string;
   /** The command line standing in for `tasklane` (e.g. node + this checkout's bin/tasklane.js). */
   cli: string[];
-  /** The version `npm install --global` must pin. */
-  cliVersion: string;
+  /**
+   * `stand-in` (default): the install step must be exactly the generated script, and the
+   * `tasklane` stand-in answers; `run`: the step runs, and the CLI it installs answers instead.
+   */
+  installCli?: 'stand-in' | 'run';
   repository?: string;
   /** More of what a runner sets in every step (GITHUB_API_URL of a fake API, GITHUB_SHA…). */
   env?: Record<string, string>;
@@ -107,11 +114,7 @@ export class WorkflowRunner {
     fs.mkdirSync(this.shims, { recursive: true });
     const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
     fs.writeFileSync(path.join(this.shims, 'tasklane'), `#!/bin/sh\nexec ${setup.cli.map(quote).join(' ')} "$@"\n`, { mode: 0o755 });
-    fs.writeFileSync(
-      path.join(this.shims, 'npm'),
-      `#!/bin/sh\n[ "$*" = ${quote(`install --global --ignore-scripts tasklane@${setup.cliVersion}`)} ] && exit 0\necho "npm stand-in: unexpected npm $*" >&2\nexit 97\n`,
-      { mode: 0o755 },
-    );
+    fs.writeFileSync(path.join(this.shims, 'npm'), `#!/bin/sh\necho "npm stand-in: unexpected npm $*" >&2\nexit 97\n`, { mode: 0o755 });
     const packages = Object.entries(setup.npxPackages ?? {}).map(
       ([spec, command]) => `  ${quote(spec)}) shift; exec ${command.map(quote).join(' ')} "$@" ;;\n`,
     );
@@ -166,6 +169,8 @@ export class WorkflowRunner {
     const needs = this.needsContext([job.needs ?? []].flat());
     const steps: Record<string, { outputs: Record<string, string>; conclusion: string }> = {};
     const records: StepRecord[] = [];
+    const githubPath = path.join(dir, '.github-path');
+    fs.writeFileSync(githubPath, '');
     let success = true;
     for (const [index, step] of job.steps.entries()) {
       if (until?.(step)) break;
@@ -175,7 +180,7 @@ export class WorkflowRunner {
         records.push({ label, kind: 'skipped', exitCode: 0, output: '' });
         continue;
       }
-      const result = step.uses ? this.uses(step, dir, context) : await this.run(step, dir, context, job);
+      const result = step.uses ? this.uses(step, dir, context) : await this.run(step, dir, context, job, githubPath);
       records.push({ label, ...result.record });
       if (step.id) steps[step.id] = { outputs: result.outputs, conclusion: result.record.exitCode === 0 ? 'success' : 'failure' };
       if (result.record.exitCode !== 0) success = false;
@@ -230,13 +235,27 @@ export class WorkflowRunner {
     }
   }
 
-  private async run(step: Step, dir: string, context: Context, job: Job): Promise<{ record: Omit<StepRecord, 'label'>; outputs: Record<string, string> }> {
+  private async run(
+    step: Step,
+    dir: string,
+    context: Context,
+    job: Job,
+    githubPath: string,
+  ): Promise<{ record: Omit<StepRecord, 'label'>; outputs: Record<string, string> }> {
+    if (step.name === 'Install the Tasklane CLI' && (this.setup.installCli ?? 'stand-in') === 'stand-in') {
+      const exact = step.run?.trimEnd() === INSTALL_CLI_SCRIPT;
+      return {
+        record: { kind: 'run', exitCode: exact ? 0 : 97, output: exact ? 'CLI install stood in for' : `unexpected install script:\n${step.run}` },
+        outputs: {},
+      };
+    }
     const outputFile = path.join(this.setup.workDir, 'tmp', `output-${Date.now()}-${Math.random().toString(36).slice(2)}`);
     fs.writeFileSync(outputFile, '');
     const values = (env: Record<string, unknown> | undefined) =>
       Object.fromEntries(Object.entries(env ?? {}).map(([k, v]) => [k, interpolate(String(v), context)]));
     const env: Record<string, string> = {
-      PATH: `${this.shims}:${process.env.PATH ?? ''}`,
+      PATH: [...fs.readFileSync(githubPath, 'utf8').split('\n').filter(Boolean).reverse(), this.shims, process.env.PATH ?? ''].join(':'),
+      GITHUB_PATH: githubPath,
       HOME: path.join(this.setup.workDir, 'home'),
       CI: 'true',
       GITHUB_ACTIONS: 'true',

@@ -46,6 +46,8 @@ export type ChoreFireContext =
       event: string;
       action?: string;
       item?: string;
+      /** Why CI would run this fire tainted (githubTaint.ts); absent when it would not. */
+      taintReasons?: string[];
       /** What the model is told: the event as delimited untrusted data and the outputs it may propose. */
       text: string;
     }

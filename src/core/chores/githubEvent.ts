@@ -84,6 +84,9 @@ export type EventMatch = { fire: true } | { fire: false; reason: string };
 export function matchEvent(trigger: GithubTrigger, event: GithubEvent): EventMatch {
   const no = (reason: string): EventMatch => ({ fire: false, reason });
   const p = event.payload;
+  // Run workflow on a schedule chore (review ci-2026-12c s31): the generated job runs only when the
+  // form's chore input names it (workflowTriggers.ts), so the dispatch is this chore's fire.
+  if (trigger.event === 'schedule' && event.name === 'workflow_dispatch') return { fire: true };
   if (event.name !== trigger.event) return no(`the event is ${event.name}; this chore fires on ${trigger.event}`);
   if (trigger.types && trigger.event !== 'repository_dispatch' && !trigger.types.includes(event.action ?? ''))
     return no(`the ${event.name} event's activity is ${event.action ?? 'none'}; this chore fires on ${trigger.types.join(', ')}`);

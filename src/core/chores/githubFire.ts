@@ -8,6 +8,8 @@ import { describeEvent } from './eventText';
 import type { ChoreFireContext } from './fireContext';
 import { eventFromPayload, eventItem, matchEvent, selfTriggered } from './githubEvent';
 import type { EventItem, GithubEvent } from './githubEvent';
+import { askerTaint, replayAsker } from './githubTaint';
+import { DEFAULT_ACTOR_GATE } from './githubTypes';
 import type { ChoreOutputs } from './githubTypes';
 import type { ChoreDefinition } from './types';
 
@@ -18,7 +20,7 @@ export function githubFireText(event: GithubEvent, item: EventItem, outputs: Cho
     '',
     ...(tainted
       ? [
-          "Some of the text above comes from people outside this chore's roles: this run has no commands and no network, and may only propose labels or a comment.",
+          "This fire was asked for by someone outside the chore's trusted roles: this run has no commands and no network, and may only propose labels or a comment.",
           '',
         ]
       : []),
@@ -55,7 +57,8 @@ export function outputsInstruction(outputs: ChoreOutputs | undefined): string {
  * Run now on a chore that runs on CI: the fire context that tells the model the event exactly as
  * CI would, or why this event does not fire the chore. The actor gate and the budgets across
  * fires need GitHub and do not apply: the person who picks the file starts the run, and nothing
- * is written to GitHub from VS Code.
+ * is written to GitHub from VS Code. Taint is judged as on CI (githubTaint.ts), from the role the
+ * payload's author_association implies, so a replay that CI would narrow says so.
  */
 export function replayContext(chore: ChoreDefinition, payloadText: string): { context: Extract<ChoreFireContext, { kind: 'github' }> } | { problem: string } {
   if (chore.trigger.kind !== 'github') return { problem: `the chore "${chore.id}" does not run on a GitHub event; Run now runs it without one` };
@@ -70,13 +73,16 @@ export function replayContext(chore: ChoreDefinition, payloadText: string): { co
   const match = matchEvent(chore.trigger.github, event);
   if (!match.fire) return { problem: `this event does not fire "${chore.id}": ${match.reason}` };
   const item = eventItem(event);
+  const taintReasons = askerTaint(chore.actors ?? DEFAULT_ACTOR_GATE, replayAsker(event));
+  const tainted = taintReasons.length > 0;
   return {
     context: {
       kind: 'github',
       event: String(event.name),
       ...(event.action ? { action: event.action } : {}),
       ...(item.number !== null ? { item: `${item.repo}#${item.number}` } : {}),
-      text: githubFireText(event, item, chore.outputs, false),
+      ...(tainted ? { taintReasons } : {}),
+      text: githubFireText(event, item, tainted && chore.outputs ? untaintedKinds(chore.outputs) : chore.outputs, tainted),
     },
   };
 }

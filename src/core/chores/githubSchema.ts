@@ -146,23 +146,28 @@ export const githubTriggerSchema = z
       ctx.addIssue({ code: 'custom', path: ['types'], message: 'write synchronize: true instead of listing synchronize in types' });
   });
 
-export const actorsSchema = z.strictObject({
-  roles: z
-    .array(z.string({ error: 'actors.roles entries must be strings' }), { error: 'actors.roles must be a list, e.g. [admin, maintain, write]' })
-    .min(1, { error: 'actors.roles needs at least one role' })
+/** A list of exact repository roles (`actors.roles`, `actors.trustedRoles`); never `*`. */
+const roleList = (field: string) =>
+  z
+    .array(z.string({ error: `${field} entries must be strings` }), { error: `${field} must be a list, e.g. [admin, maintain, write]` })
+    .min(1, { error: `${field} needs at least one role` })
     .superRefine((roles, ctx) => {
       roles.forEach((role, i) => {
         if (role === '*')
           ctx.addIssue({
             code: 'custom',
             path: [i],
-            message: 'actors.roles may not contain "*": list the roles that may fire this chore, e.g. [admin, maintain, write]',
+            message: `${field} may not contain "*": list the roles, e.g. [admin, maintain, write]`,
           });
         else if (!(githubRoles as readonly string[]).includes(role))
-          ctx.addIssue({ code: 'custom', path: [i], message: `actors.roles: "${role.slice(0, 40)}" is not a role; use ${githubRoles.join(', ')}` });
+          ctx.addIssue({ code: 'custom', path: [i], message: `${field}: "${role.slice(0, 40)}" is not a role; use ${githubRoles.join(', ')}` });
       });
     })
-    .optional(),
+    .optional();
+
+export const actorsSchema = z.strictObject({
+  roles: roleList('actors.roles'),
+  trustedRoles: roleList('actors.trustedRoles'),
   bots: z
     .array(
       z.string({ error: 'actors.bots entries must be strings' }).superRefine((bot, ctx) => {
@@ -233,7 +238,13 @@ export function normalizeGithubTrigger(g: z.output<typeof githubTriggerSchema>):
 /** The actor gate with its defaults: roles sorted and deduplicated, so the hash ignores their order. */
 export function normalizeActors(a: z.output<typeof actorsSchema> | undefined): ActorGate {
   const roles = (a?.roles ?? DEFAULT_ACTOR_GATE.roles) as ActorGate['roles'];
-  return { roles: [...new Set(roles)].sort(), bots: [...new Set(a?.bots ?? DEFAULT_ACTOR_GATE.bots)].sort() };
+  // trustedRoles only when written: a chore without it keeps the definition hash it was enabled with.
+  const trusted = a?.trustedRoles as ActorGate['roles'] | undefined;
+  return {
+    roles: [...new Set(roles)].sort(),
+    bots: [...new Set(a?.bots ?? DEFAULT_ACTOR_GATE.bots)].sort(),
+    ...(trusted ? { trustedRoles: [...new Set(trusted)].sort() } : {}),
+  };
 }
 
 export function normalizeOutputs(o: z.output<typeof outputsSchema>): ChoreOutputs {

@@ -40,13 +40,23 @@ export interface GithubTrigger {
   forks?: 'skip' | 'read-only';
 }
 
-/** Who may fire a chore: an exact list of repository roles, humans only, bots by exact name. */
+/**
+ * Who may fire a chore (an exact list of repository roles, humans only, bots by exact name), and
+ * whose asking is trusted: a fire asked for by a role outside `trustedRoles` is tainted
+ * (githubTaint.ts). Two lists, so a chore can triage outsiders' issues (`read` in `roles`) without
+ * giving outsiders' text the chore's commands.
+ */
 export interface ActorGate {
   /** Default `['admin', 'maintain', 'write']`; never `*`. */
   roles: Array<'admin' | 'maintain' | 'write' | 'triage' | 'read'>;
   /** Bot logins allowed by exact name (e.g. `dependabot[bot]`); default none. */
   bots: string[];
+  /** Roles whose asking is trusted; default {@link DEFAULT_TRUSTED_ROLES}. Absent unless written (the hash stays). */
+  trustedRoles?: Array<'admin' | 'maintain' | 'write' | 'triage' | 'read'>;
 }
+
+/** Whose asking is trusted when `actors.trustedRoles` is not written: those who can push anyway. */
+export const DEFAULT_TRUSTED_ROLES: ReadonlyArray<ActorGate['roles'][number]> = ['admin', 'maintain', 'write'];
 
 /** What the apply job may write for a run; nothing else is written. */
 export interface ChoreOutputs {

@@ -15,6 +15,11 @@ const chores = parseChoresFile(
     '    trigger: { github: { event: issues, types: [opened] } }',
     '    prompt: Label it.',
     '    outputs: { labels: { allowed: [bug], max: 1 } }',
+    '  - id: fix',
+    '    name: Fix',
+    '    trigger: { github: { event: issue_comment, command: fix } }',
+    '    prompt: Fix it.',
+    '    outputs: { comment: {}, pullRequest: { draft: true } }',
     '  - id: nightly',
     '    name: Nightly',
     '    trigger: { cron: "0 2 * * *" }',
@@ -22,7 +27,7 @@ const chores = parseChoresFile(
     '',
   ].join('\n'),
 ).chores;
-const [triage, nightly] = chores;
+const [triage, fix, nightly] = chores;
 
 describe('chores: replaying a recorded GitHub event (Run now)', () => {
   it('an event that fires the chore becomes its fire context: the event as untrusted data and the outputs it may propose', () => {
@@ -52,5 +57,36 @@ describe('chores: replaying a recorded GitHub event (Run now)', () => {
     own.sender.login = 'github-actions[bot]';
     assert.match(problem(triage, JSON.stringify(own)), /Tasklane's own event/);
     assert.match(problem(nightly, JSON.stringify(comment)), /does not run on a GitHub event/);
+  });
+
+  it('judges taint as CI does, by who asked (their author_association here): an outsider is narrowed, a maintainer asking on their issue is not', () => {
+    type Payload = { sender: { login: string }; issue: { user: { login: string }; author_association: string }; comment: Obj };
+    type Obj = { body: string; user: { login: string }; author_association: string };
+    const opened = webhookExample('issues', (e) => e.action === 'opened') as Payload;
+    opened.issue.author_association = 'NONE';
+    const outsider = replayContext(triage, JSON.stringify(opened));
+    assert.ok('context' in outsider);
+    assert.match(outsider.context.taintReasons?.join() ?? '', /asked for this fire with the role read, outside actors\.trustedRoles/);
+    assert.match(outsider.context.text, /asked for by someone outside the chore's trusted roles: this run has no commands/);
+    opened.issue.author_association = 'OWNER';
+    const owner = replayContext(triage, JSON.stringify(opened));
+    assert.ok('context' in owner);
+    assert.equal(owner.context.taintReasons, undefined);
+
+    // A maintainer's /tasklane fix on that outsider's issue: the pull request stays on offer.
+    const comment = webhookExample('issue_comment', (e) => e.action === 'created') as Payload;
+    comment.issue.author_association = 'NONE';
+    comment.issue.user.login = 'outsider';
+    Object.assign(comment.comment, { body: '/tasklane fix', author_association: 'MEMBER' });
+    comment.sender.login = comment.comment.user.login;
+    const asked = replayContext(fix!, JSON.stringify(comment));
+    assert.ok('context' in asked, JSON.stringify(asked));
+    assert.equal(asked.context.taintReasons, undefined);
+    assert.match(asked.context.text, /"pullRequest": \{"title"/);
+    comment.comment.author_association = 'NONE';
+    const own = replayContext(fix!, JSON.stringify(comment));
+    assert.ok('context' in own);
+    assert.ok(own.context.taintReasons?.length);
+    assert.doesNotMatch(own.context.text, /"pullRequest"/, 'a tainted fire is not offered the pull request');
   });
 });

@@ -96,6 +96,7 @@ describe('chores: github triggers, actors and outputs in chores.yaml', () => {
   it('refuses "*" in roles or bots, an unknown role, a non-draft pull request', () => {
     refused(githubChore(['event: issues'], ['actors: { roles: [admin, "*"] }']), 'actors:', /actors.roles may not contain "\*"/);
     refused(githubChore(['event: issues'], ['actors: { roles: [owner] }']), 'actors:', /"owner" is not a role/);
+    refused(githubChore(['event: issues'], ['actors: { trustedRoles: ["*"] }']), 'actors:', /actors.trustedRoles may not contain "\*"/);
     refused(githubChore(['event: issues'], ['actors: { bots: ["*"] }']), 'actors:', /exact login/);
     refused(
       githubChore(['event: workflow_run', 'workflows: [CI]', 'branches: [main]'], ['outputs:', '  pullRequest: { draft: false }']),

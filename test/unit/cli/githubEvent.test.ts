@@ -8,7 +8,7 @@ import { readGithubEvent } from '../../../src/cli/eventFile';
 import { describeEvent, eventTexts, stripHiddenText, untrustedBlock } from '../../../src/core/chores/eventText';
 import { commandOf, eventFromPayload, eventItem, matchEvent, selfTriggered } from '../../../src/core/chores/githubEvent';
 import type { GithubEvent } from '../../../src/core/chores/githubEvent';
-import type { GithubTrigger } from '../../../src/core/chores/githubTypes';
+import type { ActorGate, GithubTrigger } from '../../../src/core/chores/githubTypes';
 import { DEFAULT_ACTOR_GATE } from '../../../src/core/chores/githubTypes';
 import { startFakeGithub } from '../../fakes/githubApi';
 import type { FakeGithub } from '../../fakes/githubApi';
@@ -129,45 +129,52 @@ describe('cli: GitHub events are data', () => {
     it('lets the listed roles in, refuses the others and unknown accounts, and sends the token', async () => {
       const issue = ev('issues', opened());
       github.roles.set('Codertocat', 'maintain');
-      const ok = await checkActorGate(DEFAULT_ACTOR_GATE, issue, eventTexts(issue), api);
+      const ok = await checkActorGate(DEFAULT_ACTOR_GATE, issue, api);
       assert.deepEqual(ok, { allowed: true, actor: 'Codertocat', role: 'maintain', tainted: false, taintReasons: [] });
       assert.equal(github.requests.at(-1)?.path, '/repos/Codertocat/Hello-World/collaborators/Codertocat/permission');
       assert.equal(github.requests.at(-1)?.token, 'gate-token');
       github.roles.set('Codertocat', 'triage');
-      const refused = await checkActorGate(DEFAULT_ACTOR_GATE, issue, eventTexts(issue), api);
+      const refused = await checkActorGate(DEFAULT_ACTOR_GATE, issue, api);
       assert.deepEqual(refused, {
         allowed: false,
         actor: 'Codertocat',
         reason: 'actor gate: Codertocat has the role triage; this chore needs one of admin, maintain, write',
       });
       github.roles.clear();
-      assert.match((await checkActorGate(DEFAULT_ACTOR_GATE, issue, [], api)).allowed ? '' : 'refused', /refused/, 'a non-collaborator is refused');
-      assert.match(((await checkActorGate(DEFAULT_ACTOR_GATE, issue, [], undefined)) as { reason: string }).reason, /TASKLANE_GATE_TOKEN is not set/);
+      assert.match((await checkActorGate(DEFAULT_ACTOR_GATE, issue, api)).allowed ? '' : 'refused', /refused/, 'a non-collaborator is refused');
+      assert.match(((await checkActorGate(DEFAULT_ACTOR_GATE, issue, undefined)) as { reason: string }).reason, /TASKLANE_GATE_TOKEN is not set/);
     });
 
     it('lets bots in only by exact login', async () => {
       const pr = webhookExample('pull_request', (p) => p.action === 'opened') as Obj;
       pr.sender = { ...pr.sender, login: 'dependabot[bot]', type: 'Bot' };
       const event = ev('pull_request', pr);
-      assert.match(
-        ((await checkActorGate(DEFAULT_ACTOR_GATE, event, [], api)) as { reason: string }).reason,
-        /the bot dependabot\[bot\] is not in actors.bots/,
-      );
-      const allowed = await checkActorGate({ ...DEFAULT_ACTOR_GATE, bots: ['dependabot[bot]'] }, event, [], api);
+      assert.match(((await checkActorGate(DEFAULT_ACTOR_GATE, event, api)) as { reason: string }).reason, /the bot dependabot\[bot\] is not in actors.bots/);
+      const allowed = await checkActorGate({ ...DEFAULT_ACTOR_GATE, bots: ['dependabot[bot]'] }, event, api);
       assert.equal(allowed.allowed, true);
       assert.equal(github.requests.filter((r) => r.path.includes('dependabot')).length, 0, 'a bot is never looked up as a collaborator');
     });
 
-    it("taints a maintainer's fire that carries an outsider's text", async () => {
+    it("judges taint by who asked: a maintainer's label on an outsider's issue is a full run; an outsider let in by roles is tainted unless trusted", async () => {
       const labeled = webhookExample('issues', (p) => p.action === 'labeled') as Obj;
       labeled.sender.login = 'maintainer';
       github.roles.set('maintainer', 'admin');
       const event = ev('issues', labeled);
-      const verdict = await checkActorGate(DEFAULT_ACTOR_GATE, event, eventTexts(event), api);
-      assert.equal(verdict.allowed, true);
-      assert.deepEqual(verdict.allowed && verdict.taintReasons, [
-        'issue.title, issue.body were written by Codertocat (role none), outside admin, maintain, write',
+      assert.notEqual((labeled.issue as { user: { login: string } }).user.login, 'maintainer', "the issue is someone else's");
+      const verdict = await checkActorGate(DEFAULT_ACTOR_GATE, event, api);
+      assert.deepEqual(verdict, { allowed: true, actor: 'maintainer', role: 'admin', tainted: false, taintReasons: [] });
+
+      // An outsider who may fire (read in roles, to triage their own issues) asks: tainted.
+      const opened = ev('issues', webhookExample('issues', (p) => p.action === 'opened') as Obj);
+      github.roles.set('Codertocat', 'read');
+      const triage = { roles: ['admin', 'maintain', 'write', 'read'] as ActorGate['roles'], bots: [] };
+      const outsider = await checkActorGate(triage, opened, api);
+      assert.deepEqual(outsider.allowed && outsider.taintReasons, [
+        'Codertocat asked for this fire with the role read, outside actors.trustedRoles (admin, maintain, write)',
       ]);
+      // Trusting read is a separate, explicit list.
+      const trusting = await checkActorGate({ ...triage, trustedRoles: ['read', 'write'] }, opened, api);
+      assert.equal(trusting.allowed && trusting.tainted, false);
     });
   });
 });

@@ -9,20 +9,23 @@ import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import type { GithubTrigger } from '../../../src/core/chores/githubTypes';
 import type { ChoreDefinition } from '../../../src/core/chores/types';
 import { githubWorkflow, utcCron, WorkflowError } from '../../../src/cli/githubWorkflow';
+import { INSTALL_CLI_SCRIPT } from '../../../src/cli/cliArtifact';
+import { handOverScript } from '../../../src/cli/sealedSecrets';
 import { ACTIONS } from '../../../src/cli/workflowText';
 import { cronChore, everyEventKind, githubChore } from '../../support/ciChores';
+import { TEST_CLI } from '../../support/ciRepo';
 import { WorkflowRunner } from '../../support/workflowRunner';
 import type { Workflow } from '../../support/workflowRunner';
 
 const HASH = 'ab'.repeat(32);
-const generate = (chores: ChoreDefinition[]) => githubWorkflow(chores, { hashOf: () => HASH, cliVersion: '0.1.0' });
+const generate = (chores: ChoreDefinition[]) => githubWorkflow(chores, { hashOf: () => HASH, cli: TEST_CLI });
 const parsed = (text: string) => parseYaml(text) as Workflow;
 
 /** Which agent jobs an event selects, by evaluating each job's `if:` as GitHub would. */
 function selected(text: string, eventName: string, event: Record<string, unknown>): string[] {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-wf-select-'));
   try {
-    return new WorkflowRunner({ workflow: text, eventName, event, repo: workDir, workDir, cli: ['false'], cliVersion: '0.1.0' }).selectedJobs();
+    return new WorkflowRunner({ workflow: text, eventName, event, repo: workDir, workDir, cli: ['false'] }).selectedJobs();
   } finally {
     fs.rmSync(workDir, { recursive: true, force: true });
   }
@@ -76,15 +79,15 @@ describe('cli: the generated GitHub workflow', () => {
       for (const step of job.steps.filter((s) => s.uses?.startsWith('actions/checkout@')))
         assert.equal(step.with?.['persist-credentials'], false, `${id}: ${JSON.stringify(step)}`);
       if (!id.startsWith('chore-')) continue;
-      // The job's own read-only token reaches one place: the run step's TASKLANE_GATE_TOKEN, for the
-      // actor gate of an event chore (a schedule has no sender, so it gets none).
+      // The job's own read-only token reaches one place: the hand-over step's TASKLANE_GATE_TOKEN,
+      // for the actor gate of an event chore (a schedule has no sender, so it gets none).
       const { steps, ...rest } = job;
       assert.doesNotMatch(JSON.stringify(rest), /GITHUB_TOKEN|github\.token|GH_TOKEN/, id);
       for (const step of steps) {
         const env = (step as { env?: Record<string, string> }).env ?? {};
         const token = Object.entries(env).filter(([, v]) => v.includes('github.token'));
         assert.ok(
-          token.length === 0 || (step.run?.startsWith('tasklane chores run') && token.length === 1 && token[0]![0] === 'TASKLANE_GATE_TOKEN'),
+          token.length === 0 || (step.name === 'Hand the keys to Tasklane' && token.length === 1 && token[0]![0] === 'TASKLANE_GATE_TOKEN'),
           `${id}: ${JSON.stringify(step)}`,
         );
         assert.doesNotMatch(JSON.stringify({ ...step, env: {} }), /GITHUB_TOKEN|github\.token|GH_TOKEN/, id);
@@ -132,19 +135,22 @@ describe('cli: the generated GitHub workflow', () => {
     assert.doesNotMatch(text, /pull_request_target/);
   });
 
-  it('keeps secrets in the env of the one step that runs the chore; a read-only fork review gets the model keys only', () => {
+  it('keeps secrets in the env of the one step that hands them over, never in the run step; a read-only fork review gets the model keys only', () => {
     const workflow = parsed(generate(everyEventKind()));
     assert.doesNotMatch(JSON.stringify(workflow.env), /secrets\./);
     for (const [id, job] of Object.entries(workflow.jobs)) {
       assert.doesNotMatch(JSON.stringify({ ...job, steps: [] }), /secrets\./, id);
       for (const step of job.steps) {
         if (!/secrets\./.test(JSON.stringify(step))) continue;
-        assert.match(step.run ?? '', /^tasklane chores run /, `${id}: ${JSON.stringify(step)}`);
+        assert.equal(step.name, 'Hand the keys to Tasklane', `${id}: ${JSON.stringify(step)}`);
+        assert.match(step.run ?? '', /^umask 077\n/, 'the step only writes the files');
       }
+      const run = job.steps.find((s) => s.run?.startsWith('tasklane chores run'));
+      if (run) assert.equal(run.env, undefined, `${id}: the run step, parent of every command, holds no secret`);
     }
-    const runStep = (id: string) => workflow.jobs[`chore-${id}`]?.steps.find((s) => s.run?.startsWith('tasklane chores run'));
-    assert.deepEqual(Object.keys(runStep('nightly')?.env ?? {}), ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_SECRET_TEAM_SLACK']);
-    assert.deepEqual(Object.keys(runStep('fork-review')?.env ?? {}), ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_GATE_TOKEN']);
+    const handOver = (id: string) => workflow.jobs[`chore-${id}`]?.steps.find((s) => s.name === 'Hand the keys to Tasklane');
+    assert.deepEqual(Object.keys(handOver('nightly')?.env ?? {}), ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_SECRET_TEAM_SLACK']);
+    assert.deepEqual(Object.keys(handOver('fork-review')?.env ?? {}), ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_GATE_TOKEN']);
   });
 
   it('runs the chore by id with its hash through the pinned CLI; pull request chores read chores.yaml from the default branch', () => {
@@ -155,8 +161,10 @@ describe('cli: the generated GitHub workflow', () => {
       [
         'actions/checkout',
         'actions/setup-node',
-        'npm install --global --ignore-scripts "$TASKLANE_CLI_PACKAGE@0.1.0"',
-        `tasklane chores run triage --workspace repo --expect-hash ${HASH} --out tasklane-out`,
+        `${INSTALL_CLI_SCRIPT}\n`,
+        `${handOverScript(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_GATE_TOKEN'])}\n`,
+        `tasklane chores run triage --workspace repo --expect-hash ${HASH} --out tasklane-out --secrets-dir "$RUNNER_TEMP/tasklane-keys"`,
+        'rm -rf "$RUNNER_TEMP/tasklane-keys"',
         'actions/upload-artifact',
       ],
     );
@@ -164,7 +172,7 @@ describe('cli: the generated GitHub workflow', () => {
     assert.deepEqual(review[1]?.with, { ref: '${{ github.event.repository.default_branch }}', path: 'base', 'persist-credentials': false });
     assert.equal(
       review.find((s) => s.run?.startsWith('tasklane chores run'))?.run,
-      `tasklane chores run review-deps --workspace repo --expect-hash ${HASH} --out tasklane-out --chores-from base`,
+      `tasklane chores run review-deps --workspace repo --expect-hash ${HASH} --out tasklane-out --chores-from base --secrets-dir "$RUNNER_TEMP/tasklane-keys"`,
     );
     assert.equal(workflow.jobs['apply-review-deps']?.steps[0]?.with?.ref, '${{ github.event.repository.default_branch }}');
     assert.equal(workflow.jobs['apply-triage']?.steps.at(-1)?.run, 'tasklane chores apply --workspace repo --from tasklane-out');
@@ -241,6 +249,11 @@ describe('cli: the generated GitHub workflow', () => {
     refuse({ event: 'issues', types: ["opened') || true || ('"] }, /not one word/);
     refuse({ event: 'workflow_dispatch', inputs: { chore: { required: false, type: 'string' } } }, /input "chore" is Tasklane's own/);
     assert.throws(() => generate([{ ...cronChore(), id: 'Bad id' }]), /not \[a-z0-9-\]/);
+    // A month cap CI would not count is refused, not accepted and ignored.
+    assert.throws(
+      () => generate([githubChore('monthly', { event: 'issues' }, undefined, { spendLimits: { maxCostUsdPerDay: 1, maxCostUsdPerMonth: 10 } })]),
+      /chore monthly: budget.maxCostUsdPerMonth is not counted on CI/,
+    );
     assert.throws(
       () => generate([cronChore('a'), githubChore('b', { event: 'issues' })].map((c) => ({ ...c, trigger: { kind: 'files', globs: ['a'], debounceMs: 1 } }))),
       /nothing to run on CI/,

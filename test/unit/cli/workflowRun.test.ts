@@ -14,7 +14,7 @@ import { choreDefinitionHash } from '../../../src/core/consent/definitionHash';
 import { startFakeGithub } from '../../fakes/githubApi';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { choresYaml, cli, CLI_VERSION, makeRepo, root } from '../../support/ciRepo';
+import { choresYaml, cli, makeRepo, root, TEST_CLI } from '../../support/ciRepo';
 import { WorkflowRunner } from '../../support/workflowRunner';
 
 const edit = { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/app.ts', edits: [{ oldText: 'answer = 41', newText: 'answer = 42' }] } }] };
@@ -57,7 +57,6 @@ describe('cli: the generated workflow, run step by step', function () {
       workDir: temp('tasklane-wf-run-'),
       secrets: { OPENAI_API_KEY: 'test-key', ANTHROPIC_API_KEY: '' },
       cli: [process.execPath, path.join(root, 'bin/tasklane.js')],
-      cliVersion: CLI_VERSION,
       ...(env ? { env } : {}),
     });
     return { repo, runner };
@@ -78,16 +77,19 @@ describe('cli: the generated workflow, run step by step', function () {
     assert.equal(agent.conclusion, 'success', agent.steps.map((s) => `${s.label}: ${s.exitCode}\n${s.output}`).join('\n'));
     assert.deepEqual(
       agent.steps.map((s) => `${s.kind} ${s.exitCode}`),
-      ['uses 0', 'uses 0', 'run 0', 'run 0', 'uses 0'],
+      ['uses 0', 'uses 0', 'run 0', 'run 0', 'run 0', 'run 0', 'uses 0'],
     );
-    // The event reached the CLI as a file; keys only in the step that needs them; no token anywhere.
+    // The event reached the CLI as a file; keys only in the step that hands them over (never in
+    // the run step, parent of every command), gone after the run; no token anywhere.
     assert.equal(server.requests.length, 2);
     assert.ok(runStep?.env?.GITHUB_EVENT_PATH && JSON.parse(fs.readFileSync(runStep.env.GITHUB_EVENT_PATH, 'utf8')).schedule === '0 2 * * *');
-    assert.equal(runStep?.env?.OPENAI_API_KEY, 'test-key');
+    const handOver = agent.steps.find((s) => s.label === 'Hand the keys to Tasklane');
+    assert.equal(handOver?.env?.OPENAI_API_KEY, 'test-key');
     for (const step of agent.steps.filter((s) => s.env)) {
       assert.equal(step.env?.GITHUB_TOKEN, undefined);
-      if (step !== runStep) assert.equal(step.env?.OPENAI_API_KEY, undefined, step.label);
+      if (step !== handOver) assert.equal(step.env?.OPENAI_API_KEY, undefined, step.label);
     }
+    assert.ok(!fs.existsSync(path.join(runStep?.env?.RUNNER_TEMP ?? '', 'tasklane-keys')), 'the CLI deleted the handed-over keys');
     // The artifact holds the result and the patch; the repository checkout was not edited.
     const artifact = path.join(agent.dir, 'tasklane-out');
     assert.deepEqual(fs.readdirSync(artifact).sort(), ['tasklane-result.json', 'tasklane.patch']);
@@ -141,7 +143,7 @@ describe('cli: the generated workflow, run step by step', function () {
     const onPullRequest = { ...reviewed, trigger: { kind: 'github' as const, github: { event: 'pull_request' as const } } };
     const workflow = githubWorkflow([onPullRequest], {
       hashOf: () => choreDefinitionHash(reviewed),
-      cliVersion: CLI_VERSION,
+      cli: TEST_CLI,
       model: { provider: 'openai-compatible', baseUrl: server.openaiBaseUrl, id: 'gpt-5-mini' },
     });
     const event = (fullName: string) => ({
@@ -151,7 +153,7 @@ describe('cli: the generated workflow, run step by step', function () {
       repository: { full_name: 'octo-org/octo-repo', default_branch: 'main' },
     });
     const setup = { workflow, eventName: 'pull_request', repo: head, defaultBranchRepo: base, secrets: { OPENAI_API_KEY: 'test-key' } };
-    const cliOf = { cli: [process.execPath, path.join(root, 'bin/tasklane.js')], cliVersion: CLI_VERSION };
+    const cliOf = { cli: [process.execPath, path.join(root, 'bin/tasklane.js')] };
     const fork = new WorkflowRunner({ ...setup, ...cliOf, event: event('stranger/octo-repo'), workDir: temp('tasklane-wf-fork-') });
     assert.deepEqual(fork.selectedJobs(), []);
 
