@@ -1,6 +1,8 @@
 /** Read-only workspace actions, through the WorkspacePort (reads inside the workspace are automatic). */
 import { z } from 'zod';
+import { toListing, toSearchResult } from '../ports';
 import { ACTION_SETS } from './actionSets';
+import { formatFound, formatSearch, listingStop } from './readResults';
 import { defineAction } from './types';
 import type { ActionDef } from './types';
 
@@ -60,32 +62,37 @@ export const listFiles = defineAction({
   irreversible: false,
   approval: 'never',
   async run(input, ctx) {
-    const files = await ctx.workspace.listFiles(input.dir, { recursive: input.recursive, limit: input.limit });
-    if (!files.length) return `(no files in ${input.dir})`;
+    const listing = toListing(await ctx.workspace.listFiles(input.dir, { recursive: input.recursive, limit: input.limit }), input.limit);
+    const narrow = input.recursive ? 'list a subfolder' : 'use find_files with a glob';
+    if (!listing.paths.length) return listing.complete ? `(no files in ${input.dir})` : `(no files listed in ${input.dir} yet) ${listingStop(listing, narrow)}`;
     // Like `ls`: the folder once, then names relative to it (fewer tokens than full paths per line).
     const base = input.dir.replace(/^\.\/?/, '').replace(/\/+$/, '');
     const prefix = base ? `${base}/` : '';
-    return [`${prefix || './'}:`, ...files.map((f) => (prefix && f.startsWith(prefix) ? f.slice(prefix.length) : f))].join('\n');
+    const lines = [`${prefix || './'}:`, ...listing.paths.map((f) => (prefix && f.startsWith(prefix) ? f.slice(prefix.length) : f))];
+    if (!listing.complete) lines.push(listingStop(listing, narrow));
+    return lines.join('\n');
   },
 });
 
 export const searchText = defineAction({
   name: 'search_text',
   description:
-    'Search workspace files for text or a regex (RE2 syntax: no lookaround or backreferences); returns path:line: text matches. include is a glob; one without / matches file names at any depth.',
+    "Search workspace files (those .gitignore and the editor's excludes keep) for text or a regex (RE2 syntax: no lookaround or backreferences). Matches are grouped per file as `line: text`, with `line- text` context lines around them. include is a glob; one without / matches file names at any depth.",
   input: z.object({
     query: z.string().min(1),
     isRegex: z.boolean().default(false),
     include: z.string().optional().describe('glob, e.g. src/**/*.ts'),
     limit: z.coerce.number().int().min(1).max(500).default(20),
+    context: z.coerce.number().int().min(0).max(5).default(1).describe('lines shown before and after each match'),
   }),
   actionSets: [ACTION_SETS.read],
   parallelizable: true,
   irreversible: false,
   approval: 'never',
   async run(input, ctx) {
-    const hits = await ctx.workspace.searchText(input.query, { isRegex: input.isRegex, include: input.include, limit: input.limit });
-    return hits.length ? hits.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n') : 'no matches';
+    const options = { isRegex: input.isRegex, include: input.include, limit: input.limit, context: input.context };
+    const result = toSearchResult(await ctx.workspace.searchText(input.query, options), input.limit);
+    return formatSearch(result, input.limit, input.include);
   },
 });
 
@@ -98,9 +105,7 @@ export const findFiles = defineAction({
   irreversible: false,
   approval: 'never',
   async run(input, ctx) {
-    const { paths, complete } = await ctx.workspace.findFiles(input.glob, { limit: input.limit });
-    if (!paths.length) return complete ? `no file matches ${input.glob}` : `no file matches ${input.glob} in the files looked at; narrow the glob to a folder`;
-    return complete ? paths.join('\n') : `${paths.join('\n')}\n[more may match; narrow the glob or raise limit]`;
+    return formatFound(input.glob, await ctx.workspace.findFiles(input.glob, { limit: input.limit }));
   },
 });
 

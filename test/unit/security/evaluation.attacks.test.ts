@@ -159,7 +159,7 @@ describe('security: evaluation that cannot freeze the extension host', function 
     try {
       fs.writeFileSync(path.join(root, 'big.txt'), `${'a'.repeat(40)}!\n`.repeat(20_000));
       const ws = guardReads(new FsWorkspace(root, nodeFs), root, nodeFs);
-      await attack('regex bomb', async () => assert.deepEqual(await ws.searchText('(a+)+$', { isRegex: true }), []));
+      await attack('regex bomb', async () => assert.deepEqual((await ws.searchText('(a+)+$', { isRegex: true })).hits, []));
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
