@@ -6,6 +6,7 @@ import type { Ledger } from '../core/actions/ledger';
 import { guardRestricted } from '../core/approval/commands/commandActions';
 import { DiskReader, FsWorkspace } from '../core/approval/paths/fsWorkspace';
 import { guardReads, refusingWorkspace } from '../core/approval/paths/guardedWorkspace';
+import { editorExcludes, vscodeRipgrep } from './workspaceFiles';
 import { nodeFs } from '../core/approval/paths/nodeFs';
 import { ConsentStore } from '../core/consent/consentStore';
 import type { ConsentBackend } from '../core/consent/consentStore';
@@ -118,7 +119,17 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   }
   const workspace =
     root.scheme === 'file'
-      ? guardReads(new FsWorkspace(root.fsPath, nodeFs, { ...guardOptions, text: files }), root.fsPath, nodeFs, guardOptions)
+      ? guardReads(
+          new FsWorkspace(root.fsPath, nodeFs, {
+            ...guardOptions,
+            text: files,
+            ripgrep: (await vscodeRipgrep()) ?? null,
+            excludes: () => editorExcludes(folder?.uri),
+          }),
+          root.fsPath,
+          nodeFs,
+          guardOptions,
+        )
       : refusingWorkspace(root.toString());
   // Built after the engine, asked only when a run parks on a review or a fire is claimed.
   const approvalOwners: Array<OwnedApprovalSection & ApprovalOwner> = [];
