@@ -10,6 +10,8 @@ import type { FsWorkspaceOptions } from '../../../src/core/approval/paths/fsWork
 import { guardReads } from '../../../src/core/approval/paths/guardedWorkspace';
 import { nodeFs } from '../../../src/core/approval/paths/nodeFs';
 import { EditorReader } from '../../fakes/editorReader';
+import { compileGlob } from '../../../src/core/approval/changes/textMatch';
+import { globFilter } from '../../../src/core/approval/paths/globFilter';
 import { findRipgrepOnPath } from '../../../src/core/approval/paths/ripgrep';
 import { silentLogger } from '../../../src/core/ports';
 import type { WorkspacePort } from '../../../src/core/ports';
@@ -34,6 +36,16 @@ for (const mode of ['ripgrep', 'fallback walk'] as const) {
     let editor: EditorReader;
     let excludes: string[];
 
+    /**
+     * A walk that cannot finish in time: a ripgrep that never answers (a stand-in program that
+     * only sleeps) stopped after 200 ms, or the fallback walk given a deadline already past.
+     */
+    const stalled = (): FsWorkspaceOptions => {
+      if (mode === 'fallback walk') return { timeoutMs: -1 };
+      const program = path.join(base, 'stalled-rg');
+      fs.writeFileSync(program, '#!/bin/sh\nexec sleep 30\n', { mode: 0o755 });
+      return { ripgrep: program, timeoutMs: 200 };
+    };
     const workspace = (options: FsWorkspaceOptions = {}) =>
       guardReads(new FsWorkspace(root, nodeFs, { text: editor, ripgrep: rg, excludes: () => excludes, ...options }), root, nodeFs);
 
@@ -116,11 +128,11 @@ for (const mode of ['ripgrep', 'fallback walk'] as const) {
     it('says when it stopped at the limit, and never says "no matches" for a search that did not finish', async () => {
       const out = await run(searchText, workspace(), { query: 'needle', limit: 2, context: 0 });
       assert.match(out, /\[stopped at 2 matches; more exist: narrow with include/);
-      const timedOut = await run(searchText, workspace({ timeoutMs: -1 }), { query: 'nothing-has-this' });
+      const timedOut = await run(searchText, workspace(stalled()), { query: 'nothing-has-this' });
       assert.match(timedOut, /^no matches in the files searched so far, but not every file was searched\. \[the search hit its time bound/);
       assert.match(await run(searchText, workspace(), { query: 'nothing-has-this' }), /^no matches \(every file the ignore rules keep was searched\)$/);
       assert.match(await run(listFiles, workspace(), { dir: '.', recursive: true, limit: 2 }), /\[showing 2 of \d+ files; list a subfolder, or raise limit/);
-      assert.match(await run(findFiles, workspace({ timeoutMs: -1 }), { glob: '*.nothing' }), /not every file was looked at/);
+      assert.match(await run(findFiles, workspace(stalled()), { glob: '*.nothing' }), /not every file was looked at/);
     });
 
     it('keeps RE2 semantics for a model pattern', async () => {
@@ -147,7 +159,67 @@ for (const mode of ['ripgrep', 'fallback walk'] as const) {
   });
 }
 
-describe('workspace search: ripgrep and the fallback walk agree on a git repository', () => {
+describe('workspace search: ripgrep and the fallback walk agree', () => {
+  it('find_files: the same files through ripgrep and the walk, and the quick glob filter agrees with RE2', async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-globagree-')));
+    try {
+      write(root, {
+        'a.ts': '',
+        'b.tsx': '',
+        'src/c.ts': '',
+        'src/d.js': '',
+        'src/deep/e.ts': '',
+        'src/deep/er/f.md': '',
+        'docs/x1.md': '',
+        'docs/x22.md': '',
+        '.github/workflows/ci.yml': '',
+        'dist/ignored.ts': '',
+        '.gitignore': 'dist/\n',
+      });
+      const rg = await findRipgrepOnPath();
+      assert.ok(rg, 'no rg on the PATH');
+      const globs = [
+        '*.ts',
+        '**/*.ts',
+        'src/*.ts',
+        'src/**/*.ts',
+        'src/**',
+        '*.{ts,tsx}',
+        'docs/x?.md',
+        'docs/x[12]*.md',
+        '**/deep/*',
+        '**',
+        '.github/**/*.yml',
+        './src/*.js',
+      ];
+      const every = [
+        ...(await new FsWorkspace(root, nodeFs, { ripgrep: null }).files('')).paths,
+        'dist/ignored.ts',
+        'x/a.ts.bak',
+        'src',
+        'src.ts',
+        '.ts',
+        'src/.ts',
+        'srcx/a.ts',
+        'SRC/A.TS',
+      ];
+      for (const glob of globs) {
+        for (const p of every) {
+          assert.equal(globFilter(glob)(p), compileGlob(glob)(p), `${glob} on ${p}`);
+          const ci = { caseInsensitive: true };
+          assert.equal(globFilter(glob, ci)(p), compileGlob(glob, ci)(p), `${glob} on ${p}, case-insensitive`);
+        }
+        const viaRg: string[] = (await new FsWorkspace(root, nodeFs, { ripgrep: rg }).findFiles(glob, { limit: 100 })).paths;
+        const viaWalk = (await new FsWorkspace(root, nodeFs, { ripgrep: null }).findFiles(glob, { limit: 100 })).paths;
+        assert.deepEqual(viaRg, viaWalk, glob);
+        assert.ok(viaRg.length > 0, `${glob} found nothing`);
+        assert.ok(!viaRg.includes('dist/ignored.ts'), `${glob} found a gitignored file`);
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('lists the files `git ls-files --others --cached --exclude-standard` lists', async () => {
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-gitagree-')));
     try {

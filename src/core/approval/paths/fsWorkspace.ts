@@ -12,7 +12,7 @@ import * as nodePath from 'node:path';
 import { readBounded } from '../../ports';
 import type { FileListing, FoundFiles, SearchOptions, SearchResult, StopReason, WorkspacePort, WorkspaceReader } from '../../ports';
 import type { BoundedText, WorkspaceFsPort } from './fsPort';
-import { compileGlob } from '../changes/textMatch';
+import { globFilter } from './globFilter';
 import { ignoreWalk, isKept } from './ignoreWalk';
 import type { IgnoreWalkOptions } from './ignoreWalk';
 import { findRipgrepOnPath, ripgrepFiles } from './ripgrep';
@@ -28,8 +28,6 @@ export const DEFAULT_EXCLUDES: readonly string[] = ['**/node_modules'];
 export const MAX_WALK_FILES = 200_000;
 /** A listing or a search stops after this long and says so. */
 export const WALK_TIMEOUT_MS = 20_000;
-/** Larger files are skipped by search (read them with read_file and a line range). */
-export const MAX_SEARCH_FILE_BYTES = 1_000_000;
 /** Longest file read_file / readFile loads; a larger one is read up to this bound. */
 export const MAX_READ_BYTES = 4 * 1024 * 1024;
 
@@ -168,7 +166,7 @@ export class FsWorkspace implements WorkspacePort {
   }
 
   async findFiles(glob: string, options: { limit?: number } = {}): Promise<FoundFiles> {
-    const matches = compileGlob(glob, this.options);
+    const matches = globFilter(glob, this.options);
     const limit = options.limit ?? 100;
     const walked = await this.files('');
     const paths = walked.paths.filter(matches).sort();

@@ -6,7 +6,7 @@ import type { PathGuardOptions } from './pathGuard';
 import { resolveWorkspacePath } from './pathGuard';
 
 /** Paths checked at once (the checks wait on the disk, not the CPU). */
-const GUARD_BATCH = 64;
+const GUARD_BATCH = 256;
 
 /** The guarded workspace: its listings and searches always say whether they are complete. */
 export interface GuardedWorkspace extends WorkspacePort {
@@ -50,12 +50,56 @@ export function guardReads(inner: WorkspacePort, root: string, fs: WorkspaceFsPo
     return result.path;
   };
   const keep = async (path: string): Promise<boolean> => (await check(path.replace(/\/$/, '')).catch(() => ({ ok: false }))).ok;
-  /** `paths` that pass the guard, in their order; checked a batch at a time (each check is a few file-system calls). */
+  /**
+   * `paths` that pass the guard, in their order. A listing names thousands of files in a few
+   * hundred folders, and the full check costs a file-system call per path segment, so each folder
+   * is read once instead: a folder whose every ancestor up to the root is a real folder (no link
+   * on the way, as the parent's listing says) holds its entries where their names say, and for an
+   * entry its parent lists as a regular file only the hard-link check remains. Anything else (a
+   * link, a name the listing does not have, an odd path) takes the full check.
+   */
   const keptOnly = async (paths: readonly string[]): Promise<string[]> => {
+    const listings = new Map<string, Promise<Map<string, string> | undefined>>();
+    const kinds = (dir: string) => {
+      let known = listings.get(dir);
+      if (!known) {
+        known = fs.readdir(nodePath.join(root, ...dir.split('/').filter(Boolean))).then(
+          (entries) => new Map(entries.map((e) => [e.name, e.kind])),
+          () => undefined,
+        );
+        listings.set(dir, known);
+      }
+      return known;
+    };
+    const folders = new Map<string, Promise<boolean>>();
+    const plainFolder = (dir: string): Promise<boolean> => {
+      if (!dir) return Promise.resolve(true);
+      let known = folders.get(dir);
+      if (!known) {
+        const cut = dir.lastIndexOf('/');
+        const parent = cut < 0 ? '' : dir.slice(0, cut);
+        known = plainFolder(parent).then(async (plain) => plain && (await kinds(parent))?.get(dir.slice(cut + 1)) === 'directory');
+        folders.set(dir, known);
+      }
+      return known;
+    };
+    const entryKept = async (entry: string): Promise<boolean> => {
+      const path = entry.replace(/\/$/, '');
+      const segments = path.split('/');
+      if (!path || /[\\\0:]/.test(path) || segments.some((s) => s === '' || s === '.' || s === '..')) return keep(entry);
+      const parent = segments.slice(0, -1).join('/');
+      if (!(await plainFolder(parent))) return keep(entry);
+      const kind = (await kinds(parent))?.get(segments[segments.length - 1]);
+      if (kind === 'directory') return true;
+      if (kind !== 'file') return keep(entry);
+      if (segments.some((s) => fold(s) === 'node_modules')) return true;
+      const stats = await fs.stat(nodePath.join(root, ...segments)).catch(() => undefined);
+      return stats?.kind === 'file' && stats.links <= 1;
+    };
     const kept: string[] = [];
     for (let i = 0; i < paths.length; i += GUARD_BATCH) {
       const batch = paths.slice(i, i + GUARD_BATCH);
-      const verdicts = await Promise.all(batch.map(keep));
+      const verdicts = await Promise.all(batch.map(entryKept));
       batch.forEach((path, j) => verdicts[j] && kept.push(path));
     }
     return kept;

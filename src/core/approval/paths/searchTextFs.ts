@@ -14,7 +14,8 @@
  */
 import type { SearchHit, SearchOptions, SearchResult, StopReason, WorkspaceReader } from '../../ports';
 import { readBounded } from '../../ports';
-import { compileGlob, compileSearchPattern } from '../changes/textMatch';
+import { compileSearchPattern } from '../changes/textMatch';
+import { globFilter } from './globFilter';
 import type { LineMatcher } from '../changes/textMatch';
 import { RipgrepError, ripgrepSearch } from './ripgrep';
 import type { RipgrepRun } from './ripgrep';
@@ -23,8 +24,13 @@ import type { RipgrepRun } from './ripgrep';
 export const MAX_HIT_CHARS = 300;
 /** Most context lines asked for around a match. */
 export const MAX_CONTEXT_LINES = 5;
-/** Larger files are not searched (read them with read_file and a line range). */
+/** Larger files are not searched in process (read them with read_file and a line range). */
 const MAX_FILE_BYTES = 1_000_000;
+/**
+ * Larger files are not searched by ripgrep, which reads a file in a streaming pass and cuts long
+ * lines (`--max-columns`), so a bundled 9 MB `typescript.js` costs it little and is worth finding.
+ */
+const MAX_RIPGREP_FILE_BYTES = 64 * 1024 * 1024;
 /** Most files the in-process search reads before it stops and says so. */
 const MAX_FILES_READ = 100_000;
 
@@ -95,7 +101,16 @@ class Collected {
 export async function searchWorkspace(query: string, options: SearchOptions, env: SearchEnv): Promise<SearchResult> {
   const isRegex = options.isRegex ?? false;
   const matches = compileSearchPattern(query, isRegex);
-  const included = options.include ? compileGlob(options.include, { caseInsensitive: env.caseInsensitive }) : () => true;
+  // The include glob is matched here, not by ripgrep's `-g`, which would override the ignore files;
+  // verdicts are kept per file, since ripgrep prints each file's lines together.
+  const includeMatch = options.include ? globFilter(options.include, { caseInsensitive: env.caseInsensitive }) : undefined;
+  const verdicts = new Map<string, boolean>();
+  const included = (path: string): boolean => {
+    if (!includeMatch) return true;
+    let verdict = verdicts.get(path);
+    if (verdict === undefined) verdicts.set(path, (verdict = includeMatch(path)));
+    return verdict;
+  };
   const context = Math.max(0, Math.min(MAX_CONTEXT_LINES, Math.floor(options.context ?? 0)));
   const found = new Collected(options.limit ?? 100);
   const unsaved = new Set(env.text.unsavedPaths?.() ?? []);
@@ -107,9 +122,8 @@ export async function searchWorkspace(query: string, options: SearchOptions, env
         pattern: query,
         isRegex,
         context,
-        maxFileBytes: MAX_FILE_BYTES,
+        maxFileBytes: MAX_RIPGREP_FILE_BYTES,
         maxColumns: MAX_HIT_CHARS,
-        ...(options.include ? { include: options.include } : {}),
       };
       run = await ripgrepSearch(env.program, rgQuery, walk, (line) => (unsaved.has(line.path) || !included(line.path) ? true : found.add(line)));
     } catch (error) {
