@@ -156,8 +156,13 @@ export interface WorkspacePort {
    * Optional: a port without it is read whole, then cut (in-memory fakes).
    */
   readText?(relativePath: string, maxBytes: number): Promise<BoundedText>;
-  /** Workspace-relative paths (folders end with '/'), sorted. */
-  /** A recursive listing says whether it is complete (a bare array: see toListing). */
+  /**
+   * Lines `startLine`..`endLine` (1-based, inclusive) of the file, read up to the last of them
+   * only, so a range deep in a file larger than any bounded read is still reachable. Optional:
+   * without it, read_file reads a bounded start of the file and slices it.
+   */
+  readLines?(relativePath: string, startLine: number, endLine: number): Promise<string[]>;
+  /** Workspace-relative paths (folders end with '/'), sorted. A recursive listing says whether it is complete (a bare array: see toListing). */
   listFiles(relativeDir: string, options?: { recursive?: boolean; limit?: number }): Promise<string[] | FileListing>;
   /** `limit` counts matches; `context` asks for that many lines around each (a bare array: see toSearchResult). */
   searchText(query: string, options?: SearchOptions): Promise<SearchHit[] | SearchResult>;

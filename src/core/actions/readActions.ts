@@ -1,6 +1,7 @@
 /** Read-only workspace actions, through the WorkspacePort (reads inside the workspace are automatic). */
 import { z } from 'zod';
 import { toListing, toSearchResult } from '../ports';
+import type { WorkspacePort } from '../ports';
 import { ACTION_SETS } from './actionSets';
 import { formatFound, formatSearch, listingStop } from './readResults';
 import { defineAction } from './types';
@@ -8,6 +9,8 @@ import type { ActionDef } from './types';
 
 /** Bounds what one tool result can add to the prompt. */
 const MAX_READ_CHARS = 20_000;
+/** Lines a range with no end reads. */
+const MAX_RANGE_LINES = 2000;
 /**
  * Bytes loaded at most for one read_file: a line range far into a huge file needs more than the
  * 20,000 characters shown, but a multi-GB file in the repository must not be loaded whole.
@@ -27,6 +30,8 @@ export const readFile = defineAction({
   irreversible: false,
   approval: 'never',
   async run(input, ctx) {
+    const ranged = await readRange(input, ctx.workspace);
+    if (ranged !== undefined) return ranged;
     let text: string;
     let cut: { size: number } | undefined;
     try {
@@ -41,7 +46,10 @@ export const readFile = defineAction({
     } catch (error) {
       throw new Error(`Could not read ${input.path}: ${(error as Error).message}. Check the path with list_files.`, { cause: error });
     }
-    const note = cut ? `\n[the file is ${cut.size} bytes; only its first ${MAX_READ_FILE_BYTES} bytes can be read]` : '';
+    if (text.includes('\0')) return binaryNote(input.path);
+    const note = cut
+      ? `\n[the file is ${cut.size} bytes; only its first ${MAX_READ_FILE_BYTES} bytes are read at once: read a line range (startLine, endLine) for the rest]`
+      : '';
     if (input.startLine || input.endLine) {
       const lines = text.split('\n');
       text = lines.slice((input.startLine ?? 1) - 1, input.endLine ?? lines.length).join('\n');
@@ -52,6 +60,30 @@ export const readFile = defineAction({
     return `${text}${note}`;
   },
 });
+
+/** What read_file says for a file with NUL bytes: its bytes would be noise (and tokens) for the model. */
+const binaryNote = (path: string) => `${path} is a binary file (it holds NUL bytes); its content is not shown.`;
+
+/**
+ * A line range read through the port's `readLines` (streamed, any file size), or undefined when
+ * there is no range or the port cannot (read_file then reads a bounded start and slices it).
+ */
+async function readRange(input: { path: string; startLine?: number; endLine?: number }, ws: WorkspacePort): Promise<string | undefined> {
+  if (!ws.readLines || !input.startLine) return undefined;
+  const start = input.startLine;
+  const end = Math.max(start, input.endLine ?? start + MAX_RANGE_LINES - 1);
+  let lines: string[];
+  try {
+    lines = await ws.readLines(input.path, start, end);
+  } catch (error) {
+    throw new Error(`Could not read ${input.path}: ${(error as Error).message}. Check the path with list_files.`, { cause: error });
+  }
+  if (lines.some((l) => l.includes('\0'))) return binaryNote(input.path);
+  if (!lines.length) return `[${input.path} has fewer than ${start} lines]`;
+  const text = lines.join('\n');
+  if (text.length > MAX_READ_CHARS) return `${text.slice(0, MAX_READ_CHARS)}\n[truncated at ${MAX_READ_CHARS} chars; read a shorter line range]`;
+  return text;
+}
 
 export const listFiles = defineAction({
   name: 'list_files',

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findFiles, listFiles, searchText } from '../../../src/core/actions/readActions';
+import { findFiles, listFiles, readFile, searchText } from '../../../src/core/actions/readActions';
 import type { ActionContext, ActionDef } from '../../../src/core/actions/types';
 import { DiskReader, FsWorkspace } from '../../../src/core/approval/paths/fsWorkspace';
 import type { FsWorkspaceOptions } from '../../../src/core/approval/paths/fsWorkspace';
@@ -158,6 +158,34 @@ for (const mode of ['ripgrep', 'fallback walk'] as const) {
     });
   });
 }
+
+describe('read_file on large, binary and unsaved files', () => {
+  let root: string;
+  before(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-readrange-')));
+    // 6 MB: past the 4 MB a single bounded read loads.
+    const line = (i: number) => `line ${i} ${'x'.repeat(50)}`;
+    fs.writeFileSync(path.join(root, 'big.txt'), `${Array.from({ length: 100_000 }, (_, i) => line(i + 1)).join('\n')}\n`);
+    fs.writeFileSync(path.join(root, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]));
+    fs.writeFileSync(path.join(root, 'open.ts'), 'saved 1\nsaved 2\n');
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('reads a line range far past the first 4 MB, a binary file as a note, and an unsaved document as the editor has it', async () => {
+    const editor = new EditorReader(new DiskReader(root, nodeFs));
+    editor.unsaved.set('open.ts', 'unsaved 1\nunsaved 2\n');
+    const ws = guardReads(new FsWorkspace(root, nodeFs, { text: editor }), root, nodeFs);
+    assert.equal(
+      await run(readFile, ws, { path: 'big.txt', startLine: 99_998, endLine: 99_999 }),
+      `line 99998 ${'x'.repeat(50)}\nline 99999 ${'x'.repeat(50)}`,
+    );
+    assert.match(await run(readFile, ws, { path: 'big.txt' }), /only its first 4194304 bytes are read at once: read a line range/);
+    assert.equal(await run(readFile, ws, { path: 'image.png' }), 'image.png is a binary file (it holds NUL bytes); its content is not shown.');
+    assert.equal(await run(readFile, ws, { path: 'open.ts', startLine: 2, endLine: 2 }), 'unsaved 2');
+    assert.equal(await run(readFile, ws, { path: 'big.txt', startLine: 200_000 }), '[big.txt has fewer than 200000 lines]');
+    await assert.rejects(run(readFile, ws, { path: 'missing.txt', startLine: 2 }), /Could not read missing\.txt/);
+  });
+});
 
 describe('workspace search: ripgrep and the fallback walk agree', () => {
   it('find_files: the same files through ripgrep and the walk, and the quick glob filter agrees with RE2', async () => {

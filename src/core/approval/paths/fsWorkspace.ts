@@ -123,6 +123,16 @@ export class FsWorkspace implements WorkspacePort {
     return read;
   }
 
+  async readLines(relativePath: string, startLine: number, endLine: number): Promise<string[]> {
+    // The disk is streamed only when the reader says which files differ from it (an open document
+    // with unsaved changes is read as the editor has it, already in memory) or when it is the disk.
+    const unsaved = this.text.unsavedPaths?.();
+    const disk = this.fs.readLines && (this.text instanceof DiskReader || (unsaved !== undefined && !unsaved.includes(relativePath)));
+    if (!disk || !this.fs.readLines) return (await this.readText(relativePath, MAX_READ_BYTES)).text.split('\n').slice(startLine - 1, endLine);
+    if (!(await this.fs.stat(this.abs(relativePath)))) throw new Error(`${relativePath} does not exist`);
+    return this.fs.readLines(this.abs(relativePath), startLine, endLine);
+  }
+
   async listFiles(relativeDir: string, options: { recursive?: boolean; limit?: number } = {}): Promise<FileListing> {
     const limit = options.limit ?? 500;
     const base = clean(relativeDir);

@@ -107,6 +107,9 @@ export function guardReads(inner: WorkspacePort, root: string, fs: WorkspaceFsPo
   return {
     resolvePath: inside,
     readFile: async (relativePath) => inner.readFile(await inside(relativePath)),
+    ...(inner.readLines
+      ? { readLines: async (relativePath: string, startLine: number, endLine: number) => inner.readLines!(await inside(relativePath), startLine, endLine) }
+      : {}),
     readText: async (relativePath, maxBytes) => {
       const path = await inside(relativePath);
       if (inner.readText) return inner.readText(path, maxBytes);
