@@ -30,8 +30,7 @@ export const readFile = defineAction({
   irreversible: false,
   approval: 'never',
   async run(input, ctx) {
-    const ranged = await readRange(input, ctx.workspace);
-    if (ranged !== undefined) return ranged;
+    if (ctx.workspace.readLines && input.startLine) return readRange(input, ctx.workspace.readLines.bind(ctx.workspace), input.startLine);
     let text: string;
     let cut: { size: number } | undefined;
     try {
@@ -65,16 +64,14 @@ export const readFile = defineAction({
 const binaryNote = (path: string) => `${path} is a binary file (it holds NUL bytes); its content is not shown.`;
 
 /**
- * A line range read through the port's `readLines` (streamed, any file size), or undefined when
- * there is no range or the port cannot (read_file then reads a bounded start and slices it).
+ * A line range read through the port's `readLines` (streamed, any file size). Without one, or
+ * without a start line, read_file reads a bounded start of the file and slices it.
  */
-async function readRange(input: { path: string; startLine?: number; endLine?: number }, ws: WorkspacePort): Promise<string | undefined> {
-  if (!ws.readLines || !input.startLine) return undefined;
-  const start = input.startLine;
+async function readRange(input: { path: string; endLine?: number }, readLines: NonNullable<WorkspacePort['readLines']>, start: number): Promise<string> {
   const end = Math.max(start, input.endLine ?? start + MAX_RANGE_LINES - 1);
   let lines: string[];
   try {
-    lines = await ws.readLines(input.path, start, end);
+    lines = await readLines(input.path, start, end);
   } catch (error) {
     throw new Error(`Could not read ${input.path}: ${(error as Error).message}. Check the path with list_files.`, { cause: error });
   }
