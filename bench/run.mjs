@@ -1,4 +1,4 @@
-// `npm run bench` runs every group; `npm run bench -- <group>...` runs some (store, engine, ui, ext, history).
+// `npm run bench` runs every group; `npm run bench -- <group>...` runs some (store, engine, ui, ext, history, tools).
 // Flags (`--fresh`: rebuild the history fixture) are passed on to every group run.
 // Each group is bench/<group>.bench.ts run with tsx; it prints one JSON object per figure on stdout.
 // Progress and skip notices go to stderr, so stdout stays machine-readable JSON lines.
@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { checkTargets, formatTable } from './targets.mjs';
 
-const GROUPS = ['store', 'engine', 'ui', 'ext', 'history'];
+const GROUPS = ['store', 'engine', 'ui', 'ext', 'history', 'tools'];
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(benchDir, '..');
 const tsxCli = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');

@@ -247,6 +247,58 @@ export const TARGETS = [
     shown: (f) => `${ms(f.value)} (${f.ratio}× empty)`,
     pass: (f) => f.value <= 375,
   },
+  // tools: the read actions on 20,000+ files of installed packages' sources, against ripgrep run by
+  // hand on the same tree, samples alternating (issue 37).
+  ...['rare literal', 'common literal', 'rare regex', 'common regex'].flatMap((kind) => [
+    {
+      name: 'tools.search_text',
+      match: (f) => f.kind === kind,
+      label: `tools.search_text ${kind} vs rg`,
+      target: '≤ 1.5×',
+      margin: 'none: both sides run the same ripgrep on the same files in the same run',
+      shown: (f) => `${f.ratio}× (${ms(f.value)} vs ${ms(f.baseline)})`,
+      pass: (f) => f.ratio <= 1.5,
+    },
+    {
+      name: 'tools.search_hits',
+      match: (f) => f.kind === kind,
+      label: `tools.search_hits ${kind}: same hits as rg`,
+      target: '0 differing',
+      margin: 'none: deterministic',
+      shown: (f) => `${f.value} of ${f.hits}`,
+      pass: (f) => f.value === 0 && f.complete === true,
+    },
+  ]),
+  ...[
+    { name: 'tools.find_files', label: 'tools.find_files vs rg --files', limit: 1.5 },
+    { name: 'tools.list_files', listed: 200, label: 'tools.list_files (default limit) vs rg --files', limit: 1.5 },
+    // At the most a model can ask for, the read guard checks 1,000 entries.
+    { name: 'tools.list_files', listed: 1000, label: 'tools.list_files (limit 1000) vs rg --files', limit: 2 },
+  ].map(({ name, listed, label, limit }) => ({
+    name,
+    match: (f) => listed === undefined || f.limit === listed,
+    label,
+    target: `≤ ${limit}×`,
+    margin: 'none: same run, samples alternating',
+    shown: (f) => `${f.ratio}× (${ms(f.value)} vs ${ms(f.baseline)})`,
+    pass: (f) => f.ratio <= limit,
+  })),
+  {
+    name: 'tools.deep_hit',
+    label: 'tools.deep_hit: one file eight folders deep',
+    target: 'found',
+    margin: 'none: deterministic',
+    shown: (f) => (f.value === 1 ? 'found' : 'not found'),
+    pass: (f) => f.value === 1,
+  },
+  {
+    name: 'tools.ignored_hits',
+    label: "tools.ignored_hits: results from the .gitignore'd folder",
+    target: '0',
+    margin: 'none: deterministic',
+    shown: (f) => `${f.value}`,
+    pass: (f) => f.value === 0,
+  },
 ];
 
 /**

@@ -42,6 +42,9 @@ quietly() {
 
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# The read actions list and search through ripgrep; the unit tests run them with the one on the
+# PATH (in VS Code, the copy VS Code ships is used instead).
+command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then

@@ -38,11 +38,55 @@ export const systemClock: Clock = {
 
 export const silentLogger: Logger = { trace() {}, info() {}, warn() {}, error() {} };
 
-/** One search_text hit. */
+/** One search_text hit, or (with `context`) a line around one, shown as an anchor. */
 export interface SearchHit {
   path: string;
   line: number;
   text: string;
+  /** True for a context line (not itself a match). */
+  context?: boolean;
+}
+
+/**
+ * Why a search or a listing stopped before it had looked at everything: the caller's result
+ * limit, the time bound, or the bound on files walked (the fallback walk only). A tool result
+ * says so, so a model never reads "no matches" from a search that did not finish.
+ */
+export type StopReason = 'limit' | 'time' | 'files';
+
+/** What `searchText` found, and whether it looked at every file. */
+export interface SearchResult {
+  /** Matches (and context lines around them), grouped per file, files in path order. */
+  hits: SearchHit[];
+  /** True only when every file was searched and every match is in `hits`. */
+  complete: boolean;
+  stoppedBy?: StopReason;
+}
+
+/** What a recursive `listFiles` found. */
+export interface FileListing {
+  paths: string[];
+  /** False when more files exist than `paths` holds. */
+  complete: boolean;
+  stoppedBy?: StopReason;
+  /** How many files the listing saw in all, when it saw them all (`paths` is the first `limit`). */
+  total?: number;
+}
+
+/**
+ * A port's search answer as a SearchResult. A port that answers with a bare array (in-memory
+ * fakes, the command line's overlay) says nothing about completeness; it is taken as complete
+ * only when it returned fewer hits than the limit.
+ */
+export function toSearchResult(answer: SearchHit[] | SearchResult, limit: number): SearchResult {
+  if (!Array.isArray(answer)) return answer;
+  return answer.length < limit ? { hits: answer, complete: true } : { hits: answer, complete: false, stoppedBy: 'limit' };
+}
+
+/** A port's listing answer as a FileListing (a bare array: complete when shorter than the limit). */
+export function toListing(answer: string[] | FileListing, limit: number): FileListing {
+  if (!Array.isArray(answer)) return answer;
+  return answer.length < limit ? { paths: answer, complete: true } : { paths: answer, complete: false, stoppedBy: 'limit' };
 }
 
 /** A bounded read: never more than the asked number of bytes is loaded. */
@@ -76,6 +120,12 @@ export interface WorkspaceReader {
    * whole), or null when it does not exist. Optional: a reader without it is read whole, then cut.
    */
   readBounded?(relativePath: string, maxBytes: number): Promise<BoundedText | null>;
+  /**
+   * Workspace-relative paths whose text here differs from the disk (open documents with unsaved
+   * changes). A search that reads the disk (ripgrep) searches these through `read` instead.
+   * Optional: a reader without it reads the disk only.
+   */
+  unsavedPaths?(): string[];
 }
 
 /** `reader.readBounded`, or its whole text cut to `maxBytes` when it has none. */
@@ -106,9 +156,16 @@ export interface WorkspacePort {
    * Optional: a port without it is read whole, then cut (in-memory fakes).
    */
   readText?(relativePath: string, maxBytes: number): Promise<BoundedText>;
-  /** Workspace-relative paths (folders end with '/'), sorted. */
-  listFiles(relativeDir: string, options?: { recursive?: boolean; limit?: number }): Promise<string[]>;
-  searchText(query: string, options?: { isRegex?: boolean; include?: string; limit?: number }): Promise<SearchHit[]>;
+  /**
+   * Lines `startLine`..`endLine` (1-based, inclusive) of the file, read up to the last of them
+   * only, so a range deep in a file larger than any bounded read is still reachable. Optional:
+   * without it, read_file reads a bounded start of the file and slices it.
+   */
+  readLines?(relativePath: string, startLine: number, endLine: number): Promise<string[]>;
+  /** Workspace-relative paths (folders end with '/'), sorted. A recursive listing says whether it is complete (a bare array: see toListing). */
+  listFiles(relativeDir: string, options?: { recursive?: boolean; limit?: number }): Promise<string[] | FileListing>;
+  /** `limit` counts matches; `context` asks for that many lines around each (a bare array: see toSearchResult). */
+  searchText(query: string, options?: SearchOptions): Promise<SearchHit[] | SearchResult>;
   /**
    * Workspace-relative paths of files matching `glob` (a glob without `/` matches names at any
    * depth), in walk order, at most `limit`; `scanned` says how many files were looked at and
@@ -129,4 +186,15 @@ export interface FoundFiles {
   paths: string[];
   /** False when the limit or the walk's file cap stopped it before the end. */
   complete: boolean;
+  stoppedBy?: StopReason;
+}
+
+/** search_text's options, as the port takes them. */
+export interface SearchOptions {
+  isRegex?: boolean;
+  include?: string;
+  /** Most matches returned. */
+  limit?: number;
+  /** Lines shown before and after each match (default 0). */
+  context?: number;
 }

@@ -66,10 +66,14 @@ export function start(context: vscode.ExtensionContext): MainParts {
   const runtime = new Runtime(context, { logger, clock, trusted, models, secrets, redactor });
   const ready = runtime.ready;
   // Propose as Edit from a reply goes to the change sets (an approval card), once the store is open.
-  const contextPicker = new ContextPicker(trusted, () => {
-    const mcp = runtime.current?.mcp;
-    return mcp ? { context: mcp.context, available: () => mcp.servers.runnable().length > 0 } : undefined;
-  });
+  const contextPicker = new ContextPicker(
+    trusted,
+    () => {
+      const mcp = runtime.current?.mcp;
+      return mcp ? { context: mcp.context, available: () => mcp.servers.runnable().length > 0 } : undefined;
+    },
+    () => runtime.current?.workspace,
+  );
   const replies = new ReplyActions(logger, { proposeUserEdit: async (input) => (await ready).changeSets.proposeUserEdit(input) });
   const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, trusted, { replies, context: contextPicker }), logger);
   const refreshSidebar = () => sidebar.refresh();

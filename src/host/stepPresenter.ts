@@ -4,6 +4,7 @@
  * view (viewMapping.ts `toTraceEvent`). Pure: no VS Code, no I/O; one presenter remembers the
  * inputs of actions under way, since an action's end does not repeat them.
  */
+import { countListed, countShownMatches } from '../core/actions/readResults';
 import type { TaskEvent } from '../core/engine/types';
 import type { StepKind, StepText, StepView } from '../shared/threadProtocol';
 
@@ -93,15 +94,15 @@ function actionRow(id: string, seq: number, rev: number, name: string, input: Re
       const where = dir === '.' ? 'the workspace' : dir;
       if (!end) return row('list', [`Listing ${where}`]);
       if (failure) return row('list', [`Could not list ${where}`], failure);
-      const count = end.output?.startsWith('(no files') ? 0 : Math.max(0, (end.output ?? '').split('\n').length - 1);
+      const count = countListed(end.output ?? '');
       return row('list', [`Listed ${where}`], `${count} ${count === 1 ? 'entry' : 'entries'}`);
     }
     case 'search_text': {
       const query = { code: clip(str(input.query), LITERAL_MAX) };
       if (!end) return row('search', ['Searching for ', query]);
       if (failure) return row('search', ['Could not search for ', query], failure);
-      const hits = !end.output || end.output === 'no matches' ? 0 : end.output.split('\n').length;
-      return row('search', ['Searched for ', query], `${hits} ${hits === 1 ? 'hit' : 'hits'}`);
+      const { matches, more } = countShownMatches(end.output ?? '');
+      return row('search', ['Searched for ', query], `${matches}${more ? '+' : ''} ${matches === 1 && !more ? 'hit' : 'hits'}`);
     }
     case 'replace_in_file':
     case 'write_file':

@@ -6,6 +6,7 @@ import type { Ledger } from '../core/actions/ledger';
 import { guardRestricted } from '../core/approval/commands/commandActions';
 import { DiskReader, FsWorkspace } from '../core/approval/paths/fsWorkspace';
 import { guardReads, refusingWorkspace } from '../core/approval/paths/guardedWorkspace';
+import { editorExcludes, vscodeRipgrep } from './workspaceFiles';
 import { nodeFs } from '../core/approval/paths/nodeFs';
 import { ConsentStore } from '../core/consent/consentStore';
 import type { ConsentBackend } from '../core/consent/consentStore';
@@ -13,6 +14,8 @@ import { createEngine } from '../core/createEngine';
 import type { Agent } from '../core/engine/agent';
 import type { AgentChange } from '../core/engine/types';
 import type { Clock, Logger } from '../core/ports';
+import { toSearchResult } from '../core/ports';
+import type { WorkspacePort } from '../core/ports';
 import type { Redactor } from '../core/security/redact';
 import type { DurableDb, TriggerStore } from '../core/store/types';
 import type { HostMessage } from '../shared/protocol';
@@ -24,6 +27,7 @@ import { ChoreHost, workspaceSecretKey } from './chores/choreHost';
 import { CommandExecutionHost, combineApprovalSections, vscodeCommandRunner } from './execution/commandHost';
 import type { OwnedApprovalSection } from './execution/commandHost';
 import { McpHost } from './mcp/mcpHost';
+import { importersOf } from './codeIntel/importers';
 import { VsCodeCodeIntel } from './codeIntel/vscodeCodeIntel';
 import { ReadOnlyGit } from '../core/git/readOnlyGit';
 import type { Planner } from '../core/planner/planner';
@@ -77,6 +81,8 @@ export interface StoreServices extends vscode.Disposable {
   surface(): EngineSurface;
   /** The proactive planner (its suggestions view and commands are registered in main.ts). */
   planner?: Planner;
+  /** The read actions' workspace (ripgrep, the ignore rules, the path guard), for the `@` file picker too. */
+  workspace: WorkspacePort;
 }
 
 /**
@@ -118,7 +124,17 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   }
   const workspace =
     root.scheme === 'file'
-      ? guardReads(new FsWorkspace(root.fsPath, nodeFs, { ...guardOptions, text: files }), root.fsPath, nodeFs, guardOptions)
+      ? guardReads(
+          new FsWorkspace(root.fsPath, nodeFs, {
+            ...guardOptions,
+            text: files,
+            ripgrep: (await vscodeRipgrep()) ?? null,
+            excludes: () => editorExcludes(folder?.uri),
+          }),
+          root.fsPath,
+          nodeFs,
+          guardOptions,
+        )
       : refusingWorkspace(root.toString());
   // Built after the engine, asked only when a run parks on a review or a fire is claimed.
   const approvalOwners: Array<OwnedApprovalSection & ApprovalOwner> = [];
@@ -139,7 +155,14 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     // Listed in the prompts and accepted by task_start: the sets of the MCP servers that may run now.
     grantableSets: () => mcp.servers.grantableSets(),
     // The language servers' answers, for a folder on the local disk (its reads are the guard the actions use).
-    ...(folder && root.scheme === 'file' ? { codeIntel: new VsCodeCodeIntel(root) } : {}),
+    ...(folder && root.scheme === 'file'
+      ? {
+          codeIntel: new VsCodeCodeIntel(
+            root,
+            importersOf(async (query, options) => toSearchResult(await workspace.searchText(query, options), options.limit)),
+          ),
+        }
+      : {}),
     // The repository's history through a git that runs nothing the repository configures.
     ...(git ? { git } : {}),
     // The proactive planner: off unless the person's settings say so (and never in Restricted Mode).
@@ -237,6 +260,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     db,
     triggers,
     storageDir,
+    workspace,
     ledger: engine.ledger,
     agent,
     changeSets,

@@ -91,7 +91,8 @@ describe('host: the agent reads what the editor shows (unsaved changes included)
       return found && (found.waitingForApproval || found.waitingForUser) ? found : undefined;
     });
     // The request after the reads carries their results back to the model.
-    const afterReads = (await requestsText(r)).find((t) => t.includes(`${file}:2:`));
+    // search_text groups hits under their file: the path, then `  2: <line>` (JSON-escaped newlines here).
+    const afterReads = (await requestsText(r)).find((t) => t.includes(`${file}\\n  1- 'use strict';\\n  2: ${unsavedLine}`));
     assert.ok(afterReads, `the model never got search_text's hit at ${file}:2 for the unsaved line`);
     assert.ok(afterReads.includes(`'use strict';\\n${unsavedLine}`), "read_file's result is not the unsaved editor text");
     assert.ok(task.waitingForApproval, `the replace_in_file written from the unsaved text was not proposed: ${(await requestsText(r)).at(-1)?.slice(-600)}`);

@@ -1,11 +1,16 @@
 /** Read-only workspace actions, through the WorkspacePort (reads inside the workspace are automatic). */
 import { z } from 'zod';
+import { toListing, toSearchResult } from '../ports';
+import type { WorkspacePort } from '../ports';
 import { ACTION_SETS } from './actionSets';
+import { formatFound, formatSearch, listingStop } from './readResults';
 import { defineAction } from './types';
 import type { ActionDef } from './types';
 
 /** Bounds what one tool result can add to the prompt. */
 const MAX_READ_CHARS = 20_000;
+/** Lines a range with no end reads. */
+const MAX_RANGE_LINES = 2000;
 /**
  * Bytes loaded at most for one read_file: a line range far into a huge file needs more than the
  * 20,000 characters shown, but a multi-GB file in the repository must not be loaded whole.
@@ -25,6 +30,7 @@ export const readFile = defineAction({
   irreversible: false,
   approval: 'never',
   async run(input, ctx) {
+    if (ctx.workspace.readLines && input.startLine) return readRange(input, ctx.workspace.readLines.bind(ctx.workspace), input.startLine);
     let text: string;
     let cut: { size: number } | undefined;
     try {
@@ -39,7 +45,10 @@ export const readFile = defineAction({
     } catch (error) {
       throw new Error(`Could not read ${input.path}: ${(error as Error).message}. Check the path with list_files.`, { cause: error });
     }
-    const note = cut ? `\n[the file is ${cut.size} bytes; only its first ${MAX_READ_FILE_BYTES} bytes can be read]` : '';
+    if (text.includes('\0')) return binaryNote(input.path);
+    const note = cut
+      ? `\n[the file is ${cut.size} bytes; only its first ${MAX_READ_FILE_BYTES} bytes are read at once: read a line range (startLine, endLine) for the rest]`
+      : '';
     if (input.startLine || input.endLine) {
       const lines = text.split('\n');
       text = lines.slice((input.startLine ?? 1) - 1, input.endLine ?? lines.length).join('\n');
@@ -51,6 +60,28 @@ export const readFile = defineAction({
   },
 });
 
+/** What read_file says for a file with NUL bytes: its bytes would be noise (and tokens) for the model. */
+const binaryNote = (path: string) => `${path} is a binary file (it holds NUL bytes); its content is not shown.`;
+
+/**
+ * A line range read through the port's `readLines` (streamed, any file size). Without one, or
+ * without a start line, read_file reads a bounded start of the file and slices it.
+ */
+async function readRange(input: { path: string; endLine?: number }, readLines: NonNullable<WorkspacePort['readLines']>, start: number): Promise<string> {
+  const end = Math.max(start, input.endLine ?? start + MAX_RANGE_LINES - 1);
+  let lines: string[];
+  try {
+    lines = await readLines(input.path, start, end);
+  } catch (error) {
+    throw new Error(`Could not read ${input.path}: ${(error as Error).message}. Check the path with list_files.`, { cause: error });
+  }
+  if (lines.some((l) => l.includes('\0'))) return binaryNote(input.path);
+  if (!lines.length) return `[${input.path} has fewer than ${start} lines]`;
+  const text = lines.join('\n');
+  if (text.length > MAX_READ_CHARS) return `${text.slice(0, MAX_READ_CHARS)}\n[truncated at ${MAX_READ_CHARS} chars; read a shorter line range]`;
+  return text;
+}
+
 export const listFiles = defineAction({
   name: 'list_files',
   description: 'List files in a workspace folder ("." for the root).',
@@ -60,32 +91,37 @@ export const listFiles = defineAction({
   irreversible: false,
   approval: 'never',
   async run(input, ctx) {
-    const files = await ctx.workspace.listFiles(input.dir, { recursive: input.recursive, limit: input.limit });
-    if (!files.length) return `(no files in ${input.dir})`;
+    const listing = toListing(await ctx.workspace.listFiles(input.dir, { recursive: input.recursive, limit: input.limit }), input.limit);
+    const narrow = input.recursive ? 'list a subfolder' : 'use find_files with a glob';
+    if (!listing.paths.length) return listing.complete ? `(no files in ${input.dir})` : `(no files listed in ${input.dir} yet) ${listingStop(listing, narrow)}`;
     // Like `ls`: the folder once, then names relative to it (fewer tokens than full paths per line).
     const base = input.dir.replace(/^\.\/?/, '').replace(/\/+$/, '');
     const prefix = base ? `${base}/` : '';
-    return [`${prefix || './'}:`, ...files.map((f) => (prefix && f.startsWith(prefix) ? f.slice(prefix.length) : f))].join('\n');
+    const lines = [`${prefix || './'}:`, ...listing.paths.map((f) => (prefix && f.startsWith(prefix) ? f.slice(prefix.length) : f))];
+    if (!listing.complete) lines.push(listingStop(listing, narrow));
+    return lines.join('\n');
   },
 });
 
 export const searchText = defineAction({
   name: 'search_text',
   description:
-    'Search workspace files for text or a regex (RE2 syntax: no lookaround or backreferences); returns path:line: text matches. include is a glob; one without / matches file names at any depth.',
+    "Search workspace files (those .gitignore and the editor's excludes keep) for text or a regex (RE2 syntax: no lookaround or backreferences). Matches are grouped per file as `line: text`, with `line- text` context lines around them. include is a glob; one without / matches file names at any depth.",
   input: z.object({
     query: z.string().min(1),
     isRegex: z.boolean().default(false),
     include: z.string().optional().describe('glob, e.g. src/**/*.ts'),
     limit: z.coerce.number().int().min(1).max(500).default(20),
+    context: z.coerce.number().int().min(0).max(5).default(1).describe('lines shown before and after each match'),
   }),
   actionSets: [ACTION_SETS.read],
   parallelizable: true,
   irreversible: false,
   approval: 'never',
   async run(input, ctx) {
-    const hits = await ctx.workspace.searchText(input.query, { isRegex: input.isRegex, include: input.include, limit: input.limit });
-    return hits.length ? hits.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n') : 'no matches';
+    const options = { isRegex: input.isRegex, include: input.include, limit: input.limit, context: input.context };
+    const result = toSearchResult(await ctx.workspace.searchText(input.query, options), input.limit);
+    return formatSearch(result, input.limit, input.include);
   },
 });
 
@@ -98,9 +134,7 @@ export const findFiles = defineAction({
   irreversible: false,
   approval: 'never',
   async run(input, ctx) {
-    const { paths, complete } = await ctx.workspace.findFiles(input.glob, { limit: input.limit });
-    if (!paths.length) return complete ? `no file matches ${input.glob}` : `no file matches ${input.glob} in the files looked at; narrow the glob to a folder`;
-    return complete ? paths.join('\n') : `${paths.join('\n')}\n[more may match; narrow the glob or raise limit]`;
+    return formatFound(input.glob, await ctx.workspace.findFiles(input.glob, { limit: input.limit }));
   },
 });
 

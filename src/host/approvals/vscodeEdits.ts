@@ -30,6 +30,13 @@ export class VsCodeWorkspaceReader implements WorkspaceReader {
     return open?.isDirty ? open : undefined;
   }
 
+  unsavedPaths(): string[] {
+    const root = this.root.toString();
+    return vscode.workspace.textDocuments
+      .filter((d) => d.isDirty && d.uri.scheme === this.root.scheme && d.uri.toString().startsWith(`${root}/`))
+      .map((d) => decodeURIComponent(d.uri.toString().slice(root.length + 1)));
+  }
+
   async read(relativePath: string): Promise<string | null> {
     const open = this.unsaved(relativePath);
     if (open) return open.getText();

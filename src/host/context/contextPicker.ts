@@ -4,6 +4,11 @@ import { ATTACHMENT_MAX_CHARS } from '../../shared/contextProtocol';
 import type { AttachmentView } from '../../shared/contextProtocol';
 import type { McpContext } from '../../core/mcp/mcpContext';
 import { pickMcpContext } from './mcpContextPick';
+import { toListing } from '../../core/ports';
+import type { WorkspacePort } from '../../core/ports';
+
+/** Files offered at most: a quick pick filters them as the person types, and 200,000 stay responsive. */
+const MAX_PICKED_FILES = 200_000;
 
 /** The MCP part of the picker, once the store is open: whether a server may run, and its context. */
 export interface McpContextSource {
@@ -20,9 +25,14 @@ export interface McpContextSource {
  * runs, so "the last one" is not readable afterwards without recording every terminal.
  */
 export class ContextPicker {
+  /**
+   * @param files the workspace's files as the read actions list them (ripgrep, .gitignore and the
+   *   excludes; no cap at 5,000), once the store is open; before that, VS Code's file search.
+   */
   constructor(
     private readonly trusted: () => boolean,
     private readonly mcp: () => McpContextSource | undefined = () => undefined,
+    private readonly files: () => WorkspacePort | undefined = () => undefined,
   ) {}
 
   async pick(): Promise<AttachmentView | undefined> {
@@ -55,9 +65,20 @@ export class ContextPicker {
   }
 
   private async file(): Promise<AttachmentView | undefined> {
-    const uris = await vscode.workspace.findFiles('**/*', '{**/node_modules/**,**/.git/**}', 5000);
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const workspace = this.files();
+    const items =
+      root && workspace
+        ? toListing(await workspace.listFiles('.', { recursive: true, limit: MAX_PICKED_FILES }), MAX_PICKED_FILES).paths.map((label) => ({
+            label,
+            uri: vscode.Uri.joinPath(root, ...label.split('/')),
+          }))
+        : (await vscode.workspace.findFiles('**/*', '{**/node_modules/**,**/.git/**}', MAX_PICKED_FILES)).map((uri) => ({
+            label: vscode.workspace.asRelativePath(uri, false),
+            uri,
+          }));
     const pick = await vscode.window.showQuickPick(
-      uris.map((uri) => ({ label: vscode.workspace.asRelativePath(uri, false), uri })).sort((a, b) => a.label.localeCompare(b.label)),
+      items.sort((a, b) => a.label.localeCompare(b.label)),
       { title: 'Tasklane: attach a file', placeHolder: 'Type to search the workspace', matchOnDescription: true },
     );
     if (!pick) return undefined;

@@ -4,12 +4,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { guardReads } from '../../../src/core/approval/paths/guardedWorkspace';
 import { nodeFs } from '../../../src/core/approval/paths/nodeFs';
+import type { GuardedWorkspace } from '../../../src/core/approval/paths/guardedWorkspace';
 import type { WorkspacePort } from '../../../src/core/ports';
 
 describe('approval: reads are guarded like edits', () => {
   let base: string;
   let root: string;
-  let guarded: WorkspacePort;
+  let guarded: GuardedWorkspace;
   const reads: string[] = [];
 
   before(() => {
@@ -36,7 +37,7 @@ describe('approval: reads are guarded like edits', () => {
   it('reads files inside the workspace, through links that stay inside', async () => {
     assert.equal(await guarded.readFile('src/a.ts'), 'inside\n');
     assert.equal(await guarded.readFile('link-in'), 'inside\n');
-    assert.deepEqual(await guarded.listFiles('src'), ['src/a.ts']);
+    assert.deepEqual((await guarded.listFiles('src')).paths, ['src/a.ts']);
   });
 
   it('refuses `..`, absolute paths and links out, before the workspace is asked', async () => {

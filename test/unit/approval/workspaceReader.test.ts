@@ -11,22 +11,9 @@ import { guardReads } from '../../../src/core/approval/paths/guardedWorkspace';
 import { nodeFs } from '../../../src/core/approval/paths/nodeFs';
 import { TurnEffectsRecorder } from '../../../src/core/engine/turnEffects';
 import { cutText, silentLogger } from '../../../src/core/ports';
-import type { BoundedText, WorkspaceReader } from '../../../src/core/ports';
+import { EditorReader } from '../../fakes/editorReader';
 import { FakeClock } from '../../fakes/fakeClock';
 import { InMemoryChangeSetStore } from '../../../src/core/approval/changes/changeSetStore';
-
-/** An editor over the disk: open documents with unsaved text shadow the saved file, like VS Code's. */
-class EditorReader implements WorkspaceReader {
-  readonly unsaved = new Map<string, string>();
-  constructor(private readonly saved: DiskReader) {}
-  async read(relativePath: string): Promise<string | null> {
-    return this.unsaved.get(relativePath) ?? this.saved.read(relativePath);
-  }
-  async readBounded(relativePath: string, maxBytes: number): Promise<BoundedText | null> {
-    const open = this.unsaved.get(relativePath);
-    return open !== undefined ? cutText(open, maxBytes) : this.saved.readBounded(relativePath, maxBytes);
-  }
-}
 
 // One reading of the workspace (src/core/ports.ts WorkspaceReader): the read actions and the edit
 // proposal read the same text, so an old_text copied from read_file matches what the proposal and
@@ -62,7 +49,7 @@ describe('one reading of the workspace: read actions and edits see the same (uns
 
     const shown = await run(readFileAction, { path: 'src/a.ts' });
     assert.equal(shown, 'export const a = 1;\nexport const unsaved = true;\n', 'read_file read the saved file, not the editor');
-    assert.match(await run(searchTextAction, { query: 'unsaved = true' }), /src\/a\.ts:2: export const unsaved = true;/);
+    assert.match(await run(searchTextAction, { query: 'unsaved = true' }), /^src\/a\.ts\n {2}1- export const a = 1;\n {2}2: export const unsaved = true;$/m);
 
     const store = new InMemoryChangeSetStore();
     const written: string[] = [];

@@ -23,7 +23,12 @@ describe('host step presenter: task events → readable step rows', function () 
       ev('action_start', { callId: 'c1', name: 'read_file', input: { path: 'src/greet.js' } }),
       ev('action_end', { callId: 'c1', name: 'read_file', output: "'use strict';\n", durationMs: 13.2 }),
       ev('action_start', { callId: 'c2', name: 'search_text', input: { query: 'greet(' } }),
-      ev('action_end', { callId: 'c2', name: 'search_text', output: 'a.js:1: greet(\nb.js:2: greet(\nc.js:3: greet(\nd.js:4: greet(', durationMs: 4 }),
+      ev('action_end', {
+        callId: 'c2',
+        name: 'search_text',
+        output: 'a.js\n  1: greet(\nb.js\n  2: greet(\n  3- x\nc.js\n  3: greet(\nd.js\n  4: greet(',
+        durationMs: 4,
+      }),
       ev('action_start', { callId: 'c3', name: 'replace_in_file', input: { path: 'src/greet.js', edits: [{ oldText: 'a', newText: 'b' }] } }),
       ev('action_end', {
         callId: 'c3',

@@ -123,13 +123,13 @@ describe('security: one path guard for seeing and changing files (real links in 
       const guarded = guardReads(inner, ws, nodeFs);
       for (const include of [undefined, 'docs/assets/**', '**', 'abs-home/**', '**/credentials', 'creds.txt', 'hard.txt', '*']) {
         await attack('search through a link out', async () => {
-          const hits = await guarded.searchText('aws_', { include, limit: 500 });
+          const { hits } = await guarded.searchText('aws_', { include, limit: 500 });
           assert.deepEqual(outsideHit(hits), [], `${label}, include ${include}: ${JSON.stringify(hits)}`);
         });
       }
       // The inside hit is still found (through the direct path), so the filter is not "return nothing".
       assert.ok(
-        (await guarded.searchText('aws_', { limit: 500 })).some((h) => h.path === 'src/a.ts'),
+        (await guarded.searchText('aws_', { limit: 500 })).hits.some((h) => h.path === 'src/a.ts'),
         label,
       );
     }
@@ -140,7 +140,7 @@ describe('security: one path guard for seeing and changing files (real links in 
       const guarded = guardReads(inner, ws, nodeFs);
       for (const dir of ['.', 'docs', '']) {
         await attack('list through a link out', async () => {
-          const files = await guarded.listFiles(dir, { recursive: true, limit: 1000 });
+          const files = (await guarded.listFiles(dir, { recursive: true, limit: 1000 })).paths;
           assert.deepEqual(
             files.filter((f) => /assets|abs-home|creds|credentials/.test(f)),
             [],
@@ -153,7 +153,7 @@ describe('security: one path guard for seeing and changing files (real links in 
         await attack('list through a link out', () => assert.rejects(guarded.listFiles(dir, { recursive: true }), /outside the workspace/));
       }
       await attack('list through a link out', async () => {
-        const top = await guarded.listFiles('.', {});
+        const top = (await guarded.listFiles('.', {})).paths;
         assert.ok(!top.some((f) => f.startsWith('abs-home') || f.startsWith('creds')), top.join(', '));
       });
     }

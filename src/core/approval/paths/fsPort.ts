@@ -41,4 +41,6 @@ export interface WorkspaceFsPort extends FsPort {
   stat(path: string): Promise<FsStat | undefined>;
   /** Reads at most `maxBytes` from the start of the file. */
   readText(path: string, maxBytes: number): Promise<BoundedText>;
+  /** Lines `startLine`..`endLine` (1-based) of the file, streamed from its start and no further than `endLine`. Optional. */
+  readLines?(path: string, startLine: number, endLine: number): Promise<string[]>;
 }

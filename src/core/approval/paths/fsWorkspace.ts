@@ -1,29 +1,58 @@
 /**
  * The read actions' workspace on a local disk (WorkspaceFsPort): listing, search and bounded
- * reads that never follow a symbolic link to a folder. VS Code's own file search follows links
- * by default (`search.followSymlinks`), so a repository shipping `docs/assets -> ../../..` would
- * let a search walk the user's home; this walk reports links and leaves them, and guardReads
- * drops every result that resolves outside the workspace on top of that. Model-chosen patterns
- * match with RE2 (textMatch.ts), so a pattern cannot block the host.
+ * reads. Listing and search go through ripgrep where one can run (ripgrep.ts: the ignore files,
+ * no links followed, parallel), else through the same rules walked here (ignoreWalk.ts). VS Code's
+ * own file search follows links by default (`search.followSymlinks`), so a repository shipping
+ * `docs/assets -> ../../..` would let a search walk the user's home; neither walk here follows
+ * one, and guardReads drops every result that resolves outside the workspace on top of that.
+ * Model-chosen patterns are RE2 (textMatch.ts): checked with RE2 first, then handed to ripgrep,
+ * whose default engine has RE2's syntax and linear time (searchTextFs.ts says where they differ).
  */
 import * as nodePath from 'node:path';
 import { readBounded } from '../../ports';
-import type { FoundFiles, SearchHit, WorkspacePort, WorkspaceReader } from '../../ports';
+import type { FileListing, FoundFiles, SearchOptions, SearchResult, StopReason, WorkspacePort, WorkspaceReader } from '../../ports';
 import type { BoundedText, WorkspaceFsPort } from './fsPort';
-import { compileGlob, compileSearchPattern } from '../changes/textMatch';
+import { globFilter } from './globFilter';
+import { ignoreWalk, isKept } from './ignoreWalk';
+import type { IgnoreWalkOptions } from './ignoreWalk';
+import { findRipgrepOnPath, ripgrepFiles } from './ripgrep';
+import { searchWorkspace } from './searchTextFs';
 
-/** Folders neither listed recursively nor searched: generated or installed, large, rarely what a task wants. */
-export const EXCLUDED_DIRS: readonly string[] = ['node_modules', '.git', 'dist', 'out'];
-/** Most files a search looks at. */
-export const MAX_SEARCH_FILES = 5000;
-/** Larger files are skipped by search (read them with read_file and a line range). */
-/** Files one find_files walks at most (names only, so more than a text search reads). */
-export const MAX_FIND_FILES = 50_000;
-export const MAX_SEARCH_FILE_BYTES = 1_000_000;
+/**
+ * What is left out besides the ignore files when no setting says otherwise (headless): installed
+ * packages, as VS Code's default search.exclude does. Build outputs (dist, out, target) are left
+ * to the repository's .gitignore, which names them where they are generated.
+ */
+export const DEFAULT_EXCLUDES: readonly string[] = ['**/node_modules'];
+/** Most files the fallback walk (no ripgrep) looks at before it stops and says so. */
+export const MAX_WALK_FILES = 200_000;
+/** A listing or a search stops after this long and says so. */
+export const WALK_TIMEOUT_MS = 20_000;
 /** Longest file read_file / readFile loads; a larger one is read up to this bound. */
 export const MAX_READ_BYTES = 4 * 1024 * 1024;
-/** A hit's line is cut to this many characters. */
-const MAX_HIT_CHARS = 300;
+
+/** How FsWorkspace lists and reads. */
+export interface FsWorkspaceOptions {
+  caseInsensitive?: boolean;
+  /** The text of each file (unsaved editor text in VS Code); default the saved files. */
+  text?: WorkspaceReader;
+  /**
+   * The ripgrep program. Undefined: the first `rg` on the PATH, looked up once; null: none, the
+   * fallback walk (ignoreWalk.ts).
+   */
+  ripgrep?: string | null;
+  /** Globs left out besides the ignore files, read at each call (settings change). Default DEFAULT_EXCLUDES. */
+  excludes?: () => readonly string[];
+  /** Time bound of one listing or search (default WALK_TIMEOUT_MS). */
+  timeoutMs?: number;
+}
+
+/** Every file one walk saw, or as many as it saw before a bound stopped it. */
+export interface WalkedFiles {
+  paths: string[];
+  complete: boolean;
+  stoppedBy?: StopReason;
+}
 
 /** The saved files of one root on a local disk, as a WorkspaceReader (no editor: what a headless run reads). */
 export class DiskReader implements WorkspaceReader {
@@ -57,17 +86,29 @@ const MISSING = new Set(['ENOENT', 'ENOTDIR']);
  */
 export class FsWorkspace implements WorkspacePort {
   private readonly text: WorkspaceReader;
+  private ripgrep: Promise<string | undefined> | undefined;
 
   constructor(
     private readonly root: string,
     private readonly fs: WorkspaceFsPort,
-    private readonly options: { caseInsensitive?: boolean; text?: WorkspaceReader } = {},
+    private readonly options: FsWorkspaceOptions = {},
   ) {
     this.text = options.text ?? new DiskReader(root, fs);
   }
 
   private abs(relativePath: string): string {
     return nodePath.join(this.root, ...relativePath.split('/'));
+  }
+
+  /** The ripgrep program, or undefined where none can run. */
+  private program(): Promise<string | undefined> {
+    if (this.options.ripgrep !== undefined) return Promise.resolve(this.options.ripgrep ?? undefined);
+    this.ripgrep ??= findRipgrepOnPath();
+    return this.ripgrep;
+  }
+
+  private excludes(): readonly string[] {
+    return this.options.excludes?.() ?? DEFAULT_EXCLUDES;
   }
 
   async readFile(relativePath: string): Promise<string> {
@@ -82,16 +123,30 @@ export class FsWorkspace implements WorkspacePort {
     return read;
   }
 
-  async listFiles(relativeDir: string, options: { recursive?: boolean; limit?: number } = {}): Promise<string[]> {
+  async readLines(relativePath: string, startLine: number, endLine: number): Promise<string[]> {
+    // The disk is streamed only when the reader says which files differ from it (an open document
+    // with unsaved changes is read as the editor has it, already in memory) or when it is the disk.
+    const unsaved = this.text.unsavedPaths?.();
+    const disk = this.fs.readLines && (this.text instanceof DiskReader || (unsaved !== undefined && !unsaved.includes(relativePath)));
+    if (!disk || !this.fs.readLines) return (await this.readText(relativePath, MAX_READ_BYTES)).text.split('\n').slice(startLine - 1, endLine);
+    if (!(await this.fs.stat(this.abs(relativePath)))) throw new Error(`${relativePath} does not exist`);
+    return this.fs.readLines(this.abs(relativePath), startLine, endLine);
+  }
+
+  async listFiles(relativeDir: string, options: { recursive?: boolean; limit?: number } = {}): Promise<FileListing> {
     const limit = options.limit ?? 500;
     const base = clean(relativeDir);
     if (options.recursive) {
-      const out: string[] = [];
-      for await (const file of this.walk(base)) {
-        out.push(file);
-        if (out.length >= limit) break;
-      }
-      return out.sort();
+      const walked = await this.files(base);
+      const paths = walked.paths.sort();
+      if (paths.length > limit)
+        return { paths: paths.slice(0, limit), complete: false, stoppedBy: 'limit', ...(walked.complete ? { total: paths.length } : {}) };
+      return {
+        paths,
+        complete: walked.complete,
+        ...(walked.stoppedBy ? { stoppedBy: walked.stoppedBy } : {}),
+        ...(walked.complete ? { total: paths.length } : {}),
+      };
     }
     const entries = await this.fs.readdir(this.abs(base || '.'));
     const out: string[] = [];
@@ -101,84 +156,66 @@ export class FsWorkspace implements WorkspacePort {
       const kind = entry.kind === 'symlink' ? (await this.fs.stat(this.abs(path)).catch(() => undefined))?.kind : entry.kind;
       out.push(kind === 'directory' ? `${path}/` : path);
     }
-    return out.sort().slice(0, limit);
+    const sorted = out.sort();
+    return sorted.length > limit
+      ? { paths: sorted.slice(0, limit), complete: false, stoppedBy: 'limit', total: sorted.length }
+      : { paths: sorted, complete: true, total: sorted.length };
   }
 
-  async searchText(query: string, options: { isRegex?: boolean; include?: string; limit?: number } = {}): Promise<SearchHit[]> {
-    const matches = compileSearchPattern(query, options.isRegex ?? false);
-    const included = options.include ? compileGlob(options.include, this.options) : () => true;
-    const limit = options.limit ?? 100;
-    const hits: SearchHit[] = [];
-    let files = 0;
-    for await (const path of this.walk('')) {
-      if (!included(path)) continue;
-      files += 1;
-      if (files > MAX_SEARCH_FILES) break;
-      const stats = await this.fs.stat(this.abs(path)).catch(() => undefined);
-      if (!stats || stats.kind !== 'file' || stats.size > MAX_SEARCH_FILE_BYTES) continue;
-      let text: string;
-      try {
-        // The reader's text: an open document's unsaved changes are searched, not the saved file.
-        const read = await readBounded(this.text, path, MAX_SEARCH_FILE_BYTES);
-        if (!read || read.truncated) continue;
-        text = read.text;
-      } catch {
-        continue;
-      }
-      if (text.includes('\0')) continue; // binary
-      const lines = text.split('\n');
-      for (let i = 0; i < lines.length; i += 1) {
-        if (!matches(lines[i])) continue;
-        hits.push({ path, line: i + 1, text: lines[i].slice(0, MAX_HIT_CHARS) });
-        if (hits.length >= limit) return hits;
-      }
-    }
-    return hits;
+  async searchText(query: string, options: SearchOptions = {}): Promise<SearchResult> {
+    return searchWorkspace(query, options, {
+      program: await this.program(),
+      root: this.root,
+      text: this.text,
+      excludes: this.excludes(),
+      timeoutMs: this.options.timeoutMs ?? WALK_TIMEOUT_MS,
+      caseInsensitive: this.options.caseInsensitive ?? false,
+      walk: () => this.walk(''),
+      kept: (path) => isKept(path, this.walkOptions()),
+    });
   }
 
   async findFiles(glob: string, options: { limit?: number } = {}): Promise<FoundFiles> {
-    const matches = compileGlob(glob, this.options);
+    const matches = globFilter(glob, this.options);
     const limit = options.limit ?? 100;
+    const walked = await this.files('');
+    const paths = walked.paths.filter(matches).sort();
+    if (paths.length > limit) return { paths: paths.slice(0, limit), complete: false, stoppedBy: 'limit' };
+    return { paths, complete: walked.complete, ...(walked.stoppedBy ? { stoppedBy: walked.stoppedBy } : {}) };
+  }
+
+  /** Every file below `start` the ignore rules keep, through ripgrep or the fallback walk. */
+  async files(start: string): Promise<WalkedFiles> {
+    const program = await this.program();
     const paths: string[] = [];
-    let files = 0;
-    for await (const path of this.walk('')) {
-      files += 1;
-      if (files > MAX_FIND_FILES) return { paths, complete: false };
-      if (!matches(path)) continue;
+    if (program) {
+      const run = await ripgrepFiles(
+        program,
+        start,
+        { cwd: this.root, excludes: this.excludes(), timeoutMs: this.options.timeoutMs ?? WALK_TIMEOUT_MS },
+        (path) => {
+          paths.push(path);
+          return true;
+        },
+      );
+      return { paths, ...run };
+    }
+    const deadline = Date.now() + (this.options.timeoutMs ?? WALK_TIMEOUT_MS);
+    for await (const path of this.walk(start)) {
+      if (paths.length >= MAX_WALK_FILES) return { paths, complete: false, stoppedBy: 'files' };
+      if (Date.now() > deadline) return { paths, complete: false, stoppedBy: 'time' };
       paths.push(path);
-      if (paths.length >= limit) return { paths, complete: false };
     }
     return { paths, complete: true };
   }
 
-  /** Files below `start` (breadth first), never descending into a linked folder or an excluded one. */
-  private async *walk(start: string): AsyncGenerator<string> {
-    const fold = (s: string) => (this.options.caseInsensitive ? s.toLowerCase() : s);
-    const excluded = new Set(EXCLUDED_DIRS.map(fold));
-    const queue = [start];
-    while (queue.length > 0) {
-      const dir = queue.shift() as string;
-      let entries: Array<{ name: string; kind: string }>;
-      try {
-        entries = await this.fs.readdir(this.abs(dir || '.'));
-      } catch {
-        continue;
-      }
-      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const entry of entries) {
-        const path = dir ? `${dir}/${entry.name}` : entry.name;
-        if (entry.kind === 'directory') {
-          if (!excluded.has(fold(entry.name))) queue.push(path);
-        } else if (entry.kind === 'file') {
-          yield path;
-        } else if (entry.kind === 'symlink') {
-          // A linked file is yielded (guardReads checks where it lands); a linked folder is neither
-          // descended into nor listed.
-          const target = await this.fs.stat(this.abs(path)).catch(() => undefined);
-          if (target?.kind === 'file') yield path;
-        }
-      }
-    }
+  /** The fallback walk: what ripgrep would list, without ripgrep. */
+  private walk(start: string): AsyncGenerator<string> {
+    return ignoreWalk(start, this.walkOptions());
+  }
+
+  private walkOptions(): IgnoreWalkOptions {
+    return { root: this.root, fs: this.fs, excludes: this.excludes(), caseInsensitive: this.options.caseInsensitive };
   }
 }
 

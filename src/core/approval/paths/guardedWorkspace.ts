@@ -1,8 +1,20 @@
 import * as nodePath from 'node:path';
-import type { SearchHit, WorkspacePort } from '../../ports';
+import { toListing, toSearchResult } from '../../ports';
+import type { FileListing, FoundFiles, SearchOptions, SearchResult, WorkspacePort } from '../../ports';
 import type { WorkspaceFsPort } from './fsPort';
 import type { PathGuardOptions } from './pathGuard';
 import { resolveWorkspacePath } from './pathGuard';
+
+/** Paths checked at once (the checks wait on the disk, not the CPU). */
+const GUARD_BATCH = 256;
+
+/** The guarded workspace: its listings and searches always say whether they are complete. */
+export interface GuardedWorkspace extends WorkspacePort {
+  resolvePath(relativePath: string): Promise<string>;
+  listFiles(relativeDir: string, options?: { recursive?: boolean; limit?: number }): Promise<FileListing>;
+  searchText(query: string, options?: SearchOptions): Promise<SearchResult>;
+  findFiles(glob: string, options?: { limit?: number }): Promise<FoundFiles>;
+}
 
 /**
  * The read actions' workspace, behind the same path guard as edits: reads inside the workspace
@@ -15,7 +27,7 @@ import { resolveWorkspacePath } from './pathGuard';
  * the workspace, and nothing can tell which. Reading one is refused (search skips it), except
  * under node_modules, where package managers (pnpm) hard-link every file to their store.
  */
-export function guardReads(inner: WorkspacePort, root: string, fs: WorkspaceFsPort, options: PathGuardOptions = {}): WorkspacePort {
+export function guardReads(inner: WorkspacePort, root: string, fs: WorkspaceFsPort, options: PathGuardOptions = {}): GuardedWorkspace {
   const fold = (s: string) => (options.caseInsensitive ? s.toLowerCase() : s);
   /** Why `requested` may not be read, or its physical workspace-relative path. */
   const check = async (requested: string): Promise<{ ok: true; path: string } | { ok: false; reason: string }> => {
@@ -38,9 +50,66 @@ export function guardReads(inner: WorkspacePort, root: string, fs: WorkspaceFsPo
     return result.path;
   };
   const keep = async (path: string): Promise<boolean> => (await check(path.replace(/\/$/, '')).catch(() => ({ ok: false }))).ok;
+  /**
+   * `paths` that pass the guard, in their order. A listing names thousands of files in a few
+   * hundred folders, and the full check costs a file-system call per path segment, so each folder
+   * is read once instead: a folder whose every ancestor up to the root is a real folder (no link
+   * on the way, as the parent's listing says) holds its entries where their names say, and for an
+   * entry its parent lists as a regular file only the hard-link check remains. Anything else (a
+   * link, a name the listing does not have, an odd path) takes the full check.
+   */
+  const keptOnly = async (paths: readonly string[]): Promise<string[]> => {
+    const listings = new Map<string, Promise<Map<string, string> | undefined>>();
+    const kinds = (dir: string) => {
+      let known = listings.get(dir);
+      if (!known) {
+        known = fs.readdir(nodePath.join(root, ...dir.split('/').filter(Boolean))).then(
+          (entries) => new Map(entries.map((e) => [e.name, e.kind])),
+          () => undefined,
+        );
+        listings.set(dir, known);
+      }
+      return known;
+    };
+    const folders = new Map<string, Promise<boolean>>();
+    const plainFolder = (dir: string): Promise<boolean> => {
+      if (!dir) return Promise.resolve(true);
+      let known = folders.get(dir);
+      if (!known) {
+        const cut = dir.lastIndexOf('/');
+        const parent = cut < 0 ? '' : dir.slice(0, cut);
+        known = plainFolder(parent).then(async (plain) => plain && (await kinds(parent))?.get(dir.slice(cut + 1)) === 'directory');
+        folders.set(dir, known);
+      }
+      return known;
+    };
+    const entryKept = async (entry: string): Promise<boolean> => {
+      const path = entry.replace(/\/$/, '');
+      const segments = path.split('/');
+      if (!path || /[\\\0:]/.test(path) || segments.some((s) => s === '' || s === '.' || s === '..')) return keep(entry);
+      const parent = segments.slice(0, -1).join('/');
+      if (!(await plainFolder(parent))) return keep(entry);
+      const kind = (await kinds(parent))?.get(segments[segments.length - 1]);
+      if (kind === 'directory') return true;
+      if (kind !== 'file') return keep(entry);
+      if (segments.some((s) => fold(s) === 'node_modules')) return true;
+      const stats = await fs.stat(nodePath.join(root, ...segments)).catch(() => undefined);
+      return stats?.kind === 'file' && stats.links <= 1;
+    };
+    const kept: string[] = [];
+    for (let i = 0; i < paths.length; i += GUARD_BATCH) {
+      const batch = paths.slice(i, i + GUARD_BATCH);
+      const verdicts = await Promise.all(batch.map(entryKept));
+      batch.forEach((path, j) => verdicts[j] && kept.push(path));
+    }
+    return kept;
+  };
   return {
     resolvePath: inside,
     readFile: async (relativePath) => inner.readFile(await inside(relativePath)),
+    ...(inner.readLines
+      ? { readLines: async (relativePath: string, startLine: number, endLine: number) => inner.readLines!(await inside(relativePath), startLine, endLine) }
+      : {}),
     readText: async (relativePath, maxBytes) => {
       const path = await inside(relativePath);
       if (inner.readText) return inner.readText(path, maxBytes);
@@ -49,28 +118,19 @@ export function guardReads(inner: WorkspacePort, root: string, fs: WorkspaceFsPo
       return { text: size > maxBytes ? Buffer.from(text).subarray(0, maxBytes).toString('utf8') : text, truncated: size > maxBytes, size };
     },
     listFiles: async (relativeDir, listOptions) => {
-      const entries = await inner.listFiles(await inside(relativeDir || '.'), listOptions);
-      const kept: string[] = [];
-      for (const entry of entries) if (await keep(entry)) kept.push(entry);
-      return kept;
+      const listing = toListing(await inner.listFiles(await inside(relativeDir || '.'), listOptions), listOptions?.limit ?? 500);
+      return { ...listing, paths: await keptOnly(listing.paths) };
     },
     searchText: async (query, searchOptions) => {
       if (searchOptions?.include) refuseOutsideGlob(searchOptions.include, 'include glob');
-      const hits = await inner.searchText(query, searchOptions);
-      const verdicts = new Map<string, boolean>();
-      const kept: SearchHit[] = [];
-      for (const hit of hits) {
-        if (!verdicts.has(hit.path)) verdicts.set(hit.path, await keep(hit.path));
-        if (verdicts.get(hit.path)) kept.push(hit);
-      }
-      return kept;
+      const found = toSearchResult(await inner.searchText(query, searchOptions), searchOptions?.limit ?? 100);
+      const files = new Set(await keptOnly([...new Set(found.hits.map((h) => h.path))]));
+      return { ...found, hits: found.hits.filter((h) => files.has(h.path)) };
     },
     findFiles: async (glob, findOptions) => {
       refuseOutsideGlob(glob, 'glob');
       const found = await inner.findFiles(glob, findOptions);
-      const kept: string[] = [];
-      for (const path of found.paths) if (await keep(path)) kept.push(path);
-      return { paths: kept, complete: found.complete };
+      return { ...found, paths: await keptOnly(found.paths) };
     },
   };
 }
