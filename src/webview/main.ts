@@ -340,3 +340,4 @@ function onMessage(message: HostMessage): void {
 composer.listen();
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => onMessage(event.data));
 post({ type: 'ready' });
+composer.resume();
