@@ -54,10 +54,10 @@ export function ensureUserLine(env: EngineEnv, sessionId: string, text: string, 
 }
 
 /** The trigger an earlier send of `requestId` wrote (any state, done ones within the store's retention). */
-function earlierSend(env: EngineEnv, dedupKey: string): { sessionId: string } | undefined {
+function earlierSend(env: EngineEnv, dedupKey: string): { id: string; sessionId: string; status: string } | undefined {
   // Read-only look-up of the trigger store's own table: its dedup key is the send's identity.
-  const row = env.state.db.query('SELECT session_id FROM triggers WHERE dedup_key = ?', [dedupKey])[0];
-  return row && typeof row.session_id === 'string' ? { sessionId: row.session_id } : undefined;
+  const row = env.state.db.query('SELECT id, session_id, status FROM triggers WHERE dedup_key = ?', [dedupKey])[0];
+  return row ? { id: String(row.id), sessionId: String(row.session_id), status: String(row.status) } : undefined;
 }
 
 export async function sendMessage(env: EngineEnv, text: string, options: MessageOptions = {}): Promise<SendResult> {
@@ -83,6 +83,8 @@ export async function sendMessage(env: EngineEnv, text: string, options: Message
     // Sent before (its first try failed after its write was queued): make sure its line is there.
     if (env.state.sessions.has(earlier.sessionId)) await ensureUserLine(env, earlier.sessionId, text, requestId);
     await env.state.commit();
+    // A first try whose emit failed never woke the loop: re-arming it now (it is due) does.
+    if (earlier.status === 'pending') await env.triggers.rearm(earlier.id, env.clock.now());
     return { sessionId: earlier.sessionId };
   }
   let session = route.rung === 'session' ? env.state.sessions.get(route.sessionId) : undefined;
