@@ -1,0 +1,93 @@
+import * as assert from 'node:assert/strict';
+import type { ApprovalView } from '../../../src/shared/approvalProtocol';
+import type { TaskView, WebviewMessage } from '../../../src/shared/protocol';
+import { Thread } from '../../../src/webview/thread';
+import { useDom } from './support/dom';
+
+/** A task waiting for its one approval, as the host shows it until the task's next turn runs. */
+const waitingTask: TaskView = {
+  id: 't-1',
+  sessionId: 't-1',
+  name: 'Add greetAll',
+  mode: 'simple',
+  status: 'running',
+  todos: [],
+  counters: { actions: 2, tokens: 5600, cost: 0 },
+  budget: { actions: 50, tokens: 500_000 },
+  waitingForUser: false,
+  waitingForApproval: true,
+  paused: false,
+};
+const pendingChange: ApprovalView = {
+  id: 'cs-1',
+  taskId: 't-1',
+  sessionId: 't-1',
+  kind: 'edits',
+  title: 'Edit 1 file',
+  status: 'pending',
+  files: [{ path: 'src/greet.js', kind: 'modify', added: 6, removed: 1 }],
+  createdAt: 1,
+};
+
+/**
+ * The review's moment 1: after Approve the block said "waiting for you" for 4–5 s with nothing to
+ * act on. A decision now shows in the frame of the click, is confirmed by the host's patch, and is
+ * taken back with the reason when the host refuses it.
+ */
+describe('webview: a decision shows at once and truthfully', function () {
+  useDom();
+  let posted: WebviewMessage[];
+  let block: HTMLElement;
+  let thread: Thread;
+  const state = () => block.getAttribute('data-state');
+  const approvals = () => block.querySelectorAll('.block-approval').length;
+  const notice = () => block.querySelector<HTMLElement>('.block-notice')!;
+
+  beforeEach(() => {
+    posted = [];
+    thread = new Thread({ post: (m) => posted.push(m as WebviewMessage), task: () => waitingTask, openDetails: () => undefined, follow: (c) => c() });
+    block = thread.block('t-1') as HTMLElement;
+    thread.onMessage({ type: 'approvalPatch', approval: pendingChange });
+    assert.equal(state(), 'waiting for you');
+  });
+
+  it('Approve: in the same frame the approval leaves, the task is at work, and the host is asked', function () {
+    block.querySelector<HTMLElement>('.block-approval .approve')!.click();
+    // No await, no frame: what the click changed is on screen now.
+    assert.equal(approvals(), 0);
+    assert.equal(state(), 'working');
+    assert.match(notice().textContent!, /Approved: applying the change/);
+    assert.deepEqual(
+      posted.filter((m) => m.type.startsWith('approval.')),
+      [{ type: 'approval.approve', id: 'cs-1' }],
+    );
+    // The task patch that still carries waitingForApproval (its turn has not run) does not bring "waiting" back.
+    thread.taskChanged(waitingTask);
+    assert.equal(state(), 'working');
+    thread.onMessage({ type: 'approvalPatch', approval: { ...pendingChange, status: 'applied' } });
+    assert.equal(approvals(), 0);
+    assert.equal(notice().hidden, true, 'confirmed: the decision is the task’s row now');
+  });
+
+  it('a refused decision rolls back and says why', function () {
+    block.querySelector<HTMLElement>('.block-approval .reject')!.click();
+    assert.equal(approvals(), 0);
+    assert.deepEqual(
+      posted.filter((m) => m.type.startsWith('approval.')),
+      [{ type: 'approval.reject', id: 'cs-1' }],
+    );
+    const reason = 'Change set cs-1 was decided elsewhere in the meantime (another window or the palette); nothing more was done.';
+    assert.equal(thread.onMessage({ type: 'approvalRefused', id: 'cs-1', reason }), true);
+    assert.equal(approvals(), 1, 'the approval is back to act on');
+    assert.equal(state(), 'waiting for you');
+    assert.equal(notice().textContent, `Not done: ${reason}`);
+  });
+
+  it('a refusal after the host already confirmed changes nothing', function () {
+    block.querySelector<HTMLElement>('.block-approval .approve')!.click();
+    thread.onMessage({ type: 'approvalPatch', approval: { ...pendingChange, status: 'applied' } });
+    thread.onMessage({ type: 'approvalRefused', id: 'cs-1', reason: 'late' });
+    assert.equal(approvals(), 0);
+    assert.equal(state(), 'working');
+  });
+});
