@@ -1,33 +1,12 @@
 import * as assert from 'node:assert/strict';
-import type { ApprovalView } from '../../../src/shared/approvalProtocol';
-import type { TaskView, WebviewMessage } from '../../../src/shared/protocol';
+import type { WebviewMessage } from '../../../src/shared/protocol';
 import { Thread } from '../../../src/webview/thread';
 import { useDom } from './support/dom';
+import { approvalView, taskView } from './support/views';
 
 /** A task waiting for its one approval, as the host shows it until the task's next turn runs. */
-const waitingTask: TaskView = {
-  id: 't-1',
-  sessionId: 't-1',
-  name: 'Add greetAll',
-  mode: 'simple',
-  status: 'running',
-  todos: [],
-  counters: { actions: 2, tokens: 5600, cost: 0 },
-  budget: { actions: 50, tokens: 500_000 },
-  waitingForUser: false,
-  waitingForApproval: true,
-  paused: false,
-};
-const pendingChange: ApprovalView = {
-  id: 'cs-1',
-  taskId: 't-1',
-  sessionId: 't-1',
-  kind: 'edits',
-  title: 'Edit 1 file',
-  status: 'pending',
-  files: [{ path: 'src/greet.js', kind: 'modify', added: 6, removed: 1 }],
-  createdAt: 1,
-};
+const waitingTask = taskView({ waitingForApproval: true });
+const pendingChange = approvalView();
 
 /**
  * The review's moment 1: after Approve the block said "waiting for you" for 4–5 s with nothing to
