@@ -113,9 +113,12 @@ export class Composer {
     sendButton.removeAttribute('disabled');
     banner.querySelectorAll('.send-error').forEach((e) => e.remove());
     if (message.ok) {
-      // Only now is the text durable in a trigger: clear the box.
-      input.value = '';
-      state.draft = '';
+      // Only now is the text durable in a trigger: clear the box, unless the person typed on
+      // while it was sent (that is a new draft, and clearing it would lose it).
+      if (input.value.trim() === sent.text) {
+        input.value = '';
+        state.draft = '';
+      }
       chips.clear();
       state.replyToTaskId = undefined;
       this.renderReplyTarget();
