@@ -147,7 +147,8 @@ export class Thread {
       }
       case 'approvalRefused': {
         const approval = this.deciding.get(message.id);
-        if (!approval) return true;
+        // Decided from the Review section: its card says why.
+        if (!approval) return false;
         this.deciding.delete(message.id);
         this.pending.set(approval.id, approval);
         this.approvalsChanged(approval.taskId);

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { WebviewMessage } from '../../../src/shared/protocol';
+import { ApprovalPanel } from '../../../src/webview/approvalPanel';
 import { Thread } from '../../../src/webview/thread';
 import { useDom } from './support/dom';
 import { approvalView, taskView } from './support/views';
@@ -68,5 +69,16 @@ describe('webview: a decision shows at once and truthfully', function () {
     thread.onMessage({ type: 'approvalRefused', id: 'cs-1', reason: 'late' });
     assert.equal(approvals(), 0);
     assert.equal(state(), 'working');
+  });
+
+  it('a refusal of a decision made in the Review section is said on its card', function () {
+    const root = document.createElement('div');
+    const panel = new ApprovalPanel(root, () => undefined);
+    panel.init([pendingChange]);
+    const refused = { type: 'approvalRefused', id: 'cs-1', reason: 'There is no proposed change cs-1 any more.' } as const;
+    assert.equal(thread.onMessage(refused), false, 'not the thread’s: nothing was decided on its block');
+    assert.equal(panel.onMessage(refused), true);
+    assert.equal(root.querySelector('.approval-refused')?.textContent, 'Not done: There is no proposed change cs-1 any more.');
+    assert.equal(approvals(), 1, 'the block still offers the decision');
   });
 });
