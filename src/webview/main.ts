@@ -119,6 +119,7 @@ const thread = new Thread({
   taskActions,
   follow: (change) => stream.follow(change),
   nearView: nearView(transcript),
+  focusAfterDecision: () => composer.focus(),
 });
 
 /** A task whose block to bring into view once its conversation's thread is drawn. */

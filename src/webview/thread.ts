@@ -25,6 +25,8 @@ export interface ThreadDeps {
    * the transcript (a long thread opens at the cost of what is in view); without, at once.
    */
   nearView?: NearView;
+  /** Where focus goes when a decision took the focused button away and nothing else waits in the thread (the composer). */
+  focusAfterDecision?(): void;
 }
 
 /**
@@ -171,6 +173,10 @@ export class Thread {
     this.approvalsChanged(approval.taskId);
     this.blocks.get(approval.taskId)?.say(decision === 'approve' ? `Approved: ${approvalWhat(approval)}…` : 'Rejected; the task is told.');
     this.deps.post(decision === 'approve' ? { type: 'approval.approve', id: approval.id } : { type: 'approval.reject', id: approval.id });
+    // The button pressed is gone: focus moves to the next thing that waits, else to the composer.
+    const next = [...this.blocks.values()].map((b) => b.element.querySelector<HTMLElement>('.block-approval .approve')).find((b) => b?.isConnected);
+    if (next) next.focus();
+    else this.deps.focusAfterDecision?.();
   }
 
   private approvalsChanged(taskId: string): void {

@@ -81,4 +81,28 @@ describe('webview: a decision shows at once and truthfully', function () {
     assert.equal(root.querySelector('.approval-refused')?.textContent, 'Not done: There is no proposed change cs-1 any more.');
     assert.equal(approvals(), 1, 'the block still offers the decision');
   });
+
+  it('after a decision focus moves to the next approval that waits, else to the composer', function () {
+    const composer = document.createElement('textarea');
+    const tasks = new Map([
+      ['t-1', waitingTask],
+      ['t-2', taskView({ id: 't-2', sessionId: 't-2', name: 'Fix tests', waitingForApproval: true })],
+    ]);
+    const two = new Thread({
+      post: () => undefined,
+      task: (id) => tasks.get(id),
+      openDetails: () => undefined,
+      follow: (c) => c(),
+      focusAfterDecision: () => composer.focus(),
+    });
+    document.body.append(two.block('t-1')!, two.block('t-2')!, composer);
+    two.onMessage({ type: 'approvalPatch', approval: pendingChange });
+    two.onMessage({ type: 'approvalPatch', approval: approvalView({ id: 'cs-2', taskId: 't-2', sessionId: 't-2', createdAt: 2 }) });
+    const first = document.querySelector<HTMLElement>('[data-approval-id="cs-1"] .approve')!;
+    first.focus();
+    first.click();
+    assert.equal(document.activeElement, document.querySelector('[data-approval-id="cs-2"] .approve'), 'the next Approve has the focus');
+    (document.activeElement as HTMLElement).click();
+    assert.equal(document.activeElement, composer, 'nothing else waits: the composer has the focus');
+  });
 });
