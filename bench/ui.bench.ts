@@ -1,7 +1,8 @@
 /**
  * UI benchmark (docs/DESIGN.md §10), measured in the real workbench in Chromium. First ui.thread_open
  * and ui.thread_append (bench/uiThreadOpen.ts: a thread of 50 task blocks and 2,000 step rows shown
- * and painted; a live step appended), then ui.first_token (bench/uiFirstToken.ts: first streamed
+ * and painted; a live step appended), ui.decision_visible (bench/uiDecision.ts: Approve on a block
+ * to the decided state painted), then ui.first_token (bench/uiFirstToken.ts: first streamed
  * byte → shown in the sidebar). Then one task with 10,000
  * events: ui.markdown_render (a 2,000-line reply with 20 code blocks appended), ui.trace_open
  * (click Trace → first rows drawn, host round trip included), ui.trace_append (one appended event
@@ -31,6 +32,7 @@ import { emitLine, median, p95, round } from './support';
 import { measureFirstToken } from './uiFirstToken';
 import { measureThreadInHappyDom } from './uiThreadDom';
 import { measureThreadOpen } from './uiThreadOpen';
+import { measureDecision } from './uiDecision';
 
 const EVENTS = 10_000;
 const RUNS = 7;
@@ -108,6 +110,8 @@ async function main(): Promise<void> {
 
     // The thread with 50 task blocks and 2,000 step rows, in this browser (bench/uiThreadOpen.ts).
     await measureThreadOpen(frame);
+    // Approve on a task's block, click to the decided state on screen (bench/uiDecision.ts).
+    await measureDecision(frame);
 
     // First token, on a fresh window (before the 10,000-event task exists).
     const ft = await measureFirstToken(ui, frame, RUNS);

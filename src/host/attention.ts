@@ -37,7 +37,6 @@ export class Attention implements vscode.Disposable {
     private readonly logger: Logger,
   ) {
     this.item.name = 'Tasklane';
-    this.item.command = { command: 'tasklane.sidebar.focus', title: 'Open Tasklane' };
     this.render(this.state.summary());
     this.item.show();
     this.disposables.push(
@@ -115,7 +114,13 @@ export class Attention implements vscode.Disposable {
       this.item.text = `${stateIconText('waiting for you')} Tasklane: waiting for you: ${waiting}`;
       this.item.tooltip = new vscode.MarkdownString(summary.waiting.map((w) => `- ${w.text.replace(/[\\`*_[\]<>]/g, '\\$&')}`).join('\n'));
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+      // A click opens what waits (its task's block in the conversation), not just the last chat.
+      const first = summary.waiting.find((w) => w.taskId);
+      this.item.command = first?.taskId
+        ? { command: 'tasklane.showTask', title: 'Open what waits for you', arguments: [first.taskId] }
+        : { command: 'tasklane.sidebar.focus', title: 'Open Tasklane' };
     } else {
+      this.item.command = { command: 'tasklane.sidebar.focus', title: 'Open Tasklane' };
       this.item.text = summary.running > 0 ? `${stateIconText('working')} Tasklane: ${summary.running} working` : '$(comment-discussion) Tasklane';
       this.item.tooltip =
         summary.running > 0

@@ -7,6 +7,8 @@ export interface AttentionItem {
   /** Stable per wait: the same question or card is one item however often it is re-published. */
   key: string;
   sessionId?: string;
+  /** The task that waits (the status bar opens its block with `tasklane.showTask`). */
+  taskId?: string;
   /** What the notification says. */
   text: string;
 }
@@ -65,6 +67,7 @@ export class AttentionState {
       waiting.push({
         key: `approval:${approval.id}`,
         sessionId: approval.sessionId,
+        taskId: approval.taskId,
         text: `${approval.choreId ? `Chore ${approval.choreId}` : 'A task'} ${what}`,
       });
     }
@@ -75,10 +78,16 @@ export class AttentionState {
         waiting.push({
           key: `pause:${task.id}:${task.pauseReason ?? ''}:${task.counters.actions.used}`,
           sessionId: task.sessionId,
+          taskId: task.id,
           text: `“${task.name}” is paused (${task.pauseReason === 'budget' ? 'budget reached' : 'model error'}): Continue or Cancel`,
         });
       } else if (task.waitingForUser && !task.waitingForApproval) {
-        waiting.push({ key: `question:${task.id}:${task.counters.actions.used}`, sessionId: task.sessionId, text: `“${task.name}” asks you something` });
+        waiting.push({
+          key: `question:${task.id}:${task.counters.actions.used}`,
+          sessionId: task.sessionId,
+          taskId: task.id,
+          text: `“${task.name}” asks you something`,
+        });
       } else if (!task.waitingForApproval) {
         running++;
       }

@@ -119,6 +119,8 @@ export class AgentSidebarBackend implements SidebarBackend {
         const { sessionId } = await agent.sendMessage(withAttachments(message.text, message.attachments ?? []), {
           sessionId: message.sessionId,
           replyToTaskId: message.replyToTaskId,
+          // The draft's id, kept by the composer across re-sends: a re-send is answered once.
+          requestId: message.requestId,
         });
         return { type: 'sendResult', requestId: message.requestId, ok: true, sessionId };
       }

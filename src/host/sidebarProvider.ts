@@ -4,6 +4,7 @@ import type { AttachmentView } from '../shared/contextProtocol';
 import type { HostMessage, ViewState, WebviewMessage } from '../shared/protocol';
 import { webviewMessageSchema } from '../shared/protocol';
 import type { Logger } from '../core/ports';
+import { sendFailure } from './sendFailure';
 
 /** What the sidebar needs from the rest of the extension. */
 export interface SidebarBackend {
@@ -176,7 +177,7 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
           type: 'sendResult',
           requestId: message.requestId,
           ok: false,
-          error: `Not sent: ${error instanceof Error ? error.message : String(error)}. Your text is still in the box.`,
+          error: sendFailure(error),
         });
       } else {
         // Every other gesture fails in view of the person too, not only in the log.

@@ -34,7 +34,14 @@ export interface ApprovalView {
   createdAt: number;
 }
 
-export type ApprovalHostMessage = { type: 'approvalPatch'; approval: ApprovalView } | { type: 'approvalRemoved'; id: string };
+export type ApprovalHostMessage =
+  | { type: 'approvalPatch'; approval: ApprovalView }
+  | { type: 'approvalRemoved'; id: string }
+  /**
+   * An Approve or Reject from the sidebar that did not happen (decided elsewhere, gone, refused by
+   * a check): the thread, which showed the decision at once, takes it back and says why.
+   */
+  | { type: 'approvalRefused'; id: string; reason: string };
 
 const id = z.string().min(1).max(200);
 const filePath = z.string().min(1).max(4096);

@@ -75,6 +75,15 @@ export class ApprovalPanel {
       this.remove(m.id);
       return true;
     }
+    if (m.type === 'approvalRefused') {
+      // The decision pressed on this card did not happen: the card stays, saying why.
+      const card = this.find(m.id);
+      if (card) {
+        card.querySelector('.approval-refused')?.remove();
+        card.appendChild(h('div', { class: 'approval-refused', role: 'status' }, `Not done: ${m.reason}`));
+      }
+      return true;
+    }
     return false;
   }
 

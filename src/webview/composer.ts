@@ -11,6 +11,17 @@ export interface ComposerState {
   selectedSessionId?: string;
   draft?: string;
   replyToTaskId?: string;
+  /**
+   * The send in flight, as posted. Persisted because the view can be destroyed before the host's
+   * answer arrives (hide/show, reload): the new view posts it again with the same request id, and
+   * the host recognises it (answered once) and answers with where it went, which clears the box.
+   */
+  sending?: Extract<WebviewMessage, { type: 'send' }>;
+  /**
+   * A send the host could not confirm (it may still be written later, e.g. once a full disk has
+   * room): sending the same text again reuses its request id, so it is answered once.
+   */
+  unconfirmed?: { requestId: string; text: string };
 }
 
 export interface ComposerParts {
@@ -29,9 +40,18 @@ export interface ComposerParts {
 }
 
 export class Composer {
-  private pendingSend: { requestId: string; text: string } | undefined;
-
   constructor(private readonly parts: ComposerParts) {}
+
+  /**
+   * After the view was re-created: a send whose answer the old view never got is posted again
+   * (same request id, so the host does not answer it twice); the box stays disabled until then.
+   */
+  resume(): void {
+    const { sending } = this.parts.state;
+    if (!sending) return;
+    this.parts.sendButton.setAttribute('disabled', '');
+    this.parts.post(sending);
+  }
 
   /** Restores the draft and starts listening to the box and the send button. */
   listen(): void {
@@ -86,39 +106,47 @@ export class Composer {
 
   onSendResult(message: Extract<HostMessage, { type: 'sendResult' }>): void {
     const { input, sendButton, banner, chips, state, save } = this.parts;
-    if (message.requestId !== this.pendingSend?.requestId) return;
-    this.pendingSend = undefined;
+    if (message.requestId !== state.sending?.requestId) return;
+    const sent = state.sending;
+    delete state.sending;
+    delete state.unconfirmed;
     sendButton.removeAttribute('disabled');
     banner.querySelectorAll('.send-error').forEach((e) => e.remove());
     if (message.ok) {
-      // Only now is the text durable in a trigger: clear the box.
-      input.value = '';
-      state.draft = '';
+      // Only now is the text durable in a trigger: clear the box, unless the person typed on
+      // while it was sent (that is a new draft, and clearing it would lose it).
+      if (input.value.trim() === sent.text) {
+        input.value = '';
+        state.draft = '';
+      }
       chips.clear();
       state.replyToTaskId = undefined;
       this.renderReplyTarget();
       if (message.sessionId) this.parts.selectSession(message.sessionId);
     } else {
+      state.unconfirmed = { requestId: sent.requestId, text: sent.text };
       banner.appendChild(h('div', { class: 'notice error send-error' }, message.error ?? 'The message could not be sent; it is still in the box.'));
     }
     save();
   }
 
   private send(): void {
-    const { input, sendButton, chips, state, post } = this.parts;
+    const { input, sendButton, chips, state, post, save } = this.parts;
     const text = input.value.trim();
-    if (!text || this.pendingSend) return;
-    const requestId = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    this.pendingSend = { requestId, text };
+    if (!text || state.sending) return;
+    const requestId = state.unconfirmed?.text === text ? state.unconfirmed.requestId : `${Date.now()}-${Math.random().toString(36).slice(2)}`;
     sendButton.setAttribute('disabled', '');
     const attachments = chips.list;
-    post({
+    state.sending = {
       type: 'send',
       requestId,
       text,
-      sessionId: state.selectedSessionId,
-      replyToTaskId: state.replyToTaskId,
+      ...(state.selectedSessionId ? { sessionId: state.selectedSessionId } : {}),
+      ...(state.replyToTaskId ? { replyToTaskId: state.replyToTaskId } : {}),
       ...(attachments.length ? { attachments } : {}),
-    });
+    };
+    // Saved before it is posted: a view destroyed in between still knows it was sent.
+    save();
+    post(state.sending);
   }
 }

@@ -119,6 +119,7 @@ const thread = new Thread({
   taskActions,
   follow: (change) => stream.follow(change),
   nearView: nearView(transcript),
+  focusAfterDecision: () => composer.focus(),
 });
 
 /** A task whose block to bring into view once its conversation's thread is drawn. */
@@ -340,3 +341,4 @@ function onMessage(message: HostMessage): void {
 composer.listen();
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => onMessage(event.data));
 post({ type: 'ready' });
+composer.resume();

@@ -22,6 +22,8 @@ export interface TaskBlockActions {
   nested?: NestedBlock;
   /** Keep the step rows undrawn until `steps.draw()` (the Thread draws them when the block nears the view). */
   held?: boolean;
+  /** Approve or Reject pressed on the block: the Thread shows it at once (without: only posted). */
+  decide?(approval: ApprovalView, decision: 'approve' | 'reject'): void;
 }
 
 /** A task that has ended: its block is drawn folded (header, counters, summary) until opened. */
@@ -41,6 +43,7 @@ export class TaskBlock {
   private readonly progress: HTMLElement;
   private readonly waiting: HTMLElement;
   private readonly summary: HTMLElement;
+  private readonly notice: HTMLElement;
   private readonly buttons: HTMLElement;
   private readonly details: HTMLElement;
   /** What the waiting part shows (`[]`: nothing, as it is made). */
@@ -59,6 +62,7 @@ export class TaskBlock {
     this.progress = h('div', { class: 'block-progress' });
     this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you', hidden: true });
     this.summary = h('div', { class: 'block-summary' });
+    this.notice = h('div', { class: 'block-notice', role: 'status', hidden: true });
     this.details = h('vscode-button', { class: 'open-details', secondary: true, 'aria-label': `Details of task ${task.name}` }, 'Details');
     this.details.addEventListener('click', () => this.actions.openDetails(this.task.id));
     this.buttons = h('div', { class: 'block-buttons task-buttons' }, this.details);
@@ -71,6 +75,7 @@ export class TaskBlock {
       this.steps.earlier,
       this.steps.element,
       this.waiting,
+      this.notice,
       this.summary,
       this.buttons,
     );
@@ -84,7 +89,10 @@ export class TaskBlock {
   /** Redraws what `task` and its pending approvals say; the step rows are left alone. */
   update(task: TaskView, pending: readonly ApprovalView[]): void {
     this.task = task;
-    const state = taskState(task);
+    // A task waits for an approval only while one is pending here: once the person decided, the
+    // task is at work on it (applying, or told) until its turn clears the flag, and saying
+    // "waiting for you" with nothing to act on would be false (the status bar already agrees).
+    const state = taskState(pending.length ? task : { ...task, waitingForApproval: undefined });
     this.element.setAttribute('data-state', state);
     this.element.setAttribute('aria-label', `Task ${task.name}: ${state}`);
     clear(this.head);
@@ -125,6 +133,12 @@ export class TaskBlock {
       return b;
     });
     keepingFocus(this.buttons, 'class', () => this.buttons.replaceChildren(...elements, this.details));
+  }
+
+  /** A line under what waits: what the person's decision is doing, or why it did not happen (undefined: none). */
+  say(text: string | undefined): void {
+    this.notice.textContent = text ?? '';
+    this.notice.hidden = text === undefined;
   }
 
   /** Adds or patches a step row; true when the block changed. */
@@ -168,9 +182,14 @@ export class TaskBlock {
       );
     });
     const approve = h('vscode-button', { class: 'approve', 'aria-label': `Approve ${subject}` }, 'Approve');
-    approve.addEventListener('click', () => this.actions.post({ type: 'approval.approve', id: approval.id }));
+    const decide = (decision: 'approve' | 'reject') => {
+      this.say(undefined);
+      if (this.actions.decide) this.actions.decide(approval, decision);
+      else this.actions.post({ type: decision === 'approve' ? 'approval.approve' : 'approval.reject', id: approval.id });
+    };
+    approve.addEventListener('click', () => decide('approve'));
     const reject = h('vscode-button', { class: 'reject', secondary: true, 'aria-label': `Reject ${subject}` }, 'Reject');
-    reject.addEventListener('click', () => this.actions.post({ type: 'approval.reject', id: approval.id }));
+    reject.addEventListener('click', () => decide('reject'));
     return h(
       'div',
       { class: 'block-approval', 'data-approval-id': approval.id },

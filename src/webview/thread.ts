@@ -3,6 +3,11 @@ import type { HostMessage, TaskView } from '../shared/protocol';
 import type { ThreadWebviewMessage } from '../shared/threadProtocol';
 import type { NearView } from './nearView';
 import { TaskBlock } from './taskBlock';
+
+/** What an approved request does next, in the person's words. */
+function approvalWhat(approval: ApprovalView): string {
+  return approval.command ? 'running it' : 'applying the change';
+}
 import type { TaskBlockActions } from './taskBlock';
 
 /** What the thread needs from the page around it. */
@@ -20,6 +25,8 @@ export interface ThreadDeps {
    * the transcript (a long thread opens at the cost of what is in view); without, at once.
    */
   nearView?: NearView;
+  /** Where focus goes when a decision took the focused button away and nothing else waits in the thread (the composer). */
+  focusAfterDecision?(): void;
 }
 
 /**
@@ -36,6 +43,11 @@ export class Thread {
   private readonly awaiting = new Map<string, TaskBlock>();
   /** Pending approvals by id (the Review section gets the same messages). */
   private readonly pending = new Map<string, ApprovalView>();
+  /**
+   * Approvals the person decided here whose outcome the host has not told yet: shown decided at
+   * once (within the frame of the click), put back with the reason if the host refuses.
+   */
+  private readonly deciding = new Map<string, ApprovalView>();
 
   constructor(private readonly deps: ThreadDeps) {}
 
@@ -50,6 +62,7 @@ export class Thread {
       openDetails: (id) => this.deps.openDetails(id),
       ...(this.deps.taskActions ? { task: this.deps.taskActions } : {}),
       held: this.deps.nearView !== undefined,
+      decide: (approval, decision) => this.decide(approval, decision),
       nested: (childId) => {
         const child = this.block(childId);
         if (!child) this.awaiting.set(childId, block);
@@ -116,19 +129,54 @@ export class Thread {
         return true;
       }
       case 'approvalPatch':
-        if (message.approval.status === 'pending') this.pending.set(message.approval.id, message.approval);
-        else this.pending.delete(message.approval.id);
+        if (message.approval.status === 'pending') {
+          // A patch of an approval being decided (a file decision, its problems) does not undo the click.
+          if (this.deciding.has(message.approval.id)) this.deciding.set(message.approval.id, message.approval);
+          else this.pending.set(message.approval.id, message.approval);
+        } else {
+          this.pending.delete(message.approval.id);
+          // Confirmed: the decision is now a row of the task's; the line that stood for it goes.
+          if (this.deciding.delete(message.approval.id)) this.blocks.get(message.approval.taskId)?.say(undefined);
+        }
         this.approvalsChanged(message.approval.taskId);
         return false;
       case 'approvalRemoved': {
-        const taskId = this.pending.get(message.id)?.taskId;
+        const taskId = (this.pending.get(message.id) ?? this.deciding.get(message.id))?.taskId;
         this.pending.delete(message.id);
+        this.deciding.delete(message.id);
         if (taskId) this.approvalsChanged(taskId);
         return false;
+      }
+      case 'approvalRefused': {
+        const approval = this.deciding.get(message.id);
+        // Decided from the Review section: its card says why.
+        if (!approval) return false;
+        this.deciding.delete(message.id);
+        this.pending.set(approval.id, approval);
+        this.approvalsChanged(approval.taskId);
+        this.blocks.get(approval.taskId)?.say(`Not done: ${message.reason}`);
+        return true;
       }
       default:
         return false;
     }
+  }
+
+  /**
+   * Approve or Reject pressed on a block: the block shows the decision in the same frame (the
+   * approval leaves it, the task is at work) and the host is asked; its patch confirms it, its
+   * refusal (`approvalRefused`) puts the approval back with the reason.
+   */
+  decide(approval: ApprovalView, decision: 'approve' | 'reject'): void {
+    this.pending.delete(approval.id);
+    this.deciding.set(approval.id, approval);
+    this.approvalsChanged(approval.taskId);
+    this.blocks.get(approval.taskId)?.say(decision === 'approve' ? `Approved: ${approvalWhat(approval)}…` : 'Rejected; the task is told.');
+    this.deps.post(decision === 'approve' ? { type: 'approval.approve', id: approval.id } : { type: 'approval.reject', id: approval.id });
+    // The button pressed is gone: focus moves to the next thing that waits, else to the composer.
+    const next = [...this.blocks.values()].map((b) => b.element.querySelector<HTMLElement>('.block-approval .approve')).find((b) => b?.isConnected);
+    if (next) next.focus();
+    else this.deps.focusAfterDecision?.();
   }
 
   private approvalsChanged(taskId: string): void {

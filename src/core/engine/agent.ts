@@ -10,11 +10,12 @@ import { buildAgentParts, type AgentDeps, type AgentParts } from './agentParts';
 import { AgentViews } from './agentViews';
 import { raiseLimits } from './budgets';
 import { USER_PRIORITY, type TurnClaim } from './engineEnv';
-import { routeCheap, type MessageOptions } from './messageRouter';
+import type { MessageOptions } from './messageRouter';
 import { react, type Rung } from './react';
 import type { TaskRecord } from './records';
 import { restoreAtStart } from './restore';
-import { continueLater, endTask, injectReply, noteInput } from './taskLifecycle';
+import { sendMessage, type SendResult } from './sendPath';
+import { continueLater, endTask } from './taskLifecycle';
 import { InvalidTriggerPayload } from './triggerPayloads';
 
 export type { AgentDeps } from './agentParts';
@@ -160,34 +161,10 @@ export class Agent {
     return this.holding;
   }
 
-  async sendMessage(text: string, options: MessageOptions = {}): Promise<{ sessionId: string }> {
+  /** Sends the person's message: one durable commit, answered exactly once (sendPath.ts says how). */
+  async sendMessage(text: string, options: MessageOptions = {}): Promise<SendResult> {
     await this.ready;
-    const route = routeCheap(this.state, options);
-    this.deps.logger.info('CHAT', `message → ${route.rung}`);
-    if (route.rung === 'notification') {
-      await this.state.mirror('-', 'notification', text);
-      return { sessionId: '' };
-    }
-    const taskId = route.rung === 'reply' ? route.taskId : route.rung === 'session' ? route.taskId : undefined;
-    const task = taskId ? this.state.tasks.get(taskId) : undefined;
-    if (task) {
-      await injectReply(this.env, task, text);
-      return { sessionId: task.sessionId };
-    }
-    let session = route.rung === 'session' ? this.state.sessions.get(route.sessionId) : undefined;
-    if (!session) session = this.state.createSession({ name: text.replace(/\s+/g, ' ').slice(0, 48) });
-    noteInput(this.env, session.id);
-    await this.state.appendMessage(session.id, 'user', text);
-    session.status = 'working';
-    this.state.saveSession(session);
-    await this.state.commit();
-    await this.deps.triggers.emit({
-      source: 'user_message',
-      sessionId: session.id,
-      priority: USER_PRIORITY,
-      payload: { text, route: route.rung === 'router' },
-    });
-    return { sessionId: session.id };
+    return sendMessage(this.env, text, options);
   }
 
   /** Re-queues the last failed conversation turn of a session (after an `error` line marked retryable). */

@@ -9,7 +9,7 @@ import type { EngineEnv } from './engineEnv';
 import type { LiveTurn } from './liveTurn';
 import { decideRoute, ROUTER_RECENT_MESSAGES } from './messageRouter';
 import { addTotals } from './records';
-import type { SessionRecord } from './records';
+import type { SessionRecord, TaskRecord } from './records';
 import { runPipeline } from './pipeline';
 import { createTask, endTask, injectReply, noteInput, postReply } from './taskLifecycle';
 
@@ -46,6 +46,50 @@ export async function routeIncoming(env: EngineEnv, session: SessionRecord, text
     env.logger.warn('CHAT', `routing failed, keeping the message in a fresh session: ${(error as Error).message}`);
     return false;
   }
+}
+
+/**
+ * A message typed into a conversation while several of its tasks wait for the person's answer
+ * (sendPath.ts takes the one-task case without a model call): the router sees each task with its
+ * question and the conversation, and picks one, or none (then the conversation answers it).
+ * Returns true when a task took it; the conversation says which.
+ */
+export async function routeAnswer(env: EngineEnv, session: SessionRecord, text: string, among: readonly string[]): Promise<boolean> {
+  const tasks = among.map((id) => env.state.tasks.get(id)).filter((t): t is TaskRecord => !!t && t.status === 'running' && t.waitingForUser);
+  if (!tasks.length) return false;
+  try {
+    const client = await env.model();
+    const recent = (await env.state.loadTranscript(session.id)).filter((m) => m.role === 'user' || m.role === 'assistant');
+    const decision = await decideRoute(
+      client,
+      text,
+      tasks,
+      async (t) => {
+        const question = (await env.state.loadTranscript(t.sessionId)).filter((m) => m.role === 'assistant').at(-1)?.text;
+        const events = (await env.state.streams.read(t.sessionId, { limit: 10 })).map((e) => `${e.kind} ${JSON.stringify(e.data).slice(0, 160)}`);
+        return [...(question ? [`asked the user: ${question.slice(0, 400)}`] : []), ...events];
+      },
+      env.signal,
+      recent.slice(-ROUTER_RECENT_MESSAGES - 1, -1),
+    );
+    env.logger.info('CHAT', `answer router: ${decision.decision}${decision.taskId ? ` ${decision.taskId}` : ''} (${decision.reason ?? ''})`);
+    const task = decision.decision === 'new' ? undefined : tasks.find((t) => t.id === decision.taskId);
+    if (!task) return false;
+    await env.state.appendMessage(session.id, 'event', answerLine(task));
+    session.answered = Math.max(session.answered ?? 0, session.inputs ?? 0);
+    session.status = 'idle';
+    env.state.saveSession(session);
+    await injectReply(env, task, text, decision.decision === 'modify' ? 'Change of plan from the user:' : undefined);
+    return true;
+  } catch (error) {
+    env.logger.warn('CHAT', `answer routing failed, the conversation answers the message: ${(error as Error).message}`);
+    return false;
+  }
+}
+
+/** The line a conversation shows when a task took what the person typed there. */
+export function answerLine(task: Pick<TaskRecord, 'name'>): string {
+  return `Sent to “${task.name}” as its answer.`;
 }
 
 /** The last messages of the conversation the person was last in (not a task's own session, not `except`). */

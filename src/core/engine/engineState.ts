@@ -210,7 +210,7 @@ export class EngineState {
     sessionId: string,
     role: MessageRole,
     text: string,
-    extra: { retryable?: boolean; stopped?: boolean; arrivedDuring?: number; taskId?: string } = {},
+    extra: { retryable?: boolean; stopped?: boolean; arrivedDuring?: number; taskId?: string; requestId?: string } = {},
   ): Promise<MessageView> {
     const asked: MessageView = {
       role,
@@ -220,6 +220,7 @@ export class EngineState {
       ...(extra.stopped ? { stopped: true } : {}),
       ...(extra.arrivedDuring ? { arrivedDuring: extra.arrivedDuring } : {}),
       ...(extra.taskId ? { taskId: extra.taskId } : {}),
+      ...(extra.requestId ? { requestId: extra.requestId } : {}),
     };
     // The stream redacts secrets; the sidebar, the transcript and EVENT.md show what was stored.
     const written = await this.streams.append(sessionId, 'message', { ...asked }, asked.at);
@@ -270,5 +271,6 @@ export function toMessage(event: TaskEvent): MessageView {
     ...(d.stopped ? { stopped: true } : {}),
     ...(d.arrivedDuring ? { arrivedDuring: d.arrivedDuring } : {}),
     ...(typeof d.taskId === 'string' ? { taskId: d.taskId } : {}),
+    ...(typeof d.requestId === 'string' ? { requestId: d.requestId } : {}),
   };
 }

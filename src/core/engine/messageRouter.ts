@@ -15,7 +15,9 @@ export type CheapRoute =
   | { rung: 'notification' }
   | { rung: 'reply'; taskId: string }
   | { rung: 'reply_gone' }
-  | { rung: 'session'; sessionId: string; taskId?: string }
+  | { rung: 'session'; sessionId: string; taskId?: string; waiting?: string[] }
+  /** Typed into a conversation whose one task started there waits for the person's answer: that task. */
+  | { rung: 'answer'; sessionId: string; taskId: string }
   | { rung: 'router' }
   | { rung: 'fresh' };
 
@@ -25,6 +27,11 @@ export interface MessageOptions {
   replyToTaskId?: string;
   /** A message from a bot or integration, not the user: logged, never starts a session. */
   notification?: boolean;
+  /**
+   * The sender's id for this message (the sidebar's request id): a second send with the same id
+   * is recognised and not answered twice (a re-send after a failure that may have been written).
+   */
+  requestId?: string;
 }
 
 export function routeCheap(state: EngineState, options: MessageOptions): CheapRoute {
@@ -35,10 +42,24 @@ export function routeCheap(state: EngineState, options: MessageOptions): CheapRo
   }
   if (options.sessionId && state.sessions.has(options.sessionId)) {
     const task = state.taskOf(options.sessionId);
-    return { rung: 'session', sessionId: options.sessionId, ...(task ? { taskId: task.id } : {}) };
+    if (task) return { rung: 'session', sessionId: options.sessionId, taskId: task.id };
+    // The thread shows a task's question inside the conversation that started it, so what the
+    // person types there is most likely the answer (seeds S31). One waiting task takes it; when
+    // several wait, the router sees their questions and picks (conversation.ts `routeAnswer`).
+    const waiting = waitingIn(state, options.sessionId);
+    if (waiting.length === 1) return { rung: 'answer', sessionId: options.sessionId, taskId: waiting[0].id };
+    return { rung: 'session', sessionId: options.sessionId, ...(waiting.length ? { waiting: waiting.map((t) => t.id) } : {}) };
   }
   if (options.sessionId) return { rung: 'fresh' };
   return state.activeTasks().length ? { rung: 'router' } : { rung: 'fresh' };
+}
+
+/** The running tasks started from conversation `sessionId` that wait for the person's answer (oldest first). */
+export function waitingIn(state: EngineState, sessionId: string): TaskRecord[] {
+  return state
+    .activeTasks()
+    .filter((t) => t.waitingForUser && !t.paused && state.sessions.get(t.sessionId)?.parentId === sessionId)
+    .sort((a, b) => a.createdAt - b.createdAt);
 }
 
 export const routeDecisionSchema = z.object({

@@ -4,12 +4,13 @@
  */
 import { ModelError } from '../model/types';
 import type { Trigger } from '../store/types';
-import { routeIncoming, runConversationTurn } from './conversation';
+import { routeAnswer, routeIncoming, runConversationTurn } from './conversation';
 import { runMemoryRung } from './memoryRung';
 import type { EngineEnv, TurnClaim } from './engineEnv';
 import { LATE_NOTE_MS, STALE_MS, WAIT_REARM_MS } from './engineEnv';
 import type { EngineState } from './engineState';
 import { commitStopped, runLiveTurn } from './liveTurn';
+import { ensureUserLine } from './sendPath';
 import { isAbortError } from './stopping';
 import { TaskStopped } from './taskHooks';
 import { createTask, deliverLateInput, endTask, isTimerOnly, pauseTask, settleWaits, sleepUntilReply } from './taskLifecycle';
@@ -213,6 +214,9 @@ export async function react(env: EngineEnv, trigger: Trigger, claim?: TurnClaim)
       const session = env.state.sessions.get(trigger.sessionId);
       if (!session) break;
       const message = read.kind === 'user_message' ? read.payload : undefined;
+      // A crash between the send's commit and its line left the line to this turn (sendPath.ts).
+      if (message?.requestId && message.text !== undefined) await ensureUserLine(env, session.id, message.text, message.requestId);
+      if (message?.answerAmong?.length && message.text !== undefined && (await routeAnswer(env, session, message.text, message.answerAmong))) break;
       if (message?.route === true && message.text !== undefined && (await routeIncoming(env, session, message.text))) break;
       // A burst is answered once: a turn that already saw every input of the session (or a
       // re-delivery of a turn whose reply was committed) has nothing left to answer.

@@ -266,9 +266,9 @@ export async function continueLater(
 }
 
 /** A user message for a task: into its stream at once, and the task woken. */
-export async function injectReply(env: EngineEnv, task: TaskRecord, text: string, note?: string): Promise<void> {
+export async function injectReply(env: EngineEnv, task: TaskRecord, text: string, note?: string, requestId?: string): Promise<void> {
   noteInput(env, task.sessionId);
-  await env.state.appendMessage(task.sessionId, 'user', text);
+  await env.state.appendMessage(task.sessionId, 'user', text, requestId ? { requestId } : {});
   await env.state.appendEvent(task.sessionId, 'user_message', { text: note ? `${note} ${text}` : text });
   const wasWaiting = task.waitingForUser;
   if (task.waitingForUser) {

@@ -32,6 +32,10 @@ export const userMessagePayloadSchema = z
     route: z.boolean({ error: 'route must be true or false' }).optional(),
     retry: z.boolean({ error: 'retry must be true or false' }).optional(),
     wake: wakeReply.optional(),
+    /** The sender's request id: the turn writes the person's line under it if the send could not (engine/sendPath.ts). */
+    requestId: z.string({ error: 'requestId must be a string' }).optional(),
+    /** Tasks of this conversation waiting for the person's answer: the router picks among them (or none). */
+    answerAmong: z.array(z.string(), { error: 'answerAmong must be a list of task ids' }).optional(),
   })
   .refine((p) => p.text !== undefined || p.wake !== undefined, { error: 'text must be a string (or wake must be "reply")', path: ['text'] });
 export type UserMessagePayload = z.infer<typeof userMessagePayloadSchema>;

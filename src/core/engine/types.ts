@@ -25,6 +25,11 @@ export interface MessageView {
   arrivedDuring?: number;
   /** On the line that says a task was started, in the session that started it: that task's id. */
   taskId?: string;
+  /**
+   * On a line the person sent: the sender's request id (the sidebar's). A re-send with the same id
+   * is recognised by it, and the sidebar clears its draft when it sees it (engine/sendPath.ts).
+   */
+  requestId?: string;
 }
 
 export type SessionStatus = 'idle' | 'working' | 'waiting' | 'error';

@@ -153,7 +153,7 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
     return [...pending.map((s) => this.view(s)), ...this.recent];
   }
 
-  async handle(message: ApprovalWebviewMessage): Promise<undefined> {
+  async handle(message: ApprovalWebviewMessage): Promise<ApprovalHostMessage | undefined> {
     try {
       switch (message.type) {
         case 'approval.approve':
@@ -179,8 +179,12 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
           break;
       }
     } catch (error) {
-      void vscode.window.showErrorMessage(`Tasklane: ${(error as Error).message}`);
       this.deps.logger.warn('HOST', `${message.type} failed: ${(error as Error).message}`);
+      // The thread showed the decision at once: it takes it back and says why, where it was made.
+      if (message.type === 'approval.approve' || message.type === 'approval.reject') {
+        return { type: 'approvalRefused', id: message.id, reason: (error as Error).message };
+      }
+      void vscode.window.showErrorMessage(`Tasklane: ${(error as Error).message}`);
     }
     return undefined;
   }

@@ -53,6 +53,8 @@ export interface HarnessOptions {
   clock?: FakeClock;
   /** The journal's writes (a test stops the world around one of them). */
   journalIo?: JournalIo;
+  /** Leave the consumer loop stopped (a crash worker that only sends). */
+  noStart?: boolean;
 }
 
 export interface Harness {
@@ -143,7 +145,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const changes: AgentChange[] = [];
   agent.views.onDidChange((c) => changes.push(c));
   await agent.whenReady();
-  agent.start();
+  if (!options.noStart) agent.start();
   let running = true;
   const idle = () => waitForIdle(triggers, agent, clock);
   const shutdown = async () => {

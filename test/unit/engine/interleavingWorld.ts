@@ -18,16 +18,7 @@ import { createHarness } from './harness';
 import type { Harness, Wire } from './harness';
 
 /** mulberry32: small, seedable, good enough to pick schedule steps. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 as rng } from '../../support/seededRandom';
 
 /** One command the fake runner is running or ran. */
 export interface Run {

@@ -1,6 +1,9 @@
 import * as assert from 'node:assert/strict';
+import { standIn } from '../support/vscodeStandIn';
 import type { TaskView } from '../../../src/core/engine/types';
+import { Attention } from '../../../src/host/attention';
 import { AttentionState } from '../../../src/host/attentionState';
+import { silentLogger } from '../../../src/core/ports';
 import type { ApprovalView } from '../../../src/shared/approvalProtocol';
 
 const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 };
@@ -105,5 +108,21 @@ describe('attention: what waits for the person', function () {
     state.markSeen();
     assert.deepEqual(state.takeNew(), [], 'a wait the person already saw in the sidebar is not announced');
     assert.equal(state.summary().waiting.length, 1, 'but it still counts');
+  });
+});
+
+// The review found the status bar opening the last chat instead of what waits: a click on
+// "waiting for you" now opens the waiting task's block (tasklane.showTask with its id).
+describe('attention: the status bar opens what waits', function () {
+  it('runs tasklane.showTask for the waiting task, and only focuses the view when nothing waits', function () {
+    const view = { visible: true, current: undefined, onDidChangeVisibility: () => ({ dispose: () => undefined }), showSession: async () => undefined };
+    const attention = new Attention(view, silentLogger);
+    const item = standIn.statusItems.at(-1)!;
+    assert.deepEqual(item.command, { command: 'tasklane.sidebar.focus', title: 'Open Tasklane' });
+    attention.seed([task('t7', { waitingForUser: true })], []);
+    assert.deepEqual(item.command, { command: 'tasklane.showTask', title: 'Open what waits for you', arguments: ['t7'] });
+    attention.onAgentChange({ type: 'task', task: task('t7', { status: 'completed' }) });
+    assert.deepEqual(item.command, { command: 'tasklane.sidebar.focus', title: 'Open Tasklane' });
+    attention.dispose();
   });
 });

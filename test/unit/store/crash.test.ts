@@ -3,18 +3,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { openDurableDb } from '../../../src/core/store/durableDb';
 import { removeTempDirs, sqlJs, tempDir } from './helpers';
-
-/** Small seeded PRNG so a failing run can be replayed with CRASH_SEED=<seed>. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../support/seededRandom';
 
 interface RoundLog {
   lines: string[];

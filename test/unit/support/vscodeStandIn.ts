@@ -72,6 +72,8 @@ const event = (listeners: Set<Listener>) => (listener: Listener) => {
 /** What the handlers registered and showed, and how modals are answered. */
 export const standIn = {
   commands: new Map<string, (...args: unknown[]) => unknown>(),
+  /** Every status bar item created, as the handlers left it. */
+  statusItems: [] as Array<Record<string, unknown>>,
   modals: [] as ShownModal[],
   /** The button pressed on a modal (undefined: dismissed, i.e. Cancel). May be async. */
   answer: (_modal: ShownModal): string | undefined | Promise<string | undefined> => undefined,
@@ -107,7 +109,19 @@ const api = {
     },
     executeCommand: async () => undefined,
   },
+  StatusBarAlignment: { Left: 1, Right: 2 },
+  ThemeColor: class {
+    constructor(readonly id: string) {}
+  },
+  MarkdownString: class {
+    constructor(readonly value = '') {}
+  },
   window: {
+    createStatusBarItem(id: string) {
+      const item: Record<string, unknown> = { id, show: () => undefined, hide: () => undefined, dispose: () => undefined };
+      standIn.statusItems.push(item);
+      return item;
+    },
     async showWarningMessage(message: string, options?: { modal?: boolean; detail?: string } | string, ...items: string[]) {
       if (typeof options !== 'object' || !options.modal) return undefined;
       const modal = { message, detail: options.detail ?? '', buttons: items };

@@ -1,25 +1,13 @@
 import * as assert from 'node:assert/strict';
 import type { TaskEvent, TaskEventKind } from '../../../src/core/engine/types';
 import { presentSteps } from '../../../src/host/stepPresenter';
-import type { TaskView } from '../../../src/shared/protocol';
 import { StreamView } from '../../../src/webview/streamView';
 import { TaskBlock } from '../../../src/webview/taskBlock';
 import { partialField, toolLine } from '../../../src/webview/toolLine';
 import { useDom } from './support/dom';
+import { taskView } from './support/views';
 
-const task: TaskView = {
-  id: 't-1',
-  sessionId: 't-1',
-  name: 'Add greetAll',
-  mode: 'simple',
-  status: 'completed',
-  todos: [],
-  counters: { actions: 4, tokens: 5600, cost: 0 },
-  budget: { actions: 50, tokens: 500_000 },
-  waitingForUser: false,
-  paused: false,
-  finalSummary: 'Added greetAll.',
-};
+const task = taskView({ status: 'completed', counters: { actions: 4, tokens: 5600, cost: 0 }, finalSummary: 'Added greetAll.' });
 let seq = 0;
 const ev = (kind: TaskEventKind, data: Record<string, unknown>): TaskEvent => ({ seq: ++seq, at: 1000 + seq, kind, data });
 

@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import type { ApprovalView } from '../../../src/shared/approvalProtocol';
 import type { TaskView, WebviewMessage } from '../../../src/shared/protocol';
 import type { StepView } from '../../../src/shared/threadProtocol';
 import { LATEST_ROWS, StepList, renderStep } from '../../../src/webview/stepRows';
@@ -8,20 +7,9 @@ import { TaskBlock } from '../../../src/webview/taskBlock';
 import { taskState as taskStateWord } from '../../../src/shared/taskState';
 import { Thread } from '../../../src/webview/thread';
 import { useDom } from './support/dom';
+import { approvalView, taskView } from './support/views';
 
-const task = (over: Partial<TaskView> = {}): TaskView => ({
-  id: 't-1',
-  sessionId: 't-1',
-  name: 'Add greetAll',
-  mode: 'simple',
-  status: 'running',
-  todos: [],
-  counters: { actions: 2, tokens: 5600, cost: 0 },
-  budget: { actions: 50, tokens: 500_000 },
-  waitingForUser: false,
-  paused: false,
-  ...over,
-});
+const task = taskView;
 const step = (id: string, seq: number, rev: number, text: string, over: Partial<StepView> = {}): StepView => ({
   id,
   seq,
@@ -31,18 +19,7 @@ const step = (id: string, seq: number, rev: number, text: string, over: Partial<
   state: 'done',
   ...over,
 });
-const approval = (over: Partial<ApprovalView> = {}): ApprovalView => ({
-  id: 'cs-1',
-  taskId: 't-1',
-  sessionId: 't-1',
-  kind: 'edits',
-  title: 'Edit 1 file',
-  status: 'pending',
-  files: [{ path: 'src/greet.js', kind: 'modify', added: 6, removed: 1 }],
-  reason: 'Asks because: edits need approval',
-  createdAt: 1,
-  ...over,
-});
+const approval = approvalView;
 const texts = (root: Element, selector: string) => [...root.querySelectorAll(selector)].map((e) => e.textContent?.trim());
 
 describe('webview: step rows', function () {

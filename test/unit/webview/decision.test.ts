@@ -1,0 +1,108 @@
+import * as assert from 'node:assert/strict';
+import type { WebviewMessage } from '../../../src/shared/protocol';
+import { ApprovalPanel } from '../../../src/webview/approvalPanel';
+import { Thread } from '../../../src/webview/thread';
+import { useDom } from './support/dom';
+import { approvalView, taskView } from './support/views';
+
+/** A task waiting for its one approval, as the host shows it until the task's next turn runs. */
+const waitingTask = taskView({ waitingForApproval: true });
+const pendingChange = approvalView();
+
+/**
+ * The review's moment 1: after Approve the block said "waiting for you" for 4–5 s with nothing to
+ * act on. A decision now shows in the frame of the click, is confirmed by the host's patch, and is
+ * taken back with the reason when the host refuses it.
+ */
+describe('webview: a decision shows at once and truthfully', function () {
+  useDom();
+  let posted: WebviewMessage[];
+  let block: HTMLElement;
+  let thread: Thread;
+  const state = () => block.getAttribute('data-state');
+  const approvals = () => block.querySelectorAll('.block-approval').length;
+  const notice = () => block.querySelector<HTMLElement>('.block-notice')!;
+
+  beforeEach(() => {
+    posted = [];
+    thread = new Thread({ post: (m) => posted.push(m as WebviewMessage), task: () => waitingTask, openDetails: () => undefined, follow: (c) => c() });
+    block = thread.block('t-1') as HTMLElement;
+    thread.onMessage({ type: 'approvalPatch', approval: pendingChange });
+    assert.equal(state(), 'waiting for you');
+  });
+
+  it('Approve: in the same frame the approval leaves, the task is at work, and the host is asked', function () {
+    block.querySelector<HTMLElement>('.block-approval .approve')!.click();
+    // No await, no frame: what the click changed is on screen now.
+    assert.equal(approvals(), 0);
+    assert.equal(state(), 'working');
+    assert.match(notice().textContent!, /Approved: applying the change/);
+    assert.deepEqual(
+      posted.filter((m) => m.type.startsWith('approval.')),
+      [{ type: 'approval.approve', id: 'cs-1' }],
+    );
+    // The task patch that still carries waitingForApproval (its turn has not run) does not bring "waiting" back.
+    thread.taskChanged(waitingTask);
+    assert.equal(state(), 'working');
+    thread.onMessage({ type: 'approvalPatch', approval: { ...pendingChange, status: 'applied' } });
+    assert.equal(approvals(), 0);
+    assert.equal(notice().hidden, true, 'confirmed: the decision is the task’s row now');
+  });
+
+  it('a refused decision rolls back and says why', function () {
+    block.querySelector<HTMLElement>('.block-approval .reject')!.click();
+    assert.equal(approvals(), 0);
+    assert.deepEqual(
+      posted.filter((m) => m.type.startsWith('approval.')),
+      [{ type: 'approval.reject', id: 'cs-1' }],
+    );
+    const reason = 'Change set cs-1 was decided elsewhere in the meantime (another window or the palette); nothing more was done.';
+    assert.equal(thread.onMessage({ type: 'approvalRefused', id: 'cs-1', reason }), true);
+    assert.equal(approvals(), 1, 'the approval is back to act on');
+    assert.equal(state(), 'waiting for you');
+    assert.equal(notice().textContent, `Not done: ${reason}`);
+  });
+
+  it('a refusal after the host already confirmed changes nothing', function () {
+    block.querySelector<HTMLElement>('.block-approval .approve')!.click();
+    thread.onMessage({ type: 'approvalPatch', approval: { ...pendingChange, status: 'applied' } });
+    thread.onMessage({ type: 'approvalRefused', id: 'cs-1', reason: 'late' });
+    assert.equal(approvals(), 0);
+    assert.equal(state(), 'working');
+  });
+
+  it('a refusal of a decision made in the Review section is said on its card', function () {
+    const root = document.createElement('div');
+    const panel = new ApprovalPanel(root, () => undefined);
+    panel.init([pendingChange]);
+    const refused = { type: 'approvalRefused', id: 'cs-1', reason: 'There is no proposed change cs-1 any more.' } as const;
+    assert.equal(thread.onMessage(refused), false, 'not the thread’s: nothing was decided on its block');
+    assert.equal(panel.onMessage(refused), true);
+    assert.equal(root.querySelector('.approval-refused')?.textContent, 'Not done: There is no proposed change cs-1 any more.');
+    assert.equal(approvals(), 1, 'the block still offers the decision');
+  });
+
+  it('after a decision focus moves to the next approval that waits, else to the composer', function () {
+    const composer = document.createElement('textarea');
+    const tasks = new Map([
+      ['t-1', waitingTask],
+      ['t-2', taskView({ id: 't-2', sessionId: 't-2', name: 'Fix tests', waitingForApproval: true })],
+    ]);
+    const two = new Thread({
+      post: () => undefined,
+      task: (id) => tasks.get(id),
+      openDetails: () => undefined,
+      follow: (c) => c(),
+      focusAfterDecision: () => composer.focus(),
+    });
+    document.body.append(two.block('t-1')!, two.block('t-2')!, composer);
+    two.onMessage({ type: 'approvalPatch', approval: pendingChange });
+    two.onMessage({ type: 'approvalPatch', approval: approvalView({ id: 'cs-2', taskId: 't-2', sessionId: 't-2', createdAt: 2 }) });
+    const first = document.querySelector<HTMLElement>('[data-approval-id="cs-1"] .approve')!;
+    first.focus();
+    first.click();
+    assert.equal(document.activeElement, document.querySelector('[data-approval-id="cs-2"] .approve'), 'the next Approve has the focus');
+    (document.activeElement as HTMLElement).click();
+    assert.equal(document.activeElement, composer, 'nothing else waits: the composer has the focus');
+  });
+});
