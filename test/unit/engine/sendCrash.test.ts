@@ -92,6 +92,7 @@ describe('engine: a send that hit a full disk is answered once', function () {
     // The disk is full for the one write that carries the send (as the faults probe did it).
     let full = false;
     const io: JournalIo = {
+      ...nodeJournalIo,
       write: (fd, data, position) => {
         if (!full || !data.includes('send:r-full')) return nodeJournalIo.write(fd, data, position);
         full = false;
