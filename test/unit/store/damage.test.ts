@@ -2,12 +2,11 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Archive } from '../../../src/core/store/archive';
-import type { OpenedDurableDb, OpenDurableDbOptions } from '../../../src/core/store/durableDb';
-import { openDurableDb } from '../../../src/core/store/durableDb';
+import type { OpenedDurableDb } from '../../../src/core/store/durableDb';
 import type { JournalIo } from '../../../src/core/store/storeFiles';
 import { listStoreDir, nodeJournalIo } from '../../../src/core/store/storeFiles';
 import { MemoryLogger } from '../../fakes/memoryLogger';
-import { FakeClock, removeTempDirs, sqlJs, tempDir } from './helpers';
+import { FakeClock, openedStores, removeTempDirs, tempDir } from './helpers';
 
 /**
  * Damage at rest and failed rotations (../docs/STORAGE.md "Damage"): each case is a defect of the
@@ -28,24 +27,12 @@ function flipByte(file: string, at: number): void {
 
 describe('store: damage and failed rotations', function () {
   this.timeout(30_000);
-  const opened: OpenedDurableDb[] = [];
-  const notices: string[] = [];
-
-  async function openDb(dir: string, extra: Partial<OpenDurableDbOptions> = {}): Promise<OpenedDurableDb> {
-    const db = await openDurableDb({ dir, sqlJs: await sqlJs(), onNotice: (m) => notices.push(m), lease: { recheckMs: 20 }, snapshotIdleMs: 60_000, ...extra });
-    opened.push(db);
-    return db;
-  }
-
-  /** Forget a db as a crash would (no close, no final snapshot), letting a new open take the store. */
-  function crash(db: OpenedDurableDb): void {
-    opened.splice(opened.indexOf(db), 1);
-    fs.rmSync(path.join(db.dir, 'lease.json'), { force: true });
-  }
+  const stores = openedStores({ snapshotIdleMs: 60_000 });
+  const { notices, crash } = stores;
+  const openDb = stores.open;
 
   afterEach(async () => {
-    for (const db of opened.splice(0)) await db.close().catch(() => undefined);
-    notices.length = 0;
+    await stores.closeAll();
     removeTempDirs();
   });
 
@@ -86,8 +73,8 @@ describe('store: damage and failed rotations', function () {
       crash(db);
       const again = await openDb(dir);
       assert.deepEqual(ids(again), ['before', 'after-1', 'after-2'], code);
+      stores.forget(again);
       await again.close();
-      opened.splice(opened.indexOf(again), 1);
     }
   });
 
@@ -105,8 +92,8 @@ describe('store: damage and failed rotations', function () {
     failing = true;
     db.mutate(INSERT, ['kept-by-the-snapshot']);
     await assert.rejects(db.commit());
+    stores.forget(db);
     await db.close();
-    opened.splice(opened.indexOf(db), 1);
     assert.equal(fs.existsSync(path.join(dir, 'lease.json')), false, 'the lease was released');
     const again = await openDb(dir);
     assert.equal(again.readOnly, false);

@@ -2,6 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Clock } from '../../../src/core/ports';
+import type { OpenDurableDbOptions, OpenedDurableDb } from '../../../src/core/store/durableDb';
+import { openDurableDb } from '../../../src/core/store/durableDb';
 import type { SqlJsStatic } from '../../../src/core/store/sqlJs';
 import { loadSqlJs } from '../../../src/core/store/sqlJs';
 
@@ -65,4 +67,32 @@ export function settle(rounds = 3): Promise<void> {
   let p = Promise.resolve();
   for (let i = 0; i < rounds; i++) p = p.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
   return p;
+}
+
+/**
+ * Stores a test opens, with their notices: `open` remembers each, `crash` forgets one as a killed
+ * process would (no close, no final snapshot; its lease is left to be found dead), `forget` drops
+ * it without touching its files, and `closeAll` (for afterEach) closes the rest and clears notices.
+ */
+export function openedStores(defaults: Partial<OpenDurableDbOptions> = {}) {
+  const opened: OpenedDurableDb[] = [];
+  const notices: string[] = [];
+  const forget = (db: OpenedDurableDb): void => void opened.splice(opened.indexOf(db), 1);
+  return {
+    notices,
+    forget,
+    async open(dir: string, extra: Partial<OpenDurableDbOptions> = {}): Promise<OpenedDurableDb> {
+      const db = await openDurableDb({ dir, sqlJs: await sqlJs(), onNotice: (m) => notices.push(m), lease: { recheckMs: 20 }, ...defaults, ...extra });
+      opened.push(db);
+      return db;
+    },
+    crash(db: OpenedDurableDb): void {
+      forget(db);
+      fs.rmSync(path.join(db.dir, 'lease.json'), { force: true });
+    },
+    async closeAll(): Promise<void> {
+      for (const db of opened.splice(0)) await db.close().catch(() => undefined);
+      notices.length = 0;
+    },
+  };
 }

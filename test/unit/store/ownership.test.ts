@@ -3,12 +3,12 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { OpenedDurableDb, OpenDurableDbOptions } from '../../../src/core/store/durableDb';
+import type { OpenedDurableDb } from '../../../src/core/store/durableDb';
 import { openDurableDb } from '../../../src/core/store/durableDb';
 import { encodeRecord } from '../../../src/core/store/journalFormat';
 import { readLease } from '../../../src/core/store/lease';
 import { listStoreDir } from '../../../src/core/store/storeFiles';
-import { removeTempDirs, sqlJs, tempDir } from './helpers';
+import { openedStores, removeTempDirs, sqlJs, tempDir } from './helpers';
 
 /** One owner, always (docs/STORAGE.md "One owner"), and a folder that vanishes or loses a file. */
 const INSERT = `INSERT INTO sessions (id, status, data, updated_at) VALUES (?, 'a', '{}', 1)`;
@@ -55,24 +55,14 @@ async function until(condition: () => boolean, ms = 10_000): Promise<void> {
 
 describe('store: one owner, fencing, a vanished folder', function () {
   this.timeout(120_000);
-  const opened: OpenedDurableDb[] = [];
   const children: ChildProcess[] = [];
-  const notices: string[] = [];
-
-  async function openDb(dir: string, extra: Partial<OpenDurableDbOptions> = {}): Promise<OpenedDurableDb> {
-    const db = await openDurableDb({ dir, sqlJs: await sqlJs(), onNotice: (m) => notices.push(m), lease: { recheckMs: 20 }, snapshotIdleMs: 60_000, ...extra });
-    opened.push(db);
-    return db;
-  }
-
-  function forget(db: OpenedDurableDb): void {
-    opened.splice(opened.indexOf(db), 1);
-  }
+  const stores = openedStores({ snapshotIdleMs: 60_000 });
+  const { notices, forget } = stores;
+  const openDb = stores.open;
 
   afterEach(async () => {
     for (const child of children.splice(0)) child.kill('SIGKILL');
-    for (const db of opened.splice(0)) await db.close().catch(() => undefined);
-    notices.length = 0;
+    await stores.closeAll();
     removeTempDirs();
   });
 
