@@ -87,6 +87,8 @@ export function describeIoError(error: unknown, file: string): CommitError {
  * about twice as fast here (that is how SQLite's reused WAL gets its cheap commits).
  */
 const PREALLOCATE_BYTES = 1 << 20;
+/** The longest a steady stream of commits goes without checking that its segment still has a name. */
+const LINK_RECHECK_MS = 200;
 const ZEROS = Buffer.alloc(PREALLOCATE_BYTES);
 
 export class JournalWriter {
@@ -104,6 +106,8 @@ export class JournalWriter {
   private scheduled = false;
   private failed: CommitError | null = null;
   private lost: StoreLostError | null = null;
+  /** When the segment's link count was last looked at (monotonic ms). */
+  private lastLinkCheck = -Infinity;
   /** Highest lsn durably written to each segment, so snapshots know which segments are obsolete. */
   readonly segmentMaxLsn = new Map<number, number>();
 
@@ -137,6 +141,13 @@ export class JournalWriter {
   /** Resolves when no write is in flight. */
   async idle(): Promise<void> {
     while (this.inflight) await this.inflight.catch(() => undefined);
+  }
+
+  private segmentUnlinked(fd: number): boolean {
+    const now = performance.now();
+    if (now - this.lastLinkCheck < LINK_RECHECK_MS) return false;
+    this.lastLinkCheck = now;
+    return fs.fstatSync(fd).nlink === 0;
   }
 
   /** The current segment has no name any more (its folder was removed). */
@@ -287,8 +298,11 @@ export class JournalWriter {
         await this.io.write(fd, data, this.position);
         if (!this.dsync) await this.io.fdatasync(fd);
         // Synced into a file that no longer has a name (its folder was removed): not durable until
-        // the owner has saved everything again in the folder's place.
-        if (fs.fstatSync(fd).nlink === 0 && !(await this.guard.segmentVanished())) {
+        // the owner has saved everything again in the folder's place. The look costs about as much
+        // as a small commit's write, so a steady stream of commits looks at most every
+        // LINK_RECHECK_MS (and the lease's heartbeat looks too): a folder removed in that window is
+        // saved again from memory at the next look, so only a crash within it could lose those commits.
+        if (this.segmentUnlinked(fd) && !(await this.guard.segmentVanished())) {
           throw Object.assign(new Error(`the storage folder ${this.dir} was removed`), { code: 'ENOENT' });
         }
         if (this.fd !== fd) {

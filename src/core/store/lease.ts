@@ -153,6 +153,9 @@ function ownerIsLive(info: LeaseInfo, staleMs: number): boolean {
 
 const TAKEOVER_SUFFIX = '.takeover';
 
+/** The longest a writer goes between two looks at the lease while it keeps writing. */
+const FENCE_RECHECK_MS = 200;
+
 /**
  * Runs `fn` holding the takeover lock (created with O_EXCL), or returns undefined when another
  * process holds it. A lock left by a process that died mid-takeover is removed.
@@ -227,6 +230,8 @@ export async function acquireLease(dir: string, options: LeaseOptions): Promise<
 export class LeaseHolder {
   private timer: { cancel(): void } | null = null;
   private lost = false;
+  /** When stillMine() last read the lease (monotonic ms); -Infinity: never. */
+  private lastLook = -Infinity;
 
   constructor(
     private readonly dir: string,
@@ -263,6 +268,14 @@ export class LeaseHolder {
    */
   stillMine(): boolean {
     if (this.lost) return false;
+    // Reading the lease costs more than a small commit's write; under a steady stream of commits it
+    // is read at most every FENCE_RECHECK_MS. What the fence is for is an owner that was frozen and
+    // wakes up: its first write after the freeze comes long after its last look, so it looks again.
+    // (A steadily writing owner heartbeats and is live; a takeover cannot begin under it, and what
+    // it might write in between is discarded at replay by the epochs.)
+    const now = performance.now();
+    if (now - this.lastLook < FENCE_RECHECK_MS) return true;
+    this.lastLook = now;
     const current = readLease(this.dir);
     if (current === null) {
       this.write(null);
