@@ -75,6 +75,10 @@ if ! version="$("$node24/bin/node" "$cs_dir/node_modules/code-server/out/node/en
   log "remove $cs_dir and run this script again"
   exit 1
 fi
+# On its first start code-server first logs that it wrote a default config file: the version is
+# the line that starts with one.
+version_line="$(printf '%s\n' "$version" | grep -E '^[0-9]+\.[0-9]+\.[0-9]+ ' | head -n 1 || true)"
+version="${version_line:-$version}"
 case "$version" in
   "$CODE_SERVER_VERSION "*) ;;
   *) log "warning: expected code-server $CODE_SERVER_VERSION, found: $version (remove $cs_dir to reinstall)" ;;
