@@ -58,15 +58,6 @@ export interface FileRename {
   edits: TextReplacement[];
 }
 
-/** A watch on the language servers' reports, from before a change to after it. */
-export interface DiagnosticsWatch {
-  /** Files whose problems are compared before and after: the changed ones and those importing them. */
-  readonly paths?: readonly string[];
-  /** After the change: resolves once the servers went quiet, or at `timeoutMs`, with the changed files no server reported on. */
-  settled(timeoutMs: number): Promise<{ unreported: readonly string[] } | void>;
-  dispose(): void;
-}
-
 /** The language features of a host, for workspace-relative files. */
 export interface CodeIntelPort {
   workspaceSymbols(query: string): Promise<CodeSymbol[]>;
@@ -78,12 +69,11 @@ export interface CodeIntelPort {
   /** The problems of these files, or of every file the editor knows problems for. */
   diagnostics(paths?: readonly string[]): Promise<CodeDiagnostic[]>;
   /**
-   * Called before a change to these files: makes the language servers check them (and the files
-   * that import them) and listens for their reports. `settled`, called after the change, resolves
+   * Starts listening for the language servers' next report on these files; `settled` resolves
    * once they reported and went quiet, or at `timeoutMs` (a file no server checks never reports).
    * Optional: without it, problems are read right after the change.
    */
-  watchDiagnostics?(paths: readonly string[]): Promise<DiagnosticsWatch>;
+  watchDiagnostics?(paths: readonly string[]): Promise<{ settled(timeoutMs: number): Promise<void>; dispose(): void }>;
   /**
    * The language server's rename of the symbol at `at` to `newName`, as replacements per file
    * (columns count UTF-16 code units, as editors do). Rejects, with a message for the model, when

@@ -27,28 +27,19 @@ export function problemsAfterApply(port: CodeIntelPort, settleMs = PROBLEMS_SETT
   return async (paths) => {
     if (!paths.length) return async () => undefined;
     const watcher = await port.watchDiagnostics?.(paths).catch(() => undefined);
-    // The changed files and, where the host found them, the files importing them (a caller the edit broke).
-    const watched = [...new Set([...paths, ...(watcher?.paths ?? [])])];
     // A problem counts as old once per occurrence before: the same message twice, once fixed, is one new.
     const before = new Map<string, number>();
-    for (const d of (await port.diagnostics(watched).catch(() => [])).filter(matters)) before.set(key(d), (before.get(key(d)) ?? 0) + 1);
+    for (const d of (await port.diagnostics(paths).catch(() => [])).filter(matters)) before.set(key(d), (before.get(key(d)) ?? 0) + 1);
     return async () => {
       try {
-        const settled = await watcher?.settled(settleMs);
+        await watcher?.settled(settleMs);
         const fresh: CodeDiagnostic[] = [];
-        for (const d of (await port.diagnostics(watched)).filter(matters)) {
+        for (const d of (await port.diagnostics(paths)).filter(matters)) {
           const left = before.get(key(d)) ?? 0;
           if (left > 0) before.set(key(d), left - 1);
           else fresh.push(d);
         }
-        const silent = settled ? settled.unreported : [];
-        // Silence is not "no problems": a file no server checks (or one a server found clean: VS Code
-        // says nothing for a file that stays clean) is named, so neither the model nor the person reads it as checked.
-        const unheard = silent.length
-          ? `No language server reported on ${silent.join(', ')} within ${Math.round(settleMs / 1000)} s (none checks ${silent.length === 1 ? 'it' : 'them'}, or it found no problem).`
-          : undefined;
-        const problems = describeProblems(fresh);
-        return problems && unheard ? `${problems}\n${unheard}` : (problems ?? unheard);
+        return describeProblems(fresh);
       } catch {
         return undefined; // the outcome stands without the problems; nothing to tell
       } finally {
@@ -71,6 +62,6 @@ export function describeProblems(problems: readonly CodeDiagnostic[]): string | 
   const lines = sorted.slice(0, MAX_LISTED).map((d) => `- ${problemLine(d)}`);
   const more = sorted.length > MAX_LISTED ? `\n- and ${sorted.length - MAX_LISTED} more` : '';
   const errors = problems.filter((d) => d.severity === 'error').length;
-  const head = `New problems in the changed files (and files importing them) since the edit (${errors} error${errors === 1 ? '' : 's'}, ${problems.length - errors} warning${problems.length - errors === 1 ? '' : 's'}):`;
+  const head = `New problems in the changed files since the edit (${errors} error${errors === 1 ? '' : 's'}, ${problems.length - errors} warning${problems.length - errors === 1 ? '' : 's'}):`;
   return `${head}\n${lines.join('\n')}${more}`;
 }

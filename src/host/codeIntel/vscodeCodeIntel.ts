@@ -7,11 +7,9 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { closeTabs, DiagnosticReports, openInBackground } from './diagnosticReports';
 import type {
   CodeDiagnostic,
   CodeIntelPort,
-  DiagnosticsWatch,
   CodeLocation,
   CodeSymbol,
   DiagnosticSeverity,
@@ -19,10 +17,8 @@ import type {
   OutlineSymbol,
 } from '../../core/codeIntel/codeIntelPort';
 
-/** Files importing a changed one that are loaded and checked with it, at most. */
-const MAX_IMPORTERS = 20;
-/** How long files loaded before a change may take to be checked (their problems before it). */
-const PRE_CHECK_MS = 2000;
+/** Quiet time after a language server's report on a changed file before its problems are read. */
+const DIAGNOSTICS_QUIET_MS = 300;
 
 /** Most entries taken from one provider answer (the actions show fewer). */
 const MAX_ENTRIES = 500;
@@ -45,14 +41,7 @@ function hoverText(content: vscode.MarkdownString | vscode.MarkedString): string
 }
 
 export class VsCodeCodeIntel implements CodeIntelPort {
-  /**
-   * @param importers the workspace files that import any of these (a text search: the language
-   *   servers have no "who imports this file" request that VS Code exposes); none by default.
-   */
-  constructor(
-    private readonly root: vscode.Uri,
-    private readonly importers: (paths: readonly string[]) => Promise<string[]> = async () => [],
-  ) {}
+  constructor(private readonly root: vscode.Uri) {}
 
   async workspaceSymbols(query: string): Promise<CodeSymbol[]> {
     const found = (await vscode.commands.executeCommand<vscode.SymbolInformation[] | undefined>('vscode.executeWorkspaceSymbolProvider', query)) ?? [];
@@ -121,28 +110,33 @@ export class VsCodeCodeIntel implements CodeIntelPort {
     return out;
   }
 
-  async watchDiagnostics(paths: readonly string[]): Promise<DiagnosticsWatch> {
-    // VS Code's TypeScript features check only the files open in a tab. So, as VS Code's own agent
-    // does, the changed files and the files importing them get a tab in the background (no focus;
-    // the person's editor stays in front) before the change, with a moment to be checked, so their
-    // problems before are known and not blamed on the edit; a created file gets one after it. The
-    // tabs Tasklane opened are closed once the problems are read.
-    const importers = (await this.importers(paths).catch(() => [])).filter((p) => !paths.includes(p)).slice(0, MAX_IMPORTERS);
-    const reports = new DiagnosticReports([...paths, ...importers].map((p) => this.uri(p)));
-    const opened = await openInBackground([...paths, ...importers].map((p) => this.uri(p)));
-    if (opened.length) await reports.quiet(opened, PRE_CHECK_MS);
+  async watchDiagnostics(paths: readonly string[]): Promise<{ settled(timeoutMs: number): Promise<void>; dispose(): void }> {
+    // No editor is opened for this: opening one while the edit is applied and saved made the save
+    // fail in the workbench. VS Code's TypeScript features check only files open in a tab, so the
+    // problems of a changed file in no tab are not reported (docs/ARCHITECTURE.md says so).
+    const watched = new Set(paths.map((p) => this.uri(p).toString()));
+    const timers = new Set<NodeJS.Timeout>();
+    let quiet: NodeJS.Timeout | undefined;
+    let reported!: () => void;
+    const done = new Promise<void>((resolve) => (reported = resolve));
+    // A server reports a file more than once per change (syntax, then types): settled = quiet after a report.
+    const listener = vscode.languages.onDidChangeDiagnostics((event) => {
+      if (!event.uris.some((uri) => watched.has(uri.toString()))) return;
+      if (quiet) clearTimeout(quiet);
+      quiet = setTimeout(reported, DIAGNOSTICS_QUIET_MS);
+    });
     return {
-      paths: importers,
-      settled: async (timeoutMs) => {
-        reports.reset();
-        const changed = paths.map((p) => this.uri(p));
-        opened.push(...(await openInBackground(changed)));
-        await reports.quiet(changed, timeoutMs);
-        return { unreported: paths.filter((_, i) => !reports.heard(changed[i])) };
-      },
+      settled: (timeoutMs) =>
+        Promise.race([
+          done,
+          new Promise<void>((resolve) => {
+            timers.add(setTimeout(resolve, timeoutMs));
+          }),
+        ]),
       dispose: () => {
-        reports.dispose();
-        void closeTabs(opened);
+        listener.dispose();
+        if (quiet) clearTimeout(quiet);
+        for (const timer of timers) clearTimeout(timer);
       },
     };
   }
