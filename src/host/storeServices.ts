@@ -13,7 +13,7 @@ import type { ConsentBackend } from '../core/consent/consentStore';
 import { createEngine } from '../core/createEngine';
 import type { Agent } from '../core/engine/agent';
 import type { AgentChange } from '../core/engine/types';
-import type { Clock, Logger } from '../core/ports';
+import type { Clock, Logger, WorkspacePort } from '../core/ports';
 import type { Redactor } from '../core/security/redact';
 import type { DurableDb, TriggerStore } from '../core/store/types';
 import type { HostMessage } from '../shared/protocol';
@@ -78,6 +78,8 @@ export interface StoreServices extends vscode.Disposable {
   surface(): EngineSurface;
   /** The proactive planner (its suggestions view and commands are registered in main.ts). */
   planner?: Planner;
+  /** The read actions' workspace (ripgrep, the ignore rules, the path guard), for the `@` file picker too. */
+  workspace: WorkspacePort;
 }
 
 /**
@@ -248,6 +250,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     db,
     triggers,
     storageDir,
+    workspace,
     ledger: engine.ledger,
     agent,
     changeSets,
