@@ -102,7 +102,7 @@ async function openOwned(
       () => impl?.flushed(),
       (error) => impl?.handleCommitFailure(error),
       {
-        stillOwner: () => impl?.guard.stillOwner() ?? true,
+        stillOwner: (force) => impl?.guard.stillOwner(force) ?? true,
         lostError: () => impl!.guard.lostError(),
         segmentVanished: () => impl?.guard.segmentVanished() ?? Promise.resolve(false),
       },

@@ -55,7 +55,7 @@ export class DurableDbImpl implements OpenedDurableDb {
 
   /** What the journal writer asks around each write (fencing, a vanished folder). */
   readonly guard: WriterGuard = {
-    stillOwner: () => !this.lease || this.lease.stillMine(),
+    stillOwner: (force) => !this.lease || this.lease.stillMine(force),
     lostError: () => new StoreLostError(this.readOnlyError().message),
     segmentVanished: () => this.folderVanished(),
   };
@@ -265,7 +265,8 @@ export class DurableDbImpl implements OpenedDurableDb {
     const writer = this.writer!;
     // A replaced owner (fenced) neither rotates, nor snapshots, nor prunes: each would write over or
     // delete its successor's files. Asked again before each step, since each one yields.
-    const owner = (): boolean => this.guard.stillOwner();
+    // Snapshots are rare, so each step looks at the lease now (commits look at most every 200 ms).
+    const owner = (): boolean => this.guard.stillOwner(true);
     try {
       if (!owner()) return;
       try {

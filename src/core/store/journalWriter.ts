@@ -44,8 +44,8 @@ export class StoreLostError extends Error {
 
 /** What the writer asks its owner around each write. */
 export interface WriterGuard {
-  /** Before a write: is the store still ours? False refuses the write for good (fencing). */
-  stillOwner(): boolean;
+  /** Before a write: is the store still ours? False refuses the write for good (fencing). `force`: look now, whenever the last look was. */
+  stillOwner(force?: boolean): boolean;
   /** The error a refused write reports. */
   lostError(): StoreLostError;
   /**

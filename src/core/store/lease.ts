@@ -266,7 +266,7 @@ export class LeaseHolder {
    * a heartbeat would) and the write refused. A missing lease file (someone deleted it; a taker
    * would have written its own) is written again.
    */
-  stillMine(): boolean {
+  stillMine(force = false): boolean {
     if (this.lost) return false;
     // Reading the lease costs more than a small commit's write; under a steady stream of commits it
     // is read at most every FENCE_RECHECK_MS. What the fence is for is an owner that was frozen and
@@ -274,7 +274,7 @@ export class LeaseHolder {
     // (A steadily writing owner heartbeats and is live; a takeover cannot begin under it, and what
     // it might write in between is discarded at replay by the epochs.)
     const now = performance.now();
-    if (now - this.lastLook < FENCE_RECHECK_MS) return true;
+    if (!force && now - this.lastLook < FENCE_RECHECK_MS) return true;
     this.lastLook = now;
     const current = readLease(this.dir);
     if (current === null) {

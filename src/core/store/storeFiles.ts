@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from './crc32';
@@ -41,7 +42,7 @@ export function listStoreDir(dir: string): DirListing {
   const journals: DirListing['journals'] = [];
   const tempFiles: string[] = [];
   for (const name of fs.readdirSync(dir)) {
-    if (/^snapshot-\d{16}\.db\.tmp$/.test(name)) tempFiles.push(path.join(dir, name));
+    if (/^(snapshot-\d{16}\.db|manifest\.json)(\.\d+-[0-9a-f]+)?\.tmp$/.test(name)) tempFiles.push(path.join(dir, name));
     const s = SNAPSHOT_RE.exec(name);
     if (s) snapshots.push({ file: path.join(dir, name), lsn: Number(s[1]) });
     const j = JOURNAL_RE.exec(name);
@@ -114,7 +115,8 @@ export function moveAside(file: string): string | null {
 
 /** temp file, fsync, rename, fsync the folder: a crash leaves either the old or the new file, never half of one. */
 export async function writeFileAtomic(file: string, data: Uint8Array): Promise<void> {
-  const temp = `${file}.tmp`;
+  // Named for this writer: a replaced owner finishing a write of its own cannot take this one's temp file.
+  const temp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   const handle = await fs.promises.open(temp, 'w');
   try {
     await handle.writeFile(data);
