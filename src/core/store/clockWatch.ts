@@ -30,11 +30,6 @@ export class ClockWatch {
     const step = wallNow - expected;
     return Math.abs(step) > this.toleranceMs ? step : 0;
   }
-
-  /** Where the wall clock would be had it not stepped since the last look (the last look plus the monotonic time since). */
-  expectedNow(): number | undefined {
-    return this.wall === undefined ? undefined : this.wall + (this.monotonic() - this.mono);
-  }
 }
 
 export const performanceClock = (): number => performance.now();

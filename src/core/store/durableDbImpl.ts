@@ -83,12 +83,8 @@ export class DurableDbImpl implements OpenedDurableDb {
       fs.mkdirSync(this.dir, { recursive: true });
       this.lease?.stillMine(); // writes the lease file again: it went with the folder
       writer.reopenSegment();
-      const counted = this.recordsSinceSnapshot;
-      const name = snapshotName(this.lastLsn);
-      await writeFileAtomic(path.join(this.dir, name), sealSnapshot(this.sql.export(), writer.seq));
+      await this.saveSnapshot(writer);
       await writeManifest(this.dir, { segment: writer.seq, epoch: this.lease?.epoch ?? 0 });
-      this.pruner.knownGood(name);
-      this.recordsSinceSnapshot -= counted;
       this.notice(
         `Tasklane's storage folder (${this.dir}) was removed while Tasklane was running. It was created again and everything this ` +
           `window holds was saved into it; archived history that was in the folder is gone.`,
@@ -283,18 +279,23 @@ export class DurableDbImpl implements OpenedDurableDb {
       // never run inside a transaction; the check guards against a future change breaking that.
       if (this.inTransaction) throw new Error('refusing to export inside a transaction');
       if (!owner()) return;
-      const lsn = this.lastLsn;
-      const counted = this.recordsSinceSnapshot;
-      const bytes = this.sql.export();
-      const name = snapshotName(lsn);
-      // Every segment before the current one holds only records up to `lsn` (the rotation above).
-      await writeFileAtomic(path.join(this.dir, name), sealSnapshot(bytes, writer.seq));
-      this.pruner.knownGood(name);
-      this.recordsSinceSnapshot -= counted;
+      await this.saveSnapshot(writer);
       if (owner()) this.pruner.prune(writer);
     } catch (error) {
       this.logger.error('STORE', `Snapshot failed (the journal still holds every change): ${(error as Error).message}`, error);
     }
+  }
+
+  /**
+   * Exports the database and writes it as a snapshot sealed at the writer's segment: every segment
+   * before it holds only records up to the snapshot's lsn (the rotation before it, or a new folder).
+   */
+  private async saveSnapshot(writer: JournalWriter): Promise<void> {
+    const counted = this.recordsSinceSnapshot;
+    const name = snapshotName(this.lastLsn);
+    await writeFileAtomic(path.join(this.dir, name), sealSnapshot(this.sql.export(), writer.seq));
+    this.pruner.knownGood(name);
+    this.recordsSinceSnapshot -= counted;
   }
 
   private assertOpen(): void {

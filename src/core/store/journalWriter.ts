@@ -23,6 +23,15 @@ function deferred(): Deferred {
   return { promise, resolve, reject, awaited: false };
 }
 
+/** The file behind `fd` has no name any more (its folder was removed); false when that cannot be told. */
+function unlinked(fd: number): boolean {
+  try {
+    return fs.fstatSync(fd).nlink === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** Thrown by commit() when the journal could not be made durable (disk full, no permission, I/O error). */
 export class CommitError extends Error {
   constructor(
@@ -147,16 +156,12 @@ export class JournalWriter {
     const now = performance.now();
     if (now - this.lastLinkCheck < LINK_RECHECK_MS) return false;
     this.lastLinkCheck = now;
-    return fs.fstatSync(fd).nlink === 0;
+    return unlinked(fd);
   }
 
   /** The current segment has no name any more (its folder was removed). */
   isDetached(): boolean {
-    try {
-      return this.fd >= 0 && fs.fstatSync(this.fd).nlink === 0;
-    } catch {
-      return false;
-    }
+    return this.fd >= 0 && unlinked(this.fd);
   }
 
   get hasQueued(): boolean {
