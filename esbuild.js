@@ -54,17 +54,28 @@ const LAZY = {
   '@modelcontextprotocol/sdk/types.js': 'mcp-sdk',
   '@modelcontextprotocol/sdk/client/auth.js': 'mcp-sdk',
 };
-const lazyFilter = new RegExp(
-  `^(${Object.keys(LAZY)
-    .map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
-    .join('|')})$`,
-);
+
+/**
+ * Loaded on first use by a synchronous `require()` inside a function (the source says why it cannot
+ * wait for an `import()`): that require becomes one of its file under dist/lazy/. A top-level import
+ * of one of these stays bundled.
+ */
+const LAZY_REQUIRE = {
+  jsonata: 'jsonata',
+};
+
+const specifierFilter = (specifiers) => new RegExp(`^(${specifiers.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
 
 /** @type {import('esbuild').Plugin} */
 const lazyChunks = {
   name: 'lazy-chunks',
   setup(build) {
-    build.onResolve({ filter: lazyFilter }, (args) => (args.kind === 'dynamic-import' ? { path: `./lazy/${LAZY[args.path]}.js`, external: true } : undefined));
+    build.onResolve({ filter: specifierFilter(Object.keys(LAZY)) }, (args) =>
+      args.kind === 'dynamic-import' ? { path: `./lazy/${LAZY[args.path]}.js`, external: true } : undefined,
+    );
+    build.onResolve({ filter: specifierFilter(Object.keys(LAZY_REQUIRE)) }, (args) =>
+      args.kind === 'require-call' ? { path: `./lazy/${LAZY_REQUIRE[args.path]}.js`, external: true } : undefined,
+    );
   },
 };
 
@@ -79,7 +90,7 @@ const composition = {
 };
 
 /** One CommonJS file per lazy chunk: everything its specifiers export. */
-const lazy = [...new Set(Object.values(LAZY))].map((chunk) => ({
+const lazyImports = [...new Set(Object.values(LAZY))].map((chunk) => ({
   ...common,
   stdin: {
     contents: Object.keys(LAZY)
@@ -94,6 +105,18 @@ const lazy = [...new Set(Object.values(LAZY))].map((chunk) => ({
   platform: 'node',
   target: 'node20',
 }));
+
+/** One CommonJS file per synchronously required chunk: its module's exports as they are. */
+const lazyRequires = Object.entries(LAZY_REQUIRE).map(([specifier, chunk]) => ({
+  ...common,
+  stdin: { contents: `module.exports = require(${JSON.stringify(specifier)});`, resolveDir: __dirname, sourcefile: `lazy-${chunk}.js` },
+  outfile: `dist/lazy/${chunk}.js`,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+}));
+
+const lazy = [...lazyImports, ...lazyRequires];
 
 /** The `tasklane` command line (bin/tasklane.js loads it): the core with a Node host, no VS Code. */
 const cli = {
@@ -183,8 +206,9 @@ async function main() {
   fs.writeFileSync(STAMP, inputs);
 }
 
-// The CLI's options are exported so the release-asset test builds exactly what `npm run build` does.
-module.exports = { cli };
+// Options are exported so tests build exactly what `npm run build` does: the CLI for the release
+// asset test, the shim and the composition root for the bundle size test.
+module.exports = { cli, composition, extension };
 
 if (require.main === module)
   main().catch((error) => {

@@ -19,7 +19,19 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    rules: { 'no-console': 'error' },
+    rules: {
+      'no-console': 'error',
+      // zod 4's named `z` export is one object esbuild keeps whole, every locale included (about
+      // 300 KB of dist/main.js); the namespace import keeps only what is used
+      // (test/unit/packaging/bundleSize.test.ts measures it).
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
+          message: "Write `import * as z from 'zod'`: the named import bundles all of zod's locales.",
+        },
+      ],
+    },
   },
   // Import cycles under src/, type-only imports included (import-x/no-cycle skips those, and a
   // type-only cycle is where a contract starts depending on its implementation). The fixtures

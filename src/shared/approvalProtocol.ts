@@ -2,7 +2,7 @@
  * The sidebar protocol's approval part: proposed change sets and commands waiting for the user.
  * (src/shared/protocol.ts joins it with the rest.)
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export interface ApprovalFileView {
   path: string;

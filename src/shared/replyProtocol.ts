@@ -4,7 +4,7 @@
  * link's scheme again, a file's place inside the workspace, and a proposed edit goes through the
  * normal approval card.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const text = z.string().max(1_000_000);
 const filePath = z.string().min(1).max(4096);

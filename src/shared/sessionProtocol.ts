@@ -4,7 +4,7 @@
  * transcript is sent when it is opened; the search box asks the same history search as
  * `Tasklane: Search History`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** One line of a session transcript. */
 export interface MessageView {

@@ -4,7 +4,7 @@
  * for people. The host writes the rows from the task's events (src/host/stepPresenter.ts); the
  * webview only places them.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A run of a row's text: plain words, or a literal (a command, a query) shown as code. */
 export type StepText = Array<string | { code: string }>;

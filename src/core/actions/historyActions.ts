@@ -3,7 +3,7 @@
  * tasks, chore runs and conversations, archived ones included) instead of guessing or redoing it.
  * Read-only; what it returns was written by earlier turns (redacted when stored), so it is data.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HistoryHit } from '../engine/types';
 import { ACTION_SETS } from './actionSets';
 import { defineAction } from './types';

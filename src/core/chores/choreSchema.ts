@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isGrantableSet, unknownSetMessage } from '../actions/actionSets';
 import { declaredCommandProblem } from '../approval/commands/commandLine';
 import { choreMcpProblems, choreMcpSchema, normalizeChoreMcp } from './choreMcp';

@@ -1,4 +1,4 @@
-import jsonata from 'jsonata';
+import type Jsonata from 'jsonata';
 import { RE2JS } from 're2js';
 
 /**
@@ -30,6 +30,20 @@ export const JSONATA_LIMITS = {
   /** Longest sequence an expression may build. */
   sequence: 100_000,
 } as const;
+
+let jsonataModule: typeof Jsonata | undefined;
+
+/**
+ * jsonata, loaded on the first expression compiled. Only chores with `successWhen` or a task
+ * trigger's `when` use it, so the extension host's bundle leaves it out: esbuild.js turns this
+ * `require` into one of `dist/lazy/jsonata.js` (LAZY_REQUIRE), loaded synchronously because
+ * compiling is synchronous (the chores.yaml validator runs inside a zod refinement).
+ */
+function jsonata(...args: Parameters<typeof Jsonata>): ReturnType<typeof Jsonata> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  jsonataModule ??= require('jsonata') as typeof Jsonata;
+  return jsonataModule(...args);
+}
 
 /** The step and memory bounds of one evaluation, on top of jsonata's own {@link JSONATA_LIMITS}. */
 export const JSONATA_BOUNDS = {
@@ -89,7 +103,7 @@ function regexSources(node: unknown, out: RegExp[] = []): RegExp[] {
 /** A compiled expression, kept with its source for messages. */
 export interface CompiledExpression {
   source: string;
-  expression: jsonata.Expression;
+  expression: Jsonata.Expression;
 }
 
 /** An evaluation that went past {@link JSONATA_BOUNDS}. */

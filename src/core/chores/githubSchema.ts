@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ActorGate, ChoreOutputs, GithubEventName, GithubTrigger } from './githubTypes';
 import { DEFAULT_ACTOR_GATE } from './githubTypes';
 

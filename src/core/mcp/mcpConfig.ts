@@ -6,7 +6,7 @@
  * bound to exactly that definition and any change asks again.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The workspace's MCP servers, in VS Code's own format; the command line reads the same file. */
 export const MCP_FILE = '.vscode/mcp.json';
