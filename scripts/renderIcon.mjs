@@ -1,4 +1,5 @@
-// Renders the Marketplace icon (a 128×128 PNG; the Marketplace and Open VSX refuse SVG icons) from
+// Renders the Marketplace icon (a 256×256 PNG: the manifest reference asks for at least 128 px and
+// 256 px for Retina screens; the Marketplace and Open VSX refuse SVG icons) from
 // the activity-bar glyph media/tasklane.svg, so the one drawing in git is the SVG and the PNG is
 // build output (git-ignored). Run by `vscode:prepublish`, so every `vsce package` has a fresh one.
 //   node scripts/renderIcon.mjs [--out <file.png>]     default: media/icon.png
@@ -8,8 +9,9 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** The icon's size, and the background's colour: the same as package.json's galleryBanner.color. */
+/** The drawing's size in SVG units, the PNG's in pixels, and the background's colour: the same as package.json's galleryBanner.color. */
 const SIZE = 128;
+const PIXELS = 256;
 const BACKGROUND = '#1f3a5f';
 const GLYPH = '#ffffff';
 const MARGIN = 14;
@@ -31,7 +33,7 @@ export function iconSvg(glyph) {
 
 export function renderIcon(out = path.join(root, 'media', 'icon.png')) {
   const glyph = fs.readFileSync(path.join(root, 'media', 'tasklane.svg'), 'utf8');
-  const png = new Resvg(iconSvg(glyph), { fitTo: { mode: 'width', value: SIZE } }).render().asPng();
+  const png = new Resvg(iconSvg(glyph), { fitTo: { mode: 'width', value: PIXELS } }).render().asPng();
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, png);
   return out;

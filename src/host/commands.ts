@@ -141,6 +141,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (await selectModelFlow(deps.models)) await deps.refreshModel();
     }),
     vscode.commands.registerCommand('tasklane.showLog', () => deps.channel.show()),
+    // Help: Get Started opens VS Code's own welcome page; this opens Tasklane's walkthrough itself.
+    vscode.commands.registerCommand('tasklane.openWalkthrough', () =>
+      vscode.commands.executeCommand('workbench.action.openWalkthrough', 'tasklane.tasklane#tasklane.start', false),
+    ),
     vscode.commands.registerCommand('tasklane.openAgentFiles', async () => {
       const { storageDir } = await runtime.ready;
       const files = ['EVENT.md', 'MEMORY.md', 'TASK_HISTORY.md'];

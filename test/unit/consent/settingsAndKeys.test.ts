@@ -7,13 +7,14 @@ import { envApiKey } from '../../../src/core/model/keySource';
 import { USER_ONLY_SETTINGS, userOnlyKeysIn, userValue } from '../../../src/core/settings/userOnlySettings';
 import type { UserOnlySetting } from '../../../src/core/settings/userOnlySettings';
 import { attack } from './attackCount';
+import { manifestSettings } from '../../support/manifest';
 
 // Settings a repository cannot set, and keys that go only to the host the person configured.
 
 const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as {
-  contributes: { configuration: { properties: Record<string, { scope?: string; default?: unknown }> } };
   capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
 };
+const settings = manifestSettings();
 
 /** What a hostile .vscode/settings.json writes for each user-only key, and what the user set. */
 const hostile: Record<UserOnlySetting, { workspace: unknown; user: unknown }> = {
@@ -40,7 +41,7 @@ const hostile: Record<UserOnlySetting, { workspace: unknown; user: unknown }> = 
 
 describe('settings a repository cannot set', () => {
   it('covers provider, base URL, model, approval.* and budget.*, and nothing else is missing from the manifest', () => {
-    const props = Object.keys(manifest.contributes.configuration.properties);
+    const props = Object.keys(settings);
     for (const prefix of ['tasklane.approval.', 'tasklane.budget.']) {
       for (const key of props.filter((k) => k.startsWith(prefix)))
         assert.ok((USER_ONLY_SETTINGS as readonly string[]).includes(key), `${key} is not user-only`);
@@ -50,7 +51,7 @@ describe('settings a repository cannot set', () => {
 
   for (const key of USER_ONLY_SETTINGS) {
     it(`${key}: application scope in package.json, restricted in Restricted Mode`, () => {
-      const declared = manifest.contributes.configuration.properties[key];
+      const declared = settings[key];
       assert.ok(declared, `${key} is not declared`);
       assert.equal(declared.scope, 'application', `${key} must be application-scoped (only user settings)`);
       assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(key));
@@ -60,10 +61,7 @@ describe('settings a repository cannot set', () => {
       it(`${key}: a ${where} value is ignored and reported; the user's value (or the default) is used`, () => {
         const { workspace, user } = hostile[key];
         const field = where === 'workspace' ? 'workspaceValue' : 'workspaceFolderValue';
-        const withUser = userValue(
-          { defaultValue: manifest.contributes.configuration.properties[key].default, globalValue: user, [field]: workspace },
-          'fallback',
-        );
+        const withUser = userValue({ defaultValue: settings[key].default, globalValue: user, [field]: workspace }, 'fallback');
         assert.deepEqual(withUser, { value: user, ignored: where });
         const without = userValue({ [field]: workspace }, 'fallback');
         assert.deepEqual(without, { value: 'fallback', ignored: where });

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pngSize } from '../support/png';
+import { localizedManifest } from '../../support/manifest';
 
 // What the Marketplace and Open VSX list: the manifest's listing fields, the icon rendered from the
 // SVG, the packaged README (one truth with the manifest and the repository) and the changelog.
@@ -30,7 +31,8 @@ interface Manifest {
     commands: Array<{ title: string; category?: string }>;
   };
 }
-const manifest = JSON.parse(read('package.json')) as Manifest;
+// As the listing shows it: the manifest's %key% strings resolved from package.nls.json.
+const manifest = localizedManifest() as unknown as Manifest;
 /** `owner/name` of the repository package.json names. */
 const repo = /github\.com\/([^/]+\/[^/.]+)/.exec(manifest.repository.url)?.[1] ?? '';
 /** The packaged README: the one `npm run package` hands vsce. */
@@ -116,7 +118,7 @@ describe('packaging: the listing', () => {
       const out = path.join(dir, 'icon.png');
       const run = spawnSync(process.execPath, [path.join(root, 'scripts/renderIcon.mjs'), '--out', out], { cwd: root, encoding: 'utf8' });
       assert.equal(run.status, 0, run.stderr);
-      assert.deepEqual(pngSize(fs.readFileSync(out)), { width: 128, height: 128 });
+      assert.deepEqual(pngSize(fs.readFileSync(out)), { width: 256, height: 256 });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -43,6 +43,8 @@ const ALLOWED = [
   /^\[Content_Types\]\.xml$/,
   /^extension\.vsixmanifest$/,
   /^extension\/package\.json$/,
+  // The manifest's strings (English, and any translation next to it).
+  /^extension\/package\.nls(\.[\w-]+)?\.json$/,
   /^extension\/readme\.md$/,
   /^extension\/changelog\.md$/,
   /^extension\/LICENSE\.txt$/,
@@ -97,14 +99,16 @@ describe('packaging: the .vsix', function () {
       'extension/dist/sql-wasm.wasm',
       'extension/dist/codicon.ttf',
       'extension/media/tasklane.svg',
+      // Without it every title and setting would read as its %key%.
+      'extension/package.nls.json',
     ])
       assert.ok(entries.has(needed), `${needed} is missing`);
   });
 
-  it('carries the 128×128 icon, the changelog and the listing README (not the developers’ one)', () => {
+  it('carries the 256×256 icon, the changelog and the listing README (not the developers’ one)', () => {
     const icon = entries.get('extension/media/icon.png');
     assert.ok(icon, 'no extension/media/icon.png');
-    assert.deepEqual(pngSize(icon), { width: 128, height: 128 });
+    assert.deepEqual(pngSize(icon), { width: 256, height: 256 });
     const changelog = entries.get('extension/changelog.md')?.toString('utf8') ?? '';
     assert.match(changelog, /^# Changelog/);
     assert.match(changelog, new RegExp(`^## \\[${String(source.version).replace(/\./g, '\\.')}\\] - \\d{4}-\\d{2}-\\d{2}$`, 'm'));
