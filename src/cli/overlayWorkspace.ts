@@ -3,24 +3,24 @@
  * in memory on top of it. Nothing is ever written to the working tree; the edits leave as one
  * patch (see patch.ts). The same object is the read port of the agent, the edit flow's view of
  * current text, and the applier of approved change sets, so a later read sees an earlier edit.
+ *
+ * Listing, search and find are the read actions' own (FsWorkspace: ripgrep where one runs, the
+ * ignore files and `node_modules` left out, no link followed, a note when a bound stopped it),
+ * with the overlay as the text they read: a file the run changed is searched in its overlay text
+ * (the unsaved-text path VS Code's open documents take), a created one is listed where the ignore
+ * rules keep it, a deleted one is gone.
  */
 import { promises as fsp } from 'node:fs';
-import type { Dirent } from 'node:fs';
 import * as path from 'node:path';
-import { RE2JS } from 're2js';
 import type { FileChange } from '../core/approval/changes/changeSet';
-import { compileGlob } from '../core/approval/changes/textMatch';
 import type { EditApplier } from '../core/approval/changes/editPorts';
-import type { WorkspacePort, WorkspaceReader } from '../core/ports';
+import { FsWorkspace } from '../core/approval/paths/fsWorkspace';
+import { globFilter } from '../core/approval/paths/globFilter';
+import { nodeFs } from '../core/approval/paths/nodeFs';
+import type { FileListing, FoundFiles, SearchOptions, SearchResult, WorkspacePort, WorkspaceReader } from '../core/ports';
+import { toListing } from '../core/ports';
 
-/** Folders a listing or search never walks into: generated, vendored or the VCS itself. */
-const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
 const DEFAULT_LIST_LIMIT = 500;
-const DEFAULT_SEARCH_LIMIT = 200;
-/** Files one find_files looks at, at most. */
-const FIND_SCAN_LIMIT = 50_000;
-/** Files larger than this are not searched (minified bundles, data). */
-const MAX_SEARCHED_BYTES = 1_000_000;
 
 /** One file the run changed: its text on disk (null: did not exist) and its text now (null: deleted). */
 export interface OverlayChange {
@@ -37,7 +37,21 @@ export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApp
   /** What `materialize` last wrote per file: a command after no new edit writes nothing. */
   private readonly written = new Map<string, string | null>();
 
-  constructor(readonly root: string) {}
+  /** The disk's listing and search, reading every file's text through this overlay. */
+  private readonly disk: FsWorkspace;
+
+  /** `options.ripgrep`: the program (undefined: `rg` on the PATH; null: none, the fallback walk). */
+  constructor(
+    readonly root: string,
+    options: { ripgrep?: string | null } = {},
+  ) {
+    this.disk = new FsWorkspace(root, nodeFs, { text: this, caseInsensitive: process.platform !== 'linux', ...options });
+  }
+
+  /** WorkspaceReader: the files whose text is not the disk's (searched through `read`, not ripgrep). */
+  unsavedPaths(): string[] {
+    return [...this.overlay.keys()];
+  }
 
   async read(relativePath: string): Promise<string | null> {
     const key = normalise(relativePath);
@@ -51,11 +65,20 @@ export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApp
     return text;
   }
 
-  async listFiles(relativeDir: string, options: { recursive?: boolean; limit?: number } = {}): Promise<string[]> {
+  async listFiles(relativeDir: string, options: { recursive?: boolean; limit?: number } = {}): Promise<FileListing> {
     const limit = options.limit ?? DEFAULT_LIST_LIMIT;
     const base = normalise(relativeDir);
-    const found = new Set<string>();
-    await this.walk(base, options.recursive ?? false, found, limit);
+    const recursive = options.recursive ?? false;
+    // One more than the limit from the disk, so a listing the overlay shortens is still full.
+    const listed = await this.disk
+      .listFiles(base, { recursive, limit: limit + this.overlay.size })
+      .then((answer) => toListing(answer, limit + this.overlay.size))
+      .catch((error: NodeJS.ErrnoException) => {
+        // A folder only the run's edits created is not on disk.
+        if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return { paths: [], complete: true } as FileListing;
+        throw error;
+      });
+    const found = new Set(listed.paths);
     for (const [file, text] of this.overlay) {
       if (!isInside(file, base)) continue;
       if (text === null) {
@@ -63,40 +86,30 @@ export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApp
         continue;
       }
       const rest = base ? file.slice(base.length + 1) : file;
-      found.add(options.recursive || !rest.includes('/') ? file : `${base ? `${base}/` : ''}${rest.split('/')[0]}/`);
+      if (recursive && !(await this.disk.kept(file))) continue;
+      found.add(recursive || !rest.includes('/') ? file : `${base ? `${base}/` : ''}${rest.split('/')[0]}/`);
     }
-    return [...found].sort().slice(0, limit);
+    const paths = [...found].sort();
+    if (paths.length > limit) return { paths: paths.slice(0, limit), complete: false, stoppedBy: 'limit' };
+    return { paths, complete: listed.complete, ...(listed.stoppedBy ? { stoppedBy: listed.stoppedBy } : {}) };
   }
 
-  async searchText(
-    query: string,
-    options: { isRegex?: boolean; include?: string; limit?: number } = {},
-  ): Promise<Array<{ path: string; line: number; text: string }>> {
-    const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
-    // RE2: a model-chosen pattern runs in linear time, so no pattern can hang the run.
-    const pattern = options.isRegex ? RE2JS.compile(query) : undefined;
-    const include = options.include ? globMatcher(options.include) : undefined;
-    const hits: Array<{ path: string; line: number; text: string }> = [];
-    for (const file of await this.listFiles('', { recursive: true, limit: 20_000 })) {
-      if (file.endsWith('/') || (include && !include(file))) continue;
-      const text = await this.read(file).catch(() => null);
-      if (text === null || text.length > MAX_SEARCHED_BYTES || text.includes('\u0000')) continue;
-      const lines = text.split(/\r?\n/);
-      for (let i = 0; i < lines.length && hits.length < limit; i++) {
-        const line = lines[i] ?? '';
-        if (pattern ? pattern.matcher(line).find() : line.includes(query)) hits.push({ path: file, line: i + 1, text: line.slice(0, 300) });
-      }
-      if (hits.length >= limit) break;
-    }
-    return hits;
+  async searchText(query: string, options: SearchOptions = {}): Promise<SearchResult> {
+    return this.disk.searchText(query, options);
   }
 
-  async findFiles(glob: string, options: { limit?: number } = {}): Promise<{ paths: string[]; complete: boolean }> {
+  async findFiles(glob: string, options: { limit?: number } = {}): Promise<FoundFiles> {
     const limit = options.limit ?? 100;
-    const matches = globMatcher(glob);
-    const listed = await this.listFiles('', { recursive: true, limit: FIND_SCAN_LIMIT });
-    const paths = listed.filter((file) => !file.endsWith('/') && matches(file));
-    return { paths: paths.slice(0, limit), complete: paths.length <= limit && listed.length < FIND_SCAN_LIMIT };
+    const matches = globFilter(glob, { caseInsensitive: process.platform !== 'linux' });
+    const walked = await this.disk.files('');
+    const found = new Set(walked.paths);
+    for (const [file, text] of this.overlay) {
+      if (text === null) found.delete(file);
+      else if (await this.disk.kept(file)) found.add(file);
+    }
+    const paths = [...found].filter(matches).sort();
+    if (paths.length > limit) return { paths: paths.slice(0, limit), complete: false, stoppedBy: 'limit' };
+    return { paths, complete: walked.complete, ...(walked.stoppedBy ? { stoppedBy: walked.stoppedBy } : {}) };
   }
 
   /** EditApplier: approved changes land in the overlay, all of them or none. */
@@ -165,28 +178,6 @@ export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApp
       throw error;
     }
   }
-
-  private async walk(dir: string, recursive: boolean, found: Set<string>, limit: number): Promise<void> {
-    let entries: Dirent[];
-    try {
-      entries = await fsp.readdir(path.join(this.root, dir), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (found.size >= limit) return;
-      const rel = dir ? `${dir}/${entry.name}` : entry.name;
-      // Links are not followed: a link out of the workspace must not widen what the run can see.
-      if (entry.isSymbolicLink()) continue;
-      if (entry.isDirectory()) {
-        if (SKIPPED_DIRS.has(entry.name)) continue;
-        if (recursive) await this.walk(rel, true, found, limit);
-        else found.add(`${rel}/`);
-      } else if (entry.isFile()) {
-        found.add(rel);
-      }
-    }
-  }
 }
 
 function normalise(relativePath: string): string {
@@ -199,13 +190,4 @@ function normalise(relativePath: string): string {
 
 function isInside(file: string, dir: string): boolean {
   return dir === '' || file.startsWith(`${dir}/`);
-}
-
-/**
- * `*` within a segment, `**` across segments, `?` one character; a pattern without `/` matches the
- * base name. The model chooses it, so it runs on RE2 like the host's include globs (a backtracking
- * RegExp of `**\/` repeated spins for seconds on a deep path and the run's timer never fires).
- */
-export function globMatcher(glob: string): (file: string) => boolean {
-  return compileGlob(glob);
 }

@@ -14,6 +14,7 @@ import { createEngine } from '../core/createEngine';
 import type { Agent } from '../core/engine/agent';
 import type { AgentChange } from '../core/engine/types';
 import type { Clock, Logger, WorkspacePort } from '../core/ports';
+import { toSearchResult } from '../core/ports';
 import type { Redactor } from '../core/security/redact';
 import type { DurableDb, TriggerStore } from '../core/store/types';
 import type { HostMessage } from '../shared/protocol';
@@ -25,6 +26,7 @@ import { ChoreHost, workspaceSecretKey } from './chores/choreHost';
 import { CommandExecutionHost, combineApprovalSections, vscodeCommandRunner } from './execution/commandHost';
 import type { OwnedApprovalSection } from './execution/commandHost';
 import { McpHost } from './mcp/mcpHost';
+import { importersOf } from './codeIntel/importers';
 import { VsCodeCodeIntel } from './codeIntel/vscodeCodeIntel';
 import { ReadOnlyGit } from '../core/git/readOnlyGit';
 import type { Planner } from '../core/planner/planner';
@@ -152,7 +154,14 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     // Listed in the prompts and accepted by task_start: the sets of the MCP servers that may run now.
     grantableSets: () => mcp.servers.grantableSets(),
     // The language servers' answers, for a folder on the local disk (its reads are the guard the actions use).
-    ...(folder && root.scheme === 'file' ? { codeIntel: new VsCodeCodeIntel(root) } : {}),
+    ...(folder && root.scheme === 'file'
+      ? {
+          codeIntel: new VsCodeCodeIntel(
+            root,
+            importersOf(async (query, options) => toSearchResult(await workspace.searchText(query, options), options.limit)),
+          ),
+        }
+      : {}),
     // The repository's history through a git that runs nothing the repository configures.
     ...(git ? { git } : {}),
     // The proactive planner: off unless the person's settings say so (and never in Restricted Mode).

@@ -32,6 +32,11 @@ describe('host: code intelligence from the language servers', function () {
     fs.writeFileSync(path.join(root().fsPath, dir, 'shapes.ts'), shapes);
     fs.writeFileSync(path.join(root().fsPath, dir, 'use.ts'), use);
     fs.writeFileSync(path.join(root().fsPath, dir, 'broken.ts'), "export const count: number = 'three';\n");
+    // Never opened by the test: the edits below must get them checked by themselves. closed.ts has an
+    // error already (line 2), which an edit to its line 1 must not be blamed for.
+    fs.writeFileSync(path.join(root().fsPath, dir, 'closed.ts'), 'export const fine: number = 1;\nexport const old: string = 2;\n');
+    fs.writeFileSync(path.join(root().fsPath, dir, 'lib2.ts'), 'export function twice(n: number): number {\n  return n * 2;\n}\n');
+    fs.writeFileSync(path.join(root().fsPath, dir, 'caller2.ts'), "import { twice } from './lib2';\nexport const four = twice(2);\n");
     // A project of its own, so the language server does not depend on the folder's other files.
     fs.writeFileSync(
       path.join(root().fsPath, dir, 'tsconfig.json'),
@@ -132,11 +137,92 @@ describe('host: code intelligence from the language servers', function () {
     const result = await asPerson(() => vscode.commands.executeCommand<{ status: string }>('tasklane.approve', pending), 'Approve');
     assert.equal(result.status, 'applied', JSON.stringify(result));
     // The wake-up turn's request carries the new error, placed where the language server put it.
-    const seen = await modelSaw(/New problems in the changed files since the edit/, 0, r);
+    // Counted once, though both the Problems view (the file is in a tab) and the TypeScript server's direct answer name it.
+    const seen = await modelSaw(/New problems in the changed files since the edit \(1 error, 0 warnings\)/, 0, r);
     assert.match(seen, new RegExp(`${dir}/use\\.ts:3:31: error ts\\(2345\\): Argument of type 'string' is not assignable to parameter of type 'number'`));
     // The error that was there before (broken.ts is not in this edit) is not blamed on it.
     assert.doesNotMatch(seen, /broken\.ts/);
   });
+  /** Runs a task whose one turn proposes `edit`, approves it, and returns the next request the model got (it carries the outcome). */
+  async function applyAndSee(label: string, edit: { name: string; arguments: unknown }, wanted: RegExp): Promise<string> {
+    const name = `${label}-${Date.now().toString(36)}`;
+    const r = route(label);
+    await scriptModel(r, [
+      { toolCalls: [{ name: 'task_start', arguments: { name, instruction: label, mode: 'simple', actionSets: ['files'] } }] },
+      { toolCalls: [edit] },
+      { toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] },
+    ]);
+    await sendMessage(`${label} (${name}) ${r}`);
+    const pending = await until('the proposal to wait for approval', async () => {
+      const { tasks } = (await vscode.commands.executeCommand('tasklane.getState')) as { tasks: Array<{ name: string; waitingForApproval?: string }> };
+      return tasks.find((t) => t.name === name && t.waitingForApproval)?.waitingForApproval;
+    });
+    const result = await asPerson(() => vscode.commands.executeCommand<{ status: string }>('tasklane.approve', pending), 'Approve');
+    assert.equal(result.status, 'applied', JSON.stringify(result));
+    return modelSaw(wanted, 0, r);
+  }
+
+  /** No tab shows the file, and what VS Code holds of it is what is on disk (a revert compares against it). */
+  const untouched = (file: string) => {
+    const uri = vscode.Uri.joinPath(root(), dir, file);
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString());
+    assert.equal(tabs.length, 0, `${file} was shown in a tab`);
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+    assert.equal(document?.isDirty ?? false, false, `${file} is dirty`);
+    if (document) assert.equal(document.getText(), fs.readFileSync(uri.fsPath, 'utf8'));
+  };
+
+  it('a new file with a type error: its error reaches the task, though no tab shows it', async () => {
+    const seen = await applyAndSee(
+      'problems-new-file',
+      { name: 'create_file', arguments: { path: `${dir}/fresh.ts`, content: "export const bad: number = 'oops';\n" } },
+      /fresh\.ts:1:14: error ts\(2322\)/,
+    );
+    assert.match(seen, /New problems in the changed files since the edit \(1 error, 0 warnings\)/);
+    assert.doesNotMatch(seen, /No language server reported/);
+    untouched('fresh.ts');
+  });
+
+  it('an edit to a file no tab shows: its new error reaches the task, the error it had before is not blamed', async () => {
+    const seen = await applyAndSee(
+      'problems-closed-file',
+      { name: 'replace_in_file', arguments: { path: `${dir}/closed.ts`, edits: [{ oldText: '= 1;', newText: "= 'one';" }] } },
+      /closed\.ts:1:14: error ts\(2322\)/,
+    );
+    assert.doesNotMatch(seen, /closed\.ts:2:/);
+    assert.doesNotMatch(seen, /broken\.ts/);
+    untouched('closed.ts');
+  });
+
+  it('an edit that breaks a caller in another closed file: the error in the caller reaches the task', async () => {
+    const seen = await applyAndSee(
+      'problems-caller',
+      {
+        name: 'replace_in_file',
+        arguments: {
+          path: `${dir}/lib2.ts`,
+          edits: [{ oldText: 'twice(n: number): number {\n  return n * 2;', newText: 'twice(n: string): string {\n  return n + n;' }],
+        },
+      },
+      /caller2\.ts:2:\d+: error ts\(2345\): Argument of type 'number' is not assignable to parameter of type 'string'/,
+    );
+    assert.match(seen, /New problems in the changed files and the files importing them since the edit/);
+    assert.doesNotMatch(seen, /lib2\.ts:\d+:\d+: error/);
+    untouched('caller2.ts');
+    untouched('lib2.ts');
+  });
+
+  it('a file no language server checks: the task is told none reported on it, not that it is clean', async () => {
+    await applyAndSee(
+      'problems-unchecked',
+      { name: 'create_file', arguments: { path: `${dir}/notes.zzz`, content: 'plain words\n' } },
+      new RegExp(`No language server reported on ${dir}/notes\\.zzz within 4 s`),
+    );
+    untouched('notes.zzz');
+  });
+
   it('rename_symbol: the language server rename is a change set that renames every use once approved, and nothing before', async () => {
     const name = `rename-${Date.now().toString(36)}`;
     const r = route('rename-symbol');

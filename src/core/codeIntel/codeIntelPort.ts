@@ -58,6 +58,20 @@ export interface FileRename {
   edits: TextReplacement[];
 }
 
+/** A watch on the language servers, from before a change to after it (`CodeIntelPort.watchDiagnostics`). */
+export interface DiagnosticsWatch {
+  /** Files compared before and after besides the changed ones: those importing them (a caller the edit broke). */
+  readonly importers?: readonly string[];
+  /**
+   * The problems of the changed files and the importers now, asked once before the change and
+   * once after `settled`. Absent: `CodeIntelPort.diagnostics` of those files (what the Problems view holds).
+   */
+  problems?(): Promise<CodeDiagnostic[]>;
+  /** After the change: waits for the servers' answers (at most `timeoutMs`); names the changed files none answered for. */
+  settled(timeoutMs: number): Promise<{ unreported: readonly string[] } | void>;
+  dispose(): void;
+}
+
 /** The language features of a host, for workspace-relative files. */
 export interface CodeIntelPort {
   workspaceSymbols(query: string): Promise<CodeSymbol[]>;
@@ -69,11 +83,12 @@ export interface CodeIntelPort {
   /** The problems of these files, or of every file the editor knows problems for. */
   diagnostics(paths?: readonly string[]): Promise<CodeDiagnostic[]>;
   /**
-   * Starts listening for the language servers' next report on these files; `settled` resolves
-   * once they reported and went quiet, or at `timeoutMs` (a file no server checks never reports).
+   * Called before a change to these files: makes the language servers check them (and the files
+   * that import them) and listens for their reports. `settled`, called after the change, resolves
+   * once they answered, or at `timeoutMs` (a file no server checks never reports).
    * Optional: without it, problems are read right after the change.
    */
-  watchDiagnostics?(paths: readonly string[]): Promise<{ settled(timeoutMs: number): Promise<void>; dispose(): void }>;
+  watchDiagnostics?(paths: readonly string[]): Promise<DiagnosticsWatch>;
   /**
    * The language server's rename of the symbol at `at` to `newName`, as replacements per file
    * (columns count UTF-16 code units, as editors do). Rejects, with a message for the model, when

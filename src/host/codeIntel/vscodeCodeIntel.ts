@@ -7,18 +7,20 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { ChangeWatch } from './changeWatch';
 import type {
   CodeDiagnostic,
   CodeIntelPort,
   CodeLocation,
   CodeSymbol,
   DiagnosticSeverity,
+  DiagnosticsWatch,
   FileRename,
   OutlineSymbol,
 } from '../../core/codeIntel/codeIntelPort';
 
-/** Quiet time after a language server's report on a changed file before its problems are read. */
-const DIAGNOSTICS_QUIET_MS = 300;
+/** Files importing a changed one that are checked with it, at most (each costs the TypeScript server a check). */
+const MAX_IMPORTERS = 20;
 
 /** Most entries taken from one provider answer (the actions show fewer). */
 const MAX_ENTRIES = 500;
@@ -41,7 +43,14 @@ function hoverText(content: vscode.MarkdownString | vscode.MarkedString): string
 }
 
 export class VsCodeCodeIntel implements CodeIntelPort {
-  constructor(private readonly root: vscode.Uri) {}
+  /**
+   * @param importers the workspace files that import any of these (VS Code offers no "who imports
+   *   this file" request to extensions; `importers.ts` finds them by a search); none by default.
+   */
+  constructor(
+    private readonly root: vscode.Uri,
+    private readonly importers: (paths: readonly string[]) => Promise<string[]> = async () => [],
+  ) {}
 
   async workspaceSymbols(query: string): Promise<CodeSymbol[]> {
     const found = (await vscode.commands.executeCommand<vscode.SymbolInformation[] | undefined>('vscode.executeWorkspaceSymbolProvider', query)) ?? [];
@@ -110,35 +119,10 @@ export class VsCodeCodeIntel implements CodeIntelPort {
     return out;
   }
 
-  async watchDiagnostics(paths: readonly string[]): Promise<{ settled(timeoutMs: number): Promise<void>; dispose(): void }> {
-    // No editor is opened for this: opening one while the edit is applied and saved made the save
-    // fail in the workbench. VS Code's TypeScript features check only files open in a tab, so the
-    // problems of a changed file in no tab are not reported (docs/ARCHITECTURE.md says so).
-    const watched = new Set(paths.map((p) => this.uri(p).toString()));
-    const timers = new Set<NodeJS.Timeout>();
-    let quiet: NodeJS.Timeout | undefined;
-    let reported!: () => void;
-    const done = new Promise<void>((resolve) => (reported = resolve));
-    // A server reports a file more than once per change (syntax, then types): settled = quiet after a report.
-    const listener = vscode.languages.onDidChangeDiagnostics((event) => {
-      if (!event.uris.some((uri) => watched.has(uri.toString()))) return;
-      if (quiet) clearTimeout(quiet);
-      quiet = setTimeout(reported, DIAGNOSTICS_QUIET_MS);
-    });
-    return {
-      settled: (timeoutMs) =>
-        Promise.race([
-          done,
-          new Promise<void>((resolve) => {
-            timers.add(setTimeout(resolve, timeoutMs));
-          }),
-        ]),
-      dispose: () => {
-        listener.dispose();
-        if (quiet) clearTimeout(quiet);
-        for (const timer of timers) clearTimeout(timer);
-      },
-    };
+  async watchDiagnostics(paths: readonly string[]): Promise<DiagnosticsWatch> {
+    // The callers an edit may break: loaded and checked with the changed files (changeWatch.ts says how, without a tab).
+    const importers = (await this.importers(paths).catch(() => [])).filter((p) => !paths.includes(p)).slice(0, MAX_IMPORTERS);
+    return ChangeWatch.start({ uri: (p) => this.uri(p), diagnostics: (p) => this.diagnostics(p) }, paths, importers);
   }
 
   async rename(at: CodeLocation, newName: string): Promise<FileRename[]> {

@@ -151,6 +151,49 @@ describe('code intelligence: problems after an applied edit', () => {
     assert.equal((await decider.approve(second.approvalId!)).status, 'applied');
   });
 
+  it('compares the importers the host names, through its own reading, and names the changed files no server reported on', async () => {
+    let now: CodeDiagnostic[] = [error('src/caller.ts', 9, 'old, not blamed')];
+    const read: number[] = [];
+    const port = {
+      diagnostics: async () => assert.fail('the watch reads the problems itself'),
+      watchDiagnostics: async (paths: readonly string[]) => {
+        assert.deepEqual(paths, ['src/lib.ts', 'notes.zzz']);
+        return {
+          importers: ['src/caller.ts'],
+          problems: async () => (read.push(now.length), now),
+          settled: async () => ({ unreported: ['notes.zzz'] }),
+          dispose: () => undefined,
+        };
+      },
+    } as unknown as CodeIntelPort;
+    const after = await problemsAfterApply(port, 4000)(['src/lib.ts', 'notes.zzz']);
+    now = [...now, error('src/caller.ts', 2, 'Argument of type number')];
+    const text = (await after()) ?? '';
+    assert.deepEqual(read, [1, 2], 'read once before the change and once after');
+    assert.equal(
+      text,
+      [
+        'New problems in the changed files and the files importing them since the edit (1 error, 0 warnings):',
+        '- src/caller.ts:2:1: error ts(2322): Argument of type number',
+        'No language server reported on notes.zzz within 4 s (none checks it, or none found anything to report in it).',
+      ].join('\n'),
+    );
+  });
+
+  it('without a watch of its own, the port is read for the changed files and the importers alike', async () => {
+    const asked: string[][] = [];
+    const port = {
+      diagnostics: async (paths?: readonly string[]) => (asked.push([...(paths ?? [])]), []),
+      watchDiagnostics: async () => ({ importers: ['src/caller.ts'], settled: async () => undefined, dispose: () => undefined }),
+    } as unknown as CodeIntelPort;
+    const after = await problemsAfterApply(port, 4000)(['src/lib.ts']);
+    assert.equal(await after(), undefined, 'nothing new, every file heard: nothing to say');
+    assert.deepEqual(asked, [
+      ['src/lib.ts', 'src/caller.ts'],
+      ['src/lib.ts', 'src/caller.ts'],
+    ]);
+  });
+
   it('lists errors first, at most fifteen, and counts the rest', () => {
     const many = [
       ...Array.from({ length: 12 }, (_, i) => ({ ...error('a.ts', i + 1, `w${i}`), severity: 'warning' as const })),

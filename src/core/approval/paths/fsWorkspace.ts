@@ -171,7 +171,7 @@ export class FsWorkspace implements WorkspacePort {
       timeoutMs: this.options.timeoutMs ?? WALK_TIMEOUT_MS,
       caseInsensitive: this.options.caseInsensitive ?? false,
       walk: () => this.walk(''),
-      kept: (path) => isKept(path, this.walkOptions()),
+      kept: (path) => this.kept(path),
     });
   }
 
@@ -207,6 +207,11 @@ export class FsWorkspace implements WorkspacePort {
       paths.push(path);
     }
     return { paths, complete: true };
+  }
+
+  /** Whether the ignore rules keep `path` (a file not on disk yet, as an overlay of edits has). */
+  kept(path: string): Promise<boolean> {
+    return isKept(path, this.walkOptions());
   }
 
   /** The fallback walk: what ripgrep would list, without ripgrep. */

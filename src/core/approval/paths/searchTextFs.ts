@@ -146,6 +146,7 @@ export async function searchWorkspace(query: string, options: SearchOptions, env
 /** The fallback: every walked file read through the reader (unsaved text included) and matched with RE2. */
 async function searchInProcess(env: SearchEnv, included: (p: string) => boolean, matches: LineMatcher, context: number, found: Collected): Promise<RipgrepRun> {
   const deadline = Date.now() + env.timeoutMs;
+  const unsaved = new Set(env.text.unsavedPaths?.() ?? []);
   let files = 0;
   const stop = (why: StopReason): RipgrepRun => ({ complete: false, stoppedBy: why });
   for await (const path of env.walk()) {
@@ -161,6 +162,14 @@ async function searchInProcess(env: SearchEnv, included: (p: string) => boolean,
     // Too large or binary: skipped, as ripgrep skips them.
     if (!read || read.truncated || read.text.includes('\0')) continue;
     if (!found.addText(path, read.text, matches, context)) return { complete: false, stoppedBy: 'limit' };
+    unsaved.delete(path);
+  }
+  // A file only the reader has (the command line's overlay creates files the disk has not): searched too, where the rules keep it.
+  for (const path of [...unsaved].sort()) {
+    if (!included(path) || !(await env.kept(path))) continue;
+    const read = await readBounded(env.text, path, MAX_FILE_BYTES).catch(() => null);
+    if (read && !read.truncated && !read.text.includes('\0') && !found.addText(path, read.text, matches, context))
+      return { complete: false, stoppedBy: 'limit' };
   }
   return { complete: true };
 }
