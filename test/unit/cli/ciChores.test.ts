@@ -556,6 +556,14 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     const otherChore = await tampered((m) => (m.choreId = 'no-such-chore'));
     assert.match(otherChore.applied.out, /the chore no-such-chore is not a valid chore/);
     assert.deepEqual(github.issues.get(2)?.labels, [], 'nothing reached another item');
+    // Review 2026-12c finding 10: a refused label is printed in the apply job's log, where a line
+    // starting with `::` is a workflow command and ESC starts a terminal escape.
+    const logInjection = await tampered(
+      (m) => (m.outputs.labels = ['x\n::error file=.github/workflows/release.yml::Release key leaked: see x.example', '\u001b]52;c;Y3VybCB4fHNo\u0007']),
+    );
+    assert.match(logInjection.applied.out, /refused: label "x ⏎ ::error file=/);
+    assert.doesNotMatch(logInjection.applied.out, /^\s*::/m, logInjection.applied.out);
+    assert.ok(!logInjection.applied.out.includes('\u001b'), 'no escape sequence reaches the log');
   });
 
   it('rejects bad input with exit 2', async () => {
