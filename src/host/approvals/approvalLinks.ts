@@ -140,7 +140,8 @@ export function registerApprovalLinks(
         void vscode.window.showWarningMessage('Tasklane: that is not a link; paste the whole link from the escalation.');
         return { opened: false, reason: 'not a link' } satisfies ApprovalLinkResult;
       }
-      return open(uri);
+      // A run link pasted here opens its run, as the URI handler does with it.
+      return linkTarget(uri, extensionId)?.path === RUN_LINK_PATH ? openRun(uri) : open(uri);
     }),
   ];
 }
