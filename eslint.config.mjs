@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import cycles from './eslint-rules/noCycle.js';
 import layers from './eslint-rules/layers.js';
+import untrustedText from './eslint-rules/untrustedText.js';
 
 export default tseslint.config(
   {
@@ -32,6 +33,13 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  // Notifications and modals take untrusted text only through src/core/security/surfaceText.ts;
+  // the fixture proves the rule fires (test/unit/untrustedText.test.ts).
+  {
+    files: ['src/**/*.ts', 'test/lint-fixtures/untrusted/**/*.ts'],
+    plugins: { 'tasklane-text': untrustedText },
+    rules: { 'tasklane-text/untrusted-text': 'error' },
   },
   // Import cycles under src/, type-only imports included (import-x/no-cycle skips those, and a
   // type-only cycle is where a contract starts depending on its implementation). The fixtures

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type * as Main from './host/main';
 import type { MainParts } from './host/main';
 import { registerProposedSide } from './host/approvals/proposedSide';
+import { notice } from './core/security/surfaceText';
 
 /** What `activate` returns: for tests and other extensions. */
 export interface TasklaneApi {
@@ -51,7 +52,7 @@ export function activate(context: vscode.ExtensionContext): TasklaneApi {
       release(main.start(context));
     } catch (error) {
       fail(error);
-      void vscode.window.showErrorMessage(`Tasklane failed to start: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(notice`Tasklane failed to start: ${error instanceof Error ? error.message : String(error)}`);
     }
   });
 

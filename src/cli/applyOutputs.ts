@@ -57,9 +57,19 @@ function safeText(event: GithubEvent): (text: string) => string {
   return (text) => neutralise(fitText(text, maxProposedChars), { allowed });
 }
 
-/** Proposed text never carries a marker of its own (it could impersonate another output). */
+/**
+ * Proposed text never carries a marker of its own (it could impersonate another output). Removed
+ * until none is left, since removing one can join the text around it into another
+ * (`<!-- tas<!-- tasklane:x -->klane:chore=y -->`, review 2026-12c finding 7); what remains of an
+ * HTML comment opener is escaped, so no part of the model's text is hidden or read as a marker.
+ */
 function clean(text: string): string {
-  return text.replace(/<!--\s*tasklane:[\s\S]*?-->/gi, '').trim();
+  let out = text;
+  for (let before = ''; before !== out;) {
+    before = out;
+    out = out.replace(/<!--\s*tasklane:[\s\S]*?-->/gi, '');
+  }
+  return out.replace(/<!--/g, '&lt;!--').trim();
 }
 
 export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {

@@ -9,6 +9,7 @@ import { sendEscalation } from '../core/chores/escalation';
 import type { ChoreDefinition } from '../core/chores/types';
 import type { Logger } from '../core/ports';
 import type { Redactor } from '../core/security/redact';
+import { forCiLog } from '../core/security/surfaceText';
 import { applyOutputs } from './applyOutputs';
 import { checkReport } from './checkReport';
 import { githubApiFromEnv, itemKey, runOnCi } from './ciRun';
@@ -77,7 +78,7 @@ export async function runCiFire(input: {
   if (values.out !== undefined) writeRunOut(path.resolve(io.cwd, values.out), safe, patch === undefined ? '' : redactor.redact(patch));
   io.err(
     redactor.redact(
-      `chore ${manifest.choreId}: ${manifest.status}${manifest.reason ? `: ${manifest.reason}` : ''}${manifest.tainted ? ' (tainted)' : ''}; ${manifest.changedFiles.length} file(s) in the patch${values.out !== undefined ? `; wrote ${manifestFile}${patch ? ` and ${patchFile}` : ''}` : ''}\n`,
+      `chore ${manifest.choreId}: ${manifest.status}${manifest.reason ? `: ${forCiLog(manifest.reason)}` : ''}${manifest.tainted ? ' (tainted)' : ''}; ${manifest.changedFiles.length} file(s) in the patch${values.out !== undefined ? `; wrote ${manifestFile}${patch ? ` and ${patchFile}` : ''}` : ''}\n`,
     ),
   );
   if (values.json) io.out(`${JSON.stringify(safe)}\n`);
@@ -136,7 +137,9 @@ export async function applyCommand(input: {
     ...report.applied.map((a) => `applied: ${a}`),
     ...report.refused.map((r) => `refused: ${r}`),
   ];
-  io.out(redactor.redact(`${lines.join('\n')}\n`));
+  // Reasons and refused values are model text: one line each, escapes written out, never a `::`
+  // workflow command (review 2026-12c finding 10).
+  io.out(redactor.redact(`${lines.map(forCiLog).join('\n')}\n`));
   // A refused output fails the job with its check: off a pull request the check is neutral, and
   // so is the job (the workflow run is on the default branch too). A check that could not be written fails it.
   const failing = !check || check.conclusion === 'failure' || check.conclusion === 'action_required';

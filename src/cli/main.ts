@@ -28,6 +28,7 @@ import { takeSealedSecrets } from './sealedSecrets';
 import { runChoreOnce } from './runChore';
 import { applyCommand, runCiFire } from './ciFire';
 import { StoreInUseError } from '../core/store/lease';
+import { forCiLog } from '../core/security/surfaceText';
 
 const USAGE = `Usage:
   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--out DIR] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--secrets-dir DIR]
@@ -173,7 +174,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         if (values['patch-out']) writePatchFile(path.resolve(io.cwd, values['patch-out']), patch);
         io.err(
           redactor.redact(
-            `chore ${result.choreId}: run ${result.runId} ${result.status}${result.reason ? `: ${result.reason}` : ''}; ${result.changedFiles.length} file(s) in the patch\n`,
+            `chore ${result.choreId}: run ${result.runId} ${result.status}${result.reason ? `: ${forCiLog(result.reason)}` : ''}; ${result.changedFiles.length} file(s) in the patch\n`,
           ),
         );
         if (values.json) io.out(`${redactor.redact(JSON.stringify(result))}\n`);

@@ -1,28 +1,13 @@
 /**
  * Which files a run's patch may change when it becomes a draft pull request. The apply job reads
  * the paths from the patch itself (not from the manifest's list) and refuses the files that steer
- * CI or agents: workflows, Tasklane's own definitions, CODEOWNERS and agent-instruction files,
- * unless the chore declares them in `outputs.pullRequest.paths`. Odd paths (absolute, `..`,
+ * CI, agents or the editor (the host's sensitive paths: workflows, Tasklane's own definitions,
+ * CODEOWNERS, agent instructions, `.vscode/`, `.devcontainer/`, hooks, `.npmrc`…), unless the chore declares them in `outputs.pullRequest.paths`. Odd paths (absolute, `..`,
  * quoted, control characters) and symbolic links are refused outright.
  */
 import { applyPatch, parsePatch } from 'diff';
 import type { StructuredPatch } from 'diff';
-
-/** A protected path pattern and why. */
-const protectedPaths: Array<{ test: (p: string) => boolean; why: string }> = [
-  { test: (p) => p.startsWith('.github/workflows/') || p.startsWith('.github/actions/'), why: 'a GitHub Actions workflow or action' },
-  { test: (p) => p.startsWith('.tasklane/'), why: "Tasklane's own definitions" },
-  { test: (p) => /(^|\/)CODEOWNERS$/.test(p), why: 'CODEOWNERS' },
-  {
-    test: (p) =>
-      /(^|\/)(AGENTS|CLAUDE|GEMINI|AGENT)\.md$/i.test(p) ||
-      /(^|\/)\.(cursorrules|clinerules|windsurfrules)$/.test(p) ||
-      p === '.github/copilot-instructions.md' ||
-      /^\.github\/(instructions|prompts|chatmodes|agents)\//.test(p) ||
-      /^\.(cursor|claude|agents|continue|kiro)\//.test(p),
-    why: 'an agent-instruction file',
-  },
-];
+import { sensitiveReason } from '../core/approval/paths/sensitivePaths';
 
 /** One file of the patch and what it becomes. */
 export interface PatchFile {
@@ -57,12 +42,17 @@ function pathProblem(path: string): string | undefined {
   return undefined;
 }
 
-/** Why a patch path may not be in a pull request (undefined: it may). `declared` are `outputs.pullRequest.paths`. */
+/**
+ * Why a patch path may not be in a pull request (undefined: it may). `declared` are
+ * `outputs.pullRequest.paths`. The protected paths are the host's sensitive paths, one list
+ * (`sensitiveReason`, case-folded as a case-insensitive checkout merges `.Agents/` into
+ * `.agents/`): what the editor asks a person about is what a reviewer is warned about here.
+ */
 export function protectedPathProblem(path: string, declared: readonly string[] = []): string | undefined {
-  const hit = protectedPaths.find((p) => p.test(path));
-  if (!hit) return undefined;
+  const why = sensitiveReason(path);
+  if (!why) return undefined;
   if (declared.some((d) => matchesDeclared(path, d))) return undefined;
-  return `${path} is ${hit.why}; a chore's pull request may change it only when outputs.pullRequest.paths lists it`;
+  return `${path} is protected: ${why}; a chore's pull request may change it only when outputs.pullRequest.paths lists it`;
 }
 
 /** A declared path: exact, or a folder ending in `/**`. */

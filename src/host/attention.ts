@@ -5,6 +5,8 @@ import type { ApprovalHostMessage, ApprovalView } from '../shared/approvalProtoc
 import type { ChoreHostMessage } from '../shared/choreProtocol';
 import type { HostMessage } from '../shared/protocol';
 import { stateIconText } from '../shared/taskState';
+import { notice } from '../core/security/surfaceText';
+import { showInvisible } from '../shared/visibleText';
 import { AttentionState } from './attentionState';
 import type { AttentionSummary } from './attentionState';
 
@@ -98,7 +100,9 @@ export class Attention implements vscode.Disposable {
     const fresh = this.state.takeNew();
     if (fresh.length === 0 || !vscode.workspace.getConfiguration('tasklane').get<boolean>('notifications', true)) return;
     const first = fresh[0];
-    const text = fresh.length === 1 ? `Tasklane: ${first.text}.` : `Tasklane: ${fresh.length} things need you (${first.text}; …).`;
+    // Names, paths and reasons in `text` come from the model or the repository: `notice` makes any
+    // `[label](command:…)` in them inert.
+    const text = fresh.length === 1 ? notice`Tasklane: ${first.text}.` : notice`Tasklane: ${fresh.length} things need you (${first.text}; …).`;
     void vscode.window.showInformationMessage(text, 'Open').then(async (choice) => {
       if (choice !== 'Open') return;
       if (first.sessionId) await this.view.showSession(first.sessionId);
@@ -112,7 +116,7 @@ export class Attention implements vscode.Disposable {
     // The task words of the thread and the sidebar (src/shared/taskState.ts), with their icons.
     if (waiting > 0) {
       this.item.text = `${stateIconText('waiting for you')} Tasklane: waiting for you: ${waiting}`;
-      this.item.tooltip = new vscode.MarkdownString(summary.waiting.map((w) => `- ${w.text.replace(/[\\`*_[\]<>]/g, '\\$&')}`).join('\n'));
+      this.item.tooltip = new vscode.MarkdownString(summary.waiting.map((w) => `- ${escapeMarkdown(w.detail ? `${w.text}: ${w.detail}` : w.text)}`).join('\n'));
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
       // A click opens what waits (its task's block in the conversation), not just the last chat.
       const first = summary.waiting.find((w) => w.taskId);
@@ -139,4 +143,9 @@ export class Attention implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** Text in the status bar's Markdown tooltip: Markdown's own syntax escaped, invisible characters written out. */
+function escapeMarkdown(text: string): string {
+  return showInvisible(text).replace(/[\\`*_[\]<>()]/g, '\\$&');
 }

@@ -9,8 +9,14 @@ export interface AttentionItem {
   sessionId?: string;
   /** The task that waits (the status bar opens its block with `tasklane.showTask`). */
   taskId?: string;
-  /** What the notification says. */
+  /**
+   * What the notification says. Untrusted parts (a task or chore name, a run's reason) are made
+   * inert by the notification (`notice`); a command line the model asks to run never is in it, only
+   * in `detail` (review 2026-12c finding 2: the model chooses every character of it).
+   */
   text: string;
+  /** What the status bar's tooltip adds after `text` (an escaped Markdown list there). */
+  detail?: string;
 }
 
 /** What the status bar, the view badge and the notifications show. */
@@ -63,12 +69,13 @@ export class AttentionState {
     for (const approval of this.approvals.values()) {
       const names = approval.files.map((f) => f.newPath ?? f.path);
       const files = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
-      const what = approval.kind === 'edits' ? `proposes edits to ${files || 'files'}` : `asks to run ${approval.command ?? approval.title}`;
+      const what = approval.kind === 'edits' ? `proposes edits to ${files || 'files'}` : 'asks to run a command';
       waiting.push({
         key: `approval:${approval.id}`,
         sessionId: approval.sessionId,
         taskId: approval.taskId,
         text: `${approval.choreId ? `Chore ${approval.choreId}` : 'A task'} ${what}`,
+        ...(approval.kind === 'edits' ? {} : { detail: approval.command ?? approval.title }),
       });
     }
     let running = 0;

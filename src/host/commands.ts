@@ -5,6 +5,7 @@ import type { ConsentDialogs } from './consentDialog';
 import type { ModelProvider } from './modelProvider';
 import { selectModelFlow, setApiKeyFlow } from './modelProvider';
 import type { Runtime } from './runtime';
+import { notice } from '../core/security/surfaceText';
 
 /** Everything a command needs; passed in by the composition root. */
 export interface CommandDeps {
@@ -63,7 +64,7 @@ async function pickTask(
   const { agent } = await deps.runtime.ready;
   const candidates = agent.views.snapshot().tasks.filter(filter);
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(`Tasklane: there is no task to ${verb}.`);
+    void vscode.window.showInformationMessage(notice`Tasklane: there is no task to ${verb}.`);
     return undefined;
   }
   if (candidates.length === 1) return candidates[0].id;
@@ -154,7 +155,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       try {
         await vscode.window.showTextDocument(uri);
       } catch {
-        void vscode.window.showInformationMessage(`Tasklane has not written ${pick} yet.`);
+        void vscode.window.showInformationMessage(notice`Tasklane has not written ${pick} yet.`);
       }
     }),
   ];

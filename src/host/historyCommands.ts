@@ -7,11 +7,12 @@ import type { DeadLetterPrompts } from './deadLetterCommands';
 import { defaultExportFolder } from './exportFolder';
 import { ReadOnlyDocuments } from './readOnlyDocuments';
 import type { Runtime } from './runtime';
+import { forNotification, notice } from '../core/security/surfaceText';
 
 const prompts: DeadLetterPrompts = {
-  info: (text) => void vscode.window.showInformationMessage(text),
-  error: (text) => void vscode.window.showErrorMessage(text),
-  confirm: async (text, action) => (await vscode.window.showWarningMessage(text, { modal: true }, action)) === action,
+  info: (text) => void vscode.window.showInformationMessage(forNotification(text)),
+  error: (text) => void vscode.window.showErrorMessage(forNotification(text)),
+  confirm: async (text, action) => (await vscode.window.showWarningMessage(forNotification(text), { modal: true }, action)) === action,
 };
 
 /** Scheme of the read-only history pages and storage report. */
@@ -85,7 +86,7 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       const result = await agent.views.exportSession(id, out);
       if (typeof folder !== 'string') {
         void vscode.window
-          .showInformationMessage(`Tasklane: exported ${result.events} events to ${result.jsonl} and ${result.markdown}.`, 'Open Markdown')
+          .showInformationMessage(notice`Tasklane: exported ${result.events} events to ${result.jsonl} and ${result.markdown}.`, 'Open Markdown')
           .then(async (choice) => {
             if (choice) await vscode.window.showTextDocument(vscode.Uri.file(result.markdown));
           });

@@ -31,6 +31,7 @@ import { toHostMessages } from './viewMapping';
 import { StepPresenter } from './stepPresenter';
 import { registerSideViews } from './views/sideViews';
 import { registerPlanner } from './planner/plannerHost';
+import { notice } from '../core/security/surfaceText';
 
 /** What the composition root hands back to the activation shim (src/extension.ts). */
 export interface MainParts {
@@ -120,7 +121,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
       try {
         await sidebar.attach(selectionAttachment());
       } catch (error) {
-        void vscode.window.showWarningMessage(`Tasklane: nothing attached: ${(error as Error).message}.`);
+        void vscode.window.showWarningMessage(notice`Tasklane: nothing attached: ${(error as Error).message}.`);
       }
     }),
     ...registerCommands({ runtime, models, channel, refreshModel, trusted, dialogs, showSession: (id) => sidebar.showSession(id) }),

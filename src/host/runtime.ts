@@ -7,6 +7,7 @@ import type { HostMessage } from '../shared/protocol';
 import type { ModelProvider } from './modelProvider';
 import { createStoreServices } from './storeServices';
 import type { StoreServices } from './storeServices';
+import { notice } from '../core/security/surfaceText';
 
 /** What the runtime is started with: the parts that exist before the store opens. */
 export interface RuntimeEnv {
@@ -79,7 +80,7 @@ export class Runtime implements vscode.Disposable {
         dir: storageDir,
         wasmPath: vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'sql-wasm.wasm').fsPath,
         logger,
-        onNotice: (message) => void vscode.window.showWarningMessage(`Tasklane: ${message}`),
+        onNotice: (message) => void vscode.window.showWarningMessage(notice`Tasklane: ${message}`),
       });
       const services = await createStoreServices(db, triggers, {
         ...this.env,

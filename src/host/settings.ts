@@ -13,6 +13,7 @@ import { USER_ONLY_SETTINGS, userOnlyKeysIn, userValue } from '../core/settings/
 import type { UserOnlySetting } from '../core/settings/userOnlySettings';
 import { escalationChannelsFrom } from '../core/chores/choreSchema';
 import type { EscalationChannels } from '../core/chores/types';
+import { forNotification, notice } from '../core/security/surfaceText';
 
 export type { ProviderId } from '../core/model/providers';
 
@@ -58,7 +59,7 @@ export class TasklaneSettings implements vscode.Disposable {
   constructor(
     private readonly logger: Logger,
     /** Shows the note; a test or a headless host can pass its own. */
-    private readonly warn: (message: string) => void = (message) => void vscode.window.showWarningMessage(message),
+    private readonly warn: (message: string) => void = (message) => void vscode.window.showWarningMessage(forNotification(message)),
   ) {}
 
   model(): ModelSettings {
@@ -212,7 +213,7 @@ export class TasklaneSettings implements vscode.Disposable {
     const key = JSON.stringify(value);
     if (this.reportedEscalate !== key) {
       this.reportedEscalate = key;
-      void vscode.window.showWarningMessage(`Tasklane: the setting tasklane.chores.escalate is not used: ${parsed.problem}.`);
+      void vscode.window.showWarningMessage(notice`Tasklane: the setting tasklane.chores.escalate is not used: ${parsed.problem}.`);
     }
     return undefined;
   }

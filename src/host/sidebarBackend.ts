@@ -13,6 +13,7 @@ import type { StoreServices } from './storeServices';
 import { toDeadLetterView, toListSummary, toSessionView, toTaskView, toTraceEvent } from './viewMapping';
 import { presentSteps } from './stepPresenter';
 import type { SidebarSection } from './sidebarSection';
+import { notice } from '../core/security/surfaceText';
 
 export type { SidebarSection };
 
@@ -109,7 +110,7 @@ export class AgentSidebarBackend implements SidebarBackend {
         const attachment = await this.parts.context?.pick();
         return attachment ? { type: 'contextAttached', attachment } : undefined;
       } catch (error) {
-        void vscode.window.showWarningMessage(`Tasklane: nothing attached: ${(error as Error).message}.`);
+        void vscode.window.showWarningMessage(notice`Tasklane: nothing attached: ${(error as Error).message}.`);
         return undefined;
       }
     }

@@ -5,6 +5,7 @@ import type { HostMessage, ViewState, WebviewMessage } from '../shared/protocol'
 import { webviewMessageSchema } from '../shared/protocol';
 import type { Logger } from '../core/ports';
 import { sendFailure } from './sendFailure';
+import { notice } from '../core/security/surfaceText';
 
 /** What the sidebar needs from the rest of the extension. */
 export interface SidebarBackend {
@@ -182,7 +183,7 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
       } else {
         // Every other gesture fails in view of the person too, not only in the log.
         void vscode.window.showErrorMessage(
-          `Tasklane: ${GESTURES[message.type] ?? 'that'} did not work: ${error instanceof Error ? error.message : String(error)}`,
+          notice`Tasklane: ${GESTURES[message.type] ?? 'that'} did not work: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
     }

@@ -2,18 +2,28 @@
  * Recall: `search_history` lets a task look up what the agent did before (its
  * tasks, chore runs and conversations, archived ones included) instead of guessing or redoing it.
  * Read-only; what it returns was written by earlier turns (redacted when stored), so it is data.
+ *
+ * A chore's run searches only that chore's own earlier runs (review 2026-12c finding 13): a chore
+ * the repository ships must not read the person's conversations, task names or summaries, nor
+ * test a guess against them one character at a time. The caller passes the scope
+ * (`HistoryScope`) from the task the action runs in.
  */
 import * as z from 'zod';
 import type { HistoryHit } from '../engine/types';
 import { ACTION_SETS } from './actionSets';
 import { defineAction } from './types';
-import type { ActionDef } from './types';
+import type { ActionContext, ActionDef } from './types';
+
+/** Whose history a search may see: everything (the person's own tasks) or one chore's runs. */
+export type HistoryScope = { choreId: string } | undefined;
 
 /** Hits one search returns at most; each is one line. */
 const MAX_HITS = 20;
 
 /** The action over the agent's history search (History.search). */
-export function searchHistoryAction(search: (query: string, limit: number) => Promise<HistoryHit[]>): ActionDef {
+export function searchHistoryAction(
+  search: (query: string, limit: number, ctx: ActionContext) => Promise<{ hits: HistoryHit[]; scope: HistoryScope }>,
+): ActionDef {
   return defineAction({
     name: 'search_history',
     description: 'Search your own past tasks, chore runs and conversations (names, instructions, summaries, transcripts), archived ones too.',
@@ -23,9 +33,9 @@ export function searchHistoryAction(search: (query: string, limit: number) => Pr
     parallelizable: true,
     irreversible: false,
     approval: 'never',
-    async run(input) {
-      const hits = await search(input.query, input.limit);
-      if (!hits.length) return `nothing in the history mentions "${input.query}"`;
+    async run(input, ctx) {
+      const { hits, scope } = await search(input.query, input.limit, ctx);
+      if (!hits.length) return `nothing in ${scope ? `the earlier runs of the chore ${scope.choreId}` : 'the history'} mentions "${input.query}"`;
       return hits.map(historyLine).join('\n');
     },
   });

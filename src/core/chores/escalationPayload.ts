@@ -1,4 +1,5 @@
 import { redactCredentials } from '../security/redact';
+import { forSlack } from '../security/surfaceText';
 import type { ChoreUsageTotals } from './runBudget';
 import type { ChoreRunRecord } from './runLog';
 import type { ChoreRunStatus } from './runPolicy';
@@ -92,30 +93,36 @@ export function usageLine(u: ChoreUsageTotals): string {
   return `${u.iterations} iterations, ${Math.round(u.elapsedMs / 1000)} s, ${promptTokens(u)} input / ${u.outputTokens} output tokens, ${costText(u.costUsd, u.costEstimated, 4)}`;
 }
 
-/** Slack Block Kit message for an incoming webhook; `text` is the notification fallback. */
+/**
+ * Slack Block Kit message for an incoming webhook; `text` is the notification fallback. Every
+ * value that is not Tasklane's own (the chore's name and id, the reason, the steps' names and
+ * results, which the model and the repository write) goes through `forSlack`, so `<!channel>`
+ * or `<https://x|Open the proposal in VS Code>` arrive as text (review 2026-12c finding 9).
+ * Tasklane's own links are the only `<url|text>` in the message.
+ */
 export function slackMessage(p: EscalationPayload): Record<string, unknown> {
   const steps = p.lastSteps.length
     ? p.lastSteps
         .map(
           (s) =>
-            `• \`${s.name}\` ${s.status}${s.durationMs !== null ? ` (${s.durationMs} ms)` : ''}${s.result ? `: ${s.result.replace(/\s+/g, ' ').slice(0, 120)}` : ''}`,
+            `• \`${forSlack(s.name)}\` ${forSlack(s.status)}${s.durationMs !== null ? ` (${s.durationMs} ms)` : ''}${s.result ? `: ${forSlack(s.result.replace(/\s+/g, ' ').slice(0, 120))}` : ''}`,
         )
         .join('\n')
     : '_no steps recorded_';
   return {
-    text: `${escalationTitle(p)}: ${p.reason}${p.approval ? ` ${p.approval.link}` : ''}`,
+    text: `${forSlack(escalationTitle(p))}: ${forSlack(p.reason)}${p.approval ? ` ${p.approval.link}` : ''}`,
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: escalationTitle(p).slice(0, 150) } },
       {
         type: 'section',
         fields: [
-          { type: 'mrkdwn', text: `*Chore*\n${p.chore.name} (\`${p.chore.id}\`)` },
+          { type: 'mrkdwn', text: `*Chore*\n${forSlack(p.chore.name)} (\`${forSlack(p.chore.id)}\`)` },
           { type: 'mrkdwn', text: `*Status*\n${p.status}` },
-          { type: 'mrkdwn', text: `*Run*\n${p.runLink ? `<${p.runLink}|${p.runId}>` : `\`${p.runId}\``}` },
+          { type: 'mrkdwn', text: `*Run*\n${p.runLink ? `<${p.runLink}|${forSlack(p.runId)}>` : `\`${forSlack(p.runId)}\``}` },
           { type: 'mrkdwn', text: `*Started*\n${p.startedAt}` },
         ],
       },
-      { type: 'section', text: { type: 'mrkdwn', text: `*Reason*\n${p.reason.slice(0, 2800)}` } },
+      { type: 'section', text: { type: 'mrkdwn', text: `*Reason*\n${forSlack(p.reason.slice(0, 2800))}` } },
       ...(p.approval
         ? [{ type: 'section', text: { type: 'mrkdwn', text: `*Review*\n<${p.approval.link}|Open the proposal in VS Code> (approving there resumes the run)` } }]
         : []),

@@ -15,18 +15,31 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** Removes what GitHub's rendering hides from the people reading the item. */
+/** An image's alt text: brackets nested one level deep (`![a [b] c]`), as CommonMark allows. */
+const IMAGE_ALT = /!\[(?:[^[\]]|\[[^[\]]*\])*\](?=[([])/g;
+
+/**
+ * Removes what GitHub's rendering hides from the people reading the item (review 2026-12c
+ * finding 8 added the last five): HTML comments, invisible characters, image alt text, link
+ * titles (shown only on hover), link reference definitions (never rendered) and `<img>` alt or
+ * title attributes however they are separated.
+ */
 export function stripHiddenText(text: string): string {
   return (
     text
       // HTML comments, including one never closed (GitHub hides the rest of the body then).
       .replace(/<!--[\s\S]*?(?:-->|$)/g, '')
-      // Zero-width, bidi controls and other invisible format characters, plus C0/C1 controls but tab and newline.
+      // Every format character (zero-width, bidi controls, Unicode tag characters U+E0000–E007F
+      // that models read as ASCII), variation selectors, and C0/C1 controls but tab and newline.
       // eslint-disable-next-line no-control-regex
-      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, '')
-      // Image alt text (markdown and HTML): shown to nobody, read by the model.
-      .replace(/!\[[^\]]*\]\(/g, '![](')
-      .replace(/(<img\b[^>]*?)\s+(?:alt|title)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)/gi, '$1')
+      .replace(/[\p{Cf}\p{Variation_Selector}\u0000-\u0008\u000b-\u001f\u007f-\u009f\u180e]/gu, '')
+      // Link reference definitions: `[label]: url "title"` on a line of its own is never shown.
+      .replace(/^ {0,3}\[[^\]\n]+\]:[ \t]*\S+(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$/gm, '')
+      // Image alt text (markdown inline and reference images, and HTML): shown to nobody, read by the model.
+      .replace(IMAGE_ALT, '![]')
+      // A link's title, shown only on hover: `[text](url "title")`.
+      .replace(/(\]\(\s*(?:<[^>\n]*>|[^\s()]+))\s+(?:"[^"]*"|'[^']*'|\([^)]*\))\s*\)/g, '$1)')
+      .replace(/<img\b[^>]*>/gi, (tag) => tag.replace(/[\s/]+(?:alt|title)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s/>]+)/gi, ''))
   );
 }
 

@@ -162,7 +162,17 @@ function turnEnv(
   const { state, notes, skills, taskStopListeners } = own;
   return {
     state,
-    registry: new ActionRegistry([...core, ...readActions, searchHistoryAction((query, limit) => own.history.search(query, limit)), ...(deps.actions ?? [])]),
+    registry: new ActionRegistry([
+      ...core,
+      ...readActions,
+      searchHistoryAction(async (query, limit, ctx) => {
+        // A chore's task (or one it started) sees only that chore's runs; a person's task sees all.
+        const chore = ctx.taskId ? state.tasks.get(ctx.taskId)?.chore : undefined;
+        const scope = chore ? { choreId: chore.choreId } : undefined;
+        return { hits: await own.history.search(query, limit, scope), scope };
+      }),
+      ...(deps.actions ?? []),
+    ]),
     ledger: deps.ledger,
     workspace: deps.workspace,
     clock: deps.clock,

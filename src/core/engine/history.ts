@@ -172,17 +172,22 @@ export class History {
     return { triggerHistoryLines, scratchDirs };
   }
 
-  /** Sessions and tasks whose name, instruction, summary or transcript contains `query`, newest first. */
-  async search(query: string, limit = 50): Promise<HistoryHit[]> {
+  /**
+   * Sessions and tasks whose name, instruction, summary or transcript contains `query`, newest
+   * first. With a chore `scope`, only that chore's own tasks: no session (a conversation) and no
+   * task of the person or of another chore.
+   */
+  async search(query: string, limit = 50, scope?: { choreId: string }): Promise<HistoryHit[]> {
     const needle = query.trim().toLowerCase();
     if (!needle) return [];
     const hits = new Map<string, HistoryHit>();
     const add = (hit: HistoryHit): void => {
       if (!hits.has(`${hit.kind}:${hit.id}`)) hits.set(`${hit.kind}:${hit.id}`, hit);
     };
+    const inScope = (task: TaskRecord) => !scope || task.chore?.choreId === scope.choreId;
     // Hot sessions' tails are read on first need (not at activation); a search is such a need.
-    await this.deps.state.loadTranscripts(this.deps.state.sessions.keys());
-    for (const session of this.deps.state.sessions.values()) {
+    if (!scope) await this.deps.state.loadTranscripts(this.deps.state.sessions.keys());
+    for (const session of scope ? [] : this.deps.state.sessions.values()) {
       const text = `${session.name}\n${this.deps.state
         .transcript(session.id)
         .map((m) => m.text)
@@ -193,11 +198,16 @@ export class History {
       this.deps.db.query('SELECT data FROM tasks').map((row) => row.data),
       decodeTask,
     )) {
-      if (`${task.name}\n${task.instruction}\n${task.finalSummary ?? ''}`.toLowerCase().includes(needle)) add(taskHit(task, false));
+      if (inScope(task) && `${task.name}\n${task.instruction}\n${task.finalSummary ?? ''}`.toLowerCase().includes(needle)) add(taskHit(task, false));
     }
     for (const record of this.deps.archive?.search(needle, { limit }) ?? []) {
       try {
-        add(record.kind === 'session' ? sessionHit(decodeSession(record.row.data, record.id), true) : taskHit(decodeTask(record.row.data, record.id), true));
+        if (record.kind === 'session') {
+          if (!scope) add(sessionHit(decodeSession(record.row.data, record.id), true));
+        } else {
+          const task = decodeTask(record.row.data, record.id);
+          if (inScope(task)) add(taskHit(task, true));
+        }
       } catch (error) {
         this.reportRow(error);
       }

@@ -7,6 +7,13 @@
  * rewrites one asks again (`mcpReview.ts`).
  *
  * Each is where the launcher looks first; this does not follow what those files go on to load.
+ *
+ * Launchers and runtimes also read configuration from the workspace that decides what they run
+ * (review 2026-12c finding 5): npm's `.npmrc` `node-options=--require ./x.cjs` loads repository
+ * code into any server `npx` starts, and `registry=` fetches "pinned" versions from elsewhere.
+ * `LAUNCHER_CONFIG` is the one table of those files per launcher; `launcherConfigFiles` finds them
+ * from the working folder up to the workspace folder, and the review shows and hashes each, so a
+ * pull that adds or rewrites one asks again.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -23,6 +30,61 @@ const PACKAGE_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
 const PYTHON = /^python(\d+(\.\d+)?)?$/;
 /** npm's verbs that run a package.json script of the same name. */
 const NPM_SCRIPT_VERBS = new Set(['start', 'test', 'stop', 'restart']);
+
+/**
+ * The workspace files each family of launchers reads to decide what runs, looked for in the working
+ * folder and every folder above it up to the workspace folder. A launcher not listed reads none
+ * that we know of (its own command line and files named on it are reviewed as for any command).
+ */
+export const LAUNCHER_CONFIG: ReadonlyArray<{ programs: readonly string[]; files: readonly string[] }> = [
+  {
+    // npm, pnpm, yarn and bun read their rc files (node-options, registry, script-shell, hooks).
+    programs: ['npx', 'npm', 'pnpx', 'pnpm', 'yarn', 'bun', 'bunx'],
+    files: ['.npmrc', '.yarnrc', '.yarnrc.yml', '.pnpmfile.cjs', 'pnpm-workspace.yaml', 'bunfig.toml', 'package.json'],
+  },
+  // pip.conf sets index-url; pyproject.toml and uv.toml set indexes, scripts and sources for uv.
+  {
+    programs: ['python', 'pip', 'pip3', 'pipx', 'uv', 'uvx', 'poetry'],
+    files: ['pip.conf', 'pyproject.toml', 'setup.cfg', 'uv.toml', 'poetry.toml', '.python-version'],
+  },
+  { programs: ['deno'], files: ['deno.json', 'deno.jsonc', 'import_map.json'] },
+  // Cargo's config can set a rustc wrapper or a runner; a toolchain file picks the compiler.
+  { programs: ['cargo'], files: ['.cargo/config.toml', '.cargo/config', 'rust-toolchain.toml', 'rust-toolchain'] },
+  // go.mod's toolchain line downloads and runs another Go; go.work replaces modules.
+  { programs: ['go'], files: ['go.mod', 'go.work'] },
+  { programs: ['bundle', 'ruby'], files: ['Gemfile', '.bundle/config', '.ruby-version'] },
+  { programs: ['docker'], files: ['compose.yaml', 'compose.yml', 'docker-compose.yml', 'docker-compose.yaml', '.env'] },
+];
+
+/** Settings in a config file that change what loads or where code comes from; flagged in the review. */
+const RISKY_SETTING =
+  /^\s*(node-options|nodeOptions|registry|@[^=:\s]+:registry|npmRegistryServer|script-shell|scriptShell|userconfig|globalconfig|init-module|onload-script|yarnPath|index-url|extra-index-url|rustc-wrapper|runner|toolchain)\b/im;
+
+/** The launcher config files `command` reads, from `cwd` up to `workspace`, that exist. */
+export function launcherConfigFiles(command: string, cwd: string, workspace: string): string[] {
+  const program = programName(command);
+  const family = LAUNCHER_CONFIG.find((f) => f.programs.includes(program) || (program.startsWith('python') && f.programs.includes('python')));
+  if (!family) return [];
+  const found: string[] = [];
+  for (let dir = cwd; ; dir = path.dirname(dir)) {
+    if (path.relative(workspace, dir).startsWith('..')) break;
+    for (const name of family.files) {
+      const file = path.join(dir, name);
+      if (fs.existsSync(file)) found.push(file);
+    }
+    if (dir === workspace || dir === path.dirname(dir)) break;
+  }
+  return found;
+}
+
+/** Whether a config file sets something that changes what loads (node-options, a registry, a wrapper…). */
+export function setsRiskyConfig(file: string): boolean {
+  try {
+    return RISKY_SETTING.test(fs.readFileSync(file, 'utf8').slice(0, 256 * 1024));
+  } catch {
+    return false;
+  }
+}
 
 /** The launcher's own name: `/usr/bin/npx.cmd` → `npx`. */
 function programName(command: string): string {

@@ -27,10 +27,11 @@ export interface McpSignInPort {
   /** Where the browser is sent back to: the extension's URI handler, as the browser can reach it. */
   redirectUri(): Promise<string>;
   /**
-   * Asks the person whether to sign in to `server` (naming the site that will ask for their
-   * credentials) and opens `authorizationUrl` in their browser; false when they said no.
+   * Asks the person whether to sign in to `server` (naming `serverUrl`, where the token will be
+   * sent, and the site that will ask for their credentials) and opens `authorizationUrl` in their
+   * browser; false when they said no.
    */
-  open(server: string, authorizationUrl: URL): Promise<boolean>;
+  open(server: string, authorizationUrl: URL, serverUrl?: string): Promise<boolean>;
 }
 
 export interface McpOAuthDeps {
@@ -136,7 +137,7 @@ export class McpOAuth {
   }
 
   /** @internal Asks the person, opens the browser and waits for the redirect; the code it carried. */
-  async authorize(server: string, authorizationUrl: URL): Promise<string> {
+  async authorize(server: string, authorizationUrl: URL, serverUrl?: string): Promise<string> {
     if (this.declined.has(server)) throw new McpSignInNeeded(`the MCP server ${server} needs you to sign in; run "Tasklane: Sign In to MCP Server" to do it`);
     if (!safeAuthorizationUrl(authorizationUrl))
       throw new McpSignInNeeded(`the MCP server ${server} sent a sign-in page that is not https (${authorizationUrl.origin}); it was not opened`);
@@ -148,7 +149,7 @@ export class McpOAuth {
     const ms = this.deps.redirectTimeoutMs ?? 5 * 60_000;
     const timer = this.deps.clock.setTimeout(() => this.fail(state, `no sign-in came back from the browser within ${Math.round(ms / 1000)} s`), ms);
     try {
-      if (!(await this.deps.signIn.open(server, authorizationUrl))) {
+      if (!(await this.deps.signIn.open(server, authorizationUrl, serverUrl))) {
         this.declined.add(server);
         this.fail(state, `you did not sign in to the MCP server ${server}; run "Tasklane: Sign In to MCP Server" to do it`);
       }
@@ -358,6 +359,6 @@ export class ServerOAuth implements OAuthClientProvider {
 
   /** Asks the person and waits for the browser: the authorization code. */
   authorize(authorizationUrl: URL): Promise<string> {
-    return this.owner.authorize(this.server, authorizationUrl);
+    return this.owner.authorize(this.server, authorizationUrl, this.url);
   }
 }

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { showInvisible } from '../../shared/visibleText';
-import { launcherFiles } from './launcherFiles';
+import { launcherConfigFiles, launcherFiles, setsRiskyConfig } from './launcherFiles';
 import { definitionHash } from './mcpConfig';
 import type { McpServerDefinition } from './mcpConfig';
 
@@ -78,6 +78,10 @@ export function reviewMcpServer(
     if (!files.some((f) => f.path === shown)) files.push({ path: shown, sha256 });
     return shown;
   };
+  const outside = (absolute: string) => {
+    const relative = path.relative(workspace, absolute);
+    return relative.startsWith('..') || path.isAbsolute(relative);
+  };
   const envNames = Object.keys(def.env).sort();
   const loaderVariables = envNames.filter(isLoaderVariable);
   // The program that starts: a bare command is looked up in the PATH the definition gives the
@@ -89,6 +93,12 @@ export function reviewMcpServer(
   // package.json script, a Python module in the working folder.
   const launcher = launcherFiles(def.command, def.args, cwd, workspace);
   const launched = launcher?.files.flatMap((file) => addFile(file) ?? []) ?? [];
+  // What the launcher reads from the workspace to decide what runs (.npmrc, pip.conf, …): shown and
+  // hashed, so adding `node-options=--require ./x.cjs` to a trusted npx server asks again.
+  const configs = launcherConfigFiles(def.command, cwd, workspace).flatMap((file) => {
+    const shown = addFile(file);
+    return shown ? [{ shown, risky: setsRiskyConfig(file) }] : [];
+  });
   const candidates = [
     def.command,
     ...def.args,
@@ -99,6 +109,9 @@ export function reviewMcpServer(
     const value = candidate.startsWith('-') ? candidate.slice(candidate.indexOf('=') + 1 || candidate.length) : candidate;
     if (value) addFile(path.resolve(cwd, value));
   }
+  const shaOf = (shown: string) => files.find((f) => f.path === shown)?.sha256.slice(0, 16) ?? '';
+  // A config file is listed once, as configuration; its hash is in `files` with the rest.
+  const run = files.filter((f) => !configs.some((c) => c.shown === f.path));
   const lines = [
     `Command: ${showInvisible(def.command)}`,
     ...(resolved
@@ -110,15 +123,24 @@ export function reviewMcpServer(
       : []),
     ...(launcher && launched.length ? [`  ⚠ it ${showInvisible(launcher.note)}: ${launched.map((f) => showInvisible(f)).join(', ')}`] : []),
     `Arguments: ${def.args.length ? def.args.map((a) => showInvisible(JSON.stringify(a))).join(' ') : '(none)'}`,
-    `Working folder: ${def.cwd ? showInvisible(def.cwd) : 'the workspace folder'}`,
+    `Working folder: ${def.cwd ? showInvisible(def.cwd) : 'the workspace folder'}${def.cwd && outside(cwd) ? `   ⚠ outside the workspace folder (${showInvisible(cwd)})` : ''}`,
     envNames.length ? 'Environment it sets (on top of a minimal one without your keys):' : 'Environment: a minimal one without your keys (it sets none)',
     ...envNames.map(
       (name) => `  ${showInvisible(name)}=${showInvisible(def.env[name] ?? '')}${isLoaderVariable(name) ? '   ⚠ changes which program or library loads' : ''}`,
     ),
-    ...(files.length
+    ...(configs.length
+      ? [
+          'Configuration its launcher reads from the workspace (part of what you trust):',
+          ...configs.map(
+            (c) =>
+              `  ${showInvisible(c.shown)} (sha256 ${shaOf(c.shown)}…)${c.risky ? '   ⚠ sets what loads or where packages come from (node-options, a registry, a wrapper…)' : ''}`,
+          ),
+        ]
+      : []),
+    ...(run.length
       ? [
           'Workspace files it runs (their content is part of what you trust):',
-          ...files.map((f) => `  ${showInvisible(f.path)} (sha256 ${f.sha256.slice(0, 16)}…)`),
+          ...run.map((f) => `  ${showInvisible(f.path)} (sha256 ${f.sha256.slice(0, 16)}…)`),
         ]
       : []),
     ...(loaderVariables.length

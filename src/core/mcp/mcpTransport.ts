@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerDefinition } from './mcpConfig';
 import { limitedFetch } from './mcpLimits';
@@ -32,7 +33,9 @@ export function openTransport(sdk: McpSdk, def: McpServerDefinition, options: Tr
     args: def.args,
     // Only the basics and what the definition names: API keys in the editor's environment stay there.
     env: { ...(options.baseEnv?.() ?? getDefaultEnvironment()), ...def.env, ...options.secrets },
-    cwd: def.cwd ?? options.cwd,
+    // A relative `cwd` is the workspace folder's, as the Trust review resolved and showed it
+    // (review 2026-12c finding 14), never the editor process's own working folder.
+    cwd: def.cwd ? path.resolve(options.cwd, def.cwd) : options.cwd,
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (chunk: Buffer) => {

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ApprovalView } from '../../shared/approvalProtocol';
 import { showInvisible } from '../../shared/visibleText';
 import type { ConsentDialogs } from '../consentDialog';
+import { notice } from '../../core/security/surfaceText';
 
 /** Something that owns approvals (change sets, commands) the palette commands can decide. */
 export interface ApprovalOwner {
@@ -29,7 +30,7 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
     const owners = await ready;
     if (id) {
       for (const owner of owners) if (await owner.owns(id)) return { owner, id };
-      void vscode.window.showInformationMessage(`Tasklane: there is no approval ${id} to ${verb}.`);
+      void vscode.window.showInformationMessage(notice`Tasklane: there is no approval ${id} to ${verb}.`);
       return undefined;
     }
     const items: Array<vscode.QuickPickItem & { owner: ApprovalOwner; id: string; createdAt: number }> = [];
@@ -49,7 +50,7 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
       }
     }
     if (items.length === 0) {
-      void vscode.window.showInformationMessage(`Tasklane: nothing is waiting for approval, so there is nothing to ${verb}.`);
+      void vscode.window.showInformationMessage(notice`Tasklane: nothing is waiting for approval, so there is nothing to ${verb}.`);
       return undefined;
     }
     items.sort((a, b) => a.createdAt - b.createdAt);

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { extensionLink } from '../extensionLinks';
+import { linkIdShown, notice } from '../../core/security/surfaceText';
 import type { ReviewLinkPort } from '../../core/chores/reviewNotice';
 import type { ApprovalView } from '../../shared/approvalProtocol';
 import { RUN_LINK_PATH, RunDocuments } from '../chores/runLinks';
@@ -63,22 +64,24 @@ export function approvalIdOf(link: vscode.Uri, extensionId: string): string | un
 /** Carries out one approval link; every refusal is shown to the person and returned. */
 export async function openApprovalLink(link: vscode.Uri, extensionId: string, targets: ApprovalLinkTargets): Promise<ApprovalLinkResult> {
   const refuse = (reason: string): ApprovalLinkResult => {
-    void vscode.window.showWarningMessage(`Tasklane: ${reason}`);
+    void vscode.window.showWarningMessage(notice`Tasklane: ${reason}`);
     return { opened: false, reason };
   };
   const id = approvalIdOf(link, extensionId);
+  // Ids are echoed only in the shape Tasklane makes them; the rest of a link is a web page's text.
+  const shown = id && linkIdShown(id);
   if (!id) return refuse(`this is not a Tasklane approval link (expected ${vscode.env.uriScheme}://${extensionId}${APPROVAL_LINK_PATH}?id=…).`);
   const proposal = await targets.openProposal(id);
   if (proposal?.opened) return { opened: 'diff', id };
-  if (proposal) return refuse(`the proposal ${id} was already decided (${proposal.status.replace('_', ' ')}); there is nothing to review.`);
+  if (proposal) return refuse(`the proposal ${shown} was already decided (${proposal.status.replace('_', ' ')}); there is nothing to review.`);
   const command = (await targets.commandApprovals()).find((a) => a.id === id);
   if (command?.status === 'pending') {
     await targets.showSession(command.sessionId);
     return { opened: 'card', id };
   }
   if (command || (await targets.ownsCommand(id)))
-    return refuse(`the approval ${id} was already decided${command ? ` (${command.status})` : ''}; there is nothing to review.`);
-  return refuse(`there is no approval ${id} in this workspace; it may belong to another workspace or window, or have been removed.`);
+    return refuse(`the approval ${shown} was already decided${command ? ` (${command.status})` : ''}; there is nothing to review.`);
+  return refuse(`there is no approval ${shown} in this workspace; it may belong to another workspace or window, or have been removed.`);
 }
 
 /**
@@ -98,7 +101,7 @@ export function registerApprovalLinks(
     const target = linkTarget(link, extensionId);
     if (target?.path !== RUN_LINK_PATH) {
       const reason = `this is not a Tasklane run link (expected ${vscode.env.uriScheme}://${extensionId}${RUN_LINK_PATH}?id=…).`;
-      void vscode.window.showWarningMessage(`Tasklane: ${reason}`);
+      void vscode.window.showWarningMessage(notice`Tasklane: ${reason}`);
       return { opened: false, reason };
     }
     return documents.open(target.id, await runs);
@@ -137,7 +140,8 @@ export function registerApprovalLinks(
         void vscode.window.showWarningMessage('Tasklane: that is not a link; paste the whole link from the escalation.');
         return { opened: false, reason: 'not a link' } satisfies ApprovalLinkResult;
       }
-      return open(uri);
+      // A run link pasted here opens its run, as the URI handler does with it.
+      return linkTarget(uri, extensionId)?.path === RUN_LINK_PATH ? openRun(uri) : open(uri);
     }),
   ];
 }

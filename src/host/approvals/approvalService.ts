@@ -19,6 +19,7 @@ import { ProposalDocuments } from './proposalDocuments';
 import { revertChangeSets } from './revert';
 import type { RevertResult } from './revert';
 import type { VsCodeWorkspaceReader } from './vscodeEdits';
+import { notice } from '../../core/security/surfaceText';
 
 /** Decided cards kept in the sidebar (newest), so the user sees what happened to each. */
 const RECENT_DECIDED = 5;
@@ -184,7 +185,7 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
       if (message.type === 'approval.approve' || message.type === 'approval.reject') {
         return { type: 'approvalRefused', id: message.id, reason: (error as Error).message };
       }
-      void vscode.window.showErrorMessage(`Tasklane: ${(error as Error).message}`);
+      void vscode.window.showErrorMessage(notice`Tasklane: ${(error as Error).message}`);
     }
     return undefined;
   }
@@ -242,10 +243,10 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
     });
     if (result.ok) {
       deps.logger.info('ACTION', `reverted ${what}: ${result.files.join(', ')}`);
-      void vscode.window.showInformationMessage(`Tasklane: reverted ${result.files.join(', ')}. Undo (in an editor) brings the edit back.`);
+      void vscode.window.showInformationMessage(notice`Tasklane: reverted ${result.files.join(', ')}. Undo (in an editor) brings the edit back.`);
     } else {
       deps.logger.warn('ACTION', `revert of ${what} refused: ${result.reason}`);
-      void vscode.window.showWarningMessage(`Tasklane: nothing was reverted: ${result.reason}.`);
+      void vscode.window.showWarningMessage(notice`Tasklane: nothing was reverted: ${result.reason}.`);
     }
     return result;
   }
@@ -258,7 +259,7 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
       if (!this.deps.trusted()) throw new DecisionError('Restricted Mode: trust this folder (Manage Workspace Trust) before applying edits.');
       const final = await this.decider.approve(target.id, { proposedEdits: await this.documents.edits(target) });
       if (final.status === 'stale')
-        void vscode.window.showWarningMessage(`Tasklane: nothing was applied. ${final.reason ?? ''} The task was told and can propose again.`);
+        void vscode.window.showWarningMessage(notice`Tasklane: nothing was applied. ${final.reason ?? ''} The task was told and can propose again.`);
       await this.settled(final);
       return { id: final.id, status: final.status, reason: final.reason };
     } catch (error) {
@@ -298,14 +299,14 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
     const found = id ? await this.store.load(id) : await this.store.oldestPending();
     if (!found)
       void vscode.window.showInformationMessage(
-        id ? `Tasklane: there is no proposed change ${id} to ${verb}.` : `Tasklane: there is no proposed change to ${verb}.`,
+        id ? notice`Tasklane: there is no proposed change ${id} to ${verb}.` : notice`Tasklane: there is no proposed change to ${verb}.`,
       );
     return found;
   }
 
   private failed(id: string, error: unknown): ApprovalResult {
     const message = (error as Error).message;
-    void vscode.window.showErrorMessage(`Tasklane: ${message}`);
+    void vscode.window.showErrorMessage(notice`Tasklane: ${message}`);
     this.deps.logger.warn('HOST', `decision on ${id} failed: ${message}`);
     return { id, status: 'error', error: message };
   }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ApprovalResult } from './approvalService';
+import { notice } from '../../core/security/surfaceText';
 
 /**
  * The context key listing each pending proposal's diff as the title bar sees it (its right side's
@@ -34,7 +35,7 @@ export type DiffDecision = ApprovalResult | { status: 'refused'; reason: string 
 export function registerDiffTitleCommands(ready: Promise<ShownProposals>): vscode.Disposable[] {
   const decide = async (given: unknown, verb: 'approve' | 'reject'): Promise<DiffDecision> => {
     const refuse = (reason: string): DiffDecision => {
-      void vscode.window.showWarningMessage(`Tasklane: nothing was ${verb === 'approve' ? 'approved' : 'rejected'}: ${reason}`);
+      void vscode.window.showWarningMessage(notice`Tasklane: nothing was ${verb === 'approve' ? 'approved' : 'rejected'}: ${reason}`);
       return { status: 'refused', reason };
     };
     const uri = given instanceof vscode.Uri ? given : activeDiffSide();

@@ -9,6 +9,7 @@ import type { ChoreDefinition } from '../../core/chores/types';
 import type { ChoreReview } from '../../shared/choreProtocol';
 import { showInvisible } from '../../shared/visibleText';
 import type { ConsentDialogs } from '../consentDialog';
+import { notice } from '../../core/security/surfaceText';
 
 /**
  * Arguments that make `tasklane.newChore` skip its questions (scripts, tests). Any field left out
@@ -107,7 +108,7 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
       }
       if (!choreId) return undefined;
       const message = await host.resume(choreId);
-      void vscode.window.showInformationMessage(`Tasklane: ${message}`);
+      void vscode.window.showInformationMessage(notice`Tasklane: ${message}`);
       return message;
     }),
     vscode.commands.registerCommand('tasklane.disableChore', async (id?: unknown) => {

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ChoreHostMessage, ChoreWebviewMessage } from '../../shared/choreProtocol';
 import type { RunTraceFollower } from './runTraceFollower';
+import { notice } from '../../core/security/surfaceText';
 
 /** What the chores section's messages do (ChoreHost's operations). */
 export interface ChoreOperations {
@@ -34,7 +35,7 @@ export async function handleChoreMessage(
       await host.disable(message.id);
       return undefined;
     case 'chore.resume':
-      void vscode.window.showInformationMessage(`Tasklane: ${await host.resume(message.id)}`);
+      void vscode.window.showInformationMessage(notice`Tasklane: ${await host.resume(message.id)}`);
       return undefined;
     case 'chore.openFile': {
       const uri = host.fileUri();

@@ -4,6 +4,7 @@ import { previewMarkdown } from '../../core/chores/chorePreview';
 import type { ChorePreview, ModelCostContext } from '../../core/chores/chorePreview';
 import type { ChoreHost } from './choreHost';
 import { ReadOnlyDocuments } from '../readOnlyDocuments';
+import { notice } from '../../core/security/surfaceText';
 
 /**
  * `tasklane.previewChore [id]` and a "Preview" code lens on each chore in .tasklane/chores.yaml:
@@ -42,7 +43,7 @@ export function registerChorePreview(
       const found = host.preview(choreId, 5, modelCost());
       if (!found) {
         void vscode.window.showWarningMessage(
-          `Tasklane: there is no valid chore "${choreId}" in .tasklane/chores.yaml; check its id and the problems shown on the file.`,
+          notice`Tasklane: there is no valid chore "${choreId}" in .tasklane/chores.yaml; check its id and the problems shown on the file.`,
         );
         return undefined;
       }

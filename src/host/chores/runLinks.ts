@@ -3,6 +3,7 @@ import { extensionLink } from '../extensionLinks';
 import type { ChoreRunRecord } from '../../core/chores/runRows';
 import { runTraceMarkdown } from '../../core/chores/runTrace';
 import { ReadOnlyDocuments } from '../readOnlyDocuments';
+import { linkIdShown, notice } from '../../core/security/surfaceText';
 
 /**
  * Run links: every chore escalation carries `vscode://tasklane.tasklane/run?id=<run id>`, which
@@ -36,8 +37,8 @@ export class RunDocuments implements vscode.Disposable {
   async open(id: string, targets: RunLinkTargets): Promise<RunLinkResult> {
     const run = targets.run(id);
     if (!run) {
-      const reason = `there is no chore run ${id} in this workspace; the link may come from another workspace or window.`;
-      void vscode.window.showWarningMessage(`Tasklane: ${reason}`);
+      const reason = `there is no chore run ${linkIdShown(id)} in this workspace; the link may come from another workspace or window.`;
+      void vscode.window.showWarningMessage(notice`Tasklane: ${reason}`);
       return { opened: false, reason };
     }
     await this.documents.show(run.runId, runTraceMarkdown(run, targets.choreName(run.choreId)));

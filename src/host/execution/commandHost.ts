@@ -9,6 +9,7 @@ import { confirmApproval } from '../approvals/approvalCommands';
 import type { ConsentDialogs } from '../consentDialog';
 import { runVsCodeTask } from './taskRunner';
 import { runInTerminal } from './terminalRunner';
+import { notice } from '../../core/security/surfaceText';
 
 /** An approvals section that can say whether an approval id is its own (so several can share one list). */
 export interface OwnedApprovalSection extends SidebarSection<ApprovalView, ApprovalWebviewMessage> {
@@ -111,7 +112,7 @@ export class CommandExecutionHost implements OwnedApprovalSection, vscode.Dispos
       if (message.type === 'approval.approve') await this.approve(message.id);
       else if (message.type === 'approval.reject') await this.reject(message.id, message.reason);
     } catch (error) {
-      void vscode.window.showErrorMessage(`Tasklane: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(notice`Tasklane: ${error instanceof Error ? error.message : String(error)}`);
     }
     return undefined;
   }

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { fieldHint, readTyped } from '../../core/mcp/mcpElicitation';
 import type { ElicitationAnswer, ElicitationPort, ElicitationRequest, ElicitField, ElicitValue } from '../../core/mcp/mcpElicitation';
 import { cutDetail } from '../dialogText';
-import { showInvisible } from '../../shared/visibleText';
+import { forLabel, forModalDetail, forNotification, notice } from '../../core/security/surfaceText';
 
 const FILL_IN = 'Fill In…';
 const DECLINE = 'Decline';
@@ -16,12 +16,17 @@ const SKIP = '(leave empty)';
  */
 export class ElicitationForm implements ElicitationPort {
   async elicit(request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer> {
-    const server = showInvisible(request.server);
-    const asked = request.fields.map((f) => `• ${showInvisible(f.title)}${f.required ? '' : ' (optional)'}`).join('\n');
+    const server = forLabel(request.server);
+    const asked = request.fields.map((f) => `• ${forNotification(f.title)}${f.required ? '' : ' (optional)'}`).join('\n');
     const detail = cutDetail(
-      [showInvisible(request.message), '', asked, '', 'What you enter goes to this server only; Tasklane does not send it to the model.'].join('\n'),
+      [forModalDetail(request.message), '', asked, '', 'What you enter goes to this server only; Tasklane does not send it to the model.'].join('\n'),
     ).shown;
-    const choice = await vscode.window.showInformationMessage(`The MCP server "${server}" asks you for input`, { modal: true, detail }, FILL_IN, DECLINE);
+    const choice = await vscode.window.showInformationMessage(
+      notice`The MCP server "${request.server}" asks you for input`,
+      { modal: true, detail },
+      FILL_IN,
+      DECLINE,
+    );
     if (signal.aborted || choice === undefined) return { action: 'cancel' };
     if (choice === DECLINE) return { action: 'decline' };
     const source = new vscode.CancellationTokenSource();
@@ -30,7 +35,7 @@ export class ElicitationForm implements ElicitationPort {
     try {
       const content: Record<string, ElicitValue> = {};
       for (const [i, field] of request.fields.entries()) {
-        const title = `${server}: ${showInvisible(field.title)} (${i + 1}/${request.fields.length})`;
+        const title = `${server}: ${forLabel(field.title)} (${i + 1}/${request.fields.length})`;
         const answer = await ask(field, title, source.token);
         if (signal.aborted || answer === 'cancel') return { action: 'cancel' };
         if (answer !== 'skip') content[field.key] = answer.value;
@@ -46,7 +51,7 @@ export class ElicitationForm implements ElicitationPort {
 type Asked = { value: ElicitValue } | 'skip' | 'cancel';
 
 async function ask(field: ElicitField, title: string, token: vscode.CancellationToken): Promise<Asked> {
-  const hint = showInvisible(fieldHint(field));
+  const hint = forLabel(fieldHint(field));
   const skip = field.required ? [] : [{ label: SKIP, value: undefined }];
   switch (field.kind) {
     case 'text':
@@ -77,8 +82,8 @@ async function ask(field: ElicitField, title: string, token: vscode.Cancellation
     case 'choice': {
       const items = [
         ...field.options.map((o) => ({
-          label: showInvisible(o.label),
-          description: o.label === o.value ? undefined : showInvisible(o.value),
+          label: forLabel(o.label),
+          description: o.label === o.value ? undefined : forLabel(o.value),
           value: o.value as string | undefined,
         })),
         ...skip,
@@ -90,7 +95,7 @@ async function ask(field: ElicitField, title: string, token: vscode.Cancellation
     case 'choices': {
       const bounds = [field.minItems ? `at least ${field.minItems}` : '', field.maxItems ? `at most ${field.maxItems}` : ''].filter(Boolean).join(', ');
       for (;;) {
-        const items = field.options.map((o) => ({ label: showInvisible(o.label), value: o.value, picked: field.default?.includes(o.value) ?? false }));
+        const items = field.options.map((o) => ({ label: forLabel(o.label), value: o.value, picked: field.default?.includes(o.value) ?? false }));
         const picked = await vscode.window.showQuickPick(
           items,
           { title, placeHolder: [hint, bounds ? `Pick ${bounds}.` : ''].filter(Boolean).join(' '), canPickMany: true, ignoreFocusOut: true },
@@ -101,7 +106,7 @@ async function ask(field: ElicitField, title: string, token: vscode.Cancellation
         const count = picked.length;
         if ((field.minItems === undefined || count >= field.minItems) && (field.maxItems === undefined || count <= field.maxItems))
           return { value: picked.map((p) => p.value) };
-        void vscode.window.showWarningMessage(`Pick ${bounds} for ${field.title}.`);
+        void vscode.window.showWarningMessage(notice`Pick ${bounds} for ${field.title}.`);
       }
     }
   }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ConsentDialogs } from '../consentDialog';
 import type { McpServerStatus } from '../../core/mcp/mcpServers';
 import type { McpHost } from './mcpHost';
+import { notice } from '../../core/security/surfaceText';
 
 /**
  * `tasklane.trustMcpServer [name] [hash]` and `tasklane.distrustMcpServer [name]`. Trust always
@@ -53,7 +54,7 @@ export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDia
       const chosen = await pickRemote(host, name, 'sign in to', (s) => s.trusted);
       if (!chosen) return false;
       await host.signIn(chosen);
-      void vscode.window.showInformationMessage(`Tasklane: signed in to the MCP server "${chosen}".`);
+      void vscode.window.showInformationMessage(notice`Tasklane: signed in to the MCP server "${chosen}".`);
       return true;
     }),
     vscode.commands.registerCommand('tasklane.signOutMcpServer', async (name?: unknown) => {
@@ -63,8 +64,8 @@ export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDia
       const had = await host.signOut(chosen);
       void vscode.window.showInformationMessage(
         had
-          ? `Tasklane: signed out of the MCP server "${chosen}"; its next use asks you to sign in again.`
-          : `Tasklane: you were not signed in to "${chosen}".`,
+          ? notice`Tasklane: signed out of the MCP server "${chosen}"; its next use asks you to sign in again.`
+          : notice`Tasklane: you were not signed in to "${chosen}".`,
       );
       return had;
     }),
@@ -92,7 +93,7 @@ async function pickRemote(host: McpHost, name: unknown, verb: string, fits: (s: 
   if (typeof name === 'string' && name) return name;
   const remote = host.status().filter((s) => s.transport === 'http' && fits(s));
   if (!remote.length) {
-    void vscode.window.showInformationMessage(`Tasklane: there is no remote MCP server to ${verb}.`);
+    void vscode.window.showInformationMessage(notice`Tasklane: there is no remote MCP server to ${verb}.`);
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(

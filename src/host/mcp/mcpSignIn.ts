@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { McpOAuth } from '../../core/mcp/mcpOAuth';
 import type { McpSignInPort } from '../../core/mcp/mcpOAuth';
-import { showInvisible } from '../../shared/visibleText';
+import { forModalDetail, notice } from '../../core/security/surfaceText';
 
 const SIGN_IN = 'Sign In';
 
@@ -19,13 +19,10 @@ export class VsCodeSignIn implements McpSignInPort {
     return (await vscode.env.asExternalUri(uri)).toString(true);
   }
 
-  async open(server: string, authorizationUrl: URL): Promise<boolean> {
+  async open(server: string, authorizationUrl: URL, serverUrl?: string): Promise<boolean> {
     const choice = await vscode.window.showInformationMessage(
-      `Sign in to the MCP server "${showInvisible(server)}"?`,
-      {
-        modal: true,
-        detail: `It asks you to sign in at ${authorizationUrl.origin}. Your browser opens there; once you have signed in, it sends you back to VS Code. Tasklane keeps the sign-in in VS Code's secret storage for this server only; "Tasklane: Sign Out of MCP Server" deletes it.`,
-      },
+      notice`Sign in to the MCP server "${server}"?`,
+      { modal: true, detail: signInDetail(authorizationUrl, serverUrl) },
       SIGN_IN,
     );
     if (choice !== SIGN_IN) return false;
@@ -42,4 +39,40 @@ export class VsCodeSignIn implements McpSignInPort {
  */
 function exactly(url: URL): vscode.Uri {
   return url.toString() as unknown as vscode.Uri;
+}
+
+/**
+ * What the sign-in modal says (review 2026-12c finding 11): the server that will receive the
+ * token, the site that asks for the credentials, and a warning when they are different sites. A
+ * server can name any well-known sign-in site in its metadata; the person must see that the token
+ * goes to the server, not to the site they recognise.
+ */
+export function signInDetail(authorizationUrl: URL, serverUrl?: string): string {
+  const server = serverUrl ? safeUrl(serverUrl) : undefined;
+  const lines = [
+    server ? `Your token will be sent to ${forModalDetail(server.href)}.` : '',
+    `It asks you to sign in at ${forModalDetail(authorizationUrl.origin)}.`,
+    server && siteOf(server.hostname) !== siteOf(authorizationUrl.hostname)
+      ? `⚠ The sign-in site (${forModalDetail(authorizationUrl.hostname)}) is not the server's site (${forModalDetail(server.hostname)}): sign in only if you expect ${forModalDetail(server.hostname)} to use your account there.`
+      : '',
+    `Your browser opens there; once you have signed in, it sends you back to VS Code. Tasklane keeps the sign-in in VS Code's secret storage for this server only; "Tasklane: Sign Out of MCP Server" deletes it.`,
+  ];
+  return lines.filter(Boolean).join('\n');
+}
+
+function safeUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The registrable part of a host, approximated by its last two labels (`login.example.com` and
+ * `mcp.example.com` are one site). Without a public suffix list, `a.co.uk` and `b.co.uk` read as one
+ * site, which only misses a warning; the token's receiver is always named above it.
+ */
+function siteOf(hostname: string): string {
+  return hostname.toLowerCase().split('.').slice(-2).join('.');
 }

@@ -16,6 +16,7 @@ import type { Planner, PlannerSignal, Suggestion } from '../../core/planner/plan
 import { memoryFileSignals } from '../../core/planner/memorySignals';
 import type { Logger } from '../../core/ports';
 import { showInvisible } from '../../shared/visibleText';
+import { forNotification } from '../../core/security/surfaceText';
 
 const DAY = 86_400_000;
 /** How often the timer asks; the planner itself keeps to its interval. */
@@ -205,7 +206,7 @@ export function registerPlanner(options: {
       const { planner, suggestion } = await suggestionOf(node);
       // The whole instruction, as the task would get it: the yes is to exactly this.
       const { question, detail } = startQuestion(suggestion);
-      const yes = await vscode.window.showInformationMessage(question, { modal: true, detail }, 'Start Task');
+      const yes = await vscode.window.showInformationMessage(forNotification(question), { modal: true, detail }, 'Start Task');
       if (yes !== 'Start Task') return undefined;
       const { taskId } = await planner.start(suggestion.id);
       await options.openTask(taskId);

@@ -4,6 +4,7 @@ import { resolveWorkspacePath } from '../../core/approval/paths/pathGuard';
 import type { Logger } from '../../core/ports';
 import { vscodeLink } from '../../shared/linkPolicy';
 import type { ReplyWebviewMessage } from '../../shared/replyProtocol';
+import { notice } from '../../core/security/surfaceText';
 
 /** What Propose as Edit needs from the approvals: one pending change set, shown as a card. */
 export interface UserEditProposer {
@@ -53,7 +54,7 @@ export class ReplyActions {
           break;
       }
     } catch (error) {
-      void vscode.window.showWarningMessage(`Tasklane: ${(error as Error).message}`);
+      void vscode.window.showWarningMessage(notice`Tasklane: ${(error as Error).message}`);
       this.logger.warn('HOST', `${message.type} failed: ${(error as Error).message}`);
     }
     return undefined;

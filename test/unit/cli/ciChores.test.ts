@@ -309,7 +309,7 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     assert.equal(workflow.manifest.tainted, false);
     // A workflow_run fire's check sits on the default branch: the refusal is said, neutral, not red.
     assert.equal(workflow.apply.code, 0, workflow.apply.out);
-    assert.match(workflow.apply.out, /refused: pull request: \.github\/workflows\/ci\.yml is a GitHub Actions workflow or action/);
+    assert.match(workflow.apply.out, /refused: pull request: \.github\/workflows\/ci\.yml is protected: CI workflows run code/);
     assert.equal(github.pulls.length, 1, 'no second pull request');
     assert.equal(github.checkRuns.at(-1)?.conclusion, 'neutral');
   });
@@ -556,6 +556,21 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     const otherChore = await tampered((m) => (m.choreId = 'no-such-chore'));
     assert.match(otherChore.applied.out, /the chore no-such-chore is not a valid chore/);
     assert.deepEqual(github.issues.get(2)?.labels, [], 'nothing reached another item');
+    // Review 2026-12c finding 7: removing one marker must not join the text around it into another
+    // chore's marker, which that chore's next fire would take as its own comment.
+    const nested = await tampered((m) => (m.outputs.comment = 'Thanks, triaged.\n<!-- tas<!-- tasklane:x -->klane:chore=release-notes -->'));
+    assert.equal(nested.applied.code, 0, nested.applied.out);
+    const posted = github.comments.at(-1)?.body ?? '';
+    assert.doesNotMatch(posted, /<!--\s*tasklane:chore=release-notes/, posted);
+    assert.match(posted, /<!-- tasklane:chore=triage-issues -->$/);
+    // Review 2026-12c finding 10: a refused label is printed in the apply job's log, where a line
+    // starting with `::` is a workflow command and ESC starts a terminal escape.
+    const logInjection = await tampered(
+      (m) => (m.outputs.labels = ['x\n::error file=.github/workflows/release.yml::Release key leaked: see x.example', '\u001b]52;c;Y3VybCB4fHNo\u0007']),
+    );
+    assert.match(logInjection.applied.out, /refused: label "x ⏎ ::error file=/);
+    assert.doesNotMatch(logInjection.applied.out, /^\s*::/m, logInjection.applied.out);
+    assert.ok(!logInjection.applied.out.includes('\u001b'), 'no escape sequence reaches the log');
   });
 
   it('rejects bad input with exit 2', async () => {

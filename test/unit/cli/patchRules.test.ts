@@ -20,7 +20,7 @@ describe('cli: what a draft pull request may carry, and budgets across fires', (
     for (const p of ['src/app.ts', 'docs/agents.txt', 'README.md', '.github/ISSUE_TEMPLATE/bug.md']) assert.equal(protectedPathProblem(p), undefined, p);
     assert.match(
       protectedPathProblem('.github/workflows/ci.yml') ?? '',
-      /a GitHub Actions workflow or action; a chore's pull request may change it only when outputs.pullRequest.paths lists it/,
+      /is protected: CI workflows run code with the repository secrets \(\.github\/workflows\/\*\*\); a chore's pull request may change it only when outputs.pullRequest.paths lists it/,
     );
     assert.equal(protectedPathProblem('.github/workflows/ci.yml', ['.github/workflows/**']), undefined);
     assert.equal(protectedPathProblem('AGENTS.md', ['AGENTS.md']), undefined);

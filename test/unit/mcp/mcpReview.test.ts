@@ -94,9 +94,11 @@ describe('mcp: what the Trust dialog shows and what consent binds to', () => {
       write(file, `${fs.readFileSync(path.join(root, file), 'utf8')}// rewritten by a pull\n`);
       assert.notEqual(reviewer.review(server!).hash, before.hash, `${JSON.stringify(def)}: consent still covered a rewritten ${file}`);
     }
-    // A package the workspace has not installed is downloaded: nothing of the workspace runs.
+    // A package the workspace has not installed is downloaded: nothing of the workspace runs, but
+    // npm still reads the project's package.json (and .npmrc), which is hashed as configuration.
     const [remote] = servers({ s: { command: 'npx', args: ['-y', '@other/server@2.0.0'] } });
-    assert.deepEqual(reviewer.review(remote!).localFiles, []);
+    assert.deepEqual(reviewer.review(remote!).localFiles, ['package.json']);
+    assert.doesNotMatch(reviewer.review(remote!).text, /Workspace files it runs/);
   });
 
   it("a remote server's review names the OAuth client it signs in as, which its hash covers", () => {

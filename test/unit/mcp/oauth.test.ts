@@ -17,14 +17,14 @@ const REDIRECT = 'vscode://tasklane.tasklane/mcp/oauth';
  * a browser would, and hands where it was sent back to the extension's URI handler.
  */
 class Browser implements McpSignInPort {
-  readonly asked: Array<{ server: string; url: URL }> = [];
+  readonly asked: Array<{ server: string; url: URL; serverUrl?: string }> = [];
   answer = true;
   deliver: (uri: string) => boolean = () => false;
   async redirectUri() {
     return REDIRECT;
   }
-  async open(server: string, url: URL): Promise<boolean> {
-    this.asked.push({ server, url });
+  async open(server: string, url: URL, serverUrl?: string): Promise<boolean> {
+    this.asked.push({ server, url, serverUrl });
     if (!this.answer) return false;
     const response = await fetch(url, { redirect: 'manual' });
     const location = response.headers.get('location');
@@ -73,6 +73,8 @@ describe('mcp: remote servers that ask for OAuth', function () {
     assert.equal(browser.asked.length, 1);
     const page = browser.asked[0]!.url;
     assert.equal(browser.asked[0]!.server, 'tracker');
+    // The modal names where the token goes (review 2026-12c finding 11), not only the sign-in site.
+    assert.equal(browser.asked[0]!.serverUrl, server.url);
     assert.equal(page.searchParams.get('code_challenge_method'), 'S256');
     assert.ok(page.searchParams.get('code_challenge'));
     assert.equal(page.searchParams.get('redirect_uri'), REDIRECT);

@@ -75,8 +75,12 @@ export const standIn = {
   /** Every status bar item created, as the handlers left it. */
   statusItems: [] as Array<Record<string, unknown>>,
   modals: [] as ShownModal[],
+  /** Every non-modal notification, as VS Code would render it (its message only). */
+  notices: [] as Array<{ kind: 'information' | 'warning' | 'error'; message: string }>,
   /** The button pressed on a modal (undefined: dismissed, i.e. Cancel). May be async. */
   answer: (_modal: ShownModal): string | undefined | Promise<string | undefined> => undefined,
+  /** What a quick pick returns (undefined: dismissed). */
+  pick: (_items: unknown[]): unknown => undefined,
   /** Fires every file watcher the handlers created (as a save of the watched file does). */
   fireWatchers(): void {
     for (const listener of watcherListeners) listener();
@@ -89,9 +93,22 @@ export const standIn = {
   },
   reset(): void {
     this.modals.length = 0;
+    this.notices.length = 0;
+    this.pick = () => undefined;
     this.answer = () => undefined;
   },
 };
+
+/** A notification or a modal: modals are kept and answered, notifications kept. */
+async function shown(kind: 'information' | 'warning' | 'error', message: string, options?: { modal?: boolean; detail?: string } | string, ...items: string[]) {
+  if (typeof options !== 'object' || !options.modal) {
+    standIn.notices.push({ kind, message });
+    return undefined;
+  }
+  const modal = { message, detail: options.detail ?? '', buttons: items };
+  standIn.modals.push(modal);
+  return standIn.answer(modal);
+}
 
 const watcherListeners = new Set<Listener>();
 const providers = new Map<string, { provideTextDocumentContent(uri: Uri): string }>();
@@ -102,6 +119,13 @@ const api = {
   Uri,
   RelativePattern,
   CancellationError,
+  CancellationTokenSource: class {
+    readonly token = { isCancellationRequested: false, onCancellationRequested: none };
+    cancel(): void {
+      this.token.isCancellationRequested = true;
+    }
+    dispose(): void {}
+  },
   commands: {
     registerCommand(name: string, handler: (...args: unknown[]) => unknown) {
       standIn.commands.set(name, handler);
@@ -109,6 +133,7 @@ const api = {
     },
     executeCommand: async () => undefined,
   },
+  env: { uriScheme: 'vscode' },
   StatusBarAlignment: { Left: 1, Right: 2 },
   ThemeColor: class {
     constructor(readonly id: string) {}
@@ -122,15 +147,13 @@ const api = {
       standIn.statusItems.push(item);
       return item;
     },
-    async showWarningMessage(message: string, options?: { modal?: boolean; detail?: string } | string, ...items: string[]) {
-      if (typeof options !== 'object' || !options.modal) return undefined;
-      const modal = { message, detail: options.detail ?? '', buttons: items };
-      standIn.modals.push(modal);
-      return standIn.answer(modal);
-    },
-    showInformationMessage: async () => undefined,
-    showErrorMessage: async () => undefined,
-    showQuickPick: async () => undefined,
+    showWarningMessage: (message: string, options?: { modal?: boolean; detail?: string } | string, ...items: string[]) =>
+      shown('warning', message, options, ...items),
+    showInformationMessage: (message: string, options?: { modal?: boolean; detail?: string } | string, ...items: string[]) =>
+      shown('information', message, options, ...items),
+    showErrorMessage: (message: string, options?: { modal?: boolean; detail?: string } | string, ...items: string[]) =>
+      shown('error', message, options, ...items),
+    showQuickPick: async (items: unknown[]) => standIn.pick(await items),
     showInputBox: async () => undefined,
     showTextDocument: async () => undefined,
   },
@@ -150,6 +173,7 @@ const api = {
       return { onDidChange: onAny, onDidCreate: onAny, onDidDelete: onAny, dispose: () => undefined };
     },
     onDidChangeConfiguration: none,
+    getConfiguration: () => ({ get: <T>(_key: string, fallback?: T) => fallback }),
     onDidGrantWorkspaceTrust: none,
   },
 };

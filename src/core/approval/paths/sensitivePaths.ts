@@ -59,7 +59,7 @@ const SENSITIVE_RULES: readonly SensitiveRule[] = [
     pattern: 'AGENTS.md',
     kind: 'steers the agent',
     reason: 'agent instructions are read into every task',
-    matches: named('agents.md', 'claude.md', 'gemini.md'),
+    matches: named('agents.md', 'agent.md', 'claude.md', 'gemini.md', '.cursorrules', '.clinerules', '.windsurfrules'),
   },
   { pattern: '.agents/**', kind: 'steers the agent', reason: 'workspace skills are loaded into tasks', matches: folder('.agents') },
   { pattern: '.claude/**', kind: 'steers the agent', reason: 'workspace skills and agent settings are loaded into tasks', matches: folder('.claude') },
@@ -68,7 +68,13 @@ const SENSITIVE_RULES: readonly SensitiveRule[] = [
     pattern: '.github/copilot-instructions.md',
     kind: 'steers the agent',
     reason: 'agent instructions steer coding agents',
-    matches: (s) => subfolder('.github', 'copilot-instructions.md')(s) || subfolder('.github', 'instructions')(s) || subfolder('.github', 'prompts')(s),
+    matches: (s) => ['copilot-instructions.md', 'instructions', 'prompts', 'chatmodes', 'agents'].some((child) => subfolder('.github', child)(s)),
+  },
+  {
+    pattern: '.cursor/**',
+    kind: 'steers the agent',
+    reason: "other coding agents' rules and settings steer them in this folder",
+    matches: (s) => ['.cursor', '.continue', '.kiro', '.clinerules', '.windsurf'].some((name) => folder(name)(s)),
   },
   { pattern: '.github/CODEOWNERS', kind: 'steers the agent', reason: 'CODEOWNERS decides who must review changes', matches: (s) => named('codeowners')(s) },
   // The editor and git: what runs when the folder is opened, on commit or on checkout.

@@ -1,0 +1,81 @@
+// Untrusted text reaches VS Code notifications and modals only through the neutraliser of
+// src/core/security/surfaceText.ts (review 2026-12c finding 2): VS Code makes `[label](command:…)`
+// in a notification's message a one-click command. The message of every showInformationMessage,
+// showWarningMessage and showErrorMessage must be:
+//   - a string literal, or a template literal without values (Tasklane's own words);
+//   - the tagged template notice`…${value}…`, which neutralises each value;
+//   - a call of forNotification(…);
+//   - a conditional whose branches are each one of these;
+//   - a const whose initial value is one of these.
+// Anything else (a parameter, an error's message, a plain template with values) is reported.
+'use strict';
+
+const SHOW = new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage']);
+const NEUTRALISERS = new Set(['forNotification', 'notice']);
+
+function calleeName(node) {
+  if (node.type === 'Identifier') return node.name;
+  if (node.type === 'MemberExpression' && !node.computed && node.property.type === 'Identifier') return node.property.name;
+  return undefined;
+}
+
+function constInit(context, identifier) {
+  let scope = context.sourceCode.getScope(identifier);
+  while (scope) {
+    const variable = scope.set.get(identifier.name);
+    if (variable) {
+      const def = variable.defs.length === 1 ? variable.defs[0] : undefined;
+      if (def?.type === 'Variable' && def.parent.kind === 'const' && def.node.init) return def.node.init;
+      return undefined;
+    }
+    scope = scope.upper;
+  }
+  return undefined;
+}
+
+function safe(context, node, depth = 0) {
+  if (!node || depth > 4) return false;
+  switch (node.type) {
+    case 'Literal':
+      return typeof node.value === 'string';
+    case 'TemplateLiteral':
+      return node.expressions.length === 0;
+    case 'TaggedTemplateExpression':
+      return NEUTRALISERS.has(calleeName(node.tag));
+    case 'CallExpression':
+      return NEUTRALISERS.has(calleeName(node.callee));
+    case 'ConditionalExpression':
+      return safe(context, node.consequent, depth + 1) && safe(context, node.alternate, depth + 1);
+    case 'Identifier': {
+      const init = constInit(context, node);
+      return init ? safe(context, init, depth + 1) : false;
+    }
+    case 'TSAsExpression':
+    case 'TSNonNullExpression':
+      return safe(context, node.expression, depth + 1);
+    default:
+      return false;
+  }
+}
+
+module.exports = {
+  rules: {
+    'untrusted-text': {
+      meta: { type: 'problem', schema: [] },
+      create(context) {
+        return {
+          CallExpression(node) {
+            const name = calleeName(node.callee);
+            if (!name || !SHOW.has(name) || node.callee.type !== 'MemberExpression') return;
+            const message = node.arguments[0];
+            if (safe(context, message)) return;
+            context.report({
+              node: message ?? node,
+              message: `${name}'s message may carry untrusted text: write it as notice\`…\${value}…\` or forNotification(value) (src/core/security/surfaceText.ts), so [label](command:…) in a value is not a link.`,
+            });
+          },
+        };
+      },
+    },
+  },
+};
