@@ -52,6 +52,8 @@ export interface McpServersDeps {
    * nothing the server echoes back (a tool result, an error) carries it into a trace or a prompt.
    */
   onSecret?: (value: string) => void;
+  /** A server said its tools changed (list_changed): list them again and offer the new ones. */
+  onToolsChanged?: (server: string) => void;
 }
 
 /** One server's state, for the sidebar and getState. */
@@ -144,6 +146,8 @@ export class McpServers implements McpCallPort {
       // Offered only while this very definition may run: an edited or distrusted server's tools go away.
       const current = () => this.runnable().some((d) => d.name === definition.name && d.hash === definition.hash);
       for (const tool of tools) {
+        // And only while the server still lists it: a tool a list_changed took away is not offered.
+        const listed = () => current() && (this.toolsByServer.get(definition.name)?.some((t) => t.name === tool.name) ?? true);
         const name = mcpActionName(definition.name, tool.name);
         const from = `${definition.name}/${tool.name}`;
         const first = taken.get(name);
@@ -152,7 +156,7 @@ export class McpServers implements McpCallPort {
           continue;
         }
         taken.set(name, from);
-        out.push(toolAction(definition.name, tool, service, current));
+        out.push(toolAction(definition.name, tool, service, listed));
       }
     }
     return out;
@@ -309,7 +313,7 @@ export class McpServers implements McpCallPort {
     if (live?.hash === definition.hash) return live.connection;
     // A changed definition is a different server: the old process must not keep serving it.
     if (live) void live.connection.stop();
-    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit, oauth, secretEnv, onSecret } = this.deps;
+    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit, oauth, secretEnv, onSecret, onToolsChanged } = this.deps;
     const connection = new McpConnection({
       definition,
       cwd,
@@ -322,6 +326,8 @@ export class McpServers implements McpCallPort {
       ...(elicit ? { elicit } : {}),
       ...(oauth ? { oauth } : {}),
       ...(secretEnv ? { secretEnv: () => secretEnv(definition.name).then((env) => toldSecrets(env, onSecret)) } : {}),
+      ...(onSecret ? { onSecret } : {}),
+      ...(onToolsChanged ? { onToolsChanged } : {}),
     });
     this.connections.set(definition.name, { hash: definition.hash, connection });
     return connection;
