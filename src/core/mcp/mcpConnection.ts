@@ -23,6 +23,12 @@ import type { McpCallResult, McpSdk } from './mcpSdk';
 
 export type { McpPromptInfo, McpResourceInfo, McpTool } from './mcpLists';
 
+/** `3/10 (30%): copying files`, bounded: what a server's notifications/progress says, for a person. */
+export function progressNote(p: { progress: number; total?: number; message?: string }): string {
+  const amount = p.total ? `${p.progress}/${p.total} (${Math.round((100 * p.progress) / p.total)}%)` : String(p.progress);
+  return p.message ? `${amount}: ${p.message.replace(/\s+/g, ' ').slice(0, 120)}` : amount;
+}
+
 export type McpConnectionState = 'stopped' | 'starting' | 'ready' | 'crashed';
 
 export interface McpConnectionOptions {
@@ -67,6 +73,8 @@ export class McpConnection {
   private client: Client | undefined;
   private starting: Promise<Client> | undefined;
   private toolList: McpTool[] | undefined;
+  /** Counts list_changed notifications, so a list read across one is not kept. */
+  private toolsGeneration = 0;
   private idleTimer: { cancel(): void } | undefined;
   private stopping = false;
   private crashes = 0;
@@ -127,8 +135,12 @@ export class McpConnection {
 
   /** The server's tools, every page (starts it if needed); cached until it restarts or says they changed. */
   async tools(): Promise<McpTool[]> {
-    this.toolList ??= await this.signingIn((client) => listTools(client, this.name, START_TIMEOUT_MS, this.options.logger));
-    return this.toolList;
+    if (this.toolList) return this.toolList;
+    // A list_changed that arrives while this list is read makes it stale: it is returned, not kept.
+    const generation = this.toolsGeneration;
+    const listed = await this.signingIn((client) => listTools(client, this.name, START_TIMEOUT_MS, this.options.logger));
+    if (generation === this.toolsGeneration) this.toolList = listed;
+    return listed;
   }
 
   /**
@@ -152,15 +164,27 @@ export class McpConnection {
   }
 
   /** Calls a tool; rejects with a message for the model on timeout, abort or a dead server. */
-  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallResult> {
+  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal, onProgress?: (note: string) => void): Promise<McpCallResult> {
     await this.connect();
     this.touch();
     const deadline = callDeadline(this.options.clock, this.timeoutMs, signal, () => this.eliciting > 0);
-    // The SDK's own timeout is only a backstop: the deadline waits while a form is open.
-    const options = { timeout: BACKSTOP_TIMEOUT_MS, signal: deadline.signal };
+    let last: string | undefined;
+    // The SDK's own timeout is only a backstop: the deadline waits while a form is open. Giving
+    // `onprogress` makes the SDK send a progress token, so a long tool can say how far it is.
+    const options = {
+      timeout: BACKSTOP_TIMEOUT_MS,
+      signal: deadline.signal,
+      onprogress: (p: { progress: number; total?: number; message?: string }) => {
+        last = progressNote(p);
+        this.touch();
+        onProgress?.(last);
+      },
+    };
     try {
       const result = await this.signingIn((client) => client.callTool({ name: tool, arguments: args }, undefined, options));
-      return toText(result as { content?: unknown[]; structuredContent?: unknown; isError?: boolean });
+      const text = toText(result as { content?: unknown[]; structuredContent?: unknown; isError?: boolean });
+      // The last progress the tool reported stays with its result (what the step row showed last).
+      return last ? { ...text, text: `${text.text}\n[progress: ${last}]` } : text;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (/timed out|timeout/i.test(message)) {
@@ -333,7 +357,9 @@ export class McpConnection {
   }
 
   private toolsChanged(client: Client): void {
-    if (this.client !== client) return;
+    // Before `client` is the current one it may still be starting (a server registers tools on `initialized`).
+    if (this.client && this.client !== client) return;
+    this.toolsGeneration++;
     this.toolList = undefined;
     this.options.logger.info('HOST', `MCP server ${this.name}: its tools changed; listing them again`);
     this.options.onToolsChanged?.(this.name);

@@ -231,12 +231,17 @@ export class McpServers implements McpCallPort {
   }
 
   /** McpCallPort: runs an approved call. Refuses a server that is no longer trusted (consent withdrawn since the ask). */
-  async call(server: string, tool: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult> {
+  async call(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: { timeoutMs: number; signal?: AbortSignal; onProgress?: (note: string) => void },
+  ): Promise<CommandResult> {
     const started = this.deps.clock.now();
     const definition = this.runnable().find((d) => d.name === server);
     if (!definition) return failed(`The MCP server ${server} is not trusted or not configured any more; nothing was called.`, started, this.deps.clock);
     try {
-      const result = await this.connection(definition).call(tool, args, options.signal);
+      const result = await this.connection(definition).call(tool, args, options.signal, options.onProgress);
       return {
         exitCode: result.isError ? 1 : 0,
         output: result.text,
