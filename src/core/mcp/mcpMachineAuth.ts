@@ -32,15 +32,24 @@ export function machineAuth(sdk: McpSdk, definition: McpServerDefinition, secret
   const { clientId, clientSecretEnv, privateKeyEnv, signingAlgorithm, issuer } = definition.oauth;
   const read = (variable: string) => readSecret(definition, variable, secrets);
   const common = { clientId, clientName: 'Tasklane', ...(issuer ? { expectedIssuer: issuer } : {}) };
-  if (privateKeyEnv)
-    return new sdk.PrivateKeyJwtProvider({
-      ...common,
-      // PEM in one line (a CI secret often is): its escaped newlines become real ones.
-      privateKey: read(privateKeyEnv).replace(/\\n/g, '\n'),
-      algorithm: signingAlgorithm ?? 'RS256',
-    });
-  if (!clientSecretEnv) throw new Error(`the MCP server ${definition.name} uses the client_credentials grant but names no clientSecret or privateKey`);
-  return new sdk.ClientCredentialsProvider({ ...common, clientSecret: read(clientSecretEnv) });
+  const provider = privateKeyEnv
+    ? new sdk.PrivateKeyJwtProvider({
+        ...common,
+        // PEM in one line (a CI secret often is): its escaped newlines become real ones.
+        privateKey: read(privateKeyEnv).replace(/\\n/g, '\n'),
+        algorithm: signingAlgorithm ?? 'RS256',
+      })
+    : clientSecretEnv
+      ? new sdk.ClientCredentialsProvider({ ...common, clientSecret: read(clientSecretEnv) })
+      : undefined;
+  if (!provider) throw new Error(`the MCP server ${definition.name} uses the client_credentials grant but names no clientSecret or privateKey`);
+  // The access token is a secret too: the redactor learns it before anything could echo it.
+  const save = provider.saveTokens.bind(provider);
+  provider.saveTokens = (tokens) => {
+    secrets.onSecret?.(tokens.access_token);
+    save(tokens);
+  };
+  return provider;
 }
 
 function readSecret(definition: McpServerDefinition, variable: string, secrets: MachineSecrets): string {
