@@ -17,7 +17,7 @@ import type { CommandService, McpCallPort } from '../core/approval/commands/comm
 import { choreServerDefinition, choreServerSecretEnv, unpinnedPackage } from '../core/chores/choreMcp';
 import { secretVariable } from '../core/chores/secretScope';
 import type { ChoreDefinition } from '../core/chores/types';
-import { MCP_FILE, parseMcpServers, stripJsonComments } from '../core/mcp/mcpConfig';
+import { MCP_FILE, parseMcpServers, parseJsonc } from '../core/mcp/mcpConfig';
 import type { McpServerDefinition } from '../core/mcp/mcpConfig';
 import { McpServers } from '../core/mcp/mcpServers';
 import type { Clock, Logger } from '../core/ports';
@@ -141,7 +141,7 @@ export function workspaceMcpServers(workspace: string, logger: Pick<Logger, 'war
     return [];
   }
   try {
-    const parsed = parseMcpServers(JSON.parse(stripJsonComments(text)), 'workspace');
+    const parsed = parseMcpServers(parseJsonc(text), 'workspace');
     for (const problem of parsed.problems) logger.warn('CHORE', `${MCP_FILE} server ${problem.name}: ${problem.message}`);
     return parsed.servers;
   } catch (error) {

@@ -6,6 +6,8 @@
  * bound to exactly that definition and any change asks again.
  */
 import { createHash } from 'node:crypto';
+import { parse, printParseErrorCode } from 'jsonc-parser';
+import type { ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 
 /** The workspace's MCP servers, in VS Code's own format; the command line reads the same file. */
@@ -180,29 +182,18 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** JSON with comments and trailing commas (mcp.json is JSONC, like VS Code's other settings files). */
-export function stripJsonComments(text: string): string {
-  let out = '';
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      out += c;
-      if (c === '\\') out += text[++i] ?? '';
-      else if (c === '"') inString = false;
-    } else if (c === '"') {
-      inString = true;
-      out += c;
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      i += 2;
-      while (i < text.length && !(text[i] === '*' && text[i + 1] === '/')) i++;
-      i++;
-    } else {
-      out += c;
-    }
+/**
+ * mcp.json as VS Code reads it: JSON with comments and trailing commas (JSONC), parsed by
+ * `jsonc-parser`, VS Code's own parser, so text inside strings is never touched. Throws with the
+ * first error's kind and line:column, as a person can find it in the file.
+ */
+export function parseJsonc(text: string): unknown {
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (first) {
+    const before = text.slice(0, first.offset).split('\n');
+    throw new Error(`${printParseErrorCode(first.error)} at line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`);
   }
-  return out.replace(/,(\s*[}\]])/g, '$1');
+  return value;
 }

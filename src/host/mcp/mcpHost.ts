@@ -9,7 +9,7 @@
 import * as vscode from 'vscode';
 import type { ActionDef } from '../../core/actions/types';
 import type { CommandService } from '../../core/approval/commands/commandService';
-import { parseMcpServers, stripJsonComments } from '../../core/mcp/mcpConfig';
+import { parseMcpServers, parseJsonc } from '../../core/mcp/mcpConfig';
 import type { McpConfigProblem, McpServerDefinition } from '../../core/mcp/mcpConfig';
 import { MCP_FILE } from '../../core/mcp/mcpConfig';
 import { McpServers } from '../../core/mcp/mcpServers';
@@ -347,7 +347,7 @@ export class McpHost implements vscode.Disposable {
       }
       if (text !== undefined) {
         try {
-          const parsed = parseMcpServers(JSON.parse(stripJsonComments(text)), 'workspace');
+          const parsed = parseMcpServers(parseJsonc(text), 'workspace');
           defs = parsed.servers;
           problems.push(...parsed.problems);
         } catch (error) {
