@@ -54,7 +54,7 @@ export interface McpConnectionOptions {
    * enabled chores name for it. A rejection is a failed start with that message.
    */
   secretEnv?: () => Promise<Record<string, string>>;
-  /** Told each secret a client-credentials sign-in reads (the redactor). */
+  /** Told each value `secretEnv` gives and each secret a client-credentials sign-in reads, before use (the redactor). */
   onSecret?: (value: string) => void;
   /**
    * The server said its tools changed (`notifications/tools/list_changed`): the cached list is
@@ -248,6 +248,7 @@ export class McpConnection {
     try {
       const sdk = (this.sdk = await loadSdk());
       const secrets = (await this.options.secretEnv?.()) ?? {};
+      for (const value of Object.values(secrets)) this.options.onSecret?.(value); // before the server could echo one
       // The client's own credentials (no person, no browser) where the definition says so; else a person's sign-in.
       const machine = machineAuth(sdk, definition, { server: secrets, ...(this.options.onSecret ? { onSecret: this.options.onSecret } : {}) });
       const auth =

@@ -56,6 +56,9 @@ export interface McpServersDeps {
   onToolsChanged?: (server: string) => void;
 }
 
+/** A call's deadline and abort, and where its progress notes go (the step row). */
+type McpCallOptions = { timeoutMs: number; signal?: AbortSignal; onProgress?: (note: string) => void };
+
 /** One server's state, for the sidebar and getState. */
 export interface McpServerStatus {
   name: string;
@@ -231,12 +234,7 @@ export class McpServers implements McpCallPort {
   }
 
   /** McpCallPort: runs an approved call. Refuses a server that is no longer trusted (consent withdrawn since the ask). */
-  async call(
-    server: string,
-    tool: string,
-    args: Record<string, unknown>,
-    options: { timeoutMs: number; signal?: AbortSignal; onProgress?: (note: string) => void },
-  ): Promise<CommandResult> {
+  async call(server: string, tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CommandResult> {
     const started = this.deps.clock.now();
     const definition = this.runnable().find((d) => d.name === server);
     if (!definition) return failed(`The MCP server ${server} is not trusted or not configured any more; nothing was called.`, started, this.deps.clock);
@@ -330,18 +328,13 @@ export class McpServers implements McpCallPort {
       ...(onStateChange ? { onState: onStateChange } : {}),
       ...(elicit ? { elicit } : {}),
       ...(oauth ? { oauth } : {}),
-      ...(secretEnv ? { secretEnv: () => secretEnv(definition.name).then((env) => toldSecrets(env, onSecret)) } : {}),
+      ...(secretEnv ? { secretEnv: () => secretEnv(definition.name) } : {}),
       ...(onSecret ? { onSecret } : {}),
       ...(onToolsChanged ? { onToolsChanged } : {}),
     });
     this.connections.set(definition.name, { hash: definition.hash, connection });
     return connection;
   }
-}
-
-function toldSecrets(env: Record<string, string>, onSecret: ((value: string) => void) | undefined): Record<string, string> {
-  for (const value of Object.values(env)) onSecret?.(value);
-  return env;
 }
 
 /** The action set a server's tools are in; tasks and chores name it like any other set. */
