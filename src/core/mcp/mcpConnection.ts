@@ -6,41 +6,27 @@
  * or Tasklane's API keys.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { callDeadline } from './mcpLimits';
 import type { Clock, Logger } from '../ports';
 import type { McpServerDefinition } from './mcpConfig';
 import { answerElicitation } from './mcpElicitation';
+import { listContext, listTools } from './mcpLists';
+import type { McpPromptInfo, McpResourceInfo, McpTool } from './mcpLists';
+import { machineAuth } from './mcpMachineAuth';
 import type { ElicitationPort } from './mcpElicitation';
 import type { McpOAuth, ServerOAuth } from './mcpOAuth';
 import { loadSdk, promptText, toText } from './mcpSdk';
 import { openTransport } from './mcpTransport';
 import type { McpCallResult, McpSdk } from './mcpSdk';
 
-/** A tool as the server describes it. */
-export interface McpTool {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  /** The server's hints; shown to the person, never a reason to skip the ask. */
-  annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; title?: string };
-}
+export type { McpPromptInfo, McpResourceInfo, McpTool } from './mcpLists';
 
-/** A resource a server offers (resources/list). */
-export interface McpResourceInfo {
-  uri: string;
-  name: string;
-  description?: string;
-  mimeType?: string;
-}
-
-/** A prompt a server offers (prompts/list). */
-export interface McpPromptInfo {
-  name: string;
-  title?: string;
-  description?: string;
-  arguments: Array<{ name: string; required: boolean; description?: string }>;
+/** `3/10 (30%): copying files`, bounded: what a server's notifications/progress says, for a person. */
+export function progressNote(p: { progress: number; total?: number; message?: string }): string {
+  const amount = p.total ? `${p.progress}/${p.total} (${Math.round((100 * p.progress) / p.total)}%)` : String(p.progress);
+  return p.message ? `${amount}: ${p.message.replace(/\s+/g, ' ').slice(0, 120)}` : amount;
 }
 
 export type McpConnectionState = 'stopped' | 'starting' | 'ready' | 'crashed';
@@ -68,6 +54,13 @@ export interface McpConnectionOptions {
    * enabled chores name for it. A rejection is a failed start with that message.
    */
   secretEnv?: () => Promise<Record<string, string>>;
+  /** Told each value `secretEnv` gives and each secret a client-credentials sign-in reads, before use (the redactor). */
+  onSecret?: (value: string) => void;
+  /**
+   * The server said its tools changed (`notifications/tools/list_changed`): the cached list is
+   * dropped, and the listener lists again (a new tool reaches the agent mid-task).
+   */
+  onToolsChanged?: (server: string) => void;
 }
 
 /** Starting a server (npx may install it first) and listing its tools get longer than one call. */
@@ -80,6 +73,8 @@ export class McpConnection {
   private client: Client | undefined;
   private starting: Promise<Client> | undefined;
   private toolList: McpTool[] | undefined;
+  /** Counts list_changed notifications, so a list read across one is not kept. */
+  private toolsGeneration = 0;
   private idleTimer: { cancel(): void } | undefined;
   private stopping = false;
   private crashes = 0;
@@ -94,7 +89,7 @@ export class McpConnection {
   private sdk: McpSdk | undefined;
   /** The sign-in of an HTTP server (when the host offers sign-ins) and its transport, for a sign-in mid-session. */
   private auth: ServerOAuth | undefined;
-  private httpTransport: StreamableHTTPClientTransport | undefined;
+  private httpTransport: { finishAuth(code: string): Promise<void> } | undefined;
 
   constructor(private readonly options: McpConnectionOptions) {}
 
@@ -138,51 +133,22 @@ export class McpConnection {
     return this.client ? 0 : Math.max(0, this.restartAt - this.options.clock.now());
   }
 
-  /** The server's tools (starts it if needed); cached until it restarts. */
+  /** The server's tools, every page (starts it if needed); cached until it restarts or says they changed. */
   async tools(): Promise<McpTool[]> {
-    if (!this.toolList) {
-      const listed = await this.signingIn((client) => client.listTools(undefined, { timeout: START_TIMEOUT_MS }));
-      this.toolList = listed.tools.map((tool) => ({
-        name: tool.name,
-        description: tool.description ?? tool.title ?? '',
-        inputSchema: (tool.inputSchema ?? { type: 'object' }) as Record<string, unknown>,
-        annotations: {
-          ...(tool.annotations?.readOnlyHint !== undefined ? { readOnlyHint: tool.annotations.readOnlyHint } : {}),
-          ...(tool.annotations?.destructiveHint !== undefined ? { destructiveHint: tool.annotations.destructiveHint } : {}),
-          ...(tool.annotations?.title ? { title: tool.annotations.title } : {}),
-        },
-      }));
-    }
-    return this.toolList;
+    if (this.toolList) return this.toolList;
+    // A list_changed that arrives while this list is read makes it stale: it is returned, not kept.
+    const generation = this.toolsGeneration;
+    const listed = await this.signingIn((client) => listTools(client, this.name, START_TIMEOUT_MS, this.options.logger));
+    if (generation === this.toolsGeneration) this.toolList = listed;
+    return listed;
   }
 
   /**
    * The server's resources and prompts (starts it if needed, like listing tools). A server that
-   * does not declare the capability has none; the first page only (the picker is for a person).
+   * does not declare the capability has none; every page, as for tools.
    */
   async contextItems(): Promise<{ resources: McpResourceInfo[]; prompts: McpPromptInfo[] }> {
-    const options = { timeout: this.timeoutMs };
-    const [resources, prompts] = await this.signingIn((client) => {
-      const caps = client.getServerCapabilities() ?? {};
-      return Promise.all([
-        caps.resources ? client.listResources(undefined, options).then((r) => r.resources) : Promise.resolve([]),
-        caps.prompts ? client.listPrompts(undefined, options).then((r) => r.prompts) : Promise.resolve([]),
-      ]);
-    });
-    return {
-      resources: resources.map((r) => ({
-        uri: r.uri,
-        name: r.title ?? r.name,
-        ...(r.description ? { description: r.description } : {}),
-        ...(r.mimeType ? { mimeType: r.mimeType } : {}),
-      })),
-      prompts: prompts.map((p) => ({
-        name: p.name,
-        ...(p.title ? { title: p.title } : {}),
-        ...(p.description ? { description: p.description } : {}),
-        arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: a.required === true, ...(a.description ? { description: a.description } : {}) })),
-      })),
-    };
+    return this.signingIn((client) => listContext(client, this.name, this.timeoutMs, this.options.logger));
   }
 
   /** One resource's contents: text parts as they are, binary parts named. */
@@ -198,15 +164,27 @@ export class McpConnection {
   }
 
   /** Calls a tool; rejects with a message for the model on timeout, abort or a dead server. */
-  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallResult> {
+  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal, onProgress?: (note: string) => void): Promise<McpCallResult> {
     await this.connect();
     this.touch();
     const deadline = callDeadline(this.options.clock, this.timeoutMs, signal, () => this.eliciting > 0);
-    // The SDK's own timeout is only a backstop: the deadline waits while a form is open.
-    const options = { timeout: BACKSTOP_TIMEOUT_MS, signal: deadline.signal };
+    let last: string | undefined;
+    // The SDK's own timeout is only a backstop: the deadline waits while a form is open. Giving
+    // `onprogress` makes the SDK send a progress token, so a long tool can say how far it is.
+    const options = {
+      timeout: BACKSTOP_TIMEOUT_MS,
+      signal: deadline.signal,
+      onprogress: (p: { progress: number; total?: number; message?: string }) => {
+        last = progressNote(p);
+        this.touch();
+        onProgress?.(last);
+      },
+    };
     try {
       const result = await this.signingIn((client) => client.callTool({ name: tool, arguments: args }, undefined, options));
-      return toText(result as { content?: unknown[]; structuredContent?: unknown; isError?: boolean });
+      const text = toText(result as { content?: unknown[]; structuredContent?: unknown; isError?: boolean });
+      // The last progress the tool reported stays with its result (what the step row showed last).
+      return last ? { ...text, text: `${text.text}\n[progress: ${last}]` } : text;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (/timed out|timeout/i.test(message)) {
@@ -270,10 +248,14 @@ export class McpConnection {
     try {
       const sdk = (this.sdk = await loadSdk());
       const secrets = (await this.options.secretEnv?.()) ?? {};
+      for (const value of Object.values(secrets)) this.options.onSecret?.(value); // before the server could echo one
+      // The client's own credentials (no person, no browser) where the definition says so; else a person's sign-in.
+      const machine = machineAuth(sdk, definition, { server: secrets, ...(this.options.onSecret ? { onSecret: this.options.onSecret } : {}) });
       const auth =
-        definition.transport === 'http' && this.options.oauth
+        machine ??
+        (definition.transport === 'http' && this.options.oauth
           ? await this.options.oauth.provider(definition.name, definition.url, definition.oauth)
-          : undefined;
+          : undefined);
       try {
         client = await this.open(sdk, auth, secrets);
       } catch (error) {
@@ -299,10 +281,17 @@ export class McpConnection {
   }
 
   /** A client with its transport, connected. */
-  private async open(sdk: McpSdk, auth: ServerOAuth | undefined, secrets: Record<string, string>): Promise<Client> {
+  private async open(sdk: McpSdk, auth: OAuthClientProvider | undefined, secrets: Record<string, string>): Promise<Client> {
     // Elicitation is declared everywhere (form mode): headless, a request gets a clear refusal
     // rather than a server quietly going on without what it asked for.
-    const client = new sdk.Client({ name: 'tasklane', version: '0.1.0' }, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
+    const client = new sdk.Client(
+      { name: 'tasklane', version: '0.1.0' },
+      {
+        capabilities: { elicitation: { form: { applyDefaults: true } } },
+        // Not refreshed here: the list is read again (every page) when next asked for, by the listener at once.
+        listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.toolsChanged(client) } },
+      },
+    );
     client.setRequestHandler(sdk.ElicitRequestSchema, async (request, extra) => {
       this.eliciting++;
       try {
@@ -313,7 +302,7 @@ export class McpConnection {
       }
     });
     const transport = this.transport(sdk, auth, secrets);
-    this.httpTransport = transport instanceof sdk.StreamableHTTPClientTransport ? transport : undefined;
+    this.httpTransport = transport instanceof sdk.StreamableHTTPClientTransport || transport instanceof sdk.SSEClientTransport ? transport : undefined;
     transport.onclose = () => this.closed(client);
     try {
       await client.connect(transport, { timeout: START_TIMEOUT_MS });
@@ -344,7 +333,8 @@ export class McpConnection {
    * page instead): asks the person, waits for the browser, trades the code for tokens. False when
    * `error` is not that.
    */
-  private async signedInAgain(error: unknown, auth: ServerOAuth | undefined = this.auth): Promise<boolean> {
+  private async signedInAgain(error: unknown, provider: OAuthClientProvider | undefined = this.auth): Promise<boolean> {
+    const auth = provider && 'takeAuthorizationUrl' in provider ? (provider as ServerOAuth) : undefined;
     const page = auth?.takeAuthorizationUrl();
     if (!auth || !page || !this.sdk || !(error instanceof this.sdk.UnauthorizedError) || !this.httpTransport) return false;
     this.options.logger.info('HOST', `MCP server ${this.name} asks for a sign-in`);
@@ -354,8 +344,9 @@ export class McpConnection {
     return true;
   }
 
-  private transport(sdk: McpSdk, auth: ServerOAuth | undefined, secrets: Record<string, string>): Transport {
-    this.auth = auth;
+  private transport(sdk: McpSdk, auth: OAuthClientProvider | undefined, secrets: Record<string, string>): Transport {
+    // Only a person's sign-in is asked for mid-session; the client's own credentials are sent by the SDK.
+    this.auth = auth && 'takeAuthorizationUrl' in auth ? (auth as ServerOAuth) : undefined;
     const { definition, cwd, baseEnv, logger } = this.options;
     return openTransport(sdk, definition, {
       cwd,
@@ -364,6 +355,15 @@ export class McpConnection {
       ...(baseEnv ? { baseEnv } : {}),
       stderr: (line) => logger.info('HOST', `MCP ${this.name} stderr: ${line}`),
     });
+  }
+
+  private toolsChanged(client: Client): void {
+    // Before `client` is the current one it may still be starting (a server registers tools on `initialized`).
+    if (this.client && this.client !== client) return;
+    this.toolsGeneration++;
+    this.toolList = undefined;
+    this.options.logger.info('HOST', `MCP server ${this.name}: its tools changed; listing them again`);
+    this.options.onToolsChanged?.(this.name);
   }
 
   private closed(client: Client): void {

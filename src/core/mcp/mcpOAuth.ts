@@ -277,13 +277,17 @@ export class ServerOAuth implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
+    // The SDK's type predates `application_type`; the registration request carries it as written.
     return {
       client_name: 'Tasklane (VS Code)',
       redirect_uris: [this.redirect],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
-    };
+      // An editor on the person's machine, with a custom-scheme redirect (SEP-837): the
+      // authorization server then allows that redirect and issues no secret it could not keep.
+      application_type: 'native',
+    } as OAuthClientMetadata;
   }
 
   state(): string {

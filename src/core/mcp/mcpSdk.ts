@@ -3,6 +3,8 @@
  * a tool call's answer becomes for the model.
  */
 import type { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -25,12 +27,14 @@ export interface McpCallResult {
  * a server (esbuild.js builds these imports into one file of their own, dist/lazy/).
  */
 export async function loadSdk() {
-  const [client, stdio, http, types, auth] = await Promise.all([
+  const [client, stdio, http, types, auth, machine, sse] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/stdio.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('@modelcontextprotocol/sdk/client/auth.js'),
+    import('@modelcontextprotocol/sdk/client/auth-extensions.js'),
+    import('@modelcontextprotocol/sdk/client/sse.js'),
   ]);
   // Typed as the rest of the code sees the SDK (its CommonJS declarations): `import()` types it by
   // its ES module ones, whose classes TypeScript holds distinct. At run time each class comes from
@@ -42,6 +46,9 @@ export async function loadSdk() {
     StreamableHTTPClientTransport: http.StreamableHTTPClientTransport as unknown as typeof StreamableHTTPClientTransport,
     ElicitRequestSchema: types.ElicitRequestSchema as unknown as typeof ElicitRequestSchema,
     UnauthorizedError: auth.UnauthorizedError as unknown as typeof UnauthorizedError,
+    ClientCredentialsProvider: machine.ClientCredentialsProvider as unknown as typeof ClientCredentialsProvider,
+    PrivateKeyJwtProvider: machine.PrivateKeyJwtProvider as unknown as typeof PrivateKeyJwtProvider,
+    SSEClientTransport: sse.SSEClientTransport as unknown as typeof SSEClientTransport,
   };
 }
 export type McpSdk = Awaited<ReturnType<typeof loadSdk>>;

@@ -52,7 +52,12 @@ export interface McpServersDeps {
    * nothing the server echoes back (a tool result, an error) carries it into a trace or a prompt.
    */
   onSecret?: (value: string) => void;
+  /** A server said its tools changed (list_changed): list them again and offer the new ones. */
+  onToolsChanged?: (server: string) => void;
 }
+
+/** A call's deadline and abort, and where its progress notes go (the step row). */
+type McpCallOptions = { timeoutMs: number; signal?: AbortSignal; onProgress?: (note: string) => void };
 
 /** One server's state, for the sidebar and getState. */
 export interface McpServerStatus {
@@ -144,6 +149,8 @@ export class McpServers implements McpCallPort {
       // Offered only while this very definition may run: an edited or distrusted server's tools go away.
       const current = () => this.runnable().some((d) => d.name === definition.name && d.hash === definition.hash);
       for (const tool of tools) {
+        // And only while the server still lists it: a tool a list_changed took away is not offered.
+        const listed = () => current() && (this.toolsByServer.get(definition.name)?.some((t) => t.name === tool.name) ?? true);
         const name = mcpActionName(definition.name, tool.name);
         const from = `${definition.name}/${tool.name}`;
         const first = taken.get(name);
@@ -152,7 +159,7 @@ export class McpServers implements McpCallPort {
           continue;
         }
         taken.set(name, from);
-        out.push(toolAction(definition.name, tool, service, current));
+        out.push(toolAction(definition.name, tool, service, listed));
       }
     }
     return out;
@@ -227,12 +234,12 @@ export class McpServers implements McpCallPort {
   }
 
   /** McpCallPort: runs an approved call. Refuses a server that is no longer trusted (consent withdrawn since the ask). */
-  async call(server: string, tool: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult> {
+  async call(server: string, tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CommandResult> {
     const started = this.deps.clock.now();
     const definition = this.runnable().find((d) => d.name === server);
     if (!definition) return failed(`The MCP server ${server} is not trusted or not configured any more; nothing was called.`, started, this.deps.clock);
     try {
-      const result = await this.connection(definition).call(tool, args, options.signal);
+      const result = await this.connection(definition).call(tool, args, options.signal, options.onProgress);
       return {
         exitCode: result.isError ? 1 : 0,
         output: result.text,
@@ -309,7 +316,7 @@ export class McpServers implements McpCallPort {
     if (live?.hash === definition.hash) return live.connection;
     // A changed definition is a different server: the old process must not keep serving it.
     if (live) void live.connection.stop();
-    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit, oauth, secretEnv, onSecret } = this.deps;
+    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit, oauth, secretEnv, onSecret, onToolsChanged } = this.deps;
     const connection = new McpConnection({
       definition,
       cwd,
@@ -321,16 +328,13 @@ export class McpServers implements McpCallPort {
       ...(onStateChange ? { onState: onStateChange } : {}),
       ...(elicit ? { elicit } : {}),
       ...(oauth ? { oauth } : {}),
-      ...(secretEnv ? { secretEnv: () => secretEnv(definition.name).then((env) => toldSecrets(env, onSecret)) } : {}),
+      ...(secretEnv ? { secretEnv: () => secretEnv(definition.name) } : {}),
+      ...(onSecret ? { onSecret } : {}),
+      ...(onToolsChanged ? { onToolsChanged } : {}),
     });
     this.connections.set(definition.name, { hash: definition.hash, connection });
     return connection;
   }
-}
-
-function toldSecrets(env: Record<string, string>, onSecret: ((value: string) => void) | undefined): Record<string, string> {
-  for (const value of Object.values(env)) onSecret?.(value);
-  return env;
 }
 
 /** The action set a server's tools are in; tasks and chores name it like any other set. */

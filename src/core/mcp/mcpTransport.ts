@@ -1,16 +1,16 @@
 import * as path from 'node:path';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerDefinition } from './mcpConfig';
 import { limitedFetch } from './mcpLimits';
-import type { ServerOAuth } from './mcpOAuth';
 import type { McpSdk } from './mcpSdk';
 
 /** How a server's transport is opened: where it runs, what it may see, where its stderr goes. */
 export interface TransportOptions {
   /** Where a stdio server runs when its definition names no `cwd`. */
   cwd: string;
-  /** The sign-in of an HTTP server that asks for OAuth. */
-  auth?: ServerOAuth | undefined;
+  /** The sign-in of an HTTP server that asks for OAuth: a person's (ServerOAuth) or the client's own (mcpMachineAuth). */
+  auth?: OAuthClientProvider | undefined;
   /** Variables only this server gets (its chores' secrets), after the definition's own. */
   secrets: Record<string, string>;
   /** The process environment the basics are picked from (default process.env, through the SDK). */
@@ -21,13 +21,12 @@ export interface TransportOptions {
 
 /** The transport of one server: Streamable HTTP with bounded reads, or a stdio process with a minimal environment. */
 export function openTransport(sdk: McpSdk, def: McpServerDefinition, options: TransportOptions): Transport {
-  const { getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } = sdk;
-  if (def.transport === 'http')
-    return new StreamableHTTPClientTransport(new URL(def.url), {
-      requestInit: { headers: def.headers },
-      fetch: limitedFetch(),
-      ...(options.auth ? { authProvider: options.auth } : {}),
-    });
+  const { getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport, SSEClientTransport } = sdk;
+  if (def.transport === 'http') {
+    const http = { requestInit: { headers: def.headers }, fetch: limitedFetch(), ...(options.auth ? { authProvider: options.auth } : {}) };
+    // As VS Code does: "sse" opens the legacy transport (a GET stream, then POSTs to the endpoint it names).
+    return def.sse ? new SSEClientTransport(new URL(def.url), http) : new StreamableHTTPClientTransport(new URL(def.url), http);
+  }
   const transport = new StdioClientTransport({
     command: def.command,
     args: def.args,

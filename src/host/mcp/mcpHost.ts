@@ -9,7 +9,7 @@
 import * as vscode from 'vscode';
 import type { ActionDef } from '../../core/actions/types';
 import type { CommandService } from '../../core/approval/commands/commandService';
-import { parseMcpServers, stripJsonComments } from '../../core/mcp/mcpConfig';
+import { parseMcpServers, parseJsonc } from '../../core/mcp/mcpConfig';
 import type { McpConfigProblem, McpServerDefinition } from '../../core/mcp/mcpConfig';
 import { MCP_FILE } from '../../core/mcp/mcpConfig';
 import { McpServers } from '../../core/mcp/mcpServers';
@@ -122,6 +122,8 @@ export class McpHost implements vscode.Disposable {
       // `secrets:` of the enabled chores, to the server that names each and no other (core/chores/choreMcp.ts).
       secretEnv: (server) => this.choreSecrets(server),
       onSecret: deps.onSecret,
+      // A server's new tools reach the agent mid-task; the same tools listed again add nothing (the prompt's prefix stays).
+      onToolsChanged: () => void this.refresh().catch((e) => deps.logger.error('HOST', 'could not list the MCP tools again', e)),
     });
     this.context = new McpContext(this.servers);
   }
@@ -214,8 +216,12 @@ export class McpHost implements vscode.Disposable {
   private async choreSecrets(server: string): Promise<Record<string, string>> {
     const read = this.deps.secret ?? (() => Promise.resolve(undefined));
     const env = await choreServerSecretEnv(server, this.choreGrant.chores, read, (name) => `set it with "Tasklane: Set Secret" (name ${name})`);
-    if (Object.keys(env).length && this.definitions().find((d) => d.name === server)?.transport === 'http')
-      throw new Error(`the MCP server ${server} is reached over HTTP: secrets: is for a server Tasklane starts`);
+    const def = this.definitions().find((d) => d.name === server);
+    // Over HTTP, a secret only signs in with the client_credentials grant (core/mcp/mcpMachineAuth.ts); nothing else reads it.
+    if (Object.keys(env).length && def?.transport === 'http' && def.oauth?.grant !== 'client_credentials')
+      throw new Error(
+        `the MCP server ${server} is reached over HTTP: secrets: is for a server Tasklane starts, or one that signs in with the client_credentials grant`,
+      );
     return env;
   }
 
@@ -341,7 +347,7 @@ export class McpHost implements vscode.Disposable {
       }
       if (text !== undefined) {
         try {
-          const parsed = parseMcpServers(JSON.parse(stripJsonComments(text)), 'workspace');
+          const parsed = parseMcpServers(parseJsonc(text), 'workspace');
           defs = parsed.servers;
           problems.push(...parsed.problems);
         } catch (error) {

@@ -12,7 +12,7 @@ import type { ChoreDefinition } from '../../../src/core/chores/types';
 import { choreMcpFacts } from '../../../src/core/consent/choreConsentHash';
 import { ConsentStore, memoryConsentBackend } from '../../../src/core/consent/consentStore';
 import { choreSkillBodies } from '../../../src/core/consent/definitionHash';
-import { MCP_FILE, parseMcpServers, stripJsonComments } from '../../../src/core/mcp/mcpConfig';
+import { MCP_FILE, parseMcpServers, parseJsonc } from '../../../src/core/mcp/mcpConfig';
 import { McpReviewer } from '../../../src/core/mcp/mcpReview';
 import { silentLogger } from '../../../src/core/ports';
 import { discoverSkills } from '../../../src/core/skills/skills';
@@ -27,7 +27,7 @@ const everything = path.join(root, 'node_modules/@modelcontextprotocol/server-ev
 /** The chore's hash as VS Code computes it: McpHost's reading of mcp.json and its reviewer, the Enable dialog, ChoreConsent. */
 async function vscodeHash(workspace: string, chore: ChoreDefinition): Promise<string> {
   // McpHost.reload: mcp.json parsed as workspace servers (no user setting in this workspace).
-  const configured = parseMcpServers(JSON.parse(stripJsonComments(fs.readFileSync(path.join(workspace, MCP_FILE), 'utf8'))), 'workspace').servers;
+  const configured = parseMcpServers(parseJsonc(fs.readFileSync(path.join(workspace, MCP_FILE), 'utf8')), 'workspace').servers;
   // McpHost.facts, with its reviewer over the workspace folder.
   const reviewer = new McpReviewer(workspace);
   const facts = choreMcpFacts(chore, { configured, review: (d) => reviewer.review(d) });
