@@ -26,7 +26,7 @@ export function skillDirsOf(builtIn: string, repository: string): string[] {
 
 /**
  * Each chore's consent hash, as VS Code's Enable computes it: with the skill bodies found in
- * `skillDirs` and the review of each MCP server it declares, defined in the chore or in
+ * `skillDirs`, the AGENTS.md the run reads, and the review of each MCP server it declares, defined in the chore or in
  * `workspace`'s `.vscode/mcp.json` (the servers a run there starts, reviewed over that folder).
  */
 export async function choreHashes(
@@ -34,15 +34,19 @@ export async function choreHashes(
   skillDirs: readonly string[],
   workspace: string,
   logger: Pick<Logger, 'warn'>,
+  /** Where the run reads AGENTS.md (a pull request's run: the default branch); the workspace by default. */
+  instructionsDir = workspace,
 ): Promise<Map<string, string>> {
   const known = await discoverSkills(skillDirs);
+  // The workspace rules reach every chore's prompt, so they are in every chore's hash.
+  const rules = await fs.promises.readFile(path.join(instructionsDir, 'AGENTS.md'), 'utf8').catch(() => undefined);
   const needsServers = chores.some((c) => c.mcp);
   const reviewer = new McpReviewer(workspace);
   const sources: ChoreServerSources = {
     configured: needsServers ? workspaceMcpServers(workspace, logger) : [],
     review: (definition) => reviewer.review(definition),
   };
-  return new Map(chores.map((c) => [c.id, choreConsentHash(c, choreSkillBodies(c, known), sources)]));
+  return new Map(chores.map((c) => [c.id, choreConsentHash(c, choreSkillBodies(c, known, rules), sources)]));
 }
 
 /** The command that brings a stale workflow up to date, for the messages of `--expect-hash` and `ci verify`. */

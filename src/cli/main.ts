@@ -142,7 +142,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         if (!chore) throw new UsageError(`There is no valid chore "${id}" in ${choresFilePath}; chores: ${chores.map((c) => c.id).join(', ') || 'none'}.`);
         const skillDirs = skillDirsOf(assets.skillsDir, definitions);
         const expected = values['expect-hash'];
-        const hash = (await choreHashes([chore], skillDirs, workspace, logger)).get(chore.id) ?? '';
+        const hash = (await choreHashes([chore], skillDirs, workspace, logger, definitions)).get(chore.id) ?? '';
         if (expected !== undefined) checkExpectedHash(chore, hash, expected);
         const runOptions = {
           workspace,

@@ -23,16 +23,34 @@ export function canonicalJson(value: unknown): string {
 /** The bodies of the skills a chore names, as the agent would inject them (null: no such skill). */
 export type ChoreSkillBodies = Readonly<Record<string, string | null>>;
 
-/** The bodies of `chore`'s skills out of the skills the agent knows (null for an unknown name). */
-export function choreSkillBodies(chore: Pick<ChoreDefinition, 'skills'>, known: ReadonlyArray<{ name: string; body: string }>): ChoreSkillBodies {
+/**
+ * The key under which the workspace's AGENTS.md travels with the skill bodies. It reaches every
+ * chore's prompt first ("Workspace rules"), so it is part of what a consent covers (review 2026-12c
+ * finding 12): a pull that rewrites it asks for Enable again, in VS Code and for `--expect-hash`.
+ * No skill can have this name (skill names have no dot or capitals).
+ */
+export const WORKSPACE_RULES_KEY = 'AGENTS.md';
+
+/**
+ * The bodies of `chore`'s skills out of the skills the agent knows (null for an unknown name), and
+ * the workspace rules (AGENTS.md) the prompt starts with, when there are any.
+ */
+export function choreSkillBodies(
+  chore: Pick<ChoreDefinition, 'skills'>,
+  known: ReadonlyArray<{ name: string; body: string }>,
+  workspaceRules?: string,
+): ChoreSkillBodies {
   const byName = new Map(known.map((s) => [s.name, s.body]));
-  return Object.fromEntries([...new Set(chore.skills)].sort().map((name) => [name, byName.get(name) ?? null]));
+  const bodies: Record<string, string | null> = Object.fromEntries([...new Set(chore.skills)].sort().map((name) => [name, byName.get(name) ?? null]));
+  if (workspaceRules !== undefined) bodies[WORKSPACE_RULES_KEY] = workspaceRules;
+  return bodies;
 }
 
 /**
  * The hash of everything of a chore that decides what runs or reaches the model: its name (the
  * task is named after it and the model reads it as the task's heading), trigger, prompt, action
- * sets, skills and the bodies of those skills (a SKILL.md edited in a pull asks again), its MCP
+ * sets, skills and the bodies of those skills (a SKILL.md edited in a pull asks again), the
+ * workspace's AGENTS.md (`WORKSPACE_RULES_KEY`), its MCP
  * servers and tools with the review of each (core/consent/choreConsentHash.ts), budget,
  * success condition, failure, retry, concurrency and drift policies, and escalation targets.
  */
@@ -52,6 +70,8 @@ export function choreDefinitionHash(
     actionSets: [...new Set(chore.actionSets)].sort(),
     skills: [...new Set(chore.skills)].sort(),
     skillBodies: bodies,
+    // Only where the workspace has AGENTS.md, so the hashes of chores in other workspaces stay.
+    ...(typeof skillBodies[WORKSPACE_RULES_KEY] === 'string' ? { workspaceRules: skillBodies[WORKSPACE_RULES_KEY] } : {}),
     // Only for a chore that declares servers, so the hashes of all others are unchanged: an edit
     // of such a server in mcp.json, or of a workspace file a server runs, withdraws the chore's
     // consent like an edit of the chore.

@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ChoresFileResult } from '../../core/chores/choreFile';
 import type { ChoreRunner } from '../../core/chores/choreRunner';
@@ -82,6 +84,11 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private consentKey = '';
   /** The agent's skills once it started (none before: a chore naming a skill waits until then). */
   private knownSkills: () => ReadonlyArray<{ name: string; body: string }> = () => [];
+  /**
+   * The workspace's AGENTS.md as a chore's prompt gets it, for the consent hash; read at each
+   * check, so an edit withdraws the consent at the next one (a folder on this machine's disk).
+   */
+  private readonly workspaceRules: () => string | undefined;
 
   constructor(deps: ChoreHostDeps) {
     const { clock, logger } = deps;
@@ -89,13 +96,21 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     this.clock = clock;
     this.trusted = deps.trusted;
     this.file = new ChoresFileSource(deps.root, logger);
+    const rulesFile = deps.root?.scheme === 'file' ? path.join(deps.root.fsPath, 'AGENTS.md') : undefined;
+    this.workspaceRules = () => {
+      try {
+        return rulesFile ? fs.readFileSync(rulesFile, 'utf8') : undefined;
+      } catch {
+        return undefined;
+      }
+    };
     this.consent = new ConsentStore(deps.consent, () => clock.now());
     this.mcp = deps.mcp;
     this.modelCost = deps.modelCost ?? (() => undefined);
     this.choreConsent = new ChoreConsent(
       this.consent,
       logger,
-      (chore) => choreSkillBodies(chore, this.knownSkills()),
+      (chore) => choreSkillBodies(chore, this.knownSkills(), this.workspaceRules()),
       (chore) => this.mcpFacts(chore).hashes,
     );
     this.sources = new ChoreFireSources({
@@ -224,7 +239,11 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   review(choreId: string): { chore: ChoreDefinition; consent: 'given' | 'needed'; review: ChoreReview } | undefined {
     const chore = this.loaded.chores.find((c) => c.id === choreId);
     return chore
-      ? { chore, consent: this.consentOf(chore), review: toChoreReview(chore, choreSkillBodies(chore, this.knownSkills()), this.mcpFacts(chore)) }
+      ? {
+          chore,
+          consent: this.consentOf(chore),
+          review: toChoreReview(chore, choreSkillBodies(chore, this.knownSkills(), this.workspaceRules()), this.mcpFacts(chore)),
+        }
       : undefined;
   }
 
@@ -320,7 +339,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     return {
       trusted: this.trusted(),
       consentOf: (chore) => this.consentOf(chore),
-      skillBodies: (chore) => choreSkillBodies(chore, this.knownSkills()),
+      skillBodies: (chore) => choreSkillBodies(chore, this.knownSkills(), this.workspaceRules()),
       mcpServers: (chore) => this.mcpFacts(chore),
       costNote: () => this.costNote(),
       stoppedProblem: (chore) => this.stoppedProblem(chore),
