@@ -3,6 +3,8 @@ import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { HostMessage, MessageView, SessionSummary, TaskView, WebviewMessage } from '../shared/protocol';
+import type { SidebarResults } from '../shared/sidebarApi';
+import { RequestClient } from './requests';
 import { ApprovalPanel } from './approvalPanel';
 import { clear, h, keepingFocus } from './dom';
 import { renderDeadLetters } from './deadLetters';
@@ -41,6 +43,8 @@ const vscode = acquireVsCodeApi();
 const persisted: Persisted = vscode.getState() ?? {};
 const save = () => vscode.setState(persisted);
 const post = (message: WebviewMessage) => vscode.postMessage(message);
+const client = new RequestClient(post);
+const request = client.request;
 
 const transcripts = new Map<string, MessageView[]>();
 /** Sessions whose transcript tail the host sent (`init` for live work, else `sessions.opened`). */
@@ -59,7 +63,7 @@ const sendButton = $('#send');
 const replyTarget = $('#reply-target');
 const deadArea = $('#dead-letters');
 
-const stopSession = (sessionId: string) => post({ type: 'stop', sessionId });
+const stopSession = (sessionId: string) => request('turn.stop', { sessionId });
 const stream = new StreamView(transcript, sendButton, () => persisted.selectedSessionId, stopSession);
 const chips = new AttachmentChips($('#attachments'));
 const composer = new Composer({
@@ -68,13 +72,13 @@ const composer = new Composer({
   replyTarget,
   banner,
   chips,
-  post,
+  request,
   state: persisted,
   save,
   task: (taskId) => tasks.get(taskId),
   selectSession: (sessionId) => selectSession(sessionId),
 });
-const approvals = new ApprovalPanel($('#approvals'), post);
+const approvals = new ApprovalPanel($('#approvals'), request);
 watchSection(
   $('#review-section'),
   $('#approvals'),
@@ -83,7 +87,7 @@ watchSection(
   (n) => `${n} to review`,
 );
 
-handleReplyActions(transcript, post, () => persisted.selectedSessionId);
+handleReplyActions(transcript, request, () => persisted.selectedSessionId);
 
 const sessions = new SessionList(sessionList, {
   select: (sessionId, hit) => {
@@ -91,8 +95,8 @@ const sessions = new SessionList(sessionList, {
     // A search hit opens with its events, paged like any trace.
     if (sessionId && hit) openTrace(sessionId);
   },
-  loadMore: (after) => post({ type: 'sessions.page', after }),
-  search: (requestId, query) => post({ type: 'sessions.search', requestId, query }),
+  loadMore: (after) => request('sessions.page', { after }),
+  search: (query) => request('sessions.search', { query }),
   selected: () => persisted.selectedSessionId,
 });
 /** Sessions not in the loaded pages (an archived one opened from a search hit), for the header. */
@@ -100,20 +104,22 @@ const openedSummaries = new Map<string, SessionSummary>();
 const sessionName = (id: string) => (sessions.get(id) ?? openedSummaries.get(id))?.name ?? '';
 
 const details = new TaskDetails(traceArea, {
-  loadTrace: (taskId, beforeSeq) => post({ type: 'loadTrace', taskId, ...(beforeSeq === undefined ? {} : { beforeSeq }) }),
+  loadTrace: (taskId, beforeSeq) => request('trace.load', { taskId, ...(beforeSeq === undefined ? {} : { beforeSeq }) }),
   name: (taskId) => tasks.get(taskId)?.name ?? sessionName(taskId),
   state: persisted,
   save,
 });
 const taskActions = {
-  continueTask: (taskId: string) => post({ type: 'continueTask', taskId }),
-  cancelTask: (taskId: string) => post({ type: 'cancelTask', taskId }),
+  continueTask: (taskId: string) => void request('task.continue', { taskId }).catch(() => undefined),
+  cancelTask: (taskId: string) => void request('task.cancel', { taskId }).catch(() => undefined),
   replyTo: (taskId: string) => composer.replyTo(taskId),
   openTrace: (taskId: string) => openTrace(taskId),
-  revertTask: (taskId: string) => post({ type: 'approval.revertTask', id: taskId }),
+  revertTask: (taskId: string) => void request('approval.revertTask', { id: taskId }).catch(() => undefined),
 };
 const thread = new Thread({
-  post,
+  request,
+  // A page of steps may have drawn the block of a sub-task asked for by `selectSession`.
+  stepsArrived: () => revealTask(),
   task: (taskId) => tasks.get(taskId),
   openDetails: (taskId) => openTrace(taskId),
   taskActions,
@@ -140,7 +146,7 @@ function selectSession(sessionId: string | undefined): void {
   save();
   details.sessionShown(sessionId);
   // The transcript of a session not opened yet is asked for; it draws when it arrives.
-  if (sessionId && !opened.has(sessionId)) post({ type: 'sessions.open', sessionId });
+  if (sessionId && !opened.has(sessionId)) openSession(sessionId);
   renderSessions();
   renderTranscript();
   renderTasks();
@@ -148,7 +154,7 @@ function selectSession(sessionId: string | undefined): void {
 
 function renderBanner(state: BannerState): void {
   bannerState = state;
-  drawBanner(banner, state, (command) => post({ type: 'command', command }));
+  drawBanner(banner, state, (command) => void request('command', { command }).catch(() => undefined));
 }
 
 function renderSessions(): void {
@@ -215,14 +221,34 @@ function openTrace(taskId: string): void {
   details.open(taskId, persisted.selectedSessionId);
 }
 
-function onMessage(message: HostMessage): void {
-  if (thread.onMessage(message)) {
-    // A page of steps may have drawn the block of a sub-task asked for by `selectSession`.
-    revealTask();
+/** Asks for a session's transcript tail; it is drawn when it arrives (a failure is said by the host). */
+function openSession(sessionId: string): void {
+  request('sessions.open', { sessionId }).then(sessionOpened, () => undefined);
+}
+
+function sessionOpened(opening: SidebarResults['sessions.open']): void {
+  openedSummaries.set(opening.session.id, opening.session);
+  transcripts.set(opening.session.id, opening.messages);
+  opened.add(opening.session.id);
+  // A task's lane asked for by id (a search hit, the status bar): show its conversation instead.
+  if (opening.session.id === persisted.selectedSessionId && opening.session.parentId) {
+    selectSession(opening.session.id);
     return;
   }
+  if (opening.session.id === persisted.selectedSessionId) {
+    renderSessions();
+    renderTranscript();
+  }
+}
+
+function onMessage(message: HostMessage): void {
+  if (message.type === 'reply') {
+    client.onReply(message);
+    return;
+  }
+  if (thread.onMessage(message)) return;
   if (details.onMessage(message)) return;
-  if (approvals.onMessage(message) || stream.onMessage(message) || sessions.onMessage(message)) return;
+  if (approvals.onMessage(message) || stream.onMessage(message)) return;
   switch (message.type) {
     case 'init': {
       if (performance.getEntriesByName(SIDEBAR_INIT_MARK).length === 0) performance.mark(SIDEBAR_INIT_MARK);
@@ -248,14 +274,14 @@ function onMessage(message: HostMessage): void {
         persisted.selectedSessionId = laneParent;
         save();
       }
-      if (persisted.selectedSessionId && !opened.has(persisted.selectedSessionId)) post({ type: 'sessions.open', sessionId: persisted.selectedSessionId });
+      if (persisted.selectedSessionId && !opened.has(persisted.selectedSessionId)) openSession(persisted.selectedSessionId);
       stream.reset(message.state.sessions.flatMap((s) => (s.liveTurnId ? [{ sessionId: s.id, turnId: s.liveTurnId }] : [])));
       renderBanner(message.state);
       renderSessions();
       renderTranscript();
       renderTasks();
       composer.renderReplyTarget();
-      renderDeadLetters(deadArea, message.state.deadLetters, post);
+      renderDeadLetters(deadArea, message.state.deadLetters, request);
       approvals.init(message.state.approvals);
       details.restore(persisted.selectedSessionId, (taskId) => tasks.has(taskId));
       break;
@@ -263,20 +289,6 @@ function onMessage(message: HostMessage): void {
     case 'sessionPatch':
       sessions.upsert(message.session);
       renderSessions();
-      break;
-    case 'sessions.opened':
-      openedSummaries.set(message.session.id, message.session);
-      transcripts.set(message.session.id, message.messages);
-      opened.add(message.session.id);
-      // A task's lane asked for by id (a search hit, the status bar): show its conversation instead.
-      if (message.session.id === persisted.selectedSessionId && message.session.parentId) {
-        selectSession(message.session.id);
-        break;
-      }
-      if (message.session.id === persisted.selectedSessionId) {
-        renderSessions();
-        renderTranscript();
-      }
       break;
     case 'sessionRemoved':
       // An archived session is still history: its row stays, and so does a transcript already shown.
@@ -327,13 +339,10 @@ function onMessage(message: HostMessage): void {
       break;
     }
     case 'deadLetters':
-      renderDeadLetters(deadArea, message.deadLetters, post);
+      renderDeadLetters(deadArea, message.deadLetters, request);
       break;
     case 'model':
       renderBanner({ ...bannerState, model: message.model });
-      break;
-    case 'sendResult':
-      composer.onSendResult(message);
       break;
   }
 }
