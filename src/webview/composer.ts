@@ -6,6 +6,8 @@ import type { TaskView } from '../shared/protocol';
 import type { SidebarParams } from '../shared/sidebarApi';
 import type { Request } from './requests';
 import { failureText } from './requests';
+import type { SendState } from './viewStore';
+import { reduceSend } from './viewStore';
 import type { AttachmentChips } from './attachments';
 import { clear, h } from './dom';
 
@@ -126,43 +128,47 @@ export class Composer {
   private settle(requestId: string, message: { ok: true; sessionId: string } | { ok: false; error: string }): void {
     const { input, sendButton, banner, chips, state, save } = this.parts;
     if (requestId !== state.sending?.requestId) return;
-    const sent = state.sending;
-    delete state.sending;
-    delete state.unconfirmed;
+    // The rules are the view store's (reduceSend): the box is cleared only of the text now durable.
+    const { send, wentTo } = reduceSend(
+      { draft: input.value, sending: state.sending, unconfirmed: state.unconfirmed },
+      message.ok ? { type: 'sent', requestId, sessionId: message.sessionId } : { type: 'sendFailed', requestId, error: message.error },
+    );
+    this.keep(send);
     sendButton.removeAttribute('disabled');
     banner.querySelectorAll('.send-error').forEach((e) => e.remove());
-    if (message.ok) {
-      // Only now is the text durable in a trigger: clear the box, unless the person typed on
-      // while it was sent (that is a new draft, and clearing it would lose it).
-      if (input.value.trim() === sent.text) {
-        input.value = '';
-        state.draft = '';
-      }
+    if (wentTo) {
       chips.clear();
       state.replyToTaskId = undefined;
       this.renderReplyTarget();
-      this.parts.selectSession(message.sessionId);
-    } else {
-      state.unconfirmed = { requestId: sent.requestId, text: sent.text };
+      this.parts.selectSession(wentTo);
+    } else if (!message.ok) {
       banner.appendChild(h('div', { class: 'notice error send-error' }, message.error || 'The message could not be sent; it is still in the box.'));
     }
     save();
   }
 
+  /** Takes the send's next state into the box and the persisted state. */
+  private keep(send: SendState): void {
+    const { input, state } = this.parts;
+    if (input.value !== send.draft) input.value = send.draft;
+    state.draft = send.draft;
+    if (send.sending) state.sending = send.sending;
+    else delete state.sending;
+    if (send.unconfirmed) state.unconfirmed = send.unconfirmed;
+    else delete state.unconfirmed;
+  }
+
   private send(): void {
     const { input, sendButton, chips, state, save } = this.parts;
-    const text = input.value.trim();
-    if (!text || state.sending) return;
-    const requestId = state.unconfirmed?.text === text ? state.unconfirmed.requestId : `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const { ask } = reduceSend(
+      { draft: input.value, sending: state.sending, unconfirmed: state.unconfirmed },
+      { type: 'send', newId: `${Date.now()}-${Math.random().toString(36).slice(2)}`, ...(state.replyToTaskId ? { replyToTaskId: state.replyToTaskId } : {}) },
+      state.selectedSessionId,
+    );
+    if (!ask) return;
     sendButton.setAttribute('disabled', '');
     const attachments = chips.list;
-    state.sending = {
-      requestId,
-      text,
-      ...(state.selectedSessionId ? { sessionId: state.selectedSessionId } : {}),
-      ...(state.replyToTaskId ? { replyToTaskId: state.replyToTaskId } : {}),
-      ...(attachments.length ? { attachments } : {}),
-    };
+    state.sending = { ...ask, ...(attachments.length ? { attachments } : {}) };
     // Saved before it is posted: a view destroyed in between still knows it was sent.
     save();
     this.ask(state.sending);
