@@ -49,7 +49,9 @@ export type PersonAction =
   | { type: 'send'; newId: string; replyToTaskId?: string }
   | { type: 'decide'; approvalId: string }
   /** The page was made again (hide/show, reload): a send in flight is posted again. */
-  | { type: 'resume' };
+  | { type: 'resume' }
+  /** The block asked for by a lane's selection is in view now. */
+  | { type: 'revealed' };
 
 /** What the host answers to the page's requests. */
 export type ReplyEvent =
@@ -67,6 +69,13 @@ export interface Step {
 
 export function emptyState(send: Partial<SendState> = {}): ViewStoreState {
   return { sessions: {}, transcripts: {}, tasks: {}, pending: {}, deciding: {}, send: { draft: '', ...send } };
+}
+
+/** A conversation row with the task lanes nested in it (each lane knows its conversation). */
+function remember(sessions: Record<string, SessionSummary>, summary: SessionSummary): Record<string, SessionSummary> {
+  const next = { ...sessions, [summary.id]: { ...sessions[summary.id], ...summary } };
+  for (const task of summary.tasks ?? []) next[task.id] = { ...task, parentId: summary.id };
+  return next;
 }
 
 const omit = <T>(record: Record<string, T>, key: string): Record<string, T> => {
@@ -164,11 +173,10 @@ function approvalStep(state: ViewStoreState, event: StoreEvent): ViewStoreState 
 export function reduce(state: ViewStoreState, event: StoreEvent): Step {
   switch (event.type) {
     case 'init': {
-      const sessions: Record<string, SessionSummary> = {};
+      let sessions: Record<string, SessionSummary> = {};
       const transcripts: Record<string, MessageView[]> = {};
       for (const { messages, liveTurnId: _live, ...summary } of event.state.sessions) {
-        sessions[summary.id] = summary;
-        for (const task of summary.tasks ?? []) sessions[task.id] = { ...task, parentId: summary.id };
+        sessions = remember(sessions, summary);
         // Tails the host sent (live work); any other session's comes when it is opened.
         if (messages.length > 0) transcripts[summary.id] = messages;
       }
@@ -178,7 +186,7 @@ export function reduce(state: ViewStoreState, event: StoreEvent): Step {
       return select({ ...state, sessions, transcripts, tasks, pending }, state.selectedSessionId);
     }
     case 'sessionPatch':
-      return { state: { ...state, sessions: { ...state.sessions, [event.session.id]: { ...state.sessions[event.session.id], ...event.session } } }, asks: [] };
+      return { state: { ...state, sessions: remember(state.sessions, event.session) }, asks: [] };
     case 'sessionRemoved': {
       // An archived session is still history: its row stays, and so does a transcript already shown.
       if (event.archived) return { state, asks: [] };
@@ -187,7 +195,7 @@ export function reduce(state: ViewStoreState, event: StoreEvent): Step {
     }
     case 'opened': {
       const { session, messages } = event.result;
-      const next = { ...state, sessions: { ...state.sessions, [session.id]: session }, transcripts: { ...state.transcripts, [session.id]: messages } };
+      const next = { ...state, sessions: remember(state.sessions, session), transcripts: { ...state.transcripts, [session.id]: messages } };
       // A task's lane asked for by id (a search hit, the status bar): show its conversation instead.
       return session.parentId && state.selectedSessionId === session.id ? select(next, session.id) : { state: next, asks: [] };
     }
@@ -204,6 +212,8 @@ export function reduce(state: ViewStoreState, event: StoreEvent): Step {
       return select(state, event.sessionId);
     case 'view.newChat':
       return select(state, undefined);
+    case 'revealed':
+      return { state: { ...state, revealTaskId: undefined }, asks: [] };
     case 'type':
     case 'send':
     case 'resume':
