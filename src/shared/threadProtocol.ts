@@ -8,7 +8,8 @@
 export type StepText = Array<string | { code: string }>;
 
 /** What a step is, for its icon. */
-export type StepKind = 'read' | 'list' | 'search' | 'edit' | 'command' | 'ask' | 'task' | 'decision' | 'notice' | 'error' | 'tool';
+/** `rejection`: the person said no to a proposal (its own kind, so its row never carries the decision's check mark). */
+export type StepKind = 'read' | 'list' | 'search' | 'edit' | 'command' | 'ask' | 'task' | 'decision' | 'rejection' | 'notice' | 'error' | 'tool';
 
 /**
  * One step row: an action (from its start to its end), or a notable moment (a decision of the
