@@ -57,8 +57,8 @@ export async function measureThreadInHappyDom(): Promise<void> {
     let t0 = performance.now();
     blocks = [];
     for (let b = 0; b < BLOCKS; b++) {
-      const block = new TaskBlock(task(b), { post: () => undefined, openDetails: () => undefined });
-      // Each block's steps come as the one page the host answers `thread.loadSteps` with (`thread.steps`,
+      const block = new TaskBlock(task(b), { request: () => new Promise(() => undefined), openDetails: () => undefined });
+      // Each block's steps come as the one page the host answers `thread.loadSteps` with (pushed as rows,
       // as bench/uiThreadOpen.ts plays them); live steps are the appends below.
       block.page(Array.from({ length: perBlock }, (_, s) => step(b, s + 1)));
       transcript.appendChild(block.element as never);

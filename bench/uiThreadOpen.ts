@@ -66,8 +66,10 @@ export function hostMessagesForBench(sessionId: string): { init: HostMessage; pa
       deadLetters: [],
     },
   };
+  // Each block's steps as one push of rows (they merge by id like the reply to `thread.loadSteps`,
+  // which the real host answers for these made-up tasks with no rows).
   const pages: HostMessage[] = tasks.map((t, b) => ({
-    type: 'thread.steps',
+    type: 'thread.step',
     taskId: t.id,
     steps: Array.from({ length: perBlock }, (_, s) => step(b, s + 1)),
   }));
@@ -165,7 +167,7 @@ export async function measureThreadOpen(frame: Frame): Promise<void> {
   const appends: number[] = [];
   for (let a = 0; a < APPENDS; a++) {
     const seq = ROWS / BLOCKS + 1 + a;
-    appends.push(await timeAppend(frame, { type: 'thread.step', taskId: last, step: step(BLOCKS - 1, seq) }, false));
+    appends.push(await timeAppend(frame, { type: 'thread.step', taskId: last, steps: [step(BLOCKS - 1, seq)] }, false));
   }
   const plainAppends: number[] = [];
   for (let a = 0; a < APPENDS; a++) plainAppends.push(await timeAppend(frame, { type: 'view.newChat' }, true));

@@ -1,9 +1,8 @@
 import * as vscode from 'vscode';
 import type { AgentChange, TaskView } from '../core/engine/types';
 import type { Logger } from '../core/ports';
-import type { ApprovalHostMessage, ApprovalView } from '../shared/approvalProtocol';
-import type { ChoreHostMessage } from '../shared/choreProtocol';
-import type { HostMessage } from '../shared/protocol';
+import type { ApprovalView } from '../shared/approvalProtocol';
+import type { ServiceMessage } from './sidebarSection';
 import { stateIconText } from '../shared/taskState';
 import { notice } from '../core/security/surfaceText';
 import { showInvisible } from '../shared/visibleText';
@@ -68,8 +67,7 @@ export class Attention implements vscode.Disposable {
   }
 
   /** A sidebar message a service posted: approval cards and chore runs are what matter here. */
-  onHostMessage(message: HostMessage): void {
-    const m = message as ApprovalHostMessage | ChoreHostMessage | { type: '' };
+  onHostMessage(m: ServiceMessage): void {
     switch (m.type) {
       case 'approvalPatch':
         this.state.setApproval(m.approval);

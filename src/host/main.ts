@@ -76,7 +76,15 @@ export function start(context: vscode.ExtensionContext): MainParts {
     () => runtime.current?.workspace,
   );
   const replies = new ReplyActions(logger, { proposeUserEdit: async (input) => (await ready).changeSets.proposeUserEdit(input) });
-  const sidebar = new SidebarProvider(context.extensionUri, new AgentSidebarBackend(runtime, models, trusted, { replies, context: contextPicker }), logger);
+  const sidebar = new SidebarProvider(
+    context.extensionUri,
+    new AgentSidebarBackend(runtime, models, trusted, {
+      replies,
+      context: contextPicker,
+      runCommand: (command) => vscode.commands.executeCommand(command),
+    }),
+    logger,
+  );
   const refreshSidebar = () => sidebar.refresh();
   // A model, key or provider change is news for the banner only: the rest of the view stays as the
   // person has it (scroll position, an open card, a half-typed reason), unlike a full refresh.
@@ -108,7 +116,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
       const row = (sessionId: string) => runtime.current?.agent.views.listRow(sessionId);
       for (const message of toHostMessages(change, row, steps)) sidebar.post(message);
     }),
-    runtime.onDidPost((message) => sidebar.post(message)),
+    // Approval cards reach the sidebar; chore messages are for the Chores tree and attention only.
+    runtime.onDidPost((message) => (message.type === 'approvalPatch' || message.type === 'approvalRemoved') && sidebar.post(message)),
     attention,
     runtime.onDidChange((change) => attention.onAgentChange(change)),
     runtime.onDidPost((message) => attention.onHostMessage(message)),

@@ -3,7 +3,7 @@ import type { AgentChange } from '../core/engine/types';
 import type { Clock, Logger } from '../core/ports';
 import type { Redactor } from '../core/security/redact';
 import { openStore } from '../core/store/openStore';
-import type { HostMessage } from '../shared/protocol';
+import type { ServiceMessage } from './sidebarSection';
 import type { ModelProvider } from './modelProvider';
 import { createStoreServices } from './storeServices';
 import type { StoreServices } from './storeServices';
@@ -33,7 +33,7 @@ export class Runtime implements vscode.Disposable {
   private failure: string | undefined;
   private disposed = false;
   private readonly changeListeners = new Set<(change: AgentChange) => void>();
-  private readonly postListeners = new Set<(message: HostMessage) => void>();
+  private readonly postListeners = new Set<(message: ServiceMessage) => void>();
   readonly ready: Promise<StoreServices>;
 
   constructor(
@@ -62,8 +62,8 @@ export class Runtime implements vscode.Disposable {
     return new vscode.Disposable(() => this.changeListeners.delete(listener));
   }
 
-  /** Sidebar messages the store-time services post (approval cards, chores and their runs). */
-  onDidPost(listener: (message: HostMessage) => void): vscode.Disposable {
+  /** What the store-time services publish (approval cards, chores and their runs); the sidebar gets the approval part. */
+  onDidPost(listener: (message: ServiceMessage) => void): vscode.Disposable {
     this.postListeners.add(listener);
     return new vscode.Disposable(() => this.postListeners.delete(listener));
   }

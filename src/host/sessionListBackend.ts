@@ -2,7 +2,7 @@ import type { Agent } from '../core/engine/agent';
 import { emptyTotals } from '../core/engine/records';
 import type { SessionListItem } from '../core/engine/sessionPages';
 import type { SessionSummary } from '../shared/protocol';
-import type { SessionHostMessage, SessionWebviewMessage } from '../shared/sessionProtocol';
+import type { SidebarParams, SidebarResults } from '../shared/sidebarApi';
 import { toListSummary, toMessageView, toSessionSummary } from './viewMapping';
 
 type ListAgent = Pick<Agent, 'views' | 'history'>;
@@ -36,53 +36,42 @@ export async function firstSessionPage(agent: ListAgent): Promise<{ sessions: Se
   return { sessions: page.sessions.map((s) => summary(agent, s)), hasMore: page.hasMore };
 }
 
-/** Answers the sidebar's session-list messages: pages, opening a session, the search box. */
-export async function handleSessionMessage(agent: ListAgent, message: SessionWebviewMessage): Promise<SessionHostMessage | undefined> {
-  switch (message.type) {
-    case 'sessions.page': {
-      const page = await agent.views.sessionPage(message.after);
-      return {
-        type: 'sessions.page',
-        ...(message.after ? { after: message.after } : {}),
-        sessions: page.sessions.map((s) => summary(agent, s)),
-        hasMore: page.hasMore,
-      };
-    }
-    case 'sessions.open': {
-      const messages = await agent.views.sessionMessages(message.sessionId);
-      const hot = agent.views.sessionRow(message.sessionId);
-      let session: SessionSummary | undefined = hot.session && toSessionSummary(hot.session, hot.tasks);
-      if (!session) {
-        const found = await agent.history.session(message.sessionId);
-        if (!found) throw new Error(`There is no session ${message.sessionId}, in the hot store or the archive.`);
-        const s = found.session;
-        session = {
-          id: s.id,
-          name: s.name,
-          status: s.status,
-          lastActivity: s.lastActivity,
-          waitingForUser: false,
-          pendingApprovals: 0,
-          archived: found.archived,
-          ...(s.parentId ? { parentId: s.parentId } : {}),
-        };
-      }
-      return {
-        type: 'sessions.opened',
-        session,
-        messages: messages.map(toMessageView),
-      };
-    }
-    case 'sessions.search': {
-      const query = message.query.trim();
-      if (!query) return { type: 'sessions.results', requestId: message.requestId, query, hits: [] };
-      const hits = await agent.history.search(query, 30);
-      return {
-        type: 'sessions.results',
-        requestId: message.requestId,
-        query,
-        hits: hits.map((h) => ({ kind: h.kind, id: h.id, sessionId: h.sessionId, title: h.title, detail: h.detail, at: h.at, archived: h.archived })),
-      };
-    }
+/** A page of the conversation list after `after` (the `sessions.page` request). */
+export async function sessionPage(agent: ListAgent, after: SidebarParams['sessions.page']['after']): Promise<SidebarResults['sessions.page']> {
+  const page = await agent.views.sessionPage(after);
+  return { sessions: page.sessions.map((s) => summary(agent, s)), hasMore: page.hasMore };
+}
+
+/** A session's row and transcript tail, hot or archived (the `sessions.open` request). */
+export async function openSession(agent: ListAgent, sessionId: string): Promise<SidebarResults['sessions.open']> {
+  const messages = await agent.views.sessionMessages(sessionId);
+  const hot = agent.views.sessionRow(sessionId);
+  let session: SessionSummary | undefined = hot.session && toSessionSummary(hot.session, hot.tasks);
+  if (!session) {
+    const found = await agent.history.session(sessionId);
+    if (!found) throw new Error(`There is no session ${sessionId}, in the hot store or the archive.`);
+    const s = found.session;
+    session = {
+      id: s.id,
+      name: s.name,
+      status: s.status,
+      lastActivity: s.lastActivity,
+      waitingForUser: false,
+      pendingApprovals: 0,
+      archived: found.archived,
+      ...(s.parentId ? { parentId: s.parentId } : {}),
+    };
   }
+  return { session, messages: messages.map(toMessageView) };
+}
+
+/** The list's search box (the `sessions.search` request): the same search as Tasklane: Search History. */
+export async function searchSessions(agent: ListAgent, raw: string): Promise<SidebarResults['sessions.search']> {
+  const query = raw.trim();
+  if (!query) return { query, hits: [] };
+  const hits = await agent.history.search(query, 30);
+  return {
+    query,
+    hits: hits.map((h) => ({ kind: h.kind, id: h.id, sessionId: h.sessionId, title: h.title, detail: h.detail, at: h.at, archived: h.archived })),
+  };
 }

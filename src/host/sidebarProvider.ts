@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { AttachmentView } from '../shared/contextProtocol';
-import type { HostMessage, ViewState, WebviewMessage } from '../shared/protocol';
+import type { HostMessage, ViewState } from '../shared/protocol';
 import { webviewMessageSchema } from '../shared/protocol';
+import { GESTURE_WORDS, SHOWN_IN_VIEW } from '../shared/sidebarApi';
+import { isSidebarMethod } from '../shared/sidebarSchemas';
 import type { Logger } from '../core/ports';
+import type { SidebarHandlers } from './sidebarHandlers';
+import { answerRequest } from './sidebarHandlers';
 import { sendFailure } from './sendFailure';
 import { notice } from '../core/security/surfaceText';
 
@@ -14,19 +18,9 @@ export interface SidebarBackend {
    * function reads the rest at the moment `init` is posted.
    */
   viewState(): Promise<() => ViewState>;
-  /** Handle one validated message; a returned message is posted back. */
-  handle(message: WebviewMessage): Promise<HostMessage | undefined>;
+  /** The answer to each request (src/host/sidebarHandlers.ts). */
+  readonly handlers: SidebarHandlers;
 }
-
-/** The person's words for a gesture whose failure is shown (others read "that"). */
-const GESTURES: Partial<Record<WebviewMessage['type'], string>> = {
-  retryDeadLetter: 'Retry',
-  continueTask: 'Continue',
-  cancelTask: 'Cancel',
-  stop: 'Stop',
-  loadTrace: 'Loading the trace',
-  'thread.loadSteps': "Loading the task's steps",
-};
 
 /**
  * The `tasklane.sidebar` webview view. Its content is built from dist/webview.js, dist/codicon.css
@@ -161,31 +155,31 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
       return;
     }
     const message = parsed.data;
-    try {
-      if (message.type === 'ready') {
+    if (message.type === 'ready') {
+      try {
         this.ready = true;
         await this.refresh();
         this.flushPendingSession();
         for (const attachment of this.pendingAttachments.splice(0)) this.post({ type: 'contextAttached', attachment });
-        return;
+      } catch (error) {
+        this.logger.error('HOST', 'The sidebar could not be given its state', error);
       }
-      const reply = await this.backend.handle(message);
-      if (reply) this.post(reply);
+      return;
+    }
+    const { id, method } = message;
+    if (!isSidebarMethod(method)) {
+      this.logger.warn('HOST', `Ignored a sidebar request for an unknown method ${method.slice(0, 100)}`);
+      return;
+    }
+    try {
+      this.post(await answerRequest(this.backend.handlers, id, method, message.params));
     } catch (error) {
-      this.logger.error('HOST', `Sidebar request ${message.type} failed`, error);
-      if (message.type === 'send') {
-        this.post({
-          type: 'sendResult',
-          requestId: message.requestId,
-          ok: false,
-          error: sendFailure(error),
-        });
-      } else {
-        // Every other gesture fails in view of the person too, not only in the log.
-        void vscode.window.showErrorMessage(
-          notice`Tasklane: ${GESTURES[message.type] ?? 'that'} did not work: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
+      this.logger.error('HOST', `Sidebar request ${method} failed`, error);
+      const text = method === 'send' ? sendFailure(error) : error instanceof Error ? error.message : String(error);
+      // The reply goes to the request that failed; the webview shows it where the person acted.
+      this.post({ type: 'reply', id, method, ok: false, error: text });
+      // A gesture the webview has no place to explain fails in view of the person too, not only in the log.
+      if (!SHOWN_IN_VIEW.has(method)) void vscode.window.showErrorMessage(notice`Tasklane: ${GESTURE_WORDS[method] ?? 'that'} did not work: ${text}`);
     }
   }
 

@@ -229,7 +229,7 @@ function decisionRow(at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approv
   if (decision === 'rejected') {
     const why = /^The change was rejected: ([\s\S]*?)\. Nothing was written\.$/.exec(note)?.[1];
     const said = why && why !== 'no reason given' ? `: “${clip(oneLine(why), 120)}”` : '';
-    return { ...at, kind: 'decision', text: [`You rejected it${said}`], state: 'done' };
+    return { ...at, kind: 'rejection', text: [`You rejected it${said}`], state: 'done' };
   }
   const applied =
     /^The change was approved and applied: (.*)\.$/.exec(note)?.[1] ?? /^The change was partly approved\. Applied: (.*?)\. Rejected/.exec(note)?.[1];

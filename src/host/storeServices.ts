@@ -17,7 +17,7 @@ import type { Clock, Logger, WorkspacePort } from '../core/ports';
 import { toSearchResult } from '../core/ports';
 import type { Redactor } from '../core/security/redact';
 import type { DurableDb, TriggerStore } from '../core/store/types';
-import type { HostMessage } from '../shared/protocol';
+import type { ServiceMessage } from './sidebarSection';
 import type { ApprovalOwner } from './approvals/approvalCommands';
 import { reviewLinkPort } from './approvals/approvalLinks';
 import { ApprovalService, EDITS_RESTRICTED } from './approvals/approvalService';
@@ -50,7 +50,7 @@ export interface HostEnv {
   /** The folder holding Tasklane's state (the workspace's storage folder). */
   storage: vscode.Uri;
   /** Every sidebar message a service posts (approval cards, chores and their runs). */
-  post: (message: HostMessage) => void;
+  post: (message: ServiceMessage) => void;
   /** Every change the agent publishes. */
   agentChanged: (change: AgentChange) => void;
   /** The window's Redactor: known secrets and credential shapes leave nothing stored or sent (security/redact.ts). */

@@ -140,7 +140,7 @@ export function toHostMessages(change: AgentChange, row: SessionRowLookup, steps
       const step = steps?.present(change.taskId, change.event);
       return [
         { type: 'traceAppended', taskId: change.taskId, event: toTraceEvent(change.event) },
-        ...(step ? [{ type: 'thread.step' as const, taskId: change.taskId, step }] : []),
+        ...(step ? [{ type: 'thread.step' as const, taskId: change.taskId, steps: [step] }] : []),
       ];
     }
     case 'deadLetters':

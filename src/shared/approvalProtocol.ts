@@ -2,7 +2,7 @@
  * The sidebar protocol's approval part: proposed change sets and commands waiting for the user.
  * (src/shared/protocol.ts joins it with the rest.)
  */
-import * as z from 'zod';
+import type { ApprovalMethod, MethodMessage } from './sidebarApi';
 
 export interface ApprovalFileView {
   path: string;
@@ -34,27 +34,7 @@ export interface ApprovalView {
   createdAt: number;
 }
 
-export type ApprovalHostMessage =
-  | { type: 'approvalPatch'; approval: ApprovalView }
-  | { type: 'approvalRemoved'; id: string }
-  /**
-   * An Approve or Reject from the sidebar that did not happen (decided elsewhere, gone, refused by
-   * a check): the thread, which showed the decision at once, takes it back and says why.
-   */
-  | { type: 'approvalRefused'; id: string; reason: string };
+export type ApprovalHostMessage = { type: 'approvalPatch'; approval: ApprovalView } | { type: 'approvalRemoved'; id: string };
 
-const id = z.string().min(1).max(200);
-const filePath = z.string().min(1).max(4096);
-
-export const approvalMessageSchemas = [
-  z.object({ type: z.literal('approval.approve'), id }),
-  z.object({ type: z.literal('approval.reject'), id, reason: z.string().max(10_000).optional() }),
-  z.object({ type: z.literal('approval.openDiff'), id, path: filePath }),
-  z.object({ type: z.literal('approval.decideFile'), id, path: filePath, decision: z.enum(['accept', 'reject']) }),
-  /** Revert one applied change set. */
-  z.object({ type: z.literal('approval.revert'), id }),
-  /** Revert all applied change sets of the task whose id is `id` (the task card's button). */
-  z.object({ type: z.literal('approval.revertTask'), id }),
-] as const;
-
-export type ApprovalWebviewMessage = z.infer<(typeof approvalMessageSchemas)[number]>;
+/** The approval gestures, as the approval services take them (the requests are in src/shared/sidebarApi.ts). */
+export type ApprovalWebviewMessage = MethodMessage<ApprovalMethod>;

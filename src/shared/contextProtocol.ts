@@ -22,14 +22,8 @@ export const attachmentSchema = z.object({
   text: z.string().max(ATTACHMENT_MAX_CHARS),
 });
 
+/** Add to Tasklane from the editor: a chip for the composer (the `@` picker's pick is the reply to `context.pick`). */
 export type ContextHostMessage = { type: 'contextAttached'; attachment: AttachmentView };
-
-export const contextMessageSchemas = [
-  /** `@` in the input: the host shows its picker and answers with contextAttached. */
-  z.object({ type: z.literal('context.pick') }),
-] as const;
-
-export type ContextWebviewMessage = z.infer<(typeof contextMessageSchemas)[number]>;
 
 /**
  * The message text the model receives: what the person typed, then each attachment as a tagged

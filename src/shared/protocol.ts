@@ -8,19 +8,16 @@
  */
 import * as z from 'zod';
 import type { ApprovalHostMessage, ApprovalView } from './approvalProtocol';
-import { approvalMessageSchemas } from './approvalProtocol';
-import type { ChoreHostMessage } from './choreProtocol';
-import { replyMessageSchemas } from './replyProtocol';
-import type { MessageView, SessionHostMessage, SessionSummary } from './sessionProtocol';
-import { sessionMessageSchemas } from './sessionProtocol';
+import type { MessageView, SessionSummary } from './sessionProtocol';
+import type { SidebarReply } from './sidebarApi';
+import { sidebarRequestEnvelope } from './sidebarSchemas';
 
 // Session rows and transcript lines live with the session-list protocol (one import direction).
 export type { MessageView, SessionSummary } from './sessionProtocol';
 import type { ContextHostMessage } from './contextProtocol';
-import type { ThreadHostMessage } from './threadProtocol';
-import { threadMessageSchemas } from './threadProtocol';
-import type { McpHostMessage } from './mcpProtocol';
-import { attachmentSchema, contextMessageSchemas } from './contextProtocol';
+import type { ThreadHostMessage, TraceEventView } from './threadProtocol';
+
+export type { TraceEventView } from './threadProtocol';
 
 /** A piece of a running turn's live reply: text to append, or a tool call's progress line. */
 export type StreamDeltaView = { kind: 'text'; text: string } | { kind: 'tool'; callId: string; name: string; preview: string };
@@ -53,17 +50,6 @@ export interface TaskView {
   pauseReason?: string;
   /** The summary the task ended with. */
   finalSummary?: string;
-}
-
-/** One entry of a task's action trace. */
-export interface TraceEventView {
-  seq: number;
-  type: string;
-  at: number;
-  summary: string;
-  /** Inputs/outputs as pretty JSON text; shown on expand, never as HTML. */
-  detail?: string;
-  durationMs?: number;
 }
 
 export interface DeadLetterView {
@@ -103,10 +89,8 @@ export type HostMessage =
   | { type: 'messageAppended'; sessionId: string; message: MessageView }
   | { type: 'taskPatch'; task: TaskView }
   | { type: 'traceAppended'; taskId: string; event: TraceEventView }
-  | { type: 'tracePage'; taskId: string; events: TraceEventView[]; hasMore: boolean }
   | { type: 'deadLetters'; deadLetters: DeadLetterView[] }
   | { type: 'model'; model: ModelStatusView }
-  | { type: 'sendResult'; requestId: string; ok: boolean; sessionId?: string; error?: string }
   /** A turn started (`running`) or ended in a session: Stop shows while one runs. */
   | { type: 'turnState'; sessionId: string; turnId: string; running: boolean }
   /** Live output of a running turn, for its streaming bubble (not part of the transcript). */
@@ -116,39 +100,13 @@ export type HostMessage =
   /** The view title's actions: a new chat, or the list of conversations opened and focused. */
   | { type: 'view.newChat' }
   | { type: 'view.showHistory' }
+  /** The answer to one request of the webview's (src/shared/sidebarApi.ts). */
+  | SidebarReply
   | ApprovalHostMessage
-  | ChoreHostMessage
   | ContextHostMessage
-  | SessionHostMessage
-  | McpHostMessage
   | ThreadHostMessage;
 
-const id = z.string().min(1).max(200);
-
-/** Every message the webview may send, validated at the host. */
-export const webviewMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready') }),
-  z.object({
-    type: z.literal('send'),
-    requestId: id,
-    text: z.string().min(1).max(100_000),
-    sessionId: id.optional(),
-    replyToTaskId: id.optional(),
-    /** Context the person attached (chips); the model receives it with this message. */
-    attachments: z.array(attachmentSchema).max(20).optional(),
-  }),
-  z.object({ type: z.literal('continueTask'), taskId: id }),
-  z.object({ type: z.literal('cancelTask'), taskId: id }),
-  /** Stop the turn running in a session (the Stop button that replaces Send). */
-  z.object({ type: z.literal('stop'), sessionId: id }),
-  z.object({ type: z.literal('loadTrace'), taskId: id, beforeSeq: z.number().int().nonnegative().optional() }),
-  z.object({ type: z.literal('retryDeadLetter'), triggerId: id }),
-  z.object({ type: z.literal('command'), command: z.enum(['setApiKey', 'selectModel', 'showLog', 'manageTrust', 'showHistory']) }),
-  ...approvalMessageSchemas,
-  ...replyMessageSchemas,
-  ...contextMessageSchemas,
-  ...sessionMessageSchemas,
-  ...threadMessageSchemas,
-]);
+/** Every message the webview may send, validated at the host: `ready` once loaded, then requests (src/shared/sidebarApi.ts). */
+export const webviewMessageSchema = z.discriminatedUnion('type', [z.object({ type: z.literal('ready') }), sidebarRequestEnvelope]);
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

@@ -4,13 +4,12 @@
  * for people. The host writes the rows from the task's events (src/host/stepPresenter.ts); the
  * webview only places them.
  */
-import * as z from 'zod';
-
 /** A run of a row's text: plain words, or a literal (a command, a query) shown as code. */
 export type StepText = Array<string | { code: string }>;
 
 /** What a step is, for its icon. */
-export type StepKind = 'read' | 'list' | 'search' | 'edit' | 'command' | 'ask' | 'task' | 'decision' | 'notice' | 'error' | 'tool';
+/** `rejection`: the person said no to a proposal (its own kind, so its row never carries the decision's check mark). */
+export type StepKind = 'read' | 'list' | 'search' | 'edit' | 'command' | 'ask' | 'task' | 'decision' | 'rejection' | 'notice' | 'error' | 'tool';
 
 /**
  * One step row: an action (from its start to its end), or a notable moment (a decision of the
@@ -36,19 +35,22 @@ export interface StepView {
 }
 
 export type ThreadHostMessage =
-  /** A step of a task was added or changed (every task's, as it happens). */
-  | { type: 'thread.step'; taskId: string; step: StepView }
-  /** The steps of a task so far, oldest first, answering `thread.loadSteps`. */
-  | { type: 'thread.steps'; taskId: string; steps: StepView[] };
-
-const id = z.string().min(1).max(200);
-
-export const threadMessageSchemas = [
-  /** A task's block came into view: send its steps so far (later ones come as `thread.step`). */
-  z.object({ type: z.literal('thread.loadSteps'), taskId: id }),
-] as const;
-
-export type ThreadWebviewMessage = z.infer<(typeof threadMessageSchemas)[number]>;
+  /**
+   * Steps of a task were added or changed (every task's, as it happens: one step as a rule; the
+   * steps so far come as the reply to `thread.loadSteps`). Rows merge by id and `rev`.
+   */
+  { type: 'thread.step'; taskId: string; steps: StepView[] };
 
 /** The one set of words for a task's state, wherever a task shows (src/shared/taskState.ts). */
 export type { TaskStateWord } from './taskState';
+
+/** One entry of a task's action trace. */
+export interface TraceEventView {
+  seq: number;
+  type: string;
+  at: number;
+  summary: string;
+  /** Inputs/outputs as pretty JSON text; shown on expand, never as HTML. */
+  detail?: string;
+  durationMs?: number;
+}

@@ -1,6 +1,9 @@
-import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
+import type { ApprovalView } from '../shared/approvalProtocol';
+import type { HostMessage } from '../shared/protocol';
 import { showInvisible } from '../shared/visibleText';
 import { h, keepingFocus } from './dom';
+import type { Request } from './requests';
+import { failureText } from './requests';
 
 /** What an approval asks about, for the names of its buttons: "the edit to src/greet.js". */
 export function approvalSubject(approval: Pick<ApprovalView, 'kind' | 'files' | 'command'>): string {
@@ -12,9 +15,6 @@ export function approvalSubject(approval: Pick<ApprovalView, 'kind' | 'files' | 
   if (approval.kind === 'mcp') return `the MCP call ${approval.command ?? ''}`.trim();
   return `running ${approval.command ?? 'the command'}`;
 }
-
-/** What the Review section's empty state asks the host for: the history of conversations. */
-export type ReviewHistoryRequest = { type: 'command'; command: 'showHistory' };
 
 /**
  * The Review section's words when nothing waits: short, so they stay about one line even in a
@@ -38,12 +38,12 @@ export class ApprovalPanel {
 
   constructor(
     private readonly root: HTMLElement,
-    private readonly post: (message: ApprovalWebviewMessage | ReviewHistoryRequest) => void,
+    private readonly request: Request,
   ) {
     const history = h('a', { href: '#', class: 'review-history', title: 'What you decided stays in each task’s thread, and in History' }, 'Open history');
     history.addEventListener('click', (e) => {
       e.preventDefault();
-      this.post({ type: 'command', command: 'showHistory' });
+      void this.request('command', { command: 'showHistory' }).catch(() => undefined);
     });
     this.empty = h('p', { class: 'review-empty' }, `${REVIEW_EMPTY_TEXT} `, history);
   }
@@ -57,8 +57,7 @@ export class ApprovalPanel {
   }
 
   /** Applies an approval message; false if the message is not the panel's. */
-  onMessage(message: { type: string }): boolean {
-    const m = message as ApprovalHostMessage;
+  onMessage(m: HostMessage): boolean {
     if (m.type === 'approvalPatch') {
       if (m.approval.status !== 'pending') {
         this.remove(m.approval.id);
@@ -75,16 +74,15 @@ export class ApprovalPanel {
       this.remove(m.id);
       return true;
     }
-    if (m.type === 'approvalRefused') {
-      // The decision pressed on this card did not happen: the card stays, saying why.
-      const card = this.find(m.id);
-      if (card) {
-        card.querySelector('.approval-refused')?.remove();
-        card.appendChild(h('div', { class: 'approval-refused', role: 'status' }, `Not done: ${m.reason}`));
-      }
-      return true;
-    }
     return false;
+  }
+
+  /** The decision pressed on a card did not happen: the card stays, saying why. */
+  private refused(id: string, reason: string): void {
+    const card = this.find(id);
+    if (!card) return;
+    card.querySelector('.approval-refused')?.remove();
+    card.appendChild(h('div', { class: 'approval-refused', role: 'status' }, `Not done: ${reason}`));
   }
 
   private newestFirst(): ApprovalView[] {
@@ -137,13 +135,13 @@ export class ApprovalPanel {
         const openDiff = h('a', { href: '#', class: 'open-diff', 'data-path': file.path }, 'Open diff');
         openDiff.addEventListener('click', (e) => {
           e.preventDefault();
-          this.post({ type: 'approval.openDiff', id: approval.id, path: file.path });
+          void this.request('approval.openDiff', { id: approval.id, path: file.path }).catch(() => undefined);
         });
         const rejected = file.decision === 'reject';
         const toggle = h('a', { href: '#', class: 'toggle-file' }, rejected ? 'include' : 'exclude');
         toggle.addEventListener('click', (e) => {
           e.preventDefault();
-          this.post({ type: 'approval.decideFile', id: approval.id, path: file.path, decision: rejected ? 'accept' : 'reject' });
+          void this.request('approval.decideFile', { id: approval.id, path: file.path, decision: rejected ? 'accept' : 'reject' }).catch(() => undefined);
         });
         return h(
           'li',
@@ -161,9 +159,18 @@ export class ApprovalPanel {
     // Named for what they decide: with several cards, "Approve" alone does not say which.
     const subject = approvalSubject(approval);
     const approve = h('vscode-button', { class: 'approve', 'aria-label': `Approve ${subject}` }, 'Approve');
-    approve.addEventListener('click', () => this.post({ type: 'approval.approve', id: approval.id }));
+    approve.addEventListener(
+      'click',
+      () => void this.request('approval.approve', { id: approval.id }).catch((e: unknown) => this.refused(approval.id, failureText(e))),
+    );
     const reject = h('vscode-button', { class: 'reject', secondary: true, 'aria-label': `Reject ${subject}` }, 'Reject');
-    reject.addEventListener('click', () => this.post({ type: 'approval.reject', id: approval.id, reason: reason.value?.trim() || undefined }));
+    reject.addEventListener(
+      'click',
+      () =>
+        void this.request('approval.reject', { id: approval.id, reason: reason.value?.trim() || undefined }).catch((e: unknown) =>
+          this.refused(approval.id, failureText(e)),
+        ),
+    );
     return h(
       'div',
       { class: `approval-card status-${approval.status}`, 'data-approval-id': approval.id, 'data-status': approval.status },

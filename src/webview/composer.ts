@@ -2,7 +2,12 @@
  * The composer: the chat box and its draft, the task a message replies to, sending (one send in
  * flight; the box is cleared only once the host says the text is durable) and the `@` context picker.
  */
-import type { HostMessage, TaskView, WebviewMessage } from '../shared/protocol';
+import type { TaskView } from '../shared/protocol';
+import type { SidebarParams } from '../shared/sidebarApi';
+import type { Request } from './requests';
+import { failureText } from './requests';
+import type { SendState } from './viewStore';
+import { reduceSend } from './viewStore';
 import type { AttachmentChips } from './attachments';
 import { clear, h } from './dom';
 
@@ -16,7 +21,7 @@ export interface ComposerState {
    * answer arrives (hide/show, reload): the new view posts it again with the same request id, and
    * the host recognises it (answered once) and answers with where it went, which clears the box.
    */
-  sending?: Extract<WebviewMessage, { type: 'send' }>;
+  sending?: SidebarParams['send'];
   /**
    * A send the host could not confirm (it may still be written later, e.g. once a full disk has
    * room): sending the same text again reuses its request id, so it is answered once.
@@ -31,7 +36,7 @@ export interface ComposerParts {
   /** Where a failed send says why. */
   banner: HTMLElement;
   chips: AttachmentChips;
-  post(message: WebviewMessage): void;
+  request: Request;
   state: ComposerState;
   save(): void;
   task(taskId: string): TaskView | undefined;
@@ -50,12 +55,12 @@ export class Composer {
     const { sending } = this.parts.state;
     if (!sending) return;
     this.parts.sendButton.setAttribute('disabled', '');
-    this.parts.post(sending);
+    this.ask(sending);
   }
 
   /** Restores the draft and starts listening to the box and the send button. */
   listen(): void {
-    const { input, sendButton, state, save, post } = this.parts;
+    const { input, sendButton, state, save, request, chips } = this.parts;
     input.value = state.draft ?? '';
     input.addEventListener('input', () => {
       state.draft = input.value;
@@ -66,7 +71,14 @@ export class Composer {
       // e-mail address, is just typed).
       if (event.key === '@' && !event.isComposing && (input.value === '' || /\s$/.test(input.value))) {
         event.preventDefault();
-        post({ type: 'context.pick' });
+        request('context.pick', {}).then(
+          ({ attachment }) => {
+            if (attachment) chips.add(attachment);
+            input.focus();
+          },
+          // The host says why in a notification; the box keeps what was typed.
+          () => input.focus(),
+        );
         return;
       }
       if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
@@ -104,49 +116,61 @@ export class Composer {
     replyTarget.appendChild(h('span', {}, `Replying to task “${task.name}” · `, cancel));
   }
 
-  onSendResult(message: Extract<HostMessage, { type: 'sendResult' }>): void {
+  /** Posts the send and settles it with the host's answer (the reply of this request, whatever page made it). */
+  private ask(sending: SidebarParams['send']): void {
+    this.parts.request('send', sending).then(
+      ({ sessionId }) => this.settle(sending.requestId, { ok: true, sessionId }),
+      (error: unknown) => this.settle(sending.requestId, { ok: false, error: failureText(error) }),
+    );
+  }
+
+  /** The host's answer to the send of `requestId`: durable (clear the box once) or not (keep it, say why). */
+  private settle(requestId: string, message: { ok: true; sessionId: string } | { ok: false; error: string }): void {
     const { input, sendButton, banner, chips, state, save } = this.parts;
-    if (message.requestId !== state.sending?.requestId) return;
-    const sent = state.sending;
-    delete state.sending;
-    delete state.unconfirmed;
+    if (requestId !== state.sending?.requestId) return;
+    // The rules are the view store's (reduceSend): the box is cleared only of the text now durable.
+    const { send, wentTo } = reduceSend(
+      { draft: input.value, sending: state.sending, unconfirmed: state.unconfirmed },
+      message.ok ? { type: 'sent', requestId, sessionId: message.sessionId } : { type: 'sendFailed', requestId, error: message.error },
+    );
+    this.keep(send);
     sendButton.removeAttribute('disabled');
     banner.querySelectorAll('.send-error').forEach((e) => e.remove());
-    if (message.ok) {
-      // Only now is the text durable in a trigger: clear the box, unless the person typed on
-      // while it was sent (that is a new draft, and clearing it would lose it).
-      if (input.value.trim() === sent.text) {
-        input.value = '';
-        state.draft = '';
-      }
+    if (wentTo) {
       chips.clear();
       state.replyToTaskId = undefined;
       this.renderReplyTarget();
-      if (message.sessionId) this.parts.selectSession(message.sessionId);
-    } else {
-      state.unconfirmed = { requestId: sent.requestId, text: sent.text };
-      banner.appendChild(h('div', { class: 'notice error send-error' }, message.error ?? 'The message could not be sent; it is still in the box.'));
+      this.parts.selectSession(wentTo);
+    } else if (!message.ok) {
+      banner.appendChild(h('div', { class: 'notice error send-error' }, message.error || 'The message could not be sent; it is still in the box.'));
     }
     save();
   }
 
+  /** Takes the send's next state into the box and the persisted state. */
+  private keep(send: SendState): void {
+    const { input, state } = this.parts;
+    if (input.value !== send.draft) input.value = send.draft;
+    state.draft = send.draft;
+    if (send.sending) state.sending = send.sending;
+    else delete state.sending;
+    if (send.unconfirmed) state.unconfirmed = send.unconfirmed;
+    else delete state.unconfirmed;
+  }
+
   private send(): void {
-    const { input, sendButton, chips, state, post, save } = this.parts;
-    const text = input.value.trim();
-    if (!text || state.sending) return;
-    const requestId = state.unconfirmed?.text === text ? state.unconfirmed.requestId : `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const { input, sendButton, chips, state, save } = this.parts;
+    const { ask } = reduceSend(
+      { draft: input.value, sending: state.sending, unconfirmed: state.unconfirmed },
+      { type: 'send', newId: `${Date.now()}-${Math.random().toString(36).slice(2)}`, ...(state.replyToTaskId ? { replyToTaskId: state.replyToTaskId } : {}) },
+      state.selectedSessionId,
+    );
+    if (!ask) return;
     sendButton.setAttribute('disabled', '');
     const attachments = chips.list;
-    state.sending = {
-      type: 'send',
-      requestId,
-      text,
-      ...(state.selectedSessionId ? { sessionId: state.selectedSessionId } : {}),
-      ...(state.replyToTaskId ? { replyToTaskId: state.replyToTaskId } : {}),
-      ...(attachments.length ? { attachments } : {}),
-    };
+    state.sending = { ...ask, ...(attachments.length ? { attachments } : {}) };
     // Saved before it is posted: a view destroyed in between still knows it was sent.
     save();
-    post(state.sending);
+    this.ask(state.sending);
   }
 }

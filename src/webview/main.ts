@@ -2,7 +2,9 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
-import type { HostMessage, MessageView, SessionSummary, TaskView, WebviewMessage } from '../shared/protocol';
+import type { HostMessage, MessageView, TaskView, WebviewMessage } from '../shared/protocol';
+import type { SidebarResults } from '../shared/sidebarApi';
+import { RequestClient } from './requests';
 import { ApprovalPanel } from './approvalPanel';
 import { clear, h, keepingFocus } from './dom';
 import { renderDeadLetters } from './deadLetters';
@@ -19,6 +21,8 @@ import { SessionList } from './sessionList';
 import { TaskDetails } from './taskDetails';
 import { nearView } from './nearView';
 import { Thread } from './thread';
+import type { StoreEvent, ViewStoreState } from './viewStore';
+import { emptyState, reduce } from './viewStore';
 import { SIDEBAR_INIT_MARK, SIDEBAR_SCRIPT_MARK } from '../shared/viewConstants';
 
 performance.mark(SIDEBAR_SCRIPT_MARK);
@@ -41,11 +45,22 @@ const vscode = acquireVsCodeApi();
 const persisted: Persisted = vscode.getState() ?? {};
 const save = () => vscode.setState(persisted);
 const post = (message: WebviewMessage) => vscode.postMessage(message);
+const client = new RequestClient(post);
+const request = client.request;
 
-const transcripts = new Map<string, MessageView[]>();
-/** Sessions whose transcript tail the host sent (`init` for live work, else `sessions.opened`). */
-const opened = new Set<string>();
-const tasks = new Map<string, TaskView>();
+/** What the page knows, as plain data with pure reducers (viewStore.ts); the components render from it. */
+let store: ViewStoreState = { ...emptyState(), selectedSessionId: persisted.selectedSessionId };
+
+/** Applies one event to the store, keeps the conversation shown persisted, and makes the requests it asks for. */
+function dispatch(event: StoreEvent): void {
+  const step = reduce(store, event);
+  store = step.state;
+  if (persisted.selectedSessionId !== store.selectedSessionId) {
+    persisted.selectedSessionId = store.selectedSessionId;
+    save();
+  }
+  for (const ask of step.asks) if (ask.method === 'sessions.open') openSession(ask.params.sessionId);
+}
 let bannerState: BannerState = { model: { provider: '', model: '' }, restricted: false };
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector(selector) as T;
@@ -59,8 +74,8 @@ const sendButton = $('#send');
 const replyTarget = $('#reply-target');
 const deadArea = $('#dead-letters');
 
-const stopSession = (sessionId: string) => post({ type: 'stop', sessionId });
-const stream = new StreamView(transcript, sendButton, () => persisted.selectedSessionId, stopSession);
+const stopSession = (sessionId: string) => request('turn.stop', { sessionId });
+const stream = new StreamView(transcript, sendButton, () => store.selectedSessionId, stopSession);
 const chips = new AttachmentChips($('#attachments'));
 const composer = new Composer({
   input,
@@ -68,13 +83,13 @@ const composer = new Composer({
   replyTarget,
   banner,
   chips,
-  post,
+  request,
   state: persisted,
   save,
-  task: (taskId) => tasks.get(taskId),
+  task: (taskId) => store.tasks[taskId],
   selectSession: (sessionId) => selectSession(sessionId),
 });
-const approvals = new ApprovalPanel($('#approvals'), post);
+const approvals = new ApprovalPanel($('#approvals'), request);
 watchSection(
   $('#review-section'),
   $('#approvals'),
@@ -83,7 +98,7 @@ watchSection(
   (n) => `${n} to review`,
 );
 
-handleReplyActions(transcript, post, () => persisted.selectedSessionId);
+handleReplyActions(transcript, request, () => store.selectedSessionId);
 
 const sessions = new SessionList(sessionList, {
   select: (sessionId, hit) => {
@@ -91,30 +106,34 @@ const sessions = new SessionList(sessionList, {
     // A search hit opens with its events, paged like any trace.
     if (sessionId && hit) openTrace(sessionId);
   },
-  loadMore: (after) => post({ type: 'sessions.page', after }),
-  search: (requestId, query) => post({ type: 'sessions.search', requestId, query }),
-  selected: () => persisted.selectedSessionId,
+  loadMore: (after) =>
+    request('sessions.page', { after }).then((page) => {
+      for (const session of page.sessions) dispatch({ type: 'sessionPatch', session });
+      return page;
+    }),
+  search: (query) => request('sessions.search', { query }),
+  selected: () => store.selectedSessionId,
 });
-/** Sessions not in the loaded pages (an archived one opened from a search hit), for the header. */
-const openedSummaries = new Map<string, SessionSummary>();
-const sessionName = (id: string) => (sessions.get(id) ?? openedSummaries.get(id))?.name ?? '';
+const sessionName = (id: string) => (sessions.get(id) ?? store.sessions[id])?.name ?? '';
 
 const details = new TaskDetails(traceArea, {
-  loadTrace: (taskId, beforeSeq) => post({ type: 'loadTrace', taskId, ...(beforeSeq === undefined ? {} : { beforeSeq }) }),
-  name: (taskId) => tasks.get(taskId)?.name ?? sessionName(taskId),
+  loadTrace: (taskId, beforeSeq) => request('trace.load', { taskId, ...(beforeSeq === undefined ? {} : { beforeSeq }) }),
+  name: (taskId) => store.tasks[taskId]?.name ?? sessionName(taskId),
   state: persisted,
   save,
 });
 const taskActions = {
-  continueTask: (taskId: string) => post({ type: 'continueTask', taskId }),
-  cancelTask: (taskId: string) => post({ type: 'cancelTask', taskId }),
+  continueTask: (taskId: string) => void request('task.continue', { taskId }).catch(() => undefined),
+  cancelTask: (taskId: string) => void request('task.cancel', { taskId }).catch(() => undefined),
   replyTo: (taskId: string) => composer.replyTo(taskId),
   openTrace: (taskId: string) => openTrace(taskId),
-  revertTask: (taskId: string) => post({ type: 'approval.revertTask', id: taskId }),
+  revertTask: (taskId: string) => void request('approval.revertTask', { id: taskId }).catch(() => undefined),
 };
 const thread = new Thread({
-  post,
-  task: (taskId) => tasks.get(taskId),
+  request,
+  // A page of steps may have drawn the block of a sub-task asked for by `selectSession`.
+  stepsArrived: () => revealTask(),
+  task: (taskId) => store.tasks[taskId],
   openDetails: (taskId) => openTrace(taskId),
   taskActions,
   follow: (change) => stream.follow(change),
@@ -122,25 +141,18 @@ const thread = new Thread({
   focusAfterDecision: () => composer.focus(),
 });
 
-/** A task whose block to bring into view once its conversation's thread is drawn. */
-let revealTaskId: string | undefined;
-
 /**
- * Shows a session's thread. A task's lane started from a conversation is shown as that
- * conversation, scrolled to the task's block: the lane is where the engine keeps the task's work,
- * the conversation is where the person asked for it.
+ * Shows a session's thread (a task's lane shows as its conversation, scrolled to the task's
+ * block: `select` in viewStore.ts); a transcript not opened yet is asked for and drawn when it arrives.
  */
 function selectSession(sessionId: string | undefined): void {
-  const parent = sessionId ? (sessions.parentOf(sessionId) ?? openedSummaries.get(sessionId)?.parentId) : undefined;
-  if (sessionId && parent) {
-    revealTaskId = sessionId;
-    sessionId = parent;
-  }
-  persisted.selectedSessionId = sessionId;
-  save();
-  details.sessionShown(sessionId);
-  // The transcript of a session not opened yet is asked for; it draws when it arrives.
-  if (sessionId && !opened.has(sessionId)) post({ type: 'sessions.open', sessionId });
+  dispatch({ type: 'select', sessionId });
+  shown();
+}
+
+/** Draws the conversation the store shows. */
+function shown(): void {
+  details.sessionShown(store.selectedSessionId);
   renderSessions();
   renderTranscript();
   renderTasks();
@@ -148,11 +160,11 @@ function selectSession(sessionId: string | undefined): void {
 
 function renderBanner(state: BannerState): void {
   bannerState = state;
-  drawBanner(banner, state, (command) => post({ type: 'command', command }));
+  drawBanner(banner, state, (command) => void request('command', { command }).catch(() => undefined));
 }
 
 function renderSessions(): void {
-  const id = persisted.selectedSessionId;
+  const id = store.selectedSessionId;
   $('#current-session').textContent = id ? `· ${sessionName(id)}` : '· new chat';
   sessions.refresh();
 }
@@ -173,8 +185,8 @@ function messageElement(message: MessageView): HTMLElement {
 
 function renderTranscript(): void {
   clear(transcript);
-  const id = persisted.selectedSessionId;
-  const messages = id && opened.has(id) ? (transcripts.get(id) ?? []) : [];
+  const id = store.selectedSessionId;
+  const messages = id ? (store.transcripts[id] ?? []) : [];
   if (!id) transcript.appendChild(h('div', { class: 'empty' }, 'Ask Tasklane to do something in this workspace.'));
   for (const message of messages) transcript.appendChild(messageElement(message));
   stream.redraw();
@@ -184,27 +196,28 @@ function renderTranscript(): void {
 
 /** Brings the block asked for by `selectSession` into view, once it is drawn. */
 function revealTask(): void {
+  const { revealTaskId } = store;
   if (!revealTaskId) return;
   // A sub-task's block is in its starter's rows: draw those first.
   thread.drawTowards(revealTaskId);
   const block = transcript.querySelector<HTMLElement>(`[data-task-id="${CSS.escape(revealTaskId)}"]`);
   if (!block) return;
-  revealTaskId = undefined;
+  dispatch({ type: 'revealed' });
   block.scrollIntoView?.({ block: 'nearest' });
 }
 
 function renderTasks(): void {
   clear(taskArea);
-  for (const task of tasks.values()) {
-    if (task.sessionId === persisted.selectedSessionId) taskArea.appendChild(renderTaskCard(task, taskActions));
+  for (const task of Object.values<TaskView>(store.tasks)) {
+    if (task.sessionId === store.selectedSessionId) taskArea.appendChild(renderTaskCard(task, taskActions));
   }
 }
 
 function patchTask(task: TaskView): void {
-  tasks.set(task.id, task);
+  dispatch({ type: 'taskPatch', task });
   thread.taskChanged(task);
   revealTask();
-  if (task.sessionId !== persisted.selectedSessionId) return;
+  if (task.sessionId !== store.selectedSessionId) return;
   const existing = taskArea.querySelector(`[data-task-id="${CSS.escape(task.id)}"]`);
   const card = renderTaskCard(task, taskActions);
   if (existing) keepingFocus(taskArea, 'data-task-id', () => patchTaskCard(existing, card));
@@ -212,95 +225,85 @@ function patchTask(task: TaskView): void {
 }
 
 function openTrace(taskId: string): void {
-  details.open(taskId, persisted.selectedSessionId);
+  details.open(taskId, store.selectedSessionId);
+}
+
+/** Asks for a session's transcript tail; it is drawn when it arrives (a failure is said by the host). */
+function openSession(sessionId: string): void {
+  request('sessions.open', { sessionId }).then(sessionOpened, () => undefined);
+}
+
+function sessionOpened(opening: SidebarResults['sessions.open']): void {
+  const before = store.selectedSessionId;
+  // A task's lane asked for by id (a search hit, the status bar): the store shows its conversation instead.
+  dispatch({ type: 'opened', result: opening });
+  if (store.selectedSessionId !== before) shown();
+  else if (opening.session.id === store.selectedSessionId) {
+    renderSessions();
+    renderTranscript();
+  }
 }
 
 function onMessage(message: HostMessage): void {
-  if (thread.onMessage(message)) {
-    // A page of steps may have drawn the block of a sub-task asked for by `selectSession`.
-    revealTask();
+  if (message.type === 'reply') {
+    client.onReply(message);
     return;
   }
+  if (thread.onMessage(message)) return;
   if (details.onMessage(message)) return;
-  if (approvals.onMessage(message) || stream.onMessage(message) || sessions.onMessage(message)) return;
+  if (approvals.onMessage(message) || stream.onMessage(message)) return;
   switch (message.type) {
     case 'init': {
       if (performance.getEntriesByName(SIDEBAR_INIT_MARK).length === 0) performance.mark(SIDEBAR_INIT_MARK);
-      transcripts.clear();
-      opened.clear();
-      tasks.clear();
       sessions.reset(
         message.state.sessions.map(({ messages: _m, liveTurnId: _l, ...summary }) => summary),
         message.state.sessionsHaveMore ?? false,
       );
-      // Tails the host sent (live work); any other session's comes when it is opened.
-      for (const s of message.state.sessions) {
-        if (s.messages.length === 0) continue;
-        transcripts.set(s.id, s.messages);
-        opened.add(s.id);
-      }
-      for (const t of message.state.tasks) tasks.set(t.id, t);
       thread.reset(message.state.approvals);
-      // A task's lane kept from an older page: its conversation is what is shown.
-      const laneParent = persisted.selectedSessionId ? sessions.parentOf(persisted.selectedSessionId) : undefined;
-      if (laneParent) {
-        revealTaskId = persisted.selectedSessionId;
-        persisted.selectedSessionId = laneParent;
-        save();
-      }
-      if (persisted.selectedSessionId && !opened.has(persisted.selectedSessionId)) post({ type: 'sessions.open', sessionId: persisted.selectedSessionId });
+      // The transcripts sent (live work), the tasks; a task's lane kept from an older page shows as
+      // its conversation, and the shown conversation's transcript is asked for if it was not sent.
+      dispatch(message);
       stream.reset(message.state.sessions.flatMap((s) => (s.liveTurnId ? [{ sessionId: s.id, turnId: s.liveTurnId }] : [])));
       renderBanner(message.state);
       renderSessions();
       renderTranscript();
       renderTasks();
       composer.renderReplyTarget();
-      renderDeadLetters(deadArea, message.state.deadLetters, post);
+      renderDeadLetters(deadArea, message.state.deadLetters, request);
       approvals.init(message.state.approvals);
-      details.restore(persisted.selectedSessionId, (taskId) => tasks.has(taskId));
+      details.restore(store.selectedSessionId, (taskId) => taskId in store.tasks);
       break;
     }
     case 'sessionPatch':
       sessions.upsert(message.session);
+      dispatch(message);
       renderSessions();
-      break;
-    case 'sessions.opened':
-      openedSummaries.set(message.session.id, message.session);
-      transcripts.set(message.session.id, message.messages);
-      opened.add(message.session.id);
-      // A task's lane asked for by id (a search hit, the status bar): show its conversation instead.
-      if (message.session.id === persisted.selectedSessionId && message.session.parentId) {
-        selectSession(message.session.id);
-        break;
-      }
-      if (message.session.id === persisted.selectedSessionId) {
-        renderSessions();
-        renderTranscript();
-      }
       break;
     case 'sessionRemoved':
       // An archived session is still history: its row stays, and so does a transcript already shown.
       if (message.archived) break;
       sessions.remove(message.sessionId);
-      transcripts.delete(message.sessionId);
-      opened.delete(message.sessionId);
-      if (persisted.selectedSessionId === message.sessionId) selectSession(message.movedTo);
-      else renderSessions();
+      if (store.selectedSessionId === message.sessionId) {
+        // The store moves the view to where the session went.
+        dispatch(message);
+        shown();
+      } else {
+        dispatch(message);
+        renderSessions();
+      }
       break;
     case 'messageAppended': {
-      const list = transcripts.get(message.sessionId) ?? [];
-      list.push(message.message);
-      transcripts.set(message.sessionId, list);
-      const shown = message.sessionId === persisted.selectedSessionId;
+      dispatch(message);
+      const isShown = message.sessionId === store.selectedSessionId;
       // The committed reply takes the streaming bubble's place; whether to follow the end is
       // decided before the bubble goes, as the person saw the view.
       const apply = () => {
         if (message.message.role === 'assistant') stream.replaceWithCommitted(message.sessionId);
-        if (!shown) return;
+        if (!isShown) return;
         transcript.querySelector('.empty')?.remove();
         transcript.appendChild(messageElement(message.message));
       };
-      if (shown) stream.follow(apply);
+      if (isShown) stream.follow(apply);
       else apply();
       break;
     }
@@ -327,13 +330,10 @@ function onMessage(message: HostMessage): void {
       break;
     }
     case 'deadLetters':
-      renderDeadLetters(deadArea, message.deadLetters, post);
+      renderDeadLetters(deadArea, message.deadLetters, request);
       break;
     case 'model':
       renderBanner({ ...bannerState, model: message.model });
-      break;
-    case 'sendResult':
-      composer.onSendResult(message);
       break;
   }
 }

@@ -1,4 +1,5 @@
-import type { ReplyWebviewMessage } from '../shared/replyProtocol';
+import type { SidebarMethod, SidebarParams } from '../shared/sidebarApi';
+import type { Request } from './requests';
 import { CodeHighlighter } from './codeHighlighter';
 import { renderMarkdownHtml } from './markdown';
 import { SectionRenderer } from './sectionRenderer';
@@ -133,7 +134,9 @@ export function renderReply(text: string): HTMLElement {
  * listener (a 2,000-line reply with 20 blocks adds no listeners), and colours its code blocks as
  * they scroll into view of `container`. `sessionId` gives the session shown, for proposals.
  */
-export function handleReplyActions(container: HTMLElement, post: (message: ReplyWebviewMessage) => void, sessionId: () => string | undefined): void {
+export function handleReplyActions(container: HTMLElement, request: Request, sessionId: () => string | undefined): void {
+  // Each gesture's failure is said by the host, as a notification.
+  const ask = <K extends SidebarMethod>(method: K, params: SidebarParams[K]): void => void request(method, params).catch(() => undefined);
   highlighter.attach(container);
   sections.attach(container);
   container.addEventListener('click', (event) => {
@@ -142,10 +145,9 @@ export function handleReplyActions(container: HTMLElement, post: (message: Reply
     if (link) {
       // Never let the webview navigate: the host opens the link (or the file), after its own checks.
       event.preventDefault();
-      if (link.dataset.linkKind === 'external') post({ type: 'reply.openLink', url: link.getAttribute('href') ?? '' });
+      if (link.dataset.linkKind === 'external') ask('reply.openLink', { url: link.getAttribute('href') ?? '' });
       else if (link.dataset.linkKind === 'file' && link.dataset.path) {
-        post({
-          type: 'reply.openFile',
+        ask('reply.openFile', {
           path: link.dataset.path,
           ...(link.dataset.line ? { line: Number(link.dataset.line) } : {}),
           ...(link.dataset.column ? { column: Number(link.dataset.column) } : {}),
@@ -159,15 +161,15 @@ export function handleReplyActions(container: HTMLElement, post: (message: Reply
     const code = block?.querySelector('pre code')?.textContent ?? '';
     switch (button.dataset.codeAction) {
       case 'copy':
-        post({ type: 'reply.copy', text: code });
+        ask('reply.copy', { text: code });
         flash(button, 'Copied');
         break;
       case 'insert':
-        post({ type: 'reply.insert', text: code });
+        ask('reply.insert', { text: code });
         break;
       case 'propose': {
         const session = sessionId();
-        post({ type: 'reply.propose', text: code, ...(block?.dataset.path ? { path: block.dataset.path } : {}), ...(session ? { sessionId: session } : {}) });
+        ask('reply.propose', { text: code, ...(block?.dataset.path ? { path: block.dataset.path } : {}), ...(session ? { sessionId: session } : {}) });
         break;
       }
     }

@@ -1,5 +1,7 @@
 import type { SessionSummary } from '../shared/protocol';
-import type { SessionHitView, SessionHostMessage } from '../shared/sessionProtocol';
+import type { SessionHitView } from '../shared/sessionProtocol';
+import type { SidebarResults } from '../shared/sidebarApi';
+import { failureText } from './requests';
 import { SESSIONS_FIRST_PAINT_MARK } from '../shared/viewConstants';
 import { sessionStateWord } from '../shared/taskState';
 import { stateIcon } from './stateIcon';
@@ -14,9 +16,10 @@ const SEARCH_DEBOUNCE_MS = 200;
 export interface SessionListHost {
   /** The person picked a session (a row or a search hit); undefined: New chat. */
   select(sessionId: string | undefined, hit?: SessionHitView): void;
-  /** Ask for the page after this cursor. */
-  loadMore(after: { at: number; id: string }): void;
-  search(requestId: string, query: string): void;
+  /** Asks for the page after this cursor. */
+  loadMore(after: { at: number; id: string }): Promise<SidebarResults['sessions.page']>;
+  /** Asks the history search. */
+  search(query: string): Promise<SidebarResults['sessions.search']>;
   selected(): string | undefined;
 }
 
@@ -61,7 +64,6 @@ export class SessionList {
   private readonly searchBox: HTMLElement & { value: string };
   private searchTimer: ReturnType<typeof setTimeout> | undefined;
   private searchSeq = 0;
-  private lastRequest = '';
 
   constructor(
     element: HTMLElement,
@@ -148,32 +150,17 @@ export class SessionList {
     this.render();
   }
 
-  /** Handles the list's own messages; true when the message was one of them. */
-  onMessage(message: { type: string }): boolean {
-    const m = message as SessionHostMessage;
-    switch (m.type) {
-      case 'sessions.page': {
-        if (!m.after) {
-          this.reset(m.sessions, m.hasMore);
-          return true;
-        }
-        const last = this.rows[this.rows.length - 1];
-        this.loading = false;
-        // A page answers the cursor it was asked with; one for an older end of the list is
-        // dropped, and the next render asks again from the current end.
-        if (last && m.after.id === last.id && m.after.at === last.lastActivity) {
-          for (const s of m.sessions) if (!this.byId.has(s.id)) this.rows.push(this.remember(s));
-          this.hasMore = m.hasMore;
-        }
-        this.render();
-        return true;
-      }
-      case 'sessions.results':
-        if (m.requestId === this.lastRequest) this.showResults(m.hits, m.error);
-        return true;
-      default:
-        return false;
+  /** The page after `after` arrived (the reply to loadMore). */
+  private pageArrived(after: { at: number; id: string }, page: SidebarResults['sessions.page'] | undefined): void {
+    const last = this.rows[this.rows.length - 1];
+    this.loading = false;
+    // A page answers the cursor it was asked with; one for an older end of the list (a reset
+    // came meanwhile) is dropped, and the next render asks again from the current end.
+    if (page && last && after.id === last.id && after.at === last.lastActivity) {
+      for (const s of page.sessions) if (!this.byId.has(s.id)) this.rows.push(this.remember(s));
+      this.hasMore = page.hasMore;
     }
+    this.render();
   }
 
   private remember(session: SessionSummary): SessionSummary {
@@ -219,7 +206,12 @@ export class SessionList {
     const end = this.rows[this.rows.length - 1];
     if (this.hasMore && !this.loading && end && last >= entries.length - OVERSCAN) {
       this.loading = true;
-      this.host.loadMore({ at: end.lastActivity, id: end.id });
+      const after = { at: end.lastActivity, id: end.id };
+      // A failed page is said by the host; scrolling asks again.
+      this.host.loadMore(after).then(
+        (page) => this.pageArrived(after, page),
+        () => this.pageArrived(after, undefined),
+      );
     }
   }
 
@@ -252,14 +244,18 @@ export class SessionList {
     this.searchTimer = setTimeout(() => {
       const query = this.searchBox.value.trim();
       if (!query) {
-        this.lastRequest = '';
+        this.searchSeq++;
         this.results.hidden = true;
         this.viewport.hidden = false;
         this.render();
         return;
       }
-      this.lastRequest = `search-${++this.searchSeq}`;
-      this.host.search(this.lastRequest, query);
+      // Only the newest search's answer is shown (an older one may arrive after it).
+      const seq = ++this.searchSeq;
+      this.host.search(query).then(
+        ({ hits }) => seq === this.searchSeq && this.showResults(hits),
+        (error: unknown) => seq === this.searchSeq && this.showResults([], failureText(error)),
+      );
     }, SEARCH_DEBOUNCE_MS);
   }
 

@@ -11,6 +11,7 @@ const ICONS: Record<StepKind, string> = {
   ask: 'question',
   task: 'tasklist',
   decision: 'check',
+  rejection: 'circle-slash',
   notice: 'info',
   error: 'warning',
   tool: 'tools',

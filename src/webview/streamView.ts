@@ -79,7 +79,8 @@ export class StreamView {
     private readonly transcript: HTMLElement,
     private readonly sendButton: HTMLElement,
     private readonly selected: () => string | undefined,
-    private readonly onStop: (sessionId: string) => void,
+    /** Asks the host to stop the turn; a refusal (said by the host) gives Stop back. */
+    private readonly onStop: (sessionId: string) => Promise<unknown>,
   ) {
     this.stopButton = h('vscode-button', { id: 'stop', hidden: true, title: 'Stop the running turn; what it said so far is kept' }, 'Stop');
     this.stopButton.addEventListener('click', () => this.stop());
@@ -214,7 +215,10 @@ export class StreamView {
     if (!id || !this.running.has(id) || this.stopping) return;
     this.stopping = true;
     this.stopButton.setAttribute('disabled', '');
-    this.onStop(id);
+    this.onStop(id).catch(() => {
+      this.stopping = false;
+      this.stopButton.removeAttribute('disabled');
+    });
   }
 
   /** Stop replaces Send while a turn runs in the shown session. */

@@ -1,4 +1,4 @@
-import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
+import type { ApprovalView } from '../shared/approvalProtocol';
 import type { TaskView } from '../shared/protocol';
 import type { StepView } from '../shared/threadProtocol';
 import { CANCEL_TASK_WORD, taskState } from '../shared/taskState';
@@ -9,11 +9,13 @@ import { clear, h, keepingFocus } from './dom';
 import { StepList } from './stepRows';
 import type { NestedBlock } from './stepRows';
 import { renderCounters, renderTodos } from './taskCard';
+import type { Request } from './requests';
+import { failureText } from './requests';
 import type { TaskCardActions } from './taskCard';
 
 /** What a block needs from around it. */
 export interface TaskBlockActions {
-  post(message: ApprovalWebviewMessage): void;
+  request: Request;
   /** Opens the task's details (the raw trace). */
   openDetails(taskId: string): void;
   /** The task's own gestures (the same as its card's): Continue, Cancel (of a paused or a running task), Reply, Revert edits. */
@@ -22,7 +24,7 @@ export interface TaskBlockActions {
   nested?: NestedBlock;
   /** Keep the step rows undrawn until `steps.draw()` (the Thread draws them when the block nears the view). */
   held?: boolean;
-  /** Approve or Reject pressed on the block: the Thread shows it at once (without: only posted). */
+  /** Approve or Reject pressed on the block: the Thread shows it at once (without: only asked, and a refusal said on the block). */
   decide?(approval: ApprovalView, decision: 'approve' | 'reject'): void;
 }
 
@@ -171,7 +173,7 @@ export class TaskBlock {
       const diff = h('a', { href: '#', class: 'open-diff', 'data-path': file.path, 'aria-label': `Open diff of ${file.path}` }, 'Open diff');
       diff.addEventListener('click', (e) => {
         e.preventDefault();
-        this.actions.post({ type: 'approval.openDiff', id: approval.id, path: file.path });
+        void this.actions.request('approval.openDiff', { id: approval.id, path: file.path }).catch(() => undefined);
       });
       return h(
         'li',
@@ -185,7 +187,10 @@ export class TaskBlock {
     const decide = (decision: 'approve' | 'reject') => {
       this.say(undefined);
       if (this.actions.decide) this.actions.decide(approval, decision);
-      else this.actions.post({ type: decision === 'approve' ? 'approval.approve' : 'approval.reject', id: approval.id });
+      else
+        this.actions
+          .request(decision === 'approve' ? 'approval.approve' : 'approval.reject', { id: approval.id })
+          .catch((error: unknown) => this.say(`Not done: ${failureText(error)}`));
     };
     approve.addEventListener('click', () => decide('approve'));
     const reject = h('vscode-button', { class: 'reject', secondary: true, 'aria-label': `Reject ${subject}` }, 'Reject');

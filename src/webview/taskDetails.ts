@@ -1,4 +1,5 @@
 import type { HostMessage } from '../shared/protocol';
+import type { SidebarResults } from '../shared/sidebarApi';
 import { h } from './dom';
 import { TraceList } from './traceList';
 
@@ -10,7 +11,8 @@ export interface DetailsState {
 
 /** What the details view needs from the page around it. */
 export interface TaskDetailsDeps {
-  loadTrace(taskId: string, beforeSeq?: number): void;
+  /** A page of the task's trace, older than `beforeSeq` (absent: the newest). */
+  loadTrace(taskId: string, beforeSeq?: number): Promise<SidebarResults['trace.load']>;
   /** The task's name, for the title ('' when not known). */
   name(taskId: string): string;
   /** Where the open task is remembered; `save` persists it. */
@@ -35,7 +37,7 @@ export class TaskDetails {
     private readonly deps: TaskDetailsDeps,
   ) {
     this.trace = new TraceList((beforeSeq) => {
-      if (this.deps.state.traceTaskId) this.deps.loadTrace(this.deps.state.traceTaskId, beforeSeq);
+      if (this.deps.state.traceTaskId) this.load(this.deps.state.traceTaskId, beforeSeq);
     });
     this.title = h('span', { class: 'trace-title' });
     this.closeButton = h('button', { class: 'trace-close', type: 'button', 'aria-label': 'Close details', title: 'Close details (Escape)' }, '×');
@@ -67,7 +69,7 @@ export class TaskDetails {
     this.area.setAttribute('aria-label', name ? `Details of task ${name}` : 'Task details');
     this.area.hidden = false;
     this.trace.reset([], false);
-    this.deps.loadTrace(taskId);
+    this.load(taskId);
     if (focus) (this.area.querySelector<HTMLElement>('.trace-viewport') ?? this.closeButton).focus();
   }
 
@@ -101,12 +103,19 @@ export class TaskDetails {
       if (message.taskId === this.taskId) this.trace.append(message.event);
       return true;
     }
-    if (message.type === 'tracePage') {
-      if (message.taskId !== this.taskId) return true;
-      if (this.trace.size === 0) this.trace.reset(message.events, message.hasMore);
-      else this.trace.prepend(message.events, message.hasMore);
-      return true;
-    }
     return false;
+  }
+
+  /** Asks for a page of `taskId`'s trace; it is shown if that task's details are still open. */
+  private load(taskId: string, beforeSeq?: number): void {
+    this.deps.loadTrace(taskId, beforeSeq).then(
+      ({ events, hasMore }) => {
+        if (taskId !== this.taskId) return;
+        if (this.trace.size === 0) this.trace.reset(events, hasMore);
+        else this.trace.prepend(events, hasMore);
+      },
+      // The host says why in a notification.
+      () => undefined,
+    );
   }
 }

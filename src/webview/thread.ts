@@ -1,7 +1,8 @@
-import type { ApprovalView, ApprovalWebviewMessage } from '../shared/approvalProtocol';
+import type { ApprovalView } from '../shared/approvalProtocol';
 import type { HostMessage, TaskView } from '../shared/protocol';
-import type { ThreadWebviewMessage } from '../shared/threadProtocol';
 import type { NearView } from './nearView';
+import type { Request } from './requests';
+import { failureText } from './requests';
 import { TaskBlock } from './taskBlock';
 
 /** What an approved request does next, in the person's words. */
@@ -12,7 +13,9 @@ import type { TaskBlockActions } from './taskBlock';
 
 /** What the thread needs from the page around it. */
 export interface ThreadDeps {
-  post(message: ThreadWebviewMessage | ApprovalWebviewMessage): void;
+  request: Request;
+  /** A block's steps arrived (a sub-task's block may be drawn now). */
+  stepsArrived?(): void;
   /** The task as the sidebar knows it now (undefined: not known, e.g. long ended). */
   task(taskId: string): TaskView | undefined;
   openDetails(taskId: string): void;
@@ -58,7 +61,7 @@ export class Thread {
     const task = this.deps.task(taskId);
     if (!task) return undefined;
     const block: TaskBlock = new TaskBlock(task, {
-      post: (m) => this.deps.post(m),
+      request: this.deps.request,
       openDetails: (id) => this.deps.openDetails(id),
       ...(this.deps.taskActions ? { task: this.deps.taskActions } : {}),
       held: this.deps.nearView !== undefined,
@@ -72,7 +75,16 @@ export class Thread {
     block.update(task, this.pendingOf(taskId));
     this.blocks.set(taskId, block);
     this.deps.nearView?.watch(block.element, () => this.change(block, () => block.steps.draw(), true));
-    this.deps.post({ type: 'thread.loadSteps', taskId });
+    this.deps.request('thread.loadSteps', { taskId }).then(
+      ({ steps }) => {
+        // A block made afresh since (an `init`) asked for its own page.
+        if (this.blocks.get(taskId) !== block) return;
+        this.change(block, () => block.page(steps));
+        this.deps.stepsArrived?.();
+      },
+      // The host says why in a notification; the block keeps the rows it has.
+      () => undefined,
+    );
     return block.element;
   }
 
@@ -120,11 +132,6 @@ export class Thread {
     switch (message.type) {
       case 'thread.step': {
         const block = this.blocks.get(message.taskId);
-        if (block) this.change(block, () => block.step(message.step));
-        return true;
-      }
-      case 'thread.steps': {
-        const block = this.blocks.get(message.taskId);
         if (block) this.change(block, () => block.page(message.steps));
         return true;
       }
@@ -147,16 +154,6 @@ export class Thread {
         if (taskId) this.approvalsChanged(taskId);
         return false;
       }
-      case 'approvalRefused': {
-        const approval = this.deciding.get(message.id);
-        // Decided from the Review section: its card says why.
-        if (!approval) return false;
-        this.deciding.delete(message.id);
-        this.pending.set(approval.id, approval);
-        this.approvalsChanged(approval.taskId);
-        this.blocks.get(approval.taskId)?.say(`Not done: ${message.reason}`);
-        return true;
-      }
       default:
         return false;
     }
@@ -164,19 +161,32 @@ export class Thread {
 
   /**
    * Approve or Reject pressed on a block: the block shows the decision in the same frame (the
-   * approval leaves it, the task is at work) and the host is asked; its patch confirms it, its
-   * refusal (`approvalRefused`) puts the approval back with the reason.
+   * approval leaves it, the task is at work) and the host is asked; its patch confirms it, a
+   * refusal (the request's error) puts the approval back with the reason.
    */
   decide(approval: ApprovalView, decision: 'approve' | 'reject'): void {
     this.pending.delete(approval.id);
     this.deciding.set(approval.id, approval);
     this.approvalsChanged(approval.taskId);
     this.blocks.get(approval.taskId)?.say(decision === 'approve' ? `Approved: ${approvalWhat(approval)}…` : 'Rejected; the task is told.');
-    this.deps.post(decision === 'approve' ? { type: 'approval.approve', id: approval.id } : { type: 'approval.reject', id: approval.id });
+    this.deps
+      .request(decision === 'approve' ? 'approval.approve' : 'approval.reject', { id: approval.id })
+      .catch((error: unknown) => this.refused(approval.id, failureText(error)));
     // The button pressed is gone: focus moves to the next thing that waits, else to the composer.
     const next = [...this.blocks.values()].map((b) => b.element.querySelector<HTMLElement>('.block-approval .approve')).find((b) => b?.isConnected);
     if (next) next.focus();
     else this.deps.focusAfterDecision?.();
+  }
+
+  /** A decision made here that the host refused: the approval is back on its block, with the reason. */
+  private refused(id: string, reason: string): void {
+    const approval = this.deciding.get(id);
+    // Decided meanwhile (its patch arrived first): nothing to take back.
+    if (!approval) return;
+    this.deciding.delete(id);
+    this.pending.set(approval.id, approval);
+    this.approvalsChanged(approval.taskId);
+    this.blocks.get(approval.taskId)?.say(`Not done: ${reason}`);
   }
 
   private approvalsChanged(taskId: string): void {

@@ -154,7 +154,12 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
     return [...pending.map((s) => this.view(s)), ...this.recent];
   }
 
-  async handle(message: ApprovalWebviewMessage): Promise<ApprovalHostMessage | undefined> {
+  /**
+   * A gesture from the sidebar. A refused Approve or Reject (decided elsewhere, gone, a check
+   * failed) throws: the reply to the request carries the reason, and the thread, which showed the
+   * decision at once, takes it back and says why. Other gestures' failures are notifications.
+   */
+  async handle(message: ApprovalWebviewMessage): Promise<void> {
     try {
       switch (message.type) {
         case 'approval.approve':
@@ -181,13 +186,9 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
       }
     } catch (error) {
       this.deps.logger.warn('HOST', `${message.type} failed: ${(error as Error).message}`);
-      // The thread showed the decision at once: it takes it back and says why, where it was made.
-      if (message.type === 'approval.approve' || message.type === 'approval.reject') {
-        return { type: 'approvalRefused', id: message.id, reason: (error as Error).message };
-      }
+      if (message.type === 'approval.approve' || message.type === 'approval.reject') throw error;
       void vscode.window.showErrorMessage(notice`Tasklane: ${(error as Error).message}`);
     }
-    return undefined;
   }
 
   /**

@@ -2,17 +2,17 @@ import * as vscode from 'vscode';
 import type { CommandApproval, CommandResult } from '../../core/approval/commands/commandApproval';
 import type { CommandRunner, CommandService } from '../../core/approval/commands/commandService';
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../../shared/approvalProtocol';
-import type { HostMessage } from '../../shared/protocol';
 import type { TasklaneSettings } from '../settings';
-import type { SidebarSection } from '../sidebarSection';
 import { confirmApproval } from '../approvals/approvalCommands';
 import type { ConsentDialogs } from '../consentDialog';
 import { runVsCodeTask } from './taskRunner';
 import { runInTerminal } from './terminalRunner';
-import { notice } from '../../core/security/surfaceText';
 
 /** An approvals section that can say whether an approval id is its own (so several can share one list). */
-export interface OwnedApprovalSection extends SidebarSection<ApprovalView, ApprovalWebviewMessage> {
+export interface OwnedApprovalSection {
+  list(): Promise<ApprovalView[]>;
+  /** A gesture from the sidebar; a refused decision throws with the reason. */
+  handle(message: ApprovalWebviewMessage): Promise<void>;
   owns(id: string): Promise<boolean>;
 }
 
@@ -107,14 +107,10 @@ export class CommandExecutionHost implements OwnedApprovalSection, vscode.Dispos
     return this.service.reject(id, reason);
   }
 
-  async handle(message: ApprovalWebviewMessage): Promise<HostMessage | undefined> {
-    try {
-      if (message.type === 'approval.approve') await this.approve(message.id);
-      else if (message.type === 'approval.reject') await this.reject(message.id, message.reason);
-    } catch (error) {
-      void vscode.window.showErrorMessage(notice`Tasklane: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    return undefined;
+  /** A decision from the sidebar; a refusal throws, so the reply to its request says why (the thread rolls back). */
+  async handle(message: ApprovalWebviewMessage): Promise<void> {
+    if (message.type === 'approval.approve') await this.approve(message.id);
+    else if (message.type === 'approval.reject') await this.reject(message.id, message.reason);
   }
 }
 

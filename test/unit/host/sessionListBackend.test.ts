@@ -3,9 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { openStore } from '../../../src/core/store/openStore';
-import { handleSessionMessage } from '../../../src/host/sessionListBackend';
-import { webviewMessageSchema } from '../../../src/shared/protocol';
-import type { SessionHostMessage } from '../../../src/shared/sessionProtocol';
+import { openSession, searchSessions, sessionPage } from '../../../src/host/sessionListBackend';
+import { parseParams } from '../../../src/shared/sidebarSchemas';
 import { FakeClock } from '../../fakes/fakeClock';
 import { agentWithoutModel, writeSessions } from '../../support/seedSessions';
 
@@ -19,12 +18,12 @@ describe('host: session list pages, open and search for the sidebar', function (
   before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-sessionlist-'))));
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('validates the messages', () => {
-    assert.ok(webviewMessageSchema.safeParse({ type: 'sessions.page' }).success);
-    assert.ok(webviewMessageSchema.safeParse({ type: 'sessions.page', after: { at: 5, id: 's-1' } }).success);
-    assert.ok(!webviewMessageSchema.safeParse({ type: 'sessions.page', after: { at: -1, id: 's-1' } }).success);
-    assert.ok(!webviewMessageSchema.safeParse({ type: 'sessions.open', sessionId: '' }).success);
-    assert.ok(!webviewMessageSchema.safeParse({ type: 'sessions.search', requestId: 'r', query: 'x'.repeat(501) }).success);
+  it('validates the requests', () => {
+    assert.doesNotThrow(() => parseParams('sessions.page', {}));
+    assert.doesNotThrow(() => parseParams('sessions.page', { after: { at: 5, id: 's-1' } }));
+    assert.throws(() => parseParams('sessions.page', { after: { at: -1, id: 's-1' } }));
+    assert.throws(() => parseParams('sessions.open', { sessionId: '' }));
+    assert.throws(() => parseParams('sessions.search', { query: 'x'.repeat(501) }));
   });
 
   it('pages newest first across hot and archived sessions, opens an archived one, and the search finds it', async () => {
@@ -55,10 +54,7 @@ describe('host: session list pages, open and search for the sidebar', function (
       let after: { at: number; id: string } | undefined;
       let archivedSeen = 0;
       for (let page = 0; page < 20; page++) {
-        const answer = (await handleSessionMessage(agent, { type: 'sessions.page', ...(after ? { after } : {}) })) as Extract<
-          SessionHostMessage,
-          { type: 'sessions.page' }
-        >;
+        const answer = await sessionPage(agent, after);
         assert.ok(answer.sessions.length <= 50);
         seen.push(...answer.sessions.map((s) => s.id));
         archivedSeen += answer.sessions.filter((s) => s.archived).length;
@@ -70,25 +66,19 @@ describe('host: session list pages, open and search for the sidebar', function (
       assert.deepEqual(seen, expected, 'every session once, newest first');
       assert.equal(archivedSeen, moved);
 
-      const opened = (await handleSessionMessage(agent, { type: 'sessions.open', sessionId: 's-003' })) as Extract<
-        SessionHostMessage,
-        { type: 'sessions.opened' }
-      >;
+      const opened = await openSession(agent, 's-003');
       assert.equal(opened.session.archived, true);
       assert.deepEqual(
         opened.messages.map((m) => m.text),
         ['where does the walrus config live?', 'answer 3'],
       );
-      const results = (await handleSessionMessage(agent, { type: 'sessions.search', requestId: 'r1', query: 'WALRUS' })) as Extract<
-        SessionHostMessage,
-        { type: 'sessions.results' }
-      >;
-      assert.equal(results.requestId, 'r1');
+      const results = await searchSessions(agent, 'WALRUS');
+      assert.equal(results.query, 'WALRUS');
       assert.deepEqual(
         results.hits.map((h) => [h.sessionId, h.archived]),
         [['s-003', true]],
       );
-      await assert.rejects(handleSessionMessage(agent, { type: 'sessions.open', sessionId: 's-nope' }), /no session s-nope/);
+      await assert.rejects(openSession(agent, 's-nope'), /no session s-nope/);
     } finally {
       await agent.shutdown();
       await store.triggers.close();

@@ -109,6 +109,11 @@ describe('host step presenter: task events → readable step rows', function () 
       'You rejected it: “not now” [done]',
       'Paused: You stopped the task. [done]',
     ]);
+    // A rejection is not drawn with the approval's check mark.
+    assert.deepEqual(
+      rows.map((r) => r.kind),
+      ['command', 'command', 'rejection', 'notice'],
+    );
   });
 
   it('never shows a tool call’s JSON: an unknown or MCP tool is named, its input left out', function () {

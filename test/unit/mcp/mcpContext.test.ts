@@ -9,7 +9,7 @@ import type { McpContextEntry } from '../../../src/core/mcp/mcpContext';
 import { McpServers } from '../../../src/core/mcp/mcpServers';
 import { systemClock } from '../../../src/core/ports';
 import { withAttachments } from '../../../src/shared/contextProtocol';
-import { webviewMessageSchema } from '../../../src/shared/protocol';
+import { parseParams } from '../../../src/shared/sidebarSchemas';
 import { MemoryLogger } from '../../fakes/memoryLogger';
 
 // Issue #15: MCP resources and prompts attachable through the `@` picker, from the real
@@ -100,9 +100,8 @@ describe('mcp: resources and prompts as attachable context', function () {
     const simple = find(await context.entries(), (e) => e.kind === 'prompt' && e.name === 'simple-prompt', 'simple-prompt');
     const attached = await context.attach(simple, noAsk);
     assert.ok(attached);
-    const parsed = webviewMessageSchema.parse({ type: 'send', requestId: 'r1', text: 'Use this', attachments: [{ kind: 'mcp', ...attached }] });
-    assert.equal(parsed.type, 'send');
-    const sent = withAttachments(parsed.text, parsed.type === 'send' ? (parsed.attachments ?? []) : []);
+    const parsed = parseParams('send', { requestId: 'r1', text: 'Use this', attachments: [{ kind: 'mcp', ...attached }] });
+    const sent = withAttachments(parsed.text, parsed.attachments ?? []);
     assert.equal(
       sent,
       'Use this\n\n<attachment kind="mcp" name="everything prompt simple-prompt">\nuser: This is a simple prompt without arguments.\n</attachment>',

@@ -1,11 +1,10 @@
 import * as assert from 'node:assert/strict';
-import type { HostMessage, WebviewMessage } from '../../../src/shared/protocol';
+import type { SidebarParams } from '../../../src/shared/sidebarApi';
 import { AttachmentChips } from '../../../src/webview/attachments';
 import { Composer, type ComposerState } from '../../../src/webview/composer';
 import { useDom } from './support/dom';
 import { mulberry32 } from '../../support/seededRandom';
-
-type SendResult = Extract<HostMessage, { type: 'sendResult' }>;
+import { fakeHost } from './support/requests';
 
 /**
  * One webview's life: a composer over the state the view persists (VS Code's getState/setState,
@@ -13,7 +12,7 @@ type SendResult = Extract<HostMessage, { type: 'sendResult' }>;
  */
 function view(stored: string | undefined) {
   const state: ComposerState = stored ? (JSON.parse(stored) as ComposerState) : {};
-  const posted: WebviewMessage[] = [];
+  const host = fakeHost();
   const selected: string[] = [];
   let saved = JSON.stringify(state);
   const input = document.createElement('textarea');
@@ -24,7 +23,7 @@ function view(stored: string | undefined) {
     replyTarget: document.createElement('div'),
     banner: document.createElement('div'),
     chips: new AttachmentChips(document.createElement('div')),
-    post: (message) => posted.push(message),
+    request: host.request,
     state,
     save: () => (saved = JSON.stringify(state)),
     task: () => undefined,
@@ -36,29 +35,36 @@ function view(stored: string | undefined) {
     input.dispatchEvent(new Event('input'));
   };
   const enter = () => input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
-  return { composer, input, sendButton, posted, selected, type, enter, stored: () => saved };
+  /** The host's answer to this page's send of `requestId`: written (where it went) or not (why). */
+  const answer = async (requestId: string, outcome: { ok: true; sessionId: string } | { ok: false; error: string }) => {
+    if (outcome.ok) host.answer('send', { sessionId: outcome.sessionId }, { requestId });
+    else host.fail('send', outcome.error, { requestId });
+    await host.settled();
+  };
+  return { composer, input, sendButton, host, answer, selected, type, enter, stored: () => saved };
 }
 
-const sends = (posted: WebviewMessage[]) => posted.filter((m): m is Extract<WebviewMessage, { type: 'send' }> => m.type === 'send');
+/** The sends a page made, as their params. */
+const sends = (page: { host: ReturnType<typeof fakeHost> }) => page.host.calls('send').map((c) => c.params as SidebarParams['send']);
 
 describe('webview: the composer across a hide/show or reload', () => {
   useDom();
 
-  it('a send whose answer the old view never got is re-posted with its id, then clears the box once', () => {
+  it('a send whose answer the old view never got is re-posted with its id, then clears the box once', async () => {
     const first = view(undefined);
     first.type('book me a flight');
     first.enter();
-    const [sent] = sends(first.posted);
+    const [sent] = sends(first);
     assert.equal(sent.text, 'book me a flight');
     // The view is destroyed before the host's sendResult arrives.
     const second = view(first.stored());
     assert.equal(second.input.value, 'book me a flight', 'the text is not lost');
     second.enter();
-    assert.equal(sends(second.posted).length, 0, 'Enter does not send it a second time while it is in flight');
+    assert.equal(sends(second).length, 0, 'Enter does not send it a second time while it is in flight');
     second.composer.resume();
     assert.equal(second.sendButton.hasAttribute('disabled'), true);
-    assert.deepEqual(sends(second.posted), [sent], 'the same send, same request id (the host answers it once)');
-    second.composer.onSendResult({ type: 'sendResult', requestId: sent.requestId, ok: true, sessionId: 's-1' } satisfies SendResult);
+    assert.deepEqual(sends(second), [sent], 'the same send, same request id (the host answers it once)');
+    await second.answer(sent.requestId, { ok: true, sessionId: 's-1' });
     assert.equal(second.input.value, '');
     assert.deepEqual(second.selected, ['s-1'], 'the view goes to the conversation the message went to');
     // Shown again: nothing comes back, nothing is sent.
@@ -66,23 +72,23 @@ describe('webview: the composer across a hide/show or reload', () => {
     third.composer.resume();
     assert.equal(third.input.value, '');
     third.enter();
-    assert.equal(sends(third.posted).length, 0);
+    assert.equal(sends(third).length, 0);
   });
 
-  it('a re-send of the same text after an unconfirmed failure keeps its request id', () => {
+  it('a re-send of the same text after an unconfirmed failure keeps its request id', async () => {
     const v = view(undefined);
     v.type('hello');
     v.enter();
-    const [sent] = sends(v.posted);
-    v.composer.onSendResult({ type: 'sendResult', requestId: sent.requestId, ok: false, error: 'Not saved yet: disk full.' });
+    const [sent] = sends(v);
+    await v.answer(sent.requestId, { ok: false, error: 'Not saved yet: disk full.' });
     assert.equal(v.input.value, 'hello', 'the text stays in the box');
     const again = view(v.stored());
     again.enter();
-    assert.equal(sends(again.posted)[0].requestId, sent.requestId);
-    again.composer.onSendResult({ type: 'sendResult', requestId: sent.requestId, ok: true, sessionId: 's-1' });
+    assert.equal(sends(again)[0].requestId, sent.requestId);
+    await again.answer(sent.requestId, { ok: true, sessionId: 's-1' });
     again.type('something else');
     again.enter();
-    assert.notEqual(sends(again.posted)[1].requestId, sent.requestId, 'a new message is a new request');
+    assert.notEqual(sends(again)[1].requestId, sent.requestId, 'a new message is a new request');
   });
 });
 
@@ -99,16 +105,16 @@ describe('webview: the composer under random interleavings', () => {
   const seeds = process.env.COMPOSER_SEED ? [Number(process.env.COMPOSER_SEED)] : Array.from({ length: 40 }, (_, i) => i + 1);
 
   for (const seed of seeds) {
-    it(`seed ${seed}`, () => {
+    it(`seed ${seed}`, async () => {
       const random = mulberry32(seed);
       const written = new Map<string, string>(); // request id → text
       const writes: string[] = [];
       let v = view(undefined);
-      let inbox: Array<() => void> = []; // the host's answers, not yet delivered to this view
+      let inbox: Array<() => Promise<void>> = []; // the host's answers, not yet delivered to this view
       let handled = 0;
       let typed = 0;
       const host = () => {
-        const sent = sends(v.posted).slice(handled);
+        const sent = sends(v).slice(handled);
         handled += sent.length;
         const target = v;
         for (const send of sent) {
@@ -122,14 +128,10 @@ describe('webview: the composer under random interleavings', () => {
             writes.push(send.text);
             ok = roll >= 0.3; // 0.15–0.3: written, but the commit was reported failed
           }
-          inbox.push(() => {
+          inbox.push(async () => {
             if (target !== v) return;
             const inBox = v.input.value;
-            v.composer.onSendResult(
-              ok
-                ? { type: 'sendResult', requestId: send.requestId, ok, sessionId: 's-1' }
-                : { type: 'sendResult', requestId: send.requestId, ok, error: 'Not saved yet' },
-            );
+            await v.answer(send.requestId, ok ? { ok, sessionId: 's-1' } : { ok, error: 'Not saved yet' });
             // No lost draft: the box is emptied only of a text that is written.
             if (inBox !== '' && v.input.value === '')
               assert.ok([...written.values()].includes(inBox.trim()), `seed ${seed}: "${inBox}" was cleared but never sent`);
@@ -152,14 +154,14 @@ describe('webview: the composer under random interleavings', () => {
           inbox = [];
           v.composer.resume();
         } else if (roll < 0.8) host();
-        else inbox.splice(0, Math.ceil(random() * inbox.length)).forEach((deliver) => deliver());
+        else for (const deliver of inbox.splice(0, Math.ceil(random() * inbox.length))) await deliver();
         check(`seed ${seed}, step ${step}`);
       }
       // The person keeps sending what is in the box until it is empty and everything is answered.
       for (let round = 0; round < 20 && (v.input.value !== '' || inbox.length || JSON.parse(v.stored()).sending); round++) {
         if (!JSON.parse(v.stored()).sending) v.enter();
         host();
-        inbox.splice(0).forEach((deliver) => deliver());
+        for (const deliver of inbox.splice(0)) await deliver();
       }
       check(`seed ${seed}, end`);
       assert.equal(v.input.value, '', `seed ${seed}: the box never emptied`);

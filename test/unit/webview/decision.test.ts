@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import type { WebviewMessage } from '../../../src/shared/protocol';
 import { ApprovalPanel } from '../../../src/webview/approvalPanel';
 import { Thread } from '../../../src/webview/thread';
 import { useDom } from './support/dom';
+import { fakeHost } from './support/requests';
 import { approvalView, taskView } from './support/views';
 
 /** A task waiting for its one approval, as the host shows it until the task's next turn runs. */
@@ -16,7 +16,7 @@ const pendingChange = approvalView();
  */
 describe('webview: a decision shows at once and truthfully', function () {
   useDom();
-  let posted: WebviewMessage[];
+  let host: ReturnType<typeof fakeHost>;
   let block: HTMLElement;
   let thread: Thread;
   const state = () => block.getAttribute('data-state');
@@ -24,8 +24,8 @@ describe('webview: a decision shows at once and truthfully', function () {
   const notice = () => block.querySelector<HTMLElement>('.block-notice')!;
 
   beforeEach(() => {
-    posted = [];
-    thread = new Thread({ post: (m) => posted.push(m as WebviewMessage), task: () => waitingTask, openDetails: () => undefined, follow: (c) => c() });
+    host = fakeHost();
+    thread = new Thread({ request: host.request, task: () => waitingTask, openDetails: () => undefined, follow: (c) => c() });
     block = thread.block('t-1') as HTMLElement;
     thread.onMessage({ type: 'approvalPatch', approval: pendingChange });
     assert.equal(state(), 'waiting for you');
@@ -37,10 +37,7 @@ describe('webview: a decision shows at once and truthfully', function () {
     assert.equal(approvals(), 0);
     assert.equal(state(), 'working');
     assert.match(notice().textContent!, /Approved: applying the change/);
-    assert.deepEqual(
-      posted.filter((m) => m.type.startsWith('approval.')),
-      [{ type: 'approval.approve', id: 'cs-1' }],
-    );
+    assert.deepEqual(host.calls('approval.approve'), [{ method: 'approval.approve', params: { id: 'cs-1' } }]);
     // The task patch that still carries waitingForApproval (its turn has not run) does not bring "waiting" back.
     thread.taskChanged(waitingTask);
     assert.equal(state(), 'working');
@@ -49,35 +46,36 @@ describe('webview: a decision shows at once and truthfully', function () {
     assert.equal(notice().hidden, true, 'confirmed: the decision is the task’s row now');
   });
 
-  it('a refused decision rolls back and says why', function () {
+  it('a refused decision rolls back and says why', async function () {
     block.querySelector<HTMLElement>('.block-approval .reject')!.click();
     assert.equal(approvals(), 0);
-    assert.deepEqual(
-      posted.filter((m) => m.type.startsWith('approval.')),
-      [{ type: 'approval.reject', id: 'cs-1' }],
-    );
+    assert.deepEqual(host.calls('approval.reject'), [{ method: 'approval.reject', params: { id: 'cs-1' } }]);
     const reason = 'Change set cs-1 was decided elsewhere in the meantime (another window or the palette); nothing more was done.';
-    assert.equal(thread.onMessage({ type: 'approvalRefused', id: 'cs-1', reason }), true);
+    // The refusal is the reply to the request the click made.
+    host.fail('approval.reject', reason);
+    await host.settled();
     assert.equal(approvals(), 1, 'the approval is back to act on');
     assert.equal(state(), 'waiting for you');
     assert.equal(notice().textContent, `Not done: ${reason}`);
   });
 
-  it('a refusal after the host already confirmed changes nothing', function () {
+  it('a refusal after the host already confirmed changes nothing', async function () {
     block.querySelector<HTMLElement>('.block-approval .approve')!.click();
     thread.onMessage({ type: 'approvalPatch', approval: { ...pendingChange, status: 'applied' } });
-    thread.onMessage({ type: 'approvalRefused', id: 'cs-1', reason: 'late' });
+    host.fail('approval.approve', 'late');
+    await host.settled();
     assert.equal(approvals(), 0);
     assert.equal(state(), 'working');
   });
 
-  it('a refusal of a decision made in the Review section is said on its card', function () {
+  it('a refusal of a decision made in the Review section is said on its card', async function () {
     const root = document.createElement('div');
-    const panel = new ApprovalPanel(root, () => undefined);
+    const review = fakeHost();
+    const panel = new ApprovalPanel(root, review.request);
     panel.init([pendingChange]);
-    const refused = { type: 'approvalRefused', id: 'cs-1', reason: 'There is no proposed change cs-1 any more.' } as const;
-    assert.equal(thread.onMessage(refused), false, 'not the thread’s: nothing was decided on its block');
-    assert.equal(panel.onMessage(refused), true);
+    root.querySelector<HTMLElement>('.approve')!.click();
+    review.fail('approval.approve', 'There is no proposed change cs-1 any more.');
+    await review.settled();
     assert.equal(root.querySelector('.approval-refused')?.textContent, 'Not done: There is no proposed change cs-1 any more.');
     assert.equal(approvals(), 1, 'the block still offers the decision');
   });
@@ -89,7 +87,7 @@ describe('webview: a decision shows at once and truthfully', function () {
       ['t-2', taskView({ id: 't-2', sessionId: 't-2', name: 'Fix tests', waitingForApproval: true })],
     ]);
     const two = new Thread({
-      post: () => undefined,
+      request: fakeHost().request,
       task: (id) => tasks.get(id),
       openDetails: () => undefined,
       follow: (c) => c(),

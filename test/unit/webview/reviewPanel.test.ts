@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
 import type { ApprovalHostMessage, ApprovalView } from '../../../src/shared/approvalProtocol';
-import type { WebviewMessage } from '../../../src/shared/protocol';
-import { webviewMessageSchema } from '../../../src/shared/protocol';
+import { parseParams } from '../../../src/shared/sidebarSchemas';
 import { ApprovalPanel, REVIEW_EMPTY_TEXT } from '../../../src/webview/approvalPanel';
 import { useDom } from './support/dom';
+import { fakeHost } from './support/requests';
 
 const approval = (id: string, status: ApprovalView['status'], path: string, createdAt: number): ApprovalView => ({
   id,
@@ -24,12 +24,12 @@ describe('webview: the Review section lists only what is pending', () => {
   const setUp = () => {
     const root = document.createElement('section');
     document.body.appendChild(root);
-    const posted: WebviewMessage[] = [];
-    const panel = new ApprovalPanel(root, (m) => posted.push(m));
+    const host = fakeHost();
+    const panel = new ApprovalPanel(root, host.request);
     const send = (message: ApprovalHostMessage) => panel.onMessage(message);
     const shown = () => [...root.querySelectorAll<HTMLElement>('[data-approval-id]')].map((card) => card.dataset.approvalId);
     const empty = () => root.querySelector<HTMLElement>('.review-empty');
-    return { root, posted, panel, send, shown, empty };
+    return { root, host, panel, send, shown, empty };
   };
 
   it('draws the pending approvals newest first, across sessions, and none of the decided ones', () => {
@@ -53,7 +53,7 @@ describe('webview: the Review section lists only what is pending', () => {
   });
 
   it('a decided approval leaves; with nothing waiting it says so and offers the history', () => {
-    const { posted, panel, send, shown, empty } = setUp();
+    const { host, panel, send, shown, empty } = setUp();
     panel.init([approval('a', 'pending', 'src/a.js', 1), approval('b', 'pending', 'src/b.js', 2)]);
     send({ type: 'approvalPatch', approval: approval('b', 'applied', 'src/b.js', 2) });
     assert.deepEqual(shown(), ['a']);
@@ -63,8 +63,8 @@ describe('webview: the Review section lists only what is pending', () => {
     assert.equal(empty()?.textContent, `${REVIEW_EMPTY_TEXT} Open history`);
 
     empty()?.querySelector<HTMLElement>('.review-history')?.click();
-    assert.deepEqual(posted, [{ type: 'command', command: 'showHistory' }]);
-    assert.ok(webviewMessageSchema.safeParse(posted[0]).success, 'the host accepts the history request');
+    assert.deepEqual(host.calls(), [{ method: 'command', params: { command: 'showHistory' } }]);
+    assert.doesNotThrow(() => parseParams('command', host.calls()[0]?.params), 'the host accepts the history request');
 
     // Something new waits again: the empty state goes.
     send({ type: 'approvalPatch', approval: approval('c', 'pending', 'src/c.js', 3) });

@@ -23,8 +23,8 @@ describe('webview: session list of conversations with their tasks', () => {
     const picked: Array<string | undefined> = [];
     const list = new SessionList(element, {
       select: (id) => picked.push(id),
-      loadMore: () => undefined,
-      search: () => undefined,
+      loadMore: () => new Promise(() => undefined),
+      search: () => new Promise(() => undefined),
       selected: () => 's-1',
     });
     return { element, list, picked };

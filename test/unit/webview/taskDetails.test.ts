@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { DetailsState } from '../../../src/webview/taskDetails';
 import { TaskDetails } from '../../../src/webview/taskDetails';
 import { useDom } from './support/dom';
+import { fakeHost } from './support/requests';
 
 const event = (seq: number, type: string) => ({ seq, type, at: seq, summary: `${type} ${seq}` });
 
@@ -10,13 +11,17 @@ const event = (seq: number, type: string) => ({ seq, type, at: seq, summary: `${
 describe('webview: task details', function () {
   useDom();
   let loads: Array<[string, number | undefined]>;
+  let host = fakeHost();
   let state: DetailsState;
   let area: HTMLElement;
   const make = () => {
     area = document.createElement('section');
     document.body.appendChild(area);
     return new TaskDetails(area, {
-      loadTrace: (taskId, beforeSeq) => loads.push([taskId, beforeSeq]),
+      loadTrace: (taskId, beforeSeq) => {
+        loads.push([taskId, beforeSeq]);
+        return host.request('trace.load', { taskId, ...(beforeSeq === undefined ? {} : { beforeSeq }) });
+      },
       name: (taskId) => (taskId === 't-1' ? 'Add greetAll' : ''),
       state,
       save: () => undefined,
@@ -24,6 +29,7 @@ describe('webview: task details', function () {
   };
   beforeEach(() => {
     loads = [];
+    host = fakeHost();
     state = {};
   });
 
@@ -76,10 +82,11 @@ describe('webview: task details', function () {
     assert.equal(state.traceTaskId, undefined);
   });
 
-  it('takes only the open task’s trace', function () {
+  it('takes only the open task’s trace', async function () {
     const details = make();
     details.open('t-1', 's-chat');
-    assert.equal(details.onMessage({ type: 'tracePage', taskId: 't-1', events: [event(1, 'task_start'), event(2, 'action_start')], hasMore: false }), true);
+    host.answer('trace.load', { events: [event(1, 'task_start'), event(2, 'action_start')], hasMore: false }, { taskId: 't-1' });
+    await host.settled();
     assert.equal(details.onMessage({ type: 'traceAppended', taskId: 't-2', event: event(3, 'turn') }), true);
     details.onMessage({ type: 'traceAppended', taskId: 't-1', event: event(3, 'action_end') });
     assert.deepEqual(

@@ -5,6 +5,7 @@ import { StreamView } from '../../../src/webview/streamView';
 import { TaskBlock } from '../../../src/webview/taskBlock';
 import { partialField, toolLine } from '../../../src/webview/toolLine';
 import { useDom } from './support/dom';
+import { fakeHost } from './support/requests';
 import { taskView } from './support/views';
 
 const task = taskView({ status: 'completed', counters: { actions: 4, tokens: 5600, cost: 0 }, finalSummary: 'Added greetAll.' });
@@ -23,7 +24,7 @@ describe('webview: the thread speaks to people', function () {
       transcript,
       send,
       () => 's-1',
-      () => undefined,
+      async () => undefined,
     );
     stream.reset([{ sessionId: 's-1', turnId: 'turn-1' }]);
     const delta = (callId: string, name: string, preview: string) =>
@@ -66,7 +67,7 @@ describe('webview: the thread speaks to people', function () {
       }),
       ev('user_message', { text: 'Approval cs-3: approved (The change is pending; wait for the user\u2019s decision.)' }),
     ];
-    const block = new TaskBlock(task, { post: () => undefined, openDetails: () => undefined });
+    const block = new TaskBlock(task, { request: fakeHost().request, openDetails: () => undefined });
     for (const step of presentSteps('t-1', events)) block.step(step);
     document.body.appendChild(block.element);
     // The task has ended: its block is drawn folded; opened, it shows its rows.

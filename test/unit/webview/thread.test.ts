@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import type { TaskView, WebviewMessage } from '../../../src/shared/protocol';
+import type { TaskView } from '../../../src/shared/protocol';
 import type { StepView } from '../../../src/shared/threadProtocol';
 import { LATEST_ROWS, StepList, renderStep } from '../../../src/webview/stepRows';
 import { ApprovalPanel, approvalSubject } from '../../../src/webview/approvalPanel';
@@ -7,6 +7,8 @@ import { TaskBlock } from '../../../src/webview/taskBlock';
 import { taskState as taskStateWord } from '../../../src/shared/taskState';
 import { Thread } from '../../../src/webview/thread';
 import { useDom } from './support/dom';
+import { fakeHost } from './support/requests';
+import type { Request } from '../../../src/webview/requests';
 import { approvalView, taskView } from './support/views';
 
 const task = taskView;
@@ -70,7 +72,7 @@ describe('webview: step rows', function () {
 
 describe('webview: a block builds only the rows it shows', function () {
   useDom();
-  const actions = { post: () => undefined, openDetails: () => undefined };
+  const actions = { request: fakeHost().request, openDetails: () => undefined };
   const steps = (count: number, from = 1) => Array.from({ length: count }, (_, i) => step(`c${from + i}`, from + i, from + i, `Read f${from + i}.js`));
   const rowTexts = (block: TaskBlock) => texts(block.element, ':scope > .steps > .step > .step-text');
   const control = (block: TaskBlock, cls: string) => block.element.querySelector(`:scope > .${cls}`) as HTMLButtonElement;
@@ -169,11 +171,13 @@ describe('webview: a block builds only the rows it shows', function () {
 
 describe('webview: a task block in the thread', function () {
   useDom();
-  const posted: WebviewMessage[] = [];
+  let host = fakeHost();
   const opened: string[] = [];
-  const actions = { post: (m: WebviewMessage) => posted.push(m), openDetails: (id: string) => opened.push(id) };
+  // The block keeps the request it was made with; each test's host is behind it.
+  const request: Request = (method, params) => host.request(method, params);
+  const actions = { request, openDetails: (id: string) => opened.push(id) };
   beforeEach(() => {
-    posted.length = 0;
+    host = fakeHost();
     opened.length = 0;
   });
 
@@ -219,10 +223,10 @@ describe('webview: a task block in the thread', function () {
     approve.click();
     (waiting.querySelector('.open-diff') as HTMLElement).click();
     reject.click();
-    assert.deepEqual(posted, [
-      { type: 'approval.approve', id: 'cs-1' },
-      { type: 'approval.openDiff', id: 'cs-1', path: 'src/greet.js' },
-      { type: 'approval.reject', id: 'cs-1' },
+    assert.deepEqual(host.calls(), [
+      { method: 'approval.approve', params: { id: 'cs-1' } },
+      { method: 'approval.openDiff', params: { id: 'cs-1', path: 'src/greet.js' } },
+      { method: 'approval.reject', params: { id: 'cs-1' } },
     ]);
     // The same approval again leaves its buttons alone (a click under way is not lost).
     block.update(task({ waitingForApproval: true }), [approval()]);
@@ -233,7 +237,9 @@ describe('webview: a task block in the thread', function () {
 
   it('the Review section’s card names its file on Approve and Reject too', function () {
     const root = document.createElement('section');
-    new ApprovalPanel(root, () => undefined).init([approval({ files: [approval().files[0]!, { path: 'src/math.js', kind: 'modify', added: 1, removed: 1 }] })]);
+    new ApprovalPanel(root, fakeHost().request).init([
+      approval({ files: [approval().files[0]!, { path: 'src/math.js', kind: 'modify', added: 1, removed: 1 }] }),
+    ]);
     assert.equal(approvalSubject(approval()), 'the edit to src/greet.js');
     assert.equal(root.querySelector('.approve')?.getAttribute('aria-label'), 'Approve the edits to 2 files: src/greet.js, src/math.js');
     assert.equal(root.querySelector('.reject')?.getAttribute('aria-label'), 'Reject the edits to 2 files: src/greet.js, src/math.js');
@@ -266,17 +272,22 @@ describe('webview: a task block in the thread', function () {
 
 describe('webview: the thread’s blocks', function () {
   useDom();
-  const posted: unknown[] = [];
+  let host = fakeHost();
   const tasks = new Map<string, TaskView>();
+  /** The host's answer to a block's `thread.loadSteps`: the task's steps so far. */
+  const pageOf = async (taskId: string, steps: StepView[]) => {
+    host.answer('thread.loadSteps', { steps }, { taskId });
+    await host.settled();
+  };
   const make = () =>
     new Thread({
-      post: (m) => posted.push(m),
+      request: host.request,
       task: (id) => tasks.get(id),
       openDetails: () => undefined,
       follow: (change) => change(),
     });
   beforeEach(() => {
-    posted.length = 0;
+    host = fakeHost();
     tasks.clear();
     tasks.set('t-1', task());
     tasks.set('t-2', task({ id: 't-2', sessionId: 't-2', name: 'Fix tests' }));
@@ -288,22 +299,18 @@ describe('webview: the thread’s blocks', function () {
     assert.ok(first);
     assert.equal(thread.block('t-1'), first, 'a redraw of the transcript gets the same element');
     assert.equal(thread.block('t-9'), undefined);
-    assert.deepEqual(posted, [{ type: 'thread.loadSteps', taskId: 't-1' }]);
+    assert.deepEqual(host.calls(), [{ method: 'thread.loadSteps', params: { taskId: 't-1' } }]);
   });
 
-  it('fills parallel blocks from live steps and pages, each with its own task’s rows', function () {
+  it('fills parallel blocks from live steps and pages, each with its own task’s rows', async function () {
     const thread = make();
     const one = thread.block('t-1') as HTMLElement;
     const two = thread.block('t-2') as HTMLElement;
-    assert.equal(thread.onMessage({ type: 'thread.step', taskId: 't-1', step: step('c2', 7, 9, 'Ran npm run build', { kind: 'command' }) }), true);
-    thread.onMessage({
-      type: 'thread.steps',
-      taskId: 't-1',
-      steps: [step('c1', 3, 4, 'Read src/greet.js'), step('c2', 7, 7, 'Running npm run build', { state: 'running' })],
-    });
-    thread.onMessage({ type: 'thread.step', taskId: 't-2', step: step('c1', 3, 3, 'Read test/a.test.js') });
+    assert.equal(thread.onMessage({ type: 'thread.step', taskId: 't-1', steps: [step('c2', 7, 9, 'Ran npm run build', { kind: 'command' })] }), true);
+    await pageOf('t-1', [step('c1', 3, 4, 'Read src/greet.js'), step('c2', 7, 7, 'Running npm run build', { state: 'running' })]);
+    thread.onMessage({ type: 'thread.step', taskId: 't-2', steps: [step('c1', 3, 3, 'Read test/a.test.js')] });
     // A task not drawn: its step is not kept (its page comes when its block is drawn).
-    assert.equal(thread.onMessage({ type: 'thread.step', taskId: 't-3', step: step('c1', 1, 1, 'x') }), true);
+    assert.equal(thread.onMessage({ type: 'thread.step', taskId: 't-3', steps: [step('c1', 1, 1, 'x')] }), true);
     assert.deepEqual(texts(one, '.step-text'), ['Read src/greet.js', 'Ran npm run build']);
     assert.deepEqual(texts(two, '.step-text'), ['Read test/a.test.js']);
   });
@@ -321,19 +328,15 @@ describe('webview: the thread’s blocks', function () {
     assert.equal(block.querySelectorAll('.block-approval').length, 0);
   });
 
-  it('draws a task a task started inside its starter’s block, in the step that started it, with its own steps', function () {
+  it('draws a task a task started inside its starter’s block, in the step that started it, with its own steps', async function () {
     tasks.set('t-2', task({ id: 't-2', sessionId: 't-2', name: 'Fix tests' }));
     const thread = make();
     const parent = thread.block('t-1') as HTMLElement;
-    thread.onMessage({
-      type: 'thread.steps',
-      taskId: 't-1',
-      steps: [
-        step('c1', 2, 2, 'Read src/greet.js'),
-        step('c2', 4, 5, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' }),
-        step('c3', 6, 6, 'Read test/a.test.js'),
-      ],
-    });
+    await pageOf('t-1', [
+      step('c1', 2, 2, 'Read src/greet.js'),
+      step('c2', 4, 5, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' }),
+      step('c3', 6, 6, 'Read test/a.test.js'),
+    ]);
     const nested = parent.querySelector('.steps .task-block[data-task-id="t-2"]');
     assert.ok(nested, 'the sub-task has no block in its starter’s');
     assert.equal(thread.block('t-2'), nested, 'one block per task, wherever it is drawn');
@@ -344,12 +347,12 @@ describe('webview: the thread’s blocks', function () {
       ),
       ['Read src/greet.js', 'Fix tests', 'Read test/a.test.js'],
     );
-    assert.deepEqual(posted, [
-      { type: 'thread.loadSteps', taskId: 't-1' },
-      { type: 'thread.loadSteps', taskId: 't-2' },
+    assert.deepEqual(host.calls(), [
+      { method: 'thread.loadSteps', params: { taskId: 't-1' } },
+      { method: 'thread.loadSteps', params: { taskId: 't-2' } },
     ]);
     // The sub-task's own steps and state go to its nested block.
-    thread.onMessage({ type: 'thread.step', taskId: 't-2', step: step('d1', 1, 1, 'Ran npm test', { kind: 'command' }) });
+    thread.onMessage({ type: 'thread.step', taskId: 't-2', steps: [step('d1', 1, 1, 'Ran npm test', { kind: 'command' })] });
     thread.taskChanged(task({ id: 't-2', sessionId: 't-2', name: 'Fix tests', status: 'completed', finalSummary: 'Tests pass.' }));
     assert.deepEqual(texts(nested as Element, '.step-text'), ['Ran npm test']);
     assert.equal(nested?.querySelector('.block-summary')?.textContent, 'Tests pass.');
@@ -358,31 +361,27 @@ describe('webview: the thread’s blocks', function () {
   it('a sub-task not known when its step arrives is drawn there once it is', function () {
     const thread = make();
     const parent = thread.block('t-1') as HTMLElement;
-    thread.onMessage({ type: 'thread.step', taskId: 't-1', step: step('c2', 4, 5, 'Started task “Lint”', { kind: 'task', taskId: 't-3' }) });
+    thread.onMessage({ type: 'thread.step', taskId: 't-1', steps: [step('c2', 4, 5, 'Started task “Lint”', { kind: 'task', taskId: 't-3' })] });
     assert.deepEqual(texts(parent, '.step-text'), ['Started task “Lint”'], 'the words until the task is known');
     tasks.set('t-3', task({ id: 't-3', sessionId: 't-3', name: 'Lint' }));
     thread.taskChanged(tasks.get('t-3') as TaskView);
     assert.equal(parent.querySelector('.steps .task-block')?.getAttribute('data-task-id'), 't-3');
     // A step naming its own task (or an ancestor) stays words: a block is never drawn inside itself.
-    thread.onMessage({ type: 'thread.step', taskId: 't-3', step: step('x', 1, 1, 'Started task “Add greetAll”', { kind: 'task', taskId: 't-1' }) });
+    thread.onMessage({ type: 'thread.step', taskId: 't-3', steps: [step('x', 1, 1, 'Started task “Add greetAll”', { kind: 'task', taskId: 't-1' })] });
     assert.equal(parent.querySelector('.task-block[data-task-id="t-3"] .task-block'), null);
   });
 
-  it('draws a block’s rows only once it nears the view, and the rows leading to a sub-task when it is shown', function () {
+  it('draws a block’s rows only once it nears the view, and the rows leading to a sub-task when it is shown', async function () {
     const watched = new Map<Element, () => void>();
     const thread = new Thread({
-      post: (m) => posted.push(m),
+      request: host.request,
       task: (id) => tasks.get(id),
       openDetails: () => undefined,
       follow: (change) => change(),
       nearView: { watch: (element, near) => watched.set(element, near), clear: () => watched.clear() },
     });
     const one = thread.block('t-1') as HTMLElement;
-    thread.onMessage({
-      type: 'thread.steps',
-      taskId: 't-1',
-      steps: [step('c1', 2, 2, 'Read src/greet.js'), step('c2', 4, 5, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' })],
-    });
+    await pageOf('t-1', [step('c1', 2, 2, 'Read src/greet.js'), step('c2', 4, 5, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' })]);
     assert.equal(one.querySelectorAll('.step').length, 0, 'a block out of view has no rows yet');
     watched.get(one)?.();
     assert.deepEqual(texts(one, ':scope > .steps > .step > .step-text'), ['Read src/greet.js']);
@@ -391,24 +390,20 @@ describe('webview: the thread’s blocks', function () {
     // A thread drawn afresh: showing the sub-task draws its starter’s rows without waiting for the view.
     thread.reset([]);
     const again = thread.block('t-1') as HTMLElement;
-    thread.onMessage({ type: 'thread.steps', taskId: 't-1', steps: [step('c2', 4, 5, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' })] });
+    await pageOf('t-1', [step('c2', 4, 5, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' })]);
     assert.equal(again.querySelector('.task-block'), null);
     assert.equal(thread.drawTowards('t-2'), true);
     assert.ok(again.querySelector('.task-block[data-task-id="t-2"]'));
   });
 
-  it('showing a sub-task opens the folded block, and the earlier rows, that lead to it', function () {
+  it('showing a sub-task opens the folded block, and the earlier rows, that lead to it', async function () {
     tasks.set('t-1', task({ status: 'completed' }));
     const thread = make();
     const parent = thread.block('t-1') as HTMLElement;
-    thread.onMessage({
-      type: 'thread.steps',
-      taskId: 't-1',
-      steps: [
-        step('c0', 1, 1, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' }),
-        ...Array.from({ length: LATEST_ROWS }, (_, i) => step(`c${i + 1}`, i + 2, i + 2, `Read f${i}.js`)),
-      ],
-    });
+    await pageOf('t-1', [
+      step('c0', 1, 1, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' }),
+      ...Array.from({ length: LATEST_ROWS }, (_, i) => step(`c${i + 1}`, i + 2, i + 2, `Read f${i}.js`)),
+    ]);
     assert.equal(parent.querySelector('.task-block'), null, 'a folded block drew its rows');
     assert.equal(thread.drawTowards('t-2'), true);
     assert.equal(parent.querySelector(':scope > .steps > .step:first-child > .task-block')?.getAttribute('data-task-id'), 't-2');

@@ -1,0 +1,244 @@
+/**
+ * The sidebar's view store: what the page knows (conversations opened, their transcripts, tasks,
+ * the approvals that wait, the composer's send) as plain data, and pure reducers over what the
+ * host pushes and what the person does. No DOM: components render from it, and the unit tests
+ * drive it with seeded random interleavings (test/unit/webview/viewStore.test.ts). A reducer
+ * returns the next state and the requests it needs made (`Ask`), which the page makes.
+ */
+import type { ApprovalView } from '../shared/approvalProtocol';
+import type { HostMessage, MessageView, SessionSummary, TaskView } from '../shared/protocol';
+import type { SidebarParams, SidebarResults } from '../shared/sidebarApi';
+import { taskState } from '../shared/taskState';
+import type { TaskStateWord } from '../shared/taskState';
+
+/** The composer's send, as persisted across hide/show and reload (see composer.ts). */
+export interface SendState {
+  /** What the box holds now. */
+  draft: string;
+  /** The send in flight: posted again with the same request id by a page made after it was posted. */
+  sending?: SidebarParams['send'];
+  /** A send the host could not confirm: sending the same text again reuses its request id. */
+  unconfirmed?: { requestId: string; text: string };
+}
+
+export interface ViewStoreState {
+  /** The conversation shown (undefined: a new chat). */
+  selectedSessionId?: string;
+  /** A task's block to bring into view once its conversation is drawn (a lane opened by id). */
+  revealTaskId?: string;
+  /** Conversation rows known (list pages, opened sessions), by id. */
+  sessions: Record<string, SessionSummary>;
+  /** Transcript tails the host sent (init for live work, else the reply to `sessions.open`), by session. */
+  transcripts: Record<string, MessageView[]>;
+  tasks: Record<string, TaskView>;
+  /** Approvals that wait for the person, by id. */
+  pending: Record<string, ApprovalView>;
+  /** Approvals the person decided here whose outcome the host has not told yet. */
+  deciding: Record<string, ApprovalView>;
+  send: SendState;
+}
+
+/** A request a reducer needs made. */
+export type Ask = { method: 'sessions.open'; params: SidebarParams['sessions.open'] } | { method: 'send'; params: SidebarParams['send'] };
+
+/** What the person does. */
+export type PersonAction =
+  | { type: 'select'; sessionId: string | undefined }
+  | { type: 'type'; text: string }
+  /** Enter or Send; `newId` is the id a new request would get (passed in: reducers stay pure). */
+  | { type: 'send'; newId: string; replyToTaskId?: string }
+  | { type: 'decide'; approvalId: string }
+  /** The page was made again (hide/show, reload): a send in flight is posted again. */
+  | { type: 'resume' }
+  /** The block asked for by a lane's selection is in view now. */
+  | { type: 'revealed' };
+
+/** What the host answers to the page's requests. */
+export type ReplyEvent =
+  | { type: 'opened'; result: SidebarResults['sessions.open'] }
+  | { type: 'sent'; requestId: string; sessionId: string }
+  | { type: 'sendFailed'; requestId: string; error: string }
+  | { type: 'refused'; approvalId: string };
+
+export type StoreEvent = HostMessage | PersonAction | ReplyEvent;
+
+export interface Step {
+  state: ViewStoreState;
+  asks: Ask[];
+}
+
+export function emptyState(send: Partial<SendState> = {}): ViewStoreState {
+  return { sessions: {}, transcripts: {}, tasks: {}, pending: {}, deciding: {}, send: { draft: '', ...send } };
+}
+
+/** A conversation row with the task lanes nested in it (each lane knows its conversation). */
+function remember(sessions: Record<string, SessionSummary>, summary: SessionSummary): Record<string, SessionSummary> {
+  const next = { ...sessions, [summary.id]: { ...sessions[summary.id], ...summary } };
+  for (const task of summary.tasks ?? []) next[task.id] = { ...task, parentId: summary.id };
+  return next;
+}
+
+const omit = <T>(record: Record<string, T>, key: string): Record<string, T> => {
+  const { [key]: _gone, ...rest } = record;
+  return rest;
+};
+
+/**
+ * Shows a conversation. A task's lane started from a conversation is shown as that conversation,
+ * scrolled to the task's block: the lane is where the engine keeps the task's work, the
+ * conversation is where the person asked for it. A transcript not sent yet is asked for.
+ */
+function select(state: ViewStoreState, sessionId: string | undefined): Step {
+  const parent = sessionId ? state.sessions[sessionId]?.parentId : undefined;
+  const shown = parent ?? sessionId;
+  const next = { ...state, selectedSessionId: shown, revealTaskId: parent ? sessionId : state.revealTaskId };
+  return { state: next, asks: shown && !state.transcripts[shown] ? [{ method: 'sessions.open', params: { sessionId: shown } }] : [] };
+}
+
+/** A send event as the composer's rules take it. */
+export type SendEvent = Extract<PersonAction | ReplyEvent, { type: 'type' | 'send' | 'resume' | 'sent' | 'sendFailed' }>;
+
+/**
+ * The send's rules, one place for the store and the composer: the box is cleared exactly once,
+ * when its send is durable, and never of what was typed meanwhile; one send in flight; a send the
+ * host could not confirm keeps its request id for a re-send of the same text (answered once).
+ * `ask` is the send to post; `wentTo` the conversation a durable send went to.
+ */
+export function reduceSend(send: SendState, event: SendEvent, sessionId?: string): { send: SendState; ask?: SidebarParams['send']; wentTo?: string } {
+  switch (event.type) {
+    case 'type':
+      return { send: { ...send, draft: event.text } };
+    case 'send': {
+      const text = send.draft.trim();
+      if (!text || send.sending) return { send };
+      const ask: SidebarParams['send'] = {
+        requestId: send.unconfirmed?.text === text ? send.unconfirmed.requestId : event.newId,
+        text,
+        ...(sessionId ? { sessionId } : {}),
+        ...(event.replyToTaskId ? { replyToTaskId: event.replyToTaskId } : {}),
+      };
+      return { send: { ...send, sending: ask }, ask };
+    }
+    case 'resume':
+      return send.sending ? { send, ask: send.sending } : { send };
+    case 'sent': {
+      if (send.sending?.requestId !== event.requestId) return { send };
+      // Typed on while it was sent: that is a new draft, and clearing it would lose it.
+      return { send: { draft: send.draft.trim() === send.sending.text ? '' : send.draft }, wentTo: event.sessionId };
+    }
+    case 'sendFailed':
+      if (send.sending?.requestId !== event.requestId) return { send };
+      return { send: { draft: send.draft, unconfirmed: { requestId: send.sending.requestId, text: send.sending.text } } };
+  }
+}
+
+function sendStep(state: ViewStoreState, event: SendEvent): Step {
+  const { send, ask, wentTo } = reduceSend(state.send, event, state.selectedSessionId);
+  const next = { ...state, send };
+  if (wentTo) return select(next, wentTo);
+  return { state: next, asks: ask ? [{ method: 'send', params: ask }] : [] };
+}
+
+/** The approvals' reducers: a decision shows at once, the host's patch confirms it, a refusal puts it back. */
+function approvalStep(state: ViewStoreState, event: StoreEvent): ViewStoreState {
+  switch (event.type) {
+    case 'approvalPatch': {
+      const a = event.approval;
+      if (a.status === 'pending') {
+        // A patch of an approval being decided (its file decisions, its problems) does not undo the click.
+        if (state.deciding[a.id]) return { ...state, deciding: { ...state.deciding, [a.id]: a } };
+        return { ...state, pending: { ...state.pending, [a.id]: a } };
+      }
+      return { ...state, pending: omit(state.pending, a.id), deciding: omit(state.deciding, a.id) };
+    }
+    case 'approvalRemoved':
+      return { ...state, pending: omit(state.pending, event.id), deciding: omit(state.deciding, event.id) };
+    case 'decide': {
+      const a = state.pending[event.approvalId];
+      if (!a) return state;
+      return { ...state, pending: omit(state.pending, a.id), deciding: { ...state.deciding, [a.id]: a } };
+    }
+    case 'refused': {
+      const a = state.deciding[event.approvalId];
+      // Confirmed meanwhile: nothing to take back.
+      if (!a) return state;
+      return { ...state, deciding: omit(state.deciding, a.id), pending: { ...state.pending, [a.id]: a } };
+    }
+    default:
+      return state;
+  }
+}
+
+/** The next state after one event, and the requests it needs made. */
+export function reduce(state: ViewStoreState, event: StoreEvent): Step {
+  switch (event.type) {
+    case 'init': {
+      let sessions: Record<string, SessionSummary> = {};
+      const transcripts: Record<string, MessageView[]> = {};
+      for (const { messages, liveTurnId: _live, ...summary } of event.state.sessions) {
+        sessions = remember(sessions, summary);
+        // Tails the host sent (live work); any other session's comes when it is opened.
+        if (messages.length > 0) transcripts[summary.id] = messages;
+      }
+      const pending: Record<string, ApprovalView> = {};
+      for (const a of event.state.approvals) if (a.status === 'pending' && !state.deciding[a.id]) pending[a.id] = a;
+      const tasks = Object.fromEntries(event.state.tasks.map((t) => [t.id, t]));
+      return select({ ...state, sessions, transcripts, tasks, pending }, state.selectedSessionId);
+    }
+    case 'sessionPatch':
+      return { state: { ...state, sessions: remember(state.sessions, event.session) }, asks: [] };
+    case 'sessionRemoved': {
+      // An archived session is still history: its row stays, and so does a transcript already shown.
+      if (event.archived) return { state, asks: [] };
+      const next = { ...state, sessions: omit(state.sessions, event.sessionId), transcripts: omit(state.transcripts, event.sessionId) };
+      return next.selectedSessionId === event.sessionId ? select(next, event.movedTo) : { state: next, asks: [] };
+    }
+    case 'opened': {
+      const { session, messages } = event.result;
+      const next = { ...state, sessions: remember(state.sessions, session), transcripts: { ...state.transcripts, [session.id]: messages } };
+      // A task's lane asked for by id (a search hit, the status bar): show its conversation instead.
+      return session.parentId && state.selectedSessionId === session.id ? select(next, session.id) : { state: next, asks: [] };
+    }
+    case 'messageAppended': {
+      const list = state.transcripts[event.sessionId];
+      // A transcript not opened yet is read whole when it is.
+      if (!list) return { state, asks: [] };
+      return { state: { ...state, transcripts: { ...state.transcripts, [event.sessionId]: [...list, event.message] } }, asks: [] };
+    }
+    case 'taskPatch':
+      return { state: { ...state, tasks: { ...state.tasks, [event.task.id]: event.task } }, asks: [] };
+    case 'showSession':
+    case 'select':
+      return select(state, event.sessionId);
+    case 'view.newChat':
+      return select(state, undefined);
+    case 'revealed':
+      return { state: { ...state, revealTaskId: undefined }, asks: [] };
+    case 'type':
+    case 'send':
+    case 'resume':
+    case 'sent':
+    case 'sendFailed':
+      return sendStep(state, event);
+    default:
+      return { state: approvalStep(state, event), asks: [] };
+  }
+}
+
+/** The approvals that wait on `taskId`, oldest first (what its block offers to decide). */
+export function pendingOf(state: ViewStoreState, taskId: string): ApprovalView[] {
+  return Object.values(state.pending)
+    .filter((a) => a.taskId === taskId)
+    .sort((a, b) => a.createdAt - b.createdAt);
+}
+
+/**
+ * A task's state word as its block shows it: it waits for an approval only while one is pending
+ * in the view (a decision made here is the task at work until the host says otherwise), so the
+ * block never says "waiting for you" with nothing to act on.
+ */
+export function taskWord(state: ViewStoreState, taskId: string): TaskStateWord | undefined {
+  const task = state.tasks[taskId];
+  if (!task) return undefined;
+  return taskState(task.waitingForApproval && pendingOf(state, taskId).length === 0 ? { ...task, waitingForApproval: false } : task);
+}
