@@ -28,9 +28,15 @@ export interface TaskHooks {
   modelCalled?(task: TaskRecord, usage: Usage, costUsd: number, costEstimated?: boolean): void;
   /**
    * Before a task ends through task_end. A returned message keeps the task running: it is added
-   * as a user message and one more turn is queued (e.g. the chore's success condition was not met).
+   * as a user message and one more turn is queued (e.g. the chore's success condition was not met,
+   * or its checks failed). `signal` is the turn's: Stop and Cancel abort it, so work the hook does
+   * (a check's process) ends with the turn; whatever it returns then, the task is not ended here.
    */
-  beforeTaskEnd?(task: TaskRecord, result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> }): Promise<string | undefined>;
+  beforeTaskEnd?(
+    task: TaskRecord,
+    result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> },
+    signal?: AbortSignal,
+  ): Promise<string | undefined>;
   /**
    * A turn of a task ended without task_end, with only text or a question for the user. Nobody
    * answers an unattended task, so its supervisor says what happens instead of the default (the

@@ -158,11 +158,17 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, options: Tas
     `${task.id} turn ${task.turns}: ${result.actionsRun} action(s), ${describeTokens(result.usage)}, ${costText(result.cost, result.costEstimated, 4)}`,
   );
   // Cancelled (or ended) while the turn ran: the task is over, so finalize queues nothing.
-  if (task.status === 'running' && !signal.aborted) await finalizeTaskTurn(env, task, result, options);
+  if (task.status === 'running' && !signal.aborted) await finalizeTaskTurn(env, task, result, options, signal);
   else env.state.saveTask(task);
 }
 
-async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaited<ReturnType<typeof runPipeline>>, options: TaskTurnOptions): Promise<void> {
+async function finalizeTaskTurn(
+  env: EngineEnv,
+  task: TaskRecord,
+  result: Awaited<ReturnType<typeof runPipeline>>,
+  options: TaskTurnOptions,
+  signal: AbortSignal,
+): Promise<void> {
   const fx = result.effects;
   const keyBase = options.keyBase;
   const inputs = env.state.sessions.get(task.sessionId)?.inputs ?? 0;
@@ -205,7 +211,12 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
     await createTask(env, { ...spec, source: `successor:${task.id}`, fromSessionId: task.sessionId, ...successorPolicy(task, spec.actionSets) });
   }
   if (fx.ended) {
-    const again = await env.hooks?.beforeTaskEnd?.(task, fx.ended);
+    const again = await env.hooks?.beforeTaskEnd?.(task, fx.ended, signal);
+    // Stopped or cancelled while the hook ran (a check): that path owns the task's state now.
+    if (signal.aborted || task.status !== 'running') {
+      state.saveTask(task);
+      return;
+    }
     if (!again) {
       await endTask(env, task, { ...fx.ended, arrivedDuring });
       return;
