@@ -59,7 +59,9 @@ export function stoppedTaskEnding(
   if (task.paused)
     return task.pauseReason === 'budget'
       ? { kind: 'budget_exhausted', limit: 'iterations', message: "the task reached the extension's per-task budget (tasklane.budget.*)" }
-      : { kind: 'error', message: 'the model failed repeatedly; the task was stopped (see the log)' };
+      : task.pauseReason === 'stopped'
+        ? { kind: 'cancelled', reason: 'stopped by you (Stop)' }
+        : { kind: 'error', message: 'the model failed repeatedly; the task was stopped (see the log)' };
   if (task.status === 'cancelled') return { kind: 'cancelled', reason: task.finalSummary ?? 'cancelled' };
   if (task.status === 'error') return { kind: 'error', message: task.finalSummary ?? 'the task ended with an error' };
   return undefined;

@@ -3,6 +3,7 @@
  * from the event stream + a small status tail, the pipeline, then finalize (end, ask, wait,
  * approval, or queue the continuation).
  */
+import { throwIfStopped } from './stopping';
 import type { ModelError } from '../model/types';
 import { historyFromEvents, taskRequest } from '../prompts/requestBuilder';
 import { renderSummary, summarizeDropped } from './historySummary';
@@ -212,11 +213,10 @@ async function finalizeTaskTurn(
   }
   if (fx.ended) {
     const again = await env.hooks?.beforeTaskEnd?.(task, fx.ended, signal);
-    // Stopped or cancelled while the hook ran (a check): that path owns the task's state now.
-    if (signal.aborted || task.status !== 'running') {
-      state.saveTask(task);
-      return;
-    }
+    // Cancelled while the hook ran (a check): the task is ended already. Stopped: the turn ends
+    // as stopped (react pauses the task; Continue asks for task_end again, so the checks rerun).
+    if (task.status !== 'running') return;
+    throwIfStopped(signal);
     if (!again) {
       await endTask(env, task, { ...fx.ended, arrivedDuring });
       return;
