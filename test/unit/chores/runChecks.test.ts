@@ -74,38 +74,31 @@ describe('chore checks in the engine: the end waits for them, Stop and Cancel en
     );
   });
 
-  it('Cancel during a check kills it and ends the run cancelled, with no round counted and no more model calls', async () => {
+  /** Fires the chore, lets its task call task_end, and interrupts the check it waits for with `interrupt`; returns the ended run. */
+  async function interruptCheck(interrupt: (task: { id: string; sessionId: string }) => Promise<void>) {
     const check = heldCheck();
     h = await open(chores, { checks: check.port });
     server.script([end, end]);
     await h.runner.fire('demo', 'manual');
     const signal = await check.started;
     const run = h.runLog.history('demo')[0]!;
-    await h.agent.cancelTask(run.taskId!);
+    await interrupt(h.agent.views.snapshot().tasks.find((t) => t.id === run.taskId)!);
     assert.equal(signal?.aborted, true, 'the check was told to stop');
     const ended = await h.ended('demo');
     await h.idle();
     assert.equal(ended.status, 'cancelled');
     assert.equal(ended.checkRounds, undefined, 'a stopped round is not a round');
-    assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === run.taskId)?.status, 'cancelled');
-    assert.equal(server.requests.length, 1);
+    assert.equal(server.requests.length, 1, 'no more model calls');
+    return ended;
+  }
+
+  it('Cancel during a check kills it and ends the run cancelled, with no round counted and no more model calls', async () => {
+    const ended = await interruptCheck((task) => h.agent.cancelTask(task.id));
+    assert.equal(h.agent.views.snapshot().tasks.find((t) => t.id === ended.taskId)?.status, 'cancelled');
   });
 
   it('Stop during a check kills it; the chore run ends cancelled "stopped by you", not as a model failure', async () => {
-    const check = heldCheck();
-    h = await open(chores, { checks: check.port });
-    server.script([end, end]);
-    await h.runner.fire('demo', 'manual');
-    const signal = await check.started;
-    const run = h.runLog.history('demo')[0]!;
-    const task = h.agent.views.snapshot().tasks.find((t) => t.id === run.taskId)!;
-    await h.agent.stop(task.sessionId);
-    assert.equal(signal?.aborted, true);
-    const ended = await h.ended('demo');
-    await h.idle();
-    assert.equal(ended.status, 'cancelled');
+    const ended = await interruptCheck((task) => h.agent.stop(task.sessionId));
     assert.match(ended.reason ?? '', /stopped by you/);
-    assert.equal(ended.checkRounds, undefined);
-    assert.equal(server.requests.length, 1);
   });
 });
