@@ -35,11 +35,7 @@ export type CheckCommand = (command: string, options: { timeoutMs: number; signa
  * Runs the checks in order and stops at the first that fails. `timeoutMs` bounds each check; a
  * `signal` that aborts (Stop, Cancel, the run's deadline) kills the one running and skips the rest.
  */
-export async function runChecks(
-  commands: readonly string[],
-  run: CheckCommand,
-  options: { timeoutMs: number; signal?: AbortSignal },
-): Promise<CheckResult[]> {
+export async function runChecks(commands: readonly string[], run: CheckCommand, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   for (const command of commands) {
     if (options.signal?.aborted) break;

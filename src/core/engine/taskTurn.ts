@@ -217,8 +217,8 @@ async function finalizeTaskTurn(
     // as stopped (react pauses the task; Continue asks for task_end again, so the checks rerun).
     if (task.status !== 'running') return;
     throwIfStopped(signal);
-    if (!again) {
-      await endTask(env, task, { ...fx.ended, arrivedDuring });
+    if (typeof again !== 'string') {
+      await endTask(env, task, { ...(again?.result ?? fx.ended), arrivedDuring });
       return;
     }
     // Written for the model (why the task goes on): not a row in the person's thread.
