@@ -93,7 +93,7 @@ const CHANGED: ReadonlySet<ChangeSetStatus> = new Set(['pending', 'approved', 'a
  * pending set counts: a proposal awaiting review is a change the task made (the checks then see
  * the folder without it, which the docs say; headless every proposal is in the overlay).
  */
-export function choreChecksPort(runner: CommandRunner, changeSets: ChangeSetStore | undefined): ChoreChecksPort {
+export function choreChecksPort(runner: CommandRunner, changeSets: Pick<ChangeSetStore, 'list'> | undefined): ChoreChecksPort {
   return {
     run: (command, options) => runner.runCommand(command, options),
     changedFiles: async (taskId) => (changeSets ? (await changeSets.list({ taskId })).some((set) => CHANGED.has(set.status)) : false),
