@@ -94,7 +94,11 @@ export function checkedEnding(checked: ChecksVerdict | undefined, recordedFailur
   if (checked?.kind === 'failed') return { kind: 'checks_failed', failed: checked.reason };
   if (!checked && recordedFailure) return { kind: 'checks_failed', failed: recordedFailure };
   if (checked?.kind === 'nothing' && (!verdict || verdict.result === 'true')) return { kind: 'nothing_to_change' };
-  return { kind: 'task_end', ...(verdict ? { verdict } : {}) };
+  const verified =
+    checked?.kind === 'verified'
+      ? `verified by ${checked.results.map((r) => `\`${r.command}\` (${(r.durationMs / 1000).toFixed(1)} s)`).join(', ')}`
+      : undefined;
+  return { kind: 'task_end', ...(verdict ? { verdict } : {}), ...(verified ? { verified } : {}) };
 }
 
 /** Why a run ended `checks_failed`, from its record (after a reload the live verdict is gone). */

@@ -33,7 +33,7 @@ export type ChoreRunStatus = (typeof CHORE_RUN_STATUSES)[number];
 /** How a run's last turn ended, as the runner observed it. */
 export type RunEnding =
   /** The agent called task_end; `verdict` is undefined when the chore has no successWhen. */
-  | { kind: 'task_end'; verdict?: SuccessVerdict }
+  | { kind: 'task_end'; verdict?: SuccessVerdict; verified?: string }
   | { kind: 'error'; message: string }
   | { kind: 'budget_exhausted'; limit: BudgetLimit; message: string }
   /** An approval (edit, command) was still pending when maxSeconds ran out. */
@@ -79,7 +79,8 @@ export function decideRunOutcome(ending: RunEnding, iterationsLeft: number): Out
   switch (ending.kind) {
     case 'task_end': {
       const verdict = ending.verdict;
-      if (!verdict || verdict.result === 'true') return { kind: 'end', status: 'succeeded' };
+      // A run its checks verified says so (which checks, how long) wherever its reason is shown.
+      if (!verdict || verdict.result === 'true') return { kind: 'end', status: 'succeeded', ...(ending.verified ? { reason: ending.verified } : {}) };
       if (verdict.result === 'error') return { kind: 'end', status: 'failed', reason: verdict.reason };
       if (iterationsLeft > 0) {
         return {

@@ -80,6 +80,7 @@ ${choreLines(policy)}
     const { code, last, err, dir } = await run();
     assert.equal(code, 0, `${last.reason ?? ''}\n${err}`);
     assert.equal(last.status, 'succeeded');
+    assert.match(last.reason ?? '', /^verified by `node check\.js` \(\d+\.\d s\)$/);
     // The model was told which check judges its work before it started.
     assert.match(JSON.stringify(server.requests[0]?.body), /these checks run .*node check\.js/);
     // The request after the first task_end carries the check's verdict from its output.
