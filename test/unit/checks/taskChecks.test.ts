@@ -56,6 +56,8 @@ describe('workspace checks: a task that changed files ends only when they pass',
   let exits: number[] = [];
   const ran: string[] = [];
   let changed = true;
+  /** When set, a check waits for the test (or a Stop/Cancel) instead of answering at once. */
+  let hold: ((signal: AbortSignal | undefined) => Promise<CommandResult>) | undefined;
   const checks: WorkspaceChecks = { commands: ['npm test'], rounds: 2 };
   engineHooks(
     'openai',
@@ -73,8 +75,9 @@ describe('workspace checks: a task that changed files ends only when they pass',
             checks: () => checks,
             changedFiles: async () => changed,
             logger: new MemoryLogger(),
-            run: async (command): Promise<CommandResult> => {
+            run: async (command, { signal }): Promise<CommandResult> => {
               ran.push(command);
+              if (hold) return hold(signal);
               const exitCode = exits.shift() ?? 0;
               return {
                 exitCode,
@@ -92,6 +95,7 @@ describe('workspace checks: a task that changed files ends only when they pass',
   beforeEach(() => {
     ran.length = 0;
     changed = true;
+    hold = undefined;
   });
 
   const runTask = async () => {
@@ -126,5 +130,26 @@ describe('workspace checks: a task that changed files ends only when they pass',
     assert.equal(task.status, 'completed');
     assert.deepEqual(ran, []);
     assert.equal(task.finalSummary, 'Fixed it.');
+  });
+
+  it("the task's end waits for its check, and Cancel during the check kills it and ends the task cancelled", async () => {
+    let started!: (signal: AbortSignal | undefined) => void;
+    const running = new Promise<AbortSignal | undefined>((resolve) => (started = resolve));
+    const cancelled: CommandResult = { exitCode: null, output: '', truncatedChars: 0, timedOut: false, cancelled: true, durationMs: 1 };
+    hold = (signal) =>
+      new Promise<CommandResult>((resolve) => {
+        signal?.addEventListener('abort', () => resolve(cancelled), { once: true });
+        started(signal);
+      });
+    server.script([start, end, end]);
+    await h.agent.sendMessage('please fix the test');
+    const signal = await running;
+    const task = h.agent.views.snapshot().tasks[0]!;
+    assert.equal(task.status, 'running', 'not done while its check runs');
+    await h.agent.cancelTask(task.id);
+    await h.idle();
+    assert.equal(signal?.aborted, true, 'the check was told to stop');
+    assert.equal(h.agent.views.snapshot().tasks[0]?.status, 'cancelled');
+    assert.equal(server.requests.length, 2, 'no model call after the cancel');
   });
 });
