@@ -12,6 +12,8 @@
 //   group, the host's process runner); from cancelTask() to the session showing idle and the
 //   child process gone (median and p95), against the baseline of waiting for the turn to finish
 //   (what Cancel amounted to before: the command ran to its end, here a 1 s one).
+// - engine.verify_overhead: Tasklane's time around one round of a chore's `verify:` check beyond
+//   the command's own run (bench/engineVerify.ts), against that run.
 // - engine.stable_prefix_share (kind long_task): a 200-turn task with large reads across history
 //   cuts (bench/engineLongTask.ts).
 // - engine.prompt_tokens (kind task+mcp) and engine.stable_prefix_share (mcp): the same 20-turn
@@ -38,6 +40,7 @@ import { InstantModel } from '../test/fakes/instantModel';
 import { MemoryWorkspace } from '../test/fakes/memoryWorkspace';
 import { ClaimTimingLogger, emitLine, progressFor, round } from './support';
 import { longTaskPrefix } from './engineLongTask';
+import { verifyOverhead } from './engineVerify';
 
 // The first WARMUP_TASKS tasks warm the code up and are not counted: V8 keeps optimizing the turn's
 // code for about 80 turns (per-task medians 5.0, 1.7, 2.6, 2.0, then 1.5–1.7 ms from the fifth
@@ -258,6 +261,7 @@ async function main(): Promise<void> {
   await triggers.close();
   await db.close();
   await cancelLatency();
+  await verifyOverhead(root);
   await mcpPrompt();
   await longTaskPrefix(stats);
 }

@@ -116,6 +116,14 @@ export const TARGETS = [
     shown: (f) => `${ms(f.value)} (${f.ratio}× waiting), p95 ${ms(f.p95)}, ${f.notIdleAfterCancel} not idle, ${f.childrenLeftAlive} children left`,
     pass: (f) => (f.value <= 100 || f.ratio <= 0.25) && f.p95 <= 500 && f.notIdleAfterCancel === 0 && f.childrenLeftAlive === 0,
   },
+  {
+    name: 'engine.verify_overhead',
+    label: 'engine.verify_overhead',
+    target: 'median ≤ 20 ms',
+    margin: 'none',
+    shown: (f) => `${ms(f.value)} (p95 ${ms(f.p95)}; the check itself ${ms(f.baseline)}, ${f.ratio}×)`,
+    pass: (f) => f.value <= 20,
+  },
   // ext
   {
     name: 'ext.activate',

@@ -62,6 +62,7 @@ function decide(
   if (manifest.skip === 'gate') return { conclusion: 'neutral', title: 'Skipped: the actor gate refused this fire' };
   if (manifest.skip === 'budget') return { conclusion: 'neutral', title: 'Stopped: a budget across fires is reached' };
   if (manifest.status === 'awaiting_review') return { conclusion: 'action_required', title: 'Escalated: the run waits for a person' };
+  if (manifest.status === 'nothing_to_change') return { conclusion: 'neutral', title: 'Nothing to change: the run changed no file' };
   if (manifest.status !== 'succeeded') {
     const escalated = chore?.onFailure === 'escalate';
     return { conclusion: escalated ? 'action_required' : 'failure', title: `The run ended ${manifest.status}${escalated ? ' and was escalated' : ''}` };

@@ -29,7 +29,7 @@ interface Io {
   cwd: string;
 }
 
-/** `chores run <id>` on CI: exit 0 when the run succeeded or the fire was skipped, else 1. */
+/** `chores run <id>` on CI: exit 0 when the run succeeded, had nothing to change or the fire was skipped, else 1. */
 export async function runCiFire(input: {
   chore: ChoreDefinition;
   /** The chore's definition hash (skill bodies included), as `--expect-hash` and the workflow know it. */
@@ -82,7 +82,7 @@ export async function runCiFire(input: {
     ),
   );
   if (values.json) io.out(`${JSON.stringify(safe)}\n`);
-  return manifest.status === 'succeeded' || manifest.status === 'skipped' ? 0 : 1;
+  return manifest.status === 'succeeded' || manifest.status === 'nothing_to_change' || manifest.status === 'skipped' ? 0 : 1;
 }
 
 /** `chores apply --from DIR`: 0 all applied or nothing proposed, 1 something refused, 2 bad input. */

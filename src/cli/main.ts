@@ -8,7 +8,7 @@
  *   tasklane chores validate [--workspace DIR]
  *   tasklane cli digest | tasklane cli pack --out DIR
  *
- * Exit codes: 0 succeeded (or valid); 1 the run failed, ran out of budget or waits for review;
+ * Exit codes: 0 succeeded, nothing to change (or valid); 1 the run failed, its checks failed, ran out of budget or waits for review;
  * 2 invalid chores file or arguments (the message names the line).
  */
 import * as fs from 'node:fs';
@@ -51,7 +51,7 @@ first, so no process a command can read holds them in its environment (the gener
 GitHub (chores on CI): --event defaults to GITHUB_EVENT_PATH; the actor gate asks GITHUB_API_URL with
 TASKLANE_GATE_TOKEN; --out writes tasklane-result.json and tasklane.patch; apply writes with
 GITHUB_TOKEN to GITHUB_REPOSITORY.
-Exit codes: 0 succeeded (or skipped), 1 failed / budget_exhausted / awaiting_review / an output refused (apply: on a pull request),
+Exit codes: 0 succeeded / nothing_to_change (or skipped), 1 failed / checks_failed / budget_exhausted / awaiting_review / an output refused (apply: on a pull request),
 2 invalid file or arguments.
 ci verify: 0 when the workflow file is what ci github prints, 1 when it is stale.`;
 
@@ -178,7 +178,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
           ),
         );
         if (values.json) io.out(`${redactor.redact(JSON.stringify(result))}\n`);
-        return result.status === 'succeeded' ? 0 : 1;
+        return result.status === 'succeeded' || result.status === 'nothing_to_change' ? 0 : 1;
       }
       case 'apply': {
         expectArgs(rest, 0);

@@ -44,7 +44,7 @@ export const manifestSchema = z.object({
   choreId: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
   definitionHash: z.string().regex(/^[0-9a-f]{64}$/),
   /** A run status, or `skipped` when the fire never reached the model. */
-  status: z.enum(['succeeded', 'failed', 'budget_exhausted', 'awaiting_review', 'cancelled', 'missed', 'skipped']),
+  status: z.enum(['succeeded', 'failed', 'checks_failed', 'nothing_to_change', 'budget_exhausted', 'awaiting_review', 'cancelled', 'missed', 'skipped']),
   reason: z.string().nullable(),
   /** Why a fire was skipped: the event does not match, the actor gate, Tasklane's own event, a budget across fires. */
   skip: z.enum(['event', 'gate', 'self', 'budget']).nullable().default(null),

@@ -33,6 +33,10 @@ export interface CliRunResult {
   steps: Array<{ name: string; status: string; durationMs: number | null }>;
   /** Files the patch changes (empty when the run proposed no edit). */
   changedFiles: string[];
+  /** The last round of the chore's `verify:` checks; present when the chore declares checks, empty when none ran. */
+  verify?: Array<{ command: string; exitCode: number | null; durationMs: number; ok: boolean; problem?: string }>;
+  /** Rounds of checks the run used. */
+  checkRounds?: number;
 }
 
 /** A CLI engine's options (cliEngine.ts), with the chore to fire; the store is a temp folder unless given. */
@@ -86,6 +90,18 @@ export async function runChoreOnce(
         usage: run.usage,
         steps: run.steps.map((s) => ({ name: s.name, status: s.status, durationMs: s.durationMs })),
         changedFiles: changes.map((c) => c.path),
+        ...(options.chore.verify?.length
+          ? {
+              verify: (run.verify ?? []).map(({ command, exitCode, durationMs, ok, problem }) => ({
+                command,
+                exitCode,
+                durationMs,
+                ok,
+                ...(problem ? { problem } : {}),
+              })),
+              checkRounds: run.checkRounds ?? 0,
+            }
+          : {}),
       },
       // A secret the run read can sit in a context line: the patch leaves redacted too.
       patch: redactor.redact(unifiedDiff(changes)),

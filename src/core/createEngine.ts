@@ -21,7 +21,7 @@ import { emitter } from './emitter';
 import type { ChoreAdapters, CommandAdapters, EditAdapters, EngineAdapters } from './engineAdapters';
 import { buildChangeSets } from './engineChangeSets';
 import type { EngineChangeSets } from './engineChangeSets';
-import { archivedRun, buildChores } from './engineChores';
+import { archivedRun, buildChores, choreChecksPort } from './engineChores';
 import type { EngineChores } from './engineChores';
 import { createAgent } from './engine/agent';
 import type { Agent } from './engine/agent';
@@ -106,7 +106,9 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     : undefined;
   await commands?.recover();
 
-  const chores = adapters.chores && buildChores(adapters, adapters.chores, ledger, redact);
+  // A chore's `verify:` checks run through the same runner as its `commands:`; "changed files" are its task's change sets.
+  const checks = adapters.commands && choreChecksPort(adapters.commands.runner, edits?.changeSets.store);
+  const chores = adapters.chores && buildChores(adapters, adapters.chores, ledger, redact, checks);
   late.chores = chores;
   // Commands first, then edits: the order the tools have always been advertised in (a stable prefix).
   const actions: ActionDef[] = [

@@ -4,6 +4,10 @@
  * to the one redactor.
  */
 import type { Ledger } from './actions/ledger';
+import type { ChangeSetStatus } from './approval/changes/changeSet';
+import type { ChangeSetStore } from './approval/changes/changeSetStore';
+import type { CommandRunner } from './approval/commands/commandService';
+import type { ChoreChecksPort } from './chores/runChecks';
 import { ChoreRunner } from './chores/choreRunner';
 import { ChoreScheduler } from './chores/choreScheduler';
 import { ChoreRunLog, DbRunPersistence } from './chores/runLog';
@@ -25,7 +29,13 @@ export interface EngineChores {
   scheduler?: ChoreScheduler;
 }
 
-export function buildChores(adapters: EngineAdapters, options: ChoreAdapters, ledger: Ledger, redact: (text: string) => string): EngineChores {
+export function buildChores(
+  adapters: EngineAdapters,
+  options: ChoreAdapters,
+  ledger: Ledger,
+  redact: (text: string) => string,
+  checks?: ChoreChecksPort,
+): EngineChores {
   const { db, triggers, clock, logger, redactor } = adapters;
   const runLog = new ChoreRunLog(new DbRunPersistence(db, (message) => adapters.logger.error('CHORE', message)), clock);
   runLog.redact = redact;
@@ -68,9 +78,26 @@ export function buildChores(adapters: EngineAdapters, options: ChoreAdapters, le
     ...(options.runLink ? { runLink: options.runLink } : {}),
     ...(options.defaultEscalation ? { defaultEscalation: options.defaultEscalation } : {}),
     ...(options.prepare ? { prepare: options.prepare } : {}),
+    ...(checks ? { checks } : {}),
   });
   late.runner = runner;
   return { runner, runLog, spend, ...(scheduler ? { scheduler } : {}) };
+}
+
+/** Change sets that changed (or will change) the workspace; rejected, stale and reverted ones did not. */
+const CHANGED: ReadonlySet<ChangeSetStatus> = new Set(['pending', 'approved', 'applied', 'partially_applied']);
+
+/**
+ * What a chore's checks run on (chores/runChecks.ts): the host's command runner, the sealed one
+ * its `commands:` use, and the task's change sets to tell whether it changed a file at all. A
+ * pending set counts: a proposal awaiting review is a change the task made (the checks then see
+ * the folder without it, which the docs say; headless every proposal is in the overlay).
+ */
+export function choreChecksPort(runner: CommandRunner, changeSets: Pick<ChangeSetStore, 'list'> | undefined): ChoreChecksPort {
+  return {
+    run: (command, options) => runner.runCommand(command, options),
+    changedFiles: async (taskId) => (changeSets ? (await changeSets.list({ taskId })).some((set) => CHANGED.has(set.status)) : false),
+  };
 }
 
 /**

@@ -27,7 +27,7 @@ export interface AttentionSummary {
 }
 
 /** Chore run endings that escalate to the person (the notification, not the count: nothing waits). */
-const ESCALATING = new Set(['failed', 'budget_exhausted', 'awaiting_review']);
+const ESCALATING = new Set(['failed', 'checks_failed', 'budget_exhausted', 'awaiting_review']);
 
 /**
  * What needs the person, kept from the change events the host already receives (task changes,

@@ -174,6 +174,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
       part((s) => s.mcp),
       dialogs,
     ),
+    vscode.commands.registerCommand('tasklane.enableWorkspaceChecks', async () => (await part((s) => s.checks)).enable(dialogs)),
     registerMemoryReview(
       part((s) => s.agent),
       dialogs,

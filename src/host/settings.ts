@@ -111,6 +111,16 @@ export class TasklaneSettings implements vscode.Disposable {
     return { autoApproveEdits: this.userOnly<unknown>('tasklane.approval.autoApproveEdits', false) === true };
   }
 
+  /** The person's own checks for tasks (`tasklane.checks.*`, user scope only). */
+  checks(): { commands: string[]; rounds?: number } {
+    const commands = this.userOnly<unknown>('tasklane.checks.commands', []);
+    const rounds = this.userOnly<unknown>('tasklane.checks.rounds', 3);
+    return {
+      commands: Array.isArray(commands) ? commands.filter((v): v is string => typeof v === 'string') : [],
+      ...(typeof rounds === 'number' && Number.isFinite(rounds) ? { rounds: Math.max(1, Math.round(rounds)) } : {}),
+    };
+  }
+
   allowedCommands(): string[] {
     const value = this.userOnly<unknown>('tasklane.approval.allowedCommands', []);
     return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];

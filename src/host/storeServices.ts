@@ -27,6 +27,10 @@ import { CommandExecutionHost, combineApprovalSections, vscodeCommandRunner } fr
 import type { OwnedApprovalSection } from './execution/commandHost';
 import { McpHost } from './mcp/mcpHost';
 import { importersOf } from './codeIntel/importers';
+import { WorkspaceChecksHost } from './workspaceChecksHost';
+import { taskChecksHook } from '../core/checks/taskChecks';
+import { choreChecksPort } from '../core/engineChores';
+import type { ChangeSetStore } from '../core/approval/changes/changeSetStore';
 import { VsCodeCodeIntel } from './codeIntel/vscodeCodeIntel';
 import { ReadOnlyGit } from '../core/git/readOnlyGit';
 import type { Planner } from '../core/planner/planner';
@@ -72,6 +76,8 @@ export interface StoreServices extends vscode.Disposable {
   chores: ChoreHost;
   /** MCP servers (mcp.json and the user's own), their consent and tools. */
   mcp: McpHost;
+  /** The workspace's checks for tasks (the person's settings, or a consented `.tasklane/checks.json`). */
+  checks: WorkspaceChecksHost;
   /** Change sets and command approvals as one sidebar list (oldest first). */
   approvals: OwnedApprovalSection;
   /** Who `tasklane.approve` / `tasklane.reject` ask, in order. */
@@ -139,6 +145,19 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   const approvalOwners: Array<OwnedApprovalSection & ApprovalOwner> = [];
   const late: { chores?: ChoreHost; agent?: Agent; runLog?: ChoreRunLog } = {};
   const git = folder && root.scheme === 'file' ? new ReadOnlyGit(root.fsPath) : undefined;
+  const commandRunner = vscodeCommandRunner(() => folder?.uri.fsPath ?? storageDir, settings);
+  // The workspace's checks judge a task that changed files at task_end (core/checks/taskChecks.ts).
+  const checks = new WorkspaceChecksHost({
+    root: folder?.uri,
+    userChecks: () => settings.checks(),
+    consent: new ConsentStore(env.consent, () => clock.now()),
+    trusted,
+    logger,
+  });
+  await checks.load();
+  const lateStore: { changes?: ChangeSetStore } = {};
+  // The change sets exist once the engine does; a task ends long after.
+  const checksPort = choreChecksPort(commandRunner, { list: (filter) => lateStore.changes?.list(filter) ?? Promise.resolve([]) });
   const engine = await createEngine({
     db,
     triggers,
@@ -150,7 +169,9 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     redactor: env.redactor,
     workspace,
     skillDirs,
-    workspaceRules: () => workspace.readFile('AGENTS.md').catch(() => undefined),
+    // AGENTS.md, then the checks in force: the model knows before it starts what will judge its work.
+    workspaceRules: async () => [await workspace.readFile('AGENTS.md').catch(() => undefined), checks.rule()].filter(Boolean).join('\n\n') || undefined,
+    taskHooks: [taskChecksHook({ checks: () => checks.checks(), run: checksPort.run, changedFiles: checksPort.changedFiles, logger })],
     // Listed in the prompts and accepted by task_start: the sets of the MCP servers that may run now.
     grantableSets: () => mcp.servers.grantableSets(),
     // The language servers' answers, for a folder on the local disk (its reads are the guard the actions use).
@@ -190,7 +211,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
       blocked: () => (trusted() ? undefined : EDITS_RESTRICTED),
     },
     commands: {
-      runner: vscodeCommandRunner(() => folder?.uri.fsPath ?? storageDir, settings),
+      runner: commandRunner,
       gate: { allowedCommands: () => settings.allowedCommands(), trusted },
       mcp: mcp.servers,
     },
@@ -206,6 +227,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     },
   });
   const { agent, commands: commandService, changeSets: engineChangeSets } = engine;
+  lateStore.changes = engineChangeSets.store;
   late.agent = agent;
   late.runLog = engine.chores.runLog;
   const changeSets = new ApprovalService({
@@ -266,6 +288,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     commands,
     chores,
     mcp,
+    checks,
     approvals: combineApprovalSections(changeSets, commands),
     approvalOwners,
     surface: () => describeEngine(engine),
@@ -275,6 +298,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
       for (const subscription of subscriptions) subscription.dispose();
       chores.dispose();
       mcp.dispose();
+      checks.dispose();
       changeSets.dispose();
       commands.dispose();
       engine.shutdown().catch((error) => logger.error('STORE', 'Closing the store failed', error));

@@ -35,6 +35,10 @@ export interface ChartModel {
 const outcomeOf: Record<string, ChartOutcome> = {
   succeeded: 'succeeded',
   failed: 'failed',
+  // The chart's colours stay few: the run's reason (in the label) says which check failed, or that
+  // nothing changed.
+  checks_failed: 'failed',
+  nothing_to_change: 'succeeded',
   budget_exhausted: 'budget',
   awaiting_review: 'review',
   skipped: 'not_run',

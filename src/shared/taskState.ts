@@ -77,8 +77,10 @@ export function choreRunState(status: string): TaskStateWord | undefined {
     case 'awaiting_review':
       return 'waiting for you';
     case 'succeeded':
+    case 'nothing_to_change':
       return 'done';
     case 'failed':
+    case 'checks_failed':
       return 'failed';
     case 'cancelled':
       return 'cancelled';

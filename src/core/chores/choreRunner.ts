@@ -35,6 +35,7 @@ import type { ChoreDefinition } from './types';
 import type { ChoreFireContext } from './fireContext';
 import type { ChoreAgentPort, ChoreRunnerOptions } from './choreRunnerOptions';
 import { acceptedAsOutput, jsonInProse, terminalAnswer } from './turnEndings';
+import { checkedEnding, judgeRunChecks, recordedChecksFailure } from './runChecks';
 
 export type { ChoreAgentPort, ChoreRunnerOptions } from './choreRunnerOptions';
 
@@ -236,23 +237,33 @@ export class ChoreRunner implements TaskHooks {
   async beforeTaskEnd(
     task: TaskRecord,
     result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> },
+    signal?: AbortSignal,
   ): Promise<string | undefined> {
     const run = this.runOf(task);
     const entry = run && this.chores.get(run.choreId);
-    if (!run || !entry?.success || run.status !== 'running' || result.status !== 'completed') return undefined;
+    if (!run || !entry || run.status !== 'running' || result.status !== 'completed') return undefined;
     const output = finalOutput(result.output, result.summary);
     // An honest give-up ends the run (onTask reads it from the task's output): never re-prompted.
     if (terminalAnswer(output, entry.def.terminalStatuses)) return undefined;
     const live = this.live.of(run);
-    const verdict = await evaluateSuccess(entry.success, output);
-    // One more turn at most per run (README: "one more turn"), not one per iteration left.
-    const decision = decideRunOutcome({ kind: 'task_end', verdict }, live.reprompted ? 0 : live.budget.iterationsLeft());
-    if (decision.kind === 'continue') {
-      live.reprompted = true;
-      this.options.logger.info('CHORE', `run ${run.runId}: successWhen not met; one more turn`);
-      return decision.message;
+    if (entry.success) {
+      const verdict = await evaluateSuccess(entry.success, output);
+      // One more turn at most per run (README: "one more turn"), not one per iteration left.
+      const decision = decideRunOutcome({ kind: 'task_end', verdict }, live.reprompted ? 0 : live.budget.iterationsLeft());
+      if (decision.kind === 'continue') {
+        live.reprompted = true;
+        this.options.logger.info('CHORE', `run ${run.runId}: successWhen not met; one more turn`);
+        return decision.message;
+      }
+      live.verdict = verdict;
+      // An output successWhen refuses fails the run whatever the checks say: no need to run them.
+      if (verdict.result !== 'true') return undefined;
     }
-    live.verdict = verdict;
+    // Only the run's own task is checked: a task it started ends into it, it does not end the run.
+    if (run.taskId !== task.id) return undefined;
+    const checked = await judgeRunChecks(this.options, entry.def, run, task.id, signal);
+    if (checked?.kind === 'retry') return checked.message;
+    if (checked) live.checked = checked;
     return undefined;
   }
 
@@ -332,7 +343,7 @@ export class ChoreRunner implements TaskHooks {
     if (!ending) {
       const success = this.chores.get(run.choreId)?.success;
       const verdict = live?.verdict ?? (success ? await evaluateSuccess(success, finalOutput(task.output, task.finalSummary)) : undefined);
-      ending = { kind: 'task_end', ...(verdict ? { verdict } : {}) };
+      ending = checkedEnding(live?.checked, recordedChecksFailure(this.chore(run.choreId), run), verdict);
     }
     // A paused chore task has nobody to press Continue: stop it.
     await this.endRun(run, ending, task.paused);

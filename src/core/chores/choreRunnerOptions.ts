@@ -4,6 +4,7 @@ import type { TriggerStore } from '../store/types';
 import type { FailurePolicyDeps } from './failurePolicy';
 import type { ReviewNoticeDeps } from './reviewNotice';
 import type { RunGateDeps } from './runGates';
+import type { ChoreChecksPort } from './runChecks';
 import type { ChoreRunLog } from './runLog';
 import type { ChoreDefinition } from './types';
 
@@ -34,4 +35,6 @@ export interface ChoreRunnerOptions extends RunGateDeps, FailurePolicyDeps, Revi
    * throw fails the run with that error before any model call: it never runs on without it.
    */
   prepare?: (chore: ChoreDefinition) => Promise<void>;
+  /** Runs a chore's `verify:` checks (runChecks.ts); without it a chore that declares checks ends `checks_failed`. */
+  checks?: ChoreChecksPort;
 }

@@ -2,6 +2,8 @@ import { Cron } from 'croner';
 import * as z from 'zod';
 import { isGrantableSet, unknownSetMessage } from '../actions/actionSets';
 import { declaredCommandProblem } from '../approval/commands/commandLine';
+import { checkRoundLimits } from '../checks/checkRun';
+import { verifyKeys, verifyProblems } from './verifySchema';
 import { choreMcpProblems, choreMcpSchema, normalizeChoreMcp } from './choreMcp';
 import { compileExpression } from './expressions';
 import type { ChoreBudget, ChoreDefinition, EscalationChannels } from './types';
@@ -166,6 +168,7 @@ export const choreSpecSchema = z
     actionSets: z.array(nonEmpty('actionSets entry').refine(isGrantableSet, { error: (issue) => unknownSetMessage(String(issue.input)) })).optional(),
     skills: z.array(nonEmpty('skills entry')).optional(),
     commands: z.array(nonEmpty('commands entry')).optional(),
+    ...verifyKeys,
     unsafe: z.boolean({ error: 'unsafe must be true or false' }).optional(),
     mcp: choreMcpSchema.optional(),
     budget: budgetSchema.optional(),
@@ -201,6 +204,7 @@ export const choreSpecSchema = z
       const problem = declaredCommandProblem(line, c.unsafe === true);
       if (problem) ctx.addIssue({ code: 'custom', path: ['commands', index], message: `commands: "${line}" cannot be declared: ${problem}` });
     }
+    for (const problem of verifyProblems(c)) ctx.addIssue({ code: 'custom', ...problem });
     for (const [server, declared] of Object.entries(c.mcp ?? {}))
       for (const problem of choreMcpProblems(server, declared))
         ctx.addIssue({ code: 'custom', path: ['mcp', server, ...problem.path], message: problem.message });
@@ -275,6 +279,12 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
     skills: spec.skills ?? [],
     // Present only when declared, so the consent hashes of chores without them are unchanged.
     ...(spec.commands?.length ? { commands: [...new Set(spec.commands.map((c) => c.trim()))] } : {}),
+    ...(spec.verify?.length
+      ? {
+          verify: [...new Set(spec.verify.map((c) => c.trim()))],
+          verifyRounds: clamp(['verifyRounds'], spec.verifyRounds, checkRoundLimits.default, checkRoundLimits.cap, 'rounds'),
+        }
+      : {}),
     ...(spec.unsafe ? { unsafe: true as const } : {}),
     ...(spec.mcp && Object.keys(spec.mcp).length ? { mcp: normalizeChoreMcp(spec.mcp) } : {}),
     budget,

@@ -11,6 +11,8 @@ const keyOrder = [
   'prompt',
   'actionSets',
   'commands',
+  'verify',
+  'verifyRounds',
   'unsafe',
   'mcp',
   'skills',
@@ -28,7 +30,7 @@ const keyOrder = [
   'outputs',
 ];
 /** Small maps that read best on one line, as in the documented example. */
-const flowKeys = new Set(['budget', 'actionSets', 'commands', 'skills', 'task', 'webhook', 'slack', 'email', 'actors']);
+const flowKeys = new Set(['budget', 'actionSets', 'commands', 'verify', 'skills', 'task', 'webhook', 'slack', 'email', 'actors']);
 
 /**
  * One chore as a YAML list entry (`- id: …`, indented for a place under `chores:` at column 0).

@@ -6,6 +6,7 @@
  * shows the same spec, so the two cannot drift; it lives apart from both so neither imports the
  * other.
  */
+import { checksInstruction } from '../checks/checkRun';
 import { describeFireContext } from './fireContext';
 import type { ChoreFireContext } from './fireContext';
 import type { ChoreRunCause } from './runLog';
@@ -39,6 +40,8 @@ export function choreInstruction(
             .join(', ')}. Any other tool of those servers is refused.`,
         ]
       : []),
+    // Told before it starts which checks judge its work (issue 43), not only when one fails.
+    ...(chore.verify?.length ? [checksInstruction(chore.verify, chore.verifyRounds ?? 1)] : []),
     chore.successWhen
       ? `When finished call task_end with \`output\`: a JSON object; the run succeeds when the JSONata expression ${chore.successWhen} is true for it.`
       : 'When finished call task_end with a short summary and, if useful, an `output` JSON object.',

@@ -6,6 +6,7 @@ import type { Clock } from '../ports';
 import { ChoreRunBudget } from './runBudget';
 import type { BudgetCheck } from './runBudget';
 import type { SuccessVerdict } from './expressions';
+import type { ChecksVerdict } from './runChecks';
 import type { ChoreRunLog, ChoreRunRecord } from './runLog';
 import type { ChoreDefinition } from './types';
 
@@ -23,6 +24,8 @@ export interface LiveRun {
    */
   nudged?: boolean;
   reprompted?: boolean;
+  /** How the chore's checks judged the task's end (runChecks.ts), once they ran or found nothing to check. */
+  checked?: ChecksVerdict;
   /** The last JSON object the agent wrote in prose that the chore can judge (turnEndings.ts). */
   proseOutput?: Record<string, unknown>;
   steps: Map<string, number>;

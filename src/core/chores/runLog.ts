@@ -4,6 +4,7 @@ import { decodeRows } from '../store/decodeRow';
 import { CHORE_RUNS_KEPT_HOT } from '../store/archiveRules';
 import type { DurableDb } from '../store/types';
 import { decodeRun } from './runRows';
+import type { CheckResult } from '../checks/checkRun';
 import type { ChoreUsageTotals } from './runBudget';
 import type { ChoreRunStatus } from './runPolicy';
 import type { ChoreFireContext } from './fireContext';
@@ -156,6 +157,14 @@ export class ChoreRunLog {
   activeForTask(taskId: string): ChoreRunRecord | undefined {
     for (const run of this.runs.values()) if (run.taskId === taskId && run.status === 'running') return run;
     return undefined;
+  }
+
+  /** Records a round of the run's checks, durably: the count bounds the rounds across a reload. */
+  async recordChecks(runId: string, results: readonly CheckResult[], round: number): Promise<void> {
+    const run = this.require(runId);
+    run.verify = results.map((r) => ({ ...r, tail: clip(this.redact(r.tail)), ...(r.problem ? { problem: this.redact(r.problem) } : {}) }));
+    run.checkRounds = round;
+    await this.write(run, true);
   }
 
   updateUsage(runId: string, usage: ChoreUsageTotals): void {

@@ -13,19 +13,36 @@ import type { ChoreDefinition, ConcurrencyPolicy } from './types';
  * Status of an occurrence in a chore's history. `skipped` is a fire that was not run on purpose
  * (concurrency, queue limit, disabled, paused, untrusted, drift: skip); `missed` is a scheduled
  * occurrence that passed while VS Code was closed and the drift policy does not replay.
+ * `checks_failed`: the chore's `verify:` checks still failed after its rounds; `nothing_to_change`:
+ * a chore with checks ended well without changing a file, so there was nothing to check.
  */
-export const CHORE_RUN_STATUSES = ['running', 'succeeded', 'failed', 'budget_exhausted', 'awaiting_review', 'cancelled', 'skipped', 'missed'] as const;
+export const CHORE_RUN_STATUSES = [
+  'running',
+  'succeeded',
+  'failed',
+  'checks_failed',
+  'nothing_to_change',
+  'budget_exhausted',
+  'awaiting_review',
+  'cancelled',
+  'skipped',
+  'missed',
+] as const;
 export type ChoreRunStatus = (typeof CHORE_RUN_STATUSES)[number];
 
 /** How a run's last turn ended, as the runner observed it. */
 export type RunEnding =
   /** The agent called task_end; `verdict` is undefined when the chore has no successWhen. */
-  | { kind: 'task_end'; verdict?: SuccessVerdict }
+  | { kind: 'task_end'; verdict?: SuccessVerdict; verified?: string }
   | { kind: 'error'; message: string }
   | { kind: 'budget_exhausted'; limit: BudgetLimit; message: string }
   /** An approval (edit, command) was still pending when maxSeconds ran out. */
   | { kind: 'approval_timeout'; pendingApprovals: number }
   | { kind: 'cancelled'; reason: string }
+  /** The chore's checks (`verify:`) still failed after its last round; `failed` says which and how. */
+  | { kind: 'checks_failed'; failed: string }
+  /** A chore with checks ended well and changed no file: nothing was checked, nothing is proposed. */
+  | { kind: 'nothing_to_change' }
   /** The agent's output gave up (`status: needs_human`, turnEndings.ts): failed, never retried. */
   | { kind: 'gave_up'; answer: string; cause?: string };
 
@@ -42,7 +59,9 @@ export function stoppedTaskEnding(
   if (task.paused)
     return task.pauseReason === 'budget'
       ? { kind: 'budget_exhausted', limit: 'iterations', message: "the task reached the extension's per-task budget (tasklane.budget.*)" }
-      : { kind: 'error', message: 'the model failed repeatedly; the task was stopped (see the log)' };
+      : task.pauseReason === 'stopped'
+        ? { kind: 'cancelled', reason: 'stopped by you (Stop)' }
+        : { kind: 'error', message: 'the model failed repeatedly; the task was stopped (see the log)' };
   if (task.status === 'cancelled') return { kind: 'cancelled', reason: task.finalSummary ?? 'cancelled' };
   if (task.status === 'error') return { kind: 'error', message: task.finalSummary ?? 'the task ended with an error' };
   return undefined;
@@ -60,7 +79,8 @@ export function decideRunOutcome(ending: RunEnding, iterationsLeft: number): Out
   switch (ending.kind) {
     case 'task_end': {
       const verdict = ending.verdict;
-      if (!verdict || verdict.result === 'true') return { kind: 'end', status: 'succeeded' };
+      // A run its checks verified says so (which checks, how long) wherever its reason is shown.
+      if (!verdict || verdict.result === 'true') return { kind: 'end', status: 'succeeded', ...(ending.verified ? { reason: ending.verified } : {}) };
       if (verdict.result === 'error') return { kind: 'end', status: 'failed', reason: verdict.reason };
       if (iterationsLeft > 0) {
         return {
@@ -82,6 +102,10 @@ export function decideRunOutcome(ending: RunEnding, iterationsLeft: number): Out
       };
     case 'cancelled':
       return { kind: 'end', status: 'cancelled', reason: ending.reason };
+    case 'checks_failed':
+      return { kind: 'end', status: 'checks_failed', reason: ending.failed };
+    case 'nothing_to_change':
+      return { kind: 'end', status: 'nothing_to_change', reason: 'the run changed no file, so its checks did not run' };
     case 'gave_up':
       return { kind: 'end', status: 'failed', reason: `the agent answered ${ending.answer}${ending.cause ? `: ${ending.cause}` : ''}; a person needs to act` };
   }
@@ -102,7 +126,8 @@ export function decideFailureAction(
   attempt: number,
   retryable = true,
 ): FailureAction {
-  if (status === 'succeeded' || status === 'cancelled' || status === 'running' || status === 'skipped' || status === 'missed') return { kind: 'none' };
+  if (status === 'succeeded' || status === 'nothing_to_change' || status === 'cancelled' || status === 'running' || status === 'skipped' || status === 'missed')
+    return { kind: 'none' };
   const fallback: FailureAction = chore.escalate ? { kind: 'escalate' } : { kind: 'silent' };
   switch (chore.onFailure) {
     case 'silent':
@@ -110,7 +135,8 @@ export function decideFailureAction(
     case 'escalate':
       return { kind: 'escalate' };
     case 'retry':
-      if (status === 'failed' && retryable && attempt < chore.maxRetries) {
+      // A fresh attempt may fix what the rounds of checks did not: checks_failed retries like failed.
+      if ((status === 'failed' || status === 'checks_failed') && retryable && attempt < chore.maxRetries) {
         return { kind: 'retry', attempt: attempt + 1, delayMs: chore.retryDelaySeconds * 1000 * 2 ** attempt };
       }
       // awaiting_review is not retried either: the proposals already wait for a person.

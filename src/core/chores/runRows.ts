@@ -8,6 +8,7 @@ import { CHORE_RUN_CAUSES } from '../engine/triggerPayloads';
 import { decodeRow } from '../store/decodeRow';
 import type { SqlValue } from '../store/types';
 import type { ChoreRunCause } from '../engine/triggerPayloads';
+import type { CheckResult } from '../checks/checkRun';
 import type { ChoreFireContext } from './fireContext';
 import type { ChoreUsageTotals } from './runBudget';
 import type { ChoreRunStatus } from './runPolicy';
@@ -49,6 +50,10 @@ export interface ChoreRunRecord {
   taskId?: string;
   /** What triggered the fire (kept so a retry tells the model the same context). */
   context?: ChoreFireContext;
+  /** The last round of the chore's `verify:` checks (core/checks/checkRun.ts); absent while none ran. */
+  verify?: CheckResult[];
+  /** Rounds of checks run so far: a reload resumes the count, so the rounds stay bounded. */
+  checkRounds?: number;
 }
 
 const count = z.number().finite().nonnegative();
@@ -87,6 +92,19 @@ const runSchema = z.looseObject({
     .default(() => ({ iterations: 0, elapsedMs: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 })),
   steps: z.array(step).default([]),
   taskId: z.string().optional(),
+  verify: z
+    .array(
+      z.looseObject({
+        command: z.string(),
+        exitCode: z.number().nullable(),
+        durationMs: count,
+        ok: z.boolean(),
+        problem: z.string().optional(),
+        tail: z.string().default(''),
+      }),
+    )
+    .optional(),
+  checkRounds: count.optional(),
 });
 
 /** A `chore_runs` row's data; throws DurableRowError naming the run and the field. */

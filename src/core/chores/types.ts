@@ -109,6 +109,14 @@ export interface ChoreDefinition {
    * absent when none is declared. Any other command asks in VS Code and is refused headless.
    */
   commands?: string[];
+  /**
+   * The checks that judge a run that changed files (chores.yaml `verify:`): exact command lines,
+   * same grammar and sealed runner as `commands:`, run in order when the task calls task_end
+   * (core/checks/checkRun.ts). Part of what Enable shows and of the consent hash; absent when none.
+   */
+  verify?: string[];
+  /** Rounds of checks before the run ends `checks_failed` (default 3, cap 10); present with `verify`. */
+  verifyRounds?: number;
   /** `unsafe: true`: declared escape hatches (`npx`, `node -e`, `git push`…) are allowed. */
   unsafe?: true;
   /**

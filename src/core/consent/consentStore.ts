@@ -9,7 +9,7 @@
  */
 
 /** What kind of shipped automation a consent is for. New kinds (e.g. `mcpServer`) just add a name. */
-export type ConsentKind = 'chore' | 'mcpServer';
+export type ConsentKind = 'chore' | 'mcpServer' | 'checks';
 
 /** Where one item stands: `given` only when the stored consent is for exactly this definition. */
 export type ConsentStatus = 'given' | 'needed';

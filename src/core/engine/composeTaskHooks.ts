@@ -51,9 +51,9 @@ export function composeTaskHooks(providers: readonly TaskHooks[]): TaskHooks | u
   }
   const enders = having('beforeTaskEnd');
   if (enders.length) {
-    hooks.beforeTaskEnd = async (task, result) => {
+    hooks.beforeTaskEnd = async (task, result, signal) => {
       for (const p of enders) {
-        const message = await p.beforeTaskEnd?.(task, result);
+        const message = await p.beforeTaskEnd?.(task, result, signal);
         if (message) return message;
       }
       return undefined;

@@ -28,9 +28,17 @@ export interface TaskHooks {
   modelCalled?(task: TaskRecord, usage: Usage, costUsd: number, costEstimated?: boolean): void;
   /**
    * Before a task ends through task_end. A returned message keeps the task running: it is added
-   * as a user message and one more turn is queued (e.g. the chore's success condition was not met).
+   * as a user message and one more turn is queued (e.g. the chore's success condition was not met,
+   * or its checks failed). `signal` is the turn's: Stop and Cancel abort it, so work the hook does
+   * (a check's process) ends with the turn; whatever it returns then, the task is not ended here.
+   * `{ kind: 'end', result }` ends the task with that result instead of the model's (the
+   * workspace's checks: done with what checked it, or failed saying which check failed).
    */
-  beforeTaskEnd?(task: TaskRecord, result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> }): Promise<string | undefined>;
+  beforeTaskEnd?(
+    task: TaskRecord,
+    result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> },
+    signal?: AbortSignal,
+  ): Promise<string | TaskEndOverride | undefined>;
   /**
    * A turn of a task ended without task_end, with only text or a question for the user. Nobody
    * answers an unattended task, so its supervisor says what happens instead of the default (the
@@ -44,6 +52,9 @@ export interface TaskHooks {
 /** What a supervisor does with a turn that ended without task_end (see {@link TaskHooks.turnWithoutEnd}). */
 export type TurnWithoutEnd =
   { kind: 'nudge'; message: string } | { kind: 'end'; result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> } };
+
+/** A supervisor's end of a task in place of the one the model asked for (see {@link TaskHooks.beforeTaskEnd}). */
+export type TaskEndOverride = { kind: 'end'; result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> } };
 
 /** Thrown inside a turn when the guard stops the task; react() ends the task with its message. */
 export class TaskStopped extends Error {

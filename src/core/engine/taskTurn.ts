@@ -3,6 +3,7 @@
  * from the event stream + a small status tail, the pipeline, then finalize (end, ask, wait,
  * approval, or queue the continuation).
  */
+import { throwIfStopped } from './stopping';
 import type { ModelError } from '../model/types';
 import { historyFromEvents, taskRequest } from '../prompts/requestBuilder';
 import { renderSummary, summarizeDropped } from './historySummary';
@@ -158,11 +159,17 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, options: Tas
     `${task.id} turn ${task.turns}: ${result.actionsRun} action(s), ${describeTokens(result.usage)}, ${costText(result.cost, result.costEstimated, 4)}`,
   );
   // Cancelled (or ended) while the turn ran: the task is over, so finalize queues nothing.
-  if (task.status === 'running' && !signal.aborted) await finalizeTaskTurn(env, task, result, options);
+  if (task.status === 'running' && !signal.aborted) await finalizeTaskTurn(env, task, result, options, signal);
   else env.state.saveTask(task);
 }
 
-async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaited<ReturnType<typeof runPipeline>>, options: TaskTurnOptions): Promise<void> {
+async function finalizeTaskTurn(
+  env: EngineEnv,
+  task: TaskRecord,
+  result: Awaited<ReturnType<typeof runPipeline>>,
+  options: TaskTurnOptions,
+  signal: AbortSignal,
+): Promise<void> {
   const fx = result.effects;
   const keyBase = options.keyBase;
   const inputs = env.state.sessions.get(task.sessionId)?.inputs ?? 0;
@@ -205,9 +212,13 @@ async function finalizeTaskTurn(env: EngineEnv, task: TaskRecord, result: Awaite
     await createTask(env, { ...spec, source: `successor:${task.id}`, fromSessionId: task.sessionId, ...successorPolicy(task, spec.actionSets) });
   }
   if (fx.ended) {
-    const again = await env.hooks?.beforeTaskEnd?.(task, fx.ended);
-    if (!again) {
-      await endTask(env, task, { ...fx.ended, arrivedDuring });
+    const again = await env.hooks?.beforeTaskEnd?.(task, fx.ended, signal);
+    // Cancelled while the hook ran (a check): the task is ended already. Stopped: the turn ends
+    // as stopped (react pauses the task; Continue asks for task_end again, so the checks rerun).
+    if (task.status !== 'running') return;
+    throwIfStopped(signal);
+    if (typeof again !== 'string') {
+      await endTask(env, task, { ...(again?.result ?? fx.ended), arrivedDuring });
       return;
     }
     // Written for the model (why the task goes on): not a row in the person's thread.

@@ -32,6 +32,9 @@ export const USER_ONLY_SETTINGS = [
   // The planner spends on the person's model: a repository must not switch it on or raise its cap.
   'tasklane.planner.enabled',
   'tasklane.planner.maxCostUsdPerDay',
+  // The checks that judge a task run without a card: a repository proposes them in checks.json instead.
+  'tasklane.checks.commands',
+  'tasklane.checks.rounds',
 ] as const;
 
 export type UserOnlySetting = (typeof USER_ONLY_SETTINGS)[number];

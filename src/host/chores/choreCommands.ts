@@ -206,6 +206,9 @@ export function enableDetail(chore: ChoreDefinition, review: ChoreReview): strin
     ),
     `Action sets: ${review.actionSets.join(', ')} (edits and commands still ask for approval)`,
     ...(chore.commands?.length ? [`Commands it runs without asking: ${chore.commands.join(', ')}`] : []),
+    ...(chore.verify?.length
+      ? [`Checks it runs without asking when its task ends after changing files (${chore.verifyRounds} rounds at most): ${chore.verify.join(', ')}`]
+      : []),
     ...(review.mcp?.length
       ? [`MCP servers it starts and the only tools it may call, without asking:\n${review.mcp.map((line) => `- ${line}`).join('\n')}`]
       : []),

@@ -10,13 +10,12 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runCli } from '../../../src/cli/main';
+import { choreLines, runChoreJson } from '../../support/cliRun';
 import { startHttpReceiver } from '../../fixtures/escalationServers';
 import type { HttpReceiver } from '../../fixtures/escalationServers';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 
-const root = path.resolve(__dirname, '../../..');
 const end = (output: Record<string, unknown>) => ({ toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done', output } }] });
 
 describe('cli: chore runs end honestly whatever way the model ends its turn', function () {
@@ -53,32 +52,15 @@ describe('cli: chore runs end honestly whatever way the model ends its turn', fu
     prompt: Look for new issues.
     onFailure: escalate
     escalate: { webhook: { urlSecret: ops-hook } }
-${policy
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => `    ${l}`)
-  .join('\n')}
+${choreLines(policy)}
 `,
     );
     execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
-    let out = '';
-    let err = '';
-    const env = {
-      TASKLANE_MODEL_PROVIDER: 'openai-compatible',
-      TASKLANE_MODEL_BASE_URL: server.openaiBaseUrl,
-      TASKLANE_MODEL_ID: 'gpt-5-mini',
-      OPENAI_API_KEY: 'test-key',
+    const { code, last, err, ms } = await runChoreJson<{ status: string; reason: string | null; runId: string }>(server, dir, 'triage', {
       TASKLANE_SECRET_OPS_HOOK: `${receiver.baseUrl}/hook`,
-    };
-    const started = Date.now();
-    const code = await runCli(
-      ['chores', 'run', 'triage', '--workspace', dir, '--json'],
-      { out: (t) => (out += t), err: (t) => (err += t), env, cwd: root },
-      { skillsDir: path.join(root, 'skills') },
-    );
-    const ms = Date.now() - started;
+    });
     assert.doesNotMatch(err, /store is closed|listener failed/i, 'nothing ran after the store closed');
-    return { code, last: JSON.parse(out.trim().split('\n').pop() ?? '') as { status: string; reason: string | null; runId: string }, err, ms };
+    return { code, last, err, ms };
   }
 
   it('a final JSON in prose: nudged once, then judged by successWhen and succeeds at once', async () => {

@@ -37,6 +37,8 @@ const hostile: Record<UserOnlySetting, { workspace: unknown; user: unknown }> = 
   'tasklane.model.prices': { workspace: { '*': { input: 0, output: 0 } }, user: { 'llama*': { input: 0, output: 0 } } },
   'tasklane.planner.enabled': { workspace: true, user: false },
   'tasklane.planner.maxCostUsdPerDay': { workspace: 1e12, user: 0.1 },
+  'tasklane.checks.commands': { workspace: ['node scripts/exfiltrate.js'], user: ['npm test'] },
+  'tasklane.checks.rounds': { workspace: 10, user: 2 },
 };
 
 describe('settings a repository cannot set', () => {

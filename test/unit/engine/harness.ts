@@ -48,6 +48,8 @@ export interface HarnessOptions {
   planner?: EngineAdapters['planner'];
   /** The chores part's host side (`Harness.engine.chores`). */
   chores?: EngineAdapters['chores'];
+  /** Supervisors of every task besides the chore runner (the workspace's checks). */
+  taskHooks?: EngineAdapters['taskHooks'];
   /** Reuse a storage dir (restart). */
   dir?: string;
   clock?: FakeClock;
@@ -140,6 +142,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.grantableSets ? { grantableSets: options.grantableSets } : {}),
     ...(options.planner ? { planner: options.planner } : {}),
     ...(options.chores ? { chores: options.chores } : {}),
+    ...(options.taskHooks ? { taskHooks: options.taskHooks } : {}),
   });
   const { agent } = engine;
   const changes: AgentChange[] = [];

@@ -90,4 +90,20 @@ describe('chore history chart model', function () {
     assert.equal(model.bars[0].runId, 'r19');
     assert.equal(choreChartModel([], t0).summary, 'No runs yet.');
   });
+
+  it('checks_failed reads as failed and nothing_to_change as succeeded, each with its reason', function () {
+    const model = choreChartModel(
+      [
+        { ...run('b', 'nothing_to_change', 3, 0.001, 1), reason: 'the run changed no file, so its checks did not run' },
+        { ...run('a', 'checks_failed', 30, 0.01, 2), reason: '`npm test` exited 1 after 3 rounds of checks' },
+      ],
+      t0,
+    );
+    assert.deepEqual(
+      model.bars.map((b) => b.outcome),
+      ['failed', 'succeeded'],
+    );
+    assert.match(model.bars[0].label, /^failed, .*: `npm test` exited 1 after 3 rounds of checks$/);
+    assert.match(model.bars[1].label, /^succeeded, .*: the run changed no file/);
+  });
 });
