@@ -1,12 +1,16 @@
 /**
  * The check run of one CI fire (`Tasklane · <chore>`): its conclusion and a summary that says
- * what happened even when nothing did. Its last line is the machine-readable fire record the
- * next fire's budget reads (fireBudget.ts).
+ * what happened even when nothing did. It carries no fire record: the budgets across fires read
+ * the ledger (fireLedger.ts), which no text of the run reaches.
  */
 import type { ChoreDefinition } from '../core/chores/types';
 import type { ApplyReport } from './applyOutputs';
-import { fireRecordLine } from './fireBudget';
 import type { ResultManifest } from './resultManifest';
+
+/** The check name of a chore's fires. */
+export function checkName(choreId: string): string {
+  return `Tasklane · ${choreId}`;
+}
 
 export type CheckConclusion = 'success' | 'neutral' | 'failure' | 'action_required';
 
@@ -15,8 +19,6 @@ export function checkReport(
   manifest: ResultManifest,
   report: ApplyReport,
   chore: Pick<ChoreDefinition, 'onFailure'> | undefined,
-  itemKey: string | null,
-  now: Date,
   onPullRequest = false,
 ): { conclusion: CheckConclusion; title: string; summary: string } | undefined {
   if (manifest.skip === 'event' || manifest.skip === 'self') return undefined;
@@ -41,14 +43,6 @@ export function checkReport(
             : '- The run produced nothing to write.',
         ]
       : []),
-    '',
-    fireRecordLine({
-      chore: manifest.choreId,
-      item: itemKey,
-      costUsd: u.costUsd,
-      at: now.toISOString(),
-      ...(manifest.skip === 'budget' || manifest.skip === 'gate' ? { stopped: manifest.skip } : {}),
-    }),
   ];
   return { conclusion, title, summary: lines.join('\n') };
 }

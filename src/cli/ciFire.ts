@@ -10,11 +10,11 @@ import type { ChoreDefinition } from '../core/chores/types';
 import type { Logger } from '../core/ports';
 import type { Redactor } from '../core/security/redact';
 import { applyOutputs } from './applyOutputs';
-import { checkReport } from './checkReport';
+import { checkName, checkReport } from './checkReport';
 import { githubApiFromEnv, itemKey, runOnCi } from './ciRun';
 import type { CiRunInput } from './ciRun';
 import { secretsFromEnv, UsageError } from './environment';
-import { checkName } from './fireBudget';
+import { writeLedger } from './fireLedger';
 import { eventHeadSha, eventItem } from '../core/chores/githubEvent';
 import { readGithubEvent } from './eventFile';
 import { manifestFile, patchFile, readManifest } from './resultManifest';
@@ -113,7 +113,7 @@ export async function applyCommand(input: {
   const report = await applyOutputs({ manifest, patch, chore, committedHash: chore ? await input.hashOf(chore) : undefined, event, api });
   const now = new Date();
   const item = event ? eventItem(event, repo) : manifest.item;
-  const check = checkReport(manifest, report, chore, itemKey(item), now, item?.kind === 'pull_request');
+  const check = checkReport(manifest, report, chore, item?.kind === 'pull_request');
   const refusedOutputs = report.refused.length;
   const sha = event ? eventHeadSha(event, io.env) : io.env.GITHUB_SHA;
   if (check && sha) {
@@ -126,6 +126,17 @@ export async function applyCommand(input: {
     }
   } else if (check) {
     report.refused.push('check run: no commit to attach it to (GITHUB_SHA is not set)');
+  }
+  // The fire's record in the ledger the next fire counts (fireLedger.ts): every fire of a github
+  // chore that was a fire at all, stopped ones included (they count as no cost and no fire).
+  if (check && manifest.event) {
+    try {
+      const stopped = manifest.skip === 'budget' || manifest.skip === 'gate' ? manifest.skip : undefined;
+      const record = { chore: manifest.choreId, item: itemKey(item), costUsd: manifest.usage.costUsd, at: now.toISOString(), ...(stopped ? { stopped } : {}) };
+      await writeLedger(api, record, actionsRunUrl(io.env));
+    } catch (error) {
+      report.refused.push(`fire record: GitHub refused it (${error instanceof Error ? error.message : String(error)}; the next fire does not count this one)`);
+    }
   }
   // The same summary on the workflow run's page, where a fire without a pull request shows it.
   if (check && io.env.GITHUB_STEP_SUMMARY)

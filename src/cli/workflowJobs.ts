@@ -68,7 +68,7 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
   const mcpSecrets = trigger.forks === 'read-only' ? [] : Object.values(chore.mcp ?? {}).flatMap((s) => s.secrets ?? []);
   const secrets = [...new Set([...escalation, ...mcpSecrets].map(secretVariable))];
   // The actor gate (cli/actorGate.ts) asks GitHub for the sender's role before any model call, and the
-  // budgets across fires read earlier check runs: with the job's own token, read-only (the job has
+  // budgets across fires read the fire ledger (fireLedger.ts): with the job's own token, read-only (the job has
   // no write scope), in this one step's environment; declared commands never inherit it
   // (commandRunner.ts passes an allowlist) and the redactor knows it.
   const gated = trigger.event !== 'schedule';
@@ -97,8 +97,8 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
     `      cancel-in-progress: ${chore.concurrency === 'replace'}`,
     '    permissions:',
     '      contents: read',
-    // Earlier fires: check runs, on the commits the workflows ran on (actions: read lists those).
-    ...(readsChecks ? ['      actions: read', '      checks: read'] : []),
+    // Earlier fires: the ledger's check runs on the default branch's first commit (fireLedger.ts).
+    ...(readsChecks ? ['      checks: read'] : []),
     '    outputs:',
     '      artifact: ${{ steps.upload.outputs.artifact-id }}',
     '    steps:',
