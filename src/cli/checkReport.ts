@@ -20,13 +20,11 @@ export function checkReport(
   report: ApplyReport,
   chore: Pick<ChoreDefinition, 'onFailure'> | undefined,
   onPullRequest = false,
-): { conclusion: CheckConclusion; title: string; summary: string } | undefined {
+): { conclusion: CheckConclusion; title: string; summary: string; lines: string[] } | undefined {
   if (manifest.skip === 'event' || manifest.skip === 'self') return undefined;
   const { conclusion, title } = decide(manifest, report, chore, onPullRequest);
   const u = manifest.usage;
   const lines = [
-    `**${title}**`,
-    '',
     `- Status: ${manifest.status}${manifest.reason ? ` (${oneLine(manifest.reason)})` : ''}`,
     `- successWhen: ${manifest.verdict ? `\`${oneLine(manifest.verdict.expression)}\` ${manifest.verdict.met ? 'met' : 'not met'}` : 'none evaluated'}`,
     `- Iterations: ${u.iterations} · tokens: ${u.inputTokens} in, ${u.outputTokens} out · cost: $${u.costUsd.toFixed(4)}${u.costEstimated ? ' (estimated: the model has no known price)' : ''}`,
@@ -44,7 +42,7 @@ export function checkReport(
         ]
       : []),
   ];
-  return { conclusion, title, summary: lines.join('\n') };
+  return { conclusion, title, summary: [`**${title}**`, '', ...lines].join('\n'), lines };
 }
 
 function decide(
@@ -55,6 +53,8 @@ function decide(
 ): { conclusion: CheckConclusion; title: string } {
   if (manifest.skip === 'gate') return { conclusion: 'neutral', title: 'Skipped: the actor gate refused this fire' };
   if (manifest.skip === 'budget') return { conclusion: 'neutral', title: 'Stopped: a budget across fires is reached' };
+  // Replaced by a newer fire (concurrency: replace) or the run cancelled: nothing to judge.
+  if (manifest.status === 'cancelled') return { conclusion: 'neutral', title: 'Cancelled before it wrote a result' };
   if (manifest.status === 'awaiting_review') return { conclusion: 'action_required', title: 'Escalated: the run waits for a person' };
   if (manifest.status !== 'succeeded') {
     const escalated = chore?.onFailure === 'escalate';

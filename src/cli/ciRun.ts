@@ -107,7 +107,13 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
   return finish(manifest, base.tainted || !patch ? undefined : patch);
 }
 
-function baseManifest(chore: ChoreDefinition, definitionHash: string, event: GithubEvent | undefined, item: EventItem | null): ResultManifest {
+/** A manifest of a fire that ran nothing yet: no usage, no outputs (`event` undefined: no event). */
+export function baseManifest(
+  chore: Pick<ChoreDefinition, 'id'>,
+  definitionHash: string,
+  event: GithubEvent | undefined,
+  item: EventItem | null,
+): ResultManifest {
   return {
     version: 1,
     choreId: chore.id,

@@ -2,7 +2,7 @@
  * The `tasklane` command line: the core, headless, for CI and pre-commit.
  *
  *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--out DIR] [--secrets-dir DIR]
- *   tasklane chores apply --from DIR [--workspace DIR] [--event FILE]
+ *   tasklane chores apply --from DIR [--chore ID] [--workspace DIR] [--event FILE]
  *   tasklane chores ci github [--workspace DIR]
  *   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
  *   tasklane chores validate [--workspace DIR]
@@ -31,7 +31,7 @@ import { StoreInUseError } from '../core/store/lease';
 
 const USAGE = `Usage:
   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--out DIR] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--secrets-dir DIR]
-  tasklane chores apply --from DIR [--workspace DIR] [--event FILE]
+  tasklane chores apply --from DIR [--chore ID] [--workspace DIR] [--event FILE]
   tasklane chores ci github [--workspace DIR]
   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
   tasklane chores validate [--workspace DIR]
@@ -92,6 +92,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         out: { type: 'string' },
         event: { type: 'string' },
         from: { type: 'string' },
+        chore: { type: 'string' },
         'secrets-dir': { type: 'string' },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -190,6 +191,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
           hashOf: async (chore) => (await choreHashes([chore], skillDirs, workspace, logger)).get(chore.id) ?? '',
           io,
           redactor,
+          ...(values.chore ? { choreId: values.chore } : {}),
           ...(values.event ? { event: path.resolve(io.cwd, values.event) } : {}),
         });
       }

@@ -140,7 +140,12 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
   ];
 }
 
-/** The apply job's lines: it runs when the agent job uploaded a result, even if the run failed. */
+/**
+ * The apply job's lines. It runs after every fire the job condition let through: with the agent's
+ * result when one was uploaded (even a failed run's), and without one when the agent job was
+ * cancelled (replaced by a newer fire) or died first, so that such a fire is reported too
+ * (`--chore` names it; `TASKLANE_AGENT_RESULT` says how the agent job ended, an enum GitHub sets).
+ */
 export function applyJob(c: CiChore): string[] {
   const id = choreIdText(c.chore.id);
   const agent = agentJobId(id);
@@ -148,8 +153,8 @@ export function applyJob(c: CiChore): string[] {
   return [
     `  ${applyJobId(id)}:`,
     `    needs: ${agent}`,
-    // Not always(): a cancelled fire (replaced by a newer one) writes nothing.
-    `    if: "!cancelled() && needs.${agent}.outputs.artifact != ''"`,
+    // always(): a cancelled or crashed agent job is still reported; a skipped one was never a fire.
+    `    if: "always() && needs.${agent}.result != 'skipped'"`,
     '    runs-on: ubuntu-latest',
     '    timeout-minutes: 10',
     '    concurrency:',
@@ -163,7 +168,8 @@ export function applyJob(c: CiChore): string[] {
     ...(pullRequest ? ['          ref: ${{ github.event.repository.default_branch }}'] : []),
     '          path: repo',
     '          persist-credentials: false',
-    `      - ${uses(ACTIONS.downloadArtifact)}`,
+    `      - if: needs.${agent}.outputs.artifact != ''`,
+    `        ${uses(ACTIONS.downloadArtifact)}`,
     '        with:',
     `          name: tasklane-${id}`,
     `          path: ${OUT_DIR}`,
@@ -171,18 +177,23 @@ export function applyJob(c: CiChore): string[] {
     `      - name: Apply the outputs of chore ${id}`,
     '        env:',
     '          GITHUB_TOKEN: ${{ github.token }}',
-    `        run: tasklane chores apply --workspace repo --from ${OUT_DIR}`,
+    `          TASKLANE_AGENT_RESULT: \${{ needs.${agent}.result }}`,
+    `        run: tasklane chores apply --workspace repo --from ${OUT_DIR} --chore ${id}`,
   ];
 }
 
 /**
- * The least the apply job needs: `checks: write` for the fire's check run, `contents: read` to
- * check out chores.yaml, and the write scopes of the declared outputs only.
+ * The least the apply job needs: `checks: write` for the fire's check run and ledger record,
+ * `contents: read` to check out chores.yaml, the scope of the status comment on the item a fire is
+ * about (statusComment.ts), and the write scopes of the declared outputs only.
  */
 export function applyPermissions(c: CiChore): Record<string, 'read' | 'write'> {
   const outputs: ChoreOutputs = c.chore.outputs ?? {};
   const onPullRequests = isPullRequestEvent(c.trigger) || c.trigger.event === 'issue_comment';
   const scopes: Record<string, 'read' | 'write'> = { checks: 'write', contents: 'read' };
+  // The status comment: an issue's through `issues`, a pull request's through `pull-requests`.
+  if (c.trigger.event === 'issues' || c.trigger.event === 'issue_comment') scopes.issues = 'write';
+  if (onPullRequests) scopes['pull-requests'] = 'write';
   if (outputs.labels || outputs.comment || outputs.issue) {
     scopes.issues = 'write';
     if (onPullRequests) scopes['pull-requests'] = 'write';

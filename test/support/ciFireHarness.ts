@@ -123,6 +123,8 @@ export function ciFireSuite() {
     GITHUB_API_URL: github.baseUrl,
     GITHUB_REPOSITORY: repoName,
     GITHUB_SHA: headSha,
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_RUN_ID: '4242',
   });
 
   async function cli(args: string[], env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
@@ -162,6 +164,11 @@ export function ciFireSuite() {
 
   /** The check runs of fires (`Tasklane · <id>`), not the ledger's records (fireLedger.ts). */
   const fireChecks = () => github.checkRuns.filter((c) => !c.name.startsWith('Tasklane ledger'));
+  /** The comments outputs wrote (the model's text), not the status comments (statusComment.ts). */
+  const outputComments = () => github.comments.filter((c) => !/<!-- tasklane:chore=\S+ status -->/.test(c.body));
+  /** The status comments on item `issue` (one per chore, edited in place), or only `chore`'s. */
+  const statusOn = (issue: number, chore = '\\S+') =>
+    github.comments.filter((c) => c.issue === issue && new RegExp(`<!-- tasklane:chore=${chore} status -->`).test(c.body));
 
   const issueOpened = (login = 'Codertocat') => {
     const p = webhookExample('issues', (e) => e.action === 'opened') as Obj;
@@ -213,6 +220,8 @@ export function ciFireSuite() {
     cli,
     fire,
     fireChecks,
+    outputComments,
+    statusOn,
     issueOpened,
   };
 }

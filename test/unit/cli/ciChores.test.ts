@@ -9,7 +9,7 @@ import { webhookExample, writeEvent } from '../../support/webhookExamples';
 describe('cli: chores on CI, end to end (chores run --event --out, then chores apply --from)', function () {
   this.timeout(120_000);
   const h = ciFireSuite();
-  const { baseEnv, cli, fire, fireChecks, issueOpened } = h;
+  const { baseEnv, cli, fire, fireChecks, issueOpened, outputComments, statusOn } = h;
 
   it('Triage new issues: labels from the allowlist and one comment, updated in place on the next fire; others refused', async () => {
     const first = await fire('triage-issues', 'issues', issueOpened(), [end({ status: 'triaged', labels: ['bug'], comment: 'Thanks! Which version?' })]);
@@ -22,12 +22,21 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     assert.match(first.firstRequest, /at most 2 of: bug, documentation, enhancement, question/);
     assert.equal(first.apply.code, 0, first.apply.out);
     assert.deepEqual(h.github.issues.get(1)?.labels, ['bug']);
-    assert.equal(h.github.comments.length, 1);
-    assert.match(h.github.comments[0].body, /^Thanks! Which version\?\n\n<!-- tasklane:chore=triage-issues -->$/);
-    const check = fireChecks().at(-1)!;
-    assert.deepEqual([check.name, check.head_sha, check.conclusion], ['Tasklane · triage-issues', headSha, 'success']);
-    assert.match(check.output.summary, /successWhen: `status = 'triaged'` met/);
-    assert.match(check.output.summary, /Iterations: 1 · tokens: \d+ in, \d+ out · cost: \$/);
+    assert.equal(outputComments().length, 1);
+    assert.match(outputComments()[0].body, /^Thanks! Which version\?\n\n<!-- tasklane:chore=triage-issues -->$/);
+    // One status on the issue, after the comment it mentions; no check run on the default branch.
+    assert.deepEqual(fireChecks(), [], 'an issue fire paints no commit');
+    const status = statusOn(1);
+    assert.equal(status.length, 1);
+    assert.ok(h.github.comments.indexOf(status[0]) > h.github.comments.indexOf(outputComments()[0]), 'the status is written last');
+    assert.match(
+      status[0].body,
+      /^\*\*Tasklane · triage-issues\*\*: 2 output\(s\) applied \(\[run\]\(https:\/\/github\.com\/Codertocat\/Hello-World\/actions\/runs\/\d+\)\)/,
+    );
+    assert.match(status[0].body, /successWhen: `status = 'triaged'` met/);
+    assert.match(status[0].body, /Iterations: 1 · tokens: \d+ in, \d+ out · cost: \$/);
+    assert.match(status[0].body, /Outputs applied: labels bug on #1; comment on #1\n/);
+    assert.match(fs.readFileSync(h.stepSummary, 'utf8'), /^## Tasklane · triage-issues\n\n\*\*2 output\(s\) applied\*\*\n\n- Status: succeeded/);
     assert.ok(
       h.github.writes().every((w) => w.token === 'write-token'),
       'the apply job writes with its own token',
@@ -51,17 +60,18 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     );
     assert.equal(second.apply.code, 0, second.apply.out);
     assert.match(second.apply.out, /applied: comment on #1 updated in place/);
-    assert.equal(h.github.comments.length, 2, 'one comment of Tasklane, updated in place');
-    assert.equal(h.github.comments[0].body, 'me too <!-- tasklane:chore=triage-issues -->');
-    assert.equal(h.github.comments[1].body, 'Updated\n\n<!-- tasklane:chore=triage-issues -->', 'a marker the model wrote is removed');
-    assert.equal(fireChecks().at(-1)?.conclusion, 'success');
+    assert.equal(outputComments().length, 2, 'one comment of Tasklane, updated in place');
+    assert.equal(outputComments()[0].body, 'me too <!-- tasklane:chore=triage-issues -->');
+    assert.equal(outputComments()[1].body, 'Updated\n\n<!-- tasklane:chore=triage-issues -->', 'a marker the model wrote is removed');
+    assert.equal(statusOn(1).length, 1, 'one status, edited in place');
+    assert.match(second.apply.out, /applied: status comment on #1 updated in place/);
   });
 
   it('what is posted is cut to fit rather than dropped, and mentions, links and images are neutralised', async () => {
     const body = `Thanks @Codertocat! cc @octo-org/security @everyone, see [the fix](https://evil.example/x) and https://h.github.com/octo-org/octo-repo/issues/2 ![](https://tracker.example/p.gif)\n`;
     const result = await fire('triage-issues', 'issues', issueOpened(), [end({ status: 'triaged', labels: ['bug'], comment: body + 'x'.repeat(70_000) })]);
     assert.equal(result.apply.code, 0, result.apply.out);
-    const posted = h.github.comments.at(-1)?.body ?? '';
+    const posted = outputComments().at(-1)?.body ?? '';
     assert.ok(posted.length < 65_536, `${posted.length} characters fit a GitHub comment`);
     assert.match(posted, /\[Truncated by Tasklane: \d+ more characters were over GitHub's limit\.\]\n\n<!-- tasklane:chore=triage-issues -->$/);
     assert.match(
@@ -69,7 +79,7 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
       /^Thanks @Codertocat! cc `@octo-org\/security` `@everyone`, see the fix \(`https:\/\/evil\.example\/x`\) and https:\/\/h.github\.com\/octo-org/,
     );
     assert.match(posted, /\[image from tracker\.example removed\]/);
-    assert.equal(fireChecks().at(-1)?.conclusion, 'success');
+    assert.match(statusOn(1)[0]?.body ?? '', /2 output\(s\) applied/);
   });
 
   it('Review dependency updates: a review comment (never an approval) and a label, for the named bot only', async () => {
@@ -145,11 +155,13 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
       end({ status: 'fix_proposed', pullRequest: { title: 'Tweak CI', body: 'x' } }),
     ]);
     assert.equal(workflow.manifest.tainted, false);
-    // A workflow_run fire's check sits on the default branch: the refusal is said, neutral, not red.
+    // A workflow_run fire about no pull request: no check run (the default branch is not painted),
+    // the refusal is said on the run's page and the job succeeds.
     assert.equal(workflow.apply.code, 0, workflow.apply.out);
     assert.match(workflow.apply.out, /refused: pull request: \.github\/workflows\/ci\.yml is a GitHub Actions workflow or action/);
     assert.equal(h.github.pulls.length, 1, 'no second pull request');
-    assert.equal(fireChecks().at(-1)?.conclusion, 'neutral');
+    assert.deepEqual(fireChecks(), []);
+    assert.match(fs.readFileSync(h.stepSummary, 'utf8'), /\*\*1 output\(s\) refused\*\*/);
   });
 
   it("taint is judged by who asked: a maintainer's label on an outsider's issue is a full run; the outsider's own label is tainted, and what it drops is refused by name", async () => {
@@ -171,7 +183,7 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     assert.doesNotMatch(asked.firstRequest, /ignore previous instructions/);
     assert.equal(asked.apply.code, 0, asked.apply.out);
     assert.equal(h.github.pulls.length, 1);
-    assert.equal(fireChecks().at(-1)?.conclusion, 'success');
+    assert.match(statusOn(labeled.issue.number as number)[0]?.body ?? '', /\*\*: 2 output\(s\) applied/);
 
     // The outsider (role read, let in by roles to fire it) labels it: tainted, not trusted to ask.
     labeled.sender.login = 'outsider';
@@ -194,9 +206,9 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     assert.ok(!fs.existsSync(path.join(attack.out, 'tasklane.patch')), 'a tainted fire carries no patch');
     assert.doesNotMatch(attack.firstRequest, /"name":"run_command"/, 'the model was not offered commands');
     assert.equal(h.github.pulls.length, 1, 'no second pull request');
-    // The pull request it proposed is refused by name, the check is not a success, and the item is told.
-    const check = fireChecks().at(-1);
-    assert.equal(check?.conclusion, 'neutral', 'on the default branch a refusal is neutral, never red');
+    // The pull request it proposed is refused by name, nothing paints the default branch, and the item is told.
+    assert.deepEqual(fireChecks(), [], 'no check run off a pull request');
+    const check = { output: { summary: statusOn(labeled.issue.number as number)[0]?.body } };
     assert.equal(attack.apply.code, 0);
     assert.match(
       fs.readFileSync(h.stepSummary, 'utf8'),
@@ -204,7 +216,7 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     );
     assert.match(check?.output.summary ?? '', /Tainted: outsider asked for this fire with the role read/);
     assert.match(check?.output.summary ?? '', /Outputs refused: pull request: the fire is tainted \(outsider asked/);
-    const told = h.github.comments.at(-1)?.body ?? '';
+    const told = outputComments().at(-1)?.body ?? '';
     assert.match(told, /^I opened a draft pull request\.\n\n---\n\*\*Not written by Tasklane:\*\* pull request: the fire is tainted/);
 
     // The outsider firing it directly is refused before any model call.
@@ -213,10 +225,11 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     assert.match(direct.manifest.reason ?? '', /actor gate: outsider has the role read; this chore needs one of admin, maintain, write/);
     assert.equal(direct.modelRequests, 0);
     assert.deepEqual(
-      direct.writes.map((w) => `${w.path} ${String(w.body?.name)}`),
-      [`/repos/${repoName}/check-runs Tasklane · triage-issues`, `/repos/${repoName}/check-runs Tasklane ledger · triage-issues`],
-      'only its ledger record and the neutral check run are written',
+      direct.writes.map((w) => `${w.path} ${String(w.body?.name ?? '')}`.trim()),
+      [`/repos/${repoName}/check-runs Tasklane ledger · triage-issues`, `/repos/${repoName}/issues/1/comments`],
+      'only its ledger record and the status on the item are written',
     );
+    assert.match(statusOn(1, 'triage-issues')[0]?.body ?? '', /Skipped: the actor gate refused this fire/);
   });
 
   it("/tasklane fix: a maintainer's request on an outsider's issue opens a draft pull request; the outsider's own is refused before the model", async () => {
@@ -244,14 +257,19 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
       order.indexOf(`/repos/${repoName}/pulls`) < order.indexOf(`/repos/${repoName}/issues/N/comments`),
       'the comment is written after the pull request',
     );
-    assert.equal(fireChecks().at(-1)?.conclusion, 'success');
+    const status = () => statusOn(comment.issue.number as number).map((c) => c.body);
+    assert.match(status()[0] ?? '', /\*\*: 2 output\(s\) applied/);
+    assert.match(status()[0] ?? '', /Outputs applied: draft pull request #1001 \(app\.js\); comment on #\d+/);
 
     comment.sender.login = 'outsider';
     comment.comment.user.login = 'outsider';
     const own = await fire('team-fix', 'issue_comment', comment, []);
     assert.equal(own.manifest.skip, 'gate');
     assert.equal(own.modelRequests, 0);
-    assert.equal(fireChecks().at(-1)?.conclusion, 'neutral');
+    // Refused visibly: the same status comment, edited in place, now says the gate refused it.
+    assert.equal(status().length, 1);
+    assert.match(status()[0] ?? '', /Skipped: the actor gate refused this fire/);
+    assert.match(status()[0] ?? '', /outsider has the role read/);
     assert.equal(h.github.pulls.length, 1);
   });
 
@@ -287,7 +305,7 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     assert.equal(bot.manifest.skip, 'self');
   });
 
-  it('the third fire over a day cap stops with a neutral check run', async () => {
+  it('the third fire over a day cap stops, and its item says so', async () => {
     // 10 input + 1 output tokens at 10,000 USD per million: 0.11 USD per call; the cap is 0.2.
     const prices = {
       TASKLANE_MODEL_ID: 'priced-model',
@@ -304,8 +322,7 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     assert.equal(third.manifest.status, 'skipped');
     assert.match(third.manifest.reason ?? '', /budget across fires: capped spent \$0\.2\d+ today \(UTC\), at its cap of \$0\.2/);
     assert.equal(third.modelRequests, 0);
-    assert.equal(fireChecks().at(-1)?.conclusion, 'neutral');
-    assert.match(fireChecks().at(-1)?.output.title ?? '', /Stopped: a budget across fires is reached/);
+    assert.match(statusOn(1)[0]?.body ?? '', /\*\*: Stopped: a budget across fires is reached/);
     const stops = () => h.receiver.requests.filter((r) => /^budget across fires/.test((r.body as { reason?: string }).reason ?? ''));
     assert.equal(stops().length, 1, 'the stop is escalated');
     assert.equal((stops()[0].body as { status: string }).status, 'budget_exhausted');
@@ -357,8 +374,7 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
     const nothing = await fire('triage-issues', 'issues', issueOpened(), [end({ status: 'triaged' })]);
     assert.equal(nothing.apply.code, 0);
     assert.match(nothing.apply.out, /the run proposed nothing to write/);
-    assert.equal(fireChecks().at(-1)?.conclusion, 'neutral');
-    assert.match(fireChecks().at(-1)?.output.summary ?? '', /The run produced nothing to write\./);
+    assert.match(statusOn(1)[0]?.body ?? '', /No-op: the run produced nothing[\s\S]*The run produced nothing to write\./);
 
     const result = await fire('triage-issues', 'issues', issueOpened(), [end({ status: 'triaged', labels: ['bug'] })]);
     const event = writeEvent(h.tmp, 'issues', issueOpened());
@@ -374,7 +390,7 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
         writes: h.github
           .writes()
           .slice(before)
-          .map((w) => w.path),
+          .map((w) => w.path.replace(/\/\d+$/, '/N')),
       };
     };
     const otherItem = await tampered((m) => (m.item.number = 2));
@@ -383,7 +399,7 @@ describe('cli: chores on CI, end to end (chores run --event --out, then chores a
       otherItem.applied.out,
       /refused: every proposed output \(1\): the result targets Codertocat\/Hello-World#2, not the triggering item Codertocat\/Hello-World#1/,
     );
-    assert.deepEqual(otherItem.writes, [`/repos/${repoName}/check-runs`, `/repos/${repoName}/check-runs`], 'its ledger record and its check run');
+    assert.deepEqual(otherItem.writes, [`/repos/${repoName}/check-runs`, `/repos/${repoName}/issues/comments/N`], 'its ledger record and its status');
     const otherHash = await tampered((m) => (m.definitionHash = 'f'.repeat(64)));
     assert.match(otherHash.applied.out, /differs from the committed one/);
     const failed = await tampered((m) => (m.status = 'failed'));

@@ -71,7 +71,9 @@ describe('cli: the generated GitHub workflow', () => {
     assert.deepEqual(apply('review-deps'), { checks: 'write', contents: 'read', issues: 'write', 'pull-requests': 'write' });
     assert.deepEqual(apply('fix-build'), { checks: 'write', contents: 'write', 'pull-requests': 'write' });
     assert.deepEqual(apply('errors'), { checks: 'write', contents: 'read', issues: 'write' });
-    assert.deepEqual(apply('on-review'), { checks: 'write', contents: 'read' });
+    // A pull request fire with no outputs still writes its status on the pull request.
+    assert.deepEqual(apply('on-review'), { checks: 'write', contents: 'read', 'pull-requests': 'write' });
+    assert.deepEqual(apply('ask'), { checks: 'write', contents: 'read', issues: 'write', 'pull-requests': 'write' });
   });
 
   it('agent jobs: no writing token, no persisted credentials, no cache; apply runs only after an upload', () => {
@@ -102,7 +104,10 @@ describe('cli: the generated GitHub workflow', () => {
       );
       const applyJob = workflow.jobs[id.replace(/^chore-/, 'apply-')];
       assert.equal(applyJob?.needs, id);
-      assert.equal(applyJob?.if, `!cancelled() && needs.${id}.outputs.artifact != ''`);
+      // The apply job reports every fire: a cancelled or crashed agent job too, not a skipped one.
+      assert.equal(applyJob?.if, `always() && needs.${id}.result != 'skipped'`);
+      const download = applyJob?.steps.find((s) => s.uses?.startsWith('actions/download-artifact@'));
+      assert.equal((download as { if?: string } | undefined)?.if, `needs.${id}.outputs.artifact != ''`);
       assert.equal(job.outputs?.artifact, '${{ steps.upload.outputs.artifact-id }}');
     }
   });
@@ -134,6 +139,8 @@ describe('cli: the generated GitHub workflow', () => {
       '${{ github.event.repository.default_branch }}',
       '${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}',
     ]);
+    // How the agent job ended (success, failure, cancelled, skipped), for the apply job's report.
+    for (const id of Object.keys(workflow.jobs).filter((j) => j.startsWith('chore-'))) allowed.add(`\${{ needs.${id}.result }}`);
     for (const expression of text.match(/\$\{\{[^}]*\}\}/g) ?? []) assert.ok(allowed.has(expression), expression);
     assert.doesNotMatch(text, /pull_request_target/);
   });
@@ -178,7 +185,7 @@ describe('cli: the generated GitHub workflow', () => {
       `tasklane chores run review-deps --workspace repo --expect-hash ${HASH} --out tasklane-out --chores-from base --secrets-dir "$RUNNER_TEMP/tasklane-keys"`,
     );
     assert.equal(workflow.jobs['apply-review-deps']?.steps[0]?.with?.ref, '${{ github.event.repository.default_branch }}');
-    assert.equal(workflow.jobs['apply-triage']?.steps.at(-1)?.run, 'tasklane chores apply --workspace repo --from tasklane-out');
+    assert.equal(workflow.jobs['apply-triage']?.steps.at(-1)?.run, 'tasklane chores apply --workspace repo --from tasklane-out --chore triage');
   });
 
   it('sets timeout-minutes from maxSeconds and concurrency per (chore, item) from skip / queue / replace', () => {
