@@ -5,6 +5,7 @@
  *   tasklane chores apply --from DIR [--chore ID] [--workspace DIR] [--event FILE]
  *   tasklane chores ci github [--workspace DIR]
  *   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
+  tasklane chores ci settings         print .tasklane/ci-settings.json from TASKLANE_MODEL_* and TASKLANE_CLI_URL
  *   tasklane chores validate [--workspace DIR]
  *   tasklane cli digest | tasklane cli pack --out DIR
  *
@@ -34,6 +35,7 @@ const USAGE = `Usage:
   tasklane chores apply --from DIR [--chore ID] [--workspace DIR] [--event FILE]
   tasklane chores ci github [--workspace DIR]
   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
+  tasklane chores ci settings         print .tasklane/ci-settings.json from TASKLANE_MODEL_* and TASKLANE_CLI_URL
   tasklane chores validate [--workspace DIR]
   tasklane cli digest                 print this CLI's content digest (what a generated workflow pins)
   tasklane cli pack --out DIR         write this CLI's release asset, tasklane-cli-<version>.tar.gz
@@ -52,7 +54,7 @@ TASKLANE_GATE_TOKEN; --out writes tasklane-result.json and tasklane.patch; apply
 GITHUB_TOKEN to GITHUB_REPOSITORY.
 Exit codes: 0 succeeded (or skipped), 1 failed / budget_exhausted / awaiting_review / an output refused (apply: on a pull request),
 2 invalid file or arguments.
-ci verify: 0 when the workflow file is what ci github prints, 1 when it is stale.`;
+ci verify: 0 when the workflow file is what ci github prints from the chores and the committed\n.tasklane/ci-settings.json (else this environment's settings; never the workflow's own env), 1 when it is stale.`;
 
 /** Where the bundled CLI finds what ships beside it (dist/sql-wasm.wasm, skills/). */
 export interface CliAssets {
