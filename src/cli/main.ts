@@ -3,6 +3,7 @@
  *
  *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--out DIR] [--secrets-dir DIR]
  *   tasklane chores apply --from DIR [--chore ID] [--workspace DIR] [--event FILE]
+  tasklane chores status --chore ID [--workspace DIR]   the "started" status on the fire's issue or pull request
  *   tasklane chores ci github [--workspace DIR]
  *   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
   tasklane chores ci settings         print .tasklane/ci-settings.json from TASKLANE_MODEL_* and TASKLANE_CLI_URL
@@ -28,9 +29,11 @@ import { writePatchFile } from './patch';
 import { takeSealedSecrets } from './sealedSecrets';
 import { runChoreOnce } from './runChore';
 import { applyCommand, runCiFire } from './ciFire';
+import { startedStatus } from './startedStatus';
 import { StoreInUseError } from '../core/store/lease';
 
 const USAGE = `Usage:
+  tasklane chores status --chore ID [--workspace DIR]   the "started" status on the fire's issue or pull request
   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--out DIR] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--secrets-dir DIR]
   tasklane chores apply --from DIR [--chore ID] [--workspace DIR] [--event FILE]
   tasklane chores ci github [--workspace DIR]
@@ -181,6 +184,12 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         );
         if (values.json) io.out(`${redactor.redact(JSON.stringify(result))}\n`);
         return result.status === 'succeeded' ? 0 : 1;
+      }
+      case 'status': {
+        expectArgs(rest, 0);
+        if (!values.chore) throw new UsageError('"chores status" needs --chore ID, the chore whose fire it announces.');
+        redactor.addSecret(io.env.GITHUB_TOKEN);
+        return await startedStatus({ choreId: values.chore, chores: loadChores(workspace).chores, io });
       }
       case 'apply': {
         expectArgs(rest, 0);

@@ -182,6 +182,46 @@ export function applyJob(c: CiChore): string[] {
   ];
 }
 
+/** The status job's id for a chore. */
+export function statusJobId(choreId: string): string {
+  return `status-${choreIdText(choreId)}`;
+}
+
+/**
+ * The status job (startedStatus.ts): for a chore whose fires are about an issue or a pull request,
+ * beside the agent job and on the same condition, it writes the "started" status on the item. It
+ * holds only the scope of that comment and no secret but its own token; chores.yaml comes from
+ * the default branch, as in the apply job. Chores about no item have none.
+ */
+export function statusJob(c: CiChore): string[] {
+  const { trigger } = c;
+  const scope = trigger.event === 'issues' ? 'issues' : isPullRequestEvent(trigger) || trigger.event === 'issue_comment' ? 'pull-requests' : undefined;
+  // A fork's read-only review has no writing token to say it started with.
+  if (!scope || trigger.forks === 'read-only') return [];
+  const id = choreIdText(c.chore.id);
+  return [
+    `  ${statusJobId(id)}:`,
+    `    if: ${JSON.stringify(jobCondition(c))}`,
+    '    runs-on: ubuntu-latest',
+    '    timeout-minutes: 5',
+    '    permissions:',
+    '      contents: read',
+    ...(trigger.event === 'issue_comment' ? ['      issues: write'] : []),
+    `      ${scope}: write`,
+    '    steps:',
+    `      - ${uses(ACTIONS.checkout)}`,
+    '        with:',
+    ...(isPullRequestEvent(trigger) ? ['          ref: ${{ github.event.repository.default_branch }}'] : []),
+    '          path: repo',
+    '          persist-credentials: false',
+    ...setupCli(),
+    `      - name: Say chore ${id} started`,
+    '        env:',
+    '          GITHUB_TOKEN: ${{ github.token }}',
+    `        run: tasklane chores status --workspace repo --chore ${id}`,
+  ];
+}
+
 /**
  * The least the apply job needs: `checks: write` for the fire's check run and ledger record,
  * `contents: read` to check out chores.yaml, the scope of the status comment on the item a fire is

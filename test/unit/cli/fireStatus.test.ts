@@ -67,6 +67,38 @@ describe('cli: one status per item for every CI fire', function () {
     assert.equal(statusOn(pr.number as number, 'pr-review').length, 1);
   });
 
+  it('the status job says a fire started; the apply job edits the same comment into the outcome; an outsider gets no started status', async () => {
+    const request = fixRequest();
+    const number = request.issue.number as number;
+    const event = writeEvent(h.tmp, 'issue_comment', request);
+    const env = { ...h.baseEnv('issue_comment', event), GITHUB_TOKEN: 'write-token' };
+    const started = await cli(['chores', 'status', '--chore', 'team-fix'], env);
+    assert.equal(started.code, 0, started.err);
+    assert.match(started.out, /^status comment on #\d+\n$/);
+    assert.match(
+      statusOn(number, 'team-fix')[0]?.body ?? '',
+      /^\*\*Tasklane · team-fix\*\*: Started \(\[run\]\(https:\/\/github\.com\/Codertocat\/Hello-World\/actions\/runs\/4242\)\)/,
+    );
+    const done = await fire('team-fix', 'issue_comment', request, [end({ status: 'not_done' })]);
+    assert.equal(done.manifest.status, 'failed');
+    const status = statusOn(number, 'team-fix');
+    assert.equal(status.length, 1, 'one comment, edited in place');
+    assert.match(status[0].body, /: The run ended failed/);
+    // A status job slower than its fire leaves the outcome of its own run alone.
+    const late = await cli(['chores', 'status', '--chore', 'team-fix'], env);
+    assert.match(late.out, /no started status: the outcome of this run is already written/);
+    assert.match(statusOn(number, 'team-fix')[0]?.body ?? '', /: The run ended failed/);
+
+    h.github.roles.set('outsider', 'read');
+    const other = fixRequest();
+    other.issue.number = 2;
+    other.sender.login = 'outsider';
+    other.comment.user.login = 'outsider';
+    const outsider = await cli(['chores', 'status', '--chore', 'team-fix'], { ...env, GITHUB_EVENT_PATH: writeEvent(h.tmp, 'issue_comment', other) });
+    assert.match(outsider.out, /no started status: the actor gate refuses the fire/);
+    assert.deepEqual(statusOn(2), []);
+  });
+
   it('a fire the event does not match leaves no status on the item, and says why on the run page', async () => {
     const request = fixRequest();
     request.comment.body = 'please /tasklane fix';

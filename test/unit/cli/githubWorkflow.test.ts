@@ -25,7 +25,9 @@ const parsed = (text: string) => parseYaml(text) as Workflow;
 function selected(text: string, eventName: string, event: Record<string, unknown>): string[] {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-wf-select-'));
   try {
-    return new WorkflowRunner({ workflow: text, eventName, event, repo: workDir, workDir, cli: ['false'] }).selectedJobs();
+    return new WorkflowRunner({ workflow: text, eventName, event, repo: workDir, workDir, cli: ['false'] })
+      .selectedJobs()
+      .filter((j) => j.startsWith('chore-'));
   } finally {
     fs.rmSync(workDir, { recursive: true, force: true });
   }
@@ -224,6 +226,15 @@ describe('cli: the generated GitHub workflow', () => {
     const ownRepo = { head: { repo: { full_name: 'octo-org/octo-repo' } }, number: 7 };
     const fork = { head: { repo: { full_name: 'stranger/octo-repo' } }, number: 8 };
     assert.deepEqual(selected(text, 'issues', { action: 'opened', issue: { number: 1 } }), ['chore-triage']);
+    // The status job of an item chore runs on the same condition as its agent job.
+    for (const id of ['triage', 'ask', 'review-deps', 'on-review'])
+      assert.equal(parsed(text).jobs[`status-${id}`]?.if, parsed(text).jobs[`chore-${id}`]?.if, id);
+    assert.equal(parsed(text).jobs['status-nightly'], undefined, 'a fire about no item has no status job');
+    assert.equal(parsed(text).jobs['status-fork-review'], undefined, "a fork's read-only review has no token to write with");
+    assert.deepEqual(parsed(text).jobs['status-triage']?.permissions, { contents: 'read', issues: 'write' });
+    assert.deepEqual(parsed(text).jobs['status-ask']?.permissions, { contents: 'read', issues: 'write', 'pull-requests': 'write' });
+    assert.deepEqual(parsed(text).jobs['status-review-deps']?.permissions, { contents: 'read', 'pull-requests': 'write' });
+    assert.equal(parsed(text).jobs['status-triage']?.steps.at(-1)?.run, 'tasklane chores status --workspace repo --chore triage');
     assert.deepEqual(selected(text, 'issues', { action: 'closed', issue: { number: 1 } }), []);
     assert.deepEqual(selected(text, 'issue_comment', { action: 'created', comment: { body: '/tasklane ask what broke?' } }), ['chore-ask']);
     assert.deepEqual(selected(text, 'issue_comment', { action: 'created', comment: { body: 'please /tasklane ask' } }), [], 'only at the start');

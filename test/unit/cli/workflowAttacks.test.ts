@@ -59,7 +59,7 @@ describe('cli: attacks on the generated workflow and the patch', function () {
       });
     }
     const workflow = parseYaml(benign) as Workflow;
-    assert.deepEqual(Object.keys(workflow.jobs), ['chore-tidy', 'apply-tidy', 'chore-triage', 'apply-triage']);
+    assert.deepEqual(Object.keys(workflow.jobs), ['chore-tidy', 'apply-tidy', 'chore-triage', 'status-triage', 'apply-triage']);
     assert.deepEqual(
       workflow.jobs['chore-tidy']?.steps.map((s) => s.run ?? s.uses?.replace(/@.*/, '')),
       [

@@ -166,7 +166,7 @@ describe('cli: the generated workflow, run step by step', function () {
     assert.deepEqual(fork.selectedJobs(), []);
 
     const runner = new WorkflowRunner({ ...setup, ...cliOf, event: event('octo-org/octo-repo'), workDir: temp('tasklane-wf-pr-') });
-    assert.deepEqual(runner.selectedJobs(), ['chore-fix-answer']);
+    assert.deepEqual(runner.selectedJobs(), ['chore-fix-answer', 'status-fix-answer'], 'the agent job and, beside it, the started status');
     const pull = { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/app.ts', edits: [{ oldText: 'answer = 41', newText: 'answer = 42' }] } }] };
     server.script([pull, end]);
     const agent = await runner.runJob('chore-fix-answer');
