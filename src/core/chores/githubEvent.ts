@@ -5,6 +5,7 @@
  * data written by whoever opened the issue, commented or pushed: it decides whether the chore
  * fires (this file) and reaches the model only through eventText.ts.
  */
+import { branchMatches } from './githubBranches';
 import type { GithubEventName, GithubTrigger } from './githubTypes';
 
 /** A parsed event: its name, its activity type and the raw payload (untrusted). */
@@ -106,12 +107,13 @@ export function matchEvent(trigger: GithubTrigger, event: GithubEvent): EventMat
     if (run.conclusion !== 'failure') return no(`the workflow run concluded ${String(run.conclusion ?? 'nothing')}; this chore fires on failure`);
     if (!trigger.workflows?.includes(str(run.name) ?? ''))
       return no(`the workflow "${str(run.name) ?? ''}" is not one of ${(trigger.workflows ?? []).join(', ')}`);
-    if (!trigger.branches?.includes(str(run.head_branch) ?? '')) return no(`the run's branch is not one of ${(trigger.branches ?? []).join(', ')}`);
+    if (!trigger.branches || !branchMatches(trigger.branches, str(run.head_branch) ?? ''))
+      return no(`the run's branch is not one of ${(trigger.branches ?? []).join(', ')}`);
     // A fork's pull request can name its branch main too: only runs of this repository's own branches fire.
     const head = str(obj(run.head_repository).full_name);
     if (head !== undefined && head !== str(obj(p.repository).full_name)) return no(`the failed run is of a fork's branch (${head})`);
   }
-  if (trigger.event === 'pull_request' && trigger.branches && !trigger.branches.includes(str(obj(obj(p.pull_request).base).ref) ?? ''))
+  if (trigger.event === 'pull_request' && trigger.branches && !branchMatches(trigger.branches, str(obj(obj(p.pull_request).base).ref) ?? ''))
     return no(`the pull request's base branch is not one of ${trigger.branches.join(', ')}`);
   if ((trigger.event === 'pull_request' || trigger.event === 'pull_request_review') && isForkPullRequest(event) && trigger.forks !== 'read-only')
     return no('the pull request comes from a fork; this chore skips forks (forks: read-only opts in to a read-only review)');
