@@ -97,6 +97,11 @@ export function matchEvent(trigger: GithubTrigger, event: GithubEvent): EventMat
     const item = obj(p.pull_request).number !== undefined ? obj(p.pull_request) : obj(p.issue);
     const labels = (Array.isArray(item.labels) ? item.labels : []).map((l) => str(obj(l).name)).filter((l): l is string => l !== undefined);
     if (!labels.some((l) => trigger.labels!.includes(l))) return no(`the item carries none of the labels ${trigger.labels.join(', ')}`);
+    // A `labeled` event fires on the label it adds: adding an unrelated label later to an item that
+    // still carries the named one is not a new request (ci-2026-12c s8), as GitHub's label triggers work.
+    const added = str(obj(p.label).name);
+    if (event.action === 'labeled' && added !== undefined && !trigger.labels.includes(added))
+      return no(`the label added is ${added}; this chore fires when one of ${trigger.labels.join(', ')} is added`);
   }
   if (trigger.event === 'issue_comment') {
     const body = str(obj(p.comment).body) ?? '';

@@ -40,6 +40,18 @@ describe('cli: GitHub events are data', () => {
     assert.match((matchEvent({ ...issues, labels: ['needs-triage'] }, ev('issues', opened())) as { reason: string }).reason, /none of the labels needs-triage/);
     const labeled = webhookExample('issues', (p) => p.action === 'labeled');
     assert.match((matchEvent(issues, ev('issues', labeled)) as { reason: string }).reason, /activity is labeled/);
+    // `labeled` fires on the named label being added, not on a later, unrelated label.
+    const onLabel: GithubTrigger = { event: 'issues', types: ['labeled'], labels: ['bug'] };
+    const added = (name: string, carried: string[]) => ({
+      ...(labeled as Obj),
+      label: { name },
+      issue: { ...(labeled as Obj).issue, labels: carried.map((n) => ({ name: n })) },
+    });
+    assert.deepEqual(matchEvent(onLabel, ev('issues', added('bug', ['bug']))), { fire: true });
+    assert.match(
+      (matchEvent(onLabel, ev('issues', added('duplicate', ['bug', 'duplicate']))) as { reason: string }).reason,
+      /the label added is duplicate; this chore fires when one of bug is added/,
+    );
     assert.match((matchEvent(issues, ev('pull_request', webhookExample('pull_request'))) as { reason: string }).reason, /the event is pull_request/);
 
     const comment = webhookExample('issue_comment', (p) => p.action === 'created') as Obj;
