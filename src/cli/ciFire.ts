@@ -17,7 +17,7 @@ import { upsertStatus } from './statusComment';
 import type { CiRunInput } from './ciRun';
 import { secretsFromEnv, UsageError } from './environment';
 import { writeLedger } from './fireLedger';
-import { eventHeadSha, eventItem } from '../core/chores/githubEvent';
+import { eventItem, pullRequestHeadSha } from '../core/chores/githubEvent';
 import { readGithubEvent } from './eventFile';
 import { manifestFile, patchFile, readManifest } from './resultManifest';
 import type { ResultManifest } from './resultManifest';
@@ -166,7 +166,7 @@ async function reportFire(
       report.refused.push(`fire record: GitHub refused it (${error instanceof Error ? error.message : String(error)}; the next fire does not count this one)`);
     }
   }
-  const sha = event && onPullRequest ? eventHeadSha(event, io.env) : undefined;
+  const sha = event && onPullRequest ? pullRequestHeadSha(event) : undefined;
   if (check && sha) {
     try {
       await api.createCheckRun({ name: checkName(manifest.choreId), head_sha: sha, ...check, ...(url ? { details_url: url } : {}) });

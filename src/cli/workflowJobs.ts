@@ -233,7 +233,8 @@ export function applyPermissions(c: CiChore): Record<string, 'read' | 'write'> {
   const scopes: Record<string, 'read' | 'write'> = { checks: 'write', contents: 'read' };
   // The status comment: an issue's through `issues`, a pull request's through `pull-requests`.
   if (c.trigger.event === 'issues' || c.trigger.event === 'issue_comment') scopes.issues = 'write';
-  if (onPullRequests) scopes['pull-requests'] = 'write';
+  // A workflow_run fire of a pull request's commit reports on that pull request.
+  if (onPullRequests || c.trigger.event === 'workflow_run') scopes['pull-requests'] = 'write';
   if (outputs.labels || outputs.comment || outputs.issue) {
     scopes.issues = 'write';
     if (onPullRequests) scopes['pull-requests'] = 'write';

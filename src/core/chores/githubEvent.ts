@@ -66,13 +66,27 @@ export function eventItem(event: GithubEvent, fallbackRepo?: string): EventItem 
   const pr = obj(p.pull_request);
   if (typeof pr.number === 'number') return { repo, number: pr.number, kind: 'pull_request' };
   if (typeof issue.number === 'number') return { repo, number: issue.number, kind: issue.pull_request ? 'pull_request' : 'issue' };
+  // A failed run of a pull request's commit is about that pull request (GitHub lists only this
+  // repository's pull requests there): the investigation is told it and reports on it.
+  const runPr = runPullRequest(p);
+  if (typeof runPr.number === 'number') return { repo, number: runPr.number, kind: 'pull_request' };
   return { repo, number: null, kind: 'none' };
 }
 
-/** The commit the fire's check run is attached to (and where earlier fires' check runs are read). */
-export function eventHeadSha(event: GithubEvent, env: Readonly<Record<string, string | undefined>>): string | undefined {
+/** `workflow_run.pull_requests[0]`, or an empty object. */
+function runPullRequest(p: Record<string, unknown>): Record<string, unknown> {
+  const list = obj(p.workflow_run).pull_requests;
+  return obj(Array.isArray(list) ? list[0] : undefined);
+}
+
+/**
+ * The head commit of the pull request the fire is about, where its check run goes; undefined for
+ * a fire about no pull request (or a comment on one, whose payload does not name the head): those
+ * get no check run, so none lands on the default branch.
+ */
+export function pullRequestHeadSha(event: GithubEvent): string | undefined {
   const p = event.payload;
-  return str(obj(obj(p.pull_request).head).sha) ?? str(obj(p.workflow_run).head_sha) ?? env.GITHUB_SHA;
+  return str(obj(obj(p.pull_request).head).sha) ?? str(obj(runPullRequest(p).head).sha);
 }
 
 export type EventMatch = { fire: true } | { fire: false; reason: string };

@@ -99,6 +99,26 @@ describe('cli: one status per item for every CI fire', function () {
     assert.deepEqual(statusOn(2), []);
   });
 
+  it("a failed run of a pull request's commit is about that pull request: its status and check are there", async () => {
+    const run = webhookExample('workflow_run', (e) => e.action === 'completed') as Obj;
+    const prHead = '5'.repeat(40);
+    Object.assign(run.workflow_run, { conclusion: 'failure', name: 'CI', head_branch: 'main', head_sha: prHead });
+    run.workflow_run.pull_requests = [{ number: 2, head: { sha: prHead, ref: 'main' }, base: { ref: 'main' } }];
+    run.repository.full_name = repoName;
+    run.workflow_run.head_repository.full_name = repoName;
+    const result = await fire('fix-failing-build', 'workflow_run', run, [end({ status: 'not_fixed' })]);
+    assert.deepEqual(result.manifest.item, { repo: repoName, number: 2, kind: 'pull_request' });
+    const check = fireChecks().at(-1);
+    assert.deepEqual([check?.name, check?.head_sha], ['Tasklane · fix-failing-build', prHead]);
+    assert.match(statusOn(2, 'fix-failing-build')[0]?.body ?? '', /^\*\*Tasklane · fix-failing-build\*\*: /);
+    // Without a pull request the same fire writes no check run (the default branch is not painted).
+    run.workflow_run.pull_requests = [];
+    const checks = fireChecks().length;
+    const plain = await fire('fix-failing-build', 'workflow_run', run, [end({ status: 'not_fixed' })]);
+    assert.equal(plain.manifest.item?.number, null);
+    assert.equal(fireChecks().length, checks);
+  });
+
   it('a fire the event does not match leaves no status on the item, and says why on the run page', async () => {
     const request = fixRequest();
     request.comment.body = 'please /tasklane fix';
