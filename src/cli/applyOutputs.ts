@@ -51,7 +51,7 @@ export function marker(choreId: string, extra?: string): string {
 }
 
 /** Proposed Markdown as it may be posted for this event: cut to fit, mentions, links and images neutralised. */
-function safeText(event: GithubEvent): (text: string) => string {
+export function safeText(event: GithubEvent): (text: string) => string {
   const p = event.payload as Record<string, { login?: unknown; user?: { login?: unknown } } | undefined>;
   const allowed = [p.sender?.login, p.issue?.user?.login, p.pull_request?.user?.login].filter((l): l is string => typeof l === 'string');
   return (text) => neutralise(fitText(text, maxProposedChars), { allowed });

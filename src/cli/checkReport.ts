@@ -1,12 +1,16 @@
 /**
  * The check run of one CI fire (`Tasklane · <chore>`): its conclusion and a summary that says
- * what happened even when nothing did. Its last line is the machine-readable fire record the
- * next fire's budget reads (fireBudget.ts).
+ * what happened even when nothing did. It carries no fire record: the budgets across fires read
+ * the ledger (fireLedger.ts), which no text of the run reaches.
  */
 import type { ChoreDefinition } from '../core/chores/types';
 import type { ApplyReport } from './applyOutputs';
-import { fireRecordLine } from './fireBudget';
 import type { ResultManifest } from './resultManifest';
+
+/** The check name of a chore's fires. */
+export function checkName(choreId: string): string {
+  return `Tasklane · ${choreId}`;
+}
 
 export type CheckConclusion = 'success' | 'neutral' | 'failure' | 'action_required';
 
@@ -15,16 +19,12 @@ export function checkReport(
   manifest: ResultManifest,
   report: ApplyReport,
   chore: Pick<ChoreDefinition, 'onFailure'> | undefined,
-  itemKey: string | null,
-  now: Date,
   onPullRequest = false,
-): { conclusion: CheckConclusion; title: string; summary: string } | undefined {
+): { conclusion: CheckConclusion; title: string; summary: string; lines: string[] } | undefined {
   if (manifest.skip === 'event' || manifest.skip === 'self') return undefined;
   const { conclusion, title } = decide(manifest, report, chore, onPullRequest);
   const u = manifest.usage;
   const lines = [
-    `**${title}**`,
-    '',
     `- Status: ${manifest.status}${manifest.reason ? ` (${oneLine(manifest.reason)})` : ''}`,
     `- successWhen: ${manifest.verdict ? `\`${oneLine(manifest.verdict.expression)}\` ${manifest.verdict.met ? 'met' : 'not met'}` : 'none evaluated'}`,
     `- Iterations: ${u.iterations} · tokens: ${u.inputTokens} in, ${u.outputTokens} out · cost: $${u.costUsd.toFixed(4)}${u.costEstimated ? ' (estimated: the model has no known price)' : ''}`,
@@ -41,16 +41,8 @@ export function checkReport(
             : '- The run produced nothing to write.',
         ]
       : []),
-    '',
-    fireRecordLine({
-      chore: manifest.choreId,
-      item: itemKey,
-      costUsd: u.costUsd,
-      at: now.toISOString(),
-      ...(manifest.skip === 'budget' || manifest.skip === 'gate' ? { stopped: manifest.skip } : {}),
-    }),
   ];
-  return { conclusion, title, summary: lines.join('\n') };
+  return { conclusion, title, summary: [`**${title}**`, '', ...lines].join('\n'), lines };
 }
 
 function decide(
@@ -61,6 +53,8 @@ function decide(
 ): { conclusion: CheckConclusion; title: string } {
   if (manifest.skip === 'gate') return { conclusion: 'neutral', title: 'Skipped: the actor gate refused this fire' };
   if (manifest.skip === 'budget') return { conclusion: 'neutral', title: 'Stopped: a budget across fires is reached' };
+  // Replaced by a newer fire (concurrency: replace) or the run cancelled: nothing to judge.
+  if (manifest.status === 'cancelled') return { conclusion: 'neutral', title: 'Cancelled before it wrote a result' };
   if (manifest.status === 'awaiting_review') return { conclusion: 'action_required', title: 'Escalated: the run waits for a person' };
   if (manifest.status === 'nothing_to_change') return { conclusion: 'neutral', title: 'Nothing to change: the run changed no file' };
   if (manifest.status !== 'succeeded') {

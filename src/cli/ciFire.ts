@@ -10,15 +10,18 @@ import type { ChoreDefinition } from '../core/chores/types';
 import type { Logger } from '../core/ports';
 import type { Redactor } from '../core/security/redact';
 import { forCiLog } from '../core/security/surfaceText';
-import { applyOutputs } from './applyOutputs';
-import { checkReport } from './checkReport';
-import { githubApiFromEnv, itemKey, runOnCi } from './ciRun';
+import { applyOutputs, safeText } from './applyOutputs';
+import { checkName, checkReport } from './checkReport';
+import { baseManifest, githubApiFromEnv, itemKey, runOnCi } from './ciRun';
+import type { GithubApi } from './githubApi';
+import { upsertStatus } from './statusComment';
 import type { CiRunInput } from './ciRun';
 import { secretsFromEnv, UsageError } from './environment';
-import { checkName } from './fireBudget';
-import { eventHeadSha, eventItem } from '../core/chores/githubEvent';
+import { writeLedger } from './fireLedger';
+import { eventItem, pullRequestHeadSha } from '../core/chores/githubEvent';
 import { readGithubEvent } from './eventFile';
 import { manifestFile, patchFile, readManifest } from './resultManifest';
+import type { ResultManifest } from './resultManifest';
 import { actionsRunUrl } from './cliEngine';
 import { writeRunOut } from './runOut';
 
@@ -89,6 +92,8 @@ export async function runCiFire(input: {
 export async function applyCommand(input: {
   from: string;
   event?: string;
+  /** `--chore ID`: the chore the job applies for, to report a fire whose agent job left no result. */
+  choreId?: string;
   chores: ChoreDefinition[];
   /** The committed chore's definition hash, computed as for `--expect-hash` (skill bodies included). */
   hashOf: (chore: ChoreDefinition) => Promise<string>;
@@ -97,6 +102,14 @@ export async function applyCommand(input: {
 }): Promise<number> {
   const { io, redactor } = input;
   redactor.addSecret(io.env.GITHUB_TOKEN);
+  const repo = io.env.GITHUB_REPOSITORY;
+  const agentResult = io.env.TASKLANE_AGENT_RESULT?.trim();
+  // The agent job was cancelled (a newer fire replaced it) or died before it wrote a result: the
+  // fire still gets its record on the item, the pull request's check and the step summary.
+  if (!fs.existsSync(input.from) && input.choreId && agentResult && agentResult !== 'success') {
+    if (!repo) throw new UsageError('GITHUB_REPOSITORY is not set: the apply step writes to that repository (owner/name).');
+    return reportFire(input, { manifest: endedManifest(input.choreId, agentResult), patch: undefined }, githubApiFromEnv(io.env, io.env.GITHUB_TOKEN, repo)!);
+  }
   if (!fs.existsSync(input.from)) throw new UsageError(`--from ${input.from} does not exist; pass the folder chores run --out wrote.`);
   let read;
   try {
@@ -104,33 +117,80 @@ export async function applyCommand(input: {
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  const { manifest, patch } = read;
-  const repo = io.env.GITHUB_REPOSITORY;
   if (!repo) throw new UsageError('GITHUB_REPOSITORY is not set: the apply step writes to that repository (owner/name).');
-  const api = githubApiFromEnv(io.env, io.env.GITHUB_TOKEN, repo)!;
+  return reportFire(input, read, githubApiFromEnv(io.env, io.env.GITHUB_TOKEN, repo)!);
+}
+
+/** A fire's account when its agent job left no manifest: nothing ran that this job can see, nothing was spent that it can count. */
+function endedManifest(choreId: string, agentResult: string): ResultManifest {
+  const cancelled = agentResult === 'cancelled';
+  return {
+    ...baseManifest({ id: choreId }, '', undefined, null),
+    status: cancelled ? 'cancelled' : 'failed',
+    reason: cancelled
+      ? 'the agent job was cancelled before it wrote a result (a newer fire of the chore replaced it, or the run was cancelled)'
+      : `the agent job ended ${agentResult} before it wrote a result; its log on the run page says why`,
+  };
+}
+
+/**
+ * Applies a result and reports the fire, in this order: the outputs, the fire's ledger record, the
+ * check run (on a pull request's head only: elsewhere it would sit on the default branch, where
+ * nobody looking at the item sees it and a refusal would paint it), the status comment on the item
+ * (after everything it mentions), and the step summary.
+ */
+async function reportFire(
+  input: Parameters<typeof applyCommand>[0],
+  read: { manifest: ResultManifest; patch: string | undefined },
+  api: GithubApi,
+): Promise<number> {
+  const { io, redactor } = input;
+  const { manifest, patch } = read;
   const eventFile = input.event ?? (io.env.GITHUB_EVENT_PATH || undefined);
   const event = eventFile ? readGithubEvent(eventFile, io.env.GITHUB_EVENT_NAME) : undefined;
   const chore = input.chores.find((c) => c.id === manifest.choreId);
   const report = await applyOutputs({ manifest, patch, chore, committedHash: chore ? await input.hashOf(chore) : undefined, event, api });
   const now = new Date();
-  const item = event ? eventItem(event, repo) : manifest.item;
-  const check = checkReport(manifest, report, chore, itemKey(item), now, item?.kind === 'pull_request');
+  const item = event ? eventItem(event, api.repo) : manifest.item;
+  const onPullRequest = item?.kind === 'pull_request';
+  const check = checkReport(manifest, report, chore, onPullRequest);
   const refusedOutputs = report.refused.length;
-  const sha = event ? eventHeadSha(event, io.env) : io.env.GITHUB_SHA;
+  const url = actionsRunUrl(io.env);
+  // The fire's record in the ledger the next fire counts (fireLedger.ts): every fire of a github
+  // chore that was a fire at all, stopped ones included (they count as no cost and no fire).
+  if (check && manifest.event) {
+    try {
+      const stopped = manifest.skip === 'budget' || manifest.skip === 'gate' ? manifest.skip : undefined;
+      const record = { chore: manifest.choreId, item: itemKey(item), costUsd: manifest.usage.costUsd, at: now.toISOString(), ...(stopped ? { stopped } : {}) };
+      await writeLedger(api, record, url);
+    } catch (error) {
+      report.refused.push(`fire record: GitHub refused it (${error instanceof Error ? error.message : String(error)}; the next fire does not count this one)`);
+    }
+  }
+  const sha = event && onPullRequest ? pullRequestHeadSha(event) : undefined;
   if (check && sha) {
     try {
-      const url = actionsRunUrl(io.env);
       await api.createCheckRun({ name: checkName(manifest.choreId), head_sha: sha, ...check, ...(url ? { details_url: url } : {}) });
       report.applied.push(`check run "${checkName(manifest.choreId)}": ${check.conclusion}`);
     } catch (error) {
       report.refused.push(`check run: GitHub refused it (${error instanceof Error ? error.message : String(error)})`);
     }
-  } else if (check) {
-    report.refused.push('check run: no commit to attach it to (GITHUB_SHA is not set)');
   }
-  // The same summary on the workflow run's page, where a fire without a pull request shows it.
-  if (check && io.env.GITHUB_STEP_SUMMARY)
-    fs.appendFileSync(io.env.GITHUB_STEP_SUMMARY, redactor.redact(`## ${checkName(manifest.choreId)}\n\n${check.summary}\n`));
+  if (check && item?.number != null && item.repo === api.repo) {
+    const safe = event ? safeText(event) : (text: string) => text;
+    const facts = { choreId: manifest.choreId, title: check.title, lines: check.lines.map((l) => redactor.redact(safe(l))), ...(url ? { runUrl: url } : {}) };
+    try {
+      report.applied.push(await upsertStatus(api, item.number, facts));
+    } catch (error) {
+      report.refused.push(`status comment: GitHub refused it (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+  // The same summary on the workflow run's page, for every fire (an event that did not fire the
+  // chore too: it says why, where the person who expected a fire looks).
+  if (io.env.GITHUB_STEP_SUMMARY) {
+    const text = check ? `**${check.title}**\n\n${check.lines.join('\n')}` : `Not a fire: ${manifest.reason ?? manifest.skip ?? 'skipped'}`;
+    fs.appendFileSync(io.env.GITHUB_STEP_SUMMARY, redactor.redact(`## ${checkName(manifest.choreId)}\n\n${text}\n`));
+  }
   const lines = [
     `chore ${manifest.choreId}: ${manifest.status}${manifest.reason ? `: ${manifest.reason}` : ''}`,
     ...(report.proposed === 0 ? ['the run proposed nothing to write'] : []),
@@ -140,8 +200,8 @@ export async function applyCommand(input: {
   // Reasons and refused values are model text: one line each, escapes written out, never a `::`
   // workflow command (review 2026-12c finding 10).
   io.out(redactor.redact(`${lines.map(forCiLog).join('\n')}\n`));
-  // A refused output fails the job with its check: off a pull request the check is neutral, and
-  // so is the job (the workflow run is on the default branch too). A check that could not be written fails it.
-  const failing = !check || check.conclusion === 'failure' || check.conclusion === 'action_required';
+  // A refused output fails the job with its check: off a pull request a chore's own refusal is
+  // neutral, and so is the job (its run is on the default branch). A record that could not be written fails it.
+  const failing = check !== undefined && (check.conclusion === 'failure' || check.conclusion === 'action_required');
   return report.refused.length > refusedOutputs || (refusedOutputs > 0 && failing) ? 1 : 0;
 }

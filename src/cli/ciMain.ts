@@ -1,15 +1,17 @@
 /**
- * `tasklane chores ci github` (print the workflow) and `tasklane chores ci verify` (exit 1 while
- * the committed workflow is not what `ci github` would print now, with the command that fixes it).
+ * `tasklane chores ci github` (print the workflow), `tasklane chores ci verify` (exit 1 while the
+ * committed workflow is not what `ci github` would print now from the chores and the consented
+ * settings, with the command that fixes it) and `tasklane chores ci settings` (print the settings
+ * file from the environment: ciSettings.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import type { ChoreDefinition } from '../core/chores/types';
 import type { Logger } from '../core/ports';
 import { cliContentDigest, defaultCliUrl } from './cliArtifact';
 import { choreHashes, skillDirsOf, verifyWorkflow } from './ciCommands';
 import { pricesFromEnv, pricesVariable, UsageError } from './environment';
+import { CI_SETTINGS_FILE, ciSettingsText, consentedSettings, describeSettings, settingsFromEnv } from './ciSettings';
 import { DEFAULT_WORKFLOW_FILE, githubWorkflow } from './githubWorkflow';
 import type { WorkflowOptions } from './githubWorkflow';
 
@@ -33,67 +35,44 @@ type Model = NonNullable<WorkflowOptions['model']>;
 export async function ciCommand(input: CiCommandInput): Promise<number> {
   const { args, workspace, io } = input;
   const target = args[0];
-  if (target !== 'github' && target !== 'verify') throw new UsageError(`"chores ci" takes github or verify (got ${target ? `"${target}"` : 'none'}).`);
+  if (target !== 'github' && target !== 'verify' && target !== 'settings')
+    throw new UsageError(`"chores ci" takes github, verify or settings (got ${target ? `"${target}"` : 'none'}).`);
   if (args.length > 1) throw new UsageError(`Unexpected argument "${args[1]}".`);
-  if (target === 'github' && input.workflow) throw new UsageError('--workflow is for "chores ci verify"; "chores ci github" prints the workflow.');
+  if (target !== 'verify' && input.workflow) throw new UsageError('--workflow is for "chores ci verify".');
+  if (target === 'settings') {
+    // What the environment sets now, as the committed settings file (the person reviews and commits it).
+    pricesFromEnv(io.env);
+    io.out(ciSettingsText(settingsFromEnv(io.env)));
+    return 0;
+  }
   const { chores, report } = input.loadChores(workspace);
   if (report) io.err(`${report}\n`);
-  pricesFromEnv(io.env); // a mistyped price fails here, not in the first scheduled run
-  const fromEnv: Model = {
-    provider: io.env.TASKLANE_MODEL_PROVIDER,
-    id: io.env.TASKLANE_MODEL_ID,
-    baseUrl: io.env.TASKLANE_MODEL_BASE_URL,
-    prices: io.env[pricesVariable]?.trim(),
-  };
-  let cliUrl = io.env.TASKLANE_CLI_URL?.trim() || undefined;
+  // The settings consented to: the committed file, else the environment; never the workflow's own
+  // env block, which is the file under review (ciSettings.ts).
+  const { settings, from } = consentedSettings(workspace, io.env);
+  pricesFromEnv(settings.prices ? { [pricesVariable]: settings.prices } : {}); // a mistyped price fails here, not in the first scheduled run
+  const model: Model = { provider: settings.provider, id: settings.id, baseUrl: settings.baseUrl, prices: settings.prices };
   // The digest is always this CLI's own: a workflow whose digest was edited is stale, whatever it says.
-  const generate = async (model: Model) => {
-    const hashes = await choreHashes(chores, skillDirsOf(input.assets.skillsDir, workspace), workspace, input.logger);
-    const cli = {
-      digest: input.assets.cliDigest ?? cliContentDigest(input.assets.cliRoot ?? ownRoot()),
-      url: cliUrl ?? defaultCliUrl(input.assets.version ?? ownVersion()),
-    };
-    return githubWorkflow(chores, { model, cli, hashOf: (c) => hashes.get(c.id) ?? '' });
+  const cli = {
+    digest: input.assets.cliDigest ?? cliContentDigest(input.assets.cliRoot ?? ownRoot()),
+    url: settings.cliUrl ?? defaultCliUrl(input.assets.version ?? ownVersion()),
   };
+  const hashes = await choreHashes(chores, skillDirsOf(input.assets.skillsDir, workspace), workspace, input.logger);
+  const generated = githubWorkflow(chores, { model, cli, hashOf: (c) => hashes.get(c.id) ?? '' });
   if (target === 'github') {
-    io.out(await generate(fromEnv));
+    io.out(generated);
     return 0;
   }
   const relative = input.workflow ?? DEFAULT_WORKFLOW_FILE;
-  const file = path.resolve(workspace, relative);
-  // The model settings were written from the generating machine's environment; a CI check that
-  // does not set them compares with the ones the file names.
-  const committed = committedModel(file);
-  // Where the asset is mirrored is the team's choice; what it must contain is not (the digest).
-  cliUrl ??= committed.cliUrl;
-  const model: Model = {
-    provider: fromEnv.provider ?? committed.provider,
-    id: fromEnv.id ?? committed.id,
-    baseUrl: fromEnv.baseUrl ?? committed.baseUrl,
-    prices: fromEnv.prices ?? committed.prices,
-  };
-  const verdict = verifyWorkflow(file, relative, await generate(model));
-  if (verdict.ok) io.out(`${verdict.message}\n`);
-  else io.err(`${verdict.message}\n`);
+  const verdict = verifyWorkflow(path.resolve(workspace, relative), relative, generated);
+  const source =
+    from === 'file'
+      ? `Compared with the chores and ${CI_SETTINGS_FILE}.`
+      : `Compared with the chores and the settings of this environment (no ${CI_SETTINGS_FILE}; the workflow's own env block is never trusted).`;
+  const told = `${verdict.message}\n${source} ${describeSettings(settings, cli)}\n`;
+  if (verdict.ok) io.out(told);
+  else io.err(told);
   return verdict.ok ? 0 : 1;
-}
-
-/** TASKLANE_MODEL_* and TASKLANE_CLI_URL of the committed workflow's top-level env (empty when unreadable). */
-function committedModel(file: string): Model & { cliUrl?: string } {
-  try {
-    const parsed = parseYaml(fs.readFileSync(file, 'utf8')) as { env?: Record<string, unknown> } | null;
-    const env = parsed?.env ?? {};
-    const text = (key: string) => (typeof env[key] === 'string' ? env[key] : undefined);
-    return {
-      provider: text('TASKLANE_MODEL_PROVIDER'),
-      id: text('TASKLANE_MODEL_ID'),
-      baseUrl: text('TASKLANE_MODEL_BASE_URL'),
-      prices: text(pricesVariable),
-      cliUrl: text('TASKLANE_CLI_URL'),
-    };
-  } catch {
-    return {};
-  }
 }
 
 /** The folder holding this CLI's bin/tasklane.js: one up from the bundle (dist/), two from the source (src/cli/). */

@@ -9,10 +9,10 @@ import { DEFAULT_ACTOR_GATE } from '../core/chores/githubTypes';
 import type { ChoreStep } from '../core/chores/runLog';
 import type { ChoreDefinition } from '../core/chores/types';
 import { checkActorGate } from './actorGate';
-import { budgetAcrossFires, checkName, earlierFiresSince, fireRecords, MAX_COMMITS_READ, readsEarlierFires } from './fireBudget';
+import { budgetAcrossFires, readsEarlierFires } from './fireBudget';
+import { readLedger } from './fireLedger';
 import { GithubApi } from './githubApi';
-import type { CheckRunSummary } from './githubApi';
-import { eventHeadSha, eventItem, isForkPullRequest, matchEvent, selfTriggered } from '../core/chores/githubEvent';
+import { eventItem, isForkPullRequest, matchEvent, selfTriggered } from '../core/chores/githubEvent';
 import { readGithubEvent } from './eventFile';
 import type { EventItem, GithubEvent } from '../core/chores/githubEvent';
 import { proposedOutputs } from './resultManifest';
@@ -74,7 +74,7 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     if (isForkPullRequest(event)) taintReasons.push('the pull request comes from a fork (forks: read-only)');
     base.tainted = taintReasons.length > 0;
     base.taintReasons = taintReasons;
-    const stop = await crossFireBudget(chore, event, item, env, input.now());
+    const stop = await crossFireBudget(chore, item, env, input.now());
     if (stop.stop) {
       if (stop.firstStop && chore.escalate) await input.escalateStop?.(chore, stop.stop);
       return skip('budget', stop.stop);
@@ -107,7 +107,13 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
   return finish(manifest, base.tainted || !patch ? undefined : patch);
 }
 
-function baseManifest(chore: ChoreDefinition, definitionHash: string, event: GithubEvent | undefined, item: EventItem | null): ResultManifest {
+/** A manifest of a fire that ran nothing yet: no usage, no outputs (`event` undefined: no event). */
+export function baseManifest(
+  chore: Pick<ChoreDefinition, 'id'>,
+  definitionHash: string,
+  event: GithubEvent | undefined,
+  item: EventItem | null,
+): ResultManifest {
   return {
     version: 1,
     choreId: chore.id,
@@ -148,26 +154,19 @@ export function ciChore(chore: ChoreDefinition, event: GithubEvent, item: EventI
 
 async function crossFireBudget(
   chore: ChoreDefinition,
-  event: GithubEvent,
   item: EventItem | null,
   env: Env,
   now: Date,
 ): Promise<{ stop?: string; costLeftToday?: number; firstStop?: boolean }> {
   if (!readsEarlierFires(chore)) return {};
-  const ref = eventHeadSha(event, env);
   const api = githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo);
   // Fail closed: a cap that cannot be counted is a cap reached.
-  if (!ref || !api) return { stop: 'budget across fires: the earlier fires cannot be read (no commit or repository to read check runs from)' };
+  if (!api || !env.TASKLANE_GATE_TOKEN)
+    return { stop: 'budget across fires: the fire ledger cannot be read (no repository or no TASKLANE_GATE_TOKEN to read it with)' };
   try {
-    // The fire's own commit, then every commit a workflow ran on since the widest window began: a
-    // pull request pushed to again, or a branch moved on, still counts the fires made before.
-    const commits = [...new Set([ref, ...(await api.workflowRunCommits(earlierFiresSince(chore, now)))])].slice(0, MAX_COMMITS_READ);
-    const runs = new Map<number, CheckRunSummary>();
-    for (const commit of commits) for (const run of await api.checkRuns(commit, checkName(chore.id))) runs.set(run.id, run);
-    const records = fireRecords([...runs.values()], chore.id);
-    return budgetAcrossFires(chore, records, itemKey(item), now);
+    return budgetAcrossFires(chore, await readLedger(api, chore.id), itemKey(item), now);
   } catch (error) {
-    return { stop: `budget across fires: the earlier fires could not be read (${error instanceof Error ? error.message : String(error)})` };
+    return { stop: `budget across fires: the fire ledger could not be read whole (${error instanceof Error ? error.message : String(error)})` };
   }
 }
 

@@ -1,18 +1,11 @@
 /**
- * Budgets across CI fires: a chore's cost per UTC day (`budget.maxCostUsdPerDay`), its fires per
- * hour (`budget.maxFiresPerHour`) and its fires per issue or pull request (`budget.maxFiresPerItem`).
- * A CI machine keeps no store between fires, so the count comes from the repository itself: every
- * fire's check run
- * (`Tasklane · <chore>`) carries one machine-readable line in its summary, and the next fire lists
- * the check runs of that name on the commit it reports to (the pull request's head, the failed
- * run's commit, or the default branch's head for issue events) before any model call.
- *
- * A pull request pushed to again, or a branch that moved on, reports on a new commit: so the next
- * fire also reads the commits the repository's workflows ran on in the window its caps need
- * (`earlierFiresSince`, at most `MAX_COMMITS_READ` of them).
+ * Budgets across CI fires: a chore's cost per UTC day (`budget.maxCostUsdPerDay`, or
+ * {@link DEFAULT_CI_COST_USD_PER_DAY} when it sets none), its fires per hour
+ * (`budget.maxFiresPerHour`) and its fires per issue or pull request (`budget.maxFiresPerItem`).
+ * A CI machine keeps no store between fires: the records come from the fire ledger
+ * (fireLedger.ts), which the apply job writes and the next fire reads whole before any model call.
  */
 import type { ChoreDefinition } from '../core/chores/types';
-import type { CheckRunSummary } from './githubApi';
 
 /** What one fire records about itself. */
 export interface FireRecord {
@@ -26,59 +19,22 @@ export interface FireRecord {
   stopped?: 'budget' | 'gate';
 }
 
-const linePattern = /<!-- tasklane:fire (\{[^\n]*?\}) -->/;
-
-/** Whether a fire must read the earlier fires first: the chore has a budget across fires. */
-export function readsEarlierFires(chore: Pick<ChoreDefinition, 'spendLimits' | 'maxFiresPerItem' | 'maxFiresPerHour'>): boolean {
-  return chore.spendLimits?.maxCostUsdPerDay !== undefined || chore.maxFiresPerItem !== undefined || chore.maxFiresPerHour !== undefined;
-}
-
-/** Most commits whose check runs one fire reads (each is one request). */
-export const MAX_COMMITS_READ = 20;
-
 /**
- * How far back the earlier fires are read: a UTC day for the day cap, an hour for the hour cap,
- * and seven days for the count per item (a pull request reviewed last week is reviewed again).
+ * The day cap of a github chore that sets none: VS Code caps all chores of a workspace at $5 a day
+ * by default (the user setting `tasklane.chores.maxCostUsdPerDay`); CI has no user settings, so
+ * each chore gets that cap on its own, as gh-aw gives each workflow a daily default.
  */
-export function earlierFiresSince(chore: Pick<ChoreDefinition, 'spendLimits' | 'maxFiresPerItem' | 'maxFiresPerHour'>, now: Date): Date {
-  const starts: number[] = [];
-  if (chore.maxFiresPerItem !== undefined) starts.push(now.getTime() - 7 * 86_400_000);
-  if (chore.spendLimits?.maxCostUsdPerDay !== undefined) starts.push(Date.parse(`${now.toISOString().slice(0, 10)}T00:00:00Z`));
-  if (chore.maxFiresPerHour !== undefined) starts.push(now.getTime() - 3_600_000);
-  return new Date(Math.min(now.getTime(), ...starts));
+export const DEFAULT_CI_COST_USD_PER_DAY = 5;
+
+/** Whether a fire reads the ledger first: every github chore does (the default day cap at least). */
+export function readsEarlierFires(chore: Pick<ChoreDefinition, 'trigger'>): boolean {
+  return chore.trigger.kind === 'github';
 }
 
-/** The check name of a chore's fires. */
-export function checkName(choreId: string): string {
-  return `Tasklane · ${choreId}`;
-}
-
-/** The hidden line a fire's check run summary carries. */
-export function fireRecordLine(record: FireRecord): string {
-  return `<!-- tasklane:fire ${JSON.stringify(record)} -->`;
-}
-
-/** The fire records of earlier check runs of this chore; anything unreadable is left out. */
-export function fireRecords(runs: readonly CheckRunSummary[], choreId: string): FireRecord[] {
-  const out: FireRecord[] = [];
-  for (const run of runs) {
-    const match = linePattern.exec(run.output?.summary ?? '');
-    if (!match) continue;
-    try {
-      const r = JSON.parse(match[1]) as Partial<FireRecord>;
-      if (r.chore !== choreId || typeof r.costUsd !== 'number' || !Number.isFinite(r.costUsd) || typeof r.at !== 'string') continue;
-      out.push({
-        chore: r.chore,
-        item: typeof r.item === 'string' ? r.item : null,
-        costUsd: Math.max(0, r.costUsd),
-        at: r.at,
-        ...(r.stopped === 'budget' || r.stopped === 'gate' ? { stopped: r.stopped } : {}),
-      });
-    } catch {
-      // a damaged line counts for nothing
-    }
-  }
-  return out;
+/** The day cap a CI fire holds to, and whether it is the default. */
+export function dayCapOf(chore: Pick<ChoreDefinition, 'spendLimits'>): { cap: number; byDefault: boolean } {
+  const own = chore.spendLimits?.maxCostUsdPerDay;
+  return own !== undefined ? { cap: own, byDefault: false } : { cap: DEFAULT_CI_COST_USD_PER_DAY, byDefault: true };
 }
 
 /**
@@ -95,9 +51,12 @@ export function budgetAcrossFires(
   const firstStop = !records.some((r) => r.stopped === 'budget' && r.at.slice(0, 10) === today);
   const fires = records.filter((r) => !r.stopped);
   const spent = fires.filter((r) => r.at.slice(0, 10) === today).reduce((sum, r) => sum + r.costUsd, 0);
-  const cap = chore.spendLimits?.maxCostUsdPerDay;
-  if (cap !== undefined && spent >= cap)
-    return { stop: `budget across fires: ${chore.id} spent $${spent.toFixed(4)} today (UTC), at its cap of $${cap} (budget.maxCostUsdPerDay)`, firstStop };
+  const { cap, byDefault } = dayCapOf(chore);
+  if (spent >= cap)
+    return {
+      stop: `budget across fires: ${chore.id} spent $${spent.toFixed(4)} today (UTC), at its cap of $${cap} (${byDefault ? 'the default day cap on CI; set budget.maxCostUsdPerDay to change it' : 'budget.maxCostUsdPerDay'})`,
+      firstStop,
+    };
   const perHour = chore.maxFiresPerHour;
   if (perHour !== undefined) {
     const hourAgo = now.getTime() - 3_600_000;
@@ -111,5 +70,5 @@ export function budgetAcrossFires(
     if (count >= perItem)
       return { stop: `budget across fires: ${chore.id} already fired ${count} time(s) for ${item} (budget.maxFiresPerItem ${perItem})`, firstStop };
   }
-  return cap !== undefined ? { costLeftToday: cap - spent } : {};
+  return { costLeftToday: cap - spent };
 }

@@ -23,11 +23,14 @@ export interface GithubApiOptions {
   token: string | undefined;
 }
 
-/** A check run as listed (the fields the budget reads). */
+/** A check run as listed (the fields the fire ledger reads). */
 export interface CheckRunSummary {
   id: number;
   name: string;
   started_at?: string | null;
+  external_id?: string | null;
+  /** The app that wrote it: `github-actions` for the workflow's own token. */
+  app?: { slug?: string | null } | null;
   output?: { summary?: string | null };
 }
 
@@ -64,6 +67,11 @@ export class GithubApi {
   }
 
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return (await this.send<T>(method, path, body)).data;
+  }
+
+  /** One request, with the answer's `Link: <…>; rel="next"|"last"` targets (paths), for lists read whole. */
+  private async send<T>(method: string, path: string, body?: unknown): Promise<{ data: T; links: Record<string, string> }> {
     const headers: Record<string, string> = { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28', 'user-agent': 'tasklane' };
     if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -83,7 +91,7 @@ export class GithubApi {
       }
       throw new GithubApiError(response.status, `${method} ${path.split('?')[0]}: ${response.status} ${message}`);
     }
-    return (text ? JSON.parse(text) : undefined) as T;
+    return { data: (text ? JSON.parse(text) : undefined) as T, links: parseLinks(response.headers.get('link'), this.options.baseUrl) };
   }
 
   private r(path: string): string {
@@ -132,31 +140,51 @@ export class GithubApi {
     await this.request('POST', this.r(`/pulls/${pull}/reviews`), { body, event: 'COMMENT' });
   }
 
-  async checkRuns(ref: string, name: string): Promise<CheckRunSummary[]> {
-    const found = await this.request<{ check_runs: CheckRunSummary[] }>(
-      'GET',
-      this.r(`/commits/${encodeURIComponent(ref)}/check-runs?check_name=${encodeURIComponent(name)}&filter=all&per_page=100`),
-    );
-    return found.check_runs ?? [];
+  /**
+   * Every check run of `name` on `ref`, page after page as GitHub links them, and the total it
+   * says there are: a caller that needs the whole list compares the two (fireLedger.ts fails closed).
+   */
+  async checkRunsWhole(ref: string, name: string, maxPagesRead = 50): Promise<{ runs: CheckRunSummary[]; total: number }> {
+    let next: string | undefined = this.r(`/commits/${encodeURIComponent(ref)}/check-runs?check_name=${encodeURIComponent(name)}&filter=all&per_page=100`);
+    const runs: CheckRunSummary[] = [];
+    let total = 0;
+    for (let page = 0; next && page < maxPagesRead; page++) {
+      const answer: { data: { total_count?: number; check_runs?: CheckRunSummary[] }; links: Record<string, string> } = await this.send('GET', next);
+      total = Math.max(total, answer.data.total_count ?? 0);
+      runs.push(...(answer.data.check_runs ?? []));
+      next = answer.links.next;
+    }
+    return { runs, total };
   }
 
   /**
-   * The commits the repository's workflows ran on since `since` (newest first, distinct): where
-   * earlier fires reported their check runs when the branch or the pull request has moved on.
+   * The first commit of the default branch (the last page of its history, one commit a page):
+   * a commit every fire of the repository can name without being told, for the fire ledger.
    */
-  async workflowRunCommits(since: Date): Promise<string[]> {
-    const found = await this.request<{ workflow_runs?: Array<{ head_sha?: string }> }>(
-      'GET',
-      this.r(`/actions/runs?created=${encodeURIComponent(`>=${since.toISOString()}`)}&per_page=100`),
-    );
-    return [...new Set((found.workflow_runs ?? []).map((r) => r.head_sha).filter((s): s is string => typeof s === 'string' && s.length > 0))];
+  async firstCommit(): Promise<string> {
+    const repo = await this.request<{ default_branch: string }>('GET', this.r(''));
+    const first = this.r(`/commits?sha=${encodeURIComponent(repo.default_branch)}&per_page=1`);
+    const head = await this.send<Array<{ sha: string }>>('GET', first);
+    const last = head.links.last ? (await this.send<Array<{ sha: string }>>('GET', head.links.last)).data : head.data;
+    const sha = last.at(-1)?.sha;
+    if (!sha) throw new Error(`the default branch ${repo.default_branch} has no commit`);
+    return sha;
   }
 
-  async createCheckRun(run: { name: string; head_sha: string; conclusion: string; title: string; summary: string; details_url?: string }): Promise<void> {
+  async createCheckRun(run: {
+    name: string;
+    head_sha: string;
+    conclusion: string;
+    title: string;
+    summary: string;
+    details_url?: string;
+    external_id?: string;
+  }): Promise<void> {
     await this.request('POST', this.r('/check-runs'), {
       name: run.name,
       head_sha: run.head_sha,
       ...(run.details_url ? { details_url: run.details_url } : {}),
+      ...(run.external_id ? { external_id: run.external_id } : {}),
       status: 'completed',
       conclusion: run.conclusion,
       completed_at: new Date().toISOString(),
@@ -215,4 +243,18 @@ export class GithubApi {
     }
     return all;
   }
+}
+
+/** `Link` header targets by rel, as paths under `baseUrl` (GitHub links absolute URLs). */
+function parseLinks(header: string | null, baseUrl: string): Record<string, string> {
+  const links: Record<string, string> = {};
+  const base = baseUrl.replace(/\/+$/, '');
+  for (const part of (header ?? '').split(',')) {
+    const match = /<([^>]+)>\s*;\s*rel="([^"]+)"/.exec(part);
+    if (!match) continue;
+    const url = match[1];
+    // Only a link back to the same API is followed (a Link header naming another host is ignored).
+    if (url.startsWith(`${base}/`)) links[match[2]] = url.slice(base.length);
+  }
+  return links;
 }

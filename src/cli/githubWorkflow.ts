@@ -19,7 +19,7 @@
 import type { GithubTrigger } from '../core/chores/githubTypes';
 import type { ChoreDefinition } from '../core/chores/types';
 import { cliDigestText, cliUrlText } from './cliArtifact';
-import { agentJob, applyJob } from './workflowJobs';
+import { agentJob, applyJob, statusJob } from './workflowJobs';
 import { checkTrigger, onBlock } from './workflowTriggers';
 import type { CiChore } from './workflowTriggers';
 import { choreIdText, cronText, quoted, WorkflowError } from './workflowText';
@@ -87,7 +87,7 @@ export function githubWorkflow(chores: readonly ChoreDefinition[], options: Work
   ];
   for (const c of ci) {
     const settings = { hash: options.hashOf(c.chore) };
-    lines.push(...agentJob(c, settings), ...applyJob(c));
+    lines.push(...agentJob(c, settings), ...statusJob(c), ...applyJob(c));
   }
   return `${lines.join('\n')}\n`;
 }

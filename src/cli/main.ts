@@ -2,9 +2,11 @@
  * The `tasklane` command line: the core, headless, for CI and pre-commit.
  *
  *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--out DIR] [--secrets-dir DIR]
- *   tasklane chores apply --from DIR [--workspace DIR] [--event FILE]
+ *   tasklane chores apply --from DIR [--chore ID] [--workspace DIR] [--event FILE]
+  tasklane chores status --chore ID [--workspace DIR]   the "started" status on the fire's issue or pull request
  *   tasklane chores ci github [--workspace DIR]
  *   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
+  tasklane chores ci settings         print .tasklane/ci-settings.json from TASKLANE_MODEL_* and TASKLANE_CLI_URL
  *   tasklane chores validate [--workspace DIR]
  *   tasklane cli digest | tasklane cli pack --out DIR
  *
@@ -27,14 +29,17 @@ import { writePatchFile } from './patch';
 import { takeSealedSecrets } from './sealedSecrets';
 import { runChoreOnce } from './runChore';
 import { applyCommand, runCiFire } from './ciFire';
+import { startedStatus } from './startedStatus';
 import { StoreInUseError } from '../core/store/lease';
 import { forCiLog } from '../core/security/surfaceText';
 
 const USAGE = `Usage:
+  tasklane chores status --chore ID [--workspace DIR]   the "started" status on the fire's issue or pull request
   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--out DIR] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--secrets-dir DIR]
-  tasklane chores apply --from DIR [--workspace DIR] [--event FILE]
+  tasklane chores apply --from DIR [--chore ID] [--workspace DIR] [--event FILE]
   tasklane chores ci github [--workspace DIR]
   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
+  tasklane chores ci settings         print .tasklane/ci-settings.json from TASKLANE_MODEL_* and TASKLANE_CLI_URL
   tasklane chores validate [--workspace DIR]
   tasklane cli digest                 print this CLI's content digest (what a generated workflow pins)
   tasklane cli pack --out DIR         write this CLI's release asset, tasklane-cli-<version>.tar.gz
@@ -53,7 +58,7 @@ TASKLANE_GATE_TOKEN; --out writes tasklane-result.json and tasklane.patch; apply
 GITHUB_TOKEN to GITHUB_REPOSITORY.
 Exit codes: 0 succeeded / nothing_to_change (or skipped), 1 failed / checks_failed / budget_exhausted / awaiting_review / an output refused (apply: on a pull request),
 2 invalid file or arguments.
-ci verify: 0 when the workflow file is what ci github prints, 1 when it is stale.`;
+ci verify: 0 when the workflow file is what ci github prints from the chores and the committed\n.tasklane/ci-settings.json (else this environment's settings; never the workflow's own env), 1 when it is stale.`;
 
 /** Where the bundled CLI finds what ships beside it (dist/sql-wasm.wasm, skills/). */
 export interface CliAssets {
@@ -93,6 +98,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         out: { type: 'string' },
         event: { type: 'string' },
         from: { type: 'string' },
+        chore: { type: 'string' },
         'secrets-dir': { type: 'string' },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -180,6 +186,12 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         if (values.json) io.out(`${redactor.redact(JSON.stringify(result))}\n`);
         return result.status === 'succeeded' || result.status === 'nothing_to_change' ? 0 : 1;
       }
+      case 'status': {
+        expectArgs(rest, 0);
+        if (!values.chore) throw new UsageError('"chores status" needs --chore ID, the chore whose fire it announces.');
+        redactor.addSecret(io.env.GITHUB_TOKEN);
+        return await startedStatus({ choreId: values.chore, chores: loadChores(workspace).chores, io });
+      }
       case 'apply': {
         expectArgs(rest, 0);
         if (!values.from) throw new UsageError('"chores apply" needs --from DIR, the folder chores run --out wrote.');
@@ -191,6 +203,7 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
           hashOf: async (chore) => (await choreHashes([chore], skillDirs, workspace, logger)).get(chore.id) ?? '',
           io,
           redactor,
+          ...(values.chore ? { choreId: values.chore } : {}),
           ...(values.event ? { event: path.resolve(io.cwd, values.event) } : {}),
         });
       }

@@ -68,7 +68,7 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
   const mcpSecrets = trigger.forks === 'read-only' ? [] : Object.values(chore.mcp ?? {}).flatMap((s) => s.secrets ?? []);
   const secrets = [...new Set([...escalation, ...mcpSecrets].map(secretVariable))];
   // The actor gate (cli/actorGate.ts) asks GitHub for the sender's role before any model call, and the
-  // budgets across fires read earlier check runs: with the job's own token, read-only (the job has
+  // budgets across fires read the fire ledger (fireLedger.ts): with the job's own token, read-only (the job has
   // no write scope), in this one step's environment; declared commands never inherit it
   // (commandRunner.ts passes an allowlist) and the redactor knows it.
   const gated = trigger.event !== 'schedule';
@@ -97,8 +97,8 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
     `      cancel-in-progress: ${chore.concurrency === 'replace'}`,
     '    permissions:',
     '      contents: read',
-    // Earlier fires: check runs, on the commits the workflows ran on (actions: read lists those).
-    ...(readsChecks ? ['      actions: read', '      checks: read'] : []),
+    // Earlier fires: the ledger's check runs on the default branch's first commit (fireLedger.ts).
+    ...(readsChecks ? ['      checks: read'] : []),
     '    outputs:',
     '      artifact: ${{ steps.upload.outputs.artifact-id }}',
     '    steps:',
@@ -140,7 +140,12 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
   ];
 }
 
-/** The apply job's lines: it runs when the agent job uploaded a result, even if the run failed. */
+/**
+ * The apply job's lines. It runs after every fire the job condition let through: with the agent's
+ * result when one was uploaded (even a failed run's), and without one when the agent job was
+ * cancelled (replaced by a newer fire) or died first, so that such a fire is reported too
+ * (`--chore` names it; `TASKLANE_AGENT_RESULT` says how the agent job ended, an enum GitHub sets).
+ */
 export function applyJob(c: CiChore): string[] {
   const id = choreIdText(c.chore.id);
   const agent = agentJobId(id);
@@ -148,8 +153,8 @@ export function applyJob(c: CiChore): string[] {
   return [
     `  ${applyJobId(id)}:`,
     `    needs: ${agent}`,
-    // Not always(): a cancelled fire (replaced by a newer one) writes nothing.
-    `    if: "!cancelled() && needs.${agent}.outputs.artifact != ''"`,
+    // always(): a cancelled or crashed agent job is still reported; a skipped one was never a fire.
+    `    if: "always() && needs.${agent}.result != 'skipped'"`,
     '    runs-on: ubuntu-latest',
     '    timeout-minutes: 10',
     '    concurrency:',
@@ -163,7 +168,8 @@ export function applyJob(c: CiChore): string[] {
     ...(pullRequest ? ['          ref: ${{ github.event.repository.default_branch }}'] : []),
     '          path: repo',
     '          persist-credentials: false',
-    `      - ${uses(ACTIONS.downloadArtifact)}`,
+    `      - if: needs.${agent}.outputs.artifact != ''`,
+    `        ${uses(ACTIONS.downloadArtifact)}`,
     '        with:',
     `          name: tasklane-${id}`,
     `          path: ${OUT_DIR}`,
@@ -171,18 +177,64 @@ export function applyJob(c: CiChore): string[] {
     `      - name: Apply the outputs of chore ${id}`,
     '        env:',
     '          GITHUB_TOKEN: ${{ github.token }}',
-    `        run: tasklane chores apply --workspace repo --from ${OUT_DIR}`,
+    `          TASKLANE_AGENT_RESULT: \${{ needs.${agent}.result }}`,
+    `        run: tasklane chores apply --workspace repo --from ${OUT_DIR} --chore ${id}`,
+  ];
+}
+
+/** The status job's id for a chore. */
+export function statusJobId(choreId: string): string {
+  return `status-${choreIdText(choreId)}`;
+}
+
+/**
+ * The status job (startedStatus.ts): for a chore whose fires are about an issue or a pull request,
+ * beside the agent job and on the same condition, it writes the "started" status on the item. It
+ * holds only the scope of that comment and no secret but its own token; chores.yaml comes from
+ * the default branch, as in the apply job. Chores about no item have none.
+ */
+export function statusJob(c: CiChore): string[] {
+  const { trigger } = c;
+  const scope = trigger.event === 'issues' ? 'issues' : isPullRequestEvent(trigger) || trigger.event === 'issue_comment' ? 'pull-requests' : undefined;
+  // A fork's read-only review has no writing token to say it started with.
+  if (!scope || trigger.forks === 'read-only') return [];
+  const id = choreIdText(c.chore.id);
+  return [
+    `  ${statusJobId(id)}:`,
+    `    if: ${JSON.stringify(jobCondition(c))}`,
+    '    runs-on: ubuntu-latest',
+    '    timeout-minutes: 5',
+    '    permissions:',
+    '      contents: read',
+    ...(trigger.event === 'issue_comment' ? ['      issues: write'] : []),
+    `      ${scope}: write`,
+    '    steps:',
+    `      - ${uses(ACTIONS.checkout)}`,
+    '        with:',
+    ...(isPullRequestEvent(trigger) ? ['          ref: ${{ github.event.repository.default_branch }}'] : []),
+    '          path: repo',
+    '          persist-credentials: false',
+    ...setupCli(),
+    `      - name: Say chore ${id} started`,
+    '        env:',
+    '          GITHUB_TOKEN: ${{ github.token }}',
+    `        run: tasklane chores status --workspace repo --chore ${id}`,
   ];
 }
 
 /**
- * The least the apply job needs: `checks: write` for the fire's check run, `contents: read` to
- * check out chores.yaml, and the write scopes of the declared outputs only.
+ * The least the apply job needs: `checks: write` for the fire's check run and ledger record,
+ * `contents: read` to check out chores.yaml, the scope of the status comment on the item a fire is
+ * about (statusComment.ts), and the write scopes of the declared outputs only.
  */
 export function applyPermissions(c: CiChore): Record<string, 'read' | 'write'> {
   const outputs: ChoreOutputs = c.chore.outputs ?? {};
   const onPullRequests = isPullRequestEvent(c.trigger) || c.trigger.event === 'issue_comment';
   const scopes: Record<string, 'read' | 'write'> = { checks: 'write', contents: 'read' };
+  // The status comment: an issue's through `issues`, a pull request's through `pull-requests`.
+  if (c.trigger.event === 'issues' || c.trigger.event === 'issue_comment') scopes.issues = 'write';
+  // A workflow_run fire of a pull request's commit reports on that pull request.
+  if (onPullRequests || c.trigger.event === 'workflow_run') scopes['pull-requests'] = 'write';
   if (outputs.labels || outputs.comment || outputs.issue) {
     scopes.issues = 'write';
     if (onPullRequests) scopes['pull-requests'] = 'write';

@@ -31,6 +31,9 @@ export interface FakeCheckRun {
   started_at: string;
   output: { title: string; summary: string };
   details_url?: string;
+  external_id?: string;
+  /** The app that wrote it: the workflow's token writes as `github-actions`. */
+  app: { slug: string };
 }
 
 /**
@@ -55,6 +58,10 @@ export interface FakeGithub {
   readonly files: Map<string, string>;
   readonly commits: Map<string, { tree: string; parents: string[]; message: string; files: Map<string, string | null> }>;
   readonly refs: Map<string, string>;
+  /** Most items a list answers per page (GitHub: 100); lower it to make lists span pages. */
+  maxPerPage: number;
+  /** Lists of check runs answer every page but this one's items (a page lost on the way), when set. */
+  dropCheckRunPage?: number;
   /** Requests that write (anything but GET). */
   writes(): GithubRequest[];
   close(): Promise<void>;
@@ -84,7 +91,20 @@ export async function startFakeGithub(options: {
   const sha = (text: string) => createHash('sha1').update(text).digest('hex');
   const prefix = `/repos/${options.repo}`;
 
-  const route = (method: string, path: string, query: URLSearchParams, body: Record<string, unknown>): [number, unknown] => {
+  const state = { maxPerPage: 100, dropCheckRunPage: undefined as number | undefined };
+  /** GitHub's `Link` header for a list `path` at `page` of `pages`. */
+  const links = (path: string, query: URLSearchParams, pageNo: number, pages: number): Record<string, string> => {
+    const at = (n: number) => {
+      const q = new URLSearchParams(query);
+      q.set('page', String(n));
+      return `<${baseUrlOf()}${path}?${q.toString()}>`;
+    };
+    const parts = [...(pageNo < pages ? [`${at(pageNo + 1)}; rel="next"`, `${at(pages)}; rel="last"`] : [])];
+    return parts.length ? { link: parts.join(', ') } : {};
+  };
+  let baseUrlOf = () => '';
+
+  const route = (method: string, path: string, query: URLSearchParams, body: Record<string, unknown>): [number, unknown, Record<string, string>?] => {
     if (!path.startsWith(prefix)) return [404, { message: 'Not Found' }];
     const p = path.slice(prefix.length);
     let m: RegExpExecArray | null;
@@ -134,8 +154,24 @@ export async function startFakeGithub(options: {
     if (method === 'GET' && (m = /^\/commits\/([^/]+)\/check-runs$/.exec(p))) {
       const ref = decodeURIComponent(m[1]);
       const name = query.get('check_name');
-      const found = checkRuns.filter((c) => c.head_sha === ref && (!name || c.name === name));
-      return [200, { total_count: found.length, check_runs: found }];
+      const found = checkRuns.filter((c) => c.head_sha === ref && (!name || c.name === name)).reverse();
+      const per = Math.min(Number(query.get('per_page') ?? 30), state.maxPerPage);
+      const n = Number(query.get('page') ?? 1);
+      const pages = Math.max(1, Math.ceil(found.length / per));
+      const items = n === state.dropCheckRunPage ? [] : found.slice((n - 1) * per, n * per);
+      return [200, { total_count: found.length, check_runs: items }, links(path, query, n, pages)];
+    }
+    if (method === 'GET' && p === '/commits') {
+      // The history of a branch (its first parent chain), newest first, paged as GitHub pages it.
+      let at = refs.get(`heads/${query.get('sha') ?? defaultBranch}`) ?? query.get('sha') ?? '';
+      const chain: Array<{ sha: string }> = [];
+      while (commits.has(at)) {
+        chain.push({ sha: at });
+        at = commits.get(at)!.parents[0] ?? '';
+      }
+      const per = Math.min(Number(query.get('per_page') ?? 30), state.maxPerPage);
+      const n = Number(query.get('page') ?? 1);
+      return [200, chain.slice((n - 1) * per, n * per), links(path, query, n, Math.max(1, Math.ceil(chain.length / per)))];
     }
     if (method === 'GET' && p === '/actions/runs') {
       // Every check run here was written by a workflow run on its commit: those are the runs listed.
@@ -152,6 +188,8 @@ export async function startFakeGithub(options: {
         started_at: new Date().toISOString(),
         output: body.output as FakeCheckRun['output'],
         ...(body.details_url ? { details_url: String(body.details_url) } : {}),
+        ...(body.external_id ? { external_id: String(body.external_id) } : {}),
+        app: { slug: 'github-actions' },
       };
       checkRuns.push(run);
       return [201, run];
@@ -213,13 +251,26 @@ export async function startFakeGithub(options: {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       const method = req.method ?? 'GET';
       requests.push({ method, path: url.pathname, query: url.searchParams, body, token });
-      const [status, answer] = route(method, url.pathname, url.searchParams, body ?? {});
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      const [status, answer, headers] = route(method, url.pathname, url.searchParams, body ?? {});
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(answer));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  baseUrlOf = () => `http://127.0.0.1:${port}`;
   return {
+    get maxPerPage() {
+      return state.maxPerPage;
+    },
+    set maxPerPage(n: number) {
+      state.maxPerPage = n;
+    },
+    get dropCheckRunPage() {
+      return state.dropCheckRunPage;
+    },
+    set dropCheckRunPage(n: number | undefined) {
+      state.dropCheckRunPage = n;
+    },
     baseUrl: `http://127.0.0.1:${port}`,
     repo: options.repo,
     requests,

@@ -125,6 +125,16 @@ export class WorkflowRunner {
     );
   }
 
+  /** The file every step's GITHUB_STEP_SUMMARY names (one for the whole run, as the run page shows them together). */
+  stepSummaryFile(): string {
+    return path.join(this.setup.workDir, 'tmp', 'step-summary.md');
+  }
+
+  /** What the steps wrote to their step summary so far. */
+  stepSummary(): string {
+    return fs.existsSync(this.stepSummaryFile()) ? fs.readFileSync(this.stepSummaryFile(), 'utf8') : '';
+  }
+
   /** The context of expressions; `needs` and `steps` are filled per job. */
   private context(extra: Context = {}): Context {
     const repository = this.setup.repository ?? 'octo-org/octo-repo';
@@ -265,6 +275,7 @@ export class WorkflowRunner {
       GITHUB_REPOSITORY: this.setup.repository ?? 'octo-org/octo-repo',
       GITHUB_OUTPUT: outputFile,
       RUNNER_TEMP: path.join(this.setup.workDir, 'tmp'),
+      GITHUB_STEP_SUMMARY: this.stepSummaryFile(),
       ...this.setup.env,
       ...values(this.workflow.env),
       ...values((job as { env?: Record<string, unknown> }).env),

@@ -5,6 +5,7 @@
  * data written by whoever opened the issue, commented or pushed: it decides whether the chore
  * fires (this file) and reaches the model only through eventText.ts.
  */
+import { branchMatches } from './githubBranches';
 import type { GithubEventName, GithubTrigger } from './githubTypes';
 
 /** A parsed event: its name, its activity type and the raw payload (untrusted). */
@@ -65,13 +66,27 @@ export function eventItem(event: GithubEvent, fallbackRepo?: string): EventItem 
   const pr = obj(p.pull_request);
   if (typeof pr.number === 'number') return { repo, number: pr.number, kind: 'pull_request' };
   if (typeof issue.number === 'number') return { repo, number: issue.number, kind: issue.pull_request ? 'pull_request' : 'issue' };
+  // A failed run of a pull request's commit is about that pull request (GitHub lists only this
+  // repository's pull requests there): the investigation is told it and reports on it.
+  const runPr = runPullRequest(p);
+  if (typeof runPr.number === 'number') return { repo, number: runPr.number, kind: 'pull_request' };
   return { repo, number: null, kind: 'none' };
 }
 
-/** The commit the fire's check run is attached to (and where earlier fires' check runs are read). */
-export function eventHeadSha(event: GithubEvent, env: Readonly<Record<string, string | undefined>>): string | undefined {
+/** `workflow_run.pull_requests[0]`, or an empty object. */
+function runPullRequest(p: Record<string, unknown>): Record<string, unknown> {
+  const list = obj(p.workflow_run).pull_requests;
+  return obj(Array.isArray(list) ? list[0] : undefined);
+}
+
+/**
+ * The head commit of the pull request the fire is about, where its check run goes; undefined for
+ * a fire about no pull request (or a comment on one, whose payload does not name the head): those
+ * get no check run, so none lands on the default branch.
+ */
+export function pullRequestHeadSha(event: GithubEvent): string | undefined {
   const p = event.payload;
-  return str(obj(obj(p.pull_request).head).sha) ?? str(obj(p.workflow_run).head_sha) ?? env.GITHUB_SHA;
+  return str(obj(obj(p.pull_request).head).sha) ?? str(obj(runPullRequest(p).head).sha);
 }
 
 export type EventMatch = { fire: true } | { fire: false; reason: string };
@@ -96,6 +111,11 @@ export function matchEvent(trigger: GithubTrigger, event: GithubEvent): EventMat
     const item = obj(p.pull_request).number !== undefined ? obj(p.pull_request) : obj(p.issue);
     const labels = (Array.isArray(item.labels) ? item.labels : []).map((l) => str(obj(l).name)).filter((l): l is string => l !== undefined);
     if (!labels.some((l) => trigger.labels!.includes(l))) return no(`the item carries none of the labels ${trigger.labels.join(', ')}`);
+    // A `labeled` event fires on the label it adds: adding an unrelated label later to an item that
+    // still carries the named one is not a new request (ci-2026-12c s8), as GitHub's label triggers work.
+    const added = str(obj(p.label).name);
+    if (event.action === 'labeled' && added !== undefined && !trigger.labels.includes(added))
+      return no(`the label added is ${added}; this chore fires when one of ${trigger.labels.join(', ')} is added`);
   }
   if (trigger.event === 'issue_comment') {
     const body = str(obj(p.comment).body) ?? '';
@@ -106,12 +126,13 @@ export function matchEvent(trigger: GithubTrigger, event: GithubEvent): EventMat
     if (run.conclusion !== 'failure') return no(`the workflow run concluded ${String(run.conclusion ?? 'nothing')}; this chore fires on failure`);
     if (!trigger.workflows?.includes(str(run.name) ?? ''))
       return no(`the workflow "${str(run.name) ?? ''}" is not one of ${(trigger.workflows ?? []).join(', ')}`);
-    if (!trigger.branches?.includes(str(run.head_branch) ?? '')) return no(`the run's branch is not one of ${(trigger.branches ?? []).join(', ')}`);
+    if (!trigger.branches || !branchMatches(trigger.branches, str(run.head_branch) ?? ''))
+      return no(`the run's branch is not one of ${(trigger.branches ?? []).join(', ')}`);
     // A fork's pull request can name its branch main too: only runs of this repository's own branches fire.
     const head = str(obj(run.head_repository).full_name);
     if (head !== undefined && head !== str(obj(p.repository).full_name)) return no(`the failed run is of a fork's branch (${head})`);
   }
-  if (trigger.event === 'pull_request' && trigger.branches && !trigger.branches.includes(str(obj(obj(p.pull_request).base).ref) ?? ''))
+  if (trigger.event === 'pull_request' && trigger.branches && !branchMatches(trigger.branches, str(obj(obj(p.pull_request).base).ref) ?? ''))
     return no(`the pull request's base branch is not one of ${trigger.branches.join(', ')}`);
   if ((trigger.event === 'pull_request' || trigger.event === 'pull_request_review') && isForkPullRequest(event) && trigger.forks !== 'read-only')
     return no('the pull request comes from a fork; this chore skips forks (forks: read-only opts in to a read-only review)');

@@ -6,6 +6,7 @@ import { checkActorGate } from '../../../src/cli/actorGate';
 import { GithubApi } from '../../../src/cli/githubApi';
 import { readGithubEvent } from '../../../src/cli/eventFile';
 import { describeEvent, eventTexts, stripHiddenText, untrustedBlock } from '../../../src/core/chores/eventText';
+import { branchMatches } from '../../../src/core/chores/githubBranches';
 import { commandOf, eventFromPayload, eventItem, matchEvent, selfTriggered } from '../../../src/core/chores/githubEvent';
 import type { GithubEvent } from '../../../src/core/chores/githubEvent';
 import type { ActorGate, GithubTrigger } from '../../../src/core/chores/githubTypes';
@@ -39,6 +40,18 @@ describe('cli: GitHub events are data', () => {
     assert.match((matchEvent({ ...issues, labels: ['needs-triage'] }, ev('issues', opened())) as { reason: string }).reason, /none of the labels needs-triage/);
     const labeled = webhookExample('issues', (p) => p.action === 'labeled');
     assert.match((matchEvent(issues, ev('issues', labeled)) as { reason: string }).reason, /activity is labeled/);
+    // `labeled` fires on the named label being added, not on a later, unrelated label.
+    const onLabel: GithubTrigger = { event: 'issues', types: ['labeled'], labels: ['bug'] };
+    const added = (name: string, carried: string[]) => ({
+      ...(labeled as Obj),
+      label: { name },
+      issue: { ...(labeled as Obj).issue, labels: carried.map((n) => ({ name: n })) },
+    });
+    assert.deepEqual(matchEvent(onLabel, ev('issues', added('bug', ['bug']))), { fire: true });
+    assert.match(
+      (matchEvent(onLabel, ev('issues', added('duplicate', ['bug', 'duplicate']))) as { reason: string }).reason,
+      /the label added is duplicate; this chore fires when one of bug is added/,
+    );
     assert.match((matchEvent(issues, ev('pull_request', webhookExample('pull_request'))) as { reason: string }).reason, /the event is pull_request/);
 
     const comment = webhookExample('issue_comment', (p) => p.action === 'created') as Obj;
@@ -60,6 +73,12 @@ describe('cli: GitHub events are data', () => {
     assert.deepEqual(matchEvent(failing, ev('workflow_run', run)), { fire: true });
     run.workflow_run.head_repository.full_name = 'someone/fork';
     assert.match((matchEvent(failing, ev('workflow_run', run)) as { reason: string }).reason, /a fork's branch \(someone\/fork\)/);
+    // Branch filters are globs, as GitHub matches the on: block the workflow was generated with.
+    run.workflow_run.head_repository.full_name = run.repository.full_name;
+    run.workflow_run.head_branch = 'release/2026/12';
+    const releases: GithubTrigger = { ...failing, branches: ['main', 'release/**'] };
+    assert.deepEqual(matchEvent(releases, ev('workflow_run', run)), { fire: true }, 'release/** is a glob, not a string');
+    assert.equal((matchEvent({ ...failing, branches: ['release/*'] }, ev('workflow_run', run)) as { fire: boolean }).fire, false, '* stops at /');
     run.workflow_run.head_repository.full_name = run.repository.full_name;
     run.workflow_run.head_branch = 'feature';
     assert.match((matchEvent(failing, ev('workflow_run', run)) as { reason: string }).reason, /branch is not one of main/);
@@ -176,5 +195,29 @@ describe('cli: GitHub events are data', () => {
       const trusting = await checkActorGate({ ...triage, trustedRoles: ['read', 'write'] }, opened, api);
       assert.equal(trusting.allowed && trusting.tainted, false);
     });
+  });
+
+  it('matches branch filters as GitHub does: *, **, ?, +, [], escapes and ordered ! exclusions', () => {
+    const cases: Array<[string[], string, boolean]> = [
+      [['release/**'], 'release/2026/12', true],
+      [['release/*'], 'release/v1', true],
+      [['release/*'], 'release/v1/hotfix', false],
+      [['feature/*'], 'feature/', true],
+      [['v1.?'], 'v1.', true],
+      [['v1.?'], 'v1.2', false],
+      [['v2+'], 'v222', true],
+      [['v2+'], 'v', false],
+      [['[0-9]*-fix'], '7-fix', true],
+      [['[0-9]*-fix'], 'a-fix', false],
+      [['main'], 'main2', false],
+      [['**'], 'anything/at/all', true],
+      [['releases/**', '!releases/**-alpha'], 'releases/10-alpha', false],
+      [['releases/**', '!releases/**-alpha'], 'releases/10', true],
+      [['releases/**', '!releases/**-alpha', 'releases/1-alpha'], 'releases/1-alpha', true],
+      [['a\\*b'], 'a*b', true],
+      [['a\\*b'], 'axb', false],
+    ];
+    for (const [patterns, branch, expected] of cases) assert.equal(branchMatches(patterns, branch), expected, `${patterns.join(', ')} ~ ${branch}`);
+    assert.equal(branchMatches(undefined, 'x'), true);
   });
 });

@@ -25,7 +25,9 @@ const parsed = (text: string) => parseYaml(text) as Workflow;
 function selected(text: string, eventName: string, event: Record<string, unknown>): string[] {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-wf-select-'));
   try {
-    return new WorkflowRunner({ workflow: text, eventName, event, repo: workDir, workDir, cli: ['false'] }).selectedJobs();
+    return new WorkflowRunner({ workflow: text, eventName, event, repo: workDir, workDir, cli: ['false'] })
+      .selectedJobs()
+      .filter((j) => j.startsWith('chore-'));
   } finally {
     fs.rmSync(workDir, { recursive: true, force: true });
   }
@@ -61,14 +63,19 @@ describe('cli: the generated GitHub workflow', () => {
     assert.deepEqual(workflow.permissions, {});
     const agents = Object.keys(workflow.jobs).filter((id) => id.startsWith('chore-'));
     assert.equal(agents.length, 10);
-    for (const id of agents) assert.deepEqual(workflow.jobs[id]?.permissions, { contents: 'read' }, id);
+    // A github chore's agent job reads the fire ledger (check runs) for its budgets across fires; a
+    // cron chore on CI keeps no such budget.
+    for (const id of agents)
+      assert.deepEqual(workflow.jobs[id]?.permissions, id === 'chore-nightly' ? { contents: 'read' } : { checks: 'read', contents: 'read' }, id);
     const apply = (id: string) => workflow.jobs[`apply-${id}`]?.permissions;
     assert.deepEqual(apply('nightly'), { checks: 'write', contents: 'read' });
     assert.deepEqual(apply('triage'), { checks: 'write', contents: 'read', issues: 'write' });
     assert.deepEqual(apply('review-deps'), { checks: 'write', contents: 'read', issues: 'write', 'pull-requests': 'write' });
     assert.deepEqual(apply('fix-build'), { checks: 'write', contents: 'write', 'pull-requests': 'write' });
     assert.deepEqual(apply('errors'), { checks: 'write', contents: 'read', issues: 'write' });
-    assert.deepEqual(apply('on-review'), { checks: 'write', contents: 'read' });
+    // A pull request fire with no outputs still writes its status on the pull request.
+    assert.deepEqual(apply('on-review'), { checks: 'write', contents: 'read', 'pull-requests': 'write' });
+    assert.deepEqual(apply('ask'), { checks: 'write', contents: 'read', issues: 'write', 'pull-requests': 'write' });
   });
 
   it('agent jobs: no writing token, no persisted credentials, no cache; apply runs only after an upload', () => {
@@ -80,7 +87,7 @@ describe('cli: the generated GitHub workflow', () => {
         assert.equal(step.with?.['persist-credentials'], false, `${id}: ${JSON.stringify(step)}`);
       if (!id.startsWith('chore-')) continue;
       // The job's own read-only token reaches one place: the hand-over step's TASKLANE_GATE_TOKEN,
-      // for the actor gate of an event chore (a schedule has no sender, so it gets none).
+      // for the actor gate of an event chore and the fire ledger of every github chore (a cron chore has neither).
       const { steps, ...rest } = job;
       assert.doesNotMatch(JSON.stringify(rest), /GITHUB_TOKEN|github\.token|GH_TOKEN/, id);
       for (const step of steps) {
@@ -94,12 +101,15 @@ describe('cli: the generated GitHub workflow', () => {
       }
       assert.equal(
         steps.some((s) => (s as { env?: Record<string, string> }).env?.TASKLANE_GATE_TOKEN !== undefined),
-        !['chore-nightly', 'chore-tokyo'].includes(id),
-        `${id}: only event chores get the gate token`,
+        id !== 'chore-nightly',
+        `${id}: only github chores get the gate token`,
       );
       const applyJob = workflow.jobs[id.replace(/^chore-/, 'apply-')];
       assert.equal(applyJob?.needs, id);
-      assert.equal(applyJob?.if, `!cancelled() && needs.${id}.outputs.artifact != ''`);
+      // The apply job reports every fire: a cancelled or crashed agent job too, not a skipped one.
+      assert.equal(applyJob?.if, `always() && needs.${id}.result != 'skipped'`);
+      const download = applyJob?.steps.find((s) => s.uses?.startsWith('actions/download-artifact@'));
+      assert.equal((download as { if?: string } | undefined)?.if, `needs.${id}.outputs.artifact != ''`);
       assert.equal(job.outputs?.artifact, '${{ steps.upload.outputs.artifact-id }}');
     }
   });
@@ -131,6 +141,8 @@ describe('cli: the generated GitHub workflow', () => {
       '${{ github.event.repository.default_branch }}',
       '${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}',
     ]);
+    // How the agent job ended (success, failure, cancelled, skipped), for the apply job's report.
+    for (const id of Object.keys(workflow.jobs).filter((j) => j.startsWith('chore-'))) allowed.add(`\${{ needs.${id}.result }}`);
     for (const expression of text.match(/\$\{\{[^}]*\}\}/g) ?? []) assert.ok(allowed.has(expression), expression);
     assert.doesNotMatch(text, /pull_request_target/);
   });
@@ -175,7 +187,7 @@ describe('cli: the generated GitHub workflow', () => {
       `tasklane chores run review-deps --workspace repo --expect-hash ${HASH} --out tasklane-out --chores-from base --secrets-dir "$RUNNER_TEMP/tasklane-keys"`,
     );
     assert.equal(workflow.jobs['apply-review-deps']?.steps[0]?.with?.ref, '${{ github.event.repository.default_branch }}');
-    assert.equal(workflow.jobs['apply-triage']?.steps.at(-1)?.run, 'tasklane chores apply --workspace repo --from tasklane-out');
+    assert.equal(workflow.jobs['apply-triage']?.steps.at(-1)?.run, 'tasklane chores apply --workspace repo --from tasklane-out --chore triage');
   });
 
   it('sets timeout-minutes from maxSeconds and concurrency per (chore, item) from skip / queue / replace', () => {
@@ -214,6 +226,15 @@ describe('cli: the generated GitHub workflow', () => {
     const ownRepo = { head: { repo: { full_name: 'octo-org/octo-repo' } }, number: 7 };
     const fork = { head: { repo: { full_name: 'stranger/octo-repo' } }, number: 8 };
     assert.deepEqual(selected(text, 'issues', { action: 'opened', issue: { number: 1 } }), ['chore-triage']);
+    // The status job of an item chore runs on the same condition as its agent job.
+    for (const id of ['triage', 'ask', 'review-deps', 'on-review'])
+      assert.equal(parsed(text).jobs[`status-${id}`]?.if, parsed(text).jobs[`chore-${id}`]?.if, id);
+    assert.equal(parsed(text).jobs['status-nightly'], undefined, 'a fire about no item has no status job');
+    assert.equal(parsed(text).jobs['status-fork-review'], undefined, "a fork's read-only review has no token to write with");
+    assert.deepEqual(parsed(text).jobs['status-triage']?.permissions, { contents: 'read', issues: 'write' });
+    assert.deepEqual(parsed(text).jobs['status-ask']?.permissions, { contents: 'read', issues: 'write', 'pull-requests': 'write' });
+    assert.deepEqual(parsed(text).jobs['status-review-deps']?.permissions, { contents: 'read', 'pull-requests': 'write' });
+    assert.equal(parsed(text).jobs['status-triage']?.steps.at(-1)?.run, 'tasklane chores status --workspace repo --chore triage');
     assert.deepEqual(selected(text, 'issues', { action: 'closed', issue: { number: 1 } }), []);
     assert.deepEqual(selected(text, 'issue_comment', { action: 'created', comment: { body: '/tasklane ask what broke?' } }), ['chore-ask']);
     assert.deepEqual(selected(text, 'issue_comment', { action: 'created', comment: { body: 'please /tasklane ask' } }), [], 'only at the start');

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { budgetAcrossFires, fireRecordLine, fireRecords } from '../../../src/cli/fireBudget';
+import { budgetAcrossFires } from '../../../src/cli/fireBudget';
+import { ledgerCheckName, ledgerExternalId, ledgerRecords } from '../../../src/cli/fireLedger';
 import { applyFilePatch, patchFiles, protectedPathProblem } from '../../../src/cli/patchRules';
 import { unifiedDiff } from '../../../src/cli/patch';
 
@@ -53,17 +54,25 @@ describe('cli: what a draft pull request may carry, and budgets across fires', (
     );
   });
 
-  it('counts fires per day and per item from the check-run lines, ignoring stops and damaged lines', () => {
+  it('counts fires per day and per item from the ledger records, ignoring stops, damaged ids and other apps', () => {
     const at = '2026-12-02T10:00:00.000Z';
-    const summary = (r: object) => ({ id: 1, name: 'Tasklane · x', output: { summary: `**ok**\n\n${fireRecordLine(r as never)}` } });
+    const record = (r: { chore: string; item: string; costUsd: number; at: string; stopped?: 'budget' }, slug = 'github-actions') => ({
+      id: 1,
+      name: ledgerCheckName(r.chore),
+      external_id: ledgerExternalId(r),
+      app: { slug },
+    });
     const runs = [
-      summary({ chore: 'x', item: 'o/r#1', costUsd: 0.5, at }),
-      summary({ chore: 'x', item: 'o/r#1', costUsd: 0.25, at: '2026-12-01T23:00:00.000Z' }),
-      summary({ chore: 'x', item: 'o/r#1', costUsd: 9, at, stopped: 'budget' }),
-      summary({ chore: 'y', item: 'o/r#1', costUsd: 9, at }),
-      { id: 2, name: 'Tasklane · x', output: { summary: '<!-- tasklane:fire {broken -->' } },
+      record({ chore: 'x', item: 'o/r#1', costUsd: 0.5, at }),
+      record({ chore: 'x', item: 'o/r#1', costUsd: 0.25, at: '2026-12-01T23:00:00.000Z' }),
+      record({ chore: 'x', item: 'o/r#1', costUsd: 9, at, stopped: 'budget' }),
+      record({ chore: 'y', item: 'o/r#1', costUsd: 9, at }),
+      record({ chore: 'x', item: 'o/r#1', costUsd: 9, at }, 'someone-elses-app'),
+      { id: 2, name: ledgerCheckName('x'), external_id: '{broken' },
+      // A summary that looks like the old record line is text, not a record.
+      { id: 3, name: ledgerCheckName('x'), output: { summary: '<!-- tasklane:fire {"chore":"x","costUsd":0,"at":"","stopped":"gate"} -->' } },
     ];
-    const records = fireRecords(runs, 'x');
+    const records = ledgerRecords(runs, 'x');
     assert.equal(records.length, 3);
     const now = new Date('2026-12-02T12:00:00Z');
     assert.deepEqual(budgetAcrossFires({ id: 'x', spendLimits: { maxCostUsdPerDay: 1 } }, records, 'o/r#1', now), { costLeftToday: 0.5 });
@@ -79,6 +88,6 @@ describe('cli: what a draft pull request may carry, and budgets across fires', (
     );
     assert.match(budgetAcrossFires({ id: 'x', spendLimits: { maxCostUsdPerDay: 0.5 } }, records, 'o/r#1', now).stop ?? '', /spent \$0\.5000 today/);
     assert.match(budgetAcrossFires({ id: 'x', maxFiresPerItem: 2 }, records, 'o/r#1', now).stop ?? '', /already fired 2 time\(s\) for o\/r#1/);
-    assert.deepEqual(budgetAcrossFires({ id: 'x', maxFiresPerItem: 2 }, records, 'o/r#2', now), {});
+    assert.deepEqual(budgetAcrossFires({ id: 'x', maxFiresPerItem: 2 }, records, 'o/r#2', now), { costLeftToday: 4.5 }, 'the default day cap of $5');
   });
 });

@@ -94,7 +94,7 @@ describe('cli: a declared command cannot read the keys of the generated workflow
       cli: [process.execPath, path.join(root, 'bin/tasklane.js')],
       env: { GITHUB_API_URL: github.baseUrl, GITHUB_SHA: 'a'.repeat(40), GITHUB_RUN_ID: '4242', TASKLANE_TEST_CANARY: CANARY },
     });
-    assert.deepEqual(runner.selectedJobs(), ['chore-fix']);
+    assert.deepEqual(runner.selectedJobs(), ['chore-fix', 'status-fix'], 'the agent job, and beside it the status job (which holds no key)');
     server.script([
       { toolCalls: [{ name: 'run_command', arguments: { command: 'node attack.js' } }] },
       { toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done', output: {} } }] },

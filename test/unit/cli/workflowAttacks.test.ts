@@ -59,7 +59,7 @@ describe('cli: attacks on the generated workflow and the patch', function () {
       });
     }
     const workflow = parseYaml(benign) as Workflow;
-    assert.deepEqual(Object.keys(workflow.jobs), ['chore-tidy', 'apply-tidy', 'chore-triage', 'apply-triage']);
+    assert.deepEqual(Object.keys(workflow.jobs), ['chore-tidy', 'apply-tidy', 'chore-triage', 'status-triage', 'apply-triage']);
     assert.deepEqual(
       workflow.jobs['chore-tidy']?.steps.map((s) => s.run ?? s.uses?.replace(/@.*/, '')),
       [
@@ -93,7 +93,9 @@ describe('cli: attacks on the generated workflow and the patch', function () {
     assert.equal(text.match(/\$\{\{ github\.token \}\}/g)?.length, 4);
     assert.equal(
       text.match(/\$\{\{/g)?.length,
-      text.match(/\$\{\{ (github\.token|secrets\.\w+|steps\.upload\.outputs\.artifact-id|github\.event\.[\w.]+( \|\| [\w.]+)*) \}\}/g)?.length,
+      text.match(
+        /\$\{\{ (github\.token|secrets\.\w+|steps\.upload\.outputs\.artifact-id|needs\.chore-[\w-]+\.result|github\.event\.[\w.]+( \|\| [\w.]+)*) \}\}/g,
+      )?.length,
     );
     const workflow = parseYaml(text) as Workflow & { on: { workflow_dispatch: { inputs: Record<string, { description: string; options: string[] }> } } };
     const input = workflow.on.workflow_dispatch.inputs.target;

@@ -72,14 +72,51 @@ describe('cli: ci github, ci verify, run --expect-hash / --chores-from / --out',
     assert.equal(out, result.out);
   });
 
-  it('ci verify: 0 while the committed workflow is current (model settings read from it); 1 with the fix command once a chore changes or the file is missing', async () => {
+  it('ci verify: 0 while the committed workflow is what the chores and the committed settings generate; 1 with the fix command once a chore changes or the file is missing', async () => {
     const dir = repo(choresYaml());
-    const generated = await cli(['chores', 'ci', 'github', '--workspace', dir], { TASKLANE_MODEL_PROVIDER: 'openai', TASKLANE_MODEL_ID: 'gpt-5-mini' });
+    const consented = {
+      TASKLANE_MODEL_PROVIDER: 'anthropic',
+      TASKLANE_MODEL_ID: 'claude-sonnet-4-5',
+      TASKLANE_MODEL_PRICES: '{"claude-*": {"input": 3, "output": 15}}',
+    };
+    const settings = await cli(['chores', 'ci', 'settings'], consented);
+    assert.equal(settings.code, 0, settings.err);
+    fs.writeFileSync(path.join(dir, '.tasklane/ci-settings.json'), settings.out);
+    const generated = await cli(['chores', 'ci', 'github', '--workspace', dir]);
+    assert.equal(generated.code, 0, generated.err);
+    assert.equal(generated.out, (await cli(['chores', 'ci', 'github', '--workspace', dir], consented)).out, 'the file and the environment agree');
     fs.mkdirSync(path.join(dir, '.github/workflows'), { recursive: true });
     fs.writeFileSync(path.join(dir, WORKFLOW), generated.out);
     const current = await cli(['chores', 'ci', 'verify', '--workspace', dir]);
     assert.equal(current.code, 0, current.err);
     assert.match(current.out, /tasklane\.yml is up to date/);
+    assert.match(
+      current.out,
+      /Compared with the chores and \.tasklane\/ci-settings\.json\. It sends the model key to anthropic's default endpoint \(model claude-sonnet-4-5\)/,
+    );
+    // The workflow's env block is the file under review: an edited endpoint, CLI location or price
+    // is stale, not read back as the setting (security-2026-12c finding 4).
+    const edits: Array<[string, string, string]> = [
+      [
+        'endpoint',
+        'TASKLANE_MODEL_PROVIDER: "anthropic"',
+        'TASKLANE_MODEL_PROVIDER: "anthropic"\n  TASKLANE_MODEL_BASE_URL: "https://anthropic-proxy.attacker.example"',
+      ],
+      ['CLI location', 'TASKLANE_CLI_URL: "https://github.com/', 'TASKLANE_CLI_URL: "https://attacker.example/'],
+      ['prices', '{\\"input\\": 3, \\"output\\": 15}', '{\\"input\\": 0, \\"output\\": 0}'],
+    ];
+    for (const [what, from, to] of edits) {
+      assert.ok(generated.out.includes(from), `${what}: ${from} is in the workflow`);
+      fs.writeFileSync(path.join(dir, WORKFLOW), generated.out.replace(from, to));
+      const edited = await cli(['chores', 'ci', 'verify', '--workspace', dir]);
+      assert.equal(edited.code, 1, `an edited ${what} is stale: ${edited.out}`);
+      assert.match(edited.err, /is stale/);
+    }
+    // An environment may not contradict the committed settings either.
+    const overridden = await cli(['chores', 'ci', 'verify', '--workspace', dir], { TASKLANE_MODEL_BASE_URL: 'https://anthropic-proxy.attacker.example' });
+    assert.equal(overridden.code, 2);
+    assert.match(overridden.err, /TASKLANE_MODEL_BASE_URL is set to a value that differs from baseUrl in \.tasklane\/ci-settings\.json/);
+    fs.writeFileSync(path.join(dir, WORKFLOW), generated.out);
     // The CLI digest is compared with the verifying CLI's own, never read from the file under review.
     fs.writeFileSync(path.join(dir, WORKFLOW), generated.out.replace(TEST_CLI_DIGEST, 'cd'.repeat(32)));
     assert.equal((await cli(['chores', 'ci', 'verify', '--workspace', dir])).code, 1, 'an edited CLI digest is stale');

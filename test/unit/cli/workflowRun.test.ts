@@ -101,23 +101,22 @@ describe('cli: the generated workflow, run step by step', function () {
     assert.equal(runner.wouldRun('apply-fix-answer'), true);
     const apply = await runner.runJob('apply-fix-answer');
     assert.equal(apply.conclusion, 'success', apply.steps.map((s) => `${s.label}: ${s.output}`).join('\n'));
-    // The chore declares no outputs: the apply job writes its check run and nothing else, and says
-    // where the run's edits are rather than that it produced nothing.
-    assert.deepEqual(
-      github.writes().map((w) => `${w.method} ${w.path}`),
-      ['POST /repos/octo-org/octo-repo/check-runs'],
+    // The chore declares no outputs and the fire is about no pull request: the apply job writes
+    // nothing to GitHub (no check run on the default branch), and the run's page says where the
+    // run's edits are rather than that it produced nothing.
+    assert.deepEqual(github.writes(), []);
+    assert.match(
+      runner.stepSummary(),
+      /^## Tasklane · fix-answer\n\n\*\*The run edited files and proposed no pull request: its patch is in the run's artifact\*\*/,
     );
-    assert.equal(github.checkRuns[0]?.name, 'Tasklane · fix-answer');
-    assert.equal(github.checkRuns[0]?.conclusion, 'neutral');
-    assert.match(JSON.stringify(github.checkRuns[0]), /its patch is in the run's artifact/, JSON.stringify(github.checkRuns[0]));
     assert.deepEqual(fs.readdirSync(path.join(apply.dir, 'tasklane-out')).sort(), ['tasklane-result.json', 'tasklane.patch']);
     assert.ok(fs.existsSync(path.join(apply.dir, 'repo/.tasklane/chores.yaml')), 'apply reads the chore definitions from its own checkout');
     const applyStep = runner.workflow.jobs['apply-fix-answer']?.steps.at(-1);
-    assert.equal(applyStep?.run, 'tasklane chores apply --workspace repo --from tasklane-out');
-    assert.deepEqual(Object.keys(applyStep?.env ?? {}), ['GITHUB_TOKEN']);
+    assert.equal(applyStep?.run, 'tasklane chores apply --workspace repo --from tasklane-out --chore fix-answer');
+    assert.deepEqual(Object.keys(applyStep?.env ?? {}), ['GITHUB_TOKEN', 'TASKLANE_AGENT_RESULT']);
   });
 
-  it('a chore changed after the workflow was generated is refused in the agent job: no model call, no upload, no apply', async () => {
+  it('a chore changed after the workflow was generated is refused in the agent job: no model call, no upload; the apply job reports it', async () => {
     const { repo, runner } = await setUp('workflow_dispatch', { inputs: { chore: 'fix-answer' } });
     assert.deepEqual(runner.selectedJobs(), ['chore-fix-answer']);
     // The default branch moved on: the chore now asks for more than was reviewed.
@@ -129,7 +128,16 @@ describe('cli: the generated workflow, run step by step', function () {
     assert.match(runStep?.output ?? '', /the workflow is stale, so nothing ran.*tasklane chores ci github/);
     assert.equal(server.requests.length, 0);
     assert.equal(agent.steps.at(-1)?.output, 'no files to upload', 'the upload step runs (always()) and finds nothing');
-    assert.equal(runner.wouldRun('apply-fix-answer'), false);
+    // The apply job still reports the fire: nothing to download, the agent job's end said.
+    assert.equal(runner.wouldRun('apply-fix-answer'), true);
+    const apply = await runner.runJob('apply-fix-answer');
+    // The agent job's failure is the run's red mark; the apply job only reports it.
+    assert.equal(apply.conclusion, 'success', apply.steps.map((s) => `${s.label}: ${s.output}`).join('\n'));
+    assert.equal(apply.steps.find((s) => s.label.includes('download-artifact'))?.kind, 'skipped');
+    assert.match(
+      runner.stepSummary(),
+      /\*\*The run ended failed\*\*\n\n- Status: failed \(the agent job ended failure before it wrote a result; its log on the run page says why\)/,
+    );
   });
 
   it("a pull request's agent job reads the chore from the default branch and proposes edits to the pull request's code; a fork's is skipped", async () => {
@@ -158,7 +166,7 @@ describe('cli: the generated workflow, run step by step', function () {
     assert.deepEqual(fork.selectedJobs(), []);
 
     const runner = new WorkflowRunner({ ...setup, ...cliOf, event: event('octo-org/octo-repo'), workDir: temp('tasklane-wf-pr-') });
-    assert.deepEqual(runner.selectedJobs(), ['chore-fix-answer']);
+    assert.deepEqual(runner.selectedJobs(), ['chore-fix-answer', 'status-fix-answer'], 'the agent job and, beside it, the started status');
     const pull = { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/app.ts', edits: [{ oldText: 'answer = 41', newText: 'answer = 42' }] } }] };
     server.script([pull, end]);
     const agent = await runner.runJob('chore-fix-answer');
