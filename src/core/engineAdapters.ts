@@ -89,6 +89,8 @@ export interface EngineAdapters {
   skillDirs: string[];
   /** AGENTS.md. */
   workspaceRules?: () => Promise<string | undefined>;
+  /** The multi-root workspace's folders, for the prompt (workspaceRoots.ts `rootsPromptText`); absent with one folder. */
+  workspaceFolders?: string;
   settings: () => AgentSettings;
   /** Absent: no change sets and no edit actions (a chat-only engine, some tests). */
   edits?: EditAdapters;

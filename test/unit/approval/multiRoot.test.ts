@@ -12,8 +12,9 @@ import { DiskReader, FsWorkspace } from '../../../src/core/approval/paths/fsWork
 import { guardReads } from '../../../src/core/approval/paths/guardedWorkspace';
 import { multiRootReader, multiRootWorkspace } from '../../../src/core/approval/paths/multiRootWorkspace';
 import { nodeFs } from '../../../src/core/approval/paths/nodeFs';
-import { splitRootPath, workspaceRoots } from '../../../src/core/approval/paths/workspaceRoots';
+import { rootsPromptText, splitRootPath, workspaceRoots } from '../../../src/core/approval/paths/workspaceRoots';
 import type { WorkspaceRoot } from '../../../src/core/approval/paths/workspaceRoots';
+import { taskPrefixText } from '../../../src/core/prompts/requestBuilder';
 import { silentLogger, toListing, toSearchResult } from '../../../src/core/ports';
 import type { WorkspacePort } from '../../../src/core/ports';
 import { FakeClock } from '../../fakes/fakeClock';
@@ -87,6 +88,15 @@ describe('approval: multi-root workspaces (one path scheme)', () => {
     assert.deepEqual(splitRootPath(single, 'src/a.ts'), { root: single[0], relative: 'src/a.ts' });
     const port = guardReads(new FsWorkspace(single[0].path, nodeFs, { ripgrep: null }), single[0].path, nodeFs);
     assert.equal(multiRootWorkspace([{ root: single[0], port }]), port);
+  });
+
+  it("the model's request names the folders and the prefix when there are several", () => {
+    const text = rootsPromptText(roots) as string;
+    assert.match(text, /2 folders.*api\/, web\//);
+    assert.match(text, /Commands run in the first folder \(api\)/);
+    const prefix = taskPrefixText({ name: 'n', instruction: 'do it', mode: 'simple', skills: [], folders: text });
+    assert.match(prefix, /Workspace folders[\s\S]*web\/src\/index\.ts/);
+    assert.equal(rootsPromptText(workspaceRoots([{ name: 'api', path: roots[0].path }])), undefined, 'one folder: nothing added');
   });
 
   it('folders with the same name get distinct prefixes', () => {

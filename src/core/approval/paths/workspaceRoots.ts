@@ -81,6 +81,20 @@ export function joinRootPath(roots: readonly WorkspaceRoot[], root: WorkspaceRoo
   return relative === '' || relative === '.' ? root.name : `${root.name}/${relative}`;
 }
 
+/**
+ * What the model is told about the folders (the prompt's "Workspace folders"), or undefined with
+ * one folder (its paths are plain, as always). Commands run in the first folder.
+ */
+export function rootsPromptText(roots: readonly WorkspaceRoot[]): string | undefined {
+  if (!isMultiRoot(roots)) return undefined;
+  return [
+    `This workspace has ${roots.length} folders. Every path you read, search, list or edit starts with its folder's name: ${describeRoots(roots)}`,
+    `For example ${roots[1].name}/src/index.ts is src/index.ts in the folder ${roots[1].name}. A path without a folder name is refused.`,
+    // Commands take an absolute directory, so the model is told where each folder is.
+    `Commands run in the first folder (${roots[0].name}); to run one elsewhere, cd into its folder first: ${roots.map((r) => `${r.name} is ${r.path}`).join('; ')}.`,
+  ].join('\n');
+}
+
 /** `splitRootPath`, throwing its refusal (for ports whose callers show a rejection's message). */
 export function rootPathOrThrow(roots: readonly WorkspaceRoot[], requested: string): RootedPath {
   const split = splitRootPath(roots, requested);
