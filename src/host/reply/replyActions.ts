@@ -69,7 +69,7 @@ export class ReplyActions {
     const { roots } = hostRoots(folders);
     const split = splitRootPath(roots, path);
     if ('error' in split) throw new Error(`${path} is not a file in this workspace, so it was not opened`);
-    const resolved = await resolveWorkspacePath(split.root.path, split.relative || '.', nodeFs, { caseInsensitive: process.platform !== 'linux' });
+    const resolved = await resolveWorkspacePath(split.root.path, split.relative, nodeFs, { caseInsensitive: process.platform !== 'linux' });
     if (!resolved.ok) throw new Error(`${path} is not a file in this workspace, so it was not opened`);
     return { uri: vscode.Uri.file(resolved.absolutePath), relativePath: joinRootPath(roots, split.root, resolved.relativePath), exists: resolved.exists };
   }
