@@ -136,6 +136,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     trusted,
     skillDirs: adapters.skillDirs,
     ...(adapters.workspaceRules ? { workspaceRules: adapters.workspaceRules } : {}),
+    ...(adapters.workspaceFolders ? { workspaceFolders: adapters.workspaceFolders } : {}),
     ...(adapters.grantableSets ? { grantableSets: adapters.grantableSets } : {}),
     settings: adapters.settings,
   });

@@ -8,6 +8,7 @@ import type { ActionDef } from './actions/types';
 import type { CommandGate, CommandRunner, McpCallPort } from './approval/commands/commandService';
 import type { EditApplier } from './approval/changes/editPorts';
 import type { EditPolicyOptions } from './approval/paths/sensitivePaths';
+import type { WorkspaceRoot } from './approval/paths/workspaceRoots';
 import type { SecretPort } from './chores/escalation';
 import type { ReviewLinkPort } from './chores/reviewNotice';
 import type { WorkspaceSpendLimits } from './chores/spendLedger';
@@ -27,6 +28,8 @@ export interface EditAdapters {
   offered: boolean;
   /** Absolute path of the workspace root the path guard resolves against. */
   root: string;
+  /** Every folder of a multi-root workspace, first = `root`: paths are then `<folder name>/<path>` (workspaceRoots.ts). */
+  roots?: readonly WorkspaceRoot[];
   /** The one reading of the workspace (a host may put unsaved editor text first). */
   files: WorkspaceReader;
   /** Where an approved set is written (the editor's buffers, or an overlay). */
@@ -86,6 +89,8 @@ export interface EngineAdapters {
   skillDirs: string[];
   /** AGENTS.md. */
   workspaceRules?: () => Promise<string | undefined>;
+  /** The multi-root workspace's folders, for the prompt (workspaceRoots.ts `rootsPromptText`); absent with one folder. */
+  workspaceFolders?: string;
   settings: () => AgentSettings;
   /** Absent: no change sets and no edit actions (a chat-only engine, some tests). */
   edits?: EditAdapters;

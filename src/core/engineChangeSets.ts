@@ -46,12 +46,13 @@ export function buildChangeSets(
     logger,
     onChange: changed.fire,
     // The guard again at apply time: a folder swapped for a link since the proposal is refused.
-    recheck: applyTimeGuard(edits.root, nodeFs, { caseInsensitive }),
+    recheck: applyTimeGuard(edits.root, nodeFs, { caseInsensitive, ...(edits.roots ? { roots: edits.roots } : {}) }),
     ...(adapters.codeIntel ? { problems: problemsAfterApply(adapters.codeIntel) } : {}),
   });
   const actions = edits.offered
     ? createEditActions({
         root: edits.root,
+        ...(edits.roots ? { roots: edits.roots } : {}),
         fs: nodeFs,
         caseInsensitive,
         files: edits.files,

@@ -6,6 +6,8 @@ import type { Ledger } from '../core/actions/ledger';
 import { guardRestricted } from '../core/approval/commands/commandActions';
 import { DiskReader, FsWorkspace } from '../core/approval/paths/fsWorkspace';
 import { guardReads, refusingWorkspace } from '../core/approval/paths/guardedWorkspace';
+import { multiRootWorkspace } from '../core/approval/paths/multiRootWorkspace';
+import { joinRootPath, rootsPromptText } from '../core/approval/paths/workspaceRoots';
 import { editorExcludes, vscodeRipgrep } from './workspaceFiles';
 import { nodeFs } from '../core/approval/paths/nodeFs';
 import { ConsentStore } from '../core/consent/consentStore';
@@ -21,7 +23,8 @@ import type { ServiceMessage } from './sidebarSection';
 import type { ApprovalOwner } from './approvals/approvalCommands';
 import { reviewLinkPort } from './approvals/approvalLinks';
 import { ApprovalService, EDITS_RESTRICTED } from './approvals/approvalService';
-import { VsCodeEditApplier, VsCodeWorkspaceReader } from './approvals/vscodeEdits';
+import { VsCodeEditApplier, VsCodeWorkspaceReader, vscodeRootsReader } from './approvals/vscodeEdits';
+import { hostRoots } from './workspaceFolders';
 import { ChoreHost, workspaceSecretKey } from './chores/choreHost';
 import { CommandExecutionHost, combineApprovalSections, vscodeCommandRunner } from './execution/commandHost';
 import type { OwnedApprovalSection } from './execution/commandHost';
@@ -99,16 +102,25 @@ export interface StoreServices extends vscode.Disposable {
  */
 export async function createStoreServices(db: DurableDb, triggers: TriggerStore, env: HostEnv): Promise<StoreServices> {
   const { logger, clock, trusted } = env;
+  const ripgrep = await vscodeRipgrep();
   const storageDir = env.storage.fsPath;
   const folder = vscode.workspace.workspaceFolders?.[0];
   const root = folder?.uri ?? env.storage;
+  // Every open folder: with several, every path the model sees or sends is `<folder>/<path>`
+  // (src/core/approval/paths/workspaceRoots.ts), mapped to URIs in one place (workspaceFolders.ts).
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  const mapped = hostRoots(folders.length > 0 ? folders : [{ name: 'workspace', uri: root }]);
   const { settings } = env.models;
   // Reads pass the same path guard as edits; it resolves symbolic links on the local disk. A
   // root that is not on the local disk gets no reads at all (fail closed: the guard could not vouch for them).
   const guardOptions = { caseInsensitive: process.platform !== 'linux' };
-  // The ONE reading of the workspace (unsaved editor text first): read_file and search_text see
+  // The ONE reading of each folder (unsaved editor text first): read_file and search_text see
   // it through FsWorkspace, and the edit proposals and their stale check read it too.
-  const files = new VsCodeWorkspaceReader(root, root.scheme === 'file' ? new DiskReader(root.fsPath, nodeFs) : undefined);
+  const readers = mapped.roots.map((r, i) => {
+    const uri = mapped.folders[i];
+    return { root: r, uri, reader: new VsCodeWorkspaceReader(uri, uri.scheme === 'file' ? new DiskReader(uri.fsPath, nodeFs) : undefined) };
+  });
+  const files = vscodeRootsReader(readers);
   const applier = new VsCodeEditApplier(files);
   const mcp = new McpHost({
     root: folder?.uri,
@@ -127,20 +139,25 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   if (folder) {
     for (const dir of ['.agents/skills', '.github/skills', '.claude/skills']) skillDirs.push(vscode.Uri.joinPath(root, dir).fsPath);
   }
-  const workspace =
-    root.scheme === 'file'
-      ? guardReads(
-          new FsWorkspace(root.fsPath, nodeFs, {
-            ...guardOptions,
-            text: files,
-            ripgrep: (await vscodeRipgrep()) ?? null,
-            excludes: () => editorExcludes(folder?.uri),
-          }),
-          root.fsPath,
-          nodeFs,
-          guardOptions,
-        )
-      : refusingWorkspace(root.toString());
+  const workspace = multiRootWorkspace(
+    readers.map(({ root: r, uri, reader }) => ({
+      root: r,
+      port:
+        uri.scheme === 'file'
+          ? guardReads(
+              new FsWorkspace(uri.fsPath, nodeFs, {
+                ...guardOptions,
+                text: reader,
+                ripgrep: ripgrep ?? null,
+                excludes: () => editorExcludes(uri),
+              }),
+              uri.fsPath,
+              nodeFs,
+              guardOptions,
+            )
+          : refusingWorkspace(uri.toString()),
+    })),
+  );
   // Built after the engine, asked only when a run parks on a review or a fire is claimed.
   const approvalOwners: Array<OwnedApprovalSection & ApprovalOwner> = [];
   const late: { chores?: ChoreHost; agent?: Agent; runLog?: ChoreRunLog } = {};
@@ -169,8 +186,12 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     redactor: env.redactor,
     workspace,
     skillDirs,
-    // AGENTS.md, then the checks in force: the model knows before it starts what will judge its work.
-    workspaceRules: async () => [await workspace.readFile('AGENTS.md').catch(() => undefined), checks.rule()].filter(Boolean).join('\n\n') || undefined,
+    ...(rootsPromptText(mapped.roots) ? { workspaceFolders: rootsPromptText(mapped.roots) } : {}),
+    // The first folder's AGENTS.md (in a multi-root workspace its path carries the folder's name),
+    // then the checks in force: the model knows before it starts what will judge its work.
+    workspaceRules: async () =>
+      [await workspace.readFile(joinRootPath(mapped.roots, mapped.roots[0], 'AGENTS.md')).catch(() => undefined), checks.rule()].filter(Boolean).join('\n\n') ||
+      undefined,
     taskHooks: [taskChecksHook({ checks: () => checks.checks(), run: checksPort.run, changedFiles: checksPort.changedFiles, logger })],
     // Listed in the prompts and accepted by task_start: the sets of the MCP servers that may run now.
     grantableSets: () => mcp.servers.grantableSets(),
@@ -178,7 +199,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     ...(folder && root.scheme === 'file'
       ? {
           codeIntel: new VsCodeCodeIntel(
-            root,
+            mapped,
             importersOf(async (query, options) => toSearchResult(await workspace.searchText(query, options), options.limit)),
           ),
         }
@@ -205,6 +226,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
       // No folder open: nothing to edit, so no edit actions (commands still run in the storage folder).
       offered: folder !== undefined,
       root: root.fsPath,
+      roots: mapped.roots,
       files,
       applier,
       policy: () => settings.editPolicy(),

@@ -50,6 +50,8 @@ export interface AgentDeps {
   skillDirs: string[];
   /** AGENTS.md content. */
   workspaceRules?: () => Promise<string | undefined>;
+  /** The multi-root workspace's folders for the prompt (workspaceRoots.ts `rootsPromptText`); absent with one folder. */
+  workspaceFolders?: string;
   settings: () => AgentSettings;
   /**
    * Applied to everything written to event streams and EVENT.md (security/redact.ts). Default:
@@ -201,6 +203,10 @@ function turnEnv(
     costOf: (model, usage, reportedUsd) => costOf(model, usage, { prices: deps.settings().modelPrices, ...(reportedUsd !== undefined ? { reportedUsd } : {}) }),
     remember: (note) => notes.propose(note),
     caps: new RunawayGuard({ caps: () => deps.settings().caps, clock: deps.clock, logger: deps.logger, tasks: () => state.tasks.values() }),
-    prefixContext: async () => ({ rules: (await deps.workspaceRules?.())?.trim() || undefined, memory: await readMemory(notes.file) }),
+    prefixContext: async () => ({
+      ...(deps.workspaceFolders ? { folders: deps.workspaceFolders } : {}),
+      rules: (await deps.workspaceRules?.())?.trim() || undefined,
+      memory: await readMemory(notes.file),
+    }),
   };
 }

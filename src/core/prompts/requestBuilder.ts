@@ -11,6 +11,8 @@ import { COMPLEX_TASK_RULES, CONVERSATION_SYSTEM, SIMPLE_TASK_RULES, TASK_SYSTEM
 
 /** Context shared by every request of a session or task, fixed when the task starts. */
 export interface PrefixContext {
+  /** The folders of a multi-root workspace and their path prefix (workspaceRoots.ts); absent with one folder. */
+  folders?: string;
   /** AGENTS.md content. */
   rules?: string;
   /** MEMORY.md content (snapshotted at task start so the prefix stays stable). */
@@ -78,12 +80,16 @@ export function turnOrdered(lines: readonly MessageView[]): MessageView[] {
  * prefix message: it changes only when the trusted MCP servers change, and then only the bytes
  * from it on (the system prompt and tools, whose caches are the largest, stay the same).
  */
+/** Before the rules: a model that has never seen Tasklane must use the folder prefix from its first path. */
+const FOLDERS_HEADING = 'Workspace folders';
+
 const SETS_HEADING = 'Action sets a task can be given';
 
 export function conversationRequest(
   input: PrefixContext & { tools: ToolSpec[]; skillCatalog?: string; actionSets?: string; transcript: MessageView[] },
 ): ModelRequest {
   const prefix = prefixMessage([
+    [FOLDERS_HEADING, input.folders],
     ['Workspace rules (AGENTS.md)', input.rules],
     [MEMORY_HEADING, input.memory],
     ['Skills tasks can use', input.skillCatalog],
@@ -120,6 +126,7 @@ export interface TaskPrefix extends PrefixContext {
 
 export function taskPrefixText(task: TaskPrefix): string {
   return prefixMessage([
+    [FOLDERS_HEADING, task.folders],
     ['Workspace rules (AGENTS.md)', task.rules],
     [MEMORY_HEADING, task.memory],
     ...task.skills.map((s): [string, string] => [`Skill: ${s.name}`, s.body]),

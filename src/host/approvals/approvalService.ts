@@ -18,7 +18,7 @@ import type { TasklaneSettings } from '../settings';
 import { ProposalDocuments } from './proposalDocuments';
 import { revertChangeSets } from './revert';
 import type { RevertResult } from './revert';
-import type { VsCodeWorkspaceReader } from './vscodeEdits';
+import type { UriReader } from './vscodeEdits';
 import { notice } from '../../core/security/surfaceText';
 
 /** Decided cards kept in the sidebar (newest), so the user sees what happened to each. */
@@ -55,7 +55,7 @@ export interface ApprovalServiceDeps {
   /** Where the workspace's files are read and written (the first folder; the storage folder when none is open). */
   root: vscode.Uri;
   /** The one reading of the workspace (unsaved editor text included), the same the read actions use. */
-  files: VsCodeWorkspaceReader;
+  files: UriReader;
   /** Puts a line in a task's stream (what the person reverted). */
   tellTask?: (taskId: string, text: string, shown: string) => Promise<void>;
 }
@@ -72,7 +72,7 @@ export const EDITS_RESTRICTED =
  */
 export class ApprovalService implements OwnedApprovalSection, vscode.Disposable {
   private readonly store: ChangeSetStore;
-  private readonly files: VsCodeWorkspaceReader;
+  private readonly files: UriReader;
   private readonly documents: ProposalDocuments;
   private readonly decider: ChangeSetDecider;
   private readonly applier: EditApplier;

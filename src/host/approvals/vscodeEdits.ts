@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import type { FileChange } from '../../core/approval/changes/changeSet';
 import type { EditApplier } from '../../core/approval/changes/editPorts';
 import { cutText } from '../../core/ports';
+import { multiRootReader } from '../../core/approval/paths/multiRootWorkspace';
+import type { WorkspaceRoot } from '../../core/approval/paths/workspaceRoots';
 import { saveEdited } from './saveEdited';
 import type { BoundedText, WorkspaceReader } from '../../core/ports';
 
@@ -58,8 +60,29 @@ export class VsCodeWorkspaceReader implements WorkspaceReader {
   }
 }
 
+/** A WorkspaceReader that also says which URI a workspace path is (the applier writes there). */
+export interface UriReader extends WorkspaceReader {
+  uri(workspacePath: string): vscode.Uri;
+}
+
+/**
+ * The edits' reader over every open folder: one folder's reader as it is, or (several folders)
+ * workspace paths `<folder>/<path>` routed to each folder's reader (multiRootWorkspace.ts), so
+ * the applier's one WorkspaceEdit spans folders and one Undo still reverts the whole set.
+ */
+export function vscodeRootsReader(entries: ReadonlyArray<{ root: WorkspaceRoot; reader: VsCodeWorkspaceReader }>): UriReader {
+  if (entries.length === 1) return entries[0].reader;
+  const combined = multiRootReader(entries);
+  return Object.assign(combined, {
+    uri: (workspacePath: string) => {
+      const { reader, relative } = combined.readerOf(workspacePath);
+      return reader.uri(relative);
+    },
+  });
+}
+
 export class VsCodeEditApplier implements EditApplier {
-  constructor(private readonly files: VsCodeWorkspaceReader) {}
+  constructor(private readonly files: UriReader) {}
 
   async apply(changes: readonly FileChange[]): Promise<void> {
     const edit = new vscode.WorkspaceEdit();

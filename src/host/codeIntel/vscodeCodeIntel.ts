@@ -5,8 +5,8 @@
  * (a library's .d.ts, another folder, an untitled buffer) is left out here, and the core's
  * actions re-check what remains through the guarded reads.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { HostRoots } from '../workspaceFolders';
 import { ChangeWatch } from './changeWatch';
 import type {
   CodeDiagnostic,
@@ -48,7 +48,8 @@ export class VsCodeCodeIntel implements CodeIntelPort {
    *   this file" request to extensions; `importers.ts` finds them by a search); none by default.
    */
   constructor(
-    private readonly root: vscode.Uri,
+    /** The workspace's folders: locations say their folder when several are open (src/host/workspaceFolders.ts). */
+    private readonly root: Pick<HostRoots, 'uri' | 'relative'>,
     private readonly importers: (paths: readonly string[]) => Promise<string[]> = async () => [],
   ) {}
 
@@ -165,7 +166,7 @@ export class VsCodeCodeIntel implements CodeIntelPort {
   }
 
   private uri(relativePath: string): vscode.Uri {
-    return vscode.Uri.joinPath(this.root, ...relativePath.split('/'));
+    return this.root.uri(relativePath);
   }
 
   private position(at: CodeLocation): vscode.Position {
@@ -184,9 +185,8 @@ export class VsCodeCodeIntel implements CodeIntelPort {
 
   /** Workspace-relative, or undefined for anything not a file under the folder. */
   private location(uri: vscode.Uri, range: vscode.Range): CodeLocation | undefined {
-    if (uri.scheme !== this.root.scheme || uri.authority !== this.root.authority) return undefined;
-    const relative = path.posix.relative(this.root.path, uri.path);
-    if (!relative || relative.startsWith('..') || path.posix.isAbsolute(relative)) return undefined;
+    const relative = this.root.relative(uri);
+    if (relative === undefined) return undefined;
     return { path: relative, line: range.start.line + 1, column: range.start.character + 1 };
   }
 }

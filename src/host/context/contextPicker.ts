@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
+import { hostRoots } from '../workspaceFolders';
 import { ATTACHMENT_MAX_CHARS } from '../../shared/contextProtocol';
 import type { AttachmentView } from '../../shared/contextProtocol';
 import type { McpContext } from '../../core/mcp/mcpContext';
@@ -65,13 +66,15 @@ export class ContextPicker {
   }
 
   private async file(): Promise<AttachmentView | undefined> {
-    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const folders = vscode.workspace.workspaceFolders ?? [];
     const workspace = this.files();
+    // The listing's paths are workspace paths (`<folder>/<path>` with several folders): mapped back the one way.
+    const roots = hostRoots(folders);
     const items =
-      root && workspace
+      folders.length > 0 && workspace
         ? toListing(await workspace.listFiles('.', { recursive: true, limit: MAX_PICKED_FILES }), MAX_PICKED_FILES).paths.map((label) => ({
             label,
-            uri: vscode.Uri.joinPath(root, ...label.split('/')),
+            uri: roots.uri(label),
           }))
         : (await vscode.workspace.findFiles('**/*', '{**/node_modules/**,**/.git/**}', MAX_PICKED_FILES)).map((uri) => ({
             label: vscode.workspace.asRelativePath(uri, false),

@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import { joinRootPath, splitRootPath } from '../../core/approval/paths/workspaceRoots';
+import { hostRoots } from '../workspaceFolders';
 import { nodeFs } from '../../core/approval/paths/nodeFs';
 import { resolveWorkspacePath } from '../../core/approval/paths/pathGuard';
 import type { Logger } from '../../core/ports';
@@ -62,11 +64,15 @@ export class ReplyActions {
 
   /** Resolves a path from a reply through the workspace path guard (no `..`, no symlink out). */
   private async resolve(path: string): Promise<{ uri: vscode.Uri; relativePath: string; exists: boolean }> {
-    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
-    if (!root) throw new Error('open a folder first: file links in replies open files of the workspace');
-    const resolved = await resolveWorkspacePath(root.fsPath, path, nodeFs, { caseInsensitive: process.platform !== 'linux' });
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    if (folders.length === 0) throw new Error('open a folder first: file links in replies open files of the workspace');
+    // A reply's paths are workspace paths: `<folder>/<path>` when several folders are open (workspaceRoots.ts).
+    const { roots } = hostRoots(folders);
+    const split = splitRootPath(roots, path);
+    if ('error' in split) throw new Error(`${path} is not a file in this workspace, so it was not opened`);
+    const resolved = await resolveWorkspacePath(split.root.path, split.relative, nodeFs, { caseInsensitive: process.platform !== 'linux' });
     if (!resolved.ok) throw new Error(`${path} is not a file in this workspace, so it was not opened`);
-    return { uri: vscode.Uri.file(resolved.absolutePath), relativePath: resolved.relativePath, exists: resolved.exists };
+    return { uri: vscode.Uri.file(resolved.absolutePath), relativePath: joinRootPath(roots, split.root, resolved.relativePath), exists: resolved.exists };
   }
 
   private async openFile(path: string, line?: number, column?: number): Promise<void> {

@@ -18,6 +18,8 @@ import { inspectEditTarget } from '../paths/editTarget';
 import type { EditTarget } from '../paths/editTarget';
 import type { WorkspaceFsPort } from '../paths/fsPort';
 import { resolveWorkspacePath } from '../paths/pathGuard';
+import { joinRootPath, splitRootPath } from '../paths/workspaceRoots';
+import type { WorkspaceRoot } from '../paths/workspaceRoots';
 import { EditError, proposeChangeSet } from './proposeChangeSet';
 import { renameSymbolAction } from './renameSymbol';
 import type { CodeLocation, FileRename } from '../../codeIntel/codeIntelPort';
@@ -28,6 +30,12 @@ import type { EditClassification, EditPolicyOptions } from '../paths/sensitivePa
 export interface EditActionDeps {
   /** Absolute path of the workspace root (the guard resolves against it). */
   root: string;
+  /**
+   * Every folder of a multi-root workspace, first = `root` (src/core/approval/paths/workspaceRoots.ts):
+   * paths are then `<folder name>/<path>` and each is guarded against its own folder. Absent or
+   * one folder: paths are relative to `root`, as always.
+   */
+  roots?: readonly WorkspaceRoot[];
   fs: WorkspaceFsPort;
   files: WorkspaceReader;
   store: ChangeSetStore;
@@ -71,10 +79,22 @@ export function createEditActions(deps: EditActionDeps): ActionDef[] {
   const batches = new WeakMap<TurnEffects, TurnBatch>();
 
   const guard = async (requested: string): Promise<{ path: string; target: EditTarget }> => {
-    const resolved = await resolveWorkspacePath(deps.root, requested, deps.fs, { caseInsensitive: deps.caseInsensitive });
+    const roots = deps.roots && deps.roots.length > 0 ? deps.roots : [{ name: '', path: deps.root }];
+    const split = splitRootPath(roots, requested);
+    if ('error' in split) throw new EditError(split.error);
+    const { root } = split;
+    const resolved = await resolveWorkspacePath(root.path, split.relative === '' && roots.length > 1 ? '.' : split.relative, deps.fs, {
+      caseInsensitive: deps.caseInsensitive,
+    });
     if (!resolved.ok) throw new EditError(resolved.reason);
-    if (resolved.relativePath === '') throw new EditError(`${requested} is the workspace root, not a file; give a file path such as src/index.ts`);
-    return { path: resolved.relativePath, target: await inspectEditTarget(deps.root, resolved, deps.fs, { caseInsensitive: deps.caseInsensitive }) };
+    if (resolved.relativePath === '')
+      throw new EditError(`${requested} is a workspace folder, not a file; give a file path such as ${joinRootPath(roots, root, 'src/index.ts')}`);
+    // The policy judges the folder-relative spellings (`.vscode/tasks.json` is sensitive in any
+    // folder); the reader and applier get the workspace path, prefixed when there are several.
+    return {
+      path: joinRootPath(roots, root, resolved.relativePath),
+      target: await inspectEditTarget(root.path, resolved, deps.fs, { caseInsensitive: deps.caseInsensitive }),
+    };
   };
 
   async function propose(operations: readonly EditOperation[], ctx: ActionContext): Promise<string> {

@@ -17,6 +17,8 @@ import * as nodePath from 'node:path';
 import type { WorkspaceFsPort } from './fsPort';
 import { resolveWorkspacePath } from './pathGuard';
 import type { ResolvedWorkspacePath } from './pathGuard';
+import { joinRootPath, splitRootPath } from './workspaceRoots';
+import type { WorkspaceRoot } from './workspaceRoots';
 
 /** Entries visited at most per check (a large monorepo without node_modules stays under it). */
 export const MAX_LINK_SCAN_ENTRIES = 50_000;
@@ -102,14 +104,19 @@ export async function inspectEditTarget(
 export function applyTimeGuard(
   root: string,
   fs: WorkspaceFsPort,
-  options: { caseInsensitive?: boolean } = {},
+  options: { caseInsensitive?: boolean; roots?: readonly WorkspaceRoot[] } = {},
 ): (relativePath: string) => Promise<string | undefined> {
   const same = (a: string, b: string) => (options.caseInsensitive ? a.toLowerCase() === b.toLowerCase() : a === b);
+  // A multi-root workspace's paths carry their folder (workspaceRoots.ts); each is checked in its own.
+  const roots = options.roots && options.roots.length > 0 ? options.roots : [{ name: '', path: root }];
   return async (relativePath) => {
-    const resolved = await resolveWorkspacePath(root, relativePath, fs, options);
+    const split = splitRootPath(roots, relativePath);
+    if ('error' in split) return split.error;
+    const resolved = await resolveWorkspacePath(split.root.path, split.relative, fs, options);
     if (!resolved.ok) return `${resolved.reason} (it changed since the proposal)`;
-    if (!same(resolved.relativePath, relativePath)) {
-      return `${relativePath} now resolves to ${resolved.relativePath} (a symbolic link changed since the proposal)`;
+    const now = joinRootPath(roots, split.root, resolved.relativePath);
+    if (!same(now, relativePath)) {
+      return `${relativePath} now resolves to ${now} (a symbolic link changed since the proposal)`;
     }
     return undefined;
   };
