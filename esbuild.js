@@ -27,6 +27,9 @@ const common = {
   sourcesContent: false,
   logLevel: 'warning',
   legalComments: 'none',
+  // jsonc-parser's package entry is a UMD build that requires './impl/format' at run time, which a
+  // bundle cannot resolve (the CLI failed at its first mcp.json); its ES module build bundles whole.
+  alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
 };
 
 const extension = {
@@ -53,6 +56,8 @@ const LAZY = {
   '@modelcontextprotocol/sdk/client/streamableHttp.js': 'mcp-sdk',
   '@modelcontextprotocol/sdk/types.js': 'mcp-sdk',
   '@modelcontextprotocol/sdk/client/auth.js': 'mcp-sdk',
+  '@modelcontextprotocol/sdk/client/auth-extensions.js': 'mcp-sdk',
+  '@modelcontextprotocol/sdk/client/sse.js': 'mcp-sdk',
 };
 
 /**

@@ -24,12 +24,18 @@ export default tseslint.config(
       'no-console': 'error',
       // zod 4's named `z` export is one object esbuild keeps whole, every locale included (about
       // 300 KB of dist/main.js); the namespace import keeps only what is used
-      // (test/unit/packaging/bundleSize.test.ts measures it).
+      // (test/unit/packaging/bundleSize.test.ts measures it). From 'zod/v4', not 'zod': in the CLI
+      // bundle, where the MCP SDK's dynamic imports make esbuild wrap zod, a namespace import of the
+      // root's `export *` loses zod's initialisation and the CLI fails at load ("is not a constructor").
       'no-restricted-syntax': [
         'error',
         {
-          selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
-          message: "Write `import * as z from 'zod'`: the named import bundles all of zod's locales.",
+          selector: "ImportDeclaration[source.value=/^zod(\\/v4)?$/] > ImportSpecifier[imported.name='z']",
+          message: "Write `import * as z from 'zod/v4'`: the named import bundles all of zod's locales.",
+        },
+        {
+          selector: "ImportDeclaration[source.value='zod']",
+          message: "Import from 'zod/v4' (the same API): the CLI bundle loses zod's initialisation through the root's `export *`.",
         },
       ],
     },

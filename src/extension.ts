@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type * as Main from './host/main';
 import type { MainParts } from './host/main';
 import { registerProposedSide } from './host/approvals/proposedSide';
-import { notice } from './core/security/surfaceText';
+import { notice } from './host/notice';
 
 /** What `activate` returns: for tests and other extensions. */
 export interface TasklaneApi {

@@ -12,7 +12,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { fitText, MAX_BODY_CHARS, MAX_TITLE_CHARS } from './outputRules';
 
 export const manifestFile = 'tasklane-result.json';

@@ -4,7 +4,7 @@ import type { Logger } from '../core/ports';
 import type { ApprovalView } from '../shared/approvalProtocol';
 import type { ServiceMessage } from './sidebarSection';
 import { stateIconText } from '../shared/taskState';
-import { notice } from '../core/security/surfaceText';
+import { notice } from './notice';
 import { showInvisible } from '../shared/visibleText';
 import { AttentionState } from './attentionState';
 import type { AttentionSummary } from './attentionState';
@@ -101,8 +101,8 @@ export class Attention implements vscode.Disposable {
     // Names, paths and reasons in `text` come from the model or the repository: `notice` makes any
     // `[label](command:…)` in them inert.
     const text = fresh.length === 1 ? notice`Tasklane: ${first.text}.` : notice`Tasklane: ${fresh.length} things need you (${first.text}; …).`;
-    void vscode.window.showInformationMessage(text, 'Open').then(async (choice) => {
-      if (choice !== 'Open') return;
+    void vscode.window.showInformationMessage(text, vscode.l10n.t('Open')).then(async (choice) => {
+      if (choice !== vscode.l10n.t('Open')) return;
       if (first.sessionId) await this.view.showSession(first.sessionId);
       else await vscode.commands.executeCommand('tasklane.sidebar.focus');
     });
@@ -126,8 +126,8 @@ export class Attention implements vscode.Disposable {
       this.item.text = summary.running > 0 ? `${stateIconText('working')} Tasklane: ${summary.running} working` : '$(comment-discussion) Tasklane';
       this.item.tooltip =
         summary.running > 0
-          ? 'Tasklane is working; nothing waits for you. Click to open the sidebar.'
-          : 'Tasklane: nothing running. Click to open the sidebar.';
+          ? vscode.l10n.t('Tasklane is working; nothing waits for you. Click to open the sidebar.')
+          : vscode.l10n.t('Tasklane: nothing running. Click to open the sidebar.');
       this.item.backgroundColor = undefined;
     }
     this.item.accessibilityInformation = {

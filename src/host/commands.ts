@@ -5,7 +5,7 @@ import type { ConsentDialogs } from './consentDialog';
 import type { ModelProvider } from './modelProvider';
 import { selectModelFlow, setApiKeyFlow } from './modelProvider';
 import type { Runtime } from './runtime';
-import { notice } from '../core/security/surfaceText';
+import { notice } from './notice';
 
 /** Everything a command needs; passed in by the composition root. */
 export interface CommandDeps {
@@ -70,7 +70,7 @@ async function pickTask(
   if (candidates.length === 1) return candidates[0].id;
   const pick = await vscode.window.showQuickPick(
     candidates.map((t) => ({ label: t.name, description: t.status, id: t.id })),
-    { title: `Tasklane: ${verb} which task?` },
+    { title: vscode.l10n.t('Tasklane: {0} which task?', verb) },
   );
   return pick?.id;
 }
@@ -82,7 +82,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     // (text?, { sessionId?, replyToTaskId? }?): with no text, asks for it; returns the session id.
     vscode.commands.registerCommand('tasklane.sendMessage', async (text?: unknown, route?: unknown) => {
       const message =
-        typeof text === 'string' && text.trim() ? text : await vscode.window.showInputBox({ title: 'Tasklane: send a message', ignoreFocusOut: true });
+        typeof text === 'string' && text.trim()
+          ? text
+          : await vscode.window.showInputBox({ title: vscode.l10n.t('Tasklane: send a message'), ignoreFocusOut: true });
       if (!message?.trim()) return undefined;
       const { agent } = await runtime.ready;
       const options = route && typeof route === 'object' ? (route as { sessionId?: unknown; replyToTaskId?: unknown }) : {};
@@ -149,7 +151,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     vscode.commands.registerCommand('tasklane.openAgentFiles', async () => {
       const { storageDir } = await runtime.ready;
       const files = ['EVENT.md', 'MEMORY.md', 'TASK_HISTORY.md'];
-      const pick = await vscode.window.showQuickPick(files, { title: 'Tasklane: open which agent file?' });
+      const pick = await vscode.window.showQuickPick(files, { title: vscode.l10n.t('Tasklane: open which agent file?') });
       if (!pick) return;
       const uri = vscode.Uri.joinPath(vscode.Uri.file(storageDir), pick);
       try {

@@ -1,13 +1,14 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
+import { notice } from './notice';
 import type { HistoryHit, TaskEvent } from '../core/engine/types';
 import { dismissDeadLettersCommand, retryDeadLettersCommand } from './deadLetterCommands';
 import type { DeadLetterPrompts } from './deadLetterCommands';
 import { defaultExportFolder } from './exportFolder';
 import { ReadOnlyDocuments } from './readOnlyDocuments';
 import type { Runtime } from './runtime';
-import { forNotification, notice } from '../core/security/surfaceText';
+import { forNotification } from '../core/security/surfaceText';
 
 const prompts: DeadLetterPrompts = {
   info: (text) => void vscode.window.showInformationMessage(forNotification(text)),
@@ -66,7 +67,7 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       let id = typeof sessionId === 'string' ? sessionId : undefined;
       if (!id) {
         const recent = agent.views.snapshot().sessions.map((s) => ({ label: s.name, description: new Date(s.lastActivity).toLocaleString(), id: s.id }));
-        id = (await vscode.window.showQuickPick(recent, { title: 'Tasklane: export which session? (older ones: Search History first)' }))?.id;
+        id = (await vscode.window.showQuickPick(recent, { title: vscode.l10n.t('Tasklane: export which session? (older ones: Search History first)') }))?.id;
       }
       if (!id) return undefined;
       let out = typeof folder === 'string' ? folder : undefined;
@@ -86,7 +87,7 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       const result = await agent.views.exportSession(id, out);
       if (typeof folder !== 'string') {
         void vscode.window
-          .showInformationMessage(notice`Tasklane: exported ${result.events} events to ${result.jsonl} and ${result.markdown}.`, 'Open Markdown')
+          .showInformationMessage(notice`Tasklane: exported ${result.events} events to ${result.jsonl} and ${result.markdown}.`, vscode.l10n.t('Open Markdown'))
           .then(async (choice) => {
             if (choice) await vscode.window.showTextDocument(vscode.Uri.file(result.markdown));
           });
@@ -104,7 +105,7 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       await documents.show('Tasklane storage', lines.join('\n'));
       const dead = agent.deadLetters.list().length;
       const actions = ['Archive and clean up now', ...(dead ? [`Retry ${dead} dead letters`, `Dismiss ${dead} dead letters`] : [])];
-      const choice = await vscode.window.showInformationMessage('Tasklane storage', ...actions);
+      const choice = await vscode.window.showInformationMessage(notice`Tasklane storage`, ...actions);
       if (choice === actions[0]) await vscode.commands.executeCommand('tasklane.archiveNow');
       else if (choice?.startsWith('Retry')) await vscode.commands.executeCommand('tasklane.retryDeadLetters');
       else if (choice?.startsWith('Dismiss')) await vscode.commands.executeCommand('tasklane.dismissDeadLetters');
@@ -123,8 +124,8 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
 function searchPick(search: (text: string) => Promise<HistoryHit[]>): Promise<HistoryHit | undefined> {
   return new Promise((resolve) => {
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { hit: HistoryHit }>();
-    pick.title = 'Tasklane: search history (sessions and tasks, archive included)';
-    pick.placeholder = 'Type words from a session name, a message, a task or its summary';
+    pick.title = vscode.l10n.t('Tasklane: search history (sessions and tasks, archive included)');
+    pick.placeholder = vscode.l10n.t('Type words from a session name, a message, a task or its summary');
     pick.matchOnDescription = true;
     pick.matchOnDetail = true;
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -31,7 +31,7 @@ import { toHostMessages } from './viewMapping';
 import { StepPresenter } from './stepPresenter';
 import { registerSideViews } from './views/sideViews';
 import { registerPlanner } from './planner/plannerHost';
-import { notice } from '../core/security/surfaceText';
+import { notice } from './notice';
 
 /** What the composition root hands back to the activation shim (src/extension.ts). */
 export interface MainParts {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { notice } from './notice';
 import { showInvisible } from '../shared/visibleText';
 import type { Agent } from '../core/engine/agent';
 import type { ConsentDialogs } from './consentDialog';
@@ -23,15 +24,15 @@ export function registerMemoryReview(ready: Promise<Agent>, dialogs: ConsentDial
       return chosen.filter((n) => pending.includes(n));
     }
     if (pending.length === 0) {
-      void vscode.window.showInformationMessage('Tasklane: no memory notes are waiting for review.');
+      void vscode.window.showInformationMessage(notice`Tasklane: no memory notes are waiting for review.`);
       return undefined;
     }
     const picked = await vscode.window.showQuickPick(
       pending.map((note) => ({ label: showInvisible(note), note })),
       {
         canPickMany: true,
-        title: 'Tasklane: which notes may enter memory?',
-        placeHolder: 'Picked notes go into every future task prompt; the others are discarded',
+        title: vscode.l10n.t('Tasklane: which notes may enter memory?'),
+        placeHolder: vscode.l10n.t('Picked notes go into every future task prompt; the others are discarded'),
         ignoreFocusOut: true,
       },
     );

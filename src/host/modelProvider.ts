@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { notice } from './notice';
 import { createModelClient } from '../core/model/createModelClient';
 import { guarded } from '../core/model/guarded';
 import type { Logger } from '../core/ports';
@@ -111,7 +112,7 @@ export async function selectModelFlow(models: ModelProvider): Promise<boolean> {
     { label: 'OpenAI', description: 'GPT models with an API key', provider: 'openai' },
     { label: 'OpenAI-compatible server', description: 'Ollama, LM Studio, vLLM, OpenRouter… by base URL', provider: 'openai-compatible' },
   ];
-  const pick = await vscode.window.showQuickPick(picks, { title: 'Tasklane: choose a model provider', ignoreFocusOut: true });
+  const pick = await vscode.window.showQuickPick(picks, { title: vscode.l10n.t('Tasklane: choose a model provider'), ignoreFocusOut: true });
   if (!pick) return false;
   if (pick.provider === 'vscode-lm') {
     await models.settings.setModel({ provider: 'vscode-lm', model: pick.model ?? '' });
@@ -121,7 +122,7 @@ export async function selectModelFlow(models: ModelProvider): Promise<boolean> {
   let baseUrl = '';
   if (provider === 'openai-compatible') {
     const entered = await vscode.window.showInputBox({
-      title: 'Base URL of the OpenAI-compatible server',
+      title: vscode.l10n.t('Base URL of the OpenAI-compatible server'),
       value: models.settings.model().baseUrl || 'http://127.0.0.1:11434/v1',
       ignoreFocusOut: true,
       validateInput: (v) => (/^https?:\/\/\S+$/.test(v.trim()) ? undefined : 'Enter an http(s) URL, e.g. http://127.0.0.1:11434/v1'),
@@ -130,8 +131,8 @@ export async function selectModelFlow(models: ModelProvider): Promise<boolean> {
     baseUrl = entered.trim();
   }
   const model = await vscode.window.showInputBox({
-    title: 'Model id',
-    prompt: 'Leave empty for the provider default.',
+    title: vscode.l10n.t('Model id'),
+    prompt: vscode.l10n.t('Leave empty for the provider default.'),
     value: models.settings.model().provider === provider ? models.settings.model().model : '',
     ignoreFocusOut: true,
   });
@@ -147,8 +148,8 @@ export async function selectModelFlow(models: ModelProvider): Promise<boolean> {
 
 export function promptForKey(provider: KeyedProvider): Thenable<string | undefined> {
   return vscode.window.showInputBox({
-    title: `API key for ${provider}`,
-    prompt: 'Stored in VS Code SecretStorage, never in settings.',
+    title: vscode.l10n.t('API key for {0}', provider),
+    prompt: vscode.l10n.t('Stored in VS Code SecretStorage, never in settings.'),
     password: true,
     ignoreFocusOut: true,
     validateInput: (v) => (v.trim().length > 0 || provider === 'openai-compatible' ? undefined : 'Enter a key'),
@@ -160,7 +161,7 @@ export async function setApiKeyFlow(models: ModelProvider): Promise<boolean> {
   const current = models.settings.model().provider;
   const provider = (KEYED_PROVIDERS as readonly string[]).includes(current)
     ? (current as KeyedProvider)
-    : ((await vscode.window.showQuickPick([...KEYED_PROVIDERS], { title: 'Set the API key for which provider?' })) as KeyedProvider | undefined);
+    : ((await vscode.window.showQuickPick([...KEYED_PROVIDERS], { title: vscode.l10n.t('Set the API key for which provider?') })) as KeyedProvider | undefined);
   if (!provider) return false;
   const key = await promptForKey(provider);
   if (!key) return false;
@@ -173,6 +174,6 @@ export async function offerModelSetup(models: ModelProvider): Promise<void> {
   if (models.settings.model().provider !== 'auto') return;
   const status = await models.status();
   if (!status.problem) return;
-  const choice = await vscode.window.showInformationMessage('Tasklane needs a model to work with.', 'Choose a model');
+  const choice = await vscode.window.showInformationMessage(notice`Tasklane needs a model to work with.`, vscode.l10n.t('Choose a model'));
   if (choice) await selectModelFlow(models);
 }

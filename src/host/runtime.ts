@@ -7,7 +7,7 @@ import type { ServiceMessage } from './sidebarSection';
 import type { ModelProvider } from './modelProvider';
 import { createStoreServices } from './storeServices';
 import type { StoreServices } from './storeServices';
-import { notice } from '../core/security/surfaceText';
+import { notice } from './notice';
 
 /** What the runtime is started with: the parts that exist before the store opens. */
 export interface RuntimeEnv {

@@ -13,7 +13,8 @@ import { USER_ONLY_SETTINGS, userOnlyKeysIn, userValue } from '../core/settings/
 import type { UserOnlySetting } from '../core/settings/userOnlySettings';
 import { escalationChannelsFrom } from '../core/chores/choreSchema';
 import type { EscalationChannels } from '../core/chores/types';
-import { forNotification, notice } from '../core/security/surfaceText';
+import { forNotification } from '../core/security/surfaceText';
+import { notice } from './notice';
 
 export type { ProviderId } from '../core/model/providers';
 

@@ -9,7 +9,7 @@ import type { Logger } from '../core/ports';
 import type { SidebarHandlers } from './sidebarHandlers';
 import { answerRequest } from './sidebarHandlers';
 import { sendFailure } from './sendFailure';
-import { notice } from '../core/security/surfaceText';
+import { notice } from './notice';
 
 /** What the sidebar needs from the rest of the extension. */
 export interface SidebarBackend {

@@ -5,7 +5,7 @@ import type { ResolvedChecks } from '../core/checks/workspaceChecks';
 import type { ConsentStore } from '../core/consent/consentStore';
 import type { Logger } from '../core/ports';
 import type { ConsentDialogs } from './consentDialog';
-import { notice } from '../core/security/surfaceText';
+import { notice } from './notice';
 
 /** The one consent id of a workspace's checks (a consent store is per workspace already). */
 const CONSENT_ID = 'workspace';

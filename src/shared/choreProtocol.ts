@@ -2,7 +2,7 @@
  * The sidebar protocol's chore part: the chore list, run history and a run's live step trace.
  * (src/shared/protocol.ts joins it with the rest.)
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 
 export interface ChoreRunView {
   id: string;

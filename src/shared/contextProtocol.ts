@@ -2,7 +2,7 @@
  * The sidebar protocol's context part: what the person attaches to a message (a file, the
  * selection, Problems, the working-tree diff). (src/shared/protocol.ts joins it with the rest.)
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 
 /** One attachment, shown as a removable chip and sent with the message as its context. */
 export interface AttachmentView {

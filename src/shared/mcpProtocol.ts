@@ -4,7 +4,7 @@
  * server itself: `mcp.trust` makes the host run `tasklane.trustMcpServer <name>`, which shows the
  * command line in a modal and asks.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 
 /**
  * How a server stands, as the person reads it: `untrusted` (a repository's server waiting for the

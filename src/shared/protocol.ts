@@ -6,7 +6,7 @@
  * workspace text. The host sends the whole view state once (`init`, on load or reload) and then
  * only incremental patches: one message appended, one session or task patched, one trace event.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import type { ApprovalHostMessage, ApprovalView } from './approvalProtocol';
 import type { MessageView, SessionSummary } from './sessionProtocol';
 import type { SidebarReply } from './sidebarApi';

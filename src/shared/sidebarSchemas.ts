@@ -3,7 +3,7 @@
  * envelope): what the host checks before a handler sees a request, because the webview is a
  * browser context that shows model output and workspace text. Only the host imports this module.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { attachmentSchema } from './contextProtocol';
 
 const id = z.string().min(1).max(200);

@@ -23,7 +23,7 @@ export const codeServerEntry = path.join(cacheDir, 'code-server/node_modules/cod
 export const TEST_RUN_SETTINGS = Object.freeze({});
 
 /** Files of the extension that VS Code needs at run time (what the .vsix would hold). */
-const EXTENSION_PARTS = ['package.json', 'package.nls.json', 'dist', 'media', 'skills', 'README.md', 'LICENSE'];
+const EXTENSION_PARTS = ['package.json', 'package.nls.json', 'l10n', 'dist', 'media', 'skills', 'README.md', 'LICENSE'];
 
 /**
  * A run name no other run on this machine has: the pid alone is not enough, since runs in other

@@ -6,7 +6,7 @@
  * only if that same guard lets it be read, so nothing outside the folder is shown.
  */
 import { problemLine } from '../codeIntel/problemsAfterApply';
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import type { CodeIntelPort, CodeLocation, DiagnosticSeverity, OutlineSymbol } from '../codeIntel/codeIntelPort';
 import type { WorkspacePort } from '../ports';
 import { ACTION_SETS } from './actionSets';

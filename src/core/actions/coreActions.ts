@@ -2,7 +2,7 @@
  * The core action set: talking to the user and steering the task itself. The read actions live
  * in readActions.ts; edits and commands (approval-gated) are registered by their own modules.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { ACTION_SETS, isOfferedSet, unknownSetMessage } from './actionSets';
 import type { GrantableSet } from './actionSets';
 import { defineAction } from './types';

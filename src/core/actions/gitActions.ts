@@ -8,7 +8,7 @@
  * Withdrawn in Restricted Mode, as VS Code's own git is: an untrusted folder's repository is not run.
  */
 import * as nodePath from 'node:path';
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import type { GitReader } from '../git/readOnlyGit';
 import type { WorkspacePort } from '../ports';
 import { ACTION_SETS } from './actionSets';

@@ -8,7 +8,7 @@
  * test a guess against them one character at a time. The caller passes the scope
  * (`HistoryScope`) from the task the action runs in.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import type { HistoryHit } from '../engine/types';
 import { ACTION_SETS } from './actionSets';
 import { defineAction } from './types';

@@ -4,7 +4,7 @@
  * `unresolved()` lists them so the engine can tell the task and the user.
  */
 import { randomBytes } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import type { Clock } from '../ports';
 import { decodeColumn, decodeRows, decodeValue } from '../store/decodeRow';
 import type { DurableRowError } from '../store/decodeRow';

@@ -1,5 +1,5 @@
 /** Read-only workspace actions, through the WorkspacePort (reads inside the workspace are automatic). */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { toListing, toSearchResult } from '../ports';
 import type { WorkspacePort } from '../ports';
 import { ACTION_SETS } from './actionSets';

@@ -4,7 +4,7 @@
  * before any model turn needs a tool), and the tool list for a set of action sets is cached, so every request of a task
  * carries byte-identical tool definitions (a stable prompt prefix).
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import type { ToolSpec } from '../model/types';
 import type { ActionDef } from './types';
 

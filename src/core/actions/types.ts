@@ -4,7 +4,7 @@
  * performed by actions directly: they are recorded on `ctx.turn` and applied once, in order, by
  * the finalize phase, so a turn with several actions cannot half-apply its control flow.
  */
-import type * as z from 'zod';
+import type * as z from 'zod/v4';
 import type { Logger, WorkspacePort } from '../ports';
 import type { TaskMode, Todo } from '../engine/types';
 

@@ -8,7 +8,7 @@
  * Each command is checked like a chore's `commands:` (one program and its arguments, no shell, no
  * escape hatch): a check that could run anything is refused before anyone is asked.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { declaredCommandProblem } from '../approval/commands/commandLine';
 import { definitionHash } from '../consent/definitionHash';
 import { checkRoundLimits } from './checkRun';

@@ -1,6 +1,6 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { Document, Node as YamlNode, YAMLError } from 'yaml';
-import type * as z from 'zod';
+import type * as z from 'zod/v4';
 import { choreSpecSchema, normalizeChore } from './choreSchema';
 import type { ChoreDefinition, ChoreDiagnostic } from './types';
 

@@ -7,7 +7,7 @@
  * (CommandService asks `declaredMcp`): a declared tool runs without a card, any other tool of a
  * declared server is refused naming what is declared.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { definitionHash } from '../mcp/mcpConfig';
 import type { McpServerDefinition } from '../mcp/mcpConfig';
 import { secretVariable } from './secretScope';

@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { isGrantableSet, unknownSetMessage } from '../actions/actionSets';
 import { declaredCommandProblem } from '../approval/commands/commandLine';
 import { checkRoundLimits } from '../checks/checkRun';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import type { ActorGate, ChoreOutputs, GithubEventName, GithubTrigger } from './githubTypes';
 import { DEFAULT_ACTOR_GATE } from './githubTypes';
 

@@ -3,7 +3,7 @@
  * on every path (store/decodeRow.ts says why): a damaged record is reported and left out, and a
  * record from an older release gets today's defaults.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { CHORE_RUN_CAUSES } from '../engine/triggerPayloads';
 import { decodeRow } from '../store/decodeRow';
 import type { SqlValue } from '../store/types';

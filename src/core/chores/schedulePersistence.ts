@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { decodeColumn, decodeRows, decodeValue } from '../store/decodeRow';
 import type { DurableRowError } from '../store/decodeRow';
 import type { DurableDb, Row } from '../store/types';

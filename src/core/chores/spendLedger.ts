@@ -7,7 +7,7 @@
  * time-zone change cannot reset them. A pause lasts until the person resumes the chore, even past
  * midnight: a chore that ran away once should not silently start again the next day.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { decodeColumn, DurableRowError } from '../store/decodeRow';
 import type { DurableDb } from '../store/types';
 

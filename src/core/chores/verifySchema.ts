@@ -3,7 +3,7 @@
  * a run. The checks run through the same sealed runner as `commands:`, so they are declared under
  * the same grammar and refusals (approval/commands/commandLine.ts).
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { declaredCommandProblem } from '../approval/commands/commandLine';
 
 export const verifyKeys = {

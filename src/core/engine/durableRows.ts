@@ -3,7 +3,7 @@
  * upgrades of rows written by older releases. Every read of a session or a task row, hot or
  * archived, goes through `decodeSession` / `decodeTask` (store/decodeRow.ts says why).
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { upgradeActionSets } from '../actions/actionSets';
 import { decodeRow } from '../store/decodeRow';
 import type { SqlValue } from '../store/types';

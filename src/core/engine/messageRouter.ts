@@ -5,7 +5,7 @@
  * any task active → the router model decides (a zod-validated tool call, conservative); else a
  * fresh session. If the router fails for any reason the message stays in its fresh session.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import type { ModelClient, ModelRequest } from '../model/types';
 import { ROUTER_SYSTEM } from '../prompts/prompts';
 import type { EngineState } from './engineState';

@@ -14,7 +14,7 @@
  * This module imports no engine module, so the engine (react, taskHooks) and the modules around
  * it (chores, approvals) can all depend on it without a cycle.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import type { ChoreFireContext } from '../chores/fireContext';
 import type { Trigger } from '../store/types';
 

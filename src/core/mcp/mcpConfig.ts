@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { parse, printParseErrorCode } from 'jsonc-parser';
 import type { ParseError } from 'jsonc-parser';
-import * as z from 'zod';
+import * as z from 'zod/v4';
 
 /** The workspace's MCP servers, in VS Code's own format; the command line reads the same file. */
 export const MCP_FILE = '.vscode/mcp.json';

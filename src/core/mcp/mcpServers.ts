@@ -7,7 +7,7 @@
  * ledger) unless `mcp:<server>/<tool>` is allowlisted; the server's own hints are shown on the
  * card but never skip the ask.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { boundedAbout } from '../actions/actionSets';
 import type { GrantableSet } from '../actions/actionSets';
 import { defineAction } from '../actions/types';

@@ -17,7 +17,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ModelClient, ModelResponse } from '../model/types';
 import type { Clock, Logger } from '../ports';
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { decodeColumn } from '../store/decodeRow';
 import type { DurableDb, TriggerStore } from '../store/types';
 import type { MemorySettings } from '../engine/types';

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import type { ModelClient, ModelResponse } from '../model/types';
 import { MEMORY_SYSTEM } from '../prompts/prompts';
 

@@ -11,7 +11,7 @@
  * model as data, and what comes back is only shown until the person presses Start task.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import type { ModelPrices } from '../model/pricing';
 import { costOf } from '../model/pricing';
 import type { ModelClient, ModelRequest, ToolSpec } from '../model/types';

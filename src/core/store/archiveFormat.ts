@@ -1,6 +1,6 @@
 /** The archive's on-disk record format and file helpers (archive.ts moves and reads; docs/STORAGE.md "The archive"). */
 import * as fs from 'node:fs';
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import type { ArchiveKind } from './archiveRules';
 import { ARCHIVE_KINDS } from './archiveRules';
 import type { Row } from './types';

@@ -4,7 +4,7 @@
  * and the field at fault, and left out: never half-used. Fields added over the releases have a
  * default in their schema, so an old row is upgraded on every read path, not only one.
  */
-import type * as z from 'zod';
+import type * as z from 'zod/v4';
 import type { SqlValue } from './types';
 
 export class DurableRowError extends Error {

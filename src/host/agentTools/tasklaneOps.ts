@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type * as z from 'zod';
+import type * as z from 'zod/v4';
 import { appendChore } from '../../core/chores/choreSerialize';
 import type { ChoreSpec } from '../../core/chores/choreSchema';
 import { proactiveTaskId } from '../../core/engine/triggerPayloads';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/v4';
 
 /**
  * The inputs of Tasklane's language model tools and chat commands, checked with zod whatever the

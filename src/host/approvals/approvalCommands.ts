@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ApprovalView } from '../../shared/approvalProtocol';
 import { showInvisible } from '../../shared/visibleText';
 import type { ConsentDialogs } from '../consentDialog';
-import { notice } from '../../core/security/surfaceText';
+import { notice } from '../notice';
 
 /** Something that owns approvals (change sets, commands) the palette commands can decide. */
 export interface ApprovalOwner {
@@ -55,8 +55,8 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
     }
     items.sort((a, b) => a.createdAt - b.createdAt);
     const picked = await vscode.window.showQuickPick(items, {
-      title: `Tasklane: which approval do you want to ${verb}?`,
-      placeHolder: 'Each item says what would run or change',
+      title: vscode.l10n.t('Tasklane: which approval do you want to {0}?', verb),
+      placeHolder: vscode.l10n.t('Each item says what would run or change'),
       matchOnDetail: true,
       ignoreFocusOut: true,
     });
@@ -83,8 +83,8 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
       let why = typeof reason === 'string' ? reason : undefined;
       if (id === undefined && reason === undefined) {
         why = await vscode.window.showInputBox({
-          title: 'Tasklane: reject the proposed change',
-          prompt: 'Why? (optional; the task is told, so it can do better)',
+          title: vscode.l10n.t('Tasklane: reject the proposed change'),
+          prompt: vscode.l10n.t('Why? (optional; the task is told, so it can do better)'),
           ignoreFocusOut: true,
         });
         if (why === undefined) return undefined; // Escape: the user changed their mind

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
+import { notice } from '../notice';
 import { extensionLink } from '../extensionLinks';
-import { linkIdShown, notice } from '../../core/security/surfaceText';
+import { linkIdShown } from '../../core/security/surfaceText';
 import type { ReviewLinkPort } from '../../core/chores/reviewNotice';
 import type { ApprovalView } from '../../shared/approvalProtocol';
 import { RUN_LINK_PATH, RunDocuments } from '../chores/runLinks';
@@ -128,8 +129,8 @@ export function registerApprovalLinks(
         typeof link === 'string'
           ? link
           : await vscode.window.showInputBox({
-              title: 'Tasklane: open an approval link',
-              prompt: `Paste the link from the escalation (${vscode.env.uriScheme}://${extensionId}${APPROVAL_LINK_PATH}?id=…)`,
+              title: vscode.l10n.t('Tasklane: open an approval link'),
+              prompt: vscode.l10n.t('Paste the link from the escalation ({0}://{1}{2}?id=…)', vscode.env.uriScheme, extensionId, APPROVAL_LINK_PATH),
               ignoreFocusOut: true,
             });
       if (!text) return undefined;
@@ -137,7 +138,7 @@ export function registerApprovalLinks(
       try {
         uri = vscode.Uri.parse(text.trim(), true);
       } catch {
-        void vscode.window.showWarningMessage('Tasklane: that is not a link; paste the whole link from the escalation.');
+        void vscode.window.showWarningMessage(notice`Tasklane: that is not a link; paste the whole link from the escalation.`);
         return { opened: false, reason: 'not a link' } satisfies ApprovalLinkResult;
       }
       // A run link pasted here opens its run, as the URI handler does with it.

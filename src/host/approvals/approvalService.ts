@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { notice } from '../notice';
 import type { Ledger } from '../../core/actions/ledger';
 import type { ChangeSet } from '../../core/approval/changes/changeSet';
 import type { ChangeSetDecider } from '../../core/approval/changes/changeSetDecider';
@@ -19,7 +20,6 @@ import { ProposalDocuments } from './proposalDocuments';
 import { revertChangeSets } from './revert';
 import type { RevertResult } from './revert';
 import type { UriReader } from './vscodeEdits';
-import { notice } from '../../core/security/surfaceText';
 
 /** Decided cards kept in the sidebar (newest), so the user sees what happened to each. */
 const RECENT_DECIDED = 5;
@@ -225,7 +225,7 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
   private async revert(sets: ChangeSet[], what: string): Promise<RevertResult> {
     const { deps } = this;
     if (!deps.trusted()) {
-      void vscode.window.showWarningMessage('Tasklane: Restricted Mode: trust this folder (Manage Workspace Trust) before reverting edits.');
+      void vscode.window.showWarningMessage(notice`Tasklane: Restricted Mode: trust this folder (Manage Workspace Trust) before reverting edits.`);
       return { ok: false, changed: [], reason: 'Restricted Mode' };
     }
     const result = await revertChangeSets(sets, {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ApprovalResult } from './approvalService';
-import { notice } from '../../core/security/surfaceText';
+import { notice } from '../notice';
 
 /**
  * The context key listing each pending proposal's diff as the title bar sees it (its right side's

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { notice } from '../notice';
 import { appendChore } from '../../core/chores/choreSerialize';
 import type { ChoreSpec } from '../../core/chores/choreSchema';
 import { allChoreTemplates } from '../../core/chores/templates';
@@ -9,7 +10,6 @@ import type { ChoreDefinition } from '../../core/chores/types';
 import type { ChoreReview } from '../../shared/choreProtocol';
 import { showInvisible } from '../../shared/visibleText';
 import type { ConsentDialogs } from '../consentDialog';
-import { notice } from '../../core/security/surfaceText';
 
 /**
  * Arguments that make `tasklane.newChore` skip its questions (scripts, tests). Any field left out
@@ -46,13 +46,13 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
       if (!choreId) {
         const chores = host.enabledChores();
         if (!chores.length) {
-          void vscode.window.showInformationMessage('Tasklane: there is no chore to run. Create one with "Tasklane: New Chore".');
+          void vscode.window.showInformationMessage(notice`Tasklane: there is no chore to run. Create one with "Tasklane: New Chore".`);
           return undefined;
         }
         choreId = (
           await vscode.window.showQuickPick(
             chores.map((c) => ({ label: c.name, description: c.id, id: c.id })),
-            { title: 'Tasklane: run which chore now?' },
+            { title: vscode.l10n.t('Tasklane: run which chore now?') },
           )
         )?.id;
       }
@@ -65,7 +65,7 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
         typeof name === 'string' && name
           ? name
           : await vscode.window.showInputBox({
-              title: "Tasklane: secret name (as written in urlSecret / smtpSecret, or an MCP server's secrets:)",
+              title: vscode.l10n.t("Tasklane: secret name (as written in urlSecret / smtpSecret, or an MCP server's secrets:)"),
               ignoreFocusOut: true,
               validateInput: (v) => (v.trim() ? undefined : 'Enter the name used in .tasklane/chores.yaml'),
             });
@@ -74,7 +74,10 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
         typeof value === 'string'
           ? value
           : await vscode.window.showInputBox({
-              title: `Tasklane: value of secret "${secretName}" (a webhook URL, an SMTP URL such as smtps://user:pass@host:465, or a token an MCP server gets)`,
+              title: vscode.l10n.t(
+                'Tasklane: value of secret "{0}" (a webhook URL, an SMTP URL such as smtps://user:pass@host:465, or a token an MCP server gets)',
+                secretName,
+              ),
               password: true,
               ignoreFocusOut: true,
             });
@@ -96,13 +99,13 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
       if (!choreId) {
         const paused = host.validChores().filter((c) => host.spend.paused(c.id));
         if (!paused.length) {
-          void vscode.window.showInformationMessage('Tasklane: no chore is paused.');
+          void vscode.window.showInformationMessage(notice`Tasklane: no chore is paused.`);
           return undefined;
         }
         choreId = (
           await vscode.window.showQuickPick(
             paused.map((c) => ({ label: c.name, description: host.spend.paused(c.id)?.reason, id: c.id })),
-            { title: 'Tasklane: resume which chore?' },
+            { title: vscode.l10n.t('Tasklane: resume which chore?') },
           )
         )?.id;
       }
@@ -117,13 +120,13 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
       if (!choreId) {
         const enabled = host.enabledChores();
         if (!enabled.length) {
-          void vscode.window.showInformationMessage('Tasklane: no chore is enabled.');
+          void vscode.window.showInformationMessage(notice`Tasklane: no chore is enabled.`);
           return false;
         }
         choreId = (
           await vscode.window.showQuickPick(
             enabled.map((c) => ({ label: c.name, description: c.id, id: c.id })),
-            { title: 'Tasklane: disable which chore?' },
+            { title: vscode.l10n.t('Tasklane: disable which chore?') },
           )
         )?.id;
       }
@@ -145,13 +148,13 @@ async function enableChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, id: str
   if (!choreId) {
     const waiting = host.validChores().filter((c) => c.consent === 'needed');
     if (!waiting.length) {
-      void vscode.window.showInformationMessage('Tasklane: every chore in .tasklane/chores.yaml is already enabled.');
+      void vscode.window.showInformationMessage(notice`Tasklane: every chore in .tasklane/chores.yaml is already enabled.`);
       return false;
     }
     choreId = (
       await vscode.window.showQuickPick(
         waiting.map((c) => ({ label: c.name, description: c.id, id: c.id })),
-        { title: 'Tasklane: review and enable which chore?' },
+        { title: vscode.l10n.t('Tasklane: review and enable which chore?') },
       )
     )?.id;
     if (!choreId) return false;
@@ -223,7 +226,7 @@ export function enableDetail(chore: ChoreDefinition, review: ChoreReview): strin
 async function newChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, args: NewChoreArgs, fromCaller: boolean): Promise<string | undefined> {
   const uri = host.fileUri();
   if (!uri) {
-    void vscode.window.showWarningMessage('Tasklane: open a folder first; chores live in its .tasklane/chores.yaml.');
+    void vscode.window.showWarningMessage(notice`Tasklane: open a folder first; chores live in its .tasklane/chores.yaml.`);
     return undefined;
   }
   const templateKey =
@@ -232,9 +235,9 @@ async function newChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, args: NewC
       await vscode.window.showQuickPick(
         [
           ...allChoreTemplates.map((t) => ({ label: t.label, detail: t.detail, key: t.key })),
-          { label: 'Blank chore', detail: 'Start from an empty chore and write its prompt yourself.', key: 'blank' },
+          { label: vscode.l10n.t('Blank chore'), detail: vscode.l10n.t('Start from an empty chore and write its prompt yourself.'), key: 'blank' },
         ],
-        { title: 'Tasklane: new chore: start from', ignoreFocusOut: true },
+        { title: vscode.l10n.t('Tasklane: new chore: start from'), ignoreFocusOut: true },
       )
     )?.key;
   if (!templateKey) return undefined;
@@ -247,7 +250,7 @@ async function newChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, args: NewC
   const id =
     args.id ??
     (await vscode.window.showInputBox({
-      title: `Tasklane: new chore (2/${steps}): id`,
+      title: vscode.l10n.t('Tasklane: new chore (2/{0}): id', steps),
       value: uniqueId(template?.key ?? 'my-chore', taken),
       ignoreFocusOut: true,
       validateInput: (v) => (!idPattern.test(v) ? 'Use a-z, 0-9 and -' : taken.has(v) ? `A chore "${v}" already exists` : undefined),
@@ -255,7 +258,11 @@ async function newChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, args: NewC
   if (!id) return undefined;
   const name =
     args.name ??
-    (await vscode.window.showInputBox({ title: `Tasklane: new chore (3/${steps}): name`, value: template?.spec.name ?? id, ignoreFocusOut: true }));
+    (await vscode.window.showInputBox({
+      title: vscode.l10n.t('Tasklane: new chore (3/{0}): name', steps),
+      value: template?.spec.name ?? id,
+      ignoreFocusOut: true,
+    }));
   if (!name) return undefined;
   const trigger = await askTrigger(args, template?.spec.trigger, `Tasklane: new chore (4/${steps}): `);
   if (!trigger) return undefined;
@@ -264,7 +271,7 @@ async function newChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, args: NewC
     ? undefined
     : (args.prompt ??
       (await vscode.window.showInputBox({
-        title: 'Tasklane: new chore (5/5): prompt (what should the agent do on each run?)',
+        title: vscode.l10n.t('Tasklane: new chore (5/5): prompt (what should the agent do on each run?)'),
         value: 'Describe what this chore should do, and finish with task_end and output {"status": "done"}.',
         ignoreFocusOut: true,
         validateInput: (v) => (v.trim() ? undefined : 'Write what the agent should do; it can be edited later in .tasklane/chores.yaml'),
@@ -321,24 +328,28 @@ async function askTrigger(args: NewChoreArgs, preset: ChoreSpec['trigger'] | und
     : (
         await vscode.window.showQuickPick(
           [
-            { label: 'On a schedule (cron)', trigger: 'cron' },
-            { label: 'When files change (glob)', trigger: 'files' },
-            { label: 'When a VS Code task fails', trigger: 'task' },
+            { label: vscode.l10n.t('On a schedule (cron)'), trigger: 'cron' },
+            { label: vscode.l10n.t('When files change (glob)'), trigger: 'files' },
+            { label: vscode.l10n.t('When a VS Code task fails'), trigger: 'task' },
           ],
-          { title: `${title}when does it run?`, ignoreFocusOut: true },
+          { title: vscode.l10n.t('{0}when does it run?', title), ignoreFocusOut: true },
         )
       )?.trigger;
   if (!kind) return undefined;
   if (kind === 'cron') {
     const cron = await vscode.window.showInputBox({
-      title: `${title}cron pattern (minute hour day month weekday)`,
+      title: vscode.l10n.t('{0}cron pattern (minute hour day month weekday)', title),
       value: preset?.cron ?? '0 2 * * *',
       ignoreFocusOut: true,
     });
     return cron ? { cron, ...(preset?.timezone ? { timezone: preset.timezone } : {}) } : undefined;
   }
   if (kind === 'files') {
-    const files = await vscode.window.showInputBox({ title: `${title}file globs, comma-separated`, value: 'src/**/*.ts', ignoreFocusOut: true });
+    const files = await vscode.window.showInputBox({
+      title: vscode.l10n.t('{0}file globs, comma-separated', title),
+      value: 'src/**/*.ts',
+      ignoreFocusOut: true,
+    });
     return files
       ? {
           files: files
@@ -349,7 +360,7 @@ async function askTrigger(args: NewChoreArgs, preset: ChoreSpec['trigger'] | und
       : undefined;
   }
   const task = await vscode.window.showInputBox({
-    title: `${title}task name (fires when it exits non-zero)`,
+    title: vscode.l10n.t('{0}task name (fires when it exits non-zero)', title),
     value: preset?.task?.name ?? 'build',
     ignoreFocusOut: true,
   });

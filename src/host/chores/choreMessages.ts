@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ChoreHostMessage, ChoreWebviewMessage } from '../../shared/choreProtocol';
 import type { RunTraceFollower } from './runTraceFollower';
-import { notice } from '../../core/security/surfaceText';
+import { notice } from '../notice';
 
 /** What the chores section's messages do (ChoreHost's operations). */
 export interface ChoreOperations {

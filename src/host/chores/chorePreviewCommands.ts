@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
+import { notice } from '../notice';
 import { choresFilePath } from '../../core/chores/choreFile';
 import { previewMarkdown } from '../../core/chores/chorePreview';
 import type { ChorePreview, ModelCostContext } from '../../core/chores/chorePreview';
 import type { ChoreHost } from './choreHost';
 import { ReadOnlyDocuments } from '../readOnlyDocuments';
-import { notice } from '../../core/security/surfaceText';
 
 /**
  * `tasklane.previewChore [id]` and a "Preview" code lens on each chore in .tasklane/chores.yaml:
@@ -29,13 +29,13 @@ export function registerChorePreview(
       if (!choreId) {
         const chores = host.validChores();
         if (!chores.length) {
-          void vscode.window.showInformationMessage('Tasklane: there is no valid chore to preview in .tasklane/chores.yaml.');
+          void vscode.window.showInformationMessage(notice`Tasklane: there is no valid chore to preview in .tasklane/chores.yaml.`);
           return undefined;
         }
         choreId = (
           await vscode.window.showQuickPick(
             chores.map((c) => ({ label: c.name, description: c.id, id: c.id })),
-            { title: 'Tasklane: preview which chore?' },
+            { title: vscode.l10n.t('Tasklane: preview which chore?') },
           )
         )?.id;
       }

@@ -3,7 +3,8 @@ import { extensionLink } from '../extensionLinks';
 import type { ChoreRunRecord } from '../../core/chores/runRows';
 import { runTraceMarkdown } from '../../core/chores/runTrace';
 import { ReadOnlyDocuments } from '../readOnlyDocuments';
-import { linkIdShown, notice } from '../../core/security/surfaceText';
+import { linkIdShown } from '../../core/security/surfaceText';
+import { notice } from '../notice';
 
 /**
  * Run links: every chore escalation carries `vscode://tasklane.tasklane/run?id=<run id>`, which

@@ -41,13 +41,25 @@ export class ContextPicker {
     const offerMcp = mcp?.available() === true;
     const choice = await vscode.window.showQuickPick(
       [
-        { label: '$(file) File…', source: 'file' as const, detail: 'A workspace file (type to search)' },
-        { label: '$(selection) Current selection', source: 'selection' as const, detail: 'What is selected in the active editor' },
-        { label: '$(warning) Problems', source: 'problems' as const, detail: 'Errors and warnings of the workspace' },
-        { label: '$(git-compare) Working-tree changes', source: 'diff' as const, detail: 'git diff of the files you changed' },
-        ...(offerMcp ? [{ label: '$(plug) MCP resource or prompt…', source: 'mcp' as const, detail: 'From a trusted MCP server (it starts if needed)' }] : []),
+        { label: vscode.l10n.t('$(file) File…'), source: 'file' as const, detail: vscode.l10n.t('A workspace file (type to search)') },
+        {
+          label: vscode.l10n.t('$(selection) Current selection'),
+          source: 'selection' as const,
+          detail: vscode.l10n.t('What is selected in the active editor'),
+        },
+        { label: vscode.l10n.t('$(warning) Problems'), source: 'problems' as const, detail: vscode.l10n.t('Errors and warnings of the workspace') },
+        { label: vscode.l10n.t('$(git-compare) Working-tree changes'), source: 'diff' as const, detail: vscode.l10n.t('git diff of the files you changed') },
+        ...(offerMcp
+          ? [
+              {
+                label: vscode.l10n.t('$(plug) MCP resource or prompt…'),
+                source: 'mcp' as const,
+                detail: vscode.l10n.t('From a trusted MCP server (it starts if needed)'),
+              },
+            ]
+          : []),
       ],
-      { title: 'Tasklane: attach to the message', placeHolder: 'What should Tasklane see with this message?' },
+      { title: vscode.l10n.t('Tasklane: attach to the message'), placeHolder: vscode.l10n.t('What should Tasklane see with this message?') },
     );
     switch (choice?.source) {
       case 'file':
@@ -82,7 +94,7 @@ export class ContextPicker {
           }));
     const pick = await vscode.window.showQuickPick(
       items.sort((a, b) => a.label.localeCompare(b.label)),
-      { title: 'Tasklane: attach a file', placeHolder: 'Type to search the workspace', matchOnDescription: true },
+      { title: vscode.l10n.t('Tasklane: attach a file'), placeHolder: vscode.l10n.t('Type to search the workspace'), matchOnDescription: true },
     );
     if (!pick) return undefined;
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(pick.uri));

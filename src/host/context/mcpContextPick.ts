@@ -9,20 +9,21 @@ import type { AttachmentView } from '../../shared/contextProtocol';
  * with arguments are offered); Escape on any of them attaches nothing.
  */
 export async function pickMcpContext(context: McpContext): Promise<AttachmentView | undefined> {
-  const entries = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Tasklane: listing MCP resources and prompts' }, () =>
-    context.entries(),
+  const entries = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Tasklane: listing MCP resources and prompts') },
+    () => context.entries(),
   );
   if (!entries.length) throw new Error('no trusted MCP server offers resources or prompts (see the MCP servers section for broken ones)');
   const pick = await vscode.window.showQuickPick(
     entries.map((entry) => ({ label: `${entry.kind === 'resource' ? '$(file-symlink-file)' : '$(comment)'} ${entry.label}`, detail: entry.detail, entry })),
-    { title: 'Tasklane: attach an MCP resource or prompt', placeHolder: 'Type to filter', matchOnDetail: true },
+    { title: vscode.l10n.t('Tasklane: attach an MCP resource or prompt'), placeHolder: vscode.l10n.t('Type to filter'), matchOnDetail: true },
   );
   if (!pick) return undefined;
   const attachment = await context.attach(
     pick.entry,
     async (prompt, argument) =>
       await vscode.window.showInputBox({
-        title: `Tasklane: ${prompt} — ${argument.name}${argument.required ? '' : ' (optional)'}`,
+        title: vscode.l10n.t('Tasklane: {0} — {1}{2}', prompt, argument.name, argument.required ? '' : ' (optional)'),
         prompt: argument.description ?? `Value of ${argument.name}`,
         ignoreFocusOut: true,
         validateInput: (value) => (argument.required && !value.trim() ? `${argument.name} is required` : undefined),

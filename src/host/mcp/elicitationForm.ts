@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import { fieldHint, readTyped } from '../../core/mcp/mcpElicitation';
 import type { ElicitationAnswer, ElicitationPort, ElicitationRequest, ElicitField, ElicitValue } from '../../core/mcp/mcpElicitation';
 import { cutDetail } from '../dialogText';
-import { forLabel, forModalDetail, forNotification, notice } from '../../core/security/surfaceText';
+import { forLabel, forModalDetail, forNotification } from '../../core/security/surfaceText';
+import { notice } from '../notice';
 
 const FILL_IN = 'Fill In…';
 const DECLINE = 'Decline';

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
+import { notice } from '../notice';
 import type { ConsentDialogs } from '../consentDialog';
 import type { McpServerStatus } from '../../core/mcp/mcpServers';
 import type { McpHost } from './mcpHost';
-import { notice } from '../../core/security/surfaceText';
 
 /**
  * `tasklane.trustMcpServer [name] [hash]` and `tasklane.distrustMcpServer [name]`. Trust always
@@ -21,13 +21,13 @@ export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDia
       let chosen = typeof name === 'string' && name ? name : undefined;
       if (!chosen) {
         if (!waiting.length) {
-          void vscode.window.showInformationMessage(`Tasklane: no MCP server in .vscode/mcp.json waits for your trust.`);
+          void vscode.window.showInformationMessage(notice`Tasklane: no MCP server in .vscode/mcp.json waits for your trust.`);
           return false;
         }
         chosen = (
           await vscode.window.showQuickPick(
             waiting.map((s) => ({ label: s.name, description: s.target, name: s.name })),
-            { title: 'Tasklane: trust which MCP server?' },
+            { title: vscode.l10n.t('Tasklane: trust which MCP server?') },
           )
         )?.name;
         if (!chosen) return false;
@@ -77,7 +77,7 @@ export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDia
         chosen = (
           await vscode.window.showQuickPick(
             trusted.map((s) => ({ label: s.name, description: s.target, name: s.name })),
-            { title: 'Tasklane: stop trusting which MCP server?' },
+            { title: vscode.l10n.t('Tasklane: stop trusting which MCP server?') },
           )
         )?.name;
         if (!chosen) return false;
@@ -98,7 +98,7 @@ async function pickRemote(host: McpHost, name: unknown, verb: string, fits: (s: 
   }
   const picked = await vscode.window.showQuickPick(
     remote.map((s) => ({ label: s.name, description: s.target, name: s.name })),
-    { title: `Tasklane: ${verb} which MCP server?` },
+    { title: vscode.l10n.t('Tasklane: {0} which MCP server?', verb) },
   );
   return picked?.name;
 }

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { McpOAuth } from '../../core/mcp/mcpOAuth';
 import type { McpSignInPort } from '../../core/mcp/mcpOAuth';
-import { forModalDetail, notice } from '../../core/security/surfaceText';
+import { forModalDetail } from '../../core/security/surfaceText';
+import { notice } from '../notice';
 
 const SIGN_IN = 'Sign In';
 

@@ -206,8 +206,8 @@ export function registerPlanner(options: {
       const { planner, suggestion } = await suggestionOf(node);
       // The whole instruction, as the task would get it: the yes is to exactly this.
       const { question, detail } = startQuestion(suggestion);
-      const yes = await vscode.window.showInformationMessage(forNotification(question), { modal: true, detail }, 'Start Task');
-      if (yes !== 'Start Task') return undefined;
+      const yes = await vscode.window.showInformationMessage(forNotification(question), { modal: true, detail }, vscode.l10n.t('Start Task'));
+      if (yes !== vscode.l10n.t('Start Task')) return undefined;
       const { taskId } = await planner.start(suggestion.id);
       await options.openTask(taskId);
       return taskId;

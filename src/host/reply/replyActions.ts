@@ -6,7 +6,7 @@ import { resolveWorkspacePath } from '../../core/approval/paths/pathGuard';
 import type { Logger } from '../../core/ports';
 import { vscodeLink } from '../../shared/linkPolicy';
 import type { ReplyWebviewMessage } from '../../shared/replyProtocol';
-import { notice } from '../../core/security/surfaceText';
+import { notice } from '../notice';
 
 /** What Propose as Edit needs from the approvals: one pending change set, shown as a card. */
 export interface UserEditProposer {

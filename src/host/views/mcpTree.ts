@@ -86,7 +86,7 @@ export class McpTree implements vscode.TreeDataProvider<McpNode>, vscode.Disposa
     );
     item.id = `server/${row.name}`;
     item.description = row.stateLabel;
-    item.tooltip = `${row.name}: ${row.stateLabel}\n${row.origin} · ${row.target}${row.trustNote ? `\n${row.trustNote}` : ''}${row.lastError ? `\nLast error: ${row.lastError}` : ''}`;
+    item.tooltip = `${row.name}: ${row.stateLabel}\n${row.origin} · ${row.target}${row.trustNote ? `\n${row.trustNote}` : ''}${row.lastError ? `\n${vscode.l10n.t('Last error: {0}', row.lastError)}` : ''}`;
     // What the row shows (name, state), then where it comes from and its error.
     item.accessibilityInformation = {
       label: `${row.name} ${row.stateLabel}: MCP server from ${row.origin}${row.lastError ? `. Last error: ${row.lastError}` : ''}`,

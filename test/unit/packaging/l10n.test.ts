@@ -1,4 +1,7 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import ts from 'typescript';
 import { localizedManifest, manifestStrings, nlsKey, rawManifest } from '../../support/manifest';
 
 // Localisation of the manifest (docs/ARCHITECTURE.md, "Words and languages"): every string a
@@ -48,8 +51,8 @@ function personFacing(manifest: Node): Array<[string, string]> {
 /** A pseudo-locale: every letter accented and the text bracketed, placeholders and links kept working. */
 function pseudo(text: string): string {
   const accents: Record<string, string> = { a: 'á', e: 'é', i: 'í', o: 'ó', u: 'ú', A: 'Á', E: 'É', I: 'Í', O: 'Ó', U: 'Ú', n: 'ñ', c: 'ç' };
-  // Leave `code`, (command:…) link targets, #setting# links and {0} placeholders as they are.
-  const parts = text.split(/(`[^`]*`|\]\([^)]*\)|#[\w.]+#|\{\d+\})/);
+  // Leave `code`, (command:…) link targets, #setting# links, $(icon)s and {0} placeholders as they are.
+  const parts = text.split(/(`[^`]*`|\]\([^)]*\)|#[\w.]+#|\{\d+\}|\$\([\w-]+\))/);
   return `⟦${parts.map((part, i) => (i % 2 ? part : part.replace(/[aeiouAEIOUnc]/g, (ch) => accents[ch]!))).join('')}⟧`;
 }
 
@@ -81,5 +84,102 @@ describe('localisation: the manifest', () => {
     // The pseudo strings keep what VS Code acts on: command links and setting links still resolve.
     const links = shown.flatMap(([, text]) => [...text.matchAll(/\]\((command:[\w.]+)\)|#(tasklane\.[\w.]+)#/g)].map((m) => m[1] ?? m[2]));
     assert.ok(links.length >= 10, `only ${links.length} links survived`);
+  });
+});
+
+// Localisation of the host: what Tasklane says in notifications, quick picks, input boxes, progress
+// and hovers goes through `vscode.l10n.t`, and l10n/bundle.l10n.json holds every such message.
+interface L10nScript {
+  extractHostStrings(): { messages: Map<string, string>; problems: string[] };
+  bundleText(messages: Map<string, string>): string;
+  BUNDLE: string;
+}
+const l10nScript = '../../../scripts/l10n.mjs';
+
+/** Person-facing literals the host passes to VS Code without `l10n.t`, by file and line. */
+function unlocalized(root: string): string[] {
+  const MESSAGES = new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage']);
+  const PICKERS = new Set(['showQuickPick', 'showInputBox', 'withProgress']);
+  const OPTIONS = new Set(['title', 'placeHolder', 'prompt', 'detail', 'label', 'description', 'tooltip']);
+  const ASSIGNED = new Set(['title', 'placeholder', 'tooltip']);
+  const found: string[] = [];
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.ts')) files.push(full);
+    }
+  };
+  walk(path.join(root, 'src/host'));
+  for (const file of files) {
+    const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const report = (node: ts.Node) => {
+      // A template's words are its literal parts; what its expressions hold is checked where it is made.
+      const text = ts.isTemplateExpression(node)
+        ? [node.head, ...node.templateSpans.map((span) => span.literal)].map((part) => part.text).join(' ')
+        : (node as ts.StringLiteral).text;
+      if (/[A-Za-z]{2,}/.test(text))
+        found.push(`${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1} ${text.slice(0, 50)}`);
+    };
+    const check = (node: ts.Node): void => {
+      if (ts.isTemplateExpression(node)) {
+        report(node);
+        return node.templateSpans.forEach((span) => check(span.expression));
+      }
+      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return report(node);
+      if (ts.isArrayLiteralExpression(node)) return node.elements.forEach(check);
+      if (ts.isConditionalExpression(node)) return [node.whenTrue, node.whenFalse].forEach(check);
+      if (ts.isSpreadElement(node) || ts.isParenthesizedExpression(node)) return check(node.expression);
+      if (ts.isObjectLiteralExpression(node))
+        for (const property of node.properties)
+          if (ts.isPropertyAssignment(property) && OPTIONS.has(property.name.getText(source))) check(property.initializer);
+    };
+    const visit = (node: ts.Node) => {
+      if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+        const name = node.expression.name.text;
+        if (MESSAGES.has(name) || PICKERS.has(name)) node.arguments.forEach(check);
+      }
+      if (
+        ts.isBinaryExpression(node) &&
+        node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+        ts.isPropertyAccessExpression(node.left) &&
+        ASSIGNED.has(node.left.name.text)
+      )
+        check(node.right);
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return found;
+}
+
+describe('localisation: the host', () => {
+  const root = path.resolve(__dirname, '../../..');
+
+  it('passes no person-facing literal to a notification, picker, input box or progress without l10n.t', () => {
+    assert.deepEqual(unlocalized(root), []);
+  });
+
+  it('has every l10n.t message in l10n/bundle.l10n.json (npm run l10n), and package.json points VS Code at it', async () => {
+    const { extractHostStrings, bundleText, BUNDLE } = (await import(l10nScript)) as L10nScript;
+    const { messages, problems } = extractHostStrings();
+    assert.deepEqual(problems, []);
+    assert.ok(messages.size > 80, `only ${messages.size} host strings`);
+    assert.equal(fs.readFileSync(BUNDLE, 'utf8'), bundleText(messages), 'l10n/bundle.l10n.json is stale: run npm run l10n');
+    assert.equal((rawManifest() as { l10n?: string }).l10n, './l10n');
+  });
+
+  it('a pseudo-locale bundle generated from it translates every message and keeps its placeholders and icons', async () => {
+    const { extractHostStrings } = (await import(l10nScript)) as L10nScript;
+    const { messages } = extractHostStrings();
+    const english = JSON.parse(fs.readFileSync(path.join(root, 'l10n/bundle.l10n.json'), 'utf8')) as Record<string, string>;
+    const bundle = Object.fromEntries(Object.entries(english).map(([key, text]) => [key, pseudo(text)]));
+    for (const message of messages.keys()) {
+      const translated = bundle[message];
+      assert.ok(translated?.startsWith('⟦'), `"${message}" has no translation in the pseudo-locale`);
+      const marks = (text: string) => [...text.matchAll(/\{\d+\}|\$\([\w-]+\)/g)].map((m) => m[0]).sort();
+      assert.deepEqual(marks(translated), marks(message), `"${message}": placeholders or icons lost`);
+    }
   });
 });

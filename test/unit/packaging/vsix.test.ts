@@ -45,6 +45,8 @@ const ALLOWED = [
   /^extension\/package\.json$/,
   // The manifest's strings (English, and any translation next to it).
   /^extension\/package\.nls(\.[\w-]+)?\.json$/,
+  // The host's strings (l10n/bundle.l10n.json, and any translation next to it).
+  /^extension\/l10n\/bundle\.l10n(\.[\w-]+)?\.json$/,
   /^extension\/readme\.md$/,
   /^extension\/changelog\.md$/,
   /^extension\/LICENSE\.txt$/,
@@ -101,6 +103,7 @@ describe('packaging: the .vsix', function () {
       'extension/media/tasklane.svg',
       // Without it every title and setting would read as its %key%.
       'extension/package.nls.json',
+      'extension/l10n/bundle.l10n.json',
     ])
       assert.ok(entries.has(needed), `${needed} is missing`);
   });

@@ -134,6 +134,10 @@ const api = {
     executeCommand: async () => undefined,
   },
   env: { uriScheme: 'vscode' },
+  // English, as VS Code gives it with no translation: the message with {0}, {1}… filled in.
+  l10n: {
+    t: (message: string, ...args: unknown[]) => message.replace(/\{(\d+)\}/g, (mark, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : mark)),
+  },
   StatusBarAlignment: { Left: 1, Right: 2 },
   ThemeColor: class {
     constructor(readonly id: string) {}

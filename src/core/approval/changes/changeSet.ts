@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/v4';
 
 /**
  * The proposed change set (docs/DESIGN.md §6): what edit actions produce instead of writing files.

@@ -4,7 +4,7 @@
  * the same review card as any edit. Nothing is written before the person approves it (or the
  * edit policy auto-approves it), and the set is applied, undone and reverted like any other.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { columnOf } from '../../actions/codeActions';
 import { defineAction } from '../../actions/types';
 import type { ActionContext, ActionDef } from '../../actions/types';

@@ -3,7 +3,7 @@
  * the running live in CommandService; these actions only turn its answer into a tool result or a
  * wait for approval.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import { defineAction } from '../../actions/types';
 import type { ActionDef } from '../../actions/types';
 import type { CommandService } from './commandService';

@@ -4,7 +4,7 @@
  * `approvals` table, because that table's rows are validated as change sets and a command row
  * there would read as a damaged change set.
  */
-import * as z from 'zod';
+import * as z from 'zod/v4';
 import type { Clock } from '../../ports';
 import { decodeRow, decodeRows } from '../../store/decodeRow';
 import type { DurableRowError } from '../../store/decodeRow';
