@@ -10,7 +10,6 @@ import { githubWorkflow, utcCron, WorkflowError } from '../../../src/cli/githubW
 import { INSTALL_CLI_SCRIPT } from '../../../src/cli/cliArtifact';
 import { handOverScript } from '../../../src/cli/sealedSecrets';
 import { ACTIONS } from '../../../src/cli/workflowText';
-import { actionlint, actionlintLines } from '../../support/actionlint';
 import { cronChore, everyEventKind, githubChore } from '../../support/ciChores';
 import { TEST_CLI } from '../../support/ciRepo';
 import { WorkflowRunner } from '../../support/workflowRunner';
@@ -33,19 +32,6 @@ function selected(text: string, eventName: string, event: Record<string, unknown
 }
 
 describe('cli: the generated GitHub workflow', () => {
-  it('passes actionlint: cron only, each event kind alone, and all of them in one workflow', async () => {
-    const all = everyEventKind();
-    const cases: Array<[string, ChoreDefinition[]]> = [['cron only', [cronChore()]], ...all.map((c): [string, ChoreDefinition[]] => [c.id, [c]]), ['all', all]];
-    for (const [label, chores] of cases) {
-      const text = generate(chores);
-      assert.deepEqual(await actionlintLines(text), [], `${label}:\n${text}`);
-    }
-  });
-
-  it('actionlint is a real check: it flags a broken workflow', async () => {
-    assert.ok((await actionlint('on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n', 'w.yml')).length > 0);
-  });
-
   it('grants nothing at the top; agent jobs read only; each apply job holds the write scopes of its outputs and checks: write', () => {
     const workflow = parsed(generate(everyEventKind()));
     assert.deepEqual(workflow.permissions, {});
