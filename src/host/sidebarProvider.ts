@@ -221,10 +221,6 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 <section id="trace-area" aria-label="Action trace" hidden></section>
 <section id="transcript" role="log" aria-live="polite" aria-label="Messages" tabindex="0"></section>
 </main>
-<details id="review-section" class="section" open>
-<summary class="section-summary"><span class="section-title">Review</span> <span id="review-count" class="section-note"></span></summary>
-<section id="approvals" aria-label="Proposed changes to review" tabindex="0"></section>
-</details>
 <footer id="composer">
 <div id="reply-target"></div>
 <div id="attachments" role="list" aria-label="Attached context"></div>
