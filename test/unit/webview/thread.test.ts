@@ -321,7 +321,7 @@ describe('webview: the thread’s blocks', function () {
     assert.deepEqual(texts(two, '.step-text'), ['Read test/a.test.js']);
   });
 
-  it('shows a pending approval in its task’s block and lets the Review section have the message too', function () {
+  it('shows a pending approval in its task’s block and takes no message it does not own', function () {
     const thread = make();
     const block = thread.block('t-1') as HTMLElement;
     assert.equal(thread.onMessage({ type: 'approvalPatch', approval: approval() }), false);
