@@ -101,8 +101,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
     await this.show({ type: 'showSession', sessionId });
   }
 
-  /** Reveals the view and has it show `message`'s part: a session, a new chat, the list of conversations. */
-  async show(message: Extract<HostMessage, { type: 'showSession' | 'view.newChat' | 'view.showHistory' }>): Promise<void> {
+  /** Reveals the view and has it show `message`'s part: a session or a new chat. */
+  async show(message: Extract<HostMessage, { type: 'showSession' | 'view.newChat' }>): Promise<void> {
     // Kept until a loaded, visible view has it: showing a hidden view may reload its page.
     this.pendingShow = message;
     if (this.view) {

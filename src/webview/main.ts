@@ -311,12 +311,6 @@ function onMessage(message: HostMessage): void {
       selectSession(undefined);
       input.focus();
       break;
-    case 'view.showHistory': {
-      // The view title's History: the list of conversations, open, with its search box focused.
-      $<HTMLDetailsElement>('#sessions-section').open = true;
-      $('#session-search').focus();
-      break;
-    }
     case 'deadLetters':
       renderDeadLetters(deadArea, message.deadLetters, request);
       break;
