@@ -12,6 +12,7 @@ import { registerChorePreview } from './chores/chorePreviewCommands';
 import { registerCommands } from './commands';
 import { registerCommandApprovalCommands } from './execution/commandHost';
 import { registerHistoryCommands } from './historyCommands';
+import { registerHistoryPick } from './historyPick';
 import { Attention } from './attention';
 import { ContextPicker, selectionAttachment } from './context/contextPicker';
 import { createLogger } from './logger';
@@ -192,9 +193,10 @@ export function start(context: vscode.ExtensionContext): MainParts {
     // Tasklane's queue offered to VS Code's own agents (language model tools, @tasklane in Chat).
     ...registerLmTools(agentOps, dialogs),
     registerChatParticipant(agentOps, context.extensionUri),
-    // The view title's actions (codicons): a new chat and the list of conversations.
+    // The view title's actions (codicons): a new chat and the conversations.
     vscode.commands.registerCommand('tasklane.newChat', () => sidebar.show({ type: 'view.newChat' })),
-    vscode.commands.registerCommand('tasklane.showHistory', () => sidebar.show({ type: 'view.showHistory' })),
+    // History is a native quick pick of the conversations (historyPick.ts); picking one shows it here.
+    registerHistoryPick(runtime, (sessionId) => sidebar.showSession(sessionId)),
     // The chat participant's links: a task's session (its id is the task's), or just the sidebar.
     vscode.commands.registerCommand('tasklane.showTask', async (taskId?: unknown) => {
       const task = typeof taskId === 'string' ? runtime.current?.agent.views.snapshot().tasks.find((t) => t.id === taskId) : undefined;

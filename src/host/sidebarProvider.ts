@@ -101,8 +101,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
     await this.show({ type: 'showSession', sessionId });
   }
 
-  /** Reveals the view and has it show `message`'s part: a session, a new chat, the list of conversations. */
-  async show(message: Extract<HostMessage, { type: 'showSession' | 'view.newChat' | 'view.showHistory' }>): Promise<void> {
+  /** Reveals the view and has it show `message`'s part: a session or a new chat. */
+  async show(message: Extract<HostMessage, { type: 'showSession' | 'view.newChat' }>): Promise<void> {
     // Kept until a loaded, visible view has it: showing a hidden view may reload its page.
     this.pendingShow = message;
     if (this.view) {
@@ -221,10 +221,6 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 <section id="trace-area" aria-label="Action trace" hidden></section>
 <section id="transcript" role="log" aria-live="polite" aria-label="Messages" tabindex="0"></section>
 </main>
-<details id="review-section" class="section" open>
-<summary class="section-summary"><span class="section-title">Review</span> <span id="review-count" class="section-note"></span></summary>
-<section id="approvals" aria-label="Proposed changes to review" tabindex="0"></section>
-</details>
 <footer id="composer">
 <div id="reply-target"></div>
 <div id="attachments" role="list" aria-label="Attached context"></div>

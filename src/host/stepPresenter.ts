@@ -5,6 +5,7 @@
  * inputs of actions under way, since an action's end does not repeat them.
  */
 import { countListed, countShownMatches } from '../core/actions/readResults';
+import { NO_REJECT_REASON } from '../core/approval/changes/changeSetReview';
 import type { TaskEvent } from '../core/engine/types';
 import type { StepKind, StepText, StepView } from '../shared/threadProtocol';
 
@@ -228,8 +229,9 @@ function decisionRow(at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approv
     return { ...at, kind: 'decision', text: ['Not applied: the files changed since the proposal'], state: 'failed', note: firstSentence(stale) };
   if (decision === 'rejected') {
     const why = /^The change was rejected: ([\s\S]*?)\. Nothing was written\.$/.exec(note)?.[1];
-    const said = why && why !== 'no reason given' ? `: “${clip(oneLine(why), 120)}”` : '';
-    return { ...at, kind: 'rejection', text: [`You rejected it${said}`], state: 'done' };
+    // The person's own words are quoted back; the stand-in said to the model when they gave none is not.
+    const said = why && why !== 'no reason given' && why !== NO_REJECT_REASON ? `: “${clip(oneLine(why), 120)}”` : '';
+    return { ...at, kind: 'rejection', text: [`You rejected ${why === undefined ? 'it' : 'the change'}${said}`], state: 'done' };
   }
   const applied =
     /^The change was approved and applied: (.*)\.$/.exec(note)?.[1] ?? /^The change was partly approved\. Applied: (.*?)\. Rejected/.exec(note)?.[1];

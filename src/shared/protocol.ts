@@ -97,9 +97,8 @@ export type HostMessage =
   | { type: 'streamDelta'; sessionId: string; turnId: string; delta: StreamDeltaView }
   /** Select a session (e.g. one a palette message went to). */
   | { type: 'showSession'; sessionId: string }
-  /** The view title's actions: a new chat, or the list of conversations opened and focused. */
+  /** The view title's New Chat (its History is a native quick pick: src/host/historyPick.ts). */
   | { type: 'view.newChat' }
-  | { type: 'view.showHistory' }
   /** The answer to one request of the webview's (src/shared/sidebarApi.ts). */
   | SidebarReply
   | ApprovalHostMessage

@@ -5,13 +5,11 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { HostMessage, MessageView, TaskView, WebviewMessage } from '../shared/protocol';
 import type { SidebarResults } from '../shared/sidebarApi';
 import { RequestClient } from './requests';
-import { ApprovalPanel } from './approvalPanel';
 import { clear, h, keepingFocus } from './dom';
 import { renderDeadLetters } from './deadLetters';
 import { AttachmentChips } from './attachments';
 import { Composer } from './composer';
 import type { ComposerState } from './composer';
-import { watchSection } from './layout';
 import { drawBanner } from './banner';
 import type { BannerState } from './banner';
 import { handleReplyActions, renderReply } from './replyView';
@@ -89,15 +87,6 @@ const composer = new Composer({
   task: (taskId) => store.tasks[taskId],
   selectSession: (sessionId) => selectSession(sessionId),
 });
-const approvals = new ApprovalPanel($('#approvals'), request);
-watchSection(
-  $('#review-section'),
-  $('#approvals'),
-  $('#review-count'),
-  () => ({ shown: $('#approvals').children.length, needsYou: $('#approvals').querySelectorAll('[data-status="pending"]').length }),
-  (n) => `${n} to review`,
-);
-
 handleReplyActions(transcript, request, () => store.selectedSessionId);
 
 const sessions = new SessionList(sessionList, {
@@ -251,7 +240,7 @@ function onMessage(message: HostMessage): void {
   }
   if (thread.onMessage(message)) return;
   if (details.onMessage(message)) return;
-  if (approvals.onMessage(message) || stream.onMessage(message)) return;
+  if (stream.onMessage(message)) return;
   switch (message.type) {
     case 'init': {
       if (performance.getEntriesByName(SIDEBAR_INIT_MARK).length === 0) performance.mark(SIDEBAR_INIT_MARK);
@@ -270,7 +259,6 @@ function onMessage(message: HostMessage): void {
       renderTasks();
       composer.renderReplyTarget();
       renderDeadLetters(deadArea, message.state.deadLetters, request);
-      approvals.init(message.state.approvals);
       details.restore(store.selectedSessionId, (taskId) => taskId in store.tasks);
       break;
     }
@@ -323,12 +311,6 @@ function onMessage(message: HostMessage): void {
       selectSession(undefined);
       input.focus();
       break;
-    case 'view.showHistory': {
-      // The view title's History: the list of conversations, open, with its search box focused.
-      $<HTMLDetailsElement>('#sessions-section').open = true;
-      $('#session-search').focus();
-      break;
-    }
     case 'deadLetters':
       renderDeadLetters(deadArea, message.deadLetters, request);
       break;

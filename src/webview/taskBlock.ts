@@ -3,8 +3,7 @@ import type { TaskView } from '../shared/protocol';
 import type { StepView } from '../shared/threadProtocol';
 import { CANCEL_TASK_WORD, taskState } from '../shared/taskState';
 import { stateIcon } from './stateIcon';
-import { showInvisible } from '../shared/visibleText';
-import { approvalSubject } from './approvalPanel';
+import { renderBlockApproval, restoreReasons, typedReasons } from './blockApproval';
 import { clear, h, keepingFocus } from './dom';
 import { StepList } from './stepRows';
 import type { NestedBlock } from './stepRows';
@@ -25,7 +24,7 @@ export interface TaskBlockActions {
   /** Keep the step rows undrawn until `steps.draw()` (the Thread draws them when the block nears the view). */
   held?: boolean;
   /** Approve or Reject pressed on the block: the Thread shows it at once (without: only asked, and a refusal said on the block). */
-  decide?(approval: ApprovalView, decision: 'approve' | 'reject'): void;
+  decide?(approval: ApprovalView, decision: 'approve' | 'reject', reason?: string): void;
 }
 
 /** A task that has ended: its block is drawn folded (header, counters, summary) until opened. */
@@ -162,47 +161,28 @@ export class TaskBlock {
     const shown = JSON.stringify(pending.map((a) => [a.id, a.status, a.files, a.command]));
     if (shown === this.waitingShown) return;
     this.waitingShown = shown;
+    // A redraw (a file excluded, a patch) keeps the reason the person was typing.
+    const typed = typedReasons(this.waiting);
     keepingFocus(this.waiting, 'data-approval-id', () => this.waiting.replaceChildren(...pending.map((a) => this.approval(a))));
+    restoreReasons(this.waiting, typed);
     this.waiting.hidden = pending.length === 0;
   }
 
-  /** A pending approval in the thread: what is proposed, Open diff, Approve and Reject named for it. */
+  /** A pending approval in the thread (blockApproval.ts); a decision goes to the Thread, which shows it at once. */
   private approval(approval: ApprovalView): HTMLElement {
-    const subject = approvalSubject(approval);
-    const files = approval.files.map((file) => {
-      const diff = h('a', { href: '#', class: 'open-diff', 'data-path': file.path, 'aria-label': `Open diff of ${file.path}` }, 'Open diff');
-      diff.addEventListener('click', (e) => {
-        e.preventDefault();
-        void this.actions.request('approval.openDiff', { id: approval.id, path: file.path }).catch(() => undefined);
-      });
-      return h(
-        'li',
-        { class: 'approval-file', 'data-path': file.path },
-        h('span', { class: 'file-path' }, showInvisible(file.newPath ? `${file.path} → ${file.newPath}` : file.path)),
-        h('span', { class: 'file-counts' }, `+${file.added} −${file.removed}`),
-        file.kind === 'delete' ? null : diff,
-      );
+    return renderBlockApproval(approval, {
+      request: this.actions.request,
+      decide: (decision, reason) => {
+        this.say(undefined);
+        if (this.actions.decide) this.actions.decide(approval, decision, reason);
+        else
+          this.actions
+            .request(
+              decision === 'approve' ? 'approval.approve' : 'approval.reject',
+              decision === 'reject' && reason ? { id: approval.id, reason } : { id: approval.id },
+            )
+            .catch((error: unknown) => this.say(`Not done: ${failureText(error)}`));
+      },
     });
-    const approve = h('vscode-button', { class: 'approve', 'aria-label': `Approve ${subject}` }, 'Approve');
-    const decide = (decision: 'approve' | 'reject') => {
-      this.say(undefined);
-      if (this.actions.decide) this.actions.decide(approval, decision);
-      else
-        this.actions
-          .request(decision === 'approve' ? 'approval.approve' : 'approval.reject', { id: approval.id })
-          .catch((error: unknown) => this.say(`Not done: ${failureText(error)}`));
-    };
-    approve.addEventListener('click', () => decide('approve'));
-    const reject = h('vscode-button', { class: 'reject', secondary: true, 'aria-label': `Reject ${subject}` }, 'Reject');
-    reject.addEventListener('click', () => decide('reject'));
-    return h(
-      'div',
-      { class: 'block-approval', 'data-approval-id': approval.id },
-      h('div', { class: 'block-approval-title' }, `Waiting for you: ${showInvisible(approval.title)}`),
-      approval.command ? h('pre', { class: 'approval-command' }, showInvisible(approval.command)) : null,
-      files.length ? h('ul', { class: 'approval-files' }, ...files) : null,
-      approval.reason ? h('div', { class: 'approval-reason' }, showInvisible(approval.reason)) : null,
-      h('div', { class: 'approval-buttons' }, approve, reject),
-    );
   }
 }

@@ -44,7 +44,7 @@ export class Thread {
   private readonly blocks = new Map<string, TaskBlock>();
   /** Tasks a drawn step started before the task itself was known: the block whose step waits for it. */
   private readonly awaiting = new Map<string, TaskBlock>();
-  /** Pending approvals by id (the Review section gets the same messages). */
+  /** Pending approvals by id: the thread is the one place the Chat view shows them. */
   private readonly pending = new Map<string, ApprovalView>();
   /**
    * Approvals the person decided here whose outcome the host has not told yet: shown decided at
@@ -65,7 +65,7 @@ export class Thread {
       openDetails: (id) => this.deps.openDetails(id),
       ...(this.deps.taskActions ? { task: this.deps.taskActions } : {}),
       held: this.deps.nearView !== undefined,
-      decide: (approval, decision) => this.decide(approval, decision),
+      decide: (approval, decision, reason) => this.decide(approval, decision, reason),
       nested: (childId) => {
         const child = this.block(childId);
         if (!child) this.awaiting.set(childId, block);
@@ -125,8 +125,8 @@ export class Thread {
   }
 
   /**
-   * Takes the thread's messages (step rows); watches approval messages without taking them, so
-   * the Review section still gets them. Returns whether the message was the thread's alone.
+   * Takes the thread's messages (step rows) and follows approval messages (the thread is where
+   * the Chat view shows what waits). Returns whether nothing else needs the message.
    */
   onMessage(message: HostMessage): boolean {
     switch (message.type) {
@@ -164,13 +164,16 @@ export class Thread {
    * approval leaves it, the task is at work) and the host is asked; its patch confirms it, a
    * refusal (the request's error) puts the approval back with the reason.
    */
-  decide(approval: ApprovalView, decision: 'approve' | 'reject'): void {
+  decide(approval: ApprovalView, decision: 'approve' | 'reject', reason?: string): void {
     this.pending.delete(approval.id);
     this.deciding.set(approval.id, approval);
     this.approvalsChanged(approval.taskId);
     this.blocks.get(approval.taskId)?.say(decision === 'approve' ? `Approved: ${approvalWhat(approval)}…` : 'Rejected; the task is told.');
     this.deps
-      .request(decision === 'approve' ? 'approval.approve' : 'approval.reject', { id: approval.id })
+      .request(
+        decision === 'approve' ? 'approval.approve' : 'approval.reject',
+        decision === 'reject' && reason ? { id: approval.id, reason } : { id: approval.id },
+      )
       .catch((error: unknown) => this.refused(approval.id, failureText(error)));
     // The button pressed is gone: focus moves to the next thing that waits, else to the composer.
     const next = [...this.blocks.values()].map((b) => b.element.querySelector<HTMLElement>('.block-approval .approve')).find((b) => b?.isConnected);

@@ -6,6 +6,7 @@ import { openTasklaneView, route, runCommand, screenshotSidebar, screenshotsDir,
 import type { UiSession } from './support/workbench';
 import { until as poll } from '../support/poll';
 import { readOrNull } from '../support/files';
+import { assertOneApprovePerPending } from './support/approvalsShown';
 
 // Approval-gated edits as a user meets them, on the real workbench in Chromium: the change-set
 // card, Open diff with an editable proposed side, Approve (one WorkspaceEdit, one Undo), Reject
@@ -37,7 +38,7 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     ]);
     await sendChatMessage(frame, `please make edit ${runs} ${r}`);
   }
-  const pendingCard = () => frame.locator('.approval-card[data-status="pending"]').first();
+  const pendingCard = () => frame.locator('.block-approval[data-status="pending"]').first();
 
   before(async function () {
     ui = await startUiSession({ name: 'ui-approvals' });
@@ -63,6 +64,7 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     // The card appears with the first edit of the turn and is patched as the second joins the set.
     await card.locator('.approval-file').nth(1).waitFor({ timeout: 15_000 });
     assert.equal(await card.locator('.approval-file').count(), 2, 'one card with both files');
+    await assertOneApprovePerPending(frame);
     assert.match((await card.textContent()) ?? '', /src\/greet\.js.*\+1 −1.*src\/math\.js.*\+1 −1/s);
     await screenshotSidebar(page, 'ui-approvals-1-card');
 
@@ -94,7 +96,7 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     await screenshotSidebar(page, 'ui-approvals-2-diff-edited');
 
     await card.locator('vscode-button.approve').click();
-    // Decided: the card leaves the Review section (the thread keeps the decision).
+    // Decided: the approval leaves the block (a row in the thread keeps the decision).
     await card.waitFor({ state: 'detached', timeout: 30_000 });
     // The card leaves at the decision; the files are written and saved after it, and the task is told once they are.
     await modelSaw(/approved \(The change was approved and applied: src\/greet\.js, src\/math\.js/);
@@ -204,10 +206,10 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
   });
 
   it('a path escape is refused (no card, the model is told) and a sensitive file is flagged on its card', async function () {
-    const before = await frame.locator('.approval-card').count();
+    const before = await frame.locator('.block-approval').count();
     await propose([{ name: 'write_file', arguments: { path: '../escape.txt', content: 'escaped\n' } }]);
     await modelSaw(/\.\.\/escape\.txt resolves outside the workspace/);
-    assert.equal(await frame.locator('.approval-card').count(), before, 'a refused edit must not produce a card');
+    assert.equal(await frame.locator('.block-approval').count(), before, 'a refused edit must not produce a card');
     assert.equal(fs.existsSync(path.join(session().server.workspaceDir, '..', 'escape.txt')), false);
 
     const pkg = onDisk('package.json');
@@ -219,6 +221,6 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     await screenshotSidebar(session().page, 'ui-approvals-7-sensitive');
     assert.equal(onDisk('package.json'), pkg);
     await card.locator('vscode-button.reject').click();
-    await frame.locator('.approval-card[data-status="pending"]').first().waitFor({ state: 'detached', timeout: 30_000 });
+    await frame.locator('.block-approval[data-status="pending"]').first().waitFor({ state: 'detached', timeout: 30_000 });
   });
 });

@@ -114,8 +114,8 @@ describe('ui: Tasklane says when it needs you, and the sidebar passes axe', func
 
     await notification.locator('.monaco-button', { hasText: 'Open' }).click();
     frame = await tasklaneFrame(session().page);
-    await frame.locator('.approval-card[data-status="pending"]', { hasText: 'notes.txt' }).waitFor({ timeout: 15_000 });
-    await frame.locator('.approval-card[data-status="pending"] vscode-button.reject').click();
+    await frame.locator('.block-approval[data-status="pending"]', { hasText: 'notes.txt' }).waitFor({ timeout: 15_000 });
+    await frame.locator('.block-approval[data-status="pending"] vscode-button.reject').click();
     await statusItem().filter({ hasNotText: 'waiting for you' }).waitFor({ timeout: 30_000 });
     await frame.locator('#transcript .task-block .block-state', { hasText: /^done$/ }).waitFor({ timeout: 30_000 });
   });
@@ -154,11 +154,11 @@ describe('ui: Tasklane says when it needs you, and the sidebar passes axe', func
       { toolCalls: [{ name: 'task_end', arguments: { summary: 'Rewrote the readme' } }] },
     ]);
     await sendChatMessage(frame, `rewrite the readme ${r}`);
-    const card = frame.locator('.approval-card[data-status="pending"]', { hasText: 'NOTES.md' });
+    const card = frame.locator('.block-approval[data-status="pending"]', { hasText: 'NOTES.md' });
     await card.waitFor({ timeout: 30_000 });
     // One click: a redraw that changes nothing on the card (a repeated patch, a sidebar refresh)
-    // keeps the card, so the click is not lost under it (src/webview/approvalPanel.ts). Decided,
-    // the card leaves the Review section.
+    // keeps the card, so the click is not lost under it (src/webview/taskBlock.ts). Decided,
+    // the approval leaves its block.
     await card.locator('vscode-button.approve').click();
     await card.waitFor({ state: 'detached', timeout: 30_000 });
     await until('the approved edits on disk', () => readme() === '# Rewritten\n', { timeoutMs: 15_000 });

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
 import { seedHistory } from './support/seedHistory';
+import { assertOneApprovePerPending } from './support/approvalsShown';
 import { openTasklaneView, route, screenshotSidebar, sendChatMessage, startSeededUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
 
@@ -51,13 +52,14 @@ describe('ui layout: the thread has the room at 900 px', function () {
       const approve = block.getByRole('button', { name: 'Approve the edit to src/greet.js' });
       await approve.waitFor({ timeout: 30_000 });
       await approve.click();
-      // A decided proposal is a row in the thread; the Review section keeps only what waits.
+      // A decided proposal is a row in the thread; only what waits offers Approve.
       await block.locator('.step-decision').nth(decided).waitFor({ timeout: 30_000 });
     }
-    await frame.locator('#approvals [data-status="pending"]').waitFor({ timeout: 30_000 });
+    await block.locator('.block-approval[data-status="pending"]').waitFor({ timeout: 30_000 });
     await block.getByRole('button', { name: 'Approve the edit to src/greet.js' }).waitFor({ timeout: 30_000 });
     assert.equal(await block.locator('.step-decision').count(), 3, 'three decisions in the thread');
-    assert.equal(await frame.locator('#approvals [data-status]').count(), 1, 'the Review section lists only the pending proposal');
+    assert.equal(await frame.locator('[data-approval-id]').count(), 1, 'only the pending proposal shows as an approval');
+    await assertOneApprovePerPending(frame);
     assert.ok((await frame.locator('.session-rows .session').count()) >= 10, 'the history list is drawn');
 
     // Measured in the page (no helper function: the test's transpiler would name it for Node only).

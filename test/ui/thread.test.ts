@@ -4,6 +4,7 @@ import type { Frame } from 'playwright-core';
 import { readOrNull } from '../support/files';
 import { openTasklaneView, resizeSidebar, route, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
+import { pick } from './support/quickInput';
 
 const EDIT = {
   oldText: 'module.exports = { greet };',
@@ -165,13 +166,11 @@ describe('ui: the thread shows the work of the task a message started', function
     await frame.locator('#transcript .empty').waitFor({ timeout: 10_000 });
     assert.equal(await frame.locator('#transcript .task-block').count(), 0);
     assert.equal(await frame.evaluate(() => document.activeElement?.id), 'chat-input', 'the composer is ready to type in');
-    // History opens the list of conversations with its search box focused.
-    await frame.locator('#sessions-section > summary').click();
-    assert.equal(await frame.locator('#sessions-section').evaluate((el) => (el as HTMLDetailsElement).open), false);
+    // History is a native quick pick of the conversations (as Copilot's history); picking one opens it.
     await action('Show Conversations').click();
-    await frame.waitForFunction(
-      () => (document.querySelector('#sessions-section') as HTMLDetailsElement).open && document.activeElement?.id === 'session-search',
-    );
+    await pick(page, 'Tasklane: conversations', 'add greetAll to greet.js');
+    await frame.locator('#transcript .msg-user', { hasText: 'add greetAll to greet.js' }).waitFor({ timeout: 15_000 });
+    await block().waitFor({ timeout: 15_000 });
     // The model picker is the third action, drawn as a codicon.
     assert.match((await action('Select Model').getAttribute('class')) ?? '', /codicon-settings-gear/);
     await screenshotSidebar(page, 'ui-thread-4-view-title');

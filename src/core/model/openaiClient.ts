@@ -108,8 +108,10 @@ export function toOpenAiMessages(request: Pick<ModelRequest, 'system' | 'message
 function toOpenAiMessage(m: ModelMessage): ChatCompletionMessageParam {
   if (m.role === 'user') return { role: 'user', content: m.content };
   if (m.role === 'tool') {
-    // Chat Completions has no error flag on tool results: say it in the content.
-    return { role: 'tool', tool_call_id: m.toolCallId, content: m.isError ? `Error: ${m.content}` : m.content };
+    // Chat Completions has no error flag on tool results: say it in the content, once (the engine's
+    // failed results already begin with "Error: ", and a doubled prefix reached what people read).
+    const said = m.isError && !m.content.startsWith('Error: ') ? `Error: ${m.content}` : m.content;
+    return { role: 'tool', tool_call_id: m.toolCallId, content: said };
   }
   if (!m.toolCalls?.length) return { role: 'assistant', content: m.content };
   return {

@@ -99,6 +99,7 @@ describe('host step presenter: task events → readable step rows', function () 
       ev('action_end', { callId: 'c1', name: 'run_command', output: 'Asked the user to approve `rm -rf build` (not allowlisted). Nothing has run yet…' }),
       ev('user_message', { text: 'Approval a-1: approved (`rm -rf build` exited with code 0 in 40 ms.\n(no output))' }),
       ev('user_message', { text: 'Approval cs-2: rejected (The change was rejected: not now. Nothing was written.)' }),
+      ev('user_message', { text: 'Approval cs-3: rejected (The change was rejected: the user rejected the change without a reason. Nothing was written.)' }),
       ev('pause', { reason: 'stopped', text: 'You stopped the task. Continue resumes it; Cancel ends it.', forModel: false }),
       ev('turn', { text: 'thinking' }),
       ev('todos', { todos: [] }),
@@ -106,13 +107,15 @@ describe('host step presenter: task events → readable step rows', function () 
     assert.deepEqual(rows.map(line), [
       'Asked to run `rm -rf build` — waiting for your approval [done]',
       'You approved; ran `rm -rf build` — ✓ 40 ms [done]',
-      'You rejected it: “not now” [done]',
+      'You rejected the change: “not now” [done]',
+      // No reason given: the words meant for the model are not read back to the person.
+      'You rejected the change [done]',
       'Paused: You stopped the task. [done]',
     ]);
     // A rejection is not drawn with the approval's check mark.
     assert.deepEqual(
       rows.map((r) => r.kind),
-      ['command', 'command', 'rejection', 'notice'],
+      ['command', 'command', 'rejection', 'rejection', 'notice'],
     );
   });
 

@@ -114,6 +114,9 @@ describe('SDK model clients against the scripted server', () => {
           { role: 'user', content: 'Read a.ts' },
           { role: 'assistant', content: '', toolCalls: [{ id: 'call_7', name: 'read_file', rawArguments: '{"path":"a.ts"}', arguments: { path: 'a.ts' } }] },
           { role: 'tool', toolCallId: 'call_7', toolName: 'read_file', content: 'no such file', isError: true },
+          { role: 'assistant', content: '', toolCalls: [{ id: 'call_8', name: 'read_file', rawArguments: '{"path":"b.ts"}', arguments: { path: 'b.ts' } }] },
+          // The engine's failed results already say "Error: " (requestBuilder.ts): said once, never "Error: Error: ".
+          { role: 'tool', toolCallId: 'call_8', toolName: 'read_file', content: 'Error: oldText was not found in b.ts', isError: true },
         ],
       }),
     );
@@ -130,6 +133,7 @@ describe('SDK model clients against the scripted server', () => {
     assert.deepEqual(body.stream_options, { include_usage: true });
     assert.deepEqual(body.messages[2].tool_calls, [{ id: 'call_7', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }]);
     assert.deepEqual(body.messages[3], { role: 'tool', tool_call_id: 'call_7', content: 'Error: no such file' });
+    assert.deepEqual(body.messages[5], { role: 'tool', tool_call_id: 'call_8', content: 'Error: oldText was not found in b.ts' });
   });
 
   it('anthropic: puts cache_control on system, the last tool and the last stable-prefix message', async () => {

@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { ApprovalPanel } from '../../../src/webview/approvalPanel';
 import { Thread } from '../../../src/webview/thread';
 import { useDom } from './support/dom';
 import { fakeHost } from './support/requests';
@@ -68,16 +67,16 @@ describe('webview: a decision shows at once and truthfully', function () {
     assert.equal(state(), 'working');
   });
 
-  it('a refusal of a decision made in the Review section is said on its card', async function () {
-    const root = document.createElement('div');
-    const review = fakeHost();
-    const panel = new ApprovalPanel(root, review.request);
-    panel.init([pendingChange]);
-    root.querySelector<HTMLElement>('.approve')!.click();
-    review.fail('approval.approve', 'There is no proposed change cs-1 any more.');
-    await review.settled();
-    assert.equal(root.querySelector('.approval-refused')?.textContent, 'Not done: There is no proposed change cs-1 any more.');
-    assert.equal(approvals(), 1, 'the block still offers the decision');
+  it('Reject tells the task the reason typed on the block, kept across a redraw', async function () {
+    const reason = () => block.querySelector<HTMLElement & { value: string }>('.block-approval .reject-reason')!;
+    reason().value = '  the README is fine as it is ';
+    // The host patches the approval (a file decided from the diff editor): the block redraws.
+    thread.onMessage({ type: 'approvalPatch', approval: { ...pendingChange, reason: 'edits need approval (again)' } });
+    assert.equal(reason().value, '  the README is fine as it is ', 'the typed reason was lost when the approval redrew');
+    block.querySelector<HTMLElement>('.block-approval .reject')!.click();
+    assert.equal(approvals(), 0);
+    assert.deepEqual(host.calls('approval.reject'), [{ method: 'approval.reject', params: { id: 'cs-1', reason: 'the README is fine as it is' } }]);
+    await host.settled();
   });
 
   it('after a decision focus moves to the next approval that waits, else to the composer', function () {

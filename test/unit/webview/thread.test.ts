@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { TaskView } from '../../../src/shared/protocol';
 import type { StepView } from '../../../src/shared/threadProtocol';
 import { LATEST_ROWS, StepList, renderStep } from '../../../src/webview/stepRows';
-import { ApprovalPanel, approvalSubject } from '../../../src/webview/approvalPanel';
+import { approvalSubject } from '../../../src/webview/approvalSubject';
 import { TaskBlock } from '../../../src/webview/taskBlock';
 import { taskState as taskStateWord } from '../../../src/shared/taskState';
 import { Thread } from '../../../src/webview/thread';
@@ -235,14 +235,20 @@ describe('webview: a task block in the thread', function () {
     assert.equal(block.element.querySelector('.block-approval'), null);
   });
 
-  it('the Review section’s card names its file on Approve and Reject too', function () {
-    const root = document.createElement('section');
-    new ApprovalPanel(root, fakeHost().request).init([
-      approval({ files: [approval().files[0]!, { path: 'src/math.js', kind: 'modify', added: 1, removed: 1 }] }),
-    ]);
+  it('an approval of several files names them all, and each file can be left out', function () {
+    const host = fakeHost();
+    const two = approval({ files: [approval().files[0]!, { path: 'src/math.js', kind: 'modify', added: 1, removed: 1 }] });
+    const block = new TaskBlock(task({ waitingForApproval: true }), { ...actions, request: host.request });
+    block.update(task({ waitingForApproval: true }), [two]);
+    const root = block.element;
     assert.equal(approvalSubject(approval()), 'the edit to src/greet.js');
     assert.equal(root.querySelector('.approve')?.getAttribute('aria-label'), 'Approve the edits to 2 files: src/greet.js, src/math.js');
     assert.equal(root.querySelector('.reject')?.getAttribute('aria-label'), 'Reject the edits to 2 files: src/greet.js, src/math.js');
+    root.querySelector<HTMLElement>('.approval-file[data-path="src/math.js"] .toggle-file')!.click();
+    assert.deepEqual(host.calls('approval.decideFile'), [{ method: 'approval.decideFile', params: { id: two.id, path: 'src/math.js', decision: 'reject' } }]);
+    // Left out: the row says so and offers to include it again.
+    block.update(task({ waitingForApproval: true }), [{ ...two, files: [two.files[0]!, { ...two.files[1]!, decision: 'reject' }] }]);
+    assert.equal(root.querySelector('.approval-file.rejected[data-path="src/math.js"] .toggle-file')?.textContent, 'include');
   });
 
   it('ends a task, running or paused, with the one word Cancel; Stop is the turn’s, and Abort is nowhere', function () {
@@ -315,7 +321,7 @@ describe('webview: the thread’s blocks', function () {
     assert.deepEqual(texts(two, '.step-text'), ['Read test/a.test.js']);
   });
 
-  it('shows a pending approval in its task’s block and lets the Review section have the message too', function () {
+  it('shows a pending approval in its task’s block and takes no message it does not own', function () {
     const thread = make();
     const block = thread.block('t-1') as HTMLElement;
     assert.equal(thread.onMessage({ type: 'approvalPatch', approval: approval() }), false);

@@ -102,9 +102,15 @@ export async function approveChangeSet(changeSet: ChangeSet, files: WorkspaceRea
   return { ok: true, changeSet: transition(changeSet, 'approved'), apply };
 }
 
+/**
+ * The reason a rejection carries when the person gave none: words for the model, which the
+ * thread does not repeat to the person (src/host/stepPresenter.ts reads it as "no reason").
+ */
+export const NO_REJECT_REASON = 'the user rejected the change without a reason';
+
 /** Rejects a pending set; the reason (the user's words, optional) is passed on to the task. */
 export function rejectChangeSet(changeSet: ChangeSet, reason?: string): ChangeSet {
-  return transition(changeSet, 'rejected', reason?.trim() ? reason.trim() : 'the user rejected the change without a reason');
+  return transition(changeSet, 'rejected', reason?.trim() ? reason.trim() : NO_REJECT_REASON);
 }
 
 /** Marks an approved set as written: 'partially_applied' when the user rejected some files. */
