@@ -1,0 +1,72 @@
+/**
+ * A cap pauses, never kills (issue 43, src/core/chores/budgetPause.ts): a chore run that reaches
+ * its own budget parks with its task paused and no further model call; Continue grants another
+ * budget of the chore's size and the same task goes on from the step it reached.
+ */
+import * as assert from 'node:assert/strict';
+import type { ModelServer } from '../../fixtures/modelServer';
+import { choresFrom, useRunnerHarness } from './runnerHarness';
+import type { RunnerHarness } from './runnerHarness';
+
+const chore = (budget: string) => `chores:
+  - id: demo
+    name: Demo chore
+    trigger: { files: ["src/**"] }
+    prompt: Tidy the repo.
+    budget: ${budget}
+`;
+const read = (path: string) => ({ toolCalls: [{ name: 'read_file', arguments: { path } }] });
+const end = { toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done', output: { status: 'done' } } }] };
+const HOUR = 3_600_000;
+
+describe('chore runs: a budget pauses the run, Continue resumes it from the same step', function () {
+  this.timeout(20_000);
+  let server: ModelServer;
+  let h: RunnerHarness;
+  const open = useRunnerHarness((s) => (server = s));
+
+  it('maxIterations parks the run (task paused, no model call, usage kept); Continue resumes and it succeeds', async () => {
+    h = await open(choresFrom(chore('{ maxIterations: 2, maxSeconds: 600 }')), { parkAtBudget: true });
+    server.script([read('src/app.ts'), read('CHANGELOG.md'), end]);
+    await h.runner.fire('demo', 'manual');
+    await h.idle();
+    let run = h.runLog.active()[0];
+    assert.equal(run.status, 'running', 'the run is parked, not ended');
+    assert.match(run.parked?.message ?? '', /iterations/);
+    assert.equal(run.usage.iterations, 2);
+    assert.deepEqual(
+      run.steps.map((s) => s.name),
+      ['read_file', 'read_file'],
+    );
+    const task = h.agent.views.snapshot().tasks.find((t) => t.id === run.taskId)!;
+    assert.equal(task.status, 'paused');
+    assert.equal(task.pauseReason, 'budget');
+    assert.equal(server.requests.length, 2, 'no third model call at the cap');
+
+    // Parked costs nothing, and maxSeconds passing while parked does not end it.
+    await h.clock.advance(HOUR);
+    await h.idle();
+    assert.equal(server.requests.length, 2);
+    assert.equal(h.runLog.get(run.runId)!.status, 'running');
+
+    await h.agent.continueTask(run.taskId!);
+    run = await h.ended('demo');
+    assert.equal(run.status, 'succeeded', run.reason ?? '');
+    assert.equal(run.parked, undefined);
+    assert.equal(run.limits?.maxIterations, 4, 'what it used plus another budget of the chore size');
+    assert.equal(server.requests.length, 3);
+    assert.equal(h.agent.views.snapshot().tasks.length, 1, 'the same task went on');
+    assert.match(JSON.stringify(server.requests[2].body), /# Changelog/, 'the resumed request keeps the steps already done');
+  });
+
+  it('maxSeconds still ends the run: the wall-clock promise is kept', async () => {
+    h = await open(choresFrom(chore('{ maxSeconds: 60 }')), { parkAtBudget: true });
+    server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 300 } }] }, read('src/app.ts')]);
+    await h.runner.fire('demo', 'manual');
+    await h.idle();
+    await h.clock.advance(301_000);
+    const run = await h.ended('demo');
+    assert.equal(run.status, 'budget_exhausted');
+    assert.equal(run.parked, undefined);
+  });
+});
