@@ -59,6 +59,49 @@ describe('chore runs: a budget pauses the run, Continue resumes it from the same
     assert.match(JSON.stringify(server.requests[2].body), /# Changelog/, 'the resumed request keeps the steps already done');
   });
 
+  it('a parked run survives a reload: still parked, no model call; Continue then resumes the same task', async () => {
+    h = await open(choresFrom(chore('{ maxInputTokens: 1000, maxSeconds: 600 }')), { parkAtBudget: true });
+    server.script([
+      { ...read('src/app.ts'), usage: { input: 1500, output: 10 } },
+      { ...end, usage: { input: 200, output: 10 } },
+    ]);
+    await h.runner.fire('demo', 'manual');
+    await h.idle();
+    const parked = h.runLog.active()[0];
+    assert.match(parked.parked?.message ?? '', /input tokens/);
+    assert.equal(parked.steps.length, 0, 'the read past the cap did not run');
+
+    const reopened = await h.reopen();
+    try {
+      await reopened.idle();
+      await reopened.clock.advance(HOUR);
+      await reopened.idle();
+      assert.equal(server.requests.length, 1, 'no model call after the reload');
+      const run = reopened.runLog.get(parked.runId)!;
+      assert.equal(run.status, 'running');
+      assert.match(run.parked?.message ?? '', /input tokens/, 'still parked after the reload');
+      assert.equal(run.usage.inputTokens, 1500, 'usage kept');
+      const task = reopened.agent.views.snapshot().tasks.find((t) => t.id === run.taskId)!;
+      assert.equal(task.status, 'paused');
+
+      await reopened.agent.continueTask(run.taskId!);
+      const ended = await reopened.ended('demo');
+      assert.equal(ended.status, 'succeeded', ended.reason ?? '');
+      assert.equal(ended.limits?.maxInputTokens, 2500);
+      assert.deepEqual(
+        ended.steps.map((s) => s.name),
+        ['task_end'],
+      );
+      // The same task went on: its resumed request carries the call the cap stopped, so the model picks up there.
+      assert.equal(server.requests.length, 2);
+      assert.doesNotMatch(JSON.stringify(server.requests[0].body), /src\/app\.ts/, 'the first request does not name the file');
+      assert.match(JSON.stringify(server.requests[1].body), /src\/app\.ts/);
+      assert.equal(reopened.runLog.history('demo').length, 1, 'one run, resumed');
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('maxSeconds still ends the run: the wall-clock promise is kept', async () => {
     h = await open(choresFrom(chore('{ maxSeconds: 60 }')), { parkAtBudget: true });
     server.script([{ toolCalls: [{ name: 'wait', arguments: { seconds: 300 } }] }, read('src/app.ts')]);
