@@ -56,6 +56,30 @@ export function resumedLimits(run: ChoreRunRecord, chore: ChoreBudget, now: numb
   };
 }
 
+/** The chore's run parked at a budget, if it has one. */
+export function parkedRunOf(
+  runLog: Pick<ChoreRunLog, 'active'>,
+  choreId: string,
+): (ChoreRunRecord & { taskId: string; parked: { message: string } }) | undefined {
+  return runLog.active().find((r) => r.choreId === choreId && r.parked && r.taskId) as
+    (ChoreRunRecord & { taskId: string; parked: { message: string } }) | undefined;
+}
+
+/**
+ * The chore's Resume: continues its parked run's task (the guard then raises the run's limits, as
+ * for Continue on the task). Says what it did, or undefined when nothing was parked.
+ */
+export async function resumeParkedRun(
+  runLog: Pick<ChoreRunLog, 'active'>,
+  choreId: string,
+  continueTask: (taskId: string) => Promise<void>,
+): Promise<string | undefined> {
+  const run = parkedRunOf(runLog, choreId);
+  if (!run) return undefined;
+  await continueTask(run.taskId);
+  return `Continued its run paused at budget (${run.parked.message}) with another budget of the chore's size.`;
+}
+
 /** Lifts a run's park with raised limits; its live side is rebuilt from them at the next guard. */
 export function unpark(runLog: ChoreRunLog, live: LiveRuns, run: ChoreRunRecord, chore: ChoreBudget, now: number): void {
   live.take(run.runId);

@@ -10,6 +10,7 @@ import type { ChoreReview } from '../../shared/choreProtocol';
 import { showInvisible } from '../../shared/visibleText';
 import type { ConsentDialogs } from '../consentDialog';
 import { notice } from '../../core/security/surfaceText';
+import { parkedRunOf } from '../../core/chores/budgetPause';
 
 /**
  * Arguments that make `tasklane.newChore` skip its questions (scripts, tests). Any field left out
@@ -94,7 +95,7 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
       const host = await ready;
       let choreId = typeof id === 'string' && id ? id : undefined;
       if (!choreId) {
-        const paused = host.validChores().filter((c) => host.spend.paused(c.id));
+        const paused = host.validChores().filter((c) => host.spend.paused(c.id) || parkedRunOf(host.runLog, c.id));
         if (!paused.length) {
           void vscode.window.showInformationMessage('Tasklane: no chore is paused.');
           return undefined;

@@ -4,6 +4,7 @@
  * budget of the chore's size and the same task goes on from the step it reached.
  */
 import * as assert from 'node:assert/strict';
+import { resumeParkedRun } from '../../../src/core/chores/budgetPause';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { choresFrom, useRunnerHarness } from './runnerHarness';
 import type { RunnerHarness } from './runnerHarness';
@@ -84,7 +85,9 @@ describe('chore runs: a budget pauses the run, Continue resumes it from the same
       const task = reopened.agent.views.snapshot().tasks.find((t) => t.id === run.taskId)!;
       assert.equal(task.status, 'paused');
 
-      await reopened.agent.continueTask(run.taskId!);
+      // The chore's Resume (tasklane.resumeChore) continues the parked run's task.
+      const said = await resumeParkedRun(reopened.runLog, 'demo', (taskId) => reopened.agent.continueTask(taskId));
+      assert.match(said ?? '', /paused at budget \(used 1500 of 1000 input tokens/);
       const ended = await reopened.ended('demo');
       assert.equal(ended.status, 'succeeded', ended.reason ?? '');
       assert.equal(ended.limits?.maxInputTokens, 2500);
