@@ -8,6 +8,10 @@
  * maxSeconds and the rolling spend caps still end the run: maxSeconds is the chore's promise about
  * wall time (the deadline fires whatever the task does), and a rolling cap pauses the whole chore
  * (spendLedger.ts), whose Resume lets the next run start afresh.
+ *
+ * A parked run is still the chore's active run, so its `concurrency` policy applies to new fires
+ * (skip, queue, replace) as for any running run: resuming it is the person's call, and a fire
+ * that replaced it would throw its state away only where the chore asked for that.
  */
 import type { TaskView } from '../engine/types';
 import type { GuardStop } from '../engine/taskHooks';
