@@ -65,6 +65,11 @@ export interface ChoreAdapters {
   defaultEscalation?: () => EscalationChannels | undefined;
   /** Cron schedules are kept (VS Code); the command line fires once and keeps none. */
   schedule?: boolean;
+  /**
+   * A run that reaches its budget parks for a person to resume (VS Code, budgetPause.ts). Off, it
+   * ends `budget_exhausted`: the command line has nobody to resume it and must exit.
+   */
+  parkAtBudget?: boolean;
   /** Readies what a run needs before its task starts (the command line starts the chore's MCP servers); a throw fails the run. */
   prepare?: (chore: ChoreDefinition) => Promise<void>;
 }

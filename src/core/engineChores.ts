@@ -79,6 +79,7 @@ export function buildChores(
     ...(options.defaultEscalation ? { defaultEscalation: options.defaultEscalation } : {}),
     ...(options.prepare ? { prepare: options.prepare } : {}),
     ...(checks ? { checks } : {}),
+    ...(options.parkAtBudget ? { parkAtBudget: true } : {}),
   });
   late.runner = runner;
   return { runner, runLog, spend, ...(scheduler ? { scheduler } : {}) };

@@ -242,6 +242,8 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
       ...(folder ? { workspaceName: folder.name } : {}),
       blocked: (id) => (late.chores ? late.chores.blockedReason(id) : 'chores are still loading'),
       workspaceLimits: () => settings.chores(),
+      // A person can resume a run paused at its budget (Continue on its task, or the chore's Resume).
+      parkAtBudget: true,
       reviewLinks: reviewLinkPort(env.extensionId, approvalOwners),
       runLink: (runId) => runLink(env.extensionId, runId),
       defaultEscalation: () => settings.escalate(),

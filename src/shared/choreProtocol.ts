@@ -11,6 +11,8 @@ export interface ChoreRunView {
   startedAt: number;
   endedAt?: number;
   reason?: string;
+  /** A running run paused at its budget (core/chores/budgetPause.ts): what it reached; Resume continues it. */
+  pausedAtBudget?: string;
   usage: { iterations: number; inputTokens: number; outputTokens: number; cost: number; costEstimated?: boolean };
 }
 

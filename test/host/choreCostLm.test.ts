@@ -12,6 +12,7 @@ interface ChoreRun {
   id: string;
   status: string;
   reason?: string;
+  pausedAtBudget?: string;
   usage: { iterations: number; cost: number; costEstimated?: boolean };
 }
 interface ChoreState {
@@ -65,14 +66,20 @@ describe('host: a chore on a vscode.lm model has an estimated cost that trips it
     await model().update('provider', 'auto', vscode.ConfigurationTarget.Global);
   });
 
-  it('stops at budget.maxCostUsd, charged at the conservative rate and marked estimated', async () => {
+  it('pauses at budget.maxCostUsd, charged at the conservative rate and marked estimated', async () => {
     const read = { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] };
     // Were the cost $0 (the bug this pins), the run would go on for all ten reads and then end.
     await scriptModel(PROMPT, [...Array.from({ length: 10 }, () => read), { toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] }]);
     await vscode.commands.executeCommand('tasklane.runChoreNow', 'lm-spender');
-    const run = await until('the run to end', async () => chore(await state(), 'lm-spender')?.runs.find((r) => r.status !== 'running'), 60_000);
-    assert.notEqual(run.status, 'succeeded', `the cap did not stop the run: ${run.reason}`);
-    assert.match(run.reason ?? '', /estimated: the model has no known price.*budget\.maxCostUsd/);
+    // A cap pauses, never kills: the run waits at its budget for Resume, its state kept.
+    const run = await until(
+      'the run to pause',
+      async () => chore(await state(), 'lm-spender')?.runs.find((r) => r.status !== 'running' || r.pausedAtBudget),
+      60_000,
+    );
+    assert.equal(run.status, 'running', `the cap paused the run instead of ending it: ${run.reason}`);
+    assert.match(run.pausedAtBudget ?? '', /estimated: the model has no known price.*budget\.maxCostUsd/);
+    assert.match(run.reason ?? '', /^Paused at budget: .*Resume continues it\.$/);
     assert.equal(run.usage.costEstimated, true);
     assert.ok(run.usage.cost > 0.005, `the run's cost ${run.usage.cost} is past its cap`);
     const calls = (await requestsText(PROMPT)).length;

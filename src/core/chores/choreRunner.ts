@@ -14,7 +14,7 @@
 import type { AgentChange, TaskView } from '../engine/types';
 import { proactiveTaskId, readChoreFire } from '../engine/triggerPayloads';
 import type { ChoreFire, ProactivePayload } from '../engine/triggerPayloads';
-import type { GuardPoint, TaskHooks, TurnWithoutEnd } from '../engine/taskHooks';
+import type { GuardPoint, GuardStop, TaskHooks, TurnWithoutEnd } from '../engine/taskHooks';
 import type { TaskRecord } from '../engine/records';
 import type { Usage } from '../model/types';
 import type { Trigger } from '../store/types';
@@ -27,6 +27,7 @@ import { RunTracking } from './runTracking';
 import { ReviewNotices } from './reviewNotice';
 import { blockedReason, declaredCommands, declaredMcp, rollingCapReached, whyNotStart } from './runGates';
 import { LiveRuns } from './liveRuns';
+import { budgetStop, parkAtBudget, unpark } from './budgetPause';
 import type { ChoreRunCause, ChoreRunRecord } from './runLog';
 import { decideConcurrency, decideRunOutcome, stoppedTaskEnding } from './runPolicy';
 import type { ChoreRunStatus, RunEnding } from './runPolicy';
@@ -198,7 +199,7 @@ export class ChoreRunner implements TaskHooks {
     return this.startPayload(entry.def, run, trigger, fire);
   }
 
-  guard(task: TaskRecord, point: GuardPoint): string | undefined {
+  guard(task: TaskRecord, point: GuardPoint): GuardStop | undefined {
     const run = this.runOf(task);
     if (!run) return undefined;
     if (run.status !== 'running') return `This chore run already ended (${run.status}); stop here.`;
@@ -206,8 +207,10 @@ export class ChoreRunner implements TaskHooks {
     if (!entry) return `The chore ${run.choreId} was removed or disabled; stop here.`;
     const blocked = blockedReason(this.options, entry.def);
     if (blocked) return `This chore may not run now (${blocked}); stop here.`;
+    // Continue on a task whose run is parked at a budget resumes the run too (budgetPause.ts).
+    if (run.parked) unpark(this.options.runLog, this.live, run, entry.def.budget, this.options.clock.now());
     const live = this.live.of(run);
-    if (live.stopped) return `Chore budget exhausted: ${live.stopped.message}`;
+    if (live.stopped) return budgetStop(live.stopped, this.options.parkAtBudget);
     const rolling = point === 'model' ? rollingCapReached(this.options, entry.def) : undefined;
     if (rolling) {
       live.stopped = { ok: false, exhausted: 'rollingCost', message: rolling };
@@ -218,11 +221,8 @@ export class ChoreRunner implements TaskHooks {
     const check = live.budget.check(point === 'action' ? ['iterations'] : []);
     if (check.ok) return undefined;
     live.stopped = check;
-    this.options.logger.warn(
-      'CHORE',
-      `run ${run.runId} of ${run.choreId}: budget exhausted before ${point === 'model' ? 'a model call' : 'an action'}: ${check.message}`,
-    );
-    return `Chore budget exhausted: ${check.message}`;
+    this.options.logger.warn('CHORE', `run ${run.runId} of ${run.choreId}: budget reached (before the next ${point}): ${check.message}`);
+    return budgetStop(check, this.options.parkAtBudget);
   }
 
   modelCalled(task: TaskRecord, usage: Usage, costUsd: number, costEstimated = false): void {
@@ -334,7 +334,7 @@ export class ChoreRunner implements TaskHooks {
 
   private async onTask(task: TaskView): Promise<void> {
     const run = this.options.runLog.activeForTask(task.id);
-    if (!run) return;
+    if (!run || (this.options.parkAtBudget && (await parkAtBudget(this.options.runLog, this.live, run, task)))) return;
     const live = this.chores.has(run.choreId) ? this.live.of(run) : undefined;
     let ending = stoppedTaskEnding(task, live?.stopped);
     const declared = this.chores.get(run.choreId)?.def.terminalStatuses;
@@ -345,7 +345,7 @@ export class ChoreRunner implements TaskHooks {
       const verdict = live?.verdict ?? (success ? await evaluateSuccess(success, finalOutput(task.output, task.finalSummary)) : undefined);
       ending = checkedEnding(live?.checked, recordedChecksFailure(this.chore(run.choreId), run), verdict);
     }
-    // A paused chore task has nobody to press Continue: stop it.
+    // A task paused other than at a budget (Stop, model errors) has nobody to press Continue: stop it.
     await this.endRun(run, ending, task.paused);
   }
 

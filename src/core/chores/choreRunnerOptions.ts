@@ -37,4 +37,6 @@ export interface ChoreRunnerOptions extends RunGateDeps, FailurePolicyDeps, Revi
   prepare?: (chore: ChoreDefinition) => Promise<void>;
   /** Runs a chore's `verify:` checks (runChecks.ts); without it a chore that declares checks ends `checks_failed`. */
   checks?: ChoreChecksPort;
+  /** A run that reaches its own budget parks for a person to resume (budgetPause.ts); off, it ends `budget_exhausted`. */
+  parkAtBudget?: boolean;
 }

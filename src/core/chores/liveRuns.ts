@@ -52,8 +52,10 @@ export class LiveRuns {
     if (live) return live;
     const chore = this.deps.chore(run.choreId);
     if (!chore) throw new Error(`chore ${run.choreId} of run ${run.runId} is not loaded`);
-    live = { chore, budget: new ChoreRunBudget(chore.budget, this.deps.clock, run.startedAt, run.usage), steps: new Map() };
-    const due = run.startedAt + chore.budget.maxSeconds * 1000 - this.deps.clock.now();
+    // A resumed run's raised limits (budgetPause.ts) replace the chore's.
+    const limits = run.limits ?? chore.budget;
+    live = { chore, budget: new ChoreRunBudget(limits, this.deps.clock, run.startedAt, run.usage), steps: new Map() };
+    const due = run.startedAt + limits.maxSeconds * 1000 - this.deps.clock.now();
     live.deadline = this.deps.clock.setTimeout(() => this.deps.onDeadline(run.runId), Math.max(0, due));
     this.live.set(run.runId, live);
     return live;

@@ -6,6 +6,7 @@ import type { DurableDb } from '../store/types';
 import { decodeRun } from './runRows';
 import type { CheckResult } from '../checks/checkRun';
 import type { ChoreUsageTotals } from './runBudget';
+import type { ChoreBudget } from './types';
 import type { ChoreRunStatus } from './runPolicy';
 import type { ChoreFireContext } from './fireContext';
 import type { ChoreRunCause } from '../engine/triggerPayloads';
@@ -167,6 +168,21 @@ export class ChoreRunLog {
     await this.write(run, true);
   }
 
+  /** The run paused at a budget (budgetPause.ts): it stays running, parked, until resumed or cancelled. */
+  async park(runId: string, message: string): Promise<void> {
+    const run = this.require(runId);
+    run.parked = { message: this.redact(message), at: this.clock.now() };
+    await this.write(run, true);
+  }
+
+  /** A parked run resumes with raised limits. */
+  unpark(runId: string, limits: ChoreBudget): void {
+    const run = this.require(runId);
+    delete run.parked;
+    run.limits = limits;
+    void this.write(run, true);
+  }
+
   updateUsage(runId: string, usage: ChoreUsageTotals): void {
     const run = this.require(runId);
     run.usage = { ...usage };
@@ -177,6 +193,7 @@ export class ChoreRunLog {
   async finish(runId: string, status: Exclude<ChoreRunStatus, 'running'>, reason?: string): Promise<ChoreRunRecord> {
     const run = this.require(runId);
     run.status = status;
+    delete run.parked;
     run.reason = reason === undefined ? null : this.redact(reason);
     run.endedAt = this.clock.now();
     // A step still running when the run ends did not finish: say so rather than leave a spinner.

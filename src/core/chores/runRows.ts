@@ -12,6 +12,7 @@ import type { CheckResult } from '../checks/checkRun';
 import type { ChoreFireContext } from './fireContext';
 import type { ChoreUsageTotals } from './runBudget';
 import type { ChoreRunStatus } from './runPolicy';
+import type { ChoreBudget } from './types';
 import { CHORE_RUN_STATUSES } from './runPolicy';
 
 /** One step of a run's trace (a tool call or a model turn), updated in place as it progresses. */
@@ -54,6 +55,10 @@ export interface ChoreRunRecord {
   verify?: CheckResult[];
   /** Rounds of checks run so far: a reload resumes the count, so the rounds stay bounded. */
   checkRounds?: number;
+  /** Set while the run is paused at a budget (budgetPause.ts): why, and since when. */
+  parked?: { message: string; at: number };
+  /** The run's limits once a resume raised them; absent, the chore's own `budget`. */
+  limits?: ChoreBudget;
 }
 
 const count = z.number().finite().nonnegative();

@@ -118,7 +118,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   let costEstimated = false;
   const guard = (point: 'model' | 'action') => {
     const stop = input.task && env.hooks?.guard?.(input.task, point);
-    if (stop) throw new TaskStopped(stop);
+    if (stop) throw typeof stop === 'string' ? new TaskStopped(stop) : new TaskStopped(stop.pauseAtBudget, true);
   };
   const complete = async (request: ModelRequest): Promise<ModelResponse> => {
     throwIfStopped(signal);

@@ -199,7 +199,8 @@ export async function react(env: EngineEnv, trigger: Trigger, claim?: TurnClaim)
           // Stopped by the person: whoever stopped it ended the task; nothing is retried or queued.
           env.logger.info('TASK', `${task.id}: turn stopped`);
         } else if (error instanceof TaskStopped) {
-          await endTask(env, task, { status: 'error', summary: error.message });
+          if (error.pauseAtBudget) await pauseTask(env, task, 'budget', error.message);
+          else await endTask(env, task, { status: 'error', summary: error.message });
         } else {
           if (!(error instanceof ModelError)) throw error;
           await handleTaskModelError(env, task, error);

@@ -21,9 +21,10 @@ export interface TaskHooks {
   resolveProactive?(trigger: Trigger): Promise<ProactivePayload | undefined>;
   /**
    * Asked before every model call and every action of a task. A returned reason stops the task at
-   * once: the engine ends it with status `error` and the reason as its summary.
+   * once: the engine ends it with status `error` and the reason as its summary. A `pauseAtBudget`
+   * stop parks it instead (paused, reason `budget`, its state kept) for a person to resume.
    */
-  guard?(task: TaskRecord, next: GuardPoint): string | undefined;
+  guard?(task: TaskRecord, next: GuardPoint): GuardStop | undefined;
   /** After each model call of a task (repair calls included), with what it used; `costEstimated` for a model with no known price. */
   modelCalled?(task: TaskRecord, usage: Usage, costUsd: number, costEstimated?: boolean): void;
   /**
@@ -56,9 +57,18 @@ export type TurnWithoutEnd =
 /** A supervisor's end of a task in place of the one the model asked for (see {@link TaskHooks.beforeTaskEnd}). */
 export type TaskEndOverride = { kind: 'end'; result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> } };
 
-/** Thrown inside a turn when the guard stops the task; react() ends the task with its message. */
+/**
+ * Why a guard stops a task: a reason ends it; `pauseAtBudget` (a spent run budget: a cap pauses,
+ * never kills) parks it with the message as its pause notice.
+ */
+export type GuardStop = string | { pauseAtBudget: string };
+
+/** Thrown inside a turn when the guard stops the task; react() ends (or, at a budget, pauses) the task with its message. */
 export class TaskStopped extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly pauseAtBudget = false,
+  ) {
     super(message);
     this.name = 'TaskStopped';
   }

@@ -10,6 +10,7 @@ import type { ChoreDefinition } from '../../core/chores/types';
 import type { ChoreReview } from '../../shared/choreProtocol';
 import { showInvisible } from '../../shared/visibleText';
 import type { ConsentDialogs } from '../consentDialog';
+import { parkedRunOf } from '../../core/chores/budgetPause';
 
 /**
  * Arguments that make `tasklane.newChore` skip its questions (scripts, tests). Any field left out
@@ -97,7 +98,7 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
       const host = await ready;
       let choreId = typeof id === 'string' && id ? id : undefined;
       if (!choreId) {
-        const paused = host.validChores().filter((c) => host.spend.paused(c.id));
+        const paused = host.validChores().filter((c) => host.spend.paused(c.id) || parkedRunOf(host.runLog, c.id));
         if (!paused.length) {
           void vscode.window.showInformationMessage(notice`Tasklane: no chore is paused.`);
           return undefined;

@@ -24,6 +24,7 @@ export type { ChoreHostDeps, ChoreMcpPort } from './choreHostDeps';
 import { ChoreConsent, notEnabledForRunNow, notEnabledReason } from './choreConsent';
 import { choreCard, choreCards, toChoreReview, toRunView } from './choreViews';
 import { resumeChore, stoppedProblem } from './choreSpend';
+import { resumeParkedRun } from '../../core/chores/budgetPause';
 import { choreSkillBodies } from '../../core/consent/definitionHash';
 import type { ChoreReview } from '../../shared/choreProtocol';
 import type { ChoreCardFacts, ChoreMcpFacts, ChoreStateView } from './choreViews';
@@ -54,7 +55,7 @@ export function workspaceSecretKey(name: string): string {
 export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>, vscode.Disposable {
   /** The engine hooks of chore runs (resolve fires, guard budgets, observe usage). */
   readonly runner: ChoreRunner;
-  private readonly runLog: ChoreRunLog;
+  readonly runLog: ChoreRunLog;
   private readonly scheduler: ChoreScheduler;
   private readonly logger: Logger;
   private readonly clock: Clock;
@@ -84,6 +85,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   private consentKey = '';
   /** The agent's skills once it started (none before: a chore naming a skill waits until then). */
   private knownSkills: () => ReadonlyArray<{ name: string; body: string }> = () => [];
+  /** Continue on a task once the agent started: Resume continues a run parked at its budget. */
+  private continueTask: (taskId: string) => Promise<void> = async () => undefined;
   /**
    * The workspace's AGENTS.md as a chore's prompt gets it, for the consent hash; read at each
    * check, so an edit withdraws the consent at the next one (a folder on this machine's disk).
@@ -139,15 +142,12 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     return this.consentOf(chore) === 'needed' ? notEnabledReason : undefined;
   }
 
-  /** Lifts the pause a tripped budget put on a chore; says what it has spent against its caps. */
+  /** Continues a run parked at its budget and lifts a tripped cap's pause; says what it did. */
   async resume(choreId: string): Promise<string> {
-    return resumeChore(
-      this.spend,
-      choreId,
-      this.loaded.chores.find((c) => c.id === choreId),
-      this.choreSettings(),
-      this.logger,
-    );
+    const parked = await resumeParkedRun(this.runLog, choreId, this.continueTask);
+    const chore = this.loaded.chores.find((c) => c.id === choreId);
+    const said = await resumeChore(this.spend, choreId, chore, this.choreSettings(), this.logger);
+    return parked ? `${parked} ${said}` : said;
   }
 
   /**
@@ -157,6 +157,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
   async start(agent: Agent): Promise<void> {
     // The skills a chore names are part of its consent: the agent's own list, what its tasks get.
     this.knownSkills = () => agent.skills();
+    this.continueTask = (taskId) => agent.continueTask(taskId);
     // Watch first, then read: a chores.yaml written while the agent starts is not missed.
     this.disposables.push(...this.file.watch(() => void this.reload().catch((e) => this.logger.error('CHORE', 'could not reload chores.yaml', e))));
     await agent.whenReady();

@@ -67,6 +67,8 @@ export function toRunView(run: ChoreRunRecord): ChoreRunView {
     startedAt: run.startedAt,
     ...(run.endedAt !== null ? { endedAt: run.endedAt } : {}),
     ...(run.reason ? { reason: run.reason } : {}),
+    // The reason a person reads while the run waits: what it reached, and how to go on.
+    ...(run.parked ? { pausedAtBudget: run.parked.message, reason: `Paused at budget: ${run.parked.message}. Resume continues it.` } : {}),
     usage: {
       iterations: run.usage.iterations,
       inputTokens: run.usage.inputTokens + run.usage.cacheReadTokens + run.usage.cacheWriteTokens,

@@ -50,6 +50,8 @@ export interface RunnerHarness {
   /** Waits until the chore's newest run has ended (its failure policy applied, its fire released) and returns it. */
   ended(choreId: string): Promise<ChoreRunRecord>;
   close(): Promise<void>;
+  /** Shuts this harness down keeping its storage, and opens a new one on it (a reload of VS Code). */
+  reopen(): Promise<RunnerHarness>;
 }
 
 /** Parses chores.yaml text and fails the test on any error, so a fixture typo is loud. */
@@ -65,9 +67,10 @@ export async function createRunnerHarness(
   chores: ChoreDefinition[],
   extra: Partial<ChoreRunnerOptions> = {},
   agentExtra: Partial<Pick<AgentDeps, 'actions' | 'model' | 'settings'>> = {},
+  reuse?: { dir: string; clock: FakeClock },
 ): Promise<RunnerHarness> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-chores-'));
-  const clock = new FakeClock();
+  const dir = reuse?.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-chores-'));
+  const clock = reuse?.clock ?? new FakeClock();
   const logger = new MemoryLogger();
   const db = await openDurableDb({ dir: path.join(dir, 'store'), sqlJs: await sqlJs(), clock, lease: { recheckMs: 20 } });
   const triggers = await createTriggerStore(db, { clock, logger, random: () => 0.5 });
@@ -125,6 +128,13 @@ export async function createRunnerHarness(
       check();
     });
   let closed = false;
+  const shutdown = async () => {
+    closed = true;
+    runner.dispose();
+    await agent.shutdown();
+    await triggers.close();
+    await db.close();
+  };
   return {
     agent,
     runner,
@@ -139,12 +149,12 @@ export async function createRunnerHarness(
     ended,
     close: async () => {
       if (closed) return;
-      closed = true;
-      runner.dispose();
-      await agent.shutdown();
-      await triggers.close();
-      await db.close();
+      await shutdown();
       fs.rmSync(dir, { recursive: true, force: true });
+    },
+    reopen: async () => {
+      if (!closed) await shutdown();
+      return createRunnerHarness(server, chores, extra, agentExtra, { dir, clock });
     },
   };
 }
