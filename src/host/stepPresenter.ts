@@ -223,6 +223,10 @@ function eventRow(event: TaskEvent): StepView | undefined {
 
 /** The person's decision on a proposal, in words: what it did to the files or what ran. */
 function decisionRow(at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approved' | 'rejected', note: string): StepView {
+  // A change set's outcome is its first line; what the language servers said after the apply
+  // follows it (core/approval/changes/changeSetReview.ts describeOutcome), and the person reads it too.
+  const [head = '', ...after] = note.split('\n');
+  const problems = after.join(' ').trim();
   // Files changed after the proposal: nothing was written, whatever was decided.
   const stale = /^The change was not applied: ([\s\S]*)\.$/.exec(note)?.[1];
   if (stale !== undefined)
@@ -234,8 +238,9 @@ function decisionRow(at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approv
     return { ...at, kind: 'rejection', text: [`You rejected ${why === undefined ? 'it' : 'the change'}${said}`], state: 'done' };
   }
   const applied =
-    /^The change was approved and applied: (.*)\.$/.exec(note)?.[1] ?? /^The change was partly approved\. Applied: (.*?)\. Rejected/.exec(note)?.[1];
-  if (applied) return { ...at, kind: 'decision', text: [`You approved; applied ${applied}`], state: 'done' };
+    /^The change was approved and applied: (.*)\.$/.exec(head)?.[1] ?? /^The change was partly approved\. Applied: (.*?)\. Rejected/.exec(head)?.[1];
+  if (applied)
+    return { ...at, kind: 'decision', text: [`You approved; applied ${applied}`], state: 'done', ...(problems ? { note: clip(problems, 300) } : {}) };
   const command = /^`([\s\S]+?)`(?= exited| was| could)/.exec(note);
   const ran = commandOutcome(note);
   if (command && ran)

@@ -51,6 +51,8 @@ export async function bundleHostSuites(outfile, files) {
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+    // As esbuild.js does: jsonc-parser's UMD entry requires files a bundle cannot resolve.
+    alias: { 'jsonc-parser': path.join(repoRoot, 'node_modules/jsonc-parser/lib/esm/main.js') },
     sourcemap: 'inline',
     logLevel: 'warning',
   });

@@ -93,6 +93,17 @@ describe('host step presenter: task events → readable step rows', function () 
     );
   });
 
+  it('an applied change says what the language servers found after it, as the task is told', function () {
+    const rows = presentSteps('t-1', [
+      ev('user_message', {
+        text: "Approval cs-1: approved (The change was approved and applied: src/c.ts.\nNew problems after the change: src/c.ts:1 error TS2322: Type 'string' is not assignable to type 'number'.)",
+      }),
+    ]);
+    assert.deepEqual(rows.map(line), [
+      "You approved; applied src/c.ts — New problems after the change: src/c.ts:1 error TS2322: Type 'string' is not assignable to type 'number'. [done]",
+    ]);
+  });
+
   it('a command waiting for approval, its approved run, a rejection with a reason, and a pause', function () {
     const rows = presentSteps('t-1', [
       ev('action_start', { callId: 'c1', name: 'run_command', input: { command: 'rm -rf build' } }),

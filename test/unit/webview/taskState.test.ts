@@ -73,6 +73,9 @@ describe('one vocabulary for a task state (src/shared/taskState.ts)', function (
       cancelled: 'cancelled',
       skipped: null,
       missed: null,
+      // A run whose checks kept failing failed; one with nothing to change is done (issue 43).
+      checks_failed: 'failed',
+      nothing_to_change: 'done',
     });
   });
 
