@@ -67,6 +67,7 @@ const LAZY = {
  */
 const LAZY_REQUIRE = {
   jsonata: 'jsonata',
+  croner: 'croner',
 };
 
 const specifierFilter = (specifiers) => new RegExp(`^(${specifiers.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);

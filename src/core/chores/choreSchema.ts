@@ -1,4 +1,5 @@
-import { Cron } from 'croner';
+import type { Cron } from 'croner';
+import { newCron } from './cronLib';
 import * as z from 'zod/v4';
 import { isGrantableSet, unknownSetMessage } from '../actions/actionSets';
 import { declaredCommandProblem } from '../approval/commands/commandLine';
@@ -350,7 +351,7 @@ export const minCronIntervalMs = 60_000;
 export function cronProblem(pattern: string): string | undefined {
   let cron: Cron;
   try {
-    cron = new Cron(pattern, { paused: true });
+    cron = newCron(pattern, { paused: true });
   } catch (error) {
     return `trigger.cron "${pattern}" is not a valid cron pattern (${errorText(error)}); e.g. "0 2 * * *" is every day at 02:00`;
   }

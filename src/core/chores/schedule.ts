@@ -1,4 +1,5 @@
-import { Cron } from 'croner';
+import type { Cron } from 'croner';
+import { newCron } from './cronLib';
 import type { DriftPolicy } from './types';
 
 /** A cron trigger as the schedule functions need it. */
@@ -33,7 +34,7 @@ export function cronKey(spec: CronSpec): string {
 }
 
 function cronOf(spec: CronSpec): Cron {
-  return new Cron(spec.cron, { paused: true, ...(spec.timezone ? { timezone: spec.timezone } : {}) });
+  return newCron(spec.cron, { paused: true, ...(spec.timezone ? { timezone: spec.timezone } : {}) });
 }
 
 /**

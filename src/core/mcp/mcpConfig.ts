@@ -56,7 +56,8 @@ const oauthSchema = z
 
 const httpSchema = z.object({
   type: z.enum(['http', 'sse']),
-  url: z.url(),
+  // A URL once its variables (mcpVariables.ts) are resolved, which happens at the start.
+  url: z.string().refine((url) => /^https?:\/\//i.test(url) && URL.canParse(url.replace(/\$\{[^}]+\}/g, 'x')), { message: 'expected an http(s) URL' }),
   headers: z.record(z.string(), z.string()).default({}),
   oauth: oauthSchema.optional(),
 });

@@ -64,7 +64,7 @@ export class McpSignInNeeded extends Error {}
 
 export class McpOAuth {
   /** Sign-ins waiting for the browser, by the `state` they sent. */
-  private readonly waiting = new Map<string, { resolve(code: string): void; reject(error: Error): void }>();
+  private readonly waiting = new Map<string, { resolve(code: string): void; reject(error: Error): void; issuer?: Issuer }>();
   /** Servers whose sign-in the person declined in this window: not asked again until they sign in by command. */
   private readonly declined = new Set<string>();
 
@@ -129,6 +129,11 @@ export class McpOAuth {
       return false;
     }
     this.waiting.delete(state);
+    const wrongIssuer = issuerProblem(pending.issuer, parsed.searchParams.get('iss'));
+    if (wrongIssuer) {
+      pending.reject(new McpSignInNeeded(`the sign-in was refused: ${wrongIssuer}`));
+      return true;
+    }
     const code = parsed.searchParams.get('code');
     const error = parsed.searchParams.get('error');
     if (code && !error) pending.resolve(code);
@@ -137,13 +142,13 @@ export class McpOAuth {
   }
 
   /** @internal Asks the person, opens the browser and waits for the redirect; the code it carried. */
-  async authorize(server: string, authorizationUrl: URL, serverUrl?: string): Promise<string> {
+  async authorize(server: string, authorizationUrl: URL, serverUrl?: string, issuer?: Issuer): Promise<string> {
     if (this.declined.has(server)) throw new McpSignInNeeded(`the MCP server ${server} needs you to sign in; run "Tasklane: Sign In to MCP Server" to do it`);
     if (!safeAuthorizationUrl(authorizationUrl))
       throw new McpSignInNeeded(`the MCP server ${server} sent a sign-in page that is not https (${authorizationUrl.origin}); it was not opened`);
     const state = authorizationUrl.searchParams.get('state');
     if (!state) throw new McpSignInNeeded('the sign-in request carries no state; it was not opened');
-    const code = new Promise<string>((resolve, reject) => this.waiting.set(state, { resolve, reject }));
+    const code = new Promise<string>((resolve, reject) => this.waiting.set(state, { resolve, reject, ...(issuer ? { issuer } : {}) }));
     // Settled by the timer or the person's no as well: nothing may be left unhandled.
     code.catch(() => undefined);
     const ms = this.deps.redirectTimeoutMs ?? 5 * 60_000;
@@ -235,6 +240,22 @@ function isMetadataDocumentUrl(id: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The authorization server the sign-in went to, and whether it said it names itself in the redirect. */
+interface Issuer {
+  issuer: string;
+  required: boolean;
+}
+
+/**
+ * RFC 9207 (SEP-2468): a redirect naming another issuer than the one the sign-in went to is a
+ * mix-up attack, and one without `iss` from a server that promised it is refused too.
+ */
+export function issuerProblem(expected: Issuer | undefined, iss: string | null): string | undefined {
+  if (!expected) return undefined;
+  if (iss === null) return expected.required ? `the authorization server ${expected.issuer} names itself in its answers, and this one did not` : undefined;
+  return iss === expected.issuer ? undefined : `the answer came from ${iss.slice(0, 200)}, not from ${expected.issuer}, where the sign-in went`;
 }
 
 function describe(text: string | null): string {
@@ -362,7 +383,11 @@ export class ServerOAuth implements OAuthClientProvider {
   }
 
   /** Asks the person and waits for the browser: the authorization code. */
-  authorize(authorizationUrl: URL): Promise<string> {
-    return this.owner.authorize(this.server, authorizationUrl, this.url);
+  async authorize(authorizationUrl: URL): Promise<string> {
+    const metadata = (await this.owner.load(this.server, this.url)).discovery?.authorizationServerMetadata as
+      { issuer?: string; authorization_response_iss_parameter_supported?: boolean } | undefined;
+    const issuer = metadata?.issuer ? { issuer: metadata.issuer, required: metadata.authorization_response_iss_parameter_supported === true } : undefined;
+    // The server's own address names who receives the token in the sign-in modal; the issuer is checked on the redirect.
+    return this.owner.authorize(this.server, authorizationUrl, this.url, issuer);
   }
 }

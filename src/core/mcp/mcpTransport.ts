@@ -3,6 +3,7 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerDefinition } from './mcpConfig';
 import { limitedFetch } from './mcpLimits';
+import { resolveVariables } from './mcpVariables';
 import type { McpSdk } from './mcpSdk';
 
 /** How a server's transport is opened: where it runs, what it may see, where its stderr goes. */
@@ -20,7 +21,9 @@ export interface TransportOptions {
 }
 
 /** The transport of one server: Streamable HTTP with bounded reads, or a stdio process with a minimal environment. */
-export function openTransport(sdk: McpSdk, def: McpServerDefinition, options: TransportOptions): Transport {
+export function openTransport(sdk: McpSdk, written: McpServerDefinition, options: TransportOptions): Transport {
+  // Resolved now, at the start: the review and the hash keep the definition as written.
+  const def = resolveVariables(written, { workspaceFolder: options.cwd });
   const { getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport, SSEClientTransport } = sdk;
   if (def.transport === 'http') {
     const http = { requestInit: { headers: def.headers }, fetch: limitedFetch(), ...(options.auth ? { authProvider: options.auth } : {}) };

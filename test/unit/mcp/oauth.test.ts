@@ -19,6 +19,8 @@ const REDIRECT = 'vscode://tasklane.tasklane/mcp/oauth';
 class Browser implements McpSignInPort {
   readonly asked: Array<{ server: string; url: URL; serverUrl?: string }> = [];
   answer = true;
+  /** What reaches the URI handler instead of the real redirect (an attacker's rewrite). */
+  tamper: (location: string) => string = (l) => l;
   deliver: (uri: string) => boolean = () => false;
   async redirectUri() {
     return REDIRECT;
@@ -30,7 +32,7 @@ class Browser implements McpSignInPort {
     const location = response.headers.get('location');
     assert.ok(location?.startsWith(REDIRECT), `the authorization server sent the browser to ${location}`);
     // The redirect arrives after the page was opened, as the URI handler's call would.
-    setImmediate(() => assert.ok(this.deliver(location!)));
+    setImmediate(() => assert.ok(this.deliver(this.tamper(location!))));
     return true;
   }
 }
@@ -59,6 +61,18 @@ describe('mcp: remote servers that ask for OAuth', function () {
   afterEach(async () => {
     await servers.stopAll();
     await server.close();
+  });
+
+  it('refuses a redirect that names another issuer than the one the sign-in went to (RFC 9207), and takes the right one', async () => {
+    browser.tamper = (location) => `${location}&iss=${encodeURIComponent('https://mix-up.example.com')}`;
+    const refused = await servers.call('tracker', 'whoami', {}, { timeoutMs: 10_000 });
+    assert.match(refused.error ?? '', /the sign-in was refused: the answer came from https:\/\/mix-up\.example\.com, not from http:\/\/127\.0\.0\.1:\d+\//);
+    assert.deepEqual(server.provider.events, ['authorize'], 'no code was traded');
+    await servers.stopAll();
+    oauth.allowSignIn('tracker');
+    const issuer = new URL(server.url).origin + '/';
+    browser.tamper = (location) => `${location}&iss=${encodeURIComponent(issuer)}`;
+    assert.match(await whoami('again'), /^again, client /);
   });
 
   const whoami = async (greeting: string) => {

@@ -22,7 +22,7 @@ const BUDGET: Record<string, number> = {
   zod: 170_000, // namespace import only (`import * as z`): the named `z` import pulls every locale, ~300 KB
   yaml: 130_000, // chores.yaml (with positions for diagnostics) and skill frontmatter
   'sql.js': 50_000, // the store's glue; its wasm is a file of its own
-  croner: 40_000,
+  croner: 0, // schedules: dist/lazy/croner.js, required on the first chore schedule
   jsonata: 0, // chore expressions: dist/lazy/jsonata.js, required on the first compile
   'src/core': 540_000,
   'src/host': 200_000,
