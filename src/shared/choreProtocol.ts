@@ -34,6 +34,8 @@ export interface ChoreReview {
   skills: string[];
   /** Each named skill's instructions as the model gets them (no body: no such skill is installed). */
   skillBodies: Array<{ name: string; body?: string }>;
+  /** The workspace's AGENTS.md, which every chore's prompt starts with (absent: the workspace has none). */
+  workspaceRules?: string;
   /** "10 model calls, 600 s, 1000000 input tokens, $1 per run". */
   budget: string;
   /** "webhook to 127.0.0.1:9000", "Slack (secret team-slack)", "email to a@b.c (secret ops-smtp)". */

@@ -205,6 +205,9 @@ export function enableDetail(chore: ChoreDefinition, review: ChoreReview): strin
   return [
     `Trigger: ${describeTrigger(chore)}`,
     `Prompt:\n${showInvisible(review.prompt.trim())}`,
+    ...(review.workspaceRules !== undefined
+      ? [`Workspace rules (AGENTS.md, which the prompt starts with):\n${showInvisible(review.workspaceRules.trim())}`]
+      : []),
     ...review.skillBodies.map((s) =>
       s.body !== undefined ? `Skill ${s.name} (its instructions reach the model):\n${showInvisible(s.body.trim())}` : `Skill ${s.name}: not installed`,
     ),
@@ -220,7 +223,7 @@ export function enableDetail(chore: ChoreDefinition, review: ChoreReview): strin
     `Escalation: ${review.escalation.length ? review.escalation.join('; ') : 'none'}`,
     `Policy: ${review.policy}`,
     '',
-    'It runs unattended with your model and key. Any change to this definition, to the skills it names or to the MCP servers it names disables it again until you review it.',
+    'It runs unattended with your model and key. Any change to this definition, to the skills it names, to AGENTS.md or to the MCP servers it names disables it again until you review it.',
   ].join('\n');
 }
 

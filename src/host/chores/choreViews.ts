@@ -9,7 +9,7 @@ import type { ChoreRunRecord, ChoreStep } from '../../core/chores/runLog';
 import type { ChorePause } from '../../core/chores/spendLedger';
 import { secretVariable } from '../../core/chores/secretScope';
 import type { ChoreDefinition } from '../../core/chores/types';
-import { choreDefinitionHash } from '../../core/consent/definitionHash';
+import { choreDefinitionHash, WORKSPACE_RULES_KEY } from '../../core/consent/definitionHash';
 import type { ChoreSkillBodies } from '../../core/consent/definitionHash';
 import type { ChoreMcpFacts } from '../../core/consent/choreConsentHash';
 import { CHART_RUNS } from '../../shared/choreProtocol';
@@ -107,6 +107,8 @@ export function toChoreReview(chore: ChoreDefinition, skillBodies: ChoreSkillBod
     actionSets: [...new Set(['read', ...chore.actionSets])],
     skills: chore.skills,
     skillBodies: [...new Set(chore.skills)].map((name) => ({ name, ...(typeof skillBodies[name] === 'string' ? { body: skillBodies[name] } : {}) })),
+    // In the hash (definitionHash.ts), so shown with the rest: the person's yes covers what they read.
+    ...(typeof skillBodies[WORKSPACE_RULES_KEY] === 'string' ? { workspaceRules: skillBodies[WORKSPACE_RULES_KEY] } : {}),
     budget: `${b.maxIterations} model calls, ${b.maxSeconds} s, ${b.maxInputTokens} input tokens, $${b.maxCostUsd} per run${chore.spendLimits?.maxCostUsdPerDay !== undefined ? `, $${chore.spendLimits.maxCostUsdPerDay} per day` : ''}${chore.spendLimits?.maxCostUsdPerMonth !== undefined ? `, $${chore.spendLimits.maxCostUsdPerMonth} per month` : ''}`,
     escalation,
     ...(chore.mcp
