@@ -19,6 +19,13 @@ const watch = process.argv.includes('--watch');
 const ifStale = process.argv.includes('--if-stale');
 const STAMP = path.join('dist', '.build-inputs');
 
+/**
+ * Packages bundled from another of their builds. jsonc-parser's package entry is a UMD build that
+ * requires './impl/format' at run time, which a bundle cannot resolve (the CLI failed at its first
+ * mcp.json); its ES module build bundles whole. Absolute, so other bundles (the host test tier) use it too.
+ */
+const bundleAlias = { 'jsonc-parser': path.join(__dirname, 'node_modules/jsonc-parser/lib/esm/main.js') };
+
 /** @type {import('esbuild').BuildOptions} */
 const common = {
   bundle: true,
@@ -27,9 +34,7 @@ const common = {
   sourcesContent: false,
   logLevel: 'warning',
   legalComments: 'none',
-  // jsonc-parser's package entry is a UMD build that requires './impl/format' at run time, which a
-  // bundle cannot resolve (the CLI failed at its first mcp.json); its ES module build bundles whole.
-  alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
+  alias: bundleAlias,
 };
 
 const extension = {
@@ -214,7 +219,7 @@ async function main() {
 
 // Options are exported so tests build exactly what `npm run build` does: the CLI for the release
 // asset test, the shim and the composition root for the bundle size test.
-module.exports = { cli, composition, extension };
+module.exports = { cli, composition, extension, bundleAlias };
 
 if (require.main === module)
   main().catch((error) => {

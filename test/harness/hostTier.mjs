@@ -3,6 +3,7 @@
 // runner and the LM provider fixture, opens the workbench (that starts the extension host), then
 // waits for the runner's JSON results.
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { build } from 'esbuild';
@@ -51,8 +52,8 @@ export async function bundleHostSuites(outfile, files) {
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
-    // As esbuild.js does: jsonc-parser's UMD entry requires files a bundle cannot resolve.
-    alias: { 'jsonc-parser': path.join(repoRoot, 'node_modules/jsonc-parser/lib/esm/main.js') },
+    // The extension's own aliases (esbuild.js bundleAlias): the suites bundle the same libraries.
+    alias: createRequire(import.meta.url)(path.join(repoRoot, 'esbuild.js')).bundleAlias,
     sourcemap: 'inline',
     logLevel: 'warning',
   });
