@@ -149,13 +149,27 @@ async function reportFire(
   const eventFile = input.event ?? (io.env.GITHUB_EVENT_PATH || undefined);
   const event = eventFile ? readGithubEvent(eventFile, io.env.GITHUB_EVENT_NAME) : undefined;
   const chore = input.chores.find((c) => c.id === manifest.choreId);
-  const report = await applyOutputs({ manifest, patch, chore, committedHash: chore ? await input.hashOf(chore) : undefined, event, api });
+  const url = actionsRunUrl(io.env);
+  // An App or fine-grained token the repository set for pull requests (draftPull.ts): a pull
+  // request the workflow's own token opens starts no CI. Empty when the secret is not set.
+  const prToken = io.env.TASKLANE_PR_TOKEN?.trim();
+  redactor.addSecret(prToken);
+  const pullApi = prToken ? githubApiFromEnv(io.env, prToken, api.repo) : undefined;
+  const report = await applyOutputs({
+    manifest,
+    patch,
+    chore,
+    committedHash: chore ? await input.hashOf(chore) : undefined,
+    event,
+    api,
+    ...(pullApi ? { pullApi } : {}),
+    ...(url ? { runUrl: url } : {}),
+  });
   const now = new Date();
   const item = event ? eventItem(event, api.repo) : manifest.item;
   const onPullRequest = item?.kind === 'pull_request';
   const check = checkReport(manifest, report, chore, onPullRequest);
   const refusedOutputs = report.refused.length;
-  const url = actionsRunUrl(io.env);
   // The fire's record in the ledger the next fire counts (fireLedger.ts): every fire of a github
   // chore that was a fire at all, stopped ones included (they count as no cost and no fire).
   if (check && manifest.event) {

@@ -54,6 +54,14 @@ export interface CommentSummary {
   user?: Author | null;
 }
 
+/** An entry of one tree level (`GET /git/trees/{sha}`, not recursive). */
+export interface TreeEntry {
+  path: string;
+  mode: string;
+  type: string;
+  sha: string;
+}
+
 /** Most pages read from a list endpoint (100 per page). */
 const maxPages = 5;
 
@@ -203,9 +211,19 @@ export class GithubApi {
     return (await this.request<{ sha: string }>('POST', this.r('/git/blobs'), { content: Buffer.from(content).toString('base64'), encoding: 'base64' })).sha;
   }
 
-  async createTree(base: string, entries: Array<{ path: string; sha: string | null }>): Promise<string> {
-    const tree = entries.map((e) => ({ path: e.path, mode: '100644', type: 'blob', sha: e.sha }));
+  /** A tree on `base`: each entry's mode is the caller's (draftPull.ts takes it from the base tree). */
+  async createTree(base: string, entries: ReadonlyArray<{ path: string; sha: string | null; mode: string }>): Promise<string> {
+    const tree = entries.map((e) => ({ path: e.path, mode: e.mode, type: 'blob', sha: e.sha }));
     return (await this.request<{ sha: string }>('POST', this.r('/git/trees'), { base_tree: base, tree })).sha;
+  }
+
+  /** One level of a tree: each entry's name, mode (100644, 100755, 120000, 040000, 160000), type and object. */
+  async treeEntries(sha: string): Promise<TreeEntry[]> {
+    return (await this.request<{ tree?: TreeEntry[] }>('GET', this.r(`/git/trees/${encodeURIComponent(sha)}`))).tree ?? [];
+  }
+
+  async deleteRef(branch: string): Promise<void> {
+    await this.request('DELETE', this.r(`/git/refs/heads/${branch.split('/').map(encodeURIComponent).join('/')}`));
   }
 
   async createCommit(message: string, tree: string, parent: string): Promise<string> {

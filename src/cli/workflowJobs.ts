@@ -177,6 +177,9 @@ export function applyJob(c: CiChore): string[] {
     `      - name: Apply the outputs of chore ${id}`,
     '        env:',
     '          GITHUB_TOKEN: ${{ github.token }}',
+    // Optional: a pull request opened with GITHUB_TOKEN starts no CI (draftPull.ts). This step runs
+    // only the pinned CLI on the artifact (no command, no model), so it may hold the secret.
+    ...(c.chore.outputs?.pullRequest ? ['          TASKLANE_PR_TOKEN: ${{ secrets.TASKLANE_PR_TOKEN }}'] : []),
     `          TASKLANE_AGENT_RESULT: \${{ needs.${agent}.result }}`,
     `        run: tasklane chores apply --workspace repo --from ${OUT_DIR} --chore ${id}`,
   ];
@@ -243,6 +246,8 @@ export function applyPermissions(c: CiChore): Record<string, 'read' | 'write'> {
   if (outputs.pullRequest) {
     scopes.contents = 'write';
     scopes['pull-requests'] = 'write';
+    // When GitHub refuses the pull request, the patch is filed as an issue instead (draftPull.ts).
+    scopes.issues = 'write';
   }
   return scopes;
 }

@@ -106,6 +106,16 @@ function makeRepo(): string {
   return dir;
 }
 
+/** A maintainer's `/tasklane fix` comment on issue #1 (a real issue_comment payload). */
+export const fixRequest = (): Obj => {
+  const comment = webhookExample('issue_comment', (e) => e.action === 'created') as Obj;
+  comment.repository.full_name = repoName;
+  comment.comment.body = '/tasklane fix';
+  comment.comment.user.login = 'Codertocat';
+  comment.sender.login = 'Codertocat';
+  return comment;
+};
+
 export const end = (output: Obj): ScriptStep => ({ toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done', output } }] });
 
 /** Registers the suite's hooks (mocha) and returns the harness; read its fields inside tests. */
@@ -134,8 +144,15 @@ export function ciFireSuite() {
     return { code, out, err };
   }
 
-  /** One fire: the agent job (model env + gate token, no write token), then the apply job (write token, no model). */
-  async function fire(id: string, eventName: string, payload: Obj, script: ScriptStep[], extraEnv: Record<string, string> = {}) {
+  /** One fire: the agent job (model env + gate token, no write token), then the apply job (write token, no model; plus `applyEnv`). */
+  async function fire(
+    id: string,
+    eventName: string,
+    payload: Obj,
+    script: ScriptStep[],
+    extraEnv: Record<string, string> = {},
+    applyEnv: Record<string, string> = {},
+  ) {
     server.reset();
     if (script.length) server.script(script);
     const event = writeEvent(tmp, eventName, payload);
@@ -158,6 +175,7 @@ export function ciFireSuite() {
       ...baseEnv(eventName, event),
       GITHUB_TOKEN: 'write-token',
       GITHUB_STEP_SUMMARY: stepSummary,
+      ...applyEnv,
     });
     return { run, manifest, apply, out, modelRequests, firstRequest, writes: github.writes().slice(writesBefore) };
   }
