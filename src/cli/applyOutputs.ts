@@ -16,6 +16,7 @@ import type { GithubApi } from './githubApi';
 import { eventItem, selfTriggered } from '../core/chores/githubEvent';
 import type { GithubEvent } from '../core/chores/githubEvent';
 import { draftPull } from './draftPull';
+import { pushToPull } from './pushToPull';
 import { cleanProposed as clean, endsWithMarker, marker } from './outputMarkers';
 import { maxProposedChars } from './resultManifest';
 import type { ResultManifest } from './resultManifest';
@@ -61,7 +62,8 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
   const { manifest, api } = input;
   let out = manifest.outputs;
   const report: ApplyReport = { applied: [], refused: [], proposed: 0 };
-  report.proposed = out.labels.length + (out.comment ? 1 : 0) + out.issues.length + (out.review ? 1 : 0) + (out.pullRequest ? 1 : 0);
+  report.proposed =
+    out.labels.length + (out.comment ? 1 : 0) + out.issues.length + (out.review ? 1 : 0) + (out.pullRequest ? 1 : 0) + (out.pushToPullRequest ? 1 : 0);
   if (report.proposed === 0 || manifest.status === 'skipped') {
     // Edits with no pull request to carry them: said so on the check run, not "produced nothing".
     if (manifest.status === 'succeeded' && input.patch?.trim()) report.patchKept = true;
@@ -95,11 +97,12 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
     review: out.review === null ? null : safe(out.review),
     issues: out.issues.map((i) => ({ title: i.title, body: safe(i.body) })),
     pullRequest: out.pullRequest && { title: out.pullRequest.title, body: safe(out.pullRequest.body) },
+    pushToPullRequest: out.pushToPullRequest && { message: safe(out.pushToPullRequest.message) },
   };
   const tainted = manifest.tainted || gate.tainted;
   const declared: ChoreOutputs = tainted ? untaintedKinds(chore.outputs ?? {}) : (chore.outputs ?? {});
   const notDeclared = (kind: string) =>
-    tainted && ['issue', 'review', 'pullRequest'].includes(kind)
+    tainted && ['issue', 'review', 'pullRequest', 'pushToPullRequest'].includes(kind)
       ? `the fire is tainted (${manifest.taintReasons[0] ?? gate.taintReasons[0] ?? 'asked for by a role outside actors.trustedRoles'}), so only labels and a comment may be written`
       : `the chore's outputs: do not declare ${kind}`;
   const attempt = async (what: string, write: () => Promise<string>) => {
@@ -167,6 +170,23 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
         api,
         ...(input.pullApi ? { pullApi: input.pullApi } : {}),
         ...(input.runUrl ? { runUrl: input.runUrl } : {}),
+        report,
+      });
+  }
+  if (out.pushToPullRequest) {
+    const what = 'commit to the pull request';
+    if (!declared.pushToPullRequest) report.refused.push(`${what}: ${notDeclared('pushToPullRequest')}`);
+    else if (item.kind !== 'pull_request' || item.number === null) report.refused.push(`${what}: the triggering item is not a pull request`);
+    else if (!input.patch?.trim()) report.refused.push(`${what}: the run edited no file (no tasklane.patch)`);
+    else
+      await pushToPull({
+        chore,
+        message: out.pushToPullRequest.message,
+        patch: input.patch,
+        declaredPaths: declared.pushToPullRequest.paths ?? [],
+        number: item.number,
+        api,
+        ...(input.pullApi ? { pullApi: input.pullApi } : {}),
         report,
       });
   }

@@ -21,8 +21,7 @@ import type { ChoreDefinition } from '../core/chores/types';
 import type { GithubApi } from './githubApi';
 import { cleanProposed, endsWithMarker, marker } from './outputMarkers';
 import { MAX_BODY_CHARS, MAX_TITLE_CHARS } from './outputRules';
-import { applyFilePatch, patchFiles, protectedPathProblem } from './patchRules';
-import type { PatchFile } from './patchRules';
+import { patchEntries, planPatch } from './patchCommit';
 
 export interface DraftPullInput {
   chore: ChoreDefinition;
@@ -41,9 +40,6 @@ export interface DraftPullInput {
   report: { applied: string[]; refused: string[] };
 }
 
-/** A base-tree mode whose content is not a text file a patch may rewrite. */
-const NOT_TEXT: Readonly<Record<string, string>> = { '120000': 'a symbolic link', '160000': 'a submodule', '040000': 'a folder' };
-
 /** What a person does when GitHub refuses pull requests from the workflow's token. */
 const NOT_PERMITTED_ADVICE =
   '. To let Tasklane open pull requests, turn on "Allow GitHub Actions to create and approve pull requests" (Settings → Actions → General → Workflow permissions), or set a TASKLANE_PR_TOKEN secret (a GitHub App token or a fine-grained token with contents and pull-requests write)';
@@ -55,41 +51,15 @@ const NO_CI_NOTE =
 export async function draftPull(input: DraftPullInput): Promise<void> {
   const { chore, report } = input;
   const writer = input.pullApi ?? input.api;
-  let files: PatchFile[];
-  try {
-    files = patchFiles(input.patch);
-  } catch (error) {
-    report.refused.push(`pull request: ${message(error)}`);
-    return;
-  }
-  const blocked = files.map((f) => protectedPathProblem(f.path, input.declaredPaths));
-  if (blocked.every((p) => p !== undefined)) {
-    report.refused.push(`pull request: ${blocked.join('; ')}`);
-    return;
-  }
-  const leftOut: string[] = [];
-  for (const problem of blocked) if (problem) leftOut.push(problem);
-  const kept = files.filter((_, i) => blocked[i] === undefined);
+  const plan = planPatch(input.patch, input.declaredPaths, 'pullRequest');
+  if ('refused' in plan) return void report.refused.push(`pull request: ${plan.refused}`);
+  const { kept, leftOut } = plan;
   const title = cleanProposed(input.pr.title).replace(/\s+/g, ' ').slice(0, 200) || `Tasklane: ${chore.name}`;
   let branch: string | undefined;
   let pushed = false;
   try {
     const base = await writer.defaultBranchHead();
-    const modes = await baseModes(
-      writer,
-      base.tree,
-      kept.map((f) => f.path),
-    );
-    const entries: Array<{ path: string; sha: string | null; mode: string }> = [];
-    for (const file of kept) {
-      const mode = modes.get(file.path);
-      if (mode && NOT_TEXT[mode]) {
-        leftOut.push(`${file.path} is ${NOT_TEXT[mode]} on the default branch, not a file a patch may rewrite`);
-        continue;
-      }
-      const after = applyFilePatch(file, file.kind === 'created' ? undefined : await writer.fileAt(file.path, base.sha));
-      entries.push({ path: file.path, sha: after === null ? null : await writer.createBlob(after), mode: mode ?? '100644' });
-    }
+    const entries = await patchEntries(writer, base, kept, leftOut, 'the default branch');
     for (const why of leftOut) report.refused.push(`pull request: ${why}; the file is left out of it`);
     if (!entries.length) return;
     const tree = await writer.createTree(base.tree, entries);
@@ -107,37 +77,6 @@ export async function draftPull(input: DraftPullInput): Promise<void> {
       if (!report.refused.some((r) => r.startsWith(`pull request: ${why}`))) report.refused.push(`pull request: ${why}; the file is left out of it`);
     await carryPatchInIssue(input, title, message(error), pushed ? branch : undefined);
   }
-}
-
-/**
- * The mode of each path on the base tree (absent: not there), read one tree level at a time along
- * the paths' folders: exact for any repository size, where a recursive listing may be truncated.
- */
-async function baseModes(api: GithubApi, root: string, paths: readonly string[]): Promise<Map<string, string>> {
-  const modes = new Map<string, string>();
-  const levels = new Map<string, Promise<Map<string, { mode: string; sha: string }>>>();
-  const level = (dir: string, sha: string) => {
-    let found = levels.get(dir);
-    if (!found) {
-      found = api.treeEntries(sha).then((entries) => new Map(entries.map((e) => [e.path, { mode: e.mode, sha: e.sha }])));
-      levels.set(dir, found);
-    }
-    return found;
-  };
-  for (const path of paths) {
-    const parts = path.split('/');
-    let sha: string | undefined = root;
-    let dir = '';
-    for (let i = 0; sha && i < parts.length; i++) {
-      const entry = (await level(dir, sha)).get(parts[i]);
-      if (!entry) break;
-      if (i === parts.length - 1) modes.set(path, entry.mode);
-      // A link or a submodule on the way is not a folder to walk into: the path itself is new.
-      sha = entry.mode === '040000' ? entry.sha : undefined;
-      dir = dir ? `${dir}/${parts[i]}` : parts[i];
-    }
-  }
-  return modes;
 }
 
 /**

@@ -60,6 +60,8 @@ export interface FakeGithub {
   readonly refs: Map<string, string>;
   /** Modes of the default branch's files (absent: 100644), as its tree lists them. */
   readonly modes: Map<string, string>;
+  /** Open pull requests `GET /pulls/{n}` describes: their head branch, commit and repository (a fork's is another). */
+  readonly openPulls: Map<number, { ref: string; sha: string; repo: string; state?: string }>;
   /** When set, `POST /pulls` answers this (GitHub's 403 when Actions may not create pull requests). */
   refusePulls?: { status: number; message: string };
   /** Most items a list answers per page (GitHub: 100); lower it to make lists span pages. */
@@ -90,6 +92,7 @@ export async function startFakeGithub(options: {
   const blobs = new Map<string, string>();
   const trees = new Map<string, { files: Map<string, string | null>; modes: Map<string, string> }>();
   const modes = new Map<string, string>();
+  const openPulls: FakeGithub['openPulls'] = new Map();
   const commits: FakeGithub['commits'] = new Map([[headSha, { tree: 'tree-base', parents: [], message: 'base', files: new Map(), modes: new Map() }]]);
   const refs = new Map([[`heads/${defaultBranch}`, headSha]]);
   let counter = 100;
@@ -265,6 +268,20 @@ export async function startFakeGithub(options: {
       refs.set(String(body.ref).replace(/^refs\//, ''), String(body.sha));
       return [201, { ref: body.ref }];
     }
+    if (method === 'GET' && (m = /^\/pulls\/(\d+)$/.exec(p))) {
+      const pull = openPulls.get(Number(m[1]));
+      if (!pull) return [404, { message: 'Not Found' }];
+      return [200, { number: Number(m[1]), state: pull.state ?? 'open', head: { ref: pull.ref, sha: pull.sha, repo: { full_name: pull.repo } } }];
+    }
+    if (method === 'PATCH' && (m = /^\/git\/refs\/(heads\/.+)$/.exec(p))) {
+      // A fast-forward only (force: false), as GitHub: the new commit's parent must be the branch's head.
+      const ref = m[1].split('/').map(decodeURIComponent).join('/');
+      const at = refs.get(ref);
+      if (!at) return [422, { message: 'Reference does not exist' }];
+      if (body.force !== true && commits.get(String(body.sha))?.parents[0] !== at) return [422, { message: 'Update is not a fast forward' }];
+      refs.set(ref, String(body.sha));
+      return [200, { ref: `refs/${ref}`, object: { sha: body.sha } }];
+    }
     if (method === 'DELETE' && (m = /^\/git\/refs\/(heads\/.+)$/.exec(p))) {
       const ref = m[1].split('/').map(decodeURIComponent).join('/');
       if (!refs.has(ref)) return [422, { message: 'Reference does not exist' }];
@@ -329,6 +346,7 @@ export async function startFakeGithub(options: {
     commits,
     refs,
     modes,
+    openPulls,
     writes: () => requests.filter((r) => r.method !== 'GET'),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -50,6 +50,16 @@ export const extraChores = `  - id: outsider-fix
     outputs:
       pullRequest: { draft: true }
       comment: { max: 1 }
+  - id: pr-fix
+    name: Fix an issue or a pull request on request
+    trigger: { github: { event: issue_comment, command: fix } }
+    actionSets: [files, commands]
+    commands: ["npm test"]
+    prompt: A maintainer asked you to fix this. Make the smallest edit and run npm test.
+    outputs:
+      pushToPullRequest: {}
+      pullRequest: { draft: true }
+      comment: { max: 1 }
   - id: slash-triage
     name: Triage on request
     trigger:
