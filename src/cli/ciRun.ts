@@ -15,6 +15,7 @@ import { GithubApi } from './githubApi';
 import { eventItem, isForkPullRequest, matchEvent, selfTriggered } from '../core/chores/githubEvent';
 import { readGithubEvent } from './eventFile';
 import type { EventItem, GithubEvent } from '../core/chores/githubEvent';
+import { pausedState } from './ciPause';
 import { proposedOutputs } from './resultManifest';
 import { githubFireText, outputsInstruction, untaintedKinds } from '../core/chores/githubFire';
 import type { ResultManifest } from './resultManifest';
@@ -105,6 +106,14 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     // of it vanishing; the patch itself is withheld below.
     outputs,
     changedFiles: base.tainted ? [] : result.changedFiles,
+    paused:
+      pausedState(
+        result.status,
+        result.reason,
+        chore,
+        narrowed,
+        trace.map((s) => `${s.name} ${s.status}`),
+      ) ?? null,
   };
   return finish(manifest, base.tainted || !patch ? undefined : patch);
 }
@@ -132,6 +141,7 @@ export function baseManifest(
     event: event ? { name: event.name, action: event.action ?? null } : null,
     outputs: { labels: [], comment: null, issues: [], review: null, pullRequest: null, pushToPullRequest: null },
     changedFiles: [],
+    paused: null,
   };
 }
 

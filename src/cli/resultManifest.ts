@@ -71,6 +71,18 @@ export const manifestSchema = z.object({
   outputs: proposedOutputsSchema,
   /** Files of `tasklane.patch`, empty when the run edited nothing. */
   changedFiles: z.array(z.string()),
+  /** A run that reached a pausable limit: its recorded state (ciPause.ts); null otherwise. */
+  paused: z
+    .object({
+      limit: z.enum(['iterations', 'inputTokens', 'costUsd']),
+      message: z.string(),
+      /** The run's last steps (tool names and their outcome), oldest first. */
+      steps: z.array(z.string()).max(20),
+      /** What a maintainer can do now, said as it is. */
+      resume: z.string(),
+    })
+    .nullable()
+    .default(null),
 });
 export type ResultManifest = z.output<typeof manifestSchema>;
 

@@ -60,6 +60,14 @@ export const extraChores = `  - id: outsider-fix
       pushToPullRequest: {}
       pullRequest: { draft: true }
       comment: { max: 1 }
+  - id: tight-fix
+    name: Fix within two model calls
+    trigger:
+      github: { event: issues, types: [opened] }
+    prompt: Fix what the issue describes.
+    actionSets: [files]
+    budget: { maxIterations: 2 }
+    outputs: { comment: {}, pullRequest: { draft: true } }
   - id: slash-triage
     name: Triage on request
     trigger:
