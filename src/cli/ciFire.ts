@@ -81,11 +81,12 @@ export async function runCiFire(input: {
   if (values.out !== undefined) writeRunOut(path.resolve(io.cwd, values.out), safe, patch === undefined ? '' : redactor.redact(patch));
   io.err(
     redactor.redact(
-      `chore ${manifest.choreId}: ${manifest.status}${manifest.reason ? `: ${forCiLog(manifest.reason)}` : ''}${manifest.tainted ? ' (tainted)' : ''}; ${manifest.changedFiles.length} file(s) in the patch${values.out !== undefined ? `; wrote ${manifestFile}${patch ? ` and ${patchFile}` : ''}` : ''}\n`,
+      `chore ${manifest.choreId}: ${manifest.paused ? 'paused at budget' : manifest.status}${manifest.reason ? `: ${forCiLog(manifest.reason)}` : ''}${manifest.tainted ? ' (tainted)' : ''}; ${manifest.changedFiles.length} file(s) in the patch${values.out !== undefined ? `; wrote ${manifestFile}${patch ? ` and ${patchFile}` : ''}` : ''}\n`,
     ),
   );
   if (values.json) io.out(`${JSON.stringify(safe)}\n`);
-  return manifest.status === 'succeeded' || manifest.status === 'nothing_to_change' || manifest.status === 'skipped' ? 0 : 1;
+  // Paused at budget is no failure (ciPause.ts): the agent job stays green, the status says paused.
+  return manifest.status === 'succeeded' || manifest.status === 'nothing_to_change' || manifest.status === 'skipped' || manifest.paused ? 0 : 1;
 }
 
 /** `chores apply --from DIR`: 0 all applied or nothing proposed, 1 something refused, 2 bad input. */
@@ -206,7 +207,7 @@ async function reportFire(
     fs.appendFileSync(io.env.GITHUB_STEP_SUMMARY, redactor.redact(`## ${checkName(manifest.choreId)}\n\n${text}\n`));
   }
   const lines = [
-    `chore ${manifest.choreId}: ${manifest.status}${manifest.reason ? `: ${manifest.reason}` : ''}`,
+    `chore ${manifest.choreId}: ${manifest.paused ? 'paused at budget' : manifest.status}${manifest.reason ? `: ${manifest.reason}` : ''}`,
     ...(report.proposed === 0 ? ['the run proposed nothing to write'] : []),
     ...report.applied.map((a) => `applied: ${a}`),
     ...report.refused.map((r) => `refused: ${r}`),

@@ -17,6 +17,9 @@ describe('cli: a CI fire that reaches its budget ends paused at budget, its stat
     const read: ScriptStep = { toolCalls: [{ name: 'read_file', arguments: { path: 'check.js' } }] };
     const result = await fire('tight-fix', 'issues', issueOpened(), [edit, read, read]);
     assert.equal(result.modelRequests, 2, 'the third call is never made');
+    assert.equal(result.run.code, 0, 'a pause is no failure: the agent job stays green');
+    assert.match(result.run.err, /chore tight-fix: paused at budget: used all 2 iterations/);
+    assert.match(result.apply.out, /^chore tight-fix: paused at budget: used all 2 iterations/);
     assert.equal(result.manifest.status, 'budget_exhausted');
     assert.deepEqual(result.manifest.paused, {
       limit: 'iterations',
