@@ -15,7 +15,9 @@ import { checkActorGate } from './actorGate';
 import type { GithubApi } from './githubApi';
 import { eventItem, selfTriggered } from '../core/chores/githubEvent';
 import type { GithubEvent } from '../core/chores/githubEvent';
-import { applyFilePatch, patchFiles, protectedPathProblem } from './patchRules';
+import { draftPull } from './draftPull';
+import { pushToPull } from './pushToPull';
+import { cleanProposed as clean, endsWithMarker, marker } from './outputMarkers';
 import { maxProposedChars } from './resultManifest';
 import type { ResultManifest } from './resultManifest';
 import { fitText, neutralise } from './outputRules';
@@ -31,6 +33,10 @@ export interface ApplyInput {
   /** The event, read by this step itself; undefined when none was given. */
   event: GithubEvent | undefined;
   api: GithubApi;
+  /** TASKLANE_PR_TOKEN's API, when the repository set that secret: it writes the pull request (draftPull.ts). */
+  pullApi?: GithubApi;
+  /** The workflow run's page (where its artifact is), when known. */
+  runUrl?: string;
 }
 
 /** What was applied and refused, one line each, for the output and the check run. */
@@ -45,11 +51,6 @@ export interface ApplyReport {
   patchKept?: boolean;
 }
 
-/** The hidden marker of a chore's outputs; `extra` makes it unique per issue. */
-export function marker(choreId: string, extra?: string): string {
-  return `<!-- tasklane:chore=${choreId}${extra ? ` ${extra}` : ''} -->`;
-}
-
 /** Proposed Markdown as it may be posted for this event: cut to fit, mentions, links and images neutralised. */
 export function safeText(event: GithubEvent): (text: string) => string {
   const p = event.payload as Record<string, { login?: unknown; user?: { login?: unknown } } | undefined>;
@@ -57,26 +58,12 @@ export function safeText(event: GithubEvent): (text: string) => string {
   return (text) => neutralise(fitText(text, maxProposedChars), { allowed });
 }
 
-/**
- * Proposed text never carries a marker of its own (it could impersonate another output). Removed
- * until none is left, since removing one can join the text around it into another
- * (`<!-- tas<!-- tasklane:x -->klane:chore=y -->`, review 2026-12c finding 7); what remains of an
- * HTML comment opener is escaped, so no part of the model's text is hidden or read as a marker.
- */
-function clean(text: string): string {
-  let out = text;
-  for (let before = ''; before !== out;) {
-    before = out;
-    out = out.replace(/<!--\s*tasklane:[\s\S]*?-->/gi, '');
-  }
-  return out.replace(/<!--/g, '&lt;!--').trim();
-}
-
 export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
   const { manifest, api } = input;
   let out = manifest.outputs;
   const report: ApplyReport = { applied: [], refused: [], proposed: 0 };
-  report.proposed = out.labels.length + (out.comment ? 1 : 0) + out.issues.length + (out.review ? 1 : 0) + (out.pullRequest ? 1 : 0);
+  report.proposed =
+    out.labels.length + (out.comment ? 1 : 0) + out.issues.length + (out.review ? 1 : 0) + (out.pullRequest ? 1 : 0) + (out.pushToPullRequest ? 1 : 0);
   if (report.proposed === 0 || manifest.status === 'skipped') {
     // Edits with no pull request to carry them: said so on the check run, not "produced nothing".
     if (manifest.status === 'succeeded' && input.patch?.trim()) report.patchKept = true;
@@ -110,11 +97,12 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
     review: out.review === null ? null : safe(out.review),
     issues: out.issues.map((i) => ({ title: i.title, body: safe(i.body) })),
     pullRequest: out.pullRequest && { title: out.pullRequest.title, body: safe(out.pullRequest.body) },
+    pushToPullRequest: out.pushToPullRequest && { message: safe(out.pushToPullRequest.message) },
   };
   const tainted = manifest.tainted || gate.tainted;
   const declared: ChoreOutputs = tainted ? untaintedKinds(chore.outputs ?? {}) : (chore.outputs ?? {});
   const notDeclared = (kind: string) =>
-    tainted && ['issue', 'review', 'pullRequest'].includes(kind)
+    tainted && ['issue', 'review', 'pullRequest', 'pushToPullRequest'].includes(kind)
       ? `the fire is tainted (${manifest.taintReasons[0] ?? gate.taintReasons[0] ?? 'asked for by a role outside actors.trustedRoles'}), so only labels and a comment may be written`
       : `the chore's outputs: do not declare ${kind}`;
   const attempt = async (what: string, write: () => Promise<string>) => {
@@ -152,7 +140,7 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
           for (const issue of take) {
             const key = marker(chore.id, `issue=${createHash('sha256').update(issue.title.trim().toLowerCase()).digest('hex').slice(0, 16)}`);
             // A person's issue carrying the marker does not stand in for Tasklane's (it could hide a report).
-            const found = existing.find((i) => i.user?.type === 'Bot' && (i.body ?? '').includes(key));
+            const found = existing.find((i) => i.user?.type === 'Bot' && endsWithMarker(i.body, key));
             if (found) done.push(`issue "${issue.title.slice(0, 60)}" already filed as #${found.number}`);
             else done.push(`issue #${await api.createIssue(clean(issue.title) || 'Tasklane', `${clean(issue.body)}\n\n${key}`)} "${issue.title.slice(0, 60)}"`);
           }
@@ -173,7 +161,34 @@ export async function applyOutputs(input: ApplyInput): Promise<ApplyReport> {
   if (out.pullRequest) {
     if (!declared.pullRequest) report.refused.push(`pull request: ${notDeclared('pullRequest')}`);
     else if (!input.patch?.trim()) report.refused.push('pull request: the run edited no file (no tasklane.patch)');
-    else await draftPull(chore, out.pullRequest, input.patch, declared.pullRequest.paths ?? [], api, report);
+    else
+      await draftPull({
+        chore,
+        pr: out.pullRequest,
+        patch: input.patch,
+        declaredPaths: declared.pullRequest.paths ?? [],
+        api,
+        ...(input.pullApi ? { pullApi: input.pullApi } : {}),
+        ...(input.runUrl ? { runUrl: input.runUrl } : {}),
+        report,
+      });
+  }
+  if (out.pushToPullRequest) {
+    const what = 'commit to the pull request';
+    if (!declared.pushToPullRequest) report.refused.push(`${what}: ${notDeclared('pushToPullRequest')}`);
+    else if (item.kind !== 'pull_request' || item.number === null) report.refused.push(`${what}: the triggering item is not a pull request`);
+    else if (!input.patch?.trim()) report.refused.push(`${what}: the run edited no file (no tasklane.patch)`);
+    else
+      await pushToPull({
+        chore,
+        message: out.pushToPullRequest.message,
+        patch: input.patch,
+        declaredPaths: declared.pushToPullRequest.paths ?? [],
+        number: item.number,
+        api,
+        ...(input.pullApi ? { pullApi: input.pullApi } : {}),
+        report,
+      });
   }
   // The comment goes last, so it can say what was not written (it may mention a pull request).
   if (out.comment) await applyComment(out.comment, declared, item.number, chore.id, api, report, notDeclared('comment'), safe);
@@ -213,45 +228,5 @@ async function applyComment(
     }
   } catch (error) {
     report.refused.push(`comment: GitHub refused it (${error instanceof Error ? error.message : String(error)})`);
-  }
-}
-
-/** The patch as a draft pull request through the git data API: blobs, a tree, a commit, a branch. */
-async function draftPull(
-  chore: ChoreDefinition,
-  pr: { title: string; body: string },
-  patch: string,
-  declaredPaths: readonly string[],
-  api: GithubApi,
-  report: ApplyReport,
-): Promise<void> {
-  let files;
-  try {
-    files = patchFiles(patch);
-  } catch (error) {
-    report.refused.push(`pull request: ${error instanceof Error ? error.message : String(error)}`);
-    return;
-  }
-  const blocked = files.map((f) => protectedPathProblem(f.path, declaredPaths)).filter((p): p is string => p !== undefined);
-  if (blocked.length) {
-    report.refused.push(`pull request: ${blocked.join('; ')}`);
-    return;
-  }
-  try {
-    const base = await api.defaultBranchHead();
-    const entries: Array<{ path: string; sha: string | null }> = [];
-    for (const file of files) {
-      const after = applyFilePatch(file, file.kind === 'created' ? undefined : await api.fileAt(file.path, base.sha));
-      entries.push({ path: file.path, sha: after === null ? null : await api.createBlob(after) });
-    }
-    const tree = await api.createTree(base.tree, entries);
-    const title = clean(pr.title).replace(/\s+/g, ' ').slice(0, 200) || `Tasklane: ${chore.name}`;
-    const commit = await api.createCommit(`${title}\n\nProposed by the Tasklane chore ${chore.id}.`, tree, base.sha);
-    const branch = `tasklane/${chore.id}/${commit.slice(0, 12)}`;
-    await api.createRef(branch, commit);
-    const number = await api.createDraftPull({ title, body: `${clean(pr.body)}\n\n${marker(chore.id)}`, head: branch, base: base.branch });
-    report.applied.push(`draft pull request #${number} (${files.map((f) => f.path).join(', ')})`);
-  } catch (error) {
-    report.refused.push(`pull request: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -24,17 +24,23 @@ export function checkReport(
   if (manifest.skip === 'event' || manifest.skip === 'self') return undefined;
   const { conclusion, title } = decide(manifest, report, chore, onPullRequest);
   const u = manifest.usage;
+  const paused = manifest.paused;
   const lines = [
-    `- Status: ${manifest.status}${manifest.reason ? ` (${oneLine(manifest.reason)})` : ''}`,
+    `- Status: ${paused ? 'paused at budget' : manifest.status}${manifest.reason ? ` (${oneLine(manifest.reason)})` : ''}`,
     `- successWhen: ${manifest.verdict ? `\`${oneLine(manifest.verdict.expression)}\` ${manifest.verdict.met ? 'met' : 'not met'}` : 'none evaluated'}`,
     `- Iterations: ${u.iterations} · tokens: ${u.inputTokens} in, ${u.outputTokens} out · cost: $${u.costUsd.toFixed(4)}${u.costEstimated ? ' (estimated: the model has no known price)' : ''}`,
     `- Commands run: ${list(manifest.commands.run)} · refused: ${list(manifest.commands.refused)}`,
     ...(manifest.tainted
       ? [`- Tainted: ${manifest.taintReasons.map(oneLine).join('; ')}; commands and network were off, only labels and a comment allowed`]
       : []),
+    ...(paused
+      ? [
+          `- Paused at budget (${paused.limit}): its state is recorded in the run's artifact: the usage above, its last ${paused.steps.length} step(s) and ${manifest.changedFiles.length ? `the edits so far in tasklane.patch (${list(manifest.changedFiles)})` : 'no edit yet'}. ${paused.resume}`,
+        ]
+      : []),
     `- Outputs applied: ${list(report.applied)}`,
     `- Outputs refused: ${list(report.refused)}`,
-    ...(report.proposed === 0 && manifest.status !== 'skipped'
+    ...(report.proposed === 0 && manifest.status !== 'skipped' && !paused
       ? [
           report.patchKept
             ? "- The run's edits are in its artifact (tasklane.patch); declare outputs.pullRequest to open them as a draft."
@@ -55,6 +61,8 @@ function decide(
   if (manifest.skip === 'budget') return { conclusion: 'neutral', title: 'Stopped: a budget across fires is reached' };
   // Replaced by a newer fire (concurrency: replace) or the run cancelled: nothing to judge.
   if (manifest.status === 'cancelled') return { conclusion: 'neutral', title: 'Cancelled before it wrote a result' };
+  // A cap pauses, never kills (issue 43): not a failure, and nothing for the check to judge yet.
+  if (manifest.paused) return { conclusion: 'neutral', title: `Paused at budget: ${oneLine(manifest.paused.message)}` };
   if (manifest.status === 'awaiting_review') return { conclusion: 'action_required', title: 'Escalated: the run waits for a person' };
   if (manifest.status === 'nothing_to_change') return { conclusion: 'neutral', title: 'Nothing to change: the run changed no file' };
   if (manifest.status !== 'succeeded') {

@@ -81,11 +81,12 @@ export async function runCiFire(input: {
   if (values.out !== undefined) writeRunOut(path.resolve(io.cwd, values.out), safe, patch === undefined ? '' : redactor.redact(patch));
   io.err(
     redactor.redact(
-      `chore ${manifest.choreId}: ${manifest.status}${manifest.reason ? `: ${forCiLog(manifest.reason)}` : ''}${manifest.tainted ? ' (tainted)' : ''}; ${manifest.changedFiles.length} file(s) in the patch${values.out !== undefined ? `; wrote ${manifestFile}${patch ? ` and ${patchFile}` : ''}` : ''}\n`,
+      `chore ${manifest.choreId}: ${manifest.paused ? 'paused at budget' : manifest.status}${manifest.reason ? `: ${forCiLog(manifest.reason)}` : ''}${manifest.tainted ? ' (tainted)' : ''}; ${manifest.changedFiles.length} file(s) in the patch${values.out !== undefined ? `; wrote ${manifestFile}${patch ? ` and ${patchFile}` : ''}` : ''}\n`,
     ),
   );
   if (values.json) io.out(`${JSON.stringify(safe)}\n`);
-  return manifest.status === 'succeeded' || manifest.status === 'nothing_to_change' || manifest.status === 'skipped' ? 0 : 1;
+  // Paused at budget is no failure (ciPause.ts): the agent job stays green, the status says paused.
+  return manifest.status === 'succeeded' || manifest.status === 'nothing_to_change' || manifest.status === 'skipped' || manifest.paused ? 0 : 1;
 }
 
 /** `chores apply --from DIR`: 0 all applied or nothing proposed, 1 something refused, 2 bad input. */
@@ -149,13 +150,27 @@ async function reportFire(
   const eventFile = input.event ?? (io.env.GITHUB_EVENT_PATH || undefined);
   const event = eventFile ? readGithubEvent(eventFile, io.env.GITHUB_EVENT_NAME) : undefined;
   const chore = input.chores.find((c) => c.id === manifest.choreId);
-  const report = await applyOutputs({ manifest, patch, chore, committedHash: chore ? await input.hashOf(chore) : undefined, event, api });
+  const url = actionsRunUrl(io.env);
+  // An App or fine-grained token the repository set for pull requests (draftPull.ts): a pull
+  // request the workflow's own token opens starts no CI. Empty when the secret is not set.
+  const prToken = io.env.TASKLANE_PR_TOKEN?.trim();
+  redactor.addSecret(prToken);
+  const pullApi = prToken ? githubApiFromEnv(io.env, prToken, api.repo) : undefined;
+  const report = await applyOutputs({
+    manifest,
+    patch,
+    chore,
+    committedHash: chore ? await input.hashOf(chore) : undefined,
+    event,
+    api,
+    ...(pullApi ? { pullApi } : {}),
+    ...(url ? { runUrl: url } : {}),
+  });
   const now = new Date();
   const item = event ? eventItem(event, api.repo) : manifest.item;
   const onPullRequest = item?.kind === 'pull_request';
   const check = checkReport(manifest, report, chore, onPullRequest);
   const refusedOutputs = report.refused.length;
-  const url = actionsRunUrl(io.env);
   // The fire's record in the ledger the next fire counts (fireLedger.ts): every fire of a github
   // chore that was a fire at all, stopped ones included (they count as no cost and no fire).
   if (check && manifest.event) {
@@ -192,7 +207,7 @@ async function reportFire(
     fs.appendFileSync(io.env.GITHUB_STEP_SUMMARY, redactor.redact(`## ${checkName(manifest.choreId)}\n\n${text}\n`));
   }
   const lines = [
-    `chore ${manifest.choreId}: ${manifest.status}${manifest.reason ? `: ${manifest.reason}` : ''}`,
+    `chore ${manifest.choreId}: ${manifest.paused ? 'paused at budget' : manifest.status}${manifest.reason ? `: ${manifest.reason}` : ''}`,
     ...(report.proposed === 0 ? ['the run proposed nothing to write'] : []),
     ...report.applied.map((a) => `applied: ${a}`),
     ...report.refused.map((r) => `refused: ${r}`),

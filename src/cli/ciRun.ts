@@ -15,6 +15,7 @@ import { GithubApi } from './githubApi';
 import { eventItem, isForkPullRequest, matchEvent, selfTriggered } from '../core/chores/githubEvent';
 import { readGithubEvent } from './eventFile';
 import type { EventItem, GithubEvent } from '../core/chores/githubEvent';
+import { pausedState } from './ciPause';
 import { proposedOutputs } from './resultManifest';
 import { githubFireText, outputsInstruction, untaintedKinds } from '../core/chores/githubFire';
 import type { ResultManifest } from './resultManifest';
@@ -72,6 +73,8 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     if (!verdict.allowed) return skip('gate', verdict.reason);
     const taintReasons = [...verdict.taintReasons];
     if (isForkPullRequest(event)) taintReasons.push('the pull request comes from a fork (forks: read-only)');
+    const fork = await commentedFork(chore, event, item, gateApi);
+    if (fork) taintReasons.push(fork);
     base.tainted = taintReasons.length > 0;
     base.taintReasons = taintReasons;
     const stop = await crossFireBudget(chore, item, env, input.now());
@@ -103,6 +106,14 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     // of it vanishing; the patch itself is withheld below.
     outputs,
     changedFiles: base.tainted ? [] : result.changedFiles,
+    paused:
+      pausedState(
+        result.status,
+        result.reason,
+        chore,
+        narrowed,
+        trace.map((s) => `${s.name} ${s.status}`),
+      ) ?? null,
   };
   return finish(manifest, base.tainted || !patch ? undefined : patch);
 }
@@ -128,8 +139,9 @@ export function baseManifest(
     taintReasons: [],
     item,
     event: event ? { name: event.name, action: event.action ?? null } : null,
-    outputs: { labels: [], comment: null, issues: [], review: null, pullRequest: null },
+    outputs: { labels: [], comment: null, issues: [], review: null, pullRequest: null, pushToPullRequest: null },
     changedFiles: [],
+    paused: null,
   };
 }
 
@@ -167,6 +179,24 @@ async function crossFireBudget(
     return budgetAcrossFires(chore, await readLedger(api, chore.id), itemKey(item), now);
   } catch (error) {
     return { stop: `budget across fires: the fire ledger could not be read whole (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
+
+/**
+ * For a chore that commits to the pull request it is asked on (`pushToPullRequest`): whether that
+ * pull request is a fork's, which a comment's payload does not say. Its code is checked out for
+ * the run (workflowJobs.ts), so a fork's runs narrowed as any fork's (no commands, no MCP, no
+ * patch); a pull request GitHub will not describe is treated as a fork's (fail closed).
+ */
+async function commentedFork(chore: ChoreDefinition, event: GithubEvent, item: EventItem | null, api: GithubApi | undefined): Promise<string | undefined> {
+  if (!chore.outputs?.pushToPullRequest || event.name !== 'issue_comment' || item?.kind !== 'pull_request' || item.number === null) return undefined;
+  const unknown = (why: string) => `whether the pull request is a fork's could not be read (${why}), so it runs as a fork's (forks: read-only)`;
+  if (!api) return unknown('no TASKLANE_GATE_TOKEN');
+  try {
+    const repo = (await api.pull(item.number)).head.repo?.full_name;
+    return repo === api.repo ? undefined : `the pull request comes from ${repo ? `the fork ${repo}` : 'a deleted fork'} (forks: read-only)`;
+  } catch (error) {
+    return unknown(error instanceof Error ? error.message : String(error));
   }
 }
 

@@ -54,6 +54,21 @@ export interface CommentSummary {
   user?: Author | null;
 }
 
+/** A pull request as `GET /pulls/{n}` answers (the fields a push to it reads). */
+export interface PullSummary {
+  number: number;
+  state: string;
+  head: { ref: string; sha: string; repo: { full_name: string } | null };
+}
+
+/** An entry of one tree level (`GET /git/trees/{sha}`, not recursive). */
+export interface TreeEntry {
+  path: string;
+  mode: string;
+  type: string;
+  sha: string;
+}
+
 /** Most pages read from a list endpoint (100 per page). */
 const maxPages = 5;
 
@@ -203,9 +218,34 @@ export class GithubApi {
     return (await this.request<{ sha: string }>('POST', this.r('/git/blobs'), { content: Buffer.from(content).toString('base64'), encoding: 'base64' })).sha;
   }
 
-  async createTree(base: string, entries: Array<{ path: string; sha: string | null }>): Promise<string> {
-    const tree = entries.map((e) => ({ path: e.path, mode: '100644', type: 'blob', sha: e.sha }));
+  /** A tree on `base`: each entry's mode is the caller's (draftPull.ts takes it from the base tree). */
+  async createTree(base: string, entries: ReadonlyArray<{ path: string; sha: string | null; mode: string }>): Promise<string> {
+    const tree = entries.map((e) => ({ path: e.path, mode: e.mode, type: 'blob', sha: e.sha }));
     return (await this.request<{ sha: string }>('POST', this.r('/git/trees'), { base_tree: base, tree })).sha;
+  }
+
+  /** One level of a tree: each entry's name, mode (100644, 100755, 120000, 040000, 160000), type and object. */
+  async treeEntries(sha: string): Promise<TreeEntry[]> {
+    return (await this.request<{ tree?: TreeEntry[] }>('GET', this.r(`/git/trees/${encodeURIComponent(sha)}`))).tree ?? [];
+  }
+
+  /** A pull request's state and head: its branch, commit and the repository the branch is in (null: deleted fork). */
+  async pull(number: number): Promise<PullSummary> {
+    return this.request<PullSummary>('GET', this.r(`/pulls/${number}`));
+  }
+
+  /** The commit's tree. */
+  async commitTree(sha: string): Promise<string> {
+    return (await this.request<{ tree: { sha: string } }>('GET', this.r(`/git/commits/${encodeURIComponent(sha)}`))).tree.sha;
+  }
+
+  /** Moves a branch to `sha`, a fast-forward only: GitHub refuses (422) when the branch moved on meanwhile. */
+  async updateRef(branch: string, sha: string): Promise<void> {
+    await this.request('PATCH', this.r(`/git/refs/heads/${branch.split('/').map(encodeURIComponent).join('/')}`), { sha, force: false });
+  }
+
+  async deleteRef(branch: string): Promise<void> {
+    await this.request('DELETE', this.r(`/git/refs/heads/${branch.split('/').map(encodeURIComponent).join('/')}`));
   }
 
   async createCommit(message: string, tree: string, parent: string): Promise<string> {

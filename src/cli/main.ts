@@ -57,7 +57,7 @@ first, so no process a command can read holds them in its environment (the gener
 GitHub (chores on CI): --event defaults to GITHUB_EVENT_PATH; the actor gate asks GITHUB_API_URL with
 TASKLANE_GATE_TOKEN; --out writes tasklane-result.json and tasklane.patch; apply writes with
 GITHUB_TOKEN to GITHUB_REPOSITORY.
-Exit codes: 0 succeeded / nothing_to_change (or skipped), 1 failed / checks_failed / budget_exhausted / awaiting_review / an output refused (apply: on a pull request),
+Exit codes: 0 succeeded / nothing_to_change (or skipped; on CI also paused at budget), 1 failed / checks_failed / budget_exhausted / awaiting_review / an output refused (apply: on a pull request),
 2 invalid file or arguments.
 ci verify: 0 when the workflow file is what ci github prints from the chores and the committed\n.tasklane/ci-settings.json (else this environment's settings; never the workflow's own env), 1 when it is stale.`;
 

@@ -21,6 +21,8 @@ export const MAX_BODY_CHARS = 60_000;
 /** GitHub's limits for an issue or pull request title and a label name. */
 export const MAX_TITLE_CHARS = 256;
 export const MAX_LABEL_CHARS = 50;
+/** A commit message on a pull request's branch: a subject and a short body. */
+export const MAX_COMMIT_MESSAGE_CHARS = 1_000;
 export const MAX_LINKS = 50;
 export const MAX_IMAGES = 5;
 
@@ -49,6 +51,7 @@ export function outputProblems(output: Obj | undefined, declared: ChoreOutputs):
     ['issues', 'issue'],
     ['review', 'review'],
     ['pullRequest', 'pullRequest'],
+    ['pushToPullRequest', 'pushToPullRequest'],
   ] as const)
     undeclared(key, kind);
   if (declared.labels && o.labels !== undefined) {
@@ -71,6 +74,11 @@ export function outputProblems(output: Obj | undefined, declared: ChoreOutputs):
     const pr = o.pullRequest;
     if (!isObj(pr) || !isText(pr.title) || !pr.title.trim() || !isText(pr.body))
       problems.push('"pullRequest" must be {"title": "…", "body": "…"} with a non-empty title');
+  }
+  if (declared.pushToPullRequest && o.pushToPullRequest !== undefined && o.pushToPullRequest !== null) {
+    const push = o.pushToPullRequest;
+    if (!isObj(push) || !isText(push.message) || !push.message.trim())
+      problems.push('"pushToPullRequest" must be {"message": "…"}: the commit message, a non-empty subject line first');
   }
   return problems;
 }

@@ -48,11 +48,16 @@ function pathProblem(path: string): string | undefined {
  * (`sensitiveReason`, case-folded as a case-insensitive checkout merges `.Agents/` into
  * `.agents/`): what the editor asks a person about is what a reviewer is warned about here.
  */
-export function protectedPathProblem(path: string, declared: readonly string[] = []): string | undefined {
+export function protectedPathProblem(
+  path: string,
+  declared: readonly string[] = [],
+  kind: 'pullRequest' | 'pushToPullRequest' = 'pullRequest',
+): string | undefined {
   const why = sensitiveReason(path);
   if (!why) return undefined;
   if (declared.some((d) => matchesDeclared(path, d))) return undefined;
-  return `${path} is protected: ${why}; a chore's pull request may change it only when outputs.pullRequest.paths lists it`;
+  const what = kind === 'pullRequest' ? "a chore's pull request" : "a chore's commit to a pull request";
+  return `${path} is protected: ${why}; ${what} may change it only when outputs.${kind}.paths lists it`;
 }
 
 /** A declared path: exact, or a folder ending in `/**`. */
@@ -61,9 +66,9 @@ function matchesDeclared(path: string, declared: string): boolean {
 }
 
 /** The file's content after its hunks, from its content before (undefined: it did not exist). */
-export function applyFilePatch(file: PatchFile, before: string | undefined): string | null {
+export function applyFilePatch(file: PatchFile, before: string | undefined, where = 'the default branch'): string | null {
   if (file.kind === 'deleted') return null;
   const result = applyPatch(before ?? '', file.patch);
-  if (result === false) throw new Error(`the patch of ${file.path} does not apply to the default branch`);
+  if (result === false) throw new Error(`the patch of ${file.path} does not apply to ${where}`);
   return result;
 }

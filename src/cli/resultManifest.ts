@@ -6,14 +6,15 @@
  *
  * How the model proposes outputs (a decision): through the chore's final `task_end` output, the
  * same JSON object `successWhen` judges. On CI the instruction names the declared outputs and the
- * shape `{ labels, comment, issues: [{title, body}], review, pullRequest: {title, body} }`, so the
+ * shape `{ labels, comment, issues: [{title, body}], review, pullRequest: {title, body},
+ * pushToPullRequest: {message} }`, so the
  * model finds it from its request alone; no extra action is needed and a run that proposes
  * nothing simply leaves the keys out.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod/v4';
-import { fitText, MAX_BODY_CHARS, MAX_TITLE_CHARS } from './outputRules';
+import { fitText, MAX_BODY_CHARS, MAX_COMMIT_MESSAGE_CHARS, MAX_TITLE_CHARS } from './outputRules';
 
 export const manifestFile = 'tasklane-result.json';
 export const patchFile = 'tasklane.patch';
@@ -34,6 +35,11 @@ export const proposedOutputsSchema = z.object({
   review: text.nullable().default(null),
   pullRequest: z
     .object({ title: z.string().max(256), body: text })
+    .nullable()
+    .default(null),
+  /** A commit on the triggering pull request's branch, with this message (pushToPull.ts). */
+  pushToPullRequest: z
+    .object({ message: z.string().max(MAX_COMMIT_MESSAGE_CHARS) })
     .nullable()
     .default(null),
 });
@@ -65,6 +71,18 @@ export const manifestSchema = z.object({
   outputs: proposedOutputsSchema,
   /** Files of `tasklane.patch`, empty when the run edited nothing. */
   changedFiles: z.array(z.string()),
+  /** A run that reached a pausable limit: its recorded state (ciPause.ts); null otherwise. */
+  paused: z
+    .object({
+      limit: z.enum(['iterations', 'inputTokens', 'costUsd']),
+      message: z.string(),
+      /** The run's last steps (tool names and their outcome), oldest first. */
+      steps: z.array(z.string()).max(20),
+      /** What a maintainer can do now, said as it is. */
+      resume: z.string(),
+    })
+    .nullable()
+    .default(null),
 });
 export type ResultManifest = z.output<typeof manifestSchema>;
 
@@ -82,6 +100,10 @@ export function proposedOutputs(output: Record<string, unknown> | undefined): Pr
     return str(x.title) && str(x.body) ? { title: fitText(x.title, MAX_TITLE_CHARS), body: fitText(x.body, maxProposedChars) } : null;
   };
   const list = (v: unknown) => (Array.isArray(v) ? v : []);
+  const commit = (v: unknown) => {
+    const message = ((v ?? {}) as Record<string, unknown>).message;
+    return str(message) ? { message: fitText(message, MAX_COMMIT_MESSAGE_CHARS) } : null;
+  };
   return {
     labels: list(o.labels)
       .filter((l): l is string => str(l) && l.length <= 100)
@@ -93,6 +115,7 @@ export function proposedOutputs(output: Record<string, unknown> | undefined): Pr
       .slice(0, 100),
     review: body(o.review),
     pullRequest: item(o.pullRequest),
+    pushToPullRequest: commit(o.pushToPullRequest),
   };
 }
 

@@ -56,7 +56,11 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
   const { chore, trigger } = c;
   const id = choreIdText(chore.id);
   if (!/^[0-9a-f]{64}$/.test(settings.hash)) throw new WorkflowError(`chore ${id}: its definition hash is not a sha256.`);
-  const pullRequest = isPullRequestEvent(trigger);
+  // A comment on a pull request whose chore commits to it works on the pull request's code (a
+  // fork's is found and narrowed by the CLI before the model runs: ciRun.ts), with chores.yaml
+  // from the default branch as for pull request events.
+  const commentOnPull = trigger.event === 'issue_comment' && Boolean(chore.outputs?.pushToPullRequest);
+  const pullRequest = isPullRequestEvent(trigger) || commentOnPull;
   // A fork's read-only review gets the model key and nothing else (GitHub gives a fork's run no
   // secrets unless the repository's settings say otherwise, and never a writing token).
   const escalation =
@@ -99,11 +103,15 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
     '      contents: read',
     // Earlier fires: the ledger's check runs on the default branch's first commit (fireLedger.ts).
     ...(readsChecks ? ['      checks: read'] : []),
+    // Whether the commented pull request is a fork's (ciRun.ts asks GitHub: the comment's payload does not say).
+    ...(commentOnPull ? ['      pull-requests: read'] : []),
     '    outputs:',
     '      artifact: ${{ steps.upload.outputs.artifact-id }}',
     '    steps:',
     `      - ${uses(ACTIONS.checkout)}`,
     '        with:',
+    // The pull request's head when the comment is on one; the default branch for an issue's.
+    ...(commentOnPull ? ["          ref: ${{ github.event.issue.pull_request && format('refs/pull/{0}/head', github.event.issue.number) || '' }}"] : []),
     '          path: repo',
     '          persist-credentials: false',
     ...(pullRequest
@@ -177,6 +185,9 @@ export function applyJob(c: CiChore): string[] {
     `      - name: Apply the outputs of chore ${id}`,
     '        env:',
     '          GITHUB_TOKEN: ${{ github.token }}',
+    // Optional: a pull request opened with GITHUB_TOKEN starts no CI (draftPull.ts). This step runs
+    // only the pinned CLI on the artifact (no command, no model), so it may hold the secret.
+    ...(c.chore.outputs?.pullRequest || c.chore.outputs?.pushToPullRequest ? ['          TASKLANE_PR_TOKEN: ${{ secrets.TASKLANE_PR_TOKEN }}'] : []),
     `          TASKLANE_AGENT_RESULT: \${{ needs.${agent}.result }}`,
     `        run: tasklane chores apply --workspace repo --from ${OUT_DIR} --chore ${id}`,
   ];
@@ -241,6 +252,13 @@ export function applyPermissions(c: CiChore): Record<string, 'read' | 'write'> {
   }
   if (outputs.review) scopes['pull-requests'] = 'write';
   if (outputs.pullRequest) {
+    scopes.contents = 'write';
+    scopes['pull-requests'] = 'write';
+    // When GitHub refuses the pull request, the patch is filed as an issue instead (draftPull.ts).
+    scopes.issues = 'write';
+  }
+  // A commit on the triggering pull request's branch (pushToPull.ts reads the pull request first).
+  if (outputs.pushToPullRequest) {
     scopes.contents = 'write';
     scopes['pull-requests'] = 'write';
   }

@@ -56,8 +56,14 @@ export interface FakeGithub {
   readonly pulls: Array<{ number: number; title: string; body: string; head: string; base: string; draft: unknown }>;
   /** Files of the default branch head, and what commits wrote (path → content, null = deleted). */
   readonly files: Map<string, string>;
-  readonly commits: Map<string, { tree: string; parents: string[]; message: string; files: Map<string, string | null> }>;
+  readonly commits: Map<string, { tree: string; parents: string[]; message: string; files: Map<string, string | null>; modes: Map<string, string> }>;
   readonly refs: Map<string, string>;
+  /** Modes of the default branch's files (absent: 100644), as its tree lists them. */
+  readonly modes: Map<string, string>;
+  /** Open pull requests `GET /pulls/{n}` describes: their head branch, commit and repository (a fork's is another). */
+  readonly openPulls: Map<number, { ref: string; sha: string; repo: string; state?: string }>;
+  /** When set, `POST /pulls` answers this (GitHub's 403 when Actions may not create pull requests). */
+  refusePulls?: { status: number; message: string };
   /** Most items a list answers per page (GitHub: 100); lower it to make lists span pages. */
   maxPerPage: number;
   /** Lists of check runs answer every page but this one's items (a page lost on the way), when set. */
@@ -84,14 +90,20 @@ export async function startFakeGithub(options: {
   const pulls: FakeGithub['pulls'] = [];
   const files = new Map(Object.entries(options.files ?? {}));
   const blobs = new Map<string, string>();
-  const trees = new Map<string, Map<string, string | null>>();
-  const commits: FakeGithub['commits'] = new Map([[headSha, { tree: 'tree-base', parents: [], message: 'base', files: new Map() }]]);
+  const trees = new Map<string, { files: Map<string, string | null>; modes: Map<string, string> }>();
+  const modes = new Map<string, string>();
+  const openPulls: FakeGithub['openPulls'] = new Map();
+  const commits: FakeGithub['commits'] = new Map([[headSha, { tree: 'tree-base', parents: [], message: 'base', files: new Map(), modes: new Map() }]]);
   const refs = new Map([[`heads/${defaultBranch}`, headSha]]);
   let counter = 100;
   const sha = (text: string) => createHash('sha1').update(text).digest('hex');
   const prefix = `/repos/${options.repo}`;
 
-  const state = { maxPerPage: 100, dropCheckRunPage: undefined as number | undefined };
+  const state = {
+    maxPerPage: 100,
+    dropCheckRunPage: undefined as number | undefined,
+    refusePulls: undefined as { status: number; message: string } | undefined,
+  };
   /** GitHub's `Link` header for a list `path` at `page` of `pages`. */
   const links = (path: string, query: URLSearchParams, pageNo: number, pages: number): Record<string, string> => {
     const at = (n: number) => {
@@ -212,11 +224,33 @@ export async function startFakeGithub(options: {
       blobs.set(id, content);
       return [201, { sha: id }];
     }
+    if (method === 'GET' && (m = /^\/git\/trees\/(.+)$/.exec(p))) {
+      // The base tree, one level at a time: `tree-base` is the root, `tree-base:<dir>` a folder of it.
+      const id = decodeURIComponent(m[1]);
+      if (id !== 'tree-base' && !id.startsWith('tree-base:')) return [404, { message: 'Not Found' }];
+      const dir = id === 'tree-base' ? '' : `${id.slice('tree-base:'.length)}/`;
+      const level = new Map<string, { path: string; mode: string; type: string; sha: string }>();
+      for (const file of files.keys()) {
+        if (!file.startsWith(dir)) continue;
+        const [name, ...deeper] = file.slice(dir.length).split('/');
+        level.set(
+          name,
+          deeper.length
+            ? { path: name, mode: '040000', type: 'tree', sha: `tree-base:${dir}${name}` }
+            : { path: name, mode: modes.get(file) ?? '100644', type: 'blob', sha: sha(`blob ${files.get(file)}`) },
+        );
+      }
+      return [200, { sha: id, tree: [...level.values()], truncated: false }];
+    }
     if (method === 'POST' && p === '/git/trees') {
       const entries = new Map<string, string | null>();
-      for (const e of body.tree as Array<{ path: string; sha: string | null }>) entries.set(e.path, e.sha === null ? null : (blobs.get(e.sha) ?? ''));
-      const id = sha(`tree ${JSON.stringify([...entries])}`);
-      trees.set(id, entries);
+      const entryModes = new Map<string, string>();
+      for (const e of body.tree as Array<{ path: string; sha: string | null; mode: string }>) {
+        entries.set(e.path, e.sha === null ? null : (blobs.get(e.sha) ?? ''));
+        entryModes.set(e.path, e.mode);
+      }
+      const id = sha(`tree ${JSON.stringify([...entries])} ${JSON.stringify([...entryModes])}`);
+      trees.set(id, { files: entries, modes: entryModes });
       return [201, { sha: id }];
     }
     if (method === 'POST' && p === '/git/commits') {
@@ -225,7 +259,8 @@ export async function startFakeGithub(options: {
         tree: String(body.tree),
         parents: body.parents as string[],
         message: String(body.message),
-        files: trees.get(String(body.tree)) ?? new Map(),
+        files: trees.get(String(body.tree))?.files ?? new Map(),
+        modes: trees.get(String(body.tree))?.modes ?? new Map(),
       });
       return [201, { sha: id }];
     }
@@ -233,7 +268,28 @@ export async function startFakeGithub(options: {
       refs.set(String(body.ref).replace(/^refs\//, ''), String(body.sha));
       return [201, { ref: body.ref }];
     }
+    if (method === 'GET' && (m = /^\/pulls\/(\d+)$/.exec(p))) {
+      const pull = openPulls.get(Number(m[1]));
+      if (!pull) return [404, { message: 'Not Found' }];
+      return [200, { number: Number(m[1]), state: pull.state ?? 'open', head: { ref: pull.ref, sha: pull.sha, repo: { full_name: pull.repo } } }];
+    }
+    if (method === 'PATCH' && (m = /^\/git\/refs\/(heads\/.+)$/.exec(p))) {
+      // A fast-forward only (force: false), as GitHub: the new commit's parent must be the branch's head.
+      const ref = m[1].split('/').map(decodeURIComponent).join('/');
+      const at = refs.get(ref);
+      if (!at) return [422, { message: 'Reference does not exist' }];
+      if (body.force !== true && commits.get(String(body.sha))?.parents[0] !== at) return [422, { message: 'Update is not a fast forward' }];
+      refs.set(ref, String(body.sha));
+      return [200, { ref: `refs/${ref}`, object: { sha: body.sha } }];
+    }
+    if (method === 'DELETE' && (m = /^\/git\/refs\/(heads\/.+)$/.exec(p))) {
+      const ref = m[1].split('/').map(decodeURIComponent).join('/');
+      if (!refs.has(ref)) return [422, { message: 'Reference does not exist' }];
+      refs.delete(ref);
+      return [204, undefined];
+    }
     if (method === 'POST' && p === '/pulls') {
+      if (state.refusePulls) return [state.refusePulls.status, { message: state.refusePulls.message }];
       const number = 1000 + pulls.length + 1;
       pulls.push({ number, title: String(body.title), body: String(body.body), head: String(body.head), base: String(body.base), draft: body.draft });
       return [201, { number, draft: body.draft }];
@@ -265,6 +321,12 @@ export async function startFakeGithub(options: {
     set maxPerPage(n: number) {
       state.maxPerPage = n;
     },
+    get refusePulls() {
+      return state.refusePulls;
+    },
+    set refusePulls(answer: { status: number; message: string } | undefined) {
+      state.refusePulls = answer;
+    },
     get dropCheckRunPage() {
       return state.dropCheckRunPage;
     },
@@ -283,6 +345,8 @@ export async function startFakeGithub(options: {
     files,
     commits,
     refs,
+    modes,
+    openPulls,
     writes: () => requests.filter((r) => r.method !== 'GET'),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

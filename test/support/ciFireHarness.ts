@@ -50,6 +50,24 @@ export const extraChores = `  - id: outsider-fix
     outputs:
       pullRequest: { draft: true }
       comment: { max: 1 }
+  - id: pr-fix
+    name: Fix an issue or a pull request on request
+    trigger: { github: { event: issue_comment, command: fix } }
+    actionSets: [files, commands]
+    commands: ["npm test"]
+    prompt: A maintainer asked you to fix this. Make the smallest edit and run npm test.
+    outputs:
+      pushToPullRequest: {}
+      pullRequest: { draft: true }
+      comment: { max: 1 }
+  - id: tight-fix
+    name: Fix within two model calls
+    trigger:
+      github: { event: issues, types: [opened] }
+    prompt: Fix what the issue describes.
+    actionSets: [files]
+    budget: { maxIterations: 2 }
+    outputs: { comment: {}, pullRequest: { draft: true } }
   - id: slash-triage
     name: Triage on request
     trigger:
@@ -106,6 +124,16 @@ function makeRepo(): string {
   return dir;
 }
 
+/** A maintainer's `/tasklane fix` comment on issue #1 (a real issue_comment payload). */
+export const fixRequest = (): Obj => {
+  const comment = webhookExample('issue_comment', (e) => e.action === 'created') as Obj;
+  comment.repository.full_name = repoName;
+  comment.comment.body = '/tasklane fix';
+  comment.comment.user.login = 'Codertocat';
+  comment.sender.login = 'Codertocat';
+  return comment;
+};
+
 export const end = (output: Obj): ScriptStep => ({ toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done', output } }] });
 
 /** Registers the suite's hooks (mocha) and returns the harness; read its fields inside tests. */
@@ -134,8 +162,15 @@ export function ciFireSuite() {
     return { code, out, err };
   }
 
-  /** One fire: the agent job (model env + gate token, no write token), then the apply job (write token, no model). */
-  async function fire(id: string, eventName: string, payload: Obj, script: ScriptStep[], extraEnv: Record<string, string> = {}) {
+  /** One fire: the agent job (model env + gate token, no write token), then the apply job (write token, no model; plus `applyEnv`). */
+  async function fire(
+    id: string,
+    eventName: string,
+    payload: Obj,
+    script: ScriptStep[],
+    extraEnv: Record<string, string> = {},
+    applyEnv: Record<string, string> = {},
+  ) {
     server.reset();
     if (script.length) server.script(script);
     const event = writeEvent(tmp, eventName, payload);
@@ -158,6 +193,7 @@ export function ciFireSuite() {
       ...baseEnv(eventName, event),
       GITHUB_TOKEN: 'write-token',
       GITHUB_STEP_SUMMARY: stepSummary,
+      ...applyEnv,
     });
     return { run, manifest, apply, out, modelRequests, firstRequest, writes: github.writes().slice(writesBefore) };
   }

@@ -69,6 +69,10 @@ export function outputsInstruction(outputs: ChoreOutputs | undefined): string {
   if (outputs.issue) kinds.push(`"issues": [<at most ${outputs.issue.max} of {"title": "…", "body": "…"}>]`);
   if (outputs.review) kinds.push('"review": "<one review comment on the pull request>"');
   if (outputs.pullRequest) kinds.push('"pullRequest": {"title": "…", "body": "…"} (the files you edited become a draft pull request)');
+  if (outputs.pushToPullRequest)
+    kinds.push(
+      '"pushToPullRequest": {"message": "<commit message>"} (the files you edited become a commit on the triggering pull request\'s branch; only when the item is a pull request of this repository)',
+    );
   return [
     'Your results are written to GitHub by a separate step, only from your task_end `output` JSON object. Put in it only what you want written, with these keys:',
     `{ ${kinds.join(', ')} }`,

@@ -195,10 +195,14 @@ export const outputsSchema = z
       })
       .optional(),
     review: z.strictObject({ max: count('outputs.review.max', outputCaps.review).optional() }).optional(),
+    pushToPullRequest: z.strictObject({ paths: lines('outputs.pushToPullRequest.paths').optional() }).optional(),
   })
   .superRefine((o, ctx) => {
-    if (!o.labels && !o.comment && !o.issue && !o.pullRequest && !o.review)
-      ctx.addIssue({ code: 'custom', message: 'outputs needs at least one of labels, comment, issue, pullRequest or review (or remove it)' });
+    if (!o.labels && !o.comment && !o.issue && !o.pullRequest && !o.review && !o.pushToPullRequest)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'outputs needs at least one of labels, comment, issue, pullRequest, pushToPullRequest or review (or remove it)',
+      });
   });
 
 /** The normalised trigger: the default activity types filled in, fork pull requests skipped unless asked. */
@@ -254,5 +258,6 @@ export function normalizeOutputs(o: z.output<typeof outputsSchema>): ChoreOutput
     ...(o.issue ? { issue: { max: o.issue.max ?? 1 } } : {}),
     ...(o.pullRequest ? { pullRequest: { draft: true as const, ...(o.pullRequest.paths ? { paths: o.pullRequest.paths } : {}) } } : {}),
     ...(o.review ? { review: { max: o.review.max ?? 1 } } : {}),
+    ...(o.pushToPullRequest ? { pushToPullRequest: o.pushToPullRequest.paths ? { paths: o.pushToPullRequest.paths } : {} } : {}),
   };
 }

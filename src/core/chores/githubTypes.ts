@@ -68,6 +68,12 @@ export interface ChoreOutputs {
   issue?: { max: number };
   /** The run's patch as a pull request; always a draft. */
   pullRequest?: { draft: true; paths?: string[] };
+  /**
+   * The run's patch as a commit on the triggering pull request's branch, when that branch is in
+   * this repository (a fork's is refused): `/tasklane fix` on a pull request fixes it in place
+   * instead of opening a second one. `paths` as for pullRequest.
+   */
+  pushToPullRequest?: { paths?: string[] };
   /** A review comment on the triggering pull request (never an approval). */
   review?: { max: number };
 }

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ciFireSuite, end, repoName } from '../../support/ciFireHarness';
+import { ciFireSuite, end, fixRequest, repoName } from '../../support/ciFireHarness';
 import type { Obj } from '../../support/ciFireHarness';
 import { webhookExample, writeEvent } from '../../support/webhookExamples';
 
@@ -25,15 +25,6 @@ describe('cli: one status per item for every CI fire', function () {
       GITHUB_STEP_SUMMARY: h.stepSummary,
       TASKLANE_AGENT_RESULT: result,
     });
-  };
-
-  const fixRequest = (): Obj => {
-    const comment = webhookExample('issue_comment', (e) => e.action === 'created') as Obj;
-    comment.repository.full_name = repoName;
-    comment.comment.body = '/tasklane fix';
-    comment.comment.user.login = 'Codertocat';
-    comment.sender.login = 'Codertocat';
-    return comment;
   };
 
   it('a fire cancelled by a newer one edits the same status on its issue; no check, no ledger record', async () => {

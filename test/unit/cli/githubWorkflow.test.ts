@@ -45,7 +45,8 @@ describe('cli: the generated GitHub workflow', () => {
     assert.deepEqual(apply('nightly'), { checks: 'write', contents: 'read' });
     assert.deepEqual(apply('triage'), { checks: 'write', contents: 'read', issues: 'write' });
     assert.deepEqual(apply('review-deps'), { checks: 'write', contents: 'read', issues: 'write', 'pull-requests': 'write' });
-    assert.deepEqual(apply('fix-build'), { checks: 'write', contents: 'write', 'pull-requests': 'write' });
+    // issues: write for the issue that carries the patch when GitHub refuses the pull request (draftPull.ts).
+    assert.deepEqual(apply('fix-build'), { checks: 'write', contents: 'write', issues: 'write', 'pull-requests': 'write' });
     assert.deepEqual(apply('errors'), { checks: 'write', contents: 'read', issues: 'write' });
     // A pull request fire with no outputs still writes its status on the pull request.
     assert.deepEqual(apply('on-review'), { checks: 'write', contents: 'read', 'pull-requests': 'write' });
@@ -110,6 +111,7 @@ describe('cli: the generated GitHub workflow', () => {
       '${{ secrets.ANTHROPIC_API_KEY }}',
       '${{ secrets.OPENAI_API_KEY }}',
       '${{ secrets.TASKLANE_SECRET_TEAM_SLACK }}',
+      '${{ secrets.TASKLANE_PR_TOKEN }}',
       '${{ github.token }}',
       '${{ steps.upload.outputs.artifact-id }}',
       '${{ github.event.repository.default_branch }}',
@@ -128,6 +130,16 @@ describe('cli: the generated GitHub workflow', () => {
       assert.doesNotMatch(JSON.stringify({ ...job, steps: [] }), /secrets\./, id);
       for (const step of job.steps) {
         if (!/secrets\./.test(JSON.stringify(step))) continue;
+        // The apply step runs the pinned CLI on the artifact and nothing else (no command, no
+        // model): it may hold the optional pull-request token, and only that secret.
+        if (step.run?.startsWith('tasklane chores apply')) {
+          assert.equal(id, 'apply-fix-build', 'only a chore that opens pull requests gets the token');
+          assert.deepEqual(
+            Object.entries(step.env ?? {}).filter(([, v]) => /secrets\./.test(String(v))),
+            [['TASKLANE_PR_TOKEN', '${{ secrets.TASKLANE_PR_TOKEN }}']],
+          );
+          continue;
+        }
         assert.equal(step.name, 'Hand the keys to Tasklane', `${id}: ${JSON.stringify(step)}`);
         assert.match(step.run ?? '', /^umask 077\n/, 'the step only writes the files');
       }

@@ -18,6 +18,13 @@ function shapes(): Array<[string, string]> {
     ...all.map((c): [string, string] => [c.id, generate([c])]),
     ['all', generate(all)],
     ['pull request review', generate([githubChore('review', { event: 'pull_request', branches: ['main', 'release/**'] })])],
+    // Checks out the commented pull request's head (pushToPull.ts): the zizmor-like audits and actionlint hold there too.
+    [
+      'fix on a pull request',
+      generate([
+        githubChore('pr-fix', { event: 'issue_comment', command: 'fix' }, { pushToPullRequest: {}, pullRequest: { draft: true }, comment: { max: 1 } }),
+      ]),
+    ],
   ];
 }
 

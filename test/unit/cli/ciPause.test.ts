@@ -1,0 +1,65 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { pausedState, RESUME_TODAY } from '../../../src/cli/ciPause';
+import { ciFireSuite } from '../../support/ciFireHarness';
+import type { ScriptStep } from '../../fixtures/modelServer';
+
+describe('cli: a CI fire that reaches its budget ends paused at budget, its state recorded', function () {
+  this.timeout(120_000);
+  const h = ciFireSuite();
+  const { fire, issueOpened, statusOn } = h;
+
+  it('iterations spent: the result, the status comment and the step summary say paused at budget, with the edits so far', async () => {
+    const edit: ScriptStep = {
+      toolCalls: [{ name: 'replace_in_file', arguments: { path: 'app.js', edits: [{ oldText: 'answer = 41', newText: 'answer = 42' }] } }],
+    };
+    const read: ScriptStep = { toolCalls: [{ name: 'read_file', arguments: { path: 'check.js' } }] };
+    const result = await fire('tight-fix', 'issues', issueOpened(), [edit, read, read]);
+    assert.equal(result.modelRequests, 2, 'the third call is never made');
+    assert.equal(result.run.code, 0, 'a pause is no failure: the agent job stays green');
+    assert.match(result.run.err, /chore tight-fix: paused at budget: used all 2 iterations/);
+    assert.match(result.apply.out, /^chore tight-fix: paused at budget: used all 2 iterations/);
+    assert.equal(result.manifest.status, 'budget_exhausted');
+    assert.deepEqual(result.manifest.paused, {
+      limit: 'iterations',
+      message: 'used all 2 iterations (budget.maxIterations)',
+      steps: ['replace_in_file ok', 'read_file ok'],
+      resume: RESUME_TODAY,
+    });
+    assert.equal(result.manifest.usage.iterations, 2);
+    // The edits so far are kept with the state, for a person (or a later resume) to pick up.
+    assert.deepEqual(result.manifest.changedFiles, ['app.js']);
+    assert.match(fs.readFileSync(path.join(result.out, 'tasklane.patch'), 'utf8'), /^\+exports\.answer = 42;$/m);
+
+    const status = statusOn(1, 'tight-fix')[0]?.body ?? '';
+    assert.match(status, /^\*\*Tasklane · tight-fix\*\*: Paused at budget: used all 2 iterations \(budget\.maxIterations\)/);
+    assert.match(status, /- Status: paused at budget \(used all 2 iterations \(budget\.maxIterations\)\)\n/);
+    assert.match(
+      status,
+      /- Paused at budget \(iterations\): its state is recorded in the run's artifact: the usage above, its last 2 step\(s\) and the edits so far in tasklane\.patch \(app\.js\)\. Continuing this run from its recorded state is not built on CI yet/,
+    );
+    assert.doesNotMatch(status, /failed|produced nothing/i);
+    const summary = fs.readFileSync(h.stepSummary, 'utf8');
+    assert.match(
+      summary,
+      /^## Tasklane · tight-fix\n\n\*\*Paused at budget: used all 2 iterations \(budget\.maxIterations\)\*\*\n\n- Status: paused at budget/,
+    );
+    assert.match(summary, /- Paused at budget \(iterations\)/);
+  });
+
+  it("maxSeconds ends a run everywhere and is no pause; a cost cap lower than the chore's own is the day's cap across fires", () => {
+    const budget = { maxIterations: 10, maxSeconds: 60, maxInputTokens: 100_000, maxCostUsd: 1 };
+    assert.equal(pausedState('budget_exhausted', 'ran for 61 s of 60 s (budget.maxSeconds)', { budget }, { budget }, []), undefined);
+    assert.equal(pausedState('failed', 'used all 10 iterations (budget.maxIterations)', { budget }, { budget }, []), undefined);
+    const own = pausedState('budget_exhausted', 'Chore budget exhausted: spent $1.0100 of $1 (budget.maxCostUsd)', { budget }, { budget }, []);
+    assert.deepEqual(own && { limit: own.limit, message: own.message, resume: own.resume }, {
+      limit: 'costUsd',
+      message: 'spent $1.0100 of $1 (budget.maxCostUsd)',
+      resume: RESUME_TODAY,
+    });
+    const day = pausedState('budget_exhausted', 'spent $0.2000 of $0.2 (budget.maxCostUsd)', { budget }, { budget: { ...budget, maxCostUsd: 0.2 } }, []);
+    assert.match(day?.message ?? '', /what the day's cap across fires \(budget\.maxCostUsdPerDay\) left for this fire, below the chore's own \$1$/);
+    assert.match(day?.resume ?? '', /the next fire after midnight UTC starts a new run/);
+  });
+});
