@@ -26,6 +26,7 @@ import { ApprovalService, EDITS_RESTRICTED } from './approvals/approvalService';
 import { VsCodeEditApplier, VsCodeWorkspaceReader, vscodeRootsReader } from './approvals/vscodeEdits';
 import { hostRoots } from './workspaceFolders';
 import { ChoreHost, workspaceSecretKey } from './chores/choreHost';
+import { VsCodeMcpInputs } from './mcp/mcpInputsHost';
 import { CommandExecutionHost, combineApprovalSections, vscodeCommandRunner } from './execution/commandHost';
 import type { OwnedApprovalSection } from './execution/commandHost';
 import { McpHost } from './mcp/mcpHost';
@@ -134,6 +135,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     extensionId: env.extensionId,
     onSecret: (value) => env.redactor.addSecret(value),
     secret: (name) => Promise.resolve(env.secrets.get(workspaceSecretKey(name))),
+    inputs: new VsCodeMcpInputs(env.secrets, env.consent),
   });
   const skillDirs = [vscode.Uri.joinPath(env.extensionUri, 'skills').fsPath];
   if (folder) {

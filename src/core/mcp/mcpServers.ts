@@ -21,6 +21,7 @@ import { McpConnection } from './mcpConnection';
 import { boundedTools } from './mcpLimits';
 import type { McpConnectionState, McpPromptInfo, McpResourceInfo, McpTool } from './mcpConnection';
 import type { ElicitationPort } from './mcpElicitation';
+import type { McpInputPort } from './mcpInputs';
 import type { McpOAuth } from './mcpOAuth';
 
 /** Longest tool description offered to the model; longer ones are cut (the stable prefix stays small). */
@@ -47,13 +48,12 @@ export interface McpServersDeps {
   oauth?: McpOAuth;
   /** Secrets one server gets at its start (McpConnectionOptions.secretEnv), by server name. */
   secretEnv?: (server: string) => Promise<Record<string, string>>;
-  /**
-   * Told each value `secretEnv` gives a server, before the server starts: the host's redactor, so
-   * nothing the server echoes back (a tool result, an error) carries it into a trace or a prompt.
-   */
+  /** Told each secret a server is given (`secretEnv`, password inputs) before it starts: the redactor, so no echo carries it into a trace or prompt. */
   onSecret?: (value: string) => void;
   /** A server said its tools changed (list_changed): list them again and offer the new ones. */
   onToolsChanged?: (server: string) => void;
+  /** The values of `${input:ID}` (McpConnectionOptions.inputs); absent: from the environment. */
+  inputs?: McpInputPort;
 }
 
 /** A call's deadline and abort, and where its progress notes go (the step row). */
@@ -316,7 +316,7 @@ export class McpServers implements McpCallPort {
     if (live?.hash === definition.hash) return live.connection;
     // A changed definition is a different server: the old process must not keep serving it.
     if (live) void live.connection.stop();
-    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit, oauth, secretEnv, onSecret, onToolsChanged } = this.deps;
+    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit, oauth, secretEnv, onSecret, onToolsChanged, inputs } = this.deps;
     const connection = new McpConnection({
       definition,
       cwd,
@@ -331,6 +331,7 @@ export class McpServers implements McpCallPort {
       ...(secretEnv ? { secretEnv: () => secretEnv(definition.name) } : {}),
       ...(onSecret ? { onSecret } : {}),
       ...(onToolsChanged ? { onToolsChanged } : {}),
+      ...(inputs ? { inputs } : {}),
     });
     this.connections.set(definition.name, { hash: definition.hash, connection });
     return connection;
