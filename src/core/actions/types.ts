@@ -74,6 +74,12 @@ export interface ActionDef<I = unknown> {
   description: string;
   /** Validation schema; coerces where models are sloppy (numbers as strings). */
   input: z.ZodType<I>;
+  /**
+   * The JSON Schema the model is offered, when it is not `input`'s export: an MCP tool's, as its
+   * server wrote it (`$defs`, `$ref`, 2020-12 keywords), which a round trip through zod would
+   * inline, loosen or drop. `input` still validates the call.
+   */
+  inputJsonSchema?: Record<string, unknown>;
   /** Which sets the action belongs to; a task sees the union of its sets. */
   actionSets: string[];
   /** Safe to run concurrently with the other actions of the turn. */

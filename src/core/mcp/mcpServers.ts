@@ -363,6 +363,8 @@ function toolAction(server: string, tool: McpTool, service: Pick<CommandService,
     name: mcpActionName(server, tool.name),
     description,
     input: inputSchema(tool.inputSchema),
+    // Offered as the server sent it (bounded: mcpLimits.ts); the zod form only validates.
+    inputJsonSchema: tool.inputSchema,
     actionSets: [mcpActionSet(server)],
     parallelizable: false,
     // The ledger entry is written by the command service around the real call, as for commands.
