@@ -64,6 +64,11 @@ export interface ActionContext {
    * long-running action passes it on (the command runner kills its child) and gives up early.
    */
   signal?: AbortSignal;
+  /**
+   * Says how far a long action is (an MCP tool's `3/10 (30%): copying`): shown in its step row
+   * while it runs, live only (the result keeps the last note). Absent outside a task.
+   */
+  progress?: (note: string) => void;
 }
 
 /** One action: the single source of truth for its schema, metadata and behaviour. */
