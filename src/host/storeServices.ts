@@ -123,10 +123,13 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   });
   const files = vscodeRootsReader(readers);
   const applier = new VsCodeEditApplier(files);
+  // The window's one consent store: MCP Trust, the workspace's checks and chores Enable all read and
+  // write the same records through it, and its listeners hear every give and revoke.
+  const consent = new ConsentStore(env.consent, () => clock.now());
   const mcp = new McpHost({
     root: folder?.uri,
     settings,
-    consent: new ConsentStore(env.consent, () => clock.now()),
+    consent,
     trusted,
     clock,
     logger,
@@ -169,7 +172,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   const checks = new WorkspaceChecksHost({
     root: folder?.uri,
     userChecks: () => settings.checks(),
-    consent: new ConsentStore(env.consent, () => clock.now()),
+    consent,
     trusted,
     logger,
   });
@@ -278,7 +281,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     clock,
     logger,
     trusted,
-    consent: env.consent,
+    consent,
     root: folder?.uri,
     choreSettings: () => settings.chores(),
     modelCost: () => settings.modelCost(),
