@@ -206,6 +206,17 @@ describe('host: MCP servers of the user: crash, hang, Streamable HTTP', function
     await callThroughTask('solo', 'echo', { message: 'after the kill' }, /Echo: after the kill/);
   });
 
+  it('a long tool sends progress: the result the model reads ends with the last note', async () => {
+    // The step row's side of it (live, in the webview) is test/unit/engine/actionProgress.test.ts.
+    const seen = await callThroughTask(
+      'solo',
+      'trigger-long-running-operation',
+      { duration: 1, steps: 4 },
+      /Long running operation completed\. Duration: 1 seconds, Steps: 4\./,
+    );
+    assert.match(seen, /\[progress: [1-4]\/4 \(\d+%\)\]/);
+  });
+
   it('a hanging call ends with a clear error after tasklane.mcp.callTimeoutSeconds; the turn goes on', async () => {
     await user().update('callTimeoutSeconds', 1, vscode.ConfigurationTarget.Global);
     await callThroughTask('solo', 'trigger-long-running-operation', { duration: 30, steps: 3 }, /did not answer within 1 s/);
