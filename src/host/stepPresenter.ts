@@ -14,6 +14,8 @@ interface Started {
   name: string;
   input: Record<string, unknown>;
   seq: number;
+  /** Progress notes shown so far: each is a newer version of the row (`rev`), still older than its end. */
+  notes: number;
 }
 
 /** Actions under way kept per task at most (a turn runs at most a few dozen). */
@@ -35,7 +37,7 @@ export class StepPresenter {
       const input = isRecord(data.input) ? data.input : {};
       const open = this.started.get(taskId) ?? new Map<string, Started>();
       if (open.size >= STARTED_KEPT) open.delete(open.keys().next().value as string);
-      open.set(callId, { name, input, seq: event.seq });
+      open.set(callId, { name, input, seq: event.seq, notes: 0 });
       this.started.set(taskId, open);
       return actionRow(callId, event.seq, event.seq, name, input, undefined);
     }
@@ -52,6 +54,19 @@ export class StepPresenter {
     }
     if (event.kind === 'task_end') this.started.delete(taskId);
     return eventRow(event);
+  }
+
+  /**
+   * The running row of an action with its latest progress note ("2/3 (67%): step 2"); undefined
+   * once it ended or when its start was not seen. Its `rev` lies between the start's seq and the
+   * end's (the next event's seq at the least), so the end's row always replaces it.
+   */
+  progress(taskId: string, callId: string, note: string): StepView | undefined {
+    const start = this.started.get(taskId)?.get(callId);
+    if (!start) return undefined;
+    start.notes++;
+    const row = actionRow(callId, start.seq, start.seq + 1 - 1 / (start.notes + 1), start.name, start.input, undefined);
+    return row && { ...row, note: clip(note, NOTE_MAX) };
   }
 }
 

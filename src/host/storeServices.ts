@@ -26,6 +26,7 @@ import { ApprovalService, EDITS_RESTRICTED } from './approvals/approvalService';
 import { VsCodeEditApplier, VsCodeWorkspaceReader, vscodeRootsReader } from './approvals/vscodeEdits';
 import { hostRoots } from './workspaceFolders';
 import { ChoreHost, workspaceSecretKey } from './chores/choreHost';
+import { VsCodeMcpInputs } from './mcp/mcpInputsHost';
 import { CommandExecutionHost, combineApprovalSections, vscodeCommandRunner } from './execution/commandHost';
 import type { OwnedApprovalSection } from './execution/commandHost';
 import { McpHost } from './mcp/mcpHost';
@@ -122,10 +123,13 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   });
   const files = vscodeRootsReader(readers);
   const applier = new VsCodeEditApplier(files);
+  // The window's one consent store: MCP Trust, the workspace's checks and chores Enable all read and
+  // write the same records through it, and its listeners hear every give and revoke.
+  const consent = new ConsentStore(env.consent, () => clock.now());
   const mcp = new McpHost({
     root: folder?.uri,
     settings,
-    consent: new ConsentStore(env.consent, () => clock.now()),
+    consent,
     trusted,
     clock,
     logger,
@@ -134,6 +138,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     extensionId: env.extensionId,
     onSecret: (value) => env.redactor.addSecret(value),
     secret: (name) => Promise.resolve(env.secrets.get(workspaceSecretKey(name))),
+    inputs: new VsCodeMcpInputs(env.secrets, env.consent),
   });
   const skillDirs = [vscode.Uri.joinPath(env.extensionUri, 'skills').fsPath];
   if (folder) {
@@ -167,7 +172,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   const checks = new WorkspaceChecksHost({
     root: folder?.uri,
     userChecks: () => settings.checks(),
-    consent: new ConsentStore(env.consent, () => clock.now()),
+    consent,
     trusted,
     logger,
   });
@@ -276,7 +281,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     clock,
     logger,
     trusted,
-    consent: env.consent,
+    consent,
     root: folder?.uri,
     choreSettings: () => settings.chores(),
     modelCost: () => settings.modelCost(),

@@ -151,5 +151,9 @@ export function toHostMessages(change: AgentChange, row: SessionRowLookup, steps
       return [{ type: 'turnState', sessionId: change.sessionId, turnId: change.turnId, running: change.running }];
     case 'stream':
       return [{ type: 'streamDelta', sessionId: change.sessionId, turnId: change.turnId, delta: change.delta }];
+    case 'actionProgress': {
+      const step = steps?.progress(change.taskId, change.callId, change.note);
+      return step ? [{ type: 'thread.step', taskId: change.taskId, steps: [step] }] : [];
+    }
   }
 }

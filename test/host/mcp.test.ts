@@ -4,7 +4,20 @@ import type { ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel, waitForState } from './support/tasklane';
+import {
+  activateTasklane,
+  heldAt,
+  modelSaw,
+  quiesce,
+  releaseGate,
+  requestsText,
+  resetModel,
+  route,
+  scriptModel,
+  until,
+  useScriptedModel,
+  waitForState,
+} from './support/tasklane';
 import { asPerson, sendMessage } from './support/asPerson';
 
 // MCP servers a repository ships, in a real extension host, against the reference server
@@ -169,19 +182,25 @@ describe('host: MCP servers of the user: crash, hang, Streamable HTTP', function
       });
       web!.on('exit', (code) => reject(new Error(`server-everything (HTTP) exited ${code}: ${said}`)));
     });
-    await allowed().update('allowedCommands', ['mcp:solo/echo', 'mcp:solo/trigger-long-running-operation', 'mcp:web/echo'], vscode.ConfigurationTarget.Global);
+    await allowed().update(
+      'allowedCommands',
+      ['mcp:solo/echo', 'mcp:solo/trigger-long-running-operation', 'mcp:web/echo', 'mcp:pages/add_tool', 'mcp:pages/late_tool'],
+      vscode.ConfigurationTarget.Global,
+    );
     await user().update(
       'servers',
       {
         solo: { type: 'stdio', command: process.execPath, args: [everything, 'stdio', soloMarker] },
         web: { type: 'http', url: `http://127.0.0.1:${port}/mcp` },
+        // Pages its tools/list and adds a tool on request, saying so with list_changed.
+        pages: { type: 'stdio', command: process.execPath, args: [path.join(repoRoot, 'test/fixtures/pagingMcpServer.mjs')] },
       },
       vscode.ConfigurationTarget.Global,
     );
     // Their tools reach the agent once listed: the signal is the tool count in getState.
     await until('both servers to list their tools', async () => {
-      const listed = (await servers()).filter((s) => (s.name === 'solo' || s.name === 'web') && (s.tools ?? 0) > 0);
-      return listed.length === 2 || undefined;
+      const listed = (await servers()).filter((s) => ['solo', 'web', 'pages'].includes(s.name) && (s.tools ?? 0) > 0);
+      return listed.length === 3 || undefined;
     });
   });
   beforeEach(() => resetModel());
@@ -204,6 +223,41 @@ describe('host: MCP servers of the user: crash, hang, Streamable HTTP', function
     const crashed = await until('the server to show as crashed', async () => (await servers()).find((s) => s.name === 'solo' && s.state === 'crashed'));
     assert.match((crashed as McpState & { lastError?: string }).lastError ?? '', /exit|closed|crash/i, 'its last error is shown');
     await callThroughTask('solo', 'echo', { message: 'after the kill' }, /Echo: after the kill/);
+  });
+
+  it('list_changed mid-task: a tool the server adds while the task runs is offered and runs in that task', async () => {
+    const pages = async () => (await servers()).find((s) => s.name === 'pages')?.tools;
+    assert.equal(await pages(), 9, 'every page of tools/list, before the change');
+    const r = route('mcp-late');
+    await scriptModel(r, [
+      {
+        toolCalls: [
+          { name: 'task_start', arguments: { name: 'Grow the tools', instruction: 'Add a tool, then use it', mode: 'simple', actionSets: ['mcp:pages'] } },
+        ],
+      },
+      { toolCalls: [{ name: 'mcp_pages_add_tool', arguments: {} }] },
+      // Held until the host has listed the tools again, so what decides is the listing, not a race.
+      { gate: 'late-listed', toolCalls: [{ name: 'mcp_pages_late_tool', arguments: {} }] },
+      { toolCalls: [{ name: 'task_end', arguments: { summary: 'used the late tool' } }] },
+    ]);
+    await sendMessage(`grow the tools ${r}`);
+    await heldAt('late-listed');
+    await until('the late tool to be listed', async () => (await pages()) === 10 || undefined);
+    await releaseGate('late-listed');
+    await modelSaw(/ran late_tool/, 0, r);
+    const last = (await requestsText(r)).at(-1) ?? '';
+    assert.match(last, /mcp_pages_late_tool/, 'the next request of the task offers the new tool');
+  });
+
+  it('a long tool sends progress: the result the model reads ends with the last note', async () => {
+    // The step row's side of it (live, in the webview) is test/unit/engine/actionProgress.test.ts.
+    const seen = await callThroughTask(
+      'solo',
+      'trigger-long-running-operation',
+      { duration: 1, steps: 4 },
+      /Long running operation completed\. Duration: 1 seconds, Steps: 4\./,
+    );
+    assert.match(seen, /\[progress: [1-4]\/4 \(\d+%\)\]/);
   });
 
   it('a hanging call ends with a clear error after tasklane.mcp.callTimeoutSeconds; the turn goes on', async () => {

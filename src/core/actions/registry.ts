@@ -21,6 +21,16 @@ function compactSchema(node: unknown): unknown {
   return out;
 }
 
+/**
+ * What the model is offered: `inputJsonSchema` as given, less its top-level `$schema` (tokens the
+ * model does not need; nested keys are the author's and stay), else `input` exported and compacted.
+ */
+function inputSchemaOf(action: ActionDef): Record<string, unknown> {
+  if (!action.inputJsonSchema) return compactSchema(z.toJSONSchema(action.input)) as Record<string, unknown>;
+  const { $schema: _dialect, ...schema } = action.inputJsonSchema;
+  return schema;
+}
+
 export class ActionRegistry {
   private readonly actions = new Map<string, ActionDef>();
   private readonly specs = new Map<string, ToolSpec>();
@@ -41,7 +51,7 @@ export class ActionRegistry {
   private spec(action: ActionDef): ToolSpec {
     let spec = this.specs.get(action.name);
     if (!spec) {
-      spec = { name: action.name, description: action.description, inputSchema: compactSchema(z.toJSONSchema(action.input)) as Record<string, unknown> };
+      spec = { name: action.name, description: action.description, inputSchema: inputSchemaOf(action) };
       this.specs.set(action.name, spec);
     }
     return spec;

@@ -64,6 +64,11 @@ export interface ActionContext {
    * long-running action passes it on (the command runner kills its child) and gives up early.
    */
   signal?: AbortSignal;
+  /**
+   * Says how far a long action is (an MCP tool's `3/10 (30%): copying`): shown in its step row
+   * while it runs, live only (the result keeps the last note). Absent outside a task.
+   */
+  progress?: (note: string) => void;
 }
 
 /** One action: the single source of truth for its schema, metadata and behaviour. */
@@ -74,6 +79,12 @@ export interface ActionDef<I = unknown> {
   description: string;
   /** Validation schema; coerces where models are sloppy (numbers as strings). */
   input: z.ZodType<I>;
+  /**
+   * The JSON Schema the model is offered, when it is not `input`'s export: an MCP tool's, as its
+   * server wrote it (`$defs`, `$ref`, 2020-12 keywords), which a round trip through zod would
+   * inline, loosen or drop. `input` still validates the call.
+   */
+  inputJsonSchema?: Record<string, unknown>;
   /** Which sets the action belongs to; a task sees the union of its sets. */
   actionSets: string[];
   /** Safe to run concurrently with the other actions of the turn. */

@@ -38,6 +38,8 @@ export interface PipelineEnv {
   hooks?: TaskHooks;
   /** Caps on runaway work (actions per turn, task starts); absent in tests that do not need them. */
   caps?: RunawayGuard;
+  /** What goes on screen is redacted like what is stored (security/redact.ts). */
+  redact?: (text: string) => string;
 }
 
 export interface PipelineInput {
@@ -281,6 +283,10 @@ async function executeOne(
     skillNames: env.skillNames(),
     admitTask: () => env.caps?.admitTaskStart(effects.started.length),
     ...(input.signal ? { signal: input.signal } : {}),
+    // Live only, to the task's step row of this call; the result keeps the last note.
+    ...(task
+      ? { progress: (note: string) => state.publish({ type: 'actionProgress', taskId: task.id, callId: call.id, note: env.redact?.(note) ?? note }) }
+      : {}),
   };
   let ledgerId: string | undefined;
   try {

@@ -177,7 +177,9 @@ export type AgentChange =
   /** A turn started or ended in a session (the sidebar shows Stop while one runs). */
   | { type: 'turn'; sessionId: string; turnId: string; running: boolean }
   /** Live output of a running turn; never persisted (the final message is). */
-  | { type: 'stream'; sessionId: string; turnId: string; delta: StreamDelta };
+  | { type: 'stream'; sessionId: string; turnId: string; delta: StreamDelta }
+  /** How far a running action is (an MCP tool's progress), for its step row; never persisted. */
+  | { type: 'actionProgress'; taskId: string; callId: string; note: string };
 
 /** Budget settings, read at every turn so a settings change applies at once. */
 export interface AgentSettings {

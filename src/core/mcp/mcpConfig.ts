@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto';
 import { parse, printParseErrorCode } from 'jsonc-parser';
 import type { ParseError } from 'jsonc-parser';
 import * as z from 'zod/v4';
+import { inputReferences, parseMcpInputs } from './mcpInputs';
+import type { McpInput } from './mcpInputs';
 
 /** The workspace's MCP servers, in VS Code's own format; the command line reads the same file. */
 export const MCP_FILE = '.vscode/mcp.json';
@@ -81,11 +83,25 @@ export interface McpOAuthClient {
   issuer?: string;
 }
 
-/** One server as Tasklane runs it. */
+/**
+ * One server as Tasklane runs it. `inputs`: the declarations of the `${input:ID}` it names
+ * (mcpInputs.ts), asked at its start; outside the hash, as the values are the person's answers.
+ */
 export type McpServerDefinition =
-  | { name: string; source: McpSource; transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string; hash: string }
   | {
       name: string;
+      source: McpSource;
+      transport: 'stdio';
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      cwd?: string;
+      inputs?: McpInput[];
+      hash: string;
+    }
+  | {
+      name: string;
+      inputs?: McpInput[];
       source: McpSource;
       transport: 'http';
       url: string;
@@ -107,7 +123,10 @@ export interface McpConfigProblem {
 export function parseMcpServers(raw: unknown, source: McpSource): { servers: McpServerDefinition[]; problems: McpConfigProblem[] } {
   const servers: McpServerDefinition[] = [];
   const problems: McpConfigProblem[] = [];
-  const entries = raw && typeof raw === 'object' && 'servers' in raw ? (raw as { servers: unknown }).servers : raw;
+  const file = raw && typeof raw === 'object' && 'servers' in raw ? (raw as { servers: unknown; inputs?: unknown }) : undefined;
+  const entries = file ? file.servers : raw;
+  const declared = parseMcpInputs(file?.inputs);
+  for (const message of declared.problems) problems.push({ name: '(inputs)', source, message });
   if (!entries || typeof entries !== 'object' || Array.isArray(entries)) {
     if (entries !== undefined) problems.push({ name: '(file)', source, message: 'expected {"servers": {"<name>": {...}}}' });
     return { servers, problems };
@@ -124,9 +143,23 @@ export function parseMcpServers(raw: unknown, source: McpSource): { servers: Mcp
       continue;
     }
     const def = parsed.data;
+    const named = inputReferences(
+      'command' in def ? [def.command, ...def.args, ...Object.values(def.env), def.cwd ?? ''] : [def.url, ...Object.values(def.headers)],
+    );
+    const undeclared = named.filter((id) => !declared.inputs.has(id));
+    if (undeclared.length) {
+      const list = undeclared.map((id) => `\${input:${id}}`).join(', ');
+      problems.push({
+        name,
+        source,
+        message: `names ${list}, which the file's "inputs" does not declare: add {"type": "promptString", "id", "description"} for each`,
+      });
+      continue;
+    }
+    const inputs = named.length ? { inputs: named.map((id) => declared.inputs.get(id)!) } : {};
     if ('command' in def) {
       const body = { transport: 'stdio' as const, command: def.command, args: def.args, env: def.env, ...(def.cwd ? { cwd: def.cwd } : {}) };
-      servers.push({ name, source, ...body, hash: definitionHash({ name, ...body }) });
+      servers.push({ name, source, ...body, ...inputs, hash: definitionHash({ name, ...body }) });
     } else {
       const secretEnv = def.oauth?.clientSecret?.match(ENV_REFERENCE)?.[1];
       const keyEnv = def.oauth?.privateKey?.match(ENV_REFERENCE)?.[1];
@@ -161,7 +194,7 @@ export function parseMcpServers(raw: unknown, source: McpSource): { servers: Mcp
         ...(oauth ? { oauth } : {}),
         ...(def.type === 'sse' ? { sse: true as const } : {}),
       };
-      servers.push({ name, source, ...body, hash: definitionHash({ name, ...body }) });
+      servers.push({ name, source, ...body, ...inputs, hash: definitionHash({ name, ...body }) });
     }
   }
   return { servers, problems };

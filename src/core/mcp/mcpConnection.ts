@@ -14,6 +14,8 @@ import type { McpServerDefinition } from './mcpConfig';
 import { answerElicitation } from './mcpElicitation';
 import { listContext, listTools } from './mcpLists';
 import type { McpPromptInfo, McpResourceInfo, McpTool } from './mcpLists';
+import { envInputs, inputValues } from './mcpInputs';
+import type { McpInputPort } from './mcpInputs';
 import { machineAuth } from './mcpMachineAuth';
 import type { ElicitationPort } from './mcpElicitation';
 import type { McpOAuth, ServerOAuth } from './mcpOAuth';
@@ -61,6 +63,8 @@ export interface McpConnectionOptions {
    * dropped, and the listener lists again (a new tool reaches the agent mid-task).
    */
   onToolsChanged?: (server: string) => void;
+  /** Gives the values of the definition's `${input:ID}` (asked once, kept); default: the environment (headless). */
+  inputs?: McpInputPort;
 }
 
 /** Starting a server (npx may install it first) and listing its tools get longer than one call. */
@@ -249,6 +253,7 @@ export class McpConnection {
       const sdk = (this.sdk = await loadSdk());
       const secrets = (await this.options.secretEnv?.()) ?? {};
       for (const value of Object.values(secrets)) this.options.onSecret?.(value); // before the server could echo one
+      const inputs = await inputValues(definition, this.options.inputs ?? envInputs(), this.options.onSecret);
       // The client's own credentials (no person, no browser) where the definition says so; else a person's sign-in.
       const machine = machineAuth(sdk, definition, { server: secrets, ...(this.options.onSecret ? { onSecret: this.options.onSecret } : {}) });
       const auth =
@@ -257,11 +262,11 @@ export class McpConnection {
           ? await this.options.oauth.provider(definition.name, definition.url, definition.oauth)
           : undefined);
       try {
-        client = await this.open(sdk, auth, secrets);
+        client = await this.open(sdk, auth, secrets, inputs);
       } catch (error) {
         // A server that wants a sign-in answers 401 and the SDK records its page: the person is asked, then once more.
         if (!(await this.signedInAgain(error, auth))) throw error;
-        client = await this.open(sdk, auth, secrets);
+        client = await this.open(sdk, auth, secrets, inputs);
       }
     } catch (error) {
       // Error first, then state: the state listener reads both.
@@ -281,7 +286,7 @@ export class McpConnection {
   }
 
   /** A client with its transport, connected. */
-  private async open(sdk: McpSdk, auth: OAuthClientProvider | undefined, secrets: Record<string, string>): Promise<Client> {
+  private async open(sdk: McpSdk, auth: OAuthClientProvider | undefined, secrets: Record<string, string>, inputs: Record<string, string>): Promise<Client> {
     // Elicitation is declared everywhere (form mode): headless, a request gets a clear refusal
     // rather than a server quietly going on without what it asked for.
     const client = new sdk.Client(
@@ -301,7 +306,7 @@ export class McpConnection {
         this.touch();
       }
     });
-    const transport = this.transport(sdk, auth, secrets);
+    const transport = this.transport(sdk, auth, secrets, inputs);
     this.httpTransport = transport instanceof sdk.StreamableHTTPClientTransport || transport instanceof sdk.SSEClientTransport ? transport : undefined;
     transport.onclose = () => this.closed(client);
     try {
@@ -344,7 +349,7 @@ export class McpConnection {
     return true;
   }
 
-  private transport(sdk: McpSdk, auth: OAuthClientProvider | undefined, secrets: Record<string, string>): Transport {
+  private transport(sdk: McpSdk, auth: OAuthClientProvider | undefined, secrets: Record<string, string>, inputs: Record<string, string>): Transport {
     // Only a person's sign-in is asked for mid-session; the client's own credentials are sent by the SDK.
     this.auth = auth && 'takeAuthorizationUrl' in auth ? (auth as ServerOAuth) : undefined;
     const { definition, cwd, baseEnv, logger } = this.options;
@@ -352,6 +357,7 @@ export class McpConnection {
       cwd,
       auth,
       secrets,
+      inputs,
       ...(baseEnv ? { baseEnv } : {}),
       stderr: (line) => logger.info('HOST', `MCP ${this.name} stderr: ${line}`),
     });

@@ -7,26 +7,22 @@
  * ledger) unless `mcp:<server>/<tool>` is allowlisted; the server's own hints are shown on the
  * card but never skip the ask.
  */
-import * as z from 'zod/v4';
 import { boundedAbout } from '../actions/actionSets';
 import type { GrantableSet } from '../actions/actionSets';
-import { defineAction } from '../actions/types';
 import type { ActionDef } from '../actions/types';
 import type { CommandResult } from '../approval/commands/commandApproval';
 import type { CommandService, McpCallPort } from '../approval/commands/commandService';
-import { describeResult } from '../approval/commands/commandService';
 import type { Clock, Logger } from '../ports';
 import type { McpServerDefinition } from './mcpConfig';
 import { McpConnection } from './mcpConnection';
 import { boundedTools } from './mcpLimits';
 import type { McpConnectionState, McpPromptInfo, McpResourceInfo, McpTool } from './mcpConnection';
 import type { ElicitationPort } from './mcpElicitation';
+import type { McpInputPort } from './mcpInputs';
 import type { McpOAuth } from './mcpOAuth';
+import { mcpActionName, mcpActionSet, toolAction } from './mcpToolActions';
 
-/** Longest tool description offered to the model; longer ones are cut (the stable prefix stays small). */
-export const MAX_TOOL_DESCRIPTION = 300;
-/** Providers accept tool names of at most 64 characters. */
-const MAX_ACTION_NAME = 64;
+export { MAX_TOOL_DESCRIPTION, mcpActionName, mcpActionSet } from './mcpToolActions';
 
 export interface McpServersDeps {
   definitions: () => readonly McpServerDefinition[];
@@ -47,13 +43,12 @@ export interface McpServersDeps {
   oauth?: McpOAuth;
   /** Secrets one server gets at its start (McpConnectionOptions.secretEnv), by server name. */
   secretEnv?: (server: string) => Promise<Record<string, string>>;
-  /**
-   * Told each value `secretEnv` gives a server, before the server starts: the host's redactor, so
-   * nothing the server echoes back (a tool result, an error) carries it into a trace or a prompt.
-   */
+  /** Told each secret a server is given (`secretEnv`, password inputs) before it starts: the redactor, so no echo carries it into a trace or prompt. */
   onSecret?: (value: string) => void;
   /** A server said its tools changed (list_changed): list them again and offer the new ones. */
   onToolsChanged?: (server: string) => void;
+  /** The values of `${input:ID}` (McpConnectionOptions.inputs); absent: from the environment. */
+  inputs?: McpInputPort;
 }
 
 /** A call's deadline and abort, and where its progress notes go (the step row). */
@@ -316,7 +311,7 @@ export class McpServers implements McpCallPort {
     if (live?.hash === definition.hash) return live.connection;
     // A changed definition is a different server: the old process must not keep serving it.
     if (live) void live.connection.stop();
-    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit, oauth, secretEnv, onSecret, onToolsChanged } = this.deps;
+    const { cwd, clock, logger, callTimeoutMs, idleStopMs, baseEnv, onStateChange, elicit, oauth, secretEnv, onSecret, onToolsChanged, inputs } = this.deps;
     const connection = new McpConnection({
       definition,
       cwd,
@@ -331,64 +326,10 @@ export class McpServers implements McpCallPort {
       ...(secretEnv ? { secretEnv: () => secretEnv(definition.name) } : {}),
       ...(onSecret ? { onSecret } : {}),
       ...(onToolsChanged ? { onToolsChanged } : {}),
+      ...(inputs ? { inputs } : {}),
     });
     this.connections.set(definition.name, { hash: definition.hash, connection });
     return connection;
-  }
-}
-
-/** The action set a server's tools are in; tasks and chores name it like any other set. */
-export function mcpActionSet(server: string): string {
-  return `mcp:${server}`;
-}
-
-/** `mcp_<server>_<tool>` in snake_case, within the providers' 64 characters. */
-export function mcpActionName(server: string, tool: string): string {
-  const snake = (text: string) =>
-    text
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '_')
-      .replace(/^_+|_+$/g, '');
-  return `mcp_${snake(server)}_${snake(tool)}`.slice(0, MAX_ACTION_NAME).replace(/_+$/, '');
-}
-
-function toolAction(server: string, tool: McpTool, service: Pick<CommandService, 'request'>, available: () => boolean): ActionDef {
-  const hints = [tool.annotations.readOnlyHint ? 'read-only' : undefined, tool.annotations.destructiveHint ? 'destructive' : undefined].filter(
-    (h): h is string => Boolean(h),
-  );
-  const described = tool.description.replace(/\s+/g, ' ').trim();
-  const description = `[MCP server ${server}] ${described.length > MAX_TOOL_DESCRIPTION ? `${described.slice(0, MAX_TOOL_DESCRIPTION - 1)}…` : described || tool.name} Each call needs the user's approval unless allowlisted.`;
-  return defineAction({
-    name: mcpActionName(server, tool.name),
-    description,
-    input: inputSchema(tool.inputSchema),
-    actionSets: [mcpActionSet(server)],
-    parallelizable: false,
-    // The ledger entry is written by the command service around the real call, as for commands.
-    irreversible: false,
-    approval: 'policy',
-    available,
-    async run(input, ctx) {
-      if (!available())
-        throw new Error(
-          `The MCP server ${server} is not trusted in this workspace (or the workspace is in Restricted Mode); its tools cannot run. Tell the user.`,
-        );
-      if (!ctx.taskId) throw new Error('MCP tools work inside a task only: start a task first.');
-      const command = `${server}/${tool.name}`;
-      const answer = await service.request({ kind: 'mcp', command, input: JSON.stringify(input ?? {}), hints, taskId: ctx.taskId, sessionId: ctx.sessionId });
-      if ('ran' in answer) return describeResult('mcp', command, answer.ran);
-      ctx.turn.needsApproval(answer.pending.id, `call the MCP tool ${command}`);
-      return `Asked the user to approve the MCP tool ${command} (${answer.pending.reason}). Nothing has run yet; you will get the result, or the reason for a rejection, in the next turn.`;
-    },
-  });
-}
-
-/** The tool's JSON Schema as a validator; one that zod cannot read still accepts an object (the server validates too). */
-function inputSchema(schema: Record<string, unknown>): z.ZodType {
-  try {
-    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch {
-    return z.record(z.string(), z.unknown());
   }
 }
 

@@ -14,6 +14,8 @@ export interface TransportOptions {
   auth?: OAuthClientProvider | undefined;
   /** Variables only this server gets (its chores' secrets), after the definition's own. */
   secrets: Record<string, string>;
+  /** The values of the definition's `${input:ID}` (mcpInputs.ts), given or asked before the start. */
+  inputs?: Record<string, string>;
   /** The process environment the basics are picked from (default process.env, through the SDK). */
   baseEnv?: () => Record<string, string>;
   /** Each non-empty line the server writes to stderr, cut at 500 characters. */
@@ -23,7 +25,7 @@ export interface TransportOptions {
 /** The transport of one server: Streamable HTTP with bounded reads, or a stdio process with a minimal environment. */
 export function openTransport(sdk: McpSdk, written: McpServerDefinition, options: TransportOptions): Transport {
   // Resolved now, at the start: the review and the hash keep the definition as written.
-  const def = resolveVariables(written, { workspaceFolder: options.cwd });
+  const def = resolveVariables(written, { workspaceFolder: options.cwd, ...(options.inputs ? { inputs: options.inputs } : {}) });
   const { getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport, SSEClientTransport } = sdk;
   if (def.transport === 'http') {
     const http = { requestInit: { headers: def.headers }, fetch: limitedFetch(), ...(options.auth ? { authProvider: options.auth } : {}) };

@@ -4,8 +4,8 @@
  * `${env:NAME}`, in `command`, `args`, `env`, `cwd`, `url` and `headers`. Resolved when the server
  * starts, never when the file is read: the Trust review and the consent hash show the definition
  * as written (`${env:TOKEN}`, not its value), and an edited variable takes effect at the next start.
- * `${input:…}` (a value VS Code asks the person for) is refused with what to do instead: this
- * client does not prompt for inputs yet, and a literal `${input:…}` must never reach a server.
+ * `${input:ID}` is the value the person gave for the declared input (mcpInputs.ts), asked before
+ * this runs; a literal `${input:…}` never reaches a server.
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,6 +16,8 @@ export interface VariableContext {
   workspaceFolder: string;
   /** Reads an environment variable (default process.env). */
   env?: (name: string) => string | undefined;
+  /** The values of the definition's `${input:ID}`, by ID (mcpInputs.ts `inputValues`). */
+  inputs?: Record<string, string>;
 }
 
 const VARIABLE = /\$\{([^}]+)\}/g;
@@ -30,10 +32,11 @@ export function resolveVariables<D extends McpServerDefinition>(definition: D, c
       if (name === 'userHome') return os.homedir();
       if (name === 'pathSeparator' || name === '/') return path.sep;
       if (name.startsWith('env:')) return env(name.slice(4)) ?? '';
-      if (name.startsWith('input:'))
-        throw new Error(
-          `the MCP server ${definition.name} asks for ${whole}, which Tasklane does not prompt for yet; write the value, or \${env:NAME} with the value in that environment variable`,
-        );
+      if (name.startsWith('input:')) {
+        const value = context.inputs?.[name.slice(6)];
+        if (value !== undefined) return value;
+        throw new Error(`the MCP server ${definition.name} names ${whole}, which nobody gave a value for; declare it in the "inputs" of mcp.json`);
+      }
       throw new Error(`the MCP server ${definition.name} names the variable ${whole}, which Tasklane does not know`);
     });
   const record = (r: Record<string, string>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, one(v)]));

@@ -13,7 +13,7 @@ import type { Clock, Logger } from '../../core/ports';
 import type { ApprovalHostMessage } from '../../shared/approvalProtocol';
 import type { ChoreHostMessage, ChoreView, ChoreWebviewMessage } from '../../shared/choreProtocol';
 import type { SidebarSection } from '../sidebarSection';
-import { ConsentStore } from '../../core/consent/consentStore';
+import type { ConsentStore } from '../../core/consent/consentStore';
 import { choreSecretKey, workspaceSecretScope } from '../../core/chores/secretScope';
 import type { ChoreDefinition } from '../../core/chores/types';
 import { replayedEvent } from './eventReplay';
@@ -107,7 +107,7 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
         return undefined;
       }
     };
-    this.consent = new ConsentStore(deps.consent, () => clock.now());
+    this.consent = deps.consent;
     this.mcp = deps.mcp;
     this.modelCost = deps.modelCost ?? (() => undefined);
     this.choreConsent = new ChoreConsent(

@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
 import type { ModelCostContext } from '../../core/chores/chorePreview';
 import type { ChoreDefinition } from '../../core/chores/types';
-import type { ConsentBackend } from '../../core/consent/consentStore';
+import type { ConsentStore } from '../../core/consent/consentStore';
 import type { EngineChores } from '../../core/createEngine';
 import type { Clock, Logger } from '../../core/ports';
 import type { ChoreSettings } from '../settings';
@@ -15,8 +15,8 @@ export interface ChoreHostDeps {
   logger: Logger;
   /** Workspace Trust, read at each use: chores never run in an untrusted workspace. */
   trusted: () => boolean;
-  /** Where consent is kept: the workspace's state (workspaceState), never the repository. */
-  consent: ConsentBackend;
+  /** The window's one consent store (over workspaceState, never the repository), shared with MCP Trust and the checks. */
+  consent: ConsentStore;
   /** The first workspace folder (where `.tasklane/chores.yaml` lives); undefined when none is open. */
   root: vscode.Uri | undefined;
   /** The master switch and the caps across chores (src/host/settings.ts), read at each use. */

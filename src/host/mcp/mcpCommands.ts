@@ -69,6 +69,16 @@ export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDia
       );
       return had;
     }),
+    // The kept answers to mcp.json's ${input:ID} (mcpInputsHost.ts); each server naming one asks again.
+    vscode.commands.registerCommand('tasklane.forgetMcpInputs', async () => {
+      const forgotten = await (await ready).forgetInputs();
+      void vscode.window.showInformationMessage(
+        forgotten.length
+          ? notice`Tasklane: forgot ${forgotten.length} MCP input(s); the servers that use them ask again.`
+          : notice`Tasklane: no MCP input was kept for this workspace.`,
+      );
+      return forgotten;
+    }),
     vscode.commands.registerCommand('tasklane.distrustMcpServer', async (name?: unknown) => {
       const host = await ready;
       let chosen = typeof name === 'string' && name ? name : undefined;

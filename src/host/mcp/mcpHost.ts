@@ -27,6 +27,7 @@ import { ElicitationForm } from './elicitationForm';
 import { McpOAuth } from '../../core/mcp/mcpOAuth';
 import type { McpSecretStore } from '../../core/mcp/mcpOAuth';
 import { VsCodeSignIn } from './mcpSignIn';
+import type { VsCodeMcpInputs } from './mcpInputsHost';
 
 /** The consent the MCP host needs: the shape of the consent store (src/core/consent). */
 export interface McpConsent {
@@ -59,6 +60,8 @@ export interface McpHostDeps {
   onSecret: (value: string) => void;
   /** This workspace's chore secret of that name (SecretStorage), for the servers enabled chores give it to. */
   secret?: (name: string) => Promise<string | undefined>;
+  /** The answers to mcp.json's `${input:ID}`, asked once and kept (mcpInputsHost.ts); absent: from the environment. */
+  inputs?: VsCodeMcpInputs;
 }
 
 export class McpHost implements vscode.Disposable {
@@ -124,6 +127,7 @@ export class McpHost implements vscode.Disposable {
       onSecret: deps.onSecret,
       // A server's new tools reach the agent mid-task; the same tools listed again add nothing (the prompt's prefix stays).
       onToolsChanged: () => void this.refresh().catch((e) => deps.logger.error('HOST', 'could not list the MCP tools again', e)),
+      ...(deps.inputs ? { inputs: deps.inputs } : {}),
     });
     this.context = new McpContext(this.servers);
   }
@@ -308,6 +312,22 @@ export class McpHost implements vscode.Disposable {
     const had = await this.servers.signOut(name);
     this.changed();
     return had;
+  }
+
+  /**
+   * Deletes every kept answer to an `${input:ID}` and stops the servers that name one, so each
+   * asks again when it next starts (at once, for the servers whose tools are offered). The IDs forgotten.
+   */
+  async forgetInputs(): Promise<string[]> {
+    const forgotten = (await this.deps.inputs?.forget()) ?? [];
+    await Promise.all(
+      this.definitions()
+        .filter((d) => d.inputs?.length)
+        .map((d) => this.servers.stop(d.name)),
+    );
+    // Not awaited: the command ends now, while the input boxes wait for the person.
+    void this.refresh().catch((e) => this.deps.logger.error('HOST', 'could not start the MCP servers again', e));
+    return forgotten;
   }
 
   /** Lists the tools of every runnable server and hands the new ones to the agent. Never throws. */

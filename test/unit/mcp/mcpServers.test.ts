@@ -51,7 +51,8 @@ interface Rig {
   db: OpenedDurableDb;
   approvals: string[];
   logger: MemoryLogger;
-  run(name: string, input: unknown): Promise<string>;
+  /** Runs an action in task t-1; `progress` is its step row's (ActionContext.progress). */
+  run(name: string, input: unknown, progress?: (note: string) => void): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -101,7 +102,7 @@ describe('mcp: reference servers as approval-gated tools', function () {
     });
     const actions = await servers.actions(service);
     const approvals: string[] = [];
-    const ctx = (): ActionContext => ({
+    const ctx = (progress?: (note: string) => void): ActionContext => ({
       sessionId: 's-1',
       taskId: 't-1',
       workspace: new MemoryWorkspace({}),
@@ -119,6 +120,7 @@ describe('mcp: reference servers as approval-gated tools', function () {
       logger,
       remember: async () => undefined,
       skillNames: [],
+      ...(progress ? { progress } : {}),
     });
     const made: Rig = {
       servers,
@@ -128,10 +130,10 @@ describe('mcp: reference servers as approval-gated tools', function () {
       db,
       approvals,
       logger,
-      async run(name, input) {
+      async run(name, input, progress) {
         const action = actions.find((a) => a.name === name);
         assert.ok(action, `no action ${name}; have ${actions.map((a) => a.name).join(', ')}`);
-        return String(await action.run(action.input.parse(input), ctx()));
+        return String(await action.run(action.input.parse(input), ctx(progress)));
       },
       async close() {
         await servers.stopAll();
@@ -142,6 +144,16 @@ describe('mcp: reference servers as approval-gated tools', function () {
     rigs.push(made);
     return made;
   }
+
+  it('an allowlisted long tool: its progress reaches the step row through the command service, and its result keeps the last', async () => {
+    const r = await rig([stdio('everything', [everything, 'stdio'])], { allowed: ['mcp:everything/trigger-long-running-operation'] });
+    const notes: string[] = [];
+    const output = await r.run('mcp_everything_trigger_long_running_operation', { duration: 0.3, steps: 3 }, (note) => notes.push(note));
+    // The last note may arrive with the result, which the SDK then handles first (it is dropped).
+    assert.deepEqual(notes.slice(0, 2), ['1/3 (33%)', '2/3 (67%)']);
+    assert.match(output, /Long running operation completed\. Duration: 0\.3 seconds, Steps: 3\./);
+    assert.ok(output.endsWith(`[progress: ${notes.at(-1)}]`), output);
+  });
 
   /** The note the approved call woke its task with. */
   function wakeNote(r: Rig, approvalId: string): string {

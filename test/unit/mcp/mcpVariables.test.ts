@@ -1,19 +1,16 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { parseMcpServers } from '../../../src/core/mcp/mcpConfig';
-import { McpServers } from '../../../src/core/mcp/mcpServers';
 import { resolveVariables } from '../../../src/core/mcp/mcpVariables';
-import { systemClock } from '../../../src/core/ports';
-import { MemoryLogger } from '../../fakes/memoryLogger';
+import { repoRoot as root, trustedServers } from '../../support/mcpServers';
 
-const root = path.resolve(__dirname, '../../..');
 const everything = path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 describe('mcp: mcp.json variables, as VS Code resolves them', function () {
   this.timeout(30_000);
 
-  it('resolves ${workspaceFolder} and ${env:…} at the start, keeps the definition (and its hash) as written, refuses ${input:…}', () => {
-    const { servers } = parseMcpServers(
+  it('resolves ${workspaceFolder} and ${env:…} at the start, keeps the definition (and its hash) as written, refuses an undeclared ${input:…}', () => {
+    const { servers, problems } = parseMcpServers(
       {
         servers: {
           s: {
@@ -29,6 +26,8 @@ describe('mcp: mcp.json variables, as VS Code resolves them', function () {
       'workspace',
     );
     const [s, h, i] = servers;
+    assert.equal(i, undefined, 'a server naming an input the file does not declare is not loaded');
+    assert.match(problems.find((p) => p.name === 'i')?.message ?? '', /names \$\{input:apiKey\}, which the file's "inputs" does not declare/);
     const env = (name: string) => ({ MY_TOKEN: 't0k', HOST: 'mcp.example.com' })[name];
     const resolved = resolveVariables(s!, { workspaceFolder: '/w/proj', env });
     assert.ok(resolved.transport === 'stdio');
@@ -41,7 +40,9 @@ describe('mcp: mcp.json variables, as VS Code resolves them', function () {
     assert.ok(remote.transport === 'http');
     assert.equal(remote.url, 'https://mcp.example.com/mcp');
     assert.deepEqual(remote.headers, { Authorization: 'Bearer t0k' });
-    assert.throws(() => resolveVariables(i!, { workspaceFolder: '/w' }), /asks for \$\{input:apiKey\}, which Tasklane does not prompt for yet/);
+    const asks = { ...s!, args: ['${input:apiKey}'] };
+    assert.throws(() => resolveVariables(asks, { workspaceFolder: '/w' }), /names \$\{input:apiKey\}, which nobody gave a value for/);
+    assert.deepEqual(resolveVariables(asks, { workspaceFolder: '/w', inputs: { apiKey: 'k' } }).args, ['k']);
   });
 
   it('a server started from a definition with variables gets the values, not the text', async () => {
@@ -49,14 +50,7 @@ describe('mcp: mcp.json variables, as VS Code resolves them', function () {
       { servers: { every: { type: 'stdio', command: process.execPath, args: [everything], env: { WHERE: '${workspaceFolder}' } } } },
       'user',
     );
-    const servers = new McpServers({
-      definitions: () => defs,
-      trusted: () => true,
-      workspaceTrusted: () => true,
-      cwd: root,
-      clock: systemClock,
-      logger: new MemoryLogger(),
-    });
+    const servers = trustedServers(defs);
     try {
       const ran = await servers.call('every', 'get-env', {}, { timeoutMs: 10_000 });
       assert.equal(ran.error, undefined);

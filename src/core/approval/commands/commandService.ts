@@ -46,7 +46,12 @@ export interface CommandGate {
 
 /** Calls an MCP tool for an approved (or allowlisted) request; see src/core/mcp. */
 export interface McpCallPort {
-  call(server: string, tool: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult>;
+  call(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: { timeoutMs: number; signal?: AbortSignal; onProgress?: (note: string) => void },
+  ): Promise<CommandResult>;
   /** True when the server says the tool only reads: then no ledger entry (nothing to reconcile). */
   readOnly(server: string, tool: string): boolean;
 }
@@ -128,6 +133,8 @@ export class CommandService {
     input?: string;
     hints?: string[];
     signal?: AbortSignal;
+    /** An MCP tool's progress notes, while a call that runs at once (allowlisted, a chore's) runs. */
+    onProgress?: (note: string) => void;
   }): Promise<{ ran: CommandResult } | { pending: CommandApproval }> {
     if (!this.deps.gate.trusted()) throw new Error(RESTRICTED_MESSAGE);
     const command = spec.command.trim();
@@ -154,7 +161,7 @@ export class CommandService {
         : classifyCommand(allowKey, this.deps.gate.allowedCommands());
     if (verdict.decision === 'auto') {
       this.deps.logger.info('ACTION', `${spec.kind} ${command} is ${byChore ? "declared by the task's chore" : 'allowlisted'}: running without asking`);
-      return { ran: await this.execute(spec.taskId, spec.kind, command, timeoutMs, undefined, spec.input, spec.signal) };
+      return { ran: await this.execute(spec.taskId, spec.kind, command, timeoutMs, undefined, spec.input, spec.signal, spec.onProgress) };
     }
     if (this.deps.gate.unattended) {
       const mcpTools = Object.entries(mcpDeclared ?? {}).flatMap(([name, tools]) => tools.map((t) => `${name}/${t}`));
@@ -302,6 +309,7 @@ export class CommandService {
     approvalId?: string,
     input?: string,
     signal?: AbortSignal,
+    onProgress?: (note: string) => void,
   ): Promise<CommandResult> {
     const action = kind === 'task' ? 'run_task' : kind === 'mcp' ? 'mcp_call' : 'run_command';
     const [server = '', tool = ''] = kind === 'mcp' ? splitMcp(command) : [];
@@ -325,7 +333,11 @@ export class CommandService {
     try {
       if (kind === 'mcp') {
         if (!this.deps.mcp) throw new Error('MCP servers are not available in this window.');
-        result = await this.deps.mcp.call(server, tool, input ? (JSON.parse(input) as Record<string, unknown>) : {}, { timeoutMs, signal: controller.signal });
+        result = await this.deps.mcp.call(server, tool, input ? (JSON.parse(input) as Record<string, unknown>) : {}, {
+          timeoutMs,
+          signal: controller.signal,
+          ...(onProgress ? { onProgress } : {}),
+        });
       } else {
         result =
           kind === 'task'

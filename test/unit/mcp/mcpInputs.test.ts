@@ -1,0 +1,79 @@
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { parseMcpServers } from '../../../src/core/mcp/mcpConfig';
+import { envInputs, inputVariable } from '../../../src/core/mcp/mcpInputs';
+import type { McpInput } from '../../../src/core/mcp/mcpInputs';
+import type { McpServers } from '../../../src/core/mcp/mcpServers';
+import { repoRoot as root, trustedServers } from '../../support/mcpServers';
+
+const everything = path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+// mcp.json's `inputs` and `${input:ID}`, headless: the value comes from TASKLANE_MCP_INPUT_<ID>, or
+// the start is refused naming that variable. (Asking in VS Code: test/host/mcpInputs.test.ts.)
+const file = {
+  inputs: [
+    { type: 'promptString', id: 'api-key', description: 'Your API key', password: true },
+    { type: 'pickString', id: 'region', description: 'Region', options: ['eu', { label: 'United States', value: 'us' }], default: 'eu' },
+    { type: 'promptString', id: 'unused', description: 'Not named by any server' },
+  ],
+  servers: {
+    every: { type: 'stdio', command: process.execPath, args: [everything], env: { KEY: '${input:api-key}', WHERE: 'region-${input:region}' } },
+  },
+};
+
+describe('mcp: mcp.json inputs (${input:…})', function () {
+  this.timeout(30_000);
+
+  it('reads the declarations; a definition carries the inputs it names, outside its hash', () => {
+    const { servers, problems } = parseMcpServers(file, 'workspace');
+    assert.deepEqual(problems, []);
+    const ids = servers[0]!.inputs?.map((i: McpInput) => i.id);
+    assert.deepEqual(ids, ['api-key', 'region']);
+    assert.deepEqual(servers[0]!.inputs?.[1]?.options, ['eu', 'us'], 'a {label, value} option gives its value');
+    const other = parseMcpServers({ ...file, inputs: [{ ...file.inputs[0], description: 'Reworded' }, file.inputs[1]] }, 'workspace');
+    assert.equal(other.servers[0]!.hash, servers[0]!.hash, 'a reworded question does not ask for trust again');
+    const bad = parseMcpServers({ ...file, inputs: [{ type: 'pickString', id: 'region', description: 'no options' }] }, 'workspace');
+    assert.match(bad.problems.map((p) => p.message).join('\n'), /inputs\[0\]: options/);
+  });
+
+  it('headless: each value from TASKLANE_MCP_INPUT_<ID> reaches the server; a password is told to the redactor first', async () => {
+    assert.equal(inputVariable('api-key'), 'TASKLANE_MCP_INPUT_API_KEY');
+    const env: Record<string, string> = { TASKLANE_MCP_INPUT_API_KEY: 's3cret-value', TASKLANE_MCP_INPUT_REGION: 'us' };
+    const told: string[] = [];
+    const servers = serversOf(
+      envInputs((name) => env[name]),
+      told,
+    );
+    try {
+      const ran = await servers.call('every', 'get-env', {}, { timeoutMs: 10_000 });
+      assert.equal(ran.error, undefined);
+      assert.match(ran.output, /"KEY":\s*"s3cret-value"/);
+      assert.match(ran.output, /"WHERE":\s*"region-us"/);
+      assert.doesNotMatch(ran.output, /\$\{input:/);
+      assert.deepEqual(told, ['s3cret-value'], 'the password and nothing else');
+    } finally {
+      await servers.stopAll();
+    }
+  });
+
+  it('headless without the variable: the start is refused naming the variable to set', async () => {
+    const servers = serversOf(
+      envInputs(() => undefined),
+      [],
+    );
+    try {
+      const ran = await servers.call('every', 'get-env', {}, { timeoutMs: 10_000 });
+      assert.equal(ran.exitCode === 0, false);
+      const why = /could not start: the MCP server every needs \$\{input:api-key\} \(Your API key\).*set the environment variable TASKLANE_MCP_INPUT_API_KEY/;
+      assert.match(ran.error ?? ran.output, why);
+      assert.equal(servers.status()[0]?.state, 'crashed');
+      assert.match(servers.status()[0]?.lastError ?? '', /TASKLANE_MCP_INPUT_API_KEY/);
+    } finally {
+      await servers.stopAll();
+    }
+  });
+});
+
+function serversOf(inputs: ReturnType<typeof envInputs>, told: string[]): McpServers {
+  return trustedServers(parseMcpServers(file, 'workspace').servers, { inputs, onSecret: (value) => told.push(value) });
+}
