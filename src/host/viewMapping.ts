@@ -76,6 +76,7 @@ export function toTaskView(task: CoreTask): TaskView {
     waitingForUser: task.waitingForUser,
     ...(task.waitingForApproval ? { waitingForApproval: true } : {}),
     paused: task.paused,
+    ...(task.stopping ? { stopping: true } : {}),
     pauseReason:
       task.pauseReason === 'budget'
         ? 'The task reached its budget. Continue raises the limit; Cancel ends it.'

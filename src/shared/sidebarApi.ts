@@ -35,6 +35,7 @@ export interface SidebarResults {
   'approval.revertTask': Done;
   'task.continue': Done;
   'task.cancel': Done;
+  'task.stop': Done;
   'turn.stop': Done;
   'deadLetters.retry': Done;
   command: Done;
