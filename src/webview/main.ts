@@ -4,7 +4,7 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { HostMessage, MessageView, TaskView, WebviewMessage } from '../shared/protocol';
 import type { SidebarResults } from '../shared/sidebarApi';
-import { RequestClient } from './requests';
+import { RequestClient, failureText } from './requests';
 import { clear, h, keepingFocus } from './dom';
 import { renderDeadLetters } from './deadLetters';
 import { AttachmentChips } from './attachments';
@@ -19,8 +19,10 @@ import { SessionList } from './sessionList';
 import { TaskDetails } from './taskDetails';
 import { nearView } from './nearView';
 import { Thread } from './thread';
-import type { StoreEvent, ViewStoreState } from './viewStore';
-import { emptyState, reduce } from './viewStore';
+import type { Ask, StoreEvent, ViewStoreState } from './viewStore';
+import { blockView, emptyState, reduce } from './viewStore';
+import { GESTURE_METHOD } from './taskGestures';
+import type { TaskGesture } from './taskGestures';
 import { SIDEBAR_INIT_MARK, SIDEBAR_SCRIPT_MARK } from '../shared/viewConstants';
 
 performance.mark(SIDEBAR_SCRIPT_MARK);
@@ -57,7 +59,31 @@ function dispatch(event: StoreEvent): void {
     persisted.selectedSessionId = store.selectedSessionId;
     save();
   }
-  for (const ask of step.asks) if (ask.method === 'sessions.open') openSession(ask.params.sessionId);
+  for (const ask of step.asks) {
+    if (ask.method === 'sessions.open') openSession(ask.params.sessionId);
+    else if (ask.method === 'gesture') askGesture(ask);
+  }
+}
+
+let gestures = 0;
+/** Stop, Cancel, Continue or Revert edits on a block: the store shows it at once, the host is asked. */
+function gesture(taskId: string, kind: TaskGesture): void {
+  dispatch({ type: 'gesture', taskId, gesture: kind, requestId: `gesture-${++gestures}` });
+  taskShown(taskId);
+}
+
+/** Makes a gesture's request; its reply settles the gesture in the store (a refusal rolls it back, saying why). */
+function askGesture(ask: Extract<Ask, { method: 'gesture' }>): void {
+  const { taskId, requestId } = ask;
+  const reply = ask.gesture === 'revert' ? request('approval.revertTask', { id: taskId }) : request(GESTURE_METHOD[ask.gesture], { taskId });
+  const settle = (event: StoreEvent) => {
+    dispatch(event);
+    taskShown(taskId);
+  };
+  reply.then(
+    () => settle({ type: 'gestureDone', taskId, requestId }),
+    (error: unknown) => settle({ type: 'gestureRefused', taskId, requestId, error: failureText(error) }),
+  );
 }
 let bannerState: BannerState = { model: { provider: '', model: '' }, restricted: false };
 
@@ -112,17 +138,17 @@ const details = new TaskDetails(traceArea, {
   save,
 });
 const taskActions = {
-  continueTask: (taskId: string) => void request('task.continue', { taskId }).catch(() => undefined),
-  cancelTask: (taskId: string) => void request('task.cancel', { taskId }).catch(() => undefined),
+  gesture,
   replyTo: (taskId: string) => composer.replyTo(taskId),
   openTrace: (taskId: string) => openTrace(taskId),
-  revertTask: (taskId: string) => void request('approval.revertTask', { id: taskId }).catch(() => undefined),
 };
 const thread = new Thread({
   request,
   // A page of steps may have drawn the block of a sub-task asked for by `selectSession`.
   stepsArrived: () => revealTask(),
-  task: (taskId) => store.tasks[taskId],
+  // A block draws its task as the store shows it (a gesture in flight applied) and what it offers.
+  task: (taskId) => blockView(store, taskId)?.task,
+  extras: (taskId) => blockView(store, taskId) ?? {},
   openDetails: (taskId) => openTrace(taskId),
   taskActions,
   follow: (change) => stream.follow(change),
@@ -198,17 +224,26 @@ function revealTask(): void {
 function renderTasks(): void {
   clear(taskArea);
   for (const task of Object.values<TaskView>(store.tasks)) {
-    if (task.sessionId === store.selectedSessionId) taskArea.appendChild(renderTaskCard(task, taskActions));
+    const view = blockView(store, task.id);
+    if (view && task.sessionId === store.selectedSessionId) taskArea.appendChild(renderTaskCard(view.task, taskActions, view.offered));
   }
 }
 
 function patchTask(task: TaskView): void {
   dispatch({ type: 'taskPatch', task });
+  taskShown(task.id);
+}
+
+/** Redraws a task's block and card from the store (a patch, a gesture, its outcome). */
+function taskShown(taskId: string): void {
+  const view = blockView(store, taskId);
+  if (!view) return;
+  const { task } = view;
   thread.taskChanged(task);
   revealTask();
   if (task.sessionId !== store.selectedSessionId) return;
   const existing = taskArea.querySelector(`[data-task-id="${CSS.escape(task.id)}"]`);
-  const card = renderTaskCard(task, taskActions);
+  const card = renderTaskCard(task, taskActions, view.offered);
   if (existing) keepingFocus(taskArea, 'data-task-id', () => patchTaskCard(existing, card));
   else taskArea.appendChild(card);
 }

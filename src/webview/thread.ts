@@ -9,7 +9,7 @@ import { TaskBlock } from './taskBlock';
 function approvalWhat(approval: ApprovalView): string {
   return approval.command ? 'running it' : 'applying the change';
 }
-import type { TaskBlockActions } from './taskBlock';
+import type { BlockExtras, TaskBlockActions } from './taskBlock';
 
 /** What the thread needs from the page around it. */
 export interface ThreadDeps {
@@ -19,8 +19,10 @@ export interface ThreadDeps {
   /** The task as the sidebar knows it now (undefined: not known, e.g. long ended). */
   task(taskId: string): TaskView | undefined;
   openDetails(taskId: string): void;
-  /** The task's gestures (Continue, Cancel, Reply, Revert edits), shown on its block. */
+  /** The task's gestures (Stop, Continue, Cancel, Reply, Revert edits), shown on its block. */
   taskActions?: TaskBlockActions['task'];
+  /** What the view store says of a block beyond its task: the gestures it offers, a gesture's line (viewStore.ts `blockView`). */
+  extras?(taskId: string): BlockExtras;
   /** Runs a change to the transcript, keeping its end in view if it was (StreamView.follow). */
   follow(change: () => void): void;
   /**
@@ -72,7 +74,7 @@ export class Thread {
         return child;
       },
     });
-    block.update(task, this.pendingOf(taskId));
+    block.update(task, this.pendingOf(taskId), this.deps.extras?.(taskId));
     this.blocks.set(taskId, block);
     this.deps.nearView?.watch(block.element, () => this.change(block, () => block.steps.draw(), true));
     this.deps.request('thread.loadSteps', { taskId }).then(
@@ -115,7 +117,7 @@ export class Thread {
   taskChanged(task: TaskView): void {
     const block = this.blocks.get(task.id);
     if (block) {
-      this.change(block, () => block.update(task, this.pendingOf(task.id)));
+      this.change(block, () => block.update(task, this.pendingOf(task.id), this.deps.extras?.(task.id)));
       return;
     }
     const starter = this.awaiting.get(task.id);
@@ -197,7 +199,7 @@ export class Thread {
     const task = this.deps.task(taskId);
     if (!block || !task) return;
     const before = block.pendingElement;
-    this.change(block, () => block.update(task, this.pendingOf(taskId)));
+    this.change(block, () => block.update(task, this.pendingOf(taskId), this.deps.extras?.(taskId)));
     // A new request of the person's is brought into view where the agent asks it.
     const now = block.pendingElement;
     if (now && now !== before && now.isConnected) now.scrollIntoView?.({ block: 'nearest' });
