@@ -99,7 +99,14 @@ const replyTarget = $('#reply-target');
 const deadArea = $('#dead-letters');
 
 const stopSession = (sessionId: string) => request('turn.stop', { sessionId });
-const stream = new StreamView(transcript, sendButton, () => store.selectedSessionId, stopSession);
+// A task's words stream into its block (the thread's), a conversation's into the transcript.
+const stream = new StreamView(
+  transcript,
+  sendButton,
+  () => store.selectedSessionId,
+  stopSession,
+  (sessionId) => thread.saidArea(sessionId),
+);
 const chips = new AttachmentChips($('#attachments'));
 const composer = new Composer({
   input,

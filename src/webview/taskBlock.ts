@@ -58,6 +58,8 @@ export class TaskBlock {
   private readonly gestureLine: HTMLElement;
   private readonly buttons: HTMLElement;
   private readonly details: HTMLElement;
+  /** Where the task's words while it works stream (streamView.ts; the last turn's stay until the next speaks). */
+  readonly said: HTMLElement;
   /** What the waiting part shows (`[]`: nothing, as it is made). */
   private waitingShown = '[]';
   private buttonsShown = '';
@@ -79,6 +81,7 @@ export class TaskBlock {
     this.details = h('vscode-button', { class: 'open-details', secondary: true, 'aria-label': `Details of task ${task.name}` }, 'Details');
     this.details.addEventListener('click', () => this.actions.openDetails(this.task.id));
     this.buttons = h('div', { class: 'block-buttons task-buttons' }, this.details);
+    this.said = h('div', { class: 'block-said-area', 'aria-live': 'polite' });
     this.element = h(
       'article',
       { class: 'task-block', 'data-role': 'task', 'data-task-id': task.id },
@@ -87,6 +90,7 @@ export class TaskBlock {
       this.steps.toggle,
       this.steps.earlier,
       this.steps.element,
+      this.said,
       this.waiting,
       this.notice,
       this.gestureLine,
@@ -98,6 +102,11 @@ export class TaskBlock {
 
   get taskId(): string {
     return this.task.id;
+  }
+
+  /** The session lane the task works in (its turns stream there). */
+  get sessionId(): string {
+    return this.task.sessionId;
   }
 
   /** Redraws what `task` and its pending approvals say; the step rows are left alone. */

@@ -90,6 +90,12 @@ export class Thread {
     return block.element;
   }
 
+  /** Where the words of the task working in `sessionId` stream: its block's area, if its block is made. */
+  saidArea(sessionId: string): HTMLElement | undefined {
+    for (const block of this.blocks.values()) if (block.sessionId === sessionId) return block.said;
+    return undefined;
+  }
+
   /** The whole state arrived again (`init`): blocks are made afresh as the transcript is drawn. */
   reset(approvals: readonly ApprovalView[]): void {
     this.blocks.clear();
