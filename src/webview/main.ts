@@ -30,3 +30,5 @@ const page = startSidebar({
   save: () => vscode.setState(persisted),
 });
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => page.onMessage(event.data));
+// The view's focus command focuses the webview's window: the composer then takes it (sidebarApp.ts).
+window.addEventListener('focus', () => page.focused());

@@ -48,6 +48,8 @@ export interface SidebarEnv {
 /** The page once started: the host's messages go to `onMessage`. */
 export interface SidebarPage {
   onMessage(message: HostMessage): void;
+  /** The webview window got the focus. */
+  focused(): void;
 }
 
 /** Wires the page and starts it: the composer listens, a send in flight is posted again, and `ready` is posted. */
@@ -75,8 +77,12 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
   let gestures = 0;
   /** Stop, Cancel, Continue or Revert edits on a block: the store shows it at once, the host is asked. */
   function gesture(taskId: string, kind: TaskGesture): void {
+    const pressed = document.activeElement;
     dispatch({ type: 'gesture', taskId, gesture: kind, requestId: `gesture-${++gestures}` });
     taskShown(taskId);
+    // The button pressed went with the change (Stop became Continue, a cancelled task's buttons):
+    // focus goes where it goes after Approve, not to the page's body.
+    if (pressed instanceof HTMLElement && !pressed.isConnected) thread.focusNextWaiting();
   }
 
   /** Makes a gesture's request; its reply settles the gesture in the store (a refusal rolls it back, saying why). */
@@ -372,5 +378,14 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
   composer.listen();
   post({ type: 'ready' });
   composer.resume();
-  return { onMessage };
+  /**
+   * The webview got the focus (the focus keybinding, `tasklane.sidebar.focus`, or a click): when
+   * nothing inside has it yet, the composer takes it, so the keybinding lands where one types.
+   */
+  function focused(): void {
+    const active = document.activeElement;
+    if (!active || active === document.body || !active.isConnected) composer.focus();
+  }
+
+  return { onMessage, focused };
 }

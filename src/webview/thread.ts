@@ -184,6 +184,11 @@ export class Thread {
       )
       .catch((error: unknown) => this.refused(approval.id, failureText(error)));
     // The button pressed is gone: focus moves to the next thing that waits, else to the composer.
+    this.focusNextWaiting();
+  }
+
+  /** After a decision took the focused button away: the next Approve that waits in the thread, else the composer. */
+  focusNextWaiting(): void {
     const next = [...this.blocks.values()].map((b) => b.element.querySelector<HTMLElement>('.block-approval .approve')).find((b) => b?.isConnected);
     if (next) next.focus();
     else this.deps.focusAfterDecision?.();

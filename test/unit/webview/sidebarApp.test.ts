@@ -115,4 +115,26 @@ describe('webview: the sidebar page', function () {
     assert.equal(block()!.querySelector('.block-said-area strong')?.textContent, 'greet.js');
     assert.equal(document.querySelectorAll('#transcript > .msg-streaming').length, 0);
   });
+
+  it('after Stop the focus goes where it goes after Approve: the next that waits, else the composer', async function () {
+    await open(taskView());
+    const stop = block()!.querySelector<HTMLElement>('.stop-task')!;
+    stop.setAttribute('tabindex', '0');
+    stop.focus();
+    assert.equal(document.activeElement, stop);
+    stop.click();
+    assert.equal(document.activeElement, document.querySelector('#chat-input'), 'not lost to the page’s body with the button');
+  });
+
+  it('the view’s focus keybinding lands in the composer, and a focus already inside stays', async function () {
+    await open(taskView());
+    (document.activeElement as HTMLElement | null)?.blur();
+    page.focused();
+    assert.equal(document.activeElement, document.querySelector('#chat-input'));
+    const details = block()!.querySelector<HTMLElement>('.open-details')!;
+    details.setAttribute('tabindex', '0');
+    details.focus();
+    page.focused();
+    assert.equal(document.activeElement, details);
+  });
 });
