@@ -31,4 +31,5 @@ const page = startSidebar({
 });
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => page.onMessage(event.data));
 // The view's focus command focuses the webview's window: the composer then takes it (sidebarApp.ts).
-window.addEventListener('focus', () => page.focused());
+// Looked at after the event's task: a click that focused the window focuses what it hit first.
+window.addEventListener('focus', () => setTimeout(() => page.focused(), 0));
