@@ -15,6 +15,7 @@ export function toSessionSummary(session: Omit<CoreSession, 'messages'>, tasks: 
     lastActivity: session.lastActivity,
     waitingForUser: task?.waitingForUser ?? false,
     pendingApprovals: task?.waitingForApproval ? 1 : 0,
+    ...(task?.paused ? { paused: true } : {}),
     ...(session.parentId ? { parentId: session.parentId } : {}),
   };
 }

@@ -57,6 +57,11 @@ describe('ui: Stop on a working task', function () {
     await block.locator('.block-state', { hasText: /^paused$/ }).waitFor({ timeout: 30_000 });
     assert.match((await block.locator('.pause-reason').textContent()) ?? '', /You stopped the task/);
     assert.equal((await ui.requests(r)).length, requestsAtStop, 'no model call after Stop');
+    // Its row in the list says the same word as its block (not "waiting for you").
+    await frame
+      .locator('.session-rows .session.session-task', { hasText: 'Stop demo' })
+      .locator('.session-meta[data-state="paused"]')
+      .waitFor({ timeout: 15_000 });
     await screenshotSidebar(ui.page, 'ui-stop-task-2-paused');
 
     await block.locator('.continue-task').click();
