@@ -468,8 +468,10 @@ async function timeStreamAppend(frame: Frame): Promise<{ appends: number[]; naiv
         void transcript.offsetHeight; // force layout
         appends.push(performance.now() - started);
       }
+      // The blocks that completed are rendered as Markdown while the reply streams; the last one is its text.
       const bubble = transcript.querySelector('[data-role="streaming"] .msg-text');
-      if (bubble?.textContent !== pieces.join('')) throw new Error('the streamed text did not all reach the bubble');
+      const tail = bubble?.querySelector('.stream-tail')?.textContent ?? '';
+      if (!tail || !pieces.join('').endsWith(tail) || !bubble?.querySelector('pre')) throw new Error('the streamed text did not all reach the bubble');
       post({ type: 'turnState', sessionId, turnId, running: false });
       if (transcript.querySelector('[data-role="streaming"]')) throw new Error('the streaming bubble outlived its turn');
       // Baseline: a bubble whose whole text is re-set per chunk, as a view that re-renders the message would.

@@ -86,7 +86,7 @@ export class AttentionState {
           key: `pause:${task.id}:${task.pauseReason ?? ''}:${task.counters.actions.used}`,
           sessionId: task.sessionId,
           taskId: task.id,
-          text: `“${task.name}” is paused (${task.pauseReason === 'budget' ? 'budget reached' : 'model error'}): Continue or Cancel`,
+          text: `“${task.name}” is paused (${task.pauseReason === 'budget' ? 'budget reached' : task.pauseReason === 'stopped' ? 'stopped by you' : 'model error'}): Continue or Cancel`,
         });
       } else if (task.waitingForUser && !task.waitingForApproval) {
         waiting.push({

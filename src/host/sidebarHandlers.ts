@@ -91,6 +91,7 @@ export function sidebarHandlers(runtime: SidebarRuntime, parts: SidebarHandlerPa
     'approval.revertTask': async (p) => (await approvals()).handle({ type: 'approval.revertTask', ...p }).then(() => null),
     'task.continue': async (p) => (await agent()).continueTask(p.taskId).then(() => null),
     'task.cancel': async (p) => (await agent()).cancelTask(p.taskId).then(() => null),
+    'task.stop': async (p) => (await agent()).stopTaskAfterStep(p.taskId).then(() => null),
     'turn.stop': async (p) => (await agent()).stop(p.sessionId).then(() => null),
     // The engine publishes the new list; the sidebar redraws it from that change.
     'deadLetters.retry': async (p) => (await agent()).deadLetters.retry([p.triggerId]).then(() => null),

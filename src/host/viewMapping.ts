@@ -15,6 +15,7 @@ export function toSessionSummary(session: Omit<CoreSession, 'messages'>, tasks: 
     lastActivity: session.lastActivity,
     waitingForUser: task?.waitingForUser ?? false,
     pendingApprovals: task?.waitingForApproval ? 1 : 0,
+    ...(task?.paused ? { paused: true } : {}),
     ...(session.parentId ? { parentId: session.parentId } : {}),
   };
 }
@@ -76,6 +77,7 @@ export function toTaskView(task: CoreTask): TaskView {
     waitingForUser: task.waitingForUser,
     ...(task.waitingForApproval ? { waitingForApproval: true } : {}),
     paused: task.paused,
+    ...(task.stopping ? { stopping: true } : {}),
     pauseReason:
       task.pauseReason === 'budget'
         ? 'The task reached its budget. Continue raises the limit; Cancel ends it.'

@@ -48,6 +48,8 @@ export interface TaskView {
   waitingForApproval?: boolean;
   paused: boolean;
   pauseReason?: string;
+  /** Stop was pressed: the task pauses once its current step is done. */
+  stopping?: boolean;
   /** The summary the task ended with. */
   finalSummary?: string;
 }

@@ -24,6 +24,8 @@ export interface SessionSummary {
   lastActivity: number;
   waitingForUser: boolean;
   pendingApprovals: number;
+  /** The lane's task is paused (its budget, a model error, or the person's Stop): Continue moves it. */
+  paused?: boolean;
   /** Only in the archive: opening it reads its stream. */
   archived?: boolean;
   /** A task's lane started from a conversation: that conversation (opening the lane shows its thread). */

@@ -35,6 +35,7 @@ export interface SidebarResults {
   'approval.revertTask': Done;
   'task.continue': Done;
   'task.cancel': Done;
+  'task.stop': Done;
   'turn.stop': Done;
   'deadLetters.retry': Done;
   command: Done;
@@ -76,6 +77,7 @@ export const GESTURE_WORDS: Partial<Record<SidebarMethod, string>> = {
   'deadLetters.retry': 'Retry',
   'task.continue': 'Continue',
   'task.cancel': 'Cancel',
+  'task.stop': 'Stop',
   'turn.stop': 'Stop',
   'trace.load': 'Loading the trace',
   'thread.loadSteps': "Loading the task's steps",
@@ -84,9 +86,18 @@ export const GESTURE_WORDS: Partial<Record<SidebarMethod, string>> = {
 
 /**
  * Requests whose failure the webview shows where the person acted (the composer, the approval's
- * block), so the host adds no notification. Every other failure is also a notification.
+ * or the task's block: src/webview/taskGestures.ts), so the host adds no notification. Every
+ * other failure is also a notification.
  */
-export const SHOWN_IN_VIEW: ReadonlySet<SidebarMethod> = new Set<SidebarMethod>(['send', 'approval.approve', 'approval.reject']);
+export const SHOWN_IN_VIEW: ReadonlySet<SidebarMethod> = new Set<SidebarMethod>([
+  'send',
+  'approval.approve',
+  'approval.reject',
+  'task.stop',
+  'task.cancel',
+  'task.continue',
+  'approval.revertTask',
+]);
 
 /** Messages of one family (`approval.*`, `reply.*`) as the owning service takes them: the method as `type`, then the params. */
 export type MethodMessage<K extends SidebarMethod> = { [M in K]: { type: M } & SidebarParams[M] }[K];

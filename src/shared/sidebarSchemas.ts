@@ -49,6 +49,8 @@ export const sidebarRequestSchemas = {
   'approval.revertTask': z.object({ id }),
   'task.continue': z.object({ taskId: id }),
   'task.cancel': z.object({ taskId: id }),
+  /** The block's Stop: the working task pauses after its current step (core/engine/stepStop.ts). */
+  'task.stop': z.object({ taskId: id }),
   /** Stop the turn running in a session (the Stop button that replaces Send). */
   'turn.stop': z.object({ sessionId: id }),
   'deadLetters.retry': z.object({ triggerId: id }),

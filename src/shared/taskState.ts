@@ -57,9 +57,11 @@ export function stateIconText(word: TaskStateWord): string {
 
 /**
  * A conversation's row (a session lane's status) in the same words: `idle` is no task state, it
- * stays as it is; a lane that waits is waiting for the person.
+ * stays as it is; a lane whose task is paused says paused, as the task's block does (a paused
+ * lane's status is `waiting`: it waits for Continue); any other lane that waits is waiting for the person.
  */
-export function sessionStateWord(status: string, waitingForUser?: boolean): TaskStateWord | 'idle' {
+export function sessionStateWord(status: string, waitingForUser?: boolean, paused?: boolean): TaskStateWord | 'idle' {
+  if (paused) return 'paused';
   if (waitingForUser || status === 'waiting') return 'waiting for you';
   if (status === 'working') return 'working';
   if (status === 'error') return 'failed';

@@ -117,6 +117,11 @@ function renderFragment(text: string, env?: Parameters<typeof renderMarkdownHtml
   return template.content;
 }
 
+/** One complete block of a streaming reply, rendered as a reply's Markdown is (streamMarkdown.ts). */
+export function renderStreamedBlock(text: string): DocumentFragment {
+  return renderFragment(text);
+}
+
 /** Renders the sections of long replies (the end first, the rest in small tasks or when scrolled near). */
 const sections = new SectionRenderer(renderFragment);
 

@@ -45,11 +45,16 @@ export class SectionRenderer {
   private scheduled = false;
   /** Whether the transcript was at its end at the last scroll event (see the class comment). */
   private following = true;
-  private readonly resized = new ResizeObserver((entries) => {
-    // A reply taken out of the page (session switch) is no longer watched.
-    for (const entry of entries) if (!entry.target.isConnected) this.resized.unobserve(entry.target);
-    this.keepAtBottom();
-  });
+  /** Made on first use: the module then loads where there is no ResizeObserver (the unit tier's DOM). */
+  private resizedObserver: ResizeObserver | undefined;
+  private get resized(): ResizeObserver {
+    this.resizedObserver ??= new ResizeObserver((entries) => {
+      // A reply taken out of the page (session switch) is no longer watched.
+      for (const entry of entries) if (!entry.target.isConnected) this.resized.unobserve(entry.target);
+      this.keepAtBottom();
+    });
+    return this.resizedObserver;
+  }
 
   constructor(private readonly renderFragment: (text: string, env: ReplyEnv) => DocumentFragment) {}
 

@@ -233,7 +233,7 @@ export class SessionList {
 
   /** The row's state in the one task vocabulary (with its icon), then when it last moved. */
   private meta(session: SessionSummary): HTMLElement {
-    const word = session.archived ? 'archived' : sessionStateWord(session.status, session.waitingForUser);
+    const word = session.archived ? 'archived' : sessionStateWord(session.status, session.waitingForUser, session.paused);
     const when = ` · ${formatTime(session.lastActivity)}`;
     if (word === 'archived' || word === 'idle') return h('span', { class: 'session-meta', 'data-state': word }, `${word}${when}`);
     return h('span', { class: 'session-meta', 'data-state': word }, stateIcon(word), `${word}${when}`);

@@ -1,5 +1,7 @@
 import type { HostMessage, StreamDeltaView } from '../shared/protocol';
 import { h } from './dom';
+import { renderStreamedBlock } from './replyView';
+import { MarkdownStream } from './streamMarkdown';
 import { toolLine } from './toolLine';
 
 /** Within this many pixels of the end, the transcript counts as "at the bottom" and follows new text. */
@@ -50,28 +52,80 @@ class StreamText {
   }
 }
 
-/** The live bubble in the DOM: its text grows in place (StreamText), tool lines are patched in place. */
-interface Bubble {
-  turnId: string;
-  element: HTMLElement;
-  text: StreamText;
-  tools: HTMLElement;
+/**
+ * A live bubble in the DOM: the blocks of its text that are complete rendered as Markdown, once
+ * each (streamMarkdown.ts), then the block still forming as text growing in place (StreamText);
+ * tool lines are patched in place.
+ */
+class Bubble {
+  readonly element: HTMLElement;
+  readonly tools: HTMLElement;
+  private readonly body: HTMLElement;
+  private readonly markdown = new MarkdownStream();
+  private tail: StreamText;
+
+  constructor(
+    readonly turnId: string,
+    /** In a task's block (its words while it works) rather than the transcript. */
+    inBlock: boolean,
+  ) {
+    this.tail = new StreamText(h('div', { class: 'stream-tail' }));
+    this.body = h('div', { class: 'msg-text md' }, this.tail.element);
+    this.tools = h('div', { class: 'stream-tools' });
+    this.element = h(
+      'div',
+      {
+        class: `msg msg-assistant msg-streaming${inBlock ? ' block-said' : ''}`,
+        'data-role': 'streaming',
+        'data-turn-id': turnId,
+        'aria-busy': 'true',
+      },
+      this.body,
+      inBlock ? null : this.tools,
+    );
+  }
+
+  append(text: string): void {
+    const settled = this.markdown.push(text);
+    if (settled === undefined) {
+      this.tail.append(text);
+      return;
+    }
+    // A block completed: it renders once, and the tail starts again with what follows it.
+    this.body.insertBefore(renderStreamedBlock(settled), this.tail.element);
+    const tail = new StreamText(h('div', { class: 'stream-tail' }));
+    tail.append(this.markdown.tail);
+    this.tail.element.replaceWith(tail.element);
+    this.tail = tail;
+  }
+
+  /** The turn ended (a task's words stay in its block): the rest renders as Markdown too. */
+  finish(): void {
+    const rest = this.markdown.tail;
+    this.tail.element.replaceWith(renderStreamedBlock(rest));
+    this.element.classList.remove('msg-streaming');
+    this.element.removeAttribute('aria-busy');
+  }
 }
 
 /**
- * The streaming side of the sidebar: one live "streaming" bubble per session for the running
- * turn's output, and the Stop button that replaces Send while a turn runs in the shown session.
+ * The streaming side of the sidebar: a live bubble for each running turn that is on screen, and
+ * the Stop button that replaces Send while a turn runs in the shown session.
  *
- * The bubble is never re-rendered: each piece of text is appended to the Text node of its last
- * block (StreamText, so a long reply costs the same per token at its end as at its start), and a tool's progress line is
- * patched in place. The committed message replaces the bubble when it arrives; the turn's end
- * removes whatever is left (a turn that only ran tools). The transcript follows the bottom
- * unless the person scrolled up to read.
+ * The shown conversation's turn streams into a bubble at the end of the transcript, which the
+ * committed message replaces when it arrives (the turn's end removes whatever is left: a turn
+ * that only ran tools). A task's turn streams into its block (`blockArea`: a task's lane is shown
+ * as the conversation that started it), so the model's words while the task works are on screen,
+ * not only behind a spinner; they stay there, rendered, when its turn ends, until its next turn
+ * speaks (the step rows say what it did). Either way the blocks of the text that are complete
+ * render as Markdown as they complete, and the block forming grows as text (Bubble); a bubble is
+ * never re-rendered. The transcript follows the bottom unless the person scrolled up to read.
  */
 export class StreamView {
   private readonly live = new Map<string, LiveReply>();
   private readonly running = new Map<string, string>();
-  private bubble: Bubble | undefined;
+  /** Bubbles drawn, by session. */
+  private readonly bubbles = new Map<string, Bubble>();
   private readonly stopButton: HTMLElement;
   private stopping = false;
 
@@ -81,6 +135,8 @@ export class StreamView {
     private readonly selected: () => string | undefined,
     /** Asks the host to stop the turn; a refusal (said by the host) gives Stop back. */
     private readonly onStop: (sessionId: string) => Promise<unknown>,
+    /** Where a session's words go when it is not the conversation shown: its task's block (undefined: not drawn). */
+    private readonly blockArea: (sessionId: string) => HTMLElement | undefined = () => undefined,
   ) {
     this.stopButton = h('vscode-button', { id: 'stop', hidden: true, title: 'Stop the running turn; what it said so far is kept' }, 'Stop');
     this.stopButton.addEventListener('click', () => this.stop());
@@ -92,7 +148,8 @@ export class StreamView {
     this.live.clear();
     this.running.clear();
     for (const r of running) this.running.set(r.sessionId, r.turnId);
-    this.bubble = undefined;
+    for (const bubble of this.bubbles.values()) bubble.element.remove();
+    this.bubbles.clear();
     this.renderComposer();
   }
 
@@ -115,22 +172,18 @@ export class StreamView {
     return false;
   }
 
-  /** The committed reply is arriving: it takes the bubble's place. Call before appending it. */
+  /** The committed reply is arriving: it takes the bubble's place (a task's words stay in its block, rendered). Call before appending it. */
   replaceWithCommitted(sessionId: string): void {
     this.live.delete(sessionId);
-    if (sessionId === this.selected()) this.removeBubble();
+    this.settle(sessionId);
   }
 
   /** The transcript was re-drawn (session switch, init): put the shown session's bubble back. */
   redraw(): void {
-    this.bubble = undefined;
+    for (const [sessionId, bubble] of this.bubbles) if (!bubble.element.isConnected) this.bubbles.delete(sessionId);
     const id = this.selected();
     const reply = id ? this.live.get(id) : undefined;
-    if (reply) {
-      const bubble = this.ensureBubble(reply.turnId);
-      bubble.text.append(reply.text);
-      for (const [callId, tool] of reply.tools) this.patchTool(bubble, callId, tool.name, tool.preview);
-    }
+    if (id && reply) this.ensureBubble(id, reply);
     this.renderComposer();
   }
 
@@ -163,34 +216,55 @@ export class StreamView {
     }
     if (delta.kind === 'text') reply.text += delta.text;
     else reply.tools.set(delta.callId, { name: delta.name, preview: delta.preview });
-    if (sessionId !== this.selected()) return;
+    const shown = sessionId === this.selected();
+    // In a block, a tool call being written is already its step row.
+    if (!shown && delta.kind !== 'text') return;
     this.follow(() => {
-      const bubble = this.ensureBubble(turnId);
-      if (delta.kind === 'text') bubble.text.append(delta.text);
-      else this.patchTool(bubble, delta.callId, delta.name, delta.preview);
+      const drawn = this.ensureBubble(sessionId, reply);
+      if (!drawn || drawn.fresh) return;
+      if (delta.kind === 'text') drawn.bubble.append(delta.text);
+      else this.patchTool(drawn.bubble, delta.callId, delta.name, delta.preview);
     });
   }
 
   private end(sessionId: string, turnId: string): void {
     if (this.live.get(sessionId)?.turnId === turnId) this.live.delete(sessionId);
-    if (sessionId === this.selected() && this.bubble?.turnId === turnId) this.removeBubble();
+    if (this.bubbles.get(sessionId)?.turnId === turnId) this.settle(sessionId);
   }
 
-  private ensureBubble(turnId: string): Bubble {
-    if (this.bubble?.turnId === turnId && this.bubble.element.isConnected) return this.bubble;
-    this.removeBubble();
-    const text = new StreamText(h('div', { class: 'msg-text' }));
-    const tools = h('div', { class: 'stream-tools' });
-    const element = h(
-      'div',
-      { class: 'msg msg-assistant msg-streaming', 'data-role': 'streaming', 'data-turn-id': turnId, 'aria-busy': 'true' },
-      text.element,
-      tools,
-    );
-    this.transcript.querySelector('.empty')?.remove();
-    this.transcript.appendChild(element);
-    this.bubble = { turnId, element, text, tools };
-    return this.bubble;
+  /** A turn's bubble after its turn: gone from the transcript, kept (rendered) in a task's block. */
+  private settle(sessionId: string): void {
+    const bubble = this.bubbles.get(sessionId);
+    if (!bubble) return;
+    if (bubble.element.classList.contains('block-said')) {
+      if (bubble.element.classList.contains('msg-streaming')) this.follow(() => bubble.finish());
+      return;
+    }
+    bubble.element.remove();
+    this.bubbles.delete(sessionId);
+  }
+
+  /**
+   * The session's bubble for this turn, made where the session shows (undefined: it does not);
+   * a bubble made now (`fresh`) already holds all the turn said so far.
+   */
+  private ensureBubble(sessionId: string, reply: LiveReply): { bubble: Bubble; fresh: boolean } | undefined {
+    const { turnId } = reply;
+    const kept = this.bubbles.get(sessionId);
+    if (kept?.turnId === turnId && kept.element.isConnected) return { bubble: kept, fresh: false };
+    const inTranscript = sessionId === this.selected();
+    const area = inTranscript ? this.transcript : this.blockArea(sessionId);
+    if (!area) return undefined;
+    kept?.element.remove();
+    const bubble = new Bubble(turnId, !inTranscript);
+    if (inTranscript) {
+      this.transcript.querySelector('.empty')?.remove();
+      this.transcript.appendChild(bubble.element);
+    } else area.replaceChildren(bubble.element);
+    this.bubbles.set(sessionId, bubble);
+    if (reply.text) bubble.append(reply.text);
+    if (inTranscript) for (const [callId, tool] of reply.tools) this.patchTool(bubble, callId, tool.name, tool.preview);
+    return { bubble, fresh: true };
   }
 
   private patchTool(bubble: Bubble, callId: string, name: string, preview: string): void {
@@ -203,11 +277,6 @@ export class StreamView {
     const text = toolLine(name, preview);
     line.hidden = !text;
     line.replaceChildren(...(text ?? []).map((part) => (typeof part === 'string' ? part : h('code', {}, part.code))));
-  }
-
-  private removeBubble(): void {
-    this.bubble?.element.remove();
-    this.bubble = undefined;
   }
 
   private stop(): void {

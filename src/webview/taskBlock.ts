@@ -1,7 +1,7 @@
 import type { ApprovalView } from '../shared/approvalProtocol';
 import type { TaskView } from '../shared/protocol';
 import type { StepView } from '../shared/threadProtocol';
-import { CANCEL_TASK_WORD, taskState } from '../shared/taskState';
+import { taskState } from '../shared/taskState';
 import { stateIcon } from './stateIcon';
 import { renderBlockApproval, restoreReasons, typedReasons } from './blockApproval';
 import { clear, h, keepingFocus } from './dom';
@@ -11,13 +11,22 @@ import { renderCounters, renderTodos } from './taskCard';
 import type { Request } from './requests';
 import { failureText } from './requests';
 import type { TaskCardActions } from './taskCard';
+import { offeredGestures } from './taskGestures';
+import type { OfferedGesture } from './taskGestures';
+
+/** What the view store says of a block beyond its task (viewStore.ts `blockView`): the gestures offered, and what one in flight does. */
+export interface BlockExtras {
+  offered?: readonly OfferedGesture[];
+  /** What a gesture in flight is doing, or why the host refused it. */
+  notice?: string;
+}
 
 /** What a block needs from around it. */
 export interface TaskBlockActions {
   request: Request;
   /** Opens the task's details (the raw trace). */
   openDetails(taskId: string): void;
-  /** The task's own gestures (the same as its card's): Continue, Cancel (of a paused or a running task), Reply, Revert edits. */
+  /** The task's own gestures (the same as its card's): Stop, Continue, Cancel (of a paused or a running task), Reply, Revert edits. */
   task?: Omit<TaskCardActions, 'openTrace'>;
   /** The block of a task this one started, drawn in the step that started it (the Thread's). */
   nested?: NestedBlock;
@@ -45,8 +54,12 @@ export class TaskBlock {
   private readonly waiting: HTMLElement;
   private readonly summary: HTMLElement;
   private readonly notice: HTMLElement;
+  /** What a gesture on the block (Stop, Cancel…) is doing, or why it was not done. */
+  private readonly gestureLine: HTMLElement;
   private readonly buttons: HTMLElement;
   private readonly details: HTMLElement;
+  /** Where the task's words while it works stream (streamView.ts; the last turn's stay until the next speaks). */
+  readonly said: HTMLElement;
   /** What the waiting part shows (`[]`: nothing, as it is made). */
   private waitingShown = '[]';
   private buttonsShown = '';
@@ -64,9 +77,11 @@ export class TaskBlock {
     this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you', hidden: true });
     this.summary = h('div', { class: 'block-summary' });
     this.notice = h('div', { class: 'block-notice', role: 'status', hidden: true });
+    this.gestureLine = h('div', { class: 'block-notice block-gesture', role: 'status', hidden: true });
     this.details = h('vscode-button', { class: 'open-details', secondary: true, 'aria-label': `Details of task ${task.name}` }, 'Details');
     this.details.addEventListener('click', () => this.actions.openDetails(this.task.id));
     this.buttons = h('div', { class: 'block-buttons task-buttons' }, this.details);
+    this.said = h('div', { class: 'block-said-area', 'aria-live': 'polite' });
     this.element = h(
       'article',
       { class: 'task-block', 'data-role': 'task', 'data-task-id': task.id },
@@ -75,8 +90,10 @@ export class TaskBlock {
       this.steps.toggle,
       this.steps.earlier,
       this.steps.element,
+      this.said,
       this.waiting,
       this.notice,
+      this.gestureLine,
       this.summary,
       this.buttons,
     );
@@ -87,8 +104,13 @@ export class TaskBlock {
     return this.task.id;
   }
 
+  /** The session lane the task works in (its turns stream there). */
+  get sessionId(): string {
+    return this.task.sessionId;
+  }
+
   /** Redraws what `task` and its pending approvals say; the step rows are left alone. */
-  update(task: TaskView, pending: readonly ApprovalView[]): void {
+  update(task: TaskView, pending: readonly ApprovalView[], extras: BlockExtras = {}): void {
     this.task = task;
     // A task waits for an approval only while one is pending here: once the person decided, the
     // task is at work on it (applying, or told) until its turn clears the flag, and saying
@@ -104,7 +126,9 @@ export class TaskBlock {
     this.summary.textContent = task.finalSummary ?? '';
     this.summary.hidden = !task.finalSummary;
     this.showPending(pending);
-    this.showButtons(task);
+    this.showButtons(task, extras.offered ?? offeredGestures(task));
+    this.gestureLine.textContent = extras.notice ?? '';
+    this.gestureLine.hidden = !extras.notice;
     // A task at work again, or one that waits for an approval, shows its latest rows.
     if (!this.steps.isOpen && !this.foldedByPerson && (!ended(task) || pending.length > 0)) this.steps.setOpen(true);
   }
@@ -113,18 +137,20 @@ export class TaskBlock {
    * The gestures the task's state allows. A task is patched after every action: while the same
    * buttons apply they stay the same elements, so a Cancel pressed as an action ends is not lost.
    */
-  private showButtons(task: TaskView): void {
+  private showButtons(task: TaskView, offered: readonly OfferedGesture[]): void {
     const gestures = this.actions.task;
     if (!gestures) return;
-    const list: Array<[label: string, cls: string, run: () => void, secondary: boolean]> = [];
-    if (task.paused) {
-      list.push(['Continue', 'continue-task', () => gestures.continueTask(task.id), false]);
-      list.push([CANCEL_TASK_WORD, 'cancel-task', () => gestures.cancelTask(task.id), true]);
-    } else if (task.status === 'running') {
-      list.push(['Reply', 'reply-task', () => gestures.replyTo(task.id), true]);
-      list.push([CANCEL_TASK_WORD, 'cancel-task', () => gestures.cancelTask(task.id), true]);
+    const list: Array<[label: string, cls: string, run: () => void, secondary: boolean]> = offered.map((o) => [
+      o.label,
+      o.cls,
+      () => gestures.gesture(task.id, o.gesture),
+      o.secondary,
+    ]);
+    // Reply (the composer answers this task) after Stop or Continue, before Cancel.
+    if (task.status === 'running' && !task.paused) {
+      const at = list.findIndex(([, cls]) => cls === 'cancel-task');
+      list.splice(at < 0 ? list.length : at, 0, ['Reply', 'reply-task', () => gestures.replyTo(task.id), true]);
     }
-    if (task.status !== 'running' || task.paused) list.push(['Revert edits', 'revert-task', () => gestures.revertTask(task.id), true]);
     const shown = list.map(([label, cls]) => `${cls}:${label}`).join('|');
     if (shown === this.buttonsShown) return;
     this.buttonsShown = shown;

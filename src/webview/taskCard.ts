@@ -1,16 +1,19 @@
 import { costText } from '../shared/costText';
 import type { TaskView } from '../shared/protocol';
-import { CANCEL_TASK_WORD, taskState } from '../shared/taskState';
+import { taskState } from '../shared/taskState';
 import { h } from './dom';
 import { stateLabel } from './stateIcon';
+import { offeredGestures } from './taskGestures';
+import type { OfferedGesture, TaskGesture } from './taskGestures';
 
 export interface TaskCardActions {
-  continueTask(taskId: string): void;
-  cancelTask(taskId: string): void;
+  /**
+   * Stop, Cancel, Continue or Revert edits (undo all of the task's applied edits; the host
+   * refuses, naming them, if files changed since): shown at once, reconciled (taskGestures.ts).
+   */
+  gesture(taskId: string, gesture: TaskGesture): void;
   replyTo(taskId: string): void;
   openTrace(taskId: string): void;
-  /** Undo all of the task's applied edits (the host refuses, naming them, if files changed since). */
-  revertTask(taskId: string): void;
 }
 
 const TODO_MARK: Record<string, string> = { pending: '○', in_progress: '◐', done: '●' };
@@ -42,9 +45,8 @@ export function renderCounters(task: TaskView): HTMLElement {
   );
 }
 
-/** One task card: status, todos, counters against budget, and the buttons its state allows. */
-export function renderTaskCard(task: TaskView, actions: TaskCardActions): HTMLElement {
-  const running = task.status === 'running';
+/** One task card: status, todos, counters against budget, and the buttons its state allows (`offered`: taskGestures.ts). */
+export function renderTaskCard(task: TaskView, actions: TaskCardActions, offered: readonly OfferedGesture[] = offeredGestures(task)): HTMLElement {
   const card = h(
     'div',
     { class: `task-card status-${task.status}`, 'data-task-id': task.id },
@@ -59,15 +61,13 @@ export function renderTaskCard(task: TaskView, actions: TaskCardActions): HTMLEl
     b.addEventListener('click', onClick);
     buttons.appendChild(b);
   };
-  if (task.paused) {
-    button('Continue', 'continue-task', () => actions.continueTask(task.id));
-    button(CANCEL_TASK_WORD, 'cancel-task', () => actions.cancelTask(task.id), true);
-  } else if (running) {
-    button('Reply', 'reply-task', () => actions.replyTo(task.id), true);
-    button(CANCEL_TASK_WORD, 'cancel-task', () => actions.cancelTask(task.id), true);
+  for (const o of offered) {
+    if (o.gesture === 'revert') continue;
+    button(o.label, o.cls, () => actions.gesture(task.id, o.gesture), o.secondary);
   }
+  if (task.status === 'running' && !task.paused) button('Reply', 'reply-task', () => actions.replyTo(task.id), true);
   button('Trace', 'open-trace', () => actions.openTrace(task.id), true);
-  button('Revert edits', 'revert-task', () => actions.revertTask(task.id), true);
+  if (offered.some((o) => o.gesture === 'revert')) button('Revert edits', 'revert-task', () => actions.gesture(task.id, 'revert'), true);
   card.appendChild(buttons);
   return card;
 }

@@ -9,7 +9,7 @@ import { TaskBlock } from './taskBlock';
 function approvalWhat(approval: ApprovalView): string {
   return approval.command ? 'running it' : 'applying the change';
 }
-import type { TaskBlockActions } from './taskBlock';
+import type { BlockExtras, TaskBlockActions } from './taskBlock';
 
 /** What the thread needs from the page around it. */
 export interface ThreadDeps {
@@ -19,8 +19,10 @@ export interface ThreadDeps {
   /** The task as the sidebar knows it now (undefined: not known, e.g. long ended). */
   task(taskId: string): TaskView | undefined;
   openDetails(taskId: string): void;
-  /** The task's gestures (Continue, Cancel, Reply, Revert edits), shown on its block. */
+  /** The task's gestures (Stop, Continue, Cancel, Reply, Revert edits), shown on its block. */
   taskActions?: TaskBlockActions['task'];
+  /** What the view store says of a block beyond its task: the gestures it offers, a gesture's line (viewStore.ts `blockView`). */
+  extras?(taskId: string): BlockExtras;
   /** Runs a change to the transcript, keeping its end in view if it was (StreamView.follow). */
   follow(change: () => void): void;
   /**
@@ -72,7 +74,7 @@ export class Thread {
         return child;
       },
     });
-    block.update(task, this.pendingOf(taskId));
+    block.update(task, this.pendingOf(taskId), this.deps.extras?.(taskId));
     this.blocks.set(taskId, block);
     this.deps.nearView?.watch(block.element, () => this.change(block, () => block.steps.draw(), true));
     this.deps.request('thread.loadSteps', { taskId }).then(
@@ -86,6 +88,12 @@ export class Thread {
       () => undefined,
     );
     return block.element;
+  }
+
+  /** Where the words of the task working in `sessionId` stream: its block's area, if its block is made. */
+  saidArea(sessionId: string): HTMLElement | undefined {
+    for (const block of this.blocks.values()) if (block.sessionId === sessionId) return block.said;
+    return undefined;
   }
 
   /** The whole state arrived again (`init`): blocks are made afresh as the transcript is drawn. */
@@ -115,7 +123,7 @@ export class Thread {
   taskChanged(task: TaskView): void {
     const block = this.blocks.get(task.id);
     if (block) {
-      this.change(block, () => block.update(task, this.pendingOf(task.id)));
+      this.change(block, () => block.update(task, this.pendingOf(task.id), this.deps.extras?.(task.id)));
       return;
     }
     const starter = this.awaiting.get(task.id);
@@ -176,6 +184,11 @@ export class Thread {
       )
       .catch((error: unknown) => this.refused(approval.id, failureText(error)));
     // The button pressed is gone: focus moves to the next thing that waits, else to the composer.
+    this.focusNextWaiting();
+  }
+
+  /** After a decision took the focused button away: the next Approve that waits in the thread, else the composer. */
+  focusNextWaiting(): void {
     const next = [...this.blocks.values()].map((b) => b.element.querySelector<HTMLElement>('.block-approval .approve')).find((b) => b?.isConnected);
     if (next) next.focus();
     else this.deps.focusAfterDecision?.();
@@ -197,7 +210,7 @@ export class Thread {
     const task = this.deps.task(taskId);
     if (!block || !task) return;
     const before = block.pendingElement;
-    this.change(block, () => block.update(task, this.pendingOf(taskId)));
+    this.change(block, () => block.update(task, this.pendingOf(taskId), this.deps.extras?.(taskId)));
     // A new request of the person's is brought into view where the agent asks it.
     const now = block.pendingElement;
     if (now && now !== before && now.isConnected) now.scrollIntoView?.({ block: 'nearest' });

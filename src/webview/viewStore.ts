@@ -10,6 +10,8 @@ import type { HostMessage, MessageView, SessionSummary, TaskView } from '../shar
 import type { SidebarParams, SidebarResults } from '../shared/sidebarApi';
 import { taskState } from '../shared/taskState';
 import type { TaskStateWord } from '../shared/taskState';
+import { gestureNotice, gestureTookEffect, offeredGestures, shownTask } from './taskGestures';
+import type { GestureInFlight, OfferedGesture, TaskGesture } from './taskGestures';
 
 /** The composer's send, as persisted across hide/show and reload (see composer.ts). */
 export interface SendState {
@@ -35,11 +37,20 @@ export interface ViewStoreState {
   pending: Record<string, ApprovalView>;
   /** Approvals the person decided here whose outcome the host has not told yet. */
   deciding: Record<string, ApprovalView>;
+  /** A gesture on a task's block (Stop, Cancel, Continue, Revert edits) the host has not told the outcome of, by task. */
+  gestures: Record<string, GestureInFlight>;
+  /** Why the host refused the last gesture on a task's block, by task (the block says it). */
+  said: Record<string, string>;
+  /** Tasks whose edits were reverted here, with their action count then: no Revert edits again until they act again. */
+  reverted: Record<string, number>;
   send: SendState;
 }
 
-/** A request a reducer needs made. */
-export type Ask = { method: 'sessions.open'; params: SidebarParams['sessions.open'] } | { method: 'send'; params: SidebarParams['send'] };
+/** A request a reducer needs made; a gesture's is the request of `GESTURE_METHOD`, answered with `gestureDone`/`gestureRefused` and its `requestId`. */
+export type Ask =
+  | { method: 'sessions.open'; params: SidebarParams['sessions.open'] }
+  | { method: 'send'; params: SidebarParams['send'] }
+  | { method: 'gesture'; taskId: string; gesture: TaskGesture; requestId: string };
 
 /** What the person does. */
 export type PersonAction =
@@ -48,6 +59,8 @@ export type PersonAction =
   /** Enter or Send; `newId` is the id a new request would get (passed in: reducers stay pure). */
   | { type: 'send'; newId: string; replyToTaskId?: string }
   | { type: 'decide'; approvalId: string }
+  /** Stop, Cancel, Continue or Revert edits on a task's block; `requestId` is new (passed in: reducers stay pure). */
+  | { type: 'gesture'; taskId: string; gesture: TaskGesture; requestId: string }
   /** The page was made again (hide/show, reload): a send in flight is posted again. */
   | { type: 'resume' }
   /** The block asked for by a lane's selection is in view now. */
@@ -58,7 +71,9 @@ export type ReplyEvent =
   | { type: 'opened'; result: SidebarResults['sessions.open'] }
   | { type: 'sent'; requestId: string; sessionId: string }
   | { type: 'sendFailed'; requestId: string; error: string }
-  | { type: 'refused'; approvalId: string };
+  | { type: 'refused'; approvalId: string }
+  | { type: 'gestureDone'; taskId: string; requestId: string }
+  | { type: 'gestureRefused'; taskId: string; requestId: string; error: string };
 
 export type StoreEvent = HostMessage | PersonAction | ReplyEvent;
 
@@ -68,7 +83,7 @@ export interface Step {
 }
 
 export function emptyState(send: Partial<SendState> = {}): ViewStoreState {
-  return { sessions: {}, transcripts: {}, tasks: {}, pending: {}, deciding: {}, send: { draft: '', ...send } };
+  return { sessions: {}, transcripts: {}, tasks: {}, pending: {}, deciding: {}, gestures: {}, said: {}, reverted: {}, send: { draft: '', ...send } };
 }
 
 /** A conversation row with the task lanes nested in it (each lane knows its conversation). */
@@ -169,6 +184,57 @@ function approvalStep(state: ViewStoreState, event: StoreEvent): ViewStoreState 
   }
 }
 
+/**
+ * The task gestures' reducers: a gesture shows at once (`blockView`), the host's patch or its
+ * reply settles it, a refusal rolls it back with the reason (taskGestures.ts says the rules).
+ */
+function gestureStep(state: ViewStoreState, event: StoreEvent): Step {
+  const none = { state, asks: [] };
+  switch (event.type) {
+    case 'gesture': {
+      const task = state.tasks[event.taskId];
+      // Only what the block offers now (a second click on the same button asks nothing).
+      if (!task || !blockView(state, event.taskId)?.offered.some((o) => o.gesture === event.gesture)) return none;
+      const { taskId, gesture, requestId } = event;
+      return {
+        state: { ...state, gestures: { ...state.gestures, [taskId]: { gesture, requestId } }, said: omit(state.said, taskId) },
+        asks: [{ method: 'gesture', taskId, gesture, requestId }],
+      };
+    }
+    case 'gestureDone': {
+      const inFlight = state.gestures[event.taskId];
+      const task = state.tasks[event.taskId];
+      if (inFlight?.requestId !== event.requestId || !task) return none;
+      if (inFlight.gesture === 'revert') {
+        return {
+          state: { ...state, gestures: omit(state.gestures, event.taskId), reverted: { ...state.reverted, [task.id]: task.counters.actions } },
+          asks: [],
+        };
+      }
+      if (gestureTookEffect(inFlight.gesture, task)) return { state: { ...state, gestures: omit(state.gestures, event.taskId) }, asks: [] };
+      return { state: { ...state, gestures: { ...state.gestures, [event.taskId]: { ...inFlight, acked: true } } }, asks: [] };
+    }
+    case 'gestureRefused': {
+      const inFlight = state.gestures[event.taskId];
+      if (inFlight?.requestId !== event.requestId) return none;
+      return {
+        state: { ...state, gestures: omit(state.gestures, event.taskId), said: { ...state.said, [event.taskId]: `Not done: ${event.error}` } },
+        asks: [],
+      };
+    }
+    default:
+      return none;
+  }
+}
+
+/** A task's patch: the host's truth; it settles a gesture it shows done (or any, once the host said it was). */
+function taskPatched(state: ViewStoreState, task: TaskView): ViewStoreState {
+  const next = { ...state, tasks: { ...state.tasks, [task.id]: task } };
+  const inFlight = state.gestures[task.id];
+  if (inFlight && (inFlight.acked || gestureTookEffect(inFlight.gesture, task))) next.gestures = omit(state.gestures, task.id);
+  return next;
+}
+
 /** The next state after one event, and the requests it needs made. */
 export function reduce(state: ViewStoreState, event: StoreEvent): Step {
   switch (event.type) {
@@ -183,7 +249,11 @@ export function reduce(state: ViewStoreState, event: StoreEvent): Step {
       const pending: Record<string, ApprovalView> = {};
       for (const a of event.state.approvals) if (a.status === 'pending' && !state.deciding[a.id]) pending[a.id] = a;
       const tasks = Object.fromEntries(event.state.tasks.map((t) => [t.id, t]));
-      return select({ ...state, sessions, transcripts, tasks, pending }, state.selectedSessionId);
+      // The whole state again: a gesture's outcome is in it (its reply may never come to this page).
+      let next: ViewStoreState = { ...state, sessions, transcripts, tasks: {}, pending };
+      for (const task of Object.values(tasks)) next = taskPatched(next, task);
+      for (const id of Object.keys(next.gestures)) if (!tasks[id]) next.gestures = omit(next.gestures, id);
+      return select({ ...next, tasks }, state.selectedSessionId);
     }
     case 'sessionPatch':
       return { state: { ...state, sessions: remember(state.sessions, event.session) }, asks: [] };
@@ -206,7 +276,11 @@ export function reduce(state: ViewStoreState, event: StoreEvent): Step {
       return { state: { ...state, transcripts: { ...state.transcripts, [event.sessionId]: [...list, event.message] } }, asks: [] };
     }
     case 'taskPatch':
-      return { state: { ...state, tasks: { ...state.tasks, [event.task.id]: event.task } }, asks: [] };
+      return { state: taskPatched(state, event.task), asks: [] };
+    case 'gesture':
+    case 'gestureDone':
+    case 'gestureRefused':
+      return gestureStep(state, event);
     case 'showSession':
     case 'select':
       return select(state, event.sessionId);
@@ -238,7 +312,31 @@ export function pendingOf(state: ViewStoreState, taskId: string): ApprovalView[]
  * block never says "waiting for you" with nothing to act on.
  */
 export function taskWord(state: ViewStoreState, taskId: string): TaskStateWord | undefined {
-  const task = state.tasks[taskId];
-  if (!task) return undefined;
-  return taskState(task.waitingForApproval && pendingOf(state, taskId).length === 0 ? { ...task, waitingForApproval: false } : task);
+  const view = blockView(state, taskId);
+  return view && taskState(view.task);
+}
+
+/** What a task's block draws: the task as shown (its gesture in flight applied), the gestures it offers, and a line under it. */
+export interface BlockView {
+  task: TaskView;
+  offered: OfferedGesture[];
+  /** What a gesture in flight is doing, or why the host refused the last one. */
+  notice?: string;
+}
+
+/**
+ * A task's block as the view shows it now: the gesture in flight already applied (in the frame
+ * of the click), a waiting for an approval only while one is pending here, the gestures it offers
+ * (Revert edits not again after a revert, until the task acts again), what it says.
+ */
+export function blockView(state: ViewStoreState, taskId: string): BlockView | undefined {
+  const known = state.tasks[taskId];
+  if (!known) return undefined;
+  const inFlight = state.gestures[taskId];
+  const shown = shownTask(known, inFlight);
+  const task = shown.waitingForApproval && pendingOf(state, taskId).length === 0 ? { ...shown, waitingForApproval: false } : shown;
+  const reverted = state.reverted[taskId] === known.counters.actions;
+  const offered = offeredGestures(task, inFlight).filter((o) => !(reverted && o.gesture === 'revert'));
+  const notice = state.said[taskId] ?? gestureNotice(task, inFlight);
+  return { task, offered, ...(notice ? { notice } : {}) };
 }

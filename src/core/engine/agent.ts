@@ -15,6 +15,7 @@ import { react, type Rung } from './react';
 import type { TaskRecord } from './records';
 import { restoreAtStart } from './restore';
 import { sendMessage, type SendResult } from './sendPath';
+import { stopAfterStep } from './stepStop';
 import { continueLater, endTask } from './taskLifecycle';
 import { InvalidTriggerPayload } from './triggerPayloads';
 
@@ -177,6 +178,13 @@ export class Agent {
   /** Continue a paused task: raises a spent budget by the configured increment and resumes. */
   async continueTask(taskId: string): Promise<void> {
     const task = this.liveTask(taskId);
+    if (task.stopAfterStep && !task.paused) {
+      // Continue pressed before the step in flight ended: the Stop is taken back, the task goes on.
+      delete task.stopAfterStep;
+      this.state.saveTask(task);
+      await this.state.commit();
+      return;
+    }
     if (!task.paused) return;
     if (task.pauseReason === 'budget') raiseLimits(task, this.deps.settings());
     task.paused = false;
@@ -187,6 +195,15 @@ export class Agent {
     await this.state.appendMessage(task.sessionId, 'event', 'Continuing.');
     await this.state.commit();
     await continueLater(this.env, task, undefined, `continue${this.deps.clock.now()}`);
+  }
+
+  /**
+   * Stop a working task after its current step (the block's Stop, stepStop.ts): it pauses, is
+   * kept, and Continue resumes it from there. Refused while it waits for the person.
+   */
+  async stopTaskAfterStep(taskId: string): Promise<void> {
+    await this.ready;
+    await stopAfterStep(this.env, this.liveTask(taskId));
   }
 
   /**

@@ -81,6 +81,12 @@ export interface TaskRecord {
   endApproved?: boolean;
   paused: boolean;
   pauseReason?: PauseReason;
+  /**
+   * The person pressed Stop on the working task (stepStop.ts): the step in flight finishes (its
+   * model call and the actions it asked for), then the task pauses instead of taking the next.
+   * Durable, so a restart mid-step still pauses it.
+   */
+  stopAfterStep?: boolean;
   actionCount: number;
   usage: UsageTotals;
   limits: { actions: number; tokens: number; cost?: number };
@@ -143,6 +149,7 @@ export function taskView(task: TaskRecord): TaskView {
     ...(task.waitingForApproval ? { waitingForApproval: task.waitingForApproval } : {}),
     paused: task.paused,
     ...(task.pauseReason ? { pauseReason: task.pauseReason } : {}),
+    ...(task.stopAfterStep ? { stopping: true } : {}),
     source: task.source,
     ...(task.chore ? { chore: task.chore } : {}),
     selectedSkills: task.selectedSkills,

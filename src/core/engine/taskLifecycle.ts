@@ -147,6 +147,7 @@ export async function endTask(
   task.waitingForUser = false;
   task.paused = false;
   delete task.pauseReason;
+  delete task.stopAfterStep;
   if (result.output) task.output = result.output;
   await env.triggers.cancel(task.sessionId);
   env.state.saveTask(task);
@@ -189,12 +190,27 @@ export async function pauseTask(env: EngineEnv, task: TaskRecord, reason: PauseR
   task.paused = true;
   task.status = 'paused';
   task.pauseReason = reason;
+  // Whatever paused it, a Stop asked for is done: Continue starts afresh.
+  delete task.stopAfterStep;
   env.state.saveTask(task);
   setSessionStatus(env, task.sessionId, 'waiting');
   await env.state.appendEvent(task.sessionId, 'pause', { reason, text, forModel: false });
   // Only a model failure is an error; a spent budget or the person's Stop is a plain notice.
   await env.state.appendMessage(task.sessionId, reason === 'model_error' ? 'error' : 'event', text);
   env.logger.warn('TASK', `pause ${task.id} (${reason}): ${text}`);
+}
+
+/** What a task paused by the person's Stop says in its thread (the block shows it as paused). */
+export const STOPPED_BY_YOU = 'Stopped by you after its step. Continue resumes it from here; Cancel ends it.';
+
+/**
+ * Pauses a task whose Stop was asked for (stepStop.ts): paused `stopped`, its timed wakes settled
+ * (Continue queues the next step), durable at once.
+ */
+export async function pauseAsAsked(env: EngineEnv, task: TaskRecord): Promise<void> {
+  await pauseTask(env, task, 'stopped', STOPPED_BY_YOU);
+  await settleWaits(env, task);
+  await env.state.commit();
 }
 
 /** A trigger that only wakes a task (a continuation, a wait, a resume), carrying no input of the person. */
@@ -219,6 +235,13 @@ export async function settleWaits(env: EngineEnv, task: TaskRecord, keep?: strin
 
 /** Puts the task to sleep until a reply (or approval), re-arming every 3 h with no model call. */
 export async function sleepUntilReply(env: EngineEnv, task: TaskRecord): Promise<void> {
+  // A Stop asked for during the step that ended in a question or an approval is met: the task
+  // takes no step until the person answers, and pausing it too would hide what it asks (the
+  // answer, not Continue, is what moves it on).
+  if (task.stopAfterStep) {
+    delete task.stopAfterStep;
+    env.state.saveTask(task);
+  }
   setSessionStatus(env, task.sessionId, 'waiting');
   await settleWaits(env, task);
   await env.triggers.emit({
@@ -246,6 +269,12 @@ export async function continueLater(
   payload?: Record<string, unknown>,
   claim?: TurnClaim,
 ): Promise<void> {
+  // Every next step of a task is queued here, so the Stop the person asked for is honoured here:
+  // the task pauses instead (its claim, if any, is acked by the agent as for any rung).
+  if (task.stopAfterStep) {
+    await pauseAsAsked(env, task);
+    return;
+  }
   setSessionStatus(env, task.sessionId, 'working');
   await settleWaits(env, task);
   const next = {

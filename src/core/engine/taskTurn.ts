@@ -13,7 +13,7 @@ import type { LiveTurn } from './liveTurn';
 import { runPipeline } from './pipeline';
 import { addTotals } from './records';
 import type { ChoreLineage, TaskRecord } from './records';
-import { continueLater, createTask, endTask, pauseTask, postReply, sleepUntilReply } from './taskLifecycle';
+import { continueLater, createTask, endTask, pauseAsAsked, pauseTask, postReply, sleepUntilReply } from './taskLifecycle';
 import type { TaskEvent } from './types';
 import { describeTokens } from '../model/usage';
 import { costText } from '../../shared/costText';
@@ -110,6 +110,12 @@ export interface TaskTurnOptions {
 }
 
 export async function runTaskTurn(env: EngineEnv, task: TaskRecord, options: TaskTurnOptions = {}): Promise<void> {
+  // Stop pressed after the step before had queued this one (or paused meanwhile): no model call.
+  if (task.status !== 'running') return;
+  if (task.stopAfterStep) {
+    await pauseAsAsked(env, task);
+    return;
+  }
   const budget = checkBudget(task);
   if (budget.exceeded.length) {
     await pauseTask(

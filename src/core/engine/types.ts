@@ -101,6 +101,8 @@ export interface TaskView {
   /** Paused by a budget or a model error; the sidebar shows Continue / Cancel. */
   paused: boolean;
   pauseReason?: PauseReason;
+  /** Stop was pressed: the task pauses once its current step is done (stepStop.ts). */
+  stopping?: boolean;
   /** Where the task came from: 'user', 'chore:<id>', 'memory'… */
   source: string;
   /** The chore run it works for, itself or by descent (a task a chore task started). */

@@ -1,6 +1,6 @@
 /**
  * Model-based interleaving test: seeded random schedules of what a person does while the agent
- * works (send, reply to a task, cancel, stop, approve, reject, continue, cancel a paused task) plus process
+ * works (send, reply to a task, cancel, stop, stop a task after its step, approve, reject, continue, cancel a paused task) plus process
  * crashes, against the real engine and store, the scripted model server held at gates mid-stream
  * (a slow, streaming model without sleeps) through the real SDKs, and commands that run until
  * released. After each schedule the invariants of issue "the loop under real use" are checked.
@@ -70,6 +70,14 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
   const seen: Seen[] = [];
   const sent: Sent[] = [];
   const stops: Stopped[] = [];
+  /**
+   * Stops after a step (the block's Stop) that resolved, with the requests seen then; `moved` once
+   * something may run the task again (Continue, a reply, a decision, a crash's re-run).
+   */
+  const stepStops: Array<{ taskId: string; token?: string; requestIndex: number; moved: boolean }> = [];
+  const moved = (taskId?: string) => {
+    for (const s of stepStops) if (!taskId || s.taskId === taskId) s.moved = true;
+  };
   const inflight: Inflight[] = [];
   const dirs: string[] = [];
   let gating = true;
@@ -233,7 +241,9 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
       enabled: () => liveTasks().length > 0,
       run: () => {
         const token = newToken().replace('M', 'R');
-        send(`${token} reply`, token, { replyToTaskId: choose(liveTasks()).id });
+        const task = choose(liveTasks());
+        moved(task.id);
+        send(`${token} reply`, token, { replyToTaskId: task.id });
       },
     },
     {
@@ -259,6 +269,28 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
       },
     },
     {
+      name: 'stop after step',
+      weight: 2,
+      enabled: () => liveTasks().some((t) => !t.paused),
+      run: () => {
+        const task = choose(liveTasks().filter((t) => !t.paused));
+        const mine = world;
+        // Refused while the task waits for the person (nothing to stop): that is an answer too.
+        track(
+          `stop after step ${task.id}`,
+          world.h.agent.stopTaskAfterStep(task.id).then(() => {
+            if (mine === alive)
+              stepStops.push({
+                taskId: task.id,
+                token: tasks.get(task.id)?.instruction.match(/job (M\d+)/)?.[1],
+                requestIndex: seen.length,
+                moved: false,
+              });
+          }),
+        );
+      },
+    },
+    {
       name: 'decide',
       weight: 3,
       enabled: () => true,
@@ -266,6 +298,7 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
         const pending = await world.service.pending();
         if (!pending.length) return;
         const approval = choose(pending);
+        moved(approval.taskId);
         if (pick() < 0.7) {
           track(`approve ${approval.id}`, world.service.approve(approval.id), () => runner.running().some((r) => r.command === approval.command));
         } else {
@@ -279,6 +312,7 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
       enabled: () => liveTasks().some((t) => t.paused),
       run: () => {
         const task = choose(liveTasks().filter((t) => t.paused));
+        moved(task.id);
         if (pick() < 0.6) track(`continue ${task.id}`, world.h.agent.continueTask(task.id));
         else {
           const mark = stopMark(task.sessionId, task.id);
@@ -387,6 +421,13 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
       if (later.length) violations.push(`task ${s.taskId} (${s.token}) made ${later.length} model call(s) after its cancel resolved`);
       const runs = runner.runs.slice(s.runIndex).filter((r) => r.command.includes(` ${s.token}.`));
       if (runs.length) violations.push(`task ${s.taskId} (${s.token}) ran ${runs.map((r) => r.command).join(', ')} after its cancel resolved`);
+    }
+    // Stop after a step: the step in flight may still make its one call, then none until something moves the task.
+    for (const s of stepStops.filter((x) => !x.moved && x.token)) {
+      const later = seen
+        .slice(s.requestIndex)
+        .filter((x) => requestKind(x.request) === 'task' && JSON.stringify(x.request.body).includes(`job ${s.token} plan:`));
+      if (later.length > 1) violations.push(`task ${s.taskId} (${s.token}) made ${later.length} model calls after its Stop resolved`);
     }
     // No session stays "working" with nothing running; every task ends or waits with a live trigger.
     for (const s of snapshot.sessions) {

@@ -60,6 +60,15 @@ describe('attention: what waits for the person', function () {
     assert.deepEqual(state.summary(), { running: 2, waiting: [] }, 'a decided card no longer waits');
   });
 
+  it('says a task the person stopped is paused by them, not by a model error', function () {
+    const state = new AttentionState();
+    state.setTask(task('t3', { paused: true, status: 'paused', pauseReason: 'stopped' }));
+    assert.deepEqual(
+      state.summary().waiting.map((i) => i.text),
+      ['“Task t3” is paused (stopped by you): Continue or Cancel'],
+    );
+  });
+
   it('counts a question and a budget pause, and announces each wait exactly once', function () {
     const state = new AttentionState();
     state.setTask(task('t1', { waitingForUser: true }));

@@ -63,6 +63,8 @@ describe('one vocabulary for a task state (src/shared/taskState.ts)', function (
     for (const [status, word] of Object.entries(SESSION) as Array<[SessionStatus, TaskStateWord | 'idle']>)
       assert.equal(sessionStateWord(status, false), word, status);
     assert.equal(sessionStateWord('idle', true), 'waiting for you');
+    // A paused task's lane waits for Continue: its row says paused, as its block does.
+    assert.equal(sessionStateWord('waiting', false, true), 'paused');
     const runs = Object.fromEntries(CHORE_RUN_STATUSES.map((s) => [s, choreRunState(s) ?? null]));
     assert.deepEqual(runs, {
       running: 'working',

@@ -251,21 +251,24 @@ describe('webview: a task block in the thread', function () {
     assert.equal(root.querySelector('.approval-file.rejected[data-path="src/math.js"] .toggle-file')?.textContent, 'include');
   });
 
-  it('ends a task, running or paused, with the one word Cancel; Stop is the turn’s, and Abort is nowhere', function () {
+  it('ends a task, running or paused, with the one word Cancel; Stop pauses it, and Abort is nowhere', function () {
     const gestures: string[] = [];
     const task_ = {
-      continueTask: (id: string) => gestures.push(`continue ${id}`),
-      cancelTask: (id: string) => gestures.push(`cancel ${id}`),
+      gesture: (id: string, gesture: string) => gestures.push(`${gesture} ${id}`),
       replyTo: (id: string) => gestures.push(`reply ${id}`),
-      revertTask: (id: string) => gestures.push(`revert ${id}`),
     };
     const block = new TaskBlock(task(), { ...actions, task: task_ });
-    assert.deepEqual(texts(block.element, '.block-buttons vscode-button'), ['Reply', 'Cancel', 'Details']);
+    assert.deepEqual(texts(block.element, '.block-buttons vscode-button'), ['Stop', 'Reply', 'Cancel', 'Details']);
+    (block.element.querySelector('.stop-task') as HTMLElement).click();
+    // Stop pressed (shown at once by the store): Continue takes it back; the block says what happens.
+    block.update(task({ stopping: true }), [], { notice: 'Stops after its current step.' });
+    assert.deepEqual(texts(block.element, '.block-buttons vscode-button'), ['Continue', 'Reply', 'Cancel', 'Details']);
+    assert.equal(block.element.querySelector('.block-gesture')?.textContent, 'Stops after its current step.');
     (block.element.querySelector('.cancel-task') as HTMLElement).click();
     block.update(task({ status: 'paused', paused: true, pauseReason: 'You stopped the task. Continue resumes it; Cancel ends it.' }), []);
     assert.deepEqual(texts(block.element, '.block-buttons vscode-button'), ['Continue', 'Cancel', 'Revert edits', 'Details']);
     (block.element.querySelector('.cancel-task') as HTMLElement).click();
-    assert.deepEqual(gestures, ['cancel t-1', 'cancel t-1']);
+    assert.deepEqual(gestures, ['stop t-1', 'cancel t-1', 'cancel t-1']);
     assert.doesNotMatch(block.element.textContent ?? '', /abort/i);
   });
 

@@ -1,0 +1,140 @@
+/**
+ * The whole sidebar page (src/webview/sidebarApp.ts) in plain Node: the host's HTML skeleton in
+ * happy-dom, a fake host that records requests and answers them. What a person does on a task's
+ * block shows in the same event and reaches the host once; the host's word settles it.
+ */
+import * as assert from 'node:assert/strict';
+import type { HostMessage, TaskView, WebviewMessage } from '../../../src/shared/protocol';
+import type { SidebarMethod } from '../../../src/shared/sidebarApi';
+import { startSidebar } from '../../../src/webview/sidebarApp';
+import type { Persisted, SidebarPage } from '../../../src/webview/sidebarApp';
+import { useDom } from './support/dom';
+import { taskView } from './support/views';
+
+/** The page's elements as the host's HTML has them (src/host/sidebarProvider.ts). */
+const SKELETON = `
+<div id="banner"></div><span id="current-session"></span><nav id="sessions"></nav><div id="dead-letters"></div>
+<section id="tasks"></section><section id="trace-area" hidden></section><section id="transcript"></section>
+<footer id="composer"><div id="reply-target"></div><div id="attachments"></div><textarea id="chat-input"></textarea><button id="send">Send</button></footer>`;
+
+type Request = Extract<WebviewMessage, { type: 'request' }>;
+
+/** happy-dom has no IntersectionObserver: one that never reports (rows stay held, code uncoloured, which these tests do not look at). */
+class QuietObserver {
+  observe(): void {}
+  unobserve(): void {}
+  disconnect(): void {}
+  takeRecords(): [] {
+    return [];
+  }
+}
+
+describe('webview: the sidebar page', function () {
+  useDom();
+  const had = Object.getOwnPropertyDescriptor(globalThis, 'IntersectionObserver');
+  before(() => Object.defineProperty(globalThis, 'IntersectionObserver', { value: QuietObserver, configurable: true, writable: true }));
+  after(() => {
+    if (had) Object.defineProperty(globalThis, 'IntersectionObserver', had);
+    else delete (globalThis as Record<string, unknown>).IntersectionObserver;
+  });
+  let page: SidebarPage;
+  let sent: WebviewMessage[];
+  const requests = (method: SidebarMethod) => sent.filter((m): m is Request => m.type === 'request' && m.method === method);
+  const reply = (request: Request, outcome: { result: unknown } | { error: string }) =>
+    page.onMessage(
+      ('error' in outcome
+        ? { type: 'reply', id: request.id, method: request.method, ok: false, error: outcome.error }
+        : { type: 'reply', id: request.id, method: request.method, ok: true, result: outcome.result }) as HostMessage,
+    );
+  const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const block = () => document.querySelector<HTMLElement>('#transcript [data-task-id="t-1"]');
+  const buttons = () => [...(block()?.querySelectorAll('.block-buttons > *') ?? [])].map((b) => b.textContent?.trim());
+
+  async function open(task: TaskView): Promise<void> {
+    document.body.innerHTML = SKELETON;
+    sent = [];
+    const persisted: Persisted = { selectedSessionId: 'c-1' };
+    page = startSidebar({ root: document, post: (m) => sent.push(m), persisted, save: () => undefined });
+    assert.deepEqual(
+      sent.map((m) => m.type),
+      ['ready'],
+    );
+    const summary = { id: 'c-1', name: 'Greet', status: 'idle', lastActivity: 1, waitingForUser: false, pendingApprovals: 0 };
+    page.onMessage({
+      type: 'init',
+      state: {
+        sessions: [{ ...summary, messages: [{ role: 'user', text: 'add greetAll', at: 1, taskId: 't-1' }] }],
+        tasks: [task],
+        approvals: [],
+        deadLetters: [],
+        model: { provider: 'demo', model: 'demo' },
+        restricted: false,
+      },
+    });
+    const [steps] = requests('thread.loadSteps');
+    if (steps) reply(steps, { result: { steps: [] } });
+    await settled();
+  }
+
+  it('draws a working task as its block, with Stop; Stop shows at once, asks once, and the host settles it', async function () {
+    await open(taskView());
+    assert.ok(block(), 'the task is drawn in the conversation that started it');
+    assert.deepEqual(buttons(), ['Stop', 'Reply', 'Cancel', 'Details']);
+    block()!.querySelector<HTMLElement>('.stop-task')!.click();
+    assert.equal(block()!.querySelector('.block-gesture')?.textContent, 'Stops after its current step.', 'in the event of the click');
+    assert.deepEqual(buttons(), ['Continue', 'Reply', 'Cancel', 'Details']);
+    assert.deepEqual(
+      requests('task.stop').map((r) => r.params),
+      [{ taskId: 't-1' }],
+    );
+    reply(requests('task.stop')[0]!, { result: null });
+    page.onMessage({
+      type: 'taskPatch',
+      task: taskView({ status: 'paused', paused: true, pauseReason: 'You stopped the task. Continue resumes it; Cancel ends it.' }),
+    });
+    await settled();
+    assert.equal(block()!.getAttribute('data-state'), 'paused');
+    assert.deepEqual(buttons(), ['Continue', 'Cancel', 'Revert edits', 'Details']);
+    assert.equal(block()!.querySelector<HTMLElement>('.block-gesture')!.hidden, true);
+  });
+
+  it('a refused Cancel rolls back, and the block says why', async function () {
+    await open(taskView());
+    block()!.querySelector<HTMLElement>('.cancel-task')!.click();
+    assert.equal(block()!.getAttribute('data-state'), 'cancelled', 'shown at once');
+    reply(requests('task.cancel')[0]!, { error: 'Task t-1 is completed; only a running or paused task can be changed.' });
+    await settled();
+    assert.equal(block()!.getAttribute('data-state'), 'working');
+    assert.equal(block()!.querySelector('.block-gesture')?.textContent, 'Not done: Task t-1 is completed; only a running or paused task can be changed.');
+  });
+
+  it('a task’s words while it works stream into its block', async function () {
+    await open(taskView());
+    page.onMessage({ type: 'turnState', sessionId: 't-1', turnId: 'turn-1', running: true });
+    page.onMessage({ type: 'streamDelta', sessionId: 't-1', turnId: 'turn-1', delta: { kind: 'text', text: 'Reading **greet.js** first.\n\nThen' } });
+    assert.equal(block()!.querySelector('.block-said-area strong')?.textContent, 'greet.js');
+    assert.equal(document.querySelectorAll('#transcript > .msg-streaming').length, 0);
+  });
+
+  it('after Stop the focus goes where it goes after Approve: the next that waits, else the composer', async function () {
+    await open(taskView());
+    const stop = block()!.querySelector<HTMLElement>('.stop-task')!;
+    stop.setAttribute('tabindex', '0');
+    stop.focus();
+    assert.equal(document.activeElement, stop);
+    stop.click();
+    assert.equal(document.activeElement, document.querySelector('#chat-input'), 'not lost to the page’s body with the button');
+  });
+
+  it('the view’s focus keybinding lands in the composer, and a focus already inside stays', async function () {
+    await open(taskView());
+    (document.activeElement as HTMLElement | null)?.blur();
+    page.focused();
+    assert.equal(document.activeElement, document.querySelector('#chat-input'));
+    const details = block()!.querySelector<HTMLElement>('.open-details')!;
+    details.setAttribute('tabindex', '0');
+    details.focus();
+    page.focused();
+    assert.equal(document.activeElement, details);
+  });
+});
