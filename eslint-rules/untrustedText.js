@@ -60,6 +60,8 @@ function safe(context, node, depth = 0) {
 
 module.exports = {
   rules: {
+    // Tree items, the status bar, quick pick items and a modal's detail: eslint-rules/untrustedLabel.js.
+    ...require('./untrustedLabel.js'),
     'untrusted-text': {
       meta: { type: 'problem', schema: [] },
       create(context) {

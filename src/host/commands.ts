@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../core/security/surfaceText';
 import type { TaskView } from '../core/engine/types';
 import { showInvisible } from '../shared/visibleText';
 import type { ConsentDialogs } from './consentDialog';
@@ -69,7 +70,7 @@ async function pickTask(
   }
   if (candidates.length === 1) return candidates[0].id;
   const pick = await vscode.window.showQuickPick(
-    candidates.map((t) => ({ label: t.name, description: t.status, id: t.id })),
+    candidates.map((t) => ({ label: forLabel(t.name), description: t.status, id: t.id })),
     { title: vscode.l10n.t('Tasklane: {0} which task?', verb) },
   );
   return pick?.id;

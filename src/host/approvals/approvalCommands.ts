@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../../core/security/surfaceText';
 import type { ApprovalView } from '../../shared/approvalProtocol';
 import { showInvisible } from '../../shared/visibleText';
 import type { ConsentDialogs } from '../consentDialog';
@@ -43,9 +44,10 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
           owner,
           id: view.id,
           createdAt: view.createdAt,
-          label: showInvisible(view.title),
-          detail: showInvisible(what),
-          description: view.choreId ? `chore ${view.choreId}` : undefined,
+          // The model's title and command line, the repository's paths and chore id: one bounded line each.
+          label: forLabel(view.title),
+          detail: forLabel(what),
+          description: view.choreId ? vscode.l10n.t('chore {0}', forLabel(view.choreId)) : undefined,
         });
       }
     }

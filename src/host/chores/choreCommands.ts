@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../../core/security/surfaceText';
 import { notice } from '../notice';
 import { appendChore } from '../../core/chores/choreSerialize';
 import type { ChoreSpec } from '../../core/chores/choreSchema';
@@ -52,7 +53,7 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
         }
         choreId = (
           await vscode.window.showQuickPick(
-            chores.map((c) => ({ label: c.name, description: c.id, id: c.id })),
+            chores.map((c) => ({ label: forLabel(c.name), description: forLabel(c.id), id: c.id })),
             { title: vscode.l10n.t('Tasklane: run which chore now?') },
           )
         )?.id;
@@ -105,7 +106,7 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
         }
         choreId = (
           await vscode.window.showQuickPick(
-            paused.map((c) => ({ label: c.name, description: host.spend.paused(c.id)?.reason, id: c.id })),
+            paused.map((c) => ({ label: forLabel(c.name), description: forLabel(host.spend.paused(c.id)?.reason ?? ''), id: c.id })),
             { title: vscode.l10n.t('Tasklane: resume which chore?') },
           )
         )?.id;
@@ -126,7 +127,7 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
         }
         choreId = (
           await vscode.window.showQuickPick(
-            enabled.map((c) => ({ label: c.name, description: c.id, id: c.id })),
+            enabled.map((c) => ({ label: forLabel(c.name), description: forLabel(c.id), id: c.id })),
             { title: vscode.l10n.t('Tasklane: disable which chore?') },
           )
         )?.id;
@@ -154,7 +155,7 @@ async function enableChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, id: str
     }
     choreId = (
       await vscode.window.showQuickPick(
-        waiting.map((c) => ({ label: c.name, description: c.id, id: c.id })),
+        waiting.map((c) => ({ label: forLabel(c.name), description: forLabel(c.id), id: c.id })),
         { title: vscode.l10n.t('Tasklane: review and enable which chore?') },
       )
     )?.id;
@@ -238,7 +239,7 @@ async function newChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, args: NewC
     (
       await vscode.window.showQuickPick(
         [
-          ...allChoreTemplates.map((t) => ({ label: t.label, detail: t.detail, key: t.key })),
+          ...allChoreTemplates.map((t) => ({ label: forLabel(t.label), detail: forLabel(t.detail), key: t.key })),
           { label: vscode.l10n.t('Blank chore'), detail: vscode.l10n.t('Start from an empty chore and write its prompt yourself.'), key: 'blank' },
         ],
         { title: vscode.l10n.t('Tasklane: new chore: start from'), ignoreFocusOut: true },

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../../core/security/surfaceText';
 import type { McpContext } from '../../core/mcp/mcpContext';
 import type { AttachmentView } from '../../shared/contextProtocol';
 
@@ -15,7 +16,11 @@ export async function pickMcpContext(context: McpContext): Promise<AttachmentVie
   );
   if (!entries.length) throw new Error('no trusted MCP server offers resources or prompts (see the MCP servers section for broken ones)');
   const pick = await vscode.window.showQuickPick(
-    entries.map((entry) => ({ label: `${entry.kind === 'resource' ? '$(file-symlink-file)' : '$(comment)'} ${entry.label}`, detail: entry.detail, entry })),
+    entries.map((entry) => ({
+      label: `${entry.kind === 'resource' ? '$(file-symlink-file)' : '$(comment)'} ${forLabel(entry.label)}`,
+      detail: forLabel(entry.detail ?? ''),
+      entry,
+    })),
     { title: vscode.l10n.t('Tasklane: attach an MCP resource or prompt'), placeHolder: vscode.l10n.t('Type to filter'), matchOnDetail: true },
   );
   if (!pick) return undefined;

@@ -24,7 +24,7 @@ export class ElicitationForm implements ElicitationPort {
     ).shown;
     const choice = await vscode.window.showInformationMessage(
       notice`The MCP server "${request.server}" asks you for input`,
-      { modal: true, detail },
+      { modal: true, detail: forModalDetail(detail) },
       FILL_IN,
       DECLINE,
     );

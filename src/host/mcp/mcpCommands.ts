@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../../core/security/surfaceText';
 import { notice } from '../notice';
 import type { ConsentDialogs } from '../consentDialog';
 import type { McpServerStatus } from '../../core/mcp/mcpServers';
@@ -26,7 +27,7 @@ export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDia
         }
         chosen = (
           await vscode.window.showQuickPick(
-            waiting.map((s) => ({ label: s.name, description: s.target, name: s.name })),
+            waiting.map((s) => ({ label: forLabel(s.name), description: forLabel(s.target), name: s.name })),
             { title: vscode.l10n.t('Tasklane: trust which MCP server?') },
           )
         )?.name;
@@ -76,7 +77,7 @@ export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDia
         const trusted = host.status().filter((s) => s.consent === 'given');
         chosen = (
           await vscode.window.showQuickPick(
-            trusted.map((s) => ({ label: s.name, description: s.target, name: s.name })),
+            trusted.map((s) => ({ label: forLabel(s.name), description: forLabel(s.target), name: s.name })),
             { title: vscode.l10n.t('Tasklane: stop trusting which MCP server?') },
           )
         )?.name;
@@ -97,7 +98,7 @@ async function pickRemote(host: McpHost, name: unknown, verb: string, fits: (s: 
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
-    remote.map((s) => ({ label: s.name, description: s.target, name: s.name })),
+    remote.map((s) => ({ label: forLabel(s.name), description: forLabel(s.target), name: s.name })),
     { title: vscode.l10n.t('Tasklane: {0} which MCP server?', verb) },
   );
   return picked?.name;
