@@ -24,6 +24,8 @@
 // Anything else is reported: pass it through forLabel (or the neutraliser of that surface).
 'use strict';
 
+const { name, constInit } = require('./astValues.js');
+
 const NEUTRALISERS = new Set(['forLabel', 'forTooltip', 'forNotification', 'forModalDetail', 'forMarkdown', 'notice']);
 /** Formatters whose text is built only from numbers and Tasklane's own words. */
 const TRUSTED = new Set(['formatBytes', 'costText', 'stateIconText']);
@@ -31,27 +33,6 @@ const ASSIGNED = new Set(['label', 'description', 'tooltip', 'detail', 'text']);
 const ITEM_FIELDS = new Set(['label', 'description', 'detail']);
 const SHOW = new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage']);
 const MAX_DEPTH = 12;
-
-function name(node) {
-  if (!node) return undefined;
-  if (node.type === 'Identifier') return node.name;
-  if (node.type === 'MemberExpression' && !node.computed && node.property.type === 'Identifier') return node.property.name;
-  return undefined;
-}
-
-function constInit(context, identifier) {
-  let scope = context.sourceCode.getScope(identifier);
-  while (scope) {
-    const variable = scope.set.get(identifier.name);
-    if (variable) {
-      const def = variable.defs.length === 1 ? variable.defs[0] : undefined;
-      if (def?.type === 'Variable' && def.parent.kind === 'const' && def.node.init && def.node.id.type === 'Identifier') return def.node.init;
-      return undefined;
-    }
-    scope = scope.upper;
-  }
-  return undefined;
-}
 
 /** With typed linting: the expression's type is one that cannot carry text from outside. */
 function closedType(context, node) {
@@ -63,7 +44,14 @@ function closedType(context, node) {
     if (type.isUnion()) return type.types.every(closed);
     const f = type.flags;
     return Boolean(
-      f & (ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike | ts.TypeFlags.BigIntLike | ts.TypeFlags.Undefined | ts.TypeFlags.Null | ts.TypeFlags.StringLiteral | ts.TypeFlags.EnumLiteral),
+      f &
+      (ts.TypeFlags.NumberLike |
+        ts.TypeFlags.BooleanLike |
+        ts.TypeFlags.BigIntLike |
+        ts.TypeFlags.Undefined |
+        ts.TypeFlags.Null |
+        ts.TypeFlags.StringLiteral |
+        ts.TypeFlags.EnumLiteral),
     );
   };
   return closed(checker.getTypeAtLocation(services.esTreeNodeToTSNodeMap.get(node)));

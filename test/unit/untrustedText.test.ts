@@ -29,6 +29,9 @@ describe('lint: notifications take untrusted text only through the neutraliser',
     const lines = [...new Set(result.messages.filter((m) => m.ruleId === 'tasklane-text/untrusted-label').map((m) => m.line))];
     assert.deepEqual(lines, marked, JSON.stringify(result.messages));
     // Type information reached the rule: a status union and a count were accepted by their types.
-    assert.deepEqual(result.messages.filter((m) => m.fatal), []);
+    assert.deepEqual(
+      result.messages.filter((m) => m.fatal),
+      [],
+    );
   });
 });
