@@ -101,7 +101,11 @@ function unlocalized(root: string): string[] {
   const MESSAGES = new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage']);
   const PICKERS = new Set(['showQuickPick', 'showInputBox', 'withProgress']);
   const OPTIONS = new Set(['title', 'placeHolder', 'prompt', 'detail', 'label', 'description', 'tooltip']);
-  const ASSIGNED = new Set(['title', 'placeholder', 'tooltip']);
+  // A tree item's label, description and tooltip, a status bar item's text and tooltip, a quick
+  // pick item's label, description and detail (issue 42).
+  const ASSIGNED = new Set(['title', 'placeholder', 'tooltip', 'text', 'label', 'description', 'detail']);
+  /** Calls whose arguments are text a person reads: a tree row, a Chores view detail line. */
+  const SHOWN_ARGS = new Set(['TreeItem', 'detailLine']);
   const found: string[] = [];
   const files: string[] = [];
   const walk = (dir: string) => {
@@ -140,6 +144,9 @@ function unlocalized(root: string): string[] {
         const name = node.expression.name.text;
         if (MESSAGES.has(name) || PICKERS.has(name)) node.arguments.forEach(check);
       }
+      // `new vscode.TreeItem(label)`, `detailLine(id, text)`: the text shown is their first or second argument.
+      if (ts.isNewExpression(node) && node.expression.getText(source).endsWith('TreeItem') && node.arguments?.[0]) check(node.arguments[0]);
+      if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && SHOWN_ARGS.has(node.expression.text)) node.arguments.slice(1, 2).forEach(check);
       if (
         ts.isBinaryExpression(node) &&
         node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
@@ -157,7 +164,7 @@ function unlocalized(root: string): string[] {
 describe('localisation: the host', () => {
   const root = path.resolve(__dirname, '../../..');
 
-  it('passes no person-facing literal to a notification, picker, input box or progress without l10n.t', () => {
+  it('passes no person-facing literal to a notification, picker, input box, progress, tree item or status bar without l10n.t', () => {
     assert.deepEqual(unlocalized(root), []);
   });
 
