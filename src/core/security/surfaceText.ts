@@ -36,14 +36,28 @@ function inertLinks(text: string): string {
   return text.replace(/\]\s*\(/g, '] (').replace(/\$\(/g, '$\\(');
 }
 
+/** At most `max` characters (whole code points), the cut marked with `…`. */
+function bounded(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const points = Array.from(text);
+  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
+}
+
 /** Line breaks written as one visible mark, so one value cannot forge a second line. */
 function oneLine(text: string): string {
   return text.replace(/\r\n|\r|\n/g, ' ⏎ ');
 }
 
-/** Untrusted text for a VS Code notification or a modal's message or detail (one line). */
+/**
+ * Characters of one untrusted value in a notification or a modal's message. VS Code cuts a
+ * notification's message at 1,000 characters itself; bounding each value keeps Tasklane's own
+ * words around it (what happened, what to do next) inside what is shown.
+ */
+export const NOTIFICATION_VALUE_CHARS = 500;
+
+/** Untrusted text for a VS Code notification or a modal's message or detail (one line, bounded). */
 export function forNotification(text: string): string {
-  return inertLinks(showInvisible(oneLine(text)));
+  return inertLinks(bounded(showInvisible(oneLine(text)), NOTIFICATION_VALUE_CHARS));
 }
 
 /** Untrusted text for a modal's detail: like a notification, but its line breaks stay. */
@@ -67,13 +81,6 @@ export function notice(strings: TemplateStringsArray, ...values: unknown[]): str
 export const LABEL_CHARS = 200;
 /** Characters of untrusted text one tooltip shows (a hover is a few lines, not a document). */
 export const TOOLTIP_CHARS = 2000;
-
-/** At most `max` characters (whole code points), the cut marked with `…`. */
-function bounded(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const points = Array.from(text);
-  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
-}
 
 /**
  * Untrusted text for a quick pick item, a status bar item or a tree item's label, description or a

@@ -145,6 +145,34 @@ const api = {
   MarkdownString: class {
     constructor(readonly value = '') {}
   },
+  // Tree views as the host's providers build them (src/host/views): the item is what VS Code draws.
+  TreeItem: class {
+    constructor(
+      public label: string,
+      public collapsibleState = 0,
+    ) {}
+  },
+  TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
+  ThemeIcon: class {
+    constructor(
+      readonly id: string,
+      readonly color?: unknown,
+    ) {}
+  },
+  QuickPickItemKind: { Separator: -1, Default: 0 },
+  EventEmitter: class<T> {
+    private readonly listeners = new Set<(value: T) => void>();
+    readonly event = (listener: (value: T) => void) => {
+      this.listeners.add(listener);
+      return new Disposable(() => this.listeners.delete(listener));
+    };
+    fire(value: T): void {
+      for (const listener of this.listeners) listener(value);
+    }
+    dispose(): void {
+      this.listeners.clear();
+    }
+  },
   window: {
     createStatusBarItem(id: string) {
       const item: Record<string, unknown> = { id, show: () => undefined, hide: () => undefined, dispose: () => undefined };
