@@ -9,7 +9,8 @@
 //   - `x.label = …`, `x.description = …`, `x.tooltip = …`, `x.detail = …`, `x.text = …` (a tree item,
 //     a status bar item, a quick pick item), `x.tooltip = new vscode.MarkdownString(…)`;
 //   - the `label`, `description` and `detail` of quick pick items written where they are shown:
-//     `showQuickPick([...])`, `showQuickPick(list.map((x) => ({ … })))`, `quickPick.items = …`;
+//     `showQuickPick([...])`, `showQuickPick(list.map((x) => ({ … })))`, `quickPick.items = …`,
+//     and, with type information, every object literal typed as a `QuickPickItem` wherever it is;
 //   - a modal's `detail` (`show*Message(…, { modal: true, detail }, …)`).
 // A value is accepted when it is:
 //   - a string or number literal, a template literal whose values are each accepted;
@@ -164,6 +165,17 @@ function itemObjects(context, node, depth = 0) {
   }
 }
 
+/** With typed linting: an object literal typed as a quick pick item (`items.push({…})`, `const items: Item[] = …`). */
+function quickPickItem(context, object) {
+  const services = context.sourceCode.parserServices;
+  if (!services?.program || !services.esTreeNodeToTSNodeMap) return false;
+  const checker = services.program.getTypeChecker();
+  const type = checker.getContextualType(services.esTreeNodeToTSNodeMap.get(object));
+  const named = (t) => t.getSymbol()?.getName() === 'QuickPickItem' || t.aliasSymbol?.getName() === 'QuickPickItem';
+  const is = (t) => Boolean(t) && (named(t) || ((t.isUnion() || t.isIntersection()) && t.types.some(is)));
+  return is(type);
+}
+
 function property(object, key) {
   return object.properties.find((p) => p.type === 'Property' && !p.computed && name(p.key) === key);
 }
@@ -172,7 +184,10 @@ module.exports = {
   'untrusted-label': {
     meta: { type: 'problem', schema: [] },
     create(context) {
+      const checked = new Set();
       const check = (node, where) => {
+        if (checked.has(node)) return;
+        checked.add(node);
         if (accepted(context, node)) return;
         context.report({
           node,
@@ -187,6 +202,13 @@ module.exports = {
           }
       };
       return {
+        ObjectExpression(node) {
+          if (!quickPickItem(context, node)) return;
+          for (const key of ITEM_FIELDS) {
+            const p = property(node, key);
+            if (p) check(p.value, `A quick pick item's ${key}`);
+          }
+        },
         NewExpression(node) {
           if (name(node.callee) !== 'TreeItem' || !node.arguments[0]) return;
           const label = node.arguments[0];

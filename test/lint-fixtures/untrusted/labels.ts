@@ -22,6 +22,9 @@ export async function show(chore: Chore, chores: Chore[], reason: string): Promi
   await vscode.window.showWarningMessage('Run it?', { modal: true, detail: reason }); // reported
   const pick = vscode.window.createQuickPick();
   pick.items = chores.map((c) => ({ label: forLabel(c.name), description: c.id })); // reported
+  const later: Array<vscode.QuickPickItem & { id: string }> = [];
+  for (const c of chores) later.push({ label: c.name, id: c.id }); // reported
+  later.push({ label: forLabel(chore.name), description: chore.status, id: chore.id });
 
   const item = new vscode.TreeItem(`${forLabel(chore.name)} `);
   item.description = vscode.l10n.t('{0} runs · {1} · started {2}', chore.runs, chore.status, new Date(chore.startedAt).toLocaleString());
