@@ -11,7 +11,8 @@
 //   - the `label`, `description` and `detail` of quick pick items written where they are shown:
 //     `showQuickPick([...])`, `showQuickPick(list.map((x) => ({ … })))`, `quickPick.items = …`,
 //     and, with type information, every object literal typed as a `QuickPickItem` wherever it is;
-//   - a modal's `detail` (`show*Message(…, { modal: true, detail }, …)`).
+//   - a modal's `detail` (`show*Message(…, { modal: true, detail }, …)`);
+//   - the `title`, `prompt` and `placeHolder` of `showQuickPick` and `showInputBox`.
 // A value is accepted when it is:
 //   - a string or number literal, a template literal whose values are each accepted;
 //   - a call of a neutraliser (forLabel, forTooltip, forNotification, forModalDetail,
@@ -32,6 +33,7 @@ const NEUTRALISERS = new Set(['forLabel', 'forTooltip', 'forNotification', 'forM
 const TRUSTED = new Set(['formatBytes', 'costText', 'stateIconText']);
 const ASSIGNED = new Set(['label', 'description', 'tooltip', 'detail', 'text']);
 const ITEM_FIELDS = new Set(['label', 'description', 'detail']);
+const PICKER_FIELDS = new Set(['title', 'prompt', 'placeHolder']);
 const SHOW = new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage']);
 const MAX_DEPTH = 12;
 
@@ -225,6 +227,13 @@ module.exports = {
         },
         CallExpression(node) {
           const callee = name(node.callee);
+          // A quick pick's or an input box's title, prompt and placeholder.
+          const options = callee === 'showQuickPick' ? node.arguments[1] : callee === 'showInputBox' ? node.arguments[0] : undefined;
+          if (options?.type === 'ObjectExpression')
+            for (const key of PICKER_FIELDS) {
+              const p = property(options, key);
+              if (p) check(p.value, `A picker's ${key}`);
+            }
           if (callee === 'showQuickPick') return checkItems(node.arguments[0]);
           if (SHOW.has(callee)) {
             const options = node.arguments[1];

@@ -59,7 +59,7 @@ async function pickTask(
   deps: CommandDeps,
   given: unknown,
   filter: (t: { status: string; paused: boolean }) => boolean,
-  verb: string,
+  verb: 'continue' | 'cancel' | 'revert',
 ): Promise<string | undefined> {
   if (typeof given === 'string' && given) return given;
   const { agent } = await deps.runtime.ready;

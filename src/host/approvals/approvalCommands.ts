@@ -27,7 +27,7 @@ export interface ApprovalOwner {
 export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]>, dialogs: ConsentDialogs): vscode.Disposable[] {
   const idOf = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
 
-  async function target(id: string | undefined, verb: string): Promise<{ owner: ApprovalOwner; id: string } | undefined> {
+  async function target(id: string | undefined, verb: 'approve' | 'reject'): Promise<{ owner: ApprovalOwner; id: string } | undefined> {
     const owners = await ready;
     if (id) {
       for (const owner of owners) if (await owner.owns(id)) return { owner, id };

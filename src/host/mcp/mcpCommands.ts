@@ -90,7 +90,12 @@ export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDia
 }
 
 /** The server named by the caller, else the person's pick among the remote (HTTP) servers that fit. */
-async function pickRemote(host: McpHost, name: unknown, verb: string, fits: (s: McpServerStatus) => boolean): Promise<string | undefined> {
+async function pickRemote(
+  host: McpHost,
+  name: unknown,
+  verb: 'sign in to' | 'sign out of',
+  fits: (s: McpServerStatus) => boolean,
+): Promise<string | undefined> {
   if (typeof name === 'string' && name) return name;
   const remote = host.status().filter((s) => s.transport === 'http' && fits(s));
   if (!remote.length) {

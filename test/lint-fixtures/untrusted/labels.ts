@@ -22,6 +22,7 @@ export async function show(chore: Chore, chores: Chore[], reason: string): Promi
   await vscode.window.showWarningMessage('Run it?', { modal: true, detail: reason }); // reported
   const pick = vscode.window.createQuickPick();
   pick.items = chores.map((c) => ({ label: forLabel(c.name), description: c.id })); // reported
+  await vscode.window.showInputBox({ title: `Value of ${chore.name}`, prompt: reason }); // reported
   const later: Array<vscode.QuickPickItem & { id: string }> = [];
   for (const c of chores) later.push({ label: c.name, id: c.id }); // reported
   later.push({ label: forLabel(chore.name), description: chore.status, id: chore.id });
@@ -35,4 +36,5 @@ export async function show(chore: Chore, chores: Chore[], reason: string): Promi
   bar.text = vscode.l10n.t('$(sync~spin) Tasklane: {0} working', chore.runs);
   await vscode.window.showQuickPick(chores.map((c) => ({ label: forLabel(c.name), description: c.status })));
   await vscode.window.showWarningMessage('Run it?', { modal: true, detail: forModalDetail(reason) });
+  await vscode.window.showInputBox({ title: vscode.l10n.t('Value of {0}', forLabel(chore.name)), prompt: 'Paste it' });
 }
