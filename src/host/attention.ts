@@ -27,7 +27,7 @@ export interface AttentionView {
  * announced: a reload should not replay a burst of notifications.
  */
 export class Attention implements vscode.Disposable {
-  private readonly state = new AttentionState();
+  private readonly state = new AttentionState(vscode.l10n);
   private readonly item = vscode.window.createStatusBarItem('tasklane.status', vscode.StatusBarAlignment.Left, 50);
   private readonly disposables: vscode.Disposable[] = [];
   private started = false;

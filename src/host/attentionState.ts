@@ -26,6 +26,18 @@ export interface AttentionSummary {
   waiting: AttentionItem[];
 }
 
+/**
+ * Translation as the host has it (`vscode.l10n`, so these messages are collected into
+ * l10n/bundle.l10n.json like every `l10n.t` of src/host); without it, English with each `{n}`
+ * filled in, as VS Code does with no translation (the unit tier, which has no vscode).
+ */
+export interface Translator {
+  t(message: string, ...args: Array<string | number | boolean>): string;
+}
+const ENGLISH: Translator = {
+  t: (message, ...args) => message.replace(/\{(\d+)\}/g, (mark, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : mark)),
+};
+
 /** Chore run endings that escalate to the person (the notification, not the count: nothing waits). */
 const ESCALATING = new Set(['failed', 'checks_failed', 'budget_exhausted', 'awaiting_review']);
 
@@ -41,6 +53,8 @@ export class AttentionState {
   private readonly approvals = new Map<string, ApprovalView>();
   private readonly announced = new Set<string>();
   private readonly choreRuns = new Map<string, AttentionItem>();
+
+  constructor(private readonly l10n: Translator = ENGLISH) {}
 
   setTask(task: TaskView): void {
     this.tasks.set(task.id, task);
@@ -60,7 +74,9 @@ export class AttentionState {
     if (ESCALATING.has(run.status))
       this.choreRuns.set(`chore-run:${run.id}`, {
         key: `chore-run:${run.id}`,
-        text: `Chore “${choreName}” ended ${run.status.replace(/_/g, ' ')}${run.reason ? `: ${run.reason}` : ''}`,
+        text: run.reason
+          ? this.l10n.t('Chore “{0}” ended {1}: {2}', choreName, run.status.replace(/_/g, ' '), run.reason)
+          : this.l10n.t('Chore “{0}” ended {1}', choreName, run.status.replace(/_/g, ' ')),
       });
   }
 
@@ -68,13 +84,22 @@ export class AttentionState {
     const waiting: AttentionItem[] = [];
     for (const approval of this.approvals.values()) {
       const names = approval.files.map((f) => f.newPath ?? f.path);
-      const files = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
-      const what = approval.kind === 'edits' ? `proposes edits to ${files || 'files'}` : 'asks to run a command';
+      const files =
+        (names.length > 3 ? this.l10n.t('{0} and {1} more', names.slice(0, 3).join(', '), names.length - 3) : names.join(', ')) || this.l10n.t('files');
+      // One whole sentence per case, so a translation can order its words as its language does.
+      const text =
+        approval.kind === 'edits'
+          ? approval.choreId
+            ? this.l10n.t('Chore {0} proposes edits to {1}', approval.choreId, files)
+            : this.l10n.t('A task proposes edits to {0}', files)
+          : approval.choreId
+            ? this.l10n.t('Chore {0} asks to run a command', approval.choreId)
+            : this.l10n.t('A task asks to run a command');
       waiting.push({
         key: `approval:${approval.id}`,
         sessionId: approval.sessionId,
         taskId: approval.taskId,
-        text: `${approval.choreId ? `Chore ${approval.choreId}` : 'A task'} ${what}`,
+        text,
         ...(approval.kind === 'edits' ? {} : { detail: approval.command ?? approval.title }),
       });
     }
@@ -86,14 +111,17 @@ export class AttentionState {
           key: `pause:${task.id}:${task.pauseReason ?? ''}:${task.counters.actions.used}`,
           sessionId: task.sessionId,
           taskId: task.id,
-          text: `“${task.name}” is paused (${task.pauseReason === 'budget' ? 'budget reached' : 'model error'}): Continue or Cancel`,
+          text:
+            task.pauseReason === 'budget'
+              ? this.l10n.t('“{0}” is paused (budget reached): Continue or Cancel', task.name)
+              : this.l10n.t('“{0}” is paused (model error): Continue or Cancel', task.name),
         });
       } else if (task.waitingForUser && !task.waitingForApproval) {
         waiting.push({
           key: `question:${task.id}:${task.counters.actions.used}`,
           sessionId: task.sessionId,
           taskId: task.id,
-          text: `“${task.name}” asks you something`,
+          text: this.l10n.t('“{0}” asks you something', task.name),
         });
       } else if (!task.waitingForApproval) {
         running++;

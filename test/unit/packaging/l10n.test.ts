@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ts from 'typescript';
 import { localizedManifest, manifestStrings, nlsKey, rawManifest } from '../../support/manifest';
+import { pseudo } from '../../support/pseudoLocale';
 
 // Localisation of the manifest (docs/ARCHITECTURE.md, "Words and languages"): every string a
 // person reads in VS Code's own UI (commands, views, settings, the walkthrough, the chat
@@ -46,14 +47,6 @@ function personFacing(manifest: Node): Array<[string, string]> {
   for (const tool of c.languageModelTools as Node[]) for (const field of ['displayName', 'userDescription']) take(`tools.${tool.name}.${field}`, tool[field]);
   for (const welcome of (c.viewsWelcome as Node[] | undefined) ?? []) take(`viewsWelcome.${welcome.view}.contents`, welcome.contents);
   return out;
-}
-
-/** A pseudo-locale: every letter accented and the text bracketed, placeholders and links kept working. */
-function pseudo(text: string): string {
-  const accents: Record<string, string> = { a: 'á', e: 'é', i: 'í', o: 'ó', u: 'ú', A: 'Á', E: 'É', I: 'Í', O: 'Ó', U: 'Ú', n: 'ñ', c: 'ç' };
-  // Leave `code`, (command:…) link targets, #setting# links, $(icon)s and {0} placeholders as they are.
-  const parts = text.split(/(`[^`]*`|\]\([^)]*\)|#[\w.]+#|\{\d+\}|\$\([\w-]+\))/);
-  return `⟦${parts.map((part, i) => (i % 2 ? part : part.replace(/[aeiouAEIOUnc]/g, (ch) => accents[ch]!))).join('')}⟧`;
 }
 
 describe('localisation: the manifest', () => {
