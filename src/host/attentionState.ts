@@ -1,6 +1,8 @@
 import type { TaskView } from '../core/engine/types';
 import type { ApprovalView } from '../shared/approvalProtocol';
 import type { ChoreRunView } from '../shared/choreProtocol';
+import { ENGLISH } from '../shared/translator';
+import type { Translator } from '../shared/translator';
 
 /** One thing that waits for the person. */
 export interface AttentionItem {
@@ -25,18 +27,6 @@ export interface AttentionSummary {
   /** Items that wait for the person (the badge and "waiting for you: N"). */
   waiting: AttentionItem[];
 }
-
-/**
- * Translation as the host has it (`vscode.l10n`, so these messages are collected into
- * l10n/bundle.l10n.json like every `l10n.t` of src/host); without it, English with each `{n}`
- * filled in, as VS Code does with no translation (the unit tier, which has no vscode).
- */
-export interface Translator {
-  t(message: string, ...args: Array<string | number | boolean>): string;
-}
-const ENGLISH: Translator = {
-  t: (message, ...args) => message.replace(/\{(\d+)\}/g, (mark, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : mark)),
-};
 
 /** Chore run endings that escalate to the person (the notification, not the count: nothing waits). */
 const ESCALATING = new Set(['failed', 'checks_failed', 'budget_exhausted', 'awaiting_review']);

@@ -60,7 +60,7 @@ export class McpTree implements vscode.TreeDataProvider<McpNode>, vscode.Disposa
     if (!node)
       return this.source.status().map((status) => ({
         kind: 'server',
-        row: mcpRowModel(toMcpServerView(status)),
+        row: mcpRowModel(toMcpServerView(status), vscode.l10n),
         canDistrust: status.consent === 'given' && status.source === 'workspace',
       }));
     if (node.kind === 'server')

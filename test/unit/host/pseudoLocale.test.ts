@@ -6,6 +6,8 @@ import { Attention } from '../../../src/host/attention';
 import { ChoresTree } from '../../../src/host/views/choresTree';
 import type { ChoreNode } from '../../../src/host/views/choresTree';
 import { StorageTree } from '../../../src/host/views/storageTree';
+import { McpTree } from '../../../src/host/views/mcpTree';
+import type { McpHostStatus } from '../../../src/host/mcp/mcpHost';
 import type { ApprovalView } from '../../../src/shared/approvalProtocol';
 import type { ChoreView } from '../../../src/shared/choreProtocol';
 import { silentLogger } from '../../../src/core/ports';
@@ -16,7 +18,7 @@ import { pseudo, untranslated } from '../../support/pseudoLocale';
 // Storage view's dead letters show no English of Tasklane's own. The values here (names, ids,
 // triggers, paths) are written without letters so whatever English is left is Tasklane's.
 // Not covered yet (docs/ARCHITECTURE.md, "Words and languages"): words made in src/shared and
-// src/core (a run's status, the chart's summary, the MCP row's state, the Storage rules).
+// src/core without a Translator (a run's status, the chart's summary, the Storage rules).
 
 const l10n = vscode.l10n as { t: (message: string, ...args: unknown[]) => string };
 const english = l10n.t;
@@ -96,7 +98,7 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
     assert.deepEqual([...idle, ...working, ...waiting], []);
   });
 
-  it("the Chores view's rows, a chore waiting for Enable with its detail lines, and the Storage view's dead letters", async () => {
+  it("the Chores view's rows, a chore waiting for Enable with its detail lines, the Storage view's dead letters, the MCP servers view", async () => {
     const chore = {
       id: '７',
       name: '１２',
@@ -137,6 +139,33 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
     storage.attach({ storage: async () => [], deadLetters: () => 3 });
     for (const row of await storage.getChildren()) add(storage.getTreeItem(row));
     storage.dispose();
+    const mcp = new McpTree();
+    const server = (name: string, patch: Partial<McpHostStatus>): McpHostStatus =>
+      ({
+        name,
+        source: 'workspace',
+        transport: 'stdio',
+        target: '１',
+        hash: 'h',
+        trusted: true,
+        state: 'ready',
+        tools: 3,
+        consent: 'chore',
+        ...patch,
+      }) as McpHostStatus;
+    mcp.attach({
+      status: () => [
+        server('１', { trustedFor: [{ chore: '７', tools: ['８'] }] }),
+        server('２', { state: 'crashed', failedAt: 'exit', lastError: '９', source: 'user', consent: 'user' }),
+        server('３', { state: 'untrusted', trusted: false, consent: 'needed' }),
+      ],
+      onDidChange: () => ({ dispose: () => undefined }),
+    });
+    for (const row of mcp.getChildren()) {
+      add(mcp.getTreeItem(row));
+      for (const child of mcp.getChildren(row)) add(mcp.getTreeItem(child));
+    }
+    mcp.dispose();
     assert.ok(shown.length > 30, `only ${shown.length} strings seen`);
     // The dates are the person's own locale's (toLocaleString), not Tasklane's words.
     assert.deepEqual(left(shown.map(([where, text]) => [where, text?.replace(/\d{1,2}\/\d{1,2}\/\d{4}, \d{1,2}:\d{2}:\d{2}( [AP]M)?/g, '')])), []);

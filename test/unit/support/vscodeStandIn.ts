@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import Module from 'node:module';
 import * as path from 'node:path';
+import { ENGLISH } from '../../../src/shared/translator';
 
 /** A modal the handlers showed: its question, its detail and its buttons. */
 export interface ShownModal {
@@ -135,9 +136,7 @@ const api = {
   },
   env: { uriScheme: 'vscode' },
   // English, as VS Code gives it with no translation: the message with {0}, {1}… filled in.
-  l10n: {
-    t: (message: string, ...args: unknown[]) => message.replace(/\{(\d+)\}/g, (mark, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : mark)),
-  },
+  l10n: { t: ENGLISH.t },
   StatusBarAlignment: { Left: 1, Right: 2 },
   ThemeColor: class {
     constructor(readonly id: string) {}
