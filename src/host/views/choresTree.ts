@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
-import { choreChartModel } from '../../shared/choreChartModel';
+import { choreChartModel, runStatusWords } from '../../shared/choreChartModel';
 import type { ChoreHostMessage, ChoreRunView, ChoreStepView, ChoreView } from '../../shared/choreProtocol';
 import { costText } from '../../shared/costText';
 import { forLabel, forTooltip } from '../../core/security/surfaceText';
@@ -118,7 +118,7 @@ function runLabel(run: ChoreRunView): { label: string; description: string } {
   const when = new Date(run.startedAt).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
   const usage = vscode.l10n.t('{0} turns · {1} tokens · {2}', run.usage.iterations, run.usage.inputTokens, costText(run.usage.cost, run.usage.costEstimated));
   // The reason is the model's or the runner's words: one bounded line, no icons.
-  return { label: `${run.status.replace(/_/g, ' ')} · ${when}`, description: `${usage}${run.reason ? ` · ${forLabel(run.reason)}` : ''}` };
+  return { label: `${runStatusWords(run.status, vscode.l10n)} · ${when}`, description: `${usage}${run.reason ? ` · ${forLabel(run.reason)}` : ''}` };
 }
 
 /**
@@ -147,7 +147,7 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
     if (!node) return (await source.list()).map((chore) => ({ kind: 'chore', chore }));
     if (node.kind === 'chore') {
       const runs = node.chore.recentRuns ?? (node.chore.lastRun ? [node.chore.lastRun] : []);
-      const labels = new Map(choreChartModel(runs, Date.now()).bars.map((bar) => [bar.runId, bar.label]));
+      const labels = new Map(choreChartModel(runs, Date.now(), vscode.l10n).bars.map((bar) => [bar.runId, bar.label]));
       return [
         ...detailLines(node.chore),
         ...runs.slice(0, RUNS_SHOWN).map((run): ChoreNode => ({ kind: 'run', run, label: labels.get(run.id) ?? run.status })),
@@ -179,7 +179,7 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
         item.id = `chore/${chore.id}`;
         const next = chore.nextFireAt ? vscode.l10n.t(' · next {0}', new Date(chore.nextFireAt).toLocaleString()) : '';
         item.description = `${trigger}${next}`;
-        const summary = chore.recentRuns?.length ? choreChartModel(chore.recentRuns, Date.now()).summary : vscode.l10n.t('No runs yet.');
+        const summary = choreChartModel(chore.recentRuns ?? [], Date.now(), vscode.l10n).summary;
         const state = !chore.review
           ? vscode.l10n.t('invalid')
           : needsConsent

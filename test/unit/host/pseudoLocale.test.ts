@@ -18,7 +18,7 @@ import { pseudo, untranslated } from '../../support/pseudoLocale';
 // Storage view's dead letters show no English of Tasklane's own. The values here (names, ids,
 // triggers, paths) are written without letters so whatever English is left is Tasklane's.
 // Not covered yet (docs/ARCHITECTURE.md, "Words and languages"): words made in src/shared and
-// src/core without a Translator (a run's status, the chart's summary, the Storage rules).
+// src/core without a Translator (an estimated cost's words, the Storage rules).
 
 const l10n = vscode.l10n as { t: (message: string, ...args: unknown[]) => string };
 const english = l10n.t;
@@ -107,6 +107,18 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
       consent: 'needed',
       costNote: '＄',
       nextFireAt: 0,
+      recentRuns: [
+        {
+          id: 'r-2',
+          choreId: '７',
+          status: 'checks_failed',
+          startedAt: 2_000,
+          endedAt: 5_000,
+          reason: '９',
+          usage: { iterations: 1, inputTokens: 2, outputTokens: 3, cost: 0.01 },
+        },
+        { id: 'r-1', choreId: '７', status: 'skipped', startedAt: 1_000, usage: { iterations: 0, inputTokens: 0, outputTokens: 0, cost: 0 } },
+      ],
       review: {
         definitionHash: 'h',
         prompt: '１２',
@@ -168,6 +180,11 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
     mcp.dispose();
     assert.ok(shown.length > 30, `only ${shown.length} strings seen`);
     // The dates are the person's own locale's (toLocaleString), not Tasklane's words.
-    assert.deepEqual(left(shown.map(([where, text]) => [where, text?.replace(/\d{1,2}\/\d{1,2}\/\d{4}, \d{1,2}:\d{2}:\d{2}( [AP]M)?/g, '')])), []);
+    const dates = /\d{1,2}\/\d{1,2}\/\d{4}, \d{1,2}:\d{2}:\d{2}|\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b|\b[AP]M\b/g;
+    assert.deepEqual(left(shown.map(([where, text]) => [where, text?.replace(dates, '')])), []);
+    assert.ok(
+      shown.some(([where, text]) => where === 'label' && text?.includes('⟦çhéçks fáíléd⟧')),
+      'a run row was seen',
+    );
   });
 });
