@@ -65,13 +65,27 @@ async function pickTask(
   const { agent } = await deps.runtime.ready;
   const candidates = agent.views.snapshot().tasks.filter(filter);
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(notice`Tasklane: there is no task to ${verb}.`);
+    // One whole sentence per verb: a translation never holds an English verb as a value.
+    const none =
+      verb === 'continue'
+        ? notice`Tasklane: there is no task to continue.`
+        : verb === 'cancel'
+          ? notice`Tasklane: there is no task to cancel.`
+          : notice`Tasklane: there is no task to revert.`;
+    void vscode.window.showInformationMessage(none);
     return undefined;
   }
   if (candidates.length === 1) return candidates[0].id;
   const pick = await vscode.window.showQuickPick(
     candidates.map((t) => ({ label: forLabel(t.name), description: t.status, id: t.id })),
-    { title: vscode.l10n.t('Tasklane: {0} which task?', verb) },
+    {
+      title:
+        verb === 'continue'
+          ? vscode.l10n.t('Tasklane: continue which task?')
+          : verb === 'cancel'
+            ? vscode.l10n.t('Tasklane: cancel which task?')
+            : vscode.l10n.t('Tasklane: revert which task?'),
+    },
   );
   return pick?.id;
 }

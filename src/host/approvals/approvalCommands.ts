@@ -32,7 +32,9 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
     const owners = await ready;
     if (id) {
       for (const owner of owners) if (await owner.owns(id)) return { owner, id };
-      void vscode.window.showInformationMessage(notice`Tasklane: there is no approval ${id} to ${verb}.`);
+      // One whole sentence per verb: a translation never holds an English verb as a value.
+      const missing = verb === 'approve' ? notice`Tasklane: there is no approval ${id} to approve.` : notice`Tasklane: there is no approval ${id} to reject.`;
+      void vscode.window.showInformationMessage(missing);
       return undefined;
     }
     const items: Array<vscode.QuickPickItem & { owner: ApprovalOwner; id: string; createdAt: number; cut: boolean }> = [];
@@ -56,12 +58,19 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
       }
     }
     if (items.length === 0) {
-      void vscode.window.showInformationMessage(notice`Tasklane: nothing is waiting for approval, so there is nothing to ${verb}.`);
+      const none =
+        verb === 'approve'
+          ? notice`Tasklane: nothing is waiting for approval, so there is nothing to approve.`
+          : notice`Tasklane: nothing is waiting for approval, so there is nothing to reject.`;
+      void vscode.window.showInformationMessage(none);
       return undefined;
     }
     items.sort((a, b) => a.createdAt - b.createdAt);
     const picked = await vscode.window.showQuickPick(items, {
-      title: vscode.l10n.t('Tasklane: which approval do you want to {0}?', verb),
+      title:
+        verb === 'approve'
+          ? vscode.l10n.t('Tasklane: which approval do you want to approve?')
+          : vscode.l10n.t('Tasklane: which approval do you want to reject?'),
       placeHolder: vscode.l10n.t('Each item says what would run or change'),
       matchOnDetail: true,
       ignoreFocusOut: true,

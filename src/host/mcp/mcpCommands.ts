@@ -99,12 +99,15 @@ async function pickRemote(
   if (typeof name === 'string' && name) return name;
   const remote = host.status().filter((s) => s.transport === 'http' && fits(s));
   if (!remote.length) {
-    void vscode.window.showInformationMessage(notice`Tasklane: there is no remote MCP server to ${verb}.`);
+    // One whole sentence per verb: a translation never holds an English verb as a value.
+    const none =
+      verb === 'sign in to' ? notice`Tasklane: there is no remote MCP server to sign in to.` : notice`Tasklane: there is no remote MCP server to sign out of.`;
+    void vscode.window.showInformationMessage(none);
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
     remote.map((s) => ({ label: forLabel(s.name), description: forLabel(s.target), name: s.name })),
-    { title: vscode.l10n.t('Tasklane: {0} which MCP server?', verb) },
+    { title: verb === 'sign in to' ? vscode.l10n.t('Tasklane: sign in to which MCP server?') : vscode.l10n.t('Tasklane: sign out of which MCP server?') },
   );
   return picked?.name;
 }
