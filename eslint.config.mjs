@@ -47,6 +47,18 @@ export default tseslint.config(
     plugins: { 'tasklane-text': untrustedText },
     rules: { 'tasklane-text/untrusted-text': 'error' },
   },
+  // Tree items, the status bar, quick pick items and modal details: the same, through forLabel and
+  // its siblings (issue 40). Type-aware where it can be (a task's status is Tasklane's own word);
+  // the fixture has its own tsconfig so the rule sees types there too (test/unit/untrustedText.test.ts).
+  {
+    files: ['src/host/**/*.ts', 'src/extension.ts', 'test/lint-fixtures/untrusted/**/*.ts'],
+    plugins: { 'tasklane-text': untrustedText },
+    rules: { 'tasklane-text/untrusted-label': 'error' },
+  },
+  {
+    files: ['test/lint-fixtures/untrusted/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+  },
   // Import cycles under src/, type-only imports included (import-x/no-cycle skips those, and a
   // type-only cycle is where a contract starts depending on its implementation). The fixtures
   // prove the rule fires (test/unit/importCycles.test.ts).

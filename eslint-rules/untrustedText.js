@@ -10,28 +10,10 @@
 // Anything else (a parameter, an error's message, a plain template with values) is reported.
 'use strict';
 
+const { name, constInit } = require('./astValues.js');
+
 const SHOW = new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage']);
 const NEUTRALISERS = new Set(['forNotification', 'notice']);
-
-function calleeName(node) {
-  if (node.type === 'Identifier') return node.name;
-  if (node.type === 'MemberExpression' && !node.computed && node.property.type === 'Identifier') return node.property.name;
-  return undefined;
-}
-
-function constInit(context, identifier) {
-  let scope = context.sourceCode.getScope(identifier);
-  while (scope) {
-    const variable = scope.set.get(identifier.name);
-    if (variable) {
-      const def = variable.defs.length === 1 ? variable.defs[0] : undefined;
-      if (def?.type === 'Variable' && def.parent.kind === 'const' && def.node.init) return def.node.init;
-      return undefined;
-    }
-    scope = scope.upper;
-  }
-  return undefined;
-}
 
 function safe(context, node, depth = 0) {
   if (!node || depth > 4) return false;
@@ -41,9 +23,9 @@ function safe(context, node, depth = 0) {
     case 'TemplateLiteral':
       return node.expressions.length === 0;
     case 'TaggedTemplateExpression':
-      return NEUTRALISERS.has(calleeName(node.tag));
+      return NEUTRALISERS.has(name(node.tag));
     case 'CallExpression':
-      return NEUTRALISERS.has(calleeName(node.callee));
+      return NEUTRALISERS.has(name(node.callee));
     case 'ConditionalExpression':
       return safe(context, node.consequent, depth + 1) && safe(context, node.alternate, depth + 1);
     case 'Identifier': {
@@ -60,18 +42,20 @@ function safe(context, node, depth = 0) {
 
 module.exports = {
   rules: {
+    // Tree items, the status bar, quick pick items and a modal's detail: eslint-rules/untrustedLabel.js.
+    ...require('./untrustedLabel.js'),
     'untrusted-text': {
       meta: { type: 'problem', schema: [] },
       create(context) {
         return {
           CallExpression(node) {
-            const name = calleeName(node.callee);
-            if (!name || !SHOW.has(name) || node.callee.type !== 'MemberExpression') return;
+            const shown = name(node.callee);
+            if (!shown || !SHOW.has(shown) || node.callee.type !== 'MemberExpression') return;
             const message = node.arguments[0];
             if (safe(context, message)) return;
             context.report({
               node: message ?? node,
-              message: `${name}'s message may carry untrusted text: write it as notice\`…\${value}…\` or forNotification(value) (src/core/security/surfaceText.ts), so [label](command:…) in a value is not a link.`,
+              message: `${shown}'s message may carry untrusted text: write it as notice\`…\${value}…\` or forNotification(value) (src/core/security/surfaceText.ts), so [label](command:…) in a value is not a link.`,
             });
           },
         };

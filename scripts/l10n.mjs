@@ -1,4 +1,5 @@
-// The host's strings for translators: every `vscode.l10n.t('…')` and notice`…` in src/extension.ts and src/host,
+// The host's strings for translators: every `vscode.l10n.t('…')` and notice`…` in src/extension.ts, src/host
+// and src/shared (a Translator's `l10n.t`),
 // written to l10n/bundle.l10n.json (package.json `"l10n": "./l10n"`), the file VS Code reads for
 // English and a translator copies to bundle.l10n.<locale>.json. A message is its own key, as VS
 // Code's l10n tooling does it; `{0}` marks where an argument goes.
@@ -24,6 +25,8 @@ function sourceFiles() {
     }
   };
   walk(path.join(root, 'src/host'));
+  // Words the host shows that a vscode-free module builds with a Translator (src/shared/translator.ts).
+  walk(path.join(root, 'src/shared'));
   return files.sort();
 }
 

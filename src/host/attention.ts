@@ -5,7 +5,7 @@ import type { ApprovalView } from '../shared/approvalProtocol';
 import type { ServiceMessage } from './sidebarSection';
 import { stateIconText } from '../shared/taskState';
 import { notice } from './notice';
-import { showInvisible } from '../shared/visibleText';
+import { forMarkdown } from '../core/security/surfaceText';
 import { AttentionState } from './attentionState';
 import type { AttentionSummary } from './attentionState';
 
@@ -27,7 +27,7 @@ export interface AttentionView {
  * announced: a reload should not replay a burst of notifications.
  */
 export class Attention implements vscode.Disposable {
-  private readonly state = new AttentionState();
+  private readonly state = new AttentionState(vscode.l10n);
   private readonly item = vscode.window.createStatusBarItem('tasklane.status', vscode.StatusBarAlignment.Left, 50);
   private readonly disposables: vscode.Disposable[] = [];
   private started = false;
@@ -113,17 +113,24 @@ export class Attention implements vscode.Disposable {
     const waiting = summary.waiting.length;
     // The task words of the thread and the sidebar (src/shared/taskState.ts), with their icons.
     if (waiting > 0) {
-      this.item.text = `${stateIconText('waiting for you')} Tasklane: waiting for you: ${waiting}`;
-      this.item.tooltip = new vscode.MarkdownString(summary.waiting.map((w) => `- ${escapeMarkdown(w.detail ? `${w.text}: ${w.detail}` : w.text)}`).join('\n'));
+      this.item.text = vscode.l10n.t('{0} Tasklane: waiting for you: {1}', stateIconText('waiting for you'), waiting);
+      // Task names, chore names, command lines and paths are the model's or the repository's:
+      // one escaped line each, so none adds a link, a heading or a line of its own.
+      this.item.tooltip = new vscode.MarkdownString(
+        summary.waiting.map((w) => `- ${forMarkdown(w.text)}${w.detail ? `: ${forMarkdown(w.detail)}` : ''}`).join('\n'),
+      );
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
       // A click opens what waits (its task's block in the conversation), not just the last chat.
       const first = summary.waiting.find((w) => w.taskId);
       this.item.command = first?.taskId
-        ? { command: 'tasklane.showTask', title: 'Open what waits for you', arguments: [first.taskId] }
-        : { command: 'tasklane.sidebar.focus', title: 'Open Tasklane' };
+        ? { command: 'tasklane.showTask', title: vscode.l10n.t('Open what waits for you'), arguments: [first.taskId] }
+        : { command: 'tasklane.sidebar.focus', title: vscode.l10n.t('Open Tasklane') };
     } else {
-      this.item.command = { command: 'tasklane.sidebar.focus', title: 'Open Tasklane' };
-      this.item.text = summary.running > 0 ? `${stateIconText('working')} Tasklane: ${summary.running} working` : '$(comment-discussion) Tasklane';
+      this.item.command = { command: 'tasklane.sidebar.focus', title: vscode.l10n.t('Open Tasklane') };
+      this.item.text =
+        summary.running > 0
+          ? vscode.l10n.t('{0} Tasklane: {1} working', stateIconText('working'), summary.running)
+          : vscode.l10n.t('$(comment-discussion) Tasklane');
       this.item.tooltip =
         summary.running > 0
           ? vscode.l10n.t('Tasklane is working; nothing waits for you. Click to open the sidebar.')
@@ -131,19 +138,19 @@ export class Attention implements vscode.Disposable {
       this.item.backgroundColor = undefined;
     }
     this.item.accessibilityInformation = {
-      label: waiting > 0 ? `Tasklane: ${waiting} waiting for you` : summary.running > 0 ? `Tasklane: ${summary.running} working` : 'Tasklane: idle',
+      label:
+        waiting > 0
+          ? vscode.l10n.t('Tasklane: {0} waiting for you', waiting)
+          : summary.running > 0
+            ? vscode.l10n.t('Tasklane: {0} working', summary.running)
+            : vscode.l10n.t('Tasklane: idle'),
       role: 'button',
     };
     const view = this.view.current;
-    if (view) view.badge = waiting > 0 ? { value: waiting, tooltip: `${waiting} waiting for you` } : undefined;
+    if (view) view.badge = waiting > 0 ? { value: waiting, tooltip: vscode.l10n.t('{0} waiting for you', waiting) } : undefined;
   }
 
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
-}
-
-/** Text in the status bar's Markdown tooltip: Markdown's own syntax escaped, invisible characters written out. */
-function escapeMarkdown(text: string): string {
-  return showInvisible(text).replace(/[\\`*_[\]<>()]/g, '\\$&');
 }

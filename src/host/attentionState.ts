@@ -1,6 +1,8 @@
 import type { TaskView } from '../core/engine/types';
 import type { ApprovalView } from '../shared/approvalProtocol';
 import type { ChoreRunView } from '../shared/choreProtocol';
+import { ENGLISH } from '../shared/translator';
+import type { Translator } from '../shared/translator';
 
 /** One thing that waits for the person. */
 export interface AttentionItem {
@@ -42,6 +44,8 @@ export class AttentionState {
   private readonly announced = new Set<string>();
   private readonly choreRuns = new Map<string, AttentionItem>();
 
+  constructor(private readonly l10n: Translator = ENGLISH) {}
+
   setTask(task: TaskView): void {
     this.tasks.set(task.id, task);
   }
@@ -60,7 +64,9 @@ export class AttentionState {
     if (ESCALATING.has(run.status))
       this.choreRuns.set(`chore-run:${run.id}`, {
         key: `chore-run:${run.id}`,
-        text: `Chore “${choreName}” ended ${run.status.replace(/_/g, ' ')}${run.reason ? `: ${run.reason}` : ''}`,
+        text: run.reason
+          ? this.l10n.t('Chore “{0}” ended {1}: {2}', choreName, run.status.replace(/_/g, ' '), run.reason)
+          : this.l10n.t('Chore “{0}” ended {1}', choreName, run.status.replace(/_/g, ' ')),
       });
   }
 
@@ -68,13 +74,22 @@ export class AttentionState {
     const waiting: AttentionItem[] = [];
     for (const approval of this.approvals.values()) {
       const names = approval.files.map((f) => f.newPath ?? f.path);
-      const files = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
-      const what = approval.kind === 'edits' ? `proposes edits to ${files || 'files'}` : 'asks to run a command';
+      const files =
+        (names.length > 3 ? this.l10n.t('{0} and {1} more', names.slice(0, 3).join(', '), names.length - 3) : names.join(', ')) || this.l10n.t('files');
+      // One whole sentence per case, so a translation can order its words as its language does.
+      const text =
+        approval.kind === 'edits'
+          ? approval.choreId
+            ? this.l10n.t('Chore {0} proposes edits to {1}', approval.choreId, files)
+            : this.l10n.t('A task proposes edits to {0}', files)
+          : approval.choreId
+            ? this.l10n.t('Chore {0} asks to run a command', approval.choreId)
+            : this.l10n.t('A task asks to run a command');
       waiting.push({
         key: `approval:${approval.id}`,
         sessionId: approval.sessionId,
         taskId: approval.taskId,
-        text: `${approval.choreId ? `Chore ${approval.choreId}` : 'A task'} ${what}`,
+        text,
         ...(approval.kind === 'edits' ? {} : { detail: approval.command ?? approval.title }),
       });
     }
@@ -86,14 +101,19 @@ export class AttentionState {
           key: `pause:${task.id}:${task.pauseReason ?? ''}:${task.counters.actions.used}`,
           sessionId: task.sessionId,
           taskId: task.id,
-          text: `“${task.name}” is paused (${task.pauseReason === 'budget' ? 'budget reached' : task.pauseReason === 'stopped' ? 'stopped by you' : 'model error'}): Continue or Cancel`,
+          text:
+            task.pauseReason === 'budget'
+              ? this.l10n.t('“{0}” is paused (budget reached): Continue or Cancel', task.name)
+              : task.pauseReason === 'stopped'
+                ? this.l10n.t('“{0}” is paused (stopped by you): Continue or Cancel', task.name)
+                : this.l10n.t('“{0}” is paused (model error): Continue or Cancel', task.name),
         });
       } else if (task.waitingForUser && !task.waitingForApproval) {
         waiting.push({
           key: `question:${task.id}:${task.counters.actions.used}`,
           sessionId: task.sessionId,
           taskId: task.id,
-          text: `“${task.name}” asks you something`,
+          text: this.l10n.t('“{0}” asks you something', task.name),
         });
       } else if (!task.waitingForApproval) {
         running++;

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../core/security/surfaceText';
 import type { TaskView } from '../core/engine/types';
 import { showInvisible } from '../shared/visibleText';
 import type { ConsentDialogs } from './consentDialog';
@@ -58,19 +59,33 @@ async function pickTask(
   deps: CommandDeps,
   given: unknown,
   filter: (t: { status: string; paused: boolean }) => boolean,
-  verb: string,
+  verb: 'continue' | 'cancel' | 'revert',
 ): Promise<string | undefined> {
   if (typeof given === 'string' && given) return given;
   const { agent } = await deps.runtime.ready;
   const candidates = agent.views.snapshot().tasks.filter(filter);
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(notice`Tasklane: there is no task to ${verb}.`);
+    // One whole sentence per verb: a translation never holds an English verb as a value.
+    const none =
+      verb === 'continue'
+        ? notice`Tasklane: there is no task to continue.`
+        : verb === 'cancel'
+          ? notice`Tasklane: there is no task to cancel.`
+          : notice`Tasklane: there is no task to revert.`;
+    void vscode.window.showInformationMessage(none);
     return undefined;
   }
   if (candidates.length === 1) return candidates[0].id;
   const pick = await vscode.window.showQuickPick(
-    candidates.map((t) => ({ label: t.name, description: t.status, id: t.id })),
-    { title: vscode.l10n.t('Tasklane: {0} which task?', verb) },
+    candidates.map((t) => ({ label: forLabel(t.name), description: t.status, id: t.id })),
+    {
+      title:
+        verb === 'continue'
+          ? vscode.l10n.t('Tasklane: continue which task?')
+          : verb === 'cancel'
+            ? vscode.l10n.t('Tasklane: cancel which task?')
+            : vscode.l10n.t('Tasklane: revert which task?'),
+    },
   );
   return pick?.id;
 }

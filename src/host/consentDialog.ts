@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 
 import { cutDetail, SHOW_ALL } from './dialogText';
-import { forNotification } from '../core/security/surfaceText';
+import { forModalDetail, forNotification } from '../core/security/surfaceText';
 
 const REVIEW_SCHEME = 'tasklane-review';
 
@@ -27,7 +27,12 @@ export class ConsentDialogs implements vscode.Disposable {
   async confirm(question: string, detail: string, action: string, documentName: string): Promise<boolean> {
     const { shown, cut } = cutDetail(detail);
     for (;;) {
-      const answer = await vscode.window.showWarningMessage(forNotification(question), { modal: true, detail: shown }, action, ...(cut ? [SHOW_ALL] : []));
+      const answer = await vscode.window.showWarningMessage(
+        forNotification(question),
+        { modal: true, detail: forModalDetail(shown) },
+        action,
+        ...(cut ? [SHOW_ALL] : []),
+      );
       if (answer === action) return true;
       if (answer !== SHOW_ALL) return false;
       await this.open(documentName, `${question}\n\n${detail}\n`);

@@ -8,7 +8,7 @@ import type { DeadLetterPrompts } from './deadLetterCommands';
 import { defaultExportFolder } from './exportFolder';
 import { ReadOnlyDocuments } from './readOnlyDocuments';
 import type { Runtime } from './runtime';
-import { forNotification } from '../core/security/surfaceText';
+import { forLabel, forNotification } from '../core/security/surfaceText';
 
 const prompts: DeadLetterPrompts = {
   info: (text) => void vscode.window.showInformationMessage(forNotification(text)),
@@ -66,7 +66,9 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       const { agent } = await runtime.ready;
       let id = typeof sessionId === 'string' ? sessionId : undefined;
       if (!id) {
-        const recent = agent.views.snapshot().sessions.map((s) => ({ label: s.name, description: new Date(s.lastActivity).toLocaleString(), id: s.id }));
+        const recent = agent.views
+          .snapshot()
+          .sessions.map((s) => ({ label: forLabel(s.name), description: new Date(s.lastActivity).toLocaleString(), id: s.id }));
         id = (await vscode.window.showQuickPick(recent, { title: vscode.l10n.t('Tasklane: export which session? (older ones: Search History first)') }))?.id;
       }
       if (!id) return undefined;
@@ -139,8 +141,8 @@ function searchPick(search: (text: string) => Promise<HistoryHit[]>): Promise<Hi
         if (mine !== generation) return;
         pick.busy = false;
         pick.items = hits.map((hit) => ({
-          label: hit.title,
-          description: `${hit.detail}${hit.archived ? ' · archived' : ''}`,
+          label: forLabel(hit.title),
+          description: `${forLabel(hit.detail)}${hit.archived ? vscode.l10n.t(' · archived') : ''}`,
           detail: new Date(hit.at).toLocaleString(),
           hit,
           alwaysShow: true,

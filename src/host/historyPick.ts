@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../core/security/surfaceText';
 import { firstSessionPage, sessionPage } from './sessionListBackend';
 import type { Runtime } from './runtime';
 import type { SessionSummary } from '../shared/protocol';
@@ -37,8 +38,9 @@ export function registerHistoryPick(runtime: Runtime, showSession: (sessionId: s
     });
     const items: Item[] = rows.map((row) =>
       row.separator
-        ? { label: row.label, kind: vscode.QuickPickItemKind.Separator }
-        : { label: row.label, description: row.description, sessionId: row.sessionId },
+        ? { label: forLabel(row.label), kind: vscode.QuickPickItemKind.Separator }
+        : // A conversation's name is the model's (or the person's) words.
+          { label: forLabel(row.label), description: row.description === undefined ? undefined : forLabel(row.description), sessionId: row.sessionId },
     );
     items.push(
       { label: '', kind: vscode.QuickPickItemKind.Separator },

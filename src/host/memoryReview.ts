@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../core/security/surfaceText';
 import { notice } from './notice';
 import { showInvisible } from '../shared/visibleText';
 import type { Agent } from '../core/engine/agent';
@@ -28,7 +29,7 @@ export function registerMemoryReview(ready: Promise<Agent>, dialogs: ConsentDial
       return undefined;
     }
     const picked = await vscode.window.showQuickPick(
-      pending.map((note) => ({ label: showInvisible(note), note })),
+      pending.map((note) => ({ label: forLabel(note), note })),
       {
         canPickMany: true,
         title: vscode.l10n.t('Tasklane: which notes may enter memory?'),

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../core/security/surfaceText';
 import { notice } from './notice';
 import { createModelClient } from '../core/model/createModelClient';
 import { guarded } from '../core/model/guarded';
@@ -107,10 +108,20 @@ export class ModelProvider {
 export async function selectModelFlow(models: ModelProvider): Promise<boolean> {
   const lmModels = await vscode.lm.selectChatModels({});
   const picks: Array<vscode.QuickPickItem & { provider: ProviderId; model?: string }> = [
-    ...lmModels.map((m) => ({ label: `$(sparkle) ${m.name}`, description: `VS Code · ${m.vendor}`, provider: 'vscode-lm' as const, model: m.id })),
-    { label: 'Anthropic', description: 'Claude models with an API key', provider: 'anthropic' },
-    { label: 'OpenAI', description: 'GPT models with an API key', provider: 'openai' },
-    { label: 'OpenAI-compatible server', description: 'Ollama, LM Studio, vLLM, OpenRouter… by base URL', provider: 'openai-compatible' },
+    // A model's name and vendor are another extension's words.
+    ...lmModels.map((m) => ({
+      label: `$(sparkle) ${forLabel(m.name)}`,
+      description: vscode.l10n.t('VS Code · {0}', forLabel(m.vendor)),
+      provider: 'vscode-lm' as const,
+      model: m.id,
+    })),
+    { label: 'Anthropic', description: vscode.l10n.t('Claude models with an API key'), provider: 'anthropic' },
+    { label: 'OpenAI', description: vscode.l10n.t('GPT models with an API key'), provider: 'openai' },
+    {
+      label: vscode.l10n.t('OpenAI-compatible server'),
+      description: vscode.l10n.t('Ollama, LM Studio, vLLM, OpenRouter… by base URL'),
+      provider: 'openai-compatible',
+    },
   ];
   const pick = await vscode.window.showQuickPick(picks, { title: vscode.l10n.t('Tasklane: choose a model provider'), ignoreFocusOut: true });
   if (!pick) return false;

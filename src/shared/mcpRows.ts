@@ -1,4 +1,6 @@
 import type { McpServerStateView, McpServerView } from './mcpProtocol';
+import { ENGLISH } from './translator';
+import type { Translator } from './translator';
 
 /** What one server's row says, before it becomes DOM (the MCP servers view's row; unit-tested: test/unit/webview/mcpPanel.test.ts). */
 export interface McpRowModel {
@@ -24,32 +26,48 @@ export interface McpRowModel {
   ariaLabel: string;
 }
 
-const STATE_LABEL: Record<McpServerStateView, string> = {
-  untrusted: 'not trusted',
-  restricted: 'off in Restricted Mode',
-  idle: 'idle',
-  starting: 'starting',
-  running: 'running',
-  crashed: 'crashed',
-  failed: 'failed',
-};
+/** The state in words, translated where the host shows it (the MCP servers view). */
+function stateWords(l10n: Translator, state: McpServerStateView): string {
+  switch (state) {
+    case 'untrusted':
+      return l10n.t('not trusted');
+    case 'restricted':
+      return l10n.t('off in Restricted Mode');
+    case 'idle':
+      return l10n.t('idle');
+    case 'starting':
+      return l10n.t('starting');
+    case 'running':
+      return l10n.t('running');
+    case 'crashed':
+      return l10n.t('crashed');
+    case 'failed':
+      return l10n.t('failed');
+  }
+}
 
-export function mcpRowModel(server: McpServerView): McpRowModel {
-  const origin = server.source === 'workspace' ? 'workspace .vscode/mcp.json' : 'user settings';
-  const tools = server.state === 'running' && server.tools !== undefined ? ` · ${server.tools} tool${server.tools === 1 ? '' : 's'}` : '';
+/** One server's row; `l10n` is `vscode.l10n` in the host (English without it). */
+export function mcpRowModel(server: McpServerView, l10n: Translator = ENGLISH): McpRowModel {
+  const origin = server.source === 'workspace' ? l10n.t('workspace .vscode/mcp.json') : l10n.t('user settings');
+  const tools =
+    server.state === 'running' && server.tools !== undefined ? (server.tools === 1 ? l10n.t(' · 1 tool') : l10n.t(' · {0} tools', server.tools)) : '';
   // Trusted only because enabled chores declare it: say so, never "not trusted".
   const chores = server.state !== 'untrusted' && server.state !== 'restricted' ? (server.trustedFor ?? []) : [];
-  const trustedFor = chores.length ? ` · trusted for chore${chores.length === 1 ? '' : 's'} ${chores.map((c) => c.chore).join(', ')}` : '';
+  const names = chores.map((c) => c.chore).join(', ');
+  const trustedFor = chores.length ? (chores.length === 1 ? l10n.t(' · trusted for chore {0}', names) : l10n.t(' · trusted for chores {0}', names)) : '';
+  const which = chores.map((c) => l10n.t('{0}, which may call {1}', c.chore, c.tools.join(', '))).join('; ');
   const trustNote = chores.length
-    ? `Trusted only through ${chores.length === 1 ? 'the enabled chore' : 'the enabled chores'} ${chores.map((c) => `${c.chore}, which may call ${c.tools.join(', ')}`).join('; ')}.`
+    ? chores.length === 1
+      ? l10n.t('Trusted only through the enabled chore {0}.', which)
+      : l10n.t('Trusted only through the enabled chores {0}.', which)
     : undefined;
-  const stateLabel = `${STATE_LABEL[server.state]}${tools}${trustedFor}`;
+  const stateLabel = `${stateWords(l10n, server.state)}${tools}${trustedFor}`;
   const tone =
     server.state === 'failed' || server.state === 'crashed' ? 'error' : server.state === 'untrusted' || server.state === 'restricted' ? 'warn' : 'ok';
   // The last error matters while the server is broken; once it runs again it is history.
   const lastError = server.lastError && (tone === 'error' || server.state === 'idle' || server.state === 'starting') ? server.lastError : undefined;
   const canTrust = server.state === 'untrusted' && server.source === 'workspace';
-  const ariaLabel = `MCP server ${server.name} from ${origin}: ${stateLabel}${lastError ? `. Last error: ${lastError}` : ''}`;
+  const ariaLabel = l10n.t('MCP server {0} from {1}: {2}', server.name, origin, stateLabel) + (lastError ? l10n.t('. Last error: {0}', lastError) : '');
   return {
     name: server.name,
     origin,

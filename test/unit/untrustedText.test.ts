@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ESLint } from 'eslint';
 
@@ -13,5 +14,24 @@ describe('lint: notifications take untrusted text only through the neutraliser',
     const [result] = await eslint.lintFiles([path.join(root, 'test/lint-fixtures/untrusted/notices.ts')]);
     const lines = result.messages.filter((m) => m.ruleId === 'tasklane-text/untrusted-text').map((m) => m.line);
     assert.deepEqual(lines, [8, 9, 10, 11], JSON.stringify(result.messages));
+  });
+
+  // eslint-rules/untrustedLabel.js: tree items, the status bar, quick pick items, modal details.
+  it('reports tree items, status bar text, quick pick items and modal details built from outside text, and nothing else', async () => {
+    const eslint = new ESLint({ cwd: root, ignore: false });
+    const file = path.join(root, 'test/lint-fixtures/untrusted/labels.ts');
+    const [result] = await eslint.lintFiles([file]);
+    const marked = fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .flatMap((text, i) => (text.endsWith('// reported') ? [i + 1] : []));
+    assert.equal(marked.length, 11);
+    const lines = [...new Set(result.messages.filter((m) => m.ruleId === 'tasklane-text/untrusted-label').map((m) => m.line))];
+    assert.deepEqual(lines, marked, JSON.stringify(result.messages));
+    // Type information reached the rule: a status union and a count were accepted by their types.
+    assert.deepEqual(
+      result.messages.filter((m) => m.fatal),
+      [],
+    );
   });
 });

@@ -10,7 +10,8 @@ import { showInvisible } from '../../shared/visibleText';
  * | surface | active syntax neutralised |
  * | --- | --- |
  * | VS Code notification, modal | `[label](command:…)` / `(https:…)` / `(file:…)` links, `$(icon)` |
- * | quick pick, status bar, tree item | `$(icon)` codicons, line breaks |
+ * | quick pick, status bar, tree item | `$(icon)` codicons, line breaks, length (`forLabel`, `forTooltip`) |
+ * | Markdown tooltip (status bar hover) | Markdown links, emphasis, headings, line breaks (`forMarkdown`) |
  * | terminal | ANSI / OSC escapes (ESC is written out as `<U+001B>`), carriage returns |
  * | CI log | `::command::` workflow commands (one line, never starting with `::`) |
  * | Slack | mrkdwn `&`, `<`, `>` (so `<!channel>`, `<url\|text>` are text) |
@@ -20,7 +21,9 @@ import { showInvisible } from '../../shared/visibleText';
  * Literal text written by Tasklane is trusted and passed as is; only the values are neutralised.
  * `notice` is a tagged template for that: `notice\`Tasklane: no run ${id}.\`` neutralises `id`
  * only. The lint rule `tasklane/untrusted-text` (eslint-rules/untrustedText.js) refuses a
- * `show*Message` whose message is anything else than a literal or one of these.
+ * `show*Message` whose message is anything else than a literal or one of these, and
+ * `tasklane/untrusted-label` (eslint-rules/untrustedLabel.js) the same for tree items, the status
+ * bar, quick pick items and a modal's detail.
  */
 
 /**
@@ -33,14 +36,28 @@ function inertLinks(text: string): string {
   return text.replace(/\]\s*\(/g, '] (').replace(/\$\(/g, '$\\(');
 }
 
+/** At most `max` characters (whole code points), the cut marked with `…`. */
+function bounded(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const points = Array.from(text);
+  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
+}
+
 /** Line breaks written as one visible mark, so one value cannot forge a second line. */
 function oneLine(text: string): string {
   return text.replace(/\r\n|\r|\n/g, ' ⏎ ');
 }
 
-/** Untrusted text for a VS Code notification or a modal's message or detail (one line). */
+/**
+ * Characters of one untrusted value in a notification or a modal's message. VS Code cuts a
+ * notification's message at 1,000 characters itself; bounding each value keeps Tasklane's own
+ * words around it (what happened, what to do next) inside what is shown.
+ */
+export const NOTIFICATION_VALUE_CHARS = 500;
+
+/** Untrusted text for a VS Code notification or a modal's message or detail (one line, bounded). */
 export function forNotification(text: string): string {
-  return inertLinks(showInvisible(oneLine(text)));
+  return inertLinks(bounded(showInvisible(oneLine(text)), NOTIFICATION_VALUE_CHARS));
 }
 
 /** Untrusted text for a modal's detail: like a notification, but its line breaks stay. */
@@ -56,9 +73,40 @@ export function notice(strings: TemplateStringsArray, ...values: unknown[]): str
   return strings.reduce((out, part, i) => out + part + (i < values.length ? forNotification(String(values[i])) : ''), '');
 }
 
-/** Untrusted text for a quick pick item, a status bar item or a tree item's label or description. */
+/**
+ * Characters of untrusted text one label shows: a row, a status bar item or a quick pick item is one
+ * line of a narrow surface, and 10 kB in one would push everything else out of it. Where the whole
+ * text matters, the tooltip (`forTooltip`) or the thread shows it.
+ */
+export const LABEL_CHARS = 200;
+/** Characters of untrusted text one tooltip shows (a hover is a few lines, not a document). */
+export const TOOLTIP_CHARS = 2000;
+
+/**
+ * Untrusted text for a quick pick item, a status bar item or a tree item's label, description or a
+ * value inside its tooltip: `$(icon)` written out, one line, invisible characters shown, bounded.
+ */
 export function forLabel(text: string): string {
-  return showInvisible(oneLine(text)).replace(/\$\(/g, '$\\(');
+  return bounded(showInvisible(oneLine(text)).replace(/\$\(/g, '$\\('), LABEL_CHARS);
+}
+
+/**
+ * Untrusted text that is a plain-text tooltip by itself (a detail line's whole text): like
+ * `forLabel`, but its line breaks stay and it may be longer.
+ */
+export function forTooltip(text: string): string {
+  return bounded(showInvisible(text.replace(/\r\n?/g, '\n')).replace(/\$\(/g, '$\\('), TOOLTIP_CHARS);
+}
+
+/**
+ * Untrusted text inside a Markdown tooltip (a `MarkdownString` VS Code renders: the status bar's
+ * hover): one line, Markdown's own syntax escaped (so `[x](command:…)` is no link, `**` no bold,
+ * `#` no heading), invisible characters shown, bounded like a label.
+ */
+export function forMarkdown(text: string): string {
+  // Bounded before escaping, so a cut never splits an escape; `$(` needs no escape here (Tasklane's
+  // Markdown tooltips do not turn on `supportThemeIcons`), `(` is escaped anyway.
+  return bounded(showInvisible(oneLine(text)), LABEL_CHARS).replace(/[\\`*_[\]<>()#!|~]/g, '\\$&');
 }
 
 /**

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../../core/security/surfaceText';
 import type { ApprovalView } from '../../shared/approvalProtocol';
 import { showInvisible } from '../../shared/visibleText';
 import type { ConsentDialogs } from '../consentDialog';
@@ -26,41 +27,55 @@ export interface ApprovalOwner {
 export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]>, dialogs: ConsentDialogs): vscode.Disposable[] {
   const idOf = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
 
-  async function target(id: string | undefined, verb: string): Promise<{ owner: ApprovalOwner; id: string } | undefined> {
+  /** The approval meant; `cut` when the picked item could not show all of what would run or change. */
+  async function target(id: string | undefined, verb: 'approve' | 'reject'): Promise<{ owner: ApprovalOwner; id: string; cut?: boolean } | undefined> {
     const owners = await ready;
     if (id) {
       for (const owner of owners) if (await owner.owns(id)) return { owner, id };
-      void vscode.window.showInformationMessage(notice`Tasklane: there is no approval ${id} to ${verb}.`);
+      // One whole sentence per verb: a translation never holds an English verb as a value.
+      const missing = verb === 'approve' ? notice`Tasklane: there is no approval ${id} to approve.` : notice`Tasklane: there is no approval ${id} to reject.`;
+      void vscode.window.showInformationMessage(missing);
       return undefined;
     }
-    const items: Array<vscode.QuickPickItem & { owner: ApprovalOwner; id: string; createdAt: number }> = [];
+    const items: Array<vscode.QuickPickItem & { owner: ApprovalOwner; id: string; createdAt: number; cut: boolean }> = [];
     for (const owner of owners) {
       for (const view of await owner.list()) {
         if (view.status !== 'pending') continue;
         const what =
           view.command !== undefined ? `Run: ${view.command}` : `Edit: ${view.files.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path)).join(', ')}`;
+        const detail = forLabel(what);
         items.push({
           owner,
           id: view.id,
           createdAt: view.createdAt,
-          label: showInvisible(view.title),
-          detail: showInvisible(what),
-          description: view.choreId ? `chore ${view.choreId}` : undefined,
+          // A pick shows one bounded line: a longer command is confirmed in full before it is approved.
+          cut: detail.endsWith('…') && !what.endsWith('…'),
+          // The model's title and command line, the repository's paths and chore id: one bounded line each.
+          label: forLabel(view.title),
+          detail,
+          description: view.choreId ? vscode.l10n.t('chore {0}', forLabel(view.choreId)) : undefined,
         });
       }
     }
     if (items.length === 0) {
-      void vscode.window.showInformationMessage(notice`Tasklane: nothing is waiting for approval, so there is nothing to ${verb}.`);
+      const none =
+        verb === 'approve'
+          ? notice`Tasklane: nothing is waiting for approval, so there is nothing to approve.`
+          : notice`Tasklane: nothing is waiting for approval, so there is nothing to reject.`;
+      void vscode.window.showInformationMessage(none);
       return undefined;
     }
     items.sort((a, b) => a.createdAt - b.createdAt);
     const picked = await vscode.window.showQuickPick(items, {
-      title: vscode.l10n.t('Tasklane: which approval do you want to {0}?', verb),
+      title:
+        verb === 'approve'
+          ? vscode.l10n.t('Tasklane: which approval do you want to approve?')
+          : vscode.l10n.t('Tasklane: which approval do you want to reject?'),
       placeHolder: vscode.l10n.t('Each item says what would run or change'),
       matchOnDetail: true,
       ignoreFocusOut: true,
     });
-    return picked ? { owner: picked.owner, id: picked.id } : undefined;
+    return picked ? { owner: picked.owner, id: picked.id, cut: picked.cut } : undefined;
   }
 
   return [
@@ -69,9 +84,10 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
       const found = await target(given, 'approve');
       if (!found) return undefined;
       // An id from a caller (another extension, an agent tool, a link) is never a decision by
-      // itself: the person sees what would run or change and says yes. Not pending any more:
+      // itself: the person sees what would run or change and says yes. Nor is a pick whose line
+      // could not hold all of it (issue 40: a pick shows at most LABEL_CHARS characters). Not pending any more:
       // the owner refuses it, nothing to ask.
-      if (given) {
+      if (given || found.cut) {
         const view = (await found.owner.list()).find((v) => v.id === found.id && v.status === 'pending');
         if (view && !(await confirmApproval(dialogs, view))) return undefined;
       }

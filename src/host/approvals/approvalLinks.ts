@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { notice } from '../notice';
 import { extensionLink } from '../extensionLinks';
-import { linkIdShown } from '../../core/security/surfaceText';
+import { forLabel, linkIdShown } from '../../core/security/surfaceText';
 import type { ReviewLinkPort } from '../../core/chores/reviewNotice';
 import type { ApprovalView } from '../../shared/approvalProtocol';
 import { RUN_LINK_PATH, RunDocuments } from '../chores/runLinks';
@@ -130,7 +130,12 @@ export function registerApprovalLinks(
           ? link
           : await vscode.window.showInputBox({
               title: vscode.l10n.t('Tasklane: open an approval link'),
-              prompt: vscode.l10n.t('Paste the link from the escalation ({0}://{1}{2}?id=…)', vscode.env.uriScheme, extensionId, APPROVAL_LINK_PATH),
+              prompt: vscode.l10n.t(
+                'Paste the link from the escalation ({0}://{1}{2}?id=…)',
+                forLabel(vscode.env.uriScheme),
+                forLabel(extensionId),
+                APPROVAL_LINK_PATH,
+              ),
               ignoreFocusOut: true,
             });
       if (!text) return undefined;

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../../core/security/surfaceText';
 import { notice } from '../notice';
 import { appendChore } from '../../core/chores/choreSerialize';
 import type { ChoreSpec } from '../../core/chores/choreSchema';
@@ -52,7 +53,7 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
         }
         choreId = (
           await vscode.window.showQuickPick(
-            chores.map((c) => ({ label: c.name, description: c.id, id: c.id })),
+            chores.map((c) => ({ label: forLabel(c.name), description: forLabel(c.id), id: c.id })),
             { title: vscode.l10n.t('Tasklane: run which chore now?') },
           )
         )?.id;
@@ -77,7 +78,8 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
           : await vscode.window.showInputBox({
               title: vscode.l10n.t(
                 'Tasklane: value of secret "{0}" (a webhook URL, an SMTP URL such as smtps://user:pass@host:465, or a token an MCP server gets)',
-                secretName,
+                // The secret's name comes from chores.yaml or from the caller.
+                forLabel(secretName),
               ),
               password: true,
               ignoreFocusOut: true,
@@ -105,7 +107,7 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
         }
         choreId = (
           await vscode.window.showQuickPick(
-            paused.map((c) => ({ label: c.name, description: host.spend.paused(c.id)?.reason, id: c.id })),
+            paused.map((c) => ({ label: forLabel(c.name), description: forLabel(host.spend.paused(c.id)?.reason ?? ''), id: c.id })),
             { title: vscode.l10n.t('Tasklane: resume which chore?') },
           )
         )?.id;
@@ -126,7 +128,7 @@ export function registerChoreCommands(ready: Promise<ChoreHost>, secrets: vscode
         }
         choreId = (
           await vscode.window.showQuickPick(
-            enabled.map((c) => ({ label: c.name, description: c.id, id: c.id })),
+            enabled.map((c) => ({ label: forLabel(c.name), description: forLabel(c.id), id: c.id })),
             { title: vscode.l10n.t('Tasklane: disable which chore?') },
           )
         )?.id;
@@ -154,7 +156,7 @@ async function enableChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, id: str
     }
     choreId = (
       await vscode.window.showQuickPick(
-        waiting.map((c) => ({ label: c.name, description: c.id, id: c.id })),
+        waiting.map((c) => ({ label: forLabel(c.name), description: forLabel(c.id), id: c.id })),
         { title: vscode.l10n.t('Tasklane: review and enable which chore?') },
       )
     )?.id;
@@ -238,7 +240,7 @@ async function newChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, args: NewC
     (
       await vscode.window.showQuickPick(
         [
-          ...allChoreTemplates.map((t) => ({ label: t.label, detail: t.detail, key: t.key })),
+          ...allChoreTemplates.map((t) => ({ label: forLabel(t.label), detail: forLabel(t.detail), key: t.key })),
           { label: vscode.l10n.t('Blank chore'), detail: vscode.l10n.t('Start from an empty chore and write its prompt yourself.'), key: 'blank' },
         ],
         { title: vscode.l10n.t('Tasklane: new chore: start from'), ignoreFocusOut: true },
@@ -268,7 +270,7 @@ async function newChoreFlow(host: ChoreHost, dialogs: ConsentDialogs, args: NewC
       ignoreFocusOut: true,
     }));
   if (!name) return undefined;
-  const trigger = await askTrigger(args, template?.spec.trigger, `Tasklane: new chore (4/${steps}): `);
+  const trigger = await askTrigger(args, template?.spec.trigger, vscode.l10n.t('Tasklane: new chore (4/{0}): ', steps));
   if (!trigger) return undefined;
   // A blank chore has no prompt yet: ask for it (a template brings its own, edited in the file).
   const prompt = template
@@ -336,13 +338,13 @@ async function askTrigger(args: NewChoreArgs, preset: ChoreSpec['trigger'] | und
             { label: vscode.l10n.t('When files change (glob)'), trigger: 'files' },
             { label: vscode.l10n.t('When a VS Code task fails'), trigger: 'task' },
           ],
-          { title: vscode.l10n.t('{0}when does it run?', title), ignoreFocusOut: true },
+          { title: vscode.l10n.t('{0}when does it run?', forLabel(title)), ignoreFocusOut: true },
         )
       )?.trigger;
   if (!kind) return undefined;
   if (kind === 'cron') {
     const cron = await vscode.window.showInputBox({
-      title: vscode.l10n.t('{0}cron pattern (minute hour day month weekday)', title),
+      title: vscode.l10n.t('{0}cron pattern (minute hour day month weekday)', forLabel(title)),
       value: preset?.cron ?? '0 2 * * *',
       ignoreFocusOut: true,
     });
@@ -350,7 +352,7 @@ async function askTrigger(args: NewChoreArgs, preset: ChoreSpec['trigger'] | und
   }
   if (kind === 'files') {
     const files = await vscode.window.showInputBox({
-      title: vscode.l10n.t('{0}file globs, comma-separated', title),
+      title: vscode.l10n.t('{0}file globs, comma-separated', forLabel(title)),
       value: 'src/**/*.ts',
       ignoreFocusOut: true,
     });
@@ -364,7 +366,7 @@ async function askTrigger(args: NewChoreArgs, preset: ChoreSpec['trigger'] | und
       : undefined;
   }
   const task = await vscode.window.showInputBox({
-    title: vscode.l10n.t('{0}task name (fires when it exits non-zero)', title),
+    title: vscode.l10n.t('{0}task name (fires when it exits non-zero)', forLabel(title)),
     value: preset?.task?.name ?? 'build',
     ignoreFocusOut: true,
   });

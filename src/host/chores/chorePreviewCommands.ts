@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../../core/security/surfaceText';
 import { notice } from '../notice';
 import { choresFilePath } from '../../core/chores/choreFile';
 import { previewMarkdown } from '../../core/chores/chorePreview';
@@ -34,7 +35,7 @@ export function registerChorePreview(
         }
         choreId = (
           await vscode.window.showQuickPick(
-            chores.map((c) => ({ label: c.name, description: c.id, id: c.id })),
+            chores.map((c) => ({ label: forLabel(c.name), description: forLabel(c.id), id: c.id })),
             { title: vscode.l10n.t('Tasklane: preview which chore?') },
           )
         )?.id;

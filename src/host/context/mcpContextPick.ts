@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../../core/security/surfaceText';
 import type { McpContext } from '../../core/mcp/mcpContext';
 import type { AttachmentView } from '../../shared/contextProtocol';
 
@@ -15,7 +16,11 @@ export async function pickMcpContext(context: McpContext): Promise<AttachmentVie
   );
   if (!entries.length) throw new Error('no trusted MCP server offers resources or prompts (see the MCP servers section for broken ones)');
   const pick = await vscode.window.showQuickPick(
-    entries.map((entry) => ({ label: `${entry.kind === 'resource' ? '$(file-symlink-file)' : '$(comment)'} ${entry.label}`, detail: entry.detail, entry })),
+    entries.map((entry) => ({
+      label: `${entry.kind === 'resource' ? '$(file-symlink-file)' : '$(comment)'} ${forLabel(entry.label)}`,
+      detail: forLabel(entry.detail ?? ''),
+      entry,
+    })),
     { title: vscode.l10n.t('Tasklane: attach an MCP resource or prompt'), placeHolder: vscode.l10n.t('Type to filter'), matchOnDetail: true },
   );
   if (!pick) return undefined;
@@ -23,10 +28,11 @@ export async function pickMcpContext(context: McpContext): Promise<AttachmentVie
     pick.entry,
     async (prompt, argument) =>
       await vscode.window.showInputBox({
-        title: vscode.l10n.t('Tasklane: {0} — {1}{2}', prompt, argument.name, argument.required ? '' : ' (optional)'),
-        prompt: argument.description ?? `Value of ${argument.name}`,
+        // The prompt's and the argument's names and description are the MCP server's words.
+        title: vscode.l10n.t('Tasklane: {0} — {1}{2}', forLabel(prompt), forLabel(argument.name), argument.required ? '' : vscode.l10n.t(' (optional)')),
+        prompt: argument.description ? forLabel(argument.description) : vscode.l10n.t('Value of {0}', forLabel(argument.name)),
         ignoreFocusOut: true,
-        validateInput: (value) => (argument.required && !value.trim() ? `${argument.name} is required` : undefined),
+        validateInput: (value) => (argument.required && !value.trim() ? vscode.l10n.t('{0} is required', forLabel(argument.name)) : undefined),
       }),
   );
   return attachment ? { kind: 'mcp', label: attachment.label, text: attachment.text } : undefined;

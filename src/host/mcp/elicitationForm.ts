@@ -24,7 +24,7 @@ export class ElicitationForm implements ElicitationPort {
     ).shown;
     const choice = await vscode.window.showInformationMessage(
       notice`The MCP server "${request.server}" asks you for input`,
-      { modal: true, detail },
+      { modal: true, detail: forModalDetail(detail) },
       FILL_IN,
       DECLINE,
     );
@@ -51,7 +51,9 @@ export class ElicitationForm implements ElicitationPort {
 
 type Asked = { value: ElicitValue } | 'skip' | 'cancel';
 
-async function ask(field: ElicitField, title: string, token: vscode.CancellationToken): Promise<Asked> {
+async function ask(field: ElicitField, asked: string, token: vscode.CancellationToken): Promise<Asked> {
+  // Built from the server's name and the field's title, each neutralised; once more here, where it is shown.
+  const title = forLabel(asked);
   const hint = forLabel(fieldHint(field));
   const skip = field.required ? [] : [{ label: SKIP, value: undefined }];
   switch (field.kind) {
@@ -99,7 +101,7 @@ async function ask(field: ElicitField, title: string, token: vscode.Cancellation
         const items = field.options.map((o) => ({ label: forLabel(o.label), value: o.value, picked: field.default?.includes(o.value) ?? false }));
         const picked = await vscode.window.showQuickPick(
           items,
-          { title, placeHolder: [hint, bounds ? `Pick ${bounds}.` : ''].filter(Boolean).join(' '), canPickMany: true, ignoreFocusOut: true },
+          { title, placeHolder: forLabel([hint, bounds ? `Pick ${bounds}.` : ''].filter(Boolean).join(' ')), canPickMany: true, ignoreFocusOut: true },
           token,
         );
         if (!picked) return 'cancel';

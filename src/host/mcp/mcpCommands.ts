@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { forLabel } from '../../core/security/surfaceText';
 import { notice } from '../notice';
 import type { ConsentDialogs } from '../consentDialog';
 import type { McpServerStatus } from '../../core/mcp/mcpServers';
@@ -26,7 +27,7 @@ export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDia
         }
         chosen = (
           await vscode.window.showQuickPick(
-            waiting.map((s) => ({ label: s.name, description: s.target, name: s.name })),
+            waiting.map((s) => ({ label: forLabel(s.name), description: forLabel(s.target), name: s.name })),
             { title: vscode.l10n.t('Tasklane: trust which MCP server?') },
           )
         )?.name;
@@ -86,7 +87,7 @@ export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDia
         const trusted = host.status().filter((s) => s.consent === 'given');
         chosen = (
           await vscode.window.showQuickPick(
-            trusted.map((s) => ({ label: s.name, description: s.target, name: s.name })),
+            trusted.map((s) => ({ label: forLabel(s.name), description: forLabel(s.target), name: s.name })),
             { title: vscode.l10n.t('Tasklane: stop trusting which MCP server?') },
           )
         )?.name;
@@ -99,16 +100,24 @@ export function registerMcpCommands(ready: Promise<McpHost>, dialogs: ConsentDia
 }
 
 /** The server named by the caller, else the person's pick among the remote (HTTP) servers that fit. */
-async function pickRemote(host: McpHost, name: unknown, verb: string, fits: (s: McpServerStatus) => boolean): Promise<string | undefined> {
+async function pickRemote(
+  host: McpHost,
+  name: unknown,
+  verb: 'sign in to' | 'sign out of',
+  fits: (s: McpServerStatus) => boolean,
+): Promise<string | undefined> {
   if (typeof name === 'string' && name) return name;
   const remote = host.status().filter((s) => s.transport === 'http' && fits(s));
   if (!remote.length) {
-    void vscode.window.showInformationMessage(notice`Tasklane: there is no remote MCP server to ${verb}.`);
+    // One whole sentence per verb: a translation never holds an English verb as a value.
+    const none =
+      verb === 'sign in to' ? notice`Tasklane: there is no remote MCP server to sign in to.` : notice`Tasklane: there is no remote MCP server to sign out of.`;
+    void vscode.window.showInformationMessage(none);
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
-    remote.map((s) => ({ label: s.name, description: s.target, name: s.name })),
-    { title: vscode.l10n.t('Tasklane: {0} which MCP server?', verb) },
+    remote.map((s) => ({ label: forLabel(s.name), description: forLabel(s.target), name: s.name })),
+    { title: verb === 'sign in to' ? vscode.l10n.t('Tasklane: sign in to which MCP server?') : vscode.l10n.t('Tasklane: sign out of which MCP server?') },
   );
   return picked?.name;
 }

@@ -48,22 +48,21 @@ export class VsCodeMcpInputs implements McpInputPort {
 
   private async ask(input: McpInput, server: string): Promise<string> {
     // The repository wrote the question and the options: shown as inert text (docs/SECURITY.md).
-    const title = vscode.l10n.t('MCP server {0}: {1}', server, forLabel(input.description || input.id));
     const answer =
       input.type === 'pickString'
         ? (
             await vscode.window.showQuickPick(
               (input.options ?? []).map((value) => ({ label: forLabel(value), value })),
               {
-                title,
+                title: vscode.l10n.t('MCP server {0}: {1}', forLabel(server), forLabel(input.description || input.id)),
                 ignoreFocusOut: true,
                 ...(input.default !== undefined ? { placeHolder: forLabel(input.default) } : {}),
               },
             )
           )?.value
         : await vscode.window.showInputBox({
-            title,
-            prompt: vscode.l10n.t('The value of {0} in .vscode/mcp.json, kept for this workspace', `\${input:${input.id}}`),
+            title: vscode.l10n.t('MCP server {0}: {1}', forLabel(server), forLabel(input.description || input.id)),
+            prompt: vscode.l10n.t('The value of {0} in .vscode/mcp.json, kept for this workspace', forLabel(`\${input:${input.id}}`)),
             password: input.password === true,
             ignoreFocusOut: true,
             ...(input.default !== undefined ? { value: input.default } : {}),

@@ -23,7 +23,7 @@ export class VsCodeSignIn implements McpSignInPort {
   async open(server: string, authorizationUrl: URL, serverUrl?: string): Promise<boolean> {
     const choice = await vscode.window.showInformationMessage(
       notice`Sign in to the MCP server "${server}"?`,
-      { modal: true, detail: signInDetail(authorizationUrl, serverUrl) },
+      { modal: true, detail: forModalDetail(signInDetail(authorizationUrl, serverUrl)) },
       SIGN_IN,
     );
     if (choice !== SIGN_IN) return false;

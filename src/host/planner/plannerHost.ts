@@ -16,7 +16,7 @@ import type { Planner, PlannerSignal, Suggestion } from '../../core/planner/plan
 import { memoryFileSignals } from '../../core/planner/memorySignals';
 import type { Logger } from '../../core/ports';
 import { showInvisible } from '../../shared/visibleText';
-import { forNotification } from '../../core/security/surfaceText';
+import { forLabel, forModalDetail, forNotification, forTooltip } from '../../core/security/surfaceText';
 
 const DAY = 86_400_000;
 /** How often the timer asks; the planner itself keeps to its interval. */
@@ -126,12 +126,13 @@ export class SuggestionsTree implements vscode.TreeDataProvider<Node>, vscode.Di
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
-    const item = new vscode.TreeItem(node.title);
+    // The model wrote the title, the reason and the instruction from repository text.
+    const item = new vscode.TreeItem(forLabel(node.title));
     item.id = node.id;
     item.contextValue = 'suggestion';
     item.iconPath = new vscode.ThemeIcon('lightbulb');
-    item.description = node.why;
-    item.tooltip = new vscode.MarkdownString().appendText(`${node.instruction}\n\nWhy: ${node.why}`);
+    item.description = forLabel(node.why);
+    item.tooltip = `${forTooltip(node.instruction)}\n\n${vscode.l10n.t('Why: {0}', forLabel(node.why))}`;
     return item;
   }
 
@@ -206,7 +207,11 @@ export function registerPlanner(options: {
       const { planner, suggestion } = await suggestionOf(node);
       // The whole instruction, as the task would get it: the yes is to exactly this.
       const { question, detail } = startQuestion(suggestion);
-      const yes = await vscode.window.showInformationMessage(forNotification(question), { modal: true, detail }, vscode.l10n.t('Start Task'));
+      const yes = await vscode.window.showInformationMessage(
+        forNotification(question),
+        { modal: true, detail: forModalDetail(detail) },
+        vscode.l10n.t('Start Task'),
+      );
       if (yes !== vscode.l10n.t('Start Task')) return undefined;
       const { taskId } = await planner.start(suggestion.id);
       await options.openTask(taskId);

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
-import { choreChartModel } from '../../shared/choreChartModel';
+import { choreChartModel, runStatusWords } from '../../shared/choreChartModel';
 import type { ChoreHostMessage, ChoreRunView, ChoreStepView, ChoreView } from '../../shared/choreProtocol';
 import { costText } from '../../shared/costText';
+import { forLabel, forTooltip } from '../../core/security/surfaceText';
 import { choreRunState, TASK_STATES } from '../../shared/taskState';
 import type { TaskStateWord } from '../../shared/taskState';
 import { toStepView } from '../chores/choreViews';
@@ -74,7 +75,11 @@ function short(text: string): string {
   return one.length > LINE_CHARS ? `${one.slice(0, LINE_CHARS - 1)}…` : one;
 }
 
-function line(id: string, label: string, icon?: string): ChoreNode {
+/**
+ * A detail line: its text as written (Tasklane's translated words around a chore's own text),
+ * shortened for the row; `getTreeItem` neutralises both forms where they are shown.
+ */
+function detailLine(id: string, label: string, icon?: string): ChoreNode {
   return { kind: 'line', id, label: short(label), ...(short(label) !== label ? { tooltip: label } : {}), ...(icon ? { icon } : {}) };
 }
 
@@ -82,24 +87,28 @@ function line(id: string, label: string, icon?: string): ChoreNode {
 function detailLines(chore: ChoreView): ChoreNode[] {
   const lines: ChoreNode[] = [];
   const key = (name: string) => `${chore.id}/${name}`;
-  if (chore.problem) lines.push(line(key('problem'), chore.problem, chore.consent === 'needed' ? 'shield' : 'warning'));
-  if (chore.costNote) lines.push(line(key('cost'), `Cost will be estimated: ${chore.costNote}`, 'info'));
+  if (chore.problem) lines.push(detailLine(key('problem'), chore.problem, chore.consent === 'needed' ? 'shield' : 'warning'));
+  if (chore.costNote) lines.push(detailLine(key('cost'), vscode.l10n.t('Cost will be estimated: {0}', chore.costNote), 'info'));
   const review = chore.review;
   if (chore.consent === 'needed' && review) {
-    lines.push(line(key('trigger'), `Trigger: ${chore.trigger}`));
-    lines.push(line(key('prompt'), `Prompt: ${review.prompt}`));
-    lines.push(line(key('sets'), `Action sets: ${review.actionSets.join(', ')} (edits and commands still ask)`));
+    lines.push(detailLine(key('trigger'), vscode.l10n.t('Trigger: {0}', chore.trigger)));
+    lines.push(detailLine(key('prompt'), vscode.l10n.t('Prompt: {0}', review.prompt)));
+    lines.push(detailLine(key('sets'), vscode.l10n.t('Action sets: {0} (edits and commands still ask)', review.actionSets.join(', '))));
     for (const skill of review.skillBodies)
       lines.push(
-        line(
+        detailLine(
           key(`skill/${skill.name}`),
-          skill.body === undefined ? `Skill ${skill.name}: not installed (nothing is injected)` : `Skill ${skill.name}: ${skill.body}`,
+          skill.body === undefined
+            ? vscode.l10n.t('Skill {0}: not installed (nothing is injected)', skill.name)
+            : vscode.l10n.t('Skill {0}: {1}', skill.name, skill.body),
         ),
       );
-    for (const [i, server] of (review.mcp ?? []).entries()) lines.push(line(key(`mcp/${i}`), `MCP server ${server}`));
-    lines.push(line(key('budget'), `Budget: ${review.budget}`));
-    lines.push(line(key('escalation'), `Escalation: ${review.escalation.length ? review.escalation.join('; ') : 'none'}`));
-    lines.push(line(key('policy'), `Policy: ${review.policy}`));
+    for (const [i, server] of (review.mcp ?? []).entries()) lines.push(detailLine(key(`mcp/${i}`), vscode.l10n.t('MCP server {0}', server)));
+    lines.push(detailLine(key('budget'), vscode.l10n.t('Budget: {0}', review.budget)));
+    lines.push(
+      detailLine(key('escalation'), vscode.l10n.t('Escalation: {0}', review.escalation.length ? review.escalation.join('; ') : vscode.l10n.t('none'))),
+    );
+    lines.push(detailLine(key('policy'), vscode.l10n.t('Policy: {0}', review.policy)));
   }
   return lines;
 }
@@ -107,8 +116,9 @@ function detailLines(chore: ChoreView): ChoreNode[] {
 /** A run's row: its outcome and when, then what it used. */
 function runLabel(run: ChoreRunView): { label: string; description: string } {
   const when = new Date(run.startedAt).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
-  const usage = `${run.usage.iterations} turns · ${run.usage.inputTokens} tokens · ${costText(run.usage.cost, run.usage.costEstimated)}`;
-  return { label: `${run.status.replace(/_/g, ' ')} · ${when}`, description: `${usage}${run.reason ? ` · ${run.reason}` : ''}` };
+  const usage = vscode.l10n.t('{0} turns · {1} tokens · {2}', run.usage.iterations, run.usage.inputTokens, costText(run.usage.cost, run.usage.costEstimated));
+  // The reason is the model's or the runner's words: one bounded line, no icons.
+  return { label: `${runStatusWords(run.status, vscode.l10n)} · ${when}`, description: `${usage}${run.reason ? ` · ${forLabel(run.reason)}` : ''}` };
 }
 
 /**
@@ -137,7 +147,7 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
     if (!node) return (await source.list()).map((chore) => ({ kind: 'chore', chore }));
     if (node.kind === 'chore') {
       const runs = node.chore.recentRuns ?? (node.chore.lastRun ? [node.chore.lastRun] : []);
-      const labels = new Map(choreChartModel(runs, Date.now()).bars.map((bar) => [bar.runId, bar.label]));
+      const labels = new Map(choreChartModel(runs, Date.now(), vscode.l10n).bars.map((bar) => [bar.runId, bar.label]));
       return [
         ...detailLines(node.chore),
         ...runs.slice(0, RUNS_SHOWN).map((run): ChoreNode => ({ kind: 'run', run, label: labels.get(run.id) ?? run.status })),
@@ -147,8 +157,8 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
     if (node.kind === 'step') {
       const { step, runId } = node;
       return [
-        line(`${runId}/${step.seq}/args`, `args: ${step.args}`),
-        ...(step.result === undefined ? [] : [line(`${runId}/${step.seq}/result`, `result: ${step.result}`)]),
+        detailLine(`${runId}/${step.seq}/args`, vscode.l10n.t('args: {0}', step.args)),
+        ...(step.result === undefined ? [] : [detailLine(`${runId}/${step.seq}/result`, vscode.l10n.t('result: {0}', step.result))]),
       ];
     }
     return [];
@@ -162,23 +172,28 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
         const chore = node.chore;
         const needsConsent = chore.consent === 'needed' && chore.review;
         // Waiting for Enable opens by itself: what it would do is the point of the row.
-        const item = new vscode.TreeItem(`${chore.name}${SPACE}`, needsConsent ? vscode.TreeItemCollapsibleState.Expanded : Collapsed);
+        // A chore's name, id, trigger and problem are the repository's words (chores.yaml): forLabel.
+        const name = forLabel(chore.name);
+        const trigger = forLabel(chore.trigger);
+        const item = new vscode.TreeItem(`${name}${SPACE}`, needsConsent ? vscode.TreeItemCollapsibleState.Expanded : Collapsed);
         item.id = `chore/${chore.id}`;
-        const next = chore.nextFireAt ? ` · next ${new Date(chore.nextFireAt).toLocaleString()}` : '';
-        item.description = `${chore.trigger}${next}`;
-        const summary = chore.recentRuns?.length ? choreChartModel(chore.recentRuns, Date.now()).summary : 'No runs yet.';
+        const next = chore.nextFireAt ? vscode.l10n.t(' · next {0}', new Date(chore.nextFireAt).toLocaleString()) : '';
+        item.description = `${trigger}${next}`;
+        const summary = choreChartModel(chore.recentRuns ?? [], Date.now(), vscode.l10n).summary;
         const state = !chore.review
-          ? 'invalid'
+          ? vscode.l10n.t('invalid')
           : needsConsent
-            ? 'waits for Enable'
+            ? vscode.l10n.t('waits for Enable')
             : chore.paused
-              ? `paused: ${chore.paused}`
+              ? vscode.l10n.t('paused: {0}', forLabel(chore.paused))
               : chore.enabled
-                ? 'enabled'
-                : (chore.problem ?? 'not running');
-        item.tooltip = `${chore.name} (${chore.id})\n${chore.trigger}${next}\n${state}\n${summary}`;
+                ? vscode.l10n.t('enabled')
+                : chore.problem
+                  ? forLabel(chore.problem)
+                  : vscode.l10n.t('not running');
+        item.tooltip = `${name} (${forLabel(chore.id)})\n${trigger}${next}\n${state}\n${forTooltip(summary)}`;
         // The accessible name starts with what the row shows (label, then description), then says more.
-        item.accessibilityInformation = { label: `${chore.name} ${item.description}, ${state}. ${summary}` };
+        item.accessibilityInformation = { label: `${name} ${item.description}, ${state}. ${summary}` };
         item.contextValue = choreFlags(chore);
         const running = chore.lastRun?.status === 'running';
         item.iconPath = running
@@ -195,11 +210,14 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
         return item;
       }
       case 'run': {
-        const { label, description } = runLabel(node.run);
+        const shown = runLabel(node.run);
+        // The reason in the description is already neutralised; the whole row once more costs nothing.
+        const label = forLabel(shown.label);
+        const description = forLabel(shown.description);
         const item = new vscode.TreeItem(`${label}${SPACE}`, Collapsed);
         item.id = `run/${node.run.id}`;
         item.description = description;
-        item.tooltip = node.label;
+        item.tooltip = forTooltip(node.label);
         item.accessibilityInformation = { label: `${label} ${description}. ${node.label}` };
         item.iconPath = icon(runIcon(node.run.status));
         item.contextValue = 'choreRun';
@@ -207,7 +225,8 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
       }
       case 'step': {
         const { step } = node;
-        const label = `${step.tool} · ${step.status}${step.durationMs === undefined ? '' : ` · ${step.durationMs} ms`}`;
+        // The tool's name is the model's (or an MCP server's): one bounded line.
+        const label = `${forLabel(step.tool)} · ${step.status}${step.durationMs === undefined ? '' : vscode.l10n.t(' · {0} ms', step.durationMs)}`;
         const item = new vscode.TreeItem(label, Collapsed);
         item.id = `step/${node.runId}/${step.seq}`;
         item.accessibilityInformation = { label };
@@ -216,11 +235,13 @@ export class ChoresTree implements vscode.TreeDataProvider<ChoreNode>, vscode.Di
         return item;
       }
       case 'line': {
-        const item = new vscode.TreeItem(node.label, None);
+        // A detail line carries a chore's own text (its prompt, a skill's body, a step's arguments).
+        const label = forLabel(node.label);
+        const item = new vscode.TreeItem(label, None);
         item.id = `line/${node.id}`;
-        item.tooltip = node.tooltip ?? node.label;
+        item.tooltip = forTooltip(node.tooltip ?? node.label);
         // The name starts with the text shown (axe: label-content-name-mismatch), then the whole line it cuts.
-        item.accessibilityInformation = { label: node.tooltip ? `${node.label} In full: ${node.tooltip}` : node.label };
+        item.accessibilityInformation = { label: node.tooltip ? vscode.l10n.t('{0} In full: {1}', label, forTooltip(node.tooltip)) : label };
         if (node.icon) item.iconPath = new vscode.ThemeIcon(node.icon);
         return item;
       }

@@ -5,6 +5,7 @@ import type { McpRowModel } from '../../shared/mcpRows';
 import { toMcpServerView } from '../mcp/mcpView';
 import { throttled } from './throttle';
 import { SPACE } from './choresTree';
+import { forLabel } from '../../core/security/surfaceText';
 
 /** What the MCP servers view reads: the MCP host once the store is open (src/host/mcp/mcpHost.ts). */
 export interface McpSource {
@@ -59,37 +60,47 @@ export class McpTree implements vscode.TreeDataProvider<McpNode>, vscode.Disposa
     if (!node)
       return this.source.status().map((status) => ({
         kind: 'server',
-        row: mcpRowModel(toMcpServerView(status)),
+        row: mcpRowModel(toMcpServerView(status), vscode.l10n),
         canDistrust: status.consent === 'given' && status.source === 'workspace',
       }));
     if (node.kind === 'server')
       return [
         { kind: 'line', id: `${node.row.name}/target`, label: `${node.row.origin} · ${node.row.target}` },
-        ...(node.row.lastError ? [{ kind: 'line' as const, id: `${node.row.name}/error`, label: `Last error: ${node.row.lastError}`, icon: 'error' }] : []),
+        ...(node.row.lastError
+          ? [{ kind: 'line' as const, id: `${node.row.name}/error`, label: vscode.l10n.t('Last error: {0}', node.row.lastError), icon: 'error' }]
+          : []),
       ];
     return [];
   }
 
   getTreeItem(node: McpNode): vscode.TreeItem {
     if (node.kind === 'line') {
-      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+      // A server's command line, URL or error: the repository's or the server's words.
+      const label = forLabel(node.label);
+      const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
       item.id = `line/${node.id}`;
-      item.tooltip = node.label;
+      item.tooltip = label;
       if (node.icon) item.iconPath = new vscode.ThemeIcon(node.icon);
       return item;
     }
     const { row } = node;
+    // The name, where it is defined, its command line and its error come from a config file or the
+    // server; the state label and trust note are Tasklane's, neutralised alike (one rule per row).
+    const name = forLabel(row.name);
+    const state = forLabel(row.stateLabel);
+    const where = `${forLabel(row.origin)} · ${forLabel(row.target)}`;
+    const error = row.lastError ? forLabel(row.lastError) : undefined;
     // A broken server opens by itself: its error is what the person needs to read.
     const item = new vscode.TreeItem(
-      `${row.name}${SPACE}`,
+      `${name}${SPACE}`,
       row.tone === 'error' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
     );
     item.id = `server/${row.name}`;
-    item.description = row.stateLabel;
-    item.tooltip = `${row.name}: ${row.stateLabel}\n${row.origin} · ${row.target}${row.trustNote ? `\n${row.trustNote}` : ''}${row.lastError ? `\n${vscode.l10n.t('Last error: {0}', row.lastError)}` : ''}`;
+    item.description = state;
+    item.tooltip = `${name}: ${state}\n${where}${row.trustNote ? `\n${forLabel(row.trustNote)}` : ''}${error ? `\n${vscode.l10n.t('Last error: {0}', error)}` : ''}`;
     // What the row shows (name, state), then where it comes from and its error.
     item.accessibilityInformation = {
-      label: `${row.name} ${row.stateLabel}: MCP server from ${row.origin}${row.lastError ? `. Last error: ${row.lastError}` : ''}`,
+      label: vscode.l10n.t('{0} {1}: MCP server from {2}', name, state, forLabel(row.origin)) + (error ? vscode.l10n.t('. Last error: {0}', error) : ''),
     };
     item.iconPath = TONE_ICON[row.tone];
     item.contextValue = ['mcpServer', `state-${row.state}`, row.canTrust ? 'canTrust' : '', node.canDistrust ? 'canDistrust' : ''].filter(Boolean).join(' ');

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { StorageItem } from '../../core/engine/history';
 import { SPACE } from './choresTree';
+import { forLabel, forTooltip } from '../../core/security/surfaceText';
 
 /** What the Storage view reads: the agent's history and dead letters once the store is open. */
 export interface StorageSource {
@@ -51,24 +52,28 @@ export class StorageTree implements vscode.TreeDataProvider<StorageNode>, vscode
   getTreeItem(node: StorageNode): vscode.TreeItem {
     if (node.kind === 'item') {
       const { item } = node;
-      const item_ = new vscode.TreeItem(`${item.what}${SPACE}`, vscode.TreeItemCollapsibleState.Collapsed);
+      // What is kept and its rule are the core's own words (src/core/engine/history.ts), English
+      // there; neutralised like every row so the lint rule needs no exception.
+      const what = forLabel(item.what);
+      const item_ = new vscode.TreeItem(`${what}${SPACE}`, vscode.TreeItemCollapsibleState.Collapsed);
       item_.id = `storage/${item.what}`;
       item_.description = `${item.count} · ${formatBytes(item.bytes)}`;
-      item_.tooltip = `${item.what}: ${item.count}, ${formatBytes(item.bytes)}\n${item.rule}`;
+      item_.tooltip = `${what}: ${item.count}, ${formatBytes(item.bytes)}\n${forTooltip(item.rule)}`;
       item_.accessibilityInformation = { label: `${item.what} ${item_.description}. ${item.rule}` };
       item_.iconPath = new vscode.ThemeIcon('database');
       return item_;
     }
     if (node.kind === 'rule') {
-      const rule = new vscode.TreeItem(node.rule, vscode.TreeItemCollapsibleState.None);
+      const rule = new vscode.TreeItem(forLabel(node.rule), vscode.TreeItemCollapsibleState.None);
       rule.id = `storage/${node.what}/rule`;
-      rule.tooltip = node.rule;
+      rule.tooltip = forTooltip(node.rule);
       rule.iconPath = new vscode.ThemeIcon('law');
       return rule;
     }
-    const dead = new vscode.TreeItem(`${node.count} dead letter${node.count === 1 ? '' : 's'}${SPACE}`, vscode.TreeItemCollapsibleState.None);
+    const count = node.count === 1 ? vscode.l10n.t('1 dead letter') : vscode.l10n.t('{0} dead letters', node.count);
+    const dead = new vscode.TreeItem(`${count}${SPACE}`, vscode.TreeItemCollapsibleState.None);
     dead.id = 'storage/dead-letters';
-    dead.description = 'work that failed for good';
+    dead.description = vscode.l10n.t('work that failed for good');
     dead.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
     dead.contextValue = 'deadLetters';
     return dead;

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ts from 'typescript';
 import { localizedManifest, manifestStrings, nlsKey, rawManifest } from '../../support/manifest';
+import { pseudo } from '../../support/pseudoLocale';
 
 // Localisation of the manifest (docs/ARCHITECTURE.md, "Words and languages"): every string a
 // person reads in VS Code's own UI (commands, views, settings, the walkthrough, the chat
@@ -46,14 +47,6 @@ function personFacing(manifest: Node): Array<[string, string]> {
   for (const tool of c.languageModelTools as Node[]) for (const field of ['displayName', 'userDescription']) take(`tools.${tool.name}.${field}`, tool[field]);
   for (const welcome of (c.viewsWelcome as Node[] | undefined) ?? []) take(`viewsWelcome.${welcome.view}.contents`, welcome.contents);
   return out;
-}
-
-/** A pseudo-locale: every letter accented and the text bracketed, placeholders and links kept working. */
-function pseudo(text: string): string {
-  const accents: Record<string, string> = { a: 'á', e: 'é', i: 'í', o: 'ó', u: 'ú', A: 'Á', E: 'É', I: 'Í', O: 'Ó', U: 'Ú', n: 'ñ', c: 'ç' };
-  // Leave `code`, (command:…) link targets, #setting# links, $(icon)s and {0} placeholders as they are.
-  const parts = text.split(/(`[^`]*`|\]\([^)]*\)|#[\w.]+#|\{\d+\}|\$\([\w-]+\))/);
-  return `⟦${parts.map((part, i) => (i % 2 ? part : part.replace(/[aeiouAEIOUnc]/g, (ch) => accents[ch]!))).join('')}⟧`;
 }
 
 describe('localisation: the manifest', () => {
@@ -101,7 +94,11 @@ function unlocalized(root: string): string[] {
   const MESSAGES = new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage']);
   const PICKERS = new Set(['showQuickPick', 'showInputBox', 'withProgress']);
   const OPTIONS = new Set(['title', 'placeHolder', 'prompt', 'detail', 'label', 'description', 'tooltip']);
-  const ASSIGNED = new Set(['title', 'placeholder', 'tooltip']);
+  // A tree item's label, description and tooltip, a status bar item's text and tooltip, a quick
+  // pick item's label, description and detail (issue 42).
+  const ASSIGNED = new Set(['title', 'placeholder', 'tooltip', 'text', 'label', 'description', 'detail']);
+  /** Calls whose arguments are text a person reads: a tree row, a Chores view detail line. */
+  const SHOWN_ARGS = new Set(['TreeItem', 'detailLine']);
   const found: string[] = [];
   const files: string[] = [];
   const walk = (dir: string) => {
@@ -140,6 +137,9 @@ function unlocalized(root: string): string[] {
         const name = node.expression.name.text;
         if (MESSAGES.has(name) || PICKERS.has(name)) node.arguments.forEach(check);
       }
+      // `new vscode.TreeItem(label)`, `detailLine(id, text)`: the text shown is their first or second argument.
+      if (ts.isNewExpression(node) && node.expression.getText(source).endsWith('TreeItem') && node.arguments?.[0]) check(node.arguments[0]);
+      if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && SHOWN_ARGS.has(node.expression.text)) node.arguments.slice(1, 2).forEach(check);
       if (
         ts.isBinaryExpression(node) &&
         node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
@@ -157,7 +157,7 @@ function unlocalized(root: string): string[] {
 describe('localisation: the host', () => {
   const root = path.resolve(__dirname, '../../..');
 
-  it('passes no person-facing literal to a notification, picker, input box or progress without l10n.t', () => {
+  it('passes no person-facing literal to a notification, picker, input box, progress, tree item or status bar without l10n.t', () => {
     assert.deepEqual(unlocalized(root), []);
   });
 

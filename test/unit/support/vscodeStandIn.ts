@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import Module from 'node:module';
 import * as path from 'node:path';
+import { ENGLISH } from '../../../src/shared/translator';
 
 /** A modal the handlers showed: its question, its detail and its buttons. */
 export interface ShownModal {
@@ -135,15 +136,41 @@ const api = {
   },
   env: { uriScheme: 'vscode' },
   // English, as VS Code gives it with no translation: the message with {0}, {1}… filled in.
-  l10n: {
-    t: (message: string, ...args: unknown[]) => message.replace(/\{(\d+)\}/g, (mark, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : mark)),
-  },
+  l10n: { t: ENGLISH.t },
   StatusBarAlignment: { Left: 1, Right: 2 },
   ThemeColor: class {
     constructor(readonly id: string) {}
   },
   MarkdownString: class {
     constructor(readonly value = '') {}
+  },
+  // Tree views as the host's providers build them (src/host/views): the item is what VS Code draws.
+  TreeItem: class {
+    constructor(
+      public label: string,
+      public collapsibleState = 0,
+    ) {}
+  },
+  TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
+  ThemeIcon: class {
+    constructor(
+      readonly id: string,
+      readonly color?: unknown,
+    ) {}
+  },
+  QuickPickItemKind: { Separator: -1, Default: 0 },
+  EventEmitter: class<T> {
+    private readonly listeners = new Set<(value: T) => void>();
+    readonly event = (listener: (value: T) => void) => {
+      this.listeners.add(listener);
+      return new Disposable(() => this.listeners.delete(listener));
+    };
+    fire(value: T): void {
+      for (const listener of this.listeners) listener(value);
+    }
+    dispose(): void {
+      this.listeners.clear();
+    }
   },
   window: {
     createStatusBarItem(id: string) {
