@@ -61,11 +61,13 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
   if (event && chore.trigger.kind === 'github') {
     const own = selfTriggered(event);
     if (own) return skip('self', `Tasklane's own event: ${own}`);
-    const match = matchEvent(chore.trigger.github, event);
+    const match = matchEvent(chore.trigger.github, event, chore.id);
     if (!match.fire) return skip('event', `the event does not fire this chore: ${match.reason}`);
     const gateApi = env.TASKLANE_GATE_TOKEN ? githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo) : undefined;
     // A schedule chore run by hand (Run workflow): GitHub lets only people with write access
     // dispatch a workflow, and its agent job has no gate token; it runs as its schedule would.
+    // Any other chore run by hand has the token and its gate judges the person who dispatched it
+    // (the sender), so a chore limited to admins stays so on Run workflow.
     const byHand = chore.trigger.github.event === 'schedule' && event.name === 'workflow_dispatch';
     const verdict = byHand
       ? ({ allowed: true, actor: 'workflow_dispatch', role: 'write', tainted: false, taintReasons: [] } as const)

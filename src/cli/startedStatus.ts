@@ -37,7 +37,7 @@ export async function startedStatus(input: { choreId: string; chores: readonly C
   const event = readGithubEvent(eventFile, io.env.GITHUB_EVENT_NAME);
   const item = eventItem(event, repo);
   if (item.number === null || item.repo !== repo) return say(io, 'the event is about no issue or pull request of this repository');
-  if (selfTriggered(event) || !matchEvent(chore.trigger.github, event).fire) return say(io, 'the event is not a fire of this chore');
+  if (selfTriggered(event) || !matchEvent(chore.trigger.github, event, chore.id).fire) return say(io, 'the event is not a fire of this chore');
   const api = githubApiFromEnv(io.env, io.env.GITHUB_TOKEN, repo)!;
   const url = actionsRunUrl(io.env);
   try {

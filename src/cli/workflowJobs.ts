@@ -200,7 +200,8 @@ export function statusJobId(choreId: string): string {
 
 /**
  * The status job (startedStatus.ts): for a chore whose fires are about an issue or a pull request,
- * beside the agent job and on the same condition, it writes the "started" status on the item. It
+ * beside the agent job and on its event's condition (not on Run workflow, whose fire is about no
+ * item), it writes the "started" status on the item. It
  * holds only the scope of that comment and no secret but its own token; chores.yaml comes from
  * the default branch, as in the apply job. Chores about no item have none.
  */
@@ -212,7 +213,7 @@ export function statusJob(c: CiChore): string[] {
   const id = choreIdText(c.chore.id);
   return [
     `  ${statusJobId(id)}:`,
-    `    if: ${JSON.stringify(jobCondition(c))}`,
+    `    if: ${JSON.stringify(jobCondition(c, { byHand: false }))}`,
     '    runs-on: ubuntu-latest',
     '    timeout-minutes: 5',
     '    permissions:',

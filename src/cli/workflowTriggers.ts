@@ -91,7 +91,9 @@ export function onBlock(chores: readonly CiChore[]): string[] {
   const lines = ['on:'];
   const scheduled = of('schedule');
   if (scheduled.length) lines.push('  schedule:', ...unique(scheduled.map((c) => c.utcCron ?? '')).map((cron) => `    - cron: ${quoted(cron)}`));
-  const dispatchable = chores.filter((c) => c.trigger.event === 'schedule' || c.trigger.event === 'workflow_dispatch');
+  // Run workflow runs any chore by its id (ci-2026-12c s31), not only schedule and dispatch chores:
+  // a team re-runs an issue or pull-request chore by hand after editing its prompt, or tries one out.
+  const dispatchable = chores;
   if (dispatchable.length) {
     lines.push(
       '  workflow_dispatch:',
@@ -156,17 +158,32 @@ function dispatchInputs(chores: readonly CiChore[]): string[] {
   return lines;
 }
 
-/** The job `if:` that selects this chore's own event. */
-export function jobCondition(c: CiChore): string {
+/**
+ * The job `if:` that selects this chore's own event, or Run workflow naming this chore (every chore
+ * is dispatchable; `byHand: false` leaves that out, for the status job: a dispatch is about no item).
+ * matchEvent (core/chores/githubEvent.ts) is the same rule where the CLI checks the event again.
+ */
+export function jobCondition(c: CiChore, { byHand = true }: { byHand?: boolean } = {}): string {
+  const own = eventCondition(c);
+  if (!byHand || c.trigger.event === 'workflow_dispatch') return own;
+  // `&&` binds tighter than `||` in Actions expressions, as in most languages.
+  return `${own} || ${dispatchedCondition(c)}`;
+}
+
+function dispatchedCondition(c: CiChore): string {
+  return `github.event_name == 'workflow_dispatch' && inputs.chore == '${choreIdText(c.chore.id)}'`;
+}
+
+function eventCondition(c: CiChore): string {
   const id = choreIdText(c.chore.id);
   const { trigger } = c;
-  const dispatched = `github.event_name == 'workflow_dispatch' && inputs.chore == '${id}'`;
+  const dispatched = dispatchedCondition(c);
   const action = `contains(fromJSON('${JSON.stringify(typesOf(trigger).map((t) => typeText(id, t)))}'), github.event.action)`;
   // A fork's pull request is skipped unless the chore opted in to a read-only review of it.
   const notFork = trigger.forks === 'read-only' ? '' : ' && github.event.pull_request.head.repo.full_name == github.repository';
   switch (trigger.event) {
     case 'schedule':
-      return `github.event_name == 'schedule' && github.event.schedule == '${cronText(id, c.utcCron ?? '')}' || ${dispatched}`;
+      return `github.event_name == 'schedule' && github.event.schedule == '${cronText(id, c.utcCron ?? '')}'`;
     case 'workflow_dispatch':
       return dispatched;
     case 'repository_dispatch':

@@ -98,7 +98,7 @@ export function replayContext(chore: ChoreDefinition, payloadText: string): { co
   }
   const own = selfTriggered(event);
   if (own) return { problem: `this is Tasklane's own event (${own}); on CI it would be skipped` };
-  const match = matchEvent(chore.trigger.github, event);
+  const match = matchEvent(chore.trigger.github, event, chore.id);
   if (!match.fire) return { problem: `this event does not fire "${chore.id}": ${match.reason}` };
   const item = eventItem(event);
   const taintReasons = askerTaint(chore.actors ?? DEFAULT_ACTOR_GATE, replayAsker(event));

@@ -207,14 +207,21 @@ describe('cli: the generated GitHub workflow', () => {
     assert.deepEqual(on.issues, { types: ['opened', 'labeled'] });
     assert.deepEqual(on.pull_request, { types: ['opened', 'ready_for_review'] });
     assert.deepEqual(on.repository_dispatch, { types: ['sentry-alert'] });
-    assert.deepEqual((on.workflow_dispatch?.inputs as Record<string, { options?: string[] }>).chore?.options, ['nightly', 'by-hand', 'tokyo']);
+    // Run workflow runs any chore by its id, not only schedule and dispatch chores.
+    const ids = everyEventKind().map((c) => c.id);
+    assert.deepEqual((on.workflow_dispatch?.inputs as Record<string, { options?: string[] }>).chore?.options, ids);
+    for (const id of ids) assert.deepEqual(selected(text, 'workflow_dispatch', { inputs: { chore: id } }), [`chore-${id}`], id);
 
     const ownRepo = { head: { repo: { full_name: 'octo-org/octo-repo' } }, number: 7 };
     const fork = { head: { repo: { full_name: 'stranger/octo-repo' } }, number: 8 };
     assert.deepEqual(selected(text, 'issues', { action: 'opened', issue: { number: 1 } }), ['chore-triage']);
-    // The status job of an item chore runs on the same condition as its agent job.
+    // The status job of an item chore runs on its agent job's event, not on Run workflow (about no item).
     for (const id of ['triage', 'ask', 'review-deps', 'on-review'])
-      assert.equal(parsed(text).jobs[`status-${id}`]?.if, parsed(text).jobs[`chore-${id}`]?.if, id);
+      assert.equal(
+        parsed(text).jobs[`chore-${id}`]?.if,
+        `${parsed(text).jobs[`status-${id}`]?.if} || github.event_name == 'workflow_dispatch' && inputs.chore == '${id}'`,
+        id,
+      );
     assert.equal(parsed(text).jobs['status-nightly'], undefined, 'a fire about no item has no status job');
     assert.equal(parsed(text).jobs['status-fork-review'], undefined, "a fork's read-only review has no token to write with");
     assert.deepEqual(parsed(text).jobs['status-triage']?.permissions, { contents: 'read', issues: 'write' });
