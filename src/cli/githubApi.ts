@@ -129,6 +129,17 @@ export class GithubApi {
     await this.request('POST', this.r(`/issues/${issue}/labels`), { labels });
   }
 
+  /** Removes a label from an issue or pull request; false when it was not on it (GitHub answers 404). */
+  async removeLabel(issue: number, label: string): Promise<boolean> {
+    try {
+      await this.request('DELETE', this.r(`/issues/${issue}/labels/${encodeURIComponent(label)}`));
+      return true;
+    } catch (error) {
+      if (error instanceof GithubApiError && error.status === 404) return false;
+      throw error;
+    }
+  }
+
   async comments(issue: number): Promise<CommentSummary[]> {
     return this.pages<CommentSummary>(this.r(`/issues/${issue}/comments`));
   }

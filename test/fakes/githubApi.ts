@@ -133,6 +133,15 @@ export async function startFakeGithub(options: {
       for (const l of (body.labels as string[]) ?? []) if (!issue.labels.includes(l)) issue.labels.push(l);
       return [200, issue.labels.map((name) => ({ name }))];
     }
+    if (method === 'DELETE' && (m = /^\/issues\/(\d+)\/labels\/([^/]+)$/.exec(p))) {
+      // GitHub: 200 with the labels left, 404 "Label does not exist" when it is not on the item.
+      const issue = issues.get(Number(m[1]));
+      const name = decodeURIComponent(m[2]).toLowerCase();
+      const at = issue?.labels.findIndex((l) => l.toLowerCase() === name) ?? -1;
+      if (!issue || at < 0) return [404, { message: 'Label does not exist' }];
+      issue.labels.splice(at, 1);
+      return [200, issue.labels.map((label) => ({ name: label }))];
+    }
     if (method === 'GET' && (m = /^\/issues\/(\d+)\/comments$/.exec(p)))
       return [
         200,

@@ -123,6 +123,12 @@ export function matchEvent(trigger: GithubTrigger, event: GithubEvent, choreId?:
     if (event.action === 'labeled' && added !== undefined && !trigger.labels.includes(added))
       return no(`the label added is ${added}; this chore fires when one of ${trigger.labels.join(', ')} is added`);
   }
+  if (trigger.labelCommand !== undefined) {
+    // GitHub's label names are unique regardless of case, and the job's `if:` compares without case too.
+    const added = str(obj(p.label).name);
+    if (event.action !== 'labeled' || added?.toLowerCase() !== trigger.labelCommand.toLowerCase())
+      return no(`the label ${trigger.labelCommand} was not applied (this chore fires when it is added)`);
+  }
   if (trigger.event === 'issue_comment') {
     const body = str(obj(p.comment).body) ?? '';
     if (commandOf(body) !== trigger.command) return no(`the comment does not start with /tasklane ${trigger.command ?? ''}`.trim());
