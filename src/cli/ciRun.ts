@@ -10,7 +10,9 @@ import type { ChoreStep } from '../core/chores/runLog';
 import type { ChoreDefinition } from '../core/chores/types';
 import { checkActorGate } from './actorGate';
 import { budgetAcrossFires, readsEarlierFires } from './fireBudget';
+import { readFireFacts } from './fireFacts';
 import { readLedger } from './fireLedger';
+import type { FireFacts } from '../core/chores/fireFacts';
 import { GithubApi } from './githubApi';
 import { eventItem, isForkPullRequest, matchEvent, selfTriggered } from '../core/chores/githubEvent';
 import { readGithubEvent } from './eventFile';
@@ -84,7 +86,9 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
       if (stop.firstStop && chore.escalate) await input.escalateStop?.(chore, stop.stop);
       return skip('budget', stop.stop);
     }
-    narrowed = ciChore(chore, event, item!, base.tainted, stop.costLeftToday);
+    // Read with the gate token (read-only, never given to the run): what the job's purpose needs.
+    const facts = await readFireFacts(event, item, env.TASKLANE_GATE_TOKEN ? githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo) : undefined);
+    narrowed = ciChore(chore, event, item!, base.tainted, stop.costLeftToday, facts);
   }
   // A cron chore on CI is told the outputs it may propose too (it has no event to describe).
   if (!event && chore.outputs) narrowed = { ...chore, prompt: `${chore.prompt.trim()}\n\n${outputsInstruction(chore.outputs)}` };
@@ -151,11 +155,18 @@ export function baseManifest(
  * The chore as this fire runs it: the event as data after the prompt, the outputs it may
  * propose, and, when tainted, no declared commands and no MCP servers (network) at all.
  */
-export function ciChore(chore: ChoreDefinition, event: GithubEvent, item: EventItem, tainted: boolean, costLeftToday?: number): ChoreDefinition {
+export function ciChore(
+  chore: ChoreDefinition,
+  event: GithubEvent,
+  item: EventItem,
+  tainted: boolean,
+  costLeftToday?: number,
+  facts?: FireFacts,
+): ChoreDefinition {
   // A tainted fire is told only the low-risk kinds; its task_end is still checked against the
   // chore's own outputs, so a kind taint removes reaches the apply job and is refused there by name.
   const offered = tainted && chore.outputs ? untaintedKinds(chore.outputs) : chore.outputs;
-  const prompt = `${chore.prompt.trim()}\n\n${githubFireText(event, item, offered, tainted)}`;
+  const prompt = `${chore.prompt.trim()}\n\n${githubFireText(event, item, offered, tainted, facts)}`;
   const { commands: _commands, ...rest } = chore;
   return {
     ...(tainted ? rest : chore),

@@ -51,6 +51,11 @@ export function applyJobId(choreId: string): string {
   return `apply-${choreIdText(choreId)}`;
 }
 
+/** Whether a fire can be about a pull request, whose changed files it is told (a comment or a failed run on one too). */
+function aboutPullRequests(trigger: CiChore['trigger']): boolean {
+  return isPullRequestEvent(trigger) || trigger.event === 'issue_comment' || trigger.event === 'workflow_run';
+}
+
 /** The agent job's lines (indented under `jobs:`). */
 export function agentJob(c: CiChore, settings: JobSettings): string[] {
   const { chore, trigger } = c;
@@ -103,8 +108,11 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
     '      contents: read',
     // Earlier fires: the ledger's check runs on the default branch's first commit (fireLedger.ts).
     ...(readsChecks ? ['      checks: read'] : []),
-    // Whether the commented pull request is a fork's (ciRun.ts asks GitHub: the comment's payload does not say).
-    ...(commentOnPull ? ['      pull-requests: read'] : []),
+    // What the fire is told for its purpose (fireFacts.ts), read with the gate token: a failed
+    // run's jobs and logs, a pull request's changed files; and whether a commented pull request is a
+    // fork's (ciRun.ts asks GitHub: the comment's payload does not say). Read scopes only.
+    ...(trigger.event === 'workflow_run' ? ['      actions: read'] : []),
+    ...(commentOnPull || aboutPullRequests(trigger) ? ['      pull-requests: read'] : []),
     '    outputs:',
     '      artifact: ${{ steps.upload.outputs.artifact-id }}',
     '    steps:',

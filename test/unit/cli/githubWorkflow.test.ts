@@ -38,9 +38,17 @@ describe('cli: the generated GitHub workflow', () => {
     const agents = Object.keys(workflow.jobs).filter((id) => id.startsWith('chore-'));
     assert.equal(agents.length, 10);
     // A github chore's agent job reads the fire ledger (check runs) for its budgets across fires; a
-    // cron chore on CI keeps no such budget.
+    // cron chore on CI keeps no such budget. What a fire is told for its purpose (fireFacts.ts) adds
+    // read scopes: a pull request's files, a failed run's jobs and logs.
+    const told: Record<string, Record<string, string>> = {
+      'chore-ask': { 'pull-requests': 'read' },
+      'chore-review-deps': { 'pull-requests': 'read' },
+      'chore-fork-review': { 'pull-requests': 'read' },
+      'chore-on-review': { 'pull-requests': 'read' },
+      'chore-fix-build': { actions: 'read', 'pull-requests': 'read' },
+    };
     for (const id of agents)
-      assert.deepEqual(workflow.jobs[id]?.permissions, id === 'chore-nightly' ? { contents: 'read' } : { checks: 'read', contents: 'read' }, id);
+      assert.deepEqual(workflow.jobs[id]?.permissions, id === 'chore-nightly' ? { contents: 'read' } : { checks: 'read', contents: 'read', ...told[id] }, id);
     const apply = (id: string) => workflow.jobs[`apply-${id}`]?.permissions;
     assert.deepEqual(apply('nightly'), { checks: 'write', contents: 'read' });
     assert.deepEqual(apply('triage'), { checks: 'write', contents: 'read', issues: 'write' });
