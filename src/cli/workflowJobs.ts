@@ -27,7 +27,8 @@ import { secretVariable } from '../core/chores/secretScope';
 import { readsEarlierFires } from './fireBudget';
 import { concurrencyGroup, isPullRequestEvent, jobCondition } from './workflowTriggers';
 import type { CiChore } from './workflowTriggers';
-import { ACTIONS, choreIdText, uses, WorkflowError } from './workflowText';
+import { ACTIONS, choreIdText, quoted, uses, WorkflowError } from './workflowText';
+import { parseCommandLine } from '../core/approval/commands/commandLine';
 
 /** Where the agent's result goes and the apply job reads it (outside every checkout). */
 export const OUT_DIR = 'tasklane-out';
@@ -133,6 +134,7 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
         ]
       : []),
     ...setupCli(),
+    ...setupSteps(chore),
     '      - name: Hand the keys to Tasklane',
     '        env:',
     ...handed.map(([variable, value]) => `          ${variable}: ${value}`),
@@ -279,6 +281,21 @@ export function applyPermissions(c: CiChore): Record<string, 'read' | 'write'> {
  * its files hash to TASKLANE_CLI_SHA256, the generator's own (cliArtifact.ts). It runs from the
  * workspace root, outside the checkout, and runs nothing the artifact ships until it matched.
  */
+/**
+ * The chore's `setup:` (core/chores/setupSchema.ts) as steps in the checkout, before any key is
+ * handed over: no `env:`, no token. Each line is parsed again here (the generator does not rely on
+ * its caller) and written as its argv, each word single-quoted for bash, so the step runs exactly
+ * that program with those arguments; steps are named by position, never by chore text.
+ */
+function setupSteps(chore: CiChore['chore']): string[] {
+  return (chore.setup ?? []).flatMap((line, i) => {
+    const parsed = parseCommandLine(line);
+    if ('problem' in parsed) throw new WorkflowError(`chore ${chore.id}: setup "${line}" cannot be written: ${parsed.problem}.`);
+    const script = parsed.argv.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+    return [`      - name: Set up ${i + 1}`, '        working-directory: repo', `        run: ${quoted(script)}`];
+  });
+}
+
 function setupCli(): string[] {
   return [
     `      - ${uses(ACTIONS.setupNode)}`,
