@@ -35,6 +35,8 @@ export interface CiRunInput {
   now: () => Date;
   /** Tells the chore's escalation channels about a budget stop (once per day: the first stop). */
   escalateStop?: (chore: ChoreDefinition, reason: string) => Promise<void>;
+  /** Given the account of a fire that starts its run, before the model is called (unfinishedManifest). */
+  started?: (manifest: ResultManifest) => void;
   /** Runs the (possibly narrowed) chore through the engine: runChoreOnce. */
   run: (chore: ChoreDefinition) => Promise<{ result: CliRunResult; patch: string; output?: Record<string, unknown>; trace: ChoreStep[] }>;
 }
@@ -92,6 +94,7 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
   }
   // A cron chore on CI is told the outputs it may propose too (it has no event to describe).
   if (!event && chore.outputs) narrowed = { ...chore, prompt: `${chore.prompt.trim()}\n\n${outputsInstruction(chore.outputs)}` };
+  if (event) input.started?.(unfinishedManifest(base, narrowed));
   const { result, patch, output, trace } = await input.run(narrowed);
   const outputs = proposedOutputs(output);
   const manifest: ResultManifest = {
@@ -122,6 +125,23 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
       ) ?? null,
   };
   return finish(manifest, base.tainted || !patch ? undefined : patch);
+}
+
+/**
+ * The account of a fire whose run started and never ended, written to `--out` before the model is
+ * called and replaced when the run ends. A job cancelled mid-run (concurrency: replace, a person,
+ * a timeout) still uploads it (its upload step runs always()), so the apply job reports the fire
+ * and records it in the fire ledger at the most it could have spent, its cost cap: a run the
+ * ledger never heard of would spend outside the caps across fires.
+ */
+function unfinishedManifest(base: ResultManifest, chore: ChoreDefinition): ResultManifest {
+  const cap = chore.budget.maxCostUsd;
+  return {
+    ...base,
+    status: 'cancelled',
+    reason: `the run started and did not finish (its job was cancelled by a newer fire or a person, timed out or crashed); it is counted at its cost cap, $${cap.toFixed(2)}, the most it could have spent`,
+    usage: { ...base.usage, costUsd: cap },
+  };
 }
 
 /** A manifest of a fire that ran nothing yet: no usage, no outputs (`event` undefined: no event). */
