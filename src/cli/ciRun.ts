@@ -89,7 +89,7 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
       return skip('budget', stop.stop);
     }
     // Read with the gate token (read-only, never given to the run): what the job's purpose needs.
-    const facts = await readFireFacts(event, item, env.TASKLANE_GATE_TOKEN ? githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo) : undefined);
+    const facts = await readFireFacts(event, item, gateApi);
     narrowed = ciChore(chore, event, item!, base.tainted, stop.costLeftToday, facts);
   }
   // A cron chore on CI is told the outputs it may propose too (it has no event to describe).

@@ -134,7 +134,7 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
         ]
       : []),
     ...setupCli(),
-    ...setupSteps(chore),
+    ...setupSteps(chore, commentOnPull),
     '      - name: Hand the keys to Tasklane',
     '        env:',
     ...handed.map(([variable, value]) => `          ${variable}: ${value}`),
@@ -287,7 +287,13 @@ export function applyPermissions(c: CiChore): Record<string, 'read' | 'write'> {
  * its caller) and written as its argv, each word single-quoted for bash, so the step runs exactly
  * that program with those arguments; steps are named by position, never by chore text.
  */
-function setupSteps(chore: CiChore['chore']): string[] {
+function setupSteps(chore: CiChore['chore'], commentOnPull: boolean): string[] {
+  // A comment chore that pushes to the commented pull request checks out its head, which may be a
+  // fork's (the comment's payload does not say): setup would run a fork's code before the keys.
+  if (chore.setup?.length && commentOnPull)
+    throw new WorkflowError(
+      `chore ${chore.id}: setup cannot go with outputs.pushToPullRequest on a comment chore: its checkout may be a fork's pull request, whose code would run before the model key is handed over. Remove setup, or run it as a declared command.`,
+    );
   return (chore.setup ?? []).flatMap((line, i) => {
     const parsed = parseCommandLine(line);
     if ('problem' in parsed) throw new WorkflowError(`chore ${chore.id}: setup "${line}" cannot be written: ${parsed.problem}.`);

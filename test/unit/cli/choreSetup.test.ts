@@ -73,6 +73,18 @@ describe('cli: a chore declares setup: steps its agent job runs first', function
     assert.deepEqual(steps[at('Set up 1')], { name: 'Set up 1', 'working-directory': 'repo', run: "'npm' 'ci'" });
     assert.deepEqual(steps[at('Set up 2')], { name: 'Set up 2', 'working-directory': 'repo', run: `'node' 'prepare.js' 'it'\\''s' '--flag'` });
     assert.deepEqual(await actionlintLines(text), []);
+    // A comment chore pushing to the commented pull request checks out a head that may be a fork's.
+    const pushing = parseChoresFile(
+      'chores:\n  - id: p\n    name: P\n    trigger: { github: { event: issue_comment, command: fix } }\n    prompt: p\n    setup: ["npm ci"]\n    outputs: { pushToPullRequest: {} }\n',
+    );
+    assert.deepEqual(
+      pushing.diagnostics.filter((d) => d.severity === 'error'),
+      [],
+    );
+    assert.throws(
+      () => githubWorkflow(pushing.chores, { hashOf: () => 'ab'.repeat(32), cli: TEST_CLI }),
+      /chore p: setup cannot go with outputs\.pushToPullRequest on a comment chore/,
+    );
     assert.deepEqual(auditWorkflow(text), []);
   });
 
