@@ -75,6 +75,10 @@ export async function runCiFire(input: {
     now: () => new Date(),
     run: input.run,
     escalateStop,
+    // The account of a run cut short is in --out before the model is called (ciRun.ts).
+    ...(values.out !== undefined
+      ? { started: (m: ResultManifest) => writeRunOut(path.resolve(io.cwd, values.out!), JSON.parse(redactor.redact(JSON.stringify(m))) as unknown, '') }
+      : {}),
   });
   const safe = JSON.parse(redactor.redact(JSON.stringify(manifest))) as typeof manifest;
   // Written through runOut.ts, which refuses a symbolic link for the folder and both files.

@@ -10,7 +10,9 @@ import type { ChoreStep } from '../core/chores/runLog';
 import type { ChoreDefinition } from '../core/chores/types';
 import { checkActorGate } from './actorGate';
 import { budgetAcrossFires, readsEarlierFires } from './fireBudget';
+import { readFireFacts } from './fireFacts';
 import { readLedger } from './fireLedger';
+import type { FireFacts } from '../core/chores/fireFacts';
 import { GithubApi } from './githubApi';
 import { eventItem, isForkPullRequest, matchEvent, selfTriggered } from '../core/chores/githubEvent';
 import { readGithubEvent } from './eventFile';
@@ -33,6 +35,8 @@ export interface CiRunInput {
   now: () => Date;
   /** Tells the chore's escalation channels about a budget stop (once per day: the first stop). */
   escalateStop?: (chore: ChoreDefinition, reason: string) => Promise<void>;
+  /** Given the account of a fire that starts its run, before the model is called (unfinishedManifest). */
+  started?: (manifest: ResultManifest) => void;
   /** Runs the (possibly narrowed) chore through the engine: runChoreOnce. */
   run: (chore: ChoreDefinition) => Promise<{ result: CliRunResult; patch: string; output?: Record<string, unknown>; trace: ChoreStep[] }>;
 }
@@ -61,11 +65,13 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
   if (event && chore.trigger.kind === 'github') {
     const own = selfTriggered(event);
     if (own) return skip('self', `Tasklane's own event: ${own}`);
-    const match = matchEvent(chore.trigger.github, event);
+    const match = matchEvent(chore.trigger.github, event, chore.id);
     if (!match.fire) return skip('event', `the event does not fire this chore: ${match.reason}`);
     const gateApi = env.TASKLANE_GATE_TOKEN ? githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo) : undefined;
     // A schedule chore run by hand (Run workflow): GitHub lets only people with write access
     // dispatch a workflow, and its agent job has no gate token; it runs as its schedule would.
+    // Any other chore run by hand has the token and its gate judges the person who dispatched it
+    // (the sender), so a chore limited to admins stays so on Run workflow.
     const byHand = chore.trigger.github.event === 'schedule' && event.name === 'workflow_dispatch';
     const verdict = byHand
       ? ({ allowed: true, actor: 'workflow_dispatch', role: 'write', tainted: false, taintReasons: [] } as const)
@@ -82,10 +88,13 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
       if (stop.firstStop && chore.escalate) await input.escalateStop?.(chore, stop.stop);
       return skip('budget', stop.stop);
     }
-    narrowed = ciChore(chore, event, item!, base.tainted, stop.costLeftToday);
+    // Read with the gate token (read-only, never given to the run): what the job's purpose needs.
+    const facts = await readFireFacts(event, item, gateApi);
+    narrowed = ciChore(chore, event, item!, base.tainted, stop.costLeftToday, facts);
   }
   // A cron chore on CI is told the outputs it may propose too (it has no event to describe).
   if (!event && chore.outputs) narrowed = { ...chore, prompt: `${chore.prompt.trim()}\n\n${outputsInstruction(chore.outputs)}` };
+  if (event) input.started?.(unfinishedManifest(base, narrowed));
   const { result, patch, output, trace } = await input.run(narrowed);
   const outputs = proposedOutputs(output);
   const manifest: ResultManifest = {
@@ -116,6 +125,23 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
       ) ?? null,
   };
   return finish(manifest, base.tainted || !patch ? undefined : patch);
+}
+
+/**
+ * The account of a fire whose run started and never ended, written to `--out` before the model is
+ * called and replaced when the run ends. A job cancelled mid-run (concurrency: replace, a person,
+ * a timeout) still uploads it (its upload step runs always()), so the apply job reports the fire
+ * and records it in the fire ledger at the most it could have spent, its cost cap: a run the
+ * ledger never heard of would spend outside the caps across fires.
+ */
+function unfinishedManifest(base: ResultManifest, chore: ChoreDefinition): ResultManifest {
+  const cap = chore.budget.maxCostUsd;
+  return {
+    ...base,
+    status: 'cancelled',
+    reason: `the run started and did not finish (its job was cancelled by a newer fire or a person, timed out or crashed); it is counted at its cost cap, $${cap.toFixed(2)}, the most it could have spent`,
+    usage: { ...base.usage, costUsd: cap },
+  };
 }
 
 /** A manifest of a fire that ran nothing yet: no usage, no outputs (`event` undefined: no event). */
@@ -149,11 +175,18 @@ export function baseManifest(
  * The chore as this fire runs it: the event as data after the prompt, the outputs it may
  * propose, and, when tainted, no declared commands and no MCP servers (network) at all.
  */
-export function ciChore(chore: ChoreDefinition, event: GithubEvent, item: EventItem, tainted: boolean, costLeftToday?: number): ChoreDefinition {
+export function ciChore(
+  chore: ChoreDefinition,
+  event: GithubEvent,
+  item: EventItem,
+  tainted: boolean,
+  costLeftToday?: number,
+  facts?: FireFacts,
+): ChoreDefinition {
   // A tainted fire is told only the low-risk kinds; its task_end is still checked against the
   // chore's own outputs, so a kind taint removes reaches the apply job and is refused there by name.
   const offered = tainted && chore.outputs ? untaintedKinds(chore.outputs) : chore.outputs;
-  const prompt = `${chore.prompt.trim()}\n\n${githubFireText(event, item, offered, tainted)}`;
+  const prompt = `${chore.prompt.trim()}\n\n${githubFireText(event, item, offered, tainted, facts)}`;
   const { commands: _commands, ...rest } = chore;
   return {
     ...(tainted ? rest : chore),

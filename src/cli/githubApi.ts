@@ -85,6 +85,22 @@ export class GithubApi {
     return (await this.send<T>(method, path, body)).data;
   }
 
+  /**
+   * A plain-text answer, such as a job's log: GitHub answers 302 with a short-lived signed download
+   * address, which is fetched here without the token (never handed to another address).
+   */
+  async text(path: string): Promise<string> {
+    const headers: Record<string, string> = { 'x-github-api-version': '2022-11-28', 'user-agent': 'tasklane' };
+    if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
+    const signal = AbortSignal.timeout(30_000);
+    let response = await fetch(`${this.options.baseUrl.replace(/\/+$/, '')}${path}`, { headers, redirect: 'manual', signal });
+    const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
+    if (location) response = await fetch(location, { headers: { 'user-agent': 'tasklane' }, signal });
+    const text = await response.text();
+    if (!response.ok) throw new GithubApiError(response.status, `GET ${path.split('?')[0]}: ${response.status} ${text.slice(0, 200)}`);
+    return text;
+  }
+
   /** One request, with the answer's `Link: <…>; rel="next"|"last"` targets (paths), for lists read whole. */
   private async send<T>(method: string, path: string, body?: unknown): Promise<{ data: T; links: Record<string, string> }> {
     const headers: Record<string, string> = { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28', 'user-agent': 'tasklane' };
@@ -127,6 +143,17 @@ export class GithubApi {
 
   async addLabels(issue: number, labels: string[]): Promise<void> {
     await this.request('POST', this.r(`/issues/${issue}/labels`), { labels });
+  }
+
+  /** Removes a label from an issue or pull request; false when it was not on it (GitHub answers 404). */
+  async removeLabel(issue: number, label: string): Promise<boolean> {
+    try {
+      await this.request('DELETE', this.r(`/issues/${issue}/labels/${encodeURIComponent(label)}`));
+      return true;
+    } catch (error) {
+      if (error instanceof GithubApiError && error.status === 404) return false;
+      throw error;
+    }
   }
 
   async comments(issue: number): Promise<CommentSummary[]> {

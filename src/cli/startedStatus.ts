@@ -13,6 +13,7 @@
 import { checkActorGate } from './actorGate';
 import { actionsRunUrl } from './cliEngine';
 import { githubApiFromEnv } from './ciRun';
+import type { GithubApi } from './githubApi';
 import { readGithubEvent } from './eventFile';
 import { statusMarker, upsertStatus } from './statusComment';
 import { UsageError } from './environment';
@@ -37,9 +38,11 @@ export async function startedStatus(input: { choreId: string; chores: readonly C
   const event = readGithubEvent(eventFile, io.env.GITHUB_EVENT_NAME);
   const item = eventItem(event, repo);
   if (item.number === null || item.repo !== repo) return say(io, 'the event is about no issue or pull request of this repository');
-  if (selfTriggered(event) || !matchEvent(chore.trigger.github, event).fire) return say(io, 'the event is not a fire of this chore');
+  if (selfTriggered(event) || !matchEvent(chore.trigger.github, event, chore.id).fire) return say(io, 'the event is not a fire of this chore');
   const api = githubApiFromEnv(io.env, io.env.GITHUB_TOKEN, repo)!;
   const url = actionsRunUrl(io.env);
+  const labelCommand = chore.trigger.github.labelCommand;
+  if (labelCommand !== undefined) await removeLabelCommand(io, api, item.number, labelCommand);
   try {
     const gate = await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, event, api);
     if (!gate.allowed) return say(io, 'the actor gate refuses the fire (the apply job reports it)');
@@ -53,6 +56,22 @@ export async function startedStatus(input: { choreId: string; chores: readonly C
     );
   }
   return 0;
+}
+
+/**
+ * A label command is consumed by its fire, whoever applied it (a refused one too: the status says
+ * why), so the label can be applied again and never reads as a request still pending. Removing it
+ * here, at the start and beside the agent job, frees it even when the run fails or is cancelled.
+ */
+async function removeLabelCommand(io: Io, api: GithubApi, issue: number, label: string): Promise<void> {
+  try {
+    const removed = await api.removeLabel(issue, label);
+    io.out(`${removed ? 'removed' : 'already gone:'} the label command "${label}" on #${issue}\n`);
+  } catch (error) {
+    io.err(
+      `::warning::the label command "${label}" was not removed from #${issue} (${error instanceof Error ? error.message : String(error)}); remove it by hand to apply it again.\n`,
+    );
+  }
 }
 
 function say(io: Io, why: string): number {

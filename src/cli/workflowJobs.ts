@@ -27,7 +27,8 @@ import { secretVariable } from '../core/chores/secretScope';
 import { readsEarlierFires } from './fireBudget';
 import { concurrencyGroup, isPullRequestEvent, jobCondition } from './workflowTriggers';
 import type { CiChore } from './workflowTriggers';
-import { ACTIONS, choreIdText, uses, WorkflowError } from './workflowText';
+import { ACTIONS, choreIdText, quoted, uses, WorkflowError } from './workflowText';
+import { parseCommandLine } from '../core/approval/commands/commandLine';
 
 /** Where the agent's result goes and the apply job reads it (outside every checkout). */
 export const OUT_DIR = 'tasklane-out';
@@ -49,6 +50,11 @@ export function agentJobId(choreId: string): string {
 /** The apply job's id for a chore. */
 export function applyJobId(choreId: string): string {
   return `apply-${choreIdText(choreId)}`;
+}
+
+/** Whether a fire can be about a pull request, whose changed files it is told (a comment or a failed run on one too). */
+function aboutPullRequests(trigger: CiChore['trigger']): boolean {
+  return isPullRequestEvent(trigger) || trigger.event === 'issue_comment' || trigger.event === 'workflow_run';
 }
 
 /** The agent job's lines (indented under `jobs:`). */
@@ -103,8 +109,11 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
     '      contents: read',
     // Earlier fires: the ledger's check runs on the default branch's first commit (fireLedger.ts).
     ...(readsChecks ? ['      checks: read'] : []),
-    // Whether the commented pull request is a fork's (ciRun.ts asks GitHub: the comment's payload does not say).
-    ...(commentOnPull ? ['      pull-requests: read'] : []),
+    // What the fire is told for its purpose (fireFacts.ts), read with the gate token: a failed
+    // run's jobs and logs, a pull request's changed files; and whether a commented pull request is a
+    // fork's (ciRun.ts asks GitHub: the comment's payload does not say). Read scopes only.
+    ...(trigger.event === 'workflow_run' ? ['      actions: read'] : []),
+    ...(commentOnPull || aboutPullRequests(trigger) ? ['      pull-requests: read'] : []),
     '    outputs:',
     '      artifact: ${{ steps.upload.outputs.artifact-id }}',
     '    steps:',
@@ -125,6 +134,7 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
         ]
       : []),
     ...setupCli(),
+    ...setupSteps(chore, commentOnPull),
     '      - name: Hand the keys to Tasklane',
     '        env:',
     ...handed.map(([variable, value]) => `          ${variable}: ${value}`),
@@ -200,7 +210,8 @@ export function statusJobId(choreId: string): string {
 
 /**
  * The status job (startedStatus.ts): for a chore whose fires are about an issue or a pull request,
- * beside the agent job and on the same condition, it writes the "started" status on the item. It
+ * beside the agent job and on its event's condition (not on Run workflow, whose fire is about no
+ * item), it writes the "started" status on the item. It
  * holds only the scope of that comment and no secret but its own token; chores.yaml comes from
  * the default branch, as in the apply job. Chores about no item have none.
  */
@@ -212,7 +223,7 @@ export function statusJob(c: CiChore): string[] {
   const id = choreIdText(c.chore.id);
   return [
     `  ${statusJobId(id)}:`,
-    `    if: ${JSON.stringify(jobCondition(c))}`,
+    `    if: ${JSON.stringify(jobCondition(c, { byHand: false }))}`,
     '    runs-on: ubuntu-latest',
     '    timeout-minutes: 5',
     '    permissions:',
@@ -270,6 +281,27 @@ export function applyPermissions(c: CiChore): Record<string, 'read' | 'write'> {
  * its files hash to TASKLANE_CLI_SHA256, the generator's own (cliArtifact.ts). It runs from the
  * workspace root, outside the checkout, and runs nothing the artifact ships until it matched.
  */
+/**
+ * The chore's `setup:` (core/chores/setupSchema.ts) as steps in the checkout, before any key is
+ * handed over: no `env:`, no token. Each line is parsed again here (the generator does not rely on
+ * its caller) and written as its argv, each word single-quoted for bash, so the step runs exactly
+ * that program with those arguments; steps are named by position, never by chore text.
+ */
+function setupSteps(chore: CiChore['chore'], commentOnPull: boolean): string[] {
+  // A comment chore that pushes to the commented pull request checks out its head, which may be a
+  // fork's (the comment's payload does not say): setup would run a fork's code before the keys.
+  if (chore.setup?.length && commentOnPull)
+    throw new WorkflowError(
+      `chore ${chore.id}: setup cannot go with outputs.pushToPullRequest on a comment chore: its checkout may be a fork's pull request, whose code would run before the model key is handed over. Remove setup, or run it as a declared command.`,
+    );
+  return (chore.setup ?? []).flatMap((line, i) => {
+    const parsed = parseCommandLine(line);
+    if ('problem' in parsed) throw new WorkflowError(`chore ${chore.id}: setup "${line}" cannot be written: ${parsed.problem}.`);
+    const script = parsed.argv.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+    return [`      - name: Set up ${i + 1}`, '        working-directory: repo', `        run: ${quoted(script)}`];
+  });
+}
+
 function setupCli(): string[] {
   return [
     `      - ${uses(ACTIONS.setupNode)}`,

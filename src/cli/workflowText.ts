@@ -11,6 +11,8 @@
  *    `${` broken apart, since GitHub evaluates `${{` after YAML has decoded any escape.
  */
 
+import { labelCommandPattern } from '../core/chores/githubSchema';
+
 export class WorkflowError extends Error {
   override readonly name = 'WorkflowError';
 }
@@ -31,6 +33,13 @@ export function commandText(choreId: string, command: string): string {
 export function typeText(choreId: string, type: string): string {
   if (!/^[A-Za-z0-9_.-]{1,100}$/.test(type)) throw new WorkflowError(`chore ${choreId}: the event type ${JSON.stringify(type)} is not one word.`);
   return type;
+}
+
+/** A label command's name (trigger.github.labelCommand), as the chores schema accepts it: no quote. */
+export function labelCommandText(choreId: string, label: string): string {
+  if (!labelCommandPattern.test(label))
+    throw new WorkflowError(`chore ${choreId}: the label command ${JSON.stringify(label)} is not letters, digits, space and ._:/-.`);
+  return label;
 }
 
 /** A workflow_dispatch input name, as GitHub accepts it. */

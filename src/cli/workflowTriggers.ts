@@ -8,7 +8,7 @@
  */
 import type { GithubDispatchInput, GithubEventName, GithubTrigger } from '../core/chores/githubTypes';
 import type { ChoreDefinition } from '../core/chores/types';
-import { branchText, choreIdText, commandText, cronText, inputNameText, quoted, quotedList, typeText, WorkflowError } from './workflowText';
+import { branchText, choreIdText, commandText, cronText, inputNameText, labelCommandText, quoted, quotedList, typeText, WorkflowError } from './workflowText';
 
 /** A chore the workflow runs, with its trigger as a GitHub event. */
 export interface CiChore {
@@ -66,6 +66,10 @@ export function checkTrigger(chore: ChoreDefinition, trigger: GithubTrigger): vo
   for (const type of typesOf(trigger)) typeText(id, type);
   if (trigger.event === 'repository_dispatch' && !trigger.types?.length) throw new WorkflowError(`chore ${id}: repository_dispatch needs types.`);
   if (trigger.event === 'issue_comment') commandText(id, trigger.command ?? '');
+  if (trigger.labelCommand !== undefined) {
+    labelCommandText(id, trigger.labelCommand);
+    if (trigger.forks === 'read-only') throw new WorkflowError(`chore ${id}: a label command cannot go with forks: read-only (no token to remove the label).`);
+  }
   if (trigger.event === 'schedule' && !trigger.cron) throw new WorkflowError(`chore ${id}: schedule needs cron.`);
   // The budgets across fires on CI are counted from a day of check runs at most: a month cap would
   // be accepted and never held (review ci-2026-12c s12), so it is refused until it is counted.
@@ -91,7 +95,9 @@ export function onBlock(chores: readonly CiChore[]): string[] {
   const lines = ['on:'];
   const scheduled = of('schedule');
   if (scheduled.length) lines.push('  schedule:', ...unique(scheduled.map((c) => c.utcCron ?? '')).map((cron) => `    - cron: ${quoted(cron)}`));
-  const dispatchable = chores.filter((c) => c.trigger.event === 'schedule' || c.trigger.event === 'workflow_dispatch');
+  // Run workflow runs any chore by its id (ci-2026-12c s31), not only schedule and dispatch chores:
+  // a team re-runs an issue or pull-request chore by hand after editing its prompt, or tries one out.
+  const dispatchable = chores;
   if (dispatchable.length) {
     lines.push(
       '  workflow_dispatch:',
@@ -156,28 +162,46 @@ function dispatchInputs(chores: readonly CiChore[]): string[] {
   return lines;
 }
 
-/** The job `if:` that selects this chore's own event. */
-export function jobCondition(c: CiChore): string {
+/**
+ * The job `if:` that selects this chore's own event, or Run workflow naming this chore (every chore
+ * is dispatchable; `byHand: false` leaves that out, for the status job: a dispatch is about no item).
+ * matchEvent (core/chores/githubEvent.ts) is the same rule where the CLI checks the event again.
+ */
+export function jobCondition(c: CiChore, { byHand = true }: { byHand?: boolean } = {}): string {
+  const own = eventCondition(c);
+  if (!byHand || c.trigger.event === 'workflow_dispatch') return own;
+  // `&&` binds tighter than `||` in Actions expressions, as in most languages.
+  return `${own} || ${dispatchedCondition(c)}`;
+}
+
+function dispatchedCondition(c: CiChore): string {
+  return `github.event_name == 'workflow_dispatch' && inputs.chore == '${choreIdText(c.chore.id)}'`;
+}
+
+function eventCondition(c: CiChore): string {
   const id = choreIdText(c.chore.id);
   const { trigger } = c;
-  const dispatched = `github.event_name == 'workflow_dispatch' && inputs.chore == '${id}'`;
+  const dispatched = dispatchedCondition(c);
   const action = `contains(fromJSON('${JSON.stringify(typesOf(trigger).map((t) => typeText(id, t)))}'), github.event.action)`;
   // A fork's pull request is skipped unless the chore opted in to a read-only review of it.
   const notFork = trigger.forks === 'read-only' ? '' : ' && github.event.pull_request.head.repo.full_name == github.repository';
+  // A label command fires on its own label only (`==` ignores case, as GitHub's label names do).
+  const labelCommand = trigger.labelCommand !== undefined ? ` && github.event.label.name == '${labelCommandText(id, trigger.labelCommand)}'` : '';
   switch (trigger.event) {
     case 'schedule':
-      return `github.event_name == 'schedule' && github.event.schedule == '${cronText(id, c.utcCron ?? '')}' || ${dispatched}`;
+      return `github.event_name == 'schedule' && github.event.schedule == '${cronText(id, c.utcCron ?? '')}'`;
     case 'workflow_dispatch':
       return dispatched;
     case 'repository_dispatch':
-    case 'issues':
       return `github.event_name == '${trigger.event}' && ${action}`;
+    case 'issues':
+      return `github.event_name == 'issues' && ${action}${labelCommand}`;
     case 'issue_comment':
       // startsWith, never contains: the command counts only at the very start of the body.
       return `github.event_name == 'issue_comment' && ${action} && startsWith(github.event.comment.body, '/tasklane ${commandText(id, trigger.command ?? '')}')`;
     case 'pull_request':
     case 'pull_request_review':
-      return `github.event_name == '${trigger.event}' && ${action}${notFork}`;
+      return `github.event_name == '${trigger.event}' && ${action}${notFork}${labelCommand}`;
     case 'workflow_run':
       return `github.event_name == 'workflow_run' && github.event.workflow_run.conclusion == 'failure'`;
   }

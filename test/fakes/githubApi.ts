@@ -68,6 +68,15 @@ export interface FakeGithub {
   maxPerPage: number;
   /** Lists of check runs answer every page but this one's items (a page lost on the way), when set. */
   dropCheckRunPage?: number;
+  /** A pull request's files as `GET /pulls/{n}/files` lists them (filename, status, additions, deletions). */
+  readonly pullFiles: Map<number, Array<{ filename: string; status: string; additions: number; deletions: number }>>;
+  /** A workflow run's jobs as `GET /actions/runs/{id}/jobs` lists them (id, name, conclusion, steps). */
+  readonly runJobs: Map<
+    number,
+    Array<{ id: number; name: string; conclusion: string | null; steps: Array<{ name: string; number: number; conclusion: string | null }> }>
+  >;
+  /** A job's plain-text log, served as GitHub does: a 302 to a download address. */
+  readonly jobLogs: Map<number, string>;
   /** Requests that write (anything but GET). */
   writes(): GithubRequest[];
   close(): Promise<void>;
@@ -95,6 +104,9 @@ export async function startFakeGithub(options: {
   const openPulls: FakeGithub['openPulls'] = new Map();
   const commits: FakeGithub['commits'] = new Map([[headSha, { tree: 'tree-base', parents: [], message: 'base', files: new Map(), modes: new Map() }]]);
   const refs = new Map([[`heads/${defaultBranch}`, headSha]]);
+  const pullFiles: FakeGithub['pullFiles'] = new Map();
+  const runJobs: FakeGithub['runJobs'] = new Map();
+  const jobLogs: FakeGithub['jobLogs'] = new Map();
   let counter = 100;
   const sha = (text: string) => createHash('sha1').update(text).digest('hex');
   const prefix = `/repos/${options.repo}`;
@@ -117,6 +129,12 @@ export async function startFakeGithub(options: {
   let baseUrlOf = () => '';
 
   const route = (method: string, path: string, query: URLSearchParams, body: Record<string, unknown>): [number, unknown, Record<string, string>?] => {
+    let m0: RegExpExecArray | null;
+    // The download address a job's log redirects to (GitHub's is another host, signed, no token needed).
+    if (method === 'GET' && (m0 = /^\/_downloads\/job-logs\/(\d+)$/.exec(path))) {
+      const log = jobLogs.get(Number(m0[1]));
+      return log === undefined ? [404, { message: 'Not Found' }] : [200, log, { 'content-type': 'text/plain' }];
+    }
     if (!path.startsWith(prefix)) return [404, { message: 'Not Found' }];
     const p = path.slice(prefix.length);
     let m: RegExpExecArray | null;
@@ -132,6 +150,15 @@ export async function startFakeGithub(options: {
       if (!issue) return [404, { message: 'Not Found' }];
       for (const l of (body.labels as string[]) ?? []) if (!issue.labels.includes(l)) issue.labels.push(l);
       return [200, issue.labels.map((name) => ({ name }))];
+    }
+    if (method === 'DELETE' && (m = /^\/issues\/(\d+)\/labels\/([^/]+)$/.exec(p))) {
+      // GitHub: 200 with the labels left, 404 "Label does not exist" when it is not on the item.
+      const issue = issues.get(Number(m[1]));
+      const name = decodeURIComponent(m[2]).toLowerCase();
+      const at = issue?.labels.findIndex((l) => l.toLowerCase() === name) ?? -1;
+      if (!issue || at < 0) return [404, { message: 'Label does not exist' }];
+      issue.labels.splice(at, 1);
+      return [200, issue.labels.map((label) => ({ name: label }))];
     }
     if (method === 'GET' && (m = /^\/issues\/(\d+)\/comments$/.exec(p)))
       return [
@@ -288,6 +315,16 @@ export async function startFakeGithub(options: {
       refs.delete(ref);
       return [204, undefined];
     }
+    if (method === 'GET' && (m = /^\/pulls\/(\d+)\/files$/.exec(p))) {
+      const listed = pullFiles.get(Number(m[1]));
+      return listed ? [200, page(listed, query)] : [404, { message: 'Not Found' }];
+    }
+    if (method === 'GET' && (m = /^\/actions\/runs\/(\d+)\/jobs$/.exec(p))) {
+      const jobs = runJobs.get(Number(m[1]));
+      return jobs ? [200, { total_count: jobs.length, jobs: page(jobs, query) }] : [404, { message: 'Not Found' }];
+    }
+    if (method === 'GET' && (m = /^\/actions\/jobs\/(\d+)\/logs$/.exec(p)))
+      return jobLogs.has(Number(m[1])) ? [302, '', { location: `${baseUrlOf()}/_downloads/job-logs/${m[1]}` }] : [404, { message: 'Not Found' }];
     if (method === 'POST' && p === '/pulls') {
       if (state.refusePulls) return [state.refusePulls.status, { message: state.refusePulls.message }];
       const number = 1000 + pulls.length + 1;
@@ -308,7 +345,7 @@ export async function startFakeGithub(options: {
       const method = req.method ?? 'GET';
       requests.push({ method, path: url.pathname, query: url.searchParams, body, token });
       const [status, answer, headers] = route(method, url.pathname, url.searchParams, body ?? {});
-      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(answer));
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(typeof answer === 'string' ? answer : JSON.stringify(answer));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -347,6 +384,9 @@ export async function startFakeGithub(options: {
     refs,
     modes,
     openPulls,
+    pullFiles,
+    runJobs,
+    jobLogs,
     writes: () => requests.filter((r) => r.method !== 'GET'),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

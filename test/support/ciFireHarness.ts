@@ -68,6 +68,12 @@ export const extraChores = `  - id: outsider-fix
     actionSets: [files]
     budget: { maxIterations: 2 }
     outputs: { comment: {}, pullRequest: { draft: true } }
+  - id: label-fix
+    name: Fix when the tasklane-fix label is applied
+    trigger:
+      github: { event: issues, labelCommand: tasklane-fix }
+    prompt: Fix what the issue describes.
+    outputs: { comment: {} }
   - id: slash-triage
     name: Triage on request
     trigger:

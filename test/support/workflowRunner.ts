@@ -31,6 +31,8 @@ interface Step {
   if?: string;
   uses?: string;
   run?: string;
+  /** run steps: relative to the job's workspace, as GitHub resolves it. */
+  'working-directory'?: string;
   with?: Record<string, unknown>;
   env?: Record<string, unknown>;
 }
@@ -282,7 +284,8 @@ export class WorkflowRunner {
       ...values(step.env),
     };
     const { code, output } = await new Promise<{ code: number; output: string }>((resolve, reject) => {
-      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run ?? ''], { cwd: dir, env });
+      const cwd = step['working-directory'] ? path.join(dir, step['working-directory']) : dir;
+      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run ?? ''], { cwd, env });
       let output = '';
       child.stdout.on('data', (d: Buffer) => (output += d.toString()));
       child.stderr.on('data', (d: Buffer) => (output += d.toString()));

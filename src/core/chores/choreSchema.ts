@@ -4,6 +4,7 @@ import * as z from 'zod/v4';
 import { isGrantableSet, unknownSetMessage } from '../actions/actionSets';
 import { declaredCommandProblem } from '../approval/commands/commandLine';
 import { checkRoundLimits } from '../checks/checkRun';
+import { setupKeys, setupProblems } from './setupSchema';
 import { verifyKeys, verifyProblems } from './verifySchema';
 import { choreMcpProblems, choreMcpSchema, normalizeChoreMcp } from './choreMcp';
 import { compileExpression } from './expressions';
@@ -170,6 +171,7 @@ export const choreSpecSchema = z
     skills: z.array(nonEmpty('skills entry')).optional(),
     commands: z.array(nonEmpty('commands entry')).optional(),
     ...verifyKeys,
+    ...setupKeys,
     unsafe: z.boolean({ error: 'unsafe must be true or false' }).optional(),
     mcp: choreMcpSchema.optional(),
     budget: budgetSchema.optional(),
@@ -205,7 +207,7 @@ export const choreSpecSchema = z
       const problem = declaredCommandProblem(line, c.unsafe === true);
       if (problem) ctx.addIssue({ code: 'custom', path: ['commands', index], message: `commands: "${line}" cannot be declared: ${problem}` });
     }
-    for (const problem of verifyProblems(c)) ctx.addIssue({ code: 'custom', ...problem });
+    for (const problem of [...verifyProblems(c), ...setupProblems(c)]) ctx.addIssue({ code: 'custom', ...problem });
     for (const [server, declared] of Object.entries(c.mcp ?? {}))
       for (const problem of choreMcpProblems(server, declared))
         ctx.addIssue({ code: 'custom', path: ['mcp', server, ...problem.path], message: problem.message });
@@ -286,6 +288,8 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
           verifyRounds: clamp(['verifyRounds'], spec.verifyRounds, checkRoundLimits.default, checkRoundLimits.cap, 'rounds'),
         }
       : {}),
+    // A list, not a set: setup steps run in the order written.
+    ...(spec.setup?.length ? { setup: spec.setup.map((c) => c.trim()) } : {}),
     ...(spec.unsafe ? { unsafe: true as const } : {}),
     ...(spec.mcp && Object.keys(spec.mcp).length ? { mcp: normalizeChoreMcp(spec.mcp) } : {}),
     budget,

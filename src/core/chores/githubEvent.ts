@@ -92,16 +92,22 @@ export function pullRequestHeadSha(event: GithubEvent): string | undefined {
 export type EventMatch = { fire: true } | { fire: false; reason: string };
 
 /**
- * Whether `event` fires a chore with `trigger`: the event name, the activity type, the label
+ * Whether `event` fires the chore `choreId` with `trigger` (Run workflow naming it, for any chore), or: the event name, the activity type, the label
  * filter, `/tasklane <command>` at the very start of a comment, a failed run of a watched
  * workflow on a watched branch, fork pull requests. A mismatch is recorded as skipped with why.
  */
-export function matchEvent(trigger: GithubTrigger, event: GithubEvent): EventMatch {
+export function matchEvent(trigger: GithubTrigger, event: GithubEvent, choreId?: string): EventMatch {
   const no = (reason: string): EventMatch => ({ fire: false, reason });
   const p = event.payload;
-  // Run workflow on a schedule chore (review ci-2026-12c s31): the generated job runs only when the
-  // form's chore input names it (workflowTriggers.ts), so the dispatch is this chore's fire.
-  if (trigger.event === 'schedule' && event.name === 'workflow_dispatch') return { fire: true };
+  // Run workflow runs any chore by its id (review ci-2026-12c s31): the generated workflow offers
+  // every chore in its form and each job runs when the form's chore input names it
+  // (cli/workflowTriggers.ts), so a dispatch naming this chore is its fire, whatever its event.
+  // A dispatch naming another chore is not (a replayed event.json, or a hand-edited workflow).
+  if (event.name === 'workflow_dispatch') {
+    const named = str(obj(p.inputs).chore);
+    if (choreId !== undefined && named !== undefined && named !== choreId) return no(`Run workflow named the chore ${named}; this is ${choreId}`);
+    if (trigger.event !== 'workflow_dispatch') return { fire: true };
+  }
   if (event.name !== trigger.event) return no(`the event is ${event.name}; this chore fires on ${trigger.event}`);
   if (trigger.types && trigger.event !== 'repository_dispatch' && !trigger.types.includes(event.action ?? ''))
     return no(`the ${event.name} event's activity is ${event.action ?? 'none'}; this chore fires on ${trigger.types.join(', ')}`);
@@ -116,6 +122,12 @@ export function matchEvent(trigger: GithubTrigger, event: GithubEvent): EventMat
     const added = str(obj(p.label).name);
     if (event.action === 'labeled' && added !== undefined && !trigger.labels.includes(added))
       return no(`the label added is ${added}; this chore fires when one of ${trigger.labels.join(', ')} is added`);
+  }
+  if (trigger.labelCommand !== undefined) {
+    // GitHub's label names are unique regardless of case, and the job's `if:` compares without case too.
+    const added = str(obj(p.label).name);
+    if (event.action !== 'labeled' || added?.toLowerCase() !== trigger.labelCommand.toLowerCase())
+      return no(`the label ${trigger.labelCommand} was not applied (this chore fires when it is added)`);
   }
   if (trigger.event === 'issue_comment') {
     const body = str(obj(p.comment).body) ?? '';

@@ -6,6 +6,8 @@
  */
 import { describeEvent } from './eventText';
 import type { ChoreFireContext } from './fireContext';
+import { fireFactsText } from './fireFacts';
+import type { FireFacts } from './fireFacts';
 import { eventFromPayload, eventItem, matchEvent, selfTriggered } from './githubEvent';
 import type { EventItem, GithubEvent } from './githubEvent';
 import { askerTaint, replayAsker } from './githubTaint';
@@ -13,12 +15,17 @@ import { DEFAULT_ACTOR_GATE } from './githubTypes';
 import type { ChoreOutputs } from './githubTypes';
 import type { ChoreDefinition } from './types';
 
-/** The text after the chore's prompt for a fire of `event`. */
-export function githubFireText(event: GithubEvent, item: EventItem, outputs: ChoreOutputs | undefined, tainted: boolean): string {
+/**
+ * The text after the chore's prompt for a fire of `event`; `facts` are what CI read from the API for
+ * the job's purpose (changed files, failed jobs), which a replay in VS Code has none of.
+ */
+export function githubFireText(event: GithubEvent, item: EventItem, outputs: ChoreOutputs | undefined, tainted: boolean, facts?: FireFacts): string {
   const compared = pullRequestCommits(event);
+  const read = fireFactsText(facts);
   return [
     describeEvent(event, item),
     ...(compared ? [compared] : []),
+    ...(read ? [read] : []),
     '',
     ...(tainted
       ? [
@@ -98,7 +105,7 @@ export function replayContext(chore: ChoreDefinition, payloadText: string): { co
   }
   const own = selfTriggered(event);
   if (own) return { problem: `this is Tasklane's own event (${own}); on CI it would be skipped` };
-  const match = matchEvent(chore.trigger.github, event);
+  const match = matchEvent(chore.trigger.github, event, chore.id);
   if (!match.fire) return { problem: `this event does not fire "${chore.id}": ${match.reason}` };
   const item = eventItem(event);
   const taintReasons = askerTaint(chore.actors ?? DEFAULT_ACTOR_GATE, replayAsker(event));

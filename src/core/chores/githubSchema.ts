@@ -76,6 +76,7 @@ const inputSchema = z.strictObject({
 /** Keys that only mean something for some events; anywhere else they are an error, not ignored. */
 const onlyFor: Record<string, readonly GithubEventName[]> = {
   labels: ['issues', 'pull_request'],
+  labelCommand: ['issues', 'pull_request'],
   command: ['issue_comment'],
   workflows: ['workflow_run'],
   branches: ['workflow_run', 'pull_request'],
@@ -92,6 +93,7 @@ export const githubTriggerSchema = z
     types: lines('trigger.github.types').optional(),
     labels: lines('trigger.github.labels').optional(),
     command: z.string({ error: 'trigger.github.command must be a string' }).optional(),
+    labelCommand: z.string({ error: 'trigger.github.labelCommand must be a string (the label name)' }).optional(),
     workflows: lines('trigger.github.workflows').optional(),
     branches: lines('trigger.github.branches').optional(),
     cron: line('trigger.github.cron').optional(),
@@ -140,11 +142,29 @@ export const githubTriggerSchema = z
       });
     if (g.command !== undefined && !/^[a-z0-9-]{1,40}$/.test(g.command))
       ctx.addIssue({ code: 'custom', path: ['command'], message: 'trigger.github.command must use only a-z, 0-9 and - (at most 40), e.g. triage' });
+    if (g.labelCommand !== undefined) labelCommandIssues(g, ctx);
     if (event === 'schedule' && g.cron === undefined)
       ctx.addIssue({ code: 'custom', path: ['event'], message: 'schedule needs cron: "<5 fields>" (and timezone:), e.g. cron: "0 2 * * *"' });
     if (g.types?.includes('synchronize'))
       ctx.addIssue({ code: 'custom', path: ['types'], message: 'write synchronize: true instead of listing synchronize in types' });
   });
+
+/**
+ * A label command's name is written into the job's `if:` (cli/workflowTriggers.ts), so it is held to
+ * the characters label names mostly use, with no quote; it is the whole filter, so `labels:` and
+ * `types:` other than labeled contradict it; a fork's read-only review has no token to remove it.
+ */
+function labelCommandIssues(g: z.output<typeof githubTriggerSchema>, ctx: z.core.$RefinementCtx): void {
+  const add = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (!labelCommandPattern.test(g.labelCommand ?? ''))
+    add('labelCommand', 'trigger.github.labelCommand must be a label name of letters, digits, space and ._:/- (at most 50), e.g. tasklane-fix');
+  if (g.labels) add('labels', 'trigger.github.labels cannot go with labelCommand: the command label is the filter; remove labels');
+  if (g.types && (g.types.length !== 1 || g.types[0] !== 'labeled')) add('types', 'trigger.github.labelCommand fires on labeled only; remove types');
+  if (g.forks === 'read-only') add('forks', "trigger.github.labelCommand cannot go with forks: read-only: a fork's run has no token to remove the label");
+}
+
+/** The label names a label command may have (also checked by the workflow generator). */
+export const labelCommandPattern = /^[A-Za-z0-9][A-Za-z0-9 ._:/-]{0,49}$/;
 
 /** A list of exact repository roles (`actors.roles`, `actors.trustedRoles`); never `*`. */
 const roleList = (field: string) =>
@@ -208,12 +228,13 @@ export const outputsSchema = z
 /** The normalised trigger: the default activity types filled in, fork pull requests skipped unless asked. */
 export function normalizeGithubTrigger(g: z.output<typeof githubTriggerSchema>): GithubTrigger {
   const event = g.event as GithubEventName;
-  const types = g.types ?? defaultGithubTypes[event];
+  const types = g.labelCommand !== undefined ? ['labeled'] : (g.types ?? defaultGithubTypes[event]);
   return {
     event,
     ...(types ? { types: [...types, ...(g.synchronize ? ['synchronize'] : [])] } : {}),
     ...(g.labels ? { labels: g.labels } : {}),
     ...(g.command !== undefined ? { command: g.command } : {}),
+    ...(g.labelCommand !== undefined ? { labelCommand: g.labelCommand } : {}),
     ...(g.workflows ? { workflows: g.workflows } : {}),
     ...(g.branches ? { branches: g.branches } : {}),
     ...(g.cron !== undefined ? { cron: g.cron } : {}),

@@ -25,6 +25,12 @@ export interface GithubTrigger {
   labels?: string[];
   /** issue_comment: fires on `/tasklane <command>` at the very start of a comment body. */
   command?: string;
+  /**
+   * issues / pull_request: the label is a command (as gh-aw's label commands): applying it fires the
+   * chore once, and the status job removes it so it can be applied again. Implies `types: [labeled]`;
+   * the person who applied it is the one the actor gate judges.
+   */
+  labelCommand?: string;
   /** workflow_run: the workflow names watched (required, with `branches`). */
   workflows?: string[];
   /** workflow_run (required) and pull_request: the branches watched. */

@@ -117,6 +117,12 @@ export interface ChoreDefinition {
   verify?: string[];
   /** Rounds of checks before the run ends `checks_failed` (default 3, cap 10); present with `verify`. */
   verifyRounds?: number;
+  /**
+   * What the agent job runs before the chore on CI (chores.yaml `setup:`, e.g. `npm ci`): exact
+   * command lines under the grammar of `commands:`, in order, each a step of the generated job
+   * (core/chores/setupSchema.ts). Part of the consent hash; absent when none. Not run in VS Code.
+   */
+  setup?: string[];
   /** `unsafe: true`: declared escape hatches (`npx`, `node -e`, `git push`…) are allowed. */
   unsafe?: true;
   /**

@@ -215,6 +215,8 @@ export function enableDetail(chore: ChoreDefinition, review: ChoreReview): strin
     ),
     `Action sets: ${review.actionSets.join(', ')} (edits and commands still ask for approval)`,
     ...(chore.commands?.length ? [`Commands it runs without asking: ${chore.commands.join(', ')}`] : []),
+    // Consented here too (it is in the hash), though only its CI job runs it.
+    ...(chore.setup?.length ? [`Setup its CI job runs first, in order (not run in VS Code): ${chore.setup.join(', ')}`] : []),
     ...(chore.verify?.length
       ? [`Checks it runs without asking when its task ends after changing files (${chore.verifyRounds} rounds at most): ${chore.verify.join(', ')}`]
       : []),

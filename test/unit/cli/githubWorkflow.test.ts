@@ -38,9 +38,17 @@ describe('cli: the generated GitHub workflow', () => {
     const agents = Object.keys(workflow.jobs).filter((id) => id.startsWith('chore-'));
     assert.equal(agents.length, 10);
     // A github chore's agent job reads the fire ledger (check runs) for its budgets across fires; a
-    // cron chore on CI keeps no such budget.
+    // cron chore on CI keeps no such budget. What a fire is told for its purpose (fireFacts.ts) adds
+    // read scopes: a pull request's files, a failed run's jobs and logs.
+    const told: Record<string, Record<string, string>> = {
+      'chore-ask': { 'pull-requests': 'read' },
+      'chore-review-deps': { 'pull-requests': 'read' },
+      'chore-fork-review': { 'pull-requests': 'read' },
+      'chore-on-review': { 'pull-requests': 'read' },
+      'chore-fix-build': { actions: 'read', 'pull-requests': 'read' },
+    };
     for (const id of agents)
-      assert.deepEqual(workflow.jobs[id]?.permissions, id === 'chore-nightly' ? { contents: 'read' } : { checks: 'read', contents: 'read' }, id);
+      assert.deepEqual(workflow.jobs[id]?.permissions, id === 'chore-nightly' ? { contents: 'read' } : { checks: 'read', contents: 'read', ...told[id] }, id);
     const apply = (id: string) => workflow.jobs[`apply-${id}`]?.permissions;
     assert.deepEqual(apply('nightly'), { checks: 'write', contents: 'read' });
     assert.deepEqual(apply('triage'), { checks: 'write', contents: 'read', issues: 'write' });
@@ -207,14 +215,21 @@ describe('cli: the generated GitHub workflow', () => {
     assert.deepEqual(on.issues, { types: ['opened', 'labeled'] });
     assert.deepEqual(on.pull_request, { types: ['opened', 'ready_for_review'] });
     assert.deepEqual(on.repository_dispatch, { types: ['sentry-alert'] });
-    assert.deepEqual((on.workflow_dispatch?.inputs as Record<string, { options?: string[] }>).chore?.options, ['nightly', 'by-hand', 'tokyo']);
+    // Run workflow runs any chore by its id, not only schedule and dispatch chores.
+    const ids = everyEventKind().map((c) => c.id);
+    assert.deepEqual((on.workflow_dispatch?.inputs as Record<string, { options?: string[] }>).chore?.options, ids);
+    for (const id of ids) assert.deepEqual(selected(text, 'workflow_dispatch', { inputs: { chore: id } }), [`chore-${id}`], id);
 
     const ownRepo = { head: { repo: { full_name: 'octo-org/octo-repo' } }, number: 7 };
     const fork = { head: { repo: { full_name: 'stranger/octo-repo' } }, number: 8 };
     assert.deepEqual(selected(text, 'issues', { action: 'opened', issue: { number: 1 } }), ['chore-triage']);
-    // The status job of an item chore runs on the same condition as its agent job.
+    // The status job of an item chore runs on its agent job's event, not on Run workflow (about no item).
     for (const id of ['triage', 'ask', 'review-deps', 'on-review'])
-      assert.equal(parsed(text).jobs[`status-${id}`]?.if, parsed(text).jobs[`chore-${id}`]?.if, id);
+      assert.equal(
+        parsed(text).jobs[`chore-${id}`]?.if,
+        `${parsed(text).jobs[`status-${id}`]?.if} || github.event_name == 'workflow_dispatch' && inputs.chore == '${id}'`,
+        id,
+      );
     assert.equal(parsed(text).jobs['status-nightly'], undefined, 'a fire about no item has no status job');
     assert.equal(parsed(text).jobs['status-fork-review'], undefined, "a fork's read-only review has no token to write with");
     assert.deepEqual(parsed(text).jobs['status-triage']?.permissions, { contents: 'read', issues: 'write' });

@@ -144,6 +144,7 @@ describe('cli: /tasklane fix on a pull request commits to its branch (pushToPull
       askCheckouts.map((s) => s.with),
       [{ path: 'repo', 'persist-credentials': false }],
     );
-    assert.deepEqual(workflow.jobs['chore-ask']?.permissions, { checks: 'read', contents: 'read' });
+    // (It may read a commented pull request's changed files, fireFacts.ts: a read scope, no checkout.)
+    assert.deepEqual(workflow.jobs['chore-ask']?.permissions, { checks: 'read', contents: 'read', 'pull-requests': 'read' });
   });
 });
