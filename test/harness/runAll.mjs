@@ -109,12 +109,14 @@ if (needsWorkbench && !args.includes('--no-provision')) {
   provisionOk = run.ok;
   if (!run.ok) process.stdout.write(`provisioning failed (${run.why}): the host and UI tiers cannot run\n`);
 }
-if (needsWorkbench && !args.includes('--no-build')) {
+if (!args.includes('--no-build')) {
   heading('build');
-  // Skipped when dist/ was built from these very sources (CI's build step, a second npm test).
+  // Every tier: the host and UI tiers load dist/, and the unit tier's CLI tests run bin/tasklane,
+  // which prefers dist/cli.js, so a stale dist/ would test yesterday's CLI. Skipped when dist/ was
+  // built from these very sources (CI's build step, a second npm test).
   const run = step(process.execPath, [path.join(repoRoot, 'esbuild.js'), '--production', '--if-stale']);
   buildOk = run.ok;
-  if (!run.ok) process.stdout.write(`build failed (${run.why}): the host and UI tiers need dist/\n`);
+  if (!run.ok) process.stdout.write(`build failed (${run.why}): the tiers need dist/\n`);
 }
 
 /**
