@@ -4,7 +4,7 @@ import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, route, s
 import { asPerson, sendMessage } from './support/asPerson';
 
 // run_command / run_task inside a real extension host: the exact-match allowlist, approval and
-// rejection through the command approval service, a visible terminal, and real VS Code tasks
+// rejection through the command approval service, and real VS Code tasks
 // from the sample workspace's .vscode/tasks.json.
 interface PendingCommand {
   id: string;
@@ -49,10 +49,7 @@ describe('host: run_command and run_task with approval and the exact allowlist',
     await runTaskCalling({ name: 'run_command', arguments: { command: 'node --version' } });
     await modelSaw(/node --version` exited with code 0[^"]*v\d+\.\d+/, 0);
     assert.deepEqual(await pending(), []);
-    assert.ok(
-      vscode.window.terminals.some((t) => t.name.startsWith('Tasklane: node --version')),
-      'the command ran in a terminal the user can see',
-    );
+    // The terminal it ran in (the task's own, closed at its end): test/host/terminals.test.ts.
   });
 
   for (const command of ['node --version && node --version', 'node --version > out.txt', 'node --version $(id)', 'node --version $HOME']) {

@@ -29,7 +29,7 @@ export const checkRoundLimits = { default: 3, cap: 10 };
 export const maxCheckMs = 10 * 60_000;
 
 /** Runs `command` through the sealed runner; never rejects (a runner that throws is a failed check). */
-export type CheckCommand = (command: string, options: { timeoutMs: number; signal?: AbortSignal }) => Promise<CommandResult>;
+export type CheckCommand = (command: string, options: { timeoutMs: number; signal?: AbortSignal; taskId?: string }) => Promise<CommandResult>;
 
 /**
  * Runs the checks in order and stops at the first that fails. `timeoutMs` bounds each check; a

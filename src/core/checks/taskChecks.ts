@@ -43,7 +43,9 @@ export function taskChecksHook(deps: TaskChecksDeps): TaskHooks {
       const checks = deps.checks();
       if (!checks?.commands.length || !(await deps.changedFiles(task.id))) return undefined;
       const round = (rounds.get(task.id) ?? 0) + 1;
-      const results = await runChecks(checks.commands, deps.run, { timeoutMs: maxCheckMs, ...(signal ? { signal } : {}) });
+      // In the task's own terminal, after its commands (the host keeps one per task).
+      const run: CheckCommand = (command, options) => deps.run(command, { ...options, taskId: task.id });
+      const results = await runChecks(checks.commands, run, { timeoutMs: maxCheckMs, ...(signal ? { signal } : {}) });
       if (signal?.aborted) return undefined;
       rounds.set(task.id, round);
       const failed = failedCheck(results);
