@@ -120,6 +120,8 @@ describe('host: run_command and run_task with approval and the exact allowlist',
   // ends; when the person closes it, the task's next command opens a new one.
   /** Starts a task named `name` that runs the steps; its last step waits at `gate` until released. */
   async function startTask(name: string, gate: string, steps: Array<Record<string, unknown>>): Promise<void> {
+    // A test above narrows the allowlist: the task's commands run without asking here.
+    await approval().update('allowedCommands', ['node --version'], vscode.ConfigurationTarget.Global);
     const r = route('terminals');
     await scriptModel(r, [
       { toolCalls: [{ name: 'task_start', arguments: { name, instruction: 'Run node twice', mode: 'simple' } }] },
