@@ -14,7 +14,7 @@ import { runPipeline } from './pipeline';
 import { addTotals } from './records';
 import type { ChoreLineage, TaskRecord } from './records';
 import { continueLater, createTask, endTask, pauseTask, postReply, sleepUntilReply } from './taskLifecycle';
-import type { TaskEvent } from './types';
+import type { TaskEvent, TaskEventKind } from './types';
 import { describeTokens } from '../model/usage';
 import { costText } from '../../shared/costText';
 
@@ -212,7 +212,10 @@ async function finalizeTaskTurn(
     await createTask(env, { ...spec, source: `successor:${task.id}`, fromSessionId: task.sessionId, ...successorPolicy(task, spec.actionSets) });
   }
   if (fx.ended) {
-    const again = await env.hooks?.beforeTaskEnd?.(task, fx.ended, signal);
+    const record = async (kind: TaskEventKind, data: Record<string, unknown>) => {
+      await state.appendEvent(task.sessionId, kind, { ...data, forModel: false });
+    };
+    const again = await env.hooks?.beforeTaskEnd?.(task, fx.ended, signal, record);
     // Cancelled while the hook ran (a check): the task is ended already. Stopped: the turn ends
     // as stopped (react pauses the task; Continue asks for task_end again, so the checks rerun).
     if (task.status !== 'running') return;
