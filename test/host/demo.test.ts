@@ -109,4 +109,30 @@ describe('host: the demo model plays its scenario through the real engine', func
     assert.doesNotMatch(ended.finalSummary ?? '', /Added greetAll|passed/);
     assert.equal(fs.readFileSync(file(), 'utf8'), original);
   });
+
+  it('a cancel while the edit waits changes nothing, and the next message proposes the edit again', async () => {
+    fs.writeFileSync(file(), original);
+    const before = new Set((await tasks()).map((t) => t.id));
+    const waitingDemo = (label: string, seen: Set<string>) =>
+      until(label, async () => (await tasks()).find((t) => !seen.has(t.id) && t.name.startsWith('Demo:') && t.waitingForApproval), 60_000);
+    const waiting = await (async () => {
+      await sendMessage('one more time');
+      return waitingDemo('a demo task to wait on its proposal', before);
+    })();
+    await vscode.commands.executeCommand('tasklane.cancelTask', waiting.id);
+    const cancelled = await until(
+      'the demo task to end cancelled',
+      async () => (await tasks()).find((t) => t.id === waiting.id && t.status === 'cancelled'),
+      60_000,
+    );
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal(fs.readFileSync(file(), 'utf8'), original, 'a cancelled proposal was written');
+    const pending = (await vscode.commands.executeCommand('tasklane.getState')) as { approvals: Array<{ id: string }> };
+    assert.ok(!pending.approvals.some((a) => a.id === waiting.waitingForApproval), 'the cancelled task left its card');
+    const seen = new Set((await tasks()).map((t) => t.id));
+    await sendMessage('and again after the cancel');
+    const next = await waitingDemo('the next demo task to propose the edit again', seen);
+    await vscode.commands.executeCommand('tasklane.reject', next.waitingForApproval, 'done trying');
+    await until('the last demo task to end', async () => (await tasks()).find((t) => t.id === next.id && t.status === 'completed'), 60_000);
+  });
 });
