@@ -4,6 +4,7 @@
  * approval, or queue the continuation).
  */
 import { throwIfStopped } from './stopping';
+import type { TaskEventRecorder } from './taskHooks';
 import type { ModelError } from '../model/types';
 import { historyFromEvents, taskRequest } from '../prompts/requestBuilder';
 import { renderSummary, summarizeDropped } from './historySummary';
@@ -14,7 +15,7 @@ import { runPipeline } from './pipeline';
 import { addTotals } from './records';
 import type { ChoreLineage, TaskRecord } from './records';
 import { continueLater, createTask, endTask, pauseTask, postReply, sleepUntilReply } from './taskLifecycle';
-import type { TaskEvent, TaskEventKind } from './types';
+import type { TaskEvent } from './types';
 import { describeTokens } from '../model/usage';
 import { costText } from '../../shared/costText';
 
@@ -212,7 +213,7 @@ async function finalizeTaskTurn(
     await createTask(env, { ...spec, source: `successor:${task.id}`, fromSessionId: task.sessionId, ...successorPolicy(task, spec.actionSets) });
   }
   if (fx.ended) {
-    const record = async (kind: TaskEventKind, data: Record<string, unknown>) => {
+    const record: TaskEventRecorder = async (kind, data) => {
       await state.appendEvent(task.sessionId, kind, { ...data, forModel: false });
     };
     const again = await env.hooks?.beforeTaskEnd?.(task, fx.ended, signal, record);
