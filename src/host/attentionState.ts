@@ -1,7 +1,6 @@
 import type { TaskView } from '../core/engine/types';
 import type { ApprovalView } from '../shared/approvalProtocol';
 import type { ChoreRunView } from '../shared/choreProtocol';
-import { choreRunWords } from '../shared/taskState';
 
 /** One thing that waits for the person. */
 export interface AttentionItem {
@@ -61,7 +60,7 @@ export class AttentionState {
     if (ESCALATING.has(run.status))
       this.choreRuns.set(`chore-run:${run.id}`, {
         key: `chore-run:${run.id}`,
-        text: `Chore “${choreName}”: ${choreRunWords(run)}${run.reason ? ` (${run.reason})` : ''}`,
+        text: `Chore “${choreName}” ended ${run.status.replace(/_/g, ' ')}${run.reason ? `: ${run.reason}` : ''}`,
       });
   }
 

@@ -1,7 +1,6 @@
 import { costText } from './costText';
 import { CHART_RUNS } from './viewConstants';
 import type { ChoreRunView } from './choreProtocol';
-import { choreRunWords } from './taskState';
 
 /**
  * A chore's history at a glance: its last runs (oldest first), each with its outcome, duration and
@@ -78,7 +77,7 @@ export function choreChartModel(runs: readonly ChoreRunView[], now: number): Cha
       ...(run.usage.costEstimated ? { costEstimated: true } : {}),
       height: outcome === 'not_run' ? NOT_RUN_HEIGHT : Math.max(0.04, durationMs / longest),
       costHeight: costliest > 0 ? run.usage.cost / costliest : 0,
-      label: `${outcome === 'not_run' ? outcomeWords[outcome] : choreRunWords(run)}${outcome === 'not_run' ? '' : `, ${seconds(durationMs)}, ${costText(run.usage.cost, run.usage.costEstimated)}`}, ${new Date(run.startedAt).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' })}${run.reason ? `: ${run.reason}` : ''}`,
+      label: `${outcomeWords[outcome]}${outcome === 'not_run' ? '' : `, ${seconds(durationMs)}, ${costText(run.usage.cost, run.usage.costEstimated)}`}, ${new Date(run.startedAt).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' })}${run.reason ? `: ${run.reason}` : ''}`,
     };
   });
   if (bars.length === 0) return { bars, summary: 'No runs yet.' };

@@ -88,27 +88,3 @@ export function choreRunState(status: string): TaskStateWord | undefined {
       return undefined;
   }
 }
-
-/**
- * A chore run's end in words for people (issue 43), wherever a run is listed (the Chores view's
- * rows, the run chart's labels): "verified" when its checks passed (its reason says which and how
- * long), "done, not checked" when it declares none, "checks failed", "nothing to change", "needs
- * you", "paused at budget", "cancelled", "failed" (its reason says why). The status names of the
- * run record (`checks_failed`, `budget_exhausted`…) are for scripts and CI, not for reading.
- */
-export function choreRunWords(run: { status: string; reason?: string; pausedAtBudget?: string }): string {
-  switch (run.status) {
-    case 'running':
-      return run.pausedAtBudget ? 'paused at budget' : 'working';
-    case 'succeeded':
-      // core/chores/runChecks.ts `checkedEnding` writes "verified by `npm test` (12.4 s)".
-      return run.reason?.startsWith('verified by ') ? 'verified' : 'done, not checked';
-    case 'awaiting_review':
-      return 'needs you';
-    // A cap pauses, never kills: on CI the run ends here and a re-fire continues it.
-    case 'budget_exhausted':
-      return 'paused at budget';
-    default:
-      return run.status.replace(/_/g, ' ');
-  }
-}

@@ -41,7 +41,7 @@ describe('ui: a chore created from the palette, run now and traced live in the C
   let view: Locator;
   const row = () => treeRow(view, `${choreName} cron`);
   /** The runs under the chore, newest first: their accessible names. */
-  const runs = async () => (await treeLabels(view)).filter((l) => /^(working|done, not checked|verified|failed) · /.test(l));
+  const runs = async () => (await treeLabels(view)).filter((l) => /^(running|succeeded|failed) · /.test(l));
   const steps = async () => (await treeLabels(view)).filter((l) => /^\w+ · (ok|error|running)\b/.test(l));
   const shot = (name: string) => screenshotSidebar(session().page, name);
 
@@ -118,7 +118,7 @@ describe('ui: a chore created from the palette, run now and traced live in the C
 
     await inlineAction(row(), 'Run Now');
     await expandRow(row());
-    const running = treeRow(view, 'working · ');
+    const running = treeRow(view, 'running · ');
     await running.waitFor({ timeout: 15_000 });
     await expandRow(running);
     assert.deepEqual(await steps(), [], 'no step yet: the first model turn is still in flight');
@@ -127,7 +127,7 @@ describe('ui: a chore created from the palette, run now and traced live in the C
     // The first step arrives under the open run while the run is still running.
     const read = treeRow(view, 'read_file · ok');
     await read.waitFor({ timeout: 20_000 });
-    assert.equal(await treeRow(view, 'working · ').count(), 1, 'the run is still running when its first step shows');
+    assert.equal(await treeRow(view, 'running · ').count(), 1, 'the run is still running when its first step shows');
     assert.equal(await treeRow(view, 'task_end').count(), 0, 'task_end has not happened yet');
     // Rows are redrawn as the run progresses: read the step's name from the tree as it is now.
     assert.ok(
@@ -145,10 +145,10 @@ describe('ui: a chore created from the palette, run now and traced live in the C
 
     // Then task_end, and the run ends with the status successWhen gives it.
     await treeRow(view, 'task_end · ok').waitFor({ timeout: 20_000 });
-    await treeRow(view, 'done, not checked · ').waitFor({ timeout: 20_000 });
+    await treeRow(view, 'succeeded · ').waitFor({ timeout: 20_000 });
     const shown = (await steps()).map((l) => l.replace(/ · \d+ ms$/, ''));
     assert.deepEqual(shown, ['read_file · ok', 'task_end · ok'], 'the run holds exactly the two tool calls, in order, both ok');
-    assert.match((await treeRow(view, 'done, not checked · ').textContent()) ?? '', /done, not checked · .*2 turns · \d+ tokens/);
+    assert.match((await treeRow(view, 'succeeded · ').textContent()) ?? '', /succeeded · .*2 turns · \d+ tokens/);
     await expandRow(treeRow(view, 'task_end · ok'));
     await until('the final step to show its output', async () => ((await treeLabels(view)).some((l) => /"status":"done"/.test(l)) ? true : undefined));
     await page.keyboard.press('Escape');
@@ -168,11 +168,11 @@ describe('ui: a chore created from the palette, run now and traced live in the C
     await inlineAction(row(), 'Run Now');
     await until('a second run listed first under the chore', async () => {
       const listed = await runs();
-      return listed.length === 2 && listed[0]!.startsWith('working · ') ? true : undefined;
+      return listed.length === 2 && listed[0]!.startsWith('running · ') ? true : undefined;
     });
-    const newest = treeRow(view, 'working · ');
+    const newest = treeRow(view, 'running · ');
     await expandRow(newest);
-    await until('the second run to succeed', async () => ((await runs()).every((l) => l.startsWith('done, not checked · ')) ? true : undefined));
+    await until('the second run to succeed', async () => ((await runs()).every((l) => l.startsWith('succeeded · ')) ? true : undefined));
     assert.ok(
       (await steps()).some((l) => l.startsWith('task_end · ok')),
       (await treeLabels(view)).join('\n'),
@@ -187,9 +187,9 @@ describe('ui: a chore created from the palette, run now and traced live in the C
     // The scripted model has no price: its cost is the conservative estimate, and says so.
     assert.match(
       (await row().getAttribute('aria-label')) ?? '',
-      /Last 2 runs: 2 succeeded\. Median duration \d+ s, total cost ≈\$\d+\.\d{3} estimated\. Latest: done, not checked, \d+ s, ≈\$\d+\.\d{3} estimated/,
+      /Last 2 runs: 2 succeeded\. Median duration \d+ s, total cost ≈\$\d+\.\d{3} estimated\. Latest: succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/,
     );
-    assert.match((await runs())[0] ?? '', /^done, not checked · .*\. done, not checked, \d+ s, ≈\$\d+\.\d{3} estimated/);
+    assert.match((await runs())[0] ?? '', /^succeeded · .*\. succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/);
     await shot('ui-chores-6-history');
   });
 

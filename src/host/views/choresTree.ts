@@ -3,7 +3,7 @@ import type { ChoreRunRecord } from '../../core/chores/runLog';
 import { choreChartModel } from '../../shared/choreChartModel';
 import type { ChoreHostMessage, ChoreRunView, ChoreStepView, ChoreView } from '../../shared/choreProtocol';
 import { costText } from '../../shared/costText';
-import { choreRunState, choreRunWords, TASK_STATES } from '../../shared/taskState';
+import { choreRunState, TASK_STATES } from '../../shared/taskState';
 import type { TaskStateWord } from '../../shared/taskState';
 import { toStepView } from '../chores/choreViews';
 import { throttled } from './throttle';
@@ -108,7 +108,7 @@ function detailLines(chore: ChoreView): ChoreNode[] {
 function runLabel(run: ChoreRunView): { label: string; description: string } {
   const when = new Date(run.startedAt).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
   const usage = `${run.usage.iterations} turns · ${run.usage.inputTokens} tokens · ${costText(run.usage.cost, run.usage.costEstimated)}`;
-  return { label: `${choreRunWords(run)} · ${when}`, description: `${usage}${run.reason ? ` · ${run.reason}` : ''}` };
+  return { label: `${run.status.replace(/_/g, ' ')} · ${when}`, description: `${usage}${run.reason ? ` · ${run.reason}` : ''}` };
 }
 
 /**

@@ -101,7 +101,7 @@ describe('attention: what waits for the person', function () {
     assert.equal(state.summary().waiting.length, 0);
     assert.deepEqual(
       state.takeNew().map((i) => i.text),
-      ['Chore “Lint”: paused at budget (iterations)'],
+      ['Chore “Lint” ended budget exhausted: iterations'],
     );
 
     state.setApproval(approval('cs-9'));

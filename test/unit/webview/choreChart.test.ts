@@ -91,7 +91,7 @@ describe('chore history chart model', function () {
     assert.equal(choreChartModel([], t0).summary, 'No runs yet.');
   });
 
-  it('checks_failed is coloured as failed and nothing_to_change as succeeded; each label says which, with its reason', function () {
+  it('checks_failed reads as failed and nothing_to_change as succeeded, each with its reason', function () {
     const model = choreChartModel(
       [
         { ...run('b', 'nothing_to_change', 3, 0.001, 1), reason: 'the run changed no file, so its checks did not run' },
@@ -103,7 +103,7 @@ describe('chore history chart model', function () {
       model.bars.map((b) => b.outcome),
       ['failed', 'succeeded'],
     );
-    assert.match(model.bars[0].label, /^checks failed, .*: `npm test` exited 1 after 3 rounds of checks$/);
-    assert.match(model.bars[1].label, /^nothing to change, .*: the run changed no file/);
+    assert.match(model.bars[0].label, /^failed, .*: `npm test` exited 1 after 3 rounds of checks$/);
+    assert.match(model.bars[1].label, /^succeeded, .*: the run changed no file/);
   });
 });
