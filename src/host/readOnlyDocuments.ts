@@ -1,4 +1,8 @@
 import * as vscode from 'vscode';
+import { forMarkdownPreview } from '../core/security/surfaceText';
+
+/** VS Code's built-in Markdown support, whose preview renders a report. */
+const MARKDOWN_EXTENSION = 'vscode.markdown-language-features';
 
 /** How many shown documents each scheme keeps; an older tab reopened shows empty, which is honest enough. */
 const KEPT = 20;
@@ -20,13 +24,36 @@ export class ReadOnlyDocuments implements vscode.Disposable {
     });
   }
 
-  /** Opens `markdown` as `<name>.md` (the tab's title) and returns the document shown. */
+  /**
+   * Opens `markdown` as `<name>.md` rendered: the Markdown preview of the read-only document, as
+   * VS Code opens a README (the ux review found history pages and chore previews shown as
+   * Markdown source). Where the built-in Markdown extension is not there to render it, the
+   * read-only document itself opens. Returns the document either way.
+   */
   async show(name: string, markdown: string, options: vscode.TextDocumentShowOptions = { preview: true }): Promise<vscode.TextDocument> {
     const uri = vscode.Uri.from({ scheme: this.scheme, path: `/${name.replace(/[^\w .-]+/g, '-')}.md`, query: `${Date.now()}-${++this.opened}` });
-    this.shown.set(uri.toString(), markdown);
+    // Rendered by the preview: nothing in it may load or run (surfaceText.ts `forMarkdownPreview`).
+    this.shown.set(uri.toString(), forMarkdownPreview(markdown));
     for (const key of [...this.shown.keys()].slice(0, Math.max(0, this.shown.size - KEPT))) this.shown.delete(key);
     const document = await vscode.languages.setTextDocumentLanguage(await vscode.workspace.openTextDocument(uri), 'markdown');
-    await vscode.window.showTextDocument(document, options);
+    const command = options.viewColumn === vscode.ViewColumn.Beside ? 'markdown.showPreviewToSide' : 'markdown.showPreview';
+    // The built-in Markdown extension activates on a Markdown document, a few seconds after it
+    // opens: its preview command is asked for only once it is active.
+    const renderer = vscode.extensions.getExtension(MARKDOWN_EXTENSION);
+    const active =
+      renderer !== undefined &&
+      (renderer.isActive ||
+        (await Promise.resolve(renderer.activate()).then(
+          () => true,
+          () => false,
+        )));
+    const rendered =
+      active &&
+      (await vscode.commands.executeCommand(command, uri).then(
+        () => true,
+        () => false,
+      ));
+    if (!rendered) await vscode.window.showTextDocument(document, options);
     return document;
   }
 

@@ -231,9 +231,27 @@ function eventRow(event: TaskEvent): StepView | undefined {
       return { ...at, kind: 'notice', text: [firstSentence(text)], state: 'done' };
     case 'error':
       return { ...at, kind: 'error', text: [firstSentence(text) || 'Something went wrong'], state: 'failed' };
+    case 'check':
+      return checkRow(event.seq, data);
     default:
       return undefined;
   }
+}
+
+/**
+ * A project check the task's end ran (core/checks/taskChecks.ts): "Checking `npm test`" while it
+ * runs, then "Checked `npm test`" with "✓ 12.4 s" or "✗ 2 failing: … · 3.1 s". Its start and end
+ * events share a key, so the end patches the start's row.
+ */
+function checkRow(seq: number, data: Record<string, unknown>): StepView {
+  const command: StepText = [{ code: clip(str(data.command), LITERAL_MAX) }];
+  const at = { id: `check:${str(data.key) || seq}`, rev: seq };
+  // The end's seq places the row where the start's was: nothing of the task happens between the
+  // two (the task waits for its checks), so no other row sorts in between.
+  if (typeof data.ok !== 'boolean') return { ...at, seq, kind: 'command', text: ['Checking ', ...command], state: 'running' };
+  const time = typeof data.durationMs === 'number' ? seconds(data.durationMs) : '';
+  const note = data.ok ? `✓ ${time}` : `✗ ${[str(data.gist), time].filter(Boolean).join(' · ')}`;
+  return { ...at, seq, kind: 'command', text: ['Checked ', ...command], state: data.ok ? 'done' : 'failed', note: clip(note, NOTE_MAX) };
 }
 
 /** The person's decision on a proposal, in words: what it did to the files or what ran. */

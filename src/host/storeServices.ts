@@ -28,6 +28,7 @@ import { hostRoots } from './workspaceFolders';
 import { ChoreHost, workspaceSecretKey } from './chores/choreHost';
 import { VsCodeMcpInputs } from './mcp/mcpInputsHost';
 import { CommandExecutionHost, combineApprovalSections, vscodeCommandRunner } from './execution/commandHost';
+import { TaskTerminals } from './execution/terminalRunner';
 import type { OwnedApprovalSection } from './execution/commandHost';
 import { McpHost } from './mcp/mcpHost';
 import { importersOf } from './codeIntel/importers';
@@ -42,6 +43,8 @@ import type { ChoreRunLog } from '../core/chores/runLog';
 import { plannerSignals } from './planner/plannerHost';
 import type { ModelProvider } from './modelProvider';
 
+/** A task in one of these has ended: its terminal closes. */
+const ENDED: ReadonlySet<string> = new Set(['completed', 'error', 'cancelled']);
 /** What the store-time composition takes from the composition root (src/host/main.ts). */
 export interface HostEnv {
   logger: Logger;
@@ -167,7 +170,9 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   const approvalOwners: Array<OwnedApprovalSection & ApprovalOwner> = [];
   const late: { chores?: ChoreHost; agent?: Agent; runLog?: ChoreRunLog } = {};
   const git = folder && root.scheme === 'file' ? new ReadOnlyGit(root.fsPath) : undefined;
-  const commandRunner = vscodeCommandRunner(() => folder?.uri.fsPath ?? storageDir, settings);
+  // One terminal per task, named after it; closed when the task ends (below).
+  const terminals = new TaskTerminals((taskId) => late.agent?.views.snapshot().tasks.find((t) => t.id === taskId)?.name);
+  const commandRunner = vscodeCommandRunner(() => folder?.uri.fsPath ?? storageDir, settings, terminals);
   // The workspace's checks judge a task that changed files at task_end (core/checks/taskChecks.ts).
   const checks = new WorkspaceChecksHost({
     root: folder?.uri,
@@ -299,6 +304,9 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   ];
   agent.onTaskStopped((taskId) => changeSets.withdrawTask(taskId));
   agent.views.onDidChange(env.agentChanged);
+  agent.views.onDidChange((change) => {
+    if (change.type === 'task' && ENDED.has(change.task.status)) terminals.closeTask(change.task.id);
+  });
   // Chores failing to load (e.g. an unreadable chores.yaml) must not keep the agent from starting.
   await chores.start(agent).catch((error) => logger.error('HOST', 'Chores could not attach to the agent; they stay inactive.', error));
   // MCP servers start in the background (listing tools starts them): a slow or broken one never delays the agent.
@@ -330,6 +338,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
       checks.dispose();
       changeSets.dispose();
       commands.dispose();
+      terminals.dispose();
       engine.shutdown().catch((error) => logger.error('STORE', 'Closing the store failed', error));
     },
   };

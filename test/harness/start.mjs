@@ -61,6 +61,11 @@ if (process.env.ANTHROPIC_API_KEY) {
   // The demo task's one command (DEMO_COMMAND), exactly: it runs without asking, as an allowlisted
   // command does for a real user. Anything else the demo ran would still ask.
   settings['tasklane.approval.allowedCommands'] = ['npm run build'];
+  // The demo costs nothing: priced at 0 (an exact price, like a local model's), every view reads
+  // "no charge" instead of the conservative estimate an unpriced model gets (≈$0.78 a chore run),
+  // and no cost cap or "no price is known" warning trips. Set here, not in the extension's price
+  // table, so no real server that happens to use this id is ever counted as free.
+  settings['tasklane.model.prices'] = { 'tasklane-demo': { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } };
   // No key: the local server needs none (Tasklane sends a placeholder to OpenAI-compatible servers),
   // and OPENAI_API_KEY is never sent to an OpenAI-compatible URL (only to OpenAI's own host).
   env.TASKLANE_TEST_MODEL_URL = model.url;

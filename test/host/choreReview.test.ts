@@ -2,7 +2,17 @@ import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as vscode from 'vscode';
-import { activateTasklane, modelRequests, quiesce, resetModel, scriptModel, until, useScriptedModel, writeChoresFile } from './support/tasklane';
+import {
+  activateTasklane,
+  modelRequests,
+  quiesce,
+  renderedReport,
+  resetModel,
+  scriptModel,
+  until,
+  useScriptedModel,
+  writeChoresFile,
+} from './support/tasklane';
 import { asPerson } from './support/asPerson';
 
 /** In the chore's prompt: its requests carry it, and its answers are routed by it. */
@@ -115,7 +125,7 @@ describe('host: chore review links', function () {
     assert.ok(sent.runLink?.includes(encodeURIComponent(run.id)) || sent.runLink?.includes(run.id), sent.runLink);
     const trace = await vscode.commands.executeCommand('tasklane.openRunLink', sent.runLink);
     assert.deepEqual(trace, { opened: 'trace', id: run.id });
-    const shown = vscode.window.activeTextEditor?.document;
+    const shown = await renderedReport('tasklane-run');
     assert.equal(shown?.uri.scheme, 'tasklane-run');
     assert.match(shown?.getText() ?? '', new RegExp(`^# Run ${run.id} of .*\\(\`reviewed\`\\)\n\n- \\*\\*Status:\\*\\* running`));
     const elsewhere = await vscode.commands.executeCommand(
@@ -171,7 +181,7 @@ describe('host: chore review links', function () {
     assert.equal(preview.dryRun.cause, 'cron');
     assert.ok(preview.dryRun.prompt.startsWith(`${PROMPT}\n\nTrigger: scheduled for `), preview.dryRun.prompt);
     assert.deepEqual(preview.dryRun.actionSets, ['files']);
-    const shown = vscode.window.activeTextEditor?.document;
+    const shown = await renderedReport('tasklane-chore-preview');
     assert.equal(shown?.languageId, 'markdown');
     assert.ok(shown?.getText().includes(preview.dryRun.prompt), 'the document shows the prompt');
     assert.equal((await modelRequests(PROMPT)).length, before, 'no model call');

@@ -1,10 +1,22 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateTasklane, modelSaw, quiesce, requestsText, resetModel, route, scriptModel, until, useScriptedModel } from './support/tasklane';
+import {
+  activateTasklane,
+  heldAt,
+  modelSaw,
+  quiesce,
+  releaseGate,
+  requestsText,
+  resetModel,
+  route,
+  scriptModel,
+  until,
+  useScriptedModel,
+} from './support/tasklane';
 import { asPerson, sendMessage } from './support/asPerson';
 
 // run_command / run_task inside a real extension host: the exact-match allowlist, approval and
-// rejection through the command approval service, a visible terminal, and real VS Code tasks
+// rejection through the command approval service, one terminal per task, and real VS Code tasks
 // from the sample workspace's .vscode/tasks.json.
 interface PendingCommand {
   id: string;
@@ -12,6 +24,13 @@ interface PendingCommand {
   command: string;
   reason: string;
 }
+
+const runNode = { toolCalls: [{ name: 'run_command', arguments: { command: 'node --version' } }] };
+const ranNode = /node --version` exited with code 0/g;
+const terminalsOf = (name: string) => vscode.window.terminals.filter((t) => t.name === `Tasklane: ${name}`);
+/** Waits for a model request that carries the results of `n` runs of the command. */
+const sawRuns = (n: number) =>
+  until(`a request with ${n} results of node --version`, async () => (await requestsText()).find((t) => (t.match(ranNode)?.length ?? 0) >= n));
 
 const pending = () => vscode.commands.executeCommand<PendingCommand[]>('tasklane.commands.pending');
 
@@ -49,10 +68,7 @@ describe('host: run_command and run_task with approval and the exact allowlist',
     await runTaskCalling({ name: 'run_command', arguments: { command: 'node --version' } });
     await modelSaw(/node --version` exited with code 0[^"]*v\d+\.\d+/, 0);
     assert.deepEqual(await pending(), []);
-    assert.ok(
-      vscode.window.terminals.some((t) => t.name.startsWith('Tasklane: node --version')),
-      'the command ran in a terminal the user can see',
-    );
+    // The terminal it ran in (the task's own, closed at its end): the terminal tests below.
   });
 
   for (const command of ['node --version && node --version', 'node --version > out.txt', 'node --version $(id)', 'node --version $HOME']) {
@@ -97,5 +113,52 @@ describe('host: run_command and run_task with approval and the exact allowlist',
     await approval().update('allowedCommands', ['task:no-such-task'], vscode.ConfigurationTarget.Global);
     await runTaskCalling({ name: 'run_task', arguments: { name: 'no-such-task' } });
     await modelSaw(/no VS Code task named 'no-such-task'[^"]*failing-build/, 0);
+  });
+
+  // One terminal per task (the ux review counted more than ten "Tasklane: …" terminals after a
+  // short walk, one per command): a task's commands reuse its terminal; it closes when the task
+  // ends; when the person closes it, the task's next command opens a new one.
+  /** Starts a task named `name` that runs the steps; its last step waits at `gate` until released. */
+  async function startTask(name: string, gate: string, steps: Array<Record<string, unknown>>): Promise<void> {
+    // A test above narrows the allowlist: the task's commands run without asking here.
+    await approval().update('allowedCommands', ['node --version'], vscode.ConfigurationTarget.Global);
+    const r = route('terminals');
+    await scriptModel(r, [
+      { toolCalls: [{ name: 'task_start', arguments: { name, instruction: 'Run node twice', mode: 'simple' } }] },
+      ...steps,
+      { gate, toolCalls: [{ name: 'task_end', arguments: { summary: 'done' } }] },
+    ]);
+    await sendMessage(`run node ${r}`);
+  }
+
+  it("a task's commands share one terminal, named after the task, which closes when the task ends", async () => {
+    const name = `Terminals ${route('a')}`;
+    await startTask(name, 'terminals-end', [runNode, runNode, runNode]);
+    await heldAt('terminals-end');
+    // All three ran (the task saw each result) before the end was asked for.
+    await sawRuns(3);
+    assert.equal(terminalsOf(name).length, 1, `terminals: ${vscode.window.terminals.map((t) => t.name).join(', ')}`);
+    assert.ok(!vscode.window.terminals.some((t) => t.name.startsWith('Tasklane: node --version')), 'a command opened a terminal of its own');
+    await releaseGate('terminals-end');
+    await until('the task terminal to close at the task end', async () => terminalsOf(name).length === 0 || undefined);
+  });
+
+  it('closed by the person mid-task: the next command opens a new terminal', async () => {
+    const name = `Closed ${route('b')}`;
+    await startTask(name, 'terminals-closed-end', [runNode, { gate: 'terminals-closed', ...runNode }]);
+    await heldAt('terminals-closed');
+    const [first] = terminalsOf(name);
+    assert.ok(first, 'the first command had no terminal');
+    first.dispose();
+    await until('the closed terminal to go', async () => !vscode.window.terminals.includes(first) || undefined);
+    await releaseGate('terminals-closed');
+    await heldAt('terminals-closed-end');
+    // The second command ran to its end in the new terminal.
+    await sawRuns(2);
+    const again = terminalsOf(name);
+    assert.equal(again.length, 1);
+    assert.notEqual(again[0], first);
+    await releaseGate('terminals-closed-end');
+    await until('the new terminal to close at the task end', async () => terminalsOf(name).length === 0 || undefined);
   });
 });

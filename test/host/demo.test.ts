@@ -15,6 +15,7 @@ interface TaskState {
   name: string;
   status: string;
   waitingForApproval?: string;
+  finalSummary?: string;
 }
 interface PendingCommand {
   command: string;
@@ -72,5 +73,66 @@ describe('host: the demo model plays its scenario through the real engine', func
     assert.deepEqual(await vscode.commands.executeCommand<PendingCommand[]>('tasklane.commands.pending'), []);
     const ended = await until('the demo task to complete', async () => (await tasks()).find((t) => t.id === waiting.id && t.status === 'completed'), 60_000);
     assert.equal(ended.status, 'completed');
+  });
+
+  // The review's demo walk (ux-2026-12c, D): the second message ended failed with an engine error
+  // as its summary, and a rejected edit still ended "Added greetAll … passed".
+  it('a second message on the edited file ends completed and truthful, not failed', async () => {
+    assert.ok(fs.readFileSync(file(), 'utf8').includes('greetAll'), 'the first test left the edit applied');
+    const before = new Set((await tasks()).map((t) => t.id));
+    await sendMessage('and again, please');
+    const ended = await until(
+      'the second demo task to end',
+      async () => (await tasks()).find((t) => !before.has(t.id) && t.name.startsWith('Demo:') && t.status !== 'running'),
+      60_000,
+    );
+    assert.equal(ended.status, 'completed', JSON.stringify(ended));
+    assert.match(ended.finalSummary ?? '', /greetAll was already in src\/greet\.js, so there was nothing to change/);
+    assert.ok(!ended.waitingForApproval, 'the second task proposed the applied edit again');
+  });
+
+  it('a rejected edit ends saying nothing changed, and nothing is built', async () => {
+    fs.writeFileSync(file(), original);
+    const before = new Set((await tasks()).map((t) => t.id));
+    await sendMessage('show me once more');
+    const waiting = await until(
+      'the third demo task to wait on its proposal',
+      async () => (await tasks()).find((t) => !before.has(t.id) && t.name.startsWith('Demo:') && t.waitingForApproval),
+      60_000,
+    );
+    // Reject asks nothing when given an id (approvalCommands.ts): no dialog to press.
+    const result = (await vscode.commands.executeCommand('tasklane.reject', waiting.waitingForApproval, 'not now')) as { status: string };
+    assert.equal(result.status, 'rejected', JSON.stringify(result));
+    const ended = await until('the rejected demo task to end', async () => (await tasks()).find((t) => t.id === waiting.id && t.status !== 'running'), 60_000);
+    assert.equal(ended.status, 'completed');
+    assert.match(ended.finalSummary ?? '', /You rejected the edit, so nothing changed/);
+    assert.doesNotMatch(ended.finalSummary ?? '', /Added greetAll|passed/);
+    assert.equal(fs.readFileSync(file(), 'utf8'), original);
+  });
+
+  it('a cancel while the edit waits changes nothing, and the next message proposes the edit again', async () => {
+    fs.writeFileSync(file(), original);
+    const before = new Set((await tasks()).map((t) => t.id));
+    const waitingDemo = (label: string, seen: Set<string>) =>
+      until(label, async () => (await tasks()).find((t) => !seen.has(t.id) && t.name.startsWith('Demo:') && t.waitingForApproval), 60_000);
+    const waiting = await (async () => {
+      await sendMessage('one more time');
+      return waitingDemo('a demo task to wait on its proposal', before);
+    })();
+    await vscode.commands.executeCommand('tasklane.cancelTask', waiting.id);
+    const cancelled = await until(
+      'the demo task to end cancelled',
+      async () => (await tasks()).find((t) => t.id === waiting.id && t.status === 'cancelled'),
+      60_000,
+    );
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal(fs.readFileSync(file(), 'utf8'), original, 'a cancelled proposal was written');
+    const pending = (await vscode.commands.executeCommand('tasklane.getState')) as { approvals: Array<{ id: string }> };
+    assert.ok(!pending.approvals.some((a) => a.id === waiting.waitingForApproval), 'the cancelled task left its card');
+    const seen = new Set((await tasks()).map((t) => t.id));
+    await sendMessage('and again after the cancel');
+    const next = await waitingDemo('the next demo task to propose the edit again', seen);
+    await vscode.commands.executeCommand('tasklane.reject', next.waitingForApproval, 'done trying');
+    await until('the last demo task to end', async () => (await tasks()).find((t) => t.id === next.id && t.status === 'completed'), 60_000);
   });
 });

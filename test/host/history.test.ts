@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateTasklane, quiesce, route, scriptModel, useScriptedModel, waitForState } from './support/tasklane';
+import { activateTasklane, quiesce, renderedReport, route, scriptModel, useScriptedModel, waitForState } from './support/tasklane';
 import { sendMessage } from './support/asPerson';
 
 interface Hit {
@@ -69,7 +69,8 @@ describe('host: history search, open and export', function () {
       [opened.events[0].seq],
       'the page before seq 2 is the first event',
     );
-    const page = vscode.window.activeTextEditor?.document;
+    // Rendered (the Markdown preview), of a read-only document.
+    const page = await renderedReport('tasklane-history');
     assert.match(page?.getText() ?? '', /\(archived\)/);
     // A view, not a draft: a read-only document of Tasklane's own that closing never asks to save.
     assert.equal(page?.uri.scheme, 'tasklane-history');

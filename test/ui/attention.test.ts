@@ -114,7 +114,14 @@ describe('ui: Tasklane says when it needs you, and the sidebar passes axe', func
 
     await notification.locator('.monaco-button', { hasText: 'Open' }).click();
     frame = await tasklaneFrame(session().page);
-    await frame.locator('.block-approval[data-status="pending"]', { hasText: 'notes.txt' }).waitFor({ timeout: 15_000 });
+    const card = frame.locator('.block-approval[data-status="pending"]', { hasText: 'notes.txt' });
+    await card.waitFor({ timeout: 15_000 });
+    // With another chat in view, the status bar opens what waits, not the chat last looked at
+    // (the ux review's `51-statusbar-click-opens.png`).
+    await runCommand(page, 'Tasklane: New Chat');
+    await card.waitFor({ state: 'detached', timeout: 15_000 });
+    await statusItem().filter({ hasText: 'waiting for you: 1' }).click();
+    await card.waitFor({ timeout: 15_000 });
     await frame.locator('.block-approval[data-status="pending"] vscode-button.reject').click();
     await statusItem().filter({ hasNotText: 'waiting for you' }).waitFor({ timeout: 30_000 });
     await frame.locator('#transcript .task-block .block-state', { hasText: /^done$/ }).waitFor({ timeout: 30_000 });

@@ -6,6 +6,7 @@
  * first failure stops the round (later checks would judge broken work and cost time).
  */
 import type { CommandResult } from '../approval/commands/commandApproval';
+import type { TaskEventRecorder } from '../engine/taskHooks';
 
 /** One check as the run record, the JSON line and the escalation show it. */
 export interface CheckResult {
@@ -29,7 +30,7 @@ export const checkRoundLimits = { default: 3, cap: 10 };
 export const maxCheckMs = 10 * 60_000;
 
 /** Runs `command` through the sealed runner; never rejects (a runner that throws is a failed check). */
-export type CheckCommand = (command: string, options: { timeoutMs: number; signal?: AbortSignal }) => Promise<CommandResult>;
+export type CheckCommand = (command: string, options: { timeoutMs: number; signal?: AbortSignal; taskId?: string }) => Promise<CommandResult>;
 
 /**
  * Runs the checks in order and stops at the first that fails. `timeoutMs` bounds each check; a
@@ -83,6 +84,61 @@ export function outputTail(text: string, max: number): string {
 /** The check that failed a round, or undefined when the round passed. */
 export function failedCheck(results: readonly CheckResult[]): CheckResult | undefined {
   return results.find((r) => !r.ok);
+}
+
+/**
+ * `run` for the checks of one round of one task: in the task's own terminal, after its commands
+ * (`taskId`; the host keeps one per task), and each check a row of the task's block while it runs
+ * and after ("Checked `npm test` ✓ 12.4 s"): a `check` event at its start and one at its end,
+ * sharing a key. Without `record` (a host that keeps no thread) only the task id is added.
+ */
+export function recordedChecks(run: CheckCommand, at: { record?: TaskEventRecorder; round: number; taskId: string }): CheckCommand {
+  let index = 0;
+  return async (command, options) => {
+    const key = `${at.round}.${++index}`;
+    await at.record?.('check', { key, command });
+    const result = await run(command, { ...options, taskId: at.taskId }).catch((error: unknown): CommandResult => ({
+      exitCode: null,
+      output: '',
+      truncatedChars: 0,
+      timedOut: false,
+      cancelled: false,
+      durationMs: 0,
+      error: errorText(error),
+    }));
+    await at.record?.('check', { key, ...checkEventData(toCheckResult(command, result, options.timeoutMs)) });
+    return result;
+  };
+}
+
+/**
+ * A check's result as the data of its `check` event, which the thread shows as a row ("Checked
+ * `npm test` ✓ 12.4 s", "✗ 2 failing · 3.1 s"): the tail stays with the model and the trace.
+ */
+export function checkEventData(check: CheckResult): Record<string, unknown> {
+  const gist = check.ok ? undefined : (check.problem ?? failureGist(check.tail) ?? `exit code ${check.exitCode}`);
+  return { command: check.command, exitCode: check.exitCode, durationMs: check.durationMs, ok: check.ok, ...(gist ? { gist } : {}) };
+}
+
+/**
+ * What a failed check's output says in a few words, from the count test runners print ("2
+ * failing" of mocha, "Tests: 3 failed" of jest, "1 failed" of vitest and pytest), else its last
+ * line; undefined for no output.
+ */
+export function failureGist(tail: string): string | undefined {
+  const lines = tail
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const count = /\b(\d+) (failing|failed)\b/i.exec(lines[i] ?? '');
+    if (!count) continue;
+    // Mocha lists the failures after the count: "1) suite title".
+    const first = lines.slice(i + 1).find((l) => /^1\)\s/.test(l));
+    return `${count[1]} ${count[2]?.toLowerCase()}${first ? `: ${first.replace(/^1\)\s+/, '').slice(0, 80)}` : ''}`;
+  }
+  const last = lines.pop();
+  return last ? (last.length > 100 ? `${last.slice(0, 99)}…` : last) : undefined;
 }
 
 /** One line a person reads about a failed check: "`npm test` exited 1" or why it did not run. */

@@ -11,7 +11,7 @@
 import { choreIdOf } from '../engine/records';
 import type { TaskHooks } from '../engine/taskHooks';
 import type { Logger } from '../ports';
-import { checksFailedMessage, describeFailure, failedCheck, maxCheckMs, runChecks } from './checkRun';
+import { checksFailedMessage, describeFailure, failedCheck, maxCheckMs, recordedChecks, runChecks } from './checkRun';
 import type { CheckCommand, CheckResult } from './checkRun';
 
 /** The checks that judge a workspace's tasks, from wherever they were declared. */
@@ -38,12 +38,15 @@ export interface TaskChecksDeps {
 export function taskChecksHook(deps: TaskChecksDeps): TaskHooks {
   const rounds = new Map<string, number>();
   return {
-    beforeTaskEnd: async (task, result, signal) => {
+    beforeTaskEnd: async (task, result, signal, record) => {
       if (result.status !== 'completed' || choreIdOf(task)) return undefined;
       const checks = deps.checks();
       if (!checks?.commands.length || !(await deps.changedFiles(task.id))) return undefined;
       const round = (rounds.get(task.id) ?? 0) + 1;
-      const results = await runChecks(checks.commands, deps.run, { timeoutMs: maxCheckMs, ...(signal ? { signal } : {}) });
+      const results = await runChecks(checks.commands, recordedChecks(deps.run, { record, round, taskId: task.id }), {
+        timeoutMs: maxCheckMs,
+        ...(signal ? { signal } : {}),
+      });
       if (signal?.aborted) return undefined;
       rounds.set(task.id, round);
       const failed = failedCheck(results);

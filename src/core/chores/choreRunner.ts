@@ -14,7 +14,7 @@
 import type { AgentChange, TaskView } from '../engine/types';
 import { proactiveTaskId, readChoreFire } from '../engine/triggerPayloads';
 import type { ChoreFire, ProactivePayload } from '../engine/triggerPayloads';
-import type { GuardPoint, GuardStop, TaskHooks, TurnWithoutEnd } from '../engine/taskHooks';
+import type { GuardPoint, GuardStop, TaskEventRecorder, TaskHooks, TurnWithoutEnd } from '../engine/taskHooks';
 import type { TaskRecord } from '../engine/records';
 import type { Usage } from '../model/types';
 import type { Trigger } from '../store/types';
@@ -238,6 +238,7 @@ export class ChoreRunner implements TaskHooks {
     task: TaskRecord,
     result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> },
     signal?: AbortSignal,
+    record?: TaskEventRecorder,
   ): Promise<string | undefined> {
     const run = this.runOf(task);
     const entry = run && this.chores.get(run.choreId);
@@ -261,7 +262,7 @@ export class ChoreRunner implements TaskHooks {
     }
     // Only the run's own task is checked: a task it started ends into it, it does not end the run.
     if (run.taskId !== task.id) return undefined;
-    const checked = await judgeRunChecks(this.options, entry.def, run, task.id, signal);
+    const checked = await judgeRunChecks(this.options, entry.def, run, task.id, signal, record);
     if (checked?.kind === 'retry') return checked.message;
     if (checked) live.checked = checked;
     return undefined;

@@ -57,7 +57,7 @@ export function choreInstruction(
 export interface ChoreStartSpec {
   /** The chore's prompt with the fire's trigger context and the unattended-run instruction. */
   prompt: string;
-  /** The task's name: the chore's name, marked as a chore. */
+  /** The task's name: the chore's name, marked as a chore, with what fired it ({@link fireTitle}). */
   name: string;
   mode: 'simple';
   /** Exactly the chore's action sets, each once (reading is always given). */
@@ -75,10 +75,37 @@ export function choreStartSpec(
 ): ChoreStartSpec {
   return {
     prompt: choreInstruction(chore, fire),
-    name: `${chore.name} (chore)`,
+    // The conversation's title in History and the thread: which chore and what fired it, never
+    // its prompt (written for the model; the task's Details keep it).
+    name: `${chore.name} (chore: ${fireTitle(fire.cause, fire.fireTime, fire.context)})`,
     mode: 'simple',
     // Exactly the chore's sets (reading is always given): `actionSets: []` reads and talks only.
     actionSets: [...new Set(chore.actionSets)],
     skills: chore.skills,
   };
+}
+
+/**
+ * What fired a run, in a few words for a title: "run by hand", "scheduled 2026-12-06 02:00 UTC",
+ * "3 files changed", "task build exited 2". The full account is in the task's instruction.
+ */
+export function fireTitle(cause: ChoreRunCause, fireTime: string, context?: ChoreFireContext): string {
+  const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  if (context?.kind === 'files') return `${plural(context.changes.length, 'file')} changed`;
+  if (context?.kind === 'task') return `task ${context.name} ${context.exitCode === undefined ? 'was terminated' : `exited ${context.exitCode}`}`;
+  if (context?.kind === 'diagnostics') return `new ${context.severity === 'error' ? 'errors' : 'problems'} in ${plural(context.files.length, 'file')}`;
+  if (context?.kind === 'git') return `git ${context.change}`;
+  if (context?.kind === 'github') return `GitHub ${context.event}${context.action ? ` ${context.action}` : ''}`;
+  const at = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(fireTime);
+  const when = at ? `${at[1]} ${at[2]} UTC` : fireTime;
+  switch (cause) {
+    case 'manual':
+      return 'run by hand';
+    case 'retry':
+      return `retry of ${when}`;
+    case 'cron':
+      return `scheduled ${when}`;
+    default:
+      return cause;
+  }
 }

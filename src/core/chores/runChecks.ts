@@ -9,7 +9,8 @@
  *    last round the run ends `checks_failed` saying which check failed and how.
  * Stop and Cancel abort the turn's signal, which kills the check running (no round is spent).
  */
-import { checksFailedMessage, describeFailure, failedCheck, maxCheckMs, runChecks } from '../checks/checkRun';
+import { checksFailedMessage, describeFailure, failedCheck, maxCheckMs, recordedChecks, runChecks } from '../checks/checkRun';
+import type { TaskEventRecorder } from '../engine/taskHooks';
 import type { CheckCommand, CheckResult } from '../checks/checkRun';
 import type { Logger } from '../ports';
 import type { SuccessVerdict } from './expressions';
@@ -48,6 +49,7 @@ export async function judgeRunChecks(
   run: ChoreRunRecord,
   taskId: string,
   signal?: AbortSignal,
+  record?: TaskEventRecorder,
 ): Promise<ChecksVerdict | undefined> {
   if (!chore.verify?.length) return undefined;
   const rounds = chore.verifyRounds ?? 1;
@@ -59,9 +61,11 @@ export async function judgeRunChecks(
   if (!(await deps.checks.changedFiles(taskId))) return { kind: 'nothing' };
   const round = (run.checkRounds ?? 0) + 1;
   const steps = new Map<string, number>();
+  // The run's steps (its record) and the task's rows in the thread, like an interactive task's.
+  const shown = recordedChecks((command, options) => deps.checks!.run(command, options), { record, round, taskId });
   const traced: CheckCommand = async (command, options) => {
     steps.set(command, deps.runLog.stepStarted(run.runId, 'check', command));
-    return deps.checks!.run(command, options);
+    return shown(command, options);
   };
   const results = await runChecks(chore.verify, traced, {
     // The run's own deadline (maxSeconds) cancels the task, which aborts `signal`: this cap is for a

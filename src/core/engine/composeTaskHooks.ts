@@ -51,9 +51,9 @@ export function composeTaskHooks(providers: readonly TaskHooks[]): TaskHooks | u
   }
   const enders = having('beforeTaskEnd');
   if (enders.length) {
-    hooks.beforeTaskEnd = async (task, result, signal) => {
+    hooks.beforeTaskEnd = async (task, result, signal, record) => {
       for (const p of enders) {
-        const message = await p.beforeTaskEnd?.(task, result, signal);
+        const message = await p.beforeTaskEnd?.(task, result, signal, record);
         if (message) return message;
       }
       return undefined;

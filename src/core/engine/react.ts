@@ -16,7 +16,7 @@ import { TaskStopped } from './taskHooks';
 import { createTask, deliverLateInput, endTask, isTimerOnly, pauseTask, settleWaits, sleepUntilReply } from './taskLifecycle';
 import type { TaskRecord } from './records';
 import { handleTaskModelError, runTaskTurn } from './taskTurn';
-import { PROACTIVE_SOURCES, proactiveTaskId, readPayload } from './triggerPayloads';
+import { PROACTIVE_SOURCES, approvalMessage, proactiveTaskId, readPayload } from './triggerPayloads';
 import type { ProactivePayload } from './triggerPayloads';
 
 export type Rung = 'restart_notice' | 'memory' | 'proactive' | 'rearm_wait' | 'complex_task' | 'simple_task' | 'conversation' | 'stale';
@@ -170,7 +170,7 @@ export async function react(env: EngineEnv, trigger: Trigger, claim?: TurnClaim)
         const a = read.payload;
         if (task.waitingForApproval && task.waitingForApproval !== a.approvalId) break;
         delete task.waitingForApproval;
-        await env.state.appendEvent(task.sessionId, 'user_message', { text: `Approval ${a.approvalId}: ${a.decision}${a.note ? ` (${a.note})` : ''}` });
+        await env.state.appendEvent(task.sessionId, 'user_message', { text: approvalMessage(a) });
       }
       const turn = env.turns.begin(task.sessionId, env.signal);
       try {

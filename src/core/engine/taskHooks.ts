@@ -7,6 +7,10 @@ import type { Usage } from '../model/types';
 import type { Trigger } from '../store/types';
 import type { ProactivePayload } from './triggerPayloads';
 import type { TaskRecord } from './records';
+import type { TaskEventKind } from './types';
+
+/** Writes an event of the task for the person (never shown to the model), e.g. a check's row. */
+export type TaskEventRecorder = (kind: TaskEventKind, data: Record<string, unknown>) => Promise<void>;
 
 /** What a task is about to do; the guard is asked before each. */
 export type GuardPoint = 'model' | 'action';
@@ -34,11 +38,13 @@ export interface TaskHooks {
    * (a check's process) ends with the turn; whatever it returns then, the task is not ended here.
    * `{ kind: 'end', result }` ends the task with that result instead of the model's (the
    * workspace's checks: done with what checked it, or failed saying which check failed).
+   * `record` writes the task's events for the person (each check's row in the thread).
    */
   beforeTaskEnd?(
     task: TaskRecord,
     result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> },
     signal?: AbortSignal,
+    record?: TaskEventRecorder,
   ): Promise<string | TaskEndOverride | undefined>;
   /**
    * A turn of a task ended without task_end, with only text or a question for the user. Nobody

@@ -115,7 +115,11 @@ export async function createTask(env: EngineEnv, spec: CreateTaskSpec): Promise<
     actionSets,
     source: task.source,
   });
-  await env.state.appendMessage(id, 'event', `Task started (${task.mode}): ${task.instruction}`);
+  // A chore's instruction is its prompt plus lines written for the model (unattended, how success
+  // is judged): the thread opens with the chore's name and trigger instead (both in the name,
+  // choreStartSpec.ts); Details keep the instruction (the task_start event).
+  const opening = task.source.startsWith('chore:') ? `Chore run started: ${task.name}.` : `Task started (${task.mode}): ${task.instruction}`;
+  await env.state.appendMessage(id, 'event', opening);
   if (spec.fromSessionId && spec.fromSessionId !== id) {
     await env.state.appendMessage(spec.fromSessionId, 'event', `Started task “${task.name}” (${task.mode}).`, {
       arrivedDuring: spec.arrivedDuring,

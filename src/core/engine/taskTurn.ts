@@ -4,6 +4,7 @@
  * approval, or queue the continuation).
  */
 import { throwIfStopped } from './stopping';
+import type { TaskEventRecorder } from './taskHooks';
 import type { ModelError } from '../model/types';
 import { historyFromEvents, taskRequest } from '../prompts/requestBuilder';
 import { renderSummary, summarizeDropped } from './historySummary';
@@ -218,7 +219,10 @@ async function finalizeTaskTurn(
     await createTask(env, { ...spec, source: `successor:${task.id}`, fromSessionId: task.sessionId, ...successorPolicy(task, spec.actionSets) });
   }
   if (fx.ended) {
-    const again = await env.hooks?.beforeTaskEnd?.(task, fx.ended, signal);
+    const record: TaskEventRecorder = async (kind, data) => {
+      await state.appendEvent(task.sessionId, kind, { ...data, forModel: false });
+    };
+    const again = await env.hooks?.beforeTaskEnd?.(task, fx.ended, signal, record);
     // Cancelled while the hook ran (a check): the task is ended already. Stopped: the turn ends
     // as stopped (react pauses the task; Continue asks for task_end again, so the checks rerun).
     if (task.status !== 'running') return;

@@ -49,6 +49,14 @@ export const approvalPayloadSchema = z.object({
 export type ApprovalPayload = z.infer<typeof approvalPayloadSchema>;
 
 /**
+ * How a decision reaches the waiting task: a line of its conversation with the model. One place,
+ * because a scripted model (the demo `npm start` plays) reads the decision back from it.
+ */
+export function approvalMessage(payload: ApprovalPayload): string {
+  return `Approval ${payload.approvalId}: ${payload.decision}${payload.note ? ` (${payload.note})` : ''}`;
+}
+
+/**
  * task_continuation and resume: nothing (the next turn), a wait for the person's reply
  * (`wait: 'reply'`, re-armed every 3 h), or a wake after a reply arrived (`wake: 'reply'`).
  */

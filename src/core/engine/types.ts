@@ -147,6 +147,8 @@ export type TaskEventKind =
   | 'pause'
   | 'resume'
   | 'restart'
+  /** A check the project declared ran at task_end (issue 43): one at its start, one at its end. */
+  | 'check'
   | 'ledger'
   | 'late'
   | 'task_end'

@@ -17,6 +17,7 @@ import { showInvisible } from '../../shared/visibleText';
  * | Slack | mrkdwn `&`, `<`, `>` (so `<!channel>`, `<url\|text>` are text) |
  * | email | line breaks (one line for a subject; bodies are plain text) |
  * | GitHub Markdown | `<!--` / `-->` (hidden text, Tasklane's own markers) |
+ * | Markdown preview (reports) | images `![`, HTML and autolinks `<`, outside fenced code |
  *
  * Literal text written by Tasklane is trusted and passed as is; only the values are neutralised.
  * `notice` is a tagged template for that: `notice\`Tasklane: no run ${id}.\`` neutralises `id`
@@ -149,6 +150,33 @@ export function forGitHub(text: string): string {
   return showInvisible(text)
     .replace(/<!--/g, '&lt;!--')
     .replace(/--(\s*)>/g, '--$1&gt;');
+}
+
+/**
+ * A whole report (a history page, a run's trace, a chore's preview: Tasklane's Markdown around
+ * model output, tool results and repository text) for VS Code's Markdown preview, which renders it.
+ * The preview loads `https:` images and renders HTML, so an image in model text would be fetched
+ * the moment the person opens the report (a tracking pixel, or data in its URL). Outside fenced
+ * code blocks (which render as text), `![` is escaped to `!\[` and `<` to `\<`: no image, no HTML,
+ * no autolink; links stay text until clicked, as in any Markdown the person opens.
+ */
+export function forMarkdownPreview(markdown: string): string {
+  let fence: string | undefined;
+  return showInvisible(markdown)
+    .split('\n')
+    .map((line) => {
+      const opens = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+      if (fence) {
+        if (opens && opens[0] === fence[0] && opens.length >= fence.length && line.trim() === opens) fence = undefined;
+        return line;
+      }
+      if (opens) {
+        fence = opens;
+        return line;
+      }
+      return line.replace(/!\[/g, '!\\[').replace(/</g, '\\<');
+    })
+    .join('\n');
 }
 
 /**

@@ -6,7 +6,7 @@ import type { TasklaneSettings } from '../settings';
 import { confirmApproval } from '../approvals/approvalCommands';
 import type { ConsentDialogs } from '../consentDialog';
 import { runVsCodeTask } from './taskRunner';
-import { runInTerminal } from './terminalRunner';
+import type { TaskTerminals } from './terminalRunner';
 
 /** An approvals section that can say whether an approval id is its own (so several can share one list). */
 export interface OwnedApprovalSection {
@@ -39,11 +39,16 @@ export function toCommandApprovalView(approval: CommandApproval): ApprovalView {
 
 /**
  * The terminal and the VS Code task API as the engine's command runner: commands run in the
- * first workspace folder (else the storage folder) with the hidden environment variables removed.
+ * first workspace folder (else the storage folder) with the hidden environment variables removed,
+ * each task's in its own terminal (`terminals`).
  */
-export function vscodeCommandRunner(cwd: () => string, settings: Pick<TasklaneSettings, 'hiddenEnvironmentVariables'>): CommandRunner {
+export function vscodeCommandRunner(
+  cwd: () => string,
+  settings: Pick<TasklaneSettings, 'hiddenEnvironmentVariables'>,
+  terminals: Pick<TaskTerminals, 'run'>,
+): CommandRunner {
   return {
-    runCommand: (command, options) => runInTerminal(command, { ...options, cwd: cwd(), hiddenEnv: settings.hiddenEnvironmentVariables() }),
+    runCommand: (command, options) => terminals.run(command, { ...options, cwd: cwd(), hiddenEnv: settings.hiddenEnvironmentVariables() }),
     runTask: (name, options) => runVsCodeTask(name, { ...options, hiddenEnv: settings.hiddenEnvironmentVariables() }),
   };
 }

@@ -158,3 +158,18 @@ export async function writeChoresFile<S extends ChoresSnapshot>(yaml: string, lo
     15_000,
   );
 }
+
+/**
+ * The report Tasklane opened last under `scheme` (a read-only document of its own), once the
+ * active tab shows it rendered: the Markdown preview (src/host/readOnlyDocuments.ts).
+ */
+export async function renderedReport(scheme: string): Promise<vscode.TextDocument> {
+  await until(`a Markdown preview of a ${scheme} document as the active tab`, async () => {
+    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    return input instanceof vscode.TabInputWebview && input.viewType.includes('markdown.preview') ? true : undefined;
+  });
+  const documents = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === scheme);
+  const last = documents.sort((a, b) => a.uri.query.localeCompare(b.uri.query, undefined, { numeric: true })).at(-1);
+  if (!last) throw new Error(`no ${scheme} document is open`);
+  return last;
+}

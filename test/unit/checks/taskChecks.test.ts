@@ -7,7 +7,9 @@
  */
 import * as assert from 'node:assert/strict';
 import type { CommandResult } from '../../../src/core/approval/commands/commandApproval';
+import { checkEventData, failureGist, toCheckResult } from '../../../src/core/checks/checkRun';
 import { taskChecksHook } from '../../../src/core/checks/taskChecks';
+import { presentSteps } from '../../../src/host/stepPresenter';
 import type { WorkspaceChecks } from '../../../src/core/checks/taskChecks';
 import { checksHash, parseChecksFile, resolveWorkspaceChecks } from '../../../src/core/checks/workspaceChecks';
 import type { ModelServer } from '../../fixtures/modelServer';
@@ -114,6 +116,47 @@ describe('workspace checks: a task that changed files ends only when they pass',
     assert.match(task.finalSummary ?? '', /Fixed it\.\n\nChecked `npm test` ✓ 1\.2 s$/);
   });
 
+  it("each check is a row of the task's block: running, then ✓ or ✗ with what failed; the model never sees the rows", async () => {
+    exits = [1, 0];
+    server.script([start, end, end]);
+    const task = await runTask();
+    const rows = presentSteps(task.id, await h.agent.views.readTaskEvents(task.id, { limit: 100 }))
+      .filter((r) => r.id.startsWith('check:'))
+      .map((r) => [r.text.map((t) => (typeof t === 'string' ? t : `\`${t.code}\``)).join(''), r.state, r.note]);
+    assert.deepEqual(rows, [
+      ['Checked `npm test`', 'failed', '✗ FAIL answer: expected 42 · 1.2 s'],
+      ['Checked `npm test`', 'done', '✓ 1.2 s'],
+    ]);
+    for (const request of server.requests) assert.doesNotMatch(JSON.stringify(request.body), /"key":"\d+\.\d+"|Checked `npm test`/);
+  });
+
+  it('a check while it runs is a "Checking" row', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let finish!: (result: CommandResult) => void;
+    hold = () =>
+      new Promise<CommandResult>((resolve) => {
+        finish = resolve;
+        started();
+      });
+    server.script([start, end]);
+    await h.agent.sendMessage('please fix the test');
+    await running;
+    const task = h.agent.views.snapshot().tasks[0]!;
+    const rows = presentSteps(task.id, await h.agent.views.readTaskEvents(task.id, { limit: 100 })).filter((r) => r.id.startsWith('check:'));
+    assert.deepEqual(
+      rows.map((r) => [r.state, r.text[0]]),
+      [['running', 'Checking ']],
+    );
+    finish({ exitCode: 0, output: 'ok\n', truncatedChars: 0, timedOut: false, cancelled: false, durationMs: 12_400 });
+    await h.idle();
+    const after = presentSteps(task.id, await h.agent.views.readTaskEvents(task.id, { limit: 100 })).filter((r) => r.id.startsWith('check:'));
+    assert.deepEqual(
+      after.map((r) => [r.state, r.note]),
+      [['done', '✓ 12.4 s']],
+    );
+  });
+
   it('after the last failed round the task ends failed, saying which check failed', async () => {
     exits = [1, 1];
     server.script([start, end, end, end]);
@@ -151,5 +194,17 @@ describe('workspace checks: a task that changed files ends only when they pass',
     assert.equal(signal?.aborted, true, 'the check was told to stop');
     assert.equal(h.agent.views.snapshot().tasks[0]?.status, 'cancelled');
     assert.equal(server.requests.length, 2, 'no model call after the cancel');
+  });
+});
+
+describe('a failed check in a few words', () => {
+  it('the count a test runner prints, with the first failure mocha lists; else the last line', () => {
+    const mocha = '  12 passing (3s)\n  2 failing\n\n  1) greet\n       says hello:\n     AssertionError: expected 1\n  2) other';
+    assert.equal(failureGist(mocha), '2 failing: greet');
+    assert.equal(failureGist('Tests:       3 failed, 10 passed, 13 total\nTime: 2 s'), '3 failed');
+    assert.equal(failureGist('src/a.ts(3,1): error TS2304: Cannot find name x\n'), 'src/a.ts(3,1): error TS2304: Cannot find name x');
+    assert.equal(failureGist(''), undefined);
+    const timedOut = toCheckResult('npm test', { exitCode: null, output: '', truncatedChars: 0, timedOut: true, cancelled: false, durationMs: 1 }, 60_000);
+    assert.equal(checkEventData(timedOut).gist, 'did not finish within 60 s');
   });
 });

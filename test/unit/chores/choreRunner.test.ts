@@ -83,10 +83,11 @@ describe('chore runner: runs through the real engine and store against the scrip
     await h.idle();
     // A settled turn has written its EVENT.md lines (the agent's commit waits for them).
     const text = fs.readFileSync(path.join(h.storageDir, 'EVENT.md'), 'utf8');
-    const promptLine = text.split('\n').find((l) => l.includes('Tidy the repo'))!;
-    assert.ok(promptLine.includes(choreMark('demo')), `the chore line is marked: ${promptLine}`);
+    // The run's opening line (its name and trigger; the prompt itself stays out of the thread).
+    const openingLine = text.split('\n').find((l) => l.includes('Chore run started: Demo chore'))!;
+    assert.ok(openingLine.includes(choreMark('demo')), `the chore line is marked: ${openingLine}`);
     const learnable = withoutChoreLines(text).text;
-    assert.ok(!learnable.includes('Tidy the repo'), 'the chore prompt would be distilled');
+    assert.ok(!learnable.includes('Chore run started'), 'the chore run would be distilled');
     assert.ok(learnable.includes('a line the person wrote'), "the person's line is kept");
   });
 

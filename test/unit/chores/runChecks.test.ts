@@ -7,6 +7,7 @@
 import * as assert from 'node:assert/strict';
 import type { CommandResult } from '../../../src/core/approval/commands/commandApproval';
 import type { ChoreChecksPort } from '../../../src/core/chores/runChecks';
+import { presentSteps } from '../../../src/host/stepPresenter';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { choresFrom, useRunnerHarness } from './runnerHarness';
 import type { RunnerHarness } from './runnerHarness';
@@ -65,6 +66,12 @@ describe('chore checks in the engine: the end waits for them, Stop and Cancel en
       [['npm test', 0, true]],
     );
     assert.equal(ended.checkRounds, 1);
+    // The chore's conversation shows the check as a row, as an interactive task's does.
+    const rows = presentSteps(run.taskId!, await h.agent.views.readTaskEvents(run.taskId!, { limit: 100 })).filter((r) => r.id.startsWith('check:'));
+    assert.deepEqual(
+      rows.map((r) => [r.text[0], r.state, r.note]),
+      [['Checked ', 'done', '✓ 3 ms']],
+    );
     assert.deepEqual(
       ended.steps.map((s) => [s.name, s.status]),
       [

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { conservativePrice, costOf, parseModelPrices, priceOf, PRICES, unpricedNote } from '../../../src/core/model/pricing';
 import type { Usage } from '../../../src/core/model/types';
+import { costText } from '../../../src/shared/costText';
+import { DEMO_MODEL_ID } from '../../fixtures/demoModel';
 
 const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0, cacheWriteTokens = 0): Usage => ({
   inputTokens,
@@ -95,5 +99,31 @@ describe('pricing', () => {
       if (!id.startsWith('claude')) continue;
       assert.ok(Math.abs(p.cacheRead - p.input * 0.1) < 1e-12 && Math.abs(p.cacheWrite - p.input * 1.25) < 1e-12, id);
     }
+  });
+});
+
+describe('a cost known to be zero: the demo model npm start runs', () => {
+  // start.mjs writes this user setting for the demo (test/harness/start.mjs); read it from there so
+  // the test follows what a newcomer's `npm start` really sets.
+  const startScript = fs.readFileSync(path.resolve(__dirname, '../../harness/start.mjs'), 'utf8');
+  const written = /settings\['tasklane\.model\.prices'\] = (\{.*\});/.exec(startScript)?.[1];
+
+  it('is priced at 0 by npm start, so its calls cost nothing and are not estimated', () => {
+    assert.ok(written, 'start.mjs no longer prices the demo model');
+    const { prices, problems } = parseModelPrices(JSON.parse(written.replace(/'/g, '"').replace(/(\w+):/g, '"$1":')));
+    assert.deepEqual(problems, []);
+    const cost = costOf(DEMO_MODEL_ID, usage(49_588, 2_000), { prices });
+    assert.deepEqual({ usd: cost.usd, estimated: cost.estimated }, { usd: 0, estimated: false });
+    assert.equal(costText(cost.usd, cost.estimated), 'no charge');
+    // Unpriced, the same run was shown as money (ux review: ≈$0.78 for a 1-s demo chore run).
+    const unpriced = costOf(DEMO_MODEL_ID, usage(49_588, 2_000));
+    assert.match(costText(unpriced.usd, unpriced.estimated), /^≈\$\d+\.\d{3} estimated$/);
+  });
+
+  it('every view reads an exact zero as "no charge", a real cost as dollars', () => {
+    assert.equal(costText(0, false), 'no charge');
+    assert.equal(costText(0, undefined, 4), 'no charge');
+    assert.equal(costText(0.1234, false), '$0.123');
+    assert.equal(costText(0, true), '≈$0.000 estimated');
   });
 });

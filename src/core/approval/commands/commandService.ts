@@ -14,8 +14,12 @@ import { classifyCommand } from './commandPolicy';
 
 /** Runs things for real: the host shows a terminal the user can see; tests use a fake. */
 export interface CommandRunner {
-  /** Runs a shell command line in the workspace folder; never rejects for a failing command (exit code in the result). */
-  runCommand(command: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult>;
+  /**
+   * Runs a shell command line in the workspace folder; never rejects for a failing command (exit
+   * code in the result). `taskId` names the task that runs it: in VS Code a task's commands share
+   * one terminal.
+   */
+  runCommand(command: string, options: { timeoutMs: number; signal?: AbortSignal; taskId?: string }): Promise<CommandResult>;
   /** Runs the VS Code task with this name; `error` in the result when there is no such task. */
   runTask(name: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult>;
 }
@@ -342,7 +346,7 @@ export class CommandService {
         result =
           kind === 'task'
             ? await this.deps.runner.runTask(command, { timeoutMs, signal: controller.signal })
-            : await this.deps.runner.runCommand(command, { timeoutMs, signal: controller.signal });
+            : await this.deps.runner.runCommand(command, { timeoutMs, signal: controller.signal, taskId });
       }
     } catch (error) {
       result = {
