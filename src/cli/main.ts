@@ -30,6 +30,7 @@ import { writePatchFile } from './patch';
 import { takeSealedSecrets } from './sealedSecrets';
 import { runChoreOnce } from './runChore';
 import { checkParkedStore } from './parkedStore';
+import { ciStore } from './ciResume';
 import { applyCommand, runCiFire } from './ciFire';
 import { startedStatus } from './startedStatus';
 import { StoreInUseError } from '../core/store/lease';
@@ -162,7 +163,9 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         const expected = values['expect-hash'];
         const hash = (await choreHashes([chore], skillDirs, workspace, logger, definitions)).get(chore.id) ?? '';
         if (expected !== undefined) checkExpectedHash(chore, hash, expected);
-        const store = resumeStore(values, io.cwd);
+        const onCi = chore.trigger.kind === 'github' || values.out !== undefined || values.event !== undefined;
+        const ci = onCi ? ciStore(values, io.cwd) : undefined;
+        const store = ci ? ci.storeDir : resumeStore(values, io.cwd);
         const runOptions = {
           workspace,
           chore,
@@ -180,15 +183,23 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
           env: io.env,
         };
         // On CI (a github chore, an event or --out) the fire writes the result manifest the apply job reads.
-        if (chore.trigger.kind === 'github' || values.out !== undefined || values.event !== undefined)
+        if (ci)
           return await runCiFire({
             chore,
             definitionHash: hash,
-            values,
+            values: { ...values, ...(ci.resumeFrom ? { resume: ci.resumeFrom } : {}) },
             io,
             redactor,
             logger,
-            run: (narrowed) => runChoreOnce({ ...runOptions, chore: narrowed, chores: chores.map((c) => (c.id === narrowed.id ? narrowed : c)) }),
+            run: (narrowed) => {
+              ci.prepare();
+              return runChoreOnce({
+                ...runOptions,
+                ...(ci.storeDir ? { storeOnlyIfParked: ci.storeOnlyIfParked } : {}),
+                chore: narrowed,
+                chores: chores.map((c) => (c.id === narrowed.id ? narrowed : c)),
+              });
+            },
           });
         const { result, patch } = await runChoreOnce(runOptions);
         if (values['patch-out']) writePatchFile(path.resolve(io.cwd, values['patch-out']), patch);

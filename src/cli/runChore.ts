@@ -59,6 +59,8 @@ export interface RunChoreOptions extends Omit<CliEngineOptions, 'storeDir' | 'ma
    * instead of firing a new one. A run in a kept store parks at its budget either way.
    */
   resume?: boolean;
+  /** On CI: `storeDir` is kept only when the run parks (it is uploaded with the run's artifact); otherwise removed. */
+  storeOnlyIfParked?: boolean;
 }
 
 /** Runs the fire to its end (retries included) and returns the last run, the patch text and the task's final output. */
@@ -108,7 +110,7 @@ export async function runChoreOnce(
           choreId: run.choreId,
           // A parked run is still open in its store; to the caller it ended at its budget, paused.
           status: run.parked ? 'budget_exhausted' : run.status,
-          reason: run.parked ? `Chore budget exhausted: ${run.parked.message}` : run.reason,
+          reason: run.parked ? run.parked.message : run.reason,
           ...(run.parked ? { parked: { storeHash: '' } } : {}),
           usage: run.usage,
           steps: run.steps.map((s) => ({ name: s.name, status: s.status, durationMs: s.durationMs })),
@@ -139,6 +141,7 @@ export async function runChoreOnce(
   })();
   // Hashed once the store is closed: exactly what a resume will open.
   if (outcome.result.parked) outcome.result.parked.storeHash = storeHash(storeDir);
+  else if (options.storeOnlyIfParked) fs.rmSync(storeDir, { recursive: true, force: true });
   return outcome;
 }
 
