@@ -23,9 +23,13 @@ export type PausedState = NonNullable<ResultManifest['paused']>;
 export const RESUME_TODAY =
   'Continuing this run from its recorded state is not built on CI yet: raise the limit in chores.yaml (then regenerate the workflow) and ask again, which starts a new run.';
 
-/** What a maintainer can do when the run's store is kept in its artifact (ciResume.ts). */
+/**
+ * What a maintainer can do when the run's store is kept in its artifact (ciResume.ts). The CLI
+ * continues it on a `/tasklane continue` event given that store, but the generated workflow does
+ * not yet run that (no download of the paused run's artifact): said as it is, never implied.
+ */
 export function resumeKept(storeHash: string): string {
-  return `Its store is kept in the run's artifact (store hash ${storeHash.slice(0, 12)}…): a maintainer's \`/tasklane continue\` on this item continues it from the same step with another budget of the chore's size.`;
+  return `Its store is kept there too (store hash ${storeHash.slice(0, 12)}…, recorded in the fire ledger) to be continued from the same step; the generated workflow does not continue it on \`/tasklane continue\` yet: raise the limit in chores.yaml (then regenerate the workflow) and ask again, which starts a new run.`;
 }
 
 /**

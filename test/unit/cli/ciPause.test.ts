@@ -38,7 +38,7 @@ describe('cli: a CI fire that reaches its budget ends paused at budget, its stat
     assert.match(status, /- Status: paused at budget \(used all 2 iterations \(budget\.maxIterations\)\)\n/);
     assert.match(
       status,
-      /- Paused at budget \(iterations\): its state is recorded in the run's artifact: the usage above, its last 2 step\(s\) and the edits so far in tasklane\.patch \(app\.js\)\. Its store is kept in the run's artifact \(store hash [0-9a-f]{12}…\): a maintainer's `\/tasklane continue` on this item/,
+      /- Paused at budget \(iterations\): its state is recorded in the run's artifact: the usage above, its last 2 step\(s\) and the edits so far in tasklane\.patch \(app\.js\)\. Its store is kept there too \(store hash [0-9a-f]{12}…, recorded in the fire ledger\)/,
     );
     assert.doesNotMatch(status, /failed|produced nothing/i);
     const summary = fs.readFileSync(h.stepSummary, 'utf8');

@@ -43,7 +43,7 @@ describe('cli: /tasklane continue resumes a CI run paused at budget from its kep
     const record = h.github.checkRuns.find((c) => c.name === ledgerCheckName('tight-fix'));
     assert.deepEqual(JSON.parse(String(record?.external_id)).paused, ['4242', hash], 'the ledger binds the run to its store');
     const number = first.manifest.item?.number ?? 0;
-    assert.match(h.statusOn(number, 'tight-fix')[0]?.body ?? '', /`\/tasklane continue` on this item continues it from the same step/);
+    assert.match(h.statusOn(number, 'tight-fix')[0]?.body ?? '', /store hash [0-9a-f]{12}…, recorded in the fire ledger/);
     const store = fs.mkdtempSync(path.join(h.tmp, 'download-'));
     fs.cpSync(path.join(first.out, STORE_FOLDER), store, { recursive: true });
     return { store, hash, number };
