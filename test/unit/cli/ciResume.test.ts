@@ -68,6 +68,19 @@ describe('cli: /tasklane continue resumes a CI run paused at budget from its kep
     assert.match(status[0]?.body ?? '', /- Status: succeeded/);
   });
 
+  it('a continued run that reaches its raised budget parks again, its new store bound in a new record', async () => {
+    const { store, hash, number } = await paused();
+    const second = await h.fire('tight-fix', 'issue_comment', continueOn(number, 'Codertocat'), [read, read, read], {}, {}, ['--resume', store]);
+    assert.equal(second.modelRequests, 2, "another budget of the chore's size: two more model calls, not unbounded");
+    assert.equal(second.manifest.usage.iterations, 4);
+    const again = second.manifest.paused?.storeHash ?? '';
+    assert.match(again, /^[0-9a-f]{64}$/);
+    assert.notEqual(again, hash);
+    assert.ok(fs.existsSync(path.join(second.out, STORE_FOLDER)), 'its store is in its own artifact');
+    const records = h.github.checkRuns.filter((c) => c.name === ledgerCheckName('tight-fix'));
+    assert.deepEqual(JSON.parse(String(records.at(-1)?.external_id)).paused, ['4242', again]);
+  });
+
   it("an outsider's continue is refused by the actor gate, visibly, with no model call", async () => {
     const { store, number } = await paused();
     h.github.roles.set('mallory', 'read');

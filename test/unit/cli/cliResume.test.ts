@@ -115,6 +115,17 @@ describe('cli: a run at its budget parks in its kept store and --resume continue
     assert.match(wire, /answer = 42/);
   });
 
+  it("a new fire on a store holding a parked run meets the chore's concurrency policy: skipped, and says why", async () => {
+    const { store, first } = await parkedRun();
+    server.reset();
+    server.script([end]);
+    const again = await run(['--store', store]);
+    assert.equal(again.code, 1);
+    assert.equal(again.last?.status, 'skipped');
+    assert.equal(again.last?.reason, `run ${first.runId} was still active (concurrency: skip)`);
+    assert.equal(server.requests.length, 0, 'the parked run is not replaced behind its back');
+  });
+
   it('an edited store is refused before any model call, and a resume without the hash is refused', async () => {
     const { store, first } = await parkedRun();
     const hash = first.parked?.storeHash ?? '';
