@@ -37,7 +37,7 @@ export async function runCiFire(input: {
   chore: ChoreDefinition;
   /** The chore's definition hash (skill bodies included), as `--expect-hash` and the workflow know it. */
   definitionHash: string;
-  values: { event?: string; out?: string; json?: boolean };
+  values: { event?: string; out?: string; json?: boolean; resume?: string };
   io: Io;
   redactor: Redactor;
   logger: Logger;
@@ -74,6 +74,7 @@ export async function runCiFire(input: {
     env: io.env,
     now: () => new Date(),
     run: input.run,
+    ...(values.resume !== undefined ? { resume: values.resume } : {}),
     escalateStop,
     // The account of a run cut short is in --out before the model is called (ciRun.ts).
     ...(values.out !== undefined
@@ -179,8 +180,18 @@ async function reportFire(
   // chore that was a fire at all, stopped ones included (they count as no cost and no fire).
   if (check && manifest.event) {
     try {
-      const stopped = manifest.skip === 'budget' || manifest.skip === 'gate' ? manifest.skip : undefined;
-      const record = { chore: manifest.choreId, item: itemKey(item), costUsd: manifest.usage.costUsd, at: now.toISOString(), ...(stopped ? { stopped } : {}) };
+      const stopped = manifest.skip === 'budget' || manifest.skip === 'gate' || manifest.skip === 'resume' ? manifest.skip : undefined;
+      // A run parked with its store: the record binds a later `/tasklane continue` to that store (ciResume.ts).
+      const runId = io.env.GITHUB_RUN_ID;
+      const paused = manifest.paused?.storeHash && runId && /^\d+$/.test(runId) ? { run: runId, store: manifest.paused.storeHash } : undefined;
+      const record = {
+        chore: manifest.choreId,
+        item: itemKey(item),
+        costUsd: manifest.usage.costUsd,
+        at: now.toISOString(),
+        ...(stopped ? { stopped } : {}),
+        ...(paused ? { paused } : {}),
+      };
       await writeLedger(api, record, url);
     } catch (error) {
       report.refused.push(`fire record: GitHub refused it (${error instanceof Error ? error.message : String(error)}; the next fire does not count this one)`);

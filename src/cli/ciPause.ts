@@ -5,14 +5,11 @@
  * edits so far (`tasklane.patch`) and the steps. The status comment, the step summary and the
  * check say so, with what a maintainer can do.
  *
- * What is not built yet (said in the result, never implied): continuing that run from its state
- * on a re-fire. The command line does not park (engineAdapters.ts `parkAtBudget`: it exits), its
- * store is a temp folder removed at the end, and its overlay's edits leave only as the patch, so a
- * resume needs (1) `chores run --store DIR` kept and uploaded when a run parks, (2) a re-fire
- * (`/tasklane continue`, or Run workflow with a resume input) that downloads the paused run's
- * artifact (actions: read, the paused run's id from the status comment) and (3) `chores run
- * --resume` that opens that store, puts the patch back into the overlay and continues the parked
- * task with `resumedLimits`. Until then a re-fire starts a new run.
+ * Continuing it: a CI fire with `--out` parks (the run stays open in its store, which is kept in
+ * OUT/store and uploaded with the artifact, parkedStore.ts), the apply job records the store's hash
+ * in the fire ledger, and a maintainer's `/tasklane continue` re-fires the chore with `--resume`
+ * on that store (ciResume.ts). A fire run without a kept store (`--store` elsewhere, no `--out`)
+ * says RESUME_TODAY: raise the limit and ask again.
  */
 import type { ChoreDefinition } from '../core/chores/types';
 import type { ResultManifest } from './resultManifest';
@@ -27,6 +24,15 @@ export const RESUME_TODAY =
   'Continuing this run from its recorded state is not built on CI yet: raise the limit in chores.yaml (then regenerate the workflow) and ask again, which starts a new run.';
 
 /**
+ * What a maintainer can do when the run's store is kept in its artifact (ciResume.ts). The CLI
+ * continues it on a `/tasklane continue` event given that store, but the generated workflow does
+ * not yet run that (no download of the paused run's artifact): said as it is, never implied.
+ */
+export function resumeKept(storeHash: string): string {
+  return `Its store is kept there too (store hash ${storeHash.slice(0, 12)}…, recorded in the fire ledger) to be continued from the same step; the generated workflow does not continue it on \`/tasklane continue\` yet: raise the limit in chores.yaml (then regenerate the workflow) and ask again, which starts a new run.`;
+}
+
+/**
  * The paused state of a run that ended `budget_exhausted` at a pausable limit, or undefined (it
  * ended for another reason, or at maxSeconds, which ends a run everywhere). `ran` is the chore as
  * this fire ran it: a cost cap lower than the chore's own came from the day's cap across fires.
@@ -37,6 +43,7 @@ export function pausedState(
   chore: Pick<ChoreDefinition, 'budget'>,
   ran: Pick<ChoreDefinition, 'budget'>,
   steps: readonly string[],
+  storeHash?: string,
 ): PausedState | undefined {
   if (status !== 'budget_exhausted' || !reason) return undefined;
   const key = /\(budget\.(maxIterations|maxInputTokens|maxCostUsd)\)/.exec(reason)?.[1] as keyof typeof PAUSABLE | undefined;
@@ -49,6 +56,11 @@ export function pausedState(
       ? `${message}: what the day's cap across fires (budget.maxCostUsdPerDay) left for this fire, below the chore's own $${chore.budget.maxCostUsd}`
       : message,
     steps: steps.slice(-20),
-    resume: dayCap ? "The day's cap across fires is reached: the next fire after midnight UTC starts a new run." : RESUME_TODAY,
+    resume: dayCap
+      ? "The day's cap across fires is reached: the next fire after midnight UTC starts a new run."
+      : storeHash
+        ? resumeKept(storeHash)
+        : RESUME_TODAY,
+    ...(storeHash ? { storeHash } : {}),
   };
 }

@@ -18,6 +18,7 @@ import { eventItem, isForkPullRequest, matchEvent, selfTriggered } from '../core
 import { readGithubEvent } from './eventFile';
 import type { EventItem, GithubEvent } from '../core/chores/githubEvent';
 import { pausedState } from './ciPause';
+import { findPausedFire, notContinue, storeMismatch } from './ciResume';
 import { proposedOutputs } from './resultManifest';
 import { githubFireText, outputsInstruction, untaintedKinds } from '../core/chores/githubFire';
 import type { ResultManifest } from './resultManifest';
@@ -37,6 +38,8 @@ export interface CiRunInput {
   escalateStop?: (chore: ChoreDefinition, reason: string) => Promise<void>;
   /** Given the account of a fire that starts its run, before the model is called (unfinishedManifest). */
   started?: (manifest: ResultManifest) => void;
+  /** The paused run's store to continue (`--resume`, ciResume.ts): the event must be a `/tasklane continue`. */
+  resume?: string;
   /** Runs the (possibly narrowed) chore through the engine: runChoreOnce. */
   run: (chore: ChoreDefinition) => Promise<{ result: CliRunResult; patch: string; output?: Record<string, unknown>; trace: ChoreStep[] }>;
 }
@@ -62,12 +65,23 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
   const skip = (kind: NonNullable<ResultManifest['skip']>, reason: string) => finish({ ...base, status: 'skipped', skip: kind, reason });
 
   let narrowed = chore;
+  if (input.resume !== undefined && (!event || chore.trigger.kind !== 'github'))
+    return skip('resume', 'continuing a paused run on CI needs the /tasklane continue comment that asks for it (--event)');
   if (event && chore.trigger.kind === 'github') {
     const own = selfTriggered(event);
     if (own) return skip('self', `Tasklane's own event: ${own}`);
-    const match = matchEvent(chore.trigger.github, event, chore.id);
-    if (!match.fire) return skip('event', `the event does not fire this chore: ${match.reason}`);
     const gateApi = env.TASKLANE_GATE_TOKEN ? githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo) : undefined;
+    let paused: { run: string; store: string } | undefined;
+    if (input.resume !== undefined) {
+      const not = notContinue(event);
+      if (not) return skip('event', `the event does not continue this chore: ${not}`);
+      const found = await findPausedFire(chore.id, itemKey(item), gateApi);
+      if ('skip' in found) return skip(found.skip, found.reason);
+      paused = found.paused;
+    } else {
+      const match = matchEvent(chore.trigger.github, event, chore.id);
+      if (!match.fire) return skip('event', `the event does not fire this chore: ${match.reason}`);
+    }
     // A schedule chore run by hand (Run workflow): GitHub lets only people with write access
     // dispatch a workflow, and its agent job has no gate token; it runs as its schedule would.
     // Any other chore run by hand has the token and its gate judges the person who dispatched it
@@ -88,6 +102,9 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
       if (stop.firstStop && chore.escalate) await input.escalateStop?.(chore, stop.stop);
       return skip('budget', stop.stop);
     }
+    // Checked after the gate and the caps: an outsider's or a capped continue says so, whatever the store.
+    const mismatch = paused && storeMismatch(input.resume!, paused);
+    if (mismatch) return skip('resume', mismatch);
     // Read with the gate token (read-only, never given to the run): what the job's purpose needs.
     const facts = await readFireFacts(event, item, gateApi);
     narrowed = ciChore(chore, event, item!, base.tainted, stop.costLeftToday, facts);
@@ -122,6 +139,7 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
         chore,
         narrowed,
         trace.map((s) => `${s.name} ${s.status}`),
+        result.parked?.storeHash,
       ) ?? null,
   };
   return finish(manifest, base.tainted || !patch ? undefined : patch);

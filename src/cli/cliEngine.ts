@@ -50,6 +50,8 @@ export interface CliEngineOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** The longest a declared command may run (the chore's maxSeconds). */
   maxCommandMs: number;
+  /** A run at its budget parks (its store is kept for `--resume`, parkedStore.ts) instead of ending. */
+  parkAtBudget?: boolean;
 }
 
 /** Opens the store and builds the engine; nothing runs until `engine.start()`. */
@@ -110,6 +112,7 @@ export async function openCliEngine(options: CliEngineOptions) {
       // On GitHub Actions an escalation links the run's page; elsewhere a run from a temporary store has no link.
       runLink: async () => actionsRunUrl(options.env),
       prepare: (chore) => mcp.prepare(chore),
+      ...(options.parkAtBudget ? { parkAtBudget: true } : {}),
     },
     // The chore's declared commands and MCP tools and nothing else: nobody is here to approve another one.
     commands: { runner: commands, gate: { allowedCommands: () => [], trusted: () => true, unattended: true }, mcp },

@@ -38,6 +38,7 @@ export function ledgerExternalId(record: FireRecord): string {
     cost: Math.round(Math.max(0, record.costUsd) * 1e6) / 1e6,
     at: record.at,
     ...(record.stopped ? { stopped: record.stopped } : {}),
+    ...(record.paused ? { paused: [record.paused.run, record.paused.store] } : {}),
   });
 }
 
@@ -48,20 +49,29 @@ export function ledgerRecords(runs: readonly CheckRunSummary[], choreId: string)
     if (run.name !== ledgerCheckName(choreId)) continue;
     if (run.app?.slug !== undefined && run.app?.slug !== null && run.app.slug !== LEDGER_APP) continue;
     try {
-      const r = JSON.parse(run.external_id ?? '') as { v?: unknown; item?: unknown; cost?: unknown; at?: unknown; stopped?: unknown };
+      const r = JSON.parse(run.external_id ?? '') as { v?: unknown; item?: unknown; cost?: unknown; at?: unknown; stopped?: unknown; paused?: unknown };
       if (r.v !== 1 || typeof r.cost !== 'number' || !Number.isFinite(r.cost) || typeof r.at !== 'string' || Number.isNaN(Date.parse(r.at))) continue;
       out.push({
         chore: choreId,
         item: typeof r.item === 'string' ? r.item : null,
         costUsd: Math.max(0, r.cost),
         at: r.at,
-        ...(r.stopped === 'budget' || r.stopped === 'gate' ? { stopped: r.stopped } : {}),
+        ...(r.stopped === 'budget' || r.stopped === 'gate' || r.stopped === 'resume' ? { stopped: r.stopped } : {}),
+        ...pausedOf(r.paused),
       });
     } catch {
       // not a record
     }
   }
   return out;
+}
+
+/** A record's paused run: `[run id, store hash]`, both in the shapes GitHub and parkedStore.ts give them. */
+function pausedOf(value: unknown): { paused?: { run: string; store: string } } {
+  if (!Array.isArray(value) || value.length !== 2) return {};
+  const [run, store] = value as unknown[];
+  if (typeof run !== 'string' || !/^\d+$/.test(run) || typeof store !== 'string' || !/^[0-9a-f]{64}$/.test(store)) return {};
+  return { paused: { run, store } };
 }
 
 /** Every record of the chore, or an error when the ledger cannot be read whole (the caller stops the fire). */

@@ -1,7 +1,7 @@
 /**
  * The `tasklane` command line: the core, headless, for CI and pre-commit.
  *
- *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--out DIR] [--secrets-dir DIR]
+ *   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--out DIR] [--secrets-dir DIR] [--resume DIR --resume-hash H]
  *   tasklane chores apply --from DIR [--chore ID] [--workspace DIR] [--event FILE]
   tasklane chores status --chore ID [--workspace DIR]   the "started" status on the fire's issue or pull request
  *   tasklane chores ci github [--workspace DIR]
@@ -29,6 +29,8 @@ import { WorkflowError } from './githubWorkflow';
 import { writePatchFile } from './patch';
 import { takeSealedSecrets } from './sealedSecrets';
 import { runChoreOnce } from './runChore';
+import { checkParkedStore } from './parkedStore';
+import { ciStore } from './ciResume';
 import { applyCommand, runCiFire } from './ciFire';
 import { startedStatus } from './startedStatus';
 import { StoreInUseError } from '../core/store/lease';
@@ -37,6 +39,7 @@ import { forCiLog } from '../core/security/surfaceText';
 const USAGE = `Usage:
   tasklane chores status --chore ID [--workspace DIR]   the "started" status on the fire's issue or pull request
   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--out DIR] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--secrets-dir DIR]
+                            [--resume DIR --resume-hash H]
   tasklane chores apply --from DIR [--chore ID] [--workspace DIR] [--event FILE]
   tasklane chores ci github [--workspace DIR]
   tasklane chores ci verify [--workspace DIR] [--workflow FILE]
@@ -54,6 +57,9 @@ cost is estimated at the highest known rate). Escalation secrets: TASKLANE_SECRE
 default branch) while the run works on --workspace.
 --secrets-dir DIR: read the keys and secrets from the files of DIR (one per variable) and delete it
 first, so no process a command can read holds them in its environment (the generated workflow).
+--store DIR keeps the store: a run that reaches a budget limit (iterations, input tokens, cost) then
+parks there and prints its store hash; --resume DIR --resume-hash H continues it from the same step
+with another budget of the chore's size (refused when DIR's contents do not match H).
 GitHub (chores on CI): --event defaults to GITHUB_EVENT_PATH; the actor gate asks GITHUB_API_URL with
 TASKLANE_GATE_TOKEN; --out writes tasklane-result.json and tasklane.patch; apply writes with
 GITHUB_TOKEN to GITHUB_REPOSITORY.
@@ -101,6 +107,8 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         from: { type: 'string' },
         chore: { type: 'string' },
         'secrets-dir': { type: 'string' },
+        resume: { type: 'string' },
+        'resume-hash': { type: 'string' },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -155,6 +163,9 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         const expected = values['expect-hash'];
         const hash = (await choreHashes([chore], skillDirs, workspace, logger, definitions)).get(chore.id) ?? '';
         if (expected !== undefined) checkExpectedHash(chore, hash, expected);
+        const onCi = chore.trigger.kind === 'github' || values.out !== undefined || values.event !== undefined;
+        const ci = onCi ? ciStore(values, io.cwd) : undefined;
+        const store = ci ? ci.storeDir : resumeStore(values, io.cwd);
         const runOptions = {
           workspace,
           chore,
@@ -164,28 +175,37 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
           secrets: secretsFromEnv(io.env),
           redactor,
           logger,
-          ...(values.store ? { storeDir: path.resolve(io.cwd, values.store) } : {}),
+          ...(store ? { storeDir: store } : {}),
+          ...(values.resume ? { resume: true } : {}),
           ...(assets.wasmPath ? { wasmPath: assets.wasmPath } : {}),
           skillDirs,
           ...(definitions !== workspace ? { instructionsDir: definitions } : {}),
           env: io.env,
         };
         // On CI (a github chore, an event or --out) the fire writes the result manifest the apply job reads.
-        if (chore.trigger.kind === 'github' || values.out !== undefined || values.event !== undefined)
+        if (ci)
           return await runCiFire({
             chore,
             definitionHash: hash,
-            values,
+            values: { ...values, ...(ci.resumeFrom ? { resume: ci.resumeFrom } : {}) },
             io,
             redactor,
             logger,
-            run: (narrowed) => runChoreOnce({ ...runOptions, chore: narrowed, chores: chores.map((c) => (c.id === narrowed.id ? narrowed : c)) }),
+            run: (narrowed) => {
+              ci.prepare();
+              return runChoreOnce({
+                ...runOptions,
+                ...(ci.storeDir ? { storeOnlyIfParked: ci.storeOnlyIfParked } : {}),
+                chore: narrowed,
+                chores: chores.map((c) => (c.id === narrowed.id ? narrowed : c)),
+              });
+            },
           });
         const { result, patch } = await runChoreOnce(runOptions);
         if (values['patch-out']) writePatchFile(path.resolve(io.cwd, values['patch-out']), patch);
         io.err(
           redactor.redact(
-            `chore ${result.choreId}: run ${result.runId} ${result.status}${result.reason ? `: ${forCiLog(result.reason)}` : ''}; ${result.changedFiles.length} file(s) in the patch\n`,
+            `chore ${result.choreId}: run ${result.runId} ${result.parked ? 'paused at budget' : result.status}${result.reason ? `: ${forCiLog(result.reason)}` : ''}; ${result.changedFiles.length} file(s) in the patch\n${result.parked ? `continue it with: chores run ${result.choreId} --resume ${store ?? ''} --resume-hash ${result.parked.storeHash}\n` : ''}`,
           ),
         );
         if (values.json) io.out(`${redactor.redact(JSON.stringify(result))}\n`);
@@ -283,4 +303,17 @@ function cliCommand(command: string | undefined, rest: string[], out: string | u
   const packed = packCli(root, path.resolve(io.cwd, out), assets.version ?? ownVersion());
   io.out(`${packed.file}\ncontent digest ${packed.digest}\n`);
   return 0;
+}
+
+/** The store folder of a run: --store, or the paused run's folder --resume names once its hash is checked (parkedStore.ts). */
+function resumeStore(values: { store?: string; resume?: string; 'resume-hash'?: string }, cwd: string): string | undefined {
+  if (values.resume === undefined) {
+    if (values['resume-hash'] !== undefined) throw new UsageError("--resume-hash goes with --resume DIR, the paused run's store.");
+    return values.store === undefined ? undefined : path.resolve(cwd, values.store);
+  }
+  const dir = path.resolve(cwd, values.resume);
+  if (values.store !== undefined && path.resolve(cwd, values.store) !== dir)
+    throw new UsageError("--resume DIR continues in the paused run's own store: leave out --store, or give the same folder.");
+  checkParkedStore(dir, values['resume-hash']);
+  return dir;
 }

@@ -128,6 +128,11 @@ export class OverlayWorkspace implements WorkspacePort, WorkspaceReader, EditApp
     for (const [file, text] of next) this.overlay.set(file, text);
   }
 
+  /** A parked run's edits put back as they were (parkedStore.ts), before its task continues. */
+  seed(edits: Readonly<Record<string, string | null>>): void {
+    for (const [file, text] of Object.entries(edits)) this.overlay.set(normalise(file), text);
+  }
+
   /** What the run changed against the disk, by path; files edited back to their original are left out. */
   async changes(): Promise<OverlayChange[]> {
     const out: OverlayChange[] = [];

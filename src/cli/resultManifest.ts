@@ -52,8 +52,11 @@ export const manifestSchema = z.object({
   /** A run status, or `skipped` when the fire never reached the model. */
   status: z.enum(['succeeded', 'failed', 'checks_failed', 'nothing_to_change', 'budget_exhausted', 'awaiting_review', 'cancelled', 'missed', 'skipped']),
   reason: z.string().nullable(),
-  /** Why a fire was skipped: the event does not match, the actor gate, Tasklane's own event, a budget across fires. */
-  skip: z.enum(['event', 'gate', 'self', 'budget']).nullable().default(null),
+  /**
+   * Why a fire was skipped: the event does not match, the actor gate, Tasklane's own event, a budget
+   * across fires, or a `/tasklane continue` refused (no paused run, or its store does not match: ciResume.ts).
+   */
+  skip: z.enum(['event', 'gate', 'self', 'budget', 'resume']).nullable().default(null),
   usage: z.object({
     iterations: z.number().nonnegative(),
     inputTokens: z.number().nonnegative(),
@@ -80,6 +83,11 @@ export const manifestSchema = z.object({
       steps: z.array(z.string()).max(20),
       /** What a maintainer can do now, said as it is. */
       resume: z.string(),
+      /** The kept store's hash (parkedStore.ts), set when the run parked with its store in the artifact. */
+      storeHash: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .optional(),
     })
     .nullable()
     .default(null),

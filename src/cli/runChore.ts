@@ -22,6 +22,9 @@ import type { TriggerStore } from '../core/store/types';
 import { openCliEngine } from './cliEngine';
 import type { CliEngineOptions } from './cliEngine';
 import { unifiedDiff } from './patch';
+import { parkedRunOf } from '../core/chores/budgetPause';
+import { UsageError } from './environment';
+import { restoreParkedEdits, saveParkedEdits, storeHash } from './parkedStore';
 
 /** What `chores run` reports: the JSON object of its last line with --json. */
 export interface CliRunResult {
@@ -37,6 +40,11 @@ export interface CliRunResult {
   verify?: Array<{ command: string; exitCode: number | null; durationMs: number; ok: boolean; problem?: string }>;
   /** Rounds of checks the run used. */
   checkRounds?: number;
+  /**
+   * Set when the run parked at its budget (status `budget_exhausted`, the run itself still open in
+   * the kept store): the store's hash a `--resume` must be given (parkedStore.ts).
+   */
+  parked?: { storeHash: string };
 }
 
 /** A CLI engine's options (cliEngine.ts), with the chore to fire; the store is a temp folder unless given. */
@@ -46,6 +54,13 @@ export interface RunChoreOptions extends Omit<CliEngineOptions, 'storeDir' | 'ma
   chores: ChoreDefinition[];
   /** Where the store lives; default a temp folder removed afterwards. */
   storeDir?: string;
+  /**
+   * Continue the chore's run parked in `storeDir` (its hash already checked, parkedStore.ts)
+   * instead of firing a new one. A run in a kept store parks at its budget either way.
+   */
+  resume?: boolean;
+  /** On CI: `storeDir` is kept only when the run parks (it is uploaded with the run's artifact); otherwise removed. */
+  storeOnlyIfParked?: boolean;
 }
 
 /** Runs the fire to its end (retries included) and returns the last run, the patch text and the task's final output. */
@@ -55,9 +70,12 @@ export async function runChoreOnce(
   const ownStore = options.storeDir === undefined;
   const storeDir = options.storeDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-'));
   const { logger, redactor } = options;
+  // Parking needs the store to outlive the process: only a kept store (--store) parks.
+  const park = !ownStore;
   const { engine, workspace, triggers, mcp } = await openCliEngine({
     ...options,
     storeDir,
+    parkAtBudget: park,
     maxCommandMs: options.chore.budget.maxSeconds * 1000,
     ...(options.chore.outputs ? { outputs: options.chore.outputs } : {}),
   });
@@ -65,54 +83,73 @@ export async function runChoreOnce(
   const { runner, runLog } = engine.chores;
   const { changeSets } = engine;
   runner.setChores(options.chores);
-  try {
-    await agent.whenReady();
-    await runner.attach(agent);
-    const approvals = approvePending(agent, changeSets.store, changeSets.decider, logger);
-    engine.start();
-    const ended = lastRunOf(options.chore.id, runner, runLog, triggers, agent);
-    await runner.fire(options.chore.id, 'manual', 'command line');
-    const run = await ended;
-    // What the run's end started on its own (cancelling its task, a notice) is done before the
-    // store closes: "The Tasklane store is closed" must never cost an escalation.
-    await runner.settled();
-    await approvals.settled();
-    const changes = await workspace.changes();
-    const output = finalTaskOutput(agent, run.taskId);
-    return {
-      ...(output ? { output } : {}),
-      trace: run.steps,
-      result: {
-        runId: run.runId,
-        choreId: run.choreId,
-        status: run.status,
-        reason: run.reason,
-        usage: run.usage,
-        steps: run.steps.map((s) => ({ name: s.name, status: s.status, durationMs: s.durationMs })),
-        changedFiles: changes.map((c) => c.path),
-        ...(options.chore.verify?.length
-          ? {
-              verify: (run.verify ?? []).map(({ command, exitCode, durationMs, ok, problem }) => ({
-                command,
-                exitCode,
-                durationMs,
-                ok,
-                ...(problem ? { problem } : {}),
-              })),
-              checkRounds: run.checkRounds ?? 0,
-            }
-          : {}),
-      },
-      // A secret the run read can sit in a context line: the patch leaves redacted too.
-      patch: redactor.redact(unifiedDiff(changes)),
-    };
-  } finally {
-    await mcp.stop();
-    await engine.shutdown();
-    // The folder ends as the run found it: the run's edits leave only as the patch.
-    await workspace.restore();
-    if (ownStore) fs.rmSync(storeDir, { recursive: true, force: true });
-  }
+  const since = Date.now();
+  const outcome = await (async () => {
+    try {
+      await agent.whenReady();
+      await runner.attach(agent);
+      const approvals = approvePending(agent, changeSets.store, changeSets.decider, logger);
+      if (options.resume) restoreParkedEdits(storeDir, workspace);
+      engine.start();
+      const ended = lastRunOf(options.chore.id, runner, runLog, triggers, agent, park ? since : undefined);
+      if (options.resume) await continueParked(options.chore.id, runLog, agent);
+      else await runner.fire(options.chore.id, 'manual', 'command line');
+      const run = await ended;
+      // What the run's end started on its own (cancelling its task, a notice) is done before the
+      // store closes: "The Tasklane store is closed" must never cost an escalation.
+      await runner.settled();
+      await approvals.settled();
+      const changes = await workspace.changes();
+      if (run.parked) await saveParkedEdits(storeDir, workspace);
+      const output = finalTaskOutput(agent, run.taskId);
+      return {
+        ...(output ? { output } : {}),
+        trace: run.steps,
+        result: {
+          runId: run.runId,
+          choreId: run.choreId,
+          // A parked run is still open in its store; to the caller it ended at its budget, paused.
+          status: run.parked ? 'budget_exhausted' : run.status,
+          reason: run.parked ? run.parked.message : run.reason,
+          ...(run.parked ? { parked: { storeHash: '' } } : {}),
+          usage: run.usage,
+          steps: run.steps.map((s) => ({ name: s.name, status: s.status, durationMs: s.durationMs })),
+          changedFiles: changes.map((c) => c.path),
+          ...(options.chore.verify?.length
+            ? {
+                verify: (run.verify ?? []).map(({ command, exitCode, durationMs, ok, problem }) => ({
+                  command,
+                  exitCode,
+                  durationMs,
+                  ok,
+                  ...(problem ? { problem } : {}),
+                })),
+                checkRounds: run.checkRounds ?? 0,
+              }
+            : {}),
+        },
+        // A secret the run read can sit in a context line: the patch leaves redacted too.
+        patch: redactor.redact(unifiedDiff(changes)),
+      };
+    } finally {
+      await mcp.stop();
+      await engine.shutdown();
+      // The folder ends as the run found it: the run's edits leave only as the patch.
+      await workspace.restore();
+      if (ownStore) fs.rmSync(storeDir, { recursive: true, force: true });
+    }
+  })();
+  // Hashed once the store is closed: exactly what a resume will open.
+  if (outcome.result.parked) outcome.result.parked.storeHash = storeHash(storeDir);
+  else if (options.storeOnlyIfParked) fs.rmSync(storeDir, { recursive: true, force: true });
+  return outcome;
+}
+
+/** Continues the task of the chore's parked run; its guard raises the limits (budgetPause.ts resumedLimits). */
+async function continueParked(choreId: string, runLog: ChoreRunLog, agent: Agent): Promise<void> {
+  const run = parkedRunOf(runLog, choreId);
+  if (!run) throw new UsageError(`--resume: the store holds no run of ${choreId} paused at budget (it ended, or is another chore's); start a new run instead.`);
+  await agent.continueTask(run.taskId);
 }
 
 /** The JSON object the run's task handed to task_end (what successWhen judged; on CI, the proposed outputs). */
@@ -159,19 +196,24 @@ function lastRunOf(
   runLog: ChoreRunLog,
   triggers: Pick<TriggerStore, 'pending'>,
   agent: Agent,
+  parkedSince?: number,
 ): Promise<ChoreRunRecord> {
   const told = new Set<string>();
   return new Promise((resolve) => {
     const check = () => {
       const run = runLog.history(choreId)[0];
-      if (!run || run.status === 'running' || !told.has(run.runId)) return;
+      // A run that parked during this process (not the park a resume starts from) is this fire's end too.
+      const parked = parkedSince !== undefined && run?.status === 'running' && run.parked !== undefined && run.parked.at >= parkedSince;
+      if (!run || (!parked && (run.status === 'running' || !told.has(run.runId)))) return;
       // A retry is a trigger in the chore's session: the fire is over when none is left. The
       // retry may be queued just after the run's end is written, so settled triggers look again.
       if (triggers.pending(`chore:${choreId}`).length > 0) return;
       unsubscribe();
       settled.dispose();
+      changed();
       resolve(run);
     };
+    const changed = runLog.onDidChange(check);
     const ends = runner.onRunEnded((run) => {
       told.add(run.runId);
       check();

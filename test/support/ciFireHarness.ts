@@ -176,12 +176,13 @@ export function ciFireSuite() {
     script: ScriptStep[],
     extraEnv: Record<string, string> = {},
     applyEnv: Record<string, string> = {},
+    runArgs: string[] = [],
   ) {
     server.reset();
     if (script.length) server.script(script);
     const event = writeEvent(tmp, eventName, payload);
     const out = fs.mkdtempSync(path.join(tmp, 'out-'));
-    const run = await cli(['chores', 'run', id, '--out', out], {
+    const run = await cli(['chores', 'run', id, '--out', out, ...runArgs], {
       TASKLANE_MODEL_PROVIDER: 'openai-compatible',
       TASKLANE_MODEL_BASE_URL: server.openaiBaseUrl,
       TASKLANE_MODEL_ID: 'gpt-5-mini',

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { pausedState, RESUME_TODAY } from '../../../src/cli/ciPause';
+import { pausedState, RESUME_TODAY, resumeKept } from '../../../src/cli/ciPause';
 import { ciFireSuite } from '../../support/ciFireHarness';
 import type { ScriptStep } from '../../fixtures/modelServer';
 
@@ -25,7 +25,8 @@ describe('cli: a CI fire that reaches its budget ends paused at budget, its stat
       limit: 'iterations',
       message: 'used all 2 iterations (budget.maxIterations)',
       steps: ['replace_in_file ok', 'read_file ok'],
-      resume: RESUME_TODAY,
+      resume: resumeKept(result.manifest.paused?.storeHash ?? ''),
+      storeHash: result.manifest.paused?.storeHash,
     });
     assert.equal(result.manifest.usage.iterations, 2);
     // The edits so far are kept with the state, for a person (or a later resume) to pick up.
@@ -37,7 +38,7 @@ describe('cli: a CI fire that reaches its budget ends paused at budget, its stat
     assert.match(status, /- Status: paused at budget \(used all 2 iterations \(budget\.maxIterations\)\)\n/);
     assert.match(
       status,
-      /- Paused at budget \(iterations\): its state is recorded in the run's artifact: the usage above, its last 2 step\(s\) and the edits so far in tasklane\.patch \(app\.js\)\. Continuing this run from its recorded state is not built on CI yet/,
+      /- Paused at budget \(iterations\): its state is recorded in the run's artifact: the usage above, its last 2 step\(s\) and the edits so far in tasklane\.patch \(app\.js\)\. Its store is kept there too \(store hash [0-9a-f]{12}…, recorded in the fire ledger\)/,
     );
     assert.doesNotMatch(status, /failed|produced nothing/i);
     const summary = fs.readFileSync(h.stepSummary, 'utf8');

@@ -1,0 +1,114 @@
+/**
+ * Continuing a CI run paused at its budget (issue 43): a maintainer's `/tasklane continue` on the
+ * item re-fires the chore with `chores run <id> --out DIR --resume STORE`, STORE being the paused
+ * run's kept store from its artifact (parkedStore.ts). What binds the two, and why:
+ *  - the paused run is the latest fire of this chore on this item in the fire ledger
+ *    (fireLedger.ts), and only if that record says it parked: a fire after it (a new run, a
+ *    continue that finished) supersedes it, and records of fires that never ran (stopped) do not;
+ *  - the record carries the store's hash, written by the apply job from the agent job's manifest
+ *    into the check run's `external_id`, which no person and no model text can edit: a store
+ *    artifact whose files differ (edited, swapped, another run's) is refused before any model
+ *    call, visibly (`skip: resume`, a status line on the item);
+ *  - who may continue is the chore's actor gate on the commenter, as for any comment command
+ *    (ciRun.ts runs it after this), and the budgets across fires still hold: the day's cap narrows
+ *    the continued run's new budget like any fire's, so a continue is never unbounded.
+ * A comment on an item with no paused run of this chore is not a fire of it (skipped silently,
+ * like any event that does not match), so one `/tasklane continue` does not post a status per chore.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { GithubEvent } from '../core/chores/githubEvent';
+import { UsageError } from './environment';
+import type { GithubApi } from './githubApi';
+import { readLedger } from './fireLedger';
+import { commandOf } from '../core/chores/githubEvent';
+import type { FireRecord } from './fireBudget';
+import { storeHash } from './parkedStore';
+
+/** The kept store's folder in `--out`: uploaded with the result, so a paused run's state travels in its artifact. */
+export const STORE_FOLDER = 'store';
+
+/**
+ * Where a CI fire keeps its store: `--store` as given; else, with `--out`, in OUT/store, kept only
+ * when the run parks; a `--resume DIR` copies the paused run's store there first (after runOnCi
+ * checked it against the ledger), so a run that parks again leaves its store in its own artifact.
+ */
+export function ciStore(
+  values: { out?: string; store?: string; resume?: string; 'resume-hash'?: string },
+  cwd: string,
+): { storeDir?: string; storeOnlyIfParked: boolean; resumeFrom?: string; prepare(): void } {
+  if (values['resume-hash'] !== undefined)
+    throw new UsageError('--resume-hash is for a run by hand: on CI the paused run is bound to its store by the fire ledger.');
+  if (values.resume === undefined) {
+    if (values.store !== undefined) return { storeDir: path.resolve(cwd, values.store), storeOnlyIfParked: false, prepare: () => undefined };
+    if (values.out === undefined) return { storeOnlyIfParked: false, prepare: () => undefined };
+    return { storeDir: path.join(path.resolve(cwd, values.out), STORE_FOLDER), storeOnlyIfParked: true, prepare: () => undefined };
+  }
+  if (values.out === undefined || values.store !== undefined)
+    throw new UsageError('--resume on CI needs --out DIR (the continued run keeps its store there) and no --store.');
+  const from = path.resolve(cwd, values.resume);
+  const storeDir = path.join(path.resolve(cwd, values.out), STORE_FOLDER);
+  return {
+    storeDir,
+    storeOnlyIfParked: true,
+    resumeFrom: from,
+    prepare: () => {
+      fs.rmSync(storeDir, { recursive: true, force: true });
+      fs.cpSync(from, storeDir, { recursive: true });
+    },
+  };
+}
+
+/** The comment command that continues a paused run. */
+export const CONTINUE_COMMAND = 'continue';
+
+/** Why the event is not a `/tasklane continue` comment, or undefined when it is one. */
+export function notContinue(event: GithubEvent): string | undefined {
+  if (event.name !== 'issue_comment' || event.action !== 'created')
+    return `a paused run is continued by a /tasklane ${CONTINUE_COMMAND} comment; the event is ${event.name}`;
+  const comment = event.payload.comment as { body?: unknown } | undefined;
+  const body = typeof comment?.body === 'string' ? comment.body : '';
+  return commandOf(body) === CONTINUE_COMMAND ? undefined : `the comment does not start with /tasklane ${CONTINUE_COMMAND}`;
+}
+
+/** The item's paused fire: its latest fire that ran, when that one parked; else undefined. */
+export function pausedFire(records: readonly FireRecord[], item: string | null): (FireRecord & { paused: { run: string; store: string } }) | undefined {
+  const latest = records
+    .filter((r) => r.item === item && !r.stopped)
+    .sort((a, b) => a.at.localeCompare(b.at))
+    .at(-1);
+  return latest?.paused ? (latest as FireRecord & { paused: { run: string; store: string } }) : undefined;
+}
+
+/** Why the store folder may not be continued from (not the paused run's), or undefined when it is. */
+export function storeMismatch(dir: string, paused: { run: string; store: string }): string | undefined {
+  let actual: string;
+  try {
+    actual = storeHash(dir);
+  } catch {
+    return `the paused run's store (from run ${paused.run}'s artifact) is missing; download that run's artifact and ask again`;
+  }
+  return actual === paused.store
+    ? undefined
+    : `the store given does not match what run ${paused.run} recorded when it paused (its files were edited or are another run's); nothing ran. Start a new run instead`;
+}
+
+/**
+ * The paused fire a continue on `item` resumes, read from the ledger with the gate's token; a
+ * ledger that cannot be read refuses the continue (fail closed), no paused fire is no fire at all.
+ */
+export async function findPausedFire(
+  choreId: string,
+  item: string | null,
+  api: GithubApi | undefined,
+): Promise<{ paused: { run: string; store: string } } | { skip: 'event' | 'resume'; reason: string }> {
+  if (!api) return { skip: 'resume', reason: 'the fire ledger cannot be read (no repository or no TASKLANE_GATE_TOKEN), so no paused run can be found' };
+  let records: FireRecord[];
+  try {
+    records = await readLedger(api, choreId);
+  } catch (error) {
+    return { skip: 'resume', reason: `the fire ledger could not be read whole (${error instanceof Error ? error.message : String(error)})` };
+  }
+  const fire = pausedFire(records, item);
+  return fire ? { paused: fire.paused } : { skip: 'event', reason: `no run of ${choreId} on this item is paused at budget` };
+}
