@@ -18,6 +18,7 @@ import { choreServerDefinition, choreServerSecretEnv, unpinnedPackage } from '..
 import { secretVariable } from '../core/chores/secretScope';
 import type { ChoreDefinition } from '../core/chores/types';
 import { MCP_FILE, parseMcpServers, parseJsonc } from '../core/mcp/mcpConfig';
+import { envInputs } from '../core/mcp/mcpInputs';
 import type { McpServerDefinition } from '../core/mcp/mcpConfig';
 import { McpServers } from '../core/mcp/mcpServers';
 import type { Clock, Logger } from '../core/ports';
@@ -26,7 +27,10 @@ import { scrubbedEnv } from './commandRunner';
 export interface CliChoreMcpOptions {
   /** The folder the chore works on: its `.vscode/mcp.json` and the servers' working directory. */
   workspace: string;
-  /** What a server inherits, scrubbed to a few harmless variables (as for declared commands). */
+  /**
+   * What a server inherits, scrubbed to a few harmless variables (as for declared commands); also
+   * where mcp.json's `${input:ID}` values are read (TASKLANE_MCP_INPUT_<ID>).
+   */
   env: Readonly<Record<string, string | undefined>>;
   secrets: (name: string) => string | undefined;
   /** Told each secret value a server is given, before it starts (the run's redactor). */
@@ -75,6 +79,9 @@ export class CliChoreMcp implements McpCallPort {
       // The one path for chore secrets, VS Code's too (host/mcp/mcpHost.ts): to the server naming each.
       secretEnv: (server) => choreServerSecretEnv(server, [chore], this.options.secrets, (name) => `set ${secretVariable(name)}`),
       onSecret: this.options.onSecret,
+      // `${input:ID}` from TASKLANE_MCP_INPUT_<ID> of the run's own environment (the one it was
+      // given, as for commands and secrets), never from whatever process.env holds.
+      inputs: envInputs((name) => this.options.env[name]),
       onToolsChanged: () => void this.offer(servers).catch((e) => this.options.logger.error('CHORE', 'could not list the MCP tools again', e)),
     });
     this.servers = servers;
