@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CliChoreMcp } from '../../../src/cli/choreMcpServers';
 import { parseChoresFile } from '../../../src/core/chores/choreFile';
+import { buildMcp } from '../../../src/core/engineMcp';
 import { systemClock } from '../../../src/core/ports';
 import { MemoryLogger } from '../../fakes/memoryLogger';
 import { parseMcpServers } from '../../../src/core/mcp/mcpConfig';
@@ -99,15 +100,17 @@ describe('mcp: mcp.json inputs (${input:…})', function () {
       env: { PATH: process.env.PATH, TASKLANE_MCP_INPUT_API_KEY: 'cli-key-41b', TASKLANE_MCP_INPUT_REGION: 'eu' },
       secrets: () => undefined,
       onSecret: (value) => told.push(value),
-      clock: systemClock,
       logger: new MemoryLogger(),
     });
+    // The engine's side, as createEngine builds it from the command line's adapters (cliEngine.ts).
+    const built = buildMcp(mcp.adapters(), { clock: systemClock, logger: new MemoryLogger(), trusted: () => true });
     const offered: string[] = [];
-    mcp.bind({ request: () => Promise.reject(new Error('not called here')) }, (actions) => offered.push(...actions.map((a) => a.name)));
+    built.attach({ request: () => Promise.reject(new Error('not called here')) }, (actions) => offered.push(...actions.map((a) => a.name)));
+    mcp.attach(built);
     try {
       await mcp.prepare(chores[0]!);
       assert.ok(offered.includes('mcp_every_get_env'), offered.join(', '));
-      const ran = await mcp.call('every', 'get-env', {}, { timeoutMs: 10_000 });
+      const ran = await built.servers.call('every', 'get-env', {}, { timeoutMs: 10_000 });
       assert.equal(ran.error, undefined);
       assert.match(ran.output, /"KEY":\s*"cli-key-41b"/);
       assert.match(ran.output, /"WHERE":\s*"region-eu"/);
