@@ -5,55 +5,65 @@
  * (TASKLANE_SECRET_<NAME>, to that server only), given through the servers' `secretEnv` hook as in
  * VS Code (each value told to the run's redactor first), never written into a definition. A package npx would download must be pinned, and
  * a server that cannot start fails the run with its error before the model is called: the run
- * never goes on without a tool it was reviewed with. Calls go through the engine's command service
- * (unattended gate: the declared tools or a refusal), like declared commands.
+ * never goes on without a tool it was reviewed with. The engine builds the servers from this side
+ * of them (`adapters`, core/engineMcp.ts), as it does VS Code's; calls go through its command
+ * service (unattended gate: the declared tools or a refusal), like declared commands.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ActionDef } from '../core/actions/types';
-import type { GrantableSet } from '../core/actions/actionSets';
-import type { CommandResult } from '../core/approval/commands/commandApproval';
-import type { CommandService, McpCallPort } from '../core/approval/commands/commandService';
+import type { EngineMcp, McpAdapters } from '../core/engineMcp';
 import { choreServerDefinition, choreServerSecretEnv, unpinnedPackage } from '../core/chores/choreMcp';
 import { secretVariable } from '../core/chores/secretScope';
 import type { ChoreDefinition } from '../core/chores/types';
 import { MCP_FILE, parseMcpServers, parseJsonc } from '../core/mcp/mcpConfig';
+import { envInputs } from '../core/mcp/mcpInputs';
 import type { McpServerDefinition } from '../core/mcp/mcpConfig';
-import { McpServers } from '../core/mcp/mcpServers';
-import type { Clock, Logger } from '../core/ports';
+import type { Logger } from '../core/ports';
 import { scrubbedEnv } from './commandRunner';
 
 export interface CliChoreMcpOptions {
   /** The folder the chore works on: its `.vscode/mcp.json` and the servers' working directory. */
   workspace: string;
-  /** What a server inherits, scrubbed to a few harmless variables (as for declared commands). */
+  /**
+   * What a server inherits, scrubbed to a few harmless variables (as for declared commands); also
+   * where mcp.json's `${input:ID}` values are read (TASKLANE_MCP_INPUT_<ID>).
+   */
   env: Readonly<Record<string, string | undefined>>;
   secrets: (name: string) => string | undefined;
   /** Told each secret value a server is given, before it starts (the run's redactor). */
   onSecret: (value: string) => void;
-  clock: Clock;
   logger: Logger;
 }
 
-/** The chore's servers: the call port the engine is built with, then `bind` and, per run, `prepare`. */
-export class CliChoreMcp implements McpCallPort {
-  private servers: McpServers | undefined;
-  private prepared: string | undefined;
-  private service: Pick<CommandService, 'request'> | undefined;
-  private addActions: ((actions: ActionDef[]) => void) | undefined;
-  private readonly offered = new Set<string>();
+/** The chore's servers: `adapters` for the engine, `attach` its servers, then, per run, `prepare`. */
+export class CliChoreMcp {
+  private mcp: EngineMcp | undefined;
+  private chore: ChoreDefinition | undefined;
+  private declared: McpServerDefinition[] = [];
 
   constructor(private readonly options: CliChoreMcpOptions) {}
 
-  /** Where the tools' actions go once a run's servers have started (the engine's command service and agent). */
-  bind(service: Pick<CommandService, 'request'>, addActions: (actions: ActionDef[]) => void): void {
-    this.service = service;
-    this.addActions = addActions;
+  /** What createEngine builds the servers from: the run's chore's declared servers, nothing else. */
+  adapters(): McpAdapters {
+    return {
+      definitions: () => this.declared,
+      // The person ran this chore on their own folder: what it declares is what they chose to run.
+      trusted: () => true,
+      workspaceTrusted: () => true,
+      cwd: this.options.workspace,
+      baseEnv: () => scrubbedEnv(this.options.env) as Record<string, string>,
+      // The one path for chore secrets, VS Code's too (host/mcp/mcpHost.ts): to the server naming each.
+      secretEnv: (server) => choreServerSecretEnv(server, this.chore ? [this.chore] : [], this.options.secrets, (name) => `set ${secretVariable(name)}`),
+      onSecret: this.options.onSecret,
+      // `${input:ID}` from TASKLANE_MCP_INPUT_<ID> of the run's own environment (the one it was
+      // given, as for commands and secrets), never from whatever process.env holds.
+      inputs: envInputs((name) => this.options.env[name]),
+    };
   }
 
-  /** The sets of the servers that run now, for the prompts. */
-  grantableSets(): readonly GrantableSet[] {
-    return this.servers?.grantableSets() ?? [];
+  /** The engine's servers, built from `adapters()`. */
+  attach(mcp: EngineMcp): void {
+    this.mcp = mcp;
   }
 
   /**
@@ -61,48 +71,18 @@ export class CliChoreMcp implements McpCallPort {
    * one is not defined, runs an unpinned package, lacks a secret or cannot start.
    */
   async prepare(chore: ChoreDefinition): Promise<void> {
-    if (!chore.mcp || this.prepared === chore.id) return;
+    if (!chore.mcp || this.chore?.id === chore.id) return;
+    if (!this.mcp) throw new Error('the MCP servers were started before the engine was built');
     const definitions = this.definitions(chore);
-    const servers = new McpServers({
-      definitions: () => definitions,
-      // The person ran this chore on their own folder: what it declares is what they chose to run.
-      trusted: () => true,
-      workspaceTrusted: () => true,
-      cwd: this.options.workspace,
-      clock: this.options.clock,
-      logger: this.options.logger,
-      baseEnv: () => scrubbedEnv(this.options.env) as Record<string, string>,
-      // The one path for chore secrets, VS Code's too (host/mcp/mcpHost.ts): to the server naming each.
-      secretEnv: (server) => choreServerSecretEnv(server, [chore], this.options.secrets, (name) => `set ${secretVariable(name)}`),
-      onSecret: this.options.onSecret,
-      onToolsChanged: () => void this.offer(servers).catch((e) => this.options.logger.error('CHORE', 'could not list the MCP tools again', e)),
-    });
-    this.servers = servers;
-    await servers.startAll();
-    this.prepared = chore.id;
-    await this.offer(servers);
+    this.chore = chore;
+    this.declared = definitions;
+    await this.mcp.servers.startAll();
+    await this.mcp.offer();
     this.options.logger.info('CHORE', `chore ${chore.id}: MCP servers started: ${definitions.map((d) => d.name).join(', ')}`);
   }
 
-  /** The servers' tools not offered yet, to the agent (at the start, and when a server says its tools changed). */
-  private async offer(servers: McpServers): Promise<void> {
-    if (!this.service || !this.addActions) throw new Error('the MCP servers were started before the engine was bound');
-    const fresh = (await servers.actions(this.service)).filter((a) => !this.offered.has(a.name));
-    for (const action of fresh) this.offered.add(action.name);
-    this.addActions(fresh);
-  }
-
-  call(server: string, tool: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CommandResult> {
-    if (!this.servers) throw new Error(`the MCP server ${server} was not started for this run`);
-    return this.servers.call(server, tool, args, options);
-  }
-
-  readOnly(server: string, tool: string): boolean {
-    return this.servers?.readOnly(server, tool) ?? false;
-  }
-
   async stop(): Promise<void> {
-    await this.servers?.stopAll();
+    await this.mcp?.servers.stopAll();
   }
 
   /** Each declared server as it will run; its secrets are checked here and given at its start (`secretEnv`). */

@@ -81,7 +81,6 @@ export async function openCliEngine(options: CliEngineOptions) {
     env: options.env,
     secrets: options.secrets,
     onSecret: (value) => redactor.addSecret(value),
-    clock,
     logger,
   });
   const engine = await createEngine({
@@ -98,7 +97,6 @@ export async function openCliEngine(options: CliEngineOptions) {
     // The repository's history as it is on disk (the run's own edits are only in the overlay).
     git: new ReadOnlyGit(options.workspace, { env: options.env }),
     skillDirs: options.skillDirs,
-    grantableSets: () => mcp.grantableSets(),
     workspaceRules: () =>
       options.instructionsDir === undefined
         ? reads.readFile('AGENTS.md').catch(() => undefined)
@@ -115,10 +113,12 @@ export async function openCliEngine(options: CliEngineOptions) {
       ...(options.parkAtBudget ? { parkAtBudget: true } : {}),
     },
     // The chore's declared commands and MCP tools and nothing else: nobody is here to approve another one.
-    commands: { runner: commands, gate: { allowedCommands: () => [], trusted: () => true, unattended: true }, mcp },
+    commands: { runner: commands, gate: { allowedCommands: () => [], trusted: () => true, unattended: true } },
+    // The engine builds the chore's MCP servers from the command line's side of them (core/engineMcp.ts).
+    mcp: mcp.adapters(),
     ...(options.outputs ? { taskHooks: [outputCheckHook(options.outputs)] } : {}),
   });
-  if (engine.commands) mcp.bind(engine.commands, (actions) => engine.agent.addActions(actions));
+  mcp.attach(engine.mcp);
   return { engine, workspace, triggers, mcp };
 }
 

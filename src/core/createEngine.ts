@@ -20,6 +20,8 @@ import type { CommandGate } from './approval/commands/commandService';
 import { emitter } from './emitter';
 import type { ChoreAdapters, CommandAdapters, EditAdapters, EngineAdapters } from './engineAdapters';
 import { buildChangeSets } from './engineChangeSets';
+import { buildMcp } from './engineMcp';
+import type { EngineMcp, McpAdapters } from './engineMcp';
 import type { EngineChangeSets } from './engineChangeSets';
 import { archivedRun, buildChores, choreChecksPort } from './engineChores';
 import type { EngineChores } from './engineChores';
@@ -33,6 +35,7 @@ import type { DurableRowError } from './store/decodeRow';
 export type { ChoreAdapters, CommandAdapters, EditAdapters, EngineAdapters, PlannerAdapters } from './engineAdapters';
 export type { EngineChangeSets } from './engineChangeSets';
 export type { EngineChores } from './engineChores';
+export type { EngineMcp, McpAdapters } from './engineMcp';
 
 /** The finished services. Nothing is running yet: the host attaches its parts, then calls `start`. */
 export interface EngineCore {
@@ -60,7 +63,8 @@ export interface EngineCore {
 export type Engine<A extends EngineAdapters = EngineAdapters> = EngineCore &
   (A extends { edits: EditAdapters } ? { changeSets: EngineChangeSets } : { changeSets?: EngineChangeSets }) &
   (A extends { commands: CommandAdapters } ? { commands: CommandService } : { commands?: CommandService }) &
-  (A extends { chores: ChoreAdapters } ? { chores: EngineChores } : { chores?: EngineChores });
+  (A extends { chores: ChoreAdapters } ? { chores: EngineChores } : { chores?: EngineChores }) &
+  (A extends { mcp: McpAdapters } ? { mcp: EngineMcp } : { mcp?: EngineMcp });
 
 /**
  * Builds everything that needs the open store, in dependency order. Command approvals left open by
@@ -79,13 +83,15 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     return task ? choreIdOf(task) : undefined;
   };
 
+  if (adapters.mcp && !adapters.commands) throw new Error('MCP needs the command adapters: its calls are command approvals');
+  const mcp = adapters.mcp && buildMcp(adapters.mcp, { clock, logger, trusted });
   const edits = adapters.edits && buildChangeSets(adapters, adapters.edits, ledger, taskChore);
   const commandChanged = emitter<[string, CommandApproval | undefined]>();
   const commands = adapters.commands
     ? new CommandService({
         store: new DbCommandApprovalStore(db, clock, reportRow),
         runner: adapters.commands.runner,
-        ...(adapters.commands.mcp ? { mcp: adapters.commands.mcp } : {}),
+        ...(mcp ? { mcp: mcp.servers } : {}),
         gate: declaringGate(
           adapters.commands.gate,
           (taskId) => {
@@ -137,13 +143,14 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     skillDirs: adapters.skillDirs,
     ...(adapters.workspaceRules ? { workspaceRules: adapters.workspaceRules } : {}),
     ...(adapters.workspaceFolders ? { workspaceFolders: adapters.workspaceFolders } : {}),
-    ...(adapters.grantableSets ? { grantableSets: adapters.grantableSets } : {}),
+    ...(adapters.grantableSets ? { grantableSets: adapters.grantableSets } : mcp ? { grantableSets: () => mcp.servers.grantableSets() } : {}),
     settings: adapters.settings,
   });
   late.agent = agent;
   if (chores) chores.runLog.archived = archivedRun(agent, logger);
   // Cancel / Stop of a task also kills the approved command it runs and withdraws its pending ones.
   if (commands) agent.onTaskStopped((taskId) => commands.stopTask(taskId));
+  if (mcp && commands) mcp.attach(commands, (offered) => agent.addActions(offered));
 
   const planner =
     adapters.planner &&
@@ -165,6 +172,7 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
     ...(commands ? { commands } : {}),
     onDidChangeCommand: commandChanged.on,
     ...(chores ? { chores } : {}),
+    ...(mcp ? { mcp: { servers: mcp.servers, offer: mcp.offer } } : {}),
     redact,
     choreOfTask: taskChore,
     start: () => agent.start(),

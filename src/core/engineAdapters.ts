@@ -5,7 +5,8 @@
 import type { TaskHooks } from './engine/taskHooks';
 import type { GrantableSet } from './actions/actionSets';
 import type { ActionDef } from './actions/types';
-import type { CommandGate, CommandRunner, McpCallPort } from './approval/commands/commandService';
+import type { CommandGate, CommandRunner } from './approval/commands/commandService';
+import type { McpAdapters } from './engineMcp';
 import type { EditApplier } from './approval/changes/editPorts';
 import type { EditPolicyOptions } from './approval/paths/sensitivePaths';
 import type { WorkspaceRoot } from './approval/paths/workspaceRoots';
@@ -44,8 +45,6 @@ export interface EditAdapters {
 export interface CommandAdapters {
   runner: CommandRunner;
   gate: CommandGate;
-  /** MCP tool calls share the command approvals (cards, ledger, wake-up). */
-  mcp?: McpCallPort;
 }
 
 /** The host's say over chore runs. */
@@ -103,14 +102,19 @@ export interface EngineAdapters {
   commands?: CommandAdapters;
   /** Absent: no chore runner (a chore fire then fails like any trigger nobody can handle). */
   chores?: ChoreAdapters;
+  /**
+   * The host's side of its MCP servers; the engine builds them (engineMcp.ts), their calls share
+   * the command approvals (cards, ledger, wake-up), so it needs `commands`. Absent: no MCP.
+   */
+  mcp?: McpAdapters;
   /** More actions next to commands and edits, withdrawn in Restricted Mode like them. */
   actions?: ActionDef[];
   /** More task supervisors, asked before the chore runner (the CLI's check of a CI fire's outputs). */
   taskHooks?: TaskHooks[];
   /**
-   * The sets a task can be granted besides files and commands, read at each request: one per MCP
-   * server the person trusted (`McpServers.grantableSets`). Listed in the conversation and task
-   * prompts, and the only `mcp:<server>` names task_start accepts. Absent: none.
+   * The sets a task can be granted besides files and commands, read at each request. Absent: one
+   * per MCP server that may run (`McpServers.grantableSets`, when `mcp` is given), else none. Listed
+   * in the conversation and task prompts, and the only `mcp:<server>` names task_start accepts.
    */
   grantableSets?: () => readonly GrantableSet[];
   /** The host's language features (VS Code); absent (the command line): no code actions. */

@@ -8,7 +8,7 @@ import { ACTION_SETS } from './actions/actionSets';
 import type { Engine } from './createEngine';
 
 export interface EngineSurface {
-  /** The optional services present (change sets, commands, chores, the chore scheduler), sorted. */
+  /** The optional services present (change sets, commands, chores, the chore scheduler, MCP), sorted. */
   services: string[];
   /** What a conversation turn is offered. */
   conversationTools: string[];
@@ -22,6 +22,8 @@ export function describeEngine(engine: Engine): EngineSurface {
     engine.commands ? 'commands' : '',
     engine.chores ? 'chores' : '',
     engine.chores?.scheduler ? 'choreScheduler' : '',
+    // Built by createEngine in both hosts (core/engineMcp.ts), never by a host itself.
+    engine.mcp ? 'mcp' : '',
   ].filter(Boolean);
   const views = engine.agent.views;
   return {

@@ -3,7 +3,6 @@ import type { EngineSurface } from '../core/engineSurface';
 import { runLink } from './chores/runLinks';
 import * as vscode from 'vscode';
 import type { Ledger } from '../core/actions/ledger';
-import { guardRestricted } from '../core/approval/commands/commandActions';
 import { DiskReader, FsWorkspace } from '../core/approval/paths/fsWorkspace';
 import { guardReads, refusingWorkspace } from '../core/approval/paths/guardedWorkspace';
 import { multiRootWorkspace } from '../core/approval/paths/multiRootWorkspace';
@@ -204,7 +203,6 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
       undefined,
     taskHooks: [taskChecksHook({ checks: () => checks.checks(), run: checksPort.run, changedFiles: checksPort.changedFiles, logger })],
     // Listed in the prompts and accepted by task_start: the sets of the MCP servers that may run now.
-    grantableSets: () => mcp.servers.grantableSets(),
     // The language servers' answers, for a folder on the local disk (its reads are the guard the actions use).
     ...(folder && root.scheme === 'file'
       ? {
@@ -245,8 +243,9 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     commands: {
       runner: commandRunner,
       gate: { allowedCommands: () => settings.allowedCommands(), trusted },
-      mcp: mcp.servers,
     },
+    // The engine builds this window's MCP servers from VS Code's side of them (core/engineMcp.ts).
+    mcp: mcp.adapters(),
     chores: {
       secrets: { getSecret: (name) => Promise.resolve(env.secrets.get(workspaceSecretKey(name))) },
       ...(folder ? { workspaceName: folder.name } : {}),
@@ -261,6 +260,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     },
   });
   const { agent, commands: commandService, changeSets: engineChangeSets } = engine;
+  mcp.attach(engine.mcp);
   lateStore.changes = engineChangeSets.store;
   late.agent = agent;
   late.runLog = engine.chores.runLog;
@@ -310,9 +310,7 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
   // Chores failing to load (e.g. an unreadable chores.yaml) must not keep the agent from starting.
   await chores.start(agent).catch((error) => logger.error('HOST', 'Chores could not attach to the agent; they stay inactive.', error));
   // MCP servers start in the background (listing tools starts them): a slow or broken one never delays the agent.
-  void mcp
-    .start(commandService, (actions) => agent.addActions(guardRestricted(actions, trusted)))
-    .catch((error) => logger.error('HOST', 'MCP servers could not be read; none are offered.', error));
+  void mcp.start().catch((error) => logger.error('HOST', 'MCP servers could not be read; none are offered.', error));
 
   return {
     db,

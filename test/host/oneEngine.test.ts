@@ -39,8 +39,8 @@ describe('host: the VS Code host and the command line build the same engine', fu
       await engine.agent.whenReady();
       const onCli = describeEngine(engine);
       // The chore scheduler keeps cron schedules across a session; the command line fires once.
-      assert.deepEqual(onCli.services, ['changeSets', 'chores', 'commands']);
-      assert.deepEqual(inEditor.services, ['changeSets', 'choreScheduler', 'chores', 'commands']);
+      assert.deepEqual(onCli.services, ['changeSets', 'chores', 'commands', 'mcp']);
+      assert.deepEqual(inEditor.services, ['changeSets', 'choreScheduler', 'chores', 'commands', 'mcp']);
       assert.deepEqual(onCli.conversationTools, inEditor.conversationTools);
       // The language features' actions, and the rename they make (an edit action).
       const editorOnly = new Set([...codeActions({} as CodeIntelPort).map((a) => a.name), 'rename_symbol']);

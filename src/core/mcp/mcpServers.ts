@@ -244,7 +244,12 @@ export class McpServers implements McpCallPort {
         durationMs: this.deps.clock.now() - started,
       };
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      // Stopped by the person: say so rather than the SDK's bare "operation was aborted".
+      const message = options.signal?.aborted
+        ? `The MCP tool ${server}/${tool} was stopped (Stop or Cancel) before it answered; the server was told to cancel it.`
+        : error instanceof Error
+          ? error.message
+          : String(error);
       return { ...failed(message, started, this.deps.clock), timedOut: /did not answer within/.test(message), cancelled: options.signal?.aborted ?? false };
     }
   }

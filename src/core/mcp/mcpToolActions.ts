@@ -1,7 +1,8 @@
 /**
  * The action an MCP tool becomes: `mcp_<server>_<tool>` in the set `mcp:<server>`, a bounded
  * description, the input schema as the server sent it (the zod form of it only validates), and a
- * run that goes through the command approval flow, its progress notes to the step row.
+ * run that goes through the command approval flow, its progress notes to the step row and the
+ * turn's Stop/Cancel to the call.
  */
 import * as z from 'zod/v4';
 import { defineAction } from '../actions/types';
@@ -56,6 +57,9 @@ export function toolAction(server: string, tool: McpTool, service: Pick<CommandS
       if (!ctx.taskId) throw new Error('MCP tools work inside a task only: start a task first.');
       const command = `${server}/${tool.name}`;
       const progress = ctx.progress ? { onProgress: ctx.progress } : {};
+      // Stop or Cancel of the turn aborts a call that runs at once (the SDK then tells the server
+      // notifications/cancelled); an approved call later is stopped by its card or stopTask.
+      const signal = ctx.signal ? { signal: ctx.signal } : {};
       const answer = await service.request({
         kind: 'mcp',
         command,
@@ -64,6 +68,7 @@ export function toolAction(server: string, tool: McpTool, service: Pick<CommandS
         taskId: ctx.taskId,
         sessionId: ctx.sessionId,
         ...progress,
+        ...signal,
       });
       if ('ran' in answer) return describeResult('mcp', command, answer.ran);
       ctx.turn.needsApproval(answer.pending.id, `call the MCP tool ${command}`);

@@ -7,12 +7,9 @@
  * starts in Restricted Mode.
  */
 import * as vscode from 'vscode';
-import type { ActionDef } from '../../core/actions/types';
-import type { CommandService } from '../../core/approval/commands/commandService';
-import { parseMcpServers, parseJsonc } from '../../core/mcp/mcpConfig';
+import type { EngineMcp, McpAdapters } from '../../core/engineMcp';
+import { MCP_FILE, parseMcpServers, parseJsonc } from '../../core/mcp/mcpConfig';
 import type { McpConfigProblem, McpServerDefinition } from '../../core/mcp/mcpConfig';
-import { MCP_FILE } from '../../core/mcp/mcpConfig';
-import { McpServers } from '../../core/mcp/mcpServers';
 import { McpContext } from '../../core/mcp/mcpContext';
 import { McpReviewer } from '../../core/mcp/mcpReview';
 import { choreGrantsOf, choreServerDefinition, choreServerSecretEnv } from '../../core/chores/choreMcp';
@@ -20,7 +17,7 @@ import { choreMcpFacts } from '../../core/consent/choreConsentHash';
 import type { ChoreMcpFacts } from '../../core/consent/choreConsentHash';
 import type { ChoreDefinition } from '../../core/chores/types';
 import type { McpServerReview } from '../../core/mcp/mcpReview';
-import type { McpServerStatus } from '../../core/mcp/mcpServers';
+import type { McpServers, McpServerStatus } from '../../core/mcp/mcpServers';
 import type { Clock, Logger } from '../../core/ports';
 import type { TasklaneSettings } from '../settings';
 import { ElicitationForm } from './elicitationForm';
@@ -65,17 +62,14 @@ export interface McpHostDeps {
 }
 
 export class McpHost implements vscode.Disposable {
-  readonly servers: McpServers;
+  /** The engine's servers (core/engineMcp.ts, built from `adapters()`) and, for the `@` picker, their resources and prompts. */
+  private engineMcp: (EngineMcp & { context: McpContext }) | undefined;
   /** Sign-ins to remote servers; the URI handler hands it the browser's redirect (`handleRedirect`). */
   private readonly oauth: McpOAuth;
-  /** Resources and prompts of the runnable servers, for the `@` picker (never auto-injected). */
-  readonly context: McpContext;
   private workspaceDefs: McpServerDefinition[] = [];
   private problems: McpConfigProblem[] = [];
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly registered = new Set<string>();
-  private addActions: ((actions: ActionDef[]) => void) | undefined;
-  private service: Pick<CommandService, 'request'> | undefined;
+  private started = false;
   private readonly changeListeners = new Set<() => void>();
 
   /**
@@ -108,15 +102,18 @@ export class McpHost implements vscode.Disposable {
       logger: deps.logger,
       onSecret: deps.onSecret,
     });
-    this.servers = new McpServers({
+  }
+
+  /** What createEngine builds this window's servers from (core/engineMcp.ts): VS Code's side of them. */
+  adapters(): McpAdapters {
+    const deps = this.deps;
+    return {
       definitions: () => this.definitions(),
       // Bound to what the dialog showed: the definition and the content of the workspace files it runs.
       // Or what a chore the person enabled covers (`choreTrusted`), so an edit of either asks again.
       trusted: (d) => d.source === 'user' || this.choreTrusted(d) || deps.consent.status('mcpServer', d.name, this.reviewer.review(d).hash) === 'given',
       workspaceTrusted: deps.trusted,
       cwd: deps.cwd,
-      clock: deps.clock,
-      logger: deps.logger,
       callTimeoutMs: () => deps.settings.mcpCallTimeoutMs(),
       onStateChange: () => this.changed(),
       // A server's request for input is shown to the person; the values go to that server only.
@@ -125,11 +122,25 @@ export class McpHost implements vscode.Disposable {
       // `secrets:` of the enabled chores, to the server that names each and no other (core/chores/choreMcp.ts).
       secretEnv: (server) => this.choreSecrets(server),
       onSecret: deps.onSecret,
-      // A server's new tools reach the agent mid-task; the same tools listed again add nothing (the prompt's prefix stays).
-      onToolsChanged: () => void this.refresh().catch((e) => deps.logger.error('HOST', 'could not list the MCP tools again', e)),
+      // The engine offers a server's changed tools (the same ones listed again add nothing); the view redraws.
+      onToolsOffered: () => this.changed(),
       ...(deps.inputs ? { inputs: deps.inputs } : {}),
-    });
-    this.context = new McpContext(this.servers);
+    };
+  }
+
+  /** The engine's servers, built from `adapters()`; before this the host has no servers to show or run. */
+  attach(mcp: EngineMcp): void {
+    this.engineMcp = { ...mcp, context: new McpContext(mcp.servers) };
+  }
+  get servers(): McpServers {
+    return this.attached().servers;
+  }
+  get context(): McpContext {
+    return this.attached().context;
+  }
+  private attached(): EngineMcp & { context: McpContext } {
+    if (!this.engineMcp) throw new Error('the MCP servers are used before the engine was built');
+    return this.engineMcp;
   }
 
   /** Told when a server's state, trust or definition may have changed (the sidebar re-reads `status()`). */
@@ -229,10 +240,9 @@ export class McpHost implements vscode.Disposable {
     return env;
   }
 
-  /** Reads mcp.json now and whenever it changes; new tools reach the agent through `addActions`. */
-  async start(service: Pick<CommandService, 'request'>, addActions: (actions: ActionDef[]) => void): Promise<void> {
-    this.service = service;
-    this.addActions = addActions;
+  /** Reads mcp.json now and whenever it changes; new tools reach the agent through the engine's `offer`. */
+  async start(): Promise<void> {
+    this.started = true;
     await this.reload();
     if (this.deps.root) {
       // A glob, as for chores.yaml (chores/choreWatchers.ts): a plain relative path is watched on its
@@ -335,21 +345,15 @@ export class McpHost implements vscode.Disposable {
     await this.servers.prune();
     // Trust given or withdrawn, or a definition edited: the sidebar shows it before any server starts.
     this.changed();
-    if (!this.service || !this.addActions) return;
-    const actions = await this.servers.actions(this.service);
+    if (!this.started || !this.engineMcp) return;
+    await this.engineMcp.offer();
     // The tool counts are known now (a server turned running before its tools were listed).
     this.changed();
-    const fresh = actions.filter((a) => !this.registered.has(a.name));
-    for (const action of fresh) this.registered.add(action.name);
-    if (fresh.length) {
-      this.addActions(fresh);
-      this.deps.logger.info('HOST', `MCP tools offered: ${fresh.map((a) => a.name).join(', ')}`);
-    }
   }
 
   dispose(): void {
     for (const d of this.disposables.splice(0)) d.dispose();
-    void this.servers.stopAll();
+    void this.engineMcp?.servers.stopAll();
   }
 
   private async reload(): Promise<void> {

@@ -44,6 +44,8 @@ export interface HarnessOptions {
   commands?: EngineAdapters['commands'];
   /** The sets the host adds (a trusted MCP server each). */
   grantableSets?: EngineAdapters['grantableSets'];
+  /** The host's side of its MCP servers; the engine builds them (needs `commands`). */
+  mcp?: EngineAdapters['mcp'];
   /** The proactive planner's host side (`Harness.engine.planner`). */
   planner?: EngineAdapters['planner'];
   /** The chores part's host side (`Harness.engine.chores`). */
@@ -140,6 +142,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.actions ? { actions: options.actions } : {}),
     ...(options.commands ? { commands: options.commands } : {}),
     ...(options.grantableSets ? { grantableSets: options.grantableSets } : {}),
+    ...(options.mcp ? { mcp: options.mcp } : {}),
     ...(options.planner ? { planner: options.planner } : {}),
     ...(options.chores ? { chores: options.chores } : {}),
     ...(options.taskHooks ? { taskHooks: options.taskHooks } : {}),

@@ -2,12 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { parseMcpServers } from '../../../src/core/mcp/mcpConfig';
 import type { McpServerDefinition } from '../../../src/core/mcp/mcpConfig';
-import { McpServers } from '../../../src/core/mcp/mcpServers';
-import { systemClock } from '../../../src/core/ports';
+import type { McpServers } from '../../../src/core/mcp/mcpServers';
 import type { RecordedRequest, ScriptStep } from '../../fixtures/modelServer';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
-import { MemoryLogger } from '../../fakes/memoryLogger';
 import { createHarness } from '../engine/harness';
 import type { Harness } from '../engine/harness';
 
@@ -78,14 +76,6 @@ describe('mcp: the request says which sets exist', function () {
       },
       'workspace',
     );
-    servers = new McpServers({
-      definitions: () => definitions,
-      trusted: (d: McpServerDefinition) => d.name === 'everything',
-      workspaceTrusted: () => true,
-      cwd: __dirname,
-      clock: systemClock,
-      logger: new MemoryLogger(),
-    });
     h = await createHarness({
       wire: 'openai',
       server: model,
@@ -93,12 +83,23 @@ describe('mcp: the request says which sets exist', function () {
         runner: { runCommand: () => Promise.reject(new Error('no commands here')), runTask: () => Promise.reject(new Error('no tasks here')) },
         // Allowlisted, so the call runs inside the task's turn without a card.
         gate: { allowedCommands: () => ['mcp:everything/echo'], trusted: () => true },
-        mcp: servers,
       },
-      grantableSets: () => servers.grantableSets(),
+      // The engine builds the servers and lists their sets (core/engineMcp.ts).
+      mcp: {
+        definitions: () => definitions,
+        trusted: (d: McpServerDefinition) => d.name === 'everything',
+        workspaceTrusted: () => true,
+        cwd: __dirname,
+      },
     });
-    // What the host does once the person trusted the server (McpHost.start).
-    h.agent.addActions(await servers.actions(h.engine.commands!));
+    servers = h.engine.mcp!.servers;
+    // What the host does once the person trusted the server (McpHost.refresh).
+    assert.deepEqual(
+      (await h.engine.mcp!.offer()).map((a) => a.name).filter((n) => n.startsWith('mcp_everything_echo')),
+      ['mcp_everything_echo'],
+    );
+    // Listed again (a list_changed that changed nothing): nothing new, the prompt's prefix stays.
+    assert.deepEqual(await h.engine.mcp!.offer(), []);
     model.respond(naiveModel);
 
     await h.agent.sendMessage('Please echo a greeting with the echo tool of the everything server.');

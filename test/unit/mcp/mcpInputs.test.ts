@@ -1,5 +1,12 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { CliChoreMcp } from '../../../src/cli/choreMcpServers';
+import { parseChoresFile } from '../../../src/core/chores/choreFile';
+import { buildMcp } from '../../../src/core/engineMcp';
+import { systemClock } from '../../../src/core/ports';
+import { MemoryLogger } from '../../fakes/memoryLogger';
 import { parseMcpServers } from '../../../src/core/mcp/mcpConfig';
 import { envInputs, inputVariable } from '../../../src/core/mcp/mcpInputs';
 import type { McpInput } from '../../../src/core/mcp/mcpInputs';
@@ -70,6 +77,47 @@ describe('mcp: mcp.json inputs (${input:…})', function () {
       assert.match(servers.status()[0]?.lastError ?? '', /TASKLANE_MCP_INPUT_API_KEY/);
     } finally {
       await servers.stopAll();
+    }
+  });
+
+  it('the command line: values from the env option it was given, not from process.env', async () => {
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-mcp-inputs-'));
+    fs.mkdirSync(path.join(workspace, '.vscode'));
+    fs.writeFileSync(path.join(workspace, '.vscode/mcp.json'), JSON.stringify(file));
+    const { chores, diagnostics } = parseChoresFile(`chores:
+  - id: ops
+    name: Ops
+    trigger: { cron: "0 2 * * *", timezone: UTC }
+    prompt: Read the environment.
+    mcp:
+      every: { tools: [get-env] }
+`);
+    assert.deepEqual(diagnostics, []);
+    assert.equal(process.env.TASKLANE_MCP_INPUT_API_KEY, undefined, 'the value must come from the option, so process.env lacks it');
+    const told: string[] = [];
+    const mcp = new CliChoreMcp({
+      workspace,
+      env: { PATH: process.env.PATH, TASKLANE_MCP_INPUT_API_KEY: 'cli-key-41b', TASKLANE_MCP_INPUT_REGION: 'eu' },
+      secrets: () => undefined,
+      onSecret: (value) => told.push(value),
+      logger: new MemoryLogger(),
+    });
+    // The engine's side, as createEngine builds it from the command line's adapters (cliEngine.ts).
+    const built = buildMcp(mcp.adapters(), { clock: systemClock, logger: new MemoryLogger(), trusted: () => true });
+    const offered: string[] = [];
+    built.attach({ request: () => Promise.reject(new Error('not called here')) }, (actions) => offered.push(...actions.map((a) => a.name)));
+    mcp.attach(built);
+    try {
+      await mcp.prepare(chores[0]!);
+      assert.ok(offered.includes('mcp_every_get_env'), offered.join(', '));
+      const ran = await built.servers.call('every', 'get-env', {}, { timeoutMs: 10_000 });
+      assert.equal(ran.error, undefined);
+      assert.match(ran.output, /"KEY":\s*"cli-key-41b"/);
+      assert.match(ran.output, /"WHERE":\s*"region-eu"/);
+      assert.deepEqual(told, ['cli-key-41b'], "the password input is told to the run's redactor");
+    } finally {
+      await mcp.stop();
+      fs.rmSync(workspace, { recursive: true, force: true });
     }
   });
 });

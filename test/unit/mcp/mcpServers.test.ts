@@ -51,8 +51,8 @@ interface Rig {
   db: OpenedDurableDb;
   approvals: string[];
   logger: MemoryLogger;
-  /** Runs an action in task t-1; `progress` is its step row's (ActionContext.progress). */
-  run(name: string, input: unknown, progress?: (note: string) => void): Promise<string>;
+  /** Runs an action in task t-1; `progress` is its step row's (ActionContext.progress), `signal` the turn's Stop/Cancel. */
+  run(name: string, input: unknown, progress?: (note: string) => void, signal?: AbortSignal): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -102,7 +102,7 @@ describe('mcp: reference servers as approval-gated tools', function () {
     });
     const actions = await servers.actions(service);
     const approvals: string[] = [];
-    const ctx = (progress?: (note: string) => void): ActionContext => ({
+    const ctx = (progress?: (note: string) => void, signal?: AbortSignal): ActionContext => ({
       sessionId: 's-1',
       taskId: 't-1',
       workspace: new MemoryWorkspace({}),
@@ -121,6 +121,7 @@ describe('mcp: reference servers as approval-gated tools', function () {
       remember: async () => undefined,
       skillNames: [],
       ...(progress ? { progress } : {}),
+      ...(signal ? { signal } : {}),
     });
     const made: Rig = {
       servers,
@@ -130,10 +131,10 @@ describe('mcp: reference servers as approval-gated tools', function () {
       db,
       approvals,
       logger,
-      async run(name, input, progress) {
+      async run(name, input, progress, signal) {
         const action = actions.find((a) => a.name === name);
         assert.ok(action, `no action ${name}; have ${actions.map((a) => a.name).join(', ')}`);
-        return String(await action.run(action.input.parse(input), ctx(progress)));
+        return String(await action.run(action.input.parse(input), ctx(progress, signal)));
       },
       async close() {
         await servers.stopAll();
@@ -153,6 +154,19 @@ describe('mcp: reference servers as approval-gated tools', function () {
     assert.deepEqual(notes.slice(0, 2), ['1/3 (33%)', '2/3 (67%)']);
     assert.match(output, /Long running operation completed\. Duration: 0\.3 seconds, Steps: 3\./);
     assert.ok(output.endsWith(`[progress: ${notes.at(-1)}]`), output);
+  });
+
+  it('Stop during a long allowlisted tool ends the call at once, and says it was stopped', async () => {
+    const r = await rig([stdio('everything', [everything, 'stdio'])], { allowed: ['mcp:everything/trigger-long-running-operation', 'mcp:everything/echo'] });
+    const stop = new AbortController();
+    const started = Date.now();
+    // Stopped when the tool is known to be running (its first progress note), not after a sleep.
+    const output = await r.run('mcp_everything_trigger_long_running_operation', { duration: 20, steps: 20 }, () => stop.abort(), stop.signal);
+    assert.match(output, /could not run: The MCP tool everything\/trigger-long-running-operation was stopped \(Stop or Cancel\) before it answered/);
+    // The tool would run 20 s; stopped at its first step (about 1 s), it must not run to the end.
+    assert.ok(Date.now() - started < 10_000, `the call ran ${Date.now() - started} ms after Stop`);
+    // The server is still usable: the stopped call did not take its connection down.
+    assert.match(await r.run('mcp_everything_echo', { message: 'after stop' }), /Echo: after stop/);
   });
 
   /** The note the approved call woke its task with. */

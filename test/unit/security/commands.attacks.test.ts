@@ -20,6 +20,7 @@ import { registerMcpCommands } from '../../../src/host/mcp/mcpCommands';
 import { registerMemoryReview } from '../../../src/host/memoryReview';
 import { McpHost } from '../../../src/host/mcp/mcpHost';
 import type { ApprovalView } from '../../../src/shared/approvalProtocol';
+import { buildMcp } from '../../../src/core/engineMcp';
 import { FakeClock } from '../../fakes/fakeClock';
 import { MemoryLogger } from '../../fakes/memoryLogger';
 import { attack } from './attackTally';
@@ -270,7 +271,11 @@ describe('security: commands called with arguments still ask (real handlers, sta
       extensionId: 'tasklane.tasklane',
       onSecret: () => undefined,
     });
-    await host.start({ request: async () => ({ status: 'rejected' }) } as never, () => undefined);
+    // The engine's side (core/engineMcp.ts), as createEngine builds it from the host's adapters.
+    const mcp = buildMcp(host.adapters(), { clock: new FakeClock(), logger: new MemoryLogger(), trusted: () => true });
+    mcp.attach({ request: async () => ({ status: 'rejected' }) } as never, () => undefined);
+    host.attach(mcp);
+    await host.start();
     return { host, consent, write };
   }
 
