@@ -1,6 +1,7 @@
 import type { TaskView } from '../core/engine/types';
 import type { ApprovalView } from '../shared/approvalProtocol';
 import type { ChoreRunView } from '../shared/choreProtocol';
+import { runEndWords } from '../shared/choreChartModel';
 import { ENGLISH } from '../shared/translator';
 import type { Translator } from '../shared/translator';
 
@@ -65,8 +66,8 @@ export class AttentionState {
       this.choreRuns.set(`chore-run:${run.id}`, {
         key: `chore-run:${run.id}`,
         text: run.reason
-          ? this.l10n.t('Chore “{0}” ended {1}: {2}', choreName, run.status.replace(/_/g, ' '), run.reason)
-          : this.l10n.t('Chore “{0}” ended {1}', choreName, run.status.replace(/_/g, ' ')),
+          ? this.l10n.t('Chore “{0}” ended {1}: {2}', choreName, runEndWords(run, this.l10n), run.reason)
+          : this.l10n.t('Chore “{0}” ended {1}', choreName, runEndWords(run, this.l10n)),
       });
   }
 

@@ -72,6 +72,19 @@ function outcomeWords(l10n: Translator, outcome: ChartOutcome): string {
   }
 }
 
+/**
+ * A chore run's end state in a person's words, as every surface names it (docs/DESIGN.md, "Done
+ * means checked"): "verified" only when the project's checks passed (the runner's reason says
+ * "verified by …", src/core/chores/runChecks.ts), "done, not checked" when the run succeeded with
+ * no checks declared, "paused at budget" for a run parked at its cap (Resume continues it),
+ * "needs you" for a run awaiting review. The run's own reason says which checks and how long.
+ */
+export function runEndWords(run: Pick<ChoreRunView, 'status' | 'reason' | 'pausedAtBudget'>, l10n: Translator = ENGLISH): string {
+  if (run.pausedAtBudget !== undefined) return l10n.t('paused at budget');
+  if (run.status === 'succeeded') return run.reason?.startsWith('verified by') ? l10n.t('verified') : l10n.t('done, not checked');
+  return runStatusWords(run.status, l10n);
+}
+
 /** A chore run's status as the Chores view names its row ("checks failed", "nothing to change"…). */
 export function runStatusWords(status: string, l10n: Translator = ENGLISH): string {
   switch (status) {
@@ -80,9 +93,9 @@ export function runStatusWords(status: string, l10n: Translator = ENGLISH): stri
     case 'nothing_to_change':
       return l10n.t('nothing to change');
     case 'budget_exhausted':
-      return l10n.t('budget exhausted');
+      return l10n.t('stopped at budget');
     case 'awaiting_review':
-      return l10n.t('awaiting review');
+      return l10n.t('needs you');
     case 'skipped':
       return l10n.t('skipped');
     case 'missed':
@@ -144,7 +157,7 @@ export function choreChartModel(runs: readonly ChoreRunView[], now: number, l10n
 
 /** "succeeded, 12 s, $0.010, 1 Dec 10:00: reason" (no duration or cost for a run that never ran). */
 function barLabel(l10n: Translator, outcome: ChartOutcome, duration: string, cost: string, run: ChoreRunView): string {
-  const words = outcomeWords(l10n, outcome);
+  const words = runEndWords(run, l10n);
   const when = new Date(run.startedAt).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
   if (outcome === 'not_run') return run.reason ? l10n.t('{0}, {1}: {2}', words, when, run.reason) : l10n.t('{0}, {1}', words, when);
   return run.reason ? l10n.t('{0}, {1}, {2}, {3}: {4}', words, duration, cost, when, run.reason) : l10n.t('{0}, {1}, {2}, {3}', words, duration, cost, when);

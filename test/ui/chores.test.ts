@@ -187,9 +187,9 @@ describe('ui: a chore created from the palette, run now and traced live in the C
     // The scripted model has no price: its cost is the conservative estimate, and says so.
     assert.match(
       (await row().getAttribute('aria-label')) ?? '',
-      /Last 2 runs: 2 succeeded\. Median duration \d+ s, total cost ≈\$\d+\.\d{3} estimated\. Latest: succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/,
+      /Last 2 runs: 2 succeeded\. Median duration \d+ s, total cost ≈\$\d+\.\d{3} estimated\. Latest: done, not checked, \d+ s, ≈\$\d+\.\d{3} estimated/,
     );
-    assert.match((await runs())[0] ?? '', /^succeeded · .*\. succeeded, \d+ s, ≈\$\d+\.\d{3} estimated/);
+    assert.match((await runs())[0] ?? '', /^done, not checked · .*\. done, not checked, \d+ s, ≈\$\d+\.\d{3} estimated/);
     await shot('ui-chores-6-history');
   });
 

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
-import { choreChartModel, runStatusWords } from '../../shared/choreChartModel';
+import { choreChartModel, runEndWords } from '../../shared/choreChartModel';
 import type { ChoreHostMessage, ChoreRunView, ChoreStepView, ChoreView } from '../../shared/choreProtocol';
 import { costText } from '../../shared/costText';
 import { forLabel, forTooltip } from '../../core/security/surfaceText';
@@ -118,7 +118,7 @@ function runLabel(run: ChoreRunView): { label: string; description: string } {
   const when = new Date(run.startedAt).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
   const usage = vscode.l10n.t('{0} turns · {1} tokens · {2}', run.usage.iterations, run.usage.inputTokens, costText(run.usage.cost, run.usage.costEstimated));
   // The reason is the model's or the runner's words: one bounded line, no icons.
-  return { label: `${runStatusWords(run.status, vscode.l10n)} · ${when}`, description: `${usage}${run.reason ? ` · ${forLabel(run.reason)}` : ''}` };
+  return { label: `${runEndWords(run, vscode.l10n)} · ${when}`, description: `${usage}${run.reason ? ` · ${forLabel(run.reason)}` : ''}` };
 }
 
 /**

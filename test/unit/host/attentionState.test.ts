@@ -110,7 +110,7 @@ describe('attention: what waits for the person', function () {
     assert.equal(state.summary().waiting.length, 0);
     assert.deepEqual(
       state.takeNew().map((i) => i.text),
-      ['Chore “Lint” ended budget exhausted: iterations'],
+      ['Chore “Lint” ended stopped at budget: iterations'],
     );
 
     state.setApproval(approval('cs-9'));

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { choreChartModel } from '../../../src/shared/choreChartModel';
+import { choreChartModel, runEndWords } from '../../../src/shared/choreChartModel';
 import type { ChoreRunView } from '../../../src/shared/choreProtocol';
 
 // The per-chore history chart's model: oldest run left, height by duration, cost strip, outcomes
@@ -77,7 +77,7 @@ describe('chore history chart model', function () {
         ['running', 0.5],
       ],
     );
-    assert.match(model.bars[1].label, /^skipped or missed, .*: VS Code was closed$/);
+    assert.match(model.bars[1].label, /^missed, .*: VS Code was closed$/);
     assert.equal(model.bars[2].durationMs, 30_000);
     assert.match(model.summary, /1 skipped or missed/);
   });
@@ -91,7 +91,7 @@ describe('chore history chart model', function () {
     assert.equal(choreChartModel([], t0).summary, 'No runs yet.');
   });
 
-  it('checks_failed reads as failed and nothing_to_change as succeeded, each with its reason', function () {
+  it('checks_failed is coloured failed and nothing_to_change succeeded, each labelled by its own end state and reason', function () {
     const model = choreChartModel(
       [
         { ...run('b', 'nothing_to_change', 3, 0.001, 1), reason: 'the run changed no file, so its checks did not run' },
@@ -103,7 +103,19 @@ describe('chore history chart model', function () {
       model.bars.map((b) => b.outcome),
       ['failed', 'succeeded'],
     );
-    assert.match(model.bars[0].label, /^failed, .*: `npm test` exited 1 after 3 rounds of checks$/);
-    assert.match(model.bars[1].label, /^succeeded, .*: the run changed no file/);
+    assert.match(model.bars[0].label, /^checks failed, .*: `npm test` exited 1 after 3 rounds of checks$/);
+    assert.match(model.bars[1].label, /^nothing to change, .*: the run changed no file/);
+  });
+
+  it('a succeeded run reads verified only when its checks passed; a parked run reads paused at budget', function () {
+    assert.equal(runEndWords({ status: 'succeeded', reason: 'verified by `npm test` (12.4 s)' }), 'verified');
+    assert.equal(runEndWords({ status: 'succeeded', reason: 'Added greetAll' }), 'done, not checked');
+    assert.equal(runEndWords({ status: 'succeeded' }), 'done, not checked');
+    assert.equal(runEndWords({ status: 'running', pausedAtBudget: 'spent $1.01 of $1' }), 'paused at budget');
+    assert.equal(runEndWords({ status: 'budget_exhausted' }), 'stopped at budget');
+    assert.equal(runEndWords({ status: 'awaiting_review' }), 'needs you');
+    assert.equal(runEndWords({ status: 'cancelled' }), 'cancelled');
+    const model = choreChartModel([{ ...run('a', 'succeeded', 12, 0.01, 1), reason: 'verified by `npm test` (12.4 s)' }], t0);
+    assert.match(model.bars[0].label, /^verified, 12 s, /);
   });
 });
