@@ -73,9 +73,9 @@ function outcomeWords(l10n: Translator, outcome: ChartOutcome): string {
 }
 
 /**
- * A chore run's end state in a person's words, as every surface names it (docs/DESIGN.md, "Done
- * means checked"): "verified" only when the project's checks passed (the runner's reason says
- * "verified by …", src/core/chores/runChecks.ts), "done, not checked" when the run succeeded with
+ * A chore run's end state in a person's words, as every surface names it (docs/DESIGN.md §7):
+ * "verified" only when the project's checks passed (the runner's reason says "verified by …",
+ * src/core/chores/runChecks.ts), "done, not checked" when the run succeeded with
  * no checks declared, "paused at budget" for a run parked at its cap (Resume continues it),
  * "needs you" for a run awaiting review. The run's own reason says which checks and how long.
  */
