@@ -174,6 +174,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     follow: (change) => stream.follow(change),
     nearView: nearView(transcript),
     focusAfterDecision: () => composer.focus(),
+    decisionChanged: (approvalId, change) => dispatch({ type: change, approvalId }),
   });
 
   /**
@@ -293,6 +294,8 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
       client.onReply(message);
       return;
     }
+    // The store learns an approval first: the block Thread redraws reads its state word from it.
+    if (message.type === 'approvalPatch' || message.type === 'approvalRemoved') dispatch(message);
     if (thread.onMessage(message)) return;
     if (details.onMessage(message)) return;
     if (stream.onMessage(message)) return;

@@ -32,6 +32,11 @@ export interface ThreadDeps {
   nearView?: NearView;
   /** Where focus goes when a decision took the focused button away and nothing else waits in the thread (the composer). */
   focusAfterDecision?(): void;
+  /**
+   * A decision pressed here, or its refusal, told to the view store before the block redraws, so the
+   * block's state word (blockView) sees the approval leave or come back in the same frame.
+   */
+  decisionChanged?(approvalId: string, change: 'decide' | 'refused'): void;
 }
 
 /**
@@ -173,6 +178,7 @@ export class Thread {
    * refusal (the request's error) puts the approval back with the reason.
    */
   decide(approval: ApprovalView, decision: 'approve' | 'reject', reason?: string): void {
+    this.deps.decisionChanged?.(approval.id, 'decide');
     this.pending.delete(approval.id);
     this.deciding.set(approval.id, approval);
     this.approvalsChanged(approval.taskId);
@@ -199,6 +205,7 @@ export class Thread {
     const approval = this.deciding.get(id);
     // Decided meanwhile (its patch arrived first): nothing to take back.
     if (!approval) return;
+    this.deps.decisionChanged?.(id, 'refused');
     this.deciding.delete(id);
     this.pending.set(approval.id, approval);
     this.approvalsChanged(approval.taskId);

@@ -145,10 +145,10 @@ describe('ui: a chore created from the palette, run now and traced live in the C
 
     // Then task_end, and the run ends with the status successWhen gives it.
     await treeRow(view, 'task_end · ok').waitFor({ timeout: 20_000 });
-    await treeRow(view, 'succeeded · ').waitFor({ timeout: 20_000 });
+    await treeRow(view, 'done, not checked · ').waitFor({ timeout: 20_000 });
     const shown = (await steps()).map((l) => l.replace(/ · \d+ ms$/, ''));
     assert.deepEqual(shown, ['read_file · ok', 'task_end · ok'], 'the run holds exactly the two tool calls, in order, both ok');
-    assert.match((await treeRow(view, 'succeeded · ').textContent()) ?? '', /succeeded · .*2 turns · \d+ tokens/);
+    assert.match((await treeRow(view, 'done, not checked · ').textContent()) ?? '', /done, not checked · .*2 turns · \d+ tokens/);
     await expandRow(treeRow(view, 'task_end · ok'));
     await until('the final step to show its output', async () => ((await treeLabels(view)).some((l) => /"status":"done"/.test(l)) ? true : undefined));
     await page.keyboard.press('Escape');
@@ -172,7 +172,7 @@ describe('ui: a chore created from the palette, run now and traced live in the C
     });
     const newest = treeRow(view, 'running · ');
     await expandRow(newest);
-    await until('the second run to succeed', async () => ((await runs()).every((l) => l.startsWith('succeeded · ')) ? true : undefined));
+    await until('the second run to succeed', async () => ((await runs()).every((l) => l.startsWith('done, not checked · ')) ? true : undefined));
     assert.ok(
       (await steps()).some((l) => l.startsWith('task_end · ok')),
       (await treeLabels(view)).join('\n'),

@@ -178,7 +178,7 @@ describe('ui: the pictures of the Marketplace listing', function () {
     await enabled.waitFor({ timeout: 10_000 });
     await inlineAction(enabled, 'Run Now');
     await expandRow(enabled);
-    const run = treeRow(view, 'succeeded · ');
+    const run = treeRow(view, 'done, not checked · ');
     await run.waitFor({ timeout: 60_000 });
     await expandRow(run);
     await until('the run to list its three steps', async () => {

@@ -9,7 +9,7 @@ import type { SidebarMethod } from '../../../src/shared/sidebarApi';
 import { startSidebar } from '../../../src/webview/sidebarApp';
 import type { Persisted, SidebarPage } from '../../../src/webview/sidebarApp';
 import { useDom } from './support/dom';
-import { taskView } from './support/views';
+import { approvalView, taskView } from './support/views';
 
 /** The page's elements as the host's HTML has them (src/host/sidebarProvider.ts). */
 const SKELETON = `
@@ -96,6 +96,24 @@ describe('webview: the sidebar page', function () {
     assert.equal(block()!.getAttribute('data-state'), 'paused');
     assert.deepEqual(buttons(), ['Continue', 'Cancel', 'Revert edits', 'Details']);
     assert.equal(block()!.querySelector<HTMLElement>('.block-gesture')!.hidden, true);
+  });
+
+  it('an approval that arrives after its task’s patch makes the block wait for you; Approve moves it on at once', async function () {
+    await open(taskView());
+    // The host sends the task's state and its approval in separate messages, the task first.
+    page.onMessage({ type: 'taskPatch', task: taskView({ waitingForApproval: true }) });
+    page.onMessage({ type: 'approvalPatch', approval: approvalView() });
+    await settled();
+    assert.equal(block()!.getAttribute('data-state'), 'waiting for you');
+    block()!.querySelector<HTMLElement>('.approve')!.click();
+    assert.equal(block()!.getAttribute('data-state'), 'working', 'in the event of the click');
+    assert.deepEqual(
+      requests('approval.approve').map((r) => r.params),
+      [{ id: 'cs-1' }],
+    );
+    reply(requests('approval.approve')[0]!, { error: 'The change was already decided.' });
+    await settled();
+    assert.equal(block()!.getAttribute('data-state'), 'waiting for you', 'a refused decision puts the wait back');
   });
 
   it('a refused Cancel rolls back, and the block says why', async function () {
