@@ -8,10 +8,11 @@
  * Continuing it: a CI fire with `--out` parks (the run stays open in its store, which is kept in
  * OUT/store and uploaded with the artifact, parkedStore.ts), the apply job records the store's hash
  * in the fire ledger, and a maintainer's `/tasklane continue` re-fires the chore with `--resume`
- * on that store (ciResume.ts). A fire run without a kept store (`--store` elsewhere, no `--out`)
+ * on that store (ciResume.ts), which the generated workflow runs (workflowContinue.ts). A fire run without a kept store (`--store` elsewhere, no `--out`)
  * says RESUME_TODAY: raise the limit and ask again.
  */
 import type { ChoreDefinition } from '../core/chores/types';
+import { continuable } from './ciResume';
 import type { ResultManifest } from './resultManifest';
 
 /** The chore budget key of each limit a run pauses at (the key runBudget.ts names in its message). */
@@ -24,12 +25,16 @@ export const RESUME_TODAY =
   'Continuing this run from its recorded state is not built on CI yet: raise the limit in chores.yaml (then regenerate the workflow) and ask again, which starts a new run.';
 
 /**
- * What a maintainer can do when the run's store is kept in its artifact (ciResume.ts). The CLI
- * continues it on a `/tasklane continue` event given that store, but the generated workflow does
- * not yet run that (no download of the paused run's artifact): said as it is, never implied.
+ * What a maintainer can do when the run's store is kept in its artifact (ciResume.ts). The
+ * generated workflow continues it on `/tasklane continue` for the chores ciResume.ts `continuable`
+ * names (it finds the run in the fire ledger and downloads its artifact: workflowContinue.ts);
+ * any other chore's paused run is said as it is: kept, but run again with a raised limit.
  */
-export function resumeKept(storeHash: string): string {
-  return `Its store is kept there too (store hash ${storeHash.slice(0, 12)}…, recorded in the fire ledger) to be continued from the same step; the generated workflow does not continue it on \`/tasklane continue\` yet: raise the limit in chores.yaml (then regenerate the workflow) and ask again, which starts a new run.`;
+export function resumeKept(storeHash: string, continued: boolean): string {
+  const kept = `Its store is kept there too (store hash ${storeHash.slice(0, 12)}…, recorded in the fire ledger)`;
+  return continued
+    ? `${kept}: a maintainer's \`/tasklane continue\` comment here continues it from the same step, with another budget of the chore's size (the day's cap across fires still holds). Or raise the limit in chores.yaml (then regenerate the workflow) and ask again, which starts a new run.`
+    : `${kept}, but the generated workflow continues only issue and issue-comment chores: raise the limit in chores.yaml (then regenerate the workflow) and ask again, which starts a new run.`;
 }
 
 /**
@@ -40,7 +45,7 @@ export function resumeKept(storeHash: string): string {
 export function pausedState(
   status: string,
   reason: string | null,
-  chore: Pick<ChoreDefinition, 'budget'>,
+  chore: Pick<ChoreDefinition, 'budget' | 'trigger'>,
   ran: Pick<ChoreDefinition, 'budget'>,
   steps: readonly string[],
   storeHash?: string,
@@ -59,7 +64,7 @@ export function pausedState(
     resume: dayCap
       ? "The day's cap across fires is reached: the next fire after midnight UTC starts a new run."
       : storeHash
-        ? resumeKept(storeHash)
+        ? resumeKept(storeHash, continuable(chore))
         : RESUME_TODAY,
     ...(storeHash ? { storeHash } : {}),
   };

@@ -18,6 +18,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { GithubEvent } from '../core/chores/githubEvent';
+import type { ChoreDefinition } from '../core/chores/types';
 import { UsageError } from './environment';
 import type { GithubApi } from './githubApi';
 import { readLedger } from './fireLedger';
@@ -61,6 +62,23 @@ export function ciStore(
 
 /** The comment command that continues a paused run. */
 export const CONTINUE_COMMAND = 'continue';
+
+/**
+ * Whether the generated workflow continues this chore's paused runs on `/tasklane continue`.
+ * Every chore has a budget, so any run can pause; the workflow continues those whose fire is about
+ * an issue (or the comment on one) and whose continue runs on the checkout the paused fire had:
+ *  - `issues` and `issue_comment` chores: the paused fire and the continue comment are both about
+ *    the same item, and both check out the same code (the default branch; a comment chore that
+ *    pushes to the commented pull request checks out its head for either event);
+ *  - not `pull_request` / `pull_request_review` chores: a comment event checks out the default
+ *    branch, not the pull request the paused fire worked on, and checking out its head would run a
+ *    fork's code with secrets on a comment; not schedule, dispatch or workflow_run chores, whose
+ *    fires are about no item a comment could name (the ledger binds a paused run to its item).
+ * Their paused runs say so (ciPause.ts) and are run again with a raised limit instead.
+ */
+export function continuable(chore: Pick<ChoreDefinition, 'trigger'>): boolean {
+  return chore.trigger.kind === 'github' && (chore.trigger.github.event === 'issues' || chore.trigger.github.event === 'issue_comment');
+}
 
 /** Why the event is not a `/tasklane continue` comment, or undefined when it is one. */
 export function notContinue(event: GithubEvent): string | undefined {

@@ -33,11 +33,13 @@ import { checkParkedStore } from './parkedStore';
 import { ciStore } from './ciResume';
 import { applyCommand, runCiFire } from './ciFire';
 import { startedStatus } from './startedStatus';
+import { pausedRun } from './pausedCommand';
 import { StoreInUseError } from '../core/store/lease';
 import { forCiLog } from '../core/security/surfaceText';
 
 const USAGE = `Usage:
   tasklane chores status --chore ID [--workspace DIR]   the "started" status on the fire's issue or pull request
+  tasklane chores paused --chore ID [--workspace DIR]   the run id of the chore's paused run a /tasklane continue resumes
   tasklane chores run <id> [--workspace DIR] [--json] [--patch-out FILE] [--out DIR] [--store DIR] [--expect-hash H] [--chores-from DIR] [--event FILE] [--secrets-dir DIR]
                             [--resume DIR --resume-hash H]
   tasklane chores apply --from DIR [--chore ID] [--workspace DIR] [--event FILE]
@@ -216,6 +218,12 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         if (!values.chore) throw new UsageError('"chores status" needs --chore ID, the chore whose fire it announces.');
         redactor.addSecret(io.env.GITHUB_TOKEN);
         return await startedStatus({ choreId: values.chore, chores: loadChores(workspace).chores, io });
+      }
+      case 'paused': {
+        expectArgs(rest, 0);
+        if (!values.chore) throw new UsageError('"chores paused" needs --chore ID, the chore whose paused run a /tasklane continue resumes.');
+        redactor.addSecret(io.env.TASKLANE_GATE_TOKEN);
+        return await pausedRun({ choreId: values.chore, chores: loadChores(workspace).chores, io });
       }
       case 'apply': {
         expectArgs(rest, 0);

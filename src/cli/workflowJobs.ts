@@ -28,6 +28,7 @@ import { readsEarlierFires } from './fireBudget';
 import { concurrencyGroup, isPullRequestEvent, jobCondition } from './workflowTriggers';
 import type { CiChore } from './workflowTriggers';
 import { ACTIONS, choreIdText, quoted, uses, WorkflowError } from './workflowText';
+import { continueSteps, continuesOnCi, resumeArgument } from './workflowContinue';
 import { parseCommandLine } from '../core/approval/commands/commandLine';
 
 /** Where the agent's result goes and the apply job reads it (outside every checkout). */
@@ -83,10 +84,12 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
   // (commandRunner.ts passes an allowlist) and the redactor knows it.
   const gated = trigger.event !== 'schedule';
   const readsChecks = readsEarlierFires(chore);
+  const resume = resumeArgument(c);
   const command = [
     `tasklane chores run ${id} --workspace repo --expect-hash ${settings.hash} --out ${OUT_DIR}`,
     ...(pullRequest ? ['--chores-from base'] : []),
     `--secrets-dir "${SECRETS_DIR}"`,
+    ...resume.words,
   ].join(' ');
   // Every secret of the run, handed over in files by a step of its own (sealedSecrets.ts): the run
   // step, and so every command it starts, has none in any ancestor's environment.
@@ -107,12 +110,14 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
     `      cancel-in-progress: ${chore.concurrency === 'replace'}`,
     '    permissions:',
     '      contents: read',
-    // Earlier fires: the ledger's check runs on the default branch's first commit (fireLedger.ts).
-    ...(readsChecks ? ['      checks: read'] : []),
+    // Earlier fires: the ledger's check runs on the default branch's first commit (fireLedger.ts),
+    // where a continue also finds its paused run (workflowContinue.ts).
+    ...(readsChecks || continuesOnCi(c) ? ['      checks: read'] : []),
     // What the fire is told for its purpose (fireFacts.ts), read with the gate token: a failed
     // run's jobs and logs, a pull request's changed files; and whether a commented pull request is a
     // fork's (ciRun.ts asks GitHub: the comment's payload does not say). Read scopes only.
-    ...(trigger.event === 'workflow_run' ? ['      actions: read'] : []),
+    // A continue downloads the paused run's artifact from that other workflow run.
+    ...(trigger.event === 'workflow_run' || continuesOnCi(c) ? ['      actions: read'] : []),
     ...(commentOnPull || aboutPullRequests(trigger) ? ['      pull-requests: read'] : []),
     '    outputs:',
     '      artifact: ${{ steps.upload.outputs.artifact-id }}',
@@ -134,6 +139,7 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
         ]
       : []),
     ...setupCli(),
+    ...continueSteps(c, `tasklane-${id}`),
     ...setupSteps(chore, commentOnPull),
     '      - name: Hand the keys to Tasklane',
     '        env:',
@@ -143,6 +149,7 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
       .split('\n')
       .map((line) => `          ${line}`),
     `      - name: Run chore ${id}`,
+    ...(resume.env.length ? ['        env:', ...resume.env] : []),
     `        run: ${command}`,
     '      - name: Remove the keys',
     '        if: always()',

@@ -8,6 +8,8 @@
  */
 import type { GithubDispatchInput, GithubEventName, GithubTrigger } from '../core/chores/githubTypes';
 import type { ChoreDefinition } from '../core/chores/types';
+import { CONTINUE_COMMAND } from './ciResume';
+import { CONTINUE_CONDITION, continuesOnCi } from './workflowContinue';
 import { branchText, choreIdText, commandText, cronText, inputNameText, labelCommandText, quoted, quotedList, typeText, WorkflowError } from './workflowText';
 
 /** A chore the workflow runs, with its trigger as a GitHub event. */
@@ -66,6 +68,10 @@ export function checkTrigger(chore: ChoreDefinition, trigger: GithubTrigger): vo
   for (const type of typesOf(trigger)) typeText(id, type);
   if (trigger.event === 'repository_dispatch' && !trigger.types?.length) throw new WorkflowError(`chore ${id}: repository_dispatch needs types.`);
   if (trigger.event === 'issue_comment') commandText(id, trigger.command ?? '');
+  if (trigger.event === 'issue_comment' && trigger.command === CONTINUE_COMMAND)
+    throw new WorkflowError(
+      `chore ${id}: the comment command "${CONTINUE_COMMAND}" is Tasklane's own (/tasklane ${CONTINUE_COMMAND} continues a run paused at budget); rename it.`,
+    );
   if (trigger.labelCommand !== undefined) {
     labelCommandText(id, trigger.labelCommand);
     if (trigger.forks === 'read-only') throw new WorkflowError(`chore ${id}: a label command cannot go with forks: read-only (no token to remove the label).`);
@@ -112,11 +118,14 @@ export function onBlock(chores: readonly CiChore[]): string[] {
     lines.push(...dispatchInputs(of('workflow_dispatch')));
   }
   const repositoryDispatch = of('repository_dispatch');
+  // A chore whose paused runs are continued listens to created comments too (`/tasklane continue`).
+  const comments = [...of('issue_comment'), ...chores.filter((c) => continuesOnCi(c) && c.trigger.event !== 'issue_comment')];
   if (repositoryDispatch.length)
     lines.push('  repository_dispatch:', `    types: ${quotedList(unique(repositoryDispatch.flatMap((c) => typesOf(c.trigger))))}`);
   for (const event of ['issues', 'issue_comment', 'pull_request_review'] as const) {
-    const these = of(event);
-    if (these.length) lines.push(`  ${event}:`, `    types: ${quotedList(unique(these.flatMap((c) => typesOf(c.trigger))))}`);
+    const these = event === 'issue_comment' ? comments : of(event);
+    const types = these.flatMap((c) => (c.trigger.event === event ? typesOf(c.trigger) : ['created']));
+    if (these.length) lines.push(`  ${event}:`, `    types: ${quotedList(unique(types))}`);
   }
   const pulls = of('pull_request');
   if (pulls.length) {
@@ -164,14 +173,16 @@ function dispatchInputs(chores: readonly CiChore[]): string[] {
 
 /**
  * The job `if:` that selects this chore's own event, or Run workflow naming this chore (every chore
- * is dispatchable; `byHand: false` leaves that out, for the status job: a dispatch is about no item).
+ * is dispatchable), or a `/tasklane continue` comment for a chore whose paused runs the workflow
+ * continues (workflowContinue.ts). `byHand: false` leaves the last two out, for the status job: a
+ * dispatch is about no item, and a continue's status is the paused run's, edited by its apply job.
  * matchEvent (core/chores/githubEvent.ts) is the same rule where the CLI checks the event again.
  */
 export function jobCondition(c: CiChore, { byHand = true }: { byHand?: boolean } = {}): string {
   const own = eventCondition(c);
   if (!byHand || c.trigger.event === 'workflow_dispatch') return own;
   // `&&` binds tighter than `||` in Actions expressions, as in most languages.
-  return `${own} || ${dispatchedCondition(c)}`;
+  return `${own} || ${dispatchedCondition(c)}${continuesOnCi(c) ? ` || ${CONTINUE_CONDITION}` : ''}`;
 }
 
 function dispatchedCondition(c: CiChore): string {

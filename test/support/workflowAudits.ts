@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml';
  */
 export type Audit = (workflow: LooseWorkflow) => string[];
 
-type Step = { uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, unknown> };
+type Step = { uses?: string; run?: string; if?: string; with?: Record<string, unknown>; env?: Record<string, unknown> };
 type Job = { permissions?: unknown; steps?: Step[]; uses?: string; secrets?: unknown };
 export type LooseWorkflow = { on?: unknown; permissions?: unknown; jobs?: Record<string, Job> };
 
@@ -75,6 +75,9 @@ const UNTRUSTED_REF = /github\.(head_ref|event\.(pull_request\.head|workflow_run
  * dangerous-triggers: `pull_request_target` never appears (the generator refuses it); under
  * `workflow_run` no job checks out the triggering run's head or downloads that run's artifacts
  * (`run-id`/`github-token` on download-artifact), which would run or trust untrusted code with secrets.
+ * A download of another run is let through only when it cannot be the triggering run's: its `if:`
+ * requires one event that is neither of those triggers, and its `run-id` reads nothing of the event
+ * (the continue of a paused run, workflowContinue.ts: a comment event, the run id from the ledger).
  */
 export const dangerousTriggers: Audit = (w) => {
   const on = triggers(w);
@@ -84,11 +87,18 @@ export const dangerousTriggers: Audit = (w) => {
   for (const [id, s] of steps(w)) {
     if (action(s) === 'actions/checkout' && (UNTRUSTED_REF.test(String(s.with?.ref ?? '')) || UNTRUSTED_REF.test(String(s.with?.repository ?? ''))))
       found.push(`${id}: checks out untrusted head ${String(s.with?.ref ?? s.with?.repository)}`);
-    if (action(s) === 'actions/download-artifact' && (s.with?.['run-id'] !== undefined || s.with?.['github-token'] !== undefined))
+    if (action(s) === 'actions/download-artifact' && (s.with?.['run-id'] !== undefined || s.with?.['github-token'] !== undefined) && !otherEventOnly(s))
       found.push(`${id}: downloads artifacts of another run`);
   }
   return found;
 };
+
+/** A step that runs on one event other than workflow_run / pull_request_target and takes no run id from the event. */
+function otherEventOnly(s: Step): boolean {
+  const event = /^github\.event_name == '([a-z_]+)' && /.exec(s.if ?? '')?.[1];
+  const fromEvent = /github\.event\b/.test(String(s.with?.['run-id'] ?? ''));
+  return event !== undefined && event !== 'workflow_run' && event !== 'pull_request_target' && !fromEvent && !/\|\|/.test(s.if ?? '');
+}
 
 /** Actions whose `cache` input (or whole purpose) restores state an earlier, possibly untrusted, run saved. */
 const CACHING = /^(actions\/cache(\/restore)?|actions\/setup-(node|python|go|java|dotnet)|astral-sh\/setup-uv|Swatinem\/rust-cache)$/;

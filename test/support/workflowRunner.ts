@@ -97,6 +97,11 @@ export interface RunnerSetup {
    * offline. Any other npx call fails.
    */
   npxPackages?: Record<string, string[]>;
+  /**
+   * Earlier workflow runs by run id, as the folder of their artifacts (a runner's `artifactsDir`):
+   * download-artifact with `run-id` reads there, and only with a `github-token`, as GitHub's does.
+   */
+  otherRuns?: Record<string, string>;
 }
 
 export class WorkflowRunner {
@@ -104,14 +109,15 @@ export class WorkflowRunner {
   private readonly results = new Map<string, JobRun>();
   private readonly eventPath: string;
   private readonly shims: string;
-  private readonly artifacts: string;
+  /** This run's artifacts, one folder each by name (what a later run's `otherRuns` names). */
+  readonly artifactsDir: string;
 
   constructor(private readonly setup: RunnerSetup) {
     this.workflow = parseYaml(setup.workflow) as Workflow;
     fs.mkdirSync(setup.workDir, { recursive: true });
     this.eventPath = path.join(setup.workDir, 'event.json');
     fs.writeFileSync(this.eventPath, JSON.stringify(setup.event));
-    this.artifacts = path.join(setup.workDir, 'artifacts');
+    this.artifactsDir = path.join(setup.workDir, 'artifacts');
     this.shims = path.join(setup.workDir, 'bin');
     fs.mkdirSync(this.shims, { recursive: true });
     const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
@@ -233,11 +239,15 @@ export class WorkflowRunner {
         const from = path.join(dir, inputs.path ?? '');
         const files = fs.existsSync(from) ? fs.readdirSync(from) : [];
         if (files.length === 0) return done('no files to upload');
-        fs.cpSync(from, path.join(this.artifacts, inputs.name ?? 'artifact'), { recursive: true });
+        fs.cpSync(from, path.join(this.artifactsDir, inputs.name ?? 'artifact'), { recursive: true });
         return done(`uploaded ${files.sort().join(', ')}`, { 'artifact-id': '1001' });
       }
       case 'actions/download-artifact': {
-        const from = path.join(this.artifacts, inputs.name ?? 'artifact');
+        const runId = inputs['run-id'];
+        if (runId !== undefined && !inputs['github-token']) return done('download-artifact: run-id needs github-token', {}, 1);
+        const run = runId === undefined ? this.artifactsDir : this.setup.otherRuns?.[runId];
+        if (run === undefined) return done(`no workflow run ${runId}`, {}, 1);
+        const from = path.join(run, inputs.name ?? 'artifact');
         if (!fs.existsSync(from)) return done(`no artifact ${inputs.name}`, {}, 1);
         fs.cpSync(from, path.join(dir, inputs.path ?? '.'), { recursive: true });
         return done(`downloaded ${inputs.name}`);

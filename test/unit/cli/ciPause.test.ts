@@ -25,7 +25,7 @@ describe('cli: a CI fire that reaches its budget ends paused at budget, its stat
       limit: 'iterations',
       message: 'used all 2 iterations (budget.maxIterations)',
       steps: ['replace_in_file ok', 'read_file ok'],
-      resume: resumeKept(result.manifest.paused?.storeHash ?? ''),
+      resume: resumeKept(result.manifest.paused?.storeHash ?? '', true),
       storeHash: result.manifest.paused?.storeHash,
     });
     assert.equal(result.manifest.usage.iterations, 2);
@@ -38,7 +38,7 @@ describe('cli: a CI fire that reaches its budget ends paused at budget, its stat
     assert.match(status, /- Status: paused at budget \(used all 2 iterations \(budget\.maxIterations\)\)\n/);
     assert.match(
       status,
-      /- Paused at budget \(iterations\): its state is recorded in the run's artifact: the usage above, its last 2 step\(s\) and the edits so far in tasklane\.patch \(app\.js\)\. Its store is kept there too \(store hash [0-9a-f]{12}…, recorded in the fire ledger\)/,
+      /- Paused at budget \(iterations\): its state is recorded in the run's artifact: the usage above, its last 2 step\(s\) and the edits so far in tasklane\.patch \(app\.js\)\. Its store is kept there too \(store hash [0-9a-f]{12}…, recorded in the fire ledger\): a maintainer's `\/tasklane continue` comment here continues it from the same step/,
     );
     assert.doesNotMatch(status, /failed|produced nothing/i);
     const summary = fs.readFileSync(h.stepSummary, 'utf8');
@@ -51,16 +51,36 @@ describe('cli: a CI fire that reaches its budget ends paused at budget, its stat
 
   it("maxSeconds ends a run everywhere and is no pause; a cost cap lower than the chore's own is the day's cap across fires", () => {
     const budget = { maxIterations: 10, maxSeconds: 60, maxInputTokens: 100_000, maxCostUsd: 1 };
-    assert.equal(pausedState('budget_exhausted', 'ran for 61 s of 60 s (budget.maxSeconds)', { budget }, { budget }, []), undefined);
-    assert.equal(pausedState('failed', 'used all 10 iterations (budget.maxIterations)', { budget }, { budget }, []), undefined);
-    const own = pausedState('budget_exhausted', 'Chore budget exhausted: spent $1.0100 of $1 (budget.maxCostUsd)', { budget }, { budget }, []);
+    const trigger = { kind: 'cron' as const, cron: '0 2 * * *' };
+    assert.equal(pausedState('budget_exhausted', 'ran for 61 s of 60 s (budget.maxSeconds)', { budget, trigger }, { budget }, []), undefined);
+    assert.equal(pausedState('failed', 'used all 10 iterations (budget.maxIterations)', { budget, trigger }, { budget }, []), undefined);
+    const own = pausedState('budget_exhausted', 'Chore budget exhausted: spent $1.0100 of $1 (budget.maxCostUsd)', { budget, trigger }, { budget }, []);
     assert.deepEqual(own && { limit: own.limit, message: own.message, resume: own.resume }, {
       limit: 'costUsd',
       message: 'spent $1.0100 of $1 (budget.maxCostUsd)',
       resume: RESUME_TODAY,
     });
-    const day = pausedState('budget_exhausted', 'spent $0.2000 of $0.2 (budget.maxCostUsd)', { budget }, { budget: { ...budget, maxCostUsd: 0.2 } }, []);
+    const day = pausedState(
+      'budget_exhausted',
+      'spent $0.2000 of $0.2 (budget.maxCostUsd)',
+      { budget, trigger },
+      { budget: { ...budget, maxCostUsd: 0.2 } },
+      [],
+    );
     assert.match(day?.message ?? '', /what the day's cap across fires \(budget\.maxCostUsdPerDay\) left for this fire, below the chore's own \$1$/);
     assert.match(day?.resume ?? '', /the next fire after midnight UTC starts a new run/);
+  });
+
+  it('a kept store is said continuable on /tasklane continue only for the chores the generated workflow continues', () => {
+    const budget = { maxIterations: 2, maxSeconds: 60, maxInputTokens: 100_000, maxCostUsd: 1 };
+    const reason = 'used all 2 iterations (budget.maxIterations)';
+    const on = (event: 'issues' | 'issue_comment' | 'pull_request') => {
+      const chore = { budget, trigger: { kind: 'github' as const, github: { event } } };
+      return pausedState('budget_exhausted', reason, chore, chore, [], 'f'.repeat(64))?.resume ?? '';
+    };
+    assert.match(on('issues'), /`\/tasklane continue` comment here continues it/);
+    assert.match(on('issue_comment'), /`\/tasklane continue` comment here continues it/);
+    assert.match(on('pull_request'), /continues only issue and issue-comment chores: raise the limit/);
+    assert.doesNotMatch(on('pull_request'), /comment here continues/);
   });
 });

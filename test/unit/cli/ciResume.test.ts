@@ -13,6 +13,7 @@ import { ledgerCheckName } from '../../../src/cli/fireLedger';
 import { ciFireSuite, fixRequest } from '../../support/ciFireHarness';
 import type { Obj } from '../../support/ciFireHarness';
 import type { ScriptStep } from '../../fixtures/modelServer';
+import { writeEvent } from '../../support/webhookExamples';
 
 const edit: ScriptStep = {
   toolCalls: [{ name: 'replace_in_file', arguments: { path: 'app.js', edits: [{ oldText: 'answer = 41', newText: 'answer = 42' }] } }],
@@ -111,5 +112,29 @@ describe('cli: /tasklane continue resumes a CI run paused at budget from its kep
     assert.equal(none.modelRequests, 0);
     assert.equal(none.manifest.skip, 'event');
     assert.equal(h.statusOn(2, 'tight-fix').length, 0, 'no status comment for a chore that was not paused there');
+  });
+
+  /** `chores paused` as the generated workflow's step runs it: the comment's event, the job's read-only token. */
+  const pausedId = (eventName: string, payload: Obj, env: Record<string, string> = { TASKLANE_GATE_TOKEN: 'gate-token' }) =>
+    h.cli(['chores', 'paused', '--chore', 'tight-fix'], { ...h.baseEnv(eventName, writeEvent(h.tmp, eventName, payload)), ...env });
+
+  it("chores paused prints the paused run's id for the continue comment on its item, nothing elsewhere", async () => {
+    const { store, number } = await paused();
+    assert.deepEqual(await pausedId('issue_comment', continueOn(number, 'Codertocat')), { code: 0, out: '4242\n', err: '' });
+    // Another item, another command, another event: nothing to continue, and no failure.
+    assert.deepEqual(await pausedId('issue_comment', continueOn(2, 'Codertocat')), { code: 0, out: '', err: '' });
+    const other = continueOn(number, 'Codertocat');
+    other.comment.body = '/tasklane fix';
+    assert.deepEqual(await pausedId('issue_comment', other), { code: 0, out: '', err: '' });
+    assert.deepEqual(await pausedId('issues', h.issueOpened()), { code: 0, out: '', err: '' });
+    // A ledger it cannot read is an error in the job log, never "nothing paused".
+    const unread = await pausedId('issue_comment', continueOn(number, 'Codertocat'), {});
+    assert.equal(unread.code, 1);
+    assert.equal(unread.out, '');
+    assert.match(unread.err, /cannot find the paused run to continue: the fire ledger cannot be read/);
+    // Once a continue finished, the item's latest fire is no longer paused.
+    const second = await h.fire('tight-fix', 'issue_comment', continueOn(number, 'Codertocat'), [done], {}, {}, ['--resume', store]);
+    assert.equal(second.manifest.status, 'succeeded', second.manifest.reason ?? second.run.err);
+    assert.deepEqual(await pausedId('issue_comment', continueOn(number, 'Codertocat')), { code: 0, out: '', err: '' });
   });
 });

@@ -40,8 +40,11 @@ describe('cli: the generated GitHub workflow', () => {
     // A github chore's agent job reads the fire ledger (check runs) for its budgets across fires; a
     // cron chore on CI keeps no such budget. What a fire is told for its purpose (fireFacts.ts) adds
     // read scopes: a pull request's files, a failed run's jobs and logs.
+    // A chore whose paused runs are continued (issues, issue_comment: ciResume.ts `continuable`)
+    // downloads the paused run's artifact: actions: read, on its agent job only.
     const told: Record<string, Record<string, string>> = {
-      'chore-ask': { 'pull-requests': 'read' },
+      'chore-triage': { actions: 'read' },
+      'chore-ask': { actions: 'read', 'pull-requests': 'read' },
       'chore-review-deps': { 'pull-requests': 'read' },
       'chore-fork-review': { 'pull-requests': 'read' },
       'chore-on-review': { 'pull-requests': 'read' },
@@ -76,11 +79,20 @@ describe('cli: the generated GitHub workflow', () => {
       for (const step of steps) {
         const env = (step as { env?: Record<string, string> }).env ?? {};
         const token = Object.entries(env).filter(([, v]) => v.includes('github.token'));
+        // A continue's two steps (workflowContinue.ts) read the ledger and download the paused run's
+        // artifact with it too; both run only the pinned CLI or a pinned action, before any setup.
+        const continueStep = step.name?.startsWith('Find the paused run of chore') === true;
         assert.ok(
-          token.length === 0 || (step.name === 'Hand the keys to Tasklane' && token.length === 1 && token[0]![0] === 'TASKLANE_GATE_TOKEN'),
+          token.length === 0 || ((step.name === 'Hand the keys to Tasklane' || continueStep) && token.length === 1 && token[0]![0] === 'TASKLANE_GATE_TOKEN'),
           `${id}: ${JSON.stringify(step)}`,
         );
-        assert.doesNotMatch(JSON.stringify({ ...step, env: {} }), /GITHUB_TOKEN|github\.token|GH_TOKEN/, id);
+        const download = step.uses?.startsWith('actions/download-artifact@') === true;
+        assert.doesNotMatch(
+          JSON.stringify({ ...step, env: {}, ...(download ? { with: { ...step.with, 'github-token': '' } } : {}) }),
+          /GITHUB_TOKEN|github\.token|GH_TOKEN/,
+          id,
+        );
+        if (download) assert.equal(step.with?.['github-token'], '${{ github.token }}', id);
       }
       assert.equal(
         steps.some((s) => (s as { env?: Record<string, string> }).env?.TASKLANE_GATE_TOKEN !== undefined),
@@ -124,6 +136,9 @@ describe('cli: the generated GitHub workflow', () => {
       '${{ steps.upload.outputs.artifact-id }}',
       '${{ github.event.repository.default_branch }}',
       '${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}',
+      // A continue: the paused run's id from the ledger (digits), as the download's run-id and the run step's env.
+      '${{ steps.paused.outputs.run }}',
+      "${{ steps.paused.outputs.run && 'tasklane-resume/store' || '' }}",
     ]);
     // How the agent job ended (success, failure, cancelled, skipped), for the apply job's report.
     for (const id of Object.keys(workflow.jobs).filter((j) => j.startsWith('chore-'))) allowed.add(`\${{ needs.${id}.result }}`);
@@ -151,8 +166,9 @@ describe('cli: the generated GitHub workflow', () => {
         assert.equal(step.name, 'Hand the keys to Tasklane', `${id}: ${JSON.stringify(step)}`);
         assert.match(step.run ?? '', /^umask 077\n/, 'the step only writes the files');
       }
+      // Its env holds at most the continued store's folder (workflowContinue.ts), never a secret or a token.
       const run = job.steps.find((s) => s.run?.startsWith('tasklane chores run'));
-      if (run) assert.equal(run.env, undefined, `${id}: the run step, parent of every command, holds no secret`);
+      if (run?.env) assert.deepEqual(run.env, { RESUME_STORE: "${{ steps.paused.outputs.run && 'tasklane-resume/store' || '' }}" }, id);
     }
     const handOver = (id: string) => workflow.jobs[`chore-${id}`]?.steps.find((s) => s.name === 'Hand the keys to Tasklane');
     assert.deepEqual(Object.keys(handOver('nightly')?.env ?? {}), ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_SECRET_TEAM_SLACK']);
@@ -168,11 +184,25 @@ describe('cli: the generated GitHub workflow', () => {
         'actions/checkout',
         'actions/setup-node',
         `${INSTALL_CLI_SCRIPT}\n`,
+        'run="$(tasklane chores paused --workspace repo --chore triage)"\necho "run=$run" >> "$GITHUB_OUTPUT"\n',
+        'actions/download-artifact',
         `${handOverScript(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_GATE_TOKEN'])}\n`,
-        `tasklane chores run triage --workspace repo --expect-hash ${HASH} --out tasklane-out --secrets-dir "$RUNNER_TEMP/tasklane-keys"`,
+        `tasklane chores run triage --workspace repo --expect-hash ${HASH} --out tasklane-out --secrets-dir "$RUNNER_TEMP/tasklane-keys" \${RESUME_STORE:+--resume "$RESUME_STORE"}`,
         'rm -rf "$RUNNER_TEMP/tasklane-keys"',
         'actions/upload-artifact',
       ],
+    );
+    const download = steps('triage').find((s) => s.uses?.startsWith('actions/download-artifact@'));
+    assert.deepEqual(download?.with, {
+      name: 'tasklane-triage',
+      path: 'tasklane-resume',
+      'run-id': '${{ steps.paused.outputs.run }}',
+      'github-token': '${{ github.token }}',
+    });
+    // A pull request chore is not continued by the workflow (its continue would check out another tree).
+    assert.equal(
+      steps('review-deps').some((s) => s.uses?.startsWith('actions/download-artifact@')),
+      false,
     );
     const review = steps('review-deps');
     assert.deepEqual(review[1]?.with, { ref: '${{ github.event.repository.default_branch }}', path: 'base', 'persist-credentials': false });
@@ -213,6 +243,11 @@ describe('cli: the generated GitHub workflow', () => {
     assert.deepEqual(on.schedule, [{ cron: '0 2 * * *' }, { cron: '30 19 * * *' }], 'Asia/Tokyo 04:30 is 19:30 UTC');
     assert.deepEqual(on.workflow_run, { workflows: ['CI'], types: ['completed'], branches: ['main'] });
     assert.deepEqual(on.issues, { types: ['opened', 'labeled'] });
+    assert.deepEqual(on.issue_comment, { types: ['created'] });
+    // An issue chore alone still listens to created comments: its paused runs are continued by one.
+    const issuesOnly = parsed(generate([githubChore('triage', { event: 'issues' })])).on as Record<string, unknown>;
+    assert.deepEqual(issuesOnly.issue_comment, { types: ['created'] });
+    assert.equal((parsed(generate([githubChore('review', { event: 'pull_request' })])).on as Record<string, unknown>).issue_comment, undefined);
     assert.deepEqual(on.pull_request, { types: ['opened', 'ready_for_review'] });
     assert.deepEqual(on.repository_dispatch, { types: ['sentry-alert'] });
     // Run workflow runs any chore by its id, not only schedule and dispatch chores.
@@ -224,12 +259,17 @@ describe('cli: the generated GitHub workflow', () => {
     const fork = { head: { repo: { full_name: 'stranger/octo-repo' } }, number: 8 };
     assert.deepEqual(selected(text, 'issues', { action: 'opened', issue: { number: 1 } }), ['chore-triage']);
     // The status job of an item chore runs on its agent job's event, not on Run workflow (about no item).
+    // An issue or comment chore's agent job also runs on a `/tasklane continue` comment (workflowContinue.ts).
+    const continues =
+      " || github.event_name == 'issue_comment' && github.event.action == 'created' && startsWith(github.event.comment.body, '/tasklane continue')";
     for (const id of ['triage', 'ask', 'review-deps', 'on-review'])
       assert.equal(
         parsed(text).jobs[`chore-${id}`]?.if,
-        `${parsed(text).jobs[`status-${id}`]?.if} || github.event_name == 'workflow_dispatch' && inputs.chore == '${id}'`,
+        `${parsed(text).jobs[`status-${id}`]?.if} || github.event_name == 'workflow_dispatch' && inputs.chore == '${id}'${['triage', 'ask'].includes(id) ? continues : ''}`,
         id,
       );
+    assert.deepEqual(selected(text, 'issue_comment', { action: 'created', comment: { body: '/tasklane continue' } }), ['chore-triage', 'chore-ask']);
+    assert.deepEqual(selected(text, 'issue_comment', { action: 'edited', comment: { body: '/tasklane continue' } }), [], 'created comments only');
     assert.equal(parsed(text).jobs['status-nightly'], undefined, 'a fire about no item has no status job');
     assert.equal(parsed(text).jobs['status-fork-review'], undefined, "a fork's read-only review has no token to write with");
     assert.deepEqual(parsed(text).jobs['status-triage']?.permissions, { contents: 'read', issues: 'write' });
@@ -268,6 +308,7 @@ describe('cli: the generated GitHub workflow', () => {
     refuse({ event: 'workflow_run', workflows: ['CI'] }, /needs workflows and branches/);
     refuse({ event: 'issue_comment' }, /comment command/);
     refuse({ event: 'issue_comment', command: "x' || true || '" }, /not \[a-z0-9-\]/);
+    refuse({ event: 'issue_comment', command: 'continue' }, /"continue" is Tasklane's own/);
     refuse({ event: 'issues', types: ["opened') || true || ('"] }, /not one word/);
     refuse({ event: 'workflow_dispatch', inputs: { chore: { required: false, type: 'string' } } }, /input "chore" is Tasklane's own/);
     assert.throws(() => generate([{ ...cronChore(), id: 'Bad id' }]), /not \[a-z0-9-\]/);

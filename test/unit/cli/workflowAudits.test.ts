@@ -125,4 +125,23 @@ describe('cli: the generated workflow passes the zizmor audits and actionlint 1.
       'chore-fix-build: downloads artifacts of another run',
     ]);
   });
+
+  it("dangerous-triggers: a continue's download passes only while its if: keeps it to the comment event", () => {
+    const continueDownload = (w: { jobs: Jobs }) =>
+      w.jobs['chore-triage']!.steps.find((s) => s.uses?.startsWith('actions/download-artifact@'))! as Step & { if?: string };
+    assert.deepEqual(AUDITS['dangerous-triggers']!(parseWorkflow(mutated(() => undefined))), []);
+    const unguarded = mutated((w) => {
+      delete continueDownload(w).if;
+    });
+    assert.deepEqual(AUDITS['dangerous-triggers']!(parseWorkflow(unguarded)), ['chore-triage: downloads artifacts of another run']);
+    const widened = mutated((w) => {
+      const step = continueDownload(w);
+      step.if = `${step.if} || github.event_name == 'workflow_run'`;
+    });
+    assert.deepEqual(AUDITS['dangerous-triggers']!(parseWorkflow(widened)), ['chore-triage: downloads artifacts of another run']);
+    const triggering = mutated((w) => {
+      continueDownload(w).with!['run-id'] = '${{ github.event.workflow_run.id }}';
+    });
+    assert.deepEqual(AUDITS['dangerous-triggers']!(parseWorkflow(triggering)), ['chore-triage: downloads artifacts of another run']);
+  });
 });
