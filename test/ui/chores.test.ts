@@ -41,7 +41,7 @@ describe('ui: a chore created from the palette, run now and traced live in the C
   let view: Locator;
   const row = () => treeRow(view, `${choreName} cron`);
   /** The runs under the chore, newest first: their accessible names. */
-  const runs = async () => (await treeLabels(view)).filter((l) => /^(running|succeeded|failed) · /.test(l));
+  const runs = async () => (await treeLabels(view)).filter((l) => /^(running|done, not checked|verified|failed) · /.test(l));
   const steps = async () => (await treeLabels(view)).filter((l) => /^\w+ · (ok|error|running)\b/.test(l));
   const shot = (name: string) => screenshotSidebar(session().page, name);
 
