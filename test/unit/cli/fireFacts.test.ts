@@ -101,8 +101,9 @@ describe('cli: a fire is told what its purpose needs, from the API', function ()
     const scopes = (id: string) => (perms(id) ?? []).filter((p) => p !== 'checks: read');
     assert.deepEqual(scopes('fix-build'), ['contents: read', 'actions: read', 'pull-requests: read']);
     assert.deepEqual(scopes('review-deps'), ['contents: read', 'pull-requests: read']);
-    assert.deepEqual(scopes('ask'), ['contents: read', 'pull-requests: read']);
-    assert.deepEqual(scopes('triage'), ['contents: read']);
+    // A comment or issue chore also reads a paused run's artifact, for /tasklane continue (workflowContinue.ts).
+    assert.deepEqual(scopes('ask'), ['contents: read', 'actions: read', 'pull-requests: read']);
+    assert.deepEqual(scopes('triage'), ['contents: read', 'actions: read']);
     assert.deepEqual(scopes('nightly'), ['contents: read']);
   });
 });

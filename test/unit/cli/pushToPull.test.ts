@@ -134,7 +134,8 @@ describe('cli: /tasklane fix on a pull request commits to its branch (pushToPull
       ],
     );
     assert.match(agent.steps.find((s) => s.run?.startsWith('tasklane chores run'))?.run ?? '', / --chores-from base /);
-    assert.deepEqual(agent.permissions, { checks: 'read', contents: 'read', 'pull-requests': 'read' });
+    // actions: read is for /tasklane continue, which downloads a paused run's artifact (workflowContinue.ts).
+    assert.deepEqual(agent.permissions, { actions: 'read', checks: 'read', contents: 'read', 'pull-requests': 'read' });
     assert.deepEqual(workflow.jobs['apply-pr-fix']?.permissions, { checks: 'write', contents: 'write', issues: 'write', 'pull-requests': 'write' });
     const applyStep = workflow.jobs['apply-pr-fix']!.steps.find((s) => s.run?.startsWith('tasklane chores apply'));
     assert.equal(applyStep?.env?.TASKLANE_PR_TOKEN, '${{ secrets.TASKLANE_PR_TOKEN }}');
@@ -145,6 +146,6 @@ describe('cli: /tasklane fix on a pull request commits to its branch (pushToPull
       [{ path: 'repo', 'persist-credentials': false }],
     );
     // (It may read a commented pull request's changed files, fireFacts.ts: a read scope, no checkout.)
-    assert.deepEqual(workflow.jobs['chore-ask']?.permissions, { checks: 'read', contents: 'read', 'pull-requests': 'read' });
+    assert.deepEqual(workflow.jobs['chore-ask']?.permissions, { actions: 'read', checks: 'read', contents: 'read', 'pull-requests': 'read' });
   });
 });
