@@ -25,6 +25,8 @@ export interface IdJagOptions {
   /** The client at the authorization server (client_secret_basic, or what the server advertises). */
   clientId: string;
   clientSecret: string;
+  /** The authorization server the client was registered with (`oauth.issuer`): the secret is sent to no other. */
+  issuer?: string;
   /** The IdP's RFC 8693 token endpoint, and Tasklane's client id there when it wants one. */
   idpTokenEndpoint: string;
   idpClientId?: string;
@@ -43,7 +45,7 @@ export class IdJagProvider implements OAuthClientProvider {
   private info: OAuthClientInformationMixed;
 
   constructor(private readonly options: IdJagOptions) {
-    this.info = { client_id: options.clientId, client_secret: options.clientSecret };
+    this.info = { client_id: options.clientId, client_secret: options.clientSecret, ...(options.issuer ? { issuer: options.issuer } : {}) };
   }
 
   get redirectUrl(): undefined {

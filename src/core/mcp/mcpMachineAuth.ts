@@ -42,6 +42,7 @@ export function machineAuth(sdk: McpSdk, definition: McpServerDefinition, secret
       serverUrl: definition.url,
       clientId,
       clientSecret: read(clientSecretEnv),
+      ...(issuer ? { issuer } : {}),
       idpTokenEndpoint,
       ...(idpClientId ? { idpClientId } : {}),
       idToken: read(idTokenEnv),
