@@ -1,12 +1,19 @@
 import * as assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { modelFromEnv } from '../../../src/cli/environment';
+import { runChoreOnce } from '../../../src/cli/runChore';
+import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import { parseMcpServers } from '../../../src/core/mcp/mcpConfig';
 import { McpServers } from '../../../src/core/mcp/mcpServers';
-import { systemClock } from '../../../src/core/ports';
+import { silentLogger, systemClock } from '../../../src/core/ports';
 import { Redactor } from '../../../src/core/security/redact';
+import { startModelServer } from '../../fixtures/modelServer';
 import { MemoryLogger } from '../../fakes/memoryLogger';
 import { startOAuthMcpServer } from '../../support/oauthMcpServer';
 import type { OAuthMcpServer } from '../../support/oauthMcpServer';
@@ -192,5 +199,67 @@ describe('mcp: enterprise-managed authorization (SEP-990), an ID token traded fo
     assert.match(why.noIdp ?? '', /token_exchange grant needs idpTokenEndpoint, idToken/);
     // In the person's own settings, a CI's OIDC token in the environment is fine.
     assert.deepEqual(parseMcpServers({ servers: { ci: def({ ...full, idToken: '${env:ACTIONS_ID_TOKEN}' }) } }, 'user').problems, []);
+  });
+
+  it('a chore on the command line reaches such a server of mcp.json headless, both values from its secrets', async () => {
+    const model = await startModelServer();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-xaa-'));
+    try {
+      fs.mkdirSync(path.join(dir, '.vscode'));
+      fs.mkdirSync(path.join(dir, '.tasklane'));
+      const oauth = {
+        grant: 'token_exchange',
+        clientId: CLIENT.clientId,
+        clientSecret: '${env:TASKLANE_SECRET_TRACKER_XAA}',
+        idpTokenEndpoint: idp.url,
+        idToken: '${env:TASKLANE_SECRET_CI_OIDC}',
+      };
+      fs.writeFileSync(path.join(dir, '.vscode/mcp.json'), JSON.stringify({ servers: { tracker: { type: 'http', url: as.url, oauth } } }));
+      const chores = [
+        'chores:',
+        '  - id: triage',
+        '    name: Triage',
+        '    trigger: { cron: "0 2 * * *", timezone: UTC }',
+        '    prompt: Ask the tracker who you are.',
+        '    actionSets: [files]',
+        `    successWhen: "status = 'done'"`,
+        '    mcp:',
+        '      tracker: { tools: [whoami], secrets: [tracker-xaa, ci-oidc] }',
+        '',
+      ].join('\n');
+      model.script([
+        { toolCalls: [{ name: 'mcp_tracker_whoami', arguments: { greeting: 'morning' } }] },
+        { toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done', output: { status: 'done' } } }] },
+      ]);
+      const parsed = parseChoresFile(chores);
+      const given: Record<string, string> = { 'tracker-xaa': CLIENT.clientSecret, 'ci-oidc': ID_TOKEN };
+      const { result, trace } = await runChoreOnce({
+        workspace: dir,
+        chore: parsed.chores[0]!,
+        chores: parsed.chores,
+        model: modelFromEnv(
+          { TASKLANE_MODEL_PROVIDER: 'openai-compatible', TASKLANE_MODEL_BASE_URL: model.openaiBaseUrl, TASKLANE_MODEL_ID: 'gpt-5-mini', OPENAI_API_KEY: 'k' },
+          silentLogger,
+        ),
+        secrets: (name) => given[name],
+        redactor: new Redactor(),
+        logger: silentLogger,
+        storeDir: path.join(dir, 'store'),
+        skillDirs: [path.resolve(__dirname, '../../../skills')],
+        env: { PATH: process.env.PATH ?? '' },
+      });
+      assert.equal(result.status, 'succeeded', JSON.stringify(result));
+      assert.deepEqual(
+        trace.map((step) => `${step.name}:${step.status}`),
+        ['mcp_tracker_whoami:ok', 'task_end:ok'],
+      );
+      assert.deepEqual(as.provider.events, ['jwt_bearer']);
+      const sent = JSON.stringify(model.requests.map((r) => r.body));
+      assert.match(sent, /morning, client xaa-bot/);
+      assert.ok(!sent.includes(ID_TOKEN) && !sent.includes(CLIENT.clientSecret), 'the model never sees the ID token or the secret');
+    } finally {
+      await model.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
