@@ -17,11 +17,8 @@ const SUITE_VERSION = '0.1.16';
  * written down, and the run fails the day it passes so the entry cannot outlive its reason.
  */
 const KNOWN_FAILURES = {
-  // SEP-990 enterprise-managed authorization: an RFC 8693 token exchange at the enterprise IdP for
-  // an ID-JAG, then the RFC 7523 JWT-bearer grant. SDK 1.32.2 has no provider for it, and Tasklane
-  // refuses a definition asking for it (mcpConfig.ts accepts only authorization_code and
-  // client_credentials) rather than hand-roll a grant that carries the person's identity token.
-  'auth/cross-app-access-complete-flow': 'enterprise token exchange (SEP-990): not in the installed SDK',
+  // Empty: auth/cross-app-access-complete-flow (SEP-990) passes through the token_exchange grant
+  // (src/core/mcp/mcpIdJag.ts), which SDK 1.32.2 lacks and Tasklane adds.
 };
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

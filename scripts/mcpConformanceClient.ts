@@ -9,7 +9,7 @@
  * elicitation with the defaults it was shown. Each tool is offered as the model sees it and called
  * through its action, its approval answered yes, with arguments built from its input schema (what
  * a model must send: every required property, of its type). Where the scenario hands over a client
- * for the client credentials grant, the definition says so, as a person configuring a chore's
+ * for the client credentials grant or an enterprise IdP's ID token (SEP-990), the definition says so, as a person configuring a chore's
  * server would; no person signs in then. Exit 0 when every call went through.
  */
 import { z } from 'zod';
@@ -30,6 +30,7 @@ const REDIRECT = 'vscode://tasklane.tasklane/mcp/oauth';
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 const SECRET_VARIABLE = 'TASKLANE_CONFORMANCE_CLIENT_SECRET';
 const KEY_VARIABLE = 'TASKLANE_CONFORMANCE_PRIVATE_KEY';
+const ID_TOKEN_VARIABLE = 'TASKLANE_CONFORMANCE_ID_TOKEN';
 
 const logger: Logger = {
   trace: () => undefined,
@@ -101,10 +102,24 @@ async function main(): Promise<number> {
     client_secret?: string;
     private_key_pem?: string;
     signing_algorithm?: string;
+    idp_client_id?: string;
+    idp_id_token?: string;
+    idp_token_endpoint?: string;
   };
   if (context.client_secret) process.env[SECRET_VARIABLE] = context.client_secret;
   if (context.private_key_pem) process.env[KEY_VARIABLE] = context.private_key_pem;
-  const machine = scenario.includes('client-credentials') ? { grant: 'client_credentials' } : {};
+  if (context.idp_id_token) process.env[ID_TOKEN_VARIABLE] = context.idp_id_token;
+  // Enterprise-managed authorization: the ID token (as a CI's OIDC token would be) from the environment.
+  const machine = scenario.includes('client-credentials')
+    ? { grant: 'client_credentials' }
+    : context.idp_token_endpoint
+      ? {
+          grant: 'token_exchange',
+          idpTokenEndpoint: context.idp_token_endpoint,
+          idToken: `\${env:${ID_TOKEN_VARIABLE}}`,
+          ...(context.idp_client_id ? { idpClientId: context.idp_client_id } : {}),
+        }
+      : {};
   const client = context.client_id
     ? {
         clientId: context.client_id,

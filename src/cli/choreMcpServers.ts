@@ -15,7 +15,7 @@ import type { EngineMcp, McpAdapters } from '../core/engineMcp';
 import { choreServerDefinition, choreServerSecretEnv, unpinnedPackage } from '../core/chores/choreMcp';
 import { secretVariable } from '../core/chores/secretScope';
 import type { ChoreDefinition } from '../core/chores/types';
-import { MCP_FILE, parseMcpServers, parseJsonc } from '../core/mcp/mcpConfig';
+import { MCP_FILE, parseMcpServers, parseJsonc, signsInWithoutPerson } from '../core/mcp/mcpConfig';
 import { envInputs } from '../core/mcp/mcpInputs';
 import type { McpServerDefinition } from '../core/mcp/mcpConfig';
 import type { Logger } from '../core/ports';
@@ -96,9 +96,9 @@ export class CliChoreMcp {
         if (unpinned) throw new Error(`${MCP_FILE} server ${name}: ${unpinned}`);
       }
       if (!declared.secrets?.length) return definition;
-      if (definition.transport !== 'stdio' && definition.oauth?.grant !== 'client_credentials')
+      if (definition.transport !== 'stdio' && !signsInWithoutPerson(definition))
         throw new Error(
-          `the MCP server ${name} is reached over HTTP: secrets: is for a server the run starts, or one that signs in with the client_credentials grant`,
+          `the MCP server ${name} is reached over HTTP: secrets: is for a server the run starts, or one that signs in with no person (client_credentials or token_exchange)`,
         );
       // Said before any server starts, so the run fails on the first missing one with what to set.
       const missing = declared.secrets.find((secret) => !this.options.secrets(secret));

@@ -102,6 +102,17 @@ class MemoryProvider implements OAuthServerProvider {
   }
 }
 
+/**
+ * The RFC 7523 JWT-bearer grant (SEP-990's second step): this client, by client_secret_basic only
+ * (as the authorization server's metadata then says), with an assertion `accept` approves, given
+ * this server's issuer and MCP resource to check it against.
+ */
+export interface JwtBearerClient {
+  clientId: string;
+  clientSecret: string;
+  accept(assertion: string, issuer: string, resource: string): boolean;
+}
+
 export interface OAuthMcpServer {
   /** The MCP endpoint. */
   url: string;
@@ -119,7 +130,7 @@ export interface OAuthMcpServer {
  * only, and re-encodes the query of a URL it forwards, which mangles an authorization URL.
  */
 export async function startOAuthMcpServer(
-  options: { open?: string[]; host?: string; clientCredentials?: { clientId: string; clientSecret: string } } = {},
+  options: { open?: string[]; host?: string; clientCredentials?: { clientId: string; clientSecret: string }; jwtBearer?: JwtBearerClient } = {},
 ): Promise<OAuthMcpServer> {
   const host = options.host ?? '127.0.0.1';
   const open = new Set(options.open ?? []);
@@ -136,7 +147,21 @@ export async function startOAuthMcpServer(
   );
   const base = `http://${host}:${(listener.address() as AddressInfo).port}`;
   const mcpUrl = new URL(`${base}/mcp`);
-  const machine = options.clientCredentials;
+  const machine = options.clientCredentials ?? options.jwtBearer;
+  const grant = options.jwtBearer ? 'urn:ietf:params:oauth:grant-type:jwt-bearer' : 'client_credentials';
+  if (options.jwtBearer) {
+    // The metadata an enterprise-managed authorization server publishes: the JWT-bearer grant, Basic authentication.
+    app.get('/.well-known/oauth-authorization-server', (_req: unknown, res: { json(v: unknown): void }) =>
+      res.json({
+        issuer: `${base}/`,
+        authorization_endpoint: `${base}/authorize`,
+        token_endpoint: `${base}/token`,
+        response_types_supported: ['code'],
+        grant_types_supported: [grant],
+        token_endpoint_auth_methods_supported: ['client_secret_basic'],
+      }),
+    );
+  }
   if (machine) {
     // The client credentials grant (SEP-1046), which the SDK's token handler does not serve: the
     // client's id and secret, by client_secret_basic or client_secret_post, for an access token.
@@ -147,17 +172,21 @@ export async function startOAuthMcpServer(
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-        if (body.get('grant_type') !== 'client_credentials') {
+        if (body.get('grant_type') !== grant) {
           // Not this grant: give the SDK's handler the body, marked as parsed (body-parser's own flag).
           Object.assign(req, { body: Object.fromEntries(body), _body: true });
           return next();
         }
-        provider.events.push('client_credentials');
+        provider.events.push(options.jwtBearer ? 'jwt_bearer' : 'client_credentials');
         const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
         const [id, secret] = basic
           ? Buffer.from(basic, 'base64').toString('utf8').split(':').map(decodeURIComponent)
-          : [body.get('client_id'), body.get('client_secret')];
+          : options.jwtBearer
+            ? []
+            : [body.get('client_id'), body.get('client_secret')];
         if (id !== machine.clientId || secret !== machine.clientSecret) return res.status(401).json({ error: 'invalid_client' });
+        if (options.jwtBearer && !options.jwtBearer.accept(body.get('assertion') ?? '', `${base}/`, mcpUrl.toString()))
+          return res.status(400).json({ error: 'invalid_grant', error_description: 'the assertion is not an ID-JAG for this server' });
         const { refresh_token: _unused, ...tokens } = provider.issue(machine.clientId);
         return res.json(tokens);
       });

@@ -43,18 +43,40 @@ const oauthSchema = z
     clientSecret: secretReference('secret').optional(),
     /**
      * `client_credentials`: the client signs in as itself, with no person and no browser (a chore
-     * on CI); `authorization_code` (the default): a person signs in in their browser.
+     * on CI); `token_exchange`: enterprise-managed authorization (SEP-990), an ID token the
+     * environment holds (a CI OIDC token) traded at the enterprise IdP for an ID-JAG, then at the
+     * authorization server for an access token (mcpIdJag.ts); `authorization_code` (the default):
+     * a person signs in in their browser.
      */
-    grant: z.enum(['authorization_code', 'client_credentials']).default('authorization_code'),
+    grant: z.enum(['authorization_code', 'client_credentials', 'token_exchange']).default('authorization_code'),
     /** A private key (PEM) for a `private_key_jwt` assertion instead of a client secret. */
     privateKey: secretReference('private key (PEM)').optional(),
     signingAlgorithm: z.enum(['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'EdDSA']).optional(),
     /** The authorization server the credentials were registered with: they are never sent to another. */
     issuer: z.url().optional(),
+    /** `token_exchange`: the enterprise IdP's token endpoint (RFC 8693), https or http to this machine. */
+    idpTokenEndpoint: z
+      .url()
+      .refine((u) => /^https:/i.test(u) || /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?\//i.test(u), {
+        message: 'the IdP token endpoint must be https (or http to this machine)',
+      })
+      .optional(),
+    /** `token_exchange`: the client id Tasklane has at the IdP, when the IdP wants one with the exchange. */
+    idpClientId: z.string().min(1).max(2_000).optional(),
+    /** `token_exchange`: the ID token to trade, e.g. a CI's OIDC token. */
+    idToken: secretReference('ID token').optional(),
   })
   .refine((o) => o.grant !== 'client_credentials' || o.clientSecret !== undefined || o.privateKey !== undefined, {
     message: 'the client_credentials grant needs clientSecret or privateKey ("${env:NAME}")',
+  })
+  .refine((o) => o.grant !== 'token_exchange' || (o.clientSecret !== undefined && o.idToken !== undefined && o.idpTokenEndpoint !== undefined), {
+    message: 'the token_exchange grant needs idpTokenEndpoint, idToken ("${env:NAME}") and clientSecret ("${env:NAME}")',
   });
+
+/** The grants where the client signs in with no person (mcpMachineAuth.ts): the only HTTP definitions a chore's secrets reach. */
+export function signsInWithoutPerson(definition: McpServerDefinition | undefined): boolean {
+  return definition?.transport === 'http' && definition.oauth?.grant !== undefined;
+}
 
 const httpSchema = z.object({
   type: z.enum(['http', 'sse']),
@@ -74,13 +96,19 @@ export interface McpOAuthClient {
   clientId: string;
   /** The environment variable holding the client secret (`${env:NAME}` in the definition). */
   clientSecretEnv?: string;
-  /** `client_credentials`: no person signs in (see mcpMachineAuth.ts); absent: the authorization code flow. */
-  grant?: 'client_credentials';
+  /** `client_credentials` or `token_exchange`: no person signs in (see mcpMachineAuth.ts); absent: the authorization code flow. */
+  grant?: 'client_credentials' | 'token_exchange';
   /** The environment variable holding a PEM private key for a `private_key_jwt` assertion. */
   privateKeyEnv?: string;
   signingAlgorithm?: string;
   /** The authorization server the credentials belong to. */
   issuer?: string;
+  /** `token_exchange`: the environment variable holding the ID token to trade at the IdP. */
+  idTokenEnv?: string;
+  /** `token_exchange`: the IdP's RFC 8693 token endpoint. */
+  idpTokenEndpoint?: string;
+  /** `token_exchange`: Tasklane's client id at the IdP. */
+  idpClientId?: string;
 }
 
 /**
@@ -163,11 +191,12 @@ export function parseMcpServers(raw: unknown, source: McpSource): { servers: Mcp
     } else {
       const secretEnv = def.oauth?.clientSecret?.match(ENV_REFERENCE)?.[1];
       const keyEnv = def.oauth?.privateKey?.match(ENV_REFERENCE)?.[1];
+      const idTokenEnv = def.oauth?.idToken?.match(ENV_REFERENCE)?.[1];
       // A repository's file naming a variable would send whatever it holds to a site the repository
       // chose. A chore's secret (TASKLANE_SECRET_*) is the exception: it is read only from what the
       // person's reviewed chore gives this very server (McpConnectionOptions.secretEnv), never from
       // the environment.
-      const foreign = [secretEnv, keyEnv].find((v) => v !== undefined && !v.startsWith(CHORE_SECRET_PREFIX));
+      const foreign = [secretEnv, keyEnv, idTokenEnv].find((v) => v !== undefined && !v.startsWith(CHORE_SECRET_PREFIX));
       if (foreign && source === 'workspace') {
         problems.push({
           name,
@@ -181,10 +210,13 @@ export function parseMcpServers(raw: unknown, source: McpSource): { servers: Mcp
         ? {
             clientId: o.clientId,
             ...(secretEnv ? { clientSecretEnv: secretEnv } : {}),
-            ...(o.grant === 'client_credentials' ? { grant: 'client_credentials' as const } : {}),
+            ...(o.grant !== 'authorization_code' ? { grant: o.grant } : {}),
             ...(keyEnv ? { privateKeyEnv: keyEnv } : {}),
             ...(o.signingAlgorithm ? { signingAlgorithm: o.signingAlgorithm } : {}),
             ...(o.issuer ? { issuer: o.issuer } : {}),
+            ...(idTokenEnv ? { idTokenEnv } : {}),
+            ...(o.idpTokenEndpoint ? { idpTokenEndpoint: o.idpTokenEndpoint } : {}),
+            ...(o.idpClientId ? { idpClientId: o.idpClientId } : {}),
           }
         : undefined;
       const body = {

@@ -7,9 +7,11 @@
  * each start, from what the server's chores give it first (their `secrets:`, as TASKLANE_SECRET_*)
  * and then, for a definition in the person's own settings only, from the environment. Tokens stay
  * in memory: a new start asks for new ones, which costs one request and keeps nothing on disk.
+ * The third such grant, enterprise-managed authorization (`token_exchange`), is in mcpIdJag.ts.
  */
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { CHORE_SECRET_PREFIX } from './mcpConfig';
+import { IdJagProvider } from './mcpIdJag';
 import type { McpServerDefinition } from './mcpConfig';
 import type { McpSdk } from './mcpSdk';
 
@@ -28,9 +30,26 @@ export interface MachineSecrets {
  * it does not (a person signs in, McpOAuth). Throws naming the variable to set when a secret is missing.
  */
 export function machineAuth(sdk: McpSdk, definition: McpServerDefinition, secrets: MachineSecrets): OAuthClientProvider | undefined {
-  if (definition.transport !== 'http' || definition.oauth?.grant !== 'client_credentials') return undefined;
-  const { clientId, clientSecretEnv, privateKeyEnv, signingAlgorithm, issuer } = definition.oauth;
+  if (definition.transport !== 'http' || !definition.oauth?.grant) return undefined;
+  const { clientId, clientSecretEnv, privateKeyEnv, signingAlgorithm, issuer, idTokenEnv, idpTokenEndpoint, idpClientId } = definition.oauth;
   const read = (variable: string) => readSecret(definition, variable, secrets);
+  if (definition.oauth.grant === 'token_exchange') {
+    // mcpConfig.ts refuses a token_exchange definition without these three.
+    if (!idTokenEnv || !idpTokenEndpoint || !clientSecretEnv)
+      throw new Error(`the MCP server ${definition.name} uses the token_exchange grant: set idpTokenEndpoint, idToken and clientSecret`);
+    return new IdJagProvider({
+      server: definition.name,
+      serverUrl: definition.url,
+      clientId,
+      clientSecret: read(clientSecretEnv),
+      ...(issuer ? { issuer } : {}),
+      idpTokenEndpoint,
+      ...(idpClientId ? { idpClientId } : {}),
+      idToken: read(idTokenEnv),
+      idTokenSource: idTokenEnv,
+      ...(secrets.onSecret ? { onSecret: secrets.onSecret } : {}),
+    });
+  }
   const common = { clientId, clientName: 'Tasklane', ...(issuer ? { expectedIssuer: issuer } : {}) };
   const provider = privateKeyEnv
     ? new sdk.PrivateKeyJwtProvider({
@@ -60,7 +79,7 @@ function readSecret(definition: McpServerDefinition, variable: string, secrets: 
     const how = variable.startsWith(CHORE_SECRET_PREFIX)
       ? `declare the secret ${variable.slice(CHORE_SECRET_PREFIX.length)} under secrets: of this server in the chore, and set it`
       : `set the environment variable ${variable}`;
-    throw new Error(`the MCP server ${definition.name} signs in with the client credentials in ${variable}, which has no value: ${how}`);
+    throw new Error(`the MCP server ${definition.name} signs in with no person, reading ${variable}, which has no value: ${how}`);
   }
   secrets.onSecret?.(value);
   return value;

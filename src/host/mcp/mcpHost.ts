@@ -8,7 +8,7 @@
  */
 import * as vscode from 'vscode';
 import type { EngineMcp, McpAdapters } from '../../core/engineMcp';
-import { MCP_FILE, parseMcpServers, parseJsonc } from '../../core/mcp/mcpConfig';
+import { MCP_FILE, parseMcpServers, parseJsonc, signsInWithoutPerson } from '../../core/mcp/mcpConfig';
 import type { McpConfigProblem, McpServerDefinition } from '../../core/mcp/mcpConfig';
 import { McpContext } from '../../core/mcp/mcpContext';
 import { McpReviewer } from '../../core/mcp/mcpReview';
@@ -232,10 +232,10 @@ export class McpHost implements vscode.Disposable {
     const read = this.deps.secret ?? (() => Promise.resolve(undefined));
     const env = await choreServerSecretEnv(server, this.choreGrant.chores, read, (name) => `set it with "Tasklane: Set Secret" (name ${name})`);
     const def = this.definitions().find((d) => d.name === server);
-    // Over HTTP, a secret only signs in with the client_credentials grant (core/mcp/mcpMachineAuth.ts); nothing else reads it.
-    if (Object.keys(env).length && def?.transport === 'http' && def.oauth?.grant !== 'client_credentials')
+    // Over HTTP, a secret only signs in with no person (core/mcp/mcpMachineAuth.ts); nothing else reads it.
+    if (Object.keys(env).length && def?.transport === 'http' && !signsInWithoutPerson(def))
       throw new Error(
-        `the MCP server ${server} is reached over HTTP: secrets: is for a server Tasklane starts, or one that signs in with the client_credentials grant`,
+        `the MCP server ${server} is reached over HTTP: secrets: is for a server Tasklane starts, or one that signs in with no person (client_credentials or token_exchange)`,
       );
     return env;
   }

@@ -72,7 +72,7 @@ describe('mcp: the client credentials grant, with no person and no browser', fun
       await servers.stopAll();
       secret = undefined;
       const missing = await servers.call('tracker', 'whoami', {}, { timeoutMs: 10_000 });
-      assert.match(missing.error ?? '', /client credentials in TASKLANE_SECRET_CC, which has no value: declare the secret CC under secrets:/);
+      assert.match(missing.error ?? '', /signs in with no person, reading TASKLANE_SECRET_CC, which has no value: declare the secret CC under secrets:/);
     } finally {
       await servers.stopAll();
     }
