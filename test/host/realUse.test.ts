@@ -109,7 +109,7 @@ describe('host: the loop under real use (a real command in its terminal)', funct
     const { task, pid } = await startSlowJob('cancel-job', []);
     assert.ok(alive(pid), 'the job runs');
     // It runs in the task's own terminal, named after the task; the task's end closes it.
-    const own = (t: vscode.Terminal) => t.name === `Tasklane: ${task.name.slice(0, 40)}`;
+    const own = (t: vscode.Terminal) => t.name === 'Tasklane: cancel-job';
     assert.ok(vscode.window.terminals.some(own), `it runs in a visible terminal: ${vscode.window.terminals.map((t) => t.name).join(', ')}`);
     const before = (await requestsText()).length;
     await vscode.commands.executeCommand('tasklane.cancelTask', task.id);
