@@ -41,7 +41,10 @@ export function taskChecksHook(deps: TaskChecksDeps): TaskHooks {
     beforeTaskEnd: async (task, result, signal, record) => {
       if (result.status !== 'completed' || choreIdOf(task)) return undefined;
       const checks = deps.checks();
-      if (!checks?.commands.length || !(await deps.changedFiles(task.id))) return undefined;
+      if (!(await deps.changedFiles(task.id))) return undefined;
+      // A task that changed files with no checks declared ends done, and says it was not checked:
+      // "done" is then the model's word alone, and the person should know that.
+      if (!checks?.commands.length) return { kind: 'end', result: { ...result, summary: `${result.summary}\n\n${NOT_CHECKED}` } };
       const round = (rounds.get(task.id) ?? 0) + 1;
       const results = await runChecks(checks.commands, recordedChecks(deps.run, { record, round, taskId: task.id }), {
         timeoutMs: maxCheckMs,
@@ -72,6 +75,10 @@ export function taskChecksHook(deps: TaskChecksDeps): TaskHooks {
     },
   };
 }
+
+/** The last line of a task that changed files in a workspace with no checks declared. */
+export const NOT_CHECKED =
+  'Not checked: no checks are declared for this workspace (set `tasklane.checks.commands`, or add `.tasklane/checks.json` and enable it).';
 
 /** One line of a verified task's summary: "Checked `npm test` ✓ 12.4 s". */
 export function checkedLine(r: CheckResult): string {

@@ -8,7 +8,7 @@
 import * as assert from 'node:assert/strict';
 import type { CommandResult } from '../../../src/core/approval/commands/commandApproval';
 import { checkEventData, failureGist, toCheckResult } from '../../../src/core/checks/checkRun';
-import { taskChecksHook } from '../../../src/core/checks/taskChecks';
+import { NOT_CHECKED, taskChecksHook } from '../../../src/core/checks/taskChecks';
 import { presentSteps } from '../../../src/host/stepPresenter';
 import type { WorkspaceChecks } from '../../../src/core/checks/taskChecks';
 import { checksHash, parseChecksFile, resolveWorkspaceChecks } from '../../../src/core/checks/workspaceChecks';
@@ -61,6 +61,8 @@ describe('workspace checks: a task that changed files ends only when they pass',
   /** When set, a check waits for the test (or a Stop/Cancel) instead of answering at once. */
   let hold: ((signal: AbortSignal | undefined) => Promise<CommandResult>) | undefined;
   const checks: WorkspaceChecks = { commands: ['npm test'], rounds: 2 };
+  /** The checks in force (undefined: none declared). */
+  let declared: WorkspaceChecks | undefined = checks;
   engineHooks(
     'openai',
     {
@@ -74,7 +76,7 @@ describe('workspace checks: a task that changed files ends only when they pass',
         server: s,
         taskHooks: [
           taskChecksHook({
-            checks: () => checks,
+            checks: () => declared,
             changedFiles: async () => changed,
             logger: new MemoryLogger(),
             run: async (command, { signal }): Promise<CommandResult> => {
@@ -97,6 +99,7 @@ describe('workspace checks: a task that changed files ends only when they pass',
   beforeEach(() => {
     ran.length = 0;
     changed = true;
+    declared = checks;
     hold = undefined;
   });
 
@@ -173,6 +176,15 @@ describe('workspace checks: a task that changed files ends only when they pass',
     assert.equal(task.status, 'completed');
     assert.deepEqual(ran, []);
     assert.equal(task.finalSummary, 'Fixed it.');
+  });
+
+  it('a task that changed files where no checks are declared ends done, saying it was not checked', async () => {
+    declared = undefined;
+    server.script([start, end]);
+    const task = await runTask();
+    assert.equal(task.status, 'completed');
+    assert.deepEqual(ran, []);
+    assert.equal(task.finalSummary, `Fixed it.\n\n${NOT_CHECKED}`);
   });
 
   it("the task's end waits for its check, and Cancel during the check kills it and ends the task cancelled", async () => {
