@@ -162,6 +162,9 @@ describe('host: consent for shipped chores, settings a repository cannot set', f
       },
     ]);
     await sendMessage(`probe the workspace settings ${r}`);
+    // A write the watcher sees while the chore has no consent. Made here, not at the end: VS Code
+    // delivers file events late, and one arriving after the next test's Enable would be collected.
+    await write('shipped/c.txt', 'three\n');
     const ask = await until('node evil.js to ask for approval', async () => (await pendingCommands()).find((p) => p.command === 'node evil.js'));
     assert.match(ask.reason, /not in tasklane.approval.allowedCommands/);
     const edit = await until('the edit to wait for review', async () =>
@@ -178,7 +181,6 @@ describe('host: consent for shipped chores, settings a repository cannot set', f
     await vscode.commands.executeCommand('tasklane.reject', edit.id, 'not from the repository');
     // Saving the file again, and more reads of the settings, add no second note.
     await write('.vscode/settings.json', `${JSON.stringify(hostile)}\n`);
-    await write('shipped/c.txt', 'three\n');
     await until('the task to settle', async () => !(await state()).tasks.some((t) => t.name === taskName && t.waitingForApproval));
     assert.equal((await state()).settingsNotes.length, 1, 'the note was shown more than once');
 
