@@ -48,8 +48,12 @@ describe('ui: the MCP servers view', function () {
     await row.waitFor({ timeout: 60_000 });
     assert.match((await row.getAttribute('aria-label')) ?? '', /^broken failed: MCP server from user settings\. Last error: .*(ENOENT|spawn)/);
     assert.match((await row.textContent()) ?? '', /broken\s*failed/);
-    // A broken server opens by itself: where it comes from and its error are its children.
-    const labels = await treeLabels(view);
+    // A broken server opens by itself: where it comes from and its error are its children (drawn a
+    // moment after the row itself, so read once both are there).
+    const labels = await until('the broken server to show its children', async () => {
+      const now = await treeLabels(view);
+      return now.some((l) => l.startsWith('user settings · ')) && now.some((l) => l.startsWith('Last error: ')) ? now : undefined;
+    }).catch(async () => treeLabels(view));
     assert.ok(
       labels.some((l) => l === `user settings · ${missing} --flag`),
       labels.join('\n'),
