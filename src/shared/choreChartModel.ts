@@ -72,6 +72,9 @@ function outcomeWords(l10n: Translator, outcome: ChartOutcome): string {
   }
 }
 
+/** How a run's reason starts when its checks passed (written by src/core/chores/runChecks.ts). */
+export const VERIFIED_REASON = 'verified by ';
+
 /**
  * A chore run's end state in a person's words, as every surface names it (docs/DESIGN.md §7):
  * "verified" only when the project's checks passed (the runner's reason says "verified by …",
@@ -81,12 +84,12 @@ function outcomeWords(l10n: Translator, outcome: ChartOutcome): string {
  */
 export function runEndWords(run: Pick<ChoreRunView, 'status' | 'reason' | 'pausedAtBudget'>, l10n: Translator = ENGLISH): string {
   if (run.pausedAtBudget !== undefined) return l10n.t('paused at budget');
-  if (run.status === 'succeeded') return run.reason?.startsWith('verified by') ? l10n.t('verified') : l10n.t('done, not checked');
+  if (run.status === 'succeeded') return run.reason?.startsWith(VERIFIED_REASON) ? l10n.t('verified') : l10n.t('done, not checked');
   return runStatusWords(run.status, l10n);
 }
 
 /** A chore run's status as the Chores view names its row ("checks failed", "nothing to change"…). */
-export function runStatusWords(status: string, l10n: Translator = ENGLISH): string {
+function runStatusWords(status: string, l10n: Translator = ENGLISH): string {
   switch (status) {
     case 'checks_failed':
       return l10n.t('checks failed');

@@ -10,6 +10,7 @@
  * Stop and Cancel abort the turn's signal, which kills the check running (no round is spent).
  */
 import { checksFailedMessage, describeFailure, failedCheck, maxCheckMs, recordedChecks, runChecks } from '../checks/checkRun';
+import { VERIFIED_REASON } from '../../shared/choreChartModel';
 import type { TaskEventRecorder } from '../engine/taskHooks';
 import type { CheckCommand, CheckResult } from '../checks/checkRun';
 import type { Logger } from '../ports';
@@ -100,7 +101,7 @@ export function checkedEnding(checked: ChecksVerdict | undefined, recordedFailur
   if (checked?.kind === 'nothing' && (!verdict || verdict.result === 'true')) return { kind: 'nothing_to_change' };
   const verified =
     checked?.kind === 'verified'
-      ? `verified by ${checked.results.map((r) => `\`${r.command}\` (${(r.durationMs / 1000).toFixed(1)} s)`).join(', ')}`
+      ? `${VERIFIED_REASON}${checked.results.map((r) => `\`${r.command}\` (${(r.durationMs / 1000).toFixed(1)} s)`).join(', ')}`
       : undefined;
   return { kind: 'task_end', ...(verdict ? { verdict } : {}), ...(verified ? { verified } : {}) };
 }
