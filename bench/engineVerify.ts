@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cliCommandRunner } from '../src/cli/commandRunner';
+import { sandboxFor } from '../src/cli/commandSandbox';
 import { hashContent } from '../src/core/approval/changes/changeSet';
 import { DbChangeSetStore } from '../src/core/approval/changes/changeSetStore';
 import { judgeRunChecks } from '../src/core/chores/runChecks';
@@ -39,7 +40,7 @@ export async function verifyOverhead(root: string): Promise<void> {
   });
   await db.commit();
   const runLog = new ChoreRunLog(new DbRunPersistence(db), systemClock);
-  const runner = cliCommandRunner({ cwd: dir, env: process.env, maxCalls: RUNS * 2 });
+  const runner = cliCommandRunner({ cwd: dir, env: process.env, maxCalls: RUNS * 2, sandbox: sandboxFor(false) });
   const checks = choreChecksPort(runner, changeSets);
   const chore = { id: 'bench', verify: ['node check.js'], verifyRounds: RUNS + 1, budget: { maxSeconds: 600 } } as ChoreDefinition;
   const logger = { info() {}, warn() {}, error() {}, debug() {} } as never;

@@ -22,6 +22,7 @@ import type { Redactor } from '../core/security/redact';
 import { openStore } from '../core/store/openStore';
 import { CliChoreMcp } from './choreMcpServers';
 import { cliCommandRunner } from './commandRunner';
+import { sandboxFor } from './commandSandbox';
 import { OverlayWorkspace } from './overlayWorkspace';
 
 export interface CliEngineOptions {
@@ -50,6 +51,8 @@ export interface CliEngineOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** The longest a declared command may run (the chore's maxSeconds). */
   maxCommandMs: number;
+  /** The chore lists hosts (`network:`): its commands get the network (commandSandbox.ts). */
+  commandNetwork?: boolean;
   /** A run at its budget parks (its store is kept for `--resume`, parkedStore.ts) instead of ending. */
   parkAtBudget?: boolean;
 }
@@ -72,6 +75,8 @@ export async function openCliEngine(options: CliEngineOptions) {
   const commands = cliCommandRunner({
     cwd: options.workspace,
     env: options.env,
+    // Made once, at the first command; `chores run` has already refused a machine that cannot (main.ts).
+    sandbox: sandboxFor(options.commandNetwork === true),
     beforeRun: () => workspace.materialize(),
     maxTimeoutMs: options.maxCommandMs,
   });

@@ -1,10 +1,12 @@
 /**
  * Runs a chore's declared commands on the command line: one program with its arguments, no shell,
  * in the workspace folder (with the run's edits written in, see OverlayWorkspace.materialize), with
- * a scrubbed environment, a cap on calls, a bounded output and a timeout. What may run is decided
- * before this (CommandService with an unattended gate: the chore's `commands:` or nothing).
+ * a scrubbed environment, in the sandbox of commandSandbox.ts (no network unless the chore lists
+ * hosts, no sight of other processes), a cap on calls, a bounded output and a timeout. What may run
+ * is decided before this (CommandService with an unattended gate: the chore's `commands:` or nothing).
  */
 import { spawn } from 'node:child_process';
+import type { CommandSandbox } from './commandSandbox';
 import { parseCommandLine } from '../core/approval/commands/commandLine';
 import type { CommandResult } from '../core/approval/commands/commandApproval';
 import type { CommandRunner } from '../core/approval/commands/commandService';
@@ -23,6 +25,8 @@ export function scrubbedEnv(env: Readonly<Record<string, string | undefined>>): 
 export interface CliCommandRunnerOptions {
   /** The workspace folder: the commands' working directory. */
   cwd: string;
+  /** Wraps every command (commandSandbox.ts), or says why none can run: the runner has no unsealed way. */
+  sandbox: () => CommandSandbox | { problem: string };
   env: Readonly<Record<string, string | undefined>>;
   /** Called before each command: writes the run's edits into the folder. */
   beforeRun?: () => Promise<void>;
@@ -49,10 +53,12 @@ export function cliCommandRunner(options: CliCommandRunnerOptions): CommandRunne
       const parsed = parseCommandLine(line);
       if ('problem' in parsed) return failed(`\`${line}\` cannot run without a shell: ${parsed.problem}.`);
       if (calls >= maxCalls) return failed(`this run has used its ${maxCalls} command calls; finish with what you have.`);
+      const sandbox = options.sandbox();
+      if ('problem' in sandbox) return failed(`${sandbox.problem}.`);
       calls++;
       await options.beforeRun?.();
       const limit = Math.min(timeoutMs, options.maxTimeoutMs ?? timeoutMs);
-      return run(parsed.argv, { cwd: options.cwd, env, timeoutMs: limit, maxOutput, ...(signal ? { signal } : {}) });
+      return run(sandbox.wrap(parsed.argv), { cwd: options.cwd, env, timeoutMs: limit, maxOutput, ...(signal ? { signal } : {}) });
     },
   };
 }

@@ -29,6 +29,7 @@ import { WorkflowError } from './githubWorkflow';
 import { writePatchFile } from './patch';
 import { takeSealedSecrets } from './sealedSecrets';
 import { runChoreOnce } from './runChore';
+import { requireSandboxFor, SandboxError } from './commandSandbox';
 import { checkParkedStore } from './parkedStore';
 import { ciStore } from './ciResume';
 import { applyCommand, runCiFire } from './ciFire';
@@ -165,6 +166,8 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
         const expected = values['expect-hash'];
         const hash = (await choreHashes([chore], skillDirs, workspace, logger, definitions)).get(chore.id) ?? '';
         if (expected !== undefined) checkExpectedHash(chore, hash, expected);
+        // Declared commands never run unsealed: a machine that cannot seal them stops before any model call.
+        requireSandboxFor(chore);
         const onCi = chore.trigger.kind === 'github' || values.out !== undefined || values.event !== undefined;
         const ci = onCi ? ciStore(values, io.cwd) : undefined;
         const store = ci ? ci.storeDir : resumeStore(values, io.cwd);
@@ -247,9 +250,10 @@ export async function runCli(argv: string[], io: CliIo, assets: CliAssets): Prom
     if (
       error instanceof UsageError ||
       error instanceof WorkflowError ||
+      error instanceof SandboxError ||
       (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
     ) {
-      io.err(`tasklane: ${error.message}\n${error instanceof WorkflowError ? '' : `\n${USAGE}\n`}`);
+      io.err(`tasklane: ${error.message}\n${error instanceof WorkflowError || error instanceof SandboxError ? '' : `\n${USAGE}\n`}`);
       return 2;
     }
     if (error instanceof StoreInUseError) {

@@ -48,7 +48,7 @@ export interface CliRunResult {
 }
 
 /** A CLI engine's options (cliEngine.ts), with the chore to fire; the store is a temp folder unless given. */
-export interface RunChoreOptions extends Omit<CliEngineOptions, 'storeDir' | 'maxCommandMs'> {
+export interface RunChoreOptions extends Omit<CliEngineOptions, 'storeDir' | 'maxCommandMs' | 'commandNetwork'> {
   chore: ChoreDefinition;
   /** Every loaded chore (the runner knows them all; only `chore` fires). */
   chores: ChoreDefinition[];
@@ -77,6 +77,7 @@ export async function runChoreOnce(
     storeDir,
     parkAtBudget: park,
     maxCommandMs: options.chore.budget.maxSeconds * 1000,
+    ...(options.chore.network?.length ? { commandNetwork: true } : {}),
     ...(options.chore.outputs ? { outputs: options.chore.outputs } : {}),
   });
   const { agent } = engine;

@@ -23,6 +23,7 @@
 import type { ChoreOutputs } from '../core/chores/githubTypes';
 import { INSTALL_CLI_SCRIPT } from './cliArtifact';
 import { handOverScript, SECRETS_DIR } from './sealedSecrets';
+import { sandboxStepScript } from './commandSandbox';
 import { secretVariable } from '../core/chores/secretScope';
 import { readsEarlierFires } from './fireBudget';
 import { concurrencyGroup, isPullRequestEvent, jobCondition } from './workflowTriggers';
@@ -139,6 +140,7 @@ export function agentJob(c: CiChore, settings: JobSettings): string[] {
         ]
       : []),
     ...setupCli(),
+    ...sandboxStep(chore),
     ...continueSteps(c, `tasklane-${id}`),
     ...setupSteps(chore, commentOnPull),
     '      - name: Hand the keys to Tasklane',
@@ -307,6 +309,18 @@ function setupSteps(chore: CiChore['chore'], commentOnPull: boolean): string[] {
     const script = parsed.argv.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
     return [`      - name: Set up ${i + 1}`, '        working-directory: repo', `        run: ${quoted(script)}`];
   });
+}
+
+/** Lets declared commands run sealed where AppArmor restricts user namespaces (commandSandbox.ts); only for a chore that has some. */
+function sandboxStep(chore: CiChore['chore']): string[] {
+  if (!chore.commands?.length && !chore.verify?.length) return [];
+  return [
+    '      - name: Let declared commands run sealed',
+    '        run: |',
+    ...sandboxStepScript()
+      .split('\n')
+      .map((line) => `          ${line}`),
+  ];
 }
 
 function setupCli(): string[] {

@@ -6,6 +6,7 @@ import { declaredCommandProblem } from '../approval/commands/commandLine';
 import { checkRoundLimits } from '../checks/checkRun';
 import { setupKeys, setupProblems } from './setupSchema';
 import { verifyKeys, verifyProblems } from './verifySchema';
+import { networkKeys, networkProblems, normalizeNetwork } from './networkSchema';
 import { choreMcpProblems, choreMcpSchema, normalizeChoreMcp } from './choreMcp';
 import { compileExpression } from './expressions';
 import type { ChoreBudget, ChoreDefinition, EscalationChannels } from './types';
@@ -13,8 +14,8 @@ import { defaultDiagnosticsDebounceMs, defaultGitDebounceMs } from './eventTrigg
 import { actorsSchema, githubTriggerSchema, normalizeActors, normalizeGithubTrigger, normalizeOutputs, outputsSchema } from './githubSchema';
 
 /**
- * The YAML shape of one chore (docs/DESIGN.md §7), validated with zod. Objects are strict so a typo in a
- * key (`maxIteration`) is an error on that key rather than a silently ignored setting.
+ * The YAML shape of one chore (docs/DESIGN.md §7), validated with zod; strict objects make a typo in a key
+ * (`maxIteration`) an error, not an ignored setting. network:, setup:, verify: have files of their own.
  */
 
 /** Defaults and hard caps of the loop policy; values above a cap are clamped with a warning. */
@@ -172,6 +173,7 @@ export const choreSpecSchema = z
     commands: z.array(nonEmpty('commands entry')).optional(),
     ...verifyKeys,
     ...setupKeys,
+    ...networkKeys,
     unsafe: z.boolean({ error: 'unsafe must be true or false' }).optional(),
     mcp: choreMcpSchema.optional(),
     budget: budgetSchema.optional(),
@@ -207,7 +209,7 @@ export const choreSpecSchema = z
       const problem = declaredCommandProblem(line, c.unsafe === true);
       if (problem) ctx.addIssue({ code: 'custom', path: ['commands', index], message: `commands: "${line}" cannot be declared: ${problem}` });
     }
-    for (const problem of [...verifyProblems(c), ...setupProblems(c)]) ctx.addIssue({ code: 'custom', ...problem });
+    for (const problem of [...verifyProblems(c), ...setupProblems(c), ...networkProblems(c)]) ctx.addIssue({ code: 'custom', ...problem });
     for (const [server, declared] of Object.entries(c.mcp ?? {}))
       for (const problem of choreMcpProblems(server, declared))
         ctx.addIssue({ code: 'custom', path: ['mcp', server, ...problem.path], message: problem.message });
@@ -288,8 +290,8 @@ export function normalizeChore(spec: z.output<typeof choreSpecSchema>): { defini
           verifyRounds: clamp(['verifyRounds'], spec.verifyRounds, checkRoundLimits.default, checkRoundLimits.cap, 'rounds'),
         }
       : {}),
-    // A list, not a set: setup steps run in the order written.
-    ...(spec.setup?.length ? { setup: spec.setup.map((c) => c.trim()) } : {}),
+    ...(spec.setup?.length ? { setup: spec.setup.map((c) => c.trim()) } : {}), // a list: setup runs in the order written
+    ...normalizeNetwork(spec),
     ...(spec.unsafe ? { unsafe: true as const } : {}),
     ...(spec.mcp && Object.keys(spec.mcp).length ? { mcp: normalizeChoreMcp(spec.mcp) } : {}),
     budget,

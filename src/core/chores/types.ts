@@ -123,6 +123,11 @@ export interface ChoreDefinition {
    * (core/chores/setupSchema.ts). Part of the consent hash; absent when none. Not run in VS Code.
    */
   setup?: string[];
+  /**
+   * Hosts the chore's commands and checks may reach on the command line (chores.yaml `network:`);
+   * absent: no network for them. Listing any host gives them the whole network (networkSchema.ts).
+   */
+  network?: string[];
   /** `unsafe: true`: declared escape hatches (`npx`, `node -e`, `git push`…) are allowed. */
   unsafe?: true;
   /**

@@ -217,6 +217,9 @@ export function enableDetail(chore: ChoreDefinition, review: ChoreReview): strin
     ...(chore.commands?.length ? [`Commands it runs without asking: ${chore.commands.join(', ')}`] : []),
     // Consented here too (it is in the hash), though only its CI job runs it.
     ...(chore.setup?.length ? [`Setup its CI job runs first, in order (not run in VS Code): ${chore.setup.join(', ')}`] : []),
+    ...(chore.network?.length
+      ? [`Network its commands and checks get on the command line (listing any host opens the whole network to them): ${chore.network.join(', ')}`]
+      : []),
     ...(chore.verify?.length
       ? [`Checks it runs without asking when its task ends after changing files (${chore.verifyRounds} rounds at most): ${chore.verify.join(', ')}`]
       : []),
