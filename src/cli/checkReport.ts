@@ -59,6 +59,7 @@ function decide(
 ): { conclusion: CheckConclusion; title: string } {
   if (manifest.skip === 'gate') return { conclusion: 'neutral', title: 'Skipped: the actor gate refused this fire' };
   if (manifest.skip === 'budget') return { conclusion: 'neutral', title: 'Stopped: a budget across fires is reached' };
+  if (manifest.skip === 'loop') return { conclusion: 'neutral', title: "Skipped: the push is Tasklane's own, a fire on it could loop" };
   if (manifest.skip === 'resume') return { conclusion: 'neutral', title: `Not continued: ${oneLine(manifest.reason ?? 'no paused run to continue')}` };
   // Replaced by a newer fire (concurrency: replace) or the run cancelled: nothing to judge.
   if (manifest.status === 'cancelled') return { conclusion: 'neutral', title: 'Cancelled before it wrote a result' };

@@ -180,7 +180,8 @@ async function reportFire(
   // chore that was a fire at all, stopped ones included (they count as no cost and no fire).
   if (check && manifest.event) {
     try {
-      const stopped = manifest.skip === 'budget' || manifest.skip === 'gate' || manifest.skip === 'resume' ? manifest.skip : undefined;
+      const stopped =
+        manifest.skip === 'budget' || manifest.skip === 'gate' || manifest.skip === 'resume' || manifest.skip === 'loop' ? manifest.skip : undefined;
       // A run parked with its store: the record binds a later `/tasklane continue` to that store (ciResume.ts).
       const runId = io.env.GITHUB_RUN_ID;
       const paused = manifest.paused?.storeHash && runId && /^\d+$/.test(runId) ? { run: runId, store: manifest.paused.storeHash } : undefined;

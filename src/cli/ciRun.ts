@@ -12,6 +12,7 @@ import { checkActorGate } from './actorGate';
 import { budgetAcrossFires, readsEarlierFires } from './fireBudget';
 import { readFireFacts } from './fireFacts';
 import { readLedger } from './fireLedger';
+import { fireLoop } from './fireLoop';
 import type { FireFacts } from '../core/chores/fireFacts';
 import { GithubApi } from './githubApi';
 import { eventItem, isForkPullRequest, matchEvent, selfTriggered } from '../core/chores/githubEvent';
@@ -81,6 +82,8 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     } else {
       const match = matchEvent(chore.trigger.github, event, chore.id);
       if (!match.fire) return skip('event', `the event does not fire this chore: ${match.reason}`);
+      const loop = await fireLoop(chore, event, gateApi);
+      if (loop) return skip('loop', loop);
     }
     // A schedule chore run by hand (Run workflow): GitHub lets only people with write access
     // dispatch a workflow, and its agent job has no gate token; it runs as its schedule would.

@@ -16,7 +16,7 @@ export interface FireRecord {
   /** ISO time of the fire. */
   at: string;
   /** Set when the fire never ran (a budget stop, the actor gate, a refused resume): it counts as no fire and no cost. */
-  stopped?: 'budget' | 'gate' | 'resume';
+  stopped?: 'budget' | 'gate' | 'resume' | 'loop';
   /** The fire parked at its budget: its workflow run and its kept store's hash, what a resume is bound to (ciResume.ts). */
   paused?: { run: string; store: string };
 }

@@ -56,7 +56,7 @@ export function ledgerRecords(runs: readonly CheckRunSummary[], choreId: string)
         item: typeof r.item === 'string' ? r.item : null,
         costUsd: Math.max(0, r.cost),
         at: r.at,
-        ...(r.stopped === 'budget' || r.stopped === 'gate' || r.stopped === 'resume' ? { stopped: r.stopped } : {}),
+        ...(r.stopped === 'budget' || r.stopped === 'gate' || r.stopped === 'resume' || r.stopped === 'loop' ? { stopped: r.stopped } : {}),
         ...pausedOf(r.paused),
       });
     } catch {

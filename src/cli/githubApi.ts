@@ -261,6 +261,11 @@ export class GithubApi {
     return this.request<PullSummary>('GET', this.r(`/pulls/${number}`));
   }
 
+  /** The commit's message (fireLoop.ts reads a pull request's new head). */
+  async commitMessage(sha: string): Promise<string> {
+    return (await this.request<{ message: string }>('GET', this.r(`/git/commits/${encodeURIComponent(sha)}`))).message;
+  }
+
   /** The commit's tree. */
   async commitTree(sha: string): Promise<string> {
     return (await this.request<{ tree: { sha: string } }>('GET', this.r(`/git/commits/${encodeURIComponent(sha)}`))).tree.sha;

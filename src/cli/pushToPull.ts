@@ -13,6 +13,7 @@
  */
 import type { ChoreDefinition } from '../core/chores/types';
 import type { GithubApi } from './githubApi';
+import { pushedTrailer } from './fireLoop';
 import { cleanProposed } from './outputMarkers';
 import { patchEntries, planPatch } from './patchCommit';
 
@@ -52,7 +53,8 @@ export async function pushToPull(input: PushToPullInput): Promise<void> {
     if (!entries.length) return;
     const subject = cleanProposed(input.message).trim() || `Tasklane: ${chore.name}`;
     const tree = await writer.createTree(head.tree, entries);
-    const commit = await writer.createCommit(`${subject}\n\nProposed by the Tasklane chore ${chore.id}.`, tree, head.sha);
+    // The trailer keeps the synchronize this push sends from firing a pushing chore again (fireLoop.ts).
+    const commit = await writer.createCommit(`${subject}\n\nProposed by the Tasklane chore ${chore.id}.\n\n${pushedTrailer(chore.id)}`, tree, head.sha);
     await writer.updateRef(pr.head.ref, commit);
     const ci = input.pullApi ? '' : "; pushed with the workflow's token, so GitHub starts no CI for it (TASKLANE_PR_TOKEN would)";
     report.applied.push(`commit ${commit.slice(0, 12)} on pull request #${number} (${entries.map((e) => e.path).join(', ')})${ci}`);

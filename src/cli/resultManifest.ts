@@ -56,7 +56,7 @@ export const manifestSchema = z.object({
    * Why a fire was skipped: the event does not match, the actor gate, Tasklane's own event, a budget
    * across fires, or a `/tasklane continue` refused (no paused run, or its store does not match: ciResume.ts).
    */
-  skip: z.enum(['event', 'gate', 'self', 'budget', 'resume']).nullable().default(null),
+  skip: z.enum(['event', 'gate', 'self', 'budget', 'resume', 'loop']).nullable().default(null),
   usage: z.object({
     iterations: z.number().nonnegative(),
     inputTokens: z.number().nonnegative(),

@@ -239,7 +239,7 @@ export async function startFakeGithub(options: {
     }
     if (method === 'GET' && (m = /^\/git\/commits\/([0-9a-f]+)$/.exec(p))) {
       const commit = commits.get(m[1]);
-      return commit ? [200, { sha: m[1], tree: { sha: commit.tree } }] : [404, { message: 'Not Found' }];
+      return commit ? [200, { sha: m[1], tree: { sha: commit.tree }, message: commit.message }] : [404, { message: 'Not Found' }];
     }
     if (method === 'GET' && (m = /^\/contents\/(.+)$/.exec(p))) {
       const file = files.get(m[1].split('/').map(decodeURIComponent).join('/'));

@@ -55,7 +55,7 @@ describe('cli: /tasklane fix on a pull request commits to its branch (pushToPull
     const commit = h.github.commits.get(moved)!;
     assert.deepEqual(commit.parents, [prHead], "a fast-forward on the pull request's head");
     assert.equal(commit.files.get('app.js'), 'exports.answer = 42;\n');
-    assert.match(commit.message, /^Fix the answer\n\nProposed by the Tasklane chore pr-fix\.$/);
+    assert.match(commit.message, /^Fix the answer\n\nProposed by the Tasklane chore pr-fix\.\n\nTasklane-Chore: pr-fix$/);
     assert.match(
       result.apply.out,
       new RegExp(`applied: commit ${moved.slice(0, 12)} on pull request #2 \\(app\\.js\\); pushed with the workflow's token, so GitHub starts no CI for it`),
