@@ -2,11 +2,13 @@
  * Done means checked (issue 43), headless: a chore's `verify:` checks run when its task calls
  * task_end after changing files, through the sealed runner, on the run's edits; a failure goes back
  * to the model with the check's output, a run that never fixes it ends `checks_failed` after its
- * rounds, and a run that changes nothing ends `nothing_to_change` without running a check.
+ * rounds, and a run that changes nothing ends `nothing_to_change` without running a check. A check
+ * runs in the sandbox of declared commands (cli/commandSandbox.ts), and so does what it starts.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { choreLines, runChoreJson } from '../../support/cliRun';
@@ -49,12 +51,17 @@ describe('cli: a chore ends verified by its verify: checks', function () {
   });
   beforeEach(() => server.reset());
 
-  async function run(policy = ''): Promise<{ code: number; last: RunJson; err: string; ms: number; dir: string }> {
+  async function run(
+    policy = '',
+    check = CHECK,
+    files: Record<string, string> = {},
+  ): Promise<{ code: number; last: RunJson; err: string; ms: number; dir: string }> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-checks-'));
     dirs.push(dir);
     fs.mkdirSync(path.join(dir, '.tasklane'));
     fs.mkdirSync(path.join(dir, 'src'));
-    fs.writeFileSync(path.join(dir, 'check.js'), CHECK);
+    fs.writeFileSync(path.join(dir, 'check.js'), check);
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
     fs.writeFileSync(path.join(dir, 'src/app.js'), 'exports.answer = 41;\n');
     fs.writeFileSync(
       path.join(dir, '.tasklane/chores.yaml'),
@@ -129,5 +136,41 @@ ${choreLines(policy)}
       false,
     );
     assert.equal(server.requests.length, 1);
+  });
+
+  it('a check, and a process it starts, run sealed: no network, no process outside its own tree', async () => {
+    let heard = 0;
+    const listener = net.createServer((socket) => {
+      heard++;
+      socket.end('pong');
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as net.AddressInfo).port;
+    const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-checks-report-')), 'report.txt');
+    dirs.push(path.dirname(report));
+    // The check starts a process the chore never declared; that process looks around and tries the network.
+    const check = `require('node:child_process').execFileSync(process.execPath, ['probe.js'], { stdio: 'inherit' });\n${CHECK}`;
+    const probe = `const fs = require('fs');
+const read = (f) => { try { return fs.readFileSync(f, 'latin1'); } catch { return ''; } };
+const parentOf = (pid) => { const s = read('/proc/' + pid + '/stat'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1] || 0); };
+const reaches = (pid, target) => { for (let p = Number(pid); p > 0; p = parentOf(p)) if (p === target) return true; return false; };
+const foreign = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n) && !reaches(n, process.ppid)).length;
+const socket = require('net').connect(${port}, '127.0.0.1');
+const done = (what) => { fs.writeFileSync(${JSON.stringify(report)}, 'FOREIGN ' + foreign + '\\n' + what); process.exit(0); };
+socket.on('data', () => done('NET connected'));
+socket.on('error', (e) => done('NET refused ' + e.code));
+`;
+    try {
+      server.script([fix('answer = 41', 'answer = 42'), end]);
+      const { code, last } = await run('', check, { 'probe.js': probe });
+      assert.equal(code, 0, last.reason ?? '');
+      assert.equal(last.verify?.[0]?.exitCode, 0, 'the check ran, its child too');
+      const said = fs.readFileSync(report, 'utf8');
+      assert.match(said, /^FOREIGN 0$/m, "the check's child sees only the check's processes");
+      assert.match(said, /^NET refused \w+$/m);
+      assert.equal(heard, 0, 'the server on this machine heard nothing');
+    } finally {
+      listener.close();
+    }
   });
 });
