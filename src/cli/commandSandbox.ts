@@ -112,10 +112,10 @@ export class SandboxError extends Error {
 }
 
 /** Refuses a chore that declares commands or checks where the sandbox cannot be made, before any model call. */
-export function requireSandboxFor(chore: { id: string; commands?: string[]; verify?: string[] }): void {
+export function requireSandboxFor(chore: { id: string; commands?: string[]; verify?: string[] }, probed: () => ReturnType<typeof probe> = probeSandbox): void {
   if (!chore.commands?.length && !chore.verify?.length) return;
-  const probed = probeSandbox();
-  if ('problem' in probed) throw new SandboxError(`chore ${chore.id}: ${probed.problem}`);
+  const result = probed();
+  if ('problem' in result) throw new SandboxError(`chore ${chore.id}: ${result.problem}`);
 }
 
 /**

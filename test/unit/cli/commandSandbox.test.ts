@@ -4,6 +4,7 @@
  * generated workflow's step installs the AppArmor profile that lets `unshare` make them on
  * Ubuntu 24.04; `network:` is declared as host names, part of the consent.
  */
+import '../support/vscodeStandIn';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -14,6 +15,8 @@ import { commandSandbox, probe, requireSandboxFor, sandboxStepScript, SandboxErr
 import { githubWorkflow } from '../../../src/cli/githubWorkflow';
 import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import { choreDefinitionHash } from '../../../src/core/consent/definitionHash';
+import { enableDetail } from '../../../src/host/chores/choreCommands';
+import { toChoreReview } from '../../../src/host/chores/choreViews';
 import { choresYaml, TEST_CLI } from '../../support/ciRepo';
 
 describe('cli: declared commands run sealed, or not at all', () => {
@@ -64,7 +67,13 @@ describe('cli: declared commands run sealed, or not at all', () => {
     assert.ok(!commandSandbox(result.unshare, true).wrap(['x']).includes('--net'), 'a chore that lists hosts keeps the network');
     assert.ok(!commandSandbox(result.unshare, true).wrap(['x']).includes('--map-root-user'), 'root in the namespace could unmount its /proc');
     assert.doesNotThrow(() => requireSandboxFor({ id: 'c', commands: ['npm test'] }));
-    assert.ok(new SandboxError('x') instanceof Error);
+    // `chores run` asks before any model call (main.ts), and refuses with the probe's words.
+    const refused = () => probe([refusing('1').unshare], refusing('1').sysctl);
+    assert.throws(
+      () => requireSandboxFor({ id: 'c', verify: ['npm test'] }, refused),
+      (e: Error) => e instanceof SandboxError && /^chore c: declared commands run sealed/.test(e.message),
+    );
+    assert.doesNotThrow(() => requireSandboxFor({ id: 'c' }, refused), 'a chore without commands or checks runs anywhere');
   });
 
   it("the workflow's step installs the profile with sudo only where AppArmor restricts, and the step is there only for chores with commands or checks", () => {
@@ -131,6 +140,12 @@ describe('cli: declared commands run sealed, or not at all', () => {
     const without = parse('commands: ["npm test"]').chores[0]!;
     assert.equal(without.network, undefined, 'absent when not declared, so other hashes stay');
     assert.notEqual(choreDefinitionHash(withHosts.chores[0]!), choreDefinitionHash(without));
+    const shown = enableDetail(withHosts.chores[0]!, toChoreReview(withHosts.chores[0]!));
+    assert.match(
+      shown,
+      /Network its commands and checks get on the command line \(listing any host opens the whole network to them\): registry\.npmjs\.org, \*\.pypi\.org/,
+    );
+    assert.doesNotMatch(enableDetail(without, toChoreReview(without)), /Network/);
     assert.match(errors('commands: ["npm test"]\nnetwork: ["https://registry.npmjs.org/"]'), /is not a host name/);
     assert.match(errors('commands: ["npm test"]\nnetwork: []'), /network needs at least one host/);
     assert.match(errors('network: ["registry.npmjs.org"]'), /network only applies to the commands: and verify: checks/);
