@@ -3,8 +3,8 @@
  * 38): Linux namespaces made by util-linux's `unshare`, no root needed.
  *  - a user namespace that maps the runner's own user to itself (`--map-current-user`), so the
  *    command keeps its uid and has no capability after it starts: it cannot unmount the /proc
- *    below, and `sudo` (passwordless on GitHub's runners) does not raise it, since a setuid file
- *    of a user the namespace does not map runs as the caller;
+ *    below; `sudo` (passwordless on GitHub's runners) should not raise it either, since the kernel
+ *    ignores the setuid bit of a file whose owner the namespace does not map (root is not);
  *  - a pid namespace with its own /proc (`--pid --fork --mount-proc`): the command and what it
  *    starts see only each other, never the CLI, the step's shell or the chore's MCP servers, so no
  *    `/proc/<pid>/environ` or `cmdline` of theirs is readable (an MCP server holds its own secret);
@@ -19,7 +19,7 @@
  * Where the namespaces cannot be made (not Linux, util-linux before 2.38, user namespaces off,
  * AppArmor's `restrict_unprivileged_userns` on Ubuntu 23.10+ without a profile for `unshare`), a
  * chore that declares commands or checks fails before its first model call with what to do
- * (`sandboxProblem`): commands never run unsealed.
+ * (`requireSandboxFor`, and the runner refuses each command too): commands never run unsealed.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
