@@ -5,7 +5,7 @@
  * truth for what CI can express, never a second list of rules that drifts from it.
  *
  * Severity: a chore with a `github` trigger runs nowhere but CI, so a refusal is an error. A cron
- * chore also runs in VS Code, where a daylight-saving zone or a seconds field is fine, so its
+ * chore also runs in VS Code, where a seconds field is fine, so its
  * refusal is a warning saying the chore will not be in the workflow as written.
  */
 import type { ChoreDefinition } from '../core/chores/types';

@@ -7,14 +7,15 @@
  * file with this output.
  *
  * Decisions, since GitHub's scheduler is not croner:
- *  - GitHub schedules are 5-field and UTC only. A chore in a zone with a fixed offset is shifted
- *    to UTC; a zone with daylight saving cannot be one UTC cron all year, so it is refused with a
- *    message (rather than firing an hour off for half the year). No timezone means UTC here: a CI
- *    machine has no "machine's zone" that would mean what it meant on the author's laptop.
- *    GitHub's scheduler has since learned `timezone:` beside `cron:`, but actionlint 1.7.7, the
- *    lint gate teams run on this file, refuses the key ("must contain one key cron"), so writing it
- *    would fail their CI; the conversion stays until the linter knows it (a test in
- *    test/unit/cli/workflowAudits.test.ts notices when it does).
+ *  - A chore's zone is converted to UTC when one UTC cron fires at the same local times all year
+ *    (UTC, or a fixed offset whose shift keeps the day): that file works with every linter. Otherwise
+ *    (a zone with daylight saving, or a shift that moves the day) the schedule keeps its local cron
+ *    with `timezone:` beside it, which GitHub's scheduler honours (its docs: an IANA zone, DST
+ *    handled) — rather than refusing the chore, or firing an hour off for half the year.
+ *    actionlint 1.7.7 does not know the key yet ("must contain one key cron"): the tests lint with
+ *    exactly that one message excused on a `timezone:` schedule entry, and the README tells teams
+ *    running actionlint how to excuse it too. No timezone means UTC here: a CI machine has no
+ *    "machine's zone" that would mean what it meant on the author's laptop.
  *  - The model is fixed in the workflow's `env` from the generating environment
  *    (TASKLANE_MODEL_PROVIDER / _ID / _BASE_URL; default anthropic): these are not secrets, and
  *    writing them down makes the workflow say which model its budget was set for. Keys and
@@ -26,7 +27,7 @@ import { cliDigestText, cliUrlText } from './cliArtifact';
 import { agentJob, applyJob, statusJob } from './workflowJobs';
 import { checkTrigger, onBlock } from './workflowTriggers';
 import type { CiChore } from './workflowTriggers';
-import { choreIdText, cronText, quoted, WorkflowError } from './workflowText';
+import { choreIdText, quoted, scheduleText, WorkflowError } from './workflowText';
 
 export { WorkflowError } from './workflowText';
 
@@ -60,7 +61,7 @@ export function ciChores(chores: readonly ChoreDefinition[]): CiChore[] {
           : undefined;
     if (!trigger) continue;
     checkTrigger(chore, trigger);
-    out.push({ chore, trigger, ...(trigger.event === 'schedule' ? { utcCron: cronText(chore.id, utcCron(chore)) } : {}) });
+    out.push({ chore, trigger, ...(trigger.event === 'schedule' ? { schedule: scheduleText(chore.id, workflowSchedule(chore)) } : {}) });
   }
   return out;
 }
@@ -104,28 +105,50 @@ function scheduleOf(chore: ChoreDefinition): { cron: string; timezone?: string }
   return undefined;
 }
 
-/** The chore's cron as GitHub's 5-field UTC cron. */
-export function utcCron(chore: ChoreDefinition): string {
+/** A schedule as the workflow writes it: a 5-field cron, in `timezone` when it has one (else UTC). */
+export interface WorkflowSchedule {
+  cron: string;
+  timezone?: string;
+}
+
+/** A zone that one UTC cron cannot stand for: the schedule keeps its zone (`timezone:`). */
+class NeedsZone extends Error {}
+
+/**
+ * The chore's schedule as GitHub runs it: converted to one UTC cron when that fires at the same
+ * local times all year, else its own cron with `timezone:` (the decision at the top of this file).
+ */
+export function workflowSchedule(chore: ChoreDefinition): WorkflowSchedule {
   const trigger = scheduleOf(chore);
   if (!trigger) throw new WorkflowError(`chore ${chore.id} has no cron trigger`);
-  let fields = trigger.cron.trim().split(/\s+/);
+  const fields = fiveFields(chore.id, trigger.cron);
+  try {
+    return { cron: utcFields(fields, trigger.timezone) };
+  } catch (error) {
+    if (!(error instanceof NeedsZone) || !trigger.timezone) throw error;
+    return { cron: fields.join(' '), timezone: trigger.timezone };
+  }
+}
+
+/** The cron's five fields (a zero seconds field dropped); GitHub has no seconds. */
+function fiveFields(choreId: string, cron: string): string[] {
+  let fields = cron.trim().split(/\s+/);
   if (fields.length === 6) {
     if (fields[0] !== '0')
-      throw new WorkflowError(
-        `chore ${chore.id}: "${trigger.cron}" fires on seconds; GitHub schedules have minutes at the finest (and run at most every 5 minutes).`,
-      );
+      throw new WorkflowError(`chore ${choreId}: "${cron}" fires on seconds; GitHub schedules have minutes at the finest (and run at most every 5 minutes).`);
     fields = fields.slice(1);
   }
-  if (fields.length !== 5) throw new WorkflowError(`chore ${chore.id}: "${trigger.cron}" is not a 5-field cron pattern GitHub can run.`);
-  const offset = fixedOffsetMinutes(chore.id, trigger);
+  if (fields.length !== 5) throw new WorkflowError(`chore ${choreId}: "${cron}" is not a 5-field cron pattern GitHub can run.`);
+  return fields;
+}
+
+/** The fields shifted to UTC; NeedsZone when one UTC cron cannot say the same all year. */
+function utcFields(fields: string[], zone: string | undefined): string {
+  const offset = fixedOffsetMinutes(zone);
   if (offset === 0) return fields.join(' ');
   const [minute, hour, dayOfMonth, month, dayOfWeek] = fields as [string, string, string, string, string];
-  const cannot = (why: string) =>
-    new WorkflowError(
-      `chore ${chore.id}: "${trigger.cron}" in ${trigger.timezone ?? 'UTC'} cannot be written as one UTC cron: ${why}. Write the schedule in UTC (timezone: UTC) instead.`,
-    );
-  if (offset % 60 !== 0 && !/^\d+$/.test(minute)) throw cannot('the zone is not a whole number of hours from UTC and the minute is not a single value');
-  if (!/^\d+(,\d+)*$/.test(hour)) throw cannot('its hour field is not a list of hours');
+  if (offset % 60 !== 0 && !/^\d+$/.test(minute)) throw new NeedsZone('the zone is not a whole number of hours from UTC and the minute is not a single value');
+  if (!/^\d+(,\d+)*$/.test(hour)) throw new NeedsZone('its hour field is not a list of hours');
   const totalShift = -offset; // local = UTC + offset, so UTC = local - offset
   let minuteOut = minute;
   let carry = 0;
@@ -137,23 +160,18 @@ export function utcCron(chore: ChoreDefinition): string {
   const hours = hour.split(',').map((h) => Number(h) + Math.trunc(totalShift / 60) + carry);
   const crossesDay = hours.some((h) => h < 0 || h > 23);
   if (crossesDay && (dayOfMonth !== '*' || dayOfWeek !== '*' || month !== '*'))
-    throw cannot('shifting it to UTC moves it to another day, and its day fields are not all "*"');
+    throw new NeedsZone('shifting it to UTC moves it to another day, and its day fields are not all "*"');
   const hourOut = [...new Set(hours.map((h) => ((h % 24) + 24) % 24))].sort((a, b) => a - b).join(',');
   return [minuteOut, hourOut, dayOfMonth, month, dayOfWeek].join(' ');
 }
 
-/** The zone's offset from UTC in minutes when it never changes; throws when the zone has daylight saving. */
-function fixedOffsetMinutes(choreId: string, schedule: { cron: string; timezone?: string }): number {
-  const { timezone: zone, cron } = schedule;
+/** The zone's offset from UTC in minutes; NeedsZone when the zone has daylight saving. */
+function fixedOffsetMinutes(zone: string | undefined): number {
   if (!zone || /^(UTC|Etc\/UTC|GMT|Etc\/GMT|Z)$/i.test(zone)) return 0;
   const year = new Date().getUTCFullYear();
   const offsets = new Set<number>();
   for (let month = 0; month < 12; month++) offsets.add(offsetAt(zone, Date.UTC(year, month, 15, 12)));
-  if (offsets.size > 1) {
-    throw new WorkflowError(
-      `chore ${choreId}: the time zone ${zone} changes its UTC offset during the year (daylight saving), and GitHub schedules are UTC only, so "${cron}" cannot fire at the same local time all year. Write the schedule in UTC (timezone: UTC) or use a zone without daylight saving.`,
-    );
-  }
+  if (offsets.size > 1) throw new NeedsZone('the zone changes its UTC offset during the year (daylight saving)');
   return [...offsets][0] ?? 0;
 }
 

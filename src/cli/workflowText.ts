@@ -63,6 +63,18 @@ export function cronText(choreId: string, cron: string): string {
   return cron;
 }
 
+/** An IANA zone name as GitHub's `timezone:` takes it (`Europe/Paris`, `America/Argentina/Buenos_Aires`). */
+export function zoneText(choreId: string, zone: string): string {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){0,2}$/.test(zone) || zone.length > 64)
+    throw new WorkflowError(`chore ${choreId}: the time zone ${JSON.stringify(zone)} is not an IANA zone name.`);
+  return zone;
+}
+
+/** A schedule as the workflow writes it, each part checked. */
+export function scheduleText(choreId: string, schedule: { cron: string; timezone?: string }): { cron: string; timezone?: string } {
+  return { cron: cronText(choreId, schedule.cron), ...(schedule.timezone ? { timezone: zoneText(choreId, schedule.timezone) } : {}) };
+}
+
 /** Every character that ends a line for some YAML parser, and the other C0/C1 controls. */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what must be replaced
 const LINE_BREAKS_AND_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;

