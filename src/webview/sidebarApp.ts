@@ -128,6 +128,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     save,
     task: (taskId) => store.tasks[taskId],
     selectSession: (sessionId) => selectSession(sessionId),
+    focusWaiting: () => thread.focusWaiting(),
   });
   handleReplyActions(transcript, request, () => store.selectedSessionId);
 

@@ -154,9 +154,18 @@ export class Thread {
 
   /** After a decision took the focused button away: the next Approve that waits in the thread, else the composer. */
   focusNextWaiting(): void {
-    const next = [...this.blocks.values()].map((b) => b.element.querySelector<HTMLElement>('.block-approval .approve')).find((b) => b?.isConnected);
-    if (next) next.focus();
-    else this.deps.focusAfterDecision?.();
+    if (!this.focusWaiting()) this.deps.focusAfterDecision?.();
+  }
+
+  /** Focuses the first Approve (in the page's order) that waits in the thread shown; false when none does. */
+  focusWaiting(): boolean {
+    const shown = [...this.blocks.values()].flatMap((b) => {
+      const approve = b.element.querySelector<HTMLElement>('.block-approval .approve');
+      return approve?.isConnected ? [approve] : [];
+    });
+    const first = shown.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))[0];
+    first?.focus();
+    return first !== undefined;
   }
 
   /**

@@ -155,4 +155,21 @@ describe('webview: the sidebar page', function () {
     page.focused();
     assert.equal(document.activeElement, details);
   });
+
+  it('Tab in an empty composer goes to the Approve that waits; with text typed, Tab is left alone', async function () {
+    await open(taskView({ waitingForApproval: true }));
+    page.onMessage({ type: 'approvalPatch', approval: approvalView() });
+    const input = document.querySelector<HTMLElement & { value: string }>('#chat-input')!;
+    const tab = () => input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Tab', bubbles: true, cancelable: true }));
+    input.focus();
+    input.value = 'not yet';
+    assert.equal(tab(), true, 'a Tab with text typed is the browser’s');
+    assert.equal(document.activeElement, input);
+    input.value = '';
+    assert.equal(tab(), false, 'taken: what waits is the next thing to do');
+    assert.equal(document.activeElement, block()!.querySelector('.block-approval .approve'));
+    (document.activeElement as HTMLElement).click();
+    assert.equal(document.activeElement, input, 'nothing else waits: back to the composer');
+    assert.equal(tab(), true, 'nothing waits: Tab goes on as usual');
+  });
 });
