@@ -5,6 +5,7 @@ import { taskState } from '../shared/taskState';
 import { stateIcon } from './stateIcon';
 import { renderBlockApproval, restoreReasons, typedReasons } from './blockApproval';
 import { clear, h, keepingFocus } from './dom';
+import { renderStreamedBlock } from './replyView';
 import { StepList } from './stepRows';
 import type { NestedBlock } from './stepRows';
 import { renderCounters, renderTodos } from './taskCard';
@@ -168,6 +169,17 @@ export class TaskBlock {
       return b;
     });
     keepingFocus(this.buttons, 'class', () => this.buttons.replaceChildren(...elements, this.details));
+  }
+
+  /**
+   * What the task's latest turn said, as the host kept it (a page made afresh, e.g. after a window
+   * reload, has no stream to take it from): shown like the words that streamed, rendered, unless
+   * the live stream already put words here (they are newer) or the task has ended (its summary
+   * says where it got; a stale "Proposing the edit…" beside "done" would not be true).
+   */
+  showSaid(text: string): void {
+    if (this.said.childElementCount > 0 || ended(this.task)) return;
+    this.said.append(h('div', { class: 'msg msg-assistant block-said', 'data-role': 'said' }, h('div', { class: 'msg-text md' }, renderStreamedBlock(text))));
   }
 
   /** Adds or patches a step row; true when the block changed. */

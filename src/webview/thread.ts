@@ -73,10 +73,13 @@ export class Thread {
     this.blocks.set(taskId, block);
     this.deps.nearView?.watch(block.element, () => this.change(block, () => block.steps.draw(), true));
     this.deps.request('thread.loadSteps', { taskId }).then(
-      ({ steps }) => {
+      ({ steps, said }) => {
         // A block made afresh since (an `init`) asked for its own page.
         if (this.blocks.get(taskId) !== block) return;
-        this.change(block, () => block.page(steps));
+        this.change(block, () => {
+          block.page(steps);
+          if (said) block.showSaid(said);
+        });
         this.deps.stepsArrived?.();
       },
       // The host says why in a notification; the block keeps the rows it has.

@@ -315,6 +315,27 @@ describe('webview: the thread’s blocks', function () {
     assert.deepEqual(host.calls(), [{ method: 'thread.loadSteps', params: { taskId: 't-1' } }]);
   });
 
+  it('a block made afresh (a reload) shows what its task said last, once, and newer live words win', async function () {
+    const thread = make();
+    const one = thread.block('t-1') as HTMLElement;
+    host.answer('thread.loadSteps', { steps: [], said: 'Proposing **the edit**: review it on the card.' }, { taskId: 't-1' });
+    await host.settled();
+    assert.equal(one.querySelectorAll('.block-said').length, 1);
+    assert.equal(one.querySelector('.block-said strong')?.textContent, 'the edit', 'rendered as the streamed words are');
+    // Words that streamed before the page's answer came are newer: they stay, alone.
+    const two = thread.block('t-2') as HTMLElement;
+    thread.saidArea('t-2')!.append(Object.assign(document.createElement('div'), { className: 'msg block-said', textContent: 'Now running the build.' }));
+    host.answer('thread.loadSteps', { steps: [], said: 'Proposing the edit.' }, { taskId: 't-2' });
+    await host.settled();
+    assert.deepEqual(texts(two, '.block-said'), ['Now running the build.']);
+    // An ended task's summary says where it got: its last words are not brought back beside it.
+    tasks.set('t-3', task({ id: 't-3', sessionId: 't-3', status: 'completed', finalSummary: 'Done.' }));
+    const three = thread.block('t-3') as HTMLElement;
+    host.answer('thread.loadSteps', { steps: [], said: 'Proposing the edit.' }, { taskId: 't-3' });
+    await host.settled();
+    assert.equal(three.querySelectorAll('.block-said').length, 0);
+  });
+
   it('fills parallel blocks from live steps and pages, each with its own task’s rows', async function () {
     const thread = make();
     const one = thread.block('t-1') as HTMLElement;
