@@ -67,6 +67,8 @@ export class TaskBlock {
   private readonly details: HTMLElement;
   /** Where the task's words while it works stream (streamView.ts; the last turn's stay until the next speaks). */
   readonly said: HTMLElement;
+  /** The summary drawn (a patch with the same one leaves it alone). */
+  private summaryShown: string | undefined;
   /** What the waiting part shows (`[]`: nothing, as it is made). */
   private waitingShown = '[]';
   private buttonsShown = '';
@@ -82,7 +84,7 @@ export class TaskBlock {
     this.head = h('div', { class: 'block-head' });
     this.progress = h('div', { class: 'block-progress' });
     this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you', hidden: true });
-    this.summary = h('div', { class: 'block-summary' });
+    this.summary = h('div', { class: 'block-summary md' });
     this.notice = h('div', { class: 'block-notice', role: 'status', hidden: true });
     this.gestureLine = h('div', { class: 'block-notice block-gesture', role: 'status', hidden: true });
     this.details = h('vscode-button', { class: 'open-details', secondary: true, 'aria-label': `Details of task ${task.name}` }, 'Details');
@@ -130,8 +132,15 @@ export class TaskBlock {
     clear(this.progress);
     this.progress.append(renderCounters(task), renderTodos(task) ?? '');
     if (task.paused && task.pauseReason) this.progress.append(h('div', { class: 'pause-reason' }, task.pauseReason));
-    this.summary.textContent = task.finalSummary ?? '';
+    // The summary is written for the person, often with `code` in it: rendered (safely) as a reply is.
+    if (this.summaryShown !== task.finalSummary) {
+      this.summaryShown = task.finalSummary;
+      this.summary.replaceChildren(task.finalSummary ? renderStreamedBlock(task.finalSummary) : '');
+    }
     this.summary.hidden = !task.finalSummary;
+    // An ended task's summary says where it got: the words it said while it worked go with its end
+    // ("running npm run build" above "done" would no longer be true). A turn's end keeps them.
+    if (ended(task)) this.said.replaceChildren();
     this.showPending(pending, extras.refusals ?? {});
     this.showButtons(task, extras.offered ?? offeredGestures(task));
     this.notice.textContent = extras.decision ?? '';

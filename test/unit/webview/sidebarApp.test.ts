@@ -132,6 +132,10 @@ describe('webview: the sidebar page', function () {
     page.onMessage({ type: 'streamDelta', sessionId: 't-1', turnId: 'turn-1', delta: { kind: 'text', text: 'Reading **greet.js** first.\n\nThen' } });
     assert.equal(block()!.querySelector('.block-said-area strong')?.textContent, 'greet.js');
     assert.equal(document.querySelectorAll('#transcript > .msg-streaming').length, 0);
+    page.onMessage({ type: 'turnState', sessionId: 't-1', turnId: 'turn-1', running: false });
+    assert.match(block()!.querySelector('.block-said-area')?.textContent ?? '', /Then/, 'a turn’s end keeps its words');
+    page.onMessage({ type: 'taskPatch', task: taskView({ status: 'completed', finalSummary: 'Added greetAll.' }) });
+    assert.equal(block()!.querySelector('.block-said-area')?.textContent, '', 'the task’s end takes them: its summary says where it got');
   });
 
   it('after Stop the focus goes where it goes after Approve: the next that waits, else the composer', async function () {

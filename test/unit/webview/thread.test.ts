@@ -84,7 +84,7 @@ describe('webview: a block builds only the rows it shows', function () {
     document.body.appendChild(block.element);
     block.page([step('c2', 4, 4, 'Read b.js'), step('c1', 2, 2, 'Read a.js'), step('c3', 6, 6, 'Ran npm test')]);
     assert.equal(block.element.querySelectorAll('.step').length, 0, 'a folded block has rows');
-    assert.equal(block.element.querySelector('.block-summary')?.textContent, 'Done.');
+    assert.equal(block.element.querySelector('.block-summary')?.textContent?.trim(), 'Done.');
     const toggle = control(block, 'steps-toggle');
     assert.equal(toggle.tagName, 'BUTTON', 'the fold is a keyboard-reachable button');
     assert.equal(toggle.getAttribute('aria-expanded'), 'false');
@@ -206,7 +206,10 @@ describe('webview: a task block in the thread', function () {
     assert.equal(block.element.querySelector('.steps'), rows, 'the step rows were redrawn');
     assert.equal(block.element.querySelector('.open-details'), details, 'the Details button was redrawn');
     assert.equal(block.element.querySelector('.block-state')?.textContent, 'done');
-    assert.equal(block.element.querySelector('.block-summary')?.textContent, 'Added greetAll; the build passed.');
+    assert.equal(block.element.querySelector('.block-summary')?.textContent?.trim(), 'Added greetAll; the build passed.');
+    // Written for the person, often with code in it: rendered, never as raw backticks.
+    block.update(task({ status: 'completed', finalSummary: 'Ran `npm run build`: it passed.' }), []);
+    assert.equal(block.element.querySelector('.block-summary code')?.textContent, 'npm run build');
     assert.deepEqual(texts(block.element, '.step-text'), ['Read src/greet.js']);
     (details as HTMLElement).click();
     assert.deepEqual(opened, ['t-1']);
@@ -392,7 +395,7 @@ describe('webview: the thread’s blocks', function () {
     tasks.set('t-2', task({ id: 't-2', sessionId: 't-2', name: 'Fix tests', status: 'completed', finalSummary: 'Tests pass.' }));
     thread.taskChanged('t-2');
     assert.deepEqual(texts(nested as Element, '.step-text'), ['Ran npm test']);
-    assert.equal(nested?.querySelector('.block-summary')?.textContent, 'Tests pass.');
+    assert.equal(nested?.querySelector('.block-summary')?.textContent?.trim(), 'Tests pass.');
   });
 
   it('a sub-task not known when its step arrives is drawn there once it is', function () {
@@ -452,7 +455,7 @@ describe('webview: the thread’s blocks', function () {
     const block = thread.block('t-1') as HTMLElement;
     tasks.set('t-1', task({ status: 'completed', finalSummary: 'done it' }));
     thread.taskChanged('t-1');
-    assert.equal(block.querySelector('.block-summary')?.textContent, 'done it');
+    assert.equal(block.querySelector('.block-summary')?.textContent?.trim(), 'done it');
     thread.reset();
     assert.notEqual(thread.block('t-1'), block, 'blocks are made afresh after init');
     // An init's approvals are the store's: the block made afresh shows them.
