@@ -6,7 +6,7 @@ import { parseParams } from '../shared/sidebarSchemas';
 import type { OwnedApprovalSection } from './execution/commandHost';
 import type { StoreServices } from './storeServices';
 import { openSession, searchSessions, sessionPage } from './sessionListBackend';
-import { presentSteps } from './stepPresenter';
+import { lastSaid, presentSteps } from './stepPresenter';
 import { toTraceEvent } from './viewMapping';
 
 /** The approvals the sidebar shows and decides, owned by the store-time services. */
@@ -82,7 +82,11 @@ export function sidebarHandlers(runtime: SidebarRuntime, parts: SidebarHandlerPa
       const events = await (await agent()).views.readTaskEvents(p.taskId, { beforeSeq: p.beforeSeq, limit: TRACE_PAGE + 1 });
       return { events: events.slice(-TRACE_PAGE).map(toTraceEvent), hasMore: events.length > TRACE_PAGE };
     },
-    'thread.loadSteps': async (p) => ({ steps: presentSteps(p.taskId, await (await agent()).views.readTaskEvents(p.taskId, { limit: STEP_EVENTS })) }),
+    'thread.loadSteps': async (p) => {
+      const events = await (await agent()).views.readTaskEvents(p.taskId, { limit: STEP_EVENTS });
+      const said = lastSaid(events);
+      return { steps: presentSteps(p.taskId, events), ...(said ? { said } : {}) };
+    },
     'approval.approve': async (p) => (await approvals()).handle({ type: 'approval.approve', ...p }).then(() => null),
     'approval.reject': async (p) => (await approvals()).handle({ type: 'approval.reject', ...p }).then(() => null),
     'approval.openDiff': async (p) => (await approvals()).handle({ type: 'approval.openDiff', ...p }).then(() => null),

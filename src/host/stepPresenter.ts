@@ -81,6 +81,22 @@ export function presentSteps(taskId: string, events: readonly TaskEvent[]): Step
   return [...rows.values()].sort((a, b) => a.seq - b.seq);
 }
 
+/**
+ * What the task's latest turn that spoke said (a `turn` event's text), trimmed; undefined when no
+ * turn of `events` said anything. A block shows a task's words while it works and keeps them until
+ * its next turn speaks (src/webview/streamView.ts); a page made afresh (a window reload) has no
+ * stream to take them from, so it shows these instead: the same words, once.
+ */
+export function lastSaid(events: readonly TaskEvent[]): string | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (event?.kind !== 'turn') continue;
+    const text = typeof event.data.text === 'string' ? event.data.text.trim() : '';
+    if (text) return text;
+  }
+  return undefined;
+}
+
 interface Outcome {
   output?: string;
   error?: string;

@@ -26,7 +26,8 @@ export interface SidebarResults {
   'sessions.open': { session: SessionSummary; messages: MessageView[] };
   'sessions.search': { query: string; hits: SessionHitView[] };
   'trace.load': { events: TraceEventView[]; hasMore: boolean };
-  'thread.loadSteps': { steps: StepView[] };
+  /** `said`: what the task's latest turn that spoke said (its block shows it until the next turn speaks). */
+  'thread.loadSteps': { steps: StepView[]; said?: string };
   'approval.approve': Done;
   'approval.reject': Done;
   'approval.openDiff': Done;

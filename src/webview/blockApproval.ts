@@ -18,9 +18,10 @@ type TextField = HTMLElement & { value: string };
  * in other conversations is reached from the status bar, the view's badge and the
  * `tasklane.approve` quick pick, not repeated here): what is proposed, per file its kind, +/−
  * counts, Open diff and (with several files) exclude/include, why it asks, Approve and Reject
- * named for what they decide, and a reason for a rejection that the task is told.
+ * named for what they decide, and a reason for a rejection that the task is told. `refused` is
+ * why the host refused the last decision made on it (it waits again), said on it.
  */
-export function renderBlockApproval(approval: ApprovalView, actions: BlockApprovalActions): HTMLElement {
+export function renderBlockApproval(approval: ApprovalView, refused: string | undefined, actions: BlockApprovalActions): HTMLElement {
   const several = approval.files.length > 1;
   const files = approval.files.map((file) => {
     const diff = h('a', { href: '#', class: 'open-diff', 'data-path': file.path, 'aria-label': `Open diff of ${file.path}` }, 'Open diff');
@@ -70,6 +71,7 @@ export function renderBlockApproval(approval: ApprovalView, actions: BlockApprov
     approval.command ? h('pre', { class: 'approval-command' }, showInvisible(approval.command)) : null,
     files.length ? h('ul', { class: 'approval-files' }, ...files) : null,
     approval.reason ? h('div', { class: 'approval-reason' }, showInvisible(approval.reason)) : null,
+    refused ? h('div', { class: 'approval-refused', role: 'status' }, refused) : null,
     h('div', { class: 'approval-buttons' }, approve, reject, reason),
   );
 }

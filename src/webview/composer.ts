@@ -42,6 +42,12 @@ export interface ComposerParts {
   task(taskId: string): TaskView | undefined;
   /** Shows the conversation a sent message went to. */
   selectSession(sessionId: string): void;
+  /**
+   * Tab in an empty box: focuses the first thing that waits for the person in the thread shown (an
+   * Approve) and says whether there was one. The thread is above the box, so Tab would otherwise
+   * leave the view past Send; with nothing typed, what waits is the next thing to do.
+   */
+  focusWaiting?(): boolean;
 }
 
 export class Composer {
@@ -85,6 +91,8 @@ export class Composer {
         event.preventDefault();
         this.send();
       }
+      const plainTab = event.key === 'Tab' && !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey;
+      if (plainTab && input.value.trim() === '' && this.parts.focusWaiting?.()) event.preventDefault();
     });
     sendButton.addEventListener('click', () => this.send());
   }

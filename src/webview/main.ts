@@ -33,3 +33,6 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => page.on
 // The view's focus command focuses the webview's window: the composer then takes it (sidebarApp.ts).
 // Looked at after the event's task: a click that focused the window focuses what it hit first.
 window.addEventListener('focus', () => setTimeout(() => page.focused(), 0));
+// A view opened by its focus keybinding for the first time can have the focus before this script
+// runs (the window's focus event came and went): the composer takes it now, as it would have then.
+if (document.hasFocus()) setTimeout(() => page.focused(), 0);

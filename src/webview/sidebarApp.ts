@@ -6,7 +6,7 @@
  */
 import type { HostMessage, MessageView, TaskView, WebviewMessage } from '../shared/protocol';
 import type { SidebarResults } from '../shared/sidebarApi';
-import { RequestClient, failureText } from './requests';
+import { RequestClient } from './requests';
 import { clear, h, keepingFocus } from './dom';
 import { renderDeadLetters } from './deadLetters';
 import { AttachmentChips } from './attachments';
@@ -21,9 +21,12 @@ import { SessionList } from './sessionList';
 import { TaskDetails } from './taskDetails';
 import { nearView } from './nearView';
 import { Thread } from './thread';
-import type { Ask, StoreEvent, ViewStoreState } from './viewStore';
+import type { StoreEvent, ViewStoreState } from './viewStore';
+import type { ApprovalView } from '../shared/approvalProtocol';
+import type { Decision } from './approvalStore';
+import { approvalTaskId } from './approvalStore';
 import { blockView, emptyState, reduce } from './viewStore';
-import { GESTURE_METHOD } from './taskGestures';
+import { askForBlock } from './storeAsks';
 import type { TaskGesture } from './taskGestures';
 import { SIDEBAR_INIT_MARK } from '../shared/viewConstants';
 
@@ -70,8 +73,14 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     }
     for (const ask of step.asks) {
       if (ask.method === 'sessions.open') openSession(ask.params.sessionId);
-      else if (ask.method === 'gesture') askGesture(ask);
+      else if (ask.method !== 'send') askForBlock(ask, { request, dispatch, taskShown });
     }
+  }
+
+  /** Approve or Reject pressed on a block: the store shows it at once and asks the host (storeAsks.ts). */
+  function decide(approval: ApprovalView, decision: Decision, reason?: string): void {
+    dispatch({ type: 'decide', approvalId: approval.id, decision, ...(reason ? { reason } : {}) });
+    taskShown(approval.taskId);
   }
 
   let gestures = 0;
@@ -85,19 +94,6 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     if (pressed instanceof HTMLElement && !pressed.isConnected) thread.focusNextWaiting();
   }
 
-  /** Makes a gesture's request; its reply settles the gesture in the store (a refusal rolls it back, saying why). */
-  function askGesture(ask: Extract<Ask, { method: 'gesture' }>): void {
-    const { taskId, requestId } = ask;
-    const reply = ask.gesture === 'revert' ? request('approval.revertTask', { id: taskId }) : request(GESTURE_METHOD[ask.gesture], { taskId });
-    const settle = (event: StoreEvent) => {
-      dispatch(event);
-      taskShown(taskId);
-    };
-    reply.then(
-      () => settle({ type: 'gestureDone', taskId, requestId }),
-      (error: unknown) => settle({ type: 'gestureRefused', taskId, requestId, error: failureText(error) }),
-    );
-  }
   let bannerState: BannerState = { model: { provider: '', model: '' }, restricted: false };
 
   const $ = <T extends HTMLElement>(selector: string) => root.querySelector(selector) as T;
@@ -132,6 +128,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     save,
     task: (taskId) => store.tasks[taskId],
     selectSession: (sessionId) => selectSession(sessionId),
+    focusWaiting: () => thread.focusWaiting(),
   });
   handleReplyActions(transcript, request, () => store.selectedSessionId);
 
@@ -166,15 +163,14 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     request,
     // A page of steps may have drawn the block of a sub-task asked for by `selectSession`.
     stepsArrived: () => revealTask(),
-    // A block draws its task as the store shows it (a gesture in flight applied) and what it offers.
-    task: (taskId) => blockView(store, taskId)?.task,
-    extras: (taskId) => blockView(store, taskId) ?? {},
+    // A block draws its task as the store shows it (a gesture in flight applied), what waits on it and what it offers.
+    view: (taskId) => blockView(store, taskId),
     openDetails: (taskId) => openTrace(taskId),
     taskActions,
     follow: (change) => stream.follow(change),
     nearView: nearView(transcript),
     focusAfterDecision: () => composer.focus(),
-    decisionChanged: (approvalId, change) => dispatch({ type: change, approvalId }),
+    decide,
   });
 
   /**
@@ -260,7 +256,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     const view = blockView(store, taskId);
     if (!view) return;
     const { task } = view;
-    thread.taskChanged(task);
+    thread.taskChanged(taskId);
     revealTask();
     if (task.sessionId !== store.selectedSessionId) return;
     const existing = taskArea.querySelector(`[data-task-id="${CSS.escape(task.id)}"]`);
@@ -294,8 +290,13 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
       client.onReply(message);
       return;
     }
-    // The store learns an approval first: the block Thread redraws reads its state word from it.
-    if (message.type === 'approvalPatch' || message.type === 'approvalRemoved') dispatch(message);
+    // An approval is the store's (approvalStore.ts): its task's block and card are drawn from it.
+    if (message.type === 'approvalPatch' || message.type === 'approvalRemoved') {
+      const taskId = message.type === 'approvalPatch' ? message.approval.taskId : approvalTaskId(store, message.id);
+      dispatch(message);
+      if (taskId) taskShown(taskId);
+      return;
+    }
     if (thread.onMessage(message)) return;
     if (details.onMessage(message)) return;
     if (stream.onMessage(message)) return;
@@ -306,7 +307,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
           message.state.sessions.map(({ messages: _m, liveTurnId: _l, ...summary }) => summary),
           message.state.sessionsHaveMore ?? false,
         );
-        thread.reset(message.state.approvals);
+        thread.reset();
         // The transcripts sent (live work), the tasks; a task's lane kept from an older page shows as
         // its conversation, and the shown conversation's transcript is asked for if it was not sent.
         dispatch(message);

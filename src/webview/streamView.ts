@@ -117,7 +117,7 @@ class Bubble {
  * that only ran tools). A task's turn streams into its block (`blockArea`: a task's lane is shown
  * as the conversation that started it), so the model's words while the task works are on screen,
  * not only behind a spinner; they stay there, rendered, when its turn ends, until its next turn
- * speaks (the step rows say what it did). Either way the blocks of the text that are complete
+ * speaks or the task ends (the step rows say what it did, the summary where it got: taskBlock.ts). Either way the blocks of the text that are complete
  * render as Markdown as they complete, and the block forming grows as text (Bubble); a bubble is
  * never re-rendered. The transcript follows the bottom unless the person scrolled up to read.
  */

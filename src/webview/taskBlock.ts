@@ -5,11 +5,11 @@ import { taskState } from '../shared/taskState';
 import { stateIcon } from './stateIcon';
 import { renderBlockApproval, restoreReasons, typedReasons } from './blockApproval';
 import { clear, h, keepingFocus } from './dom';
+import { renderStreamedBlock } from './replyView';
 import { StepList } from './stepRows';
 import type { NestedBlock } from './stepRows';
 import { renderCounters, renderTodos } from './taskCard';
 import type { Request } from './requests';
-import { failureText } from './requests';
 import type { TaskCardActions } from './taskCard';
 import { offeredGestures } from './taskGestures';
 import type { OfferedGesture } from './taskGestures';
@@ -17,6 +17,10 @@ import type { OfferedGesture } from './taskGestures';
 /** What the view store says of a block beyond its task (viewStore.ts `blockView`): the gestures offered, and what one in flight does. */
 export interface BlockExtras {
   offered?: readonly OfferedGesture[];
+  /** What a decision in flight is doing (the line under what waits). */
+  decision?: string;
+  /** Why the host refused the last decision on a pending approval, by approval id (said on that approval). */
+  refusals?: Readonly<Record<string, string>>;
   /** What a gesture in flight is doing, or why the host refused it. */
   notice?: string;
 }
@@ -32,7 +36,10 @@ export interface TaskBlockActions {
   nested?: NestedBlock;
   /** Keep the step rows undrawn until `steps.draw()` (the Thread draws them when the block nears the view). */
   held?: boolean;
-  /** Approve or Reject pressed on the block: the Thread shows it at once (without: only asked, and a refusal said on the block). */
+  /**
+   * Approve or Reject pressed on the block: the view store shows it at once and asks the host
+   * (thread.ts). Without it the block only shows what waits (a block drawn for its rows alone).
+   */
   decide?(approval: ApprovalView, decision: 'approve' | 'reject', reason?: string): void;
 }
 
@@ -60,6 +67,8 @@ export class TaskBlock {
   private readonly details: HTMLElement;
   /** Where the task's words while it works stream (streamView.ts; the last turn's stay until the next speaks). */
   readonly said: HTMLElement;
+  /** The summary drawn (a patch with the same one leaves it alone). */
+  private summaryShown: string | undefined;
   /** What the waiting part shows (`[]`: nothing, as it is made). */
   private waitingShown = '[]';
   private buttonsShown = '';
@@ -75,7 +84,7 @@ export class TaskBlock {
     this.head = h('div', { class: 'block-head' });
     this.progress = h('div', { class: 'block-progress' });
     this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you', hidden: true });
-    this.summary = h('div', { class: 'block-summary' });
+    this.summary = h('div', { class: 'block-summary md' });
     this.notice = h('div', { class: 'block-notice', role: 'status', hidden: true });
     this.gestureLine = h('div', { class: 'block-notice block-gesture', role: 'status', hidden: true });
     this.details = h('vscode-button', { class: 'open-details', secondary: true, 'aria-label': `Details of task ${task.name}` }, 'Details');
@@ -123,10 +132,19 @@ export class TaskBlock {
     clear(this.progress);
     this.progress.append(renderCounters(task), renderTodos(task) ?? '');
     if (task.paused && task.pauseReason) this.progress.append(h('div', { class: 'pause-reason' }, task.pauseReason));
-    this.summary.textContent = task.finalSummary ?? '';
+    // The summary is written for the person, often with `code` in it: rendered (safely) as a reply is.
+    if (this.summaryShown !== task.finalSummary) {
+      this.summaryShown = task.finalSummary;
+      this.summary.replaceChildren(task.finalSummary ? renderStreamedBlock(task.finalSummary) : '');
+    }
     this.summary.hidden = !task.finalSummary;
-    this.showPending(pending);
+    // An ended task's summary says where it got: the words it said while it worked go with its end
+    // ("running npm run build" above "done" would no longer be true). A turn's end keeps them.
+    if (ended(task)) this.said.replaceChildren();
+    this.showPending(pending, extras.refusals ?? {});
     this.showButtons(task, extras.offered ?? offeredGestures(task));
+    this.notice.textContent = extras.decision ?? '';
+    this.notice.hidden = extras.decision === undefined;
     this.gestureLine.textContent = extras.notice ?? '';
     this.gestureLine.hidden = !extras.notice;
     // A task at work again, or one that waits for an approval, shows its latest rows.
@@ -162,10 +180,15 @@ export class TaskBlock {
     keepingFocus(this.buttons, 'class', () => this.buttons.replaceChildren(...elements, this.details));
   }
 
-  /** A line under what waits: what the person's decision is doing, or why it did not happen (undefined: none). */
-  say(text: string | undefined): void {
-    this.notice.textContent = text ?? '';
-    this.notice.hidden = text === undefined;
+  /**
+   * What the task's latest turn said, as the host kept it (a page made afresh, e.g. after a window
+   * reload, has no stream to take it from): shown like the words that streamed, rendered, unless
+   * the live stream already put words here (they are newer) or the task has ended (its summary
+   * says where it got; a stale "Proposing the edit…" beside "done" would not be true).
+   */
+  showSaid(text: string): void {
+    if (this.said.childElementCount > 0 || ended(this.task)) return;
+    this.said.append(h('div', { class: 'msg msg-assistant block-said', 'data-role': 'said' }, h('div', { class: 'msg-text md' }, renderStreamedBlock(text))));
   }
 
   /** Adds or patches a step row; true when the block changed. */
@@ -183,32 +206,22 @@ export class TaskBlock {
     return this.waiting.querySelector('.block-approval');
   }
 
-  private showPending(pending: readonly ApprovalView[]): void {
-    const shown = JSON.stringify(pending.map((a) => [a.id, a.status, a.files, a.command]));
+  private showPending(pending: readonly ApprovalView[], refusals: Readonly<Record<string, string>>): void {
+    const shown = JSON.stringify(pending.map((a) => [a.id, a.status, a.files, a.command, refusals[a.id]]));
     if (shown === this.waitingShown) return;
     this.waitingShown = shown;
     // A redraw (a file excluded, a patch) keeps the reason the person was typing.
     const typed = typedReasons(this.waiting);
-    keepingFocus(this.waiting, 'data-approval-id', () => this.waiting.replaceChildren(...pending.map((a) => this.approval(a))));
+    keepingFocus(this.waiting, 'data-approval-id', () => this.waiting.replaceChildren(...pending.map((a) => this.approval(a, refusals[a.id]))));
     restoreReasons(this.waiting, typed);
     this.waiting.hidden = pending.length === 0;
   }
 
-  /** A pending approval in the thread (blockApproval.ts); a decision goes to the Thread, which shows it at once. */
-  private approval(approval: ApprovalView): HTMLElement {
-    return renderBlockApproval(approval, {
+  /** A pending approval in the thread (blockApproval.ts); a decision goes to the view store through the Thread. */
+  private approval(approval: ApprovalView, refused: string | undefined): HTMLElement {
+    return renderBlockApproval(approval, refused, {
       request: this.actions.request,
-      decide: (decision, reason) => {
-        this.say(undefined);
-        if (this.actions.decide) this.actions.decide(approval, decision, reason);
-        else
-          this.actions
-            .request(
-              decision === 'approve' ? 'approval.approve' : 'approval.reject',
-              decision === 'reject' && reason ? { id: approval.id, reason } : { id: approval.id },
-            )
-            .catch((error: unknown) => this.say(`Not done: ${failureText(error)}`));
-      },
+      decide: (decision, reason) => this.actions.decide?.(approval, decision, reason),
     });
   }
 }

@@ -1,28 +1,24 @@
 import type { ApprovalView } from '../shared/approvalProtocol';
-import type { HostMessage, TaskView } from '../shared/protocol';
+import type { HostMessage } from '../shared/protocol';
 import type { NearView } from './nearView';
 import type { Request } from './requests';
-import { failureText } from './requests';
 import { TaskBlock } from './taskBlock';
-
-/** What an approved request does next, in the person's words. */
-function approvalWhat(approval: ApprovalView): string {
-  return approval.command ? 'running it' : 'applying the change';
-}
-import type { BlockExtras, TaskBlockActions } from './taskBlock';
+import type { TaskBlockActions } from './taskBlock';
+import type { BlockView } from './viewStore';
 
 /** What the thread needs from the page around it. */
 export interface ThreadDeps {
   request: Request;
   /** A block's steps arrived (a sub-task's block may be drawn now). */
   stepsArrived?(): void;
-  /** The task as the sidebar knows it now (undefined: not known, e.g. long ended). */
-  task(taskId: string): TaskView | undefined;
+  /**
+   * A task's block as the view store shows it now (viewStore.ts `blockView`: the task, the
+   * approvals that wait on it, the gestures it offers, its lines); undefined: not known, e.g. long ended.
+   */
+  view(taskId: string): BlockView | undefined;
   openDetails(taskId: string): void;
   /** The task's gestures (Stop, Continue, Cancel, Reply, Revert edits), shown on its block. */
   taskActions?: TaskBlockActions['task'];
-  /** What the view store says of a block beyond its task: the gestures it offers, a gesture's line (viewStore.ts `blockView`). */
-  extras?(taskId: string): BlockExtras;
   /** Runs a change to the transcript, keeping its end in view if it was (StreamView.follow). */
   follow(change: () => void): void;
   /**
@@ -33,16 +29,17 @@ export interface ThreadDeps {
   /** Where focus goes when a decision took the focused button away and nothing else waits in the thread (the composer). */
   focusAfterDecision?(): void;
   /**
-   * A decision pressed here, or its refusal, told to the view store before the block redraws, so the
-   * block's state word (blockView) sees the approval leave or come back in the same frame.
+   * Approve or Reject pressed on a block: the page tells the view store, which shows it in the same
+   * frame (the approval leaves, the task is at work) and asks the host; the store keeps the outcome.
    */
-  decisionChanged?(approvalId: string, change: 'decide' | 'refused'): void;
+  decide(approval: ApprovalView, decision: 'approve' | 'reject', reason?: string): void;
 }
 
 /**
  * The tasks drawn in the conversations that started them: one block per task, kept across
- * redraws of the transcript (a session switch re-attaches the same element), fed with the task's
- * patches, its step rows and the approvals that wait on it. A block asks the host for its steps
+ * redraws of the transcript (a session switch re-attaches the same element), drawn from what the
+ * view store says of the task (its state, the approvals that wait on it: the thread keeps none of
+ * its own), fed with its step rows. A block asks the host for its steps
  * once, when it is first drawn; steps of tasks not drawn are not kept (the page brings them).
  * A task that a task started is drawn inside its starter's block, in the step that started it, so
  * the whole tree of work stays in the conversation where the person asked.
@@ -51,13 +48,6 @@ export class Thread {
   private readonly blocks = new Map<string, TaskBlock>();
   /** Tasks a drawn step started before the task itself was known: the block whose step waits for it. */
   private readonly awaiting = new Map<string, TaskBlock>();
-  /** Pending approvals by id: the thread is the one place the Chat view shows them. */
-  private readonly pending = new Map<string, ApprovalView>();
-  /**
-   * Approvals the person decided here whose outcome the host has not told yet: shown decided at
-   * once (within the frame of the click), put back with the reason if the host refuses.
-   */
-  private readonly deciding = new Map<string, ApprovalView>();
 
   constructor(private readonly deps: ThreadDeps) {}
 
@@ -65,9 +55,9 @@ export class Thread {
   block(taskId: string): HTMLElement | undefined {
     const kept = this.blocks.get(taskId);
     if (kept) return kept.element;
-    const task = this.deps.task(taskId);
-    if (!task) return undefined;
-    const block: TaskBlock = new TaskBlock(task, {
+    const view = this.deps.view(taskId);
+    if (!view) return undefined;
+    const block: TaskBlock = new TaskBlock(view.task, {
       request: this.deps.request,
       openDetails: (id) => this.deps.openDetails(id),
       ...(this.deps.taskActions ? { task: this.deps.taskActions } : {}),
@@ -79,14 +69,17 @@ export class Thread {
         return child;
       },
     });
-    block.update(task, this.pendingOf(taskId), this.deps.extras?.(taskId));
+    block.update(view.task, view.pending, view);
     this.blocks.set(taskId, block);
     this.deps.nearView?.watch(block.element, () => this.change(block, () => block.steps.draw(), true));
     this.deps.request('thread.loadSteps', { taskId }).then(
-      ({ steps }) => {
+      ({ steps, said }) => {
         // A block made afresh since (an `init`) asked for its own page.
         if (this.blocks.get(taskId) !== block) return;
-        this.change(block, () => block.page(steps));
+        this.change(block, () => {
+          block.page(steps);
+          if (said) block.showSaid(said);
+        });
         this.deps.stepsArrived?.();
       },
       // The host says why in a notification; the block keeps the rows it has.
@@ -102,12 +95,10 @@ export class Thread {
   }
 
   /** The whole state arrived again (`init`): blocks are made afresh as the transcript is drawn. */
-  reset(approvals: readonly ApprovalView[]): void {
+  reset(): void {
     this.blocks.clear();
     this.awaiting.clear();
     this.deps.nearView?.clear();
-    this.pending.clear();
-    for (const approval of approvals) if (approval.status === 'pending') this.pending.set(approval.id, approval);
   }
 
   /**
@@ -124,107 +115,60 @@ export class Thread {
     return this.blocks.has(taskId);
   }
 
-  /** A task changed: its block, if drawn, shows it; a task a drawn step started is drawn in that step. */
-  taskChanged(task: TaskView): void {
-    const block = this.blocks.get(task.id);
+  /**
+   * A task, or what waits on it, changed in the view store: its block, if drawn, shows it (a new
+   * request of the person's is brought into view where the agent asks it); a task a drawn step
+   * started is drawn in that step.
+   */
+  taskChanged(taskId: string): void {
+    const block = this.blocks.get(taskId);
+    const view = this.deps.view(taskId);
     if (block) {
-      this.change(block, () => block.update(task, this.pendingOf(task.id), this.deps.extras?.(task.id)));
+      if (!view) return;
+      const before = block.pendingElement;
+      this.change(block, () => block.update(view.task, view.pending, view));
+      const now = block.pendingElement;
+      if (now && now !== before && now.isConnected) now.scrollIntoView?.({ block: 'nearest' });
       return;
     }
-    const starter = this.awaiting.get(task.id);
-    if (!starter) return;
-    this.awaiting.delete(task.id);
-    this.change(starter, () => starter.steps.refreshTask(task.id));
+    const starter = this.awaiting.get(taskId);
+    if (!starter || !view) return;
+    this.awaiting.delete(taskId);
+    this.change(starter, () => starter.steps.refreshTask(taskId));
   }
 
-  /**
-   * Takes the thread's messages (step rows) and follows approval messages (the thread is where
-   * the Chat view shows what waits). Returns whether nothing else needs the message.
-   */
+  /** Takes the thread's messages (step rows); returns whether nothing else needs the message. */
   onMessage(message: HostMessage): boolean {
-    switch (message.type) {
-      case 'thread.step': {
-        const block = this.blocks.get(message.taskId);
-        if (block) this.change(block, () => block.page(message.steps));
-        return true;
-      }
-      case 'approvalPatch':
-        if (message.approval.status === 'pending') {
-          // A patch of an approval being decided (a file decision, its problems) does not undo the click.
-          if (this.deciding.has(message.approval.id)) this.deciding.set(message.approval.id, message.approval);
-          else this.pending.set(message.approval.id, message.approval);
-        } else {
-          this.pending.delete(message.approval.id);
-          // Confirmed: the decision is now a row of the task's; the line that stood for it goes.
-          if (this.deciding.delete(message.approval.id)) this.blocks.get(message.approval.taskId)?.say(undefined);
-        }
-        this.approvalsChanged(message.approval.taskId);
-        return false;
-      case 'approvalRemoved': {
-        const taskId = (this.pending.get(message.id) ?? this.deciding.get(message.id))?.taskId;
-        this.pending.delete(message.id);
-        this.deciding.delete(message.id);
-        if (taskId) this.approvalsChanged(taskId);
-        return false;
-      }
-      default:
-        return false;
-    }
+    if (message.type !== 'thread.step') return false;
+    const block = this.blocks.get(message.taskId);
+    if (block) this.change(block, () => block.page(message.steps));
+    return true;
   }
 
   /**
-   * Approve or Reject pressed on a block: the block shows the decision in the same frame (the
-   * approval leaves it, the task is at work) and the host is asked; its patch confirms it, a
-   * refusal (the request's error) puts the approval back with the reason.
+   * Approve or Reject pressed on a block: the store shows the decision in the same frame and asks
+   * the host (its patch confirms, a refusal puts the approval back with the reason); the button
+   * pressed is gone, so focus moves to the next thing that waits, else to the composer.
    */
   decide(approval: ApprovalView, decision: 'approve' | 'reject', reason?: string): void {
-    this.deps.decisionChanged?.(approval.id, 'decide');
-    this.pending.delete(approval.id);
-    this.deciding.set(approval.id, approval);
-    this.approvalsChanged(approval.taskId);
-    this.blocks.get(approval.taskId)?.say(decision === 'approve' ? `Approved: ${approvalWhat(approval)}…` : 'Rejected; the task is told.');
-    this.deps
-      .request(
-        decision === 'approve' ? 'approval.approve' : 'approval.reject',
-        decision === 'reject' && reason ? { id: approval.id, reason } : { id: approval.id },
-      )
-      .catch((error: unknown) => this.refused(approval.id, failureText(error)));
-    // The button pressed is gone: focus moves to the next thing that waits, else to the composer.
+    this.deps.decide(approval, decision, reason);
     this.focusNextWaiting();
   }
 
   /** After a decision took the focused button away: the next Approve that waits in the thread, else the composer. */
   focusNextWaiting(): void {
-    const next = [...this.blocks.values()].map((b) => b.element.querySelector<HTMLElement>('.block-approval .approve')).find((b) => b?.isConnected);
-    if (next) next.focus();
-    else this.deps.focusAfterDecision?.();
+    if (!this.focusWaiting()) this.deps.focusAfterDecision?.();
   }
 
-  /** A decision made here that the host refused: the approval is back on its block, with the reason. */
-  private refused(id: string, reason: string): void {
-    const approval = this.deciding.get(id);
-    // Decided meanwhile (its patch arrived first): nothing to take back.
-    if (!approval) return;
-    this.deps.decisionChanged?.(id, 'refused');
-    this.deciding.delete(id);
-    this.pending.set(approval.id, approval);
-    this.approvalsChanged(approval.taskId);
-    this.blocks.get(approval.taskId)?.say(`Not done: ${reason}`);
-  }
-
-  private approvalsChanged(taskId: string): void {
-    const block = this.blocks.get(taskId);
-    const task = this.deps.task(taskId);
-    if (!block || !task) return;
-    const before = block.pendingElement;
-    this.change(block, () => block.update(task, this.pendingOf(taskId), this.deps.extras?.(taskId)));
-    // A new request of the person's is brought into view where the agent asks it.
-    const now = block.pendingElement;
-    if (now && now !== before && now.isConnected) now.scrollIntoView?.({ block: 'nearest' });
-  }
-
-  private pendingOf(taskId: string): ApprovalView[] {
-    return [...this.pending.values()].filter((a) => a.taskId === taskId).sort((a, b) => a.createdAt - b.createdAt);
+  /** Focuses the first Approve (in the page's order) that waits in the thread shown; false when none does. */
+  focusWaiting(): boolean {
+    const shown = [...this.blocks.values()].flatMap((b) => {
+      const approve = b.element.querySelector<HTMLElement>('.block-approval .approve');
+      return approve?.isConnected ? [approve] : [];
+    });
+    const first = shown.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))[0];
+    first?.focus();
+    return first !== undefined;
   }
 
   /**

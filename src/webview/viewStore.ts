@@ -10,8 +10,12 @@ import type { HostMessage, MessageView, SessionSummary, TaskView } from '../shar
 import type { SidebarParams, SidebarResults } from '../shared/sidebarApi';
 import { taskState } from '../shared/taskState';
 import type { TaskStateWord } from '../shared/taskState';
-import { gestureNotice, gestureTookEffect, offeredGestures, shownTask } from './taskGestures';
+import { gestureNotice, gestureTookEffect, isEnded, offeredGestures, shownTask } from './taskGestures';
 import type { GestureInFlight, OfferedGesture, TaskGesture } from './taskGestures';
+import { approvalStep, approvalsFromInit, decisionLine, pendingOf, refusalsOf } from './approvalStore';
+import type { ApprovalState, DecideAction, DecideAsk, RefusedEvent } from './approvalStore';
+
+export { pendingOf } from './approvalStore';
 
 /** The composer's send, as persisted across hide/show and reload (see composer.ts). */
 export interface SendState {
@@ -23,7 +27,8 @@ export interface SendState {
   unconfirmed?: { requestId: string; text: string };
 }
 
-export interface ViewStoreState {
+/** The approvals that wait and the decisions in flight are the approvals store's (approvalStore.ts). */
+export interface ViewStoreState extends ApprovalState {
   /** The conversation shown (undefined: a new chat). */
   selectedSessionId?: string;
   /** A task's block to bring into view once its conversation is drawn (a lane opened by id). */
@@ -33,10 +38,6 @@ export interface ViewStoreState {
   /** Transcript tails the host sent (init for live work, else the reply to `sessions.open`), by session. */
   transcripts: Record<string, MessageView[]>;
   tasks: Record<string, TaskView>;
-  /** Approvals that wait for the person, by id. */
-  pending: Record<string, ApprovalView>;
-  /** Approvals the person decided here whose outcome the host has not told yet. */
-  deciding: Record<string, ApprovalView>;
   /** A gesture on a task's block (Stop, Cancel, Continue, Revert edits) the host has not told the outcome of, by task. */
   gestures: Record<string, GestureInFlight>;
   /** Why the host refused the last gesture on a task's block, by task (the block says it). */
@@ -50,6 +51,7 @@ export interface ViewStoreState {
 export type Ask =
   | { method: 'sessions.open'; params: SidebarParams['sessions.open'] }
   | { method: 'send'; params: SidebarParams['send'] }
+  | DecideAsk
   | { method: 'gesture'; taskId: string; gesture: TaskGesture; requestId: string };
 
 /** What the person does. */
@@ -58,7 +60,7 @@ export type PersonAction =
   | { type: 'type'; text: string }
   /** Enter or Send; `newId` is the id a new request would get (passed in: reducers stay pure). */
   | { type: 'send'; newId: string; replyToTaskId?: string }
-  | { type: 'decide'; approvalId: string }
+  | DecideAction
   /** Stop, Cancel, Continue or Revert edits on a task's block; `requestId` is new (passed in: reducers stay pure). */
   | { type: 'gesture'; taskId: string; gesture: TaskGesture; requestId: string }
   /** The page was made again (hide/show, reload): a send in flight is posted again. */
@@ -71,7 +73,7 @@ export type ReplyEvent =
   | { type: 'opened'; result: SidebarResults['sessions.open'] }
   | { type: 'sent'; requestId: string; sessionId: string }
   | { type: 'sendFailed'; requestId: string; error: string }
-  | { type: 'refused'; approvalId: string }
+  | RefusedEvent
   | { type: 'gestureDone'; taskId: string; requestId: string }
   | { type: 'gestureRefused'; taskId: string; requestId: string; error: string };
 
@@ -83,7 +85,18 @@ export interface Step {
 }
 
 export function emptyState(send: Partial<SendState> = {}): ViewStoreState {
-  return { sessions: {}, transcripts: {}, tasks: {}, pending: {}, deciding: {}, gestures: {}, said: {}, reverted: {}, send: { draft: '', ...send } };
+  return {
+    sessions: {},
+    transcripts: {},
+    tasks: {},
+    pending: {},
+    deciding: {},
+    refusals: {},
+    gestures: {},
+    said: {},
+    reverted: {},
+    send: { draft: '', ...send },
+  };
 }
 
 /** A conversation row with the task lanes nested in it (each lane knows its conversation). */
@@ -154,36 +167,6 @@ function sendStep(state: ViewStoreState, event: SendEvent): Step {
   return { state: next, asks: ask ? [{ method: 'send', params: ask }] : [] };
 }
 
-/** The approvals' reducers: a decision shows at once, the host's patch confirms it, a refusal puts it back. */
-function approvalStep(state: ViewStoreState, event: StoreEvent): ViewStoreState {
-  switch (event.type) {
-    case 'approvalPatch': {
-      const a = event.approval;
-      if (a.status === 'pending') {
-        // A patch of an approval being decided (its file decisions, its problems) does not undo the click.
-        if (state.deciding[a.id]) return { ...state, deciding: { ...state.deciding, [a.id]: a } };
-        return { ...state, pending: { ...state.pending, [a.id]: a } };
-      }
-      return { ...state, pending: omit(state.pending, a.id), deciding: omit(state.deciding, a.id) };
-    }
-    case 'approvalRemoved':
-      return { ...state, pending: omit(state.pending, event.id), deciding: omit(state.deciding, event.id) };
-    case 'decide': {
-      const a = state.pending[event.approvalId];
-      if (!a) return state;
-      return { ...state, pending: omit(state.pending, a.id), deciding: { ...state.deciding, [a.id]: a } };
-    }
-    case 'refused': {
-      const a = state.deciding[event.approvalId];
-      // Confirmed meanwhile: nothing to take back.
-      if (!a) return state;
-      return { ...state, deciding: omit(state.deciding, a.id), pending: { ...state.pending, [a.id]: a } };
-    }
-    default:
-      return state;
-  }
-}
-
 /**
  * The task gestures' reducers: a gesture shows at once (`blockView`), the host's patch or its
  * reply settles it, a refusal rolls it back with the reason (taskGestures.ts says the rules).
@@ -246,11 +229,10 @@ export function reduce(state: ViewStoreState, event: StoreEvent): Step {
         // Tails the host sent (live work); any other session's comes when it is opened.
         if (messages.length > 0) transcripts[summary.id] = messages;
       }
-      const pending: Record<string, ApprovalView> = {};
-      for (const a of event.state.approvals) if (a.status === 'pending' && !state.deciding[a.id]) pending[a.id] = a;
+      const approvals = approvalsFromInit(state, event.state.approvals);
       const tasks = Object.fromEntries(event.state.tasks.map((t) => [t.id, t]));
       // The whole state again: a gesture's outcome is in it (its reply may never come to this page).
-      let next: ViewStoreState = { ...state, sessions, transcripts, tasks: {}, pending };
+      let next: ViewStoreState = { ...state, ...approvals, sessions, transcripts, tasks: {} };
       for (const task of Object.values(tasks)) next = taskPatched(next, task);
       for (const id of Object.keys(next.gestures)) if (!tasks[id]) next.gestures = omit(next.gestures, id);
       return select({ ...next, tasks }, state.selectedSessionId);
@@ -294,16 +276,14 @@ export function reduce(state: ViewStoreState, event: StoreEvent): Step {
     case 'sent':
     case 'sendFailed':
       return sendStep(state, event);
+    case 'approvalPatch':
+    case 'approvalRemoved':
+    case 'decide':
+    case 'refused':
+      return approvalStep(state, event);
     default:
-      return { state: approvalStep(state, event), asks: [] };
+      return { state, asks: [] };
   }
-}
-
-/** The approvals that wait on `taskId`, oldest first (what its block offers to decide). */
-export function pendingOf(state: ViewStoreState, taskId: string): ApprovalView[] {
-  return Object.values(state.pending)
-    .filter((a) => a.taskId === taskId)
-    .sort((a, b) => a.createdAt - b.createdAt);
 }
 
 /**
@@ -316,10 +296,16 @@ export function taskWord(state: ViewStoreState, taskId: string): TaskStateWord |
   return view && taskState(view.task);
 }
 
-/** What a task's block draws: the task as shown (its gesture in flight applied), the gestures it offers, and a line under it. */
+/** What a task's block draws: the task as shown (its gesture in flight applied), the gestures it offers, what waits on it, and lines under it. */
 export interface BlockView {
   task: TaskView;
   offered: OfferedGesture[];
+  /** The approvals it offers to decide, oldest first (none once the task is shown ended). */
+  pending: ApprovalView[];
+  /** What a decision in flight on it is doing (approvalStore.ts `decisionLine`). */
+  decision?: string;
+  /** Why the host refused the last decision on an approval of `pending`, by approval id (said on that approval). */
+  refusals: Record<string, string>;
   /** What a gesture in flight is doing, or why the host refused the last one. */
   notice?: string;
 }
@@ -327,16 +313,20 @@ export interface BlockView {
 /**
  * A task's block as the view shows it now: the gesture in flight already applied (in the frame
  * of the click), a waiting for an approval only while one is pending here, the gestures it offers
- * (Revert edits not again after a revert, until the task acts again), what it says.
+ * (Revert edits not again after a revert, until the task acts again), what it says. A task shown
+ * ended (a Cancel in flight) offers no approval: the host removes them with the task, and Approve
+ * beside "cancelled" would be a state and a button that disagree.
  */
 export function blockView(state: ViewStoreState, taskId: string): BlockView | undefined {
   const known = state.tasks[taskId];
   if (!known) return undefined;
   const inFlight = state.gestures[taskId];
   const shown = shownTask(known, inFlight);
-  const task = shown.waitingForApproval && pendingOf(state, taskId).length === 0 ? { ...shown, waitingForApproval: false } : shown;
+  const pending = isEnded(shown) ? [] : pendingOf(state, taskId);
+  const task = shown.waitingForApproval && pending.length === 0 ? { ...shown, waitingForApproval: false } : shown;
   const reverted = state.reverted[taskId] === known.counters.actions;
   const offered = offeredGestures(task, inFlight).filter((o) => !(reverted && o.gesture === 'revert'));
   const notice = state.said[taskId] ?? gestureNotice(task, inFlight);
-  return { task, offered, ...(notice ? { notice } : {}) };
+  const decision = isEnded(task) ? undefined : decisionLine(state, taskId);
+  return { task, offered, pending, refusals: refusalsOf(state, pending), ...(decision ? { decision } : {}), ...(notice ? { notice } : {}) };
 }

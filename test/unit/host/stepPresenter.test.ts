@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { TaskEvent, TaskEventKind } from '../../../src/core/engine/types';
-import { firstSentence, presentSteps, StepPresenter } from '../../../src/host/stepPresenter';
+import { firstSentence, lastSaid, presentSteps, StepPresenter } from '../../../src/host/stepPresenter';
 import type { StepText, StepView } from '../../../src/shared/threadProtocol';
 import { toHostMessages } from '../../../src/host/viewMapping';
 
@@ -50,6 +50,17 @@ describe('host step presenter: task events → readable step rows', function () 
       'You approved; applied src/greet.js [done]',
       'Ran `npm run build` — ✓ 1.5 s [done]',
     ]);
+  });
+
+  it('what the task said last: the latest turn that spoke, a later tool-only turn leaves it', function () {
+    const events = [
+      ev('turn', { text: 'Reading the file first.', toolCalls: [] }),
+      ev('turn', { text: '  Proposing the edit: review it on the card.\n', toolCalls: [{ id: 'c2', name: 'replace_in_file', rawArguments: '{}' }] }),
+      ev('action_end', { callId: 'c2', name: 'replace_in_file', output: 'Proposed change set cs-1', durationMs: 3 }),
+      ev('turn', { text: '', toolCalls: [{ id: 'c3', name: 'run_command', rawArguments: '{}' }] }),
+    ];
+    assert.equal(lastSaid(events), 'Proposing the edit: review it on the card.');
+    assert.equal(lastSaid(events.slice(2)), undefined, 'no turn said anything');
   });
 
   it('a row is patched in place from its start to its end, keeping its place and id', function () {

@@ -132,6 +132,10 @@ describe('webview: the sidebar page', function () {
     page.onMessage({ type: 'streamDelta', sessionId: 't-1', turnId: 'turn-1', delta: { kind: 'text', text: 'Reading **greet.js** first.\n\nThen' } });
     assert.equal(block()!.querySelector('.block-said-area strong')?.textContent, 'greet.js');
     assert.equal(document.querySelectorAll('#transcript > .msg-streaming').length, 0);
+    page.onMessage({ type: 'turnState', sessionId: 't-1', turnId: 'turn-1', running: false });
+    assert.match(block()!.querySelector('.block-said-area')?.textContent ?? '', /Then/, 'a turn’s end keeps its words');
+    page.onMessage({ type: 'taskPatch', task: taskView({ status: 'completed', finalSummary: 'Added greetAll.' }) });
+    assert.equal(block()!.querySelector('.block-said-area')?.textContent, '', 'the task’s end takes them: its summary says where it got');
   });
 
   it('after Stop the focus goes where it goes after Approve: the next that waits, else the composer', async function () {
@@ -154,5 +158,22 @@ describe('webview: the sidebar page', function () {
     details.focus();
     page.focused();
     assert.equal(document.activeElement, details);
+  });
+
+  it('Tab in an empty composer goes to the Approve that waits; with text typed, Tab is left alone', async function () {
+    await open(taskView({ waitingForApproval: true }));
+    page.onMessage({ type: 'approvalPatch', approval: approvalView() });
+    const input = document.querySelector<HTMLElement & { value: string }>('#chat-input')!;
+    const tab = () => input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Tab', bubbles: true, cancelable: true }));
+    input.focus();
+    input.value = 'not yet';
+    assert.equal(tab(), true, 'a Tab with text typed is the browser’s');
+    assert.equal(document.activeElement, input);
+    input.value = '';
+    assert.equal(tab(), false, 'taken: what waits is the next thing to do');
+    assert.equal(document.activeElement, block()!.querySelector('.block-approval .approve'));
+    (document.activeElement as HTMLElement).click();
+    assert.equal(document.activeElement, input, 'nothing else waits: back to the composer');
+    assert.equal(tab(), true, 'nothing waits: Tab goes on as usual');
   });
 });

@@ -6,8 +6,10 @@ import { approvalSubject } from '../../../src/webview/approvalSubject';
 import { TaskBlock } from '../../../src/webview/taskBlock';
 import { taskState as taskStateWord } from '../../../src/shared/taskState';
 import { Thread } from '../../../src/webview/thread';
+import { blockView, emptyState } from '../../../src/webview/viewStore';
 import { useDom } from './support/dom';
 import { fakeHost } from './support/requests';
+import { storeThread } from './support/storeThread';
 import type { Request } from '../../../src/webview/requests';
 import { approvalView, taskView } from './support/views';
 
@@ -82,7 +84,7 @@ describe('webview: a block builds only the rows it shows', function () {
     document.body.appendChild(block.element);
     block.page([step('c2', 4, 4, 'Read b.js'), step('c1', 2, 2, 'Read a.js'), step('c3', 6, 6, 'Ran npm test')]);
     assert.equal(block.element.querySelectorAll('.step').length, 0, 'a folded block has rows');
-    assert.equal(block.element.querySelector('.block-summary')?.textContent, 'Done.');
+    assert.equal(block.element.querySelector('.block-summary')?.textContent?.trim(), 'Done.');
     const toggle = control(block, 'steps-toggle');
     assert.equal(toggle.tagName, 'BUTTON', 'the fold is a keyboard-reachable button');
     assert.equal(toggle.getAttribute('aria-expanded'), 'false');
@@ -204,14 +206,18 @@ describe('webview: a task block in the thread', function () {
     assert.equal(block.element.querySelector('.steps'), rows, 'the step rows were redrawn');
     assert.equal(block.element.querySelector('.open-details'), details, 'the Details button was redrawn');
     assert.equal(block.element.querySelector('.block-state')?.textContent, 'done');
-    assert.equal(block.element.querySelector('.block-summary')?.textContent, 'Added greetAll; the build passed.');
+    assert.equal(block.element.querySelector('.block-summary')?.textContent?.trim(), 'Added greetAll; the build passed.');
+    // Written for the person, often with code in it: rendered, never as raw backticks.
+    block.update(task({ status: 'completed', finalSummary: 'Ran `npm run build`: it passed.' }), []);
+    assert.equal(block.element.querySelector('.block-summary code')?.textContent, 'npm run build');
     assert.deepEqual(texts(block.element, '.step-text'), ['Read src/greet.js']);
     (details as HTMLElement).click();
     assert.deepEqual(opened, ['t-1']);
   });
 
   it('a pending approval waits in the block with Open diff, Approve and Reject named for its file', function () {
-    const block = new TaskBlock(task({ waitingForApproval: true }), actions);
+    const decided: string[] = [];
+    const block = new TaskBlock(task({ waitingForApproval: true }), { ...actions, decide: (a, decision) => decided.push(`${decision} ${a.id}`) });
     block.update(task({ waitingForApproval: true }), [approval()]);
     const waiting = block.element.querySelector('.block-approval') as HTMLElement;
     assert.ok(waiting, 'no approval in the block');
@@ -223,11 +229,9 @@ describe('webview: a task block in the thread', function () {
     approve.click();
     (waiting.querySelector('.open-diff') as HTMLElement).click();
     reject.click();
-    assert.deepEqual(host.calls(), [
-      { method: 'approval.approve', params: { id: 'cs-1' } },
-      { method: 'approval.openDiff', params: { id: 'cs-1', path: 'src/greet.js' } },
-      { method: 'approval.reject', params: { id: 'cs-1' } },
-    ]);
+    // A decision goes to the view store (through the Thread), which asks the host; Open diff asks at once.
+    assert.deepEqual(decided, ['approve cs-1', 'reject cs-1']);
+    assert.deepEqual(host.calls(), [{ method: 'approval.openDiff', params: { id: 'cs-1', path: 'src/greet.js' } }]);
     // The same approval again leaves its buttons alone (a click under way is not lost).
     block.update(task({ waitingForApproval: true }), [approval()]);
     assert.equal(block.element.querySelector('.approve'), approve);
@@ -288,12 +292,15 @@ describe('webview: the thread’s blocks', function () {
     host.answer('thread.loadSteps', { steps }, { taskId });
     await host.settled();
   };
+  /** The blocks as a store knowing `tasks` (and no approvals) shows them. */
+  const view = (id: string) => blockView({ ...emptyState(), tasks: Object.fromEntries(tasks) }, id);
   const make = () =>
     new Thread({
       request: host.request,
-      task: (id) => tasks.get(id),
+      view,
       openDetails: () => undefined,
       follow: (change) => change(),
+      decide: () => assert.fail('no decision in these tests'),
     });
   beforeEach(() => {
     host = fakeHost();
@@ -311,6 +318,27 @@ describe('webview: the thread’s blocks', function () {
     assert.deepEqual(host.calls(), [{ method: 'thread.loadSteps', params: { taskId: 't-1' } }]);
   });
 
+  it('a block made afresh (a reload) shows what its task said last, once, and newer live words win', async function () {
+    const thread = make();
+    const one = thread.block('t-1') as HTMLElement;
+    host.answer('thread.loadSteps', { steps: [], said: 'Proposing **the edit**: review it on the card.' }, { taskId: 't-1' });
+    await host.settled();
+    assert.equal(one.querySelectorAll('.block-said').length, 1);
+    assert.equal(one.querySelector('.block-said strong')?.textContent, 'the edit', 'rendered as the streamed words are');
+    // Words that streamed before the page's answer came are newer: they stay, alone.
+    const two = thread.block('t-2') as HTMLElement;
+    thread.saidArea('t-2')!.append(Object.assign(document.createElement('div'), { className: 'msg block-said', textContent: 'Now running the build.' }));
+    host.answer('thread.loadSteps', { steps: [], said: 'Proposing the edit.' }, { taskId: 't-2' });
+    await host.settled();
+    assert.deepEqual(texts(two, '.block-said'), ['Now running the build.']);
+    // An ended task's summary says where it got: its last words are not brought back beside it.
+    tasks.set('t-3', task({ id: 't-3', sessionId: 't-3', status: 'completed', finalSummary: 'Done.' }));
+    const three = thread.block('t-3') as HTMLElement;
+    host.answer('thread.loadSteps', { steps: [], said: 'Proposing the edit.' }, { taskId: 't-3' });
+    await host.settled();
+    assert.equal(three.querySelectorAll('.block-said').length, 0);
+  });
+
   it('fills parallel blocks from live steps and pages, each with its own task’s rows', async function () {
     const thread = make();
     const one = thread.block('t-1') as HTMLElement;
@@ -324,16 +352,18 @@ describe('webview: the thread’s blocks', function () {
     assert.deepEqual(texts(two, '.step-text'), ['Read test/a.test.js']);
   });
 
-  it('shows a pending approval in its task’s block and takes no message it does not own', function () {
-    const thread = make();
+  it('shows a pending approval the store has in its task’s block, and takes no approval message itself', function () {
+    const { thread, push } = storeThread(host.request, [...tasks.values()]);
     const block = thread.block('t-1') as HTMLElement;
-    assert.equal(thread.onMessage({ type: 'approvalPatch', approval: approval() }), false);
+    assert.equal(thread.onMessage({ type: 'approvalPatch', approval: approval() }), false, 'approvals are the store’s');
+    assert.equal(block.querySelectorAll('.block-approval').length, 0, 'the thread keeps no approvals of its own');
+    push({ type: 'approvalPatch', approval: approval() });
     assert.equal(block.querySelectorAll('.block-approval').length, 1);
     assert.equal(thread.block('t-2')?.querySelectorAll('.block-approval').length, 0);
-    thread.onMessage({ type: 'approvalPatch', approval: approval({ status: 'applied' }) });
+    push({ type: 'approvalPatch', approval: approval({ status: 'applied' }) });
     assert.equal(block.querySelectorAll('.block-approval').length, 0, 'a decided approval left the block');
-    thread.onMessage({ type: 'approvalPatch', approval: approval({ id: 'a-2', kind: 'command', files: [], command: 'npm test' }) });
-    assert.equal(thread.onMessage({ type: 'approvalRemoved', id: 'a-2' }), false);
+    push({ type: 'approvalPatch', approval: approval({ id: 'a-2', kind: 'command', files: [], command: 'npm test' }) });
+    push({ type: 'approvalRemoved', id: 'a-2' });
     assert.equal(block.querySelectorAll('.block-approval').length, 0);
   });
 
@@ -362,9 +392,10 @@ describe('webview: the thread’s blocks', function () {
     ]);
     // The sub-task's own steps and state go to its nested block.
     thread.onMessage({ type: 'thread.step', taskId: 't-2', steps: [step('d1', 1, 1, 'Ran npm test', { kind: 'command' })] });
-    thread.taskChanged(task({ id: 't-2', sessionId: 't-2', name: 'Fix tests', status: 'completed', finalSummary: 'Tests pass.' }));
+    tasks.set('t-2', task({ id: 't-2', sessionId: 't-2', name: 'Fix tests', status: 'completed', finalSummary: 'Tests pass.' }));
+    thread.taskChanged('t-2');
     assert.deepEqual(texts(nested as Element, '.step-text'), ['Ran npm test']);
-    assert.equal(nested?.querySelector('.block-summary')?.textContent, 'Tests pass.');
+    assert.equal(nested?.querySelector('.block-summary')?.textContent?.trim(), 'Tests pass.');
   });
 
   it('a sub-task not known when its step arrives is drawn there once it is', function () {
@@ -373,7 +404,7 @@ describe('webview: the thread’s blocks', function () {
     thread.onMessage({ type: 'thread.step', taskId: 't-1', steps: [step('c2', 4, 5, 'Started task “Lint”', { kind: 'task', taskId: 't-3' })] });
     assert.deepEqual(texts(parent, '.step-text'), ['Started task “Lint”'], 'the words until the task is known');
     tasks.set('t-3', task({ id: 't-3', sessionId: 't-3', name: 'Lint' }));
-    thread.taskChanged(tasks.get('t-3') as TaskView);
+    thread.taskChanged('t-3');
     assert.equal(parent.querySelector('.steps .task-block')?.getAttribute('data-task-id'), 't-3');
     // A step naming its own task (or an ancestor) stays words: a block is never drawn inside itself.
     thread.onMessage({ type: 'thread.step', taskId: 't-3', steps: [step('x', 1, 1, 'Started task “Add greetAll”', { kind: 'task', taskId: 't-1' })] });
@@ -384,9 +415,10 @@ describe('webview: the thread’s blocks', function () {
     const watched = new Map<Element, () => void>();
     const thread = new Thread({
       request: host.request,
-      task: (id) => tasks.get(id),
+      view,
       openDetails: () => undefined,
       follow: (change) => change(),
+      decide: () => assert.fail('no decision in these tests'),
       nearView: { watch: (element, near) => watched.set(element, near), clear: () => watched.clear() },
     });
     const one = thread.block('t-1') as HTMLElement;
@@ -397,7 +429,7 @@ describe('webview: the thread’s blocks', function () {
     assert.ok(one.querySelector('.task-block[data-task-id="t-2"]'), 'the sub-task’s block is in the drawn rows');
 
     // A thread drawn afresh: showing the sub-task draws its starter’s rows without waiting for the view.
-    thread.reset([]);
+    thread.reset();
     const again = thread.block('t-1') as HTMLElement;
     await pageOf('t-1', [step('c2', 4, 5, 'Started task “Fix tests”', { kind: 'task', taskId: 't-2' })]);
     assert.equal(again.querySelector('.task-block'), null);
@@ -422,11 +454,23 @@ describe('webview: the thread’s blocks', function () {
     const thread = make();
     const block = thread.block('t-1') as HTMLElement;
     tasks.set('t-1', task({ status: 'completed', finalSummary: 'done it' }));
-    thread.taskChanged(tasks.get('t-1') as TaskView);
-    assert.equal(block.querySelector('.block-summary')?.textContent, 'done it');
-    thread.reset([approval({ taskId: 't-2' })]);
-    const again = thread.block('t-2') as HTMLElement;
-    assert.equal(again.querySelectorAll('.block-approval').length, 1);
+    thread.taskChanged('t-1');
+    assert.equal(block.querySelector('.block-summary')?.textContent?.trim(), 'done it');
+    thread.reset();
     assert.notEqual(thread.block('t-1'), block, 'blocks are made afresh after init');
+    // An init's approvals are the store's: the block made afresh shows them.
+    const page = storeThread(host.request, [...tasks.values()]);
+    page.push({
+      type: 'init',
+      state: {
+        sessions: [],
+        tasks: [...tasks.values()],
+        approvals: [approval({ taskId: 't-2' })],
+        deadLetters: [],
+        model: { provider: 'demo', model: 'demo' },
+        restricted: false,
+      },
+    });
+    assert.equal(page.thread.block('t-2')?.querySelectorAll('.block-approval').length, 1);
   });
 });
