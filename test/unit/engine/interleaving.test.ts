@@ -231,8 +231,13 @@ async function runSchedule(seed: number, server: ModelServer, log: string[]): Pr
       run: () => {
         const token = newToken();
         const text = pick() < 0.45 ? `${token} please start a task` : `${token} hello`;
-        const conversations = world.h.agent.views.snapshot().sessions.filter((s) => !s.taskId);
-        send(text, token, conversations.length && pick() < 0.5 ? { sessionId: choose(conversations).id } : {});
+        const snapshot = world.h.agent.views.snapshot();
+        const conversations = snapshot.sessions.filter((s) => !s.taskId);
+        const target = conversations.length && pick() < 0.5 ? choose(conversations).id : undefined;
+        // A message into a conversation whose task waits for an answer is that answer (messageRouter.ts):
+        // it moves the conversation's tasks as a reply does.
+        if (target) for (const lane of snapshot.sessions.filter((s) => s.parentId === target)) moved(lane.id);
+        send(text, token, target ? { sessionId: target } : {});
       },
     },
     {
