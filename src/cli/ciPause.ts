@@ -39,10 +39,13 @@ const RAISE = 'raise the limit in chores.yaml (then regenerate the workflow) and
  * and this run's id (`runId`: GITHUB_RUN_ID, the id the ledger binds the store to), as a form and
  * as the `gh` command line; a chore the workflow does not continue says why and what to do instead.
  */
-export function resumeKept(storeHash: string, chore: Pick<ChoreDefinition, 'id' | 'trigger'>, runId: string | undefined): string {
+export function resumeKept(storeHash: string, chore: Pick<ChoreDefinition, 'id' | 'trigger'>, runId: string | undefined, byHand = false): string {
   const kept = `Its store is kept there too (store hash ${storeHash.slice(0, 12)}…, recorded in the fire ledger)`;
   const more = "with another budget of the chore's size (the day's cap across fires still holds)";
   const gesture = continueGesture(chore);
+  // An issue chore run by hand (Run workflow) fired about no issue: no comment can name its run.
+  if (gesture === 'comment' && byHand)
+    return `${kept}, but a run by hand of an issue chore is about no issue, so no \`/tasklane continue\` comment can name it: ${RAISE}.`;
   if (gesture === 'comment') return `${kept}: a maintainer's \`/tasklane continue\` comment here continues it from the same step, ${more}. Or ${RAISE}.`;
   if (gesture === 'dispatch' && runId && /^\d+$/.test(runId))
     return `${kept}: to continue it from the same step, ${more}, a maintainer runs the workflow "${WORKFLOW_NAME}" (Actions, Run workflow) with chore \`${chore.id}\` and continue \`${runId}\`, or \`gh workflow run "${WORKFLOW_NAME}" -f chore=${chore.id} -f ${CONTINUE_INPUT}=${runId}\`. Or ${RAISE}.`;
@@ -67,6 +70,8 @@ export function pausedState(
   steps: readonly string[],
   storeHash?: string,
   runId?: string,
+  /** The fire was a Run workflow (workflow_dispatch) naming the chore, not its own event. */
+  byHand = false,
 ): PausedState | undefined {
   if (status !== 'budget_exhausted' || !reason) return undefined;
   const key = /\(budget\.(maxIterations|maxInputTokens|maxCostUsd)\)/.exec(reason)?.[1] as keyof typeof PAUSABLE | undefined;
@@ -82,7 +87,7 @@ export function pausedState(
     resume: dayCap
       ? "The day's cap across fires is reached: the next fire after midnight UTC starts a new run."
       : storeHash
-        ? resumeKept(storeHash, chore, runId)
+        ? resumeKept(storeHash, chore, runId, byHand)
         : RESUME_TODAY,
     ...(storeHash ? { storeHash } : {}),
   };

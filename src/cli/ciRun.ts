@@ -157,6 +157,7 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
         trace.map((s) => `${s.name} ${s.status}`),
         result.parked?.storeHash,
         env.GITHUB_RUN_ID,
+        event?.name === 'workflow_dispatch',
       ) ?? null,
   };
   return finish(manifest, base.tainted || !patch ? undefined : patch);

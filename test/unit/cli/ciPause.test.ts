@@ -83,6 +83,10 @@ describe('cli: a CI fire that reaches its budget ends paused at budget, its stat
       said({ kind: 'github', github: { event } });
     assert.match(on('issues'), /`\/tasklane continue` comment here continues it/);
     assert.match(on('issue_comment'), /`\/tasklane continue` comment here continues it/);
+    // The same issue chore run by hand fired about no issue: no comment can name it.
+    const triage = { id: 'triage', budget, trigger: { kind: 'github' as const, github: { event: 'issues' as const } } };
+    const byHand = pausedState('budget_exhausted', reason, triage, triage, [], 'f'.repeat(64), '4242', true);
+    assert.match(byHand?.resume ?? '', /a run by hand of an issue chore is about no issue, so no `\/tasklane continue` comment can name it: raise the limit/);
     for (const event of ['schedule', 'workflow_dispatch'] as const) {
       assert.match(on(event), /runs the workflow "Tasklane chores" \(Actions, Run workflow\) with chore `nightly` and continue `4242`/);
       assert.match(on(event), /`gh workflow run "Tasklane chores" -f chore=nightly -f continue=4242`/);
