@@ -77,11 +77,15 @@ export const CONTINUE_INPUT = 'continue';
  *    could name, so a maintainer runs the workflow (Run workflow) naming the chore and, in the
  *    `continue` input, the paused run's id, which its summary prints. Both check out the default
  *    branch. Dispatching needs write access, and the actor gate still judges who dispatched;
- *  - none for `pull_request` / `pull_request_review` chores: a continue would have to check out the
- *    pull request's head on an event that carries the keys (a comment, a dispatch), which for a
- *    fork runs its code with them, and a same-repository head moves with every push, so the
- *    continued run would edit another tree than the one its store holds edits of. Their paused runs
- *    say so (ciPause.ts): raise the limit and push again, or run the chore by hand;
+ *  - none for `pull_request` / `pull_request_review` chores (decided for now): a continue would
+ *    have to check out the pull request's code on an event that carries the keys (a comment or a
+ *    dispatch runs with the repository's secrets; a fork's `pull_request` run gets none), so a
+ *    fork's continue would run its code with them; and the paused fire ran on the merge commit
+ *    GitHub recomputes whenever either branch moves, so even a same-repository continue would meet
+ *    another tree than its store's edits were made on unless the ledger kept that commit's sha and
+ *    the job checked it out before anything else. That binding (same-repository only, by sha, the
+ *    fork check before the checkout) is the way to add it; until then their paused runs say so
+ *    (ciPause.ts): raise the limit and push again, or run the chore by hand;
  *  - none for `repository_dispatch` and `workflow_run` chores (their fires carry another system's
  *    payload, which a continue cannot replay), nor for `cron:` chores, which keep no fire ledger on
  *    CI to bind a paused run to (write the trigger as `github: { event: schedule, cron }` instead).
