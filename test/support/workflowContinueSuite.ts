@@ -31,8 +31,11 @@ export interface ContinueSuite {
   latestRecord(choreId: string): Obj;
 }
 
-/** Registers the suite's hooks in the calling `describe`; the maintainer Codertocat holds `maintain`. */
-export function continueSuite(choresYaml: string): ContinueSuite {
+/**
+ * Registers the suite's hooks in the calling `describe`; the maintainer Codertocat holds `maintain`.
+ * `secrets` are the repository's secrets besides the model keys (a chore's escalation URL).
+ */
+export function continueSuite(choresYaml: string, secrets: () => Record<string, string> = () => ({})): ContinueSuite {
   let server: ModelServer;
   let github: FakeGithub;
   const dirs: string[] = [];
@@ -72,7 +75,7 @@ export function continueSuite(choresYaml: string): ContinueSuite {
           repo,
           repository: repoName,
           workDir,
-          secrets: { OPENAI_API_KEY: 'test-key', ANTHROPIC_API_KEY: '' },
+          secrets: { OPENAI_API_KEY: 'test-key', ANTHROPIC_API_KEY: '', ...secrets() },
           cli: [process.execPath, path.join(root, 'bin/tasklane.js')],
           env: { GITHUB_API_URL: github.baseUrl, GITHUB_SHA: 'a'.repeat(40), GITHUB_RUN_ID: runId, GITHUB_SERVER_URL: 'https://github.com' },
           ...(otherRuns ? { otherRuns } : {}),

@@ -14,6 +14,8 @@ import type { Obj } from '../../support/ciFireHarness';
 import { continueSuite, jobLog as log, jobResult as result, SCRIPT } from '../../support/workflowContinueSuite';
 import type { RunnerFor } from '../../support/workflowContinueSuite';
 import type { ScriptStep } from '../../fixtures/modelServer';
+import { startHttpReceiver } from '../../fixtures/escalationServers';
+import type { HttpReceiver } from '../../fixtures/escalationServers';
 import type { JobRun, WorkflowRunner } from '../../support/workflowRunner';
 
 const CRON = '0 3 * * *';
@@ -25,6 +27,9 @@ const CHORE = `chores:
     prompt: Make src/app.ts export 42.
     actionSets: [files]
     budget: { maxIterations: 2 }
+    onFailure: escalate
+    escalate:
+      webhook: { urlSecret: ops-hook }
 `;
 const { edit, read, done } = SCRIPT;
 
@@ -33,7 +38,12 @@ const download = (job: JobRun) => job.steps.find((s) => s.label.includes('downlo
 
 describe('cli: the generated workflow continues a schedule chore paused at budget on Run workflow', function () {
   this.timeout(180_000);
-  const suite = continueSuite(CHORE);
+  let receiver: HttpReceiver;
+  before(async () => {
+    receiver = await startHttpReceiver();
+  });
+  after(() => receiver.close());
+  const suite = continueSuite(CHORE, () => ({ TASKLANE_SECRET_OPS_HOOK: `${receiver.baseUrl}/hook` }));
   const server = () => suite.server();
   const setUp = () => suite.setUp();
   type Runner = RunnerFor;
@@ -50,6 +60,7 @@ describe('cli: the generated workflow continues a schedule chore paused at budge
 
   /** The scheduled fire, paused at its two iterations and applied: its artifact is run 4242's. */
   async function pausedRun(runner: Runner) {
+    receiver.requests.length = 0;
     const first = runner('schedule', scheduled(), '4242');
     server().script([edit, read, read]);
     const agent = await first.runJob('chore-nightly-fix');
@@ -86,6 +97,12 @@ describe('cli: the generated workflow continues a schedule chore paused at budge
     assert.match(summary, /\*\*Paused at budget: used all 2 iterations \(budget\.maxIterations\)\*\*/);
     assert.match(summary, /runs the workflow "Tasklane chores" \(Actions, Run workflow\) with chore `nightly-fix` and continue `4242`/);
     assert.match(summary, /`gh workflow run "Tasklane chores" -f chore=nightly-fix -f continue=4242`/);
+    // The chore escalates: its channel is told the pause and the same gesture, with the run's id.
+    assert.equal(receiver.requests.length, 1, 'one escalation of the pause');
+    const escalated = receiver.requests[0]?.body as { status?: string; reason?: string; runId?: string };
+    assert.equal(escalated.status, 'budget_exhausted');
+    assert.equal(escalated.runId, 'ci-4242');
+    assert.match(escalated.reason ?? '', /^Paused at budget: used all 2 iterations \(budget\.maxIterations\)\. .*-f chore=nightly-fix -f continue=4242/);
 
     const { run, agent, manifest } = await dispatched(runner, first, { continue: '4242' }, [done]);
     const find = agent.steps.find((s) => s.label === FIND);
