@@ -49,9 +49,17 @@ export async function runCiFire(input: {
   redactor.addSecret(io.env.GITHUB_TOKEN);
   const eventFile = values.event !== undefined ? path.resolve(io.cwd, values.event) : io.env.GITHUB_EVENT_PATH || undefined;
   const secrets = secretsFromEnv(io.env);
-  const escalateStop = async (chore: ChoreDefinition, reason: string) => {
+  const escalateStop = async (chore: ChoreDefinition, reason: string, spent?: ResultManifest['usage']) => {
     const now = new Date().toISOString();
-    const usage = { iterations: 0, elapsedMs: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
+    const usage = {
+      iterations: spent?.iterations ?? 0,
+      elapsedMs: 0,
+      inputTokens: spent?.inputTokens ?? 0,
+      outputTokens: spent?.outputTokens ?? 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd: spent?.costUsd ?? 0,
+    };
     const payload = {
       type: 'tasklane.chore_escalation' as const,
       version: 1 as const,
@@ -81,6 +89,13 @@ export async function runCiFire(input: {
       ? { started: (m: ResultManifest) => writeRunOut(path.resolve(io.cwd, values.out!), JSON.parse(redactor.redact(JSON.stringify(m))) as unknown, '') }
       : {}),
   });
+  // A run paused at budget waits for a maintainer (ciPause.ts): a chore that escalates its failures
+  // tells its channels too, with exactly how to continue it (the gesture, the run id), since a
+  // pause is no failure and nothing else reaches a person about a fire on no item.
+  if (manifest.paused && input.chore.onFailure === 'escalate' && input.chore.escalate)
+    await escalateStop(input.chore, `Paused at budget: ${manifest.paused.message}. ${manifest.paused.resume}`, manifest.usage).catch((error: unknown) =>
+      input.logger.warn('CHORE', `the pause of ${input.chore.id} could not be escalated: ${error instanceof Error ? error.message : String(error)}`),
+    );
   const safe = JSON.parse(redactor.redact(JSON.stringify(manifest))) as typeof manifest;
   // Written through runOut.ts, which refuses a symbolic link for the folder and both files.
   if (values.out !== undefined) writeRunOut(path.resolve(io.cwd, values.out), safe, patch === undefined ? '' : redactor.redact(patch));

@@ -63,30 +63,80 @@ export function ciStore(
 /** The comment command that continues a paused run. */
 export const CONTINUE_COMMAND = 'continue';
 
+/** The Run workflow input that names the paused run to continue (schedule and dispatch chores). */
+export const CONTINUE_INPUT = 'continue';
+
 /**
- * Whether the generated workflow continues this chore's paused runs on `/tasklane continue`.
- * Every chore has a budget, so any run can pause; the workflow continues those whose fire is about
- * an issue (or the comment on one) and whose continue runs on the checkout the paused fire had:
- *  - `issues` and `issue_comment` chores: the paused fire and the continue comment are both about
- *    the same item, and both check out the same code (the default branch; a comment chore that
- *    pushes to the commented pull request checks out its head for either event);
- *  - not `pull_request` / `pull_request_review` chores: a comment event checks out the default
- *    branch, not the pull request the paused fire worked on, and checking out its head would run a
- *    fork's code with secrets on a comment; not schedule, dispatch or workflow_run chores, whose
- *    fires are about no item a comment could name (the ledger binds a paused run to its item).
- * Their paused runs say so (ciPause.ts) and are run again with a raised limit instead.
+ * How the generated workflow continues this chore's paused runs, or undefined when it does not.
+ * Every chore has a budget, so any run can pause; the gesture has to name the paused run and run
+ * it on the checkout the paused fire had:
+ *  - `comment`: `issues` and `issue_comment` chores. The paused fire and the `/tasklane continue`
+ *    comment are both about the same item, and both check out the same code (the default branch; a
+ *    comment chore that pushes to the commented pull request checks out its head for either event);
+ *  - `dispatch`: `schedule` and `workflow_dispatch` chores. Their fires are about no item a comment
+ *    could name, so a maintainer runs the workflow (Run workflow) naming the chore and, in the
+ *    `continue` input, the paused run's id, which its summary prints. Both check out the default
+ *    branch. Dispatching needs write access, and the actor gate still judges who dispatched;
+ *  - none for `pull_request` / `pull_request_review` chores (decided for now): a continue would
+ *    have to check out the pull request's code on an event that carries the keys (a comment or a
+ *    dispatch runs with the repository's secrets; a fork's `pull_request` run gets none), so a
+ *    fork's continue would run its code with them; and the paused fire ran on the merge commit
+ *    GitHub recomputes whenever either branch moves, so even a same-repository continue would meet
+ *    another tree than its store's edits were made on unless the ledger kept that commit's sha and
+ *    the job checked it out before anything else. That binding (same-repository only, by sha, the
+ *    fork check before the checkout) is the way to add it; until then their paused runs say so
+ *    (ciPause.ts): raise the limit and push again, or run the chore by hand;
+ *  - none for `repository_dispatch` and `workflow_run` chores (their fires carry another system's
+ *    payload, which a continue cannot replay), nor for `cron:` chores, which keep no fire ledger on
+ *    CI to bind a paused run to (write the trigger as `github: { event: schedule, cron }` instead).
  */
-export function continuable(chore: Pick<ChoreDefinition, 'trigger'>): boolean {
-  return chore.trigger.kind === 'github' && (chore.trigger.github.event === 'issues' || chore.trigger.github.event === 'issue_comment');
+export function continueGesture(chore: Pick<ChoreDefinition, 'trigger'>): 'comment' | 'dispatch' | undefined {
+  if (chore.trigger.kind !== 'github') return undefined;
+  const event = chore.trigger.github.event;
+  if (event === 'issues' || event === 'issue_comment') return 'comment';
+  if (event === 'schedule' || event === 'workflow_dispatch') return 'dispatch';
+  return undefined;
 }
 
-/** Why the event is not a `/tasklane continue` comment, or undefined when it is one. */
-export function notContinue(event: GithubEvent): string | undefined {
+/** Whether the generated workflow continues this chore's paused runs at all. */
+export function continuable(chore: Pick<ChoreDefinition, 'trigger'>): boolean {
+  return continueGesture(chore) !== undefined;
+}
+
+/** The run id a Run workflow's `continue` input names ('' when none), or undefined for another event. */
+export function dispatchedContinue(event: GithubEvent): string | undefined {
+  if (event.name !== 'workflow_dispatch') return undefined;
+  const inputs = event.payload.inputs as Record<string, unknown> | undefined;
+  const value = inputs?.[CONTINUE_INPUT];
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/** Why the event is not a continue of this chore, or undefined when it is one. */
+export function notContinue(event: GithubEvent, chore: Pick<ChoreDefinition, 'id' | 'trigger'>): string | undefined {
+  if (continueGesture(chore) === 'dispatch') {
+    const named = (event.payload.inputs as Record<string, unknown> | undefined)?.chore;
+    if (typeof named === 'string' && named !== chore.id) return `Run workflow named the chore ${named.slice(0, 40)}; this is ${chore.id}`;
+    return dispatchedContinue(event)
+      ? undefined
+      : `a paused run of this chore is continued by Run workflow with the paused run's id in its "${CONTINUE_INPUT}" input; the event is ${event.name}`;
+  }
   if (event.name !== 'issue_comment' || event.action !== 'created')
     return `a paused run is continued by a /tasklane ${CONTINUE_COMMAND} comment; the event is ${event.name}`;
   const comment = event.payload.comment as { body?: unknown } | undefined;
   const body = typeof comment?.body === 'string' ? comment.body : '';
   return commandOf(body) === CONTINUE_COMMAND ? undefined : `the comment does not start with /tasklane ${CONTINUE_COMMAND}`;
+}
+
+/**
+ * Why a Run workflow that names a run in its `continue` input continues nothing of this chore, or
+ * undefined (no run named, or the chore is one the dispatch continues). Said, never ignored: the
+ * person asked for a continue and would otherwise get a new run from the first step.
+ */
+export function misdirectedContinue(event: GithubEvent, chore: Pick<ChoreDefinition, 'id' | 'trigger'>): string | undefined {
+  if (!dispatchedContinue(event) || continueGesture(chore) === 'dispatch') return undefined;
+  return continueGesture(chore) === 'comment'
+    ? `chore ${chore.id}'s paused runs are continued by a /tasklane ${CONTINUE_COMMAND} comment on their issue, not by Run workflow; nothing ran`
+    : `the workflow does not continue chore ${chore.id}'s paused runs (its event cannot be replayed with the keys safely); raise its limit in chores.yaml, regenerate the workflow and run it again. Nothing ran`;
 }
 
 /** The item's paused fire: its latest fire that ran, when that one parked; else undefined. */
@@ -113,20 +163,38 @@ export function storeMismatch(dir: string, paused: { run: string; store: string 
 
 /**
  * The paused fire a continue on `item` resumes, read from the ledger with the gate's token; a
- * ledger that cannot be read refuses the continue (fail closed), no paused fire is no fire at all.
+ * ledger that cannot be read refuses the continue (fail closed). With `named` (a Run workflow's
+ * `continue` input) the item's paused fire must be that run: any other id, or no paused fire at
+ * all, is refused visibly (`skip: resume`), since the person asked for that run by name. Without
+ * it (a comment) no paused fire is no fire at all.
  */
 export async function findPausedFire(
   choreId: string,
   item: string | null,
   api: GithubApi | undefined,
-): Promise<{ paused: { run: string; store: string } } | { skip: 'event' | 'resume'; reason: string }> {
-  if (!api) return { skip: 'resume', reason: 'the fire ledger cannot be read (no repository or no TASKLANE_GATE_TOKEN), so no paused run can be found' };
+  named?: string,
+): Promise<{ paused: { run: string; store: string } } | { skip: 'event' | 'resume'; reason: string; unread?: true }> {
+  if (!api)
+    return { skip: 'resume', unread: true, reason: 'the fire ledger cannot be read (no repository or no TASKLANE_GATE_TOKEN), so no paused run can be found' };
+  if (named !== undefined && !/^\d{1,20}$/.test(named))
+    return { skip: 'resume', reason: `"${named.slice(0, 40)}" is not a workflow run id (digits); give the id the paused run's summary names` };
   let records: FireRecord[];
   try {
     records = await readLedger(api, choreId);
   } catch (error) {
-    return { skip: 'resume', reason: `the fire ledger could not be read whole (${error instanceof Error ? error.message : String(error)})` };
+    return { skip: 'resume', unread: true, reason: `the fire ledger could not be read whole (${error instanceof Error ? error.message : String(error)})` };
   }
   const fire = pausedFire(records, item);
-  return fire ? { paused: fire.paused } : { skip: 'event', reason: `no run of ${choreId} on this item is paused at budget` };
+  if (named === undefined) return fire ? { paused: fire.paused } : { skip: 'event', reason: `no run of ${choreId} on this item is paused at budget` };
+  if (!fire)
+    return {
+      skip: 'resume',
+      reason: `run ${named} is not paused: no run of ${choreId} is paused at budget now (its latest run ended, or never paused); nothing ran`,
+    };
+  if (fire.paused.run !== named)
+    return {
+      skip: 'resume',
+      reason: `run ${named} is not the paused run of ${choreId}: run ${fire.paused.run} is (only the latest run can be continued); nothing ran`,
+    };
+  return { paused: fire.paused };
 }

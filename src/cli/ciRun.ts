@@ -19,7 +19,7 @@ import { eventItem, isForkPullRequest, matchEvent, selfTriggered } from '../core
 import { readGithubEvent } from './eventFile';
 import type { EventItem, GithubEvent } from '../core/chores/githubEvent';
 import { pausedState } from './ciPause';
-import { findPausedFire, notContinue, storeMismatch } from './ciResume';
+import { continueGesture, dispatchedContinue, findPausedFire, misdirectedContinue, notContinue, storeMismatch } from './ciResume';
 import { proposedOutputs } from './resultManifest';
 import { githubFireText, outputsInstruction, untaintedKinds } from '../core/chores/githubFire';
 import type { ResultManifest } from './resultManifest';
@@ -73,23 +73,36 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     if (own) return skip('self', `Tasklane's own event: ${own}`);
     const gateApi = env.TASKLANE_GATE_TOKEN ? githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN, item?.repo) : undefined;
     let paused: { run: string; store: string } | undefined;
+    // A Run workflow's `continue` input names the paused run of a schedule or dispatch chore.
+    const named = continueGesture(chore) === 'dispatch' ? dispatchedContinue(event) || undefined : undefined;
     if (input.resume !== undefined) {
-      const not = notContinue(event);
+      const not = notContinue(event, chore);
       if (not) return skip('event', `the event does not continue this chore: ${not}`);
-      const found = await findPausedFire(chore.id, itemKey(item), gateApi);
+      const found = await findPausedFire(chore.id, itemKey(item), gateApi, named);
       if ('skip' in found) return skip(found.skip, found.reason);
       paused = found.paused;
     } else {
       const match = matchEvent(chore.trigger.github, event, chore.id);
       if (!match.fire) return skip('event', `the event does not fire this chore: ${match.reason}`);
+      // Asked to continue, and nothing was downloaded to continue from: never a new run from the
+      // first step in its place. The ledger is read again for the reason (the job log has it too).
+      const misdirected = misdirectedContinue(event, chore);
+      if (misdirected) return skip('resume', misdirected);
+      if (named !== undefined) {
+        const found = await findPausedFire(chore.id, itemKey(item), gateApi, named);
+        return skip(
+          'resume',
+          'skip' in found ? found.reason : `run ${named}'s store was not downloaded (its artifact is gone, or expired after 30 days); nothing ran`,
+        );
+      }
       const loop = await fireLoop(chore, event, gateApi);
       if (loop) return skip('loop', loop);
     }
     // A schedule chore run by hand (Run workflow): GitHub lets only people with write access
-    // dispatch a workflow, and its agent job has no gate token; it runs as its schedule would.
-    // Any other chore run by hand has the token and its gate judges the person who dispatched it
-    // (the sender), so a chore limited to admins stays so on Run workflow.
-    const byHand = chore.trigger.github.event === 'schedule' && event.name === 'workflow_dispatch';
+    // dispatch a workflow; it runs as its schedule would. Any other chore run by hand, and any
+    // continue, has its gate judge the person who dispatched it (the sender), so a chore limited
+    // to admins stays so on Run workflow and a continue is never an outsider's.
+    const byHand = chore.trigger.github.event === 'schedule' && event.name === 'workflow_dispatch' && paused === undefined;
     const verdict = byHand
       ? ({ allowed: true, actor: 'workflow_dispatch', role: 'write', tainted: false, taintReasons: [] } as const)
       : await checkActorGate(chore.actors ?? DEFAULT_ACTOR_GATE, event, gateApi);
@@ -143,6 +156,8 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
         narrowed,
         trace.map((s) => `${s.name} ${s.status}`),
         result.parked?.storeHash,
+        env.GITHUB_RUN_ID,
+        event?.name === 'workflow_dispatch',
       ) ?? null,
   };
   return finish(manifest, base.tainted || !patch ? undefined : patch);

@@ -1,6 +1,7 @@
 /**
  * `tasklane chores paused --chore <id>`: the workflow run id of the chore's run paused at budget on
- * the item a `/tasklane continue` comment is about, read from the fire ledger (ciResume.ts
+ * the item a `/tasklane continue` comment is about (or, for a schedule or dispatch chore, the run a
+ * Run workflow's `continue` input names, once the ledger says it is the paused one), read from the fire ledger (ciResume.ts
  * `findPausedFire`, the same reading the continued run does again before it trusts the store). The
  * generated agent job (workflowContinue.ts) writes it to its step outputs and downloads that run's
  * artifact with it. It prints the id (digits, as the ledger keeps it) or nothing and exits 0 when
@@ -10,7 +11,7 @@
 import { eventItem } from '../core/chores/githubEvent';
 import type { ChoreDefinition } from '../core/chores/types';
 import { githubApiFromEnv, itemKey } from './ciRun';
-import { continuable, findPausedFire, notContinue } from './ciResume';
+import { continuable, dispatchedContinue, findPausedFire, notContinue } from './ciResume';
 import { UsageError } from './environment';
 import { readGithubEvent } from './eventFile';
 
@@ -28,15 +29,22 @@ export async function pausedRun(input: { choreId: string; chores: readonly Chore
   const eventFile = io.env.GITHUB_EVENT_PATH;
   if (!continuable(chore) || !eventFile) return 0;
   const event = readGithubEvent(eventFile, io.env.GITHUB_EVENT_NAME);
-  if (notContinue(event)) return 0;
+  if (notContinue(event, chore)) return 0;
   const item = eventItem(event, io.env.GITHUB_REPOSITORY);
   const token = io.env.TASKLANE_GATE_TOKEN;
-  const found = await findPausedFire(chore.id, itemKey(item), token ? githubApiFromEnv(io.env, token, item.repo) : undefined);
+  const named = dispatchedContinue(event);
+  const found = await findPausedFire(chore.id, itemKey(item), token ? githubApiFromEnv(io.env, token, item.repo) : undefined, named);
   if ('paused' in found) {
     io.out(`${found.paused.run}\n`);
     return 0;
   }
   if (found.skip === 'event') return 0;
+  // A Run workflow that names a run which is not the paused one: nothing is downloaded, and the run
+  // step (which reads the ledger again) records the refusal where the person looks, the run's summary.
+  if (named !== undefined && !('unread' in found)) {
+    io.err(`chore ${chore.id}: not continued: ${found.reason}.\n`);
+    return 0;
+  }
   io.err(
     `chore ${chore.id}: cannot find the paused run to continue: ${found.reason}. Nothing was continued; ask again with /tasklane continue once the ledger can be read.\n`,
   );

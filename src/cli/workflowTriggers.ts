@@ -8,8 +8,8 @@
  */
 import type { GithubDispatchInput, GithubEventName, GithubTrigger } from '../core/chores/githubTypes';
 import type { ChoreDefinition } from '../core/chores/types';
-import { CONTINUE_COMMAND } from './ciResume';
-import { CONTINUE_CONDITION, continuesOnCi } from './workflowContinue';
+import { CONTINUE_COMMAND, CONTINUE_INPUT } from './ciResume';
+import { CONTINUE_CONDITION, continuesOnComment, continuesOnCi } from './workflowContinue';
 import { branchText, choreIdText, commandText, cronText, inputNameText, labelCommandText, quoted, quotedList, typeText, WorkflowError } from './workflowText';
 
 /** A chore the workflow runs, with its trigger as a GitHub event. */
@@ -93,6 +93,8 @@ export function checkTrigger(chore: ChoreDefinition, trigger: GithubTrigger): vo
     }
   if (trigger.event === 'workflow_dispatch' && trigger.inputs && 'chore' in trigger.inputs)
     throw new WorkflowError(`chore ${id}: the workflow_dispatch input "chore" is Tasklane's own (it picks the chore to run); rename it.`);
+  if (trigger.event === 'workflow_dispatch' && trigger.inputs && CONTINUE_INPUT in trigger.inputs)
+    throw new WorkflowError(`chore ${id}: the workflow_dispatch input "${CONTINUE_INPUT}" is Tasklane's own (it names a paused run to continue); rename it.`);
 }
 
 /**
@@ -138,10 +140,19 @@ export function onBlock(chores: readonly CiChore[]): string[] {
       ...dispatchable.map((c) => `          - ${choreIdText(c.chore.id)}`),
     );
     lines.push(...dispatchInputs(of('workflow_dispatch')));
+    // A schedule or dispatch chore's paused run is continued by Run workflow naming it (ciResume.ts).
+    if (chores.some((c) => continuesOnCi(c) && !continuesOnComment(c)))
+      lines.push(
+        `      ${CONTINUE_INPUT}:`,
+        "        description: To continue a run paused at budget, its run id (the paused run's summary names it); empty starts a new run",
+        '        required: false',
+        '        type: string',
+        "        default: ''",
+      );
   }
   const repositoryDispatch = of('repository_dispatch');
   // A chore whose paused runs are continued listens to created comments too (`/tasklane continue`).
-  const comments = [...of('issue_comment'), ...chores.filter((c) => continuesOnCi(c) && c.trigger.event !== 'issue_comment')];
+  const comments = [...of('issue_comment'), ...chores.filter((c) => continuesOnComment(c) && c.trigger.event !== 'issue_comment')];
   if (repositoryDispatch.length)
     lines.push('  repository_dispatch:', `    types: ${quotedList(unique(repositoryDispatch.flatMap((c) => typesOf(c.trigger))))}`);
   for (const event of ['issues', 'issue_comment', 'pull_request_review'] as const) {
@@ -204,7 +215,7 @@ export function jobCondition(c: CiChore, { byHand = true }: { byHand?: boolean }
   const own = eventCondition(c);
   if (!byHand || c.trigger.event === 'workflow_dispatch') return own;
   // `&&` binds tighter than `||` in Actions expressions, as in most languages.
-  return `${own} || ${dispatchedCondition(c)}${continuesOnCi(c) ? ` || ${CONTINUE_CONDITION}` : ''}`;
+  return `${own} || ${dispatchedCondition(c)}${continuesOnComment(c) ? ` || ${CONTINUE_CONDITION}` : ''}`;
 }
 
 function dispatchedCondition(c: CiChore): string {

@@ -9,6 +9,7 @@ import { defaultExportFolder } from './exportFolder';
 import { ReadOnlyDocuments } from './readOnlyDocuments';
 import type { Runtime } from './runtime';
 import { forLabel, forNotification } from '../core/security/surfaceText';
+import { taskState } from '../shared/taskState';
 
 const prompts: DeadLetterPrompts = {
   info: (text) => void vscode.window.showInformationMessage(forNotification(text)),
@@ -52,7 +53,7 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       const lines = [
         `# ${found.session.name}${found.archived ? ' (archived)' : ''}`,
         '',
-        ...found.tasks.map((t) => `- task **${t.name}** (${t.status})${t.finalSummary ? `: ${t.finalSummary.replace(/\s+/g, ' ')}` : ''}`),
+        ...found.tasks.map((t) => `- task **${t.name}** (${taskState(t)})${t.finalSummary ? `: ${t.finalSummary.replace(/\s+/g, ' ')}` : ''}`),
         '',
         ...page.map(eventLine),
         '',

@@ -87,6 +87,7 @@ export function toTaskView(task: CoreTask): TaskView {
             ? 'You stopped the task. Continue resumes it; Cancel ends it.'
             : undefined,
     ...(task.finalSummary ? { finalSummary: task.finalSummary } : {}),
+    ...(task.checks ? { checks: task.checks } : {}),
   };
 }
 

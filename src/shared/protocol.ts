@@ -10,6 +10,7 @@ import * as z from 'zod/v4';
 import type { ApprovalHostMessage, ApprovalView } from './approvalProtocol';
 import type { MessageView, SessionSummary } from './sessionProtocol';
 import type { SidebarReply } from './sidebarApi';
+import type { TaskChecksVerdict } from './taskState';
 import { sidebarRequestEnvelope } from './sidebarSchemas';
 
 // Session rows and transcript lines live with the session-list protocol (one import direction).
@@ -52,6 +53,8 @@ export interface TaskView {
   stopping?: boolean;
   /** The summary the task ended with. */
   finalSummary?: string;
+  /** What judged the task at its end (its state word: verified, done, not checked, checks failed). */
+  checks?: TaskChecksVerdict;
 }
 
 export interface DeadLetterView {

@@ -6,8 +6,24 @@
  * onto these words in `taskState`, and nowhere else.
  */
 
-/** The words, in the order a task meets them. */
-export const TASK_STATE_WORDS = ['working', 'waiting for you', 'paused', 'done', 'failed', 'cancelled'] as const;
+/**
+ * The words, in the order a task meets them. A person's task that ended says what judged it, as a
+ * chore run's end words do (choreChartModel.ts `runEndWords`): `verified` when the workspace's
+ * checks passed, `done, not checked` when it changed files and no checks are declared, `checks
+ * failed` when they failed every round; `done` is left for a task that changed no file (nothing to
+ * check) or ended before checks existed.
+ */
+export const TASK_STATE_WORDS = [
+  'working',
+  'waiting for you',
+  'paused',
+  'verified',
+  'done, not checked',
+  'done',
+  'checks failed',
+  'failed',
+  'cancelled',
+] as const;
 export type TaskStateWord = (typeof TASK_STATE_WORDS)[number];
 
 /** How a state is shown: its word and its codicon (without the `codicon-` prefix). */
@@ -22,13 +38,23 @@ export const TASK_STATES: Record<TaskStateWord, TaskStateLook> = {
   working: { label: 'working', codicon: 'sync', spin: true },
   'waiting for you': { label: 'waiting for you', codicon: 'bell-dot' },
   paused: { label: 'paused', codicon: 'debug-pause' },
+  verified: { label: 'verified', codicon: 'verified-filled' },
+  'done, not checked': { label: 'done, not checked', codicon: 'check' },
   done: { label: 'done', codicon: 'pass' },
+  'checks failed': { label: 'checks failed', codicon: 'unverified' },
   failed: { label: 'failed', codicon: 'error' },
   cancelled: { label: 'cancelled', codicon: 'circle-slash' },
 };
 
 /** The one word for ending a task before it is done (its state is then `cancelled`). */
 export const CANCEL_TASK_WORD = 'Cancel';
+
+/**
+ * What judged a person's task when it ended (src/core/checks/taskChecks.ts sets it, the engine
+ * keeps it on the task): its checks passed, it changed files with none declared, or they failed.
+ * A structured fact, never read back from the summary, whose text the model writes too.
+ */
+export type TaskChecksVerdict = 'verified' | 'not_checked' | 'failed';
 
 /** What decides a task's state, as the engine records it (and its views carry it). */
 export interface TaskStateFacts {
@@ -37,12 +63,14 @@ export interface TaskStateFacts {
   paused?: boolean;
   waitingForUser?: boolean;
   waitingForApproval?: boolean | string;
+  /** What judged the task at its end, when checks had a say (see {@link TaskChecksVerdict}). */
+  checks?: TaskChecksVerdict;
 }
 
 /** The one word for a task's state: an ended task by how it ended, else why it does not progress. */
 export function taskState(task: TaskStateFacts): TaskStateWord {
-  if (task.status === 'completed') return 'done';
-  if (task.status === 'error') return 'failed';
+  if (task.status === 'completed') return task.checks === 'verified' ? 'verified' : task.checks === 'not_checked' ? 'done, not checked' : 'done';
+  if (task.status === 'error') return task.checks === 'failed' ? 'checks failed' : 'failed';
   if (task.status === 'cancelled') return 'cancelled';
   if (task.paused || task.status === 'paused') return 'paused';
   if (task.waitingForUser || task.waitingForApproval) return 'waiting for you';
@@ -82,8 +110,9 @@ export function choreRunState(status: string): TaskStateWord | undefined {
     case 'nothing_to_change':
       return 'done';
     case 'failed':
-    case 'checks_failed':
       return 'failed';
+    case 'checks_failed':
+      return 'checks failed';
     case 'cancelled':
       return 'cancelled';
     default:

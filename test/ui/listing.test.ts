@@ -122,7 +122,7 @@ describe('ui: the pictures of the Marketplace listing', function () {
     await picture(page, 'diff-approve', '.part.editor');
     await titleApprove.click();
     await block().locator('.block-summary', { hasText: SUMMARY }).waitFor({ timeout: 60_000 });
-    assert.equal(await block().locator('.block-state').textContent(), 'done');
+    assert.equal(await block().locator('.block-state').textContent(), 'done, not checked');
     assert.deepEqual(await block().locator('.step .step-text').allTextContents(), [
       'Read src/greet.js',
       'Proposed an edit to src/greet.js',

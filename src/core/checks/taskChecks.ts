@@ -44,7 +44,7 @@ export function taskChecksHook(deps: TaskChecksDeps): TaskHooks {
       if (!(await deps.changedFiles(task.id))) return undefined;
       // A task that changed files with no checks declared ends done, and says it was not checked:
       // "done" is then the model's word alone, and the person should know that.
-      if (!checks?.commands.length) return { kind: 'end', result: { ...result, summary: `${result.summary}\n\n${NOT_CHECKED}` } };
+      if (!checks?.commands.length) return { kind: 'end', result: { ...result, summary: `${result.summary}\n\n${NOT_CHECKED}`, checks: 'not_checked' } };
       const round = (rounds.get(task.id) ?? 0) + 1;
       const results = await runChecks(checks.commands, recordedChecks(deps.run, { record, round, taskId: task.id }), {
         timeoutMs: maxCheckMs,
@@ -55,7 +55,7 @@ export function taskChecksHook(deps: TaskChecksDeps): TaskHooks {
       const failed = failedCheck(results);
       if (!failed) {
         rounds.delete(task.id);
-        return { kind: 'end', result: { ...result, summary: `${result.summary}\n\n${results.map(checkedLine).join('\n')}` } };
+        return { kind: 'end', result: { ...result, summary: `${result.summary}\n\n${results.map(checkedLine).join('\n')}`, checks: 'verified' } };
       }
       deps.logger.info('TASK', `${task.id}: check round ${round} of ${checks.rounds}: ${describeFailure(failed)}`);
       if (round < checks.rounds) return checksFailedMessage(failed, round, checks.rounds);
@@ -70,6 +70,7 @@ export function taskChecksHook(deps: TaskChecksDeps): TaskHooks {
           status: 'error',
           summary: `Checks failed: ${describeFailure(failed)} after ${checks.rounds} round${checks.rounds === 1 ? '' : 's'}${last ? ` (${last.trim().slice(0, 200)})` : ''}. The task's edits stay as they are; read the check's output and continue or undo them.`,
           ...(result.output ? { output: result.output } : {}),
+          checks: 'failed',
         },
       };
     },

@@ -15,6 +15,7 @@ import { decodeSession, decodeTask } from './durableRows';
 import type { EngineState } from './engineState';
 import type { SessionRecord, TaskRecord } from './records';
 import type { AgentSettings, HistoryHit } from './types';
+import { taskState } from '../../shared/taskState';
 
 const DAY = 86_400_000;
 /** Documented defaults (docs/STORAGE.md, README "Storage"). */
@@ -320,7 +321,8 @@ function taskHit(task: TaskRecord, archived: boolean): HistoryHit {
     id: task.id,
     sessionId: task.sessionId,
     title: task.name,
-    detail: `task · ${task.status}${task.finalSummary ? ` · ${task.finalSummary.slice(0, 80)}` : ''}`,
+    // The state word the task's block shows (verified, done, not checked, checks failed…), not the engine's status.
+    detail: `task · ${taskState(task)}${task.finalSummary ? ` · ${task.finalSummary.slice(0, 80)}` : ''}`,
     at: task.endedAt ?? task.createdAt,
     archived,
   };

@@ -6,6 +6,7 @@ import type { Usage } from '../model/types';
 import type { MessageView, PauseReason, SessionStatus, SessionView, TaskMode, TaskStatus, TaskView, Todo, UsageTotals } from './types';
 import { totalTokens } from '../model/usage';
 import type { HistorySummary } from './historySummary';
+import type { TaskChecksVerdict } from '../../shared/taskState';
 
 export interface SessionRecord {
   id: string;
@@ -113,6 +114,8 @@ export interface TaskRecord {
   endedAt?: number;
   finalSummary?: string;
   output?: Record<string, unknown>;
+  /** What judged the task at its end (taskChecks.ts): its state word says it (src/shared/taskState.ts). */
+  checks?: TaskChecksVerdict;
 }
 
 export const emptyTotals = (): UsageTotals => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 });
@@ -159,6 +162,7 @@ export function taskView(task: TaskRecord): TaskView {
     ...(task.endedAt ? { endedAt: task.endedAt } : {}),
     ...(task.finalSummary ? { finalSummary: task.finalSummary } : {}),
     ...(task.output ? { output: task.output } : {}),
+    ...(task.checks ? { checks: task.checks } : {}),
   };
 }
 

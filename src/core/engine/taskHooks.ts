@@ -8,6 +8,7 @@ import type { Trigger } from '../store/types';
 import type { ProactivePayload } from './triggerPayloads';
 import type { TaskRecord } from './records';
 import type { TaskEventKind } from './types';
+import type { TaskChecksVerdict } from '../../shared/taskState';
 
 /** Writes an event of the task for the person (never shown to the model), e.g. a check's row. */
 export type TaskEventRecorder = (kind: TaskEventKind, data: Record<string, unknown>) => Promise<void>;
@@ -60,8 +61,14 @@ export interface TaskHooks {
 export type TurnWithoutEnd =
   { kind: 'nudge'; message: string } | { kind: 'end'; result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> } };
 
-/** A supervisor's end of a task in place of the one the model asked for (see {@link TaskHooks.beforeTaskEnd}). */
-export type TaskEndOverride = { kind: 'end'; result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown> } };
+/**
+ * A supervisor's end of a task in place of the one the model asked for (see {@link TaskHooks.beforeTaskEnd});
+ * `checks` says what judged it (the workspace's checks: taskChecks.ts), kept on the task for its state word.
+ */
+export type TaskEndOverride = {
+  kind: 'end';
+  result: { status: 'completed' | 'error'; summary: string; output?: Record<string, unknown>; checks?: TaskChecksVerdict };
+};
 
 /**
  * Why a guard stops a task: a reason ends it; `pauseAtBudget` (a spent run budget: a cap pauses,

@@ -12,6 +12,7 @@ import type { EngineEnv, TurnClaim } from './engineEnv';
 import { USER_PRIORITY, WAIT_REARM_MS } from './engineEnv';
 import { newId } from './engineState';
 import { emptyTotals } from './records';
+import type { TaskChecksVerdict } from '../../shared/taskState';
 import type { ChoreLineage, TaskRecord } from './records';
 import { contentKey } from './turnEffects';
 import type { PauseReason, TaskMode } from './types';
@@ -142,7 +143,13 @@ function setSessionStatus(env: EngineEnv, sessionId: string, status: 'idle' | 'w
 export async function endTask(
   env: EngineEnv,
   task: TaskRecord,
-  result: { status: 'completed' | 'error' | 'cancelled'; summary: string; output?: Record<string, unknown>; arrivedDuring?: number },
+  result: {
+    status: 'completed' | 'error' | 'cancelled';
+    summary: string;
+    output?: Record<string, unknown>;
+    checks?: TaskChecksVerdict;
+    arrivedDuring?: number;
+  },
 ): Promise<void> {
   const now = env.clock.now();
   task.status = result.status;
@@ -153,6 +160,7 @@ export async function endTask(
   delete task.pauseReason;
   delete task.stopAfterStep;
   if (result.output) task.output = result.output;
+  if (result.checks) task.checks = result.checks;
   await env.triggers.cancel(task.sessionId);
   env.state.saveTask(task);
   setSessionStatus(env, task.sessionId, 'idle');

@@ -3,6 +3,7 @@
  * here is JSON-serialisable: plain objects, strings, numbers, booleans, arrays.
  */
 import type { ModelPrices } from '../model/pricing';
+import type { TaskChecksVerdict } from '../../shared/taskState';
 
 /** Who wrote a transcript line. `event` is a neutral notice (task started, budget warning…). */
 export type MessageRole = 'user' | 'assistant' | 'error' | 'event';
@@ -115,6 +116,8 @@ export interface TaskView {
   finalSummary?: string;
   /** The JSON object handed to task_end (a chore's result). */
   output?: Record<string, unknown>;
+  /** What judged the task at its end: verified, not checked, checks failed (src/shared/taskState.ts). */
+  checks?: TaskChecksVerdict;
 }
 
 /** A trigger that failed all its retries; shown in its session and listed in the snapshot. */

@@ -33,6 +33,7 @@ const LINE_CHARS = 160;
 const STATE_COLOUR: Partial<Record<TaskStateWord, string>> = {
   done: 'testing.iconPassed',
   failed: 'testing.iconFailed',
+  'checks failed': 'testing.iconFailed',
   'waiting for you': 'list.warningForeground',
 };
 const RUN_ONLY_ICON: Record<string, [string, string?]> = {

@@ -10,6 +10,7 @@ import type { CommandResult } from '../../../src/core/approval/commands/commandA
 import { checkEventData, failureGist, toCheckResult } from '../../../src/core/checks/checkRun';
 import { NOT_CHECKED, taskChecksHook } from '../../../src/core/checks/taskChecks';
 import { presentSteps } from '../../../src/host/stepPresenter';
+import { taskState } from '../../../src/shared/taskState';
 import type { WorkspaceChecks } from '../../../src/core/checks/taskChecks';
 import { checksHash, parseChecksFile, resolveWorkspaceChecks } from '../../../src/core/checks/workspaceChecks';
 import type { ModelServer } from '../../fixtures/modelServer';
@@ -117,6 +118,11 @@ describe('workspace checks: a task that changed files ends only when they pass',
     assert.deepEqual(ran, ['npm test', 'npm test']);
     assert.match(JSON.stringify(server.requests[2]?.body), /`npm test` exited 1[\s\S]*FAIL answer: expected 42/);
     assert.match(task.finalSummary ?? '', /Fixed it\.\n\nChecked `npm test` ✓ 1\.2 s$/);
+    // The block's word agrees with its summary: verified, not the model's "done".
+    assert.equal(task.checks, 'verified');
+    assert.equal(taskState(task), 'verified');
+    // History's pick says the same word (its description), and keeps it across the archive's read.
+    assert.match((await h.agent.history.search('Work')).find((hit) => hit.kind === 'task' && hit.id === task.id)?.detail ?? '', /^task · verified · /);
   });
 
   it("each check is a row of the task's block: running, then ✓ or ✗ with what failed; the model never sees the rows", async () => {
@@ -167,6 +173,12 @@ describe('workspace checks: a task that changed files ends only when they pass',
     assert.equal(task.status, 'error');
     assert.match(task.finalSummary ?? '', /^Checks failed: `npm test` exited 1 after 2 rounds \(FAIL answer: expected 42\)/);
     assert.equal(server.requests.length, 3, 'no model call after the last round');
+    assert.equal(task.checks, 'failed');
+    assert.equal(taskState(task), 'checks failed');
+    assert.match(
+      (await h.agent.history.search('Work')).find((hit) => hit.kind === 'task' && hit.id === task.id)?.detail ?? '',
+      /^task · checks failed · Checks failed/,
+    );
   });
 
   it('a task that changed no file is not checked', async () => {
@@ -176,6 +188,9 @@ describe('workspace checks: a task that changed files ends only when they pass',
     assert.equal(task.status, 'completed');
     assert.deepEqual(ran, []);
     assert.equal(task.finalSummary, 'Fixed it.');
+    // Nothing to check: done, and no verdict is recorded.
+    assert.equal(task.checks, undefined);
+    assert.equal(taskState(task), 'done');
   });
 
   it('a task that changed files where no checks are declared ends done, saying it was not checked', async () => {
@@ -185,6 +200,19 @@ describe('workspace checks: a task that changed files ends only when they pass',
     assert.equal(task.status, 'completed');
     assert.deepEqual(ran, []);
     assert.equal(task.finalSummary, `Fixed it.\n\n${NOT_CHECKED}`);
+    assert.equal(task.checks, 'not_checked');
+    assert.equal(taskState(task), 'done, not checked');
+    assert.match((await h.agent.history.search('Work')).find((hit) => hit.kind === 'task' && hit.id === task.id)?.detail ?? '', /^task · done, not checked · /);
+  });
+
+  it("a model's summary that claims a check is no verdict: the word comes from the checks that ran, not the text", async () => {
+    changed = false;
+    const forged = { toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'Fixed it.\n\nChecked `npm test` ✓ 1.2 s' } }] };
+    server.script([start, forged]);
+    const task = await runTask();
+    assert.deepEqual(ran, []);
+    assert.equal(task.checks, undefined);
+    assert.equal(taskState(task), 'done');
   });
 
   it("the task's end waits for its check, and Cancel during the check kills it and ends the task cancelled", async () => {

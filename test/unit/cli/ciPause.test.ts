@@ -25,7 +25,7 @@ describe('cli: a CI fire that reaches its budget ends paused at budget, its stat
       limit: 'iterations',
       message: 'used all 2 iterations (budget.maxIterations)',
       steps: ['replace_in_file ok', 'read_file ok'],
-      resume: resumeKept(result.manifest.paused?.storeHash ?? '', true),
+      resume: resumeKept(result.manifest.paused?.storeHash ?? '', { id: 'tight-fix', trigger: { kind: 'github', github: { event: 'issues' } } }, '4242'),
       storeHash: result.manifest.paused?.storeHash,
     });
     assert.equal(result.manifest.usage.iterations, 2);
@@ -52,9 +52,10 @@ describe('cli: a CI fire that reaches its budget ends paused at budget, its stat
   it("maxSeconds ends a run everywhere and is no pause; a cost cap lower than the chore's own is the day's cap across fires", () => {
     const budget = { maxIterations: 10, maxSeconds: 60, maxInputTokens: 100_000, maxCostUsd: 1 };
     const trigger = { kind: 'cron' as const, cron: '0 2 * * *' };
-    assert.equal(pausedState('budget_exhausted', 'ran for 61 s of 60 s (budget.maxSeconds)', { budget, trigger }, { budget }, []), undefined);
-    assert.equal(pausedState('failed', 'used all 10 iterations (budget.maxIterations)', { budget, trigger }, { budget }, []), undefined);
-    const own = pausedState('budget_exhausted', 'Chore budget exhausted: spent $1.0100 of $1 (budget.maxCostUsd)', { budget, trigger }, { budget }, []);
+    const id = 'nightly';
+    assert.equal(pausedState('budget_exhausted', 'ran for 61 s of 60 s (budget.maxSeconds)', { id, budget, trigger }, { budget }, []), undefined);
+    assert.equal(pausedState('failed', 'used all 10 iterations (budget.maxIterations)', { id, budget, trigger }, { budget }, []), undefined);
+    const own = pausedState('budget_exhausted', 'Chore budget exhausted: spent $1.0100 of $1 (budget.maxCostUsd)', { id, budget, trigger }, { budget }, []);
     assert.deepEqual(own && { limit: own.limit, message: own.message, resume: own.resume }, {
       limit: 'costUsd',
       message: 'spent $1.0100 of $1 (budget.maxCostUsd)',
@@ -63,7 +64,7 @@ describe('cli: a CI fire that reaches its budget ends paused at budget, its stat
     const day = pausedState(
       'budget_exhausted',
       'spent $0.2000 of $0.2 (budget.maxCostUsd)',
-      { budget, trigger },
+      { id, budget, trigger },
       { budget: { ...budget, maxCostUsd: 0.2 } },
       [],
     );
@@ -71,16 +72,30 @@ describe('cli: a CI fire that reaches its budget ends paused at budget, its stat
     assert.match(day?.resume ?? '', /the next fire after midnight UTC starts a new run/);
   });
 
-  it('a kept store is said continuable on /tasklane continue only for the chores the generated workflow continues', () => {
+  it('a kept store says the gesture that continues it: a comment, Run workflow with the run id, or why none', () => {
     const budget = { maxIterations: 2, maxSeconds: 60, maxInputTokens: 100_000, maxCostUsd: 1 };
     const reason = 'used all 2 iterations (budget.maxIterations)';
-    const on = (event: 'issues' | 'issue_comment' | 'pull_request') => {
-      const chore = { budget, trigger: { kind: 'github' as const, github: { event } } };
-      return pausedState('budget_exhausted', reason, chore, chore, [], 'f'.repeat(64))?.resume ?? '';
+    const said = (trigger: Parameters<typeof pausedState>[2]['trigger']) => {
+      const chore = { id: 'nightly', budget, trigger };
+      return pausedState('budget_exhausted', reason, chore, chore, [], 'f'.repeat(64), '4242')?.resume ?? '';
     };
+    const on = (event: 'issues' | 'issue_comment' | 'pull_request' | 'schedule' | 'workflow_dispatch' | 'workflow_run') =>
+      said({ kind: 'github', github: { event } });
     assert.match(on('issues'), /`\/tasklane continue` comment here continues it/);
     assert.match(on('issue_comment'), /`\/tasklane continue` comment here continues it/);
-    assert.match(on('pull_request'), /continues only issue and issue-comment chores: raise the limit/);
-    assert.doesNotMatch(on('pull_request'), /comment here continues/);
+    // The same issue chore run by hand fired about no issue: no comment can name it.
+    const triage = { id: 'triage', budget, trigger: { kind: 'github' as const, github: { event: 'issues' as const } } };
+    const byHand = pausedState('budget_exhausted', reason, triage, triage, [], 'f'.repeat(64), '4242', true);
+    assert.match(byHand?.resume ?? '', /a run by hand of an issue chore is about no issue, so no `\/tasklane continue` comment can name it: raise the limit/);
+    for (const event of ['schedule', 'workflow_dispatch'] as const) {
+      assert.match(on(event), /runs the workflow "Tasklane chores" \(Actions, Run workflow\) with chore `nightly` and continue `4242`/);
+      assert.match(on(event), /`gh workflow run "Tasklane chores" -f chore=nightly -f continue=4242`/);
+      assert.doesNotMatch(on(event), /comment here/);
+    }
+    assert.match(on('pull_request'), /does not continue pull-request chores: a continue would run the pull request's code again with the keys/);
+    assert.match(on('pull_request'), /Raise the limit in chores\.yaml .* \(push to the pull request, or Run workflow with this chore\)/);
+    assert.doesNotMatch(on('pull_request'), /comment here continues|-f continue/);
+    assert.match(on('workflow_run'), /continues only issue, issue-comment, schedule and Run workflow chores: raise the limit/);
+    assert.match(said({ kind: 'cron', cron: '0 2 * * *' }), /write its trigger as `github: \{ event: schedule, cron: … \}`/);
   });
 });

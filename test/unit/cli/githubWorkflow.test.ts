@@ -41,9 +41,12 @@ describe('cli: the generated GitHub workflow', () => {
     // A github chore's agent job reads the fire ledger (check runs) for its budgets across fires; a
     // cron chore on CI keeps no such budget. What a fire is told for its purpose (fireFacts.ts) adds
     // read scopes: a pull request's files, a failed run's jobs and logs.
-    // A chore whose paused runs are continued (issues, issue_comment: ciResume.ts `continuable`)
-    // downloads the paused run's artifact: actions: read, on its agent job only.
+    // A chore whose paused runs are continued (issues, issue_comment on a comment; schedule and
+    // workflow_dispatch on Run workflow: ciResume.ts `continueGesture`) downloads the paused run's
+    // artifact: actions: read, on its agent job only.
     const told: Record<string, Record<string, string>> = {
+      'chore-by-hand': { actions: 'read' },
+      'chore-tokyo': { actions: 'read' },
       'chore-triage': { actions: 'read' },
       'chore-ask': { actions: 'read', 'pull-requests': 'read' },
       'chore-review-deps': { 'pull-requests': 'read' },
@@ -312,6 +315,7 @@ describe('cli: the generated GitHub workflow', () => {
     refuse({ event: 'issue_comment', command: 'continue' }, /"continue" is Tasklane's own/);
     refuse({ event: 'issues', types: ["opened') || true || ('"] }, /not one word/);
     refuse({ event: 'workflow_dispatch', inputs: { chore: { required: false, type: 'string' } } }, /input "chore" is Tasklane's own/);
+    refuse({ event: 'workflow_dispatch', inputs: { continue: { required: false, type: 'string' } } }, /input "continue" is Tasklane's own/);
     assert.throws(() => generate([{ ...cronChore(), id: 'Bad id' }]), /not \[a-z0-9-\]/);
     // A month cap CI would not count is refused, not accepted and ignored.
     assert.throws(
@@ -322,6 +326,17 @@ describe('cli: the generated GitHub workflow', () => {
       () => generate([cronChore('a'), githubChore('b', { event: 'issues' })].map((c) => ({ ...c, trigger: { kind: 'files', globs: ['a'], debounceMs: 1 } }))),
       /nothing to run on CI/,
     );
+  });
+
+  it('offers the continue input on Run workflow only when a schedule or dispatch chore is there for it to continue', () => {
+    type Form = { on: { workflow_dispatch: { inputs: Record<string, { required: boolean; type: string; default?: string }> } } };
+    const form = (chores: ChoreDefinition[]) => (parseYaml(generate(chores)) as Form).on.workflow_dispatch.inputs;
+    const input = form([githubChore('nightly', { event: 'schedule', cron: '0 2 * * *' })]).continue;
+    assert.deepEqual(input && { required: input.required, type: input.type, default: input.default }, { required: false, type: 'string', default: '' });
+    assert.ok(form([githubChore('by-hand', { event: 'workflow_dispatch' })]).continue);
+    // Issue chores are continued by a comment; a cron: chore keeps no ledger on CI; pull-request chores are not continued.
+    for (const chores of [[githubChore('triage', { event: 'issues' })], [cronChore()], [githubChore('review', { event: 'pull_request' })]])
+      assert.equal(form(chores).continue, undefined, chores[0]!.id);
   });
 
   it('converts a zone to UTC when one UTC cron says the same, else keeps it with timezone:', () => {

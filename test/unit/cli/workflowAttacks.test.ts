@@ -88,12 +88,13 @@ describe('cli: attacks on the generated workflow and the patch', function () {
     // Every line a libyaml-family parser would see is a line here: no separator is left raw.
     assert.doesNotMatch(text, /[\u2028\u2029\u0085\r]/);
     // The token appears only where the generator puts it: the env of each apply step, and the
-    // read-only one of each event chore's run step (its actor gate).
-    assert.equal(text.match(/\$\{\{ github\.token \}\}/g)?.length, 4);
+    // read-only one of each event chore's run step (its actor gate), and, for the chore whose paused
+    // runs Run workflow continues, the read-only one of its find and download steps.
+    assert.equal(text.match(/\$\{\{ github\.token \}\}/g)?.length, 6);
     assert.equal(
       text.match(/\$\{\{/g)?.length,
       text.match(
-        /\$\{\{ (github\.token|secrets\.\w+|steps\.upload\.outputs\.artifact-id|needs\.chore-[\w-]+\.result|github\.event\.[\w.]+( \|\| [\w.]+)*) \}\}/g,
+        /\$\{\{ (github\.token|secrets\.\w+|steps\.upload\.outputs\.artifact-id|steps\.paused\.outputs\.run( && '[\w/-]+' \|\| '')?|needs\.chore-[\w-]+\.result|github\.event\.[\w.]+( \|\| [\w.]+)*) \}\}/g,
       )?.length,
     );
     const workflow = parseYaml(text) as Workflow & { on: { workflow_dispatch: { inputs: Record<string, { description: string; options: string[] }> } } };

@@ -6,20 +6,11 @@
  * ledger, downloads its artifact by run id and continues the same task to success.
  */
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { ledgerCheckName } from '../../../src/cli/fireLedger';
-import { startFakeGithub } from '../../fakes/githubApi';
-import type { FakeGithub } from '../../fakes/githubApi';
-import { startModelServer } from '../../fixtures/modelServer';
-import type { ModelServer, ScriptStep } from '../../fixtures/modelServer';
 import { fixRequest, repoName } from '../../support/ciFireHarness';
 import type { Obj } from '../../support/ciFireHarness';
-import { cli, makeRepo, root } from '../../support/ciRepo';
 import { webhookExample } from '../../support/webhookExamples';
-import { WorkflowRunner } from '../../support/workflowRunner';
-import type { JobRun } from '../../support/workflowRunner';
+import { continueSuite, jobLog as log, jobResult as result, SCRIPT } from '../../support/workflowContinueSuite';
+import type { RunnerFor } from '../../support/workflowContinueSuite';
 
 const CHORE = `chores:
   - id: tight-fix
@@ -30,65 +21,15 @@ const CHORE = `chores:
     actionSets: [files]
     budget: { maxIterations: 2 }
 `;
-const edit: ScriptStep = {
-  toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/app.ts', edits: [{ oldText: 'answer = 41', newText: 'answer = 42' }] } }],
-};
-const read: ScriptStep = { toolCalls: [{ name: 'read_file', arguments: { path: 'src/app.ts' } }] };
-const done: ScriptStep = { toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'fixed', output: {} } }] };
-
-const log = (job: JobRun) => job.steps.map((s) => `${s.label}: ${s.kind} ${s.exitCode}\n${s.output}`).join('\n');
-const result = (job: JobRun) => JSON.parse(fs.readFileSync(path.join(job.dir, 'tasklane-out/tasklane-result.json'), 'utf8')) as Obj;
+const { edit, read, done } = SCRIPT;
 
 describe('cli: the generated workflow continues a paused run on /tasklane continue', function () {
   this.timeout(180_000);
-  let server: ModelServer;
-  let github: FakeGithub;
-  const dirs: string[] = [];
-  const temp = (prefix: string) => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-    dirs.push(dir);
-    return dir;
-  };
-
-  before(async () => {
-    server = await startModelServer();
-  });
-  after(async () => {
-    await server.close();
-    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-  });
-  beforeEach(async () => {
-    server.reset();
-    github = await startFakeGithub({ repo: repoName });
-    github.issues.set(1, { number: 1, title: 'Spelling error in the README file', body: '', labels: [] });
-    github.roles.set('Codertocat', 'maintain');
-  });
-  afterEach(() => github.close());
-
-  async function setUp() {
-    const repo = makeRepo(CHORE);
-    dirs.push(repo);
-    const generated = await cli(['chores', 'ci', 'github', '--workspace', repo], {
-      TASKLANE_MODEL_PROVIDER: 'openai-compatible',
-      TASKLANE_MODEL_BASE_URL: server.openaiBaseUrl,
-      TASKLANE_MODEL_ID: 'gpt-5-mini',
-    });
-    assert.equal(generated.code, 0, generated.err);
-    const runner = (eventName: string, event: Obj, runId: string, otherRuns?: Record<string, string>) =>
-      new WorkflowRunner({
-        workflow: generated.out,
-        eventName,
-        event,
-        repo,
-        repository: repoName,
-        workDir: temp('tasklane-wf-continue-'),
-        secrets: { OPENAI_API_KEY: 'test-key', ANTHROPIC_API_KEY: '' },
-        cli: [process.execPath, path.join(root, 'bin/tasklane.js')],
-        env: { GITHUB_API_URL: github.baseUrl, GITHUB_SHA: 'a'.repeat(40), GITHUB_RUN_ID: runId, GITHUB_SERVER_URL: 'https://github.com' },
-        ...(otherRuns ? { otherRuns } : {}),
-      });
-    return { runner };
-  }
+  const suite = continueSuite(CHORE);
+  const server = () => suite.server();
+  const github = () => suite.github();
+  beforeEach(() => github().issues.set(1, { number: 1, title: 'Spelling error in the README file', body: '', labels: [] }));
+  const setUp = async () => ({ runner: await suite.setUp() });
 
   const opened = (): Obj => {
     const p = webhookExample('issues', (e) => e.action === 'opened') as Obj;
@@ -105,9 +46,9 @@ describe('cli: the generated workflow continues a paused run on /tasklane contin
   };
 
   /** The issue fire, paused at its two iterations, applied: its artifact is run 4242's. */
-  async function pausedRun(setup: Awaited<ReturnType<typeof setUp>>) {
+  async function pausedRun(setup: { runner: RunnerFor }) {
     const first = setup.runner('issues', opened(), '4242');
-    server.script([edit, read, read]);
+    server().script([edit, read, read]);
     const agent = await first.runJob('chore-tight-fix');
     assert.equal(agent.conclusion, 'success', log(agent));
     // An issue fire is no continue: the continue's steps are skipped.
@@ -118,8 +59,7 @@ describe('cli: the generated workflow continues a paused run on /tasklane contin
     assert.equal(result(agent).status, 'budget_exhausted');
     const apply = await first.runJob('apply-tight-fix');
     assert.equal(apply.conclusion, 'success', log(apply));
-    const record = github.checkRuns.filter((c) => c.name === ledgerCheckName('tight-fix')).at(-1);
-    assert.equal(JSON.parse(String(record?.external_id)).paused?.[0], '4242', 'the ledger binds run 4242 to its store');
+    assert.equal((suite.latestRecord('tight-fix').paused as string[] | undefined)?.[0], '4242', 'the ledger binds run 4242 to its store');
     return first;
   }
 
@@ -128,8 +68,8 @@ describe('cli: the generated workflow continues a paused run on /tasklane contin
     const first = await pausedRun(setup);
     const second = setup.runner('issue_comment', continueOn(1), '4343', { '4242': first.artifactsDir });
     assert.deepEqual(second.selectedJobs(), ['chore-tight-fix'], 'the agent job, not the status job: the status is the paused run’s');
-    server.reset();
-    server.script([done]);
+    server().reset();
+    server().script([done]);
     const agent = await second.runJob('chore-tight-fix');
     assert.equal(agent.conclusion, 'success', log(agent));
     const find = agent.steps.find((s) => s.label === 'Find the paused run of chore tight-fix');
@@ -137,8 +77,8 @@ describe('cli: the generated workflow continues a paused run on /tasklane contin
     assert.equal(agent.steps.find((s) => s.label.includes('download-artifact'))?.output, 'downloaded tasklane-tight-fix');
     const runStep = agent.steps.find((s) => s.label === 'Run chore tight-fix');
     assert.equal(runStep?.env?.RESUME_STORE, 'tasklane-resume/store');
-    assert.equal(server.requests.length, 1, 'one model call: the task_end');
-    assert.match(JSON.stringify(server.requests[0]?.body), /replace_in_file/, 'the request carries the steps before the pause');
+    assert.equal(server().requests.length, 1, 'one model call: the task_end');
+    assert.match(JSON.stringify(server().requests[0]?.body), /replace_in_file/, 'the request carries the steps before the pause');
     const manifest = result(agent);
     assert.equal(manifest.status, 'succeeded', String(manifest.reason));
     assert.equal(manifest.usage.iterations, 3, 'two steps before the pause, one after: none re-done');
@@ -147,9 +87,8 @@ describe('cli: the generated workflow continues a paused run on /tasklane contin
     assert.equal(second.wouldRun('apply-tight-fix'), true);
     const apply = await second.runJob('apply-tight-fix');
     assert.equal(apply.conclusion, 'success', log(apply));
-    const record = github.checkRuns.filter((c) => c.name === ledgerCheckName('tight-fix')).at(-1);
-    assert.equal(JSON.parse(String(record?.external_id)).paused, undefined, 'the continued run ended: nothing is paused now');
-    const status = github.comments.filter((c) => c.issue === 1 && /<!-- tasklane:chore=tight-fix status -->/.test(c.body));
+    assert.equal(suite.latestRecord('tight-fix').paused, undefined, 'the continued run ended: nothing is paused now');
+    const status = github().comments.filter((c) => c.issue === 1 && /<!-- tasklane:chore=tight-fix status -->/.test(c.body));
     assert.equal(status.length, 1, 'the one status comment, edited in place');
     assert.match(status[0]?.body ?? '', /- Status: succeeded/);
   });
@@ -157,14 +96,14 @@ describe('cli: the generated workflow continues a paused run on /tasklane contin
   it('a continue on an issue with no paused run downloads nothing and runs nothing', async () => {
     const setup = await setUp();
     const first = await pausedRun(setup);
-    github.issues.set(2, { number: 2, title: 'Add a feature', body: '', labels: [] });
+    github().issues.set(2, { number: 2, title: 'Add a feature', body: '', labels: [] });
     const other = setup.runner('issue_comment', continueOn(2), '4343', { '4242': first.artifactsDir });
-    server.reset();
+    server().reset();
     const agent = await other.runJob('chore-tight-fix');
     assert.equal(agent.conclusion, 'success', log(agent));
     assert.equal(agent.steps.find((s) => s.label.includes('download-artifact'))?.kind, 'skipped');
     assert.equal(agent.steps.find((s) => s.label === 'Run chore tight-fix')?.env?.RESUME_STORE, '');
-    assert.equal(server.requests.length, 0);
+    assert.equal(server().requests.length, 0);
     assert.equal(result(agent).skip, 'event');
   });
 });

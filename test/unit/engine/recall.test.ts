@@ -69,7 +69,7 @@ for (const wire of WIRES) {
       await h.agent.sendMessage('what did we do about zeppelin before?');
       await h.idle();
       const recalled = requestText(server, before + 2);
-      assert.match(recalled, /task \\"Upgrade Zeppelin\\" \(task · completed · Zeppelin is on v3 now/);
+      assert.match(recalled, /task \\"Upgrade Zeppelin\\" \(task · done · Zeppelin is on v3 now/);
       assert.match(recalled, new RegExp(`session ${old.sessionId}, archived`));
       assert.match(requestText(server, before + 3), /nothing in the history mentions \\"kubernetes\\"/);
     });

@@ -4,7 +4,7 @@ import type { TaskRecord } from '../../../src/core/engine/records';
 import type { PauseReason, SessionStatus, TaskStatus } from '../../../src/core/engine/types';
 import { CHORE_RUN_STATUSES } from '../../../src/core/chores/runPolicy';
 import { choreRunState, sessionStateWord, stateIconText, CANCEL_TASK_WORD, TASK_STATE_WORDS, TASK_STATES, taskState } from '../../../src/shared/taskState';
-import type { TaskStateWord } from '../../../src/shared/taskState';
+import type { TaskChecksVerdict, TaskStateWord } from '../../../src/shared/taskState';
 
 // Every state the engine records must map onto the one vocabulary (issue #21: "the same state word
 // on the row, the block and the status bar"). The Records below are typed by the engine's own
@@ -19,7 +19,15 @@ const STATUS: Record<TaskStatus, TaskStateWord> = {
 const PAUSED_BY: Record<PauseReason, true> = { budget: true, model_error: true, stopped: true };
 const SESSION: Record<SessionStatus, TaskStateWord | 'idle'> = { idle: 'idle', working: 'working', waiting: 'waiting for you', error: 'failed' };
 
-type Facts = Pick<TaskRecord, 'status' | 'paused' | 'waitingForUser' | 'waitingForApproval' | 'pauseReason'>;
+// What judged an ended task (src/core/checks/taskChecks.ts), typed by the shared union: a verdict
+// added there fails to compile here until it has its word.
+const ENDED_BY_CHECKS: Record<TaskChecksVerdict, TaskStateWord> = {
+  verified: 'verified',
+  not_checked: 'done, not checked',
+  failed: 'checks failed',
+};
+
+type Facts = Pick<TaskRecord, 'status' | 'paused' | 'waitingForUser' | 'waitingForApproval' | 'pauseReason' | 'checks'>;
 const facts = (over: Partial<Facts>): Facts => ({ status: 'running', paused: false, waitingForUser: false, ...over });
 
 describe('one vocabulary for a task state (src/shared/taskState.ts)', function () {
@@ -45,6 +53,7 @@ describe('one vocabulary for a task state (src/shared/taskState.ts)', function (
       ...Object.values(STATUS),
       taskState(facts({ waitingForUser: true })),
       taskState(facts({ paused: true, pauseReason: 'stopped' })),
+      ...Object.values(ENDED_BY_CHECKS),
     ]);
     assert.deepEqual([...reached].sort(), [...TASK_STATE_WORDS].sort());
     const css = fs.readFileSync(require.resolve('@vscode/codicons/dist/codicon.css'), 'utf8');
@@ -75,10 +84,25 @@ describe('one vocabulary for a task state (src/shared/taskState.ts)', function (
       cancelled: 'cancelled',
       skipped: null,
       missed: null,
-      // A run whose checks kept failing failed; one with nothing to change is done (issue 43).
-      checks_failed: 'failed',
+      // A run whose checks kept failing says so, as a person's task does; one with nothing to change is done (issue 43).
+      checks_failed: 'checks failed',
       nothing_to_change: 'done',
     });
+  });
+
+  it("an ended task's word says what judged it, as its summary does: verified, done, not checked, checks failed", function () {
+    assert.equal(taskState(facts({ status: 'completed', checks: 'verified' })), 'verified');
+    assert.equal(taskState(facts({ status: 'completed', checks: 'not_checked' })), 'done, not checked');
+    assert.equal(taskState(facts({ status: 'error', checks: 'failed' })), 'checks failed');
+    // No verdict: nothing was checked (no file changed), or the model failed on its own.
+    assert.equal(taskState(facts({ status: 'completed' })), 'done');
+    assert.equal(taskState(facts({ status: 'error' })), 'failed');
+    // The icon agrees with the word, on the host as in the webview.
+    assert.equal(stateIconText('verified'), '$(verified-filled)');
+    assert.equal(stateIconText('done, not checked'), '$(check)');
+    assert.equal(stateIconText('checks failed'), '$(unverified)');
+    // A verdict left on a task that was later cancelled does not outrank how it ended.
+    assert.equal(taskState(facts({ status: 'cancelled', checks: 'verified' })), 'cancelled');
   });
 
   it('has one word for ending a task, the one its state then shows', function () {

@@ -215,6 +215,22 @@ describe('webview: a task block in the thread', function () {
     assert.deepEqual(opened, ['t-1']);
   });
 
+  it("an ended task's block says what judged it, word and icon, as its summary does (issue 43)", function () {
+    const block = new TaskBlock(task(), actions);
+    const shown = () => [
+      block.element.querySelector('.block-state')?.textContent,
+      block.element.getAttribute('data-state'),
+      block.element.querySelector('.block-head .state-icon')?.className.match(/codicon-([\w-]+)$/)?.[1],
+      block.element.getAttribute('aria-label'),
+    ];
+    block.update(task({ status: 'completed', checks: 'not_checked', finalSummary: 'Added greetAll.\n\nNot checked: no checks are declared' }), []);
+    assert.deepEqual(shown(), ['done, not checked', 'done, not checked', 'check', 'Task Add greetAll: done, not checked']);
+    block.update(task({ status: 'completed', checks: 'verified', finalSummary: 'Added greetAll.\n\nChecked `npm test` ✓ 1.2 s' }), []);
+    assert.deepEqual(shown(), ['verified', 'verified', 'verified-filled', 'Task Add greetAll: verified']);
+    block.update(task({ status: 'error', checks: 'failed', finalSummary: 'Checks failed: `npm test` exited 1 after 2 rounds' }), []);
+    assert.deepEqual(shown(), ['checks failed', 'checks failed', 'unverified', 'Task Add greetAll: checks failed']);
+  });
+
   it('a pending approval waits in the block with Open diff, Approve and Reject named for its file', function () {
     const decided: string[] = [];
     const block = new TaskBlock(task({ waitingForApproval: true }), { ...actions, decide: (a, decision) => decided.push(`${decision} ${a.id}`) });
