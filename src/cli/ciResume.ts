@@ -77,15 +77,32 @@ export const CONTINUE_INPUT = 'continue';
  *    could name, so a maintainer runs the workflow (Run workflow) naming the chore and, in the
  *    `continue` input, the paused run's id, which its summary prints. Both check out the default
  *    branch. Dispatching needs write access, and the actor gate still judges who dispatched;
- *  - none for `pull_request` / `pull_request_review` chores (decided for now): a continue would
- *    have to check out the pull request's code on an event that carries the keys (a comment or a
- *    dispatch runs with the repository's secrets; a fork's `pull_request` run gets none), so a
- *    fork's continue would run its code with them; and the paused fire ran on the merge commit
- *    GitHub recomputes whenever either branch moves, so even a same-repository continue would meet
- *    another tree than its store's edits were made on unless the ledger kept that commit's sha and
- *    the job checked it out before anything else. That binding (same-repository only, by sha, the
- *    fork check before the checkout) is the way to add it; until then their paused runs say so
- *    (ciPause.ts): raise the limit and push again, or run the chore by hand;
+ *  - none for `pull_request` / `pull_request_review` chores (decided for now, and looked at again:
+ *    the pieces below are each possible, but not one of them is there yet). A continue is a comment
+ *    or a dispatch, events that run with the repository's secrets, so it may check out nothing of a
+ *    fork's; and the paused fire ran on the merge commit GitHub recomputes whenever either branch
+ *    moves, so it has to meet that exact tree again. What a continue would need, in this order:
+ *     1. the sha: recorded by the apply job from its own GITHUB_SHA (the same run's merge commit),
+ *        never from the agent's manifest, beside the store hash in the ledger record;
+ *     2. the trust of that record: a `pull_request` run runs the workflow file of the pull request's
+ *        merge commit, so for these chores the apply job that writes the record is the pull request
+ *        author's to edit (for issue chores it is always the default branch's). Any sha and hash in
+ *        it are only as trusted as that author's write access; and GitHub serves any commit of the
+ *        fork network by sha through this repository, so a checkout by a recorded sha alone could be
+ *        a fork's code. The continue must check the sha against GitHub itself: a commit whose
+ *        parents are the base's and one of the pull request's own commits (`pulls/N/commits`), the
+ *        pull request's head repository being this one (`pulls/N`, asked: a comment's payload does
+ *        not say; a deleted fork counts as a fork), all before the checkout;
+ *     3. the order of the job: the default branch checked out first (chores.yaml), the CLI
+ *        installed, the fork and sha checks and the ledger lookup, and only then the checkout of
+ *        the sha, before `setup:` and the keys; a fork's continue refused with a status line;
+ *     4. an old merge commit is unreachable once GitHub recomputes the ref and may be collected:
+ *        its checkout failing has to be said as "push again", not as a crashed job; and outputs
+ *        that name a head (a review, a push to the branch) would land on the head of now;
+ *     5. a test runner that checks out commits by sha (test/support/workflowRunner.ts copies one
+ *        tree per checkout), to prove end to end which tree the continued run met.
+ *    Until then their paused runs say so (ciPause.ts): raise the limit and push again, or run the
+ *    chore by hand;
  *  - none for `repository_dispatch` and `workflow_run` chores (their fires carry another system's
  *    payload, which a continue cannot replay), nor for `cron:` chores, which keep no fire ledger on
  *    CI to bind a paused run to (write the trigger as `github: { event: schedule, cron }` instead).
