@@ -70,6 +70,7 @@ export interface ModelStatusView {
 }
 
 export interface ViewState {
+  /** The sessions with live work (transcript tails in memory, a turn running); the view asks for any other it shows. */
   sessions: SessionView[];
   tasks: TaskView[];
   deadLetters: DeadLetterView[];
@@ -79,8 +80,6 @@ export interface ViewState {
   /** Set while the store is opening or if it could not be opened. */
   storeProblem?: string;
   approvals: ApprovalView[];
-  /** `sessions` is the first page of the list; more come with `sessions.page` on scroll. */
-  sessionsHaveMore?: boolean;
 }
 
 export type HostMessage =

@@ -1,7 +1,8 @@
 /**
  * The sidebar page: the request client, the view store (viewStore.ts) and the components that
- * render from it (composer, session list, thread, stream, details), wired to each other, and what
- * each host message does. main.ts only gives it the page, the webview API and the persisted state;
+ * render from it (composer, thread, stream, details), wired to each other, and what each host
+ * message does. The view is the thread and the composer: the conversations are listed by the native
+ * History quick pick (src/host/historyPick.ts), which shows the one picked here (`showSession`). main.ts only gives it the page, the webview API and the persisted state;
  * tests give it a DOM of their own (happy-dom) and a fake host (test/unit/webview/sidebarApp.test.ts).
  */
 import type { HostMessage, MessageView, TaskView, WebviewMessage } from '../shared/protocol';
@@ -17,7 +18,6 @@ import type { BannerState } from './banner';
 import { handleReplyActions, renderReply } from './replyView';
 import { StreamView } from './streamView';
 import { patchTaskCard, renderTaskCard } from './taskCard';
-import { SessionList } from './sessionList';
 import { TaskDetails } from './taskDetails';
 import { nearView } from './nearView';
 import { Thread } from './thread';
@@ -25,7 +25,7 @@ import type { Ask, StoreEvent, ViewStoreState } from './viewStore';
 import { blockView, emptyState, reduce } from './viewStore';
 import { GESTURE_METHOD } from './taskGestures';
 import type { TaskGesture } from './taskGestures';
-import { SIDEBAR_INIT_MARK } from '../shared/viewConstants';
+import { SIDEBAR_INIT_MARK, THREAD_FIRST_PAINT_MARK } from '../shared/viewConstants';
 
 /** What survives the view being hidden or reloaded (the rest comes back with `init`). */
 export interface Persisted extends ComposerState {
@@ -102,7 +102,6 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
 
   const $ = <T extends HTMLElement>(selector: string) => root.querySelector(selector) as T;
   const banner = $('#banner');
-  const sessionList = $('#sessions');
   const taskArea = $('#tasks');
   const transcript = $('#transcript');
   const traceArea = $('#trace-area');
@@ -135,21 +134,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
   });
   handleReplyActions(transcript, request, () => store.selectedSessionId);
 
-  const sessions = new SessionList(sessionList, {
-    select: (sessionId, hit) => {
-      selectSession(sessionId);
-      // A search hit opens with its events, paged like any trace.
-      if (sessionId && hit) openTrace(sessionId);
-    },
-    loadMore: (after) =>
-      request('sessions.page', { after }).then((page) => {
-        for (const session of page.sessions) dispatch({ type: 'sessionPatch', session });
-        return page;
-      }),
-    search: (query) => request('sessions.search', { query }),
-    selected: () => store.selectedSessionId,
-  });
-  const sessionName = (id: string) => (sessions.get(id) ?? store.sessions[id])?.name ?? '';
+  const sessionName = (id: string) => store.sessions[id]?.name ?? '';
 
   const details = new TaskDetails(traceArea, {
     loadTrace: (taskId, beforeSeq) => request('trace.load', { taskId, ...(beforeSeq === undefined ? {} : { beforeSeq }) }),
@@ -189,7 +174,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
   /** Draws the conversation the store shows. */
   function shown(): void {
     details.sessionShown(store.selectedSessionId);
-    renderSessions();
+    renderTitle();
     renderTranscript();
     renderTasks();
   }
@@ -199,10 +184,13 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     drawBanner(banner, state, (command) => void request('command', { command }).catch(() => undefined));
   }
 
-  function renderSessions(): void {
+  /** The header names the conversation shown (its id there too: the UI tests and benches find it by it). */
+  function renderTitle(): void {
     const id = store.selectedSessionId;
-    $('#current-session').textContent = id ? `· ${sessionName(id)}` : '· new chat';
-    sessions.refresh();
+    const title = $('#current-session');
+    title.textContent = id ? sessionName(id) : 'New chat';
+    if (id) title.dataset.sessionId = id;
+    else delete title.dataset.sessionId;
   }
 
   function messageElement(message: MessageView): HTMLElement {
@@ -228,7 +216,23 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     stream.redraw();
     transcript.scrollTop = transcript.scrollHeight;
     revealTask();
+    markFirstPaint();
   }
+
+  /**
+   * Marks the thread's first paint once (bench: history.sidebar_open): the first time the view,
+   * with the host's state, shows what it opens on, the conversation the person was in with its
+   * transcript, or a new chat. The mark waits for the frame that paints it.
+   */
+  function markFirstPaint(): void {
+    if (!initialised || paintMarked) return;
+    const id = store.selectedSessionId;
+    if (id && !store.transcripts[id]) return;
+    paintMarked = true;
+    requestAnimationFrame(() => setTimeout(() => performance.mark(THREAD_FIRST_PAINT_MARK), 0));
+  }
+  let initialised = false;
+  let paintMarked = false;
 
   /** Brings the block asked for by `selectSession` into view, once it is drawn. */
   function revealTask(): void {
@@ -284,7 +288,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     dispatch({ type: 'opened', result: opening });
     if (store.selectedSessionId !== before) shown();
     else if (opening.session.id === store.selectedSessionId) {
-      renderSessions();
+      renderTitle();
       renderTranscript();
     }
   }
@@ -302,17 +306,15 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     switch (message.type) {
       case 'init': {
         if (performance.getEntriesByName(SIDEBAR_INIT_MARK).length === 0) performance.mark(SIDEBAR_INIT_MARK);
-        sessions.reset(
-          message.state.sessions.map(({ messages: _m, liveTurnId: _l, ...summary }) => summary),
-          message.state.sessionsHaveMore ?? false,
-        );
+        // Before the store opens, the state is "Starting…" with no conversations: not a first paint.
+        initialised ||= !message.state.storeProblem;
         thread.reset(message.state.approvals);
         // The transcripts sent (live work), the tasks; a task's lane kept from an older page shows as
         // its conversation, and the shown conversation's transcript is asked for if it was not sent.
         dispatch(message);
         stream.reset(message.state.sessions.flatMap((s) => (s.liveTurnId ? [{ sessionId: s.id, turnId: s.liveTurnId }] : [])));
         renderBanner(message.state);
-        renderSessions();
+        renderTitle();
         renderTranscript();
         renderTasks();
         composer.renderReplyTarget();
@@ -321,22 +323,18 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
         break;
       }
       case 'sessionPatch':
-        sessions.upsert(message.session);
+        // The store keeps the row: the title of the conversation shown, and a lane's conversation.
         dispatch(message);
-        renderSessions();
+        renderTitle();
         break;
       case 'sessionRemoved':
-        // An archived session is still history: its row stays, and so does a transcript already shown.
+        // An archived session is still history: a transcript already shown stays.
         if (message.archived) break;
-        sessions.remove(message.sessionId);
         if (store.selectedSessionId === message.sessionId) {
           // The store moves the view to where the session went.
           dispatch(message);
           shown();
-        } else {
-          dispatch(message);
-          renderSessions();
-        }
+        } else dispatch(message);
         break;
       case 'messageAppended': {
         dispatch(message);
