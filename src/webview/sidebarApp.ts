@@ -277,9 +277,15 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     details.open(taskId, store.selectedSessionId);
   }
 
-  /** Asks for a session's transcript tail; it is drawn when it arrives (a failure is said by the host). */
+  /**
+   * Asks for a session's transcript tail; it is drawn when it arrives. A conversation the host no
+   * longer has (the one the person was in, deleted since) gives way to a new chat, not an empty
+   * thread with no name (the host says the failure).
+   */
   function openSession(sessionId: string): void {
-    request('sessions.open', { sessionId }).then(sessionOpened, () => undefined);
+    request('sessions.open', { sessionId }).then(sessionOpened, () => {
+      if (store.selectedSessionId === sessionId) selectSession(undefined);
+    });
   }
 
   function sessionOpened(opening: SidebarResults['sessions.open']): void {

@@ -210,4 +210,13 @@ describe('webview: the sidebar page', function () {
     assert.equal(document.querySelector('#current-session')?.textContent, 'New chat');
     assert.equal(document.querySelector<HTMLElement>('#current-session')!.dataset.sessionId, undefined);
   });
+
+  it('opens on a new chat when the conversation the person was in is gone', async function () {
+    start({ selectedSessionId: 'c-gone' });
+    reply(requests('sessions.open')[0]!, { error: 'There is no session c-gone, in the hot store or the archive.' });
+    await settled();
+    assert.equal(document.querySelector('#current-session')?.textContent, 'New chat');
+    assert.ok(document.querySelector('#transcript .empty'));
+    assert.equal(await painted(), 1);
+  });
 });
