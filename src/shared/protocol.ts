@@ -85,7 +85,7 @@ export interface ViewState {
 export type HostMessage =
   | { type: 'init'; state: ViewState }
   | { type: 'sessionPatch'; session: SessionSummary }
-  /** `archived`: the session moved to the archive and stays in the list (its transcript is read from there). */
+  /** `archived`: the session moved to the archive and stays in History (its transcript is read from there). */
   | { type: 'sessionRemoved'; sessionId: string; movedTo?: string; archived?: boolean }
   | { type: 'messageAppended'; sessionId: string; message: MessageView }
   | { type: 'taskPatch'; task: TaskView }
