@@ -1,9 +1,8 @@
 /**
- * The sidebar page: the request client, the view store (viewStore.ts) and the components that
- * render from it (composer, thread, stream, details), wired to each other, and what each host
- * message does. The view is the thread and the composer: the conversations are listed by the native
- * History quick pick (src/host/historyPick.ts), which shows the one picked here (`showSession`). main.ts only gives it the page, the webview API and the persisted state;
- * tests give it a DOM of their own (happy-dom) and a fake host (test/unit/webview/sidebarApp.test.ts).
+ * The sidebar page (the thread and the composer; History, src/host/historyPick.ts, lists the
+ * conversations): the request client, the view store (viewStore.ts), the components that render
+ * from it, and what each host message does. main.ts gives it the page, the webview API and the
+ * persisted state; tests a DOM and a fake host (test/unit/webview/sidebarApp.test.ts).
  */
 import type { HostMessage, MessageView, TaskView, WebviewMessage } from '../shared/protocol';
 import type { SidebarResults } from '../shared/sidebarApi';
@@ -26,6 +25,9 @@ import { blockView, emptyState, reduce } from './viewStore';
 import { GESTURE_METHOD } from './taskGestures';
 import type { TaskGesture } from './taskGestures';
 import { SIDEBAR_INIT_MARK, THREAD_FIRST_PAINT_MARK } from '../shared/viewConstants';
+
+/** The events that choose the conversation shown. */
+const CHOOSES_VIEW = new Set<StoreEvent['type']>(['init', 'select', 'showSession', 'view.newChat', 'sent']);
 
 /** What survives the view being hidden or reloaded (the rest comes back with `init`). */
 export interface Persisted extends ComposerState {
@@ -62,6 +64,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
 
   /** Applies one event to the store, keeps the conversation shown persisted, and makes the requests it asks for. */
   function dispatch(event: StoreEvent): void {
+    if (CHOOSES_VIEW.has(event.type)) choices++;
     const step = reduce(store, event);
     store = step.state;
     if (persisted.selectedSessionId !== store.selectedSessionId) {
@@ -74,6 +77,8 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     }
   }
 
+  /** How many times the conversation shown was chosen (a reply about an older choice changes nothing). */
+  let choices = 0;
   let gestures = 0;
   /** Stop, Cancel, Continue or Revert edits on a block: the store shows it at once, the host is asked. */
   function gesture(taskId: string, kind: TaskGesture): void {
@@ -220,19 +225,16 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
   }
 
   /**
-   * Marks the thread's first paint once (bench: history.sidebar_open): the first time the view,
-   * with the host's state, shows what it opens on, the conversation the person was in with its
-   * transcript, or a new chat. The mark waits for the frame that paints it.
+   * Marks the thread's first paint once, in the frame that paints it (bench: history.sidebar_open):
+   * with the host's state, the conversation the person was in with its transcript, or a new chat.
    */
   function markFirstPaint(): void {
-    if (!initialised || paintMarked) return;
     const id = store.selectedSessionId;
-    if (id && !store.transcripts[id]) return;
-    paintMarked = true;
+    if (!paint.ready || paint.marked || (id && !store.transcripts[id])) return;
+    paint.marked = true;
     requestAnimationFrame(() => setTimeout(() => performance.mark(THREAD_FIRST_PAINT_MARK), 0));
   }
-  let initialised = false;
-  let paintMarked = false;
+  const paint = { ready: false, marked: false };
 
   /** Brings the block asked for by `selectSession` into view, once it is drawn. */
   function revealTask(): void {
@@ -278,13 +280,13 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
   }
 
   /**
-   * Asks for a session's transcript tail; it is drawn when it arrives. A conversation the host no
-   * longer has (the one the person was in, deleted since) gives way to a new chat, not an empty
-   * thread with no name (the host says the failure).
+   * Asks for a session's transcript tail, drawn when it arrives. One the host no longer has (deleted
+   * since) gives way to a new chat, not an empty thread with no name (the host says the failure).
    */
   function openSession(sessionId: string): void {
+    const choice = choices;
     request('sessions.open', { sessionId }).then(sessionOpened, () => {
-      if (store.selectedSessionId === sessionId) selectSession(undefined);
+      if (choices === choice && store.selectedSessionId === sessionId) selectSession(undefined);
     });
   }
 
@@ -313,7 +315,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
       case 'init': {
         if (performance.getEntriesByName(SIDEBAR_INIT_MARK).length === 0) performance.mark(SIDEBAR_INIT_MARK);
         // Before the store opens, the state is "Starting…" with no conversations: not a first paint.
-        initialised ||= !message.state.storeProblem;
+        paint.ready ||= !message.state.storeProblem;
         thread.reset(message.state.approvals);
         // The transcripts sent (live work), the tasks; a task's lane kept from an older page shows as
         // its conversation, and the shown conversation's transcript is asked for if it was not sent.
