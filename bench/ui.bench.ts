@@ -364,8 +364,8 @@ async function timeMarkdown(
 ): Promise<{ rendered: number[]; plain: number[]; coloured: number[]; allSections: number[]; highlightedBlocks: number[] }> {
   return frame.evaluate(
     async ({ text, runs, blocks }) => {
-      const sessionId = document.querySelector('.session.selected')?.getAttribute('data-session-id');
-      if (!sessionId) throw new Error('no session is selected in the sidebar');
+      const sessionId = document.querySelector('#current-session')?.getAttribute('data-session-id');
+      if (!sessionId) throw new Error('the Chat view shows no conversation');
       const transcript = document.querySelector('#transcript') as HTMLElement;
       const rendered: number[] = [];
       const plain: number[] = [];
@@ -450,8 +450,8 @@ const STREAM_CHUNKS = 400;
 async function timeStreamAppend(frame: Frame): Promise<{ appends: number[]; naive: number[]; traceRows: number }> {
   return frame.evaluate(
     async ({ text, chunks }) => {
-      const sessionId = document.querySelector('.session.selected')?.getAttribute('data-session-id');
-      if (!sessionId) throw new Error('no session is selected in the sidebar');
+      const sessionId = document.querySelector('#current-session')?.getAttribute('data-session-id');
+      if (!sessionId) throw new Error('the Chat view shows no conversation');
       const traceRows = document.querySelectorAll('.trace-row').length;
       if (traceRows === 0) throw new Error('the trace is not open');
       const transcript = document.querySelector('#transcript') as HTMLElement;

@@ -3,9 +3,10 @@
  * block's Approve until the frame that shows the decided state (the approval gone from the block,
  * the task no longer "waiting for you") has been painted. The host's state is played into the page
  * as the host posts it (an `init` with a conversation, its waiting task and the pending approval);
- * the click's `approval.approve` goes to the real host, which knows no such approval and refuses it
- * (the view then puts it back: a refusal is not what is measured, and each run starts from a fresh
- * `init`). Baseline, same run and same view: a click on a plain button whose handler changes one
+ * the click's `approval.approve` goes to the real host, which knows no such approval (it says so
+ * and changes nothing). Each run then plays the host's `approvalRemoved`, as a decision that
+ * settled, so the view holds no decision in flight when the next run starts from a fresh `init`
+ * (an `init` does not show an approval the view is deciding as waiting). Baseline, same run and same view: a click on a plain button whose handler changes one
  * line of text, until that frame is painted.
  */
 import type { Frame } from 'playwright-core';
@@ -50,7 +51,7 @@ function init(run: number): HostMessage {
 /** One click and the ms until the frame showing its outcome is painted (`plain`: the baseline). */
 function timeClick(frame: Frame, message: HostMessage, plain: boolean): Promise<number> {
   return frame.evaluate(
-    async ({ message, plain, sessionId, taskId }) => {
+    async ({ message, plain, sessionId, taskId, approvalId }) => {
       const painted = () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
       window.dispatchEvent(new MessageEvent('message', { data: { type: 'view.newChat' } }));
       window.dispatchEvent(new MessageEvent('message', { data: message }));
@@ -78,9 +79,11 @@ function timeClick(frame: Frame, message: HostMessage, plain: boolean): Promise<
       await painted();
       const shown = block.getAttribute('data-state') !== 'waiting for you' && !block.querySelector('.block-approval');
       if (!shown) throw new Error('the decision was not on screen in the frame after the click');
-      return performance.now() - started;
+      const took = performance.now() - started;
+      window.dispatchEvent(new MessageEvent('message', { data: { type: 'approvalRemoved', id: approvalId } }));
+      return took;
     },
-    { message, plain, sessionId: SESSION, taskId: TASK },
+    { message, plain, sessionId: SESSION, taskId: TASK, approvalId: (message.type === 'init' && message.state.approvals[0]?.id) || '' },
   );
 }
 

@@ -1,19 +1,35 @@
 import * as vscode from 'vscode';
 import { forLabel } from '../core/security/surfaceText';
 import { firstSessionPage, sessionPage } from './sessionListBackend';
+import type { Agent } from '../core/engine/agent';
 import type { Runtime } from './runtime';
 import type { SessionSummary } from '../shared/protocol';
 import { conversationItems } from './conversationPicks';
+import { toListSummary } from './viewMapping';
 
 /** At most this many conversations are listed (ten pages); older ones are found with Search History. */
 const MAX_LISTED = 500;
 
 type Item = vscode.QuickPickItem & { sessionId?: string; search?: true };
 
+/** The rows of the conversations whose live task waits for the person's answer or approval. */
+function waitingConversations(agent: Agent): SessionSummary[] {
+  const lanes = agent.views
+    .snapshot()
+    .tasks.filter((t) => (t.status === 'running' || t.status === 'paused') && (t.waitingForUser || t.waitingForApproval))
+    .map((t) => t.sessionId);
+  return lanes.flatMap((lane) => {
+    const row = agent.views.listRow(lane);
+    return row ? [toListSummary(row)] : [];
+  });
+}
+
 /**
  * `tasklane.showHistory`, the Chat view's History title action: a native quick pick of the
- * conversations (type to filter by title), as Copilot's chat history is; picking one shows it in
- * the Chat view. Searching inside conversations is the last row, `Tasklane: Search History`.
+ * conversations (type to filter by title), as Copilot's chat history is, those whose task waits
+ * for the person first (conversationPicks.ts); picking one shows it in the Chat view, a waiting one
+ * at its waiting task's block. The Chat view holds no list of its own. Searching inside
+ * conversations is the last row, `Tasklane: Search History`.
  */
 export function registerHistoryPick(runtime: Runtime, showSession: (sessionId: string) => Promise<void>): vscode.Disposable {
   return vscode.commands.registerCommand('tasklane.showHistory', async () => {
@@ -28,7 +44,10 @@ export function registerHistoryPick(runtime: Runtime, showSession: (sessionId: s
       sessions.push(...page.sessions);
       more = page.hasMore;
     }
+    // What waits is listed whatever its age: a conversation past the pages read joins the list.
+    for (const waiting of waitingConversations(agent)) if (!sessions.some((s) => s.id === waiting.id)) sessions.push(waiting);
     const rows = conversationItems(sessions, Date.now(), {
+      waitingSection: vscode.l10n.t('Waiting for you'),
       today: vscode.l10n.t('Today'),
       yesterday: vscode.l10n.t('Yesterday'),
       older: vscode.l10n.t('Older'),

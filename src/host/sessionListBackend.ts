@@ -1,8 +1,13 @@
+/**
+ * Conversations for the native History quick pick (their rows, paged newest first across hot and
+ * archived sessions) and one conversation's opening for the Chat view (the `sessions.open` request).
+ * The Chat view holds no list of its own: it is the thread and the composer (issue 36).
+ */
 import type { Agent } from '../core/engine/agent';
 import { emptyTotals } from '../core/engine/records';
-import type { SessionListItem } from '../core/engine/sessionPages';
+import type { SessionCursor, SessionListItem } from '../core/engine/sessionPages';
 import type { SessionSummary } from '../shared/protocol';
-import type { SidebarParams, SidebarResults } from '../shared/sidebarApi';
+import type { SidebarResults } from '../shared/sidebarApi';
 import { toListSummary, toMessageView, toSessionSummary } from './viewMapping';
 
 type ListAgent = Pick<Agent, 'views' | 'history'>;
@@ -30,14 +35,14 @@ function summary(agent: ListAgent, item: SessionListItem): SessionSummary {
   return toListSummary({ ...row(item.id, item), lastActivity: item.lastActivity, children: (item.tasks ?? []).map((t) => row(t.id, t)) });
 }
 
-/** The first page of the session list, for the sidebar's initial state. */
+/** The first page of the conversations, newest first (the History quick pick, historyPick.ts). */
 export async function firstSessionPage(agent: ListAgent): Promise<{ sessions: SessionSummary[]; hasMore: boolean }> {
   const page = await agent.views.sessionPage();
   return { sessions: page.sessions.map((s) => summary(agent, s)), hasMore: page.hasMore };
 }
 
-/** A page of the conversation list after `after` (the `sessions.page` request). */
-export async function sessionPage(agent: ListAgent, after: SidebarParams['sessions.page']['after']): Promise<SidebarResults['sessions.page']> {
+/** A page of the conversations after `after` (the History quick pick reads them page by page). */
+export async function sessionPage(agent: ListAgent, after: SessionCursor | undefined): Promise<{ sessions: SessionSummary[]; hasMore: boolean }> {
   const page = await agent.views.sessionPage(after);
   return { sessions: page.sessions.map((s) => summary(agent, s)), hasMore: page.hasMore };
 }
@@ -63,15 +68,4 @@ export async function openSession(agent: ListAgent, sessionId: string): Promise<
     };
   }
   return { session, messages: messages.map(toMessageView) };
-}
-
-/** The list's search box (the `sessions.search` request): the same search as Tasklane: Search History. */
-export async function searchSessions(agent: ListAgent, raw: string): Promise<SidebarResults['sessions.search']> {
-  const query = raw.trim();
-  if (!query) return { query, hits: [] };
-  const hits = await agent.history.search(query, 30);
-  return {
-    query,
-    hits: hits.map((h) => ({ kind: h.kind, id: h.id, sessionId: h.sessionId, title: h.title, detail: h.detail, at: h.at, archived: h.archived })),
-  };
 }

@@ -1,12 +1,11 @@
 import type { ViewState } from '../shared/protocol';
-import { firstSessionPage } from './sessionListBackend';
 import type { SidebarBackend } from './sidebarProvider';
 import type { ModelProvider } from './modelProvider';
 import type { SidebarHandlerParts, SidebarHandlers, SidebarRuntime } from './sidebarHandlers';
 import { sidebarHandlers } from './sidebarHandlers';
 
 export type { SidebarRuntime, SidebarSections } from './sidebarHandlers';
-import { toDeadLetterView, toListSummary, toSessionView, toTaskView } from './viewMapping';
+import { toDeadLetterView, toSessionView, toTaskView } from './viewMapping';
 
 /** Answers the sidebar: the initial state, and each request through one handler table. */
 export class AgentSidebarBackend implements SidebarBackend {
@@ -35,35 +34,19 @@ export class AgentSidebarBackend implements SidebarBackend {
       const base = { model: await this.models.status(), restricted: !this.trusted() };
       return () => ({ ...base, approvals: [], sessions: [], tasks: [], deadLetters: [], storeProblem: this.runtime.problem ?? 'Starting…' });
     }
-    // Side by side: the view's first paint waits for all of them (the model status may ask
-    // SecretStorage, a round trip of its own). The first page of the list only (newest first);
-    // the webview asks for more as it scrolls and for a session's transcript when it opens one.
-    // Tails already in memory (live work) come along.
-    const [model, page, approvals] = await Promise.all([this.models.status(), firstSessionPage(services.agent), services.approvals.list()]);
+    // Side by side: the view's first paint waits for both (the model status may ask SecretStorage,
+    // a round trip of its own). The Chat view lists no conversations (the History quick pick
+    // does): it gets the sessions with live work, their transcript tails in memory or a turn
+    // running, with their rows (a task's lane names its conversation); the conversation it shows
+    // is asked for with `sessions.open`.
+    const [model, approvals] = await Promise.all([this.models.status(), services.approvals.list()]);
     return () => {
       const snapshot = services.agent.views.snapshot();
-      const loaded = new Map(snapshot.sessions.map((s) => [s.id, s]));
-      const listed = new Set(page.sessions.map((s) => s.id));
-      const newestListed = page.sessions[0]?.lastActivity ?? Number.NEGATIVE_INFINITY;
       return {
         model,
         restricted: !this.trusted(),
         approvals,
-        sessions: [
-          // A session started while the page was read would otherwise be missing until it changes.
-          // A task's lane is shown in its conversation's row, not as one of its own.
-          ...snapshot.sessions
-            .filter((s) => !listed.has(s.id) && s.lastActivity > newestListed && !(s.parentId && loaded.has(s.parentId)))
-            .map((s) => {
-              const row = services.agent.views.listRow(s.id);
-              return { ...toSessionView(s, snapshot.tasks), ...(row ? toListSummary(row) : {}) };
-            }),
-          ...page.sessions.map((summary) => {
-            const core = loaded.get(summary.id);
-            return core ? { ...toSessionView(core, snapshot.tasks), ...summary } : { ...summary, messages: [] };
-          }),
-        ],
-        sessionsHaveMore: page.hasMore,
+        sessions: snapshot.sessions.filter((s) => s.messages.length > 0 || s.liveTurnId).map((s) => toSessionView(s, snapshot.tasks)),
         tasks: snapshot.tasks.map(toTaskView),
         deadLetters: snapshot.deadLetters.map(toDeadLetterView),
       };

@@ -5,7 +5,7 @@ import type { SidebarMethod, SidebarParams, SidebarResultReply, SidebarResults }
 import { parseParams } from '../shared/sidebarSchemas';
 import type { OwnedApprovalSection } from './execution/commandHost';
 import type { StoreServices } from './storeServices';
-import { openSession, searchSessions, sessionPage } from './sessionListBackend';
+import { openSession } from './sessionListBackend';
 import { lastSaid, presentSteps } from './stepPresenter';
 import { toTraceEvent } from './viewMapping';
 
@@ -75,9 +75,7 @@ export function sidebarHandlers(runtime: SidebarRuntime, parts: SidebarHandlerPa
       });
       return { sessionId };
     },
-    'sessions.page': async (p) => sessionPage(await agent(), p.after),
     'sessions.open': async (p) => openSession(await agent(), p.sessionId),
-    'sessions.search': async (p) => searchSessions(await agent(), p.query),
     'trace.load': async (p) => {
       const events = await (await agent()).views.readTaskEvents(p.taskId, { beforeSeq: p.beforeSeq, limit: TRACE_PAGE + 1 });
       return { events: events.slice(-TRACE_PAGE).map(toTraceEvent), hasMore: events.length > TRACE_PAGE };

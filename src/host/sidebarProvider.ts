@@ -210,10 +210,7 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 <header id="header">
 <h1 class="visually-hidden">Tasklane chat</h1>
 <div id="banner"></div>
-<details id="sessions-section" class="section" open>
-<summary class="section-summary"><span class="section-title">Sessions</span> <span id="current-session" class="section-note"></span></summary>
-<nav id="sessions" aria-label="Sessions"></nav>
-</details>
+<h2 id="current-session" class="conversation-title"></h2>
 </header>
 <div id="dead-letters"></div>
 <main id="conversation" aria-label="Conversation">

@@ -73,6 +73,7 @@ export interface ModelStatusView {
 }
 
 export interface ViewState {
+  /** The sessions with live work (transcript tails in memory, a turn running); the view asks for any other it shows. */
   sessions: SessionView[];
   tasks: TaskView[];
   deadLetters: DeadLetterView[];
@@ -82,14 +83,12 @@ export interface ViewState {
   /** Set while the store is opening or if it could not be opened. */
   storeProblem?: string;
   approvals: ApprovalView[];
-  /** `sessions` is the first page of the list; more come with `sessions.page` on scroll. */
-  sessionsHaveMore?: boolean;
 }
 
 export type HostMessage =
   | { type: 'init'; state: ViewState }
   | { type: 'sessionPatch'; session: SessionSummary }
-  /** `archived`: the session moved to the archive and stays in the list (its transcript is read from there). */
+  /** `archived`: the session moved to the archive and stays in History (its transcript is read from there). */
   | { type: 'sessionRemoved'; sessionId: string; movedTo?: string; archived?: boolean }
   | { type: 'messageAppended'; sessionId: string; message: MessageView }
   | { type: 'taskPatch'; task: TaskView }

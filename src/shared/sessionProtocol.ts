@@ -1,8 +1,7 @@
 /**
- * The sidebar's session-list views (the requests that fetch them are in src/shared/sidebarApi.ts):
- * the list arrives a page at a time, newest first, across hot and archived sessions; a session's
- * transcript is sent when it is opened; the search box asks the same history search as
- * `Tasklane: Search History`.
+ * A conversation's views: its row (the History quick pick lists them, the Chat view names the one
+ * it shows) and the lines of its transcript, sent when the Chat view opens it (`sessions.open` in
+ * src/shared/sidebarApi.ts).
  */
 /** One line of a session transcript. */
 export interface MessageView {
@@ -16,7 +15,7 @@ export interface MessageView {
   taskId?: string;
 }
 
-/** A session in the list, without its transcript. */
+/** A session's row, without its transcript. */
 export interface SessionSummary {
   id: string;
   name: string;
@@ -30,19 +29,6 @@ export interface SessionSummary {
   archived?: boolean;
   /** A task's lane started from a conversation: that conversation (opening the lane shows its thread). */
   parentId?: string;
-  /** A conversation's rows for the tasks it started (the list nests them; no row of their own). */
+  /** A conversation's rows for the tasks it started (nested in it; no row of their own). */
   tasks?: SessionSummary[];
 }
-
-/** One search hit: a session, or a task (opened through its session). */
-export interface SessionHitView {
-  kind: 'session' | 'task';
-  id: string;
-  sessionId: string;
-  title: string;
-  detail: string;
-  at: number;
-  archived: boolean;
-}
-
-export { SESSIONS_FIRST_PAINT_MARK } from './viewConstants';

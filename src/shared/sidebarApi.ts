@@ -9,7 +9,7 @@
  * host are in src/shared/sidebarSchemas.ts (the webview bundle carries no zod: it imports types only).
  */
 import type { AttachmentView } from './contextProtocol';
-import type { MessageView, SessionHitView, SessionSummary } from './sessionProtocol';
+import type { MessageView, SessionSummary } from './sessionProtocol';
 import type { SidebarMethod, SidebarParams } from './sidebarSchemas';
 import type { StepView, TraceEventView } from './threadProtocol';
 
@@ -22,9 +22,7 @@ export type Done = null;
 export interface SidebarResults {
   /** Where the message went (a new conversation, or the task it answers). */
   send: { sessionId: string };
-  'sessions.page': { sessions: SessionSummary[]; hasMore: boolean };
   'sessions.open': { session: SessionSummary; messages: MessageView[] };
-  'sessions.search': { query: string; hits: SessionHitView[] };
   'trace.load': { events: TraceEventView[]; hasMore: boolean };
   /** `said`: what the task's latest turn that spoke said (its block shows it until the next turn speaks). */
   'thread.loadSteps': { steps: StepView[]; said?: string };

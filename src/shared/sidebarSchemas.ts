@@ -28,12 +28,8 @@ export const sidebarRequestSchemas = {
     /** Context the person attached (chips); the model receives it with this message. */
     attachments: z.array(attachmentSchema).max(20).optional(),
   }),
-  /** A page of the conversation list after `after` (absent: the first page), newest first. */
-  'sessions.page': z.object({ after: z.object({ at: z.number().int().nonnegative(), id }).optional() }),
   /** A session's transcript tail (hot or archived). */
   'sessions.open': z.object({ sessionId: id }),
-  /** The list's search box: the same history search as `Tasklane: Search History`. */
-  'sessions.search': z.object({ query: z.string().max(500) }),
   /** A page of a task's action trace, older than `beforeSeq` (absent: the newest). */
   'trace.load': z.object({ taskId: id, beforeSeq: z.number().int().nonnegative().optional() }),
   /** A task's block came into view: its steps so far (later ones come as `thread.step`). */

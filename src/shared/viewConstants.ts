@@ -9,8 +9,11 @@
 /** How many of a chore's last occurrences its history chart shows. */
 export const CHART_RUNS = 20;
 
-/** User Timing mark the sidebar sets once its session list's first page is painted (bench: history.sidebar_open). */
-export const SESSIONS_FIRST_PAINT_MARK = 'tasklane:sessions-first-paint';
+/**
+ * User Timing mark the Chat view sets once its thread's first paint lands: the conversation the
+ * person was in, with its transcript, or a new chat (bench: history.sidebar_open).
+ */
+export const THREAD_FIRST_PAINT_MARK = 'tasklane:thread-first-paint';
 
 /**
  * The marks before it, so the bench can say where the time to first paint goes: the sidebar's

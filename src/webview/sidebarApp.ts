@@ -1,23 +1,22 @@
 /**
- * The sidebar page: the request client, the view store (viewStore.ts) and the components that
- * render from it (composer, session list, thread, stream, details), wired to each other, and what
- * each host message does. main.ts only gives it the page, the webview API and the persisted state;
- * tests give it a DOM of their own (happy-dom) and a fake host (test/unit/webview/sidebarApp.test.ts).
+ * The sidebar page (the thread and the composer; History, src/host/historyPick.ts, lists the
+ * conversations): the request client, the view store (viewStore.ts), the components that render
+ * from it, and what each host message does. main.ts gives it the page, the webview API and the
+ * persisted state; tests a DOM and a fake host (test/unit/webview/sidebarApp.test.ts).
  */
-import type { HostMessage, MessageView, TaskView, WebviewMessage } from '../shared/protocol';
+import type { HostMessage, MessageView, TaskView } from '../shared/protocol';
 import type { SidebarResults } from '../shared/sidebarApi';
 import { RequestClient } from './requests';
 import { clear, h, keepingFocus } from './dom';
 import { renderDeadLetters } from './deadLetters';
 import { AttachmentChips } from './attachments';
 import { Composer } from './composer';
-import type { ComposerState } from './composer';
+import type { SidebarEnv, SidebarPage } from './sidebarEnv';
 import { drawBanner } from './banner';
 import type { BannerState } from './banner';
 import { handleReplyActions, renderReply } from './replyView';
 import { StreamView } from './streamView';
 import { patchTaskCard, renderTaskCard } from './taskCard';
-import { SessionList } from './sessionList';
 import { TaskDetails } from './taskDetails';
 import { nearView } from './nearView';
 import { Thread } from './thread';
@@ -28,32 +27,12 @@ import { approvalTaskId } from './approvalStore';
 import { blockView, emptyState, reduce } from './viewStore';
 import { askForBlock } from './storeAsks';
 import type { TaskGesture } from './taskGestures';
-import { SIDEBAR_INIT_MARK } from '../shared/viewConstants';
+import { SIDEBAR_INIT_MARK, THREAD_FIRST_PAINT_MARK } from '../shared/viewConstants';
 
-/** What survives the view being hidden or reloaded (the rest comes back with `init`). */
-export interface Persisted extends ComposerState {
-  /** The task whose details are open, and the session they were opened from. */
-  traceTaskId?: string;
-  traceSessionId?: string;
-}
+/** The events that choose the conversation shown. */
+const CHOOSES_VIEW = new Set<StoreEvent['type']>(['init', 'select', 'showSession', 'view.newChat', 'sent']);
 
-/** What the page is given. */
-export interface SidebarEnv {
-  /** The page's elements (#transcript, #chat-input…, as the host's HTML has them). */
-  root: ParentNode;
-  /** Posts to the host (the webview API's postMessage). */
-  post(message: WebviewMessage): void;
-  /** The persisted state (kept across hide/show and reload), changed in place; `save` writes it. */
-  persisted: Persisted;
-  save(): void;
-}
-
-/** The page once started: the host's messages go to `onMessage`. */
-export interface SidebarPage {
-  onMessage(message: HostMessage): void;
-  /** The webview window got the focus. */
-  focused(): void;
-}
+export type { Persisted, SidebarEnv, SidebarPage } from './sidebarEnv';
 
 /** Wires the page and starts it: the composer listens, a send in flight is posted again, and `ready` is posted. */
 export function startSidebar({ root, post, persisted, save }: SidebarEnv): SidebarPage {
@@ -65,6 +44,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
 
   /** Applies one event to the store, keeps the conversation shown persisted, and makes the requests it asks for. */
   function dispatch(event: StoreEvent): void {
+    if (CHOOSES_VIEW.has(event.type)) choices++;
     const step = reduce(store, event);
     store = step.state;
     if (persisted.selectedSessionId !== store.selectedSessionId) {
@@ -83,6 +63,8 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     taskShown(approval.taskId);
   }
 
+  /** How many times the conversation shown was chosen (a reply about an older choice changes nothing). */
+  let choices = 0;
   let gestures = 0;
   /** Stop, Cancel, Continue or Revert edits on a block: the store shows it at once, the host is asked. */
   function gesture(taskId: string, kind: TaskGesture): void {
@@ -98,7 +80,6 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
 
   const $ = <T extends HTMLElement>(selector: string) => root.querySelector(selector) as T;
   const banner = $('#banner');
-  const sessionList = $('#sessions');
   const taskArea = $('#tasks');
   const transcript = $('#transcript');
   const traceArea = $('#trace-area');
@@ -132,21 +113,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
   });
   handleReplyActions(transcript, request, () => store.selectedSessionId);
 
-  const sessions = new SessionList(sessionList, {
-    select: (sessionId, hit) => {
-      selectSession(sessionId);
-      // A search hit opens with its events, paged like any trace.
-      if (sessionId && hit) openTrace(sessionId);
-    },
-    loadMore: (after) =>
-      request('sessions.page', { after }).then((page) => {
-        for (const session of page.sessions) dispatch({ type: 'sessionPatch', session });
-        return page;
-      }),
-    search: (query) => request('sessions.search', { query }),
-    selected: () => store.selectedSessionId,
-  });
-  const sessionName = (id: string) => (sessions.get(id) ?? store.sessions[id])?.name ?? '';
+  const sessionName = (id: string) => store.sessions[id]?.name ?? '';
 
   const details = new TaskDetails(traceArea, {
     loadTrace: (taskId, beforeSeq) => request('trace.load', { taskId, ...(beforeSeq === undefined ? {} : { beforeSeq }) }),
@@ -185,7 +152,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
   /** Draws the conversation the store shows. */
   function shown(): void {
     details.sessionShown(store.selectedSessionId);
-    renderSessions();
+    renderTitle();
     renderTranscript();
     renderTasks();
   }
@@ -195,10 +162,13 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     drawBanner(banner, state, (command) => void request('command', { command }).catch(() => undefined));
   }
 
-  function renderSessions(): void {
+  /** The header names the conversation shown (its id there too: the UI tests and benches find it by it). */
+  function renderTitle(): void {
     const id = store.selectedSessionId;
-    $('#current-session').textContent = id ? `· ${sessionName(id)}` : '· new chat';
-    sessions.refresh();
+    const title = $('#current-session');
+    title.textContent = id ? sessionName(id) : 'New chat';
+    if (id) title.dataset.sessionId = id;
+    else delete title.dataset.sessionId;
   }
 
   function messageElement(message: MessageView): HTMLElement {
@@ -224,7 +194,20 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     stream.redraw();
     transcript.scrollTop = transcript.scrollHeight;
     revealTask();
+    markFirstPaint();
   }
+
+  /**
+   * Marks the thread's first paint once, in the frame that paints it (bench: history.sidebar_open):
+   * with the host's state, the conversation the person was in with its transcript, or a new chat.
+   */
+  function markFirstPaint(): void {
+    const id = store.selectedSessionId;
+    if (!paint.ready || paint.marked || (id && !store.transcripts[id])) return;
+    paint.marked = true;
+    requestAnimationFrame(() => setTimeout(() => performance.mark(THREAD_FIRST_PAINT_MARK), 0));
+  }
+  const paint = { ready: false, marked: false };
 
   /** Brings the block asked for by `selectSession` into view, once it is drawn. */
   function revealTask(): void {
@@ -269,9 +252,15 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     details.open(taskId, store.selectedSessionId);
   }
 
-  /** Asks for a session's transcript tail; it is drawn when it arrives (a failure is said by the host). */
+  /**
+   * Asks for a session's transcript tail, drawn when it arrives. One the host no longer has (deleted
+   * since) gives way to a new chat, not an empty thread with no name (the host says the failure).
+   */
   function openSession(sessionId: string): void {
-    request('sessions.open', { sessionId }).then(sessionOpened, () => undefined);
+    const choice = choices;
+    request('sessions.open', { sessionId }).then(sessionOpened, () => {
+      if (choices === choice && store.selectedSessionId === sessionId) selectSession(undefined);
+    });
   }
 
   function sessionOpened(opening: SidebarResults['sessions.open']): void {
@@ -280,7 +269,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     dispatch({ type: 'opened', result: opening });
     if (store.selectedSessionId !== before) shown();
     else if (opening.session.id === store.selectedSessionId) {
-      renderSessions();
+      renderTitle();
       renderTranscript();
     }
   }
@@ -303,17 +292,15 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     switch (message.type) {
       case 'init': {
         if (performance.getEntriesByName(SIDEBAR_INIT_MARK).length === 0) performance.mark(SIDEBAR_INIT_MARK);
-        sessions.reset(
-          message.state.sessions.map(({ messages: _m, liveTurnId: _l, ...summary }) => summary),
-          message.state.sessionsHaveMore ?? false,
-        );
+        // Before the store opens, the state is "Starting…" with no conversations: not a first paint.
+        paint.ready ||= !message.state.storeProblem;
         thread.reset();
         // The transcripts sent (live work), the tasks; a task's lane kept from an older page shows as
         // its conversation, and the shown conversation's transcript is asked for if it was not sent.
         dispatch(message);
         stream.reset(message.state.sessions.flatMap((s) => (s.liveTurnId ? [{ sessionId: s.id, turnId: s.liveTurnId }] : [])));
         renderBanner(message.state);
-        renderSessions();
+        renderTitle();
         renderTranscript();
         renderTasks();
         composer.renderReplyTarget();
@@ -322,22 +309,18 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
         break;
       }
       case 'sessionPatch':
-        sessions.upsert(message.session);
+        // The store keeps the row: the title of the conversation shown, and a lane's conversation.
         dispatch(message);
-        renderSessions();
+        renderTitle();
         break;
       case 'sessionRemoved':
-        // An archived session is still history: its row stays, and so does a transcript already shown.
+        // An archived session is still history: a transcript already shown stays.
         if (message.archived) break;
-        sessions.remove(message.sessionId);
         if (store.selectedSessionId === message.sessionId) {
           // The store moves the view to where the session went.
           dispatch(message);
           shown();
-        } else {
-          dispatch(message);
-          renderSessions();
-        }
+        } else dispatch(message);
         break;
       case 'messageAppended': {
         dispatch(message);

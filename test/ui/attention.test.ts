@@ -18,6 +18,7 @@ import {
 } from './support/workbench';
 import type { UiSession } from './support/workbench';
 import { tasklaneLogCount } from './support/runLogs';
+import { newChat, openFromHistory } from './support/chatView';
 
 // Attention and fit on the real workbench: the status bar item, a notification (with Open) for an
 // approval that arrives while the Explorer is showing, the view badge, a palette message opening
@@ -178,8 +179,10 @@ describe('ui: Tasklane says when it needs you, and the sidebar passes axe', func
     await session().page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rewrite readme' }).first().click();
     await until('README.md restored', () => readme() === original);
     assert.equal(fs.existsSync(path.join(workspace, 'NOTES.md')), false, 'NOTES.md, created by the task, is still there');
-    // The task's row opens its conversation; its block says what the person did, in their words.
-    await frame.locator('.session.session-task', { hasText: 'Rewrite readme' }).first().click();
+    // Its conversation, opened from History after a new chat, says in the task's block what the person did, in their words.
+    const conversation = (await frame.locator('#current-session').textContent()) ?? '';
+    await newChat(session().page);
+    await openFromHistory(session().page, conversation);
     const block = frame.locator('#transcript .task-block', { hasText: 'Rewrite readme' });
     await block.locator('.step-text', { hasText: "You reverted the task's edits to README.md, NOTES.md" }).waitFor({ timeout: 15_000 });
     assert.doesNotMatch((await block.textContent()) ?? '', /Read them again/);

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { until } from '../support/poll';
 import { openTasklaneView, route, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame, waitForTaskBlock } from './support/workbench';
 import type { UiSession } from './support/workbench';
+import { listed, showConversations } from './support/chatView';
 
 interface Recorded {
   held?: boolean;
@@ -57,11 +58,13 @@ describe('ui: Stop on a working task', function () {
     await block.locator('.block-state', { hasText: /^paused$/ }).waitFor({ timeout: 30_000 });
     assert.match((await block.locator('.pause-reason').textContent()) ?? '', /You stopped the task/);
     assert.equal((await ui.requests(r)).length, requestsAtStop, 'no model call after Stop');
-    // Its row in the list says the same word as its block (not "waiting for you").
-    await frame
-      .locator('.session-rows .session.session-task', { hasText: 'Stop demo' })
-      .locator('.session-meta[data-state="paused"]')
-      .waitFor({ timeout: 15_000 });
+    // History does not list it as waiting for you: a task the person stopped waits for nothing.
+    await showConversations(ui.page);
+    const rows = await listed(ui.page);
+    const row = rows.find((label) => label.startsWith('read the readme'));
+    assert.ok(row, `History lists ${JSON.stringify(rows)}`);
+    assert.doesNotMatch(row, /waiting for you/);
+    await ui.page.keyboard.press('Escape');
     await screenshotSidebar(ui.page, 'ui-stop-task-2-paused');
 
     await block.locator('.continue-task').click();

@@ -5,6 +5,7 @@ import { readOrNull } from '../support/files';
 import { openTasklaneView, resizeSidebar, route, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
 import { pick } from './support/quickInput';
+import { chatViewAction, listed, newChat, showConversations } from './support/chatView';
 
 const EDIT = {
   oldText: 'module.exports = { greet };',
@@ -106,19 +107,14 @@ describe('ui: the thread shows the work of the task a message started', function
     assert.match(readOrNull(path.join(session().server.workspaceDir, 'src/greet.js')) ?? '', /greetAll/);
     await screenshotSidebar(session().page, 'ui-thread-2-done');
 
-    // The list has one entry for it: the conversation, titled by its message, the task nested in it.
-    const conversations = frame.locator('#sessions .session-rows .session:not(.session-task)');
-    assert.equal(await conversations.count(), 1, `the list shows ${JSON.stringify(await frame.locator('#sessions .session-rows .session').allTextContents())}`);
-    assert.match((await conversations.locator('.session-name').textContent()) ?? '', /^add greetAll to greet\.js/);
-    assert.equal(
-      await conversations
-        .first()
-        .getAttribute('class')
-        .then((c) => c?.includes('selected')),
-      true,
-    );
-    const nested = frame.locator('#sessions .session-rows .session.session-task');
-    assert.deepEqual(await nested.locator('.session-name').allTextContents(), ['Add greetAll']);
+    // History has one row for it: the conversation, titled by its message, its task counted in it
+    // (no row of its own); the view names the conversation it shows.
+    assert.match((await frame.locator('#current-session').textContent()) ?? '', /^add greetAll to greet\.js/);
+    await showConversations(session().page);
+    const conversations = await listed(session().page);
+    assert.equal(conversations.length, 1, `History lists ${JSON.stringify(conversations)}`);
+    assert.match(conversations[0] ?? '', /^add greetAll to greet\.js.*, 1 task$/);
+    await session().page.keyboard.press('Escape');
   });
 
   it("the task's details open from its block, close with × and Escape, and stay out of a new chat", async function () {
@@ -139,28 +135,27 @@ describe('ui: the thread shows the work of the task a message started', function
 
     await details.click();
     await area.waitFor({ state: 'visible', timeout: 10_000 });
-    await frame.locator('#new-chat').click();
+    await newChat(session().page);
     await area.waitFor({ state: 'hidden', timeout: 10_000 });
     assert.equal(await frame.locator('#transcript .task-block').count(), 0, 'a new chat shows the other thread’s task');
   });
 
-  it("the task's row in the list opens its conversation at the task's block", async function () {
+  it("the conversation picked from History opens with its task's block", async function () {
     // The test before ends on a new chat: nothing of the task is shown.
     assert.equal(await frame.locator('#transcript .task-block').count(), 0);
-    await frame.locator('#sessions .session.session-task', { hasText: 'Add greetAll' }).click();
+    await showConversations(session().page);
+    await session().page.keyboard.press('Enter');
     await block().waitFor({ timeout: 15_000 });
     assert.equal(await frame.locator('#transcript .msg-user', { hasText: 'add greetAll to greet.js' }).count(), 1, 'the thread is the conversation');
     assert.equal(await block().locator('.block-state').textContent(), 'done, not checked');
-    const selected = frame.locator('#sessions .session.selected');
-    assert.equal(await selected.count(), 1);
-    assert.match((await selected.locator('.session-name').textContent()) ?? '', /^add greetAll to greet\.js/);
+    assert.match((await frame.locator('#current-session').textContent()) ?? '', /^add greetAll to greet\.js/);
   });
 
   it("the view title's New Chat, History and model actions", async function () {
     const page = session().page;
     // The Chat view's own header: the Tasklane container also holds Chores and Storage, so the actions
     // are the view's, not merged into the container's title.
-    const action = (label: string) => page.locator(`.part.sidebar .pane-header[aria-label^="Chat"] .action-label[aria-label^="${label}"]`);
+    const action = (label: 'New Chat' | 'Show Conversations' | 'Select Model') => chatViewAction(page, label);
     // The thread of the test before is shown; New Chat (a codicon in the view title) empties it.
     await block().waitFor();
     await action('New Chat').click();
@@ -179,19 +174,14 @@ describe('ui: the thread shows the work of the task a message started', function
 
   it('in the narrowest side bar the thread keeps its titles, the composer and Send, and nothing scrolls sideways', async function () {
     const page = session().page;
-    await frame.locator('#sessions .session.session-task', { hasText: 'Add greetAll' }).click();
     await block().waitFor({ timeout: 15_000 });
     await resizeSidebar(page, 170);
     try {
-      if (!(await frame.locator('#sessions-section').evaluate((el) => (el as HTMLDetailsElement).open)))
-        await frame.locator('#sessions-section > summary').click();
-      await frame.waitForFunction(() => (document.querySelector('#sessions-section') as HTMLDetailsElement).open);
-      const names = await frame
-        .locator('#sessions .session-rows .session .session-name')
-        .evaluateAll((els) => els.map((el) => ({ text: el.textContent ?? '', width: el.getBoundingClientRect().width })));
-      assert.ok(names.length >= 2, `the list shows ${JSON.stringify(names)}`);
-      // The review saw "List T…" and rows with no title at all: a title keeps at least a few words' room.
-      for (const name of names) assert.ok(name.width >= 60, `"${name.text}" has ${name.width} px of its row`);
+      // The review saw "List T…" and titles with no room at all: the conversation's and the block's keep a few words' room.
+      for (const title of [frame.locator('#current-session'), block().locator('.block-name')]) {
+        const width = await title.evaluate((el) => el.getBoundingClientRect().width);
+        assert.ok(width >= 60, `"${await title.textContent()}" has ${width} px`);
+      }
       const send = frame.getByRole('button', { name: /^Send/ });
       assert.ok(await send.isVisible(), 'Send is not visible');
       const layout = await frame.evaluate(() => {

@@ -75,7 +75,7 @@ function loadNewestGoodSnapshot(sqlJs: SqlJsStatic, listing: DirListing, notices
   if (corrupt.length > 0) {
     notices.push(
       `No readable Tasklane snapshot (${corrupt.join('; ')}); state was rebuilt from the journal alone and may be incomplete. ` +
-        `Check the session list; the damaged files are kept beside the store as *.damaged for inspection.`,
+        `Check your conversations (the Chat view's History); the damaged files are kept beside the store as *.damaged for inspection.`,
     );
   }
   return { sql: null, lsn: 0, journalSeq: 0, corrupt, corruptFiles, loaded: null };

@@ -4,6 +4,7 @@ import { conversationItems } from '../../../src/host/conversationPicks';
 import type { PickWords } from '../../../src/host/conversationPicks';
 
 const words: PickWords = {
+  waitingSection: 'Waiting for you',
   today: 'Today',
   yesterday: 'Yesterday',
   older: 'Older',
@@ -41,14 +42,48 @@ describe('host: the conversation picker (History title action)', () => {
       words,
     );
     assert.deepEqual(items, [
+      // What waits comes first, once, and opens at the task that waits.
+      { label: 'Waiting for you', separator: true },
+      { label: 'add greetAll to greet.js', sessionId: 't-1', description: 'waiting for you · 2 tasks' },
       { label: 'Today', separator: true },
-      { label: 'add greetAll to greet.js', sessionId: 'c-1', description: 'waiting for you · 2 tasks' },
       { label: 'fix the README', sessionId: 'c-3' },
       { label: 'Yesterday', separator: true },
       { label: 'why does the build fail', sessionId: 'c-2' },
       { label: 'Older', separator: true },
       { label: 'rename the exports', sessionId: 'c-old', description: 'archived' },
     ]);
+  });
+
+  it('lists what waits for an answer or an approval above the days, newest first, whatever its age', () => {
+    const items = conversationItems(
+      [
+        session('c-new', 'newest, nothing waits', now - HOUR),
+        session('c-asks', 'which license?', now - 3 * 24 * HOUR, { waitingForUser: true }),
+        session('c-approve', 'bump the version', now - 2 * HOUR, {
+          tasks: [
+            session('t-done', 'Done one', now - 3 * HOUR, { parentId: 'c-approve' }),
+            session('t-wait', 'Bump', now - 2 * HOUR, { parentId: 'c-approve', pendingApprovals: 1 }),
+          ],
+        }),
+        session('c-y', 'yesterday', now - 20 * HOUR),
+      ],
+      now,
+      words,
+    );
+    assert.deepEqual(items, [
+      { label: 'Waiting for you', separator: true },
+      { label: 'bump the version', sessionId: 't-wait', description: 'waiting for you · 2 tasks' },
+      { label: 'which license?', sessionId: 'c-asks', description: 'waiting for you' },
+      { label: 'Today', separator: true },
+      { label: 'newest, nothing waits', sessionId: 'c-new' },
+      { label: 'Yesterday', separator: true },
+      { label: 'yesterday', sessionId: 'c-y' },
+    ]);
+    // Nothing waits: no such section.
+    assert.equal(
+      conversationItems([session('c-y', 'yesterday', now - 20 * HOUR)], now, words).some((i) => i.label === 'Waiting for you'),
+      false,
+    );
   });
 
   it('no conversations: no rows', () => {

@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import type { HostMessage, TaskView, WebviewMessage } from '../../../src/shared/protocol';
 import type { SidebarMethod } from '../../../src/shared/sidebarApi';
+import { THREAD_FIRST_PAINT_MARK } from '../../../src/shared/viewConstants';
 import { startSidebar } from '../../../src/webview/sidebarApp';
 import type { Persisted, SidebarPage } from '../../../src/webview/sidebarApp';
 import { useDom } from './support/dom';
@@ -13,7 +14,7 @@ import { approvalView, taskView } from './support/views';
 
 /** The page's elements as the host's HTML has them (src/host/sidebarProvider.ts). */
 const SKELETON = `
-<div id="banner"></div><span id="current-session"></span><nav id="sessions"></nav><div id="dead-letters"></div>
+<div id="banner"></div><h2 id="current-session"></h2><div id="dead-letters"></div>
 <section id="tasks"></section><section id="trace-area" hidden></section><section id="transcript"></section>
 <footer id="composer"><div id="reply-target"></div><div id="attachments"></div><textarea id="chat-input"></textarea><button id="send">Send</button></footer>`;
 
@@ -175,5 +176,68 @@ describe('webview: the sidebar page', function () {
     (document.activeElement as HTMLElement).click();
     assert.equal(document.activeElement, input, 'nothing else waits: back to the composer');
     assert.equal(tab(), true, 'nothing waits: Tab goes on as usual');
+  });
+
+  /** The page as it starts: `persisted` from the webview's state, then the host's `init` (no sessions: none has live work). */
+  function start(persisted: Persisted): void {
+    document.body.innerHTML = SKELETON;
+    sent = [];
+    performance.clearMarks(THREAD_FIRST_PAINT_MARK);
+    page = startSidebar({ root: document, post: (m) => sent.push(m), persisted, save: () => undefined });
+    page.onMessage({
+      type: 'init',
+      state: { sessions: [], tasks: [], approvals: [], deadLetters: [], model: { provider: 'demo', model: 'demo' }, restricted: false },
+    });
+  }
+  const painted = async () => {
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    return performance.getEntriesByName(THREAD_FIRST_PAINT_MARK).length;
+  };
+  const methods = () => sent.flatMap((m) => (m.type === 'request' ? [m.method] : [m.type]));
+
+  it('is the thread and the composer: it opens the conversation the person was in, names it, and marks its first paint then', async function () {
+    start({ selectedSessionId: 'c-9' });
+    // No list to fill: the one request is the transcript of the conversation shown.
+    assert.deepEqual(methods(), ['ready', 'sessions.open']);
+    assert.deepEqual(
+      requests('sessions.open').map((r) => r.params),
+      [{ sessionId: 'c-9' }],
+    );
+    assert.equal(await painted(), 0, 'not painted before its transcript is there');
+    const session = { id: 'c-9', name: 'why does the build fail', status: 'idle', lastActivity: 1, waitingForUser: false, pendingApprovals: 0 };
+    reply(requests('sessions.open')[0]!, { result: { session, messages: [{ role: 'user', text: 'why does the build fail?', at: 1 }] } });
+    await settled();
+    assert.equal(document.querySelector('#transcript .msg-user')?.textContent, 'why does the build fail?');
+    const title = document.querySelector<HTMLElement>('#current-session')!;
+    assert.equal(title.textContent, 'why does the build fail');
+    assert.equal(title.dataset.sessionId, 'c-9');
+    assert.equal(await painted(), 1);
+    assert.equal(document.querySelectorAll('.session, #sessions, #session-search, #new-chat').length, 0, 'no conversation list in the view');
+  });
+
+  it('opens on a new chat when the person was in none, and New chat (the view title’s) empties a thread', async function () {
+    start({});
+    assert.deepEqual(methods(), ['ready']);
+    assert.equal(document.querySelector('#current-session')?.textContent, 'New chat');
+    assert.ok(document.querySelector('#transcript .empty'));
+    assert.equal(await painted(), 1);
+    page.onMessage({ type: 'showSession', sessionId: 'c-2' });
+    reply(requests('sessions.open')[0]!, {
+      result: { session: { id: 'c-2', name: 'Two', status: 'idle', lastActivity: 2, waitingForUser: false, pendingApprovals: 0 }, messages: [] },
+    });
+    await settled();
+    assert.equal(document.querySelector('#current-session')?.textContent, 'Two');
+    page.onMessage({ type: 'view.newChat' });
+    assert.equal(document.querySelector('#current-session')?.textContent, 'New chat');
+    assert.equal(document.querySelector<HTMLElement>('#current-session')!.dataset.sessionId, undefined);
+  });
+
+  it('opens on a new chat when the conversation the person was in is gone', async function () {
+    start({ selectedSessionId: 'c-gone' });
+    reply(requests('sessions.open')[0]!, { error: 'There is no session c-gone, in the hot store or the archive.' });
+    await settled();
+    assert.equal(document.querySelector('#current-session')?.textContent, 'New chat');
+    assert.ok(document.querySelector('#transcript .empty'));
+    assert.equal(await painted(), 1);
   });
 });
