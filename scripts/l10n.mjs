@@ -1,5 +1,5 @@
 // The host's strings for translators: every `vscode.l10n.t('…')` and notice`…` in src/extension.ts, src/host
-// and src/shared (a Translator's `l10n.t`),
+// and src/shared (a Translator's `l10n.t`), and the sidebar webview's words (WEBVIEW_WORDS' values),
 // written to l10n/bundle.l10n.json (package.json `"l10n": "./l10n"`), the file VS Code reads for
 // English and a translator copies to bundle.l10n.<locale>.json. A message is its own key, as VS
 // Code's l10n tooling does it; `{0}` marks where an argument goes.
@@ -14,6 +14,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BUNDLE = path.join(root, 'l10n', 'bundle.l10n.json');
 /** The notice tag's own implementation: it translates the messages collected from its call sites. */
 const NOTICE_TAG = path.join('src', 'host', 'notice.ts');
+/** The webview's catalog: its values are messages, translated by the host in one `l10n.t(message)` call. */
+const WEBVIEW_WORDS = path.join('src', 'shared', 'webviewWords.ts');
 
 function sourceFiles() {
   const files = [path.join(root, 'src/extension.ts')];
@@ -37,6 +39,17 @@ export function extractHostStrings() {
   for (const file of sourceFiles()) {
     const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node) => {
+      // The webview's words: each value of the catalog's object literal is a message.
+      if (path.relative(root, file) === WEBVIEW_WORDS && ts.isVariableDeclaration(node) && node.name.getText(source) === 'WEBVIEW_WORDS') {
+        let catalog = node.initializer;
+        while (catalog && ts.isAsExpression(catalog)) catalog = catalog.expression;
+        for (const property of catalog && ts.isObjectLiteralExpression(catalog) ? catalog.properties : []) {
+          const where = `${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(property.getStart(source)).line + 1}`;
+          if (ts.isPropertyAssignment(property) && (ts.isStringLiteral(property.initializer) || ts.isNoSubstitutionTemplateLiteral(property.initializer))) {
+            if (!messages.has(property.initializer.text)) messages.set(property.initializer.text, where);
+          } else problems.push(`${where}: a webview word needs a literal message`);
+        }
+      }
       // The host's notice`…${value}…` tag (src/host/notice.ts) is one message with a {n} per value.
       if (ts.isTaggedTemplateExpression(node) && node.tag.getText(source) === 'notice') {
         const template = node.template;
@@ -51,7 +64,7 @@ export function extractHostStrings() {
         const where = `${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
         if (first && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first))) {
           if (!messages.has(first.text)) messages.set(first.text, where);
-        } else if (path.relative(root, file) !== NOTICE_TAG)
+        } else if (path.relative(root, file) !== NOTICE_TAG && path.relative(root, file) !== WEBVIEW_WORDS)
           problems.push(`${where}: l10n.t needs a literal message (a translator can only translate what the bundle holds)`);
       }
       ts.forEachChild(node, visit);

@@ -10,6 +10,8 @@ import type { SidebarHandlers } from './sidebarHandlers';
 import { answerRequest } from './sidebarHandlers';
 import { sendFailure } from './sendFailure';
 import { notice } from './notice';
+import { translateWebviewWords } from '../shared/webviewWords';
+import { WORDS_ISLAND_ID } from '../shared/viewConstants';
 
 /** What the sidebar needs from the rest of the extension. */
 export interface SidebarBackend {
@@ -196,8 +198,12 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
       `img-src ${webview.cspSource} data:`,
       `script-src 'nonce-${nonce}'`,
     ].join('; ');
+    const words = translateWebviewWords(vscode.l10n);
+    // The page's words as data, not script: the CSP runs no inline script, and `<` is escaped so no
+    // translation can close the element early.
+    const island = JSON.stringify(words).replace(/</g, '\\u003c');
     return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${escapeHtml(vscode.env.language)}">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
@@ -208,7 +214,7 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 </head>
 <body>
 <header id="header">
-<h1 class="visually-hidden">Tasklane chat</h1>
+<h1 class="visually-hidden">${escapeHtml(words.pageHeading)}</h1>
 <div id="banner"></div>
 <details id="sessions-section" class="section" open>
 <summary class="section-summary"><span class="section-title">Sessions</span> <span id="current-session" class="section-note"></span></summary>
@@ -216,19 +222,25 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 </details>
 </header>
 <div id="dead-letters"></div>
-<main id="conversation" aria-label="Conversation">
-<section id="tasks" aria-label="Tasks" tabindex="0"></section>
-<section id="trace-area" aria-label="Action trace" hidden></section>
-<section id="transcript" role="log" aria-live="polite" aria-label="Messages" tabindex="0"></section>
+<main id="conversation" aria-label="${escapeHtml(words.conversation)}">
+<section id="tasks" aria-label="${escapeHtml(words.tasks)}" tabindex="0"></section>
+<section id="trace-area" aria-label="${escapeHtml(words.traceList)}" hidden></section>
+<section id="transcript" role="log" aria-live="polite" aria-label="${escapeHtml(words.messages)}" tabindex="0"></section>
 </main>
 <footer id="composer">
 <div id="reply-target"></div>
-<div id="attachments" role="list" aria-label="Attached context"></div>
-<vscode-textarea id="chat-input" placeholder="Ask Tasklane… (Enter to send, Shift+Enter for a new line, @ to attach context)" rows="3" resize="vertical" aria-label="Message"></vscode-textarea>
-<vscode-button id="send">Send</vscode-button>
+<div id="attachments" role="list" aria-label="${escapeHtml(words.attachedContext)}"></div>
+<vscode-textarea id="chat-input" placeholder="${escapeHtml(words.composerPlaceholder)}" rows="3" resize="vertical" aria-label="${escapeHtml(words.composerInput)}"></vscode-textarea>
+<vscode-button id="send">${escapeHtml(words.send)}</vscode-button>
 </footer>
+<script type="application/json" id="${WORDS_ISLAND_ID}">${island}</script>
 <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;
   }
+}
+
+/** Text for the page's HTML, as text or in a quoted attribute: translations are data, never markup. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }

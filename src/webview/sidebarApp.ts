@@ -29,6 +29,7 @@ import { blockView, emptyState, reduce } from './viewStore';
 import { askForBlock } from './storeAsks';
 import type { TaskGesture } from './taskGestures';
 import { SIDEBAR_INIT_MARK } from '../shared/viewConstants';
+import { word } from './words';
 
 /** What survives the view being hidden or reloaded (the rest comes back with `init`). */
 export interface Persisted extends ComposerState {
@@ -211,7 +212,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
       'div',
       { class: `msg msg-${message.role}${message.stopped ? ' msg-stopped' : ''}`, 'data-role': message.role, 'data-stopped': message.stopped },
       body,
-      message.stopped ? h('div', { class: 'stopped-mark', title: 'You stopped this reply; this is what it said until then.' }, 'stopped') : null,
+      message.stopped ? h('div', { class: 'stopped-mark', title: word('stoppedTitle') }, word('stoppedMark')) : null,
     );
   }
 
@@ -219,7 +220,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     clear(transcript);
     const id = store.selectedSessionId;
     const messages = id ? (store.transcripts[id] ?? []) : [];
-    if (!id) transcript.appendChild(h('div', { class: 'empty' }, 'Ask Tasklane to do something in this workspace.'));
+    if (!id) transcript.appendChild(h('div', { class: 'empty' }, word('transcriptEmpty')));
     for (const message of messages) transcript.appendChild(messageElement(message));
     stream.redraw();
     transcript.scrollTop = transcript.scrollHeight;
