@@ -145,6 +145,8 @@ export const WEBVIEW_WORDS = {
   codeCopied: 'Copied',
   codeInsert: 'Insert at Cursor',
   codePropose: 'Propose as Edit',
+  // A code block's language when its fence names none.
+  codePlainText: 'text',
   codeToolbar: '{0} code',
   codeToolbarFor: '{0} code for {1}',
   linkInert: 'Not a link: {0}',

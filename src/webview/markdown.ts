@@ -252,7 +252,7 @@ export const CODE_ACTIONS = [
 function renderFence(tokens: Token[], idx: number): string {
   const token = tokens[idx];
   const { language, path } = parseInfo(token.info);
-  const label = language || 'text';
+  const label = language || word('codePlainText');
   // Coloured later, near the viewport (see the file comment); too-long blocks stay plain.
   const lazy = canHighlight(language) && token.content.length <= MAX_HIGHLIGHT_CHARS;
   const buttons = CODE_ACTIONS.map(
