@@ -77,6 +77,9 @@ export const WEBVIEW_WORDS = {
   counterCost: 'cost {0}',
   counterCostOf: 'cost {0} / {1}',
   todosDone: 'Todos {0} of {1} done',
+  // The same messages as src/shared/costText.ts's costWords (test/unit/model/pricing.test.ts keeps them equal).
+  costEstimated: '≈{0} estimated',
+  costNoCharge: 'no charge',
   // A task's steps.
   steps: 'Steps',
   stepInProgress: 'in progress',

@@ -49,7 +49,9 @@ export function renderCounters(task: TaskView): HTMLElement {
     { class: 'counters' },
     meter('counterActions', task.counters.actions, task.budget.actions, String),
     meter('counterTokens', task.counters.tokens, task.budget.tokens, (n) => (n >= 1000 ? `${Math.round(n / 100) / 10}k` : String(n))),
-    meter('counterCost', task.counters.cost, task.budget.cost, (n) => costText(n, task.counters.costEstimated && n === task.counters.cost)),
+    meter('counterCost', task.counters.cost, task.budget.cost, (n) =>
+      costText(n, task.counters.costEstimated && n === task.counters.cost, 3, { estimated: word('costEstimated'), noCharge: word('costNoCharge') }),
+    ),
   );
 }
 

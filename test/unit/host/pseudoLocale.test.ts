@@ -11,7 +11,7 @@ import type { McpHostStatus } from '../../../src/host/mcp/mcpHost';
 import type { ApprovalView } from '../../../src/shared/approvalProtocol';
 import type { ChoreView } from '../../../src/shared/choreProtocol';
 import { silentLogger } from '../../../src/core/ports';
-import { pseudo, untranslated } from '../../support/pseudoLocale';
+import { englishLeft, pseudo } from '../../support/pseudoLocale';
 
 // Issue 42: under a pseudo-locale (every message of l10n/bundle.l10n.json accented and bracketed,
 // as a translation would replace it), the status bar, its hover, the Chores view's rows and the
@@ -26,8 +26,8 @@ const english = l10n.t;
 /** Each string a surface shows, with what is left in English once translations are taken out. */
 function left(shown: Array<[string, string | undefined]>): string[] {
   return shown.flatMap(([where, text]) => {
-    const rest = untranslated(text ?? '');
-    return /[A-Za-z]{2,}/.test(rest) ? [`${where}: ${JSON.stringify(rest.trim())} in ${JSON.stringify(text)}`] : [];
+    const rest = englishLeft(text ?? '');
+    return rest.length ? [`${where}: ${rest.join(' ')} in ${JSON.stringify(text)}`] : [];
   });
 }
 
@@ -115,7 +115,7 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
           startedAt: 2_000,
           endedAt: 5_000,
           reason: '９',
-          usage: { iterations: 1, inputTokens: 2, outputTokens: 3, cost: 0.01 },
+          usage: { iterations: 1, inputTokens: 2, outputTokens: 3, cost: 0.01, costEstimated: true },
         },
         { id: 'r-1', choreId: '７', status: 'skipped', startedAt: 1_000, usage: { iterations: 0, inputTokens: 0, outputTokens: 0, cost: 0 } },
       ],

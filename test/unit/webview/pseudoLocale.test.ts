@@ -20,8 +20,9 @@ import type { SidebarMethod } from '../../../src/shared/sidebarApi';
 import { WEBVIEW_WORDS } from '../../../src/shared/webviewWords';
 import { startSidebar } from '../../../src/webview/sidebarApp';
 import type { SidebarPage } from '../../../src/webview/sidebarApp';
+import { DEMO_MODEL_ID } from '../../../src/webview/demoNotice';
 import { readWords, useWords } from '../../../src/webview/words';
-import { pseudo, untranslated } from '../../support/pseudoLocale';
+import { englishLeft, pseudo } from '../../support/pseudoLocale';
 import { useDom } from './support/dom';
 import { approvalView, taskView } from './support/views';
 
@@ -110,7 +111,7 @@ describe('localisation: the sidebar page under a pseudo-locale', function () {
           { text: '２', status: 'done' },
           { text: '３', status: 'in_progress' },
         ],
-        counters: { actions: 2, tokens: 5600, cost: 0.5 },
+        counters: { actions: 2, tokens: 5600, cost: 0.5, costEstimated: true },
         budget: { actions: 50, tokens: 500_000, cost: 2 },
         waitingForApproval: true,
       }),
@@ -132,7 +133,7 @@ describe('localisation: the sidebar page under a pseudo-locale', function () {
             messages: [
               { role: 'user', text: '６', at: 1 },
               ...tasks.map((t) => ({ role: 'user' as const, text: '６', at: 1, taskId: t.id })),
-              { role: 'assistant', text: '７\n\n```\n８\n```\n\n![](https://example.invalid/9.png) ![](９.png)', at: 2, stopped: true },
+              { role: 'assistant', text: '７\n\n```\n８\n```\n\n![](https://1/9.png) ![](９.png)', at: 2, stopped: true },
             ],
           },
         ],
@@ -149,7 +150,7 @@ describe('localisation: the sidebar page under a pseudo-locale', function () {
           approvalView({ id: 'cs-2', taskId: 't-4', kind: 'command', command: '３', files: [], title: '３', reason: '４' }),
         ],
         deadLetters: [{ id: 'd-1', sessionId: 'c-1', source: '５', attempts: 3, error: '６' }],
-        model: { provider: '７', model: 'tasklane-demo', problem: '８' },
+        model: { provider: '７', model: DEMO_MODEL_ID, problem: '８' },
         restricted: true,
       },
     });
@@ -186,11 +187,11 @@ describe('localisation: the sidebar page under a pseudo-locale', function () {
 
     const all = shown(document.body);
     assert.ok(all.length > 60, `only ${all.length} strings seen`);
-    // The times are the person's own locale's (toLocaleTimeString), not Tasklane's words.
+    // The times are the person's own locale's (toLocaleTimeString), not Tasklane's words; the demo model's id is a name.
     const times = /\b\d{1,2}:\d{2}( ?[AP]M)?\b/g;
     const left = all.flatMap(([where, text]) => {
-      const rest = untranslated(text.replace(times, ''));
-      return /[A-Za-z]{2,}/.test(rest) ? [`${where}: ${JSON.stringify(rest.trim())} in ${JSON.stringify(text)}`] : [];
+      const rest = englishLeft(text.replace(times, '').replace(DEMO_MODEL_ID, ''));
+      return rest.length ? [`${where}: ${rest.join(' ')} in ${JSON.stringify(text)}`] : [];
     });
     assert.deepEqual(left, []);
     // It saw what it says it saw (a page drawn with keys, or English, would fail above; one not drawn, here).
