@@ -6,6 +6,7 @@ import { Attention } from '../../../src/host/attention';
 import { ChoresTree } from '../../../src/host/views/choresTree';
 import type { ChoreNode } from '../../../src/host/views/choresTree';
 import { StorageTree } from '../../../src/host/views/storageTree';
+import type { StorageItem } from '../../../src/shared/storageWords';
 import { McpTree } from '../../../src/host/views/mcpTree';
 import type { McpHostStatus } from '../../../src/host/mcp/mcpHost';
 import type { ApprovalView } from '../../../src/shared/approvalProtocol';
@@ -15,10 +16,10 @@ import { englishLeft, pseudo } from '../../support/pseudoLocale';
 
 // Issue 42: under a pseudo-locale (every message of l10n/bundle.l10n.json accented and bracketed,
 // as a translation would replace it), the status bar, its hover, the Chores view's rows and the
-// Storage view's dead letters show no English of Tasklane's own. The values here (names, ids,
-// triggers, paths) are written without letters so whatever English is left is Tasklane's.
-// Not covered yet (docs/ARCHITECTURE.md, "Words and languages"): words made in src/shared and
-// src/core without a Translator (an estimated cost's words, the Storage rules).
+// Storage view's rows, kinds and rules show no English of Tasklane's own, nor do the values put
+// into a translated message (a cost's "estimated"). The values here (names, ids, triggers, paths)
+// are written without letters so whatever English is left is Tasklane's. The sidebar's page is
+// test/unit/webview/pseudoLocale.test.ts.
 
 const l10n = vscode.l10n as { t: (message: string, ...args: unknown[]) => string };
 const english = l10n.t;
@@ -148,8 +149,25 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
     }
     tree.dispose();
     const storage = new StorageTree();
-    storage.attach({ storage: async () => [], deadLetters: () => 3 });
-    for (const row of await storage.getChildren()) add(storage.getTreeItem(row));
+    const kept = { where: '１', count: 2, bytes: 3 };
+    storage.attach({
+      storage: async (): Promise<StorageItem[]> => [
+        ...(['hot', 'triggerHistory', 'events', 'scratch', 'deadLetters'] as const).map((key) => ({ key, days: 7, ...kept })),
+        ...(['session', 'task', 'chore_run', 'approval', 'command_approval', 'ledger'] as const).map((kind, i) => ({
+          key: 'archive' as const,
+          archive: { kind, hotRows: 1, damaged: i % 2 },
+          days: 7,
+          ...kept,
+        })),
+        { key: 'memory', name: '１', ...kept },
+        { key: 'file', name: '２', ...kept },
+      ],
+      deadLetters: () => 3,
+    });
+    for (const row of await storage.getChildren()) {
+      add(storage.getTreeItem(row));
+      for (const child of await storage.getChildren(row)) add(storage.getTreeItem(child));
+    }
     storage.dispose();
     const mcp = new McpTree();
     const server = (name: string, patch: Partial<McpHostStatus>): McpHostStatus =>
