@@ -12,6 +12,11 @@ import ts from 'typescript';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BUNDLE = path.join(root, 'l10n', 'bundle.l10n.json');
+/**
+ * The sidebar's catalog as the host reads it at run time (key → English, from WEBVIEW_WORDS): a file
+ * beside the bundle, not code in dist/main.js, whose size has a budget (bundleSize.test.ts).
+ */
+export const WEBVIEW_CATALOG = path.join(root, 'l10n', 'webview.words.json');
 /** The notice tag's own implementation: it translates the messages collected from its call sites. */
 const NOTICE_TAG = path.join('src', 'host', 'notice.ts');
 /** The webview's catalog: its values are messages, translated by the host in one `l10n.t(message)` call. */
@@ -36,6 +41,8 @@ function sourceFiles() {
 export function extractHostStrings() {
   const messages = new Map();
   const problems = [];
+  /** WEBVIEW_WORDS, key → message, in its order. */
+  const webviewWords = {};
   for (const file of sourceFiles()) {
     const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node) => {
@@ -47,6 +54,7 @@ export function extractHostStrings() {
           const where = `${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(property.getStart(source)).line + 1}`;
           if (ts.isPropertyAssignment(property) && (ts.isStringLiteral(property.initializer) || ts.isNoSubstitutionTemplateLiteral(property.initializer))) {
             if (!messages.has(property.initializer.text)) messages.set(property.initializer.text, where);
+            webviewWords[property.name.getText(source)] = property.initializer.text;
           } else problems.push(`${where}: a webview word needs a literal message`);
         }
       }
@@ -71,7 +79,12 @@ export function extractHostStrings() {
     };
     visit(source);
   }
-  return { messages, problems };
+  return { messages, problems, webviewWords };
+}
+
+/** The webview catalog file's text. */
+export function catalogText(webviewWords) {
+  return `${JSON.stringify(webviewWords, null, 2)}\n`;
 }
 
 /** The bundle's text for these messages: sorted, one key per message, English as its own value. */
@@ -81,22 +94,29 @@ export function bundleText(messages) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { messages, problems } = extractHostStrings();
+  const { messages, problems, webviewWords } = extractHostStrings();
   if (problems.length) {
     process.stderr.write(`${problems.join('\n')}\n`);
     process.exit(1);
   }
   const text = bundleText(messages);
+  const catalog = catalogText(webviewWords);
   if (process.argv.includes('--check')) {
-    const current = fs.existsSync(BUNDLE) ? fs.readFileSync(BUNDLE, 'utf8') : '';
-    if (current !== text) {
-      process.stderr.write('l10n/bundle.l10n.json is not what the sources say: run `npm run l10n` and commit it.\n');
-      process.exit(1);
+    for (const [file, wanted] of [
+      [BUNDLE, text],
+      [WEBVIEW_CATALOG, catalog],
+    ]) {
+      const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+      if (current !== wanted) {
+        process.stderr.write(`${path.relative(root, file)} is not what the sources say: run \`npm run l10n\` and commit it.\n`);
+        process.exit(1);
+      }
     }
     process.stdout.write(`l10n: ${messages.size} host strings, bundle up to date\n`);
   } else {
     fs.mkdirSync(path.dirname(BUNDLE), { recursive: true });
     fs.writeFileSync(BUNDLE, text);
+    fs.writeFileSync(WEBVIEW_CATALOG, catalog);
     process.stdout.write(`l10n: ${messages.size} host strings written to ${path.relative(root, BUNDLE)}\n`);
   }
 }

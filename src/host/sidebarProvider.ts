@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { AttachmentView } from '../shared/contextProtocol';
 import type { HostMessage, ViewState } from '../shared/protocol';
@@ -39,6 +40,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
   private pendingAttachments: AttachmentView[] = [];
   /** What to show once the view has loaded (a session, a new chat, the history; asked for before it existed). */
   private pendingShow: HostMessage | undefined;
+  /** The sidebar's words in English, by key (l10n/webview.words.json). */
+  private catalog: Record<string, string> | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -198,7 +201,9 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
       `img-src ${webview.cspSource} data:`,
       `script-src 'nonce-${nonce}'`,
     ].join('; ');
-    const words = translateWebviewWords(vscode.l10n);
+    // The catalog `npm run l10n` writes from src/shared/webviewWords.ts, read once per window.
+    this.catalog ??= JSON.parse(fs.readFileSync(vscode.Uri.joinPath(this.extensionUri, 'l10n', 'webview.words.json').fsPath, 'utf8')) as Record<string, string>;
+    const words = translateWebviewWords(vscode.l10n, this.catalog);
     // The page's words as data, not script: the CSP runs no inline script, and `<` is escaped so no
     // translation can close the element early.
     const island = JSON.stringify(words).replace(/</g, '\\u003c');

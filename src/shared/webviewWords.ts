@@ -173,8 +173,11 @@ export type WebviewWords = Record<WebviewWordKey, string>;
 
 /**
  * The catalog in the person's language: each message through `l10n.t`, `{n}` kept for the page to
- * fill. (scripts/l10n.mjs collects WEBVIEW_WORDS' values itself: this call's message is not a literal.)
+ * fill. The host passes the catalog as `npm run l10n` wrote it to l10n/webview.words.json (the same
+ * keys and messages as WEBVIEW_WORDS, read at run time so the English is not code in dist/main.js,
+ * whose size has a budget). scripts/l10n.mjs collects WEBVIEW_WORDS' values itself: this call's
+ * message is not a literal.
  */
-export function translateWebviewWords(l10n: Translator): WebviewWords {
-  return Object.fromEntries(Object.entries(WEBVIEW_WORDS).map(([key, message]) => [key, l10n.t(message)])) as WebviewWords;
+export function translateWebviewWords(l10n: Translator, catalog: Readonly<Record<string, string>>): WebviewWords {
+  return Object.fromEntries(Object.entries(catalog).map(([key, message]) => [key, l10n.t(message)])) as WebviewWords;
 }

@@ -11,6 +11,7 @@
  */
 import { standIn } from '../support/vscodeStandIn';
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SidebarProvider } from '../../../src/host/sidebarProvider';
 import type { SidebarBackend } from '../../../src/host/sidebarProvider';
@@ -52,7 +53,8 @@ function hostPage(): string {
   };
   const view = { webview, visible: true, onDidChangeVisibility: () => ({ dispose: () => undefined }), onDidDispose: () => ({ dispose: () => undefined }) };
   const backend = { viewState: async () => () => ({}), handlers: {} } as unknown as SidebarBackend;
-  new SidebarProvider(vscode.Uri.file('/ext'), backend, silentLogger).resolveWebviewView(view as unknown as vscode.WebviewView);
+  // The extension's folder is this checkout: the host reads the catalog from its l10n/.
+  new SidebarProvider(vscode.Uri.file(path.resolve(__dirname, '../../..')), backend, silentLogger).resolveWebviewView(view as unknown as vscode.WebviewView);
   return webview.html;
 }
 
