@@ -119,6 +119,9 @@ describe('localisation: the sidebar page under a pseudo-locale', function () {
       }),
       task('t-2', { status: 'paused', paused: true, pauseReason: '４' }),
       task('t-3', { status: 'completed', finalSummary: '５' }),
+      task('t-5', { status: 'completed', checks: 'verified' }),
+      task('t-6', { status: 'completed', checks: 'not_checked' }),
+      task('t-7', { status: 'error', checks: 'failed' }),
       task('t-4', { status: 'running' }),
     ];
     page.onMessage({
@@ -204,6 +207,9 @@ describe('localisation: the sidebar page under a pseudo-locale', function () {
       WEBVIEW_WORDS.stepsHide,
       WEBVIEW_WORDS.codeCopy,
       WEBVIEW_WORDS.stateDone,
+      WEBVIEW_WORDS.stateVerified,
+      WEBVIEW_WORDS.stateNotChecked,
+      WEBVIEW_WORDS.stateChecksFailed,
     ])
       assert.ok(text.includes(pseudo(message)), `${message} is on the page`);
     assert.ok(text.includes(pseudo(WEBVIEW_WORDS.stepsShow).replace('{0}', '7')), 'a folded block says how many steps it holds');
