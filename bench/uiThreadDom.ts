@@ -8,7 +8,9 @@
  */
 import type { TaskView } from '../src/shared/protocol';
 import type { StepView } from '../src/shared/threadProtocol';
+import { WEBVIEW_WORDS } from '../src/shared/webviewWords';
 import { TaskBlock } from '../src/webview/taskBlock';
+import { useWords } from '../src/webview/words';
 import { emitLine, median, p95, round } from './support';
 
 const BLOCKS = 50;
@@ -47,6 +49,8 @@ export async function measureThreadInHappyDom(): Promise<void> {
     const value = name === 'window' ? window : (window as unknown as Record<string, unknown>)[name];
     Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
   }
+  // The words the host would send (src/webview/words.ts), in English as a host without a translation.
+  useWords(WEBVIEW_WORDS);
   const perBlock = ROWS / BLOCKS;
   const opens: number[] = [];
   const baselines: number[] = [];

@@ -10,6 +10,7 @@ import { ReadOnlyDocuments } from './readOnlyDocuments';
 import type { Runtime } from './runtime';
 import { forLabel, forNotification } from '../core/security/surfaceText';
 import { taskState } from '../shared/taskState';
+import { storageRule, storageWhat } from '../shared/storageWords';
 
 const prompts: DeadLetterPrompts = {
   info: (text) => void vscode.window.showInformationMessage(forNotification(text)),
@@ -103,7 +104,8 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       const items = await agent.history.storage();
       if (silent === true) return items;
       const lines = ['# Tasklane storage', '', '| what | count | size | rule |', '| --- | --- | --- | --- |'];
-      for (const item of items) lines.push(`| ${item.what} | ${item.count} | ${formatBytes(item.bytes)} | ${item.rule} |`);
+      for (const item of items)
+        lines.push(`| ${storageWhat(item, vscode.l10n)} | ${item.count} | ${formatBytes(item.bytes)} | ${storageRule(item, vscode.l10n)} |`);
       lines.push('', 'Schedules and settings: `tasklane.storage.*` (see the README, "Storage").');
       await documents.show('Tasklane storage', lines.join('\n'));
       const dead = agent.deadLetters.list().length;

@@ -83,6 +83,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
       replies,
       context: contextPicker,
       runCommand: (command) => vscode.commands.executeCommand(command),
+      l10n: vscode.l10n,
     }),
     logger,
   );
@@ -96,7 +97,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
     );
   const attention = new Attention(sidebar, logger);
   // Step rows of the thread, written from every task's events as they happen.
-  const steps = new StepPresenter();
+  const steps = new StepPresenter(vscode.l10n);
   // A part of the services, for the commands that need it. A failed start is reported by the
   // runtime (log, sidebar); the commands then fail with it, so nothing is left unhandled here.
   const part = <T>(pick: (services: StoreServices) => T): Promise<T> => {

@@ -7,6 +7,7 @@ import type { OwnedApprovalSection } from './execution/commandHost';
 import type { StoreServices } from './storeServices';
 import { openSession } from './sessionListBackend';
 import { lastSaid, presentSteps } from './stepPresenter';
+import type { Translator } from '../shared/translator';
 import { toTraceEvent } from './viewMapping';
 
 /** The approvals the sidebar shows and decides, owned by the store-time services. */
@@ -41,6 +42,8 @@ export interface SidebarHandlerParts {
   replies?: { handle(message: ReplyWebviewMessage): Promise<unknown> };
   /** The `@` context picker (src/host/context/contextPicker.ts). */
   context?: { pick(): Promise<AttachmentView | undefined> };
+  /** The step rows' words (vscode.l10n; a parameter so the table loads in plain Node, English without it). */
+  l10n?: Translator;
 }
 
 /** The command each `command` request runs. */
@@ -83,7 +86,7 @@ export function sidebarHandlers(runtime: SidebarRuntime, parts: SidebarHandlerPa
     'thread.loadSteps': async (p) => {
       const events = await (await agent()).views.readTaskEvents(p.taskId, { limit: STEP_EVENTS });
       const said = lastSaid(events);
-      return { steps: presentSteps(p.taskId, events), ...(said ? { said } : {}) };
+      return { steps: presentSteps(p.taskId, events, parts.l10n), ...(said ? { said } : {}) };
     },
     'approval.approve': async (p) => (await approvals()).handle({ type: 'approval.approve', ...p }).then(() => null),
     'approval.reject': async (p) => (await approvals()).handle({ type: 'approval.reject', ...p }).then(() => null),

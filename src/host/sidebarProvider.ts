@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { AttachmentView } from '../shared/contextProtocol';
 import type { HostMessage, ViewState } from '../shared/protocol';
@@ -10,6 +11,8 @@ import type { SidebarHandlers } from './sidebarHandlers';
 import { answerRequest } from './sidebarHandlers';
 import { sendFailure } from './sendFailure';
 import { notice } from './notice';
+import { translateWebviewWords } from '../shared/webviewWords';
+import { WORDS_ISLAND_ID } from '../shared/viewConstants';
 
 /** What the sidebar needs from the rest of the extension. */
 export interface SidebarBackend {
@@ -37,6 +40,8 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
   private pendingAttachments: AttachmentView[] = [];
   /** What to show once the view has loaded (a session, a new chat, the history; asked for before it existed). */
   private pendingShow: HostMessage | undefined;
+  /** The sidebar's words in English, by key (l10n/webview.words.json). */
+  private catalog: Record<string, string> | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -196,8 +201,14 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
       `img-src ${webview.cspSource} data:`,
       `script-src 'nonce-${nonce}'`,
     ].join('; ');
+    // The catalog `npm run l10n` writes from src/shared/webviewWords.ts, read once per window.
+    this.catalog ??= JSON.parse(fs.readFileSync(vscode.Uri.joinPath(this.extensionUri, 'l10n', 'webview.words.json').fsPath, 'utf8')) as Record<string, string>;
+    const words = translateWebviewWords(vscode.l10n, this.catalog);
+    // The page's words as data, not script: the CSP runs no inline script, and `<` is escaped so no
+    // translation can close the element early.
+    const island = JSON.stringify(words).replace(/</g, '\\u003c');
     return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${escapeHtml(vscode.env.language)}">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
@@ -208,24 +219,30 @@ export class SidebarProvider implements vscode.WebviewViewProvider {
 </head>
 <body>
 <header id="header">
-<h1 class="visually-hidden">Tasklane chat</h1>
+<h1 class="visually-hidden">${escapeHtml(words.pageHeading)}</h1>
 <div id="banner"></div>
 <h2 id="current-session" class="conversation-title"></h2>
 </header>
 <div id="dead-letters"></div>
-<main id="conversation" aria-label="Conversation">
-<section id="tasks" aria-label="Tasks" tabindex="0"></section>
-<section id="trace-area" aria-label="Action trace" hidden></section>
-<section id="transcript" role="log" aria-live="polite" aria-label="Messages" tabindex="0"></section>
+<main id="conversation" aria-label="${escapeHtml(words.conversation)}">
+<section id="tasks" aria-label="${escapeHtml(words.tasks)}" tabindex="0"></section>
+<section id="trace-area" aria-label="${escapeHtml(words.traceList)}" hidden></section>
+<section id="transcript" role="log" aria-live="polite" aria-label="${escapeHtml(words.messages)}" tabindex="0"></section>
 </main>
 <footer id="composer">
 <div id="reply-target"></div>
-<div id="attachments" role="list" aria-label="Attached context"></div>
-<vscode-textarea id="chat-input" placeholder="Ask Tasklane… (Enter to send, Shift+Enter for a new line, @ to attach context)" rows="3" resize="vertical" aria-label="Message"></vscode-textarea>
-<vscode-button id="send">Send</vscode-button>
+<div id="attachments" role="list" aria-label="${escapeHtml(words.attachedContext)}"></div>
+<vscode-textarea id="chat-input" placeholder="${escapeHtml(words.composerPlaceholder)}" rows="3" resize="vertical" aria-label="${escapeHtml(words.composerInput)}"></vscode-textarea>
+<vscode-button id="send">${escapeHtml(words.send)}</vscode-button>
 </footer>
+<script type="application/json" id="${WORDS_ISLAND_ID}">${island}</script>
 <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;
   }
+}
+
+/** Text for the page's HTML, as text or in a quoted attribute: translations are data, never markup. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }

@@ -2,12 +2,16 @@
  * A task's events as step rows written for people ("Read src/greet.js", "Ran `npm run build`
  * ✓ 1.5 s"), the rows of the task's block in the thread. The raw events stay the task's details
  * view (viewMapping.ts `toTraceEvent`). Pure: no VS Code, no I/O; one presenter remembers the
- * inputs of actions under way, since an action's end does not repeat them.
+ * inputs of actions under way, since an action's end does not repeat them. Its words go through a
+ * Translator (the host's vscode.l10n; English in the unit tier), each row one whole message with
+ * `{0}` where a path or a literal goes, so a translation may put it anywhere.
  */
 import { countListed, countShownMatches } from '../core/actions/readResults';
 import { NO_REJECT_REASON } from '../core/approval/changes/changeSetReview';
 import type { TaskEvent } from '../core/engine/types';
 import type { StepKind, StepText, StepView } from '../shared/threadProtocol';
+import { ENGLISH } from '../shared/translator';
+import type { Translator } from '../shared/translator';
 
 /** What an action's start said, kept until its end. */
 interface Started {
@@ -28,6 +32,8 @@ const NOTE_MAX = 120;
 export class StepPresenter {
   private readonly started = new Map<string, Map<string, Started>>();
 
+  constructor(private readonly l10n: Translator = ENGLISH) {}
+
   /** The row `event` makes or changes, if it makes one. */
   present(taskId: string, event: TaskEvent): StepView | undefined {
     const data = event.data;
@@ -39,21 +45,21 @@ export class StepPresenter {
       if (open.size >= STARTED_KEPT) open.delete(open.keys().next().value as string);
       open.set(callId, { name, input, seq: event.seq, notes: 0 });
       this.started.set(taskId, open);
-      return actionRow(callId, event.seq, event.seq, name, input, undefined);
+      return actionRow(this.l10n, callId, event.seq, event.seq, name, input, undefined);
     }
     if (event.kind === 'action_end' && callId) {
       const open = this.started.get(taskId);
       const start = open?.get(callId);
       open?.delete(callId);
       const name = start?.name ?? str(data.name);
-      return actionRow(callId, start?.seq ?? event.seq, event.seq, name, start?.input ?? {}, {
+      return actionRow(this.l10n, callId, start?.seq ?? event.seq, event.seq, name, start?.input ?? {}, {
         output: typeof data.output === 'string' ? data.output : undefined,
         error: typeof data.error === 'string' ? data.error : undefined,
         durationMs: typeof data.durationMs === 'number' ? data.durationMs : undefined,
       });
     }
     if (event.kind === 'task_end') this.started.delete(taskId);
-    return eventRow(event);
+    return eventRow(this.l10n, event);
   }
 
   /**
@@ -65,14 +71,14 @@ export class StepPresenter {
     const start = this.started.get(taskId)?.get(callId);
     if (!start) return undefined;
     start.notes++;
-    const row = actionRow(callId, start.seq, start.seq + 1 - 1 / (start.notes + 1), start.name, start.input, undefined);
+    const row = actionRow(this.l10n, callId, start.seq, start.seq + 1 - 1 / (start.notes + 1), start.name, start.input, undefined);
     return row && { ...row, note: clip(note, NOTE_MAX) };
   }
 }
 
 /** The rows of a page of events (oldest first), each in its last version, in order. */
-export function presentSteps(taskId: string, events: readonly TaskEvent[]): StepView[] {
-  const presenter = new StepPresenter();
+export function presentSteps(taskId: string, events: readonly TaskEvent[], l10n: Translator = ENGLISH): StepView[] {
+  const presenter = new StepPresenter(l10n);
   const rows = new Map<string, StepView>();
   for (const event of events) {
     const row = presenter.present(taskId, event);
@@ -103,7 +109,28 @@ interface Outcome {
   durationMs?: number;
 }
 
-function actionRow(id: string, seq: number, rev: number, name: string, input: Record<string, unknown>, end: Outcome | undefined): StepView | undefined {
+/** A translated message (its `{n}` kept) as a row's text: text values joined into the words, literals kept as code. */
+function says(message: string, ...values: Array<string | { code: string }>): StepText {
+  const parts: StepText = [];
+  for (const piece of message.split(/(\{\d+\})/)) {
+    const at = /^\{(\d+)\}$/.exec(piece);
+    const part = at && Number(at[1]) < values.length ? values[Number(at[1])]! : piece;
+    const last = parts.length - 1;
+    if (typeof part === 'string' && typeof parts[last] === 'string') parts[last] += part;
+    else if (part !== '') parts.push(part);
+  }
+  return parts;
+}
+
+function actionRow(
+  l10n: Translator,
+  id: string,
+  seq: number,
+  rev: number,
+  name: string,
+  input: Record<string, unknown>,
+  end: Outcome | undefined,
+): StepView | undefined {
   const row = (kind: StepKind, text: StepText, note?: string, failed = false): StepView => ({
     id,
     seq,
@@ -117,78 +144,90 @@ function actionRow(id: string, seq: number, rev: number, name: string, input: Re
   const path = str(input.path);
   switch (name) {
     case 'read_file': {
-      const lines = input.startLine || input.endLine ? ` lines ${str(input.startLine) || '1'}–${str(input.endLine) || 'end'}` : '';
-      if (!end) return row('read', [`Reading ${path}${lines}`]);
-      return failure ? row('read', [`Could not read ${path}`], failure) : row('read', [`Read ${path}${lines}`]);
+      const lines = input.startLine || input.endLine ? ([str(input.startLine) || '1', str(input.endLine) || l10n.t('end')] as const) : undefined;
+      if (!end) return row('read', [lines ? l10n.t('Reading {0} lines {1}–{2}', path, ...lines) : l10n.t('Reading {0}', path)]);
+      if (failure) return row('read', [l10n.t('Could not read {0}', path)], failure);
+      return row('read', [lines ? l10n.t('Read {0} lines {1}–{2}', path, ...lines) : l10n.t('Read {0}', path)]);
     }
     case 'list_files': {
       const dir = str(input.dir) || '.';
-      const where = dir === '.' ? 'the workspace' : dir;
-      if (!end) return row('list', [`Listing ${where}`]);
-      if (failure) return row('list', [`Could not list ${where}`], failure);
+      const all = dir === '.';
+      if (!end) return row('list', [all ? l10n.t('Listing the workspace') : l10n.t('Listing {0}', dir)]);
+      if (failure) return row('list', [all ? l10n.t('Could not list the workspace') : l10n.t('Could not list {0}', dir)], failure);
       const count = countListed(end.output ?? '');
-      return row('list', [`Listed ${where}`], `${count} ${count === 1 ? 'entry' : 'entries'}`);
+      return row('list', [all ? l10n.t('Listed the workspace') : l10n.t('Listed {0}', dir)], count === 1 ? l10n.t('1 entry') : l10n.t('{0} entries', count));
     }
     case 'search_text': {
       const query = { code: clip(str(input.query), LITERAL_MAX) };
-      if (!end) return row('search', ['Searching for ', query]);
-      if (failure) return row('search', ['Could not search for ', query], failure);
+      if (!end) return row('search', says(l10n.t('Searching for {0}'), query));
+      if (failure) return row('search', says(l10n.t('Could not search for {0}'), query), failure);
       const { matches, more } = countShownMatches(end.output ?? '');
-      return row('search', ['Searched for ', query], `${matches}${more ? '+' : ''} ${matches === 1 && !more ? 'hit' : 'hits'}`);
+      return row(
+        'search',
+        says(l10n.t('Searched for {0}'), query),
+        matches === 1 && !more ? l10n.t('1 hit') : l10n.t('{0} hits', `${matches}${more ? '+' : ''}`),
+      );
     }
     case 'replace_in_file':
     case 'write_file':
     case 'create_file':
     case 'delete_file':
     case 'rename_file':
-      return editRow(row, name, path, str(input.newPath), end, failure);
+      return editRow(l10n, row, name, path, str(input.newPath), end, failure);
     case 'rename_symbol': {
-      const what: StepText = [{ code: clip(str(input.symbol), LITERAL_MAX) }, ' → ', { code: clip(str(input.newName), LITERAL_MAX) }];
-      if (!end) return row('edit', ['Proposing to rename ', ...what]);
-      if (failure) return row('edit', ['Could not rename ', ...what], failure);
-      if (end.output?.startsWith('The change was approved and applied')) return row('edit', ['Renamed ', ...what], 'applied without asking');
-      return row('edit', ['Proposed renaming ', ...what]);
+      const what = [{ code: clip(str(input.symbol), LITERAL_MAX) }, { code: clip(str(input.newName), LITERAL_MAX) }] as const;
+      if (!end) return row('edit', says(l10n.t('Proposing to rename {0} → {1}'), ...what));
+      if (failure) return row('edit', says(l10n.t('Could not rename {0} → {1}'), ...what), failure);
+      if (end.output?.startsWith('The change was approved and applied'))
+        return row('edit', says(l10n.t('Renamed {0} → {1}'), ...what), l10n.t('applied without asking'));
+      return row('edit', says(l10n.t('Proposed renaming {0} → {1}'), ...what));
     }
     case 'read_git': {
-      const what = `git ${str(input.what)}${path ? ` of ${path}` : ''}`;
-      if (!end) return row('read', [`Reading ${what}`]);
-      return failure ? row('read', [`Could not read ${what}`], failure) : row('read', [`Read ${what}`]);
+      const what = str(input.what);
+      if (!end) return row('read', [path ? l10n.t('Reading git {0} of {1}', what, path) : l10n.t('Reading git {0}', what)]);
+      if (failure) return row('read', [path ? l10n.t('Could not read git {0} of {1}', what, path) : l10n.t('Could not read git {0}', what)], failure);
+      return row('read', [path ? l10n.t('Read git {0} of {1}', what, path) : l10n.t('Read git {0}', what)]);
     }
     case 'run_command':
     case 'run_task': {
-      const what: StepText = name === 'run_task' ? ['task ', { code: clip(str(input.name), LITERAL_MAX) }] : [{ code: clip(str(input.command), LITERAL_MAX) }];
-      if (!end) return row('command', ['Running ', ...what]);
-      if (failure) return row('command', ['Could not run ', ...what], failure);
-      if (end.output?.startsWith('Asked the user to approve')) return row('command', ['Asked to run ', ...what], 'waiting for your approval');
-      const ran = commandOutcome(end.output ?? '');
-      return row('command', ['Ran ', ...what], ran?.note, ran?.failed);
+      const task = name === 'run_task';
+      const what = { code: clip(str(task ? input.name : input.command), LITERAL_MAX) };
+      if (!end) return row('command', says(task ? l10n.t('Running task {0}') : l10n.t('Running {0}'), what));
+      if (failure) return row('command', says(task ? l10n.t('Could not run task {0}') : l10n.t('Could not run {0}'), what), failure);
+      if (end.output?.startsWith('Asked the user to approve'))
+        return row('command', says(task ? l10n.t('Asked to run task {0}') : l10n.t('Asked to run {0}'), what), l10n.t('waiting for your approval'));
+      const ran = commandOutcome(l10n, end.output ?? '');
+      return row('command', says(task ? l10n.t('Ran task {0}') : l10n.t('Ran {0}'), what), ran?.note, ran?.failed);
     }
     case 'ask_user':
-      return row('ask', [`Asked you: ${clip(oneLine(str(input.question)), 200)}`], failure);
+      return row('ask', [l10n.t('Asked you: {0}', clip(oneLine(str(input.question)), 200))], failure);
     case 'task_start': {
-      const started = row('task', [`Started task “${clip(str(input.name), LITERAL_MAX)}”`], failure);
+      const started = row('task', [l10n.t('Started task “{0}”', clip(str(input.name), LITERAL_MAX))], failure);
       // The thread draws the task it started here, as a block nested in this one's.
       const taskId = /^started task (\S+)$/.exec(end?.output ?? '')?.[1];
       return taskId && !failure ? { ...started, taskId } : started;
     }
     case 'wait':
-      return row('notice', [`Waited ${str(input.seconds)} s`], failure);
+      return row('notice', [l10n.t('Waited {0} s', str(input.seconds))], failure);
     case 'remember':
-      return row('notice', ['Proposed a memory note'], failure);
+      return row('notice', [l10n.t('Proposed a memory note')], failure);
     // Shown elsewhere on the block (todos, summary) or in the task's own transcript.
     case 'update_todos':
     case 'task_end':
     case 'send_message':
-      return failure ? row('error', [`${name.replace(/_/g, ' ')} did not work`], failure) : undefined;
+      if (!failure) return undefined;
+      if (name === 'update_todos') return row('error', [l10n.t('Could not update the todo list')], failure);
+      return row('error', [name === 'task_end' ? l10n.t('Could not end the task') : l10n.t('Could not send the message')], failure);
     default: {
       const mcp = /^mcp_([^_]+)_(.+)$/.exec(name);
-      const tool: StepText = mcp ? ['Used ', { code: mcp[2] ?? '' }, ` from ${mcp[1]}`] : ['Used ', { code: name }];
+      const tool = mcp ? says(l10n.t('Used {0} from {1}'), { code: mcp[2] ?? '' }, mcp[1] ?? '') : says(l10n.t('Used {0}'), { code: name });
       return row('tool', tool, failure);
     }
   }
 }
 
 function editRow(
+  l10n: Translator,
   row: (kind: StepKind, text: StepText, note?: string, failed?: boolean) => StepView,
   name: string,
   path: string,
@@ -196,34 +235,40 @@ function editRow(
   end: Outcome | undefined,
   failure: string | undefined,
 ): StepView {
-  const verb =
-    { create_file: 'creating', delete_file: 'deleting', rename_file: 'renaming', write_file: 'an edit to', replace_in_file: 'an edit to' }[name] ??
-    'an edit to';
   const target = name === 'rename_file' ? `${path} → ${newPath}` : path;
-  if (!end) return row('edit', [`Proposing ${verb} ${target}`]);
-  if (failure) return row('edit', [`Could not propose ${verb} ${target}`], failure);
-  if (end.output?.startsWith('The change was approved and applied')) return row('edit', [`Edited ${target}`], 'applied without asking');
-  return row('edit', [`Proposed ${verb} ${target}`]);
+  // Each verb has its whole sentences: [proposing, could not propose, proposed].
+  const [proposing, couldNot, proposed] =
+    name === 'create_file'
+      ? [l10n.t('Proposing creating {0}', target), l10n.t('Could not propose creating {0}', target), l10n.t('Proposed creating {0}', target)]
+      : name === 'delete_file'
+        ? [l10n.t('Proposing deleting {0}', target), l10n.t('Could not propose deleting {0}', target), l10n.t('Proposed deleting {0}', target)]
+        : name === 'rename_file'
+          ? [l10n.t('Proposing renaming {0}', target), l10n.t('Could not propose renaming {0}', target), l10n.t('Proposed renaming {0}', target)]
+          : [l10n.t('Proposing an edit to {0}', target), l10n.t('Could not propose an edit to {0}', target), l10n.t('Proposed an edit to {0}', target)];
+  if (!end) return row('edit', [proposing]);
+  if (failure) return row('edit', [couldNot], failure);
+  if (end.output?.startsWith('The change was approved and applied')) return row('edit', [l10n.t('Edited {0}', target)], l10n.t('applied without asking'));
+  return row('edit', [proposed]);
 }
 
 /** `describeResult`'s words (commandService.ts) as an outcome note: "✓ 1.5 s", "✗ exit code 2 · 0.3 s". */
-function commandOutcome(output: string): { note: string; failed: boolean } | undefined {
+function commandOutcome(l10n: Translator, output: string): { note: string; failed: boolean } | undefined {
   const head = output.split('\n')[0] ?? '';
   const exited = / exited with code (-?\d+|null) in (\d+(?:\.\d+)?) ms\.?$/.exec(head);
   if (exited) {
     const code = exited[1];
-    const time = seconds(Number(exited[2]));
-    return code === '0' ? { note: `✓ ${time}`, failed: false } : { note: `✗ exit code ${code} · ${time}`, failed: true };
+    const time = seconds(l10n, Number(exited[2]));
+    return code === '0' ? { note: `✓ ${time}`, failed: false } : { note: l10n.t('✗ exit code {0} · {1}', code ?? '', time), failed: true };
   }
-  if (/ was stopped after the \d+ s timeout/.test(head)) return { note: '✗ timed out', failed: true };
-  if (/ was cancelled by the user/.test(head)) return { note: 'cancelled', failed: true };
+  if (/ was stopped after the \d+ s timeout/.test(head)) return { note: l10n.t('✗ timed out'), failed: true };
+  if (/ was cancelled by the user/.test(head)) return { note: l10n.t('cancelled'), failed: true };
   const couldNot = / could not run: (.*)$/.exec(head);
   if (couldNot) return { note: firstSentence(couldNot[1] ?? ''), failed: true };
   return undefined;
 }
 
 /** Rows of events that are not actions; undefined for what the block shows otherwise or never. */
-function eventRow(event: TaskEvent): StepView | undefined {
+function eventRow(l10n: Translator, event: TaskEvent): StepView | undefined {
   const data = event.data;
   const at = { id: `e${event.seq}`, seq: event.seq, rev: event.seq };
   const text = str(data.text);
@@ -234,21 +279,21 @@ function eventRow(event: TaskEvent): StepView | undefined {
       if (data.forModel === true)
         return typeof data.shown === 'string' ? { ...at, kind: 'decision', text: [clip(oneLine(data.shown), 200)], state: 'done' } : undefined;
       const decision = /^Approval \S+: (approved|rejected)(?: \(([\s\S]*)\))?$/.exec(text);
-      if (decision) return decisionRow(at, decision[1] as 'approved' | 'rejected', decision[2] ?? '');
-      return { ...at, kind: 'decision', text: [`You said: ${clip(oneLine(text), 200)}`], state: 'done' };
+      if (decision) return decisionRow(l10n, at, decision[1] as 'approved' | 'rejected', decision[2] ?? '');
+      return { ...at, kind: 'decision', text: [l10n.t('You said: {0}', clip(oneLine(text), 200))], state: 'done' };
     }
     case 'pause':
-      return { ...at, kind: 'notice', text: [`Paused: ${firstSentence(text)}`], state: 'done' };
+      return { ...at, kind: 'notice', text: [l10n.t('Paused: {0}', firstSentence(text))], state: 'done' };
     case 'resume':
-      return { ...at, kind: 'notice', text: ['Continued'], state: 'done' };
+      return { ...at, kind: 'notice', text: [l10n.t('Continued')], state: 'done' };
     case 'restart':
-      return { ...at, kind: 'notice', text: ['Picked up again after a restart'], state: 'done' };
+      return { ...at, kind: 'notice', text: [l10n.t('Picked up again after a restart')], state: 'done' };
     case 'warning':
       return { ...at, kind: 'notice', text: [firstSentence(text)], state: 'done' };
     case 'error':
-      return { ...at, kind: 'error', text: [firstSentence(text) || 'Something went wrong'], state: 'failed' };
+      return { ...at, kind: 'error', text: [firstSentence(text) || l10n.t('Something went wrong')], state: 'failed' };
     case 'check':
-      return checkRow(event.seq, data);
+      return checkRow(l10n, event.seq, data);
     default:
       return undefined;
   }
@@ -259,19 +304,19 @@ function eventRow(event: TaskEvent): StepView | undefined {
  * runs, then "Checked `npm test`" with "✓ 12.4 s" or "✗ 2 failing: … · 3.1 s". Its start and end
  * events share a key, so the end patches the start's row.
  */
-function checkRow(seq: number, data: Record<string, unknown>): StepView {
-  const command: StepText = [{ code: clip(str(data.command), LITERAL_MAX) }];
+function checkRow(l10n: Translator, seq: number, data: Record<string, unknown>): StepView {
+  const command = { code: clip(str(data.command), LITERAL_MAX) };
   const at = { id: `check:${str(data.key) || seq}`, rev: seq };
   // The end's seq places the row where the start's was: nothing of the task happens between the
   // two (the task waits for its checks), so no other row sorts in between.
-  if (typeof data.ok !== 'boolean') return { ...at, seq, kind: 'command', text: ['Checking ', ...command], state: 'running' };
-  const time = typeof data.durationMs === 'number' ? seconds(data.durationMs) : '';
+  if (typeof data.ok !== 'boolean') return { ...at, seq, kind: 'command', text: says(l10n.t('Checking {0}'), command), state: 'running' };
+  const time = typeof data.durationMs === 'number' ? seconds(l10n, data.durationMs) : '';
   const note = data.ok ? `✓ ${time}` : `✗ ${[str(data.gist), time].filter(Boolean).join(' · ')}`;
-  return { ...at, seq, kind: 'command', text: ['Checked ', ...command], state: data.ok ? 'done' : 'failed', note: clip(note, NOTE_MAX) };
+  return { ...at, seq, kind: 'command', text: says(l10n.t('Checked {0}'), command), state: data.ok ? 'done' : 'failed', note: clip(note, NOTE_MAX) };
 }
 
 /** The person's decision on a proposal, in words: what it did to the files or what ran. */
-function decisionRow(at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approved' | 'rejected', note: string): StepView {
+function decisionRow(l10n: Translator, at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approved' | 'rejected', note: string): StepView {
   // A change set's outcome is its first line; what the language servers said after the apply
   // follows it (core/approval/changes/changeSetReview.ts describeOutcome), and the person reads it too.
   const [head = '', ...after] = note.split('\n');
@@ -279,32 +324,33 @@ function decisionRow(at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approv
   // Files changed after the proposal: nothing was written, whatever was decided.
   const stale = /^The change was not applied: ([\s\S]*)\.$/.exec(note)?.[1];
   if (stale !== undefined)
-    return { ...at, kind: 'decision', text: ['Not applied: the files changed since the proposal'], state: 'failed', note: firstSentence(stale) };
+    return { ...at, kind: 'decision', text: [l10n.t('Not applied: the files changed since the proposal')], state: 'failed', note: firstSentence(stale) };
   if (decision === 'rejected') {
     const why = /^The change was rejected: ([\s\S]*?)\. Nothing was written\.$/.exec(note)?.[1];
     // The person's own words are quoted back; the stand-in said to the model when they gave none is not.
-    const said = why && why !== 'no reason given' && why !== NO_REJECT_REASON ? `: “${clip(oneLine(why), 120)}”` : '';
-    return { ...at, kind: 'rejection', text: [`You rejected ${why === undefined ? 'it' : 'the change'}${said}`], state: 'done' };
+    const said = why && why !== 'no reason given' && why !== NO_REJECT_REASON ? clip(oneLine(why), 120) : '';
+    const words = why === undefined ? l10n.t('You rejected it') : said ? l10n.t('You rejected the change: “{0}”', said) : l10n.t('You rejected the change');
+    return { ...at, kind: 'rejection', text: [words], state: 'done' };
   }
   const applied =
     /^The change was approved and applied: (.*)\.$/.exec(head)?.[1] ?? /^The change was partly approved\. Applied: (.*?)\. Rejected/.exec(head)?.[1];
   if (applied)
-    return { ...at, kind: 'decision', text: [`You approved; applied ${applied}`], state: 'done', ...(problems ? { note: clip(problems, 300) } : {}) };
+    return { ...at, kind: 'decision', text: [l10n.t('You approved; applied {0}', applied)], state: 'done', ...(problems ? { note: clip(problems, 300) } : {}) };
   const command = /^`([\s\S]+?)`(?= exited| was| could)/.exec(note);
-  const ran = commandOutcome(note);
+  const ran = commandOutcome(l10n, note);
   if (command && ran)
     return {
       ...at,
       kind: 'command',
-      text: ['You approved; ran ', { code: clip(command[1] ?? '', LITERAL_MAX) }],
+      text: says(l10n.t('You approved; ran {0}'), { code: clip(command[1] ?? '', LITERAL_MAX) }),
       state: ran.failed ? 'failed' : 'done',
       note: ran.note,
     };
-  return { ...at, kind: 'decision', text: ['You approved it'], state: 'done' };
+  return { ...at, kind: 'decision', text: [l10n.t('You approved it')], state: 'done' };
 }
 
-function seconds(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+function seconds(l10n: Translator, ms: number): string {
+  return ms < 1000 ? l10n.t('{0} ms', Math.round(ms)) : l10n.t('{0} s', (ms / 1000).toFixed(1));
 }
 
 /** The first sentence of a message (what happened; the advice to the model after it is left out). */

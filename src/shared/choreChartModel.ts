@@ -1,4 +1,4 @@
-import { costText } from './costText';
+import { costText, costWords } from './costText';
 import { CHART_RUNS } from './viewConstants';
 import type { ChoreRunView } from './choreProtocol';
 import { ENGLISH } from './translator';
@@ -134,7 +134,7 @@ export function choreChartModel(runs: readonly ChoreRunView[], now: number, l10n
       ...(run.usage.costEstimated ? { costEstimated: true } : {}),
       height: outcome === 'not_run' ? NOT_RUN_HEIGHT : Math.max(0.04, durationMs / longest),
       costHeight: costliest > 0 ? run.usage.cost / costliest : 0,
-      label: barLabel(l10n, outcome, seconds(durationMs), costText(run.usage.cost, run.usage.costEstimated), run),
+      label: barLabel(l10n, outcome, seconds(durationMs), costText(run.usage.cost, run.usage.costEstimated, 3, costWords(l10n)), run),
     };
   });
   if (bars.length === 0) return { bars, summary: l10n.t('No runs yet.') };
@@ -151,6 +151,8 @@ export function choreChartModel(runs: readonly ChoreRunView[], now: number, l10n
   const cost = costText(
     total,
     ran.some((b) => b.costEstimated),
+    3,
+    costWords(l10n),
   );
   return {
     bars,

@@ -46,9 +46,6 @@ export const TASK_STATES: Record<TaskStateWord, TaskStateLook> = {
   cancelled: { label: 'cancelled', codicon: 'circle-slash' },
 };
 
-/** The one word for ending a task before it is done (its state is then `cancelled`). */
-export const CANCEL_TASK_WORD = 'Cancel';
-
 /**
  * What judged a person's task when it ended (src/core/checks/taskChecks.ts sets it, the engine
  * keeps it on the task): its checks passed, it changed files with none declared, or they failed.

@@ -22,3 +22,9 @@ export const THREAD_FIRST_PAINT_MARK = 'tasklane:thread-first-paint';
  */
 export const SIDEBAR_SCRIPT_MARK = 'tasklane:script-started';
 export const SIDEBAR_INIT_MARK = 'tasklane:init-received';
+
+/**
+ * The id of the JSON island in the sidebar's HTML that carries its words, translated by the host
+ * (src/shared/webviewWords.ts, read by src/webview/words.ts).
+ */
+export const WORDS_ISLAND_ID = 'tasklane-words';

@@ -11,6 +11,7 @@
  */
 import type { ApprovalView } from '../shared/approvalProtocol';
 import type { HostMessage } from '../shared/protocol';
+import { word } from './words';
 
 export type Decision = 'approve' | 'reject';
 
@@ -140,14 +141,14 @@ export function approvalTaskId(state: ApprovalState, id: string): string | undef
 
 /** What an approved request does next, in the person's words. */
 function approvalWhat(approval: ApprovalView): string {
-  return approval.command ? 'running it' : 'applying the change';
+  return approval.command ? word('approvedRunning') : word('approvedApplying');
 }
 
 /** The line under what waits on `taskId`'s block while a decision made on it is in flight (undefined: none). */
 export function decisionLine(state: ApprovalState, taskId: string): string | undefined {
   const inFlight = Object.values(state.deciding).find((d) => d.approval.taskId === taskId);
   if (!inFlight) return undefined;
-  return inFlight.decision === 'approve' ? `Approved: ${approvalWhat(inFlight.approval)}…` : 'Rejected; the task is told.';
+  return inFlight.decision === 'approve' ? approvalWhat(inFlight.approval) : word('rejectedTold');
 }
 
 /**
@@ -155,5 +156,5 @@ export function decisionLine(state: ApprovalState, taskId: string): string | und
  * approval itself, so two that wait on one task each keep their own reason.
  */
 export function refusalsOf(state: ApprovalState, pending: readonly ApprovalView[]): Record<string, string> {
-  return Object.fromEntries(pending.flatMap((a) => (state.refusals[a.id] === undefined ? [] : [[a.id, `Not done: ${state.refusals[a.id]}`]])));
+  return Object.fromEntries(pending.flatMap((a) => (state.refusals[a.id] === undefined ? [] : [[a.id, word('notDone', state.refusals[a.id]!)]])));
 }

@@ -1,5 +1,6 @@
 import type { AttachmentView } from '../shared/contextProtocol';
 import { clear, h } from './dom';
+import { word } from './words';
 
 /**
  * The chips of what is attached to the next message: each removable (its × button, or Delete /
@@ -36,7 +37,11 @@ export class AttachmentChips {
     clear(this.root);
     this.root.hidden = this.items.length === 0;
     this.items.forEach((attachment, index) => {
-      const remove = h('button', { type: 'button', class: 'chip-remove', 'aria-label': `Remove ${attachment.label}`, title: 'Remove' }, '×');
+      const remove = h(
+        'button',
+        { type: 'button', class: 'chip-remove', 'aria-label': word('attachmentRemoveNamed', attachment.label), title: word('attachmentRemove') },
+        '×',
+      );
       remove.addEventListener('click', () => this.remove(index));
       const chip = h(
         'span',
@@ -45,7 +50,7 @@ export class AttachmentChips {
           role: 'listitem',
           tabindex: 0,
           'data-kind': attachment.kind,
-          title: `${attachment.text.length} characters attached`,
+          title: word('attachmentCharacters', attachment.text.length),
         },
         h('span', { class: 'chip-label' }, attachment.label),
         remove,

@@ -1,6 +1,7 @@
 import type { ViewState } from '../shared/protocol';
 import { demoNotice } from './demoNotice';
 import { clear, h } from './dom';
+import { word } from './words';
 
 /** What the banner shows: the model line, Restricted Mode, the store's problem, the demo notice. */
 export type BannerState = Pick<ViewState, 'model' | 'restricted' | 'storeProblem'>;
@@ -17,19 +18,17 @@ export function drawBanner(banner: HTMLElement, state: BannerState, command: (na
     return a;
   };
   if (state.restricted) {
-    banner.appendChild(
-      h(
-        'div',
-        { class: 'notice restricted' },
-        'Restricted Mode: Tasklane can chat but cannot edit files, run commands or run chores until you trust this folder. ',
-        link('Manage Workspace Trust', 'trust-link', 'manageTrust'),
-      ),
-    );
+    banner.appendChild(h('div', { class: 'notice restricted' }, `${word('bannerRestricted')} `, link(word('bannerManageTrust'), 'trust-link', 'manageTrust')));
   }
   if (state.storeProblem) banner.appendChild(h('div', { class: 'notice error' }, state.storeProblem));
   const demo = demoNotice(state.model, () => command('selectModel'));
   if (demo) banner.appendChild(demo);
-  const model = h('div', { class: 'model-line' }, `Model: ${state.model.provider}${state.model.model ? ` · ${state.model.model}` : ''}`);
-  if (state.model.problem) banner.appendChild(h('div', { class: 'notice warn' }, state.model.problem, ' ', link('Choose model…', 'model-fix', 'selectModel')));
+  const model = h(
+    'div',
+    { class: 'model-line' },
+    state.model.model ? word('bannerModelNamed', state.model.provider, state.model.model) : word('bannerModel', state.model.provider),
+  );
+  if (state.model.problem)
+    banner.appendChild(h('div', { class: 'notice warn' }, state.model.problem, ' ', link(word('chooseModel'), 'model-fix', 'selectModel')));
   banner.appendChild(model);
 }

@@ -1,8 +1,18 @@
-import type { ApprovalView } from '../shared/approvalProtocol';
+import type { ApprovalFileView, ApprovalView } from '../shared/approvalProtocol';
+import type { WebviewWordKey } from '../shared/webviewWords';
 import { showInvisible } from '../shared/visibleText';
 import { approvalSubject } from './approvalSubject';
 import { h } from './dom';
 import type { Request } from './requests';
+import { word } from './words';
+
+/** The word for what an edit does to a file. */
+const FILE_KIND_WORDS: Record<ApprovalFileView['kind'], WebviewWordKey> = {
+  create: 'fileKindCreate',
+  modify: 'fileKindModify',
+  delete: 'fileKindDelete',
+  rename: 'fileKindRename',
+};
 
 /** What a pending approval's element needs from its block. */
 export interface BlockApprovalActions {
@@ -24,7 +34,11 @@ type TextField = HTMLElement & { value: string };
 export function renderBlockApproval(approval: ApprovalView, refused: string | undefined, actions: BlockApprovalActions): HTMLElement {
   const several = approval.files.length > 1;
   const files = approval.files.map((file) => {
-    const diff = h('a', { href: '#', class: 'open-diff', 'data-path': file.path, 'aria-label': `Open diff of ${file.path}` }, 'Open diff');
+    const diff = h(
+      'a',
+      { href: '#', class: 'open-diff', 'data-path': file.path, 'aria-label': word('approvalOpenDiffOf', file.path) },
+      word('approvalOpenDiff'),
+    );
     diff.addEventListener('click', (e) => {
       e.preventDefault();
       void actions.request('approval.openDiff', { id: approval.id, path: file.path }).catch(() => undefined);
@@ -32,8 +46,8 @@ export function renderBlockApproval(approval: ApprovalView, refused: string | un
     const excluded = file.decision === 'reject';
     const toggle = h(
       'a',
-      { href: '#', class: 'toggle-file', 'aria-label': `${excluded ? 'Include' : 'Exclude'} ${file.path}` },
-      excluded ? 'include' : 'exclude',
+      { href: '#', class: 'toggle-file', 'aria-label': excluded ? word('approvalIncludeFile', file.path) : word('approvalExcludeFile', file.path) },
+      excluded ? word('approvalInclude') : word('approvalExclude'),
     );
     toggle.addEventListener('click', (e) => {
       e.preventDefault();
@@ -42,7 +56,7 @@ export function renderBlockApproval(approval: ApprovalView, refused: string | un
     return h(
       'li',
       { class: `approval-file${excluded ? ' rejected' : ''}`, 'data-path': file.path },
-      h('span', { class: 'file-kind' }, file.kind),
+      h('span', { class: 'file-kind' }, word(FILE_KIND_WORDS[file.kind])),
       h('span', { class: 'file-path' }, showInvisible(file.newPath ? `${file.path} → ${file.newPath}` : file.path)),
       h('span', { class: 'file-counts' }, `+${file.added} −${file.removed}`),
       file.sensitive ? h('span', { class: 'file-sensitive', title: file.sensitive }, '⚠') : null,
@@ -53,12 +67,12 @@ export function renderBlockApproval(approval: ApprovalView, refused: string | un
   const subject = approvalSubject(approval);
   const reason = h('vscode-textfield', {
     class: 'reject-reason',
-    placeholder: 'Reason (optional, told to the task)',
-    'aria-label': `Why reject ${subject}`,
+    placeholder: word('approvalReasonPlaceholder'),
+    'aria-label': word('approvalWhyReject', subject),
   }) as TextField;
-  const approve = h('vscode-button', { class: 'approve', 'aria-label': `Approve ${subject}` }, 'Approve');
+  const approve = h('vscode-button', { class: 'approve', 'aria-label': word('approvalApproveNamed', subject) }, word('approvalApprove'));
   approve.addEventListener('click', () => actions.decide('approve'));
-  const reject = h('vscode-button', { class: 'reject', secondary: true, 'aria-label': `Reject ${subject}` }, 'Reject');
+  const reject = h('vscode-button', { class: 'reject', secondary: true, 'aria-label': word('approvalRejectNamed', subject) }, word('approvalReject'));
   reject.addEventListener('click', () => actions.decide('reject', reason.value?.trim() || undefined));
   return h(
     'div',
@@ -66,7 +80,7 @@ export function renderBlockApproval(approval: ApprovalView, refused: string | un
     h(
       'div',
       { class: 'block-approval-title' },
-      `Waiting for you: ${showInvisible(approval.choreId ? `[${approval.choreId}] ${approval.title}` : approval.title)}`,
+      word('approvalWaitingTitle', showInvisible(approval.choreId ? `[${approval.choreId}] ${approval.title}` : approval.title)),
     ),
     approval.command ? h('pre', { class: 'approval-command' }, showInvisible(approval.command)) : null,
     files.length ? h('ul', { class: 'approval-files' }, ...files) : null,

@@ -10,6 +10,7 @@ import type { SendState } from './viewStore';
 import { reduceSend } from './viewStore';
 import type { AttachmentChips } from './attachments';
 import { clear, h } from './dom';
+import { word } from './words';
 
 /** The composer's part of what the view persists. */
 export interface ComposerState {
@@ -114,14 +115,14 @@ export class Composer {
     clear(replyTarget);
     const task = state.replyToTaskId ? this.parts.task(state.replyToTaskId) : undefined;
     if (!task) return;
-    const cancel = h('a', { href: '#' }, 'cancel');
+    const cancel = h('a', { href: '#' }, word('composerCancelReply'));
     cancel.addEventListener('click', (e) => {
       e.preventDefault();
       state.replyToTaskId = undefined;
       save();
       this.renderReplyTarget();
     });
-    replyTarget.appendChild(h('span', {}, `Replying to task “${task.name}” · `, cancel));
+    replyTarget.appendChild(h('span', {}, `${word('composerReplyingTo', task.name)} · `, cancel));
   }
 
   /** Posts the send and settles it with the host's answer (the reply of this request, whatever page made it). */
@@ -150,7 +151,7 @@ export class Composer {
       this.renderReplyTarget();
       this.parts.selectSession(wentTo);
     } else if (!message.ok) {
-      banner.appendChild(h('div', { class: 'notice error send-error' }, message.error || 'The message could not be sent; it is still in the box.'));
+      banner.appendChild(h('div', { class: 'notice error send-error' }, message.error || word('composerSendFailed')));
     }
     save();
   }

@@ -1,5 +1,6 @@
 import type { ModelStatusView } from '../shared/protocol';
 import { h } from './dom';
+import { word } from './words';
 
 /**
  * The model id `npm start` configures for its demo model (a scripted scenario that runs when no
@@ -8,16 +9,13 @@ import { h } from './dom';
  */
 export const DEMO_MODEL_ID = 'tasklane-demo';
 
-/** Text of the notice: the person must never mistake the demo's answers for a real model's. */
-export const DEMO_NOTICE = 'Demo model — no key configured; choose a model to use a real one.';
-
 /** The notice at the top of the sidebar while the demo model is selected, else null. */
 export function demoNotice(model: ModelStatusView, chooseModel: () => void): HTMLElement | null {
   if (model.model !== DEMO_MODEL_ID) return null;
-  const choose = h('a', { href: '#', class: 'model-fix' }, 'Choose model…');
+  const choose = h('a', { href: '#', class: 'model-fix' }, word('chooseModel'));
   choose.addEventListener('click', (e) => {
     e.preventDefault();
     chooseModel();
   });
-  return h('div', { class: 'notice warn demo-model', role: 'status' }, DEMO_NOTICE, ' ', choose);
+  return h('div', { class: 'notice warn demo-model', role: 'status' }, word('demoNotice'), ' ', choose);
 }

@@ -11,6 +11,7 @@ import type { HostMessage, WebviewMessage } from '../shared/protocol';
 import { SIDEBAR_SCRIPT_MARK } from '../shared/viewConstants';
 import { startSidebar } from './sidebarApp';
 import type { Persisted } from './sidebarApp';
+import { readWords, useWords } from './words';
 
 performance.mark(SIDEBAR_SCRIPT_MARK);
 
@@ -21,6 +22,8 @@ interface VsCodeApi {
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
+// The words first: everything the page draws looks them up (src/webview/words.ts).
+useWords(readWords(document));
 const vscode = acquireVsCodeApi();
 const persisted: Persisted = vscode.getState() ?? {};
 const page = startSidebar({

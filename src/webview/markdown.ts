@@ -36,6 +36,7 @@ import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 import MarkdownIt from 'markdown-it';
 import { vscodeLink } from '../shared/linkPolicy';
+import { word } from './words';
 
 type Token = MarkdownIt.Token;
 type StateCore = MarkdownIt.StateCore;
@@ -189,24 +190,24 @@ function renderLinkOpen(tokens: Token[], idx: number): string {
   const close = tokens.slice(idx + 1).find((t) => t.type === 'link_close' && t.level === token.level);
   if (target.kind === 'inert') {
     if (close) close.meta = { inert: true };
-    return `<span class="md-link-inert" title="${escapeHtml(`Not a link: ${target.reason}`)}">`;
+    return `<span class="md-link-inert" title="${escapeHtml(word('linkInert', target.reason))}">`;
   }
   if (target.kind === 'external') {
     return `<a class="md-link" href="${escapeHtml(target.url)}" data-link-kind="external" title="${escapeHtml(title ?? target.url)}">`;
   }
   const where = target.line ? `${target.path}:${target.line}${target.column ? `:${target.column}` : ''}` : target.path;
-  return `<a class="md-link file-link" href="#" data-link-kind="file" data-path="${escapeHtml(target.path)}"${target.line ? ` data-line="${target.line}"` : ''}${target.column ? ` data-column="${target.column}"` : ''} title="${escapeHtml(`Open ${where}`)}">`;
+  return `<a class="md-link file-link" href="#" data-link-kind="file" data-path="${escapeHtml(target.path)}"${target.line ? ` data-line="${target.line}"` : ''}${target.column ? ` data-column="${target.column}"` : ''} title="${escapeHtml(word('linkOpenFile', where))}">`;
 }
 
 function renderImage(tokens: Token[], idx: number, options: Options, _env: unknown, self: Renderer): string {
   const token = tokens[idx];
-  const alt = self.renderInlineAsText(token.children ?? [], options, {}) || 'image';
+  const alt = self.renderInlineAsText(token.children ?? [], options, {}) || word('imageAlt');
   const target = classifyLink(attr(token, 'src') ?? '');
   // Never an <img>: a reply must not make the webview fetch anything.
   if (target.kind === 'external' && /^https?:/i.test(target.url)) {
-    return `<a class="md-link md-image" href="${escapeHtml(target.url)}" data-link-kind="external" title="${escapeHtml(`Image, not loaded: ${target.url}`)}">[image: ${escapeHtml(alt)}]</a>`;
+    return `<a class="md-link md-image" href="${escapeHtml(target.url)}" data-link-kind="external" title="${escapeHtml(word('imageNotLoaded', target.url))}">${escapeHtml(word('imageMark', alt))}</a>`;
   }
-  return `<span class="md-image" title="Image not shown">[image: ${escapeHtml(alt)}]</span>`;
+  return `<span class="md-image" title="${escapeHtml(word('imageNotShown'))}">${escapeHtml(word('imageMark', alt))}</span>`;
 }
 
 /**
@@ -243,21 +244,23 @@ function parseInfo(info: string): { language: string; path?: string } {
 
 /** The buttons under each code block; replyView.ts handles their clicks by delegation. */
 export const CODE_ACTIONS = [
-  { action: 'copy', label: 'Copy' },
-  { action: 'insert', label: 'Insert at Cursor' },
-  { action: 'propose', label: 'Propose as Edit' },
+  { action: 'copy', label: 'codeCopy' },
+  { action: 'insert', label: 'codeInsert' },
+  { action: 'propose', label: 'codePropose' },
 ] as const;
 
 function renderFence(tokens: Token[], idx: number): string {
   const token = tokens[idx];
   const { language, path } = parseInfo(token.info);
-  const label = language || 'text';
+  const label = language || word('codePlainText');
   // Coloured later, near the viewport (see the file comment); too-long blocks stay plain.
   const lazy = canHighlight(language) && token.content.length <= MAX_HIGHLIGHT_CHARS;
-  const buttons = CODE_ACTIONS.map((a) => `<button type="button" class="code-action" data-code-action="${a.action}">${a.label}</button>`).join('');
+  const buttons = CODE_ACTIONS.map(
+    (a) => `<button type="button" class="code-action" data-code-action="${a.action}">${escapeHtml(word(a.label))}</button>`,
+  ).join('');
   return (
     `<div class="code-block" data-lang="${escapeHtml(label)}"${path ? ` data-path="${escapeHtml(path)}"` : ''}>` +
-    `<div class="code-toolbar" role="toolbar" aria-label="${escapeHtml(`${label} code${path ? ` for ${path}` : ''}`)}"><span class="code-lang">${escapeHtml(path ?? label)}</span>${buttons}</div>` +
+    `<div class="code-toolbar" role="toolbar" aria-label="${escapeHtml(path ? word('codeToolbarFor', label, path) : word('codeToolbar', label))}"><span class="code-lang">${escapeHtml(path ?? label)}</span>${buttons}</div>` +
     `<pre><code class="hljs${language ? ` language-${escapeHtml(language)}` : ''}"${lazy ? ` data-hl="${escapeHtml(language.toLowerCase())}"` : ''}>${escapeHtml(token.content)}</code></pre></div>\n`
   );
 }

@@ -3,6 +3,7 @@ import type { Request } from './requests';
 import { CodeHighlighter } from './codeHighlighter';
 import { renderMarkdownHtml } from './markdown';
 import { SectionRenderer } from './sectionRenderer';
+import { word } from './words';
 
 /**
  * Rendered replies in the DOM. The renderer's HTML (markdown.ts) is parsed into a `<template>`,
@@ -167,7 +168,7 @@ export function handleReplyActions(container: HTMLElement, request: Request, ses
     switch (button.dataset.codeAction) {
       case 'copy':
         ask('reply.copy', { text: code });
-        flash(button, 'Copied');
+        flash(button, word('codeCopied'));
         break;
       case 'insert':
         ask('reply.insert', { text: code });

@@ -7,6 +7,7 @@
 import type { WebviewMessage } from '../shared/protocol';
 import type { SidebarMethod, SidebarParams, SidebarReply, SidebarResults } from '../shared/sidebarApi';
 import { isResultOf } from '../shared/sidebarApi';
+import { word } from './words';
 
 /** Asks the host; resolves with the method's result. */
 export type Request = <K extends SidebarMethod>(method: K, params: SidebarParams[K]) => Promise<SidebarResults[K]>;
@@ -18,7 +19,7 @@ export class RequestError extends Error {
 
 /** The person's words for a failed request (a RequestError's message; else a generic sentence). */
 export function failureText(error: unknown): string {
-  return error instanceof RequestError ? error.message : 'That did not work; see the Tasklane log.';
+  return error instanceof RequestError ? error.message : word('requestFailed');
 }
 
 export class RequestClient {
@@ -36,7 +37,7 @@ export class RequestClient {
       this.waiting.set(id, (reply) => {
         if (!reply.ok) reject(new RequestError(reply.error));
         else if (isResultOf(reply, method)) resolve(reply.result);
-        else reject(new RequestError(`The host answered ${method} as if it were ${reply.method}; try again.`));
+        else reject(new RequestError(word('requestMismatch', method, reply.method)));
       });
       this.post({ type: 'request', id, method, params });
     });

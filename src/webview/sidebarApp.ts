@@ -28,6 +28,7 @@ import { blockView, emptyState, reduce } from './viewStore';
 import { askForBlock } from './storeAsks';
 import type { TaskGesture } from './taskGestures';
 import { SIDEBAR_INIT_MARK, THREAD_FIRST_PAINT_MARK } from '../shared/viewConstants';
+import { word } from './words';
 
 /** The events that choose the conversation shown. */
 const CHOOSES_VIEW = new Set<StoreEvent['type']>(['init', 'select', 'showSession', 'view.newChat', 'sent']);
@@ -166,7 +167,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
   function renderTitle(): void {
     const id = store.selectedSessionId;
     const title = $('#current-session');
-    title.textContent = id ? sessionName(id) : 'New chat';
+    title.textContent = id ? sessionName(id) : word('newChat');
     if (id) title.dataset.sessionId = id;
     else delete title.dataset.sessionId;
   }
@@ -181,7 +182,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
       'div',
       { class: `msg msg-${message.role}${message.stopped ? ' msg-stopped' : ''}`, 'data-role': message.role, 'data-stopped': message.stopped },
       body,
-      message.stopped ? h('div', { class: 'stopped-mark', title: 'You stopped this reply; this is what it said until then.' }, 'stopped') : null,
+      message.stopped ? h('div', { class: 'stopped-mark', title: word('stoppedTitle') }, word('stoppedMark')) : null,
     );
   }
 
@@ -189,7 +190,7 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     clear(transcript);
     const id = store.selectedSessionId;
     const messages = id ? (store.transcripts[id] ?? []) : [];
-    if (!id) transcript.appendChild(h('div', { class: 'empty' }, 'Ask Tasklane to do something in this workspace.'));
+    if (!id) transcript.appendChild(h('div', { class: 'empty' }, word('transcriptEmpty')));
     for (const message of messages) transcript.appendChild(messageElement(message));
     stream.redraw();
     transcript.scrollTop = transcript.scrollHeight;

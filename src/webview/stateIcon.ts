@@ -1,6 +1,25 @@
 import { TASK_STATES } from '../shared/taskState';
 import type { TaskStateWord } from '../shared/taskState';
+import type { WebviewWordKey } from '../shared/webviewWords';
 import { h } from './dom';
+import { word } from './words';
+
+const STATE_WORDS: Record<TaskStateWord, WebviewWordKey> = {
+  working: 'stateWorking',
+  'waiting for you': 'stateWaiting',
+  paused: 'statePaused',
+  verified: 'stateVerified',
+  'done, not checked': 'stateNotChecked',
+  done: 'stateDone',
+  'checks failed': 'stateChecksFailed',
+  failed: 'stateFailed',
+  cancelled: 'stateCancelled',
+};
+
+/** A state's word in the person's language (`data-state` attributes keep the English one, for CSS and tests). */
+export function stateWord(state: TaskStateWord): string {
+  return word(STATE_WORDS[state]);
+}
 
 /** A state's codicon (from @vscode/codicons' font), hidden from assistive tech: the word says it. */
 export function stateIcon(word: TaskStateWord): HTMLElement {
@@ -9,6 +28,6 @@ export function stateIcon(word: TaskStateWord): HTMLElement {
 }
 
 /** A state as the webview shows it: its icon, then its word. */
-export function stateLabel(word: TaskStateWord, cls: string): HTMLElement {
-  return h('span', { class: `state-label ${cls}`, 'data-state': word }, stateIcon(word), h('span', { class: 'state-word' }, word));
+export function stateLabel(state: TaskStateWord, cls: string): HTMLElement {
+  return h('span', { class: `state-label ${cls}`, 'data-state': state }, stateIcon(state), h('span', { class: 'state-word' }, stateWord(state)));
 }

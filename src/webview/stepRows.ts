@@ -1,5 +1,7 @@
 import type { StepKind, StepText, StepView } from '../shared/threadProtocol';
+import type { WebviewWordKey } from '../shared/webviewWords';
 import { h } from './dom';
+import { word } from './words';
 
 /** A codicon per kind of step (decorative: the row's words say what happened). */
 const ICONS: Record<StepKind, string> = {
@@ -17,7 +19,7 @@ const ICONS: Record<StepKind, string> = {
   tool: 'tools',
 };
 
-const STATE_WORDS: Record<StepView['state'], string> = { running: 'in progress', done: '', failed: 'failed' };
+const STATE_WORDS: Record<StepView['state'], WebviewWordKey | undefined> = { running: 'stepInProgress', done: undefined, failed: 'stepFailed' };
 
 /** A row's text: words as text, literals (a command, a query) as code; never parsed as HTML. */
 export function renderStepText(text: StepText): HTMLElement {
@@ -49,7 +51,7 @@ export function renderStep(step: StepView): HTMLElement {
   row.append(icon, renderStepText(step.text));
   if (step.note) row.append(h('span', { class: 'step-note' }, step.note));
   const state = STATE_WORDS[step.state];
-  if (state) row.append(h('span', { class: 'visually-hidden' }, ` (${state})`));
+  if (state) row.append(h('span', { class: 'visually-hidden' }, ` (${word(state)})`));
   return row;
 }
 
@@ -73,7 +75,8 @@ export interface StepListOptions {
   taskName?: () => string;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** One word for one, another for any other count (vscode.l10n has no plural forms). */
+const counted = (n: number, one: WebviewWordKey, other: WebviewWordKey) => (n === 1 ? word(one) : word(other, n));
 
 /**
  * A task's steps, in the order they began. A row is patched in place by id, and only by a newer
@@ -110,7 +113,7 @@ export class StepList {
     private readonly nested?: NestedBlock,
     options: StepListOptions = {},
   ) {
-    this.element = h('ol', { class: 'steps', 'aria-label': 'Steps' });
+    this.element = h('ol', { class: 'steps', 'aria-label': word('steps') });
     this.drawn = !options.held;
     this.open = !options.folded;
     this.taskName = options.taskName;
@@ -237,7 +240,7 @@ export class StepList {
     if (waiting === this.earlierShown) return;
     this.earlierShown = waiting;
     this.earlier.hidden = waiting === 0;
-    this.name(this.earlier, `Show ${plural(waiting, 'earlier step')}`);
+    this.name(this.earlier, counted(waiting, 'stepsShowEarlierOne', 'stepsShowEarlier'));
   }
 
   /** Builds the latest `count` rows not built yet, in one fragment before the rows built; the first of them. */
@@ -258,18 +261,19 @@ export class StepList {
 
   /** The fold control's words: what opening shows, or that it folds (written only when they change). */
   private showToggle(): void {
-    const shown = `${this.rows.size === 0}|${this.open ? 'Hide steps' : `Show ${plural(this.rows.size, 'step')}`}`;
+    const words = this.open ? word('stepsHide') : counted(this.rows.size, 'stepsShowOne', 'stepsShow');
+    const shown = `${this.rows.size === 0}|${words}`;
     if (shown === this.toggleShown) return;
     this.toggleShown = shown;
     this.toggle.hidden = this.rows.size === 0;
     this.toggle.setAttribute('aria-expanded', String(this.open));
-    this.name(this.toggle, this.open ? 'Hide steps' : `Show ${plural(this.rows.size, 'step')}`);
+    this.name(this.toggle, words);
   }
 
   /** A control's words, and its accessible name with the task's (many blocks have the same controls). */
   private name(control: HTMLElement, words: string): void {
     control.textContent = words;
-    if (this.taskName) control.setAttribute('aria-label', `${words} of task ${this.taskName()}`);
+    if (this.taskName) control.setAttribute('aria-label', word('stepsControlOfTask', words, this.taskName()));
   }
 
   /** A row, or for a step that started a known task, that task's block in the row. */

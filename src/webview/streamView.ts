@@ -3,6 +3,7 @@ import { h } from './dom';
 import { renderStreamedBlock } from './replyView';
 import { MarkdownStream } from './streamMarkdown';
 import { toolLine } from './toolLine';
+import { word } from './words';
 
 /** Within this many pixels of the end, the transcript counts as "at the bottom" and follows new text. */
 const FOLLOW_SLACK_PX = 24;
@@ -138,7 +139,7 @@ export class StreamView {
     /** Where a session's words go when it is not the conversation shown: its task's block (undefined: not drawn). */
     private readonly blockArea: (sessionId: string) => HTMLElement | undefined = () => undefined,
   ) {
-    this.stopButton = h('vscode-button', { id: 'stop', hidden: true, title: 'Stop the running turn; what it said so far is kept' }, 'Stop');
+    this.stopButton = h('vscode-button', { id: 'stop', hidden: true, title: word('turnStopTitle') }, word('turnStop'));
     this.stopButton.addEventListener('click', () => this.stop());
     sendButton.insertAdjacentElement('afterend', this.stopButton);
   }

@@ -2,7 +2,7 @@ import type { ApprovalView } from '../shared/approvalProtocol';
 import type { TaskView } from '../shared/protocol';
 import type { StepView } from '../shared/threadProtocol';
 import { taskState } from '../shared/taskState';
-import { stateIcon } from './stateIcon';
+import { stateIcon, stateWord } from './stateIcon';
 import { renderBlockApproval, restoreReasons, typedReasons } from './blockApproval';
 import { clear, h, keepingFocus } from './dom';
 import { renderStreamedBlock } from './replyView';
@@ -13,6 +13,7 @@ import type { Request } from './requests';
 import type { TaskCardActions } from './taskCard';
 import { offeredGestures } from './taskGestures';
 import type { OfferedGesture } from './taskGestures';
+import { word } from './words';
 
 /** What the view store says of a block beyond its task (viewStore.ts `blockView`): the gestures offered, and what one in flight does. */
 export interface BlockExtras {
@@ -83,11 +84,11 @@ export class TaskBlock {
     this.steps.toggle.addEventListener('click', () => (this.foldedByPerson = !this.steps.isOpen));
     this.head = h('div', { class: 'block-head' });
     this.progress = h('div', { class: 'block-progress' });
-    this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': 'Waiting for you', hidden: true });
+    this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': word('blockWaitingGroup'), hidden: true });
     this.summary = h('div', { class: 'block-summary md' });
     this.notice = h('div', { class: 'block-notice', role: 'status', hidden: true });
     this.gestureLine = h('div', { class: 'block-notice block-gesture', role: 'status', hidden: true });
-    this.details = h('vscode-button', { class: 'open-details', secondary: true, 'aria-label': `Details of task ${task.name}` }, 'Details');
+    this.details = h('vscode-button', { class: 'open-details', secondary: true, 'aria-label': word('taskDetailsOf', task.name) }, word('taskDetails'));
     this.details.addEventListener('click', () => this.actions.openDetails(this.task.id));
     this.buttons = h('div', { class: 'block-buttons task-buttons' }, this.details);
     this.said = h('div', { class: 'block-said-area', 'aria-live': 'polite' });
@@ -126,9 +127,9 @@ export class TaskBlock {
     // "waiting for you" with nothing to act on would be false (the status bar already agrees).
     const state = taskState(pending.length ? task : { ...task, waitingForApproval: undefined });
     this.element.setAttribute('data-state', state);
-    this.element.setAttribute('aria-label', `Task ${task.name}: ${state}`);
+    this.element.setAttribute('aria-label', word('blockLabel', task.name, stateWord(state)));
     clear(this.head);
-    this.head.append(stateIcon(state), h('span', { class: 'block-name' }, task.name), h('span', { class: 'block-state' }, state));
+    this.head.append(stateIcon(state), h('span', { class: 'block-name' }, task.name), h('span', { class: 'block-state' }, stateWord(state)));
     clear(this.progress);
     this.progress.append(renderCounters(task), renderTodos(task) ?? '');
     if (task.paused && task.pauseReason) this.progress.append(h('div', { class: 'pause-reason' }, task.pauseReason));
@@ -167,13 +168,13 @@ export class TaskBlock {
     // Reply (the composer answers this task) after Stop or Continue, before Cancel.
     if (task.status === 'running' && !task.paused) {
       const at = list.findIndex(([, cls]) => cls === 'cancel-task');
-      list.splice(at < 0 ? list.length : at, 0, ['Reply', 'reply-task', () => gestures.replyTo(task.id), true]);
+      list.splice(at < 0 ? list.length : at, 0, [word('gestureReply'), 'reply-task', () => gestures.replyTo(task.id), true]);
     }
     const shown = list.map(([label, cls]) => `${cls}:${label}`).join('|');
     if (shown === this.buttonsShown) return;
     this.buttonsShown = shown;
     const elements = list.map(([label, cls, run, secondary]) => {
-      const b = h('vscode-button', { class: cls, secondary, 'aria-label': `${label} task ${task.name}` }, label);
+      const b = h('vscode-button', { class: cls, secondary, 'aria-label': word('gestureOfTask', label, task.name) }, label);
       b.addEventListener('click', run);
       return b;
     });

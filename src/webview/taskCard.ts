@@ -1,10 +1,12 @@
 import { costText } from '../shared/costText';
+import type { WebviewWordKey } from '../shared/webviewWords';
 import type { TaskView } from '../shared/protocol';
 import { taskState } from '../shared/taskState';
 import { h } from './dom';
 import { stateLabel } from './stateIcon';
 import { offeredGestures } from './taskGestures';
 import type { OfferedGesture, TaskGesture } from './taskGestures';
+import { word } from './words';
 
 export interface TaskCardActions {
   /**
@@ -18,9 +20,15 @@ export interface TaskCardActions {
 
 const TODO_MARK: Record<string, string> = { pending: '○', in_progress: '◐', done: '●' };
 
-function meter(label: string, used: number, limit: number | undefined, format: (n: number) => string): HTMLElement {
+function meter(label: WebviewWordKey, used: number, limit: number | undefined, format: (n: number) => string): HTMLElement {
   const over = limit !== undefined && limit > 0 && used >= limit * 0.8;
-  return h('span', { class: `counter${over ? ' warn' : ''}` }, `${label} ${format(used)}${limit ? ` / ${format(limit)}` : ''}`);
+  return h(
+    'span',
+    { class: `counter${over ? ' warn' : ''}` },
+    limit
+      ? word(label === 'counterCost' ? 'counterCostOf' : label === 'counterTokens' ? 'counterTokensOf' : 'counterActionsOf', format(used), format(limit))
+      : word(label, format(used)),
+  );
 }
 
 /** A task's todo list (nothing when it has none). */
@@ -29,7 +37,7 @@ export function renderTodos(task: TaskView): HTMLElement | null {
   const done = task.todos.filter((t) => t.status === 'done').length;
   return h(
     'ul',
-    { class: 'todos', 'aria-label': `Todos ${done} of ${task.todos.length} done` },
+    { class: 'todos', 'aria-label': word('todosDone', done, task.todos.length) },
     ...task.todos.map((todo) => h('li', { class: `todo todo-${todo.status}` }, `${TODO_MARK[todo.status] ?? '○'} ${todo.text}`)),
   );
 }
@@ -39,9 +47,11 @@ export function renderCounters(task: TaskView): HTMLElement {
   return h(
     'div',
     { class: 'counters' },
-    meter('actions', task.counters.actions, task.budget.actions, String),
-    meter('tokens', task.counters.tokens, task.budget.tokens, (n) => (n >= 1000 ? `${Math.round(n / 100) / 10}k` : String(n))),
-    meter('cost', task.counters.cost, task.budget.cost, (n) => costText(n, task.counters.costEstimated && n === task.counters.cost)),
+    meter('counterActions', task.counters.actions, task.budget.actions, String),
+    meter('counterTokens', task.counters.tokens, task.budget.tokens, (n) => (n >= 1000 ? `${Math.round(n / 100) / 10}k` : String(n))),
+    meter('counterCost', task.counters.cost, task.budget.cost, (n) =>
+      costText(n, task.counters.costEstimated && n === task.counters.cost, 3, { estimated: word('costEstimated'), noCharge: word('costNoCharge') }),
+    ),
   );
 }
 
@@ -65,9 +75,9 @@ export function renderTaskCard(task: TaskView, actions: TaskCardActions, offered
     if (o.gesture === 'revert') continue;
     button(o.label, o.cls, () => actions.gesture(task.id, o.gesture), o.secondary);
   }
-  if (task.status === 'running' && !task.paused) button('Reply', 'reply-task', () => actions.replyTo(task.id), true);
-  button('Trace', 'open-trace', () => actions.openTrace(task.id), true);
-  if (offered.some((o) => o.gesture === 'revert')) button('Revert edits', 'revert-task', () => actions.gesture(task.id, 'revert'), true);
+  if (task.status === 'running' && !task.paused) button(word('gestureReply'), 'reply-task', () => actions.replyTo(task.id), true);
+  button(word('taskTrace'), 'open-trace', () => actions.openTrace(task.id), true);
+  if (offered.some((o) => o.gesture === 'revert')) button(word('gestureRevert'), 'revert-task', () => actions.gesture(task.id, 'revert'), true);
   card.appendChild(buttons);
   return card;
 }

@@ -2,6 +2,7 @@ import type { HostMessage } from '../shared/protocol';
 import type { SidebarResults } from '../shared/sidebarApi';
 import { h } from './dom';
 import { TraceList } from './traceList';
+import { word } from './words';
 
 /** Which task's details are open, and from which session (kept while the view is hidden). */
 export interface DetailsState {
@@ -40,7 +41,7 @@ export class TaskDetails {
       if (this.deps.state.traceTaskId) this.load(this.deps.state.traceTaskId, beforeSeq);
     });
     this.title = h('span', { class: 'trace-title' });
-    this.closeButton = h('button', { class: 'trace-close', type: 'button', 'aria-label': 'Close details', title: 'Close details (Escape)' }, '×');
+    this.closeButton = h('button', { class: 'trace-close', type: 'button', 'aria-label': word('detailsClose'), title: word('detailsCloseTitle') }, '×');
     this.closeButton.addEventListener('click', () => this.close());
     this.area.append(h('div', { class: 'trace-head' }, this.title, this.closeButton), this.trace.element);
     // Escape in the trace first clears a selected row (TraceList stops it there), then closes.
@@ -65,8 +66,8 @@ export class TaskDetails {
     this.deps.state.traceSessionId = fromSessionId;
     this.deps.save();
     const name = this.deps.name(taskId);
-    this.title.textContent = name ? `Details: ${name}` : 'Details';
-    this.area.setAttribute('aria-label', name ? `Details of task ${name}` : 'Task details');
+    this.title.textContent = name ? word('detailsTitleNamed', name) : word('taskDetails');
+    this.area.setAttribute('aria-label', name ? word('taskDetailsOf', name) : word('detailsTask'));
     this.area.hidden = false;
     this.trace.reset([], false);
     this.load(taskId);

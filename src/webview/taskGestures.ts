@@ -7,7 +7,8 @@
  * says why, and after the request's success the next patch is the truth whatever it says.
  */
 import type { TaskView } from '../shared/protocol';
-import { CANCEL_TASK_WORD } from '../shared/taskState';
+import type { WebviewWordKey } from '../shared/webviewWords';
+import { word } from './words';
 
 export type TaskGesture = 'stop' | 'cancel' | 'continue' | 'revert';
 
@@ -76,11 +77,12 @@ export interface OfferedGesture {
   secondary: boolean;
 }
 
-const OFFER: Record<TaskGesture, OfferedGesture> = {
-  continue: { gesture: 'continue', label: 'Continue', cls: 'continue-task', secondary: false },
-  stop: { gesture: 'stop', label: 'Stop', cls: 'stop-task', secondary: true },
-  cancel: { gesture: 'cancel', label: CANCEL_TASK_WORD, cls: 'cancel-task', secondary: true },
-  revert: { gesture: 'revert', label: 'Revert edits', cls: 'revert-task', secondary: true },
+/** Each gesture's button, its label as a word key (looked up when offered: the words arrive with the page). */
+const OFFER: Record<TaskGesture, Omit<OfferedGesture, 'label'> & { label: WebviewWordKey }> = {
+  continue: { gesture: 'continue', label: 'gestureContinue', cls: 'continue-task', secondary: false },
+  stop: { gesture: 'stop', label: 'gestureStop', cls: 'stop-task', secondary: true },
+  cancel: { gesture: 'cancel', label: 'gestureCancel', cls: 'cancel-task', secondary: true },
+  revert: { gesture: 'revert', label: 'gestureRevert', cls: 'revert-task', secondary: true },
 };
 
 /**
@@ -99,20 +101,20 @@ export function offeredGestures(task: TaskView, inFlight?: GestureInFlight): Off
     list.push('cancel');
   }
   if (task.status !== 'running' || task.paused) list.push('revert');
-  return list.filter((g) => g !== inFlight?.gesture).map((g) => OFFER[g]);
+  return list.filter((g) => g !== inFlight?.gesture).map((g) => ({ ...OFFER[g], label: word(OFFER[g].label) }));
 }
 
 /** What a block says of its gesture in flight (undefined: nothing). */
 export function gestureNotice(task: TaskView, inFlight: GestureInFlight | undefined): string | undefined {
-  if (!inFlight) return task.stopping ? 'Stops after its current step.' : undefined;
+  if (!inFlight) return task.stopping ? word('gestureStopping') : undefined;
   switch (inFlight.gesture) {
     case 'stop':
-      return 'Stops after its current step.';
+      return word('gestureStopping');
     case 'cancel':
-      return 'Cancelling…';
+      return word('gestureCancelling');
     case 'continue':
       return undefined;
     case 'revert':
-      return 'Reverting its edits…';
+      return word('gestureReverting');
   }
 }

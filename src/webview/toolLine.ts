@@ -4,6 +4,7 @@
  * start of its arguments as the model writes them (partial JSON, already redacted); neither is
  * ever shown as such. Pure: unit-tested with the DOM tests of the thread.
  */
+import { word, wordParts } from './words';
 
 /** A line's text: plain words, or a literal shown as code. */
 export type ToolLineText = Array<string | { code: string }>;
@@ -42,49 +43,49 @@ export function toolLine(name: string, preview: string): ToolLineText | undefine
   const path = field('path');
   switch (name) {
     case 'read_file':
-      return [path ? `Reading ${path}…` : 'Reading a file…'];
+      return [path ? word('toolReading', path) : word('toolReadingAny')];
     case 'list_files':
-      return ['Listing files…'];
+      return [word('toolListing')];
     case 'search_text': {
       const query = field('query');
-      return query ? ['Searching for ', { code: query }, '…'] : ['Searching…'];
+      return query ? wordParts('toolSearchingFor', { code: query }) : [word('toolSearching')];
     }
     case 'replace_in_file':
     case 'write_file':
-      return [path ? `Writing an edit to ${path}…` : 'Writing an edit…'];
+      return [path ? word('toolEditing', path) : word('toolEditingAny')];
     case 'create_file':
-      return [path ? `Writing ${path}…` : 'Writing a new file…'];
+      return [path ? word('toolCreating', path) : word('toolCreatingAny')];
     case 'delete_file':
-      return [path ? `Proposing to delete ${path}…` : 'Proposing to delete a file…'];
+      return [path ? word('toolDeleting', path) : word('toolDeletingAny')];
     case 'rename_file':
-      return [path ? `Proposing to rename ${path}…` : 'Proposing to rename a file…'];
+      return [path ? word('toolRenaming', path) : word('toolRenamingAny')];
     case 'run_command': {
       const command = field('command');
-      return command ? ['Running ', { code: command }, '…'] : ['Preparing a command…'];
+      return command ? wordParts('toolRunning', { code: command }) : [word('toolRunningAny')];
     }
     case 'run_task': {
       const task = field('name');
-      return task ? ['Running task ', { code: task }, '…'] : ['Preparing a task run…'];
+      return task ? wordParts('toolRunningTask', { code: task }) : [word('toolRunningTaskAny')];
     }
     case 'task_start': {
       const task = field('name');
-      return [task ? `Starting task “${task}”…` : 'Starting a task…'];
+      return [task ? word('toolStartingTask', task) : word('toolStartingTaskAny')];
     }
     case 'update_todos':
-      return ['Updating the todo list…'];
+      return [word('toolTodos')];
     case 'task_end':
-      return ['Finishing…'];
+      return [word('toolFinishing')];
     case 'wait':
-      return ['Planning a wait…'];
+      return [word('toolWaiting')];
     case 'remember':
-      return ['Writing a memory note…'];
+      return [word('toolRemembering')];
     // The engine's own bookkeeping: nothing to tell the person.
     case 'ignore':
     case 'route_message':
       return undefined;
     default: {
       const mcp = /^mcp_([^_]+)_(.+)$/.exec(name);
-      return mcp ? ['Using ', { code: mcp[2] ?? '' }, ` from ${mcp[1]}…`] : ['Working…'];
+      return mcp ? wordParts<string | { code: string }>('toolMcp', { code: mcp[2] ?? '' }, mcp[1] ?? '') : [word('toolWorking')];
     }
   }
 }

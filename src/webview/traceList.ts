@@ -1,5 +1,6 @@
 import type { TraceEventView } from '../shared/protocol';
 import { h, oncePerFrame, syncChildren, visibleRows } from './dom';
+import { word } from './words';
 
 const ROW_HEIGHT = 22;
 const OVERSCAN = 10;
@@ -28,8 +29,8 @@ export class TraceList {
   constructor(private readonly onLoadOlder: (beforeSeq: number) => void) {
     this.spacer = h('div', { class: 'trace-spacer' });
     this.rows = h('div', { class: 'trace-rows' });
-    this.viewport = h('div', { class: 'trace-viewport', tabindex: 0, role: 'listbox', 'aria-label': 'Action trace' }, this.spacer, this.rows);
-    this.detail = h('pre', { class: 'trace-detail', id: 'trace-detail', role: 'region', 'aria-label': 'Selected trace event', hidden: true });
+    this.viewport = h('div', { class: 'trace-viewport', tabindex: 0, role: 'listbox', 'aria-label': word('traceList') }, this.spacer, this.rows);
+    this.detail = h('pre', { class: 'trace-detail', id: 'trace-detail', role: 'region', 'aria-label': word('traceSelected'), hidden: true });
     this.element = h('div', { class: 'trace' }, this.viewport, this.detail);
     this.viewport.addEventListener('scroll', () => this.schedule());
     this.viewport.addEventListener('keydown', (event) => this.onKey(event));
@@ -99,7 +100,7 @@ export class TraceList {
   }
 
   private row(event: TraceEventView): HTMLElement {
-    const duration = event.durationMs === undefined ? '' : ` · ${event.durationMs} ms`;
+    const duration = event.durationMs === undefined ? '' : ` · ${word('traceDuration', event.durationMs)}`;
     return h(
       'div',
       { class: `trace-row trace-${event.type}`, id: rowId(event.seq), role: 'option', 'data-seq': event.seq, title: event.summary },

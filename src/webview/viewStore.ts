@@ -14,6 +14,7 @@ import { gestureNotice, gestureTookEffect, isEnded, offeredGestures, shownTask }
 import type { GestureInFlight, OfferedGesture, TaskGesture } from './taskGestures';
 import { approvalStep, approvalsFromInit, decisionLine, pendingOf, refusalsOf } from './approvalStore';
 import type { ApprovalState, DecideAction, DecideAsk, RefusedEvent } from './approvalStore';
+import { word } from './words';
 
 export { pendingOf } from './approvalStore';
 
@@ -201,7 +202,7 @@ function gestureStep(state: ViewStoreState, event: StoreEvent): Step {
       const inFlight = state.gestures[event.taskId];
       if (inFlight?.requestId !== event.requestId) return none;
       return {
-        state: { ...state, gestures: omit(state.gestures, event.taskId), said: { ...state.said, [event.taskId]: `Not done: ${event.error}` } },
+        state: { ...state, gestures: omit(state.gestures, event.taskId), said: { ...state.said, [event.taskId]: word('notDone', event.error) } },
         asks: [],
       };
     }

@@ -18,3 +18,16 @@ export function untranslated(text: string): string {
   }
   return rest;
 }
+
+/**
+ * The English of Tasklane's own that `text`, shown under the pseudo-locale, still has: words outside
+ * every translated message, and words inside one that kept a plain vowel (pseudo() accents every
+ * vowel, so such a word is a value built in English and put into a translated message, like a cost's
+ * "estimated" in "⟦çóst {0}⟧"). What pseudo() leaves as it is (code, link targets, setting links,
+ * icons) is not looked at; a test's own values are written without letters.
+ */
+export function englishLeft(text: string): string[] {
+  const outside = untranslated(text).match(/[A-Za-z]{2,}/g) ?? [];
+  const inside = text.replace(/`[^`]*`|\]\([^)]*\)|#[\w.]+#|\$\([\w~-]+\)/g, ' ').match(/[A-Za-z]*[aeiouAEIOU][A-Za-z]*/g) ?? [];
+  return [...new Set([...outside, ...inside.filter((word) => word.length >= 2)])];
+}

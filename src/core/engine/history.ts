@@ -16,6 +16,7 @@ import type { EngineState } from './engineState';
 import type { SessionRecord, TaskRecord } from './records';
 import type { AgentSettings, HistoryHit } from './types';
 import { taskState } from '../../shared/taskState';
+import type { StorageItem } from '../../shared/storageWords';
 
 const DAY = 86_400_000;
 /** Documented defaults (docs/STORAGE.md, README "Storage"). */
@@ -46,13 +47,8 @@ export interface HistoryDeps {
 }
 
 /** One line of the storage report: what is kept, where, and how big. */
-export interface StorageItem {
-  what: string;
-  where: string;
-  count: number;
-  bytes: number;
-  rule: string;
-}
+/** What is kept, as data: src/shared/storageWords.ts gives it words in the person's language. */
+export type { StorageItem };
 
 export interface RetentionReport {
   triggerHistoryLines: number;
@@ -238,67 +234,51 @@ export class History {
     const { storeDir } = this.deps;
     if (storeDir) {
       const store = await dirSize(storeDir, (name) => /^(journal-|snapshot-)/.test(name));
-      items.push({
-        what: 'Hot database (snapshot + journal)',
-        where: storeDir,
-        count: store.files,
-        bytes: store.bytes,
-        rule: 'live work only; ended work moves to the archive',
-      });
+      items.push({ key: 'hot', where: storeDir, count: store.files, bytes: store.bytes });
       const triggerHistory = await dirSize(path.join(storeDir, 'history'));
       items.push({
-        what: 'Settled triggers (history)',
+        key: 'triggerHistory',
         where: path.join(storeDir, 'history'),
         count: triggerHistory.files,
         bytes: triggerHistory.bytes,
-        rule: `deleted after ${s.settledTriggerDays} days`,
+        days: s.settledTriggerDays,
       });
     }
-    const rules: Record<ArchiveKind, string> = {
-      task: 'archived 1 day after it ends',
-      chore_run: 'archived 1 day after it ends',
-      approval: `archived ${s.approvalDays} days after the decision`,
-      command_approval: `archived ${s.approvalDays} days after the decision`,
-      ledger: `archived ${s.ledgerDays} days after the outcome`,
-      session: `archived after ${s.sessionDays} idle days`,
+    // The days each kind's rule counts (tasks and chore runs: one day, not a setting).
+    const days: Record<ArchiveKind, number> = {
+      task: 1,
+      chore_run: 1,
+      approval: s.approvalDays,
+      command_approval: s.approvalDays,
+      ledger: s.ledgerDays,
+      session: s.sessionDays,
     };
     for (const stat of this.deps.archive?.stats() ?? []) {
       items.push({
-        what: `${stat.kind.replace('_', ' ')}s: ${stat.hotRows} hot, ${stat.records} archived${stat.damaged ? `, ${stat.damaged} damaged place(s) skipped` : ''}`,
+        key: 'archive',
+        archive: { kind: stat.kind, hotRows: stat.hotRows, damaged: stat.damaged },
         where: path.join('archive', stat.kind),
         count: stat.records,
         bytes: stat.bytes,
-        rule: rules[stat.kind],
+        days: days[stat.kind],
       });
     }
     const events = await dirSize(path.join(this.deps.storageDir, 'events'));
-    items.push({
-      what: 'Session event streams',
-      where: path.join(this.deps.storageDir, 'events'),
-      count: events.files,
-      bytes: events.bytes,
-      rule: 'kept (read a page at a time)',
-    });
+    items.push({ key: 'events', where: path.join(this.deps.storageDir, 'events'), count: events.files, bytes: events.bytes });
     const scratch = await dirSize(path.join(this.deps.storageDir, 'scratch'), undefined, true);
-    items.push({
-      what: 'Scratch dirs',
-      where: path.join(this.deps.storageDir, 'scratch'),
-      count: scratch.files,
-      bytes: scratch.bytes,
-      rule: 'removed when their task is no longer live',
-    });
+    items.push({ key: 'scratch', where: path.join(this.deps.storageDir, 'scratch'), count: scratch.files, bytes: scratch.bytes });
     for (const name of ['EVENT.md', 'TASK_HISTORY.md', 'MEMORY.md']) {
       const stat = await fs.stat(path.join(this.deps.storageDir, name)).catch(() => undefined);
       items.push({
-        what: name,
+        key: name === 'MEMORY.md' ? 'memory' : 'file',
+        name,
         where: path.join(this.deps.storageDir, name),
         count: stat ? 1 : 0,
         bytes: stat?.size ?? 0,
-        rule: name === 'MEMORY.md' ? 'edited by whole entries within its size limit' : 'kept',
       });
     }
     const dead = this.deps.triggers.deadLetters();
-    items.push({ what: 'Dead letters', where: 'hot database', count: dead.length, bytes: 0, rule: 'kept until retried or dismissed' });
+    items.push({ key: 'deadLetters', where: 'hot database', count: dead.length, bytes: 0 });
     return items;
   }
 }

@@ -5,7 +5,10 @@
  */
 import type { Row } from './types';
 
-export type ArchiveKind = 'session' | 'task' | 'chore_run' | 'approval' | 'command_approval' | 'ledger';
+import type { ArchiveKind } from '../../shared/storageWords';
+
+// The kinds are defined with the Storage view's words for them, which must name every one.
+export type { ArchiveKind } from '../../shared/storageWords';
 export const ARCHIVE_KINDS: readonly ArchiveKind[] = ['task', 'chore_run', 'approval', 'command_approval', 'ledger', 'session'];
 
 /** How long an ended row stays hot before it moves (ms). Documented defaults in docs/STORAGE.md. */

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ChoreRunRecord } from '../../core/chores/runLog';
 import { choreChartModel, runEndWords } from '../../shared/choreChartModel';
 import type { ChoreHostMessage, ChoreRunView, ChoreStepView, ChoreView } from '../../shared/choreProtocol';
-import { costText } from '../../shared/costText';
+import { costText, costWords } from '../../shared/costText';
 import { forLabel, forTooltip } from '../../core/security/surfaceText';
 import { choreRunState, TASK_STATES } from '../../shared/taskState';
 import type { TaskStateWord } from '../../shared/taskState';
@@ -117,7 +117,12 @@ function detailLines(chore: ChoreView): ChoreNode[] {
 /** A run's row: its outcome and when, then what it used. */
 function runLabel(run: ChoreRunView): { label: string; description: string } {
   const when = new Date(run.startedAt).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
-  const usage = vscode.l10n.t('{0} turns · {1} tokens · {2}', run.usage.iterations, run.usage.inputTokens, costText(run.usage.cost, run.usage.costEstimated));
+  const usage = vscode.l10n.t(
+    '{0} turns · {1} tokens · {2}',
+    run.usage.iterations,
+    run.usage.inputTokens,
+    costText(run.usage.cost, run.usage.costEstimated, 3, costWords(vscode.l10n)),
+  );
   // The reason is the model's or the runner's words: one bounded line, no icons.
   return { label: `${runEndWords(run, vscode.l10n)} · ${when}`, description: `${usage}${run.reason ? ` · ${forLabel(run.reason)}` : ''}` };
 }

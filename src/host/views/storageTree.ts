@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { StorageItem } from '../../core/engine/history';
 import { SPACE } from './choresTree';
 import { forLabel, forTooltip } from '../../core/security/surfaceText';
+import { storageRule, storageWhat } from '../../shared/storageWords';
 
 /** What the Storage view reads: the agent's history and dead letters once the store is open. */
 export interface StorageSource {
@@ -10,7 +11,10 @@ export interface StorageSource {
 }
 
 /** A row of the Storage view: what is kept (with its rule as its one child), or the dead letters. */
-export type StorageNode = { kind: 'item'; item: StorageItem } | { kind: 'rule'; what: string; rule: string } | { kind: 'dead'; count: number };
+export type StorageNode = { kind: 'item'; item: StorageItem } | { kind: 'rule'; item: StorageItem } | { kind: 'dead'; count: number };
+
+/** A row's id, the same in every language. */
+const storageId = (item: StorageItem) => `storage/${item.key}${item.archive ? `/${item.archive.kind}` : ''}${item.name ? `/${item.name}` : ''}`;
 
 /** Sizes as people read them. */
 export function formatBytes(bytes: number): string {
@@ -45,28 +49,31 @@ export class StorageTree implements vscode.TreeDataProvider<StorageNode>, vscode
       const dead = this.source.deadLetters();
       return [...items.map((item): StorageNode => ({ kind: 'item', item })), ...(dead ? [{ kind: 'dead' as const, count: dead }] : [])];
     }
-    if (node.kind === 'item') return [{ kind: 'rule', what: node.item.what, rule: node.item.rule }];
+    if (node.kind === 'item') return [{ kind: 'rule', item: node.item }];
     return [];
   }
 
   getTreeItem(node: StorageNode): vscode.TreeItem {
     if (node.kind === 'item') {
       const { item } = node;
-      // What is kept and its rule are the core's own words (src/core/engine/history.ts), English
-      // there; neutralised like every row so the lint rule needs no exception.
-      const what = forLabel(item.what);
+      // What is kept and its rule, in words made from the core's data (src/shared/storageWords.ts);
+      // neutralised like every row (a file's name is in them) so the lint rule needs no exception.
+      const words = storageWhat(item, vscode.l10n);
+      const rule = storageRule(item, vscode.l10n);
+      const what = forLabel(words);
       const item_ = new vscode.TreeItem(`${what}${SPACE}`, vscode.TreeItemCollapsibleState.Collapsed);
-      item_.id = `storage/${item.what}`;
+      item_.id = storageId(item);
       item_.description = `${item.count} · ${formatBytes(item.bytes)}`;
-      item_.tooltip = `${what}: ${item.count}, ${formatBytes(item.bytes)}\n${forTooltip(item.rule)}`;
-      item_.accessibilityInformation = { label: `${item.what} ${item_.description}. ${item.rule}` };
+      item_.tooltip = `${what}: ${item.count}, ${formatBytes(item.bytes)}\n${forTooltip(rule)}`;
+      item_.accessibilityInformation = { label: `${words} ${item_.description}. ${rule}` };
       item_.iconPath = new vscode.ThemeIcon('database');
       return item_;
     }
     if (node.kind === 'rule') {
-      const rule = new vscode.TreeItem(forLabel(node.rule), vscode.TreeItemCollapsibleState.None);
-      rule.id = `storage/${node.what}/rule`;
-      rule.tooltip = forTooltip(node.rule);
+      const words = storageRule(node.item, vscode.l10n);
+      const rule = new vscode.TreeItem(forLabel(words), vscode.TreeItemCollapsibleState.None);
+      rule.id = `${storageId(node.item)}/rule`;
+      rule.tooltip = forTooltip(words);
       rule.iconPath = new vscode.ThemeIcon('law');
       return rule;
     }

@@ -6,19 +6,22 @@ import { Attention } from '../../../src/host/attention';
 import { ChoresTree } from '../../../src/host/views/choresTree';
 import type { ChoreNode } from '../../../src/host/views/choresTree';
 import { StorageTree } from '../../../src/host/views/storageTree';
+import type { StorageItem } from '../../../src/shared/storageWords';
 import { McpTree } from '../../../src/host/views/mcpTree';
 import type { McpHostStatus } from '../../../src/host/mcp/mcpHost';
 import type { ApprovalView } from '../../../src/shared/approvalProtocol';
 import type { ChoreView } from '../../../src/shared/choreProtocol';
 import { silentLogger } from '../../../src/core/ports';
-import { pseudo, untranslated } from '../../support/pseudoLocale';
+import type { TaskEvent, TaskEventKind } from '../../../src/core/engine/types';
+import { presentSteps } from '../../../src/host/stepPresenter';
+import { englishLeft, pseudo } from '../../support/pseudoLocale';
 
 // Issue 42: under a pseudo-locale (every message of l10n/bundle.l10n.json accented and bracketed,
 // as a translation would replace it), the status bar, its hover, the Chores view's rows and the
-// Storage view's dead letters show no English of Tasklane's own. The values here (names, ids,
-// triggers, paths) are written without letters so whatever English is left is Tasklane's.
-// Not covered yet (docs/ARCHITECTURE.md, "Words and languages"): words made in src/shared and
-// src/core without a Translator (an estimated cost's words, the Storage rules).
+// Storage view's rows, kinds and rules show no English of Tasklane's own, nor do the values put
+// into a translated message (a cost's "estimated"). The values here (names, ids, triggers, paths)
+// are written without letters so whatever English is left is Tasklane's. The sidebar's page is
+// test/unit/webview/pseudoLocale.test.ts.
 
 const l10n = vscode.l10n as { t: (message: string, ...args: unknown[]) => string };
 const english = l10n.t;
@@ -26,8 +29,8 @@ const english = l10n.t;
 /** Each string a surface shows, with what is left in English once translations are taken out. */
 function left(shown: Array<[string, string | undefined]>): string[] {
   return shown.flatMap(([where, text]) => {
-    const rest = untranslated(text ?? '');
-    return /[A-Za-z]{2,}/.test(rest) ? [`${where}: ${JSON.stringify(rest.trim())} in ${JSON.stringify(text)}`] : [];
+    const rest = englishLeft(text ?? '');
+    return rest.length ? [`${where}: ${rest.join(' ')} in ${JSON.stringify(text)}`] : [];
   });
 }
 
@@ -115,7 +118,7 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
           startedAt: 2_000,
           endedAt: 5_000,
           reason: '９',
-          usage: { iterations: 1, inputTokens: 2, outputTokens: 3, cost: 0.01 },
+          usage: { iterations: 1, inputTokens: 2, outputTokens: 3, cost: 0.01, costEstimated: true },
         },
         { id: 'r-1', choreId: '７', status: 'skipped', startedAt: 1_000, usage: { iterations: 0, inputTokens: 0, outputTokens: 0, cost: 0 } },
       ],
@@ -148,8 +151,25 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
     }
     tree.dispose();
     const storage = new StorageTree();
-    storage.attach({ storage: async () => [], deadLetters: () => 3 });
-    for (const row of await storage.getChildren()) add(storage.getTreeItem(row));
+    const kept = { where: '１', count: 2, bytes: 3 };
+    storage.attach({
+      storage: async (): Promise<StorageItem[]> => [
+        ...(['hot', 'triggerHistory', 'events', 'scratch', 'deadLetters'] as const).map((key) => ({ key, days: 7, ...kept })),
+        ...(['session', 'task', 'chore_run', 'approval', 'command_approval', 'ledger'] as const).map((kind, i) => ({
+          key: 'archive' as const,
+          archive: { kind, hotRows: 1, damaged: i % 2 },
+          days: 7,
+          ...kept,
+        })),
+        { key: 'memory', name: '１', ...kept },
+        { key: 'file', name: '２', ...kept },
+      ],
+      deadLetters: () => 3,
+    });
+    for (const row of await storage.getChildren()) {
+      add(storage.getTreeItem(row));
+      for (const child of await storage.getChildren(row)) add(storage.getTreeItem(child));
+    }
     storage.dispose();
     const mcp = new McpTree();
     const server = (name: string, patch: Partial<McpHostStatus>): McpHostStatus =>
@@ -186,5 +206,70 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
       shown.some(([where, text]) => where === 'label' && text?.includes('⟦çhéçks fáíléd⟧')),
       'a run row was seen',
     );
+  });
+  it("a task's step rows in the thread, each kind of action from its start to each way it ends", () => {
+    let seq = 0;
+    const ev = (kind: TaskEventKind, data: Record<string, unknown>): TaskEvent => ({ seq: ++seq, at: seq, kind, data });
+    // An action's start, then its end with `output` (or `error`): the rows of both.
+    const action = (name: string, input: Record<string, unknown>, end?: { output?: string; error?: string }) => {
+      const callId = `c${seq}`;
+      return [ev('action_start', { callId, name, input }), ...(end ? [ev('action_end', { callId, name, durationMs: 5, ...end })] : [])];
+    };
+    const approved = 'The change was approved and applied: １.';
+    const events = [
+      ...action('read_file', { path: '１', startLine: 2 }),
+      ...action('read_file', { path: '１' }, { output: '２' }),
+      ...action('read_file', { path: '１' }, { error: '３' }),
+      ...action('list_files', { dir: '.' }),
+      ...action('list_files', { dir: '１' }, { output: '２\n３' }),
+      ...action('list_files', { dir: '.' }, { output: '２' }),
+      ...action('search_text', { query: '１' }),
+      ...action('search_text', { query: '１' }, { output: '２\n  1: ３' }),
+      ...['create_file', 'delete_file', 'rename_file', 'write_file'].flatMap((name) => [
+        ...action(name, { path: '１', newPath: '２' }),
+        ...action(name, { path: '１', newPath: '２' }, { output: '３' }),
+        ...action(name, { path: '１', newPath: '２' }, { error: '３' }),
+      ]),
+      ...action('write_file', { path: '１' }, { output: approved }),
+      ...action('rename_symbol', { symbol: '１', newName: '２' }),
+      ...action('rename_symbol', { symbol: '１', newName: '２' }, { output: approved }),
+      ...action('read_git', { what: '１', path: '２' }),
+      ...action('read_git', { what: '１' }, { output: '３' }),
+      ...action('run_command', { command: '１' }),
+      ...action('run_command', { command: '１' }, { output: '`１` exited with code 0 in 1523 ms.' }),
+      ...action('run_command', { command: '１' }, { output: '`１` exited with code 2 in 15 ms.' }),
+      ...action('run_command', { command: '１' }, { output: '`１` was stopped after the 60 s timeout.' }),
+      ...action('run_command', { command: '１' }, { output: '`１` was cancelled by the user.' }),
+      ...action('run_task', { name: '１' }, { output: 'Asked the user to approve it.' }),
+      ...action('ask_user', { question: '１' }, { output: '２' }),
+      ...action('task_start', { name: '１' }, { output: 'started task t-9' }),
+      ...action('wait', { seconds: 5 }, { output: '２' }),
+      ...action('remember', {}, { output: '２' }),
+      ...['update_todos', 'task_end', 'send_message'].flatMap((name) => action(name, {}, { error: '３' })),
+      ...action('mcp_１_２', {}, { output: '３' }),
+      ...action('３', {}, { output: '４' }),
+      ev('user_message', { text: '１' }),
+      ev('user_message', { text: `Approval cs-1: approved (${approved})` }),
+      ev('user_message', { text: 'Approval cs-2: approved (`１` exited with code 0 in 15 ms.)' }),
+      ev('user_message', { text: 'Approval cs-3: approved (２)' }),
+      ev('user_message', { text: 'Approval cs-4: rejected (The change was rejected: １. Nothing was written.)' }),
+      ev('user_message', { text: 'Approval cs-5: rejected (The change was rejected: no reason given. Nothing was written.)' }),
+      ev('user_message', { text: 'Approval cs-6: rejected (２)' }),
+      ev('user_message', { text: 'Approval cs-7: approved (The change was not applied: １.)' }),
+      ev('pause', { text: '１' }),
+      ev('resume', {}),
+      ev('restart', {}),
+      ev('error', { text: '' }),
+      ev('check', { key: 'k', command: '１' }),
+      ev('check', { key: 'k', command: '１', ok: true, durationMs: 1500 }),
+      ev('check', { key: 'l', command: '１', ok: false, gist: '２', durationMs: 15 }),
+    ];
+    const rows = [...presentSteps('t-1', events, vscode.l10n), ...presentSteps('t-1', events.slice(0, 1), vscode.l10n)];
+    const shown: Array<[string, string | undefined]> = rows.flatMap((row) => [
+      [`${row.id} text`, row.text.map((part) => (typeof part === 'string' ? part : part.code)).join('')] as [string, string],
+      [`${row.id} note`, row.note] as [string, string | undefined],
+    ]);
+    assert.ok(rows.length > 50, `only ${rows.length} rows`);
+    assert.deepEqual(left(shown), []);
   });
 });

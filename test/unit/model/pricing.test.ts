@@ -3,7 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { conservativePrice, costOf, parseModelPrices, priceOf, PRICES, unpricedNote } from '../../../src/core/model/pricing';
 import type { Usage } from '../../../src/core/model/types';
-import { costText } from '../../../src/shared/costText';
+import { costText, costWords } from '../../../src/shared/costText';
+import { ENGLISH } from '../../../src/shared/translator';
+import { WEBVIEW_WORDS } from '../../../src/shared/webviewWords';
 import { DEMO_MODEL_ID } from '../../fixtures/demoModel';
 
 const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0, cacheWriteTokens = 0): Usage => ({
@@ -125,5 +127,13 @@ describe('a cost known to be zero: the demo model npm start runs', () => {
     assert.equal(costText(0, undefined, 4), 'no charge');
     assert.equal(costText(0.1234, false), '$0.123');
     assert.equal(costText(0, true), '≈$0.000 estimated');
+  });
+
+  it("in the person's language: the host's words, the sidebar's the same messages", () => {
+    const words = costWords(ENGLISH);
+    assert.deepEqual(words, { estimated: WEBVIEW_WORDS.costEstimated, noCharge: WEBVIEW_WORDS.costNoCharge }, "the sidebar has the host's messages");
+    const accented = costWords({ t: (message) => `⟦${message}⟧` });
+    assert.equal(costText(0.5, true, 3, accented), '⟦≈$0.500 estimated⟧');
+    assert.equal(costText(0, false, 3, accented), '⟦no charge⟧');
   });
 });

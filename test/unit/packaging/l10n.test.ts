@@ -83,9 +83,11 @@ describe('localisation: the manifest', () => {
 // Localisation of the host: what Tasklane says in notifications, quick picks, input boxes, progress
 // and hovers goes through `vscode.l10n.t`, and l10n/bundle.l10n.json holds every such message.
 interface L10nScript {
-  extractHostStrings(): { messages: Map<string, string>; problems: string[] };
+  extractHostStrings(): { messages: Map<string, string>; problems: string[]; webviewWords: Record<string, string> };
   bundleText(messages: Map<string, string>): string;
   BUNDLE: string;
+  catalogText(webviewWords: Record<string, string>): string;
+  WEBVIEW_CATALOG: string;
 }
 const l10nScript = '../../../scripts/l10n.mjs';
 
@@ -162,11 +164,12 @@ describe('localisation: the host', () => {
   });
 
   it('has every l10n.t message in l10n/bundle.l10n.json (npm run l10n), and package.json points VS Code at it', async () => {
-    const { extractHostStrings, bundleText, BUNDLE } = (await import(l10nScript)) as L10nScript;
-    const { messages, problems } = extractHostStrings();
+    const { extractHostStrings, bundleText, BUNDLE, catalogText, WEBVIEW_CATALOG } = (await import(l10nScript)) as L10nScript;
+    const { messages, problems, webviewWords } = extractHostStrings();
     assert.deepEqual(problems, []);
     assert.ok(messages.size > 80, `only ${messages.size} host strings`);
     assert.equal(fs.readFileSync(BUNDLE, 'utf8'), bundleText(messages), 'l10n/bundle.l10n.json is stale: run npm run l10n');
+    assert.equal(fs.readFileSync(WEBVIEW_CATALOG, 'utf8'), catalogText(webviewWords), 'l10n/webview.words.json is stale: run npm run l10n');
     assert.equal((rawManifest() as { l10n?: string }).l10n, './l10n');
   });
 

@@ -47,6 +47,8 @@ const ALLOWED = [
   /^extension\/package\.nls(\.[\w-]+)?\.json$/,
   // The host's strings (l10n/bundle.l10n.json, and any translation next to it).
   /^extension\/l10n\/bundle\.l10n(\.[\w-]+)?\.json$/,
+  // The sidebar's words in English by key, which the host translates (src/host/sidebarProvider.ts).
+  /^extension\/l10n\/webview\.words\.json$/,
   /^extension\/readme\.md$/,
   /^extension\/changelog\.md$/,
   /^extension\/LICENSE\.txt$/,
@@ -104,6 +106,7 @@ describe('packaging: the .vsix', function () {
       // Without it every title and setting would read as its %key%.
       'extension/package.nls.json',
       'extension/l10n/bundle.l10n.json',
+      'extension/l10n/webview.words.json',
     ])
       assert.ok(entries.has(needed), `${needed} is missing`);
   });

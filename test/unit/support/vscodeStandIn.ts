@@ -134,7 +134,7 @@ const api = {
     },
     executeCommand: async () => undefined,
   },
-  env: { uriScheme: 'vscode' },
+  env: { uriScheme: 'vscode', language: 'en' },
   // English, as VS Code gives it with no translation: the message with {0}, {1}… filled in.
   l10n: { t: ENGLISH.t },
   StatusBarAlignment: { Left: 1, Right: 2 },

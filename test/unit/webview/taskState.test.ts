@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import type { TaskRecord } from '../../../src/core/engine/records';
 import type { PauseReason, SessionStatus, TaskStatus } from '../../../src/core/engine/types';
 import { CHORE_RUN_STATUSES } from '../../../src/core/chores/runPolicy';
-import { choreRunState, sessionStateWord, stateIconText, CANCEL_TASK_WORD, TASK_STATE_WORDS, TASK_STATES, taskState } from '../../../src/shared/taskState';
+import { WEBVIEW_WORDS } from '../../../src/shared/webviewWords';
+import { choreRunState, sessionStateWord, stateIconText, TASK_STATE_WORDS, TASK_STATES, taskState } from '../../../src/shared/taskState';
 import type { TaskChecksVerdict, TaskStateWord } from '../../../src/shared/taskState';
 
 // Every state the engine records must map onto the one vocabulary (issue #21: "the same state word
@@ -106,7 +107,8 @@ describe('one vocabulary for a task state (src/shared/taskState.ts)', function (
   });
 
   it('has one word for ending a task, the one its state then shows', function () {
-    assert.equal(CANCEL_TASK_WORD, 'Cancel');
+    assert.equal(WEBVIEW_WORDS.gestureCancel, 'Cancel');
     assert.ok(TASK_STATE_WORDS.includes('cancelled'));
+    assert.equal(WEBVIEW_WORDS.stateCancelled, 'cancelled');
   });
 });
