@@ -64,7 +64,7 @@ export class AgentSidebarBackend implements SidebarBackend {
           }),
         ],
         sessionsHaveMore: page.hasMore,
-        tasks: snapshot.tasks.map(toTaskView),
+        tasks: snapshot.tasks.map((task) => toTaskView(task, services.changeSets?.revertible(task.id) ?? false)),
         deadLetters: snapshot.deadLetters.map(toDeadLetterView),
       };
     };

@@ -52,6 +52,11 @@ export interface TaskView {
   stopping?: boolean;
   /** The summary the task ended with. */
   finalSummary?: string;
+  /**
+   * The task has applied edits a revert would undo (the host reads them from the change sets
+   * Revert uses): the block offers Revert edits exactly then. Absent: nothing left to undo.
+   */
+  revertible?: boolean;
 }
 
 export interface DeadLetterView {
