@@ -111,6 +111,8 @@ export async function createEngine<A extends EngineAdapters>(adapters: A): Promi
       })
     : undefined;
   await commands?.recover();
+  // Edits applied before a reload stay revertible: the offer is read from the store once here.
+  await edits?.changeSets.revertible.seed();
 
   // A chore's `verify:` checks run through the same runner as its `commands:`; "changed files" are its task's change sets.
   const checks = adapters.commands && choreChecksPort(adapters.commands.runner, edits?.changeSets.store);

@@ -10,6 +10,7 @@ import { ChangeSetDecider } from './approval/changes/changeSetDecider';
 import { DbChangeSetStore } from './approval/changes/changeSetStore';
 import type { ChangeSetStore } from './approval/changes/changeSetStore';
 import { createEditActions } from './approval/changes/editActions';
+import { RevertibleTasks } from './approval/changes/revertibleTasks';
 import { applyTimeGuard } from './approval/paths/editTarget';
 import { nodeFs } from './approval/paths/nodeFs';
 import { problemsAfterApply } from './codeIntel/problemsAfterApply';
@@ -25,6 +26,8 @@ export interface EngineChangeSets {
   decider: ChangeSetDecider;
   /** Every stored change of a set (proposed, grown, decided, applied). */
   onDidChange(listener: (changeSet: ChangeSet) => void): { dispose(): void };
+  /** Which tasks have applied edits left to undo (Revert edits is offered for these). */
+  revertible: RevertibleTasks;
 }
 
 export function buildChangeSets(
@@ -67,5 +70,9 @@ export function buildChangeSets(
         onProposed: (changeSet) => changed.fire(changeSet),
       })
     : [];
-  return { changeSets: { store, decider, onDidChange: changed.on }, actions };
+  // Every change of a set (applied, rejected, withdrawn) is a task's answer to read again; a revert
+  // (host-side) refreshes it itself, before its reply, so the block never offers what is undone.
+  const revertible = new RevertibleTasks(store);
+  changed.on((changeSet) => void revertible.refresh(changeSet.taskId).catch((error: Error) => logger.error('STORE', error.message)));
+  return { changeSets: { store, decider, onDidChange: changed.on, revertible }, actions };
 }

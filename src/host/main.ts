@@ -116,10 +116,14 @@ export function start(context: vscode.ExtensionContext): MainParts {
     vscode.window.registerWebviewViewProvider(SidebarProvider.viewType, sidebar),
     runtime.onDidChange((change) => {
       const row = (sessionId: string) => runtime.current?.agent.views.listRow(sessionId);
-      for (const message of toHostMessages(change, row, steps)) sidebar.post(message);
+      const revertible = (taskId: string) => runtime.current?.changeSets.revertible(taskId) ?? false;
+      for (const message of toHostMessages(change, row, steps, revertible)) sidebar.post(message);
     }),
-    // Approval cards reach the sidebar; chore messages are for the Chores tree and attention only.
-    runtime.onDidPost((message) => (message.type === 'approvalPatch' || message.type === 'approvalRemoved') && sidebar.post(message)),
+    // Approval cards and tasks drawn again (Revert edits came or went) reach the sidebar; chore
+    // messages are for the Chores tree and attention only.
+    runtime.onDidPost(
+      (message) => (message.type === 'approvalPatch' || message.type === 'approvalRemoved' || message.type === 'taskPatch') && sidebar.post(message),
+    ),
     attention,
     runtime.onDidChange((change) => attention.onAgentChange(change)),
     runtime.onDidPost((message) => attention.onHostMessage(message)),

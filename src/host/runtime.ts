@@ -62,7 +62,7 @@ export class Runtime implements vscode.Disposable {
     return new vscode.Disposable(() => this.changeListeners.delete(listener));
   }
 
-  /** What the store-time services publish (approval cards, chores and their runs); the sidebar gets the approval part. */
+  /** What the store-time services publish (approval cards, chores and their runs, tasks drawn again); the sidebar gets all but the chores. */
   onDidPost(listener: (message: ServiceMessage) => void): vscode.Disposable {
     this.postListeners.add(listener);
     return new vscode.Disposable(() => this.postListeners.delete(listener));

@@ -20,7 +20,8 @@ export interface SidebarRuntime {
   /** Resolves with the services once the store is open (gestures wait for it). */
   readonly ready: Promise<SidebarSections & Pick<StoreServices, 'agent'>>;
   /** The services if the store is open already (the initial state does not wait for it). */
-  readonly current: (SidebarSections & Pick<StoreServices, 'agent'> & Partial<Pick<StoreServices, 'mcp'>>) | undefined;
+  /** `changeSets` says which tasks have edits left to revert (absent in tests without edits: none). */
+  readonly current: (SidebarSections & Pick<StoreServices, 'agent'> & Partial<Pick<StoreServices, 'mcp' | 'changeSets'>>) | undefined;
   readonly problem: string | undefined;
 }
 

@@ -22,6 +22,7 @@ import type { ServiceMessage } from './sidebarSection';
 import type { ApprovalOwner } from './approvals/approvalCommands';
 import { reviewLinkPort } from './approvals/approvalLinks';
 import { ApprovalService, EDITS_RESTRICTED } from './approvals/approvalService';
+import { toTaskView } from './viewMapping';
 import { VsCodeEditApplier, VsCodeWorkspaceReader, vscodeRootsReader } from './approvals/vscodeEdits';
 import { hostRoots } from './workspaceFolders';
 import { ChoreHost, workspaceSecretKey } from './chores/choreHost';
@@ -297,6 +298,11 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     changeSets.onDidChange(env.post),
     // A chore's applied proposal changes files its own globs may watch: those events must not fire it again.
     changeSets.onDidChange((message) => chores.followApprovals(message)),
+    // Revert edits comes and goes with the task's applied sets: its block is drawn again.
+    engineChangeSets.revertible.onDidChange((taskId, revertible) => {
+      const task = agent.views.task(taskId);
+      if (task) env.post({ type: 'taskPatch', task: toTaskView(task, revertible) });
+    }),
     commands.onDidPost(env.post),
     chores.onDidPost(env.post),
     // A server a chore names from mcp.json is part of its consent: a read or an edit re-checks it.

@@ -59,7 +59,8 @@ export function toMessageView({ role, text, at, stopped, taskId }: CoreSession['
   return { role, text, at, ...(stopped ? { stopped: true } : {}), ...(taskId ? { taskId } : {}) };
 }
 
-export function toTaskView(task: CoreTask): TaskView {
+/** `revertible`: the task has applied edits left to undo (RevertibleTasks), which the core task does not know. */
+export function toTaskView(task: CoreTask, revertible = false): TaskView {
   return {
     id: task.id,
     sessionId: task.sessionId,
@@ -88,6 +89,7 @@ export function toTaskView(task: CoreTask): TaskView {
             : undefined,
     ...(task.finalSummary ? { finalSummary: task.finalSummary } : {}),
     ...(task.checks ? { checks: task.checks } : {}),
+    ...(revertible ? { revertible: true } : {}),
   };
 }
 
@@ -124,7 +126,12 @@ export type SessionRowLookup = (sessionId: string) => ListRow | undefined;
  * (waiting, to review) come from the task; a task event that is a step of the task also becomes
  * its row in the thread (`steps` remembers actions under way).
  */
-export function toHostMessages(change: AgentChange, row: SessionRowLookup, steps?: StepPresenter): HostMessage[] {
+export function toHostMessages(
+  change: AgentChange,
+  row: SessionRowLookup,
+  steps?: StepPresenter,
+  revertible: (taskId: string) => boolean = () => false,
+): HostMessage[] {
   switch (change.type) {
     case 'message':
       return [{ type: 'messageAppended', sessionId: change.sessionId, message: toMessageView(change.message) }];
@@ -135,7 +142,7 @@ export function toHostMessages(change: AgentChange, row: SessionRowLookup, steps
     case 'task': {
       const shown = row(change.task.sessionId);
       return [
-        { type: 'taskPatch', task: toTaskView(change.task) },
+        { type: 'taskPatch', task: toTaskView(change.task, revertible(change.task.id)) },
         ...(shown?.session ? [{ type: 'sessionPatch' as const, session: toListSummary({ ...shown, session: shown.session }) }] : []),
       ];
     }

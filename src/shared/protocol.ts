@@ -55,6 +55,11 @@ export interface TaskView {
   finalSummary?: string;
   /** What judged the task at its end (its state word: verified, done, not checked, checks failed). */
   checks?: TaskChecksVerdict;
+  /**
+   * The task has applied edits a revert would undo (the host reads them from the change sets
+   * Revert uses): the block offers Revert edits exactly then. Absent: nothing left to undo.
+   */
+  revertible?: boolean;
 }
 
 export interface DeadLetterView {

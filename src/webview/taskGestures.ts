@@ -89,7 +89,8 @@ const OFFER: Record<TaskGesture, Omit<OfferedGesture, 'label'> & { label: Webvie
  * The gestures a block offers for the task as shown: Continue and Cancel when paused; Stop and
  * Cancel while it works (Continue instead of Stop once Stop was pressed: it takes the Stop back);
  * Cancel while it waits for the person (answering is what moves it); Revert edits once it is no
- * longer working. The gesture in flight is not offered again (one click, one request).
+ * longer working, and only while the host says it has applied edits left to undo (`revertible`:
+ * not after a reject, a Cancel that withdrew its proposal, or a revert). The gesture in flight is not offered again (one click, one request).
  */
 export function offeredGestures(task: TaskView, inFlight?: GestureInFlight): OfferedGesture[] {
   const list: TaskGesture[] = [];
@@ -100,7 +101,7 @@ export function offeredGestures(task: TaskView, inFlight?: GestureInFlight): Off
     else if (!waits) list.push('stop');
     list.push('cancel');
   }
-  if (task.status !== 'running' || task.paused) list.push('revert');
+  if (task.revertible && (task.status !== 'running' || task.paused)) list.push('revert');
   return list.filter((g) => g !== inFlight?.gesture).map((g) => ({ ...OFFER[g], label: word(OFFER[g].label) }));
 }
 

@@ -43,8 +43,6 @@ export interface ViewStoreState extends ApprovalState {
   gestures: Record<string, GestureInFlight>;
   /** Why the host refused the last gesture on a task's block, by task (the block says it). */
   said: Record<string, string>;
-  /** Tasks whose edits were reverted here, with their action count then: no Revert edits again until they act again. */
-  reverted: Record<string, number>;
   send: SendState;
 }
 
@@ -95,7 +93,6 @@ export function emptyState(send: Partial<SendState> = {}): ViewStoreState {
     refusals: {},
     gestures: {},
     said: {},
-    reverted: {},
     send: { draft: '', ...send },
   };
 }
@@ -189,12 +186,8 @@ function gestureStep(state: ViewStoreState, event: StoreEvent): Step {
       const inFlight = state.gestures[event.taskId];
       const task = state.tasks[event.taskId];
       if (inFlight?.requestId !== event.requestId || !task) return none;
-      if (inFlight.gesture === 'revert') {
-        return {
-          state: { ...state, gestures: omit(state.gestures, event.taskId), reverted: { ...state.reverted, [task.id]: task.counters.actions } },
-          asks: [],
-        };
-      }
+      // A revert's outcome is the host's word on the task (`revertible`), patched before this reply.
+      if (inFlight.gesture === 'revert') return { state: { ...state, gestures: omit(state.gestures, event.taskId) }, asks: [] };
       if (gestureTookEffect(inFlight.gesture, task)) return { state: { ...state, gestures: omit(state.gestures, event.taskId) }, asks: [] };
       return { state: { ...state, gestures: { ...state.gestures, [event.taskId]: { ...inFlight, acked: true } } }, asks: [] };
     }
@@ -314,7 +307,7 @@ export interface BlockView {
 /**
  * A task's block as the view shows it now: the gesture in flight already applied (in the frame
  * of the click), a waiting for an approval only while one is pending here, the gestures it offers
- * (Revert edits not again after a revert, until the task acts again), what it says. A task shown
+ * (Revert edits only while the host says applied edits are left to undo), what it says. A task shown
  * ended (a Cancel in flight) offers no approval: the host removes them with the task, and Approve
  * beside "cancelled" would be a state and a button that disagree.
  */
@@ -325,8 +318,7 @@ export function blockView(state: ViewStoreState, taskId: string): BlockView | un
   const shown = shownTask(known, inFlight);
   const pending = isEnded(shown) ? [] : pendingOf(state, taskId);
   const task = shown.waitingForApproval && pending.length === 0 ? { ...shown, waitingForApproval: false } : shown;
-  const reverted = state.reverted[taskId] === known.counters.actions;
-  const offered = offeredGestures(task, inFlight).filter((o) => !(reverted && o.gesture === 'revert'));
+  const offered = offeredGestures(task, inFlight);
   const notice = state.said[taskId] ?? gestureNotice(task, inFlight);
   const decision = isEnded(task) ? undefined : decisionLine(state, taskId);
   return { task, offered, pending, refusals: refusalsOf(state, pending), ...(decision ? { decision } : {}), ...(notice ? { notice } : {}) };

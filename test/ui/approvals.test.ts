@@ -25,8 +25,8 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
   const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> => poll(what, probe, { timeoutMs, intervalMs: 200 });
   const modelSaw = (pattern: RegExp) => until(`the model to receive ${pattern}`, async () => (pattern.test(await requestsText()) ? true : undefined));
 
-  /** A task whose first turn makes `calls`; returns its (pending) card once shown, if any. */
-  async function propose(calls: Array<{ name: string; arguments: Record<string, unknown> }>): Promise<void> {
+  /** A task whose first turn makes `calls`, then the turns of `after` (once the proposal is decided); returns its name. */
+  async function propose(calls: Array<{ name: string; arguments: Record<string, unknown> }>, after: Array<Record<string, unknown>> = []): Promise<string> {
     const name = `ui-edit-${++runs}`;
     const r = route('ui-edit');
     await session().model.reset();
@@ -35,8 +35,10 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
       ...(runs > 1 ? [{ toolCalls: [{ name: 'route_message', arguments: { decision: 'new', reason: 'a new request' } }] }] : []),
       { toolCalls: [{ name: 'task_start', arguments: { name, instruction: 'Make the edit', mode: 'simple' } }] },
       { toolCalls: calls },
+      ...after,
     ]);
     await sendChatMessage(frame, `please make edit ${runs} ${r}`);
+    return name;
   }
   const pendingCard = () => frame.locator('.block-approval[data-status="pending"]').first();
 
@@ -222,5 +224,40 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     assert.equal(onDisk('package.json'), pkg);
     await card.locator('vscode-button.reject').click();
     await frame.locator('.block-approval[data-status="pending"]').first().waitFor({ state: 'detached', timeout: 30_000 });
+  });
+
+  it("a rejected edit's task ends without Revert edits; an applied one's offers it until it is used, then not", async function () {
+    const blockOf = (name: string) => frame.locator('#transcript .task-block', { has: frame.locator('.block-name', { hasText: name }) });
+    const revertOf = (name: string) => blockOf(name).locator('vscode-button.revert-task');
+    const ends = (summary: string) => [{ toolCalls: [{ name: 'task_end', arguments: { summary } }] }];
+
+    // Rejected: nothing was applied, so the ended task has nothing to revert.
+    const rejected = await propose([{ name: 'create_file', arguments: { path: 'REJECTED.md', content: 'no\n' } }], ends('Nothing changed.'));
+    await pendingCard().waitFor({ timeout: 30_000 });
+    await pendingCard().locator('vscode-button.reject').click();
+    // The ended task's patch carries the host's word on what is left to undo: decided once it is drawn "done".
+    await blockOf(rejected)
+      .locator('.block-state', { hasText: /^done$/ })
+      .waitFor({ timeout: 60_000 });
+    assert.equal(await revertOf(rejected).count(), 0, 'a rejected edit offers Revert edits');
+    assert.equal(onDisk('REJECTED.md'), null);
+
+    // Applied: the ended task offers Revert edits; using it undoes the edit and the offer goes.
+    const applied = await propose([{ name: 'create_file', arguments: { path: 'APPLIED.md', content: 'yes\n' } }], ends('Added APPLIED.md.'));
+    await pendingCard().waitFor({ timeout: 30_000 });
+    await pendingCard().locator('vscode-button.approve').click();
+    await blockOf(applied)
+      .locator('.block-state', { hasText: /^done$/ })
+      .waitFor({ timeout: 60_000 });
+    await revertOf(applied).waitFor({ timeout: 15_000 });
+    assert.equal(onDisk('APPLIED.md'), 'yes\n');
+    await screenshotSidebar(session().page, 'ui-approvals-8-revert-offered');
+    await revertOf(applied).click();
+    await until('APPLIED.md reverted on disk', async () => (onDisk('APPLIED.md') === null ? true : undefined), 30_000);
+    // Settled (the host's reply came, after its patch): the block no longer says it reverts.
+    await until('the revert to settle on the block', async () => ((await blockOf(applied).locator('.block-gesture').isVisible()) ? undefined : true), 30_000);
+    assert.equal(await revertOf(applied).count(), 0, 'Revert edits is still offered after the revert');
+    assert.equal(await blockOf(applied).locator('.block-state').textContent(), 'done');
+    await screenshotSidebar(session().page, 'ui-approvals-9-reverted');
   });
 });

@@ -56,6 +56,12 @@ export class AgentViews {
     };
   }
 
+  /** One task as it is now (a view that re-draws a task for a change that is not the agent's). */
+  task(taskId: string): TaskView | undefined {
+    const task = this.parts.state.tasks.get(taskId);
+    return task && taskView(task);
+  }
+
   /**
    * One session's row (no transcript) with its live task, without building the whole snapshot:
    * the sidebar re-draws one row per change.

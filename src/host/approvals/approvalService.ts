@@ -211,6 +211,11 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
     return changeSet.id;
   }
 
+  /** True when `taskId` has applied edits a revert would undo: its block offers Revert edits. */
+  revertible(taskId: string): boolean {
+    return this.deps.changeSets.revertible.has(taskId);
+  }
+
   /** Reverts every applied change set of `taskId` as one workspace edit (Revert Task). */
   async revertTask(taskId: string): Promise<RevertResult> {
     return this.revert(await this.store.list({ taskId, status: APPLIED_STATUSES }), `task ${taskId}`);
@@ -242,6 +247,9 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
         this.emit({ type: 'approvalPatch', approval: view });
       },
     });
+    // Before the reply: the block drops Revert edits at the click and must not get it back from a
+    // patch that is still on its way (a partial revert keeps it: other sets are still applied).
+    for (const taskId of new Set(sets.map((s) => s.taskId))) await this.deps.changeSets.revertible.refresh(taskId);
     if (result.ok) {
       deps.logger.info('ACTION', `reverted ${what}: ${result.files.join(', ')}`);
       void vscode.window.showInformationMessage(notice`Tasklane: reverted ${result.files.join(', ')}. Undo (in an editor) brings the edit back.`);

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { SessionView, TaskView } from '../../../src/core/engine/types';
-import { toHostMessages, toSessionView, toTraceEvent } from '../../../src/host/viewMapping';
+import { toHostMessages, toSessionView, toTaskView, toTraceEvent } from '../../../src/host/viewMapping';
 import { isSidebarMethod, parseParams } from '../../../src/shared/sidebarSchemas';
 
 const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 };
@@ -34,6 +34,18 @@ describe('host view mapping: engine changes → sidebar messages', () => {
     const after = messages.find((m) => m.type === 'sessionPatch');
     assert.ok(after && after.type === 'sessionPatch');
     assert.equal(after.session.pendingApprovals, 0, 'the badge stays after the decision');
+  });
+
+  it("carries the host's word on whether the task has edits left to revert in every task patch", () => {
+    const patchOf = (revertible?: (taskId: string) => boolean) => {
+      const [patch] = toHostMessages({ type: 'task', task: { ...task(), status: 'completed' } }, () => undefined, undefined, revertible);
+      assert.ok(patch?.type === 'taskPatch');
+      return patch.task;
+    };
+    assert.equal(patchOf((id) => id === 't-1').revertible, true, 'an applied edit is left: Revert edits is offered');
+    assert.equal(patchOf(() => false).revertible, undefined, 'rejected, withdrawn or reverted: nothing to offer');
+    assert.equal(patchOf().revertible, undefined, 'no change sets (a chat-only engine): nothing to offer');
+    assert.equal(toTaskView(task(), true).revertible, true, 'init and the patch a revert sends map the same way');
   });
 
   it('keeps one trace update small however large the action output is', () => {

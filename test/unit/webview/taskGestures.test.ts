@@ -43,10 +43,10 @@ describe('webview: gestures on a task block', () => {
     // The host confirms: the step ends and the task pauses.
     state = run(state, { type: 'gestureDone', taskId: 't-1', requestId: 'g1' }).state;
     assert.ok(state.gestures['t-1']?.acked, 'done, but not yet shown by a patch: the block keeps showing it');
-    state = run(state, { type: 'taskPatch', task: taskView({ status: 'paused', paused: true, pauseReason: 'You stopped the task.' }) }).state;
+    state = run(state, { type: 'taskPatch', task: taskView({ status: 'paused', paused: true, pauseReason: 'You stopped the task.', revertible: true }) }).state;
     assert.equal(state.gestures['t-1'], undefined);
     assert.equal(taskWord(state, 't-1'), 'paused');
-    assert.deepEqual(offered(state), ['Continue', 'Cancel', 'Revert edits']);
+    assert.deepEqual(offered(state), ['Continue', 'Cancel', 'Revert edits'], 'an edit of it was applied: it can be undone');
   });
 
   it('a Stop the host met otherwise (the step ended in a question) is settled by the next patch', () => {
@@ -74,17 +74,33 @@ describe('webview: gestures on a task block', () => {
     assert.equal(state.gestures['t-1'], undefined);
   });
 
-  it('Revert edits leaves the block until the task acts again; a refusal gives it back', () => {
-    const ended = taskView({ status: 'completed' });
-    let { state } = run(emptyState(), initOf([ended]), gesture('revert'));
+  it('Revert edits is offered exactly while the host says something applied is left to undo', () => {
+    const ended = taskView({ status: 'completed', revertible: true });
+    let { state } = run(emptyState(), initOf([taskView({ status: 'completed' })]));
+    assert.deepEqual(offered(state), [], 'an ended task whose edits were rejected or withdrawn has nothing to revert');
+    state = run(state, { type: 'taskPatch', task: ended }, gesture('revert')).state;
     assert.deepEqual(offered(state), [], 'no second Revert while one runs');
     assert.equal(blockView(state, 't-1')?.notice, 'Reverting its edits…');
+    // A partial revert (one set was reverted on its card before): the host says some are left.
     state = run(state, { type: 'gestureDone', taskId: 't-1', requestId: 'g1' }).state;
+    assert.deepEqual(offered(state), ['Revert edits'], 'the host still says something is left');
+    // All of it: the host's patch (before its reply) says nothing is left, and it stays so.
+    state = run(
+      state,
+      gesture('revert', 'g2'),
+      { type: 'taskPatch', task: { ...ended, revertible: undefined } },
+      { type: 'gestureDone', taskId: 't-1', requestId: 'g2' },
+    ).state;
     assert.deepEqual(offered(state), [], 'nothing left to revert');
-    state = run(state, { type: 'taskPatch', task: { ...ended, counters: { ...ended.counters, actions: 9 } } }).state;
-    assert.deepEqual(offered(state), ['Revert edits']);
-    state = run(state, gesture('revert', 'g2'), { type: 'gestureRefused', taskId: 't-1', requestId: 'g2', error: 'src/a.ts changed since' }).state;
-    assert.deepEqual(offered(state), ['Revert edits']);
+    state = run(state, { type: 'taskPatch', task: { ...ended, revertible: undefined, counters: { ...ended.counters, actions: 9 } } }).state;
+    assert.deepEqual(offered(state), [], 'acting again without applying anything gives nothing to revert');
+    state = run(state, { type: 'taskPatch', task: ended }, gesture('revert', 'g3'), {
+      type: 'gestureRefused',
+      taskId: 't-1',
+      requestId: 'g3',
+      error: 'src/a.ts changed since',
+    }).state;
+    assert.deepEqual(offered(state), ['Revert edits'], 'a refusal gives it back');
     assert.match(blockView(state, 't-1')?.notice ?? '', /Not done: src\/a.ts changed since/);
   });
 

@@ -138,7 +138,9 @@ describe('webview: the view store', () => {
  * asks the host exactly once; an approval decided on this page never shows again unless the host
  * refused it, and then with the reason; no block in a state that offers nothing to act on
  * ("waiting for you" with no approval and no question), and none that offers Approve beside an
- * ended state. A reload forgets the decisions of the page that went (their replies are lost with
+ * ended state; Revert edits only while the host's last word on the task says something applied is
+ * left to undo (an approved edit, not a rejected or withdrawn one, not once reverted), and, once
+ * everything is answered, on every ended task that has some. A reload forgets the decisions of the page that went (their replies are lost with
  * it): the new page shows what the host's state says. A failing seed replays with STORE_SEED=<seed>.
  */
 describe('webview: the view store under random interleavings', () => {
@@ -166,11 +168,13 @@ describe('webview: the view store under random interleavings', () => {
         return { type: 'taskPatch', task: tasks.get(id)! };
       };
       /** The host decides a decision's request: applied (a patch) or refused (the request's error). */
-      const hostDecides = (approvalId: string) => {
+      const hostDecides = (approvalId: string, decision: 'approve' | 'reject') => {
         const approval = approvals.get(approvalId);
         if (approval && random() < 0.6) {
           approvals.delete(approvalId);
-          inbox.push({ type: 'approvalPatch', approval: { ...approval, status: 'applied' } });
+          inbox.push({ type: 'approvalPatch', approval: { ...approval, status: decision === 'approve' ? 'applied' : 'rejected' } });
+          // An applied edit is something to undo: the host says so on the task (RevertibleTasks).
+          if (decision === 'approve') inbox.push(taskPatch(approval.taskId, { revertible: true }));
         } else inbox.push({ type: 'refused', approvalId, reason: approval ? 'The task is not waiting yet.' : `${approvalId} was decided elsewhere.` });
       };
       /** The host carries out a Cancel: the task ends, its approvals go; or it refuses. */
@@ -181,6 +185,17 @@ describe('webview: the view store under random interleavings', () => {
           inbox.push({ type: 'approvalRemoved', id: a.id });
         }
         inbox.push(taskPatch(taskId, { status: 'cancelled', waitingForApproval: false, waitingForUser: false }), { type: 'gestureDone', taskId, requestId });
+      };
+      /**
+       * The host carries out Revert edits: all of it (the task's patch says nothing is left, before
+       * the reply, as ApprovalService.revert orders them), a part (one of its sets was reverted by
+       * its card before: something is left), or a refusal (a file changed since).
+       */
+      const hostReverts = (taskId: string, requestId: string) => {
+        const roll = random();
+        if (roll < 0.2) return void inbox.push({ type: 'gestureRefused', taskId, requestId, error: 'src/greet.js changed since.' });
+        if (roll < 0.8) inbox.push(taskPatch(taskId, { revertible: undefined }));
+        inbox.push({ type: 'gestureDone', taskId, requestId });
       };
       const check = (where: string) => {
         const shown = Object.keys(state.tasks).flatMap((id) => blockView(state, id)?.pending.map((a) => a.id) ?? []);
@@ -199,6 +214,8 @@ describe('webview: the view store under random interleavings', () => {
             assert.ok(view.pending.length > 0 || view.task.waitingForUser, `${where}: ${id} waits for you with nothing to act on`);
           if (['done', 'failed', 'cancelled'].includes(word)) assert.equal(view.pending.length, 0, `${where}: ${id} offers Approve though ${word}`);
           else assert.ok(view.offered.length > 0, `${where}: ${id} (${word}) offers no gesture`);
+          if (view.offered.some((o) => o.gesture === 'revert'))
+            assert.equal(state.tasks[id]?.revertible, true, `${where}: ${id} offers Revert edits though the host says nothing applied is left to undo`);
         }
       };
       const apply = (event: StoreEvent, where: string) => {
@@ -218,7 +235,8 @@ describe('webview: the view store under random interleavings', () => {
             if (sendingBefore && event.type !== 'resume') assert.fail(`${where}: a send was asked while one was in flight`);
             host(ask.params);
           } else if (ask.method === 'sessions.open') inbox.push({ type: 'opened', result: { session: conversation(ask.params.sessionId), messages: [] } });
-          else if (ask.method === 'decide') hostDecides(ask.approvalId);
+          else if (ask.method === 'decide') hostDecides(ask.approvalId, ask.decision);
+          else if (ask.method === 'gesture' && ask.gesture === 'revert') hostReverts(ask.taskId, ask.requestId);
           else if (ask.method === 'gesture') hostCancels(ask.taskId, ask.requestId);
         }
         if (inBox.trim() !== '' && state.send.draft === '') {
@@ -275,6 +293,8 @@ describe('webview: the view store under random interleavings', () => {
           }
         } else if (roll < 0.59) {
           if (running) apply({ type: 'gesture', taskId, gesture: 'cancel', requestId: `g${++ids}` }, where);
+          // Revert edits on the block when it offers it, or a click on one that just went away.
+          else if (random() < 0.5) apply({ type: 'gesture', taskId, gesture: 'revert', requestId: `g${++ids}` }, where);
           // An ended task's conversation starts a new one (the same lane, at work again).
           else inbox.push(taskPatch(taskId, { status: 'running', waitingForApproval: false, waitingForUser: false }));
         } else if (roll < 0.62) {
@@ -301,6 +321,10 @@ describe('webview: the view store under random interleavings', () => {
       assert.equal(state.send.sending, undefined);
       assert.deepEqual(Object.keys(state.deciding), [], `seed ${seed}: a decision was never settled`);
       assert.deepEqual(Object.keys(state.pending).sort(), [...approvals.keys()].sort(), `seed ${seed}: the page and the host disagree on what waits`);
+      for (const [id, task] of tasks) {
+        const offersRevert = blockView(state, id)?.offered.some((o) => o.gesture === 'revert') ?? false;
+        assert.equal(offersRevert, task.revertible === true && task.status !== 'running', `seed ${seed}: ${id}'s Revert edits disagrees with the host`);
+      }
     });
   }
 });

@@ -13,6 +13,15 @@ import { toFileChange } from './proposeChangeSet';
 /** Statuses of sets whose edits are on disk (and so can be reverted). */
 export const APPLIED_STATUSES = ['applied', 'partially_applied'] as const;
 
+/**
+ * The sets among `sets` a revert would undo: applied (wholly or partly) with at least one file the
+ * person kept. planRevert undoes exactly these, and RevertibleTasks (revertibleTasks.ts) offers
+ * Revert edits from them: one reading of "something applied is left to undo".
+ */
+export function revertibleSets(sets: readonly ChangeSet[]): ChangeSet[] {
+  return sets.filter((s) => (APPLIED_STATUSES as readonly string[]).includes(s.status) && s.files.some((f) => f.decision !== 'reject'));
+}
+
 /** What a revert does, or why it cannot. */
 export type RevertPlan = { ok: true; changes: FileChange[]; files: string[] } | { ok: false; changed: string[]; reason: string };
 
@@ -44,9 +53,7 @@ function effects(file: FileChange): Effect[] {
  * workspace as it is now (unsaved editor text included, like the approval's staleness check).
  */
 export async function planRevert(sets: readonly ChangeSet[], read: (relativePath: string) => Promise<string | null>): Promise<RevertPlan> {
-  const applied = sets
-    .filter((s) => (APPLIED_STATUSES as readonly string[]).includes(s.status))
-    .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  const applied = revertibleSets(sets).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   const paths = new Map<string, { original: string | null; expected: string | null }>();
   for (const set of applied) {
     for (const file of set.files) {
