@@ -246,8 +246,9 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     const applied = await propose([{ name: 'create_file', arguments: { path: 'APPLIED.md', content: 'yes\n' } }], ends('Added APPLIED.md.'));
     await pendingCard().waitFor({ timeout: 30_000 });
     await pendingCard().locator('vscode-button.approve').click();
+    // It changed a file and no checks are declared: done, not checked (issue 43).
     await blockOf(applied)
-      .locator('.block-state', { hasText: /^done$/ })
+      .locator('.block-state', { hasText: /^done, not checked$/ })
       .waitFor({ timeout: 60_000 });
     await revertOf(applied).waitFor({ timeout: 15_000 });
     assert.equal(onDisk('APPLIED.md'), 'yes\n');
@@ -257,7 +258,7 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     // Settled (the host's reply came, after its patch): the block no longer says it reverts.
     await until('the revert to settle on the block', async () => ((await blockOf(applied).locator('.block-gesture').isVisible()) ? undefined : true), 30_000);
     assert.equal(await revertOf(applied).count(), 0, 'Revert edits is still offered after the revert');
-    assert.equal(await blockOf(applied).locator('.block-state').textContent(), 'done');
+    assert.equal(await blockOf(applied).locator('.block-state').textContent(), 'done, not checked');
     await screenshotSidebar(session().page, 'ui-approvals-9-reverted');
   });
 });

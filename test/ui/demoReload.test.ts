@@ -79,7 +79,7 @@ describe('ui: the demo survives a reload mid-task', function () {
     await block().locator('.block-approval .approve').click();
     await block()
       .locator('.block-state')
-      .filter({ hasText: /^done$/ })
+      .filter({ hasText: /^done, not checked$/ })
       .waitFor({ timeout: 90_000 });
     assert.match((await block().locator('.block-summary').textContent()) ?? '', /Added greetAll/);
   });

@@ -81,7 +81,7 @@ describe('ui: the thread in motion', function () {
     assert.ok(took <= 1_000, `the block said "waiting for you" for ${took} ms after Approve`);
     assert.equal(await block().locator('.block-approval').count(), 0, 'one Approve per approval: it left the block');
     await state()
-      .filter({ hasText: /^done$/ })
+      .filter({ hasText: /^done, not checked$/ })
       .waitFor({ timeout: 60_000 });
   });
 

@@ -81,7 +81,7 @@ describe('ui: a whole task with the keyboard only', function () {
     assert.equal(await focusedIn(frame), 'composer', 'nothing else waits: focus is back in the composer');
     await block
       .locator('.block-state')
-      .filter({ hasText: /^done$/ })
+      .filter({ hasText: /^done, not checked$/ })
       .waitFor({ timeout: 60_000 });
     assert.match((await block.locator('.block-summary').textContent()) ?? '', /^Exported hello./);
   });
