@@ -247,7 +247,7 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     const applied = await propose([{ name: 'create_file', arguments: { path: 'APPLIED.md', content: 'yes\n' } }], ends('Added APPLIED.md.'));
     await pendingCard().waitFor({ timeout: 30_000 });
     await pendingCard().locator('vscode-button.approve').click();
-    // It changed a file and the sample workspace declares no checks: its end word says so.
+    // It changed a file and no checks are declared: done, not checked (issue 43).
     await blockOf(applied)
       .locator('.block-state', { hasText: /^done, not checked$/ })
       .waitFor({ timeout: 60_000 });
