@@ -259,10 +259,10 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
     await until('APPLIED.md reverted on disk', async () => (onDisk('APPLIED.md') === null ? true : undefined), 30_000);
     // Settled (the host's reply came, after its patch): the block no longer says it reverts.
     await until('the revert to settle on the block', async () => ((await blockOf(applied).locator('.block-gesture').isVisible()) ? undefined : true), 30_000);
-    assert.equal(await revertOf(applied).count(), 0, 'Revert edits is still offered after the revert');
-    assert.equal(await blockOf(applied).locator('.block-state').textContent(), 'done, not checked');
     // The summary ("Added APPLIED.md.") is kept, and the block says the edit it describes is undone.
     await blockOf(applied).locator('.block-reverted', { hasText: 'Its edits were reverted' }).waitFor({ timeout: 15_000 });
+    assert.equal(await revertOf(applied).count(), 0, 'Revert edits is still offered after the revert');
+    assert.equal(await blockOf(applied).locator('.block-state').textContent(), 'done, not checked');
     await screenshotSidebar(session().page, 'ui-approvals-9-reverted');
   });
 });
