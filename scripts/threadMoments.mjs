@@ -12,9 +12,12 @@
 //
 // The conversation: one message starts a task that reads src/greet.js, proposes an edit to it
 // (pending until Approve), then runs `npm run build` (allowlisted, so no card) and ends with a
-// summary. A thread with task blocks (the redesign) is photographed where the message was sent; an
-// older sidebar, which showed a task in a session of its own, shows the finished task after a
-// click on that session, as a person had to.
+// summary. A thread with task blocks (the redesign, and today's Chat view: the thread and the
+// composer, no list in the view) is photographed where the message was sent. The `#sessions` and
+// `.approval-card` selectors below serve only checkouts from before the thread redesign, whose
+// sidebar listed sessions in the view and showed a task in a session of its own: there the
+// finished task is shown after a click on that session, as a person had to. Today's page has no
+// `#sessions`; it never takes that path.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -113,7 +116,8 @@ async function photograph(page) {
   else await frame.locator('#sessions .session', { hasText: 'Add greetAll' }).first().waitFor({ timeout: 30_000 });
   await shot('3-waiting');
 
-  // 4. Done: the summary in the block, or (older) in the task's own session, opened from the list.
+  // 4. Done: the summary in the block, or (a checkout before the redesign) in the task's own
+  // session, opened from the in-view list those checkouts had.
   await approve.click();
   if (redesigned) await block.locator('.block-summary', { hasText: SUMMARY }).waitFor({ timeout: 120_000 });
   else {

@@ -7,6 +7,8 @@ import type { ModelProvider } from './modelProvider';
 import { selectModelFlow, setApiKeyFlow } from './modelProvider';
 import type { Runtime } from './runtime';
 import { notice } from './notice';
+import { tasksFor } from './taskPicks';
+import type { TaskVerb } from './taskPicks';
 
 /** Everything a command needs; passed in by the composition root. */
 export interface CommandDeps {
@@ -54,16 +56,11 @@ function confirmContinue(dialogs: ConsentDialogs, task: TaskView): Promise<boole
   return dialogs.confirm(`Continue the task "${showInvisible(task.name)}"?`, detail, 'Continue', `continue-${task.id}`);
 }
 
-/** Picks a task: the argument if given, else the user chooses among tasks in a fitting state. */
-async function pickTask(
-  deps: CommandDeps,
-  given: unknown,
-  filter: (t: { status: string; paused: boolean }) => boolean,
-  verb: 'continue' | 'cancel' | 'revert',
-): Promise<string | undefined> {
+/** Picks a task: the argument if given, else the user chooses among the tasks `verb` can act on (taskPicks.ts). */
+async function pickTask(deps: CommandDeps, given: unknown, verb: TaskVerb): Promise<string | undefined> {
   if (typeof given === 'string' && given) return given;
-  const { agent } = await deps.runtime.ready;
-  const candidates = agent.views.snapshot().tasks.filter(filter);
+  const { agent, changeSets } = await deps.runtime.ready;
+  const candidates = tasksFor(verb, agent.views.snapshot().tasks, (id) => changeSets.revertible(id));
   if (candidates.length === 0) {
     // One whole sentence per verb: a translation never holds an English verb as a value.
     const none =
@@ -71,7 +68,7 @@ async function pickTask(
         ? notice`Tasklane: there is no task to continue.`
         : verb === 'cancel'
           ? notice`Tasklane: there is no task to cancel.`
-          : notice`Tasklane: there is no task to revert.`;
+          : notice`Tasklane: no task has applied edits left to revert.`;
     void vscode.window.showInformationMessage(none);
     return undefined;
   }
@@ -135,7 +132,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       };
     }),
     vscode.commands.registerCommand('tasklane.continueTask', async (taskId?: unknown) => {
-      const id = await pickTask(deps, taskId, (t) => t.paused, 'continue');
+      const id = await pickTask(deps, taskId, 'continue');
       if (!id) return;
       const { agent } = await runtime.ready;
       // A caller's id is not the person's Continue: past a budget it raises the task's limits.
@@ -144,12 +141,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       await agent.continueTask(id);
     }),
     vscode.commands.registerCommand('tasklane.cancelTask', async (taskId?: unknown) => {
-      const id = await pickTask(deps, taskId, (t) => t.status === 'running' || t.paused, 'cancel');
+      const id = await pickTask(deps, taskId, 'cancel');
       if (id) await (await runtime.ready).agent.cancelTask(id);
     }),
     // (taskId?): undoes all of the task's applied edits as one WorkspaceEdit; returns what happened.
     vscode.commands.registerCommand('tasklane.revertTask', async (taskId?: unknown) => {
-      const id = await pickTask(deps, taskId, () => true, 'revert');
+      const id = await pickTask(deps, taskId, 'revert');
       return id ? (await runtime.ready).changeSets.revertTask(id) : undefined;
     }),
     vscode.commands.registerCommand('tasklane.setApiKey', async () => {

@@ -116,8 +116,8 @@ export function start(context: vscode.ExtensionContext): MainParts {
     vscode.window.registerWebviewViewProvider(SidebarProvider.viewType, sidebar),
     runtime.onDidChange((change) => {
       const row = (sessionId: string) => runtime.current?.agent.views.listRow(sessionId);
-      const revertible = (taskId: string) => runtime.current?.changeSets.revertible(taskId) ?? false;
-      for (const message of toHostMessages(change, row, steps, revertible)) sidebar.post(message);
+      const edits = (taskId: string) => runtime.current?.changeSets.edits(taskId) ?? 'none';
+      for (const message of toHostMessages(change, row, steps, edits)) sidebar.post(message);
     }),
     // Approval cards and tasks drawn again (Revert edits came or went) reach the sidebar; chore
     // messages are for the Chores tree and attention only.

@@ -47,7 +47,7 @@ export class AgentSidebarBackend implements SidebarBackend {
         restricted: !this.trusted(),
         approvals,
         sessions: snapshot.sessions.filter((s) => s.messages.length > 0 || s.liveTurnId).map((s) => toSessionView(s, snapshot.tasks)),
-        tasks: snapshot.tasks.map((task) => toTaskView(task, services.changeSets?.revertible(task.id) ?? false)),
+        tasks: snapshot.tasks.map((task) => toTaskView(task, services.changeSets?.edits(task.id))),
         deadLetters: snapshot.deadLetters.map(toDeadLetterView),
       };
     };

@@ -298,10 +298,11 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
     changeSets.onDidChange(env.post),
     // A chore's applied proposal changes files its own globs may watch: those events must not fire it again.
     changeSets.onDidChange((message) => chores.followApprovals(message)),
-    // Revert edits comes and goes with the task's applied sets: its block is drawn again.
-    engineChangeSets.revertible.onDidChange((taskId, revertible) => {
+    // Revert edits comes and goes with the task's applied sets, and a revert is said under its
+    // summary: its block is drawn again.
+    engineChangeSets.revertible.onDidChange((taskId, edits) => {
       const task = agent.views.task(taskId);
-      if (task) env.post({ type: 'taskPatch', task: toTaskView(task, revertible) });
+      if (task) env.post({ type: 'taskPatch', task: toTaskView(task, edits) });
     }),
     commands.onDidPost(env.post),
     chores.onDidPost(env.post),

@@ -1,3 +1,4 @@
+import type { TaskEdits } from '../core/approval/changes/revertibleTasks';
 import type { AgentChange, DeadLetterView as CoreDeadLetter, TaskEvent, TaskView as CoreTask, SessionView as CoreSession } from '../core/engine/types';
 import type { StepPresenter } from './stepPresenter';
 import type { DeadLetterView, HostMessage, MessageView, SessionSummary, SessionView, TaskView, TraceEventView } from '../shared/protocol';
@@ -59,8 +60,8 @@ export function toMessageView({ role, text, at, stopped, taskId }: CoreSession['
   return { role, text, at, ...(stopped ? { stopped: true } : {}), ...(taskId ? { taskId } : {}) };
 }
 
-/** `revertible`: the task has applied edits left to undo (RevertibleTasks), which the core task does not know. */
-export function toTaskView(task: CoreTask, revertible = false): TaskView {
+/** `edits`: what is left of the task's applied edits (RevertibleTasks), which the core task does not know. */
+export function toTaskView(task: CoreTask, edits: TaskEdits = 'none'): TaskView {
   return {
     id: task.id,
     sessionId: task.sessionId,
@@ -89,7 +90,8 @@ export function toTaskView(task: CoreTask, revertible = false): TaskView {
             : undefined,
     ...(task.finalSummary ? { finalSummary: task.finalSummary } : {}),
     ...(task.checks ? { checks: task.checks } : {}),
-    ...(revertible ? { revertible: true } : {}),
+    ...(edits === 'revertible' ? { revertible: true } : {}),
+    ...(edits === 'reverted' ? { editsReverted: true } : {}),
   };
 }
 
@@ -130,7 +132,7 @@ export function toHostMessages(
   change: AgentChange,
   row: SessionRowLookup,
   steps?: StepPresenter,
-  revertible: (taskId: string) => boolean = () => false,
+  edits: (taskId: string) => TaskEdits = () => 'none',
 ): HostMessage[] {
   switch (change.type) {
     case 'message':
@@ -142,7 +144,7 @@ export function toHostMessages(
     case 'task': {
       const shown = row(change.task.sessionId);
       return [
-        { type: 'taskPatch', task: toTaskView(change.task, revertible(change.task.id)) },
+        { type: 'taskPatch', task: toTaskView(change.task, edits(change.task.id)) },
         ...(shown?.session ? [{ type: 'sessionPatch' as const, session: toListSummary({ ...shown, session: shown.session }) }] : []),
       ];
     }

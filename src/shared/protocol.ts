@@ -60,6 +60,11 @@ export interface TaskView {
    * Revert uses): the block offers Revert edits exactly then. Absent: nothing left to undo.
    */
   revertible?: boolean;
+  /**
+   * Every edit the task applied was reverted since (none is left to undo): its block says so under
+   * the summary, which still describes the edits. Read by the host from the same change sets.
+   */
+  editsReverted?: boolean;
 }
 
 export interface DeadLetterView {

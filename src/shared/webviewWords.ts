@@ -71,6 +71,8 @@ export const WEBVIEW_WORDS = {
   gestureStopping: 'Stops after its current step.',
   gestureCancelling: 'Cancelling…',
   gestureReverting: 'Reverting its edits…',
+  // Under an ended task's summary, which still describes the edits, once all of them were undone.
+  blockEditsReverted: 'Its edits were reverted: the files no longer hold them.',
   notDone: 'Not done: {0}',
   counterActions: 'actions {0}',
   counterActionsOf: 'actions {0} / {1}',

@@ -61,6 +61,8 @@ export class TaskBlock {
   private readonly progress: HTMLElement;
   private readonly waiting: HTMLElement;
   private readonly summary: HTMLElement;
+  /** Says the task's edits were reverted (the summary above it still describes them). */
+  private readonly reverted: HTMLElement;
   private readonly notice: HTMLElement;
   /** What a gesture on the block (Stop, Cancel…) is doing, or why it was not done. */
   private readonly gestureLine: HTMLElement;
@@ -86,6 +88,7 @@ export class TaskBlock {
     this.progress = h('div', { class: 'block-progress' });
     this.waiting = h('div', { class: 'block-waiting', role: 'group', 'aria-label': word('blockWaitingGroup'), hidden: true });
     this.summary = h('div', { class: 'block-summary md' });
+    this.reverted = h('div', { class: 'block-reverted', role: 'status', hidden: true }, word('blockEditsReverted'));
     this.notice = h('div', { class: 'block-notice', role: 'status', hidden: true });
     this.gestureLine = h('div', { class: 'block-notice block-gesture', role: 'status', hidden: true });
     this.details = h('vscode-button', { class: 'open-details', secondary: true, 'aria-label': word('taskDetailsOf', task.name) }, word('taskDetails'));
@@ -105,6 +108,7 @@ export class TaskBlock {
       this.notice,
       this.gestureLine,
       this.summary,
+      this.reverted,
       this.buttons,
     );
     this.update(task, []);
@@ -139,6 +143,9 @@ export class TaskBlock {
       this.summary.replaceChildren(task.finalSummary ? renderStreamedBlock(task.finalSummary) : '');
     }
     this.summary.hidden = !task.finalSummary;
+    // The summary was written when the edits stood ("Added greetAll … passed"); once the host reads
+    // every applied set as reverted (`editsReverted`), the block says so rather than let it stand.
+    this.reverted.hidden = !task.editsReverted;
     // An ended task's summary says where it got: the words it said while it worked go with its end
     // ("running npm run build" above "done" would no longer be true). A turn's end keeps them.
     if (ended(task)) this.said.replaceChildren();

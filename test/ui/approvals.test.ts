@@ -240,6 +240,7 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
       .locator('.block-state', { hasText: /^done$/ })
       .waitFor({ timeout: 60_000 });
     assert.equal(await revertOf(rejected).count(), 0, 'a rejected edit offers Revert edits');
+    assert.equal(await blockOf(rejected).locator('.block-reverted').isVisible(), false, 'nothing was applied, so nothing was reverted');
     assert.equal(onDisk('REJECTED.md'), null);
 
     // Applied: the ended task offers Revert edits; using it undoes the edit and the offer goes.
@@ -251,12 +252,15 @@ describe('ui: reviewing proposed edits in the sidebar', function () {
       .locator('.block-state', { hasText: /^done, not checked$/ })
       .waitFor({ timeout: 60_000 });
     await revertOf(applied).waitFor({ timeout: 15_000 });
+    assert.equal(await blockOf(applied).locator('.block-reverted').isVisible(), false, 'the edit stands: the summary is true as it reads');
     assert.equal(onDisk('APPLIED.md'), 'yes\n');
     await screenshotSidebar(session().page, 'ui-approvals-8-revert-offered');
     await revertOf(applied).click();
     await until('APPLIED.md reverted on disk', async () => (onDisk('APPLIED.md') === null ? true : undefined), 30_000);
     // Settled (the host's reply came, after its patch): the block no longer says it reverts.
     await until('the revert to settle on the block', async () => ((await blockOf(applied).locator('.block-gesture').isVisible()) ? undefined : true), 30_000);
+    // The summary ("Added APPLIED.md.") is kept, and the block says the edit it describes is undone.
+    await blockOf(applied).locator('.block-reverted', { hasText: 'Its edits were reverted' }).waitFor({ timeout: 15_000 });
     assert.equal(await revertOf(applied).count(), 0, 'Revert edits is still offered after the revert');
     assert.equal(await blockOf(applied).locator('.block-state').textContent(), 'done, not checked');
     await screenshotSidebar(session().page, 'ui-approvals-9-reverted');

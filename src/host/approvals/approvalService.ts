@@ -20,6 +20,7 @@ import { ProposalDocuments } from './proposalDocuments';
 import { revertChangeSets } from './revert';
 import type { RevertResult } from './revert';
 import type { UriReader } from './vscodeEdits';
+import type { TaskEdits } from '../../core/approval/changes/revertibleTasks';
 
 /** Decided cards kept in the sidebar (newest), so the user sees what happened to each. */
 const RECENT_DECIDED = 5;
@@ -214,6 +215,11 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
   /** True when `taskId` has applied edits a revert would undo: its block offers Revert edits. */
   revertible(taskId: string): boolean {
     return this.deps.changeSets.revertible.has(taskId);
+  }
+
+  /** What is left of `taskId`'s applied edits (RevertibleTasks): what its block offers and says. */
+  edits(taskId: string): TaskEdits {
+    return this.deps.changeSets.revertible.edits(taskId);
   }
 
   /** Reverts every applied change set of `taskId` as one workspace edit (Revert Task). */

@@ -90,7 +90,8 @@ describe('approvals: which tasks have edits left to revert', () => {
     assert.ok(result.ok, JSON.stringify(result));
     assert.equal(disk.get('a.txt'), 'a1');
     assert.equal(revertible.has('t1'), false, 'reverted: nothing left to undo');
-    assert.deepEqual(flips, ['t1 true', 't1 false']);
+    assert.equal(revertible.edits('t1'), 'reverted', 'its block says the edits were reverted');
+    assert.deepEqual(flips, ['t1 revertible', 't1 reverted']);
   });
 
   it('a rejected edit, and one withdrawn by Cancel, leave nothing to revert', async () => {
@@ -99,6 +100,7 @@ describe('approvals: which tasks have edits left to revert', () => {
     await settle();
     assert.equal(revertible.has('t1'), false, 'rejected');
     assert.equal(revertible.has('t2'), false, 'withdrawn by Cancel');
+    assert.equal(revertible.edits('t1'), 'none', 'a rejected edit was never applied: nothing was reverted either');
     assert.deepEqual(flips, [], 'never offered');
   });
 
@@ -116,9 +118,10 @@ describe('approvals: which tasks have edits left to revert', () => {
     const [first, second] = await applied('t1');
     assert.ok((await revert([first!])).ok);
     assert.equal(revertible.has('t1'), true, 'b.txt is still applied');
+    assert.equal(revertible.edits('t1'), 'revertible', 'half reverted: what is left can still be undone, so the block does not say reverted');
     assert.ok((await revert([second!])).ok);
     assert.equal(revertible.has('t1'), false);
-    assert.deepEqual(flips, ['t1 true', 't1 false']);
+    assert.deepEqual(flips, ['t1 revertible', 't1 reverted']);
   });
 
   it('a refused revert (a file changed since) leaves the task revertible', async () => {
@@ -128,9 +131,10 @@ describe('approvals: which tasks have edits left to revert', () => {
     const result = await revert(await applied('t1'));
     assert.equal(result.ok, false);
     assert.equal(revertible.has('t1'), true, 'still applied: the person can undo their typing and revert');
+    assert.equal(revertible.edits('t1'), 'revertible', 'a refused revert is not said to have happened');
   });
 
-  it('a set whose every file the person excluded is nothing to revert; seeding reads applied sets after a reload', async () => {
+  it('a set whose every file the person excluded is nothing to revert; seeding reads applied and reverted sets after a reload', async () => {
     await store.insert({
       id: 'kept',
       taskId: 't1',
@@ -147,9 +151,22 @@ describe('approvals: which tasks have edits left to revert', () => {
       status: 'partially_applied',
       files: [{ ...toFileChange({ path: 'b.txt', kind: 'modify', before: 'b0', after: 'b1' }), decision: 'reject' }],
     });
+    await store.insert({
+      id: 'undone',
+      taskId: 't3',
+      sessionId: 't3',
+      createdAt: 3,
+      status: 'reverted',
+      files: [toFileChange({ path: 'c.txt', kind: 'modify', before: 'c0', after: 'c1' })],
+    });
     const reloaded = new RevertibleTasks(store);
     await reloaded.seed();
     assert.equal(reloaded.has('t1'), true);
     assert.equal(reloaded.has('t2'), false);
+    assert.deepEqual(
+      ['t1', 't2', 't3'].map((t) => reloaded.edits(t)),
+      ['revertible', 'none', 'reverted'],
+      'a task reverted before the reload still says so',
+    );
   });
 });

@@ -1,3 +1,4 @@
+import type { TaskEdits } from '../../../src/core/approval/changes/revertibleTasks';
 import * as assert from 'node:assert/strict';
 import type { SessionView, TaskView } from '../../../src/core/engine/types';
 import { toHostMessages, toSessionView, toTaskView, toTraceEvent } from '../../../src/host/viewMapping';
@@ -36,16 +37,22 @@ describe('host view mapping: engine changes → sidebar messages', () => {
     assert.equal(after.session.pendingApprovals, 0, 'the badge stays after the decision');
   });
 
-  it("carries the host's word on whether the task has edits left to revert in every task patch", () => {
-    const patchOf = (revertible?: (taskId: string) => boolean) => {
-      const [patch] = toHostMessages({ type: 'task', task: { ...task(), status: 'completed' } }, () => undefined, undefined, revertible);
+  it("carries the host's word on what is left of the task's edits in every task patch", () => {
+    const patchOf = (edits?: (taskId: string) => TaskEdits) => {
+      const [patch] = toHostMessages({ type: 'task', task: { ...task(), status: 'completed' } }, () => undefined, undefined, edits);
       assert.ok(patch?.type === 'taskPatch');
       return patch.task;
     };
-    assert.equal(patchOf((id) => id === 't-1').revertible, true, 'an applied edit is left: Revert edits is offered');
-    assert.equal(patchOf(() => false).revertible, undefined, 'rejected, withdrawn or reverted: nothing to offer');
+    const applied = patchOf((id) => (id === 't-1' ? 'revertible' : 'none'));
+    assert.equal(applied.revertible, true, 'an applied edit is left: Revert edits is offered');
+    assert.equal(applied.editsReverted, undefined, 'nothing reverted yet');
+    assert.equal(patchOf(() => 'none').revertible, undefined, 'rejected or withdrawn: nothing to offer');
+    const reverted = patchOf(() => 'reverted');
+    assert.equal(reverted.revertible, undefined, 'reverted: nothing left to offer');
+    assert.equal(reverted.editsReverted, true, 'reverted: the block says so under the summary');
     assert.equal(patchOf().revertible, undefined, 'no change sets (a chat-only engine): nothing to offer');
-    assert.equal(toTaskView(task(), true).revertible, true, 'init and the patch a revert sends map the same way');
+    assert.equal(toTaskView(task(), 'revertible').revertible, true, 'init and the patch a revert sends map the same way');
+    assert.equal(toTaskView(task(), 'reverted').editsReverted, true);
   });
 
   it('keeps one trace update small however large the action output is', () => {

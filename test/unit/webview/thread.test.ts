@@ -231,6 +231,23 @@ describe('webview: a task block in the thread', function () {
     assert.deepEqual(shown(), ['checks failed', 'checks failed', 'unverified', 'Task Add greetAll: checks failed']);
   });
 
+  it("an ended task whose edits were reverted says so under its summary, from the host's word only", function () {
+    const block = new TaskBlock(task(), actions);
+    const reverted = () => block.element.querySelector<HTMLElement>('.block-reverted');
+    const summary = 'Added `greetAll` to src/greet.js.\n\nChecked `npm test` ✓ passed';
+    block.update(task({ status: 'completed', checks: 'verified', finalSummary: summary, revertible: true }), []);
+    assert.equal(reverted()?.hidden, true, 'the edits stand: nothing said');
+    // The host read every applied set as reverted (RevertibleTasks): the summary stays, the line follows it.
+    block.update(task({ status: 'completed', checks: 'verified', finalSummary: summary, editsReverted: true }), []);
+    assert.equal(reverted()?.hidden, false);
+    assert.equal(reverted()?.textContent, 'Its edits were reverted: the files no longer hold them.');
+    assert.equal(reverted()?.previousElementSibling?.className, 'block-summary md', 'said right under the summary it qualifies');
+    assert.match(block.element.querySelector('.block-summary')?.textContent ?? '', /Added greetAll/);
+    // Without the host's word (Revert edits merely gone, as after a reject) the block guesses nothing.
+    block.update(task({ status: 'completed', checks: 'verified', finalSummary: summary }), []);
+    assert.equal(reverted()?.hidden, true);
+  });
+
   it('a pending approval waits in the block with Open diff, Approve and Reject named for its file', function () {
     const decided: string[] = [];
     const block = new TaskBlock(task({ waitingForApproval: true }), { ...actions, decide: (a, decision) => decided.push(`${decision} ${a.id}`) });
