@@ -283,7 +283,7 @@ function eventRow(l10n: Translator, event: TaskEvent): StepView | undefined {
       return { ...at, kind: 'decision', text: [l10n.t('You said: {0}', clip(oneLine(text), 200))], state: 'done' };
     }
     case 'pause':
-      return { ...at, kind: 'notice', text: [l10n.t('Paused: {0}', firstSentence(text))], state: 'done' };
+      return { ...at, kind: 'notice', text: [pauseRow(l10n, data.reason, text)], state: 'done' };
     case 'resume':
       return { ...at, kind: 'notice', text: [l10n.t('Continued')], state: 'done' };
     case 'restart':
@@ -297,6 +297,17 @@ function eventRow(l10n: Translator, event: TaskEvent): StepView | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * A pause's row, worded here from its reason (the core's PauseReason): the core's own text is
+ * English written for its logs and transcript. A model failure keeps the failure's first sentence
+ * as a value: it is the provider's (or the SDK's) message, which Tasklane cannot translate.
+ */
+function pauseRow(l10n: Translator, reason: unknown, text: string): string {
+  if (reason === 'budget') return l10n.t('Paused: the task reached its budget');
+  if (reason === 'stopped') return l10n.t('Paused: you stopped the task');
+  return l10n.t('Paused: the model failed ({0})', firstSentence(text));
 }
 
 /**
