@@ -16,12 +16,16 @@ import type { TaskEvent, TaskEventKind } from '../../../src/core/engine/types';
 import { presentSteps } from '../../../src/host/stepPresenter';
 import { STOPPED_BY_YOU } from '../../../src/core/engine/taskLifecycle';
 import { storageDocument } from '../../../src/shared/storageWords';
+import { toEditApprovalView } from '../../../src/host/approvals/approvalViews';
+import { toCommandApprovalView } from '../../../src/host/execution/commandHost';
+import type { ChangeSet } from '../../../src/core/approval/changes/changeSet';
+import type { CommandApproval } from '../../../src/core/approval/commands/commandApproval';
 import { englishLeft, pseudo } from '../../support/pseudoLocale';
 
 // Issue 42: under a pseudo-locale (every message of l10n/bundle.l10n.json accented and bracketed,
 // as a translation would replace it), the status bar, its hover, the Chores view's rows and the
-// Storage view's rows, kinds, rules and sizes, Show Storage's document, a task's step rows (its
-// pauses too) show no English of Tasklane's own, nor do the values put
+// Storage view's rows, kinds, rules and sizes, Show Storage's document, approval cards' titles, a task's step
+// rows (its pauses too) show no English of Tasklane's own, nor do the values put
 // into a translated message (a cost's "estimated"). The values here (names, ids, triggers, paths)
 // are written without letters so whatever English is left is Tasklane's. The sidebar's page is
 // test/unit/webview/pseudoLocale.test.ts.
@@ -226,6 +230,52 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
         ),
         `${unit} is used`,
       );
+  });
+
+  it("an approval card's title and the frame of its reason, for edits and each kind of command", () => {
+    const file = { path: '１/２', kind: 'modify' as const, added: 1, removed: 1, beforeHash: 'h', afterHash: 'h' };
+    const set = (files: number) =>
+      ({
+        id: 'cs-1',
+        taskId: 't-1',
+        sessionId: 's-1',
+        createdAt: 1,
+        status: 'pending',
+        files: Array.from({ length: files }, () => file),
+      }) as unknown as ChangeSet;
+    const command = (patch: Partial<CommandApproval>) =>
+      toCommandApprovalView({
+        id: 'a-1',
+        taskId: 't-1',
+        sessionId: 's-1',
+        kind: 'command',
+        command: '１',
+        reason: '２',
+        timeoutMs: 1,
+        status: 'pending',
+        createdAt: 1,
+        ...patch,
+      });
+    // The policy's own reasons are the core's English (not covered yet): these paths and settings give none.
+    const views = [
+      toEditApprovalView(set(1), '７', { autoApproveEdits: true }),
+      toEditApprovalView(set(2), undefined, { autoApproveEdits: true }),
+      command({}),
+      command({ status: 'running' }),
+      command({ kind: 'task' }),
+      command({ kind: 'mcp', input: '{}' }),
+      command({ kind: 'mcp', input: '{}', hints: ['３'] }),
+    ];
+    assert.deepEqual(
+      left(
+        views.flatMap((view, i): Array<[string, string | undefined]> => [
+          [`${i} title`, view.title],
+          [`${i} reason`, view.reason],
+        ]),
+      ),
+      [],
+    );
+    assert.ok(views[0]!.reason?.startsWith(pseudo('Asks because: {0}').split('{0}')[0]!), 'the chore run asks');
   });
 
   it("a task's step rows in the thread, each kind of action from its start to each way it ends", () => {
