@@ -16,6 +16,9 @@ import type { TaskEvent, TaskEventKind } from '../../../src/core/engine/types';
 import { presentSteps } from '../../../src/host/stepPresenter';
 import { STOPPED_BY_YOU } from '../../../src/core/engine/taskLifecycle';
 import { storageDocument } from '../../../src/shared/storageWords';
+import { AgentSidebarBackend } from '../../../src/host/sidebarBackend';
+import type { SidebarRuntime } from '../../../src/host/sidebarBackend';
+import type { ModelProvider } from '../../../src/host/modelProvider';
 import { toEditApprovalView } from '../../../src/host/approvals/approvalViews';
 import { toCommandApprovalView } from '../../../src/host/execution/commandHost';
 import type { ChangeSet } from '../../../src/core/approval/changes/changeSet';
@@ -278,6 +281,13 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
     assert.ok(views[0]!.reason?.startsWith(pseudo('Asks because: {0}').split('{0}')[0]!), 'the chore run asks');
   });
 
+  it('the sidebar while the store is still opening says so in the person’s language', async () => {
+    const models = { status: async () => ({ provider: '１', model: '２' }) } as unknown as ModelProvider;
+    const state = (await new AgentSidebarBackend({ current: undefined, problem: undefined } as unknown as SidebarRuntime, models, () => true).viewState())();
+    assert.deepEqual(left([['store problem', state.storeProblem]]), []);
+    assert.ok(state.storeProblem, 'the banner says something');
+  });
+
   it("a task's step rows in the thread, each kind of action from its start to each way it ends", () => {
     let seq = 0;
     const ev = (kind: TaskEventKind, data: Record<string, unknown>): TaskEvent => ({ seq: ++seq, at: seq, kind, data });
@@ -328,6 +338,9 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
       ev('user_message', { text: 'Approval cs-6: rejected (２)' }),
       ev('user_message', { text: 'Approval cs-7: approved (The change was not applied: １.)' }),
       // Each way a task pauses, with the core's own (English) text for its transcript.
+      ...(['actions', 'tokens', 'cost'] as const).map((kind) =>
+        ev('warning', { text: `80% of the ${kind} budget is used (1/2). Wrap up: finish the current step, summarise, and call task_end.`, nearBudget: kind }),
+      ),
       ev('pause', { reason: 'budget', text: 'Budget reached (actions 50/50). Continue raises the limit; Cancel ends the task.' }),
       ev('pause', { reason: 'stopped', text: STOPPED_BY_YOU }),
       ev('pause', { reason: 'model_error', text: '１. Fix it, then press Continue.' }),
