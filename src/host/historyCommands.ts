@@ -10,7 +10,7 @@ import { ReadOnlyDocuments } from './readOnlyDocuments';
 import type { Runtime } from './runtime';
 import { forLabel, forNotification } from '../core/security/surfaceText';
 import { taskState } from '../shared/taskState';
-import { storageRule, storageWhat } from '../shared/storageWords';
+import { storageDocument } from '../shared/storageWords';
 
 const prompts: DeadLetterPrompts = {
   info: (text) => void vscode.window.showInformationMessage(forNotification(text)),
@@ -103,17 +103,17 @@ export function registerHistoryCommands(runtime: Runtime): vscode.Disposable[] {
       const { agent } = await runtime.ready;
       const items = await agent.history.storage();
       if (silent === true) return items;
-      const lines = ['# Tasklane storage', '', '| what | count | size | rule |', '| --- | --- | --- | --- |'];
-      for (const item of items)
-        lines.push(`| ${storageWhat(item, vscode.l10n)} | ${item.count} | ${formatBytes(item.bytes)} | ${storageRule(item, vscode.l10n)} |`);
-      lines.push('', 'Schedules and settings: `tasklane.storage.*` (see the README, "Storage").');
-      await documents.show('Tasklane storage', lines.join('\n'));
+      await documents.show(vscode.l10n.t('Tasklane storage'), storageDocument(items, vscode.l10n));
       const dead = agent.deadLetters.list().length;
-      const actions = ['Archive and clean up now', ...(dead ? [`Retry ${dead} dead letters`, `Dismiss ${dead} dead letters`] : [])];
+      // Chosen by place, not by words: the words are the person's language.
+      const actions = [
+        vscode.l10n.t('Archive and clean up now'),
+        ...(dead ? [vscode.l10n.t('Retry {0} dead letters', dead), vscode.l10n.t('Dismiss {0} dead letters', dead)] : []),
+      ];
       const choice = await vscode.window.showInformationMessage(notice`Tasklane storage`, ...actions);
       if (choice === actions[0]) await vscode.commands.executeCommand('tasklane.archiveNow');
-      else if (choice?.startsWith('Retry')) await vscode.commands.executeCommand('tasklane.retryDeadLetters');
-      else if (choice?.startsWith('Dismiss')) await vscode.commands.executeCommand('tasklane.dismissDeadLetters');
+      else if (choice !== undefined && choice === actions[1]) await vscode.commands.executeCommand('tasklane.retryDeadLetters');
+      else if (choice !== undefined && choice === actions[2]) await vscode.commands.executeCommand('tasklane.dismissDeadLetters');
       return items;
     }),
     // Runs the background pass now (archive moves, then retention); returns what it did.
@@ -169,10 +169,4 @@ function eventLine(e: TaskEvent): string {
   const d = e.data;
   const text = e.kind === 'message' ? `**${String(d.role)}**: ${String(d.text ?? '')}` : `${e.kind} ${String(d.name ?? d.text ?? '')}`;
   return `- ${new Date(e.at).toISOString()} ${text.replace(/\s+/g, ' ').slice(0, 500)}`;
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

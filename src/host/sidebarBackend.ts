@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import type { ViewState } from '../shared/protocol';
 import type { SidebarBackend } from './sidebarProvider';
 import type { ModelProvider } from './modelProvider';
@@ -32,7 +33,7 @@ export class AgentSidebarBackend implements SidebarBackend {
     const services = this.runtime.current;
     if (!services) {
       const base = { model: await this.models.status(), restricted: !this.trusted() };
-      return () => ({ ...base, approvals: [], sessions: [], tasks: [], deadLetters: [], storeProblem: this.runtime.problem ?? 'Starting…' });
+      return () => ({ ...base, approvals: [], sessions: [], tasks: [], deadLetters: [], storeProblem: this.runtime.problem ?? vscode.l10n.t('Starting…') });
     }
     // Side by side: the view's first paint waits for both (the model status may ask SecretStorage,
     // a round trip of its own). The Chat view lists no conversations (the History quick pick

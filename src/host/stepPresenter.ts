@@ -283,13 +283,13 @@ function eventRow(l10n: Translator, event: TaskEvent): StepView | undefined {
       return { ...at, kind: 'decision', text: [l10n.t('You said: {0}', clip(oneLine(text), 200))], state: 'done' };
     }
     case 'pause':
-      return { ...at, kind: 'notice', text: [l10n.t('Paused: {0}', firstSentence(text))], state: 'done' };
+      return { ...at, kind: 'notice', text: [pauseRow(l10n, data.reason, text)], state: 'done' };
     case 'resume':
       return { ...at, kind: 'notice', text: [l10n.t('Continued')], state: 'done' };
     case 'restart':
       return { ...at, kind: 'notice', text: [l10n.t('Picked up again after a restart')], state: 'done' };
     case 'warning':
-      return { ...at, kind: 'notice', text: [firstSentence(text)], state: 'done' };
+      return { ...at, kind: 'notice', text: [nearBudgetRow(l10n, data.nearBudget) ?? firstSentence(text)], state: 'done' };
     case 'error':
       return { ...at, kind: 'error', text: [firstSentence(text) || l10n.t('Something went wrong')], state: 'failed' };
     case 'check':
@@ -297,6 +297,25 @@ function eventRow(l10n: Translator, event: TaskEvent): StepView | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * A pause's row, worded here from its reason (the core's PauseReason): the core's own text is
+ * English written for its logs and transcript. A model failure keeps the failure's first sentence
+ * as a value: it is the provider's (or the SDK's) message, which Tasklane cannot translate.
+ */
+function pauseRow(l10n: Translator, reason: unknown, text: string): string {
+  if (reason === 'budget') return l10n.t('Paused: the task reached its budget');
+  if (reason === 'stopped') return l10n.t('Paused: you stopped the task');
+  return l10n.t('Paused: the model failed ({0})', firstSentence(text));
+}
+
+/** The warning at 80% of a budget (the core says which in `nearBudget`), one message per budget. */
+function nearBudgetRow(l10n: Translator, kind: unknown): string | undefined {
+  if (kind === 'actions') return l10n.t('80% of the actions budget is used');
+  if (kind === 'tokens') return l10n.t('80% of the tokens budget is used');
+  if (kind === 'cost') return l10n.t('80% of the cost budget is used');
+  return undefined;
 }
 
 /**

@@ -80,14 +80,7 @@ export function toTaskView(task: CoreTask, edits: TaskEdits = 'none'): TaskView 
     ...(task.waitingForApproval ? { waitingForApproval: true } : {}),
     paused: task.paused,
     ...(task.stopping ? { stopping: true } : {}),
-    pauseReason:
-      task.pauseReason === 'budget'
-        ? 'The task reached its budget. Continue raises the limit; Cancel ends it.'
-        : task.pauseReason === 'model_error'
-          ? 'The model failed. Continue retries; Cancel ends the task.'
-          : task.pauseReason === 'stopped'
-            ? 'You stopped the task. Continue resumes it; Cancel ends it.'
-            : undefined,
+    ...(task.pauseReason ? { pauseReason: task.pauseReason } : {}),
     ...(task.finalSummary ? { finalSummary: task.finalSummary } : {}),
     ...(task.checks ? { checks: task.checks } : {}),
     ...(edits === 'revertible' ? { revertible: true } : {}),

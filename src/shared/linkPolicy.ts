@@ -14,8 +14,14 @@ export const TASKLANE_EXTENSION_ID = 'tasklane.tasklane';
 /** The schemes of VS Code's own links (stable and Insiders). */
 const VSCODE_SCHEMES = new Set(['vscode', 'vscode-insiders']);
 
-/** What a `vscode:` link may do from a reply. */
-export type VscodeLinkVerdict = { kind: 'own'; url: string } | { kind: 'file'; spec: string } | { kind: 'refused'; reason: string };
+/**
+ * What a `vscode:` link may do from a reply. A refusal is data (why, and the extension it names), not a sentence: the sidebar words it in the person's language (src/webview/markdown.ts).
+ */
+export type VscodeLinkVerdict =
+  | { kind: 'own'; url: string }
+  | { kind: 'file'; spec: string }
+  | { kind: 'refused'; why: 'no_extension' }
+  | { kind: 'refused'; why: 'other_extension'; extension: string };
 
 /**
  * Decides a `vscode:`/`vscode-insiders:` link (`href` without control characters); undefined for
@@ -26,11 +32,12 @@ export function vscodeLink(href: string): VscodeLinkVerdict | undefined {
   const match = /^([a-z][a-z0-9+.-]*):(.*)$/is.exec(href);
   if (!match || !VSCODE_SCHEMES.has(match[1].toLowerCase())) return undefined;
   const rest = match[2];
-  if (!rest.startsWith('//')) return { kind: 'refused', reason: `${match[1]}: links without an extension (such as mcp/install) are not opened from replies` };
+  if (!rest.startsWith('//')) return { kind: 'refused', why: 'no_extension' };
   const authorityEnd = rest.slice(2).search(/[/?#]/);
   const authority = (authorityEnd === -1 ? rest.slice(2) : rest.slice(2, 2 + authorityEnd)).toLowerCase();
   const tail = authorityEnd === -1 ? '' : rest.slice(2 + authorityEnd);
   if (authority === TASKLANE_EXTENSION_ID) return { kind: 'own', url: href };
   if (authority === 'file' && tail.startsWith('/')) return { kind: 'file', spec: tail.replace(/[?].*$/, '') };
-  return { kind: 'refused', reason: `links to other extensions (${authority || 'no extension'}) are not opened from replies` };
+  if (authority === '') return { kind: 'refused', why: 'no_extension' };
+  return { kind: 'refused', why: 'other_extension', extension: authority };
 }

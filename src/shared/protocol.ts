@@ -48,7 +48,11 @@ export interface TaskView {
   /** The task waits for the person's decision on a proposal (an edit, a command). */
   waitingForApproval?: boolean;
   paused: boolean;
-  pauseReason?: string;
+  /**
+   * Why it paused, as a code: the page words it from its catalog (src/webview/taskWords.ts), so
+   * the person reads it in their language (the core's PauseReason).
+   */
+  pauseReason?: 'budget' | 'model_error' | 'stopped';
   /** Stop was pressed: the task pauses once its current step is done. */
   stopping?: boolean;
   /** The summary the task ended with. */

@@ -103,3 +103,26 @@ export function storageRule(item: StorageItem, l10n: Translator): string {
   }
   return '';
 }
+
+/**
+ * A size as people read it, its unit through the Translator (a translation may write "Ko" for
+ * "KB"). The number keeps the point as its decimal mark: the Translator has no number format.
+ */
+export function storageSize(bytes: number, l10n: Translator): string {
+  if (bytes < 1024) return l10n.t('{0} B', bytes);
+  if (bytes < 1024 * 1024) return l10n.t('{0} KB', (bytes / 1024).toFixed(1));
+  return l10n.t('{0} MB', (bytes / 1024 / 1024).toFixed(1));
+}
+
+/** `Tasklane: Show Storage`'s document: a table of what is kept, its headings and rows in the person's language. */
+export function storageDocument(items: readonly StorageItem[], l10n: Translator): string {
+  const lines = [
+    `# ${l10n.t('Tasklane storage')}`,
+    '',
+    `| ${l10n.t('What')} | ${l10n.t('Count')} | ${l10n.t('Size')} | ${l10n.t('Rule')} |`,
+    '| --- | --- | --- | --- |',
+  ];
+  for (const item of items) lines.push(`| ${storageWhat(item, l10n)} | ${item.count} | ${storageSize(item.bytes, l10n)} | ${storageRule(item, l10n)} |`);
+  lines.push('', l10n.t('Schedules and settings: `tasklane.storage.*` (see the README, "Storage").'));
+  return lines.join('\n');
+}

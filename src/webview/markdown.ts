@@ -55,8 +55,24 @@ for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(
 hljs.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' });
 hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
 
+/**
+ * Why a link in a reply is not a link, as a key of the sidebar's catalog: each is one whole
+ * sentence there, so the person reads it in their language; `value` is the scheme or the
+ * extension it names, if any.
+ */
+export type InertWhy =
+  | 'linkInertEmpty'
+  | 'linkInertAnchor'
+  | 'linkInertProtocolRelative'
+  | 'linkInertQueryOnly'
+  | 'linkInertEmptyPath'
+  | 'linkInertScheme'
+  | 'linkInertNoExtension'
+  | 'linkInertOtherExtension';
+
 /** What a link in a reply may do. */
-export type LinkTarget = { kind: 'external'; url: string } | { kind: 'file'; path: string; line?: number; column?: number } | { kind: 'inert'; reason: string };
+export type LinkTarget =
+  { kind: 'external'; url: string } | { kind: 'file'; path: string; line?: number; column?: number } | { kind: 'inert'; why: InertWhy; value?: string };
 
 const EXTERNAL_SCHEMES = new Set(['http', 'https']);
 
@@ -67,26 +83,29 @@ const EXTERNAL_SCHEMES = new Set(['http', 'https']);
 export function classifyLink(raw: string): LinkTarget {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what must be stripped
   const href = raw.replace(/[\u0000-\u0020\u007f-\u009f]/g, '');
-  if (href === '') return { kind: 'inert', reason: 'empty link' };
+  if (href === '') return { kind: 'inert', why: 'linkInertEmpty' };
   // `README.md:12` is a path and a line, not a scheme named "readme.md".
   if (/^[^:/?#]+:\d+(?::\d+)?$/.test(href)) return fileTarget(safeDecode(href));
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(href)?.[1]?.toLowerCase();
   if (scheme === undefined || (scheme.length === 1 && /^[a-z]:[\\/]/i.test(href))) {
-    if (href.startsWith('#')) return { kind: 'inert', reason: 'in-page anchor' };
-    if (href.startsWith('//')) return { kind: 'inert', reason: 'protocol-relative link' };
-    if (href.startsWith('?')) return { kind: 'inert', reason: 'query-only link' };
+    if (href.startsWith('#')) return { kind: 'inert', why: 'linkInertAnchor' };
+    if (href.startsWith('//')) return { kind: 'inert', why: 'linkInertProtocolRelative' };
+    if (href.startsWith('?')) return { kind: 'inert', why: 'linkInertQueryOnly' };
     return fileTarget(safeDecode(href.replace(/[?].*$/, '')));
   }
   if (EXTERNAL_SCHEMES.has(scheme)) return { kind: 'external', url: href };
   const vscodeVerdict = vscodeLink(href);
   if (vscodeVerdict?.kind === 'own') return { kind: 'external', url: href };
   if (vscodeVerdict?.kind === 'file') return fileTarget(safeDecode(vscodeVerdict.spec));
-  if (vscodeVerdict) return { kind: 'inert', reason: vscodeVerdict.reason };
+  if (vscodeVerdict?.kind === 'refused')
+    return vscodeVerdict.why === 'no_extension'
+      ? { kind: 'inert', why: 'linkInertNoExtension' }
+      : { kind: 'inert', why: 'linkInertOtherExtension', value: vscodeVerdict.extension };
   if (scheme === 'file') {
     const withoutScheme = href.replace(/^file:(\/\/[^/]*)?/i, '');
     return fileTarget(safeDecode(withoutScheme));
   }
-  return { kind: 'inert', reason: `${scheme}: links are not opened from replies` };
+  return { kind: 'inert', why: 'linkInertScheme', value: scheme };
 }
 
 function safeDecode(text: string): string {
@@ -102,7 +121,7 @@ function fileTarget(spec: string): LinkTarget {
   const hash = /^(.*?)#L(\d+)(?:C(\d+))?$/.exec(spec);
   const colon = /^(.*?):(\d+)(?::(\d+))?$/.exec(spec);
   const [, path, line, column] = hash ?? colon ?? [spec, spec.replace(/#.*$/, '')];
-  if (!path) return { kind: 'inert', reason: 'empty path' };
+  if (!path) return { kind: 'inert', why: 'linkInertEmptyPath' };
   return { kind: 'file', path, ...(line ? { line: Number(line) } : {}), ...(column ? { column: Number(column) } : {}) };
 }
 
@@ -190,7 +209,7 @@ function renderLinkOpen(tokens: Token[], idx: number): string {
   const close = tokens.slice(idx + 1).find((t) => t.type === 'link_close' && t.level === token.level);
   if (target.kind === 'inert') {
     if (close) close.meta = { inert: true };
-    return `<span class="md-link-inert" title="${escapeHtml(word('linkInert', target.reason))}">`;
+    return `<span class="md-link-inert" title="${escapeHtml(target.value === undefined ? word(target.why) : word(target.why, target.value))}">`;
   }
   if (target.kind === 'external') {
     return `<a class="md-link" href="${escapeHtml(target.url)}" data-link-kind="external" title="${escapeHtml(title ?? target.url)}">`;

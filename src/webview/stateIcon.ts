@@ -1,5 +1,6 @@
 import { TASK_STATES } from '../shared/taskState';
 import type { TaskStateWord } from '../shared/taskState';
+import type { TaskView } from '../shared/protocol';
 import type { WebviewWordKey } from '../shared/webviewWords';
 import { h } from './dom';
 import { word } from './words';
@@ -19,6 +20,17 @@ const STATE_WORDS: Record<TaskStateWord, WebviewWordKey> = {
 /** A state's word in the person's language (`data-state` attributes keep the English one, for CSS and tests). */
 export function stateWord(state: TaskStateWord): string {
   return word(STATE_WORDS[state]);
+}
+
+const PAUSE_WORDS: Record<NonNullable<TaskView['pauseReason']>, WebviewWordKey> = {
+  budget: 'pauseBudget',
+  model_error: 'pauseModelError',
+  stopped: 'pauseStopped',
+};
+
+/** Why a paused task paused, and what Continue and Cancel do then, in the person's language. */
+export function pauseWords(reason: NonNullable<TaskView['pauseReason']>): string {
+  return word(PAUSE_WORDS[reason]);
 }
 
 /** A state's codicon (from @vscode/codicons' font), hidden from assistive tech: the word says it. */

@@ -2,7 +2,7 @@ import type { ApprovalView } from '../shared/approvalProtocol';
 import type { TaskView } from '../shared/protocol';
 import type { StepView } from '../shared/threadProtocol';
 import { taskState } from '../shared/taskState';
-import { stateIcon, stateWord } from './stateIcon';
+import { pauseWords, stateIcon, stateWord } from './stateIcon';
 import { renderBlockApproval, restoreReasons, typedReasons } from './blockApproval';
 import { clear, h, keepingFocus } from './dom';
 import { renderStreamedBlock } from './replyView';
@@ -136,7 +136,7 @@ export class TaskBlock {
     this.head.append(stateIcon(state), h('span', { class: 'block-name' }, task.name), h('span', { class: 'block-state' }, stateWord(state)));
     clear(this.progress);
     this.progress.append(renderCounters(task), renderTodos(task) ?? '');
-    if (task.paused && task.pauseReason) this.progress.append(h('div', { class: 'pause-reason' }, task.pauseReason));
+    if (task.paused && task.pauseReason) this.progress.append(h('div', { class: 'pause-reason' }, pauseWords(task.pauseReason)));
     // The summary is written for the person, often with `code` in it: rendered (safely) as a reply is.
     if (this.summaryShown !== task.finalSummary) {
       this.summaryShown = task.finalSummary;

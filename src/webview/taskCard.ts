@@ -3,7 +3,7 @@ import type { WebviewWordKey } from '../shared/webviewWords';
 import type { TaskView } from '../shared/protocol';
 import { taskState } from '../shared/taskState';
 import { h } from './dom';
-import { stateLabel } from './stateIcon';
+import { pauseWords, stateLabel } from './stateIcon';
 import { offeredGestures } from './taskGestures';
 import type { OfferedGesture, TaskGesture } from './taskGestures';
 import { word } from './words';
@@ -63,7 +63,7 @@ export function renderTaskCard(task: TaskView, actions: TaskCardActions, offered
     h('div', { class: 'task-head' }, h('span', { class: 'task-name' }, task.name), stateLabel(taskState(task), 'task-status')),
     renderTodos(task),
     renderCounters(task),
-    task.paused && task.pauseReason ? h('div', { class: 'pause-reason' }, task.pauseReason) : null,
+    task.paused && task.pauseReason ? h('div', { class: 'pause-reason' }, pauseWords(task.pauseReason)) : null,
   );
   const buttons = h('div', { class: 'task-buttons' });
   const button = (label: string, cls: string, onClick: () => void, secondary = false) => {

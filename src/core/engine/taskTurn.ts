@@ -129,8 +129,11 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, options: Tas
   }
   for (const kind of budget.newlyNear) {
     task.warned[kind] = true;
+    // `text` is for the model and the log (English on purpose); `nearBudget` lets the thread word
+    // the warning in the person's language (src/host/stepPresenter.ts).
     await env.state.appendEvent(task.sessionId, 'warning', {
       text: `80% of the ${kind} budget is used (${describeBudget(task, kind)}). Wrap up: finish the current step, summarise, and call task_end.`,
+      nearBudget: kind,
     });
     env.logger.warn('TASK', `${task.id}: 80% of ${kind} budget`);
   }

@@ -162,10 +162,12 @@ export function reviewLinkPort(extensionId: string, owners: ReadonlyArray<{ list
     describe: async (id) => {
       for (const owner of owners) {
         const view = (await owner.list()).find((v) => v.id === id && v.status === 'pending');
+        // English from the view's data, not its title: the title is in the person's language,
+        // and this text goes to CI and to channels (reviewNotice.ts).
         if (view)
           return view.command !== undefined
-            ? `${view.title} (run: ${view.command})`
-            : `${view.title} (edit: ${view.files.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path)).join(', ')})`;
+            ? `${view.kind === 'mcp' ? 'Call the MCP tool' : view.kind === 'task' ? 'Run the VS Code task' : 'Run'} ${view.command}`
+            : `Edit ${view.files.map((f) => (f.newPath ? `${f.path} → ${f.newPath}` : f.path)).join(', ')}`;
       }
       return undefined;
     },

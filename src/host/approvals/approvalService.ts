@@ -5,17 +5,15 @@ import type { ChangeSet } from '../../core/approval/changes/changeSet';
 import type { ChangeSetDecider } from '../../core/approval/changes/changeSetDecider';
 import { DecisionError, PERSON_PROPOSAL_PREFIX } from '../../core/approval/changes/changeSetDecider';
 import { APPLIED_STATUSES } from '../../core/approval/changes/checkpoints';
-import { classifyChangeSet, describeOutcome } from '../../core/approval/changes/changeSetReview';
 import type { ChangeSetStore } from '../../core/approval/changes/changeSetStore';
-import { summariseChangeSet } from '../../core/approval/changes/editActions';
 import type { EditApplier } from '../../core/approval/changes/editPorts';
 import { proposeChangeSet } from '../../core/approval/changes/proposeChangeSet';
-import { sensitiveReason } from '../../core/approval/paths/sensitivePaths';
 import type { Clock, Logger } from '../../core/ports';
 import type { EngineChangeSets } from '../../core/createEngine';
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../../shared/approvalProtocol';
 import type { OwnedApprovalSection } from '../execution/commandHost';
 import type { TasklaneSettings } from '../settings';
+import { toEditApprovalView } from './approvalViews';
 import { ProposalDocuments } from './proposalDocuments';
 import { revertChangeSets } from './revert';
 import type { RevertResult } from './revert';
@@ -356,35 +354,7 @@ export class ApprovalService implements OwnedApprovalSection, vscode.Disposable 
   }
 
   private view(changeSet: ChangeSet): ApprovalView {
-    const choreId = this.deps.taskChore(changeSet.taskId);
-    const pending = changeSet.status === 'pending';
-    const classification = classifyChangeSet(changeSet, this.deps.settings.editPolicy());
-    const asks = [classification.decision === 'ask' ? classification.reason : undefined, choreId ? 'chore runs never write unattended' : undefined].filter(
-      Boolean,
-    );
-    return {
-      id: changeSet.id,
-      taskId: changeSet.taskId,
-      sessionId: changeSet.sessionId,
-      kind: 'edits',
-      title: `Edit ${summariseChangeSet(changeSet).replace(/:.*$/, '')}`,
-      status: changeSet.status,
-      files: changeSet.files.map((f) => {
-        const sensitive = sensitiveReason(f.path) ?? (f.newPath !== undefined ? sensitiveReason(f.newPath) : undefined);
-        return {
-          path: f.path,
-          kind: f.kind,
-          ...(f.newPath !== undefined ? { newPath: f.newPath } : {}),
-          added: f.added,
-          removed: f.removed,
-          ...(f.decision ? { decision: f.decision } : {}),
-          ...(sensitive ? { sensitive } : {}),
-        };
-      }),
-      ...(pending ? (asks.length ? { reason: `Asks because: ${asks.join('; ')}` } : {}) : { reason: describeOutcome(changeSet) }),
-      ...(choreId ? { choreId } : {}),
-      createdAt: changeSet.createdAt,
-    };
+    return toEditApprovalView(changeSet, this.deps.taskChore(changeSet.taskId), this.deps.settings.editPolicy());
   }
 
   dispose(): void {

@@ -23,16 +23,19 @@ export function toCommandApprovalView(approval: CommandApproval): ApprovalView {
     taskId: approval.taskId,
     sessionId: approval.sessionId,
     kind: approval.kind,
+    // The policy's reason stays the core's English (docs/ARCHITECTURE.md "Words and languages").
     title:
       approval.kind === 'task'
-        ? `Run the VS Code task “${approval.command}”?`
+        ? vscode.l10n.t('Run the VS Code task “{0}”?', approval.command)
         : approval.kind === 'mcp'
-          ? `Call the MCP tool ${approval.command}?${approval.hints?.length ? ` (the server says: ${approval.hints.join(', ')})` : ''}`
-          : 'Run this command?',
+          ? approval.hints?.length
+            ? vscode.l10n.t('Call the MCP tool {0}? (the server says: {1})', approval.command, approval.hints.join(', '))
+            : vscode.l10n.t('Call the MCP tool {0}?', approval.command)
+          : vscode.l10n.t('Run this command?'),
     status: approval.status,
     files: [],
     command: approval.kind === 'mcp' ? `${approval.command} ${approval.input ?? '{}'}` : approval.command,
-    reason: approval.status === 'running' ? 'Running… (see its terminal)' : approval.reason,
+    reason: approval.status === 'running' ? vscode.l10n.t('Running… (see its terminal)') : approval.reason,
     createdAt: approval.createdAt,
   };
 }

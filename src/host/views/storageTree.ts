@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { StorageItem } from '../../core/engine/history';
 import { SPACE } from './choresTree';
 import { forLabel, forTooltip } from '../../core/security/surfaceText';
-import { storageRule, storageWhat } from '../../shared/storageWords';
+import { storageRule, storageSize, storageWhat } from '../../shared/storageWords';
 
 /** What the Storage view reads: the agent's history and dead letters once the store is open. */
 export interface StorageSource {
@@ -15,13 +15,6 @@ export type StorageNode = { kind: 'item'; item: StorageItem } | { kind: 'rule'; 
 
 /** A row's id, the same in every language. */
 const storageId = (item: StorageItem) => `storage/${item.key}${item.archive ? `/${item.archive.kind}` : ''}${item.name ? `/${item.name}` : ''}`;
-
-/** Sizes as people read them. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
 
 /**
  * The Storage view (`tasklane.storage`): what Tasklane keeps for this workspace, how much and by
@@ -63,8 +56,9 @@ export class StorageTree implements vscode.TreeDataProvider<StorageNode>, vscode
       const what = forLabel(words);
       const item_ = new vscode.TreeItem(`${what}${SPACE}`, vscode.TreeItemCollapsibleState.Collapsed);
       item_.id = storageId(item);
-      item_.description = `${item.count} · ${formatBytes(item.bytes)}`;
-      item_.tooltip = `${what}: ${item.count}, ${formatBytes(item.bytes)}\n${forTooltip(rule)}`;
+      const size = forLabel(storageSize(item.bytes, vscode.l10n));
+      item_.description = `${item.count} · ${size}`;
+      item_.tooltip = `${what}: ${item.count}, ${size}\n${forTooltip(rule)}`;
       item_.accessibilityInformation = { label: `${words} ${item_.description}. ${rule}` };
       item_.iconPath = new vscode.ThemeIcon('database');
       return item_;

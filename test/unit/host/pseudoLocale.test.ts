@@ -14,11 +14,21 @@ import type { ChoreView } from '../../../src/shared/choreProtocol';
 import { silentLogger } from '../../../src/core/ports';
 import type { TaskEvent, TaskEventKind } from '../../../src/core/engine/types';
 import { presentSteps } from '../../../src/host/stepPresenter';
+import { STOPPED_BY_YOU } from '../../../src/core/engine/taskLifecycle';
+import { storageDocument } from '../../../src/shared/storageWords';
+import { AgentSidebarBackend } from '../../../src/host/sidebarBackend';
+import type { SidebarRuntime } from '../../../src/host/sidebarBackend';
+import type { ModelProvider } from '../../../src/host/modelProvider';
+import { toEditApprovalView } from '../../../src/host/approvals/approvalViews';
+import { toCommandApprovalView } from '../../../src/host/execution/commandHost';
+import type { ChangeSet } from '../../../src/core/approval/changes/changeSet';
+import type { CommandApproval } from '../../../src/core/approval/commands/commandApproval';
 import { englishLeft, pseudo } from '../../support/pseudoLocale';
 
 // Issue 42: under a pseudo-locale (every message of l10n/bundle.l10n.json accented and bracketed,
 // as a translation would replace it), the status bar, its hover, the Chores view's rows and the
-// Storage view's rows, kinds and rules show no English of Tasklane's own, nor do the values put
+// Storage view's rows, kinds, rules and sizes, Show Storage's document, approval cards' titles, a task's step
+// rows (its pauses too) show no English of Tasklane's own, nor do the values put
 // into a translated message (a cost's "estimated"). The values here (names, ids, triggers, paths)
 // are written without letters so whatever English is left is Tasklane's. The sidebar's page is
 // test/unit/webview/pseudoLocale.test.ts.
@@ -33,6 +43,23 @@ function left(shown: Array<[string, string | undefined]>): string[] {
     return rest.length ? [`${where}: ${rest.join(' ')} in ${JSON.stringify(text)}`] : [];
   });
 }
+
+/** Every kind of thing the Storage view and Show Storage list, in bytes, kilobytes and megabytes. */
+const STORAGE: StorageItem[] = (() => {
+  const sizes = [3, 3_000, 3_000_000];
+  const kept = (i: number) => ({ where: '１', count: 2, bytes: sizes[i % sizes.length]! });
+  return [
+    ...(['hot', 'triggerHistory', 'events', 'scratch', 'deadLetters'] as const).map((key, i) => ({ key, days: 7, ...kept(i) })),
+    ...(['session', 'task', 'chore_run', 'approval', 'command_approval', 'ledger'] as const).map((kind, i) => ({
+      key: 'archive' as const,
+      archive: { kind, hotRows: 1, damaged: i % 2 },
+      days: 7,
+      ...kept(i),
+    })),
+    { key: 'memory', name: '１', ...kept(1) },
+    { key: 'file', name: '２', ...kept(2) },
+  ];
+})();
 
 describe('localisation: host surfaces under a pseudo-locale', () => {
   beforeEach(() => {
@@ -151,21 +178,7 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
     }
     tree.dispose();
     const storage = new StorageTree();
-    const kept = { where: '１', count: 2, bytes: 3 };
-    storage.attach({
-      storage: async (): Promise<StorageItem[]> => [
-        ...(['hot', 'triggerHistory', 'events', 'scratch', 'deadLetters'] as const).map((key) => ({ key, days: 7, ...kept })),
-        ...(['session', 'task', 'chore_run', 'approval', 'command_approval', 'ledger'] as const).map((kind, i) => ({
-          key: 'archive' as const,
-          archive: { kind, hotRows: 1, damaged: i % 2 },
-          days: 7,
-          ...kept,
-        })),
-        { key: 'memory', name: '１', ...kept },
-        { key: 'file', name: '２', ...kept },
-      ],
-      deadLetters: () => 3,
-    });
+    storage.attach({ storage: async () => STORAGE, deadLetters: () => 3 });
     for (const row of await storage.getChildren()) {
       add(storage.getTreeItem(row));
       for (const child of await storage.getChildren(row)) add(storage.getTreeItem(child));
@@ -207,6 +220,74 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
       'a run row was seen',
     );
   });
+  it('Show Storage’s document: its title, table headings, sizes, kinds and rules', () => {
+    const lines = storageDocument(STORAGE, vscode.l10n).split('\n');
+    assert.ok(lines.length > STORAGE.length, 'a row for each thing kept');
+    assert.deepEqual(left(lines.map((line, i) => [`line ${i + 1}`, line])), []);
+    for (const unit of ['{0} B', '{0} KB', '{0} MB'])
+      assert.ok(
+        lines.some((line) =>
+          pseudo(unit)
+            .split('{0}')
+            .every((part) => line.includes(part)),
+        ),
+        `${unit} is used`,
+      );
+  });
+
+  it("an approval card's title and the frame of its reason, for edits and each kind of command", () => {
+    const file = { path: '１/２', kind: 'modify' as const, added: 1, removed: 1, beforeHash: 'h', afterHash: 'h' };
+    const set = (files: number) =>
+      ({
+        id: 'cs-1',
+        taskId: 't-1',
+        sessionId: 's-1',
+        createdAt: 1,
+        status: 'pending',
+        files: Array.from({ length: files }, () => file),
+      }) as unknown as ChangeSet;
+    const command = (patch: Partial<CommandApproval>) =>
+      toCommandApprovalView({
+        id: 'a-1',
+        taskId: 't-1',
+        sessionId: 's-1',
+        kind: 'command',
+        command: '１',
+        reason: '２',
+        timeoutMs: 1,
+        status: 'pending',
+        createdAt: 1,
+        ...patch,
+      });
+    // The policy's own reasons are the core's English (not covered yet): these paths and settings give none.
+    const views = [
+      toEditApprovalView(set(1), '７', { autoApproveEdits: true }),
+      toEditApprovalView(set(2), undefined, { autoApproveEdits: true }),
+      command({}),
+      command({ status: 'running' }),
+      command({ kind: 'task' }),
+      command({ kind: 'mcp', input: '{}' }),
+      command({ kind: 'mcp', input: '{}', hints: ['３'] }),
+    ];
+    assert.deepEqual(
+      left(
+        views.flatMap((view, i): Array<[string, string | undefined]> => [
+          [`${i} title`, view.title],
+          [`${i} reason`, view.reason],
+        ]),
+      ),
+      [],
+    );
+    assert.ok(views[0]!.reason?.startsWith(pseudo('Asks because: {0}').split('{0}')[0]!), 'the chore run asks');
+  });
+
+  it('the sidebar while the store is still opening says so in the person’s language', async () => {
+    const models = { status: async () => ({ provider: '１', model: '２' }) } as unknown as ModelProvider;
+    const state = (await new AgentSidebarBackend({ current: undefined, problem: undefined } as unknown as SidebarRuntime, models, () => true).viewState())();
+    assert.deepEqual(left([['store problem', state.storeProblem]]), []);
+    assert.ok(state.storeProblem, 'the banner says something');
+  });
+
   it("a task's step rows in the thread, each kind of action from its start to each way it ends", () => {
     let seq = 0;
     const ev = (kind: TaskEventKind, data: Record<string, unknown>): TaskEvent => ({ seq: ++seq, at: seq, kind, data });
@@ -256,7 +337,13 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
       ev('user_message', { text: 'Approval cs-5: rejected (The change was rejected: no reason given. Nothing was written.)' }),
       ev('user_message', { text: 'Approval cs-6: rejected (２)' }),
       ev('user_message', { text: 'Approval cs-7: approved (The change was not applied: １.)' }),
-      ev('pause', { text: '１' }),
+      // Each way a task pauses, with the core's own (English) text for its transcript.
+      ...(['actions', 'tokens', 'cost'] as const).map((kind) =>
+        ev('warning', { text: `80% of the ${kind} budget is used (1/2). Wrap up: finish the current step, summarise, and call task_end.`, nearBudget: kind }),
+      ),
+      ev('pause', { reason: 'budget', text: 'Budget reached (actions 50/50). Continue raises the limit; Cancel ends the task.' }),
+      ev('pause', { reason: 'stopped', text: STOPPED_BY_YOU }),
+      ev('pause', { reason: 'model_error', text: '１. Fix it, then press Continue.' }),
       ev('resume', {}),
       ev('restart', {}),
       ev('error', { text: '' }),

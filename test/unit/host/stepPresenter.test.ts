@@ -132,7 +132,7 @@ describe('host step presenter: task events → readable step rows', function () 
       'You rejected the change: “not now” [done]',
       // No reason given: the words meant for the model are not read back to the person.
       'You rejected the change [done]',
-      'Paused: You stopped the task. [done]',
+      'Paused: you stopped the task [done]',
     ]);
     // A rejection is not drawn with the approval's check mark.
     assert.deepEqual(

@@ -19,6 +19,8 @@ import { silentLogger } from '../../../src/core/ports';
 import type { HostMessage, TaskView, WebviewMessage } from '../../../src/shared/protocol';
 import type { SidebarMethod } from '../../../src/shared/sidebarApi';
 import { WEBVIEW_WORDS } from '../../../src/shared/webviewWords';
+import type { WebviewWordKey } from '../../../src/shared/webviewWords';
+import { TRIGGER_SOURCES } from '../../../src/core/store/triggerRows';
 import { startSidebar } from '../../../src/webview/sidebarApp';
 import type { SidebarPage } from '../../../src/webview/sidebarApp';
 import { DEMO_MODEL_ID } from '../../../src/webview/demoNotice';
@@ -28,6 +30,17 @@ import { useDom } from './support/dom';
 import { approvalView, taskView } from './support/views';
 
 type Request = Extract<WebviewMessage, { type: 'request' }>;
+
+/** A link of each kind a reply does not open, the words its tooltip says, and the value in them. */
+const INERT_LINKS: ReadonlyArray<[string, WebviewWordKey, string?]> = [
+  ['#１', 'linkInertAnchor'],
+  ['//１', 'linkInertProtocolRelative'],
+  ['?１', 'linkInertQueryOnly'],
+  ['%23L1', 'linkInertEmptyPath'],
+  ['xyz:１', 'linkInertScheme', 'xyz'],
+  ['vscode:mcp/install', 'linkInertNoExtension'],
+  ['vscode://x.y/z', 'linkInertOtherExtension', 'x.y'],
+];
 const l10n = vscode.l10n as { t: (message: string, ...args: unknown[]) => string };
 const english = l10n.t;
 
@@ -66,7 +79,7 @@ function hostPage(): string {
 function shown(root: Element): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const walk = (element: Element) => {
-    if (element.id === 'sessions-section' || element.tagName === 'SCRIPT') return;
+    if (element.tagName === 'SCRIPT') return;
     const where = `${element.tagName.toLowerCase()}${element.className ? `.${String(element.className).split(' ')[0]}` : ''}`;
     for (const name of ['title', 'aria-label', 'placeholder', 'alt', 'label']) {
       const value = element.getAttribute(name);
@@ -117,7 +130,9 @@ describe('localisation: the sidebar page under a pseudo-locale', function () {
         budget: { actions: 50, tokens: 500_000, cost: 2 },
         waitingForApproval: true,
       }),
-      task('t-2', { status: 'paused', paused: true, pauseReason: '４' }),
+      task('t-2', { status: 'paused', paused: true, pauseReason: 'budget' }),
+      task('t-8', { status: 'paused', paused: true, pauseReason: 'model_error' }),
+      task('t-9', { status: 'paused', paused: true, pauseReason: 'stopped' }),
       task('t-3', { status: 'completed', finalSummary: '５' }),
       task('t-5', { status: 'completed', checks: 'verified' }),
       task('t-6', { status: 'completed', checks: 'not_checked' }),
@@ -139,6 +154,8 @@ describe('localisation: the sidebar page under a pseudo-locale', function () {
               { role: 'user', text: '６', at: 1 },
               ...tasks.map((t) => ({ role: 'user' as const, text: '６', at: 1, taskId: t.id })),
               { role: 'assistant', text: '７\n\n```\n８\n```\n\n![](https://1/9.png) ![](９.png)', at: 2, stopped: true },
+              // A link of each kind a reply may not open (its tooltip says why); values without vowels.
+              { role: 'assistant', text: INERT_LINKS.map(([href], i) => `[${i}](<${href}>)`).join(' '), at: 3 },
             ],
           },
         ],
@@ -154,7 +171,8 @@ describe('localisation: the sidebar page under a pseudo-locale', function () {
           }),
           approvalView({ id: 'cs-2', taskId: 't-4', kind: 'command', command: '３', files: [], title: '３', reason: '４' }),
         ],
-        deadLetters: [{ id: 'd-1', sessionId: 'c-1', source: '５', attempts: 3, error: '６' }],
+        // A dead letter of every trigger source the core has, and one it may add later.
+        deadLetters: [...TRIGGER_SOURCES, '５'].map((source, i) => ({ id: `d-${i}`, sessionId: 'c-1', source, attempts: 3, error: '６' })),
         model: { provider: '７', model: DEMO_MODEL_ID, problem: '８' },
         restricted: true,
       },
@@ -213,6 +231,11 @@ describe('localisation: the sidebar page under a pseudo-locale', function () {
     ])
       assert.ok(text.includes(pseudo(message)), `${message} is on the page`);
     assert.ok(text.includes(pseudo(WEBVIEW_WORDS.stepsShow).replace('{0}', '7')), 'a folded block says how many steps it holds');
+    for (const key of ['pauseBudget', 'pauseModelError', 'pauseStopped'] as const)
+      assert.ok(text.includes(pseudo(WEBVIEW_WORDS[key])), `${key} is on the page`);
+    for (const [href, key, value] of INERT_LINKS) assert.ok(text.includes(pseudo(WEBVIEW_WORDS[key]).replace('{0}', value ?? '')), `${href} says ${key}`);
+    assert.equal(document.querySelectorAll('.dead-letter').length, TRIGGER_SOURCES.length + 1);
+    assert.ok(text.includes(pseudo(WEBVIEW_WORDS.triggerOther).replace('{0}', '５')), 'a source the page does not know shows as its code');
     assert.ok(text.includes(pseudo(WEBVIEW_WORDS.toolMcp).replace('{0}', '５').replace('{1}', '４')), 'a tool line, with its values');
   });
 });

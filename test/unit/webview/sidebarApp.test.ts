@@ -91,7 +91,7 @@ describe('webview: the sidebar page', function () {
     reply(requests('task.stop')[0]!, { result: null });
     page.onMessage({
       type: 'taskPatch',
-      task: taskView({ status: 'paused', paused: true, pauseReason: 'You stopped the task. Continue resumes it; Cancel ends it.' }),
+      task: taskView({ status: 'paused', paused: true, pauseReason: 'stopped' }),
     });
     await settled();
     assert.equal(block()!.getAttribute('data-state'), 'paused');

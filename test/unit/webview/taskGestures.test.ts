@@ -43,7 +43,7 @@ describe('webview: gestures on a task block', () => {
     // The host confirms: the step ends and the task pauses.
     state = run(state, { type: 'gestureDone', taskId: 't-1', requestId: 'g1' }).state;
     assert.ok(state.gestures['t-1']?.acked, 'done, but not yet shown by a patch: the block keeps showing it');
-    state = run(state, { type: 'taskPatch', task: taskView({ status: 'paused', paused: true, pauseReason: 'You stopped the task.', revertible: true }) }).state;
+    state = run(state, { type: 'taskPatch', task: taskView({ status: 'paused', paused: true, pauseReason: 'stopped', revertible: true }) }).state;
     assert.equal(state.gestures['t-1'], undefined);
     assert.equal(taskWord(state, 't-1'), 'paused');
     assert.deepEqual(offered(state), ['Continue', 'Cancel', 'Revert edits'], 'an edit of it was applied: it can be undone');

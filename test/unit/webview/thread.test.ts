@@ -303,7 +303,7 @@ describe('webview: a task block in the thread', function () {
     assert.equal(block.element.querySelector('.block-gesture')?.textContent, 'Stops after its current step.');
     (block.element.querySelector('.cancel-task') as HTMLElement).click();
     // An edit of it was applied (the host says `revertible`): Revert edits is offered while it is paused.
-    block.update(task({ status: 'paused', paused: true, pauseReason: 'You stopped the task. Continue resumes it; Cancel ends it.', revertible: true }), []);
+    block.update(task({ status: 'paused', paused: true, pauseReason: 'stopped', revertible: true }), []);
     assert.deepEqual(texts(block.element, '.block-buttons vscode-button'), ['Continue', 'Cancel', 'Revert edits', 'Details']);
     (block.element.querySelector('.cancel-task') as HTMLElement).click();
     assert.deepEqual(gestures, ['stop t-1', 'cancel t-1', 'cancel t-1']);
