@@ -84,6 +84,8 @@ export async function runCiFire(input: {
     run: input.run,
     ...(values.resume !== undefined ? { resume: values.resume } : {}),
     escalateStop,
+    // `--out` is how the fire knows it is the generated workflow's agent job (ciRun.ts inWorkflow).
+    inWorkflow: values.out !== undefined,
     // The account of a run cut short is in --out before the model is called (ciRun.ts).
     ...(values.out !== undefined
       ? { started: (m: ResultManifest) => writeRunOut(path.resolve(io.cwd, values.out!), JSON.parse(redactor.redact(JSON.stringify(m))) as unknown, '') }
@@ -192,8 +194,9 @@ async function reportFire(
   const check = checkReport(manifest, report, chore, onPullRequest);
   const refusedOutputs = report.refused.length;
   // The fire's record in the ledger the next fire counts (fireLedger.ts): every fire of a github
-  // chore that was a fire at all, stopped ones included (they count as no cost and no fire).
-  if (check && manifest.event) {
+  // chore that was a fire at all, stopped ones included (they count as no cost and no fire), and
+  // every fire of a cron chore (no event in its manifest, no item: the apply job runs only in the workflow).
+  if (check && (manifest.event || chore?.trigger.kind === 'cron')) {
     try {
       const stopped =
         manifest.skip === 'budget' || manifest.skip === 'gate' || manifest.skip === 'resume' || manifest.skip === 'loop' ? manifest.skip : undefined;

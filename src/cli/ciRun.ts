@@ -41,6 +41,12 @@ export interface CiRunInput {
   started?: (manifest: ResultManifest) => void;
   /** The paused run's store to continue (`--resume`, ciResume.ts): the event must be a `/tasklane continue`. */
   resume?: string;
+  /**
+   * The fire is the generated workflow's agent job (`--out`, which its run step always passes): a
+   * cron chore then reads the fire ledger as a github chore does. Without it a cron chore is run by
+   * hand (no workflow, no gate token) and counts no earlier fires, as before.
+   */
+  inWorkflow?: boolean;
   /** Runs the (possibly narrowed) chore through the engine: runChoreOnce. */
   run: (chore: ChoreDefinition) => Promise<{ result: CliRunResult; patch: string; output?: Record<string, unknown>; trace: ChoreStep[] }>;
 }
@@ -125,9 +131,21 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     const facts = await readFireFacts(event, item, gateApi);
     narrowed = ciChore(chore, event, item!, base.tainted, stop.costLeftToday, facts);
   }
+  // A cron chore in the workflow holds to the budgets across fires (its record has no item), read
+  // before any model call and failing closed like a github chore's; the run's cost cap is what
+  // the day's cap left.
+  const cronOnCi = chore.trigger.kind === 'cron' && input.inWorkflow === true;
+  if (cronOnCi) {
+    const stop = await crossFireBudget(chore, null, env, input.now());
+    if (stop.stop) {
+      if (stop.firstStop && chore.escalate) await input.escalateStop?.(chore, stop.stop);
+      return skip('budget', stop.stop);
+    }
+    narrowed = { ...chore, budget: budgetToday(chore, stop.costLeftToday) };
+  }
   // A cron chore on CI is told the outputs it may propose too (it has no event to describe).
-  if (!event && chore.outputs) narrowed = { ...chore, prompt: `${chore.prompt.trim()}\n\n${outputsInstruction(chore.outputs)}` };
-  if (event) input.started?.(unfinishedManifest(base, narrowed));
+  if (!event && chore.outputs) narrowed = { ...narrowed, prompt: `${chore.prompt.trim()}\n\n${outputsInstruction(chore.outputs)}` };
+  if (event || cronOnCi) input.started?.(unfinishedManifest(base, narrowed));
   const { result, patch, output, trace } = await input.run(narrowed);
   const outputs = proposedOutputs(output);
   const manifest: ResultManifest = {
@@ -229,8 +247,13 @@ export function ciChore(
     prompt,
     actionSets: tainted ? chore.actionSets.filter((s) => s !== 'commands' && !s.startsWith('mcp:')) : chore.actionSets,
     ...(chore.outputs ? { outputs: chore.outputs } : {}),
-    budget: costLeftToday !== undefined ? { ...chore.budget, maxCostUsd: Math.max(0, Math.min(chore.budget.maxCostUsd, costLeftToday)) } : chore.budget,
+    budget: budgetToday(chore, costLeftToday),
   };
+}
+
+/** The fire's budget: its cost cap lowered to what the day's cap across fires left, when it is lower. */
+function budgetToday(chore: ChoreDefinition, costLeftToday: number | undefined): ChoreDefinition['budget'] {
+  return costLeftToday !== undefined ? { ...chore.budget, maxCostUsd: Math.max(0, Math.min(chore.budget.maxCostUsd, costLeftToday)) } : chore.budget;
 }
 
 async function crossFireBudget(

@@ -22,15 +22,20 @@ export interface FireRecord {
 }
 
 /**
- * The day cap of a github chore that sets none: VS Code caps all chores of a workspace at $5 a day
+ * The day cap of a CI chore (github or cron) that sets none: VS Code caps all chores of a workspace at $5 a day
  * by default (the user setting `tasklane.chores.maxCostUsdPerDay`); CI has no user settings, so
  * each chore gets that cap on its own, as gh-aw gives each workflow a daily default.
  */
 export const DEFAULT_CI_COST_USD_PER_DAY = 5;
 
-/** Whether a fire reads the ledger first: every github chore does (the default day cap at least). */
+/**
+ * Whether a fire on CI reads the ledger first: every chore the generated workflow runs does (the
+ * default day cap at least), a github chore and a cron chore alike: the workflow schedules a cron
+ * chore and *Run workflow* dispatches it, so it spends on CI as often as a person clicks. A cron
+ * chore run by hand outside the workflow (`chores run` without `--out`) has no ledger (ciRun.ts).
+ */
 export function readsEarlierFires(chore: Pick<ChoreDefinition, 'trigger'>): boolean {
-  return chore.trigger.kind === 'github';
+  return chore.trigger.kind === 'github' || chore.trigger.kind === 'cron';
 }
 
 /** The day cap a CI fire holds to, and whether it is the default. */

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../src/cli/main';
+import { ledgerCheckName, ledgerExternalId } from '../../src/cli/fireLedger';
 import type { ResultManifest } from '../../src/cli/resultManifest';
 import { appendChore } from '../../src/core/chores/choreSerialize';
 import { ciChoreTemplates } from '../../src/core/chores/templates';
@@ -139,6 +140,21 @@ export const fixRequest = (): Obj => {
   comment.sender.login = 'Codertocat';
   return comment;
 };
+
+/** `count` earlier fires of `chore` today in the fake's ledger, as the apply job records them (fireLedger.ts), newest last. */
+export function seedLedger(github: FakeGithub, chore: string, count: number, costUsd: number, item: string | null = null, firstId = 10_000): void {
+  for (let i = 0; i < count; i++)
+    github.checkRuns.push({
+      id: firstId + i,
+      name: ledgerCheckName(chore),
+      head_sha: headSha, // the fake's default branch has one commit: its first
+      conclusion: 'neutral',
+      started_at: new Date().toISOString(),
+      output: { title: 'Fire', summary: '' },
+      external_id: ledgerExternalId({ chore, item, costUsd, at: new Date(Date.now() - (count - i) * 60_000).toISOString() }),
+      app: { slug: 'github-actions' },
+    });
+}
 
 export const end = (output: Obj): ScriptStep => ({ toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done', output } }] });
 

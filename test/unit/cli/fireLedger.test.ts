@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { ledgerCheckName, ledgerExternalId } from '../../../src/cli/fireLedger';
-import { ciFireSuite, end, headSha } from '../../support/ciFireHarness';
+import { ledgerCheckName } from '../../../src/cli/fireLedger';
+import { ciFireSuite, end, seedLedger } from '../../support/ciFireHarness';
 
 /**
  * The fire ledger (fireLedger.ts) end to end: what the next fire counts is what the apply job
@@ -12,20 +12,7 @@ describe('cli: the fire ledger the budgets across fires count', function () {
   const h = ciFireSuite();
   const { fire, issueOpened } = h;
 
-  /** `count` earlier fires of `chore` today, as the apply job records them, newest last. */
-  const seed = (chore: string, count: number, costUsd: number, item: string | null = null) => {
-    for (let i = 0; i < count; i++)
-      h.github.checkRuns.push({
-        id: 10_000 + i,
-        name: ledgerCheckName(chore),
-        head_sha: headSha, // the fake's default branch has one commit: its first
-        conclusion: 'neutral',
-        started_at: new Date().toISOString(),
-        output: { title: 'Fire', summary: '' },
-        external_id: ledgerExternalId({ chore, item, costUsd, at: new Date(Date.now() - (count - i) * 60_000).toISOString() }),
-        app: { slug: 'github-actions' },
-      });
-  };
+  const seed = (chore: string, count: number, costUsd: number) => seedLedger(h.github, chore, count, costUsd);
 
   it('counts 50 earlier fires listed across three pages, and stops before the model', async () => {
     // 50 × $0.004 = $0.20, the chore's day cap; the first page alone (20) would be $0.08.

@@ -38,8 +38,8 @@ describe('cli: the generated GitHub workflow', () => {
     assert.deepEqual(workflow.permissions, {});
     const agents = Object.keys(workflow.jobs).filter((id) => id.startsWith('chore-'));
     assert.equal(agents.length, 10);
-    // A github chore's agent job reads the fire ledger (check runs) for its budgets across fires; a
-    // cron chore on CI keeps no such budget. What a fire is told for its purpose (fireFacts.ts) adds
+    // Every agent job reads the fire ledger (check runs) for its budgets across fires, a cron
+    // chore's too (the workflow schedules it and Run workflow dispatches it). What a fire is told for its purpose (fireFacts.ts) adds
     // read scopes: a pull request's files, a failed run's jobs and logs.
     // A chore whose paused runs are continued (issues, issue_comment on a comment; schedule and
     // workflow_dispatch on Run workflow: ciResume.ts `continueGesture`) downloads the paused run's
@@ -54,8 +54,7 @@ describe('cli: the generated GitHub workflow', () => {
       'chore-on-review': { 'pull-requests': 'read' },
       'chore-fix-build': { actions: 'read', 'pull-requests': 'read' },
     };
-    for (const id of agents)
-      assert.deepEqual(workflow.jobs[id]?.permissions, id === 'chore-nightly' ? { contents: 'read' } : { checks: 'read', contents: 'read', ...told[id] }, id);
+    for (const id of agents) assert.deepEqual(workflow.jobs[id]?.permissions, { checks: 'read', contents: 'read', ...told[id] }, id);
     const apply = (id: string) => workflow.jobs[`apply-${id}`]?.permissions;
     assert.deepEqual(apply('nightly'), { checks: 'write', contents: 'read' });
     assert.deepEqual(apply('triage'), { checks: 'write', contents: 'read', issues: 'write' });
@@ -77,7 +76,7 @@ describe('cli: the generated GitHub workflow', () => {
         assert.equal(step.with?.['persist-credentials'], false, `${id}: ${JSON.stringify(step)}`);
       if (!id.startsWith('chore-')) continue;
       // The job's own read-only token reaches one place: the hand-over step's TASKLANE_GATE_TOKEN,
-      // for the actor gate of an event chore and the fire ledger of every github chore (a cron chore has neither).
+      // for the actor gate of an event chore and the fire ledger of every chore (a cron chore's too).
       const { steps, ...rest } = job;
       assert.doesNotMatch(JSON.stringify(rest), /GITHUB_TOKEN|github\.token|GH_TOKEN/, id);
       for (const step of steps) {
@@ -100,8 +99,8 @@ describe('cli: the generated GitHub workflow', () => {
       }
       assert.equal(
         steps.some((s) => (s as { env?: Record<string, string> }).env?.TASKLANE_GATE_TOKEN !== undefined),
-        id !== 'chore-nightly',
-        `${id}: only github chores get the gate token`,
+        true,
+        `${id}: every chore gets the gate token for its ledger`,
       );
       const applyJob = workflow.jobs[id.replace(/^chore-/, 'apply-')];
       assert.equal(applyJob?.needs, id);
@@ -175,7 +174,7 @@ describe('cli: the generated GitHub workflow', () => {
       if (run?.env) assert.deepEqual(run.env, { RESUME_STORE: "${{ steps.paused.outputs.run && 'tasklane-resume/store' || '' }}" }, id);
     }
     const handOver = (id: string) => workflow.jobs[`chore-${id}`]?.steps.find((s) => s.name === 'Hand the keys to Tasklane');
-    assert.deepEqual(Object.keys(handOver('nightly')?.env ?? {}), ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_SECRET_TEAM_SLACK']);
+    assert.deepEqual(Object.keys(handOver('nightly')?.env ?? {}), ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_SECRET_TEAM_SLACK', 'TASKLANE_GATE_TOKEN']);
     assert.deepEqual(Object.keys(handOver('fork-review')?.env ?? {}), ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_GATE_TOKEN']);
   });
 
