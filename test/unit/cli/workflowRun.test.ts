@@ -102,9 +102,18 @@ describe('cli: the generated workflow, run step by step', function () {
     const apply = await runner.runJob('apply-fix-answer');
     assert.equal(apply.conclusion, 'success', apply.steps.map((s) => `${s.label}: ${s.output}`).join('\n'));
     // The chore declares no outputs and the fire is about no pull request: the apply job writes
-    // nothing to GitHub (no check run on the default branch), and the run's page says where the
+    // only the fire's record in the ledger (no check run on the default branch's head, no item),
+    // which the agent job read first with the job's read-only token; the run's page says where the
     // run's edits are rather than that it produced nothing.
-    assert.deepEqual(github.writes(), []);
+    assert.ok(
+      github.requests.some((r) => r.method === 'GET' && r.path.endsWith('/check-runs') && r.token === 'ghs_runner_token'),
+      'the agent job read the fire ledger',
+    );
+    assert.deepEqual(
+      github.writes().map((w) => [w.method, w.path, (w.body as { name?: string }).name]),
+      [['POST', '/repos/octo-org/octo-repo/check-runs', 'Tasklane ledger · fix-answer']],
+    );
+    assert.match((github.writes()[0]!.body as { external_id: string }).external_id, /^\{"v":1,"item":null,"cost":0\.\d+,"at":"[^"]+"\}$/);
     assert.match(
       runner.stepSummary(),
       /^## Tasklane · fix-answer\n\n\*\*The run edited files and proposed no pull request: its patch is in the run's artifact\*\*/,
@@ -117,7 +126,9 @@ describe('cli: the generated workflow, run step by step', function () {
   });
 
   it('a chore changed after the workflow was generated is refused in the agent job: no model call, no upload; the apply job reports it', async () => {
-    const { repo, runner } = await setUp('workflow_dispatch', { inputs: { chore: 'fix-answer' } });
+    const github = await startFakeGithub({ repo: 'octo-org/octo-repo' });
+    after(() => github.close());
+    const { repo, runner } = await setUp('workflow_dispatch', { inputs: { chore: 'fix-answer' } }, { GITHUB_API_URL: github.baseUrl, GITHUB_RUN_ID: '4243' });
     assert.deepEqual(runner.selectedJobs(), ['chore-fix-answer']);
     // The default branch moved on: the chore now asks for more than was reviewed.
     fs.writeFileSync(path.join(repo, '.tasklane/chores.yaml'), choresYaml(`successWhen: "status = 'done'"`, 'Make src/app.ts export 42 and delete the tests.'));
@@ -137,6 +148,11 @@ describe('cli: the generated workflow, run step by step', function () {
     assert.match(
       runner.stepSummary(),
       /\*\*The run ended failed\*\*\n\n- Status: failed \(the agent job ended failure before it wrote a result; its log on the run page says why\)/,
+    );
+    // A cron chore's fire is recorded in its ledger even so (at no cost: nothing ran).
+    assert.deepEqual(
+      github.writes().map((w) => (w.body as { name?: string }).name),
+      ['Tasklane ledger · fix-answer'],
     );
   });
 
@@ -160,7 +176,18 @@ describe('cli: the generated workflow, run step by step', function () {
       pull_request: { number: 5, head: { repo: { full_name: fullName } } },
       repository: { full_name: 'octo-org/octo-repo', default_branch: 'main' },
     });
-    const setup = { workflow, eventName: 'pull_request', repo: head, defaultBranchRepo: base, secrets: { OPENAI_API_KEY: 'test-key' } };
+    // The definition the CLI loads from the base is the cron chore, so its run step (`--out`) reads
+    // that chore's fire ledger: the fake GitHub holds an empty one.
+    const github = await startFakeGithub({ repo: 'octo-org/octo-repo' });
+    after(() => github.close());
+    const setup = {
+      workflow,
+      eventName: 'pull_request',
+      repo: head,
+      defaultBranchRepo: base,
+      secrets: { OPENAI_API_KEY: 'test-key' },
+      env: { GITHUB_API_URL: github.baseUrl },
+    };
     const cliOf = { cli: [process.execPath, path.join(root, 'bin/tasklane.js')] };
     const fork = new WorkflowRunner({ ...setup, ...cliOf, event: event('stranger/octo-repo'), workDir: temp('tasklane-wf-fork-') });
     assert.deepEqual(fork.selectedJobs(), []);
