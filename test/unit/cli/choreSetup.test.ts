@@ -12,6 +12,7 @@ import { toChoreReview } from '../../../src/host/chores/choreViews';
 import { actionlintLines } from '../../support/actionlint';
 import { choresYaml, cli, makeRepo, modelServerSuite, root, TEST_CLI } from '../../support/ciRepo';
 import { auditWorkflow } from '../../support/workflowAudits';
+import { startFakeGithub } from '../../fakes/githubApi';
 import { WorkflowRunner } from '../../support/workflowRunner';
 import type { Workflow } from '../../support/workflowRunner';
 
@@ -101,6 +102,8 @@ describe('cli: a chore declares setup: steps its agent job runs first', function
       TASKLANE_MODEL_ID: 'gpt-5-mini',
     });
     assert.equal(generated.code, 0, generated.err);
+    const github = await startFakeGithub({ repo: 'octo-org/octo-repo' });
+    after(() => github.close());
     const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-wf-setup-'));
     dirs.push(workDir);
     const runner = new WorkflowRunner({
@@ -111,6 +114,8 @@ describe('cli: a chore declares setup: steps its agent job runs first', function
       workDir,
       secrets: { OPENAI_API_KEY: 'test-key', ANTHROPIC_API_KEY: '' },
       cli: [process.execPath, path.join(root, 'bin/tasklane.js')],
+      // The cron chore's run step reads its fire ledger first (fireBudget.ts): an empty one.
+      env: { GITHUB_API_URL: github.baseUrl },
     });
     const { server } = suite;
     server.reset();

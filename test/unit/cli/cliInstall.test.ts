@@ -22,6 +22,8 @@ import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { choresYaml, CLI_VERSION, makeRepo, root } from '../../support/ciRepo';
 import { WorkflowRunner } from '../../support/workflowRunner';
+import { startFakeGithub } from '../../fakes/githubApi';
+import type { FakeGithub } from '../../fakes/githubApi';
 
 const run = promisify(execFile);
 const edit = { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/app.ts', edits: [{ oldText: 'answer = 41', newText: 'answer = 42' }] } }] };
@@ -31,6 +33,7 @@ describe('cli: the released CLI, installed by content from the workflow it gener
   this.timeout(180_000);
   let server: ModelServer;
   let host: http.Server;
+  let github: FakeGithub;
   let base = '';
   const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-cli-release-'));
   const cliRoot = path.join(temp, 'cli');
@@ -48,6 +51,7 @@ describe('cli: the released CLI, installed by content from the workflow it gener
   };
 
   before(async () => {
+    github = await startFakeGithub({ repo: 'octo-org/octo-repo' });
     server = await startModelServer();
     // The CLI as the build makes it (esbuild.js's own options), laid out as its release asset.
     const { cli } = createRequire(__filename)(path.join(root, 'esbuild.js')) as { cli: BuildOptions };
@@ -92,6 +96,7 @@ describe('cli: the released CLI, installed by content from the workflow it gener
     workflow = generated.stdout;
   });
   after(async () => {
+    await github.close();
     await server.close();
     await new Promise<void>((resolve) => host.close(() => resolve()));
     fs.rmSync(temp, { recursive: true, force: true });
@@ -110,6 +115,8 @@ describe('cli: the released CLI, installed by content from the workflow it gener
       // The checkout's CLI is not available: only what the install step put on PATH can answer.
       cli: ['false'],
       installCli: 'run',
+      // The cron chore's run step reads its fire ledger first (fireBudget.ts): an empty one.
+      env: { GITHUB_API_URL: github.baseUrl },
     });
 
   it('the workflow pins the content digest of the CLI that generated it, and its install step runs that CLI', async () => {

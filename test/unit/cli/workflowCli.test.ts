@@ -7,6 +7,7 @@ import { choreDefinitionHash } from '../../../src/core/consent/definitionHash';
 import { startModelServer } from '../../fixtures/modelServer';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { choresYaml, cli, CLI_VERSION, makeRepo, root, TEST_CLI_DIGEST } from '../../support/ciRepo';
+import { startFakeGithub } from '../../fakes/githubApi';
 
 const end = { toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'done', output: {} } }] };
 const edit = { toolCalls: [{ name: 'replace_in_file', arguments: { path: 'src/app.ts', edits: [{ oldText: 'answer = 41', newText: 'answer = 42' }] } }] };
@@ -178,7 +179,14 @@ describe('cli: ci github, ci verify, run --expect-hash / --chores-from / --out',
     const out = path.join(head, '..', `${path.basename(head)}-out`);
     dirs.push(out);
     server.script([edit, end]);
-    const result = await cli(['chores', 'run', 'fix-answer', '--workspace', head, '--chores-from', base, '--expect-hash', hash, '--out', out], model());
+    // `--out` is the workflow's agent job: the cron chore reads its fire ledger first (an empty one).
+    const github = await startFakeGithub({ repo: 'octo-org/octo-repo' });
+    after(() => github.close());
+    const ledger = { TASKLANE_GATE_TOKEN: 'gate-token', GITHUB_REPOSITORY: 'octo-org/octo-repo', GITHUB_API_URL: github.baseUrl };
+    const result = await cli(['chores', 'run', 'fix-answer', '--workspace', head, '--chores-from', base, '--expect-hash', hash, '--out', out], {
+      ...model(),
+      ...ledger,
+    });
     assert.equal(result.code, 0, result.err);
     const sent = JSON.stringify(server.requests[0]?.body);
     assert.match(sent, /BASE-PROMPT/);
