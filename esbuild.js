@@ -73,6 +73,7 @@ const LAZY = {
 const LAZY_REQUIRE = {
   jsonata: 'jsonata',
   croner: 'croner',
+  re2js: 're2js',
 };
 
 const specifierFilter = (specifiers) => new RegExp(`^(${specifiers.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);

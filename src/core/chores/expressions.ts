@@ -1,5 +1,6 @@
 import type Jsonata from 'jsonata';
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { re2 } from '../re2';
 
 /**
  * JSONata in chores: `successWhen` over a run's final output, and a task trigger's `when` over
@@ -75,7 +76,7 @@ class Re2RegexEngine {
   constructor(source: RegExp | string, flags?: string) {
     const text = typeof source === 'string' ? source : source.source;
     const allFlags = `${typeof source === 'string' ? '' : source.flags}${flags ?? ''}`;
-    this.pattern = RE2JS.compile(text, (allFlags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | (allFlags.includes('m') ? RE2JS.MULTILINE : 0));
+    this.pattern = re2().compile(text, (allFlags.includes('i') ? re2().CASE_INSENSITIVE : 0) | (allFlags.includes('m') ? re2().MULTILINE : 0));
   }
 
   exec(input: string): (string[] & { index: number; input: string }) | null {
@@ -229,7 +230,7 @@ export function compileExpression(source: string): CompiledExpression {
     const expression = jsonata(source, { ...JSONATA_LIMITS, RegexEngine: Re2RegexEngine as unknown as RegExpConstructor });
     for (const regex of regexSources(expression.ast())) {
       try {
-        RE2JS.compile(regex.source);
+        re2().compile(regex.source);
       } catch (error) {
         throw Object.assign(
           new Error(

@@ -5,7 +5,8 @@
  * Patterns RE2 does not support (lookahead, backreferences) are refused with a message saying
  * so, rather than falling back to a backtracking engine.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { re2 } from '../../re2';
 
 /** Longest pattern accepted; longer ones are refused (they are not searches a model needs). */
 export const MAX_PATTERN_CHARS = 1000;
@@ -19,7 +20,7 @@ export function compileSearchPattern(query: string, isRegex: boolean): LineMatch
   if (!isRegex) return (line) => line.includes(query);
   let pattern: RE2JS;
   try {
-    pattern = RE2JS.compile(query);
+    pattern = re2().compile(query);
   } catch (error) {
     throw new Error(
       `The regex ${JSON.stringify(query)} cannot be used (${(error as Error).message}). search_text uses RE2 syntax, which has no lookaround or backreferences; simplify the pattern or search for literal text with isRegex false.`,
@@ -80,13 +81,13 @@ export function compileGlob(
         i = end;
       }
     } else {
-      re += RE2JS.quote(c);
+      re += re2().quote(c);
     }
   }
   if (braces > 0) throw new Error(`The include glob ${glob} has an unclosed {; close it or leave it out.`);
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(`^${anyDepth ? '(?:.*/)?' : ''}${re}$`, options.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0);
+    compiled = re2().compile(`^${anyDepth ? '(?:.*/)?' : ''}${re}$`, options.caseInsensitive ? re2().CASE_INSENSITIVE : 0);
   } catch (error) {
     throw new Error(`The include glob ${glob} is not valid (${(error as Error).message}); use a glob such as src/**/*.ts.`, { cause: error });
   }
