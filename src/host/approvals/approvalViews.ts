@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
 import type { ChangeSet } from '../../core/approval/changes/changeSet';
-import { classifyChangeSet, describeOutcome } from '../../core/approval/changes/changeSetReview';
+import { classifyChangeSet, NO_REJECT_REASON } from '../../core/approval/changes/changeSetReview';
 import type { EditPolicyOptions } from '../../core/approval/paths/sensitivePaths';
 import { sensitiveWhy } from '../../core/approval/paths/sensitivePaths';
 import { approvalReasonsWords, sensitiveWords } from '../../shared/approvalReasons';
+import { changeOutcomeWords } from '../../shared/changeOutcomeWords';
 import type { ApprovalView } from '../../shared/approvalProtocol';
 
 /**
@@ -41,8 +42,17 @@ export function toEditApprovalView(changeSet: ChangeSet, choreId: string | undef
       ? asks.length
         ? { reason: vscode.l10n.t('Asks because: {0}', approvalReasonsWords(asks, vscode.l10n)) }
         : {}
-      : { reason: describeOutcome(changeSet) }),
+      : { reason: outcome(changeSet) }),
     ...(choreId ? { choreId } : {}),
     createdAt: changeSet.createdAt,
   };
+}
+
+/**
+ * A decided set's outcome in the person's language. A rejection without a reason carries the
+ * core's English for the model (NO_REJECT_REASON); the card says "no reason given" instead.
+ */
+function outcome(changeSet: ChangeSet): string {
+  const { reason, ...rest } = changeSet;
+  return changeOutcomeWords(reason === undefined || reason === NO_REJECT_REASON ? rest : { ...rest, reason }, vscode.l10n);
 }
