@@ -113,24 +113,38 @@ export function registerApprovalCommands(ready: Promise<readonly ApprovalOwner[]
 /** What an approval would run or change, in full, for the confirmation (invisible characters shown). */
 export function approvalDetail(view: ApprovalView): string {
   const lines = [
-    ...(view.command !== undefined ? [`Runs: ${showInvisible(view.command)}`] : []),
+    ...(view.command !== undefined ? [vscode.l10n.t('Runs: {0}', showInvisible(view.command))] : []),
     ...(view.files.length
       ? [
-          'Changes:',
-          ...view.files.map(
-            (f) =>
-              `  ${f.kind} ${showInvisible(f.path)}${f.newPath ? ` → ${showInvisible(f.newPath)}` : ''} (+${f.added} −${f.removed})${f.sensitive ? `: ${f.sensitive}` : ''}${f.decision === 'reject' ? ' (left out)' : ''}`,
-          ),
-          'Open the diff from the card in the Tasklane sidebar to read each change.',
+          vscode.l10n.t('Changes:'),
+          ...view.files.map((f) => {
+            const what = `${showInvisible(f.path)}${f.newPath ? ` → ${showInvisible(f.newPath)}` : ''} (+${f.added} −${f.removed})${f.sensitive ? `: ${f.sensitive}` : ''}`;
+            return `  ${fileLine(f.kind, what)}${f.decision === 'reject' ? ` ${vscode.l10n.t('(left out)')}` : ''}`;
+          }),
+          vscode.l10n.t('Open the diff from the card in the Tasklane sidebar to read each change.'),
         ]
       : []),
-    ...(view.reason ? [`Why it asks: ${showInvisible(view.reason)}`] : []),
-    ...(view.choreId ? [`Proposed by the chore ${view.choreId}.`] : []),
+    ...(view.reason ? [vscode.l10n.t('Why it asks: {0}', showInvisible(view.reason))] : []),
+    ...(view.choreId ? [vscode.l10n.t('Proposed by the chore {0}.', view.choreId)] : []),
   ];
   return lines.join('\n');
 }
 
+/** One file's line of the detail: each kind of change its own message, so none is a bare English verb. */
+function fileLine(kind: ApprovalView['files'][number]['kind'], what: string): string {
+  switch (kind) {
+    case 'create':
+      return vscode.l10n.t('create {0}', what);
+    case 'modify':
+      return vscode.l10n.t('modify {0}', what);
+    case 'delete':
+      return vscode.l10n.t('delete {0}', what);
+    case 'rename':
+      return vscode.l10n.t('rename {0}', what);
+  }
+}
+
 /** Asks the person to approve `view` (a pending change set, command, task or MCP call). */
 export function confirmApproval(dialogs: ConsentDialogs, view: ApprovalView): Promise<boolean> {
-  return dialogs.confirm(`Approve: ${showInvisible(view.title)}?`, approvalDetail(view), 'Approve', `approval-${view.id}`);
+  return dialogs.confirm(vscode.l10n.t('Approve: {0}?', showInvisible(view.title)), approvalDetail(view), vscode.l10n.t('Approve'), `approval-${view.id}`);
 }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { CommandApproval, CommandResult } from '../../core/approval/commands/commandApproval';
 import type { CommandRunner, CommandService } from '../../core/approval/commands/commandService';
 import type { ApprovalHostMessage, ApprovalView, ApprovalWebviewMessage } from '../../shared/approvalProtocol';
+import { approvalReasonWords } from '../../shared/approvalReasons';
 import type { TasklaneSettings } from '../settings';
 import { confirmApproval } from '../approvals/approvalCommands';
 import type { ConsentDialogs } from '../consentDialog';
@@ -23,7 +24,6 @@ export function toCommandApprovalView(approval: CommandApproval): ApprovalView {
     taskId: approval.taskId,
     sessionId: approval.sessionId,
     kind: approval.kind,
-    // The policy's reason stays the core's English (docs/ARCHITECTURE.md "Words and languages").
     title:
       approval.kind === 'task'
         ? vscode.l10n.t('Run the VS Code task “{0}”?', approval.command)
@@ -35,7 +35,14 @@ export function toCommandApprovalView(approval: CommandApproval): ApprovalView {
     status: approval.status,
     files: [],
     command: approval.kind === 'mcp' ? `${approval.command} ${approval.input ?? '{}'}` : approval.command,
-    reason: approval.status === 'running' ? vscode.l10n.t('Running… (see its terminal)') : approval.reason,
+    // The policy's reason as its code says it in the person's language; a row stored before codes
+    // existed has only the core's English.
+    reason:
+      approval.status === 'running'
+        ? vscode.l10n.t('Running… (see its terminal)')
+        : approval.why
+          ? approvalReasonWords(approval.why, vscode.l10n)
+          : approval.reason,
     createdAt: approval.createdAt,
   };
 }

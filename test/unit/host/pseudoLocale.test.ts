@@ -21,9 +21,9 @@ import type { SidebarRuntime } from '../../../src/host/sidebarBackend';
 import type { ModelProvider } from '../../../src/host/modelProvider';
 import { toEditApprovalView } from '../../../src/host/approvals/approvalViews';
 import { toCommandApprovalView } from '../../../src/host/execution/commandHost';
-import type { ChangeSet } from '../../../src/core/approval/changes/changeSet';
 import type { CommandApproval } from '../../../src/core/approval/commands/commandApproval';
 import { englishLeft, pseudo } from '../../support/pseudoLocale';
+import { commandApproval, pendingChangeSet } from '../support/approvalFixtures';
 
 // Issue 42: under a pseudo-locale (every message of l10n/bundle.l10n.json accented and bracketed,
 // as a translation would replace it), the status bar, its hover, the Chores view's rows and the
@@ -236,30 +236,9 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
   });
 
   it("an approval card's title and the frame of its reason, for edits and each kind of command", () => {
-    const file = { path: '１/２', kind: 'modify' as const, added: 1, removed: 1, beforeHash: 'h', afterHash: 'h' };
-    const set = (files: number) =>
-      ({
-        id: 'cs-1',
-        taskId: 't-1',
-        sessionId: 's-1',
-        createdAt: 1,
-        status: 'pending',
-        files: Array.from({ length: files }, () => file),
-      }) as unknown as ChangeSet;
-    const command = (patch: Partial<CommandApproval>) =>
-      toCommandApprovalView({
-        id: 'a-1',
-        taskId: 't-1',
-        sessionId: 's-1',
-        kind: 'command',
-        command: '１',
-        reason: '２',
-        timeoutMs: 1,
-        status: 'pending',
-        createdAt: 1,
-        ...patch,
-      });
-    // The policy's own reasons are the core's English (not covered yet): these paths and settings give none.
+    const set = (files: number) => pendingChangeSet(Array.from({ length: files }, () => '１/２'));
+    const command = (patch: Partial<CommandApproval>) => toCommandApprovalView(commandApproval(patch));
+    // These paths and settings give no policy reason; approvalReasonsPseudo.test.ts shows each of those.
     const views = [
       toEditApprovalView(set(1), '７', { autoApproveEdits: true }),
       toEditApprovalView(set(2), undefined, { autoApproveEdits: true }),

@@ -4,6 +4,7 @@ import { EditError, toFileChange } from './proposeChangeSet';
 import { classifyEdits } from '../paths/sensitivePaths';
 import type { EditClassification, EditPolicyOptions } from '../paths/sensitivePaths';
 import type { WorkspaceReader } from '../../ports';
+import { changeOutcomeWords } from '../../../shared/changeOutcomeWords';
 
 /**
  * What happens to a proposed change set between the proposal and the disk: per-file decisions,
@@ -131,30 +132,13 @@ export function classifyChangeSet(changeSet: ChangeSet, options: EditPolicyOptio
   );
 }
 
-/** A one-paragraph account of a decided set, written for the task that proposed it. */
+/**
+ * A one-paragraph account of a decided set, written for the task that proposed it: English on
+ * purpose (the model reads it). The card words the same account in the person's language from the
+ * same function (src/shared/changeOutcomeWords.ts).
+ */
 export function describeOutcome(changeSet: ChangeSet): string {
-  const outcome = describeDecision(changeSet);
-  return changeSet.problems ? `${outcome}\n${changeSet.problems}` : outcome;
-}
-
-function describeDecision(changeSet: ChangeSet): string {
-  const name = (f: FileChange): string => (f.kind === 'rename' ? `${f.path} → ${f.newPath}` : f.path);
-  const applied = filesToApply(changeSet).map(name);
-  const rejected = changeSet.files.filter((f) => f.decision === 'reject').map(name);
-  switch (changeSet.status) {
-    case 'applied':
-      return `The change was approved and applied: ${applied.join(', ')}.`;
-    case 'partially_applied':
-      return `The change was partly approved. Applied: ${applied.join(', ')}. Rejected by the user: ${rejected.join(', ')}.`;
-    case 'rejected':
-      return `The change was rejected: ${changeSet.reason ?? 'no reason given'}. Nothing was written.`;
-    case 'stale':
-      return `The change was not applied: ${changeSet.reason ?? 'files changed on disk'}.`;
-    case 'reverted':
-      return `The change was applied, then reverted by the user: ${applied.join(', ')} are back as they were before it.`;
-    default:
-      return `The change is ${changeSet.status}; wait for the user's decision.`;
-  }
+  return changeOutcomeWords(changeSet);
 }
 
 function findFile(changeSet: ChangeSet, path: string): number {

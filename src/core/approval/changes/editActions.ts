@@ -23,7 +23,9 @@ import type { WorkspaceRoot } from '../paths/workspaceRoots';
 import { EditError, proposeChangeSet } from './proposeChangeSet';
 import { renameSymbolAction } from './renameSymbol';
 import type { CodeLocation, FileRename } from '../../codeIntel/codeIntelPort';
-import { classifyResolvedEdit } from '../paths/sensitivePaths';
+import { classifyResolvedEdit, uniqueReasons } from '../paths/sensitivePaths';
+import { approvalReasonsWords } from '../../../shared/approvalReasons';
+import type { ApprovalReason } from '../../../shared/approvalReasons';
 import type { EditClassification, EditPolicyOptions } from '../paths/sensitivePaths';
 
 /** What the edit actions need; the host builds it once. */
@@ -64,7 +66,7 @@ interface TurnBatch {
   createdAt: number;
   operations: EditOperation[];
   /** Why the set asks (sensitive aliases, chore runs), gathered over its edits. */
-  askReasons: string[];
+  askReasons: ApprovalReason[];
 }
 
 /** One line per file, for the wait notice and the model. */
@@ -115,9 +117,9 @@ export function createEditActions(deps: EditActionDeps): ActionDef[] {
       }
       guardedOps.push(guarded);
     }
-    const reasons = targets.map((t) => classifyResolvedEdit(t, policy)).flatMap((c) => (c.decision === 'ask' ? [c.reason] : []));
+    const reasons = targets.map((t) => classifyResolvedEdit(t, policy)).flatMap((c) => (c.decision === 'ask' ? c.reasons : []));
     const chore = deps.taskChore(ctx.taskId) !== undefined;
-    if (chore) reasons.push('a chore run never writes to the workspace unattended; its edits wait for review');
+    if (chore) reasons.push({ code: 'choreRun' });
 
     let batch = batches.get(ctx.turn);
     let changeSet = await build(batch, guardedOps, ctx);
@@ -215,7 +217,7 @@ export function createEditActions(deps: EditActionDeps): ActionDef[] {
   return actions;
 }
 
-function merge(base: EditClassification, extra: readonly string[]): EditClassification {
-  const reasons = [...new Set([...(base.decision === 'ask' ? base.reason.split('; ') : []), ...extra])];
-  return reasons.length === 0 ? { decision: 'auto' } : { decision: 'ask', reason: reasons.join('; ') };
+function merge(base: EditClassification, extra: readonly ApprovalReason[]): EditClassification {
+  const reasons = uniqueReasons([...(base.decision === 'ask' ? base.reasons : []), ...extra]);
+  return reasons.length === 0 ? { decision: 'auto' } : { decision: 'ask', reason: approvalReasonsWords(reasons), reasons };
 }

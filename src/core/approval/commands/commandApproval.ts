@@ -6,6 +6,8 @@
  */
 import * as z from 'zod/v4';
 import type { Clock } from '../../ports';
+import { SHELL_CONSTRUCT_IDS } from '../../../shared/approvalReasons';
+import type { ApprovalReason } from '../../../shared/approvalReasons';
 import { decodeRow, decodeRows } from '../../store/decodeRow';
 import type { DurableRowError } from '../../store/decodeRow';
 import type { DurableDb, SqlValue } from '../../store/types';
@@ -43,8 +45,10 @@ export interface CommandApproval {
   input?: string;
   /** MCP calls: the server's hints (read-only, destructive), shown on the card; they never skip the ask. */
   hints?: string[];
-  /** Why it asks (not allowlisted, contains `&&`…), shown on the card. */
+  /** Why it asks (not allowlisted, contains `&&`…), in English for the model and the log. */
   reason: string;
+  /** The same as a code and values, which the card words in the person's language (absent on rows stored before it). */
+  why?: ApprovalReason;
   timeoutMs: number;
   status: CommandApprovalStatus;
   createdAt: number;
@@ -63,6 +67,20 @@ const resultSchema = z.object({
   error: z.string().optional(),
 });
 
+/**
+ * The command policy's reason codes. A code this version does not know (a row written by a newer
+ * one) decodes as absent rather than losing the approval: the card then shows the English `reason`.
+ */
+const whySchema = z
+  .union([
+    z.object({ code: z.literal('commandEmpty') }),
+    z.object({ code: z.literal('shellConstruct'), construct: z.enum(SHELL_CONSTRUCT_IDS) }),
+    z.object({ code: z.literal('commandNotAllowed') }),
+    z.object({ code: z.literal('mcpToolNotAllowed'), tool: z.string() }),
+  ])
+  .optional()
+  .catch(undefined);
+
 const approvalSchema = z.object({
   id: z.string().min(1),
   taskId: z.string(),
@@ -72,6 +90,7 @@ const approvalSchema = z.object({
   input: z.string().optional(),
   hints: z.array(z.string()).optional(),
   reason: z.string(),
+  why: whySchema,
   timeoutMs: z.number(),
   status: z.enum(['pending', 'running', 'done', 'rejected']),
   createdAt: z.number(),

@@ -10,7 +10,7 @@ import type { Ledger } from '../../actions/ledger';
 import type { Clock, Logger } from '../../ports';
 import type { TriggerStore } from '../../store/types';
 import type { CommandApproval, CommandApprovalStore, CommandKind, CommandResult } from './commandApproval';
-import { classifyCommand } from './commandPolicy';
+import { askBecause, classifyCommand } from './commandPolicy';
 
 /** Runs things for real: the host shows a terminal the user can see; tests use a fake. */
 export interface CommandRunner {
@@ -161,7 +161,7 @@ export class CommandService {
       : spec.kind === 'mcp'
         ? this.deps.gate.allowedCommands().includes(allowKey)
           ? ({ decision: 'auto' } as const)
-          : ({ decision: 'ask', reason: `${allowKey} is not in tasklane.approval.allowedCommands` } as const)
+          : askBecause({ code: 'mcpToolNotAllowed', tool: allowKey })
         : classifyCommand(allowKey, this.deps.gate.allowedCommands());
     if (verdict.decision === 'auto') {
       this.deps.logger.info('ACTION', `${spec.kind} ${command} is ${byChore ? "declared by the task's chore" : 'allowlisted'}: running without asking`);
@@ -188,6 +188,7 @@ export class CommandService {
       ...(spec.input !== undefined ? { input: spec.input } : {}),
       ...(spec.hints?.length ? { hints: spec.hints } : {}),
       reason: verdict.reason,
+      why: verdict.why,
       timeoutMs,
       status: 'pending',
       createdAt: this.deps.clock.now(),

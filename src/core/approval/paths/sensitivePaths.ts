@@ -5,8 +5,20 @@
  * Windows writes as package.json) cannot slip past.
  */
 
-/** The outcome of the edit policy for one path. */
-export type EditClassification = { decision: 'auto' } | { decision: 'ask'; reason: string };
+import { approvalReasonsWords, sensitiveWords } from '../../../shared/approvalReasons';
+import type { ApprovalReason, SensitiveRuleId, SensitiveWhy } from '../../../shared/approvalReasons';
+
+/**
+ * The outcome of the edit policy for one path. `reasons` is what it means, as codes and values
+ * (the host words them in the person's language, src/shared/approvalReasons.ts); `reason` is the
+ * same in English for the model, the log and the CLI, which stay English on purpose.
+ */
+export type EditClassification = { decision: 'auto' } | { decision: 'ask'; reason: string; reasons: ApprovalReason[] };
+
+/** An 'ask' with its English text made from its codes, so the two never say different things. */
+function ask(reasons: ApprovalReason[]): EditClassification {
+  return { decision: 'ask', reason: approvalReasonsWords(reasons), reasons };
+}
 
 /** Settings that shape the edit policy (`tasklane.approval.autoApproveEdits`). */
 export interface EditPolicyOptions {
@@ -22,11 +34,11 @@ export interface EditPolicyOptions {
  */
 export type SensitiveKind = 'runs code' | 'steers the agent' | 'holds secrets';
 
-/** One sensitive pattern: a predicate over the normalised path's segments, and the reason shown to the user. */
+/** One sensitive pattern: a predicate over the normalised path's segments, and which family it is (worded in src/shared/approvalReasons.ts). */
 interface SensitiveRule {
   pattern: string;
   kind: SensitiveKind;
-  reason: string;
+  rule: SensitiveRuleId;
   matches(segments: string[]): boolean;
 }
 
@@ -54,108 +66,108 @@ const CODE_EXT = '(?:js|cjs|mjs|ts|cts|mts|jsx|tsx|coffee)';
  */
 const SENSITIVE_RULES: readonly SensitiveRule[] = [
   // The agent's own powers: what it is told, what it can become, what runs later without a person.
-  { pattern: '.tasklane/**', kind: 'steers the agent', reason: "files under .tasklane define the agent's own chores and powers", matches: folder('.tasklane') },
+  { pattern: '.tasklane/**', kind: 'steers the agent', rule: 'tasklane', matches: folder('.tasklane') },
   {
     pattern: 'AGENTS.md',
     kind: 'steers the agent',
-    reason: 'agent instructions are read into every task',
+    rule: 'agentInstructions',
     matches: named('agents.md', 'agent.md', 'claude.md', 'gemini.md', '.cursorrules', '.clinerules', '.windsurfrules'),
   },
-  { pattern: '.agents/**', kind: 'steers the agent', reason: 'workspace skills are loaded into tasks', matches: folder('.agents') },
-  { pattern: '.claude/**', kind: 'steers the agent', reason: 'workspace skills and agent settings are loaded into tasks', matches: folder('.claude') },
-  { pattern: '.github/skills/**', kind: 'steers the agent', reason: 'workspace skills are loaded into tasks', matches: subfolder('.github', 'skills') },
+  { pattern: '.agents/**', kind: 'steers the agent', rule: 'agentsSkills', matches: folder('.agents') },
+  { pattern: '.claude/**', kind: 'steers the agent', rule: 'claudeFolder', matches: folder('.claude') },
+  { pattern: '.github/skills/**', kind: 'steers the agent', rule: 'githubSkills', matches: subfolder('.github', 'skills') },
   {
     pattern: '.github/copilot-instructions.md',
     kind: 'steers the agent',
-    reason: 'agent instructions steer coding agents',
+    rule: 'copilotInstructions',
     matches: (s) => ['copilot-instructions.md', 'instructions', 'prompts', 'chatmodes', 'agents'].some((child) => subfolder('.github', child)(s)),
   },
   {
     pattern: '.cursor/**',
     kind: 'steers the agent',
-    reason: "other coding agents' rules and settings steer them in this folder",
+    rule: 'otherAgents',
     matches: (s) => ['.cursor', '.continue', '.kiro', '.clinerules', '.windsurf'].some((name) => folder(name)(s)),
   },
-  { pattern: '.github/CODEOWNERS', kind: 'steers the agent', reason: 'CODEOWNERS decides who must review changes', matches: (s) => named('codeowners')(s) },
+  { pattern: '.github/CODEOWNERS', kind: 'steers the agent', rule: 'codeowners', matches: (s) => named('codeowners')(s) },
   // The editor and git: what runs when the folder is opened, on commit or on checkout.
   {
     pattern: '.vscode/*.json',
     kind: 'runs code',
-    reason: 'VS Code settings, tasks and launch configurations can run code',
+    rule: 'vscodeJson',
     matches: (s) => s.length >= 2 && s[s.length - 2] === '.vscode' && last(s).endsWith('.json'),
   },
   {
     pattern: '*.code-workspace',
     kind: 'runs code',
-    reason: 'workspace files carry settings and tasks that can run code',
+    rule: 'codeWorkspace',
     matches: (s) => last(s).endsWith('.code-workspace'),
   },
-  { pattern: '.git/**', kind: 'runs code', reason: 'Git internals (hooks, config) can run code', matches: folder('.git') },
-  { pattern: '.husky/**', kind: 'runs code', reason: 'git hooks run on commit and push', matches: (s) => folder('.husky')(s) || folder('.githooks')(s) },
+  { pattern: '.git/**', kind: 'runs code', rule: 'gitInternals', matches: folder('.git') },
+  { pattern: '.husky/**', kind: 'runs code', rule: 'gitHooks', matches: (s) => folder('.husky')(s) || folder('.githooks')(s) },
   {
     pattern: '.pre-commit-config.yaml',
     kind: 'runs code',
-    reason: 'git hook managers run what they list',
+    rule: 'hookManagers',
     matches: named('.pre-commit-config.yaml', 'lefthook.yml', 'lefthook.yaml', '.lefthook.yml'),
   },
   {
     pattern: '.gitattributes',
     kind: 'runs code',
-    reason: 'git attributes select filter and diff drivers that run code',
+    rule: 'gitAttributes',
     matches: named('.gitattributes', '.gitmodules'),
   },
   {
     pattern: '.devcontainer/**',
     kind: 'runs code',
-    reason: 'dev container definitions run commands on the host (initializeCommand)',
+    rule: 'devcontainer',
     matches: (s) => folder('.devcontainer')(s) || named('.devcontainer.json')(s),
   },
   // Package managers: install and run scripts, or fetch what a lockfile points at.
-  { pattern: 'package.json', kind: 'runs code', reason: 'package.json scripts run code on install, build and test', matches: named('package.json') },
+  { pattern: 'package.json', kind: 'runs code', rule: 'packageJson', matches: named('package.json') },
   {
     pattern: '.npmrc',
     kind: 'runs code',
-    reason: 'npm config can load code (node-options, script-shell)',
+    rule: 'npmConfig',
     matches: named('.npmrc', '.pnpmfile.cjs', 'pnpm-workspace.yaml', '.bunfig.toml', 'bunfig.toml'),
   },
   {
     pattern: '.yarnrc*',
     kind: 'runs code',
-    reason: 'yarn config selects the yarn binary and plugins that run',
+    rule: 'yarnConfig',
     matches: (s) => last(s).startsWith('.yarnrc') || folder('.yarn')(s),
   },
   {
     pattern: 'lockfiles',
     kind: 'runs code',
-    reason: 'lockfiles decide which package tarballs are installed',
+    rule: 'lockfiles',
     matches: named('package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'bun.lock'),
   },
-  { pattern: 'node_modules/**', kind: 'runs code', reason: 'installed packages run when anything imports them', matches: folder('node_modules') },
+  { pattern: 'node_modules/**', kind: 'runs code', rule: 'nodeModules', matches: folder('node_modules') },
   // Tool configs that are themselves code, or name code to load (plugins by path).
   {
     pattern: '*.config.{js,ts,…}',
     kind: 'runs code',
-    reason: 'tool configs written in code run when the tool (often an editor extension) loads them',
+    rule: 'codeConfigs',
     matches: nameMatches(new RegExp(`\\.config\\.${CODE_EXT}$`)),
   },
   {
     pattern: '.eslintrc* / .prettierrc* / …',
     kind: 'runs code',
-    reason: 'lint, format and test configs load plugins and setup files as code',
+    rule: 'toolRcFiles',
     matches: nameMatches(/^\.(eslintrc|prettierrc|babelrc|mocharc|stylelintrc|lintstagedrc|commitlintrc|swcrc|postcssrc|nycrc|c8rc)/),
   },
   // CI: runs with the repository's secrets.
   {
     pattern: '.github/workflows/**',
     kind: 'runs code',
-    reason: 'CI workflows run code with the repository secrets',
+    rule: 'githubWorkflows',
     matches: subfolder('.github', 'workflows'),
   },
-  { pattern: '.github/actions/**', kind: 'runs code', reason: 'composite actions run inside CI workflows', matches: subfolder('.github', 'actions') },
+  { pattern: '.github/actions/**', kind: 'runs code', rule: 'githubActions', matches: subfolder('.github', 'actions') },
   {
     pattern: '.gitlab-ci.yml',
     kind: 'runs code',
-    reason: 'CI pipelines run code with the repository secrets',
+    rule: 'ciPipelines',
     matches: (s) =>
       named('.gitlab-ci.yml', '.travis.yml', 'bitbucket-pipelines.yml', '.drone.yml', 'jenkinsfile', 'appveyor.yml', '.appveyor.yml')(s) ||
       nameMatches(/^azure-pipelines.*\.ya?ml$/)(s),
@@ -163,14 +175,14 @@ const SENSITIVE_RULES: readonly SensitiveRule[] = [
   {
     pattern: '.circleci/**',
     kind: 'runs code',
-    reason: 'CI configuration runs code with the repository secrets',
+    rule: 'ciFolders',
     matches: (s) => folder('.circleci')(s) || folder('.buildkite')(s) || folder('.gitlab')(s),
   },
   // Build manifests of other ecosystems: their equivalent of package.json scripts.
   {
     pattern: 'Makefile / pyproject.toml / setup.py / …',
     kind: 'runs code',
-    reason: 'build manifests and task runners run code on build, install and test',
+    rule: 'buildManifests',
     matches: (s) =>
       named(
         'makefile',
@@ -211,7 +223,7 @@ const SENSITIVE_RULES: readonly SensitiveRule[] = [
   {
     pattern: '.env*',
     kind: 'holds secrets',
-    reason: 'environment files hold secrets and can change how tools run',
+    rule: 'envFiles',
     matches: (s) => last(s).startsWith('.env'),
   },
 ];
@@ -241,18 +253,24 @@ export function normaliseForMatching(relativePath: string): string[] | undefined
 }
 
 /**
- * Why a path is sensitive, or undefined when it is not. Also tried with each segment cut at the
- * first `:`, since on Windows `package.json::$DATA` is package.json itself (an NTFS stream name).
+ * Why a path is sensitive, as data, or undefined when it is not. Also tried with each segment cut
+ * at the first `:`, since on Windows `package.json::$DATA` is package.json itself (an NTFS stream name).
  */
-export function sensitiveReason(relativePath: string): string | undefined {
+export function sensitiveWhy(relativePath: string): SensitiveWhy | undefined {
   const segments = normaliseForMatching(relativePath);
-  if (segments === undefined) return 'the path climbs above the workspace root';
+  if (segments === undefined) return { rule: 'climbsAboveRoot' };
   const withoutStreams = segments.map((s) => s.split(':')[0].replace(/[. ]+$/, ''));
   for (const candidate of [segments, withoutStreams]) {
     const rule = SENSITIVE_RULES.find((r) => r.matches(candidate));
-    if (rule !== undefined) return `${rule.reason} (${rule.pattern})`;
+    if (rule !== undefined) return { rule: rule.rule, pattern: rule.pattern };
   }
   return undefined;
+}
+
+/** Why a path is sensitive in English (the CLI, the model), or undefined when it is not. */
+export function sensitiveReason(relativePath: string): string | undefined {
+  const why = sensitiveWhy(relativePath);
+  return why === undefined ? undefined : sensitiveWords(why);
 }
 
 /**
@@ -261,16 +279,16 @@ export function sensitiveReason(relativePath: string): string | undefined {
  * both sides of a rename, and both the requested and the physical path of a symlinked file.
  */
 export function classifyEdit(relativePath: string, options: EditPolicyOptions): EditClassification {
-  const sensitive = sensitiveReason(relativePath);
-  if (sensitive !== undefined) return { decision: 'ask', reason: `${relativePath} always needs approval: ${sensitive}` };
-  if (!options.autoApproveEdits) return { decision: 'ask', reason: 'edits need approval (tasklane.approval.autoApproveEdits is off)' };
+  const why = sensitiveWhy(relativePath);
+  if (why !== undefined) return ask([{ code: 'sensitivePath', path: relativePath, why }]);
+  if (!options.autoApproveEdits) return ask([{ code: 'editsNeedApproval' }]);
   return { decision: 'auto' };
 }
 
 /** The strictest classification over several paths: asks if any of them asks, with every reason. */
 export function classifyEdits(relativePaths: readonly string[], options: EditPolicyOptions): EditClassification {
-  const reasons = [...new Set(relativePaths.map((p) => classifyEdit(p, options)).flatMap((c) => (c.decision === 'ask' ? [c.reason] : [])))];
-  return reasons.length === 0 ? { decision: 'auto' } : { decision: 'ask', reason: reasons.join('; ') };
+  const reasons = uniqueReasons(relativePaths.map((p) => classifyEdit(p, options)).flatMap((c) => (c.decision === 'ask' ? c.reasons : [])));
+  return reasons.length === 0 ? { decision: 'auto' } : ask(reasons);
 }
 
 /**
@@ -284,11 +302,19 @@ export function classifyResolvedEdit(
   options: EditPolicyOptions,
 ): EditClassification {
   const base = classifyEdits(resolved.aliases, options);
-  const extra: string[] = [];
+  const extra: ApprovalReason[] = [];
   const shown = resolved.aliases[resolved.aliases.length - 1] ?? resolved.aliases[0] ?? '';
-  if (resolved.hardLinked)
-    extra.push(`${shown} always needs approval: it is a hard link, so writing it also changes another file whose name Tasklane cannot see`);
-  if (resolved.complete === false) extra.push(`${shown} needs approval: the workspace is too large to check every symbolic link that could lead to it`);
+  if (resolved.hardLinked) extra.push({ code: 'hardLink', path: shown });
+  if (resolved.complete === false) extra.push({ code: 'linkScanIncomplete', path: shown });
   if (extra.length === 0) return base;
-  return { decision: 'ask', reason: [...(base.decision === 'ask' ? [base.reason] : []), ...extra].join('; ') };
+  return ask([...(base.decision === 'ask' ? base.reasons : []), ...extra]);
+}
+
+/** Each reason once (the same one met through two spellings of a path), in order. */
+export function uniqueReasons(reasons: readonly ApprovalReason[]): ApprovalReason[] {
+  const seen = new Set<string>();
+  return reasons.filter((r) => {
+    const key = JSON.stringify(r);
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
 }
