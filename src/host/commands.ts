@@ -72,7 +72,9 @@ async function pickTask(deps: CommandDeps, given: unknown, verb: TaskVerb): Prom
     void vscode.window.showInformationMessage(none);
     return undefined;
   }
-  if (candidates.length === 1) return candidates[0].id;
+  // A lone candidate is taken as it is, except for Revert Task: undoing edits is shown before it is
+  // done, so the person sees which task their pick covers.
+  if (candidates.length === 1 && verb !== 'revert') return candidates[0].id;
   const pick = await vscode.window.showQuickPick(
     candidates.map((t) => ({ label: forLabel(t.name), description: t.status, id: t.id })),
     {

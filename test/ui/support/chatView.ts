@@ -16,6 +16,9 @@ export async function newChat(page: Page): Promise<void> {
 
 /** The History title action's quick pick, once its rows are shown. */
 export async function showConversations(page: Page): Promise<void> {
+  // A pick still closing (the one a conversation was just opened from) has the same title and its
+  // old filter: wait for it to go, so the rows read are the new pick's.
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
   await chatViewAction(page, 'Show Conversations').click();
   await quickInput(page, 'Tasklane: conversations');
   await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 30_000 });
