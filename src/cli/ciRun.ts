@@ -70,6 +70,12 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
   const base = baseManifest(chore, input.definitionHash, event, item);
   const finish = (manifest: ResultManifest, patch?: string) => ({ manifest, patch });
   const skip = (kind: NonNullable<ResultManifest['skip']>, reason: string) => finish({ ...base, status: 'skipped', skip: kind, reason });
+  /** The budgets across fires (fireBudget.ts), read before any model call; the day's first stop is escalated. */
+  const capsAcrossFires = async (item: EventItem | null) => {
+    const stop = await crossFireBudget(chore, item, env, input.now());
+    if (stop.stop && stop.firstStop && chore.escalate) await input.escalateStop?.(chore, stop.stop);
+    return stop;
+  };
 
   let narrowed = chore;
   if (input.resume !== undefined && (!event || chore.trigger.kind !== 'github'))
@@ -119,11 +125,8 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
     if (fork) taintReasons.push(fork);
     base.tainted = taintReasons.length > 0;
     base.taintReasons = taintReasons;
-    const stop = await crossFireBudget(chore, item, env, input.now());
-    if (stop.stop) {
-      if (stop.firstStop && chore.escalate) await input.escalateStop?.(chore, stop.stop);
-      return skip('budget', stop.stop);
-    }
+    const stop = await capsAcrossFires(item);
+    if (stop.stop) return skip('budget', stop.stop);
     // Checked after the gate and the caps: an outsider's or a capped continue says so, whatever the store.
     const mismatch = paused && storeMismatch(input.resume!, paused);
     if (mismatch) return skip('resume', mismatch);
@@ -136,11 +139,8 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
   // the day's cap left.
   const cronOnCi = chore.trigger.kind === 'cron' && input.inWorkflow === true;
   if (cronOnCi) {
-    const stop = await crossFireBudget(chore, null, env, input.now());
-    if (stop.stop) {
-      if (stop.firstStop && chore.escalate) await input.escalateStop?.(chore, stop.stop);
-      return skip('budget', stop.stop);
-    }
+    const stop = await capsAcrossFires(null);
+    if (stop.stop) return skip('budget', stop.stop);
     narrowed = { ...chore, budget: budgetToday(chore, stop.costLeftToday) };
   }
   // A cron chore on CI is told the outputs it may propose too (it has no event to describe).
