@@ -32,10 +32,13 @@ interface Pending {
  *
  * While the transcript follows the bottom, a long reply growing anywhere (a section rendered
  * above in place of its estimate, a code block laid out for real as it nears the view) keeps it at
- * the bottom: a ResizeObserver on the reply re-pins it before paint. Whether it follows is read
- * from the last scroll event (at the end or not), not from the geometry at the time of the change,
- * which that change has already moved; once the person scrolls up it stops, and the browser's
- * scroll anchoring keeps what they read in place.
+ * the bottom: a ResizeObserver on the reply (and on the transcript, whose height changes with the
+ * composer) re-pins it before paint. Whether it follows is read from scroll events, not from the
+ * geometry at the time of the change, which that change has already moved. A scroll event is
+ * dispatched a frame after the scroll that caused it, and content can grow in between (an
+ * off-screen block laid out for real): so a scroll that left the view at or below where it was
+ * last pinned keeps following, and only a move up (the person scrolling) stops it. The browser's
+ * scroll anchoring then keeps what they read in place.
  */
 export class SectionRenderer {
   private container: HTMLElement | undefined;
@@ -43,8 +46,10 @@ export class SectionRenderer {
   private readonly queue: Pending[] = [];
   private readonly byPlaceholder = new Map<Element, Pending>();
   private scheduled = false;
-  /** Whether the transcript was at its end at the last scroll event (see the class comment). */
+  /** Whether the transcript follows its end (see the class comment). */
   private following = true;
+  /** Where the transcript was last seen following its end: a scroll up from here stops following. */
+  private pinnedTop = 0;
   /** Made on first use: the module then loads where there is no ResizeObserver (the unit tier's DOM). */
   private resizedObserver: ResizeObserver | undefined;
   private get resized(): ResizeObserver {
@@ -62,7 +67,9 @@ export class SectionRenderer {
   attach(container: HTMLElement): void {
     this.container = container;
     this.following = atEnd(container);
-    container.addEventListener('scroll', () => (this.following = atEnd(container)), { passive: true });
+    this.pinnedTop = container.scrollTop;
+    container.addEventListener('scroll', () => this.onScroll(container), { passive: true });
+    if (typeof ResizeObserver === 'function') this.resized.observe(container);
     this.observer?.disconnect();
     this.observer = new IntersectionObserver((entries) => this.onIntersect(entries), { root: container, rootMargin: AHEAD });
     for (const pending of this.queue) this.observer.observe(pending.placeholder);
@@ -142,9 +149,16 @@ export class SectionRenderer {
     this.keepAtBottom();
   }
 
+  private onScroll(view: HTMLElement): void {
+    this.following = atEnd(view) || (this.following && view.scrollTop >= this.pinnedTop - FOLLOW_SLACK_PX);
+    if (this.following) this.pinnedTop = view.scrollTop;
+  }
+
   private keepAtBottom(): void {
     const view = this.container;
-    if (view && this.following && !atEnd(view)) view.scrollTop = view.scrollHeight;
+    if (!view || !this.following) return;
+    if (!atEnd(view)) view.scrollTop = view.scrollHeight;
+    this.pinnedTop = view.scrollTop;
   }
 
   private drop(pending: Pending): void {

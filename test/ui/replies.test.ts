@@ -130,6 +130,25 @@ describe('ui: replies render as Markdown, safely', function () {
     // Sections rendered above the view did not pull the transcript away from the end it follows.
     const atBottom = await transcript.evaluate((t) => t.scrollTop + t.clientHeight >= t.scrollHeight - 4);
     assert.ok(atBottom, 'the transcript no longer shows the end of the reply');
+    // The race a loaded machine makes: the view is pinned to the end, and the reply grows again
+    // before that scroll's event is dispatched (a frame later). The event then finds the view off
+    // the end, though nobody scrolled: the view must still follow and come back to the end.
+    await message.locator('.md').evaluate((md) => {
+      const t = document.querySelector('#transcript') as HTMLElement;
+      const grow = () => md.appendChild(Object.assign(document.createElement('div'), { className: 'test-growth', style: 'height: 240px' }));
+      grow();
+      t.scrollTop = t.scrollHeight;
+      grow();
+    });
+    await frame.waitForFunction(
+      () => {
+        const t = document.querySelector('#transcript') as HTMLElement;
+        return t.scrollTop + t.clientHeight >= t.scrollHeight - 4;
+      },
+      undefined,
+      { timeout: 5_000 },
+    );
+    await message.evaluate((m) => m.querySelectorAll('.test-growth').forEach((d) => d.remove()));
     await message.locator('h2').first().scrollIntoViewIfNeeded();
     await codes.first().locator('span.hljs-keyword').first().waitFor({ timeout: 15_000 });
   });

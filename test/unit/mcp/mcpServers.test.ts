@@ -149,10 +149,14 @@ describe('mcp: reference servers as approval-gated tools', function () {
   it('an allowlisted long tool: its progress reaches the step row through the command service, and its result keeps the last', async () => {
     const r = await rig([stdio('everything', [everything, 'stdio'])], { allowed: ['mcp:everything/trigger-long-running-operation'] });
     const notes: string[] = [];
-    const output = await r.run('mcp_everything_trigger_long_running_operation', { duration: 0.3, steps: 3 }, (note) => notes.push(note));
-    // The last note may arrive with the result, which the SDK then handles first (it is dropped).
-    assert.deepEqual(notes.slice(0, 2), ['1/3 (33%)', '2/3 (67%)']);
-    assert.match(output, /Long running operation completed\. Duration: 0\.3 seconds, Steps: 3\./);
+    const output = await r.run('mcp_everything_trigger_long_running_operation', { duration: 1.5, steps: 3 }, (note) => notes.push(note));
+    // A note that reaches the client in the same read as the result is dropped: the SDK settles the
+    // response first and then has no progress handler for it. Which ones do depends on the load, so
+    // the test asks for the notes in order, the first one surely (half a second before the next),
+    // and the result keeping whichever came last.
+    assert.ok(notes.length >= 1, 'no progress note reached the step row');
+    assert.deepEqual(notes, ['1/3 (33%)', '2/3 (67%)', '3/3 (100%)'].slice(0, notes.length));
+    assert.match(output, /Long running operation completed\. Duration: 1\.5 seconds, Steps: 3\./);
     assert.ok(output.endsWith(`[progress: ${notes.at(-1)}]`), output);
   });
 
