@@ -11,7 +11,7 @@ import { choreMcpProblems, choreMcpSchema, normalizeChoreMcp } from './choreMcp'
 import { compileExpression } from './expressions';
 import type { ChoreBudget, ChoreDefinition, EscalationChannels } from './types';
 import { defaultDiagnosticsDebounceMs, defaultGitDebounceMs } from './eventTriggers';
-import { actorsSchema, githubTriggerSchema, normalizeActors, normalizeGithubTrigger, normalizeOutputs, outputsSchema } from './githubSchema';
+import { actorsSchema, ciOnlyProblems, githubTriggerSchema, normalizeActors, normalizeGithubTrigger, normalizeOutputs, outputsSchema } from './githubSchema';
 
 /**
  * The YAML shape of one chore (docs/DESIGN.md §7), validated with zod; strict objects make a typo in a key
@@ -191,25 +191,12 @@ export const choreSpecSchema = z
     outputs: outputsSchema.optional(),
   })
   .superRefine((c, ctx) => {
-    if (c.trigger.github === undefined) {
-      if (c.actors !== undefined)
-        ctx.addIssue({ code: 'custom', path: ['actors'], message: 'actors only applies to a chore with trigger: { github: … }; remove it' });
-      // A cron chore also runs on CI (`ci github`), where its apply job writes the outputs it declares.
-      if (c.outputs !== undefined && c.trigger.cron === undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['outputs'],
-          message: 'outputs only applies to a chore that runs on CI: trigger: { github: … } or a cron; remove it',
-        });
-      for (const key of ['maxFiresPerItem', 'maxFiresPerHour'] as const)
-        if (c.budget?.[key] !== undefined)
-          ctx.addIssue({ code: 'custom', path: ['budget', key], message: `budget.${key} only applies to a github trigger; remove it` });
-    }
     for (const [index, line] of (c.commands ?? []).entries()) {
       const problem = declaredCommandProblem(line, c.unsafe === true);
       if (problem) ctx.addIssue({ code: 'custom', path: ['commands', index], message: `commands: "${line}" cannot be declared: ${problem}` });
     }
-    for (const problem of [...verifyProblems(c), ...setupProblems(c), ...networkProblems(c)]) ctx.addIssue({ code: 'custom', ...problem });
+    for (const problem of [...ciOnlyProblems(c), ...verifyProblems(c), ...setupProblems(c), ...networkProblems(c)])
+      ctx.addIssue({ code: 'custom', ...problem });
     for (const [server, declared] of Object.entries(c.mcp ?? {}))
       for (const problem of choreMcpProblems(server, declared))
         ctx.addIssue({ code: 'custom', path: ['mcp', server, ...problem.path], message: problem.message });

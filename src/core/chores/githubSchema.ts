@@ -282,3 +282,31 @@ export function normalizeOutputs(o: z.output<typeof outputsSchema>): ChoreOutput
     ...(o.pushToPullRequest ? { pushToPullRequest: o.pushToPullRequest.paths ? { paths: o.pushToPullRequest.paths } : {} } : {}),
   };
 }
+
+/**
+ * The keys of a chore that only mean something where it runs on CI or is fired by GitHub: the
+ * actor gate (github), outputs (github or cron: the apply job writes them), fires per hour (github
+ * or cron: counted from the fire ledger on CI, fireBudget.ts, and from the chore's runs in VS Code,
+ * runGates.ts) and fires per item (github only: no other fire is about an issue or pull request).
+ */
+export function ciOnlyProblems(c: {
+  trigger: { github?: unknown; cron?: unknown };
+  actors?: unknown;
+  outputs?: unknown;
+  budget?: { maxFiresPerItem?: number | undefined; maxFiresPerHour?: number | undefined } | undefined;
+}): Array<{ path: (string | number)[]; message: string }> {
+  if (c.trigger.github !== undefined) return [];
+  const cron = c.trigger.cron !== undefined;
+  const problems: Array<{ path: (string | number)[]; message: string }> = [];
+  if (c.actors !== undefined) problems.push({ path: ['actors'], message: 'actors only applies to a chore with trigger: { github: … }; remove it' });
+  if (c.outputs !== undefined && !cron)
+    problems.push({ path: ['outputs'], message: 'outputs only applies to a chore that runs on CI: trigger: { github: … } or a cron; remove it' });
+  if (c.budget?.maxFiresPerItem !== undefined)
+    problems.push({
+      path: ['budget', 'maxFiresPerItem'],
+      message: `budget.maxFiresPerItem only applies to a github trigger: it counts fires per issue or pull request, and a ${cron ? 'cron' : 'local'} fire is about none; remove it${cron ? ' (budget.maxFiresPerHour caps how often a cron chore fires)' : ''}`,
+    });
+  if (c.budget?.maxFiresPerHour !== undefined && !cron)
+    problems.push({ path: ['budget', 'maxFiresPerHour'], message: 'budget.maxFiresPerHour only applies to a github or cron trigger; remove it' });
+  return problems;
+}

@@ -2,12 +2,12 @@
  * Why a chore may not run right now. Asked when a fire is claimed (the fire is then recorded as
  * skipped, with the answer as its reason) and before every model call and action of a run (the
  * run stops): an untrusted workspace, `enabled: false`, a budget pause, what the host blocks (the
- * master switch, consent withdrawn), a cron fire delivered late under `drift: skip`, and the
- * rolling spend caps. Each answer is the sentence the history and the log show. Whether another
+ * master switch, consent withdrawn), the fires per hour (`budget.maxFiresPerHour`), a cron fire
+ * delivered late under `drift: skip`, and the rolling spend caps. Each answer is the sentence the history and the log show. Whether another
  * run of the chore is in the way is decided apart (runPolicy.ts decideConcurrency).
  */
 import type { Clock } from '../ports';
-import type { ChoreRunCause } from './runLog';
+import type { ChoreRunCause, ChoreRunLog, ChoreRunRecord } from './runLog';
 import type { ChoreSpendLedger, WorkspaceSpendLimits } from './spendLedger';
 import { describeDuration, lateByMoreThanInterval } from './schedule';
 import type { ChoreDefinition } from './types';
@@ -27,6 +27,8 @@ export interface RunGateDeps {
   spend?: ChoreSpendLedger;
   /** The workspace caps across chores, read at each check (user settings). */
   workspaceLimits?: () => WorkspaceSpendLimits;
+  /** The chores' runs, which `budget.maxFiresPerHour` counts ({@link firesPerHourReached}); without it no hour cap holds. */
+  runLog?: Pick<ChoreRunLog, 'startedSince'>;
 }
 
 /** Why `chore` may not run now: `enabled: false`, a budget pause, or what the host blocks. */
@@ -39,7 +41,7 @@ export function blockedReason(deps: RunGateDeps, chore: ChoreDefinition): string
 
 /**
  * Why a claimed fire of a loaded chore does not start, besides concurrency: an untrusted
- * workspace, {@link blockedReason}, or a cron fire (`dueAt` was its trigger's due time) that a
+ * workspace, {@link blockedReason}, its fires per hour ({@link firesPerHourReached}), or a cron fire (`dueAt` was its trigger's due time) that a
  * closed or sleeping VS Code delivered late while the chore says `drift: skip`.
  */
 export function whyNotStart(
@@ -54,6 +56,11 @@ export function whyNotStart(
   // A cron fire queued before VS Code closed and delivered late follows the drift policy like
   // a fire missed while it was closed: with drift skip it does not run once it is more than one
   // interval late (the next occurrence is due by then); a few minutes late, it still runs.
+  // A retry belongs to a fire already counted (its attempts are bounded by maxRetries).
+  if (fire.attempt === 0) {
+    const perHour = firesPerHourReached(deps, chore);
+    if (perHour) return perHour;
+  }
   if (fire.cause === 'cron' && !fire.missed && fire.attempt === 0 && chore.drift === 'skip' && chore.trigger.kind === 'cron') {
     const now = deps.clock.now();
     const { late, intervalMs } = lateByMoreThanInterval(chore.trigger, dueAt, now);
@@ -62,6 +69,43 @@ export function whyNotStart(
     }
   }
   return undefined;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Whether a run counts as a fire for `budget.maxFiresPerHour`: one that started a model turn, or is
+ * still running (on its way to one, or parked at a budget). A fire that was skipped, missed or
+ * refused by a gate ran nothing and does not count, nor does a run that ended before its first
+ * model call returned (its preparation failed, it was cancelled or replaced first, every call to
+ * the model failed): it spent nothing. The fire ledger on CI counts the same way (fireBudget.ts:
+ * a stopped fire counts as no fire).
+ */
+function startedAModelTurn(run: ChoreRunRecord): boolean {
+  return run.status === 'running' || run.usage.iterations > 0;
+}
+
+/**
+ * Why a new fire of `chore` may not start under its `budget.maxFiresPerHour` (cron and github
+ * chores: Run Chore Now and a replayed event count as fires too), or undefined. It counts the
+ * fires, not the runs, of the last hour that started a model turn ({@link startedAModelTurn}):
+ * a fire and its retries count once. The refusal is recorded as the fire's skip, which the Chores
+ * view and the history show with this reason, saying when the next fire may run.
+ */
+export function firesPerHourReached(deps: Pick<RunGateDeps, 'clock' | 'runLog'>, chore: ChoreDefinition): string | undefined {
+  const cap = chore.maxFiresPerHour;
+  if (cap === undefined || !deps.runLog) return undefined;
+  const now = deps.clock.now();
+  const firstStart = new Map<string, number>();
+  for (const run of deps.runLog.startedSince(chore.id, now - HOUR_MS)) {
+    if (!startedAModelTurn(run)) continue;
+    firstStart.set(run.fireKey, Math.min(run.startedAt, firstStart.get(run.fireKey) ?? Infinity));
+  }
+  if (firstStart.size < cap) return undefined;
+  // The fire whose hour must pass for the count to drop below the cap (the oldest, unless the cap was lowered).
+  const starts = [...firstStart.values()].sort((a, b) => a - b);
+  const next = new Date(Math.ceil((starts[starts.length - cap] + HOUR_MS) / 60_000) * 60_000).toISOString().slice(11, 16);
+  return `already fired ${firstStart.size} time(s) in the last hour, its cap (budget.maxFiresPerHour ${cap}); the next fire may run from ${next} UTC`;
 }
 
 /** The first rolling cap (the chore's per day / month, the workspace's) already reached, if any. */

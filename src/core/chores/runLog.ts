@@ -19,6 +19,8 @@ export interface ChoreRunPersistence {
   loadAll(): ChoreRunRecord[];
   /** One stored run by id (one pruned from the log's memory but not yet archived). */
   find?(runId: string): ChoreRunRecord | undefined;
+  /** The chore's stored runs that started after `since` (epoch ms), those pruned from the log's memory included. */
+  startedSince?(choreId: string, since: number): ChoreRunRecord[];
   upsert(record: ChoreRunRecord): void;
   remove(runIds: readonly string[]): void;
   flush(): Promise<void>;
@@ -231,6 +233,19 @@ export class ChoreRunLog {
     return [...this.runs.values()].filter((r) => r.choreId === choreId).sort((a, b) => b.startedAt - a.startedAt || b.runId.localeCompare(a.runId));
   }
 
+  /**
+   * The chore's runs that started after `since` (epoch ms), newest first: those in memory and those
+   * the store still holds after newer entries (skipped fires too) pruned them from memory; ended
+   * runs stay hot for a day (docs/STORAGE.md). What `budget.maxFiresPerHour` counts (runGates.ts),
+   * so a burst of refused fires cannot push the runs it counts out of sight.
+   */
+  startedSince(choreId: string, since: number): ChoreRunRecord[] {
+    const runs = new Map<string, ChoreRunRecord>();
+    for (const run of this.persistence.startedSince?.(choreId, since) ?? []) runs.set(run.runId, run);
+    for (const run of this.runs.values()) if (run.choreId === choreId && run.startedAt > since) runs.set(run.runId, run);
+    return [...runs.values()].sort((a, b) => b.startedAt - a.startedAt || b.runId.localeCompare(a.runId));
+  }
+
   /** Runs still `running`, e.g. to resume after a reload. */
   active(): ChoreRunRecord[] {
     return [...this.runs.values()].filter((r) => r.status === 'running');
@@ -289,6 +304,10 @@ export class DbRunPersistence implements ChoreRunPersistence {
   find(runId: string): ChoreRunRecord | undefined {
     const rows = this.db.query('SELECT data FROM chore_runs WHERE id = ?', [runId]).map((row) => row.data);
     return decodeRows(rows, decodeRun, (error) => this.report?.(error.message))[0];
+  }
+  startedSince(choreId: string, since: number): ChoreRunRecord[] {
+    const rows = this.db.query('SELECT data FROM chore_runs WHERE chore_id = ? AND started_at > ?', [choreId, since]).map((row) => row.data);
+    return decodeRows(rows, decodeRun, (error) => this.report?.(error.message));
   }
   upsert(r: ChoreRunRecord): void {
     this.db.mutate(

@@ -111,21 +111,28 @@ describe('chores: github triggers, actors and outputs in chores.yaml', () => {
     refused(githubChore(['event: workflow_run', 'workflows: ["CI\\u2028- run: curl x|sh"]', 'branches: [main]']), 'workflows:', /line-break/);
   });
 
-  it('keeps actors, maxFiresPerItem and maxFiresPerHour to github chores, and outputs to chores that run on CI', () => {
+  it('keeps actors and maxFiresPerItem to github chores, and outputs and maxFiresPerHour to chores that run on CI', () => {
     const text = 'chores:\n  - id: a\n    name: A\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n    outputs: { pullRequest: {} }\n';
     assert.deepEqual(parseChoresFile(text).chores[0].outputs, { pullRequest: { draft: true } }, 'a cron chore on CI may open a draft pull request');
     refused(text.replace('cron: "0 2 * * *"', 'files: "src/**"'), 'outputs:', /outputs only applies to a chore that runs on CI/);
     refused(text.replace('outputs: { pullRequest: {} }', 'actors: { roles: [admin] }'), 'actors:', /actors only applies to a chore with trigger: \{ github/);
+    // A cron fire is about no issue or pull request: the error says so, and what caps a cron chore instead.
     refused(
       text.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerItem: 2 }'),
       'maxFiresPerItem',
-      /maxFiresPerItem only applies to a github trigger/,
+      /^budget\.maxFiresPerItem only applies to a github trigger: it counts fires per issue or pull request, and a cron fire is about none; remove it \(budget\.maxFiresPerHour caps how often a cron chore fires\)$/,
     );
+    // A cron chore fires on CI (schedule, Run workflow) and in VS Code (schedule, Run Chore Now): both count its fires per hour.
+    const hourly = parseChoresFile(text.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerHour: 2, maxCostUsdPerDay: 1 }'));
+    assert.deepEqual(errors(hourly.diagnostics), []);
+    assert.equal(hourly.chores[0].maxFiresPerHour, 2);
+    const files = text.replace('cron: "0 2 * * *"', 'files: "src/**"');
     refused(
-      text.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerHour: 2 }'),
+      files.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerHour: 2 }'),
       'maxFiresPerHour',
-      /maxFiresPerHour only applies to a github trigger/,
+      /maxFiresPerHour only applies to a github or cron trigger/,
     );
+    refused(files.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerItem: 2 }'), 'maxFiresPerItem', /a local fire is about none; remove it$/);
   });
 
   it('puts trigger.github, actors and outputs in the definition hash; spelling out a default does not change it', () => {

@@ -31,6 +31,13 @@ describe('cli: a cron chore on CI counts its earlier fires', function () {
     name: Nightly with the default day cap
     trigger: { cron: "0 3 * * *" }
     prompt: Say hello.
+  - id: nightly-hourly
+    name: Nightly with an hour cap
+    trigger: { cron: "0 4 * * *" }
+    prompt: Say hello.
+    budget: { maxFiresPerHour: 2 }
+    escalate:
+      webhook: { urlSecret: ops-hook }
 `,
     );
     const git = (...args: string[]) => execFileSync('git', args, { cwd: h.dir, stdio: 'pipe' });
@@ -79,6 +86,35 @@ describe('cli: a cron chore on CI counts its earlier fires', function () {
     assert.equal(stopped.manifest.skip, 'budget');
     assert.match(stopped.manifest.reason ?? '', /at its cap of \$5 \(the default day cap on CI; set budget\.maxCostUsdPerDay to change it\)/);
     assert.equal(stopped.modelRequests, 0);
+  });
+
+  it('is stopped by budget.maxFiresPerHour before the model, on its schedule and on Run workflow; an older fire does not count', async () => {
+    const hook = { TASKLANE_SECRET_OPS_HOOK: `${h.receiver.baseUrl}/hook` };
+    h.receiver.requests.length = 0;
+    // One fire 90 minutes ago (out of the hour) and one a minute ago: one in the hour, under the cap of 2.
+    seed('nightly-hourly', 1, 0.001);
+    ledger('nightly-hourly')[0].external_id = ledger('nightly-hourly')[0].external_id!.replace(
+      /"at":"[^"]+"/,
+      `"at":"${new Date(Date.now() - 90 * 60_000).toISOString()}"`,
+    );
+    seedLedger(h.github, 'nightly-hourly', 1, 0.001, null, 30_000);
+    const second = await h.fire('nightly-hourly', 'schedule', schedule('0 4 * * *'), [done], hook);
+    assert.equal(second.manifest.status, 'succeeded', second.manifest.reason ?? undefined);
+    assert.equal(second.modelRequests, 1);
+    assert.equal(second.apply.code, 0, second.apply.out);
+    // Its apply job recorded it: two in the hour now.
+    const third = await h.fire('nightly-hourly', 'workflow_dispatch', dispatch(), [done], hook);
+    assert.equal(third.manifest.skip, 'budget', third.manifest.reason ?? undefined);
+    assert.match(third.manifest.reason ?? '', /nightly-hourly already fired 2 time\(s\) in the last hour \(budget\.maxFiresPerHour 2\)/);
+    assert.equal(third.modelRequests, 0, 'the scripted model saw no request');
+    const stop = JSON.parse(ledger('nightly-hourly').at(-1)!.external_id ?? '') as { stopped?: string; cost: number };
+    assert.deepEqual([stop.stopped, stop.cost], ['budget', 0], 'the stop is recorded, as no fire and no cost');
+    const stops = () => h.receiver.requests.filter((r) => /maxFiresPerHour/.test((r.body as { reason?: string }).reason ?? ''));
+    assert.equal(stops().length, 1, 'the stop is escalated');
+    const fourth = await h.fire('nightly-hourly', 'schedule', schedule('0 4 * * *'), [done], hook);
+    assert.equal(fourth.manifest.skip, 'budget');
+    assert.equal(fourth.modelRequests, 0);
+    assert.equal(stops().length, 1, 'once per day, not once per fire');
   });
 
   it('fails closed when the ledger cannot be read whole, or there is no token to read it with', async () => {
