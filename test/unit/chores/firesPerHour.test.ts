@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
+import { replayContext } from '../../../src/core/chores/githubFire';
 import type { ChoreFire } from '../../../src/core/engine/triggerPayloads';
 import type { ModelServer } from '../../fixtures/modelServer';
+import { webhookExample } from '../../support/webhookExamples';
 import { choresFrom, useRunnerHarness } from './runnerHarness';
 import type { RunnerHarness } from './runnerHarness';
 
@@ -93,18 +95,50 @@ describe('chores: budget.maxFiresPerHour holds a cron chore in VS Code', functio
     assert.equal(server.requests.length, 3);
   });
 
+  it('holds a github chore replayed in VS Code (Run now on a recorded event) to the same cap', async () => {
+    const [triage] = choresFrom(`chores:
+  - id: triage
+    name: Triage
+    trigger: { github: { event: issues, types: [opened] } }
+    prompt: Label it.
+    budget: { maxFiresPerHour: 1 }
+`);
+    h = await open([triage]);
+    const replay = replayContext(triage, JSON.stringify(webhookExample('issues', (e) => e.action === 'opened')));
+    assert.ok('context' in replay, JSON.stringify(replay));
+    server.script([end, end]);
+    const replayNow = async () => {
+      const key = await h.runner.fire('triage', 'manual', replay.context);
+      await h.idle();
+      return h.runLog.history('triage').find((r) => r.fireKey === key)!;
+    };
+    assert.equal((await replayNow()).status, 'succeeded');
+    await h.clock.advance(MINUTE);
+    const refused = await replayNow();
+    assert.equal(refused.status, 'skipped');
+    assert.match(
+      refused.reason ?? '',
+      /already fired 1 time\(s\) in the last hour, its cap \(budget\.maxFiresPerHour 1\); the next fire may run from 10:00 UTC/,
+    );
+    assert.equal(server.requests.length, 1);
+  });
+
   it('counts the runs a reload finds in the store', async () => {
     h = await open(choresFrom(nightly));
     server.script([end, end]);
     await runNow();
     await h.clock.advance(MINUTE);
     await runNow();
+    // A reload of VS Code: the reopened harness is this test's to close.
     h = await h.reopen();
-    await h.clock.advance(MINUTE);
-    const refused = await runNow();
-    assert.equal(refused.status, 'skipped');
-    assert.match(refused.reason ?? '', /already fired 2 time\(s\) in the last hour/);
-    assert.equal(server.requests.length, 2);
-    await h.close();
+    try {
+      await h.clock.advance(MINUTE);
+      const refused = await runNow();
+      assert.equal(refused.status, 'skipped');
+      assert.match(refused.reason ?? '', /already fired 2 time\(s\) in the last hour/);
+      assert.equal(server.requests.length, 2);
+    } finally {
+      await h.close();
+    }
   });
 });
