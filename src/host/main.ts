@@ -179,6 +179,7 @@ export function start(context: vscode.ExtensionContext): MainParts {
         resume: (runId: string, choreId: string) =>
           resumeParkedRun({ active: () => s.chores.runLog.active().filter((r) => r.runId === runId) }, choreId, (taskId) => s.agent.continueTask(taskId)),
         now: () => Date.now(),
+        confirm: (question: string, detail: string, action: string) => dialogs.confirm(question, detail, action, 'resume-chore-run'),
       })),
       // The browser coming back from an MCP server's sign-in.
       { [McpOAuth.path]: (uri) => void part((s) => s.mcp).then((mcp) => mcp.handleRedirect(uri.toString(true))) },

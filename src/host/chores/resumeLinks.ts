@@ -5,7 +5,7 @@ import { resumedLimits } from '../../core/chores/budgetPause';
 import type { ChoreRunRecord } from '../../core/chores/runRows';
 import type { ChoreBudget } from '../../core/chores/types';
 import { promptTokens } from '../../core/model/usage';
-import { forModalDetail, linkIdShown } from '../../core/security/surfaceText';
+import { linkIdShown } from '../../core/security/surfaceText';
 
 /**
  * Resume links (issue 43): the pause notice of a chore run parked at its budget
@@ -30,6 +30,8 @@ export interface ResumeLinkTargets {
   /** Continues the run through the chore's Resume path; undefined when it was not parked any more. */
   resume(runId: string, choreId: string): Promise<string | undefined>;
   now(): number;
+  /** The modal every decision of the person goes through (consentDialog.ts `ConsentDialogs.confirm`): true only on `action`. */
+  confirm(question: string, detail: string, action: string): Promise<boolean>;
 }
 
 export type ResumeLinkResult = { resumed: true; id: string } | { resumed: false; reason: string };
@@ -67,12 +69,8 @@ export async function openResumeLink(id: string, targets: ResumeLinkTargets): Pr
     limits.maxCostUsd.toFixed(2),
     chore.budget.maxSeconds,
   );
-  const answer = await vscode.window.showWarningMessage(
-    notice`Resume the chore "${chore.name}", paused at its budget?`,
-    { modal: true, detail: forModalDetail(detail) },
-    yes,
-  );
-  if (answer !== yes) return { resumed: false, reason: 'not confirmed' };
+  if (!(await targets.confirm(vscode.l10n.t('Resume the chore "{0}", paused at its budget?', chore.name), detail, yes)))
+    return { resumed: false, reason: 'not confirmed' };
   // The modal may have stayed open a while: Continue, Cancel or the deadline may have come first.
   const now = targets.run(id);
   if (now?.status !== 'running' || !now.parked) return refuse(`the chore run ${shown} is not paused at budget any more; it was resumed or ended meanwhile.`);

@@ -1,6 +1,7 @@
 import { standIn } from '../support/vscodeStandIn';
 import * as assert from 'node:assert/strict';
 import { resumeParkedRun } from '../../../src/core/chores/budgetPause';
+import { ConsentDialogs } from '../../../src/host/consentDialog';
 import { openResumeLink } from '../../../src/host/chores/resumeLinks';
 import type { ResumeLinkTargets } from '../../../src/host/chores/resumeLinks';
 import type { ModelServer } from '../../fixtures/modelServer';
@@ -29,6 +30,8 @@ describe('host: a resume link asks before it resumes a chore run parked at its b
   const open = useRunnerHarness((s) => (server = s));
   let shownTasks: string[];
   let resumes: string[];
+  const dialogs = new ConsentDialogs();
+  after(() => dialogs.dispose());
 
   beforeEach(() => {
     standIn.reset();
@@ -46,6 +49,7 @@ describe('host: a resume link asks before it resumes a chore run parked at its b
       return resumeParkedRun({ active: () => h.runLog.active().filter((r) => r.runId === runId) }, choreId, (taskId) => h.agent.continueTask(taskId));
     },
     now: () => h.clock.now(),
+    confirm: (question, detail, action) => dialogs.confirm(question, detail, action, 'resume'),
   });
 
   /** A run of the demo chore parked at its 2 iterations, as the runner leaves it in VS Code. */
