@@ -71,7 +71,7 @@ export async function openResumeLink(id: string, targets: ResumeLinkTargets): Pr
   );
   if (!(await targets.confirm(vscode.l10n.t('Resume the chore "{0}", paused at its budget?', chore.name), detail, yes)))
     return { resumed: false, reason: 'not confirmed' };
-  // The modal may have stayed open a while: Continue, Cancel or the deadline may have come first.
+  // The modal may have stayed open a while: Continue on the task or Cancel may have come first.
   const now = targets.run(id);
   if (now?.status !== 'running' || !now.parked) return refuse(`the chore run ${shown} is not paused at budget any more; it was resumed or ended meanwhile.`);
   if ((await targets.resume(now.runId, now.choreId)) === undefined) return notParked();
