@@ -60,6 +60,8 @@ export interface ChoreAdapters {
   reviewLinks?: ReviewLinkPort;
   /** A link that opens a run where it ran (VS Code's run link, the CI run page); every escalation carries it. */
   runLink?: (runId: string) => Promise<string | undefined>;
+  /** A link that opens a run parked at its budget and asks before resuming it; without it no pause notice is sent (pauseNotice.ts). */
+  resumeLink?: (runId: string) => Promise<string>;
   /** The person's default escalation channel, for chores that name none (VS Code's tasklane.chores.escalate). */
   defaultEscalation?: () => EscalationChannels | undefined;
   /** Cron schedules are kept (VS Code); the command line fires once and keeps none. */

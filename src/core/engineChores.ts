@@ -76,6 +76,7 @@ export function buildChores(
     ...(options.workspaceName !== undefined ? { workspaceName: options.workspaceName } : {}),
     ...(options.reviewLinks ? { reviewLinks: options.reviewLinks } : {}),
     ...(options.runLink ? { runLink: options.runLink } : {}),
+    ...(options.resumeLink ? { resumeLink: options.resumeLink } : {}),
     ...(options.defaultEscalation ? { defaultEscalation: options.defaultEscalation } : {}),
     ...(options.prepare ? { prepare: options.prepare } : {}),
     ...(checks ? { checks } : {}),

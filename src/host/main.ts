@@ -6,6 +6,7 @@ import { registerLmTools } from './agentTools/lmTools';
 import { TasklaneOps } from './agentTools/tasklaneOps';
 import { registerApprovalCommands } from './approvals/approvalCommands';
 import { registerApprovalLinks } from './approvals/approvalLinks';
+import { resumeParkedRun } from '../core/chores/budgetPause';
 import { registerDiffTitleCommands } from './approvals/diffTitleCommands';
 import { registerChoreCommands } from './chores/choreCommands';
 import { registerChorePreview } from './chores/chorePreviewCommands';
@@ -172,6 +173,13 @@ export function start(context: vscode.ExtensionContext): MainParts {
       part((s) => ({
         run: (runId: string) => s.chores.run(runId),
         choreName: (choreId: string) => s.chores.validChores().find((c) => c.id === choreId)?.name,
+        // Resume links: the chore as the runner has it (loaded and enabled), and its Resume for just this run.
+        chore: (choreId: string) => s.chores.runner.chore(choreId),
+        showTask: async (taskId: string) => void (await vscode.commands.executeCommand('tasklane.showTask', taskId)),
+        resume: (runId: string, choreId: string) =>
+          resumeParkedRun({ active: () => s.chores.runLog.active().filter((r) => r.runId === runId) }, choreId, (taskId) => s.agent.continueTask(taskId)),
+        now: () => Date.now(),
+        confirm: (question: string, detail: string, action: string) => dialogs.confirm(question, detail, action, 'resume-chore-run'),
       })),
       // The browser coming back from an MCP server's sign-in.
       { [McpOAuth.path]: (uri) => void part((s) => s.mcp).then((mcp) => mcp.handleRedirect(uri.toString(true))) },

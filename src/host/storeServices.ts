@@ -1,6 +1,7 @@
 import { describeEngine } from '../core/engineSurface';
 import type { EngineSurface } from '../core/engineSurface';
 import { runLink } from './chores/runLinks';
+import { resumeLink } from './chores/resumeLinks';
 import * as vscode from 'vscode';
 import type { Ledger } from '../core/actions/ledger';
 import { DiskReader, FsWorkspace } from '../core/approval/paths/fsWorkspace';
@@ -256,6 +257,8 @@ export async function createStoreServices(db: DurableDb, triggers: TriggerStore,
       parkAtBudget: true,
       reviewLinks: reviewLinkPort(env.extensionId, approvalOwners),
       runLink: (runId) => runLink(env.extensionId, runId),
+      // A run parked at its budget tells its channels with a link that asks before resuming (pauseNotice.ts).
+      resumeLink: (runId) => resumeLink(env.extensionId, runId),
       defaultEscalation: () => settings.escalate(),
       schedule: true,
     },

@@ -17,6 +17,8 @@ import { asPerson } from './support/asPerson';
 
 /** In the chore's prompt: its requests carry it, and its answers are routed by it. */
 const PROMPT = 'Fix the typo in README.md, then say so.';
+/** The prompt of the chore whose run parks at its budget (one model call). */
+const CAPPED = 'Read README.md, then report.';
 
 // Approval away from the keyboard, in a real extension host: a chore run parks on its edit
 // proposal, its webhook escalation carries the approval link, the link (through
@@ -37,7 +39,9 @@ interface State {
 interface Notice {
   status: string;
   runId: string;
+  reason: string;
   approval?: { id: string; summary: string; link: string };
+  pause?: { message: string; link: string };
   runLink?: string;
 }
 
@@ -45,7 +49,7 @@ const root = () => vscode.workspace.workspaceFolders![0].uri;
 const readme = () => vscode.Uri.joinPath(root(), 'README.md');
 const read = async (uri: vscode.Uri) => new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
 const state = async () => (await vscode.commands.executeCommand('tasklane.getState')) as State;
-const chore = (s: State) => s.chores.find((c) => c.id === 'reviewed');
+const chore = (s: State, id = 'reviewed') => s.chores.find((c) => c.id === id);
 
 describe('host: chore review links', function () {
   this.timeout(90_000);
@@ -72,24 +76,31 @@ describe('host: chore review links', function () {
     await resetModel();
     await useScriptedModel();
     original = await read(readme());
-    const loaded = chore(
-      await writeChoresFile<State>(
-        [
-          'chores:',
-          '  - id: reviewed',
-          '    name: Reviewed fix',
-          '    trigger: { cron: "0 3 * * *" }',
-          `    prompt: ${PROMPT}`,
-          '    actionSets: [files]',
-          '    budget: { maxSeconds: 600 }',
-          `    escalate: { webhook: { url: "http://127.0.0.1:${port}/hook" } }`,
-        ].join('\n') + '\n',
-        (s) => Boolean(chore(s)),
-      ),
-    )!;
-    if (loaded.consent === 'needed' && loaded.review)
-      await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', 'reviewed', loaded.review!.definitionHash), 'Enable');
-    await until('the chore to be enabled', async () => chore(await state())?.enabled);
+    const written = await writeChoresFile<State>(
+      [
+        'chores:',
+        '  - id: reviewed',
+        '    name: Reviewed fix',
+        '    trigger: { cron: "0 3 * * *" }',
+        `    prompt: ${PROMPT}`,
+        '    actionSets: [files]',
+        '    budget: { maxSeconds: 600 }',
+        `    escalate: { webhook: { url: "http://127.0.0.1:${port}/hook" } }`,
+        '  - id: capped',
+        '    name: Capped reader',
+        '    trigger: { cron: "0 4 * * *" }',
+        `    prompt: ${CAPPED}`,
+        '    budget: { maxIterations: 1, maxSeconds: 600 }',
+        `    escalate: { webhook: { url: "http://127.0.0.1:${port}/hook" } }`,
+      ].join('\n') + '\n',
+      (s) => Boolean(chore(s) && chore(s, 'capped')),
+    );
+    for (const id of ['reviewed', 'capped']) {
+      const loaded = chore(written, id)!;
+      if (loaded.consent === 'needed' && loaded.review)
+        await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', id, loaded.review!.definitionHash), 'Enable');
+      await until(`the chore ${id} to be enabled`, async () => chore(await state(), id)?.enabled);
+    }
   });
 
   after(async () => {
@@ -165,6 +176,41 @@ describe('host: chore review links', function () {
     const again = (await vscode.commands.executeCommand('tasklane.openApprovalLink', sent.approval!.link)) as { opened: boolean; reason?: string };
     assert.equal(again.opened, false);
     assert.match(again.reason ?? '', /already decided \((approved|applied)\)/);
+  });
+
+  it('a run parked at its budget tells its channel; the resume link asks, and the yes resumes it to success', async () => {
+    await scriptModel(CAPPED, [
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
+      { toolCalls: [{ name: 'task_end', arguments: { summary: 'read it', output: {} } }] },
+    ]);
+    const before = notices.length;
+    const notice = new Promise<Notice>((resolve) => (noticed = resolve));
+    await vscode.commands.executeCommand('tasklane.runChoreNow', 'capped');
+    const sent = await notice;
+    assert.equal(sent.status, 'paused_at_budget');
+    assert.match(sent.reason, /^paused at budget: .*iterations/);
+    const run = chore(await state(), 'capped')!.runs[0];
+    assert.equal(run.status, 'running', 'parked, not ended');
+    assert.equal(sent.runId, run.id);
+    assert.ok(sent.runLink?.includes(run.id), sent.runLink);
+    // In code-server the link is the server's callback form, whose path is encoded in its query.
+    const resumeLink = decodeURIComponent(sent.pause?.link ?? '');
+    assert.ok(resumeLink.includes('/resume') && resumeLink.includes(run.id), sent.pause?.link);
+    assert.equal((await modelRequests(CAPPED)).length, 1, 'one model call, then the cap');
+
+    // The link (pasted, as the URI handler would hand it) asks first; the yes resumes the same run.
+    const resumed = await asPerson(() => vscode.commands.executeCommand('tasklane.openApprovalLink', sent.pause!.link), 'Resume');
+    assert.deepEqual(resumed, { resumed: true, id: run.id });
+    const ended = await until('the resumed run to end', async () =>
+      chore(await state(), 'capped')?.runs.find((r) => r.id === run.id && r.status !== 'running'),
+    );
+    assert.equal(ended.status, 'succeeded', ended.reason);
+    assert.equal((await modelRequests(CAPPED)).length, 2);
+    assert.equal(notices.length, before + 1, 'one notice for the pause, none for the success');
+
+    const again = (await vscode.commands.executeCommand('tasklane.openApprovalLink', sent.pause!.link)) as { resumed: boolean; reason?: string };
+    assert.equal(again.resumed, false);
+    assert.match(again.reason ?? '', /is not paused at budget any more \(succeeded\)/);
   });
 
   it('Preview Chore shows the next fires and a dry run without a model call', async () => {

@@ -31,11 +31,17 @@ export function budgetStop(check: { exhausted: BudgetLimit; message: string }, p
 
 /**
  * Parks the run of a task that paused at a budget, or keeps it parked (after a reload the task is
- * still paused). True when the run is parked, so the runner does not end it.
+ * still paused). `'parked'` when it parked just now (the transition a pause notice announces,
+ * pauseNotice.ts), `'kept'` when it was parked already, false when the runner should end it.
  */
-export async function parkAtBudget(runLog: ChoreRunLog, live: LiveRuns, run: ChoreRunRecord, task: Pick<TaskView, 'paused' | 'pauseReason'>): Promise<boolean> {
+export async function parkAtBudget(
+  runLog: ChoreRunLog,
+  live: LiveRuns,
+  run: ChoreRunRecord,
+  task: Pick<TaskView, 'paused' | 'pauseReason'>,
+): Promise<'parked' | 'kept' | false> {
   if (!task.paused || task.pauseReason !== 'budget') return false;
-  if (run.parked) return true;
+  if (run.parked) return 'kept';
   const side = live.peek(run.runId);
   if (side?.stopped && !PAUSABLE.has(side.stopped.exhausted)) return false;
   const message = side?.stopped?.message ?? "the task reached the extension's per-task budget (tasklane.budget.*)";
@@ -43,7 +49,7 @@ export async function parkAtBudget(runLog: ChoreRunLog, live: LiveRuns, run: Cho
   if (side) runLog.updateUsage(run.runId, side.budget.totals());
   live.take(run.runId);
   await runLog.park(run.runId, message);
-  return true;
+  return 'parked';
 }
 
 /**

@@ -1,15 +1,13 @@
 /**
- * The chore runner: turns every fire (cron, files, task, Run now, retry) into one run of the
- * chore's task, bounded by the chore's budget, judged by its successWhen, and followed by its
- * failure policy. It plugs into the engine through TaskHooks: the engine claims the fire's durable
- * trigger and asks {@link ChoreRunner.resolveProactive} what to start, asks {@link ChoreRunner.guard}
- * before every model call and action, and reports usage; task events reach the runner through the
- * agent's change stream (the live step trace). The runner orchestrates one run; the parts live
- * beside it: what the task is told (choreStartSpec.ts), how fires are written (choreFires.ts), why
- * a chore may not run now (runGates.ts), the pure decisions (runPolicy.ts), carrying out onFailure
- * (failurePolicy.ts), telling a person about a review a run waits for (reviewNotice.ts), a running
- * run's budget, deadline and step trace (liveRuns.ts) and what the runner is built from
- * (choreRunnerOptions.ts).
+ * The chore runner: turns every fire (cron, files, task, Run now, retry) into one run of the chore's task, bounded by the
+ * chore's budget, judged by its successWhen, and followed by its failure policy. It plugs into the engine through TaskHooks:
+ * the engine claims the fire's durable trigger and asks {@link ChoreRunner.resolveProactive} what to start, asks
+ * {@link ChoreRunner.guard} before every model call and action, and reports usage; task events reach the runner through the
+ * agent's change stream (the live step trace). The runner orchestrates one run; the parts live beside it: what the task is
+ * told (choreStartSpec.ts), how fires are written (choreFires.ts), why a chore may not run now (runGates.ts), the pure
+ * decisions (runPolicy.ts), carrying out onFailure (failurePolicy.ts), telling a person about a review a run waits for
+ * (reviewNotice.ts) or a pause at its budget (pauseNotice.ts), a running run's budget, deadline and step trace (liveRuns.ts)
+ * and what the runner is built from (choreRunnerOptions.ts).
  */
 import type { AgentChange, TaskView } from '../engine/types';
 import { proactiveTaskId, readChoreFire } from '../engine/triggerPayloads';
@@ -25,6 +23,7 @@ import { choreStartSpec } from './choreStartSpec';
 import { applyFailurePolicy } from './failurePolicy';
 import { RunTracking } from './runTracking';
 import { ReviewNotices } from './reviewNotice';
+import { PauseNotices } from './pauseNotice';
 import { blockedReason, declaredCommands, declaredMcp, rollingCapReached, whyNotStart } from './runGates';
 import { LiveRuns } from './liveRuns';
 import { budgetStop, parkAtBudget, unpark } from './budgetPause';
@@ -55,10 +54,11 @@ export class ChoreRunner implements TaskHooks {
   /** Run ends in flight, so a change event and a timer cannot end one run twice. */
   private readonly ending = new Set<string>();
   private readonly reviews: ReviewNotices;
+  private readonly pauses: PauseNotices;
   private readonly tracking: RunTracking;
 
   constructor(private readonly options: ChoreRunnerOptions) {
-    [this.reviews, this.tracking] = [new ReviewNotices(options), new RunTracking(options.logger)];
+    [this.reviews, this.pauses, this.tracking] = [new ReviewNotices(options), new PauseNotices(options), new RunTracking(options.logger)];
     this.live = new LiveRuns({
       runLog: options.runLog,
       clock: options.clock,
@@ -135,10 +135,8 @@ export class ChoreRunner implements TaskHooks {
    * or `skipped` history entry dated at its scheduled time. Idempotent per fire.
    */
   async recordDropped(choreId: string, dropped: ReadonlyArray<{ fireAt: number; status: 'missed' | 'skipped'; reason: string }>): Promise<void> {
-    for (const d of dropped) {
-      const { reason, status, fireAt: at } = d;
+    for (const { reason, status, fireAt: at } of dropped)
       this.tracking.ended(await this.options.runLog.recordSkipped({ choreId, fireKey: fireKey(choreId, at), cause: 'cron', reason, status, at }));
-    }
   }
 
   // ---- engine hooks ----
@@ -335,7 +333,9 @@ export class ChoreRunner implements TaskHooks {
 
   private async onTask(task: TaskView): Promise<void> {
     const run = this.options.runLog.activeForTask(task.id);
-    if (!run || (this.options.parkAtBudget && (await parkAtBudget(this.options.runLog, this.live, run, task)))) return;
+    if (!run) return;
+    const parked = this.options.parkAtBudget && (await parkAtBudget(this.options.runLog, this.live, run, task));
+    if (parked) return parked === 'parked' ? this.pauses.announce(run, this.chore(run.choreId)) : undefined; // once: a reload finds it 'kept'
     const live = this.chores.has(run.choreId) ? this.live.of(run) : undefined;
     let ending = stoppedTaskEnding(task, live?.stopped);
     const declared = this.chores.get(run.choreId)?.def.terminalStatuses;

@@ -2,6 +2,7 @@ import type { AgentChange, TaskView } from '../engine/types';
 import type { Clock, Logger } from '../ports';
 import type { TriggerStore } from '../store/types';
 import type { FailurePolicyDeps } from './failurePolicy';
+import type { PauseNoticeDeps } from './pauseNotice';
 import type { ReviewNoticeDeps } from './reviewNotice';
 import type { RunGateDeps } from './runGates';
 import type { ChoreChecksPort } from './runChecks';
@@ -20,9 +21,10 @@ export interface ChoreAgentPort {
 /**
  * What the runner is built from. Most fields are declared by the modules that use them: trust,
  * blocks and spend by runGates.ts; escalation (secrets, ledger, workspace name, redaction,
- * onEscalated, review links) by failurePolicy.ts and reviewNotice.ts, through runEscalation.ts.
+ * onEscalated, review and resume links) by failurePolicy.ts, reviewNotice.ts and pauseNotice.ts,
+ * through runEscalation.ts.
  */
-export interface ChoreRunnerOptions extends RunGateDeps, FailurePolicyDeps, ReviewNoticeDeps {
+export interface ChoreRunnerOptions extends RunGateDeps, FailurePolicyDeps, ReviewNoticeDeps, PauseNoticeDeps {
   /** Fires are recorded here (Run now, file bursts, task ends); a queued fire is re-armed. */
   triggers: Pick<TriggerStore, 'emit' | 'rearm'>;
   runLog: ChoreRunLog;

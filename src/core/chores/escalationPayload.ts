@@ -3,6 +3,7 @@ import { forSlack } from '../security/surfaceText';
 import type { ChoreUsageTotals } from './runBudget';
 import type { ChoreRunRecord } from './runLog';
 import type { ChoreRunStatus } from './runPolicy';
+import type { ChoreBudget } from './types';
 import { promptTokens } from '../model/usage';
 import { costText } from '../../shared/costText';
 
@@ -13,7 +14,8 @@ export interface EscalationPayload {
   version: 1;
   chore: { id: string; name: string };
   runId: string;
-  status: ChoreRunStatus;
+  /** The run's status; `paused_at_budget` while a run parked at its budget waits (its record says `running`). */
+  status: ChoreRunStatus | 'paused_at_budget';
   reason: string;
   usage: ChoreUsageTotals;
   /** The last five steps of the trace, oldest first. */
@@ -29,6 +31,24 @@ export interface EscalationPayload {
    * is still open): what waits, and the link that opens it in VS Code. Deciding there resumes the run.
    */
   approval?: ReviewRequest;
+  /**
+   * Set when the run parked at its budget (status `paused_at_budget`, the run still open): what it
+   * reached, the budget a resume grants, and the link that resumes it after the person's yes.
+   */
+  pause?: BudgetPauseRequest;
+}
+
+/** A run parked at its budget, as an escalation tells it (pauseNotice.ts). */
+export interface BudgetPauseRequest {
+  /** The limit it reached, as the run record says it ("used 12 of 10 iterations (budget.maxIterations)"). */
+  message: string;
+  /** What one resume adds on top of what the run used: another budget of the chore's size. */
+  grants: ChoreBudget;
+  /**
+   * `vscode://tasklane.tasklane/resume?id=<run id>` (or the code-server equivalent): opens the
+   * parked run's task and asks the person before resuming it; never resumes on its own.
+   */
+  link: string;
 }
 
 /** An approval a parked chore run waits for, as an escalation tells it. */
@@ -84,9 +104,36 @@ export function buildReviewPayload(
   return { ...base, status: 'awaiting_review', reason: `waiting for your review: ${summary}`, approval: { id: approval.id, summary, link: approval.link } };
 }
 
+/**
+ * The payload telling that `run` parked at its budget and waits for a person to resume it. The
+ * run has not ended: the status says it is paused, the reason what it reached, and `pause` how to
+ * continue.
+ */
+export function buildPausePayload(
+  chore: { id: string; name: string },
+  run: ChoreRunRecord,
+  pause: BudgetPauseRequest,
+  workspace?: string,
+  redact: (text: string) => string = redactCredentials,
+): EscalationPayload {
+  const base = buildEscalationPayload(chore, run, workspace, redact);
+  const message = redact(pause.message);
+  return { ...base, status: 'paused_at_budget', reason: `paused at budget: ${message}`, pause: { message, grants: { ...pause.grants }, link: pause.link } };
+}
+
 /** One line for subjects and notification previews. */
 export function escalationTitle(p: EscalationPayload): string {
-  return `Tasklane chore "${p.chore.name}" ${p.status.replace('_', ' ')}${p.workspace ? ` in ${p.workspace}` : ''}`;
+  return `Tasklane chore "${p.chore.name}" ${p.status.replace(/_/g, ' ')}${p.workspace ? ` in ${p.workspace}` : ''}`;
+}
+
+/** A budget as one line ("10 iterations, 1000000 input tokens, $1.00, 600 s"). */
+export function budgetLine(b: ChoreBudget): string {
+  return `${b.maxIterations} iterations, ${b.maxInputTokens} input tokens, $${b.maxCostUsd.toFixed(2)}, ${b.maxSeconds} s`;
+}
+
+/** How to continue a paused run, in one sentence for every channel. */
+function resumeSentence(pause: BudgetPauseRequest): string {
+  return `Open the link in VS Code to resume it: it shows the run's task and asks you first; resuming grants another budget of the chore's size (${budgetLine(pause.grants)}) on top of what it used. Resume in the Chores view or Continue on the task does the same; Cancel ends it.`;
 }
 
 export function usageLine(u: ChoreUsageTotals): string {
@@ -110,7 +157,7 @@ export function slackMessage(p: EscalationPayload): Record<string, unknown> {
         .join('\n')
     : '_no steps recorded_';
   return {
-    text: `${forSlack(escalationTitle(p))}: ${forSlack(p.reason)}${p.approval ? ` ${p.approval.link}` : ''}`,
+    text: `${forSlack(escalationTitle(p))}: ${forSlack(p.reason)}${p.approval ? ` ${p.approval.link}` : ''}${p.pause ? ` ${p.pause.link}` : ''}`,
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: escalationTitle(p).slice(0, 150) } },
       {
@@ -125,6 +172,9 @@ export function slackMessage(p: EscalationPayload): Record<string, unknown> {
       { type: 'section', text: { type: 'mrkdwn', text: `*Reason*\n${forSlack(p.reason.slice(0, 2800))}` } },
       ...(p.approval
         ? [{ type: 'section', text: { type: 'mrkdwn', text: `*Review*\n<${p.approval.link}|Open the proposal in VS Code> (approving there resumes the run)` } }]
+        : []),
+      ...(p.pause
+        ? [{ type: 'section', text: { type: 'mrkdwn', text: `*Continue*\n<${p.pause.link}|Resume it in VS Code>. ${resumeSentence(p.pause)}` } }]
         : []),
       { type: 'section', text: { type: 'mrkdwn', text: `*Last steps*\n${steps.slice(0, 2900)}` } },
       { type: 'context', elements: [{ type: 'mrkdwn', text: `Usage: ${usageLine(p.usage)}` }] },
@@ -152,6 +202,7 @@ export function emailText(p: EscalationPayload): string {
     ...(steps.length ? steps : ['  (none)']),
     '',
     ...(p.approval ? [`Review it in VS Code (approving or rejecting there resumes the run where it waits):`, `  ${p.approval.link}`, ''] : []),
+    ...(p.pause ? [`How to continue: ${resumeSentence(p.pause)}`, `  ${p.pause.link}`, ''] : []),
     p.runLink ? `The run's full trace: ${p.runLink}` : 'Open the Tasklane sidebar in VS Code to see the full trace and any proposals waiting for review.',
   ].join('\n');
 }

@@ -54,7 +54,8 @@ export async function withRunLink(deps: RunNoticeDeps, payload: EscalationPayloa
 }
 
 /**
- * Sends one escalation of a run (a failure, or a review it waits for) to the chore's channels.
+ * Sends one escalation of a run (a failure, a review it waits for, a pause at its budget) to the
+ * chore's channels.
  * Sending is irreversible: the intent is durable first, so a crash mid-send is reported, not
  * replayed; the outcome per channel is recorded after.
  */
@@ -62,7 +63,7 @@ export async function sendRunEscalation(
   deps: RunEscalationDeps,
   channels: EscalationChannels,
   payload: EscalationPayload,
-  action: 'chore_escalation' | 'chore_review_notice',
+  action: 'chore_escalation' | 'chore_review_notice' | 'chore_budget_notice',
   input: Record<string, unknown>,
 ): Promise<EscalationResult[]> {
   const intent = await deps.ledger?.intent(payload.runId, action, { ...input, channels: Object.keys(channels) });

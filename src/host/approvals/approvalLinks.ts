@@ -6,6 +6,8 @@ import type { ReviewLinkPort } from '../../core/chores/reviewNotice';
 import type { ApprovalView } from '../../shared/approvalProtocol';
 import { RUN_LINK_PATH, RunDocuments } from '../chores/runLinks';
 import type { RunLinkResult, RunLinkTargets } from '../chores/runLinks';
+import { openResumeLink, RESUME_LINK_PATH } from '../chores/resumeLinks';
+import type { ResumeLinkResult, ResumeLinkTargets } from '../chores/resumeLinks';
 
 /**
  * Approval away from the keyboard: `vscode://tasklane.tasklane/approval?id=<approval id>` opens
@@ -39,7 +41,7 @@ export function approvalLink(extensionId: string, approvalId: string): Promise<s
 }
 
 /**
- * The path and id a Tasklane link names (`/approval` or `/run`). Accepts the app link
+ * The path and id a Tasklane link names (`/approval`, `/run` or `/resume`). Accepts the app link
  * (`<scheme>://<extension id>/approval?id=…`) and the web callback form a browser workbench turns
  * it into (`…?vscode-authority=…&vscode-path=/approval&vscode-query=id%3D…`).
  */
@@ -86,14 +88,14 @@ export async function openApprovalLink(link: vscode.Uri, extensionId: string, ta
 }
 
 /**
- * The URI handler (approval and run links), `tasklane.openApprovalLink` and `tasklane.openRunLink`.
- * The targets exist once the store is open; all wait for them. An extension has one URI handler:
- * `others` are the paths it hands elsewhere (an MCP sign-in's redirect).
+ * The URI handler (approval, run and resume links), `tasklane.openApprovalLink` and
+ * `tasklane.openRunLink`. The targets exist once the store is open; all wait for them. An
+ * extension has one URI handler: `others` are the paths it hands elsewhere (an MCP sign-in's redirect).
  */
 export function registerApprovalLinks(
   extensionId: string,
   targets: Promise<ApprovalLinkTargets>,
-  runs: Promise<RunLinkTargets>,
+  runs: Promise<RunLinkTargets & ResumeLinkTargets>,
   others: Record<string, (uri: vscode.Uri) => void> = {},
 ): vscode.Disposable[] {
   const open = async (link: vscode.Uri) => openApprovalLink(link, extensionId, await targets);
@@ -107,13 +109,19 @@ export function registerApprovalLinks(
     }
     return documents.open(target.id, await runs);
   };
+  // A resume link resumes a run parked at its budget only after the person's yes (resumeLinks.ts).
+  const route = async (link: vscode.Uri): Promise<ApprovalLinkResult | RunLinkResult | ResumeLinkResult> => {
+    const target = linkTarget(link, extensionId);
+    if (target?.path === RESUME_LINK_PATH) return openResumeLink(target.id, await runs);
+    return target?.path === RUN_LINK_PATH ? openRun(link) : open(link);
+  };
   return [
     documents,
     vscode.window.registerUriHandler({
       handleUri: (uri) => {
         const other = Object.hasOwn(others, uri.path) ? others[uri.path] : undefined;
         if (other) return other(uri);
-        void (linkTarget(uri, extensionId)?.path === RUN_LINK_PATH ? openRun(uri) : open(uri));
+        void route(uri);
       },
     }),
     vscode.commands.registerCommand('tasklane.openRunLink', async (link?: unknown) => {
@@ -146,8 +154,8 @@ export function registerApprovalLinks(
         void vscode.window.showWarningMessage(notice`Tasklane: that is not a link; paste the whole link from the escalation.`);
         return { opened: false, reason: 'not a link' } satisfies ApprovalLinkResult;
       }
-      // A run link pasted here opens its run, as the URI handler does with it.
-      return linkTarget(uri, extensionId)?.path === RUN_LINK_PATH ? openRun(uri) : open(uri);
+      // A run or resume link pasted here does what the URI handler does with it.
+      return route(uri);
     }),
   ];
 }

@@ -5,6 +5,7 @@ import { Attention } from '../../../src/host/attention';
 import type { AttentionView } from '../../../src/host/attention';
 import { openApprovalLink } from '../../../src/host/approvals/approvalLinks';
 import { RunDocuments } from '../../../src/host/chores/runLinks';
+import { openResumeLink } from '../../../src/host/chores/resumeLinks';
 import { ElicitationForm } from '../../../src/host/mcp/elicitationForm';
 import { VsCodeSignIn } from '../../../src/host/mcp/mcpSignIn';
 import type { ApprovalView } from '../../../src/shared/approvalProtocol';
@@ -54,6 +55,24 @@ describe('security: untrusted text in VS Code notifications is never a link (rev
     await attack('notification link', async () => {
       const result = await new RunDocuments().open(HOSTILE, { run: () => undefined, choreName: () => undefined });
       assert.equal(result.opened, false);
+      assertInert(shown());
+      assert.doesNotMatch(shown().join('\n'), /sendSequence/);
+    });
+  });
+
+  it('a /resume link whose id carries a command link: refused with no link, no modal, nothing resumed', async () => {
+    await attack('notification link', async () => {
+      let resumed = false;
+      const result = await openResumeLink(HOSTILE, {
+        run: () => undefined,
+        chore: () => undefined,
+        showTask: async () => undefined,
+        resume: async () => ((resumed = true), 'resumed'),
+        now: () => 0,
+        confirm: async () => true,
+      });
+      assert.equal(result.resumed, false);
+      assert.equal(resumed, false);
       assertInert(shown());
       assert.doesNotMatch(shown().join('\n'), /sendSequence/);
     });
