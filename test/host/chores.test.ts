@@ -91,6 +91,11 @@ describe('host: chores', function () {
         '    prompt: Echo through the chore server.',
         '    mcp:',
         `      kit: { tools: [echo], command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(everything)}, stdio] }`,
+        '  - id: hourly',
+        '    name: Hourly',
+        '    trigger: { cron: "0 6 * * *" }',
+        '    prompt: Say what time it is.',
+        '    budget: { maxFiresPerHour: 1 }',
       ].join('\n') + '\n';
     const loaded = await writeChoresFile<State>(yaml, (s) => Boolean(chore(s, 'fixer')));
     // Written by the test, not with New Chore: each waits for the person's Enable (the consent suite tests that).
@@ -98,7 +103,9 @@ describe('host: chores', function () {
       if (c.consent === 'needed' && c.review)
         await asPerson(() => vscode.commands.executeCommand('tasklane.enableChore', c.id, c.review!.definitionHash), 'Enable');
     }
-    await untilState('the chores to be enabled', (s) => ['notes-digest', 'failed-build', 'fixer', 'checker', 'echoer'].every((id) => chore(s, id)?.enabled));
+    await untilState('the chores to be enabled', (s) =>
+      ['notes-digest', 'failed-build', 'fixer', 'checker', 'echoer', 'hourly'].every((id) => chore(s, id)?.enabled),
+    );
   });
 
   after(async () => {
@@ -206,6 +213,19 @@ describe('host: chores', function () {
     const requests = await requestsText('Echo through the chore server.');
     assert.match(requests[1] ?? '', /MCP tool kit\/echo returned:\\nEcho: hello unattended/, 'the declared tool ran without a card');
     assert.match(requests[2] ?? '', /MCP tool kit\/get-env was refused: this task's chore declares only kit\/echo/);
+  });
+
+  it('Run Chore Now past budget.maxFiresPerHour says why it does not start, and starts nothing', async () => {
+    await scriptModel('Say what time it is.', [{ toolCalls: [{ name: 'task_end', arguments: { summary: 'it is noon' } }] }]);
+    await vscode.commands.executeCommand('tasklane.runChoreNow', 'hourly');
+    const first = await untilState('the first hourly run to end', (s) => chore(s, 'hourly')?.runs.find((r) => r.status !== 'running'));
+    assert.equal(first.status, 'succeeded', first.reason);
+    await assert.rejects(
+      Promise.resolve(vscode.commands.executeCommand('tasklane.runChoreNow', 'hourly')),
+      /The chore "hourly" does not run now: already fired 1 time\(s\) in the last hour, its cap \(budget\.maxFiresPerHour 1\); the next fire may run from \d\d:\d\d UTC/,
+    );
+    assert.equal(chore(await state(), 'hourly')?.runs.length, 1, 'the refused Run Now recorded or started a run');
+    assert.equal((await requestsText('Say what time it is.')).length, 1, 'the refused Run Now reached the model');
   });
 
   it('a .vscode/mcp.json server under the name an enabled chore defines is not trusted through that chore', async () => {

@@ -6,8 +6,8 @@ import type { ChoreRunner } from '../../core/chores/choreRunner';
 import type { ChoreScheduler } from '../../core/chores/choreScheduler';
 import { costEstimateNote, previewChore } from '../../core/chores/chorePreview';
 import type { ChorePreview, ModelCostContext } from '../../core/chores/chorePreview';
-import type { ChoreRunLog } from '../../core/chores/runLog';
-import type { ChoreRunRecord } from '../../core/chores/runLog';
+import type { ChoreRunLog, ChoreRunRecord } from '../../core/chores/runLog';
+import { firesPerHourReached } from '../../core/chores/runGates';
 import type { Agent } from '../../core/engine/agent';
 import type { Clock, Logger } from '../../core/ports';
 import type { ApprovalHostMessage } from '../../shared/approvalProtocol';
@@ -290,7 +290,8 @@ export class ChoreHost implements SidebarSection<ChoreView, ChoreWebviewMessage>
     if (!this.trusted()) throw new Error('Chores do not run in Restricted Mode: trust this folder (Manage Workspace Trust) first.');
     const chore = this.loaded.chores.find((c) => c.id === choreId);
     if (chore && this.consentOf(chore) === 'needed') throw new Error(notEnabledForRunNow(choreId));
-    const stopped = chore && this.stoppedProblem(chore);
+    // The hour cap is said here too: the person who pressed Run Now learns why nothing starts.
+    const stopped = chore && (this.stoppedProblem(chore) ?? firesPerHourReached({ clock: this.clock, runLog: this.runLog }, chore));
     if (stopped) throw new Error(`The chore "${choreId}" does not run now: ${stopped}`);
     if (chore?.trigger.kind !== 'github') return this.runner.fire(choreId, 'manual');
     const context = await replayedEvent(chore, eventFile);
