@@ -76,7 +76,7 @@ export async function openApprovalLink(link: vscode.Uri, extensionId: string, ta
   if (!id) return refuse(`this is not a Tasklane approval link (expected ${vscode.env.uriScheme}://${extensionId}${APPROVAL_LINK_PATH}?id=…).`);
   const proposal = await targets.openProposal(id);
   if (proposal?.opened) return { opened: 'diff', id };
-  if (proposal) return refuse(`the proposal ${shown} was already decided (${proposal.status.replace('_', ' ')}); there is nothing to review.`);
+  if (proposal) return refuse(`the proposal ${shown} was already decided (${proposal.status.replace(/_/g, ' ')}); there is nothing to review.`);
   const command = (await targets.commandApprovals()).find((a) => a.id === id);
   if (command?.status === 'pending') {
     await targets.showSession(command.sessionId);
