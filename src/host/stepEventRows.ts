@@ -7,7 +7,8 @@ import { NO_REJECT_REASON } from '../core/approval/changes/changeSetReview';
 import type { TaskEvent } from '../core/engine/types';
 import type { StepView } from '../shared/threadProtocol';
 import type { Translator } from '../shared/translator';
-import { clip, commandOutcome, firstSentence, LITERAL_MAX, NOTE_MAX, oneLine, says, seconds, str } from './stepText';
+import { isStaleFile, staleFilesWords } from '../shared/changeOutcomeWords';
+import { clip, commandOutcome, firstSentence, isRecord, LITERAL_MAX, NOTE_MAX, oneLine, says, seconds, str } from './stepText';
 
 /** Rows of events that are not actions; undefined for what the block shows otherwise or never. */
 export function eventRow(l10n: Translator, event: TaskEvent): StepView | undefined {
@@ -21,18 +22,32 @@ export function eventRow(l10n: Translator, event: TaskEvent): StepView | undefin
       if (data.forModel === true)
         return typeof data.shown === 'string' ? { ...at, kind: 'decision', text: [clip(oneLine(data.shown), 200)], state: 'done' } : undefined;
       const decision = /^Approval \S+: (approved|rejected)(?: \(([\s\S]*)\))?$/.exec(text);
-      if (decision) return decisionRow(l10n, at, decision[1] as 'approved' | 'rejected', decision[2] ?? '');
+      if (decision) return decisionRow(l10n, at, decision[1] as 'approved' | 'rejected', decision[2] ?? '', data.stale);
       return { ...at, kind: 'decision', text: [l10n.t('You said: {0}', clip(oneLine(text), 200))], state: 'done' };
     }
-    case 'pause':
+    case 'pause': {
+      // Invalid tool calls twice: the calls' own account follows as data (the model's, and the
+      // validation's words about its arguments).
+      const invalid = typeof data.invalidToolCalls === 'string' ? data.invalidToolCalls : undefined;
+      if (invalid !== undefined)
+        return { ...at, kind: 'notice', text: [l10n.t('Paused: the model sent invalid tool calls twice')], state: 'done', ...noteOf(invalid) };
       return { ...at, kind: 'notice', text: [pauseRow(l10n, data.reason, text)], state: 'done' };
+    }
     case 'resume':
       return { ...at, kind: 'notice', text: [l10n.t('Continued')], state: 'done' };
     case 'restart':
       return { ...at, kind: 'notice', text: [l10n.t('Picked up again after a restart')], state: 'done' };
     case 'warning':
-      return { ...at, kind: 'notice', text: [nearBudgetRow(l10n, data.nearBudget) ?? firstSentence(text)], state: 'done' };
+      return { ...at, kind: 'notice', text: [nearBudgetRow(l10n, data.nearBudget) ?? notRunRow(l10n, data.notRun) ?? firstSentence(text)], state: 'done' };
     case 'error':
+      if (typeof data.invalidToolCalls === 'string')
+        return {
+          ...at,
+          kind: 'error',
+          text: [l10n.t('The model sent invalid tool calls again after a repair turn')],
+          state: 'failed',
+          ...noteOf(data.invalidToolCalls),
+        };
       return { ...at, kind: 'error', text: [firstSentence(text) || l10n.t('Something went wrong')], state: 'failed' };
     case 'check':
       return checkRow(l10n, event.seq, data);
@@ -61,6 +76,25 @@ function nearBudgetRow(l10n: Translator, kind: unknown): string | undefined {
 }
 
 /**
+ * Tool calls of one response the caps left unrun (the core says why in `notRun`: src/core/engine/caps.ts
+ * NotRunWhy, with how many), one message per cause; undefined for a warning stored before it.
+ */
+function notRunRow(l10n: Translator, notRun: unknown): string | undefined {
+  if (!isRecord(notRun) || typeof notRun.count !== 'number') return undefined;
+  if (notRun.code === 'budget_left' && typeof notRun.left === 'number')
+    return l10n.t('{0} tool call(s) of one response were not run: the task has {1} action(s) left in its budget', notRun.count, notRun.left);
+  if (notRun.code === 'turn_cap' && typeof notRun.cap === 'number')
+    return l10n.t('{0} tool call(s) of one response were not run: a turn runs at most {1} actions', notRun.count, notRun.cap);
+  return undefined;
+}
+
+/** A row's note of text that is data (the model's invalid calls), on one line and clipped; none when empty. */
+function noteOf(text: string): { note?: string } {
+  const note = clip(oneLine(text), NOTE_MAX);
+  return note ? { note } : {};
+}
+
+/**
  * A project check the task's end ran (core/checks/taskChecks.ts): "Checking `npm test`" while it
  * runs, then "Checked `npm test`" with "✓ 12.4 s" or "✗ 2 failing: … · 3.1 s". Its start and end
  * events share a key, so the end patches the start's row.
@@ -77,15 +111,25 @@ function checkRow(l10n: Translator, seq: number, data: Record<string, unknown>):
 }
 
 /** The person's decision on a proposal, in words: what it did to the files or what ran. */
-function decisionRow(l10n: Translator, at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approved' | 'rejected', note: string): StepView {
+function decisionRow(
+  l10n: Translator,
+  at: Pick<StepView, 'id' | 'seq' | 'rev'>,
+  decision: 'approved' | 'rejected',
+  note: string,
+  staleFiles: unknown,
+): StepView {
   // A change set's outcome is its first line; what the language servers said after the apply
   // follows it (core/approval/changes/changeSetReview.ts describeOutcome), and the person reads it too.
   const [head = '', ...after] = note.split('\n');
   const problems = after.join(' ').trim();
   // Files changed after the proposal: nothing was written, whatever was decided.
   const stale = /^The change was not applied: ([\s\S]*)\.$/.exec(note)?.[1];
-  if (stale !== undefined)
-    return { ...at, kind: 'decision', text: [l10n.t('Not applied: the files changed since the proposal')], state: 'failed', note: firstSentence(stale) };
+  if (stale !== undefined) {
+    // Which files changed, as the core's data (a decision stored before it carries its English).
+    const files = Array.isArray(staleFiles) ? staleFiles.filter(isStaleFile) : [];
+    const said = files.length ? clip(staleFilesWords(files, l10n), NOTE_MAX) : firstSentence(stale);
+    return { ...at, kind: 'decision', text: [l10n.t('Not applied: the files changed since the proposal')], state: 'failed', note: said };
+  }
   if (decision === 'rejected') {
     const why = /^The change was rejected: ([\s\S]*?)\. Nothing was written\.$/.exec(note)?.[1];
     // The person's own words are quoted back; the stand-in said to the model when they gave none is not.

@@ -12,7 +12,7 @@ import type { StepKind, StepText, StepView } from '../shared/threadProtocol';
 import { ENGLISH } from '../shared/translator';
 import type { Translator } from '../shared/translator';
 import { eventRow } from './stepEventRows';
-import { clip, commandOutcome, firstSentence, LITERAL_MAX, NOTE_MAX, oneLine, says, str } from './stepText';
+import { clip, commandOutcome, firstSentence, isRecord, LITERAL_MAX, NOTE_MAX, oneLine, says, str } from './stepText';
 
 /** Kept where the tests and callers have long found it. */
 export { firstSentence } from './stepText';
@@ -237,8 +237,4 @@ function editRow(
   if (failure) return row('edit', [couldNot], failure);
   if (end.output?.startsWith('The change was approved and applied')) return row('edit', [l10n.t('Edited {0}', target)], l10n.t('applied without asking'));
   return row('edit', [proposed]);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

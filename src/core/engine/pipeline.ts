@@ -12,7 +12,7 @@ import { emptyUsage } from '../model/usage';
 import type { Clock, Logger, WorkspacePort } from '../ports';
 import { REPAIR_NOTE } from '../prompts/prompts';
 import { toolResultText } from '../prompts/requestBuilder';
-import type { RunawayGuard } from './caps';
+import type { NotRunWhy, RunawayGuard } from './caps';
 import type { EngineState } from './engineState';
 import type { TaskRecord } from './records';
 import type { TaskHooks } from './taskHooks';
@@ -193,6 +193,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
       effects,
       valid.slice(allowance.run).map((p) => p.call),
       allowance.refused,
+      allowance.why,
     );
   const parallel = ready.length > 1 && ready.every((p) => p.action.parallelizable);
   const ended = new Set<string>();
@@ -231,10 +232,21 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   return { effects, usage, cost, costEstimated, actionsRun: ready.length, text: response.text };
 }
 
-async function refuseCalls(env: PipelineEnv, input: PipelineInput, effects: TurnEffectsRecorder, calls: ToolCall[], reason: string): Promise<void> {
+async function refuseCalls(
+  env: PipelineEnv,
+  input: PipelineInput,
+  effects: TurnEffectsRecorder,
+  calls: ToolCall[],
+  reason: string,
+  why: NotRunWhy | undefined,
+): Promise<void> {
   if (input.task) {
     for (const call of calls) await env.state.appendEvent(input.sessionId, 'action_end', { callId: call.id, name: call.name, error: reason, durationMs: 0 });
-    await env.state.appendEvent(input.sessionId, 'warning', { text: `${calls.length} tool call(s) of one response were not run: ${reason}` });
+    // `text` is for the model, the transcript and the log; `notRun` lets the thread word the row.
+    await env.state.appendEvent(input.sessionId, 'warning', {
+      text: `${calls.length} tool call(s) of one response were not run: ${reason}`,
+      ...(why ? { notRun: { count: calls.length, ...why } } : {}),
+    });
   } else {
     effects.say(`(${calls.length} action(s) were not run: ${reason})`);
   }

@@ -198,7 +198,11 @@ function historyRecord(task: TaskRecord, now: number): string {
   ].join('\n');
 }
 
-export async function pauseTask(env: EngineEnv, task: TaskRecord, reason: PauseReason, text: string): Promise<void> {
+/**
+ * Pauses a task. `text` is English for the transcript, the log and the model; `data` carries what
+ * the thread words the row from instead (`invalidToolCalls`: the calls' own account, as data).
+ */
+export async function pauseTask(env: EngineEnv, task: TaskRecord, reason: PauseReason, text: string, data: { invalidToolCalls?: string } = {}): Promise<void> {
   task.paused = true;
   task.status = 'paused';
   task.pauseReason = reason;
@@ -206,7 +210,7 @@ export async function pauseTask(env: EngineEnv, task: TaskRecord, reason: PauseR
   delete task.stopAfterStep;
   env.state.saveTask(task);
   setSessionStatus(env, task.sessionId, 'waiting');
-  await env.state.appendEvent(task.sessionId, 'pause', { reason, text, forModel: false });
+  await env.state.appendEvent(task.sessionId, 'pause', { reason, text, ...data, forModel: false });
   // Only a model failure is an error; a spent budget or the person's Stop is a plain notice.
   await env.state.appendMessage(task.sessionId, reason === 'model_error' ? 'error' : 'event', text);
   env.logger.warn('TASK', `pause ${task.id} (${reason}): ${text}`);

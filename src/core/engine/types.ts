@@ -31,7 +31,16 @@ export interface MessageView {
    * is recognised by it, and the sidebar clears its draft when it sees it (engine/sendPath.ts).
    */
   requestId?: string;
+  /**
+   * A line the core wrote for the person, as a code and its values: the page words it in the
+   * person's language (src/webview/sidebarApp.ts), while `text` stays the English the transcript,
+   * the model and the log read. A line stored without it shows its text.
+   */
+  said?: MessageSaid;
 }
+
+/** The codes of `MessageView.said`: the model's tool calls invalid twice (`detail`: their own account, as data). */
+export type MessageSaid = { code: 'invalid_tool_calls'; detail: string };
 
 export type SessionStatus = 'idle' | 'working' | 'waiting' | 'error';
 

@@ -97,7 +97,13 @@ for (const wire of WIRES) {
       assert.equal(task.status, 'paused');
       assert.equal(task.pauseReason, 'model_error');
       const events = await h.agent.views.readTaskEvents(id, { limit: 50 });
-      assert.ok(events.some((e) => e.kind === 'error' && /Invalid tool calls after a repair turn/.test(String(e.data.text))));
+      const error = events.find((e) => e.kind === 'error' && /Invalid tool calls after a repair turn/.test(String(e.data.text)));
+      assert.ok(error);
+      // The calls' own account as data beside the English, for the thread to word its rows (issue 42).
+      const pause = events.find((e) => e.kind === 'pause');
+      assert.equal(typeof pause?.data.invalidToolCalls, 'string');
+      assert.ok(String(pause?.data.text).includes(String(pause?.data.invalidToolCalls)));
+      assert.equal(error.data.invalidToolCalls, pause?.data.invalidToolCalls);
       const session = h.agent.views.snapshot().sessions.find((s) => s.id === id)!;
       assert.match(session.messages.at(-1)!.text, /invalid tool calls twice/);
       assert.equal(server.requests.length, 3);
