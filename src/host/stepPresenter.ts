@@ -12,7 +12,7 @@ import type { StepKind, StepText, StepView } from '../shared/threadProtocol';
 import { ENGLISH } from '../shared/translator';
 import type { Translator } from '../shared/translator';
 import { eventRow } from './stepEventRows';
-import { clip, commandOutcome, firstSentence, isRecord, LITERAL_MAX, NOTE_MAX, oneLine, says, str } from './stepText';
+import { clip, commandOutcome, firstSentence, isRecord, LITERAL_MAX, NOTE_MAX, notRunNote, oneLine, says, str } from './stepText';
 
 /** Kept where the tests and callers have long found it. */
 export { firstSentence } from './stepText';
@@ -57,6 +57,7 @@ export class StepPresenter {
         output: typeof data.output === 'string' ? data.output : undefined,
         error: typeof data.error === 'string' ? data.error : undefined,
         durationMs: typeof data.durationMs === 'number' ? data.durationMs : undefined,
+        notRun: data.notRun,
       });
     }
     if (event.kind === 'task_end') this.started.delete(taskId);
@@ -108,6 +109,8 @@ interface Outcome {
   output?: string;
   error?: string;
   durationMs?: number;
+  /** The core's code when the call was not run at all (src/core/engine/types.ts NotRun). */
+  notRun?: unknown;
 }
 
 function actionRow(
@@ -128,7 +131,7 @@ function actionRow(
     state: !end ? 'running' : failed || end.error !== undefined ? 'failed' : 'done',
     ...(note ? { note: clip(note, NOTE_MAX) } : {}),
   });
-  const failure = end?.error !== undefined ? firstSentence(end.error) : undefined;
+  const failure = end?.error !== undefined ? (notRunNote(l10n, end.notRun) ?? firstSentence(end.error)) : undefined;
   const path = str(input.path);
   switch (name) {
     case 'read_file': {

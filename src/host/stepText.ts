@@ -67,3 +67,16 @@ export function str(value: unknown): string {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Why a call was not run, worded from the core's `notRun` on its `action_end` (src/core/engine/types.ts
+ * NotRun); undefined for an end stored before it, or another failure, which shows its own text.
+ */
+export function notRunNote(l10n: Translator, notRun: unknown): string | undefined {
+  if (!isRecord(notRun)) return undefined;
+  if (notRun.code === 'budget_left' && typeof notRun.left === 'number') return l10n.t('Not run: the task has {0} action(s) left in its budget', notRun.left);
+  if (notRun.code === 'turn_cap' && typeof notRun.cap === 'number') return l10n.t('Not run: a turn runs at most {0} actions', notRun.cap);
+  if (notRun.code === 'stopped') return l10n.t('Not run: you stopped the task');
+  if (notRun.code === 'invalid_siblings') return l10n.t('Not run: other calls of this turn were invalid');
+  return undefined;
+}

@@ -14,7 +14,7 @@
  */
 import type { Clock, Logger } from '../ports';
 import type { TaskRecord } from './records';
-import type { RunawayCaps } from './types';
+import type { NotRun, RunawayCaps } from './types';
 
 /** The limits; each is a `tasklane.budget.*` setting (application scope: a repository cannot raise them). */
 export type { RunawayCaps };
@@ -32,7 +32,7 @@ const HOUR_MS = 60 * 60 * 1000;
  * Why some of a turn's calls were not run, as data: the thread words it in the person's language
  * (src/host/stepEventRows.ts), while `refused` is the English the model and the log read.
  */
-export type NotRunWhy = { code: 'budget_left'; left: number } | { code: 'turn_cap'; cap: number };
+export type NotRunWhy = Extract<NotRun, { code: 'budget_left' | 'turn_cap' }>;
 
 /** How many of a turn's calls may run, and what to tell the model about the rest. */
 export interface ActionAllowance {

@@ -259,3 +259,11 @@ export interface RunawayCaps {
   maxTaskStartsPerHour: number;
   maxRunningTasks: number;
 }
+
+/**
+ * Why a call of the model was not run, as data beside the English `error` of its `action_end`
+ * (and, for the caps, the turn's warning): the thread words it (src/host/stepText.ts). The caps
+ * (caps.ts): the task's budget had `left` actions, or a turn runs at most `cap`; the person
+ * stopped the task; other calls of the same turn were invalid.
+ */
+export type NotRun = { code: 'budget_left'; left: number } | { code: 'turn_cap'; cap: number } | { code: 'stopped' } | { code: 'invalid_siblings' };

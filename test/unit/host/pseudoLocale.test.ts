@@ -274,7 +274,7 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
     let seq = 0;
     const ev = (kind: TaskEventKind, data: Record<string, unknown>): TaskEvent => ({ seq: ++seq, at: seq, kind, data });
     // An action's start, then its end with `output` (or `error`): the rows of both.
-    const action = (name: string, input: Record<string, unknown>, end?: { output?: string; error?: string }) => {
+    const action = (name: string, input: Record<string, unknown>, end?: { output?: string; error?: string; notRun?: unknown }) => {
       const callId = `c${seq}`;
       return [ev('action_start', { callId, name, input }), ...(end ? [ev('action_end', { callId, name, durationMs: 5, ...end })] : [])];
     };
@@ -286,10 +286,13 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
         [{ maxActionsPerTurn: 2 }, 50],
         [{}, 2],
       ] as const
-    ).map(([caps, actions]) => {
+    ).flatMap(([caps, actions]) => {
       const guard = new RunawayGuard({ caps: () => caps, clock: systemClock, logger: silentLogger, tasks: () => [] });
       const allowed = guard.actionsAllowed(5, { actionCount: 0, limits: { actions } } as Parameters<RunawayGuard['actionsAllowed']>[1]);
-      return ev('warning', { text: `3 tool call(s) of one response were not run: ${allowed.refused}`, notRun: { count: 3, ...allowed.why } });
+      return [
+        ev('warning', { text: `3 tool call(s) of one response were not run: ${allowed.refused}`, notRun: { count: 3, ...allowed.why } }),
+        ...action('read_file', { path: '１' }, { error: allowed.refused, notRun: allowed.why }),
+      ];
     });
     const stale = await staleChangeSet();
     const invalid = '１';
@@ -341,6 +344,16 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
       ev('pause', { reason: 'stopped', text: STOPPED_BY_YOU }),
       ev('pause', { reason: 'model_error', text: '１. Fix it, then press Continue.' }),
       ...notRun,
+      // Calls not run because the person stopped the task, or because others of the turn were invalid.
+      ...action('read_file', { path: '１' }, { error: 'Not run: the user stopped the task.', notRun: { code: 'stopped' } }),
+      ...action(
+        'read_file',
+        { path: '１' },
+        {
+          error: 'Not run because other calls of this turn were invalid; call it again with the corrected ones.',
+          notRun: { code: 'invalid_siblings' },
+        },
+      ),
       ev('user_message', { text: approvalMessage({ approvalId: 'cs-8', decision: 'rejected', note: describeOutcome(stale) }), stale: stale.staleFiles }),
       // The model's tool calls invalid twice: the error and the pause, their own account as data.
       ev('error', { text: `Invalid tool calls after a repair turn: ${invalid}`, invalidToolCalls: invalid }),

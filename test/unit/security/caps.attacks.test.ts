@@ -91,6 +91,10 @@ describe('security: caps on runaway work (real engine, scripted model)', () => {
       assert.ok(warning, 'the user sees a warning in the trace');
       // Its cause as data, which the thread words in the person's language (issue 42).
       assert.deepEqual(warning.data.notRun, { count: 300 - expected, ...why });
+      assert.ok(
+        refused.every((e) => JSON.stringify(e.data.notRun) === JSON.stringify(why)),
+        'each unrun call carries the cause too',
+      );
     });
   }
 });
