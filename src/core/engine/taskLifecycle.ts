@@ -198,10 +198,7 @@ function historyRecord(task: TaskRecord, now: number): string {
   ].join('\n');
 }
 
-/**
- * Pauses a task. `text` is English for the transcript, the log and the model; `data` carries what
- * the thread words the row from instead (`invalidToolCalls`: the calls' own account, as data).
- */
+/** Pauses a task: `text` is English (transcript, log, model); the thread words its row from `data` where given. */
 export async function pauseTask(env: EngineEnv, task: TaskRecord, reason: PauseReason, text: string, data: { invalidToolCalls?: string } = {}): Promise<void> {
   task.paused = true;
   task.status = 'paused';
@@ -211,8 +208,9 @@ export async function pauseTask(env: EngineEnv, task: TaskRecord, reason: PauseR
   env.state.saveTask(task);
   setSessionStatus(env, task.sessionId, 'waiting');
   await env.state.appendEvent(task.sessionId, 'pause', { reason, text, ...data, forModel: false });
-  // Only a model failure is an error; a spent budget or the person's Stop is a plain notice.
-  await env.state.appendMessage(task.sessionId, reason === 'model_error' ? 'error' : 'event', text);
+  // Only a model failure is an error; a budget or a Stop is a notice. The page words `said` (a lane shown alone).
+  const said = data.invalidToolCalls !== undefined ? { said: { code: 'invalid_tool_calls' as const, detail: data.invalidToolCalls } } : {};
+  await env.state.appendMessage(task.sessionId, reason === 'model_error' ? 'error' : 'event', text, said);
   env.logger.warn('TASK', `pause ${task.id} (${reason}): ${text}`);
 }
 

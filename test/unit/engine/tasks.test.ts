@@ -117,6 +117,7 @@ for (const wire of WIRES) {
       );
       const session = h.agent.views.snapshot().sessions.find((s) => s.id === id)!;
       assert.match(session.messages.at(-1)!.text, /invalid tool calls twice/);
+      assert.deepEqual(session.messages.at(-1)!.said, { code: 'invalid_tool_calls', detail: pause?.data.invalidToolCalls });
       assert.equal(server.requests.length, 3);
     });
 
