@@ -7,11 +7,15 @@
  * `{0}` where a path or a literal goes, so a translation may put it anywhere.
  */
 import { countListed, countShownMatches } from '../core/actions/readResults';
-import { NO_REJECT_REASON } from '../core/approval/changes/changeSetReview';
 import type { TaskEvent } from '../core/engine/types';
 import type { StepKind, StepText, StepView } from '../shared/threadProtocol';
 import { ENGLISH } from '../shared/translator';
 import type { Translator } from '../shared/translator';
+import { eventRow } from './stepEventRows';
+import { clip, commandOutcome, firstSentence, isRecord, LITERAL_MAX, NOTE_MAX, notRunNote, oneLine, says, str } from './stepText';
+
+/** Kept where the tests and callers have long found it. */
+export { firstSentence } from './stepText';
 
 /** What an action's start said, kept until its end. */
 interface Started {
@@ -24,9 +28,6 @@ interface Started {
 
 /** Actions under way kept per task at most (a turn runs at most a few dozen). */
 const STARTED_KEPT = 200;
-/** A row's text is at most this long; a literal in it, at most LITERAL_MAX. */
-const LITERAL_MAX = 80;
-const NOTE_MAX = 120;
 
 /** Writes step rows from events, one task's or many tasks' (live events of every task arrive here). */
 export class StepPresenter {
@@ -56,6 +57,7 @@ export class StepPresenter {
         output: typeof data.output === 'string' ? data.output : undefined,
         error: typeof data.error === 'string' ? data.error : undefined,
         durationMs: typeof data.durationMs === 'number' ? data.durationMs : undefined,
+        notRun: data.notRun,
       });
     }
     if (event.kind === 'task_end') this.started.delete(taskId);
@@ -107,19 +109,8 @@ interface Outcome {
   output?: string;
   error?: string;
   durationMs?: number;
-}
-
-/** A translated message (its `{n}` kept) as a row's text: text values joined into the words, literals kept as code. */
-function says(message: string, ...values: Array<string | { code: string }>): StepText {
-  const parts: StepText = [];
-  for (const piece of message.split(/(\{\d+\})/)) {
-    const at = /^\{(\d+)\}$/.exec(piece);
-    const part = at && Number(at[1]) < values.length ? values[Number(at[1])]! : piece;
-    const last = parts.length - 1;
-    if (typeof part === 'string' && typeof parts[last] === 'string') parts[last] += part;
-    else if (part !== '') parts.push(part);
-  }
-  return parts;
+  /** The core's code when the call was not run at all (src/core/engine/types.ts NotRun). */
+  notRun?: unknown;
 }
 
 function actionRow(
@@ -140,7 +131,7 @@ function actionRow(
     state: !end ? 'running' : failed || end.error !== undefined ? 'failed' : 'done',
     ...(note ? { note: clip(note, NOTE_MAX) } : {}),
   });
-  const failure = end?.error !== undefined ? firstSentence(end.error) : undefined;
+  const failure = end?.error !== undefined ? (notRunNote(l10n, end.notRun) ?? firstSentence(end.error)) : undefined;
   const path = str(input.path);
   switch (name) {
     case 'read_file': {
@@ -249,150 +240,4 @@ function editRow(
   if (failure) return row('edit', [couldNot], failure);
   if (end.output?.startsWith('The change was approved and applied')) return row('edit', [l10n.t('Edited {0}', target)], l10n.t('applied without asking'));
   return row('edit', [proposed]);
-}
-
-/** `describeResult`'s words (commandService.ts) as an outcome note: "✓ 1.5 s", "✗ exit code 2 · 0.3 s". */
-function commandOutcome(l10n: Translator, output: string): { note: string; failed: boolean } | undefined {
-  const head = output.split('\n')[0] ?? '';
-  const exited = / exited with code (-?\d+|null) in (\d+(?:\.\d+)?) ms\.?$/.exec(head);
-  if (exited) {
-    const code = exited[1];
-    const time = seconds(l10n, Number(exited[2]));
-    return code === '0' ? { note: `✓ ${time}`, failed: false } : { note: l10n.t('✗ exit code {0} · {1}', code ?? '', time), failed: true };
-  }
-  if (/ was stopped after the \d+ s timeout/.test(head)) return { note: l10n.t('✗ timed out'), failed: true };
-  if (/ was cancelled by the user/.test(head)) return { note: l10n.t('cancelled'), failed: true };
-  const couldNot = / could not run: (.*)$/.exec(head);
-  if (couldNot) return { note: firstSentence(couldNot[1] ?? ''), failed: true };
-  return undefined;
-}
-
-/** Rows of events that are not actions; undefined for what the block shows otherwise or never. */
-function eventRow(l10n: Translator, event: TaskEvent): StepView | undefined {
-  const data = event.data;
-  const at = { id: `e${event.seq}`, seq: event.seq, rev: event.seq };
-  const text = str(data.text);
-  switch (event.kind) {
-    case 'user_message': {
-      // Written to steer the model (a revert it must know of, a chore's check): the person sees
-      // what it says for them, if anything.
-      if (data.forModel === true)
-        return typeof data.shown === 'string' ? { ...at, kind: 'decision', text: [clip(oneLine(data.shown), 200)], state: 'done' } : undefined;
-      const decision = /^Approval \S+: (approved|rejected)(?: \(([\s\S]*)\))?$/.exec(text);
-      if (decision) return decisionRow(l10n, at, decision[1] as 'approved' | 'rejected', decision[2] ?? '');
-      return { ...at, kind: 'decision', text: [l10n.t('You said: {0}', clip(oneLine(text), 200))], state: 'done' };
-    }
-    case 'pause':
-      return { ...at, kind: 'notice', text: [pauseRow(l10n, data.reason, text)], state: 'done' };
-    case 'resume':
-      return { ...at, kind: 'notice', text: [l10n.t('Continued')], state: 'done' };
-    case 'restart':
-      return { ...at, kind: 'notice', text: [l10n.t('Picked up again after a restart')], state: 'done' };
-    case 'warning':
-      return { ...at, kind: 'notice', text: [nearBudgetRow(l10n, data.nearBudget) ?? firstSentence(text)], state: 'done' };
-    case 'error':
-      return { ...at, kind: 'error', text: [firstSentence(text) || l10n.t('Something went wrong')], state: 'failed' };
-    case 'check':
-      return checkRow(l10n, event.seq, data);
-    default:
-      return undefined;
-  }
-}
-
-/**
- * A pause's row, worded here from its reason (the core's PauseReason): the core's own text is
- * English written for its logs and transcript. A model failure keeps the failure's first sentence
- * as a value: it is the provider's (or the SDK's) message, which Tasklane cannot translate.
- */
-function pauseRow(l10n: Translator, reason: unknown, text: string): string {
-  if (reason === 'budget') return l10n.t('Paused: the task reached its budget');
-  if (reason === 'stopped') return l10n.t('Paused: you stopped the task');
-  return l10n.t('Paused: the model failed ({0})', firstSentence(text));
-}
-
-/** The warning at 80% of a budget (the core says which in `nearBudget`), one message per budget. */
-function nearBudgetRow(l10n: Translator, kind: unknown): string | undefined {
-  if (kind === 'actions') return l10n.t('80% of the actions budget is used');
-  if (kind === 'tokens') return l10n.t('80% of the tokens budget is used');
-  if (kind === 'cost') return l10n.t('80% of the cost budget is used');
-  return undefined;
-}
-
-/**
- * A project check the task's end ran (core/checks/taskChecks.ts): "Checking `npm test`" while it
- * runs, then "Checked `npm test`" with "✓ 12.4 s" or "✗ 2 failing: … · 3.1 s". Its start and end
- * events share a key, so the end patches the start's row.
- */
-function checkRow(l10n: Translator, seq: number, data: Record<string, unknown>): StepView {
-  const command = { code: clip(str(data.command), LITERAL_MAX) };
-  const at = { id: `check:${str(data.key) || seq}`, rev: seq };
-  // The end's seq places the row where the start's was: nothing of the task happens between the
-  // two (the task waits for its checks), so no other row sorts in between.
-  if (typeof data.ok !== 'boolean') return { ...at, seq, kind: 'command', text: says(l10n.t('Checking {0}'), command), state: 'running' };
-  const time = typeof data.durationMs === 'number' ? seconds(l10n, data.durationMs) : '';
-  const note = data.ok ? `✓ ${time}` : `✗ ${[str(data.gist), time].filter(Boolean).join(' · ')}`;
-  return { ...at, seq, kind: 'command', text: says(l10n.t('Checked {0}'), command), state: data.ok ? 'done' : 'failed', note: clip(note, NOTE_MAX) };
-}
-
-/** The person's decision on a proposal, in words: what it did to the files or what ran. */
-function decisionRow(l10n: Translator, at: Pick<StepView, 'id' | 'seq' | 'rev'>, decision: 'approved' | 'rejected', note: string): StepView {
-  // A change set's outcome is its first line; what the language servers said after the apply
-  // follows it (core/approval/changes/changeSetReview.ts describeOutcome), and the person reads it too.
-  const [head = '', ...after] = note.split('\n');
-  const problems = after.join(' ').trim();
-  // Files changed after the proposal: nothing was written, whatever was decided.
-  const stale = /^The change was not applied: ([\s\S]*)\.$/.exec(note)?.[1];
-  if (stale !== undefined)
-    return { ...at, kind: 'decision', text: [l10n.t('Not applied: the files changed since the proposal')], state: 'failed', note: firstSentence(stale) };
-  if (decision === 'rejected') {
-    const why = /^The change was rejected: ([\s\S]*?)\. Nothing was written\.$/.exec(note)?.[1];
-    // The person's own words are quoted back; the stand-in said to the model when they gave none is not.
-    const said = why && why !== 'no reason given' && why !== NO_REJECT_REASON ? clip(oneLine(why), 120) : '';
-    const words = why === undefined ? l10n.t('You rejected it') : said ? l10n.t('You rejected the change: “{0}”', said) : l10n.t('You rejected the change');
-    return { ...at, kind: 'rejection', text: [words], state: 'done' };
-  }
-  const applied =
-    /^The change was approved and applied: (.*)\.$/.exec(head)?.[1] ?? /^The change was partly approved\. Applied: (.*?)\. Rejected/.exec(head)?.[1];
-  if (applied)
-    return { ...at, kind: 'decision', text: [l10n.t('You approved; applied {0}', applied)], state: 'done', ...(problems ? { note: clip(problems, 300) } : {}) };
-  const command = /^`([\s\S]+?)`(?= exited| was| could)/.exec(note);
-  const ran = commandOutcome(l10n, note);
-  if (command && ran)
-    return {
-      ...at,
-      kind: 'command',
-      text: says(l10n.t('You approved; ran {0}'), { code: clip(command[1] ?? '', LITERAL_MAX) }),
-      state: ran.failed ? 'failed' : 'done',
-      note: ran.note,
-    };
-  return { ...at, kind: 'decision', text: [l10n.t('You approved it')], state: 'done' };
-}
-
-function seconds(l10n: Translator, ms: number): string {
-  return ms < 1000 ? l10n.t('{0} ms', Math.round(ms)) : l10n.t('{0} s', (ms / 1000).toFixed(1));
-}
-
-/** The first sentence of a message (what happened; the advice to the model after it is left out). */
-export function firstSentence(text: string): string {
-  const line = oneLine(text.replace(/^(Error: )+/, ''));
-  // A clause after a semicolon is advice to the model ("…; read the file again and retry").
-  const end = /[.!?](\s|$)|;\s/.exec(line);
-  const sentence = end ? line.slice(0, end.index + 1).replace(/;$/, '.') : line;
-  return clip(sentence, NOTE_MAX);
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

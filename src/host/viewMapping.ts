@@ -56,8 +56,8 @@ export function toSessionView(session: CoreSession, tasks: readonly CoreTask[]):
 }
 
 /** A transcript line for the sidebar (the one mapping: `init` tails, live lines, opened sessions). */
-export function toMessageView({ role, text, at, stopped, taskId }: CoreSession['messages'][number]): MessageView {
-  return { role, text, at, ...(stopped ? { stopped: true } : {}), ...(taskId ? { taskId } : {}) };
+export function toMessageView({ role, text, at, stopped, taskId, said }: CoreSession['messages'][number]): MessageView {
+  return { role, text, at, ...(stopped ? { stopped: true } : {}), ...(taskId ? { taskId } : {}), ...(said ? { said } : {}) };
 }
 
 /** `edits`: what is left of the task's applied edits (RevertibleTasks), which the core task does not know. */

@@ -13,6 +13,8 @@ export interface MessageView {
   stopped?: boolean;
   /** The line that says a task was started here: the task's id (its block is drawn in its place). */
   taskId?: string;
+  /** A line the core wrote, as a code and its values: the page words it (`text` is its English, shown when the page knows no such code). */
+  said?: { code: 'invalid_tool_calls'; detail: string };
 }
 
 /** A session's row, without its transcript. */

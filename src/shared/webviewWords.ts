@@ -57,6 +57,8 @@ export const WEBVIEW_WORDS = {
   requestMismatch: 'The host answered {0} as if it were {1}; try again.',
   turnStop: 'Stop',
   turnStopTitle: 'Stop the running turn; what it said so far is kept',
+  // A conversation's line when the model's tool calls were invalid twice: their own account follows.
+  msgInvalidToolCalls: 'The model answered with invalid tool calls twice: {0}',
   stoppedMark: 'stopped',
   stoppedTitle: 'You stopped this reply; this is what it said until then.',
   // A task's state, in the one vocabulary of src/shared/taskState.ts.

@@ -177,13 +177,19 @@ export function startSidebar({ root, post, persisted, save }: SidebarEnv): Sideb
     const block = message.taskId ? thread.block(message.taskId) : undefined;
     if (block) return block;
     // Replies are Markdown (rendered safely, see replyView.ts); what people typed stays plain text.
-    const body = message.role === 'assistant' ? renderReply(message.text) : h('div', { class: 'msg-text' }, message.text);
+    const body = message.role === 'assistant' ? renderReply(message.text) : h('div', { class: 'msg-text' }, lineText(message));
     return h(
       'div',
       { class: `msg msg-${message.role}${message.stopped ? ' msg-stopped' : ''}`, 'data-role': message.role, 'data-stopped': message.stopped },
       body,
       message.stopped ? h('div', { class: 'stopped-mark', title: word('stoppedTitle') }, word('stoppedMark')) : null,
     );
+  }
+
+  /** A line's words: worded here from its code when the core gave one (the text is then its English). */
+  function lineText(message: MessageView): string {
+    if (message.said?.code === 'invalid_tool_calls') return word('msgInvalidToolCalls', message.said.detail);
+    return message.text;
   }
 
   function renderTranscript(): void {

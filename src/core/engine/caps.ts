@@ -14,7 +14,7 @@
  */
 import type { Clock, Logger } from '../ports';
 import type { TaskRecord } from './records';
-import type { RunawayCaps } from './types';
+import type { NotRun, RunawayCaps } from './types';
 
 /** The limits; each is a `tasklane.budget.*` setting (application scope: a repository cannot raise them). */
 export type { RunawayCaps };
@@ -28,11 +28,19 @@ export const DEFAULT_CAPS: RunawayCaps = {
 
 const HOUR_MS = 60 * 60 * 1000;
 
+/**
+ * Why some of a turn's calls were not run, as data: the thread words it in the person's language
+ * (src/host/stepEventRows.ts), while `refused` is the English the model and the log read.
+ */
+export type NotRunWhy = Extract<NotRun, { code: 'budget_left' | 'turn_cap' }>;
+
 /** How many of a turn's calls may run, and what to tell the model about the rest. */
 export interface ActionAllowance {
   run: number;
   /** Set when some calls are not run: the error each of them gets. */
   refused?: string;
+  /** Set with `refused`: its cause as a code and its number. */
+  why?: NotRunWhy;
 }
 
 /** What the guard reads from the engine. */
@@ -71,12 +79,18 @@ export class RunawayGuard {
     const budgetLeft = task ? Math.max(1, task.limits.actions - task.actionCount) : Number.POSITIVE_INFINITY;
     const run = Math.min(calls, caps.maxActionsPerTurn, budgetLeft);
     if (run >= calls) return { run };
+    const cause: NotRunWhy =
+      budgetLeft < caps.maxActionsPerTurn ? { code: 'budget_left', left: budgetLeft } : { code: 'turn_cap', cap: caps.maxActionsPerTurn };
     const why =
-      budgetLeft < caps.maxActionsPerTurn
-        ? `the task has ${budgetLeft} action(s) left in its budget (tasklane.budget.maxActionsPerTask)`
-        : `a turn runs at most ${caps.maxActionsPerTurn} actions (tasklane.budget.maxActionsPerTurn)`;
+      cause.code === 'budget_left'
+        ? `the task has ${cause.left} action(s) left in its budget (tasklane.budget.maxActionsPerTask)`
+        : `a turn runs at most ${cause.cap} actions (tasklane.budget.maxActionsPerTurn)`;
     this.deps.logger.warn('ACTION', `${calls} tool calls in one response; ran ${run}: ${why}`);
-    return { run, refused: `Not run: ${why}, and ${calls} were called at once; the first ${run} ran. Call the rest in a later turn if they are still needed.` };
+    return {
+      run,
+      refused: `Not run: ${why}, and ${calls} were called at once; the first ${run} ran. Call the rest in a later turn if they are still needed.`,
+      why: cause,
+    };
   }
 
   /**

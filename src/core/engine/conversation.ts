@@ -142,10 +142,14 @@ export async function runConversationTurn(env: EngineEnv, session: SessionRecord
   for (const text of fx.said) await postReply(env, session.id, options.keyBase, text, arrivedDuring);
   if (!fx.said.length && !fx.started.length && !fx.ignored && result.text.trim())
     await postReply(env, session.id, options.keyBase, result.text.trim(), arrivedDuring);
-  if (result.invalid)
-    await env.state.appendMessage(session.id, 'error', `The model answered with invalid tool calls twice: ${result.invalid.slice(0, 300)}`, {
+  if (result.invalid) {
+    // The page words the line from `said` (the English text is the transcript's and the model's).
+    const detail = result.invalid.slice(0, 300);
+    await env.state.appendMessage(session.id, 'error', `The model answered with invalid tool calls twice: ${detail}`, {
       retryable: true,
+      said: { code: 'invalid_tool_calls', detail },
     });
+  }
   // A task a person asked for: the sets task_start named, else edits and commands (actionSets.ts).
   for (const spec of fx.started)
     await createTask(env, { ...spec, actionSets: spec.actionSets ?? [...DEFAULT_TASK_SETS], source: 'user', fromSessionId: session.id, arrivedDuring });

@@ -10,7 +10,7 @@ import type { AppendFile, EventStreams } from './eventLog';
 import { choreMark } from '../memory/memory';
 import { emptyTotals, sessionView, taskView } from './records';
 import type { SessionRecord, TaskRecord } from './records';
-import type { AgentChange, MessageRole, MessageView, TaskEvent, TaskEventKind } from './types';
+import type { AgentChange, MessageRole, MessageSaid, MessageView, TaskEvent, TaskEventKind } from './types';
 import { decodeRows } from '../store/decodeRow';
 import type { DurableRowError } from '../store/decodeRow';
 import { decodeSession, decodeTask } from './durableRows';
@@ -210,7 +210,7 @@ export class EngineState {
     sessionId: string,
     role: MessageRole,
     text: string,
-    extra: { retryable?: boolean; stopped?: boolean; arrivedDuring?: number; taskId?: string; requestId?: string } = {},
+    extra: { retryable?: boolean; stopped?: boolean; arrivedDuring?: number; taskId?: string; requestId?: string; said?: MessageSaid } = {},
   ): Promise<MessageView> {
     const asked: MessageView = {
       role,
@@ -221,6 +221,7 @@ export class EngineState {
       ...(extra.arrivedDuring ? { arrivedDuring: extra.arrivedDuring } : {}),
       ...(extra.taskId ? { taskId: extra.taskId } : {}),
       ...(extra.requestId ? { requestId: extra.requestId } : {}),
+      ...(extra.said ? { said: extra.said } : {}),
     };
     // The stream redacts secrets; the sidebar, the transcript and EVENT.md show what was stored.
     const written = await this.streams.append(sessionId, 'message', { ...asked }, asked.at);
@@ -272,5 +273,12 @@ export function toMessage(event: TaskEvent): MessageView {
     ...(d.arrivedDuring ? { arrivedDuring: d.arrivedDuring } : {}),
     ...(typeof d.taskId === 'string' ? { taskId: d.taskId } : {}),
     ...(typeof d.requestId === 'string' ? { requestId: d.requestId } : {}),
+    ...(isSaid(d.said) ? { said: d.said } : {}),
   };
+}
+
+/** A stored `said` the page can word; anything else (a damaged row, a code of a newer version) shows the text. */
+function isSaid(said: unknown): said is MessageSaid {
+  const s = said as Partial<MessageSaid> | null | undefined;
+  return typeof s === 'object' && s !== null && s.code === 'invalid_tool_calls' && typeof s.detail === 'string';
 }

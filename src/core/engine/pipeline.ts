@@ -12,9 +12,10 @@ import { emptyUsage } from '../model/usage';
 import type { Clock, Logger, WorkspacePort } from '../ports';
 import { REPAIR_NOTE } from '../prompts/prompts';
 import { toolResultText } from '../prompts/requestBuilder';
-import type { RunawayGuard } from './caps';
+import type { NotRunWhy, RunawayGuard } from './caps';
 import type { EngineState } from './engineState';
 import type { TaskRecord } from './records';
+import type { NotRun } from './types';
 import type { TaskHooks } from './taskHooks';
 import { TaskStopped } from './taskHooks';
 import { isAbortError, throwIfStopped, TurnStopped } from './stopping';
@@ -160,7 +161,10 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
     const results: ModelMessage[] = [];
     for (const p of prepared) {
       const error = p.error ?? 'Not run because other calls of this turn were invalid; call it again with the corrected ones.';
-      if (input.task) await state.appendEvent(input.sessionId, 'action_end', { callId: p.call.id, name: p.call.name, error, durationMs: 0 });
+      // `notRun`: the thread words a sibling's row (the invalid call's own error is its account, data).
+      const notRun: NotRun | undefined = p.error ? undefined : { code: 'invalid_siblings' };
+      if (input.task)
+        await state.appendEvent(input.sessionId, 'action_end', { callId: p.call.id, name: p.call.name, error, durationMs: 0, ...(notRun ? { notRun } : {}) });
       results.push({ role: 'tool', toolCallId: p.call.id, toolName: p.call.name, content: `Error: ${error}`, isError: true });
     }
     if (attempt >= 1) {
@@ -193,6 +197,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
       effects,
       valid.slice(allowance.run).map((p) => p.call),
       allowance.refused,
+      allowance.why,
     );
   const parallel = ready.length > 1 && ready.every((p) => p.action.parallelizable);
   const ended = new Set<string>();
@@ -222,6 +227,7 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
             callId: p.call.id,
             name: p.call.name,
             error: 'Not run: the user stopped the task.',
+            notRun: { code: 'stopped' } satisfies NotRun,
             durationMs: 0,
           });
       }
@@ -231,10 +237,28 @@ export async function runPipeline(env: PipelineEnv, input: PipelineInput): Promi
   return { effects, usage, cost, costEstimated, actionsRun: ready.length, text: response.text };
 }
 
-async function refuseCalls(env: PipelineEnv, input: PipelineInput, effects: TurnEffectsRecorder, calls: ToolCall[], reason: string): Promise<void> {
+async function refuseCalls(
+  env: PipelineEnv,
+  input: PipelineInput,
+  effects: TurnEffectsRecorder,
+  calls: ToolCall[],
+  reason: string,
+  why: NotRunWhy | undefined,
+): Promise<void> {
   if (input.task) {
-    for (const call of calls) await env.state.appendEvent(input.sessionId, 'action_end', { callId: call.id, name: call.name, error: reason, durationMs: 0 });
-    await env.state.appendEvent(input.sessionId, 'warning', { text: `${calls.length} tool call(s) of one response were not run: ${reason}` });
+    for (const call of calls)
+      await env.state.appendEvent(input.sessionId, 'action_end', {
+        callId: call.id,
+        name: call.name,
+        error: reason,
+        durationMs: 0,
+        ...(why ? { notRun: why } : {}),
+      });
+    // `text` is for the model, the transcript and the log; `notRun` lets the thread word the row.
+    await env.state.appendEvent(input.sessionId, 'warning', {
+      text: `${calls.length} tool call(s) of one response were not run: ${reason}`,
+      ...(why ? { notRun: { count: calls.length, ...why } } : {}),
+    });
   } else {
     effects.say(`(${calls.length} action(s) were not run: ${reason})`);
   }

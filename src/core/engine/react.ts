@@ -170,7 +170,7 @@ export async function react(env: EngineEnv, trigger: Trigger, claim?: TurnClaim)
         const a = read.payload;
         if (task.waitingForApproval && task.waitingForApproval !== a.approvalId) break;
         delete task.waitingForApproval;
-        await env.state.appendEvent(task.sessionId, 'user_message', { text: approvalMessage(a) });
+        await env.state.appendEvent(task.sessionId, 'user_message', { text: approvalMessage(a), ...(a.stale ? { stale: a.stale } : {}) });
       }
       const turn = env.turns.begin(task.sessionId, env.signal);
       try {

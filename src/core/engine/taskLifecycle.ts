@@ -198,7 +198,8 @@ function historyRecord(task: TaskRecord, now: number): string {
   ].join('\n');
 }
 
-export async function pauseTask(env: EngineEnv, task: TaskRecord, reason: PauseReason, text: string): Promise<void> {
+/** Pauses a task: `text` is English (transcript, log, model); the thread words its row from `data` where given. */
+export async function pauseTask(env: EngineEnv, task: TaskRecord, reason: PauseReason, text: string, data: { invalidToolCalls?: string } = {}): Promise<void> {
   task.paused = true;
   task.status = 'paused';
   task.pauseReason = reason;
@@ -206,9 +207,10 @@ export async function pauseTask(env: EngineEnv, task: TaskRecord, reason: PauseR
   delete task.stopAfterStep;
   env.state.saveTask(task);
   setSessionStatus(env, task.sessionId, 'waiting');
-  await env.state.appendEvent(task.sessionId, 'pause', { reason, text, forModel: false });
-  // Only a model failure is an error; a spent budget or the person's Stop is a plain notice.
-  await env.state.appendMessage(task.sessionId, reason === 'model_error' ? 'error' : 'event', text);
+  await env.state.appendEvent(task.sessionId, 'pause', { reason, text, ...data, forModel: false });
+  // Only a model failure is an error; a budget or a Stop is a notice. The page words `said` (a lane shown alone).
+  const said = data.invalidToolCalls !== undefined ? { said: { code: 'invalid_tool_calls' as const, detail: data.invalidToolCalls } } : {};
+  await env.state.appendMessage(task.sessionId, reason === 'model_error' ? 'error' : 'event', text, said);
   env.logger.warn('TASK', `pause ${task.id} (${reason}): ${text}`);
 }
 

@@ -130,7 +130,7 @@ export async function runTaskTurn(env: EngineEnv, task: TaskRecord, options: Tas
   for (const kind of budget.newlyNear) {
     task.warned[kind] = true;
     // `text` is for the model and the log (English on purpose); `nearBudget` lets the thread word
-    // the warning in the person's language (src/host/stepPresenter.ts).
+    // the warning in the person's language (src/host/stepEventRows.ts).
     await env.state.appendEvent(task.sessionId, 'warning', {
       text: `80% of the ${kind} budget is used (${describeBudget(task, kind)}). Wrap up: finish the current step, summarise, and call task_end.`,
       nearBudget: kind,
@@ -246,13 +246,13 @@ async function finalizeTaskTurn(
     task.endApprovalRequested = false;
   }
   if (result.invalid) {
-    await state.appendEvent(task.sessionId, 'error', { text: `Invalid tool calls after a repair turn: ${result.invalid}` });
-    await pauseTask(
-      env,
-      task,
-      'model_error',
-      `The model sent invalid tool calls twice (${result.invalid.slice(0, 300)}). Continue retries; Cancel ends the task.`,
-    );
+    // `text` is English for the model and the log; the thread words both rows from
+    // `invalidToolCalls` (src/host/stepEventRows.ts), the calls' own account following as data.
+    const invalidToolCalls = result.invalid.slice(0, 300);
+    await state.appendEvent(task.sessionId, 'error', { text: `Invalid tool calls after a repair turn: ${result.invalid}`, invalidToolCalls });
+    await pauseTask(env, task, 'model_error', `The model sent invalid tool calls twice (${invalidToolCalls}). Continue retries; Cancel ends the task.`, {
+      invalidToolCalls,
+    });
     return;
   }
   // Input that arrived while the turn ran (recorded at once, after the turn's results in the

@@ -45,6 +45,10 @@ export const approvalPayloadSchema = z.object({
   approvalId: z.string({ error: 'approvalId must be a string' }).min(1, { error: 'approvalId must not be empty' }),
   decision: z.enum(['approved', 'rejected'], { error: 'decision must be approved or rejected' }),
   note: z.string({ error: 'note must be a string' }).optional(),
+  /** A change set gone stale: the files that changed on disk, which the thread words (the note is English). */
+  stale: z
+    .array(z.object({ path: z.string(), change: z.enum(['modified', 'created', 'deleted']) }), { error: 'stale must be a list of changed files' })
+    .optional(),
 });
 export type ApprovalPayload = z.infer<typeof approvalPayloadSchema>;
 

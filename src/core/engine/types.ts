@@ -31,7 +31,16 @@ export interface MessageView {
    * is recognised by it, and the sidebar clears its draft when it sees it (engine/sendPath.ts).
    */
   requestId?: string;
+  /**
+   * A line the core wrote for the person, as a code and its values: the page words it in the
+   * person's language (src/webview/sidebarApp.ts), while `text` stays the English the transcript,
+   * the model and the log read. A line stored without it shows its text.
+   */
+  said?: MessageSaid;
 }
+
+/** The codes of `MessageView.said`: the model's tool calls invalid twice (`detail`: their own account, as data). */
+export type MessageSaid = { code: 'invalid_tool_calls'; detail: string };
 
 export type SessionStatus = 'idle' | 'working' | 'waiting' | 'error';
 
@@ -250,3 +259,11 @@ export interface RunawayCaps {
   maxTaskStartsPerHour: number;
   maxRunningTasks: number;
 }
+
+/**
+ * Why a call of the model was not run, as data beside the English `error` of its `action_end`
+ * (and, for the caps, the turn's warning): the thread words it (src/host/stepText.ts). The caps
+ * (caps.ts): the task's budget had `left` actions, or a turn runs at most `cap`; the person
+ * stopped the task; other calls of the same turn were invalid.
+ */
+export type NotRun = { code: 'budget_left'; left: number } | { code: 'turn_cap'; cap: number } | { code: 'stopped' } | { code: 'invalid_siblings' };

@@ -50,9 +50,11 @@ export function toEditApprovalView(changeSet: ChangeSet, choreId: string | undef
 
 /**
  * A decided set's outcome in the person's language. A rejection without a reason carries the
- * core's English for the model (NO_REJECT_REASON); the card says "no reason given" instead.
+ * core's English for the model (NO_REJECT_REASON); the card says "no reason given" instead. A set
+ * stale because files changed on disk names them from its `staleFiles` instead of the English reason.
  */
 function outcome(changeSet: ChangeSet): string {
   const { reason, ...rest } = changeSet;
-  return changeOutcomeWords(reason === undefined || reason === NO_REJECT_REASON ? rest : { ...rest, reason }, vscode.l10n);
+  const english = reason === undefined || reason === NO_REJECT_REASON || (changeSet.status === 'stale' && changeSet.staleFiles?.length);
+  return changeOutcomeWords(english ? rest : { ...rest, reason }, vscode.l10n);
 }

@@ -70,6 +70,8 @@ describe('approval: change-set review', () => {
       /nothing was applied because these files changed on disk since the proposal: mod\.txt \(modified\); read them again/,
     );
     assert.ok(!('apply' in outcome));
+    // The same files as data, for the card and the thread to word (issue 42).
+    assert.deepEqual(outcome.changeSet.staleFiles, [{ path: 'mod.txt', change: 'modified' }]);
     assert.equal(set.status, 'pending', 'the input is not mutated');
   });
 

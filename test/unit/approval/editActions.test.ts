@@ -8,6 +8,7 @@ import { ChangeSetDecider } from '../../../src/core/approval/changes/changeSetDe
 import { InMemoryChangeSetStore } from '../../../src/core/approval/changes/changeSetStore';
 import { createEditActions } from '../../../src/core/approval/changes/editActions';
 import { nodeFs } from '../../../src/core/approval/paths/nodeFs';
+import { approvalPayloadSchema } from '../../../src/core/engine/triggerPayloads';
 import type { ApprovalPayload } from '../../../src/core/engine/triggerPayloads';
 import { TurnEffectsRecorder } from '../../../src/core/engine/turnEffects';
 import { silentLogger } from '../../../src/core/ports';
@@ -154,6 +155,10 @@ describe('approval: edit actions and decisions (real temp workspace)', () => {
     const payload = emitted[0].payload as ApprovalPayload;
     assert.equal(payload.decision, 'rejected');
     assert.match(payload.note ?? '', /src\/b\.ts \(modified\)/);
+    // The files as data too, which the thread words in the person's language (issue 42); the set keeps them.
+    assert.deepEqual(payload.stale, [{ path: 'src/b.ts', change: 'modified' }]);
+    assert.deepEqual(final.staleFiles, payload.stale);
+    assert.deepEqual(approvalPayloadSchema.parse(payload), payload, 'the trigger carries them through react()');
   });
 
   it('reject: disk untouched, the task gets the reason', async () => {

@@ -49,6 +49,25 @@ for (const wire of WIRES) {
       assert.ok(JSON.stringify(server.requests.at(-1)?.body).includes('are you there?'));
     });
 
+    it('invalid tool calls twice: a retryable error line whose code the page words (issue 42)', async () => {
+      server.script([{ toolCalls: [{ name: 'no_such_action', arguments: {} }] }, { toolCalls: [{ name: 'send_message', arguments: '{not json' }] }]);
+      const { sessionId } = await h.agent.sendMessage('hello');
+      await h.idle();
+      const error = h.agent.views
+        .snapshot()
+        .sessions.find((s) => s.id === sessionId)!
+        .messages.find((m) => m.role === 'error');
+      assert.ok(error, 'an error line is shown');
+      assert.equal(error.retryable, true);
+      // The English stays the transcript's; `said` carries the code and the calls' own account.
+      assert.match(error.text, /^The model answered with invalid tool calls twice: /);
+      assert.equal(error.said?.code, 'invalid_tool_calls');
+      assert.ok(error.said.detail.length > 0 && error.text.endsWith(error.said.detail), error.said.detail);
+      // As published to the host, which maps it for the page (src/host/viewMapping.ts).
+      const stored = h.changes.find((c) => c.type === 'message' && c.message.role === 'error');
+      assert.deepEqual(stored?.type === 'message' && stored.message.said, error.said);
+    });
+
     it('the error line says how to retry, and doing what it says answers the kept message', async () => {
       server.script([{ error: { status: 401, message: 'bad key' } }]);
       const { sessionId } = await h.agent.sendMessage('what is in src/app.ts?');

@@ -91,15 +91,33 @@ for (const wire of WIRES) {
     it('pauses with a clear error event when the repair turn is invalid too', async () => {
       const id = await startTask(h, server, 'simple', [
         { toolCalls: [{ name: 'no_such_action', arguments: {} }] },
-        { toolCalls: [{ name: 'read_file', arguments: '{not json' }] },
+        {
+          toolCalls: [
+            { name: 'read_file', arguments: '{not json' },
+            { name: 'read_file', arguments: { path: 'README.md' } },
+          ],
+        },
       ]);
       const task = h.agent.views.snapshot().tasks.find((t) => t.id === id)!;
       assert.equal(task.status, 'paused');
       assert.equal(task.pauseReason, 'model_error');
       const events = await h.agent.views.readTaskEvents(id, { limit: 50 });
-      assert.ok(events.some((e) => e.kind === 'error' && /Invalid tool calls after a repair turn/.test(String(e.data.text))));
+      const error = events.find((e) => e.kind === 'error' && /Invalid tool calls after a repair turn/.test(String(e.data.text)));
+      assert.ok(error);
+      // The calls' own account as data beside the English, for the thread to word its rows (issue 42).
+      const pause = events.find((e) => e.kind === 'pause');
+      assert.equal(typeof pause?.data.invalidToolCalls, 'string');
+      assert.ok(String(pause?.data.text).includes(String(pause?.data.invalidToolCalls)));
+      assert.equal(error.data.invalidToolCalls, pause?.data.invalidToolCalls);
+      // The valid call beside the invalid one is not run, and says why as a code too.
+      const sibling = events.filter((e) => e.kind === 'action_end' && /other calls of this turn were invalid/.test(String(e.data.error)));
+      assert.deepEqual(
+        sibling.map((e) => e.data.notRun),
+        [{ code: 'invalid_siblings' }],
+      );
       const session = h.agent.views.snapshot().sessions.find((s) => s.id === id)!;
       assert.match(session.messages.at(-1)!.text, /invalid tool calls twice/);
+      assert.deepEqual(session.messages.at(-1)!.said, { code: 'invalid_tool_calls', detail: pause?.data.invalidToolCalls });
       assert.equal(server.requests.length, 3);
     });
 

@@ -12,6 +12,7 @@ import { silentLogger } from '../../../src/core/ports';
 import type { DurableDb, Trigger, TriggerSource } from '../../../src/core/store/types';
 import type { ModelServer } from '../../fixtures/modelServer';
 import { FakeClock } from '../../fakes/fakeClock';
+import { presentSteps } from '../../../src/host/stepPresenter';
 import { agentFile, createHarness, engineHooks, WIRES } from './harness';
 import type { Harness } from './harness';
 
@@ -153,7 +154,8 @@ for (const wire of WIRES) {
       assert.equal(agentFile(h, 'MEMORY.md'), '# Memory\n- keep me\n');
     });
 
-    it('approval: an action that needs approval makes the task wait; the decision wakes it', async () => {
+    /** A task that proposed an edit (approval a-7) and waits for the person's decision. */
+    async function waitingOnApproval(): Promise<ReturnType<Harness['agent']['views']['snapshot']>['tasks'][number]> {
       await h.close();
       const proposeEdit = defineAction({
         name: 'propose_edit',
@@ -172,7 +174,11 @@ for (const wire of WIRES) {
       server.script([{ toolCalls: [{ name: 'propose_edit', arguments: { path: 'README.md' } }] }]);
       await h.triggers.emit({ source: 'proactive', sessionId: 'system', payload: { prompt: 'Fix the README', actionSets: ['edit'] } });
       await h.idle();
-      const t = h.agent.views.snapshot().tasks[0];
+      return h.agent.views.snapshot().tasks[0]!;
+    }
+
+    it('approval: an action that needs approval makes the task wait; the decision wakes it', async () => {
+      const t = await waitingOnApproval();
       assert.equal(t.waitingForApproval, 'a-7');
       const before = server.requests.length;
       await h.clock.advance(3 * 3_600_000);
@@ -183,6 +189,21 @@ for (const wire of WIRES) {
       await h.idle();
       assert.equal(h.agent.views.snapshot().tasks[0].status, 'completed');
       assert.match(JSON.stringify(server.requests.at(-1)!.body), /Approval a-7: approved/);
+    });
+
+    it('approval: a change set gone stale tells the task in English and keeps its files as data for the thread', async () => {
+      const t = await waitingOnApproval();
+      server.script([{ toolCalls: [{ name: 'task_end', arguments: { summary: 'gave up' } }] }]);
+      const stale = [{ path: 'README.md', change: 'modified' as const }];
+      const note = 'The change was not applied: nothing was applied because these files changed on disk since the proposal: README.md (modified).';
+      await h.triggers.emit({ source: 'approval', sessionId: t.sessionId, payload: { approvalId: 'a-7', decision: 'rejected', note, stale } });
+      await h.idle();
+      const events = await h.agent.views.readTaskEvents(t.id, { limit: 100 });
+      const decision = events.find((e) => e.kind === 'user_message' && /^Approval a-7: rejected/.test(String(e.data.text)));
+      assert.deepEqual(decision?.data.stale, stale, 'the decision in the stream keeps which files changed (issue 42)');
+      assert.ok(JSON.stringify(server.requests.at(-1)!.body).includes('these files changed on disk since the proposal: README.md (modified)'));
+      const row = presentSteps(t.id, events).find((r) => r.id === `e${decision!.seq}`);
+      assert.equal(row?.note, 'README.md (modified)', 'the thread words the files from the data');
     });
 
     it('proactive: a budget in the payload lowers the task limits and never raises them', async () => {

@@ -8,11 +8,12 @@ import { confirmApproval } from '../../../src/host/approvals/approvalCommands';
 import type { ConsentDialogs } from '../../../src/host/consentDialog';
 import { toCommandApprovalView } from '../../../src/host/execution/commandHost';
 import { englishLeft, pseudo } from '../../support/pseudoLocale';
-import { commandApproval, pendingChangeSet } from '../support/approvalFixtures';
+import { commandApproval, pendingChangeSet, staleChangeSet } from '../support/approvalFixtures';
 
 // Issue 42: a decided change set's outcome on its card, and the Approve modal (its question, its
 // button and the detail of what would run or change), under a pseudo-locale show no English of
-// Tasklane's own. The values (paths, the person's reason) are written without letters.
+// Tasklane's own (a stale set's list of the files that changed too). The values (paths, the
+// person's reason) are written without letters.
 
 const l10n = vscode.l10n as { t: (message: string, ...args: unknown[]) => string };
 const english = l10n.t;
@@ -42,8 +43,12 @@ describe('localisation: approval outcomes and the Approve modal under a pseudo-l
     l10n.t = english;
   });
 
-  it('a decided change set’s outcome on its card, each way it ends; the model still reads English', () => {
-    const shown = OUTCOMES.map(([name, set]) => [name, toEditApprovalView(set, undefined, { autoApproveEdits: true }).reason ?? ''] as const);
+  it('a decided change set’s outcome on its card, each way it ends; the model still reads English', async () => {
+    const stale = await staleChangeSet();
+    assert.equal(stale.status, 'stale');
+    const shown = [...OUTCOMES, ['stale, files changed on disk', stale] as const].map(
+      ([name, set]) => [name, toEditApprovalView(set, undefined, { autoApproveEdits: true }).reason ?? ''] as const,
+    );
     assert.deepEqual(
       shown.flatMap(([name, text]) => (englishLeft(text).length ? [`${name}: ${englishLeft(text).join(' ')} in ${JSON.stringify(text)}`] : [])),
       [],
@@ -52,6 +57,10 @@ describe('localisation: approval outcomes and the Approve modal under a pseudo-l
     // The core's account for the task is untouched by the locale.
     assert.equal(describeOutcome(decided('applied')), 'The change was approved and applied: １/２.');
     assert.equal(describeOutcome(decided('rejected', { reason: NO_REJECT_REASON })), `The change was rejected: ${NO_REJECT_REASON}. Nothing was written.`);
+    assert.equal(
+      describeOutcome(stale),
+      'The change was not applied: nothing was applied because these files changed on disk since the proposal: １ (modified), ２ (deleted), ３ (created); read them again and propose the edit anew.',
+    );
   });
 
   it('the Approve modal’s question, button and detail for edits (kept and left out) and a command', async () => {

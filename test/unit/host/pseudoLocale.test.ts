@@ -11,7 +11,7 @@ import { McpTree } from '../../../src/host/views/mcpTree';
 import type { McpHostStatus } from '../../../src/host/mcp/mcpHost';
 import type { ApprovalView } from '../../../src/shared/approvalProtocol';
 import type { ChoreView } from '../../../src/shared/choreProtocol';
-import { silentLogger } from '../../../src/core/ports';
+import { silentLogger, systemClock } from '../../../src/core/ports';
 import type { TaskEvent, TaskEventKind } from '../../../src/core/engine/types';
 import { presentSteps } from '../../../src/host/stepPresenter';
 import { STOPPED_BY_YOU } from '../../../src/core/engine/taskLifecycle';
@@ -22,8 +22,11 @@ import type { ModelProvider } from '../../../src/host/modelProvider';
 import { toEditApprovalView } from '../../../src/host/approvals/approvalViews';
 import { toCommandApprovalView } from '../../../src/host/execution/commandHost';
 import type { CommandApproval } from '../../../src/core/approval/commands/commandApproval';
+import { describeOutcome } from '../../../src/core/approval/changes/changeSetReview';
+import { RunawayGuard } from '../../../src/core/engine/caps';
+import { approvalMessage } from '../../../src/core/engine/triggerPayloads';
 import { englishLeft, pseudo } from '../../support/pseudoLocale';
-import { commandApproval, pendingChangeSet } from '../support/approvalFixtures';
+import { commandApproval, pendingChangeSet, staleChangeSet } from '../support/approvalFixtures';
 
 // Issue 42: under a pseudo-locale (every message of l10n/bundle.l10n.json accented and bracketed,
 // as a translation would replace it), the status bar, its hover, the Chores view's rows and the
@@ -267,15 +270,32 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
     assert.ok(state.storeProblem, 'the banner says something');
   });
 
-  it("a task's step rows in the thread, each kind of action from its start to each way it ends", () => {
+  it("a task's step rows in the thread, each kind of action from its start to each way it ends", async () => {
     let seq = 0;
     const ev = (kind: TaskEventKind, data: Record<string, unknown>): TaskEvent => ({ seq: ++seq, at: seq, kind, data });
     // An action's start, then its end with `output` (or `error`): the rows of both.
-    const action = (name: string, input: Record<string, unknown>, end?: { output?: string; error?: string }) => {
+    const action = (name: string, input: Record<string, unknown>, end?: { output?: string; error?: string; notRun?: unknown }) => {
       const callId = `c${seq}`;
       return [ev('action_start', { callId, name, input }), ...(end ? [ev('action_end', { callId, name, durationMs: 5, ...end })] : [])];
     };
     const approved = 'The change was approved and applied: １.';
+    // The core's own account of each: tool calls the caps left unrun (over the per-turn cap, over
+    // the budget left), a change set gone stale (one file of each kind of change), as it words them.
+    const notRun = (
+      [
+        [{ maxActionsPerTurn: 2 }, 50],
+        [{}, 2],
+      ] as const
+    ).flatMap(([caps, actions]) => {
+      const guard = new RunawayGuard({ caps: () => caps, clock: systemClock, logger: silentLogger, tasks: () => [] });
+      const allowed = guard.actionsAllowed(5, { actionCount: 0, limits: { actions } } as Parameters<RunawayGuard['actionsAllowed']>[1]);
+      return [
+        ev('warning', { text: `3 tool call(s) of one response were not run: ${allowed.refused}`, notRun: { count: 3, ...allowed.why } }),
+        ...action('read_file', { path: '１' }, { error: allowed.refused, notRun: allowed.why }),
+      ];
+    });
+    const stale = await staleChangeSet();
+    const invalid = '１';
     const events = [
       ...action('read_file', { path: '１', startLine: 2 }),
       ...action('read_file', { path: '１' }, { output: '２' }),
@@ -323,6 +343,25 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
       ev('pause', { reason: 'budget', text: 'Budget reached (actions 50/50). Continue raises the limit; Cancel ends the task.' }),
       ev('pause', { reason: 'stopped', text: STOPPED_BY_YOU }),
       ev('pause', { reason: 'model_error', text: '１. Fix it, then press Continue.' }),
+      ...notRun,
+      // Calls not run because the person stopped the task, or because others of the turn were invalid.
+      ...action('read_file', { path: '１' }, { error: 'Not run: the user stopped the task.', notRun: { code: 'stopped' } }),
+      ...action(
+        'read_file',
+        { path: '１' },
+        {
+          error: 'Not run because other calls of this turn were invalid; call it again with the corrected ones.',
+          notRun: { code: 'invalid_siblings' },
+        },
+      ),
+      ev('user_message', { text: approvalMessage({ approvalId: 'cs-8', decision: 'rejected', note: describeOutcome(stale) }), stale: stale.staleFiles }),
+      // The model's tool calls invalid twice: the error and the pause, their own account as data.
+      ev('error', { text: `Invalid tool calls after a repair turn: ${invalid}`, invalidToolCalls: invalid }),
+      ev('pause', {
+        reason: 'model_error',
+        text: `The model sent invalid tool calls twice (${invalid}). Continue retries; Cancel ends the task.`,
+        invalidToolCalls: invalid,
+      }),
       ev('resume', {}),
       ev('restart', {}),
       ev('error', { text: '' }),

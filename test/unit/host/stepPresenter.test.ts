@@ -141,6 +141,44 @@ describe('host step presenter: task events → readable step rows', function () 
     );
   });
 
+  it('rows worded from the core’s codes, and the same rows stored before the codes, in English', function () {
+    const refused = 'Not run: a turn runs at most 20 actions (tasklane.budget.maxActionsPerTurn), and 25 were called at once; the first 20 ran.';
+    const stale =
+      'The change was not applied: nothing was applied because these files changed on disk since the proposal: a.ts (modified), b.ts (deleted); read them again.';
+    const invalid = 'Invalid input for read_file: path is required.';
+    const pause = `The model sent invalid tool calls twice (${invalid}). Continue retries; Cancel ends the task.`;
+    const coded = [
+      ev('warning', { text: `5 tool call(s) of one response were not run: ${refused}`, notRun: { count: 5, code: 'turn_cap', cap: 20 } }),
+      ev('action_start', { callId: 'c1', name: 'read_file', input: { path: 'a.ts' } }),
+      ev('action_end', { callId: 'c1', name: 'read_file', error: refused, durationMs: 0, notRun: { code: 'turn_cap', cap: 20 } }),
+      ev('user_message', {
+        text: `Approval cs-1: rejected (${stale})`,
+        stale: [
+          { path: 'a.ts', change: 'modified' },
+          { path: 'b.ts', change: 'deleted' },
+        ],
+      }),
+      ev('error', { text: `Invalid tool calls after a repair turn: ${invalid}`, invalidToolCalls: invalid }),
+      ev('pause', { reason: 'model_error', text: pause, invalidToolCalls: invalid }),
+    ];
+    assert.deepEqual(presentSteps('t-1', coded).map(line), [
+      '5 tool call(s) of one response were not run: a turn runs at most 20 actions [done]',
+      'Could not read a.ts — Not run: a turn runs at most 20 actions [failed]',
+      'Not applied: the files changed since the proposal — a.ts (modified), b.ts (deleted) [failed]',
+      'The model sent invalid tool calls again after a repair turn — Invalid input for read_file: path is required. [failed]',
+      'Paused: the model sent invalid tool calls twice — Invalid input for read_file: path is required. [done]',
+    ]);
+    // Stored before the codes: the core's English, as the rows always showed it.
+    const before = coded.map(({ data: { notRun: _n, stale: _s, invalidToolCalls: _i, ...data }, ...event }) => ({ ...event, data }));
+    assert.deepEqual(presentSteps('t-1', before).map(line), [
+      '5 tool call(s) of one response were not run: Not run: a turn runs at most 20 actions (tasklane.budget.maxActionsPerTurn… [done]',
+      'Could not read a.ts — Not run: a turn runs at most 20 actions (tasklane.budget.maxActionsPerTurn), and 25 were called at once. [failed]',
+      'Not applied: the files changed since the proposal — nothing was applied because these files changed on disk since the proposal: a.ts (modified), b.ts (deleted). [failed]',
+      'Invalid tool calls after a repair turn: Invalid input for read_file: path is required. [failed]',
+      'Paused: the model failed (The model sent invalid tool calls twice (Invalid input for read_file: path is required.).) [done]',
+    ]);
+  });
+
   it('never shows a tool call’s JSON: an unknown or MCP tool is named, its input left out', function () {
     const rows = presentSteps('t-1', [
       ev('action_start', { callId: 'c1', name: 'mcp_github_search_issues', input: { q: '{"secret":1}' } }),

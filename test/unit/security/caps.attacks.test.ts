@@ -70,9 +70,9 @@ describe('security: caps on runaway work (real engine, scripted model)', () => {
     assert.ok(h.logger.lines.some((l) => /2 tasks are running, the limit \(tasklane\.budget\.maxRunningTasks\)/.test(l)));
   });
 
-  for (const [label, caps, perTask, expected] of [
-    ['the per-turn cap', {}, 50, DEFAULT_CAPS.maxActionsPerTurn],
-    ['the task budget left', { maxActionsPerTurn: 500 }, 50, 50],
+  for (const [label, caps, perTask, expected, why] of [
+    ['the per-turn cap', {}, 50, DEFAULT_CAPS.maxActionsPerTurn, { code: 'turn_cap', cap: DEFAULT_CAPS.maxActionsPerTurn }],
+    ['the task budget left', { maxActionsPerTurn: 500 }, 50, 50, { code: 'budget_left', left: 50 }],
   ] as const) {
     it(`300 tool calls in one response run only up to ${label}; the rest get an error`, async () => {
       await reopen(caps, perTask);
@@ -87,9 +87,13 @@ describe('security: caps on runaway work (real engine, scripted model)', () => {
       await attack('runaway actions per turn', () => assert.equal(ran, expected));
       await attack('runaway actions per turn', () => assert.equal(refused.length, 300 - expected));
       assert.ok(task.counters.actions.used <= perTask, `actions used ${task.counters.actions.used} within the budget of ${perTask}`);
+      const warning = events.find((e) => e.kind === 'warning' && /were not run/.test(String(e.data.text)));
+      assert.ok(warning, 'the user sees a warning in the trace');
+      // Its cause as data, which the thread words in the person's language (issue 42).
+      assert.deepEqual(warning.data.notRun, { count: 300 - expected, ...why });
       assert.ok(
-        events.some((e) => e.kind === 'warning' && /were not run/.test(String(e.data.text))),
-        'the user sees a warning in the trace',
+        refused.every((e) => JSON.stringify(e.data.notRun) === JSON.stringify(why)),
+        'each unrun call carries the cause too',
       );
     });
   }

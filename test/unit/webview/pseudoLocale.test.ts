@@ -16,6 +16,8 @@ import * as vscode from 'vscode';
 import { SidebarProvider } from '../../../src/host/sidebarProvider';
 import type { SidebarBackend } from '../../../src/host/sidebarProvider';
 import { silentLogger } from '../../../src/core/ports';
+import { toMessage } from '../../../src/core/engine/engineState';
+import { toMessageView } from '../../../src/host/viewMapping';
 import type { HostMessage, TaskView, WebviewMessage } from '../../../src/shared/protocol';
 import type { SidebarMethod } from '../../../src/shared/sidebarApi';
 import { WEBVIEW_WORDS } from '../../../src/shared/webviewWords';
@@ -156,6 +158,21 @@ describe('localisation: the sidebar page under a pseudo-locale', function () {
               { role: 'assistant', text: '７\n\n```\n８\n```\n\n![](https://1/9.png) ![](９.png)', at: 2, stopped: true },
               // A link of each kind a reply may not open (its tooltip says why); values without vowels.
               { role: 'assistant', text: INERT_LINKS.map(([href], i) => `[${i}](<${href}>)`).join(' '), at: 3 },
+              // The model's tool calls invalid twice, as the core stores the line and the host maps it.
+              toMessageView(
+                toMessage({
+                  seq: 9,
+                  at: 4,
+                  kind: 'message',
+                  data: {
+                    role: 'error',
+                    text: 'The model answered with invalid tool calls twice: ６',
+                    at: 4,
+                    retryable: true,
+                    said: { code: 'invalid_tool_calls', detail: '６' },
+                  },
+                }),
+              ),
             ],
           },
         ],

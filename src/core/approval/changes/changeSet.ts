@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/v4';
+import type { StaleFile } from '../../../shared/changeOutcomeWords';
 
 /**
  * The proposed change set (docs/DESIGN.md §6): what edit actions produce instead of writing files.
@@ -48,6 +49,8 @@ export interface ChangeSet {
   files: FileChange[];
   /** Why the set was rejected (the user's words, passed on to the task) or went stale (the files that changed). */
   reason?: string;
+  /** A set gone stale because files changed on disk: which, and how (the card and the thread word them). */
+  staleFiles?: StaleFile[];
   /**
    * Applied sets, where the host has language features: the problems the language servers
    * reported in the changed files after the apply that were not there before, described for the
@@ -86,6 +89,7 @@ export const changeSetSchema = z.object({
   ),
   reason: z.string().optional(),
   problems: z.string().optional(),
+  staleFiles: z.array(z.object({ path: z.string(), change: z.enum(['modified', 'created', 'deleted']) })).optional(),
 });
 
 // The edit operations, as the engine's edit actions receive them. Descriptions are for the model.

@@ -190,7 +190,12 @@ export class ChangeSetDecider {
 
   private async notify(changeSet: ChangeSet, decision: ApprovalPayload['decision']): Promise<void> {
     if (changeSet.taskId.startsWith(PERSON_PROPOSAL_PREFIX)) return;
-    const payload: ApprovalPayload = { approvalId: changeSet.id, decision, note: describeOutcome(changeSet) };
+    const payload: ApprovalPayload = {
+      approvalId: changeSet.id,
+      decision,
+      note: describeOutcome(changeSet),
+      ...(changeSet.status === 'stale' && changeSet.staleFiles?.length ? { stale: changeSet.staleFiles } : {}),
+    };
     await this.deps.triggers.emit({
       source: 'approval',
       sessionId: changeSet.sessionId,

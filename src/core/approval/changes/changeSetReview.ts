@@ -5,6 +5,7 @@ import { classifyEdits } from '../paths/sensitivePaths';
 import type { EditClassification, EditPolicyOptions } from '../paths/sensitivePaths';
 import type { WorkspaceReader } from '../../ports';
 import { changeOutcomeWords } from '../../../shared/changeOutcomeWords';
+import type { StaleFile } from '../../../shared/changeOutcomeWords';
 
 /**
  * What happens to a proposed change set between the proposal and the disk: per-file decisions,
@@ -23,13 +24,8 @@ const TRANSITIONS: Record<ChangeSetStatus, readonly ChangeSetStatus[]> = {
   reverted: [],
 };
 
-/** A file that changed on disk since it was proposed. */
-export interface StaleFile {
-  /** The workspace-relative path that differs. */
-  path: string;
-  /** What differs: the file was edited, created where none was, or deleted. */
-  change: 'modified' | 'created' | 'deleted';
-}
+/** A file that changed on disk since it was proposed (its one definition is beside the words for it). */
+export type { StaleFile };
 
 /** Moves a change set to another status, refusing transitions the lifecycle does not allow. */
 export function transition(changeSet: ChangeSet, to: ChangeSetStatus, reason?: string): ChangeSet {
@@ -98,7 +94,8 @@ export async function approveChangeSet(changeSet: ChangeSet, files: WorkspaceRea
   if (stale.length > 0) {
     const list = stale.map((s) => `${s.path} (${s.change})`).join(', ');
     const reason = `nothing was applied because these files changed on disk since the proposal: ${list}; read them again and propose the edit anew`;
-    return { ok: false, changeSet: transition(changeSet, 'stale', reason), stale };
+    // The reason is the model's (with its advice); `staleFiles` lets the card and the thread word it.
+    return { ok: false, changeSet: { ...transition(changeSet, 'stale', reason), staleFiles: stale }, stale };
   }
   return { ok: true, changeSet: transition(changeSet, 'approved'), apply };
 }
