@@ -255,12 +255,13 @@ async function refuseCalls(
         ...(why ? { notRun: why } : {}),
       });
     // `text` is for the model, the transcript and the log; `notRun` lets the thread word the row.
+    // The reason is each call's own error ("Not run: …"): said once here, not "not run: Not run".
     await env.state.appendEvent(input.sessionId, 'warning', {
-      text: `${calls.length} tool call(s) of one response were not run: ${reason}`,
+      text: `${calls.length} tool call(s) of one response were not run: ${reason.replace(/^Not run: /, '')}`,
       ...(why ? { notRun: { count: calls.length, ...why } } : {}),
     });
   } else {
-    effects.say(`(${calls.length} action(s) were not run: ${reason})`);
+    effects.say(`(${calls.length} action(s) were not run: ${reason.replace(/^Not run: /, '')})`);
   }
 }
 
