@@ -39,7 +39,7 @@ export interface CiRunInput {
   escalateStop?: (chore: ChoreDefinition, reason: string) => Promise<void>;
   /** Given the account of a fire that starts its run, before the model is called (unfinishedManifest). */
   started?: (manifest: ResultManifest) => void;
-  /** The paused run's store to continue (`--resume`, ciResume.ts): the event must be a `/tasklane continue`. */
+  /** The paused run's store to continue (`--resume`, ciResume.ts): the event must be a `/tasklane continue` or a Run workflow naming the paused run. */
   resume?: string;
   /**
    * The fire is the generated workflow's agent job (`--out`, which its run step always passes): a
