@@ -9,7 +9,7 @@
  * OUT/store and uploaded with the artifact, parkedStore.ts), the apply job records the store's hash
  * in the fire ledger, and a maintainer's `/tasklane continue` re-fires the chore with `--resume`
  * on that store (ciResume.ts), which the generated workflow runs (workflowContinue.ts); a
- * schedule or Run workflow chore's is continued by Run workflow naming the paused run (its
+ * cron, schedule or Run workflow chore's is continued by Run workflow naming the paused run (its
  * `continue` input). A fire run without a kept store (`--store` elsewhere, no `--out`) says
  * RESUME_TODAY: raise the limit and ask again.
  */
@@ -52,8 +52,6 @@ export function resumeKept(storeHash: string, chore: Pick<ChoreDefinition, 'id' 
   const isPull = chore.trigger.kind === 'github' && (chore.trigger.github.event === 'pull_request' || chore.trigger.github.event === 'pull_request_review');
   if (isPull)
     return `${kept}, but the workflow does not continue pull-request chores: a continue would run the pull request's code again with the keys, on a head that may have moved since. ${RAISE.replace(/^r/, 'R')} (push to the pull request, or Run workflow with this chore).`;
-  if (chore.trigger.kind === 'cron')
-    return `${kept}, but a \`cron:\` chore keeps no fire ledger on CI to bind it to: ${RAISE}. To have its paused runs continued, write its trigger as \`github: { event: schedule, cron: … }\`.`;
   return `${kept}, but the workflow continues only issue, issue-comment, schedule and Run workflow chores: ${RAISE}.`;
 }
 

@@ -18,6 +18,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { GithubEvent } from '../core/chores/githubEvent';
+import { DEFAULT_ACTOR_GATE } from '../core/chores/githubTypes';
+import { checkActorGate } from './actorGate';
 import type { ChoreDefinition } from '../core/chores/types';
 import { UsageError } from './environment';
 import type { GithubApi } from './githubApi';
@@ -63,7 +65,7 @@ export function ciStore(
 /** The comment command that continues a paused run. */
 export const CONTINUE_COMMAND = 'continue';
 
-/** The Run workflow input that names the paused run to continue (schedule and dispatch chores). */
+/** The Run workflow input that names the paused run to continue (cron, schedule and dispatch chores). */
 export const CONTINUE_INPUT = 'continue';
 
 /**
@@ -73,10 +75,17 @@ export const CONTINUE_INPUT = 'continue';
  *  - `comment`: `issues` and `issue_comment` chores. The paused fire and the `/tasklane continue`
  *    comment are both about the same item, and both check out the same code (the default branch; a
  *    comment chore that pushes to the commented pull request checks out its head for either event);
- *  - `dispatch`: `schedule` and `workflow_dispatch` chores. Their fires are about no item a comment
- *    could name, so a maintainer runs the workflow (Run workflow) naming the chore and, in the
- *    `continue` input, the paused run's id, which its summary prints. Both check out the default
- *    branch. Dispatching needs write access, and the actor gate still judges who dispatched;
+ *  - `dispatch`: `cron:`, `schedule` and `workflow_dispatch` chores. Their fires are about no
+ *    item a comment could name, so a maintainer runs the workflow (Run workflow) naming the chore
+ *    and, in the `continue` input, the paused run's id, which its summary prints. Both check out
+ *    the default branch. Dispatching needs write access, and the actor gate still judges who
+ *    dispatched (a cron chore has no `actors:`: the default gate, write access or more).
+ *    A `cron:` chore is continued the same way: the workflow runs it on its schedule and on Run
+ *    workflow naming it, both on the default branch, and its agent job reads the fire ledger and
+ *    its apply job writes the fire's record (no item) like a schedule chore's, so the paused fire's
+ *    record binds its run id to its store (`cronContinue` below). Run by hand without the
+ *    workflow (`tasklane chores run` with no `--out`) it keeps no ledger and nothing continues it
+ *    but `--resume` with the store hash it printed;
  *  - none for `pull_request` / `pull_request_review` chores (decided for now, and looked at again:
  *    the pieces below are each possible, but not one of them is there yet). A continue is a comment
  *    or a dispatch, events that run with the repository's secrets, so it may check out nothing of a
@@ -104,10 +113,10 @@ export const CONTINUE_INPUT = 'continue';
  *    Until then their paused runs say so (ciPause.ts): raise the limit and push again, or run the
  *    chore by hand;
  *  - none for `repository_dispatch` and `workflow_run` chores (their fires carry another system's
- *    payload, which a continue cannot replay), nor for `cron:` chores, which keep no fire ledger on
- *    CI to bind a paused run to (write the trigger as `github: { event: schedule, cron }` instead).
+ *    payload, which a continue cannot replay).
  */
 export function continueGesture(chore: Pick<ChoreDefinition, 'trigger'>): 'comment' | 'dispatch' | undefined {
+  if (chore.trigger.kind === 'cron') return 'dispatch';
   if (chore.trigger.kind !== 'github') return undefined;
   const event = chore.trigger.github.event;
   if (event === 'issues' || event === 'issue_comment') return 'comment';
@@ -214,4 +223,38 @@ export async function findPausedFire(
       reason: `run ${named} is not the paused run of ${choreId}: run ${fire.paused.run} is (only the latest run can be continued); nothing ran`,
     };
   return { paused: fire.paused };
+}
+
+/**
+ * Whether a `cron:` chore's fire in the generated workflow continues its paused run (issue 43),
+ * before the caps across fires: `{}` for a new fire (its schedule, or Run workflow with no
+ * `continue` input), `{ paused }` for a continue the ledger and the gate allow, else why not. Its
+ * ledger records name no item, so the paused fire is the chore's latest one; the same checks as a
+ * schedule chore's continue (ciRun.ts), in the same order: the event is the Run workflow that names
+ * this chore, the named run is the paused one, the person who dispatched passes the default actor
+ * gate. The store is checked against the record after the caps (`storeMismatch`), as there.
+ */
+export async function cronContinue(
+  chore: Pick<ChoreDefinition, 'id' | 'trigger'>,
+  event: GithubEvent | undefined,
+  resume: string | undefined,
+  api: GithubApi | undefined,
+): Promise<{ paused?: { run: string; store: string } } | { skip: 'event' | 'resume' | 'gate'; reason: string }> {
+  const named = event ? dispatchedContinue(event) || undefined : undefined;
+  if (resume === undefined) {
+    if (named === undefined) return {};
+    // Asked to continue, and nothing was downloaded to continue from: never a new run in its place.
+    const found = await findPausedFire(chore.id, null, api, named);
+    return {
+      skip: 'resume',
+      reason: 'skip' in found ? found.reason : `run ${named}'s store was not downloaded (its artifact is gone, or expired after 30 days); nothing ran`,
+    };
+  }
+  if (!event) return { skip: 'resume', reason: `continuing a paused run of ${chore.id} needs the Run workflow event that asks for it (--event)` };
+  const not = notContinue(event, chore);
+  if (not) return { skip: 'event', reason: `the event does not continue this chore: ${not}` };
+  const found = await findPausedFire(chore.id, null, api, named);
+  if ('skip' in found) return { skip: found.skip, reason: found.reason };
+  const verdict = await checkActorGate(DEFAULT_ACTOR_GATE, event, api);
+  return verdict.allowed ? { paused: found.paused } : { skip: 'gate', reason: verdict.reason };
 }

@@ -19,7 +19,7 @@ import { eventItem, isForkPullRequest, matchEvent, selfTriggered } from '../core
 import { readGithubEvent } from './eventFile';
 import type { EventItem, GithubEvent } from '../core/chores/githubEvent';
 import { pausedState } from './ciPause';
-import { continueGesture, dispatchedContinue, findPausedFire, misdirectedContinue, notContinue, storeMismatch } from './ciResume';
+import { continueGesture, cronContinue, dispatchedContinue, findPausedFire, misdirectedContinue, notContinue, storeMismatch } from './ciResume';
 import { proposedOutputs } from './resultManifest';
 import { githubFireText, outputsInstruction, untaintedKinds } from '../core/chores/githubFire';
 import type { ResultManifest } from './resultManifest';
@@ -39,7 +39,7 @@ export interface CiRunInput {
   escalateStop?: (chore: ChoreDefinition, reason: string) => Promise<void>;
   /** Given the account of a fire that starts its run, before the model is called (unfinishedManifest). */
   started?: (manifest: ResultManifest) => void;
-  /** The paused run's store to continue (`--resume`, ciResume.ts): the event must be a `/tasklane continue`. */
+  /** The paused run's store to continue (`--resume`, ciResume.ts): the event must be a `/tasklane continue` or a Run workflow naming the paused run. */
   resume?: string;
   /**
    * The fire is the generated workflow's agent job (`--out`, which its run step always passes): a
@@ -78,7 +78,11 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
   };
 
   let narrowed = chore;
-  if (input.resume !== undefined && (!event || chore.trigger.kind !== 'github'))
+  // A cron chore in the workflow (its agent job: `--out`) is continued by Run workflow like a
+  // schedule chore (ciResume.ts `cronContinue`); its event is read only for that, so its fire
+  // stays one with no event, as before (no event text in the prompt, no item).
+  const cronOnCi = chore.trigger.kind === 'cron' && input.inWorkflow === true;
+  if (input.resume !== undefined && !cronOnCi && (!event || chore.trigger.kind !== 'github'))
     return skip('resume', 'continuing a paused run on CI needs the /tasklane continue comment that asks for it (--event)');
   if (event && chore.trigger.kind === 'github') {
     const own = selfTriggered(event);
@@ -136,11 +140,17 @@ export async function runOnCi(input: CiRunInput): Promise<{ manifest: ResultMani
   }
   // A cron chore in the workflow holds to the budgets across fires (its record has no item), read
   // before any model call and failing closed like a github chore's; the run's cost cap is what
-  // the day's cap left.
-  const cronOnCi = chore.trigger.kind === 'cron' && input.inWorkflow === true;
+  // the day's cap left. A continue is checked first and its store after the caps, as above.
   if (cronOnCi) {
+    const dispatched = input.eventFile && (input.resume !== undefined || env.GITHUB_EVENT_NAME === 'workflow_dispatch');
+    const cronEvent = dispatched ? readGithubEvent(input.eventFile!, env.GITHUB_EVENT_NAME) : undefined;
+    const gateApi = env.TASKLANE_GATE_TOKEN ? githubApiFromEnv(env, env.TASKLANE_GATE_TOKEN) : undefined;
+    const continued = await cronContinue(chore, cronEvent, input.resume, gateApi);
+    if ('skip' in continued) return skip(continued.skip, continued.reason);
     const stop = await capsAcrossFires(null);
     if (stop.stop) return skip('budget', stop.stop);
+    const mismatch = continued.paused && storeMismatch(input.resume!, continued.paused);
+    if (mismatch) return skip('resume', mismatch);
     narrowed = { ...chore, budget: budgetToday(chore, stop.costLeftToday) };
   }
   // A cron chore on CI is told the outputs it may propose too (it has no event to describe).

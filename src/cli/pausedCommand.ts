@@ -1,6 +1,6 @@
 /**
  * `tasklane chores paused --chore <id>`: the workflow run id of the chore's run paused at budget on
- * the item a `/tasklane continue` comment is about (or, for a schedule or dispatch chore, the run a
+ * the item a `/tasklane continue` comment is about (or, for a cron, schedule or dispatch chore, the run a
  * Run workflow's `continue` input names, once the ledger says it is the paused one), read from the fire ledger (ciResume.ts
  * `findPausedFire`, the same reading the continued run does again before it trusts the store). The
  * generated agent job (workflowContinue.ts) writes it to its step outputs and downloads that run's

@@ -2,7 +2,7 @@
  * The generated workflow's half of continuing a run paused at budget (issue 43; the CLI's half is
  * ciResume.ts): for each chore ciResume.ts `continueGesture` names, the agent job also runs on the
  * gesture (a `/tasklane continue` comment for issue chores; Run workflow naming the chore with the
- * paused run's id in the `continue` input for schedule and dispatch chores) and, before the run step,
+ * paused run's id in the `continue` input for cron, schedule and dispatch chores) and, before the run step,
  *  1. finds the paused run's workflow run id in the fire ledger (`tasklane chores paused`, with the
  *     job's read-only token) and writes it to the step outputs (digits or nothing);
  *  2. downloads that run's artifact (`run-id`, `github-token`: the job holds `actions: read` for

@@ -140,7 +140,7 @@ export function onBlock(chores: readonly CiChore[]): string[] {
       ...dispatchable.map((c) => `          - ${choreIdText(c.chore.id)}`),
     );
     lines.push(...dispatchInputs(of('workflow_dispatch')));
-    // A schedule or dispatch chore's paused run is continued by Run workflow naming it (ciResume.ts).
+    // A cron, schedule or dispatch chore's paused run is continued by Run workflow naming it (ciResume.ts).
     if (chores.some((c) => continuesOnCi(c) && !continuesOnComment(c)))
       lines.push(
         `      ${CONTINUE_INPUT}:`,

@@ -97,3 +97,65 @@ export const SCRIPT: Readonly<Record<'edit' | 'read' | 'done', ScriptStep>> = {
   read: { toolCalls: [{ name: 'read_file', arguments: { path: 'src/app.ts' } }] },
   done: { toolCalls: [{ name: 'task_end', arguments: { status: 'completed', summary: 'fixed', output: {} } }] },
 };
+
+/** What the tests of a Run workflow continue share, for one chore scheduled at `cron` (a schedule or `cron:` trigger). */
+export interface DispatchContinue {
+  /** The label of the agent job's step that finds the paused run. */
+  find: string;
+  /** The agent job's download of the paused run's artifact. */
+  download(job: JobRun): JobRun['steps'][number] | undefined;
+  /** The scheduled fire (run 4242), paused at its budget by `script` and applied: the ledger binds run 4242 to its store. */
+  pausedRun(runner: RunnerFor, script: ScriptStep[]): Promise<WorkflowRunner>;
+  /** A Run workflow (run 4343) naming the chore, after the paused run; its agent and apply jobs run. */
+  dispatched(
+    runner: RunnerFor,
+    first: WorkflowRunner,
+    inputs: Record<string, string>,
+    script: ScriptStep[],
+    login?: string,
+  ): Promise<{ run: WorkflowRunner; agent: JobRun; manifest: Obj }>;
+}
+
+export function dispatchContinue(suite: ContinueSuite, choreId: string, cron: string): DispatchContinue {
+  const find = `Find the paused run of chore ${choreId}`;
+  const download = (job: JobRun) => job.steps.find((s) => s.label.includes('download-artifact'));
+  const repository = { full_name: repoName, default_branch: 'main' };
+  return {
+    find,
+    download,
+    async pausedRun(runner, script) {
+      const first = runner('schedule', { schedule: cron, repository }, '4242');
+      suite.server().script(script);
+      const agent = await first.runJob(`chore-${choreId}`);
+      assert.equal(agent.conclusion, 'success', jobLog(agent));
+      assert.deepEqual(
+        agent.steps.filter((s) => s.label === find || s.label.includes('download-artifact')).map((s) => s.kind),
+        ['skipped', 'skipped'],
+        'a scheduled fire is no continue',
+      );
+      assert.equal(jobResult(agent).status, 'budget_exhausted');
+      const apply = await first.runJob(`apply-${choreId}`);
+      assert.equal(apply.conclusion, 'success', jobLog(apply));
+      assert.deepEqual((suite.latestRecord(choreId).paused as string[] | undefined)?.[0], '4242', 'the ledger binds run 4242 to its store');
+      return first;
+    },
+    async dispatched(runner, first, inputs, script, login = 'Codertocat') {
+      const event = {
+        inputs: { chore: choreId, ...inputs },
+        ref: 'refs/heads/main',
+        workflow: '.github/workflows/tasklane.yml',
+        repository,
+        sender: { login, type: 'User' },
+      };
+      const run = runner('workflow_dispatch', event, '4343', { '4242': first.artifactsDir });
+      assert.deepEqual(run.selectedJobs(), [`chore-${choreId}`]);
+      suite.server().reset();
+      suite.server().script(script);
+      const agent = await run.runJob(`chore-${choreId}`);
+      assert.equal(agent.conclusion, 'success', jobLog(agent));
+      const apply = await run.runJob(`apply-${choreId}`);
+      assert.equal(apply.conclusion, 'success', jobLog(apply));
+      return { run, agent, manifest: jobResult(agent) };
+    },
+  };
+}

@@ -96,6 +96,7 @@ describe('cli: a CI fire that reaches its budget ends paused at budget, its stat
     assert.match(on('pull_request'), /Raise the limit in chores\.yaml .* \(push to the pull request, or Run workflow with this chore\)/);
     assert.doesNotMatch(on('pull_request'), /comment here continues|-f continue/);
     assert.match(on('workflow_run'), /continues only issue, issue-comment, schedule and Run workflow chores: raise the limit/);
-    assert.match(said({ kind: 'cron', cron: '0 2 * * *' }), /write its trigger as `github: \{ event: schedule, cron: … \}`/);
+    // A cron: chore in the workflow keeps its fires in the ledger too: Run workflow continues it.
+    assert.match(said({ kind: 'cron', cron: '0 2 * * *' }), /`gh workflow run "Tasklane chores" -f chore=nightly -f continue=4242`/);
   });
 });

@@ -41,10 +41,11 @@ describe('cli: the generated GitHub workflow', () => {
     // Every agent job reads the fire ledger (check runs) for its budgets across fires, a cron
     // chore's too (the workflow schedules it and Run workflow dispatches it). What a fire is told for its purpose (fireFacts.ts) adds
     // read scopes: a pull request's files, a failed run's jobs and logs.
-    // A chore whose paused runs are continued (issues, issue_comment on a comment; schedule and
-    // workflow_dispatch on Run workflow: ciResume.ts `continueGesture`) downloads the paused run's
-    // artifact: actions: read, on its agent job only.
+    // A chore whose paused runs are continued (issues, issue_comment on a comment; cron, schedule
+    // and workflow_dispatch on Run workflow: ciResume.ts `continueGesture`) downloads the paused
+    // run's artifact: actions: read, on its agent job only.
     const told: Record<string, Record<string, string>> = {
+      'chore-nightly': { actions: 'read' },
       'chore-by-hand': { actions: 'read' },
       'chore-tokyo': { actions: 'read' },
       'chore-triage': { actions: 'read' },
@@ -327,14 +328,15 @@ describe('cli: the generated GitHub workflow', () => {
     );
   });
 
-  it('offers the continue input on Run workflow only when a schedule or dispatch chore is there for it to continue', () => {
+  it('offers the continue input on Run workflow only when a cron, schedule or dispatch chore is there for it to continue', () => {
     type Form = { on: { workflow_dispatch: { inputs: Record<string, { required: boolean; type: string; default?: string }> } } };
     const form = (chores: ChoreDefinition[]) => (parseYaml(generate(chores)) as Form).on.workflow_dispatch.inputs;
     const input = form([githubChore('nightly', { event: 'schedule', cron: '0 2 * * *' })]).continue;
     assert.deepEqual(input && { required: input.required, type: input.type, default: input.default }, { required: false, type: 'string', default: '' });
     assert.ok(form([githubChore('by-hand', { event: 'workflow_dispatch' })]).continue);
-    // Issue chores are continued by a comment; a cron: chore keeps no ledger on CI; pull-request chores are not continued.
-    for (const chores of [[githubChore('triage', { event: 'issues' })], [cronChore()], [githubChore('review', { event: 'pull_request' })]])
+    assert.ok(form([cronChore()]).continue, 'a cron: chore is continued as a schedule chore is');
+    // Issue chores are continued by a comment; pull-request chores are not continued.
+    for (const chores of [[githubChore('triage', { event: 'issues' })], [githubChore('review', { event: 'pull_request' })]])
       assert.equal(form(chores).continue, undefined, chores[0]!.id);
   });
 

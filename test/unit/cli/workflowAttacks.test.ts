@@ -66,8 +66,11 @@ describe('cli: attacks on the generated workflow and the patch', function () {
         'actions/checkout',
         'actions/setup-node',
         `${INSTALL_CLI_SCRIPT}\n`,
+        // A cron chore's paused run is continued by Run workflow (ciResume.ts `continueGesture`).
+        'run="$(tasklane chores paused --workspace repo --chore tidy)"\necho "run=$run" >> "$GITHUB_OUTPUT"\n',
+        'actions/download-artifact',
         `${handOverScript(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TASKLANE_GATE_TOKEN'])}\n`,
-        `tasklane chores run tidy --workspace repo --expect-hash ${'cd'.repeat(32)} --out tasklane-out --secrets-dir "$RUNNER_TEMP/tasklane-keys"`,
+        `tasklane chores run tidy --workspace repo --expect-hash ${'cd'.repeat(32)} --out tasklane-out --secrets-dir "$RUNNER_TEMP/tasklane-keys" \${RESUME_STORE:+--resume "$RESUME_STORE"}`,
         'rm -rf "$RUNNER_TEMP/tasklane-keys"',
         'actions/upload-artifact',
       ],
@@ -167,8 +170,9 @@ describe('cli: attacks on the generated workflow and the patch', function () {
       // a persisted token, `npm ci` with install scripts, and ran whatever chores.yaml said then.
       const workflow = parseYaml(generate([cronChore('tidy')])) as Workflow;
       const job = workflow.jobs['chore-tidy'];
-      // checks: read is the fire ledger a cron chore's budgets across fires read (fireBudget.ts).
-      assert.deepEqual(job?.permissions, { checks: 'read', contents: 'read' });
+      // checks: read is the fire ledger a cron chore's budgets across fires read (fireBudget.ts);
+      // actions: read downloads a paused run's artifact on a continue (workflowContinue.ts).
+      assert.deepEqual(job?.permissions, { actions: 'read', checks: 'read', contents: 'read' });
       for (const step of job?.steps ?? []) {
         if (step.uses?.startsWith('actions/checkout@')) assert.equal(step.with?.['persist-credentials'], false);
         if (step.run?.includes('npm ')) assert.match(step.run, /--ignore-scripts/);

@@ -92,8 +92,9 @@ describe('cli: a chore with MCP servers in the generated workflow, run step by s
       assert.deepEqual(job.permissions, same.permissions, `${name}: no permission for MCP`);
     }
     assert.deepEqual(runner.workflow.permissions, {});
-    // checks: read is the fire ledger of the cron chore (fireBudget.ts), not anything MCP needs.
-    assert.deepEqual(runner.workflow.jobs['chore-fix-answer']?.permissions, { checks: 'read', contents: 'read' });
+    // checks: read is the fire ledger of the cron chore (fireBudget.ts) and actions: read the
+    // download of a paused run's artifact on a continue (workflowContinue.ts), not anything MCP needs.
+    assert.deepEqual(runner.workflow.jobs['chore-fix-answer']?.permissions, { actions: 'read', checks: 'read', contents: 'read' });
 
     assert.deepEqual(runner.selectedJobs(), ['chore-fix-answer']);
     server.script([call('mcp_everything_echo', { message: 'hello from CI' }), call('mcp_everything_get_env'), end]);
