@@ -59,7 +59,7 @@ describe('demo model: the scenario npm start plays without a key', () => {
     const ran = step([...approved, called('run_command'), result(BUILT)]);
     assert.deepEqual(names(ran), ['task_end']);
     assert.equal(ending(ran).status, 'completed');
-    assert.match(ending(ran).summary, /Added greetAll to src\/greet\.js; `npm run build` passed/);
+    assert.match(ending(ran).summary, /^Added greetAll to src\/greet\.js; `npm run build` passed/, 'the summary starts with what was done, not the demo label');
   });
 
   it('a rejected edit ends at once saying nothing changed: no build, no "Added … passed"', () => {
@@ -100,7 +100,7 @@ describe('demo model: the scenario npm start plays without a key', () => {
       assert.deepEqual(names(demoStep(request(chore, TASK_TOOLS))), ['list_files']);
       const done = demoStep(request([...chore, called('list_files'), result('./:\nREADME.md\nsrc/')], TASK_TOOLS));
       assert.deepEqual(names(done), ['task_end']);
-      assert.match(ending(done).summary, /Chore run done/);
+      assert.match(ending(done).summary, /^Chore run done/);
       const verdict = await evaluateSuccess(compileExpression(template.spec.successWhen ?? 'true'), ending(done).output);
       assert.equal(verdict.result, 'true', `${template.key}: ${JSON.stringify(verdict)}`);
     }
