@@ -72,19 +72,25 @@ export async function openApprovalLink(link: vscode.Uri, extensionId: string, ta
   };
   const id = approvalIdOf(link, extensionId);
   // Ids are echoed only in the shape Tasklane makes them; the rest of a link is a web page's text.
-  const shown = id && linkIdShown(id);
-  if (!id) return refuse(`this is not a Tasklane approval link (expected ${vscode.env.uriScheme}://${extensionId}${APPROVAL_LINK_PATH}?id=…).`);
+  if (!id)
+    return refuse(vscode.l10n.t('this is not a Tasklane approval link (expected {0}).', `${vscode.env.uriScheme}://${extensionId}${APPROVAL_LINK_PATH}?id=…`));
+  const shown = linkIdShown(id);
   const proposal = await targets.openProposal(id);
   if (proposal?.opened) return { opened: 'diff', id };
-  if (proposal) return refuse(`the proposal ${shown} was already decided (${proposal.status.replace(/_/g, ' ')}); there is nothing to review.`);
+  if (proposal)
+    return refuse(vscode.l10n.t('the proposal {0} was already decided ({1}); there is nothing to review.', shown, proposal.status.replace(/_/g, ' ')));
   const command = (await targets.commandApprovals()).find((a) => a.id === id);
   if (command?.status === 'pending') {
     await targets.showSession(command.sessionId);
     return { opened: 'card', id };
   }
   if (command || (await targets.ownsCommand(id)))
-    return refuse(`the approval ${shown} was already decided${command ? ` (${command.status})` : ''}; there is nothing to review.`);
-  return refuse(`there is no approval ${shown} in this workspace; it may belong to another workspace or window, or have been removed.`);
+    return refuse(
+      command
+        ? vscode.l10n.t('the approval {0} was already decided ({1}); there is nothing to review.', shown, command.status)
+        : vscode.l10n.t('the approval {0} was already decided; there is nothing to review.', shown),
+    );
+  return refuse(vscode.l10n.t('there is no approval {0} in this workspace; it may belong to another workspace or window, or have been removed.', shown));
 }
 
 /**

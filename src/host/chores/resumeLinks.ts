@@ -43,20 +43,20 @@ export function resumeLink(extensionId: string, runId: string): Promise<string> 
 
 /** Carries out one resume link for run `id`: shows its task, asks, resumes on yes. Every refusal is shown and returned. */
 export async function openResumeLink(id: string, targets: ResumeLinkTargets): Promise<ResumeLinkResult> {
-  // Each refusal is one whole message (notice translates its literal parts as one sentence).
+  // Each reason is a whole translated sentence; its only value is an id in Tasklane's own shape.
   const refuse = (reason: string): ResumeLinkResult => {
-    // eslint-disable-next-line tasklane-text/untrusted-text -- every caller below passes notice`…`, which neutralised its values
-    void vscode.window.showWarningMessage(reason);
+    void vscode.window.showWarningMessage(notice`Tasklane: ${reason}`);
     return { resumed: false, reason };
   };
   // Ids are echoed only in the shape Tasklane makes them; the rest of a link is a web page's text.
   const shown = linkIdShown(id);
   const run = targets.run(id);
-  if (!run) return refuse(notice`Tasklane: there is no chore run ${shown} in this workspace; the link may come from another workspace or window.`);
-  const notParked = () => refuse(notice`Tasklane: the chore run ${shown} is not paused at budget any more (${run.status.replace(/_/g, ' ')}); there is nothing to resume.`);
+  if (!run) return refuse(vscode.l10n.t('there is no chore run {0} in this workspace; the link may come from another workspace or window.', shown));
+  const notParked = () =>
+    refuse(vscode.l10n.t('the chore run {0} is not paused at budget any more ({1}); there is nothing to resume.', shown, run.status.replace(/_/g, ' ')));
   if (run.status !== 'running' || !run.parked || !run.taskId) return notParked();
   const chore = targets.chore(run.choreId);
-  if (!chore) return refuse(notice`Tasklane: the chore of run ${shown} is no longer defined or enabled here; its run cannot be resumed.`);
+  if (!chore) return refuse(vscode.l10n.t('the chore of run {0} is no longer defined or enabled here; its run cannot be resumed.', shown));
   await targets.showTask(run.taskId);
   const limits = resumedLimits(run, chore.budget, targets.now());
   const yes = vscode.l10n.t('Resume');
@@ -75,7 +75,8 @@ export async function openResumeLink(id: string, targets: ResumeLinkTargets): Pr
     return { resumed: false, reason: 'not confirmed' };
   // The modal may have stayed open a while: Continue on the task or Cancel may have come first.
   const now = targets.run(id);
-  if (now?.status !== 'running' || !now.parked) return refuse(notice`Tasklane: the chore run ${shown} is not paused at budget any more; it was resumed or ended meanwhile.`);
+  if (now?.status !== 'running' || !now.parked)
+    return refuse(vscode.l10n.t('the chore run {0} is not paused at budget any more; it was resumed or ended meanwhile.', shown));
   if ((await targets.resume(now.runId, now.choreId)) === undefined) return notParked();
   return { resumed: true, id: now.runId };
 }

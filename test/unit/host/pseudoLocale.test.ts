@@ -14,6 +14,9 @@ import type { ChoreView } from '../../../src/shared/choreProtocol';
 import { silentLogger, systemClock } from '../../../src/core/ports';
 import type { TaskEvent, TaskEventKind } from '../../../src/core/engine/types';
 import { presentSteps } from '../../../src/host/stepPresenter';
+import { openApprovalLink } from '../../../src/host/approvals/approvalLinks';
+import { openResumeLink } from '../../../src/host/chores/resumeLinks';
+import type { ResumeLinkTargets } from '../../../src/host/chores/resumeLinks';
 import { STOPPED_BY_YOU } from '../../../src/core/engine/taskLifecycle';
 import { storageDocument } from '../../../src/shared/storageWords';
 import { AgentSidebarBackend } from '../../../src/host/sidebarBackend';
@@ -261,6 +264,21 @@ describe('localisation: host surfaces under a pseudo-locale', () => {
       [],
     );
     assert.ok(views[0]!.reason?.startsWith(pseudo('Asks because: {0}').split('{0}')[0]!), 'the chore run asks');
+  });
+
+  it('why an approval link or a resume link is refused', async () => {
+    const none = async () => undefined;
+    // The stand-in's Uri has no authority: a link is what the handler reads of one.
+    const link = (id: string) => ({ authority: 'tasklane.tasklane', path: '/approval', query: `id=${id}` }) as unknown as vscode.Uri;
+    const nothing = { openProposal: none, commandApprovals: async () => [], ownsCommand: async () => false, showSession: none };
+    await openApprovalLink(link('1-2'), 'tasklane.tasklane', nothing);
+    await openApprovalLink(link('1-3'), 'tasklane.tasklane', {
+      ...nothing,
+      openProposal: async () => ({ opened: false as const, status: '１' }),
+    });
+    await openResumeLink('4-5', { run: () => undefined } as unknown as ResumeLinkTargets);
+    assert.equal(standIn.notices.length, 3, JSON.stringify(standIn.notices));
+    assert.deepEqual(left(standIn.notices.map((n): [string, string] => ['refusal', n.message])), []);
   });
 
   it('the sidebar while the store is still opening says so in the person’s language', async () => {
