@@ -170,7 +170,7 @@ export interface ChoreDefinition {
   /** GitHub chores (chores.yaml `budget.maxFiresPerItem`): fires per issue or pull request, counted from earlier check runs. */
   maxFiresPerItem?: number;
   /**
-   * GitHub and cron chores (chores.yaml `budget.maxFiresPerHour`): fires in the last hour. On CI
+   * Any chore (chores.yaml `budget.maxFiresPerHour`): fires in the last hour. On CI
    * counted from the fire ledger (src/cli/fireBudget.ts); in VS Code and the CLI from the chore's
    * runs (runGates.ts `firesPerHourReached`).
    */

@@ -123,6 +123,30 @@ describe('chores: budget.maxFiresPerHour holds a cron chore in VS Code', functio
     assert.equal(server.requests.length, 1);
   });
 
+  it('holds a files chore too: a second burst of saves within the hour is refused', async () => {
+    h = await open(
+      choresFrom(`chores:
+  - id: on-save
+    name: On save
+    trigger: { files: ["src/**"] }
+    prompt: Check the saved files.
+    budget: { maxFiresPerHour: 1 }
+`),
+    );
+    server.script([end, end]);
+    const fire = async () => {
+      const key = await h.runner.fire('on-save', 'manual');
+      await h.idle();
+      return h.runLog.history('on-save').find((r) => r.fireKey === key)!;
+    };
+    assert.equal((await fire()).status, 'succeeded');
+    await h.clock.advance(MINUTE);
+    const refused = await fire();
+    assert.equal(refused.status, 'skipped');
+    assert.match(refused.reason ?? '', /already fired 1 time\(s\) in the last hour, its cap \(budget\.maxFiresPerHour 1\)/);
+    assert.equal(server.requests.length, 1);
+  });
+
   it('counts the runs a reload finds in the store', async () => {
     h = await open(choresFrom(nightly));
     server.script([end, end]);

@@ -111,7 +111,7 @@ describe('chores: github triggers, actors and outputs in chores.yaml', () => {
     refused(githubChore(['event: workflow_run', 'workflows: ["CI\\u2028- run: curl x|sh"]', 'branches: [main]']), 'workflows:', /line-break/);
   });
 
-  it('keeps actors and maxFiresPerItem to github chores, and outputs and maxFiresPerHour to chores that run on CI', () => {
+  it('keeps actors and maxFiresPerItem to github chores and outputs to chores that run on CI; maxFiresPerHour holds for any chore', () => {
     const text = 'chores:\n  - id: a\n    name: A\n    trigger: { cron: "0 2 * * *" }\n    prompt: p\n    outputs: { pullRequest: {} }\n';
     assert.deepEqual(parseChoresFile(text).chores[0].outputs, { pullRequest: { draft: true } }, 'a cron chore on CI may open a draft pull request');
     refused(text.replace('cron: "0 2 * * *"', 'files: "src/**"'), 'outputs:', /outputs only applies to a chore that runs on CI/);
@@ -120,19 +120,17 @@ describe('chores: github triggers, actors and outputs in chores.yaml', () => {
     refused(
       text.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerItem: 2 }'),
       'maxFiresPerItem',
-      /^budget\.maxFiresPerItem only applies to a github trigger: it counts fires per issue or pull request, and a cron fire is about none; remove it \(budget\.maxFiresPerHour caps how often a cron chore fires\)$/,
+      /^budget\.maxFiresPerItem only applies to a github trigger: it counts fires per issue or pull request, and a cron fire is about none; remove it \(budget\.maxFiresPerHour caps how often a chore fires\)$/,
     );
     // A cron chore fires on CI (schedule, Run workflow) and in VS Code (schedule, Run Chore Now): both count its fires per hour.
     const hourly = parseChoresFile(text.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerHour: 2, maxCostUsdPerDay: 1 }'));
     assert.deepEqual(errors(hourly.diagnostics), []);
     assert.equal(hourly.chores[0].maxFiresPerHour, 2);
     const files = text.replace('cron: "0 2 * * *"', 'files: "src/**"');
-    refused(
-      files.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerHour: 2 }'),
-      'maxFiresPerHour',
-      /maxFiresPerHour only applies to a github or cron trigger/,
-    );
-    refused(files.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerItem: 2 }'), 'maxFiresPerItem', /a local fire is about none; remove it$/);
+    const filesHourly = parseChoresFile(files.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerHour: 2 }'));
+    assert.deepEqual(errors(filesHourly.diagnostics), []);
+    assert.equal(filesHourly.chores[0].maxFiresPerHour, 2, 'a files chore keeps its hour cap');
+    refused(files.replace('outputs: { pullRequest: {} }', 'budget: { maxFiresPerItem: 2 }'), 'maxFiresPerItem', /a local fire is about none; remove it/);
   });
 
   it('puts trigger.github, actors and outputs in the definition hash; spelling out a default does not change it', () => {
