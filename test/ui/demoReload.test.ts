@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { Frame, Page } from 'playwright-core';
 import { openTasklaneView, route, runCommand, screenshotSidebar, sendChatMessage, startUiSession, tasklaneFrame } from './support/workbench';
 import type { UiSession } from './support/workbench';
+import { until } from '../support/poll';
 
 /** The demo's words before its edit waits (test/fixtures/demoModel.ts demoTaskStep). */
 const PROPOSING = 'Proposing the edit: review it on the card.';
@@ -112,6 +113,13 @@ describe('ui: the demo survives a reload mid-task', function () {
     await block().locator('.step', { hasText: 'Read src/greet.js' }).waitFor({ timeout: 90_000 });
     await frame.waitForFunction((w) => document.querySelector('#transcript .block-said-area')?.textContent?.includes(w), words, { timeout: 30_000 });
     assert.equal(await times(frame, words), 1, 'the words of the turn, once');
+    // Released only once the task's last turn is held: a release before its request reaches the
+    // hold opens nothing, and that turn would then wait for ever (the words show while the turn
+    // that ran again still streams, before the task asks for its next turn).
+    await until('the task_end turn to be held', async () => {
+      const requests = await ui.requests<{ held?: boolean }>(r);
+      return requests.length >= 4 && requests.at(-1)?.held === true;
+    });
     await ui.model.release();
     await block()
       .locator('.block-state')
