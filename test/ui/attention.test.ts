@@ -84,6 +84,8 @@ describe('ui: Tasklane says when it needs you, and the sidebar passes axe', func
     ]);
     await sendChatMessage(frame, `write the notes file ${r}`);
     await waitForTaskBlock(frame);
+    // A release before the turn reaches its hold opens nothing, and the turn would wait for ever.
+    await until('the task turn to be held', async () => (await session().requests<{ held?: boolean }>(r)).at(-1)?.held === true);
     await showExplorer();
     await session().model.release();
 
