@@ -117,7 +117,7 @@ describe('ui: the demo survives a reload mid-task', function () {
     // hold opens nothing, and that turn would then wait for ever (the words show while the turn
     // that ran again still streams, before the task asks for its next turn).
     await until('the task_end turn to be held', async () => {
-      const requests = await ui.requests<{ held?: boolean }>(r);
+      const requests = await ui!.requests<{ held?: boolean }>(r);
       return requests.length >= 4 && requests.at(-1)?.held === true;
     });
     await ui.model.release();
