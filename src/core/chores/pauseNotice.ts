@@ -14,7 +14,7 @@
  * mid-send is reported, not replayed (at most once, as every escalation).
  */
 import { buildPausePayload } from './escalationPayload';
-import { channelsOf, sendRunEscalation, withRunLink } from './runEscalation';
+import { channelsOf, sendWaitingNotice, withRunLink } from './runEscalation';
 import type { RunNoticeDeps } from './runEscalation';
 import type { ChoreRunRecord } from './runLog';
 import type { ChoreDefinition } from './types';
@@ -46,9 +46,7 @@ export class PauseNotices {
     const link = await resumeLink(run.runId);
     const pause = { message: run.parked.message, grants: chore.budget, link };
     const payload = await withRunLink(this.deps, buildPausePayload(chore, run, pause, this.deps.workspaceName, this.deps.redact));
-    const results = await sendRunEscalation(this.deps, channels, payload, 'chore_budget_notice', { choreId: chore.id, runId: run.runId });
-    const told = results.filter((r) => r.ok).map((r) => r.channel);
-    this.deps.logger.info('CHORE', `run ${run.runId} of ${chore.id} paused at budget (${run.parked.message}); told ${told.join(', ') || 'no channel'}`);
-    this.deps.onEscalated?.(run, results);
+    const input = { choreId: chore.id, runId: run.runId };
+    await sendWaitingNotice(this.deps, run, channels, payload, 'chore_budget_notice', input, `paused at budget (${run.parked.message})`);
   }
 }

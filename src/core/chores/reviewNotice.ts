@@ -7,7 +7,7 @@
  * waits; the decision wakes the task. Kept apart from the runner, which only notices the park.
  */
 import { buildReviewPayload } from './escalationPayload';
-import { channelsOf, sendRunEscalation, withRunLink } from './runEscalation';
+import { channelsOf, sendWaitingNotice, withRunLink } from './runEscalation';
 import type { RunNoticeDeps } from './runEscalation';
 import type { ChoreRunRecord } from './runLog';
 import type { ChoreDefinition } from './types';
@@ -51,16 +51,7 @@ export class ReviewNotices {
     if (summary === undefined) return; // Decided or gone before we got here: nothing to ask for.
     const link = await reviewLinks.linkFor(approvalId);
     const payload = await withRunLink(this.deps, buildReviewPayload(chore, run, { id: approvalId, summary, link }, this.deps.workspaceName, this.deps.redact));
-    const results = await sendRunEscalation(this.deps, channels, payload, 'chore_review_notice', { choreId: chore.id, runId: run.runId, approvalId });
-    this.deps.logger.info(
-      'CHORE',
-      `run ${run.runId} of ${chore.id} waits for review of ${approvalId}; told ${
-        results
-          .filter((r) => r.ok)
-          .map((r) => r.channel)
-          .join(', ') || 'no channel'
-      }`,
-    );
-    this.deps.onEscalated?.(run, results);
+    const input = { choreId: chore.id, runId: run.runId, approvalId };
+    await sendWaitingNotice(this.deps, run, channels, payload, 'chore_review_notice', input, `waits for review of ${approvalId}`);
   }
 }

@@ -1,5 +1,5 @@
 import { sendEscalation } from './escalation';
-import type { EscalationResult, SecretPort } from './escalation';
+import type { EscalationChannel, EscalationResult, SecretPort } from './escalation';
 import type { EscalationPayload } from './escalationPayload';
 import type { Logger } from '../ports';
 import type { ChoreRunRecord } from './runLog';
@@ -79,4 +79,23 @@ export async function sendRunEscalation(
       results.map((r) => ({ channel: r.channel, ok: r.ok, ...(r.error ? { error: r.error.message } : {}) })),
     );
   return results;
+}
+
+/**
+ * Tells the chore's channels that `run` waits for a person (a review, a pause at budget): sends
+ * the notice through the ledger, logs who was told (`waits` says for what) and reports it.
+ */
+export async function sendWaitingNotice(
+  deps: RunNoticeDeps,
+  run: ChoreRunRecord,
+  channels: EscalationChannels,
+  payload: EscalationPayload,
+  action: 'chore_review_notice' | 'chore_budget_notice',
+  input: Record<string, unknown>,
+  waits: string,
+): Promise<void> {
+  const results = await sendRunEscalation(deps, channels, payload, action, input);
+  const told: EscalationChannel[] = results.filter((r) => r.ok).map((r) => r.channel);
+  deps.logger.info('CHORE', `run ${run.runId} of ${payload.chore.id} ${waits}; told ${told.join(', ') || 'no channel'}`);
+  deps.onEscalated?.(run, results);
 }
