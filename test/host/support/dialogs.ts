@@ -30,7 +30,9 @@ async function askHarness(request: { button: string | null } | { input: string; 
   if (!dir) throw new Error('the host harness set no TASKLANE_HOST_DIALOG_DIR');
   const answer = path.join(dir, 'dialog-answer.json');
   fs.rmSync(answer, { force: true });
-  fs.writeFileSync(path.join(dir, 'dialog-request.json'), JSON.stringify(request));
+  // Written whole, then renamed: the harness polls for the file and must never read half of it.
+  fs.writeFileSync(path.join(dir, 'dialog-request.json.tmp'), JSON.stringify(request));
+  fs.renameSync(path.join(dir, 'dialog-request.json.tmp'), path.join(dir, 'dialog-request.json'));
   const text = await until(
     waitingFor,
     async () => (fs.existsSync(answer) ? (JSON.parse(fs.readFileSync(answer, 'utf8')) as { text: string }).text : undefined),
